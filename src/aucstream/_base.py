@@ -1,0 +1,260 @@
+"""The estimator contract shared by every aucstream learner.
+
+Every learner is a scikit-learn classifier whose ``fit`` makes exactly one pass over
+the examples in the given order, and whose ``partial_fit`` continues the same stream
+chunk by chunk. Validation, label encoding and the streaming loop live here, once;
+a learner only allocates its state (``_init_state``) and runs its compiled kernel
+over one validated chunk (``_update``).
+
+Chunks reach the kernels in one layout: CSR arrays (``indptr``, ``indices``, ``data``)
+with int64 indices and float64 values, whatever the input was. A dense chunk becomes
+CSR arrays that store every entry, including zeros, so dense and sparse input run
+the very same arithmetic (zeros contribute exact zeros) and give the same model.
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import ClassVar
+
+import numpy as np
+from numpy.typing import ArrayLike
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ._chunks import Chunk, to_chunk
+from .metrics import roc_auc
+
+__all__ = ["BaseStreamingAUC", "make_rng"]
+
+
+def make_rng(random_state) -> np.random.Generator:
+    """A numpy Generator from an int, None, a Generator or a legacy RandomState."""
+    if isinstance(random_state, np.random.Generator):
+        return random_state
+    if isinstance(random_state, np.random.RandomState):
+        return np.random.default_rng(random_state.randint(np.iinfo(np.int32).max))
+    if random_state is None or isinstance(random_state, numbers.Integral):
+        return np.random.default_rng(random_state)
+    raise ValueError(f"random_state must be None, an int or a Generator, got {random_state!r}")
+
+
+class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
+    """Base class of the online AUC learners (one pass, chunked, compiled kernels).
+
+    Subclasses implement ``_init_state(n_features)``, ``_update(chunk)`` and
+    ``_coef()``; they declare their hyperparameters in ``__init__`` (including
+    ``shuffle`` and ``random_state``) and their tuning grid in ``param_grid``.
+
+    Conventions
+    -----------
+    - ``classes_`` holds the two label values in sorted order; ``classes_[1]`` is the
+      positive class.
+    - ``score(X, y)`` returns the ROC AUC (not the accuracy, as in plain scikit-learn
+      classifiers): AUC is what these learners maximize, and it does not depend on a
+      threshold.
+    - ``predict`` thresholds ``decision_function`` at 0, as scikit-learn's linear
+      classifiers do. AUC learners fix the ranking, not the threshold, so accuracy
+      from ``predict`` can be poor even when the AUC is high.
+    """
+
+    #: Hyperparameter grid from the papers, used by model selection.
+    param_grid: ClassVar[dict[str, list]] = {}
+    #: Batch learners may use all their data at once (the harness caps their size).
+    is_batch: ClassVar[bool] = False
+    #: Rows per kernel call in ``fit`` (bounds the temporary CSR copy of dense input).
+    _fit_chunk_size: ClassVar[int] = 8192
+
+    # ------------------------------------------------------------------ hooks
+    def _init_state(self, n_features: int) -> None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _update(self, chunk: Chunk) -> None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _coef(self) -> np.ndarray:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _intercept(self) -> float:
+        return 0.0
+
+    # ------------------------------------------------------------- public API
+    def fit(self, X: ArrayLike, y: ArrayLike) -> BaseStreamingAUC:
+        """Learn from one pass over ``(X, y)`` in the given order.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training examples, dense or CSR (any scipy sparse format is converted).
+        y : array-like of shape (n_samples,)
+            Exactly two distinct label values.
+
+        Returns
+        -------
+        self
+            The fitted estimator.
+        """
+        X, y = self._validate_input(X, y, reset=True)
+        classes = np.unique(y)
+        if classes.size != 2:
+            raise ValueError(
+                f"{type(self).__name__} needs two classes; y contains only one class "
+                f"({classes.tolist()})" if classes.size == 1 else
+                f"{type(self).__name__} is a binary learner; y has {classes.size} classes"
+            )
+        self._reset(classes, X.shape[1])
+        order = None
+        if getattr(self, "shuffle", False):
+            order = self._rng.permutation(X.shape[0])
+        step = self._fit_chunk_size if not self.is_batch else max(X.shape[0], 1)
+        for start in range(0, X.shape[0], step):
+            rows = slice(start, start + step) if order is None else order[start : start + step]
+            self._learn(X[rows], y[rows])
+        return self
+
+    def partial_fit(
+        self, X: ArrayLike, y: ArrayLike, classes: ArrayLike | None = None
+    ) -> BaseStreamingAUC:
+        """Continue the stream with one chunk of examples.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The chunk; it must not be empty.
+        y : array-like of shape (n_samples,)
+            Labels of the chunk, all in ``classes``.
+        classes : array-like of shape (2,), optional
+            Both label values. Required on the first call unless that chunk already
+            holds both classes; checked against ``classes_`` afterwards.
+
+        Returns
+        -------
+        self
+            The updated estimator.
+        """
+        if self.is_batch:
+            raise TypeError(f"{type(self).__name__} is a batch learner; use fit")
+        first = not hasattr(self, "classes_")
+        X, y = self._validate_input(X, y, reset=first)
+        if classes is not None:
+            classes = np.unique(np.asarray(classes))
+            if classes.size != 2:
+                raise ValueError(f"classes must hold exactly two labels, got {classes.tolist()}")
+        if first:
+            if classes is None:
+                classes = np.unique(y)
+                if classes.size != 2:
+                    raise ValueError(
+                        "the first chunk given to partial_fit holds only one class "
+                        f"({classes.tolist()}); pass classes=[neg, pos] on the first call"
+                    )
+            self._reset(classes, X.shape[1])
+        elif classes is not None and not np.array_equal(classes, self.classes_):
+            raise ValueError(
+                f"classes={classes.tolist()} differs from classes_={self.classes_.tolist()} "
+                "set on the first call to partial_fit"
+            )
+        unknown = ~np.isin(y, self.classes_)
+        if unknown.any():
+            raise ValueError(
+                f"y contains labels {np.unique(y[unknown]).tolist()[:5]} not in "
+                f"classes_={self.classes_.tolist()}"
+            )
+        self._learn(X, y)
+        return self
+
+    def decision_function(self, X: ArrayLike) -> np.ndarray:
+        """Scores ``w^T x (+ b)``: larger means more likely ``classes_[1]``.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Examples to score.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The scores.
+        """
+        check_is_fitted(self, "n_samples_seen_")
+        X = validate_data(
+            self, X, accept_sparse="csr", dtype=[np.float64, np.float32], reset=False
+        )
+        scores = X @ self._coef() + self._intercept()
+        return np.asarray(scores, dtype=np.float64).ravel()
+
+    def predict(self, X: ArrayLike) -> np.ndarray:
+        """Labels from thresholding the scores at 0 (see the class notes).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Examples.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            ``classes_[1]`` where the score is positive, else ``classes_[0]``.
+        """
+        return self.classes_[(self.decision_function(X) > 0).astype(np.intp)]
+
+    def score(self, X: ArrayLike, y: ArrayLike, sample_weight=None) -> float:
+        """ROC AUC of the scores on ``(X, y)`` (not accuracy).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Examples.
+        y : array-like of shape (n_samples,)
+            True labels, with both classes present.
+        sample_weight : None
+            Not supported; present for scikit-learn compatibility.
+
+        Returns
+        -------
+        float
+            The exact AUC (ties count one half).
+        """
+        if sample_weight is not None:
+            raise ValueError("score does not support sample_weight")
+        y = np.asarray(y).ravel()
+        return roc_auc(y == self.classes_[1], self.decision_function(X))
+
+    @property
+    def coef_(self) -> np.ndarray:
+        """Weights of the linear scoring function, shape (1, n_features)."""
+        return self._coef().reshape(1, -1)
+
+    @property
+    def intercept_(self) -> np.ndarray:
+        """Intercept, shape (1,); 0 for the pairwise learners (AUC ignores shifts)."""
+        check_is_fitted(self, "n_samples_seen_")
+        return np.array([self._intercept()])
+
+    # --------------------------------------------------------------- internals
+    def _validate_input(self, X, y, reset: bool):
+        if y is None:
+            raise ValueError(f"{type(self).__name__} requires y to be passed, but y is None")
+        X, y = validate_data(
+            self, X, y, accept_sparse="csr", dtype=[np.float64, np.float32], reset=reset
+        )
+        check_classification_targets(y)
+        return X, y
+
+    def _reset(self, classes: np.ndarray, n_features: int) -> None:
+        self.classes_ = classes
+        self.n_samples_seen_ = 0
+        self._rng = make_rng(getattr(self, "random_state", None))
+        self._init_state(n_features)
+
+    def _learn(self, X, y) -> None:
+        y_pm = np.where(y == self.classes_[1], 1.0, -1.0)
+        self._update(to_chunk(X, y_pm))
+        self.n_samples_seen_ += X.shape[0]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        tags.input_tags.sparse = True
+        return tags

@@ -1,0 +1,126 @@
+"""Exact ROC AUC for evaluating scoring models.
+
+The AUC of a scoring function :math:`f` on a sample with :math:`n_+` positives and
+:math:`n_-` negatives is (Gao et al. 2013, §2; SPEC C1)
+
+.. math::
+
+    \\mathrm{AUC}(f) = \\frac{1}{n_+ n_-} \\sum_{i \\in +} \\sum_{j \\in -}
+        \\big(\\mathbb{I}[f_i > f_j] + \\tfrac12 \\mathbb{I}[f_i = f_j]\\big).
+
+It is computed from ranks in O(n log n): sort the scores, give tied scores their
+average rank, and take :math:`(R_+ - n_+(n_+ + 1)/2) / (n_+ n_-)` where :math:`R_+` is
+the sum of the positives' ranks (the Mann-Whitney U statistic).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import ArrayLike
+from scipy.stats import rankdata
+
+__all__ = ["roc_auc", "pairwise_auc_loss"]
+
+
+def _binary_mask(y_true: np.ndarray, pos_label) -> np.ndarray:
+    labels = np.unique(y_true)
+    if labels.size > 2:
+        raise ValueError(
+            f"roc_auc needs binary labels; y_true has {labels.size} distinct values: {labels[:10]}"
+        )
+    if pos_label is None:
+        if labels.size == 2:
+            pos_label = labels[1]
+        elif labels.size == 1 and labels[0] in (1, True):
+            pos_label = labels[0]
+        else:
+            pos_label = 1
+    return y_true == pos_label
+
+
+def roc_auc(y_true: ArrayLike, y_score: ArrayLike, *, pos_label=None) -> float:
+    """Area under the ROC curve, exact, with ties counted as one half.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        Two distinct label values. The positive class is ``pos_label``, or the larger
+        of the two values when ``pos_label`` is None (as in ``classes_[1]`` of every
+        aucstream estimator).
+    y_score : array-like of shape (n_samples,)
+        Scores; larger means more likely positive. Must be finite.
+    pos_label : scalar, optional
+        The label of the positive class.
+
+    Returns
+    -------
+    float
+        The AUC in [0, 1].
+
+    Raises
+    ------
+    ValueError
+        If the inputs have different lengths, the scores are not finite, there are
+        more than two labels, or only one class is present (the AUC is undefined).
+
+    Examples
+    --------
+    >>> from aucstream.metrics import roc_auc
+    >>> roc_auc([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])
+    0.75
+    >>> roc_auc([-1, 1, 1], [0.5, 0.5, 0.9])  # a tie counts one half
+    0.75
+    """
+    y_true = np.asarray(y_true).ravel()
+    y_score = np.asarray(y_score, dtype=np.float64).ravel()
+    if y_true.shape != y_score.shape:
+        raise ValueError(
+            f"y_true and y_score have different lengths: {y_true.size} and {y_score.size}"
+        )
+    if not np.all(np.isfinite(y_score)):
+        raise ValueError("y_score contains NaN or infinity; the AUC is undefined")
+    positive = _binary_mask(y_true, pos_label)
+    n_pos = int(positive.sum())
+    n_neg = positive.size - n_pos
+    if n_pos == 0 or n_neg == 0:
+        raise ValueError(
+            "roc_auc is undefined when only one class is present in y_true "
+            f"({n_pos} positives, {n_neg} negatives)"
+        )
+    ranks = rankdata(y_score, method="average")
+    rank_sum = float(ranks[positive].sum())
+    return (rank_sum - n_pos * (n_pos + 1) / 2.0) / (float(n_pos) * float(n_neg))
+
+
+def pairwise_auc_loss(y_true: ArrayLike, y_score: ArrayLike, loss: str = "square") -> float:
+    """Mean pairwise surrogate AUC loss over all positive-negative pairs, by brute force.
+
+    ``mean_{i in +, j in -} l(s_i - s_j)`` with ``l(z) = (1 - z)^2`` ("square",
+    the OPAUC loss) or ``max(0, 1 - z)`` ("hinge", the OAM loss). O(n_+ n_-) time and
+    memory: meant for tests and small diagnostics.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        Binary labels; the positive class is the larger value.
+    y_score : array-like of shape (n_samples,)
+        Scores.
+    loss : {"square", "hinge"}
+        The pairwise surrogate.
+
+    Returns
+    -------
+    float
+        The mean pairwise loss.
+    """
+    y_true = np.asarray(y_true).ravel()
+    y_score = np.asarray(y_score, dtype=np.float64).ravel()
+    positive = _binary_mask(y_true, None)
+    margins = y_score[positive][:, None] - y_score[~positive][None, :]
+    if margins.size == 0:
+        raise ValueError("pairwise_auc_loss needs both classes")
+    if loss == "square":
+        return float(np.mean((1.0 - margins) ** 2))
+    if loss == "hinge":
+        return float(np.mean(np.maximum(0.0, 1.0 - margins)))
+    raise ValueError(f"loss must be 'square' or 'hinge', got {loss!r}")

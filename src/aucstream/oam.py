@@ -1,0 +1,205 @@
+"""OAM: online AUC maximization with reservoir buffers.
+
+Zhao, Hoi, Jin and Yang, *Online AUC Maximization* (ICML 2011, "Z11"); SPEC §9.
+
+The objective (Z11 Eq. 1) is the pairwise hinge loss
+
+.. math::
+
+    \\frac12\\|w\\|^2 + C \\sum_{i\\in+,\\,j\\in-} \\max\\big(0, 1 - w^\\top(x_i - x_j)\\big).
+
+Each class keeps a reservoir buffer :math:`B_\\pm` of capacity :math:`N_\\pm`
+(:class:`aucstream.reservoir.Reservoir`, Z11 Alg. 2). For an example
+:math:`(x_t, y_t)` (Z11 Alg. 1):
+
+1. :math:`C_t = C \\max(1, n_{\\bar y} / N_{\\bar y})`, where :math:`n_{\\bar y}` is the
+   number of opposite-class examples seen so far;
+2. :math:`x_t` is offered to its own class's buffer;
+3. w is updated against the opposite buffer, which step 2 leaves unchanged.
+
+``update="seq"`` (Z11 Alg. 3) visits the buffered examples in storage order and
+applies the closed-form solution of problem (6) (Prop. 1) to each pair in turn:
+with :math:`d = x_t - x` and :math:`\\ell = \\max(0, 1 - y_t w'^\\top d)`,
+
+.. math::
+
+    w' \\leftarrow w' + \\min\\Big(\\frac{C_t}{2}, \\frac{\\ell}{\\|d\\|^2}\\Big) y_t d .
+
+``update="gra"`` (Z11 Alg. 4) takes one gradient step on the whole buffer with
+the margins at the w of the start of the step:
+:math:`w' \\leftarrow w' + \\frac{C_t}{2} y_t (x_t - x)` for every buffered x with
+:math:`y_t w^\\top(x_t - x) \\le 1`.
+
+``buffer_size=None`` gives OAM_inf: every example is stored and :math:`C_t = C`
+(the ratio tends to 0). Z11 does not state OAM_inf's update; we use ``update`` (SPEC
+§14 #11). Its memory grows with the stream by design; the bounded variants use
+O((N_+ + N_-) d).
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+from ._base import BaseStreamingAUC
+from ._chunks import Chunk
+from .reservoir import Reservoir, reservoir_offer
+
+__all__ = ["OAM"]
+
+
+@nb.njit(cache=True)
+def _sparse_dot(dense, idx, val):
+    acc = 0.0
+    for a in range(idx.shape[0]):
+        acc += dense[idx[a]] * val[a]
+    return acc
+
+
+@nb.njit(cache=True)
+def _oam_seq(w, idx, val, x_sq, y, items, sq_norms, size, c_half):
+    """Z11 Alg. 3: sequential closed-form steps against each buffered example."""
+    d = w.shape[0]
+    for b in range(size):
+        xb = items[b]
+        xw = _sparse_dot(w, idx, val)
+        bw = 0.0
+        for i in range(d):
+            bw += w[i] * xb[i]
+        loss = 1.0 - y * (xw - bw)
+        if loss <= 0.0:
+            continue
+        dist_sq = x_sq - 2.0 * _sparse_dot(xb, idx, val) + sq_norms[b]
+        if dist_sq <= 1e-12 * (x_sq + sq_norms[b]):
+            continue  # x_t equals the buffered example: the pair has no direction
+        tau = min(c_half, loss / dist_sq) * y
+        for i in range(d):
+            w[i] -= tau * xb[i]
+        for a in range(idx.shape[0]):
+            w[idx[a]] += tau * val[a]
+
+
+@nb.njit(cache=True)
+def _oam_gra(w, idx, val, y, items, size, c_half, violated):
+    """Z11 Alg. 4: one gradient step on the buffer, margins at the starting w."""
+    d = w.shape[0]
+    xw = _sparse_dot(w, idx, val)
+    n_violated = 0
+    for b in range(size):
+        bw = 0.0
+        xb = items[b]
+        for i in range(d):
+            bw += w[i] * xb[i]
+        violated[b] = y * (xw - bw) <= 1.0
+        n_violated += violated[b]
+    step = c_half * y
+    for b in range(size):
+        if violated[b]:
+            xb = items[b]
+            for i in range(d):
+                w[i] -= step * xb[i]
+    for a in range(idx.shape[0]):
+        w[idx[a]] += step * n_violated * val[a]
+
+
+@nb.njit(cache=True)
+def _oam_chunk(w, items_neg, norms_neg, counts_neg, cap_neg, items_pos, norms_pos, counts_pos,
+               cap_pos, indptr, indices, data, ys, uniforms, C, sequential):
+    violated = np.zeros(max(items_neg.shape[0], items_pos.shape[0]), dtype=np.bool_)
+    for r in range(indptr.shape[0] - 1):
+        lo, hi = indptr[r], indptr[r + 1]
+        idx, val, y = indices[lo:hi], data[lo:hi], ys[r]
+        if y > 0:
+            own_items, own_norms, own_counts, own_cap = items_pos, norms_pos, counts_pos, cap_pos
+            opp_items, opp_norms, opp_counts, opp_cap = items_neg, norms_neg, counts_neg, cap_neg
+        else:
+            own_items, own_norms, own_counts, own_cap = items_neg, norms_neg, counts_neg, cap_neg
+            opp_items, opp_norms, opp_counts, opp_cap = items_pos, norms_pos, counts_pos, cap_pos
+        c_t = C
+        if opp_cap > 0:
+            c_t = C * max(1.0, opp_counts[1] / opp_cap)
+        reservoir_offer(own_items, own_norms, own_counts, own_cap, idx, val, uniforms[r])
+        size = opp_counts[0]
+        if size == 0:
+            continue
+        if sequential:
+            x_sq = 0.0
+            for a in range(idx.shape[0]):
+                x_sq += val[a] * val[a]
+            _oam_seq(w, idx, val, x_sq, y, opp_items, opp_norms, size, 0.5 * c_t)
+        else:
+            _oam_gra(w, idx, val, y, opp_items, size, 0.5 * c_t, violated)
+
+
+class OAM(BaseStreamingAUC):
+    """Online AUC maximization (OAM) with reservoir-sampled class buffers.
+
+    See the module docstring for the algorithm (Z11 Algs. 1-4). The cost per example
+    is O(N d) for a buffer of N examples in d dimensions.
+
+    Parameters
+    ----------
+    C : float, default=1.0
+        Weight of the hinge loss; tuned over 2^[-10:10] in Z11 §4.2. The default is a
+        library choice.
+    buffer_size : int or None, default=100
+        Capacity N_+ = N_- of each class's buffer (100 in Z11 §4.2 and the OPAUC and
+        AdaOAM papers; 50 in the high-dimensional experiments). None gives OAM_inf.
+    update : {"seq", "gra"}, default="seq"
+        Sequential closed-form updates (Alg. 3) or one gradient step (Alg. 4).
+    shuffle : bool, default=False
+        Whether ``fit`` visits the examples in a random order.
+    random_state : int, Generator or None, default=None
+        Seed of the reservoir sampling and the shuffle.
+
+    Attributes
+    ----------
+    w_ : ndarray of shape (n_features,)
+        Current weights.
+    buffers_ : list of two Reservoir
+        Buffers of the negative and the positive class.
+    classes_, n_samples_seen_, n_features_in_
+        As for every aucstream learner.
+
+    Examples
+    --------
+    >>> from aucstream import OAM
+    >>> from aucstream.datasets import load_diabetes
+    >>> data = load_diabetes()
+    >>> model = OAM(C=2**-4, buffer_size=100, random_state=0).fit(data.X, data.y)
+    >>> round(model.score(data.X, data.y), 2) > 0.8
+    True
+    """
+
+    param_grid = {"C": [2.0**k for k in range(-10, 11)]}
+
+    def __init__(self, C: float = 1.0, buffer_size: int | None = 100, update: str = "seq",
+                 shuffle: bool = False, random_state=None):
+        self.C = C
+        self.buffer_size = buffer_size
+        self.update = update
+        self.shuffle = shuffle
+        self.random_state = random_state
+
+    def _init_state(self, n_features: int) -> None:
+        if self.update not in ("seq", "gra"):
+            raise ValueError(f"update must be 'seq' or 'gra', got {self.update!r}")
+        if not (self.C > 0 and np.isfinite(self.C)):
+            raise ValueError(f"C must be a positive finite number, got {self.C}")
+        self.w_ = np.zeros(n_features)
+        self.buffers_ = [Reservoir(n_features, self.buffer_size),
+                         Reservoir(n_features, self.buffer_size)]
+
+    def _update(self, chunk: Chunk) -> None:
+        neg, pos = self.buffers_
+        n_pos = int(np.count_nonzero(chunk.y > 0))
+        pos.reserve(n_pos)
+        neg.reserve(chunk.n_samples - n_pos)
+        uniforms = self._rng.random(chunk.n_samples)
+        _oam_chunk(self.w_, neg.items_, neg.sq_norms_, neg.counts_, neg.capacity_code,
+                   pos.items_, pos.sq_norms_, pos.counts_, pos.capacity_code,
+                   chunk.indptr, chunk.indices, chunk.data, chunk.y, uniforms,
+                   float(self.C), self.update == "seq")
+
+    def _coef(self) -> np.ndarray:
+        return self.w_

@@ -1,0 +1,147 @@
+"""Reservoir buffers: a uniform sample of a class's stream in bounded memory.
+
+Vitter's Algorithm R as used by OAM (Zhao et al. 2011, Alg. 2; SPEC C4): with
+capacity N and n examples of the class seen so far (the current one included), the
+example is appended while the buffer is not full; afterwards it replaces a slot chosen
+uniformly at random with probability N/n. Every example seen then sits in the buffer
+with probability N/n.
+
+One uniform draw ``u`` in [0, 1) per example decides both things: ``j = floor(u n)``
+is uniform on {0, ..., n-1}; the example replaces slot ``j`` if ``j < N``. Drawing
+exactly one number per example keeps results independent of how the stream is split
+into chunks.
+
+With ``capacity=None`` the buffer is unbounded (OAM_inf) and stores every example;
+its memory then grows with the stream, by design.
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+from numpy.typing import ArrayLike
+
+from ._chunks import csr_arrays
+
+__all__ = ["Reservoir", "reservoir_offer"]
+
+
+@nb.njit(cache=True)
+def reservoir_offer(items, sq_norms, counts, capacity, idx, val, u):
+    """Offer one example to a reservoir; return the slot written, or -1.
+
+    ``counts`` is ``[size, n_seen]`` (int64, updated in place); ``capacity < 0``
+    means unbounded (the caller guarantees ``items`` has room).
+    """
+    counts[1] += 1
+    size = counts[0]
+    if capacity < 0 or size < capacity:
+        slot = size
+        counts[0] = size + 1
+    else:
+        j = np.int64(u * counts[1])
+        if j >= capacity:
+            return -1
+        slot = j
+    row = items[slot]
+    row[:] = 0.0
+    sq = 0.0
+    for a in range(idx.shape[0]):
+        row[idx[a]] += val[a]
+    for a in range(idx.shape[0]):
+        sq += row[idx[a]] * row[idx[a]]
+    sq_norms[slot] = sq
+    return slot
+
+
+@nb.njit(cache=True)
+def _offer_rows(items, sq_norms, counts, capacity, indptr, indices, data, uniforms):
+    for r in range(indptr.shape[0] - 1):
+        lo, hi = indptr[r], indptr[r + 1]
+        reservoir_offer(items, sq_norms, counts, capacity, indices[lo:hi], data[lo:hi],
+                        uniforms[r])
+
+
+class Reservoir:
+    """A uniform random sample of at most ``capacity`` examples (dense rows).
+
+    Parameters
+    ----------
+    n_features : int
+        Dimension of the examples.
+    capacity : int or None
+        Maximum number of stored examples N; None stores every example.
+
+    Attributes
+    ----------
+    items_ : ndarray of shape (allocated, n_features)
+        Storage; the first ``size`` rows are the buffer, in storage order.
+    sq_norms_ : ndarray of shape (allocated,)
+        Squared norms of the stored rows.
+    counts_ : ndarray of shape (2,), int64
+        ``[size, n_seen]``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from aucstream.reservoir import Reservoir
+    >>> r = Reservoir(n_features=2, capacity=3)
+    >>> r.offer(np.arange(20.0).reshape(10, 2), np.random.default_rng(0)).size
+    3
+    >>> r.n_seen
+    10
+    """
+
+    def __init__(self, n_features: int, capacity: int | None):
+        if capacity is not None and capacity < 1:
+            raise ValueError(f"capacity must be a positive int or None, got {capacity}")
+        self.n_features = int(n_features)
+        self.capacity = None if capacity is None else int(capacity)
+        initial = self.capacity if self.capacity is not None else 64
+        self.items_ = np.zeros((initial, self.n_features))
+        self.sq_norms_ = np.zeros(initial)
+        self.counts_ = np.zeros(2, dtype=np.int64)
+
+    @property
+    def size(self) -> int:
+        """Number of stored examples."""
+        return int(self.counts_[0])
+
+    @property
+    def n_seen(self) -> int:
+        """Number of examples offered so far."""
+        return int(self.counts_[1])
+
+    @property
+    def capacity_code(self) -> int:
+        """Capacity as the kernels read it (-1 = unbounded)."""
+        return -1 if self.capacity is None else self.capacity
+
+    @property
+    def buffer(self) -> np.ndarray:
+        """The stored examples, shape (size, n_features) (a view)."""
+        return self.items_[: self.size]
+
+    def reserve(self, extra: int) -> None:
+        """Make room for ``extra`` more examples in an unbounded buffer."""
+        if self.capacity is not None:
+            return
+        need = self.size + int(extra)
+        if need > self.items_.shape[0]:
+            new = max(need, 2 * self.items_.shape[0])
+            items = np.zeros((new, self.n_features))
+            items[: self.size] = self.buffer
+            norms = np.zeros(new)
+            norms[: self.size] = self.sq_norms_[: self.size]
+            self.items_, self.sq_norms_ = items, norms
+
+    def offer(self, X: ArrayLike, rng: np.random.Generator) -> Reservoir:
+        """Offer the rows of ``X`` in order, one uniform draw each; returns self."""
+        indptr, indices, data, d = csr_arrays(X)
+        if d != self.n_features:
+            raise ValueError(f"Reservoir holds {self.n_features} features, got {d}")
+        n = indptr.shape[0] - 1
+        self.reserve(n)
+        _offer_rows(self.items_, self.sq_norms_, self.counts_, self.capacity_code,
+                    indptr, indices, data, rng.random(n))
+        return self

@@ -11,10 +11,20 @@ and benchmark data; ``aucstream.save_model`` / ``aucstream.load_model`` store le
 without pickle.
 """
 
+from ._discovery import all_estimators
 from .metrics import roc_auc
 from .oam import OAM
 from .opauc import OPAUC
+from .persistence import load_model, save_model
 
 __version__ = "0.1.0"
 
-__all__ = ["OAM", "OPAUC", "roc_auc", "__version__"]
+__all__ = [
+    "OAM",
+    "OPAUC",
+    "all_estimators",
+    "load_model",
+    "roc_auc",
+    "save_model",
+    "__version__",
+]

@@ -96,13 +96,7 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
             The fitted estimator.
         """
         X, y = self._validate_input(X, y, reset=True)
-        classes = np.unique(y)
-        if classes.size != 2:
-            raise ValueError(
-                f"{type(self).__name__} needs two classes; y contains only one class "
-                f"({classes.tolist()})" if classes.size == 1 else
-                f"{type(self).__name__} is a binary learner; y has {classes.size} classes"
-            )
+        classes = self._check_two_classes(np.unique(y), "y")
         self._reset(classes, X.shape[1])
         order = None
         if getattr(self, "shuffle", False):
@@ -138,17 +132,12 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
         first = not hasattr(self, "classes_")
         X, y = self._validate_input(X, y, reset=first)
         if classes is not None:
-            classes = np.unique(np.asarray(classes))
-            if classes.size != 2:
-                raise ValueError(f"classes must hold exactly two labels, got {classes.tolist()}")
+            classes = self._check_two_classes(np.unique(np.asarray(classes)), "classes")
         if first:
             if classes is None:
-                classes = np.unique(y)
-                if classes.size != 2:
-                    raise ValueError(
-                        "the first chunk given to partial_fit holds only one class "
-                        f"({classes.tolist()}); pass classes=[neg, pos] on the first call"
-                    )
+                classes = self._check_two_classes(
+                    np.unique(y), "the first chunk (pass classes=[neg, pos] on the first call)"
+                )
             self._reset(classes, X.shape[1])
         elif classes is not None and not np.array_equal(classes, self.classes_):
             raise ValueError(
@@ -197,7 +186,8 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
         ndarray of shape (n_samples,)
             ``classes_[1]`` where the score is positive, else ``classes_[0]``.
         """
-        return self.classes_[(self.decision_function(X) > 0).astype(np.intp)]
+        scores = self.decision_function(X)
+        return self.classes_[(scores > 0).astype(np.intp)]
 
     def score(self, X: ArrayLike, y: ArrayLike, sample_weight=None) -> float:
         """ROC AUC of the scores on ``(X, y)`` (not accuracy).
@@ -235,12 +225,27 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
     # --------------------------------------------------------------- internals
     def _validate_input(self, X, y, reset: bool):
         if y is None:
-            raise ValueError(f"{type(self).__name__} requires y to be passed, but y is None")
+            raise ValueError(
+                f"{type(self).__name__} requires y to be passed, but the target y is None"
+            )
         X, y = validate_data(
             self, X, y, accept_sparse="csr", dtype=[np.float64, np.float32], reset=reset
         )
         check_classification_targets(y)
         return X, y
+
+    def _check_two_classes(self, classes: np.ndarray, what: str) -> np.ndarray:
+        if classes.size == 2:
+            return classes
+        if classes.size < 2:
+            raise ValueError(
+                f"{type(self).__name__} needs two classes, but {what} contains only one class "
+                f"({classes.tolist()})"
+            )
+        raise ValueError(
+            f"Only binary classification is supported. {type(self).__name__} ranks two "
+            f"classes, but {what} contains {classes.size}: {classes.tolist()[:10]}"
+        )
 
     def _reset(self, classes: np.ndarray, n_features: int) -> None:
         self.classes_ = classes

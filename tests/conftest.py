@@ -1,0 +1,40 @@
+"""Shared fixtures: the benchmark-data directory and small synthetic streams."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+#: ``../shared/data`` next to the repository, unless AUCSTREAM_DATA says otherwise.
+DATA_DIR = Path(
+    os.environ.get("AUCSTREAM_DATA", Path(__file__).resolve().parents[1].parent / "shared" / "data")
+)
+
+
+def require_data(*files: str) -> Path:
+    """The data directory, or skip the test when it (or one of ``files``) is absent."""
+    if not DATA_DIR.is_dir():
+        pytest.skip(f"benchmark data not found at {DATA_DIR} (set AUCSTREAM_DATA)")
+    for name in files:
+        if not (DATA_DIR / name).exists():
+            pytest.skip(f"{name} not found in {DATA_DIR}")
+    return DATA_DIR
+
+
+@pytest.fixture
+def data_dir() -> Path:
+    return require_data()
+
+
+def make_stream(n: int = 120, d: int = 6, seed: int = 0, sparsity: float = 0.0):
+    """A linearly separable-ish stream with labels {-1, +1} and optional zeros."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    if sparsity:
+        X[rng.random(size=X.shape) < sparsity] = 0.0
+    w = rng.normal(size=d)
+    y = np.where(X @ w + 0.3 * rng.normal(size=n) > 0, 1, -1)
+    return X, y

@@ -95,7 +95,7 @@ def _check_chunk_size(chunk_size: int) -> int:
 
 # a ':' at the start of the joined feature text or right after whitespace means a
 # token without an index (or an index separated from its ':' by a blank)
-_BAD_COLON = re.compile(r"(?:^|\s):")
+_BAD_COLON = re.compile(r"\s:")
 
 
 @dataclass(frozen=True)
@@ -217,7 +217,7 @@ def _svmlight_fast(
         return None
     counts = np.fromiter((r.count(":") for r in rests), dtype=np.int64, count=len(rests))
     text = " ".join(rests)
-    if _BAD_COLON.search(text) is not None:
+    if text.startswith(":") or _BAD_COLON.search(text) is not None:
         return None
     # every token 'i:v' becomes 'i', ':v'; tokens must then strictly alternate
     toks = text.replace(":", " :").split()
@@ -581,13 +581,12 @@ def _iter_csv(path, label_column, chunk_size, delimiter, header, dtype, encoding
             li %= n_fields
         if n_fields < 1:
             return
-        feat_cols = np.array([c for c in range(n_fields) if c != li], dtype=np.intp)
         state = {"numeric": None}
         chunk: list[list[str]] = []
         linenos: list[int] = []
 
         def convert():
-            return _csv_convert(name, chunk, linenos, li, feat_cols, dtype, state)
+            return _csv_convert(name, chunk, linenos, li, n_fields, dtype, state)
 
         if not header:
             chunk.append(fields0)
@@ -606,19 +605,24 @@ def _iter_csv(path, label_column, chunk_size, delimiter, header, dtype, encoding
             yield convert()
 
 
-def _csv_convert(name, rows, linenos, li, feat_cols, dtype, state):
-    table = np.array(rows, dtype=str)
-    raw_labels = table[:, li]
+def _csv_convert(name, rows, linenos, li, n_fields, dtype, state):
+    if li == 0:
+        feats = [r[1:] for r in rows]
+    elif li == n_fields - 1:
+        feats = [r[:-1] for r in rows]
+    else:
+        feats = [r[:li] + r[li + 1 :] for r in rows]
+    raw_labels = [r[li] for r in rows]
     try:
-        X = table[:, feat_cols].astype(np.float64)
+        X = np.array(feats, dtype=np.float64).reshape(len(rows), n_fields - 1)
         ok = bool(np.isfinite(X).all())
     except ValueError:
         ok = False
     if not ok:  # locate the offending field (float() is the reference parser)
-        X = np.empty((len(rows), feat_cols.size), dtype=np.float64)
-        for r, (fields, lineno) in enumerate(zip(rows, linenos, strict=True)):
-            for k, c in enumerate(feat_cols):
-                s = fields[c]
+        X = np.empty((len(rows), n_fields - 1), dtype=np.float64)
+        for r, (fields, lineno) in enumerate(zip(feats, linenos, strict=True)):
+            for k, s in enumerate(fields):
+                c = k if k < li else k + 1
                 try:
                     v = float(s)
                 except ValueError:
@@ -634,7 +638,7 @@ def _csv_convert(name, rows, linenos, li, feat_cols, dtype, state):
         state["numeric"] = all(_is_number(s) for s in raw_labels)
     if state["numeric"]:
         try:
-            y = raw_labels.astype(np.float64)
+            y = np.array(raw_labels, dtype=np.float64)
             ok = bool(np.isfinite(y).all())
         except ValueError:
             ok = False
@@ -642,12 +646,11 @@ def _csv_convert(name, rows, linenos, li, feat_cols, dtype, state):
             for s, lineno in zip(raw_labels, linenos, strict=True):
                 if not _is_number(s) or not math.isfinite(float(s)):
                     raise ValueError(
-                        f"{name}, line {lineno}: label {str(s)!r} is not a finite number "
+                        f"{name}, line {lineno}: label {s!r} is not a finite number "
                         "(the labels of the first rows were numeric)"
                     )
-            y = np.array([float(s) for s in raw_labels])  # pragma: no cover
     else:
-        y = np.char.strip(raw_labels)
+        y = np.array([s.strip() for s in raw_labels], dtype=str)
     return X.astype(dtype, copy=False), y
 
 

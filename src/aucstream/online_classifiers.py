@@ -1,0 +1,440 @@
+"""Classic online linear classifiers: the baselines of the OAM paper.
+
+Zhao, Hoi, Jin and Yang, *Online AUC Maximization* (ICML 2011, "Z11"), §4.1 and
+Table 2, compare OAM with four accuracy-oriented online learners and two
+cost-sensitive ones; SPEC §12.6. All score an example by :math:`w^\\top x` (no bias,
+as in Z11), start from :math:`w = 0` (CW: :math:`\\mu = 0, \\Sigma = I`) and make one
+pass; each runs as one compiled loop over a chunk.
+
+Perceptron (Rosenblatt 1958)
+    If :math:`y_t w^\\top x_t \\le 0` (a score of 0 counts as a mistake):
+    :math:`w \\leftarrow w + y_t x_t`.
+
+PA-I (Crammer, Dekel, Keshet, Shalev-Shwartz, Singer 2006, "PA06", §3 Eq. 7)
+    :math:`w_{t+1} = \\arg\\min_w \\frac12\\|w - w_t\\|^2 + C\\xi` s.t.
+    :math:`\\ell(w; x_t, y_t) \\le \\xi,\\ \\xi \\ge 0`, with the hinge loss
+    :math:`\\ell = \\max(0, 1 - y_t w^\\top x_t)`. Closed form (PA06 Eq. 8):
+    :math:`\\tau = \\min(C, \\ell / \\|x_t\\|^2)`, :math:`w \\leftarrow w + \\tau y_t x_t`.
+    Examples with :math:`x_t = 0` are skipped.
+
+CW-full (Crammer, Dredze, Pereira 2008, exact "stdev" update; SPEC §12.6)
+    The weights are Gaussian, :math:`w \\sim N(\\mu, \\Sigma)`. With
+    :math:`\\phi = \\Phi^{-1}(\\eta)`, :math:`\\psi = 1 + \\phi^2/2`,
+    :math:`\\zeta = 1 + \\phi^2`, :math:`m = y\\mu^\\top x`, :math:`v = x^\\top\\Sigma x`:
+
+    .. math::
+
+        \\alpha = \\max\\Big(0, \\frac{-m\\psi + \\sqrt{m^2\\phi^4/4 + v\\phi^2\\zeta}}
+            {v\\zeta}\\Big),\\quad
+        \\sqrt u = \\tfrac12\\big(-\\alpha v\\phi + \\sqrt{\\alpha^2v^2\\phi^2 + 4v}\\big),\\quad
+        \\beta = \\frac{\\alpha\\phi}{\\sqrt u + v\\alpha\\phi},
+
+    and if :math:`\\alpha > 0`: :math:`\\mu \\leftarrow \\mu + \\alpha y \\Sigma x`,
+    :math:`\\Sigma \\leftarrow \\Sigma - \\beta (\\Sigma x)(\\Sigma x)^\\top`. Scores use
+    :math:`\\mu`. Examples with :math:`v = 0` are skipped.
+
+CPA_PB / CPA_ML (cost-sensitive PA, PA06 §7 with :math:`\\Phi(x, y) = \\frac y2 x`)
+    Costs :math:`\\rho(+1, -1) = \\rho_+` (missing a positive), :math:`\\rho(-1, +1) = 1`,
+    :math:`\\rho(y, y) = 0`; the loss is
+    :math:`\\ell = \\sqrt{\\rho(y_t, -y_t)} - y_t w^\\top x_t`.
+    Prediction-based (PB) updates only on a mistake (:math:`y_t w^\\top x_t \\le 0`);
+    max-loss (ML) whenever :math:`\\ell > 0`, including correct predictions with a
+    small margin. Both take the PA-I step :math:`\\tau = \\min(C, \\ell/\\|x_t\\|^2)`,
+    :math:`w \\leftarrow w + \\tau y_t x_t`.
+
+Deviations
+----------
+- CW with :math:`\\eta = 1` has :math:`\\phi = \\infty`; ``eta=1`` is run as 0.999
+  (SPEC §14 #20).
+- CW keeps :math:`\\Sigma` in square-root form :math:`\\Sigma = A A^\\top` and updates the
+  factor, :math:`A \\leftarrow A - \\gamma (\\Sigma x)(A^\\top x)^\\top` with
+  :math:`\\gamma = (1 - \\sqrt{1 - \\beta v}) / v`, which gives exactly the rank-one
+  update above, because :math:`(I - \\gamma z z^\\top)^2 = I - \\beta z z^\\top` for
+  :math:`z = A^\\top x`, :math:`\\|z\\|^2 = v`. Reason: CW can shrink the variance along
+  a direction by many orders of magnitude in one step (:math:`v' \\approx v^2 /
+  (m\\phi)^2` when v is small), and the direct subtraction then loses positive
+  definiteness to cancellation; :math:`A A^\\top` is symmetric positive semidefinite
+  by construction. :math:`1 - \\beta v` is computed as
+  :math:`\\sqrt u / (\\sqrt u + v\\alpha\\phi)`, without cancellation. The cost stays
+  O(d^2) per update (three d x d passes instead of two).
+- ``rho_pos`` enters through :math:`\\sqrt{\\rho}` as in PA06 §7; Z11 does not restate
+  the rule.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba as nb
+import numpy as np
+from scipy.stats import norm
+
+from ._base import BaseStreamingAUC
+from ._chunks import Chunk
+
+__all__ = ["ConfidenceWeighted", "CostSensitivePA", "PassiveAggressive", "Perceptron",
+           "cw_coefficients"]
+
+
+# ----------------------------------------------------------------------------- kernels
+@nb.njit(cache=True)
+def _margin(w, idx, val):
+    acc = 0.0
+    for a in range(idx.shape[0]):
+        acc += w[idx[a]] * val[a]
+    return acc
+
+
+@nb.njit(cache=True)
+def _perceptron_chunk(w, indptr, indices, data, ys):
+    for r in range(indptr.shape[0] - 1):
+        lo, hi = indptr[r], indptr[r + 1]
+        y = ys[r]
+        if y * _margin(w, indices[lo:hi], data[lo:hi]) <= 0.0:
+            for a in range(lo, hi):
+                w[indices[a]] += y * data[a]
+
+
+@nb.njit(cache=True)
+def _pa_chunk(w, indptr, indices, data, ys, C, mode, sqrt_rho_pos):
+    """PA-I (mode 0), CPA prediction-based (1) or CPA max-loss (2) over a chunk."""
+    for r in range(indptr.shape[0] - 1):
+        lo, hi = indptr[r], indptr[r + 1]
+        y = ys[r]
+        ym = y * _margin(w, indices[lo:hi], data[lo:hi])
+        if mode == 0:
+            loss = 1.0 - ym
+        else:
+            if mode == 1 and ym > 0.0:
+                continue
+            loss = (sqrt_rho_pos if y > 0 else 1.0) - ym
+        if loss <= 0.0:
+            continue
+        sq = 0.0
+        for a in range(lo, hi):
+            sq += data[a] * data[a]
+        if sq == 0.0:
+            continue
+        tau = min(C, loss / sq) * y
+        for a in range(lo, hi):
+            w[indices[a]] += tau * data[a]
+
+
+@nb.njit(cache=True)
+def _cw_coefficients(m, v, phi):
+    """(alpha, beta, 1 - beta v) of the exact CW update."""
+    psi = 1.0 + 0.5 * phi * phi
+    zeta = 1.0 + phi * phi
+    alpha = (-m * psi + math.sqrt(0.25 * m * m * phi ** 4 + v * phi * phi * zeta)) / (v * zeta)
+    if alpha <= 0.0:
+        return 0.0, 0.0, 1.0
+    avp = alpha * v * phi
+    # (-a + sqrt(a^2 + 4v)) / 2 written as 2v / (a + sqrt(a^2 + 4v)): no cancellation
+    sqrt_u = 2.0 * v / (avp + math.sqrt(avp * avp + 4.0 * v))
+    beta = alpha * phi / (sqrt_u + avp)
+    return alpha, beta, sqrt_u / (sqrt_u + avp)
+
+
+@nb.njit(cache=True)
+def _cw_chunk(mu, A, indptr, indices, data, ys, phi):
+    d = mu.shape[0]
+    z = np.empty(d)  # A^T x
+    g = np.empty(d)  # Sigma x = A z
+    for r in range(indptr.shape[0] - 1):
+        lo, hi = indptr[r], indptr[r + 1]
+        y = ys[r]
+        for j in range(d):
+            z[j] = 0.0
+        for a in range(lo, hi):
+            row = A[indices[a]]
+            xa = data[a]
+            for j in range(d):
+                z[j] += row[j] * xa
+        v = 0.0
+        for j in range(d):
+            v += z[j] * z[j]
+        if v <= 0.0:
+            continue
+        m = y * _margin(mu, indices[lo:hi], data[lo:hi])
+        alpha, beta, one_minus_bv = _cw_coefficients(m, v, phi)
+        if alpha <= 0.0:
+            continue
+        for i in range(d):
+            acc = 0.0
+            row = A[i]
+            for j in range(d):
+                acc += row[j] * z[j]
+            g[i] = acc
+        for i in range(d):
+            mu[i] += alpha * y * g[i]
+        if beta > 0.0:
+            gamma = (1.0 - math.sqrt(one_minus_bv)) / v
+            for i in range(d):
+                gi = gamma * g[i]
+                row = A[i]
+                for j in range(d):
+                    row[j] -= gi * z[j]
+
+
+def cw_coefficients(m: float, v: float, eta: float) -> tuple[float, float]:
+    """The CW step sizes ``(alpha, beta)`` for margin ``m`` and variance ``v`` > 0.
+
+    Parameters
+    ----------
+    m : float
+        Signed margin :math:`y \\mu^\\top x`.
+    v : float
+        Variance :math:`x^\\top \\Sigma x` (positive).
+    eta : float
+        Confidence in [0.5, 1) (1 is not allowed here).
+
+    Returns
+    -------
+    tuple of float
+        ``alpha`` (mean step) and ``beta`` (covariance step) of the module docstring.
+    """
+    alpha, beta, _ = _cw_coefficients(float(m), float(v), float(norm.ppf(eta)))
+    return alpha, beta
+
+
+# ----------------------------------------------------------------------------- learners
+def _check_positive(name: str, value) -> None:
+    if not (np.isfinite(value) and value > 0):
+        raise ValueError(f"{name} must be a positive finite number, got {value!r}")
+
+
+class Perceptron(BaseStreamingAUC):
+    """Rosenblatt's perceptron, one pass, no bias (Z11 §4.1 baseline).
+
+    Update on a mistake (:math:`y_t w^\\top x_t \\le 0`): :math:`w \\leftarrow w + y_t x_t`.
+    It has no hyperparameter; see the module docstring.
+
+    Parameters
+    ----------
+    shuffle : bool, default=False
+        Whether ``fit`` visits the examples in a random order.
+    random_state : int, Generator or None, default=None
+        Seed of the shuffle.
+
+    Attributes
+    ----------
+    w_ : ndarray of shape (n_features,)
+        Current weights.
+    classes_, n_samples_seen_, n_features_in_
+        As for every aucstream learner.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from aucstream.online_classifiers import Perceptron
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(200, 3)); y = (X @ [1.0, -2.0, 0.5] > 0).astype(int)
+    >>> Perceptron().fit(X, y).score(X, y) > 0.9
+    True
+    """
+
+    param_grid: dict = {}
+
+    def __init__(self, shuffle: bool = False, random_state=None):
+        self.shuffle = shuffle
+        self.random_state = random_state
+
+    def _init_state(self, n_features: int) -> None:
+        self.w_ = np.zeros(n_features)
+
+    def _update(self, chunk: Chunk) -> None:
+        _perceptron_chunk(self.w_, chunk.indptr, chunk.indices, chunk.data, chunk.y)
+
+    def _coef(self) -> np.ndarray:
+        return self.w_
+
+
+class PassiveAggressive(BaseStreamingAUC):
+    """PA-I (Crammer et al. 2006), one pass, no bias (Z11 §4.1 baseline).
+
+    :math:`\\tau = \\min(C, \\max(0, 1 - y_t w^\\top x_t)/\\|x_t\\|^2)`,
+    :math:`w \\leftarrow w + \\tau y_t x_t` (PA06 Eq. 8); see the module docstring.
+
+    Parameters
+    ----------
+    C : float, default=1.0
+        Aggressiveness. Z11 gives no grid for PA ("same setup"); we tune it over
+        2^[-10:10] (SPEC §12.6). The default is a library choice.
+    shuffle : bool, default=False
+        Whether ``fit`` visits the examples in a random order.
+    random_state : int, Generator or None, default=None
+        Seed of the shuffle.
+
+    Attributes
+    ----------
+    w_ : ndarray of shape (n_features,)
+        Current weights.
+    classes_, n_samples_seen_, n_features_in_
+        As for every aucstream learner.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from aucstream.online_classifiers import PassiveAggressive
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(200, 3)); y = (X @ [1.0, -2.0, 0.5] > 0).astype(int)
+    >>> PassiveAggressive(C=0.5).fit(X, y).score(X, y) > 0.9
+    True
+    """
+
+    param_grid = {"C": [2.0**k for k in range(-10, 11)]}
+
+    def __init__(self, C: float = 1.0, shuffle: bool = False, random_state=None):
+        self.C = C
+        self.shuffle = shuffle
+        self.random_state = random_state
+
+    def _init_state(self, n_features: int) -> None:
+        _check_positive("C", self.C)
+        self.w_ = np.zeros(n_features)
+
+    def _update(self, chunk: Chunk) -> None:
+        _pa_chunk(self.w_, chunk.indptr, chunk.indices, chunk.data, chunk.y, float(self.C),
+                  0, 1.0)
+
+    def _coef(self) -> np.ndarray:
+        return self.w_
+
+
+class CostSensitivePA(BaseStreamingAUC):
+    """Cost-sensitive PA-I, prediction-based (CPA_PB) or max-loss (CPA_ML).
+
+    Loss :math:`\\ell = \\sqrt{\\rho(y_t, -y_t)} - y_t w^\\top x_t` with
+    :math:`\\rho(+1,-1) = \\rho_+` and :math:`\\rho(-1,+1) = 1`; step
+    :math:`\\tau = \\min(C, \\ell/\\|x_t\\|^2)`. ``variant="pb"`` updates only on
+    mistakes, ``"ml"`` whenever :math:`\\ell > 0` (PA06 §7; Z11 §4.1). See the module
+    docstring.
+
+    Parameters
+    ----------
+    variant : {"pb", "ml"}, default="pb"
+        Prediction-based or max-loss.
+    C : float, default=1.0
+        Aggressiveness; Z11 tunes it over 2^[-10:10].
+    rho_pos : float, default=1.0
+        Cost :math:`\\rho(+1,-1)` of missing a positive (the other cost is 1); Z11 tunes
+        it over 2^[0:10]. Must be positive.
+    shuffle : bool, default=False
+        Whether ``fit`` visits the examples in a random order.
+    random_state : int, Generator or None, default=None
+        Seed of the shuffle.
+
+    Attributes
+    ----------
+    w_ : ndarray of shape (n_features,)
+        Current weights.
+    classes_, n_samples_seen_, n_features_in_
+        As for every aucstream learner.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from aucstream.online_classifiers import CostSensitivePA
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(300, 3)); y = (X @ [1.0, -2.0, 0.5] > 1.5).astype(int)
+    >>> model = CostSensitivePA(variant="ml", C=0.5, rho_pos=4.0).fit(X, y)
+    >>> model.score(X, y) > 0.9
+    True
+    """
+
+    param_grid = {"C": [2.0**k for k in range(-10, 11)],
+                  "rho_pos": [2.0**k for k in range(0, 11)]}
+
+    def __init__(self, variant: str = "pb", C: float = 1.0, rho_pos: float = 1.0,
+                 shuffle: bool = False, random_state=None):
+        self.variant = variant
+        self.C = C
+        self.rho_pos = rho_pos
+        self.shuffle = shuffle
+        self.random_state = random_state
+
+    def _init_state(self, n_features: int) -> None:
+        if self.variant not in ("pb", "ml"):
+            raise ValueError(f"variant must be 'pb' or 'ml', got {self.variant!r}")
+        _check_positive("C", self.C)
+        _check_positive("rho_pos", self.rho_pos)
+        self.w_ = np.zeros(n_features)
+
+    def _update(self, chunk: Chunk) -> None:
+        mode = 1 if self.variant == "pb" else 2
+        _pa_chunk(self.w_, chunk.indptr, chunk.indices, chunk.data, chunk.y, float(self.C),
+                  mode, math.sqrt(float(self.rho_pos)))
+
+    def _coef(self) -> np.ndarray:
+        return self.w_
+
+
+class ConfidenceWeighted(BaseStreamingAUC):
+    """Confidence-weighted learning with a full covariance (CW-full, exact update).
+
+    See the module docstring for the update (Crammer, Dredze, Pereira 2008) and for
+    the square-root form :math:`\\Sigma = A A^\\top` kept for numerical safety. Cost
+    O(d^2) per update, memory O(d^2).
+
+    Parameters
+    ----------
+    eta : float, default=0.9
+        Confidence :math:`\\eta \\in [0.5, 1]`; Z11 §4.2 tunes it over
+        {0.5, 0.6, ..., 1.0}. ``eta=1`` runs as 0.999 (SPEC §14 #20). The default is a
+        library choice.
+    shuffle : bool, default=False
+        Whether ``fit`` visits the examples in a random order.
+    random_state : int, Generator or None, default=None
+        Seed of the shuffle.
+
+    Attributes
+    ----------
+    mu_ : ndarray of shape (n_features,)
+        Mean weights (the scoring weights).
+    sqrt_cov_ : ndarray of shape (n_features, n_features)
+        A factor A with :math:`\\Sigma = A A^\\top` (initially the identity).
+    classes_, n_samples_seen_, n_features_in_
+        As for every aucstream learner.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from aucstream.online_classifiers import ConfidenceWeighted
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(200, 3)); y = (X @ [1.0, -2.0, 0.5] > 0).astype(int)
+    >>> model = ConfidenceWeighted(eta=0.8).fit(X, y)
+    >>> model.score(X, y) > 0.9
+    True
+    >>> bool(np.all(np.linalg.eigvalsh(model.covariance_) > 0))
+    True
+    """
+
+    param_grid = {"eta": [0.5, 0.6, 0.7, 0.8, 0.9, 1.0]}
+
+    def __init__(self, eta: float = 0.9, shuffle: bool = False, random_state=None):
+        self.eta = eta
+        self.shuffle = shuffle
+        self.random_state = random_state
+
+    def _init_state(self, n_features: int) -> None:
+        if not (0.5 <= self.eta <= 1.0):
+            raise ValueError(f"eta must lie in [0.5, 1], got {self.eta!r}")
+        self.mu_ = np.zeros(n_features)
+        self.sqrt_cov_ = np.eye(n_features)
+
+    @property
+    def phi_(self) -> float:
+        """:math:`\\Phi^{-1}(\\eta)`, with eta = 1 replaced by 0.999."""
+        return float(norm.ppf(min(float(self.eta), 0.999)))
+
+    @property
+    def covariance_(self) -> np.ndarray:
+        """:math:`\\Sigma = A A^\\top` (formed on demand, d x d)."""
+        return self.sqrt_cov_ @ self.sqrt_cov_.T
+
+    def _update(self, chunk: Chunk) -> None:
+        _cw_chunk(self.mu_, self.sqrt_cov_, chunk.indptr, chunk.indices, chunk.data, chunk.y,
+                  self.phi_)
+
+    def _coef(self) -> np.ndarray:
+        return self.mu_

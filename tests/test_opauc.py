@@ -64,7 +64,8 @@ def test_converges_to_the_closed_form_optimum():
     model = OPAUC(eta=2**-8, lam=lam).fit(X, y)
     pos, neg = X[y > 0], X[y < 0]
     delta = pos.mean(0) - neg.mean(0)
-    A = lam * np.eye(d) + np.cov(pos.T, bias=True) + np.cov(neg.T, bias=True) + np.outer(delta, delta)
+    cov = np.cov(pos.T, bias=True) + np.cov(neg.T, bias=True)
+    A = lam * np.eye(d) + cov + np.outer(delta, delta)
     w_star = np.linalg.solve(A, delta)
     assert np.linalg.norm(model.w_ - w_star) < 0.05 * np.linalg.norm(w_star)
 

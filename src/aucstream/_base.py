@@ -257,6 +257,11 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
         y_pm = np.where(y == self.classes_[1], 1.0, -1.0)
         self._update(to_chunk(X, y_pm))
         self.n_samples_seen_ += X.shape[0]
+        if not np.all(np.isfinite(self._coef())):
+            raise FloatingPointError(
+                f"{type(self).__name__} diverged: its weights became infinite or NaN after "
+                f"{self.n_samples_seen_} examples; use a smaller step size"
+            )
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -27,8 +27,8 @@ def svm_files(tmp_path):
     import lzma
 
     with lzma.open(train, "wb") as f:
-        dump_svmlight_file(X[:2000], y[:2000], f)
-    dump_svmlight_file(X[2000:], y[2000:], str(test))
+        dump_svmlight_file(X[:2000], y[:2000], f, zero_based=False)
+    dump_svmlight_file(X[2000:], y[2000:], str(test), zero_based=False)
     return X, y, train, test
 
 

@@ -96,6 +96,7 @@ def _check_chunk_size(chunk_size: int) -> int:
 # a ':' at the start of the joined feature text or right after whitespace means a
 # token without an index (or an index separated from its ':' by a blank)
 _BAD_COLON = re.compile(r"\s:")
+_MAX_INDEX = 2**62
 
 
 @dataclass(frozen=True)
@@ -173,6 +174,8 @@ def _svmlight_slow(
                 raise ValueError(f"{where}: non-finite feature value in token {tok!r}")
             if idx < 0:
                 raise ValueError(f"{where}: negative feature index in token {tok!r}")
+            if idx >= _MAX_INDEX:
+                raise ValueError(f"{where}: feature index too large in token {tok!r}")
             col = idx - offset
             if col < 0:
                 raise ValueError(
@@ -383,6 +386,13 @@ def iter_svmlight(
         indices, index 0 in a file read as 1-based, an index beyond ``n_features``).
         The message names the file and the 1-based line number, e.g.
         ``"a9a.xz, line 17: cannot parse feature token '3x0.5'"``.
+
+    Notes
+    -----
+    Bad arguments and a missing file are reported when the function is called;
+    parse errors while iterating. A chunk is parsed with a few vectorised string
+    operations; a chunk that fails any check is parsed again token by token to
+    find the first bad line, so both paths accept exactly the same input.
     """
     chunk_size = _check_chunk_size(chunk_size)
     if zero_based not in (True, False, "auto"):
@@ -491,6 +501,7 @@ def iter_csv(
     header: bool | Literal["infer"] = "infer",
     dtype: DTypeLike = np.float64,
     encoding: str = "utf-8",
+    label_type: Literal["infer", "numeric", "str"] = "infer",
 ) -> Iterator[tuple[np.ndarray, np.ndarray]]:
     """Stream a delimited text file (CSV, TSV, space separated) as ``(X, y)`` chunks.
 
@@ -519,15 +530,19 @@ def iter_csv(
         Dtype of the features.
     encoding : str, default="utf-8"
         Text encoding.
+    label_type : {"infer", "numeric", "str"}, default="infer"
+        "numeric": labels are parsed as float64 (a label that is not a finite number
+        raises :class:`ValueError`). "str": labels are kept as strings, with
+        surrounding whitespace stripped. "infer": "numeric" if the label of the
+        first data row is a number, else "str" (the decision does not depend on
+        ``chunk_size``).
 
     Yields
     ------
     X : ndarray of shape (n_chunk, n_columns - 1)
         Features of at most ``chunk_size`` rows.
     y : ndarray of shape (n_chunk,)
-        Labels: float64 when the labels of the first chunk are all numbers, else
-        strings (whitespace stripped). A non-numeric label in a later chunk of a
-        numeric-label file raises :class:`ValueError`.
+        Labels, float64 or strings (see ``label_type``).
 
     Raises
     ------
@@ -547,12 +562,16 @@ def iter_csv(
     if delimiter is not None and (not isinstance(delimiter, str) or len(delimiter) != 1):
         raise ValueError(f"delimiter must be a single character or None, got {delimiter!r}")
     delim = None if delimiter == " " else delimiter
+    if label_type not in ("infer", "numeric", "str"):
+        raise ValueError(f"label_type must be 'infer', 'numeric' or 'str', got {label_type!r}")
     if not os.path.exists(path):
         raise FileNotFoundError(f"no such file: {os.fspath(path)!r}")
-    return _iter_csv(path, label_column, chunk_size, delim, header, np.dtype(dtype), encoding)
+    return _iter_csv(
+        path, label_column, chunk_size, delim, header, np.dtype(dtype), encoding, label_type
+    )
 
 
-def _iter_csv(path, label_column, chunk_size, delimiter, header, dtype, encoding):
+def _iter_csv(path, label_column, chunk_size, delimiter, header, dtype, encoding, label_type):
     name = os.fspath(path)
     with _open_text(path, encoding=encoding, newline="") as f:
         rows = _rows(f, delimiter)
@@ -581,7 +600,7 @@ def _iter_csv(path, label_column, chunk_size, delimiter, header, dtype, encoding
             li %= n_fields
         if n_fields < 1:
             return
-        state = {"numeric": None}
+        state = {"numeric": None if label_type == "infer" else label_type == "numeric"}
         chunk: list[list[str]] = []
         linenos: list[int] = []
 
@@ -634,8 +653,8 @@ def _csv_convert(name, rows, linenos, li, n_fields, dtype, state):
                         f"{name}, line {lineno}: non-finite feature {s!r} in column {c}"
                     )
                 X[r, k] = v
-    if state["numeric"] is None:
-        state["numeric"] = all(_is_number(s) for s in raw_labels)
+    if state["numeric"] is None:  # decided by the first data row
+        state["numeric"] = _is_number(raw_labels[0])
     if state["numeric"]:
         try:
             y = np.array(raw_labels, dtype=np.float64)
@@ -647,7 +666,8 @@ def _csv_convert(name, rows, linenos, li, n_fields, dtype, state):
                 if not _is_number(s) or not math.isfinite(float(s)):
                     raise ValueError(
                         f"{name}, line {lineno}: label {s!r} is not a finite number "
-                        "(the labels of the first rows were numeric)"
+                        "(labels are read as numbers; pass label_type='str' to keep "
+                        "them as strings)"
                     )
     else:
         y = np.array([s.strip() for s in raw_labels], dtype=str)
@@ -662,12 +682,13 @@ def load_csv(
     dtype: DTypeLike = np.float64,
     encoding: str = "utf-8",
     chunk_size: int = 100000,
+    label_type: Literal["infer", "numeric", "str"] = "infer",
 ) -> tuple[np.ndarray, np.ndarray]:
     """Read a whole delimited text file (the chunks of :func:`iter_csv`, stacked).
 
     Parameters
     ----------
-    path, label_column, delimiter, header, dtype, encoding, chunk_size
+    path, label_column, delimiter, header, dtype, encoding, chunk_size, label_type
         As in :func:`iter_csv`.
 
     Returns
@@ -677,7 +698,10 @@ def load_csv(
         float64 labels, or strings when the labels are not numbers.
     """
     Xs, ys = [], []
-    for X, y in iter_csv(path, label_column, chunk_size, delimiter, header, dtype, encoding):
+    chunks = iter_csv(
+        path, label_column, chunk_size, delimiter, header, dtype, encoding, label_type
+    )
+    for X, y in chunks:
         Xs.append(X)
         ys.append(y)
     if not Xs:

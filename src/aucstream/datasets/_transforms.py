@@ -200,7 +200,7 @@ def _as_labels(y: ArrayLike) -> np.ndarray:
     return y
 
 
-def apply_positive(y: ArrayLike, positive: Sequence | np.ndarray) -> np.ndarray:
+def _apply_positive(y: ArrayLike, positive: Sequence | np.ndarray) -> np.ndarray:
     """Map labels to +1 when they are in ``positive`` and to -1 otherwise.
 
     Parameters
@@ -222,7 +222,7 @@ def apply_positive(y: ArrayLike, positive: Sequence | np.ndarray) -> np.ndarray:
     return np.where(np.isin(y, pos), 1, -1).astype(np.int64)
 
 
-def random_halves_partition(classes: ArrayLike, random_state: int | None = 0) -> np.ndarray:
+def _random_halves_partition(classes: ArrayLike, random_state: int | None = 0) -> np.ndarray:
     """The classes that :func:`binarize_random_halves` makes positive.
 
     Parameters
@@ -279,8 +279,8 @@ def binarize_random_halves(
     [-1, 1]
     """
     y = _as_labels(y)
-    pos = random_halves_partition(y if classes is None else classes, random_state)
-    return apply_positive(y, pos)
+    pos = _random_halves_partition(y if classes is None else classes, random_state)
+    return _apply_positive(y, pos)
 
 
 def binarize_one_vs_rest(y: ArrayLike, positive: object) -> np.ndarray:
@@ -301,10 +301,10 @@ def binarize_one_vs_rest(y: ArrayLike, positive: object) -> np.ndarray:
     y = _as_labels(y)
     if not np.isin(np.asarray([positive]), y).all():
         raise ValueError(f"positive class {positive!r} does not occur in y")
-    return apply_positive(y, np.asarray([positive]))
+    return _apply_positive(y, np.asarray([positive]))
 
 
-def largest_class(y: ArrayLike) -> object:
+def _largest_class(y: ArrayLike) -> object:
     """The most frequent label of ``y`` (ties: the smallest label)."""
     classes, counts = _classes(_as_labels(y))
     if classes.size == 0:
@@ -312,7 +312,7 @@ def largest_class(y: ArrayLike) -> object:
     return classes[np.argmax(counts)]
 
 
-def smallest_class(y: ArrayLike) -> object:
+def _smallest_class(y: ArrayLike) -> object:
     """The least frequent label of ``y`` (ties: the smallest label)."""
     classes, counts = _classes(_as_labels(y))
     if classes.size == 0:
@@ -337,7 +337,7 @@ def binarize_largest_vs_rest(y: ArrayLike) -> np.ndarray:
         +1 for the most frequent class, -1 elsewhere.
     """
     y = _as_labels(y)
-    return apply_positive(y, np.asarray([largest_class(y)]))
+    return _apply_positive(y, np.asarray([_largest_class(y)]))
 
 
 def binarize_smallest_vs_rest(y: ArrayLike) -> np.ndarray:
@@ -357,4 +357,4 @@ def binarize_smallest_vs_rest(y: ArrayLike) -> np.ndarray:
         +1 for the least frequent class, -1 elsewhere.
     """
     y = _as_labels(y)
-    return apply_positive(y, np.asarray([smallest_class(y)]))
+    return _apply_positive(y, np.asarray([_smallest_class(y)]))

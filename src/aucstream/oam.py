@@ -171,7 +171,7 @@ class OAM(BaseStreamingAUC):
     >>> from aucstream import OAM
     >>> from aucstream.datasets import load_diabetes
     >>> data = load_diabetes()
-    >>> model = OAM(C=2**-4, buffer_size=100, random_state=0).fit(data.X, data.y)
+    >>> model = OAM(C=2**-8, buffer_size=100, random_state=0).fit(data.X, data.y)
     >>> round(model.score(data.X, data.y), 2) > 0.8
     True
     """

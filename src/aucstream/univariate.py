@@ -1,0 +1,306 @@
+"""Online univariate baselines: Uni-Exp, Uni-Log and Uni-Squ.
+
+The online univariate baselines of the OPAUC and AdaOAM experiments (G13 §6.1;
+G16 §7.1; D16 §5.1, after Kotlowski, Dembczynski and Hüllermeier 2011); SPEC §12.1.
+Instead of a pairwise loss they minimize a class-weighted univariate margin loss,
+one example at a time, by plain stochastic gradient descent:
+
+.. math::
+
+    \\min_{w, b}\\; \\frac{\\lambda}{2}\\|w\\|^2 + \\frac1n \\sum_i \\rho_{y_i}\\,
+        \\ell\\big(y_i (w^\\top x_i + b)\\big),
+
+with :math:`\\ell(z) = e^{-z}` ("exp"), :math:`\\log(1 + e^{-z})` ("log") or
+:math:`(1 - z)^2` ("squ"). The class-prior ("balanced") weights
+:math:`\\rho_\\pm = n / (2 n_\\pm)` make the loss a consistent surrogate of the AUC
+(Kotlowski et al. 2011): the positive:negative weight ratio is :math:`n_-/n_+`, the
+"class ratios" of G13 §6.1.
+
+For example :math:`(x_t, y_t)`, with :math:`z = y_t(w^\\top x_t + b)`:
+
+1. increment the count :math:`T^{y_t}_t` of class :math:`y_t`;
+2. :math:`\\rho_t = t / (2 T^{y_t}_t)` from the running counts (``weights="running"``),
+   or :math:`n / (2 n_{y_t})` from the counts of the whole training set
+   (``weights="prior"``);
+3. :math:`w \\leftarrow (1 - \\eta\\lambda) w - \\eta \\rho_t \\ell'(z) y_t x_t` and
+   :math:`b \\leftarrow b - \\eta \\rho_t \\ell'(z) y_t` (the intercept is not
+   regularized), with :math:`\\ell'(z) = -e^{-z}`, :math:`-1/(1 + e^{z})` and
+   :math:`-2(1 - z)`.
+
+Implementation: the weights are stored as :math:`w = a\\,v` with a scalar :math:`a`, so
+the shrinkage by :math:`1 - \\eta\\lambda` costs O(1) and an example with k non-zeros
+costs O(k) (:math:`a` is folded back into :math:`v`, at O(d), when it falls below
+1e-9). For "exp", z is clipped at -50 before exponentiating, so the step stays finite
+(:math:`e^{50} \\approx 5\\cdot 10^{21}`); "log" uses an overflow-free form.
+
+Deviations and choices (SPEC §14 #17)
+-------------------------------------
+- The papers name the losses only; the class weights, the intercept (on by default)
+  and the optional L2 term are SPEC decisions. ``weights="none"`` (all weights 1) is
+  a library addition.
+- ``weights="prior"`` needs the class counts of the whole training set before the
+  pass, so it is available in ``fit`` only; ``partial_fit`` raises.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba as nb
+import numpy as np
+from numpy.typing import ArrayLike
+
+from ._base import BaseStreamingAUC
+from ._chunks import Chunk
+
+__all__ = ["UnivariateOnline", "univariate_loss"]
+
+_LOSSES = {"exp": 0, "log": 1, "squ": 2}
+_WEIGHTS = {"running": 0, "prior": 1, "none": 2}
+_EXP_CLIP = -50.0
+_RESCALE_BELOW = 1e-9
+
+
+@nb.njit(cache=True)
+def _loss_derivative(code, z):
+    """l'(z) of the margin loss ``code`` (0 exp, 1 log, 2 squ), overflow-free."""
+    if code == 0:
+        return -math.exp(-max(z, _EXP_CLIP))
+    if code == 1:
+        if z >= 0.0:
+            e = math.exp(-z)
+            return -e / (1.0 + e)
+        return -1.0 / (1.0 + math.exp(z))
+    return -2.0 * (1.0 - z)
+
+
+@nb.njit(cache=True)
+def _loss_value(code, z):
+    if code == 0:
+        return math.exp(-z)
+    if code == 1:
+        if z >= 0.0:
+            return math.log1p(math.exp(-z))
+        return -z + math.log1p(math.exp(z))
+    return (1.0 - z) * (1.0 - z)
+
+
+@nb.njit(cache=True)
+def _univariate_chunk(v, scale, b, counts, indptr, indices, data, ys, loss, eta, lam,
+                      fit_intercept, weights, prior):
+    shrink = 1.0 - eta * lam
+    for r in range(indptr.shape[0] - 1):
+        lo, hi = indptr[r], indptr[r + 1]
+        y = ys[r]
+        cls = 1 if y > 0 else 0
+        counts[cls] += 1
+        if weights == 0:
+            rho = (counts[0] + counts[1]) / (2.0 * counts[cls])
+        elif weights == 1:
+            rho = prior[cls]
+        else:
+            rho = 1.0
+        xv = 0.0
+        for a in range(lo, hi):
+            xv += v[indices[a]] * data[a]
+        z = y * (scale[0] * xv + b[0])
+        step = eta * rho * _loss_derivative(loss, z) * y  # w <- shrink w - step x
+        if lam > 0.0:
+            scale[0] *= shrink
+        coef = step / scale[0]
+        for a in range(lo, hi):
+            v[indices[a]] -= coef * data[a]
+        if fit_intercept:
+            b[0] -= step
+        if scale[0] < _RESCALE_BELOW:
+            for i in range(v.shape[0]):
+                v[i] *= scale[0]
+            scale[0] = 1.0
+
+
+def univariate_loss(z: ArrayLike, loss: str = "log", derivative: bool = False) -> np.ndarray:
+    """The margin losses of the univariate baselines and their derivatives.
+
+    Parameters
+    ----------
+    z : array-like
+        Margins :math:`y (w^\\top x + b)`.
+    loss : {"exp", "log", "squ"}
+        :math:`e^{-z}`, :math:`\\log(1 + e^{-z})` or :math:`(1 - z)^2`.
+    derivative : bool, default=False
+        Return :math:`\\ell'(z)` (as the learner uses it: for "exp", z is clipped at
+        -50 first) instead of :math:`\\ell(z)`.
+
+    Returns
+    -------
+    ndarray
+        Values of the same shape as ``z``.
+
+    Examples
+    --------
+    >>> from aucstream.univariate import univariate_loss
+    >>> univariate_loss([0.0, 1.0], "squ").tolist()
+    [1.0, 0.0]
+    >>> univariate_loss([0.0], "log", derivative=True).tolist()
+    [-0.5]
+    """
+    if loss not in _LOSSES:
+        raise ValueError(f"loss must be 'exp', 'log' or 'squ', got {loss!r}")
+    z = np.asarray(z, dtype=np.float64)
+    fn = _loss_derivative if derivative else _loss_value
+    code = _LOSSES[loss]
+    return np.array([fn(code, float(v)) for v in z.ravel()]).reshape(z.shape)
+
+
+class UnivariateOnline(BaseStreamingAUC):
+    """Online univariate AUC baseline (Uni-Exp / Uni-Log / Uni-Squ), class-weighted SGD.
+
+    See the module docstring for the update. Each example costs O(k) for k non-zeros
+    (the L2 shrinkage is a scalar factor); memory is O(d).
+
+    Parameters
+    ----------
+    loss : {"exp", "log", "squ"}, default="log"
+        The margin loss: Uni-Exp, Uni-Log or Uni-Squ.
+    eta : float, default=2**-6
+        Constant step size; tuned over 2^[-12:10] (G13 §6.1; G16 §7.1). The default
+        is a library choice (Uni-Squ and Uni-Exp need smaller steps on unnormalized
+        data: the step must stay below about 1 / (rho ||x||^2) for "squ").
+    fit_intercept : bool, default=True
+        Whether to learn an (unregularized) intercept b.
+    weights : {"running", "prior", "none"}, default="running"
+        Class weights :math:`\\rho_\\pm`: from running class counts (one pass), from
+        the class counts of the whole training set (``fit`` only), or all ones.
+    lam : float, default=0.0
+        L2 regularization lambda (the papers use none); ``eta * lam`` must be < 1.
+    shuffle : bool, default=False
+        Whether ``fit`` visits the examples in a random order (one pass still).
+    random_state : int, Generator or None, default=None
+        Seed of the shuffle.
+
+    Attributes
+    ----------
+    v_ : ndarray of shape (n_features,)
+        Unscaled weights; ``coef_ = scale_[0] * v_``.
+    scale_ : ndarray of shape (1,)
+        The scalar factor of the weights.
+    b_ : ndarray of shape (1,)
+        Intercept (also ``intercept_``).
+    class_counts_ : ndarray of shape (2,), int64
+        Examples seen per class (negative, positive).
+    prior_weights_ : ndarray of shape (2,)
+        :math:`\\rho_-, \\rho_+` used with ``weights="prior"`` (ones otherwise).
+    classes_, n_samples_seen_, n_features_in_
+        As for every aucstream learner.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from aucstream.univariate import UnivariateOnline
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(400, 5))
+    >>> y = np.where(X @ [1.0, -1.0, 0.5, 0.0, 0.0] + 0.5 * rng.normal(size=400) > 1, 1, 0)
+    >>> model = UnivariateOnline(loss="log", eta=0.1).fit(X[:300], y[:300])
+    >>> bool(model.score(X[300:], y[300:]) > 0.9)
+    True
+    """
+
+    param_grid = {"eta": [2.0**k for k in range(-12, 11)]}
+
+    def __init__(self, loss: str = "log", eta: float = 2**-6, fit_intercept: bool = True,
+                 weights: str = "running", lam: float = 0.0, shuffle: bool = False,
+                 random_state=None):
+        self.loss = loss
+        self.eta = eta
+        self.fit_intercept = fit_intercept
+        self.weights = weights
+        self.lam = lam
+        self.shuffle = shuffle
+        self.random_state = random_state
+
+    def fit(self, X: ArrayLike, y: ArrayLike) -> UnivariateOnline:
+        """Learn from one pass over ``(X, y)`` in the given order.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training examples.
+        y : array-like of shape (n_samples,)
+            Exactly two distinct label values.
+
+        Returns
+        -------
+        self
+            The fitted estimator.
+        """
+        self._fit_labels = y if self.weights == "prior" else None
+        try:
+            return super().fit(X, y)
+        finally:
+            del self._fit_labels
+
+    def partial_fit(self, X: ArrayLike, y: ArrayLike,
+                    classes: ArrayLike | None = None) -> UnivariateOnline:
+        """Continue the stream with one chunk (not with ``weights="prior"``).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The chunk.
+        y : array-like of shape (n_samples,)
+            Its labels.
+        classes : array-like of shape (2,), optional
+            Both label values; required on the first call unless the chunk holds both.
+
+        Returns
+        -------
+        self
+            The updated estimator.
+        """
+        if self.weights == "prior":
+            raise ValueError(
+                "weights='prior' needs the class counts of the whole training set before "
+                "the pass; use fit, or weights='running' for a stream"
+            )
+        return super().partial_fit(X, y, classes=classes)
+
+    def _init_state(self, n_features: int) -> None:
+        if self.loss not in _LOSSES:
+            raise ValueError(f"loss must be 'exp', 'log' or 'squ', got {self.loss!r}")
+        if self.weights not in _WEIGHTS:
+            raise ValueError(
+                f"weights must be 'running', 'prior' or 'none', got {self.weights!r}"
+            )
+        if not (isinstance(self.eta, (int, float, np.number)) and self.eta > 0
+                and np.isfinite(self.eta)):
+            raise ValueError(f"eta must be a positive finite number, got {self.eta!r}")
+        if not (isinstance(self.lam, (int, float, np.number)) and self.lam >= 0
+                and np.isfinite(self.lam)):
+            raise ValueError(f"lam must be a non-negative finite number, got {self.lam!r}")
+        if self.eta * self.lam >= 1.0:
+            raise ValueError(
+                f"eta * lam must be < 1 (the shrink factor 1 - eta*lam), got {self.eta * self.lam}"
+            )
+        self.v_ = np.zeros(n_features)
+        self.scale_ = np.ones(1)
+        self.b_ = np.zeros(1)
+        self.class_counts_ = np.zeros(2, dtype=np.int64)
+        self.prior_weights_ = np.ones(2)
+        if self.weights == "prior":
+            labels = np.asarray(getattr(self, "_fit_labels", None)).ravel()
+            n_pos = int(np.count_nonzero(labels == self.classes_[1]))
+            n_neg = labels.size - n_pos
+            self.prior_weights_ = np.array([labels.size / (2.0 * n_neg),
+                                            labels.size / (2.0 * n_pos)])
+
+    def _update(self, chunk: Chunk) -> None:
+        _univariate_chunk(self.v_, self.scale_, self.b_, self.class_counts_, chunk.indptr,
+                          chunk.indices, chunk.data, chunk.y, _LOSSES[self.loss],
+                          float(self.eta), float(self.lam), bool(self.fit_intercept),
+                          _WEIGHTS[self.weights], self.prior_weights_)
+
+    def _coef(self) -> np.ndarray:
+        return self.scale_[0] * self.v_
+
+    def _intercept(self) -> float:
+        return float(self.b_[0])

@@ -20,6 +20,7 @@ from typing import ClassVar
 import numpy as np
 from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -38,6 +39,11 @@ def make_rng(random_state) -> np.random.Generator:
     if random_state is None or isinstance(random_state, numbers.Integral):
         return np.random.default_rng(random_state)
     raise ValueError(f"random_state must be None, an int or a Generator, got {random_state!r}")
+
+
+def _is_online(estimator) -> bool:
+    """Batch learners have no ``partial_fit`` (``hasattr`` is False)."""
+    return not estimator.is_batch
 
 
 class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
@@ -107,6 +113,7 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
             self._learn(X[rows], y[rows])
         return self
 
+    @available_if(_is_online)
     def partial_fit(
         self, X: ArrayLike, y: ArrayLike, classes: ArrayLike | None = None
     ) -> BaseStreamingAUC:
@@ -127,8 +134,6 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
         self
             The updated estimator.
         """
-        if self.is_batch:
-            raise TypeError(f"{type(self).__name__} is a batch learner; use fit")
         first = not hasattr(self, "classes_")
         X, y = self._validate_input(X, y, reset=first)
         if classes is not None:

@@ -1,0 +1,164 @@
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+from scipy.optimize import minimize
+
+from aucstream.projections import (
+    l1_ball_threshold,
+    l1_threshold,
+    proj_box_inplace,
+    proj_l1_ball_inplace,
+    proj_l2_ball_inplace,
+    project_box,
+    project_l1_ball,
+    project_l2_ball,
+)
+
+vectors = arrays(np.float64, st.integers(1, 30),
+                 elements=st.floats(-100, 100, allow_nan=False, allow_subnormal=False))
+radii = st.floats(1e-3, 50.0)
+
+
+def bisection_threshold(v, R, iters=200):
+    """theta of the l1 projection by bisection on the monotone sum(max(|v|-theta, 0))."""
+    mags = np.abs(v)
+    lo, hi = 0.0, mags.max()
+    for _ in range(iters):
+        mid = 0.5 * (lo + hi)
+        if np.maximum(mags - mid, 0.0).sum() > R:
+            lo = mid
+        else:
+            hi = mid
+    return 0.5 * (lo + hi)
+
+
+def slsqp(objective, grad, x0, constraints, bounds=None):
+    res = minimize(objective, x0, jac=grad, constraints=constraints, bounds=bounds,
+                   method="SLSQP", options={"ftol": 1e-12, "maxiter": 1000})
+    assert res.success, res.message
+    return res.x
+
+
+def l1_projection_by_slsqp(v, R):
+    """The l1 projection as a smooth QP: u = p - q, p, q >= 0, sum(p + q) <= R."""
+    d = v.size
+
+    def objective(z):
+        return 0.5 * np.sum((z[:d] - z[d:] - v) ** 2)
+
+    def grad(z):
+        r = z[:d] - z[d:] - v
+        return np.concatenate([r, -r])
+
+    cons = [{"type": "ineq", "fun": lambda z: R - z.sum(), "jac": lambda z: -np.ones(2 * d)}]
+    z = slsqp(objective, grad, np.zeros(2 * d), cons, bounds=[(0, None)] * (2 * d))
+    return z[:d] - z[d:]
+
+
+def l2_projection_by_slsqp(v, r, c):
+    cons = [{"type": "ineq", "fun": lambda u: r**2 - np.sum((u - c) ** 2),
+             "jac": lambda u: -2 * (u - c)}]
+    return slsqp(lambda u: 0.5 * np.sum((u - v) ** 2), lambda u: u - v, c.copy(), cons)
+
+
+@pytest.mark.parametrize("method", ["condat", "sort"])
+@pytest.mark.parametrize("seed", range(6))
+def test_l1_projection_matches_a_generic_solver(method, seed):
+    rng = np.random.default_rng(seed)
+    v = rng.normal(size=2 + 2 * seed) * 3
+    R = 0.3 * np.abs(v).sum()
+    np.testing.assert_allclose(project_l1_ball(v, R, method=method),
+                               l1_projection_by_slsqp(v, R), atol=1e-6)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_l2_projection_matches_a_generic_solver(seed):
+    rng = np.random.default_rng(seed)
+    v, c = rng.normal(size=5) * 2, rng.normal(size=5)
+    np.testing.assert_allclose(project_l2_ball(v, 0.5, center=c),
+                               l2_projection_by_slsqp(v, 0.5, c), atol=1e-6)
+    np.testing.assert_allclose(project_l2_ball(v, 0.5),
+                               l2_projection_by_slsqp(v, 0.5, np.zeros(5)), atol=1e-6)
+
+
+@settings(max_examples=200, deadline=None)
+@given(vectors, radii)
+def test_l1_threshold_equals_bisection_and_sort(v, R):
+    mags = np.abs(v)
+    if mags.sum() <= R:
+        assert l1_ball_threshold(v, R) == 0.0
+        np.testing.assert_array_equal(project_l1_ball(v, R), v)
+        return
+    theta = l1_ball_threshold(v, R)
+    assert theta == pytest.approx(bisection_threshold(v, R), rel=1e-9, abs=1e-9)
+    assert theta == pytest.approx(l1_ball_threshold(v, R, method="sort"), rel=1e-10, abs=1e-12)
+    assert np.maximum(mags - theta, 0.0).sum() == pytest.approx(R, rel=1e-9, abs=1e-13 * mags.sum())
+
+
+@settings(max_examples=200, deadline=None)
+@given(vectors, radii)
+def test_l1_projection_is_optimal(v, R):
+    """Variational inequality (v - u).(z - u) <= 0 at every vertex z = +-R e_i of the ball.
+
+    The l1 ball is the convex hull of these vertices, so this certifies optimality.
+    """
+    u = project_l1_ball(v, R)
+    assert np.abs(u).sum() <= R * (1 + 1e-12) + 1e-12
+    g = v - u
+    scale = 1e-9 * (1 + np.abs(v).sum() * np.abs(g).max())
+    assert R * np.abs(g).max() - g @ u <= scale
+    np.testing.assert_allclose(project_l1_ball(u, R), u, atol=1e-9 * (1 + R))  # idempotent
+
+
+def test_l1_projection_special_cases():
+    assert project_l1_ball([5.0], 2.0).tolist() == [2.0]
+    np.testing.assert_allclose(project_l1_ball([1.0, 1.0, 1.0], 1.5), [0.5, 0.5, 0.5])
+    np.testing.assert_allclose(project_l1_ball([0.0, -3.0, 0.0, 1.0], 2.0), [0, -2, 0, 0])
+    inside = np.array([0.2, -0.3])
+    np.testing.assert_array_equal(project_l1_ball(inside, 1.0), inside)
+
+
+@settings(max_examples=100, deadline=None)
+@given(vectors, radii)
+def test_compiled_inplace_functions_agree_with_the_wrappers(v, R):
+    a = v.copy()
+    theta = proj_l1_ball_inplace(a, R, np.empty(3 * v.size))
+    np.testing.assert_allclose(a, project_l1_ball(v, R), rtol=1e-12, atol=1e-12)
+    assert theta == pytest.approx(l1_ball_threshold(v, R), rel=1e-12, abs=1e-12)
+    b = v.copy()
+    factor = proj_l2_ball_inplace(b, R)
+    np.testing.assert_allclose(b, project_l2_ball(v, R), rtol=1e-12)
+    assert factor == pytest.approx(min(1.0, R / max(np.linalg.norm(v), 1e-300)), rel=1e-12)
+    c = v.copy()
+    proj_box_inplace(c, -R, R)
+    np.testing.assert_array_equal(c, np.clip(v, -R, R))
+    np.testing.assert_array_equal(project_box(v, -R, R), np.clip(v, -R, R))
+    mags = np.abs(v)
+    work = np.full(2 * v.size, np.nan)  # the scratch content must not matter
+    assert l1_threshold(mags, R, work) == pytest.approx(l1_ball_threshold(v, R), abs=0.0)
+    np.testing.assert_array_equal(mags, np.abs(v))  # input untouched
+
+
+def test_l2_projection_closed_form():
+    np.testing.assert_allclose(project_l2_ball([3.0, 4.0], 1.0), [0.6, 0.8])
+    np.testing.assert_allclose(project_l2_ball([3.0, 4.0], 10.0), [3.0, 4.0])
+    np.testing.assert_allclose(project_l2_ball([4.0, 4.0], 1.0, center=[1.0, 0.0]), [1.6, 0.8])
+
+
+def test_wrappers_reject_bad_input():
+    with pytest.raises(ValueError, match="radius"):
+        project_l1_ball([1.0], 0.0)
+    with pytest.raises(ValueError, match="radius"):
+        project_l2_ball([1.0], -1.0)
+    with pytest.raises(ValueError, match="1-d"):
+        project_l1_ball(np.ones((2, 2)), 1.0)
+    with pytest.raises(ValueError, match="NaN"):
+        project_l2_ball([np.nan], 1.0)
+    with pytest.raises(ValueError, match="method"):
+        project_l1_ball([1.0], 1.0, method="magic")
+    with pytest.raises(ValueError, match="lower"):
+        project_box([1.0], 1.0, 0.0)
+    with pytest.raises(ValueError, match="shape"):
+        project_l2_ball([1.0, 2.0], 1.0, center=[0.0])

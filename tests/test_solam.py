@@ -1,0 +1,177 @@
+import functools
+import lzma
+
+import numpy as np
+import pytest
+from conftest import make_stream, require_data
+
+from aucstream.projections import project_l1_ball
+from aucstream.solam import SOLAM, SOLAML1, saddle_gradient, saddle_objective
+
+
+def finite_difference_gradient(w, a, b, alpha, x, y, p, h=1e-6):
+    """Central differences of F(v, alpha; z) in every coordinate of (w, a, b, alpha)."""
+    point = np.concatenate([w, [a, b, alpha]])
+    d = w.size
+
+    def F(q):
+        return saddle_objective(q[:d], q[d], q[d + 1], q[d + 2], x, y, p)
+
+    grad = np.empty_like(point)
+    for i in range(point.size):
+        e = np.zeros_like(point)
+        e[i] = h
+        grad[i] = (F(point + e) - F(point - e)) / (2 * h)
+    return grad
+
+
+def solam_reference(X, y, R, zeta, kappa=1.0, constraint="l2", average="pre"):
+    """SPEC §10 with dense numpy arrays, one example at a time."""
+    n, d = X.shape
+    w, a, b, alpha = np.zeros(d), 0.0, 0.0, 0.0
+    total, weights, n_pos = np.zeros(d), 0.0, 0
+    for t in range(1, n + 1):
+        x, label = X[t - 1], y[t - 1]
+        n_pos += label > 0
+        p, gamma = n_pos / t, zeta / np.sqrt(t)
+        gw, ga, gb, galpha = saddle_gradient(w, a, b, alpha, x, label, p)
+        if average == "pre":
+            total, weights = total + gamma * w, weights + gamma
+        w = w - gamma * gw
+        if constraint == "l2":
+            w = w * min(1.0, R / max(np.linalg.norm(w), 1e-300))
+        else:
+            w = project_l1_ball(w, R)
+        a = float(np.clip(a - gamma * ga, -R * kappa, R * kappa))
+        b = float(np.clip(b - gamma * gb, -R * kappa, R * kappa))
+        alpha = float(np.clip(alpha + gamma * galpha, -2 * R * kappa, 2 * R * kappa))
+        if average == "post":
+            total, weights = total + gamma * w, weights + gamma
+    return total / weights, (w, a, b, alpha)
+
+
+@pytest.mark.parametrize("label", [1, -1])
+def test_gradient_equals_finite_differences_of_the_saddle_function(label):
+    rng = np.random.default_rng(0)
+    for _ in range(10):
+        w, x = rng.normal(size=6), rng.normal(size=6)
+        a, b, alpha, p = *rng.normal(size=3), rng.uniform(0.05, 0.95)
+        gw, ga, gb, galpha = saddle_gradient(w, a, b, alpha, x, label, p)
+        np.testing.assert_allclose(np.concatenate([gw, [ga, gb, galpha]]),
+                                   finite_difference_gradient(w, a, b, alpha, x, label, p),
+                                   rtol=1e-6, atol=1e-6)
+
+
+def test_first_steps_follow_finite_difference_gradients():
+    """The kernel's iterate after each example equals a step along the FD gradient."""
+    X, y = make_stream(12, 4, seed=7)
+    zeta, R = 0.3, 100.0
+    model = SOLAM(R=R, zeta=zeta)
+    w, a, b, alpha = np.zeros(4), 0.0, 0.0, 0.0
+    for t in range(1, 13):
+        model.partial_fit(X[t - 1:t], y[t - 1:t], classes=[-1, 1])
+        p = np.mean(y[:t] > 0)
+        g = finite_difference_gradient(w, a, b, alpha, X[t - 1], y[t - 1], p)
+        gamma = zeta / np.sqrt(t)
+        w, a, b = w - gamma * g[:4], a - gamma * g[4], b - gamma * g[5]
+        alpha = alpha + gamma * g[6]
+        got = model._iterate()
+        np.testing.assert_allclose(got[0], w, atol=1e-7)
+        np.testing.assert_allclose(got[1:], [a, b, alpha], atol=1e-7)
+
+
+@pytest.mark.parametrize("constraint", ["l2", "l1"])
+@pytest.mark.parametrize("average", ["pre", "post"])
+@pytest.mark.parametrize("R", [0.2, 2.0, 1e4])
+def test_kernel_equals_the_dense_reference(constraint, average, R):
+    X, y = make_stream(300, 7, seed=11, sparsity=0.5)
+    X /= np.maximum(np.linalg.norm(X, axis=1, keepdims=True), 1e-12)
+    model = SOLAM(R=R, zeta=0.8, constraint=constraint, average=average).fit(X, y)
+    wbar, (w, a, b, alpha) = solam_reference(X, y, R, 0.8, constraint=constraint,
+                                             average=average)
+    np.testing.assert_allclose(model.coef_[0], wbar, rtol=1e-9, atol=1e-11)
+    got = model._iterate()
+    np.testing.assert_allclose(got[0], w, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(got[1:], [a, b, alpha], rtol=1e-9, atol=1e-12)
+
+
+def test_lazy_rescaling_is_flushed_and_stays_exact():
+    """A tight l2 ball shrinks sigma below 1e-4 many times; the result stays exact."""
+    X, y = make_stream(400, 5, seed=3)
+    model = SOLAM(R=0.05, zeta=4.0, kappa=3.0).fit(X, y)
+    assert np.any(model.avg_base_ != 0)  # at least one flush happened
+    wbar, (w, *_rest) = solam_reference(X, y, 0.05, 4.0, kappa=3.0)
+    np.testing.assert_allclose(model.coef_[0], wbar, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(model._iterate()[0], w, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("constraint", ["l2", "l1"])
+def test_every_iterate_lies_in_the_domain(constraint):
+    X, y = make_stream(150, 6, seed=5, sparsity=0.3)
+    R, kappa = 0.5, 2.0
+    model = SOLAM(R=R, zeta=8.0, kappa=kappa, constraint=constraint)
+    for t in range(150):
+        model.partial_fit(X[t:t + 1], y[t:t + 1], classes=[-1, 1])
+        w, a, b, alpha = model._iterate()
+        norm = np.linalg.norm(w) if constraint == "l2" else np.abs(w).sum()
+        assert norm <= R * (1 + 1e-12)
+        assert abs(a) <= R * kappa and abs(b) <= R * kappa and abs(alpha) <= 2 * R * kappa
+        assert np.abs(model.coef_[0]).sum() <= R * (1 + 1e-9) * (np.sqrt(6) if
+                                                              constraint == "l2" else 1)
+
+
+def test_solaml1_is_solam_with_the_l1_ball():
+    X, y = make_stream(200, 5, seed=2)
+    a = SOLAML1(R=0.7, zeta=2.0).fit(X, y)
+    b = SOLAM(R=0.7, zeta=2.0, constraint="l1").fit(X, y)
+    np.testing.assert_array_equal(a.coef_, b.coef_)
+    assert "constraint" not in a.get_params()
+
+
+def test_converges_to_the_population_optimum():
+    """Gaussian classes: argmin E(1 - w.(x+ - x-))^2 solves (S_D + m m^T) w = m."""
+    rng = np.random.default_rng(0)
+    n, mean, cov = 40000, np.array([0.6, -0.3, 0.1]), np.diag([0.5, 1.0, 0.3])
+    y = np.where(rng.random(n) < 0.3, 1, -1)
+    X = rng.multivariate_normal(np.zeros(3), cov, size=n) + np.outer(y > 0, mean)
+    w_star = np.linalg.solve(2 * cov + np.outer(mean, mean), mean)
+    w = SOLAM(R=100.0, zeta=0.5, kappa=10.0).fit(X, y).coef_[0]
+    cosine = w @ w_star / np.linalg.norm(w) / np.linalg.norm(w_star)
+    assert cosine > 0.995
+    assert np.linalg.norm(w - w_star) < 0.1 * np.linalg.norm(w_star)
+
+
+@pytest.mark.parametrize("bad", [{"R": 0}, {"zeta": -1.0}, {"kappa": np.inf},
+                                 {"constraint": "l3"}, {"average": "mid"}, {"R": "1"}])
+def test_invalid_parameters_are_rejected(bad):
+    X, y = make_stream(20, 3)
+    with pytest.raises(ValueError):
+        SOLAM(**bad).fit(X, y)
+
+
+def test_param_grid_is_the_papers():
+    assert SOLAM.param_grid["R"] == [0.1, 1.0, 10.0, 100.0, 1000.0, 10000.0, 100000.0]
+    assert SOLAM.param_grid["zeta"][0] == 2.0**-10 and SOLAM.param_grid["zeta"][-1] == 2.0**10
+    assert len(SOLAM.param_grid["zeta"]) == 21
+
+
+@functools.cache
+def _a9a():
+    from sklearn.datasets import load_svmlight_file
+    from sklearn.preprocessing import normalize
+
+    data = require_data("a9a.xz", "a9a.t.xz")
+    with lzma.open(data / "a9a.xz") as fh:
+        X, y = load_svmlight_file(fh, n_features=123)
+    with lzma.open(data / "a9a.t.xz") as fh:
+        Xt, yt = load_svmlight_file(fh, n_features=123)
+    return normalize(X), y, normalize(Xt), yt
+
+
+@pytest.mark.parametrize("cls, params", [(SOLAM, {"R": 10.0, "zeta": 16.0}),
+                                         (SOLAML1, {"R": 100.0, "zeta": 2.0})])
+def test_auc_on_a9a(cls, params):
+    """One pass over a9a (l2-normalized rows); L18 Table 2 reports about 0.899."""
+    X, y, Xt, yt = _a9a()
+    model = cls(shuffle=True, random_state=0, **params).fit(X, y)
+    assert model.score(Xt, yt) > 0.893

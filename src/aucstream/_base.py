@@ -236,7 +236,8 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
         X, y = validate_data(
             self, X, y, accept_sparse="csr", dtype=[np.float64, np.float32], reset=reset
         )
-        check_classification_targets(y)
+        if reset:  # later chunks are checked against classes_ (cheaper than type_of_target)
+            check_classification_targets(y)
         return X, y
 
     def _check_two_classes(self, classes: np.ndarray, what: str) -> np.ndarray:

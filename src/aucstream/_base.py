@@ -85,6 +85,14 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
     def _intercept(self) -> float:
         return 0.0
 
+    def _begin_pass(self, y_pm: np.ndarray) -> None:
+        """Called by ``fit`` (not ``partial_fit``) once the state is allocated.
+
+        ``y_pm`` holds the +1/-1 labels of the whole pass, for learners that need the
+        stream length or the class counts in advance (FSAUC's stage schedule, prior
+        class weights). The default does nothing.
+        """
+
     # ------------------------------------------------------------- public API
     def fit(self, X: ArrayLike, y: ArrayLike) -> BaseStreamingAUC:
         """Learn from one pass over ``(X, y)`` in the given order.
@@ -104,6 +112,7 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
         X, y = self._validate_input(X, y, reset=True)
         classes = self._check_two_classes(np.unique(y), "y")
         self._reset(classes, X.shape[1])
+        self._begin_pass(np.where(y == classes[1], 1.0, -1.0))
         order = None
         if getattr(self, "shuffle", False):
             order = self._rng.permutation(X.shape[0])

@@ -106,7 +106,6 @@ import warnings
 
 import numba as nb
 import numpy as np
-from sklearn.utils.validation import _num_samples
 
 from ._base import BaseStreamingAUC
 from ._chunks import Chunk
@@ -511,27 +510,6 @@ class FSAUC(BaseStreamingAUC):
         """Constructor arguments for the common checks (a 120-example stream)."""
         return {"n_samples": 120, "leftover": "last_stage"}
 
-    def fit(self, X, y) -> FSAUC:
-        """Learn from one pass over ``(X, y)``; n is ``n_samples`` or ``X.shape[0]``.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Training examples.
-        y : array-like of shape (n_samples,)
-            Exactly two distinct label values.
-
-        Returns
-        -------
-        self
-            The fitted estimator.
-        """
-        self._n_in_fit = _num_samples(X)
-        try:
-            return super().fit(X, y)
-        finally:
-            del self._n_in_fit
-
     def _init_state(self, n_features: int) -> None:
         for name in ("R", "eta1", "kappa"):
             value = getattr(self, name)
@@ -551,14 +529,7 @@ class FSAUC(BaseStreamingAUC):
         if n is not None and (isinstance(n, bool) or not isinstance(n, numbers.Integral)
                               or n < 1):
             raise ValueError(f"n_samples must be None or a positive integer, got {n!r}")
-        if n is None:
-            n = getattr(self, "_n_in_fit", None)
-        if n is None:
-            warnings.warn(
-                "FSAUC needs the stream length to set its stage schedule; pass "
-                "n_samples=... to use partial_fit. Running the stream as a single stage.",
-                UserWarning, stacklevel=4,
-            )
+        if n is None:  # fit announces the length in _begin_pass; partial_fit cannot
             self.n_stages_, self.stage_length_, self.n_announced_ = 1, -1, -1
         else:
             self.n_stages_, self.stage_length_ = fsauc_schedule(n)
@@ -581,7 +552,19 @@ class FSAUC(BaseStreamingAUC):
         self.counts_ = np.zeros(6, dtype=np.int64)
         self.counts_[_STAGE] = 1
 
+    def _begin_pass(self, y_pm: np.ndarray) -> None:
+        """``fit`` knows the stream length: n is ``n_samples`` or ``len(y)``."""
+        if self.n_samples is None:
+            self.n_stages_, self.stage_length_ = fsauc_schedule(y_pm.shape[0])
+            self.n_announced_ = int(y_pm.shape[0])
+
     def _update(self, chunk: Chunk) -> None:
+        if self.n_announced_ < 0 and self.n_samples_seen_ == 0:
+            warnings.warn(
+                "FSAUC needs the stream length to set its stage schedule; pass "
+                "n_samples=... to use partial_fit. Running the stream as a single stage.",
+                UserWarning, stacklevel=4,
+            )
         d = self.u_.shape[0]
         work = np.empty(4 * d)
         dropped = _fsauc_chunk(

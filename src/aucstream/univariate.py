@@ -218,27 +218,6 @@ class UnivariateOnline(BaseStreamingAUC):
         self.shuffle = shuffle
         self.random_state = random_state
 
-    def fit(self, X: ArrayLike, y: ArrayLike) -> UnivariateOnline:
-        """Learn from one pass over ``(X, y)`` in the given order.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Training examples.
-        y : array-like of shape (n_samples,)
-            Exactly two distinct label values.
-
-        Returns
-        -------
-        self
-            The fitted estimator.
-        """
-        self._fit_labels = y if self.weights == "prior" else None
-        try:
-            return super().fit(X, y)
-        finally:
-            del self._fit_labels
-
     def partial_fit(self, X: ArrayLike, y: ArrayLike,
                     classes: ArrayLike | None = None) -> UnivariateOnline:
         """Continue the stream with one chunk (not with ``weights="prior"``).
@@ -286,12 +265,13 @@ class UnivariateOnline(BaseStreamingAUC):
         self.b_ = np.zeros(1)
         self.class_counts_ = np.zeros(2, dtype=np.int64)
         self.prior_weights_ = np.ones(2)
+
+    def _begin_pass(self, y_pm: np.ndarray) -> None:
+        """With ``weights="prior"``, the class weights n/(2 n_-), n/(2 n_+) of the pass."""
         if self.weights == "prior":
-            labels = np.asarray(getattr(self, "_fit_labels", None)).ravel()
-            n_pos = int(np.count_nonzero(labels == self.classes_[1]))
-            n_neg = labels.size - n_pos
-            self.prior_weights_ = np.array([labels.size / (2.0 * n_neg),
-                                            labels.size / (2.0 * n_pos)])
+            n_pos = int(np.count_nonzero(y_pm > 0))
+            n_neg = y_pm.size - n_pos
+            self.prior_weights_ = np.array([y_pm.size / (2.0 * n_neg), y_pm.size / (2.0 * n_pos)])
 
     def _update(self, chunk: Chunk) -> None:
         _univariate_chunk(self.v_, self.scale_, self.b_, self.class_counts_, chunk.indptr,

@@ -13,6 +13,14 @@ Commands
     AUC of a saved model on a file.
 ``aucstream list``
     The learners (with their tuning grids) and the registered datasets.
+``aucstream compare --learners A B --datasets x y [--protocol g16] [--quick] [--out DIR]``
+    Compare learners on datasets (registry names or LIBSVM/CSV files) under a paper's
+    protocol: repeated stratified k-fold, hyperparameters by inner cross-validation
+    over each learner's grid, paired t-tests; cached, resumable, in parallel; writes a
+    Markdown report, the raw runs (CSV, JSON) and plots.
+``aucstream reproduce TABLE [--quick] [--out DIR]``
+    Reproduce a paper's table or figure (``aucstream reproduce list``) with the
+    paper's values beside ours.
 """
 
 from __future__ import annotations
@@ -257,6 +265,106 @@ def _cmd_list(args) -> int:
     return 0
 
 
+def _add_run_options(parser: argparse.ArgumentParser, default_mode: str = "fast") -> None:
+    parser.add_argument("--mode", choices=["paper", "fast", "quick"], default=default_mode,
+                        help="paper: the paper's protocol; fast: the documented fast mode "
+                             "(1-2 trials, tuned once per dataset on a coarse grid); quick: "
+                             f"seconds, for CI (default: {default_mode})")
+    parser.add_argument("--quick", action="store_const", const="quick", dest="mode",
+                        help="same as --mode quick")
+    parser.add_argument("--out", default="aucstream-results",
+                        help="report folder (default: aucstream-results)")
+    parser.add_argument("--cache-dir", default=None,
+                        help="folder of finished runs (default: OUT/cache); rerunning the "
+                             "same command resumes where it stopped")
+    parser.add_argument("--jobs", type=int, default=2, help="worker processes (default: 2)")
+    parser.add_argument("--data-home", default=None,
+                        help="folder of the benchmark files (default: $AUCSTREAM_DATA)")
+    parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                        help="show progress (default: when stderr is a terminal)")
+
+
+def _print_report(files: dict) -> None:
+    text = files["markdown"].read_text()
+    start = text.find("## Test AUC")
+    if start >= 0:
+        end = text.find("\n## ", start + 1)
+        print(text[start:end if end >= 0 else None].strip())
+        print()
+    for path in files.values():
+        print(f"wrote {path}")
+
+
+def _cmd_compare(args) -> int:
+    from .evaluation import compare, convergence, get_protocol, parameter_sweep
+    from .evaluation._report import write_report
+    from .evaluation._runner import learner_classes, parse_learner_spec
+
+    if args.learners:
+        learners = [parse_learner_spec(text) for text in args.learners]
+    else:
+        learners = [parse_learner_spec(name) for name, cls in learner_classes().items()
+                    if not cls.is_batch]
+    unknown = [s.estimator for s in learners if not s.available]
+    if unknown:
+        raise SystemExit(f"unknown learner(s) {unknown}; choose from: "
+                         f"{', '.join(learner_classes())}")
+    protocol = get_protocol(args.protocol, args.mode)
+    changes = {k: v for k, v in (("n_trials", args.trials), ("n_folds", args.folds),
+                                 ("inner_folds", args.inner_folds), ("grid", args.grid),
+                                 ("max_samples", args.max_samples), ("seed", args.seed))
+               if v is not None}
+    if changes:
+        protocol = protocol.replace(**changes)
+    cache = args.cache_dir or f"{args.out}/cache"
+    kwargs = dict(reference=args.reference, cache_dir=cache, n_jobs=args.jobs,
+                  data_home=args.data_home, progress=args.progress)
+    start = time.perf_counter()
+    result = compare(learners, args.datasets, protocol, **kwargs)
+    result.stats.seconds = time.perf_counter() - start
+    for meta in result.datasets:
+        if meta.skipped:
+            print(f"skipped {meta.title}: {meta.skipped}", file=sys.stderr)
+    names = ", ".join(s.title for s in result.learners)
+    title = f"Comparison of {names}"
+    command = "aucstream " + " ".join(sys.argv[1:]) if sys.argv[1:2] == ["compare"] else ""
+    files = write_report(result, args.out, args.name, title, command=command)
+    _print_report(files)
+    if args.curves:
+        curves = convergence(learners, args.datasets, protocol, checkpoints=args.curves,
+                             **kwargs)
+        files = write_report(curves, args.out, f"{args.name}_curves", f"{title}: convergence",
+                             kind="curve", command=command)
+        print(f"wrote {files['markdown']}")
+    if args.sweep:
+        param, _, values = args.sweep.partition("=")
+        if not values:
+            raise SystemExit("--sweep expects PARAM=V1,V2,...")
+        sweep = parameter_sweep(learners, args.datasets, protocol, param,
+                                [_parse_value(v) for v in values.split(",")], **kwargs)
+        files = write_report(sweep, args.out, f"{args.name}_{param}",
+                             f"{title}: test AUC against {param}", kind="sweep",
+                             command=command)
+        print(f"wrote {files['markdown']}")
+    return 0
+
+
+def _cmd_reproduce(args) -> int:
+    from .evaluation._reproduce import REPRODUCTIONS, reproduce
+
+    if args.table == "list":
+        for key, r in REPRODUCTIONS.items():
+            print(f"  {key:<12} {r.title}")
+        return 0
+    if args.table not in REPRODUCTIONS:
+        raise SystemExit(f"unknown table {args.table!r}; choose from: "
+                         f"{', '.join(REPRODUCTIONS)} (or `list`)")
+    files = reproduce(args.table, args.out, mode=args.mode, cache_dir=args.cache_dir,
+                      n_jobs=args.jobs, data_home=args.data_home, progress=args.progress)
+    _print_report(files)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``aucstream`` command."""
     from . import __version__
@@ -293,6 +401,49 @@ def build_parser() -> argparse.ArgumentParser:
 
     lst = sub.add_parser("list", help="list learners and datasets")
     lst.set_defaults(func=_cmd_list)
+
+    cmp = sub.add_parser(
+        "compare", help="compare learners on datasets under a paper's protocol",
+        description="Compare learners on datasets: repeated stratified k-fold (or a hold-out "
+                    "split), hyperparameters by inner cross-validation over each learner's "
+                    "param_grid, paired t-tests against the reference (the first learner). "
+                    "Finished runs are cached under --cache-dir, so an interrupted "
+                    "comparison resumes.")
+    cmp.add_argument("--learners", nargs="+", default=None, metavar="SPEC",
+                     help="[LABEL=]Class[(name=value,...)], e.g. OPAUC "
+                          "\"OAM_gra=OAM(update='gra')\" (default: every online learner)")
+    cmp.add_argument("--datasets", nargs="+", required=True, metavar="DATA",
+                     help="registry name or LIBSVM/CSV file, with an optional binary rule: "
+                          "NAME[:random_halves|:largest_vs_rest|:smallest_vs_rest|"
+                          ":one_vs_rest=C|:positive=C1,C2][:train]")
+    cmp.add_argument("--protocol", default="g16", choices=["g13", "g16", "z11", "d16", "l18"],
+                     help="the paper whose protocol is followed (default: g16)")
+    cmp.add_argument("--reference", default=None,
+                     help="label of the method tested against the others (default: first)")
+    cmp.add_argument("--trials", type=int, default=None, help="override the number of trials")
+    cmp.add_argument("--folds", type=int, default=None, help="override the outer folds")
+    cmp.add_argument("--inner-folds", type=int, default=None,
+                     help="override the inner folds")
+    cmp.add_argument("--grid", choices=["paper", "coarse"], default=None,
+                     help="override the grid (paper: full param_grid)")
+    cmp.add_argument("--max-samples", type=int, default=None,
+                     help="subsample every dataset to this many examples")
+    cmp.add_argument("--seed", type=int, default=None, help="root seed (default 0)")
+    cmp.add_argument("--curves", type=int, default=0, metavar="N",
+                     help="also write convergence curves with N checkpoints")
+    cmp.add_argument("--sweep", default=None, metavar="PARAM=V1,V2,...",
+                     help="also write test AUC against one parameter, e.g. eta=2^-12,2^-8,2^-4")
+    cmp.add_argument("--name", default="comparison", help="report file name stem")
+    _add_run_options(cmp)
+    cmp.set_defaults(func=_cmd_compare)
+
+    rep = sub.add_parser("reproduce", help="reproduce a paper's table or figure",
+                         description="Reproduce a table or figure of the papers, with the "
+                                     "paper's values beside ours and the protocol used. "
+                                     "`aucstream reproduce list` shows the choices.")
+    rep.add_argument("table", help="e.g. g16-table2, z11-table2, g16-fig1, g16-fig7, or list")
+    _add_run_options(rep)
+    rep.set_defaults(func=_cmd_reproduce)
     return parser
 
 

@@ -1,0 +1,252 @@
+"""Datasets of a comparison: a registry name or a LIBSVM/CSV file, and a binary rule."""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+__all__ = ["DataSpec", "LoadedData", "load_data", "parse_data_spec"]
+
+#: The rules that turn labels into {-1, +1}.
+RULES = ("default", "random_halves", "largest_vs_rest", "smallest_vs_rest", "one_vs_rest",
+         "positive")
+
+
+@dataclass(frozen=True)
+class DataSpec:
+    """Which data, with which binary labels.
+
+    Parameters
+    ----------
+    name : str
+        A registered dataset (``aucstream.datasets.list_datasets()``) or the path of a
+        LIBSVM/SVMlight or CSV file (plain, .gz, .bz2, .xz).
+    binary : str or tuple, default="default"
+        ``"default"`` (the registry's convention; for a file with two labels the
+        larger one is positive), ``"random_halves"``, ``"largest_vs_rest"``,
+        ``"smallest_vs_rest"``, ``("one_vs_rest", c)`` or ``("positive", (c1, c2, ...))``.
+    part : {"all", "train"}, default="all"
+        For registered sets with a predefined test file: use train + test, or the
+        training file only (e.g. G16 uses a9a's 32,561 training examples).
+    label : str or None
+        Name shown in reports (default: ``name``, or the file's stem).
+    paper_n : int or None
+        Number of examples the paper reports (a difference is flagged in reports).
+    note : str
+        Known differences from the paper's data, shown in reports.
+    """
+
+    name: str
+    binary: Any = "default"
+    part: str = "all"
+    label: str | None = None
+    paper_n: int | None = None
+    note: str = ""
+
+    @property
+    def title(self) -> str:
+        """Name shown in reports."""
+        if self.label:
+            return self.label
+        return Path(self.name).name if self.is_file else self.name
+
+    @property
+    def is_file(self) -> bool:
+        """Whether ``name`` is a path rather than a registry name."""
+        return os.sep in self.name or Path(self.name).suffix != "" and Path(self.name).exists()
+
+    def key(self) -> dict:
+        """What identifies the loaded data (for cache keys)."""
+        key = {"name": self.name, "binary": _jsonable(self.binary), "part": self.part}
+        if self.is_file:
+            key["sha256"] = _file_digest(self.name)
+        return key
+
+
+def _jsonable(value):
+    if isinstance(value, tuple | list):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+_DIGESTS: dict[tuple, str] = {}
+
+
+def _file_digest(path: str) -> str:
+    stat = os.stat(path)
+    key = (os.path.abspath(path), stat.st_size, stat.st_mtime_ns)
+    if key not in _DIGESTS:
+        h = hashlib.sha256()
+        with open(path, "rb") as f:
+            while block := f.read(1 << 20):
+                h.update(block)
+        _DIGESTS[key] = h.hexdigest()
+    return _DIGESTS[key]
+
+
+def _value(text: str):
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return text
+
+
+def parse_data_spec(text: str) -> DataSpec:
+    """A :class:`DataSpec` from ``NAME[:RULE][:train]``.
+
+    ``RULE`` is ``random_halves``, ``largest_vs_rest``, ``smallest_vs_rest``,
+    ``one_vs_rest=C`` or ``positive=C1,C2``. Examples: ``german``,
+    ``letter:one_vs_rest=8:train``, ``data/x.csv:positive=g``.
+
+    Parameters
+    ----------
+    text : str
+
+    Returns
+    -------
+    DataSpec
+    """
+    name, *options = text.split(":")
+    binary: Any = "default"
+    part = "all"
+    for option in options:
+        key, _, value = option.partition("=")
+        if key == "train" and not value:
+            part = "train"
+        elif key in ("random_halves", "largest_vs_rest", "smallest_vs_rest") and not value:
+            binary = key
+        elif key == "one_vs_rest" and value:
+            binary = ("one_vs_rest", _value(value))
+        elif key == "positive" and value:
+            binary = ("positive", tuple(_value(v) for v in value.split(",")))
+        else:
+            raise ValueError(f"bad dataset option {option!r} in {text!r}; use NAME[:RULE][:train] "
+                             "with RULE one of random_halves, largest_vs_rest, "
+                             "smallest_vs_rest, one_vs_rest=C, positive=C1,C2")
+    return DataSpec(name, binary, part)
+
+
+@dataclass
+class LoadedData:
+    """A dataset in memory with labels in {-1, +1}.
+
+    Attributes
+    ----------
+    X : ndarray or CSR matrix
+    y : ndarray of int64 in {-1, +1}
+    rule : str
+        The binary rule that was applied, in words.
+    """
+
+    X: Any
+    y: np.ndarray
+    rule: str
+
+    @property
+    def n_samples(self) -> int:
+        return int(self.y.size)
+
+    @property
+    def n_features(self) -> int:
+        return int(self.X.shape[1])
+
+    @property
+    def n_positive(self) -> int:
+        return int((self.y == 1).sum())
+
+
+def _binarize_file_labels(y: np.ndarray, binary) -> tuple[np.ndarray, str]:
+    from ..datasets import (
+        binarize_largest_vs_rest,
+        binarize_one_vs_rest,
+        binarize_random_halves,
+        binarize_smallest_vs_rest,
+    )
+
+    classes = np.unique(y)
+    if binary in ("default", None):
+        if classes.size != 2:
+            raise ValueError(f"the file has {classes.size} classes; give a binary rule "
+                             "(e.g. NAME:largest_vs_rest or NAME:positive=C)")
+        return np.where(y == classes[1], 1, -1).astype(np.int64), f"positive={classes[1]}"
+    if binary == "random_halves":
+        return binarize_random_halves(y, 0), "random_halves(random_state=0)"
+    if binary == "largest_vs_rest":
+        return binarize_largest_vs_rest(y), "largest_vs_rest"
+    if binary == "smallest_vs_rest":
+        return binarize_smallest_vs_rest(y), "smallest_vs_rest"
+    kind, value = binary
+    if kind == "one_vs_rest":
+        return binarize_one_vs_rest(y, value), f"one_vs_rest({value})"
+    if kind == "positive":
+        values = np.asarray(value)
+        if not np.isin(values, y).any():
+            raise ValueError(f"none of the positive labels {list(value)} occurs in the file")
+        return np.where(np.isin(y, values), 1, -1).astype(np.int64), f"positive={list(value)}"
+    raise ValueError(f"unknown binary rule {binary!r}")
+
+
+def load_data(spec: DataSpec, data_home=None) -> LoadedData:
+    """Load the data of ``spec`` with labels in {-1, +1}.
+
+    Parameters
+    ----------
+    spec : DataSpec
+    data_home : str, path-like or None
+        Folder of the registered datasets (default: ``$AUCSTREAM_DATA``).
+
+    Returns
+    -------
+    LoadedData
+    """
+    from ..datasets import load_csv, load_dataset, load_svmlight
+
+    if spec.is_file:
+        path = str(spec.name).lower()
+        for suffix in (".gz", ".bz2", ".xz"):
+            path = path.removesuffix(suffix)
+        if path.endswith((".csv", ".tsv", ".data")):
+            delimiter = "\t" if path.endswith(".tsv") else ","
+            X, y = load_csv(spec.name, delimiter=delimiter)
+        else:
+            X, y = load_svmlight(spec.name)
+        y, rule = _binarize_file_labels(np.asarray(y), spec.binary)
+        return LoadedData(X, y, rule)
+    binary = spec.binary
+    if binary == "default":
+        binary = None
+    elif isinstance(binary, tuple) and binary[0] == "positive":
+        raise ValueError("positive=... is for files; registered sets take one_vs_rest=C")
+    elif isinstance(binary, tuple):
+        binary = tuple(binary)
+    data = load_dataset(spec.name, data_home=data_home, binary=binary,
+                        return_parts=spec.part == "train")
+    return LoadedData(data.X, np.asarray(data.y, dtype=np.int64), data.binary_rule)
+
+
+def data_available(spec: DataSpec, data_home=None) -> str | None:
+    """None when the files of ``spec`` are present, else the reason they are not."""
+    if spec.is_file:
+        return None if Path(spec.name).exists() else f"file {spec.name} not found"
+    from ..datasets import dataset_info, get_data_home
+
+    try:
+        info = dataset_info(spec.name)
+    except ValueError as error:
+        return str(error)
+    if info.embedded:
+        return None
+    try:
+        home = get_data_home(data_home)
+    except FileNotFoundError as error:
+        return str(error).split(":")[0]
+    missing = [f.filename for f in info.files if not (home / f.filename).is_file()]
+    return f"missing {', '.join(missing)} in {home}" if missing else None

@@ -1,0 +1,136 @@
+"""Reproductions end to end in quick mode: report structure, cache, resume, CLI."""
+
+import csv
+import json
+import math
+import re
+
+import pytest
+
+from aucstream.cli import main
+from aucstream.evaluation import compare, get_protocol
+from aucstream.evaluation._reproduce import REPRODUCTIONS, reproduce
+
+G16_LEARNERS = ["OPAUC", "OAM_seq", "OAM_gra", "Uni-Exp", "Uni-Log", "Uni-Squ"]
+QUICK_SETS = ["diabetes", "fourclass", "german"]
+
+
+def _table_rows(markdown: str) -> dict[str, list[str]]:
+    """The rows of the first Markdown table after '## Test AUC', by first cell."""
+    section = markdown[markdown.index("## Test AUC"):]
+    lines = [line for line in section.splitlines() if line.startswith("|")]
+    end = next(i for i, line in enumerate(lines[2:], 2) if not line.startswith("|")) \
+        if any(not line.startswith("|") for line in lines[2:]) else len(lines)
+    rows = {}
+    for line in lines[:end]:
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        rows.setdefault(cells[0], cells[1:])
+    return rows
+
+
+def _numbers(cell: str) -> list[float]:
+    return [float(x) for x in re.findall(r"\d*\.\d+", cell)]
+
+
+@pytest.fixture(scope="module")
+def quick_g16(tmp_path_factory):
+    out = tmp_path_factory.mktemp("g16")
+    files = reproduce("g16-table2", out, mode="quick", n_jobs=1, progress=False)
+    return out, files
+
+
+def test_quick_g16_table2_report_structure(quick_g16):
+    out, files = quick_g16
+    text = files["markdown"].read_text()
+    rows = _table_rows(text)
+    assert rows["dataset"] == G16_LEARNERS
+    for name in QUICK_SETS:
+        assert len(rows[name]) == 6 and len(rows[f"{name} (paper)"]) == 6
+        for cell in rows[name]:
+            mean, std = _numbers(cell)[:2]
+            assert 0.0 <= mean <= 1.0 and 0.0 <= std <= 1.0
+            assert set(re.sub(r"[\d.± ]", "", cell)) <= set("●○†")
+    assert rows["diabetes (paper)"][0] == ".8309 ± .0350"
+    wtl = rows["win/tie/loss"]
+    assert wtl[0] == "" and all(sum(map(int, c.split("/"))) == 3 for c in wtl[1:])
+    assert rows["win/tie/loss (paper, all its datasets)"][1] == "14/2/0"
+    # the protocol and its deviations are stated; the absent datasets are listed
+    assert "quick mode" in text and "Deviations from the paper" in text
+    assert "kddcup04: not in the benchmark data" in text
+    for key in ("csv", "json", "time_png"):
+        assert files[key].stat().st_size > 0
+    with open(files["csv"]) as f:
+        runs = list(csv.DictReader(f))
+    assert len(runs) == 3 * 6 * 3  # datasets x learners x (1 trial x 3 folds)
+    assert all(0 <= float(r["auc"]) <= 1 and r["status"] == "ok" for r in runs)
+    doc = json.loads(files["json"].read_text())
+    assert doc["protocol"]["mode"] == "quick" and doc["deviations"]
+    assert {s["learner"] for s in doc["summary"]} == set(G16_LEARNERS)
+    assert len(doc["paper"]["values"]) == 16 * 6
+    assert all(math.isfinite(s["mean"]) for s in doc["summary"])
+
+
+def test_second_run_is_served_from_the_cache(quick_g16):
+    out, _ = quick_g16
+    first = json.loads((out / "g16_table2.json").read_text())["stats"]
+    assert first["computed"] == first["total"] > 0
+    files = reproduce("g16-table2", out, mode="quick", n_jobs=1, progress=False)
+    again = json.loads(files["json"].read_text())
+    assert again["stats"]["cached"] == again["stats"]["total"] == first["total"]
+    assert again["stats"]["computed"] == 0
+    assert again["summary"] == json.loads((out / "g16_table2.json").read_text())["summary"]
+
+
+def test_an_interrupted_comparison_resumes_where_it_stopped(tmp_path):
+    protocol = get_protocol("z11", "quick").replace(coarse_values=2)
+    args = (["OAM_seq=OAM(update='seq')", "PA=PassiveAggressive"], ["fourclass"], protocol)
+    done = []
+
+    def interrupt(job, record):
+        done.append(job.key())
+        if len(done) == 5:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        compare(*args, n_jobs=1, cache_dir=tmp_path, on_record=interrupt)
+    result = compare(*args, n_jobs=1, cache_dir=tmp_path)
+    assert result.stats.cached == 5
+    assert result.stats.computed == result.stats.total - 5
+    fresh = compare(*args, n_jobs=1)
+    assert [r["auc"] for r in result.runs] == [r["auc"] for r in fresh.runs]
+
+
+def test_cli_reproduce_and_compare_quick(tmp_path, capsys):
+    assert main(["reproduce", "list"]) == 0
+    assert "z11-table2" in capsys.readouterr().out
+    out = tmp_path / "z11"
+    assert main(["reproduce", "z11-table2", "--quick", "--out", str(out), "--jobs", "1"]) == 0
+    printed = capsys.readouterr().out
+    assert "| fourclass (paper) |" in printed and "z11_table2.md" in printed
+    rows = _table_rows((out / "z11_table2.md").read_text())
+    assert rows["dataset"] == [s.title for s in REPRODUCTIONS["z11-table2"].learners]
+    assert set(rows) >= {"fourclass", "german", "win/tie/loss"}
+    assert main(["compare", "--learners", "OPAUC", "Uni=UnivariateOnline(loss='exp')",
+                 "--datasets", "german", "--quick", "--out", str(tmp_path / "c"),
+                 "--jobs", "1", "--curves", "5"]) == 0
+    rows = _table_rows((tmp_path / "c" / "comparison.md").read_text())
+    assert rows["dataset"] == ["OPAUC", "Uni"]
+    assert (tmp_path / "c" / "comparison_curves_examples.png").exists()
+    with pytest.raises(SystemExit, match="unknown table"):
+        main(["reproduce", "nope"])
+    with pytest.raises(SystemExit, match="unknown learner"):
+        main(["compare", "--learners", "Nope", "--datasets", "german"])
+
+
+def test_quick_figures_write_curves_and_sweeps(tmp_path):
+    files = reproduce("g16-fig7", tmp_path, mode="quick", n_jobs=1, progress=False)
+    doc = json.loads(files["json"].read_text())
+    curves = [r["curve"] for r in doc["runs"]]
+    assert len(curves) == 3  # OPAUC, OAM_seq, OAM_gra on german, first split
+    for c in curves:
+        assert c["n_seen"] == sorted(c["n_seen"]) and c["n_seen"][-1] == 200
+        assert all(0 <= a <= 1 for a in c["auc"]) and c["seconds"] == sorted(c["seconds"])
+    assert files["examples_png"].exists() and files["seconds_png"].exists()
+    files = reproduce("z11-fig1", tmp_path, mode="quick", n_jobs=1, progress=False)
+    text = files["markdown"].read_text()
+    assert "### OAM_seq" in text and "| 500 |" in text and files["png"].exists()

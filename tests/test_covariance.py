@@ -2,7 +2,15 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from aucstream.covariance import FullCovariance
+from aucstream.covariance import (
+    COVARIANCE_KINDS,
+    FrequentDirectionsCovariance,
+    FullCovariance,
+    HashedCovariance,
+    RandomizedCovariance,
+    SparsifiedCovariance,
+    make_covariance,
+)
 
 
 @pytest.fixture
@@ -52,3 +60,120 @@ def test_dimension_errors():
         s.matvec(np.ones(4))
     with pytest.raises(ValueError, match="3 features"):
         s.merge(FullCovariance(4))
+
+
+# ------------------------------------------------------------------ every summary kind
+
+RANDOM_KINDS = ("randomized", "hash")
+
+
+def _update(summary, X, kind, seed=0):
+    return summary.update(X, seed) if kind in RANDOM_KINDS else summary.update(X)
+
+
+@pytest.mark.parametrize("kind", COVARIANCE_KINDS)
+def test_count_mean_and_interface(data, kind):
+    s = _update(make_covariance(kind, 7, 3), data, kind)
+    assert s.count == 300
+    np.testing.assert_allclose(s.mean, data.mean(axis=0), rtol=1e-12)
+    out = s.matvec(np.arange(7.0))
+    assert out.shape == (7,) and np.all(np.isfinite(out))
+    np.testing.assert_allclose(s.covariance @ np.arange(7.0), out, rtol=1e-9, atol=1e-9)
+    empty = make_covariance(kind, 7, 3)
+    np.testing.assert_array_equal(empty.matvec(np.ones(7)), 0.0)
+    with pytest.raises(ValueError, match="7 features"):
+        empty.update(np.ones((2, 4)))
+    with pytest.raises(ValueError, match="7 features"):
+        empty.matvec(np.ones(4))
+
+
+@pytest.mark.parametrize("kind", COVARIANCE_KINDS)
+def test_dense_sparse_and_chunked_updates_agree(data, kind):
+    whole = _update(make_covariance(kind, 7, 3), data, kind, seed=5)
+    rng = np.random.default_rng(5)
+    parts = make_covariance(kind, 7, 3)
+    for lo in range(0, 300, 41):
+        block = sp.csr_matrix(data[lo : lo + 41])
+        _update(parts, block, kind, seed=rng)
+    v = np.linspace(-1, 1, 7)
+    np.testing.assert_array_equal(parts.matvec(v), whole.matvec(v))
+    for name, value in vars(whole).items():
+        if isinstance(value, np.ndarray):
+            np.testing.assert_array_equal(getattr(parts, name), value, err_msg=name)
+
+
+@pytest.mark.parametrize("kind", ["randomized", "hash", "fd"])
+def test_lowrank_gram_is_maintained(data, kind):
+    s = _update(make_covariance(kind, 7, 4), data, kind)
+    np.testing.assert_allclose(s.gram_, s.sketch_.T @ s.sketch_, rtol=1e-10, atol=1e-9)
+    np.testing.assert_allclose(s.scatter, s.sketch_ @ s.sketch_.T)
+
+
+@pytest.mark.parametrize("centering", ["g13", "g16", "exact"])
+def test_randomized_centerings_equal_their_formulas(data, centering):
+    n, tau = 300, 6
+    A = RandomizedCovariance.draw(np.random.default_rng(3), n, tau)
+    s = RandomizedCovariance(7, tau, centering).update(data, draws=A)
+    Z = data.T @ A  # Z = X R with the rows a_t of R (G13 Eqs. 8-9)
+    np.testing.assert_allclose(s.sketch_, Z, rtol=1e-12, atol=1e-12)
+    c = data.mean(axis=0)
+    if centering == "g16":
+        expected = Z @ Z.T / n - np.outer(c, c)
+    elif centering == "g13":
+        abar = A.mean(axis=0)
+        expected = Z @ Z.T / n - (abar @ abar) * np.outer(c, c)
+    else:
+        centered = (data - c).T @ A  # (X - c 1^T) R
+        expected = centered @ centered.T / n
+        assert np.linalg.eigvalsh(expected).min() > -1e-10  # PSD
+    np.testing.assert_allclose(s.covariance, expected, rtol=1e-10, atol=1e-10)
+
+
+def test_hash_draws_are_signed_buckets():
+    A = HashedCovariance.draw(np.random.default_rng(0), 2000, 5)
+    assert np.all(np.count_nonzero(A, axis=1) == 1)
+    assert set(np.unique(A)) == {-1.0, 0.0, 1.0}
+    counts = np.count_nonzero(A, axis=0)
+    assert counts.min() > 300  # roughly uniform buckets
+    assert abs(A.sum()) < 150  # balanced signs
+
+
+def test_fd_is_exact_before_any_shrink(data):
+    s = FrequentDirectionsCovariance(7, 40).update(data[:39])
+    assert int(s.n_shrinks_[0]) == 0
+    np.testing.assert_allclose(s.scatter, data[:39].T @ data[:39], rtol=1e-12, atol=1e-12)
+
+
+def test_sparse_is_exact_when_tau_at_least_d(data):
+    s = SparsifiedCovariance(7, 7).update(data)
+    assert s.n_prunes == 0
+    np.testing.assert_allclose(s.scatter, data.T @ data, rtol=1e-12)
+    np.testing.assert_allclose(s.matvec(np.arange(7.0)), np.cov(data.T, bias=True) @ np.arange(7.0),
+                               atol=1e-11)
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"kind": "nope"}, "covariance must be"),
+    ({"kind": "fd", "sketch_size": 1}, "sketch_size must be"),
+    ({"kind": "randomized", "sketch_size": 0}, "sketch_size must be"),
+    ({"kind": "sparse", "sketch_size": 2.5}, "sketch_size must be"),
+    ({"kind": "randomized", "centering": "mean"}, "centering must be"),
+    ({"kind": "fd", "shrink": "third"}, "shrink must be"),
+    ({"kind": "sparse", "prune_slack": -1.0}, "prune_slack must be"),
+])
+def test_invalid_settings(kwargs, match):
+    kwargs = dict(kwargs)
+    kind = kwargs.pop("kind")
+    with pytest.raises(ValueError, match=match):
+        make_covariance(kind, 5, kwargs.pop("sketch_size", 3), **kwargs)
+
+
+@pytest.mark.parametrize("kind", ["randomized", "hash", "fd", "sparse"])
+def test_merge_checks_compatibility(kind):
+    a = make_covariance(kind, 5, 3)
+    with pytest.raises(TypeError, match="cannot merge"):
+        a.merge(FullCovariance(5))
+    with pytest.raises(ValueError, match="sizes"):
+        a.merge(make_covariance(kind, 5, 4))
+    with pytest.raises(ValueError, match="5 features"):
+        a.merge(make_covariance(kind, 6, 3))

@@ -1,11 +1,20 @@
+import pickle
+
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from conftest import make_stream
 
-from aucstream import OPAUC
-from aucstream.covariance import FullCovariance
+from aucstream import OPAUC, load_model, save_model
+from aucstream.covariance import (
+    FullCovariance,
+    HashedCovariance,
+    RandomizedCovariance,
+    make_covariance,
+)
 from aucstream.metrics import pairwise_auc_loss
 from aucstream.opauc import opauc_gradient
+from aucstream.reduction import RandomFeatureSubset, make_opauc_f, make_opauc_pca, make_opauc_rp
 
 
 def per_step_loss_gradient(w, X, y, t, lam):
@@ -104,3 +113,205 @@ def test_invalid_parameters(params):
     X, y = make_stream(20, 2)
     with pytest.raises(ValueError, match="must be"):
         OPAUC(**params).fit(X, y)
+
+
+# ======================================================== sketched covariances (issue 3)
+SKETCHES = ["randomized", "hash", "fd", "sparse"]
+VARIANTS = [
+    ("randomized", {"centering": "g13"}),
+    ("randomized", {"centering": "g16"}),
+    ("randomized", {"centering": "exact"}),
+    ("hash", {}),
+    ("fd", {"shrink": "half"}),
+    ("fd", {"shrink": "ceil_0.9"}),
+    ("sparse", {"prune_slack": 0.0}),
+    ("sparse", {"prune_slack": 0.3}),
+]
+
+
+def sketch_reference(kind, X, y, eta, lam, tau, seed=0, **options):
+    """The approximate OPAUC recursion (G13 Eqs. 10-11, G16 Eqs. 14-17) with summaries.
+
+    Each example is added to its own class's summary (with the draws the learner makes:
+    tau Gaussians for "randomized", one uniform for "hash"), then w takes one step of
+    the gradient computed by ``opauc_gradient`` from the opposite summary.
+    """
+    n, d = X.shape
+    rng = np.random.default_rng(seed)
+    draws = {"randomized": RandomizedCovariance.draw,
+             "hash": HashedCovariance.draw}.get(kind, lambda *a: None)(rng, n, tau)
+    stats = [make_covariance(kind, d, tau, **options) for _ in range(2)]
+    w = np.zeros(d)
+    for t in range(n):
+        own = int(y[t] > 0)
+        if draws is None:
+            stats[own].update(X[t : t + 1])
+        else:
+            stats[own].update(X[t : t + 1], draws=draws[t : t + 1])
+        if stats[1 - own].count:
+            w = w - eta * opauc_gradient(w, X[t], float(y[t]), stats[1 - own], lam)
+    return w
+
+
+@pytest.mark.parametrize("kind, options", VARIANTS)
+def test_sketched_kernel_follows_the_reference_recursion(kind, options):
+    X, y = make_stream(150, 6, seed=3, sparsity=0.3)
+    tau = 2 if kind == "sparse" else 4
+    model = OPAUC(eta=0.05, lam=0.01, covariance=kind, sketch_size=tau, random_state=0,
+                  **options).fit(X, y)
+    w = sketch_reference(kind, X, y, 0.05, 0.01, tau, **options)
+    np.testing.assert_allclose(model.w_, w, rtol=1e-11, atol=1e-12 * np.abs(w).max())
+    for summary in model.stats_:
+        if hasattr(summary, "n_shrinks_"):
+            assert summary.n_shrinks_[0] > 3
+        if hasattr(summary, "n_prunes"):
+            assert summary.n_prunes > 3
+
+
+@pytest.mark.parametrize("kind", ["randomized", "hash", "fd"])
+@pytest.mark.parametrize("eta, lam", [(0.05, 0.01), (0.5, 2.0), (0.25, 3.999)])
+def test_implicit_weights_with_rebasing_and_extreme_shrinkage(kind, eta, lam, monkeypatch):
+    """Re-basing every 7 examples, eta*lam = 1 (w restarts) and tiny scale factors."""
+    monkeypatch.setattr(OPAUC, "_rebase_every", 7)
+    X, y = make_stream(120, 5, seed=4, sparsity=0.2)
+    model = OPAUC(eta=eta, lam=lam, covariance=kind, sketch_size=3, random_state=1).fit(X, y)
+    w = sketch_reference(kind, X, y, eta, lam, 3, seed=1)
+    np.testing.assert_allclose(model.w_, w, rtol=1e-10, atol=1e-12 * max(np.abs(w).max(), 1.0))
+
+
+@pytest.mark.parametrize("kind", ["randomized", "hash", "fd"])
+def test_maintained_products_match_recomputation(kind):
+    X, y = make_stream(300, 8, seed=5, sparsity=0.5)
+    model = OPAUC(eta=0.02, covariance=kind, sketch_size=5, random_state=2).fit(X, y)
+    saved = {k: getattr(model, k).copy() for k in ("zz_", "zs_", "ss_", "zv_", "sv_")}
+    grams = [s.gram_.copy() for s in model.stats_]
+    model._rebase()  # folds w into v and recomputes every product exactly
+    w = model.w_.copy()
+    model._materialize()
+    np.testing.assert_allclose(model.w_, w, rtol=1e-10, atol=1e-12)
+    assert model.scale_[0] == 1.0 and not model.p_.any() and not model.gamma_.any()
+    for s, g in zip(model.stats_, grams):
+        np.testing.assert_allclose(s.gram_, g, rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(model.zz_, saved["zz_"], rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(model.zs_, saved["zs_"], rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(model.ss_, saved["ss_"], rtol=1e-9)
+
+
+@pytest.mark.parametrize("kind", SKETCHES)
+def test_sketched_chunking_dense_sparse_and_resuming_are_exact(kind, tmp_path):
+    """The common-battery invariants, for every covariance kind (bit for bit)."""
+    X, y = make_stream(160, 6, seed=6, sparsity=0.4)
+    params = dict(eta=0.05, lam=0.01, covariance=kind, sketch_size=3, random_state=0)
+    whole = OPAUC(**params).fit(X, y)
+    for cuts in ([1, 2, 50, 51, 120], [80], list(range(10, 160, 10))):
+        streamed = OPAUC(**params)
+        for lo, hi in zip([0, *cuts], [*cuts, 160]):
+            streamed.partial_fit(X[lo:hi], y[lo:hi], classes=[-1, 1])
+        np.testing.assert_array_equal(streamed.coef_, whole.coef_)
+    for fmt in ("csr", "csc"):
+        sparse = OPAUC(**params).fit(sp.csr_matrix(X).asformat(fmt), y)
+        np.testing.assert_array_equal(sparse.coef_, whole.coef_)
+    first = OPAUC(**params).partial_fit(X[:70], y[:70], classes=[-1, 1])
+    save_model(first, tmp_path / "model.npz")
+    for resumed in (pickle.loads(pickle.dumps(first)), load_model(tmp_path / "model.npz")):
+        resumed.partial_fit(X[70:], y[70:])
+        np.testing.assert_array_equal(resumed.coef_, whole.coef_)
+        assert resumed.n_samples_seen_ == 160
+
+
+def _state_bytes(obj) -> int:
+    if isinstance(obj, np.ndarray):
+        return obj.nbytes
+    if isinstance(obj, (list, tuple)):
+        return sum(_state_bytes(v) for v in obj)
+    if hasattr(obj, "__dict__") and not isinstance(obj, np.random.Generator):
+        return sum(_state_bytes(v) for v in vars(obj).values())
+    return 0
+
+
+@pytest.mark.parametrize("kind", SKETCHES + ["full"])
+def test_memory_is_independent_of_the_stream_length(kind):
+    X, y = make_stream(3000, 30, seed=7, sparsity=0.7)
+    params = dict(covariance=kind, sketch_size=4, random_state=0)
+    short = OPAUC(**params).fit(X[:100], y[:100])
+    long = OPAUC(**params).fit(X, y)
+    assert _state_bytes(long) == _state_bytes(short)
+    if kind != "full":  # O(d tau), far below the d^2 of the exact covariance
+        assert _state_bytes(long) < 2 * 30 * 30 * 8 + 40_000 * 16
+
+
+def test_sketches_at_full_size_match_full_opauc():
+    """Where a sketch is exact the model is full OPAUC's (to rounding): sparse with a
+    budget of d^2 entries, FD before its first shrink; close for the random ones."""
+    X, y = make_stream(200, 6, seed=8, sparsity=0.3)
+    full = OPAUC(eta=0.05, lam=0.01).fit(X, y)
+    sparse = OPAUC(eta=0.05, lam=0.01, covariance="sparse", sketch_size=6).fit(X, y)
+    np.testing.assert_allclose(sparse.w_, full.w_, rtol=1e-10, atol=1e-12)
+    fd = OPAUC(eta=0.05, lam=0.01, covariance="fd", sketch_size=200).fit(X, y)
+    assert all(s.n_shrinks_[0] == 0 for s in fd.stats_)
+    np.testing.assert_allclose(fd.w_, full.w_, rtol=1e-10, atol=1e-12)
+    for kind, options in [("randomized", {"centering": "exact"}), ("hash", {})]:
+        errors = [np.linalg.norm(OPAUC(eta=0.05, lam=0.01, covariance=kind, sketch_size=tau,
+                                       random_state=0, **options).fit(X, y).w_ - full.w_)
+                  for tau in (6, 400)]
+        assert errors[1] < 0.1 * np.linalg.norm(full.w_)
+        assert errors[1] < errors[0]
+
+
+def test_sketched_opauc_learns():
+    rng = np.random.default_rng(9)
+    truth = rng.normal(size=40)
+    X = rng.normal(size=(1500, 40)) * (rng.random((1500, 40)) < 0.3)
+    y = np.where(X @ truth + 0.3 * rng.normal(size=1500) > 0, 1, -1)
+    full = OPAUC(eta=2**-5, lam=2**-10).fit(X[:1000], y[:1000]).score(X[1000:], y[1000:])
+    assert full > 0.97
+    for kind in SKETCHES:  # tau = d/4
+        model = OPAUC(eta=2**-5, lam=2**-10, covariance=kind, sketch_size=10,
+                      random_state=0).fit(X[:1000], y[:1000])
+        assert model.score(X[1000:], y[1000:]) > full - 0.1, kind
+
+
+@pytest.mark.parametrize("params", [
+    {"covariance": "diagonal"}, {"covariance": "fd", "sketch_size": 1},
+    {"covariance": "sparse", "sketch_size": 0}, {"covariance": "randomized", "sketch_size": 1.5},
+    {"centering": "mean"}, {"shrink": "third"},
+    {"covariance": "fd", "sketch_size": 4, "shrink": 9},
+    {"prune_slack": -0.5},
+])
+def test_invalid_sketch_parameters(params):
+    X, y = make_stream(20, 4)
+    with pytest.raises(ValueError, match="must be|outside"):
+        OPAUC(**params).fit(X, y)
+
+
+# --------------------------------------------------- dimension-reduction pipelines
+@pytest.mark.parametrize("factory, method", [(make_opauc_f, "subset"),
+                                             (make_opauc_rp, "gaussian"),
+                                             (make_opauc_pca, "pca")])
+def test_reduction_pipelines(factory, method):
+    rng = np.random.default_rng(10)
+    X = sp.random(200, 300, density=0.05, random_state=3, format="csr")
+    y = np.where(X @ rng.normal(size=300) > 0, 1, -1)
+    model = factory(k=20, random_state=0, eta=2**-4).fit(X, y)
+    reduce, opauc = model.named_steps["reduce"], model.named_steps["opauc"]
+    assert reduce.method == method and opauc.n_features_in_ == 20
+    reduced = reduce.transform(X)
+    np.testing.assert_allclose(model.decision_function(X), opauc.decision_function(reduced))
+    assert model.score(X, y) == pytest.approx(opauc.score(reduced, y))
+    reference = OPAUC(eta=2**-4, random_state=0).fit(reduced, y)
+    np.testing.assert_array_equal(opauc.coef_, reference.coef_)
+    # identity when d <= k
+    small = factory(k=1000, random_state=0).fit(X[:, :30], y)
+    assert small.named_steps["opauc"].n_features_in_ == 30
+
+
+def test_random_feature_subset_and_sparse_projection():
+    X = np.arange(60.0).reshape(3, 20)
+    subset = RandomFeatureSubset(5, random_state=1).fit(X)
+    assert len(set(subset.features_)) == 5
+    np.testing.assert_array_equal(subset.transform(X), X[:, subset.features_])
+    rp = make_opauc_rp(k=8, projection="sparse", random_state=0)
+    assert rp.fit(np.random.default_rng(0).normal(size=(40, 30)),
+                  np.arange(40) % 2).named_steps["opauc"].n_features_in_ == 8
+    with pytest.raises(ValueError, match="projection"):
+        make_opauc_rp(projection="cosine")

@@ -1,7 +1,7 @@
 """OPAUC: one-pass AUC optimization with the least-square pairwise loss.
 
 Gao, Jin, Zhu and Zhou, *One-Pass AUC Optimization* (ICML 2013, "G13") and its journal
-version (Gao, Wang, Jin, Zhu, Zhou, Artificial Intelligence 2016, "G16"); SPEC §1.
+version (Gao, Wang, Jin, Zhu, Zhou, Artificial Intelligence 2016, "G16"); SPEC §1-§5.
 
 The objective is the regularized square pairwise loss
 
@@ -23,9 +23,73 @@ and the update is :math:`w \\leftarrow w - \\eta g_t`. Before the step, the exam
 is added to its own class's summary; while the opposite class is still empty only
 the statistics are updated. The model is the last iterate (G16 §5.4).
 
-Memory is that of the two class summaries (O(d^2) for the exact covariance),
-independent of the number of examples. The summaries are
-:class:`aucstream.covariance.CovarianceSummary` objects.
+High-dimensional variants
+-------------------------
+``covariance`` chooses the class summaries (:mod:`aucstream.covariance`); the step
+is the same with :math:`S` replaced by the summary's estimate :math:`\\hat S`:
+
+=============  ======================  =========================================
+covariance     paper                   :math:`\\hat S`, memory
+=============  ======================  =========================================
+"full"         OPAUC (G16 Alg. 1)      exact; O(d^2) memory: for moderate d only
+"randomized"   OPAUC_r (G13 Eqs. 6-11)  :math:`Z Z^\\top/T` - centering; O(d tau)
+"fd"           OPAUC_fd (G16 Alg. 2)   frequent directions (Eqs. 10-11, 14-15)
+"sparse"       OPAUC_s (G16 Alg. 3)    :math:`d\\tau` largest entries (Eqs. 16-17)
+"hash"         OPAUC_h (G16 §7.2)      CountSketch (SPEC §5, reconstructed)
+=============  ======================  =========================================
+
+Costs per example with k non-zeros (CSR input is never densified):
+
+- "full": O(k^2) to add the example, O(d^2) for :math:`S w`.
+- "sparse": O(k^2) to add, O(d tau) for :math:`P w` (a scan of the hash table), O(d)
+  for the step (c and :math:`P w` are dense), plus an O(d tau) prune whenever the
+  stored non-zeros pass ``(1 + prune_slack) d tau``.
+- "randomized", "hash", "fd": O(k tau + tau^2), independent of d, through an implicit
+  form of the weights (below); "fd" adds a shrink at most once every tau - l + 1
+  inserts of a class: an O(tau^3) eigendecomposition plus O(m tau^2) for the m rows
+  of Z that ever received a non-zero (m <= d; O(d tau) amortized). The weights are
+  formed (O(d tau)) once at the end of each chunk.
+
+Implicit weights of the low-rank variants
+-----------------------------------------
+For the sketches :math:`Z_\\pm` (d x tau) and class sums :math:`s_\\pm`, the weights
+are kept as
+
+.. math::
+
+    w = \\sigma\\,\\big(v + Z_- p_- + Z_+ p_+ + \\gamma_- s_- + \\gamma_+ s_+\\big)
+
+with a dense v, coefficient vectors :math:`p_\\pm \\in \\mathbb R^\\tau`, scalars
+:math:`\\gamma_\\pm` and a scale :math:`\\sigma`. With :math:`\\hat S w = Z\\phi - s\\psi`
+(the opposite class; :math:`\\phi = Z^\\top w/T`, :math:`\\psi = c^\\top w/T` for the
+G16 form), the step
+
+.. math::
+
+    w \\leftarrow (1 - \\eta\\lambda) w - \\eta Z\\phi
+        + \\eta(\\psi + \\alpha/T) s - \\eta\\alpha x, \\qquad
+        \\alpha = e^\\top w - y_t ,
+
+becomes :math:`\\sigma \\leftarrow (1-\\eta\\lambda)\\sigma`, a change of :math:`p` and
+:math:`\\gamma` of the opposite class, and a k-sparse change of v. Adding x to the
+own class (:math:`Z \\mathrel{+}= x a^\\top`, :math:`s \\mathrel{+}= x`) would change
+:math:`Z p + \\gamma s` by :math:`(a^\\top p + \\gamma) x`, which is subtracted from v so
+that w does not move. The products this needs, :math:`Z^\\top w`,
+:math:`s^\\top w` and :math:`x^\\top w`, come from maintained Gram quantities
+(:math:`Z_a^\\top Z_b`, :math:`Z_a^\\top s_b`, :math:`s_a^\\top s_b`, :math:`Z_a^\\top v`,
+:math:`s_a^\\top v`), each updated in O(k tau + tau^2) per example. In exact
+arithmetic this is the same recursion as the direct update; in floating point it
+differs by rounding. To bound cancellation between v and the other terms, every
+``OPAUC._rebase_every`` examples (2^15) the representation is folded back into v and
+the maintained products are recomputed exactly (O(d tau^2)); a frequent-directions
+shrink folds the shrunk class's terms into v too (its old Z is gone). :math:`\\sigma`
+is folded into v when it leaves [1e-100, 1e100] or becomes 0 (:math:`\\eta\\lambda = 1`).
+All of this happens at positions fixed by the stream, so chunking never changes the
+model.
+
+Dimension-reduction variants (OPAUC^f, OPAUC^rp, OPAUC^pca) are scikit-learn
+pipelines in front of OPAUC: see :mod:`aucstream.reduction`. Random Fourier
+features for dense data (G16 §7.2) are in :mod:`aucstream.random_features`.
 """
 
 from __future__ import annotations
@@ -35,7 +99,21 @@ import numpy as np
 
 from ._base import BaseStreamingAUC
 from ._chunks import Chunk
-from .covariance import FullCovariance, full_add, full_cov_matvec
+from .covariance import (
+    COVARIANCE_KINDS,
+    HashedCovariance,
+    RandomizedCovariance,
+    _sym,
+    fd_insert,
+    full_add,
+    full_cov_matvec,
+    lowrank_add,
+    make_covariance,
+    sketch_tdot,
+    sparse_cov_matvec,
+    sparse_dot,
+    sparsified_add,
+)
 
 __all__ = ["OPAUC", "opauc_gradient"]
 
@@ -81,8 +159,217 @@ def _opauc_full_chunk(w, count_neg, sum_neg, scatter_neg, count_pos, sum_pos, sc
             _opauc_step(w, idx, val, y, count_pos[0], sum_pos, cov_w, c_w, eta, lam)
 
 
+# ------------------------------------------------------------------ OPAUC_s kernel
+@nb.njit(cache=True)
+def _opauc_sparse_chunk(w, count_neg, sum_neg, keys_neg, vals_neg, index_neg, info_neg,
+                        count_pos, sum_pos, keys_pos, vals_pos, index_pos, info_pos,
+                        indptr, indices, data, ys, start, budget, trigger, full, eta, lam):
+    """G16 Alg. 3 over rows ``start:``; returns the first row whose class summary must
+    grow before it can take the example (or n when done)."""
+    cov_w = np.empty(w.shape[0])
+    n = indptr.shape[0] - 1
+    for r in range(start, n):
+        lo, hi = indptr[r], indptr[r + 1]
+        idx, val, y = indices[lo:hi], data[lo:hi], ys[r]
+        if y > 0:
+            if not sparsified_add(count_pos, sum_pos, keys_pos, vals_pos, index_pos, info_pos,
+                                  idx, val, budget, trigger, full):
+                return r
+            if count_neg[0] == 0:
+                continue
+            c_w = sparse_cov_matvec(count_neg, sum_neg, keys_neg, vals_neg, info_neg, w, cov_w)
+            _opauc_step(w, idx, val, y, count_neg[0], sum_neg, cov_w, c_w, eta, lam)
+        else:
+            if not sparsified_add(count_neg, sum_neg, keys_neg, vals_neg, index_neg, info_neg,
+                                  idx, val, budget, trigger, full):
+                return r
+            if count_pos[0] == 0:
+                continue
+            c_w = sparse_cov_matvec(count_pos, sum_pos, keys_pos, vals_pos, info_pos, w, cov_w)
+            _opauc_step(w, idx, val, y, count_pos[0], sum_pos, cov_w, c_w, eta, lam)
+    return n
+
+
+# ------------------------------------------------------ OPAUC_r / _h / _fd kernel
+_DONE, _SHRINK, _REBASE = 0, 1, 2
+_SCALE_MIN, _SCALE_MAX = 1e-100, 1e100
+
+
+@nb.njit(cache=True)
+def _opauc_lowrank_chunk(count0, sum0, Z0, G0, asum0, nfill0, frob0, seen0, supp0, nsupp0,
+                         count1, sum1, Z1, G1, asum1, nfill1, frob1, seen1, supp1, nsupp1,
+                         zz, zs, ss, v, p, gamma, scale, zv, sv,
+                         indptr, indices, data, ys, A, start, resume, fd, centering,
+                         eta, lam, rebase_every):
+    """The OPAUC step with low-rank summaries in implicit form (module docstring).
+
+    Class 0 is the negative class, 1 the positive one. ``zz = Z0^T Z1``,
+    ``zs[a, b] = Z_a^T s_b``, ``ss[a, b] = s_a^T s_b``, ``zv[a] = Z_a^T v``,
+    ``sv[a] = s_a^T v``; ``G_a = Z_a^T Z_a`` lives in the summaries. ``A`` holds the
+    per-example vectors a (linear sketches); with ``fd`` the example goes into the
+    first zero column. ``centering``: 0 = G16 form, 1 = G13, 2 = exact.
+
+    Returns ``(row, event)``: ``_DONE``; ``_SHRINK`` (row ``row`` was inserted and
+    filled its class's sketch: shrink, then resume at ``row`` with ``resume``);
+    ``_REBASE`` (resume at ``row`` after the periodic re-basing).
+    """
+    tau = Z0.shape[1]
+    zx0 = np.empty(tau)
+    zx1 = np.empty(tau)
+    a = np.zeros(tau)
+    phi = np.empty(tau)
+    q = np.empty(tau)
+    shrink = 1.0 - eta * lam
+    n = indptr.shape[0] - 1
+    for r in range(start, n):
+        lo, hi = indptr[r], indptr[r + 1]
+        idx, val, y = indices[lo:hi], data[lo:hi], ys[r]
+        c = 1 if y > 0 else 0
+        o = 1 - c
+        sketch_tdot(Z0, idx, val, zx0)
+        sketch_tdot(Z1, idx, val, zx1)
+        sx0 = sparse_dot(sum0, idx, val)
+        sx1 = sparse_dot(sum1, idx, val)
+        vx = sparse_dot(v, idx, val)
+        if not (resume and r == start):
+            # ---- add x to its own class, keeping w fixed
+            xx = 0.0
+            for t in range(idx.shape[0]):
+                xx += val[t] * val[t]
+            if c == 1:
+                Zc, Gc, countc, sumc = Z1, G1, count1, sum1
+                asumc, nfillc, frobc = asum1, nfill1, frob1
+                seenc, suppc, nsuppc = seen1, supp1, nsupp1
+                zxc, zxo, sxc, sxo = zx1, zx0, sx1, sx0
+            else:
+                Zc, Gc, countc, sumc = Z0, G0, count0, sum0
+                asumc, nfillc, frobc = asum0, nfill0, frob0
+                seenc, suppc, nsuppc = seen0, supp0, nsupp0
+                zxc, zxo, sxc, sxo = zx0, zx1, sx0, sx1
+            if fd:
+                a[:] = 0.0
+                if xx > 0.0:
+                    a[nfillc[0]] = 1.0
+            else:
+                a[:] = A[r]
+            beta = -gamma[c]
+            for j in range(tau):
+                beta -= a[j] * p[c, j]
+            if beta != 0.0:
+                for t in range(idx.shape[0]):
+                    v[idx[t]] += beta * val[t]
+                for j in range(tau):
+                    zv[0, j] += beta * zx0[j]
+                    zv[1, j] += beta * zx1[j]
+                sv[0] += beta * sx0
+                sv[1] += beta * sx1
+                vx += beta * xx
+            # products involving the own class's new Z and s (old Z^T x, s^T x)
+            if c == 0:
+                for i in range(tau):
+                    for j in range(tau):
+                        zz[i, j] += a[i] * zx1[j]
+            else:
+                for i in range(tau):
+                    for j in range(tau):
+                        zz[i, j] += zx0[i] * a[j]
+            for j in range(tau):
+                zs[c, c, j] += zxc[j] + a[j] * (sxc + xx)
+                zs[c, o, j] += a[j] * sxo
+                zs[o, c, j] += zxo[j]
+                zv[c, j] += a[j] * vx
+            ss[c, c] += 2.0 * sxc + xx
+            ss[c, o] += sxo
+            ss[o, c] += sxo
+            sv[c] += vx
+            if fd:
+                fd_insert(countc, sumc, Zc, Gc, nfillc, frobc, seenc, suppc, nsuppc, idx, val,
+                          zxc)
+            else:
+                lowrank_add(countc, sumc, Zc, Gc, idx, val, a, zxc)
+                for j in range(tau):
+                    asumc[j] += a[j]
+            for j in range(tau):
+                zxc[j] += a[j] * xx
+            if c == 1:
+                sx1 += xx
+            else:
+                sx0 += xx
+            if fd and nfillc[0] == tau:
+                return r, _SHRINK
+        # ---- the step against the opposite class
+        if o == 1:
+            counto, asumo = count1, asum1
+        else:
+            counto, asumo = count0, asum0
+        t_opp = counto[0]
+        if t_opp > 0:
+            sigma = scale[0]
+            for i in range(tau):
+                acc = zv[o, i] + zs[o, 0, i] * gamma[0] + zs[o, 1, i] * gamma[1]
+                if o == 0:
+                    for j in range(tau):
+                        acc += G0[i, j] * p[0, j] + zz[i, j] * p[1, j]
+                else:
+                    for j in range(tau):
+                        acc += zz[j, i] * p[0, j] + G1[i, j] * p[1, j]
+                q[i] = sigma * acc
+            sw = sv[o] + ss[o, 0] * gamma[0] + ss[o, 1] * gamma[1]
+            xw = vx + gamma[0] * sx0 + gamma[1] * sx1
+            for j in range(tau):
+                sw += zs[0, o, j] * p[0, j] + zs[1, o, j] * p[1, j]
+                xw += zx0[j] * p[0, j] + zx1[j] * p[1, j]
+            inv_t = 1.0 / t_opp
+            cw = sigma * sw * inv_t
+            alpha = sigma * xw - cw - y
+            if centering == 0:
+                for j in range(tau):
+                    phi[j] = q[j] * inv_t
+                psi = cw * inv_t
+            elif centering == 1:
+                uu = 0.0
+                for j in range(tau):
+                    phi[j] = q[j] * inv_t
+                    uu += asumo[j] * asumo[j]
+                psi = uu * inv_t * inv_t * cw * inv_t
+            else:
+                uq = 0.0
+                for j in range(tau):
+                    qt = q[j] - asumo[j] * cw
+                    phi[j] = qt * inv_t
+                    uq += asumo[j] * qt
+                psi = uq * inv_t * inv_t
+            new_scale = sigma * shrink
+            if new_scale == 0.0 or abs(new_scale) < _SCALE_MIN or abs(new_scale) > _SCALE_MAX:
+                v *= new_scale
+                p *= new_scale
+                gamma *= new_scale
+                zv *= new_scale
+                sv *= new_scale
+                new_scale = 1.0
+            inv_s = 1.0 / new_scale
+            for j in range(tau):
+                p[o, j] -= eta * phi[j] * inv_s
+            gamma[o] += eta * (psi + alpha * inv_t) * inv_s
+            delta = -eta * alpha * inv_s
+            for t in range(idx.shape[0]):
+                v[idx[t]] += delta * val[t]
+            for j in range(tau):
+                zv[0, j] += delta * zx0[j]
+                zv[1, j] += delta * zx1[j]
+            sv[0] += delta * sx0
+            sv[1] += delta * sx1
+            scale[0] = new_scale
+        if rebase_every > 0 and (count0[0] + count1[0]) % rebase_every == 0:
+            return r + 1, _REBASE
+    return n, _DONE
+
+
 def opauc_gradient(w: np.ndarray, x: np.ndarray, y: float, opposite, lam: float) -> np.ndarray:
     """The OPAUC gradient g_t (G16 Eqs. 7-8) from an opposite-class summary.
+
+    With a sketched summary this is the approximate gradient of G13 Eqs. 10-11 or
+    G16 Eqs. 14-17 (``opposite.matvec`` applies the estimate :math:`\\hat S`).
 
     Parameters
     ----------
@@ -106,12 +393,27 @@ def opauc_gradient(w: np.ndarray, x: np.ndarray, y: float, opposite, lam: float)
     return lam * w - y * e + e * (e @ w) + opposite.matvec(w)
 
 
-class OPAUC(BaseStreamingAUC):
-    """One-pass AUC optimization (OPAUC), square pairwise loss, exact covariances.
+_CENTERING_CODES = {"g16": 0, "g13": 1, "exact": 2}
+_LOWRANK = ("randomized", "hash", "fd")
 
-    See the module docstring for the update. Per example the cost is O(k^2) for
-    the statistics (k non-zeros of x) plus O(d^2) for the product with the opposite
-    class's covariance; memory is O(d^2), independent of the number of examples.
+
+class OPAUC(BaseStreamingAUC):
+    """One-pass AUC optimization (OPAUC) with exact or sketched class covariances.
+
+    See the module docstring for the update, the variants and their costs. With
+    ``covariance="full"`` (the default) the covariances are exact: O(d^2) memory and
+    O(d^2) per example, for moderate d (the O(k^2) statistics never densify sparse
+    input). The other kinds keep O(d tau) memory, independent of the number of
+    examples, for 10^4-10^6 features.
+
+    The sketched estimates :math:`\\hat S` (a sketch of :math:`X X^\\top`, divided by
+    T, minus :math:`c c^\\top`; G16 Eqs. 10-11, 16-17, 19) need not be positive
+    semi-definite: frequent directions under-estimates :math:`X X^\\top` while
+    :math:`c c^\\top` is exact, and hashing and sparsification err in both directions.
+    Along such directions the step is not a contraction, so large step sizes can
+    diverge where the exact OPAUC does not (on sector, OPAUC_fd and OPAUC_h diverge
+    from eta = 2^-4 on; OPAUC_r with the G13 centering, which hardly removes the mean,
+    does not): tune ``eta`` per variant, as the papers do.
 
     Parameters
     ----------
@@ -121,17 +423,43 @@ class OPAUC(BaseStreamingAUC):
         library choice, not the papers'.
     lam : float, default=2**-8
         L2 regularization lambda, tuned over 2^[-10:2] in the papers.
+    covariance : {"full", "randomized", "fd", "sparse", "hash"}, default="full"
+        The class summaries: exact (OPAUC), randomized low rank (OPAUC_r), frequent
+        directions (OPAUC_fd), sparsification (OPAUC_s) or hashing (OPAUC_h).
+    sketch_size : int, default=50
+        tau of the sketches (the papers use 50); ignored by "full". "sparse" keeps
+        d * tau non-zeros; "fd" needs tau >= 2.
+    centering : {"g13", "g16", "exact"}, default="g13"
+        Centering of the randomized estimate (SPEC §2; G13 Eqs. 10-11 by default);
+        used by "randomized" only.
+    shrink : {"half", "ceil_0.9"} or int, default="half"
+        Frequent-directions shrink index: floor(tau/2) (G16 Alg. 2) or ceil(0.9 tau)
+        (authors' code); used by "fd" only.
+    prune_slack : float, default=0.1
+        "sparse" prunes when its stored non-zeros exceed (1 + prune_slack) d tau,
+        back to d tau; 0 is G16 Alg. 3 exactly (a library choice that amortizes the
+        O(d tau) selection; see :class:`aucstream.covariance.SparsifiedCovariance`).
     shuffle : bool, default=False
         Whether ``fit`` visits the examples in a random order (one pass still).
     random_state : int, Generator or None, default=None
-        Seed of the shuffle.
+        Seed of the shuffle and of the sketches' random draws ("randomized": tau
+        Gaussians per example; "hash": one uniform per example).
 
     Attributes
     ----------
     w_ : ndarray of shape (n_features,)
         Current weights (also ``coef_[0]``).
-    stats_ : list of two FullCovariance
-        Summaries of the negative and the positive class.
+    stats_ : list of two CovarianceSummary
+        Summaries of the negative and the positive class (:class:`FullCovariance`,
+        :class:`RandomizedCovariance`, :class:`FrequentDirectionsCovariance`,
+        :class:`SparsifiedCovariance` or :class:`HashedCovariance`).
+    v_, p_, gamma_, scale_ : ndarray
+        Low-rank kinds only: the implicit form of the weights, ``w = scale_[0] *
+        (v_ + Z_0 p_[0] + Z_1 p_[1] + gamma_[0] s_0 + gamma_[1] s_1)``.
+    zz_, zs_, ss_, zv_, sv_ : ndarray
+        Low-rank kinds only: the maintained products :math:`Z_0^\\top Z_1`,
+        :math:`Z_a^\\top s_b`, :math:`s_a^\\top s_b`, :math:`Z_a^\\top v`,
+        :math:`s_a^\\top v`.
     classes_ : ndarray of shape (2,)
         Labels; ``classes_[1]`` is the positive class.
     n_samples_seen_ : int
@@ -147,6 +475,9 @@ class OPAUC(BaseStreamingAUC):
     >>> model = OPAUC(eta=2**-6, lam=2**-8).fit(data.X, data.y)
     >>> round(model.score(data.X, data.y), 2) > 0.8
     True
+    >>> sketched = OPAUC(eta=2**-6, covariance="fd", sketch_size=8).fit(data.X, data.y)
+    >>> round(sketched.score(data.X, data.y), 2) > 0.8
+    True
     """
 
     param_grid = {
@@ -154,26 +485,188 @@ class OPAUC(BaseStreamingAUC):
         "lam": [2.0**k for k in range(-10, 3)],
     }
 
-    def __init__(self, eta: float = 2**-8, lam: float = 2**-8, shuffle: bool = False,
-                 random_state=None):
+    #: Examples between two re-basings of the implicit weights (low-rank kinds).
+    _rebase_every = 1 << 15
+
+    def __init__(self, eta: float = 2**-8, lam: float = 2**-8, covariance: str = "full",
+                 sketch_size: int = 50, centering: str = "g13", shrink="half",
+                 prune_slack: float = 0.1, shuffle: bool = False, random_state=None):
         self.eta = eta
         self.lam = lam
+        self.covariance = covariance
+        self.sketch_size = sketch_size
+        self.centering = centering
+        self.shrink = shrink
+        self.prune_slack = prune_slack
         self.shuffle = shuffle
         self.random_state = random_state
 
+    # ------------------------------------------------------------------ state
     def _init_state(self, n_features: int) -> None:
         if not (self.eta > 0 and np.isfinite(self.eta)):
             raise ValueError(f"eta must be a positive finite number, got {self.eta}")
         if not (self.lam >= 0 and np.isfinite(self.lam)):
             raise ValueError(f"lam must be a non-negative finite number, got {self.lam}")
+        if self.covariance not in COVARIANCE_KINDS:
+            raise ValueError(
+                f"covariance must be one of {COVARIANCE_KINDS}, got {self.covariance!r}"
+            )
+        if self.centering not in _CENTERING_CODES:
+            raise ValueError(
+                f"centering must be one of {tuple(_CENTERING_CODES)}, got {self.centering!r}"
+            )
+        if not (self.shrink in ("half", "ceil_0.9") or (
+                isinstance(self.shrink, (int, np.integer)) and not isinstance(self.shrink, bool))):
+            raise ValueError(f"shrink must be 'half', 'ceil_0.9' or an int, got {self.shrink!r}")
+        if not (np.isfinite(self.prune_slack) and self.prune_slack >= 0):
+            raise ValueError(f"prune_slack must be a non-negative number, got {self.prune_slack!r}")
         self.w_ = np.zeros(n_features)
-        self.stats_ = [FullCovariance(n_features), FullCovariance(n_features)]
+        options = {"centering": self.centering, "shrink": self.shrink,
+                   "prune_slack": self.prune_slack}
+        self.stats_ = [make_covariance(self.covariance, n_features, self.sketch_size, **options)
+                       for _ in range(2)]
+        if self.covariance in _LOWRANK:
+            tau = self.stats_[0].sketch_size
+            self.v_ = np.zeros(n_features)
+            self.p_ = np.zeros((2, tau))
+            self.gamma_ = np.zeros(2)
+            self.scale_ = np.ones(1)
+            self.zz_ = np.zeros((tau, tau))
+            self.zs_ = np.zeros((2, 2, tau))
+            self.ss_ = np.zeros((2, 2))
+            self.zv_ = np.zeros((2, tau))
+            self.sv_ = np.zeros(2)
 
+    # ----------------------------------------------------------------- update
     def _update(self, chunk: Chunk) -> None:
+        if self.covariance == "full":
+            neg, pos = self.stats_
+            _opauc_full_chunk(self.w_, neg.count_, neg.sum_, neg.scatter_, pos.count_,
+                              pos.sum_, pos.scatter_, chunk.indptr, chunk.indices,
+                              chunk.data, chunk.y, float(self.eta), float(self.lam))
+        elif self.covariance == "sparse":
+            self._update_sparse(chunk)
+        else:
+            self._update_lowrank(chunk)
+
+    def _update_sparse(self, chunk: Chunk) -> None:
         neg, pos = self.stats_
-        _opauc_full_chunk(self.w_, neg.count_, neg.sum_, neg.scatter_, pos.count_, pos.sum_,
-                          pos.scatter_, chunk.indptr, chunk.indices, chunk.data, chunk.y,
-                          float(self.eta), float(self.lam))
+        n = chunk.n_samples
+        r = 0
+        while True:
+            r = _opauc_sparse_chunk(
+                self.w_, neg.count_, neg.sum_, neg.keys_, neg.values_, neg.index_, neg.info_,
+                pos.count_, pos.sum_, pos.keys_, pos.values_, pos.index_, pos.info_,
+                chunk.indptr, chunk.indices, chunk.data, chunk.y, r, neg.budget, neg.trigger,
+                neg.full, float(self.eta), float(self.lam))
+            if r == n:
+                return
+            k = int(np.count_nonzero(chunk.data[chunk.indptr[r] : chunk.indptr[r + 1]]))
+            self.stats_[int(chunk.y[r] > 0)]._grow(k * (k + 1) // 2)
+
+    def _update_lowrank(self, chunk: Chunk) -> None:
+        neg, pos = self.stats_
+        tau = neg.sketch_size
+        n = chunk.n_samples
+        fd = self.covariance == "fd"
+        if self.covariance == "randomized":
+            A = RandomizedCovariance.draw(self._rng, n, tau)
+            centering = _CENTERING_CODES[self.centering]
+        elif self.covariance == "hash":
+            A = HashedCovariance.draw(self._rng, n, tau)
+            centering = 0
+        else:
+            A = np.zeros((0, tau))
+            centering = 0
+        extra = [self._class_extras(s) for s in (neg, pos)]
+        r, resume = 0, False
+        while True:
+            r, event = _opauc_lowrank_chunk(
+                neg.count_, neg.sum_, neg.sketch_, neg.gram_, *extra[0],
+                pos.count_, pos.sum_, pos.sketch_, pos.gram_, *extra[1],
+                self.zz_, self.zs_, self.ss_, self.v_, self.p_, self.gamma_, self.scale_,
+                self.zv_, self.sv_, chunk.indptr, chunk.indices, chunk.data, chunk.y, A, r,
+                resume, fd, centering, float(self.eta), float(self.lam),
+                int(self._rebase_every))
+            if event == _DONE:
+                break
+            if event == _SHRINK:
+                self._fd_shrink(int(chunk.y[r] > 0))
+                resume = True
+            else:
+                self._rebase()
+                resume = False
+        self._materialize()
+
+    @staticmethod
+    def _class_extras(summary):
+        """(asum, nfill, frob, seen, support, n_support), scratch where a kind has none."""
+        if hasattr(summary, "fd_arrays"):
+            return (np.zeros(summary.sketch_size), *summary.fd_arrays())
+        asum = getattr(summary, "asum_", None)
+        return (np.zeros(summary.sketch_size) if asum is None else asum,
+                np.zeros(1, dtype=np.int64), np.zeros(1), np.zeros(1, dtype=np.bool_),
+                np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64))
+
+    def _fd_shrink(self, c: int) -> None:
+        """Shrink class c's frequent-directions sketch (Alg. 2) and keep w fixed."""
+        s, o = self.stats_[c], 1 - c
+        pc, gc = self.p_[c].copy(), float(self.gamma_[c])
+        # fold Z_c p_c + gamma_c s_c into v (the products need the old Z_c)
+        z_oc = self.zz_.T if c == 0 else self.zz_  # Z_o^T Z_c
+        self.zv_[c] += s.gram_ @ pc + gc * self.zs_[c, c]
+        self.zv_[o] += z_oc @ pc + gc * self.zs_[o, c]
+        for b in (0, 1):
+            self.sv_[b] += self.zs_[c, b] @ pc + gc * self.ss_[b, c]
+        self.v_ += gc * s.sum_
+        self.p_[c] = 0.0
+        self.gamma_[c] = 0.0
+        M = s.shrink_now(dump_coef=pc, dump_out=self.v_)
+        m = M.shape[1]
+        if c == 0:
+            zz = M.T @ self.zz_
+            self.zz_[:] = 0.0
+            self.zz_[:m] = zz
+        else:
+            zz = self.zz_ @ M
+            self.zz_[:] = 0.0
+            self.zz_[:, :m] = zz
+        for b in (0, 1):
+            new = M.T @ self.zs_[c, b]
+            self.zs_[c, b] = 0.0
+            self.zs_[c, b, :m] = new
+        new = M.T @ self.zv_[c]
+        self.zv_[c] = 0.0
+        self.zv_[c, :m] = new
+
+    def _implicit_sum(self) -> np.ndarray:
+        """``v + Z_0 p_0 + Z_1 p_1 + gamma_0 s_0 + gamma_1 s_1`` (O(d tau))."""
+        total = self.v_.copy()
+        for c, s in enumerate(self.stats_):
+            total += s.sketch_ @ self.p_[c]
+            total += self.gamma_[c] * s.sum_
+        return total
+
+    def _materialize(self) -> None:
+        self.w_[:] = self.scale_[0] * self._implicit_sum()
+
+    def _rebase(self) -> None:
+        """Fold the implicit weights into v and recompute every maintained product."""
+        self.v_[:] = self.scale_[0] * self._implicit_sum()
+        self.scale_[0] = 1.0
+        self.p_[:] = 0.0
+        self.gamma_[:] = 0.0
+        Z = [s.sketch_ for s in self.stats_]
+        S = [s.sum_ for s in self.stats_]
+        for s in self.stats_:
+            s.gram_[:] = _sym(s.sketch_.T @ s.sketch_)
+        self.zz_[:] = Z[0].T @ Z[1]
+        for a in (0, 1):
+            self.zv_[a] = Z[a].T @ self.v_
+            self.sv_[a] = S[a] @ self.v_
+            for b in (0, 1):
+                self.zs_[a, b] = Z[a].T @ S[b]
+                self.ss_[a, b] = S[a] @ S[b]
 
     def _coef(self) -> np.ndarray:
         return self.w_

@@ -1,0 +1,185 @@
+"""Throughput and peak memory of OPAUC's covariance summaries at d = 10^6 (issue 3).
+
+A generated sparse, text-like stream: ``--n`` examples (default 100,000) over
+``--d`` features (default 10^6), exactly ``--k`` non-zeros per example (default 50).
+Feature ranks follow a Zipf law with exponent 1 (as words do), values are positive
+(log-normal, like tf-idf weights) and each row has unit L2 norm. Labels come from a
+planted linear model (Gaussian weights on every feature) plus noise, half positive.
+
+Each summary runs in its own subprocess (so peak memory is its own): one pass of
+``OPAUC(covariance=kind, sketch_size=50)`` in chunks of 8192 examples; we report
+examples per second over the pass (numba compilation excluded: a warm-up fit on a
+small stream comes first), peak resident memory (``ru_maxrss``) and the test AUC on
+held-out examples. ``"full"`` is skipped: its d x d matrices would take 8 TB.
+
+Usage::
+
+    python benchmarks/bench_highdim.py                 # all four sketches, markdown table
+    python benchmarks/bench_highdim.py --kinds hash --n 20000
+    python benchmarks/bench_highdim.py --product-cost 50000   # OPAUC_s's P w at full budget
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import subprocess
+import sys
+import time
+
+import numba as nb
+import numpy as np
+import scipy.sparse as sp
+
+KINDS = ("randomized", "hash", "fd", "sparse")
+
+
+@nb.njit(cache=True)
+def _first_distinct(candidates, k, cols, done):
+    """Per row, the first k distinct candidates (rows with fewer stay not done)."""
+    for r in range(candidates.shape[0]):
+        if done[r]:
+            continue
+        m = 0
+        for c in candidates[r]:
+            fresh = True
+            for t in range(m):
+                if cols[r, t] == c:
+                    fresh = False
+                    break
+            if fresh:
+                cols[r, m] = c
+                m += 1
+                if m == k:
+                    done[r] = True
+                    break
+
+
+def make_stream(n: int, d: int, k: int, seed: int = 0, exponent: float = 1.0):
+    """A CSR stream (n x d, k non-zeros per row, unit rows) and labels in {-1, +1}."""
+    rng = np.random.default_rng(seed)
+    weights = 1.0 / np.arange(1, d + 1) ** exponent
+    cdf = np.cumsum(weights / weights.sum())
+    cols = np.zeros((n, k), dtype=np.int64)
+    done = np.zeros(n, dtype=np.bool_)
+    while not done.all():  # Zipf draws repeat: take the first k distinct of 3k
+        candidates = np.minimum(np.searchsorted(cdf, rng.random((n, 3 * k))), d - 1)
+        _first_distinct(candidates, k, cols, done)
+    cols = rng.permutation(d)[cols]  # popular features are spread over the index range
+    cols.sort(axis=1)
+    vals = rng.lognormal(0.0, 0.5, size=(n, k))
+    vals /= np.linalg.norm(vals, axis=1, keepdims=True)
+    X = sp.csr_matrix((vals.ravel(), cols.ravel(), np.arange(n + 1) * k), shape=(n, d))
+    truth = rng.normal(size=d)
+    score = X @ truth
+    score += 0.3 * score.std() * rng.normal(size=n)
+    y = np.where(score > np.median(score), 1, -1)
+    return X, y
+
+
+def run_one(kind: str, n: int, d: int, k: int, tau: int, n_test: int, seed: int) -> dict:
+    from aucstream import OPAUC
+
+    X, y = make_stream(n + n_test, d, k, seed)
+    X_test, y_test = X[n:], y[n:]
+    X, y = X[:n], y[:n]
+    warm = OPAUC(covariance=kind, sketch_size=4, random_state=0)
+    warm.fit(X[:300, :1000], y[:300])  # compile the kernels (cached on disk afterwards)
+    del warm
+    data_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
+    model = OPAUC(eta=2**-8, lam=2**-10, covariance=kind, sketch_size=tau, random_state=0)
+    start = time.perf_counter()
+    model.fit(X, y)
+    seconds = time.perf_counter() - start
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
+    state = sum(a.nbytes for s in model.stats_ for a in vars(s).values()
+                if isinstance(a, np.ndarray))
+    extra = {}
+    if kind == "sparse":
+        extra = {"nnz": [s.nnz for s in model.stats_], "prunes": [s.n_prunes for s in model.stats_]}
+    if kind == "fd":
+        extra = {"shrinks": [int(s.n_shrinks_[0]) for s in model.stats_],
+                 "support": [int(s.n_support_[0]) for s in model.stats_]}
+    return {"kind": kind, "n": n, "d": d, "k": k, "tau": tau, "seconds": seconds,
+            "examples_per_second": n / seconds, "peak_rss_gb": peak,
+            "rss_before_fit_gb": data_rss, "summary_state_gb": state / 2**30,
+            "test_auc": model.score(X_test, y_test), **extra}
+
+
+def product_cost(n_fill: int, d: int, k: int, tau: int, seed: int) -> dict:
+    """Seconds per product P w of one class's sparse summary filled by n_fill examples."""
+    from aucstream.covariance import SparsifiedCovariance, sparse_cov_matvec
+
+    X, _ = make_stream(n_fill, d, k, seed)
+    summary = SparsifiedCovariance(d, tau)
+    start = time.perf_counter()
+    for lo in range(0, n_fill, 8192):
+        summary.update(X[lo : lo + 8192])
+    fill_seconds = time.perf_counter() - start
+    w, out = np.random.default_rng(seed).normal(size=d), np.empty(d)
+    sparse_cov_matvec(summary.count_, summary.sum_, summary.keys_, summary.values_,
+                      summary.info_, w, out)
+    start = time.perf_counter()
+    for _ in range(5):
+        sparse_cov_matvec(summary.count_, summary.sum_, summary.keys_, summary.values_,
+                          summary.info_, w, out)
+    return {"n_fill": n_fill, "nnz": summary.nnz, "cost": summary.cost,
+            "budget": summary.budget, "prunes": summary.n_prunes,
+            "seconds_per_product": (time.perf_counter() - start) / 5,
+            "fill_examples_per_second": n_fill / fill_seconds,
+            "peak_rss_gb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20}
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--kinds", nargs="+", default=list(KINDS), choices=KINDS)
+    parser.add_argument("--n", type=int, default=100_000)
+    parser.add_argument("--d", type=int, default=1_000_000)
+    parser.add_argument("--k", type=int, default=50)
+    parser.add_argument("--tau", type=int, default=50)
+    parser.add_argument("--n-test", type=int, default=5000)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--one", help=argparse.SUPPRESS)  # child process: run one kind
+    parser.add_argument("--product-cost", type=int, metavar="N_FILL",
+                        help="time P w of one class's sparse summary after N_FILL examples")
+    parser.add_argument("--json", help="also write the results to this file")
+    parser.add_argument("--markdown", help="also write the table to this file")
+    args = parser.parse_args(argv)
+    if args.product_cost:
+        print(json.dumps(product_cost(args.product_cost, args.d, args.k, args.tau, args.seed)))
+        return
+    if args.one:
+        print(json.dumps(run_one(args.one, args.n, args.d, args.k, args.tau, args.n_test,
+                                 args.seed)))
+        return
+    results = []
+    for kind in args.kinds:
+        cmd = [sys.executable, __file__, "--one", kind, "--n", str(args.n), "--d", str(args.d),
+               "--k", str(args.k), "--tau", str(args.tau), "--n-test", str(args.n_test),
+               "--seed", str(args.seed)]
+        out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+        results.append(json.loads(out.strip().splitlines()[-1]))
+        r = results[-1]
+        print(f"{kind}: {r['examples_per_second']:.0f} examples/s, {r['seconds']:.0f} s, "
+              f"peak {r['peak_rss_gb']:.2f} GB", file=sys.stderr, flush=True)
+    lines = [f"n = {args.n:,}, d = {args.d:,}, k = {args.k} non-zeros per example, "
+             f"tau = {args.tau}", "",
+             "| summary | examples/s | pass (s) | peak RSS (GB) | RSS before fit (GB) "
+             "| summary state (GB) | test AUC |",
+             "|---|---:|---:|---:|---:|---:|---:|"]
+    for r in results:
+        lines.append(f"| {r['kind']} | {r['examples_per_second']:,.0f} | {r['seconds']:.1f} "
+                     f"| {r['peak_rss_gb']:.2f} | {r['rss_before_fit_gb']:.2f} "
+                     f"| {r['summary_state_gb']:.2f} | {r['test_auc']:.4f} |")
+    print("\n" + "\n".join(lines))
+    if args.markdown:
+        with open(args.markdown, "a") as fh:
+            fh.write("\n".join(lines) + "\n\n")
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump(results, fh, indent=1)
+
+
+if __name__ == "__main__":
+    main()

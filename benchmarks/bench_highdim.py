@@ -10,12 +10,13 @@ Each summary runs in its own subprocess (so peak memory is its own): one pass of
 ``OPAUC(covariance=kind, sketch_size=50)`` in chunks of 8192 examples; we report
 examples per second over the pass (numba compilation excluded: a warm-up fit on a
 small stream comes first), peak resident memory (``ru_maxrss``) and the test AUC on
-held-out examples. ``"full"`` is skipped: its d x d matrices would take 8 TB.
+held-out examples. ``"full"`` is skipped: its two d x d matrices would take 16 TB.
 
 Usage::
 
     python benchmarks/bench_highdim.py                 # all four sketches, markdown table
     python benchmarks/bench_highdim.py --kinds hash --n 20000
+    python benchmarks/bench_highdim.py --kinds hash fd --centering exact
     python benchmarks/bench_highdim.py --product-cost 50000   # OPAUC_s's P w at full budget
 """
 
@@ -78,17 +79,20 @@ def make_stream(n: int, d: int, k: int, seed: int = 0, exponent: float = 1.0):
     return X, y
 
 
-def run_one(kind: str, n: int, d: int, k: int, tau: int, n_test: int, seed: int) -> dict:
+def run_one(kind: str, n: int, d: int, k: int, tau: int, n_test: int, seed: int,
+            centering: str | None = None) -> dict:
     from aucstream import OPAUC
 
     X, y = make_stream(n + n_test, d, k, seed)
     X_test, y_test = X[n:], y[n:]
     X, y = X[:n], y[:n]
-    warm = OPAUC(covariance=kind, sketch_size=4, random_state=0)
+    centering = None if kind == "sparse" else centering
+    warm = OPAUC(covariance=kind, sketch_size=4, random_state=0, centering=centering)
     warm.fit(X[:300, :1000], y[:300])  # compile the kernels (cached on disk afterwards)
     del warm
     data_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
-    model = OPAUC(eta=2**-8, lam=2**-10, covariance=kind, sketch_size=tau, random_state=0)
+    model = OPAUC(eta=2**-8, lam=2**-10, covariance=kind, sketch_size=tau, random_state=0,
+                  centering=centering)
     start = time.perf_counter()
     model.fit(X, y)
     seconds = time.perf_counter() - start
@@ -101,7 +105,8 @@ def run_one(kind: str, n: int, d: int, k: int, tau: int, n_test: int, seed: int)
     if kind == "fd":
         extra = {"shrinks": [int(s.n_shrinks_[0]) for s in model.stats_],
                  "support": [int(s.n_support_[0]) for s in model.stats_]}
-    return {"kind": kind, "n": n, "d": d, "k": k, "tau": tau, "seconds": seconds,
+    label = kind if centering is None else f"{kind}, centering={centering}"
+    return {"kind": label, "n": n, "d": d, "k": k, "tau": tau, "seconds": seconds,
             "examples_per_second": n / seconds, "peak_rss_gb": peak,
             "rss_before_fit_gb": data_rss, "summary_state_gb": state / 2**30,
             "test_auc": model.score(X_test, y_test), **extra}
@@ -140,6 +145,8 @@ def main(argv=None) -> None:
     parser.add_argument("--tau", type=int, default=50)
     parser.add_argument("--n-test", type=int, default=5000)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--centering", choices=("g13", "g16", "exact"),
+                        help="OPAUC's centering (default: each paper's form)")
     parser.add_argument("--one", help=argparse.SUPPRESS)  # child process: run one kind
     parser.add_argument("--product-cost", type=int, metavar="N_FILL",
                         help="time P w of one class's sparse summary after N_FILL examples")
@@ -151,13 +158,15 @@ def main(argv=None) -> None:
         return
     if args.one:
         print(json.dumps(run_one(args.one, args.n, args.d, args.k, args.tau, args.n_test,
-                                 args.seed)))
+                                 args.seed, args.centering)))
         return
     results = []
     for kind in args.kinds:
         cmd = [sys.executable, __file__, "--one", kind, "--n", str(args.n), "--d", str(args.d),
                "--k", str(args.k), "--tau", str(args.tau), "--n-test", str(args.n_test),
                "--seed", str(args.seed)]
+        if args.centering:
+            cmd += ["--centering", args.centering]
         out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
         results.append(json.loads(out.strip().splitlines()[-1]))
         r = results[-1]

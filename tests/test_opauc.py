@@ -122,8 +122,11 @@ VARIANTS = [
     ("randomized", {"centering": "g16"}),
     ("randomized", {"centering": "exact"}),
     ("hash", {}),
+    ("hash", {"centering": "exact"}),
     ("fd", {"shrink": "half"}),
     ("fd", {"shrink": "ceil_0.9"}),
+    ("fd", {"centering": "exact"}),
+    ("fd", {"shrink": "ceil_0.9", "centering": "exact"}),
     ("sparse", {"prune_slack": 0.0}),
     ("sparse", {"prune_slack": 0.3}),
 ]
@@ -168,40 +171,54 @@ def test_sketched_kernel_follows_the_reference_recursion(kind, options):
             assert summary.n_prunes > 3
 
 
-@pytest.mark.parametrize("kind", ["randomized", "hash", "fd"])
+LOWRANK = [("randomized", None), ("hash", None), ("fd", None), ("hash", "exact"),
+           ("fd", "exact")]
+
+
+@pytest.mark.parametrize("kind, centering", LOWRANK)
 @pytest.mark.parametrize("eta, lam", [(0.05, 0.01), (0.5, 2.0), (0.25, 3.999)])
-def test_implicit_weights_with_rebasing_and_extreme_shrinkage(kind, eta, lam, monkeypatch):
+def test_implicit_weights_with_rebasing_and_extreme_shrinkage(kind, centering, eta, lam,
+                                                              monkeypatch):
     """Re-basing every 7 examples, eta*lam = 1 (w restarts) and tiny scale factors."""
     monkeypatch.setattr(OPAUC, "_rebase_every", 7)
     X, y = make_stream(120, 5, seed=4, sparsity=0.2)
-    model = OPAUC(eta=eta, lam=lam, covariance=kind, sketch_size=3, random_state=1).fit(X, y)
-    w = sketch_reference(kind, X, y, eta, lam, 3, seed=1)
+    model = OPAUC(eta=eta, lam=lam, covariance=kind, sketch_size=3, random_state=1,
+                  centering=centering).fit(X, y)
+    w = sketch_reference(kind, X, y, eta, lam, 3, seed=1, centering=centering)
     np.testing.assert_allclose(model.w_, w, rtol=1e-10, atol=1e-12 * max(np.abs(w).max(), 1.0))
 
 
-@pytest.mark.parametrize("kind", ["randomized", "hash", "fd"])
-def test_maintained_products_match_recomputation(kind):
+@pytest.mark.parametrize("kind, centering", LOWRANK)
+def test_maintained_products_match_recomputation(kind, centering):
     X, y = make_stream(300, 8, seed=5, sparsity=0.5)
-    model = OPAUC(eta=0.02, covariance=kind, sketch_size=5, random_state=2).fit(X, y)
+    model = OPAUC(eta=0.02, covariance=kind, sketch_size=5, random_state=2,
+                  centering=centering).fit(X, y)
     saved = {k: getattr(model, k).copy() for k in ("zz_", "zs_", "ss_", "zv_", "sv_")}
     grams = [s.gram_.copy() for s in model.stats_]
+    if kind == "fd":
+        grams += [s.zs_.copy() for s in model.stats_] + [s.ss_.copy() for s in model.stats_]
     model._rebase()  # folds w into v and recomputes every product exactly
     w = model.w_.copy()
     model._materialize()
     np.testing.assert_allclose(model.w_, w, rtol=1e-10, atol=1e-12)
     assert model.scale_[0] == 1.0 and not model.p_.any() and not model.gamma_.any()
-    for s, g in zip(model.stats_, grams):
-        np.testing.assert_allclose(s.gram_, g, rtol=1e-9, atol=1e-9)
+    now = [s.gram_ for s in model.stats_]
+    if kind == "fd":
+        now += [s.zs_ for s in model.stats_] + [s.ss_ for s in model.stats_]
+    for current, before in zip(now, grams):
+        np.testing.assert_allclose(current, before, rtol=1e-9, atol=1e-9)
     np.testing.assert_allclose(model.zz_, saved["zz_"], rtol=1e-9, atol=1e-9)
     np.testing.assert_allclose(model.zs_, saved["zs_"], rtol=1e-9, atol=1e-9)
     np.testing.assert_allclose(model.ss_, saved["ss_"], rtol=1e-9)
 
 
-@pytest.mark.parametrize("kind", SKETCHES)
-def test_sketched_chunking_dense_sparse_and_resuming_are_exact(kind, tmp_path):
+@pytest.mark.parametrize("kind, centering", [(k, None) for k in SKETCHES]
+                         + [("hash", "exact"), ("fd", "exact")])
+def test_sketched_chunking_dense_sparse_and_resuming_are_exact(kind, centering, tmp_path):
     """The common-battery invariants, for every covariance kind (bit for bit)."""
     X, y = make_stream(160, 6, seed=6, sparsity=0.4)
-    params = dict(eta=0.05, lam=0.01, covariance=kind, sketch_size=3, random_state=0)
+    params = dict(eta=0.05, lam=0.01, covariance=kind, sketch_size=3, random_state=0,
+                  centering=centering)
     whole = OPAUC(**params).fit(X, y)
     for cuts in ([1, 2, 50, 51, 120], [80], list(range(10, 160, 10))):
         streamed = OPAUC(**params)
@@ -247,10 +264,13 @@ def test_sketches_at_full_size_match_full_opauc():
     full = OPAUC(eta=0.05, lam=0.01).fit(X, y)
     sparse = OPAUC(eta=0.05, lam=0.01, covariance="sparse", sketch_size=6).fit(X, y)
     np.testing.assert_allclose(sparse.w_, full.w_, rtol=1e-10, atol=1e-12)
-    fd = OPAUC(eta=0.05, lam=0.01, covariance="fd", sketch_size=200).fit(X, y)
-    assert all(s.n_shrinks_[0] == 0 for s in fd.stats_)
-    np.testing.assert_allclose(fd.w_, full.w_, rtol=1e-10, atol=1e-12)
-    for kind, options in [("randomized", {"centering": "exact"}), ("hash", {})]:
+    for centering in ("g16", "exact"):
+        fd = OPAUC(eta=0.05, lam=0.01, covariance="fd", sketch_size=200,
+                   centering=centering).fit(X, y)
+        assert all(s.n_shrinks_[0] == 0 for s in fd.stats_)
+        np.testing.assert_allclose(fd.w_, full.w_, rtol=1e-9, atol=1e-11)
+    for kind, options in [("randomized", {"centering": "exact"}), ("hash", {}),
+                          ("hash", {"centering": "exact"})]:
         errors = [np.linalg.norm(OPAUC(eta=0.05, lam=0.01, covariance=kind, sketch_size=tau,
                                        random_state=0, **options).fit(X, y).w_ - full.w_)
                   for tau in (6, 400)]
@@ -274,7 +294,7 @@ def test_sketched_opauc_learns():
 @pytest.mark.parametrize("params", [
     {"covariance": "diagonal"}, {"covariance": "fd", "sketch_size": 1},
     {"covariance": "sparse", "sketch_size": 0}, {"covariance": "randomized", "sketch_size": 1.5},
-    {"centering": "mean"}, {"shrink": "third"},
+    {"centering": "mean"}, {"shrink": "third"}, {"covariance": "fd", "centering": "g13"},
     {"covariance": "fd", "sketch_size": 4, "shrink": 9},
     {"prune_slack": -0.5},
 ])

@@ -85,6 +85,83 @@ def test_fd_merge_keeps_the_bound():
     np.testing.assert_allclose(small.scatter, A[:6].T @ A[:6], atol=1e-10)
 
 
+def centered_scatter(A):
+    C = A - A.mean(axis=0)
+    return C.T @ C
+
+
+def test_centered_fd_is_the_welford_scatter_before_any_shrink():
+    rng = np.random.default_rng(11)
+    A = rng.normal(size=(30, 7)) + 3.0  # far from zero mean
+    A[rng.random(A.shape) < 0.4] = 0.0
+    sketch = FrequentDirectionsCovariance(7, 40, centering="exact")
+    for lo, hi in ((0, 1), (1, 13), (13, 30)):  # chunks do not matter
+        sketch.update(sp.csr_matrix(A[lo:hi]))
+    assert sketch.n_shrinks_[0] == 0 and sketch.nfill_[0] == 29  # nothing for the first
+    np.testing.assert_allclose(sketch.scatter, centered_scatter(A), rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(sketch.zs_, sketch.sketch_.T @ sketch.sum_, atol=1e-9)
+    assert sketch.ss_[0] == pytest.approx(sketch.sum_ @ sketch.sum_)
+    v = rng.normal(size=7)  # the estimate is the covariance itself (no c c^T term)
+    np.testing.assert_allclose(sketch.matvec(v), np.cov(A.T, bias=True) @ v, atol=1e-10)
+
+
+@pytest.mark.parametrize("shrink", ["half", "ceil_0.9"])
+def test_centered_fd_bound_and_positive_semi_definite(shrink):
+    A, s = known_spectrum(n=400, d=30, decay=0.85)
+    A = A + 2.0 * np.random.default_rng(5).normal(size=30)  # a mean the G16 form fights
+    M = centered_scatter(A)
+    sketch = FrequentDirectionsCovariance(30, 10, shrink, centering="exact").update(A)
+    assert sketch.n_shrinks_[0] > 5
+    gap = M - sketch.scatter
+    assert np.linalg.eigvalsh(gap).min() > -1e-9 * np.trace(M)  # 0 <= Z Z^T <= M
+    assert np.linalg.eigvalsh(sketch.scatter).min() > -1e-9 * np.trace(M)
+    assert sketch.frob_[0] == pytest.approx(np.trace(M))
+    assert np.linalg.norm(gap, 2) <= sketch.error_bound * (1 + 1e-9)
+    assert sketch.error_bound <= np.trace(M) / fd_shrink_index(shrink, 10)
+    np.testing.assert_allclose(sketch.zs_, sketch.sketch_.T @ sketch.sum_, atol=1e-7)
+    # the G16 form of the same stream is indefinite: Z Z^T/T - c c^T has a negative
+    # eigenvalue along the mean, which the centered sketch does not
+    g16 = FrequentDirectionsCovariance(30, 10, shrink).update(A)
+    assert np.linalg.eigvalsh(g16.covariance).min() < -1e-3 * np.trace(M) / 400
+    assert np.linalg.eigvalsh(sketch.covariance).min() > -1e-9
+
+
+def test_centered_fd_merge_adds_the_between_means_column():
+    rng = np.random.default_rng(6)
+    A = rng.normal(size=(12, 9)) + 1.0
+    a = FrequentDirectionsCovariance(9, 30, centering="exact").update(A[:5])
+    b = FrequentDirectionsCovariance(9, 30, centering="exact").update(A[5:] + 2.0)
+    union = np.vstack([A[:5], A[5:] + 2.0])
+    merged = a.merge(b)  # 4 + 6 + 1 columns fit: exact
+    np.testing.assert_allclose(merged.scatter, centered_scatter(union), atol=1e-9)
+    assert merged.frob_[0] == pytest.approx(np.trace(centered_scatter(union)))
+    B, _ = known_spectrum(n=300, d=20, decay=0.9)
+    B = B + 1.5
+    m2 = FrequentDirectionsCovariance(20, 8, centering="exact").update(B[:140]).merge(
+        FrequentDirectionsCovariance(20, 8, centering="exact").update(B[140:]))
+    gap = centered_scatter(B) - m2.scatter
+    assert np.linalg.eigvalsh(gap).min() > -1e-9 * np.trace(centered_scatter(B))
+    assert np.linalg.norm(gap, 2) <= m2.error_bound * (1 + 1e-9)
+    with pytest.raises(ValueError, match="centering"):
+        a.merge(FrequentDirectionsCovariance(9, 30).update(A[:5]))
+    with pytest.raises(ValueError, match="centering"):
+        FrequentDirectionsCovariance(9, 30, centering="g13")
+
+
+@pytest.mark.parametrize("cls", [RandomizedCovariance, HashedCovariance])
+def test_exact_centering_is_unbiased_and_positive_semi_definite(cls):
+    A, _ = known_spectrum(n=40, d=6, decay=0.7, seed=3)
+    A = A + 1.0
+    S = np.cov(A.T, bias=True)
+    estimates = np.array([cls(6, 5, centering="exact").update(A, rng=seed).covariance
+                          for seed in range(600)])
+    assert min(np.linalg.eigvalsh(e).min() for e in estimates) > -1e-10
+    std_err = estimates.std(axis=0) / np.sqrt(600)
+    assert np.all(np.abs(estimates.mean(axis=0) - S) <= 4.5 * std_err + 1e-12)
+    g16 = [cls(6, 5, centering="g16").update(A, rng=seed).covariance for seed in range(50)]
+    assert min(np.linalg.eigvalsh(e).min() for e in g16) < -1e-3  # indefinite
+
+
 # ------------------------------------------------------------ randomized and hashing
 def expected_sq_error(A, kind, tau):
     row_sq = np.sum(A**2, axis=1)

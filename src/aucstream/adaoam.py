@@ -121,8 +121,16 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ._base import BaseStreamingAUC
-from ._chunks import Chunk, csr_arrays
-from .covariance import CovarianceSummary, FullCovariance, full_add, full_cov_matvec
+from ._chunks import Chunk
+from .covariance import (
+    ExactSparseCovariance,
+    FullCovariance,
+    exact_sparse_add,
+    full_add,
+    full_cov_matvec,
+    sparse_room,
+    sparse_scatter_add,
+)
 
 __all__ = [
     "AdaOAM",
@@ -440,285 +448,6 @@ class AdaOAM(BaseStreamingAUC):
         return float(np.mean(coef == 0.0)) if coef.size else 0.0
 
 
-# ------------------------------------------------------------- exact sparse P summary
-@nb.njit(cache=True)
-def _mix(key, mask):
-    k = np.uint64(key)
-    k ^= k >> np.uint64(33)
-    k *= np.uint64(0xFF51AFD7ED558CCD)
-    k ^= k >> np.uint64(33)
-    return np.int64(k & np.uint64(mask))
-
-
-@nb.njit(cache=True)
-def _sp_entry(table, rows, cols, nnz, i, j, d):
-    """Position of entry (i, j), i <= j, in the COO arrays; inserted (as 0) if absent."""
-    mask = table.shape[0] - 1
-    slot = _mix(i * d + j, mask)
-    while True:
-        p = table[slot]
-        if p < 0:
-            p = nnz[0]
-            nnz[0] = p + 1
-            rows[p] = i
-            cols[p] = j
-            table[slot] = p
-            return p
-        if rows[p] == i and cols[p] == j:
-            return p
-        slot = (slot + 1) & mask
-
-
-@nb.njit(cache=True)
-def _sp_rehash(table, rows, cols, nnz, d):
-    table[:] = -1
-    mask = table.shape[0] - 1
-    for p in range(nnz):
-        slot = _mix(rows[p] * d + cols[p], mask)
-        while table[slot] >= 0:
-            slot = (slot + 1) & mask
-        table[slot] = p
-
-
-@nb.njit(cache=True)
-def _sp_room(nnz, capacity, k, d):
-    """Whether an example with k stored values surely fits without growing."""
-    need = nnz + k * (k + 1) // 2
-    full = d * (d + 1) // 2
-    if need > full:
-        need = full
-    return need <= capacity
-
-
-@nb.njit(cache=True)
-def sparse_add(summary, idx, val):
-    """Add one example to an exact sparse P-form summary (O(k^2)); zeros are skipped.
-
-    ``summary`` is the tuple of :meth:`ExactSparseCovariance.arrays`; the caller
-    guarantees room (see ``_sp_room``).
-    """
-    count, sums, rows, cols, vals, nnz, table, seen, support, n_support = summary
-    d = sums.shape[0]
-    count[0] += 1
-    k = idx.shape[0]
-    for a in range(k):
-        va = val[a]
-        if va == 0.0:
-            continue
-        i = idx[a]
-        sums[i] += va
-        if not seen[i]:
-            seen[i] = True
-            support[n_support[0]] = i
-            n_support[0] += 1
-        for b in range(a, k):
-            vb = val[b]
-            if vb == 0.0:
-                continue
-            j = idx[b]
-            if i <= j:
-                p = _sp_entry(table, rows, cols, nnz, i, j, d)
-            else:
-                p = _sp_entry(table, rows, cols, nnz, j, i, d)
-            vals[p] += va * vb
-
-
-@nb.njit(cache=True)
-def sparse_scatter_matvec(rows, cols, vals, nnz, v, out):
-    """Add ``P v`` to ``out`` (P symmetric, upper triangle in COO order); O(nnz)."""
-    for p in range(nnz):
-        i = rows[p]
-        j = cols[p]
-        x = vals[p]
-        out[i] += x * v[j]
-        if i != j:
-            out[j] += x * v[i]
-
-
-@nb.njit(cache=True)
-def _sp_add_rows(summary, start, indptr, indices, data):
-    nnz = summary[5]
-    capacity = summary[2].shape[0]
-    d = summary[1].shape[0]
-    for r in range(start, indptr.shape[0] - 1):
-        lo, hi = indptr[r], indptr[r + 1]
-        if not _sp_room(nnz[0], capacity, hi - lo, d):
-            return r
-        sparse_add(summary, indices[lo:hi], data[lo:hi])
-    return indptr.shape[0] - 1
-
-
-class ExactSparseCovariance(CovarianceSummary):
-    """Exact count, mean and covariance of a stream with a sparse scatter matrix.
-
-    The P-form of SPEC C2 as D16 §3.3 prescribes for SAdaOAM: the sum
-    :math:`s = \\sum x_i` and :math:`P = \\sum x_i x_i^\\top`, stored as the upper
-    triangle of a sparse symmetric matrix (COO arrays in insertion order plus an
-    open-addressing hash index), so that only co-occurring feature pairs take memory.
-    ``Gamma v = P v / T - c (c^T v)`` costs O(nnz(P) + d); adding an example with k
-    non-zeros costs O(k^2). Stored zeros of the input (dense rows) are skipped, so
-    dense and sparse input give the same summary. The products are summed in
-    insertion order, which depends only on the stream.
-
-    Parameters
-    ----------
-    n_features : int
-        Dimension d of the examples.
-    capacity : int, default=64
-        Initial number of stored entries; grows by doubling.
-
-    Attributes
-    ----------
-    count_ : ndarray of shape (1,), int64
-        Number of examples T.
-    sum_ : ndarray of shape (d,)
-        :math:`\\sum x_i`.
-    rows_, cols_, vals_ : ndarray of shape (capacity,)
-        The upper-triangle entries ``P[rows_[p], cols_[p]] = vals_[p]``, ``rows_ <=
-        cols_``; the first ``nnz_[0]`` are in use.
-    nnz_ : ndarray of shape (1,), int64
-        Number of stored entries.
-    table_ : ndarray of shape (2^m,), int64
-        Hash index from (row, col) to the entry's position (-1 = empty slot).
-    seen_ : ndarray of shape (d,), bool
-        Whether a feature was ever non-zero (its row of P is non-zero).
-    support_ : ndarray of shape (d,), int64
-        Those features in order of first appearance; the first ``n_support_[0]``.
-    n_support_ : ndarray of shape (1,), int64
-        Size of the support.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from aucstream.adaoam import ExactSparseCovariance
-    >>> X = np.random.default_rng(0).normal(size=(100, 3))
-    >>> s = ExactSparseCovariance(3).update(X)
-    >>> np.allclose(s.matvec(np.ones(3)), np.cov(X.T, bias=True) @ np.ones(3))
-    True
-    >>> s.nnz  # upper triangle of a dense 3 x 3 scatter
-    6
-    """
-
-    def __init__(self, n_features: int, capacity: int = 64):
-        self.n_features = int(n_features)
-        capacity = max(int(capacity), 1)
-        self.count_ = np.zeros(1, dtype=np.int64)
-        self.sum_ = np.zeros(self.n_features)
-        self.rows_ = np.zeros(capacity, dtype=np.int64)
-        self.cols_ = np.zeros(capacity, dtype=np.int64)
-        self.vals_ = np.zeros(capacity)
-        self.nnz_ = np.zeros(1, dtype=np.int64)
-        self.table_ = np.full(self._table_size(capacity), -1, dtype=np.int64)
-        self.seen_ = np.zeros(self.n_features, dtype=bool)
-        self.support_ = np.zeros(self.n_features, dtype=np.int64)
-        self.n_support_ = np.zeros(1, dtype=np.int64)
-
-    @staticmethod
-    def _table_size(capacity: int) -> int:
-        return 1 << max(int(2 * capacity - 1).bit_length(), 1)
-
-    def arrays(self) -> tuple:
-        """The state arrays in the order the numba functions take them."""
-        return (self.count_, self.sum_, self.rows_, self.cols_, self.vals_, self.nnz_,
-                self.table_, self.seen_, self.support_, self.n_support_)
-
-    @property
-    def nnz(self) -> int:
-        """Number of stored entries of the upper triangle of P."""
-        return int(self.nnz_[0])
-
-    def grow_for(self, k: int) -> None:
-        """Make room for one more example with ``k`` stored values."""
-        d = self.n_features
-        need = min(self.nnz + k * (k + 1) // 2, d * (d + 1) // 2)
-        capacity = self.rows_.shape[0]
-        if need <= capacity:
-            return
-        new = max(need, 2 * capacity)
-        n = self.nnz
-        for name in ("rows_", "cols_", "vals_"):
-            old = getattr(self, name)
-            arr = np.zeros(new, dtype=old.dtype)
-            arr[:n] = old[:n]
-            setattr(self, name, arr)
-        self.table_ = np.empty(self._table_size(new), dtype=np.int64)
-        _sp_rehash(self.table_, self.rows_, self.cols_, n, d)
-
-    def update(self, X: ArrayLike) -> ExactSparseCovariance:
-        """Add the rows of ``X`` (dense or sparse); returns self."""
-        indptr, indices, data, d = csr_arrays(X)
-        self._check_dim(d)
-        n = indptr.shape[0] - 1
-        r = 0
-        while True:
-            r = _sp_add_rows(self.arrays(), r, indptr, indices, data)
-            if r == n:
-                return self
-            self.grow_for(int(indptr[r + 1] - indptr[r]))
-
-    @property
-    def mean(self) -> np.ndarray:
-        """Class mean c (zeros while empty)."""
-        return self.sum_ / max(self.count, 1)
-
-    @property
-    def scatter(self) -> np.ndarray:
-        """P as a dense d x d array (forms it: for inspection and tests)."""
-        n = self.nnz
-        P = np.zeros((self.n_features, self.n_features))
-        P[self.rows_[:n], self.cols_[:n]] = self.vals_[:n]
-        P[self.cols_[:n], self.rows_[:n]] = self.vals_[:n]
-        return P
-
-    @property
-    def covariance(self) -> np.ndarray:
-        """The d x d covariance with 1/T normalization (forms it: for inspection)."""
-        c = self.mean
-        return self.scatter / max(self.count, 1) - np.outer(c, c)
-
-    def matvec(self, v: ArrayLike) -> np.ndarray:
-        """The product ``Gamma v`` without forming ``Gamma``."""
-        v = np.ascontiguousarray(v, dtype=np.float64)
-        self._check_dim(v.shape[0])
-        out = np.zeros(self.n_features)
-        if self.count == 0:
-            return out
-        sparse_scatter_matvec(self.rows_, self.cols_, self.vals_, self.nnz, v, out)
-        c = self.mean
-        return out / self.count - c * (c @ v)
-
-    def merge(self, other: ExactSparseCovariance) -> ExactSparseCovariance:
-        """The exact summary of both streams together (a new object)."""
-        if not isinstance(other, ExactSparseCovariance):
-            raise TypeError(
-                f"cannot merge ExactSparseCovariance with {type(other).__name__}"
-            )
-        self._check_dim(other.n_features)
-        merged = ExactSparseCovariance(self.n_features, capacity=self.nnz + other.nnz)
-        for part in (self, other):
-            n = part.nnz
-            _sp_merge_into(merged.arrays(), part.rows_[:n], part.cols_[:n],
-                           part.vals_[:n], part.support_[: part.n_support_[0]])
-            merged.count_ += part.count_
-            merged.sum_ += part.sum_
-        return merged
-
-
-@nb.njit(cache=True)
-def _sp_merge_into(summary, rows, cols, vals, support):
-    count, sums, m_rows, m_cols, m_vals, nnz, table, seen, m_support, n_support = summary
-    d = sums.shape[0]
-    for p in range(rows.shape[0]):
-        q = _sp_entry(table, m_rows, m_cols, nnz, rows[p], cols[p], d)
-        m_vals[q] += vals[p]
-    for a in range(support.shape[0]):
-        i = support[a]
-        if not seen[i]:
-            seen[i] = True
-            m_support[n_support[0]] = i
-            n_support[0] += 1
-
-
 # --------------------------------------------------------------------------- SAdaOAM
 @nb.njit(cache=True)
 def _catch_up(w, s, last, i, now, eta_theta, delta):
@@ -741,6 +470,7 @@ def _sadaoam_chunk(start, w, s, last, steps, neg, pos, indptr, indices, data, ys
     first; the caller grows it and calls again from that row.
     """
     d = w.shape[0]
+    full = d * (d + 1) // 2
     eta_theta = eta * theta
     n_rows = indptr.shape[0] - 1
     if not lazy:
@@ -755,14 +485,14 @@ def _sadaoam_chunk(start, w, s, last, steps, neg, pos, indptr, indices, data, ys
         else:
             own = neg
             opp = pos
-        if not _sp_room(own[5][0], own[2].shape[0], hi - lo, d):
+        if not sparse_room(own[5], own[2].shape[0], full, idx, val):
             return r
-        sparse_add(own, idx, val)
+        exact_sparse_add(own, idx, val)
         t_opp = opp[0][0]
         if t_opp == 0:
             continue
-        o_sum, o_rows, o_cols, o_vals, o_nnz = opp[1], opp[2], opp[3], opp[4], opp[5][0]
-        o_seen, o_support, o_n_support = opp[7], opp[8], opp[9][0]
+        o_sum, o_keys, o_vals, o_nnz = opp[1], opp[2], opp[3], opp[5][0]
+        o_seen, o_support, o_n_support = opp[6], opp[7], opp[8][0]
         now = steps[0]
         # the coordinates whose gradient may be non-zero at this step
         if lazy:
@@ -771,7 +501,7 @@ def _sadaoam_chunk(start, w, s, last, steps, neg, pos, indptr, indices, data, ys
                 active[n_active] = o_support[q]
                 n_active += 1
             if lam > 0.0:
-                own_seen_support, own_n_support = own[8], own[9][0]
+                own_seen_support, own_n_support = own[7], own[8][0]
                 for q in range(own_n_support):
                     i = own_seen_support[q]
                     if not o_seen[i]:
@@ -795,7 +525,7 @@ def _sadaoam_chunk(start, w, s, last, steps, neg, pos, indptr, indices, data, ys
             i = o_support[q]
             cw += o_sum[i] * w[i]
         cw *= inv_t
-        sparse_scatter_matvec(o_rows, o_cols, o_vals, o_nnz, w, pw)
+        sparse_scatter_add(o_keys, o_vals, o_nnz, w, pw)
         alpha = (xw - cw) - y
         for q in range(n_active):
             i = active[q]

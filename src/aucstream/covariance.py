@@ -45,7 +45,7 @@ Summaries
     e_{h_i}^\\top` with bucket :math:`h_i` uniform on {1..tau} and sign
     :math:`\\sigma_i = \\pm 1`, so :math:`E[Z Z^\\top] = \\sum_i x_i x_i^\\top`; the
     estimate is :math:`Z Z^\\top/T - c c^\\top` (G16 Eq. 19). It is the randomized
-    sketch with :math:`a_i = \\sigma_i e_{h_i}`.
+    sketch with :math:`a_i = \\sigma_i e_{h_i}` and takes the same three centerings.
 
 :class:`FrequentDirectionsCovariance` (OPAUC_fd; G16 §4.1 Alg. 2, Eqs. 10-11, SPEC §3)
     Liberty's frequent directions: insert x into a zero column of Z; when no zero
@@ -55,7 +55,10 @@ Summaries
     form we test): :math:`0 \\preceq Z Z^\\top \\preceq X X^\\top` and :math:`\\|X X^\\top -
     Z Z^\\top\\|_2 \\le (\\|X\\|_F^2 - \\|Z\\|_F^2)/\\ell`, which is at most
     :math:`\\|X\\|_F^2/\\lfloor\\tau/2\\rfloor` (G16 states :math:`2/\\tau` times the trace,
-    the same for even tau). Estimate :math:`Z Z^\\top/T - c c^\\top`.
+    the same for even tau). Estimate :math:`Z Z^\\top/T - c c^\\top`, or, with
+    ``centering="exact"``, Z sketches the centered examples (Welford's rank-one
+    updates :math:`\\sqrt{(T-1)/T}\\,(x_T - c_{T-1})`) and the estimate is
+    :math:`Z Z^\\top/T`, with :math:`0 \\preceq Z Z^\\top/T \\preceq S`.
 
 :class:`SparsifiedCovariance` (OPAUC_s; G16 §4.2 Alg. 3, Eqs. 16-17, SPEC §4)
     :math:`P \\mathrel{+}= x x^\\top`, then only the :math:`d\\tau` entries of largest
@@ -77,7 +80,7 @@ Deviations and implementation choices
   :math:`G = V \\Sigma^2 V^\\top` (an eigendecomposition, O(tau^3)), then
   :math:`Z \\leftarrow Z V \\operatorname{diag}(\\sqrt{\\max(1 - \\sigma_\\ell^2 /
   \\sigma_i^2, 0)})`, which equals :math:`U\\hat\\Sigma` in exact arithmetic and costs
-  one O(d tau^2) product instead of a d x tau SVD. Eigenvalues below
+  one O(m tau^2) product (m rows in use) instead of a d x tau SVD. Eigenvalues below
   :math:`\\tau\\epsilon\\sigma_1^2` count as zero, so at least one column is always
   freed. An all-zero example is not inserted (it would leave its column zero).
 - Sparsification: Alg. 3 prunes after every example that makes nnz(P) exceed
@@ -101,6 +104,14 @@ Deviations and implementation choices
   compacts the survivors in place (order kept) and rebuilds the index, O(nnz +
   index size). An example with so many non-zeros that its k(k+1)/2 new entries
   would not fit first prunes (if over budget) and otherwise grows the arrays.
+- Positive semi-definite estimates (``centering="exact"``) are a library option.
+  The papers' forms subtract the exact :math:`c c^\\top` from a sketched
+  :math:`X X^\\top`, which is indefinite wherever the sketch lost more than the
+  class's spread (frequent directions always under-estimates); OPAUC's step then
+  grows along those directions, and on sector OPAUC_fd and OPAUC_h diverge from
+  eta = 2^-4 on. The centered forms keep the sketches' guarantees for the covariance
+  itself. A centered frequent-directions column is dense on the class's support, so
+  an insert costs O(|support| + k tau) instead of O(k tau).
 - Frequent directions records the rows of Z that ever received a non-zero
   (``support_``); a shrink only visits those, so on sparse data it costs
   O(|support| tau^2) rather than O(d tau^2).
@@ -119,11 +130,14 @@ from ._chunks import csr_arrays
 __all__ = [
     "COVARIANCE_KINDS",
     "CovarianceSummary",
+    "ExactSparseCovariance",
     "FrequentDirectionsCovariance",
     "FullCovariance",
     "HashedCovariance",
     "RandomizedCovariance",
     "SparsifiedCovariance",
+    "exact_sparse_add",
+    "fd_column",
     "fd_insert",
     "fd_shrink_index",
     "full_add",
@@ -135,6 +149,8 @@ __all__ = [
     "sparse_cov_matvec",
     "sparse_dot",
     "sparse_prune",
+    "sparse_room",
+    "sparse_scatter_add",
     "sparsified_add",
 ]
 
@@ -360,39 +376,89 @@ def lowrank_add(count, sums, sketch, gram, idx, val, a, ztx):
 
 
 @nb.njit(cache=True)
-def fd_insert(count, sums, sketch, gram, nfill, frob, seen, support, n_support, idx, val,
-              ztx):
-    """Frequent directions, first step of Alg. 2: write x into the first zero column.
+def fd_column(count, xx, centered):
+    """Coefficients ``(bx, bs)`` of the column ``z = bx x - bs s`` that frequent
+    directions inserts for an example x with ``|x|^2 = xx`` (s: the class sum before x).
 
-    ``ztx`` must hold ``Z^T x`` (its entry for the free column is 0). An all-zero x
-    is counted but not inserted. Rows receiving their first non-zero are appended to
-    ``support`` (``seen`` marks them). Returns ``|x|^2``; the caller shrinks when
-    ``nfill[0] == tau``.
+    G16 form (``centered`` false): ``z = x``, skipped when x is all zero.
+    Centered: ``z = sqrt(T/(T+1)) (x - s/T)`` with T the class count before x, so that
+    :math:`\\sum z z^\\top` is the centered scatter :math:`\\sum_i (x_i - c)(x_i - c)^\\top`
+    (Welford's update); nothing is inserted for a class's first example.
     """
+    if centered:
+        t = count[0]
+        if t == 0:
+            return 0.0, 0.0
+        bx = math.sqrt(t / (t + 1.0))
+        return bx, bx / t
+    return (1.0 if xx > 0.0 else 0.0), 0.0
+
+
+@nb.njit(cache=True)
+def fd_insert(count, sums, sketch, gram, nfill, frob, seen, support, n_support, zs, ss,
+              idx, val, ztx, bx, bs):
+    """Frequent directions, first step of Alg. 2: write ``z = bx x - bs s`` (s the
+    class sum before x, see :func:`fd_column`) into the first zero column, then add x
+    to the class (count, sum); ``bx == 0`` inserts nothing.
+
+    ``ztx`` must hold ``Z^T x``; ``zs`` (``Z^T s``) and ``ss`` (``s^T s``, shape (1,))
+    are maintained here. Rows receiving their first non-zero are appended to
+    ``support`` (``seen`` marks them). Costs O(k tau) for ``bs == 0``; a centered
+    column is dense on the support, O(|support| + k tau). Returns ``|x|^2``; the
+    caller shrinks when ``nfill[0] == tau``.
+    """
+    tau = sketch.shape[1]
     j = nfill[0]
     xx = 0.0
+    sx = 0.0
     for q in range(idx.shape[0]):
         v = val[q]
         if v == 0.0:
             continue
         xx += v * v
         i = idx[q]
-        sums[i] += v
-        sketch[i, j] += v
+        sx += sums[i] * v
         if not seen[i]:
             seen[i] = True
             support[n_support[0]] = i
             n_support[0] += 1
+    if bx != 0.0:
+        zz = 0.0
+        if bs != 0.0:  # one pass over the support rows (strided in Z), then x's rows
+            for q in range(n_support[0]):
+                i = support[q]
+                zi = -bs * sums[i]
+                sketch[i, j] = zi
+                zz += zi * zi
+            for q in range(idx.shape[0]):
+                i = idx[q]
+                old = sketch[i, j]
+                new = old + bx * val[q]
+                sketch[i, j] = new
+                zz += new * new - old * old
+        else:
+            for q in range(idx.shape[0]):
+                sketch[idx[q], j] += bx * val[q]
+            zz = bx * bx * xx
+        zsold = bx * sx - bs * ss[0]  # z^T s (old s)
+        zx = bx * xx - bs * sx  # z^T x
+        for i in range(tau):
+            g = bx * ztx[i] - bs * zs[i]  # (Z^T z)_i, old Z (column j is zero)
+            gram[i, j] += g
+            gram[j, i] += g
+        gram[j, j] += zz
+        for i in range(tau):
+            zs[i] += ztx[i]
+        zs[j] += zsold + zx
+        frob[0] += zz
+        nfill[0] = j + 1
+    else:
+        for i in range(tau):
+            zs[i] += ztx[i]
+    ss[0] += 2.0 * sx + xx
+    for q in range(idx.shape[0]):
+        sums[idx[q]] += val[q]
     count[0] += 1
-    if xx == 0.0:
-        return xx
-    frob[0] += xx
-    tau = sketch.shape[1]
-    for i in range(tau):
-        gram[i, j] += ztx[i]
-        gram[j, i] += ztx[i]
-    gram[j, j] += xx
-    nfill[0] = j + 1
     return xx
 
 
@@ -408,8 +474,8 @@ def _lowrank_add_rows(count, sums, sketch, gram, asum, indptr, indices, data, A)
 
 
 @nb.njit(cache=True)
-def _fd_add_rows(count, sums, sketch, gram, nfill, frob, seen, support, n_support, indptr,
-                 indices, data, start):
+def _fd_add_rows(count, sums, sketch, gram, nfill, frob, seen, support, n_support, zs, ss,
+                 indptr, indices, data, start, centered):
     """Insert rows from ``start``; return the row after the one that filled Z (or n)."""
     ztx = np.empty(sketch.shape[1])
     tau = sketch.shape[1]
@@ -418,8 +484,12 @@ def _fd_add_rows(count, sums, sketch, gram, nfill, frob, seen, support, n_suppor
         lo, hi = indptr[r], indptr[r + 1]
         idx, val = indices[lo:hi], data[lo:hi]
         sketch_tdot(sketch, idx, val, ztx)
-        fd_insert(count, sums, sketch, gram, nfill, frob, seen, support, n_support, idx, val,
-                  ztx)
+        xx = 0.0
+        for q in range(idx.shape[0]):
+            xx += val[q] * val[q]
+        bx, bs = fd_column(count, xx, centered)
+        fd_insert(count, sums, sketch, gram, nfill, frob, seen, support, n_support, zs, ss,
+                  idx, val, ztx, bx, bs)
         if nfill[0] == tau:
             return r + 1
     return n
@@ -541,46 +611,24 @@ class _LowRankSummary(CovarianceSummary):
         return merged
 
 
-class RandomizedCovariance(_LowRankSummary):
-    """Randomized low-rank covariance estimate of OPAUC_r (G13 §3, Eqs. 6-11).
+class _LinearSketch(_LowRankSummary):
+    """A linear sketch :math:`Z = \\sum_i x_i a_i^\\top` with independent draws
+    :math:`a_i`, :math:`E\\|a_i\\|^2 = 1`, so :math:`E[Z Z^\\top] = X X^\\top`; subclasses
+    draw the :math:`a_i`.
 
-    :math:`Z = X R` with the rows of R drawn per example,
-    :math:`a_i = r_i/\\sqrt\\tau`, :math:`r_i \\sim N(0, I_\\tau)` (Eqs. 8-9), so
-    :math:`E[Z Z^\\top] = X X^\\top` and
-    :math:`E\\|Z Z^\\top - X X^\\top\\|_F^2 = (\\|X\\|_F^4 + \\|X X^\\top\\|_F^2)/\\tau`.
-    R is never stored; only :math:`u = \\sum_i a_i` is kept for the centering.
-
-    Parameters
-    ----------
-    n_features : int
-        Dimension d.
-    sketch_size : int, default=50
-        tau (G13 §6.2 and G16 §7.2-7.3 use 50).
-    centering : {"g13", "g16", "exact"}, default="g13"
-        How the mean is removed (module docstring; SPEC §2): G13 Eqs. 10-11 and the
-        authors' code (:math:`\\hat S = Z Z^\\top/T - \\|\\bar a\\|^2 c c^\\top`), G16
-        Eq. 19 (:math:`Z Z^\\top/T - c c^\\top`), or the literal centered product.
-
-    Attributes
-    ----------
-    count_, sum_, sketch_, gram_
-        See :class:`_LowRankSummary`.
-    asum_ : ndarray of shape (tau,)
-        :math:`u = \\sum_i a_i` (so :math:`\\bar a = u/T`).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from aucstream.covariance import RandomizedCovariance
-    >>> X = np.random.default_rng(0).normal(size=(200, 4))
-    >>> s = RandomizedCovariance(4, sketch_size=10, centering="exact").update(X, rng=0)
-    >>> s.sketch_.shape, bool(np.allclose(s.gram_, s.sketch_.T @ s.sketch_))
-    ((4, 10), True)
+    Three centerings of the covariance estimate (SPEC §2, decision #4):
+    ``"g13"`` :math:`Z Z^\\top/T - \\|\\bar a\\|^2 c c^\\top` (G13 Eqs. 10-11, authors'
+    code), ``"g16"`` :math:`Z Z^\\top/T - c c^\\top` (G16 Eq. 19) and ``"exact"``
+    :math:`(Z - c u^\\top)(Z - c u^\\top)^\\top/T` with :math:`u = \\sum_i a_i`, the literal
+    :math:`(X - c 1^\\top) R R^\\top (X - c 1^\\top)^\\top / T`: unbiased for the
+    covariance and positive semi-definite.
     """
 
     _CENTERINGS = ("g13", "g16", "exact")
+    _DEFAULT_CENTERING = "g16"
 
-    def __init__(self, n_features: int, sketch_size: int = 50, centering: str = "g13"):
+    def __init__(self, n_features: int, sketch_size: int = 50, centering: str | None = None):
+        centering = self._DEFAULT_CENTERING if centering is None else centering
         if centering not in self._CENTERINGS:
             raise ValueError(f"centering must be one of {self._CENTERINGS}, got {centering!r}")
         super().__init__(n_features, sketch_size)
@@ -589,8 +637,8 @@ class RandomizedCovariance(_LowRankSummary):
 
     @staticmethod
     def draw(rng: np.random.Generator, n: int, sketch_size: int) -> np.ndarray:
-        """The vectors :math:`a_i = r_i/\\sqrt\\tau` of n examples, shape (n, tau)."""
-        return rng.standard_normal((n, sketch_size)) / np.sqrt(sketch_size)
+        """The vectors :math:`a_i` of n examples, shape (n, tau)."""
+        raise NotImplementedError  # pragma: no cover
 
     def update(self, X: ArrayLike, rng=None, *, draws: ArrayLike | None = None):
         """Add the rows of ``X``; returns self.
@@ -623,31 +671,76 @@ class RandomizedCovariance(_LowRankSummary):
         return q / t, float(self.asum_ @ q) / t
 
     def _new_like(self):
-        return RandomizedCovariance(self.n_features, self.sketch_size, self.centering)
+        return type(self)(self.n_features, self.sketch_size, self.centering)
 
-    def merge(self, other: RandomizedCovariance) -> RandomizedCovariance:
+    def merge(self, other):
         """The sketch of both streams (a new object).
 
         Z is linear in the stream, so the sum of the two sketches is exactly the
         sketch of the concatenated stream with the same draws: unbiased, with the
         expected error of a single sketch of all the examples.
         """
-        if isinstance(other, RandomizedCovariance) and other.centering != self.centering:
+        if isinstance(other, _LinearSketch) and other.centering != self.centering:
             raise ValueError("cannot merge sketches with different centering")
         merged = self._merge_linear(other)
         merged.asum_[:] = self.asum_ + other.asum_
         return merged
 
 
-class HashedCovariance(_LowRankSummary):
+class RandomizedCovariance(_LinearSketch):
+    """Randomized low-rank covariance estimate of OPAUC_r (G13 §3, Eqs. 6-11).
+
+    :math:`Z = X R` with the rows of R drawn per example,
+    :math:`a_i = r_i/\\sqrt\\tau`, :math:`r_i \\sim N(0, I_\\tau)` (Eqs. 8-9), so
+    :math:`E[Z Z^\\top] = X X^\\top` and
+    :math:`E\\|Z Z^\\top - X X^\\top\\|_F^2 = (\\|X\\|_F^4 + \\|X X^\\top\\|_F^2)/\\tau`.
+    R is never stored; only :math:`u = \\sum_i a_i` is kept for the centering.
+
+    Parameters
+    ----------
+    n_features : int
+        Dimension d.
+    sketch_size : int, default=50
+        tau (G13 §6.2 and G16 §7.2-7.3 use 50).
+    centering : {"g13", "g16", "exact"} or None, default=None
+        How the mean is removed (:class:`_LinearSketch`; SPEC §2); None is "g13",
+        G13 Eqs. 10-11 and the authors' code.
+
+    Attributes
+    ----------
+    count_, sum_, sketch_, gram_
+        See :class:`_LowRankSummary`.
+    asum_ : ndarray of shape (tau,)
+        :math:`u = \\sum_i a_i` (so :math:`\\bar a = u/T`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from aucstream.covariance import RandomizedCovariance
+    >>> X = np.random.default_rng(0).normal(size=(200, 4))
+    >>> s = RandomizedCovariance(4, sketch_size=10, centering="exact").update(X, rng=0)
+    >>> s.sketch_.shape, bool(np.allclose(s.gram_, s.sketch_.T @ s.sketch_))
+    ((4, 10), True)
+    """
+
+    _DEFAULT_CENTERING = "g13"
+
+    @staticmethod
+    def draw(rng: np.random.Generator, n: int, sketch_size: int) -> np.ndarray:
+        """The vectors :math:`a_i = r_i/\\sqrt\\tau` of n examples, shape (n, tau)."""
+        return rng.standard_normal((n, sketch_size)) / np.sqrt(sketch_size)
+
+
+class HashedCovariance(_LinearSketch):
     """CountSketch covariance estimate of OPAUC_h (G16 §7.2; SPEC §5, reconstructed).
 
     Each example goes, with a random sign :math:`\\sigma_i`, into one random column
     :math:`h_i` of Z: :math:`Z \\mathrel{+}= \\sigma_i x_i e_{h_i}^\\top`. Then
     :math:`E[Z Z^\\top] = X X^\\top` and :math:`E\\|Z Z^\\top - X X^\\top\\|_F^2 =
     (\\|X\\|_F^4 + \\|X X^\\top\\|_F^2 - 2\\sum_i\\|x_i\\|^4)/\\tau`. The estimate is
-    :math:`Z Z^\\top/T - c c^\\top` (G16 Eq. 19). One uniform draw u per example
-    gives both: ``k = floor(2 tau u)``, bucket ``k // 2``, sign ``+1`` if k is even.
+    :math:`Z Z^\\top/T - c c^\\top` (G16 Eq. 19) by default. One uniform draw u per
+    example gives both: ``k = floor(2 tau u)``, bucket ``k // 2``, sign ``+1`` if k is
+    even.
 
     Parameters
     ----------
@@ -655,11 +748,18 @@ class HashedCovariance(_LowRankSummary):
         Dimension d.
     sketch_size : int, default=50
         Number of buckets tau.
+    centering : {"g13", "g16", "exact"} or None, default=None
+        How the mean is removed (:class:`_LinearSketch`); None is "g16" (G16 Eq. 19).
+        "exact", the CountSketch of the centered examples, is positive semi-definite
+        and keeps OPAUC_h stable at step sizes where the G16 form diverges (a library
+        option, not the paper's).
 
     Attributes
     ----------
     count_, sum_, sketch_, gram_
         See :class:`_LowRankSummary`.
+    asum_ : ndarray of shape (tau,)
+        :math:`u = \\sum_i \\sigma_i e_{h_i}`.
 
     Examples
     --------
@@ -684,35 +784,6 @@ class HashedCovariance(_LowRankSummary):
         A = np.zeros((u.shape[0], sketch_size))
         A[np.arange(u.shape[0]), code // 2] = 1.0 - 2.0 * (code % 2)
         return A
-
-    def update(self, X: ArrayLike, rng=None, *, draws: ArrayLike | None = None):
-        """Add the rows of ``X``; returns self.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n, d)
-            Examples.
-        rng : int, Generator or None
-            Source of the buckets and signs (``draw``) when ``draws`` is not given.
-        draws : ndarray of shape (n, tau), optional
-            The rows :math:`\\sigma_i e_{h_i}` to use.
-        """
-        indptr, indices, data, d = csr_arrays(X)
-        self._check_dim(d)
-        n = indptr.shape[0] - 1
-        A = (self.draw(_as_rng(rng), n, self.sketch_size) if draws is None
-             else np.ascontiguousarray(draws, dtype=np.float64).reshape(n, self.sketch_size))
-        _lowrank_add_rows(self.count_, self.sum_, self.sketch_, self.gram_,
-                          np.zeros(self.sketch_size), indptr, indices, data, A)
-        return self
-
-    def _new_like(self):
-        return HashedCovariance(self.n_features, self.sketch_size)
-
-    def merge(self, other: HashedCovariance) -> HashedCovariance:
-        """The sketch of both streams (a new object): the sum of the sketches, exactly
-        the CountSketch of the concatenated stream with the same buckets and signs."""
-        return self._merge_linear(other)
 
 
 def fd_shrink_index(shrink, sketch_size: int) -> int:
@@ -756,7 +827,8 @@ class FrequentDirectionsCovariance(_LowRankSummary):
 
     Deterministic; see the module docstring for the shrink and its guarantee.
     Adding an example costs O(k tau + tau^2); every shrink (at most once per
-    tau - l + 1 inserts) costs O(tau^3 + d tau^2), so O(d tau) amortized with
+    tau - l + 1 inserts) costs O(tau^3 + m tau^2) for the m <= d rows of Z that ever
+    received a non-zero (``support_``), so at most O(d tau) amortized with
     ``shrink="half"``.
 
     Parameters
@@ -769,6 +841,16 @@ class FrequentDirectionsCovariance(_LowRankSummary):
         Which squared singular value is subtracted: index floor(tau/2) (G16 Alg. 2,
         SPEC §3), ceil(0.9 tau) (authors' code: frees about 10% of the columns per
         shrink) or a given index.
+    centering : {"g16", "exact"} or None, default=None
+        None or "g16": Z sketches the examples, :math:`Z Z^\\top \\preceq X X^\\top`, and the
+        estimate is :math:`Z Z^\\top/T - c c^\\top` (G16 Eqs. 10-11), which is indefinite
+        wherever the sketch lost more of :math:`X X^\\top` than the class's spread.
+        "exact" (a library option, not the paper's): Z sketches the centered examples
+        through Welford's rank-one updates of the scatter,
+        :math:`M_T = M_{T-1} + \\frac{T-1}{T}(x_T - c_{T-1})(x_T - c_{T-1})^\\top`, so the
+        estimate :math:`Z Z^\\top/T` satisfies :math:`0 \\preceq Z Z^\\top/T \\preceq S`
+        with the frequent-directions bound on :math:`\\|M - Z Z^\\top\\|_2`. Its
+        columns are dense on the class's support: an insert costs O(|support| + k tau).
 
     Attributes
     ----------
@@ -780,6 +862,12 @@ class FrequentDirectionsCovariance(_LowRankSummary):
         :math:`\\|X\\|_F^2` of the inserted examples (for :attr:`error_bound`).
     n_shrinks_ : ndarray of shape (1,), int64
         Number of shrinks so far.
+    zs_, ss_ : ndarray of shape (tau,) and (1,)
+        :math:`Z^\\top s` and :math:`s^\\top s`, maintained for the centered columns.
+    seen_ : ndarray of shape (d,), bool
+        Whether row i of Z ever received a non-zero.
+    support_, n_support_ : ndarray of shape (d,) and (1,), int64
+        Those rows (the first ``n_support_[0]`` entries); a shrink visits only them.
 
     Examples
     --------
@@ -792,8 +880,15 @@ class FrequentDirectionsCovariance(_LowRankSummary):
     True
     """
 
-    def __init__(self, n_features: int, sketch_size: int = 50, shrink="half"):
+    _CENTERINGS = ("g16", "exact")
+
+    def __init__(self, n_features: int, sketch_size: int = 50, shrink="half",
+                 centering: str | None = None):
+        centering = "g16" if centering is None else centering
+        if centering not in self._CENTERINGS:
+            raise ValueError(f"centering must be one of {self._CENTERINGS}, got {centering!r}")
         super().__init__(n_features, _check_sketch_size(sketch_size, minimum=2))
+        self.centering = centering
         self.shrink = shrink
         self.shrink_index = fd_shrink_index(shrink, self.sketch_size)
         self.nfill_ = np.zeros(1, dtype=np.int64)
@@ -802,14 +897,29 @@ class FrequentDirectionsCovariance(_LowRankSummary):
         self.seen_ = np.zeros(self.n_features, dtype=np.bool_)
         self.support_ = np.zeros(self.n_features, dtype=np.int64)
         self.n_support_ = np.zeros(1, dtype=np.int64)
+        self.zs_ = np.zeros(self.sketch_size)
+        self.ss_ = np.zeros(1)
 
     def fd_arrays(self) -> tuple:
-        """``(nfill_, frob_, seen_, support_, n_support_)`` as the kernels take them."""
-        return self.nfill_, self.frob_, self.seen_, self.support_, self.n_support_
+        """``(nfill_, frob_, seen_, support_, n_support_, zs_, ss_)`` as the kernels
+        take them."""
+        return (self.nfill_, self.frob_, self.seen_, self.support_, self.n_support_,
+                self.zs_, self.ss_)
+
+    def _center_terms(self, zv, cv):
+        if self.centering == "exact":  # Z already sketches the centered examples
+            return zv / self.count, 0.0
+        return zv / self.count, cv
+
+    def _refresh_gram(self) -> None:
+        super()._refresh_gram()
+        self.zs_[:] = self.sketch_.T @ self.sum_
+        self.ss_[0] = self.sum_ @ self.sum_
 
     @property
     def error_bound(self) -> float:
-        """:math:`(\\|X\\|_F^2 - \\|Z\\|_F^2)/\\ell \\ge \\|X^\\top X - Z Z^\\top\\|_2`."""
+        """:math:`(\\|X\\|_F^2 - \\|Z\\|_F^2)/\\ell \\ge \\|X^\\top X - Z Z^\\top\\|_2`
+        (centered: X holds the centered examples, and :math:`X^\\top X` is the scatter)."""
         return max(float(self.frob_[0] - np.trace(self.gram_)), 0.0) / self.shrink_index
 
     def update(self, X: ArrayLike):
@@ -820,7 +930,8 @@ class FrequentDirectionsCovariance(_LowRankSummary):
         r = 0
         while r < n:
             r = _fd_add_rows(self.count_, self.sum_, self.sketch_, self.gram_,
-                             *self.fd_arrays(), indptr, indices, data, r)
+                             *self.fd_arrays(), indptr, indices, data, r,
+                             self.centering == "exact")
             if self.nfill_[0] == self.sketch_size:
                 self.shrink_now()
         return self
@@ -844,12 +955,16 @@ class FrequentDirectionsCovariance(_LowRankSummary):
         gram = M.T @ self.gram_ @ M
         self.gram_[:] = 0.0
         self.gram_[:m, :m] = _sym(gram)
+        zs = M.T @ self.zs_
+        self.zs_[:] = 0.0
+        self.zs_[:m] = zs
         self.nfill_[0] = m
         self.n_shrinks_[0] += 1
         return M
 
     def _new_like(self):
-        return FrequentDirectionsCovariance(self.n_features, self.sketch_size, self.shrink)
+        return FrequentDirectionsCovariance(self.n_features, self.sketch_size, self.shrink,
+                                            self.centering)
 
     def merge(self, other: FrequentDirectionsCovariance) -> FrequentDirectionsCovariance:
         """A frequent-directions sketch of both streams (a new object).
@@ -860,9 +975,14 @@ class FrequentDirectionsCovariance(_LowRankSummary):
         followed by the sketch columns of the second, so the guarantee holds for the
         union: :math:`\\|X^\\top X - Z Z^\\top\\|_2 \\le (\\|X\\|_F^2 - \\|Z\\|_F^2)/\\ell`
         with X all the examples of both streams (the two sketching errors add, and
-        the merge shrink removes at least l times what it subtracts).
+        the merge shrink removes at least l times what it subtracts). Centered
+        sketches add the column :math:`\\sqrt{T_1 T_2/T}\\,(c_1 - c_2)`: the centered
+        scatter of the union is :math:`M_1 + M_2 + \\frac{T_1T_2}{T}(c_1 - c_2)(c_1 -
+        c_2)^\\top`.
         """
         self._check_merge(other)
+        if other.centering != self.centering:
+            raise ValueError("cannot merge sketches with different centering")
         merged = self._new_like()
         merged.count_[:] = self.count_ + other.count_
         merged.sum_[:] = self.sum_ + other.sum_
@@ -875,7 +995,14 @@ class FrequentDirectionsCovariance(_LowRankSummary):
             n0 = merged.n_support_[0]
             merged.support_[n0 : n0 + new_rows.shape[0]] = new_rows
             merged.n_support_[0] = n0 + new_rows.shape[0]
-        cols = np.hstack([self.sketch_[:, : self.nfill_[0]], other.sketch_[:, : other.nfill_[0]]])
+        cols = [self.sketch_[:, : self.nfill_[0]], other.sketch_[:, : other.nfill_[0]]]
+        t1, t2 = self.count, other.count
+        if self.centering == "exact" and t1 > 0 and t2 > 0:
+            between = np.sqrt(t1 * t2 / (t1 + t2)) * (self.mean - other.mean)
+            if np.any(between):
+                cols.append(between[:, None])
+                merged.frob_[0] += between @ between
+        cols = np.hstack(cols)
         m = cols.shape[1]
         if m < self.sketch_size:
             merged.sketch_[:, :m] = cols
@@ -1080,8 +1207,14 @@ def sparsified_add(count, sums, keys, vals, index, info, idx, val, budget, trigg
 
 @nb.njit(cache=True)
 def sparse_scatter_matvec(keys, vals, nnz, v, out):
-    """``out = P v`` for the symmetric P stored as its upper triangle; O(nnz)."""
+    """``out = P v`` for the symmetric P stored as its upper triangle; O(nnz + d)."""
     out[:] = 0.0
+    sparse_scatter_add(keys, vals, nnz, v, out)
+
+
+@nb.njit(cache=True)
+def sparse_scatter_add(keys, vals, nnz, v, out):
+    """``out += P v`` for the symmetric P stored as its upper triangle; O(nnz)."""
     for pos in range(nnz):
         key = keys[pos]
         i = key >> 32
@@ -1202,9 +1335,12 @@ class SparsifiedCovariance(CovarianceSummary):
         self.full = d * (d + 1) // 2
         self.budget = d * self.sketch_size
         self.trigger = int(math.floor((1.0 + self.prune_slack) * self.budget))
-        capacity = min(self.full, _entries_at_cost(d, self.trigger) + _SPARSE_RESERVE)
+        self._allocate(min(self.full, _entries_at_cost(d, self.trigger) + _SPARSE_RESERVE))
+
+    def _allocate(self, capacity: int) -> None:
+        """Empty state with entry arrays for ``capacity`` entries."""
         self.count_ = np.zeros(1, dtype=np.int64)
-        self.sum_ = np.zeros(d)
+        self.sum_ = np.zeros(self.n_features)
         self.keys_ = np.zeros(capacity, dtype=np.int64)
         self.values_ = np.zeros(capacity)
         self.index_ = np.full(_index_size(capacity), _EMPTY, dtype=np.int32)
@@ -1257,13 +1393,17 @@ class SparsifiedCovariance(CovarianceSummary):
         n = indptr.shape[0] - 1
         r = 0
         while True:
-            r = _sparse_add_rows(self.count_, self.sum_, self.keys_, self.values_, self.index_,
-                                 self.info_, indptr, indices, data, r, self.budget,
-                                 self.trigger, self.full)
+            r = self._add_rows(r, indptr, indices, data)
             if r == n:
                 return self
             k = int(np.count_nonzero(data[indptr[r] : indptr[r + 1]]))
             self._grow(k * (k + 1) // 2)
+
+    def _add_rows(self, start: int, indptr, indices, data) -> int:
+        """Add rows from ``start``; return the first that needs more room (or n)."""
+        return _sparse_add_rows(self.count_, self.sum_, self.keys_, self.values_, self.index_,
+                                self.info_, indptr, indices, data, start, self.budget,
+                                self.trigger, self.full)
 
     @property
     def mean(self) -> np.ndarray:
@@ -1333,6 +1473,122 @@ class SparsifiedCovariance(CovarianceSummary):
         return merged
 
 
+@nb.njit(cache=True)
+def exact_sparse_add(summary, idx, val):
+    """Add one example to an :class:`ExactSparseCovariance` (its ``arrays()`` tuple):
+    :math:`P \\mathrel{+}= x x^\\top`, :math:`s \\mathrel{+}= x`, and the features seen
+    for the first time join the support. O(k^2); the caller guarantees room
+    (:func:`sparse_room`). Zeros are skipped."""
+    count, sums, keys, vals, index, info, seen, support, n_support = summary
+    sparse_add(count, sums, keys, vals, index, info, idx, val)
+    _track_support(seen, support, n_support, idx, val)
+
+
+@nb.njit(cache=True)
+def _track_support(seen, support, n_support, idx, val):
+    for a in range(idx.shape[0]):
+        i = idx[a]
+        if val[a] != 0.0 and not seen[i]:
+            seen[i] = True
+            support[n_support[0]] = i
+            n_support[0] += 1
+
+
+@nb.njit(cache=True)
+def _exact_sparse_add_rows(summary, start, indptr, indices, data):
+    """Add rows from ``start``; return the first row that needs more room (or n)."""
+    info, capacity, d = summary[5], summary[2].shape[0], summary[1].shape[0]
+    full = d * (d + 1) // 2
+    for r in range(start, indptr.shape[0] - 1):
+        lo, hi = indptr[r], indptr[r + 1]
+        if not sparse_room(info, capacity, full, indices[lo:hi], data[lo:hi]):
+            return r
+        exact_sparse_add(summary, indices[lo:hi], data[lo:hi])
+    return indptr.shape[0] - 1
+
+
+class ExactSparseCovariance(SparsifiedCovariance):
+    """Exact count, mean and covariance of a stream with a sparse scatter matrix.
+
+    The P-form of SPEC C2 as D16 §3.3 prescribes for SAdaOAM: the sum
+    :math:`s = \\sum x_i` and :math:`P = \\sum x_i x_i^\\top`, in the storage of
+    :class:`SparsifiedCovariance` without a budget (nothing is ever pruned; the arrays
+    start small and double as P fills), so only co-occurring feature pairs take
+    memory. It also records the feature support (the rows of P that are non-zero),
+    which SAdaOAM's lazy updates need. ``Gamma v = P v / T - c (c^T v)`` costs
+    O(nnz(P) + d); adding an example with k non-zeros costs O(k^2). Memory grows
+    with the number of distinct co-occurring pairs, at most d(d+1)/2 entries.
+
+    Parameters
+    ----------
+    n_features : int
+        Dimension d of the examples.
+    capacity : int, default=64
+        Initial number of stored entries; grows by doubling.
+
+    Attributes
+    ----------
+    count_, sum_, keys_, values_, index_, info_
+        As for :class:`SparsifiedCovariance` (``info_[2]``, the prunes, stays 0).
+    seen_ : ndarray of shape (d,), bool
+        Whether a feature was ever non-zero (its row of P is non-zero).
+    support_ : ndarray of shape (d,), int64
+        Those features in order of first appearance; the first ``n_support_[0]``.
+    n_support_ : ndarray of shape (1,), int64
+        Size of the support.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from aucstream.covariance import ExactSparseCovariance
+    >>> X = np.random.default_rng(0).normal(size=(100, 3))
+    >>> s = ExactSparseCovariance(3).update(X)
+    >>> np.allclose(s.matvec(np.ones(3)), np.cov(X.T, bias=True) @ np.ones(3))
+    True
+    >>> s.nnz  # upper triangle of a dense 3 x 3 scatter
+    6
+    """
+
+    def __init__(self, n_features: int, capacity: int = 64):
+        d = self.n_features = int(n_features)
+        self.sketch_size = None
+        self.prune_slack = 0.0
+        self.full = self.budget = self.trigger = d * (d + 1) // 2  # never prunes
+        self._allocate(min(max(int(capacity), 1), max(self.full, 1)))
+        self.seen_ = np.zeros(d, dtype=np.bool_)
+        self.support_ = np.zeros(d, dtype=np.int64)
+        self.n_support_ = np.zeros(1, dtype=np.int64)
+
+    def arrays(self) -> tuple:
+        """The state arrays in the order the compiled functions take them."""
+        return (self.count_, self.sum_, self.keys_, self.values_, self.index_, self.info_,
+                self.seen_, self.support_, self.n_support_)
+
+    def grow_for(self, k: int) -> None:
+        """Make room for one more example with ``k`` stored values."""
+        if self.nnz + k * (k + 1) // 2 > self.capacity:
+            self._grow(k * (k + 1) // 2)
+
+    def _add_rows(self, start: int, indptr, indices, data) -> int:
+        return _exact_sparse_add_rows(self.arrays(), start, indptr, indices, data)
+
+    def merge(self, other: ExactSparseCovariance) -> ExactSparseCovariance:
+        """The exact summary of both streams together (a new object)."""
+        if not isinstance(other, ExactSparseCovariance):
+            raise TypeError(f"cannot merge ExactSparseCovariance with {type(other).__name__}")
+        self._check_dim(other.n_features)
+        merged = ExactSparseCovariance(self.n_features, capacity=max(self.nnz + other.nnz, 1))
+        for part in (self, other):
+            _sp_insert_all(merged.keys_, merged.values_, merged.index_, merged.info_,
+                           part.keys_, part.values_, part.nnz)
+            merged.count_ += part.count_
+            merged.sum_ += part.sum_
+            support = part.support_[: part.n_support_[0]]
+            _track_support(merged.seen_, merged.support_, merged.n_support_, support,
+                           np.ones(support.shape[0]))
+        return merged
+
+
 # ============================================================================ factory
 #: Summary kinds accepted by :func:`make_covariance` and ``OPAUC(covariance=...)``.
 COVARIANCE_KINDS = ("full", "randomized", "fd", "sparse", "hash")
@@ -1352,7 +1608,8 @@ def make_covariance(kind: str, n_features: int, sketch_size: int = 50, **options
     sketch_size : int, default=50
         tau (ignored by "full").
     **options
-        ``centering`` (randomized), ``shrink`` (fd), ``prune_slack`` (sparse).
+        ``centering`` (randomized, hash, fd; None for each paper's form), ``shrink``
+        (fd), ``prune_slack`` (sparse).
 
     Returns
     -------
@@ -1361,11 +1618,12 @@ def make_covariance(kind: str, n_features: int, sketch_size: int = 50, **options
     if kind == "full":
         return FullCovariance(n_features)
     if kind == "randomized":
-        return RandomizedCovariance(n_features, sketch_size, options.get("centering", "g13"))
+        return RandomizedCovariance(n_features, sketch_size, options.get("centering"))
     if kind == "fd":
-        return FrequentDirectionsCovariance(n_features, sketch_size, options.get("shrink", "half"))
+        return FrequentDirectionsCovariance(n_features, sketch_size,
+                                            options.get("shrink", "half"), options.get("centering"))
     if kind == "sparse":
         return SparsifiedCovariance(n_features, sketch_size, options.get("prune_slack", 0.1))
     if kind == "hash":
-        return HashedCovariance(n_features, sketch_size)
+        return HashedCovariance(n_features, sketch_size, options.get("centering"))
     raise ValueError(f"covariance must be one of {COVARIANCE_KINDS}, got {kind!r}")

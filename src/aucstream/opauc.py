@@ -103,7 +103,7 @@ from .covariance import (
     COVARIANCE_KINDS,
     HashedCovariance,
     RandomizedCovariance,
-    _sym,
+    fd_column,
     fd_insert,
     full_add,
     full_cov_matvec,
@@ -197,7 +197,9 @@ _SCALE_MIN, _SCALE_MAX = 1e-100, 1e100
 
 @nb.njit(cache=True)
 def _opauc_lowrank_chunk(count0, sum0, Z0, G0, asum0, nfill0, frob0, seen0, supp0, nsupp0,
+                         fzs0, fss0,
                          count1, sum1, Z1, G1, asum1, nfill1, frob1, seen1, supp1, nsupp1,
+                         fzs1, fss1,
                          zz, zs, ss, v, p, gamma, scale, zv, sv,
                          indptr, indices, data, ys, A, start, resume, fd, centering,
                          eta, lam, rebase_every):
@@ -207,7 +209,10 @@ def _opauc_lowrank_chunk(count0, sum0, Z0, G0, asum0, nfill0, frob0, seen0, supp
     ``zs[a, b] = Z_a^T s_b``, ``ss[a, b] = s_a^T s_b``, ``zv[a] = Z_a^T v``,
     ``sv[a] = s_a^T v``; ``G_a = Z_a^T Z_a`` lives in the summaries. ``A`` holds the
     per-example vectors a (linear sketches); with ``fd`` the example goes into the
-    first zero column. ``centering``: 0 = G16 form, 1 = G13, 2 = exact.
+    first zero column: ``z = bx x - bs s_c`` (:func:`fd_column`; ``fzs``/``fss`` are
+    the summary's own :math:`Z^\\top s`, :math:`s^\\top s`). ``centering``: 0 = G16
+    form, 1 = G13, 2 = exact (linear sketches), 3 = none (frequent directions of the
+    centered examples).
 
     Returns ``(row, event)``: ``_DONE``; ``_SHRINK`` (row ``row`` was inserted and
     filled its class's sketch: shrink, then resume at ``row`` with ``resume``);
@@ -217,6 +222,7 @@ def _opauc_lowrank_chunk(count0, sum0, Z0, G0, asum0, nfill0, frob0, seen0, supp
     zx0 = np.empty(tau)
     zx1 = np.empty(tau)
     a = np.zeros(tau)
+    zoz = np.empty(tau)
     phi = np.empty(tau)
     q = np.empty(tau)
     shrink = 1.0 - eta * lam
@@ -239,22 +245,29 @@ def _opauc_lowrank_chunk(count0, sum0, Z0, G0, asum0, nfill0, frob0, seen0, supp
             if c == 1:
                 Zc, Gc, countc, sumc = Z1, G1, count1, sum1
                 asumc, nfillc, frobc = asum1, nfill1, frob1
-                seenc, suppc, nsuppc = seen1, supp1, nsupp1
+                seenc, suppc, nsuppc, fzsc, fssc = seen1, supp1, nsupp1, fzs1, fss1
                 zxc, zxo, sxc, sxo = zx1, zx0, sx1, sx0
             else:
                 Zc, Gc, countc, sumc = Z0, G0, count0, sum0
                 asumc, nfillc, frobc = asum0, nfill0, frob0
-                seenc, suppc, nsuppc = seen0, supp0, nsupp0
+                seenc, suppc, nsuppc, fzsc, fssc = seen0, supp0, nsupp0, fzs0, fss0
                 zxc, zxo, sxc, sxo = zx0, zx1, sx0, sx1
+            # the new column(s) of Z_c: Z_c += z a^T with z = bx x - bs s_c (old s_c)
             if fd:
+                bx, bs = fd_column(countc, xx, centering == 3)
                 a[:] = 0.0
-                if xx > 0.0:
+                if bx != 0.0:
                     a[nfillc[0]] = 1.0
             else:
+                bx, bs = 1.0, 0.0
                 a[:] = A[r]
-            beta = -gamma[c]
+            ap = 0.0
             for j in range(tau):
-                beta -= a[j] * p[c, j]
+                ap += a[j] * p[c, j]
+            # keep w fixed: Z_c p_c gains ap z = ap (bx + bs) x - ap bs s_c(new), and
+            # gamma_c s_c gains gamma_c x
+            gamma[c] += ap * bs
+            beta = -gamma[c] - ap * (bx + bs) + ap * bs
             if beta != 0.0:
                 for t in range(idx.shape[0]):
                     v[idx[t]] += beta * val[t]
@@ -264,33 +277,39 @@ def _opauc_lowrank_chunk(count0, sum0, Z0, G0, asum0, nfill0, frob0, seen0, supp
                 sv[0] += beta * sx0
                 sv[1] += beta * sx1
                 vx += beta * xx
-            # products involving the own class's new Z and s (old Z^T x, s^T x)
+            # products involving the own class's new Z and s (old Z^T x, s^T x, ...)
+            z_x = bx * xx - bs * sxc
+            z_sc = bx * sxc - bs * ss[c, c]
+            z_so = bx * sxo - bs * ss[c, o]
+            z_v = bx * vx - bs * sv[c]
+            for j in range(tau):
+                zoz[j] = bx * zxo[j] - bs * zs[o, c, j]  # Z_o^T z
             if c == 0:
                 for i in range(tau):
                     for j in range(tau):
-                        zz[i, j] += a[i] * zx1[j]
+                        zz[i, j] += a[i] * zoz[j]
             else:
                 for i in range(tau):
                     for j in range(tau):
-                        zz[i, j] += zx0[i] * a[j]
+                        zz[i, j] += zoz[i] * a[j]
             for j in range(tau):
-                zs[c, c, j] += zxc[j] + a[j] * (sxc + xx)
-                zs[c, o, j] += a[j] * sxo
+                zs[c, c, j] += zxc[j] + a[j] * (z_sc + z_x)
+                zs[c, o, j] += a[j] * z_so
                 zs[o, c, j] += zxo[j]
-                zv[c, j] += a[j] * vx
+                zv[c, j] += a[j] * z_v
             ss[c, c] += 2.0 * sxc + xx
             ss[c, o] += sxo
             ss[o, c] += sxo
             sv[c] += vx
             if fd:
-                fd_insert(countc, sumc, Zc, Gc, nfillc, frobc, seenc, suppc, nsuppc, idx, val,
-                          zxc)
+                fd_insert(countc, sumc, Zc, Gc, nfillc, frobc, seenc, suppc, nsuppc, fzsc,
+                          fssc, idx, val, zxc, bx, bs)
             else:
                 lowrank_add(countc, sumc, Zc, Gc, idx, val, a, zxc)
                 for j in range(tau):
                     asumc[j] += a[j]
             for j in range(tau):
-                zxc[j] += a[j] * xx
+                zxc[j] += a[j] * z_x
             if c == 1:
                 sx1 += xx
             else:
@@ -326,6 +345,10 @@ def _opauc_lowrank_chunk(count0, sum0, Z0, G0, asum0, nfill0, frob0, seen0, supp
                 for j in range(tau):
                     phi[j] = q[j] * inv_t
                 psi = cw * inv_t
+            elif centering == 3:
+                for j in range(tau):
+                    phi[j] = q[j] * inv_t
+                psi = 0.0
             elif centering == 1:
                 uu = 0.0
                 for j in range(tau):
@@ -413,7 +436,10 @@ class OPAUC(BaseStreamingAUC):
     Along such directions the step is not a contraction, so large step sizes can
     diverge where the exact OPAUC does not (on sector, OPAUC_fd and OPAUC_h diverge
     from eta = 2^-4 on; OPAUC_r with the G13 centering, which hardly removes the mean,
-    does not): tune ``eta`` per variant, as the papers do.
+    does not): tune ``eta`` per variant, as the papers do, or use
+    ``centering="exact"``, whose estimates are positive semi-definite (for "fd":
+    :math:`0 \\preceq \\hat S \\preceq S`), so the step contracts wherever the exact
+    OPAUC's does.
 
     Parameters
     ----------
@@ -429,9 +455,18 @@ class OPAUC(BaseStreamingAUC):
     sketch_size : int, default=50
         tau of the sketches (the papers use 50); ignored by "full". "sparse" keeps
         d * tau non-zeros; "fd" needs tau >= 2.
-    centering : {"g13", "g16", "exact"}, default="g13"
-        Centering of the randomized estimate (SPEC §2; G13 Eqs. 10-11 by default);
-        used by "randomized" only.
+    centering : {"g13", "g16", "exact"} or None, default=None
+        How the sketches remove the class mean. None is each paper's form:
+        "g13" for "randomized" (G13 Eqs. 10-11, :math:`Z Z^\\top/T - \\|\\bar a\\|^2
+        c c^\\top`), "g16" for "hash" and "fd" (G16 Eqs. 10-11, 19, :math:`Z Z^\\top/T
+        - c c^\\top`). "exact" gives a positive semi-definite estimate: the linear
+        sketches (randomized, hash) sketch :math:`(X - c 1^\\top)` through the same
+        draws, frequent directions sketches the centered examples by Welford's
+        rank-one updates (:class:`aucstream.covariance.FrequentDirectionsCovariance`;
+        its inserts then cost O(|support| + k tau)). "exact" is a library option
+        (not in the papers) that keeps OPAUC_fd and OPAUC_h stable at the step sizes
+        where their G16 form diverges; "g13" applies to the linear sketches only.
+        Ignored by "full" and "sparse".
     shrink : {"half", "ceil_0.9"} or int, default="half"
         Frequent-directions shrink index: floor(tau/2) (G16 Alg. 2) or ceil(0.9 tau)
         (authors' code); used by "fd" only.
@@ -489,7 +524,7 @@ class OPAUC(BaseStreamingAUC):
     _rebase_every = 1 << 15
 
     def __init__(self, eta: float = 2**-8, lam: float = 2**-8, covariance: str = "full",
-                 sketch_size: int = 50, centering: str = "g13", shrink="half",
+                 sketch_size: int = 50, centering: str | None = None, shrink="half",
                  prune_slack: float = 0.1, shuffle: bool = False, random_state=None):
         self.eta = eta
         self.lam = lam
@@ -511,10 +546,14 @@ class OPAUC(BaseStreamingAUC):
             raise ValueError(
                 f"covariance must be one of {COVARIANCE_KINDS}, got {self.covariance!r}"
             )
-        if self.centering not in _CENTERING_CODES:
+        if self.centering is not None and self.centering not in _CENTERING_CODES:
             raise ValueError(
-                f"centering must be one of {tuple(_CENTERING_CODES)}, got {self.centering!r}"
+                f"centering must be one of {tuple(_CENTERING_CODES)} or None, "
+                f"got {self.centering!r}"
             )
+        if self.covariance == "fd" and self.centering == "g13":
+            raise ValueError("centering must be 'g16', 'exact' or None for covariance='fd' "
+                             "('g13' applies to the linear sketches 'randomized' and 'hash')")
         if not (self.shrink in ("half", "ceil_0.9") or (
                 isinstance(self.shrink, (int, np.integer)) and not isinstance(self.shrink, bool))):
             raise ValueError(f"shrink must be 'half', 'ceil_0.9' or an int, got {self.shrink!r}")
@@ -569,15 +608,14 @@ class OPAUC(BaseStreamingAUC):
         tau = neg.sketch_size
         n = chunk.n_samples
         fd = self.covariance == "fd"
+        centering = _CENTERING_CODES[neg.centering]
         if self.covariance == "randomized":
             A = RandomizedCovariance.draw(self._rng, n, tau)
-            centering = _CENTERING_CODES[self.centering]
         elif self.covariance == "hash":
             A = HashedCovariance.draw(self._rng, n, tau)
-            centering = 0
         else:
             A = np.zeros((0, tau))
-            centering = 0
+            centering = 3 if neg.centering == "exact" else 0
         extra = [self._class_extras(s) for s in (neg, pos)]
         r, resume = 0, False
         while True:
@@ -600,13 +638,14 @@ class OPAUC(BaseStreamingAUC):
 
     @staticmethod
     def _class_extras(summary):
-        """(asum, nfill, frob, seen, support, n_support), scratch where a kind has none."""
+        """(asum, nfill, frob, seen, support, n_support, zs, ss) of a summary, scratch
+        where its kind has none."""
+        tau = summary.sketch_size
         if hasattr(summary, "fd_arrays"):
-            return (np.zeros(summary.sketch_size), *summary.fd_arrays())
-        asum = getattr(summary, "asum_", None)
-        return (np.zeros(summary.sketch_size) if asum is None else asum,
-                np.zeros(1, dtype=np.int64), np.zeros(1), np.zeros(1, dtype=np.bool_),
-                np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64))
+            return (np.zeros(tau), *summary.fd_arrays())
+        return (summary.asum_, np.zeros(1, dtype=np.int64), np.zeros(1),
+                np.zeros(1, dtype=np.bool_), np.zeros(1, dtype=np.int64),
+                np.zeros(1, dtype=np.int64), np.zeros(tau), np.zeros(1))
 
     def _fd_shrink(self, c: int) -> None:
         """Shrink class c's frequent-directions sketch (Alg. 2) and keep w fixed."""
@@ -659,7 +698,7 @@ class OPAUC(BaseStreamingAUC):
         Z = [s.sketch_ for s in self.stats_]
         S = [s.sum_ for s in self.stats_]
         for s in self.stats_:
-            s.gram_[:] = _sym(s.sketch_.T @ s.sketch_)
+            s._refresh_gram()
         self.zz_[:] = Z[0].T @ Z[1]
         for a in (0, 1):
             self.zv_[a] = Z[a].T @ self.v_

@@ -7,6 +7,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import settings
+
+# Property tests draw the same examples on every run, so CI is reproducible; use
+# ``pytest --hypothesis-profile=explore`` to search new ones.
+settings.register_profile("reproducible", derandomize=True)
+settings.register_profile("explore", derandomize=False)
+settings.load_profile("reproducible")
 
 #: ``../shared/data`` next to the repository, unless AUCSTREAM_DATA says otherwise.
 DATA_DIR = Path(

@@ -1,6 +1,6 @@
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 from scipy.optimize import minimize
@@ -99,13 +99,16 @@ def test_l1_threshold_equals_bisection_and_sort(v, R):
 
 @settings(max_examples=200, deadline=None)
 @given(vectors, radii)
+@example(v=np.full(26, 78.98279516), R=0.5)  # |u_i| = |v_i| - theta cancels 12 digits
 def test_l1_projection_is_optimal(v, R):
     """Variational inequality (v - u).(z - u) <= 0 at every vertex z = +-R e_i of the ball.
 
     The l1 ball is the convex hull of these vertices, so this certifies optimality.
+    Feasibility holds up to the rounding of |v_i| - theta, which is relative to the
+    magnitudes of v, not to R.
     """
     u = project_l1_ball(v, R)
-    assert np.abs(u).sum() <= R * (1 + 1e-12) + 1e-12
+    assert np.abs(u).sum() <= R + 1e-13 * (R + np.abs(v).sum())
     g = v - u
     scale = 1e-9 * (1 + np.abs(v).sum() * np.abs(g).max())
     assert R * np.abs(g).max() - g @ u <= scale

@@ -215,6 +215,18 @@ class CovarianceSummary:
         """Number of examples summarized."""
         return int(self.count_[0])
 
+    @property
+    def mean(self) -> np.ndarray:
+        """Class mean c (zeros while empty)."""
+        return self.sum_ / max(self.count, 1)
+
+    @property
+    def covariance(self) -> np.ndarray:
+        """The d x d estimate :math:`P/T - c c^\\top` from the (estimated) scatter P
+        (forms it: for inspection)."""
+        c = self.mean
+        return self.scatter / max(self.count, 1) - np.outer(c, c)
+
     def update(self, X: ArrayLike) -> CovarianceSummary:  # pragma: no cover - abstract
         raise NotImplementedError
 
@@ -274,15 +286,9 @@ class FullCovariance(CovarianceSummary):
         return self
 
     @property
-    def mean(self) -> np.ndarray:
-        """Class mean c (zeros while empty)."""
-        return self.sum_ / max(self.count, 1)
-
-    @property
-    def covariance(self) -> np.ndarray:
-        """The d x d covariance with 1/T normalization (forms it: for inspection)."""
-        c = self.mean
-        return self.scatter_ / max(self.count, 1) - np.outer(c, c)
+    def scatter(self) -> np.ndarray:
+        """:math:`P = \\sum x_i x_i^\\top` (the ``scatter_`` array itself)."""
+        return self.scatter_
 
     def matvec(self, v: ArrayLike) -> np.ndarray:
         """The product ``Gamma v`` without forming ``Gamma``."""
@@ -546,11 +552,6 @@ class _LowRankSummary(CovarianceSummary):
         self.sum_ = np.zeros(self.n_features)
         self.sketch_ = np.zeros((self.n_features, self.sketch_size))
         self.gram_ = np.zeros((self.sketch_size, self.sketch_size))
-
-    @property
-    def mean(self) -> np.ndarray:
-        """Class mean c (zeros while empty)."""
-        return self.sum_ / max(self.count, 1)
 
     @property
     def scatter(self) -> np.ndarray:
@@ -1406,11 +1407,6 @@ class SparsifiedCovariance(CovarianceSummary):
                                 self.trigger, self.full)
 
     @property
-    def mean(self) -> np.ndarray:
-        """Class mean c (zeros while empty)."""
-        return self.sum_ / max(self.count, 1)
-
-    @property
     def scatter(self) -> np.ndarray:
         """P as a dense d x d array (forms it: for inspection and tests)."""
         rows, cols, vals = self.entries()
@@ -1418,12 +1414,6 @@ class SparsifiedCovariance(CovarianceSummary):
         P[rows, cols] = vals
         P[cols, rows] = vals
         return P
-
-    @property
-    def covariance(self) -> np.ndarray:
-        """The d x d estimate :math:`P/T - c c^\\top` (forms it: for inspection)."""
-        c = self.mean
-        return self.scatter / max(self.count, 1) - np.outer(c, c)
 
     def scatter_matvec(self, v: ArrayLike) -> np.ndarray:
         """:math:`P v`; O(nnz)."""

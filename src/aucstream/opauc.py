@@ -47,8 +47,9 @@ Costs per example with k non-zeros (CSR input is never densified):
 - "randomized", "hash", "fd": O(k tau + tau^2), independent of d, through an implicit
   form of the weights (below); "fd" adds a shrink at most once every tau - l + 1
   inserts of a class: an O(tau^3) eigendecomposition plus O(m tau^2) for the m rows
-  of Z that ever received a non-zero (m <= d; O(d tau) amortized). The weights are
-  formed (O(d tau)) once at the end of each chunk.
+  of Z that ever received a non-zero (m <= d; O(d tau) amortized); with
+  ``centering="exact"`` each "fd" insert also writes a dense column over those m
+  rows, O(m). The weights are formed (O(d tau)) once at the end of each chunk.
 
 Implicit weights of the low-rank variants
 -----------------------------------------

@@ -99,7 +99,17 @@ def test_centered_fd_is_the_welford_scatter_before_any_shrink():
         sketch.update(sp.csr_matrix(A[lo:hi]))
     assert sketch.n_shrinks_[0] == 0 and sketch.nfill_[0] == 29  # nothing for the first
     np.testing.assert_allclose(sketch.scatter, centered_scatter(A), rtol=1e-10, atol=1e-10)
-    np.testing.assert_allclose(sketch.zs_, sketch.sketch_.T @ sketch.sum_, atol=1e-9)
+    np.testing.assert_allclose(sketch.zs_, sketch.sketch_matrix().T @ sketch.sum_, atol=1e-9)
+    Z = sketch.sketch_matrix()  # kept as Y - s beta^T; the Gram matrix is Z's
+    assert sketch.beta_.any() and not np.array_equal(Z, sketch.sketch_)
+    np.testing.assert_allclose(sketch.gram_, Z.T @ Z, rtol=1e-10, atol=1e-9)
+    np.testing.assert_allclose(sketch.sketch_dot(np.arange(40.0)), Z @ np.arange(40.0),
+                               atol=1e-9)
+    before = sketch.scatter
+    sketch.settle()
+    assert not sketch.beta_.any()
+    np.testing.assert_allclose(sketch.sketch_, Z, atol=1e-12)
+    np.testing.assert_allclose(sketch.scatter, before, atol=1e-9)
     assert sketch.ss_[0] == pytest.approx(sketch.sum_ @ sketch.sum_)
     v = rng.normal(size=7)  # the estimate is the covariance itself (no c c^T term)
     np.testing.assert_allclose(sketch.matvec(v), np.cov(A.T, bias=True) @ v, atol=1e-10)
@@ -118,7 +128,7 @@ def test_centered_fd_bound_and_positive_semi_definite(shrink):
     assert sketch.frob_[0] == pytest.approx(np.trace(M))
     assert np.linalg.norm(gap, 2) <= sketch.error_bound * (1 + 1e-9)
     assert sketch.error_bound <= np.trace(M) / fd_shrink_index(shrink, 10)
-    np.testing.assert_allclose(sketch.zs_, sketch.sketch_.T @ sketch.sum_, atol=1e-7)
+    np.testing.assert_allclose(sketch.zs_, sketch.sketch_matrix().T @ sketch.sum_, atol=1e-7)
     # the G16 form of the same stream is indefinite: Z Z^T/T - c c^T has a negative
     # eigenvalue along the mean, which the centered sketch does not
     g16 = FrequentDirectionsCovariance(30, 10, shrink).update(A)

@@ -110,8 +110,11 @@ Deviations and implementation choices
   class's spread (frequent directions always under-estimates); OPAUC's step then
   grows along those directions, and on sector OPAUC_fd and OPAUC_h diverge from
   eta = 2^-4 on. The centered forms keep the sketches' guarantees for the covariance
-  itself. A centered frequent-directions column is dense on the class's support, so
-  an insert costs O(|support| + k tau) instead of O(k tau).
+  itself. A centered frequent-directions column :math:`\\sqrt{(T-1)/T}(x - s/(T-1))`
+  is dense, but its mean parts are rank one in the current class sum:
+  :math:`Z = Y - s\\beta^\\top` with a sparse update of Y and a tau-vector
+  :math:`\\beta` (:func:`fd_insert`), folded into Y at each shrink, so an insert
+  still costs O(k tau).
 - Frequent directions records the rows of Z that ever received a non-zero
   (``support_``); a shrink only visits those, so on sparse data it costs
   O(|support| tau^2) rather than O(d tau^2).
@@ -402,16 +405,19 @@ def fd_column(count, xx, centered):
 
 @nb.njit(cache=True)
 def fd_insert(count, sums, sketch, gram, nfill, frob, seen, support, n_support, zs, ss,
-              idx, val, ztx, bx, bs):
-    """Frequent directions, first step of Alg. 2: write ``z = bx x - bs s`` (s the
-    class sum before x, see :func:`fd_column`) into the first zero column, then add x
+              beta, idx, val, ztx, bx, bs):
+    """Frequent directions, first step of Alg. 2: make ``z = bx x - bs s`` (s the
+    class sum before x, see :func:`fd_column`) the first zero column of Z, then add x
     to the class (count, sum); ``bx == 0`` inserts nothing.
 
-    ``ztx`` must hold ``Z^T x``; ``zs`` (``Z^T s``) and ``ss`` (``s^T s``, shape (1,))
-    are maintained here. Rows receiving their first non-zero are appended to
-    ``support`` (``seen`` marks them). Costs O(k tau) for ``bs == 0``; a centered
-    column is dense on the support, O(|support| + k tau). Returns ``|x|^2``; the
-    caller shrinks when ``nfill[0] == tau``.
+    Z is kept as ``Y - s beta^T`` (``sketch`` holds Y), so that the mean part of the
+    centered columns, which is dense, costs nothing here: with
+    ``Y += x (beta + (bx + bs) e_j)^T`` and ``beta += bs e_j``, Z gains exactly
+    ``z e_j^T`` while s gains x. O(k tau + tau). ``ztx`` must hold ``Z^T x``; ``zs``
+    (``Z^T s``) and ``ss`` (``s^T s``, shape (1,)) are maintained here, and so is
+    the Gram matrix. Rows receiving their first non-zero are appended to ``support``
+    (``seen`` marks them). Returns ``|x|^2``; the caller shrinks when
+    ``nfill[0] == tau``.
     """
     tau = sketch.shape[1]
     j = nfill[0]
@@ -428,24 +434,20 @@ def fd_insert(count, sums, sketch, gram, nfill, frob, seen, support, n_support, 
             seen[i] = True
             support[n_support[0]] = i
             n_support[0] += 1
+    lift = bx + bs if bx != 0.0 else 0.0  # coefficient of x in column j of Y
+    for q in range(idx.shape[0]):
+        v = val[q]
+        if v == 0.0:
+            continue
+        row = sketch[idx[q]]
+        for k in range(tau):
+            row[k] += v * beta[k]
+        row[j] += v * lift
     if bx != 0.0:
-        zz = 0.0
-        if bs != 0.0:  # one pass over the support rows (strided in Z), then x's rows
-            for q in range(n_support[0]):
-                i = support[q]
-                zi = -bs * sums[i]
-                sketch[i, j] = zi
-                zz += zi * zi
-            for q in range(idx.shape[0]):
-                i = idx[q]
-                old = sketch[i, j]
-                new = old + bx * val[q]
-                sketch[i, j] = new
-                zz += new * new - old * old
-        else:
-            for q in range(idx.shape[0]):
-                sketch[idx[q], j] += bx * val[q]
-            zz = bx * bx * xx
+        # |z|^2 = bx^2 |x|^2 - 2 bx bs s^T x + bs^2 |s|^2 (= T/(T+1) |x - c|^2 centered)
+        zz = bx * bx * xx - 2.0 * bx * bs * sx + bs * bs * ss[0]
+        if zz < 0.0:
+            zz = 0.0
         zsold = bx * sx - bs * ss[0]  # z^T s (old s)
         zx = bx * xx - bs * sx  # z^T x
         for i in range(tau):
@@ -456,6 +458,7 @@ def fd_insert(count, sums, sketch, gram, nfill, frob, seen, support, n_support, 
         for i in range(tau):
             zs[i] += ztx[i]
         zs[j] += zsold + zx
+        beta[j] += bs
         frob[0] += zz
         nfill[0] = j + 1
     else:
@@ -466,6 +469,20 @@ def fd_insert(count, sums, sketch, gram, nfill, frob, seen, support, n_support, 
         sums[idx[q]] += val[q]
     count[0] += 1
     return xx
+
+
+@nb.njit(cache=True)
+def fd_tdot(sketch, beta, sums, idx, val, out):
+    """Write ``Z^T x`` into ``out`` for ``Z = Y - s beta^T`` (``sketch`` holds Y);
+    return ``s^T x``. O(k tau)."""
+    sketch_tdot(sketch, idx, val, out)
+    sx = 0.0
+    for q in range(idx.shape[0]):
+        sx += sums[idx[q]] * val[q]
+    if sx != 0.0:
+        for k in range(out.shape[0]):
+            out[k] -= beta[k] * sx
+    return sx
 
 
 @nb.njit(cache=True)
@@ -481,7 +498,7 @@ def _lowrank_add_rows(count, sums, sketch, gram, asum, indptr, indices, data, A)
 
 @nb.njit(cache=True)
 def _fd_add_rows(count, sums, sketch, gram, nfill, frob, seen, support, n_support, zs, ss,
-                 indptr, indices, data, start, centered):
+                 beta, indptr, indices, data, start, centered):
     """Insert rows from ``start``; return the row after the one that filled Z (or n)."""
     ztx = np.empty(sketch.shape[1])
     tau = sketch.shape[1]
@@ -489,30 +506,32 @@ def _fd_add_rows(count, sums, sketch, gram, nfill, frob, seen, support, n_suppor
     for r in range(start, n):
         lo, hi = indptr[r], indptr[r + 1]
         idx, val = indices[lo:hi], data[lo:hi]
-        sketch_tdot(sketch, idx, val, ztx)
+        fd_tdot(sketch, beta, sums, idx, val, ztx)
         xx = 0.0
         for q in range(idx.shape[0]):
             xx += val[q] * val[q]
         bx, bs = fd_column(count, xx, centered)
         fd_insert(count, sums, sketch, gram, nfill, frob, seen, support, n_support, zs, ss,
-                  idx, val, ztx, bx, bs)
+                  beta, idx, val, ztx, bx, bs)
         if nfill[0] == tau:
             return r + 1
     return n
 
 
 @nb.njit(cache=True)
-def _fd_shrink_rows(sketch, rows, M, dump_coef, dump_out, dump):
-    """``Z[i] <- Z[i] M`` (zeros after the m new columns) for the listed rows; with
-    ``dump``, first ``dump_out[i] += Z[i] . dump_coef``. O(len(rows) tau m)."""
+def _fd_shrink_rows(sketch, sums, beta, rows, M, dump_coef, dump_out, dump):
+    """``Z[i] <- Z[i] M`` (zeros after the m new columns) for the listed rows, where
+    ``Z[i] = sketch[i] - sums[i] beta`` before and ``sketch[i]`` after; with ``dump``,
+    first ``dump_out[i] += Z[i] . dump_coef``. O(len(rows) tau m)."""
     tau = sketch.shape[1]
     m = M.shape[1]
     old = np.empty(tau)
     acc = np.empty(m)
     for t in range(rows.shape[0]):
         row = sketch[rows[t]]
+        si = sums[rows[t]]
         for k in range(tau):
-            old[k] = row[k]
+            old[k] = row[k] - si * beta[k]
         if dump:
             s = 0.0
             for k in range(tau):
@@ -553,16 +572,26 @@ class _LowRankSummary(CovarianceSummary):
         self.sketch_ = np.zeros((self.n_features, self.sketch_size))
         self.gram_ = np.zeros((self.sketch_size, self.sketch_size))
 
+    def sketch_matrix(self) -> np.ndarray:
+        """The sketch Z (d x tau): ``sketch_`` itself for the linear sketches."""
+        return self.sketch_
+
+    def sketch_dot(self, p: np.ndarray) -> np.ndarray:
+        """:math:`Z p` for a tau-vector p; O(d tau), no d x tau temporary."""
+        return self.sketch_ @ p
+
     @property
     def scatter(self) -> np.ndarray:
         """The estimate :math:`Z Z^\\top` of :math:`\\sum x_i x_i^\\top` (forms it: d x d)."""
-        return self.sketch_ @ self.sketch_.T
+        Z = self.sketch_matrix()
+        return Z @ Z.T
 
     def scatter_matvec(self, v: ArrayLike) -> np.ndarray:
         """:math:`Z (Z^\\top v)`, the estimate of :math:`\\sum_i x_i x_i^\\top v`; O(d tau)."""
         v = np.ascontiguousarray(v, dtype=np.float64)
         self._check_dim(v.shape[0])
-        return self.sketch_ @ (self.sketch_.T @ v)
+        Z = self.sketch_matrix()
+        return Z @ (Z.T @ v)
 
     @property
     def covariance(self) -> np.ndarray:
@@ -581,12 +610,14 @@ class _LowRankSummary(CovarianceSummary):
         if self.count == 0:
             return np.zeros(self.n_features)
         c = self.mean
-        phi, psi = self._center_terms(self.sketch_.T @ v, float(c @ v))
-        return self.sketch_ @ phi - c * psi
+        Z = self.sketch_matrix()
+        phi, psi = self._center_terms(Z.T @ v, float(c @ v))
+        return Z @ phi - c * psi
 
     def _refresh_gram(self) -> None:
         """Recompute ``gram_`` from the sketch (O(d tau^2))."""
-        self.gram_[:] = _sym(self.sketch_.T @ self.sketch_)
+        Z = self.sketch_matrix()
+        self.gram_[:] = _sym(Z.T @ Z)
 
     def _check_merge(self, other) -> None:
         if type(other) is not type(self):
@@ -850,8 +881,9 @@ class FrequentDirectionsCovariance(_LowRankSummary):
         through Welford's rank-one updates of the scatter,
         :math:`M_T = M_{T-1} + \\frac{T-1}{T}(x_T - c_{T-1})(x_T - c_{T-1})^\\top`, so the
         estimate :math:`Z Z^\\top/T` satisfies :math:`0 \\preceq Z Z^\\top/T \\preceq S`
-        with the frequent-directions bound on :math:`\\|M - Z Z^\\top\\|_2`. Its
-        columns are dense on the class's support: an insert costs O(|support| + k tau).
+        with the frequent-directions bound on :math:`\\|M - Z Z^\\top\\|_2`. The
+        columns' dense mean parts are kept implicitly (``beta_``), so an insert still
+        costs O(k tau + tau^2).
 
     Attributes
     ----------
@@ -865,6 +897,10 @@ class FrequentDirectionsCovariance(_LowRankSummary):
         Number of shrinks so far.
     zs_, ss_ : ndarray of shape (tau,) and (1,)
         :math:`Z^\\top s` and :math:`s^\\top s`, maintained for the centered columns.
+    beta_ : ndarray of shape (tau,)
+        The sketch is :math:`Z = Y - s \\beta^\\top` with Y in ``sketch_``: the mean
+        parts of the centered columns inserted since the last shrink (all zero in the
+        G16 form). Use :meth:`sketch_matrix` for Z itself.
     seen_ : ndarray of shape (d,), bool
         Whether row i of Z ever received a non-zero.
     support_, n_support_ : ndarray of shape (d,) and (1,), int64
@@ -900,12 +936,29 @@ class FrequentDirectionsCovariance(_LowRankSummary):
         self.n_support_ = np.zeros(1, dtype=np.int64)
         self.zs_ = np.zeros(self.sketch_size)
         self.ss_ = np.zeros(1)
+        self.beta_ = np.zeros(self.sketch_size)
 
     def fd_arrays(self) -> tuple:
-        """``(nfill_, frob_, seen_, support_, n_support_, zs_, ss_)`` as the kernels
-        take them."""
+        """``(nfill_, frob_, seen_, support_, n_support_, zs_, ss_, beta_)`` as the
+        kernels take them."""
         return (self.nfill_, self.frob_, self.seen_, self.support_, self.n_support_,
-                self.zs_, self.ss_)
+                self.zs_, self.ss_, self.beta_)
+
+    def sketch_matrix(self) -> np.ndarray:
+        """Z = ``sketch_ - sum_ beta_^T`` (a new d x tau array when beta_ is non-zero)."""
+        if not self.beta_.any():
+            return self.sketch_
+        return self.sketch_ - np.outer(self.sum_, self.beta_)
+
+    def sketch_dot(self, p: np.ndarray) -> np.ndarray:
+        return self.sketch_ @ p - self.sum_ * float(self.beta_ @ p)
+
+    def settle(self) -> None:
+        """Fold ``- sum_ beta_^T`` into ``sketch_`` (Z unchanged up to rounding); O(d tau)."""
+        if self.beta_.any():
+            rows = self.support_[: self.n_support_[0]]
+            self.sketch_[rows] -= np.outer(self.sum_[rows], self.beta_)
+            self.beta_[:] = 0.0
 
     def _center_terms(self, zv, cv):
         if self.centering == "exact":  # Z already sketches the centered examples
@@ -914,7 +967,7 @@ class FrequentDirectionsCovariance(_LowRankSummary):
 
     def _refresh_gram(self) -> None:
         super()._refresh_gram()
-        self.zs_[:] = self.sketch_.T @ self.sum_
+        self.zs_[:] = self.sketch_matrix().T @ self.sum_
         self.ss_[0] = self.sum_ @ self.sum_
 
     @property
@@ -950,8 +1003,10 @@ class FrequentDirectionsCovariance(_LowRankSummary):
         rows = self.support_[: self.n_support_[0]]  # every other row of Z is zero
         rows[:] = np.sort(rows, kind="stable")  # sorted prefix + short tail: O(support)
         dump = dump_coef is not None
-        _fd_shrink_rows(self.sketch_, rows, M, dump_coef if dump else np.zeros(self.sketch_size),
+        _fd_shrink_rows(self.sketch_, self.sum_, self.beta_, rows, M,
+                        dump_coef if dump else np.zeros(self.sketch_size),
                         dump_out if dump else self.sum_, dump)
+        self.beta_[:] = 0.0
         m = M.shape[1]
         gram = M.T @ self.gram_ @ M
         self.gram_[:] = 0.0
@@ -996,7 +1051,8 @@ class FrequentDirectionsCovariance(_LowRankSummary):
             n0 = merged.n_support_[0]
             merged.support_[n0 : n0 + new_rows.shape[0]] = new_rows
             merged.n_support_[0] = n0 + new_rows.shape[0]
-        cols = [self.sketch_[:, : self.nfill_[0]], other.sketch_[:, : other.nfill_[0]]]
+        cols = [self.sketch_matrix()[:, : self.nfill_[0]],
+                other.sketch_matrix()[:, : other.nfill_[0]]]
         t1, t2 = self.count, other.count
         if self.centering == "exact" and t1 > 0 and t2 > 0:
             between = np.sqrt(t1 * t2 / (t1 + t2)) * (self.mean - other.mean)

@@ -47,9 +47,10 @@ Costs per example with k non-zeros (CSR input is never densified):
 - "randomized", "hash", "fd": O(k tau + tau^2), independent of d, through an implicit
   form of the weights (below); "fd" adds a shrink at most once every tau - l + 1
   inserts of a class: an O(tau^3) eigendecomposition plus O(m tau^2) for the m rows
-  of Z that ever received a non-zero (m <= d; O(d tau) amortized); with
-  ``centering="exact"`` each "fd" insert also writes a dense column over those m
-  rows, O(m). The weights are formed (O(d tau)) once at the end of each chunk.
+  of Z that ever received a non-zero (m <= d; O(d tau) amortized). With
+  ``centering="exact"`` the "fd" columns are dense, but their mean parts are kept
+  implicitly (:func:`aucstream.covariance.fd_insert`), so the cost is the same. The
+  weights are formed (O(d tau)) once at the end of each chunk.
 
 Implicit weights of the low-rank variants
 -----------------------------------------
@@ -198,9 +199,9 @@ _SCALE_MIN, _SCALE_MAX = 1e-100, 1e100
 
 @nb.njit(cache=True)
 def _opauc_lowrank_chunk(count0, sum0, Z0, G0, asum0, nfill0, frob0, seen0, supp0, nsupp0,
-                         fzs0, fss0,
+                         fzs0, fss0, fbeta0,
                          count1, sum1, Z1, G1, asum1, nfill1, frob1, seen1, supp1, nsupp1,
-                         fzs1, fss1,
+                         fzs1, fss1, fbeta1,
                          zz, zs, ss, v, p, gamma, scale, zv, sv,
                          indptr, indices, data, ys, A, start, resume, fd, centering,
                          eta, lam, rebase_every):
@@ -211,7 +212,8 @@ def _opauc_lowrank_chunk(count0, sum0, Z0, G0, asum0, nfill0, frob0, seen0, supp
     ``sv[a] = s_a^T v``; ``G_a = Z_a^T Z_a`` lives in the summaries. ``A`` holds the
     per-example vectors a (linear sketches); with ``fd`` the example goes into the
     first zero column: ``z = bx x - bs s_c`` (:func:`fd_column`; ``fzs``/``fss`` are
-    the summary's own :math:`Z^\\top s`, :math:`s^\\top s`). ``centering``: 0 = G16
+    the summary's own :math:`Z^\\top s`, :math:`s^\\top s`); its sketch array holds Y
+    with :math:`Z = Y - s \\beta^\\top` (``fbeta``, :func:`fd_insert`). ``centering``: 0 = G16
     form, 1 = G13, 2 = exact (linear sketches), 3 = none (frequent directions of the
     centered examples).
 
@@ -237,6 +239,10 @@ def _opauc_lowrank_chunk(count0, sum0, Z0, G0, asum0, nfill0, frob0, seen0, supp
         sketch_tdot(Z1, idx, val, zx1)
         sx0 = sparse_dot(sum0, idx, val)
         sx1 = sparse_dot(sum1, idx, val)
+        if fd:  # Z = Y - s beta^T
+            for j in range(tau):
+                zx0[j] -= fbeta0[j] * sx0
+                zx1[j] -= fbeta1[j] * sx1
         vx = sparse_dot(v, idx, val)
         if not (resume and r == start):
             # ---- add x to its own class, keeping w fixed
@@ -246,12 +252,12 @@ def _opauc_lowrank_chunk(count0, sum0, Z0, G0, asum0, nfill0, frob0, seen0, supp
             if c == 1:
                 Zc, Gc, countc, sumc = Z1, G1, count1, sum1
                 asumc, nfillc, frobc = asum1, nfill1, frob1
-                seenc, suppc, nsuppc, fzsc, fssc = seen1, supp1, nsupp1, fzs1, fss1
+                seenc, suppc, nsuppc, fzsc, fssc, fbetac = seen1, supp1, nsupp1, fzs1, fss1, fbeta1
                 zxc, zxo, sxc, sxo = zx1, zx0, sx1, sx0
             else:
                 Zc, Gc, countc, sumc = Z0, G0, count0, sum0
                 asumc, nfillc, frobc = asum0, nfill0, frob0
-                seenc, suppc, nsuppc, fzsc, fssc = seen0, supp0, nsupp0, fzs0, fss0
+                seenc, suppc, nsuppc, fzsc, fssc, fbetac = seen0, supp0, nsupp0, fzs0, fss0, fbeta0
                 zxc, zxo, sxc, sxo = zx0, zx1, sx0, sx1
             # the new column(s) of Z_c: Z_c += z a^T with z = bx x - bs s_c (old s_c)
             if fd:
@@ -304,7 +310,7 @@ def _opauc_lowrank_chunk(count0, sum0, Z0, G0, asum0, nfill0, frob0, seen0, supp
             sv[c] += vx
             if fd:
                 fd_insert(countc, sumc, Zc, Gc, nfillc, frobc, seenc, suppc, nsuppc, fzsc,
-                          fssc, idx, val, zxc, bx, bs)
+                          fssc, fbetac, idx, val, zxc, bx, bs)
             else:
                 lowrank_add(countc, sumc, Zc, Gc, idx, val, a, zxc)
                 for j in range(tau):
@@ -639,14 +645,14 @@ class OPAUC(BaseStreamingAUC):
 
     @staticmethod
     def _class_extras(summary):
-        """(asum, nfill, frob, seen, support, n_support, zs, ss) of a summary, scratch
-        where its kind has none."""
+        """(asum, nfill, frob, seen, support, n_support, zs, ss, beta) of a summary,
+        scratch where its kind has none."""
         tau = summary.sketch_size
         if hasattr(summary, "fd_arrays"):
             return (np.zeros(tau), *summary.fd_arrays())
         return (summary.asum_, np.zeros(1, dtype=np.int64), np.zeros(1),
                 np.zeros(1, dtype=np.bool_), np.zeros(1, dtype=np.int64),
-                np.zeros(1, dtype=np.int64), np.zeros(tau), np.zeros(1))
+                np.zeros(1, dtype=np.int64), np.zeros(tau), np.zeros(1), np.zeros(tau))
 
     def _fd_shrink(self, c: int) -> None:
         """Shrink class c's frequent-directions sketch (Alg. 2) and keep w fixed."""
@@ -683,7 +689,7 @@ class OPAUC(BaseStreamingAUC):
         """``v + Z_0 p_0 + Z_1 p_1 + gamma_0 s_0 + gamma_1 s_1`` (O(d tau))."""
         total = self.v_.copy()
         for c, s in enumerate(self.stats_):
-            total += s.sketch_ @ self.p_[c]
+            total += s.sketch_dot(self.p_[c])
             total += self.gamma_[c] * s.sum_
         return total
 
@@ -696,6 +702,9 @@ class OPAUC(BaseStreamingAUC):
         self.scale_[0] = 1.0
         self.p_[:] = 0.0
         self.gamma_[:] = 0.0
+        for s in self.stats_:
+            if hasattr(s, "settle"):
+                s.settle()  # FD: fold the pending mean parts into the sketch array
         Z = [s.sketch_ for s in self.stats_]
         S = [s.sum_ for s in self.stats_]
         for s in self.stats_:

@@ -203,10 +203,10 @@ NOTES = """## Notes
   directions sketches the centered scatter through Welford's rank-one updates, so
   0 <= S_hat <= S. With the same tau = 50 and the same grid all three reach
   0.968-0.970 on random halves and 0.998 on largest_vs_rest, level with OPAUC_s and
-  the best baselines, and none collapses at large step sizes. FD's inserts then
-  write a dense column over the class's support; its passes took 3.8-5.0 s against
-  12-16 s for the plain FD, but the two were timed in different sessions under
-  different loads.
+  the best baselines, and none collapses at large step sizes. (The centered FD
+  passes took 3-4 s against 12-16 s for the plain FD, but the two were timed in
+  different sessions under different loads; at d = 10^6 the two cost the same per
+  example, see `highdim_bench.md`.)
 - On largest_vs_rest (62 training positives, about 12 in the validation part) the step
   size chosen on validation can be far from the best for the full pass: plain
   OPAUC_fd picked eta = 1, which is unstable on the full training part (test 0.70).

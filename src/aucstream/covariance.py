@@ -519,6 +519,17 @@ def _fd_add_rows(count, sums, sketch, gram, nfill, frob, seen, support, n_suppor
 
 
 @nb.njit(cache=True)
+def _fd_settle(sketch, sums, beta, rows):
+    """``sketch[i] -= sums[i] beta`` for the listed rows."""
+    tau = sketch.shape[1]
+    for t in range(rows.shape[0]):
+        i = rows[t]
+        si = sums[i]
+        for k in range(tau):
+            sketch[i, k] -= si * beta[k]
+
+
+@nb.njit(cache=True)
 def _fd_shrink_rows(sketch, sums, beta, rows, M, dump_coef, dump_out, dump):
     """``Z[i] <- Z[i] M`` (zeros after the m new columns) for the listed rows, where
     ``Z[i] = sketch[i] - sums[i] beta`` before and ``sketch[i]`` after; with ``dump``,
@@ -954,10 +965,11 @@ class FrequentDirectionsCovariance(_LowRankSummary):
         return self.sketch_ @ p - self.sum_ * float(self.beta_ @ p)
 
     def settle(self) -> None:
-        """Fold ``- sum_ beta_^T`` into ``sketch_`` (Z unchanged up to rounding); O(d tau)."""
+        """Fold ``- sum_ beta_^T`` into ``sketch_`` in place (Z unchanged up to
+        rounding); O(|support| tau), no temporary."""
         if self.beta_.any():
-            rows = self.support_[: self.n_support_[0]]
-            self.sketch_[rows] -= np.outer(self.sum_[rows], self.beta_)
+            _fd_settle(self.sketch_, self.sum_, self.beta_,
+                       self.support_[: self.n_support_[0]])
             self.beta_[:] = 0.0
 
     def _center_terms(self, zv, cv):

@@ -469,8 +469,8 @@ class OPAUC(BaseStreamingAUC):
         - c c^\\top`). "exact" gives a positive semi-definite estimate: the linear
         sketches (randomized, hash) sketch :math:`(X - c 1^\\top)` through the same
         draws, frequent directions sketches the centered examples by Welford's
-        rank-one updates (:class:`aucstream.covariance.FrequentDirectionsCovariance`;
-        its inserts then cost O(|support| + k tau)). "exact" is a library option
+        rank-one updates (:class:`aucstream.covariance.FrequentDirectionsCovariance`,
+        at the same cost). "exact" is a library option
         (not in the papers) that keeps OPAUC_fd and OPAUC_h stable at the step sizes
         where their G16 form diverges; "g13" applies to the linear sketches only.
         Ignored by "full" and "sparse".

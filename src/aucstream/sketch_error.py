@@ -145,8 +145,8 @@ def sketch_error(A, summary, gram_sq: float | None = None) -> tuple[float, float
     A = _as_csr(A)
     if gram_sq is None:
         gram_sq = gram_frobenius_sq(A)
-    if hasattr(summary, "sketch_"):
-        Z = summary.sketch_
+    if hasattr(summary, "sketch_matrix"):
+        Z = summary.sketch_matrix()
         cross = float(np.sum(np.square(A @ Z)))
         own = float(np.sum(np.square(Z.T @ Z)))
     elif hasattr(summary, "keys_"):

@@ -45,3 +45,14 @@ def make_stream(n: int = 120, d: int = 6, seed: int = 0, sparsity: float = 0.0):
     w = rng.normal(size=d)
     y = np.where(X @ w + 0.3 * rng.normal(size=n) > 0, 1, -1)
     return X, y
+
+
+def state_bytes(obj) -> int:
+    """Bytes of every numpy array reachable from a learner's state."""
+    if isinstance(obj, np.ndarray):
+        return obj.nbytes
+    if isinstance(obj, (list, tuple)):
+        return sum(state_bytes(v) for v in obj)
+    if hasattr(obj, "__dict__") and not isinstance(obj, np.random.Generator):
+        return sum(state_bytes(v) for v in vars(obj).values())
+    return 0

@@ -18,7 +18,7 @@ import warnings
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from conftest import make_stream
+from conftest import make_stream, state_bytes
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sklearn.utils.estimator_checks import parametrize_with_checks
@@ -39,17 +39,6 @@ def make(cls, **extra):
         params["random_state"] = 0
     params.update(extra)
     return cls(**params)
-
-
-def _state_bytes(obj) -> int:
-    """Bytes of every numpy array reachable from a learner's state."""
-    if isinstance(obj, np.ndarray):
-        return obj.nbytes
-    if isinstance(obj, (list, tuple)):
-        return sum(_state_bytes(v) for v in obj)
-    if hasattr(obj, "__dict__") and not isinstance(obj, np.random.Generator):
-        return sum(_state_bytes(v) for v in vars(obj).values())
-    return 0
 
 
 def test_learners_are_discovered():
@@ -150,7 +139,7 @@ def test_memory_does_not_grow_with_the_stream(cls):
     X, y = make_stream(2000, 6, seed=5)
     short = make(cls, **extra).fit(X[:200], y[:200])
     long = make(cls, **extra).fit(X, y)
-    assert _state_bytes(long) == _state_bytes(short)
+    assert state_bytes(long) == state_bytes(short)
 
 
 @pytest.mark.parametrize("cls", ONLINE, ids=lambda c: c.__name__)

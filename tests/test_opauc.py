@@ -3,7 +3,7 @@ import pickle
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from conftest import make_stream
+from conftest import make_stream, state_bytes
 
 from aucstream import OPAUC, load_model, save_model
 from aucstream.covariance import (
@@ -236,25 +236,15 @@ def test_sketched_chunking_dense_sparse_and_resuming_are_exact(kind, centering, 
         assert resumed.n_samples_seen_ == 160
 
 
-def _state_bytes(obj) -> int:
-    if isinstance(obj, np.ndarray):
-        return obj.nbytes
-    if isinstance(obj, (list, tuple)):
-        return sum(_state_bytes(v) for v in obj)
-    if hasattr(obj, "__dict__") and not isinstance(obj, np.random.Generator):
-        return sum(_state_bytes(v) for v in vars(obj).values())
-    return 0
-
-
 @pytest.mark.parametrize("kind", SKETCHES + ["full"])
 def test_memory_is_independent_of_the_stream_length(kind):
     X, y = make_stream(3000, 30, seed=7, sparsity=0.7)
     params = dict(covariance=kind, sketch_size=4, random_state=0)
     short = OPAUC(**params).fit(X[:100], y[:100])
     long = OPAUC(**params).fit(X, y)
-    assert _state_bytes(long) == _state_bytes(short)
+    assert state_bytes(long) == state_bytes(short)
     if kind != "full":  # O(d tau), far below the d^2 of the exact covariance
-        assert _state_bytes(long) < 2 * 30 * 30 * 8 + 40_000 * 16
+        assert state_bytes(long) < 2 * 30 * 30 * 8 + 40_000 * 16
 
 
 def test_sketches_at_full_size_match_full_opauc():

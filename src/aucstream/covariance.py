@@ -359,6 +359,19 @@ def sketch_tdot(sketch, idx, val, out):
 
 
 @nb.njit(cache=True)
+def sketch_add_outer(sketch, idx, val, a):
+    """``Z += x a^T`` for x given by its non-zeros; O(k tau). Zeros are skipped."""
+    tau = sketch.shape[1]
+    for q in range(idx.shape[0]):
+        v = val[q]
+        if v == 0.0:
+            continue
+        row = sketch[idx[q]]
+        for j in range(tau):
+            row[j] += v * a[j]
+
+
+@nb.njit(cache=True)
 def lowrank_add(count, sums, sketch, gram, idx, val, a, ztx):
     """Add one example to a linear sketch: ``Z += x a^T``, ``s += x``, ``T += 1``.
 
@@ -369,14 +382,9 @@ def lowrank_add(count, sums, sketch, gram, idx, val, a, ztx):
     xx = 0.0
     for q in range(idx.shape[0]):
         v = val[q]
-        if v == 0.0:
-            continue
         xx += v * v
-        i = idx[q]
-        sums[i] += v
-        row = sketch[i]
-        for j in range(tau):
-            row[j] += v * a[j]
+        sums[idx[q]] += v
+    sketch_add_outer(sketch, idx, val, a)
     count[0] += 1
     for i in range(tau):
         for j in range(tau):
@@ -434,15 +442,10 @@ def fd_insert(count, sums, sketch, gram, nfill, frob, seen, support, n_support, 
             seen[i] = True
             support[n_support[0]] = i
             n_support[0] += 1
-    lift = bx + bs if bx != 0.0 else 0.0  # coefficient of x in column j of Y
-    for q in range(idx.shape[0]):
-        v = val[q]
-        if v == 0.0:
-            continue
-        row = sketch[idx[q]]
-        for k in range(tau):
-            row[k] += v * beta[k]
-        row[j] += v * lift
+    # beta[j] is 0 (column j is free): Y += x (beta + (bx + bs) e_j)^T
+    beta[j] = bx + bs if bx != 0.0 else 0.0
+    sketch_add_outer(sketch, idx, val, beta)
+    beta[j] = 0.0
     if bx != 0.0:
         # |z|^2 = bx^2 |x|^2 - 2 bx bs s^T x + bs^2 |s|^2 (= T/(T+1) |x - c|^2 centered)
         zz = bx * bx * xx - 2.0 * bx * bs * sx + bs * bs * ss[0]

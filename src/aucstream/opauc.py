@@ -141,54 +141,40 @@ def _opauc_step(w, idx, val, y, count_opp, sum_opp, cov_w, c_w, eta, lam):
 
 
 @nb.njit(cache=True)
-def _opauc_full_chunk(w, count_neg, sum_neg, scatter_neg, count_pos, sum_pos, scatter_pos,
-                      indptr, indices, data, ys, eta, lam):
+def _opauc_full_chunk(w, neg, pos, indptr, indices, data, ys, eta, lam):
+    """OPAUC (G16 Alg. 1) over the rows; ``neg``/``pos`` are ``(count, sum, scatter)``."""
     cov_w = np.empty(w.shape[0])
     for r in range(indptr.shape[0] - 1):
         lo, hi = indptr[r], indptr[r + 1]
         idx, val, y = indices[lo:hi], data[lo:hi], ys[r]
-        if y > 0:
-            full_add(count_pos, sum_pos, scatter_pos, idx, val)
-            if count_neg[0] == 0:
-                continue
-            c_w = full_cov_matvec(count_neg, sum_neg, scatter_neg, w, cov_w)
-            _opauc_step(w, idx, val, y, count_neg[0], sum_neg, cov_w, c_w, eta, lam)
-        else:
-            full_add(count_neg, sum_neg, scatter_neg, idx, val)
-            if count_pos[0] == 0:
-                continue
-            c_w = full_cov_matvec(count_pos, sum_pos, scatter_pos, w, cov_w)
-            _opauc_step(w, idx, val, y, count_pos[0], sum_pos, cov_w, c_w, eta, lam)
+        own, opp = (pos, neg) if y > 0 else (neg, pos)
+        full_add(own[0], own[1], own[2], idx, val)
+        if opp[0][0] == 0:
+            continue
+        c_w = full_cov_matvec(opp[0], opp[1], opp[2], w, cov_w)
+        _opauc_step(w, idx, val, y, opp[0][0], opp[1], cov_w, c_w, eta, lam)
 
 
 # ------------------------------------------------------------------ OPAUC_s kernel
 @nb.njit(cache=True)
-def _opauc_sparse_chunk(w, count_neg, sum_neg, keys_neg, vals_neg, index_neg, info_neg,
-                        count_pos, sum_pos, keys_pos, vals_pos, index_pos, info_pos,
-                        indptr, indices, data, ys, start, budget, trigger, full, eta, lam):
-    """G16 Alg. 3 over rows ``start:``; returns the first row whose class summary must
-    grow before it can take the example (or n when done)."""
+def _opauc_sparse_chunk(w, neg, pos, indptr, indices, data, ys, start, budget, trigger, full,
+                        eta, lam):
+    """G16 Alg. 3 over rows ``start:``; ``neg``/``pos`` are ``(count, sum, keys, values,
+    index, info)``. Returns the first row whose class summary must grow before it can
+    take the example (or n when done)."""
     cov_w = np.empty(w.shape[0])
     n = indptr.shape[0] - 1
     for r in range(start, n):
         lo, hi = indptr[r], indptr[r + 1]
         idx, val, y = indices[lo:hi], data[lo:hi], ys[r]
-        if y > 0:
-            if not sparsified_add(count_pos, sum_pos, keys_pos, vals_pos, index_pos, info_pos,
-                                  idx, val, budget, trigger, full):
-                return r
-            if count_neg[0] == 0:
-                continue
-            c_w = sparse_cov_matvec(count_neg, sum_neg, keys_neg, vals_neg, info_neg, w, cov_w)
-            _opauc_step(w, idx, val, y, count_neg[0], sum_neg, cov_w, c_w, eta, lam)
-        else:
-            if not sparsified_add(count_neg, sum_neg, keys_neg, vals_neg, index_neg, info_neg,
-                                  idx, val, budget, trigger, full):
-                return r
-            if count_pos[0] == 0:
-                continue
-            c_w = sparse_cov_matvec(count_pos, sum_pos, keys_pos, vals_pos, info_pos, w, cov_w)
-            _opauc_step(w, idx, val, y, count_pos[0], sum_pos, cov_w, c_w, eta, lam)
+        own, opp = (pos, neg) if y > 0 else (neg, pos)
+        if not sparsified_add(own[0], own[1], own[2], own[3], own[4], own[5], idx, val,
+                              budget, trigger, full):
+            return r
+        if opp[0][0] == 0:
+            continue
+        c_w = sparse_cov_matvec(opp[0], opp[1], opp[2], opp[3], opp[5], w, cov_w)
+        _opauc_step(w, idx, val, y, opp[0][0], opp[1], cov_w, c_w, eta, lam)
     return n
 
 
@@ -586,10 +572,9 @@ class OPAUC(BaseStreamingAUC):
     # ----------------------------------------------------------------- update
     def _update(self, chunk: Chunk) -> None:
         if self.covariance == "full":
-            neg, pos = self.stats_
-            _opauc_full_chunk(self.w_, neg.count_, neg.sum_, neg.scatter_, pos.count_,
-                              pos.sum_, pos.scatter_, chunk.indptr, chunk.indices,
-                              chunk.data, chunk.y, float(self.eta), float(self.lam))
+            neg, pos = ((s.count_, s.sum_, s.scatter_) for s in self.stats_)
+            _opauc_full_chunk(self.w_, neg, pos, chunk.indptr, chunk.indices, chunk.data,
+                              chunk.y, float(self.eta), float(self.lam))
         elif self.covariance == "sparse":
             self._update_sparse(chunk)
         else:
@@ -601,8 +586,8 @@ class OPAUC(BaseStreamingAUC):
         r = 0
         while True:
             r = _opauc_sparse_chunk(
-                self.w_, neg.count_, neg.sum_, neg.keys_, neg.values_, neg.index_, neg.info_,
-                pos.count_, pos.sum_, pos.keys_, pos.values_, pos.index_, pos.info_,
+                self.w_, *((s.count_, s.sum_, s.keys_, s.values_, s.index_, s.info_)
+                           for s in (neg, pos)),
                 chunk.indptr, chunk.indices, chunk.data, chunk.y, r, neg.budget, neg.trigger,
                 neg.full, float(self.eta), float(self.lam))
             if r == n:

@@ -179,6 +179,19 @@ def _opauc_sparse_chunk(w, neg, pos, indptr, indices, data, ys, start, budget, t
 
 
 # ------------------------------------------------------ OPAUC_r / _h / _fd kernel
+@nb.njit(cache=True)
+def _add_to_v(v, zv, sv, idx, val, coef, zx0, zx1, sx0, sx1):
+    """``v += coef x`` and the maintained ``Z_a^T v``, ``s_a^T v`` with it (given
+    ``Z_a^T x`` and ``s_a^T x``); O(k + tau)."""
+    for t in range(idx.shape[0]):
+        v[idx[t]] += coef * val[t]
+    for j in range(zv.shape[1]):
+        zv[0, j] += coef * zx0[j]
+        zv[1, j] += coef * zx1[j]
+    sv[0] += coef * sx0
+    sv[1] += coef * sx1
+
+
 _DONE, _SHRINK, _REBASE = 0, 1, 2
 _SCALE_MIN, _SCALE_MAX = 1e-100, 1e100
 
@@ -259,16 +272,11 @@ def _opauc_lowrank_chunk(count0, sum0, Z0, G0, asum0, nfill0, frob0, seen0, supp
                 ap += a[j] * p[c, j]
             # keep w fixed: Z_c p_c gains ap z = ap (bx + bs) x - ap bs s_c(new), and
             # gamma_c s_c gains gamma_c x
+            gamma_old = gamma[c]
             gamma[c] += ap * bs
-            beta = -gamma[c] - ap * (bx + bs) + ap * bs
+            beta = -gamma_old - ap * (bx + bs)
             if beta != 0.0:
-                for t in range(idx.shape[0]):
-                    v[idx[t]] += beta * val[t]
-                for j in range(tau):
-                    zv[0, j] += beta * zx0[j]
-                    zv[1, j] += beta * zx1[j]
-                sv[0] += beta * sx0
-                sv[1] += beta * sx1
+                _add_to_v(v, zv, sv, idx, val, beta, zx0, zx1, sx0, sx1)
                 vx += beta * xx
             # products involving the own class's new Z and s (old Z^T x, s^T x, ...)
             z_x = bx * xx - bs * sxc
@@ -367,14 +375,7 @@ def _opauc_lowrank_chunk(count0, sum0, Z0, G0, asum0, nfill0, frob0, seen0, supp
             for j in range(tau):
                 p[o, j] -= eta * phi[j] * inv_s
             gamma[o] += eta * (psi + alpha * inv_t) * inv_s
-            delta = -eta * alpha * inv_s
-            for t in range(idx.shape[0]):
-                v[idx[t]] += delta * val[t]
-            for j in range(tau):
-                zv[0, j] += delta * zx0[j]
-                zv[1, j] += delta * zx1[j]
-            sv[0] += delta * sx0
-            sv[1] += delta * sx1
+            _add_to_v(v, zv, sv, idx, val, -eta * alpha * inv_s, zx0, zx1, sx0, sx1)
             scale[0] = new_scale
         if rebase_every > 0 and (count0[0] + count1[0]) % rebase_every == 0:
             return r + 1, _REBASE

@@ -67,44 +67,151 @@ def _pow2(lo, hi, step=1):
 # ----------------------------------------------------------------- paper numbers
 G16_T3_COLUMNS = ["OPAUC", "SVM-perf", "SVM-OR", "LS-SVM", "Uni-Log", "Uni-Squ"]
 G16_T3 = {  # G16 Table 3, mean and std of the test AUC over 25 runs
-    "diabetes": [(.8309, .0350), (.8325, .0220), (.8326, .0328), (.8325, .0329),
-                 (.8330, .0322), (.8332, .0323)],
-    "fourclass": [(.8310, .0251), (.8221, .0381), (.8305, .0311), (.8309, .0309),
-                  (.8288, .0307), (.8297, .0310)],
-    "german": [(.7978, .0347), (.7952, .0340), (.7935, .0348), (.7994, .0343),
-               (.7995, .0344), (.7990, .0342)],
-    "splice": [(.9232, .0099), (.9235, .0091), (.9239, .0089), (.9245, .0092),
-               (.9208, .0107), (.9211, .0107)],
-    "usps": [(.9620, .0040), (.9600, .0054), (.9630, .0047), (.9634, .0045),
-             (.9637, .0041), (.9617, .0043)],
-    "letter": [(.8114, .0065), (.8028, .0074), (.8144, .0064), (.8124, .0065),
-               (.8121, .0061), (.8112, .0061)],
-    "magic04": [(.8383, .0077), (.8427, .0078), (.8426, .0074), (.8379, .0078),
-                (.8378, .0073), (.8338, .0073)],
-    "a9a": [(.9002, .0047), (.9033, .0039), (.9009, .0036), (.8982, .0028),
-            (.9033, .0025), (.8967, .0028)],
-    "w8a": [(.9633, .0035), (.9626, .0042), (.9495, .0082), (.9495, .0092),
-            (.9421, .0062), (.9075, .0104)],
-    "mnist": [(.9242, .0021), (.9338, .0022), (.9340, .0020), (.9336, .0025),
-              (.9334, .0021), (.9279, .0021)],
-    "connect4": [(.8760, .0023), (.8794, .0024), (.8749, .0025), (.8739, .0026),
-                 (.8784, .0026), (.8760, .0024)],
-    "ijcnn1": [(.9269, .0021), (.9314, .0025), (.9337, .0024), (.9320, .0037),
-               (.9282, .0023), (.9038, .0025)],
+    "diabetes": [
+        (0.8309, 0.0350),
+        (0.8325, 0.0220),
+        (0.8326, 0.0328),
+        (0.8325, 0.0329),
+        (0.8330, 0.0322),
+        (0.8332, 0.0323),
+    ],
+    "fourclass": [
+        (0.8310, 0.0251),
+        (0.8221, 0.0381),
+        (0.8305, 0.0311),
+        (0.8309, 0.0309),
+        (0.8288, 0.0307),
+        (0.8297, 0.0310),
+    ],
+    "german": [
+        (0.7978, 0.0347),
+        (0.7952, 0.0340),
+        (0.7935, 0.0348),
+        (0.7994, 0.0343),
+        (0.7995, 0.0344),
+        (0.7990, 0.0342),
+    ],
+    "splice": [
+        (0.9232, 0.0099),
+        (0.9235, 0.0091),
+        (0.9239, 0.0089),
+        (0.9245, 0.0092),
+        (0.9208, 0.0107),
+        (0.9211, 0.0107),
+    ],
+    "usps": [
+        (0.9620, 0.0040),
+        (0.9600, 0.0054),
+        (0.9630, 0.0047),
+        (0.9634, 0.0045),
+        (0.9637, 0.0041),
+        (0.9617, 0.0043),
+    ],
+    "letter": [
+        (0.8114, 0.0065),
+        (0.8028, 0.0074),
+        (0.8144, 0.0064),
+        (0.8124, 0.0065),
+        (0.8121, 0.0061),
+        (0.8112, 0.0061),
+    ],
+    "magic04": [
+        (0.8383, 0.0077),
+        (0.8427, 0.0078),
+        (0.8426, 0.0074),
+        (0.8379, 0.0078),
+        (0.8378, 0.0073),
+        (0.8338, 0.0073),
+    ],
+    "a9a": [
+        (0.9002, 0.0047),
+        (0.9033, 0.0039),
+        (0.9009, 0.0036),
+        (0.8982, 0.0028),
+        (0.9033, 0.0025),
+        (0.8967, 0.0028),
+    ],
+    "w8a": [
+        (0.9633, 0.0035),
+        (0.9626, 0.0042),
+        (0.9495, 0.0082),
+        (0.9495, 0.0092),
+        (0.9421, 0.0062),
+        (0.9075, 0.0104),
+    ],
+    "mnist": [
+        (0.9242, 0.0021),
+        (0.9338, 0.0022),
+        (0.9340, 0.0020),
+        (0.9336, 0.0025),
+        (0.9334, 0.0021),
+        (0.9279, 0.0021),
+    ],
+    "connect4": [
+        (0.8760, 0.0023),
+        (0.8794, 0.0024),
+        (0.8749, 0.0025),
+        (0.8739, 0.0026),
+        (0.8784, 0.0026),
+        (0.8760, 0.0024),
+    ],
+    "ijcnn1": [
+        (0.9269, 0.0021),
+        (0.9314, 0.0025),
+        (0.9337, 0.0024),
+        (0.9320, 0.0037),
+        (0.9282, 0.0023),
+        (0.9038, 0.0025),
+    ],
 }
 
 Z11_T2_COLUMNS = ["Perceptron", "PA-I", "CW-full", "CPA_PB", "CPA_ML", "OAM_seq", "OAM_gra"]
 Z11_T2 = {  # Z11 Table 2, mean and std of the test AUC over 20 runs
-    "fourclass": [(.690, .165), (.668, .168), (.758, .032), (.812, .020), (.812, .020),
-                  (.831, .020), (.826, .020)],
-    "magic04": [(.723, .069), (.564, .111), (.746, .027), (.730, .030), (.734, .026),
-                (.778, .029), (.765, .032)],
-    "german": [(.701, .039), (.701, .033), (.757, .025), (.698, .034), (.701, .033),
-               (.775, .037), (.773, .033)],
-    "ijcnn1": [(.647, .088), (.531, .074), (.829, .021), (.908, .012), (.910, .011),
-               (.920, .017), (.916, .018)],
-    "letter": [(.551, .092), (.533, .104), (.804, .025), (.784, .056), (.802, .035),
-               (.820, .016), (.817, .023)],
+    "fourclass": [
+        (0.690, 0.165),
+        (0.668, 0.168),
+        (0.758, 0.032),
+        (0.812, 0.020),
+        (0.812, 0.020),
+        (0.831, 0.020),
+        (0.826, 0.020),
+    ],
+    "magic04": [
+        (0.723, 0.069),
+        (0.564, 0.111),
+        (0.746, 0.027),
+        (0.730, 0.030),
+        (0.734, 0.026),
+        (0.778, 0.029),
+        (0.765, 0.032),
+    ],
+    "german": [
+        (0.701, 0.039),
+        (0.701, 0.033),
+        (0.757, 0.025),
+        (0.698, 0.034),
+        (0.701, 0.033),
+        (0.775, 0.037),
+        (0.773, 0.033),
+    ],
+    "ijcnn1": [
+        (0.647, 0.088),
+        (0.531, 0.074),
+        (0.829, 0.021),
+        (0.908, 0.012),
+        (0.910, 0.011),
+        (0.920, 0.017),
+        (0.916, 0.018),
+    ],
+    "letter": [
+        (0.551, 0.092),
+        (0.533, 0.104),
+        (0.804, 0.025),
+        (0.784, 0.056),
+        (0.802, 0.035),
+        (0.820, 0.016),
+        (0.817, 0.023),
+    ],
 }
 
 
@@ -148,8 +255,12 @@ TABLE3_DATA = {
     "a9a": ("a9a", None, False, "train part, 32,561 rows as in Table 1"),
     "w8a": ("w8a", None, False, "train part, 49,749 rows as in Table 1"),
     "mnist": ("mnist", "random_halves", True, "10,000 test images only (paper: 60,000)"),
-    "connect4": ("connect4", "random_halves", True, "one-hot 126 features; 3 classes, "
-                 "random_halves puts 1 class in the positive group"),
+    "connect4": (
+        "connect4",
+        "random_halves",
+        True,
+        "one-hot 126 features; 3 classes, random_halves puts 1 class in the positive group",
+    ),
     "ijcnn1": ("ijcnn1", None, True, "train + test = 141,691 rows"),
 }
 TABLE2_DATA = {
@@ -157,8 +268,7 @@ TABLE2_DATA = {
     "magic04": ("magic04", ("one_vs_rest", "h"), True, "h = +1 (T-/T+ = 1.84)"),
     "german": ("german", None, True, "+1 = bad credit (T-/T+ = 2.33)"),
     "ijcnn1": ("ijcnn1", None, True, "train + test (T-/T+ = 9.45)"),
-    "letter": ("letter", ("one_vs_rest", 8), False, "train part, class 8 (H) = +1 "
-               "(T-/T+ = 26.88)"),
+    "letter": ("letter", ("one_vs_rest", 8), False, "train part, class 8 (H) = +1 (T-/T+ = 26.88)"),
 }
 
 
@@ -202,9 +312,13 @@ def run_task(dataset, method, est, grid, is_batch, X, y, splits, scaling, seed=0
         base = clone(est)
         if "shuffle" in base.get_params():
             base.set_params(shuffle=True, random_state=seed)
-        search = GridSearchCV(base, grid, cv=StratifiedKFold(INNER_FOLDS, shuffle=True,
-                                                              random_state=seed),
-                              error_score=0.0, n_jobs=1)
+        search = GridSearchCV(
+            base,
+            grid,
+            cv=StratifiedKFold(INNER_FOLDS, shuffle=True, random_state=seed),
+            error_score=0.0,
+            n_jobs=1,
+        )
         search.fit(Xtr[sub], y[train][sub])
         best = search.best_params_
     aucs = []
@@ -222,8 +336,9 @@ def run_task(dataset, method, est, grid, is_batch, X, y, splits, scaling, seed=0
             aucs.append(model.score(Xte, y[test]))
         except FloatingPointError:
             aucs.append(np.nan)
-    return dict(dataset=dataset, method=method, params=best, aucs=aucs,
-                cpu=time.process_time() - t0)
+    return dict(
+        dataset=dataset, method=method, params=best, aucs=aucs, cpu=time.process_time() - t0
+    )
 
 
 def run_table(data_specs, learners, scaling, n_jobs, only=None):
@@ -263,12 +378,10 @@ def _fmt_params(params):
     return ", ".join(out) or "-"
 
 
-def write_report(path, title, intro, columns, paper, data_specs, results, digits=4,
-                 notes=()):
+def write_report(path, title, intro, columns, paper, data_specs, results, digits=4, notes=()):
     by = {(r["dataset"], r["method"]): r for r in results}
     lines = [f"# {title}", "", *intro, ""]
-    lines += ["| dataset | " + " | ".join(columns) + " |",
-              "|---" * (len(columns) + 1) + "|"]
+    lines += ["| dataset | " + " | ".join(columns) + " |", "|---" * (len(columns) + 1) + "|"]
     flagged = []
     for dname in data_specs:
         if not any((dname, c) in by for c in columns):
@@ -286,20 +399,29 @@ def write_report(path, title, intro, columns, paper, data_specs, results, digits
             if abs(mean - pm) > ps:
                 mark = " †"
                 flagged.append((dname, c, mean - pm, ps))
-            cells.append(f"{mean:.{digits}f} ± {std:.{digits}f}{mark}<br>"
-                         f"<sub>paper {pm:.{digits}f} ± {ps:.{digits}f}</sub>")
+            cells.append(
+                f"{mean:.{digits}f} ± {std:.{digits}f}{mark}<br>"
+                f"<sub>paper {pm:.{digits}f} ± {ps:.{digits}f}</sub>"
+            )
         lines.append(f"| {dname} | " + " | ".join(cells) + " |")
     lines += ["", "† ours differs from the paper's mean by more than the paper's std.", ""]
     if notes:
         lines += ["## Where and why we differ", "", *notes, ""]
-    lines += ["## Chosen hyperparameters (first split) and CPU seconds per learner", "",
-              "| dataset | " + " | ".join(columns) + " |",
-              "|---" * (len(columns) + 1) + "|"]
+    lines += [
+        "## Chosen hyperparameters (first split) and CPU seconds per learner",
+        "",
+        "| dataset | " + " | ".join(columns) + " |",
+        "|---" * (len(columns) + 1) + "|",
+    ]
     for dname in data_specs:
         if not any((dname, c) in by for c in columns):
             continue
-        cells = [f"{_fmt_params(by[(dname, c)]['params'])} ({by[(dname, c)]['cpu']:.0f} s)"
-                 if (dname, c) in by else "n/a" for c in columns]
+        cells = [
+            f"{_fmt_params(by[(dname, c)]['params'])} ({by[(dname, c)]['cpu']:.0f} s)"
+            if (dname, c) in by
+            else "n/a"
+            for c in columns
+        ]
         lines.append(f"| {dname} | " + " | ".join(cells) + " |")
     lines += ["", "## Data notes", ""]
     for dname, spec in data_specs.items():
@@ -307,8 +429,9 @@ def write_report(path, title, intro, columns, paper, data_specs, results, digits
             lines.append(f"- **{dname}**: {spec[3] or 'as in the paper'}")
     lines += ["", "## Per-split test AUC", "", "```"]
     for r in sorted(results, key=lambda r: (r["dataset"], r["method"])):
-        lines.append(f"{r['dataset']:10s} {r['method']:10s} "
-                     + " ".join(f"{a:.4f}" for a in r["aucs"]))
+        lines.append(
+            f"{r['dataset']:10s} {r['method']:10s} " + " ".join(f"{a:.4f}" for a in r["aucs"])
+        )
     lines += ["```", ""]
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("\n".join(lines))
@@ -396,10 +519,16 @@ def main(argv=None):
             "`batch.SVMPerfAUC`; SVM-OR = `batch.SVMOR`; LS-SVM = `batch.LSSVMAUC`; "
             "Uni-Log / Uni-Squ = `batch.BatchUnivariate`.",
         ]
-        flagged = write_report(ROOT / "docs/results/opauc_table3.md",
-                               "G16 Table 3: OPAUC against batch learners (reproduction)",
-                               intro, G16_T3_COLUMNS, G16_T3, TABLE3_DATA, res3,
-                               notes=NOTES_T3)
+        flagged = write_report(
+            ROOT / "docs/results/opauc_table3.md",
+            "G16 Table 3: OPAUC against batch learners (reproduction)",
+            intro,
+            G16_T3_COLUMNS,
+            G16_T3,
+            TABLE3_DATA,
+            res3,
+            notes=NOTES_T3,
+        )
         print(f"Table 3 done, {len(flagged)} cells off by more than the paper's std")
     if args.table in ("2", "both"):
         print("Z11 Table 2", flush=True)
@@ -419,10 +548,17 @@ def main(argv=None):
             "`CostSensitivePA(variant='pb' / 'ml')`; OAM_seq / OAM_gra = "
             "`aucstream.OAM(update='seq' / 'gra')`.",
         ]
-        flagged = write_report(ROOT / "docs/results/oam_table2_baselines.md",
-                               "Z11 Table 2: online classifiers and OAM (reproduction)",
-                               intro, Z11_T2_COLUMNS, Z11_T2, TABLE2_DATA, res2, digits=3,
-                               notes=NOTES_T2)
+        flagged = write_report(
+            ROOT / "docs/results/oam_table2_baselines.md",
+            "Z11 Table 2: online classifiers and OAM (reproduction)",
+            intro,
+            Z11_T2_COLUMNS,
+            Z11_T2,
+            TABLE2_DATA,
+            res2,
+            digits=3,
+            notes=NOTES_T2,
+        )
         print(f"Table 2 done, {len(flagged)} cells off by more than the paper's std")
     print(f"total wall time {time.time() - t0:.0f} s")
 

@@ -79,8 +79,16 @@ def make_stream(n: int, d: int, k: int, seed: int = 0, exponent: float = 1.0):
     return X, y
 
 
-def run_one(kind: str, n: int, d: int, k: int, tau: int, n_test: int, seed: int,
-            centering: str | None = None) -> dict:
+def run_one(
+    kind: str,
+    n: int,
+    d: int,
+    k: int,
+    tau: int,
+    n_test: int,
+    seed: int,
+    centering: str | None = None,
+) -> dict:
     from aucstream import OPAUC
 
     X, y = make_stream(n + n_test, d, k, seed)
@@ -91,25 +99,39 @@ def run_one(kind: str, n: int, d: int, k: int, tau: int, n_test: int, seed: int,
     warm.fit(X[:300, :1000], y[:300])  # compile the kernels (cached on disk afterwards)
     del warm
     data_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
-    model = OPAUC(eta=2**-8, lam=2**-10, covariance=kind, sketch_size=tau, random_state=0,
-                  centering=centering)
+    model = OPAUC(
+        eta=2**-8, lam=2**-10, covariance=kind, sketch_size=tau, random_state=0, centering=centering
+    )
     start = time.perf_counter()
     model.fit(X, y)
     seconds = time.perf_counter() - start
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
-    state = sum(a.nbytes for s in model.stats_ for a in vars(s).values()
-                if isinstance(a, np.ndarray))
+    state = sum(
+        a.nbytes for s in model.stats_ for a in vars(s).values() if isinstance(a, np.ndarray)
+    )
     extra = {}
     if kind == "sparse":
         extra = {"nnz": [s.nnz for s in model.stats_], "prunes": [s.n_prunes for s in model.stats_]}
     if kind == "fd":
-        extra = {"shrinks": [int(s.n_shrinks_[0]) for s in model.stats_],
-                 "support": [int(s.n_support_[0]) for s in model.stats_]}
+        extra = {
+            "shrinks": [int(s.n_shrinks_[0]) for s in model.stats_],
+            "support": [int(s.n_support_[0]) for s in model.stats_],
+        }
     label = kind if centering is None else f"{kind}, centering={centering}"
-    return {"kind": label, "n": n, "d": d, "k": k, "tau": tau, "seconds": seconds,
-            "examples_per_second": n / seconds, "peak_rss_gb": peak,
-            "rss_before_fit_gb": data_rss, "summary_state_gb": state / 2**30,
-            "test_auc": model.score(X_test, y_test), **extra}
+    return {
+        "kind": label,
+        "n": n,
+        "d": d,
+        "k": k,
+        "tau": tau,
+        "seconds": seconds,
+        "examples_per_second": n / seconds,
+        "peak_rss_gb": peak,
+        "rss_before_fit_gb": data_rss,
+        "summary_state_gb": state / 2**30,
+        "test_auc": model.score(X_test, y_test),
+        **extra,
+    }
 
 
 def product_cost(n_fill: int, d: int, k: int, tau: int, seed: int) -> dict:
@@ -123,17 +145,24 @@ def product_cost(n_fill: int, d: int, k: int, tau: int, seed: int) -> dict:
         summary.update(X[lo : lo + 8192])
     fill_seconds = time.perf_counter() - start
     w, out = np.random.default_rng(seed).normal(size=d), np.empty(d)
-    sparse_cov_matvec(summary.count_, summary.sum_, summary.keys_, summary.values_,
-                      summary.info_, w, out)
+    sparse_cov_matvec(
+        summary.count_, summary.sum_, summary.keys_, summary.values_, summary.info_, w, out
+    )
     start = time.perf_counter()
     for _ in range(5):
-        sparse_cov_matvec(summary.count_, summary.sum_, summary.keys_, summary.values_,
-                          summary.info_, w, out)
-    return {"n_fill": n_fill, "nnz": summary.nnz, "cost": summary.cost,
-            "budget": summary.budget, "prunes": summary.n_prunes,
-            "seconds_per_product": (time.perf_counter() - start) / 5,
-            "fill_examples_per_second": n_fill / fill_seconds,
-            "peak_rss_gb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20}
+        sparse_cov_matvec(
+            summary.count_, summary.sum_, summary.keys_, summary.values_, summary.info_, w, out
+        )
+    return {
+        "n_fill": n_fill,
+        "nnz": summary.nnz,
+        "cost": summary.cost,
+        "budget": summary.budget,
+        "prunes": summary.n_prunes,
+        "seconds_per_product": (time.perf_counter() - start) / 5,
+        "fill_examples_per_second": n_fill / fill_seconds,
+        "peak_rss_gb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20,
+    }
 
 
 def main(argv=None) -> None:
@@ -145,11 +174,18 @@ def main(argv=None) -> None:
     parser.add_argument("--tau", type=int, default=50)
     parser.add_argument("--n-test", type=int, default=5000)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--centering", choices=("g13", "g16", "exact"),
-                        help="OPAUC's centering (default: each paper's form)")
+    parser.add_argument(
+        "--centering",
+        choices=("g13", "g16", "exact"),
+        help="OPAUC's centering (default: each paper's form)",
+    )
     parser.add_argument("--one", help=argparse.SUPPRESS)  # child process: run one kind
-    parser.add_argument("--product-cost", type=int, metavar="N_FILL",
-                        help="time P w of one class's sparse summary after N_FILL examples")
+    parser.add_argument(
+        "--product-cost",
+        type=int,
+        metavar="N_FILL",
+        help="time P w of one class's sparse summary after N_FILL examples",
+    )
     parser.add_argument("--json", help="also write the results to this file")
     parser.add_argument("--markdown", help="also write the table to this file")
     args = parser.parse_args(argv)
@@ -157,30 +193,65 @@ def main(argv=None) -> None:
         print(json.dumps(product_cost(args.product_cost, args.d, args.k, args.tau, args.seed)))
         return
     if args.one:
-        print(json.dumps(run_one(args.one, args.n, args.d, args.k, args.tau, args.n_test,
-                                 args.seed, args.centering)))
+        print(
+            json.dumps(
+                run_one(
+                    args.one,
+                    args.n,
+                    args.d,
+                    args.k,
+                    args.tau,
+                    args.n_test,
+                    args.seed,
+                    args.centering,
+                )
+            )
+        )
         return
     results = []
     for kind in args.kinds:
-        cmd = [sys.executable, __file__, "--one", kind, "--n", str(args.n), "--d", str(args.d),
-               "--k", str(args.k), "--tau", str(args.tau), "--n-test", str(args.n_test),
-               "--seed", str(args.seed)]
+        cmd = [
+            sys.executable,
+            __file__,
+            "--one",
+            kind,
+            "--n",
+            str(args.n),
+            "--d",
+            str(args.d),
+            "--k",
+            str(args.k),
+            "--tau",
+            str(args.tau),
+            "--n-test",
+            str(args.n_test),
+            "--seed",
+            str(args.seed),
+        ]
         if args.centering:
             cmd += ["--centering", args.centering]
         out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
         results.append(json.loads(out.strip().splitlines()[-1]))
         r = results[-1]
-        print(f"{kind}: {r['examples_per_second']:.0f} examples/s, {r['seconds']:.0f} s, "
-              f"peak {r['peak_rss_gb']:.2f} GB", file=sys.stderr, flush=True)
-    lines = [f"n = {args.n:,}, d = {args.d:,}, k = {args.k} non-zeros per example, "
-             f"tau = {args.tau}", "",
-             "| summary | examples/s | pass (s) | peak RSS (GB) | RSS before fit (GB) "
-             "| summary state (GB) | test AUC |",
-             "|---|---:|---:|---:|---:|---:|---:|"]
+        print(
+            f"{kind}: {r['examples_per_second']:.0f} examples/s, {r['seconds']:.0f} s, "
+            f"peak {r['peak_rss_gb']:.2f} GB",
+            file=sys.stderr,
+            flush=True,
+        )
+    lines = [
+        f"n = {args.n:,}, d = {args.d:,}, k = {args.k} non-zeros per example, tau = {args.tau}",
+        "",
+        "| summary | examples/s | pass (s) | peak RSS (GB) | RSS before fit (GB) "
+        "| summary state (GB) | test AUC |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
     for r in results:
-        lines.append(f"| {r['kind']} | {r['examples_per_second']:,.0f} | {r['seconds']:.1f} "
-                     f"| {r['peak_rss_gb']:.2f} | {r['rss_before_fit_gb']:.2f} "
-                     f"| {r['summary_state_gb']:.2f} | {r['test_auc']:.4f} |")
+        lines.append(
+            f"| {r['kind']} | {r['examples_per_second']:,.0f} | {r['seconds']:.1f} "
+            f"| {r['peak_rss_gb']:.2f} | {r['rss_before_fit_gb']:.2f} "
+            f"| {r['summary_state_gb']:.2f} | {r['test_auc']:.4f} |"
+        )
     print("\n" + "\n".join(lines))
     if args.markdown:
         with open(args.markdown, "a") as fh:

@@ -31,8 +31,9 @@ from sklearn.preprocessing import normalize
 from aucstream.fsauc import FSAUC
 from aucstream.solam import SOLAM, SOLAML1
 
-DATA = Path(os.environ.get("AUCSTREAM_DATA",
-                           Path(__file__).resolve().parents[1].parent / "shared" / "data"))
+DATA = Path(
+    os.environ.get("AUCSTREAM_DATA", Path(__file__).resolve().parents[1].parent / "shared" / "data")
+)
 
 
 def load_a9a():
@@ -59,7 +60,7 @@ def main() -> None:
     args = parser.parse_args()
     X, y = load_a9a()
     n = X.shape[0]
-    chunks = [(X[s:s + args.chunk], y[s:s + args.chunk]) for s in range(0, n, args.chunk)]
+    chunks = [(X[s : s + args.chunk], y[s : s + args.chunk]) for s in range(0, n, args.chunk)]
     # Parameters: the values tuned on a9a by benchmarks/fsauc_table2.py. With them the
     # constraints are rarely active; the "R=1" lines show the l1 projection active at
     # almost every step (O(d) work per example instead of O(k)).
@@ -82,8 +83,10 @@ def main() -> None:
             for name, make in learners.items():
                 best[name] = min(best[name], one_pass(make, chunks))
     base = n / best["SGDClassifier"]
-    print(f"a9a: {n} examples, {X.shape[1]} features, {X.nnz / n:.1f} non-zeros/row, "
-          f"chunks of {args.chunk}; best of {args.repeats} passes")
+    print(
+        f"a9a: {n} examples, {X.shape[1]} features, {X.nnz / n:.1f} non-zeros/row, "
+        f"chunks of {args.chunk}; best of {args.repeats} passes"
+    )
     print(f"{'learner':<18}{'examples/s':>14}{'ratio to SGD':>14}")
     for name, seconds in best.items():
         rate = n / seconds

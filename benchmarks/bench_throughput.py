@@ -27,8 +27,9 @@ from sklearn.linear_model import SGDClassifier
 
 import aucstream
 
-DATA = Path(os.environ.get("AUCSTREAM_DATA", Path(__file__).resolve().parents[1].parent
-                           / "shared" / "data"))
+DATA = Path(
+    os.environ.get("AUCSTREAM_DATA", Path(__file__).resolve().parents[1].parent / "shared" / "data")
+)
 SHAPES = {"a9a": ("a9a.xz", 32561, 123, 0.11, 0.24), "ijcnn1": ("ijcnn1.xz", 49990, 22, 0.6, 0.1)}
 
 
@@ -40,8 +41,12 @@ def load(name: str):
         return X.tocsr(), y, "real"
     rng = np.random.default_rng(0)
     X = sp.random(n, d, density=density, format="csr", random_state=0)
-    y = np.where(X @ rng.normal(size=d) + rng.normal(size=n) > np.quantile(
-        X @ rng.normal(size=d), 1 - pos_rate), 1.0, -1.0)
+    y = np.where(
+        X @ rng.normal(size=d) + rng.normal(size=n)
+        > np.quantile(X @ rng.normal(size=d), 1 - pos_rate),
+        1.0,
+        -1.0,
+    )
     return X, y, "generated"
 
 
@@ -65,18 +70,25 @@ def main() -> None:
     print(f"{'dataset':<8} {'learner':<20} {'seconds':>8} {'examples/s':>12} {'vs SGD':>7}")
     for dataset in args.dataset:
         X, y, source = load(dataset)
-        sgd = min(one_pass(lambda: SGDClassifier(loss="hinge"), X, y, args.chunk_size)
-                  for _ in range(args.repeat))
-        print(f"{dataset:<8} {'SGDClassifier':<20} {sgd:>8.3f} {X.shape[0] / sgd:>12,.0f} "
-              f"{1.0:>7.2f}   ({source} data, n={X.shape[0]}, d={X.shape[1]})")
+        sgd = min(
+            one_pass(lambda: SGDClassifier(loss="hinge"), X, y, args.chunk_size)
+            for _ in range(args.repeat)
+        )
+        print(
+            f"{dataset:<8} {'SGDClassifier':<20} {sgd:>8.3f} {X.shape[0] / sgd:>12,.0f} "
+            f"{1.0:>7.2f}   ({source} data, n={X.shape[0]}, d={X.shape[1]})"
+        )
         for name in names:
             cls = learners[name]
             extra = {"n_samples": X.shape[0]} if "n_samples" in cls().get_params() else {}
             make = lambda cls=cls, extra=extra: cls(**extra)  # noqa: E731
             one_pass(make, X[:200], y[:200], 100)  # warm-up: compile the kernels
             best = min(one_pass(make, X, y, args.chunk_size) for _ in range(args.repeat))
-            print(f"{dataset:<8} {name:<20} {best:>8.3f} {X.shape[0] / best:>12,.0f} "
-                  f"{sgd / best:>7.2f}", flush=True)
+            print(
+                f"{dataset:<8} {name:<20} {best:>8.3f} {X.shape[0] / best:>12,.0f} "
+                f"{sgd / best:>7.2f}",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

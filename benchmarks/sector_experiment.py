@@ -60,51 +60,91 @@ BINARIES = ("largest_vs_rest", "random_halves")
 ETAS = [2.0**k for k in range(-12, 1, 2)]
 LAM = 2.0**-10
 PAPER = {  # G16 Table 6 (mean test AUC over 25 runs): sector.lvr, sector
-    "OPAUC_s": (0.9980, 0.9520), "OPAUC_fd": (0.9965, 0.9296), "OPAUC_r": (0.9962, 0.9292),
-    "OPAUC_h": (0.9956, 0.9265), "OAM_seq (N=50)": (0.9965, 0.9163),
-    "OAM_gra (N=50)": (0.9955, 0.9043), "Uni-Exp": (0.9969, 0.9215),
-    "Uni-Log": (0.9776, 0.9528), "Uni-Squ": (0.9669, 0.9203), "OPAUC^f (k=1000)": (0.6813, 0.6228),
-    "OPAUC^rp (k=1000)": (0.9863, 0.7286), "OPAUC^pca (k=1000)": (0.9893, 0.8853),
+    "OPAUC_s": (0.9980, 0.9520),
+    "OPAUC_fd": (0.9965, 0.9296),
+    "OPAUC_r": (0.9962, 0.9292),
+    "OPAUC_h": (0.9956, 0.9265),
+    "OAM_seq (N=50)": (0.9965, 0.9163),
+    "OAM_gra (N=50)": (0.9955, 0.9043),
+    "Uni-Exp": (0.9969, 0.9215),
+    "Uni-Log": (0.9776, 0.9528),
+    "Uni-Squ": (0.9669, 0.9203),
+    "OPAUC^f (k=1000)": (0.6813, 0.6228),
+    "OPAUC^rp (k=1000)": (0.9863, 0.7286),
+    "OPAUC^pca (k=1000)": (0.9893, 0.8853),
 }
 
 
 def methods():
     """(name, factory(param) -> estimator, grid, reduction) for every method."""
-    def opauc(kind, centering=None):
-        return lambda eta: OPAUC(eta=eta, lam=LAM, covariance=kind, sketch_size=50,
-                                 centering=centering, shuffle=True, random_state=0)
 
-    table = [(f"OPAUC_{tag}", opauc(kind), ETAS, None)
-             for tag, kind in (("s", "sparse"), ("fd", "fd"), ("r", "randomized"),
-                               ("h", "hash"))]
-    table += [(f"OPAUC_{tag}, centering=exact", opauc(kind, "exact"), ETAS, None)
-              for tag, kind in (("fd", "fd"), ("r", "randomized"), ("h", "hash"))]
+    def opauc(kind, centering=None):
+        return lambda eta: OPAUC(
+            eta=eta,
+            lam=LAM,
+            covariance=kind,
+            sketch_size=50,
+            centering=centering,
+            shuffle=True,
+            random_state=0,
+        )
+
+    table = [
+        (f"OPAUC_{tag}", opauc(kind), ETAS, None)
+        for tag, kind in (("s", "sparse"), ("fd", "fd"), ("r", "randomized"), ("h", "hash"))
+    ]
+    table += [
+        (f"OPAUC_{tag}, centering=exact", opauc(kind, "exact"), ETAS, None)
+        for tag, kind in (("fd", "fd"), ("r", "randomized"), ("h", "hash"))
+    ]
     for update in ("seq", "gra"):
-        table.append((f"OAM_{update} (N=50)",
-                      lambda C, u=update: OAM(C=C, buffer_size=50, update=u, shuffle=True,
-                                              random_state=0),
-                      [2.0**k for k in range(-16, -1, 2)], None))
+        table.append(
+            (
+                f"OAM_{update} (N=50)",
+                lambda C, u=update: OAM(
+                    C=C, buffer_size=50, update=u, shuffle=True, random_state=0
+                ),
+                [2.0**k for k in range(-16, -1, 2)],
+                None,
+            )
+        )
     if UnivariateOnline is not None:
         for loss in ("exp", "log", "squ"):
-            table.append((f"Uni-{loss.capitalize()}",
-                          lambda eta, loss=loss: UnivariateOnline(loss=loss, eta=eta, shuffle=True,
-                                                                  random_state=0),
-                          [2.0**k for k in range(-12, 3, 2)], None))
+            table.append(
+                (
+                    f"Uni-{loss.capitalize()}",
+                    lambda eta, loss=loss: UnivariateOnline(
+                        loss=loss, eta=eta, shuffle=True, random_state=0
+                    ),
+                    [2.0**k for k in range(-12, 3, 2)],
+                    None,
+                )
+            )
     for tag, method in (("f", "subset"), ("rp", "gaussian"), ("pca", "pca")):
-        table.append((f"OPAUC^{tag} (k=1000)",
-                      lambda eta: OPAUC(eta=eta, lam=LAM, shuffle=True, random_state=0),
-                      ETAS, method))
+        table.append(
+            (
+                f"OPAUC^{tag} (k=1000)",
+                lambda eta: OPAUC(eta=eta, lam=LAM, shuffle=True, random_state=0),
+                ETAS,
+                method,
+            )
+        )
     return table
 
 
 def run(binary: str, only=None) -> dict:
     ds = load_dataset("sector", binary=binary, return_parts=True)
     X, y, X_test, y_test = ds.X, ds.y, ds.X_test, ds.y_test
-    X_fit, X_val, y_fit, y_val = train_test_split(X, y, test_size=0.2, stratify=y,
-                                                  random_state=0)
-    out = {"binary": binary, "n_train": int(X.shape[0]), "n_test": int(X_test.shape[0]),
-           "n_features": int(X.shape[1]), "train_positives": int(np.sum(y > 0)),
-           "test_positives": int(np.sum(y_test > 0)), "rows": []}
+    X_fit, X_val, y_fit, y_val = train_test_split(X, y, test_size=0.2, stratify=y, random_state=0)
+    out = {
+        "binary": binary,
+        "n_train": int(X.shape[0]),
+        "n_test": int(X_test.shape[0]),
+        "n_features": int(X.shape[1]),
+        "train_positives": int(np.sum(y > 0)),
+        "test_positives": int(np.sum(y_test > 0)),
+        "rows": [],
+    }
     reduced = {}
     for name, factory, grid, reduction in methods():
         if only and not any(o in name for o in only):
@@ -114,8 +154,12 @@ def run(binary: str, only=None) -> dict:
             if reduction not in reduced:  # reduce once per split (G16 fits it on training data)
                 fit_red = ReduceDimension(reduction, 1000, random_state=0).fit(X_fit)
                 full_red = ReduceDimension(reduction, 1000, random_state=0).fit(X)
-                reduced[reduction] = (fit_red.transform(X_fit), fit_red.transform(X_val),
-                                      full_red.transform(X), full_red.transform(X_test))
+                reduced[reduction] = (
+                    fit_red.transform(X_fit),
+                    fit_red.transform(X_val),
+                    full_red.transform(X),
+                    full_red.transform(X_test),
+                )
             A_fit, A_val, A_train, A_test = reduced[reduction]
         else:
             A_fit, A_val, A_train, A_test = X_fit, X_val, X, X_test
@@ -129,50 +173,76 @@ def run(binary: str, only=None) -> dict:
         t0 = time.perf_counter()
         model = factory(grid[best]).fit(A_train, y)
         train_seconds = time.perf_counter() - t0
-        row = {"method": name, "param": grid[best], "validation_auc": val[best],
-               "validation_curve": val, "grid": grid,
-               "test_auc": model.score(A_test, y_test), "train_seconds": train_seconds,
-               "total_seconds": time.perf_counter() - start}
+        row = {
+            "method": name,
+            "param": grid[best],
+            "validation_auc": val[best],
+            "validation_curve": val,
+            "grid": grid,
+            "test_auc": model.score(A_test, y_test),
+            "train_seconds": train_seconds,
+            "total_seconds": time.perf_counter() - start,
+        }
         out["rows"].append(row)
-        print(f"{binary:16s} {name:20s} param=2^{np.log2(row['param']):+.0f} "
-              f"val={row['validation_auc']:.4f} test={row['test_auc']:.4f} "
-              f"({row['train_seconds']:.1f}s)", flush=True)
+        print(
+            f"{binary:16s} {name:20s} param=2^{np.log2(row['param']):+.0f} "
+            f"val={row['validation_auc']:.4f} test={row['test_auc']:.4f} "
+            f"({row['train_seconds']:.1f}s)",
+            flush=True,
+        )
     return out
 
 
 def report() -> str:
-    parts = {b: json.loads((RESULTS / f"highdim_sector_{b}.json").read_text())
-             for b in BINARIES if (RESULTS / f"highdim_sector_{b}.json").exists()}
-    lines = ["# Sketched OPAUC on sector (issue 3)", "",
-             "Generated by `benchmarks/sector_experiment.py`; protocol in its docstring: "
-             "LIBSVM's train/test split, step size chosen on a stratified 80/20 split of "
-             "the training part, one pass over the whole training part in a random order, "
-             "test AUC on sector.t. tau = 50 for every sketch, buffers of 50 for OAM, "
-             "k = 1000 for the reductions. One run per cell, so differences of a few "
-             "thousandths are within noise. G16 Table 6 is 5 x 5-fold CV on train + test "
-             "together, so its numbers are only a rough reference.", ""]
+    parts = {
+        b: json.loads((RESULTS / f"highdim_sector_{b}.json").read_text())
+        for b in BINARIES
+        if (RESULTS / f"highdim_sector_{b}.json").exists()
+    }
+    lines = [
+        "# Sketched OPAUC on sector (issue 3)",
+        "",
+        "Generated by `benchmarks/sector_experiment.py`; protocol in its docstring: "
+        "LIBSVM's train/test split, step size chosen on a stratified 80/20 split of "
+        "the training part, one pass over the whole training part in a random order, "
+        "test AUC on sector.t. tau = 50 for every sketch, buffers of 50 for OAM, "
+        "k = 1000 for the reductions. One run per cell, so differences of a few "
+        "thousandths are within noise. G16 Table 6 is 5 x 5-fold CV on train + test "
+        "together, so its numbers are only a rough reference.",
+        "",
+    ]
     for binary, res in parts.items():
         paper_col = 0 if binary == "largest_vs_rest" else 1
-        lines += [f"## {binary} ({res['train_positives']} / {res['n_train']} positive in "
-                  f"training, {res['test_positives']} / {res['n_test']} in test, "
-                  f"d = {res['n_features']})", "",
-                  "| method | chosen eta / C | validation AUC | test AUC | G16 Table 6 "
-                  "| one pass (s) |",
-                  "|---|---:|---:|---:|---:|---:|"]
+        lines += [
+            f"## {binary} ({res['train_positives']} / {res['n_train']} positive in "
+            f"training, {res['test_positives']} / {res['n_test']} in test, "
+            f"d = {res['n_features']})",
+            "",
+            "| method | chosen eta / C | validation AUC | test AUC | G16 Table 6 | one pass (s) |",
+            "|---|---:|---:|---:|---:|---:|",
+        ]
         for row in sorted(res["rows"], key=lambda r: -r["test_auc"]):
             paper = PAPER.get(row["method"], (None, None))[paper_col]
-            lines.append(f"| {row['method']} | 2^{np.log2(row['param']):.0f} "
-                         f"| {row['validation_auc']:.4f} | **{row['test_auc']:.4f}** "
-                         f"| {'' if paper is None else f'{paper:.4f}'} "
-                         f"| {row['train_seconds']:.1f} |")
+            lines.append(
+                f"| {row['method']} | 2^{np.log2(row['param']):.0f} "
+                f"| {row['validation_auc']:.4f} | **{row['test_auc']:.4f}** "
+                f"| {'' if paper is None else f'{paper:.4f}'} "
+                f"| {row['train_seconds']:.1f} |"
+            )
         lines.append("")
-        lines += ["Validation AUC over the step-size grid (NaN: diverged):", "",
-                  "| method | " + " | ".join(f"2^{np.log2(g):.0f}" for g in ETAS) + " |",
-                  "|---|" + "---:|" * len(ETAS)]
+        lines += [
+            "Validation AUC over the step-size grid (NaN: diverged):",
+            "",
+            "| method | " + " | ".join(f"2^{np.log2(g):.0f}" for g in ETAS) + " |",
+            "|---|" + "---:|" * len(ETAS),
+        ]
         for row in res["rows"]:
             if row["grid"] == ETAS:
-                lines.append(f"| {row['method']} | "
-                             + " | ".join(f"{v:.3f}" for v in row["validation_curve"]) + " |")
+                lines.append(
+                    f"| {row['method']} | "
+                    + " | ".join(f"{v:.3f}" for v in row["validation_curve"])
+                    + " |"
+                )
         lines.append("")
     lines += NOTES
     return "\n".join(lines)
@@ -218,37 +288,49 @@ NOTES = """## Notes
 def errors(sizes=(10, 20, 50, 100, 200), repeats: int = 3) -> str:
     from aucstream.sketch_error import class_error_curves, plot_sketch_error
 
-    lines = ["# Approximation error of the covariance sketches (issue 3)", "",
-             "Generated by `benchmarks/sector_experiment.py --errors` with "
-             "`aucstream.sketch_error` (G16 §7.3, Fig. 4; SPEC §13.2). For each class "
-             "matrix A (rows in file order), one pass of each summary; the table gives "
-             "the relative error ||A^T A - sketch||_F / ||A^T A||_F (mean ± std over 3 "
-             "seeds for the random sketches; the sparse summary is pruned to exactly "
-             "d tau non-zeros at the end). The last row of each table is the root "
-             "expected error of the randomized sketch, sqrt((||A||_F^4 + ||A^T A||_F^2) "
-             "/ tau) / ||A^T A||_F.", ""]
+    lines = [
+        "# Approximation error of the covariance sketches (issue 3)",
+        "",
+        "Generated by `benchmarks/sector_experiment.py --errors` with "
+        "`aucstream.sketch_error` (G16 §7.3, Fig. 4; SPEC §13.2). For each class "
+        "matrix A (rows in file order), one pass of each summary; the table gives "
+        "the relative error ||A^T A - sketch||_F / ||A^T A||_F (mean ± std over 3 "
+        "seeds for the random sketches; the sparse summary is pruned to exactly "
+        "d tau non-zeros at the end). The last row of each table is the root "
+        "expected error of the randomized sketch, sqrt((||A||_F^4 + ||A^T A||_F^2) "
+        "/ tau) / ||A^T A||_F.",
+        "",
+    ]
     record = {}
     for name, file in (("sector", "sector.scale"), ("news20", "news20.t")):
         ds = load_dataset(name, binary="random_halves", return_parts=True)
         start = time.perf_counter()
-        curves = class_error_curves(ds.X, ds.y, sketch_sizes=sizes, n_repeats=repeats,
-                                    name=name)
+        curves = class_error_curves(ds.X, ds.y, sketch_sizes=sizes, n_repeats=repeats, name=name)
         seconds = time.perf_counter() - start
         png = RESULTS / f"highdim_error_{name}.png"
-        plot_sketch_error(curves, path=png,
-                          title=f"{name} ({file}), random halves: relative error")
+        plot_sketch_error(curves, path=png, title=f"{name} ({file}), random halves: relative error")
         for label, curve in curves.items():
-            lines += [f"## {name}, class {label:+d} (n = {curve.n_samples}, d = "
-                      f"{curve.n_features}, ||A^T A||_F = {curve.gram_norm:.4g})", "",
-                      curve.table()]
+            lines += [
+                f"## {name}, class {label:+d} (n = {curve.n_samples}, d = "
+                f"{curve.n_features}, ||A^T A||_F = {curve.gram_norm:.4g})",
+                "",
+                curve.table(),
+            ]
             rand = curve.kinds.index("randomized")
-            lines += ["| expected, randomized | " + " | ".join(
-                f"{e / curve.gram_norm:.4f}" for e in curve.expected[rand]) + " |", ""]
+            lines += [
+                "| expected, randomized | "
+                + " | ".join(f"{e / curve.gram_norm:.4f}" for e in curve.expected[rand])
+                + " |",
+                "",
+            ]
             record[f"{name} {label:+d}"] = {
-                "kinds": curve.kinds, "sketch_sizes": curve.sketch_sizes.tolist(),
+                "kinds": curve.kinds,
+                "sketch_sizes": curve.sketch_sizes.tolist(),
                 "relative_mean": curve.relative.mean(axis=2).tolist(),
                 "absolute_mean": curve.absolute.mean(axis=2).tolist(),
-                "seconds": curve.seconds.tolist(), "gram_norm": curve.gram_norm}
+                "seconds": curve.seconds.tolist(),
+                "gram_norm": curve.gram_norm,
+            }
         lines += [f"![{name}]({png.name})", "", f"({seconds:.0f} s for {name})", ""]
     (RESULTS / "highdim_errors.json").write_text(json.dumps(record, indent=1))
     text = "\n".join(lines)

@@ -56,3 +56,38 @@ def state_bytes(obj) -> int:
     if hasattr(obj, "__dict__") and not isinstance(obj, np.random.Generator):
         return sum(state_bytes(v) for v in vars(obj).values())
     return 0
+
+
+def snapshot(obj):
+    """A deep copy of every value reachable from a learner's state, for equality checks."""
+    if isinstance(obj, np.ndarray):
+        return obj.copy()
+    if isinstance(obj, (list, tuple)):
+        return [snapshot(v) for v in obj]
+    if isinstance(obj, dict):
+        return {k: snapshot(v) for k, v in obj.items()}
+    if isinstance(obj, np.random.Generator):
+        return ("rng", repr(obj.bit_generator.state))
+    if hasattr(obj, "__dict__"):
+        return (type(obj).__name__, {k: snapshot(v) for k, v in vars(obj).items()})
+    return obj
+
+
+def assert_same_state(before, after, path="model"):
+    """Two snapshots are equal bit for bit (NaN equal to NaN), with the path of a difference."""
+    assert type(before) is type(after), f"{path}: {type(before)} != {type(after)}"
+    if isinstance(before, np.ndarray):
+        assert before.dtype == after.dtype and before.shape == after.shape, path
+        assert np.array_equal(before, after, equal_nan=before.dtype.kind in "fc"), path
+    elif isinstance(before, (list, tuple)):
+        assert len(before) == len(after), path
+        for i, (a, b) in enumerate(zip(before, after)):
+            assert_same_state(a, b, f"{path}[{i}]")
+    elif isinstance(before, dict):
+        assert before.keys() == after.keys(), f"{path}: keys {before.keys() ^ after.keys()}"
+        for k in before:
+            assert_same_state(before[k], after[k], f"{path}.{k}")
+    else:
+        assert before == after or (before != before and after != after), (
+            f"{path}: {before} != {after}"
+        )

@@ -67,8 +67,11 @@ def reference_run(X, y, eta, lam, delta=1e-8, projection="H", theta=None):
             continue
         if np.linalg.norm(u) > radius and projection != "none":
             n_projected += 1
-            u = (reference_h_projection(u, h, radius) if projection == "H"
-                 else u * radius / np.linalg.norm(u))
+            u = (
+                reference_h_projection(u, h, radius)
+                if projection == "H"
+                else u * radius / np.linalg.norm(u)
+            )
         w = u
     return w, s, n_projected
 
@@ -106,8 +109,14 @@ def test_reference_gradient_matches_finite_differences():
     x, yt, opp = X[0], 1, X[1:][y[1:] < 0]
     g = pairwise_step_grad(w, x, yt, opp, 0.3)
     eps = 1e-6
-    fd = [(pairwise_step_loss(w + eps * e, x, yt, opp, 0.3)
-           - pairwise_step_loss(w - eps * e, x, yt, opp, 0.3)) / (2 * eps) for e in np.eye(4)]
+    fd = [
+        (
+            pairwise_step_loss(w + eps * e, x, yt, opp, 0.3)
+            - pairwise_step_loss(w - eps * e, x, yt, opp, 0.3)
+        )
+        / (2 * eps)
+        for e in np.eye(4)
+    ]
     np.testing.assert_allclose(g, fd, rtol=1e-7, atol=1e-9)
 
 
@@ -131,12 +140,13 @@ def test_adaoam_matches_brute_force_reference(projection, lam):
 def test_adaoam_steps_are_skipped_until_both_classes_are_seen():
     X, y = stream(40, 4, seed=3)
     order = np.argsort(-y, kind="stable")  # all positives first
-    model = AdaOAM(eta=0.5).partial_fit(X[order][: (y > 0).sum()], y[order][: (y > 0).sum()],
-                                        classes=[-1, 1])
+    model = AdaOAM(eta=0.5).partial_fit(
+        X[order][: (y > 0).sum()], y[order][: (y > 0).sum()], classes=[-1, 1]
+    )
     np.testing.assert_array_equal(model.w_, 0.0)
     np.testing.assert_array_equal(model.sq_grad_sum_, 0.0)
     assert model.n_updates_[0] == 0 and model.stats_[1].count == (y > 0).sum()
-    model.partial_fit(X[order][(y > 0).sum():], y[order][(y > 0).sum():])
+    model.partial_fit(X[order][(y > 0).sum() :], y[order][(y > 0).sum() :])
     assert model.n_updates_[0] == (y < 0).sum()
 
 
@@ -148,20 +158,33 @@ def test_h_projection_matches_a_generic_solver(seed):
     h = np.exp(rng.normal(size=d) * 1.5)  # weights spread over orders of magnitude
     radius = 0.3 + rng.random()
     u = h_norm_projection(v, h, radius)
-    res = minimize(lambda z: (z - v) @ (h * (z - v)), np.zeros(d),
-                   jac=lambda z: 2 * h * (z - v), method="SLSQP",
-                   constraints=[{"type": "ineq", "fun": lambda z: radius**2 - z @ z,
-                                 "jac": lambda z: -2 * z}],
-                   options={"ftol": 1e-12, "maxiter": 500})
+    res = minimize(
+        lambda z: (z - v) @ (h * (z - v)),
+        np.zeros(d),
+        jac=lambda z: 2 * h * (z - v),
+        method="SLSQP",
+        constraints=[{"type": "ineq", "fun": lambda z: radius**2 - z @ z, "jac": lambda z: -2 * z}],
+        options={"ftol": 1e-12, "maxiter": 500},
+    )
     assert res.success
     np.testing.assert_allclose(u, res.x, atol=1e-6)
-    res = minimize(lambda z: (z - v) @ (h * (z - v)), np.zeros(d),
-                   jac=lambda z: 2 * h * (z - v), hess=lambda z: np.diag(2 * h),
-                   method="trust-constr",
-                   constraints=[NonlinearConstraint(lambda z: z @ z, -np.inf, radius**2,
-                                                    jac=lambda z: 2 * z[None, :],
-                                                    hess=lambda z, m: 2 * m[0] * np.eye(d))],
-                   options={"gtol": 1e-12, "xtol": 1e-14, "maxiter": 5000})
+    res = minimize(
+        lambda z: (z - v) @ (h * (z - v)),
+        np.zeros(d),
+        jac=lambda z: 2 * h * (z - v),
+        hess=lambda z: np.diag(2 * h),
+        method="trust-constr",
+        constraints=[
+            NonlinearConstraint(
+                lambda z: z @ z,
+                -np.inf,
+                radius**2,
+                jac=lambda z: 2 * z[None, :],
+                hess=lambda z, m: 2 * m[0] * np.eye(d),
+            )
+        ],
+        options={"gtol": 1e-12, "xtol": 1e-14, "maxiter": 5000},
+    )
     assert res.success
     np.testing.assert_allclose(u, res.x, atol=1e-8)
     assert np.linalg.norm(u) == pytest.approx(radius, rel=1e-12)
@@ -195,11 +218,11 @@ def test_l1_step_matches_the_prox_objective_minimized_numerically(seed):
     eta, theta = 0.7, 0.8
     step = adagrad_l1_step(w, g, h, eta, theta)
     for i in range(d):
+
         def obj(v, gi=g[i], hi=h[i], wi=w[i]):
             return eta * gi * v + eta * theta * abs(v) + 0.5 * hi * (v - wi) ** 2
 
-        res = minimize_scalar(obj, bracket=(-20.0, 20.0), method="brent",
-                              options={"xtol": 1e-12})
+        res = minimize_scalar(obj, bracket=(-20.0, 20.0), method="brent", options={"xtol": 1e-12})
         assert obj(step[i]) <= res.fun + 1e-12
         assert step[i] == pytest.approx(res.x, abs=1e-6)
     assert np.any(step == 0.0) and np.any(step != 0.0)  # both branches exercised
@@ -224,7 +247,7 @@ def test_lazy_updates_equal_eager_updates(lam):
     eager = SAdaOAM(eta=0.5, lam=lam, theta=0.02, lazy=False).fit(Xs, y)
     lazy = SAdaOAM(eta=0.5, lam=lam, theta=0.02, lazy=True)
     for lo in range(0, 400, 37):
-        lazy.partial_fit(Xs[lo:lo + 37], y[lo:lo + 37], classes=[-1, 1])
+        lazy.partial_fit(Xs[lo : lo + 37], y[lo : lo + 37], classes=[-1, 1])
     np.testing.assert_allclose(lazy.coef_, eager.coef_, rtol=0, atol=1e-12)
     np.testing.assert_allclose(lazy.sq_grad_sum_, eager.sq_grad_sum_, rtol=1e-12, atol=1e-12)
     assert 0.2 < lazy.sparsity_ < 0.95
@@ -283,7 +306,7 @@ def test_exact_sparse_covariance_equals_numpy_and_grows():
     X[rng.random(X.shape) < 0.85] = 0.0
     summary = ExactSparseCovariance(50, capacity=4)
     for lo in range(0, 300, 41):
-        summary.update(sp.csr_matrix(X[lo:lo + 41]))
+        summary.update(sp.csr_matrix(X[lo : lo + 41]))
     assert summary.capacity > 4  # it grew (several times)
     full = FullCovariance(50).update(X)
     np.testing.assert_allclose(summary.scatter, full.scatter_, rtol=1e-12, atol=1e-12)
@@ -318,14 +341,17 @@ def test_exact_sparse_covariance_merge_and_empty():
 # ------------------------------------------------------------------ validation
 
 
-@pytest.mark.parametrize("cls,params,match", [
-    (AdaOAM, {"eta": 0.0}, "eta"),
-    (AdaOAM, {"lam": -1.0}, "lam"),
-    (AdaOAM, {"delta": 0.0}, "delta"),
-    (AdaOAM, {"projection": "l1"}, "projection"),
-    (SAdaOAM, {"theta": -1.0}, "theta"),
-    (SAdaOAM, {"lazy": "yes"}, "lazy"),
-])
+@pytest.mark.parametrize(
+    "cls,params,match",
+    [
+        (AdaOAM, {"eta": 0.0}, "eta"),
+        (AdaOAM, {"lam": -1.0}, "lam"),
+        (AdaOAM, {"delta": 0.0}, "delta"),
+        (AdaOAM, {"projection": "l1"}, "projection"),
+        (SAdaOAM, {"theta": -1.0}, "theta"),
+        (SAdaOAM, {"lazy": "yes"}, "lazy"),
+    ],
+)
 def test_invalid_parameters(cls, params, match):
     X, y = stream(20, 3)
     with pytest.raises(ValueError, match=match):
@@ -341,17 +367,19 @@ def _load(name, n_features):
     return X, y
 
 
-@pytest.mark.parametrize("name,n_features,params,threshold", [
-    ("diabetes_scale.xz", 8, {}, 0.81),                       # OPAUC: ~0.83
-    ("german.numer_scale.xz", 24, {"eta": 2**-6}, 0.77),      # OPAUC: ~0.79
-])
+@pytest.mark.parametrize(
+    "name,n_features,params,threshold",
+    [
+        ("diabetes_scale.xz", 8, {}, 0.81),  # OPAUC: ~0.83
+        ("german.numer_scale.xz", 24, {"eta": 2**-6}, 0.77),  # OPAUC: ~0.79
+    ],
+)
 def test_adaoam_auc_on_real_data(name, n_features, params, threshold):
     X, y = _load(name, n_features)
     X = X.toarray()
     aucs = []
     for seed in range(3):
-        Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.25, stratify=y,
-                                              random_state=seed)
+        Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.25, stratify=y, random_state=seed)
         model = AdaOAM(**params).fit(Xtr, ytr)
         aucs.append(roc_auc(yte, model.decision_function(Xte)))
     assert np.mean(aucs) > threshold, aucs

@@ -51,8 +51,13 @@ def test_lssvm_matches_brute_force_over_all_pairs(lam):
     # the gradient over the explicit pairs vanishes at the closed form ...
     assert np.linalg.norm(obj(w)[1]) < 1e-10
     # ... and a generic solver on the explicit-pairs objective finds the same point
-    res = minimize(obj, np.zeros(X.shape[1]), jac=True, method="L-BFGS-B",
-                   options={"gtol": 1e-12, "ftol": 1e-15, "maxiter": 10000})
+    res = minimize(
+        obj,
+        np.zeros(X.shape[1]),
+        jac=True,
+        method="L-BFGS-B",
+        options={"gtol": 1e-12, "ftol": 1e-15, "maxiter": 10000},
+    )
     np.testing.assert_allclose(w, res.x, rtol=1e-6, atol=1e-8)
     assert obj(w)[0] <= res.fun + 1e-12
 
@@ -83,8 +88,10 @@ def _uni_objective(X, y, lam, loss):
         else:
             val, dl = np.logaddexp(0.0, -margin), -1.0 / (1.0 + np.exp(margin))
         coef = rho * dl * y / n
-        return (0.5 * lam * w @ w + np.sum(rho * val) / n,
-                np.append(lam * w + X.T @ coef, np.sum(coef)))
+        return (
+            0.5 * lam * w @ w + np.sum(rho * val) / n,
+            np.append(lam * w + X.T @ coef, np.sum(coef)),
+        )
 
     return f
 
@@ -95,8 +102,13 @@ def test_batch_univariate_matches_brute_force(loss, lam):
     X, y = _data(seed=4)
     model = BatchUnivariate(loss=loss, lam=lam, tol=1e-10).fit(X, y)
     f = _uni_objective(X, y, lam, loss)
-    res = minimize(f, np.zeros(X.shape[1] + 1), jac=True, method="L-BFGS-B",
-                   options={"gtol": 1e-12, "ftol": 1e-15, "maxiter": 10000})
+    res = minimize(
+        f,
+        np.zeros(X.shape[1] + 1),
+        jac=True,
+        method="L-BFGS-B",
+        options={"gtol": 1e-12, "ftol": 1e-15, "maxiter": 10000},
+    )
     ours = np.append(model.w_, model.b_)
     assert f(ours)[0] <= res.fun + 1e-9
     np.testing.assert_allclose(ours, res.x, rtol=1e-4, atol=1e-5)
@@ -135,8 +147,9 @@ def test_oracle_counts_equal_brute_force(seed):
     np.testing.assert_array_equal(k, violated.sum(axis=1))
     np.testing.assert_array_equal(m, violated.sum(axis=0))
     y = np.r_[np.ones(40), -np.ones(30)]
-    np.testing.assert_allclose(hinge, pairwise_auc_loss(y, np.r_[s_pos, s_neg], "hinge"),
-                               rtol=1e-12)
+    np.testing.assert_allclose(
+        hinge, pairwise_auc_loss(y, np.r_[s_pos, s_neg], "hinge"), rtol=1e-12
+    )
 
 
 def _explicit_pairs_optimum(X, y, lam):
@@ -152,9 +165,14 @@ def _explicit_pairs_optimum(X, y, lam):
         v = D.T @ a
         return -(a.sum() - v @ v / (2 * lam)), -(1.0 - D @ v / lam)
 
-    res = minimize(neg_dual, np.full(P, 0.5 / P), jac=True, method="L-BFGS-B",
-                   bounds=[(0.0, 1.0 / P)] * P,
-                   options={"gtol": 1e-14, "ftol": 1e-16, "maxiter": 20000})
+    res = minimize(
+        neg_dual,
+        np.full(P, 0.5 / P),
+        jac=True,
+        method="L-BFGS-B",
+        bounds=[(0.0, 1.0 / P)] * P,
+        options={"gtol": 1e-14, "ftol": 1e-16, "maxiter": 20000},
+    )
     w = D.T @ res.x / lam
     primal = 0.5 * lam * w @ w + np.mean(np.maximum(0.0, 1.0 - D @ w))
     return primal, -res.fun
@@ -200,13 +218,16 @@ def test_batch_learners_have_no_partial_fit():
         assert est.param_grid
 
 
-@pytest.mark.parametrize("bad", [
-    (LSSVMAUC, {"lam": 0.0}),
-    (BatchUnivariate, {"loss": "hinge"}),
-    (BatchUnivariate, {"lam": -1.0}),
-    (PairwiseHingeSVM, {"tol": 0.0}),
-    (SVMPerfAUC, {"C": -1.0}),
-])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        (LSSVMAUC, {"lam": 0.0}),
+        (BatchUnivariate, {"loss": "hinge"}),
+        (BatchUnivariate, {"lam": -1.0}),
+        (PairwiseHingeSVM, {"tol": 0.0}),
+        (SVMPerfAUC, {"C": -1.0}),
+    ],
+)
 def test_invalid_parameters(bad):
     cls, params = bad
     X, y = _data(n=20)
@@ -229,7 +250,11 @@ def test_batch_learners_on_diabetes():
     X, y = load_svmlight_file(lzma.open(path), n_features=8)
     rng = np.random.default_rng(0)
     test = rng.random(len(y)) < 0.3
-    for est in (LSSVMAUC(lam=2**-6), BatchUnivariate("log", lam=2**-6),
-                BatchUnivariate("squ", lam=2**-6), PairwiseHingeSVM(lam=2**-6)):
+    for est in (
+        LSSVMAUC(lam=2**-6),
+        BatchUnivariate("log", lam=2**-6),
+        BatchUnivariate("squ", lam=2**-6),
+        PairwiseHingeSVM(lam=2**-6),
+    ):
         est.fit(X[~test], y[~test])
         assert est.score(X[test], y[test]) > 0.78  # G16 Table 3: about 0.83

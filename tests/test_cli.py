@@ -35,8 +35,24 @@ def svm_files(tmp_path):
 def test_fit_streams_a_file_and_score_matches_the_api(svm_files, tmp_path, capsys):
     X, y, train, test = svm_files
     model_path = tmp_path / "model.npz"
-    assert main(["fit", "OPAUC", str(train), "-o", str(model_path), "--chunk-size", "300",
-                 "--param", "eta=2^-6", "lam=0.001", "--no-progress"]) == 0
+    assert (
+        main(
+            [
+                "fit",
+                "OPAUC",
+                str(train),
+                "-o",
+                str(model_path),
+                "--chunk-size",
+                "300",
+                "--param",
+                "eta=2^-6",
+                "lam=0.001",
+                "--no-progress",
+            ]
+        )
+        == 0
+    )
     model = load_model(model_path)
     reference = OPAUC(eta=2**-6, lam=0.001).fit(X[:2000], y[:2000])
     np.testing.assert_allclose(model.coef_, reference.coef_, rtol=1e-6)

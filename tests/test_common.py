@@ -60,8 +60,10 @@ def test_sklearn_compatible(estimator, check):
 
 @pytest.mark.parametrize("cls", ONLINE, ids=lambda c: c.__name__)
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(cuts=st.lists(st.integers(min_value=1, max_value=N - 1), max_size=6, unique=True),
-       seed=st.integers(0, 2**16))
+@given(
+    cuts=st.lists(st.integers(min_value=1, max_value=N - 1), max_size=6, unique=True),
+    seed=st.integers(0, 2**16),
+)
 def test_chunking_never_changes_the_model(cls, cuts, seed):
     X, y = make_stream(N, 5, seed=seed)
     whole = make(cls).fit(X, y)

@@ -148,19 +148,23 @@ def test_sparse_is_exact_when_tau_at_least_d(data):
     s = SparsifiedCovariance(7, 7).update(data)
     assert s.n_prunes == 0
     np.testing.assert_allclose(s.scatter, data.T @ data, rtol=1e-12)
-    np.testing.assert_allclose(s.matvec(np.arange(7.0)), np.cov(data.T, bias=True) @ np.arange(7.0),
-                               atol=1e-11)
+    np.testing.assert_allclose(
+        s.matvec(np.arange(7.0)), np.cov(data.T, bias=True) @ np.arange(7.0), atol=1e-11
+    )
 
 
-@pytest.mark.parametrize("kwargs, match", [
-    ({"kind": "nope"}, "covariance must be"),
-    ({"kind": "fd", "sketch_size": 1}, "sketch_size must be"),
-    ({"kind": "randomized", "sketch_size": 0}, "sketch_size must be"),
-    ({"kind": "sparse", "sketch_size": 2.5}, "sketch_size must be"),
-    ({"kind": "randomized", "centering": "mean"}, "centering must be"),
-    ({"kind": "fd", "shrink": "third"}, "shrink must be"),
-    ({"kind": "sparse", "prune_slack": -1.0}, "prune_slack must be"),
-])
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"kind": "nope"}, "covariance must be"),
+        ({"kind": "fd", "sketch_size": 1}, "sketch_size must be"),
+        ({"kind": "randomized", "sketch_size": 0}, "sketch_size must be"),
+        ({"kind": "sparse", "sketch_size": 2.5}, "sketch_size must be"),
+        ({"kind": "randomized", "centering": "mean"}, "centering must be"),
+        ({"kind": "fd", "shrink": "third"}, "shrink must be"),
+        ({"kind": "sparse", "prune_slack": -1.0}, "prune_slack must be"),
+    ],
+)
 def test_invalid_settings(kwargs, match):
     kwargs = dict(kwargs)
     kind = kwargs.pop("kind")

@@ -437,8 +437,8 @@ def test_iter_chunks(sparse):
     chunks = list(iter_chunks(Xin, y, chunk_size=5))
     assert [c.shape[0] for c, _ in chunks] == [5, 5, 5, 5, 3]
     assert all(sp.issparse(c) == sparse for c, _ in chunks)
-    back = sp.vstack([c for c, _ in chunks]).toarray() if sparse else np.vstack(
-        [c for c, _ in chunks]
+    back = (
+        sp.vstack([c for c, _ in chunks]).toarray() if sparse else np.vstack([c for c, _ in chunks])
     )
     np.testing.assert_array_equal(back, X)
     np.testing.assert_array_equal(np.concatenate([c for _, c in chunks]), y)
@@ -474,9 +474,29 @@ def test_registry_table_matches_manifest(data_dir):
             assert spec.n_samples == int(row["n_samples"]), spec.filename
             seen.add(spec.filename)
     required = {
-        "diabetes", "fourclass", "german", "splice", "a9a", "w8a", "ijcnn1", "a1a",
-        "a2a", "a3a", "a7a", "a8a", "w1a", "w7a", "phishing", "magic04", "letter", "usps",
-        "connect4", "skin_nonskin", "sector", "news20", "mnist",
+        "diabetes",
+        "fourclass",
+        "german",
+        "splice",
+        "a9a",
+        "w8a",
+        "ijcnn1",
+        "a1a",
+        "a2a",
+        "a3a",
+        "a7a",
+        "a8a",
+        "w1a",
+        "w7a",
+        "phishing",
+        "magic04",
+        "letter",
+        "usps",
+        "connect4",
+        "skin_nonskin",
+        "sector",
+        "news20",
+        "mnist",
     }
     assert required <= set(list_datasets())
     assert len(seen) >= len(manifest) - 1  # all but german.numer (unscaled)
@@ -497,8 +517,24 @@ def test_embedded_manifest_and_size():
 
 
 FAST = [
-    "diabetes", "fourclass", "german", "splice", "a9a", "w8a", "a1a", "a2a", "a3a",
-    "a7a", "a8a", "w1a", "w7a", "phishing", "magic04", "letter", "usps", "mnist",
+    "diabetes",
+    "fourclass",
+    "german",
+    "splice",
+    "a9a",
+    "w8a",
+    "a1a",
+    "a2a",
+    "a3a",
+    "a7a",
+    "a8a",
+    "w1a",
+    "w7a",
+    "phishing",
+    "magic04",
+    "letter",
+    "usps",
+    "mnist",
 ]  # connect4: test_connect4_one_hot
 SLOW = ["ijcnn1", "sector", "news20", "skin_nonskin"]
 
@@ -509,8 +545,9 @@ def _check_against_manifest(name, data_dir):
     info = dataset_info(name)
     two_class = info.positive is not None
     # two-class sets: the default rule; multi-class sets: the original labels
-    ds = load_dataset(name, data_home=data_dir, binary=None if two_class else False,
-                      return_parts=True)
+    ds = load_dataset(
+        name, data_home=data_dir, binary=None if two_class else False, return_parts=True
+    )
     parts = [(ds.X, ds.y, info.train)] + ([(ds.X_test, ds.y_test, info.test)] if info.test else [])
     for X, y, files in parts:
         row = manifest[files[0].filename]
@@ -689,9 +726,7 @@ def test_binarize_random_halves(k):
 
 def test_binarize_random_halves_seeds_and_strings():
     y = np.array(list("abcdefghij") * 3)
-    parts = {
-        tuple(np.unique(y[binarize_random_halves(y, random_state=s) == 1])) for s in range(20)
-    }
+    parts = {tuple(np.unique(y[binarize_random_halves(y, random_state=s) == 1])) for s in range(20)}
     assert len(parts) > 5
     assert all(len(p) == 5 for p in parts)
     with pytest.raises(ValueError, match="at least 2 classes"):
@@ -703,9 +738,7 @@ def test_binarize_one_largest_smallest():
     np.testing.assert_array_equal(binarize_one_vs_rest(y, 1), np.where(y == 1, 1, -1))
     np.testing.assert_array_equal(binarize_largest_vs_rest(y), np.where(y == 2, 1, -1))
     np.testing.assert_array_equal(binarize_smallest_vs_rest(y), np.where(y == 5, 1, -1))
-    np.testing.assert_array_equal(
-        binarize_one_vs_rest(np.array(["g", "h", "g"]), "g"), [1, -1, 1]
-    )
+    np.testing.assert_array_equal(binarize_one_vs_rest(np.array(["g", "h", "g"]), "g"), [1, -1, 1])
     with pytest.raises(ValueError, match="does not occur"):
         binarize_one_vs_rest(y, 4)
 

@@ -33,8 +33,8 @@ from aucstream.evaluation._stats import BETTER, TIE, WORSE
 # ------------------------------------------------------------------- statistics
 
 A = [0.81, 0.83, 0.80, 0.84, 0.82]
-B = [0.79, 0.80, 0.78, 0.83, 0.80]   # below A in every run
-C = [0.80, 0.85, 0.79, 0.86, 0.81]   # differences change sign: not significant
+B = [0.79, 0.80, 0.78, 0.83, 0.80]  # below A in every run
+C = [0.80, 0.85, 0.79, 0.86, 0.81]  # differences change sign: not significant
 
 
 @pytest.mark.parametrize("a, b", [(A, B), (A, C), (B, C), (C, A)])
@@ -48,8 +48,8 @@ def test_paired_ttest_equals_scipy(a, b):
 def test_outcomes_and_markers_follow_the_ttest_at_95_percent():
     runs = lambda v: dict(enumerate(v))  # noqa: E731
     assert stats.ttest_rel(A, B).pvalue < 0.05 < stats.ttest_rel(A, C).pvalue
-    assert compare_runs(runs(A), runs(B)) == BETTER      # ●: reference significantly better
-    assert compare_runs(runs(B), runs(A)) == WORSE       # ○
+    assert compare_runs(runs(A), runs(B)) == BETTER  # ●: reference significantly better
+    assert compare_runs(runs(B), runs(A)) == WORSE  # ○
     assert compare_runs(runs(A), runs(C)) == TIE
     # zero-variance differences (identical, or a constant shift) count as ties
     assert compare_runs(runs(A), runs(A)) == TIE
@@ -59,7 +59,7 @@ def test_outcomes_and_markers_follow_the_ttest_at_95_percent():
     other = {0: 0.5, 1: 0.41, 2: float("nan"), 4: 0.1}
     t, p = stats.ttest_rel([0.9, 0.8], [0.5, 0.41])
     assert compare_runs(ref, other) == (BETTER if p < 0.05 else TIE)
-    assert compare_runs({0: 0.9}, {0: 0.1}) == TIE      # one pair: no test
+    assert compare_runs({0: 0.9}, {0: 0.1}) == TIE  # one pair: no test
 
 
 def test_win_tie_loss_counts_from_the_reference_side():
@@ -76,11 +76,15 @@ def test_mean_std_uses_ddof_1_and_drops_failed_runs():
 
 
 def test_paper_table_parse_and_format():
-    table = PaperTable.parse("T", ["X", "Y"], """
+    table = PaperTable.parse(
+        "T",
+        ["X", "Y"],
+        """
         d1 | .8309 ± .0350 | .8215 ± .0309 ●
         d2 | .9 ± .01 | .95 ± .02 ○
         win/tie/loss | | 1/0/1
-    """)
+    """,
+    )
     assert table.values["d1", "Y"] == (0.8215, 0.0309, "●")
     assert table.values["d2", "Y"][2] == "○"
     assert table.wtl == {"Y": (1, 0, 1)}
@@ -106,7 +110,7 @@ def test_outer_splits_are_stratified_partitions_and_repeatable():
     for trial in range(4):
         tests = [s.test for s in splits if s.trial == trial]
         assert np.array_equal(np.sort(np.concatenate(tests)), np.arange(y.size))
-        for s in splits[trial * 5:(trial + 1) * 5]:
+        for s in splits[trial * 5 : (trial + 1) * 5]:
             assert np.intersect1d(s.train, s.test).size == 0
             assert abs((y[s.test] == 1).sum() - rate * s.test.size) <= 1  # stratified
     again = outer_splits(y, protocol)
@@ -181,7 +185,10 @@ def test_modes_state_their_deviations():
 def test_learner_specs_parse_and_use_the_class_grid():
     spec = parse_learner_spec("OAM_gra=OAM(update='gra', buffer_size=None)")
     assert (spec.title, spec.estimator, spec.fixed) == (
-        "OAM_gra", "OAM", {"update": "gra", "buffer_size": None})
+        "OAM_gra",
+        "OAM",
+        {"update": "gra", "buffer_size": None},
+    )
     assert parse_learner_spec("OPAUC").title == "OPAUC"
     assert parse_learner_spec("OPAUC(eta=0.5)").fixed == {"eta": 0.5}
     fixed = LearnerSpec.make("x", "OPAUC", lam=0.1)
@@ -205,13 +212,21 @@ def test_data_specs_parse():
 def test_job_keys_and_cache_round_trip(tmp_path):
     protocol = get_protocol("g16", "quick")
     job = Job(LearnerSpec("OPAUC"), DataSpec("german"), protocol, 0, 1, (("eta", 0.5),))
-    same = Job(LearnerSpec("OPAUC", label="other label"), DataSpec("german"), protocol, 0, 1,
-               (("eta", 0.5),))
+    same = Job(
+        LearnerSpec("OPAUC", label="other label"),
+        DataSpec("german"),
+        protocol,
+        0,
+        1,
+        (("eta", 0.5),),
+    )
     assert job.key() == same.key()  # the label is not part of the configuration
-    for changed in (Job(job.learner, job.data, protocol, 0, 2, job.params),
-                    Job(job.learner, job.data, protocol, 0, 1, (("eta", 0.25),)),
-                    Job(job.learner, job.data, protocol, 0, 1, job.params, inner=0),
-                    Job(job.learner, job.data, protocol.replace(seed=3), 0, 1, job.params)):
+    for changed in (
+        Job(job.learner, job.data, protocol, 0, 2, job.params),
+        Job(job.learner, job.data, protocol, 0, 1, (("eta", 0.25),)),
+        Job(job.learner, job.data, protocol, 0, 1, job.params, inner=0),
+        Job(job.learner, job.data, protocol.replace(seed=3), 0, 1, job.params),
+    ):
         assert changed.key() != job.key()
     cache = RunCache(tmp_path)
     cache.put(job.key(), {"auc": float("nan"), "status": "diverged"})
@@ -225,8 +240,9 @@ def test_execute_job_reports_divergence_instead_of_raising():
     job = Job(LearnerSpec("OPAUC"), DataSpec("german"), protocol, 0, 0, (("eta", 2.0**10),))
     record = execute_job(job)
     assert record["status"] == "diverged" and math.isnan(record["auc"])
-    ok = execute_job(Job(LearnerSpec("OPAUC"), DataSpec("german"), protocol, 0, 0,
-                         (("eta", 2.0**-6),)))
+    ok = execute_job(
+        Job(LearnerSpec("OPAUC"), DataSpec("german"), protocol, 0, 0, (("eta", 2.0**-6),))
+    )
     assert ok["status"] == "ok" and 0.5 < ok["auc"] <= 1
     assert ok["n_train"] + ok["n_test"] == 300 and ok["train_seconds"] >= 0
 
@@ -237,10 +253,22 @@ def test_compare_on_a_libsvm_file_with_a_binary_rule(tmp_path):
     y = np.digitize(X[:, 0] + 0.3 * rng.normal(size=240), [-0.5, 0.5])  # classes 0, 1, 2
     path = tmp_path / "three.svm"
     dump_svmlight_file(X, y, str(path), zero_based=False)
-    protocol = Protocol("custom", n_trials=1, n_folds=3, inner_folds=2, grid="coarse",
-                        coarse_values=2, mode="custom")
-    result = compare(["OPAUC", "Uni=UnivariateOnline(loss='log')"],
-                     [f"{path}:positive=2"], protocol, n_jobs=1, cache_dir=tmp_path / "c")
+    protocol = Protocol(
+        "custom",
+        n_trials=1,
+        n_folds=3,
+        inner_folds=2,
+        grid="coarse",
+        coarse_values=2,
+        mode="custom",
+    )
+    result = compare(
+        ["OPAUC", "Uni=UnivariateOnline(loss='log')"],
+        [f"{path}:positive=2"],
+        protocol,
+        n_jobs=1,
+        cache_dir=tmp_path / "c",
+    )
     meta = result.datasets[0]
     assert (meta.n_samples, meta.n_features, meta.n_positive) == (240, 4, (y == 2).sum())
     rows = result.summary()

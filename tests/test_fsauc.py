@@ -17,17 +17,22 @@ def lemma1(r, p, T, R, kappa, delta=0.1):
     c = 2 + math.sqrt(2 * log_term)
     xi = min(p, 1 - p)
     den_d = xi * T - math.sqrt(2 * T * log_term)
-    D = (2 * math.sqrt(2) * kappa * r
-         + 4 * math.sqrt(2) * kappa * c * (1 + 2 * kappa) * R / math.sqrt(den_d)
-         if den_d > 0 else 1e7)
+    D = (
+        2 * math.sqrt(2) * kappa * r
+        + 4 * math.sqrt(2) * kappa * c * (1 + 2 * kappa) * R / math.sqrt(den_d)
+        if den_d > 0
+        else 1e7
+    )
     den_b = xi - math.sqrt(2 * log_term / T)
-    beta = (1 + 8 * kappa**2 + 32 * kappa**2 * (1 + 2 * kappa) ** 2 * c**2 / den_b
-            if den_b > 0 else 1e7)
+    beta = (
+        1 + 8 * kappa**2 + 32 * kappa**2 * (1 + 2 * kappa) ** 2 * c**2 / den_b if den_b > 0 else 1e7
+    )
     return D, beta
 
 
-def fsauc_reference(X, y, R, eta1, n=None, kappa=1.0, constraint="l1", leftover="drop",
-                    per_stage=False, check=None):
+def fsauc_reference(
+    X, y, R, eta1, n=None, kappa=1.0, constraint="l1", leftover="drop", per_stage=False, check=None
+):
     """SPEC §11 with dense (d+2)-vectors, one example at a time.
 
     ``check(v, alpha, v1, alpha1, r, D)`` is called after every update. Returns the
@@ -62,8 +67,13 @@ def fsauc_reference(X, y, R, eta1, n=None, kappa=1.0, constraint="l1", leftover=
             dist = np.linalg.norm(new - v1)
             if dist > r:
                 new = v1 + r * (new - v1) / dist
-            alpha = float(np.clip(alpha + eta * galpha, max(-2 * R * kappa, alpha1 - D),
-                                  min(2 * R * kappa, alpha1 + D)))
+            alpha = float(
+                np.clip(
+                    alpha + eta * galpha,
+                    max(-2 * R * kappa, alpha1 - D),
+                    min(2 * R * kappa, alpha1 + D),
+                )
+            )
             v = new
             total += v
             used += 1
@@ -108,7 +118,7 @@ def test_stages_and_their_lengths_in_the_kernel():
     boundaries = []
     for t in range(1000):
         before = model._stage_state()["stage"] if t else 1
-        model.partial_fit(X[t:t + 1], y[t:t + 1], classes=[-1, 1])
+        model.partial_fit(X[t : t + 1], y[t : t + 1], classes=[-1, 1])
         state = model._stage_state()
         if state["stage"] != before or state["done"]:
             boundaries.append(t + 1)
@@ -155,8 +165,8 @@ def test_first_steps_follow_finite_difference_gradients():
     model = FSAUC(R=1e4, eta1=eta, n_samples=1000)
     q = np.zeros(6)  # (w, a, b, alpha)
     for t in range(10):
-        model.partial_fit(X[t:t + 1], y[t:t + 1], classes=[-1, 1])
-        p = np.mean(y[:t + 1] > 0)
+        model.partial_fit(X[t : t + 1], y[t : t + 1], classes=[-1, 1])
+        p = np.mean(y[: t + 1] > 0)
 
         def F(z, t=t, p=p):
             return saddle_objective(z[:3], z[3], z[4], z[5], X[t], y[t], p)
@@ -173,8 +183,9 @@ def test_first_steps_follow_finite_difference_gradients():
 def test_kernel_equals_the_dense_reference(constraint, R, eta1, accumulators):
     X, y = normalized_stream(1500, 6, seed=2, sparsity=0.4)
     model = FSAUC(R=R, eta1=eta1, constraint=constraint, accumulators=accumulators).fit(X, y)
-    expected, stages = fsauc_reference(X, y, R, eta1, constraint=constraint,
-                                       per_stage=accumulators == "per_stage")
+    expected, stages = fsauc_reference(
+        X, y, R, eta1, constraint=constraint, per_stage=accumulators == "per_stage"
+    )
     np.testing.assert_allclose(model.coef_[0], expected, rtol=1e-9, atol=1e-12)
     assert len(stages) == model.n_stages_ == 3
 
@@ -196,7 +207,7 @@ def test_stage_parameters_follow_alg1_and_lemma1():
     for k in range(1, m):
         lo = k * n0
         if k > 1:
-            model.partial_fit(X[lo - n0:lo], y[lo - n0:lo])
+            model.partial_fit(X[lo - n0 : lo], y[lo - n0 : lo])
         state = model._stage_state()
         assert state["stage"] == k + 1 and state["in_stage"] == 0
         assert state["radius"] == pytest.approx(r0 / 2**k, rel=1e-12)
@@ -223,7 +234,7 @@ def test_every_iterate_lies_in_omega_and_the_stage_balls(constraint):
     model = FSAUC(R=R, eta1=4.0, n_samples=600, constraint=constraint)
     radii = set()
     for t in range(600):
-        model.partial_fit(X[t:t + 1], y[t:t + 1], classes=[-1, 1])
+        model.partial_fit(X[t : t + 1], y[t : t + 1], classes=[-1, 1])
         state = model._stage_state()
         if state["in_stage"] == 0:
             continue  # a stage just ended; its iterates were checked
@@ -291,7 +302,7 @@ def test_fit_and_partial_fit_agree_when_n_is_announced():
     whole = FSAUC(R=0.5, eta1=1.0).fit(X, y)
     streamed = FSAUC(R=0.5, eta1=1.0, n_samples=700)
     for lo in range(0, 700, 97):
-        streamed.partial_fit(X[lo:lo + 97], y[lo:lo + 97], classes=[-1, 1])
+        streamed.partial_fit(X[lo : lo + 97], y[lo : lo + 97], classes=[-1, 1])
     np.testing.assert_array_equal(whole.coef_, streamed.coef_)
 
 
@@ -309,10 +320,20 @@ def test_converges_to_the_population_optimum():
     assert np.linalg.norm(w - w_star) < 0.1 * np.linalg.norm(w_star)
 
 
-@pytest.mark.parametrize("bad", [{"R": -1.0}, {"eta1": 0.0}, {"kappa": np.nan},
-                                 {"delta": 1.5}, {"n_samples": 0}, {"n_samples": 10.5},
-                                 {"constraint": "l3"}, {"leftover": "keep"},
-                                 {"accumulators": "local"}])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"R": -1.0},
+        {"eta1": 0.0},
+        {"kappa": np.nan},
+        {"delta": 1.5},
+        {"n_samples": 0},
+        {"n_samples": 10.5},
+        {"constraint": "l3"},
+        {"leftover": "keep"},
+        {"accumulators": "local"},
+    ],
+)
 def test_invalid_parameters_are_rejected(bad):
     X, y = make_stream(30, 3)
     with pytest.raises(ValueError):

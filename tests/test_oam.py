@@ -17,8 +17,13 @@ def solve_problem_6(w0, d, y, C):
         {"type": "ineq", "fun": lambda z: z[k] - (1 - y * z[:k] @ d)},
     ]
     z0 = np.append(w0, max(0.0, 1 - y * w0 @ d))
-    res = minimize(objective, z0, constraints=constraints, method="SLSQP",
-                   options={"ftol": 1e-14, "maxiter": 500})
+    res = minimize(
+        objective,
+        z0,
+        constraints=constraints,
+        method="SLSQP",
+        options={"ftol": 1e-14, "maxiter": 500},
+    )
     return res.x[:k]
 
 
@@ -46,8 +51,9 @@ def test_gra_step_matches_its_formula():
     for x in items:
         if y * w @ (x_t - x) <= 1:
             expected += C / 2 * y * (x_t - x)
-    _oam_gra(w, np.arange(d, dtype=np.int64), x_t, y, items, size, C / 2,
-             np.zeros(size, dtype=np.bool_))
+    _oam_gra(
+        w, np.arange(d, dtype=np.int64), x_t, y, items, size, C / 2, np.zeros(size, dtype=np.bool_)
+    )
     np.testing.assert_allclose(w, expected, rtol=1e-12)
 
 

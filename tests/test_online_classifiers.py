@@ -96,10 +96,17 @@ def test_pa_step_matches_closed_form_and_scipy(C):
     def obj(z):
         return 0.5 * np.sum((z[:-1] - w0) ** 2) + C * z[-1]
 
-    cons = [{"type": "ineq", "fun": lambda z: z[-1] - (1 - t * (z[:-1] @ x))},
-            {"type": "ineq", "fun": lambda z: z[-1]}]
-    res = minimize(obj, np.append(w0, 1.0), constraints=cons, method="SLSQP",
-                   options={"ftol": 1e-12, "maxiter": 500})
+    cons = [
+        {"type": "ineq", "fun": lambda z: z[-1] - (1 - t * (z[:-1] @ x))},
+        {"type": "ineq", "fun": lambda z: z[-1]},
+    ]
+    res = minimize(
+        obj,
+        np.append(w0, 1.0),
+        constraints=cons,
+        method="SLSQP",
+        options={"ftol": 1e-12, "maxiter": 500},
+    )
     ours = np.append(model.w_, max(0.0, 1 - t * (model.w_ @ x)))
     assert obj(ours) <= res.fun + 1e-9
     np.testing.assert_allclose(model.w_, res.x[:-1], atol=1e-6)
@@ -215,18 +222,21 @@ def test_cw_sparse_equals_dense_and_chunking():
     np.testing.assert_array_equal(full.mu_, sparse.mu_)
     chunked = ConfidenceWeighted(eta=0.8)
     for lo in range(0, 200, 37):
-        chunked.partial_fit(X[lo:lo + 37], y[lo:lo + 37], classes=[-1, 1])
+        chunked.partial_fit(X[lo : lo + 37], y[lo : lo + 37], classes=[-1, 1])
     np.testing.assert_array_equal(full.mu_, chunked.mu_)
     np.testing.assert_array_equal(full.sqrt_cov_, chunked.sqrt_cov_)
 
 
-@pytest.mark.parametrize("bad", [
-    (PassiveAggressive, {"C": 0.0}),
-    (CostSensitivePA, {"variant": "xx"}),
-    (CostSensitivePA, {"rho_pos": -1.0}),
-    (ConfidenceWeighted, {"eta": 0.3}),
-    (ConfidenceWeighted, {"eta": 1.5}),
-])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        (PassiveAggressive, {"C": 0.0}),
+        (CostSensitivePA, {"variant": "xx"}),
+        (CostSensitivePA, {"rho_pos": -1.0}),
+        (ConfidenceWeighted, {"eta": 0.3}),
+        (ConfidenceWeighted, {"eta": 1.5}),
+    ],
+)
 def test_invalid_parameters(bad):
     cls, params = bad
     X, y = _stream(n=10)
@@ -249,5 +259,6 @@ def test_cw_rescaling_keeps_the_formula_up_to_scale():
     np.testing.assert_allclose(cos, 1.0, atol=1e-8)
     ratio = model.covariance_ / S
     np.testing.assert_allclose(ratio, np.median(ratio), rtol=1e-5)
-    np.testing.assert_allclose(np.median(ratio), (np.linalg.norm(model.mu_)
-                                                  / np.linalg.norm(mu)) ** 2, rtol=1e-6)
+    np.testing.assert_allclose(
+        np.median(ratio), (np.linalg.norm(model.mu_) / np.linalg.norm(mu)) ** 2, rtol=1e-6
+    )

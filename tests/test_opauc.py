@@ -39,7 +39,8 @@ def test_gradient_equals_brute_force_over_pairs():
         np.testing.assert_allclose(
             opauc_gradient(w, X[t], y[t], opposite, lam),
             per_step_loss_gradient(w, X, y, t, lam),
-            rtol=1e-10, atol=1e-12,
+            rtol=1e-10,
+            atol=1e-12,
         )
 
 
@@ -141,8 +142,9 @@ def sketch_reference(kind, X, y, eta, lam, tau, seed=0, **options):
     """
     n, d = X.shape
     rng = np.random.default_rng(seed)
-    draws = {"randomized": RandomizedCovariance.draw,
-             "hash": HashedCovariance.draw}.get(kind, lambda *a: None)(rng, n, tau)
+    draws = {"randomized": RandomizedCovariance.draw, "hash": HashedCovariance.draw}.get(
+        kind, lambda *a: None
+    )(rng, n, tau)
     stats = [make_covariance(kind, d, tau, **options) for _ in range(2)]
     w = np.zeros(d)
     for t in range(n):
@@ -160,8 +162,9 @@ def sketch_reference(kind, X, y, eta, lam, tau, seed=0, **options):
 def test_sketched_kernel_follows_the_reference_recursion(kind, options):
     X, y = make_stream(150, 6, seed=3, sparsity=0.3)
     tau = 2 if kind == "sparse" else 4
-    model = OPAUC(eta=0.05, lam=0.01, covariance=kind, sketch_size=tau, random_state=0,
-                  **options).fit(X, y)
+    model = OPAUC(
+        eta=0.05, lam=0.01, covariance=kind, sketch_size=tau, random_state=0, **options
+    ).fit(X, y)
     w = sketch_reference(kind, X, y, 0.05, 0.01, tau, **options)
     np.testing.assert_allclose(model.w_, w, rtol=1e-11, atol=1e-12 * np.abs(w).max())
     for summary in model.stats_:
@@ -171,19 +174,20 @@ def test_sketched_kernel_follows_the_reference_recursion(kind, options):
             assert summary.n_prunes > 3
 
 
-LOWRANK = [("randomized", None), ("hash", None), ("fd", None), ("hash", "exact"),
-           ("fd", "exact")]
+LOWRANK = [("randomized", None), ("hash", None), ("fd", None), ("hash", "exact"), ("fd", "exact")]
 
 
 @pytest.mark.parametrize("kind, centering", LOWRANK)
 @pytest.mark.parametrize("eta, lam", [(0.05, 0.01), (0.5, 2.0), (0.25, 3.999)])
-def test_implicit_weights_with_rebasing_and_extreme_shrinkage(kind, centering, eta, lam,
-                                                              monkeypatch):
+def test_implicit_weights_with_rebasing_and_extreme_shrinkage(
+    kind, centering, eta, lam, monkeypatch
+):
     """Re-basing every 7 examples, eta*lam = 1 (w restarts) and tiny scale factors."""
     monkeypatch.setattr(OPAUC, "_rebase_every", 7)
     X, y = make_stream(120, 5, seed=4, sparsity=0.2)
-    model = OPAUC(eta=eta, lam=lam, covariance=kind, sketch_size=3, random_state=1,
-                  centering=centering).fit(X, y)
+    model = OPAUC(
+        eta=eta, lam=lam, covariance=kind, sketch_size=3, random_state=1, centering=centering
+    ).fit(X, y)
     w = sketch_reference(kind, X, y, eta, lam, 3, seed=1, centering=centering)
     np.testing.assert_allclose(model.w_, w, rtol=1e-10, atol=1e-12 * max(np.abs(w).max(), 1.0))
 
@@ -191,8 +195,9 @@ def test_implicit_weights_with_rebasing_and_extreme_shrinkage(kind, centering, e
 @pytest.mark.parametrize("kind, centering", LOWRANK)
 def test_maintained_products_match_recomputation(kind, centering):
     X, y = make_stream(300, 8, seed=5, sparsity=0.5)
-    model = OPAUC(eta=0.02, covariance=kind, sketch_size=5, random_state=2,
-                  centering=centering).fit(X, y)
+    model = OPAUC(
+        eta=0.02, covariance=kind, sketch_size=5, random_state=2, centering=centering
+    ).fit(X, y)
     saved = {k: getattr(model, k).copy() for k in ("zz_", "zs_", "ss_", "zv_", "sv_")}
     grams = [s.gram_.copy() for s in model.stats_]
     if kind == "fd":
@@ -212,13 +217,15 @@ def test_maintained_products_match_recomputation(kind, centering):
     np.testing.assert_allclose(model.ss_, saved["ss_"], rtol=1e-9)
 
 
-@pytest.mark.parametrize("kind, centering", [(k, None) for k in SKETCHES]
-                         + [("hash", "exact"), ("fd", "exact")])
+@pytest.mark.parametrize(
+    "kind, centering", [(k, None) for k in SKETCHES] + [("hash", "exact"), ("fd", "exact")]
+)
 def test_sketched_chunking_dense_sparse_and_resuming_are_exact(kind, centering, tmp_path):
     """The common-battery invariants, for every covariance kind (bit for bit)."""
     X, y = make_stream(160, 6, seed=6, sparsity=0.4)
-    params = dict(eta=0.05, lam=0.01, covariance=kind, sketch_size=3, random_state=0,
-                  centering=centering)
+    params = dict(
+        eta=0.05, lam=0.01, covariance=kind, sketch_size=3, random_state=0, centering=centering
+    )
     whole = OPAUC(**params).fit(X, y)
     for cuts in ([1, 2, 50, 51, 120], [80], list(range(10, 160, 10))):
         streamed = OPAUC(**params)
@@ -255,15 +262,27 @@ def test_sketches_at_full_size_match_full_opauc():
     sparse = OPAUC(eta=0.05, lam=0.01, covariance="sparse", sketch_size=6).fit(X, y)
     np.testing.assert_allclose(sparse.w_, full.w_, rtol=1e-10, atol=1e-12)
     for centering in ("g16", "exact"):
-        fd = OPAUC(eta=0.05, lam=0.01, covariance="fd", sketch_size=200,
-                   centering=centering).fit(X, y)
+        fd = OPAUC(eta=0.05, lam=0.01, covariance="fd", sketch_size=200, centering=centering).fit(
+            X, y
+        )
         assert all(s.n_shrinks_[0] == 0 for s in fd.stats_)
         np.testing.assert_allclose(fd.w_, full.w_, rtol=1e-9, atol=1e-11)
-    for kind, options in [("randomized", {"centering": "exact"}), ("hash", {}),
-                          ("hash", {"centering": "exact"})]:
-        errors = [np.linalg.norm(OPAUC(eta=0.05, lam=0.01, covariance=kind, sketch_size=tau,
-                                       random_state=0, **options).fit(X, y).w_ - full.w_)
-                  for tau in (6, 400)]
+    for kind, options in [
+        ("randomized", {"centering": "exact"}),
+        ("hash", {}),
+        ("hash", {"centering": "exact"}),
+    ]:
+        errors = [
+            np.linalg.norm(
+                OPAUC(
+                    eta=0.05, lam=0.01, covariance=kind, sketch_size=tau, random_state=0, **options
+                )
+                .fit(X, y)
+                .w_
+                - full.w_
+            )
+            for tau in (6, 400)
+        ]
         assert errors[1] < 0.1 * np.linalg.norm(full.w_)
         assert errors[1] < errors[0]
 
@@ -276,18 +295,26 @@ def test_sketched_opauc_learns():
     full = OPAUC(eta=2**-5, lam=2**-10).fit(X[:1000], y[:1000]).score(X[1000:], y[1000:])
     assert full > 0.97
     for kind in SKETCHES:  # tau = d/4
-        model = OPAUC(eta=2**-5, lam=2**-10, covariance=kind, sketch_size=10,
-                      random_state=0).fit(X[:1000], y[:1000])
+        model = OPAUC(eta=2**-5, lam=2**-10, covariance=kind, sketch_size=10, random_state=0).fit(
+            X[:1000], y[:1000]
+        )
         assert model.score(X[1000:], y[1000:]) > full - 0.1, kind
 
 
-@pytest.mark.parametrize("params", [
-    {"covariance": "diagonal"}, {"covariance": "fd", "sketch_size": 1},
-    {"covariance": "sparse", "sketch_size": 0}, {"covariance": "randomized", "sketch_size": 1.5},
-    {"centering": "mean"}, {"shrink": "third"}, {"covariance": "fd", "centering": "g13"},
-    {"covariance": "fd", "sketch_size": 4, "shrink": 9},
-    {"prune_slack": -0.5},
-])
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"covariance": "diagonal"},
+        {"covariance": "fd", "sketch_size": 1},
+        {"covariance": "sparse", "sketch_size": 0},
+        {"covariance": "randomized", "sketch_size": 1.5},
+        {"centering": "mean"},
+        {"shrink": "third"},
+        {"covariance": "fd", "centering": "g13"},
+        {"covariance": "fd", "sketch_size": 4, "shrink": 9},
+        {"prune_slack": -0.5},
+    ],
+)
 def test_invalid_sketch_parameters(params):
     X, y = make_stream(20, 4)
     with pytest.raises(ValueError, match="must be|outside"):
@@ -295,9 +322,10 @@ def test_invalid_sketch_parameters(params):
 
 
 # --------------------------------------------------- dimension-reduction pipelines
-@pytest.mark.parametrize("factory, method", [(make_opauc_f, "subset"),
-                                             (make_opauc_rp, "gaussian"),
-                                             (make_opauc_pca, "pca")])
+@pytest.mark.parametrize(
+    "factory, method",
+    [(make_opauc_f, "subset"), (make_opauc_rp, "gaussian"), (make_opauc_pca, "pca")],
+)
 def test_reduction_pipelines(factory, method):
     rng = np.random.default_rng(10)
     X = sp.random(200, 300, density=0.05, random_state=3, format="csr")
@@ -321,7 +349,11 @@ def test_random_feature_subset_and_sparse_projection():
     assert len(set(subset.features_)) == 5
     np.testing.assert_array_equal(subset.transform(X), X[:, subset.features_])
     rp = make_opauc_rp(k=8, projection="sparse", random_state=0)
-    assert rp.fit(np.random.default_rng(0).normal(size=(40, 30)),
-                  np.arange(40) % 2).named_steps["opauc"].n_features_in_ == 8
+    assert (
+        rp.fit(np.random.default_rng(0).normal(size=(40, 30)), np.arange(40) % 2)
+        .named_steps["opauc"]
+        .n_features_in_
+        == 8
+    )
     with pytest.raises(ValueError, match="projection"):
         make_opauc_rp(projection="cosine")

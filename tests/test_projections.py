@@ -16,8 +16,11 @@ from aucstream.projections import (
     project_l2_ball,
 )
 
-vectors = arrays(np.float64, st.integers(1, 30),
-                 elements=st.floats(-100, 100, allow_nan=False, allow_subnormal=False))
+vectors = arrays(
+    np.float64,
+    st.integers(1, 30),
+    elements=st.floats(-100, 100, allow_nan=False, allow_subnormal=False),
+)
 radii = st.floats(1e-3, 50.0)
 
 
@@ -35,8 +38,15 @@ def bisection_threshold(v, R, iters=200):
 
 
 def slsqp(objective, grad, x0, constraints, bounds=None):
-    res = minimize(objective, x0, jac=grad, constraints=constraints, bounds=bounds,
-                   method="SLSQP", options={"ftol": 1e-12, "maxiter": 1000})
+    res = minimize(
+        objective,
+        x0,
+        jac=grad,
+        constraints=constraints,
+        bounds=bounds,
+        method="SLSQP",
+        options={"ftol": 1e-12, "maxiter": 1000},
+    )
     assert res.success, res.message
     return res.x
 
@@ -58,8 +68,13 @@ def l1_projection_by_slsqp(v, R):
 
 
 def l2_projection_by_slsqp(v, r, c):
-    cons = [{"type": "ineq", "fun": lambda u: r**2 - np.sum((u - c) ** 2),
-             "jac": lambda u: -2 * (u - c)}]
+    cons = [
+        {
+            "type": "ineq",
+            "fun": lambda u: r**2 - np.sum((u - c) ** 2),
+            "jac": lambda u: -2 * (u - c),
+        }
+    ]
     return slsqp(lambda u: 0.5 * np.sum((u - v) ** 2), lambda u: u - v, c.copy(), cons)
 
 
@@ -69,18 +84,21 @@ def test_l1_projection_matches_a_generic_solver(method, seed):
     rng = np.random.default_rng(seed)
     v = rng.normal(size=2 + 2 * seed) * 3
     R = 0.3 * np.abs(v).sum()
-    np.testing.assert_allclose(project_l1_ball(v, R, method=method),
-                               l1_projection_by_slsqp(v, R), atol=1e-6)
+    np.testing.assert_allclose(
+        project_l1_ball(v, R, method=method), l1_projection_by_slsqp(v, R), atol=1e-6
+    )
 
 
 @pytest.mark.parametrize("seed", range(4))
 def test_l2_projection_matches_a_generic_solver(seed):
     rng = np.random.default_rng(seed)
     v, c = rng.normal(size=5) * 2, rng.normal(size=5)
-    np.testing.assert_allclose(project_l2_ball(v, 0.5, center=c),
-                               l2_projection_by_slsqp(v, 0.5, c), atol=1e-6)
-    np.testing.assert_allclose(project_l2_ball(v, 0.5),
-                               l2_projection_by_slsqp(v, 0.5, np.zeros(5)), atol=1e-6)
+    np.testing.assert_allclose(
+        project_l2_ball(v, 0.5, center=c), l2_projection_by_slsqp(v, 0.5, c), atol=1e-6
+    )
+    np.testing.assert_allclose(
+        project_l2_ball(v, 0.5), l2_projection_by_slsqp(v, 0.5, np.zeros(5)), atol=1e-6
+    )
 
 
 @settings(max_examples=200, deadline=None)

@@ -38,7 +38,12 @@ def test_opauc_and_oam_reach_the_bar(name, file, n_features, bar):
     X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=0.2, stratify=y, random_state=0)
     _, _, opauc_auc, _ = tune_and_test(OPAUC(), X_tr, y_tr, X_te, y_te, OPAUC_GRID, n_jobs=2)
     _, _, oam_auc, _ = tune_and_test(
-        OAM(buffer_size=100, update="seq", random_state=0), X_tr, y_tr, X_te, y_te, OAM_GRID,
+        OAM(buffer_size=100, update="seq", random_state=0),
+        X_tr,
+        y_tr,
+        X_te,
+        y_te,
+        OAM_GRID,
         n_jobs=2,
     )
     print(f"{name}: OPAUC {opauc_auc:.4f}  OAM_seq {oam_auc:.4f}")

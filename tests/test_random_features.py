@@ -12,8 +12,9 @@ from aucstream.random_features import ChunkedPipeline, RandomFourierFeatures
 def test_features_approximate_the_gaussian_kernel():
     rng = np.random.default_rng(0)
     X = rng.uniform(-1, 1, size=(30, 4))
-    rff = RandomFourierFeatures(20_000, sigma=0.8, append=False, dtype=np.float64,
-                                random_state=1).fit(X)
+    rff = RandomFourierFeatures(
+        20_000, sigma=0.8, append=False, dtype=np.float64, random_state=1
+    ).fit(X)
     Z = rff.transform(X)
     sq = np.sum((X[:, None, :] - X[None, :, :]) ** 2, axis=2)
     kernel = np.exp(-sq / (2 * 0.8**2))
@@ -54,8 +55,10 @@ def test_median_bandwidth_and_validation():
         RandomFourierFeatures(10).fit(X).transform(X[:, :3])
 
 
-@pytest.mark.parametrize("estimator", [OPAUC(covariance="fd", sketch_size=8, eta=2**-3),
-                                       OAM(buffer_size=10, random_state=0)])
+@pytest.mark.parametrize(
+    "estimator",
+    [OPAUC(covariance="fd", sketch_size=8, eta=2**-3), OAM(buffer_size=10, random_state=0)],
+)
 def test_chunked_pipeline_equals_fitting_the_transformed_data(estimator):
     X, y = make_stream(150, 3, seed=3)
     rff = RandomFourierFeatures(300, sigma=1.0, random_state=0, dtype=np.float64)
@@ -77,7 +80,10 @@ def test_rff_helps_opauc_on_a_nonlinear_problem():
     X = rng.uniform(-1, 1, size=(1200, 2))
     y = np.where(np.hypot(X[:, 0], X[:, 1]) < 0.6, 1, -1)
     linear = OPAUC(eta=2**-4).fit(X[:800], y[:800]).score(X[800:], y[800:])
-    model = ChunkedPipeline(RandomFourierFeatures(2000, sigma=0.5, random_state=0),
-                            OPAUC(covariance="fd", sketch_size=20, eta=2**-2), chunk_size=200)
+    model = ChunkedPipeline(
+        RandomFourierFeatures(2000, sigma=0.5, random_state=0),
+        OPAUC(covariance="fd", sketch_size=20, eta=2**-2),
+        chunk_size=200,
+    )
     rff_auc = model.fit(X[:800], y[:800]).score(X[800:], y[800:])
     assert linear < 0.7 < 0.9 < rff_auc

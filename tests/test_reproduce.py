@@ -17,10 +17,13 @@ QUICK_SETS = ["diabetes", "fourclass", "german"]
 
 def _table_rows(markdown: str) -> dict[str, list[str]]:
     """The rows of the first Markdown table after '## Test AUC', by first cell."""
-    section = markdown[markdown.index("## Test AUC"):]
+    section = markdown[markdown.index("## Test AUC") :]
     lines = [line for line in section.splitlines() if line.startswith("|")]
-    end = next(i for i, line in enumerate(lines[2:], 2) if not line.startswith("|")) \
-        if any(not line.startswith("|") for line in lines[2:]) else len(lines)
+    end = (
+        next(i for i, line in enumerate(lines[2:], 2) if not line.startswith("|"))
+        if any(not line.startswith("|") for line in lines[2:])
+        else len(lines)
+    )
     rows = {}
     for line in lines[:end]:
         cells = [c.strip() for c in line.strip("|").split("|")]
@@ -110,9 +113,26 @@ def test_cli_reproduce_and_compare_quick(tmp_path, capsys):
     rows = _table_rows((out / "z11_table2.md").read_text())
     assert rows["dataset"] == [s.title for s in REPRODUCTIONS["z11-table2"].learners]
     assert set(rows) >= {"fourclass", "german", "win/tie/loss"}
-    assert main(["compare", "--learners", "OPAUC", "Uni=UnivariateOnline(loss='exp')",
-                 "--datasets", "german", "--quick", "--out", str(tmp_path / "c"),
-                 "--jobs", "1", "--curves", "5"]) == 0
+    assert (
+        main(
+            [
+                "compare",
+                "--learners",
+                "OPAUC",
+                "Uni=UnivariateOnline(loss='exp')",
+                "--datasets",
+                "german",
+                "--quick",
+                "--out",
+                str(tmp_path / "c"),
+                "--jobs",
+                "1",
+                "--curves",
+                "5",
+            ]
+        )
+        == 0
+    )
     rows = _table_rows((tmp_path / "c" / "comparison.md").read_text())
     assert rows["dataset"] == ["OPAUC", "Uni"]
     assert (tmp_path / "c" / "comparison_curves_examples.png").exists()

@@ -56,7 +56,7 @@ def test_fd_captures_a_low_rank_stream_exactly():
     A = rng.normal(size=(200, 3)) @ rng.normal(size=(3, 12))  # rank 3 < l = 4
     sketch = FrequentDirectionsCovariance(12, 8).update(A)
     assert sketch.n_shrinks_[0] > 0
-    np.testing.assert_allclose(sketch.scatter, A.T @ A, rtol=1e-8, atol=1e-8 * np.abs(A).max()**2)
+    np.testing.assert_allclose(sketch.scatter, A.T @ A, rtol=1e-8, atol=1e-8 * np.abs(A).max() ** 2)
 
 
 def test_fd_skips_all_zero_rows_and_tracks_support():
@@ -80,8 +80,11 @@ def test_fd_merge_keeps_the_bound():
     assert merged.count == 300 and merged.nfill_[0] < 8
     np.testing.assert_allclose(merged.gram_, merged.sketch_.T @ merged.sketch_, atol=1e-9)
     # small sketches fit side by side: the merge is exact
-    small = FrequentDirectionsCovariance(20, 8).update(A[:3]).merge(
-        FrequentDirectionsCovariance(20, 8).update(A[3:6]))
+    small = (
+        FrequentDirectionsCovariance(20, 8)
+        .update(A[:3])
+        .merge(FrequentDirectionsCovariance(20, 8).update(A[3:6]))
+    )
     np.testing.assert_allclose(small.scatter, A[:6].T @ A[:6], atol=1e-10)
 
 
@@ -103,8 +106,7 @@ def test_centered_fd_is_the_welford_scatter_before_any_shrink():
     Z = sketch.sketch_matrix()  # kept as Y - s beta^T; the Gram matrix is Z's
     assert sketch.beta_.any() and not np.array_equal(Z, sketch.sketch_)
     np.testing.assert_allclose(sketch.gram_, Z.T @ Z, rtol=1e-10, atol=1e-9)
-    np.testing.assert_allclose(sketch.sketch_dot(np.arange(40.0)), Z @ np.arange(40.0),
-                               atol=1e-9)
+    np.testing.assert_allclose(sketch.sketch_dot(np.arange(40.0)), Z @ np.arange(40.0), atol=1e-9)
     before = sketch.scatter
     sketch.settle()
     assert not sketch.beta_.any()
@@ -147,8 +149,11 @@ def test_centered_fd_merge_adds_the_between_means_column():
     assert merged.frob_[0] == pytest.approx(np.trace(centered_scatter(union)))
     B, _ = known_spectrum(n=300, d=20, decay=0.9)
     B = B + 1.5
-    m2 = FrequentDirectionsCovariance(20, 8, centering="exact").update(B[:140]).merge(
-        FrequentDirectionsCovariance(20, 8, centering="exact").update(B[140:]))
+    m2 = (
+        FrequentDirectionsCovariance(20, 8, centering="exact")
+        .update(B[:140])
+        .merge(FrequentDirectionsCovariance(20, 8, centering="exact").update(B[140:]))
+    )
     gap = centered_scatter(B) - m2.scatter
     assert np.linalg.eigvalsh(gap).min() > -1e-9 * np.trace(centered_scatter(B))
     assert np.linalg.norm(gap, 2) <= m2.error_bound * (1 + 1e-9)
@@ -163,8 +168,9 @@ def test_exact_centering_is_unbiased_and_positive_semi_definite(cls):
     A, _ = known_spectrum(n=40, d=6, decay=0.7, seed=3)
     A = A + 1.0
     S = np.cov(A.T, bias=True)
-    estimates = np.array([cls(6, 5, centering="exact").update(A, rng=seed).covariance
-                          for seed in range(600)])
+    estimates = np.array(
+        [cls(6, 5, centering="exact").update(A, rng=seed).covariance for seed in range(600)]
+    )
     assert min(np.linalg.eigvalsh(e).min() for e in estimates) > -1e-10
     std_err = estimates.std(axis=0) / np.sqrt(600)
     assert np.all(np.abs(estimates.mean(axis=0) - S) <= 4.5 * std_err + 1e-12)
@@ -181,8 +187,9 @@ def expected_sq_error(A, kind, tau):
     return value / tau
 
 
-@pytest.mark.parametrize("cls, kind", [(RandomizedCovariance, "randomized"),
-                                       (HashedCovariance, "hash")])
+@pytest.mark.parametrize(
+    "cls, kind", [(RandomizedCovariance, "randomized"), (HashedCovariance, "hash")]
+)
 def test_linear_sketches_are_unbiased_with_the_predicted_error(cls, kind):
     A, _ = known_spectrum(n=40, d=6, decay=0.7, seed=2)
     P = A.T @ A
@@ -203,11 +210,13 @@ def test_linear_sketch_merge_is_the_sketch_of_the_concatenation(cls):
     A = rng.normal(size=(90, 8))
     draws = cls.draw(np.random.default_rng(4), 90, 6)
     whole = cls(8, 6).update(A, draws=draws)
-    merged = cls(8, 6).update(A[:35], draws=draws[:35]).merge(
-        cls(8, 6).update(A[35:], draws=draws[35:]))
+    merged = (
+        cls(8, 6).update(A[:35], draws=draws[:35]).merge(cls(8, 6).update(A[35:], draws=draws[35:]))
+    )
     for name in ("count_", "sum_", "sketch_", "gram_"):
-        np.testing.assert_allclose(getattr(merged, name), getattr(whole, name), rtol=1e-12,
-                                   atol=1e-12)
+        np.testing.assert_allclose(
+            getattr(merged, name), getattr(whole, name), rtol=1e-12, atol=1e-12
+        )
     np.testing.assert_allclose(merged.matvec(np.ones(8)), whole.matvec(np.ones(8)), atol=1e-12)
 
 
@@ -278,8 +287,9 @@ def test_sparse_memory_does_not_grow_with_the_stream():
     X[rng.random(X.shape) < 0.6] = 0.0
     short = SparsifiedCovariance(25, 3).update(X[:20])
     long = SparsifiedCovariance(25, 3).update(X)
-    nbytes = [sum(a.nbytes for a in vars(s).values() if isinstance(a, np.ndarray))
-              for s in (short, long)]
+    nbytes = [
+        sum(a.nbytes for a in vars(s).values() if isinstance(a, np.ndarray)) for s in (short, long)
+    ]
     assert nbytes[0] == nbytes[1]
     assert long.n_prunes > 10
 
@@ -294,13 +304,18 @@ def test_sparse_merge_error_is_bounded_by_the_parts():
     assert merged.cost <= 36 and merged.count == 200
     np.testing.assert_allclose(merged.sum_, X.sum(axis=0))
     whole = np.linalg.norm(X.T @ X - merged.scatter)
-    parts = (np.linalg.norm(X[:120].T @ X[:120] - a.scatter)
-             + np.linalg.norm(X[120:].T @ X[120:] - b.scatter)
-             + np.linalg.norm(a.scatter + b.scatter - merged.scatter))
+    parts = (
+        np.linalg.norm(X[:120].T @ X[:120] - a.scatter)
+        + np.linalg.norm(X[120:].T @ X[120:] - b.scatter)
+        + np.linalg.norm(a.scatter + b.scatter - merged.scatter)
+    )
     assert whole <= parts * (1 + 1e-12)
     np.testing.assert_array_equal(merged.scatter, reference_prune(a.scatter + b.scatter, 36))
-    exact = SparsifiedCovariance(12, 12).update(X[:50]).merge(
-        SparsifiedCovariance(12, 12).update(X[50:]))
+    exact = (
+        SparsifiedCovariance(12, 12)
+        .update(X[:50])
+        .merge(SparsifiedCovariance(12, 12).update(X[50:]))
+    )
     np.testing.assert_allclose(exact.scatter, X.T @ X, rtol=1e-12)
 
 
@@ -364,13 +379,19 @@ def test_centered_sketches_on_sector():
     from aucstream.datasets import load_dataset
 
     data_dir = require_data("sector.scale.xz", "sector.t.scale.xz")
-    ds = load_dataset("sector", data_home=data_dir, binary="random_halves",
-                      return_parts=True)
+    ds = load_dataset("sector", data_home=data_dir, binary="random_halves", return_parts=True)
     auc = {}
     for kind in ("fd", "hash"):
         for centering in ("exact", None):
-            model = OPAUC(eta=2**-2, lam=2**-10, covariance=kind, sketch_size=50,
-                          centering=centering, shuffle=True, random_state=0)
+            model = OPAUC(
+                eta=2**-2,
+                lam=2**-10,
+                covariance=kind,
+                sketch_size=50,
+                centering=centering,
+                shuffle=True,
+                random_state=0,
+            )
             model.fit(ds.X, ds.y)
             assert model.stats_[0].sketch_.shape == (55197, 50)
             auc[kind, centering] = model.score(ds.X_test, ds.y_test)

@@ -57,9 +57,12 @@ def test_gradient_equals_finite_differences_of_the_saddle_function(label):
         w, x = rng.normal(size=6), rng.normal(size=6)
         a, b, alpha, p = *rng.normal(size=3), rng.uniform(0.05, 0.95)
         gw, ga, gb, galpha = saddle_gradient(w, a, b, alpha, x, label, p)
-        np.testing.assert_allclose(np.concatenate([gw, [ga, gb, galpha]]),
-                                   finite_difference_gradient(w, a, b, alpha, x, label, p),
-                                   rtol=1e-6, atol=1e-6)
+        np.testing.assert_allclose(
+            np.concatenate([gw, [ga, gb, galpha]]),
+            finite_difference_gradient(w, a, b, alpha, x, label, p),
+            rtol=1e-6,
+            atol=1e-6,
+        )
 
 
 def test_first_steps_follow_finite_difference_gradients():
@@ -69,7 +72,7 @@ def test_first_steps_follow_finite_difference_gradients():
     model = SOLAM(R=R, zeta=zeta)
     w, a, b, alpha = np.zeros(4), 0.0, 0.0, 0.0
     for t in range(1, 13):
-        model.partial_fit(X[t - 1:t], y[t - 1:t], classes=[-1, 1])
+        model.partial_fit(X[t - 1 : t], y[t - 1 : t], classes=[-1, 1])
         p = np.mean(y[:t] > 0)
         g = finite_difference_gradient(w, a, b, alpha, X[t - 1], y[t - 1], p)
         gamma = zeta / np.sqrt(t)
@@ -87,8 +90,7 @@ def test_kernel_equals_the_dense_reference(constraint, average, R):
     X, y = make_stream(300, 7, seed=11, sparsity=0.5)
     X /= np.maximum(np.linalg.norm(X, axis=1, keepdims=True), 1e-12)
     model = SOLAM(R=R, zeta=0.8, constraint=constraint, average=average).fit(X, y)
-    wbar, (w, a, b, alpha) = solam_reference(X, y, R, 0.8, constraint=constraint,
-                                             average=average)
+    wbar, (w, a, b, alpha) = solam_reference(X, y, R, 0.8, constraint=constraint, average=average)
     np.testing.assert_allclose(model.coef_[0], wbar, rtol=1e-9, atol=1e-11)
     got = model._iterate()
     np.testing.assert_allclose(got[0], w, rtol=1e-9, atol=1e-12)
@@ -111,13 +113,14 @@ def test_every_iterate_lies_in_the_domain(constraint):
     R, kappa = 0.5, 2.0
     model = SOLAM(R=R, zeta=8.0, kappa=kappa, constraint=constraint)
     for t in range(150):
-        model.partial_fit(X[t:t + 1], y[t:t + 1], classes=[-1, 1])
+        model.partial_fit(X[t : t + 1], y[t : t + 1], classes=[-1, 1])
         w, a, b, alpha = model._iterate()
         norm = np.linalg.norm(w) if constraint == "l2" else np.abs(w).sum()
         assert norm <= R * (1 + 1e-12)
         assert abs(a) <= R * kappa and abs(b) <= R * kappa and abs(alpha) <= 2 * R * kappa
-        assert np.abs(model.coef_[0]).sum() <= R * (1 + 1e-9) * (np.sqrt(6) if
-                                                              constraint == "l2" else 1)
+        assert np.abs(model.coef_[0]).sum() <= R * (1 + 1e-9) * (
+            np.sqrt(6) if constraint == "l2" else 1
+        )
 
 
 def test_solaml1_is_solam_with_the_l1_ball():
@@ -141,8 +144,17 @@ def test_converges_to_the_population_optimum():
     assert np.linalg.norm(w - w_star) < 0.1 * np.linalg.norm(w_star)
 
 
-@pytest.mark.parametrize("bad", [{"R": 0}, {"zeta": -1.0}, {"kappa": np.inf},
-                                 {"constraint": "l3"}, {"average": "mid"}, {"R": "1"}])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"R": 0},
+        {"zeta": -1.0},
+        {"kappa": np.inf},
+        {"constraint": "l3"},
+        {"average": "mid"},
+        {"R": "1"},
+    ],
+)
 def test_invalid_parameters_are_rejected(bad):
     X, y = make_stream(20, 3)
     with pytest.raises(ValueError):
@@ -168,8 +180,9 @@ def _a9a():
     return normalize(X), y, normalize(Xt), yt
 
 
-@pytest.mark.parametrize("cls, params", [(SOLAM, {"R": 10.0, "zeta": 16.0}),
-                                         (SOLAML1, {"R": 100.0, "zeta": 2.0})])
+@pytest.mark.parametrize(
+    "cls, params", [(SOLAM, {"R": 10.0, "zeta": 16.0}), (SOLAML1, {"R": 100.0, "zeta": 2.0})]
+)
 def test_auc_on_a9a(cls, params):
     """One pass over a9a (l2-normalized rows); L18 Table 2 reports about 0.899."""
     X, y, Xt, yt = _a9a()

@@ -37,8 +37,12 @@ def weighted_objective(params, x, y, rho, loss, lam, fit_intercept):
 
 def fd_gradient(f, params, *args, eps=1e-6):
     """Central differences of ``f(params, *args)`` in ``params``."""
-    return np.array([(f(params + eps * e, *args) - f(params - eps * e, *args)) / (2 * eps)
-                     for e in np.eye(params.size)])
+    return np.array(
+        [
+            (f(params + eps * e, *args) - f(params - eps * e, *args)) / (2 * eps)
+            for e in np.eye(params.size)
+        ]
+    )
 
 
 def reference_run(X, y, loss, eta, lam, fit_intercept, weights):
@@ -62,8 +66,9 @@ def reference_run(X, y, loss, eta, lam, fit_intercept, weights):
 @pytest.mark.parametrize("lam,fit_intercept", [(0.0, True), (0.3, False), (0.3, True)])
 def test_steps_follow_finite_difference_gradients(loss, weights, lam, fit_intercept):
     X, y = stream(50, 5, seed=1, sparsity=0.3)
-    model = UnivariateOnline(loss=loss, eta=0.2, lam=lam, fit_intercept=fit_intercept,
-                             weights=weights).fit(sp.csr_matrix(X), y)
+    model = UnivariateOnline(
+        loss=loss, eta=0.2, lam=lam, fit_intercept=fit_intercept, weights=weights
+    ).fit(sp.csr_matrix(X), y)
     w, b = reference_run(X, y, loss, 0.2, lam, fit_intercept, weights)
     np.testing.assert_allclose(model.coef_[0], w, rtol=1e-6, atol=1e-8)
     assert model.intercept_[0] == pytest.approx(b, rel=1e-6, abs=1e-8)
@@ -78,7 +83,7 @@ def test_one_step_at_a_time_matches_finite_differences():
     counts = {1: 0, -1: 0}
     params = np.zeros(5)
     for t in range(len(y)):
-        model.partial_fit(X[t:t + 1], y[t:t + 1], classes=[-1, 1])
+        model.partial_fit(X[t : t + 1], y[t : t + 1], classes=[-1, 1])
         counts[y[t]] += 1
         rho = (t + 1) / (2.0 * counts[y[t]])
         g = fd_gradient(weighted_objective, params, X[t], y[t], rho, "log", 0.1, True)
@@ -126,20 +131,24 @@ def test_running_weights_balance_the_classes():
     X, y = stream(200, 3, seed=4)
     model = UnivariateOnline(weights="prior").fit(X, y)
     n_pos = (y > 0).sum()
-    np.testing.assert_allclose(model.prior_weights_,
-                               [200 / (2.0 * (200 - n_pos)), 200 / (2.0 * n_pos)])
+    np.testing.assert_allclose(
+        model.prior_weights_, [200 / (2.0 * (200 - n_pos)), 200 / (2.0 * n_pos)]
+    )
     np.testing.assert_array_equal(model.class_counts_, [200 - n_pos, n_pos])
     with pytest.raises(ValueError, match="prior"):
         model.partial_fit(X, y)
 
 
-@pytest.mark.parametrize("params,match", [
-    ({"loss": "hinge"}, "loss"),
-    ({"weights": "balanced"}, "weights"),
-    ({"eta": -1.0}, "eta"),
-    ({"lam": -0.1}, "lam"),
-    ({"eta": 2.0, "lam": 0.5}, "eta \\* lam"),
-])
+@pytest.mark.parametrize(
+    "params,match",
+    [
+        ({"loss": "hinge"}, "loss"),
+        ({"weights": "balanced"}, "weights"),
+        ({"eta": -1.0}, "eta"),
+        ({"lam": -0.1}, "lam"),
+        ({"eta": 2.0, "lam": 0.5}, "eta \\* lam"),
+    ],
+)
 def test_invalid_parameters(params, match):
     X, y = stream(20, 3)
     with pytest.raises(ValueError, match=match):
@@ -153,8 +162,11 @@ def test_auc_on_a9a():
     Xtr, ytr = load_svmlight_file(lzma.open(path / "a9a.xz"), n_features=123)
     Xte, yte = load_svmlight_file(lzma.open(path / "a9a.t.xz"), n_features=123)
     # batch logistic regression reaches ~0.90 on the a9a test set
-    for loss, eta, threshold in [("log", 2**-7, 0.895), ("exp", 2**-10, 0.895),
-                                 ("squ", 2**-11, 0.895)]:
+    for loss, eta, threshold in [
+        ("log", 2**-7, 0.895),
+        ("exp", 2**-10, 0.895),
+        ("squ", 2**-11, 0.895),
+    ]:
         model = UnivariateOnline(loss=loss, eta=eta).fit(Xtr, ytr)
         auc = roc_auc(yte, model.decision_function(Xte))
         assert auc > threshold, (loss, auc)

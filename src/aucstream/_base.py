@@ -25,6 +25,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._chunks import Chunk, to_chunk
+from ._params import check_parameters
 from .metrics import roc_auc
 
 __all__ = ["BaseStreamingAUC", "make_rng"]
@@ -67,6 +68,9 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
 
     #: Hyperparameter grid from the papers, used by model selection.
     param_grid: ClassVar[dict[str, list]] = {}
+    #: Accepted values of every constructor parameter (scikit-learn's vocabulary, see
+    #: :mod:`aucstream._params`); checked before any state is touched.
+    _parameter_constraints: ClassVar[dict[str, list]] = {}
     #: Batch learners may use all their data at once (the harness caps their size).
     is_batch: ClassVar[bool] = False
     #: Rows per kernel call in ``fit`` (bounds the temporary CSR copy of dense input).
@@ -84,6 +88,13 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
 
     def _intercept(self) -> float:
         return 0.0
+
+    def _check_params(self) -> None:
+        """Checks across parameters that single constraints cannot state.
+
+        Called after the declared constraints, before any state is touched; raise
+        ``InvalidParameterError`` naming the parameters. The default does nothing.
+        """
 
     def _begin_pass(self, y_pm: np.ndarray) -> None:
         """Called by ``fit`` (not ``partial_fit``) once the state is allocated.
@@ -109,6 +120,7 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
         self
             The fitted estimator.
         """
+        self._validate_params()
         X, y = self._validate_input(X, y, reset=True)
         classes = self._check_two_classes(np.unique(y), "y")
         self._reset(classes, X.shape[1])
@@ -143,6 +155,7 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
         self
             The updated estimator.
         """
+        self._validate_params()
         first = not hasattr(self, "classes_")
         X, y = self._validate_input(X, y, reset=first)
         if classes is not None:
@@ -181,9 +194,7 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
             The scores.
         """
         check_is_fitted(self, "n_samples_seen_")
-        X = validate_data(
-            self, X, accept_sparse="csr", dtype=[np.float64, np.float32], reset=False
-        )
+        X = validate_data(self, X, accept_sparse="csr", dtype=[np.float64, np.float32], reset=False)
         scores = X @ self._coef() + self._intercept()
         return np.asarray(scores, dtype=np.float64).ravel()
 
@@ -237,6 +248,11 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
         return np.array([self._intercept()])
 
     # --------------------------------------------------------------- internals
+    def _validate_params(self) -> None:
+        """Declared constraints, then cross-parameter checks (no state touched)."""
+        check_parameters(self)
+        self._check_params()
+
     def _validate_input(self, X, y, reset: bool):
         if y is None:
             raise ValueError(

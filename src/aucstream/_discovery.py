@@ -35,8 +35,12 @@ def all_estimators(kind: str | None = None) -> list[tuple[str, type]]:
             continue
         module = importlib.import_module(f"aucstream.{info.name}")
         for name, obj in inspect.getmembers(module, inspect.isclass):
-            if (issubclass(obj, BaseStreamingAUC) and obj is not BaseStreamingAUC
-                    and not name.startswith("_") and obj.__module__ == module.__name__):
+            if (
+                issubclass(obj, BaseStreamingAUC)
+                and obj is not BaseStreamingAUC
+                and not name.startswith("_")
+                and obj.__module__ == module.__name__
+            ):
                 found[name] = obj
     if kind == "online":
         found = {k: v for k, v in found.items() if not v.is_batch}

@@ -252,8 +252,9 @@ def _l1_step_all(w, g, h, eta, eta_theta, out):
         out[i] = _l1_coord(w[i], g[i], h[i], eta, eta_theta)
 
 
-def adagrad_l1_step(w: ArrayLike, g: ArrayLike, h: ArrayLike, eta: float,
-                    theta: float) -> np.ndarray:
+def adagrad_l1_step(
+    w: ArrayLike, g: ArrayLike, h: ArrayLike, eta: float, theta: float
+) -> np.ndarray:
     """SAdaOAM's coordinate-wise step (D16 §3.3): an l1 proximal AdaGrad update.
 
     Returns :math:`\\arg\\min_v \\eta g^\\top v + \\eta\\theta\\|v\\|_1 +
@@ -292,22 +293,38 @@ def adagrad_l1_step(w: ArrayLike, g: ArrayLike, h: ArrayLike, eta: float,
 
 
 def _check_common(est) -> None:
-    if not (isinstance(est.eta, (int, float, np.number)) and est.eta > 0
-            and np.isfinite(est.eta)):
+    if not (isinstance(est.eta, (int, float, np.number)) and est.eta > 0 and np.isfinite(est.eta)):
         raise ValueError(f"eta must be a positive finite number, got {est.eta!r}")
-    if not (isinstance(est.lam, (int, float, np.number)) and est.lam >= 0
-            and np.isfinite(est.lam)):
+    if not (isinstance(est.lam, (int, float, np.number)) and est.lam >= 0 and np.isfinite(est.lam)):
         raise ValueError(f"lam must be a non-negative finite number, got {est.lam!r}")
-    if not (isinstance(est.delta, (int, float, np.number)) and est.delta > 0
-            and np.isfinite(est.delta)):
+    if not (
+        isinstance(est.delta, (int, float, np.number)) and est.delta > 0 and np.isfinite(est.delta)
+    ):
         raise ValueError(f"delta must be a positive finite number, got {est.delta!r}")
 
 
 # ---------------------------------------------------------------------------- AdaOAM
 @nb.njit(cache=True)
-def _adaoam_chunk(w, s, steps, count_neg, sum_neg, scatter_neg, count_pos, sum_pos,
-                  scatter_pos, indptr, indices, data, ys, eta, lam, delta, projection,
-                  radius):
+def _adaoam_chunk(
+    w,
+    s,
+    steps,
+    count_neg,
+    sum_neg,
+    scatter_neg,
+    count_pos,
+    sum_pos,
+    scatter_pos,
+    indptr,
+    indices,
+    data,
+    ys,
+    eta,
+    lam,
+    delta,
+    projection,
+    radius,
+):
     d = w.shape[0]
     cov_w = np.empty(d)
     g = np.empty(d)
@@ -410,8 +427,15 @@ class AdaOAM(BaseStreamingAUC):
         "lam": [2.0**k for k in range(-10, 3)],
     }
 
-    def __init__(self, eta: float = 2**-3, lam: float = 2**-8, delta: float = 1e-8,
-                 projection: str = "H", shuffle: bool = False, random_state=None):
+    def __init__(
+        self,
+        eta: float = 2**-3,
+        lam: float = 2**-8,
+        delta: float = 1e-8,
+        projection: str = "H",
+        shuffle: bool = False,
+        random_state=None,
+    ):
         self.eta = eta
         self.lam = lam
         self.delta = delta
@@ -433,10 +457,26 @@ class AdaOAM(BaseStreamingAUC):
     def _update(self, chunk: Chunk) -> None:
         neg, pos = self.stats_
         radius = 1.0 / math.sqrt(self.lam) if self.lam > 0 else math.inf
-        _adaoam_chunk(self.w_, self.sq_grad_sum_, self.n_updates_, neg.count_, neg.sum_,
-                      neg.scatter_, pos.count_, pos.sum_, pos.scatter_, chunk.indptr,
-                      chunk.indices, chunk.data, chunk.y, float(self.eta), float(self.lam),
-                      float(self.delta), _PROJECTIONS[self.projection], radius)
+        _adaoam_chunk(
+            self.w_,
+            self.sq_grad_sum_,
+            self.n_updates_,
+            neg.count_,
+            neg.sum_,
+            neg.scatter_,
+            pos.count_,
+            pos.sum_,
+            pos.scatter_,
+            chunk.indptr,
+            chunk.indices,
+            chunk.data,
+            chunk.y,
+            float(self.eta),
+            float(self.lam),
+            float(self.delta),
+            _PROJECTIONS[self.projection],
+            radius,
+        )
 
     def _coef(self) -> np.ndarray:
         return self.w_
@@ -462,8 +502,27 @@ def _catch_up(w, s, last, i, now, eta_theta, delta):
 
 
 @nb.njit(cache=True)
-def _sadaoam_chunk(start, w, s, last, steps, neg, pos, indptr, indices, data, ys, eta, lam,
-                   theta, delta, lazy, pw, gbuf, active):
+def _sadaoam_chunk(
+    start,
+    w,
+    s,
+    last,
+    steps,
+    neg,
+    pos,
+    indptr,
+    indices,
+    data,
+    ys,
+    eta,
+    lam,
+    theta,
+    delta,
+    lazy,
+    pw,
+    gbuf,
+    active,
+):
     """SAdaOAM over rows ``start..``; returns the first row not processed.
 
     A row is left unprocessed (and returned) when its class's sparse summary must grow
@@ -611,9 +670,16 @@ class SAdaOAM(BaseStreamingAUC):
         "theta": [10.0**k for k in range(-8, 0)],
     }
 
-    def __init__(self, eta: float = 2**-3, lam: float = 2**-8, theta: float = 1e-4,
-                 delta: float = 1e-8, lazy: bool = True, shuffle: bool = False,
-                 random_state=None):
+    def __init__(
+        self,
+        eta: float = 2**-3,
+        lam: float = 2**-8,
+        theta: float = 1e-4,
+        delta: float = 1e-8,
+        lazy: bool = True,
+        shuffle: bool = False,
+        random_state=None,
+    ):
         self.eta = eta
         self.lam = lam
         self.theta = theta
@@ -624,8 +690,11 @@ class SAdaOAM(BaseStreamingAUC):
 
     def _init_state(self, n_features: int) -> None:
         _check_common(self)
-        if not (isinstance(self.theta, (int, float, np.number)) and self.theta >= 0
-                and np.isfinite(self.theta)):
+        if not (
+            isinstance(self.theta, (int, float, np.number))
+            and self.theta >= 0
+            and np.isfinite(self.theta)
+        ):
             raise ValueError(f"theta must be a non-negative finite number, got {self.theta!r}")
         if not isinstance(self.lazy, (bool, np.bool_)):
             raise ValueError(f"lazy must be True or False, got {self.lazy!r}")
@@ -644,11 +713,27 @@ class SAdaOAM(BaseStreamingAUC):
         n = chunk.n_samples
         r = 0
         while True:
-            r = _sadaoam_chunk(r, self.w_, self.sq_grad_sum_, self.last_, self.n_updates_,
-                               neg.arrays(), pos.arrays(), chunk.indptr, chunk.indices,
-                               chunk.data, chunk.y, float(self.eta), float(self.lam),
-                               float(self.theta), float(self.delta), bool(self.lazy), pw,
-                               gbuf, active)
+            r = _sadaoam_chunk(
+                r,
+                self.w_,
+                self.sq_grad_sum_,
+                self.last_,
+                self.n_updates_,
+                neg.arrays(),
+                pos.arrays(),
+                chunk.indptr,
+                chunk.indices,
+                chunk.data,
+                chunk.y,
+                float(self.eta),
+                float(self.lam),
+                float(self.theta),
+                float(self.delta),
+                bool(self.lazy),
+                pw,
+                gbuf,
+                active,
+            )
             if r == n:
                 return
             own = pos if chunk.y[r] > 0 else neg

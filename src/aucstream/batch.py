@@ -262,8 +262,9 @@ class BatchUnivariate(_BatchLearner):
 
     param_grid = {"lam": list(_LAM_GRID)}
 
-    def __init__(self, loss: str = "log", lam: float = 1.0, tol: float = 1e-6,
-                 max_iter: int = 1000):
+    def __init__(
+        self, loss: str = "log", lam: float = 1.0, tol: float = 1e-6, max_iter: int = 1000
+    ):
         self.loss = loss
         self.lam = lam
         self.tol = tol
@@ -284,9 +285,13 @@ class BatchUnivariate(_BatchLearner):
         n = y.shape[0]
         lam = float(self.lam)
         if self.loss == "log":
-            clf = LogisticRegression(C=1.0 / (n * lam), class_weight="balanced",
-                                     solver="lbfgs", tol=float(self.tol),
-                                     max_iter=int(self.max_iter))
+            clf = LogisticRegression(
+                C=1.0 / (n * lam),
+                class_weight="balanced",
+                solver="lbfgs",
+                tol=float(self.tol),
+                max_iter=int(self.max_iter),
+            )
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", ConvergenceWarning)
                 clf.fit(X, y)
@@ -319,8 +324,9 @@ class BatchUnivariate(_BatchLearner):
 
 
 # -------------------------------------------------------------------- pairwise hinge
-def pairwise_hinge_oracle(s_pos: np.ndarray, s_neg: np.ndarray
-                          ) -> tuple[np.ndarray, np.ndarray, float]:
+def pairwise_hinge_oracle(
+    s_pos: np.ndarray, s_neg: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, float]:
     """Violation counts and mean pairwise hinge loss in O(n log n).
 
     Parameters
@@ -480,10 +486,10 @@ class PairwiseHingeSVM(_BatchLearner):
         lam, tol, max_iter = self._lam(), self._tol(), int(self.max_iter)
         d = chunk.n_features
         cap = 16
-        A = np.zeros((cap, d))        # constraint vectors a_k
-        gram = np.zeros((cap, cap))   # a_k . a_l
+        A = np.zeros((cap, d))  # constraint vectors a_k
+        gram = np.zeros((cap, cap))  # a_k . a_l
         b = np.zeros(cap)
-        theta = np.zeros(cap + 1)     # beta / C, plus the slack coordinate
+        theta = np.zeros(cap + 1)  # beta / C, plus the slack coordinate
         theta_slack = 1.0
         n_cons = 0
         w = np.zeros(d)
@@ -501,8 +507,10 @@ class PairwiseHingeSVM(_BatchLearner):
             if hinge <= xi + tol:
                 converged = True
                 break
-            a_new = (np.asarray(X_pos.T @ k.astype(np.float64)).ravel()
-                     - np.asarray(X_neg.T @ m.astype(np.float64)).ravel()) / n_pairs
+            a_new = (
+                np.asarray(X_pos.T @ k.astype(np.float64)).ravel()
+                - np.asarray(X_neg.T @ m.astype(np.float64)).ravel()
+            ) / n_pairs
             if n_cons == cap:
                 cap *= 2
                 A = np.vstack([A, np.zeros((cap - n_cons, d))])
@@ -519,15 +527,24 @@ class PairwiseHingeSVM(_BatchLearner):
             n_cons += 1
             # pack the working set (slack last) and solve the dual
             th = np.concatenate([theta[:n_cons], [theta_slack]])
-            _simplex_qp(np.ascontiguousarray(gram[:n_cons, :n_cons]), b[:n_cons].copy(), th,
-                        1.0 / lam, 1e-10 * max(1.0, float(b[:n_cons].max())), 1_000_000)
+            _simplex_qp(
+                np.ascontiguousarray(gram[:n_cons, :n_cons]),
+                b[:n_cons].copy(),
+                th,
+                1.0 / lam,
+                1e-10 * max(1.0, float(b[:n_cons].max())),
+                1_000_000,
+            )
             theta[:n_cons] = th[:n_cons]
             theta_slack = th[n_cons]
             w = (th[:n_cons] / lam) @ A[:n_cons]
         if not converged:
-            warnings.warn(f"{type(self).__name__}: the cutting-plane method did not reach "
-                          f"tol={tol} in max_iter={max_iter} rounds", ConvergenceWarning,
-                          stacklevel=3)
+            warnings.warn(
+                f"{type(self).__name__}: the cutting-plane method did not reach "
+                f"tol={tol} in max_iter={max_iter} rounds",
+                ConvergenceWarning,
+                stacklevel=3,
+            )
         self.w_ = w
         self.n_iter_ = n_iter
         self.objective_ = 0.5 * lam * float(w @ w) + hinge

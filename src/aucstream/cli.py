@@ -77,8 +77,12 @@ class Progress:
         sys.stderr.flush()
 
 
-def fit_stream(model, chunks: Iterable[tuple], classes: Sequence | None = None,
-               progress: Progress | None = None):
+def fit_stream(
+    model,
+    chunks: Iterable[tuple],
+    classes: Sequence | None = None,
+    progress: Progress | None = None,
+):
     """Feed ``(X, y)`` chunks to ``model.partial_fit`` in order; returns the model.
 
     Parameters
@@ -143,13 +147,15 @@ def _chunks(args, n_features: int | None = None) -> Iterator[tuple]:
             name = name.removesuffix(suffix)
         fmt = "csv" if name.endswith((".csv", ".tsv", ".txt", ".data")) else "svmlight"
     if fmt == "svmlight":
-        stream = iter_svmlight(args.data, chunk_size=args.chunk_size,
-                               n_features=n_features or args.n_features)
+        stream = iter_svmlight(
+            args.data, chunk_size=args.chunk_size, n_features=n_features or args.n_features
+        )
     else:
         label = _parse_value(args.label_column) if args.label_column else -1
         delimiter = "\t" if args.delimiter == "tab" else args.delimiter
-        stream = iter_csv(args.data, label_column=label, chunk_size=args.chunk_size,
-                          delimiter=delimiter)
+        stream = iter_csv(
+            args.data, label_column=label, chunk_size=args.chunk_size, delimiter=delimiter
+        )
     positive = None if not args.positive else {_parse_value(p) for p in args.positive}
     for X, y in stream:
         if positive is not None:
@@ -159,19 +165,37 @@ def _chunks(args, n_features: int | None = None) -> Iterator[tuple]:
 
 def _add_file_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("data", help="LIBSVM/SVMlight or CSV file (plain, .gz, .bz2, .xz)")
-    parser.add_argument("--format", choices=["auto", "svmlight", "csv"], default="auto",
-                        help="file format (default: from the file name)")
-    parser.add_argument("--n-features", type=int, default=None,
-                        help="number of features of a LIBSVM file (default: inferred)")
-    parser.add_argument("--label-column", default=None,
-                        help="CSV label column, index or name (default: last)")
+    parser.add_argument(
+        "--format",
+        choices=["auto", "svmlight", "csv"],
+        default="auto",
+        help="file format (default: from the file name)",
+    )
+    parser.add_argument(
+        "--n-features",
+        type=int,
+        default=None,
+        help="number of features of a LIBSVM file (default: inferred)",
+    )
+    parser.add_argument(
+        "--label-column", default=None, help="CSV label column, index or name (default: last)"
+    )
     parser.add_argument("--delimiter", default=",", help="CSV delimiter; 'tab' for tabs")
-    parser.add_argument("--positive", nargs="+", default=None,
-                        help="labels of the positive class (the others are negative)")
-    parser.add_argument("--chunk-size", type=int, default=10000,
-                        help="examples per chunk (bounds memory)")
-    parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
-                        help="show progress (default: when stderr is a terminal)")
+    parser.add_argument(
+        "--positive",
+        nargs="+",
+        default=None,
+        help="labels of the positive class (the others are negative)",
+    )
+    parser.add_argument(
+        "--chunk-size", type=int, default=10000, help="examples per chunk (bounds memory)"
+    )
+    parser.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="show progress (default: when stderr is a terminal)",
+    )
 
 
 def _cmd_fit(args) -> int:
@@ -186,8 +210,10 @@ def _cmd_fit(args) -> int:
     progress = Progress(f"fit {args.learner}", args.progress)
     fit_stream(model, _chunks(args), classes=classes, progress=progress)
     save_model(model, args.output)
-    print(f"{args.learner}: {model.n_samples_seen_:,} examples, {model.n_features_in_} features, "
-          f"classes {model.classes_.tolist()}; saved to {args.output}")
+    print(
+        f"{args.learner}: {model.n_samples_seen_:,} examples, {model.n_features_in_} features, "
+        f"classes {model.classes_.tolist()}; saved to {args.output}"
+    )
     return 0
 
 
@@ -227,20 +253,33 @@ def _cmd_run(args) -> int:
         estimators[name] = est
     grids = None if args.grid == "none" else args.grid
     header = f"{'dataset':<10} {'learner':<22} {'test AUC':>8} {'train s':>8}  chosen parameters"
-    print(f"One pass per learner; stratified {1 - args.test_size:.0%}/{args.test_size:.0%} split "
-          f"(seed {args.seed}); parameters by 3-fold CV on the training part ({args.grid} grid).")
+    print(
+        f"One pass per learner; stratified {1 - args.test_size:.0%}/{args.test_size:.0%} split "
+        f"(seed {args.seed}); parameters by 3-fold CV on the training part ({args.grid} grid)."
+    )
     print(header)
     print("-" * len(header))
 
     def show(row):
         params = ", ".join(f"{k}={_fmt(v)}" for k, v in row.params.items())
-        print(f"{row.dataset:<10} {row.learner:<22} {row.test_auc:>8.4f} "
-              f"{row.train_seconds:>8.3f}  {params}", flush=True)
+        print(
+            f"{row.dataset:<10} {row.learner:<22} {row.test_auc:>8.4f} "
+            f"{row.train_seconds:>8.3f}  {params}",
+            flush=True,
+        )
 
     for dataset in args.dataset:
         data = load_dataset(dataset)
-        holdout_comparison(estimators, data.X, data.y, dataset=dataset, test_size=args.test_size,
-                           grids=grids, random_state=args.seed, callback=show)
+        holdout_comparison(
+            estimators,
+            data.X,
+            data.y,
+            dataset=dataset,
+            test_size=args.test_size,
+            grids=grids,
+            random_state=args.seed,
+            callback=show,
+        )
     return 0
 
 
@@ -266,22 +305,36 @@ def _cmd_list(args) -> int:
 
 
 def _add_run_options(parser: argparse.ArgumentParser, default_mode: str = "fast") -> None:
-    parser.add_argument("--mode", choices=["paper", "fast", "quick"], default=default_mode,
-                        help="paper: the paper's protocol; fast: the documented fast mode "
-                             "(1-2 trials, tuned once per dataset on a coarse grid); quick: "
-                             f"seconds, for CI (default: {default_mode})")
-    parser.add_argument("--quick", action="store_const", const="quick", dest="mode",
-                        help="same as --mode quick")
-    parser.add_argument("--out", default="aucstream-results",
-                        help="report folder (default: aucstream-results)")
-    parser.add_argument("--cache-dir", default=None,
-                        help="folder of finished runs (default: OUT/cache); rerunning the "
-                             "same command resumes where it stopped")
+    parser.add_argument(
+        "--mode",
+        choices=["paper", "fast", "quick"],
+        default=default_mode,
+        help="paper: the paper's protocol; fast: the documented fast mode "
+        "(1-2 trials, tuned once per dataset on a coarse grid); quick: "
+        f"seconds, for CI (default: {default_mode})",
+    )
+    parser.add_argument(
+        "--quick", action="store_const", const="quick", dest="mode", help="same as --mode quick"
+    )
+    parser.add_argument(
+        "--out", default="aucstream-results", help="report folder (default: aucstream-results)"
+    )
+    parser.add_argument(
+        "--cache-dir",
+        default=None,
+        help="folder of finished runs (default: OUT/cache); rerunning the "
+        "same command resumes where it stopped",
+    )
     parser.add_argument("--jobs", type=int, default=2, help="worker processes (default: 2)")
-    parser.add_argument("--data-home", default=None,
-                        help="folder of the benchmark files (default: $AUCSTREAM_DATA)")
-    parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
-                        help="show progress (default: when stderr is a terminal)")
+    parser.add_argument(
+        "--data-home", default=None, help="folder of the benchmark files (default: $AUCSTREAM_DATA)"
+    )
+    parser.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="show progress (default: when stderr is a terminal)",
+    )
 
 
 def _print_report(files: dict) -> None:
@@ -289,7 +342,7 @@ def _print_report(files: dict) -> None:
     start = text.find("## Test AUC")
     if start >= 0:
         end = text.find("\n## ", start + 1)
-        print(text[start:end if end >= 0 else None].strip())
+        print(text[start : end if end >= 0 else None].strip())
         print()
     for path in files.values():
         print(f"wrote {path}")
@@ -303,22 +356,37 @@ def _cmd_compare(args) -> int:
     if args.learners:
         learners = [parse_learner_spec(text) for text in args.learners]
     else:
-        learners = [parse_learner_spec(name) for name, cls in learner_classes().items()
-                    if not cls.is_batch]
+        learners = [
+            parse_learner_spec(name) for name, cls in learner_classes().items() if not cls.is_batch
+        ]
     unknown = [s.estimator for s in learners if not s.available]
     if unknown:
-        raise SystemExit(f"unknown learner(s) {unknown}; choose from: "
-                         f"{', '.join(learner_classes())}")
+        raise SystemExit(
+            f"unknown learner(s) {unknown}; choose from: {', '.join(learner_classes())}"
+        )
     protocol = get_protocol(args.protocol, args.mode)
-    changes = {k: v for k, v in (("n_trials", args.trials), ("n_folds", args.folds),
-                                 ("inner_folds", args.inner_folds), ("grid", args.grid),
-                                 ("max_samples", args.max_samples), ("seed", args.seed))
-               if v is not None}
+    changes = {
+        k: v
+        for k, v in (
+            ("n_trials", args.trials),
+            ("n_folds", args.folds),
+            ("inner_folds", args.inner_folds),
+            ("grid", args.grid),
+            ("max_samples", args.max_samples),
+            ("seed", args.seed),
+        )
+        if v is not None
+    }
     if changes:
         protocol = protocol.replace(**changes)
     cache = args.cache_dir or f"{args.out}/cache"
-    kwargs = dict(reference=args.reference, cache_dir=cache, n_jobs=args.jobs,
-                  data_home=args.data_home, progress=args.progress)
+    kwargs = dict(
+        reference=args.reference,
+        cache_dir=cache,
+        n_jobs=args.jobs,
+        data_home=args.data_home,
+        progress=args.progress,
+    )
     start = time.perf_counter()
     result = compare(learners, args.datasets, protocol, **kwargs)
     result.stats.seconds = time.perf_counter() - start
@@ -331,20 +399,36 @@ def _cmd_compare(args) -> int:
     files = write_report(result, args.out, args.name, title, command=command)
     _print_report(files)
     if args.curves:
-        curves = convergence(learners, args.datasets, protocol, checkpoints=args.curves,
-                             **kwargs)
-        files = write_report(curves, args.out, f"{args.name}_curves", f"{title}: convergence",
-                             kind="curve", command=command)
+        curves = convergence(learners, args.datasets, protocol, checkpoints=args.curves, **kwargs)
+        files = write_report(
+            curves,
+            args.out,
+            f"{args.name}_curves",
+            f"{title}: convergence",
+            kind="curve",
+            command=command,
+        )
         print(f"wrote {files['markdown']}")
     if args.sweep:
         param, _, values = args.sweep.partition("=")
         if not values:
             raise SystemExit("--sweep expects PARAM=V1,V2,...")
-        sweep = parameter_sweep(learners, args.datasets, protocol, param,
-                                [_parse_value(v) for v in values.split(",")], **kwargs)
-        files = write_report(sweep, args.out, f"{args.name}_{param}",
-                             f"{title}: test AUC against {param}", kind="sweep",
-                             command=command)
+        sweep = parameter_sweep(
+            learners,
+            args.datasets,
+            protocol,
+            param,
+            [_parse_value(v) for v in values.split(",")],
+            **kwargs,
+        )
+        files = write_report(
+            sweep,
+            args.out,
+            f"{args.name}_{param}",
+            f"{title}: test AUC against {param}",
+            kind="sweep",
+            command=command,
+        )
         print(f"wrote {files['markdown']}")
     return 0
 
@@ -357,10 +441,18 @@ def _cmd_reproduce(args) -> int:
             print(f"  {key:<12} {r.title}")
         return 0
     if args.table not in REPRODUCTIONS:
-        raise SystemExit(f"unknown table {args.table!r}; choose from: "
-                         f"{', '.join(REPRODUCTIONS)} (or `list`)")
-    files = reproduce(args.table, args.out, mode=args.mode, cache_dir=args.cache_dir,
-                      n_jobs=args.jobs, data_home=args.data_home, progress=args.progress)
+        raise SystemExit(
+            f"unknown table {args.table!r}; choose from: {', '.join(REPRODUCTIONS)} (or `list`)"
+        )
+    files = reproduce(
+        args.table,
+        args.out,
+        mode=args.mode,
+        cache_dir=args.cache_dir,
+        n_jobs=args.jobs,
+        data_home=args.data_home,
+        progress=args.progress,
+    )
     _print_report(files)
     return 0
 
@@ -369,17 +461,26 @@ def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``aucstream`` command."""
     from . import __version__
 
-    parser = argparse.ArgumentParser(prog="aucstream",
-                                     description="One-pass and online AUC maximization.")
+    parser = argparse.ArgumentParser(
+        prog="aucstream", description="One-pass and online AUC maximization."
+    )
     parser.add_argument("--version", action="version", version=f"aucstream {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     run = sub.add_parser("run", help="quick start: compare the online learners on real data")
-    run.add_argument("--dataset", nargs="+", default=["diabetes", "german", "fourclass"],
-                     help="registered dataset names (default: the embedded ones)")
+    run.add_argument(
+        "--dataset",
+        nargs="+",
+        default=["diabetes", "german", "fourclass"],
+        help="registered dataset names (default: the embedded ones)",
+    )
     run.add_argument("--learner", nargs="+", default=None, help="learners (default: all online)")
-    run.add_argument("--grid", choices=["coarse", "paper", "none"], default="coarse",
-                     help="hyperparameter grid searched by cross-validation")
+    run.add_argument(
+        "--grid",
+        choices=["coarse", "paper", "none"],
+        default="coarse",
+        help="hyperparameter grid searched by cross-validation",
+    )
     run.add_argument("--test-size", type=float, default=0.2)
     run.add_argument("--seed", type=int, default=0)
     run.set_defaults(func=_cmd_run)
@@ -388,10 +489,19 @@ def build_parser() -> argparse.ArgumentParser:
     fit.add_argument("learner", help="learner class name, e.g. OPAUC (see `aucstream list`)")
     _add_file_options(fit)
     fit.add_argument("-o", "--output", required=True, help="model file to write (.npz)")
-    fit.add_argument("--param", nargs="+", default=[], metavar="NAME=VALUE",
-                     help="learner parameters, e.g. eta=2^-6 lam=0.01")
-    fit.add_argument("--classes", nargs=2, default=None,
-                     help="the two labels, if the first chunk may hold only one")
+    fit.add_argument(
+        "--param",
+        nargs="+",
+        default=[],
+        metavar="NAME=VALUE",
+        help="learner parameters, e.g. eta=2^-6 lam=0.01",
+    )
+    fit.add_argument(
+        "--classes",
+        nargs=2,
+        default=None,
+        help="the two labels, if the first chunk may hold only one",
+    )
     fit.set_defaults(func=_cmd_fit)
 
     score = sub.add_parser("score", help="AUC of a saved model on a file")
@@ -403,44 +513,82 @@ def build_parser() -> argparse.ArgumentParser:
     lst.set_defaults(func=_cmd_list)
 
     cmp = sub.add_parser(
-        "compare", help="compare learners on datasets under a paper's protocol",
+        "compare",
+        help="compare learners on datasets under a paper's protocol",
         description="Compare learners on datasets: repeated stratified k-fold (or a hold-out "
-                    "split), hyperparameters by inner cross-validation over each learner's "
-                    "param_grid, paired t-tests against the reference (the first learner). "
-                    "Finished runs are cached under --cache-dir, so an interrupted "
-                    "comparison resumes.")
-    cmp.add_argument("--learners", nargs="+", default=None, metavar="SPEC",
-                     help="[LABEL=]Class[(name=value,...)], e.g. OPAUC "
-                          "\"OAM_gra=OAM(update='gra')\" (default: every online learner)")
-    cmp.add_argument("--datasets", nargs="+", required=True, metavar="DATA",
-                     help="registry name or LIBSVM/CSV file, with an optional binary rule: "
-                          "NAME[:random_halves|:largest_vs_rest|:smallest_vs_rest|"
-                          ":one_vs_rest=C|:positive=C1,C2][:train]")
-    cmp.add_argument("--protocol", default="g16", choices=["g13", "g16", "z11", "d16", "l18"],
-                     help="the paper whose protocol is followed (default: g16)")
-    cmp.add_argument("--reference", default=None,
-                     help="label of the method tested against the others (default: first)")
+        "split), hyperparameters by inner cross-validation over each learner's "
+        "param_grid, paired t-tests against the reference (the first learner). "
+        "Finished runs are cached under --cache-dir, so an interrupted "
+        "comparison resumes.",
+    )
+    cmp.add_argument(
+        "--learners",
+        nargs="+",
+        default=None,
+        metavar="SPEC",
+        help="[LABEL=]Class[(name=value,...)], e.g. OPAUC "
+        "\"OAM_gra=OAM(update='gra')\" (default: every online learner)",
+    )
+    cmp.add_argument(
+        "--datasets",
+        nargs="+",
+        required=True,
+        metavar="DATA",
+        help="registry name or LIBSVM/CSV file, with an optional binary rule: "
+        "NAME[:random_halves|:largest_vs_rest|:smallest_vs_rest|"
+        ":one_vs_rest=C|:positive=C1,C2][:train]",
+    )
+    cmp.add_argument(
+        "--protocol",
+        default="g16",
+        choices=["g13", "g16", "z11", "d16", "l18"],
+        help="the paper whose protocol is followed (default: g16)",
+    )
+    cmp.add_argument(
+        "--reference",
+        default=None,
+        help="label of the method tested against the others (default: first)",
+    )
     cmp.add_argument("--trials", type=int, default=None, help="override the number of trials")
     cmp.add_argument("--folds", type=int, default=None, help="override the outer folds")
-    cmp.add_argument("--inner-folds", type=int, default=None,
-                     help="override the inner folds")
-    cmp.add_argument("--grid", choices=["paper", "coarse"], default=None,
-                     help="override the grid (paper: full param_grid)")
-    cmp.add_argument("--max-samples", type=int, default=None,
-                     help="subsample every dataset to this many examples")
+    cmp.add_argument("--inner-folds", type=int, default=None, help="override the inner folds")
+    cmp.add_argument(
+        "--grid",
+        choices=["paper", "coarse"],
+        default=None,
+        help="override the grid (paper: full param_grid)",
+    )
+    cmp.add_argument(
+        "--max-samples",
+        type=int,
+        default=None,
+        help="subsample every dataset to this many examples",
+    )
     cmp.add_argument("--seed", type=int, default=None, help="root seed (default 0)")
-    cmp.add_argument("--curves", type=int, default=0, metavar="N",
-                     help="also write convergence curves with N checkpoints")
-    cmp.add_argument("--sweep", default=None, metavar="PARAM=V1,V2,...",
-                     help="also write test AUC against one parameter, e.g. eta=2^-12,2^-8,2^-4")
+    cmp.add_argument(
+        "--curves",
+        type=int,
+        default=0,
+        metavar="N",
+        help="also write convergence curves with N checkpoints",
+    )
+    cmp.add_argument(
+        "--sweep",
+        default=None,
+        metavar="PARAM=V1,V2,...",
+        help="also write test AUC against one parameter, e.g. eta=2^-12,2^-8,2^-4",
+    )
     cmp.add_argument("--name", default="comparison", help="report file name stem")
     _add_run_options(cmp)
     cmp.set_defaults(func=_cmd_compare)
 
-    rep = sub.add_parser("reproduce", help="reproduce a paper's table or figure",
-                         description="Reproduce a table or figure of the papers, with the "
-                                     "paper's values beside ours and the protocol used. "
-                                     "`aucstream reproduce list` shows the choices.")
+    rep = sub.add_parser(
+        "reproduce",
+        help="reproduce a paper's table or figure",
+        description="Reproduce a table or figure of the papers, with the "
+        "paper's values beside ours and the protocol used. "
+        "`aucstream reproduce list` shows the choices.",
+    )
     rep.add_argument("table", help="e.g. g16-table2, z11-table2, g16-fig1, g16-fig7, or list")
     _add_run_options(rep)
     rep.set_defaults(func=_cmd_reproduce)

@@ -321,8 +321,11 @@ def _as_rng(rng) -> np.random.Generator:
 
 
 def _check_sketch_size(sketch_size, minimum: int = 1) -> int:
-    if (isinstance(sketch_size, (bool, np.bool_))
-            or not isinstance(sketch_size, (int, np.integer)) or sketch_size < minimum):
+    if (
+        isinstance(sketch_size, (bool, np.bool_))
+        or not isinstance(sketch_size, (int, np.integer))
+        or sketch_size < minimum
+    ):
         raise ValueError(f"sketch_size must be an int >= {minimum}, got {sketch_size!r}")
     return int(sketch_size)
 
@@ -412,8 +415,25 @@ def fd_column(count, xx, centered):
 
 
 @nb.njit(cache=True)
-def fd_insert(count, sums, sketch, gram, nfill, frob, seen, support, n_support, zs, ss,
-              beta, idx, val, ztx, bx, bs):
+def fd_insert(
+    count,
+    sums,
+    sketch,
+    gram,
+    nfill,
+    frob,
+    seen,
+    support,
+    n_support,
+    zs,
+    ss,
+    beta,
+    idx,
+    val,
+    ztx,
+    bx,
+    bs,
+):
     """Frequent directions, first step of Alg. 2: make ``z = bx x - bs s`` (s the
     class sum before x, see :func:`fd_column`) the first zero column of Z, then add x
     to the class (count, sum); ``bx == 0`` inserts nothing.
@@ -500,8 +520,25 @@ def _lowrank_add_rows(count, sums, sketch, gram, asum, indptr, indices, data, A)
 
 
 @nb.njit(cache=True)
-def _fd_add_rows(count, sums, sketch, gram, nfill, frob, seen, support, n_support, zs, ss,
-                 beta, indptr, indices, data, start, centered):
+def _fd_add_rows(
+    count,
+    sums,
+    sketch,
+    gram,
+    nfill,
+    frob,
+    seen,
+    support,
+    n_support,
+    zs,
+    ss,
+    beta,
+    indptr,
+    indices,
+    data,
+    start,
+    centered,
+):
     """Insert rows from ``start``; return the row after the one that filled Z (or n)."""
     ztx = np.empty(sketch.shape[1])
     tau = sketch.shape[1]
@@ -514,8 +551,25 @@ def _fd_add_rows(count, sums, sketch, gram, nfill, frob, seen, support, n_suppor
         for q in range(idx.shape[0]):
             xx += val[q] * val[q]
         bx, bs = fd_column(count, xx, centered)
-        fd_insert(count, sums, sketch, gram, nfill, frob, seen, support, n_support, zs, ss,
-                  beta, idx, val, ztx, bx, bs)
+        fd_insert(
+            count,
+            sums,
+            sketch,
+            gram,
+            nfill,
+            frob,
+            seen,
+            support,
+            n_support,
+            zs,
+            ss,
+            beta,
+            idx,
+            val,
+            ztx,
+            bx,
+            bs,
+        )
         if nfill[0] == tau:
             return r + 1
     return n
@@ -701,10 +755,14 @@ class _LinearSketch(_LowRankSummary):
         indptr, indices, data, d = csr_arrays(X)
         self._check_dim(d)
         n = indptr.shape[0] - 1
-        A = (self.draw(_as_rng(rng), n, self.sketch_size) if draws is None
-             else np.ascontiguousarray(draws, dtype=np.float64).reshape(n, self.sketch_size))
-        _lowrank_add_rows(self.count_, self.sum_, self.sketch_, self.gram_, self.asum_,
-                          indptr, indices, data, A)
+        A = (
+            self.draw(_as_rng(rng), n, self.sketch_size)
+            if draws is None
+            else np.ascontiguousarray(draws, dtype=np.float64).reshape(n, self.sketch_size)
+        )
+        _lowrank_add_rows(
+            self.count_, self.sum_, self.sketch_, self.gram_, self.asum_, indptr, indices, data, A
+        )
         return self
 
     def _center_terms(self, zv, cv):
@@ -933,8 +991,9 @@ class FrequentDirectionsCovariance(_LowRankSummary):
 
     _CENTERINGS = ("g16", "exact")
 
-    def __init__(self, n_features: int, sketch_size: int = 50, shrink="half",
-                 centering: str | None = None):
+    def __init__(
+        self, n_features: int, sketch_size: int = 50, shrink="half", centering: str | None = None
+    ):
         centering = "g16" if centering is None else centering
         if centering not in self._CENTERINGS:
             raise ValueError(f"centering must be one of {self._CENTERINGS}, got {centering!r}")
@@ -955,8 +1014,16 @@ class FrequentDirectionsCovariance(_LowRankSummary):
     def fd_arrays(self) -> tuple:
         """``(nfill_, frob_, seen_, support_, n_support_, zs_, ss_, beta_)`` as the
         kernels take them."""
-        return (self.nfill_, self.frob_, self.seen_, self.support_, self.n_support_,
-                self.zs_, self.ss_, self.beta_)
+        return (
+            self.nfill_,
+            self.frob_,
+            self.seen_,
+            self.support_,
+            self.n_support_,
+            self.zs_,
+            self.ss_,
+            self.beta_,
+        )
 
     def sketch_matrix(self) -> np.ndarray:
         """Z = ``sketch_ - sum_ beta_^T`` (a new d x tau array when beta_ is non-zero)."""
@@ -971,8 +1038,7 @@ class FrequentDirectionsCovariance(_LowRankSummary):
         """Fold ``- sum_ beta_^T`` into ``sketch_`` in place (Z unchanged up to
         rounding); O(|support| tau), no temporary."""
         if self.beta_.any():
-            _fd_settle(self.sketch_, self.sum_, self.beta_,
-                       self.support_[: self.n_support_[0]])
+            _fd_settle(self.sketch_, self.sum_, self.beta_, self.support_[: self.n_support_[0]])
             self.beta_[:] = 0.0
 
     def _center_terms(self, zv, cv):
@@ -998,15 +1064,25 @@ class FrequentDirectionsCovariance(_LowRankSummary):
         n = indptr.shape[0] - 1
         r = 0
         while r < n:
-            r = _fd_add_rows(self.count_, self.sum_, self.sketch_, self.gram_,
-                             *self.fd_arrays(), indptr, indices, data, r,
-                             self.centering == "exact")
+            r = _fd_add_rows(
+                self.count_,
+                self.sum_,
+                self.sketch_,
+                self.gram_,
+                *self.fd_arrays(),
+                indptr,
+                indices,
+                data,
+                r,
+                self.centering == "exact",
+            )
             if self.nfill_[0] == self.sketch_size:
                 self.shrink_now()
         return self
 
-    def shrink_now(self, dump_coef: np.ndarray | None = None,
-                   dump_out: np.ndarray | None = None) -> np.ndarray:
+    def shrink_now(
+        self, dump_coef: np.ndarray | None = None, dump_out: np.ndarray | None = None
+    ) -> np.ndarray:
         """Shrink the sketch (second step of Alg. 2); return the tau x m matrix M.
 
         The new sketch is ``Z M`` in its first m columns (zeros after), and the new
@@ -1018,9 +1094,16 @@ class FrequentDirectionsCovariance(_LowRankSummary):
         rows = self.support_[: self.n_support_[0]]  # every other row of Z is zero
         rows[:] = np.sort(rows, kind="stable")  # sorted prefix + short tail: O(support)
         dump = dump_coef is not None
-        _fd_shrink_rows(self.sketch_, self.sum_, self.beta_, rows, M,
-                        dump_coef if dump else np.zeros(self.sketch_size),
-                        dump_out if dump else self.sum_, dump)
+        _fd_shrink_rows(
+            self.sketch_,
+            self.sum_,
+            self.beta_,
+            rows,
+            M,
+            dump_coef if dump else np.zeros(self.sketch_size),
+            dump_out if dump else self.sum_,
+            dump,
+        )
         self.beta_[:] = 0.0
         m = M.shape[1]
         gram = M.T @ self.gram_ @ M
@@ -1034,8 +1117,9 @@ class FrequentDirectionsCovariance(_LowRankSummary):
         return M
 
     def _new_like(self):
-        return FrequentDirectionsCovariance(self.n_features, self.sketch_size, self.shrink,
-                                            self.centering)
+        return FrequentDirectionsCovariance(
+            self.n_features, self.sketch_size, self.shrink, self.centering
+        )
 
     def merge(self, other: FrequentDirectionsCovariance) -> FrequentDirectionsCovariance:
         """A frequent-directions sketch of both streams (a new object).
@@ -1066,8 +1150,10 @@ class FrequentDirectionsCovariance(_LowRankSummary):
             n0 = merged.n_support_[0]
             merged.support_[n0 : n0 + new_rows.shape[0]] = new_rows
             merged.n_support_[0] = n0 + new_rows.shape[0]
-        cols = [self.sketch_matrix()[:, : self.nfill_[0]],
-                other.sketch_matrix()[:, : other.nfill_[0]]]
+        cols = [
+            self.sketch_matrix()[:, : self.nfill_[0]],
+            other.sketch_matrix()[:, : other.nfill_[0]],
+        ]
         t1, t2 = self.count, other.count
         if self.centering == "exact" and t1 > 0 and t2 > 0:
             between = np.sqrt(t1 * t2 / (t1 + t2)) * (self.mean - other.mean)
@@ -1316,12 +1402,14 @@ def sparse_cov_matvec(count, sums, keys, vals, info, v, out):
 
 
 @nb.njit(cache=True)
-def _sparse_add_rows(count, sums, keys, vals, index, info, indptr, indices, data, start,
-                     budget, trigger, full):
+def _sparse_add_rows(
+    count, sums, keys, vals, index, info, indptr, indices, data, start, budget, trigger, full
+):
     for r in range(start, indptr.shape[0] - 1):
         lo, hi = indptr[r], indptr[r + 1]
-        if not sparsified_add(count, sums, keys, vals, index, info, indices[lo:hi],
-                              data[lo:hi], budget, trigger, full):
+        if not sparsified_add(
+            count, sums, keys, vals, index, info, indices[lo:hi], data[lo:hi], budget, trigger, full
+        ):
             return r
     return indptr.shape[0] - 1
 
@@ -1473,9 +1561,21 @@ class SparsifiedCovariance(CovarianceSummary):
 
     def _add_rows(self, start: int, indptr, indices, data) -> int:
         """Add rows from ``start``; return the first that needs more room (or n)."""
-        return _sparse_add_rows(self.count_, self.sum_, self.keys_, self.values_, self.index_,
-                                self.info_, indptr, indices, data, start, self.budget,
-                                self.trigger, self.full)
+        return _sparse_add_rows(
+            self.count_,
+            self.sum_,
+            self.keys_,
+            self.values_,
+            self.index_,
+            self.info_,
+            indptr,
+            indices,
+            data,
+            start,
+            self.budget,
+            self.trigger,
+            self.full,
+        )
 
     @property
     def scatter(self) -> np.ndarray:
@@ -1524,8 +1624,15 @@ class SparsifiedCovariance(CovarianceSummary):
         if union > standard:
             merged._resize(union)
         for part in (self, other):
-            _sp_insert_all(merged.keys_, merged.values_, merged.index_, merged.info_,
-                           part.keys_, part.values_, part.nnz)
+            _sp_insert_all(
+                merged.keys_,
+                merged.values_,
+                merged.index_,
+                merged.info_,
+                part.keys_,
+                part.values_,
+                part.nnz,
+            )
         pruned = merged.cost > merged.budget
         sparse_prune(merged.keys_, merged.values_, merged.index_, merged.info_, merged.budget)
         if merged.capacity != standard:
@@ -1622,8 +1729,17 @@ class ExactSparseCovariance(SparsifiedCovariance):
 
     def arrays(self) -> tuple:
         """The state arrays in the order the compiled functions take them."""
-        return (self.count_, self.sum_, self.keys_, self.values_, self.index_, self.info_,
-                self.seen_, self.support_, self.n_support_)
+        return (
+            self.count_,
+            self.sum_,
+            self.keys_,
+            self.values_,
+            self.index_,
+            self.info_,
+            self.seen_,
+            self.support_,
+            self.n_support_,
+        )
 
     def grow_for(self, k: int) -> None:
         """Make room for one more example with ``k`` stored values."""
@@ -1640,13 +1756,21 @@ class ExactSparseCovariance(SparsifiedCovariance):
         self._check_dim(other.n_features)
         merged = ExactSparseCovariance(self.n_features, capacity=max(self.nnz + other.nnz, 1))
         for part in (self, other):
-            _sp_insert_all(merged.keys_, merged.values_, merged.index_, merged.info_,
-                           part.keys_, part.values_, part.nnz)
+            _sp_insert_all(
+                merged.keys_,
+                merged.values_,
+                merged.index_,
+                merged.info_,
+                part.keys_,
+                part.values_,
+                part.nnz,
+            )
             merged.count_ += part.count_
             merged.sum_ += part.sum_
             support = part.support_[: part.n_support_[0]]
-            _track_support(merged.seen_, merged.support_, merged.n_support_, support,
-                           np.ones(support.shape[0]))
+            _track_support(
+                merged.seen_, merged.support_, merged.n_support_, support, np.ones(support.shape[0])
+            )
         return merged
 
 
@@ -1681,8 +1805,9 @@ def make_covariance(kind: str, n_features: int, sketch_size: int = 50, **options
     if kind == "randomized":
         return RandomizedCovariance(n_features, sketch_size, options.get("centering"))
     if kind == "fd":
-        return FrequentDirectionsCovariance(n_features, sketch_size,
-                                            options.get("shrink", "half"), options.get("centering"))
+        return FrequentDirectionsCovariance(
+            n_features, sketch_size, options.get("shrink", "half"), options.get("centering")
+        )
     if kind == "sparse":
         return SparsifiedCovariance(n_features, sketch_size, options.get("prune_slack", 0.1))
     if kind == "hash":

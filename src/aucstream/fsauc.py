@@ -118,8 +118,29 @@ _FLUSH_EVERY = 1 << 16
 _MIN_SIGMA = 1e-4
 
 # indices into FSAUC.scalars_
-(_SIGMA, _TAU, _C, _SUM_TAU, _A, _B, _ALPHA, _A1, _B1, _ALPHA1, _SUM_A, _SUM_B, _RADIUS, _D,
- _BETA, _ETA, _NRM2_U, _DOT_UV1, _NRM1_U, _NRM2_V1, _NRM1_V1) = range(21)
+(
+    _SIGMA,
+    _TAU,
+    _C,
+    _SUM_TAU,
+    _A,
+    _B,
+    _ALPHA,
+    _A1,
+    _B1,
+    _ALPHA1,
+    _SUM_A,
+    _SUM_B,
+    _RADIUS,
+    _D,
+    _BETA,
+    _ETA,
+    _NRM2_U,
+    _DOT_UV1,
+    _NRM1_U,
+    _NRM2_V1,
+    _NRM1_V1,
+) = range(21)
 _N_SCALARS = 21
 # indices into FSAUC.counts_
 _T, _STAGE, _IN_STAGE, _TPOS, _TNEG, _DONE = range(6)
@@ -223,8 +244,23 @@ def _stage_average(u, v1, base, corr, scal, count, out):
 
 
 @nb.njit(cache=True)
-def _end_stage(u, v1, base, corr, acc_pos, acc_neg, scal, counts, n0, R, kappa, delta,
-               per_stage, start_next, work):
+def _end_stage(
+    u,
+    v1,
+    base,
+    corr,
+    acc_pos,
+    acc_neg,
+    scal,
+    counts,
+    n0,
+    R,
+    kappa,
+    delta,
+    per_stage,
+    start_next,
+    work,
+):
     """L18 Alg. 2 lines 8-10 and the start of the next PDSG call."""
     d = u.shape[0]
     wbar = work[:d]
@@ -248,14 +284,18 @@ def _end_stage(u, v1, base, corr, acc_pos, acc_neg, scal, counts, n0, R, kappa, 
     c_delta = 2.0 + math.sqrt(2.0 * log_term)
     den_d = xi * n0 - math.sqrt(2.0 * n0 * log_term)
     if den_d > 0.0:
-        D = (2.0 * math.sqrt(2.0) * kappa * r + 4.0 * math.sqrt(2.0) * kappa * c_delta
-             * (1.0 + 2.0 * kappa) * R / math.sqrt(den_d))
+        D = 2.0 * math.sqrt(2.0) * kappa * r + 4.0 * math.sqrt(2.0) * kappa * c_delta * (
+            1.0 + 2.0 * kappa
+        ) * R / math.sqrt(den_d)
     else:
         D = 1e7
     den_b = xi - math.sqrt(2.0 * log_term / n0)
     if den_b > 0.0:
-        beta = (1.0 + 8.0 * kappa * kappa
-                + 32.0 * kappa * kappa * (1.0 + 2.0 * kappa) ** 2 * c_delta**2 / den_b)
+        beta = (
+            1.0
+            + 8.0 * kappa * kappa
+            + 32.0 * kappa * kappa * (1.0 + 2.0 * kappa) ** 2 * c_delta**2 / den_b
+        )
     else:
         beta = 1e7
     eta = scal[_ETA]
@@ -301,8 +341,29 @@ def _end_stage(u, v1, base, corr, acc_pos, acc_neg, scal, counts, n0, R, kappa, 
 
 
 @nb.njit(cache=True)
-def _fsauc_chunk(u, v1, base, corr, acc_pos, acc_neg, scal, counts, indptr, indices, data, ys,
-                 R, kappa, delta, n_stages, n0, use_l1, last_stage, per_stage, work):
+def _fsauc_chunk(
+    u,
+    v1,
+    base,
+    corr,
+    acc_pos,
+    acc_neg,
+    scal,
+    counts,
+    indptr,
+    indices,
+    data,
+    ys,
+    R,
+    kappa,
+    delta,
+    n_stages,
+    n0,
+    use_l1,
+    last_stage,
+    per_stage,
+    work,
+):
     """Run PDSG over a chunk; return the number of examples dropped."""
     d = u.shape[0]
     rk = R * kappa
@@ -328,8 +389,9 @@ def _fsauc_chunk(u, v1, base, corr, acc_pos, acc_neg, scal, counts, indptr, indi
         # (b) gradients at the current point
         sigma, tau = scal[_SIGMA], scal[_TAU]
         a, b, alpha = scal[_A], scal[_B], scal[_ALPHA]
-        s = (tau * sparse_dot(v1, indices, data, lo, hi)
-             + sigma * sparse_dot(u, indices, data, lo, hi))
+        s = tau * sparse_dot(v1, indices, data, lo, hi) + sigma * sparse_dot(
+            u, indices, data, lo, hi
+        )
         g, g_a, g_b, g_alpha = saddle_grad_scalars(s, y, p, a, b, alpha)
         eta = scal[_ETA]
         # (c) primal step in w: only the non-zeros of x move
@@ -355,7 +417,7 @@ def _fsauc_chunk(u, v1, base, corr, acc_pos, acc_neg, scal, counts, indptr, indi
         if use_l1:
             if scal[_TAU] * scal[_NRM1_V1] + scal[_SIGMA] * scal[_NRM1_U] > R:
                 w = work[:d]
-                mags = work[d:2 * d]
+                mags = work[d : 2 * d]
                 sigma, tau = scal[_SIGMA], scal[_TAU]
                 n_nz = 0
                 total = 0.0
@@ -368,12 +430,15 @@ def _fsauc_chunk(u, v1, base, corr, acc_pos, acc_neg, scal, counts, indptr, indi
                         total += abs(wi)
                 if total > R:
                     # theta depends only on the non-zero magnitudes: pass just those
-                    theta = l1_threshold(mags[:n_nz], R, work[2 * d:])
+                    theta = l1_threshold(mags[:n_nz], R, work[2 * d :])
                     _rebase_shrunk(u, v1, base, corr, scal, w, theta)
         else:
             sigma, tau = scal[_SIGMA], scal[_TAU]
-            sq = (tau * tau * scal[_NRM2_V1] + 2.0 * tau * sigma * scal[_DOT_UV1]
-                  + sigma * sigma * scal[_NRM2_U])
+            sq = (
+                tau * tau * scal[_NRM2_V1]
+                + 2.0 * tau * sigma * scal[_DOT_UV1]
+                + sigma * sigma * scal[_NRM2_U]
+            )
             if sq > R * R:
                 f = R / math.sqrt(sq)
                 scal[_SIGMA] = sigma * f
@@ -383,8 +448,13 @@ def _fsauc_chunk(u, v1, base, corr, acc_pos, acc_neg, scal, counts, indptr, indi
         sigma, tau = scal[_SIGMA], scal[_TAU]
         a1, b1 = scal[_A1], scal[_B1]
         tm1 = tau - 1.0
-        dist_sq = (tm1 * tm1 * scal[_NRM2_V1] + 2.0 * tm1 * sigma * scal[_DOT_UV1]
-                   + sigma * sigma * scal[_NRM2_U] + (a - a1) ** 2 + (b - b1) ** 2)
+        dist_sq = (
+            tm1 * tm1 * scal[_NRM2_V1]
+            + 2.0 * tm1 * sigma * scal[_DOT_UV1]
+            + sigma * sigma * scal[_NRM2_U]
+            + (a - a1) ** 2
+            + (b - b1) ** 2
+        )
         radius = scal[_RADIUS]
         if dist_sq > radius * radius:
             rho = radius / math.sqrt(dist_sq)
@@ -411,8 +481,23 @@ def _fsauc_chunk(u, v1, base, corr, acc_pos, acc_neg, scal, counts, indptr, indi
         if n0 > 0 and in_stage == n0:
             is_last = counts[_STAGE] >= n_stages
             if not (is_last and last_stage):
-                _end_stage(u, v1, base, corr, acc_pos, acc_neg, scal, counts, n0, R, kappa,
-                           delta, per_stage, not is_last, work)
+                _end_stage(
+                    u,
+                    v1,
+                    base,
+                    corr,
+                    acc_pos,
+                    acc_neg,
+                    scal,
+                    counts,
+                    n0,
+                    R,
+                    kappa,
+                    delta,
+                    per_stage,
+                    not is_last,
+                    work,
+                )
     return dropped
 
 
@@ -490,10 +575,19 @@ class FSAUC(BaseStreamingAUC):
         "eta1": [2.0**k for k in range(-10, 11)],
     }
 
-    def __init__(self, R: float = 1.0, eta1: float = 1.0, n_samples: int | None = None,
-                 kappa: float = 1.0, constraint: str = "l1", leftover: str = "drop",
-                 accumulators: str = "global", delta: float = 0.1, shuffle: bool = False,
-                 random_state=None):
+    def __init__(
+        self,
+        R: float = 1.0,
+        eta1: float = 1.0,
+        n_samples: int | None = None,
+        kappa: float = 1.0,
+        constraint: str = "l1",
+        leftover: str = "drop",
+        accumulators: str = "global",
+        delta: float = 0.1,
+        shuffle: bool = False,
+        random_state=None,
+    ):
         self.R = R
         self.eta1 = eta1
         self.n_samples = n_samples
@@ -513,8 +607,9 @@ class FSAUC(BaseStreamingAUC):
     def _init_state(self, n_features: int) -> None:
         for name in ("R", "eta1", "kappa"):
             value = getattr(self, name)
-            if not (isinstance(value, (numbers.Real, np.number)) and value > 0
-                    and np.isfinite(value)):
+            if not (
+                isinstance(value, (numbers.Real, np.number)) and value > 0 and np.isfinite(value)
+            ):
                 raise ValueError(f"{name} must be a positive finite number, got {value!r}")
         if not (isinstance(self.delta, (numbers.Real, np.number)) and 0 < self.delta < 1):
             raise ValueError(f"delta must lie in (0, 1), got {self.delta!r}")
@@ -524,10 +619,10 @@ class FSAUC(BaseStreamingAUC):
             raise ValueError(f"leftover must be 'drop' or 'last_stage', got {self.leftover!r}")
         if self.accumulators not in ("global", "per_stage"):
             raise ValueError(
-                f"accumulators must be 'global' or 'per_stage', got {self.accumulators!r}")
+                f"accumulators must be 'global' or 'per_stage', got {self.accumulators!r}"
+            )
         n = self.n_samples
-        if n is not None and (isinstance(n, bool) or not isinstance(n, numbers.Integral)
-                              or n < 1):
+        if n is not None and (isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1):
             raise ValueError(f"n_samples must be None or a positive integer, got {n!r}")
         if n is None:  # fit announces the length in _begin_pass; partial_fit cannot
             self.n_stages_, self.stage_length_, self.n_announced_ = 1, -1, -1
@@ -563,16 +658,33 @@ class FSAUC(BaseStreamingAUC):
             warnings.warn(
                 "FSAUC needs the stream length to set its stage schedule; pass "
                 "n_samples=... to use partial_fit. Running the stream as a single stage.",
-                UserWarning, stacklevel=4,
+                UserWarning,
+                stacklevel=4,
             )
         d = self.u_.shape[0]
         work = np.empty(4 * d)
         dropped = _fsauc_chunk(
-            self.u_, self.v1_, self.avg_base_, self.avg_corr_, self.acc_pos_, self.acc_neg_,
-            self.scalars_, self.counts_, chunk.indptr, chunk.indices, chunk.data, chunk.y,
-            float(self.R), float(self.kappa), float(self.delta), self.n_stages_,
-            self.stage_length_, self.constraint == "l1", self.leftover == "last_stage",
-            self.accumulators == "per_stage", work,
+            self.u_,
+            self.v1_,
+            self.avg_base_,
+            self.avg_corr_,
+            self.acc_pos_,
+            self.acc_neg_,
+            self.scalars_,
+            self.counts_,
+            chunk.indptr,
+            chunk.indices,
+            chunk.data,
+            chunk.y,
+            float(self.R),
+            float(self.kappa),
+            float(self.delta),
+            self.n_stages_,
+            self.stage_length_,
+            self.constraint == "l1",
+            self.leftover == "last_stage",
+            self.accumulators == "per_stage",
+            work,
         )
         seen_after = self.n_samples_seen_ + chunk.n_samples
         if dropped and self.n_samples_seen_ <= self.n_announced_ < seen_after:
@@ -580,7 +692,8 @@ class FSAUC(BaseStreamingAUC):
                 f"the stream is longer than the announced n_samples={self.n_announced_}; "
                 "FSAUC's schedule is complete and further examples are ignored "
                 "(leftover='drop'). Use leftover='last_stage' to keep learning.",
-                UserWarning, stacklevel=4,
+                UserWarning,
+                stacklevel=4,
             )
 
     def _coef(self) -> np.ndarray:
@@ -588,8 +701,7 @@ class FSAUC(BaseStreamingAUC):
         if count == 0 or self.counts_[_DONE]:
             return self.v1_.copy()
         out = np.empty_like(self.u_)
-        _stage_average(self.u_, self.v1_, self.avg_base_, self.avg_corr_, self.scalars_,
-                       count, out)
+        _stage_average(self.u_, self.v1_, self.avg_base_, self.avg_corr_, self.scalars_, count, out)
         return out
 
     def _iterate(self) -> tuple[np.ndarray, float, float, float]:
@@ -601,8 +713,16 @@ class FSAUC(BaseStreamingAUC):
     def _stage_state(self) -> dict:
         """Stage index, examples in it, and the stage's v1, alpha1, r, D, eta."""
         s = self.scalars_
-        return {"stage": int(self.counts_[_STAGE]), "in_stage": int(self.counts_[_IN_STAGE]),
-                "done": bool(self.counts_[_DONE]), "v1": self.v1_.copy(),
-                "a1": float(s[_A1]), "b1": float(s[_B1]), "alpha1": float(s[_ALPHA1]),
-                "radius": float(s[_RADIUS]), "D": float(s[_D]), "eta": float(s[_ETA]),
-                "beta": float(s[_BETA])}
+        return {
+            "stage": int(self.counts_[_STAGE]),
+            "in_stage": int(self.counts_[_IN_STAGE]),
+            "done": bool(self.counts_[_DONE]),
+            "v1": self.v1_.copy(),
+            "a1": float(s[_A1]),
+            "b1": float(s[_B1]),
+            "alpha1": float(s[_ALPHA1]),
+            "radius": float(s[_RADIUS]),
+            "D": float(s[_D]),
+            "eta": float(s[_ETA]),
+            "beta": float(s[_BETA]),
+        }

@@ -103,8 +103,24 @@ def _oam_gra(w, idx, val, y, items, size, c_half, violated):
 
 
 @nb.njit(cache=True)
-def _oam_chunk(w, items_neg, norms_neg, counts_neg, cap_neg, items_pos, norms_pos, counts_pos,
-               cap_pos, indptr, indices, data, ys, uniforms, C, sequential):
+def _oam_chunk(
+    w,
+    items_neg,
+    norms_neg,
+    counts_neg,
+    cap_neg,
+    items_pos,
+    norms_pos,
+    counts_pos,
+    cap_pos,
+    indptr,
+    indices,
+    data,
+    ys,
+    uniforms,
+    C,
+    sequential,
+):
     violated = np.zeros(max(items_neg.shape[0], items_pos.shape[0]), dtype=np.bool_)
     for r in range(indptr.shape[0] - 1):
         lo, hi = indptr[r], indptr[r + 1]
@@ -179,8 +195,14 @@ class OAM(BaseStreamingAUC):
     #: Z11's 2^[-10:10] extended down to 2^-20 (see ``C`` above).
     param_grid = {"C": [2.0**k for k in range(-20, 11)]}
 
-    def __init__(self, C: float = 2**-12, buffer_size: int | None = 100, update: str = "seq",
-                 shuffle: bool = False, random_state=None):
+    def __init__(
+        self,
+        C: float = 2**-12,
+        buffer_size: int | None = 100,
+        update: str = "seq",
+        shuffle: bool = False,
+        random_state=None,
+    ):
         self.C = C
         self.buffer_size = buffer_size
         self.update = update
@@ -193,8 +215,10 @@ class OAM(BaseStreamingAUC):
         if not (self.C > 0 and np.isfinite(self.C)):
             raise ValueError(f"C must be a positive finite number, got {self.C}")
         self.w_ = np.zeros(n_features)
-        self.buffers_ = [Reservoir(n_features, self.buffer_size),
-                         Reservoir(n_features, self.buffer_size)]
+        self.buffers_ = [
+            Reservoir(n_features, self.buffer_size),
+            Reservoir(n_features, self.buffer_size),
+        ]
 
     def _update(self, chunk: Chunk) -> None:
         neg, pos = self.buffers_
@@ -202,10 +226,24 @@ class OAM(BaseStreamingAUC):
         pos.reserve(n_pos)
         neg.reserve(chunk.n_samples - n_pos)
         uniforms = self._rng.random(chunk.n_samples)
-        _oam_chunk(self.w_, neg.items_, neg.sq_norms_, neg.counts_, neg.capacity_code,
-                   pos.items_, pos.sq_norms_, pos.counts_, pos.capacity_code,
-                   chunk.indptr, chunk.indices, chunk.data, chunk.y, uniforms,
-                   float(self.C), self.update == "seq")
+        _oam_chunk(
+            self.w_,
+            neg.items_,
+            neg.sq_norms_,
+            neg.counts_,
+            neg.capacity_code,
+            pos.items_,
+            pos.sq_norms_,
+            pos.counts_,
+            pos.capacity_code,
+            chunk.indptr,
+            chunk.indices,
+            chunk.data,
+            chunk.y,
+            uniforms,
+            float(self.C),
+            self.update == "seq",
+        )
 
     def _coef(self) -> np.ndarray:
         return self.w_

@@ -80,12 +80,18 @@ from scipy.stats import norm
 from ._base import BaseStreamingAUC
 from ._chunks import Chunk
 
-__all__ = ["ConfidenceWeighted", "CostSensitivePA", "PassiveAggressive", "Perceptron",
-           "cw_coefficients"]
+__all__ = [
+    "ConfidenceWeighted",
+    "CostSensitivePA",
+    "PassiveAggressive",
+    "Perceptron",
+    "cw_coefficients",
+]
 
 
 # ----------------------------------------------------------------------------- kernels
 _RESCALE_BELOW = 2.0**-60  # CW: rescale (mu, A) when A's largest entry falls below this
+
 
 @nb.njit(cache=True)
 def _margin(w, idx, val):
@@ -135,7 +141,7 @@ def _cw_coefficients(m, v, phi):
     """(alpha, beta, 1 - beta v) of the exact CW update."""
     psi = 1.0 + 0.5 * phi * phi
     zeta = 1.0 + phi * phi
-    alpha = (-m * psi + math.sqrt(0.25 * m * m * phi ** 4 + v * phi * phi * zeta)) / (v * zeta)
+    alpha = (-m * psi + math.sqrt(0.25 * m * m * phi**4 + v * phi * phi * zeta)) / (v * zeta)
     if alpha <= 0.0:
         return 0.0, 0.0, 1.0
     avp = alpha * v * phi
@@ -315,8 +321,7 @@ class PassiveAggressive(BaseStreamingAUC):
         self.w_ = np.zeros(n_features)
 
     def _update(self, chunk: Chunk) -> None:
-        _pa_chunk(self.w_, chunk.indptr, chunk.indices, chunk.data, chunk.y, float(self.C),
-                  0, 1.0)
+        _pa_chunk(self.w_, chunk.indptr, chunk.indices, chunk.data, chunk.y, float(self.C), 0, 1.0)
 
     def _coef(self) -> np.ndarray:
         return self.w_
@@ -363,11 +368,16 @@ class CostSensitivePA(BaseStreamingAUC):
     True
     """
 
-    param_grid = {"C": [2.0**k for k in range(-10, 11)],
-                  "rho_pos": [2.0**k for k in range(0, 11)]}
+    param_grid = {"C": [2.0**k for k in range(-10, 11)], "rho_pos": [2.0**k for k in range(0, 11)]}
 
-    def __init__(self, variant: str = "pb", C: float = 1.0, rho_pos: float = 1.0,
-                 shuffle: bool = False, random_state=None):
+    def __init__(
+        self,
+        variant: str = "pb",
+        C: float = 1.0,
+        rho_pos: float = 1.0,
+        shuffle: bool = False,
+        random_state=None,
+    ):
         self.variant = variant
         self.C = C
         self.rho_pos = rho_pos
@@ -383,8 +393,16 @@ class CostSensitivePA(BaseStreamingAUC):
 
     def _update(self, chunk: Chunk) -> None:
         mode = 1 if self.variant == "pb" else 2
-        _pa_chunk(self.w_, chunk.indptr, chunk.indices, chunk.data, chunk.y, float(self.C),
-                  mode, math.sqrt(float(self.rho_pos)))
+        _pa_chunk(
+            self.w_,
+            chunk.indptr,
+            chunk.indices,
+            chunk.data,
+            chunk.y,
+            float(self.C),
+            mode,
+            math.sqrt(float(self.rho_pos)),
+        )
 
     def _coef(self) -> np.ndarray:
         return self.w_
@@ -457,8 +475,9 @@ class ConfidenceWeighted(BaseStreamingAUC):
         return self.sqrt_cov_ @ self.sqrt_cov_.T
 
     def _update(self, chunk: Chunk) -> None:
-        _cw_chunk(self.mu_, self.sqrt_cov_, chunk.indptr, chunk.indices, chunk.data, chunk.y,
-                  self.phi_)
+        _cw_chunk(
+            self.mu_, self.sqrt_cov_, chunk.indptr, chunk.indices, chunk.data, chunk.y, self.phi_
+        )
 
     def _coef(self) -> np.ndarray:
         return self.mu_

@@ -157,8 +157,9 @@ def _opauc_full_chunk(w, neg, pos, indptr, indices, data, ys, eta, lam):
 
 # ------------------------------------------------------------------ OPAUC_s kernel
 @nb.njit(cache=True)
-def _opauc_sparse_chunk(w, neg, pos, indptr, indices, data, ys, start, budget, trigger, full,
-                        eta, lam):
+def _opauc_sparse_chunk(
+    w, neg, pos, indptr, indices, data, ys, start, budget, trigger, full, eta, lam
+):
     """G16 Alg. 3 over rows ``start:``; ``neg``/``pos`` are ``(count, sum, keys, values,
     index, info)``. Returns the first row whose class summary must grow before it can
     take the example (or n when done)."""
@@ -168,8 +169,9 @@ def _opauc_sparse_chunk(w, neg, pos, indptr, indices, data, ys, start, budget, t
         lo, hi = indptr[r], indptr[r + 1]
         idx, val, y = indices[lo:hi], data[lo:hi], ys[r]
         own, opp = (pos, neg) if y > 0 else (neg, pos)
-        if not sparsified_add(own[0], own[1], own[2], own[3], own[4], own[5], idx, val,
-                              budget, trigger, full):
+        if not sparsified_add(
+            own[0], own[1], own[2], own[3], own[4], own[5], idx, val, budget, trigger, full
+        ):
             return r
         if opp[0][0] == 0:
             continue
@@ -197,13 +199,55 @@ _SCALE_MIN, _SCALE_MAX = 1e-100, 1e100
 
 
 @nb.njit(cache=True)
-def _opauc_lowrank_chunk(count0, sum0, Z0, G0, asum0, nfill0, frob0, seen0, supp0, nsupp0,
-                         fzs0, fss0, fbeta0,
-                         count1, sum1, Z1, G1, asum1, nfill1, frob1, seen1, supp1, nsupp1,
-                         fzs1, fss1, fbeta1,
-                         zz, zs, ss, v, p, gamma, scale, zv, sv,
-                         indptr, indices, data, ys, A, start, resume, fd, centering,
-                         eta, lam, rebase_every):
+def _opauc_lowrank_chunk(
+    count0,
+    sum0,
+    Z0,
+    G0,
+    asum0,
+    nfill0,
+    frob0,
+    seen0,
+    supp0,
+    nsupp0,
+    fzs0,
+    fss0,
+    fbeta0,
+    count1,
+    sum1,
+    Z1,
+    G1,
+    asum1,
+    nfill1,
+    frob1,
+    seen1,
+    supp1,
+    nsupp1,
+    fzs1,
+    fss1,
+    fbeta1,
+    zz,
+    zs,
+    ss,
+    v,
+    p,
+    gamma,
+    scale,
+    zv,
+    sv,
+    indptr,
+    indices,
+    data,
+    ys,
+    A,
+    start,
+    resume,
+    fd,
+    centering,
+    eta,
+    lam,
+    rebase_every,
+):
     """The OPAUC step with low-rank summaries in implicit form (module docstring).
 
     Class 0 is the negative class, 1 the positive one. ``zz = Z0^T Z1``,
@@ -303,8 +347,25 @@ def _opauc_lowrank_chunk(count0, sum0, Z0, G0, asum0, nfill0, frob0, seen0, supp
             ss[o, c] += sxo
             sv[c] += vx
             if fd:
-                fd_insert(countc, sumc, Zc, Gc, nfillc, frobc, seenc, suppc, nsuppc, fzsc,
-                          fssc, fbetac, idx, val, zxc, bx, bs)
+                fd_insert(
+                    countc,
+                    sumc,
+                    Zc,
+                    Gc,
+                    nfillc,
+                    frobc,
+                    seenc,
+                    suppc,
+                    nsuppc,
+                    fzsc,
+                    fssc,
+                    fbetac,
+                    idx,
+                    val,
+                    zxc,
+                    bx,
+                    bs,
+                )
             else:
                 lowrank_add(countc, sumc, Zc, Gc, idx, val, a, zxc)
                 for j in range(tau):
@@ -517,9 +578,18 @@ class OPAUC(BaseStreamingAUC):
     #: Examples between two re-basings of the implicit weights (low-rank kinds).
     _rebase_every = 1 << 15
 
-    def __init__(self, eta: float = 2**-8, lam: float = 2**-8, covariance: str = "full",
-                 sketch_size: int = 50, centering: str | None = None, shrink="half",
-                 prune_slack: float = 0.1, shuffle: bool = False, random_state=None):
+    def __init__(
+        self,
+        eta: float = 2**-8,
+        lam: float = 2**-8,
+        covariance: str = "full",
+        sketch_size: int = 50,
+        centering: str | None = None,
+        shrink="half",
+        prune_slack: float = 0.1,
+        shuffle: bool = False,
+        random_state=None,
+    ):
         self.eta = eta
         self.lam = lam
         self.covariance = covariance
@@ -546,18 +616,27 @@ class OPAUC(BaseStreamingAUC):
                 f"got {self.centering!r}"
             )
         if self.covariance == "fd" and self.centering == "g13":
-            raise ValueError("centering must be 'g16', 'exact' or None for covariance='fd' "
-                             "('g13' applies to the linear sketches 'randomized' and 'hash')")
-        if not (self.shrink in ("half", "ceil_0.9") or (
-                isinstance(self.shrink, (int, np.integer)) and not isinstance(self.shrink, bool))):
+            raise ValueError(
+                "centering must be 'g16', 'exact' or None for covariance='fd' "
+                "('g13' applies to the linear sketches 'randomized' and 'hash')"
+            )
+        if not (
+            self.shrink in ("half", "ceil_0.9")
+            or (isinstance(self.shrink, (int, np.integer)) and not isinstance(self.shrink, bool))
+        ):
             raise ValueError(f"shrink must be 'half', 'ceil_0.9' or an int, got {self.shrink!r}")
         if not (np.isfinite(self.prune_slack) and self.prune_slack >= 0):
             raise ValueError(f"prune_slack must be a non-negative number, got {self.prune_slack!r}")
         self.w_ = np.zeros(n_features)
-        options = {"centering": self.centering, "shrink": self.shrink,
-                   "prune_slack": self.prune_slack}
-        self.stats_ = [make_covariance(self.covariance, n_features, self.sketch_size, **options)
-                       for _ in range(2)]
+        options = {
+            "centering": self.centering,
+            "shrink": self.shrink,
+            "prune_slack": self.prune_slack,
+        }
+        self.stats_ = [
+            make_covariance(self.covariance, n_features, self.sketch_size, **options)
+            for _ in range(2)
+        ]
         if self.covariance in _LOWRANK:
             tau = self.stats_[0].sketch_size
             self.v_ = np.zeros(n_features)
@@ -574,8 +653,17 @@ class OPAUC(BaseStreamingAUC):
     def _update(self, chunk: Chunk) -> None:
         if self.covariance == "full":
             neg, pos = ((s.count_, s.sum_, s.scatter_) for s in self.stats_)
-            _opauc_full_chunk(self.w_, neg, pos, chunk.indptr, chunk.indices, chunk.data,
-                              chunk.y, float(self.eta), float(self.lam))
+            _opauc_full_chunk(
+                self.w_,
+                neg,
+                pos,
+                chunk.indptr,
+                chunk.indices,
+                chunk.data,
+                chunk.y,
+                float(self.eta),
+                float(self.lam),
+            )
         elif self.covariance == "sparse":
             self._update_sparse(chunk)
         else:
@@ -587,10 +675,19 @@ class OPAUC(BaseStreamingAUC):
         r = 0
         while True:
             r = _opauc_sparse_chunk(
-                self.w_, *((s.count_, s.sum_, s.keys_, s.values_, s.index_, s.info_)
-                           for s in (neg, pos)),
-                chunk.indptr, chunk.indices, chunk.data, chunk.y, r, neg.budget, neg.trigger,
-                neg.full, float(self.eta), float(self.lam))
+                self.w_,
+                *((s.count_, s.sum_, s.keys_, s.values_, s.index_, s.info_) for s in (neg, pos)),
+                chunk.indptr,
+                chunk.indices,
+                chunk.data,
+                chunk.y,
+                r,
+                neg.budget,
+                neg.trigger,
+                neg.full,
+                float(self.eta),
+                float(self.lam),
+            )
             if r == n:
                 return
             k = int(np.count_nonzero(chunk.data[chunk.indptr[r] : chunk.indptr[r + 1]]))
@@ -613,12 +710,38 @@ class OPAUC(BaseStreamingAUC):
         r, resume = 0, False
         while True:
             r, event = _opauc_lowrank_chunk(
-                neg.count_, neg.sum_, neg.sketch_, neg.gram_, *extra[0],
-                pos.count_, pos.sum_, pos.sketch_, pos.gram_, *extra[1],
-                self.zz_, self.zs_, self.ss_, self.v_, self.p_, self.gamma_, self.scale_,
-                self.zv_, self.sv_, chunk.indptr, chunk.indices, chunk.data, chunk.y, A, r,
-                resume, fd, centering, float(self.eta), float(self.lam),
-                int(self._rebase_every))
+                neg.count_,
+                neg.sum_,
+                neg.sketch_,
+                neg.gram_,
+                *extra[0],
+                pos.count_,
+                pos.sum_,
+                pos.sketch_,
+                pos.gram_,
+                *extra[1],
+                self.zz_,
+                self.zs_,
+                self.ss_,
+                self.v_,
+                self.p_,
+                self.gamma_,
+                self.scale_,
+                self.zv_,
+                self.sv_,
+                chunk.indptr,
+                chunk.indices,
+                chunk.data,
+                chunk.y,
+                A,
+                r,
+                resume,
+                fd,
+                centering,
+                float(self.eta),
+                float(self.lam),
+                int(self._rebase_every),
+            )
             if event == _DONE:
                 break
             if event == _SHRINK:
@@ -636,9 +759,17 @@ class OPAUC(BaseStreamingAUC):
         tau = summary.sketch_size
         if hasattr(summary, "fd_arrays"):
             return (np.zeros(tau), *summary.fd_arrays())
-        return (summary.asum_, np.zeros(1, dtype=np.int64), np.zeros(1),
-                np.zeros(1, dtype=np.bool_), np.zeros(1, dtype=np.int64),
-                np.zeros(1, dtype=np.int64), np.zeros(tau), np.zeros(1), np.zeros(tau))
+        return (
+            summary.asum_,
+            np.zeros(1, dtype=np.int64),
+            np.zeros(1),
+            np.zeros(1, dtype=np.bool_),
+            np.zeros(1, dtype=np.int64),
+            np.zeros(1, dtype=np.int64),
+            np.zeros(tau),
+            np.zeros(1),
+            np.zeros(tau),
+        )
 
     def _fd_shrink(self, c: int) -> None:
         """Shrink class c's frequent-directions sketch (Alg. 2) and keep w fixed."""

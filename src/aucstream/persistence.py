@@ -66,14 +66,24 @@ def _encode(value: Any, path: str, arrays: dict[str, np.ndarray], allowed: dict)
         return {"kind": "array"}
     if isinstance(value, np.random.Generator):
         bitgen = value.bit_generator
-        return {"kind": "rng", "bit_generator": type(bitgen).__name__,
-                "state": _plain(bitgen.state)}
+        return {
+            "kind": "rng",
+            "bit_generator": type(bitgen).__name__,
+            "state": _plain(bitgen.state),
+        }
     if isinstance(value, (list, tuple)):
-        return {"kind": "list", "items": [
-            _encode(v, f"{path}/{i}", arrays, allowed) for i, v in enumerate(value)]}
+        return {
+            "kind": "list",
+            "items": [_encode(v, f"{path}/{i}", arrays, allowed) for i, v in enumerate(value)],
+        }
     if type(value).__name__ in allowed and allowed[type(value).__name__] is type(value):
-        return {"kind": "object", "class": type(value).__name__, "attrs": {
-            k: _encode(v, f"{path}/{k}", arrays, allowed) for k, v in vars(value).items()}}
+        return {
+            "kind": "object",
+            "class": type(value).__name__,
+            "attrs": {
+                k: _encode(v, f"{path}/{k}", arrays, allowed) for k, v in vars(value).items()
+            },
+        }
     return {"kind": "scalar", "value": _plain(value)}
 
 

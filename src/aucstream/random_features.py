@@ -110,8 +110,15 @@ class RandomFourierFeatures(TransformerMixin, BaseEstimator):
     True
     """
 
-    def __init__(self, n_components: int = 50_000, sigma=1.0, append: bool = True,
-                 dtype=np.float32, block_size: int = 2048, random_state=0):
+    def __init__(
+        self,
+        n_components: int = 50_000,
+        sigma=1.0,
+        append: bool = True,
+        dtype=np.float32,
+        block_size: int = 2048,
+        random_state=0,
+    ):
         self.n_components = n_components
         self.sigma = sigma
         self.append = append
@@ -121,8 +128,7 @@ class RandomFourierFeatures(TransformerMixin, BaseEstimator):
 
     def fit(self, X, y=None):
         """Fix the width and the seed (the features themselves are never stored)."""
-        X = validate_data(self, X, accept_sparse="csr", dtype=[np.float64, np.float32],
-                          reset=True)
+        X = validate_data(self, X, accept_sparse="csr", dtype=[np.float64, np.float32], reset=True)
         for name in ("n_components", "block_size"):
             value = getattr(self, name)
             if not (isinstance(value, (int, np.integer)) and value >= 1):
@@ -162,8 +168,7 @@ class RandomFourierFeatures(TransformerMixin, BaseEstimator):
         ``n x (d + D)`` entries.
         """
         check_is_fitted(self, "seed_")
-        X = validate_data(self, X, accept_sparse="csr", dtype=[np.float64, np.float32],
-                          reset=False)
+        X = validate_data(self, X, accept_sparse="csr", dtype=[np.float64, np.float32], reset=False)
         n, d = X.shape
         D = int(self.n_components)
         offset = d if self.append else 0
@@ -252,8 +257,9 @@ class ChunkedPipeline(ClassifierMixin, BaseEstimator):
         self.classes_ = np.unique(y)
         for lo in self._chunks(X.shape[0]):
             rows = slice(lo, lo + int(self.chunk_size))
-            self.estimator_.partial_fit(self.transformer_.transform(X[rows]), y[rows],
-                                        classes=self.classes_)
+            self.estimator_.partial_fit(
+                self.transformer_.transform(X[rows]), y[rows], classes=self.classes_
+            )
         return self
 
     def partial_fit(self, X, y, classes=None):
@@ -265,15 +271,20 @@ class ChunkedPipeline(ClassifierMixin, BaseEstimator):
             self.classes_ = np.unique(y) if classes is None else np.unique(classes)
         for lo in self._chunks(X.shape[0]):
             rows = slice(lo, lo + int(self.chunk_size))
-            self.estimator_.partial_fit(self.transformer_.transform(X[rows]), y[rows],
-                                        classes=self.classes_)
+            self.estimator_.partial_fit(
+                self.transformer_.transform(X[rows]), y[rows], classes=self.classes_
+            )
         return self
 
     def decision_function(self, X) -> np.ndarray:
         """Scores of the rows of ``X``, computed chunk by chunk."""
         check_is_fitted(self, "estimator_")
-        parts = [self.estimator_.decision_function(self.transformer_.transform(
-            X[lo : lo + int(self.chunk_size)])) for lo in self._chunks(X.shape[0])]
+        parts = [
+            self.estimator_.decision_function(
+                self.transformer_.transform(X[lo : lo + int(self.chunk_size)])
+            )
+            for lo in self._chunks(X.shape[0])
+        ]
         return np.concatenate(parts) if parts else np.zeros(0)
 
     def predict(self, X) -> np.ndarray:

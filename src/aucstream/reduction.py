@@ -169,8 +169,9 @@ class ReduceDimension(TransformerMixin, BaseEstimator):
 
     def fit(self, X, y=None):
         """Fit the reduction on ``X``; returns self."""
-        X = validate_data(self, X, accept_sparse=("csr", "csc"), dtype=[np.float64, np.float32],
-                          reset=True)
+        X = validate_data(
+            self, X, accept_sparse=("csr", "csc"), dtype=[np.float64, np.float32], reset=True
+        )
         if self.method not in self._METHODS:
             raise ValueError(f"method must be one of {self._METHODS}, got {self.method!r}")
         if not (isinstance(self.n_components, (int, np.integer)) and self.n_components >= 1):
@@ -197,8 +198,9 @@ class ReduceDimension(TransformerMixin, BaseEstimator):
     def transform(self, X):
         """The reduced rows (dense, except a subset of sparse input)."""
         check_is_fitted(self, "reducer_")
-        X = validate_data(self, X, accept_sparse=("csr", "csc"), dtype=[np.float64, np.float32],
-                          reset=False)
+        X = validate_data(
+            self, X, accept_sparse=("csr", "csc"), dtype=[np.float64, np.float32], reset=False
+        )
         return X if self.reducer_ is None else self.reducer_.transform(X)
 
     def __sklearn_tags__(self):
@@ -209,8 +211,12 @@ class ReduceDimension(TransformerMixin, BaseEstimator):
 
 def _pipeline(method: str, k: int, random_state, opauc_params: dict) -> Pipeline:
     opauc_params.setdefault("random_state", random_state)
-    return Pipeline([("reduce", ReduceDimension(method, k, random_state=random_state)),
-                     ("opauc", OPAUC(**opauc_params))])
+    return Pipeline(
+        [
+            ("reduce", ReduceDimension(method, k, random_state=random_state)),
+            ("opauc", OPAUC(**opauc_params)),
+        ]
+    )
 
 
 def make_opauc_f(k: int = 1000, random_state=None, **opauc_params) -> Pipeline:
@@ -233,8 +239,9 @@ def make_opauc_f(k: int = 1000, random_state=None, **opauc_params) -> Pipeline:
     return _pipeline("subset", k, random_state, dict(opauc_params))
 
 
-def make_opauc_rp(k: int = 1000, projection: str = "gaussian", random_state=None,
-                  **opauc_params) -> Pipeline:
+def make_opauc_rp(
+    k: int = 1000, projection: str = "gaussian", random_state=None, **opauc_params
+) -> Pipeline:
     """OPAUC^rp: a random projection to k dimensions, then exact OPAUC (G13 Remark, §6.2).
 
     Parameters

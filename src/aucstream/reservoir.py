@@ -58,8 +58,7 @@ def reservoir_offer(items, sq_norms, counts, capacity, idx, val, u):
 def _offer_rows(items, sq_norms, counts, capacity, indptr, indices, data, uniforms):
     for r in range(indptr.shape[0] - 1):
         lo, hi = indptr[r], indptr[r + 1]
-        reservoir_offer(items, sq_norms, counts, capacity, indices[lo:hi], data[lo:hi],
-                        uniforms[r])
+        reservoir_offer(items, sq_norms, counts, capacity, indices[lo:hi], data[lo:hi], uniforms[r])
 
 
 class Reservoir:
@@ -142,6 +141,14 @@ class Reservoir:
             raise ValueError(f"Reservoir holds {self.n_features} features, got {d}")
         n = indptr.shape[0] - 1
         self.reserve(n)
-        _offer_rows(self.items_, self.sq_norms_, self.counts_, self.capacity_code,
-                    indptr, indices, data, rng.random(n))
+        _offer_rows(
+            self.items_,
+            self.sq_norms_,
+            self.counts_,
+            self.capacity_code,
+            indptr,
+            indices,
+            data,
+            rng.random(n),
+        )
         return self

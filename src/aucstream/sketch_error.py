@@ -69,8 +69,12 @@ __all__ = [
 ]
 
 KINDS = ("fd", "randomized", "hash", "sparse")
-LABELS = {"fd": "frequent directions", "randomized": "randomized (OPAUC_r)",
-          "hash": "hashing", "sparse": "sparse (OPAUC_s)"}
+LABELS = {
+    "fd": "frequent directions",
+    "randomized": "randomized (OPAUC_r)",
+    "hash": "hashing",
+    "sparse": "sparse (OPAUC_s)",
+}
 
 
 def _as_csr(A) -> sp.csr_matrix:
@@ -88,8 +92,11 @@ def gram_frobenius_sq(A, block: int = 512) -> float:
     total = 0.0
     for lo in range(0, A.shape[0], block):
         part = A[lo : lo + block] @ At
-        total += float(np.sum(np.square(part.data))) if sp.issparse(part) else float(
-            np.sum(np.square(part)))
+        total += (
+            float(np.sum(np.square(part.data)))
+            if sp.issparse(part)
+            else float(np.sum(np.square(part)))
+        )
     return total
 
 
@@ -151,8 +158,9 @@ def sketch_error(A, summary, gram_sq: float | None = None) -> tuple[float, float
         own = float(np.sum(np.square(Z.T @ Z)))
     elif hasattr(summary, "keys_"):
         indptr, indices, data, _ = csr_arrays(A)
-        cross = _rows_quadratic(summary.keys_, summary.values_, summary.index_, indptr,
-                                indices, data)
+        cross = _rows_quadratic(
+            summary.keys_, summary.values_, summary.index_, indptr, indices, data
+        )
         own = _sparse_frobenius_sq(summary.keys_, summary.values_, summary.nnz)
     elif hasattr(summary, "scatter_"):
         P = summary.scatter_
@@ -232,9 +240,15 @@ class SketchErrorCurve:
         return "\n".join(lines)
 
 
-def sketch_error_curve(A, kinds=KINDS, sketch_sizes=(10, 20, 50, 100, 200), n_repeats: int = 1,
-                       random_state=0, prune_slack: float = 0.1,
-                       name: str = "") -> SketchErrorCurve:
+def sketch_error_curve(
+    A,
+    kinds=KINDS,
+    sketch_sizes=(10, 20, 50, 100, 200),
+    n_repeats: int = 1,
+    random_state=0,
+    prune_slack: float = 0.1,
+    name: str = "",
+) -> SketchErrorCurve:
     """Build each summary of A (one pass, in row order) for each tau; measure its error.
 
     Parameters
@@ -272,15 +286,21 @@ def sketch_error_curve(A, kinds=KINDS, sketch_sizes=(10, 20, 50, 100, 200), n_re
             expected[a, b] = expected_error(A, kind, int(tau), gram_sq)
             for r in range(n_repeats if random else 1):
                 start = time.perf_counter()
-                summary = make_covariance(kind, d, int(tau), prune_slack=prune_slack,
-                                          centering="g16")
+                summary = make_covariance(
+                    kind, d, int(tau), prune_slack=prune_slack, centering="g16"
+                )
                 if random:
                     summary.update(A, np.random.default_rng([random_state, int(tau), r]))
                 else:
                     summary.update(A)
                 if kind == "sparse":
-                    sparse_prune(summary.keys_, summary.values_, summary.index_, summary.info_,
-                                 summary.budget)
+                    sparse_prune(
+                        summary.keys_,
+                        summary.values_,
+                        summary.index_,
+                        summary.info_,
+                        summary.budget,
+                    )
                 seconds[a, b] += time.perf_counter() - start
                 absolute[a, b, r], relative[a, b, r] = sketch_error(A, summary, gram_sq)
             if not random:
@@ -288,8 +308,18 @@ def sketch_error_curve(A, kinds=KINDS, sketch_sizes=(10, 20, 50, 100, 200), n_re
                 relative[a, b, :] = relative[a, b, 0]
             else:
                 seconds[a, b] /= n_repeats
-    return SketchErrorCurve(tuple(kinds), sizes, absolute, relative, expected, seconds,
-                            float(np.sqrt(gram_sq)), n, d, name)
+    return SketchErrorCurve(
+        tuple(kinds),
+        sizes,
+        absolute,
+        relative,
+        expected,
+        seconds,
+        float(np.sqrt(gram_sq)),
+        n,
+        d,
+        name,
+    )
 
 
 def class_error_curves(X, y, **kwargs) -> dict:
@@ -303,9 +333,10 @@ def class_error_curves(X, y, **kwargs) -> dict:
     X = _as_csr(X)
     y = np.asarray(y)
     name = kwargs.pop("name", "")
-    return {label: sketch_error_curve(X[y == label], name=f"{name} class {label}".strip(),
-                                      **kwargs)
-            for label in np.unique(y)}
+    return {
+        label: sketch_error_curve(X[y == label], name=f"{name} class {label}".strip(), **kwargs)
+        for label in np.unique(y)
+    }
 
 
 def plot_sketch_error(curves, relative: bool = True, path=None, title: str | None = None):
@@ -341,14 +372,23 @@ def plot_sketch_error(curves, relative: bool = True, path=None, title: str | Non
         values = curve.relative if relative else curve.absolute
         for a, kind in enumerate(curve.kinds):
             mean = values[a].mean(axis=1)
-            line, = ax.plot(curve.sketch_sizes, mean, marker="o", label=LABELS.get(kind, kind))
+            (line,) = ax.plot(curve.sketch_sizes, mean, marker="o", label=LABELS.get(kind, kind))
             if values.shape[2] > 1:
-                ax.fill_between(curve.sketch_sizes, values[a].min(axis=1), values[a].max(axis=1),
-                                color=line.get_color(), alpha=0.2)
+                ax.fill_between(
+                    curve.sketch_sizes,
+                    values[a].min(axis=1),
+                    values[a].max(axis=1),
+                    color=line.get_color(),
+                    alpha=0.2,
+                )
             if np.isfinite(curve.expected[a]).all():
                 scale = curve.gram_norm if relative else 1.0
-                ax.plot(curve.sketch_sizes, curve.expected[a] / scale, linestyle=":",
-                        color=line.get_color())
+                ax.plot(
+                    curve.sketch_sizes,
+                    curve.expected[a] / scale,
+                    linestyle=":",
+                    color=line.get_color(),
+                )
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xticks(curve.sketch_sizes, [str(t) for t in curve.sketch_sizes])

@@ -140,8 +140,9 @@ def _flush(u, base, corr, scal):
 
 
 @nb.njit(cache=True)
-def _solam_chunk(u, base, corr, scal, counts, indptr, indices, data, ys, R, zeta, kappa,
-                 use_l1, pre, work):
+def _solam_chunk(
+    u, base, corr, scal, counts, indptr, indices, data, ys, R, zeta, kappa, use_l1, pre, work
+):
     rk = R * kappa
     ak = 2.0 * R * kappa
     d = u.shape[0]
@@ -225,8 +226,9 @@ def _solam_chunk(u, base, corr, scal, counts, indptr, indices, data, ys, R, zeta
             _flush(u, base, corr, scal)
 
 
-def saddle_objective(w: ArrayLike, a: float, b: float, alpha: float, x: ArrayLike, y: float,
-                     p: float) -> float:
+def saddle_objective(
+    w: ArrayLike, a: float, b: float, alpha: float, x: ArrayLike, y: float, p: float
+) -> float:
     """F(v, alpha; z) of SPEC §10 (L18 §3.1) for one example.
 
     Parameters
@@ -249,12 +251,17 @@ def saddle_objective(w: ArrayLike, a: float, b: float, alpha: float, x: ArrayLik
     """
     s = float(np.dot(w, x))
     pos, neg = float(y > 0), float(y <= 0)
-    return ((1 - p) * (s - a) ** 2 * pos + p * (s - b) ** 2 * neg
-            + 2 * (1 + alpha) * (p * s * neg - (1 - p) * s * pos) - p * (1 - p) * alpha**2)
+    return (
+        (1 - p) * (s - a) ** 2 * pos
+        + p * (s - b) ** 2 * neg
+        + 2 * (1 + alpha) * (p * s * neg - (1 - p) * s * pos)
+        - p * (1 - p) * alpha**2
+    )
 
 
-def saddle_gradient(w: ArrayLike, a: float, b: float, alpha: float, x: ArrayLike, y: float,
-                    p: float) -> tuple[np.ndarray, float, float, float]:
+def saddle_gradient(
+    w: ArrayLike, a: float, b: float, alpha: float, x: ArrayLike, y: float, p: float
+) -> tuple[np.ndarray, float, float, float]:
     """Gradient of :func:`saddle_objective` in (w, a, b, alpha), as the kernels use it.
 
     Parameters
@@ -268,8 +275,9 @@ def saddle_gradient(w: ArrayLike, a: float, b: float, alpha: float, x: ArrayLike
     grad_a, grad_b, grad_alpha : float
     """
     x = np.asarray(x, dtype=np.float64)
-    g, g_a, g_b, g_alpha = saddle_grad_scalars(float(np.dot(w, x)), float(y), float(p),
-                                               float(a), float(b), float(alpha))
+    g, g_a, g_b, g_alpha = saddle_grad_scalars(
+        float(np.dot(w, x)), float(y), float(p), float(a), float(b), float(alpha)
+    )
     return g * x, g_a, g_b, g_alpha
 
 
@@ -332,9 +340,16 @@ class SOLAM(BaseStreamingAUC):
         "zeta": [2.0**k for k in range(-10, 11)],
     }
 
-    def __init__(self, R: float = 1.0, zeta: float = 1.0, kappa: float = 1.0,
-                 constraint: str = "l2", average: str = "pre", shuffle: bool = False,
-                 random_state=None):
+    def __init__(
+        self,
+        R: float = 1.0,
+        zeta: float = 1.0,
+        kappa: float = 1.0,
+        constraint: str = "l2",
+        average: str = "pre",
+        shuffle: bool = False,
+        random_state=None,
+    ):
         self.R = R
         self.zeta = zeta
         self.kappa = kappa
@@ -346,8 +361,9 @@ class SOLAM(BaseStreamingAUC):
     def _init_state(self, n_features: int) -> None:
         for name in ("R", "zeta", "kappa"):
             value = getattr(self, name)
-            if not (isinstance(value, (int, float, np.number)) and value > 0
-                    and np.isfinite(value)):
+            if not (
+                isinstance(value, (int, float, np.number)) and value > 0 and np.isfinite(value)
+            ):
                 raise ValueError(f"{name} must be a positive finite number, got {value!r}")
         if self.constraint not in ("l2", "l1"):
             raise ValueError(f"constraint must be 'l2' or 'l1', got {self.constraint!r}")
@@ -362,10 +378,23 @@ class SOLAM(BaseStreamingAUC):
 
     def _update(self, chunk: Chunk) -> None:
         work = np.empty(3 * self.u_.shape[0] if self.constraint == "l1" else 0)
-        _solam_chunk(self.u_, self.avg_base_, self.avg_corr_, self.scalars_, self.counts_,
-                     chunk.indptr, chunk.indices, chunk.data, chunk.y, float(self.R),
-                     float(self.zeta), float(self.kappa), self.constraint == "l1",
-                     self.average == "pre", work)
+        _solam_chunk(
+            self.u_,
+            self.avg_base_,
+            self.avg_corr_,
+            self.scalars_,
+            self.counts_,
+            chunk.indptr,
+            chunk.indices,
+            chunk.data,
+            chunk.y,
+            float(self.R),
+            float(self.zeta),
+            float(self.kappa),
+            self.constraint == "l1",
+            self.average == "pre",
+            work,
+        )
 
     def _coef(self) -> np.ndarray:
         s = self.scalars_
@@ -401,8 +430,15 @@ class SOLAML1(SOLAM):
     #: Not a parameter: SOLAML1 always uses the l1 ball.
     constraint = "l1"
 
-    def __init__(self, R: float = 1.0, zeta: float = 1.0, kappa: float = 1.0,
-                 average: str = "pre", shuffle: bool = False, random_state=None):
+    def __init__(
+        self,
+        R: float = 1.0,
+        zeta: float = 1.0,
+        kappa: float = 1.0,
+        average: str = "pre",
+        shuffle: bool = False,
+        random_state=None,
+    ):
         self.R = R
         self.zeta = zeta
         self.kappa = kappa

@@ -86,8 +86,9 @@ def _loss_value(code, z):
 
 
 @nb.njit(cache=True)
-def _univariate_chunk(v, scale, b, counts, indptr, indices, data, ys, loss, eta, lam,
-                      fit_intercept, weights, prior):
+def _univariate_chunk(
+    v, scale, b, counts, indptr, indices, data, ys, loss, eta, lam, fit_intercept, weights, prior
+):
     shrink = 1.0 - eta * lam
     for r in range(indptr.shape[0] - 1):
         lo, hi = indptr[r], indptr[r + 1]
@@ -207,9 +208,16 @@ class UnivariateOnline(BaseStreamingAUC):
 
     param_grid = {"eta": [2.0**k for k in range(-12, 11)]}
 
-    def __init__(self, loss: str = "log", eta: float = 2**-6, fit_intercept: bool = True,
-                 weights: str = "running", lam: float = 0.0, shuffle: bool = False,
-                 random_state=None):
+    def __init__(
+        self,
+        loss: str = "log",
+        eta: float = 2**-6,
+        fit_intercept: bool = True,
+        weights: str = "running",
+        lam: float = 0.0,
+        shuffle: bool = False,
+        random_state=None,
+    ):
         self.loss = loss
         self.eta = eta
         self.fit_intercept = fit_intercept
@@ -218,8 +226,9 @@ class UnivariateOnline(BaseStreamingAUC):
         self.shuffle = shuffle
         self.random_state = random_state
 
-    def partial_fit(self, X: ArrayLike, y: ArrayLike,
-                    classes: ArrayLike | None = None) -> UnivariateOnline:
+    def partial_fit(
+        self, X: ArrayLike, y: ArrayLike, classes: ArrayLike | None = None
+    ) -> UnivariateOnline:
         """Continue the stream with one chunk (not with ``weights="prior"``).
 
         Parameters
@@ -247,14 +256,16 @@ class UnivariateOnline(BaseStreamingAUC):
         if self.loss not in _LOSSES:
             raise ValueError(f"loss must be 'exp', 'log' or 'squ', got {self.loss!r}")
         if self.weights not in _WEIGHTS:
-            raise ValueError(
-                f"weights must be 'running', 'prior' or 'none', got {self.weights!r}"
-            )
-        if not (isinstance(self.eta, (int, float, np.number)) and self.eta > 0
-                and np.isfinite(self.eta)):
+            raise ValueError(f"weights must be 'running', 'prior' or 'none', got {self.weights!r}")
+        if not (
+            isinstance(self.eta, (int, float, np.number)) and self.eta > 0 and np.isfinite(self.eta)
+        ):
             raise ValueError(f"eta must be a positive finite number, got {self.eta!r}")
-        if not (isinstance(self.lam, (int, float, np.number)) and self.lam >= 0
-                and np.isfinite(self.lam)):
+        if not (
+            isinstance(self.lam, (int, float, np.number))
+            and self.lam >= 0
+            and np.isfinite(self.lam)
+        ):
             raise ValueError(f"lam must be a non-negative finite number, got {self.lam!r}")
         if self.eta * self.lam >= 1.0:
             raise ValueError(
@@ -274,10 +285,22 @@ class UnivariateOnline(BaseStreamingAUC):
             self.prior_weights_ = np.array([y_pm.size / (2.0 * n_neg), y_pm.size / (2.0 * n_pos)])
 
     def _update(self, chunk: Chunk) -> None:
-        _univariate_chunk(self.v_, self.scale_, self.b_, self.class_counts_, chunk.indptr,
-                          chunk.indices, chunk.data, chunk.y, _LOSSES[self.loss],
-                          float(self.eta), float(self.lam), bool(self.fit_intercept),
-                          _WEIGHTS[self.weights], self.prior_weights_)
+        _univariate_chunk(
+            self.v_,
+            self.scale_,
+            self.b_,
+            self.class_counts_,
+            chunk.indptr,
+            chunk.indices,
+            chunk.data,
+            chunk.y,
+            _LOSSES[self.loss],
+            float(self.eta),
+            float(self.lam),
+            bool(self.fit_intercept),
+            _WEIGHTS[self.weights],
+            self.prior_weights_,
+        )
 
     def _coef(self) -> np.ndarray:
         return self.scale_[0] * self.v_

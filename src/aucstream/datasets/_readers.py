@@ -161,15 +161,11 @@ def _svmlight_slow(
             try:
                 idx = int(idx_s)
             except ValueError:
-                raise ValueError(
-                    f"{where}: cannot parse feature index in token {tok!r}"
-                ) from None
+                raise ValueError(f"{where}: cannot parse feature index in token {tok!r}") from None
             try:
                 val = float(val_s)
             except ValueError:
-                raise ValueError(
-                    f"{where}: cannot parse feature value in token {tok!r}"
-                ) from None
+                raise ValueError(f"{where}: cannot parse feature value in token {tok!r}") from None
             if not math.isfinite(val):
                 raise ValueError(f"{where}: non-finite feature value in token {tok!r}")
             if idx < 0:
@@ -420,9 +416,7 @@ def _iter_svmlight(path, chunk_size, n_features, dtype, zero_based, dense):
         zero_based = False
     offset = 0 if zero_based else 1
     for y, data, idx, indptr in _svmlight_raw_chunks(path, chunk_size, offset, n_features):
-        X = sp.csr_matrix(
-            (data.astype(dtype, copy=False), idx, indptr), shape=(y.size, n_features)
-        )
+        X = sp.csr_matrix((data.astype(dtype, copy=False), idx, indptr), shape=(y.size, n_features))
         X.has_sorted_indices = True
         yield (X.toarray() if dense else X), y
 

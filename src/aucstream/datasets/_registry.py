@@ -168,193 +168,300 @@ def _adult_or_web(name, template, n_features, train, test):
 _TABLE: tuple[DatasetInfo, ...] = (
     _libsvm(
         "diabetes",
-        _f("diabetes_scale.xz", 768,
-           "cc3afb713fa1234dcd7c52fc2f8209a56abaf15e7f545472375ce424446cd7a2"),
-        (), 8, 2, 1.0,
+        _f(
+            "diabetes_scale.xz",
+            768,
+            "cc3afb713fa1234dcd7c52fc2f8209a56abaf15e7f545472375ce424446cd7a2",
+        ),
+        (),
+        8,
+        2,
+        1.0,
         "LIBSVM diabetes_scale: Pima Indians diabetes, 768 rows, 8 features scaled to "
         "[-1, 1]. Labels -1/+1, positive = +1 (500 rows).",
         embedded=True,
     ),
     _libsvm(
         "fourclass",
-        _f("fourclass_scale.xz", 862,
-           "1b5c4404b2549f6933848fac1ecd6a0c25247d3ffe1c64cbe3ab8cdef3591458"),
-        (), 2, 2, 1.0,
+        _f(
+            "fourclass_scale.xz",
+            862,
+            "1b5c4404b2549f6933848fac1ecd6a0c25247d3ffe1c64cbe3ab8cdef3591458",
+        ),
+        (),
+        2,
+        2,
+        1.0,
         "LIBSVM fourclass_scale: 862 rows, 2 features scaled to [-1, 1]. Labels -1/+1, "
         "positive = +1 (307 rows).",
         embedded=True,
     ),
     _libsvm(
         "german",
-        _f("german.numer_scale.xz", 1000,
-           "876530c0ae6bc07c6e06af804023cb4fe3faf666332f267f4c259b8d2282f2a1"),
-        (), 24, 2, 1.0,
+        _f(
+            "german.numer_scale.xz",
+            1000,
+            "876530c0ae6bc07c6e06af804023cb4fe3faf666332f267f4c259b8d2282f2a1",
+        ),
+        (),
+        24,
+        2,
+        1.0,
         "LIBSVM german.numer_scale: Statlog German credit, numeric version, 1000 rows, "
         "24 features scaled to [-1, 1]. Labels -1/+1, positive = +1 (300 rows).",
         embedded=True,
     ),
     _libsvm(
         "splice",
-        _f("splice_scale.xz", 1000,
-           "d34c65de993a025fe1d2062aacc62baabe2daccc79af6ef04aca10cec491b998"),
-        (), 60, 2, 1.0,
+        _f(
+            "splice_scale.xz",
+            1000,
+            "d34c65de993a025fe1d2062aacc62baabe2daccc79af6ef04aca10cec491b998",
+        ),
+        (),
+        60,
+        2,
+        1.0,
         "LIBSVM splice_scale, training part only (the 2175-row splice.t is not "
         "available): 1000 rows, 60 features scaled to [-1, 1]. Labels -1/+1, "
         "positive = +1 (517 rows).",
         embedded=True,
     ),
     DatasetInfo(
-        "usps", "csv",
-        _f("zip.train.xz", 7291,
-           "ecda33f84f84fe1440d4048bd213fd6b418d3fb2fa8731abe988936d2310ad38"),
-        _f("zip.test.xz", 2007,
-           "12c6b440b21d5f8a20a21baaa02aeeabced4eb806e9db6c235bc87e16a4a3d32"),
-        256, 10, None,
+        "usps",
+        "csv",
+        _f(
+            "zip.train.xz", 7291, "ecda33f84f84fe1440d4048bd213fd6b418d3fb2fa8731abe988936d2310ad38"
+        ),
+        _f("zip.test.xz", 2007, "12c6b440b21d5f8a20a21baaa02aeeabced4eb806e9db6c235bc87e16a4a3d32"),
+        256,
+        10,
+        None,
         "USPS handwritten digits as published with The Elements of Statistical Learning "
         "(zip.train / zip.test): 7291 + 2007 images of 16x16 grey values in [-1, 1], "
         "dense. Labels are the digits 0-9 (LIBSVM's usps numbers them 1-10).",
-        delimiter=None, label_column=0, header=False,
+        delimiter=None,
+        label_column=0,
+        header=False,
     ),
     _libsvm(
         "letter",
-        _f("letter.scale.xz", 15000,
-           "0443cd24a613b3dc10c50610d4a9f633ac4aa8dd09c051c2dc2ecdebafe84cab"),
-        _f("letter.scale.t.xz", 5000,
-           "7140ce67059a2293b9c193af82f363673099c3d18c580bf9597314d6fced8d99"),
-        16, 26, None,
+        _f(
+            "letter.scale.xz",
+            15000,
+            "0443cd24a613b3dc10c50610d4a9f633ac4aa8dd09c051c2dc2ecdebafe84cab",
+        ),
+        _f(
+            "letter.scale.t.xz",
+            5000,
+            "7140ce67059a2293b9c193af82f363673099c3d18c580bf9597314d6fced8d99",
+        ),
+        16,
+        26,
+        None,
         "LIBSVM letter.scale / letter.scale.t: UCI letter recognition, 15000 + 5000 rows, "
         "16 features scaled to [-1, 1], 26 classes 1-26 (A-Z).",
     ),
     DatasetInfo(
-        "magic04", "csv",
-        _f("magic04.data.xz", 19020,
-           "d76977dd5861134478bcc9c4223b89d51d23ff987cf0f12132657b8fea07ca2c"),
-        (), 10, 2, "g",
+        "magic04",
+        "csv",
+        _f(
+            "magic04.data.xz",
+            19020,
+            "d76977dd5861134478bcc9c4223b89d51d23ff987cf0f12132657b8fea07ca2c",
+        ),
+        (),
+        10,
+        2,
+        "g",
         "UCI MAGIC gamma telescope (magic04.data): 19020 rows, 10 real features "
         "(unscaled), dense. Labels 'g' (gamma, signal, 12332 rows) and 'h' (hadron); "
         "positive = 'g'.",
-        delimiter=",", label_column=-1, header=False,
+        delimiter=",",
+        label_column=-1,
+        header=False,
     ),
     _libsvm(
         "a9a",
         _f("a9a.xz", 32561, "cea7c541c650d123ac692cb8e2244d1c2e82f67c75cbfeccdb25a4b6fc88ef72"),
-        _f("a9a.t.xz", 16281,
-           "11dcdf09d2c3502c1e972986b8d8022b5adf895311e41e37e06e26ebc1ef45f3"),
-        123, 2, 1.0,
+        _f("a9a.t.xz", 16281, "11dcdf09d2c3502c1e972986b8d8022b5adf895311e41e37e06e26ebc1ef45f3"),
+        123,
+        2,
+        1.0,
         "LIBSVM a9a: UCI Adult (income > 50K), 123 binary features; 32561 train + 16281 "
         "test rows. Labels -1/+1, positive = +1.",
     ),
     _libsvm(
         "w8a",
         _f("w8a.xz", 49749, "07646ff4ecbbc16bbc9d14c926e0fef553be3125b0bcf1119c494734f0a1554b"),
-        _f("w8a.t.xz", 14951,
-           "3f952104f0bd2fd2289ac62f32b8aece73eefa9b5c62b6fc651e21448291fb9d"),
-        300, 2, 1.0,
+        _f("w8a.t.xz", 14951, "3f952104f0bd2fd2289ac62f32b8aece73eefa9b5c62b6fc651e21448291fb9d"),
+        300,
+        2,
+        1.0,
         "LIBSVM w8a: web page classification (Platt), 300 binary features; 49749 train + "
         "14951 test rows, about 3% positive. Labels -1/+1, positive = +1.",
     ),
     _libsvm(
         "ijcnn1",
-        _f("ijcnn1.xz", 49990,
-           "5408441148980a04dd8e3c41a7cef1b33d31efc2a41175fdcf1b66ad167ea5a3"),
-        _f("ijcnn1.t.xz", 91701,
-           "bec1482a234c07ece9d196815eb0815e945e341c5dfc3eda050c0689df59003b"),
-        22, 2, 1.0,
+        _f("ijcnn1.xz", 49990, "5408441148980a04dd8e3c41a7cef1b33d31efc2a41175fdcf1b66ad167ea5a3"),
+        _f(
+            "ijcnn1.t.xz", 91701, "bec1482a234c07ece9d196815eb0815e945e341c5dfc3eda050c0689df59003b"
+        ),
+        22,
+        2,
+        1.0,
         "LIBSVM ijcnn1 (IJCNN 2001 challenge): 22 features; 49990 train (ijcnn1.tr "
         "followed by ijcnn1.val) + 91701 test rows. Labels -1/+1, positive = +1.",
     ),
     _adult_or_web(
-        "a1a", _ADULT, 123,
+        "a1a",
+        _ADULT,
+        123,
         _f("a1a.xz", 1605, "8705b1d4611f239458522fd4bf9bdaa539b3dc0413ba575b88a08dc17e8f9656"),
         _f("a1a.t.xz", 30956, "55ce84b257bda80f4e1989b0f272d6eff92b22a6e8dc4440bdb01a1545bc2755"),
     ),
     _adult_or_web(
-        "a2a", _ADULT, 123,
+        "a2a",
+        _ADULT,
+        123,
         _f("a2a.xz", 2265, "abcf3f098b703bcf46e2304a5fdfdcdcb79d89a732831d9acaccda99b3bb178f"),
         _f("a2a.t.xz", 30296, "4a1e26274322b807a75385928b2223afeb5231e300f6185ed5b7616296658e0d"),
     ),
     _adult_or_web(
-        "a3a", _ADULT, 123,
+        "a3a",
+        _ADULT,
+        123,
         _f("a3a.xz", 3185, "9fc389a845500049c6bfa38930335159d71d171be41d85d8836657343863a47a"),
         _f("a3a.t.xz", 29376, "89f7426b492354900a7c233d6421a550a9cb64cb855f4a726b61cc2649c6bb7d"),
     ),
     _adult_or_web(
-        "a7a", _ADULT, 123,
+        "a7a",
+        _ADULT,
+        123,
         _f("a7a.xz", 16100, "d95f14d14970c020e881cc3563af35dcf7c6e4a16f51930ae8da9aea33f8122b"),
         _f("a7a.t.xz", 16461, "7139454eb81fde8f5649ee68c34c2b149670ba9091291daeb71885d03dca7e68"),
     ),
     _adult_or_web(
-        "a8a", _ADULT, 123,
+        "a8a",
+        _ADULT,
+        123,
         _f("a8a.xz", 22696, "752bb54dec164cc693e4085215a2e4c73fbc372ba5fa640bf9fdd625b7ec2301"),
         _f("a8a.t.xz", 9865, "95a06059f0aef7c49a47cc60513fc31b683e80255fe4947973a2fd3fc24f01a9"),
     ),
     _adult_or_web(
-        "w1a", _WEB, 300,
+        "w1a",
+        _WEB,
+        300,
         _f("w1a.xz", 2477, "77de7479476cc2c61e8ff839558bbfea934816080b00dfa1b6996edfdf2a9254"),
         _f("w1a.t.xz", 47272, "2589a8ea89879150bb409a81ef613bf8fb9c7684ada3cb49d402999effb5f8b7"),
     ),
     _adult_or_web(
-        "w7a", _WEB, 300,
+        "w7a",
+        _WEB,
+        300,
         _f("w7a.xz", 24692, "01a2dc1fb01e2bbbd68d5e6ee4f43d1d0d078c95edf61d1c7a4afa625ea7d290"),
         _f("w7a.t.xz", 25057, "de620c33dac18302ab0b52f1cd44d3fba592d2bb009f86c5c864bf03ba80224e"),
     ),
     _libsvm(
         "phishing",
-        _f("phishing.xz", 11055,
-           "e3bb6ad0f1c57f2f005e432691524dcba1fde22d134e63c597c1cb1d731cb33e"),
-        (), 68, 2, 1.0,
+        _f(
+            "phishing.xz", 11055, "e3bb6ad0f1c57f2f005e432691524dcba1fde22d134e63c597c1cb1d731cb33e"
+        ),
+        (),
+        68,
+        2,
+        1.0,
         "LIBSVM phishing: 11055 rows, 68 binary features, each row scaled to unit "
         "length. Labels 0/1, positive = 1 (6157 rows).",
     ),
     DatasetInfo(
-        "connect4", "csv",
-        _f("connect_4.tsv.xz", 67557,
-           "374f23461b49abf2b12812b016e0cc9674ae766e926acbb34ccb07b69da35da6"),
-        (), 126, 3, None,
+        "connect4",
+        "csv",
+        _f(
+            "connect_4.tsv.xz",
+            67557,
+            "374f23461b49abf2b12812b016e0cc9674ae766e926acbb34ccb07b69da35da6",
+        ),
+        (),
+        126,
+        3,
+        None,
         "UCI Connect-4 (PMLB connect_4.tsv): 67557 positions of 42 board cells coded "
         "0/1/2, one-hot encoded to 126 binary features (column 3*j + v is 1 when cell j "
         "holds v), sparse. 3 classes 0/1/2 (PMLB coding of the outcome; 2 is the "
         "largest class, 44473 rows, usually read as 'win').",
-        delimiter="\t", label_column="target", header=True, encoding="onehot3",
+        delimiter="\t",
+        label_column="target",
+        header=True,
+        encoding="onehot3",
     ),
     DatasetInfo(
-        "skin_nonskin", "csv",
-        _f("Skin_NonSkin.txt.xz", 245057,
-           "75c43fd430fe4be96ca6535589210d929963259590b8f8e25b7ba9aca76d44a7"),
-        (), 3, 2, 1.0,
+        "skin_nonskin",
+        "csv",
+        _f(
+            "Skin_NonSkin.txt.xz",
+            245057,
+            "75c43fd430fe4be96ca6535589210d929963259590b8f8e25b7ba9aca76d44a7",
+        ),
+        (),
+        3,
+        2,
+        1.0,
         "UCI Skin Segmentation (Skin_NonSkin.txt): 245057 pixels, 3 features B, G, R in "
         "0-255 (unscaled), dense. Labels 1 (skin, 50859 rows) / 2 (non-skin); "
         "positive = 1.",
-        delimiter="\t", label_column=-1, header=False,
+        delimiter="\t",
+        label_column=-1,
+        header=False,
     ),
     _libsvm(
         "sector",
-        _f("sector.scale.xz", 6412,
-           "f91e253074373b6b5df0e8a559b074015f6a0a08701fa79776164e7641d42a7e"),
-        _f("sector.t.scale.xz", 3207,
-           "102f258f81b0d6e8d7b424879988037b1991032b262f5b33ce4945d5c4fca627"),
-        55197, 105, None,
+        _f(
+            "sector.scale.xz",
+            6412,
+            "f91e253074373b6b5df0e8a559b074015f6a0a08701fa79776164e7641d42a7e",
+        ),
+        _f(
+            "sector.t.scale.xz",
+            3207,
+            "102f258f81b0d6e8d7b424879988037b1991032b262f5b33ce4945d5c4fca627",
+        ),
+        55197,
+        105,
+        None,
         "LIBSVM sector.scale / sector.t.scale: industry sector web pages, 6412 + 3207 "
         "rows, 55197 sparse tf-idf features, 105 classes.",
     ),
     _libsvm(
         "news20",
-        _f("news20.t.xz", 3993,
-           "498d19e947a31bd544f733958f5170b130e77be9c3d2ec458fc8053348a4bb9b"),
-        (), 62061, 20, None,
+        _f("news20.t.xz", 3993, "498d19e947a31bd544f733958f5170b130e77be9c3d2ec458fc8053348a4bb9b"),
+        (),
+        62061,
+        20,
+        None,
         "LIBSVM news20.t, the test part of news20 only (the 15935-row train part is not "
         "available): 3993 rows of raw word counts, 62061 features as in LIBSVM's news20 "
         "(the highest index in news20.t is 62060), 20 classes.",
     ),
     DatasetInfo(
-        "mnist", "idx",
+        "mnist",
+        "idx",
         (
-            FileSpec("t10k-images-idx3-ubyte.xz",
-                     "83565bb7769a99fc50e1facf8d134bbc8896afbb05c71f9ca7d4a8c50de0790f", 10000),
-            FileSpec("t10k-labels-idx1-ubyte.xz",
-                     "f2edae9ce0307abae4671a37b70e6e3858696b48b16c3cfdfef97388dc9925d5", 10000),
+            FileSpec(
+                "t10k-images-idx3-ubyte.xz",
+                "83565bb7769a99fc50e1facf8d134bbc8896afbb05c71f9ca7d4a8c50de0790f",
+                10000,
+            ),
+            FileSpec(
+                "t10k-labels-idx1-ubyte.xz",
+                "f2edae9ce0307abae4671a37b70e6e3858696b48b16c3cfdfef97388dc9925d5",
+                10000,
+            ),
         ),
-        (), 784, 10, None,
+        (),
+        784,
+        10,
+        None,
         "MNIST test set only (t10k-images / t10k-labels; the 60000-image training set is "
         "not available): 10000 images of 28x28 pixels, values 0-255 (unscaled; divide by "
         "255 for LIBSVM's mnist.scale), returned as a sparse CSR matrix. Labels 0-9.",
@@ -385,9 +492,7 @@ def _canonical(name: str) -> str:
     if key not in _REGISTRY:
         close = difflib.get_close_matches(key, list(_REGISTRY), n=3)
         hint = f" Did you mean {', '.join(map(repr, close))}?" if close else ""
-        raise ValueError(
-            f"unknown dataset {name!r}.{hint} Known datasets: {', '.join(_REGISTRY)}"
-        )
+        raise ValueError(f"unknown dataset {name!r}.{hint} Known datasets: {', '.join(_REGISTRY)}")
     return key
 
 
@@ -528,7 +633,9 @@ def _read_part(info: DatasetInfo, paths: list[Path]) -> tuple[Any, np.ndarray]:
         return load_svmlight(paths[0], n_features=info.n_features, zero_based=False)
     if info.format == "csv":
         X, y = load_csv(
-            paths[0], label_column=info.label_column, delimiter=info.delimiter,
+            paths[0],
+            label_column=info.label_column,
+            delimiter=info.delimiter,
             header=info.header,
         )
         if info.encoding == "onehot3":

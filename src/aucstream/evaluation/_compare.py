@@ -90,33 +90,49 @@ class Comparison:
 
     def values(self, dataset: str, learner: str, value=None) -> dict[tuple[int, int], float]:
         """Test AUC per (trial, fold) of one cell (of one swept value)."""
-        return {(r["trial"], r["fold"]): r["auc"] for r in self.runs
-                if r["dataset"] == dataset and r["learner"] == learner
-                and r.get("value") == value}
+        return {
+            (r["trial"], r["fold"]): r["auc"]
+            for r in self.runs
+            if r["dataset"] == dataset and r["learner"] == learner and r.get("value") == value
+        }
 
     def summary(self) -> list[dict]:
         """One row per (dataset, learner): mean and std of the test AUC, mean training
         seconds, runs, failures and the t-test outcome against the reference."""
         rows = []
         for meta in self.used_datasets:
-            ref = (self.values(meta.title, self.reference)
-                   if self.reference in {s.title for s in self.learners} else None)
+            ref = (
+                self.values(meta.title, self.reference)
+                if self.reference in {s.title for s in self.learners}
+                else None
+            )
             for spec in self.learners:
-                runs = [r for r in self.runs if r["dataset"] == meta.title
-                        and r["learner"] == spec.title and r.get("value") is None]
+                runs = [
+                    r
+                    for r in self.runs
+                    if r["dataset"] == meta.title
+                    and r["learner"] == spec.title
+                    and r.get("value") is None
+                ]
                 aucs = [r["auc"] for r in runs]
                 mean, std = mean_std(aucs)
                 seconds = [r["train_seconds"] for r in runs]
                 outcome = TIE
                 if ref is not None and spec.title != self.reference:
                     outcome = compare_runs(ref, self.values(meta.title, spec.title))
-                rows.append({
-                    "dataset": meta.title, "learner": spec.title, "mean": mean, "std": std,
-                    "n_runs": int(np.isfinite(aucs).sum()) if aucs else 0,
-                    "n_failed": sum(r["status"] != "ok" for r in runs),
-                    "seconds": mean_std(seconds)[0], "outcome": outcome,
-                    "n_train": int(np.mean([r["n_train"] for r in runs])) if runs else 0,
-                })
+                rows.append(
+                    {
+                        "dataset": meta.title,
+                        "learner": spec.title,
+                        "mean": mean,
+                        "std": std,
+                        "n_runs": int(np.isfinite(aucs).sum()) if aucs else 0,
+                        "n_failed": sum(r["status"] != "ok" for r in runs),
+                        "seconds": mean_std(seconds)[0],
+                        "outcome": outcome,
+                        "n_train": int(np.mean([r["n_train"] for r in runs])) if runs else 0,
+                    }
+                )
         return rows
 
 
@@ -131,8 +147,18 @@ def _as_data(datasets: Iterable) -> list[DataSpec]:
 class _Session:
     """Shared setup of one comparison: cache, workers, progress, accumulated stats."""
 
-    def __init__(self, learners, datasets, protocol, reference, cache_dir, n_jobs, data_home,
-                 progress, on_record=None):
+    def __init__(
+        self,
+        learners,
+        datasets,
+        protocol,
+        reference,
+        cache_dir,
+        n_jobs,
+        data_home,
+        progress,
+        on_record=None,
+    ):
         self.protocol = protocol
         self.cache = RunCache(cache_dir) if cache_dir is not None else None
         self.n_jobs, self.data_home, self.progress = n_jobs, data_home, progress
@@ -142,12 +168,17 @@ class _Session:
         labels = [s.title for s in specs]
         if len(set(labels)) != len(labels):
             raise ValueError(f"learner labels must be distinct, got {labels}")
-        self.result = Comparison(protocol, [s for s in specs if s.available], [],
-                                 reference=reference if reference is not None else
-                                 (labels[0] if labels else None))
+        self.result = Comparison(
+            protocol,
+            [s for s in specs if s.available],
+            [],
+            reference=reference if reference is not None else (labels[0] if labels else None),
+        )
         self.result.skipped_learners = {
             s.title: f"class {s.estimator} is not in aucstream.all_estimators()"
-            for s in specs if not s.available}
+            for s in specs
+            if not s.available
+        }
         for spec in _as_data(datasets):
             reason = data_available(spec, data_home)
             meta = DatasetMeta(spec, skipped=reason)
@@ -159,8 +190,9 @@ class _Session:
         self.result.stats = self.stats
 
     def run(self, jobs: Sequence[Job], label: str) -> list[dict]:
-        records, stats = run_jobs(jobs, self.cache, self.n_jobs, self.data_home, self.progress,
-                                  label, self.on_record)
+        records, stats = run_jobs(
+            jobs, self.cache, self.n_jobs, self.data_home, self.progress, label, self.on_record
+        )
         self.stats += stats
         return records
 
@@ -198,10 +230,18 @@ class _Session:
                 if np.isfinite(score) and score > best_score:
                     best, best_score = params, score
             chosen[cell] = best
-            self.result.tuning.append({
-                "learner": cell[0], "dataset": cell[1], "trial": cell[2], "fold": cell[3],
-                "params": dict(best), "validation_auc": best_score if best else np.nan,
-                "n_candidates": len(by_params), "n_failed": diverged})
+            self.result.tuning.append(
+                {
+                    "learner": cell[0],
+                    "dataset": cell[1],
+                    "trial": cell[2],
+                    "fold": cell[3],
+                    "params": dict(best),
+                    "validation_auc": best_score if best else np.nan,
+                    "n_candidates": len(by_params),
+                    "n_failed": diverged,
+                }
+            )
         return chosen
 
     def params_for(self, chosen: dict, spec, meta, trial: int, fold: int) -> tuple:
@@ -218,15 +258,25 @@ class _Session:
                         continue
                     params = dict(self.params_for(chosen, spec, meta, trial, fold))
                     params.update(override or {})
-                    jobs.append(Job(spec, meta.spec, self.protocol, trial, fold,
-                                    tuple(sorted(params.items())), checkpoints=checkpoints))
+                    jobs.append(
+                        Job(
+                            spec,
+                            meta.spec,
+                            self.protocol,
+                            trial,
+                            fold,
+                            tuple(sorted(params.items())),
+                            checkpoints=checkpoints,
+                        )
+                    )
                     labels.append(spec.title)
         return jobs, labels
 
     def collect(self, jobs, labels, records, **extra) -> None:
         for job, label, record in zip(jobs, labels, records, strict=True):
-            self.result.runs.append({**record, "learner": label, "dataset": job.data.title,
-                                     **extra})
+            self.result.runs.append(
+                {**record, "learner": label, "dataset": job.data.title, **extra}
+            )
 
 
 def compare(
@@ -271,8 +321,9 @@ def compare(
     -------
     Comparison
     """
-    session = _Session(learners, datasets, protocol, reference, cache_dir, n_jobs, data_home,
-                       progress, on_record)
+    session = _Session(
+        learners, datasets, protocol, reference, cache_dir, n_jobs, data_home, progress, on_record
+    )
     ids = session.split_ids()
     chosen = session.tune(ids)
     jobs, labels = session.test_jobs(chosen, ids)
@@ -315,8 +366,9 @@ def convergence(
     Comparison
         ``runs`` hold a ``curve`` entry: ``n_seen``, ``seconds``, ``auc`` lists.
     """
-    session = _Session(learners, datasets, protocol, reference, cache_dir, n_jobs, data_home,
-                       progress)
+    session = _Session(
+        learners, datasets, protocol, reference, cache_dir, n_jobs, data_home, progress
+    )
     ids = session.split_ids(n_splits)
     chosen = session.tune(ids)
     jobs, labels = session.test_jobs(chosen, ids, checkpoints=checkpoints)
@@ -360,8 +412,9 @@ def parameter_sweep(
     Comparison
         ``runs`` carry ``param`` and ``value``.
     """
-    session = _Session(learners, datasets, protocol, reference, cache_dir, n_jobs, data_home,
-                       progress)
+    session = _Session(
+        learners, datasets, protocol, reference, cache_dir, n_jobs, data_home, progress
+    )
     result = session.result
     for spec in list(result.learners):
         if param not in spec.cls().get_params():
@@ -377,6 +430,7 @@ def parameter_sweep(
         values_of += [value] * len(jobs)
     records = session.run(all_jobs, f"{param} sweep")
     for job, label, record, value in zip(all_jobs, all_labels, records, values_of, strict=True):
-        session.result.runs.append({**record, "learner": label, "dataset": job.data.title,
-                                    "param": param, "value": value})
+        session.result.runs.append(
+            {**record, "learner": label, "dataset": job.data.title, "param": param, "value": value}
+        )
     return session.result

@@ -14,8 +14,14 @@ import numpy as np
 __all__ = ["DataSpec", "LoadedData", "load_data", "parse_data_spec"]
 
 #: The rules that turn labels into {-1, +1}.
-RULES = ("default", "random_halves", "largest_vs_rest", "smallest_vs_rest", "one_vs_rest",
-         "positive")
+RULES = (
+    "default",
+    "random_halves",
+    "largest_vs_rest",
+    "smallest_vs_rest",
+    "one_vs_rest",
+    "positive",
+)
 
 
 @dataclass(frozen=True)
@@ -128,9 +134,11 @@ def parse_data_spec(text: str) -> DataSpec:
         elif key == "positive" and value:
             binary = ("positive", tuple(_value(v) for v in value.split(",")))
         else:
-            raise ValueError(f"bad dataset option {option!r} in {text!r}; use NAME[:RULE][:train] "
-                             "with RULE one of random_halves, largest_vs_rest, "
-                             "smallest_vs_rest, one_vs_rest=C, positive=C1,C2")
+            raise ValueError(
+                f"bad dataset option {option!r} in {text!r}; use NAME[:RULE][:train] "
+                "with RULE one of random_halves, largest_vs_rest, "
+                "smallest_vs_rest, one_vs_rest=C, positive=C1,C2"
+            )
     return DataSpec(name, binary, part)
 
 
@@ -174,8 +182,10 @@ def _binarize_file_labels(y: np.ndarray, binary) -> tuple[np.ndarray, str]:
     classes = np.unique(y)
     if binary in ("default", None):
         if classes.size != 2:
-            raise ValueError(f"the file has {classes.size} classes; give a binary rule "
-                             "(e.g. NAME:largest_vs_rest or NAME:positive=C)")
+            raise ValueError(
+                f"the file has {classes.size} classes; give a binary rule "
+                "(e.g. NAME:largest_vs_rest or NAME:positive=C)"
+            )
         return np.where(y == classes[1], 1, -1).astype(np.int64), f"positive={classes[1]}"
     if binary == "random_halves":
         return binarize_random_halves(y, 0), "random_halves(random_state=0)"
@@ -227,8 +237,9 @@ def load_data(spec: DataSpec, data_home=None) -> LoadedData:
         raise ValueError("positive=... is for files; registered sets take one_vs_rest=C")
     elif isinstance(binary, tuple):
         binary = tuple(binary)
-    data = load_dataset(spec.name, data_home=data_home, binary=binary,
-                        return_parts=spec.part == "train")
+    data = load_dataset(
+        spec.name, data_home=data_home, binary=binary, return_parts=spec.part == "train"
+    )
     return LoadedData(data.X, np.asarray(data.y, dtype=np.int64), data.binary_rule)
 
 

@@ -108,8 +108,9 @@ def tune_and_test(
         folds = StratifiedKFold(cv, shuffle=True, random_state=random_state)
         # a step size too large for the data makes a learner diverge (FloatingPointError):
         # that candidate scores NaN and is never chosen
-        search = GridSearchCV(clone(estimator), dict(grid), cv=folds, refit=False,
-                              n_jobs=n_jobs, error_score=np.nan)
+        search = GridSearchCV(
+            clone(estimator), dict(grid), cv=folds, refit=False, n_jobs=n_jobs, error_score=np.nan
+        )
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", FitFailedWarning)
             warnings.simplefilter("ignore", UserWarning)
@@ -182,8 +183,7 @@ def holdout_comparison(
         params, val, test, seconds = tune_and_test(
             estimator, X_tr, y_tr, X_te, y_te, grid, cv, random_state, n_jobs
         )
-        row = ComparisonRow(name, dataset, params, val, test, seconds, X_tr.shape[0],
-                            X_te.shape[0])
+        row = ComparisonRow(name, dataset, params, val, test, seconds, X_tr.shape[0], X_te.shape[0])
         rows.append(row)
         if callback is not None:
             callback(row)

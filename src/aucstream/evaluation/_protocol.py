@@ -135,16 +135,30 @@ class Protocol:
         over the coarse grid (at most 6 values per parameter), on at most 8,000
         training examples, and reused on every split.
         """
-        return self.replace(n_trials=min(n_trials, self.n_trials), tune="first", grid="coarse",
-                            coarse_values=6, inner_folds=min(3, self.inner_folds),
-                            tune_max_samples=8000, mode="fast")
+        return self.replace(
+            n_trials=min(n_trials, self.n_trials),
+            tune="first",
+            grid="coarse",
+            coarse_values=6,
+            inner_folds=min(3, self.inner_folds),
+            tune_max_samples=8000,
+            mode="fast",
+        )
 
     def quick(self) -> Protocol:
         """The CI mode: 1 trial x 3 folds, 2 inner folds, 3 values per parameter,
         datasets subsampled to 300 examples."""
-        return self.replace(n_trials=1, n_folds=min(3, self.n_folds), tune="first",
-                            grid="coarse", coarse_values=3, inner_folds=2,
-                            tune_max_samples=300, max_samples=300, mode="quick")
+        return self.replace(
+            n_trials=1,
+            n_folds=min(3, self.n_folds),
+            tune="first",
+            grid="coarse",
+            coarse_values=3,
+            inner_folds=2,
+            tune_max_samples=300,
+            max_samples=300,
+            mode="quick",
+        )
 
     def with_mode(self, mode: str) -> Protocol:
         """This protocol in ``mode`` ("paper", "fast" or "quick")."""
@@ -177,48 +191,79 @@ class Protocol:
 
     def split_key(self) -> dict:
         """The fields that fix the outer splits and the data (for cache keys)."""
-        return {"n_folds": None if self.holdout else self.n_folds,
-                "holdout": list(self.holdout) if self.holdout else None,
-                "preprocess": self.preprocess, "max_samples": self.max_samples,
-                "seed": self.seed}
+        return {
+            "n_folds": None if self.holdout else self.n_folds,
+            "holdout": list(self.holdout) if self.holdout else None,
+            "preprocess": self.preprocess,
+            "max_samples": self.max_samples,
+            "seed": self.seed,
+        }
 
     def tuning_key(self, dataset: str) -> dict:
         """The fields that fix the inner cross-validation on ``dataset`` (cache keys)."""
-        return {"inner_folds": None if self.holdout else self.inner_folds,
-                "tune_max_samples": self.tune_cap_for(dataset)}
+        return {
+            "inner_folds": None if self.holdout else self.inner_folds,
+            "tune_max_samples": self.tune_cap_for(dataset),
+        }
 
     def describe(self) -> str:
         """One paragraph that states the protocol actually used."""
         if self.holdout:
             a, b, c = self.holdout
-            outer = (f"one stratified {a}:{b}:{c} train/validation/test split, "
-                     f"{self.n_trials} run(s) with different random training orders")
+            outer = (
+                f"one stratified {a}:{b}:{c} train/validation/test split, "
+                f"{self.n_trials} run(s) with different random training orders"
+            )
             inner = "hyperparameters chosen by the test AUC on the validation part"
         else:
-            outer = (f"{self.n_trials} trial(s) x {self.n_folds}-fold stratified "
-                     f"cross-validation ({self.n_splits} runs per learner and dataset), "
-                     "the training order shuffled in every run")
-            where = ("on every outer split" if self.tune == "each"
-                     else "once per dataset on the first outer split and reused on all splits")
-            sub = (f" on at most {self.tune_max_samples:,} training examples"
-                   if self.tune_max_samples else "")
+            outer = (
+                f"{self.n_trials} trial(s) x {self.n_folds}-fold stratified "
+                f"cross-validation ({self.n_splits} runs per learner and dataset), "
+                "the training order shuffled in every run"
+            )
+            where = (
+                "on every outer split"
+                if self.tune == "each"
+                else "once per dataset on the first outer split and reused on all splits"
+            )
+            sub = (
+                f" on at most {self.tune_max_samples:,} training examples"
+                if self.tune_max_samples
+                else ""
+            )
             sub += "".join(f" ({n:,} on {name})" for name, n in self.tune_overrides)
-            inner = (f"hyperparameters chosen {where} by {self.inner_folds}-fold stratified "
-                     f"inner cross-validation{sub}")
-        grid = ("the learners' full grids (`param_grid`)" if self.grid == "paper" else
-                f"a coarse sub-grid of every learner's grid (every k-th value, at most "
-                f"{self.coarse_values} per parameter, range kept)")
-        prep = {"minmax": "features scaled to [-1, 1] (min-max; sparse data divided by the "
-                          "largest absolute value) with statistics of the training part",
-                "l2": "every example scaled to unit Euclidean norm",
-                "none": "no preprocessing"}[self.preprocess]
-        cap = (f"batch learners trained on at most {self.batch_cap:,} examples sampled "
-               "uniformly without replacement" if self.batch_cap else "no batch cap")
-        sub = (f"; every dataset first subsampled (stratified) to {self.max_samples:,} examples"
-               if self.max_samples else "")
-        return (f"Protocol `{self.name}` ({self.mode} mode): {outer}; {inner}, over {grid}; "
-                f"{prep}; {cap}; one pass of every online learner over its training part; "
-                f"seed {self.seed}{sub}.")
+            inner = (
+                f"hyperparameters chosen {where} by {self.inner_folds}-fold stratified "
+                f"inner cross-validation{sub}"
+            )
+        grid = (
+            "the learners' full grids (`param_grid`)"
+            if self.grid == "paper"
+            else f"a coarse sub-grid of every learner's grid (every k-th value, at most "
+            f"{self.coarse_values} per parameter, range kept)"
+        )
+        prep = {
+            "minmax": "features scaled to [-1, 1] (min-max; sparse data divided by the "
+            "largest absolute value) with statistics of the training part",
+            "l2": "every example scaled to unit Euclidean norm",
+            "none": "no preprocessing",
+        }[self.preprocess]
+        cap = (
+            f"batch learners trained on at most {self.batch_cap:,} examples sampled "
+            "uniformly without replacement"
+            if self.batch_cap
+            else "no batch cap"
+        )
+        sub = (
+            f"; every dataset first subsampled (stratified) to {self.max_samples:,} examples"
+            if self.max_samples
+            else ""
+        )
+        return (
+            f"Protocol `{self.name}` ({self.mode} mode): {outer}; {inner}, over {grid}; "
+            f"{prep}; {cap}; one pass of every online learner over its training part; "
+            f"seed {self.seed}{sub}."
+        )
 
 
 def _paper(name: str, **kw) -> Protocol:
@@ -227,18 +272,37 @@ def _paper(name: str, **kw) -> Protocol:
 
 #: The papers' protocols (SPEC §13.2-13.5).
 PAPER_PROTOCOLS: dict[str, Protocol] = {
-    "g13": _paper("g13", citation="Gao et al. 2013, §6: 5 trials x 5-fold CV, [-1,1] "
-                  "scaling, 5-fold inner CV, batch cap 8,000"),
-    "g16": _paper("g16", citation="Gao et al. 2016, §7.1: 5 trials x 5-fold CV, [-1,1] "
-                  "scaling, 5-fold inner CV, batch cap 8,000 (2,000 for epsilon)"),
-    "z11": _paper("z11", n_trials=4, preprocess="l2",
-                  citation="Zhao et al. 2011, §4.2: 4 independent 5-fold partitions, 5-fold "
-                  "inner CV (features: l2-normalized, SPEC decision 12)"),
-    "d16": _paper("d16", n_trials=4, preprocess="l2",
-                  citation="Ding et al. 2016, §5: 4 x 5-fold CV, l2-normalized, 5-fold inner CV"),
-    "l18": _paper("l18", n_trials=5, holdout=(4, 1, 1), preprocess="l2",
-                  citation="Liu et al. 2018, §5: 4:1:1 train/validation/test, tuning on the "
-                  "validation part, 5 runs with different training orders (l2, SPEC §13.5)"),
+    "g13": _paper(
+        "g13",
+        citation="Gao et al. 2013, §6: 5 trials x 5-fold CV, [-1,1] "
+        "scaling, 5-fold inner CV, batch cap 8,000",
+    ),
+    "g16": _paper(
+        "g16",
+        citation="Gao et al. 2016, §7.1: 5 trials x 5-fold CV, [-1,1] "
+        "scaling, 5-fold inner CV, batch cap 8,000 (2,000 for epsilon)",
+    ),
+    "z11": _paper(
+        "z11",
+        n_trials=4,
+        preprocess="l2",
+        citation="Zhao et al. 2011, §4.2: 4 independent 5-fold partitions, 5-fold "
+        "inner CV (features: l2-normalized, SPEC decision 12)",
+    ),
+    "d16": _paper(
+        "d16",
+        n_trials=4,
+        preprocess="l2",
+        citation="Ding et al. 2016, §5: 4 x 5-fold CV, l2-normalized, 5-fold inner CV",
+    ),
+    "l18": _paper(
+        "l18",
+        n_trials=5,
+        holdout=(4, 1, 1),
+        preprocess="l2",
+        citation="Liu et al. 2018, §5: 4:1:1 train/validation/test, tuning on the "
+        "validation part, 5 runs with different training orders (l2, SPEC §13.5)",
+    ),
 }
 
 
@@ -285,28 +349,42 @@ def deviations(protocol: Protocol, paper: Protocol | None = None) -> list[str]:
         if protocol.holdout:
             out.append(f"{protocol.n_trials} run(s) instead of the paper's {paper.n_trials}.")
         else:
-            out.append(f"{protocol.n_trials} trial(s) x {protocol.n_folds} folds = "
-                       f"{protocol.n_splits} runs per cell instead of the paper's "
-                       f"{paper.n_trials} x {paper.n_folds} = {paper.n_splits}; the t-tests "
-                       "have fewer degrees of freedom, so fewer differences are significant.")
+            out.append(
+                f"{protocol.n_trials} trial(s) x {protocol.n_folds} folds = "
+                f"{protocol.n_splits} runs per cell instead of the paper's "
+                f"{paper.n_trials} x {paper.n_folds} = {paper.n_splits}; the t-tests "
+                "have fewer degrees of freedom, so fewer differences are significant."
+            )
     if protocol.tune != paper.tune and not protocol.holdout:
-        out.append("Hyperparameters tuned once per dataset on the first outer split and "
-                   "reused on the other splits (paper: tuned on every split).")
+        out.append(
+            "Hyperparameters tuned once per dataset on the first outer split and "
+            "reused on the other splits (paper: tuned on every split)."
+        )
     if protocol.grid != paper.grid:
-        out.append(f"Coarse grid: every k-th value of each learner's grid, at most "
-                   f"{protocol.coarse_values} values per parameter, the paper's range kept.")
+        out.append(
+            f"Coarse grid: every k-th value of each learner's grid, at most "
+            f"{protocol.coarse_values} values per parameter, the paper's range kept."
+        )
     if protocol.inner_folds != paper.inner_folds and not protocol.holdout:
-        out.append(f"{protocol.inner_folds}-fold inner cross-validation (paper: "
-                   f"{paper.inner_folds}-fold).")
-    if (protocol.tune_max_samples and protocol.tune_max_samples != paper.tune_max_samples
-            and not protocol.holdout):
+        out.append(
+            f"{protocol.inner_folds}-fold inner cross-validation (paper: {paper.inner_folds}-fold)."
+        )
+    if (
+        protocol.tune_max_samples
+        and protocol.tune_max_samples != paper.tune_max_samples
+        and not protocol.holdout
+    ):
         where = "".join(f"; {n:,} on {name}" for name, n in protocol.tune_overrides)
-        out.append(f"Inner cross-validation on a random stratified subsample of at most "
-                   f"{protocol.tune_max_samples:,} examples of the training part{where} (the "
-                   "final run of each split uses the whole training part).")
+        out.append(
+            f"Inner cross-validation on a random stratified subsample of at most "
+            f"{protocol.tune_max_samples:,} examples of the training part{where} (the "
+            "final run of each split uses the whole training part)."
+        )
     if protocol.max_samples != paper.max_samples:
-        out.append(f"Every dataset subsampled (stratified) to {protocol.max_samples:,} "
-                   "examples before splitting.")
+        out.append(
+            f"Every dataset subsampled (stratified) to {protocol.max_samples:,} "
+            "examples before splitting."
+        )
     if protocol.preprocess != paper.preprocess:
         out.append(f"Preprocessing `{protocol.preprocess}` (paper: `{paper.preprocess}`).")
     if protocol.batch_cap != paper.batch_cap:
@@ -384,8 +462,9 @@ def stratified_subsample(y: ArrayLike, max_samples: int | None, seed: int) -> np
     y = np.asarray(y)
     if max_samples is None or max_samples >= y.size:
         return np.arange(y.size)
-    keep, _ = train_test_split(np.arange(y.size), train_size=max_samples, stratify=y,
-                               random_state=seed)
+    keep, _ = train_test_split(
+        np.arange(y.size), train_size=max_samples, stratify=y, random_state=seed
+    )
     return np.sort(keep)
 
 
@@ -412,23 +491,27 @@ def outer_splits(y: ArrayLike, protocol: Protocol) -> list[Split]:
     if protocol.holdout:
         a, b, c = protocol.holdout
         seed = run_seed(protocol, 0, SEED_SPLIT)
-        train, rest = train_test_split(index, train_size=a / (a + b + c), stratify=y,
-                                       random_state=seed)
-        val, test = train_test_split(rest, train_size=b / (b + c), stratify=y[rest],
-                                     random_state=seed)
+        train, rest = train_test_split(
+            index, train_size=a / (a + b + c), stratify=y, random_state=seed
+        )
+        val, test = train_test_split(
+            rest, train_size=b / (b + c), stratify=y[rest], random_state=seed
+        )
         train, val, test = np.sort(train), np.sort(val), np.sort(test)
         return [Split(t, 0, train, test, val) for t in range(protocol.n_trials)]
     splits = []
     for trial in range(protocol.n_trials):
-        folds = StratifiedKFold(protocol.n_folds, shuffle=True,
-                                random_state=run_seed(protocol, trial, SEED_SPLIT))
+        folds = StratifiedKFold(
+            protocol.n_folds, shuffle=True, random_state=run_seed(protocol, trial, SEED_SPLIT)
+        )
         for fold, (train, test) in enumerate(folds.split(index, y)):
             splits.append(Split(trial, fold, train, test))
     return splits
 
 
-def inner_splits(y: ArrayLike, split: Split, protocol: Protocol,
-                 dataset: str = "") -> list[tuple[np.ndarray, np.ndarray]]:
+def inner_splits(
+    y: ArrayLike, split: Split, protocol: Protocol, dataset: str = ""
+) -> list[tuple[np.ndarray, np.ndarray]]:
     """The (train, validation) index pairs that tune hyperparameters on ``split``.
 
     k-fold protocols: stratified ``inner_folds``-fold cross-validation on the
@@ -456,8 +539,11 @@ def inner_splits(y: ArrayLike, split: Split, protocol: Protocol,
     pool = split.train
     seed = run_seed(protocol, split.trial, split.fold, SEED_TUNE_SUB)
     pool = pool[stratified_subsample(y[pool], protocol.tune_cap_for(dataset), seed)]
-    folds = StratifiedKFold(protocol.inner_folds, shuffle=True,
-                            random_state=run_seed(protocol, split.trial, split.fold, SEED_INNER))
+    folds = StratifiedKFold(
+        protocol.inner_folds,
+        shuffle=True,
+        random_state=run_seed(protocol, split.trial, split.fold, SEED_INNER),
+    )
     return [(pool[a], pool[b]) for a, b in folds.split(pool, y[pool])]
 
 

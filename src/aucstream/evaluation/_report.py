@@ -58,8 +58,9 @@ class PaperTable:
         for line in rows.strip().splitlines():
             name, *cells = [c.strip() for c in line.split("|")]
             if len(cells) != len(columns):
-                raise ValueError(f"{source}: row {name!r} has {len(cells)} cells, expected "
-                                 f"{len(columns)}")
+                raise ValueError(
+                    f"{source}: row {name!r} has {len(cells)} cells, expected {len(columns)}"
+                )
             for column, cell in zip(columns, cells, strict=True):
                 if not cell:
                     continue
@@ -86,8 +87,10 @@ def format_auc(mean: float, std: float | None = None) -> str:
 
 def markdown_table(header: Sequence[str], rows: Sequence[Sequence]) -> str:
     """A GitHub Markdown table."""
-    lines = ["| " + " | ".join(map(str, header)) + " |",
-             "|" + "|".join("---" for _ in header) + "|"]
+    lines = [
+        "| " + " | ".join(map(str, header)) + " |",
+        "|" + "|".join("---" for _ in header) + "|",
+    ]
     lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
     return "\n".join(lines)
 
@@ -112,12 +115,19 @@ def _protocol_section(result: Comparison, reference_protocol) -> list[str]:
         out += [f"The paper's protocol: {paper.citation}.", ""]
     devs = deviations(p, paper) if paper is not None else []
     if devs:
-        out += ["**Deviations from the paper's protocol** (this is a "
-                f"{p.mode}-mode run):", ""] + [f"- {d}" for d in devs] + [""]
+        out += (
+            [f"**Deviations from the paper's protocol** (this is a {p.mode}-mode run):", ""]
+            + [f"- {d}" for d in devs]
+            + [""]
+        )
     elif paper is not None:
         out += ["The protocol is the paper's (no deviation in the evaluation settings).", ""]
-    caps = [f"{s.title} trains on at most {s.max_train:,} examples per run (uniform sample)"
-            + (f": {s.note}" if s.note else "") for s in result.learners if s.max_train]
+    caps = [
+        f"{s.title} trains on at most {s.max_train:,} examples per run (uniform sample)"
+        + (f": {s.note}" if s.note else "")
+        for s in result.learners
+        if s.max_train
+    ]
     if any(s.is_batch for s in result.learners) and p.batch_cap:
         caps.append(f"batch learners train on at most {p.batch_cap:,} examples per run")
     if caps:
@@ -131,11 +141,36 @@ def _datasets_section(result: Comparison) -> list[str]:
         if m.skipped:
             continue
         paper_n = f"{m.spec.paper_n:,}" if m.spec.paper_n else ""
-        rows.append([m.title, f"{m.n_samples:,}", paper_n, m.n_features,
-                     f"{m.n_positive:,}", f"{m.imbalance:.4f}", m.rule, m.spec.note])
-    out = ["## Datasets", "",
-           markdown_table(["dataset", "examples used", "paper's examples", "features",
-                           "positives", "T-/T+", "binary labels", "note"], rows), ""]
+        rows.append(
+            [
+                m.title,
+                f"{m.n_samples:,}",
+                paper_n,
+                m.n_features,
+                f"{m.n_positive:,}",
+                f"{m.imbalance:.4f}",
+                m.rule,
+                m.spec.note,
+            ]
+        )
+    out = [
+        "## Datasets",
+        "",
+        markdown_table(
+            [
+                "dataset",
+                "examples used",
+                "paper's examples",
+                "features",
+                "positives",
+                "T-/T+",
+                "binary labels",
+                "note",
+            ],
+            rows,
+        ),
+        "",
+    ]
     skipped = [f"- {m.title}: {m.skipped}" for m in result.datasets if m.skipped]
     skipped += [f"- learner {k}: {v}" for k, v in result.skipped_learners.items()]
     if skipped:
@@ -152,14 +187,27 @@ def _tuning_section(result: Comparison) -> list[str]:
             continue
         seen.add(cell)
         failed = f" ({t['n_failed']} of {t['n_candidates']} diverged)" if t["n_failed"] else ""
-        rows.append([t["dataset"], t["learner"], _params_text(t["params"]),
-                     format_auc(t["validation_auc"]) + failed])
+        rows.append(
+            [
+                t["dataset"],
+                t["learner"],
+                _params_text(t["params"]),
+                format_auc(t["validation_auc"]) + failed,
+            ]
+        )
     if not rows:
         return []
-    where = "the first outer split" if result.protocol.tune == "first" else \
-        "the first outer split (each split is tuned on its own; see the JSON file)"
-    return [f"## Chosen hyperparameters ({where})", "",
-            markdown_table(["dataset", "learner", "parameters", "validation AUC"], rows), ""]
+    where = (
+        "the first outer split"
+        if result.protocol.tune == "first"
+        else "the first outer split (each split is tuned on its own; see the JSON file)"
+    )
+    return [
+        f"## Chosen hyperparameters ({where})",
+        "",
+        markdown_table(["dataset", "learner", "parameters", "validation AUC"], rows),
+        "",
+    ]
 
 
 def _problems_section(result: Comparison) -> list[str]:
@@ -171,12 +219,15 @@ def _problems_section(result: Comparison) -> list[str]:
     if failed:
         out += ["**Failed runs** (left out of the means; n/a where every run failed):", ""]
         for (d, learner, status), runs in failed.items():
-            swept = sorted({(r["value"], r["param"]) for r in runs if "param" in r},
-                           key=lambda vp: (vp[0] is None, vp[0] if vp[0] is not None else 0))
-            at = (f" (at {', '.join(_params_text({p: v}) for v, p in swept)})"
-                  if swept else "")
-            out.append(f"- {d} / {learner}: {len(runs)} run(s) {status}{at}; first message: "
-                       f"{runs[0]['error'][:160]}")
+            swept = sorted(
+                {(r["value"], r["param"]) for r in runs if "param" in r},
+                key=lambda vp: (vp[0] is None, vp[0] if vp[0] is not None else 0),
+            )
+            at = f" (at {', '.join(_params_text({p: v}) for v, p in swept)})" if swept else ""
+            out.append(
+                f"- {d} / {learner}: {len(runs)} run(s) {status}{at}; first message: "
+                f"{runs[0]['error'][:160]}"
+            )
         out.append("")
     if result.stats.errors:
         out += ["**Errors** (not cached; rerun to retry):", ""]
@@ -187,16 +238,21 @@ def _problems_section(result: Comparison) -> list[str]:
 def _footer(result: Comparison, command: str) -> list[str]:
     s = result.stats
     cmd = f"`{command}` " if command else ""
-    return ["---", "",
-            f"Generated by {cmd}in {s.seconds:.0f} s of run time: {s.total:,} runs "
-            f"requested, {s.cached:,} from the cache, {s.computed:,} computed.", ""]
+    return [
+        "---",
+        "",
+        f"Generated by {cmd}in {s.seconds:.0f} s of run time: {s.total:,} runs "
+        f"requested, {s.cached:,} from the cache, {s.computed:,} computed.",
+        "",
+    ]
 
 
 # ---------------------------------------------------------------------- the tables
 
 
-def _results_table(result: Comparison, paper: PaperTable | None,
-                   notes: Mapping[str, str]) -> tuple[list[str], list[str]]:
+def _results_table(
+    result: Comparison, paper: PaperTable | None, notes: Mapping[str, str]
+) -> tuple[list[str], list[str]]:
     """The main table (ours and the paper's rows) and the list of flagged cells."""
     summary = {(r["dataset"], r["learner"]): r for r in result.summary()}
     labels = [s.title for s in result.learners]
@@ -213,12 +269,15 @@ def _results_table(result: Comparison, paper: PaperTable | None,
             theirs = paper.values.get((meta.title, label)) if paper else None
             if theirs and math.isfinite(cell["mean"]) and abs(cell["mean"] - theirs[0]) > theirs[1]:
                 text += f" {FLAG}"
-                reason = " ".join(notes[k] for k in (f"{meta.title}/{label}", meta.title, label)
-                                  if k in notes)
-                flagged.append(f"- {meta.title} / {label}: ours {format_auc(cell['mean'])} vs "
-                               f"paper {format_auc(theirs[0], theirs[1])} "
-                               f"(difference {cell['mean'] - theirs[0]:+.4f})"
-                               + (f". {reason}" if reason else "."))
+                reason = " ".join(
+                    notes[k] for k in (f"{meta.title}/{label}", meta.title, label) if k in notes
+                )
+                flagged.append(
+                    f"- {meta.title} / {label}: ours {format_auc(cell['mean'])} vs "
+                    f"paper {format_auc(theirs[0], theirs[1])} "
+                    f"(difference {cell['mean'] - theirs[0]:+.4f})"
+                    + (f". {reason}" if reason else ".")
+                )
             if cell["n_failed"]:
                 text += f" ({cell['n_failed']} failed)"
             row.append(text)
@@ -236,9 +295,10 @@ def _results_table(result: Comparison, paper: PaperTable | None,
             wtl.append("" if label == ref else "/".join(map(str, win_tie_loss(outcomes))))
         rows.append(wtl)
         if paper and paper.wtl:
-            rows.append(["win/tie/loss (paper, all its datasets)"] +
-                        ["/".join(map(str, paper.wtl[x])) if x in paper.wtl else ""
-                         for x in labels])
+            rows.append(
+                ["win/tie/loss (paper, all its datasets)"]
+                + ["/".join(map(str, paper.wtl[x])) if x in paper.wtl else "" for x in labels]
+            )
     return [markdown_table(header, rows)], flagged
 
 
@@ -262,8 +322,11 @@ def _curve_tables(result: Comparison) -> list[str]:
     for meta in result.used_datasets:
         rows = []
         for spec in result.learners:
-            curves = [r["curve"] for r in result.runs if r["dataset"] == meta.title
-                      and r["learner"] == spec.title and r.get("curve")]
+            curves = [
+                r["curve"]
+                for r in result.runs
+                if r["dataset"] == meta.title and r["learner"] == spec.title and r.get("curve")
+            ]
             if not curves:
                 continue
             row = [spec.title]
@@ -279,9 +342,14 @@ def _curve_tables(result: Comparison) -> list[str]:
             row.append(f"{np.mean(secs):.3f}")
             rows.append(row)
         if rows:
-            out += [f"### {meta.title}", "",
-                    markdown_table(["learner"] + [f"AUC at {f:.0%}" for f in fractions] +
-                                   ["seconds (pass)"], rows), ""]
+            out += [
+                f"### {meta.title}",
+                "",
+                markdown_table(
+                    ["learner"] + [f"AUC at {f:.0%}" for f in fractions] + ["seconds (pass)"], rows
+                ),
+                "",
+            ]
     return out
 
 
@@ -297,8 +365,12 @@ def _sweep_table(result: Comparison) -> list[str]:
                 vals = list(result.values(meta.title, spec.title, value).values())
                 row.append(format_auc(*mean_std(vals)))
             rows.append(row)
-        out += [f"### {spec.title}", "",
-                markdown_table([param] + [m.title for m in result.used_datasets], rows), ""]
+        out += [
+            f"### {spec.title}",
+            "",
+            markdown_table([param] + [m.title for m in result.used_datasets], rows),
+            "",
+        ]
     return out
 
 
@@ -324,9 +396,12 @@ def plot_times(result: Comparison, path: Path, title: str = "") -> None:
     width = 0.8 / max(len(labels), 1)
     x = np.arange(len(datasets))
     for i, label in enumerate(labels):
-        ax.bar(x + i * width - 0.4 + width / 2,
-               [max(summary.get((d, label), np.nan), 1e-5) for d in datasets], width,
-               label=label)
+        ax.bar(
+            x + i * width - 0.4 + width / 2,
+            [max(summary.get((d, label), np.nan), 1e-5) for d in datasets],
+            width,
+            label=label,
+        )
     ax.set_yscale("log")
     ax.set_xticks(x, datasets, rotation=30, ha="right")
     ax.set_ylabel("training time per pass (s)")
@@ -355,13 +430,17 @@ def plot_curves(result: Comparison, path: Path, x: str = "n_seen", title: str = 
     fig, axes = _grid_axes(plt, max(len(metas), 1))
     for ax, meta in zip(axes, metas):
         for spec in result.learners:
-            curves = [r["curve"] for r in result.runs if r["dataset"] == meta.title
-                      and r["learner"] == spec.title and r.get("curve")]
+            curves = [
+                r["curve"]
+                for r in result.runs
+                if r["dataset"] == meta.title and r["learner"] == spec.title and r.get("curve")
+            ]
             if not curves:
                 continue
             xs = np.mean([c[x] for c in curves], axis=0)
-            ys = np.nanmean([[np.nan if a is None else a for a in c["auc"]] for c in curves],
-                            axis=0)
+            ys = np.nanmean(
+                [[np.nan if a is None else a for a in c["auc"]] for c in curves], axis=0
+            )
             ax.plot(xs, ys, label=spec.title)
         ax.set_title(meta.title)
         ax.set_xlabel("examples seen" if x == "n_seen" else "training time (s)")
@@ -386,14 +465,22 @@ def plot_sweep(result: Comparison, path: Path, title: str = "") -> None:
     numeric = all(isinstance(v, int | float) and v is not None and v > 0 for v in values)
     for ax, meta in zip(axes, metas):
         for spec in result.learners:
-            stats = [mean_std(list(result.values(meta.title, spec.title, v).values()))
-                     for v in values]
+            stats = [
+                mean_std(list(result.values(meta.title, spec.title, v).values())) for v in values
+            ]
             xs = values if numeric else np.arange(len(values))
-            ax.errorbar(xs, [s[0] for s in stats], yerr=[s[1] for s in stats], marker="o",
-                        capsize=2, label=spec.title)
+            ax.errorbar(
+                xs,
+                [s[0] for s in stats],
+                yerr=[s[1] for s in stats],
+                marker="o",
+                capsize=2,
+                label=spec.title,
+            )
         if numeric and max(values) / min(values) > 50:
-            ax.set_xscale("log", base=2 if all(float(np.log2(v)).is_integer()
-                                               for v in values) else 10)
+            ax.set_xscale(
+                "log", base=2 if all(float(np.log2(v)).is_integer() for v in values) else 10
+            )
         if not numeric:
             ax.set_xticks(np.arange(len(values)), [str(v) for v in values])
         ax.set_title(meta.title)
@@ -408,9 +495,24 @@ def plot_sweep(result: Comparison, path: Path, title: str = "") -> None:
 
 # ------------------------------------------------------------------------ writing
 
-RUN_COLUMNS = ["learner", "estimator", "dataset", "trial", "fold", "param", "value", "auc",
-               "train_seconds", "cpu_seconds", "n_train", "n_test", "status", "error", "params",
-               "key"]
+RUN_COLUMNS = [
+    "learner",
+    "estimator",
+    "dataset",
+    "trial",
+    "fold",
+    "param",
+    "value",
+    "auc",
+    "train_seconds",
+    "cpu_seconds",
+    "n_train",
+    "n_test",
+    "status",
+    "error",
+    "params",
+    "key",
+]
 
 
 def _jsonable(value):
@@ -434,8 +536,13 @@ def write_runs_csv(result: Comparison, path: Path) -> None:
             writer.writerow({**r, "params": json.dumps(_jsonable(r.get("params", {})))})
 
 
-def write_json(result: Comparison, path: Path, title: str, paper: PaperTable | None,
-               extra: Mapping | None = None) -> None:
+def write_json(
+    result: Comparison,
+    path: Path,
+    title: str,
+    paper: PaperTable | None,
+    extra: Mapping | None = None,
+) -> None:
     """Everything: setup, deviations, summary, paper values, runs, tuning."""
     p = result.protocol
     doc = {
@@ -444,19 +551,41 @@ def write_json(result: Comparison, path: Path, title: str, paper: PaperTable | N
         "protocol_text": p.describe(),
         "deviations": deviations(p),
         "reference": result.reference,
-        "learners": [{"label": s.title, "estimator": s.estimator, "params": s.fixed,
-                      "max_train": s.max_train} for s in result.learners],
+        "learners": [
+            {
+                "label": s.title,
+                "estimator": s.estimator,
+                "params": s.fixed,
+                "max_train": s.max_train,
+            }
+            for s in result.learners
+        ],
         "skipped_learners": result.skipped_learners,
-        "datasets": [{"name": m.title, "source": m.spec.name, "n_samples": m.n_samples,
-                      "paper_n": m.spec.paper_n, "n_features": m.n_features,
-                      "n_positive": m.n_positive, "rule": m.rule, "skipped": m.skipped,
-                      "note": m.spec.note} for m in result.datasets],
+        "datasets": [
+            {
+                "name": m.title,
+                "source": m.spec.name,
+                "n_samples": m.n_samples,
+                "paper_n": m.spec.paper_n,
+                "n_features": m.n_features,
+                "n_positive": m.n_positive,
+                "rule": m.rule,
+                "skipped": m.skipped,
+                "note": m.spec.note,
+            }
+            for m in result.datasets
+        ],
         "summary": result.summary(),
-        "paper": None if paper is None else {
+        "paper": None
+        if paper is None
+        else {
             "source": paper.source,
-            "values": [{"dataset": d, "learner": x, "mean": v[0], "std": v[1], "marker": v[2]}
-                       for (d, x), v in paper.values.items()],
-            "win_tie_loss": paper.wtl},
+            "values": [
+                {"dataset": d, "learner": x, "mean": v[0], "std": v[1], "marker": v[2]}
+                for (d, x), v in paper.values.items()
+            ],
+            "win_tie_loss": paper.wtl,
+        },
         "tuning": result.tuning,
         "runs": result.runs,
         "stats": dataclasses.asdict(result.stats),
@@ -514,8 +643,11 @@ def write_report(
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     notes = dict(notes or {})
-    files = {"markdown": out / f"{name}.md", "csv": out / f"{name}.csv",
-             "json": out / f"{name}.json"}
+    files = {
+        "markdown": out / f"{name}.md",
+        "csv": out / f"{name}.csv",
+        "json": out / f"{name}.json",
+    }
     plots: list = []  # (function, file, extra arguments), drawn after the text
     lines = [f"# {title}", ""]
     if intro:
@@ -523,20 +655,27 @@ def write_report(
     lines += _protocol_section(result, reference_protocol)
     n_runs = len({(r["trial"], r["fold"]) for r in result.runs}) or result.protocol.n_splits
     if kind in ("curve", "sweep") and n_runs < result.protocol.n_splits:
-        lines += [f"This figure uses the first {n_runs} of the protocol's "
-                  f"{result.protocol.n_splits} outer splits.", ""]
+        lines += [
+            f"This figure uses the first {n_runs} of the protocol's "
+            f"{result.protocol.n_splits} outer splits.",
+            "",
+        ]
     if kind == "table":
         table, flagged = _results_table(result, paper, notes)
         ref = result.reference
         lines += [f"## Test AUC (mean ± std over {n_runs} runs)", ""] + table + [""]
         legend = []
         if ref in {s.title for s in result.learners}:
-            legend.append(f"● / ○: {ref} is significantly better / worse than that method "
-                          "(paired two-sided t-test at 95% over the matched runs); win/tie/loss "
-                          f"counts the datasets from {ref}'s side.")
+            legend.append(
+                f"● / ○: {ref} is significantly better / worse than that method "
+                "(paired two-sided t-test at 95% over the matched runs); win/tie/loss "
+                f"counts the datasets from {ref}'s side."
+            )
         if paper:
-            legend.append(f"Rows marked (paper): copied from {paper.source}. {FLAG}: our mean "
-                          "differs from the paper's by more than the paper's standard deviation.")
+            legend.append(
+                f"Rows marked (paper): copied from {paper.source}. {FLAG}: our mean "
+                "differs from the paper's by more than the paper's standard deviation."
+            )
         lines += legend + [""]
         if paper:
             lines += ["### Differences from the paper", ""]
@@ -549,17 +688,27 @@ def write_report(
         files["time_png"] = out / f"{name}_time.png"
         plots.append((plot_times, files["time_png"], ()))
     elif kind == "time":
-        lines += ["## Training time (mean wall-clock seconds of one training pass, "
-                  "compiled kernels already loaded)", "", _time_table(result), "",
-                  f"![training time]({name}.png)", ""]
+        lines += [
+            "## Training time (mean wall-clock seconds of one training pass, "
+            "compiled kernels already loaded)",
+            "",
+            _time_table(result),
+            "",
+            f"![training time]({name}.png)",
+            "",
+        ]
         if notes.get("*"):
             lines += [notes["*"], ""]
         files["png"] = out / f"{name}.png"
         plots.append((plot_times, files["png"], ()))
     elif kind == "curve":
-        lines += ["## Test AUC along the pass", "",
-                  f"![AUC against examples]({name}_examples.png)",
-                  f"![AUC against seconds]({name}_seconds.png)", ""]
+        lines += [
+            "## Test AUC along the pass",
+            "",
+            f"![AUC against examples]({name}_examples.png)",
+            f"![AUC against seconds]({name}_seconds.png)",
+            "",
+        ]
         lines += _curve_tables(result)
         if notes.get("*"):
             lines += [notes["*"], ""]
@@ -568,8 +717,12 @@ def write_report(
         plots.append((plot_curves, files["examples_png"], ("n_seen",)))
         plots.append((plot_curves, files["seconds_png"], ("seconds",)))
     elif kind == "sweep":
-        lines += [f"## Test AUC against the parameter (mean ± std over {n_runs} runs)", "",
-                  f"![parameter influence]({name}.png)", ""]
+        lines += [
+            f"## Test AUC against the parameter (mean ± std over {n_runs} runs)",
+            "",
+            f"![parameter influence]({name}.png)",
+            "",
+        ]
         lines += _sweep_table(result)
         if notes.get("*"):
             lines += [notes["*"], ""]
@@ -583,11 +736,16 @@ def write_report(
     except ImportError:  # matplotlib is the optional "plot" extra
         for _, path, _ in plots:
             files = {k: v for k, v in files.items() if v != path}
-        lines += ["(Plots not drawn: matplotlib is not installed; "
-                  "`pip install aucstream[plot]`.)", ""]
+        lines += [
+            "(Plots not drawn: matplotlib is not installed; `pip install aucstream[plot]`.)",
+            "",
+        ]
     lines += _datasets_section(result) + _tuning_section(result) + _problems_section(result)
-    lines += [f"Raw results: [{name}.csv]({name}.csv) (one line per run) and "
-              f"[{name}.json]({name}.json) (setup, summary, runs, tuning).", ""]
+    lines += [
+        f"Raw results: [{name}.csv]({name}.csv) (one line per run) and "
+        f"[{name}.json]({name}.json) (setup, summary, runs, tuning).",
+        "",
+    ]
     lines += _footer(result, command)
     files["markdown"].write_text("\n".join(lines))
     write_runs_csv(result, files["csv"])

@@ -124,49 +124,70 @@ _G16_DATA = (
     DataSpec("diabetes", paper_n=768),
     DataSpec("fourclass", paper_n=862),
     DataSpec("german", paper_n=1000),
-    DataSpec("splice", paper_n=3175,
-             note="only the 1,000-example training file is available (splice.t is missing)"),
+    DataSpec(
+        "splice",
+        paper_n=3175,
+        note="only the 1,000-example training file is available (splice.t is missing)",
+    ),
     DataSpec("usps", "random_halves", paper_n=9298, note="train + test files"),
-    DataSpec("letter", "random_halves", part="train", paper_n=15000,
-             note="training file (15,000, as in the paper's Table 1)"),
+    DataSpec(
+        "letter",
+        "random_halves",
+        part="train",
+        paper_n=15000,
+        note="training file (15,000, as in the paper's Table 1)",
+    ),
     DataSpec("magic04", paper_n=19020),
     DataSpec("a9a", part="train", paper_n=32561, note="training file"),
     DataSpec("w8a", part="train", paper_n=49749, note="training file"),
-    DataSpec("mnist", "random_halves", paper_n=60000,
-             note="only the 10,000 test images are available (paper: the 60,000 training "
-                  "images)"),
-    DataSpec("connect4", "random_halves", label="connect-4", paper_n=67557,
-             note="3 classes: random halves puts 1 class against 2"),
+    DataSpec(
+        "mnist",
+        "random_halves",
+        paper_n=60000,
+        note="only the 10,000 test images are available (paper: the 60,000 training images)",
+    ),
+    DataSpec(
+        "connect4",
+        "random_halves",
+        label="connect-4",
+        paper_n=67557,
+        note="3 classes: random halves puts 1 class against 2",
+    ),
     DataSpec("ijcnn1", paper_n=141691, note="train + test files"),
 )
 _G16_ABSENT = ("kddcup04", "acoustic", "epsilon", "covtype")
 
 #: Fast mode of the G16 reproductions: 2 trials x 5 folds, tuned on the first split on
 #: at most 30,000 training examples, fewer where OPAUC's O(d^2) update is costly.
-_G16_FAST = {"n_trials": 2, "tune_max_samples": 30000,
-             "tune_overrides": (("w8a", 10000), ("connect4", 15000), ("mnist", 2000))}
+_G16_FAST = {
+    "n_trials": 2,
+    "tune_max_samples": 30000,
+    "tune_overrides": (("w8a", 10000), ("connect4", 15000), ("mnist", 2000)),
+}
 
 _OAM_GRID_NOTE = (
     "OAM's C is searched over the class's grid 2^[-20:10], which extends below the paper's "
     "2^[-12:10] (small C works better on long streams, see `OAM.C`); C <= 2^-14 was chosen "
     "on most datasets, outside the paper's range, which likely explains why our OAM is "
-    "better than the paper's on the larger sets.")
+    "better than the paper's on the larger sets."
+)
 _UNI_NOTE = (
     "The univariate baselines use class-prior weights from running counts and an "
     "intercept (SPEC decision 17); the paper does not specify either, and its online "
-    "Uni-Exp / Uni-Squ are markedly weaker on the imbalanced w8a and on mnist.")
+    "Uni-Exp / Uni-Squ are markedly weaker on the imbalanced w8a and on mnist."
+)
 
 _G16_NOTES = {
     "splice": "Our splice has 1,000 examples (the paper's 3,175 include the missing "
-              "splice.t), so 800 training examples per fold instead of 2,540.",
+    "splice.t), so 800 training examples per fold instead of 2,540.",
     "mnist": "Our mnist is the 10,000-image test set with a different random class "
-             "partition; the paper trains on 48,000 of the 60,000 training images.",
+    "partition; the paper trains on 48,000 of the 60,000 training images.",
     "usps": "The binary problem is a random halving of the 10 digits: our partition "
-            "(seed 0) is not the paper's, and the AUC depends on which digits are grouped.",
+    "(seed 0) is not the paper's, and the AUC depends on which digits are grouped.",
     "letter": "The binary problem is a random halving of the 26 letters: our partition "
-              "(seed 0) is not the paper's, and the AUC depends strongly on it.",
+    "(seed 0) is not the paper's, and the AUC depends strongly on it.",
     "connect-4": "Random halves of 3 classes: our positive class is class 2 (the largest, "
-                 "'win'); the paper's grouping is unknown.",
+    "'win'); the paper's grouping is unknown.",
     "OAM_seq": _OAM_GRID_NOTE,
     "OAM_gra": _OAM_GRID_NOTE,
     "Uni-Exp": _UNI_NOTE,
@@ -180,14 +201,16 @@ _G16_TABLE3_NOTE = (
     "batch Uni-Squ up to the scale of lambda, since by Sherman-Morrison "
     "(lambda I + S+ + S- + d d^T)^-1 d is proportional to (lambda I + S+ + S-)^-1 d, the "
     "class-balanced ridge least-squares direction (d = difference of the class means). "
-    "The paper's columns differ because it ran different solvers.")
+    "The paper's columns differ because it ran different solvers."
+)
 
 _G16_TABLE2_INTRO = (
     "Reproduction of Table 2 of Gao, Wang, Jin, Zhu, Zhou, *One-Pass AUC Optimization* "
     "(Artificial Intelligence, 2016): test AUC of OPAUC against the online methods "
     "OAM_seq, OAM_gra (Zhao et al. 2011, buffers of 100) and online Uni-Exp / Uni-Log / "
     "Uni-Squ (class-prior weighted univariate losses). The paper's values are printed "
-    "under ours.")
+    "under ours."
+)
 
 _Z11_LEARNERS = (
     L("Perceptron", "Perceptron"),
@@ -197,19 +220,33 @@ _Z11_LEARNERS = (
     L("CPA_ML", "CostSensitivePA", variant="ml"),
     L("OAM_seq", "OAM", update="seq", buffer_size=100),
     L("OAM_gra", "OAM", update="gra", buffer_size=100),
-    L("OAM_inf", "OAM", update="seq", buffer_size=None, max_train=10000,
-      note="O(t d) per step: capped at 10,000 training examples per run for time"),
+    L(
+        "OAM_inf",
+        "OAM",
+        update="seq",
+        buffer_size=None,
+        max_train=10000,
+        note="O(t d) per step: capped at 10,000 training examples per run for time",
+    ),
 )
 
 _Z11_DATA = (
     DataSpec("fourclass", paper_n=862),
-    DataSpec("magic04", ("one_vs_rest", "h"), paper_n=19020,
-             note="positive = h (hadron), which gives Table 1's T-/T+ = 1.8439"),
+    DataSpec(
+        "magic04",
+        ("one_vs_rest", "h"),
+        paper_n=19020,
+        note="positive = h (hadron), which gives Table 1's T-/T+ = 1.8439",
+    ),
     DataSpec("german", paper_n=1000),
     DataSpec("ijcnn1", paper_n=141691, note="train + test files"),
-    DataSpec("letter", ("one_vs_rest", 8.0), part="train", paper_n=15000,
-             note="training file, letter H (class 8) against the rest: T-/T+ = 26.881 as "
-                  "in Table 1"),
+    DataSpec(
+        "letter",
+        ("one_vs_rest", 8.0),
+        part="train",
+        paper_n=15000,
+        note="training file, letter H (class 8) against the rest: T-/T+ = 26.881 as in Table 1",
+    ),
 )
 
 #: Fast mode of the Z11 reproductions: the paper's 4 x 5 folds, tuned on the first split
@@ -218,27 +255,28 @@ _Z11_FAST = {"n_trials": 4, "tune_max_samples": 30000, "coarse_values": 8}
 
 _Z11_NOTES = {
     "OAM_inf": "OAM_inf is trained on at most 10,000 examples per run (uniform sample), "
-               "which matters on magic04, letter and ijcnn1.",
+    "which matters on magic04, letter and ijcnn1.",
     "PA-I": "Z11 gives no grid for PA-I's C; we tune C over 2^[-10:10] (SPEC §12.6). A small "
-            "C makes PA-I a perceptron with small steps, much better on imbalanced data than "
-            "the paper's PA-I.",
+    "C makes PA-I a perceptron with small steps, much better on imbalanced data than "
+    "the paper's PA-I.",
     "CPA_PB": "With a small C the PB update is a scaled perceptron, so its AUC equals the "
-              "Perceptron's whenever a small C is chosen.",
+    "Perceptron's whenever a small C is chosen.",
     "CW-full": "Our CW-full scores about .67 with a large spread over folds on german and "
-               "magic04 whatever the scaling (l2, [-1,1] or none; checked), against the "
-               "paper's .757 and .746: reported to the maintainers of ConfidenceWeighted.",
+    "magic04 whatever the scaling (l2, [-1,1] or none; checked), against the "
+    "paper's .757 and .746: reported to the maintainers of ConfidenceWeighted.",
     "fourclass": "fourclass has 2 features: l2-normalizing maps every example to the unit "
-                 "circle and removes the radial information: without it OAM_seq scores .825 "
-                 "and CPA_PB .752 (10 runs, checked), closer to the paper.",
+    "circle and removes the radial information: without it OAM_seq scores .825 "
+    "and CPA_PB .752 (10 runs, checked), closer to the paper.",
     "letter": "One-vs-rest with letter H (the class that gives Table 1's ratio); which "
-              "letter Z11 used is not stated.",
+    "letter Z11 used is not stated.",
     "*": "Z11 reports no significance tests; the ●/○ markers and win/tie/loss rows are ours "
-         "(OAM_seq against each method). Z11 does not state the feature scaling; we "
-         "l2-normalize every example (SPEC decision 12).",
+    "(OAM_seq against each method). Z11 does not state the feature scaling; we "
+    "l2-normalize every example (SPEC decision 12).",
 }
 
-_CURVE_DATA = tuple(d for d in _G16_DATA
-                    if d.title in ("german", "splice", "magic04", "a9a", "ijcnn1", "connect-4"))
+_CURVE_DATA = tuple(
+    d for d in _G16_DATA if d.title in ("german", "splice", "magic04", "a9a", "ijcnn1", "connect-4")
+)
 
 REPRODUCTIONS: dict[str, Reproduction] = {}
 
@@ -247,102 +285,220 @@ def _register(r: Reproduction) -> None:
     REPRODUCTIONS[r.id] = r
 
 
-_register(Reproduction(
-    "g16-table2", "G16 Table 2: OPAUC against online methods (test AUC)", "table", "g16",
-    _G16_ONLINE, _G16_DATA, _G16_ABSENT, reference="OPAUC", paper=G16_TABLE2,
-    fast=_G16_FAST, notes=_G16_NOTES, intro=_G16_TABLE2_INTRO))
+_register(
+    Reproduction(
+        "g16-table2",
+        "G16 Table 2: OPAUC against online methods (test AUC)",
+        "table",
+        "g16",
+        _G16_ONLINE,
+        _G16_DATA,
+        _G16_ABSENT,
+        reference="OPAUC",
+        paper=G16_TABLE2,
+        fast=_G16_FAST,
+        notes=_G16_NOTES,
+        intro=_G16_TABLE2_INTRO,
+    )
+)
 
-_register(Reproduction(
-    "g16-fig1", "G16 Figure 1: running time of OPAUC and the online methods", "time", "g16",
-    _G16_ONLINE, _G16_DATA, _G16_ABSENT, reference="OPAUC", fast=_G16_FAST,
-    intro="Reproduction of Figure 1 of Gao et al. 2016: mean training time (one pass) of "
-          "OPAUC and the online methods of Table 2, log scale. The paper's figure has no "
-          "numbers in its text, so only the shape can be compared: the paper finds the "
-          "univariate methods fastest and OPAUC competitive with OAM except on the "
-          "highest-dimensional sets (mnist, epsilon). The runs are those of "
-          "`g16-table2` (shared cache).",
-    notes={"*": "Times are wall-clock seconds of `fit` in a worker process (2 workers on 2 "
-                "cores), after a warm-up fit that loads the compiled kernels; they exclude "
-                "data loading, preprocessing and scoring."}))
+_register(
+    Reproduction(
+        "g16-fig1",
+        "G16 Figure 1: running time of OPAUC and the online methods",
+        "time",
+        "g16",
+        _G16_ONLINE,
+        _G16_DATA,
+        _G16_ABSENT,
+        reference="OPAUC",
+        fast=_G16_FAST,
+        intro="Reproduction of Figure 1 of Gao et al. 2016: mean training time (one pass) of "
+        "OPAUC and the online methods of Table 2, log scale. The paper's figure has no "
+        "numbers in its text, so only the shape can be compared: the paper finds the "
+        "univariate methods fastest and OPAUC competitive with OAM except on the "
+        "highest-dimensional sets (mnist, epsilon). The runs are those of "
+        "`g16-table2` (shared cache).",
+        notes={
+            "*": "Times are wall-clock seconds of `fit` in a worker process (2 workers on 2 "
+            "cores), after a warm-up fit that loads the compiled kernels; they exclude "
+            "data loading, preprocessing and scoring."
+        },
+    )
+)
 
-_register(Reproduction(
-    "g16-table3", "G16 Table 3: OPAUC against batch methods (test AUC)", "table", "g16",
-    (L("OPAUC", "OPAUC"), L("SVM-perf", "SVMPerfAUC"), L("SVM-OR", "SVMOR"),
-     L("LS-SVM", "LSSVMAUC"), L("batch Uni-Log", "BatchUnivariate", loss="log"),
-     L("batch Uni-Squ", "BatchUnivariate", loss="squ")),
-    _G16_DATA, _G16_ABSENT, reference="OPAUC", paper=G16_TABLE3, fast=_G16_FAST,
-    notes={**_G16_NOTES, "*": _G16_TABLE3_NOTE},
-    intro="Reproduction of Table 3 of Gao et al. 2016: OPAUC against batch AUC methods "
-          "(batch learners trained on at most 8,000 examples)."))
+_register(
+    Reproduction(
+        "g16-table3",
+        "G16 Table 3: OPAUC against batch methods (test AUC)",
+        "table",
+        "g16",
+        (
+            L("OPAUC", "OPAUC"),
+            L("SVM-perf", "SVMPerfAUC"),
+            L("SVM-OR", "SVMOR"),
+            L("LS-SVM", "LSSVMAUC"),
+            L("batch Uni-Log", "BatchUnivariate", loss="log"),
+            L("batch Uni-Squ", "BatchUnivariate", loss="squ"),
+        ),
+        _G16_DATA,
+        _G16_ABSENT,
+        reference="OPAUC",
+        paper=G16_TABLE3,
+        fast=_G16_FAST,
+        notes={**_G16_NOTES, "*": _G16_TABLE3_NOTE},
+        intro="Reproduction of Table 3 of Gao et al. 2016: OPAUC against batch AUC methods "
+        "(batch learners trained on at most 8,000 examples).",
+    )
+)
 
-_register(Reproduction(
-    "g16-fig7", "G16 Figure 7: convergence of OPAUC, OAM_seq and OAM_gra", "curve", "g16",
-    _G16_ONLINE[:3], _CURVE_DATA, reference="OPAUC", fast=_G16_FAST, checkpoints=40,
-    n_splits=5,
-    intro="Reproduction of Figure 7 of Gao et al. 2016: test AUC against the number of "
-          "examples seen (and against training seconds) during the single pass, with the "
-          "hyperparameters chosen as for Table 2 (shared cache). The paper's figure has no "
-          "numbers in its text; its claim is that OPAUC converges faster than OAM_seq and "
-          "OAM_gra. Curves are averaged over the outer splits.",
-    quick_datasets=("german",)))
+_register(
+    Reproduction(
+        "g16-fig7",
+        "G16 Figure 7: convergence of OPAUC, OAM_seq and OAM_gra",
+        "curve",
+        "g16",
+        _G16_ONLINE[:3],
+        _CURVE_DATA,
+        reference="OPAUC",
+        fast=_G16_FAST,
+        checkpoints=40,
+        n_splits=5,
+        intro="Reproduction of Figure 7 of Gao et al. 2016: test AUC against the number of "
+        "examples seen (and against training seconds) during the single pass, with the "
+        "hyperparameters chosen as for Table 2 (shared cache). The paper's figure has no "
+        "numbers in its text; its claim is that OPAUC converges faster than OAM_seq and "
+        "OAM_gra. Curves are averaged over the outer splits.",
+        quick_datasets=("german",),
+    )
+)
 
-_register(Reproduction(
-    "g16-fig5", "G16 Figure 5: influence of the step size eta on OPAUC", "sweep", "g16",
-    _G16_ONLINE[:1], _CURVE_DATA, reference="OPAUC", fast=_G16_FAST,
-    sweep=("eta", tuple(2.0**k for k in range(-12, 11))), n_splits=5,
-    intro="Reproduction of Figure 5 of Gao et al. 2016: test AUC of OPAUC against eta over "
-          "2^[-12:10], lambda as tuned. The paper: eta should not exceed 1, and "
-          "[2^-12, 2^-4] works well.", quick_datasets=("german",)))
+_register(
+    Reproduction(
+        "g16-fig5",
+        "G16 Figure 5: influence of the step size eta on OPAUC",
+        "sweep",
+        "g16",
+        _G16_ONLINE[:1],
+        _CURVE_DATA,
+        reference="OPAUC",
+        fast=_G16_FAST,
+        sweep=("eta", tuple(2.0**k for k in range(-12, 11))),
+        n_splits=5,
+        intro="Reproduction of Figure 5 of Gao et al. 2016: test AUC of OPAUC against eta over "
+        "2^[-12:10], lambda as tuned. The paper: eta should not exceed 1, and "
+        "[2^-12, 2^-4] works well.",
+        quick_datasets=("german",),
+    )
+)
 
-_register(Reproduction(
-    "g16-fig6", "G16 Figure 6: influence of the regularization lambda on OPAUC", "sweep",
-    "g16", _G16_ONLINE[:1], _CURVE_DATA, reference="OPAUC", fast=_G16_FAST,
-    sweep=("lam", tuple(2.0**k for k in range(-10, 3))), n_splits=5,
-    intro="Reproduction of Figure 6 of Gao et al. 2016: test AUC of OPAUC against lambda "
-          "over 2^[-10:2], eta as tuned. The paper: OPAUC is insensitive to lambda unless "
-          "it is large.", quick_datasets=("german",)))
+_register(
+    Reproduction(
+        "g16-fig6",
+        "G16 Figure 6: influence of the regularization lambda on OPAUC",
+        "sweep",
+        "g16",
+        _G16_ONLINE[:1],
+        _CURVE_DATA,
+        reference="OPAUC",
+        fast=_G16_FAST,
+        sweep=("lam", tuple(2.0**k for k in range(-10, 3))),
+        n_splits=5,
+        intro="Reproduction of Figure 6 of Gao et al. 2016: test AUC of OPAUC against lambda "
+        "over 2^[-10:2], eta as tuned. The paper: OPAUC is insensitive to lambda unless "
+        "it is large.",
+        quick_datasets=("german",),
+    )
+)
 
-_register(Reproduction(
-    "z11-table2", "Z11 Table 2: OAM against online classifiers (test AUC)", "table", "z11",
-    _Z11_LEARNERS, _Z11_DATA,
-    ("sonar", "svmguide1", "svmguide3", "segment", "satimage", "vowel", "poker"),
-    quick_datasets=("fourclass", "german"), reference="OAM_seq", paper=Z11_TABLE2,
-    fast=_Z11_FAST, notes=_Z11_NOTES,
-    intro="Reproduction of Table 2 of Zhao, Hoi, Jin, Yang, *Online AUC Maximization* "
-          "(ICML 2011) on the datasets of its Table 1 that the benchmark data holds, with "
-          "Table 1's class imbalance (one-vs-rest conversions)."))
+_register(
+    Reproduction(
+        "z11-table2",
+        "Z11 Table 2: OAM against online classifiers (test AUC)",
+        "table",
+        "z11",
+        _Z11_LEARNERS,
+        _Z11_DATA,
+        ("sonar", "svmguide1", "svmguide3", "segment", "satimage", "vowel", "poker"),
+        quick_datasets=("fourclass", "german"),
+        reference="OAM_seq",
+        paper=Z11_TABLE2,
+        fast=_Z11_FAST,
+        notes=_Z11_NOTES,
+        intro="Reproduction of Table 2 of Zhao, Hoi, Jin, Yang, *Online AUC Maximization* "
+        "(ICML 2011) on the datasets of its Table 1 that the benchmark data holds, with "
+        "Table 1's class imbalance (one-vs-rest conversions).",
+    )
+)
 
-_register(Reproduction(
-    "z11-fig1", "Z11 Figure 1: AUC of OAM against the buffer size", "sweep", "z11",
-    _Z11_LEARNERS[5:7], _Z11_DATA, quick_datasets=("fourclass", "german"),
-    reference="OAM_seq", fast={**_Z11_FAST, "n_trials": 1},
-    sweep=("buffer_size", (1, 10, 20, 50, 100, 200, 500)),
-    intro="Reproduction of Figure 1 of Zhao et al. 2011: test AUC of OAM_seq and OAM_gra "
-          "against the buffer size N+ = N-, with C tuned at N = 100. The paper's figure "
-          "has no numbers in its text; its claims: N = 1 is worst, a small buffer already "
-          "helps much, and the AUC saturates (or drops slightly) for large buffers."))
+_register(
+    Reproduction(
+        "z11-fig1",
+        "Z11 Figure 1: AUC of OAM against the buffer size",
+        "sweep",
+        "z11",
+        _Z11_LEARNERS[5:7],
+        _Z11_DATA,
+        quick_datasets=("fourclass", "german"),
+        reference="OAM_seq",
+        fast={**_Z11_FAST, "n_trials": 1},
+        sweep=("buffer_size", (1, 10, 20, 50, 100, 200, 500)),
+        intro="Reproduction of Figure 1 of Zhao et al. 2011: test AUC of OAM_seq and OAM_gra "
+        "against the buffer size N+ = N-, with C tuned at N = 100. The paper's figure "
+        "has no numbers in its text; its claims: N = 1 is worst, a small buffer already "
+        "helps much, and the AUC saturates (or drops slightly) for large buffers.",
+    )
+)
 
-_register(Reproduction(
-    "l18-table2", "L18 Table 2: FSAUC against SOLAM and OPAUC (test AUC)", "table", "l18",
-    (L("FSAUC", "FSAUC"), L("SOLAM", "SOLAM"), L("SOLAM_l1", "SOLAML1"),
-     L("OPAUC", "OPAUC", grid={"eta": [2.0**k for k in range(-12, -3)],
-                               "lam": [2.0**k for k in range(-10, 1)]})),
-    (DataSpec("a9a", paper_n=40702, note="train + test merged, then 4:1:1 (paper: the "
-                                         "training file, test file halved)"),
-     DataSpec("ijcnn1", paper_n=118076, note="train + test merged, then 4:1:1 as in L18"),
-     DataSpec("w8a", paper_n=57225, note="train + test merged, then 4:1:1 (paper: the "
-                                         "training file, test file halved)")),
-    ("covtype_binary", "HIGGS", "real-sim", "rcv1_binary", "news20.binary"),
-    quick_datasets=("diabetes", "german"), reference="FSAUC", paper=L18_TABLE2,
-    fast={"n_trials": 5, "coarse_values": 8},
-    notes={"*": "L18 reports no significance tests; the markers are ours (FSAUC against "
-                "each method). L18's standard deviations are over 5 training orders of one "
-                "split, hence tiny: a different split alone moves the AUC by more (ours is "
-                "4:1:1 on train + test merged for all three sets, seed 0; for a9a and w8a "
-                "L18 kept the training file and halved the test file)."},
-    intro="Reproduction of Table 2 of Liu et al. 2018 (*Fast Stochastic AUC Maximization "
-          "with O(1/n)-Convergence Rate*): final test AUC after one pass, 5 runs with "
-          "different training orders."))
+_register(
+    Reproduction(
+        "l18-table2",
+        "L18 Table 2: FSAUC against SOLAM and OPAUC (test AUC)",
+        "table",
+        "l18",
+        (
+            L("FSAUC", "FSAUC"),
+            L("SOLAM", "SOLAM"),
+            L("SOLAM_l1", "SOLAML1"),
+            L(
+                "OPAUC",
+                "OPAUC",
+                grid={
+                    "eta": [2.0**k for k in range(-12, -3)],
+                    "lam": [2.0**k for k in range(-10, 1)],
+                },
+            ),
+        ),
+        (
+            DataSpec(
+                "a9a",
+                paper_n=40702,
+                note="train + test merged, then 4:1:1 (paper: the training file, test file halved)",
+            ),
+            DataSpec("ijcnn1", paper_n=118076, note="train + test merged, then 4:1:1 as in L18"),
+            DataSpec(
+                "w8a",
+                paper_n=57225,
+                note="train + test merged, then 4:1:1 (paper: the training file, test file halved)",
+            ),
+        ),
+        ("covtype_binary", "HIGGS", "real-sim", "rcv1_binary", "news20.binary"),
+        quick_datasets=("diabetes", "german"),
+        reference="FSAUC",
+        paper=L18_TABLE2,
+        fast={"n_trials": 5, "coarse_values": 8},
+        notes={
+            "*": "L18 reports no significance tests; the markers are ours (FSAUC against "
+            "each method). L18's standard deviations are over 5 training orders of one "
+            "split, hence tiny: a different split alone moves the AUC by more (ours is "
+            "4:1:1 on train + test merged for all three sets, seed 0; for a9a and w8a "
+            "L18 kept the training file and halved the test file)."
+        },
+        intro="Reproduction of Table 2 of Liu et al. 2018 (*Fast Stochastic AUC Maximization "
+        "with O(1/n)-Convergence Rate*): final test AUC after one pass, 5 runs with "
+        "different training orders.",
+    )
+)
 
 
 def reproduce(
@@ -385,36 +541,55 @@ def reproduce(
         The files written (``markdown``, ``csv``, ``json``, PNGs).
     """
     if table not in REPRODUCTIONS:
-        raise ValueError(f"unknown reproduction {table!r}; choose from "
-                         f"{', '.join(REPRODUCTIONS)}")
+        raise ValueError(f"unknown reproduction {table!r}; choose from {', '.join(REPRODUCTIONS)}")
     r = REPRODUCTIONS[table]
     out = Path(out_dir) if out_dir is not None else Path("aucstream-results")
     cache = Path(cache_dir) if cache_dir is not None else out / "cache"
     protocol = r.protocol_for(mode)
-    kwargs = dict(reference=r.reference, cache_dir=cache, n_jobs=n_jobs, data_home=data_home,
-                  progress=progress)
+    kwargs = dict(
+        reference=r.reference,
+        cache_dir=cache,
+        n_jobs=n_jobs,
+        data_home=data_home,
+        progress=progress,
+    )
     datasets = r.datasets_for(mode)
     n_splits = r.n_splits if mode != "quick" else 1
     start = time.perf_counter()
     if r.kind in ("table", "time"):
         result = compare(r.learners, datasets, protocol, on_record=on_record, **kwargs)
     elif r.kind == "curve":
-        result = convergence(r.learners, datasets, protocol, checkpoints=r.checkpoints,
-                             n_splits=n_splits, **kwargs)
+        result = convergence(
+            r.learners, datasets, protocol, checkpoints=r.checkpoints, n_splits=n_splits, **kwargs
+        )
     elif r.kind == "sweep":
         param, values = r.sweep
-        result = parameter_sweep(r.learners, datasets, protocol, param, values,
-                                 n_splits=n_splits, **kwargs)
+        result = parameter_sweep(
+            r.learners, datasets, protocol, param, values, n_splits=n_splits, **kwargs
+        )
     else:  # pragma: no cover - registry entries are fixed
         raise ValueError(r.kind)
     result.stats.seconds = time.perf_counter() - start
     for name in r.absent:
-        result.datasets.append(DatasetMeta(DataSpec(name), skipped="not in the benchmark data "
-                                           "(see the data README: not found in usable form)"))
+        result.datasets.append(
+            DatasetMeta(
+                DataSpec(name),
+                skipped="not in the benchmark data (see the data README: not found in usable form)",
+            )
+        )
     if mode == "quick":
         skipped = [d.title for d in r.datasets if d.title not in r.quick_datasets]
         for name in skipped:
             result.datasets.append(DatasetMeta(DataSpec(name), skipped="left out in quick mode"))
     command = f"aucstream reproduce {table} --mode {mode}"
-    return write_report(result, out, r.name, r.title, kind=r.kind, paper=r.paper,
-                        notes=r.notes, intro=r.intro, command=command)
+    return write_report(
+        result,
+        out,
+        r.name,
+        r.title,
+        kind=r.kind,
+        paper=r.paper,
+        notes=r.notes,
+        intro=r.intro,
+        command=command,
+    )

@@ -97,11 +97,19 @@ class LearnerSpec:
     note: str = ""
 
     @classmethod
-    def make(cls, label: str, estimator: str, max_train: int | None = None, note: str = "",
-             grid: Mapping | None = None, **params) -> LearnerSpec:
+    def make(
+        cls,
+        label: str,
+        estimator: str,
+        max_train: int | None = None,
+        note: str = "",
+        grid: Mapping | None = None,
+        **params,
+    ) -> LearnerSpec:
         """Convenience constructor: ``LearnerSpec.make("OAM_gra", "OAM", update="gra")``."""
-        return cls(estimator, _freeze(params), label, _freeze(grid) if grid else None,
-                   max_train, note)
+        return cls(
+            estimator, _freeze(params), label, _freeze(grid) if grid else None, max_train, note
+        )
 
     @property
     def title(self) -> str:
@@ -133,8 +141,11 @@ class LearnerSpec:
 
     def search_grid(self, protocol: Protocol) -> dict[str, list]:
         """The grid searched under ``protocol`` (fixed parameters removed)."""
-        grid = ({k: list(v) for k, v in self.grid} if self.grid is not None
-                else dict(getattr(self.cls, "param_grid", {})))
+        grid = (
+            {k: list(v) for k, v in self.grid}
+            if self.grid is not None
+            else dict(getattr(self.cls, "param_grid", {}))
+        )
         grid = {k: list(v) for k, v in grid.items() if k not in self.fixed}
         if protocol.grid == "coarse":
             grid = coarse_grid(grid, protocol.coarse_values)
@@ -144,8 +155,11 @@ class LearnerSpec:
         """An unfitted learner with the fixed parameters updated by ``params``."""
         kwargs = {**self.fixed, **(params or {})}
         estimator = self.cls(**kwargs)
-        if random_state is not None and "random_state" in estimator.get_params() \
-                and "random_state" not in kwargs:
+        if (
+            random_state is not None
+            and "random_state" in estimator.get_params()
+            and "random_state" not in kwargs
+        ):
             estimator.set_params(random_state=random_state)
         return estimator
 
@@ -234,13 +248,19 @@ class Job:
         from .. import __version__
 
         return {
-            "format": RECORD_FORMAT, "aucstream": __version__,
-            "estimator": self.learner.estimator, "params": self.all_params,
-            "train_cap": self.train_cap(), "data": self.data.key(),
-            "split": self.protocol.split_key(), "trial": self.trial, "fold": self.fold,
+            "format": RECORD_FORMAT,
+            "aucstream": __version__,
+            "estimator": self.learner.estimator,
+            "params": self.all_params,
+            "train_cap": self.train_cap(),
+            "data": self.data.key(),
+            "split": self.protocol.split_key(),
+            "trial": self.trial,
+            "fold": self.fold,
             "inner": self.inner,
-            "tuning": (self.protocol.tuning_key(self.data.name) if self.inner is not None
-                       else None),
+            "tuning": (
+                self.protocol.tuning_key(self.data.name) if self.inner is not None else None
+            ),
             "checkpoints": self.checkpoints,
         }
 
@@ -316,7 +336,7 @@ def train_one_pass(estimator, X, y, chunk: int | None = None) -> None:
         estimator.fit(X, y)
         return
     for start in range(0, y.size, chunk):
-        estimator.partial_fit(X[start:start + chunk], y[start:start + chunk], classes=[-1, 1])
+        estimator.partial_fit(X[start : start + chunk], y[start : start + chunk], classes=[-1, 1])
 
 
 def _curve(estimator, X_train, y_train, X_test, y_test, checkpoints: int) -> dict:
@@ -353,11 +373,20 @@ def execute_job(job: Job, data_home=None) -> dict:
         "diverged", "error"), ``error``, and ``curve`` for convergence jobs.
     """
     record: dict[str, Any] = {
-        "estimator": job.learner.estimator, "params": job.all_params,
-        "tuned": dict(job.params), "dataset": job.data.title, "trial": job.trial,
-        "fold": job.fold, "inner": job.inner, "auc": float("nan"),
-        "train_seconds": float("nan"), "cpu_seconds": float("nan"), "n_train": 0,
-        "n_test": 0, "status": "ok", "error": "",
+        "estimator": job.learner.estimator,
+        "params": job.all_params,
+        "tuned": dict(job.params),
+        "dataset": job.data.title,
+        "trial": job.trial,
+        "fold": job.fold,
+        "inner": job.inner,
+        "auc": float("nan"),
+        "train_seconds": float("nan"),
+        "cpu_seconds": float("nan"),
+        "n_train": 0,
+        "n_test": 0,
+        "status": "ok",
+        "error": "",
     }
     try:
         X, y, split = _prepared(job.data, data_home, job.protocol, job.trial, job.fold)
@@ -367,21 +396,22 @@ def execute_job(job: Job, data_home=None) -> dict:
             train, test = inner_splits(y, split, job.protocol, job.data.name)[job.inner]
         code = 0 if job.inner is None else job.inner + 1
         p = job.protocol
-        train = cap_indices(train, job.train_cap(), run_seed(p, job.trial, job.fold, code,
-                                                               SEED_CAP))
+        train = cap_indices(
+            train, job.train_cap(), run_seed(p, job.trial, job.fold, code, SEED_CAP)
+        )
         # online learners depend on the order: every run sees a seeded random order
         order = np.random.default_rng(run_seed(p, job.trial, job.fold, code, SEED_ORDER))
         train = order.permutation(train)
-        estimator = job.learner.build(dict(job.params),
-                                      run_seed(p, job.trial, job.fold, SEED_LEARNER))
+        estimator = job.learner.build(
+            dict(job.params), run_seed(p, job.trial, job.fold, SEED_LEARNER)
+        )
         X_train, y_train, X_test, y_test = X[train], y[train], X[test], y[test]
         record.update(n_train=int(train.size), n_test=int(test.size))
         _warm_up(estimator, X_train, y_train)
         if job.checkpoints:
             if job.learner.is_batch:
                 raise TypeError(f"{job.learner.estimator} is a batch learner: no curve")
-            record["curve"] = _curve(estimator, X_train, y_train, X_test, y_test,
-                                     job.checkpoints)
+            record["curve"] = _curve(estimator, X_train, y_train, X_test, y_test, job.checkpoints)
             record["auc"] = record["curve"]["auc"][-1]
             record["train_seconds"] = record["curve"]["seconds"][-1]
             return record
@@ -389,8 +419,7 @@ def execute_job(job: Job, data_home=None) -> dict:
             warnings.simplefilter("ignore", UserWarning)
             cpu, wall = time.process_time(), time.perf_counter()
             # tuning runs stop early when they diverge; test runs are timed as one fit
-            train_one_pass(estimator, X_train, y_train,
-                           None if job.inner is None else TUNING_CHUNK)
+            train_one_pass(estimator, X_train, y_train, None if job.inner is None else TUNING_CHUNK)
             wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
         record.update(train_seconds=wall, cpu_seconds=cpu)
         record["auc"] = roc_auc(y_test == 1, estimator.decision_function(X_test))
@@ -451,8 +480,9 @@ class ProgressLine:
         self.done += 1
         self.cached += cached
         now = time.perf_counter()
-        if self.enabled and (now - self.last >= (0.5 if self.tty else 10.0)
-                             or self.done == self.total):
+        if self.enabled and (
+            now - self.last >= (0.5 if self.tty else 10.0) or self.done == self.total
+        ):
             self.last = now
             self._write()
 
@@ -461,8 +491,10 @@ class ProgressLine:
         computed = self.done - self.cached
         left = self.total - self.done
         eta = f", ETA {elapsed / computed * left:.0f} s" if computed and left else ""
-        text = (f"{self.label}: {self.done}/{self.total} runs ({self.cached} cached), "
-                f"{elapsed:.0f} s{eta}")
+        text = (
+            f"{self.label}: {self.done}/{self.total} runs ({self.cached} cached), "
+            f"{elapsed:.0f} s{eta}"
+        )
         if self.tty:
             sys.stderr.write(f"\r{text}   " + ("\n" if not left else ""))
         else:
@@ -522,8 +554,9 @@ def run_jobs(
     def finish(i: int, record: dict) -> None:
         record["key"] = keys[i]
         if record["status"] == "error":
-            stats.errors.append(f"{jobs[i].learner.title} on {jobs[i].data.title}: "
-                                f"{record['error']}")
+            stats.errors.append(
+                f"{jobs[i].learner.title} on {jobs[i].data.title}: {record['error']}"
+            )
         elif cache is not None:
             cache.put(keys[i], record)
         stats.computed += 1

@@ -98,8 +98,11 @@ def compare_runs(reference: Mapping, other: Mapping, alpha: float = 0.05) -> int
         :data:`TIE` (not significant, fewer than two matched runs, or zero-variance
         differences).
     """
-    ids = sorted(k for k in reference.keys() & other.keys()
-                 if np.isfinite(reference[k]) and np.isfinite(other[k]))
+    ids = sorted(
+        k
+        for k in reference.keys() & other.keys()
+        if np.isfinite(reference[k]) and np.isfinite(other[k])
+    )
     a = np.array([reference[k] for k in ids], dtype=float)
     b = np.array([other[k] for k in ids], dtype=float)
     t, p = paired_ttest(a, b)
@@ -121,5 +124,8 @@ def win_tie_loss(outcomes: Iterable[int]) -> tuple[int, int, int]:
     (win, tie, loss) : tuple of int
     """
     outcomes: Sequence[int] = list(outcomes)
-    return (sum(o == BETTER for o in outcomes), sum(o == TIE for o in outcomes),
-            sum(o == WORSE for o in outcomes))
+    return (
+        sum(o == BETTER for o in outcomes),
+        sum(o == TIE for o in outcomes),
+        sum(o == WORSE for o in outcomes),
+    )

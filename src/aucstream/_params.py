@@ -1,0 +1,91 @@
+"""Declared hyperparameters: the constraints every learner states, checked in one place.
+
+Each learner lists its parameters in a ``_parameter_constraints`` class attribute, in
+scikit-learn's vocabulary (``utils/_param_validation.py``): a dict from parameter name
+to a list of accepted forms. ``BaseStreamingAUC.fit`` and ``partial_fit`` check them
+with scikit-learn's own ``validate_parameter_constraints`` **before any state is
+touched**, so every learner rejects a bad value with the same error type
+(``InvalidParameterError``, a subclass of both ``ValueError`` and ``TypeError``) and a
+message of the same form, naming the learner and the parameter::
+
+    The 'eta' parameter of OPAUC must be a float in the range (0.0, inf). Got -1 instead.
+
+One difference from scikit-learn: a boolean is not a number here. scikit-learn's
+``Interval`` accepts ``True`` for a real or integer range (``bool`` subclasses
+``int``); ``OPAUC(eta=True)`` is far more likely a mistake than a step size of 1, so
+:class:`Interval` below refuses ``bool`` and ``numpy.bool_``.
+"""
+
+from __future__ import annotations
+
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.utils._param_validation import (
+    Interval as _SklearnInterval,
+)
+from sklearn.utils._param_validation import (
+    InvalidParameterError,
+    Options,
+    StrOptions,
+    validate_parameter_constraints,
+)
+
+__all__ = [
+    "Integral",
+    "Interval",
+    "InvalidParameterError",
+    "Options",
+    "Real",
+    "StrOptions",
+    "check_parameters",
+    "positive",
+    "non_negative",
+    "positive_int",
+    "unit_open",
+]
+
+
+class Interval(_SklearnInterval):
+    """scikit-learn's ``Interval`` that does not count booleans as numbers."""
+
+    def is_satisfied_by(self, val) -> bool:
+        if isinstance(val, (bool, np.bool_)):
+            return False
+        return super().is_satisfied_by(val)
+
+
+def positive() -> Interval:
+    """A finite real number > 0."""
+    return Interval(Real, 0, None, closed="neither")
+
+
+def non_negative() -> Interval:
+    """A finite real number >= 0."""
+    return Interval(Real, 0, None, closed="left")
+
+
+def positive_int(minimum: int = 1) -> Interval:
+    """An integer >= ``minimum`` (not a bool)."""
+    return Interval(Integral, minimum, None, closed="left")
+
+
+def unit_open() -> Interval:
+    """A real number in the open interval (0, 1)."""
+    return Interval(Real, 0, 1, closed="neither")
+
+
+def check_parameters(estimator) -> None:
+    """Check ``estimator.get_params(deep=False)`` against its declared constraints.
+
+    Raises
+    ------
+    InvalidParameterError
+        Naming the estimator's class and the first parameter that breaks its
+        constraint, with the value it got.
+    """
+    validate_parameter_constraints(
+        estimator._parameter_constraints,
+        estimator.get_params(deep=False),
+        caller_name=type(estimator).__name__,
+    )

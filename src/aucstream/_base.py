@@ -73,6 +73,10 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
     _parameter_constraints: ClassVar[dict[str, list]] = {}
     #: Batch learners may use all their data at once (the harness caps their size).
     is_batch: ClassVar[bool] = False
+    #: Name of the parameter through which a learner that plans its pass from the
+    #: stream length (FSAUC's stages) is told that length before ``partial_fit``;
+    #: ``fit`` tells it through ``_begin_pass``. None: the learner needs no length.
+    stream_length_param: ClassVar[str | None] = None
     #: Rows per kernel call in ``fit`` (bounds the temporary CSR copy of dense input).
     _fit_chunk_size: ClassVar[int] = 8192
 

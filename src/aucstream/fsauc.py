@@ -570,6 +570,7 @@ class FSAUC(BaseStreamingAUC):
     True
     """
 
+    stream_length_param = "n_samples"
     param_grid = {
         "R": [10.0**k for k in range(-1, 6)],
         "eta1": [2.0**k for k in range(-10, 11)],

@@ -15,6 +15,8 @@ the very same arithmetic (zeros contribute exact zeros) and give the same model.
 from __future__ import annotations
 
 import numbers
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import ClassVar
 
 import numpy as np
@@ -24,7 +26,9 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._chunks import Chunk, to_chunk
+from . import _state
+from ._chunks import Chunk, check_sparse_structure, to_chunk
+from ._config import format_bytes, get_config
 from ._params import check_parameters
 from .metrics import roc_auc
 
@@ -93,6 +97,24 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
     def _intercept(self) -> float:
         return 0.0
 
+    def _state_nbytes(self, n_features: int) -> int:
+        """Bytes of the state ``_init_state`` would allocate (checked against the budget).
+
+        Learners whose state grows faster than O(n_features) override this; the
+        default counts nothing.
+        """
+        return 0
+
+    #: What to suggest when the state does not fit the memory budget.
+    _low_memory_hint: ClassVar[str] = ""
+
+    def _check_state(self) -> None:
+        """Consistency checks of a loaded state that shapes cannot express.
+
+        Called by :func:`aucstream.load_model` after every member has been checked
+        against a freshly allocated state; raise ``ValueError`` naming the member.
+        """
+
     def _check_params(self) -> None:
         """Checks across parameters that single constraints cannot state.
 
@@ -124,18 +146,19 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
         self
             The fitted estimator.
         """
-        self._validate_params()
-        X, y = self._validate_input(X, y, reset=True)
-        classes = self._check_two_classes(np.unique(y), "y")
-        self._reset(classes, X.shape[1])
-        self._begin_pass(np.where(y == classes[1], 1.0, -1.0))
-        order = None
-        if getattr(self, "shuffle", False):
-            order = self._rng.permutation(X.shape[0])
-        step = self._fit_chunk_size if not self.is_batch else max(X.shape[0], 1)
-        for start in range(0, X.shape[0], step):
-            rows = slice(start, start + step) if order is None else order[start : start + step]
-            self._learn(X[rows], y[rows])
+        with self._transaction():
+            self._validate_params()
+            X, y = self._validate_input(X, y, reset=True)
+            classes = self._check_two_classes(np.unique(y), "y")
+            self._reset(classes, X.shape[1])
+            self._begin_pass(np.where(y == classes[1], 1.0, -1.0))
+            order = None
+            if getattr(self, "shuffle", False):
+                order = self._rng.permutation(X.shape[0])
+            step = self._fit_chunk_size if not self.is_batch else max(X.shape[0], 1)
+            for start in range(0, X.shape[0], step):
+                rows = slice(start, start + step) if order is None else order[start : start + step]
+                self._learn(X[rows], y[rows])
         return self
 
     @available_if(_is_online)
@@ -159,29 +182,30 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
         self
             The updated estimator.
         """
-        self._validate_params()
-        first = not hasattr(self, "classes_")
-        X, y = self._validate_input(X, y, reset=first)
-        if classes is not None:
-            classes = self._check_two_classes(np.unique(np.asarray(classes)), "classes")
-        if first:
-            if classes is None:
-                classes = self._check_two_classes(
-                    np.unique(y), "the first chunk (pass classes=[neg, pos] on the first call)"
+        with self._transaction():
+            self._validate_params()
+            first = not hasattr(self, "classes_")
+            X, y = self._validate_input(X, y, reset=first)
+            if classes is not None:
+                classes = self._check_two_classes(np.unique(np.asarray(classes)), "classes")
+            if first:
+                if classes is None:
+                    classes = self._check_two_classes(
+                        np.unique(y), "the first chunk (pass classes=[neg, pos] on the first call)"
+                    )
+                self._reset(classes, X.shape[1])
+            elif classes is not None and not np.array_equal(classes, self.classes_):
+                raise ValueError(
+                    f"classes={classes.tolist()} differs from classes_={self.classes_.tolist()} "
+                    "set on the first call to partial_fit"
                 )
-            self._reset(classes, X.shape[1])
-        elif classes is not None and not np.array_equal(classes, self.classes_):
-            raise ValueError(
-                f"classes={classes.tolist()} differs from classes_={self.classes_.tolist()} "
-                "set on the first call to partial_fit"
-            )
-        unknown = ~np.isin(y, self.classes_)
-        if unknown.any():
-            raise ValueError(
-                f"y contains labels {np.unique(y[unknown]).tolist()[:5]} not in "
-                f"classes_={self.classes_.tolist()}"
-            )
-        self._learn(X, y)
+            unknown = ~np.isin(y, self.classes_)
+            if unknown.any():
+                raise ValueError(
+                    f"y contains labels {np.unique(y[unknown]).tolist()[:5]} not in "
+                    f"classes_={self.classes_.tolist()}"
+                )
+            self._learn(X, y)
         return self
 
     def decision_function(self, X: ArrayLike) -> np.ndarray:
@@ -257,11 +281,22 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
         check_parameters(self)
         self._check_params()
 
+    @contextmanager
+    def _transaction(self) -> Iterator[None]:
+        """A call that raises leaves the learner exactly as it was (state, generator)."""
+        saved = _state.snapshot(self)
+        try:
+            yield
+        except BaseException:
+            _state.restore(self, saved)
+            raise
+
     def _validate_input(self, X, y, reset: bool):
         if y is None:
             raise ValueError(
                 f"{type(self).__name__} requires y to be passed, but the target y is None"
             )
+        check_sparse_structure(X, "X")
         X, y = validate_data(
             self, X, y, accept_sparse="csr", dtype=[np.float64, np.float32], reset=reset
         )
@@ -283,19 +318,45 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
         )
 
     def _reset(self, classes: np.ndarray, n_features: int) -> None:
+        self._check_budget(n_features)
         self.classes_ = classes
         self.n_samples_seen_ = 0
         self._rng = make_rng(getattr(self, "random_state", None))
         self._init_state(n_features)
 
+    def _check_budget(self, n_features: int) -> None:
+        need = int(self._state_nbytes(n_features))
+        budget = get_config()["memory_budget"]
+        if 2 * need > budget:  # the state, and its copy while a call is in progress
+            raise MemoryError(
+                f"{type(self).__name__} needs {format_bytes(need)} for its state at "
+                f"n_features={n_features}, above the memory budget of "
+                f"{format_bytes(budget // 2)} (half of aucstream's memory_budget, which "
+                "also holds a copy during each call; aucstream.set_config(memory_budget=...) "
+                f"raises it). {self._low_memory_hint}".rstrip()
+            )
+
     def _learn(self, X, y) -> None:
         y_pm = np.where(y == self.classes_[1], 1.0, -1.0)
-        self._update(to_chunk(X, y_pm))
-        self.n_samples_seen_ += X.shape[0]
-        if not np.all(np.isfinite(self._coef())):
+        chunk = to_chunk(X, y_pm)
+        try:
+            self._update(chunk)
+        except (ZeroDivisionError, OverflowError, FloatingPointError) as error:
             raise FloatingPointError(
-                f"{type(self).__name__} diverged: its weights became infinite or NaN after "
-                f"{self.n_samples_seen_} examples; use a smaller step size"
+                f"{type(self).__name__} failed on a chunk of {chunk.n_samples} examples after "
+                f"{self.n_samples_seen_} ({type(error).__name__}: {error}); the chunk was not "
+                "learnt. Scale the features or use a smaller step size"
+            ) from error
+        before = self.n_samples_seen_
+        self.n_samples_seen_ += X.shape[0]
+        where = _state.first_non_finite(self)
+        if where is not None:
+            largest = float(np.max(np.abs(chunk.data), initial=0.0))
+            raise FloatingPointError(
+                f"{type(self).__name__} diverged: its state {where} became infinite or NaN "
+                f"within a chunk of {chunk.n_samples} examples after {before} "
+                f"(largest feature value in the chunk: {largest:.3g}); the chunk was not learnt. "
+                "Use a smaller step size or scale the features"
             )
 
     def __sklearn_tags__(self):

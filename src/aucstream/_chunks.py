@@ -13,7 +13,57 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["Chunk", "csr_arrays", "to_chunk"]
+__all__ = ["Chunk", "check_sparse_structure", "csr_arrays", "to_chunk"]
+
+
+def check_sparse_structure(X, what: str = "X") -> None:
+    """Refuse a compressed sparse matrix whose index arrays are not consistent.
+
+    scipy builds a CSR/CSC/BSR matrix from user arrays without checking that the
+    column (row) indices lie inside the shape or that ``indptr`` is monotone, and its
+    compiled routines (conversion, products) and our numba kernels (which do not
+    check bounds) would then read and write outside the arrays. This O(nnz) check
+    runs before anything else touches the matrix. Other inputs pass through.
+
+    Raises
+    ------
+    ValueError
+        Naming the problem: an index out of range, a decreasing ``indptr``, lengths
+        that disagree, or index arrays that are not integers.
+    """
+    if not sp.issparse(X) or X.format not in ("csr", "csc", "bsr"):
+        return
+    for name in ("indices", "indptr"):
+        array = getattr(X, name)
+        if array.dtype.kind not in "iu":
+            raise ValueError(
+                f"{what} is a sparse matrix whose {name} are not integers ({array.dtype})"
+            )
+    major, minor = X.shape if X.format != "csc" else X.shape[::-1]
+    if X.format == "bsr":
+        rows, cols = X.blocksize
+        major, minor = major // rows, minor // cols
+    indptr, indices = X.indptr, X.indices
+    if indptr.ndim != 1 or indptr.shape[0] != major + 1:
+        raise ValueError(
+            f"{what} is a sparse matrix whose indptr has {indptr.shape[0]} entries for "
+            f"{major} {'rows' if X.format != 'csc' else 'columns'} (needs {major + 1})"
+        )
+    if indptr[0] != 0 or np.any(np.diff(indptr) < 0) or indptr[-1] > indices.shape[0]:
+        raise ValueError(
+            f"{what} is a sparse matrix whose indptr is not a non-decreasing sequence from 0 "
+            f"to at most {indices.shape[0]}"
+        )
+    if X.data.shape[0] < indptr[-1]:
+        raise ValueError(f"{what} is a sparse matrix with fewer values than indptr says")
+    used = indices[: indptr[-1]]
+    if used.size and (used.min() < 0 or used.max() >= minor):
+        bad = used[(used < 0) | (used >= minor)][0]
+        axis = "column" if X.format != "csc" else "row"
+        raise ValueError(
+            f"{what} is a sparse matrix with {axis} index {int(bad)} outside [0, {minor}) "
+            f"for its shape {X.shape}"
+        )
 
 
 def csr_arrays(X) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:

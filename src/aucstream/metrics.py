@@ -1,7 +1,7 @@
 """Exact ROC AUC for evaluating scoring models.
 
 The AUC of a scoring function :math:`f` on a sample with :math:`n_+` positives and
-:math:`n_-` negatives is (Gao et al. 2013, §2; SPEC C1)
+:math:`n_-` negatives is (Gao et al. 2013, §2; G16 §2)
 
 .. math::
 

@@ -1,0 +1,93 @@
+"""Library-wide settings (like ``sklearn.set_config``): the memory budget.
+
+A learner whose state grows with the square of the dimension (OPAUC's exact
+covariances, AdaOAM, ConfidenceWeighted, the batch solvers) compares the bytes it
+would allocate with ``memory_budget`` before allocating anything, and refuses with an
+error that names the bytes and the learner's low-memory options, instead of dying in
+the middle of an allocation.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+__all__ = ["get_config", "set_config", "config_context", "format_bytes"]
+
+
+def _physical_memory() -> int | None:
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):  # pragma: no cover - not POSIX
+        return None
+
+
+_total = _physical_memory()
+#: Half of the machine's memory, or 8 GiB where it cannot be read.
+_DEFAULTS = {"memory_budget": _total // 2 if _total else 8 << 30}
+_local = threading.local()
+
+
+def _settings() -> dict:
+    if not hasattr(_local, "settings"):
+        _local.settings = dict(_DEFAULTS)
+    return _local.settings
+
+
+def get_config() -> dict:
+    """The current settings (a copy).
+
+    Returns
+    -------
+    dict
+        ``memory_budget``: bytes a learner may allocate for its state, counting the
+        copy it keeps while a call is in progress (default: half of the machine's
+        memory).
+    """
+    return dict(_settings())
+
+
+def set_config(memory_budget: int | None = None) -> None:
+    """Change settings for the current thread.
+
+    Parameters
+    ----------
+    memory_budget : int, optional
+        Bytes a learner may allocate for its state (> 0).
+    """
+    if memory_budget is not None:
+        if isinstance(memory_budget, bool) or not isinstance(memory_budget, int):
+            raise TypeError(f"memory_budget must be an int (bytes), got {memory_budget!r}")
+        if memory_budget <= 0:
+            raise ValueError(f"memory_budget must be positive, got {memory_budget}")
+        _settings()["memory_budget"] = memory_budget
+
+
+@contextmanager
+def config_context(**changes) -> Iterator[None]:
+    """Temporarily change settings (see :func:`set_config`).
+
+    Examples
+    --------
+    >>> from aucstream._config import config_context, get_config
+    >>> with config_context(memory_budget=1 << 20):
+    ...     get_config()["memory_budget"]
+    1048576
+    """
+    old = get_config()
+    set_config(**changes)
+    try:
+        yield
+    finally:
+        _settings().update(old)
+
+
+def format_bytes(n: float) -> str:
+    """``1536 -> '1.5 kB'`` (decimal units)."""
+    for unit in ("B", "kB", "MB", "GB", "TB"):
+        if abs(n) < 1000 or unit == "TB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1000.0
+    raise AssertionError  # pragma: no cover

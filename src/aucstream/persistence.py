@@ -8,6 +8,18 @@ state of its random generator. Loading uses ``allow_pickle=False`` and only
 instantiates aucstream's own learner and component classes, so a model file cannot
 run code. A loaded learner continues its stream exactly where the saved one stopped.
 
+Saving is atomic: the archive is written to a temporary file in the target's
+directory, flushed to disk, then renamed over the target, so a crash or a kill during
+a save leaves either the old file or the new one, never a truncated mix.
+
+Loading trusts nothing in the file. Before any array is read, its header is checked
+against the state that a fresh learner with the file's parameters allocates (member
+names, dtype, shape; buffers that grow with the stream are bounded by the memory
+budget), so a damaged or crafted file cannot make a kernel read or write outside its
+arrays, nor inflate a small file into a huge allocation; counters and indices are then
+checked by the learner's and components' ``_check_state``. Any problem is a
+``ValueError`` naming the file and the member.
+
 Format history
 --------------
 1
@@ -18,14 +30,22 @@ from __future__ import annotations
 
 import json
 import os
+import tempfile
+import zipfile
+from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from . import _state
+from ._config import format_bytes, get_config
 
 __all__ = ["save_model", "load_model", "FORMAT_NAME", "FORMAT_VERSION"]
 
 FORMAT_NAME = "aucstream-model"
 FORMAT_VERSION = 1
+#: Largest metadata document a model file may hold (bytes).
+_META_LIMIT = 16 << 20
 
 
 def _allowed_classes() -> dict[str, type]:
@@ -87,41 +107,21 @@ def _encode(value: Any, path: str, arrays: dict[str, np.ndarray], allowed: dict)
     return {"kind": "scalar", "value": _plain(value)}
 
 
-def _decode(spec: dict, path: str, archive, allowed: dict) -> Any:
-    kind = spec["kind"]
-    if kind == "array":
-        return np.array(archive[path])
-    if kind == "scalar":
-        return spec["value"]
-    if kind == "rng":
-        bitgen_cls = getattr(np.random, spec["bit_generator"], None)
-        if bitgen_cls is None or not issubclass(bitgen_cls, np.random.BitGenerator):
-            raise ValueError(f"unknown random bit generator {spec['bit_generator']!r}")
-        bitgen = bitgen_cls()
-        bitgen.state = spec["state"]
-        return np.random.Generator(bitgen)
-    if kind == "list":
-        return [_decode(s, f"{path}/{i}", archive, allowed) for i, s in enumerate(spec["items"])]
-    if kind == "object":
-        cls = allowed.get(spec["class"])
-        if cls is None:
-            raise ValueError(f"model file names unknown class {spec['class']!r}")
-        obj = cls.__new__(cls)
-        for k, s in spec["attrs"].items():
-            setattr(obj, k, _decode(s, f"{path}/{k}", archive, allowed))
-        return obj
-    raise ValueError(f"model file has an entry of unknown kind {kind!r}")
-
-
-def save_model(model, path: str | os.PathLike) -> None:
-    """Save a fitted aucstream learner to ``path`` (a ``.npz`` file, no pickle).
+def save_model(model, path: str | os.PathLike) -> Path:
+    """Save a fitted aucstream learner to ``path`` (a ``.npz`` file, no pickle), atomically.
 
     Parameters
     ----------
     model : BaseStreamingAUC
         A fitted learner (or one in mid-stream).
     path : str or path-like
-        Destination; numpy appends ``.npz`` if the name lacks it.
+        Destination; ``.npz`` is appended if the name lacks it. An existing file is
+        replaced only once the new one is completely on disk.
+
+    Returns
+    -------
+    pathlib.Path
+        The path written.
 
     Examples
     --------
@@ -129,8 +129,9 @@ def save_model(model, path: str | os.PathLike) -> None:
     >>> from aucstream import OPAUC, save_model, load_model
     >>> X = np.random.default_rng(0).normal(size=(50, 3)); y = X[:, 0] > 0
     >>> model = OPAUC().fit(X, y)
-    >>> path = os.path.join(tempfile.mkdtemp(), "model.npz")
-    >>> save_model(model, path)
+    >>> path = save_model(model, os.path.join(tempfile.mkdtemp(), "model"))
+    >>> path.name
+    'model.npz'
     >>> np.array_equal(load_model(path).decision_function(X), model.decision_function(X))
     True
     """
@@ -146,8 +147,7 @@ def save_model(model, path: str | os.PathLike) -> None:
     arrays: dict[str, np.ndarray] = {}
     state = {
         key: _encode(value, f"state/{key}", arrays, allowed)
-        for key, value in vars(model).items()
-        if key not in params
+        for key, value in _state.state_items(model).items()
     }
     from . import __version__
 
@@ -159,11 +159,234 @@ def save_model(model, path: str | os.PathLike) -> None:
         "params": _plain(params),
         "state": state,
     }
-    np.savez_compressed(path, __meta__=np.array(json.dumps(meta)), **arrays)
+    target = Path(path)
+    if target.suffix != ".npz":
+        target = target.with_name(target.name + ".npz")
+    _write_atomically(target, __meta__=np.array(json.dumps(meta)), **arrays)
+    return target
+
+
+def _write_atomically(target: Path, **arrays: np.ndarray) -> None:
+    """Write an ``.npz`` next to ``target``, flush it to disk, then rename it over."""
+    directory = target.parent if str(target.parent) else Path(".")
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            np.savez_compressed(f, **arrays)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    try:  # make the rename itself durable
+        dir_fd = os.open(directory, os.O_RDONLY)
+    except OSError:  # pragma: no cover - platforms without directory handles
+        return
+    try:
+        os.fsync(dir_fd)
+    except OSError:  # pragma: no cover
+        pass
+    finally:
+        os.close(dir_fd)
+
+
+#: State members a learner may or may not have (set by scikit-learn's validation).
+_OPTIONAL_STATE = {"feature_names_in_"}
+
+
+class _Reader:
+    """Reads one model archive, checking every member before it is loaded."""
+
+    def __init__(self, path: str | os.PathLike, archive: zipfile.ZipFile):
+        self.path = os.fspath(path)
+        self.zip = archive
+        self.sizes = {info.filename: info.file_size for info in archive.infolist()}
+        self.budget = get_config()["memory_budget"]
+        self.loaded = 0
+
+    def fail(self, member: str, problem: str) -> ValueError:
+        return ValueError(f"{self.path}: {member}: {problem}")
+
+    def header(self, name: str) -> tuple[tuple, np.dtype]:
+        member = f"{name}.npy"
+        if member not in self.sizes:
+            raise self.fail(name, "missing from the archive")
+        with self.zip.open(member) as f:
+            try:
+                version = np.lib.format.read_magic(f)
+                read = (
+                    np.lib.format.read_array_header_1_0
+                    if version == (1, 0)
+                    else np.lib.format.read_array_header_2_0
+                )
+                shape, _, dtype = read(f)
+            except (ValueError, OSError, zipfile.BadZipFile) as error:
+                raise self.fail(name, f"not a valid array ({error})") from error
+        if dtype.hasobject:
+            raise self.fail(name, "object arrays are not allowed in a model file")
+        nbytes = int(np.prod(shape, dtype=object)) * dtype.itemsize
+        if nbytes > self.sizes[member]:
+            raise self.fail(name, f"declares {nbytes} bytes but holds {self.sizes[member]}")
+        self.loaded += nbytes
+        if self.loaded > self.budget:
+            raise self.fail(
+                name,
+                f"the arrays need more than the memory budget ({format_bytes(self.budget)})",
+            )
+        return shape, dtype
+
+    def array(self, name: str, reference, growable: bool) -> np.ndarray:
+        shape, dtype = self.header(name)
+        if isinstance(reference, np.ndarray):
+            probe = np.empty((0,) * len(shape), dtype=dtype)
+            _state.check_like(
+                np.lib.stride_tricks.as_strided(probe, shape=shape, strides=(0,) * len(shape)),
+                reference,
+                name,
+                growable,
+            )
+        try:
+            with self.zip.open(f"{name}.npy") as f:
+                return np.lib.format.read_array(f, allow_pickle=False)
+        except (ValueError, OSError, EOFError, zipfile.BadZipFile) as error:
+            raise self.fail(name, f"cannot be read ({error})") from error
+
+    def meta(self) -> dict:
+        if "__meta__.npy" not in self.sizes:
+            raise ValueError(f"{self.path} is not an aucstream model file (no __meta__)")
+        if self.sizes["__meta__.npy"] > _META_LIMIT:
+            raise self.fail("__meta__", "metadata larger than 16 MiB")
+        shape, dtype = self.header("__meta__")
+        if dtype.kind != "U" or shape != ():
+            raise self.fail("__meta__", "not a JSON string")
+        with self.zip.open("__meta__.npy") as f:
+            text = str(np.lib.format.read_array(f, allow_pickle=False))
+        try:
+            meta = json.loads(text)
+        except json.JSONDecodeError as error:
+            raise self.fail("__meta__", f"not valid JSON ({error})") from error
+        if not isinstance(meta, dict) or meta.get("format") != FORMAT_NAME:
+            raise ValueError(f"{self.path} is not an aucstream model file")
+        version = meta.get("format_version")
+        if not isinstance(version, int) or isinstance(version, bool):
+            raise self.fail("__meta__", f"format_version {version!r} is not an integer")
+        if version > FORMAT_VERSION:
+            raise ValueError(
+                f"{self.path} uses model format {version}; this aucstream reads up to "
+                f"{FORMAT_VERSION}: upgrade aucstream"
+            )
+        for key, kind in (("class", str), ("params", dict), ("state", dict)):
+            if not isinstance(meta.get(key), kind):
+                raise self.fail("__meta__", f"{key!r} is missing or not a {kind.__name__}")
+        return meta
+
+    def decode(self, spec, path: str, reference, allowed: dict, growable: bool = False) -> Any:
+        if not isinstance(spec, dict) or "kind" not in spec:
+            raise self.fail(path, "malformed entry")
+        kind = spec["kind"]
+        if kind == "array":
+            return self.array(path, reference, growable)
+        if kind == "scalar":
+            value = spec.get("value")
+            if value is not None and not isinstance(value, (bool, int, float, str)):
+                raise self.fail(path, f"unexpected value {value!r}")
+            _state.check_like(value, reference, path)
+            return value
+        if kind == "rng":
+            return self.rng(spec, path)
+        if kind == "list":
+            items = spec.get("items")
+            if not isinstance(items, list):
+                raise self.fail(path, "malformed list")
+            if isinstance(reference, (list, tuple)) and len(items) != len(reference):
+                raise self.fail(path, f"{len(items)} items, expected {len(reference)}")
+            refs = reference if isinstance(reference, (list, tuple)) else [None] * len(items)
+            return [
+                self.decode(s, f"{path}/{i}", r, allowed, growable)
+                for i, (s, r) in enumerate(zip(items, refs))
+            ]
+        if kind == "object":
+            return self.component(spec, path, reference, allowed)
+        raise self.fail(path, f"entry of unknown kind {kind!r}")
+
+    def rng(self, spec: dict, path: str) -> np.random.Generator:
+        bitgen_cls = getattr(np.random, str(spec.get("bit_generator")), None)
+        if not (isinstance(bitgen_cls, type) and issubclass(bitgen_cls, np.random.BitGenerator)):
+            raise self.fail(path, f"unknown random bit generator {spec.get('bit_generator')!r}")
+        bitgen = bitgen_cls()
+        try:
+            bitgen.state = spec["state"]
+        except (TypeError, ValueError, KeyError) as error:
+            raise self.fail(path, f"invalid random generator state ({error})") from error
+        return np.random.Generator(bitgen)
+
+    def component(self, spec: dict, path: str, reference, allowed: dict):
+        cls = allowed.get(spec.get("class"))
+        if cls is None:
+            raise self.fail(path, f"unknown class {spec.get('class')!r}")
+        if reference is not None and cls is not type(reference):
+            raise self.fail(path, f"a {cls.__name__} where a {type(reference).__name__} belongs")
+        attrs = spec.get("attrs")
+        if not isinstance(attrs, dict):
+            raise self.fail(path, "malformed component")
+        if reference is not None and set(attrs) != set(vars(reference)):
+            raise self.fail(path, f"members {sorted(set(attrs) ^ set(vars(reference)))} differ")
+        growing = set(getattr(cls, "_growable_state", ()))
+        obj = cls.__new__(cls)
+        for k, s in attrs.items():
+            ref = vars(reference)[k] if reference is not None else None
+            setattr(obj, k, self.decode(s, f"{path}/{k}", ref, allowed, k in growing))
+        check = getattr(obj, "_check_state", None)
+        if check is not None:
+            try:
+                check()
+            except ValueError as error:
+                raise self.fail(path, str(error)) from error
+        return obj
+
+
+def _scalar(state: dict, key: str):
+    spec = state.get(key)
+    if isinstance(spec, dict) and spec.get("kind") == "scalar":
+        return spec.get("value")
+    return None
+
+
+def _fresh(cls, meta: dict, reader: _Reader):
+    """A learner with the file's parameters and a freshly allocated state."""
+    from ._params import InvalidParameterError
+
+    try:
+        model = cls(**meta["params"])
+        model._validate_params()
+    except InvalidParameterError as error:
+        raise reader.fail("params", str(error)) from error
+    except TypeError as error:
+        raise reader.fail("params", f"not parameters of {cls.__name__} ({error})") from error
+    state = meta["state"]
+    n_features = _scalar(state, "n_features_in_")
+    if isinstance(n_features, bool) or not isinstance(n_features, int) or n_features < 1:
+        raise reader.fail("state/n_features_in_", f"{n_features!r} is not a positive integer")
+    seen = _scalar(state, "n_samples_seen_")
+    if isinstance(seen, bool) or not isinstance(seen, int) or seen < 0:
+        raise reader.fail("state/n_samples_seen_", f"{seen!r} is not a count")
+    if not isinstance(state.get("classes_"), dict) or state["classes_"].get("kind") != "array":
+        raise reader.fail("state/classes_", "missing")
+    classes = reader.array("state/classes_", None, False)
+    if classes.shape != (2,) or classes[0] == classes[1]:
+        raise reader.fail("state/classes_", f"{classes!r} is not two distinct labels")
+    reference = cls(**meta["params"])
+    try:
+        reference._reset(np.sort(classes), n_features)
+        reference.n_features_in_ = n_features
+    except MemoryError as error:
+        raise reader.fail("state", str(error)) from error
+    return model, classes, reference
 
 
 def load_model(path: str | os.PathLike):
-    """Load a learner saved by :func:`save_model`.
+    """Load a learner saved by :func:`save_model`, checking everything in the file.
 
     Parameters
     ----------
@@ -178,25 +401,48 @@ def load_model(path: str | os.PathLike):
     Raises
     ------
     ValueError
-        If the file is not an aucstream model, or was written by a newer format
-        version than this library reads.
+        If the file is not an aucstream model, was written by a newer format version
+        than this library reads, or is damaged or inconsistent (the message names
+        the member).
     """
     allowed = _allowed_classes()
-    with np.load(path, allow_pickle=False) as archive:
-        if "__meta__" not in archive.files:
-            raise ValueError(f"{os.fspath(path)} is not an aucstream model file (no __meta__)")
-        meta = json.loads(str(archive["__meta__"]))
-        if meta.get("format") != FORMAT_NAME:
-            raise ValueError(f"{os.fspath(path)} is not an aucstream model file")
-        if meta["format_version"] > FORMAT_VERSION:
-            raise ValueError(
-                f"{os.fspath(path)} uses model format {meta['format_version']}; this aucstream "
-                f"reads up to {FORMAT_VERSION}: upgrade aucstream"
-            )
+    try:
+        archive = zipfile.ZipFile(path)
+    except zipfile.BadZipFile as error:
+        raise ValueError(
+            f"{os.fspath(path)} is not a model file (not a valid zip archive)"
+        ) from error
+    with archive:
+        reader = _Reader(path, archive)
+        meta = reader.meta()
         cls = allowed.get(meta["class"])
-        if cls is None:
+        from ._base import BaseStreamingAUC
+
+        if cls is None or not issubclass(cls, BaseStreamingAUC):
             raise ValueError(f"{os.fspath(path)} holds an unknown learner {meta['class']!r}")
-        model = cls(**meta["params"])
-        for key, spec in meta["state"].items():
-            setattr(model, key, _decode(spec, f"state/{key}", archive, allowed))
+        model, classes, reference = _fresh(cls, meta, reader)
+        expected = _state.state_items(reference)
+        state = meta["state"]
+        found = {k for k in state if _state.is_state_name(k)}
+        missing = set(expected) - found
+        # members set while learning (e.g. a solver's n_iter_) may be plain scalars only
+        extra = {
+            k
+            for k in found - set(expected) - _OPTIONAL_STATE
+            if not (isinstance(state[k], dict) and state[k].get("kind") == "scalar")
+        }
+        if missing or extra:
+            raise reader.fail("state", f"members {sorted(missing | extra)} do not match")
+        for key in found:
+            value = reader.decode(state[key], f"state/{key}", expected.get(key), allowed)
+            setattr(model, key, value)
+    if not np.array_equal(model.classes_, classes):  # pragma: no cover - same member
+        raise reader.fail("state/classes_", "changed while loading")
+    where = _state.first_non_finite(model)
+    if where is not None:
+        raise reader.fail(f"state/{where}", "holds NaN or infinity")
+    try:
+        model._check_state()
+    except ValueError as error:
+        raise reader.fail("state", str(error)) from error
     return model

@@ -91,6 +91,9 @@ class Reservoir:
     10
     """
 
+    #: Arrays whose first axis grows with the stream (an unbounded buffer).
+    _growable_state = ("items_", "sq_norms_")
+
     def __init__(self, n_features: int, capacity: int | None):
         if capacity is not None and capacity < 1:
             raise ValueError(f"capacity must be a positive int or None, got {capacity}")

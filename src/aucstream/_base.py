@@ -27,7 +27,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _state
-from ._chunks import Chunk, check_sparse_structure, to_chunk
+from ._chunks import Chunk, check_sparse_structure, dict_row, to_chunk
 from ._config import format_bytes, get_config
 from ._params import check_parameters
 from .metrics import roc_auc
@@ -183,30 +183,167 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
             The updated estimator.
         """
         with self._transaction():
-            self._validate_params()
-            first = not hasattr(self, "classes_")
-            X, y = self._validate_input(X, y, reset=first)
-            if classes is not None:
-                classes = self._check_two_classes(np.unique(np.asarray(classes)), "classes")
-            if first:
-                if classes is None:
-                    classes = self._check_two_classes(
-                        np.unique(y), "the first chunk (pass classes=[neg, pos] on the first call)"
-                    )
-                self._reset(classes, X.shape[1])
-            elif classes is not None and not np.array_equal(classes, self.classes_):
-                raise ValueError(
-                    f"classes={classes.tolist()} differs from classes_={self.classes_.tolist()} "
-                    "set on the first call to partial_fit"
-                )
-            unknown = ~np.isin(y, self.classes_)
-            if unknown.any():
-                raise ValueError(
-                    f"y contains labels {np.unique(y[unknown]).tolist()[:5]} not in "
-                    f"classes_={self.classes_.tolist()}"
-                )
-            self._learn(X, y)
+            self._continue(X, y, classes, None)
         return self
+
+    @available_if(_is_online)
+    def test_then_train(
+        self, X: ArrayLike, y: ArrayLike, classes: ArrayLike | None = None
+    ) -> np.ndarray:
+        """Score each example with the model as it was just before learning it, then learn.
+
+        The prequential (test-then-train) scores of the stream: row ``i`` is scored by
+        the model that has learnt every earlier example and not row ``i`` itself, so
+        the scores are honest out-of-sample predictions and their AUC estimates the
+        model's AUC on the stream without a held-out set. The model afterwards is the
+        one ``partial_fit(X, y, classes)`` gives, and the scores do not depend on how
+        the stream is split into calls.
+
+        Parameters
+        ----------
+        X, y, classes
+            As in :meth:`partial_fit`.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The decision values of the rows before each was learnt.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from aucstream import SOLAM
+        >>> X = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 0.5]]); y = [1, 0, 1]
+        >>> float(SOLAM().test_then_train(X, y)[0])  # nothing learnt before the first row
+        0.0
+        """
+        scores: list[np.ndarray] = []
+        with self._transaction():
+            self._continue(X, y, classes, scores)
+        return scores[0]
+
+    def _continue(self, X, y, classes, scores: list | None) -> None:
+        """partial_fit's body: checks, first-call set-up, then one learning step."""
+        self._validate_params()
+        first = not hasattr(self, "classes_")
+        X, y = self._validate_input(X, y, reset=first)
+        if classes is not None:
+            classes = self._check_two_classes(np.unique(np.asarray(classes)), "classes")
+        if first:
+            if classes is None:
+                classes = self._check_two_classes(
+                    np.unique(y), "the first chunk (pass classes=[neg, pos] on the first call)"
+                )
+            self._reset(classes, X.shape[1])
+        elif classes is not None and not np.array_equal(classes, self.classes_):
+            raise ValueError(
+                f"classes={classes.tolist()} differs from classes_={self.classes_.tolist()} "
+                "set on the first call to partial_fit"
+            )
+        unknown = ~np.isin(y, self.classes_)
+        if unknown.any():
+            raise ValueError(
+                f"y contains labels {np.unique(y[unknown]).tolist()[:5]} not in "
+                f"classes_={self.classes_.tolist()}"
+            )
+        if scores is None:
+            self._learn(X, y)
+        else:
+            scores.append(self._learn_prequential(X, y))
+
+    # ------------------------------------------------------- one example at a time
+    @available_if(_is_online)
+    def learn_one(self, x, y, classes: ArrayLike | None = None) -> BaseStreamingAUC:
+        """Learn from one example: ``partial_fit`` on a single row.
+
+        Parameters
+        ----------
+        x : array-like of shape (n_features,) or dict
+            The example; a dict maps feature indices (0-based ints) to values, and
+            missing indices are 0. A dict needs the width known: learn a first
+            example as an array, or from ``partial_fit``.
+        y : label
+            Its label.
+        classes : array-like of shape (2,), optional
+            Both labels, on the first call (as in :meth:`partial_fit`).
+
+        Returns
+        -------
+        self
+        """
+        return self.partial_fit(self._one_row(x), [y], classes=classes)
+
+    def predict_one(self, x):
+        """The predicted label of one example (see :meth:`predict`)."""
+        return self.predict(self._one_row(x))[0]
+
+    def decision_one(self, x) -> float:
+        """The score of one example (see :meth:`decision_function`)."""
+        return float(self.decision_function(self._one_row(x))[0])
+
+    def _one_row(self, x):
+        if isinstance(x, dict):
+            width = getattr(self, "n_features_in_", None)
+            if width is None:
+                raise ValueError(
+                    f"{type(self).__name__} does not know its number of features yet: learn a "
+                    "first example as an array (or through partial_fit) before passing dicts"
+                )
+            return dict_row(x, width)
+        row = np.asarray(x)
+        if row.ndim != 1:
+            raise ValueError(
+                f"x must be one example (a 1-D array or a dict), got shape {row.shape}"
+            )
+        return row.reshape(1, -1)
+
+    # ------------------------------------------------------------------- merging
+    def merge(self, other: BaseStreamingAUC) -> BaseStreamingAUC:
+        """Absorb a learner of the same kind that learnt another part of the stream.
+
+        Both must have the same class and parameters (``random_state`` may differ),
+        the same features and the same classes. What merging means is the learner's
+        own (see its ``_merge``): class summaries add exactly, weights combine by
+        examples seen, reservoirs merge into a uniform sample of the union. Either way
+        ``n_samples_seen_`` becomes the sum. A refused merge changes nothing.
+
+        Parameters
+        ----------
+        other : BaseStreamingAUC
+            The other learner (left unchanged).
+
+        Returns
+        -------
+        self
+        """
+        name = type(self).__name__
+        if type(other) is not type(self):
+            raise TypeError(f"cannot merge a {type(other).__name__} into a {name}")
+        check_is_fitted(self, "n_samples_seen_")
+        check_is_fitted(other, "n_samples_seen_")
+        mine, theirs = self.get_params(deep=False), other.get_params(deep=False)
+        mine.pop("random_state", None)
+        theirs.pop("random_state", None)
+        if mine != theirs:
+            differ = sorted(k for k in mine if mine[k] != theirs[k])
+            raise ValueError(f"cannot merge {name}s whose parameters differ: {differ}")
+        if other.n_features_in_ != self.n_features_in_:
+            raise ValueError(
+                f"cannot merge a {name} of {other.n_features_in_} features into one of "
+                f"{self.n_features_in_}"
+            )
+        if not np.array_equal(other.classes_, self.classes_):
+            raise ValueError(
+                f"cannot merge {name}s with classes {other.classes_.tolist()} and "
+                f"{self.classes_.tolist()}"
+            )
+        with self._transaction():
+            self._merge(other)
+            self.n_samples_seen_ += other.n_samples_seen_
+        return self
+
+    def _merge(self, other: BaseStreamingAUC) -> None:
+        raise NotImplementedError(f"{type(self).__name__} does not support merge() yet")
 
     def decision_function(self, X: ArrayLike) -> np.ndarray:
         """Scores ``w^T x (+ b)``: larger means more likely ``classes_[1]``.
@@ -336,9 +473,9 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
                 f"raises it). {self._low_memory_hint}".rstrip()
             )
 
-    def _learn(self, X, y) -> None:
+    def _learn(self, X, y, pre_scores: np.ndarray | None = None) -> None:
         y_pm = np.where(y == self.classes_[1], 1.0, -1.0)
-        chunk = to_chunk(X, y_pm)
+        chunk = to_chunk(X, y_pm, pre_scores=pre_scores)
         try:
             self._update(chunk)
         except (ZeroDivisionError, OverflowError, FloatingPointError) as error:
@@ -358,6 +495,23 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
                 f"(largest feature value in the chunk: {largest:.3g}); the chunk was not learnt. "
                 "Use a smaller step size or scale the features"
             )
+
+    #: The kernels write each row's decision value before learning it into
+    #: ``chunk.pre_scores`` (when that array is not empty); otherwise
+    #: :meth:`test_then_train` learns row by row.
+    _kernel_prequential: ClassVar[bool] = False
+
+    def _learn_prequential(self, X, y) -> np.ndarray:
+        if self._kernel_prequential:
+            scores = np.empty(X.shape[0])
+            self._learn(X, y, pre_scores=scores)
+            return scores + 0.0
+        scores = np.empty(X.shape[0])
+        for i in range(X.shape[0]):
+            row = X[i : i + 1]
+            scores[i] = float(np.asarray(row @ self._coef()).ravel()[0]) + self._intercept()
+            self._learn(row, y[i : i + 1])
+        return scores
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -8,12 +8,14 @@ arithmetic (zeros contribute exact zeros) and give the same model.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["Chunk", "check_sparse_structure", "csr_arrays", "to_chunk"]
+__all__ = ["Chunk", "check_sparse_structure", "csr_arrays", "dict_row", "to_chunk"]
+
+_NO_SCORES = np.empty(0)
 
 
 def check_sparse_structure(X, what: str = "X") -> None:
@@ -102,6 +104,9 @@ class Chunk:
         Labels mapped to +1 (the positive class ``classes_[1]``) and -1.
     n_features : int
         Number of columns.
+    pre_scores : ndarray of float64
+        Empty, or of shape (n_samples,): then a kernel that supports it writes each
+        row's decision value before learning it (prequential scores).
     """
 
     indptr: np.ndarray
@@ -109,6 +114,7 @@ class Chunk:
     data: np.ndarray
     y: np.ndarray
     n_features: int
+    pre_scores: np.ndarray = field(default_factory=lambda: _NO_SCORES)
 
     @property
     def n_samples(self) -> int:
@@ -122,7 +128,28 @@ class Chunk:
         return X
 
 
-def to_chunk(X, y_pm: np.ndarray) -> Chunk:
+def to_chunk(X, y_pm: np.ndarray, pre_scores: np.ndarray | None = None) -> Chunk:
     """Turn a validated dense array or sparse matrix and +/-1 labels into a Chunk."""
     indptr, indices, data, d = csr_arrays(X)
-    return Chunk(indptr, indices, data, np.ascontiguousarray(y_pm, dtype=np.float64), d)
+    y = np.ascontiguousarray(y_pm, dtype=np.float64)
+    return Chunk(indptr, indices, data, y, d, _NO_SCORES if pre_scores is None else pre_scores)
+
+
+def dict_row(x: dict, n_features: int) -> sp.csr_matrix:
+    """One example given as ``{feature index: value}`` as a 1 x n_features CSR row."""
+    keys = list(x)
+    bad = [k for k in keys if isinstance(k, bool) or not isinstance(k, (int, np.integer))]
+    if bad:
+        raise ValueError(f"feature keys must be integer indices, got {bad[:3]!r}")
+    idx = np.asarray(keys, dtype=np.int64)
+    if idx.size and (idx.min() < 0 or idx.max() >= n_features):
+        raise ValueError(
+            f"feature index {int(idx[(idx < 0) | (idx >= n_features)][0])} "
+            f"is outside [0, {n_features})"
+        )
+    try:
+        vals = np.asarray([x[k] for k in keys], dtype=np.float64)
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"feature values must be numbers ({error})") from error
+    order = np.argsort(idx, kind="stable")
+    return sp.csr_matrix((vals[order], idx[order], np.array([0, idx.size])), shape=(1, n_features))

@@ -27,7 +27,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _state
-from ._chunks import Chunk, check_sparse_structure, dict_row, to_chunk
+from ._chunks import Chunk, check_magnitude, check_sparse_structure, dict_row, to_chunk
 from ._config import format_bytes, get_config
 from ._params import check_parameters
 from .metrics import roc_auc
@@ -359,9 +359,16 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
             The scores.
         """
         check_is_fitted(self, "n_samples_seen_")
+        check_sparse_structure(X, "X")
         X = validate_data(self, X, accept_sparse="csr", dtype=[np.float64, np.float32], reset=False)
-        scores = X @ self._coef() + self._intercept()
-        return np.asarray(scores, dtype=np.float64).ravel()
+        scores = np.asarray(X @ self._coef() + self._intercept(), dtype=np.float64).ravel()
+        if not np.isfinite(scores).all():
+            bad = np.flatnonzero(~np.isfinite(scores))
+            raise FloatingPointError(
+                f"the scores of {bad.size} rows overflowed (first: row {bad[0]}); their "
+                "feature values are too large for the weights: scale the features"
+            )
+        return scores
 
     def predict(self, X: ArrayLike) -> np.ndarray:
         """Labels from thresholding the scores at 0 (see the class notes).
@@ -439,6 +446,7 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
         )
         if reset:  # later chunks are checked against classes_ (cheaper than type_of_target)
             check_classification_targets(y)
+        check_magnitude(X)
         return X, y
 
     def _check_two_classes(self, classes: np.ndarray, what: str) -> np.ndarray:

@@ -13,7 +13,14 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["Chunk", "check_sparse_structure", "csr_arrays", "dict_row", "to_chunk"]
+__all__ = [
+    "Chunk",
+    "check_magnitude",
+    "check_sparse_structure",
+    "csr_arrays",
+    "dict_row",
+    "to_chunk",
+]
 
 _NO_SCORES = np.empty(0)
 
@@ -65,6 +72,38 @@ def check_sparse_structure(X, what: str = "X") -> None:
         raise ValueError(
             f"{what} is a sparse matrix with {axis} index {int(bad)} outside [0, {minor}) "
             f"for its shape {X.shape}"
+        )
+
+
+#: Below this absolute value no row of fewer than 10^8 features has an infinite
+#: squared norm, so the exact check is skipped.
+_SAFE_MAGNITUDE = 1e150
+
+
+def check_magnitude(X) -> None:
+    """Refuse rows whose squared norm overflows float64.
+
+    Learning from such a row turns sums of squares, outer products and scores into
+    infinity; a finite but near-maximal weight learnt from it makes every later
+    score overflow. Checking the rows up front names the row, instead of failing
+    somewhere inside a kernel.
+
+    Raises
+    ------
+    ValueError
+        Naming the first such row and its largest value.
+    """
+    data = X.data if sp.issparse(X) else X
+    if data.size == 0 or float(np.max(np.abs(data))) < _SAFE_MAGNITUDE:
+        return
+    squares = X.multiply(X).sum(axis=1) if sp.issparse(X) else np.einsum("ij,ij->i", X, X)
+    bad = np.flatnonzero(~np.isfinite(np.asarray(squares, dtype=np.float64).ravel()))
+    if bad.size:
+        row = X[bad[0]].toarray().ravel() if sp.issparse(X) else X[bad[0]]
+        raise ValueError(
+            f"row {bad[0]} of X is too large to learn from: its squared norm overflows "
+            f"float64 (largest value {float(np.max(np.abs(row))):.3g}); scale the features "
+            f"({bad.size} such rows)"
         )
 
 

@@ -1,4 +1,9 @@
-"""The ``aucstream`` command line.
+"""The ``aucstream`` command line: it parses arguments and prints.
+
+The work is the library's: files are read as :func:`aucstream.datasets.detect_format`
+decides, labels made binary by :mod:`aucstream.datasets`' rules, streams learned by
+:func:`aucstream.streaming.fit_stream` with its :class:`~aucstream.streaming.Progress`,
+comparisons and reproductions run by :mod:`aucstream.evaluation`.
 
 Commands
 --------
@@ -29,85 +34,13 @@ import argparse
 import ast
 import sys
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 
+from .streaming import Progress, fit_stream  # re-exported: they lived here
+
 __all__ = ["main", "Progress", "fit_stream"]
-
-
-class Progress:
-    """Rate-limited progress line on stderr: examples seen and examples per second.
-
-    Parameters
-    ----------
-    label : str
-        Text before the counts.
-    enabled : bool or None
-        None shows progress only when stderr is a terminal.
-    every : float
-        Seconds between updates.
-    """
-
-    def __init__(self, label: str, enabled: bool | None = None, every: float = 0.5):
-        self.label = label
-        self.enabled = sys.stderr.isatty() if enabled is None else enabled
-        self.every = every
-        self.count = 0
-        self.start = self.last = time.perf_counter()
-
-    def update(self, n: int) -> None:
-        self.count += n
-        now = time.perf_counter()
-        if self.enabled and now - self.last >= self.every:
-            self.last = now
-            self._write("\r")
-
-    def close(self) -> None:
-        if self.enabled:
-            self._write("\r")
-            sys.stderr.write("\n")
-
-    def _write(self, prefix: str) -> None:
-        elapsed = max(time.perf_counter() - self.start, 1e-9)
-        sys.stderr.write(
-            f"{prefix}{self.label}: {self.count:,} examples, {elapsed:.1f} s, "
-            f"{self.count / elapsed:,.0f} examples/s"
-        )
-        sys.stderr.flush()
-
-
-def fit_stream(
-    model,
-    chunks: Iterable[tuple],
-    classes: Sequence | None = None,
-    progress: Progress | None = None,
-):
-    """Feed ``(X, y)`` chunks to ``model.partial_fit`` in order; returns the model.
-
-    Parameters
-    ----------
-    model : BaseStreamingAUC
-        An online learner.
-    chunks : iterable of (X, y)
-        The stream.
-    classes : sequence, optional
-        Both labels; needed when the first chunk holds one class only.
-    progress : Progress, optional
-        Reporter updated after each chunk.
-
-    Returns
-    -------
-    model
-        The updated learner.
-    """
-    for X, y in chunks:
-        model.partial_fit(X, y, classes=classes)
-        if progress is not None:
-            progress.update(X.shape[0])
-    if progress is not None:
-        progress.close()
-    return model
 
 
 def _parse_value(text: str):
@@ -138,38 +71,30 @@ def _learner(name: str, params: list[str]):
 
 
 def _chunks(args, n_features: int | None = None) -> Iterator[tuple]:
-    from .datasets import iter_csv, iter_svmlight
+    from .datasets import apply_positive, detect_format, iter_file
 
-    fmt = args.format
-    if fmt == "auto":
-        name = str(args.data).lower()
-        for suffix in (".gz", ".bz2", ".xz"):
-            name = name.removesuffix(suffix)
-        fmt = "csv" if name.endswith((".csv", ".tsv", ".txt", ".data")) else "svmlight"
-    if fmt == "svmlight":
-        stream = iter_svmlight(
-            args.data, chunk_size=args.chunk_size, n_features=n_features or args.n_features
-        )
-    else:
-        label = _parse_value(args.label_column) if args.label_column else -1
-        delimiter = "\t" if args.delimiter == "tab" else args.delimiter
-        stream = iter_csv(
-            args.data, label_column=label, chunk_size=args.chunk_size, delimiter=delimiter
-        )
-    positive = None if not args.positive else {_parse_value(p) for p in args.positive}
+    kind = None if args.format == "auto" else args.format
+    fmt = detect_format(args.data, kind=kind, delimiter=args.delimiter)
+    stream = iter_file(
+        args.data,
+        fmt,
+        chunk_size=args.chunk_size,
+        n_features=(n_features or args.n_features) if fmt.kind == "libsvm" else None,
+        label_column=_parse_value(args.label_column) if args.label_column else -1,
+    )
+    positive = None if not args.positive else [_parse_value(p) for p in args.positive]
     for X, y in stream:
-        if positive is not None:
-            y = np.where(np.isin(y, list(positive)), 1, -1)
-        yield X, y
+        yield X, (y if positive is None else apply_positive(y, positive))
 
 
 def _add_file_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("data", help="LIBSVM/SVMlight or CSV file (plain, .gz, .bz2, .xz)")
     parser.add_argument(
         "--format",
-        choices=["auto", "svmlight", "csv"],
+        choices=["auto", "libsvm", "svmlight", "csv"],
         default="auto",
-        help="file format (default: from the file name)",
+        help="file format (default: from the extension, or the first line of a .txt "
+        "or unknown extension; see aucstream.datasets.detect_format)",
     )
     parser.add_argument(
         "--n-features",
@@ -180,7 +105,11 @@ def _add_file_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--label-column", default=None, help="CSV label column, index or name (default: last)"
     )
-    parser.add_argument("--delimiter", default=",", help="CSV delimiter; 'tab' for tabs")
+    parser.add_argument(
+        "--delimiter",
+        default=None,
+        help="CSV delimiter; 'tab' for tabs (default: from the extension or the first line)",
+    )
     parser.add_argument(
         "--positive",
         nargs="+",
@@ -207,7 +136,7 @@ def _cmd_fit(args) -> int:
     classes = [_parse_value(c) for c in args.classes] if args.classes else None
     if args.positive:
         classes = [-1, 1]
-    progress = Progress(f"fit {args.learner}", args.progress)
+    progress = Progress(f"fit {args.learner}", enabled=args.progress)
     fit_stream(model, _chunks(args), classes=classes, progress=progress)
     save_model(model, args.output)
     print(
@@ -223,7 +152,7 @@ def _cmd_score(args) -> int:
 
     model = load_model(args.model)
     scores, labels = [], []
-    progress = Progress("score", args.progress)
+    progress = Progress("score", enabled=args.progress)
     for X, y in _chunks(args, n_features=model.n_features_in_):
         scores.append(model.decision_function(X))
         labels.append(np.asarray(y))

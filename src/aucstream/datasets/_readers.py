@@ -27,6 +27,7 @@ from numpy.typing import ArrayLike, DTypeLike
 
 __all__ = [
     "SvmlightInfo",
+    "detect_compression",
     "iter_chunks",
     "iter_csv",
     "iter_svmlight",
@@ -47,12 +48,43 @@ _BZ2_BLOCK_MAGIC = b"1AY&SY"
 # --------------------------------------------------------------------------- opening
 
 
+def detect_compression(path: PathLike) -> str | None:
+    """The compression of a file from its first bytes: "gzip", "bz2", "xz" or None.
+
+    A file whose name ends in ``.lzma`` is a legacy lzma stream ("xz" here: both are
+    read by :mod:`lzma`).
+
+    Parameters
+    ----------
+    path : str or path-like
+        An existing file.
+
+    Returns
+    -------
+    str or None
+    """
+    with open(os.fspath(path), "rb") as f:
+        head = f.read(10)
+    if head.startswith(_GZIP_MAGIC):
+        return "gzip"
+    if head.startswith(_XZ_MAGIC) or os.fspath(path).endswith(".lzma"):
+        return "xz"
+    if head[:3] == b"BZh" and head[3:4].isdigit() and head[4:10] == _BZ2_BLOCK_MAGIC:
+        return "bz2"
+    if head[:3] == b"BZh" and len(head) == 4 and head[3:4].isdigit():
+        return "bz2"  # an empty bzip2 stream
+    return None
+
+
+_OPENERS = {"gzip": gzip.open, "xz": lzma.open, "bz2": bz2.open, None: open}
+
+
 def open_file(path: PathLike) -> IO[bytes]:
     """Open a possibly compressed file for binary reading.
 
     The compression is detected from the magic bytes at the start of the file
-    (gzip, bzip2, xz); a file whose name ends in ``.lzma`` is read as a legacy
-    lzma stream. Anything else is opened as a plain file.
+    (gzip, bzip2, xz; see :func:`detect_compression`); a file whose name ends in
+    ``.lzma`` is read as a legacy lzma stream. Anything else is opened as a plain file.
 
     Parameters
     ----------
@@ -65,17 +97,7 @@ def open_file(path: PathLike) -> IO[bytes]:
         A binary file object yielding the decompressed bytes; close it after use.
     """
     path = os.fspath(path)
-    with open(path, "rb") as f:
-        head = f.read(10)
-    if head.startswith(_GZIP_MAGIC):
-        return gzip.open(path, "rb")
-    if head.startswith(_XZ_MAGIC) or str(path).endswith(".lzma"):
-        return lzma.open(path, "rb")
-    if head[:3] == b"BZh" and head[3:4].isdigit() and head[4:10] == _BZ2_BLOCK_MAGIC:
-        return bz2.open(path, "rb")
-    if head[:3] == b"BZh" and len(head) == 4 and head[3:4].isdigit():
-        return bz2.open(path, "rb")  # an empty bzip2 stream
-    return open(path, "rb")
+    return _OPENERS[detect_compression(path)](path, "rb")
 
 
 def _open_text(path: PathLike, encoding: str, newline: str | None = None) -> io.TextIOWrapper:

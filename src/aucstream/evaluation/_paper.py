@@ -1,15 +1,63 @@
-"""Numbers copied from the papers' tables (the text of the seed papers, SPEC §0).
+"""Numbers copied from the papers' tables: data, printed beside ours by the reports.
 
-Only the rows of datasets are kept; the values are as printed (G16 with 4 decimals,
-Z11 with 3, L18 with 6). ● / ○ are the papers' markers (the proposed method is
-significantly better / worse than that column's method).
+The papers are G16 (Gao, Wang, Jin, Zhu, Zhou, AIJ 2016), Z11 (Zhao, Hoi, Jin, Yang,
+ICML 2011) and L18 (Liu, Zhang, Chen, Wang, Yang, ICML 2018). Only the rows of
+datasets are kept; the values are as printed (G16 with 4 decimals, Z11 with 3, L18
+with 6). ● / ○ are the papers' markers (the proposed method is significantly better /
+worse than that column's method).
 """
 
 from __future__ import annotations
 
-from ._report import PaperTable
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 
-__all__ = ["G16_TABLE2", "G16_TABLE3", "L18_TABLE2", "Z11_TABLE2"]
+__all__ = ["G16_TABLE2", "G16_TABLE3", "L18_TABLE2", "PaperTable", "Z11_TABLE2"]
+
+
+@dataclass
+class PaperTable:
+    """Values copied from a paper's table, to print beside ours.
+
+    Attributes
+    ----------
+    source : str
+        E.g. "Gao et al. 2016, Table 2".
+    values : dict of (dataset, learner) to (mean, std, marker)
+        ``marker`` is "●", "○" or "".
+    wtl : dict of learner to (win, tie, loss)
+        The paper's win/tie/loss row, when it has one.
+    """
+
+    source: str
+    values: dict[tuple[str, str], tuple[float, float, str]] = field(default_factory=dict)
+    wtl: dict[str, tuple[int, int, int]] = field(default_factory=dict)
+
+    @classmethod
+    def parse(cls, source: str, columns: Sequence[str], rows: str) -> PaperTable:
+        """Read rows ``dataset | .8309 ± .0350 | .8264 ± .0367 ● | ...``.
+
+        A ``win/tie/loss`` row gives ``14/2/0`` cells; an empty cell is a value the
+        paper does not report.
+        """
+        table = cls(source)
+        for line in rows.strip().splitlines():
+            name, *cells = [c.strip() for c in line.split("|")]
+            if len(cells) != len(columns):
+                raise ValueError(
+                    f"{source}: row {name!r} has {len(cells)} cells, expected {len(columns)}"
+                )
+            for column, cell in zip(columns, cells, strict=True):
+                if not cell:
+                    continue
+                if name == "win/tie/loss":
+                    table.wtl[column] = tuple(int(v) for v in cell.split("/"))
+                    continue
+                marker = "●" if "●" in cell else "○" if "○" in cell else ""
+                mean, std = cell.replace("●", "").replace("○", "").split("±")
+                table.values[name, column] = (float(mean), float(std), marker)
+        return table
+
 
 #: Gao, Wang, Jin, Zhu, Zhou, One-Pass AUC Optimization, AIJ 2016, Table 2.
 G16_TABLE2 = PaperTable.parse(

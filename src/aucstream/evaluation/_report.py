@@ -15,62 +15,18 @@ import json
 import math
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from ._compare import Comparison
+from ._paper import PaperTable
 from ._protocol import PAPER_PROTOCOLS, deviations
 from ._stats import MARKERS, mean_std, win_tie_loss
 
 __all__ = ["PaperTable", "format_auc", "markdown_table", "write_report"]
 
 FLAG = "†"
-
-
-@dataclass
-class PaperTable:
-    """Values copied from a paper's table, to print beside ours.
-
-    Attributes
-    ----------
-    source : str
-        E.g. "Gao et al. 2016, Table 2".
-    values : dict of (dataset, learner) to (mean, std, marker)
-        ``marker`` is "●", "○" or "".
-    wtl : dict of learner to (win, tie, loss)
-        The paper's win/tie/loss row, when it has one.
-    """
-
-    source: str
-    values: dict[tuple[str, str], tuple[float, float, str]] = field(default_factory=dict)
-    wtl: dict[str, tuple[int, int, int]] = field(default_factory=dict)
-
-    @classmethod
-    def parse(cls, source: str, columns: Sequence[str], rows: str) -> PaperTable:
-        """Read rows ``dataset | .8309 ± .0350 | .8264 ± .0367 ● | ...``.
-
-        A ``win/tie/loss`` row gives ``14/2/0`` cells; an empty cell is a value the
-        paper does not report.
-        """
-        table = cls(source)
-        for line in rows.strip().splitlines():
-            name, *cells = [c.strip() for c in line.split("|")]
-            if len(cells) != len(columns):
-                raise ValueError(
-                    f"{source}: row {name!r} has {len(cells)} cells, expected {len(columns)}"
-                )
-            for column, cell in zip(columns, cells, strict=True):
-                if not cell:
-                    continue
-                if name == "win/tie/loss":
-                    table.wtl[column] = tuple(int(v) for v in cell.split("/"))
-                    continue
-                marker = "●" if "●" in cell else "○" if "○" in cell else ""
-                mean, std = cell.replace("●", "").replace("○", "").split("±")
-                table.values[name, column] = (float(mean), float(std), marker)
-        return table
 
 
 def format_auc(mean: float, std: float | None = None) -> str:
@@ -322,11 +278,7 @@ def _curve_tables(result: Comparison) -> list[str]:
     for meta in result.used_datasets:
         rows = []
         for spec in result.learners:
-            curves = [
-                r["curve"]
-                for r in result.runs
-                if r["dataset"] == meta.title and r["learner"] == spec.title and r.get("curve")
-            ]
+            curves = result.curves(meta.title, spec.title)
             if not curves:
                 continue
             row = [spec.title]
@@ -430,11 +382,7 @@ def plot_curves(result: Comparison, path: Path, x: str = "n_seen", title: str = 
     fig, axes = _grid_axes(plt, max(len(metas), 1))
     for ax, meta in zip(axes, metas):
         for spec in result.learners:
-            curves = [
-                r["curve"]
-                for r in result.runs
-                if r["dataset"] == meta.title and r["learner"] == spec.title and r.get("curve")
-            ]
+            curves = result.curves(meta.title, spec.title)
             if not curves:
                 continue
             xs = np.mean([c[x] for c in curves], axis=0)

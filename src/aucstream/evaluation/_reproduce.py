@@ -20,9 +20,9 @@ from pathlib import Path
 
 from ._compare import DatasetMeta, compare, convergence, parameter_sweep
 from ._data import DataSpec
-from ._paper import G16_TABLE2, G16_TABLE3, L18_TABLE2, Z11_TABLE2
+from ._paper import G16_TABLE2, G16_TABLE3, L18_TABLE2, Z11_TABLE2, PaperTable
 from ._protocol import Protocol, get_protocol
-from ._report import PaperTable, write_report
+from ._report import write_report
 from ._runner import LearnerSpec
 
 __all__ = ["REPRODUCTIONS", "Reproduction", "reproduce"]

@@ -335,10 +335,20 @@ def _warm_up(estimator, X, y) -> None:
 TUNING_CHUNK = 1024
 
 
+def _is_batch(estimator) -> bool:
+    """The declared ``is_batch``; an estimator without it (e.g. a scikit-learn
+    pipeline) is fitted at once, like a batch learner."""
+    return bool(getattr(estimator, "is_batch", True))
+
+
+def _length_param(estimator) -> str | None:
+    return getattr(estimator, "stream_length_param", None)
+
+
 def _announce_length(estimator, n: int) -> None:
     """Tell a learner that plans its pass from the stream length (its declared
     ``stream_length_param``, e.g. FSAUC's ``n_samples``) that length, unless set."""
-    name = getattr(estimator, "stream_length_param", None)
+    name = _length_param(estimator)
     if name is not None and getattr(estimator, name) is None:
         estimator.set_params(**{name: n})
 
@@ -351,7 +361,7 @@ def train_one_pass(estimator, X, y, chunk: int | None = None) -> None:
     contract), but a diverging run stops early. Batch learners and learners that need
     the stream length (a declared ``stream_length_param``) always use ``fit``.
     """
-    if chunk is None or estimator.is_batch or estimator.stream_length_param is not None:
+    if chunk is None or _is_batch(estimator) or _length_param(estimator) is not None:
         estimator.fit(X, y)
         return
     for start in range(0, y.size, chunk):
@@ -384,8 +394,9 @@ def fit_and_score(
 
     Parameters
     ----------
-    estimator : BaseStreamingAUC
-        An unfitted learner (it is fitted in place).
+    estimator : BaseStreamingAUC or classifier
+        An unfitted learner (it is fitted in place); any scikit-learn classifier with
+        ``decision_function`` works and is fitted at once.
     X_train, y_train, X_test, y_test : arrays
         The parts, labels in {-1, +1}.
     chunk : int or None
@@ -410,7 +421,7 @@ def fit_and_score(
     try:
         _warm_up(estimator, X_train, y_train)
         if checkpoints:
-            if estimator.is_batch:
+            if _is_batch(estimator):
                 raise TypeError(f"{type(estimator).__name__} is a batch learner: no curve")
             curve = _curve(estimator, X_train, y_train, X_test, y_test, checkpoints)
             record.update(curve=curve, auc=curve["auc"][-1], train_seconds=curve["seconds"][-1])

@@ -33,7 +33,6 @@ from __future__ import annotations
 import argparse
 import ast
 import sys
-import time
 from collections.abc import Iterator, Sequence
 
 import numpy as np
@@ -277,22 +276,9 @@ def _print_report(files: dict) -> None:
         print(f"wrote {path}")
 
 
-def _cmd_compare(args) -> int:
-    from .evaluation import compare, convergence, get_protocol, parameter_sweep
-    from .evaluation._report import write_report
-    from .evaluation._runner import learner_classes, parse_learner_spec
+def _protocol(args):
+    from .evaluation import get_protocol
 
-    if args.learners:
-        learners = [parse_learner_spec(text) for text in args.learners]
-    else:
-        learners = [
-            parse_learner_spec(name) for name, cls in learner_classes().items() if not cls.is_batch
-        ]
-    unknown = [s.estimator for s in learners if not s.available]
-    if unknown:
-        raise SystemExit(
-            f"unknown learner(s) {unknown}; choose from: {', '.join(learner_classes())}"
-        )
     protocol = get_protocol(args.protocol, args.mode)
     changes = {
         k: v
@@ -306,59 +292,55 @@ def _cmd_compare(args) -> int:
         )
         if v is not None
     }
-    if changes:
-        protocol = protocol.replace(**changes)
-    cache = args.cache_dir or f"{args.out}/cache"
-    kwargs = dict(
+    return protocol.replace(**changes) if changes else protocol
+
+
+def _learner_specs(texts: list[str] | None) -> list:
+    from .evaluation._runner import learner_classes, parse_learner_spec
+
+    classes = learner_classes()
+    texts = texts or [name for name, cls in classes.items() if not cls.is_batch]
+    learners = [parse_learner_spec(text) for text in texts]
+    unknown = [s.estimator for s in learners if not s.available]
+    if unknown:
+        raise SystemExit(f"unknown learner(s) {unknown}; choose from: {', '.join(classes)}")
+    return learners
+
+
+def _sweep(text: str | None) -> tuple | None:
+    if not text:
+        return None
+    param, _, values = text.partition("=")
+    if not values:
+        raise SystemExit("--sweep expects PARAM=V1,V2,...")
+    return param, [_parse_value(v) for v in values.split(",")]
+
+
+def _cmd_compare(args) -> int:
+    from .evaluation._reproduce import compare_and_report
+
+    learners, sweep = _learner_specs(args.learners), _sweep(args.sweep)
+    result, files = compare_and_report(
+        learners,
+        args.datasets,
+        _protocol(args),
+        args.out,
+        args.name,
+        curves=args.curves,
+        sweep=sweep,
+        command="aucstream " + " ".join(sys.argv[1:]) if sys.argv[1:2] == ["compare"] else "",
         reference=args.reference,
-        cache_dir=cache,
+        cache_dir=args.cache_dir or f"{args.out}/cache",
         n_jobs=args.jobs,
         data_home=args.data_home,
         progress=args.progress,
     )
-    start = time.perf_counter()
-    result = compare(learners, args.datasets, protocol, **kwargs)
-    result.stats.seconds = time.perf_counter() - start
     for meta in result.datasets:
         if meta.skipped:
             print(f"skipped {meta.title}: {meta.skipped}", file=sys.stderr)
-    names = ", ".join(s.title for s in result.learners)
-    title = f"Comparison of {names}"
-    command = "aucstream " + " ".join(sys.argv[1:]) if sys.argv[1:2] == ["compare"] else ""
-    files = write_report(result, args.out, args.name, title, command=command)
-    _print_report(files)
-    if args.curves:
-        curves = convergence(learners, args.datasets, protocol, checkpoints=args.curves, **kwargs)
-        files = write_report(
-            curves,
-            args.out,
-            f"{args.name}_curves",
-            f"{title}: convergence",
-            kind="curve",
-            command=command,
-        )
-        print(f"wrote {files['markdown']}")
-    if args.sweep:
-        param, _, values = args.sweep.partition("=")
-        if not values:
-            raise SystemExit("--sweep expects PARAM=V1,V2,...")
-        sweep = parameter_sweep(
-            learners,
-            args.datasets,
-            protocol,
-            param,
-            [_parse_value(v) for v in values.split(",")],
-            **kwargs,
-        )
-        files = write_report(
-            sweep,
-            args.out,
-            f"{args.name}_{param}",
-            f"{title}: test AUC against {param}",
-            kind="sweep",
-            command=command,
-        )
-        print(f"wrote {files['markdown']}")
+    _print_report(files[0])
+    for more in files[1:]:
+        print(f"wrote {more['markdown']}")
     return 0
 
 
@@ -386,16 +368,7 @@ def _cmd_reproduce(args) -> int:
     return 0
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of the ``aucstream`` command."""
-    from . import __version__
-
-    parser = argparse.ArgumentParser(
-        prog="aucstream", description="One-pass and online AUC maximization."
-    )
-    parser.add_argument("--version", action="version", version=f"aucstream {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True)
-
+def _add_run_parser(sub) -> None:
     run = sub.add_parser("run", help="quick start: compare the online learners on real data")
     run.add_argument(
         "--dataset",
@@ -414,6 +387,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--seed", type=int, default=0)
     run.set_defaults(func=_cmd_run)
 
+
+def _add_fit_parsers(sub) -> None:
     fit = sub.add_parser("fit", help="learn from a file as a stream and save the model")
     fit.add_argument("learner", help="learner class name, e.g. OPAUC (see `aucstream list`)")
     _add_file_options(fit)
@@ -441,6 +416,8 @@ def build_parser() -> argparse.ArgumentParser:
     lst = sub.add_parser("list", help="list learners and datasets")
     lst.set_defaults(func=_cmd_list)
 
+
+def _add_compare_parser(sub) -> None:
     cmp = sub.add_parser(
         "compare",
         help="compare learners on datasets under a paper's protocol",
@@ -511,6 +488,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_run_options(cmp)
     cmp.set_defaults(func=_cmd_compare)
 
+
+def _add_reproduce_parser(sub) -> None:
     rep = sub.add_parser(
         "reproduce",
         help="reproduce a paper's table or figure",
@@ -521,6 +500,21 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("table", help="e.g. g16-table2, z11-table2, g16-fig1, g16-fig7, or list")
     _add_run_options(rep)
     rep.set_defaults(func=_cmd_reproduce)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``aucstream`` command."""
+    from . import __version__
+
+    parser = argparse.ArgumentParser(
+        prog="aucstream", description="One-pass and online AUC maximization."
+    )
+    parser.add_argument("--version", action="version", version=f"aucstream {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+    _add_run_parser(sub)
+    _add_fit_parsers(sub)
+    _add_compare_parser(sub)
+    _add_reproduce_parser(sub)
     return parser
 
 

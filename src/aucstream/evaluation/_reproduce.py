@@ -15,17 +15,18 @@ Every report states the mode and its deviations from the paper.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ._compare import DatasetMeta, compare, convergence, parameter_sweep
+from ._compare import Comparison, DatasetMeta, compare, convergence, parameter_sweep
 from ._data import DataSpec
 from ._paper import G16_TABLE2, G16_TABLE3, G16_TABLE6, L18_TABLE2, Z11_TABLE2, PaperTable
 from ._protocol import Protocol, get_protocol
 from ._report import write_report
 from ._runner import LearnerSpec
 
-__all__ = ["REPRODUCTIONS", "Reproduction", "reproduce"]
+__all__ = ["REPRODUCTIONS", "Reproduction", "compare_and_report", "reproduce"]
 
 L = LearnerSpec.make
 
@@ -719,3 +720,79 @@ def reproduce(
         intro=r.intro,
         command=command,
     )
+
+
+def compare_and_report(
+    learners: Sequence,
+    datasets: Sequence,
+    protocol: Protocol,
+    out_dir: str | Path,
+    name: str = "comparison",
+    *,
+    curves: int = 0,
+    sweep: tuple[str, Sequence] | None = None,
+    command: str = "",
+    **options,
+) -> tuple[Comparison, list[dict[str, Path]]]:
+    """:func:`compare` (and optionally curves and a sweep) with their reports.
+
+    What ``aucstream compare`` runs: the table report ``NAME.*``, then with
+    ``curves`` a convergence report ``NAME_curves.*`` and with ``sweep=(param,
+    values)`` a sweep report ``NAME_PARAM.*``; all share the runs of the cache.
+
+    Parameters
+    ----------
+    learners, datasets, protocol
+        As in :func:`compare`.
+    out_dir : str or path
+        Report folder.
+    name : str, default="comparison"
+        File name stem.
+    curves : int, default=0
+        Checkpoints of the convergence curves (0: none).
+    sweep : (str, sequence) or None
+        A parameter and its values.
+    command : str
+        The command line, for the reports' footers.
+    **options
+        ``reference``, ``cache_dir``, ``n_jobs``, ``data_home``, ``progress`` of
+        :func:`compare`.
+
+    Returns
+    -------
+    result : Comparison
+        The table's comparison.
+    files : list of dict
+        The files of each report written, table first.
+    """
+    start = time.perf_counter()
+    result = compare(learners, datasets, protocol, **options)
+    result.stats.seconds = time.perf_counter() - start
+    title = f"Comparison of {', '.join(s.title for s in result.learners)}"
+    files = [write_report(result, out_dir, name, title, command=command)]
+    if curves:
+        run = convergence(learners, datasets, protocol, checkpoints=curves, **options)
+        files.append(
+            write_report(
+                run,
+                out_dir,
+                f"{name}_curves",
+                f"{title}: convergence",
+                kind="curve",
+                command=command,
+            )
+        )
+    if sweep is not None:
+        param, values = sweep
+        run = parameter_sweep(learners, datasets, protocol, param, values, **options)
+        files.append(
+            write_report(
+                run,
+                out_dir,
+                f"{name}_{param}",
+                f"{title}: test AUC against {param}",
+                kind="sweep",
+                command=command,
+            )
+        )
+    return result, files

@@ -431,7 +431,7 @@ def _add_compare_parser(sub) -> None:
         "--learners",
         nargs="+",
         default=None,
-        metavar="SPEC",
+        metavar="LEARNER",
         help="[LABEL=]Class[(name=value,...)], e.g. OPAUC "
         "\"OAM_gra=OAM(update='gra')\" (default: every online learner)",
     )

@@ -49,7 +49,8 @@ class ChunkedPipeline(ClassifierMixin, BaseEstimator):
     --------
     >>> import numpy as np
     >>> from aucstream import OPAUC
-    >>> from aucstream.random_features import ChunkedPipeline, RandomFourierFeatures
+    >>> from aucstream.pipeline import ChunkedPipeline
+    >>> from aucstream.random_features import RandomFourierFeatures
     >>> rng = np.random.default_rng(0)
     >>> X = rng.uniform(-1, 1, size=(300, 2))
     >>> y = np.where(np.hypot(X[:, 0], X[:, 1]) < 0.7, 1, -1)  # not linearly separable

@@ -147,6 +147,14 @@ class SvmlightInfo:
     max_index: int
 
 
+def _parse(cast, text: str, where: str, what: str):
+    """``cast(text)``, or a ValueError "<where>: cannot parse <what>"."""
+    try:
+        return cast(text)
+    except ValueError:
+        raise ValueError(f"{where}: cannot parse {what}") from None
+
+
 def _drop_qid(rest: str) -> str:
     return " ".join(t for t in rest.split() if not t.startswith("qid:"))
 
@@ -166,10 +174,7 @@ def _svmlight_slow(
     indptr = [0]
     for label, rest, lineno in zip(labels, rests, linenos, strict=True):
         where = f"{path}, line {lineno}"
-        try:
-            yv = float(label)
-        except ValueError:
-            raise ValueError(f"{where}: cannot parse label {label!r}") from None
+        yv = _parse(float, label, where, f"label {label!r}")
         if not math.isfinite(yv):
             raise ValueError(f"{where}: non-finite label {label!r}")
         ys.append(yv)
@@ -180,14 +185,8 @@ def _svmlight_slow(
             idx_s, sep, val_s = tok.partition(":")
             if not sep or not idx_s or not val_s or ":" in val_s:
                 raise ValueError(f"{where}: cannot parse feature token {tok!r}")
-            try:
-                idx = int(idx_s)
-            except ValueError:
-                raise ValueError(f"{where}: cannot parse feature index in token {tok!r}") from None
-            try:
-                val = float(val_s)
-            except ValueError:
-                raise ValueError(f"{where}: cannot parse feature value in token {tok!r}") from None
+            idx = _parse(int, idx_s, where, f"feature index in token {tok!r}")
+            val = _parse(float, val_s, where, f"feature value in token {tok!r}")
             if not math.isfinite(val):
                 raise ValueError(f"{where}: non-finite feature value in token {tok!r}")
             if idx < 0:
@@ -658,12 +657,7 @@ def _csv_convert(name, rows, linenos, li, n_fields, dtype, state):
         for r, (fields, lineno) in enumerate(zip(feats, linenos, strict=True)):
             for k, s in enumerate(fields):
                 c = k if k < li else k + 1
-                try:
-                    v = float(s)
-                except ValueError:
-                    raise ValueError(
-                        f"{name}, line {lineno}: cannot parse feature {s!r} in column {c}"
-                    ) from None
+                v = _parse(float, s, f"{name}, line {lineno}", f"feature {s!r} in column {c}")
                 if not math.isfinite(v):
                     raise ValueError(
                         f"{name}, line {lineno}: non-finite feature {s!r} in column {c}"

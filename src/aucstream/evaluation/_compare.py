@@ -283,10 +283,12 @@ class _Session:
                     labels.append(spec.title)
         return jobs, labels
 
-    def tuned(self, n_splits: int | None = None) -> tuple[list, dict]:
-        """The outer splits used and the parameters chosen on them."""
+    def tested(self, label: str, n_splits: int | None = None, checkpoints: int = 0) -> Comparison:
+        """Tune on the outer splits, then run and collect the test runs."""
         ids = self.split_ids(n_splits)
-        return ids, self.tune(ids)
+        jobs, labels = self.test_jobs(self.tune(ids), ids, checkpoints=checkpoints)
+        self.collect(jobs, labels, self.run(jobs, label))
+        return self.result
 
     def collect(self, jobs, labels, records, **extra) -> None:
         for job, label, record in zip(jobs, labels, records, strict=True):
@@ -340,10 +342,7 @@ def compare(
     session = _Session(
         learners, datasets, protocol, reference, cache_dir, n_jobs, data_home, progress, on_record
     )
-    ids, chosen = session.tuned()
-    jobs, labels = session.test_jobs(chosen, ids)
-    session.collect(jobs, labels, session.run(jobs, "test runs"))
-    return session.result
+    return session.tested("test runs")
 
 
 def convergence(
@@ -384,10 +383,7 @@ def convergence(
     session = _Session(
         learners, datasets, protocol, reference, cache_dir, n_jobs, data_home, progress
     )
-    ids, chosen = session.tuned(n_splits)
-    jobs, labels = session.test_jobs(chosen, ids, checkpoints=checkpoints)
-    session.collect(jobs, labels, session.run(jobs, "curves"))
-    return session.result
+    return session.tested("curves", n_splits, checkpoints)
 
 
 def parameter_sweep(
@@ -434,7 +430,8 @@ def parameter_sweep(
         if param not in spec.cls().get_params():
             result.learners.remove(spec)
             result.skipped_learners[spec.title] = f"{spec.estimator} has no parameter {param!r}"
-    ids, chosen = session.tuned(n_splits)
+    ids = session.split_ids(n_splits)
+    chosen = session.tune(ids)
     all_jobs, all_labels, values_of = [], [], []
     for value in values:
         jobs, labels = session.test_jobs(chosen, ids, override={param: value})

@@ -80,7 +80,9 @@ def main() -> None:
         )
         for name in names:
             cls = learners[name]
-            extra = {"n_samples": X.shape[0]} if "n_samples" in cls().get_params() else {}
+            # a learner that plans its pass from the stream length is told it (FSAUC)
+            length = cls.stream_length_param
+            extra = {length: X.shape[0]} if length is not None else {}
             make = lambda cls=cls, extra=extra: cls(**extra)  # noqa: E731
             one_pass(make, X[:200], y[:200], 100)  # warm-up: compile the kernels
             best = min(one_pass(make, X, y, args.chunk_size) for _ in range(args.repeat))

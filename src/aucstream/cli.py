@@ -1,4 +1,9 @@
-"""The ``aucstream`` command line.
+"""The ``aucstream`` command line: it parses arguments and prints.
+
+The work is the library's: files are read as :func:`aucstream.datasets.detect_format`
+decides, labels made binary by :mod:`aucstream.datasets`' rules, streams learned by
+:func:`aucstream.streaming.fit_stream` with its :class:`~aucstream.streaming.Progress`,
+comparisons and reproductions run by :mod:`aucstream.evaluation`.
 
 Commands
 --------
@@ -28,86 +33,13 @@ from __future__ import annotations
 import argparse
 import ast
 import sys
-import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 
+from .streaming import Progress, fit_stream  # re-exported: they lived here
+
 __all__ = ["main", "Progress", "fit_stream"]
-
-
-class Progress:
-    """Rate-limited progress line on stderr: examples seen and examples per second.
-
-    Parameters
-    ----------
-    label : str
-        Text before the counts.
-    enabled : bool or None
-        None shows progress only when stderr is a terminal.
-    every : float
-        Seconds between updates.
-    """
-
-    def __init__(self, label: str, enabled: bool | None = None, every: float = 0.5):
-        self.label = label
-        self.enabled = sys.stderr.isatty() if enabled is None else enabled
-        self.every = every
-        self.count = 0
-        self.start = self.last = time.perf_counter()
-
-    def update(self, n: int) -> None:
-        self.count += n
-        now = time.perf_counter()
-        if self.enabled and now - self.last >= self.every:
-            self.last = now
-            self._write("\r")
-
-    def close(self) -> None:
-        if self.enabled:
-            self._write("\r")
-            sys.stderr.write("\n")
-
-    def _write(self, prefix: str) -> None:
-        elapsed = max(time.perf_counter() - self.start, 1e-9)
-        sys.stderr.write(
-            f"{prefix}{self.label}: {self.count:,} examples, {elapsed:.1f} s, "
-            f"{self.count / elapsed:,.0f} examples/s"
-        )
-        sys.stderr.flush()
-
-
-def fit_stream(
-    model,
-    chunks: Iterable[tuple],
-    classes: Sequence | None = None,
-    progress: Progress | None = None,
-):
-    """Feed ``(X, y)`` chunks to ``model.partial_fit`` in order; returns the model.
-
-    Parameters
-    ----------
-    model : BaseStreamingAUC
-        An online learner.
-    chunks : iterable of (X, y)
-        The stream.
-    classes : sequence, optional
-        Both labels; needed when the first chunk holds one class only.
-    progress : Progress, optional
-        Reporter updated after each chunk.
-
-    Returns
-    -------
-    model
-        The updated learner.
-    """
-    for X, y in chunks:
-        model.partial_fit(X, y, classes=classes)
-        if progress is not None:
-            progress.update(X.shape[0])
-    if progress is not None:
-        progress.close()
-    return model
 
 
 def _parse_value(text: str):
@@ -138,38 +70,30 @@ def _learner(name: str, params: list[str]):
 
 
 def _chunks(args, n_features: int | None = None) -> Iterator[tuple]:
-    from .datasets import iter_csv, iter_svmlight
+    from .datasets import apply_positive, detect_format, iter_file
 
-    fmt = args.format
-    if fmt == "auto":
-        name = str(args.data).lower()
-        for suffix in (".gz", ".bz2", ".xz"):
-            name = name.removesuffix(suffix)
-        fmt = "csv" if name.endswith((".csv", ".tsv", ".txt", ".data")) else "svmlight"
-    if fmt == "svmlight":
-        stream = iter_svmlight(
-            args.data, chunk_size=args.chunk_size, n_features=n_features or args.n_features
-        )
-    else:
-        label = _parse_value(args.label_column) if args.label_column else -1
-        delimiter = "\t" if args.delimiter == "tab" else args.delimiter
-        stream = iter_csv(
-            args.data, label_column=label, chunk_size=args.chunk_size, delimiter=delimiter
-        )
-    positive = None if not args.positive else {_parse_value(p) for p in args.positive}
+    kind = None if args.format == "auto" else args.format
+    fmt = detect_format(args.data, kind=kind, delimiter=args.delimiter)
+    stream = iter_file(
+        args.data,
+        fmt,
+        chunk_size=args.chunk_size,
+        n_features=(n_features or args.n_features) if fmt.kind == "libsvm" else None,
+        label_column=_parse_value(args.label_column) if args.label_column else -1,
+    )
+    positive = None if not args.positive else [_parse_value(p) for p in args.positive]
     for X, y in stream:
-        if positive is not None:
-            y = np.where(np.isin(y, list(positive)), 1, -1)
-        yield X, y
+        yield X, (y if positive is None else apply_positive(y, positive))
 
 
 def _add_file_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("data", help="LIBSVM/SVMlight or CSV file (plain, .gz, .bz2, .xz)")
     parser.add_argument(
         "--format",
-        choices=["auto", "svmlight", "csv"],
+        choices=["auto", "libsvm", "svmlight", "csv"],
         default="auto",
-        help="file format (default: from the file name)",
+        help="file format (default: from the extension, or the first line of a .txt "
+        "or unknown extension; see aucstream.datasets.detect_format)",
     )
     parser.add_argument(
         "--n-features",
@@ -180,7 +104,11 @@ def _add_file_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--label-column", default=None, help="CSV label column, index or name (default: last)"
     )
-    parser.add_argument("--delimiter", default=",", help="CSV delimiter; 'tab' for tabs")
+    parser.add_argument(
+        "--delimiter",
+        default=None,
+        help="CSV delimiter; 'tab' for tabs (default: from the extension or the first line)",
+    )
     parser.add_argument(
         "--positive",
         nargs="+",
@@ -207,7 +135,7 @@ def _cmd_fit(args) -> int:
     classes = [_parse_value(c) for c in args.classes] if args.classes else None
     if args.positive:
         classes = [-1, 1]
-    progress = Progress(f"fit {args.learner}", args.progress)
+    progress = Progress(f"fit {args.learner}", enabled=args.progress)
     fit_stream(model, _chunks(args), classes=classes, progress=progress)
     save_model(model, args.output)
     print(
@@ -223,7 +151,7 @@ def _cmd_score(args) -> int:
 
     model = load_model(args.model)
     scores, labels = [], []
-    progress = Progress("score", args.progress)
+    progress = Progress("score", enabled=args.progress)
     for X, y in _chunks(args, n_features=model.n_features_in_):
         scores.append(model.decision_function(X))
         labels.append(np.asarray(y))
@@ -348,22 +276,9 @@ def _print_report(files: dict) -> None:
         print(f"wrote {path}")
 
 
-def _cmd_compare(args) -> int:
-    from .evaluation import compare, convergence, get_protocol, parameter_sweep
-    from .evaluation._report import write_report
-    from .evaluation._runner import learner_classes, parse_learner_spec
+def _protocol(args):
+    from .evaluation import get_protocol
 
-    if args.learners:
-        learners = [parse_learner_spec(text) for text in args.learners]
-    else:
-        learners = [
-            parse_learner_spec(name) for name, cls in learner_classes().items() if not cls.is_batch
-        ]
-    unknown = [s.estimator for s in learners if not s.available]
-    if unknown:
-        raise SystemExit(
-            f"unknown learner(s) {unknown}; choose from: {', '.join(learner_classes())}"
-        )
     protocol = get_protocol(args.protocol, args.mode)
     changes = {
         k: v
@@ -377,59 +292,55 @@ def _cmd_compare(args) -> int:
         )
         if v is not None
     }
-    if changes:
-        protocol = protocol.replace(**changes)
-    cache = args.cache_dir or f"{args.out}/cache"
-    kwargs = dict(
+    return protocol.replace(**changes) if changes else protocol
+
+
+def _learner_specs(texts: list[str] | None) -> list:
+    from .evaluation._runner import learner_classes, parse_learner_spec
+
+    classes = learner_classes()
+    texts = texts or [name for name, cls in classes.items() if not cls.is_batch]
+    learners = [parse_learner_spec(text) for text in texts]
+    unknown = [s.estimator for s in learners if not s.available]
+    if unknown:
+        raise SystemExit(f"unknown learner(s) {unknown}; choose from: {', '.join(classes)}")
+    return learners
+
+
+def _sweep(text: str | None) -> tuple | None:
+    if not text:
+        return None
+    param, _, values = text.partition("=")
+    if not values:
+        raise SystemExit("--sweep expects PARAM=V1,V2,...")
+    return param, [_parse_value(v) for v in values.split(",")]
+
+
+def _cmd_compare(args) -> int:
+    from .evaluation._reproduce import compare_and_report
+
+    learners, sweep = _learner_specs(args.learners), _sweep(args.sweep)
+    result, files = compare_and_report(
+        learners,
+        args.datasets,
+        _protocol(args),
+        args.out,
+        args.name,
+        curves=args.curves,
+        sweep=sweep,
+        command="aucstream " + " ".join(sys.argv[1:]) if sys.argv[1:2] == ["compare"] else "",
         reference=args.reference,
-        cache_dir=cache,
+        cache_dir=args.cache_dir or f"{args.out}/cache",
         n_jobs=args.jobs,
         data_home=args.data_home,
         progress=args.progress,
     )
-    start = time.perf_counter()
-    result = compare(learners, args.datasets, protocol, **kwargs)
-    result.stats.seconds = time.perf_counter() - start
     for meta in result.datasets:
         if meta.skipped:
             print(f"skipped {meta.title}: {meta.skipped}", file=sys.stderr)
-    names = ", ".join(s.title for s in result.learners)
-    title = f"Comparison of {names}"
-    command = "aucstream " + " ".join(sys.argv[1:]) if sys.argv[1:2] == ["compare"] else ""
-    files = write_report(result, args.out, args.name, title, command=command)
-    _print_report(files)
-    if args.curves:
-        curves = convergence(learners, args.datasets, protocol, checkpoints=args.curves, **kwargs)
-        files = write_report(
-            curves,
-            args.out,
-            f"{args.name}_curves",
-            f"{title}: convergence",
-            kind="curve",
-            command=command,
-        )
-        print(f"wrote {files['markdown']}")
-    if args.sweep:
-        param, _, values = args.sweep.partition("=")
-        if not values:
-            raise SystemExit("--sweep expects PARAM=V1,V2,...")
-        sweep = parameter_sweep(
-            learners,
-            args.datasets,
-            protocol,
-            param,
-            [_parse_value(v) for v in values.split(",")],
-            **kwargs,
-        )
-        files = write_report(
-            sweep,
-            args.out,
-            f"{args.name}_{param}",
-            f"{title}: test AUC against {param}",
-            kind="sweep",
-            command=command,
-        )
-        print(f"wrote {files['markdown']}")
+    _print_report(files[0])
+    for more in files[1:]:
+        print(f"wrote {more['markdown']}")
     return 0
 
 
@@ -457,16 +368,7 @@ def _cmd_reproduce(args) -> int:
     return 0
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of the ``aucstream`` command."""
-    from . import __version__
-
-    parser = argparse.ArgumentParser(
-        prog="aucstream", description="One-pass and online AUC maximization."
-    )
-    parser.add_argument("--version", action="version", version=f"aucstream {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True)
-
+def _add_run_parser(sub) -> None:
     run = sub.add_parser("run", help="quick start: compare the online learners on real data")
     run.add_argument(
         "--dataset",
@@ -485,6 +387,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--seed", type=int, default=0)
     run.set_defaults(func=_cmd_run)
 
+
+def _add_fit_parsers(sub) -> None:
     fit = sub.add_parser("fit", help="learn from a file as a stream and save the model")
     fit.add_argument("learner", help="learner class name, e.g. OPAUC (see `aucstream list`)")
     _add_file_options(fit)
@@ -512,6 +416,8 @@ def build_parser() -> argparse.ArgumentParser:
     lst = sub.add_parser("list", help="list learners and datasets")
     lst.set_defaults(func=_cmd_list)
 
+
+def _add_compare_parser(sub) -> None:
     cmp = sub.add_parser(
         "compare",
         help="compare learners on datasets under a paper's protocol",
@@ -525,7 +431,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--learners",
         nargs="+",
         default=None,
-        metavar="SPEC",
+        metavar="LEARNER",
         help="[LABEL=]Class[(name=value,...)], e.g. OPAUC "
         "\"OAM_gra=OAM(update='gra')\" (default: every online learner)",
     )
@@ -582,6 +488,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_run_options(cmp)
     cmp.set_defaults(func=_cmd_compare)
 
+
+def _add_reproduce_parser(sub) -> None:
     rep = sub.add_parser(
         "reproduce",
         help="reproduce a paper's table or figure",
@@ -592,6 +500,21 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("table", help="e.g. g16-table2, z11-table2, g16-fig1, g16-fig7, or list")
     _add_run_options(rep)
     rep.set_defaults(func=_cmd_reproduce)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``aucstream`` command."""
+    from . import __version__
+
+    parser = argparse.ArgumentParser(
+        prog="aucstream", description="One-pass and online AUC maximization."
+    )
+    parser.add_argument("--version", action="version", version=f"aucstream {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+    _add_run_parser(sub)
+    _add_fit_parsers(sub)
+    _add_compare_parser(sub)
+    _add_reproduce_parser(sub)
     return parser
 
 

@@ -1,4 +1,4 @@
-"""Random Fourier features for dense high-dimensional data (G16 §7.2; SPEC §13.2).
+r"""Random Fourier features for dense high-dimensional data (G16 §7.2, Table 4).
 
 G16 §7.2 turns low-dimensional dense datasets (fourclass, letter, magic04, acoustic,
 ijcnn1) into dense high-dimensional ones by **appending** D = 50,000 random Fourier
@@ -6,27 +6,28 @@ features (Rahimi and Recht 2007),
 
 .. math::
 
-    z(x) = \\sqrt{2/D}\\,\\cos(\\Omega^\\top x + b), \\qquad
-    \\Omega_{ij} \\sim N(0, \\sigma^{-2}), \\quad b_j \\sim U[0, 2\\pi],
+    z(x) = \sqrt{2/D}\,\cos(\Omega^\top x + b), \qquad
+    \Omega_{ij} \sim N(0, \sigma^{-2}), \quad b_j \sim U[0, 2\pi],
 
-so that :math:`z(x)^\\top z(x') \\approx \\exp(-\\|x - x'\\|^2 / (2\\sigma^2))`, and
+so that :math:`z(x)^\top z(x') \approx \exp(-\|x - x'\|^2 / (2\sigma^2))`, and
 compares OPAUC_fd with the other variants on the d + 50,000 features.
 
 The expanded data are never stored for a whole dataset (7.6 GB for magic04, about
 57 GB for ijcnn1 in float64): :class:`RandomFourierFeatures` regenerates
-:math:`\\Omega` and b from its seed, block by block of columns (``block_size``), in
+:math:`\Omega` and b from its seed, block by block of columns (``block_size``), in
 every ``transform`` call, and :class:`ChunkedPipeline` feeds a streaming learner one
-transformed chunk of rows at a time (``partial_fit``). Memory is then
+transformed chunk of rows at a time (``partial_fit``; it lives in
+:mod:`aucstream.pipeline` and is re-exported here). Memory is then
 O(chunk_size (d + D)) for the chunk plus O(d block_size) for one block of
-:math:`\\Omega`, whatever the number of examples.
+:math:`\Omega`, whatever the number of examples.
 
-Choices (SPEC §14 #18)
-----------------------
-- :math:`\\sigma` is not given in G16: the default is 1 (for data scaled to
-  [-1, 1]); ``sigma="median"`` uses the median pairwise distance of up to 1000
-  training rows.
+Choices (G16 leaves them open)
+------------------------------
+- :math:`\sigma` is not given in G16: the default is 1, the natural width for data
+  scaled to [-1, 1] as G16 §7.1 scales them; ``sigma="median"`` uses the median
+  pairwise distance of up to 1000 training rows.
 - Block ``j`` of the features is drawn from ``numpy.random.default_rng([seed, j])``:
-  first the d x width block of :math:`\\Omega` (standard normals divided by sigma),
+  first the d x width block of :math:`\Omega` (standard normals divided by sigma),
   then its width phases. The features therefore depend on ``block_size``, not on how
   the rows are chunked.
 - ``dtype=np.float32`` (the default) halves the memory of the output; the features
@@ -48,10 +49,10 @@ from collections.abc import Iterator
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin, clone
+from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .metrics import roc_auc
+from .pipeline import ChunkedPipeline  # re-exported: it lived here
 
 __all__ = ["ChunkedPipeline", "RandomFourierFeatures"]
 
@@ -68,22 +69,22 @@ def _median_distance(X, n_max: int, rng: np.random.Generator) -> float:
 
 
 class RandomFourierFeatures(TransformerMixin, BaseEstimator):
-    """Append D random Fourier features, generated block-wise from a seed.
+    r"""Append D random Fourier features, generated block-wise from a seed.
 
     Parameters
     ----------
     n_components : int, default=50000
         D, the number of random features (G16 §7.2 uses 50,000).
     sigma : float or "median", default=1.0
-        Kernel width: :math:`\\Omega_{ij} \\sim N(0, \\sigma^{-2})`.
+        Kernel width: :math:`\Omega_{ij} \sim N(0, \sigma^{-2})`.
     append : bool, default=True
         Output ``[x, z(x)]`` (G16) rather than ``z(x)`` alone.
     dtype : numpy dtype, default=np.float32
         Type of the output.
     block_size : int, default=2048
-        Columns of :math:`\\Omega` generated at a time.
+        Columns of :math:`\Omega` generated at a time.
     random_state : int, Generator or None, default=0
-        Seed of :math:`\\Omega` and b (and of the sample for ``sigma="median"``). None
+        Seed of :math:`\Omega` and b (and of the sample for ``sigma="median"``). None
         draws a seed once in ``fit``.
 
     Attributes
@@ -149,7 +150,7 @@ class RandomFourierFeatures(TransformerMixin, BaseEstimator):
         return self
 
     def block(self, j: int) -> tuple[np.ndarray, np.ndarray]:
-        """Block j of the features: :math:`\\Omega` columns (d x width) and phases."""
+        r"""Block j of the features: :math:`\Omega` columns (d x width) and phases."""
         check_is_fitted(self, "seed_")
         D, width = int(self.n_components), int(self.block_size)
         lo = j * width
@@ -194,106 +195,3 @@ class RandomFourierFeatures(TransformerMixin, BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
         return tags
-
-
-class ChunkedPipeline(ClassifierMixin, BaseEstimator):
-    """A transformer followed by a streaming learner, fed one chunk of rows at a time.
-
-    ``fit`` fits the transformer on the training data (``RandomFourierFeatures`` only
-    needs d and the width), then passes over the examples in the given order,
-    transforming ``chunk_size`` rows and calling the learner's ``partial_fit`` on
-    them. For aucstream learners the result equals ``learner.fit(transform(X))``
-    (without ``shuffle``: chunking never changes their model), but the transformed
-    data never exist all at once. ``decision_function`` also works chunk by chunk.
-
-    Parameters
-    ----------
-    transformer : transformer
-        E.g. :class:`RandomFourierFeatures` or a fitted-on-the-fly
-        :class:`aucstream.reduction.ReduceDimension`.
-    estimator : streaming classifier
-        A learner with ``partial_fit`` and ``decision_function`` (any aucstream
-        online learner). Its ``shuffle`` is ignored: shuffle the data beforehand.
-    chunk_size : int, default=256
-        Rows per chunk.
-
-    Attributes
-    ----------
-    transformer_, estimator_
-        The fitted clones.
-    classes_ : ndarray of shape (2,)
-        The labels.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from aucstream import OPAUC
-    >>> from aucstream.random_features import ChunkedPipeline, RandomFourierFeatures
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.uniform(-1, 1, size=(300, 2))
-    >>> y = np.where(np.hypot(X[:, 0], X[:, 1]) < 0.7, 1, -1)  # not linearly separable
-    >>> model = ChunkedPipeline(RandomFourierFeatures(500, sigma=0.5),
-    ...                         OPAUC(covariance="fd", sketch_size=20, eta=2**-2),
-    ...                         chunk_size=64).fit(X, y)
-    >>> bool(model.score(X, y) > 0.9)
-    True
-    """
-
-    def __init__(self, transformer, estimator, chunk_size: int = 256):
-        self.transformer = transformer
-        self.estimator = estimator
-        self.chunk_size = chunk_size
-
-    def _chunks(self, n: int):
-        if not (isinstance(self.chunk_size, (int, np.integer)) and self.chunk_size >= 1):
-            raise ValueError(f"chunk_size must be a positive int, got {self.chunk_size!r}")
-        return range(0, n, int(self.chunk_size))
-
-    def fit(self, X, y):
-        """Fit the transformer, then one pass of the learner over the chunks."""
-        y = np.asarray(y)
-        self.transformer_ = clone(self.transformer).fit(X, y)
-        self.estimator_ = clone(self.estimator)
-        self.classes_ = np.unique(y)
-        for lo in self._chunks(X.shape[0]):
-            rows = slice(lo, lo + int(self.chunk_size))
-            self.estimator_.partial_fit(
-                self.transformer_.transform(X[rows]), y[rows], classes=self.classes_
-            )
-        return self
-
-    def partial_fit(self, X, y, classes=None):
-        """Continue the stream; the first call also fits the transformer on ``X``."""
-        y = np.asarray(y)
-        if not hasattr(self, "estimator_"):
-            self.transformer_ = clone(self.transformer).fit(X, y)
-            self.estimator_ = clone(self.estimator)
-            self.classes_ = np.unique(y) if classes is None else np.unique(classes)
-        for lo in self._chunks(X.shape[0]):
-            rows = slice(lo, lo + int(self.chunk_size))
-            self.estimator_.partial_fit(
-                self.transformer_.transform(X[rows]), y[rows], classes=self.classes_
-            )
-        return self
-
-    def decision_function(self, X) -> np.ndarray:
-        """Scores of the rows of ``X``, computed chunk by chunk."""
-        check_is_fitted(self, "estimator_")
-        parts = [
-            self.estimator_.decision_function(
-                self.transformer_.transform(X[lo : lo + int(self.chunk_size)])
-            )
-            for lo in self._chunks(X.shape[0])
-        ]
-        return np.concatenate(parts) if parts else np.zeros(0)
-
-    def predict(self, X) -> np.ndarray:
-        """Labels from thresholding the scores at 0."""
-        return self.classes_[(self.decision_function(X) > 0).astype(np.intp)]
-
-    def score(self, X, y, sample_weight=None) -> float:
-        """ROC AUC of the scores (not accuracy)."""
-        if sample_weight is not None:
-            raise ValueError("score does not support sample_weight")
-        y = np.asarray(y).ravel()
-        return roc_auc(y == self.classes_[-1], self.decision_function(X))

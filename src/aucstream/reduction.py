@@ -1,10 +1,11 @@
-"""Dimension-reduction variants of OPAUC: OPAUC^f, OPAUC^rp and OPAUC^pca.
+r"""Dimension-reduction variants of OPAUC: OPAUC^f, OPAUC^rp and OPAUC^pca.
 
 G13 §6.2 and G16 §7.2-7.3 compare the sketched OPAUCs with a simpler idea: reduce
-the data to k = 1000 dimensions first, then run the exact OPAUC (SPEC §6). Each
-variant is a scikit-learn :class:`~sklearn.pipeline.Pipeline` of a
-:class:`ReduceDimension` step and :class:`aucstream.OPAUC`; when the data have at most
-k features the reduction step is the identity.
+the data to k = 1000 dimensions first (the k both papers use), then run the exact
+OPAUC of G13 Alg. 1 / G16 Alg. 1. Each variant is a scikit-learn
+:class:`~sklearn.pipeline.Pipeline` of a :class:`ReduceDimension` step and
+:class:`aucstream.OPAUC`; when the data have at most k features there is nothing to
+reduce and the step is the identity.
 
 Recipes
 -------
@@ -14,8 +15,8 @@ replacement)::
     from aucstream.reduction import make_opauc_f
     model = make_opauc_f(k=1000, random_state=0, eta=2**-6).fit(X, y)
 
-OPAUC^rp, a random projection :math:`\\hat x = H^\\top x` with
-:math:`H_{ij} \\sim N(0, 1/k)` (scikit-learn's
+OPAUC^rp, a random projection :math:`\hat x = H^\top x` with
+:math:`H_{ij} \sim N(0, 1/k)` (scikit-learn's
 :class:`~sklearn.random_projection.GaussianRandomProjection`), or the sparse
 Achlioptas/Li projection (:class:`~sklearn.random_projection.SparseRandomProjection`,
 ``projection="sparse"``), which stores H sparsely and suits d of 10^5-10^6::
@@ -24,7 +25,7 @@ Achlioptas/Li projection (:class:`~sklearn.random_projection.SparseRandomProject
     model = make_opauc_rp(k=1000, projection="gaussian", random_state=0).fit(X, y)
 
 OPAUC^pca, the top-k principal directions of the training set,
-:math:`\\hat x = U_k^\\top (x - \\mu)` (:class:`~sklearn.decomposition.PCA`; sparse
+:math:`\hat x = U_k^\top (x - \mu)` (:class:`~sklearn.decomposition.PCA`; sparse
 input uses the ARPACK solver, which centers implicitly and never densifies X). This
 one is a batch step, not one-pass; G16 reports it running out of time or memory for
 large d, and so may scikit-learn::
@@ -36,10 +37,10 @@ The pipelines score with the AUC (``Pipeline.score`` calls ``OPAUC.score``), sup
 ``decision_function``, and can be tuned with ``GridSearchCV`` using parameter names
 such as ``opauc__eta``. A pipeline's ``fit`` reduces the whole training set at once
 (n x k values); to stream chunk by chunk through a fitted reduction, use
-:class:`aucstream.random_features.ChunkedPipeline`.
+:class:`aucstream.pipeline.ChunkedPipeline`.
 
 G13's Remark explains why random projection does worse than OPAUC_r: it
-approximates :math:`S` by :math:`H H^\\top S H H^\\top`, replacing both identity
+approximates :math:`S` by :math:`H H^\top S H H^\top`, replacing both identity
 factors, where the randomized sketch replaces one.
 """
 
@@ -62,6 +63,12 @@ __all__ = [
     "make_opauc_pca",
     "make_opauc_rp",
 ]
+
+
+def _check_n_components(n_components) -> int:
+    if not (isinstance(n_components, (int, np.integer)) and n_components >= 1):
+        raise ValueError(f"n_components must be a positive int, got {n_components!r}")
+    return int(n_components)
 
 
 def _seed(random_state):
@@ -105,14 +112,13 @@ class RandomFeatureSubset(TransformerMixin, BaseEstimator):
     def fit(self, X, y=None):
         """Choose the features; returns self."""
         X = validate_data(self, X, accept_sparse=("csr", "csc"), dtype=None, reset=True)
-        if not (isinstance(self.n_components, (int, np.integer)) and self.n_components >= 1):
-            raise ValueError(f"n_components must be a positive int, got {self.n_components!r}")
+        k = _check_n_components(self.n_components)
         d = X.shape[1]
         rng = np.random.default_rng(_seed(self.random_state))
-        if d <= self.n_components:
+        if d <= k:
             self.features_ = np.arange(d)
         else:
-            self.features_ = np.sort(rng.choice(d, size=self.n_components, replace=False))
+            self.features_ = np.sort(rng.choice(d, size=k, replace=False))
         return self
 
     def transform(self, X):
@@ -130,7 +136,7 @@ class RandomFeatureSubset(TransformerMixin, BaseEstimator):
 class ReduceDimension(TransformerMixin, BaseEstimator):
     """Reduce to k dimensions by a feature subset, a random projection or PCA.
 
-    The identity when the data have at most k features (SPEC §6).
+    The identity when the data have at most k features (nothing to reduce).
 
     Parameters
     ----------
@@ -174,10 +180,8 @@ class ReduceDimension(TransformerMixin, BaseEstimator):
         )
         if self.method not in self._METHODS:
             raise ValueError(f"method must be one of {self._METHODS}, got {self.method!r}")
-        if not (isinstance(self.n_components, (int, np.integer)) and self.n_components >= 1):
-            raise ValueError(f"n_components must be a positive int, got {self.n_components!r}")
+        k = _check_n_components(self.n_components)
         n, d = X.shape
-        k = int(self.n_components)
         seed = _seed(self.random_state)
         if d <= k:
             self.reducer_ = None
@@ -220,7 +224,7 @@ def _pipeline(method: str, k: int, random_state, opauc_params: dict) -> Pipeline
 
 
 def make_opauc_f(k: int = 1000, random_state=None, **opauc_params) -> Pipeline:
-    """OPAUC^f: k random features, then exact OPAUC (G16 §7.2; SPEC §6).
+    """OPAUC^f: k random features, then exact OPAUC (G13 §6.2, G16 §7.2).
 
     Parameters
     ----------
@@ -242,14 +246,14 @@ def make_opauc_f(k: int = 1000, random_state=None, **opauc_params) -> Pipeline:
 def make_opauc_rp(
     k: int = 1000, projection: str = "gaussian", random_state=None, **opauc_params
 ) -> Pipeline:
-    """OPAUC^rp: a random projection to k dimensions, then exact OPAUC (G13 Remark, §6.2).
+    r"""OPAUC^rp: a random projection to k dimensions, then exact OPAUC (G13 Remark, §6.2).
 
     Parameters
     ----------
     k : int, default=1000
         Target dimension.
     projection : {"gaussian", "sparse"}, default="gaussian"
-        :math:`H_{ij} \\sim N(0, 1/k)` (SPEC §6; stores k x d floats) or the sparse
+        :math:`H_{ij} \sim N(0, 1/k)` (G13 §6.2; stores k x d floats) or the sparse
         projection of Achlioptas and Li (for very large d).
     random_state : int or None, default=None
         Seed of the projection (and OPAUC's, unless given).

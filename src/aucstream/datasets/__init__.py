@@ -5,7 +5,11 @@ Readers (never hold a whole file; plain, gzip, bzip2 or xz files):
 - :func:`iter_svmlight` / :func:`load_svmlight` — LIBSVM/SVMlight files;
 - :func:`iter_csv` / :func:`load_csv` — CSV, TSV and whitespace separated files;
 - :func:`load_idx` — the idx format of the MNIST files;
-- :func:`iter_chunks` — split in-memory arrays into row chunks.
+- :func:`iter_chunks` — split in-memory arrays into row chunks;
+- :func:`detect_format` (-> :class:`FileFormat`), :func:`iter_file`, :func:`load_file`
+  — the one place that decides how a file is read (by its extension, or its first
+  line for ``.txt`` and unknown extensions), used by the command line, the
+  evaluation harness and the registry.
 
 Benchmark datasets (files in ``$AUCSTREAM_DATA``, checked by sha256; diabetes,
 fourclass, german and splice ship with the package):
@@ -18,13 +22,29 @@ Preprocessing:
 
 - :class:`MinMaxScalerPM1` (per-feature scaling to [-1, 1]) and
   :class:`UnitNormalizer` (rows to unit L2 norm), both with ``partial_fit``;
+
+Binary labels (one resolver for the registry, the harness and the command line):
+
+- :func:`binarize` / :func:`positive_classes` / :func:`apply_positive` — apply a
+  rule (default, positive labels, random halves, one/largest/smallest vs rest) and
+  describe it;
 - :func:`binarize_random_halves`, :func:`binarize_one_vs_rest`,
-  :func:`binarize_largest_vs_rest`, :func:`binarize_smallest_vs_rest` — multi-class
-  labels to {-1, +1}.
+  :func:`binarize_largest_vs_rest`, :func:`binarize_smallest_vs_rest` — single rules.
 """
 
+from ._formats import FileFormat, detect_format, iter_file, load_file
+from ._labels import (
+    apply_positive,
+    binarize,
+    binarize_largest_vs_rest,
+    binarize_one_vs_rest,
+    binarize_random_halves,
+    binarize_smallest_vs_rest,
+    positive_classes,
+)
 from ._readers import (
     SvmlightInfo,
+    detect_compression,
     iter_chunks,
     iter_csv,
     iter_svmlight,
@@ -48,34 +68,34 @@ from ._registry import (
     load_splice,
     sha256_file,
 )
-from ._transforms import (
-    MinMaxScalerPM1,
-    UnitNormalizer,
-    binarize_largest_vs_rest,
-    binarize_one_vs_rest,
-    binarize_random_halves,
-    binarize_smallest_vs_rest,
-)
+from ._transforms import MinMaxScalerPM1, UnitNormalizer
 
 __all__ = [
     "Dataset",
     "DatasetInfo",
+    "FileFormat",
     "FileSpec",
     "MinMaxScalerPM1",
     "SvmlightInfo",
     "UnitNormalizer",
+    "apply_positive",
+    "binarize",
     "binarize_largest_vs_rest",
     "binarize_one_vs_rest",
     "binarize_random_halves",
     "binarize_smallest_vs_rest",
     "dataset_info",
+    "detect_compression",
+    "detect_format",
     "get_data_home",
     "iter_chunks",
     "iter_csv",
+    "iter_file",
     "iter_svmlight",
     "list_datasets",
     "load_csv",
     "load_dataset",
+    "load_file",
     "load_diabetes",
     "load_fourclass",
     "load_german",
@@ -83,6 +103,7 @@ __all__ = [
     "load_splice",
     "load_svmlight",
     "open_file",
+    "positive_classes",
     "scan_svmlight",
     "sha256_file",
 ]

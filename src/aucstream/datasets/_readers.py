@@ -27,6 +27,7 @@ from numpy.typing import ArrayLike, DTypeLike
 
 __all__ = [
     "SvmlightInfo",
+    "detect_compression",
     "iter_chunks",
     "iter_csv",
     "iter_svmlight",
@@ -47,12 +48,43 @@ _BZ2_BLOCK_MAGIC = b"1AY&SY"
 # --------------------------------------------------------------------------- opening
 
 
+def detect_compression(path: PathLike) -> str | None:
+    """The compression of a file from its first bytes: "gzip", "bz2", "xz" or None.
+
+    A file whose name ends in ``.lzma`` is a legacy lzma stream ("xz" here: both are
+    read by :mod:`lzma`).
+
+    Parameters
+    ----------
+    path : str or path-like
+        An existing file.
+
+    Returns
+    -------
+    str or None
+    """
+    with open(os.fspath(path), "rb") as f:
+        head = f.read(10)
+    if head.startswith(_GZIP_MAGIC):
+        return "gzip"
+    if head.startswith(_XZ_MAGIC) or os.fspath(path).endswith(".lzma"):
+        return "xz"
+    if head[:3] == b"BZh" and head[3:4].isdigit() and head[4:10] == _BZ2_BLOCK_MAGIC:
+        return "bz2"
+    if head[:3] == b"BZh" and len(head) == 4 and head[3:4].isdigit():
+        return "bz2"  # an empty bzip2 stream
+    return None
+
+
+_OPENERS = {"gzip": gzip.open, "xz": lzma.open, "bz2": bz2.open, None: open}
+
+
 def open_file(path: PathLike) -> IO[bytes]:
     """Open a possibly compressed file for binary reading.
 
     The compression is detected from the magic bytes at the start of the file
-    (gzip, bzip2, xz); a file whose name ends in ``.lzma`` is read as a legacy
-    lzma stream. Anything else is opened as a plain file.
+    (gzip, bzip2, xz; see :func:`detect_compression`); a file whose name ends in
+    ``.lzma`` is read as a legacy lzma stream. Anything else is opened as a plain file.
 
     Parameters
     ----------
@@ -65,17 +97,7 @@ def open_file(path: PathLike) -> IO[bytes]:
         A binary file object yielding the decompressed bytes; close it after use.
     """
     path = os.fspath(path)
-    with open(path, "rb") as f:
-        head = f.read(10)
-    if head.startswith(_GZIP_MAGIC):
-        return gzip.open(path, "rb")
-    if head.startswith(_XZ_MAGIC) or str(path).endswith(".lzma"):
-        return lzma.open(path, "rb")
-    if head[:3] == b"BZh" and head[3:4].isdigit() and head[4:10] == _BZ2_BLOCK_MAGIC:
-        return bz2.open(path, "rb")
-    if head[:3] == b"BZh" and len(head) == 4 and head[3:4].isdigit():
-        return bz2.open(path, "rb")  # an empty bzip2 stream
-    return open(path, "rb")
+    return _OPENERS[detect_compression(path)](path, "rb")
 
 
 def _open_text(path: PathLike, encoding: str, newline: str | None = None) -> io.TextIOWrapper:
@@ -125,6 +147,14 @@ class SvmlightInfo:
     max_index: int
 
 
+def _parse(cast, text: str, where: str, what: str):
+    """``cast(text)``, or a ValueError "<where>: cannot parse <what>"."""
+    try:
+        return cast(text)
+    except ValueError:
+        raise ValueError(f"{where}: cannot parse {what}") from None
+
+
 def _drop_qid(rest: str) -> str:
     return " ".join(t for t in rest.split() if not t.startswith("qid:"))
 
@@ -144,10 +174,7 @@ def _svmlight_slow(
     indptr = [0]
     for label, rest, lineno in zip(labels, rests, linenos, strict=True):
         where = f"{path}, line {lineno}"
-        try:
-            yv = float(label)
-        except ValueError:
-            raise ValueError(f"{where}: cannot parse label {label!r}") from None
+        yv = _parse(float, label, where, f"label {label!r}")
         if not math.isfinite(yv):
             raise ValueError(f"{where}: non-finite label {label!r}")
         ys.append(yv)
@@ -158,14 +185,8 @@ def _svmlight_slow(
             idx_s, sep, val_s = tok.partition(":")
             if not sep or not idx_s or not val_s or ":" in val_s:
                 raise ValueError(f"{where}: cannot parse feature token {tok!r}")
-            try:
-                idx = int(idx_s)
-            except ValueError:
-                raise ValueError(f"{where}: cannot parse feature index in token {tok!r}") from None
-            try:
-                val = float(val_s)
-            except ValueError:
-                raise ValueError(f"{where}: cannot parse feature value in token {tok!r}") from None
+            idx = _parse(int, idx_s, where, f"feature index in token {tok!r}")
+            val = _parse(float, val_s, where, f"feature value in token {tok!r}")
             if not math.isfinite(val):
                 raise ValueError(f"{where}: non-finite feature value in token {tok!r}")
             if idx < 0:
@@ -636,12 +657,7 @@ def _csv_convert(name, rows, linenos, li, n_fields, dtype, state):
         for r, (fields, lineno) in enumerate(zip(feats, linenos, strict=True)):
             for k, s in enumerate(fields):
                 c = k if k < li else k + 1
-                try:
-                    v = float(s)
-                except ValueError:
-                    raise ValueError(
-                        f"{name}, line {lineno}: cannot parse feature {s!r} in column {c}"
-                    ) from None
+                v = _parse(float, s, f"{name}, line {lineno}", f"feature {s!r} in column {c}")
                 if not math.isfinite(v):
                     raise ValueError(
                         f"{name}, line {lineno}: non-finite feature {s!r} in column {c}"

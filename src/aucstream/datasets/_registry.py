@@ -25,8 +25,9 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from ._readers import load_csv, load_idx, load_svmlight
-from ._transforms import _apply_positive, _largest_class, _random_halves_partition, _smallest_class
+from ._formats import FileFormat, load_file
+from ._labels import apply_positive, positive_classes
+from ._readers import load_idx
 
 __all__ = [
     "Dataset",
@@ -630,12 +631,14 @@ def _one_hot3(X: np.ndarray, where: str) -> sp.csr_matrix:
 
 def _read_part(info: DatasetInfo, paths: list[Path]) -> tuple[Any, np.ndarray]:
     if info.format == "libsvm":
-        return load_svmlight(paths[0], n_features=info.n_features, zero_based=False)
+        return load_file(
+            paths[0], FileFormat("libsvm"), n_features=info.n_features, zero_based=False
+        )
     if info.format == "csv":
-        X, y = load_csv(
+        X, y = load_file(
             paths[0],
+            FileFormat("csv", delimiter=info.delimiter),
             label_column=info.label_column,
-            delimiter=info.delimiter,
             header=info.header,
         )
         if info.encoding == "onehot3":
@@ -652,57 +655,6 @@ def _read_part(info: DatasetInfo, paths: list[Path]) -> tuple[Any, np.ndarray]:
         X = sp.csr_matrix(images.reshape(images.shape[0], -1).astype(np.float64))
         return X, labels.astype(np.float64)
     raise ValueError(f"unknown format {info.format!r}")  # pragma: no cover
-
-
-# -------------------------------------------------------------------- labels
-
-
-def _fmt(label: Any) -> str:
-    if isinstance(label, float | np.floating) and float(label).is_integer():
-        return str(int(label))
-    if isinstance(label, np.str_):
-        return repr(str(label))
-    if isinstance(label, np.generic):
-        return repr(label.item())
-    return repr(label)
-
-
-def _positive_classes(
-    info: DatasetInfo, binary: Any, random_state: Any, y_all: np.ndarray
-) -> tuple[np.ndarray, str]:
-    """The labels mapped to +1 under ``binary``, and a description of the rule."""
-    rule = binary
-    if rule is None or (isinstance(rule, str) and rule == "default"):
-        rule = info.default_binary
-    if isinstance(rule, str):
-        if rule == "positive":
-            if info.positive is None:
-                raise ValueError(
-                    f"dataset {info.name!r} has {info.n_classes} classes and no "
-                    "conventional positive class; choose a binary rule"
-                )
-            return np.asarray([info.positive]), f"positive={_fmt(info.positive)}"
-        if rule == "random_halves":
-            pos = _random_halves_partition(y_all, random_state)
-            return pos, f"random_halves(random_state={random_state!r})"
-        if rule == "largest_vs_rest":
-            c = _largest_class(y_all)
-            return np.asarray([c]), f"largest_vs_rest (class {_fmt(c)})"
-        if rule == "smallest_vs_rest":
-            c = _smallest_class(y_all)
-            return np.asarray([c]), f"smallest_vs_rest (class {_fmt(c)})"
-    if isinstance(rule, tuple | list) and len(rule) == 2 and rule[0] == "one_vs_rest":
-        c = rule[1]
-        if not np.isin(np.asarray([c]), y_all).all():
-            raise ValueError(
-                f"class {c!r} does not occur in dataset {info.name!r}; its classes are "
-                f"{', '.join(_fmt(v) for v in np.unique(y_all))}"
-            )
-        return np.asarray([c]), f"one_vs_rest({_fmt(c)})"
-    raise ValueError(
-        f"binary must be None, False, 'random_halves', ('one_vs_rest', label), "
-        f"'largest_vs_rest' or 'smallest_vs_rest'; got {binary!r}"
-    )
 
 
 # ----------------------------------------------------------------------- load
@@ -840,10 +792,16 @@ def load_dataset(
         positives, rule = np.asarray([]), "original"
     else:
         y_all = y if y_test is None else np.concatenate([y, y_test])
-        positives, rule = _positive_classes(info, binary, random_state, y_all)
-        y = _apply_positive(y, positives)
+        positives, rule = positive_classes(
+            y_all,
+            binary,
+            conventional=info.positive,
+            random_state=random_state,
+            where=f"dataset {info.name!r}",
+        )
+        y = apply_positive(y, positives)
         if y_test is not None:
-            y_test = _apply_positive(y_test, positives)
+            y_test = apply_positive(y_test, positives)
 
     if X_test is not None and not return_parts:
         X = sp.vstack([X, X_test], format="csr") if sp.issparse(X) else np.vstack([X, X_test])
@@ -864,8 +822,7 @@ def load_dataset(
     )
 
 
-def load_diabetes(*, data_home=None, verify: bool = True) -> Dataset:
-    """Load the embedded ``diabetes`` set (768 x 8, labels in {-1, +1}).
+_EMBEDDED_DOC = """Load the embedded ``{name}`` set ({summary}).
 
     Parameters
     ----------
@@ -878,55 +835,18 @@ def load_diabetes(*, data_home=None, verify: bool = True) -> Dataset:
     -------
     Dataset
     """
-    return load_dataset("diabetes", data_home=data_home, verify=verify)
 
 
-def load_fourclass(*, data_home=None, verify: bool = True) -> Dataset:
-    """Load the embedded ``fourclass`` set (862 x 2, labels in {-1, +1}).
+def _embedded_loader(name: str, summary: str):
+    def load(*, data_home=None, verify: bool = True) -> Dataset:
+        return load_dataset(name, data_home=data_home, verify=verify)
 
-    Parameters
-    ----------
-    data_home : str, path-like or None, default=None
-        Optional data folder (the embedded copy is used when it lacks the file).
-    verify : bool, default=True
-        Check the sha256 of the file.
-
-    Returns
-    -------
-    Dataset
-    """
-    return load_dataset("fourclass", data_home=data_home, verify=verify)
+    load.__name__ = load.__qualname__ = f"load_{name}"
+    load.__doc__ = _EMBEDDED_DOC.format(name=name, summary=summary)
+    return load
 
 
-def load_german(*, data_home=None, verify: bool = True) -> Dataset:
-    """Load the embedded ``german`` set (german.numer_scale, 1000 x 24, labels {-1, +1}).
-
-    Parameters
-    ----------
-    data_home : str, path-like or None, default=None
-        Optional data folder (the embedded copy is used when it lacks the file).
-    verify : bool, default=True
-        Check the sha256 of the file.
-
-    Returns
-    -------
-    Dataset
-    """
-    return load_dataset("german", data_home=data_home, verify=verify)
-
-
-def load_splice(*, data_home=None, verify: bool = True) -> Dataset:
-    """Load the embedded ``splice`` set (training part, 1000 x 60, labels {-1, +1}).
-
-    Parameters
-    ----------
-    data_home : str, path-like or None, default=None
-        Optional data folder (the embedded copy is used when it lacks the file).
-    verify : bool, default=True
-        Check the sha256 of the file.
-
-    Returns
-    -------
-    Dataset
-    """
-    return load_dataset("splice", data_home=data_home, verify=verify)
+load_diabetes = _embedded_loader("diabetes", "768 x 8, labels in {-1, +1}")
+load_fourclass = _embedded_loader("fourclass", "862 x 2, labels in {-1, +1}")
+load_german = _embedded_loader("german", "german.numer_scale, 1000 x 24, labels {-1, +1}")
+load_splice = _embedded_loader("splice", "training part, 1000 x 60, labels {-1, +1}")

@@ -1,31 +1,21 @@
-"""Feature scaling for streams, and multi-class to binary label conversions.
+"""Feature scaling for streams.
 
 The two transformers are thin subclasses of scikit-learn's own
 :class:`~sklearn.preprocessing.MinMaxScaler` and
 :class:`~sklearn.preprocessing.Normalizer`: they fix the parameters the AUC papers
 use and add what a stream needs (``partial_fit``, constant features mapped to 0).
 
-The ``binarize_*`` functions turn class labels into ``{-1, +1}`` (int64). They work
-for numeric and string labels alike.
+The label conversions (``binarize_*``) live in :mod:`aucstream.datasets._labels`.
 """
 
 from __future__ import annotations
-
-from collections.abc import Sequence
 
 import numpy as np
 from numpy.typing import ArrayLike
 from sklearn.preprocessing import MinMaxScaler, Normalizer
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
-__all__ = [
-    "MinMaxScalerPM1",
-    "UnitNormalizer",
-    "binarize_largest_vs_rest",
-    "binarize_one_vs_rest",
-    "binarize_random_halves",
-    "binarize_smallest_vs_rest",
-]
+__all__ = ["MinMaxScalerPM1", "UnitNormalizer"]
 
 
 # ------------------------------------------------------------------- transformers
@@ -183,178 +173,3 @@ class UnitNormalizer(Normalizer):
         """
         validate_data(self, X, accept_sparse="csr", reset=not hasattr(self, "n_features_in_"))
         return self
-
-
-# ------------------------------------------------------------- label conversions
-
-
-def _classes(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    classes, counts = np.unique(y, return_counts=True)
-    return classes, counts
-
-
-def _as_labels(y: ArrayLike) -> np.ndarray:
-    y = np.asarray(y)
-    if y.ndim != 1:
-        raise ValueError(f"y must be 1-dimensional, got shape {y.shape}")
-    return y
-
-
-def _apply_positive(y: ArrayLike, positive: Sequence | np.ndarray) -> np.ndarray:
-    """Map labels to +1 when they are in ``positive`` and to -1 otherwise.
-
-    Parameters
-    ----------
-    y : array-like of shape (n_samples,)
-        Class labels.
-    positive : sequence
-        The labels that become +1.
-
-    Returns
-    -------
-    ndarray of int64 of shape (n_samples,)
-        Values in ``{-1, +1}``.
-    """
-    y = _as_labels(y)
-    pos = np.asarray(list(positive) if not isinstance(positive, np.ndarray) else positive)
-    if pos.size == 0:
-        return np.full(y.shape, -1, dtype=np.int64)
-    return np.where(np.isin(y, pos), 1, -1).astype(np.int64)
-
-
-def _random_halves_partition(classes: ArrayLike, random_state: int | None = 0) -> np.ndarray:
-    """The classes that :func:`binarize_random_halves` makes positive.
-
-    Parameters
-    ----------
-    classes : array-like
-        The distinct class labels (duplicates are removed; order does not matter).
-    random_state : int, numpy Generator or None, default=0
-        Seed of ``np.random.default_rng``.
-
-    Returns
-    -------
-    ndarray
-        ``floor(K / 2)`` of the ``K`` classes, sorted.
-    """
-    classes = np.unique(np.asarray(classes))
-    k = classes.size
-    if k < 2:
-        raise ValueError(f"need at least 2 classes to split, got {k}")
-    rng = np.random.default_rng(random_state)
-    perm = rng.permutation(k)
-    return np.sort(classes[perm[: k // 2]])
-
-
-def binarize_random_halves(
-    y: ArrayLike, random_state: int | None = 0, *, classes: ArrayLike | None = None
-) -> np.ndarray:
-    """Split the classes at random into two halves: ``floor(K/2)`` of them become +1.
-
-    The ``K`` distinct classes are sorted, permuted with
-    ``np.random.default_rng(random_state)``, and the first ``floor(K/2)`` of the
-    permutation are positive. The partition depends only on the set of classes and
-    the seed, so a train part and a test part with the same classes get the same one;
-    pass ``classes`` when a part may lack some class.
-
-    Parameters
-    ----------
-    y : array-like of shape (n_samples,)
-        Class labels (numbers or strings).
-    random_state : int, numpy Generator or None, default=0
-        Seed of the permutation.
-    classes : array-like or None, default=None
-        All class labels of the problem; default: the distinct values of ``y``.
-
-    Returns
-    -------
-    ndarray of int64 of shape (n_samples,)
-        Labels in ``{-1, +1}``.
-
-    Examples
-    --------
-    >>> from aucstream.datasets import binarize_random_halves
-    >>> y = binarize_random_halves([0, 1, 2, 3, 0, 1], random_state=0)
-    >>> sorted(set(y.tolist()))
-    [-1, 1]
-    """
-    y = _as_labels(y)
-    pos = _random_halves_partition(y if classes is None else classes, random_state)
-    return _apply_positive(y, pos)
-
-
-def binarize_one_vs_rest(y: ArrayLike, positive: object) -> np.ndarray:
-    """One class against all the others.
-
-    Parameters
-    ----------
-    y : array-like of shape (n_samples,)
-        Class labels.
-    positive : label
-        The class that becomes +1; it must occur in ``y``.
-
-    Returns
-    -------
-    ndarray of int64 of shape (n_samples,)
-        +1 where ``y == positive``, -1 elsewhere.
-    """
-    y = _as_labels(y)
-    if not np.isin(np.asarray([positive]), y).all():
-        raise ValueError(f"positive class {positive!r} does not occur in y")
-    return _apply_positive(y, np.asarray([positive]))
-
-
-def _largest_class(y: ArrayLike) -> object:
-    """The most frequent label of ``y`` (ties: the smallest label)."""
-    classes, counts = _classes(_as_labels(y))
-    if classes.size == 0:
-        raise ValueError("y is empty")
-    return classes[np.argmax(counts)]
-
-
-def _smallest_class(y: ArrayLike) -> object:
-    """The least frequent label of ``y`` (ties: the smallest label)."""
-    classes, counts = _classes(_as_labels(y))
-    if classes.size == 0:
-        raise ValueError("y is empty")
-    return classes[np.argmin(counts)]
-
-
-def binarize_largest_vs_rest(y: ArrayLike) -> np.ndarray:
-    """The most frequent class against all the others.
-
-    "Largest" means the class with the most examples in ``y`` (ties broken by the
-    smallest label), not the largest label value.
-
-    Parameters
-    ----------
-    y : array-like of shape (n_samples,)
-        Class labels.
-
-    Returns
-    -------
-    ndarray of int64 of shape (n_samples,)
-        +1 for the most frequent class, -1 elsewhere.
-    """
-    y = _as_labels(y)
-    return _apply_positive(y, np.asarray([_largest_class(y)]))
-
-
-def binarize_smallest_vs_rest(y: ArrayLike) -> np.ndarray:
-    """The least frequent class against all the others (an imbalanced problem).
-
-    "Smallest" means the class with the fewest examples in ``y`` (ties broken by
-    the smallest label), not the smallest label value.
-
-    Parameters
-    ----------
-    y : array-like of shape (n_samples,)
-        Class labels.
-
-    Returns
-    -------
-    ndarray of int64 of shape (n_samples,)
-        +1 for the least frequent class, -1 elsewhere.
-    """
-    y = _as_labels(y)
-    return _apply_positive(y, np.asarray([_smallest_class(y)]))

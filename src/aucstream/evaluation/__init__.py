@@ -1,34 +1,53 @@
 """Evaluation: protocols, cached parallel comparisons, statistics, reports, reproductions.
 
-- :mod:`~aucstream.evaluation._protocol`: the papers' protocols (repeated stratified
-  k-fold, hold-out 4:1:1), seeded splits, preprocessing, fast and quick modes.
-- :mod:`~aucstream.evaluation._stats`: paired t-tests, ●/○ markers, win/tie/loss.
-- :mod:`~aucstream.evaluation._runner`: one run per :class:`Job`, cached on disk
-  (:class:`RunCache`) and run in parallel; learners found by ``all_estimators()``.
-- :mod:`~aucstream.evaluation._compare`: :func:`compare`, :func:`convergence`,
-  :func:`parameter_sweep` (inner-CV tuning over each learner's ``param_grid``).
-- :mod:`~aucstream.evaluation._report`: Markdown, CSV, JSON and PNG reports.
-- :mod:`~aucstream.evaluation._reproduce`: the papers' tables and figures.
-- :func:`holdout_comparison` / :func:`tune_and_test`: the simple hold-out protocol of
-  ``aucstream run``.
+One path runs everything: every run, whether a paper's table, a curve, a sweep, the
+quick hold-out of ``aucstream run`` or :func:`tune_and_test`, is trained, timed,
+scored and tuned by the runner's :func:`fit_and_score` and :func:`best_params`.
+
+Layers (each module imports only from the layers before it):
+
+1. data and settings: :mod:`._data` (:class:`DataSpec`, files read and labels made
+   binary by :mod:`aucstream.datasets`), :mod:`._protocol` (the papers' protocols,
+   seeded splits, preprocessing, :func:`coarse_grid`), :mod:`._stats` (paired
+   t-tests, ●/○, win/tie/loss), :mod:`._cache` (:class:`RunCache`), :mod:`._paper`
+   (the papers' numbers, :class:`PaperTable`; plain data);
+2. :mod:`._runner`: one run per :class:`Job`, cached and run in parallel; learners
+   found by ``all_estimators()``, their needs read from declared capabilities
+   (``is_batch``, ``stream_length_param``, ``param_grid``);
+3. :mod:`._compare` (:func:`compare`, :func:`convergence`, :func:`parameter_sweep`)
+   and :mod:`._holdout` (:func:`holdout_comparison`, :func:`tune_and_test` on arrays
+   in memory);
+4. :mod:`._report`: Markdown, CSV, JSON and PNG reports of a :class:`Comparison`;
+5. :mod:`._reproduce`: the papers' tables and figures (``aucstream reproduce``).
 """
 
 from ._cache import RunCache, config_hash
 from ._compare import Comparison, DatasetMeta, compare, convergence, parameter_sweep
 from ._data import DataSpec, LoadedData, load_data, parse_data_spec
-from ._holdout import ComparisonRow, coarse_grid, holdout_comparison, tune_and_test
+from ._holdout import ComparisonRow, holdout_comparison, tune_and_test
+from ._paper import PaperTable
 from ._protocol import (
     PAPER_PROTOCOLS,
     Protocol,
     Split,
+    coarse_grid,
     deviations,
     get_protocol,
     inner_splits,
     outer_splits,
 )
-from ._report import PaperTable, write_report
+from ._report import write_report
 from ._reproduce import REPRODUCTIONS, Reproduction, reproduce
-from ._runner import Job, LearnerSpec, RunStats, execute_job, parse_learner_spec, run_jobs
+from ._runner import (
+    Job,
+    LearnerSpec,
+    RunStats,
+    best_params,
+    execute_job,
+    fit_and_score,
+    parse_learner_spec,
+    run_jobs,
+)
 from ._stats import compare_runs, mean_std, paired_ttest, win_tie_loss
 
 __all__ = [
@@ -47,6 +66,7 @@ __all__ = [
     "RunCache",
     "RunStats",
     "Split",
+    "best_params",
     "coarse_grid",
     "compare",
     "compare_runs",
@@ -54,6 +74,7 @@ __all__ = [
     "convergence",
     "deviations",
     "execute_job",
+    "fit_and_score",
     "get_protocol",
     "holdout_comparison",
     "inner_splits",

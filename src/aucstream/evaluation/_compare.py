@@ -22,7 +22,15 @@ from sklearn.model_selection import ParameterGrid
 from ._cache import RunCache
 from ._data import DataSpec, data_available, parse_data_spec
 from ._protocol import Protocol
-from ._runner import Job, LearnerSpec, RunStats, load_for_protocol, parse_learner_spec, run_jobs
+from ._runner import (
+    Job,
+    LearnerSpec,
+    RunStats,
+    best_params,
+    load_for_protocol,
+    parse_learner_spec,
+    run_jobs,
+)
 from ._stats import TIE, compare_runs, mean_std
 
 __all__ = ["Comparison", "DatasetMeta", "compare", "convergence", "parameter_sweep"]
@@ -95,6 +103,14 @@ class Comparison:
             for r in self.runs
             if r["dataset"] == dataset and r["learner"] == learner and r.get("value") == value
         }
+
+    def curves(self, dataset: str, learner: str) -> list[dict]:
+        """The convergence curves (``n_seen``, ``seconds``, ``auc``) of one cell."""
+        return [
+            r["curve"]
+            for r in self.runs
+            if r["dataset"] == dataset and r["learner"] == learner and r.get("curve")
+        ]
 
     def summary(self) -> list[dict]:
         """One row per (dataset, learner): mean and std of the test AUC, mean training
@@ -222,13 +238,8 @@ class _Session:
         for slot, record in zip(slots, records, strict=True):
             scores[slot[:4]][slot[4]].append(record["auc"])
         chosen = {}
-        for cell, by_params in scores.items():
-            best, best_score, diverged = (), -np.inf, 0
-            for params, aucs in by_params.items():  # grid order: the first maximum wins
-                score = float(np.mean(aucs)) if np.all(np.isfinite(aucs)) else np.nan
-                diverged += not np.isfinite(score)
-                if np.isfinite(score) and score > best_score:
-                    best, best_score = params, score
+        for cell, by_params in scores.items():  # grid order: the first maximum wins
+            best, score, diverged = best_params(by_params.items())
             chosen[cell] = best
             self.result.tuning.append(
                 {
@@ -237,7 +248,7 @@ class _Session:
                     "trial": cell[2],
                     "fold": cell[3],
                     "params": dict(best),
-                    "validation_auc": best_score if best else np.nan,
+                    "validation_auc": score,
                     "n_candidates": len(by_params),
                     "n_failed": diverged,
                 }
@@ -271,6 +282,13 @@ class _Session:
                     )
                     labels.append(spec.title)
         return jobs, labels
+
+    def tested(self, label: str, n_splits: int | None = None, checkpoints: int = 0) -> Comparison:
+        """Tune on the outer splits, then run and collect the test runs."""
+        ids = self.split_ids(n_splits)
+        jobs, labels = self.test_jobs(self.tune(ids), ids, checkpoints=checkpoints)
+        self.collect(jobs, labels, self.run(jobs, label))
+        return self.result
 
     def collect(self, jobs, labels, records, **extra) -> None:
         for job, label, record in zip(jobs, labels, records, strict=True):
@@ -324,11 +342,7 @@ def compare(
     session = _Session(
         learners, datasets, protocol, reference, cache_dir, n_jobs, data_home, progress, on_record
     )
-    ids = session.split_ids()
-    chosen = session.tune(ids)
-    jobs, labels = session.test_jobs(chosen, ids)
-    session.collect(jobs, labels, session.run(jobs, "test runs"))
-    return session.result
+    return session.tested("test runs")
 
 
 def convergence(
@@ -369,11 +383,7 @@ def convergence(
     session = _Session(
         learners, datasets, protocol, reference, cache_dir, n_jobs, data_home, progress
     )
-    ids = session.split_ids(n_splits)
-    chosen = session.tune(ids)
-    jobs, labels = session.test_jobs(chosen, ids, checkpoints=checkpoints)
-    session.collect(jobs, labels, session.run(jobs, "curves"))
-    return session.result
+    return session.tested("curves", n_splits, checkpoints)
 
 
 def parameter_sweep(
@@ -430,7 +440,5 @@ def parameter_sweep(
         values_of += [value] * len(jobs)
     records = session.run(all_jobs, f"{param} sweep")
     for job, label, record, value in zip(all_jobs, all_labels, records, values_of, strict=True):
-        session.result.runs.append(
-            {**record, "learner": label, "dataset": job.data.title, "param": param, "value": value}
-        )
+        session.collect([job], [label], [record], param=param, value=value)
     return session.result

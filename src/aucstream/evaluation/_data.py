@@ -1,4 +1,9 @@
-"""Datasets of a comparison: a registry name or a LIBSVM/CSV file, and a binary rule."""
+"""Datasets of a comparison: a registry name or a LIBSVM/CSV file, and a binary rule.
+
+Reading files and the binary-label rules are :mod:`aucstream.datasets`' (one place for
+the command line, the registry and this harness); this module only names the data of
+a comparison (:class:`DataSpec`, hashed into the cache keys) and loads it.
+"""
 
 from __future__ import annotations
 
@@ -12,16 +17,6 @@ from typing import Any
 import numpy as np
 
 __all__ = ["DataSpec", "LoadedData", "load_data", "parse_data_spec"]
-
-#: The rules that turn labels into {-1, +1}.
-RULES = (
-    "default",
-    "random_halves",
-    "largest_vs_rest",
-    "smallest_vs_rest",
-    "one_vs_rest",
-    "positive",
-)
 
 
 @dataclass(frozen=True)
@@ -171,41 +166,13 @@ class LoadedData:
         return int((self.y == 1).sum())
 
 
-def _binarize_file_labels(y: np.ndarray, binary) -> tuple[np.ndarray, str]:
-    from ..datasets import (
-        binarize_largest_vs_rest,
-        binarize_one_vs_rest,
-        binarize_random_halves,
-        binarize_smallest_vs_rest,
-    )
-
-    classes = np.unique(y)
-    if binary in ("default", None):
-        if classes.size != 2:
-            raise ValueError(
-                f"the file has {classes.size} classes; give a binary rule "
-                "(e.g. NAME:largest_vs_rest or NAME:positive=C)"
-            )
-        return np.where(y == classes[1], 1, -1).astype(np.int64), f"positive={classes[1]}"
-    if binary == "random_halves":
-        return binarize_random_halves(y, 0), "random_halves(random_state=0)"
-    if binary == "largest_vs_rest":
-        return binarize_largest_vs_rest(y), "largest_vs_rest"
-    if binary == "smallest_vs_rest":
-        return binarize_smallest_vs_rest(y), "smallest_vs_rest"
-    kind, value = binary
-    if kind == "one_vs_rest":
-        return binarize_one_vs_rest(y, value), f"one_vs_rest({value})"
-    if kind == "positive":
-        values = np.asarray(value)
-        if not np.isin(values, y).any():
-            raise ValueError(f"none of the positive labels {list(value)} occurs in the file")
-        return np.where(np.isin(y, values), 1, -1).astype(np.int64), f"positive={list(value)}"
-    raise ValueError(f"unknown binary rule {binary!r}")
-
-
 def load_data(spec: DataSpec, data_home=None) -> LoadedData:
     """Load the data of ``spec`` with labels in {-1, +1}.
+
+    A file is read as :func:`aucstream.datasets.detect_format` decides and its labels
+    are made binary by :func:`aucstream.datasets.binarize` (``"default"``: a file
+    with two labels has the larger one positive; more labels need a rule); a
+    registered set goes through :func:`aucstream.datasets.load_dataset`.
 
     Parameters
     ----------
@@ -217,28 +184,17 @@ def load_data(spec: DataSpec, data_home=None) -> LoadedData:
     -------
     LoadedData
     """
-    from ..datasets import load_csv, load_dataset, load_svmlight
+    from ..datasets import binarize, load_dataset, load_file
 
     if spec.is_file:
-        path = str(spec.name).lower()
-        for suffix in (".gz", ".bz2", ".xz"):
-            path = path.removesuffix(suffix)
-        if path.endswith((".csv", ".tsv", ".data")):
-            delimiter = "\t" if path.endswith(".tsv") else ","
-            X, y = load_csv(spec.name, delimiter=delimiter)
-        else:
-            X, y = load_svmlight(spec.name)
-        y, rule = _binarize_file_labels(np.asarray(y), spec.binary)
+        X, y = load_file(spec.name)
+        y, rule = binarize(np.asarray(y), spec.binary, multiclass=None, where="the file")
         return LoadedData(X, y, rule)
-    binary = spec.binary
-    if binary == "default":
-        binary = None
-    elif isinstance(binary, tuple) and binary[0] == "positive":
-        raise ValueError("positive=... is for files; registered sets take one_vs_rest=C")
-    elif isinstance(binary, tuple):
-        binary = tuple(binary)
     data = load_dataset(
-        spec.name, data_home=data_home, binary=binary, return_parts=spec.part == "train"
+        spec.name,
+        data_home=data_home,
+        binary=None if spec.binary == "default" else spec.binary,
+        return_parts=spec.part == "train",
     )
     return LoadedData(data.X, np.asarray(data.y, dtype=np.int64), data.binary_rule)
 

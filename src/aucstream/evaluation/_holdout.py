@@ -1,54 +1,27 @@
-"""A hold-out comparison of learners with cross-validated hyperparameters."""
+"""The quick hold-out comparison of ``aucstream run``, on in-memory data.
+
+It runs through the runner's pieces (:func:`~aucstream.evaluation._runner.fit_and_score`
+for every run, :func:`~aucstream.evaluation._runner.best_params` for the choice), so a
+hold-out run is trained, timed, scored and tuned exactly like a run of
+:func:`~aucstream.evaluation.compare`; only the splits differ: one stratified
+train/test split of arrays in memory, and stratified k-fold on the training part for
+the hyperparameters. Nothing is cached (the data have no name to hash).
+"""
 
 from __future__ import annotations
 
-import time
-import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
 from numpy.typing import ArrayLike
 from sklearn.base import clone
-from sklearn.exceptions import FitFailedWarning
-from sklearn.model_selection import GridSearchCV, StratifiedKFold, train_test_split
+from sklearn.model_selection import ParameterGrid, StratifiedKFold, train_test_split
 
-from ..metrics import roc_auc
+from ._protocol import coarse_grid
+from ._runner import TUNING_CHUNK, best_params, fit_and_score
 
-__all__ = ["ComparisonRow", "coarse_grid", "tune_and_test", "holdout_comparison"]
-
-
-def coarse_grid(grid: Mapping[str, list], max_values: int = 6) -> dict[str, list]:
-    """Every k-th value of each list so that at most ``max_values`` remain.
-
-    The values keep the papers' range (first and last values are kept when the
-    stride allows), so a coarse grid is a sub-grid of the paper's grid.
-
-    Parameters
-    ----------
-    grid : mapping of str to list
-        A learner's ``param_grid``.
-    max_values : int, default=6
-        Largest number of values kept per parameter.
-
-    Returns
-    -------
-    dict
-        The coarse grid.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> grid = coarse_grid({"eta": [2.0**k for k in range(-12, 11)]}, 4)
-    >>> np.log2(grid["eta"]).tolist()
-    [-12.0, -6.0, 0.0, 6.0]
-    """
-    out = {}
-    for name, values in grid.items():
-        values = list(values)
-        stride = max(1, int(np.ceil(len(values) / max_values)))
-        out[name] = values[::stride]
-    return out
+__all__ = ["ComparisonRow", "coarse_grid", "holdout_comparison", "tune_and_test"]
 
 
 @dataclass
@@ -63,6 +36,21 @@ class ComparisonRow:
     train_seconds: float = float("nan")
     n_train: int = 0
     n_test: int = 0
+
+
+def _index(X, rows):
+    return X[rows] if hasattr(X, "shape") else np.asarray(X)[rows]
+
+
+def _validation_aucs(estimator, X, y, params: dict, folds, n_jobs) -> list[float]:
+    from joblib import Parallel, delayed
+
+    def one(train, test):
+        model = clone(estimator).set_params(**params)
+        parts = (_index(X, train), y[train], _index(X, test), y[test])
+        return fit_and_score(model, *parts, chunk=TUNING_CHUNK)["auc"]
+
+    return Parallel(n_jobs=n_jobs)(delayed(one)(a, b) for a, b in folds)
 
 
 def tune_and_test(
@@ -91,12 +79,13 @@ def tune_and_test(
     random_state : int, default=0
         Seed of the folds.
     n_jobs : int or None
-        Parallel jobs for the grid search.
+        Parallel jobs for the candidates' folds.
 
     Returns
     -------
     params : dict
-        The chosen values.
+        The chosen values (a candidate that diverges on a fold is never chosen;
+        ties go to the first in grid order).
     validation_auc : float
         Their mean cross-validated AUC (NaN without a grid).
     test_auc : float
@@ -104,26 +93,35 @@ def tune_and_test(
     train_seconds : float
         Wall time of that final pass.
     """
+    y_train, y_test = np.asarray(y_train), np.asarray(y_test)
+    params, validation = {}, float("nan")
     if grid:
-        folds = StratifiedKFold(cv, shuffle=True, random_state=random_state)
-        # a step size too large for the data makes a learner diverge (FloatingPointError):
-        # that candidate scores NaN and is never chosen
-        search = GridSearchCV(
-            clone(estimator), dict(grid), cv=folds, refit=False, n_jobs=n_jobs, error_score=np.nan
+        folds = list(
+            StratifiedKFold(cv, shuffle=True, random_state=random_state).split(
+                np.zeros(y_train.size), y_train
+            )
         )
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", FitFailedWarning)
-            warnings.simplefilter("ignore", UserWarning)
-            search.fit(X_train, y_train)
-        params, validation = search.best_params_, float(search.best_score_)
-    else:
-        params, validation = {}, float("nan")
+        candidates = [
+            (
+                tuple(sorted(c.items())),
+                _validation_aucs(estimator, X_train, y_train, c, folds, n_jobs),
+            )
+            for c in ParameterGrid(dict(grid))
+        ]
+        chosen, validation, _ = best_params(candidates)
+        params = dict(chosen)
     final = clone(estimator).set_params(**params)
-    start = time.perf_counter()
-    final.fit(X_train, y_train)
-    seconds = time.perf_counter() - start
-    test = roc_auc(np.asarray(y_test) == final.classes_[1], final.decision_function(X_test))
-    return params, validation, test, seconds
+    record = fit_and_score(final, X_train, y_train, X_test, y_test)
+    return params, validation, record["auc"], record["train_seconds"]
+
+
+def _grid_for(name: str, estimator, grids) -> dict | None:
+    if grids is None:
+        return None
+    if isinstance(grids, str):
+        own = dict(getattr(estimator, "param_grid", {}))
+        return coarse_grid(own) if grids == "coarse" else own
+    return grids.get(name)
 
 
 def holdout_comparison(
@@ -158,7 +156,7 @@ def holdout_comparison(
     random_state : int, default=0
         Seed of the split and the folds.
     n_jobs : int or None
-        Parallel jobs of each grid search.
+        Parallel jobs of each search.
     callback : callable, optional
         Called with each finished row (e.g. to print progress).
 
@@ -172,14 +170,7 @@ def holdout_comparison(
     )
     rows = []
     for name, estimator in learners.items():
-        if grids == "coarse":
-            grid = coarse_grid(getattr(estimator, "param_grid", {}))
-        elif grids == "paper":
-            grid = dict(getattr(estimator, "param_grid", {}))
-        elif grids is None:
-            grid = None
-        else:
-            grid = grids.get(name)
+        grid = _grid_for(name, estimator, grids)
         params, val, test, seconds = tune_and_test(
             estimator, X_tr, y_tr, X_te, y_te, grid, cv, random_state, n_jobs
         )

@@ -1,4 +1,12 @@
-"""Evaluation protocols of the papers (SPEC §13): splits, seeds, preprocessing, caps.
+"""Evaluation protocols of the papers: splits, seeds, preprocessing, caps.
+
+The settings are those of G13 §6, G16 §7.1, Z11 §4.2, D16 §5 and L18 §5 (see
+:data:`PAPER_PROTOCOLS` for each). Where a paper leaves a detail open this module
+decides it and says so: folds are stratified (the papers say "randomly divided";
+stratification keeps both classes in every fold), every run shuffles the training
+order (online learners depend on it), and sparse data are scaled by the largest
+absolute value rather than min-max (which would destroy sparsity; the papers most
+likely used the pre-scaled LIBSVM files).
 
 A :class:`Protocol` says how a learner is evaluated on a dataset: the outer splits
 (repeated stratified k-fold, or one train/validation/test split), how the
@@ -15,6 +23,7 @@ lists, in words, how a protocol departs from the paper's.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -28,6 +37,7 @@ __all__ = [
     "Protocol",
     "Split",
     "cap_indices",
+    "coarse_grid",
     "deviations",
     "get_protocol",
     "inner_splits",
@@ -59,7 +69,7 @@ class Protocol:
         hyperparameters are then chosen on the validation part.
     preprocess : {"minmax", "l2", "none"}, default="minmax"
         ``"minmax"`` scales features to [-1, 1] (dense data; sparse data is divided
-        by the largest absolute value, which keeps zeros, SPEC §13.1); ``"l2"``
+        by the largest absolute value, which keeps zeros); ``"l2"``
         scales rows to unit norm. Fitted on the training part.
     inner_folds : int, default=5
         Folds of the inner cross-validation on the training part.
@@ -266,11 +276,44 @@ class Protocol:
         )
 
 
+def coarse_grid(grid: Mapping[str, list], max_values: int = 6) -> dict[str, list]:
+    """Every k-th value of each list so that at most ``max_values`` remain.
+
+    The values keep the papers' range (first and last values are kept when the
+    stride allows), so a coarse grid is a sub-grid of the paper's grid.
+
+    Parameters
+    ----------
+    grid : mapping of str to list
+        A learner's ``param_grid``.
+    max_values : int, default=6
+        Largest number of values kept per parameter.
+
+    Returns
+    -------
+    dict
+        The coarse grid.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> grid = coarse_grid({"eta": [2.0**k for k in range(-12, 11)]}, 4)
+    >>> np.log2(grid["eta"]).tolist()
+    [-12.0, -6.0, 0.0, 6.0]
+    """
+    out = {}
+    for name, values in grid.items():
+        values = list(values)
+        stride = max(1, int(np.ceil(len(values) / max_values)))
+        out[name] = values[::stride]
+    return out
+
+
 def _paper(name: str, **kw) -> Protocol:
     return Protocol(name, mode="paper", **kw)
 
 
-#: The papers' protocols (SPEC §13.2-13.5).
+#: The papers' protocols (G13 §6, G16 §7.1, Z11 §4.2, D16 §5, L18 §5).
 PAPER_PROTOCOLS: dict[str, Protocol] = {
     "g13": _paper(
         "g13",
@@ -287,7 +330,8 @@ PAPER_PROTOCOLS: dict[str, Protocol] = {
         n_trials=4,
         preprocess="l2",
         citation="Zhao et al. 2011, §4.2: 4 independent 5-fold partitions, 5-fold "
-        "inner CV (features: l2-normalized, SPEC decision 12)",
+        "inner CV (features: l2-normalized; Z11 does not state its scaling and its "
+        "lemmas assume ||x|| <= 1)",
     ),
     "d16": _paper(
         "d16",
@@ -301,7 +345,8 @@ PAPER_PROTOCOLS: dict[str, Protocol] = {
         holdout=(4, 1, 1),
         preprocess="l2",
         citation="Liu et al. 2018, §5: 4:1:1 train/validation/test, tuning on the "
-        "validation part, 5 runs with different training orders (l2, SPEC §13.5)",
+        "validation part, 5 runs with different training orders (l2-normalized, "
+        "so kappa = 1: L18 does not state its scaling)",
     ),
 }
 
@@ -571,7 +616,7 @@ def cap_indices(indices: np.ndarray, cap: int | None, seed: int) -> np.ndarray:
 
 
 def preprocess(kind: str, X, train: np.ndarray):
-    """``X`` preprocessed with statistics of the rows ``train`` (SPEC §13.1).
+    """``X`` preprocessed with statistics of the rows ``train`` (see :class:`Protocol`).
 
     Parameters
     ----------

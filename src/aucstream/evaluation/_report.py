@@ -15,62 +15,18 @@ import json
 import math
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from ._compare import Comparison
+from ._paper import PaperTable
 from ._protocol import PAPER_PROTOCOLS, deviations
 from ._stats import MARKERS, mean_std, win_tie_loss
 
 __all__ = ["PaperTable", "format_auc", "markdown_table", "write_report"]
 
 FLAG = "†"
-
-
-@dataclass
-class PaperTable:
-    """Values copied from a paper's table, to print beside ours.
-
-    Attributes
-    ----------
-    source : str
-        E.g. "Gao et al. 2016, Table 2".
-    values : dict of (dataset, learner) to (mean, std, marker)
-        ``marker`` is "●", "○" or "".
-    wtl : dict of learner to (win, tie, loss)
-        The paper's win/tie/loss row, when it has one.
-    """
-
-    source: str
-    values: dict[tuple[str, str], tuple[float, float, str]] = field(default_factory=dict)
-    wtl: dict[str, tuple[int, int, int]] = field(default_factory=dict)
-
-    @classmethod
-    def parse(cls, source: str, columns: Sequence[str], rows: str) -> PaperTable:
-        """Read rows ``dataset | .8309 ± .0350 | .8264 ± .0367 ● | ...``.
-
-        A ``win/tie/loss`` row gives ``14/2/0`` cells; an empty cell is a value the
-        paper does not report.
-        """
-        table = cls(source)
-        for line in rows.strip().splitlines():
-            name, *cells = [c.strip() for c in line.split("|")]
-            if len(cells) != len(columns):
-                raise ValueError(
-                    f"{source}: row {name!r} has {len(cells)} cells, expected {len(columns)}"
-                )
-            for column, cell in zip(columns, cells, strict=True):
-                if not cell:
-                    continue
-                if name == "win/tie/loss":
-                    table.wtl[column] = tuple(int(v) for v in cell.split("/"))
-                    continue
-                marker = "●" if "●" in cell else "○" if "○" in cell else ""
-                mean, std = cell.replace("●", "").replace("○", "").split("±")
-                table.values[name, column] = (float(mean), float(std), marker)
-        return table
 
 
 def format_auc(mean: float, std: float | None = None) -> str:
@@ -322,11 +278,7 @@ def _curve_tables(result: Comparison) -> list[str]:
     for meta in result.used_datasets:
         rows = []
         for spec in result.learners:
-            curves = [
-                r["curve"]
-                for r in result.runs
-                if r["dataset"] == meta.title and r["learner"] == spec.title and r.get("curve")
-            ]
+            curves = result.curves(meta.title, spec.title)
             if not curves:
                 continue
             row = [spec.title]
@@ -430,11 +382,7 @@ def plot_curves(result: Comparison, path: Path, x: str = "n_seen", title: str = 
     fig, axes = _grid_axes(plt, max(len(metas), 1))
     for ax, meta in zip(axes, metas):
         for spec in result.learners:
-            curves = [
-                r["curve"]
-                for r in result.runs
-                if r["dataset"] == meta.title and r["learner"] == spec.title and r.get("curve")
-            ]
+            curves = result.curves(meta.title, spec.title)
             if not curves:
                 continue
             xs = np.mean([c[x] for c in curves], axis=0)
@@ -643,12 +591,13 @@ def write_report(
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     notes = dict(notes or {})
+    if kind not in _BODIES:
+        raise ValueError(f"unknown report kind {kind!r}")
     files = {
         "markdown": out / f"{name}.md",
         "csv": out / f"{name}.csv",
         "json": out / f"{name}.json",
     }
-    plots: list = []  # (function, file, extra arguments), drawn after the text
     lines = [f"# {title}", ""]
     if intro:
         lines += [intro, ""]
@@ -660,86 +609,9 @@ def write_report(
             f"{result.protocol.n_splits} outer splits.",
             "",
         ]
-    if kind == "table":
-        table, flagged = _results_table(result, paper, notes)
-        ref = result.reference
-        lines += [f"## Test AUC (mean ± std over {n_runs} runs)", ""] + table + [""]
-        legend = []
-        if ref in {s.title for s in result.learners}:
-            legend.append(
-                f"● / ○: {ref} is significantly better / worse than that method "
-                "(paired two-sided t-test at 95% over the matched runs); win/tie/loss "
-                f"counts the datasets from {ref}'s side."
-            )
-        if paper:
-            legend.append(
-                f"Rows marked (paper): copied from {paper.source}. {FLAG}: our mean "
-                "differs from the paper's by more than the paper's standard deviation."
-            )
-        lines += legend + [""]
-        if paper:
-            lines += ["### Differences from the paper", ""]
-            lines += flagged or ["No mean differs from the paper's by more than its std."]
-            general = notes.get("*")
-            if general:
-                lines += ["", general]
-            lines.append("")
-        lines += ["## Training time (mean seconds per training pass)", "", _time_table(result), ""]
-        files["time_png"] = out / f"{name}_time.png"
-        plots.append((plot_times, files["time_png"], ()))
-    elif kind == "time":
-        lines += [
-            "## Training time (mean wall-clock seconds of one training pass, "
-            "compiled kernels already loaded)",
-            "",
-            _time_table(result),
-            "",
-            f"![training time]({name}.png)",
-            "",
-        ]
-        if notes.get("*"):
-            lines += [notes["*"], ""]
-        files["png"] = out / f"{name}.png"
-        plots.append((plot_times, files["png"], ()))
-    elif kind == "curve":
-        lines += [
-            "## Test AUC along the pass",
-            "",
-            f"![AUC against examples]({name}_examples.png)",
-            f"![AUC against seconds]({name}_seconds.png)",
-            "",
-        ]
-        lines += _curve_tables(result)
-        if notes.get("*"):
-            lines += [notes["*"], ""]
-        files["examples_png"] = out / f"{name}_examples.png"
-        files["seconds_png"] = out / f"{name}_seconds.png"
-        plots.append((plot_curves, files["examples_png"], ("n_seen",)))
-        plots.append((plot_curves, files["seconds_png"], ("seconds",)))
-    elif kind == "sweep":
-        lines += [
-            f"## Test AUC against the parameter (mean ± std over {n_runs} runs)",
-            "",
-            f"![parameter influence]({name}.png)",
-            "",
-        ]
-        lines += _sweep_table(result)
-        if notes.get("*"):
-            lines += [notes["*"], ""]
-        files["png"] = out / f"{name}.png"
-        plots.append((plot_sweep, files["png"], ()))
-    else:
-        raise ValueError(f"unknown report kind {kind!r}")
-    try:
-        for plot, path, args in plots:
-            plot(result, path, *args, title=title)
-    except ImportError:  # matplotlib is the optional "plot" extra
-        for _, path, _ in plots:
-            files = {k: v for k, v in files.items() if v != path}
-        lines += [
-            "(Plots not drawn: matplotlib is not installed; `pip install aucstream[plot]`.)",
-            "",
-        ]
+    body, plots = _BODIES[kind](result, name, n_runs, paper, notes)
+    lines += body
+    lines += _draw(result, plots, out, files, title)
     lines += _datasets_section(result) + _tuning_section(result) + _problems_section(result)
     lines += [
         f"Raw results: [{name}.csv]({name}.csv) (one line per run) and "
@@ -751,3 +623,92 @@ def write_report(
     write_runs_csv(result, files["csv"])
     write_json(result, files["json"], title, paper)
     return files
+
+
+# ------------------------------------------------------------- bodies per kind
+# Each returns the Markdown lines of its kind and its plots as
+# (key in the returned files, file name, plot function, extra arguments).
+
+
+def _general_note(notes: Mapping[str, str]) -> list[str]:
+    return [notes["*"], ""] if notes.get("*") else []
+
+
+def _table_body(result, name, n_runs, paper, notes):
+    table, flagged = _results_table(result, paper, notes)
+    ref = result.reference
+    lines = [f"## Test AUC (mean ± std over {n_runs} runs)", ""] + table + [""]
+    if ref in {s.title for s in result.learners}:
+        lines.append(
+            f"● / ○: {ref} is significantly better / worse than that method "
+            "(paired two-sided t-test at 95% over the matched runs); win/tie/loss "
+            f"counts the datasets from {ref}'s side."
+        )
+    if paper:
+        lines.append(
+            f"Rows marked (paper): copied from {paper.source}. {FLAG}: our mean "
+            "differs from the paper's by more than the paper's standard deviation."
+        )
+    lines.append("")
+    if paper:
+        lines += ["### Differences from the paper", ""]
+        lines += flagged or ["No mean differs from the paper's by more than its std."]
+        lines += [""] + _general_note(notes)
+    lines += ["## Training time (mean seconds per training pass)", "", _time_table(result), ""]
+    return lines, [("time_png", f"{name}_time.png", plot_times, ())]
+
+
+def _time_body(result, name, n_runs, paper, notes):
+    lines = [
+        "## Training time (mean wall-clock seconds of one training pass, "
+        "compiled kernels already loaded)",
+        "",
+        _time_table(result),
+        "",
+        f"![training time]({name}.png)",
+        "",
+    ]
+    return lines + _general_note(notes), [("png", f"{name}.png", plot_times, ())]
+
+
+def _curve_body(result, name, n_runs, paper, notes):
+    lines = [
+        "## Test AUC along the pass",
+        "",
+        f"![AUC against examples]({name}_examples.png)",
+        f"![AUC against seconds]({name}_seconds.png)",
+        "",
+    ]
+    plots = [
+        ("examples_png", f"{name}_examples.png", plot_curves, ("n_seen",)),
+        ("seconds_png", f"{name}_seconds.png", plot_curves, ("seconds",)),
+    ]
+    return lines + _curve_tables(result) + _general_note(notes), plots
+
+
+def _sweep_body(result, name, n_runs, paper, notes):
+    lines = [
+        f"## Test AUC against the parameter (mean ± std over {n_runs} runs)",
+        "",
+        f"![parameter influence]({name}.png)",
+        "",
+    ]
+    lines += _sweep_table(result) + _general_note(notes)
+    return lines, [("png", f"{name}.png", plot_sweep, ())]
+
+
+_BODIES = {"table": _table_body, "time": _time_body, "curve": _curve_body, "sweep": _sweep_body}
+
+
+def _draw(result, plots, out: Path, files: dict, title: str) -> list[str]:
+    """Draw the plots (adding them to ``files``); a note when matplotlib is missing."""
+    try:
+        for key, filename, plot, args in plots:
+            plot(result, out / filename, *args, title=title)
+            files[key] = out / filename
+    except ImportError:  # matplotlib is the optional "plot" extra
+        return [
+            "(Plots not drawn: matplotlib is not installed; `pip install aucstream[plot]`.)",
+            "",
+        ]
+    return []

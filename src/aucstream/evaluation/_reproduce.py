@@ -15,17 +15,18 @@ Every report states the mode and its deviations from the paper.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ._compare import DatasetMeta, compare, convergence, parameter_sweep
+from ._compare import Comparison, DatasetMeta, compare, convergence, parameter_sweep
 from ._data import DataSpec
-from ._paper import G16_TABLE2, G16_TABLE3, L18_TABLE2, Z11_TABLE2
+from ._paper import G16_TABLE2, G16_TABLE3, G16_TABLE6, L18_TABLE2, Z11_TABLE2, PaperTable
 from ._protocol import Protocol, get_protocol
-from ._report import PaperTable, write_report
+from ._report import write_report
 from ._runner import LearnerSpec
 
-__all__ = ["REPRODUCTIONS", "Reproduction", "reproduce"]
+__all__ = ["REPRODUCTIONS", "Reproduction", "compare_and_report", "reproduce"]
 
 L = LearnerSpec.make
 
@@ -172,8 +173,9 @@ _OAM_GRID_NOTE = (
     "better than the paper's on the larger sets."
 )
 _UNI_NOTE = (
-    "The univariate baselines use class-prior weights from running counts and an "
-    "intercept (SPEC decision 17); the paper does not specify either, and its online "
+    "The univariate baselines use class-prior weights n / (2 n+-) from running counts and "
+    "an intercept (our choice: G16 §7.1 says only that the weights are the class ratios); "
+    "the paper does not specify either further, and its online "
     "Uni-Exp / Uni-Squ are markedly weaker on the imbalanced w8a and on mnist."
 )
 
@@ -197,7 +199,9 @@ _G16_NOTES = {
 
 _G16_TABLE3_NOTE = (
     "Two pairs of columns coincide by construction: SVM-perf and SVM-OR are one "
-    "pairwise-hinge solver with two parameterizations (SPEC §12.4), and LS-SVM equals "
+    "pairwise-hinge solver with two parameterizations (SVM-perf with the ROC-area loss "
+    "decomposes over positive-negative pairs, Joachims 2005 §5, which is SVM-OR with two "
+    "ranks; see `aucstream.batch`), and LS-SVM equals "
     "batch Uni-Squ up to the scale of lambda, since by Sherman-Morrison "
     "(lambda I + S+ + S- + d d^T)^-1 d is proportional to (lambda I + S+ + S-)^-1 d, the "
     "class-balanced ridge least-squares direction (d = difference of the class means). "
@@ -256,7 +260,8 @@ _Z11_FAST = {"n_trials": 4, "tune_max_samples": 30000, "coarse_values": 8}
 _Z11_NOTES = {
     "OAM_inf": "OAM_inf is trained on at most 10,000 examples per run (uniform sample), "
     "which matters on magic04, letter and ijcnn1.",
-    "PA-I": "Z11 gives no grid for PA-I's C; we tune C over 2^[-10:10] (SPEC §12.6). A small "
+    "PA-I": "Z11 gives no grid for PA-I's C (§4.2 says only 'same setup'); we tune C over "
+    "2^[-10:10], the range Z11 uses for the other C's. A small "
     "C makes PA-I a perceptron with small steps, much better on imbalanced data than "
     "the paper's PA-I.",
     "CPA_PB": "With a small C the PB update is a scaled perceptron, so its AUC equals the "
@@ -271,7 +276,7 @@ _Z11_NOTES = {
     "letter Z11 used is not stated.",
     "*": "Z11 reports no significance tests; the ●/○ markers and win/tie/loss rows are ours "
     "(OAM_seq against each method). Z11 does not state the feature scaling; we "
-    "l2-normalize every example (SPEC decision 12).",
+    "l2-normalize every example, since Z11's analysis assumes ||x|| <= 1.",
 }
 
 _CURVE_DATA = tuple(
@@ -373,41 +378,132 @@ _register(
     )
 )
 
-_register(
-    Reproduction(
-        "g16-fig5",
-        "G16 Figure 5: influence of the step size eta on OPAUC",
+
+def _g16_sweep(number: int, param: str, name: str, values: tuple, intro: str) -> Reproduction:
+    """G16's parameter-influence figures: OPAUC's test AUC against one parameter."""
+    return Reproduction(
+        f"g16-fig{number}",
+        f"G16 Figure {number}: influence of the {name} on OPAUC",
         "sweep",
         "g16",
         _G16_ONLINE[:1],
         _CURVE_DATA,
         reference="OPAUC",
         fast=_G16_FAST,
-        sweep=("eta", tuple(2.0**k for k in range(-12, 11))),
+        sweep=(param, values),
         n_splits=5,
-        intro="Reproduction of Figure 5 of Gao et al. 2016: test AUC of OPAUC against eta over "
+        intro=intro,
+        quick_datasets=("german",),
+    )
+
+
+_register(
+    _g16_sweep(
+        5,
+        "eta",
+        "step size eta",
+        tuple(2.0**k for k in range(-12, 11)),
+        "Reproduction of Figure 5 of Gao et al. 2016: test AUC of OPAUC against eta over "
         "2^[-12:10], lambda as tuned. The paper: eta should not exceed 1, and "
         "[2^-12, 2^-4] works well.",
-        quick_datasets=("german",),
     )
 )
 
 _register(
-    Reproduction(
-        "g16-fig6",
-        "G16 Figure 6: influence of the regularization lambda on OPAUC",
-        "sweep",
-        "g16",
-        _G16_ONLINE[:1],
-        _CURVE_DATA,
-        reference="OPAUC",
-        fast=_G16_FAST,
-        sweep=("lam", tuple(2.0**k for k in range(-10, 3))),
-        n_splits=5,
-        intro="Reproduction of Figure 6 of Gao et al. 2016: test AUC of OPAUC against lambda "
+    _g16_sweep(
+        6,
+        "lam",
+        "regularization lambda",
+        tuple(2.0**k for k in range(-10, 3)),
+        "Reproduction of Figure 6 of Gao et al. 2016: test AUC of OPAUC against lambda "
         "over 2^[-10:2], eta as tuned. The paper: OPAUC is insensitive to lambda unless "
         "it is large.",
+    )
+)
+
+
+def _sketched(label: str, covariance: str, **params) -> LearnerSpec:
+    # G16 §7.3: sketch size 50 for every sketched OPAUC; lambda fixed small (G16 Fig. 6:
+    # OPAUC is insensitive to a small lambda), eta tuned over every second power of 2
+    return L(
+        label,
+        "OPAUC",
+        covariance=covariance,
+        sketch_size=50,
+        lam=2.0**-10,
+        grid={"eta": [2.0**k for k in range(-12, 1, 2)]},
+        **params,
+    )
+
+
+_G16_TABLE6_LEARNERS = (
+    _sketched("OPAUC_s", "sparse"),
+    _sketched("OPAUC_fd", "fd"),
+    # long streams want a small C (see `OAM.C`): the grid reaches below the paper's
+    L(
+        "OAM_seq",
+        "OAM",
+        update="seq",
+        buffer_size=50,
+        grid={"C": [2.0**k for k in range(-16, -1, 2)]},
+    ),
+    L(
+        "OAM_gra",
+        "OAM",
+        update="gra",
+        buffer_size=50,
+        grid={"C": [2.0**k for k in range(-16, -1, 2)]},
+    ),
+    L("Uni-Exp", "UnivariateOnline", loss="exp", grid={"eta": [2.0**k for k in range(-12, 3, 2)]}),
+    L("Uni-Log", "UnivariateOnline", loss="log", grid={"eta": [2.0**k for k in range(-12, 3, 2)]}),
+    L("Uni-Squ", "UnivariateOnline", loss="squ", grid={"eta": [2.0**k for k in range(-12, 3, 2)]}),
+    _sketched("OPAUC_r", "randomized"),
+    _sketched("OPAUC_h", "hash"),
+    # not in G16: the library's positive semi-definite estimates (see `OPAUC.centering`)
+    _sketched("OPAUC_fd (centered)", "fd", centering="exact"),
+    _sketched("OPAUC_r (centered)", "randomized", centering="exact"),
+    _sketched("OPAUC_h (centered)", "hash", centering="exact"),
+)
+
+_register(
+    Reproduction(
+        "g16-table6",
+        "G16 Table 6: sketched OPAUCs against online methods on sparse data (test AUC)",
+        "table",
+        "g16",
+        _G16_TABLE6_LEARNERS,
+        (
+            DataSpec("sector", "largest_vs_rest", label="sector.lvr", paper_n=9619),
+            DataSpec("sector", "random_halves", paper_n=9619),
+            DataSpec(
+                "news20",
+                "random_halves",
+                paper_n=15935,
+                note="only news20.t, 3,993 examples (paper: the 15,935 training examples)",
+            ),
+        ),
+        ("real-sim", "rcv", "rcv1v2", "ecml2012", "news20.binary"),
         quick_datasets=("german",),
+        reference="OPAUC_s",
+        paper=G16_TABLE6,
+        fast={"n_trials": 1, "tune_max_samples": 4000},
+        notes={
+            "*": "Columns OPAUC^f, OPAUC^rp and OPAUC^pca of the paper (a dimension "
+            "reduction to k = 1000, then exact OPAUC: `aucstream.reduction`) are pipelines, "
+            "not streaming learners, and are not run here. Sketch size 50 and OAM buffers "
+            "of 50 as in G16 §7.3; lambda = 2^-10 fixed for the sketched OPAUCs. The "
+            "(centered) columns are not in G16: they use the library's "
+            "`centering='exact'` option, which sketches the centered examples so that the "
+            "estimated covariance stays positive semi-definite, where the papers' "
+            "estimate (sketch of X X^T / T minus c c^T, G16 Eqs. 10-11 and 19) can be "
+            "indefinite when the sketch keeps little of X X^T.",
+            "news20": "Our news20 is the 3,993-example news20.t with our own random halving "
+            "of the 20 classes (seed 0); the paper's has 15,935 examples.",
+        },
+        intro="Reproduction of Table 6 of Gao et al. 2016 on the high-dimensional sparse "
+        "sets we hold (sector, 55,197 features, as sector.lvr and random halves; news20): "
+        "OPAUC with the sparse summary (OPAUC_s, the paper's proposal for such data) against "
+        "the other sketches, OAM and the online univariate methods.",
     )
 )
 
@@ -450,43 +546,52 @@ _register(
     )
 )
 
+# ------------------------------------------------------------------- L18 (ICML 2018)
+
+_L18_LEARNERS = (
+    L("FSAUC", "FSAUC"),
+    L("SOLAM", "SOLAM"),
+    L("SOLAM_l1", "SOLAML1"),
+    L(
+        "OPAUC",
+        "OPAUC",
+        grid={
+            "eta": [2.0**k for k in range(-12, -3)],
+            "lam": [2.0**k for k in range(-10, 1)],
+        },
+    ),
+)
+
+_L18_DATA = (
+    DataSpec(
+        "a9a",
+        paper_n=40702,
+        note="train + test merged, then 4:1:1 (paper: the training file, test file halved)",
+    ),
+    DataSpec("ijcnn1", paper_n=118076, note="train + test merged, then 4:1:1 as in L18"),
+    DataSpec(
+        "w8a",
+        paper_n=57225,
+        note="train + test merged, then 4:1:1 (paper: the training file, test file halved)",
+    ),
+)
+
+#: Fast mode of the L18 reproductions: the paper's 5 runs, at most 8 values per parameter.
+_L18_FAST = {"n_trials": 5, "coarse_values": 8}
+
 _register(
     Reproduction(
         "l18-table2",
         "L18 Table 2: FSAUC against SOLAM and OPAUC (test AUC)",
         "table",
         "l18",
-        (
-            L("FSAUC", "FSAUC"),
-            L("SOLAM", "SOLAM"),
-            L("SOLAM_l1", "SOLAML1"),
-            L(
-                "OPAUC",
-                "OPAUC",
-                grid={
-                    "eta": [2.0**k for k in range(-12, -3)],
-                    "lam": [2.0**k for k in range(-10, 1)],
-                },
-            ),
-        ),
-        (
-            DataSpec(
-                "a9a",
-                paper_n=40702,
-                note="train + test merged, then 4:1:1 (paper: the training file, test file halved)",
-            ),
-            DataSpec("ijcnn1", paper_n=118076, note="train + test merged, then 4:1:1 as in L18"),
-            DataSpec(
-                "w8a",
-                paper_n=57225,
-                note="train + test merged, then 4:1:1 (paper: the training file, test file halved)",
-            ),
-        ),
+        _L18_LEARNERS,
+        _L18_DATA,
         ("covtype_binary", "HIGGS", "real-sim", "rcv1_binary", "news20.binary"),
         quick_datasets=("diabetes", "german"),
         reference="FSAUC",
         paper=L18_TABLE2,
-        fast={"n_trials": 5, "coarse_values": 8},
+        fast=_L18_FAST,
         notes={
             "*": "L18 reports no significance tests; the markers are ours (FSAUC against "
             "each method). L18's standard deviations are over 5 training orders of one "
@@ -497,6 +602,28 @@ _register(
         intro="Reproduction of Table 2 of Liu et al. 2018 (*Fast Stochastic AUC Maximization "
         "with O(1/n)-Convergence Rate*): final test AUC after one pass, 5 runs with "
         "different training orders.",
+    )
+)
+
+_register(
+    Reproduction(
+        "l18-fig1",
+        "L18 Figures 1-2: test AUC of FSAUC, SOLAM and OPAUC along the pass",
+        "curve",
+        "l18",
+        _L18_LEARNERS,
+        _L18_DATA,
+        quick_datasets=("diabetes", "german"),
+        reference="FSAUC",
+        fast=_L18_FAST,
+        checkpoints=50,
+        intro="Reproduction of Figures 1 and 2 of Liu et al. 2018: test AUC against the "
+        "number of examples seen (Fig. 1) and against training seconds (Fig. 2, log "
+        "scale) during the one pass, averaged over the 5 training orders, with the "
+        "hyperparameters chosen as for Table 2 (shared cache). The paper's claim: FSAUC "
+        "converges faster than SOLAM, SOLAM_l1 and OPAUC. FSAUC's model at a checkpoint "
+        "is the average of its current stage (L18 Alg. 1), so its curve dips where a "
+        "stage starts.",
     )
 )
 
@@ -593,3 +720,79 @@ def reproduce(
         intro=r.intro,
         command=command,
     )
+
+
+def compare_and_report(
+    learners: Sequence,
+    datasets: Sequence,
+    protocol: Protocol,
+    out_dir: str | Path,
+    name: str = "comparison",
+    *,
+    curves: int = 0,
+    sweep: tuple[str, Sequence] | None = None,
+    command: str = "",
+    **options,
+) -> tuple[Comparison, list[dict[str, Path]]]:
+    """:func:`compare` (and optionally curves and a sweep) with their reports.
+
+    What ``aucstream compare`` runs: the table report ``NAME.*``, then with
+    ``curves`` a convergence report ``NAME_curves.*`` and with ``sweep=(param,
+    values)`` a sweep report ``NAME_PARAM.*``; all share the runs of the cache.
+
+    Parameters
+    ----------
+    learners, datasets, protocol
+        As in :func:`compare`.
+    out_dir : str or path
+        Report folder.
+    name : str, default="comparison"
+        File name stem.
+    curves : int, default=0
+        Checkpoints of the convergence curves (0: none).
+    sweep : (str, sequence) or None
+        A parameter and its values.
+    command : str
+        The command line, for the reports' footers.
+    **options
+        ``reference``, ``cache_dir``, ``n_jobs``, ``data_home``, ``progress`` of
+        :func:`compare`.
+
+    Returns
+    -------
+    result : Comparison
+        The table's comparison.
+    files : list of dict
+        The files of each report written, table first.
+    """
+    start = time.perf_counter()
+    result = compare(learners, datasets, protocol, **options)
+    result.stats.seconds = time.perf_counter() - start
+    title = f"Comparison of {', '.join(s.title for s in result.learners)}"
+    files = [write_report(result, out_dir, name, title, command=command)]
+    if curves:
+        run = convergence(learners, datasets, protocol, checkpoints=curves, **options)
+        files.append(
+            write_report(
+                run,
+                out_dir,
+                f"{name}_curves",
+                f"{title}: convergence",
+                kind="curve",
+                command=command,
+            )
+        )
+    if sweep is not None:
+        param, values = sweep
+        run = parameter_sweep(learners, datasets, protocol, param, values, **options)
+        files.append(
+            write_report(
+                run,
+                out_dir,
+                f"{name}_{param}",
+                f"{title}: test AUC against {param}",
+                kind="sweep",
+                command=command,
+            )
+        )
+    return result, files

@@ -16,10 +16,9 @@ from __future__ import annotations
 
 import ast
 import functools
-import sys
 import time
 import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,9 +26,9 @@ import numpy as np
 from sklearn.base import clone
 
 from ..metrics import roc_auc
+from ..streaming import Progress
 from ._cache import RunCache, config_hash
 from ._data import DataSpec, LoadedData, load_data
-from ._holdout import coarse_grid
 from ._protocol import (
     SEED_CAP,
     SEED_LEARNER,
@@ -37,6 +36,7 @@ from ._protocol import (
     SEED_SUB,
     Protocol,
     cap_indices,
+    coarse_grid,
     inner_splits,
     outer_splits,
     preprocess,
@@ -44,7 +44,18 @@ from ._protocol import (
     stratified_subsample,
 )
 
-__all__ = ["Job", "LearnerSpec", "RunStats", "learner_classes", "parse_learner_spec", "run_jobs"]
+__all__ = [
+    "Job",
+    "LearnerSpec",
+    "RunStats",
+    "best_params",
+    "execute_job",
+    "fit_and_score",
+    "learner_classes",
+    "parse_learner_spec",
+    "run_jobs",
+    "train_one_pass",
+]
 
 #: Version of the run records; bump it when a change in the harness alters results.
 RECORD_FORMAT = 1
@@ -324,25 +335,45 @@ def _warm_up(estimator, X, y) -> None:
 TUNING_CHUNK = 1024
 
 
+def _is_batch(estimator) -> bool:
+    """The declared ``is_batch``; an estimator without it (e.g. a scikit-learn
+    pipeline) is fitted at once, like a batch learner."""
+    return bool(getattr(estimator, "is_batch", True))
+
+
+def _length_param(estimator) -> str | None:
+    return getattr(estimator, "stream_length_param", None)
+
+
+def _announce_length(estimator, n: int) -> None:
+    """Tell a learner that plans its pass from the stream length (its declared
+    ``stream_length_param``, e.g. FSAUC's ``n_samples``) that length, unless set."""
+    name = _length_param(estimator)
+    if name is not None and getattr(estimator, name) is None:
+        estimator.set_params(**{name: n})
+
+
 def train_one_pass(estimator, X, y, chunk: int | None = None) -> None:
     """One pass over ``(X, y)``.
 
     ``fit`` (one call, as timed in the reports), or with ``chunk``, ``partial_fit``
     over consecutive chunks of that many rows: the same model (the package's
     contract), but a diverging run stops early. Batch learners and learners that need
-    the stream length (an ``n_samples`` parameter) always use ``fit``.
+    the stream length (a declared ``stream_length_param``) always use ``fit``.
     """
-    if chunk is None or estimator.is_batch or "n_samples" in estimator.get_params():
+    if chunk is None or _is_batch(estimator) or _length_param(estimator) is not None:
         estimator.fit(X, y)
         return
     for start in range(0, y.size, chunk):
         estimator.partial_fit(X[start : start + chunk], y[start : start + chunk], classes=[-1, 1])
 
 
+def _test_auc(estimator, X_test, y_test) -> float:
+    return roc_auc(y_test == estimator.classes_[1], estimator.decision_function(X_test))
+
+
 def _curve(estimator, X_train, y_train, X_test, y_test, checkpoints: int) -> dict:
-    params = estimator.get_params()
-    if "n_samples" in params and params["n_samples"] is None:
-        estimator.set_params(n_samples=y_train.size)  # a stream of known length (FSAUC)
+    _announce_length(estimator, y_train.size)
     bounds = np.unique(np.linspace(0, y_train.size, checkpoints + 1).round().astype(int))
     seen, seconds, aucs = [], [], []
     elapsed = 0.0
@@ -352,8 +383,90 @@ def _curve(estimator, X_train, y_train, X_test, y_test, checkpoints: int) -> dic
         elapsed += time.perf_counter() - tic
         seen.append(int(stop))
         seconds.append(elapsed)
-        aucs.append(roc_auc(y_test == 1, estimator.decision_function(X_test)))
+        aucs.append(_test_auc(estimator, X_test, y_test))
     return {"n_seen": seen, "seconds": seconds, "auc": aucs}
+
+
+def fit_and_score(
+    estimator, X_train, y_train, X_test, y_test, *, chunk: int | None = None, checkpoints: int = 0
+) -> dict:
+    """Train ``estimator`` by one pass and measure its test AUC: the core of every run.
+
+    Parameters
+    ----------
+    estimator : BaseStreamingAUC or classifier
+        An unfitted learner (it is fitted in place); any scikit-learn classifier with
+        ``decision_function`` works and is fitted at once.
+    X_train, y_train, X_test, y_test : arrays
+        The parts, labels in {-1, +1}.
+    chunk : int or None
+        See :func:`train_one_pass` (tuning runs stop early when they diverge).
+    checkpoints : int, default=0
+        If positive, a convergence curve of that many checkpoints (``curve``).
+
+    Returns
+    -------
+    dict
+        ``auc`` (NaN if the learner diverged or failed), ``train_seconds`` (wall time
+        of the training pass), ``cpu_seconds``, ``status`` ("ok", "diverged",
+        "error"), ``error``, and ``curve`` when asked.
+    """
+    record: dict[str, Any] = {
+        "auc": float("nan"),
+        "train_seconds": float("nan"),
+        "cpu_seconds": float("nan"),
+        "status": "ok",
+        "error": "",
+    }
+    try:
+        _warm_up(estimator, X_train, y_train)
+        if checkpoints:
+            if _is_batch(estimator):
+                raise TypeError(f"{type(estimator).__name__} is a batch learner: no curve")
+            curve = _curve(estimator, X_train, y_train, X_test, y_test, checkpoints)
+            record.update(curve=curve, auc=curve["auc"][-1], train_seconds=curve["seconds"][-1])
+            return record
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            cpu, wall = time.process_time(), time.perf_counter()
+            train_one_pass(estimator, X_train, y_train, chunk)
+            wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+        record.update(train_seconds=wall, cpu_seconds=cpu)
+        record["auc"] = _test_auc(estimator, X_test, y_test)
+    except FloatingPointError as error:  # a step size too large for the data
+        record.update(status="diverged", error=str(error))
+    except Exception as error:  # noqa: BLE001 - reported, not cached, the others go on
+        record.update(status="error", error=f"{type(error).__name__}: {error}")
+    return record
+
+
+def best_params(candidates: Iterable[tuple[tuple, Sequence[float]]]) -> tuple[tuple, float, int]:
+    """The tuning rule: the candidate with the highest mean validation AUC.
+
+    A candidate with a NaN among its AUCs (it diverged on some fold) is never
+    chosen; among equal means the first in grid order wins.
+
+    Parameters
+    ----------
+    candidates : iterable of (params, aucs)
+        In grid order; ``params`` is a tuple of (name, value).
+
+    Returns
+    -------
+    params : tuple
+        The chosen candidate (``()`` when none is finite).
+    score : float
+        Its mean AUC (NaN when none is finite).
+    n_failed : int
+        Candidates left out as diverged.
+    """
+    best, best_score, failed = (), -np.inf, 0
+    for params, aucs in candidates:
+        score = float(np.mean(aucs)) if np.all(np.isfinite(aucs)) else np.nan
+        failed += not np.isfinite(score)
+        if np.isfinite(score) and score > best_score:
+            best, best_score = params, score
+    return best, (best_score if best else np.nan), failed
 
 
 def execute_job(job: Job, data_home=None) -> dict:
@@ -389,45 +502,32 @@ def execute_job(job: Job, data_home=None) -> dict:
         "error": "",
     }
     try:
-        X, y, split = _prepared(job.data, data_home, job.protocol, job.trial, job.fold)
-        if job.inner is None:
-            train, test = split.train, split.test
-        else:
-            train, test = inner_splits(y, split, job.protocol, job.data.name)[job.inner]
-        code = 0 if job.inner is None else job.inner + 1
-        p = job.protocol
-        train = cap_indices(
-            train, job.train_cap(), run_seed(p, job.trial, job.fold, code, SEED_CAP)
-        )
-        # online learners depend on the order: every run sees a seeded random order
-        order = np.random.default_rng(run_seed(p, job.trial, job.fold, code, SEED_ORDER))
-        train = order.permutation(train)
-        estimator = job.learner.build(
-            dict(job.params), run_seed(p, job.trial, job.fold, SEED_LEARNER)
-        )
-        X_train, y_train, X_test, y_test = X[train], y[train], X[test], y[test]
-        record.update(n_train=int(train.size), n_test=int(test.size))
-        _warm_up(estimator, X_train, y_train)
-        if job.checkpoints:
-            if job.learner.is_batch:
-                raise TypeError(f"{job.learner.estimator} is a batch learner: no curve")
-            record["curve"] = _curve(estimator, X_train, y_train, X_test, y_test, job.checkpoints)
-            record["auc"] = record["curve"]["auc"][-1]
-            record["train_seconds"] = record["curve"]["seconds"][-1]
-            return record
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", UserWarning)
-            cpu, wall = time.process_time(), time.perf_counter()
-            # tuning runs stop early when they diverge; test runs are timed as one fit
-            train_one_pass(estimator, X_train, y_train, None if job.inner is None else TUNING_CHUNK)
-            wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
-        record.update(train_seconds=wall, cpu_seconds=cpu)
-        record["auc"] = roc_auc(y_test == 1, estimator.decision_function(X_test))
-    except FloatingPointError as error:  # a step size too large for the data
-        record.update(status="diverged", error=str(error))
+        estimator, parts = _job_parts(job, data_home)
     except Exception as error:  # noqa: BLE001 - reported, not cached, the others go on
         record.update(status="error", error=f"{type(error).__name__}: {error}")
+        return record
+    record.update(n_train=int(parts[1].size), n_test=int(parts[3].size))
+    # tuning runs stop early when they diverge; test runs are timed as one fit
+    chunk = None if job.inner is None else TUNING_CHUNK
+    record.update(fit_and_score(estimator, *parts, chunk=chunk, checkpoints=job.checkpoints))
     return record
+
+
+def _job_parts(job: Job, data_home) -> tuple:
+    """The learner of a job and its training and test parts (seeded order and caps)."""
+    X, y, split = _prepared(job.data, data_home, job.protocol, job.trial, job.fold)
+    if job.inner is None:
+        train, test = split.train, split.test
+    else:
+        train, test = inner_splits(y, split, job.protocol, job.data.name)[job.inner]
+    code = 0 if job.inner is None else job.inner + 1
+    p = job.protocol
+    train = cap_indices(train, job.train_cap(), run_seed(p, job.trial, job.fold, code, SEED_CAP))
+    # online learners depend on the order: every run sees a seeded random order
+    order = np.random.default_rng(run_seed(p, job.trial, job.fold, code, SEED_ORDER))
+    train = order.permutation(train)
+    estimator = job.learner.build(dict(job.params), run_seed(p, job.trial, job.fold, SEED_LEARNER))
+    return estimator, (X[train], y[train], X[test], y[test])
 
 
 def _indexed(index: int, job: Job, data_home) -> tuple[int, dict]:
@@ -454,52 +554,6 @@ class RunStats:
         self.errors += other.errors
         self.seconds += other.seconds
         return self
-
-
-class ProgressLine:
-    """Progress of a batch of runs on stderr: done/total, cached, elapsed, ETA.
-
-    Parameters
-    ----------
-    label : str
-        Text before the counts.
-    total : int
-        Runs in the batch.
-    enabled : bool or None
-        None: only when stderr is a terminal. Not a terminal: a line every 10 s.
-    """
-
-    def __init__(self, label: str, total: int, enabled: bool | None = None):
-        self.label, self.total = label, total
-        self.tty = sys.stderr.isatty()
-        self.enabled = self.tty if enabled is None else enabled
-        self.done = self.cached = 0
-        self.start = self.last = time.perf_counter()
-
-    def update(self, cached: bool = False) -> None:
-        self.done += 1
-        self.cached += cached
-        now = time.perf_counter()
-        if self.enabled and (
-            now - self.last >= (0.5 if self.tty else 10.0) or self.done == self.total
-        ):
-            self.last = now
-            self._write()
-
-    def _write(self) -> None:
-        elapsed = time.perf_counter() - self.start
-        computed = self.done - self.cached
-        left = self.total - self.done
-        eta = f", ETA {elapsed / computed * left:.0f} s" if computed and left else ""
-        text = (
-            f"{self.label}: {self.done}/{self.total} runs ({self.cached} cached), "
-            f"{elapsed:.0f} s{eta}"
-        )
-        if self.tty:
-            sys.stderr.write(f"\r{text}   " + ("\n" if not left else ""))
-        else:
-            sys.stderr.write(text + "\n")
-        sys.stderr.flush()
 
 
 def run_jobs(
@@ -540,7 +594,7 @@ def run_jobs(
     keys = [job.key() for job in jobs]
     records: list[dict | None] = [None] * len(jobs)
     stats = RunStats(total=len(jobs))
-    line = ProgressLine(label, len(jobs), progress)
+    line = Progress(label, total=len(jobs), unit="runs", enabled=progress)
     todo: dict[str, list[int]] = {}  # key -> positions of the jobs that need it
     for i, key in enumerate(keys):
         record = cache.get(key) if cache is not None else None

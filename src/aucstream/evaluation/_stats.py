@@ -1,4 +1,4 @@
-"""Statistics of the comparison tables (SPEC §13.1).
+"""Statistics of the comparison tables (G13 Tables 2-3, G16 Tables 2-6, D16 Table II).
 
 Every cell of a table is the mean ± standard deviation of the test AUC over the runs
 of one learner on one dataset. A competitor's cell is marked ● when the reference

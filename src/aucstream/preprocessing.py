@@ -1,7 +1,7 @@
 r"""Online feature scaling that works inside the single pass.
 
-The one-pass learners assume bounded instances (G13 §4, Theorem 2: :math:`\|x_t\| \le
-1`), and the papers' experiments scale every feature to [-1, 1] first (G13 §6.1).
+The one-pass learners assume bounded instances (:math:`\|x_t\| \le 1` in G13 §4,
+Theorem 2), and the papers' experiments scale every feature to [-1, 1] first (G13 §6.1).
 Finding a feature's range needs the whole file, which breaks the one-pass promise;
 without any scaling the learners diverge on a stream with one column in the hundreds.
 :class:`OnlineStandardScaler` learns the scale as the stream goes, and its
@@ -19,8 +19,6 @@ Usage inside a stream::
 from __future__ import annotations
 
 from collections import namedtuple
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import ClassVar
 
 import numba as nb
@@ -31,10 +29,13 @@ from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _state
+from ._base import BaseStreamingAUC
 from ._chunks import check_sparse_structure, csr_arrays
 from ._params import InvalidParameterError, StrOptions, check_parameters, positive
 
 __all__ = ["OnlineStandardScaler"]
+
+_Sparse = sp.spmatrix | sp.sparray
 
 _EPS = float(np.finfo(np.float64).eps)
 
@@ -219,6 +220,8 @@ class OnlineStandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator
     See Also
     --------
     sklearn.preprocessing.StandardScaler : The same statistics, in batch.
+    aucstream.datasets.MinMaxScalerPM1 : Scaling to [-1, 1] by the range (needs the
+        range of the whole stream first).
 
     Notes
     -----
@@ -329,13 +332,15 @@ class OnlineStandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator
         "clip": [None, positive()],
     }
 
-    def __init__(self, with_mean: str | bool = "auto", with_std: bool = True, clip=10.0):
+    def __init__(
+        self, with_mean: str | bool = "auto", with_std: bool = True, clip: float | None = 10.0
+    ):
         self.with_mean = with_mean
         self.with_std = with_std
         self.clip = clip
 
     # ------------------------------------------------------------- public API
-    def partial_fit_transform(self, X: ArrayLike, y=None):
+    def partial_fit_transform(self, X: ArrayLike, y=None) -> np.ndarray | _Sparse:
         """Prequential step: transform each row with the rows before it, then learn it.
 
         Row ``i`` of the result uses the statistics of every row learnt before it —
@@ -394,7 +399,7 @@ class OnlineStandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator
         self._learn(X, reset=True, emit=False)
         return self
 
-    def transform(self, X: ArrayLike):
+    def transform(self, X: ArrayLike) -> np.ndarray | _Sparse:
         """Standardize ``X`` with the statistics of every row learnt so far.
 
         Parameters
@@ -494,8 +499,7 @@ class OnlineStandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator
     @property
     def var_(self) -> np.ndarray:
         """Population variance (divisor ``n_samples_seen_``) of every column."""
-        n = self.n_samples_seen_
-        return self._columns()[1] / n if n else np.zeros(self.n_features_in_)
+        return self._columns()[1] / self.n_samples_seen_  # a fitted scaler has seen a row
 
     @property
     def scale_(self) -> np.ndarray:
@@ -522,15 +526,9 @@ class OnlineStandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator
         if np.any(self.running_m2_ < 0):
             raise ValueError("running_m2_ must not be negative")
 
-    @contextmanager
-    def _transaction(self) -> Iterator[None]:
-        """A call that raises leaves the scaler exactly as it was."""
-        saved = _state.snapshot(self)
-        try:
-            yield
-        except BaseException:
-            _state.restore(self, saved)
-            raise
+    #: A call that raises leaves the scaler exactly as it was (the learners' rollback,
+    #: which works on any object whose state is its ``*_`` attributes).
+    _transaction = BaseStreamingAUC._transaction
 
     def _learn(self, X, *, reset: bool, emit: bool):
         with self._transaction():

@@ -1,0 +1,611 @@
+r"""Online feature scaling that works inside the single pass.
+
+The one-pass learners assume bounded instances (:math:`\|x_t\| \le 1` in G13 §4,
+Theorem 2), and the papers' experiments scale every feature to [-1, 1] first (G13 §6.1).
+Finding a feature's range needs the whole file, which breaks the one-pass promise;
+without any scaling the learners diverge on a stream with one column in the hundreds.
+:class:`OnlineStandardScaler` learns the scale as the stream goes, and its
+:meth:`~OnlineStandardScaler.partial_fit_transform` transforms every row with the
+statistics of the rows *before* it, so it never uses the future.
+
+Usage inside a stream::
+
+    scaler, model = OnlineStandardScaler(), OPAUC()
+    for X, y in chunks:
+        model.partial_fit(scaler.partial_fit_transform(X), y, classes=[-1, 1])
+    scores = model.decision_function(scaler.transform(X_test))
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+from typing import ClassVar
+
+import numba as nb
+import numpy as np
+import scipy.sparse as sp
+from numpy.typing import ArrayLike
+from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from . import _state
+from ._base import BaseStreamingAUC
+from ._chunks import check_sparse_structure, csr_arrays
+from ._params import InvalidParameterError, StrOptions, check_parameters, positive
+
+__all__ = ["OnlineStandardScaler"]
+
+_Sparse = sp.spmatrix | sp.sparray
+
+_EPS = float(np.finfo(np.float64).eps)
+
+#: Running statistics of every column, as the kernels read them: ``count[j]`` rows are
+#: summarized by their mean ``mean[j]`` and sum of squared deviations ``m2[j]``.
+_Stats = namedtuple("_Stats", "count mean m2")
+#: How a value is transformed: subtract the mean, divide by the standard deviation,
+#: clip to ``[-clip, clip]`` (``inf`` for no clipping).
+_Options = namedtuple("_Options", "centered scaled clip")
+#: The running state arrays and their dtypes.
+_RUNNING_DTYPES = {
+    "running_count_": np.int64,
+    "running_mean_": np.float64,
+    "running_m2_": np.float64,
+}
+
+
+# --------------------------------------------------------------------------- kernels
+@nb.njit(cache=True)
+def _combine(n_a, mean_a, m2_a, n_b, mean_b, m2_b):
+    r"""Mean and sum of squared deviations of two disjoint sets of rows, pooled.
+
+    Chan, Golub & LeVeque's pairwise update: with :math:`n = n_a + n_b` and
+    :math:`\delta = \mu_b - \mu_a`,
+    :math:`\mu = \mu_a + \delta n_b / n` and
+    :math:`M = M_a + M_b + \delta^2 n_a n_b / n`.
+    """
+    if n_b == 0:
+        return mean_a, m2_a
+    if n_a == 0:
+        return mean_b, m2_b
+    share = n_b / (n_a + n_b)
+    delta = mean_b - mean_a
+    return mean_a + delta * share, m2_a + m2_b + delta * delta * (n_a * share)
+
+
+@nb.njit(cache=True)
+def _caught_up(count, mean, m2, n):
+    """A column's statistics over ``n`` rows: it absorbs the zeros of the rows it skipped."""
+    return _combine(count, mean, m2, n - count, 0.0, 0.0)
+
+
+@nb.njit(cache=True)
+def _center_scale(n, mean, m2, options):
+    r"""``(offset, scale)`` of a column over ``n`` rows; ``scale == 0``: no usable scale.
+
+    A column has no usable scale while its variance is within the rounding error of a
+    constant column's, :math:`\sigma^2 \le n\varepsilon\sigma^2 + (n\varepsilon\mu)^2`
+    (scikit-learn's bound); this covers every column before its second row.
+    """
+    offset = mean if options.centered else 0.0
+    if not options.scaled:
+        return offset, 0.0 if options.centered and n == 0 else 1.0
+    var = m2 / n if n > 0 else 0.0
+    if var <= n * _EPS * var + (n * mean * _EPS) ** 2:
+        return offset, 0.0
+    return offset, np.sqrt(var)
+
+
+@nb.njit(cache=True)
+def _standardize(x, offset, scale, clip):
+    """``(x - offset) / scale`` clipped to ``[-clip, clip]``; 0 for no usable scale."""
+    if scale == 0.0:
+        return 0.0
+    return min(max((x - offset) / scale, -clip), clip)
+
+
+@nb.njit(cache=True)
+def _entry(count, mean, m2, x, n, options, learn, emit):
+    """One value ``x`` of a column whose statistics are ``(count, mean, m2)``.
+
+    Returns the value transformed with the statistics of ``n`` rows (if ``emit``) and
+    the column's statistics over ``n + 1`` rows with ``x`` learnt (if ``learn``; over
+    ``n`` rows otherwise). Scalars only: the loops below read and write the arrays.
+    """
+    mean, m2 = _caught_up(count, mean, m2, n)
+    z = 0.0
+    if emit:
+        offset, scale = _center_scale(n, mean, m2, options)
+        z = _standardize(x, offset, scale, options.clip)
+    if learn:
+        mean, m2 = _combine(n, mean, m2, 1, x, 0.0)
+    return z, mean, m2
+
+
+@nb.njit(cache=True)
+def _pass_dense(X, out, stats, n_seen, options, learn, emit):
+    """Every row of the dense block ``X`` in order (``out[r]`` = transformed row ``r``)."""
+    count, means, m2s = stats
+    for r in range(X.shape[0]):
+        n = n_seen + r if learn else n_seen
+        for j in range(X.shape[1]):
+            z, mean, m2 = _entry(count[j], means[j], m2s[j], X[r, j], n, options, learn, emit)
+            if learn:
+                count[j], means[j], m2s[j] = n + 1, mean, m2
+            if emit:
+                out[r, j] = z
+
+
+@nb.njit(cache=True)
+def _pass_csr(indptr, indices, data, out, stats, n_seen, options, learn, emit):
+    """Every row of a CSR block in order; ``out[a]`` = transformed ``data[a]``."""
+    count, means, m2s = stats
+    for r in range(indptr.shape[0] - 1):
+        n = n_seen + r if learn else n_seen
+        for a in range(indptr[r], indptr[r + 1]):
+            j = indices[a]
+            z, mean, m2 = _entry(count[j], means[j], m2s[j], data[a], n, options, learn, emit)
+            if learn:
+                count[j], means[j], m2s[j] = n + 1, mean, m2
+            if emit:
+                out[a] = z
+
+
+@nb.njit(cache=True)
+def _columns(stats, n, options):
+    """Every column's ``(mean, m2, offset, scale)`` over ``n`` rows, as arrays."""
+    count, means, m2s = stats
+    d = means.shape[0]
+    mean, m2, offset, scale = np.empty(d), np.empty(d), np.empty(d), np.empty(d)
+    for j in range(d):
+        mean[j], m2[j] = _caught_up(count[j], means[j], m2s[j], n)
+        offset[j], scale[j] = _center_scale(n, mean[j], m2[j], options)
+    return mean, m2, offset, scale
+
+
+@nb.njit(cache=True)
+def _merge_columns(mean_a, m2_a, n_a, mean_b, m2_b, n_b):
+    """Per-column :func:`_combine` of two complete sets of statistics."""
+    d = mean_a.shape[0]
+    mean, m2 = np.empty(d), np.empty(d)
+    for j in range(d):
+        mean[j], m2[j] = _combine(n_a, mean_a[j], m2_a[j], n_b, mean_b[j], m2_b[j])
+    return mean, m2
+
+
+# ---------------------------------------------------------------------- estimator
+class OnlineStandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
+    r"""Standardize features with running statistics, inside the single pass.
+
+    Keeps, for every column, the number of rows seen, their mean and their sum of
+    squared deviations, updated one row at a time. Used *prequentially*
+    (:meth:`partial_fit_transform`: transform each row, then learn it), it scales a
+    stream for a one-pass learner without reading the stream twice and without using
+    any row's future; :meth:`fit` / :meth:`transform` follow scikit-learn's
+    ``StandardScaler`` (fit on all rows, then transform).
+
+    Parameters
+    ----------
+    with_mean : "auto" or bool, default="auto"
+        Subtract the running mean. ``"auto"`` centers a stream whose first chunk is
+        dense and does not center one whose first chunk is sparse; the choice is made
+        on the first chunk and kept (``with_mean_``). ``True`` with sparse input is an
+        error: centering would make every implicit zero nonzero.
+    with_std : bool, default=True
+        Divide by the running standard deviation.
+    clip : float > 0 or None, default=10.0
+        Clip every transformed value to ``[-clip, clip]``; ``None`` does not clip. See
+        the notes for the default.
+
+    Attributes
+    ----------
+    n_samples_seen_ : int
+        Rows learnt so far.
+    n_features_in_ : int
+        Number of columns.
+    feature_names_in_ : ndarray of str
+        Column names, when the first chunk had string column names.
+    with_mean_ : bool
+        Whether the scaler centers (``with_mean``, with ``"auto"`` resolved on the
+        first chunk).
+    running_count_ : ndarray of int64, shape (n_features,)
+        Column ``j``'s running statistics summarize its first ``running_count_[j]``
+        rows; a sparse column catches up with the zeros of the rows that skipped it
+        when it is next touched or read (see the notes). Read :attr:`mean_` and
+        :attr:`var_` rather than the running arrays.
+    running_mean_ : ndarray of float64, shape (n_features,)
+        Mean of those rows.
+    running_m2_ : ndarray of float64, shape (n_features,)
+        Sum of their squared deviations from that mean.
+
+    See Also
+    --------
+    sklearn.preprocessing.StandardScaler : The same statistics, in batch.
+    aucstream.datasets.MinMaxScalerPM1 : Scaling to [-1, 1] by the range (needs the
+        range of the whole stream first).
+
+    Notes
+    -----
+    **Transform.** For row :math:`t` (counting from 0), with :math:`n = t` rows
+    before it whose column :math:`j` has mean :math:`\mu_j` and population variance
+    :math:`\sigma_j^2 = M_j / n` (divisor :math:`n`, as in scikit-learn),
+
+    .. math::
+
+        z_{tj} = \operatorname{clip}\Big(\frac{x_{tj} - \mu_j}{\sigma_j}\Big),
+
+    with :math:`\mu_j = 0` when not centering and :math:`\sigma_j = 1` when not
+    scaling. :meth:`transform` uses the statistics of all rows learnt so far.
+
+    **Columns with no spread map to 0.** A column with no usable scale yet — fewer than
+    two rows, or a variance within rounding error of zero,
+    :math:`\sigma_j^2 \le n\varepsilon\sigma_j^2 + (n\varepsilon\mu_j)^2` (the bound
+    scikit-learn uses to call a column constant) — transforms to 0, whatever its
+    value. scikit-learn divides such a column by 1 instead, which is harmless when the
+    column is constant on all the data; in a stream, a column constant for 1,000 rows
+    may then jump to 500, and dividing by 1 would hand the learner exactly the
+    unscaled value that makes it diverge. 0 says "no information yet" (the batch
+    min-max scaling of the papers' protocols also maps constant features to 0); the
+    column counts from the row after its first change on. When centering without
+    scaling, a column maps to 0 only before its first row. :meth:`inverse_transform`
+    maps such columns back to their mean, their value so far.
+
+    **Clipping.** Early in a stream the statistics come from a few rows, and the next
+    row can lie far outside them: a binary column that was 1 once in 1,000 rows
+    standardizes its next 1 to about 31.6, and a column whose only spread is a
+    rounding error can give :math:`10^9`. A finite ``clip`` bounds every transformed
+    value, hence the step any single row can cause in a learner, and restores the
+    bounded instances the analyses assume (:math:`\|z\|_2 \le \mathrm{clip}\sqrt d`).
+    The default 10 rarely touches settled data: by Chebyshev's inequality, at most
+    1% of any distribution lies more than 10 standard deviations from its mean, and a
+    Gaussian column essentially never does (probability about :math:`10^{-23}`).
+    ``clip=None`` gives exact standardization, as scikit-learn's. Clipped values do
+    not invert.
+
+    **Updates.** One formula updates the statistics (Chan, Golub & LeVeque's pairwise
+    update): two disjoint sets of rows with :math:`(n_a, \mu_a, M_a)` and
+    :math:`(n_b, \mu_b, M_b)` pool to
+
+    .. math::
+
+        n = n_a + n_b, \quad \delta = \mu_b - \mu_a, \quad
+        \mu = \mu_a + \delta\,\frac{n_b}{n}, \quad
+        M = M_a + M_b + \delta^2\,\frac{n_a n_b}{n}.
+
+    A row is :math:`(1, x, 0)` (this is Welford's stable one-pass update); the zeros of
+    the :math:`k` rows a sparse column skipped are :math:`(k, 0, 0)`, absorbed when the
+    column is next touched or read, so a sparse row costs O(nnz) and not O(d); and
+    :meth:`merge` pools two scalers that saw disjoint parts of a stream.
+
+    Rows are processed one at a time in one compiled loop and the pending zeros are
+    never flushed at the end of a call, so the results do not depend on how the
+    stream is split into chunks, bit for bit. Dense and sparse input of the same rows
+    agree to rounding (explicit zeros are learnt one by one, implicit ones in runs).
+
+    **Sparse input** is never densified: it is scaled, not centered, and keeps its
+    sparsity structure (a column with no usable scale gives stored zeros). CSC input
+    gives CSC output. Every output is float64. The state is numpy arrays and scalars
+    only, so a pickled scaler resumes its stream exactly.
+
+    References
+    ----------
+    .. [1] B. P. Welford. Note on a method for calculating corrected sums of squares
+       and products. *Technometrics* 4(3):419-420, 1962.
+    .. [2] T. F. Chan, G. H. Golub, R. J. LeVeque. Updating formulae and a pairwise
+       algorithm for computing sample variances. Technical report STAN-CS-79-773,
+       Stanford University, 1979.
+    .. [3] T. F. Chan, G. H. Golub, R. J. LeVeque. Algorithms for computing the sample
+       variance: analysis and recommendations. *The American Statistician*
+       37(3):242-247, 1983.
+
+    Examples
+    --------
+    Prequential use: each row is scaled by the rows before it. The second column is
+    constant for three rows, so it maps to 0 even when it jumps to 500:
+
+    >>> import numpy as np
+    >>> from aucstream.preprocessing import OnlineStandardScaler
+    >>> X = np.array([[1.0, 10.0], [3.0, 10.0], [5.0, 10.0], [9.0, 500.0]])
+    >>> scaler = OnlineStandardScaler()
+    >>> scaler.partial_fit_transform(X[:2])
+    array([[0., 0.],
+           [0., 0.]])
+    >>> scaler.partial_fit_transform(X[2:])
+    array([[3.        , 0.        ],
+           [3.67423461, 0.        ]])
+    >>> scaler.mean_
+    array([  4.5, 132.5])
+
+    After the stream, :meth:`transform` uses every row, like scikit-learn:
+
+    >>> scaler.transform([[4.5, 132.5]])
+    array([[0., 0.]])
+    >>> OnlineStandardScaler(clip=None).fit_transform(X).round(3)
+    array([[-1.183, -0.577],
+           [-0.507, -0.577],
+           [ 0.169, -0.577],
+           [ 1.521,  1.732]])
+    """
+
+    _parameter_constraints: ClassVar[dict[str, list]] = {
+        "with_mean": [StrOptions({"auto"}), "boolean"],
+        "with_std": ["boolean"],
+        "clip": [None, positive()],
+    }
+
+    def __init__(
+        self, with_mean: str | bool = "auto", with_std: bool = True, clip: float | None = 10.0
+    ):
+        self.with_mean = with_mean
+        self.with_std = with_std
+        self.clip = clip
+
+    # ------------------------------------------------------------- public API
+    def partial_fit_transform(self, X: ArrayLike, y=None) -> np.ndarray | _Sparse:
+        """Prequential step: transform each row with the rows before it, then learn it.
+
+        Row ``i`` of the result uses the statistics of every row learnt before it —
+        the earlier calls' and this chunk's rows ``0 .. i-1`` — and never its own or a
+        later row, so the call fits inside the one pass of an online learner. The
+        result does not depend on how the stream is cut into chunks.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The next chunk of the stream (dense, CSR or CSC).
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        ndarray or sparse matrix of shape (n_samples, n_features)
+            The transformed chunk (float64; sparse input keeps its format and
+            structure).
+        """
+        return self._learn(X, reset=False, emit=True)
+
+    def partial_fit(self, X: ArrayLike, y=None) -> OnlineStandardScaler:
+        """Learn the statistics of one more chunk (no transform).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The next chunk of the stream.
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self
+            The updated scaler.
+        """
+        self._learn(X, reset=False, emit=False)
+        return self
+
+    def fit(self, X: ArrayLike, y=None) -> OnlineStandardScaler:
+        """Learn the statistics of ``X``, forgetting any earlier stream.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The rows.
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self
+            The fitted scaler.
+        """
+        self._learn(X, reset=True, emit=False)
+        return self
+
+    def transform(self, X: ArrayLike) -> np.ndarray | _Sparse:
+        """Standardize ``X`` with the statistics of every row learnt so far.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Rows to transform; they are not learnt.
+
+        Returns
+        -------
+        ndarray or sparse matrix of shape (n_samples, n_features)
+            The transformed rows (float64; sparse input keeps its format and
+            structure).
+        """
+        check_is_fitted(self, "n_samples_seen_")
+        self._validate_params()
+        X = self._check_input(X, reset=False)
+        self._centering(sp.issparse(X), reset=False)
+        return self._pass(X, learn=False, emit=True)
+
+    def inverse_transform(self, X: ArrayLike) -> np.ndarray:
+        """Undo :meth:`transform` with the current statistics (dense input only).
+
+        Columns with no usable scale map back to their mean (their value so far);
+        clipped values come back at the clip bound.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Transformed rows.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_features)
+            The rows in the original units.
+        """
+        check_is_fitted(self, "n_samples_seen_")
+        self._validate_params()
+        if sp.issparse(X):
+            raise TypeError(
+                "OnlineStandardScaler.inverse_transform takes dense input only: columns "
+                "with no usable scale map back to their mean, which is not sparse"
+            )
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        mean, _, offset, scale = self._columns()
+        return np.where(scale > 0, X * scale + offset, mean)
+
+    def merge(self, other: OnlineStandardScaler) -> OnlineStandardScaler:
+        """Pool the statistics of a scaler that saw a disjoint part of the stream.
+
+        Afterwards this scaler's statistics are those of all the rows both scalers
+        learnt (to rounding; Chan, Golub & LeVeque's pairwise update), as if it had
+        seen them all. ``other`` is not changed.
+
+        Parameters
+        ----------
+        other : OnlineStandardScaler
+            A fitted scaler with the same columns and the same centering.
+
+        Returns
+        -------
+        self
+            The merged scaler.
+        """
+        check_is_fitted(self, "n_samples_seen_")
+        if not isinstance(other, OnlineStandardScaler):
+            raise TypeError(f"can only merge an OnlineStandardScaler, not {type(other).__name__}")
+        check_is_fitted(other, "n_samples_seen_")
+        if other.n_features_in_ != self.n_features_in_:
+            raise ValueError(
+                f"cannot merge a scaler of {other.n_features_in_} features into one of "
+                f"{self.n_features_in_}"
+            )
+        if other.with_mean_ != self.with_mean_:
+            raise ValueError(
+                f"cannot merge a scaler with with_mean_={other.with_mean_} into one with "
+                f"with_mean_={self.with_mean_}"
+            )
+        names, other_names = (getattr(s, "feature_names_in_", None) for s in (self, other))
+        if (names is None) != (other_names is None) or (
+            names is not None and not np.array_equal(names, other_names)
+        ):
+            raise ValueError("cannot merge scalers fitted on different feature names")
+        n_a, n_b = self.n_samples_seen_, other.n_samples_seen_
+        mean_a, m2_a = self._columns()[:2]
+        mean_b, m2_b = other._columns()[:2]
+        mean, m2 = _merge_columns(mean_a, m2_a, n_a, mean_b, m2_b, n_b)
+        self.n_samples_seen_ = n_a + n_b
+        self.running_count_ = np.full(self.n_features_in_, n_a + n_b, dtype=np.int64)
+        self.running_mean_, self.running_m2_ = mean, m2
+        return self
+
+    @property
+    def mean_(self) -> np.ndarray:
+        """Mean of every column over the rows learnt (0 before any row)."""
+        return self._columns()[0]
+
+    @property
+    def var_(self) -> np.ndarray:
+        """Population variance (divisor ``n_samples_seen_``) of every column."""
+        return self._columns()[1] / self.n_samples_seen_  # a fitted scaler has seen a row
+
+    @property
+    def scale_(self) -> np.ndarray:
+        """What :meth:`transform` divides by: the standard deviation, or 1 for columns
+        with no usable scale (which map to 0) and for every column when ``with_std`` is
+        False."""
+        scale = self._columns()[3]
+        return np.where(scale > 0, scale, 1.0)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
+
+    # --------------------------------------------------------------- internals
+    def _validate_params(self) -> None:
+        check_parameters(self)
+
+    def _check_state(self) -> None:
+        """Consistency checks of a loaded state that shapes cannot express."""
+        n = self.n_samples_seen_
+        if np.any(self.running_count_ < 0) or np.any(self.running_count_ > n):
+            raise ValueError(f"running_count_ must lie in [0, n_samples_seen_={n}]")
+        if np.any(self.running_m2_ < 0):
+            raise ValueError("running_m2_ must not be negative")
+
+    #: A call that raises leaves the scaler exactly as it was (the learners' rollback,
+    #: which works on any object whose state is its ``*_`` attributes).
+    _transaction = BaseStreamingAUC._transaction
+
+    def _learn(self, X, *, reset: bool, emit: bool):
+        with self._transaction():
+            self._validate_params()
+            reset = reset or not hasattr(self, "n_samples_seen_")
+            X = self._check_input(X, reset=reset)
+            centered = self._centering(sp.issparse(X), reset=reset)
+            if reset:
+                d = X.shape[1]
+                self.n_samples_seen_ = 0
+                self.with_mean_ = centered
+                for name, dtype in _RUNNING_DTYPES.items():
+                    setattr(self, name, np.zeros(d, dtype=dtype))
+            out = self._pass(X, learn=True, emit=emit)
+            self.n_samples_seen_ += X.shape[0]
+            where = _state.first_non_finite(self)
+            if where is not None:
+                raise FloatingPointError(
+                    f"the running statistics {where} overflowed on a chunk whose largest "
+                    f"value is {float(abs(X).max()):.3g}; the chunk was not learnt"
+                )
+        return out
+
+    def _check_input(self, X, reset: bool):
+        """Validated float64 input; sparse structure checked before anything reads it."""
+        check_sparse_structure(X, "X")
+        return validate_data(self, X, accept_sparse=("csr", "csc"), dtype=np.float64, reset=reset)
+
+    def _centering(self, sparse: bool, reset: bool) -> bool:
+        """Whether to center: ``with_mean`` on the first chunk, ``with_mean_`` after."""
+        if reset:
+            centered = not sparse if self.with_mean == "auto" else bool(self.with_mean)
+        else:
+            centered = self.with_mean_
+            if self.with_mean != "auto" and bool(self.with_mean) != centered:
+                raise InvalidParameterError(
+                    f"The 'with_mean' parameter of OnlineStandardScaler is {self.with_mean} "
+                    f"but the stream was started with with_mean_={centered}; call fit to "
+                    "start a new stream"
+                )
+        if centered and sparse:
+            raise ValueError(
+                "Cannot center sparse matrices: pass `with_mean=False` or 'auto' instead "
+                "(centering would make every implicit zero nonzero)"
+                + ("" if reset else "; this scaler centers, as its first chunk was dense")
+            )
+        return centered
+
+    def _options(self) -> _Options:
+        clip = np.inf if self.clip is None else float(self.clip)
+        return _Options(bool(self.with_mean_), bool(self.with_std), clip)
+
+    def _stats(self) -> _Stats:
+        """The running arrays, writable and C-contiguous (a memory-mapped pickle's are
+        read-only: they are replaced by copies, with the same values)."""
+        for name, dtype in _RUNNING_DTYPES.items():
+            setattr(self, name, np.require(getattr(self, name), dtype, ("C", "W")))
+        return _Stats(self.running_count_, self.running_mean_, self.running_m2_)
+
+    def _columns(self):
+        """Every column's ``(mean, m2, offset, scale)`` over the rows learnt so far."""
+        check_is_fitted(self, "n_samples_seen_")
+        return _columns(self._stats(), self.n_samples_seen_, self._options())
+
+    def _pass(self, X, *, learn: bool, emit: bool):
+        """Run the compiled pass over the rows of ``X``; the transformed rows if ``emit``."""
+        args = (self._stats(), self.n_samples_seen_, self._options(), learn, emit)
+        if not sp.issparse(X):
+            X = np.ascontiguousarray(X, dtype=np.float64)
+            out = np.empty(X.shape if emit else (0, 0))
+            _pass_dense(X, out, *args)
+            return out if emit else None
+        indptr, indices, data, d = csr_arrays(X)
+        out = np.empty(data.shape[0] if emit else 0)
+        _pass_csr(indptr, indices, data, out, *args)
+        if not emit:
+            return None
+        csr = sp.csr_array if isinstance(X, sp.sparray) else sp.csr_matrix
+        result = csr((out, indices.copy(), indptr.copy()), shape=(X.shape[0], d))
+        return result.tocsc() if X.format == "csc" else result

@@ -53,3 +53,28 @@ def run_isolated(code: str, timeout: float = 120.0) -> list[dict]:
             f"last case reported: {last}\nstderr:\n{proc.stderr[-3000:]}"
         )
     return lines
+
+
+def run_isolated_cases(script: str, cases: list[str], timeout: float = 600.0) -> list[dict]:
+    """Run ``script`` (formatted with ``cases=[...]``) over ``cases`` in fresh
+    interpreters; a case during which the interpreter dies is reported as
+    ``{"case": case, "outcome": "crash ..."}`` and the run resumes after it."""
+    results: list[dict] = []
+    remaining = list(cases)
+    while remaining:
+        proc = subprocess.run(
+            [sys.executable, "-c", textwrap.dedent(script.format(cases=remaining))],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+        )
+        lines = [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
+        results += [r for r in lines if "outcome" in r]
+        if proc.returncode == 0:
+            break
+        started = [r["case"] for r in lines if "outcome" not in r]
+        crashed = started[-1] if started else remaining[0]
+        results.append({"case": crashed, "outcome": f"crash (exit code {proc.returncode})"})
+        remaining = remaining[remaining.index(crashed) + 1 :]
+    return results

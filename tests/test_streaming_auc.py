@@ -267,6 +267,32 @@ def test_labels_pos_label_and_scalars():
     assert np.isnan(PrequentialAUC().update([], []).get())
 
 
+@pytest.mark.parametrize("make_metric", [PrequentialAUC, lambda: RollingAUC(300)])
+def test_single_pairs_are_held_then_counted_in_order(make_metric):
+    rng = np.random.default_rng(8)
+    y, s = rng.integers(0, 2, 1300), rng.integers(0, 9, 1300) / 4
+    by_pair, by_array = make_metric(), make_metric()
+    for i in range(1300):  # more than the hold: flushed on the way, and before reads
+        by_pair.update(np.int64(y[i]), float(s[i]) if i % 2 else s[i])
+        if i in (0, 1, 700, 1299):
+            by_array.update(y[: i + 1][by_array.n_seen :], s[: i + 1][by_array.n_seen :])
+            assert_auc(by_pair.get(), by_array.get())
+            assert by_pair.n_seen == by_array.n_seen == i + 1
+    by_pair.update(y[0], s[0])
+    copy = pickle.loads(pickle.dumps(by_pair))  # the held pair is counted before pickling
+    by_array.update(y[:1], s[:1])
+    assert not copy._held_scores and copy.get() == by_array.get() == by_pair.get()
+    by_pair.update(1, 0.5).update([0, 1], [0.2, 0.7])  # held, then an array after it
+    by_array.update([1, 0, 1], [0.5, 0.2, 0.7])
+    assert by_pair.get() == by_array.get() and by_pair.n_seen == by_array.n_seen
+    assert (by_pair.n_positive, by_pair.n_negative) == (by_array.n_positive, by_array.n_negative)
+
+
+def test_a_held_pair_precedes_the_next_array():
+    metric = RollingAUC(2).update(1, 0.5).update([0, 1], [0.2, 0.9])
+    assert metric.get() == 1.0  # the window is (0, 0.2), (1, 0.9): the held pair left first
+
+
 def _bad_updates():
     return [
         ([0, 1, 0, 1], [0.1, 0.2, np.nan, 0.3], r"y_score\[2\] = nan is not finite"),
@@ -280,11 +306,16 @@ def _bad_updates():
 @pytest.mark.parametrize("make_metric", [PrequentialAUC, lambda: RollingAUC(5)])
 @pytest.mark.parametrize("y, s, message", _bad_updates())
 def test_refused_updates_change_nothing(make_metric, y, s, message):
-    metric = make_metric().update([0, 1, 1], [0.3, 0.6, 0.2])
+    metric = make_metric().update([0, 1, 1], [0.3, 0.6, 0.2]).update(1, 0.4)  # one held
     before = snapshot(metric)
     with pytest.raises(ValueError, match=message):
         metric.update(y, s)
     assert_same_state(before, snapshot(metric))
+    if len(y) == len(s):  # the offending pair alone, as scalars
+        i = next(i for i in range(len(y)) if not np.isfinite(s[i]) or y[i] not in (0, 1))
+        with pytest.raises(ValueError, match=message.replace(rf"\[{i}\]", r"\[0\]")):
+            metric.update(y[i], s[i])
+        assert_same_state(before, snapshot(metric))
 
 
 def test_pos_label_allows_one_other_label():

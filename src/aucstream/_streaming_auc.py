@@ -42,6 +42,10 @@ positive class matters only when the AUC is read.
 
 from __future__ import annotations
 
+import math
+from numbers import Real
+from typing import TypeVar
+
 import numba as nb
 import numpy as np
 from numpy.typing import ArrayLike
@@ -49,6 +53,8 @@ from numpy.typing import ArrayLike
 from aucstream._params import positive_int, validate_parameter_constraints
 
 __all__ = ["PrequentialAUC", "RollingAUC"]
+
+_Metric = TypeVar("_Metric", bound="_BinaryPairs")
 
 
 def _cell_index(edges: np.ndarray, x: np.ndarray) -> np.ndarray:
@@ -65,39 +71,103 @@ def _cell_pair_count(ones: np.ndarray, zeros: np.ndarray) -> int:
 
 
 class _BinaryPairs:
-    """The label rule, the input checks and the AUC from a pair count, for both metrics.
+    """Updates, the label rule, the input checks and the AUC from a pair count.
 
     Subclasses keep ``_labels`` (at most two labels, numbered by position) and define
-    ``_class_sizes()``, the number of scores held for label 0 and for label 1, and
-    ``_counted()``, the count :math:`C` of label-1 over label-0 pairs.
+    ``_ingest(numbers, scores)``, which counts checked pairs (label numbers 0/1 and
+    float64 scores), ``_class_sizes()``, the number of scores counted for label 0 and
+    for label 1, and ``_counted()``, the count :math:`C` of label-1 over label-0 pairs.
+
+    A single pair (a scalar label and score) is checked at once but held in a short
+    buffer and counted with the next array, read or pickle (every public reader
+    flushes it first): a call on arrays has tens of microseconds of fixed cost, holding
+    a pair costs a microsecond or two.
     """
+
+    #: Single pairs held before they are counted as one array.
+    _HOLD = 512
 
     def __init__(self, pos_label) -> None:
         self.pos_label = pos_label
+        self.n_seen = 0
         self._labels: list = [] if pos_label is None else [pos_label]
+        self._held_numbers: list[int] = []
+        self._held_scores: list[float] = []
 
-    def _read(self, y_true: ArrayLike, y_score: ArrayLike) -> tuple[np.ndarray, np.ndarray, list]:
-        """Checked inputs: (label number of each pair, float64 scores, the labels after it).
+    def update(self: _Metric, y_true: ArrayLike, y_score: ArrayLike) -> _Metric:
+        """Count a batch of pairs (arrays, or one label and one score).
 
-        Nothing is stored: a refused update changes nothing.
+        One pair (a scalar label and a real score) is checked now and counted with the
+        next ones, in arrays of up to 512 pairs, before any read: feeding pairs one by
+        one costs about as much per pair as a pure-Python call.
+
+        Parameters
+        ----------
+        y_true : array-like of shape (n_pairs,) or scalar
+            Labels (see the class documentation for the positive class).
+        y_score : array-like of shape (n_pairs,) or scalar
+            Finite scores; larger means more likely positive.
+
+        Returns
+        -------
+        self
+            The metric, so that ``metric.update(y, s).get()`` reads the new value.
+
+        Raises
+        ------
+        ValueError
+            If the lengths differ, a score is NaN or infinite, or a label is a third
+            label. The message names the first offending position; nothing is changed.
         """
-        y = np.atleast_1d(np.asarray(y_true)).ravel()
-        s = np.atleast_1d(np.asarray(y_score, dtype=np.float64)).ravel()
-        if y.shape != s.shape:
-            raise ValueError(f"y_true and y_score have different lengths: {y.size} and {s.size}")
+        if isinstance(y_score, Real) and not isinstance(y_true, (list, tuple, np.ndarray)):
+            score = float(y_score)
+            if not math.isfinite(score):
+                self._check_finite(np.array([score]))
+            if y_true not in self._labels:
+                self._labels = self._labels_with([y_true], y_true)
+            self._held_numbers.append(self._labels.index(y_true))
+            self._held_scores.append(score)
+            self.n_seen += 1
+            if len(self._held_scores) >= self._HOLD:
+                self._flush()
+            return self
+        numbers, scores = self._accept(y_true, y_score)
+        self._flush()
+        self._ingest(numbers, scores)
+        self.n_seen += scores.size
+        return self
+
+    def _flush(self) -> None:
+        """Count the held single pairs."""
+        if self._held_scores:
+            numbers = np.array(self._held_numbers, dtype=np.int8)
+            scores = np.array(self._held_scores, dtype=np.float64)
+            self._held_numbers, self._held_scores = [], []
+            self._ingest(numbers, scores)
+
+    def __getstate__(self) -> dict:
+        self._flush()
+        return self.__dict__.copy()
+
+    @staticmethod
+    def _check_finite(s: np.ndarray) -> None:
         bad = ~np.isfinite(s)
         if bad.any():
             i = int(np.argmax(bad))
             raise ValueError(
                 f"y_score[{i}] = {s[i]} is not finite; the update was refused (nothing changed)"
             )
+
+    def _labels_with(self, values, y: ArrayLike) -> list:
+        """The labels after an update of labels ``y`` with distinct ``values``, checked."""
         labels = list(self._labels)
-        for value in np.unique(y):
+        for value in values:
             if value != value:
                 raise ValueError("y_true contains NaN; labels must be two distinct values")
             if not any(value == known for known in labels):
-                labels.append(value.item())
+                labels.append(value.item() if isinstance(value, np.generic) else value)
         if len(labels) > 2:
+            y = np.atleast_1d(np.asarray(y)).ravel()
             i = int(np.argmax((y != labels[0]) & (y != labels[1])))
             described = f"{labels[0]!r} and {labels[1]!r}"
             if self.pos_label is not None:
@@ -106,8 +176,23 @@ class _BinaryPairs:
                 f"y_true[{i}] = {y[i : i + 1].tolist()[0]!r} is a third label; this stream's "
                 f"labels are {described} (the update was refused, nothing changed)"
             )
-        number = (y == labels[1]).astype(np.int8) if len(labels) == 2 else np.zeros(y.size, np.int8)
-        return number, s, labels
+        return labels
+
+    def _accept(self, y_true: ArrayLike, y_score: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
+        """Checked arrays: the label number of each pair and the float64 scores.
+
+        Every check comes before the one change, recording a new label: a refused update
+        changes nothing.
+        """
+        y = np.atleast_1d(np.asarray(y_true)).ravel()
+        s = np.atleast_1d(np.asarray(y_score, dtype=np.float64)).ravel()
+        if y.shape != s.shape:
+            raise ValueError(f"y_true and y_score have different lengths: {y.size} and {s.size}")
+        self._check_finite(s)
+        self._labels = self._labels_with(np.unique(y), y)
+        if len(self._labels) < 2:
+            return np.zeros(y.size, np.int8), s
+        return (y == self._labels[1]).astype(np.int8), s
 
     def _positive_number(self) -> int:
         """Which label number is the positive class (0 or 1).
@@ -126,11 +211,13 @@ class _BinaryPairs:
     @property
     def n_positive(self) -> int:
         """The number of scores of the positive class counted."""
+        self._flush()
         return self._class_sizes()[self._positive_number()]
 
     @property
     def n_negative(self) -> int:
         """The number of scores of the negative class counted."""
+        self._flush()
         return self._class_sizes()[1 - self._positive_number()]
 
     def get(self) -> float:
@@ -141,6 +228,7 @@ class _BinaryPairs:
         float
             ``C / (2 n_+ n_-)`` from the exact integer pair count ``C``, rounded once.
         """
+        self._flush()
         n0, n1 = self._class_sizes()
         if n0 == 0 or n1 == 0:
             return float("nan")
@@ -154,19 +242,19 @@ class _BinaryPairs:
 
 
 class PrequentialAUC(_BinaryPairs):
-    r"""Exact AUC of every (label, score) pair seen so far, updated in O(log n) per pair.
+    r"""Exact AUC of every (label, score) pair seen so far, updated in polylog time per pair.
 
     The AUC of all pairs given to :meth:`update` (or brought in by :meth:`merge`),
     ties counted one half, exactly as :func:`aucstream.metrics.roc_auc` would give on
     their concatenation, at any point of the stream. Each class keeps its scores as
     sorted runs of geometrically shrinking sizes; a batch of :math:`k` pairs is sorted,
-    counted against the other class's O(log n) runs by galloping searches (compiled),
-    stored as one run, and runs of similar sizes are merged: O(k log^2 n) comparisons
-    and O(k log n) amortized moves per batch. The pair count is an integer
-    (``2 #greater + #equal`` over positive-negative pairs), so the AUC is exact. Feed
-    arrays: one call costs some tens of microseconds of Python and numpy overhead, so
-    pairs given one by one cost that each (batches of 1,000 cost well under a
-    microsecond per pair).
+    counted against each of the other class's O(log n) runs by galloping searches
+    (compiled), stored as one run, and runs of similar sizes are merged: per pair,
+    O(log(n/k)) amortized moves and O(log^2(n/k)) comparisons, which is
+    O(log n) and O(log^2 n) for single pairs. The pair count is an integer
+    (``2 #greater + #equal`` over positive-negative pairs), so the AUC is exact. Pairs
+    given one at a time (a scalar label and score) are checked at once and counted
+    in arrays of a few hundred (see :meth:`update`).
 
     Parameters
     ----------
@@ -212,9 +300,10 @@ class PrequentialAUC(_BinaryPairs):
         \sum_{\text{open cells } c} \frac{n_{+,c}\, n_{-,c}}{2\, n_+ n_-},
 
     which :meth:`error_bound` returns. The bound is small while the scores keep the
-    distribution they had at the switch (about :math:`1/(4m)` for continuous scores
-    split evenly between the classes, and 0 for scores taking at most :math:`m`
-    values). It becomes loose when the scores drift: if a model's scores all move
+    distribution they had at the switch: the :math:`m + 1` open cells then hold about
+    :math:`1/m` of the scores each, so the bound is about :math:`1/(2m)` when the
+    classes are mixed in every cell (less as they separate), and 0 for scores taking at
+    most :math:`m` values. It becomes loose when the scores drift: if a model's scores all move
     above :math:`e_m`, every new pair lands in the last open cell and the bound grows
     towards the share of pairs seen after the switch, while the estimate moves towards
     one half for those pairs. Use the exact mode (the default) when memory allows: it
@@ -249,11 +338,6 @@ class PrequentialAUC(_BinaryPairs):
         self._edges: np.ndarray | None = None
         self._cells: np.ndarray | None = None
 
-    @property
-    def n_seen(self) -> int:
-        """The number of pairs counted."""
-        return sum(self._class_sizes())
-
     def _class_sizes(self) -> tuple[int, int]:
         if self._cells is not None:
             return int(self._cells[0].sum()), int(self._cells[1].sum())
@@ -262,32 +346,9 @@ class PrequentialAUC(_BinaryPairs):
     def _counted(self) -> int:
         return self._pairs
 
-    def update(self, y_true: ArrayLike, y_score: ArrayLike) -> PrequentialAUC:
-        """Count a batch of pairs (arrays, or one label and one score).
-
-        Parameters
-        ----------
-        y_true : array-like of shape (n_pairs,) or scalar
-            Labels (see the class documentation for the positive class).
-        y_score : array-like of shape (n_pairs,) or scalar
-            Finite scores; larger means more likely positive.
-
-        Returns
-        -------
-        PrequentialAUC
-            ``self``.
-
-        Raises
-        ------
-        ValueError
-            If the lengths differ, a score is NaN or infinite, or a label is a third
-            label. The message names the first offending position; nothing is changed.
-        """
-        number, scores, labels = self._read(y_true, y_score)
-        self._labels = labels
-        zeros, ones = np.sort(scores[number == 0]), np.sort(scores[number == 1])
+    def _ingest(self, numbers: np.ndarray, scores: np.ndarray) -> None:
+        zeros, ones = np.sort(scores[numbers == 0]), np.sort(scores[numbers == 1])
         self._absorb([zeros], [ones], int(_count(ones, zeros)))
-        return self
 
     def merge(self, other: PrequentialAUC) -> PrequentialAUC:
         """Count the pairs of another stream too: the AUC of the union, cross pairs included.
@@ -314,6 +375,8 @@ class PrequentialAUC(_BinaryPairs):
         """
         if not isinstance(other, PrequentialAUC):
             raise TypeError(f"can only merge a PrequentialAUC, not {type(other).__name__}")
+        self._flush()
+        other._flush()
         if other.pos_label != self.pos_label:
             raise ValueError(
                 f"cannot merge streams with pos_label={self.pos_label!r} and {other.pos_label!r}"
@@ -333,6 +396,7 @@ class PrequentialAUC(_BinaryPairs):
         pairs = 2 * n0 * n1 - other._pairs if swap else other._pairs
         order = [1, 0] if swap else [0, 1]
         self._labels = labels
+        self.n_seen += other.n_seen
         if other._cells is not None:
             self._switch_to_cells(other._edges)
             self._absorb_cells(other._cells[order], pairs)
@@ -354,7 +418,7 @@ class PrequentialAUC(_BinaryPairs):
                 if run.size:
                     runs.append(run)
                     _compact(runs)
-        if self.max_memory is not None and self.n_seen > self.max_memory:
+        if self.max_memory is not None and sum(self._class_sizes()) > self.max_memory:
             self._switch_to_cells(self._quantile_edges())
 
     def _absorb_cells(self, new: np.ndarray, pairs: int) -> None:
@@ -396,6 +460,7 @@ class PrequentialAUC(_BinaryPairs):
             The share of positive-negative pairs that share an open cell, halved (see
             the class Notes).
         """
+        self._flush()
         n0, n1 = self._class_sizes()
         if n0 == 0 or n1 == 0:
             return float("nan")
@@ -477,7 +542,6 @@ class RollingAUC(_BinaryPairs):
         )
         super().__init__(pos_label)
         self.window = window
-        self.n_seen = 0
         self._ring_score = np.zeros(window)
         self._ring_label = np.zeros(window, dtype=np.int8)
         self._sorted = np.zeros((2, window))
@@ -490,40 +554,16 @@ class RollingAUC(_BinaryPairs):
     def _counted(self) -> int:
         return int(self._counters[2])
 
-    def update(self, y_true: ArrayLike, y_score: ArrayLike) -> RollingAUC:
-        """Slide the window over a batch of pairs (arrays, or one label and one score).
-
-        Parameters
-        ----------
-        y_true : array-like of shape (n_pairs,) or scalar
-            Labels.
-        y_score : array-like of shape (n_pairs,) or scalar
-            Finite scores; larger means more likely positive.
-
-        Returns
-        -------
-        RollingAUC
-            ``self``.
-
-        Raises
-        ------
-        ValueError
-            If the lengths differ, a score is NaN or infinite, or a label is a third
-            label. The message names the first offending position; nothing is changed.
-        """
-        number, scores, labels = self._read(y_true, y_score)
-        self._labels = labels
-        self.n_seen += scores.size
+    def _ingest(self, numbers: np.ndarray, scores: np.ndarray) -> None:
         last = slice(max(0, scores.size - self.window), None)  # the earlier ones never count
         _slide(
             self._ring_score,
             self._ring_label,
             self._sorted,
             self._counters,
-            np.ascontiguousarray(number[last]),
+            np.ascontiguousarray(numbers[last]),
             np.ascontiguousarray(scores[last]),
         )
-        return self
 
     def __repr__(self) -> str:
         return f"RollingAUC(window={self.window}, {self._describe()})"

@@ -354,8 +354,9 @@ class PrequentialAUC(_BinaryPairs):
         """Count the pairs of another stream too: the AUC of the union, cross pairs included.
 
         Exact when both are exact. When one is binned (bounded memory), the other's
-        scores are counted by its cells; two binned metrics merge only if their edges are
-        equal. ``other`` is not changed.
+        scores are counted by its cells (and ``self`` becomes binned); two binned
+        metrics merge only if their edges are equal. ``other`` keeps its value (its
+        held single pairs are counted first).
 
         Parameters
         ----------
@@ -369,6 +370,8 @@ class PrequentialAUC(_BinaryPairs):
 
         Raises
         ------
+        TypeError
+            If ``other`` is not a PrequentialAUC.
         ValueError
             If ``pos_label`` differs, the labels make more than two, or both are binned
             with different edges. Nothing is changed.
@@ -501,11 +504,14 @@ class RollingAUC(_BinaryPairs):
     \setminus D`, :math:`A` the arriving pairs, :math:`C(X)` the count within
     :math:`X` and :math:`C(X, Y)` the count of the pairs across :math:`X` and :math:`Y`
     (:math:`C(D, W)` counts the pairs inside :math:`D` twice, hence :math:`+C(D)`).
-    Each cross count is two binary searches per pair (O(log w)); the sorted arrays lose
-    :math:`D` and gain :math:`A` in one merge pass each, from the first position they
-    change. So an update costs O(k log w + w) and one pair O(log w) searches plus at
-    most O(w) moves (a single pair moves only the scores above it), or O(log w + w/k)
-    per pair in batches of :math:`k`. The pair count is an integer, so the AUC is exact.
+    Each count walks the sorted departing or arriving scores of one class through the
+    other class's with galloping searches (O(k log(w/k)) comparisons); the sorted
+    arrays lose :math:`D` and gain :math:`A` in one merge pass each, from the first
+    position they change. So an update costs O(k log w + w): one pair O(log w)
+    comparisons plus at most O(w) moves (it moves only the scores above it), and
+    O(log w + w/k) per pair in batches of :math:`k`. The pair count is an integer, so
+    the AUC is exact. The window's arrays take 25 bytes per pair of ``window``,
+    allocated at construction.
 
     Parameters
     ----------

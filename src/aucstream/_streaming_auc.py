@@ -223,6 +223,9 @@ class _BinaryPairs:
     def get(self) -> float:
         """The AUC of the pairs counted, ties one half; NaN while one class is missing.
 
+        The AUC is undefined without both classes; NaN (where River's metrics give 0)
+        cannot be mistaken for the value of a bad model, and ``roc_auc`` raises there.
+
         Returns
         -------
         float

@@ -1,4 +1,11 @@
-"""Exact ROC AUC for evaluating scoring models.
+r"""Exact ranking metrics for evaluating scoring models, in batch and on streams.
+
+- :func:`roc_auc` — the exact ROC AUC of a sample (below);
+- :func:`pr_auc` — the area under the precision-recall curve (average precision),
+  more telling than the ROC AUC when positives are rare;
+- :class:`PrequentialAUC` — the exact AUC of every (score, label) pair of a stream so
+  far, O(log n) amortized per pair, with an optional bounded-memory mode;
+- :class:`RollingAUC` — the exact AUC of the last ``window`` pairs.
 
 The AUC of a scoring function :math:`f` on a sample with :math:`n_+` positives and
 :math:`n_-` negatives is (Gao et al. 2013, §2; G16 §2)
@@ -19,7 +26,9 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy.stats import rankdata
 
-__all__ = ["roc_auc", "pairwise_auc_loss"]
+from ._streaming_auc import PrequentialAUC, RollingAUC
+
+__all__ = ["roc_auc", "pr_auc", "pairwise_auc_loss", "PrequentialAUC", "RollingAUC"]
 
 
 def _binary_mask(y_true: np.ndarray, pos_label) -> np.ndarray:
@@ -90,6 +99,50 @@ def roc_auc(y_true: ArrayLike, y_score: ArrayLike, *, pos_label=None) -> float:
     ranks = rankdata(y_score, method="average")
     rank_sum = float(ranks[positive].sum())
     return (rank_sum - n_pos * (n_pos + 1) / 2.0) / (float(n_pos) * float(n_neg))
+
+
+def pr_auc(y_true: ArrayLike, y_score: ArrayLike, *, pos_label=None) -> float:
+    """Area under the precision-recall curve, as average precision.
+
+    ``AP = sum_k (R_k - R_{k-1}) P_k`` over the distinct score thresholds, from the
+    highest down (scikit-learn's ``average_precision_score``, which this calls): the
+    mean precision at the ranks of the positives, with tied scores taken as one
+    threshold. A random ranking scores the positive rate, not 0.5.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        Two distinct label values; the positive class is ``pos_label`` or the larger.
+    y_score : array-like of shape (n_samples,)
+        Scores; larger means more likely positive. Must be finite.
+    pos_label : scalar, optional
+        The label of the positive class.
+
+    Returns
+    -------
+    float
+        The average precision in [0, 1].
+
+    Examples
+    --------
+    >>> from aucstream.metrics import pr_auc
+    >>> round(pr_auc([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8]), 4)
+    0.8333
+    """
+    from sklearn.metrics import average_precision_score
+
+    y_true = np.asarray(y_true).ravel()
+    y_score = np.asarray(y_score, dtype=np.float64).ravel()
+    if y_true.shape != y_score.shape:
+        raise ValueError(
+            f"y_true and y_score have different lengths: {y_true.size} and {y_score.size}"
+        )
+    if not np.all(np.isfinite(y_score)):
+        raise ValueError("y_score contains NaN or infinity; the PR AUC is undefined")
+    positive = _binary_mask(y_true, pos_label)
+    if not positive.any():
+        raise ValueError("pr_auc is undefined without positives in y_true")
+    return float(average_precision_score(positive, y_score))
 
 
 def pairwise_auc_loss(y_true: ArrayLike, y_score: ArrayLike, loss: str = "square") -> float:

@@ -8,6 +8,10 @@ scikit-learn checks skipped, with reasons:
 
 - ``check_array_api_input``: needs SCIPY_ARRAY_API; the kernels are numba/numpy only.
 - ``check_classifier_data_not_an_array``: needs pandas, which is not a dependency.
+- ``check_sample_weight*`` for learners whose update takes no example weights
+  (``_supports_sample_weight = False``): they refuse ``sample_weight`` with an error
+  by design; ``tests/test_sample_weight.py`` checks that error and the learners
+  that do take weights.
 """
 
 from __future__ import annotations
@@ -51,8 +55,11 @@ _SKIPPED_CHECKS = {"check_array_api_input", "check_classifier_data_not_an_array"
 
 @parametrize_with_checks([make(cls) for cls in ESTIMATORS])
 def test_sklearn_compatible(estimator, check):
-    if getattr(check, "func", check).__name__ in _SKIPPED_CHECKS:
+    name = getattr(check, "func", check).__name__
+    if name in _SKIPPED_CHECKS:
         pytest.skip("see module docstring")
+    if "sample_weight" in name and not estimator._supports_sample_weight:
+        pytest.skip("refuses sample_weight by design (see module docstring)")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         check(estimator)

@@ -24,7 +24,7 @@ from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from . import _state
 from ._chunks import Chunk, check_magnitude, check_sparse_structure, dict_row, to_chunk
@@ -131,7 +131,9 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
         """
 
     # ------------------------------------------------------------- public API
-    def fit(self, X: ArrayLike, y: ArrayLike) -> BaseStreamingAUC:
+    def fit(
+        self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None
+    ) -> BaseStreamingAUC:
         """Learn from one pass over ``(X, y)`` in the given order.
 
         Parameters
@@ -140,6 +142,9 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
             Training examples, dense or CSR (any scipy sparse format is converted).
         y : array-like of shape (n_samples,)
             Exactly two distinct label values.
+        sample_weight : array-like of shape (n_samples,), optional
+            Non-negative weights of the examples, for learners whose update allows
+            them (see the learner's notes); others refuse them with an error.
 
         Returns
         -------
@@ -149,6 +154,7 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
         with self._transaction():
             self._validate_params()
             X, y = self._validate_input(X, y, reset=True)
+            weights = self._validate_weights(sample_weight, X)
             classes = self._check_two_classes(np.unique(y), "y")
             self._reset(classes, X.shape[1])
             self._begin_pass(np.where(y == classes[1], 1.0, -1.0))
@@ -158,12 +164,18 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
             step = self._fit_chunk_size if not self.is_batch else max(X.shape[0], 1)
             for start in range(0, X.shape[0], step):
                 rows = slice(start, start + step) if order is None else order[start : start + step]
-                self._learn(X[rows], y[rows])
+                self._learn(
+                    X[rows], y[rows], sample_weight=None if weights is None else weights[rows]
+                )
         return self
 
     @available_if(_is_online)
     def partial_fit(
-        self, X: ArrayLike, y: ArrayLike, classes: ArrayLike | None = None
+        self,
+        X: ArrayLike,
+        y: ArrayLike,
+        classes: ArrayLike | None = None,
+        sample_weight: ArrayLike | None = None,
     ) -> BaseStreamingAUC:
         """Continue the stream with one chunk of examples.
 
@@ -176,6 +188,8 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
         classes : array-like of shape (2,), optional
             Both label values. Required on the first call unless that chunk already
             holds both classes; checked against ``classes_`` afterwards.
+        sample_weight : array-like of shape (n_samples,), optional
+            Non-negative weights of the chunk's examples (as in :meth:`fit`).
 
         Returns
         -------
@@ -183,12 +197,16 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
             The updated estimator.
         """
         with self._transaction():
-            self._continue(X, y, classes, None)
+            self._continue(X, y, classes, sample_weight, None)
         return self
 
     @available_if(_is_online)
     def test_then_train(
-        self, X: ArrayLike, y: ArrayLike, classes: ArrayLike | None = None
+        self,
+        X: ArrayLike,
+        y: ArrayLike,
+        classes: ArrayLike | None = None,
+        sample_weight: ArrayLike | None = None,
     ) -> np.ndarray:
         """Score each example with the model as it was just before learning it, then learn.
 
@@ -201,7 +219,7 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
 
         Parameters
         ----------
-        X, y, classes
+        X, y, classes, sample_weight
             As in :meth:`partial_fit`.
 
         Returns
@@ -219,14 +237,15 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
         """
         scores: list[np.ndarray] = []
         with self._transaction():
-            self._continue(X, y, classes, scores)
+            self._continue(X, y, classes, sample_weight, scores)
         return scores[0]
 
-    def _continue(self, X, y, classes, scores: list | None) -> None:
+    def _continue(self, X, y, classes, sample_weight, scores: list | None) -> None:
         """partial_fit's body: checks, first-call set-up, then one learning step."""
         self._validate_params()
         first = not hasattr(self, "classes_")
         X, y = self._validate_input(X, y, reset=first)
+        weights = self._validate_weights(sample_weight, X)
         if classes is not None:
             classes = self._check_two_classes(np.unique(np.asarray(classes)), "classes")
         if first:
@@ -247,9 +266,9 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
                 f"classes_={self.classes_.tolist()}"
             )
         if scores is None:
-            self._learn(X, y)
+            self._learn(X, y, sample_weight=weights)
         else:
-            scores.append(self._learn_prequential(X, y))
+            scores.append(self._learn_prequential(X, y, weights))
 
     # ------------------------------------------------------- one example at a time
     @available_if(_is_online)
@@ -481,9 +500,32 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
                 f"raises it). {self._low_memory_hint}".rstrip()
             )
 
-    def _learn(self, X, y, pre_scores: np.ndarray | None = None) -> None:
+    #: The update takes example weights from ``chunk.sample_weight`` (else they are
+    #: refused with an error).
+    _supports_sample_weight: ClassVar[bool] = False
+
+    def _validate_weights(self, sample_weight, X) -> np.ndarray | None:
+        if sample_weight is None:
+            return None
+        if not self._supports_sample_weight:
+            raise ValueError(
+                f"{type(self).__name__} does not support sample_weight: its update has no "
+                "per-example weight (see its notes)"
+            )
+        weights = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
+        if not np.isfinite(weights).all():
+            raise ValueError("sample_weight contains NaN or infinity")
+        return np.ascontiguousarray(weights)
+
+    def _learn(
+        self,
+        X,
+        y,
+        pre_scores: np.ndarray | None = None,
+        sample_weight: np.ndarray | None = None,
+    ) -> None:
         y_pm = np.where(y == self.classes_[1], 1.0, -1.0)
-        chunk = to_chunk(X, y_pm, pre_scores=pre_scores)
+        chunk = to_chunk(X, y_pm, pre_scores=pre_scores, sample_weight=sample_weight)
         try:
             self._update(chunk)
         except (ZeroDivisionError, OverflowError, FloatingPointError) as error:
@@ -509,16 +551,17 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
     #: :meth:`test_then_train` learns row by row.
     _kernel_prequential: ClassVar[bool] = False
 
-    def _learn_prequential(self, X, y) -> np.ndarray:
-        if self._kernel_prequential:
-            scores = np.empty(X.shape[0])
-            self._learn(X, y, pre_scores=scores)
-            return scores + 0.0
+    def _learn_prequential(self, X, y, weights: np.ndarray | None) -> np.ndarray:
         scores = np.empty(X.shape[0])
+        if self._kernel_prequential:
+            self._learn(X, y, pre_scores=scores, sample_weight=weights)
+            return scores
         for i in range(X.shape[0]):
             row = X[i : i + 1]
             scores[i] = float(np.asarray(row @ self._coef()).ravel()[0]) + self._intercept()
-            self._learn(row, y[i : i + 1])
+            self._learn(
+                row, y[i : i + 1], sample_weight=None if weights is None else weights[i : i + 1]
+            )
         return scores
 
     def __sklearn_tags__(self):

@@ -146,6 +146,8 @@ class Chunk:
     pre_scores : ndarray of float64
         Empty, or of shape (n_samples,): then a kernel that supports it writes each
         row's decision value before learning it (prequential scores).
+    sample_weight : ndarray of float64
+        Empty (every example weighs 1), or the non-negative weights of the rows.
     """
 
     indptr: np.ndarray
@@ -154,6 +156,7 @@ class Chunk:
     y: np.ndarray
     n_features: int
     pre_scores: np.ndarray = field(default_factory=lambda: _NO_SCORES)
+    sample_weight: np.ndarray = field(default_factory=lambda: _NO_SCORES)
 
     @property
     def n_samples(self) -> int:
@@ -167,11 +170,18 @@ class Chunk:
         return X
 
 
-def to_chunk(X, y_pm: np.ndarray, pre_scores: np.ndarray | None = None) -> Chunk:
+def to_chunk(
+    X,
+    y_pm: np.ndarray,
+    pre_scores: np.ndarray | None = None,
+    sample_weight: np.ndarray | None = None,
+) -> Chunk:
     """Turn a validated dense array or sparse matrix and +/-1 labels into a Chunk."""
     indptr, indices, data, d = csr_arrays(X)
     y = np.ascontiguousarray(y_pm, dtype=np.float64)
-    return Chunk(indptr, indices, data, y, d, _NO_SCORES if pre_scores is None else pre_scores)
+    scores = _NO_SCORES if pre_scores is None else pre_scores
+    weights = _NO_SCORES if sample_weight is None else sample_weight
+    return Chunk(indptr, indices, data, y, d, scores, weights)
 
 
 def dict_row(x: dict, n_features: int) -> sp.csr_matrix:

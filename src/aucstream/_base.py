@@ -15,8 +15,6 @@ the very same arithmetic (zeros contribute exact zeros) and give the same model.
 from __future__ import annotations
 
 import numbers
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import ClassVar
 
 import numpy as np
@@ -444,15 +442,9 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
         check_parameters(self)
         self._check_params()
 
-    @contextmanager
-    def _transaction(self) -> Iterator[None]:
+    def _transaction(self):
         """A call that raises leaves the learner exactly as it was (state, generator)."""
-        saved = _state.snapshot(self)
-        try:
-            yield
-        except BaseException:
-            _state.restore(self, saved)
-            raise
+        return _state.transaction(self)
 
     def _validate_input(self, X, y, reset: bool):
         if y is None:

@@ -29,7 +29,6 @@ from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _state
-from ._base import BaseStreamingAUC
 from ._chunks import check_sparse_structure, csr_arrays
 from ._params import InvalidParameterError, StrOptions, check_parameters, positive
 
@@ -526,22 +525,26 @@ class OnlineStandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator
         if np.any(self.running_m2_ < 0):
             raise ValueError("running_m2_ must not be negative")
 
-    #: A call that raises leaves the scaler exactly as it was (the learners' rollback,
-    #: which works on any object whose state is its ``*_`` attributes).
-    _transaction = BaseStreamingAUC._transaction
+    def _allocate(self, n_features: int) -> None:
+        """Empty statistics for ``n_features`` columns; centering is decided by the
+        first chunk (``with_mean_`` is None until then)."""
+        self.n_samples_seen_ = 0
+        self.n_features_in_ = int(n_features)
+        self.with_mean_ = None
+        for name, dtype in _RUNNING_DTYPES.items():
+            setattr(self, name, np.zeros(n_features, dtype=dtype))
 
     def _learn(self, X, *, reset: bool, emit: bool):
-        with self._transaction():
+        with _state.transaction(self):
             self._validate_params()
             reset = reset or not hasattr(self, "n_samples_seen_")
             X = self._check_input(X, reset=reset)
-            centered = self._centering(sp.issparse(X), reset=reset)
             if reset:
-                d = X.shape[1]
-                self.n_samples_seen_ = 0
-                self.with_mean_ = centered
-                for name, dtype in _RUNNING_DTYPES.items():
-                    setattr(self, name, np.zeros(d, dtype=dtype))
+                self._allocate(X.shape[1])
+            if self.with_mean_ is None:
+                self.with_mean_ = self._centering(sp.issparse(X), reset=True)
+            else:
+                self._centering(sp.issparse(X), reset=False)
             out = self._pass(X, learn=True, emit=emit)
             self.n_samples_seen_ += X.shape[0]
             where = _state.first_non_finite(self)

@@ -193,6 +193,9 @@ def _write_atomically(target: Path, **arrays: np.ndarray) -> None:
 
 #: State members a learner may or may not have (set by scikit-learn's validation).
 _OPTIONAL_STATE = {"feature_names_in_"}
+#: State members added after format 1 was first written: a file without them gets the
+#: fresh value (e.g. an uncalibrated probability map for files of aucstream 0.1).
+_ADDED_LATER = {"calibration_"}
 
 
 class _Reader:
@@ -424,7 +427,7 @@ def load_model(path: str | os.PathLike):
         expected = _state.state_items(reference)
         state = meta["state"]
         found = {k for k in state if _state.is_state_name(k)}
-        missing = set(expected) - found
+        missing = set(expected) - found - _ADDED_LATER
         # members set while learning (e.g. a solver's n_iter_) may be plain scalars only
         extra = {
             k
@@ -436,6 +439,8 @@ def load_model(path: str | os.PathLike):
         for key in found:
             value = reader.decode(state[key], f"state/{key}", expected.get(key), allowed)
             setattr(model, key, value)
+        for key in (set(expected) - found) & _ADDED_LATER:
+            setattr(model, key, expected[key])
     if not np.array_equal(model.classes_, classes):  # pragma: no cover - same member
         raise reader.fail("state/classes_", "changed while loading")
     where = _state.first_non_finite(model)

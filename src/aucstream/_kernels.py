@@ -139,16 +139,11 @@ def fold_scale(u, sigma):
 
 
 @nb.njit(cache=True)
-def lazy_step(lz, c, coef, idx, val, center, norms):
-    r"""``u += coef * x`` with the running sum S unchanged; update u's norms in place.
+def lazy_step(u, corr, c, coef, idx, val, nrm2, nrm1):
+    r"""``u += coef * x`` leaving the running sum unchanged (``corr += c * coef * x``).
 
-    ``norms`` holds :math:`(\|u\|_2^2, u^\top v_1, \|u\|_1)`, kept up to date from the
-    changed entries; ``center`` is :math:`v_1` (an empty array: no centre, the middle
-    entry is left alone).
+    Returns :math:`\|u\|_2^2` and :math:`\|u\|_1` updated from the changed entries.
     """
-    u, corr = lz.u, lz.corr
-    has_center = center.shape[0] > 0
-    nrm2, dot, nrm1 = norms
     for a in range(idx.shape[0]):
         i = idx[a]
         du = coef * val[a]
@@ -157,10 +152,8 @@ def lazy_step(lz, c, coef, idx, val, center, norms):
         u[i] = new
         corr[i] += c * du
         nrm2 += new * new - old * old
-        if has_center:
-            dot += du * center[i]
         nrm1 += abs(new) - abs(old)
-    return nrm2, dot, nrm1
+    return nrm2, nrm1
 
 
 @nb.njit(cache=True)

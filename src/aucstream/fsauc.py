@@ -198,11 +198,6 @@ def fsauc_schedule(n: int) -> tuple[int, int]:
 
 
 @nb.njit(cache=True)
-def _norms(scal):
-    return scal[_NRM2_U], scal[_DOT_UV1], scal[_NRM1_U]
-
-
-@nb.njit(cache=True)
 def _set_norms(scal, norms):
     scal[_NRM2_U], scal[_DOT_UV1], scal[_NRM1_U] = norms
 
@@ -227,44 +222,41 @@ def _sq_norm(scal, tau, sigma):
 
 
 @nb.njit(cache=True)
-def _observe(st, counts, idx, val, y):
-    """Alg. 3: count the example, add it to its class sum; return the estimate of p."""
+def _count(counts, y):
+    """Alg. 3: count the example; return the estimate of p (T+ / (T+ + T-))."""
     counts[_T] += 1
     if y > 0:
         counts[_TPOS] += 1
-        sparse_axpy(st.acc_pos, 1.0, idx, val)
     else:
         counts[_TNEG] += 1
-        sparse_axpy(st.acc_neg, 1.0, idx, val)
     return counts[_TPOS] / (counts[_TPOS] + counts[_TNEG])
 
 
 @nb.njit(cache=True)
-def _project_w(st, scal, cfg, work):
-    """Step (d), first part: w onto the l1 ball (O(d) when active) or the l2 ball."""
-    if cfg.use_l1:
-        # tau ||v1||_1 + sigma ||u||_1 >= ||w||_1 (both coefficients stay positive)
-        if scal[_TAU] * scal[_NRM1_V1] + scal[_SIGMA] * scal[_NRM1_U] > cfg.R:
-            moved, _, norms = project_l1_lazy(
-                st.lz, scal[_C], st.v1, scal[_TAU], scal[_SIGMA], cfg.R, work
-            )
-            if moved:
-                _set_norms(scal, norms)
-                scal[_C] = 0.0
-                scal[_SIGMA] = 1.0
-                scal[_TAU] = 1.0
-        return
+def _project_l1(st, scal, R, work):
+    """Step (d) with the l1 ball: the exact projection, O(d)."""
+    moved, _, norms = project_l1_lazy(st.lz, scal[_C], st.v1, scal[_TAU], scal[_SIGMA], R, work)
+    if moved:
+        _set_norms(scal, norms)
+        scal[_C] = 0.0
+        scal[_SIGMA] = 1.0
+        scal[_TAU] = 1.0
+
+
+@nb.njit(cache=True)
+def _shrink_to_l2_ball(scal, R):
+    """Step (d) with the l2 ball: ||w||_2 <= R by a change of (sigma, tau) alone."""
     sigma, tau = scal[_SIGMA], scal[_TAU]
     sq = _sq_norm(scal, tau, sigma)
-    if sq > cfg.R * cfg.R:
-        f = cfg.R / math.sqrt(sq)
+    if sq > R * R:
+        f = R / math.sqrt(sq)
         scal[_SIGMA] = sigma * f
         scal[_TAU] = tau * f
 
 
 @nb.njit(cache=True)
 def _project_to_stage_ball(scal, a, b):
-    """Step (d), second part: (w, a, b) onto the ball B(v1, r); returns a, b."""
+    """Step (d), last part: (w, a, b) onto the ball B(v1, r); returns a, b."""
     sigma, tau = scal[_SIGMA], scal[_TAU]
     a1, b1 = scal[_A1], scal[_B1]
     tm1 = tau - 1.0
@@ -280,32 +272,25 @@ def _project_to_stage_ball(scal, a, b):
 
 
 @nb.njit(cache=True)
-def _pdsg_example(st, scal, counts, idx, val, y, cfg, work):
-    """L18 Alg. 2 for one example, steps (a)-(f) of the module docstring."""
-    p = _observe(st, counts, idx, val, y)
-    sigma, tau = scal[_SIGMA], scal[_TAU]
-    a, b, alpha = scal[_A], scal[_B], scal[_ALPHA]
-    s = tau * sparse_dot(st.v1, idx, val) + sigma * sparse_dot(st.lz.u, idx, val)
-    g, g_a, g_b, g_alpha = saddle_grad_scalars(s, y, p, a, b, alpha)
-    eta = scal[_ETA]
-    if g != 0.0:  # (c) only the non-zeros of x move
-        coef = -eta * g / sigma
-        _set_norms(scal, lazy_step(st.lz, scal[_C], coef, idx, val, st.v1, _norms(scal)))
-    _project_w(st, scal, cfg, work)  # (d)
+def _step_scalars(scal, eta, g_a, g_b, g_alpha, cfg):
+    """Steps (c)-(e) for a, b and alpha: descent, the boxes, B(v1, r), B(alpha1, D)."""
     rk = cfg.R * cfg.kappa
-    a = clip(a - eta * g_a, -rk, rk)
-    b = clip(b - eta * g_b, -rk, rk)
+    a = clip(scal[_A] - eta * g_a, -rk, rk)
+    b = clip(scal[_B] - eta * g_b, -rk, rk)
     a, b = _project_to_stage_ball(scal, a, b)
     scal[_A] = a
     scal[_B] = b
-    # (e) dual projection onto Omega_2 and B(alpha1, D)
     ak, alpha1, D = 2.0 * rk, scal[_ALPHA1], scal[_D]
-    scal[_ALPHA] = clip(alpha + eta * g_alpha, max(-ak, alpha1 - D), min(ak, alpha1 + D))
-    # (f) running sum of the updated iterates
+    scal[_ALPHA] = clip(scal[_ALPHA] + eta * g_alpha, max(-ak, alpha1 - D), min(ak, alpha1 + D))
+
+
+@nb.njit(cache=True)
+def _add_to_sum(scal):
+    """Step (f): the updated iterate joins the stage's running sum."""
     scal[_C] += scal[_SIGMA]
     scal[_SUM_TAU] += scal[_TAU]
-    scal[_SUM_A] += a
-    scal[_SUM_B] += b
+    scal[_SUM_A] += scal[_A]
+    scal[_SUM_B] += scal[_B]
 
 
 @nb.njit(cache=True)
@@ -406,14 +391,36 @@ def _end_stage(st, scal, counts, cfg, start_next, work):
 
 @nb.njit(cache=True)
 def _fsauc_chunk(st, scal, counts, rows, cfg, work):
-    """Run PDSG over a chunk; return the number of examples dropped."""
+    """Run PDSG (L18 Alg. 2, steps (a)-(f) of the module docstring) over a chunk.
+
+    Returns the number of examples dropped. The steps are helpers over (a part of) the
+    state; the loop stays here, so that no call per example passes the whole state.
+    """
     dropped = 0
     for r in range(rows.indptr.shape[0] - 1):
         if counts[_DONE]:
             dropped += 1
             continue
         idx, val, y = row(rows, r)
-        _pdsg_example(st, scal, counts, idx, val, y, cfg, work)
+        p = _count(counts, y)  # (a)
+        sparse_axpy(st.acc_pos if y > 0 else st.acc_neg, 1.0, idx, val)
+        sigma, tau, eta = scal[_SIGMA], scal[_TAU], scal[_ETA]
+        v1x = sparse_dot(st.v1, idx, val)
+        s = tau * v1x + sigma * sparse_dot(st.lz.u, idx, val)
+        g, g_a, g_b, g_alpha = saddle_grad_scalars(s, y, p, scal[_A], scal[_B], scal[_ALPHA])
+        if g != 0.0:  # (c) only the non-zeros of x move
+            coef = -eta * g / sigma
+            scal[_NRM2_U], scal[_NRM1_U] = lazy_step(
+                st.lz.u, st.lz.corr, scal[_C], coef, idx, val, scal[_NRM2_U], scal[_NRM1_U]
+            )
+            scal[_DOT_UV1] += coef * v1x
+        if not cfg.use_l1:  # (d)
+            _shrink_to_l2_ball(scal, cfg.R)
+        elif scal[_TAU] * scal[_NRM1_V1] + scal[_SIGMA] * scal[_NRM1_U] > cfg.R:
+            # tau ||v1||_1 + sigma ||u||_1 bounds ||w||_1 (both coefficients are >= 0)
+            _project_l1(st, scal, cfg.R, work)
+        _step_scalars(scal, eta, g_a, g_b, g_alpha, cfg)  # (c)-(e) for a, b, alpha
+        _add_to_sum(scal)  # (f)
         counts[_IN_STAGE] += 1
         in_stage = counts[_IN_STAGE]
         if fold_due(scal[_SIGMA], in_stage):

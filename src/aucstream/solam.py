@@ -102,69 +102,72 @@ def _add_to_average(scal, gamma):
 
 
 @nb.njit(cache=True)
-def _set_norms(scal, norms):
-    scal[_NRM2], scal[_NRM1] = norms[0], norms[2]
+def _clip_scalars(scal, gamma, g_a, g_b, g_alpha, rk):
+    """Steps in a, b (descent) and alpha (ascent), projected onto their intervals."""
+    scal[_A] = clip(scal[_A] - gamma * g_a, -rk, rk)
+    scal[_B] = clip(scal[_B] - gamma * g_b, -rk, rk)
+    scal[_ALPHA] = clip(scal[_ALPHA] + gamma * g_alpha, -2.0 * rk, 2.0 * rk)
+
+
+@nb.njit(cache=True)
+def _shrink_to_l2_ball(scal, R):
+    """||w||_2 <= R by a change of sigma alone."""
+    norm = scal[_SIGMA] * np.sqrt(max(scal[_NRM2], 0.0))
+    if norm > R:
+        scal[_SIGMA] *= R / norm
 
 
 @nb.njit(cache=True)
 def _rebase(lz, scal, theta):
     """Fold the average and sigma into the lazy form (soft-thresholded by theta > 0)."""
-    _set_norms(scal, lazy_rebase(lz, scal[_C], lz.u[:0], 1.0, scal[_SIGMA], theta))
+    norms = lazy_rebase(lz, scal[_C], lz.u[:0], 1.0, scal[_SIGMA], theta)
+    scal[_NRM2], scal[_NRM1] = norms[0], norms[2]
     scal[_C] = 0.0
     scal[_SIGMA] = 1.0
 
 
 @nb.njit(cache=True)
-def _project_w(lz, scal, cfg, work):
-    """w onto the l2 ball (a change of sigma) or the l1 ball (O(d) when active)."""
-    if cfg.use_l1:
-        # sigma is 1 in l1 mode, so ||u||_1 bounds ||w||_1 up to round-off
-        if scal[_NRM1] > cfg.R:
-            moved, total, norms = project_l1_lazy(
-                lz, scal[_C], lz.u[:0], 1.0, scal[_SIGMA], cfg.R, work
-            )
-            if moved:
-                _set_norms(scal, norms)
-                scal[_C] = 0.0
-                scal[_SIGMA] = 1.0
-            else:
-                scal[_NRM1] = total
-        return
-    norm = scal[_SIGMA] * np.sqrt(max(scal[_NRM2], 0.0))
-    if norm > cfg.R:
-        scal[_SIGMA] *= cfg.R / norm
-
-
-@nb.njit(cache=True)
-def _solam_example(lz, scal, counts, idx, val, y, cfg, work):
-    """Y16 Alg. 1 for one example: gradients at the old point, projected steps."""
-    t, p, gamma = _observe(counts, y, cfg.zeta)
-    sigma, a, b, alpha = scal[_SIGMA], scal[_A], scal[_B], scal[_ALPHA]
-    g, g_a, g_b, g_alpha = saddle_grad_scalars(
-        sigma * sparse_dot(lz.u, idx, val), y, p, a, b, alpha
-    )
-    if cfg.pre:
-        _add_to_average(scal, gamma)
-    if g != 0.0:
-        norms = (scal[_NRM2], 0.0, scal[_NRM1])
-        norms = lazy_step(lz, scal[_C], -gamma * g / sigma, idx, val, lz.u[:0], norms)
-        _set_norms(scal, norms)
-    rk = cfg.R * cfg.kappa
-    scal[_A] = clip(a - gamma * g_a, -rk, rk)
-    scal[_B] = clip(b - gamma * g_b, -rk, rk)
-    scal[_ALPHA] = clip(alpha + gamma * g_alpha, -2.0 * rk, 2.0 * rk)
-    _project_w(lz, scal, cfg, work)
-    if not cfg.pre:
-        _add_to_average(scal, gamma)
-    if fold_due(scal[_SIGMA], t):
-        _rebase(lz, scal, 0.0)
+def _project_l1(lz, scal, R, work):
+    """||w||_1 <= R, exactly, in O(d) (sigma is 1 in l1 mode, so ||u||_1 = ||w||_1)."""
+    moved, total, norms = project_l1_lazy(lz, scal[_C], lz.u[:0], 1.0, scal[_SIGMA], R, work)
+    if moved:
+        scal[_NRM2], scal[_NRM1] = norms[0], norms[2]
+        scal[_C] = 0.0
+        scal[_SIGMA] = 1.0
+    else:
+        scal[_NRM1] = total
 
 
 @nb.njit(cache=True)
 def _solam_chunk(lz, scal, counts, rows, cfg, work):
+    """Y16 Alg. 1 over a chunk: per example, gradients at the old point, projected steps.
+
+    The steps are helpers over (a part of) the state; the loop itself stays here, so
+    that no call per example passes the whole state (numba's calls cost per array).
+    """
+    rk = cfg.R * cfg.kappa
     for r in range(rows.indptr.shape[0] - 1):
         idx, val, y = row(rows, r)
-        _solam_example(lz, scal, counts, idx, val, y, cfg, work)
+        t, p, gamma = _observe(counts, y, cfg.zeta)
+        sigma = scal[_SIGMA]
+        g, g_a, g_b, g_alpha = saddle_grad_scalars(
+            sigma * sparse_dot(lz.u, idx, val), y, p, scal[_A], scal[_B], scal[_ALPHA]
+        )
+        if cfg.pre:
+            _add_to_average(scal, gamma)
+        if g != 0.0:
+            scal[_NRM2], scal[_NRM1] = lazy_step(
+                lz.u, lz.corr, scal[_C], -gamma * g / sigma, idx, val, scal[_NRM2], scal[_NRM1]
+            )
+        _clip_scalars(scal, gamma, g_a, g_b, g_alpha, rk)
+        if not cfg.use_l1:
+            _shrink_to_l2_ball(scal, cfg.R)
+        elif scal[_NRM1] > cfg.R:
+            _project_l1(lz, scal, cfg.R, work)
+        if not cfg.pre:
+            _add_to_average(scal, gamma)
+        if fold_due(scal[_SIGMA], t):
+            _rebase(lz, scal, 0.0)
 
 
 class SOLAM(BaseStreamingAUC):

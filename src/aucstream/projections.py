@@ -1,26 +1,26 @@
-"""Euclidean projections onto l2 balls, l1 balls and boxes (SPEC C3).
+r"""Euclidean projections onto l2 balls, l1 balls and boxes.
 
-Each projection is the map :math:`\\Pi_C(v) = \\arg\\min_{u \\in C} \\|u - v\\|_2`.
+Each projection is the map :math:`\Pi_C(v) = \arg\min_{u \in C} \|u - v\|_2`.
 
 l2 ball of radius r (centre c)
-    :math:`\\Pi(v) = c + (v - c)\\min(1, r / \\|v - c\\|_2)`.
+    :math:`\Pi(v) = c + (v - c)\min(1, r / \|v - c\|_2)`.
 
 l1 ball of radius R (Duchi, Shalev-Shwartz, Singer and Chandra, *Efficient
 projections onto the l1-ball for learning in high dimensions*, ICML 2008, §4)
-    If :math:`\\|v\\|_1 \\le R` the point is its own projection. Otherwise
-    :math:`\\Pi(v)_i = \\mathrm{sign}(v_i)\\max(|v_i| - \\theta, 0)` where
-    :math:`\\theta > 0` solves :math:`\\sum_i \\max(|v_i| - \\theta, 0) = R`.
-    Duchi et al. (Fig. 1) find :math:`\\theta` by sorting :math:`u = |v|` in
-    decreasing order: with :math:`\\rho = \\max\\{j : u_j > (\\sum_{i \\le j} u_i - R)/j\\}`,
-    :math:`\\theta = (\\sum_{i \\le \\rho} u_i - R)/\\rho`, in O(d log d)
+    If :math:`\|v\|_1 \le R` the point is its own projection. Otherwise
+    :math:`\Pi(v)_i = \mathrm{sign}(v_i)\max(|v_i| - \theta, 0)` where
+    :math:`\theta > 0` solves :math:`\sum_i \max(|v_i| - \theta, 0) = R`.
+    Duchi et al. (Fig. 1) find :math:`\theta` by sorting :math:`u = |v|` in
+    decreasing order: with :math:`\rho = \max\{j : u_j > (\sum_{i \le j} u_i - R)/j\}`,
+    :math:`\theta = (\sum_{i \le \rho} u_i - R)/\rho`, in O(d log d)
     (``method="sort"``). The default, ``method="condat"``, computes the same
-    :math:`\\theta` with the algorithm of Condat (*Fast projection onto the simplex and
+    :math:`\theta` with the algorithm of Condat (*Fast projection onto the simplex and
     the l1 ball*, Math. Programming 158, 2016, §3), which keeps a running candidate
-    set and its threshold :math:`\\rho = (\\sum_{v} u - R)/|v|` and is O(d) in
-    practice (the SPEC allows it as a substitute).
+    set and its threshold :math:`\rho = (\sum_{v} u - R)/|v|` and is O(d) in
+    practice.
 
-Box :math:`[\\ell, h]`
-    :math:`\\Pi(v)_i = \\min(\\max(v_i, \\ell), h)`.
+Box :math:`[\ell, h]`
+    :math:`\Pi(v)_i = \min(\max(v_i, \ell), h)`.
 
 The functions whose names end in ``_inplace`` and :func:`l1_threshold` are
 numba-compiled (``cache=True``) so that learner kernels call them inside their own
@@ -28,8 +28,8 @@ compiled loops; :func:`project_l2_ball`, :func:`project_l1_ball`,
 :func:`project_box` and :func:`l1_ball_threshold` are thin numpy wrappers that
 validate their arguments and return new arrays.
 
-Since :math:`\\theta > 0` whenever the projection is active, zero entries of v never
-matter for :math:`\\theta`: a kernel may pass only the non-zero magnitudes.
+Since :math:`\theta > 0` whenever the projection is active, zero entries of v never
+matter for :math:`\theta`: a kernel may pass only the non-zero magnitudes.
 """
 
 from __future__ import annotations

@@ -42,6 +42,8 @@ from collections import namedtuple
 
 import numba as nb
 
+from .projections import soft_threshold
+
 __all__ = [
     "AVERAGE_SCALE_MIN",
     "FOLD_EVERY",
@@ -184,11 +186,7 @@ def lazy_rebase(lz, c, center, tau, sigma, theta):
             ci = center[i]
             wi = tau * ci + wi
         if theta > 0.0:
-            m = abs(wi) - theta
-            if m > 0.0:
-                wi = m if wi > 0.0 else -m
-            else:
-                wi = 0.0
+            wi = soft_threshold(wi, theta)
         ui = wi - ci
         u[i] = ui
         nrm2 += ui * ui

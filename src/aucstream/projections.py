@@ -43,6 +43,7 @@ __all__ = [
     "proj_l1_ball_inplace",
     "proj_l2_ball_inplace",
     "proj_box_inplace",
+    "soft_threshold",
     "project_l1_ball",
     "project_l2_ball",
     "project_box",
@@ -137,6 +138,15 @@ def _l1_threshold_sort(mags, radius):
 
 
 @nb.njit(cache=True)
+def soft_threshold(x, theta):
+    """``sign(x) * max(|x| - theta, 0)``: one coordinate of the l1-ball projection."""
+    m = abs(x) - theta
+    if m > 0.0:
+        return m if x > 0.0 else -m
+    return 0.0
+
+
+@nb.njit(cache=True)
 def proj_l1_ball_inplace(v, radius, work):
     """Project ``v`` onto {||u||_1 <= radius} in place; return theta (0: unchanged).
 
@@ -152,11 +162,7 @@ def proj_l1_ball_inplace(v, radius, work):
         return 0.0
     theta = l1_threshold(mags, radius, work[n:])
     for i in range(n):
-        m = abs(v[i]) - theta
-        if m > 0.0:
-            v[i] = m if v[i] > 0.0 else -m
-        else:
-            v[i] = 0.0
+        v[i] = soft_threshold(v[i], theta)
     return theta
 
 

@@ -272,19 +272,6 @@ def _project_to_stage_ball(scal, a, b):
 
 
 @nb.njit(cache=True)
-def _step_scalars(scal, eta, g_a, g_b, g_alpha, cfg):
-    """Steps (c)-(e) for a, b and alpha: descent, the boxes, B(v1, r), B(alpha1, D)."""
-    rk = cfg.R * cfg.kappa
-    a = clip(scal[_A] - eta * g_a, -rk, rk)
-    b = clip(scal[_B] - eta * g_b, -rk, rk)
-    a, b = _project_to_stage_ball(scal, a, b)
-    scal[_A] = a
-    scal[_B] = b
-    ak, alpha1, D = 2.0 * rk, scal[_ALPHA1], scal[_D]
-    scal[_ALPHA] = clip(scal[_ALPHA] + eta * g_alpha, max(-ak, alpha1 - D), min(ak, alpha1 + D))
-
-
-@nb.njit(cache=True)
 def _add_to_sum(scal):
     """Step (f): the updated iterate joins the stage's running sum."""
     scal[_C] += scal[_SIGMA]
@@ -397,6 +384,7 @@ def _fsauc_chunk(st, scal, counts, rows, cfg, work):
     state; the loop stays here, so that no call per example passes the whole state.
     """
     dropped = 0
+    rk = cfg.R * cfg.kappa
     for r in range(rows.indptr.shape[0] - 1):
         if counts[_DONE]:
             dropped += 1
@@ -405,8 +393,8 @@ def _fsauc_chunk(st, scal, counts, rows, cfg, work):
         p = _count(counts, y)  # (a)
         sparse_axpy(st.acc_pos if y > 0 else st.acc_neg, 1.0, idx, val)
         sigma, tau, eta = scal[_SIGMA], scal[_TAU], scal[_ETA]
-        v1x = sparse_dot(st.v1, idx, val)
-        s = tau * v1x + sigma * sparse_dot(st.lz.u, idx, val)
+        v1x, ux = sparse_dot(st.v1, idx, val), sparse_dot(st.lz.u, idx, val)
+        s = tau * v1x + sigma * ux
         g, g_a, g_b, g_alpha = saddle_grad_scalars(s, y, p, scal[_A], scal[_B], scal[_ALPHA])
         if g != 0.0:  # (c) only the non-zeros of x move
             coef = -eta * g / sigma
@@ -419,7 +407,15 @@ def _fsauc_chunk(st, scal, counts, rows, cfg, work):
         elif scal[_TAU] * scal[_NRM1_V1] + scal[_SIGMA] * scal[_NRM1_U] > cfg.R:
             # tau ||v1||_1 + sigma ||u||_1 bounds ||w||_1 (both coefficients are >= 0)
             _project_l1(st, scal, cfg.R, work)
-        _step_scalars(scal, eta, g_a, g_b, g_alpha, cfg)  # (c)-(e) for a, b, alpha
+        # (c)-(d) for a and b: descent, their boxes, then B(v1, r) with w
+        a = clip(scal[_A] - eta * g_a, -rk, rk)
+        b = clip(scal[_B] - eta * g_b, -rk, rk)
+        scal[_A], scal[_B] = _project_to_stage_ball(scal, a, b)
+        # (e) dual ascent, projected onto Omega_2 and B(alpha1, D)
+        alpha1, D = scal[_ALPHA1], scal[_D]
+        scal[_ALPHA] = clip(
+            scal[_ALPHA] + eta * g_alpha, max(-2.0 * rk, alpha1 - D), min(2.0 * rk, alpha1 + D)
+        )
         _add_to_sum(scal)  # (f)
         counts[_IN_STAGE] += 1
         in_stage = counts[_IN_STAGE]

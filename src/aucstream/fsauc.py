@@ -203,12 +203,18 @@ def _set_norms(scal, norms):
 
 
 @nb.njit(cache=True)
-def _rebase(st, scal, theta):
-    """Fold the stage's running sum and restart u so that w = v1 + u (soft-thresholded)."""
-    _set_norms(scal, lazy_rebase(st.lz, scal[_C], st.v1, scal[_TAU], scal[_SIGMA], theta))
+def _rebased(scal, norms):
+    """Scalars after a rebase: sigma = tau = 1, c = 0 and the recomputed norms of u."""
+    _set_norms(scal, norms)
     scal[_C] = 0.0
     scal[_SIGMA] = 1.0
     scal[_TAU] = 1.0
+
+
+@nb.njit(cache=True)
+def _rebase(st, scal):
+    """Fold the stage's running sum and restart u so that w = v1 + u."""
+    _rebased(scal, lazy_rebase(st.lz, scal[_C], st.v1, scal[_TAU], scal[_SIGMA], 0.0))
 
 
 @nb.njit(cache=True)
@@ -237,10 +243,7 @@ def _project_l1(st, scal, R, work):
     """Step (d) with the l1 ball: the exact projection, O(d)."""
     moved, _, norms = project_l1_lazy(st.lz, scal[_C], st.v1, scal[_TAU], scal[_SIGMA], R, work)
     if moved:
-        _set_norms(scal, norms)
-        scal[_C] = 0.0
-        scal[_SIGMA] = 1.0
-        scal[_TAU] = 1.0
+        _rebased(scal, norms)
 
 
 @nb.njit(cache=True)
@@ -335,10 +338,7 @@ def _restart(st, scal, wbar, a, b, alpha):
         corr[i] = 0.0
     scal[_NRM2_V1] = nrm2
     scal[_NRM1_V1] = nrm1
-    _set_norms(scal, (0.0, 0.0, 0.0))
-    scal[_SIGMA] = 1.0
-    scal[_TAU] = 1.0
-    scal[_C] = 0.0
+    _rebased(scal, (0.0, 0.0, 0.0))  # u = 0, w = v1
     scal[_SUM_TAU] = 0.0
     scal[_SUM_A] = 0.0
     scal[_SUM_B] = 0.0
@@ -420,7 +420,7 @@ def _fsauc_chunk(st, scal, counts, rows, cfg, work):
         counts[_IN_STAGE] += 1
         in_stage = counts[_IN_STAGE]
         if fold_due(scal[_SIGMA], in_stage):
-            _rebase(st, scal, 0.0)
+            _rebase(st, scal)
         if cfg.n0 > 0 and in_stage == cfg.n0:
             is_last = counts[_STAGE] >= cfg.n_stages
             if not (is_last and cfg.last_stage):

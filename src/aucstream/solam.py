@@ -118,12 +118,17 @@ def _shrink_to_l2_ball(scal, R):
 
 
 @nb.njit(cache=True)
-def _rebase(lz, scal, theta):
-    """Fold the average and sigma into the lazy form (soft-thresholded by theta > 0)."""
-    norms = lazy_rebase(lz, scal[_C], lz.u[:0], 1.0, scal[_SIGMA], theta)
+def _rebased(scal, norms):
+    """Scalars after a rebase: sigma = 1, c = 0 and the recomputed norms of u."""
     scal[_NRM2], scal[_NRM1] = norms[0], norms[2]
     scal[_C] = 0.0
     scal[_SIGMA] = 1.0
+
+
+@nb.njit(cache=True)
+def _rebase(lz, scal):
+    """Fold the average and sigma into the lazy form."""
+    _rebased(scal, lazy_rebase(lz, scal[_C], lz.u[:0], 1.0, scal[_SIGMA], 0.0))
 
 
 @nb.njit(cache=True)
@@ -131,9 +136,7 @@ def _project_l1(lz, scal, R, work):
     """||w||_1 <= R, exactly, in O(d) (sigma is 1 in l1 mode, so ||u||_1 = ||w||_1)."""
     moved, total, norms = project_l1_lazy(lz, scal[_C], lz.u[:0], 1.0, scal[_SIGMA], R, work)
     if moved:
-        scal[_NRM2], scal[_NRM1] = norms[0], norms[2]
-        scal[_C] = 0.0
-        scal[_SIGMA] = 1.0
+        _rebased(scal, norms)
     else:
         scal[_NRM1] = total
 
@@ -167,7 +170,7 @@ def _solam_chunk(lz, scal, counts, rows, cfg, work):
         if not cfg.pre:
             _add_to_average(scal, gamma)
         if fold_due(scal[_SIGMA], t):
-            _rebase(lz, scal, 0.0)
+            _rebase(lz, scal)
 
 
 class SOLAM(BaseStreamingAUC):

@@ -44,9 +44,9 @@ O(k) per example for k non-zeros (O(d) for dense input). For SOLAM-l1 the
 projection, when active, moves every coordinate by the threshold, which costs O(d)
 (plus Condat's O(d) threshold search) and folds the lazy form; it is skipped in O(1)
 when :math:`\|w\|_1 \le R`. The lazy form is also folded (O(d)) when :math:`\sigma`
-leaves [1e-9, 1e9] and every 65536 examples, which bounds round-off; both rules depend
-only on the stream, not on how it is cut into chunks, so any chunking gives
-bit-identical models.
+falls below :math:`10^{-4}` (which bounds the cancellation in the lazy average) and
+every 65536 examples, which bounds round-off; both rules depend only on the stream,
+not on how it is cut into chunks, so any chunking gives bit-identical models.
 
 Deviations
 ----------

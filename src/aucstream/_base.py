@@ -549,6 +549,10 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
                 f"raises it). {self._low_memory_hint}".rstrip()
             )
 
+    #: The kernels read dense chunks in place (``chunk.indices is None``, ``chunk.data``
+    #: 2-D) as well as CSR chunks; otherwise dense input is converted to CSR arrays.
+    _dense_kernels: ClassVar[bool] = False
+
     #: The update takes example weights from ``chunk.sample_weight`` (else they are
     #: refused with an error).
     _supports_sample_weight: ClassVar[bool] = False
@@ -577,7 +581,13 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
         calibrate = self._kernel_prequential and not self.is_batch
         if calibrate and pre_scores is None:
             pre_scores = np.empty(X.shape[0])
-        chunk = to_chunk(X, y_pm, pre_scores=pre_scores, sample_weight=sample_weight)
+        chunk = to_chunk(
+            X,
+            y_pm,
+            pre_scores=pre_scores,
+            sample_weight=sample_weight,
+            dense_in_place=self._dense_kernels,
+        )
         try:
             self._update(chunk)
         except (ZeroDivisionError, OverflowError, FloatingPointError) as error:

@@ -120,8 +120,7 @@ from ._kernels import (
     sparse_axpy,
     sparse_dot,
 )
-from ._params import StrOptions, positive, positive_int, unit_open
-from ._pass_params import PASS_ORDER
+from ._params import PASS_ORDER, StrOptions, positive, positive_int, unit_open
 from ._saddle import clip, project_l1_lazy, saddle_grad_scalars
 
 __all__ = ["FSAUC", "fsauc_schedule"]

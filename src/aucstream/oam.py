@@ -44,8 +44,7 @@ import numpy as np
 from ._base import BaseStreamingAUC
 from ._chunks import Chunk
 from ._kernels import row, rows_of, sparse_axpy, sparse_dot, squared_norm
-from ._params import StrOptions, positive, positive_int
-from ._pass_params import PASS_ORDER
+from ._params import PASS_ORDER, StrOptions, positive, positive_int
 from .reservoir import Reservoir, reservoir_offer
 
 __all__ = ["OAM"]

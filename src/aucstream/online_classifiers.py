@@ -80,8 +80,7 @@ from scipy.stats import norm
 from ._base import BaseStreamingAUC
 from ._chunks import Chunk
 from ._kernels import row, rows_of, sparse_axpy, sparse_dot, squared_norm
-from ._params import Interval, Real, StrOptions, positive
-from ._pass_params import PASS_ORDER
+from ._params import PASS_ORDER, Interval, Real, StrOptions, positive
 
 __all__ = [
     "ConfidenceWeighted",

@@ -66,8 +66,7 @@ import numpy as np
 from ._base import BaseStreamingAUC
 from ._chunks import Chunk
 from ._kernels import LazySum, fold_due, lazy_mean, lazy_rebase, lazy_step, row, rows_of, sparse_dot
-from ._params import StrOptions, positive
-from ._pass_params import PASS_ORDER
+from ._params import PASS_ORDER, StrOptions, positive
 from ._saddle import clip, project_l1_lazy, saddle_grad_scalars, saddle_gradient, saddle_objective
 
 __all__ = ["SOLAM", "SOLAML1", "saddle_gradient", "saddle_objective"]

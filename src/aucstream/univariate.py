@@ -56,8 +56,7 @@ from numpy.typing import ArrayLike
 from ._base import BaseStreamingAUC
 from ._chunks import Chunk
 from ._kernels import fold_scale, row, rows_of, scale_in_range, sparse_axpy, sparse_dot
-from ._params import InvalidParameterError, StrOptions, non_negative, positive
-from ._pass_params import PASS_ORDER
+from ._params import PASS_ORDER, InvalidParameterError, StrOptions, non_negative, positive
 
 __all__ = ["UnivariateOnline", "univariate_loss"]
 

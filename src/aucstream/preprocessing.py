@@ -508,6 +508,18 @@ class OnlineStandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator
         scale = self._columns()[3]
         return np.where(scale > 0, scale, 1.0)
 
+    def affine_map(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(offset, multiplier)`` with ``transform(x) = (x - offset) * multiplier``
+        before clipping (multiplier 0 for the columns with no usable scale).
+
+        Returns
+        -------
+        offset, multiplier : ndarray of shape (n_features,)
+        """
+        _, _, offset, scale = self._columns()
+        multiplier = np.divide(1.0, scale, out=np.zeros_like(scale), where=scale > 0)
+        return offset, multiplier
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
@@ -524,6 +536,21 @@ class OnlineStandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator
             raise ValueError(f"running_count_ must lie in [0, n_samples_seen_={n}]")
         if np.any(self.running_m2_ < 0):
             raise ValueError("running_m2_ must not be negative")
+
+    def start(self, n_features: int) -> OnlineStandardScaler:
+        """Begin a stream of ``n_features`` columns with empty statistics.
+
+        Centering is decided by the first chunk (``with_mean_`` is None until then).
+        :class:`aucstream.StreamPipeline` calls this so that its state has the same
+        members before and after the first chunk.
+
+        Returns
+        -------
+        self
+        """
+        self._validate_params()
+        self._allocate(n_features)
+        return self
 
     def _allocate(self, n_features: int) -> None:
         """Empty statistics for ``n_features`` columns; centering is decided by the

@@ -52,9 +52,6 @@ class ChunkedPipeline(ClassifierMixin, BaseEstimator):
     ----------
     transformer_, estimator_
         The fitted clones.
-    coef_, intercept_
-        The learner's linear model expressed on the raw features (exact for rows the
-        transformer does not clip).
     classes_ : ndarray of shape (2,)
         The labels.
 

@@ -368,7 +368,8 @@ def _statistics_task(part, index: int, spec: _Spec, kind: dict, seed: int) -> _P
         n = 0
         for X, y in _rows(part, spec):
             n += X.shape[0]
-            for label in np.unique(y):
+            labels, first = np.unique(y, return_index=True)
+            for label in labels[np.argsort(first)]:  # in order of first appearance
                 key = _label_key(label)
                 if key not in stats:
                     stats[key] = make_covariance(**kind)
@@ -634,8 +635,6 @@ class ParallelPass(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         """
         dask = _require_dask()
         self._check_setup()
-        if hasattr(self, "feature_names_in_"):
-            del self.feature_names_in_
         parts, labels, spec = self._partitions(dask, X, y, classes, n_features, read_options)
         if not parts:
             raise ValueError("X has no partitions")
@@ -651,14 +650,20 @@ class ParallelPass(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             )
             found = self._two_classes(dask.compute(found)[0])
             spec = spec.replace(classes=tuple(_label_key(v) for v in found))
-        if self.strategy == "statistics":
-            self._fit_statistics(dask, parts, spec, seeds)
-        else:
-            self._fit_average(dask, parts, spec, seeds)
+        fit = self._fit_statistics if self.strategy == "statistics" else self._fit_average
+        estimator, classes, n_samples, nbytes = fit(dask, parts, spec, seeds)
+        # nothing above changed self: a fit that raises leaves a fitted model as it was
+        if spec.features is not None:
+            self.feature_names_in_ = np.asarray([str(c) for c in spec.features], dtype=object)
+            estimator.feature_names_in_ = self.feature_names_in_
+        elif hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
+        self.estimator_ = estimator
+        self.classes_ = np.asarray(classes)
+        self.n_features_in_ = spec.n_features
+        self.n_samples_seen_ = int(n_samples)
         self.n_partitions_ = len(parts)
-        names = getattr(self, "feature_names_in_", None)
-        if names is not None:
-            self.estimator_.feature_names_in_ = names
+        self.partition_nbytes_ = np.asarray(nbytes, dtype=np.int64)
         return self
 
     def _two_classes(self, labels) -> np.ndarray:
@@ -759,7 +764,6 @@ class ParallelPass(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             raise ValueError(f"feature columns must be numeric; these are not: {bad[:10]}")
         if not features:
             raise ValueError("X has no feature columns")
-        self.feature_names_in_ = np.asarray([str(c) for c in features], dtype=object)
         spec = _Spec(
             len(features), int(self.chunk_size), classes, features=tuple(features), label=label
         )
@@ -817,15 +821,9 @@ class ParallelPass(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             )
         neg, pos = (result.stats[_label_key(c)] for c in classes)
         w = _solve(neg, pos, float(self.estimator.lam))
-        self.estimator_ = _fitted(self.estimator, classes, spec.n_features, [neg, pos], w)
-        self.estimator_.n_samples_seen_ = int(result.n_samples)
-        self._finish(classes, spec, result.n_samples, result.nbytes)
-
-    def _finish(self, classes, spec: _Spec, n_samples: int, nbytes) -> None:
-        self.classes_ = np.asarray(classes)
-        self.n_features_in_ = spec.n_features
-        self.n_samples_seen_ = int(n_samples)
-        self.partition_nbytes_ = np.asarray(nbytes, dtype=np.int64)
+        estimator = _fitted(self.estimator, classes, spec.n_features, [neg, pos], w)
+        estimator.n_samples_seen_ = int(result.n_samples)
+        return estimator, classes, result.n_samples, result.nbytes
 
     # ----------------------------------------------------------------- average
     def _fit_average(self, dask, parts, spec, seeds) -> None:
@@ -859,8 +857,7 @@ class ParallelPass(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             n_seen = base + sum(seen - base for _, seen in facts if seen is not None)
             merged.n_samples_seen_ = int(n_seen)
             mixed, sizes = merged, [size for size, _ in facts]
-        self.estimator_ = mixed
-        self._finish(classes, spec, n_seen, sizes)
+        return mixed, classes, n_seen, sizes
 
     # ------------------------------------------------------------- prediction
     def decision_function(self, X):

@@ -872,12 +872,7 @@ class ParallelPass(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         -------
         ndarray or dask array of shape (n_samples,)
         """
-        check_is_fitted(self, "estimator_")
-        if _is_dask_array(X):
-            return X.rechunk({1: -1}).map_blocks(
-                self.estimator_.decision_function, drop_axis=1, dtype=np.float64
-            )
-        return self.estimator_.decision_function(X)
+        return self._by_blocks(X, "decision_function", np.float64)
 
     def predict(self, X):
         """Labels of the fitted learner (``classes_[1]`` where the score is positive).
@@ -892,11 +887,15 @@ class ParallelPass(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         ndarray or dask array of shape (n_samples,)
         """
         check_is_fitted(self, "estimator_")
+        return self._by_blocks(X, "predict", self.classes_.dtype)
+
+    def _by_blocks(self, X, method: str, dtype):
+        """``estimator_.<method>(X)``, block by block for a dask array."""
+        check_is_fitted(self, "estimator_")
+        function = getattr(self.estimator_, method)
         if _is_dask_array(X):
-            return X.rechunk({1: -1}).map_blocks(
-                self.estimator_.predict, drop_axis=1, dtype=self.classes_.dtype
-            )
-        return self.estimator_.predict(X)
+            return X.rechunk({1: -1}).map_blocks(function, drop_axis=1, dtype=dtype)
+        return function(X)
 
     @available_if(lambda self: hasattr(self.estimator, "predict_proba"))
     def predict_proba(self, X):

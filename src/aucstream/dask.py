@@ -877,16 +877,8 @@ class ParallelPass(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     def predict(self, X):
         """Labels of the fitted learner (``classes_[1]`` where the score is positive).
 
-        Parameters
-        ----------
-        X : array-like, sparse matrix or dask array of shape (n_samples, n_features)
-            Examples.
-
-        Returns
-        -------
-        ndarray or dask array of shape (n_samples,)
+        ``X`` is as in :meth:`decision_function`, and so is the type of the result.
         """
-        check_is_fitted(self, "estimator_")
         return self._by_blocks(X, "predict", self.classes_.dtype)
 
     def _by_blocks(self, X, method: str, dtype):

@@ -31,6 +31,7 @@ from conftest import make_stream, require_data  # noqa: E402
 
 from aucstream import LSSVMAUC, OPAUC, SOLAM, Perceptron, load_model, save_model  # noqa: E402
 from aucstream import opauc as opauc_module  # noqa: E402
+from aucstream._config import config_context  # noqa: E402
 from aucstream.covariance import FullCovariance, make_covariance  # noqa: E402
 from aucstream.dask import (  # noqa: E402
     ParallelPass,
@@ -385,6 +386,31 @@ def test_refusals(sync):
     huge[10, 0] = 1e300
     with pytest.raises(ValueError, match="partition 0.*row 10.*too large"):
         ParallelPass(OPAUC()).fit(da.from_array(huge, chunks=100), y)
+
+
+class GuardedLSSVMAUC(LSSVMAUC):
+    """LSSVMAUC that declares its d x d state to the memory guard (for this test)."""
+
+    def _state_nbytes(self, n_features):
+        return 2 * 8 * n_features * n_features
+
+
+def test_the_memory_guard_runs_before_the_partitions(sync):
+    X, y = stream(300, 40, 19)
+    calls = []
+
+    def spy(block):
+        calls.append(1)
+        return block
+
+    Xd = da.from_array(X, chunks=100).map_blocks(spy)
+    with config_context(memory_budget=2 * 2 * 8 * 40 * 40 - 1):  # state + its copy
+        with pytest.raises(MemoryError, match="GuardedLSSVMAUC needs"):
+            ParallelPass(GuardedLSSVMAUC()).fit(Xd, y)
+    assert calls == []
+    with config_context(memory_budget=2 * 2 * 8 * 40 * 40):
+        ParallelPass(GuardedLSSVMAUC()).fit(Xd, y)
+    assert calls
 
 
 def test_a_failed_fit_changes_nothing(sync):

@@ -638,6 +638,9 @@ class ParallelPass(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         parts, labels, spec = self._partitions(dask, X, y, classes, n_features, read_options)
         if not parts:
             raise ValueError("X has no partitions")
+        # every partition task holds the learner's state (or its two class summaries):
+        # the learner's memory guard, before any task allocates it
+        clone(self.estimator)._check_budget(spec.n_features)
         seeds = [
             int(s) for s in np.random.SeedSequence(self.random_state).generate_state(len(parts))
         ]

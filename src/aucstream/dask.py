@@ -79,6 +79,11 @@ recomputes the tasks whose results it held, from the same inputs, and the result
 is identical. Seeds are drawn on the client before anything runs (also with
 ``random_state=None``), so recomputed tasks see the same ones.
 
+Not supported
+-------------
+Sample weights, and the learner's ``shuffle`` (partitions are learnt in their order;
+shuffle the partitions' rows beforehand if the stream's order is not random).
+
 What travels
 ------------
 Partitions of dask collections are computed where they are; a list of files is

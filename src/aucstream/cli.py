@@ -91,7 +91,7 @@ def _learner_class(name: str) -> type:
     return learners[name]
 
 
-def _check_params(model) -> None:
+def _validate_learner(model) -> None:
     """A learner's declared parameter checks, before any data is read."""
     validate = getattr(model, "_validate_params", None)
     if validate is not None:
@@ -112,11 +112,11 @@ def _learner(name: str, params: list[str]):
             )
         kwargs[key] = _parse_value(value)
     model = cls(**kwargs)
-    _check_params(model)
+    _validate_learner(model)
     return model
 
 
-def _default_learner(args):
+def _model_to_fit(args):
     """The model ``fit`` learns: the tuning-free search or ``--learner``, behind the
     online scaler unless ``--no-scale``."""
     if args.learner is None:
@@ -179,7 +179,7 @@ def _label_text(labels) -> str:
 
 
 def _rows(stream: ChunkStream, n: int) -> str:
-    return f"in rows {stream.n_seen + 1:,}-{stream.n_seen + n:,} of {stream.name}"
+    return f"rows {stream.n_seen + 1:,}-{stream.n_seen + n:,}"
 
 
 class _BinaryLabels:
@@ -204,7 +204,7 @@ class _BinaryLabels:
         if seen.size > 2:
             raise ValueError(
                 f"{self.stream.name} holds more than two labels ({_label_text(seen[:10])}; "
-                f"the third appears {_rows(self.stream, len(y))}); pass --positive "
+                f"the third appears in {_rows(self.stream, len(y))}); pass --positive "
                 "LABEL ... to say which labels are positive"
             )
         self.seen = seen
@@ -346,7 +346,7 @@ def _cmd_fit(args) -> int:
             raise CommandError("give the learner either as --learner or before the file")
         args.learner, args.no_scale = args.inputs[0], True
     args.data = args.inputs[-1]
-    model = _default_learner(args)
+    model = _model_to_fit(args)
     target = _model_target(args.output)
     _check_writable(target, "model file")
     classes = [_parse_value(c) for c in args.classes] if args.classes else None
@@ -454,7 +454,9 @@ def _cmd_predict(args) -> int:
 
     model = load_model(args.model)
     if args.proba and not hasattr(model, "predict_proba"):
-        raise CommandError(f"{type(model).__name__} has no predict_proba: drop --proba")
+        raise CommandError(
+            f"{type(model).__name__} gives no probabilities (no predict_proba): drop --proba"
+        )
     target = Path(args.output) if args.output else None
     if target is not None:
         _check_writable(target, "output file")
@@ -684,9 +686,8 @@ def _check_result(result) -> None:
     if not result.used_datasets:
         raise ValueError("no dataset could be used (see the skipped datasets above)")
     if not result.runs or all(r["status"] != "ok" for r in result.runs):
-        first = result.stats.errors[0] if result.stats.errors else "no run finished"
-        failed = {r.get("error", "") for r in result.runs if r["status"] != "ok"} - {""}
-        reason = first if result.stats.errors or not failed else sorted(failed)[0]
+        errors = result.stats.errors + [r["error"] for r in result.runs if r.get("error")]
+        reason = errors[0] if errors else "no run finished"
         raise ValueError(f"every run failed ({len(result.runs)} runs); first: {reason}")
 
 

@@ -155,10 +155,8 @@ def test_fit_refuses_a_third_label(files, tmp_path, capsys):
         capsys, "fit", three, "--learner", "OPAUC", "--no-scale", "-o", tmp_path / "m"
     )
     assert code == 2 and "more than two labels" in one_line(err) and "--positive" in err
-    code, out, _ = run(
-        capsys, "fit", three, "--learner", "OPAUC", "--no-scale", "--positive", "2", "-o",
-        tmp_path / "m",
-    )  # fmt: skip
+    argv = ["fit", three, "--learner", "OPAUC", "--no-scale", "-o", tmp_path / "m"]
+    code, out, _ = run(capsys, *argv, "--positive", "2")
     assert code == 0 and "classes -1, 1" in out
 
 
@@ -196,10 +194,8 @@ def test_compare_unknown_dataset_exits_non_zero(tmp_path, capsys):
 
 
 def test_compare_with_every_run_failed_exits_non_zero(tmp_path, capsys):
-    code, out, err = run(
-        capsys, "compare", "--learners", "UnivariateOnline(eta=-1.0)", "--datasets", "fourclass",
-        "--quick", "--out", tmp_path, "--jobs", "1", "--no-progress",
-    )  # fmt: skip
+    argv = ["compare", "--learners", "UnivariateOnline(eta=-1.0)", "--datasets", "fourclass"]
+    code, out, err = run(capsys, *argv, "--quick", "--out", tmp_path, "--jobs", "1")
     assert code == 2
     assert "every run failed" in err and "'eta'" in err
     assert "wrote" in out  # the report of what failed is still written

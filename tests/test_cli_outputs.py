@@ -1,5 +1,6 @@
 """What the command line writes: predictions, scores, curves, progress bars."""
 
+import os
 import re
 
 import numpy as np
@@ -121,3 +122,46 @@ def test_run_shows_progress(capsys):
     captured = capsys.readouterr()
     assert len(re.findall(r"^fourclass\s+(OPAUC|SOLAM)\s+0\.\d+", captured.out, re.M)) == 2
     assert re.search(r"run: 100%\|.*\| 2/2 learners", captured.err)
+
+
+class _CountingReader:
+    """The reader's chunks, telling ``bytes_read``/``total_bytes`` as the readers will
+    (here: the file size times the share of rows yielded)."""
+
+    def __init__(self, chunks, path, n_rows):
+        self.chunks, self.rows, self.n_rows = chunks, 0, n_rows
+        self.total_bytes, self.bytes_read = os.path.getsize(path), 0
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        X, y = next(self.chunks)
+        self.rows += X.shape[0]
+        self.bytes_read = self.total_bytes * self.rows // self.n_rows
+        return X, y
+
+
+def test_the_cli_bar_uses_the_readers_bytes(data, tmp_path, capsys, monkeypatch):
+    import aucstream.datasets
+
+    real = aucstream.datasets.iter_file
+
+    def counting(path, *args, **kwargs):
+        return _CountingReader(real(path, *args, **kwargs), path, 200)
+
+    monkeypatch.setattr(aucstream.datasets, "iter_file", counting)
+    argv = ["predict", str(data["model_path"]), str(data["svm"]), "-o", str(tmp_path / "s.csv")]
+    assert main([*argv, "--progress", "--chunk-size", "50"]) == 0
+    bar = capsys.readouterr().err.strip().splitlines()[-1]
+    size = data["svm"].stat().st_size
+    assert bar.startswith("predict: 100%|") and "ETA 00:00" in bar and "200 examples" in bar
+    assert f"/{size / 1024:.1f}kB" in bar
+
+
+def test_compare_shows_progress(tmp_path, capsys):
+    argv = ["compare", "--learners", "SOLAM", "--datasets", "fourclass", "--quick"]
+    assert main([*argv, "--jobs", "1", "--out", str(tmp_path), "--progress"]) == 0
+    err = capsys.readouterr().err
+    assert re.search(r"^tuning: 100%\|.*\| (\d+)/\1 runs \[", err, re.M)
+    assert re.search(r"^test runs: 100%\|.*\| 3/3 runs \[", err, re.M)

@@ -64,11 +64,9 @@ def test_workers_end_when_the_parent_is_killed(tmp_path):
     y = np.where(X[:, 0] + rng.normal(size=X.shape[0]) > 0, 1, -1)
     data = tmp_path / "long.csv"
     np.savetxt(data, np.column_stack([X, y]), delimiter=",", fmt="%.3f")
-    command = [
-        sys.executable, "-m", "aucstream", "compare",
-        "--learners", "OAM(buffer_size=None)", "--datasets", str(data),
-        "--quick", "--max-samples", "40000", "--jobs", "2", "--out", str(tmp_path / "out"),
-    ]  # fmt: skip
+    command = [sys.executable, "-m", "aucstream", "compare", "--learners", "OAM(buffer_size=None)"]
+    command += ["--datasets", str(data), "--quick", "--max-samples", "40000", "--jobs", "2"]
+    command += ["--out", str(tmp_path / "out")]
     parent = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     children: list[int] = []
     try:

@@ -87,8 +87,8 @@ def test_bytes_of_the_source_give_a_percentage_and_an_eta():
 def test_without_bytes_the_bar_counts_examples():
     X, y = make_stream(n=120, seed=4)
     out = io.StringIO()
-    fit_stream(OPAUC(), iter_chunks(X, y, 50), progress=Progress("fit", every=0, file=out,
-                                                                   enabled=True))  # fmt: skip
+    bar = Progress("fit", enabled=True, every=0, file=out)
+    fit_stream(OPAUC(), iter_chunks(X, y, 50), progress=bar)
     last = out.getvalue().splitlines()[-1]
     assert last.startswith("fit: 120 examples [") and "%" not in last and "examples/s" in last
 

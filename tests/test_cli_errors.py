@@ -204,32 +204,10 @@ def test_compare_with_every_run_failed_exits_non_zero(tmp_path, capsys):
 def test_debug_shows_the_traceback(tmp_path, capsys):
     empty = tmp_path / "empty.svm"
     empty.write_text("")
-    with pytest.raises(ValueError, match="no examples"):
-        main(
-            [
-                "fit",
-                str(empty),
-                "--learner",
-                "OPAUC",
-                "--no-scale",
-                "-o",
-                str(tmp_path / "m"),
-                "--debug",
-            ]
-        )
-    with pytest.raises(ValueError, match="no examples"):
-        main(
-            [
-                "--debug",
-                "fit",
-                str(empty),
-                "--learner",
-                "OPAUC",
-                "--no-scale",
-                "-o",
-                str(tmp_path / "m"),
-            ]
-        )
+    argv = [str(empty), "--learner", "OPAUC", "--no-scale", "-o", str(tmp_path / "m")]
+    for debug in (["fit", *argv, "--debug"], ["--debug", "fit", *argv]):
+        with pytest.raises(ValueError, match="no examples"):
+            main(debug)
 
 
 def test_zero_based_flag(tmp_path, capsys):

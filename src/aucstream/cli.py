@@ -45,6 +45,8 @@ from __future__ import annotations
 
 import argparse
 import ast
+import functools
+import inspect
 import os
 import sys
 import tempfile
@@ -281,11 +283,10 @@ def _check_writable(target: Path, what: str) -> None:
         raise ValueError(f"cannot write the {what} {target}: {error.strerror or error}") from error
 
 
-def _add_file_options(
-    parser: argparse.ArgumentParser, positional: bool = True, labels: bool = True
-) -> None:
-    if positional:
-        parser.add_argument("data", help="LIBSVM/SVMlight or CSV file (plain, .gz, .bz2, .xz)")
+def _add_file_options(parser: argparse.ArgumentParser, labels: bool = True) -> None:
+    parser.add_argument(
+        "data", metavar="FILE", help="LIBSVM/SVMlight or CSV file (plain, .gz, .bz2, .xz)"
+    )
     parser.add_argument(
         "--format",
         choices=["auto", "libsvm", "svmlight", "csv"],
@@ -337,15 +338,16 @@ def _add_progress_option(parser: argparse.ArgumentParser) -> None:
 
 
 def _cmd_fit(args) -> int:
+    """Learn from a file in one pass (bounded memory) and save the model. Default
+    learner: StreamPipeline(OnlineStandardScaler(), OnePassSearch()), which needs no
+    tuning. The older form `fit LEARNER FILE` means `--learner LEARNER --no-scale`.
+    """
     from .persistence import save_model
 
-    if len(args.inputs) > 2:
-        raise CommandError(f"fit takes one data file, got {args.inputs}")
-    if len(args.inputs) == 2:  # the 0.1 form `fit LEARNER FILE`: the learner alone
+    if args.legacy_data is not None:  # the 0.1 form `fit LEARNER FILE`: the learner alone
         if args.learner is not None:
             raise CommandError("give the learner either as --learner or before the file")
-        args.learner, args.no_scale = args.inputs[0], True
-    args.data = args.inputs[-1]
+        args.learner, args.no_scale, args.data = args.data, True, args.legacy_data
     model = _model_to_fit(args)
     target = _model_target(args.output)
     _check_writable(target, "model file")
@@ -450,6 +452,10 @@ def _plot_curves(positive, scores, auc: float, ap: float, path: str, title: str)
 
 
 def _cmd_predict(args) -> int:
+    """Write one line per row of FILE: the model's score (larger means more likely
+    positive) and, with --proba, the probability of the positive class. The file's
+    labels are ignored.
+    """
     from .persistence import load_model
 
     model = load_model(args.model)
@@ -692,6 +698,11 @@ def _check_result(result) -> None:
 
 
 def _cmd_compare(args) -> int:
+    """Compare learners on datasets: repeated stratified k-fold (or a hold-out split),
+    hyperparameters by inner cross-validation over each learner's param_grid, paired
+    t-tests against the reference (the first learner). Finished runs are cached
+    under --cache-dir, so an interrupted comparison resumes.
+    """
     from .evaluation._reproduce import compare_and_report
 
     learners, sweep = _learner_specs(args.learners), _sweep(args.sweep)
@@ -719,6 +730,9 @@ def _cmd_compare(args) -> int:
 
 
 def _cmd_reproduce(args) -> int:
+    """Reproduce a table or figure of the papers, with the paper's values beside ours
+    and the protocol used. `aucstream reproduce list` shows the choices.
+    """
     from .evaluation._reproduce import REPRODUCTIONS, reproduce
 
     if args.table == "list":
@@ -742,10 +756,16 @@ def _cmd_reproduce(args) -> int:
     return 0
 
 
-def _add_run_parser(sub, common) -> None:
-    run = sub.add_parser(
-        "run", parents=[common], help="quick start: compare the online learners on real data"
-    )
+def _command(sub, common, name: str, func, **options) -> argparse.ArgumentParser:
+    """A sub-command ``name`` run by ``func``, described by ``func``'s docstring."""
+    description = inspect.cleandoc(func.__doc__) if func.__doc__ else None
+    parser = sub.add_parser(name, parents=[common], description=description, **options)
+    parser.set_defaults(func=func)
+    return parser
+
+
+def _add_run_parser(command) -> None:
+    run = command("run", _cmd_run, help="quick start: compare the online learners on real data")
     run.add_argument(
         "--dataset",
         nargs="+",
@@ -762,21 +782,12 @@ def _add_run_parser(sub, common) -> None:
     run.add_argument("--test-size", type=float, default=0.2)
     run.add_argument("--seed", type=int, default=0)
     _add_progress_option(run)
-    run.set_defaults(func=_cmd_run)
 
 
-def _add_fit_parsers(sub, common) -> None:
-    fit = sub.add_parser(
-        "fit",
-        parents=[common],
-        help="learn from a file as a stream and save the model",
-        description="Learn from a file in one pass (bounded memory) and save the model. "
-        "Default learner: StreamPipeline(OnlineStandardScaler(), OnePassSearch()), "
-        "which needs no tuning. The older form `fit LEARNER FILE` means "
-        "`--learner LEARNER --no-scale`.",
-    )
-    fit.add_argument("inputs", nargs="+", metavar="FILE", help="the data file")
-    _add_file_options(fit, positional=False)
+def _add_fit_parsers(command) -> None:
+    fit = command("fit", _cmd_fit, help="learn from a file as a stream and save the model")
+    _add_file_options(fit)
+    fit.add_argument("legacy_data", nargs="?", help=argparse.SUPPRESS)  # `fit LEARNER FILE`
     fit.add_argument("-o", "--output", required=True, help="model file to write (.npz)")
     fit.add_argument(
         "--learner",
@@ -810,48 +821,28 @@ def _add_fit_parsers(sub, common) -> None:
         "learnt); default: when it costs nothing (learners whose kernels score each "
         "example before learning it); otherwise learning goes row by row",
     )
-    fit.set_defaults(func=_cmd_fit)
 
-    score = sub.add_parser(
-        "score", parents=[common], help="ROC AUC and PR AUC of a saved model on a file"
-    )
+    score = command("score", _cmd_score, help="ROC AUC and PR AUC of a saved model on a file")
     score.add_argument("model", help="model file written by `aucstream fit`")
     _add_file_options(score)
     score.add_argument(
         "--plot", default=None, metavar="PNG", help="draw the ROC and PR curves to this file"
     )
-    score.set_defaults(func=_cmd_score)
 
-    predict = sub.add_parser(
-        "predict",
-        parents=[common],
-        help="one score per row of a file (CSV), streamed",
-        description="Write one line per row of FILE: the model's score (larger means "
-        "more likely positive) and, with --proba, the probability of the positive class. "
-        "The file's labels are ignored.",
-    )
+    predict = command("predict", _cmd_predict, help="one score per row of a file (CSV), streamed")
     predict.add_argument("model", help="model file written by `aucstream fit`")
     _add_file_options(predict, labels=False)
     predict.add_argument("-o", "--output", default=None, help="CSV file to write (default: stdout)")
     predict.add_argument(
         "--proba", action="store_true", help="add the probability of the positive class"
     )
-    predict.set_defaults(func=_cmd_predict)
 
-    lst = sub.add_parser("list", parents=[common], help="list learners and datasets")
-    lst.set_defaults(func=_cmd_list)
+    command("list", _cmd_list, help="list learners and datasets")
 
 
-def _add_compare_parser(sub, common) -> None:
-    cmp = sub.add_parser(
-        "compare",
-        parents=[common],
-        help="compare learners on datasets under a paper's protocol",
-        description="Compare learners on datasets: repeated stratified k-fold (or a hold-out "
-        "split), hyperparameters by inner cross-validation over each learner's "
-        "param_grid, paired t-tests against the reference (the first learner). "
-        "Finished runs are cached under --cache-dir, so an interrupted "
-        "comparison resumes.",
+def _add_compare_parser(command) -> None:
+    cmp = command(
+        "compare", _cmd_compare, help="compare learners on datasets under a paper's protocol"
     )
     cmp.add_argument(
         "--learners",
@@ -912,21 +903,12 @@ def _add_compare_parser(sub, common) -> None:
     )
     cmp.add_argument("--name", default="comparison", help="report file name stem")
     _add_run_options(cmp)
-    cmp.set_defaults(func=_cmd_compare)
 
 
-def _add_reproduce_parser(sub, common) -> None:
-    rep = sub.add_parser(
-        "reproduce",
-        parents=[common],
-        help="reproduce a paper's table or figure",
-        description="Reproduce a table or figure of the papers, with the "
-        "paper's values beside ours and the protocol used. "
-        "`aucstream reproduce list` shows the choices.",
-    )
+def _add_reproduce_parser(command) -> None:
+    rep = command("reproduce", _cmd_reproduce, help="reproduce a paper's table or figure")
     rep.add_argument("table", help="e.g. g16-table2, z11-table2, g16-fig1, g16-fig7, or list")
     _add_run_options(rep)
-    rep.set_defaults(func=_cmd_reproduce)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -942,10 +924,11 @@ def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help=debug_help)
     sub = parser.add_subparsers(dest="command", required=True)
-    _add_run_parser(sub, common)
-    _add_fit_parsers(sub, common)
-    _add_compare_parser(sub, common)
-    _add_reproduce_parser(sub, common)
+    command = functools.partial(_command, sub, common)
+    _add_run_parser(command)
+    _add_fit_parsers(command)
+    _add_compare_parser(command)
+    _add_reproduce_parser(command)
     return parser
 
 

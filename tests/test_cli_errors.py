@@ -191,6 +191,11 @@ def test_compare_unknown_dataset_exits_non_zero(tmp_path, capsys):
     code, _, err = run(capsys, *argv, "--datasets", tmp_path / "absent.svm")
     assert code == 2 and "absent.svm" in one_line(err)
     assert not (tmp_path / "comparison.md").exists()
+    empty_home = tmp_path / "data"
+    empty_home.mkdir()
+    code, _, err = run(capsys, *argv, "--datasets", "a9a", "--data-home", empty_home)
+    line = one_line(err)
+    assert code == 2 and "no dataset could be used: a9a (missing" in line
 
 
 def test_compare_with_every_run_failed_exits_non_zero(tmp_path, capsys):

@@ -683,18 +683,19 @@ def _check_data_specs(texts: Sequence[str]) -> None:
 
 
 def _check_result(result) -> None:
-    """Non-zero exit when nothing could run, or every run failed."""
-    for meta in result.datasets:
-        if meta.skipped:
-            print(f"skipped {meta.title}: {meta.skipped}", file=sys.stderr)
-    for label, why in result.skipped_learners.items():
-        print(f"skipped learner {label}: {why}", file=sys.stderr)
+    """Non-zero exit when nothing could run, or every run failed; else the skipped
+    datasets and learners as warnings."""
+    skipped = [f"{meta.title} ({meta.skipped})" for meta in result.datasets if meta.skipped]
     if not result.used_datasets:
-        raise ValueError("no dataset could be used (see the skipped datasets above)")
+        raise ValueError(f"no dataset could be used: {'; '.join(skipped)}")
     if not result.runs or all(r["status"] != "ok" for r in result.runs):
         errors = result.stats.errors + [r["error"] for r in result.runs if r.get("error")]
         reason = errors[0] if errors else "no run finished"
         raise ValueError(f"every run failed ({len(result.runs)} runs); first: {reason}")
+    for text in skipped:
+        print(f"skipped dataset {text}", file=sys.stderr)
+    for label, why in result.skipped_learners.items():
+        print(f"skipped learner {label}: {why}", file=sys.stderr)
 
 
 def _cmd_compare(args) -> int:

@@ -105,7 +105,7 @@ def test_fit_progress_bar_with_running_auc(data, tmp_path, capsys):
     assert bar.startswith("fit OPAUC: ") and "prequential AUC" in bar
     if not _reader_tells_bytes(data["svm"]):
         pytest.skip("the readers do not tell bytes_read/total_bytes yet: no percentage")
-    assert re.search(r"100%\|", bar) and "ETA" in bar and "200 examples" in bar
+    assert ", 100%, " in bar and "ETA" in bar and "200 examples" in bar
 
 
 def test_progress_is_off_unless_asked_when_not_a_terminal(data, tmp_path, capsys):
@@ -121,7 +121,7 @@ def test_run_shows_progress(capsys):
     assert main([*argv, "--progress"]) == 0
     captured = capsys.readouterr()
     assert len(re.findall(r"^fourclass\s+(OPAUC|SOLAM)\s+0\.\d+", captured.out, re.M)) == 2
-    assert re.search(r"run: 100%\|.*\| 2/2 learners", captured.err)
+    assert re.search(r"^run: 2/2 learners, 100%, .* elapsed, ETA ", captured.err, re.M)
 
 
 class _CountingReader:
@@ -155,7 +155,8 @@ def test_the_cli_bar_uses_the_readers_bytes(data, tmp_path, capsys, monkeypatch)
     assert main([*argv, "--progress", "--chunk-size", "50"]) == 0
     bar = capsys.readouterr().err.strip().splitlines()[-1]
     size = data["svm"].stat().st_size
-    assert bar.startswith("predict: 100%|") and "ETA 00:00" in bar and "200 examples" in bar
+    assert bar.startswith("predict: ") and ", 100%, " in bar and "ETA 00:00" in bar
+    assert "200 examples" in bar
     assert f"/{size / 1024:.1f}kB" in bar
 
 
@@ -163,5 +164,5 @@ def test_compare_shows_progress(tmp_path, capsys):
     argv = ["compare", "--learners", "SOLAM", "--datasets", "fourclass", "--quick"]
     assert main([*argv, "--jobs", "1", "--out", str(tmp_path), "--progress"]) == 0
     err = capsys.readouterr().err
-    assert re.search(r"^tuning: 100%\|.*\| (\d+)/\1 runs \[", err, re.M)
-    assert re.search(r"^test runs: 100%\|.*\| 3/3 runs \[", err, re.M)
+    assert re.search(r"^tuning: (\d+)/\1 runs, 100%, .* elapsed, ETA ", err, re.M)
+    assert re.search(r"^test runs: 3/3 runs, 100%, ", err, re.M)

@@ -1,8 +1,11 @@
 """fit_stream, its running AUC and callback, the progress bar and ChunkStream."""
 
+import gc
 import io
 import lzma
 import re
+import threading
+import time
 
 import numpy as np
 import pytest
@@ -79,9 +82,10 @@ def test_bytes_of_the_source_give_a_percentage_and_an_eta():
     assert [(i.bytes_read, i.total_bytes) for i in infos] == [(b, 30000) for b in (1e4, 2e4, 3e4)]
     assert [i.fraction for i in infos] == pytest.approx([1 / 3, 2 / 3, 1])
     lines = out.getvalue().splitlines()
-    assert [re.search(r"(\d+)%\|", line).group(1) for line in lines[:3]] == ["33", "67", "100"]
+    assert len(lines) == 3  # one line per chunk (every=0), the last not repeated
+    assert [re.search(r", (\d+)%, ", line).group(1) for line in lines] == ["33", "67", "100"]
     assert all("ETA " in line and "B/s" in line and "prequential AUC" in line for line in lines)
-    assert "300 examples" in lines[-1]
+    assert lines[-1].startswith("fit: 29.3k/29.3kB, 100%, ") and "300 examples" in lines[-1]
 
 
 def test_without_bytes_the_bar_counts_examples():
@@ -90,7 +94,7 @@ def test_without_bytes_the_bar_counts_examples():
     bar = Progress("fit", enabled=True, every=0, file=out)
     fit_stream(OPAUC(), iter_chunks(X, y, 50), progress=bar)
     last = out.getvalue().splitlines()[-1]
-    assert last.startswith("fit: 120 examples [") and "%" not in last and "examples/s" in last
+    assert last.startswith("fit: 120 examples, ") and "%" not in last and "examples/s" in last
 
 
 def test_progress_is_silent_unless_enabled():
@@ -108,10 +112,32 @@ def test_runs_from_a_cache_do_not_shorten_the_eta():
     bar.update(cached=True)
     bar.update(cached=True)
     lines = out.getvalue().splitlines()
-    assert "2/4 runs" in lines[-1] and "ETA ?" in lines[-1] and "2 cached" in lines[-1]
+    assert lines[-1].startswith("runs: 2/4 runs (2 cached), 50%, ") and "ETA ?" in lines[-1]
     bar.update()
     bar.update()
-    assert "100%" in out.getvalue().splitlines()[-1] and bar.count == 4 and bar.cached == 2
+    last = out.getvalue().splitlines()[-1]
+    assert last.startswith("runs: 4/4 runs (2 cached), 100%, ") and "ETA 00:00" in last
+    assert bar.count == 4 and bar.cached == 2
+
+
+class Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_on_a_terminal_the_bar_is_redrawn_in_place():
+    out = Terminal()
+    bar = Progress("fit", enabled=None, every=0, file=out)  # on: a terminal
+    for n in (10, 20, 30):
+        bar.show(StreamInfo(n, n // 10, 100 * n, 3000, 0.75, 0.1 * n))
+    bar.write("a result", file=out)
+    bar.close()
+    text = out.getvalue()
+    assert text.count("\n") == 2 and text.endswith("\n")  # the result, the final bar
+    drawn = [part for part in text.split("\r") if part.strip()]
+    assert drawn[0].startswith("fit:  33%|") and "| 0.98k/2.93kB [" in drawn[0]
+    assert "a result\n" in drawn and drawn[-1].startswith("fit: 100%|")
+    assert "ETA 00:00" in drawn[-1] and "prequential AUC 0.7500" in drawn[-1]
 
 
 def test_chunk_stream_names_the_file_of_a_truncated_archive(tmp_path):
@@ -133,3 +159,28 @@ def test_chunk_stream_maps_chunks_and_passes_bytes_on():
     chunks = list(stream)
     np.testing.assert_array_equal(np.concatenate([c[1] for c in chunks]), -y)
     assert stream_bytes(stream) == (5000, 5000) and stream.info().n_seen == 50
+
+
+def _tickers() -> int:
+    return sum(t.name == "aucstream-progress" for t in threading.enumerate())
+
+
+def test_the_line_is_redrawn_while_nothing_happens_and_stops_when_closed():
+    out = io.StringIO()
+    before = _tickers()
+    bar = Progress("tuning", total=5, unit="runs", enabled=True, every=0.05, file=out)
+    time.sleep(0.4)  # a long first run: the clock is shown anyway
+    lines = out.getvalue().splitlines()
+    assert len(lines) >= 2 and lines[0].startswith("tuning: 0/5 runs, 0%, ")
+    bar.close()
+    time.sleep(0.2)
+    assert _tickers() == before
+    shown = out.getvalue()
+    time.sleep(0.2)
+    assert out.getvalue() == shown
+    forgotten = Progress("x", enabled=True, every=0.05, file=io.StringIO())
+    assert _tickers() == before + 1
+    del forgotten
+    gc.collect()
+    time.sleep(0.3)
+    assert _tickers() == before

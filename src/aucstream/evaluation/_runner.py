@@ -638,42 +638,47 @@ def run_jobs(
     records: list[dict | None] = [None] * len(jobs)
     stats = RunStats(total=len(jobs))
     line = Progress(label, total=len(jobs), unit="runs", enabled=progress)
-    todo: dict[str, list[int]] = {}  # key -> positions of the jobs that need it
-    for i, key in enumerate(keys):
-        record = cache.get(key) if cache is not None else None
-        if record is not None:
-            records[i] = record
-            stats.cached += 1
-            line.update(cached=True)
-        else:
-            todo.setdefault(key, []).append(i)
+    try:
+        todo: dict[str, list[int]] = {}  # key -> positions of the jobs that need it
+        for i, key in enumerate(keys):
+            record = cache.get(key) if cache is not None else None
+            if record is not None:
+                records[i] = record
+                stats.cached += 1
+                line.update(cached=True)
+            else:
+                todo.setdefault(key, []).append(i)
 
-    def finish(i: int, record: dict) -> None:
-        record["key"] = keys[i]
-        if record["status"] == "error":
-            stats.errors.append(
-                f"{jobs[i].learner.title} on {jobs[i].data.title}: {record['error']}"
-            )
-        elif cache is not None:
-            cache.put(keys[i], record)
-        stats.computed += 1
-        for j in todo[keys[i]]:
-            records[j] = record
-            line.update()
-        if on_record is not None:
-            on_record(jobs[i], record)
+        def finish(i: int, record: dict) -> None:
+            record["key"] = keys[i]
+            if record["status"] == "error":
+                stats.errors.append(
+                    f"{jobs[i].learner.title} on {jobs[i].data.title}: {record['error']}"
+                )
+            elif cache is not None:
+                cache.put(keys[i], record)
+            stats.computed += 1
+            for j in todo[keys[i]]:
+                records[j] = record
+                line.update()
+            if on_record is not None:
+                on_record(jobs[i], record)
 
-    pending = sorted(positions[0] for positions in todo.values())
-    if n_jobs == 1 or len(pending) <= 1:
-        for i in pending:
-            finish(i, execute_job(jobs[i], data_home))
-    elif pending:
-        from joblib import Parallel, delayed, parallel_config
+        pending = sorted(positions[0] for positions in todo.values())
+        if n_jobs == 1 or len(pending) <= 1:
+            for i in pending:
+                finish(i, execute_job(jobs[i], data_home))
+        elif pending:
+            from joblib import Parallel, delayed, parallel_config
 
-        # loky workers, each bound to this process from its start
-        with parallel_config("loky", initializer=_end_with_parent, initargs=(os.getpid(),)):
-            parallel = Parallel(n_jobs=n_jobs, return_as="generator_unordered")
-            for i, record in parallel(delayed(_indexed)(i, jobs[i], data_home) for i in pending):
-                finish(i, record)
+            # loky workers, each bound to this process from its start
+            with parallel_config("loky", initializer=_end_with_parent, initargs=(os.getpid(),)):
+                parallel = Parallel(n_jobs=n_jobs, return_as="generator_unordered")
+                for i, record in parallel(
+                    delayed(_indexed)(i, jobs[i], data_home) for i in pending
+                ):
+                    finish(i, record)
+    finally:
+        line.close()
     stats.seconds = time.perf_counter() - start
     return records, stats

@@ -541,12 +541,12 @@ def _cmd_run(args) -> int:
     def show(row):
         rows.append(row)
         params = ", ".join(f"{k}={_fmt(v)}" for k, v in row.params.items())
+        after = order[len(rows)] if len(rows) < len(order) else None
+        progress.update(note=f"tuning {after[1]} on {after[0]}" if after else "")
         progress.write(
             f"{row.dataset:<10} {row.learner:<22} {row.test_auc:>8.4f} "
             f"{row.train_seconds:>8.3f}  {params}"
         )
-        after = order[len(rows)] if len(rows) < len(order) else None
-        progress.update(note=f"tuning {after[1]} on {after[0]}" if after else "")
 
     try:
         for dataset in args.dataset:

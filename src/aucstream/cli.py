@@ -396,6 +396,10 @@ def _scores(model, stream: ChunkStream, progress: Progress):
 
 
 def _cmd_score(args) -> int:
+    """ROC AUC and PR AUC (average precision) of a saved model on a labelled file, and
+    with --plot the ROC and precision-recall curves. The file's labels must be the
+    model's classes, or --positive says which of them the model should score high.
+    """
     from .metrics import pr_auc, roc_auc
     from .persistence import load_model
 
@@ -467,13 +471,16 @@ def _cmd_predict(args) -> int:
     if target is not None:
         _check_writable(target, "output file")
     stream = _read(args, getattr(model, "n_features_in_", None), any_label=True)
-    progress = Progress("predict", enabled=args.progress)
     if target is None:
-        return _write_predictions(model, stream, progress, sys.stdout, args.proba)
+        try:
+            _write_predictions(model, stream, args, sys.stdout)
+        except BrokenPipeError:  # e.g. `aucstream predict ... | head`: not an error
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w") as out:
-            _write_predictions(model, stream, progress, out, args.proba)
+            _write_predictions(model, stream, args, out)
         os.replace(tmp, target)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -482,13 +489,14 @@ def _cmd_predict(args) -> int:
     return 0
 
 
-def _write_predictions(model, stream: ChunkStream, progress: Progress, out, proba: bool) -> int:
+def _write_predictions(model, stream: ChunkStream, args, out) -> None:
     """One CSV line per row: the score (and the probability of the positive class)."""
-    out.write("score,probability\n" if proba else "score\n")
+    out.write("score,probability\n" if args.proba else "score\n")
+    progress = Progress("predict", enabled=args.progress)
     try:
         for X, _ in stream:
             columns = [model.decision_function(X)]
-            if proba:
+            if args.proba:
                 columns.append(model.predict_proba(X)[:, 1])
             np.savetxt(out, np.column_stack(columns), fmt="%.17g", delimiter=",")
             progress.show(stream.info())
@@ -497,7 +505,6 @@ def _write_predictions(model, stream: ChunkStream, progress: Progress, out, prob
     out.flush()
     if stream.n_seen == 0:
         raise _no_examples(stream)
-    return 0
 
 
 def _check_datasets(names: Sequence[str]) -> None:
@@ -509,6 +516,10 @@ def _check_datasets(names: Sequence[str]) -> None:
 
 
 def _cmd_run(args) -> int:
+    """The quick start: one pass of each online learner on each dataset (by default
+    the datasets embedded in the package), with hyperparameters chosen by 3-fold
+    cross-validation on the training part; prints the test AUC and training time.
+    """
     from ._discovery import all_estimators
     from .datasets import load_dataset
     from .evaluation import holdout_comparison
@@ -575,6 +586,8 @@ def _fmt(value) -> str:
 
 
 def _cmd_list(args) -> int:
+    """The learners (online or batch, with the size of their tuning grids) and the
+    registered datasets."""
     from ._discovery import all_estimators
     from .datasets import list_datasets
 

@@ -123,6 +123,22 @@ def test_unreadable_input_is_one_line(files, tmp_path, capsys):
     assert code == 2 and "locked.svm" in one_line(err) and "ermission" in err
 
 
+def test_permission_error_is_one_line(files, tmp_path, capsys, monkeypatch):
+    """As the root user reads any file, the refusal is simulated where the model is
+    opened: the line is the file and the system's reason, not a traceback."""
+    import aucstream.persistence
+
+    def refuse(path):
+        raise PermissionError(13, "Permission denied", str(path))
+
+    monkeypatch.setattr(aucstream.persistence, "load_model", refuse)
+    code, _, err = run(capsys, "score", files["model"], files["test12"])
+    assert (
+        code == 2
+        and one_line(err) == f"aucstream score: error: {files['model']}: Permission denied"
+    )
+
+
 def test_empty_file_says_no_examples(tmp_path, capsys):
     empty = tmp_path / "empty.svm"
     empty.write_text("")

@@ -156,8 +156,14 @@ def _dense_index(n: int, d: int) -> tuple[np.ndarray, np.ndarray]:
     return index
 
 
-_FLOAT_DTYPES = (np.dtype(np.float64), np.dtype(np.float32))
-_INDEX_DTYPES = (np.dtype(np.int64), np.dtype(np.int32))
+def _is_float(dtype: np.dtype) -> bool:
+    """float64 or float32 (any byte order; the kernels get native float64)."""
+    return dtype.kind == "f" and dtype.itemsize in (4, 8)
+
+
+def _is_index(dtype: np.dtype) -> bool:
+    """int64 or int32 (any byte order; the kernels get native int64)."""
+    return dtype.kind == "i" and dtype.itemsize in (4, 8)
 
 
 @nb.njit(cache=True)
@@ -222,7 +228,7 @@ def quick_rows(X, n_features: int, dense_in_place: bool):
     if type(X) is np.ndarray:
         if X.ndim != 2 or X.shape[0] < 1 or X.shape[1] != n_features:
             return None
-        if X.dtype not in _FLOAT_DTYPES:
+        if not _is_float(X.dtype):
             return None
         data = np.ascontiguousarray(X, dtype=np.float64)
         if not _values_ok(data.reshape(-1)):
@@ -234,9 +240,9 @@ def quick_rows(X, n_features: int, dense_in_place: bool):
     if not sp.issparse(X) or X.format != "csr" or len(X.shape) != 2:
         return None
     n, d = X.shape
-    if n < 1 or d != n_features or X.data.dtype not in _FLOAT_DTYPES:
+    if n < 1 or d != n_features or not _is_float(X.data.dtype):
         return None
-    if X.indices.dtype not in _INDEX_DTYPES or X.indptr.dtype not in _INDEX_DTYPES:
+    if not (_is_index(X.indices.dtype) and _is_index(X.indptr.dtype)):
         return None
     indptr = np.ascontiguousarray(X.indptr, dtype=np.int64)
     indices = np.ascontiguousarray(X.indices, dtype=np.int64)
@@ -324,6 +330,10 @@ def to_chunk(
     return Chunk(indptr, indices, data, y, d, scores, weights)
 
 
+#: Key types accepted without looking at each key (the common case).
+_INT_KEYS = frozenset({int, np.int64, np.int32, np.intp})
+
+
 def dict_row_arrays(x: dict, n_features: int) -> tuple[np.ndarray, np.ndarray]:
     """Column indices (sorted, int64) and values (float64) of a ``{index: value}`` row.
 
@@ -334,21 +344,37 @@ def dict_row_arrays(x: dict, n_features: int) -> tuple[np.ndarray, np.ndarray]:
         that is not a number.
     """
     keys = list(x)
-    bad = [k for k in keys if isinstance(k, bool) or not isinstance(k, (int, np.integer))]
-    if bad:
-        raise ValueError(f"feature keys must be integer indices, got {bad[:3]!r}")
-    idx = np.asarray(keys, dtype=np.int64)
-    if idx.size and (idx.min() < 0 or idx.max() >= n_features):
+    if not _INT_KEYS.issuperset(map(type, keys)):
+        bad = [k for k in keys if isinstance(k, bool) or not isinstance(k, (int, np.integer))]
+        if bad:
+            raise ValueError(f"feature keys must be integer indices, got {bad[:3]!r}")
+    idx = np.array(keys, dtype=np.int64)
+    order = _key_order(idx, n_features)
+    if order < 0:
         raise ValueError(
             f"feature index {int(idx[(idx < 0) | (idx >= n_features)][0])} "
             f"is outside [0, {n_features})"
         )
     try:
-        vals = np.asarray([x[k] for k in keys], dtype=np.float64)
+        vals = np.array(list(x.values()), dtype=np.float64)
     except (TypeError, ValueError) as error:
         raise ValueError(f"feature values must be numbers ({error})") from error
-    order = np.argsort(idx, kind="stable")
-    return idx[order], vals[order]
+    if order == 0:
+        order = np.argsort(idx, kind="stable")
+        idx, vals = idx[order], vals[order]
+    return idx, vals
+
+
+@nb.njit(cache=True)
+def _key_order(idx, n_features):
+    """-1 if an index is outside [0, n_features), else 1 if they increase, else 0."""
+    increasing = 1
+    for a in range(idx.shape[0]):
+        if idx[a] < 0 or idx[a] >= n_features:
+            return -1
+        if a > 0 and idx[a] <= idx[a - 1]:
+            increasing = 0
+    return increasing
 
 
 def dict_row(x: dict, n_features: int) -> sp.csr_matrix:

@@ -22,6 +22,7 @@ import bz2
 import csv
 import gzip
 import io
+import itertools
 import lzma
 import math
 import os
@@ -778,8 +779,9 @@ def _raise_at_line(reader: FileChunks, lineno: int, offset: int, n_features: int
     raise ValueError(f"{reader.name}, line {lineno}: non-finite number")  # pragma: no cover
 
 
-def _scan(reader: FileChunks, chunk_size: int) -> tuple[SvmlightInfo, int]:
-    """A validating pass over the whole file: its summary, and the first line with index 0."""
+def _scan(reader: FileChunks, chunk_size: int) -> tuple[SvmlightInfo, tuple[int, int]]:
+    """A validating pass over the whole file: its summary, and the first line holding
+    index 0 with the number of such lines."""
     n = nnz = 0
     parser = _SvmlightPass(reader, 0, None)
     for y, _, idx, _ in parser.chunks(chunk_size):
@@ -791,7 +793,7 @@ def _scan(reader: FileChunks, chunk_size: int) -> tuple[SvmlightInfo, int]:
     zero_based = lo == 0
     n_features = 0 if hi < 0 else (hi + 1 if zero_based else hi)
     info = SvmlightInfo(n, n_features, zero_based, nnz, lo, hi)
-    return info, int(st[_ZERO_LINE]) if st[_ZERO_LINES] else 0
+    return info, (int(st[_ZERO_LINE]), int(st[_ZERO_LINES]))
 
 
 def scan_svmlight(path: PathLike, chunk_size: int = 10000) -> SvmlightInfo:
@@ -919,14 +921,15 @@ def iter_svmlight(
 
 def _iter_svmlight(reader, chunk_size, n_features, dtype, zero_based, dense):
     if n_features is None:
-        info, zero_line = _scan(reader, chunk_size)
+        info, (zero_line, zero_lines) = _scan(reader, chunk_size)
         if zero_based == "auto":
             zero_based = info.zero_based
             if zero_based:
                 warnings.warn(
-                    f"{reader.name}: read as 0-based because feature index 0 occurs (first "
-                    f"at line {zero_line}); pass zero_based=True to read a 0-based file "
-                    "without this warning, or zero_based=False to refuse index 0",
+                    f"{reader.name}: read as 0-based because feature index 0 occurs on "
+                    f"{zero_lines} of {info.n_samples} lines (first at line {zero_line}); "
+                    "pass zero_based=True to read a 0-based file without this warning, or "
+                    "zero_based=False to refuse index 0",
                     UserWarning,
                     stacklevel=3,
                 )
@@ -1273,9 +1276,8 @@ def _csv_reference(reader: FileChunks, options: _CsvOptions, head, label_type: s
         def convert():
             return _csv_convert(name, chunk, linenos, li, n_fields, options.dtype, state)
 
-        if not header:
-            chunk.append(fields0)
-            linenos.append(lineno0)
+        if not header:  # the first record is a data row
+            rows = itertools.chain([(lineno0, fields0)], rows)
         for lineno, fields in rows:
             if len(fields) != n_fields:
                 raise ValueError(

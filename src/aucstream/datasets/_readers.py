@@ -1222,21 +1222,26 @@ def _pandas_can_read(reader: FileChunks, options: _CsvOptions, fields0: list[str
 def _csv_pandas(reader: FileChunks, options: _CsvOptions, head, numeric):
     import pandas as pd
 
-    lineno0, fields0, header, li, _ = head
+    _, fields0, header, li, _ = head
     n_fields = len(fields0)
-    features = [k for k in range(n_fields) if k != li]
-    skip = lineno0 if header else lineno0 - 1
+    features = np.array([k for k in range(n_fields) if k != li], dtype=np.intp)
     extra = {} if int(pd.__version__.split(".")[0]) >= 3 else {"float_precision": "round_trip"}
+    if numeric:  # one float64 block: one array per chunk
+        dtype = np.float64
+    else:
+        dtype = {k: (object if k == li else np.float64) for k in range(n_fields)}
     with reader._open_binary() as f:
         try:
+            # header=0: pandas' first non-blank line is the header the csv module found
+            # (a line one counts as blank and the other not makes the header a data
+            # row, which does not parse: the csv module then reads the file)
             frames = pd.read_csv(
                 f,
                 sep=r"\s+" if options.delimiter is None else options.delimiter,
-                header=None,
+                header=0 if header else None,
                 names=list(range(n_fields)),
-                skiprows=skip,
                 chunksize=options.chunk_size,
-                dtype={k: (np.float64 if k != li or numeric else object) for k in range(n_fields)},
+                dtype=dtype,
                 na_filter=False,
                 encoding=options.encoding,
                 engine="c",
@@ -1244,16 +1249,15 @@ def _csv_pandas(reader: FileChunks, options: _CsvOptions, head, numeric):
                 **extra,
             )
             for frame in frames:
-                X = frame[features].to_numpy(dtype=np.float64)
-                labels = frame[li].to_numpy()
-                if not np.isfinite(X).all():
-                    raise _NotPlain
                 if numeric:
-                    y = labels.astype(np.float64)
-                    if not np.isfinite(y).all():
+                    values = frame.to_numpy(dtype=np.float64)
+                    if not np.isfinite(values).all():
                         raise _NotPlain
+                    X, y = values[:, features], values[:, li].copy()
                 else:
-                    if pd.isna(labels).any():
+                    X = frame[features].to_numpy(dtype=np.float64)
+                    labels = frame[li].to_numpy()
+                    if not np.isfinite(X).all() or pd.isna(labels).any():
                         raise _NotPlain
                     y = np.array([s.strip() for s in labels], dtype=str)
                 yield X.astype(options.dtype, copy=False), y

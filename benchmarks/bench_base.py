@@ -90,7 +90,7 @@ def one_row_costs(quick: bool) -> list[dict]:
     csr_rows = [Xs[i : i + 1] for i in range(n)]
     dicts = [dict(zip(r.indices.tolist(), r.data.tolist())) for r in csr_rows]
     label_rows = [ys[i : i + 1] for i in range(n)]
-    rows = []
+    rows, parts = [], []
 
     sgd = SGDClassifier(loss="log_loss").partial_fit(X[warm], y[warm], classes=[-1.0, 1.0])
     sgd_dense = per_call(lambda i: sgd.partial_fit(dense_rows[i], label_rows[i]), range(n), rounds)
@@ -138,10 +138,10 @@ def one_row_costs(quick: bool) -> list[dict]:
         for call, (fn, peer_seconds, peer) in calls.items():
             seconds = per_call(fn, range(n), rounds)
             row = {"learner": name, "call": call, "us_per_call": round(seconds * 1e6, 2)}
-            if peer_seconds is not None:
-                row["peer"] = peer
-                row["peer_us"] = round(peer_seconds * 1e6, 2)
-                row["speed_vs_peer"] = round(peer_seconds / seconds, 3)
+            known = peer_seconds is not None
+            row["peer"] = peer if known else "(not installed)"
+            row["peer_us"] = round(peer_seconds * 1e6, 2) if known else ""
+            row["speed_vs_peer"] = round(peer_seconds / seconds, 3) if known else ""
             rows.append(row)
         # the learner's own part: _update on prepared one-row chunks
         for layout, inputs in (("CSR", csr_rows), ("dense", dense_rows)):
@@ -155,7 +155,7 @@ def one_row_costs(quick: bool) -> list[dict]:
             total = per_call(
                 lambda i, m=model, x=inputs: m.partial_fit(x[i], label_rows[i]), range(n), rounds
             )
-            rows.append(
+            parts.append(
                 {
                     "learner": name,
                     "call": f"partial_fit, 1-row {layout}: learner's _update (wrapper + kernel)",
@@ -164,6 +164,7 @@ def one_row_costs(quick: bool) -> list[dict]:
                     "call_over_update": round(total / update, 2),
                 }
             )
+    rows += parts
     for row in rows:
         row["data"] = source
     return rows

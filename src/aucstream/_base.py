@@ -118,6 +118,7 @@ def _own_partial_fit(cls: type) -> bool:
 
 
 _NONE = np.empty(0)
+_PLUS_ONE, _MINUS_ONE = np.ones(1), -np.ones(1)
 
 
 def _quick_csr(rows: tuple, n_features: int) -> bool:
@@ -848,9 +849,9 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
         if n == 1:  # one comparison of scalars (numpy's per-call cost is larger)
             label = y[0]
             if _label_is(label, cache.c1):
-                return np.ones(1)
+                return _PLUS_ONE.copy()
             if _label_is(label, cache.c0):
-                return -np.ones(1)
+                return _MINUS_ONE.copy()
             return None
         y = np.asarray(y)
         if y.dtype.kind not in cache.kinds:

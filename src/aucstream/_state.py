@@ -348,9 +348,9 @@ class FlatState:
         _copy_table(table)
         return (
             shadows,
-            [a.copy() for a in self._others],
+            [a.copy() for a in self._others] if self._others else (),
             [dict(d) for d in self._dicts],
-            [list(v) for v in self._lists],
+            [list(v) for v in self._lists] if self._lists else (),
             [g.bit_generator.state for g in self._generators],
         )
 

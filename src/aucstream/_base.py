@@ -246,12 +246,15 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
     ) -> BaseStreamingAUC:
         """Learn from one pass over ``(X, y)`` in the given order.
 
+        What was learnt before is discarded (``partial_fit`` continues a stream).
+
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
             Training examples, dense or CSR (any scipy sparse format is converted).
         y : array-like of shape (n_samples,)
-            Exactly two distinct label values.
+            Their labels: exactly two distinct values, the larger being the positive
+            class (``classes_[1]``).
         sample_weight : array-like of shape (n_samples,), optional
             Non-negative weights of the examples, for learners whose update allows
             them (see the learner's notes); others refuse them with an error.
@@ -306,13 +309,7 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
         self
             The updated estimator.
         """
-        self._check_partial_fit()
-        quick = self._quick_chunk(X, y, classes, sample_weight)
-        if quick is not None:
-            self._quick_learn(quick, X, prequential=False)
-            return self
-        with self._transaction():
-            self._continue(X, y, classes, sample_weight, None)
+        self._stream(X, y, classes, sample_weight, prequential=False)
         return self
 
     @available_if(_is_online)
@@ -350,14 +347,21 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
         >>> float(SOLAM().test_then_train(X, y)[0])  # nothing learnt before the first row
         0.0
         """
+        return self._stream(X, y, classes, sample_weight, prequential=True)
+
+    def _stream(self, X, y, classes, sample_weight, prequential: bool) -> np.ndarray | None:
+        """``partial_fit`` / ``test_then_train``: the fast path, else the full validation.
+
+        Returns the prequential scores when ``prequential``.
+        """
         self._check_partial_fit()
         quick = self._quick_chunk(X, y, classes, sample_weight)
         if quick is not None:
-            return self._quick_learn(quick, X, prequential=True)
-        scores: list[np.ndarray] = []
+            return self._quick_learn(quick, X, prequential)
+        scores: list[np.ndarray] | None = [] if prequential else None
         with self._transaction():
             self._continue(X, y, classes, sample_weight, scores)
-        return scores[0]
+        return scores[0] if prequential else None
 
     def _continue(self, X, y, classes, sample_weight, scores: list | None) -> None:
         """partial_fit's body: checks, first-call set-up, then one learning step."""
@@ -412,25 +416,19 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
         if _own_partial_fit(type(self)):
             # a learner that checks more in its own partial_fit: through it
             return self.partial_fit(self._one_row(x), [y], classes=classes)
-        self._check_partial_fit()
         if isinstance(x, dict):
+            self._check_partial_fit()
             width = self._known_width()
             idx, vals = dict_row_arrays(x, width)
             rows = (np.array([0, idx.size], dtype=np.int64), idx, vals)
             quick = self._quick_chunk(rows, [y], classes, None)
-            if quick is None:
-                X = dict_row(x, width)
-            else:
+            if quick is not None:
                 self._quick_learn(quick, None, prequential=False)
                 return self
+            X = dict_row(x, width)  # not plainly valid: validated in full
         else:
             X = self._one_row(x)
-            quick = self._quick_chunk(X, [y], classes, None)
-            if quick is not None:
-                self._quick_learn(quick, X, prequential=False)
-                return self
-        with self._transaction():
-            self._continue(X, [y], classes, None, None)
+        self._stream(X, [y], classes, None, prequential=False)
         return self
 
     def predict_one(self, x):
@@ -567,7 +565,7 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Examples.
+            Examples whose class probabilities are wanted.
 
         Returns
         -------
@@ -591,12 +589,13 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Examples.
+            Examples to label (as many features as the examples the learner has
+            learnt).
 
         Returns
         -------
         ndarray of shape (n_samples,)
-            The predicted labels.
+            The predicted labels, values of ``classes_``.
         """
         positive = self.decision_function(X) > 0  # checks that the learner is fitted
         return self.classes_[positive.astype(np.intp)]

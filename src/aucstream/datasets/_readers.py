@@ -177,7 +177,7 @@ class FileChunks(Iterator):
     >>> chunks = iter_svmlight(path, chunk_size=1, n_features=3)
     >>> X, y = next(chunks)
     >>> chunks.rows, chunks.total_bytes
-    (1, 20)
+    (1, 19)
     >>> sum(1 for _ in chunks), chunks.bytes_read == chunks.total_bytes
     (1, True)
     """

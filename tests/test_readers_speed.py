@@ -457,3 +457,21 @@ def test_peak_memory_does_not_grow_with_the_file(tmp_path, kind):
     peaks = [_peak_kib(p, width) for p in (short, long)]
     # holding the long file's rows would take more than 15 MB (CSV) or 60 MB (LIBSVM)
     assert peaks[1] - peaks[0] < 2 * 1024, peaks
+
+
+def test_a_second_process_does_not_compile_the_parser_again(tmp_path):
+    """The compiled parser is cached on disk: a new interpreter loads it."""
+    path = _svm(tmp_path, "cache.svm", ["1 1:0.5 3:1.25e-3 qid:2", "-1 2:12345678901234567890"])
+    code = f"""
+from aucstream.datasets import _readers, load_svmlight
+load_svmlight({str(path)!r}, n_features=3)
+fns = [_readers._number, _readers._keep_hard, _readers._svm_line, _readers._svm_parse]
+print(sum(len(f.stats.cache_misses) for f in fns), len(_readers._svm_parse.stats.cache_hits))
+"""
+    runs = [
+        subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+        for _ in range(2)
+    ]
+    misses, hits = map(int, runs[1].stdout.split())
+    assert misses == 0, runs[1].stdout  # the helpers are compiled into _svm_parse
+    assert hits == 1

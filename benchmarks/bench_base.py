@@ -28,7 +28,6 @@ Usage::
 
 from __future__ import annotations
 
-import argparse
 import lzma
 import os
 import time
@@ -212,13 +211,7 @@ def run(quick: bool = False) -> list[dict]:
     return one_row_costs(quick) + big_chunks(quick)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="fewer rows and rounds")
-    args = parser.parse_args()
-    for row in run(args.quick):
-        print(row)
-
-
 if __name__ == "__main__":
-    main()
+    from run import standalone
+
+    standalone(run, __doc__)

@@ -21,7 +21,6 @@ Usage::
 
 from __future__ import annotations
 
-import argparse
 import gzip
 import lzma
 import os
@@ -52,6 +51,20 @@ def _count(chunks) -> int:
     return sum(y.shape[0] for _, y in chunks)
 
 
+def _row(fmt: str, file: str, reader: str, n: int, ours: float, peer: str, theirs: float):
+    """One result: ``n`` rows read in ``ours`` seconds, the peer in ``theirs``."""
+    return {
+        "format": fmt,
+        "file": file,
+        "reader": reader,
+        "rows": n,
+        "rows_per_s": round(n / ours),
+        "peer": peer,
+        "peer_rows_per_s": round(n / theirs),
+        "speed_vs_peer": round(theirs / ours, 2),
+    }
+
+
 def _svmlight_files(folder: Path, quick: bool) -> list[tuple[str, Path]]:
     """(name, file) of the LIBSVM files to read."""
     from sklearn.datasets import dump_svmlight_file
@@ -77,43 +90,29 @@ def _svmlight_files(folder: Path, quick: bool) -> list[tuple[str, Path]]:
     return files
 
 
-def svmlight_rows(folder: Path, quick: bool) -> list[dict]:
+def svmlight_cases(folder: Path, quick: bool) -> list[tuple]:
+    """(format, file, reader, our reading, peer, peer's reading) of LIBSVM files."""
     from sklearn.datasets import load_svmlight_file
 
     from aucstream.datasets import iter_svmlight
 
-    rounds = 2 if quick else 5
-    rows = []
+    cases = []
     for name, path in _svmlight_files(folder, quick):
-        compressed = path.suffix == ".xz"
 
-        def reference(path=path, compressed=compressed):
-            source = lzma.open(path) if compressed else str(path)
-            return load_svmlight_file(source, zero_based=False)
+        def reference(path=path):
+            source = lzma.open(path) if path.suffix == ".xz" else str(path)
+            return load_svmlight_file(source, zero_based=False)[0].shape[0]
 
-        X, _ = reference()
-        n, width = X.shape
-        peer = best(reference, rounds)
-        for label, n_features in (("n_features given", width), ("n_features inferred", None)):
-            ours = best(
-                lambda path=path, w=n_features: _count(
-                    iter_svmlight(path, chunk_size=10000, n_features=w, zero_based=False)
-                ),
-                rounds,
-            )
-            rows.append(
-                {
-                    "format": "LIBSVM",
-                    "file": name,
-                    "reader": f"iter_svmlight, {label}",
-                    "rows": n,
-                    "rows_per_s": round(n / ours),
-                    "peer": "sklearn load_svmlight_file",
-                    "peer_rows_per_s": round(n / peer),
-                    "speed_vs_peer": round(peer / ours, 2),
-                }
-            )
-    return rows
+        X, _ = load_svmlight_file(str(path) if path.suffix != ".xz" else lzma.open(path))
+        for label, width in (("n_features given", X.shape[1]), ("n_features inferred", None)):
+
+            def ours(path=path, width=width):
+                chunks = iter_svmlight(path, chunk_size=10000, n_features=width, zero_based=False)
+                return _count(chunks)
+
+            peer = "sklearn load_svmlight_file"
+            cases.append(("LIBSVM", name, f"iter_svmlight, {label}", ours, peer, reference))
+    return cases
 
 
 def _csv_files(folder: Path, quick: bool) -> list[tuple[str, Path]]:
@@ -136,59 +135,48 @@ def _csv_files(folder: Path, quick: bool) -> list[tuple[str, Path]]:
     return files
 
 
-def csv_rows(folder: Path, quick: bool) -> list[dict]:
+def csv_cases(folder: Path, quick: bool) -> list[tuple]:
+    """(format, file, reader, our reading, peer, peer's reading) of CSV files."""
     import pandas as pd
 
     from aucstream.datasets import detect_format, iter_csv
 
-    rounds = 2 if quick else 5
-    rows = []
+    cases = []
     for name, path in _csv_files(folder, quick):
-        peer_header = 0 if path.name.startswith("generated") else None
+        header = 0 if path.name.startswith("generated") else None
 
-        def reference(path=path, peer_header=peer_header):
-            return sum(
-                len(frame) for frame in pd.read_csv(path, header=peer_header, chunksize=10000)
-            )
+        def reference(path=path, header=header):
+            return sum(len(frame) for frame in pd.read_csv(path, header=header, chunksize=10000))
 
-        n = reference()
         delimiter = detect_format(path).delimiter
-        peer = best(reference, rounds)
-        ours = best(
-            lambda path=path, d=delimiter: _count(iter_csv(path, chunk_size=10000, delimiter=d)),
-            rounds,
-        )
-        rows.append(
-            {
-                "format": "CSV",
-                "file": name,
-                "reader": "iter_csv",
-                "rows": n,
-                "rows_per_s": round(n / ours),
-                "peer": "pandas read_csv(chunksize=10000)",
-                "peer_rows_per_s": round(n / peer),
-                "speed_vs_peer": round(peer / ours, 2),
-            }
-        )
-    return rows
+
+        def ours(path=path, delimiter=delimiter):
+            return _count(iter_csv(path, chunk_size=10000, delimiter=delimiter))
+
+        cases.append(("CSV", name, "iter_csv", ours, "pandas read_csv(chunksize=10000)", reference))
+    return cases
 
 
 def run(quick: bool = False) -> list[dict]:
     """Every measurement of this module, one dict per row (see the module docstring)."""
     folder = Path(tempfile.mkdtemp(prefix="aucstream-bench-readers-"))
+    rounds = 2 if quick else 5
     try:
-        return svmlight_rows(folder, quick) + csv_rows(folder, quick)
+        rows = []
+        for fmt, file, reader, ours, peer, reference in svmlight_cases(folder, quick) + csv_cases(
+            folder, quick
+        ):
+            n = reference()
+            assert ours() == n, (file, reader)
+            rows.append(
+                _row(fmt, file, reader, n, best(ours, rounds), peer, best(reference, rounds))
+            )
+        return rows
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="smaller files, fewer rounds")
-    args = parser.parse_args()
-    for row in run(args.quick):
-        print(row)
-
-
 if __name__ == "__main__":
-    main()
+    from run import standalone
+
+    standalone(run, __doc__)

@@ -82,23 +82,19 @@ def _version(name: str) -> str:
         return "not installed"
 
 
+def _git(*args: str) -> str:
+    return subprocess.run(
+        ["git", "-C", str(ROOT), *args], capture_output=True, text=True, check=True
+    ).stdout.strip()
+
+
 def _commit() -> str:
     try:
-        out = subprocess.run(
-            ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
-        dirty = subprocess.run(
-            ["git", "-C", str(ROOT), "status", "--porcelain", "--untracked-files=no"],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
+        commit = _git("rev-parse", "--short", "HEAD")
+        dirty = _git("status", "--porcelain", "--untracked-files=no")
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
-    return out + (" (with uncommitted changes)" if dirty else "")
+    return commit + (" (with uncommitted changes)" if dirty else "")
 
 
 def _load() -> str:
@@ -224,6 +220,15 @@ def report(results, quick: bool, load_before: str, load_after: str) -> str:
         lines.extend(tables(rows) if rows else ["(no rows)", ""])
         lines.extend([f"({seconds:.0f} s)", ""])
     return "\n".join(lines).rstrip() + "\n"
+
+
+def standalone(run, doc: str, argv=None) -> None:
+    """``python benchmarks/bench_X.py [--quick]``: print the rows of one module."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="smaller data, fewer rounds")
+    args = parser.parse_args(argv)
+    for row in run(args.quick):
+        print(row)
 
 
 def main(argv=None) -> None:

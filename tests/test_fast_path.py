@@ -20,21 +20,11 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from conftest import assert_same_state, make_stream, snapshot
+from reliability_cases import ONLINE, make
 
-import aucstream
 from aucstream import _base, _state
 from aucstream._base import BaseStreamingAUC
 from aucstream._params import InvalidParameterError
-
-ONLINE = [cls for _, cls in aucstream.all_estimators("online")]
-
-
-def make(cls, **extra):
-    params = dict(cls._unit_test_params()) if hasattr(cls, "_unit_test_params") else {}
-    if "random_state" in cls().get_params():
-        params["random_state"] = 0
-    params.update(extra)
-    return cls(**params)
 
 
 @pytest.fixture

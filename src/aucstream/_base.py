@@ -57,6 +57,9 @@ from .metrics import roc_auc
 
 __all__ = ["BaseStreamingAUC", "make_rng"]
 
+#: An optional array argument.
+_Maybe = ArrayLike | None
+
 #: Parameter values of these types are kept by identity between validations: they are
 #: immutable, or (generators) their validity does not depend on their contents.
 _STABLE_PARAM_TYPES = frozenset(
@@ -314,11 +317,7 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
 
     @available_if(_is_online)
     def test_then_train(
-        self,
-        X: ArrayLike,
-        y: ArrayLike,
-        classes: ArrayLike | None = None,
-        sample_weight: ArrayLike | None = None,
+        self, X: ArrayLike, y: ArrayLike, classes: _Maybe = None, sample_weight: _Maybe = None
     ) -> np.ndarray:
         """Score each example with the model as it was just before learning it, then learn.
 

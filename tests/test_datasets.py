@@ -418,6 +418,18 @@ def test_iter_csv_label_type(tmp_path):
     assert y.tolist() == ["a", "7"]
 
 
+@pytest.mark.parametrize("header", [True, False])
+def test_iter_csv_chunks_never_exceed_chunk_size(tmp_path, header):
+    rows = ["a,b,y"] if header else []
+    rows += [f"{k},{k / 2},{k % 2}" for k in range(7)]
+    path = _write(tmp_path / "c.csv", ("\n".join(rows) + "\n").encode())
+    for chunk_size in (1, 2, 3, 7, 8):
+        chunks = list(iter_csv(path, chunk_size=chunk_size))
+        sizes = [len(y) for _, y in chunks]
+        assert sizes == [min(chunk_size, 7 - s) for s in range(0, 7, chunk_size)]
+        np.testing.assert_array_equal(np.concatenate([y for _, y in chunks]), np.arange(7) % 2)
+
+
 def test_iter_csv_label_name_errors(tmp_path):
     path = _write(tmp_path / "h.csv", b"a,b\n1,2\n")
     with pytest.raises(ValueError, match="no column named 'c'"):

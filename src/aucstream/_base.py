@@ -10,11 +10,28 @@ Chunks reach the kernels in one layout: CSR arrays (``indptr``, ``indices``, ``d
 with int64 indices and float64 values, whatever the input was. A dense chunk becomes
 CSR arrays that store every entry, including zeros, so dense and sparse input run
 the very same arithmetic (zeros contribute exact zeros) and give the same model.
+
+Calls that learn a few examples each
+------------------------------------
+A stream learnt one example at a time (``learn_one``, one-row ``partial_fit``) pays
+the per-call work once per example, so a call that a learner has seen before takes a
+fast path that keeps every check and does each in O(n_features) without scikit-learn
+round trips: the parameters are validated again only when one of them is no longer
+the same object as at the last validation; the rows pass one compiled check
+(:func:`aucstream._chunks.quick_rows`: finite values, width, magnitude, CSR
+structure) and the labels one comparison with ``classes_``; the transaction and the
+finiteness check of the state use a walk of the state made once
+(:class:`aucstream._state.FlatState`: preallocated shadow copies, one compiled copy
+and one compiled check). Any input the fast path does not accept as plainly valid
+goes through the full validation, which raises the usual error or converts the
+input, so both paths accept the same input and give bit-identical models.
 """
 
 from __future__ import annotations
 
 import numbers
+import weakref
+from operator import attrgetter, is_
 from typing import ClassVar
 
 import numpy as np
@@ -24,13 +41,111 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
-from . import _calibration, _state
-from ._chunks import Chunk, check_magnitude, check_sparse_structure, dict_row, to_chunk
+from . import _calibration, _chunks, _state
+from ._chunks import (
+    Chunk,
+    check_magnitude,
+    check_sparse_structure,
+    dict_row,
+    dict_row_arrays,
+    quick_rows,
+    to_chunk,
+)
 from ._config import format_bytes, get_config
 from ._params import check_parameters
 from .metrics import roc_auc
 
 __all__ = ["BaseStreamingAUC", "make_rng"]
+
+#: An optional array argument.
+_Maybe = ArrayLike | None
+
+#: Parameter values of these types are kept by identity between validations: they are
+#: immutable, or (generators) their validity does not depend on their contents.
+_STABLE_PARAM_TYPES = frozenset(
+    {
+        bool,
+        int,
+        float,
+        str,
+        type(None),
+        np.bool_,
+        np.int32,
+        np.int64,
+        np.float32,
+        np.float64,
+        np.random.Generator,
+        np.random.RandomState,
+    }
+)
+#: Label types compared with ``classes_`` one by one (everything else is validated in full).
+_SCALAR_LABELS = (int, float, str, np.number, np.bool_)
+#: Label dtypes that compare with classes of each dtype kind as ``np.isin`` does.
+_LABEL_KINDS = {"b": "biuf", "i": "biuf", "u": "biuf", "f": "biuf", "U": "U", "S": "S"}
+
+
+class _FastCache:
+    """What the fast path remembers of one learner between calls.
+
+    Kept outside the learner (in a weak dictionary), so it is never part of the
+    learner's state, of its copies, pickles or model files.
+    """
+
+    __slots__ = ("params", "flat", "classes", "c0", "c1", "kinds")
+
+    def __init__(self):
+        self.params = self.flat = self.classes = None
+
+
+_FAST: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_PARAM_GETTERS: dict[type, attrgetter] = {}
+_OWN_PARTIAL_FIT: dict[type, bool] = {}
+
+
+def _param_values(estimator) -> tuple:
+    """The estimator's parameter values (and its class), in a C-level getter."""
+    cls = type(estimator)
+    getter = _PARAM_GETTERS.get(cls)
+    if getter is None:  # with the class, the getter always returns a tuple
+        getter = _PARAM_GETTERS[cls] = attrgetter(*cls._get_param_names(), "__class__", "__class__")
+    return getter(estimator)
+
+
+def _own_partial_fit(cls: type) -> bool:
+    """Whether ``cls`` overrides ``partial_fit`` (``learn_one`` then goes through it)."""
+    found = _OWN_PARTIAL_FIT.get(cls)
+    if found is None:
+        owner = next(c for c in cls.__mro__ if "partial_fit" in vars(c))
+        found = _OWN_PARTIAL_FIT[cls] = owner is not BaseStreamingAUC
+    return found
+
+
+_NONE = np.empty(0)
+_PLUS_ONE, _MINUS_ONE = np.ones(1), -np.ones(1)
+
+
+def _quick_csr(rows: tuple, n_features: int) -> bool:
+    """Whether the CSR arrays of a dict row pass :func:`aucstream._chunks.quick_rows`'s check."""
+    indptr, indices, data = rows
+    return _chunks._csr_ok(indptr, indices, data, n_features)
+
+
+def _row_chunk(indptr, indices, data, y_pm, width: int, i: int) -> Chunk:
+    """Row ``i`` of chunk arrays as a chunk of its own (the arrays ``to_chunk`` makes)."""
+    if indptr is None:
+        return Chunk(None, None, data[i : i + 1], y_pm[i : i + 1], width)
+    lo, hi = indptr[i], indptr[i + 1]
+    return Chunk(
+        np.array([0, hi - lo], dtype=np.int64),
+        indices[lo:hi].copy(),
+        data[lo:hi].copy(),
+        y_pm[i : i + 1].copy(),
+        width,
+    )
+
+
+def _label_is(label, value) -> bool:
+    return isinstance(label, _SCALAR_LABELS) and bool(label == value)
 
 
 def make_rng(random_state) -> np.random.Generator:
@@ -134,12 +249,15 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
     ) -> BaseStreamingAUC:
         """Learn from one pass over ``(X, y)`` in the given order.
 
+        What was learnt before is discarded (``partial_fit`` continues a stream).
+
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
             Training examples, dense or CSR (any scipy sparse format is converted).
         y : array-like of shape (n_samples,)
-            Exactly two distinct label values.
+            Their labels: exactly two distinct values, the larger being the positive
+            class (``classes_[1]``).
         sample_weight : array-like of shape (n_samples,), optional
             Non-negative weights of the examples, for learners whose update allows
             them (see the learner's notes); others refuse them with an error.
@@ -194,17 +312,12 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
         self
             The updated estimator.
         """
-        with self._transaction():
-            self._continue(X, y, classes, sample_weight, None)
+        self._stream(X, y, classes, sample_weight, prequential=False)
         return self
 
     @available_if(_is_online)
     def test_then_train(
-        self,
-        X: ArrayLike,
-        y: ArrayLike,
-        classes: ArrayLike | None = None,
-        sample_weight: ArrayLike | None = None,
+        self, X: ArrayLike, y: ArrayLike, classes: _Maybe = None, sample_weight: _Maybe = None
     ) -> np.ndarray:
         """Score each example with the model as it was just before learning it, then learn.
 
@@ -233,10 +346,21 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
         >>> float(SOLAM().test_then_train(X, y)[0])  # nothing learnt before the first row
         0.0
         """
-        scores: list[np.ndarray] = []
+        return self._stream(X, y, classes, sample_weight, prequential=True)
+
+    def _stream(self, X, y, classes, sample_weight, prequential: bool) -> np.ndarray | None:
+        """``partial_fit`` / ``test_then_train``: the fast path, else the full validation.
+
+        Returns the prequential scores when ``prequential``.
+        """
+        self._check_partial_fit()
+        quick = self._quick_chunk(X, y, classes, sample_weight)
+        if quick is not None:
+            return self._quick_learn(quick, X, prequential)
+        scores: list[np.ndarray] | None = [] if prequential else None
         with self._transaction():
             self._continue(X, y, classes, sample_weight, scores)
-        return scores[0]
+        return scores[0] if prequential else None
 
     def _continue(self, X, y, classes, sample_weight, scores: list | None) -> None:
         """partial_fit's body: checks, first-call set-up, then one learning step."""
@@ -288,7 +412,23 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
         -------
         self
         """
-        return self.partial_fit(self._one_row(x), [y], classes=classes)
+        if _own_partial_fit(type(self)):
+            # a learner that checks more in its own partial_fit: through it
+            return self.partial_fit(self._one_row(x), [y], classes=classes)
+        if isinstance(x, dict):
+            self._check_partial_fit()
+            width = self._known_width()
+            idx, vals = dict_row_arrays(x, width)
+            rows = (np.array([0, idx.size], dtype=np.int64), idx, vals)
+            quick = self._quick_chunk(rows, [y], classes, None)
+            if quick is not None:
+                self._quick_learn(quick, None, prequential=False)
+                return self
+            X = dict_row(x, width)  # not plainly valid: validated in full
+        else:
+            X = self._one_row(x)
+        self._stream(X, [y], classes, None, prequential=False)
+        return self
 
     def predict_one(self, x):
         """The predicted label of one example (see :meth:`predict`)."""
@@ -298,15 +438,18 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
         """The score of one example (see :meth:`decision_function`)."""
         return float(self.decision_function(self._one_row(x))[0])
 
+    def _known_width(self) -> int:
+        width = getattr(self, "n_features_in_", None)
+        if width is None:
+            raise ValueError(
+                f"{type(self).__name__} does not know its number of features yet: learn a "
+                "first example as an array (or through partial_fit) before passing dicts"
+            )
+        return width
+
     def _one_row(self, x):
         if isinstance(x, dict):
-            width = getattr(self, "n_features_in_", None)
-            if width is None:
-                raise ValueError(
-                    f"{type(self).__name__} does not know its number of features yet: learn a "
-                    "first example as an array (or through partial_fit) before passing dicts"
-                )
-            return dict_row(x, width)
+            return dict_row(x, self._known_width())
         row = np.asarray(x)
         if row.ndim != 1:
             raise ValueError(
@@ -421,7 +564,7 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Examples.
+            Examples whose class probabilities are wanted.
 
         Returns
         -------
@@ -445,12 +588,13 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Examples.
+            Examples to label (as many features as the examples the learner has
+            learnt).
 
         Returns
         -------
         ndarray of shape (n_samples,)
-            The predicted labels.
+            The predicted labels, values of ``classes_``.
         """
         positive = self.decision_function(X) > 0  # checks that the learner is fitted
         return self.classes_[positive.astype(np.intp)]
@@ -588,6 +732,15 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
             sample_weight=sample_weight,
             dense_in_place=self._dense_kernels,
         )
+        self._learn_chunk(chunk, X)
+
+    def _learn_chunk(self, chunk: Chunk, X, flat: _state.FlatState | None = None) -> None:
+        """One kernel call on a validated chunk, then the calibration and the checks.
+
+        ``X`` is the validated input of the chunk (for batch learners' scores).
+        ``flat`` is a current walk of the state (:class:`aucstream._state.FlatState`)
+        for the fast finiteness check, or None.
+        """
         try:
             self._update(chunk)
         except (ZeroDivisionError, OverflowError, FloatingPointError) as error:
@@ -597,12 +750,14 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
                 "learnt. Scale the features or use a smaller step size"
             ) from error
         before = self.n_samples_seen_
-        self.n_samples_seen_ += X.shape[0]
-        if calibrate:
+        self.n_samples_seen_ += chunk.n_samples
+        if self._kernel_prequential and not self.is_batch:
             _calibration.update(self.calibration_, chunk.pre_scores, chunk.y, chunk.sample_weight)
         elif self.is_batch:
             scores = self._raw_scores(X)
             _calibration.fit_batch(self.calibration_, scores, chunk.y, chunk.sample_weight)
+        if flat is not None and flat.is_current(self) and flat.all_finite():
+            return
         where = _state.first_non_finite(self)
         if where is not None:
             largest = float(np.max(np.abs(chunk.data), initial=0.0))
@@ -612,6 +767,126 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
                 f"(largest feature value in the chunk: {largest:.3g}); the chunk was not learnt. "
                 "Use a smaller step size or scale the features"
             )
+
+    # ------------------------------------------------------------- the fast path
+    def _check_partial_fit(self) -> None:
+        """Checks of a learner before any call that continues the stream.
+
+        Called first by ``partial_fit``, ``test_then_train`` and ``learn_one`` (for
+        instance to refuse an option that needs the whole training set in advance);
+        raise ``ValueError``. The default does nothing.
+        """
+
+    def _quick_chunk(self, X, y, classes, sample_weight):
+        """``(cache, indptr, indices, data, y_pm)`` when the call can take the fast path.
+
+        The fast path is for a learner that has already learnt (its classes and width
+        are known) and input that is plainly valid: no sample weights, rows that
+        :func:`aucstream._chunks.quick_rows` accepts (or the arrays of a dict row),
+        labels equal to ``classes_[0]`` or ``classes_[1]``, ``classes`` None or those
+        two. The parameters are validated here when any of them changed (raising as
+        the full path does). Anything else returns None, with nothing touched, and the
+        caller validates in full.
+        """
+        state = self.__dict__
+        classes_ = state.get("classes_")
+        width = state.get("n_features_in_")
+        if (
+            sample_weight is not None
+            or classes_ is None
+            or width is None
+            or "n_samples_seen_" not in state
+            or "feature_names_in_" in state
+        ):
+            return None
+        cache = _FAST.get(self)
+        if cache is None:
+            cache = _FAST[self] = _FastCache()
+        params = _param_values(self)
+        if cache.params is None or not all(map(is_, params, cache.params)):
+            self._validate_params()
+            stable = all(type(v) in _STABLE_PARAM_TYPES for v in params[:-2])
+            cache.params = params if stable else None
+        if cache.classes is not classes_:
+            if classes_.shape != (2,) or classes_.dtype.kind not in _LABEL_KINDS:
+                return None
+            cache.classes = classes_
+            cache.c0, cache.c1 = classes_[0], classes_[1]
+            cache.kinds = _LABEL_KINDS[classes_.dtype.kind]
+        if classes is not None and not self._quick_same_classes(classes, cache):
+            return None
+        if type(X) is tuple:  # the arrays of a dict row (learn_one)
+            rows = X if _quick_csr(X, width) else None
+        else:
+            rows = quick_rows(X, width, self._dense_kernels)
+        if rows is None:
+            return None
+        n = rows[2].shape[0] if rows[0] is None else rows[0].shape[0] - 1
+        y_pm = self._quick_labels(y, n, cache)
+        if y_pm is None:
+            return None
+        return cache, rows[0], rows[1], rows[2], y_pm
+
+    @staticmethod
+    def _quick_same_classes(classes, cache: _FastCache) -> bool:
+        """Whether ``classes`` holds exactly ``classes_[0]`` and ``classes_[1]``."""
+        if not isinstance(classes, (list, tuple, np.ndarray)) or len(classes) != 2:
+            return False
+        a, b = classes
+        c0, c1 = cache.c0, cache.c1
+        return (_label_is(a, c0) and _label_is(b, c1)) or (_label_is(a, c1) and _label_is(b, c0))
+
+    @staticmethod
+    def _quick_labels(y, n: int, cache: _FastCache) -> np.ndarray | None:
+        """+1/-1 labels when every label equals a class (None: validate in full)."""
+        if type(y) is np.ndarray:
+            if y.ndim != 1 or y.shape[0] != n:
+                return None
+        elif type(y) not in (list, tuple) or len(y) != n:
+            return None
+        if n == 1:  # one comparison of scalars (numpy's per-call cost is larger)
+            label = y[0]
+            if _label_is(label, cache.c1):
+                return _PLUS_ONE.copy()
+            if _label_is(label, cache.c0):
+                return _MINUS_ONE.copy()
+            return None
+        y = np.asarray(y)
+        if y.dtype.kind not in cache.kinds:
+            return None
+        positive = y == cache.c1
+        if not (positive | (y == cache.c0)).all():
+            return None
+        return np.where(positive, 1.0, -1.0)
+
+    def _quick_learn(self, quick, X, prequential: bool):
+        """Learn a chunk that :meth:`_quick_chunk` accepted, in a transaction.
+
+        Returns the prequential scores when ``prequential`` (see
+        :meth:`test_then_train`).
+        """
+        cache, indptr, indices, data, y_pm = quick
+        flat = cache.flat
+        if flat is None or not flat.is_current(self):
+            flat = cache.flat = _state.FlatState(self)
+        n = y_pm.shape[0]
+        calibrate = self._kernel_prequential
+        scores = np.empty(n) if calibrate or prequential else None
+        width = self.n_features_in_
+        saved = flat.save()
+        try:
+            if calibrate or not prequential:
+                chunk = Chunk(indptr, indices, data, y_pm, width, scores if calibrate else _NONE)
+                self._learn_chunk(chunk, X, flat)
+            else:  # no prequential kernel: score and learn row by row
+                for i in range(n):
+                    row = X[i : i + 1]
+                    scores[i] = self._raw_scores(row)[0]
+                    self._learn_chunk(_row_chunk(indptr, indices, data, y_pm, width, i), row, flat)
+        except BaseException:
+            flat.restore(saved)
+            raise
+        return scores
 
     #: The kernels write each row's decision value before learning it into
     #: ``chunk.pre_scores`` (when that array is not empty); otherwise

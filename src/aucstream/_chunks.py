@@ -8,8 +8,9 @@ arithmetic (zeros contribute exact zeros) and give the same model.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from typing import NamedTuple
 
+import numba as nb
 import numpy as np
 import scipy.sparse as sp
 
@@ -19,6 +20,8 @@ __all__ = [
     "check_sparse_structure",
     "csr_arrays",
     "dict_row",
+    "dict_row_arrays",
+    "quick_rows",
     "to_chunk",
 ]
 
@@ -126,19 +129,143 @@ def csr_arrays(X) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
         )
     X = np.atleast_2d(np.asarray(X, dtype=np.float64))
     n, d = X.shape
-    indptr = np.arange(n + 1, dtype=np.int64) * d
-    indices = np.tile(np.arange(d, dtype=np.int64), n)
+    indptr, indices = _dense_index(n, d)
     return indptr, indices, np.ascontiguousarray(X).ravel(), d
 
 
-@dataclass(frozen=True)
-class Chunk:
+#: Index arrays of small dense blocks, by shape (kernels only read them).
+_DENSE_INDEX: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
+_DENSE_INDEX_ROWS = 8
+
+
+def _dense_index(n: int, d: int) -> tuple[np.ndarray, np.ndarray]:
+    """``indptr`` and ``indices`` of an n x d dense block stored entry by entry.
+
+    Those of blocks of a few rows are kept (a stream learnt one row at a time asks
+    for the same ones at every call).
+    """
+    key = (n, d)
+    found = _DENSE_INDEX.get(key)
+    if found is not None:
+        return found
+    index = np.arange(n + 1, dtype=np.int64) * d, np.tile(np.arange(d, dtype=np.int64), n)
+    if n <= _DENSE_INDEX_ROWS:
+        if len(_DENSE_INDEX) >= 32:
+            _DENSE_INDEX.clear()
+        _DENSE_INDEX[key] = index
+    return index
+
+
+def _is_float(dtype: np.dtype) -> bool:
+    """float64 or float32 (any byte order; the kernels get native float64)."""
+    return dtype.kind == "f" and dtype.itemsize in (4, 8)
+
+
+def _is_index(dtype: np.dtype) -> bool:
+    """int64 or int32 (any byte order; the kernels get native int64)."""
+    return dtype.kind == "i" and dtype.itemsize in (4, 8)
+
+
+@nb.njit(cache=True)
+def _values_ok(values):
+    """Every value finite and below the magnitude beyond which rows are checked."""
+    for a in range(values.shape[0]):
+        if not abs(values[a]) < _SAFE_MAGNITUDE:
+            return False
+    return True
+
+
+@nb.njit(cache=True)
+def _csr_ok(indptr, indices, data, n_cols):
+    """A canonical CSR structure (``indptr`` from 0, non-decreasing, inside the
+    arrays; indices strictly increasing in each row and inside [0, n_cols)) of
+    values that :func:`_values_ok` accepts."""
+    n = indptr.shape[0] - 1
+    if indptr[0] != 0:
+        return False
+    for r in range(n):
+        if indptr[r + 1] < indptr[r]:
+            return False
+    if indptr[n] > indices.shape[0] or indptr[n] > data.shape[0]:
+        return False
+    for r in range(n):
+        prev = -1
+        for a in range(indptr[r], indptr[r + 1]):
+            c = indices[a]
+            if c <= prev or c >= n_cols:
+                return False
+            prev = c
+    return _values_ok(data)
+
+
+def quick_rows(X, n_features: int, dense_in_place: bool):
+    """The chunk arrays ``(indptr, indices, data)`` of plainly valid rows, else None.
+
+    The check a learner that already knows its width can afford on every call: one
+    compiled pass over the values (and the CSR structure), no conversion beyond the
+    one :func:`to_chunk` makes. It accepts only what the full validation (scikit-learn's
+    ``validate_data``, :func:`check_sparse_structure`, :func:`check_magnitude`)
+    accepts unchanged: a float64 or float32 ndarray, or a CSR matrix with int32 or
+    int64 indices in canonical form (sorted, no duplicates), of ``n_features``
+    columns and at least one row, whose every stored value is finite and below
+    1e150 in absolute value. Anything else gives None and the caller validates in
+    full, which either raises the usual error or accepts the input after its own
+    conversions; accepted rows give the very arrays :func:`to_chunk` would.
+
+    Parameters
+    ----------
+    X : object
+        The rows as given by the caller.
+    n_features : int
+        The width the learner knows.
+    dense_in_place : bool
+        Keep dense rows as a 2-D array (``indptr`` and ``indices`` None).
+
+    Returns
+    -------
+    tuple or None
+    """
+    if type(X) is np.ndarray:
+        if X.ndim != 2 or X.shape[0] < 1 or X.shape[1] != n_features:
+            return None
+        if not _is_float(X.dtype):
+            return None
+        data = np.ascontiguousarray(X, dtype=np.float64)
+        if not _values_ok(data.reshape(-1)):
+            return None
+        if dense_in_place:
+            return None, None, data
+        indptr, indices = _dense_index(data.shape[0], n_features)
+        return indptr, indices, data.reshape(-1)
+    if not sp.issparse(X) or X.format != "csr" or len(X.shape) != 2:
+        return None
+    n, d = X.shape
+    if n < 1 or d != n_features or not _is_float(X.data.dtype):
+        return None
+    if not (_is_index(X.indices.dtype) and _is_index(X.indptr.dtype)):
+        return None
+    indptr = np.ascontiguousarray(X.indptr, dtype=np.int64)
+    indices = np.ascontiguousarray(X.indices, dtype=np.int64)
+    data = np.ascontiguousarray(X.data, dtype=np.float64)
+    if indptr.shape != (n + 1,) or indices.ndim != 1 or data.ndim != 1:
+        return None
+    if not _csr_ok(indptr, indices, data, d):
+        return None
+    return indptr, indices, data
+
+
+class Chunk(NamedTuple):
     """A validated block of examples in the layout every kernel reads.
+
+    An immutable named tuple (cheap to make: a call that learns one example makes
+    one).
 
     Attributes
     ----------
     indptr, indices, data : ndarray
-        CSR arrays of the rows (int64, int64, float64, C-contiguous).
+        CSR arrays of the rows (int64, int64, float64, C-contiguous); for dense rows
+        kept in place, ``indptr`` and ``indices`` are None and ``data`` is the 2-D
+        array (see :func:`to_chunk`).
     y : ndarray of float64
         Labels mapped to +1 (the positive class ``classes_[1]``) and -1.
     n_features : int
@@ -150,13 +277,13 @@ class Chunk:
         Empty (every example weighs 1), or the non-negative weights of the rows.
     """
 
-    indptr: np.ndarray
-    indices: np.ndarray
+    indptr: np.ndarray | None
+    indices: np.ndarray | None
     data: np.ndarray
     y: np.ndarray
     n_features: int
-    pre_scores: np.ndarray = field(default_factory=lambda: _NO_SCORES)
-    sample_weight: np.ndarray = field(default_factory=lambda: _NO_SCORES)
+    pre_scores: np.ndarray = _NO_SCORES
+    sample_weight: np.ndarray = _NO_SCORES
 
     @property
     def n_samples(self) -> int:
@@ -203,21 +330,54 @@ def to_chunk(
     return Chunk(indptr, indices, data, y, d, scores, weights)
 
 
-def dict_row(x: dict, n_features: int) -> sp.csr_matrix:
-    """One example given as ``{feature index: value}`` as a 1 x n_features CSR row."""
+#: Key types accepted without looking at each key (the common case).
+_INT_KEYS = frozenset({int, np.int64, np.int32, np.intp})
+
+
+def dict_row_arrays(x: dict, n_features: int) -> tuple[np.ndarray, np.ndarray]:
+    """Column indices (sorted, int64) and values (float64) of a ``{index: value}`` row.
+
+    Raises
+    ------
+    ValueError
+        For a key that is not an integer index inside [0, n_features), or a value
+        that is not a number.
+    """
     keys = list(x)
-    bad = [k for k in keys if isinstance(k, bool) or not isinstance(k, (int, np.integer))]
-    if bad:
-        raise ValueError(f"feature keys must be integer indices, got {bad[:3]!r}")
-    idx = np.asarray(keys, dtype=np.int64)
-    if idx.size and (idx.min() < 0 or idx.max() >= n_features):
+    if not _INT_KEYS.issuperset(map(type, keys)):
+        bad = [k for k in keys if isinstance(k, bool) or not isinstance(k, (int, np.integer))]
+        if bad:
+            raise ValueError(f"feature keys must be integer indices, got {bad[:3]!r}")
+    idx = np.array(keys, dtype=np.int64)
+    order = _key_order(idx, n_features)
+    if order < 0:
         raise ValueError(
             f"feature index {int(idx[(idx < 0) | (idx >= n_features)][0])} "
             f"is outside [0, {n_features})"
         )
     try:
-        vals = np.asarray([x[k] for k in keys], dtype=np.float64)
+        vals = np.array(list(x.values()), dtype=np.float64)
     except (TypeError, ValueError) as error:
         raise ValueError(f"feature values must be numbers ({error})") from error
-    order = np.argsort(idx, kind="stable")
-    return sp.csr_matrix((vals[order], idx[order], np.array([0, idx.size])), shape=(1, n_features))
+    if order == 0:
+        order = np.argsort(idx, kind="stable")
+        idx, vals = idx[order], vals[order]
+    return idx, vals
+
+
+@nb.njit(cache=True)
+def _key_order(idx, n_features):
+    """-1 if an index is outside [0, n_features), else 1 if they increase, else 0."""
+    increasing = 1
+    for a in range(idx.shape[0]):
+        if idx[a] < 0 or idx[a] >= n_features:
+            return -1
+        if a > 0 and idx[a] <= idx[a - 1]:
+            increasing = 0
+    return increasing
+
+
+def dict_row(x: dict, n_features: int) -> sp.csr_matrix:
+    """One example given as ``{feature index: value}`` as a 1 x n_features CSR row."""
+    idx, vals = dict_row_arrays(x, n_features)
+    return sp.csr_matrix((vals, idx, np.array([0, idx.size])), shape=(1, n_features))

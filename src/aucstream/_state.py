@@ -10,6 +10,9 @@ state once — by allocating it in ``_init_state`` — and gets, for free:
   learner exactly as before, bit for bit, including its random generator;
 - **divergence detection** (:func:`first_non_finite`): every floating-point array the
   learner keeps, not only the weights, must stay finite;
+- the same two for calls that come by the thousand (one example each):
+  :class:`FlatState` walks the state once, keeps it as flat lists and preallocated
+  shadow buffers, and then copies, restores and checks it in one compiled call each;
 - **checking a loaded state** (:func:`check_like`) against the state a fresh learner
   with the same parameters allocates: the same members, dtypes and shapes.
 
@@ -21,9 +24,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from operator import is_
 from typing import Any
 
+import numba as nb
 import numpy as np
+from numba.core import types as nbtypes
+from numba.extending import intrinsic
 
 __all__ = [
     "STATE_EXTRA",
@@ -33,6 +40,7 @@ __all__ = [
     "transaction",
     "first_non_finite",
     "check_like",
+    "FlatState",
 ]
 
 #: Private attributes that are state although their names do not end in ``_``.
@@ -135,6 +143,249 @@ def first_non_finite(obj) -> str | None:
             if array.dtype.kind in "fc" and not np.isfinite(array).all():
                 return path
     return None
+
+
+#: A state of at most this many bytes keeps its shadow copy between calls (no
+#: allocation per call); a larger one is copied into fresh buffers for each call, so
+#: that the copy is not held in memory between calls.
+SHADOW_LIMIT = 16 << 20
+
+
+@intrinsic
+def _pointer(typingctx, address, dtype):
+    """The integer ``address`` as a pointer to values of ``dtype`` (a numba type)."""
+    target = dtype.dtype if isinstance(dtype, nbtypes.NumberClass) else dtype
+    sig = nbtypes.CPointer(target)(address, dtype)
+
+    def codegen(context, builder, signature, args):
+        return builder.inttoptr(args[0], context.get_value_type(signature.return_type))
+
+    return sig, codegen
+
+
+@nb.njit(cache=True)
+def _copy_table(table):
+    """Copy ``table[i, 2]`` bytes from address ``table[i, 0]`` to ``table[i, 1]``, each i.
+
+    The addresses are those of arrays that the caller keeps alive (a
+    :class:`FlatState` holds them and checks, before each use, that they still are
+    the learner's state), so one call with one small argument copies every array.
+    """
+    for i in range(table.shape[0]):
+        size = table[i, 2]
+        source = nb.carray(_pointer(table[i, 0], nb.uint8), size)
+        target = nb.carray(_pointer(table[i, 1], nb.uint8), size)
+        for j in range(size):
+            target[j] = source[j]
+
+
+@nb.njit(cache=True, fastmath={"reassoc"})
+def _all_finite(table):
+    """Whether the ``table[i, 1]`` float64 values at address ``table[i, 0]`` are all finite.
+
+    ``x * 0.0`` is 0 for a finite x and NaN for NaN or an infinity, so the sum of
+    those products is 0 exactly when all values are finite. Reassociation (and no
+    other fast-math flag: NaN and infinities keep their meaning) lets the compiler
+    vectorize the sum.
+    """
+    for i in range(table.shape[0]):
+        values = nb.carray(_pointer(table[i, 0], nb.float64), table[i, 1])
+        acc = 0.0
+        for j in range(values.shape[0]):
+            acc += values[j] * 0.0
+        if acc != 0.0:
+            return False
+    return True
+
+
+def _address(array: np.ndarray) -> int:
+    return array.__array_interface__["data"][0]
+
+
+def _flat_view(array: np.ndarray) -> np.ndarray | None:
+    """A 1-D view of a contiguous array (None when it is not contiguous)."""
+    if array.flags.c_contiguous:
+        return array.reshape(-1)
+    if array.flags.f_contiguous:
+        return array.T.reshape(-1)
+    return None
+
+
+class FlatState:
+    """A learner's state walked once, for transactions and checks in O(1) Python calls.
+
+    :func:`snapshot`, :func:`restore` and :func:`first_non_finite` walk the state on
+    every call. For calls that learn one example each, that walk and the allocation
+    of every copy cost more than the example itself, so this class walks the state
+    once and keeps what it found: the dicts (of the learner and of its components)
+    and lists that hold the state, every array, and the random generators. Then
+
+    - :meth:`save` copies every array into shadow buffers in one compiled call
+      (buffers kept between calls, or fresh ones for a state above
+      :data:`SHADOW_LIMIT`) and takes shallow copies of the dicts and lists and the
+      generators' states;
+    - :meth:`restore` puts all of it back: the array contents in place, the dicts
+      and lists (so an attribute that was replaced or added is undone), the
+      generators. The learner is then bit for bit as at :meth:`save`, as after
+      :func:`restore` of a :func:`snapshot`;
+    - :meth:`all_finite` checks every float64 array in one compiled pass (others
+      with numpy), and the scalars :func:`first_non_finite` checks.
+
+    The walk stays valid while the state keeps its objects: :meth:`is_current`
+    compares, by identity, every array, list, component and generator reachable
+    from the state with those found by the walk (and the number of attributes), in
+    C-level loops. A learner that replaces an array (a buffer that grows), a call
+    that allocates a new state, or a user who assigns an attribute makes it stale;
+    the caller must then walk again (the compiled calls read the arrays through
+    addresses taken by the walk, which holds the arrays, so they are used only
+    while :meth:`is_current`).
+    """
+
+    __slots__ = (
+        "_vars",
+        "_dicts",
+        "_lists",
+        "_records",
+        "_arrays",
+        "_views",
+        "_shadows",
+        "_copy",
+        "_others",
+        "_floats",
+        "_other_floats",
+        "_scalar_names",
+        "_generators",
+    )
+
+    def __init__(self, obj):
+        self._vars = vars(obj)
+        self._dicts: list[dict] = [self._vars]
+        self._lists: list[list] = []
+        self._records: list[tuple] = []
+        self._generators: list[np.random.Generator] = []
+        arrays: dict[int, np.ndarray] = {}
+        names = [k for k in self._vars if is_state_name(k)]
+        self._record(self._vars, names)
+        self._scalar_names = tuple(k for k in names if not self._is_held(self._vars[k]))
+        for k in names:
+            self._visit(self._vars[k], arrays)
+        self._arrays = list(arrays.values())
+        self._views, self._others, floats, self._other_floats = [], [], [], []
+        for a in self._arrays:
+            view = None if a.dtype.hasobject else _flat_view(a)
+            if view is None:
+                self._others.append(a)
+            else:
+                self._views.append(view.view(np.uint8))
+            if a.dtype.kind in "fc":
+                if view is not None and a.dtype == np.float64:
+                    floats.append((_address(view), view.shape[0]))
+                else:
+                    self._other_floats.append(a)
+        self._floats = np.array(floats, dtype=np.int64).reshape(-1, 2)
+        total = sum(v.shape[0] for v in self._views)
+        if total <= SHADOW_LIMIT:
+            self._shadows = [np.empty_like(v) for v in self._views]
+            self._copy = self._table(self._shadows)
+        else:
+            self._shadows = self._copy = None
+
+    @staticmethod
+    def _is_held(value) -> bool:
+        """Values kept by identity (scalars are kept by the dict copies)."""
+        return isinstance(value, (np.ndarray, list, tuple, np.random.Generator)) or _is_component(
+            value
+        )
+
+    def _record(self, container: dict, names: list[str]) -> None:
+        held = tuple(k for k in names if self._is_held(container[k]))
+        self._records.append((container, len(container), held, tuple(container[k] for k in held)))
+
+    def _visit(self, value, arrays: dict) -> None:
+        if isinstance(value, np.ndarray):
+            arrays.setdefault(id(value), value)
+        elif isinstance(value, list):
+            self._lists.append(value)
+            self._records.append((value, len(value), None, tuple(value)))
+            for v in value:
+                self._visit(v, arrays)
+        elif isinstance(value, tuple):
+            for v in value:
+                self._visit(v, arrays)
+        elif isinstance(value, np.random.Generator):
+            self._generators.append(value)
+        elif _is_component(value):
+            members = vars(value)
+            self._dicts.append(members)
+            self._record(members, list(members))
+            for v in members.values():
+                self._visit(v, arrays)
+
+    def _table(self, shadows: list[np.ndarray]) -> np.ndarray:
+        """Rows (state address, shadow address, bytes) for :func:`_copy_table`."""
+        rows = [(_address(v), _address(s), v.shape[0]) for v, s in zip(self._views, shadows)]
+        return np.array(rows, dtype=np.int64).reshape(-1, 3)
+
+    def is_current(self, obj) -> bool:
+        """Whether the state of ``obj`` still consists of the objects found by the walk."""
+        if vars(obj) is not self._vars:
+            return False
+        for container, size, held, values in self._records:
+            if len(container) != size:
+                return False
+            current = container if held is None else map(container.get, held)
+            if not all(map(is_, current, values)):
+                return False
+        return True
+
+    def save(self) -> tuple:
+        """Copy the state aside (valid while :meth:`is_current`); returns what
+        :meth:`restore` needs."""
+        shadows, table = self._shadows, self._copy
+        if shadows is None:
+            shadows = [np.empty_like(v) for v in self._views]
+            table = self._table(shadows)
+        _copy_table(table)
+        return (
+            shadows,
+            [a.copy() for a in self._others] if self._others else (),
+            [dict(d) for d in self._dicts],
+            [list(v) for v in self._lists] if self._lists else (),
+            [g.bit_generator.state for g in self._generators],
+        )
+
+    def restore(self, saved: tuple) -> None:
+        """Put the state back exactly as it was at :meth:`save`."""
+        shadows, others, dicts, lists, generators = saved
+        for view, shadow in zip(self._views, shadows):
+            view[:] = shadow
+        for array, copy in zip(self._others, others):
+            array[...] = copy
+        for container, copy in zip(self._lists, lists):
+            container[:] = copy
+        for container, copy in zip(self._dicts, dicts):
+            container.clear()
+            container.update(copy)
+        for generator, state in zip(self._generators, generators):
+            generator.bit_generator.state = state
+
+    def all_finite(self) -> bool:
+        """Whether every floating-point array and top-level float of the state is finite.
+
+        The same arrays and scalars as :func:`first_non_finite` (valid while
+        :meth:`is_current`).
+        """
+        if not _all_finite(self._floats):
+            return False
+        for a in self._other_floats:
+            if not np.isfinite(a).all():
+                return False
+        get = self._vars.get
+        for name in self._scalar_names:
+            value = get(name)
+            if isinstance(value, float) and not np.isfinite(value):
+                return False
+        return True
 
 
 def check_like(value, reference, path: str, growable: bool = False) -> None:

@@ -25,13 +25,13 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
 
 from ._readers import (
+    FileChunks,
     PathLike,
     detect_compression,
     iter_csv,
@@ -162,7 +162,7 @@ def iter_file(
     n_features: int | None = None,
     label_column: int | str = -1,
     **options: Any,
-) -> Iterator[tuple[Any, np.ndarray]]:
+) -> FileChunks:
     """Stream a data file as ``(X, y)`` chunks, in the format :func:`detect_format` finds.
 
     Parameters
@@ -181,11 +181,12 @@ def iter_file(
         Passed on to :func:`~aucstream.datasets.iter_svmlight` or
         :func:`~aucstream.datasets.iter_csv` (e.g. ``zero_based``, ``header``).
 
-    Yields
-    ------
-    X : CSR matrix (LIBSVM) or ndarray (CSV)
-    y : ndarray
-        The labels as written in the file.
+    Returns
+    -------
+    FileChunks
+        The iterator of ``(X, y)`` chunks — X a CSR matrix (LIBSVM) or an ndarray
+        (CSV), y the labels as written in the file — with the progress of the
+        reading (``bytes_read`` of ``total_bytes``).
     """
     fmt = fmt or detect_format(path)
     if fmt.kind == "libsvm":
@@ -204,14 +205,7 @@ def load_file(
 ) -> tuple[Any, np.ndarray]:
     """Read a whole data file (the chunks of :func:`iter_file`, stacked).
 
-    Parameters
-    ----------
-    path : str or path-like
-        The file.
-    fmt : FileFormat or None
-        How to read it (default: ``detect_format(path)``).
-    **options
-        As in :func:`iter_file`.
+    ``path``, ``fmt`` and the keyword ``options`` are those of :func:`iter_file`.
 
     Returns
     -------

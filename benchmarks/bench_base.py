@@ -1,0 +1,217 @@
+"""Per-call cost of learning one example, and what the base class adds to the kernel.
+
+A stream learnt one example at a time pays every per-call cost once per example.
+For SOLAM, UnivariateOnline and OPAUC (full covariance) at d = 123 (a9a from
+``$AUCSTREAM_DATA``, or a generated stream of its shape: 11% non-zeros, 24%
+positives), this measures, on the same rows:
+
+- ``learn_one`` with dict rows (the non-zeros) against River's
+  ``LogisticRegression.learn_one`` on the same dicts (when River is installed);
+- ``learn_one`` with 1-D arrays, and one-row ``partial_fit`` with dense and with CSR
+  rows, against scikit-learn's ``SGDClassifier.partial_fit`` on the same one-row
+  inputs;
+- the learner's own part of a call — ``_update(chunk)`` on a prepared one-row chunk
+  (its Python wrapper and its compiled kernel) — so that the base class's part
+  (validation, transaction, finiteness check, calibration) is the difference. Other
+  helpers rewrite the kernels; this separates their cost from the base's;
+- chunks of 10,000 rows through the fast path and through the full validation (the
+  fast path switched off), to show that large chunks did not get slower.
+
+Times are CPU time of the calling thread (``time.thread_time``), best of several
+rounds, so that other processes on a shared machine disturb them less; every ratio
+compares two measurements of the same run.
+
+Usage::
+
+    python benchmarks/bench_base.py [--quick]
+"""
+
+from __future__ import annotations
+
+import lzma
+import os
+import time
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+
+DATA = Path(
+    os.environ.get("AUCSTREAM_DATA", Path(__file__).resolve().parents[1].parent / "shared" / "data")
+)
+D = 123
+
+
+def stream(n: int) -> tuple[sp.csr_matrix, np.ndarray, str]:
+    """a9a's first n rows (or a generated stream of its shape), labels +1/-1."""
+    path = DATA / "a9a.xz"
+    if path.exists():
+        from sklearn.datasets import load_svmlight_file
+
+        X, y = load_svmlight_file(lzma.open(path), n_features=D)
+        return X[:n].tocsr(), y[:n], "a9a"
+    rng = np.random.default_rng(0)
+    X = sp.random(n, D, density=0.11, format="csr", random_state=0)
+    X.data[:] = 1.0
+    y = np.where(rng.random(n) < 0.24, 1.0, -1.0)
+    return X, y, "generated (a9a shape)"
+
+
+def per_call(fn, items, rounds: int) -> float:
+    """Best CPU seconds per item of ``fn(item)`` over ``rounds`` passes."""
+    best = float("inf")
+    for _ in range(rounds):
+        start = time.thread_time()
+        for item in items:
+            fn(item)
+        best = min(best, time.thread_time() - start)
+    return best / len(items)
+
+
+def _learners():
+    from aucstream import OPAUC, SOLAM
+    from aucstream.univariate import UnivariateOnline
+
+    return {"SOLAM": SOLAM, "UnivariateOnline": UnivariateOnline, "OPAUC": OPAUC}
+
+
+def one_row_costs(quick: bool) -> list[dict]:
+    from sklearn.linear_model import SGDClassifier
+
+    from aucstream._chunks import Chunk
+
+    n = 400 if quick else 2000
+    rounds = 3 if quick else 7
+    X, y, source = stream(n + 100)
+    warm, Xs, ys = slice(0, 100), X[100:], y[100:]
+    dense = Xs.toarray()
+    dense_rows = [dense[i : i + 1] for i in range(n)]
+    csr_rows = [Xs[i : i + 1] for i in range(n)]
+    dicts = [dict(zip(r.indices.tolist(), r.data.tolist())) for r in csr_rows]
+    label_rows = [ys[i : i + 1] for i in range(n)]
+    rows, parts = [], []
+
+    sgd = SGDClassifier(loss="log_loss").partial_fit(X[warm], y[warm], classes=[-1.0, 1.0])
+    sgd_dense = per_call(lambda i: sgd.partial_fit(dense_rows[i], label_rows[i]), range(n), rounds)
+    sgd_csr = per_call(lambda i: sgd.partial_fit(csr_rows[i], label_rows[i]), range(n), rounds)
+    river = None
+    try:
+        from river import linear_model
+
+        lr = linear_model.LogisticRegression()
+        for i in range(100):
+            lr.learn_one(dicts[i % n], bool(ys[i % n] > 0))
+        river = per_call(lambda i: lr.learn_one(dicts[i], bool(ys[i] > 0)), range(n), rounds)
+    except ImportError:
+        pass
+    peers = {
+        "SGDClassifier.partial_fit, 1-row dense": sgd_dense,
+        "SGDClassifier.partial_fit, 1-row CSR": sgd_csr,
+    }
+    if river is not None:
+        peers["River LogisticRegression.learn_one, dict"] = river
+    for peer, seconds in peers.items():
+        rows.append({"learner": "(peer)", "call": peer, "us_per_call": round(seconds * 1e6, 2)})
+
+    for name, cls in _learners().items():
+        model = cls().partial_fit(X[warm], y[warm], classes=[-1.0, 1.0])
+        model.learn_one(dense[0], ys[0])  # compile and walk the state once
+        calls = {
+            "learn_one, dict": (lambda i, m=model: m.learn_one(dicts[i], ys[i]), river, "River"),
+            "learn_one, 1-D array": (
+                lambda i, m=model: m.learn_one(dense[i], ys[i]),
+                sgd_dense,
+                "SGD",
+            ),
+            "partial_fit, 1-row dense": (
+                lambda i, m=model: m.partial_fit(dense_rows[i], label_rows[i]),
+                sgd_dense,
+                "SGD",
+            ),
+            "partial_fit, 1-row CSR": (
+                lambda i, m=model: m.partial_fit(csr_rows[i], label_rows[i]),
+                sgd_csr,
+                "SGD",
+            ),
+        }
+        for call, (fn, peer_seconds, peer) in calls.items():
+            seconds = per_call(fn, range(n), rounds)
+            row = {"learner": name, "call": call, "us_per_call": round(seconds * 1e6, 2)}
+            known = peer_seconds is not None
+            row["peer"] = peer if known else "(not installed)"
+            row["peer_us"] = round(peer_seconds * 1e6, 2) if known else ""
+            row["speed_vs_peer"] = round(peer_seconds / seconds, 3) if known else ""
+            rows.append(row)
+        # the learner's own part: _update on prepared one-row chunks
+        for layout, inputs in (("CSR", csr_rows), ("dense", dense_rows)):
+            chunks = []
+            for i in range(n):
+                quick_chunk = model._quick_chunk(inputs[i], label_rows[i], None, None)
+                _, indptr, indices, data, y_pm = quick_chunk
+                scores = np.empty(1) if model._kernel_prequential else np.empty(0)
+                chunks.append(Chunk(indptr, indices, data, y_pm, D, scores))
+            update = per_call(lambda c, m=model: m._update(c), chunks, rounds)
+            total = per_call(
+                lambda i, m=model, x=inputs: m.partial_fit(x[i], label_rows[i]), range(n), rounds
+            )
+            parts.append(
+                {
+                    "learner": name,
+                    "call": f"partial_fit, 1-row {layout}: learner's _update (wrapper + kernel)",
+                    "us_per_call": round(update * 1e6, 2),
+                    "base_overhead_us": round((total - update) * 1e6, 2),
+                    "call_over_update": round(total / update, 2),
+                }
+            )
+    rows += parts
+    for row in rows:
+        row["data"] = source
+    return rows
+
+
+def big_chunks(quick: bool) -> list[dict]:
+    """Chunks of 10,000 rows through the fast path and the full validation."""
+    from aucstream._base import BaseStreamingAUC
+
+    n = 20000 if quick else 30000
+    X, y, source = stream(n)
+    dense = X.toarray()
+    rounds = 2 if quick else 3
+    rows = []
+    quick_chunk = BaseStreamingAUC._quick_chunk
+    for name, cls in _learners().items():
+        for layout, data in (("CSR", X), ("dense", dense)):
+            times = {}
+            for path in ("fast path", "full validation"):
+                if path == "full validation":
+                    BaseStreamingAUC._quick_chunk = lambda self, *args: None
+                try:
+                    model = cls().partial_fit(data[:100], y[:100], classes=[-1.0, 1.0])
+                    chunks = [
+                        (data[lo : lo + 10000], y[lo : lo + 10000]) for lo in range(0, n, 10000)
+                    ]
+                    times[path] = per_call(lambda c, m=model: m.partial_fit(*c), chunks, rounds)
+                finally:
+                    BaseStreamingAUC._quick_chunk = quick_chunk
+            rows.append(
+                {
+                    "learner": name,
+                    "call": f"partial_fit, 10,000-row {layout} chunks",
+                    "rows_per_s_fast": round(10000 / times["fast path"]),
+                    "rows_per_s_full": round(10000 / times["full validation"]),
+                    "fast_over_full": round(times["full validation"] / times["fast path"], 3),
+                    "data": source,
+                }
+            )
+    return rows
+
+
+def run(quick: bool = False) -> list[dict]:
+    """Every measurement of this module, one dict per row (see the module docstring)."""
+    return one_row_costs(quick) + big_chunks(quick)
+
+
+if __name__ == "__main__":
+    from run import standalone
+
+    standalone(run, __doc__)

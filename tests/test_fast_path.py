@@ -1,0 +1,494 @@
+"""The fast path of calls that learn a few examples gives what the full path gives.
+
+``partial_fit``/``learn_one``/``test_then_train`` on a learner that has already learnt
+take a fast path (``BaseStreamingAUC._quick_chunk`` / ``_quick_learn``) for plainly
+valid input. Here every online learner learns the same stream through the fast path
+and through the full path (the fast path switched off), and the two must agree bit
+for bit: the whole state, the random generator, the prequential scores. Inputs the
+fast path does not take must give the very outcome of the full path (the same error
+and message, or the same model), and a rejected or failed call must change nothing.
+"""
+
+from __future__ import annotations
+
+import pickle
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from conftest import assert_same_state, make_stream, snapshot
+from reliability_cases import ONLINE, make
+
+from aucstream import _base, _state
+from aucstream._base import BaseStreamingAUC
+from aucstream._params import InvalidParameterError
+
+
+@pytest.fixture
+def full_path_only(monkeypatch):
+    """Switch the fast path off (every call validates in full)."""
+    monkeypatch.setattr(BaseStreamingAUC, "_quick_chunk", lambda self, *args: None)
+
+
+@pytest.fixture
+def fast_calls(monkeypatch):
+    """Count the calls that took the fast path."""
+    calls = []
+    learn = BaseStreamingAUC._quick_learn
+
+    def counted(self, quick, X, prequential):
+        calls.append(prequential)
+        return learn(self, quick, X, prequential)
+
+    monkeypatch.setattr(BaseStreamingAUC, "_quick_learn", counted)
+    return calls
+
+
+def stream(n=80, d=6, seed=0):
+    X, y = make_stream(n, d, seed=seed, sparsity=0.4)
+    y[:2] = [-1, 1]
+    return X, y
+
+
+def feed(model, X, y, how: str):
+    """Learn rows 10.. of (X, y) the way ``how`` says; returns prequential scores."""
+    scores = []
+    if how == "dense rows":
+        for i in range(10, len(y)):
+            model.partial_fit(X[i : i + 1], y[i : i + 1])
+    elif how == "csr rows":
+        S = sp.csr_matrix(X)
+        for i in range(10, len(y)):
+            model.partial_fit(S[i : i + 1], y[i : i + 1])
+    elif how == "learn_one arrays":
+        for i in range(10, len(y)):
+            model.learn_one(X[i], y[i])
+    elif how == "learn_one dicts":
+        for i in range(10, len(y)):
+            model.learn_one({j: v for j, v in enumerate(X[i]) if v != 0.0}, y[i])
+    elif how == "label lists":
+        for i in range(10, len(y)):
+            model.partial_fit(X[i : i + 1], [int(y[i])], classes=[1, -1])
+    elif how == "small chunks":
+        for lo in range(10, len(y), 3):
+            model.partial_fit(X[lo : lo + 3], y[lo : lo + 3])
+    elif how == "float32 csr chunks":
+        S = sp.csr_matrix(X.astype(np.float32))
+        for lo in range(10, len(y), 4):
+            model.partial_fit(S[lo : lo + 4], list(y[lo : lo + 4]))
+    elif how == "test_then_train":
+        for lo in range(10, len(y), 2):
+            scores.append(model.test_then_train(X[lo : lo + 2], y[lo : lo + 2]))
+    else:  # pragma: no cover
+        raise ValueError(how)
+    return np.concatenate(scores) if scores else None
+
+
+HOWS = [
+    "dense rows",
+    "csr rows",
+    "learn_one arrays",
+    "learn_one dicts",
+    "label lists",
+    "small chunks",
+    "float32 csr chunks",
+    "test_then_train",
+]
+
+
+def learnt(cls, how, monkeypatch, fast: bool):
+    X, y = stream()
+    with monkeypatch.context() as patch:
+        if not fast:
+            patch.setattr(BaseStreamingAUC, "_quick_chunk", lambda self, *args: None)
+        model = make(cls).partial_fit(X[:10], y[:10], classes=[-1, 1])
+        scores = feed(model, X, y, how)
+    return model, scores
+
+
+@pytest.mark.parametrize("how", HOWS)
+@pytest.mark.parametrize("cls", ONLINE, ids=lambda c: c.__name__)
+def test_fast_path_gives_the_model_of_the_full_path(cls, how, monkeypatch, fast_calls):
+    if how == "learn_one dicts" and _base._own_partial_fit(cls):
+        pytest.skip("learn_one goes through the learner's own partial_fit")
+    fast, fast_scores = learnt(cls, how, monkeypatch, fast=True)
+    assert fast_calls, "the fast path was not taken"
+    fast_calls.clear()
+    full, full_scores = learnt(cls, how, monkeypatch, fast=False)
+    assert not fast_calls
+    assert_same_state(snapshot(vars(full)), snapshot(vars(fast)))
+    if full_scores is not None:
+        np.testing.assert_array_equal(fast_scores, full_scores)
+
+
+def odd_inputs(X, y):
+    """(name, X, y, extra keyword arguments) of calls the fast path must not take."""
+    S = sp.csr_matrix(X[:4])
+    unsorted = S.copy()
+    unsorted.indices[[0, 1]] = unsorted.indices[[1, 0]]
+    unsorted.has_sorted_indices = False
+    duplicated = sp.csr_matrix((np.ones(3), [1, 1, 2], [0, 3]), shape=(1, X.shape[1]))
+    out_of_range = S.copy()
+    out_of_range.indices = out_of_range.indices.astype(np.int64)
+    out_of_range.indices[2] = 10**6
+    nan, inf, huge = X[:3].copy(), X[:3].copy(), X[:3].copy()
+    nan[1, 2], inf[2, 0], huge[0, 1] = np.nan, -np.inf, 1e200
+    return [
+        ("nan", nan, y[:3], {}),
+        ("inf", inf, y[:3], {}),
+        ("magnitude", huge, y[:3], {}),
+        ("overflowing row", np.full((1, X.shape[1]), 1e300), y[:1], {}),
+        ("width", X[:3, :-1], y[:3], {}),
+        ("no rows", X[:0], y[:0], {}),
+        ("int X", np.ones((2, X.shape[1]), dtype=np.int64), y[:2], {}),
+        ("fortran X", np.asfortranarray(X[:4]), y[:4], {}),
+        ("list X", X[:2].tolist(), list(y[:2]), {}),
+        ("csc X", sp.csc_matrix(X[:4]), y[:4], {}),
+        ("unsorted csr", unsorted, y[:4], {}),
+        ("duplicate csr", duplicated, y[:1], {}),
+        ("out-of-range csr", out_of_range, y[:4], {}),
+        ("unknown label", X[:2], np.array([1, 7]), {}),
+        ("string label", X[:1], ["a"], {}),
+        ("nan label", X[:1], [np.nan], {}),
+        ("2-D labels", X[:2], y[:2].reshape(-1, 1), {}),
+        ("short labels", X[:3], y[:2], {}),
+        ("object labels", X[:2], np.array([1, -1], dtype=object), {}),
+        ("other classes", X[:2], y[:2], {"classes": [0, 1]}),
+        ("same classes", X[:2], y[:2], {"classes": np.array([1.0, -1.0])}),
+        ("sample_weight", X[:2], y[:2], {"sample_weight": np.ones(2)}),
+    ]
+
+
+def outcome(model, X, y, extra):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            model.partial_fit(X, y, **extra)
+        except Exception as error:  # noqa: BLE001 - the outcome is compared
+            return type(error).__name__, str(error)
+    return "accepted", None
+
+
+@pytest.mark.parametrize("cls", ONLINE, ids=lambda c: c.__name__)
+def test_odd_input_gets_the_outcome_of_the_full_path(cls, monkeypatch):
+    X, y = stream()
+    for name, bad_X, bad_y, extra in odd_inputs(X, y):
+        results = []
+        for fast in (True, False):
+            with monkeypatch.context() as patch:
+                if not fast:
+                    patch.setattr(BaseStreamingAUC, "_quick_chunk", lambda self, *args: None)
+                model = make(cls).partial_fit(X[:20], y[:20], classes=[-1, 1])
+                model.partial_fit(X[20:21], y[20:21])  # the fast path has seen the learner
+                before = snapshot(vars(model))
+                result = outcome(model, bad_X, bad_y, extra)
+                if result[0] != "accepted":
+                    assert_same_state(before, snapshot(vars(model)), f"{name}: model")
+                results.append((result, snapshot(vars(model))))
+        (fast_result, fast_state), (full_result, full_state) = results
+        assert fast_result == full_result, name
+        assert_same_state(full_state, fast_state, f"{name}: model")
+
+
+@pytest.mark.parametrize("cls", ONLINE, ids=lambda c: c.__name__)
+def test_a_changed_parameter_is_validated_again(cls, fast_calls):
+    if "shuffle" not in cls._parameter_constraints:
+        pytest.skip(f"{cls.__name__} does not declare its parameters (tests/test_params.py)")
+    X, y = stream()
+    model = make(cls).partial_fit(X[:20], y[:20], classes=[-1, 1])
+    model.partial_fit(X[20:21], y[20:21])
+    before = snapshot(_state.state_items(model))
+    model.set_params(shuffle="yes")
+    with pytest.raises(InvalidParameterError, match="'shuffle' parameter"):
+        model.partial_fit(X[21:22], y[21:22])
+    assert_same_state(before, snapshot(_state.state_items(model)))
+    model.shuffle = 0  # assigned directly, not through set_params
+    with pytest.raises(InvalidParameterError, match="'shuffle' parameter"):
+        model.learn_one(X[21], y[21])
+    assert_same_state(before, snapshot(_state.state_items(model)))
+    model.shuffle = False
+    model.partial_fit(X[21:22], y[21:22])
+    assert model.n_samples_seen_ == 22
+    assert len(fast_calls) == 2
+
+
+def test_a_changed_parameter_reaches_the_cross_parameter_checks():
+    from aucstream.univariate import UnivariateOnline
+
+    X, y = stream()
+    model = UnivariateOnline(eta=0.5).partial_fit(X[:20], y[:20])
+    model.partial_fit(X[20:21], y[20:21])
+    before = snapshot(_state.state_items(model))
+    model.set_params(lam=2.0)  # eta * lam = 1: refused by _check_params only
+    with pytest.raises(InvalidParameterError, match="eta \\* lam < 1"):
+        model.partial_fit(X[21:22], y[21:22])
+    assert_same_state(before, snapshot(_state.state_items(model)))
+
+
+class _Interrupt(BaseException):
+    pass
+
+
+def _spoilers():
+    """Ways a kernel call can go wrong after it has changed the state."""
+
+    def nan_in_place(model):
+        for value in _state.state_items(model).values():
+            if isinstance(value, np.ndarray) and value.dtype.kind == "f" and value.size:
+                value.flat[0] = np.nan
+                return
+
+    def replaced_then_interrupt(model):
+        model.n_samples_seen_ = -5
+        model.new_attribute_ = np.ones(3)
+        for name, value in list(_state.state_items(model).items()):
+            if isinstance(value, np.ndarray) and value.dtype.kind == "f":
+                setattr(model, name, value + 1.0)
+        raise _Interrupt
+
+    def rng_drawn_then_zero_division(model):
+        model._rng.random(7)
+        raise ZeroDivisionError("division by zero")
+
+    return {
+        "nan": (nan_in_place, FloatingPointError),
+        "replaced": (replaced_then_interrupt, _Interrupt),
+        "rng": (rng_drawn_then_zero_division, FloatingPointError),
+    }
+
+
+@pytest.mark.parametrize("spoiler", ["nan", "replaced", "rng"])
+@pytest.mark.parametrize("cls", ONLINE, ids=lambda c: c.__name__)
+def test_a_failed_fast_call_is_rolled_back_exactly(cls, spoiler, monkeypatch, fast_calls):
+    X, y = stream()
+    model = make(cls).partial_fit(X[:20], y[:20], classes=[-1, 1])
+    model.partial_fit(X[20:21], y[20:21])
+    before = snapshot(vars(model))
+    reference = pickle.loads(pickle.dumps(model))
+    spoil, error = _spoilers()[spoiler]
+    update = cls._update
+
+    def spoilt(self, chunk):
+        update(self, chunk)
+        spoil(self)
+
+    monkeypatch.setattr(cls, "_update", spoilt)
+    with pytest.raises(error):
+        model.partial_fit(X[21:23], y[21:23])
+    assert fast_calls
+    assert_same_state(before, snapshot(vars(model)))
+    monkeypatch.setattr(cls, "_update", update)
+    # the learner goes on exactly as one that never saw the failed call
+    model.partial_fit(X[21:30], y[21:30])
+    reference.partial_fit(X[21:30], y[21:30])
+    assert_same_state(snapshot(vars(reference)), snapshot(vars(model)))
+
+
+def test_divergence_names_the_array_on_the_fast_path(monkeypatch):
+    from aucstream import SOLAM
+
+    X, y = stream()
+    model = SOLAM().partial_fit(X[:20], y[:20])
+    model.partial_fit(X[20:21], y[20:21])
+    update = SOLAM._update
+
+    def spoilt(self, chunk):
+        update(self, chunk)
+        self.avg_corr_[2] = np.inf
+
+    monkeypatch.setattr(SOLAM, "_update", spoilt)
+    with pytest.raises(FloatingPointError, match="its state avg_corr_ became infinite or NaN"):
+        model.learn_one(X[21], y[21])
+
+
+class _Component:
+    """Stands for a covariance summary or reservoir (module name starts with aucstream)."""
+
+
+_Component.__module__ = "aucstream.tests_component"
+
+
+def _holder():
+    class Holder:
+        pass
+
+    h = Holder()
+    part = _Component()
+    part.sketch_ = np.arange(12.0).reshape(3, 4)
+    part.fortran_ = np.asfortranarray(np.arange(6.0).reshape(2, 3))
+    part.strided_ = np.arange(10.0)[::2]
+    part.labels_ = np.array(["a", "b"], dtype=object)
+    part.size = 3
+    h.w_ = np.zeros(5)
+    h.counts_ = np.zeros(2, dtype=np.int64)
+    h.flags_ = np.zeros(3, dtype=bool)
+    h.stats_ = [part, _Component()]
+    h.pair_ = (np.ones(2), np.float32([1.0, 2.0]))
+    h.total_ = 1.5
+    h._rng = np.random.default_rng(3)
+    h.eta = 0.1
+    return h
+
+
+def test_flat_state_restores_every_kind_of_member():
+    h = _holder()
+    before = snapshot(vars(h))
+    flat = _state.FlatState(h)
+    assert flat.is_current(h) and flat.all_finite()
+    saved = flat.save()
+    part = h.stats_[0]
+    h.w_ += 1.0
+    h.counts_[1] = 7
+    h.flags_[0] = True
+    part.sketch_[1, 2] = np.nan
+    part.fortran_[1, 1] = -3.0
+    part.strided_[2] = np.inf
+    part.labels_[0] = "z"
+    part.size = 4
+    part.extra_ = 1
+    h.pair_[1][0] = np.nan
+    h.stats_.append(_Component())
+    h.stats_[1] = _Component()
+    h.total_ = float("nan")
+    h._rng.random(5)
+    h.w_ = np.ones(5)
+    assert not flat.is_current(h)
+    flat.restore(saved)
+    assert_same_state(before, snapshot(vars(h)))
+    assert h.stats_[0] is part
+    assert flat.is_current(h)
+
+
+@pytest.mark.parametrize(
+    "where",
+    ["w_", "sketch", "fortran", "strided", "float32", "total_", None],
+)
+def test_flat_state_finds_every_non_finite_value(where):
+    h = _holder()
+    flat = _state.FlatState(h)
+    part = h.stats_[0]
+    targets = {
+        "w_": lambda v: h.w_.__setitem__(4, v),
+        "sketch": lambda v: part.sketch_.__setitem__((2, 3), v),
+        "fortran": lambda v: part.fortran_.__setitem__((0, 2), v),
+        "strided": lambda v: part.strided_.__setitem__(4, v),
+        "float32": lambda v: h.pair_[1].__setitem__(1, v),
+        "total_": lambda v: setattr(h, "total_", v),
+    }
+    for value in (np.nan, np.inf, -np.inf):
+        if where is not None:
+            targets[where](value)
+        expected = where is None
+        assert flat.all_finite() is expected
+        assert (_state.first_non_finite(h) is None) is expected
+
+
+@pytest.mark.parametrize("n", [1, 3, 4, 5, 8, 15, 16, 17, 31, 64, 1000])
+def test_compiled_finiteness_check_at_every_position(n):
+    rng = np.random.default_rng(n)
+    a = rng.normal(size=n) * 10.0 ** rng.integers(-300, 300, size=n)
+    h = type("H", (), {})()
+    h.a_ = a
+    flat = _state.FlatState(h)
+    assert flat.all_finite()
+    for position in range(n):
+        for value in (np.nan, np.inf, -np.inf):
+            old = a[position]
+            a[position] = value
+            assert not flat.all_finite(), (position, value)
+            a[position] = old
+    a[:] = np.finfo(np.float64).max  # sums overflow but every value is finite
+    assert flat.all_finite()
+
+
+def test_large_states_use_fresh_shadows(monkeypatch):
+    monkeypatch.setattr(_state, "SHADOW_LIMIT", 8)
+    h = _holder()
+    before = snapshot(vars(h))
+    flat = _state.FlatState(h)
+    saved = flat.save()
+    h.w_[:] = 5.0
+    h.stats_[0].sketch_[:] = 2.0
+    flat.restore(saved)
+    assert_same_state(before, snapshot(vars(h)))
+
+
+def test_the_fast_path_keeps_nothing_in_the_learner(fast_calls):
+    from aucstream import OPAUC
+
+    X, y = stream()
+    fast = OPAUC().partial_fit(X[:20], y[:20])
+    names = set(vars(fast))
+    for i in range(20, 30):
+        fast.learn_one(X[i], y[i])
+    assert fast_calls
+    assert set(vars(fast)) == names
+    copy = pickle.loads(pickle.dumps(fast))
+    assert _base._FAST.get(copy) is None
+    copy.learn_one(X[30], y[30])
+    fast.learn_one(X[30], y[30])
+    assert_same_state(snapshot(vars(fast)), snapshot(vars(copy)))
+
+
+def test_a_state_replaced_between_calls_is_walked_again(fast_calls):
+    from aucstream import SOLAM
+
+    X, y = stream()
+    model = SOLAM().partial_fit(X[:20], y[:20])
+    model.learn_one(X[20], y[20])
+    reference = pickle.loads(pickle.dumps(model))
+    model.u_ = model.u_.copy()  # the walk made at the last call is stale now
+    model.learn_one(X[21], y[21])
+    reference.learn_one(X[21], y[21])
+    assert_same_state(snapshot(vars(reference)), snapshot(vars(model)))
+    assert _base._FAST[model].flat.is_current(model)
+
+
+def test_dict_rows_are_checked_like_arrays():
+    from aucstream import SOLAM
+
+    X, y = stream()
+    model = SOLAM().partial_fit(X[:20], y[:20])
+    before = snapshot(vars(model))
+    for bad, message in (
+        ({True: 1.0}, "integer indices"),
+        ({"a": 1.0}, "integer indices"),
+        ({7: 1.0}, r"outside \[0, 6\)"),
+        ({-1: 1.0}, r"outside \[0, 6\)"),
+        ({1: "x"}, "numbers"),
+        ({1: np.nan}, "NaN"),
+        ({1: np.inf}, "infinity"),
+    ):
+        with pytest.raises(ValueError, match=message):
+            model.learn_one(bad, 1)
+        assert_same_state(before, snapshot(vars(model)))
+    model.learn_one({3: 0.5, 0: -1.0, np.int64(5): 2.0}, -1)
+    reference = SOLAM().partial_fit(X[:20], y[:20])
+    reference.partial_fit(np.array([[-1.0, 0, 0, 0.5, 0, 2.0]]), [-1])
+    # a dict row is sparse, so it stores no zeros: compare the scores
+    np.testing.assert_allclose(model.coef_, reference.coef_, rtol=1e-12, atol=1e-15)
+
+
+def test_a_second_process_does_not_compile_the_fast_path_again():
+    """The compiled helpers are cached on disk: a new interpreter loads them."""
+    code = """
+import numpy as np, scipy.sparse as sp
+from aucstream import SOLAM, _chunks, _state
+X = np.abs(np.random.default_rng(0).normal(size=(30, 4))); y = np.arange(30) % 2
+model = SOLAM().partial_fit(X[:10], y[:10])
+model.partial_fit(X[10:11], y[10:11]); model.partial_fit(sp.csr_matrix(X[11:13]), y[11:13])
+model.learn_one({0: 1.0, 2: 0.5}, 1)
+fns = [_chunks._values_ok, _chunks._csr_ok, _chunks._key_order, _state._copy_table,
+       _state._all_finite]
+print(sum(len(f.stats.cache_misses) for f in fns), sum(len(f.stats.cache_hits) for f in fns))
+"""
+    runs = [
+        subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+        for _ in range(2)
+    ]
+    misses, hits = map(int, runs[1].stdout.split())
+    assert misses == 0, runs[1].stdout
+    assert hits >= 5

@@ -43,6 +43,7 @@ from ._labels import (
     positive_classes,
 )
 from ._readers import (
+    FileChunks,
     SvmlightInfo,
     detect_compression,
     iter_chunks,
@@ -71,6 +72,7 @@ from ._registry import (
 from ._transforms import MinMaxScalerPM1, UnitNormalizer
 
 __all__ = [
+    "FileChunks",
     "Dataset",
     "DatasetInfo",
     "FileFormat",

@@ -47,6 +47,10 @@ def fast_calls(monkeypatch):
     return calls
 
 
+#: Learners that take the fast path (meta-learners learn through their own _learn).
+FAST = [cls for cls in ONLINE if cls._fast_path]
+
+
 def stream(n=80, d=6, seed=0):
     X, y = make_stream(n, d, seed=seed, sparsity=0.4)
     y[:2] = [-1, 1]
@@ -110,7 +114,7 @@ def learnt(cls, how, monkeypatch, fast: bool):
 
 
 @pytest.mark.parametrize("how", HOWS)
-@pytest.mark.parametrize("cls", ONLINE, ids=lambda c: c.__name__)
+@pytest.mark.parametrize("cls", FAST, ids=lambda c: c.__name__)
 def test_fast_path_gives_the_model_of_the_full_path(cls, how, monkeypatch, fast_calls):
     if how == "learn_one dicts" and _base._own_partial_fit(cls):
         pytest.skip("learn_one goes through the learner's own partial_fit")
@@ -172,7 +176,7 @@ def outcome(model, X, y, extra):
     return "accepted", None
 
 
-@pytest.mark.parametrize("cls", ONLINE, ids=lambda c: c.__name__)
+@pytest.mark.parametrize("cls", FAST, ids=lambda c: c.__name__)
 def test_odd_input_gets_the_outcome_of_the_full_path(cls, monkeypatch):
     X, y = stream()
     for name, bad_X, bad_y, extra in odd_inputs(X, y):
@@ -193,7 +197,7 @@ def test_odd_input_gets_the_outcome_of_the_full_path(cls, monkeypatch):
         assert_same_state(full_state, fast_state, f"{name}: model")
 
 
-@pytest.mark.parametrize("cls", ONLINE, ids=lambda c: c.__name__)
+@pytest.mark.parametrize("cls", FAST, ids=lambda c: c.__name__)
 def test_a_changed_parameter_is_validated_again(cls, fast_calls):
     if "shuffle" not in cls._parameter_constraints:
         pytest.skip(f"{cls.__name__} does not declare its parameters (tests/test_params.py)")
@@ -261,7 +265,7 @@ def _spoilers():
 
 
 @pytest.mark.parametrize("spoiler", ["nan", "replaced", "rng"])
-@pytest.mark.parametrize("cls", ONLINE, ids=lambda c: c.__name__)
+@pytest.mark.parametrize("cls", FAST, ids=lambda c: c.__name__)
 def test_a_failed_fast_call_is_rolled_back_exactly(cls, spoiler, monkeypatch, fast_calls):
     X, y = stream()
     model = make(cls).partial_fit(X[:20], y[:20], classes=[-1, 1])

@@ -769,6 +769,10 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
             )
 
     # ------------------------------------------------------------- the fast path
+    #: Small calls may skip the general validation (see :meth:`_quick_chunk`); learners
+    #: that override ``_learn`` (meta-learners) set this False.
+    _fast_path: ClassVar[bool] = True
+
     def _check_partial_fit(self) -> None:
         """Checks of a learner before any call that continues the stream.
 
@@ -792,7 +796,8 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
         classes_ = state.get("classes_")
         width = state.get("n_features_in_")
         if (
-            sample_weight is not None
+            not self._fast_path
+            or sample_weight is not None
             or classes_ is None
             or width is None
             or "n_samples_seen_" not in state

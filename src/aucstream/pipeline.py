@@ -180,6 +180,7 @@ class StreamPipeline(BaseStreamingAUC):
     True
     """
 
+    _fast_path = False  # learns through _learn, which the fast path bypasses
     _parameter_constraints: ClassVar[dict] = {
         "transformer": [
             HasMethods(["start", "partial_fit_transform", "transform", "affine_map"]),

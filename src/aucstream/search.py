@@ -174,6 +174,7 @@ class OnePassSearch(BaseStreamingAUC):
     True
     """
 
+    _fast_path = False  # learns through _learn, which the fast path bypasses
     _parameter_constraints: ClassVar[dict] = {
         "candidates": [list, None],
         "first_round": [positive_int()],

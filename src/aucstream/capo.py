@@ -59,12 +59,12 @@ owns rows ``sv_offsets_[m]:sv_offsets_[m+1]``), their dual coefficients
 ``dual_coef_``, intercepts ``aux_intercepts_`` and widths ``gammas_``, beside ``w_``
 and ``beta_``. :func:`aucstream.save_model` stores them like any state; the number of
 support vectors depends on the data, so a fresh learner allocates these two members
-as ``None`` and :meth:`CAPO._check_state` checks a loaded file's shapes, dtypes and
+as ``None`` and ``CAPO._check_state`` checks a loaded file's shapes, dtypes and
 offsets against each other and against ``n_features_in_``.
 
 Costs
 -----
-Training: the kernel matrix of the auxiliary part (``aux_max_samples``² floats) and
+Training: the kernel matrix of the auxiliary part (the square of ``aux_max_samples`` floats) and
 one SVM per width, then one pairwise hinge SVM in dimension d + M. Scoring: O(n_SV d)
 per example (the kernel against every support vector), in blocks of 1,024 rows. CAPO
 is meant for the moderate dimensions of the batch baselines (rows are made dense).

@@ -148,11 +148,6 @@ if not (_GENERATED / "benchmarks.md").exists() or (
 # --- Markdown pages (the reproduction reports, the changelog)
 myst_enable_extensions = ["dollarmath"]
 myst_heading_anchors = 3
-suppress_warnings = [
-    # the committed reports are generated Markdown whose section levels start at
-    # "##" after the title and may skip a level; they render correctly
-    "myst.header",
-]
 
 # --- Examples gallery: every script runs at build time on shipped or generated data
 sphinx_gallery_conf = {

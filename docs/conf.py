@@ -165,6 +165,8 @@ sphinx_gallery_conf = {
 
 # --- HTML
 html_theme = "pydata_sphinx_theme"
+html_static_path = ["_static"]
+html_css_files = ["aucstream.css"]
 html_title = f"aucstream {release}"
 html_theme_options = {
     "navbar_align": "left",
@@ -172,7 +174,14 @@ html_theme_options = {
     "navigation_with_keys": False,
     "footer_start": ["copyright"],
     "footer_end": ["sphinx-version"],
-    "secondary_sidebar_items": ["page-toc"],
+    # the page's table of contents on the right, except beside the reports' wide tables
+    "secondary_sidebar_items": {
+        "getting_started": ["page-toc"],
+        "user_guide/*": ["page-toc"],
+        "generated/*": ["page-toc"],
+        "auto_examples/*": ["page-toc"],
+        "results/*": [],
+    },
 }
 html_sidebars = {"index": [], "getting_started": [], "changelog": []}
 html_show_sourcelink = False

@@ -228,3 +228,16 @@ def test_quick_g16_table4_and_d16_reports(tmp_path):
     assert "**CAPO**" in text  # the per-learner notes are kept
     rows = _table_rows(text)
     assert {"AdaOAM", "SAdaOAM", "CAPO", "LS-SVM"} <= set(rows["dataset"])
+
+
+def test_the_l18_batch_ceiling_sees_the_whole_training_part():
+    from aucstream.evaluation import DataSpec, Job
+
+    r = REPRODUCTIONS["l18-table2"]
+    ceiling = next(s for s in r.learners if s.title == "LS-SVM (batch)")
+    job = Job(ceiling, DataSpec("a9a"), r.protocol_for("fast"), 0, 0)
+    assert ceiling.is_batch and job.train_cap() is None  # L18 has no batch cap
+    g16 = REPRODUCTIONS["g16-table3"]
+    capped = Job(g16.learners[3], DataSpec("a9a"), g16.protocol_for("fast"), 0, 0)
+    assert capped.train_cap() == 8000  # G16's batch learners keep the paper's cap
+    assert r.protocol_for("fast").grid == "paper"  # L18 runs at the paper's protocol

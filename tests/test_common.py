@@ -58,7 +58,7 @@ def test_sklearn_compatible(estimator, check):
     name = getattr(check, "func", check).__name__
     if name in _SKIPPED_CHECKS:
         pytest.skip("see module docstring")
-    if "sample_weight" in name and not estimator._supports_sample_weight:
+    if "sample_weight" in name and not estimator._supports_sample_weight:  # instance-level
         pytest.skip("refuses sample_weight by design (see module docstring)")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)

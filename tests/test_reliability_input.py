@@ -153,13 +153,13 @@ def test_an_interrupted_call_changes_nothing(cls, monkeypatch):
     X, y = stream()
     model = make(cls).partial_fit(X[:40], y[:40], classes=[-1, 1])
     before = snapshot(vars(model))
-    update = cls._update
+    learn = cls._learn
 
-    def update_then_interrupt(self, chunk):
-        update(self, chunk)
+    def learn_then_interrupt(self, *args, **kwargs):
+        learn(self, *args, **kwargs)
         raise _Interrupt
 
-    monkeypatch.setattr(cls, "_update", update_then_interrupt)
+    monkeypatch.setattr(cls, "_learn", learn_then_interrupt)
     with pytest.raises(_Interrupt):
         model.partial_fit(X[40:], y[40:])
     assert_same_state(before, snapshot(vars(model)))

@@ -10,8 +10,6 @@ from conftest import assert_same_state, make_stream, snapshot
 import aucstream
 
 ESTIMATORS = [cls for _, cls in aucstream.all_estimators()]
-UNWEIGHTED = [cls for cls in ESTIMATORS if not cls._supports_sample_weight]
-WEIGHTED = [cls for cls in ESTIMATORS if cls._supports_sample_weight]
 
 
 def _make(cls):
@@ -19,6 +17,10 @@ def _make(cls):
     if "random_state" in cls().get_params():
         params = {**params, "random_state": 0}
     return cls(**params)
+
+
+UNWEIGHTED = [cls for cls in ESTIMATORS if not _make(cls)._supports_sample_weight]
+WEIGHTED = [cls for cls in ESTIMATORS if _make(cls)._supports_sample_weight]
 
 
 @pytest.mark.parametrize("cls", UNWEIGHTED, ids=lambda c: c.__name__)

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import shutil
+import importlib.util
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -14,11 +15,14 @@ PATHS = ["src", "tests", "benchmarks", "docs"]
 
 @pytest.mark.parametrize("command", [["check"], ["format", "--check"]], ids=["check", "format"])
 def test_ruff_is_clean(command):
-    ruff = shutil.which("ruff")
-    if ruff is None:
+    if importlib.util.find_spec("ruff") is None:
         pytest.skip("ruff is not installed (pip install -e '.[test]')")
     paths = [p for p in PATHS if (ROOT / p).exists()]
     result = subprocess.run(
-        [ruff, *command, *paths], cwd=ROOT, capture_output=True, text=True, check=False
+        [sys.executable, "-m", "ruff", *command, *paths],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert result.returncode == 0, result.stdout + result.stderr

@@ -21,6 +21,7 @@ and benchmark data; ``aucstream.evaluation`` runs the papers' protocols;
 :func:`all_estimators` lists every learner.
 """
 
+from ._config import config_context, get_config, set_config
 from ._discovery import all_estimators
 from .adaoam import AdaOAM, SAdaOAM
 from .batch import LSSVMAUC, SVMOR, BatchUnivariate, PairwiseHingeSVM, SVMPerfAUC
@@ -35,6 +36,8 @@ from .online_classifiers import (
 )
 from .opauc import OPAUC
 from .persistence import load_model, save_model
+from .pipeline import StreamPipeline
+from .search import OnePassSearch
 from .solam import SOLAM, SOLAML1
 from .univariate import UnivariateOnline
 
@@ -58,7 +61,12 @@ __all__ = [
     "SAdaOAM",
     "SVMPerfAUC",
     "UnivariateOnline",
+    "OnePassSearch",
+    "StreamPipeline",
     "all_estimators",
+    "config_context",
+    "get_config",
+    "set_config",
     "load_model",
     "roc_auc",
     "save_model",

@@ -15,8 +15,6 @@ the very same arithmetic (zeros contribute exact zeros) and give the same model.
 from __future__ import annotations
 
 import numbers
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import ClassVar
 
 import numpy as np
@@ -26,7 +24,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
-from . import _state
+from . import _calibration, _state
 from ._chunks import Chunk, check_magnitude, check_sparse_structure, dict_row, to_chunk
 from ._config import format_bytes, get_config
 from ._params import check_parameters
@@ -365,7 +363,14 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
         raise NotImplementedError(f"{type(self).__name__} does not support merge() yet")
 
     def decision_function(self, X: ArrayLike) -> np.ndarray:
-        """Scores ``w^T x (+ b)``: larger means more likely ``classes_[1]``.
+        """Scores: larger means more likely ``classes_[1]``; positive means predicted so.
+
+        The model's score ``w^T x (+ b)`` shifted by the calibrated threshold (the
+        score whose probability is 1/2, see :meth:`predict_proba`), so that
+        ``decision_function(X) > 0`` is exactly ``predict(X) == classes_[1]``. A shift
+        changes no ranking: AUC learners learn only ``w``, and the AUC of these scores
+        is that of ``w^T x``. Before the calibration has seen both classes the shift
+        is 0.
 
         Parameters
         ----------
@@ -380,7 +385,7 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
         check_is_fitted(self, "n_samples_seen_")
         check_sparse_structure(X, "X")
         X = validate_data(self, X, accept_sparse="csr", dtype=[np.float64, np.float32], reset=False)
-        scores = np.asarray(X @ self._coef() + self._intercept(), dtype=np.float64).ravel()
+        scores = self._raw_scores(X) - self._threshold()
         if not np.isfinite(scores).all():
             bad = np.flatnonzero(~np.isfinite(scores))
             raise FloatingPointError(
@@ -389,8 +394,53 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
             )
         return scores
 
+    def _raw_scores(self, X) -> np.ndarray:
+        """The model's own scores ``w^T x + b`` of validated rows (what kernels compute)."""
+        return np.asarray(X @ self._coef() + self._intercept(), dtype=np.float64).ravel()
+
+    def _threshold(self) -> float:
+        if not self._has_calibration():
+            return 0.0
+        return _calibration.threshold(self.calibration_)
+
+    def _has_calibration(self) -> bool:
+        return self.is_batch or self._kernel_prequential
+
+    @available_if(_has_calibration)
+    def predict_proba(self, X: ArrayLike) -> np.ndarray:
+        r"""Probabilities of the two classes, from a calibration learnt in the same pass.
+
+        Online learners fit :math:`P(y = +1 \mid s) = \sigma(a z + b)` (online Platt
+        scaling on standardized scores) to their prequential scores — the score of each
+        example before it was learnt — so the map is fitted out of sample, example by
+        example, in the one pass (:mod:`aucstream._calibration`). Batch learners fit
+        it on their training scores. The map is increasing: the probabilities rank
+        the examples exactly as :meth:`decision_function` does. Until both classes
+        have been seen, every row gets the class frequency seen so far.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Examples.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, 2)
+            ``P(classes_[0])`` and ``P(classes_[1])`` per row.
+        """
+        scores = self.decision_function(X) + self._threshold()  # the model's own scores
+        p = _calibration.probability(self.calibration_, scores)
+        return np.column_stack([1.0 - p, p])
+
     def predict(self, X: ArrayLike) -> np.ndarray:
-        """Labels from thresholding the scores at 0 (see the class notes).
+        """Labels: ``classes_[1]`` where the calibrated probability exceeds 1/2.
+
+        That is where :meth:`decision_function` is positive. Without a calibration
+        yet (fewer than two scores of each class seen, or a learner that reports no
+        prequential scores) the model's score is thresholded at 0, as scikit-learn's
+        linear classifiers do. For another operating point use the scores or
+        probabilities directly, or scikit-learn's ``FixedThresholdClassifier`` /
+        ``TunedThresholdClassifierCV``.
 
         Parameters
         ----------
@@ -400,10 +450,10 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
         Returns
         -------
         ndarray of shape (n_samples,)
-            ``classes_[1]`` where the score is positive, else ``classes_[0]``.
+            The predicted labels.
         """
-        scores = self.decision_function(X)
-        return self.classes_[(scores > 0).astype(np.intp)]
+        positive = self.decision_function(X) > 0  # checks that the learner is fitted
+        return self.classes_[positive.astype(np.intp)]
 
     def score(self, X: ArrayLike, y: ArrayLike, sample_weight=None) -> float:
         """ROC AUC of the scores on ``(X, y)`` (not accuracy).
@@ -434,9 +484,13 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
 
     @property
     def intercept_(self) -> np.ndarray:
-        """Intercept, shape (1,); 0 for the pairwise learners (AUC ignores shifts)."""
+        """Intercept of :meth:`decision_function`, shape (1,).
+
+        The model's own intercept (0 for the pairwise learners: AUC ignores shifts)
+        minus the calibrated threshold.
+        """
         check_is_fitted(self, "n_samples_seen_")
-        return np.array([self._intercept()])
+        return np.array([self._intercept() - self._threshold()])
 
     # --------------------------------------------------------------- internals
     def _validate_params(self) -> None:
@@ -444,15 +498,9 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
         check_parameters(self)
         self._check_params()
 
-    @contextmanager
-    def _transaction(self) -> Iterator[None]:
+    def _transaction(self):
         """A call that raises leaves the learner exactly as it was (state, generator)."""
-        saved = _state.snapshot(self)
-        try:
-            yield
-        except BaseException:
-            _state.restore(self, saved)
-            raise
+        return _state.transaction(self)
 
     def _validate_input(self, X, y, reset: bool):
         if y is None:
@@ -485,6 +533,7 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
         self._check_budget(n_features)
         self.classes_ = classes
         self.n_samples_seen_ = 0
+        self.calibration_ = _calibration.new_state()
         self._rng = make_rng(getattr(self, "random_state", None))
         self._init_state(n_features)
 
@@ -499,6 +548,10 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
                 "also holds a copy during each call; aucstream.set_config(memory_budget=...) "
                 f"raises it). {self._low_memory_hint}".rstrip()
             )
+
+    #: The kernels read dense chunks in place (``chunk.indices is None``, ``chunk.data``
+    #: 2-D) as well as CSR chunks; otherwise dense input is converted to CSR arrays.
+    _dense_kernels: ClassVar[bool] = False
 
     #: The update takes example weights from ``chunk.sample_weight`` (else they are
     #: refused with an error).
@@ -525,7 +578,16 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
         sample_weight: np.ndarray | None = None,
     ) -> None:
         y_pm = np.where(y == self.classes_[1], 1.0, -1.0)
-        chunk = to_chunk(X, y_pm, pre_scores=pre_scores, sample_weight=sample_weight)
+        calibrate = self._kernel_prequential and not self.is_batch
+        if calibrate and pre_scores is None:
+            pre_scores = np.empty(X.shape[0])
+        chunk = to_chunk(
+            X,
+            y_pm,
+            pre_scores=pre_scores,
+            sample_weight=sample_weight,
+            dense_in_place=self._dense_kernels,
+        )
         try:
             self._update(chunk)
         except (ZeroDivisionError, OverflowError, FloatingPointError) as error:
@@ -536,6 +598,11 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
             ) from error
         before = self.n_samples_seen_
         self.n_samples_seen_ += X.shape[0]
+        if calibrate:
+            _calibration.update(self.calibration_, chunk.pre_scores, chunk.y, chunk.sample_weight)
+        elif self.is_batch:
+            scores = self._raw_scores(X)
+            _calibration.fit_batch(self.calibration_, scores, chunk.y, chunk.sample_weight)
         where = _state.first_non_finite(self)
         if where is not None:
             largest = float(np.max(np.abs(chunk.data), initial=0.0))
@@ -558,7 +625,7 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
             return scores
         for i in range(X.shape[0]):
             row = X[i : i + 1]
-            scores[i] = float(np.asarray(row @ self._coef()).ravel()[0]) + self._intercept()
+            scores[i] = self._raw_scores(row)[0]
             self._learn(
                 row, y[i : i + 1], sample_weight=None if weights is None else weights[i : i + 1]
             )

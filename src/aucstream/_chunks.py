@@ -160,10 +160,17 @@ class Chunk:
 
     @property
     def n_samples(self) -> int:
-        return self.indptr.shape[0] - 1
+        return self.y.shape[0]
+
+    @property
+    def is_dense(self) -> bool:
+        """Whether the rows are a dense 2-D array (``indptr`` and ``indices`` None)."""
+        return self.indices is None
 
     def dense(self) -> np.ndarray:
         """The rows as a dense float64 array (for batch learners and tests)."""
+        if self.is_dense:
+            return self.data
         X = np.zeros((self.n_samples, self.n_features))
         rows = np.repeat(np.arange(self.n_samples), np.diff(self.indptr))
         X[rows, self.indices] = self.data
@@ -175,9 +182,21 @@ def to_chunk(
     y_pm: np.ndarray,
     pre_scores: np.ndarray | None = None,
     sample_weight: np.ndarray | None = None,
+    dense_in_place: bool = False,
 ) -> Chunk:
-    """Turn a validated dense array or sparse matrix and +/-1 labels into a Chunk."""
-    indptr, indices, data, d = csr_arrays(X)
+    """Turn a validated dense array or sparse matrix and +/-1 labels into a Chunk.
+
+    With ``dense_in_place`` (learners whose kernels read both layouts, see
+    :mod:`aucstream._kernels`) a dense block stays a C-contiguous float64 2-D array
+    (``indptr`` and ``indices`` None, no copy when it already is one); otherwise it
+    becomes CSR arrays that store every entry.
+    """
+    if dense_in_place and not sp.issparse(X):
+        data = np.ascontiguousarray(np.atleast_2d(X), dtype=np.float64)
+        indptr = indices = None
+        d = data.shape[1]
+    else:
+        indptr, indices, data, d = csr_arrays(X)
     y = np.ascontiguousarray(y_pm, dtype=np.float64)
     scores = _NO_SCORES if pre_scores is None else pre_scores
     weights = _NO_SCORES if sample_weight is None else sample_weight

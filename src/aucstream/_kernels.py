@@ -1,35 +1,188 @@
-"""Small compiled pieces shared by the learners' kernels, written once.
+r"""Small compiled pieces shared by the learners' kernels, written once.
 
 Every per-example kernel reads a row as ``(idx, val)``: the column indices and values
 of one CSR row (``indices[lo:hi]``, ``data[lo:hi]``). The helpers here are the only
 sparse dot product and sparse axpy in the package.
+
+Lazily scaled weights
+---------------------
+Several learners shrink their whole weight vector at every step (an L2 penalty, a
+projection onto an l2 ball) but change only the k non-zeros of the current example
+otherwise. They keep :math:`w = \sigma u` with a scalar :math:`\sigma`, so that the
+shrinkage costs O(1) and a step costs O(k): adding :math:`c\,x` to w adds
+:math:`(c/\sigma)\,x` to u. The scale is folded into u (an O(d) pass, after which
+:math:`\sigma = 1`) as soon as it leaves [``SCALE_MIN``, ``SCALE_MAX``], before the
+entries of u can overflow or underflow (:func:`scale_in_range`, :func:`fold_scale`).
+
+Learners that also average their iterates (SOLAM, FSAUC) keep the running sum
+:math:`S = \sum_s \gamma_s w_s` in the lazy form
+
+.. math::
+
+    S = \mathrm{base} + c\,u - \mathrm{corr},
+
+a :class:`LazySum`, with a scalar :math:`c` (the sum of :math:`\gamma_s\sigma_s` since
+the last fold). Adding the current iterate to S is ``c += gamma * sigma``; changing u
+by :math:`\Delta u` adds :math:`c\,\Delta u` to ``corr``, so S does not change
+(:func:`lazy_step`). A fold (:func:`lazy_rebase`) moves :math:`c\,u - \mathrm{corr}`
+into ``base`` and then may replace u freely. This form has a price: when
+:math:`\sigma` has fallen by a factor f since the last fold, the entries of u written
+since then are f times larger than those of w, :math:`c\,u` and ``corr`` grow with
+them and cancel in S, which loses about :math:`\log_{10} f` digits. So the averaging
+learners fold already when :math:`\sigma` falls below ``AVERAGE_SCALE_MIN`` (1e-4:
+at most 4 digits lost, while the scale range alone would allow 9), and every
+``FOLD_EVERY`` examples, which bounds the round-off of the norms they maintain
+incrementally (:func:`fold_due`). All these rules depend only on the stream, not on
+how it is cut into chunks, so any chunking gives bit-identical models.
 """
 
 from __future__ import annotations
 
-import numba as nb
+from collections import namedtuple
 
-__all__ = ["sparse_dot", "sparse_axpy", "squared_norm", "SCALE_MIN", "SCALE_MAX"]
+import numba as nb
+from numba import types
+from numba.extending import overload
+
+from .projections import soft_threshold
+
+__all__ = [
+    "AVERAGE_SCALE_MIN",
+    "FOLD_EVERY",
+    "LazySum",
+    "Rows",
+    "SCALE_MAX",
+    "SCALE_MIN",
+    "fold_due",
+    "fold_scale",
+    "lazy_mean",
+    "lazy_rebase",
+    "lazy_step",
+    "col",
+    "n_rows",
+    "row",
+    "rows_of",
+    "scale_in_range",
+    "sparse_axpy",
+    "sparse_dot",
+    "squared_norm",
+]
 
 #: Lazily scaled weights ``w = sigma * u`` fold sigma into u (an O(d) pass) when sigma
 #: leaves [SCALE_MIN, SCALE_MAX], before u's entries can lose precision or overflow.
 SCALE_MIN, SCALE_MAX = 1e-9, 1e9
+#: Averaging learners (a :class:`LazySum`) fold when sigma falls below this, to bound
+#: the cancellation in their running sum, and every FOLD_EVERY examples.
+AVERAGE_SCALE_MIN = 1e-4
+FOLD_EVERY = 1 << 16
+
+#: The lazy running sum ``S = base + c * u - corr`` of iterates ``w = sigma * u``
+#: (three float64 arrays of length d; the scalars c and sigma live with the learner).
+LazySum = namedtuple("LazySum", ["u", "base", "corr"])
+
+
+#: A chunk's rows and their +1/-1 labels, as one kernel argument: CSR arrays
+#: (``indptr``, ``indices``, ``data``), or for dense input ``indptr = indices = None``
+#: and ``data`` the C-contiguous 2-D array itself (read in place, no copy).
+Rows = namedtuple("Rows", ["indptr", "indices", "data", "y"])
+
+
+def rows_of(chunk) -> Rows:
+    """The :class:`Rows` of an :class:`aucstream._chunks.Chunk`."""
+    return Rows(chunk.indptr, chunk.indices, chunk.data, chunk.y)
+
+
+# Dense and sparse rows through one set of helpers. Each helper below is a numba
+# overload: the stub is what Python sees, and numba compiles one specialization for
+# sparse rows (``idx`` an index array) and one for dense rows (``idx`` None, ``val``
+# the whole row), so a kernel written with them runs on both layouts, and the dense
+# specialization reads contiguous memory that LLVM can vectorize. The helpers are
+# inlined into the kernels (a call that is not inlined costs ~40 ns per row).
+def _is_none(t) -> bool:
+    return isinstance(t, (types.NoneType, types.Omitted)) or t is None
+
+
+def row(rows, r):
+    """Row ``r`` of ``rows`` as ``(idx, val, y)``; ``idx`` is None for dense rows."""
+    raise NotImplementedError("row() is compiled inside kernels only")
+
+
+@overload(row, jit_options={"cache": True}, inline="always")
+def _row(rows, r):
+    if _is_none(rows.types[1]):
+        return lambda rows, r: (None, rows.data[r], rows.y[r])
+
+    def sparse(rows, r):
+        lo, hi = rows.indptr[r], rows.indptr[r + 1]
+        return rows.indices[lo:hi], rows.data[lo:hi], rows.y[r]
+
+    return sparse
 
 
 @nb.njit(cache=True)
+def n_rows(rows):
+    """Number of rows of ``rows``."""
+    return rows.y.shape[0]
+
+
+def col(idx, a):
+    """The column of the ``a``-th stored value of a row (``a`` itself for dense rows)."""
+    raise NotImplementedError("col() is compiled inside kernels only")
+
+
+@overload(col, jit_options={"cache": True}, inline="always")
+def _col(idx, a):
+    if _is_none(idx):
+        return lambda idx, a: a
+    return lambda idx, a: idx[a]
+
+
 def sparse_dot(dense, idx, val):
-    """``dense . x`` for the sparse row ``x`` given by ``idx``, ``val``."""
-    acc = 0.0
-    for a in range(idx.shape[0]):
-        acc += dense[idx[a]] * val[a]
-    return acc
+    """``dense . x`` for the row ``x`` given by ``idx``, ``val`` (``idx`` None: dense)."""
+    raise NotImplementedError("sparse_dot() is compiled inside kernels only")
 
 
-@nb.njit(cache=True)
+@overload(sparse_dot, jit_options={"cache": True}, inline="always")
+def _sparse_dot(dense, idx, val):
+    if _is_none(idx):
+
+        def dense_dot(dense, idx, val):
+            acc = 0.0
+            for a in range(val.shape[0]):
+                acc += dense[a] * val[a]
+            return acc
+
+        return dense_dot
+
+    def sparse_dot(dense, idx, val):
+        acc = 0.0
+        for a in range(idx.shape[0]):
+            acc += dense[idx[a]] * val[a]
+        return acc
+
+    return sparse_dot
+
+
 def sparse_axpy(dense, coef, idx, val):
-    """``dense += coef * x`` for the sparse row ``x`` given by ``idx``, ``val``."""
-    for a in range(idx.shape[0]):
-        dense[idx[a]] += coef * val[a]
+    """``dense += coef * x`` for the row ``x`` given by ``idx``, ``val`` (``idx`` None: dense)."""
+    raise NotImplementedError("sparse_axpy() is compiled inside kernels only")
+
+
+@overload(sparse_axpy, jit_options={"cache": True}, inline="always")
+def _sparse_axpy(dense, coef, idx, val):
+    if _is_none(idx):
+
+        def dense_axpy(dense, coef, idx, val):
+            for a in range(val.shape[0]):
+                dense[a] += coef * val[a]
+
+        return dense_axpy
+
+    def sparse_axpy(dense, coef, idx, val):
+        for a in range(idx.shape[0]):
+            dense[idx[a]] += coef * val[a]
+
+    return sparse_axpy
 
 
 @nb.njit(cache=True)
@@ -39,3 +192,95 @@ def squared_norm(val):
     for a in range(val.shape[0]):
         acc += val[a] * val[a]
     return acc
+
+
+# ------------------------------------------------------------------ lazy scaling
+@nb.njit(cache=True)
+def scale_in_range(sigma):
+    """Whether the implicit scale may stay as it is (SCALE_MIN <= |sigma| <= SCALE_MAX)."""
+    return SCALE_MIN <= abs(sigma) <= SCALE_MAX
+
+
+@nb.njit(cache=True)
+def fold_due(sigma, count):
+    """Whether an averaging learner folds: sigma below AVERAGE_SCALE_MIN or above
+    SCALE_MAX, or ``count`` a multiple of FOLD_EVERY."""
+    return not (AVERAGE_SCALE_MIN <= abs(sigma) <= SCALE_MAX) or count % FOLD_EVERY == 0
+
+
+@nb.njit(cache=True)
+def fold_scale(u, sigma):
+    """``u *= sigma`` (w = sigma u is unchanged once sigma is reset); returns the new 1.0."""
+    for i in range(u.shape[0]):
+        u[i] *= sigma
+    return 1.0
+
+
+@nb.njit(cache=True)
+def lazy_step(u, corr, c, coef, idx, val, nrm2, nrm1):
+    r"""``u += coef * x`` leaving the running sum unchanged (``corr += c * coef * x``).
+
+    Returns :math:`\|u\|_2^2` and :math:`\|u\|_1` updated from the changed entries.
+    """
+    for a in range(idx.shape[0]):
+        i = idx[a]
+        du = coef * val[a]
+        old = u[i]
+        new = old + du
+        u[i] = new
+        corr[i] += c * du
+        nrm2 += new * new - old * old
+        nrm1 += abs(new) - abs(old)
+    return nrm2, nrm1
+
+
+@nb.njit(cache=True)
+def lazy_rebase(lz, c, center, tau, sigma, theta):
+    r"""Fold the running sum into ``base`` and restart u from the explicit iterate.
+
+    The iterate is :math:`w = \tau v_1 + \sigma u` (``center`` = :math:`v_1`, or an
+    empty array for :math:`w = \sigma u`), soft-thresholded by ``theta`` when
+    ``theta > 0`` (the l1-ball projection, Duchi et al. 2008). Afterwards
+    :math:`w = v_1 + u` (:math:`\sigma = \tau = 1`, ``c = 0``, ``corr = 0``).
+
+    Returns
+    -------
+    nrm2, dot, nrm1 : float
+        :math:`\|u\|_2^2`, :math:`u^\top v_1` and :math:`\|u\|_1`, recomputed exactly.
+    """
+    u, base, corr = lz
+    has_center = center.shape[0] > 0
+    nrm2 = 0.0
+    dot = 0.0
+    nrm1 = 0.0
+    for i in range(u.shape[0]):
+        base[i] += c * u[i] - corr[i]
+        corr[i] = 0.0
+        ci = 0.0
+        wi = sigma * u[i]
+        if has_center:
+            ci = center[i]
+            wi = tau * ci + wi
+        if theta > 0.0:
+            wi = soft_threshold(wi, theta)
+        ui = wi - ci
+        u[i] = ui
+        nrm2 += ui * ui
+        dot += ui * ci
+        nrm1 += abs(ui)
+    return nrm2, dot, nrm1
+
+
+@nb.njit(cache=True)
+def lazy_mean(lz, c, center, sum_tau, count, out):
+    r"""``out = S / count`` with :math:`S = (\sum\tau) v_1 + \mathrm{base} + c u - \mathrm{corr}`.
+
+    ``center`` may be empty (no :math:`v_1` term).
+    """
+    u, base, corr = lz
+    has_center = center.shape[0] > 0
+    for i in range(u.shape[0]):
+        total = base[i]
+        if has_center:
+            total = sum_tau * center[i] + total
+        out[i] = (total + c * u[i] - corr[i]) / count

@@ -32,6 +32,7 @@ from sklearn.utils._param_validation import (
 )
 
 __all__ = [
+    "PASS_ORDER",
     "Integral",
     "Interval",
     "InvalidParameterError",
@@ -73,6 +74,17 @@ def positive_int(minimum: int = 1) -> Interval:
 def unit_open() -> Interval:
     """A real number in the open interval (0, 1)."""
     return Interval(Real, 0, 1, closed="neither")
+
+
+#: Constraints of the two parameters every streaming learner shares, for
+#: ``{**PASS_ORDER, ...}`` in ``_parameter_constraints``: ``shuffle`` decides whether
+#: ``fit`` visits the examples in a random order and ``random_state`` seeds that order
+#: and any sampling. scikit-learn's ``"random_state"`` accepts an int, None or a
+#: ``numpy.random.RandomState``; aucstream also takes a ``numpy.random.Generator``.
+PASS_ORDER: dict[str, list] = {
+    "shuffle": ["boolean"],
+    "random_state": ["random_state", np.random.Generator],
+}
 
 
 def check_parameters(estimator) -> None:

@@ -20,11 +20,20 @@ what a shape cannot say (counters within range, indices inside their arrays).
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
 
-__all__ = ["STATE_EXTRA", "state_items", "snapshot", "restore", "first_non_finite", "check_like"]
+__all__ = [
+    "STATE_EXTRA",
+    "state_items",
+    "snapshot",
+    "restore",
+    "transaction",
+    "first_non_finite",
+    "check_like",
+]
 
 #: Private attributes that are state although their names do not end in ``_``.
 STATE_EXTRA = ("_rng",)
@@ -93,6 +102,17 @@ def restore(obj, saved: dict) -> None:
     values = {k: _restored(v) for k, v in saved.items()}
     vars(obj).clear()
     vars(obj).update(values)
+
+
+@contextmanager
+def transaction(obj) -> Iterator[None]:
+    """Run a block so that, if it raises, ``obj`` is exactly as before (state, generator)."""
+    saved = snapshot(obj)
+    try:
+        yield
+    except BaseException:
+        restore(obj, saved)
+        raise
 
 
 def _arrays(value, path: str) -> Iterator[tuple[str, np.ndarray]]:

@@ -86,6 +86,29 @@ class _BinaryPairs:
 
     #: Single pairs held before they are counted as one array.
     _HOLD = 512
+    #: Members whose length varies with the stream (checked by ``_check_state`` when a
+    #: model holding the metric is loaded, see :mod:`aucstream.persistence`).
+    _growable_state: tuple[str, ...] = ("_labels", "_held_numbers", "_held_scores")
+
+    def _check_common(self) -> None:
+        """Checks of a loaded state shared by both metrics (raise ValueError)."""
+        if (
+            not isinstance(self._labels, list)
+            or len(self._labels) > 2
+            or not all(isinstance(v, (bool, int, float, str)) for v in self._labels)
+        ):
+            raise ValueError("_labels must be a list of at most two labels")
+        if not (isinstance(self.n_seen, int) and self.n_seen >= 0):
+            raise ValueError("n_seen must be a non-negative int")
+        held = (self._held_numbers, self._held_scores)
+        if not all(isinstance(h, list) for h in held) or len(held[0]) != len(held[1]):
+            raise ValueError("the held pairs are inconsistent")
+        if any(n not in (0, 1) for n in held[0]) or not all(
+            isinstance(x, float) and math.isfinite(x) for x in held[1]
+        ):
+            raise ValueError("the held pairs are inconsistent")
+        if held[0] and len(self._labels) <= max(held[0]):
+            raise ValueError("a held pair has an unknown label")
 
     def __init__(self, pos_label) -> None:
         self.pos_label = pos_label
@@ -341,6 +364,43 @@ class PrequentialAUC(_BinaryPairs):
         self._edges: np.ndarray | None = None
         self._cells: np.ndarray | None = None
 
+    _growable_state = (*_BinaryPairs._growable_state, "_runs", "_edges", "_cells")
+
+    def _check_state(self) -> None:
+        """Consistency of a loaded state: sorted finite runs or consistent cells, and the
+        pair count equal to its recomputation (raise ValueError)."""
+        self._check_common()
+        if not (isinstance(self._runs, list) and len(self._runs) == 2):
+            raise ValueError("_runs must hold one list of runs per label")
+        for runs in self._runs:
+            for run in runs:
+                if not (isinstance(run, np.ndarray) and run.dtype == np.float64 and run.ndim == 1):
+                    raise ValueError("every run must be a 1-D float64 array")
+                if not np.isfinite(run).all() or np.any(np.diff(run) < 0):
+                    raise ValueError("every run must be sorted and finite")
+        if (self._edges is None) != (self._cells is None):
+            raise ValueError("_edges and _cells go together")
+        if self._edges is not None:
+            edges, cells = self._edges, self._cells
+            if edges.dtype != np.float64 or edges.ndim != 1 or np.any(np.diff(edges) <= 0):
+                raise ValueError("_edges must be strictly increasing float64")
+            if not np.isfinite(edges).all() or any(self._runs[0] + self._runs[1]):
+                raise ValueError("a binned metric keeps finite edges and no runs")
+            if cells.dtype.kind not in "iu" or cells.shape != (2, 2 * edges.size + 1):
+                raise ValueError("_cells must be integer counts of shape (2, 2 * edges + 1)")
+            if np.any(cells < 0):
+                raise ValueError("_cells must not be negative")
+        n0, n1 = self._class_sizes()
+        if not (isinstance(self._pairs, int) and 0 <= self._pairs <= 2 * n0 * n1):
+            raise ValueError("_pairs is outside [0, 2 n_0 n_1]")
+        if self._edges is None:
+            zeros = np.sort(np.concatenate([np.empty(0), *self._runs[0]]))
+            ones = np.sort(np.concatenate([np.empty(0), *self._runs[1]]))
+            if int(_count(ones, zeros)) != self._pairs:
+                raise ValueError("_pairs differs from the count of the stored scores")
+        if self.n_seen < n0 + n1 + len(self._held_scores):
+            raise ValueError("n_seen is smaller than the pairs counted")
+
     def _class_sizes(self) -> tuple[int, int]:
         if self._cells is not None:
             return int(self._cells[0].sum()), int(self._cells[1].sum())
@@ -556,6 +616,30 @@ class RollingAUC(_BinaryPairs):
         self._sorted = np.zeros((2, window))
         # oldest position in the ring, pairs in the window, pair count C, class sizes
         self._counters = np.zeros(5, dtype=np.int64)
+
+    def _check_state(self) -> None:
+        """Consistency of a loaded state: ring positions and sizes in range, the sorted
+        scores equal to the ring's, the pair count equal to its recomputation."""
+        self._check_common()
+        w = self.window
+        if not (isinstance(w, int) and w >= 1):
+            raise ValueError("window must be a positive int")
+        arrays = (self._ring_score, self._ring_label, self._sorted, self._counters)
+        shapes = ((w,), (w,), (2, w), (5,))
+        if any(a.shape != shape for a, shape in zip(arrays, shapes)):
+            raise ValueError("the window's arrays do not match window")
+        start, size, pairs, n0, n1 = (int(c) for c in self._counters)
+        if not (0 <= start < w and 0 <= size <= w and n0 >= 0 and n1 >= 0 and n0 + n1 == size):
+            raise ValueError("_counters are out of range")
+        at = (start + np.arange(size)) % w
+        labels, scores = self._ring_label[at], self._ring_score[at]
+        if np.any((labels != 0) & (labels != 1)) or not np.isfinite(scores).all():
+            raise ValueError("the ring holds an unknown label or a non-finite score")
+        for j, n in enumerate((n0, n1)):
+            if not np.array_equal(self._sorted[j, :n], np.sort(scores[labels == j])):
+                raise ValueError("the sorted scores differ from the ring's")
+        if int(_count(self._sorted[1, :n1], self._sorted[0, :n0])) != pairs:
+            raise ValueError("the pair count differs from the window's")
 
     def _class_sizes(self) -> tuple[int, int]:
         return int(self._counters[3]), int(self._counters[4])

@@ -1,96 +1,98 @@
-"""Batch baselines of the OPAUC paper: pairwise square and hinge losses, univariate losses.
+r"""Batch baselines of the OPAUC paper: pairwise square and hinge losses, univariate losses.
 
 Gao, Wang, Jin, Zhu, Zhou, *One-Pass AUC Optimization* (AI 2016, "G16") §7.1 and
-Table 3 (G13 §6.1, Table 3) compare OPAUC with five batch learners; SPEC §12.2-§12.4.
-All are linear scorers :math:`s(x) = w^\\top x (+ b)`, fitted on all their data at once
+Table 3 (G13 §6.1, Table 3) compare OPAUC with five batch learners.
+All are linear scorers :math:`s(x) = w^\top x (+ b)`, fitted on all their data at once
 (``is_batch = True``: the base calls ``_update`` once; they have no ``partial_fit``).
-Throughout, :math:`n_\\pm` are the class counts, :math:`P = n_+ n_-` the number of
+Throughout, :math:`n_\pm` are the class counts, :math:`P = n_+ n_-` the number of
 positive-negative pairs and :math:`d_{ij} = x_i^+ - x_j^-`.
 
-Batch LS-SVM, :class:`LSSVMAUC` (pairwise square loss; G16 §7.1, SPEC §12.3)
+Batch LS-SVM, :class:`LSSVMAUC` (pairwise square loss; G16 §7.1)
     minimizes OPAUC's objective (G16 Eq. 3) exactly,
 
     .. math::
 
-        \\frac\\lambda2\\|w\\|^2 + \\frac{1}{2P}\\sum_{i,j}(1 - w^\\top d_{ij})^2 .
+        \frac\lambda2\|w\|^2 + \frac{1}{2P}\sum_{i,j}(1 - w^\top d_{ij})^2 .
 
-    Since :math:`\\frac1P\\sum_{ij} d_{ij} d_{ij}^\\top = S_+ + S_- + \\delta\\delta^\\top`
-    and :math:`\\frac1P\\sum_{ij} d_{ij} = \\delta = c_+ - c_-` (class means c, covariances
+    Since :math:`\frac1P\sum_{ij} d_{ij} d_{ij}^\top = S_+ + S_- + \delta\delta^\top`
+    and :math:`\frac1P\sum_{ij} d_{ij} = \delta = c_+ - c_-` (class means c, covariances
     S with 1/n normalization), the minimizer is
-    :math:`w^* = (\\lambda I + S_+ + S_- + \\delta\\delta^\\top)^{-1}\\delta` in
+    :math:`w^* = (\lambda I + S_+ + S_- + \delta\delta^\top)^{-1}\delta` in
     O(n d^2 + d^3), never enumerating pairs.
 
 Batch Uni-Log / Uni-Squ, :class:`BatchUnivariate` (G16 §7.1 after Kotlowski et al.
-2011; SPEC §12.2)
-    minimize :math:`\\frac\\lambda2\\|w\\|^2 + \\frac1n\\sum_i \\rho_{y_i}
-    \\ell(y_i(w^\\top x_i + b))` with the class-prior weights
-    :math:`\\rho_\\pm = n / (2 n_\\pm)` and an unregularized intercept b.
+2011)
+    minimize :math:`\frac\lambda2\|w\|^2 + \frac1n\sum_i \rho_{y_i}
+    \ell(y_i(w^\top x_i + b))` with the class-prior weights
+    :math:`\rho_\pm = n / (2 n_\pm)` and an unregularized intercept b.
 
-    * ``loss="log"``, :math:`\\ell(z) = \\log(1 + e^{-z})`: scikit-learn's
+    * ``loss="log"``, :math:`\ell(z) = \log(1 + e^{-z})`: scikit-learn's
       ``LogisticRegression(class_weight="balanced", solver="lbfgs")``. Its objective
-      :math:`\\frac12\\|w\\|^2 + C\\sum_i s_i\\ell_i` with :math:`s_i = \\rho_{y_i}` (that
-      is what "balanced" means) is ours multiplied by :math:`1/\\lambda` when
-      :math:`C = 1/(n\\lambda)`; lbfgs leaves the intercept unpenalized.
-    * ``loss="squ"``, :math:`\\ell(z) = (1 - z)^2 = (y - w^\\top x - b)^2`: weighted ridge
-      regression on the targets :math:`y \\in \\{\\pm1\\}`. With :math:`r_i = \\rho_{y_i}/n`
-      (so :math:`\\sum r_i = 1`), the weighted mean :math:`\\bar x = \\sum r_i x_i`, and
-      :math:`\\bar y = \\sum r_i y_i = 0`, the normal equations are
-      :math:`(\\frac\\lambda2 I + \\sum_i r_i (x_i - \\bar x)(x_i - \\bar x)^\\top) w =
-      \\sum_i r_i y_i (x_i - \\bar x)` and :math:`b = -\\bar x^\\top w`.
+      :math:`\frac12\|w\|^2 + C\sum_i s_i\ell_i` with :math:`s_i = \rho_{y_i}` (that
+      is what "balanced" means) is ours multiplied by :math:`1/\lambda` when
+      :math:`C = 1/(n\lambda)`; lbfgs leaves the intercept unpenalized.
+    * ``loss="squ"``, :math:`\ell(z) = (1 - z)^2 = (y - w^\top x - b)^2`: weighted ridge
+      regression on the targets :math:`y \in \{\pm1\}`. With :math:`r_i = \rho_{y_i}/n`
+      (so :math:`\sum r_i = 1`), the weighted mean :math:`\bar x = \sum r_i x_i`, and
+      :math:`\bar y = \sum r_i y_i = 0`, the normal equations are
+      :math:`(\frac\lambda2 I + \sum_i r_i (x_i - \bar x)(x_i - \bar x)^\top) w =
+      \sum_i r_i y_i (x_i - \bar x)` and :math:`b = -\bar x^\top w`.
 
-    With these weights the Gram matrix is :math:`\\frac12(S_+ + S_-) +
-    \\frac14\\delta\\delta^\\top` and the right-hand side :math:`\\frac12\\delta`, so
-    :math:`w_{squ} = (\\lambda I + S_+ + S_- + \\frac12\\delta\\delta^\\top)^{-1}\\delta`:
+    With these weights the Gram matrix is :math:`\frac12(S_+ + S_-) +
+    \frac14\delta\delta^\top` and the right-hand side :math:`\frac12\delta`, so
+    :math:`w_{squ} = (\lambda I + S_+ + S_- + \frac12\delta\delta^\top)^{-1}\delta`:
     by Sherman-Morrison a positive multiple of LS-SVM's :math:`w^*` at the same
-    :math:`\\lambda`, so the two rank identically (tested). G16 Table 3 reports
+    :math:`\lambda`, so the two rank identically (tested). G16 Table 3 reports
     different numbers for them, so the paper's Uni-Squ must have differed (other
     weights, or a regularized bias); the paper does not say.
 
 SVM-OR / SVM-perf, :class:`PairwiseHingeSVM`, :class:`SVMOR`, :class:`SVMPerfAUC`
-(Joachims 2005, 2006; SPEC §12.4)
+(Joachims 2005, 2006)
     minimize the pairwise hinge objective
 
     .. math::
 
-        F(w) = \\frac\\lambda2\\|w\\|^2 + H(w), \\qquad
-        H(w) = \\frac1P\\sum_{i\\in+,\\,j\\in-}\\max(0, 1 - w^\\top d_{ij}),
+        F(w) = \frac\lambda2\|w\|^2 + H(w), \qquad
+        H(w) = \frac1P\sum_{i\in+,\,j\in-}\max(0, 1 - w^\top d_{ij}),
 
     with the 1-slack cutting-plane method (Joachims 2006, Alg. 1 / "Joachims, Finley,
-    Yu 2009"): :math:`\\min \\frac12\\|w\\|^2 + C\\xi` with :math:`C = 1/\\lambda`,
-    subject to :math:`w^\\top a_k \\ge b_k - \\xi` for the working-set constraints k. The
+    Yu 2009"): :math:`\min \frac12\|w\|^2 + C\xi` with :math:`C = 1/\lambda`,
+    subject to :math:`w^\top a_k \ge b_k - \xi` for the working-set constraints k. The
     separation oracle returns the most violated constraint at w,
-    :math:`a = \\frac1P\\sum_{ij}[w^\\top d_{ij} < 1] d_{ij}`,
-    :math:`b = \\frac1P\\sum_{ij}[w^\\top d_{ij} < 1]`, for which :math:`b - w^\\top a = H(w)`.
+    :math:`a = \frac1P\sum_{ij}[w^\top d_{ij} < 1] d_{ij}`,
+    :math:`b = \frac1P\sum_{ij}[w^\top d_{ij} < 1]`, for which :math:`b - w^\top a = H(w)`.
     With scores s = Xw it needs only the counts
-    :math:`k_i = \\#\\{j\\in-: s_j > s_i - 1\\}` and :math:`m_j = \\#\\{i\\in+: s_i < s_j + 1\\}`:
-    :math:`a = \\frac1P(\\sum_i k_i x_i - \\sum_j m_j x_j)`, found by sorting and binary
+    :math:`k_i = \#\{j\in-: s_j > s_i - 1\}` and :math:`m_j = \#\{i\in+: s_i < s_j + 1\}`:
+    :math:`a = \frac1P(\sum_i k_i x_i - \sum_j m_j x_j)`, found by sorting and binary
     search in O(n log n) (:func:`pairwise_hinge_oracle`), so pairs are never
     enumerated. The dual over the working set,
-    :math:`\\max_{\\beta \\ge 0, \\sum\\beta \\le C} \\beta^\\top b - \\frac12\\|\\sum_k\\beta_k
-    a_k\\|^2` with :math:`w = \\sum_k \\beta_k a_k`, is solved by sequential minimal
-    optimization over the simplex (a slack coordinate turns :math:`\\sum\\beta \\le C`
+    :math:`\max_{\beta \ge 0, \sum\beta \le C} \beta^\top b - \frac12\|\sum_k\beta_k
+    a_k\|^2` with :math:`w = \sum_k \beta_k a_k`, is solved by sequential minimal
+    optimization over the simplex (a slack coordinate turns :math:`\sum\beta \le C`
     into an equality), warm-started from the previous round. The method stops when
-    :math:`H(w) \\le \\xi + \\epsilon`, where :math:`\\xi = \\max(0, \\max_k b_k -
-    w^\\top a_k)`; then :math:`F(w) \\le \\min F + \\epsilon`.
+    :math:`H(w) \le \xi + \epsilon`, where :math:`\xi = \max(0, \max_k b_k -
+    w^\top a_k)`; then :math:`F(w) \le \min F + \epsilon`.
 
     SVM-perf with the ROC-area loss (margin rescaling) reduces to this problem over
     all pairs (Joachims 2005 §5); its loss is the *percentage* of swapped pairs, so
-    SVM-perf's objective is :math:`\\frac12\\|w\\|^2 + C_{perf}\\cdot 100\\,H(w)` and
-    :math:`\\lambda = 1 / (100\\, C_{perf})`; its ``-e`` tolerance is in percent too
-    (:math:`\\epsilon = e/100`). SVM-OR (ordinal regression) with two ranks is the same
-    problem in the :math:`\\lambda` parameterization (SPEC §14 #21).
+    SVM-perf's objective is :math:`\frac12\|w\|^2 + C_{perf}\cdot 100\,H(w)` and
+    :math:`\lambda = 1 / (100\, C_{perf})`; its ``-e`` tolerance is in percent too
+    (:math:`\epsilon = e/100`). SVM-OR (ordinal regression) with two ranks is the same
+    problem in the :math:`\lambda` parameterization (G16 does not say how its SVM-OR
+    baseline was set up; with two ranks, ordinal regression compares exactly the
+    positive-negative pairs).
 
 Deviations
 ----------
 - The batch learners form d x d matrices (LS-SVM, Uni-Squ); they are meant for the
   moderate dimensions of G16 Table 3 (d up to a few thousand), as in the paper.
-- SVM-perf and SVM-OR are one solver here (SPEC §12.4), so with matching grids they
+- SVM-perf and SVM-OR are one solver here, so with matching grids they
   give the same models; in G16 Table 3 they come from two different programs.
 - Data are multiplied as dense arrays when at least 25 % of the entries are
   non-zero, as sparse matrices otherwise. The choice counts true non-zeros, so dense
   and sparse input of the same data take the same path.
-- CAPO (SPEC §12.5) is not provided: its scorer is not linear in x (see the
-  project's notes).
+- CAPO (Li, Tsang and Zhou 2013, a baseline of D16 §5.1) is not provided: its scorer
+  is not linear in x (see the project's notes).
 """
 
 from __future__ import annotations
@@ -106,6 +108,7 @@ from sklearn.linear_model import LogisticRegression
 
 from ._base import BaseStreamingAUC
 from ._chunks import Chunk
+from ._params import StrOptions, positive, positive_int
 
 __all__ = [
     "BatchUnivariate",
@@ -149,12 +152,6 @@ class _BatchLearner(BaseStreamingAUC):
     is_batch = True
 
 
-def _check_lam(lam) -> float:
-    if not (np.isfinite(lam) and lam > 0):
-        raise ValueError(f"lam must be a positive finite number, got {lam!r}")
-    return float(lam)
-
-
 def _solve_spd(A: np.ndarray, b: np.ndarray) -> np.ndarray:
     A = 0.5 * (A + A.T)
     try:
@@ -165,15 +162,15 @@ def _solve_spd(A: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 # ------------------------------------------------------------------------------ LS-SVM
 class LSSVMAUC(_BatchLearner):
-    """Batch LS-SVM for AUC: the exact minimizer of the pairwise square loss.
+    r"""Batch LS-SVM for AUC: the exact minimizer of the pairwise square loss.
 
-    :math:`w^* = (\\lambda I + S_+ + S_- + \\delta\\delta^\\top)^{-1}\\delta` (module
-    docstring; SPEC §12.3), the batch optimum of OPAUC's objective.
+    :math:`w^* = (\lambda I + S_+ + S_- + \delta\delta^\top)^{-1}\delta` (module
+    docstring), the batch optimum of OPAUC's objective.
 
     Parameters
     ----------
     lam : float, default=1.0
-        Regularization :math:`\\lambda > 0`; G16 tunes it over 2^[-10:10]. The default
+        Regularization :math:`\lambda > 0`; G16 tunes it over 2^[-10:10]. The default
         is a library choice.
 
     Attributes
@@ -195,12 +192,12 @@ class LSSVMAUC(_BatchLearner):
     """
 
     param_grid = {"lam": list(_LAM_GRID)}
+    _parameter_constraints = {"lam": [positive()]}
 
     def __init__(self, lam: float = 1.0):
         self.lam = lam
 
     def _init_state(self, n_features: int) -> None:
-        _check_lam(self.lam)
         self.w_ = np.zeros(n_features)
 
     def _update(self, chunk: Chunk) -> None:
@@ -219,10 +216,10 @@ class LSSVMAUC(_BatchLearner):
 
 # ------------------------------------------------------------------ univariate losses
 class BatchUnivariate(_BatchLearner):
-    """Batch Uni-Log / Uni-Squ: class-prior weighted univariate loss with intercept.
+    r"""Batch Uni-Log / Uni-Squ: class-prior weighted univariate loss with intercept.
 
-    Minimizes :math:`\\frac\\lambda2\\|w\\|^2 + \\frac1n\\sum_i\\rho_{y_i}\\ell(y_i(w^\\top
-    x_i + b))`, :math:`\\rho_\\pm = n/(2n_\\pm)` (module docstring; SPEC §12.2).
+    Minimizes :math:`\frac\lambda2\|w\|^2 + \frac1n\sum_i\rho_{y_i}\ell(y_i(w^\top
+    x_i + b))`, :math:`\rho_\pm = n/(2n_\pm)` (module docstring).
 
     Parameters
     ----------
@@ -231,9 +228,9 @@ class BatchUnivariate(_BatchLearner):
         ``class_weight="balanced"`` and ``C = 1/(n lam)``, L-BFGS to gradient tolerance
         ``tol``) or square loss (closed form).
     lam : float, default=1.0
-        Regularization :math:`\\lambda > 0`, tuned over 2^[-10:10] in G16.
+        Regularization :math:`\lambda > 0`, tuned over 2^[-10:10] in G16.
     tol : float, default=1e-6
-        Gradient tolerance of L-BFGS (``loss="log"`` only; SPEC §12.2).
+        Gradient tolerance of L-BFGS (``loss="log"`` only).
     max_iter : int, default=1000
         Iteration cap of L-BFGS (``loss="log"`` only).
 
@@ -261,6 +258,12 @@ class BatchUnivariate(_BatchLearner):
     """
 
     param_grid = {"lam": list(_LAM_GRID)}
+    _parameter_constraints = {
+        "loss": [StrOptions({"log", "squ"})],
+        "lam": [positive()],
+        "tol": [positive()],
+        "max_iter": [positive_int()],
+    }
 
     def __init__(
         self, loss: str = "log", lam: float = 1.0, tol: float = 1e-6, max_iter: int = 1000
@@ -271,11 +274,6 @@ class BatchUnivariate(_BatchLearner):
         self.max_iter = max_iter
 
     def _init_state(self, n_features: int) -> None:
-        if self.loss not in ("log", "squ"):
-            raise ValueError(f"loss must be 'log' or 'squ', got {self.loss!r}")
-        _check_lam(self.lam)
-        if not (self.tol > 0):
-            raise ValueError(f"tol must be positive, got {self.tol!r}")
         self.w_ = np.zeros(n_features)
         self.b_ = 0.0
 
@@ -327,7 +325,7 @@ class BatchUnivariate(_BatchLearner):
 def pairwise_hinge_oracle(
     s_pos: np.ndarray, s_neg: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, float]:
-    """Violation counts and mean pairwise hinge loss in O(n log n).
+    r"""Violation counts and mean pairwise hinge loss in O(n log n).
 
     Parameters
     ----------
@@ -339,12 +337,12 @@ def pairwise_hinge_oracle(
     Returns
     -------
     k : ndarray of shape (n_pos,), int64
-        :math:`k_i = \\#\\{j: s_j > s_i - 1\\}`, the negatives whose pair with positive i
+        :math:`k_i = \#\{j: s_j > s_i - 1\}`, the negatives whose pair with positive i
         has margin below 1.
     m : ndarray of shape (n_neg,), int64
-        :math:`m_j = \\#\\{i: s_i < s_j + 1\\}`.
+        :math:`m_j = \#\{i: s_i < s_j + 1\}`.
     hinge : float
-        :math:`\\frac1{n_+n_-}\\sum_{ij}\\max(0, 1 - s_i + s_j)`, from suffix sums of the
+        :math:`\frac1{n_+n_-}\sum_{ij}\max(0, 1 - s_i + s_j)`, from suffix sums of the
         sorted negative scores.
 
     Examples
@@ -415,21 +413,21 @@ def _simplex_qp(gram, b, theta, scale, tol, max_iter):
 
 
 class PairwiseHingeSVM(_BatchLearner):
-    """Pairwise hinge (ranking) SVM over all positive-negative pairs, batch.
+    r"""Pairwise hinge (ranking) SVM over all positive-negative pairs, batch.
 
-    Minimizes :math:`\\frac\\lambda2\\|w\\|^2 + \\frac1{n_+n_-}\\sum_{ij}\\max(0, 1 -
-    w^\\top(x_i - x_j))` with the 1-slack cutting-plane method and the O(n log n)
-    oracle (module docstring; SPEC §12.4). This is batch SVM-OR; see
+    Minimizes :math:`\frac\lambda2\|w\|^2 + \frac1{n_+n_-}\sum_{ij}\max(0, 1 -
+    w^\top(x_i - x_j))` with the 1-slack cutting-plane method and the O(n log n)
+    oracle (module docstring). This is batch SVM-OR; see
     :class:`SVMPerfAUC` for SVM-perf's parameterization.
 
     Parameters
     ----------
     lam : float, default=1.0
-        Regularization :math:`\\lambda > 0` (:math:`C = 1/\\lambda`); G16 tunes it over
+        Regularization :math:`\lambda > 0` (:math:`C = 1/\lambda`); G16 tunes it over
         2^[-10:10]. The default is a library choice.
     tol : float, default=1e-3
-        :math:`\\epsilon`: stop when :math:`H(w) \\le \\xi + \\epsilon` (SPEC §12.4), which
-        bounds the objective's distance to its minimum by :math:`\\epsilon`.
+        :math:`\epsilon`: stop when :math:`H(w) \le \xi + \epsilon`, which
+        bounds the objective's distance to its minimum by :math:`\epsilon`.
     max_iter : int, default=2000
         Cap on cutting-plane rounds; a ``ConvergenceWarning`` is raised if hit.
 
@@ -456,6 +454,11 @@ class PairwiseHingeSVM(_BatchLearner):
     """
 
     param_grid = {"lam": list(_LAM_GRID)}
+    _parameter_constraints = {
+        "lam": [positive()],
+        "tol": [positive()],
+        "max_iter": [positive_int()],
+    }
 
     def __init__(self, lam: float = 1.0, tol: float = 1e-3, max_iter: int = 2000):
         self.lam = lam
@@ -463,17 +466,12 @@ class PairwiseHingeSVM(_BatchLearner):
         self.max_iter = max_iter
 
     def _lam(self) -> float:
-        return _check_lam(self.lam)
+        return float(self.lam)
 
     def _tol(self) -> float:
         return float(self.tol)
 
     def _init_state(self, n_features: int) -> None:
-        self._lam()
-        if not (self._tol() > 0):
-            raise ValueError("the cutting-plane tolerance must be positive")
-        if int(self.max_iter) < 1:
-            raise ValueError(f"max_iter must be >= 1, got {self.max_iter!r}")
         self.w_ = np.zeros(n_features)
         self.n_iter_ = 0
         self.objective_ = np.nan
@@ -554,17 +552,17 @@ class PairwiseHingeSVM(_BatchLearner):
 
 
 class SVMOR(PairwiseHingeSVM):
-    """Batch SVM-OR (Joachims 2006) with two ranks: :class:`PairwiseHingeSVM` by name.
+    r"""Batch SVM-OR (Joachims 2006) with two ranks: :class:`PairwiseHingeSVM` by name.
 
-    Same parameters and solver as :class:`PairwiseHingeSVM` (SPEC §12.4, §14 #21);
+    Same parameters and solver as :class:`PairwiseHingeSVM` (module docstring);
     the alias names the "batch SVM-OR" column of G16 Table 3.
 
     Parameters
     ----------
     lam : float, default=1.0
-        Regularization :math:`\\lambda > 0`, tuned over 2^[-10:10] in G16.
+        Regularization :math:`\lambda > 0`, tuned over 2^[-10:10] in G16.
     tol : float, default=1e-3
-        Cutting-plane tolerance :math:`\\epsilon`.
+        Cutting-plane tolerance :math:`\epsilon`.
     max_iter : int, default=2000
         Cap on cutting-plane rounds.
 
@@ -585,18 +583,18 @@ class SVMOR(PairwiseHingeSVM):
 
 
 class SVMPerfAUC(PairwiseHingeSVM):
-    """SVM-perf with the ROC-area loss (Joachims 2005), in SVM-perf's parameterization.
+    r"""SVM-perf with the ROC-area loss (Joachims 2005), in SVM-perf's parameterization.
 
-    SVM-perf minimizes :math:`\\frac12\\|w\\|^2 + C\\xi` with :math:`\\xi` bounding the
-    *percentage* of swapped pairs, i.e. :math:`\\frac12\\|w\\|^2 + 100\\,C\\,H(w)`: the
-    minimizer of :class:`PairwiseHingeSVM` with :math:`\\lambda = 1/(100\\,C)`. SVM-perf's
+    SVM-perf minimizes :math:`\frac12\|w\|^2 + C\xi` with :math:`\xi` bounding the
+    *percentage* of swapped pairs, i.e. :math:`\frac12\|w\|^2 + 100\,C\,H(w)`: the
+    minimizer of :class:`PairwiseHingeSVM` with :math:`\lambda = 1/(100\,C)`. SVM-perf's
     ``-e`` is likewise in percent: ``epsilon`` = 100 x ``tol``.
 
     Parameters
     ----------
     C : float, default=0.01
-        SVM-perf's ``-c`` (its default 0.01, i.e. :math:`\\lambda = 1`). The grid is
-        G16's :math:`\\lambda \\in 2^{[-10:10]}` mapped by :math:`C = 1/(100\\lambda)`.
+        SVM-perf's ``-c`` (its default 0.01, i.e. :math:`\lambda = 1`). The grid is
+        G16's :math:`\lambda \in 2^{[-10:10]}` mapped by :math:`C = 1/(100\lambda)`.
     epsilon : float, default=0.1
         SVM-perf's ``-e`` in percent (its default 0.1, i.e. tol = 1e-3).
     max_iter : int, default=2000
@@ -619,6 +617,11 @@ class SVMPerfAUC(PairwiseHingeSVM):
     """
 
     param_grid = {"C": [1.0 / (100.0 * lam) for lam in _LAM_GRID]}
+    _parameter_constraints = {
+        "C": [positive()],
+        "epsilon": [positive()],
+        "max_iter": [positive_int()],
+    }
 
     def __init__(self, C: float = 0.01, epsilon: float = 0.1, max_iter: int = 2000):
         self.C = C
@@ -626,8 +629,6 @@ class SVMPerfAUC(PairwiseHingeSVM):
         self.max_iter = max_iter
 
     def _lam(self) -> float:
-        if not (np.isfinite(self.C) and self.C > 0):
-            raise ValueError(f"C must be a positive finite number, got {self.C!r}")
         return 1.0 / (100.0 * float(self.C))
 
     def _tol(self) -> float:

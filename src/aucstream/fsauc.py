@@ -1,57 +1,57 @@
-"""FSAUC: fast stochastic AUC maximization by multi-stage primal-dual steps.
+r"""FSAUC: fast stochastic AUC maximization by multi-stage primal-dual steps.
 
 Liu, Zhang, Chen, Wang and Yang, *Fast Stochastic AUC Maximization with
-O(1/n)-Convergence Rate* (ICML 2018, "L18", Algs. 1-3, Lemma 1); SPEC §11. The
-constants follow SPEC §11, which reads the garbled OCR of L18 together with the
-authors' code.
+O(1/n)-Convergence Rate* (ICML 2018, "L18", Algs. 1-3, Lemma 1). Where the text
+of L18 is ambiguous about a constant, the constants below are those of the authors'
+code, which agrees with the formulas of Alg. 1 and Lemma 1.
 
 Problem
 -------
 The saddle function F of SOLAM (:mod:`aucstream.solam`, L18 §3.1) over
-:math:`\\Omega_1 = \\{\\|w\\|_1 \\le R, |a| \\le R\\kappa, |b| \\le R\\kappa\\}` and
-:math:`\\Omega_2 = \\{|\\alpha| \\le 2R\\kappa\\}` (L18 Eq. 2), with the unknown
-:math:`p = \\Pr(y=1)` replaced by the running estimate :math:`\\hat p` (L18 Alg. 3).
-``constraint="l2"`` uses :math:`\\|w\\|_2 \\le R` instead.
+:math:`\Omega_1 = \{\|w\|_1 \le R, |a| \le R\kappa, |b| \le R\kappa\}` and
+:math:`\Omega_2 = \{|\alpha| \le 2R\kappa\}` (L18 Eq. 2), with the unknown
+:math:`p = \Pr(y=1)` replaced by the running estimate :math:`\hat p` (L18 Alg. 3).
+``constraint="l2"`` uses :math:`\|w\|_2 \le R` instead.
 
 Schedule (L18 Alg. 1, line 1)
 -----------------------------
-For a stream of n examples, known in advance: :math:`m = \\max(1, \\lfloor\\frac12
-\\log_2(2n/\\log_2 n)\\rfloor - 1)` stages of :math:`n_0 = \\lfloor n/m \\rfloor` examples
-(:func:`fsauc_schedule`), :math:`R_0 = 2\\sqrt{1+2\\kappa^2}R`,
-:math:`\\beta_0 = 1+8\\kappa^2`, :math:`D_0 = 2\\sqrt2\\kappa R_0`, and step sizes
-:math:`\\eta_k = \\sqrt{\\beta_{k-1}}R_{k-1}/(\\sqrt{3n_0}G)` (line 4). As in L18 §5 the
-step :math:`\\eta_1` is tuned directly, which fixes G; then
-:math:`\\eta_k = \\min(\\eta_{k-1}\\cdot\\frac12\\sqrt{\\beta_{k-1}/\\beta_{k-2}},\\ \\eta_{k-1})`
+For a stream of n examples, known in advance: :math:`m = \max(1, \lfloor\frac12
+\log_2(2n/\log_2 n)\rfloor - 1)` stages of :math:`n_0 = \lfloor n/m \rfloor` examples
+(:func:`fsauc_schedule`), :math:`R_0 = 2\sqrt{1+2\kappa^2}R`,
+:math:`\beta_0 = 1+8\kappa^2`, :math:`D_0 = 2\sqrt2\kappa R_0`, and step sizes
+:math:`\eta_k = \sqrt{\beta_{k-1}}R_{k-1}/(\sqrt{3n_0}G)` (line 4). As in L18 §5 the
+step :math:`\eta_1` is tuned directly, which fixes G; then
+:math:`\eta_k = \min(\eta_{k-1}\cdot\frac12\sqrt{\beta_{k-1}/\beta_{k-2}},\ \eta_{k-1})`
 (the ratio of line 4, with the authors' ``min`` guard). Stage k runs
-PDSG(:math:`v_{k-1}, \\alpha_{k-1}, R_{k-1}, D_{k-1}, n_0, \\eta_k`) from
-:math:`v_0 = 0, \\alpha_0 = 0`.
+PDSG(:math:`v_{k-1}, \alpha_{k-1}, R_{k-1}, D_{k-1}, n_0, \eta_k`) from
+:math:`v_0 = 0, \alpha_0 = 0`.
 
-PDSG (L18 Alg. 2), for each example of a stage started at :math:`(v_1, \\alpha_1)`
+PDSG (L18 Alg. 2), for each example of a stage started at :math:`(v_1, \alpha_1)`
 ---------------------------------------------------------------------------------
-(a) update :math:`T_\\pm`, :math:`A_\\pm = \\sum_{y=\\pm1} x` and :math:`\\hat p =
-T_+/(T_+ + T_-)` (Alg. 3); (b) take the gradients of F at :math:`(v, \\alpha)`;
-(c) :math:`v' = v - \\eta\\nabla_v`, :math:`\\alpha' = \\alpha + \\eta\\nabla_\\alpha`;
-(d) project :math:`v'` onto :math:`\\Omega_1 \\cap B(v_1, r)` (line 5): w onto the l1
+(a) update :math:`T_\pm`, :math:`A_\pm = \sum_{y=\pm1} x` and :math:`\hat p =
+T_+/(T_+ + T_-)` (Alg. 3); (b) take the gradients of F at :math:`(v, \alpha)`;
+(c) :math:`v' = v - \eta\nabla_v`, :math:`\alpha' = \alpha + \eta\nabla_\alpha`;
+(d) project :math:`v'` onto :math:`\Omega_1 \cap B(v_1, r)` (line 5): w onto the l1
 ball, a and b onto their boxes, then the result onto the l2 ball
-:math:`B(v_1, r)` in :math:`\\mathbb R^{d+2}` (one round of alternating projections,
-SPEC §14 #14: both points lie in the convex :math:`\\Omega_1`, so the result is
-feasible); (e) :math:`\\alpha = \\mathrm{clip}(\\alpha', \\max(-2R\\kappa, \\alpha_1 - D),
-\\min(2R\\kappa, \\alpha_1 + D))` (line 6, exact); (f) add the updated v to a running
-sum. At the end of the stage (lines 8-10): :math:`\\bar v = \\sum v / n_0`,
-:math:`\\hat\\alpha = \\bar w^\\top(A_-/T_- - A_+/T_+)` (the dual initialization from
-the class means; a class never seen has mean 0), :math:`r \\leftarrow r/2`, and with
-:math:`\\xi = \\min(\\hat p, 1-\\hat p)`, :math:`L = \\ln(12/\\delta)`,
-:math:`c_\\delta = 2 + \\sqrt{2L}` (Lemma 1)
+:math:`B(v_1, r)` in :math:`\mathbb R^{d+2}` (one round of alternating projections,
+as in the authors' code: both points lie in the convex :math:`\Omega_1`, so the
+result is feasible); (e) :math:`\alpha = \mathrm{clip}(\alpha', \max(-2R\kappa, \alpha_1 - D),
+\min(2R\kappa, \alpha_1 + D))` (line 6, exact); (f) add the updated v to a running
+sum. At the end of the stage (lines 8-10): :math:`\bar v = \sum v / n_0`,
+:math:`\hat\alpha = \bar w^\top(A_-/T_- - A_+/T_+)` (the dual initialization from
+the class means; a class never seen has mean 0), :math:`r \leftarrow r/2`, and with
+:math:`\xi = \min(\hat p, 1-\hat p)`, :math:`L = \ln(12/\delta)`,
+:math:`c_\delta = 2 + \sqrt{2L}` (Lemma 1)
 
 .. math::
 
-    D = 2\\sqrt2\\kappa r + \\frac{4\\sqrt2\\kappa c_\\delta (1+2\\kappa) R}
-        {\\sqrt{\\xi n_0 - \\sqrt{2 n_0 L}}}, \\qquad
-    \\beta = 1 + 8\\kappa^2 + \\frac{32\\kappa^2(1+2\\kappa)^2c_\\delta^2}
-        {\\xi - \\sqrt{2L/n_0}},
+    D = 2\sqrt2\kappa r + \frac{4\sqrt2\kappa c_\delta (1+2\kappa) R}
+        {\sqrt{\xi n_0 - \sqrt{2 n_0 L}}}, \qquad
+    \beta = 1 + 8\kappa^2 + \frac{32\kappa^2(1+2\kappa)^2c_\delta^2}
+        {\xi - \sqrt{2L/n_0}},
 
 each set to :math:`10^7` when its denominator is not positive (authors' code).
-The output is :math:`\\bar v_m` and the score is :math:`\\bar w_m^\\top x`.
+The output is :math:`\bar v_m` and the score is :math:`\bar w_m^\top x`.
 
 The stream length
 -----------------
@@ -62,60 +62,68 @@ n) are dropped with ``leftover="drop"`` (faithful: Alg. 1 uses :math:`m n_0`
 examples; a warning is given when the stream runs past n) or join the last stage,
 with its step size, radius and running average, with ``leftover="last_stage"``.
 When a stream ends early, the model is the running average of the current stage
-(the previous stage's output if the current stage has no example yet), as SPEC §11
-prescribes for mid-stage checkpoints. Without ``n_samples``, ``partial_fit`` warns
-and runs the whole stream as one stage (m = 1, step :math:`\\eta_1`, radius
-:math:`R_0`).
+(the previous stage's output if the current stage has no example yet): Alg. 2
+line 8 over the examples seen. Without ``n_samples``, ``partial_fit`` warns and runs
+the whole stream as one stage (m = 1, step :math:`\eta_1`, radius :math:`R_0`).
 
 Cost per example: sparse bookkeeping
 ------------------------------------
-The kernel keeps :math:`w = \\tau v_1 + \\sigma u` (:math:`v_1` fixed during a stage),
-the running sum as :math:`\\Sigma_w = (\\sum\\tau) v_1 + S_0 + c\\,u - P` (c the sum of
-the :math:`\\sigma` since the last flush; a change :math:`\\Delta u` adds
-:math:`c\\Delta u` to P), and :math:`\\|u\\|_2^2`, :math:`u^\\top v_1`, :math:`\\|u\\|_1`
-up to date from the changed entries. The gradient step changes the k non-zeros of
-x; the l2-ball projection and the step back into :math:`B(v_1, r)` are affine maps
-that only change :math:`(\\sigma, \\tau)`. So ``constraint="l2"`` costs O(k) per
-example. For the l1 ball, :math:`\\tau\\|v_1\\|_1 + \\sigma\\|u\\|_1 \\le R` (all
-coefficients stay positive) certifies feasibility in O(1); otherwise the exact norm
-and, if needed, the projection cost O(d). The representation is rebased (O(d)) after
-an l1 projection, when :math:`\\sigma < 10^{-4}`, every 65536 examples of a stage and
-at each stage end; these rules depend only on the stream, so any chunking gives
-bit-identical models.
+The kernel keeps :math:`w = \tau v_1 + \sigma u` (:math:`v_1` fixed during a stage),
+the running sum as :math:`(\sum\tau) v_1` plus the lazy sum of the :math:`\sigma u`
+(``avg_base_ + c u - avg_corr_``, :mod:`aucstream._kernels`), and
+:math:`\|u\|_2^2`, :math:`u^\top v_1`, :math:`\|u\|_1` up to date from the changed
+entries. The gradient step changes the k non-zeros of x; the l2-ball projection and
+the step back into :math:`B(v_1, r)` are affine maps that only change
+:math:`(\sigma, \tau)`. So ``constraint="l2"`` costs O(k) per example. For the l1
+ball, :math:`\tau\|v_1\|_1 + \sigma\|u\|_1 \le R` (all coefficients stay positive)
+certifies feasibility in O(1); otherwise the exact norm and, if needed, the
+projection cost O(d). The representation is rebased (O(d)) after an l1 projection,
+when :math:`\sigma < 10^{-4}` (which bounds the cancellation in the lazy sum), every
+65536 examples of a stage and at each stage end; these rules depend only on the
+stream, so any chunking gives bit-identical models.
 
 Deviations and choices
 ----------------------
-* :math:`\\kappa` is a parameter (default 1, right for l2-normalized rows), not
-  computed from the training set (SPEC §14 #16 defines it as the largest norm).
-* Accumulators :math:`A_\\pm, T_\\pm` are global by default, as the Remark after
+* :math:`\kappa` is a parameter (default 1, right for l2-normalized rows), not
+  computed from the training set as the largest norm, so that ``partial_fit`` needs
+  no pass over the data.
+* Accumulators :math:`A_\pm, T_\pm` are global by default, as the Remark after
   Thm. 1 and the authors' code use; ``accumulators="per_stage"`` resets them at each
-  stage as Alg. 2, line 1 does for the analysis (SPEC §14 #13b).
-* The averaged iterate is the sum of the updated iterates (authors' code; SPEC §14
-  #15). The exact projection onto :math:`\\Omega_1 \\cap B(v_1, r)` (Dykstra) is not
-  offered; one alternating round is used (SPEC §14 #14).
-* :math:`\\hat\\alpha` is clipped into :math:`\\Omega_2` before it starts a stage; it
-  lies there already when :math:`\\|x\\|_2 \\le \\kappa` holds.
+  stage as Alg. 2, line 1 does for the analysis.
+* The averaged iterate is the sum of the updated iterates (authors' code). The exact
+  projection onto :math:`\Omega_1 \cap B(v_1, r)` (Dykstra) is not offered; one
+  alternating round is used, which gives a feasible point.
+* :math:`\hat\alpha` is clipped into :math:`\Omega_2` before it starts a stage; it
+  lies there already when :math:`\|x\|_2 \le \kappa` holds.
 * For n < 2 the schedule formula is undefined; one stage of n examples is used.
 """
 
 from __future__ import annotations
 
 import math
-import numbers
 import warnings
+from collections import namedtuple
 
 import numba as nb
 import numpy as np
 
 from ._base import BaseStreamingAUC
 from ._chunks import Chunk
-from .projections import l1_threshold
-from .solam import saddle_grad_scalars, sparse_dot
+from ._kernels import (
+    LazySum,
+    fold_due,
+    lazy_mean,
+    lazy_rebase,
+    lazy_step,
+    row,
+    rows_of,
+    sparse_axpy,
+    sparse_dot,
+)
+from ._params import PASS_ORDER, StrOptions, positive, positive_int, unit_open
+from ._saddle import clip, project_l1_lazy, saddle_grad_scalars
 
 __all__ = ["FSAUC", "fsauc_schedule"]
-
-_FLUSH_EVERY = 1 << 16
-_MIN_SIGMA = 1e-4
 
 # indices into FSAUC.scalars_
 (
@@ -144,6 +152,19 @@ _MIN_SIGMA = 1e-4
 _N_SCALARS = 21
 # indices into FSAUC.counts_
 _T, _STAGE, _IN_STAGE, _TPOS, _TNEG, _DONE = range(6)
+#: D and beta when Lemma 1's denominators are not positive (the authors' code).
+_UNBOUNDED = 1e7
+
+#: The constants of one run: radius R, bound kappa on ||x||, confidence delta, the
+#: schedule (m stages of n0 examples), l1 ball?, leftover joins the last stage?,
+#: class accumulators reset at every stage?
+FsaucConfig = namedtuple(
+    "FsaucConfig",
+    ["R", "kappa", "delta", "n_stages", "n0", "use_l1", "last_stage", "per_stage"],
+)
+#: The state of a stage: the lazy iterate w = tau v1 + sigma u with its running sum,
+#: the stage's start v1, and the class sums A+, A- (Alg. 3).
+FsaucArrays = namedtuple("FsaucArrays", ["lz", "v1", "acc_pos", "acc_neg"])
 
 
 def fsauc_schedule(n: int) -> tuple[int, int]:
@@ -176,335 +197,240 @@ def fsauc_schedule(n: int) -> tuple[int, int]:
 
 
 @nb.njit(cache=True)
-def _rebase(u, v1, base, corr, scal, w):
-    """Fold the running sum into ``base`` and restart u from the explicit ``w``.
-
-    Afterwards ``w = v1 + u`` (sigma = tau = 1) and the norms are exact.
-    """
-    c = scal[_C]
-    nrm2 = 0.0
-    dot = 0.0
-    nrm1 = 0.0
-    for i in range(u.shape[0]):
-        base[i] += c * u[i] - corr[i]
-        corr[i] = 0.0
-        ui = w[i] - v1[i]
-        u[i] = ui
-        nrm2 += ui * ui
-        dot += ui * v1[i]
-        nrm1 += abs(ui)
-    scal[_C] = 0.0
-    scal[_SIGMA] = 1.0
-    scal[_TAU] = 1.0
-    scal[_NRM2_U] = nrm2
-    scal[_DOT_UV1] = dot
-    scal[_NRM1_U] = nrm1
+def _set_norms(scal, norms):
+    scal[_NRM2_U], scal[_DOT_UV1], scal[_NRM1_U] = norms
 
 
 @nb.njit(cache=True)
-def _rebase_shrunk(u, v1, base, corr, scal, w, theta):
-    """``_rebase`` to the soft-thresholded ``w`` (the l1 projection), in one pass."""
-    c = scal[_C]
-    nrm2 = 0.0
-    dot = 0.0
-    nrm1 = 0.0
-    for i in range(u.shape[0]):
-        base[i] += c * u[i] - corr[i]
-        corr[i] = 0.0
-        m = abs(w[i]) - theta
-        wi = 0.0
-        if m > 0.0:
-            wi = m if w[i] > 0.0 else -m
-        ui = wi - v1[i]
-        u[i] = ui
-        nrm2 += ui * ui
-        dot += ui * v1[i]
-        nrm1 += abs(ui)
+def _rebased(scal, norms):
+    """Scalars after a rebase: sigma = tau = 1, c = 0 and the recomputed norms of u."""
+    _set_norms(scal, norms)
     scal[_C] = 0.0
     scal[_SIGMA] = 1.0
     scal[_TAU] = 1.0
-    scal[_NRM2_U] = nrm2
-    scal[_DOT_UV1] = dot
-    scal[_NRM1_U] = nrm1
 
 
 @nb.njit(cache=True)
-def _explicit_w(u, v1, scal, out):
+def _rebase(st, scal):
+    """Fold the stage's running sum and restart u so that w = v1 + u."""
+    _rebased(scal, lazy_rebase(st.lz, scal[_C], st.v1, scal[_TAU], scal[_SIGMA], 0.0))
+
+
+@nb.njit(cache=True)
+def _sq_norm(scal, tau, sigma):
+    """||tau v1 + sigma u||^2 from the maintained norms."""
+    return (
+        tau * tau * scal[_NRM2_V1]
+        + 2.0 * tau * sigma * scal[_DOT_UV1]
+        + sigma * sigma * scal[_NRM2_U]
+    )
+
+
+@nb.njit(cache=True)
+def _count(counts, y):
+    """Alg. 3: count the example; return the estimate of p (T+ / (T+ + T-))."""
+    counts[_T] += 1
+    if y > 0:
+        counts[_TPOS] += 1
+    else:
+        counts[_TNEG] += 1
+    return counts[_TPOS] / (counts[_TPOS] + counts[_TNEG])
+
+
+@nb.njit(cache=True)
+def _project_l1(st, scal, R, work):
+    """Step (d) with the l1 ball: the exact projection, O(d)."""
+    moved, _, norms = project_l1_lazy(st.lz, scal[_C], st.v1, scal[_TAU], scal[_SIGMA], R, work)
+    if moved:
+        _rebased(scal, norms)
+
+
+@nb.njit(cache=True)
+def _shrink_to_l2_ball(scal, R):
+    """Step (d) with the l2 ball: ||w||_2 <= R by a change of (sigma, tau) alone."""
     sigma, tau = scal[_SIGMA], scal[_TAU]
-    for i in range(u.shape[0]):
-        out[i] = tau * v1[i] + sigma * u[i]
+    sq = _sq_norm(scal, tau, sigma)
+    if sq > R * R:
+        f = R / math.sqrt(sq)
+        scal[_SIGMA] = sigma * f
+        scal[_TAU] = tau * f
 
 
 @nb.njit(cache=True)
-def _stage_average(u, v1, base, corr, scal, count, out):
-    """The running average of the current stage's iterates, written into ``out``."""
-    c, st = scal[_C], scal[_SUM_TAU]
-    for i in range(u.shape[0]):
-        out[i] = (st * v1[i] + base[i] + c * u[i] - corr[i]) / count
+def _project_to_stage_ball(scal, a, b):
+    """Step (d), last part: (w, a, b) onto the ball B(v1, r); returns a, b."""
+    sigma, tau = scal[_SIGMA], scal[_TAU]
+    a1, b1 = scal[_A1], scal[_B1]
+    tm1 = tau - 1.0
+    dist_sq = _sq_norm(scal, tm1, sigma) + (a - a1) ** 2 + (b - b1) ** 2
+    radius = scal[_RADIUS]
+    if dist_sq > radius * radius:
+        rho = radius / math.sqrt(dist_sq)
+        scal[_TAU] = 1.0 + rho * tm1
+        scal[_SIGMA] = sigma * rho
+        a = a1 + rho * (a - a1)
+        b = b1 + rho * (b - b1)
+    return a, b
 
 
 @nb.njit(cache=True)
-def _end_stage(
-    u,
-    v1,
-    base,
-    corr,
-    acc_pos,
-    acc_neg,
-    scal,
-    counts,
-    n0,
-    R,
-    kappa,
-    delta,
-    per_stage,
-    start_next,
-    work,
-):
-    """L18 Alg. 2 lines 8-10 and the start of the next PDSG call."""
-    d = u.shape[0]
-    wbar = work[:d]
-    _stage_average(u, v1, base, corr, scal, n0, wbar)
-    abar = scal[_SUM_A] / n0
-    bbar = scal[_SUM_B] / n0
+def _add_to_sum(scal):
+    """Step (f): the updated iterate joins the stage's running sum."""
+    scal[_C] += scal[_SIGMA]
+    scal[_SUM_TAU] += scal[_TAU]
+    scal[_SUM_A] += scal[_A]
+    scal[_SUM_B] += scal[_B]
+
+
+@nb.njit(cache=True)
+def _alpha_hat(st, counts, wbar):
+    """Alg. 2 line 9: wbar . (mean of the negatives - mean of the positives)."""
     tpos, tneg = counts[_TPOS], counts[_TNEG]
     alpha_hat = 0.0
-    for i in range(d):
+    for i in range(wbar.shape[0]):
         diff = 0.0
         if tneg > 0:
-            diff += acc_neg[i] / tneg
+            diff += st.acc_neg[i] / tneg
         if tpos > 0:
-            diff -= acc_pos[i] / tpos
+            diff -= st.acc_pos[i] / tpos
         alpha_hat += wbar[i] * diff
-    # Lemma 1 with the halved radius
-    r = 0.5 * scal[_RADIUS]
-    p = tpos / max(tpos + tneg, 1)
+    return alpha_hat
+
+
+@nb.njit(cache=True)
+def _lemma1(r, p, n0, cfg):
+    """D and beta of L18 Lemma 1 for the next stage (radius r, positive rate p)."""
+    kappa, R = cfg.kappa, cfg.R
     xi = min(p, 1.0 - p)
-    log_term = math.log(12.0 / delta)
+    log_term = math.log(12.0 / cfg.delta)
     c_delta = 2.0 + math.sqrt(2.0 * log_term)
     den_d = xi * n0 - math.sqrt(2.0 * n0 * log_term)
+    D = _UNBOUNDED
     if den_d > 0.0:
         D = 2.0 * math.sqrt(2.0) * kappa * r + 4.0 * math.sqrt(2.0) * kappa * c_delta * (
             1.0 + 2.0 * kappa
         ) * R / math.sqrt(den_d)
-    else:
-        D = 1e7
     den_b = xi - math.sqrt(2.0 * log_term / n0)
+    beta = _UNBOUNDED
     if den_b > 0.0:
         beta = (
             1.0
             + 8.0 * kappa * kappa
             + 32.0 * kappa * kappa * (1.0 + 2.0 * kappa) ** 2 * c_delta**2 / den_b
         )
-    else:
-        beta = 1e7
-    eta = scal[_ETA]
-    scal[_ETA] = min(eta * 0.5 * math.sqrt(beta / scal[_BETA]), eta)
-    scal[_BETA] = beta
-    scal[_RADIUS] = r
-    scal[_D] = D
-    # the stage output becomes the centre and the start of the next stage
+    return D, beta
+
+
+@nb.njit(cache=True)
+def _restart(st, scal, wbar, a, b, alpha):
+    """The stage output (wbar, a, b, alpha) becomes the centre and start of the next."""
+    u, base, corr = st.lz
+    v1 = st.v1
     nrm2 = 0.0
     nrm1 = 0.0
-    for i in range(d):
+    for i in range(v1.shape[0]):
         v1[i] = wbar[i]
         nrm2 += wbar[i] * wbar[i]
         nrm1 += abs(wbar[i])
         u[i] = 0.0
         base[i] = 0.0
         corr[i] = 0.0
-    ak = 2.0 * R * kappa
     scal[_NRM2_V1] = nrm2
     scal[_NRM1_V1] = nrm1
-    scal[_NRM2_U] = 0.0
-    scal[_DOT_UV1] = 0.0
-    scal[_NRM1_U] = 0.0
-    scal[_SIGMA] = 1.0
-    scal[_TAU] = 1.0
-    scal[_C] = 0.0
+    _rebased(scal, (0.0, 0.0, 0.0))  # u = 0, w = v1
     scal[_SUM_TAU] = 0.0
     scal[_SUM_A] = 0.0
     scal[_SUM_B] = 0.0
-    scal[_A1] = scal[_A] = abar
-    scal[_B1] = scal[_B] = bbar
-    scal[_ALPHA1] = scal[_ALPHA] = min(max(alpha_hat, -ak), ak)
-    counts[_IN_STAGE] = 0
-    if start_next:
-        counts[_STAGE] += 1
-        if per_stage:
-            counts[_TPOS] = 0
-            counts[_TNEG] = 0
-            acc_pos[:] = 0.0
-            acc_neg[:] = 0.0
-    else:
-        counts[_DONE] = 1
+    scal[_A1] = scal[_A] = a
+    scal[_B1] = scal[_B] = b
+    scal[_ALPHA1] = scal[_ALPHA] = alpha
 
 
 @nb.njit(cache=True)
-def _fsauc_chunk(
-    u,
-    v1,
-    base,
-    corr,
-    acc_pos,
-    acc_neg,
-    scal,
-    counts,
-    indptr,
-    indices,
-    data,
-    ys,
-    R,
-    kappa,
-    delta,
-    n_stages,
-    n0,
-    use_l1,
-    last_stage,
-    per_stage,
-    work,
-):
-    """Run PDSG over a chunk; return the number of examples dropped."""
-    d = u.shape[0]
-    rk = R * kappa
-    ak = 2.0 * R * kappa
+def _end_stage(st, scal, counts, cfg, start_next, work):
+    """L18 Alg. 2 lines 8-10 and Alg. 1 lines 4-5: the stage output and the next call."""
+    n0 = cfg.n0
+    wbar = work[: st.v1.shape[0]]
+    lazy_mean(st.lz, scal[_C], st.v1, scal[_SUM_TAU], n0, wbar)
+    alpha_hat = _alpha_hat(st, counts, wbar)
+    r = 0.5 * scal[_RADIUS]  # Lemma 1 with the halved radius
+    tpos, tneg = counts[_TPOS], counts[_TNEG]
+    D, beta = _lemma1(r, tpos / max(tpos + tneg, 1), n0, cfg)
+    eta = scal[_ETA]
+    scal[_ETA] = min(eta * 0.5 * math.sqrt(beta / scal[_BETA]), eta)
+    scal[_BETA] = beta
+    scal[_RADIUS] = r
+    scal[_D] = D
+    ak = 2.0 * cfg.R * cfg.kappa
+    _restart(st, scal, wbar, scal[_SUM_A] / n0, scal[_SUM_B] / n0, clip(alpha_hat, -ak, ak))
+    counts[_IN_STAGE] = 0
+    if not start_next:
+        counts[_DONE] = 1
+        return
+    counts[_STAGE] += 1
+    if cfg.per_stage:
+        counts[_TPOS] = 0
+        counts[_TNEG] = 0
+        st.acc_pos[:] = 0.0
+        st.acc_neg[:] = 0.0
+
+
+@nb.njit(cache=True)
+def _fsauc_chunk(st, scal, counts, rows, cfg, work):
+    """Run PDSG (L18 Alg. 2, steps (a)-(f) of the module docstring) over a chunk.
+
+    Returns the number of examples dropped. The steps are helpers over (a part of) the
+    state; the loop stays here, so that no call per example passes the whole state.
+    """
     dropped = 0
-    for r in range(indptr.shape[0] - 1):
+    rk = cfg.R * cfg.kappa
+    for r in range(rows.indptr.shape[0] - 1):
         if counts[_DONE]:
             dropped += 1
             continue
-        lo, hi = indptr[r], indptr[r + 1]
-        y = ys[r]
-        counts[_T] += 1
-        # (a) Alg. 3
-        if y > 0:
-            counts[_TPOS] += 1
-            for k in range(lo, hi):
-                acc_pos[indices[k]] += data[k]
-        else:
-            counts[_TNEG] += 1
-            for k in range(lo, hi):
-                acc_neg[indices[k]] += data[k]
-        p = counts[_TPOS] / (counts[_TPOS] + counts[_TNEG])
-        # (b) gradients at the current point
-        sigma, tau = scal[_SIGMA], scal[_TAU]
-        a, b, alpha = scal[_A], scal[_B], scal[_ALPHA]
-        s = tau * sparse_dot(v1, indices, data, lo, hi) + sigma * sparse_dot(
-            u, indices, data, lo, hi
-        )
-        g, g_a, g_b, g_alpha = saddle_grad_scalars(s, y, p, a, b, alpha)
-        eta = scal[_ETA]
-        # (c) primal step in w: only the non-zeros of x move
-        if g != 0.0:
-            c = scal[_C]
+        idx, val, y = row(rows, r)
+        p = _count(counts, y)  # (a)
+        sparse_axpy(st.acc_pos if y > 0 else st.acc_neg, 1.0, idx, val)
+        sigma, tau, eta = scal[_SIGMA], scal[_TAU], scal[_ETA]
+        v1x, ux = sparse_dot(st.v1, idx, val), sparse_dot(st.lz.u, idx, val)
+        s = tau * v1x + sigma * ux
+        g, g_a, g_b, g_alpha = saddle_grad_scalars(s, y, p, scal[_A], scal[_B], scal[_ALPHA])
+        if g != 0.0:  # (c) only the non-zeros of x move
             coef = -eta * g / sigma
-            nrm2, dot, nrm1 = scal[_NRM2_U], scal[_DOT_UV1], scal[_NRM1_U]
-            for k in range(lo, hi):
-                i = indices[k]
-                du = coef * data[k]
-                old = u[i]
-                new = old + du
-                u[i] = new
-                corr[i] += c * du
-                nrm2 += new * new - old * old
-                dot += du * v1[i]
-                nrm1 += abs(new) - abs(old)
-            scal[_NRM2_U], scal[_DOT_UV1], scal[_NRM1_U] = nrm2, dot, nrm1
-        a = a - eta * g_a
-        b = b - eta * g_b
-        alpha_new = alpha + eta * g_alpha
-        # (d) projection onto Omega_1, then onto B(v1, r)
-        if use_l1:
-            if scal[_TAU] * scal[_NRM1_V1] + scal[_SIGMA] * scal[_NRM1_U] > R:
-                w = work[:d]
-                mags = work[d : 2 * d]
-                sigma, tau = scal[_SIGMA], scal[_TAU]
-                n_nz = 0
-                total = 0.0
-                for i in range(d):
-                    wi = tau * v1[i] + sigma * u[i]
-                    w[i] = wi
-                    if wi != 0.0:
-                        mags[n_nz] = abs(wi)
-                        n_nz += 1
-                        total += abs(wi)
-                if total > R:
-                    # theta depends only on the non-zero magnitudes: pass just those
-                    theta = l1_threshold(mags[:n_nz], R, work[2 * d :])
-                    _rebase_shrunk(u, v1, base, corr, scal, w, theta)
-        else:
-            sigma, tau = scal[_SIGMA], scal[_TAU]
-            sq = (
-                tau * tau * scal[_NRM2_V1]
-                + 2.0 * tau * sigma * scal[_DOT_UV1]
-                + sigma * sigma * scal[_NRM2_U]
+            scal[_NRM2_U], scal[_NRM1_U] = lazy_step(
+                st.lz.u, st.lz.corr, scal[_C], coef, idx, val, scal[_NRM2_U], scal[_NRM1_U]
             )
-            if sq > R * R:
-                f = R / math.sqrt(sq)
-                scal[_SIGMA] = sigma * f
-                scal[_TAU] = tau * f
-        a = min(max(a, -rk), rk)
-        b = min(max(b, -rk), rk)
-        sigma, tau = scal[_SIGMA], scal[_TAU]
-        a1, b1 = scal[_A1], scal[_B1]
-        tm1 = tau - 1.0
-        dist_sq = (
-            tm1 * tm1 * scal[_NRM2_V1]
-            + 2.0 * tm1 * sigma * scal[_DOT_UV1]
-            + sigma * sigma * scal[_NRM2_U]
-            + (a - a1) ** 2
-            + (b - b1) ** 2
-        )
-        radius = scal[_RADIUS]
-        if dist_sq > radius * radius:
-            rho = radius / math.sqrt(dist_sq)
-            scal[_TAU] = 1.0 + rho * tm1
-            scal[_SIGMA] = sigma * rho
-            a = a1 + rho * (a - a1)
-            b = b1 + rho * (b - b1)
-        scal[_A] = a
-        scal[_B] = b
-        # (e) dual projection onto Omega_2 and B(alpha1, D)
+            scal[_DOT_UV1] += coef * v1x
+        if not cfg.use_l1:  # (d)
+            _shrink_to_l2_ball(scal, cfg.R)
+        elif scal[_TAU] * scal[_NRM1_V1] + scal[_SIGMA] * scal[_NRM1_U] > cfg.R:
+            # tau ||v1||_1 + sigma ||u||_1 bounds ||w||_1 (both coefficients are >= 0)
+            _project_l1(st, scal, cfg.R, work)
+        # (c)-(d) for a and b: descent, their boxes, then B(v1, r) with w
+        a = clip(scal[_A] - eta * g_a, -rk, rk)
+        b = clip(scal[_B] - eta * g_b, -rk, rk)
+        scal[_A], scal[_B] = _project_to_stage_ball(scal, a, b)
+        # (e) dual ascent, projected onto Omega_2 and B(alpha1, D)
         alpha1, D = scal[_ALPHA1], scal[_D]
-        scal[_ALPHA] = min(max(alpha_new, max(-ak, alpha1 - D)), min(ak, alpha1 + D))
-        # (f) running sum of the updated iterates
-        scal[_C] += scal[_SIGMA]
-        scal[_SUM_TAU] += scal[_TAU]
-        scal[_SUM_A] += a
-        scal[_SUM_B] += b
+        scal[_ALPHA] = clip(
+            scal[_ALPHA] + eta * g_alpha, max(-2.0 * rk, alpha1 - D), min(2.0 * rk, alpha1 + D)
+        )
+        _add_to_sum(scal)  # (f)
         counts[_IN_STAGE] += 1
         in_stage = counts[_IN_STAGE]
-        if scal[_SIGMA] < _MIN_SIGMA or in_stage % _FLUSH_EVERY == 0:
-            w = work[:d]
-            _explicit_w(u, v1, scal, w)
-            _rebase(u, v1, base, corr, scal, w)
-        if n0 > 0 and in_stage == n0:
-            is_last = counts[_STAGE] >= n_stages
-            if not (is_last and last_stage):
-                _end_stage(
-                    u,
-                    v1,
-                    base,
-                    corr,
-                    acc_pos,
-                    acc_neg,
-                    scal,
-                    counts,
-                    n0,
-                    R,
-                    kappa,
-                    delta,
-                    per_stage,
-                    not is_last,
-                    work,
-                )
+        if fold_due(scal[_SIGMA], in_stage):
+            _rebase(st, scal)
+        if cfg.n0 > 0 and in_stage == cfg.n0:
+            is_last = counts[_STAGE] >= cfg.n_stages
+            if not (is_last and cfg.last_stage):
+                _end_stage(st, scal, counts, cfg, not is_last, work)
     return dropped
 
 
 class FSAUC(BaseStreamingAUC):
     """Fast stochastic AUC maximization (FSAUC), multi-stage primal-dual SGD.
 
-    See the module docstring for the algorithm (L18 Algs. 1-3, Lemma 1; SPEC §11).
+    See the module docstring for the algorithm (L18 Algs. 1-3, Lemma 1).
     Memory is O(d); the work per example is O(k) for k non-zeros except when the
     l1 projection is active (O(d)), plus O(d) once per stage.
 
@@ -575,6 +501,17 @@ class FSAUC(BaseStreamingAUC):
         "R": [10.0**k for k in range(-1, 6)],
         "eta1": [2.0**k for k in range(-10, 11)],
     }
+    _parameter_constraints = {
+        "R": [positive()],
+        "eta1": [positive()],
+        "n_samples": [positive_int(), None],
+        "kappa": [positive()],
+        "constraint": [StrOptions({"l1", "l2"})],
+        "leftover": [StrOptions({"drop", "last_stage"})],
+        "accumulators": [StrOptions({"global", "per_stage"})],
+        "delta": [unit_open()],
+        **PASS_ORDER,
+    }
 
     def __init__(
         self,
@@ -606,25 +543,7 @@ class FSAUC(BaseStreamingAUC):
         return {"n_samples": 120, "leftover": "last_stage"}
 
     def _init_state(self, n_features: int) -> None:
-        for name in ("R", "eta1", "kappa"):
-            value = getattr(self, name)
-            if not (
-                isinstance(value, (numbers.Real, np.number)) and value > 0 and np.isfinite(value)
-            ):
-                raise ValueError(f"{name} must be a positive finite number, got {value!r}")
-        if not (isinstance(self.delta, (numbers.Real, np.number)) and 0 < self.delta < 1):
-            raise ValueError(f"delta must lie in (0, 1), got {self.delta!r}")
-        if self.constraint not in ("l1", "l2"):
-            raise ValueError(f"constraint must be 'l1' or 'l2', got {self.constraint!r}")
-        if self.leftover not in ("drop", "last_stage"):
-            raise ValueError(f"leftover must be 'drop' or 'last_stage', got {self.leftover!r}")
-        if self.accumulators not in ("global", "per_stage"):
-            raise ValueError(
-                f"accumulators must be 'global' or 'per_stage', got {self.accumulators!r}"
-            )
         n = self.n_samples
-        if n is not None and (isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1):
-            raise ValueError(f"n_samples must be None or a positive integer, got {n!r}")
         if n is None:  # fit announces the length in _begin_pass; partial_fit cannot
             self.n_stages_, self.stage_length_, self.n_announced_ = 1, -1, -1
         else:
@@ -662,21 +581,7 @@ class FSAUC(BaseStreamingAUC):
                 UserWarning,
                 stacklevel=4,
             )
-        d = self.u_.shape[0]
-        work = np.empty(4 * d)
-        dropped = _fsauc_chunk(
-            self.u_,
-            self.v1_,
-            self.avg_base_,
-            self.avg_corr_,
-            self.acc_pos_,
-            self.acc_neg_,
-            self.scalars_,
-            self.counts_,
-            chunk.indptr,
-            chunk.indices,
-            chunk.data,
-            chunk.y,
+        cfg = FsaucConfig(
             float(self.R),
             float(self.kappa),
             float(self.delta),
@@ -685,7 +590,10 @@ class FSAUC(BaseStreamingAUC):
             self.constraint == "l1",
             self.leftover == "last_stage",
             self.accumulators == "per_stage",
-            work,
+        )
+        work = np.empty(3 * self.u_.shape[0])
+        dropped = _fsauc_chunk(
+            self._arrays(), self.scalars_, self.counts_, rows_of(chunk), cfg, work
         )
         seen_after = self.n_samples_seen_ + chunk.n_samples
         if dropped and self.n_samples_seen_ <= self.n_announced_ < seen_after:
@@ -697,12 +605,17 @@ class FSAUC(BaseStreamingAUC):
                 stacklevel=4,
             )
 
+    def _arrays(self) -> FsaucArrays:
+        lz = LazySum(self.u_, self.avg_base_, self.avg_corr_)
+        return FsaucArrays(lz, self.v1_, self.acc_pos_, self.acc_neg_)
+
     def _coef(self) -> np.ndarray:
         count = int(self.counts_[_IN_STAGE])
         if count == 0 or self.counts_[_DONE]:
             return self.v1_.copy()
         out = np.empty_like(self.u_)
-        _stage_average(self.u_, self.v1_, self.avg_base_, self.avg_corr_, self.scalars_, count, out)
+        s = self.scalars_
+        lazy_mean(self._arrays().lz, s[_C], self.v1_, s[_SUM_TAU], count, out)
         return out
 
     def _iterate(self) -> tuple[np.ndarray, float, float, float]:

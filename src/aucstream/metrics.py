@@ -47,6 +47,19 @@ def _binary_mask(y_true: np.ndarray, pos_label) -> np.ndarray:
     return y_true == pos_label
 
 
+def _checked(y_true, y_score, pos_label, what: str) -> tuple[np.ndarray, np.ndarray]:
+    """The positive mask and float64 scores, after the checks every metric shares."""
+    y_true = np.asarray(y_true).ravel()
+    y_score = np.asarray(y_score, dtype=np.float64).ravel()
+    if y_true.shape != y_score.shape:
+        raise ValueError(
+            f"y_true and y_score have different lengths: {y_true.size} and {y_score.size}"
+        )
+    if not np.all(np.isfinite(y_score)):
+        raise ValueError(f"y_score contains NaN or infinity; the {what} is undefined")
+    return _binary_mask(y_true, pos_label), y_score
+
+
 def roc_auc(y_true: ArrayLike, y_score: ArrayLike, *, pos_label=None) -> float:
     """Area under the ROC curve, exact, with ties counted as one half.
 
@@ -80,15 +93,7 @@ def roc_auc(y_true: ArrayLike, y_score: ArrayLike, *, pos_label=None) -> float:
     >>> roc_auc([-1, 1, 1], [0.5, 0.5, 0.9])  # a tie counts one half
     0.75
     """
-    y_true = np.asarray(y_true).ravel()
-    y_score = np.asarray(y_score, dtype=np.float64).ravel()
-    if y_true.shape != y_score.shape:
-        raise ValueError(
-            f"y_true and y_score have different lengths: {y_true.size} and {y_score.size}"
-        )
-    if not np.all(np.isfinite(y_score)):
-        raise ValueError("y_score contains NaN or infinity; the AUC is undefined")
-    positive = _binary_mask(y_true, pos_label)
+    positive, y_score = _checked(y_true, y_score, pos_label, "AUC")
     n_pos = int(positive.sum())
     n_neg = positive.size - n_pos
     if n_pos == 0 or n_neg == 0:
@@ -131,15 +136,7 @@ def pr_auc(y_true: ArrayLike, y_score: ArrayLike, *, pos_label=None) -> float:
     """
     from sklearn.metrics import average_precision_score
 
-    y_true = np.asarray(y_true).ravel()
-    y_score = np.asarray(y_score, dtype=np.float64).ravel()
-    if y_true.shape != y_score.shape:
-        raise ValueError(
-            f"y_true and y_score have different lengths: {y_true.size} and {y_score.size}"
-        )
-    if not np.all(np.isfinite(y_score)):
-        raise ValueError("y_score contains NaN or infinity; the PR AUC is undefined")
-    positive = _binary_mask(y_true, pos_label)
+    positive, y_score = _checked(y_true, y_score, pos_label, "PR AUC")
     if not positive.any():
         raise ValueError("pr_auc is undefined without positives in y_true")
     return float(average_precision_score(positive, y_score))

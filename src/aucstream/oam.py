@@ -1,38 +1,38 @@
-"""OAM: online AUC maximization with reservoir buffers.
+r"""OAM: online AUC maximization with reservoir buffers.
 
-Zhao, Hoi, Jin and Yang, *Online AUC Maximization* (ICML 2011, "Z11"); SPEC §9.
+Zhao, Hoi, Jin and Yang, *Online AUC Maximization* (ICML 2011, "Z11").
 
 The objective (Z11 Eq. 1) is the pairwise hinge loss
 
 .. math::
 
-    \\frac12\\|w\\|^2 + C \\sum_{i\\in+,\\,j\\in-} \\max\\big(0, 1 - w^\\top(x_i - x_j)\\big).
+    \frac12\|w\|^2 + C \sum_{i\in+,\,j\in-} \max\big(0, 1 - w^\top(x_i - x_j)\big).
 
-Each class keeps a reservoir buffer :math:`B_\\pm` of capacity :math:`N_\\pm`
+Each class keeps a reservoir buffer :math:`B_\pm` of capacity :math:`N_\pm`
 (:class:`aucstream.reservoir.Reservoir`, Z11 Alg. 2). For an example
 :math:`(x_t, y_t)` (Z11 Alg. 1):
 
-1. :math:`C_t = C \\max(1, n_{\\bar y} / N_{\\bar y})`, where :math:`n_{\\bar y}` is the
+1. :math:`C_t = C \max(1, n_{\bar y} / N_{\bar y})`, where :math:`n_{\bar y}` is the
    number of opposite-class examples seen so far;
 2. :math:`x_t` is offered to its own class's buffer;
 3. w is updated against the opposite buffer, which step 2 leaves unchanged.
 
 ``update="seq"`` (Z11 Alg. 3) visits the buffered examples in storage order and
 applies the closed-form solution of problem (6) (Prop. 1) to each pair in turn:
-with :math:`d = x_t - x` and :math:`\\ell = \\max(0, 1 - y_t w'^\\top d)`,
+with :math:`d = x_t - x` and :math:`\ell = \max(0, 1 - y_t w'^\top d)`,
 
 .. math::
 
-    w' \\leftarrow w' + \\min\\Big(\\frac{C_t}{2}, \\frac{\\ell}{\\|d\\|^2}\\Big) y_t d .
+    w' \leftarrow w' + \min\Big(\frac{C_t}{2}, \frac{\ell}{\|d\|^2}\Big) y_t d .
 
 ``update="gra"`` (Z11 Alg. 4) takes one gradient step on the whole buffer with
 the margins at the w of the start of the step:
-:math:`w' \\leftarrow w' + \\frac{C_t}{2} y_t (x_t - x)` for every buffered x with
-:math:`y_t w^\\top(x_t - x) \\le 1`.
+:math:`w' \leftarrow w' + \frac{C_t}{2} y_t (x_t - x)` for every buffered x with
+:math:`y_t w^\top(x_t - x) \le 1`.
 
 ``buffer_size=None`` gives OAM_inf: every example is stored and :math:`C_t = C`
-(the ratio tends to 0). Z11 does not state OAM_inf's update; we use ``update`` (SPEC
-§14 #11). Its memory grows with the stream by design; the bounded variants use
+(the ratio tends to 0). Z11 does not state OAM_inf's update; we use the one chosen by
+``update``. Its memory grows with the stream by design; the bounded variants use
 O((N_+ + N_-) d).
 """
 
@@ -43,106 +43,77 @@ import numpy as np
 
 from ._base import BaseStreamingAUC
 from ._chunks import Chunk
+from ._kernels import row, rows_of, sparse_axpy, sparse_dot, squared_norm
+from ._params import PASS_ORDER, StrOptions, positive, positive_int
 from .reservoir import Reservoir, reservoir_offer
 
 __all__ = ["OAM"]
 
 
 @nb.njit(cache=True)
-def _sparse_dot(dense, idx, val):
+def _dense_dot(a, b):
     acc = 0.0
-    for a in range(idx.shape[0]):
-        acc += dense[idx[a]] * val[a]
+    for i in range(a.shape[0]):
+        acc += a[i] * b[i]
     return acc
+
+
+@nb.njit(cache=True)
+def _dense_axpy(w, coef, x):
+    for i in range(w.shape[0]):
+        w[i] += coef * x[i]
 
 
 @nb.njit(cache=True)
 def _oam_seq(w, idx, val, x_sq, y, items, sq_norms, size, c_half):
     """Z11 Alg. 3: sequential closed-form steps against each buffered example."""
-    d = w.shape[0]
     for b in range(size):
         xb = items[b]
-        xw = _sparse_dot(w, idx, val)
-        bw = 0.0
-        for i in range(d):
-            bw += w[i] * xb[i]
-        loss = 1.0 - y * (xw - bw)
+        loss = 1.0 - y * (sparse_dot(w, idx, val) - _dense_dot(w, xb))
         if loss <= 0.0:
             continue
-        dist_sq = x_sq - 2.0 * _sparse_dot(xb, idx, val) + sq_norms[b]
+        dist_sq = x_sq - 2.0 * sparse_dot(xb, idx, val) + sq_norms[b]
         if dist_sq <= 1e-12 * (x_sq + sq_norms[b]):
             continue  # x_t equals the buffered example: the pair has no direction
         tau = min(c_half, loss / dist_sq) * y
-        for i in range(d):
-            w[i] -= tau * xb[i]
-        for a in range(idx.shape[0]):
-            w[idx[a]] += tau * val[a]
+        _dense_axpy(w, -tau, xb)
+        sparse_axpy(w, tau, idx, val)
 
 
 @nb.njit(cache=True)
 def _oam_gra(w, idx, val, y, items, size, c_half, violated):
     """Z11 Alg. 4: one gradient step on the buffer, margins at the starting w."""
-    d = w.shape[0]
-    xw = _sparse_dot(w, idx, val)
+    xw = sparse_dot(w, idx, val)
     n_violated = 0
     for b in range(size):
-        bw = 0.0
-        xb = items[b]
-        for i in range(d):
-            bw += w[i] * xb[i]
-        violated[b] = y * (xw - bw) <= 1.0
+        violated[b] = y * (xw - _dense_dot(w, items[b])) <= 1.0
         n_violated += violated[b]
     step = c_half * y
     for b in range(size):
         if violated[b]:
-            xb = items[b]
-            for i in range(d):
-                w[i] -= step * xb[i]
-    for a in range(idx.shape[0]):
-        w[idx[a]] += step * n_violated * val[a]
+            _dense_axpy(w, -step, items[b])
+    sparse_axpy(w, step * n_violated, idx, val)
 
 
 @nb.njit(cache=True)
-def _oam_chunk(
-    w,
-    items_neg,
-    norms_neg,
-    counts_neg,
-    cap_neg,
-    items_pos,
-    norms_pos,
-    counts_pos,
-    cap_pos,
-    indptr,
-    indices,
-    data,
-    ys,
-    uniforms,
-    C,
-    sequential,
-):
-    violated = np.zeros(max(items_neg.shape[0], items_pos.shape[0]), dtype=np.bool_)
-    for r in range(indptr.shape[0] - 1):
-        lo, hi = indptr[r], indptr[r + 1]
-        idx, val, y = indices[lo:hi], data[lo:hi], ys[r]
-        if y > 0:
-            own_items, own_norms, own_counts, own_cap = items_pos, norms_pos, counts_pos, cap_pos
-            opp_items, opp_norms, opp_counts, opp_cap = items_neg, norms_neg, counts_neg, cap_neg
-        else:
-            own_items, own_norms, own_counts, own_cap = items_neg, norms_neg, counts_neg, cap_neg
-            opp_items, opp_norms, opp_counts, opp_cap = items_pos, norms_pos, counts_pos, cap_pos
+def _oam_chunk(w, buffers, rows, uniforms, C, sequential):
+    """Z11 Alg. 1 over a chunk; ``buffers`` holds the negative and the positive
+    reservoir, each as ``(items, sq_norms, counts, capacity)``."""
+    neg, pos = buffers
+    violated = np.zeros(max(neg[0].shape[0], pos[0].shape[0]), dtype=np.bool_)
+    for r in range(rows.indptr.shape[0] - 1):
+        idx, val, y = row(rows, r)
+        own, opp = (pos, neg) if y > 0 else (neg, pos)
+        opp_items, opp_norms, opp_counts, opp_cap = opp
         c_t = C
         if opp_cap > 0:
             c_t = C * max(1.0, opp_counts[1] / opp_cap)
-        reservoir_offer(own_items, own_norms, own_counts, own_cap, idx, val, uniforms[r])
+        reservoir_offer(own[0], own[1], own[2], own[3], idx, val, uniforms[r])
         size = opp_counts[0]
         if size == 0:
             continue
         if sequential:
-            x_sq = 0.0
-            for a in range(idx.shape[0]):
-                x_sq += val[a] * val[a]
-            _oam_seq(w, idx, val, x_sq, y, opp_items, opp_norms, size, 0.5 * c_t)
+            _oam_seq(w, idx, val, squared_norm(val), y, opp_items, opp_norms, size, 0.5 * c_t)
         else:
             _oam_gra(w, idx, val, y, opp_items, size, 0.5 * c_t, violated)
 
@@ -194,6 +165,12 @@ class OAM(BaseStreamingAUC):
 
     #: Z11's 2^[-10:10] extended down to 2^-20 (see ``C`` above).
     param_grid = {"C": [2.0**k for k in range(-20, 11)]}
+    _parameter_constraints = {
+        "C": [positive()],
+        "buffer_size": [positive_int(), None],
+        "update": [StrOptions({"seq", "gra"})],
+        **PASS_ORDER,
+    }
 
     def __init__(
         self,
@@ -210,10 +187,6 @@ class OAM(BaseStreamingAUC):
         self.random_state = random_state
 
     def _init_state(self, n_features: int) -> None:
-        if self.update not in ("seq", "gra"):
-            raise ValueError(f"update must be 'seq' or 'gra', got {self.update!r}")
-        if not (self.C > 0 and np.isfinite(self.C)):
-            raise ValueError(f"C must be a positive finite number, got {self.C}")
         self.w_ = np.zeros(n_features)
         self.buffers_ = [
             Reservoir(n_features, self.buffer_size),
@@ -226,24 +199,8 @@ class OAM(BaseStreamingAUC):
         pos.reserve(n_pos)
         neg.reserve(chunk.n_samples - n_pos)
         uniforms = self._rng.random(chunk.n_samples)
-        _oam_chunk(
-            self.w_,
-            neg.items_,
-            neg.sq_norms_,
-            neg.counts_,
-            neg.capacity_code,
-            pos.items_,
-            pos.sq_norms_,
-            pos.counts_,
-            pos.capacity_code,
-            chunk.indptr,
-            chunk.indices,
-            chunk.data,
-            chunk.y,
-            uniforms,
-            float(self.C),
-            self.update == "seq",
-        )
+        buffers = tuple((b.items_, b.sq_norms_, b.counts_, b.capacity_code) for b in (neg, pos))
+        _oam_chunk(self.w_, buffers, rows_of(chunk), uniforms, float(self.C), self.update == "seq")
 
     def _coef(self) -> np.ndarray:
         return self.w_

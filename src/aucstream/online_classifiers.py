@@ -1,71 +1,71 @@
-"""Classic online linear classifiers: the baselines of the OAM paper.
+r"""Classic online linear classifiers: the baselines of the OAM paper.
 
 Zhao, Hoi, Jin and Yang, *Online AUC Maximization* (ICML 2011, "Z11"), §4.1 and
 Table 2, compare OAM with four accuracy-oriented online learners and two
-cost-sensitive ones; SPEC §12.6. All score an example by :math:`w^\\top x` (no bias,
-as in Z11), start from :math:`w = 0` (CW: :math:`\\mu = 0, \\Sigma = I`) and make one
+cost-sensitive ones. All score an example by :math:`w^\top x` (no bias,
+as in Z11), start from :math:`w = 0` (CW: :math:`\mu = 0, \Sigma = I`) and make one
 pass; each runs as one compiled loop over a chunk.
 
 Perceptron (Rosenblatt 1958)
-    If :math:`y_t w^\\top x_t \\le 0` (a score of 0 counts as a mistake):
-    :math:`w \\leftarrow w + y_t x_t`.
+    If :math:`y_t w^\top x_t \le 0` (a score of 0 counts as a mistake):
+    :math:`w \leftarrow w + y_t x_t`.
 
 PA-I (Crammer, Dekel, Keshet, Shalev-Shwartz, Singer 2006, "PA06", §3 Eq. 7)
-    :math:`w_{t+1} = \\arg\\min_w \\frac12\\|w - w_t\\|^2 + C\\xi` s.t.
-    :math:`\\ell(w; x_t, y_t) \\le \\xi,\\ \\xi \\ge 0`, with the hinge loss
-    :math:`\\ell = \\max(0, 1 - y_t w^\\top x_t)`. Closed form (PA06 Eq. 8):
-    :math:`\\tau = \\min(C, \\ell / \\|x_t\\|^2)`, :math:`w \\leftarrow w + \\tau y_t x_t`.
+    :math:`w_{t+1} = \arg\min_w \frac12\|w - w_t\|^2 + C\xi` s.t.
+    :math:`\ell(w; x_t, y_t) \le \xi,\ \xi \ge 0`, with the hinge loss
+    :math:`\ell = \max(0, 1 - y_t w^\top x_t)`. Closed form (PA06 Eq. 8):
+    :math:`\tau = \min(C, \ell / \|x_t\|^2)`, :math:`w \leftarrow w + \tau y_t x_t`.
     Examples with :math:`x_t = 0` are skipped.
 
-CW-full (Crammer, Dredze, Pereira 2008, exact "stdev" update; SPEC §12.6)
-    The weights are Gaussian, :math:`w \\sim N(\\mu, \\Sigma)`. With
-    :math:`\\phi = \\Phi^{-1}(\\eta)`, :math:`\\psi = 1 + \\phi^2/2`,
-    :math:`\\zeta = 1 + \\phi^2`, :math:`m = y\\mu^\\top x`, :math:`v = x^\\top\\Sigma x`:
+CW-full (Crammer, Dredze, Pereira 2008, exact "stdev" update)
+    The weights are Gaussian, :math:`w \sim N(\mu, \Sigma)`. With
+    :math:`\phi = \Phi^{-1}(\eta)`, :math:`\psi = 1 + \phi^2/2`,
+    :math:`\zeta = 1 + \phi^2`, :math:`m = y\mu^\top x`, :math:`v = x^\top\Sigma x`:
 
     .. math::
 
-        \\alpha = \\max\\Big(0, \\frac{-m\\psi + \\sqrt{m^2\\phi^4/4 + v\\phi^2\\zeta}}
-            {v\\zeta}\\Big),\\quad
-        \\sqrt u = \\tfrac12\\big(-\\alpha v\\phi + \\sqrt{\\alpha^2v^2\\phi^2 + 4v}\\big),\\quad
-        \\beta = \\frac{\\alpha\\phi}{\\sqrt u + v\\alpha\\phi},
+        \alpha = \max\Big(0, \frac{-m\psi + \sqrt{m^2\phi^4/4 + v\phi^2\zeta}}
+            {v\zeta}\Big),\quad
+        \sqrt u = \tfrac12\big(-\alpha v\phi + \sqrt{\alpha^2v^2\phi^2 + 4v}\big),\quad
+        \beta = \frac{\alpha\phi}{\sqrt u + v\alpha\phi},
 
-    and if :math:`\\alpha > 0`: :math:`\\mu \\leftarrow \\mu + \\alpha y \\Sigma x`,
-    :math:`\\Sigma \\leftarrow \\Sigma - \\beta (\\Sigma x)(\\Sigma x)^\\top`. Scores use
-    :math:`\\mu`. Examples with :math:`v = 0` are skipped.
+    and if :math:`\alpha > 0`: :math:`\mu \leftarrow \mu + \alpha y \Sigma x`,
+    :math:`\Sigma \leftarrow \Sigma - \beta (\Sigma x)(\Sigma x)^\top`. Scores use
+    :math:`\mu`. Examples with :math:`v = 0` are skipped.
 
-CPA_PB / CPA_ML (cost-sensitive PA, PA06 §7 with :math:`\\Phi(x, y) = \\frac y2 x`)
-    Costs :math:`\\rho(+1, -1) = \\rho_+` (missing a positive), :math:`\\rho(-1, +1) = 1`,
-    :math:`\\rho(y, y) = 0`; the loss is
-    :math:`\\ell = \\sqrt{\\rho(y_t, -y_t)} - y_t w^\\top x_t`.
-    Prediction-based (PB) updates only on a mistake (:math:`y_t w^\\top x_t \\le 0`);
-    max-loss (ML) whenever :math:`\\ell > 0`, including correct predictions with a
-    small margin. Both take the PA-I step :math:`\\tau = \\min(C, \\ell/\\|x_t\\|^2)`,
-    :math:`w \\leftarrow w + \\tau y_t x_t`.
+CPA_PB / CPA_ML (cost-sensitive PA, PA06 §7 with :math:`\Phi(x, y) = \frac y2 x`)
+    Costs :math:`\rho(+1, -1) = \rho_+` (missing a positive), :math:`\rho(-1, +1) = 1`,
+    :math:`\rho(y, y) = 0`; the loss is
+    :math:`\ell = \sqrt{\rho(y_t, -y_t)} - y_t w^\top x_t`.
+    Prediction-based (PB) updates only on a mistake (:math:`y_t w^\top x_t \le 0`);
+    max-loss (ML) whenever :math:`\ell > 0`, including correct predictions with a
+    small margin. Both take the PA-I step :math:`\tau = \min(C, \ell/\|x_t\|^2)`,
+    :math:`w \leftarrow w + \tau y_t x_t`.
 
 Deviations
 ----------
-- CW with :math:`\\eta = 1` has :math:`\\phi = \\infty`; ``eta=1`` is run as 0.999
-  (SPEC §14 #20).
-- CW keeps :math:`\\Sigma` in square-root form :math:`\\Sigma = A A^\\top` and updates the
-  factor, :math:`A \\leftarrow A - \\gamma (\\Sigma x)(A^\\top x)^\\top` with
-  :math:`\\gamma = (1 - \\sqrt{1 - \\beta v}) / v`, which gives exactly the rank-one
-  update above, because :math:`(I - \\gamma z z^\\top)^2 = I - \\beta z z^\\top` for
-  :math:`z = A^\\top x`, :math:`\\|z\\|^2 = v`. Reason: CW can shrink the variance along
-  a direction by many orders of magnitude in one step (:math:`v' \\approx v^2 /
-  (m\\phi)^2` when v is small), and the direct subtraction then loses positive
-  definiteness to cancellation; :math:`A A^\\top` is symmetric positive semidefinite
-  by construction. :math:`1 - \\beta v` is computed as
-  :math:`\\sqrt u / (\\sqrt u + v\\alpha\\phi)`, without cancellation. The cost stays
+- CW with :math:`\eta = 1` has :math:`\phi = \infty`; ``eta=1`` is run as 0.999
+  (just below 1, where phi is finite).
+- CW keeps :math:`\Sigma` in square-root form :math:`\Sigma = A A^\top` and updates the
+  factor, :math:`A \leftarrow A - \gamma (\Sigma x)(A^\top x)^\top` with
+  :math:`\gamma = (1 - \sqrt{1 - \beta v}) / v`, which gives exactly the rank-one
+  update above, because :math:`(I - \gamma z z^\top)^2 = I - \beta z z^\top` for
+  :math:`z = A^\top x`, :math:`\|z\|^2 = v`. Reason: CW can shrink the variance along
+  a direction by many orders of magnitude in one step (:math:`v' \approx v^2 /
+  (m\phi)^2` when v is small), and the direct subtraction then loses positive
+  definiteness to cancellation; :math:`A A^\top` is symmetric positive semidefinite
+  by construction. :math:`1 - \beta v` is computed as
+  :math:`\sqrt u / (\sqrt u + v\alpha\phi)`, without cancellation. The cost stays
   O(d^2) per update (three d x d passes instead of two).
-- CW is equivariant under :math:`(\\mu, \\Sigma) \\to (c\\mu, c^2\\Sigma)` (m and
-  :math:`\\sqrt v` scale by c, :math:`\\alpha` by 1/c, :math:`\\beta` by
+- CW is equivariant under :math:`(\mu, \Sigma) \to (c\mu, c^2\Sigma)` (m and
+  :math:`\sqrt v` scale by c, :math:`\alpha` by 1/c, :math:`\beta` by
   :math:`1/c^2`), and with large eta on non-separable streams both shrink
   geometrically (by about 1e-21 per 1000 examples in our tests) until they underflow
   and the update turns into 0/0. When the largest entry of A falls below
-  :math:`2^{-60}`, we multiply :math:`\\mu` and A by the power of two that brings it
+  :math:`2^{-60}`, we multiply :math:`\mu` and A by the power of two that brings it
   back to [1, 2). The model then differs from the formula's only by a positive
   factor: the same scores' order, signs and AUC. So ``mu_`` is defined up to scale.
-- ``rho_pos`` enters through :math:`\\sqrt{\\rho}` as in PA06 §7; Z11 does not restate
+- ``rho_pos`` enters through :math:`\sqrt{\rho}` as in PA06 §7; Z11 does not restate
   the rule.
 """
 
@@ -79,6 +79,8 @@ from scipy.stats import norm
 
 from ._base import BaseStreamingAUC
 from ._chunks import Chunk
+from ._kernels import row, rows_of, sparse_axpy, sparse_dot, squared_norm
+from ._params import PASS_ORDER, Interval, Real, StrOptions, positive
 
 __all__ = [
     "ConfidenceWeighted",
@@ -94,30 +96,19 @@ _RESCALE_BELOW = 2.0**-60  # CW: rescale (mu, A) when A's largest entry falls be
 
 
 @nb.njit(cache=True)
-def _margin(w, idx, val):
-    acc = 0.0
-    for a in range(idx.shape[0]):
-        acc += w[idx[a]] * val[a]
-    return acc
+def _perceptron_chunk(w, rows):
+    for r in range(rows.indptr.shape[0] - 1):
+        idx, val, y = row(rows, r)
+        if y * sparse_dot(w, idx, val) <= 0.0:
+            sparse_axpy(w, y, idx, val)
 
 
 @nb.njit(cache=True)
-def _perceptron_chunk(w, indptr, indices, data, ys):
-    for r in range(indptr.shape[0] - 1):
-        lo, hi = indptr[r], indptr[r + 1]
-        y = ys[r]
-        if y * _margin(w, indices[lo:hi], data[lo:hi]) <= 0.0:
-            for a in range(lo, hi):
-                w[indices[a]] += y * data[a]
-
-
-@nb.njit(cache=True)
-def _pa_chunk(w, indptr, indices, data, ys, C, mode, sqrt_rho_pos):
+def _pa_chunk(w, rows, C, mode, sqrt_rho_pos):
     """PA-I (mode 0), CPA prediction-based (1) or CPA max-loss (2) over a chunk."""
-    for r in range(indptr.shape[0] - 1):
-        lo, hi = indptr[r], indptr[r + 1]
-        y = ys[r]
-        ym = y * _margin(w, indices[lo:hi], data[lo:hi])
+    for r in range(rows.indptr.shape[0] - 1):
+        idx, val, y = row(rows, r)
+        ym = y * sparse_dot(w, idx, val)
         if mode == 0:
             loss = 1.0 - ym
         else:
@@ -126,14 +117,10 @@ def _pa_chunk(w, indptr, indices, data, ys, C, mode, sqrt_rho_pos):
             loss = (sqrt_rho_pos if y > 0 else 1.0) - ym
         if loss <= 0.0:
             continue
-        sq = 0.0
-        for a in range(lo, hi):
-            sq += data[a] * data[a]
+        sq = squared_norm(val)
         if sq == 0.0:
             continue
-        tau = min(C, loss / sq) * y
-        for a in range(lo, hi):
-            w[indices[a]] += tau * data[a]
+        sparse_axpy(w, min(C, loss / sq) * y, idx, val)
 
 
 @nb.njit(cache=True)
@@ -152,34 +139,33 @@ def _cw_coefficients(m, v, phi):
 
 
 @nb.njit(cache=True)
-def _cw_chunk(mu, A, indptr, indices, data, ys, phi):
+def _cw_chunk(mu, A, rows, phi):
     d = mu.shape[0]
     z = np.empty(d)  # A^T x
     g = np.empty(d)  # Sigma x = A z
-    for r in range(indptr.shape[0] - 1):
-        lo, hi = indptr[r], indptr[r + 1]
-        y = ys[r]
+    for r in range(rows.indptr.shape[0] - 1):
+        idx, val, y = row(rows, r)
         for j in range(d):
             z[j] = 0.0
-        for a in range(lo, hi):
-            row = A[indices[a]]
-            xa = data[a]
+        for a in range(idx.shape[0]):
+            A_row = A[idx[a]]
+            xa = val[a]
             for j in range(d):
-                z[j] += row[j] * xa
+                z[j] += A_row[j] * xa
         v = 0.0
         for j in range(d):
             v += z[j] * z[j]
         if v <= 0.0:
             continue
-        m = y * _margin(mu, indices[lo:hi], data[lo:hi])
+        m = y * sparse_dot(mu, idx, val)
         alpha, beta, one_minus_bv = _cw_coefficients(m, v, phi)
         if alpha <= 0.0:
             continue
         for i in range(d):
             acc = 0.0
-            row = A[i]
+            A_i = A[i]
             for j in range(d):
-                acc += row[j] * z[j]
+                acc += A_i[j] * z[j]
             g[i] = acc
         for i in range(d):
             mu[i] += alpha * y * g[i]
@@ -188,30 +174,30 @@ def _cw_chunk(mu, A, indptr, indices, data, ys, phi):
             amax = 0.0
             for i in range(d):
                 gi = gamma * g[i]
-                row = A[i]
+                A_i = A[i]
                 for j in range(d):
-                    row[j] -= gi * z[j]
-                    amax = max(amax, abs(row[j]))
+                    A_i[j] -= gi * z[j]
+                    amax = max(amax, abs(A_i[j]))
             if amax < _RESCALE_BELOW:
                 # CW is equivariant under (mu, Sigma) -> (c mu, c^2 Sigma); a power of
                 # two c keeps every later step exact and the scores' order unchanged
                 c = 2.0 ** (-math.floor(math.log2(amax)))
                 for i in range(d):
                     mu[i] *= c
-                    row = A[i]
+                    A_i = A[i]
                     for j in range(d):
-                        row[j] *= c
+                        A_i[j] *= c
 
 
 def cw_coefficients(m: float, v: float, eta: float) -> tuple[float, float]:
-    """The CW step sizes ``(alpha, beta)`` for margin ``m`` and variance ``v`` > 0.
+    r"""The CW step sizes ``(alpha, beta)`` for margin ``m`` and variance ``v`` > 0.
 
     Parameters
     ----------
     m : float
-        Signed margin :math:`y \\mu^\\top x`.
+        Signed margin :math:`y \mu^\top x`.
     v : float
-        Variance :math:`x^\\top \\Sigma x` (positive).
+        Variance :math:`x^\top \Sigma x` (positive).
     eta : float
         Confidence in [0.5, 1) (1 is not allowed here).
 
@@ -225,15 +211,20 @@ def cw_coefficients(m: float, v: float, eta: float) -> tuple[float, float]:
 
 
 # ----------------------------------------------------------------------------- learners
-def _check_positive(name: str, value) -> None:
-    if not (np.isfinite(value) and value > 0):
-        raise ValueError(f"{name} must be a positive finite number, got {value!r}")
+class _LinearOnline(BaseStreamingAUC):
+    """Base of the learners whose whole state is the weight vector ``w_``."""
+
+    def _init_state(self, n_features: int) -> None:
+        self.w_ = np.zeros(n_features)
+
+    def _coef(self) -> np.ndarray:
+        return self.w_
 
 
-class Perceptron(BaseStreamingAUC):
-    """Rosenblatt's perceptron, one pass, no bias (Z11 §4.1 baseline).
+class Perceptron(_LinearOnline):
+    r"""Rosenblatt's perceptron, one pass, no bias (Z11 §4.1 baseline).
 
-    Update on a mistake (:math:`y_t w^\\top x_t \\le 0`): :math:`w \\leftarrow w + y_t x_t`.
+    Update on a mistake (:math:`y_t w^\top x_t \le 0`): :math:`w \leftarrow w + y_t x_t`.
     It has no hyperparameter; see the module docstring.
 
     Parameters
@@ -261,32 +252,27 @@ class Perceptron(BaseStreamingAUC):
     """
 
     param_grid: dict = {}
+    _parameter_constraints = dict(PASS_ORDER)
 
     def __init__(self, shuffle: bool = False, random_state=None):
         self.shuffle = shuffle
         self.random_state = random_state
 
-    def _init_state(self, n_features: int) -> None:
-        self.w_ = np.zeros(n_features)
-
     def _update(self, chunk: Chunk) -> None:
-        _perceptron_chunk(self.w_, chunk.indptr, chunk.indices, chunk.data, chunk.y)
-
-    def _coef(self) -> np.ndarray:
-        return self.w_
+        _perceptron_chunk(self.w_, rows_of(chunk))
 
 
-class PassiveAggressive(BaseStreamingAUC):
-    """PA-I (Crammer et al. 2006), one pass, no bias (Z11 §4.1 baseline).
+class PassiveAggressive(_LinearOnline):
+    r"""PA-I (Crammer et al. 2006), one pass, no bias (Z11 §4.1 baseline).
 
-    :math:`\\tau = \\min(C, \\max(0, 1 - y_t w^\\top x_t)/\\|x_t\\|^2)`,
-    :math:`w \\leftarrow w + \\tau y_t x_t` (PA06 Eq. 8); see the module docstring.
+    :math:`\tau = \min(C, \max(0, 1 - y_t w^\top x_t)/\|x_t\|^2)`,
+    :math:`w \leftarrow w + \tau y_t x_t` (PA06 Eq. 8); see the module docstring.
 
     Parameters
     ----------
     C : float, default=1.0
         Aggressiveness. Z11 gives no grid for PA ("same setup"); we tune it over
-        2^[-10:10] (SPEC §12.6). The default is a library choice.
+        2^[-10:10], the grid Z11 uses for C elsewhere. The default is a library choice.
     shuffle : bool, default=False
         Whether ``fit`` visits the examples in a random order.
     random_state : int, Generator or None, default=None
@@ -310,30 +296,24 @@ class PassiveAggressive(BaseStreamingAUC):
     """
 
     param_grid = {"C": [2.0**k for k in range(-10, 11)]}
+    _parameter_constraints = {"C": [positive()], **PASS_ORDER}
 
     def __init__(self, C: float = 1.0, shuffle: bool = False, random_state=None):
         self.C = C
         self.shuffle = shuffle
         self.random_state = random_state
 
-    def _init_state(self, n_features: int) -> None:
-        _check_positive("C", self.C)
-        self.w_ = np.zeros(n_features)
-
     def _update(self, chunk: Chunk) -> None:
-        _pa_chunk(self.w_, chunk.indptr, chunk.indices, chunk.data, chunk.y, float(self.C), 0, 1.0)
-
-    def _coef(self) -> np.ndarray:
-        return self.w_
+        _pa_chunk(self.w_, rows_of(chunk), float(self.C), 0, 1.0)
 
 
-class CostSensitivePA(BaseStreamingAUC):
-    """Cost-sensitive PA-I, prediction-based (CPA_PB) or max-loss (CPA_ML).
+class CostSensitivePA(_LinearOnline):
+    r"""Cost-sensitive PA-I, prediction-based (CPA_PB) or max-loss (CPA_ML).
 
-    Loss :math:`\\ell = \\sqrt{\\rho(y_t, -y_t)} - y_t w^\\top x_t` with
-    :math:`\\rho(+1,-1) = \\rho_+` and :math:`\\rho(-1,+1) = 1`; step
-    :math:`\\tau = \\min(C, \\ell/\\|x_t\\|^2)`. ``variant="pb"`` updates only on
-    mistakes, ``"ml"`` whenever :math:`\\ell > 0` (PA06 §7; Z11 §4.1). See the module
+    Loss :math:`\ell = \sqrt{\rho(y_t, -y_t)} - y_t w^\top x_t` with
+    :math:`\rho(+1,-1) = \rho_+` and :math:`\rho(-1,+1) = 1`; step
+    :math:`\tau = \min(C, \ell/\|x_t\|^2)`. ``variant="pb"`` updates only on
+    mistakes, ``"ml"`` whenever :math:`\ell > 0` (PA06 §7; Z11 §4.1). See the module
     docstring.
 
     Parameters
@@ -343,7 +323,7 @@ class CostSensitivePA(BaseStreamingAUC):
     C : float, default=1.0
         Aggressiveness; Z11 tunes it over 2^[-10:10].
     rho_pos : float, default=1.0
-        Cost :math:`\\rho(+1,-1)` of missing a positive (the other cost is 1); Z11 tunes
+        Cost :math:`\rho(+1,-1)` of missing a positive (the other cost is 1); Z11 tunes
         it over 2^[0:10]. Must be positive.
     shuffle : bool, default=False
         Whether ``fit`` visits the examples in a random order.
@@ -369,6 +349,12 @@ class CostSensitivePA(BaseStreamingAUC):
     """
 
     param_grid = {"C": [2.0**k for k in range(-10, 11)], "rho_pos": [2.0**k for k in range(0, 11)]}
+    _parameter_constraints = {
+        "variant": [StrOptions({"pb", "ml"})],
+        "C": [positive()],
+        "rho_pos": [positive()],
+        **PASS_ORDER,
+    }
 
     def __init__(
         self,
@@ -384,46 +370,27 @@ class CostSensitivePA(BaseStreamingAUC):
         self.shuffle = shuffle
         self.random_state = random_state
 
-    def _init_state(self, n_features: int) -> None:
-        if self.variant not in ("pb", "ml"):
-            raise ValueError(f"variant must be 'pb' or 'ml', got {self.variant!r}")
-        _check_positive("C", self.C)
-        _check_positive("rho_pos", self.rho_pos)
-        self.w_ = np.zeros(n_features)
-
     def _update(self, chunk: Chunk) -> None:
         mode = 1 if self.variant == "pb" else 2
-        _pa_chunk(
-            self.w_,
-            chunk.indptr,
-            chunk.indices,
-            chunk.data,
-            chunk.y,
-            float(self.C),
-            mode,
-            math.sqrt(float(self.rho_pos)),
-        )
-
-    def _coef(self) -> np.ndarray:
-        return self.w_
+        _pa_chunk(self.w_, rows_of(chunk), float(self.C), mode, math.sqrt(float(self.rho_pos)))
 
 
 class ConfidenceWeighted(BaseStreamingAUC):
-    """Confidence-weighted learning with a full covariance (CW-full, exact update).
+    r"""Confidence-weighted learning with a full covariance (CW-full, exact update).
 
     See the module docstring for the update (Crammer, Dredze, Pereira 2008) and for
-    the square-root form :math:`\\Sigma = A A^\\top` kept for numerical safety. Cost
+    the square-root form :math:`\Sigma = A A^\top` kept for numerical safety. Cost
     O(d^2) per update, memory O(d^2).
 
     Parameters
     ----------
     eta : float, default=0.7
-        Confidence :math:`\\eta \\in [0.5, 1]`; Z11 §4.2 tunes it over
-        {0.5, 0.6, ..., 1.0}. ``eta=1`` runs as 0.999 (SPEC §14 #20). The default is a
-        library choice (larger eta shrinks :math:`\\Sigma` faster; with no bias,
+        Confidence :math:`\eta \in [0.5, 1]`; Z11 §4.2 tunes it over
+        {0.5, 0.6, ..., 1.0}. ``eta=1`` runs as 0.999 (phi would be infinite). The default is a
+        library choice (larger eta shrinks :math:`\Sigma` faster; with no bias,
         eta >= 0.9 can stall early on unbalanced or off-centre data). With
-        ``eta=0.5`` (:math:`\\phi = 0`) the constraint is :math:`y\\mu^\\top x \\ge 0`,
-        which :math:`\\mu = 0` already meets: the model never leaves 0.
+        ``eta=0.5`` (:math:`\phi = 0`) the constraint is :math:`y\mu^\top x \ge 0`,
+        which :math:`\mu = 0` already meets: the model never leaves 0.
     shuffle : bool, default=False
         Whether ``fit`` visits the examples in a random order.
     random_state : int, Generator or None, default=None
@@ -434,7 +401,7 @@ class ConfidenceWeighted(BaseStreamingAUC):
     mu_ : ndarray of shape (n_features,)
         Mean weights (the scoring weights).
     sqrt_cov_ : ndarray of shape (n_features, n_features)
-        A factor A with :math:`\\Sigma = A A^\\top` (initially the identity).
+        A factor A with :math:`\Sigma = A A^\top` (initially the identity).
     classes_, n_samples_seen_, n_features_in_
         As for every aucstream learner.
 
@@ -452,6 +419,7 @@ class ConfidenceWeighted(BaseStreamingAUC):
     """
 
     param_grid = {"eta": [0.5, 0.6, 0.7, 0.8, 0.9, 1.0]}
+    _parameter_constraints = {"eta": [Interval(Real, 0.5, 1.0, closed="both")], **PASS_ORDER}
 
     def __init__(self, eta: float = 0.7, shuffle: bool = False, random_state=None):
         self.eta = eta
@@ -459,25 +427,21 @@ class ConfidenceWeighted(BaseStreamingAUC):
         self.random_state = random_state
 
     def _init_state(self, n_features: int) -> None:
-        if not (0.5 <= self.eta <= 1.0):
-            raise ValueError(f"eta must lie in [0.5, 1], got {self.eta!r}")
         self.mu_ = np.zeros(n_features)
         self.sqrt_cov_ = np.eye(n_features)
 
     @property
     def phi_(self) -> float:
-        """:math:`\\Phi^{-1}(\\eta)`, with eta = 1 replaced by 0.999."""
+        r""":math:`\Phi^{-1}(\eta)`, with eta = 1 replaced by 0.999."""
         return float(norm.ppf(min(float(self.eta), 0.999)))
 
     @property
     def covariance_(self) -> np.ndarray:
-        """:math:`\\Sigma = A A^\\top` (formed on demand, d x d)."""
+        r""":math:`\Sigma = A A^\top` (formed on demand, d x d)."""
         return self.sqrt_cov_ @ self.sqrt_cov_.T
 
     def _update(self, chunk: Chunk) -> None:
-        _cw_chunk(
-            self.mu_, self.sqrt_cov_, chunk.indptr, chunk.indices, chunk.data, chunk.y, self.phi_
-        )
+        _cw_chunk(self.mu_, self.sqrt_cov_, rows_of(chunk), self.phi_)
 
     def _coef(self) -> np.ndarray:
         return self.mu_

@@ -51,12 +51,21 @@ _META_LIMIT = 16 << 20
 def _allowed_classes() -> dict[str, type]:
     from ._base import BaseStreamingAUC
     from ._discovery import all_estimators
+    from ._streaming_auc import PrequentialAUC, RollingAUC
     from .covariance import CovarianceSummary
+    from .preprocessing import OnlineStandardScaler
     from .reservoir import Reservoir
 
     all_estimators()  # imports every learner module so that subclasses are registered
     found: dict[str, type] = {}
-    stack = [BaseStreamingAUC, CovarianceSummary, Reservoir]
+    stack = [
+        BaseStreamingAUC,
+        CovarianceSummary,
+        Reservoir,
+        OnlineStandardScaler,
+        PrequentialAUC,
+        RollingAUC,
+    ]
     while stack:
         cls = stack.pop()
         if cls.__module__.startswith("aucstream"):
@@ -66,7 +75,16 @@ def _allowed_classes() -> dict[str, type]:
 
 
 def _plain(value: Any) -> Any:
-    """JSON-compatible form of a parameter or scalar value."""
+    """JSON-compatible form of a parameter or scalar value.
+
+    An aucstream estimator given as a parameter (a meta-learner's candidates, a
+    pipeline's steps) is stored as its class name and its own parameters.
+    """
+    if hasattr(value, "get_params") and type(value).__module__.startswith("aucstream"):
+        return {
+            "__estimator__": type(value).__name__,
+            "params": _plain(value.get_params(deep=False)),
+        }
     if isinstance(value, np.generic):
         return value.item()
     if isinstance(value, (list, tuple)):
@@ -193,6 +211,9 @@ def _write_atomically(target: Path, **arrays: np.ndarray) -> None:
 
 #: State members a learner may or may not have (set by scikit-learn's validation).
 _OPTIONAL_STATE = {"feature_names_in_"}
+#: State members added after format 1 was first written: a file without them gets the
+#: fresh value (e.g. an uncalibrated probability map for files of aucstream 0.1).
+_ADDED_LATER = {"calibration_"}
 
 
 class _Reader:
@@ -336,7 +357,12 @@ class _Reader:
         obj = cls.__new__(cls)
         for k, s in attrs.items():
             ref = vars(reference)[k] if reference is not None else None
-            setattr(obj, k, self.decode(s, f"{path}/{k}", ref, allowed, k in growing))
+            if k in growing and (ref is None or isinstance(ref, list)):
+                # a member whose structure varies: arrays and scalars only, and the
+                # component's _check_state checks them
+                setattr(obj, k, self.decode(s, f"{path}/{k}", None, {}, True))
+            else:
+                setattr(obj, k, self.decode(s, f"{path}/{k}", ref, allowed, k in growing))
         check = getattr(obj, "_check_state", None)
         if check is not None:
             try:
@@ -344,6 +370,20 @@ class _Reader:
             except ValueError as error:
                 raise self.fail(path, str(error)) from error
         return obj
+
+
+def _unplain(value: Any, allowed: dict, where: str) -> Any:
+    """Parameters back from their JSON form (estimators rebuilt from allowed classes)."""
+    if isinstance(value, list):
+        return [_unplain(v, allowed, where) for v in value]
+    if isinstance(value, dict):
+        if "__estimator__" in value:
+            cls = allowed.get(value["__estimator__"])
+            if cls is None or not isinstance(value.get("params"), dict):
+                raise ValueError(f"{where}: unknown estimator {value['__estimator__']!r}")
+            return cls(**_unplain(value["params"], allowed, where))
+        return {k: _unplain(v, allowed, where) for k, v in value.items()}
+    return value
 
 
 def _scalar(state: dict, key: str):
@@ -358,7 +398,8 @@ def _fresh(cls, meta: dict, reader: _Reader):
     from ._params import InvalidParameterError
 
     try:
-        model = cls(**meta["params"])
+        params = _unplain(meta["params"], _allowed_classes(), f"{reader.path}: params")
+        model = cls(**params)
         model._validate_params()
     except InvalidParameterError as error:
         raise reader.fail("params", str(error)) from error
@@ -376,7 +417,7 @@ def _fresh(cls, meta: dict, reader: _Reader):
     classes = reader.array("state/classes_", None, False)
     if classes.shape != (2,) or classes[0] == classes[1]:
         raise reader.fail("state/classes_", f"{classes!r} is not two distinct labels")
-    reference = cls(**meta["params"])
+    reference = cls(**params)
     try:
         reference._reset(np.sort(classes), n_features)
         reference.n_features_in_ = n_features
@@ -424,7 +465,7 @@ def load_model(path: str | os.PathLike):
         expected = _state.state_items(reference)
         state = meta["state"]
         found = {k for k in state if _state.is_state_name(k)}
-        missing = set(expected) - found
+        missing = set(expected) - found - _ADDED_LATER
         # members set while learning (e.g. a solver's n_iter_) may be plain scalars only
         extra = {
             k
@@ -436,6 +477,8 @@ def load_model(path: str | os.PathLike):
         for key in found:
             value = reader.decode(state[key], f"state/{key}", expected.get(key), allowed)
             setattr(model, key, value)
+        for key in (set(expected) - found) & _ADDED_LATER:
+            setattr(model, key, expected[key])
     if not np.array_equal(model.classes_, classes):  # pragma: no cover - same member
         raise reader.fail("state/classes_", "changed while loading")
     where = _state.first_non_finite(model)

@@ -1,4 +1,8 @@
-"""A transformer and a streaming learner, fed one chunk of rows at a time.
+"""Transformers in front of streaming learners.
+
+:class:`StreamPipeline` puts an online transformer (the online scaler) in front of a
+learner, both learning in the same pass: one learner of the stream, with every
+guarantee of the others (chunk invariance, transactions, merging, saving).
 
 :class:`ChunkedPipeline` is how a learner meets data that are only ever materialized
 chunk by chunk: random Fourier features of G16 §7.2 (``d + 50,000`` dense columns,
@@ -8,13 +12,19 @@ see :mod:`aucstream.random_features`) or a fitted dimension reduction
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils._param_validation import HasMethods
+from sklearn.utils.metaestimators import available_if
+from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ._base import BaseStreamingAUC
+from ._chunks import check_sparse_structure
 from .metrics import roc_auc
 
-__all__ = ["ChunkedPipeline"]
+__all__ = ["ChunkedPipeline", "StreamPipeline"]
 
 
 class ChunkedPipeline(ClassifierMixin, BaseEstimator):
@@ -118,3 +128,147 @@ class ChunkedPipeline(ClassifierMixin, BaseEstimator):
             raise ValueError("score does not support sample_weight")
         y = np.asarray(y).ravel()
         return roc_auc(y == self.classes_[-1], self.decision_function(X))
+
+
+class StreamPipeline(BaseStreamingAUC):
+    r"""An online transformer in front of a learner, both learning in the same pass.
+
+    Every chunk goes through ``transformer.partial_fit_transform`` — each row is
+    transformed with the statistics of the rows *before* it (for
+    :class:`~aucstream.preprocessing.OnlineStandardScaler`: standardized by the running
+    mean and standard deviation), then the statistics learn it — and the transformed
+    chunk goes to the learner. Scoring transforms with the current statistics. So
+    the pipeline is one learner of the one pass: ``partial_fit``, ``test_then_train``,
+    ``merge``, ``save_model`` and ``learn_one`` work as for any aucstream learner, and
+    the result does not depend on how the stream is cut into chunks.
+
+    ``StreamPipeline()`` with no arguments is the library's tuning-free learner: the
+    online scaler in front of :class:`~aucstream.OnePassSearch`, which races the
+    online AUC learners on the stream and keeps the best. It needs neither a scaled
+    file nor a tuning grid.
+
+    Parameters
+    ----------
+    transformer : online affine transformer or None, default=None
+        An object with ``start(n_features)``, ``partial_fit_transform(X)``,
+        ``transform(X)``, ``affine_map()`` and ``merge(other)``; None means
+        ``OnlineStandardScaler()``.
+    estimator : aucstream online learner or None, default=None
+        The learner fed the transformed rows; None means ``OnePassSearch()``.
+
+    Attributes
+    ----------
+    transformer_, estimator_
+        The fitted clones.
+    coef_, intercept_
+        The learner's linear model expressed on the raw features (exact for rows the
+        transformer does not clip).
+    classes_ : ndarray of shape (2,)
+        The labels; ``classes_[1]`` is the positive class.
+    n_samples_seen_ : int
+        Examples learnt.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from aucstream import OPAUC, StreamPipeline
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(2000, 3)) * [1.0, 300.0, 0.01]  # very different ranges
+    >>> y = (X[:, 1] / 300 + X[:, 2] * 100 + rng.normal(size=2000) > 0).astype(int)
+    >>> model = StreamPipeline(estimator=OPAUC(eta=2**-6)).fit(X, y)
+    >>> bool(model.score(X, y) > 0.85)
+    True
+    """
+
+    _parameter_constraints: ClassVar[dict] = {
+        "transformer": [
+            HasMethods(["start", "partial_fit_transform", "transform", "affine_map"]),
+            None,
+        ],
+        "estimator": [HasMethods(["partial_fit", "test_then_train", "decision_function"]), None],
+    }
+
+    def __init__(self, transformer=None, estimator=None):
+        self.transformer = transformer
+        self.estimator = estimator
+
+    @classmethod
+    def _unit_test_params(cls) -> dict:
+        from .preprocessing import OnlineStandardScaler
+        from .univariate import UnivariateOnline
+
+        # without centering, dense and sparse input are scaled alike (the checks compare)
+        return {
+            "transformer": OnlineStandardScaler(with_mean=False),
+            "estimator": UnivariateOnline(eta=2**-4),
+        }
+
+    # ------------------------------------------------------------------ state
+    def _steps(self):
+        from .preprocessing import OnlineStandardScaler
+        from .search import OnePassSearch
+
+        transformer = OnlineStandardScaler() if self.transformer is None else self.transformer
+        estimator = OnePassSearch() if self.estimator is None else self.estimator
+        return clone(transformer), clone(estimator)
+
+    def _state_nbytes(self, n_features: int) -> int:
+        return self._steps()[1]._state_nbytes(n_features)
+
+    def _init_state(self, n_features: int) -> None:
+        self.transformer_, self.estimator_ = self._steps()
+        self.transformer_.start(n_features)
+        self.estimator_._validate_params()
+        self.estimator_._reset(self.classes_, n_features)
+        self.estimator_.n_features_in_ = n_features
+
+    def _begin_pass(self, y_pm: np.ndarray) -> None:
+        self.estimator_._begin_pass(y_pm)
+
+    @property
+    def _kernel_prequential(self) -> bool:  # prequential scores come at kernel speed
+        return bool(getattr(self, "estimator_", self.estimator)._kernel_prequential)
+
+    # --------------------------------------------------------------- learning
+    def _learn(self, X, y, pre_scores=None, sample_weight=None) -> None:
+        Z = self.transformer_.partial_fit_transform(X)
+        self.estimator_._learn(Z, y, pre_scores=pre_scores, sample_weight=sample_weight)
+        self.n_samples_seen_ += X.shape[0]
+
+    def _learn_prequential(self, X, y, weights) -> np.ndarray:
+        Z = self.transformer_.partial_fit_transform(X)
+        scores = self.estimator_._learn_prequential(Z, y, weights)
+        self.n_samples_seen_ += X.shape[0]
+        return scores
+
+    def _merge(self, other: StreamPipeline) -> None:
+        self.transformer_.merge(other.transformer_)
+        self.estimator_.merge(other.estimator_)
+
+    # ---------------------------------------------------------------- scoring
+    def _raw_scores(self, X) -> np.ndarray:
+        return self.estimator_.decision_function(self.transformer_.transform(X))
+
+    def _threshold(self) -> float:
+        return 0.0  # the learner's scores are already centred on its calibration
+
+    def _has_calibration(self) -> bool:
+        return hasattr(getattr(self, "estimator_", self.estimator), "predict_proba")
+
+    @available_if(_has_calibration)
+    def predict_proba(self, X) -> np.ndarray:
+        """The learner's calibrated probabilities of the transformed rows."""
+        check_is_fitted(self, "n_samples_seen_")
+        check_sparse_structure(X, "X")
+        X = validate_data(self, X, accept_sparse="csr", dtype=[np.float64, np.float32], reset=False)
+        return self.estimator_.predict_proba(self.transformer_.transform(X))
+
+    def _coef(self) -> np.ndarray:
+        """The learner's weights on the raw features: ``w * multiplier``."""
+        _, multiplier = self.transformer_.affine_map()
+        return self.estimator_._coef() * multiplier
+
+    def _intercept(self) -> float:
+        offset, multiplier = self.transformer_.affine_map()
+        w = self.estimator_._coef()
+        return float(self.estimator_._intercept() - np.dot(w * multiplier, offset))

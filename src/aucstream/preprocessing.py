@@ -29,7 +29,6 @@ from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _state
-from ._base import BaseStreamingAUC
 from ._chunks import check_sparse_structure, csr_arrays
 from ._params import InvalidParameterError, StrOptions, check_parameters, positive
 
@@ -509,6 +508,18 @@ class OnlineStandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator
         scale = self._columns()[3]
         return np.where(scale > 0, scale, 1.0)
 
+    def affine_map(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(offset, multiplier)`` with ``transform(x) = (x - offset) * multiplier``
+        before clipping (multiplier 0 for the columns with no usable scale).
+
+        Returns
+        -------
+        offset, multiplier : ndarray of shape (n_features,)
+        """
+        _, _, offset, scale = self._columns()
+        multiplier = np.divide(1.0, scale, out=np.zeros_like(scale), where=scale > 0)
+        return offset, multiplier
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
@@ -526,22 +537,41 @@ class OnlineStandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator
         if np.any(self.running_m2_ < 0):
             raise ValueError("running_m2_ must not be negative")
 
-    #: A call that raises leaves the scaler exactly as it was (the learners' rollback,
-    #: which works on any object whose state is its ``*_`` attributes).
-    _transaction = BaseStreamingAUC._transaction
+    def start(self, n_features: int) -> OnlineStandardScaler:
+        """Begin a stream of ``n_features`` columns with empty statistics.
+
+        Centering is decided by the first chunk (``with_mean_`` is None until then).
+        :class:`aucstream.StreamPipeline` calls this so that its state has the same
+        members before and after the first chunk.
+
+        Returns
+        -------
+        self
+        """
+        self._validate_params()
+        self._allocate(n_features)
+        return self
+
+    def _allocate(self, n_features: int) -> None:
+        """Empty statistics for ``n_features`` columns; centering is decided by the
+        first chunk (``with_mean_`` is None until then)."""
+        self.n_samples_seen_ = 0
+        self.n_features_in_ = int(n_features)
+        self.with_mean_ = None
+        for name, dtype in _RUNNING_DTYPES.items():
+            setattr(self, name, np.zeros(n_features, dtype=dtype))
 
     def _learn(self, X, *, reset: bool, emit: bool):
-        with self._transaction():
+        with _state.transaction(self):
             self._validate_params()
             reset = reset or not hasattr(self, "n_samples_seen_")
             X = self._check_input(X, reset=reset)
-            centered = self._centering(sp.issparse(X), reset=reset)
             if reset:
-                d = X.shape[1]
-                self.n_samples_seen_ = 0
-                self.with_mean_ = centered
-                for name, dtype in _RUNNING_DTYPES.items():
-                    setattr(self, name, np.zeros(d, dtype=dtype))
+                self._allocate(X.shape[1])
+            if self.with_mean_ is None:
+                self.with_mean_ = self._centering(sp.issparse(X), reset=True)
+            else:
+                self._centering(sp.issparse(X), reset=False)
             out = self._pass(X, learn=True, emit=emit)
             self.n_samples_seen_ += X.shape[0]
             where = _state.first_non_finite(self)

@@ -1,26 +1,26 @@
-"""Euclidean projections onto l2 balls, l1 balls and boxes (SPEC C3).
+r"""Euclidean projections onto l2 balls, l1 balls and boxes.
 
-Each projection is the map :math:`\\Pi_C(v) = \\arg\\min_{u \\in C} \\|u - v\\|_2`.
+Each projection is the map :math:`\Pi_C(v) = \arg\min_{u \in C} \|u - v\|_2`.
 
 l2 ball of radius r (centre c)
-    :math:`\\Pi(v) = c + (v - c)\\min(1, r / \\|v - c\\|_2)`.
+    :math:`\Pi(v) = c + (v - c)\min(1, r / \|v - c\|_2)`.
 
 l1 ball of radius R (Duchi, Shalev-Shwartz, Singer and Chandra, *Efficient
 projections onto the l1-ball for learning in high dimensions*, ICML 2008, §4)
-    If :math:`\\|v\\|_1 \\le R` the point is its own projection. Otherwise
-    :math:`\\Pi(v)_i = \\mathrm{sign}(v_i)\\max(|v_i| - \\theta, 0)` where
-    :math:`\\theta > 0` solves :math:`\\sum_i \\max(|v_i| - \\theta, 0) = R`.
-    Duchi et al. (Fig. 1) find :math:`\\theta` by sorting :math:`u = |v|` in
-    decreasing order: with :math:`\\rho = \\max\\{j : u_j > (\\sum_{i \\le j} u_i - R)/j\\}`,
-    :math:`\\theta = (\\sum_{i \\le \\rho} u_i - R)/\\rho`, in O(d log d)
+    If :math:`\|v\|_1 \le R` the point is its own projection. Otherwise
+    :math:`\Pi(v)_i = \mathrm{sign}(v_i)\max(|v_i| - \theta, 0)` where
+    :math:`\theta > 0` solves :math:`\sum_i \max(|v_i| - \theta, 0) = R`.
+    Duchi et al. (Fig. 1) find :math:`\theta` by sorting :math:`u = |v|` in
+    decreasing order: with :math:`\rho = \max\{j : u_j > (\sum_{i \le j} u_i - R)/j\}`,
+    :math:`\theta = (\sum_{i \le \rho} u_i - R)/\rho`, in O(d log d)
     (``method="sort"``). The default, ``method="condat"``, computes the same
-    :math:`\\theta` with the algorithm of Condat (*Fast projection onto the simplex and
+    :math:`\theta` with the algorithm of Condat (*Fast projection onto the simplex and
     the l1 ball*, Math. Programming 158, 2016, §3), which keeps a running candidate
-    set and its threshold :math:`\\rho = (\\sum_{v} u - R)/|v|` and is O(d) in
-    practice (the SPEC allows it as a substitute).
+    set and its threshold :math:`\rho = (\sum_{v} u - R)/|v|` and is O(d) in
+    practice.
 
-Box :math:`[\\ell, h]`
-    :math:`\\Pi(v)_i = \\min(\\max(v_i, \\ell), h)`.
+Box :math:`[\ell, h]`
+    :math:`\Pi(v)_i = \min(\max(v_i, \ell), h)`.
 
 The functions whose names end in ``_inplace`` and :func:`l1_threshold` are
 numba-compiled (``cache=True``) so that learner kernels call them inside their own
@@ -28,8 +28,8 @@ compiled loops; :func:`project_l2_ball`, :func:`project_l1_ball`,
 :func:`project_box` and :func:`l1_ball_threshold` are thin numpy wrappers that
 validate their arguments and return new arrays.
 
-Since :math:`\\theta > 0` whenever the projection is active, zero entries of v never
-matter for :math:`\\theta`: a kernel may pass only the non-zero magnitudes.
+Since :math:`\theta > 0` whenever the projection is active, zero entries of v never
+matter for :math:`\theta`: a kernel may pass only the non-zero magnitudes.
 """
 
 from __future__ import annotations
@@ -43,6 +43,7 @@ __all__ = [
     "proj_l1_ball_inplace",
     "proj_l2_ball_inplace",
     "proj_box_inplace",
+    "soft_threshold",
     "project_l1_ball",
     "project_l2_ball",
     "project_box",
@@ -137,6 +138,15 @@ def _l1_threshold_sort(mags, radius):
 
 
 @nb.njit(cache=True)
+def soft_threshold(x, theta):
+    """``sign(x) * max(|x| - theta, 0)``: one coordinate of the l1-ball projection."""
+    m = abs(x) - theta
+    if m > 0.0:
+        return m if x > 0.0 else -m
+    return 0.0
+
+
+@nb.njit(cache=True)
 def proj_l1_ball_inplace(v, radius, work):
     """Project ``v`` onto {||u||_1 <= radius} in place; return theta (0: unchanged).
 
@@ -152,11 +162,7 @@ def proj_l1_ball_inplace(v, radius, work):
         return 0.0
     theta = l1_threshold(mags, radius, work[n:])
     for i in range(n):
-        m = abs(v[i]) - theta
-        if m > 0.0:
-            v[i] = m if v[i] > 0.0 else -m
-        else:
-            v[i] = 0.0
+        v[i] = soft_threshold(v[i], theta)
     return theta
 
 

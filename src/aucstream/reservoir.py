@@ -1,6 +1,6 @@
 """Reservoir buffers: a uniform sample of a class's stream in bounded memory.
 
-Vitter's Algorithm R as used by OAM (Zhao et al. 2011, Alg. 2; SPEC C4): with
+Vitter's Algorithm R as used by OAM (Zhao et al. 2011, Alg. 2): with
 capacity N and n examples of the class seen so far (the current one included), the
 example is appended while the buffer is not full; afterwards it replaces a slot chosen
 uniformly at random with probability N/n. Every example seen then sits in the buffer
@@ -22,6 +22,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ._chunks import csr_arrays
+from ._kernels import Rows, row, sparse_axpy
 
 __all__ = ["Reservoir", "reservoir_offer"]
 
@@ -43,22 +44,21 @@ def reservoir_offer(items, sq_norms, counts, capacity, idx, val, u):
         if j >= capacity:
             return -1
         slot = j
-    row = items[slot]
-    row[:] = 0.0
-    sq = 0.0
+    stored = items[slot]
+    stored[:] = 0.0
+    sparse_axpy(stored, 1.0, idx, val)
+    sq = 0.0  # of the stored row: equal to ||val||^2 unless idx repeats a column
     for a in range(idx.shape[0]):
-        row[idx[a]] += val[a]
-    for a in range(idx.shape[0]):
-        sq += row[idx[a]] * row[idx[a]]
+        sq += stored[idx[a]] * stored[idx[a]]
     sq_norms[slot] = sq
     return slot
 
 
 @nb.njit(cache=True)
-def _offer_rows(items, sq_norms, counts, capacity, indptr, indices, data, uniforms):
-    for r in range(indptr.shape[0] - 1):
-        lo, hi = indptr[r], indptr[r + 1]
-        reservoir_offer(items, sq_norms, counts, capacity, indices[lo:hi], data[lo:hi], uniforms[r])
+def _offer_rows(items, sq_norms, counts, capacity, rows, uniforms):
+    for r in range(rows.indptr.shape[0] - 1):
+        idx, val, _ = row(rows, r)
+        reservoir_offer(items, sq_norms, counts, capacity, idx, val, uniforms[r])
 
 
 class Reservoir:
@@ -149,9 +149,7 @@ class Reservoir:
             self.sq_norms_,
             self.counts_,
             self.capacity_code,
-            indptr,
-            indices,
-            data,
+            Rows(indptr, indices, data, np.zeros(n)),
             rng.random(n),
         )
         return self

@@ -1,52 +1,274 @@
-"""Learning from a stream of chunks, with a progress line.
+"""Learning from a stream of chunks, with a progress bar and a running AUC.
 
 :func:`fit_stream` feeds ``(X, y)`` chunks (e.g. from
-:func:`aucstream.datasets.iter_file`) to a learner's ``partial_fit``; :class:`Progress`
-reports how far a long task has come. The command line (``aucstream fit`` and
-``score``) and the evaluation harness (batches of runs) share this one reporter.
+:func:`aucstream.datasets.iter_file`) to a learner; it can show a :class:`Progress`
+bar, keep the running prequential AUC (each chunk is scored by the model *before* it
+learns the chunk, :meth:`~aucstream._base.BaseStreamingAUC.test_then_train`), and call
+a ``callback`` with a :class:`StreamInfo` after each chunk. The command line
+(``aucstream fit``, ``score``, ``predict``) and the evaluation harness (batches of
+runs, ``aucstream compare``/``reproduce``) share this one reporter.
 
-:class:`Progress` keeps the counting (``update``/``close``) apart from the drawing
-(``_render`` and ``_emit``), so another front end (a progress bar with a percentage
-and an ETA, say) replaces those two methods only.
+How far a file has been read
+----------------------------
+A reader's iterator may tell how far it has come through two attributes, read after
+each chunk (:func:`stream_bytes`):
+
+``bytes_read``
+    Bytes of the file (compressed bytes, for a compressed file) consumed so far.
+``total_bytes``
+    The size of the file, or None when it is not known (a pipe).
+
+When both are there, the bar shows a percentage, the rate in bytes per second and
+an ETA; otherwise it counts examples and shows their rate. :class:`ChunkStream`
+wraps any iterator of chunks (e.g. to map labels) and passes both attributes on.
 """
 
 from __future__ import annotations
 
+import lzma
+import math
+import shutil
 import sys
+import threading
 import time
-from collections.abc import Iterable, Sequence
-from typing import Any
+import weakref
+import zlib
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import IO, Any
 
-__all__ = ["Progress", "fit_stream"]
+import numpy as np
+
+__all__ = [
+    "ChunkStream",
+    "Progress",
+    "StreamInfo",
+    "fit_stream",
+    "running_auc_is_cheap",
+    "stream_bytes",
+]
+
+#: Scores kept by the running AUC of :func:`fit_stream` (8 bytes each). Beyond, the
+#: AUC is estimated from a histogram (see :class:`aucstream.metrics.PrequentialAUC`),
+#: with an error bound of about 2.4e-6 (1/(2m), m = 209,715 cells) while the scores
+#: keep their distribution.
+RUNNING_AUC_MEMORY = 1 << 20
+
+
+@dataclass(frozen=True)
+class StreamInfo:
+    """Where a stream stands, after a chunk.
+
+    Attributes
+    ----------
+    n_seen : int
+        Examples read so far.
+    n_chunks : int
+        Chunks read so far.
+    bytes_read : int or None
+        Bytes of the source consumed (None: the source does not tell).
+    total_bytes : int or None
+        Size of the source (None: unknown).
+    auc : float
+        The running prequential AUC (NaN when it is not computed, or while only one
+        class has been seen).
+    elapsed : float
+        Seconds since the stream started.
+    """
+
+    n_seen: int
+    n_chunks: int
+    bytes_read: int | None
+    total_bytes: int | None
+    auc: float
+    elapsed: float
+
+    @property
+    def fraction(self) -> float | None:
+        """The share of the source read, when its size is known."""
+        if self.bytes_read is None or not self.total_bytes:
+            return None
+        return min(self.bytes_read / self.total_bytes, 1.0)
+
+
+def stream_bytes(source: Any) -> tuple[int | None, int | None]:
+    """``(bytes_read, total_bytes)`` of a reader's iterator, None where it does not tell.
+
+    Parameters
+    ----------
+    source : iterator
+        E.g. the iterator returned by :func:`aucstream.datasets.iter_file`.
+
+    Returns
+    -------
+    bytes_read, total_bytes : int or None
+
+    Examples
+    --------
+    >>> stream_bytes(iter([]))
+    (None, None)
+    """
+    read, total = getattr(source, "bytes_read", None), getattr(source, "total_bytes", None)
+    return (None if read is None else int(read)), (None if total is None else int(total))
+
+
+def _describe_read_error(error: BaseException) -> str:
+    if isinstance(error, EOFError):
+        return f"the file ends early (truncated compressed data?): {error}"
+    if isinstance(error, (lzma.LZMAError, zlib.error)):
+        return f"corrupt compressed data ({type(error).__name__}: {error})"
+    if isinstance(error, UnicodeDecodeError):
+        return f"not text in the expected encoding ({error})"
+    return str(error)
+
+
+class ChunkStream:
+    """An iterator of ``(X, y)`` chunks that counts what it yields.
+
+    It passes on the reader's ``bytes_read`` and ``total_bytes`` (see the module
+    docstring), applies an optional ``transform`` to each chunk, and, given the
+    source's ``name``, names it in any error raised while reading (a truncated or
+    corrupt compressed file raises errors that do not say which file).
+
+    Parameters
+    ----------
+    chunks : iterable of (X, y)
+        The source, e.g. :func:`aucstream.datasets.iter_file`.
+    transform : callable, optional
+        ``transform(X, y) -> (X, y)``, applied to every chunk.
+    name : str, optional
+        The source's name, put in front of reading errors that lack it.
+
+    Attributes
+    ----------
+    n_seen, n_chunks : int
+        Rows and chunks yielded so far.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from aucstream.datasets import iter_chunks
+    >>> stream = ChunkStream(iter_chunks(np.eye(5), np.arange(5), 2))
+    >>> [X.shape[0] for X, _ in stream], stream.n_seen, stream.n_chunks
+    ([2, 2, 1], 5, 3)
+    """
+
+    def __init__(
+        self,
+        chunks: Iterable[tuple],
+        transform: Callable[[Any, Any], tuple] | None = None,
+        name: str | None = None,
+    ):
+        self.source = chunks
+        self._iterator = iter(chunks)
+        self.transform, self.name = transform, name
+        self.n_seen = self.n_chunks = 0
+        self.start = time.perf_counter()
+
+    def __iter__(self) -> Iterator[tuple]:
+        return self
+
+    def __next__(self) -> tuple:
+        try:
+            X, y = next(self._iterator)
+        except (OSError, EOFError, ValueError, lzma.LZMAError, zlib.error) as error:
+            if self.name is None or self.name in str(error):
+                raise
+            raise ValueError(f"{self.name}: {_describe_read_error(error)}") from error
+        if self.transform is not None:
+            X, y = self.transform(X, y)
+        self.n_seen += X.shape[0]
+        self.n_chunks += 1
+        return X, y
+
+    @property
+    def bytes_read(self) -> int | None:
+        """The source's ``bytes_read`` (None if it does not tell)."""
+        return stream_bytes(self.source)[0]
+
+    @property
+    def total_bytes(self) -> int | None:
+        """The source's ``total_bytes`` (None if it does not tell)."""
+        return stream_bytes(self.source)[1]
+
+    def info(self, auc: float = math.nan) -> StreamInfo:
+        """A :class:`StreamInfo` of the stream now."""
+        read, total = stream_bytes(self.source)
+        return StreamInfo(
+            self.n_seen, self.n_chunks, read, total, auc, time.perf_counter() - self.start
+        )
+
+
+def _isatty(file) -> bool:
+    try:
+        return bool(file.isatty())
+    except (AttributeError, ValueError):
+        return False
+
+
+def _thousands(value: float) -> str:
+    return f"{value:,.0f}"
+
+
+#: How a line looks: with a known total, in place on a terminal (a bar) or as a log
+#: line; with no total (a stream of unknown size). Rendered by ``tqdm.format_meter``.
+_BAR = (
+    "{desc}: {percentage:3.0f}%|{bar}| {n_fmt}/{total_fmt}{unit}{cached} "
+    "[{elapsed}, ETA {remaining}, {speed}{postfix}]"
+)
+_LOG = (
+    "{desc}: {n_fmt}/{total_fmt}{unit}{cached}, {percentage:.0f}%, {elapsed} elapsed, "
+    "ETA {remaining}, {speed}{postfix}"
+)
+_COUNT = "{desc}: {n_fmt}{unit}{cached}, {elapsed} elapsed, {speed}{postfix}"
 
 
 class Progress:
-    """A rate-limited progress line on stderr.
+    """A progress line on stderr: percentage, rate and ETA (formatted by tqdm).
 
-    With a ``total`` (a batch of runs) it shows ``done/total`` items, how many came
-    from a cache, the elapsed time and an ETA; without one (a stream of unknown
-    length) it shows the items seen and the rate.
+    Two uses share it. A batch of items (runs of a comparison) is counted with
+    :meth:`update`; with a ``total``, the line shows the percentage and an ETA from
+    the items computed so far (items taken from a cache count as done but do not
+    shorten the ETA). A stream is shown with :meth:`show` (see :func:`fit_stream`):
+    the percentage, byte rate and ETA of the file when its reader tells how far it
+    has come (:func:`stream_bytes`), else the examples and their rate; and the running
+    AUC when there is one.
+
+    On a terminal the line is a bar redrawn in place; elsewhere (a log, a pipe) every
+    redraw is a new plain line. While enabled, the line is also redrawn every
+    ``every`` seconds by a daemon thread, so that the clock moves during a long item.
 
     Parameters
     ----------
     label : str
         Text before the counts.
     total : int or None, default=None
-        Number of items, when known.
+        Number of items of a batch, when known.
     unit : str, default="examples"
-        What is counted (shown in the line).
+        What is counted.
     enabled : bool or None, default=None
-        None: only when stderr is a terminal.
+        None: only when ``file`` is a terminal.
     every : float or None, default=None
-        Seconds between lines (default: 0.5 on a terminal, where the line is
-        redrawn in place, and 10 elsewhere, where every line is kept).
+        Seconds between redraws (default: 0.5 on a terminal and 10 elsewhere); 0
+        redraws at every update (and starts no thread).
+    file : file object, optional
+        Where to draw (default: ``sys.stderr`` at construction).
+
+    Attributes
+    ----------
+    count : int
+        Items counted (examples, for a stream).
+    cached : int
+        Items counted as taken from a cache.
 
     Examples
     --------
-    >>> p = Progress("runs", total=2, unit="runs", enabled=False)
-    >>> p.update(); p.update(cached=True); p.close()
+    >>> p = Progress("runs", total=3, unit="runs", enabled=False)
+    >>> p.update(cached=True); p.update(); p.update(); p.close()
     >>> p.count, p.cached
-    (2, 1)
+    (3, 1)
+    >>> p._render().split(", ")[:2]
+    ['runs: 3/3 runs (1 cached)', '100%']
     """
 
     def __init__(
@@ -56,78 +278,225 @@ class Progress:
         unit: str = "examples",
         enabled: bool | None = None,
         every: float | None = None,
+        file: IO[str] | None = None,
     ):
         self.label, self.total, self.unit = label, total, unit
-        self.tty = sys.stderr.isatty()
-        self.enabled = self.tty if enabled is None else enabled
+        self.file = file if file is not None else sys.stderr
+        self.tty = _isatty(self.file)
+        encoding = (getattr(self.file, "encoding", None) or "").lower().replace("-", "")
+        self._ascii = not encoding.startswith("utf")  # bar blocks need a Unicode terminal
+        self.enabled = self.tty if enabled is None else bool(enabled)
         self.every = every if every is not None else (0.5 if self.tty else 10.0)
         self.count = self.cached = 0
         self.start = self.last = time.perf_counter()
-        self._closed = False
+        self.note = ""
+        # what the line shows: position, its total, whether in bytes, text after it
+        self._n, self._of, self._in_bytes, self._postfix = 0, total, False, ""
+        self._started = self._closed = self._placed = False
+        self._width, self._shown = 0, None
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        if self.enabled and self.every > 0:  # shows life before the first item is done
+            args = (weakref.ref(self), self._stop, self.every)
+            threading.Thread(
+                target=_tick, args=args, name="aucstream-progress", daemon=True
+            ).start()
 
     @property
     def elapsed(self) -> float:
         """Seconds since the start."""
         return time.perf_counter() - self.start
 
-    def update(self, n: int = 1, cached: bool = False) -> None:
-        """Count ``n`` more items (``cached``: they cost nothing, left out of the ETA)."""
-        self.count += n
-        self.cached += n if cached else 0
-        if self.total is not None and self.count >= self.total:
-            self.close()
-            return
-        now = time.perf_counter()
-        if self.enabled and now - self.last >= self.every:
-            self.last = now
-            self._emit(self._render(), final=False)
+    def _render(self, bar: bool = False) -> str:
+        """The line as text (with a bar graphic when ``bar``)."""
+        from tqdm import tqdm
 
-    def close(self) -> None:
-        """Draw the final line (once)."""
-        if self.enabled and not self._closed:
-            self._emit(self._render(), final=True)
-        self._closed = True
-
-    def _render(self) -> str:
-        elapsed = max(self.elapsed, 1e-9)
-        if self.total is None:
-            return (
-                f"{self.label}: {self.count:,} {self.unit}, {elapsed:.1f} s, "
-                f"{self.count / elapsed:,.0f} {self.unit}/s"
-            )
-        computed, left = self.count - self.cached, self.total - self.count
-        eta = f", ETA {elapsed / computed * left:.0f} s" if computed and left > 0 else ""
-        return (
-            f"{self.label}: {self.count}/{self.total} {self.unit} ({self.cached} cached), "
-            f"{elapsed:.0f} s{eta}"
+        elapsed = self.elapsed
+        rate = (self._n - self.cached) / elapsed if elapsed > 0 else 0.0
+        if self._in_bytes:
+            speed = tqdm.format_sizeof(rate, "B/s", 1024)
+        elif rate >= 1 or rate == 0:
+            speed = f"{tqdm.format_sizeof(rate) if rate else '?'} {self.unit}/s"
+        else:
+            speed = f"{1 / rate:.1f} s each"
+        if self._of is None:
+            fmt = _COUNT
+        else:
+            fmt = _BAR if bar else _LOG
+        columns = shutil.get_terminal_size((100, 24)).columns - 1 if bar else None
+        return tqdm.format_meter(
+            self._n,
+            self._of,
+            elapsed,
+            ncols=columns,
+            prefix=self.label,
+            ascii=self._ascii,
+            unit="B" if self._in_bytes else f" {self.unit}",
+            unit_scale=self._in_bytes or self._of is None,
+            unit_divisor=1024 if self._in_bytes else 1000,
+            bar_format=fmt,
+            postfix=", ".join(p for p in (self._postfix, self.note) if p),
+            initial=self.cached,  # the rate (and the ETA) counts computed items only
+            cached=f" ({self.cached} cached)" if self.cached else "",
+            speed=speed,
         )
 
-    def _emit(self, text: str, final: bool) -> None:
+    def _emit(self, final: bool = False) -> None:
+        """Draw the line: in place on a terminal, else as a new line. Holds the lock."""
+        self.last = time.perf_counter()
+        self._shown = (self._n, self._postfix, self.note)
         if self.tty:
-            sys.stderr.write(f"\r{text}   " + ("\n" if final else ""))
+            text = self._render(bar=True)
+            pad = " " * max(self._width - len(text), 0)
+            self._width = len(text)
+            self.file.write("\r" + text + pad + ("\n" if final else ""))
         else:
-            sys.stderr.write(text + "\n")
-        sys.stderr.flush()
+            self.file.write(self._render() + "\n")
+        self.file.flush()
+
+    def _tick(self) -> bool:
+        """Redraw if nothing was drawn for ``every`` seconds; False once closed."""
+        with self._lock:
+            if self._closed:
+                return False
+            if time.perf_counter() - self.last >= self.every:
+                self._started = True
+                self._emit()
+            return True
+
+    def _draw(self) -> None:
+        """Redraw if due (called after the position changed)."""
+        with self._lock:
+            if not self.enabled or self._closed:
+                return
+            self._started = True
+            if time.perf_counter() - self.last >= self.every:
+                self._emit()
+
+    def update(self, n: int = 1, cached: bool = False, note: str | None = None) -> None:
+        """Count ``n`` more items (``cached``: they cost nothing, left out of the ETA).
+
+        ``note`` (e.g. what comes next) replaces the text shown after the counts.
+        """
+        self.count += n
+        self.cached += n if cached else 0
+        self.note = self.note if note is None else note
+        self._n = self.count
+        self._draw()
+        if self.total is not None and self.count >= self.total:
+            self.close()
+
+    def show(self, info: StreamInfo) -> None:
+        """Show a stream's position (see :func:`fit_stream`)."""
+        self.count = info.n_seen
+        if not self._placed:  # bytes when the reader tells them, else examples
+            self._placed, self._in_bytes = True, info.fraction is not None
+            self._of = info.total_bytes if self._in_bytes else None
+        parts = []
+        if self._in_bytes:
+            self._n = min(info.bytes_read or 0, self._of)
+            rate = info.n_seen / max(info.elapsed, 1e-9)
+            parts.append(f"{_thousands(info.n_seen)} {self.unit} ({_thousands(rate)}/s)")
+        else:
+            self._n = info.n_seen
+        if math.isfinite(info.auc):
+            parts.append(f"prequential AUC {info.auc:.4f}")
+        self._postfix = ", ".join(parts)
+        self._draw()
+
+    def write(self, text: str, file: IO[str] | None = None) -> None:
+        """Print a line (to stdout by default) without breaking the bar."""
+        file = sys.stdout if file is None else file
+        with self._lock:
+            redraw = self.tty and self._started and not self._closed and self._width
+            if redraw:
+                self.file.write("\r" + " " * self._width + "\r")
+                self.file.flush()
+                self._width = 0
+            print(text, file=file, flush=True)
+            if redraw:
+                self._emit()
+
+    def close(self) -> None:
+        """Draw the final line (once, if anything was shown)."""
+        self._stop.set()
+        with self._lock:
+            if not self._closed and self.enabled and self._started:
+                if self.tty or self._shown != (self._n, self._postfix, self.note):
+                    self._emit(final=True)  # a log does not repeat its last line
+            self._closed = True
+
+
+def _tick(progress: weakref.ref, stop: threading.Event, every: float) -> None:
+    """The redrawing thread of a :class:`Progress`: it ends when the progress is closed
+    or forgotten (it holds no reference to it between redraws)."""
+    while not stop.wait(every):
+        line = progress()
+        if line is None or not line._tick():
+            return
+        del line
+
+
+def running_auc_is_cheap(model: Any) -> bool:
+    """Whether the running prequential AUC costs (almost) nothing for ``model``.
+
+    It does when the model's kernels write each row's score before learning it
+    (``_kernel_prequential``; a meta-learner that computes the prequential scores
+    anyway declares it too); otherwise ``test_then_train`` learns row by row, which is
+    much slower than ``partial_fit`` on chunks.
+
+    Parameters
+    ----------
+    model : estimator
+
+    Returns
+    -------
+    bool
+    """
+    return bool(getattr(model, "_kernel_prequential", False)) and hasattr(model, "test_then_train")
+
+
+def _progress_for(progress: Progress | bool | None, model: Any) -> Progress | None:
+    if progress is None or progress is False:
+        return None
+    if progress is True:
+        return Progress(f"fit {type(model).__name__}", enabled=True)
+    return progress
 
 
 def fit_stream(
     model: Any,
     chunks: Iterable[tuple],
     classes: Sequence | None = None,
-    progress: Progress | None = None,
+    progress: Progress | bool | None = None,
+    callback: Callable[[StreamInfo], Any] | None = None,
+    running_auc: bool | None = None,
 ) -> Any:
-    """Feed ``(X, y)`` chunks to ``model.partial_fit`` in order; returns the model.
+    """Feed ``(X, y)`` chunks to ``model`` in order; returns the model.
+
+    Each chunk is learnt by ``model.partial_fit``, or, when the running AUC is on,
+    by ``model.test_then_train``, whose scores (each row scored before it is learnt)
+    are added to an :class:`aucstream.metrics.PrequentialAUC`: the same model, and an
+    honest estimate of its AUC on the stream without a held-out set.
 
     Parameters
     ----------
     model : BaseStreamingAUC
-        An online learner (any estimator with ``partial_fit``).
+        An online learner (any estimator with ``partial_fit``; ``test_then_train``
+        for the running AUC).
     chunks : iterable of (X, y)
-        The stream.
+        The stream; a reader's iterator that tells ``bytes_read`` and
+        ``total_bytes`` (see the module docstring) gives a percentage and an ETA.
     classes : sequence, optional
         Both labels; needed when the first chunk holds one class only.
-    progress : Progress, optional
-        Reporter updated after each chunk and closed at the end.
+    progress : Progress or bool, optional
+        A bar updated after each chunk and closed at the end; True makes one (shown
+        even when stderr is not a terminal), None or False shows none.
+    callback : callable, optional
+        Called with a :class:`StreamInfo` after each chunk.
+    running_auc : bool or None, default=None
+        Keep the running prequential AUC (shown by the bar, given to ``callback``).
+        None: when it is cheap (:func:`running_auc_is_cheap`).
 
     Returns
     -------
@@ -142,11 +511,34 @@ def fit_stream(
     >>> X = np.random.default_rng(0).normal(size=(100, 3)); y = np.sign(X[:, 0])
     >>> fit_stream(OPAUC(), iter_chunks(X, y, 30)).n_samples_seen_
     100
+    >>> seen = []
+    >>> _ = fit_stream(OPAUC(), iter_chunks(X, y, 30), running_auc=True,
+    ...                callback=lambda info: seen.append((info.n_seen, info.auc > 0.9)))
+    >>> seen[-1]
+    (100, True)
     """
-    for X, y in chunks:
-        model.partial_fit(X, y, classes=classes)
-        if progress is not None:
-            progress.update(X.shape[0])
-    if progress is not None:
-        progress.close()
+    from .metrics import PrequentialAUC
+
+    bar = _progress_for(progress, model)
+    stream = chunks if isinstance(chunks, ChunkStream) else ChunkStream(chunks)
+    if running_auc is None:
+        running_auc = running_auc_is_cheap(model)
+    metric = PrequentialAUC(pos_label=True, max_memory=RUNNING_AUC_MEMORY)
+    auc = math.nan
+    try:
+        for X, y in stream:
+            if running_auc:
+                scores = model.test_then_train(X, y, classes=classes)
+                positive = np.asarray(y) == model.classes_[1]
+                auc = metric.update(positive, scores).get()
+            else:
+                model.partial_fit(X, y, classes=classes)
+            info = stream.info(auc)
+            if bar is not None:
+                bar.show(info)
+            if callback is not None:
+                callback(info)
+    finally:
+        if bar is not None:
+            bar.close()
     return model

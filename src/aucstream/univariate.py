@@ -1,43 +1,45 @@
-"""Online univariate baselines: Uni-Exp, Uni-Log and Uni-Squ.
+r"""Online univariate baselines: Uni-Exp, Uni-Log and Uni-Squ.
 
 The online univariate baselines of the OPAUC and AdaOAM experiments (G13 §6.1;
-G16 §7.1; D16 §5.1, after Kotlowski, Dembczynski and Hüllermeier 2011); SPEC §12.1.
+G16 §7.1; D16 §5.1, after Kotlowski, Dembczynski and Hüllermeier 2011).
 Instead of a pairwise loss they minimize a class-weighted univariate margin loss,
 one example at a time, by plain stochastic gradient descent:
 
 .. math::
 
-    \\min_{w, b}\\; \\frac{\\lambda}{2}\\|w\\|^2 + \\frac1n \\sum_i \\rho_{y_i}\\,
-        \\ell\\big(y_i (w^\\top x_i + b)\\big),
+    \min_{w, b}\; \frac{\lambda}{2}\|w\|^2 + \frac1n \sum_i \rho_{y_i}\,
+        \ell\big(y_i (w^\top x_i + b)\big),
 
-with :math:`\\ell(z) = e^{-z}` ("exp"), :math:`\\log(1 + e^{-z})` ("log") or
+with :math:`\ell(z) = e^{-z}` ("exp"), :math:`\log(1 + e^{-z})` ("log") or
 :math:`(1 - z)^2` ("squ"). The class-prior ("balanced") weights
-:math:`\\rho_\\pm = n / (2 n_\\pm)` make the loss a consistent surrogate of the AUC
+:math:`\rho_\pm = n / (2 n_\pm)` make the loss a consistent surrogate of the AUC
 (Kotlowski et al. 2011): the positive:negative weight ratio is :math:`n_-/n_+`, the
 "class ratios" of G13 §6.1.
 
-For example :math:`(x_t, y_t)`, with :math:`z = y_t(w^\\top x_t + b)`:
+For example :math:`(x_t, y_t)`, with :math:`z = y_t(w^\top x_t + b)`:
 
 1. increment the count :math:`T^{y_t}_t` of class :math:`y_t`;
-2. :math:`\\rho_t = t / (2 T^{y_t}_t)` from the running counts (``weights="running"``),
+2. :math:`\rho_t = t / (2 T^{y_t}_t)` from the running counts (``weights="running"``),
    or :math:`n / (2 n_{y_t})` from the counts of the whole training set
    (``weights="prior"``);
-3. :math:`w \\leftarrow (1 - \\eta\\lambda) w - \\eta \\rho_t \\ell'(z) y_t x_t` and
-   :math:`b \\leftarrow b - \\eta \\rho_t \\ell'(z) y_t` (the intercept is not
-   regularized), with :math:`\\ell'(z) = -e^{-z}`, :math:`-1/(1 + e^{z})` and
+3. :math:`w \leftarrow (1 - \eta\lambda) w - \eta \rho_t \ell'(z) y_t x_t` and
+   :math:`b \leftarrow b - \eta \rho_t \ell'(z) y_t` (the intercept is not
+   regularized), with :math:`\ell'(z) = -e^{-z}`, :math:`-1/(1 + e^{z})` and
    :math:`-2(1 - z)`.
 
-Implementation: the weights are stored as :math:`w = a\\,v` with a scalar :math:`a`, so
-the shrinkage by :math:`1 - \\eta\\lambda` costs O(1) and an example with k non-zeros
-costs O(k) (:math:`a` is folded back into :math:`v`, at O(d), when it falls below
-1e-9). For "exp", z is clipped at -50 before exponentiating, so the step stays finite
-(:math:`e^{50} \\approx 5\\cdot 10^{21}`); "log" uses an overflow-free form.
+Implementation: the weights are stored as :math:`w = a\,v` with a scalar :math:`a`, so
+the shrinkage by :math:`1 - \eta\lambda` costs O(1) and an example with k non-zeros
+costs O(k) (:math:`a` is folded back into :math:`v`, at O(d), when it leaves
+[1e-9, 1e9], the range of :mod:`aucstream._kernels`). For "exp", z is clipped at -50
+before exponentiating, so the step stays finite (:math:`e^{50} \approx 5\cdot
+10^{21}`); "log" uses an overflow-free form.
 
-Deviations and choices (SPEC §14 #17)
--------------------------------------
+Deviations and choices
+----------------------
 - The papers name the losses only; the class weights, the intercept (on by default)
-  and the optional L2 term are SPEC decisions. ``weights="none"`` (all weights 1) is
-  a library addition.
+  and the optional L2 term are this library's choices (the class weights are those
+  of Kotlowski et al. 2011, under which the loss is an AUC-consistent surrogate).
+  ``weights="none"`` (all weights 1) is a library addition.
 - ``weights="prior"`` needs the class counts of the whole training set before the
   pass, so it is available in ``fit`` only; ``partial_fit`` raises.
 """
@@ -45,6 +47,7 @@ Deviations and choices (SPEC §14 #17)
 from __future__ import annotations
 
 import math
+from collections import namedtuple
 
 import numba as nb
 import numpy as np
@@ -52,13 +55,14 @@ from numpy.typing import ArrayLike
 
 from ._base import BaseStreamingAUC
 from ._chunks import Chunk
+from ._kernels import fold_scale, row, rows_of, scale_in_range, sparse_axpy, sparse_dot
+from ._params import PASS_ORDER, InvalidParameterError, StrOptions, non_negative, positive
 
 __all__ = ["UnivariateOnline", "univariate_loss"]
 
 _LOSSES = {"exp": 0, "log": 1, "squ": 2}
 _WEIGHTS = {"running": 0, "prior": 1, "none": 2}
 _EXP_CLIP = -50.0
-_RESCALE_BELOW = 1e-9
 
 
 @nb.njit(cache=True)
@@ -85,52 +89,53 @@ def _loss_value(code, z):
     return (1.0 - z) * (1.0 - z)
 
 
+#: The constants of one run: loss and weight codes, step size, L2 weight, intercept?,
+#: and the prior class weights (used with ``weights="prior"``).
+UniConfig = namedtuple("UniConfig", ["loss", "eta", "lam", "fit_intercept", "weights", "prior"])
+
+
 @nb.njit(cache=True)
-def _univariate_chunk(
-    v, scale, b, counts, indptr, indices, data, ys, loss, eta, lam, fit_intercept, weights, prior
-):
-    shrink = 1.0 - eta * lam
-    for r in range(indptr.shape[0] - 1):
-        lo, hi = indptr[r], indptr[r + 1]
-        y = ys[r]
+def _class_weight(counts, cls, cfg):
+    """rho_t of the example's class: running (t / (2 T_y)), prior, or 1."""
+    if cfg.weights == 0:
+        return (counts[0] + counts[1]) / (2.0 * counts[cls])
+    if cfg.weights == 1:
+        return cfg.prior[cls]
+    return 1.0
+
+
+@nb.njit(cache=True)
+def _univariate_chunk(v, scale, b, counts, rows, cfg):
+    """Class-weighted SGD over a chunk with w = scale * v (module docstring)."""
+    shrink = 1.0 - cfg.eta * cfg.lam
+    for r in range(rows.indptr.shape[0] - 1):
+        idx, val, y = row(rows, r)
         cls = 1 if y > 0 else 0
         counts[cls] += 1
-        if weights == 0:
-            rho = (counts[0] + counts[1]) / (2.0 * counts[cls])
-        elif weights == 1:
-            rho = prior[cls]
-        else:
-            rho = 1.0
-        xv = 0.0
-        for a in range(lo, hi):
-            xv += v[indices[a]] * data[a]
-        z = y * (scale[0] * xv + b[0])
-        step = eta * rho * _loss_derivative(loss, z) * y  # w <- shrink w - step x
-        if lam > 0.0:
+        rho = _class_weight(counts, cls, cfg)
+        z = y * (scale[0] * sparse_dot(v, idx, val) + b[0])
+        step = cfg.eta * rho * _loss_derivative(cfg.loss, z) * y  # w <- shrink w - step x
+        if cfg.lam > 0.0:
             scale[0] *= shrink
-        coef = step / scale[0]
-        for a in range(lo, hi):
-            v[indices[a]] -= coef * data[a]
-        if fit_intercept:
+        sparse_axpy(v, -(step / scale[0]), idx, val)
+        if cfg.fit_intercept:
             b[0] -= step
-        if scale[0] < _RESCALE_BELOW:
-            for i in range(v.shape[0]):
-                v[i] *= scale[0]
-            scale[0] = 1.0
+        if not scale_in_range(scale[0]):
+            scale[0] = fold_scale(v, scale[0])
 
 
 def univariate_loss(z: ArrayLike, loss: str = "log", derivative: bool = False) -> np.ndarray:
-    """The margin losses of the univariate baselines and their derivatives.
+    r"""The margin losses of the univariate baselines and their derivatives.
 
     Parameters
     ----------
     z : array-like
-        Margins :math:`y (w^\\top x + b)`.
+        Margins :math:`y (w^\top x + b)`.
     loss : {"exp", "log", "squ"}
-        :math:`e^{-z}`, :math:`\\log(1 + e^{-z})` or :math:`(1 - z)^2`.
+        :math:`e^{-z}`, :math:`\log(1 + e^{-z})` or :math:`(1 - z)^2`.
     derivative : bool, default=False
-        Return :math:`\\ell'(z)` (as the learner uses it: for "exp", z is clipped at
-        -50 first) instead of :math:`\\ell(z)`.
+        Return :math:`\ell'(z)` (as the learner uses it: for "exp", z is clipped at
+        -50 first) instead of :math:`\ell(z)`.
 
     Returns
     -------
@@ -154,7 +159,7 @@ def univariate_loss(z: ArrayLike, loss: str = "log", derivative: bool = False) -
 
 
 class UnivariateOnline(BaseStreamingAUC):
-    """Online univariate AUC baseline (Uni-Exp / Uni-Log / Uni-Squ), class-weighted SGD.
+    r"""Online univariate AUC baseline (Uni-Exp / Uni-Log / Uni-Squ), class-weighted SGD.
 
     See the module docstring for the update. Each example costs O(k) for k non-zeros
     (the L2 shrinkage is a scalar factor); memory is O(d).
@@ -170,7 +175,7 @@ class UnivariateOnline(BaseStreamingAUC):
     fit_intercept : bool, default=True
         Whether to learn an (unregularized) intercept b.
     weights : {"running", "prior", "none"}, default="running"
-        Class weights :math:`\\rho_\\pm`: from running class counts (one pass), from
+        Class weights :math:`\rho_\pm`: from running class counts (one pass), from
         the class counts of the whole training set (``fit`` only), or all ones.
     lam : float, default=0.0
         L2 regularization lambda (the papers use none); ``eta * lam`` must be < 1.
@@ -190,7 +195,7 @@ class UnivariateOnline(BaseStreamingAUC):
     class_counts_ : ndarray of shape (2,), int64
         Examples seen per class (negative, positive).
     prior_weights_ : ndarray of shape (2,)
-        :math:`\\rho_-, \\rho_+` used with ``weights="prior"`` (ones otherwise).
+        :math:`\rho_-, \rho_+` used with ``weights="prior"`` (ones otherwise).
     classes_, n_samples_seen_, n_features_in_
         As for every aucstream learner.
 
@@ -207,6 +212,14 @@ class UnivariateOnline(BaseStreamingAUC):
     """
 
     param_grid = {"eta": [2.0**k for k in range(-12, 11)]}
+    _parameter_constraints = {
+        "loss": [StrOptions(set(_LOSSES))],
+        "eta": [positive()],
+        "fit_intercept": ["boolean"],
+        "weights": [StrOptions(set(_WEIGHTS))],
+        "lam": [non_negative()],
+        **PASS_ORDER,
+    }
 
     def __init__(
         self,
@@ -252,25 +265,14 @@ class UnivariateOnline(BaseStreamingAUC):
             )
         return super().partial_fit(X, y, classes=classes)
 
-    def _init_state(self, n_features: int) -> None:
-        if self.loss not in _LOSSES:
-            raise ValueError(f"loss must be 'exp', 'log' or 'squ', got {self.loss!r}")
-        if self.weights not in _WEIGHTS:
-            raise ValueError(f"weights must be 'running', 'prior' or 'none', got {self.weights!r}")
-        if not (
-            isinstance(self.eta, (int, float, np.number)) and self.eta > 0 and np.isfinite(self.eta)
-        ):
-            raise ValueError(f"eta must be a positive finite number, got {self.eta!r}")
-        if not (
-            isinstance(self.lam, (int, float, np.number))
-            and self.lam >= 0
-            and np.isfinite(self.lam)
-        ):
-            raise ValueError(f"lam must be a non-negative finite number, got {self.lam!r}")
+    def _check_params(self) -> None:
         if self.eta * self.lam >= 1.0:
-            raise ValueError(
-                f"eta * lam must be < 1 (the shrink factor 1 - eta*lam), got {self.eta * self.lam}"
+            raise InvalidParameterError(
+                f"The parameters 'eta' and 'lam' of {type(self).__name__} must satisfy "
+                f"eta * lam < 1 (the shrink factor 1 - eta * lam), got {self.eta * self.lam}."
             )
+
+    def _init_state(self, n_features: int) -> None:
         self.v_ = np.zeros(n_features)
         self.scale_ = np.ones(1)
         self.b_ = np.zeros(1)
@@ -285,15 +287,7 @@ class UnivariateOnline(BaseStreamingAUC):
             self.prior_weights_ = np.array([y_pm.size / (2.0 * n_neg), y_pm.size / (2.0 * n_pos)])
 
     def _update(self, chunk: Chunk) -> None:
-        _univariate_chunk(
-            self.v_,
-            self.scale_,
-            self.b_,
-            self.class_counts_,
-            chunk.indptr,
-            chunk.indices,
-            chunk.data,
-            chunk.y,
+        cfg = UniConfig(
             _LOSSES[self.loss],
             float(self.eta),
             float(self.lam),
@@ -301,6 +295,7 @@ class UnivariateOnline(BaseStreamingAUC):
             _WEIGHTS[self.weights],
             self.prior_weights_,
         )
+        _univariate_chunk(self.v_, self.scale_, self.b_, self.class_counts_, rows_of(chunk), cfg)
 
     def _coef(self) -> np.ndarray:
         return self.scale_[0] * self.v_

@@ -15,7 +15,12 @@ per-learner code here.
 from __future__ import annotations
 
 import ast
+import ctypes
 import functools
+import os
+import signal
+import sys
+import threading
 import time
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -559,6 +564,44 @@ def _job_parts(job: Job, data_home) -> tuple:
     return estimator, (X[train], y[train], X[test], y[test])
 
 
+#: The parent a worker process is bound to (see :func:`_end_with_parent`).
+_BOUND_TO: int | None = None
+_PR_SET_PDEATHSIG = 1
+
+
+def _watch_parent(parent: int, every: float = 1.0) -> None:
+    while True:
+        time.sleep(every)
+        if os.getppid() != parent:
+            os._exit(1)
+
+
+def _end_with_parent(parent: int) -> None:
+    """Make this worker process end when ``parent`` (the process of the pool) ends.
+
+    Also when the parent is killed with SIGKILL and has no chance to stop its pool.
+    On Linux the kernel sends SIGKILL to the worker when its parent dies
+    (``prctl(PR_SET_PDEATHSIG)``; the workers are started by the parent's main thread,
+    whose end is the process's end); elsewhere a daemon thread checks every second
+    whether the worker has been handed to another parent. Idempotent.
+    """
+    global _BOUND_TO
+    if _BOUND_TO == parent:
+        return
+    _BOUND_TO = parent
+    watched = False
+    if sys.platform.startswith("linux"):
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            watched = libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0) == 0
+        except (OSError, AttributeError):  # pragma: no cover - no libc prctl
+            watched = False
+    if os.getppid() != parent:  # the parent died before the guard was set
+        os._exit(1)
+    if not watched:  # pragma: no cover - other platforms
+        threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
+
+
 def _indexed(index: int, job: Job, data_home) -> tuple[int, dict]:
     return index, execute_job(job, data_home)
 
@@ -624,40 +667,47 @@ def run_jobs(
     records: list[dict | None] = [None] * len(jobs)
     stats = RunStats(total=len(jobs))
     line = Progress(label, total=len(jobs), unit="runs", enabled=progress)
-    todo: dict[str, list[int]] = {}  # key -> positions of the jobs that need it
-    for i, key in enumerate(keys):
-        record = cache.get(key) if cache is not None else None
-        if record is not None:
-            records[i] = record
-            stats.cached += 1
-            line.update(cached=True)
-        else:
-            todo.setdefault(key, []).append(i)
+    try:
+        todo: dict[str, list[int]] = {}  # key -> positions of the jobs that need it
+        for i, key in enumerate(keys):
+            record = cache.get(key) if cache is not None else None
+            if record is not None:
+                records[i] = record
+                stats.cached += 1
+                line.update(cached=True)
+            else:
+                todo.setdefault(key, []).append(i)
 
-    def finish(i: int, record: dict) -> None:
-        record["key"] = keys[i]
-        if record["status"] == "error":
-            stats.errors.append(
-                f"{jobs[i].learner.title} on {jobs[i].data.title}: {record['error']}"
-            )
-        elif cache is not None:
-            cache.put(keys[i], record)
-        stats.computed += 1
-        for j in todo[keys[i]]:
-            records[j] = record
-            line.update()
-        if on_record is not None:
-            on_record(jobs[i], record)
+        def finish(i: int, record: dict) -> None:
+            record["key"] = keys[i]
+            if record["status"] == "error":
+                stats.errors.append(
+                    f"{jobs[i].learner.title} on {jobs[i].data.title}: {record['error']}"
+                )
+            elif cache is not None:
+                cache.put(keys[i], record)
+            stats.computed += 1
+            for j in todo[keys[i]]:
+                records[j] = record
+                line.update()
+            if on_record is not None:
+                on_record(jobs[i], record)
 
-    pending = sorted(positions[0] for positions in todo.values())
-    if n_jobs == 1 or len(pending) <= 1:
-        for i in pending:
-            finish(i, execute_job(jobs[i], data_home))
-    elif pending:
-        from joblib import Parallel, delayed
+        pending = sorted(positions[0] for positions in todo.values())
+        if n_jobs == 1 or len(pending) <= 1:
+            for i in pending:
+                finish(i, execute_job(jobs[i], data_home))
+        elif pending:
+            from joblib import Parallel, delayed, parallel_config
 
-        parallel = Parallel(n_jobs=n_jobs, return_as="generator_unordered")
-        for i, record in parallel(delayed(_indexed)(i, jobs[i], data_home) for i in pending):
-            finish(i, record)
+            # loky workers, each bound to this process from its start
+            with parallel_config("loky", initializer=_end_with_parent, initargs=(os.getpid(),)):
+                parallel = Parallel(n_jobs=n_jobs, return_as="generator_unordered")
+                for i, record in parallel(
+                    delayed(_indexed)(i, jobs[i], data_home) for i in pending
+                ):
+                    finish(i, record)
+    finally:
+        line.close()
     stats.seconds = time.perf_counter() - start
     return records, stats

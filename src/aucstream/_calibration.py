@@ -1,0 +1,144 @@
+r"""Probabilities from scores, learnt in the same pass (online Platt scaling).
+
+AUC learners fix a ranking, not a probability: their scores have no scale of their
+own (OPAUC's square pairwise loss, OAM's hinge on pairs). A probability needs a map
+from score to :math:`P(y = +1 \mid s)`; Platt (1999) fits
+:math:`\sigma(a s + b)` by logistic regression on *held-out* scores, because scores of
+the training examples themselves are over-confident.
+
+In a single pass the held-out scores come for free: every online learner reports the
+**prequential** score of each example — the score the model gave it *before* learning
+from it (:meth:`~aucstream._base.BaseStreamingAUC.test_then_train`). The calibration
+is fitted on those, example by example, in the same pass:
+
+.. math::
+
+    z_t = \frac{s_t - m_{t-1}}{\sqrt{v_{t-1}}}, \qquad
+    p_t = \sigma(a z_t + b), \qquad
+    (a, b) \leftarrow (a, b) - \frac{\eta\, \omega_t (p_t - [y_t = +1])}{\sqrt{G}}
+        \odot (z_t, 1),
+
+with the running mean :math:`m` and variance :math:`v` of the scores so far (Welford;
+standardizing makes the step size independent of the learner's score scale), example
+weight :math:`\omega_t`, and per-coordinate AdaGrad accumulators :math:`G` (Duchi,
+Hazan, Singer 2011) with :math:`\eta` = ``ETA``; the slope is kept at least
+``A_MIN`` > 0, so the map is increasing and the probabilities rank the examples as
+the scores do. Each step uses only earlier
+examples, so the map is fitted out of sample; it follows the model as it changes,
+weighting recent examples about as much as early ones. The per-example order makes
+the result independent of how the stream is cut into chunks.
+
+Batch learners have no prequential scores: they fit :math:`(a, b)` by Newton's method
+on their training scores after the fit (in-sample, as the documentation of their
+``predict_proba`` says).
+
+State: one float64 array ``[n, mean, m2, a, b, G_a, G_b, n_pos]`` (weighted counts).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba as nb
+import numpy as np
+
+__all__ = ["ETA", "new_state", "update", "fit_batch", "probability", "is_ready", "threshold"]
+
+#: AdaGrad step size of the calibration (for standardized scores).
+ETA = 0.5
+#: Smallest slope: the map stays increasing, so probabilities rank the examples exactly
+#: as the scores do (same AUC), even when the scores carry no signal yet.
+A_MIN = 1e-3
+_N, _MEAN, _M2, _A, _B, _GA, _GB, _NPOS = range(8)
+_SIZE = 8
+
+
+def new_state() -> np.ndarray:
+    """The calibration of a learner that has seen nothing (the identity map a=1, b=0)."""
+    state = np.zeros(_SIZE)
+    state[_A] = 1.0
+    return state
+
+
+@nb.njit(cache=True)
+def _sigmoid(t):
+    if t >= 0.0:
+        return 1.0 / (1.0 + math.exp(-t))
+    e = math.exp(t)
+    return e / (1.0 + e)
+
+
+@nb.njit(cache=True)
+def update(state, scores, y_pm, weights):
+    """Fit the calibration on prequential ``scores`` of +/-1 labels, in order.
+
+    ``weights`` is empty (all ones) or one non-negative weight per example.
+    """
+    for r in range(scores.shape[0]):
+        w = 1.0 if weights.shape[0] == 0 else weights[r]
+        if w == 0.0:
+            continue
+        s, target = scores[r], 1.0 if y_pm[r] > 0 else 0.0
+        n = state[_N]
+        if n > 0.0 and state[_M2] > 0.0:
+            z = (s - state[_MEAN]) / math.sqrt(state[_M2] / n)
+            g = w * (_sigmoid(state[_A] * z + state[_B]) - target)
+            state[_GA] += (g * z) ** 2
+            state[_GB] += g * g
+            if state[_GA] > 0.0:  # a stays positive: probabilities rank as the scores
+                state[_A] = max(state[_A] - ETA * g * z / math.sqrt(state[_GA]), A_MIN)
+            state[_B] -= ETA * g / math.sqrt(state[_GB])
+        n_new = n + w  # weighted Welford
+        delta = s - state[_MEAN]
+        state[_MEAN] += delta * w / n_new
+        state[_M2] += w * delta * (s - state[_MEAN])
+        state[_N] = n_new
+        state[_NPOS] += w * target
+
+
+def fit_batch(state: np.ndarray, scores: np.ndarray, y_pm: np.ndarray, weights) -> None:
+    """Platt scaling on a batch learner's training scores (Newton's method, in place)."""
+    w = np.ones_like(scores) if weights is None or len(weights) == 0 else np.asarray(weights)
+    n = float(w.sum())
+    target = (y_pm > 0).astype(np.float64)
+    mean = float(np.dot(w, scores) / n) if n > 0 else 0.0
+    m2 = float(np.dot(w, (scores - mean) ** 2))
+    state[:] = new_state()
+    state[_N], state[_MEAN], state[_M2], state[_NPOS] = n, mean, m2, float(np.dot(w, target))
+    if n == 0 or m2 <= 0:
+        return
+    z = (scores - mean) / math.sqrt(m2 / n)
+    Z = np.column_stack([z, np.ones_like(z)])
+    theta = np.array([1.0, 0.0])
+    for _ in range(50):
+        p = 1.0 / (1.0 + np.exp(-np.clip(Z @ theta, -500, 500)))
+        grad = Z.T @ (w * (p - target)) + 1e-6 * theta
+        hess = (Z * (w * p * (1 - p))[:, None]).T @ Z + 1e-6 * np.eye(2)
+        step = np.linalg.solve(hess, grad)
+        theta -= step
+        if np.max(np.abs(step)) < 1e-10:
+            break
+    state[_A], state[_B] = max(theta[0], A_MIN), theta[1]
+
+
+def is_ready(state: np.ndarray) -> bool:
+    """Whether the calibration has seen scores of both classes with some spread."""
+    return bool(0 < state[_NPOS] < state[_N] and state[_M2] > 0)
+
+
+def threshold(state: np.ndarray) -> float:
+    """The score whose calibrated probability is 1/2 (0 before calibration is ready)."""
+    if not is_ready(state):
+        return 0.0
+    return float(state[_MEAN] - state[_B] * math.sqrt(state[_M2] / state[_N]) / state[_A])
+
+
+def probability(state: np.ndarray, scores: np.ndarray) -> np.ndarray:
+    """``P(y = +1 | score)`` for each score (the class prior before calibration is ready)."""
+    scores = np.asarray(scores, dtype=np.float64)
+    if not is_ready(state):
+        prior = state[_NPOS] / state[_N] if state[_N] > 0 else 0.5
+        return np.full(scores.shape, prior)
+    z = (scores - state[_MEAN]) / math.sqrt(state[_M2] / state[_N])
+    t = state[_A] * z + state[_B]
+    return np.exp(-np.logaddexp(0.0, -t))

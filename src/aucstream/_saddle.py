@@ -1,0 +1,152 @@
+r"""The square-loss AUC saddle problem shared by SOLAM and FSAUC.
+
+Ying, Wen and Lyu (NIPS 2016, "Y16") write the square-loss AUC risk as a saddle
+problem, restated by Liu et al. (ICML 2018, "L18", §3.1): with
+:math:`v = (w, a, b) \in \mathbb R^{d+2}`, a dual variable :math:`\alpha` and
+:math:`p = \Pr(y = 1)`, it equals :math:`\min_v \max_\alpha \mathbb E_z F(v, \alpha; z)`
+with
+
+.. math::
+
+    F(v, \alpha; z) = (1-p)(w^\top x - a)^2 \mathbb I_{y=1}
+        + p(w^\top x - b)^2 \mathbb I_{y=-1}
+        + 2(1+\alpha)\big(p\, w^\top x\, \mathbb I_{y=-1}
+        - (1-p)\, w^\top x\, \mathbb I_{y=1}\big) - p(1-p)\alpha^2 .
+
+With :math:`s = w^\top x` its gradients (differentiate the line above) are
+
+* :math:`y=+1`: :math:`\nabla_w = 2(1-p)(s-a-1-\alpha)x`,
+  :math:`\nabla_a = -2(1-p)(s-a)`, :math:`\nabla_b = 0`,
+  :math:`\nabla_\alpha = -2(1-p)(s+p\alpha)`;
+* :math:`y=-1`: :math:`\nabla_w = 2p(s-b+1+\alpha)x`, :math:`\nabla_a = 0`,
+  :math:`\nabla_b = -2p(s-b)`, :math:`\nabla_\alpha = 2p(s-(1-p)\alpha)`.
+
+The gradient in w is a multiple of x, so both learners step only the k non-zeros of
+x and keep their iterate lazily scaled (:mod:`aucstream._kernels`). This module
+holds what they share: the gradient scalars, clipping, and the exact l1-ball
+projection of a lazily represented iterate :math:`w = \tau v_1 + \sigma u`.
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+from numpy.typing import ArrayLike
+
+from ._kernels import lazy_rebase
+from .projections import l1_threshold
+
+__all__ = ["clip", "project_l1_lazy", "saddle_grad_scalars", "saddle_gradient", "saddle_objective"]
+
+
+@nb.njit(cache=True)
+def saddle_grad_scalars(s, y, p, a, b, alpha):
+    """Gradient of F at (w, a, b, alpha) for one example with score ``s = w.x``.
+
+    Returns ``(g, g_a, g_b, g_alpha)`` with ``grad_w F = g * x`` (module docstring).
+    """
+    if y > 0:
+        q = 2.0 * (1.0 - p)
+        return q * (s - a - 1.0 - alpha), -q * (s - a), 0.0, -q * (s + p * alpha)
+    q = 2.0 * p
+    return q * (s - b + 1.0 + alpha), 0.0, -q * (s - b), q * (s - (1.0 - p) * alpha)
+
+
+@nb.njit(cache=True)
+def clip(v, lo, hi):
+    """``v`` clipped to [lo, hi] (the projection onto an interval)."""
+    return min(max(v, lo), hi)
+
+
+@nb.njit(cache=True)
+def project_l1_lazy(lz, c, center, tau, sigma, radius, work):
+    r"""Project :math:`w = \tau v_1 + \sigma u` onto :math:`\|w\|_1 \le` ``radius``.
+
+    Computes the exact :math:`\|w\|_1` in O(d); if it exceeds the radius, finds the
+    soft threshold :math:`\theta` (Condat's algorithm on the non-zero magnitudes only,
+    which is all :math:`\theta` depends on) and rebases the lazy iterate onto the
+    projection (:func:`aucstream._kernels.lazy_rebase`). ``work`` holds at least
+    3 d floats.
+
+    Returns
+    -------
+    moved : bool
+        Whether the projection was active (then sigma = tau = 1 and c = 0).
+    total : float
+        :math:`\|w\|_1` before the projection.
+    norms : tuple of float
+        With ``moved``: :math:`(\|u\|_2^2, u^\top v_1, \|u\|_1)` after the rebase.
+    """
+    u = lz.u
+    d = u.shape[0]
+    has_center = center.shape[0] > 0
+    mags = work[:d]
+    n_nz = 0
+    total = 0.0
+    for i in range(d):
+        wi = sigma * u[i]
+        if has_center:
+            wi = tau * center[i] + wi
+        if wi != 0.0:
+            mags[n_nz] = abs(wi)
+            n_nz += 1
+            total += abs(wi)
+    if total <= radius:
+        return False, total, (0.0, 0.0, 0.0)
+    theta = l1_threshold(mags[:n_nz], radius, work[d:])
+    return True, total, lazy_rebase(lz, c, center, tau, sigma, theta)
+
+
+def saddle_objective(
+    w: ArrayLike, a: float, b: float, alpha: float, x: ArrayLike, y: float, p: float
+) -> float:
+    r"""F(v, alpha; z) of the saddle problem (Y16; L18 §3.1) for one example.
+
+    Parameters
+    ----------
+    w : array-like of shape (d,)
+        Weights.
+    a, b, alpha : float
+        The auxiliary primal variables and the dual variable.
+    x : array-like of shape (d,)
+        The example.
+    y : {+1, -1}
+        Its label.
+    p : float
+        The positive-class probability (or its estimate).
+
+    Returns
+    -------
+    float
+        The value of F.
+    """
+    s = float(np.dot(w, x))
+    pos, neg = float(y > 0), float(y <= 0)
+    return (
+        (1 - p) * (s - a) ** 2 * pos
+        + p * (s - b) ** 2 * neg
+        + 2 * (1 + alpha) * (p * s * neg - (1 - p) * s * pos)
+        - p * (1 - p) * alpha**2
+    )
+
+
+def saddle_gradient(
+    w: ArrayLike, a: float, b: float, alpha: float, x: ArrayLike, y: float, p: float
+) -> tuple[np.ndarray, float, float, float]:
+    """Gradient of :func:`saddle_objective` in (w, a, b, alpha), as the kernels use it.
+
+    Parameters
+    ----------
+    w, a, b, alpha, x, y, p
+        As for :func:`saddle_objective`.
+
+    Returns
+    -------
+    grad_w : ndarray of shape (d,)
+    grad_a, grad_b, grad_alpha : float
+    """
+    x = np.asarray(x, dtype=np.float64)
+    g, g_a, g_b, g_alpha = saddle_grad_scalars(
+        float(np.dot(w, x)), float(y), float(p), float(a), float(b), float(alpha)
+    )
+    return g * x, g_a, g_b, g_alpha

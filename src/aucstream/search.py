@@ -1,0 +1,460 @@
+r"""One-pass model selection: race AUC learners on the stream by exact prequential AUC.
+
+The papers choose step sizes and regularization by cross-validation over many passes
+(G13 §6.1, G16 §7.1, Z11 §4.1), which a stream does not allow. :class:`OnePassSearch`
+runs a set of candidate learners on the same stream, in the same pass, and keeps the
+best: every example is first scored by every candidate (test), then learnt by it
+(train), so each candidate's scores are out-of-sample and all candidates are compared
+on exactly the same examples. Candidates that are confidently worse are dropped, so
+the cost stays a small multiple of one learner's.
+
+The rule
+--------
+Elimination rounds happen at stream positions :math:`n_k = n_0 2^k`
+(``first_round`` :math:`= n_0`). At a round, each alive candidate's statistic is its
+exact AUC over the last ``window`` examples (:class:`aucstream.metrics.RollingAUC`),
+with :math:`m = \min(n_+, n_-)` the smaller class count of that window:
+
+1. **Racing** (Maron and Moore 1994). For a fixed scorer on i.i.d. examples the AUC
+   of a window is a two-sample U-statistic, and Hoeffding's inequality for such
+   statistics gives :math:`P(|\widehat{A} - A| \ge \epsilon) \le 2 e^{-2 m \epsilon^2}`.
+   With :math:`\epsilon = \sqrt{\ln(2 K R / \delta) / (2m)}` (``delta`` :math:`=
+   \delta`, union over the :math:`K` candidates and at most :math:`R` = 64 rounds), a
+   candidate is dropped when :math:`\widehat A_i + \epsilon < \widehat A_{best} -
+   \epsilon`. Guarantee: with probability at least :math:`1 - \delta`, no candidate
+   whose windowed AUC is as high as the leader's is ever dropped by this step.
+2. **Successive halving** (Karnin, Koren, Somekh 2013; Jamieson and Talwalkar 2016),
+   when ``halving`` is True: if more than half of the candidates alive at the start
+   of the round remain, the ones with the lowest windowed AUC are dropped until half
+   (rounded up) remain. This bounds the cost whatever the data: with :math:`K`
+   candidates the total work is at most that of :math:`K n_0 \lceil\log_2 K\rceil`
+   candidate-examples plus one candidate's pass over the stream, so on long streams
+   the search costs about one pass of the chosen learner plus a fixed overhead. Its
+   price is that a slow starter can be dropped before it overtakes (the racing step
+   alone would keep it while it is not confidently worse).
+
+A round is postponed while the window holds fewer than ``min_class`` examples of
+either class. A candidate whose state becomes infinite (a step size too large for the
+data) is dropped at once; its last good state is kept for the leaderboard. Both
+statistics are caveated in the usual way: the scorers change while they learn, so
+the i.i.d. premise holds only approximately; what is exact is the AUC itself and the
+fact that all candidates are judged on the same examples.
+
+Between rounds the **leader** — the alive candidate with the best windowed AUC at the
+last round (the first candidate before any round) — gives ``decision_function``,
+``predict_proba`` and the search's own prequential scores. The leaderboard
+(``leaderboard_``) lists every candidate's exact prequential AUC over all the
+examples it learnt (exact up to ``2**17`` of them, then within the bound it reports,
+see :class:`aucstream.metrics.PrequentialAUC`), its windowed AUC, its examples and
+its status.
+
+Everything happens at stream positions, never at chunk boundaries (scores are
+buffered and the metrics updated at multiples of ``_BLOCK`` examples and at rounds),
+so the search, like every aucstream learner, does not depend on how the stream is
+cut into chunks, and saving and resuming it is exact.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+from typing import ClassVar
+
+import numpy as np
+from sklearn.base import clone
+
+from . import _state
+from ._base import BaseStreamingAUC
+from ._params import positive_int, unit_open
+from ._streaming_auc import PrequentialAUC, RollingAUC
+
+__all__ = ["OnePassSearch", "default_candidates"]
+
+#: Largest number of rounds the racing step's union bound allows for.
+_ROUNDS = 64
+#: Candidate status codes.
+ALIVE, RACED, HALVED, DIVERGED = 0, 1, 2, 3
+_STATUS = {ALIVE: "alive", RACED: "dropped (racing)", HALVED: "dropped (halving)"}
+_STATUS[DIVERGED] = "diverged"
+
+
+def default_candidates(n_features: int) -> list[BaseStreamingAUC]:
+    """The default candidates: the online AUC learners over a spread of step sizes.
+
+    The grid is wider than the papers' tuning grids where their optima sat at the
+    edges (step sizes down to 2^-12, OAM's C down to 2^-14): behind the online scaler
+    every feature has unit variance, and the stable step sizes shrink with the
+    dimension. The exact-covariance learners (O(d^2) memory) are used up to 1,000
+    features; above that OPAUC uses a hashed sketch of 50 columns (G16 §7.2).
+
+    Parameters
+    ----------
+    n_features : int
+        The dimension of the stream.
+
+    Returns
+    -------
+    list of BaseStreamingAUC
+        Unfitted learners.
+    """
+    from .adaoam import AdaOAM
+    from .oam import OAM
+    from .opauc import OPAUC
+    from .solam import SOLAM
+    from .univariate import UnivariateOnline
+
+    small = n_features <= 1000
+    summary = {} if small else {"covariance": "hash", "centering": "exact", "sketch_size": 50}
+    candidates: list[BaseStreamingAUC] = [
+        OPAUC(eta=2.0**k, lam=2.0**-8, **summary) for k in (-6, -9, -12, -3)
+    ]
+    if small:
+        candidates += [AdaOAM(eta=2.0**k) for k in (-3, -6)]
+    candidates += [SOLAM(R=float(r)) for r in (1, 10, 100)]
+    candidates += [UnivariateOnline(loss="log", eta=2.0**k) for k in (-4, -7, -10)]
+    candidates += [OAM(update="gra", C=2.0**k, random_state=0) for k in (-8, -14)]
+    return candidates
+
+
+class OnePassSearch(BaseStreamingAUC):
+    """Tuning-free one-pass learning: race candidate learners by exact prequential AUC.
+
+    See the module docstring for the rule, its guarantee and its cost. Use it behind
+    the online scaler (``aucstream.StreamPipeline()`` does exactly that) when the
+    features are not scaled.
+
+    Parameters
+    ----------
+    candidates : list of aucstream online learners or None, default=None
+        The learners to race (cloned); None means :func:`default_candidates`, chosen
+        by the dimension at the first chunk.
+    first_round : int, default=2000
+        Examples before the first elimination round; round k happens after
+        ``first_round * 2**k`` examples.
+    window : int, default=20000
+        The racing statistic is each candidate's exact AUC over the last ``window``
+        examples (memory: 25 bytes per example per candidate).
+    delta : float in (0, 1), default=0.05
+        Confidence of the racing step.
+    halving : bool, default=True
+        Whether each round also keeps at most half of the candidates (cost control).
+    min_class : int, default=20
+        A round needs at least this many positives and negatives in the window.
+    exact_scores : int, default=2**17
+        Scores each candidate keeps for its exact prequential AUC on the leaderboard
+        (16 bytes each); beyond that the AUC is binned and reported with its error
+        bound, so the search's memory stays bounded.
+
+    Attributes
+    ----------
+    candidates_ : list of BaseStreamingAUC
+        The candidates as they are now (dropped ones frozen).
+    status_ : ndarray of int8
+        0 alive, 1 dropped by racing, 2 dropped by halving, 3 diverged.
+    dropped_at_ : ndarray of int64
+        Examples seen when each candidate was dropped (-1 if alive).
+    leader_ : int
+        Index of the candidate that scores (``best_estimator_``).
+    leaderboard_ : list of dict
+        One row per candidate (see the module docstring).
+    classes_, n_samples_seen_, n_features_in_
+        As for every learner.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from aucstream import OnePassSearch, OPAUC, SOLAM
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(6000, 5)); y = (X[:, 0] + rng.normal(size=6000) > 1).astype(int)
+    >>> search = OnePassSearch([OPAUC(eta=2**-6), OPAUC(eta=2**-14), SOLAM()],
+    ...                        first_round=1000).fit(X, y)
+    >>> [row["status"] for row in search.leaderboard_][:1]
+    ['alive']
+    >>> bool(search.score(X, y) > 0.8)
+    True
+    """
+
+    _parameter_constraints: ClassVar[dict] = {
+        "candidates": [list, None],
+        "first_round": [positive_int()],
+        "window": [positive_int()],
+        "delta": [unit_open()],
+        "halving": ["boolean"],
+        "min_class": [positive_int()],
+        "exact_scores": [positive_int(7)],
+    }
+    #: Metrics are updated at multiples of this many examples (and at rounds).
+    _BLOCK = 4096
+
+    def __init__(
+        self,
+        candidates: list | None = None,
+        first_round: int = 2000,
+        window: int = 20000,
+        delta: float = 0.05,
+        halving: bool = True,
+        min_class: int = 20,
+        exact_scores: int = 1 << 17,
+    ):
+        self.candidates = candidates
+        self.first_round = first_round
+        self.window = window
+        self.delta = delta
+        self.halving = halving
+        self.min_class = min_class
+        self.exact_scores = exact_scores
+
+    @classmethod
+    def _unit_test_params(cls) -> dict:
+        from .solam import SOLAM
+        from .univariate import UnivariateOnline
+
+        return {
+            "candidates": [SOLAM(), UnivariateOnline(eta=2**-6), UnivariateOnline(eta=2**-2)],
+            "first_round": 40,
+            "window": 64,
+            "min_class": 5,
+            "exact_scores": 64,
+        }
+
+    def _check_params(self) -> None:
+        from ._params import InvalidParameterError
+
+        for c in self.candidates or []:
+            if not (isinstance(c, BaseStreamingAUC) and not c.is_batch):
+                raise InvalidParameterError(
+                    f"The 'candidates' parameter of OnePassSearch must hold aucstream online "
+                    f"learners. Got {c!r} instead."
+                )
+            if c.stream_length_param is not None:
+                raise InvalidParameterError(
+                    f"The 'candidates' parameter of OnePassSearch cannot hold {type(c).__name__}"
+                    ": it needs the stream length in advance"
+                )
+
+    def _candidate_list(self, n_features: int) -> list[BaseStreamingAUC]:
+        chosen = default_candidates(n_features) if self.candidates is None else self.candidates
+        return [clone(c) for c in chosen]
+
+    # ------------------------------------------------------------------ state
+    def _state_nbytes(self, n_features: int) -> int:
+        per_metric = 25 * self.window + 16 * self.exact_scores + 8 * self._BLOCK
+        return sum(
+            c._state_nbytes(n_features) + per_metric for c in self._candidate_list(n_features)
+        )
+
+    def _init_state(self, n_features: int) -> None:
+        self.candidates_ = self._candidate_list(n_features)
+        k = len(self.candidates_)
+        if k == 0:
+            raise ValueError("OnePassSearch needs at least one candidate")
+        for c in self.candidates_:
+            c._validate_params()
+            c._reset(self.classes_, n_features)
+            c.n_features_in_ = n_features
+        self.status_ = np.zeros(k, dtype=np.int8)
+        self.dropped_at_ = np.full(k, -1, dtype=np.int64)
+        self.overall_ = [
+            PrequentialAUC(pos_label=1, max_memory=self.exact_scores) for _ in range(k)
+        ]
+        self.recent_ = [RollingAUC(self.window, pos_label=1) for _ in range(k)]
+        self.pending_scores_ = np.zeros((k, self._BLOCK))
+        self.pending_labels_ = np.zeros(self._BLOCK, dtype=np.int8)
+        # [examples buffered, next round position, leader, rounds held]
+        self.progress_ = np.array([0, int(self.first_round), 0, 0], dtype=np.int64)
+
+    @property
+    def leader_(self) -> int:
+        """Index of the candidate that scores now."""
+        return int(self.progress_[2])
+
+    @property
+    def best_estimator_(self) -> BaseStreamingAUC:
+        """The leading candidate (scores, probabilities and coefficients come from it)."""
+        return self.candidates_[self.leader_]
+
+    def _coef(self) -> np.ndarray:
+        return self.best_estimator_._coef()
+
+    def _intercept(self) -> float:
+        return self.best_estimator_._intercept()
+
+    def _threshold(self) -> float:
+        return self.best_estimator_._threshold()
+
+    @property
+    def calibration_(self) -> np.ndarray:  # the leader's calibration, read-only here
+        return self.best_estimator_.calibration_
+
+    @calibration_.setter
+    def calibration_(self, value) -> None:  # the base class resets it; the leader's wins
+        pass
+
+    def _current_candidates(self) -> list[BaseStreamingAUC]:
+        if hasattr(self, "candidates_"):
+            return self.candidates_
+        return default_candidates(1) if self.candidates is None else list(self.candidates)
+
+    @property
+    def _kernel_prequential(self) -> bool:  # the search's own scores come at kernel speed
+        return all(c._kernel_prequential for c in self._current_candidates())
+
+    @property
+    def _supports_sample_weight(self) -> bool:
+        return all(c._supports_sample_weight for c in self._current_candidates())
+
+    # --------------------------------------------------------------- learning
+    def _learn(self, X, y, pre_scores=None, sample_weight=None) -> None:
+        self._learn_prequential(X, y, sample_weight)
+
+    def _learn_prequential(self, X, y, weights) -> np.ndarray:
+        n = X.shape[0]
+        scores = np.empty(n)
+        labels = (y == self.classes_[1]).astype(np.int8)
+        start = 0
+        while start < n:
+            stop = min(n, start + self._piece_length())
+            rows = slice(start, stop)
+            w = None if weights is None else weights[rows]
+            scores[rows] = self._learn_piece(X[rows], y[rows], labels[rows], w)
+            start = stop
+        return scores
+
+    def _piece_length(self) -> int:
+        """Examples until the next metric update (a block end or a round)."""
+        buffered, next_round = int(self.progress_[0]), int(self.progress_[1])
+        return min(self._BLOCK - buffered, max(1, next_round - self.n_samples_seen_))
+
+    def _learn_piece(self, X, y, labels, weights) -> np.ndarray:
+        lead = self.leader_
+        at = int(self.progress_[0])
+        rows = slice(at, at + X.shape[0])
+        for i in np.flatnonzero(self.status_ == ALIVE):
+            candidate = self.candidates_[i]
+            try:
+                with _state.transaction(candidate):
+                    self.pending_scores_[i, rows] = candidate._learn_prequential(X, y, weights)
+            except FloatingPointError:
+                self._drop(i, DIVERGED, self.n_samples_seen_)
+        if not np.any(self.status_ == ALIVE):
+            raise FloatingPointError(
+                "OnePassSearch: every candidate diverged; scale the features "
+                "(aucstream.StreamPipeline puts the online scaler in front)"
+            )
+        if self.status_[lead] != ALIVE:  # the leader diverged: the best alive one leads
+            alive = np.flatnonzero(self.status_ == ALIVE)
+            recent = np.array([np.nan_to_num(self.recent_[i].get(), nan=0.0) for i in alive])
+            lead = int(alive[np.lexsort((alive, -recent))[0]])
+            self.progress_[2] = lead
+        scores = self.pending_scores_[lead, rows].copy()
+        self.pending_labels_[rows] = labels
+        self.progress_[0] += X.shape[0]
+        self.n_samples_seen_ += X.shape[0]
+        if self.n_samples_seen_ >= self.progress_[1]:
+            self._flush()
+            self._round()
+        elif self.progress_[0] == self._BLOCK:
+            self._flush()
+        return scores
+
+    def _flush(self) -> None:
+        """Feed the buffered scores to the metrics of the candidates that produced them."""
+        m = int(self.progress_[0])
+        if m == 0:
+            return
+        labels = self.pending_labels_[:m]
+        for i in np.flatnonzero(self.status_ == ALIVE):  # a diverged one's block is lost
+            self.overall_[i].update(labels, self.pending_scores_[i, :m])
+            self.recent_[i].update(labels, self.pending_scores_[i, :m])
+        self.progress_[0] = 0
+
+    def _drop(self, i: int, why: int, at: int) -> None:
+        self.status_[i] = why
+        self.dropped_at_[i] = at
+
+    def _round(self) -> None:
+        """An elimination round (module docstring); the next one at twice the position."""
+        self.progress_[1] *= 2
+        alive = np.flatnonzero(self.status_ == ALIVE)
+        if alive.size <= 1:
+            if alive.size == 1:
+                self.progress_[2] = alive[0]
+            return
+        recent = self.recent_[alive[0]]
+        m = min(recent.n_positive, recent.n_negative)
+        if m < self.min_class:
+            return
+        self.progress_[3] += 1
+        auc = np.array([self.recent_[i].get() for i in alive])
+        order = np.lexsort((alive, -auc))  # best first; ties by candidate order
+        best = auc[order[0]]
+        k = len(self.candidates_)
+        eps = math.sqrt(math.log(2.0 * k * _ROUNDS / self.delta) / (2.0 * m))
+        kept = []
+        for j in order:
+            if auc[j] + eps < best - eps:
+                self._drop(alive[j], RACED, self.n_samples_seen_)
+            else:
+                kept.append(j)
+        if self.halving:
+            limit = max(1, math.ceil(alive.size / 2))
+            for j in kept[limit:]:
+                self._drop(alive[j], HALVED, self.n_samples_seen_)
+            kept = kept[:limit]
+        self.progress_[2] = alive[kept[0]]
+
+    def _merge(self, other: OnePassSearch) -> None:
+        raise NotImplementedError(
+            "OnePassSearch does not merge (its candidates may differ between shards): "
+            "merge the chosen learners instead (search.best_estimator_.merge(...))"
+        )
+
+    # --------------------------------------------------------------- reports
+    @property
+    def leaderboard_(self) -> list[dict]:
+        """Every candidate: name, status, examples learnt, prequential and recent AUC."""
+        rows = []
+        m = int(self.progress_[0])
+        for i, c in enumerate(self.candidates_):
+            overall, recent = self.overall_[i], self.recent_[i]
+            if m and self.status_[i] == ALIVE:  # include the buffered scores (on copies)
+                labels, scores = self.pending_labels_[:m], self.pending_scores_[i, :m]
+                overall = copy.deepcopy(overall).update(labels, scores)
+                recent = copy.deepcopy(recent).update(labels, scores)
+            status = _STATUS[int(self.status_[i])]
+            if self.status_[i] != ALIVE:
+                status += f" at {int(self.dropped_at_[i])}"
+            rows.append(
+                {
+                    "candidate": repr(c),
+                    "status": status,
+                    "leader": i == self.leader_,
+                    "n_samples_seen": int(c.n_samples_seen_),
+                    "prequential_auc": overall.get(),
+                    "auc_error_bound": overall.error_bound(),
+                    "recent_auc": recent.get(),
+                }
+            )
+        order = sorted(
+            range(len(rows)),
+            key=lambda i: (
+                self.status_[i] != ALIVE,
+                -np.nan_to_num(rows[i]["recent_auc"], nan=-1.0),
+                i,
+            ),
+        )
+        return [rows[i] for i in order]
+
+    def _check_state(self) -> None:
+        k = len(self.candidates_)
+        if self.status_.shape != (k,) or self.dropped_at_.shape != (k,):
+            raise ValueError("status_ and dropped_at_ must have one entry per candidate")
+        if np.any((self.status_ < ALIVE) | (self.status_ > DIVERGED)):
+            raise ValueError("status_ holds an unknown code")
+        if len(self.overall_) != k or len(self.recent_) != k:
+            raise ValueError("one metric of each kind per candidate")
+        buffered, next_round, leader, rounds = (int(v) for v in self.progress_)
+        if not (0 <= buffered < self._BLOCK and 0 <= leader < k and 0 <= rounds):
+            raise ValueError("progress_ is out of range")
+        if next_round < self.first_round:
+            raise ValueError("progress_ is out of range")

@@ -1,0 +1,123 @@
+"""OnePassSearch and StreamPipeline: the racing rule, the leaderboard, and the pipeline."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from aucstream import OPAUC, SOLAM, OnePassSearch, StreamPipeline, UnivariateOnline
+from aucstream.metrics import roc_auc
+from aucstream.preprocessing import OnlineStandardScaler
+
+
+def stream(n=6000, d=5, seed=0, rate=0.3):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    y = (X[:, 0] + 0.5 * X[:, 1] + rng.normal(size=n) > np.quantile(X[:, 0], 1 - rate)).astype(int)
+    return X, y
+
+
+def test_leaderboard_auc_is_each_candidates_exact_prequential_auc():
+    X, y = stream(3000)
+    candidates = [UnivariateOnline(eta=2**-6), SOLAM()]
+    search = OnePassSearch(candidates, first_round=10**6, window=5000).fit(X, y)
+    board = {row["candidate"]: row for row in search.leaderboard_}
+    for c in candidates:
+        alone = c.__class__(**c.get_params()).test_then_train(X, y)
+        assert board[repr(c)]["prequential_auc"] == roc_auc(y, alone)
+        assert board[repr(c)]["recent_auc"] == roc_auc(y, alone)  # window covers it all
+
+
+def test_search_scores_are_the_leaders_prequential_scores():
+    X, y = stream(3000)
+    search = OnePassSearch([UnivariateOnline(eta=2**-6), SOLAM()], first_round=10**6)
+    scores = search.test_then_train(X, y)
+    alone = UnivariateOnline(eta=2**-6).test_then_train(X, y)  # the first leads before a round
+    np.testing.assert_array_equal(scores, alone)
+    np.testing.assert_array_equal(search.coef_, UnivariateOnline(eta=2**-6).fit(X, y).coef_)
+
+
+class Frozen(UnivariateOnline):
+    """A learner that never learns: every score is 0, an AUC of exactly 1/2."""
+
+    def _update(self, chunk):
+        pass
+
+
+def test_racing_drops_a_confidently_worse_candidate_and_keeps_close_ones():
+    X, y = stream(40000, rate=0.5)
+    search = OnePassSearch(
+        [OPAUC(eta=2**-6), OPAUC(eta=2**-7), Frozen()],
+        first_round=4000,
+        window=4000,
+        halving=False,
+    ).fit(X, y)
+    status = dict(zip(range(3), search.status_))
+    assert status[2] == 1  # dropped by racing
+    assert status[0] == 0 and status[1] == 0  # indistinguishable: both kept
+    assert search.leader_ in (0, 1)
+
+
+def test_halving_bounds_the_work():
+    X, y = stream(20000)
+    candidates = [UnivariateOnline(eta=2.0**-k) for k in range(2, 10)]  # 8 candidates
+    search = OnePassSearch(candidates, first_round=1000, window=1000).fit(X, y)
+    seen = sum(c.n_samples_seen_ for c in search.candidates_)
+    # rounds at 1000 (8 -> 4), 2000 (4 -> 2), 4000 (2 -> 1): 8k + 4k + 8k + 20k
+    assert seen == 8 * 1000 + 4 * 1000 + 2 * 2000 + 1 * 16000
+    assert int((search.status_ == 0).sum()) == 1
+
+
+def test_a_diverging_candidate_is_dropped_and_the_search_goes_on():
+    X, y = stream(5000)
+    X = X * 100.0  # unscaled: a large step diverges at once
+    search = OnePassSearch([OPAUC(eta=8.0), UnivariateOnline(eta=2**-12)], first_round=10**6)
+    search.fit(X, y)
+    assert list(search.status_) == [3, 0]
+    assert search.leader_ == 1
+    assert search.leaderboard_[1]["status"].startswith("diverged")
+    assert np.isfinite(search.decision_function(X)).all()
+
+
+def test_every_candidate_diverging_is_an_error_that_changes_nothing():
+    X, y = stream(500)
+    search = OnePassSearch([OPAUC(eta=64.0)], first_round=10**6)
+    search.partial_fit(X[:2] * 0, y[:2], classes=[0, 1])
+    with pytest.raises(FloatingPointError, match="every candidate diverged"):
+        search.partial_fit(X * 1e3, y)
+    assert search.n_samples_seen_ == 2 and search.status_[0] == 0
+
+
+def test_rounds_wait_for_both_classes_in_the_window():
+    X, y = stream(4000)
+    y[:3000] = 0  # the first round's window has no positive
+    search = OnePassSearch(
+        [UnivariateOnline(eta=2**-6), UnivariateOnline(eta=2**-9)], first_round=1000, window=500
+    )
+    search.partial_fit(X[:2999], y[:2999], classes=[0, 1])
+    assert (search.status_ == 0).all() and search.progress_[3] == 0
+
+
+def test_pipeline_learns_an_unscaled_stream_that_diverges_without_it():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(20000, 4)) * [1.0, 300.0, 0.01, 50.0]
+    y = (X[:, 1] / 300 + X[:, 2] * 100 + rng.normal(size=20000) > 2.0).astype(int)
+    with pytest.raises(FloatingPointError):
+        OPAUC(eta=2**-4).fit(X, y)
+    model = StreamPipeline(estimator=OPAUC(eta=2**-4)).fit(X, y)
+    assert model.score(X, y) > 0.85
+    # coef_ maps raw rows to the learner's score (no row is clipped here)
+    inner = model.estimator_.decision_function(model.transformer_.transform(X))
+    np.testing.assert_allclose(X @ model.coef_[0] + model.intercept_[0], inner, atol=1e-8)
+
+
+def test_pipeline_scores_equal_scaler_then_learner():
+    X, y = stream(3000)
+    pipe = StreamPipeline(OnlineStandardScaler(), SOLAM())
+    scores = pipe.test_then_train(X, y)
+    scaler, learner = OnlineStandardScaler(), SOLAM()
+    expected = learner.test_then_train(scaler.partial_fit_transform(X), y)
+    np.testing.assert_array_equal(scores, expected)
+    np.testing.assert_array_equal(
+        pipe.decision_function(X), learner.decision_function(scaler.transform(X))
+    )

@@ -80,8 +80,15 @@ def test_every_step_equals_its_reference():
     reference = PairwiseHingeSVM(lam=2**-5).fit(Z, y[rest]).coef_[0]
     np.testing.assert_allclose(model.w_, reference[:2], rtol=1e-6, atol=1e-9)
     np.testing.assert_allclose(model.beta_, reference[2:] / 2.0, rtol=1e-6, atol=1e-9)
-    np.testing.assert_allclose(model.decision_function(X), X @ model.w_ + F @ model.beta_, 1e-9)
-    assert model.intercept_[0] == pytest.approx(model.beta_ @ model.aux_intercepts_)
+    # decision_function is the model's score shifted by the calibrated threshold
+    shift = model._threshold()
+    np.testing.assert_allclose(
+        model.decision_function(X) + shift, X @ model.w_ + F @ model.beta_, 1e-9
+    )
+    assert model.intercept_[0] == pytest.approx(model.beta_ @ model.aux_intercepts_ - shift)
+    assert np.array_equal(model.predict(X) == 1, model.decision_function(X) > 0)
+    proba = model.predict_proba(X)[:, 1]  # calibrated on the training scores: same ranking
+    assert np.all(np.diff(proba[np.argsort(model.decision_function(X))]) >= -1e-12)
 
 
 def test_learns_what_a_linear_scorer_cannot():

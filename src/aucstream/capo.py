@@ -62,6 +62,14 @@ support vectors depends on the data, so a fresh learner allocates these two memb
 as ``None`` and ``CAPO._check_state`` checks a loaded file's shapes, dtypes and
 offsets against each other and against ``n_features_in_``.
 
+Scores
+------
+The scores come through the base class's ``_raw_scores`` hook (the learner's own
+score of validated rows), so ``decision_function``, ``predict`` and ``predict_proba``
+behave as for every learner: ``predict_proba`` is the base class's calibration,
+fitted on the training scores (those of the auxiliary part are in-sample, so the
+probabilities may be overconfident; the ranking is unaffected).
+
 Costs
 -----
 Training: the kernel matrix of the auxiliary part (the square of ``aux_max_samples`` floats) and
@@ -77,12 +85,10 @@ from numbers import Real
 from typing import ClassVar
 
 import numpy as np
-from numpy.typing import ArrayLike
 from sklearn.svm import SVC
-from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._base import BaseStreamingAUC
-from ._chunks import Chunk, check_sparse_structure
+from ._chunks import Chunk
 from ._params import Interval, InvalidParameterError, positive, positive_int, unit_open
 from .batch import PairwiseHingeSVM
 
@@ -230,6 +236,7 @@ class CAPO(BaseStreamingAUC):
     """
 
     is_batch: ClassVar[bool] = True
+    _dense_kernels: ClassVar[bool] = True  # _update reads dense chunks in place
     param_grid: ClassVar[dict[str, list]] = {"lam": [2.0**k for k in range(-10, 11)]}
     _parameter_constraints: ClassVar[dict[str, list]] = {
         "lam": [positive()],
@@ -372,22 +379,13 @@ class CAPO(BaseStreamingAUC):
                 raise ValueError(f"{name}: shape {value.shape}, expected {shape}")
 
     # ----------------------------------------------------------------- scoring
-    def decision_function(self, X: ArrayLike) -> np.ndarray:
-        """Scores :math:`\\sum_m \\beta_m f_m(x) + w^\\top x`: larger means ``classes_[1]``.
+    def _raw_scores(self, X) -> np.ndarray:
+        """The model's scores :math:`\\sum_m \\beta_m f_m(x) + w^\\top x` of validated rows.
 
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Examples to score.
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-            The scores.
+        The base class's hook: ``decision_function`` validates the rows and shifts
+        these scores by the calibrated threshold, and the calibration of
+        ``predict_proba`` is fitted on them. Rows are made dense 1,024 at a time.
         """
-        check_is_fitted(self, "n_samples_seen_")
-        check_sparse_structure(X, "X")
-        X = validate_data(self, X, accept_sparse="csr", dtype=[np.float64, np.float32], reset=False)
         scores = np.empty(X.shape[0])
         offsets = self.sv_offsets_
         for start in range(0, X.shape[0], _SCORE_BLOCK):
@@ -400,12 +398,6 @@ class CAPO(BaseStreamingAUC):
                     block, self.support_vectors_[rows], self.dual_coef_[rows], float(gamma)
                 )
             scores[start : start + _SCORE_BLOCK] = total
-        if not np.isfinite(scores).all():
-            bad = np.flatnonzero(~np.isfinite(scores))
-            raise FloatingPointError(
-                f"the scores of {bad.size} rows overflowed (first: row {bad[0]}); their "
-                "feature values are too large for the weights: scale the features"
-            )
         return scores
 
 

@@ -116,11 +116,15 @@ def _escape_docstring(app, what, name, obj, options, lines) -> None:
 def _skip_member(app, what, name, obj, skip, options):
     """Leave out scikit-learn's metadata-routing and output-container methods
     (``set_fit_request`` and the like, generated on every estimator class;
-    ``set_output`` of transformers): they are scikit-learn's, documented there, and
-    their docstrings refer to labels of scikit-learn's own site."""
+    ``set_output`` of transformers) and the members of River's base classes: they
+    are documented by those libraries, and their docstrings refer to labels of
+    their own sites."""
     if name in ("get_metadata_routing", "set_output") or (
         name.startswith("set_") and name.endswith("_request")
     ):
+        return True
+    # members inherited from River's base classes (aucstream.river) are River's
+    if str(getattr(obj, "__module__", "") or "").startswith("river."):
         return True
     return None
 

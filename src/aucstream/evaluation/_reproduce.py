@@ -121,14 +121,18 @@ class Reproduction:
 
 # ----------------------------------------------------------------------- G16 (AIJ)
 
-_G16_ONLINE = (
-    L("OPAUC", "OPAUC"),
-    L("OAM_seq", "OAM", update="seq", buffer_size=100),
-    L("OAM_gra", "OAM", update="gra", buffer_size=100),
-    L("Uni-Exp", "UnivariateOnline", loss="exp"),
-    L("Uni-Log", "UnivariateOnline", loss="log"),
-    L("Uni-Squ", "UnivariateOnline", loss="squ"),
-)
+
+def _oam_and_univariate(buffer_size: int, losses=("exp", "log", "squ"), make=L) -> tuple:
+    """The papers' online baselines: OAM_seq and OAM_gra with buffers of ``buffer_size``,
+    then the univariate learners of ``losses`` (labels "Uni-Exp", ...)."""
+    return (
+        make("OAM_seq", "OAM", update="seq", buffer_size=buffer_size),
+        make("OAM_gra", "OAM", update="gra", buffer_size=buffer_size),
+        *(make(f"Uni-{loss.capitalize()}", "UnivariateOnline", loss=loss) for loss in losses),
+    )
+
+
+_G16_ONLINE = (L("OPAUC", "OPAUC"), *_oam_and_univariate(100))
 
 _G16_DATA = (
     DataSpec("diabetes", paper_n=768),
@@ -464,11 +468,7 @@ def _rff_sketched(label: str, covariance: str, **params) -> LearnerSpec:
 
 _G16_TABLE4_LEARNERS = (
     _rff_sketched("OPAUC_fd", "fd"),
-    _rff("OAM_seq", "OAM", update="seq", buffer_size=50),
-    _rff("OAM_gra", "OAM", update="gra", buffer_size=50),
-    _rff("Uni-Exp", "UnivariateOnline", loss="exp"),
-    _rff("Uni-Log", "UnivariateOnline", loss="log"),
-    _rff("Uni-Squ", "UnivariateOnline", loss="squ"),
+    *_oam_and_univariate(50, make=_rff),
     _rff_sketched("OPAUC_r", "randomized"),
     _rff_sketched("OPAUC_h", "hash"),
     # not in G16: the batch optimum of OPAUC's objective on the same expanded data
@@ -641,10 +641,7 @@ _D16_LEARNERS = (
     L("AdaOAM", "AdaOAM"),
     L("SAdaOAM", "SAdaOAM"),
     L("OPAUC", "OPAUC"),
-    L("OAM_seq", "OAM", update="seq", buffer_size=100),
-    L("OAM_gra", "OAM", update="gra", buffer_size=100),
-    L("Uni-Log", "UnivariateOnline", loss="log"),
-    L("Uni-Exp", "UnivariateOnline", loss="exp"),
+    *_oam_and_univariate(100, losses=("log", "exp")),
     # D16's batch baselines, and the batch linear ceiling of the pairwise square loss
     L("SVM-perf", "SVMPerfAUC"),
     L("CAPO", "CAPO"),

@@ -154,3 +154,90 @@ def test_quick_figures_write_curves_and_sweeps(tmp_path):
     files = reproduce("z11-fig1", tmp_path, mode="quick", n_jobs=1, progress=False)
     text = files["markdown"].read_text()
     assert "### OAM_seq" in text and "| 500 |" in text and files["png"].exists()
+
+
+def test_every_table_of_the_brief_is_registered(capsys):
+    assert main(["reproduce", "list"]) == 0
+    listed = capsys.readouterr().out
+    for name in (
+        "g16-table2",
+        "g16-table3",
+        "g16-table4",
+        "g16-table6",
+        "z11-table2",
+        "l18-table2",
+        "d16-table2",
+    ):
+        assert name in listed and name in REPRODUCTIONS
+
+
+def test_g16_table4_values_are_the_papers():
+    from aucstream.evaluation._paper import G16_TABLE4
+
+    assert G16_TABLE4.values["ijcnn1", "OPAUC_fd"] == (0.9811, 0.0093, "")
+    assert G16_TABLE4.values["letter", "OAM_seq"] == (0.9370, 0.0046, "")
+    assert G16_TABLE4.values["magic04", "OPAUC_h"] == (0.8588, 0.1413, "●")
+    assert ("magic04", "OPAUC^pca") not in G16_TABLE4.values  # "N/A" in the paper
+    assert len(G16_TABLE4.values) == 5 * 12 - 3
+
+
+def test_random_feature_learners_run_behind_the_map():
+    from sklearn.pipeline import Pipeline
+
+    from aucstream.pipeline import ChunkedPipeline
+
+    r = REPRODUCTIONS["g16-table4"]
+    online = next(s for s in r.learners if s.title == "OPAUC_fd")
+    batch = next(s for s in r.learners if s.title == "LS-SVM (batch)")
+    model = online.build({"eta": 0.5}, random_state=3)
+    assert isinstance(model, ChunkedPipeline)
+    assert model.estimator.eta == 0.5 and model.transformer.n_components == 2000
+    assert isinstance(batch.build(), Pipeline)
+
+
+def test_the_feature_map_is_part_of_the_cache_key_only_when_there_is_one():
+    from aucstream.evaluation import DataSpec, Job, LearnerSpec
+
+    protocol = get_protocol("g16")
+    plain = Job(LearnerSpec.make("OPAUC", "OPAUC"), DataSpec("german"), protocol, 0, 0)
+    mapped = Job(
+        LearnerSpec.make("OPAUC", "OPAUC", features={"n_components": 10}),
+        DataSpec("german"),
+        protocol,
+        0,
+        0,
+    )
+    assert "features" not in plain.config()  # runs cached before the option keep their keys
+    assert mapped.config()["features"] == {"n_components": 10}
+    assert plain.key() != mapped.key()
+
+
+def test_quick_g16_table4_and_d16_reports(tmp_path):
+    files = reproduce("g16-table4", tmp_path, mode="quick", n_jobs=1, progress=False)
+    text = files["markdown"].read_text()
+    rows = _table_rows(text)
+    assert rows["dataset"][0] == "OPAUC_fd" and "LS-SVM (batch)" in rows["dataset"]
+    assert "fourclass (paper)" in rows  # the paper's values beneath ours
+    ours = _numbers(rows["fourclass"][0])
+    assert 0.5 < ours[0] <= 1.0
+    assert "2,000 random Fourier features" in text
+    files = reproduce("d16-table2", tmp_path, mode="quick", n_jobs=1, progress=False)
+    text = files["markdown"].read_text()
+    assert "The paper's values are not printed" in text
+    assert "No mean differs" not in text  # nothing to compare with
+    assert "**CAPO**" in text  # the per-learner notes are kept
+    rows = _table_rows(text)
+    assert {"AdaOAM", "SAdaOAM", "CAPO", "LS-SVM"} <= set(rows["dataset"])
+
+
+def test_the_l18_batch_ceiling_sees_the_whole_training_part():
+    from aucstream.evaluation import DataSpec, Job
+
+    r = REPRODUCTIONS["l18-table2"]
+    ceiling = next(s for s in r.learners if s.title == "LS-SVM (batch)")
+    job = Job(ceiling, DataSpec("a9a"), r.protocol_for("fast"), 0, 0)
+    assert ceiling.is_batch and job.train_cap() is None  # L18 has no batch cap
+    g16 = REPRODUCTIONS["g16-table3"]
+    capped = Job(g16.learners[3], DataSpec("a9a"), g16.protocol_for("fast"), 0, 0)
+    assert capped.train_cap() == 8000  # G16's batch learners keep the paper's cap
+    assert r.protocol_for("fast").grid == "paper"  # L18 runs at the paper's protocol

@@ -344,6 +344,7 @@ PAPER_PROTOCOLS: dict[str, Protocol] = {
         n_trials=5,
         holdout=(4, 1, 1),
         preprocess="l2",
+        batch_cap=None,  # L18 has no batch method; the batch ceiling sees all the data
         citation="Liu et al. 2018, §5: 4:1:1 train/validation/test, tuning on the "
         "validation part, 5 runs with different training orders (l2-normalized, "
         "so kappa = 1: L18 does not state its scaling)",

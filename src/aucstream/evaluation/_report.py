@@ -634,6 +634,15 @@ def _general_note(notes: Mapping[str, str]) -> list[str]:
     return [notes["*"], ""] if notes.get("*") else []
 
 
+def _all_notes(notes: Mapping[str, str]) -> list[str]:
+    """Every note, for a table without the paper's values to attach them to."""
+    lines = _general_note(notes)
+    for key, text in notes.items():
+        if key != "*":
+            lines += [f"- **{key}**: {text}"]
+    return lines + ([""] if len(lines) > 2 else [])
+
+
 def _table_body(result, name, n_runs, paper, notes):
     table, flagged = _results_table(result, paper, notes)
     ref = result.reference
@@ -644,16 +653,20 @@ def _table_body(result, name, n_runs, paper, notes):
             "(paired two-sided t-test at 95% over the matched runs); win/tie/loss "
             f"counts the datasets from {ref}'s side."
         )
-    if paper:
+    if paper and paper.values:
         lines.append(
             f"Rows marked (paper): copied from {paper.source}. {FLAG}: our mean "
             "differs from the paper's by more than the paper's standard deviation."
         )
+    elif paper is not None:
+        lines.append(f"The paper's values are not printed: {paper.source}.")
     lines.append("")
-    if paper:
+    if paper and paper.values:
         lines += ["### Differences from the paper", ""]
         lines += flagged or ["No mean differs from the paper's by more than its std."]
         lines += [""] + _general_note(notes)
+    elif notes:
+        lines += ["### Notes", ""] + _all_notes(notes)
     lines += ["## Training time (mean seconds per training pass)", "", _time_table(result), ""]
     return lines, [("time_png", f"{name}_time.png", plot_times, ())]
 

@@ -64,6 +64,8 @@ __all__ = [
 
 #: Version of the run records; bump it when a change in the harness alters results.
 RECORD_FORMAT = 1
+#: Rows expanded at a time by a learner's random-feature map (``LearnerSpec.features``).
+FEATURE_CHUNK = 256
 
 
 @functools.lru_cache(maxsize=1)
@@ -103,6 +105,13 @@ class LearnerSpec:
         cost per step grows with the examples seen).
     note : str
         Shown in reports.
+    features : tuple of (str, value)
+        Parameters of a :class:`~aucstream.random_features.RandomFourierFeatures` map
+        put before the learner (G16 §7.2, Table 4), e.g.
+        ``(("n_components", 2000), ("random_state", 0))``; an online learner then
+        runs in a :class:`~aucstream.pipeline.ChunkedPipeline` that expands one chunk
+        of rows at a time, a batch learner in a scikit-learn pipeline on the expanded
+        training part. Empty: the learner sees the data as they are.
     """
 
     estimator: str
@@ -111,6 +120,7 @@ class LearnerSpec:
     grid: tuple | None = None
     max_train: int | None = None
     note: str = ""
+    features: tuple = ()
 
     @classmethod
     def make(
@@ -120,11 +130,18 @@ class LearnerSpec:
         max_train: int | None = None,
         note: str = "",
         grid: Mapping | None = None,
+        features: Mapping | None = None,
         **params,
     ) -> LearnerSpec:
         """Convenience constructor: ``LearnerSpec.make("OAM_gra", "OAM", update="gra")``."""
         return cls(
-            estimator, _freeze(params), label, _freeze(grid) if grid else None, max_train, note
+            estimator,
+            _freeze(params),
+            label,
+            _freeze(grid) if grid else None,
+            max_train,
+            note,
+            _freeze(features),
         )
 
     @property
@@ -177,6 +194,16 @@ class LearnerSpec:
             and "random_state" not in kwargs
         ):
             estimator.set_params(random_state=random_state)
+        if self.features:
+            from ..pipeline import ChunkedPipeline
+            from ..random_features import RandomFourierFeatures
+
+            rff = RandomFourierFeatures(**dict(self.features))
+            if self.is_batch:  # no partial_fit: the batch learner sees the expanded data
+                from sklearn.pipeline import make_pipeline
+
+                return make_pipeline(rff, estimator)
+            return ChunkedPipeline(rff, estimator, chunk_size=FEATURE_CHUNK)
         return estimator
 
 
@@ -263,7 +290,9 @@ class Job:
         """Everything that determines the result (hashed into the cache key)."""
         from .. import __version__
 
+        extra = {"features": dict(self.learner.features)} if self.learner.features else {}
         return {
+            **extra,
             "format": RECORD_FORMAT,
             "aucstream": __version__,
             "estimator": self.learner.estimator,

@@ -117,7 +117,8 @@ def tamperings(path: Path) -> dict[str, tuple[dict, dict[str, bytes]] | bytes]:
                 ),
             )
         if array.dtype.kind in "iu" and array.size:
-            for value in (-1, 10**9):
+            huge = min(10**9, int(np.iinfo(array.dtype).max))  # fits the dtype
+            for value in (-1, huge):
                 edit(
                     f"{key}-counter-{value}",
                     lambda m, r, n=name, a=array, v=value: r.update({n: npy(np.full_like(a, v))}),

@@ -25,6 +25,7 @@ from ._config import config_context, get_config, set_config
 from ._discovery import all_estimators
 from .adaoam import AdaOAM, SAdaOAM
 from .batch import LSSVMAUC, SVMOR, BatchUnivariate, PairwiseHingeSVM, SVMPerfAUC
+from .capo import CAPO
 from .fsauc import FSAUC
 from .metrics import roc_auc
 from .oam import OAM
@@ -44,6 +45,7 @@ from .univariate import UnivariateOnline
 __version__ = "0.1.0"
 
 __all__ = [
+    "CAPO",
     "FSAUC",
     "LSSVMAUC",
     "OAM",

@@ -146,7 +146,7 @@ def pairwise_auc_loss(y_true: ArrayLike, y_score: ArrayLike, loss: str = "square
     """Mean pairwise surrogate AUC loss over all positive-negative pairs, by brute force.
 
     ``mean_{i in +, j in -} l(s_i - s_j)`` with ``l(z) = (1 - z)^2`` ("square",
-    the OPAUC loss) or ``max(0, 1 - z)`` ("hinge", the OAM loss). O(n_+ n_-) time and
+    the OPAUC loss) or ``max(0, 1 - z)`` ("hinge", the OAM loss). :math:`O(n_+ n_-)` time and
     memory: meant for tests and small diagnostics.
 
     Parameters

@@ -475,7 +475,8 @@ def load_model(path: str | os.PathLike):
         if missing or extra:
             raise reader.fail("state", f"members {sorted(missing | extra)} do not match")
         for key in found:
-            value = reader.decode(state[key], f"state/{key}", expected.get(key), allowed)
+            growable = key in getattr(cls, "_growable_state", ())
+            value = reader.decode(state[key], f"state/{key}", expected.get(key), allowed, growable)
             setattr(model, key, value)
         for key in (set(expected) - found) & _ADDED_LATER:
             setattr(model, key, expected[key])

@@ -79,7 +79,7 @@ from scipy.stats import norm
 
 from ._base import BaseStreamingAUC
 from ._chunks import Chunk
-from ._kernels import row, rows_of, sparse_axpy, sparse_dot, squared_norm
+from ._kernels import REASSOC, col, mean_by_count, n_rows, row, rows_of, sparse_axpy, sparse_dot
 from ._params import PASS_ORDER, Interval, Real, StrOptions, positive
 
 __all__ = [
@@ -95,32 +95,50 @@ __all__ = [
 _RESCALE_BELOW = 2.0**-60  # CW: rescale (mu, A) when A's largest entry falls below this
 
 
-@nb.njit(cache=True)
-def _perceptron_chunk(w, rows):
-    for r in range(rows.indptr.shape[0] - 1):
+@nb.njit(cache=True, fastmath=REASSOC)
+def _perceptron_chunk(w, rows, pre, weights):
+    """Perceptron over a chunk: w += weight * y x on a mistake (y w.x <= 0)."""
+    scores = pre.shape[0] == n_rows(rows)
+    weighted = weights.shape[0] > 0
+    for r in range(n_rows(rows)):
         idx, val, y = row(rows, r)
-        if y * sparse_dot(w, idx, val) <= 0.0:
-            sparse_axpy(w, y, idx, val)
+        s = sparse_dot(w, idx, val)
+        if scores:
+            pre[r] = s
+        weight = weights[r] if weighted else 1.0
+        if weight > 0.0 and y * s <= 0.0:
+            sparse_axpy(w, weight * y, idx, val)
 
 
-@nb.njit(cache=True)
-def _pa_chunk(w, rows, C, mode, sqrt_rho_pos):
-    """PA-I (mode 0), CPA prediction-based (1) or CPA max-loss (2) over a chunk."""
-    for r in range(rows.indptr.shape[0] - 1):
+@nb.njit(cache=True, fastmath=REASSOC)
+def _pa_chunk(w, rows, pre, weights, C, mode, sqrt_rho_pos):
+    """PA-I (mode 0), CPA prediction-based (1) or CPA max-loss (2) over a chunk.
+
+    An example of weight omega takes the PA-I step with aggressiveness omega * C.
+    """
+    scores = pre.shape[0] == n_rows(rows)
+    weighted = weights.shape[0] > 0
+    for r in range(n_rows(rows)):
         idx, val, y = row(rows, r)
-        ym = y * sparse_dot(w, idx, val)
+        s = sparse_dot(w, idx, val)
+        if scores:
+            pre[r] = s
+        weight = weights[r] if weighted else 1.0
+        ym = y * s
         if mode == 0:
             loss = 1.0 - ym
         else:
             if mode == 1 and ym > 0.0:
                 continue
             loss = (sqrt_rho_pos if y > 0 else 1.0) - ym
-        if loss <= 0.0:
+        if loss <= 0.0 or weight == 0.0:
             continue
-        sq = squared_norm(val)
+        sq = 0.0
+        for a in range(val.shape[0]):
+            sq += val[a] * val[a]
         if sq == 0.0:
             continue
-        sparse_axpy(w, min(C, loss / sq) * y, idx, val)
+        sparse_axpy(w, min(weight * C, loss / sq) * y, idx, val)
 
 
 @nb.njit(cache=True)
@@ -139,17 +157,25 @@ def _cw_coefficients(m, v, phi):
 
 
 @nb.njit(cache=True)
-def _cw_chunk(mu, A, rows, phi):
+def _cw_chunk(mu, A, rows, pre, phi):
+    """CW-full over a chunk. No fastmath: dense and sparse rows give identical bits
+    (the zeros of a dense row are skipped, and every sum runs in column order)."""
+    scores = pre.shape[0] == n_rows(rows)
     d = mu.shape[0]
     z = np.empty(d)  # A^T x
     g = np.empty(d)  # Sigma x = A z
-    for r in range(rows.indptr.shape[0] - 1):
+    for r in range(n_rows(rows)):
         idx, val, y = row(rows, r)
+        s = sparse_dot(mu, idx, val)
+        if scores:
+            pre[r] = s
         for j in range(d):
             z[j] = 0.0
-        for a in range(idx.shape[0]):
-            A_row = A[idx[a]]
+        for a in range(val.shape[0]):
             xa = val[a]
+            if xa == 0.0:
+                continue
+            A_row = A[col(idx, a)]
             for j in range(d):
                 z[j] += A_row[j] * xa
         v = 0.0
@@ -157,8 +183,7 @@ def _cw_chunk(mu, A, rows, phi):
             v += z[j] * z[j]
         if v <= 0.0:
             continue
-        m = y * sparse_dot(mu, idx, val)
-        alpha, beta, one_minus_bv = _cw_coefficients(m, v, phi)
+        alpha, beta, one_minus_bv = _cw_coefficients(y * s, v, phi)
         if alpha <= 0.0:
             continue
         for i in range(d):
@@ -178,7 +203,7 @@ def _cw_chunk(mu, A, rows, phi):
                 for j in range(d):
                     A_i[j] -= gi * z[j]
                     amax = max(amax, abs(A_i[j]))
-            if amax < _RESCALE_BELOW:
+            if 0.0 < amax < _RESCALE_BELOW:
                 # CW is equivariant under (mu, Sigma) -> (c mu, c^2 Sigma); a power of
                 # two c keeps every later step exact and the scores' order unchanged
                 c = 2.0 ** (-math.floor(math.log2(amax)))
@@ -214,11 +239,19 @@ def cw_coefficients(m: float, v: float, eta: float) -> tuple[float, float]:
 class _LinearOnline(BaseStreamingAUC):
     """Base of the learners whose whole state is the weight vector ``w_``."""
 
+    _dense_kernels = True
+    _kernel_prequential = True
+    _supports_sample_weight = True
+
     def _init_state(self, n_features: int) -> None:
         self.w_ = np.zeros(n_features)
 
     def _coef(self) -> np.ndarray:
         return self.w_
+
+    def _merge(self, other: _LinearOnline) -> None:
+        """w becomes the average of both weights, weighted by the examples each has seen."""
+        self.w_ = mean_by_count(self.w_, self.n_samples_seen_, other.w_, other.n_samples_seen_)
 
 
 class Perceptron(_LinearOnline):
@@ -259,7 +292,7 @@ class Perceptron(_LinearOnline):
         self.random_state = random_state
 
     def _update(self, chunk: Chunk) -> None:
-        _perceptron_chunk(self.w_, rows_of(chunk))
+        _perceptron_chunk(self.w_, rows_of(chunk), chunk.pre_scores, chunk.sample_weight)
 
 
 class PassiveAggressive(_LinearOnline):
@@ -304,7 +337,9 @@ class PassiveAggressive(_LinearOnline):
         self.random_state = random_state
 
     def _update(self, chunk: Chunk) -> None:
-        _pa_chunk(self.w_, rows_of(chunk), float(self.C), 0, 1.0)
+        _pa_chunk(
+            self.w_, rows_of(chunk), chunk.pre_scores, chunk.sample_weight, float(self.C), 0, 1.0
+        )
 
 
 class CostSensitivePA(_LinearOnline):
@@ -372,7 +407,15 @@ class CostSensitivePA(_LinearOnline):
 
     def _update(self, chunk: Chunk) -> None:
         mode = 1 if self.variant == "pb" else 2
-        _pa_chunk(self.w_, rows_of(chunk), float(self.C), mode, math.sqrt(float(self.rho_pos)))
+        _pa_chunk(
+            self.w_,
+            rows_of(chunk),
+            chunk.pre_scores,
+            chunk.sample_weight,
+            float(self.C),
+            mode,
+            math.sqrt(float(self.rho_pos)),
+        )
 
 
 class ConfidenceWeighted(BaseStreamingAUC):
@@ -420,6 +463,12 @@ class ConfidenceWeighted(BaseStreamingAUC):
 
     param_grid = {"eta": [0.5, 0.6, 0.7, 0.8, 0.9, 1.0]}
     _parameter_constraints = {"eta": [Interval(Real, 0.5, 1.0, closed="both")], **PASS_ORDER}
+    _dense_kernels = True
+    _kernel_prequential = True
+    _low_memory_hint = (
+        "CW-full keeps a d x d covariance factor; for many features use a learner with "
+        "O(d) state (SOLAM, UnivariateOnline, PassiveAggressive, CostSensitivePA)"
+    )
 
     def __init__(self, eta: float = 0.7, shuffle: bool = False, random_state=None):
         self.eta = eta
@@ -441,7 +490,27 @@ class ConfidenceWeighted(BaseStreamingAUC):
         return self.sqrt_cov_ @ self.sqrt_cov_.T
 
     def _update(self, chunk: Chunk) -> None:
-        _cw_chunk(self.mu_, self.sqrt_cov_, rows_of(chunk), self.phi_)
+        _cw_chunk(self.mu_, self.sqrt_cov_, rows_of(chunk), chunk.pre_scores, self.phi_)
 
     def _coef(self) -> np.ndarray:
         return self.mu_
+
+    def _state_nbytes(self, n_features: int) -> int:
+        # the factor A, mu and the kernel's two work vectors
+        return 8 * (n_features * n_features + 3 * n_features)
+
+    def _merge(self, other: ConfidenceWeighted) -> None:
+        r"""Mean and covariance become the averages of both, weighted by examples seen.
+
+        :math:`\Sigma = (n_1 \Sigma_1 + n_2 \Sigma_2) / n` is kept as a square-root
+        factor: the R of the QR factorization of the stacked, weighted factors,
+        :math:`[\sqrt{n_1/n} A_1^\top; \sqrt{n_2/n} A_2^\top] = QR`, gives
+        :math:`R^\top R = \Sigma`, so ``sqrt_cov_`` becomes :math:`R^\top` (O(d^3)).
+        """
+        n1, n2 = self.n_samples_seen_, other.n_samples_seen_
+        total = n1 + n2
+        self.mu_ = mean_by_count(self.mu_, n1, other.mu_, n2)
+        stacked = np.vstack(
+            [math.sqrt(n1 / total) * self.sqrt_cov_.T, math.sqrt(n2 / total) * other.sqrt_cov_.T]
+        )
+        self.sqrt_cov_ = np.ascontiguousarray(np.linalg.qr(stacked, mode="r").T)

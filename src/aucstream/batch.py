@@ -97,6 +97,7 @@ Deviations
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import numba as nb
@@ -206,7 +207,7 @@ class _BatchLearner(BaseStreamingAUC):
 
 
 def _solve_spd(A: np.ndarray, b: np.ndarray) -> np.ndarray:
-    A = 0.5 * (A + A.T)
+    A = 0.5 * A + 0.5 * A.T  # symmetric; halves first, so that the sum cannot overflow
     try:
         return scipy.linalg.solve(A, b, assume_a="pos")
     except np.linalg.LinAlgError:  # pragma: no cover - lam > 0 makes A positive definite
@@ -376,6 +377,7 @@ class BatchUnivariate(_BatchLearner):
         gram[np.diag_indices_from(gram)] += 0.5 * lam
         self.w_ = _solve_spd(gram, rhs)
         self.b_ = float(r @ y) - float(x_bar @ self.w_)
+        _require_finite("the weights of the square loss", self.w_, self.b_)
         self.n_iter_ = 1
 
     def _coef(self) -> np.ndarray:
@@ -459,7 +461,8 @@ def _simplex_qp(gram, b, theta, scale, tol, max_iter):
 
     Sequential minimal optimization on the maximal violating pair. ``theta`` (length
     K + 1; the last entry is the slack of sum <= 1) is the warm start and is updated
-    in place. Returns the number of iterations.
+    in place. Returns the number of iterations, or -1 if the gradient stopped being
+    finite (overflow: the caller stops with an error).
     """
     K = b.shape[0]
     grad = np.zeros(K + 1)
@@ -478,7 +481,10 @@ def _simplex_qp(gram, b, theta, scale, tol, max_iter):
         for i in range(K + 1):
             if theta[i] > 0.0 and (down < 0 or grad[i] > grad[down]):
                 down = i
-        if down < 0 or grad[down] - grad[up] <= tol:
+        gap = grad[down] - grad[up] if down >= 0 else 0.0
+        if not math.isfinite(gap):
+            return -1
+        if down < 0 or gap <= tol:
             break
         g_uu = gram[up, up] if up < K else 0.0
         g_dd = gram[down, down] if down < K else 0.0
@@ -621,7 +627,7 @@ class PairwiseHingeSVM(_BatchLearner):
             n_cons += 1
             # pack the working set (slack last) and solve the dual
             th = np.concatenate([theta[:n_cons], [theta_slack]])
-            _simplex_qp(
+            done = _simplex_qp(
                 np.ascontiguousarray(gram[:n_cons, :n_cons]),
                 b[:n_cons].copy(),
                 th,
@@ -629,6 +635,8 @@ class PairwiseHingeSVM(_BatchLearner):
                 1e-10 * max(1.0, float(b[:n_cons].max())),
                 1_000_000,
             )
+            if done < 0:
+                _require_finite("the gradient of the cutting-plane dual", np.nan)
             theta[:n_cons] = th[:n_cons]
             theta_slack = th[n_cons]
             w = (th[:n_cons] / lam) @ A[:n_cons]

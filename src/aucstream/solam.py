@@ -164,11 +164,15 @@ def _project_l1(lz, scal, R, work):
 
 
 @nb.njit(cache=True, fastmath=REASSOC)
-def _averaged_score(lz, scal, ux, idx, val):
-    """The averaged model's score of a row: (base + c u - corr).x / sum of gammas."""
+def _averaged_score(base, corr, scal, ux, idx, val):
+    """The averaged model's score of a row: (base + c u - corr).x / sum of gammas.
+
+    It takes the arrays it reads, not the state's tuple: a call that is not inlined
+    would take a reference to every array of a tuple, per row.
+    """
     if scal[_GSUM] == 0.0:
         return 0.0
-    total = sparse_dot(lz.base, idx, val) + scal[_C] * ux - sparse_dot(lz.corr, idx, val)
+    total = sparse_dot(base, idx, val) + scal[_C] * ux - sparse_dot(corr, idx, val)
     return total / scal[_GSUM]
 
 
@@ -187,7 +191,7 @@ def _solam_chunk(lz, scal, counts, totals, rows, pre, weights, cfg, work):
         idx, val, y = row(rows, r)
         ux = sparse_dot(lz.u, idx, val)
         if scores:
-            pre[r] = _averaged_score(lz, scal, ux, idx, val)
+            pre[r] = _averaged_score(lz.base, lz.corr, scal, ux, idx, val)
         weight = weights[r] if weighted else 1.0
         if weight == 0.0:
             continue

@@ -97,11 +97,12 @@ def lazy_axpy(u, corr, c, coef, idx, val, nrm2, nrm1):
 def rebase(lz, c, center, tau, sigma, theta):
     r"""Fold the running sum into ``base`` and restart u from the explicit iterate.
 
-    The iterate is :math:`w = \tau v_1 + \sigma u` (``center`` = :math:`v_1`, or an
-    empty array for :math:`w = \sigma u`), soft-thresholded by ``theta`` (the l1-ball
-    projection; ``theta = 0`` changes nothing). Afterwards :math:`w = v_1 + u`
+    The iterate is :math:`w = \tau v_1 + \sigma u` (``center`` = :math:`v_1`, or None
+    for :math:`w = \sigma u`), soft-thresholded by ``theta`` (the l1-ball projection;
+    ``theta = 0`` changes nothing). Afterwards :math:`w = v_1 + u`
     (:math:`\sigma = \tau = 1`, ``c = 0``, ``corr = 0``). One pass without branches on
-    the data, so it vectorizes.
+    the data, so it vectorizes; ``center is None`` is decided when numba compiles, so
+    each learner gets a single loop.
 
     Returns
     -------
@@ -112,7 +113,17 @@ def rebase(lz, c, center, tau, sigma, theta):
     nrm2 = 0.0
     dot = 0.0
     nrm1 = 0.0
-    if center.shape[0] > 0:
+    if center is None:
+        for i in range(u.shape[0]):
+            ui = u[i]
+            base[i] += c * ui - corr[i]
+            corr[i] = 0.0
+            wi = sigma * ui
+            ui = math.copysign(max(abs(wi) - theta, 0.0), wi)
+            u[i] = ui
+            nrm2 += ui * ui
+            nrm1 += abs(ui)
+    else:
         for i in range(u.shape[0]):
             ui, ci = u[i], center[i]
             base[i] += c * ui - corr[i]
@@ -123,34 +134,24 @@ def rebase(lz, c, center, tau, sigma, theta):
             nrm2 += ui * ui
             dot += ui * ci
             nrm1 += abs(ui)
-        return nrm2, dot, nrm1
-    for i in range(u.shape[0]):
-        ui = u[i]
-        base[i] += c * ui - corr[i]
-        corr[i] = 0.0
-        wi = sigma * ui
-        ui = math.copysign(max(abs(wi) - theta, 0.0), wi)
-        u[i] = ui
-        nrm2 += ui * ui
-        nrm1 += abs(ui)
     return nrm2, dot, nrm1
 
 
 @nb.njit(cache=True, fastmath=REASSOC)
 def _magnitudes(u, center, tau, sigma, mags):
-    """``mags = |tau center + sigma u|`` (no center: ``|sigma u|``); returns
+    """``mags = |tau center + sigma u|`` (``center`` None: ``|sigma u|``); returns
     their sum and the number of non-zeros."""
     total = 0.0
     count = 0
-    if center.shape[0] > 0:
+    if center is None:
         for i in range(u.shape[0]):
-            m = abs(tau * center[i] + sigma * u[i])
+            m = abs(sigma * u[i])
             mags[i] = m
             total += m
             count += m > 0.0
     else:
         for i in range(u.shape[0]):
-            m = abs(sigma * u[i])
+            m = abs(tau * center[i] + sigma * u[i])
             mags[i] = m
             total += m
             count += m > 0.0
@@ -161,8 +162,9 @@ def _magnitudes(u, center, tau, sigma, mags):
 def project_l1_lazy(lz, c, center, tau, sigma, radius, work):
     r"""Project :math:`w = \tau v_1 + \sigma u` onto :math:`\|w\|_1 \le` ``radius``.
 
-    Computes the exact :math:`\|w\|_1` in one pass; if it exceeds the radius, finds
-    the soft threshold :math:`\theta` by Michelot's passes
+    ``center`` is :math:`v_1`, or None for :math:`w = \sigma u`. Computes the exact
+    :math:`\|w\|_1` in one pass; if it exceeds the radius, finds the soft threshold
+    :math:`\theta` by Michelot's passes
     (:func:`aucstream.projections.l1_threshold_passes`) and rebases the lazy iterate
     onto the projection (:func:`rebase`). Three to five vectorized passes over d
     floats. ``work`` holds at least 4 d floats.

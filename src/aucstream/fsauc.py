@@ -381,25 +381,6 @@ def _end_stage(st, scal, counts, totals, cfg, start_next, work):
         st.acc_neg[:] = 0.0
 
 
-@nb.njit(cache=True, fastmath=REASSOC)
-def _output_score(base, corr, scal, counts, v1x, ux, idx, val):
-    """The score of a row under the current output (:meth:`FSAUC._coef`).
-
-    It takes the arrays it reads, not the state's tuples: a call that is not inlined
-    would take a reference to every array of a tuple, per row.
-    """
-    used = counts[_IN_STAGE]
-    if used == 0 or counts[_DONE]:
-        return v1x
-    total = (
-        scal[_SUM_TAU] * v1x
-        + sparse_dot(base, idx, val)
-        + scal[_C] * ux
-        - sparse_dot(corr, idx, val)
-    )
-    return total / used
-
-
 @nb.njit(cache=True)
 def _stage_end_due(counts, cfg):
     """Whether the stage has its n0 examples (and is not an open last stage)."""
@@ -424,8 +405,14 @@ def _fsauc_chunk(st, scal, counts, totals, rows, pre, weights, cfg, work):
     for r in range(n_rows(rows)):
         idx, val, y = row(rows, r)
         v1x, ux = sparse_dot(st.v1, idx, val), sparse_dot(st.lz.u, idx, val)
-        if scores:
-            pre[r] = _output_score(st.lz.base, st.lz.corr, scal, counts, v1x, ux, idx, val)
+        if scores:  # the score under the current output (FSAUC._coef), written out here:
+            # a helper that is not inlined costs a reference count per array and row
+            used = counts[_IN_STAGE]
+            if used == 0 or counts[_DONE]:
+                pre[r] = v1x
+            else:
+                bx, cx = sparse_dot(st.lz.base, idx, val), sparse_dot(st.lz.corr, idx, val)
+                pre[r] = (scal[_SUM_TAU] * v1x + bx + scal[_C] * ux - cx) / used
         weight = weights[r] if weighted else 1.0
         if weight == 0.0:
             continue

@@ -156,24 +156,11 @@ def _rebased(scal, norms):
 @nb.njit(cache=True)
 def _project_l1(lz, scal, R, work):
     """||w||_1 <= R, exactly, in O(d) (sigma is 1 in l1 mode, so ||u||_1 = ||w||_1)."""
-    moved, total, norms = project_l1_lazy(lz, scal[_C], lz.u[:0], 1.0, scal[_SIGMA], R, work)
+    moved, total, norms = project_l1_lazy(lz, scal[_C], None, 1.0, scal[_SIGMA], R, work)
     if moved:
         _rebased(scal, norms)
     else:
         scal[_NRM1] = total
-
-
-@nb.njit(cache=True, fastmath=REASSOC)
-def _averaged_score(base, corr, scal, ux, idx, val):
-    """The averaged model's score of a row: (base + c u - corr).x / sum of gammas.
-
-    It takes the arrays it reads, not the state's tuple: a call that is not inlined
-    would take a reference to every array of a tuple, per row.
-    """
-    if scal[_GSUM] == 0.0:
-        return 0.0
-    total = sparse_dot(base, idx, val) + scal[_C] * ux - sparse_dot(corr, idx, val)
-    return total / scal[_GSUM]
 
 
 @nb.njit(cache=True, fastmath=REASSOC)
@@ -190,8 +177,13 @@ def _solam_chunk(lz, scal, counts, totals, rows, pre, weights, cfg, work):
     for r in range(n_rows(rows)):
         idx, val, y = row(rows, r)
         ux = sparse_dot(lz.u, idx, val)
-        if scores:
-            pre[r] = _averaged_score(lz.base, lz.corr, scal, ux, idx, val)
+        if scores:  # the averaged model's score, (base + c u - corr).x / sum of gammas,
+            # written out here: a helper that is not inlined costs a reference count per
+            # array and row
+            pre[r] = 0.0
+            if scal[_GSUM] != 0.0:
+                bx, cx = sparse_dot(lz.base, idx, val), sparse_dot(lz.corr, idx, val)
+                pre[r] = (bx + scal[_C] * ux - cx) / scal[_GSUM]
         weight = weights[r] if weighted else 1.0
         if weight == 0.0:
             continue
@@ -215,7 +207,7 @@ def _solam_chunk(lz, scal, counts, totals, rows, pre, weights, cfg, work):
         if not cfg.pre:
             _add_to_average(scal, gamma)
         if fold_due(scal[_SIGMA], t):
-            _rebased(scal, rebase(lz, scal[_C], lz.u[:0], 1.0, scal[_SIGMA], 0.0))
+            _rebased(scal, rebase(lz, scal[_C], None, 1.0, scal[_SIGMA], 0.0))
 
 
 class SOLAM(BaseStreamingAUC):

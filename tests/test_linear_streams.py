@@ -34,6 +34,7 @@ LEARNERS = {
     "PassiveAggressive": (PassiveAggressive, {"C": 0.5}),
     "CPA_ML": (CostSensitivePA, {"variant": "ml", "C": 0.5, "rho_pos": 4.0}),
     "ConfidenceWeighted": (ConfidenceWeighted, {"eta": 0.8}),
+    "ConfidenceWeighted_avg": (ConfidenceWeighted, {"eta": 0.8, "average": True}),
     "UnivariateOnline": (UnivariateOnline, {"eta": 0.3, "lam": 0.1}),
     "SOLAM": (SOLAM, {"R": 0.5, "zeta": 2.0}),
     "SOLAML1": (SOLAML1, {"R": 0.5, "zeta": 2.0}),

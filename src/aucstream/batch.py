@@ -82,6 +82,28 @@ SVM-OR / SVM-perf, :class:`PairwiseHingeSVM`, :class:`SVMOR`, :class:`SVMPerfAUC
     baseline was set up; with two ranks, ordinal regression compares exactly the
     positive-negative pairs).
 
+Example weights (``sample_weight``)
+    Weights enter the objectives as multiplicities: an example of weight
+    :math:`\omega_i` counts :math:`\omega_i` times. LS-SVM and the pairwise hinge
+    weigh pair (i, j) by :math:`\omega_i\omega_j` and average over
+    :math:`W_+ W_-` instead of :math:`n_+ n_-` (for LS-SVM: the weighted class means
+    and covariances, normalized by the class weight totals :math:`W_\pm`, in the
+    same closed form); the univariate losses weigh example i by
+    :math:`\omega_i\rho_{y_i}` with :math:`\rho_\pm = W/(2W_\pm)` and average over
+    :math:`W`. Integer weights therefore give the model of the data with every row
+    repeated weight times (up to the solvers' tolerances), and weight 0 drops a row
+    (its row is removed before solving). Weights that leave a class empty are
+    refused.
+
+Overflow and memory
+    The solvers stop with a ``FloatingPointError`` that names the quantity when a
+    matrix they build, the scores, the hinge loss or the gradient of the
+    cutting-plane dual is not finite (features so large that their products
+    overflow; the cutting-plane method used to run every round to ``max_iter`` with
+    NaN in its stopping tests). LS-SVM and Uni-Squ declare their d x d working
+    memory, which is checked against aucstream's memory budget before anything is
+    allocated.
+
 Deviations
 ----------
 - The batch learners form d x d matrices (LS-SVM, Uni-Squ); they are meant for the

@@ -80,7 +80,24 @@ certifies feasibility in O(1); otherwise the exact norm and, if needed, the
 projection cost O(d). The representation is rebased (O(d)) after an l1 projection,
 when :math:`\sigma < 10^{-4}` (which bounds the cancellation in the lazy sum), every
 65536 examples of a stage and at each stage end; these rules depend only on the
-stream, so any chunking gives bit-identical models.
+stream, so any chunking gives bit-identical models. The projection's passes are
+those of SOLAM-l1 (:func:`aucstream._saddle.project_l1_lazy`). A lazy threshold is not
+possible here: the step back into :math:`B(v_1, r)` is an affine map around
+:math:`v_1`, which does not commute with soft-thresholding. Dense rows are read in
+place, their products summed in any order (``fastmath`` reassociation,
+:data:`aucstream._kernels.REASSOC`): a change by rounding only.
+
+Example weights, prequential scores, merging
+--------------------------------------------
+An example of weight :math:`\omega` counts :math:`\omega` times in Alg. 3's
+statistics (:math:`\hat p = W_+/(W_+ + W_-)` with the class weight totals, class
+sums :math:`A_\pm = \sum \omega x` and class means :math:`A_\pm / W_\pm`) and takes
+the step :math:`\omega\eta_k` in v and :math:`\alpha`; the schedule (stage lengths)
+and the stage average count examples. Weight 0 leaves the learner untouched,
+counters and stage progress included; with all weights 1 this is Algs. 1-3 bit for
+bit. Each example's score under the current output is written before the example
+is learnt (``test_then_train``). :meth:`FSAUC._merge` defines merging (only at the
+same stage of the same schedule).
 
 Deviations and choices
 ----------------------

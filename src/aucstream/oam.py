@@ -34,6 +34,18 @@ the margins at the w of the start of the step:
 (the ratio tends to 0). Z11 does not state OAM_inf's update; we use the one chosen by
 ``update``. Its memory grows with the stream by design; the bounded variants use
 O((N_+ + N_-) d).
+
+Dense rows are read in place; the dot products with the buffered rows are summed in
+any order (``fastmath`` reassociation, :data:`aucstream._kernels.REASSOC`): a change
+by rounding only. Each example's score :math:`w^\top x_t` is written before it is
+learnt (``test_then_train``). :meth:`OAM._merge` averages w by the examples seen and
+merges each class's buffers into a uniform sample of both streams
+(:meth:`aucstream.reservoir.Reservoir.merge`).
+
+OAM takes no example weights. A weighted reservoir (Efraimidis and Spirakis' A-Res,
+or Chao's sampling) must keep a key or the total weight with the buffer, which the
+buffer's saved form (that of aucstream 0.1, which model files keep) does not hold;
+and the C_t of Alg. 1 counts examples. Repeat an example to weigh it.
 """
 
 from __future__ import annotations

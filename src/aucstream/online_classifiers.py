@@ -42,6 +42,25 @@ CPA_PB / CPA_ML (cost-sensitive PA, PA06 §7 with :math:`\Phi(x, y) = \frac y2 x
     small margin. Both take the PA-I step :math:`\tau = \min(C, \ell/\|x_t\|^2)`,
     :math:`w \leftarrow w + \tau y_t x_t`.
 
+Example weights (``sample_weight``)
+    An example of weight :math:`\omega` takes the Perceptron step
+    :math:`w \leftarrow w + \omega y_t x_t`, and the PA-I / CPA step of the weighted
+    problem :math:`\min_w \frac12\|w - w_t\|^2 + \omega C\xi` (PA06 Eq. 7 with the
+    slack penalized by :math:`\omega C`): :math:`\tau = \min(\omega C,
+    \ell/\|x_t\|^2)`. Weight 0 changes nothing. CW refuses weights: its update is
+    a constraint (the example is classified with probability :math:`\eta`), not a
+    loss that a weight could scale.
+
+Merging, prequential scores, dense rows
+    :meth:`merge` averages the weights of two learners by the examples each has seen,
+    :math:`(n_1 w_1 + n_2 w_2)/(n_1 + n_2)`; CW averages :math:`\mu` and
+    :math:`\Sigma` the same way (see :meth:`ConfidenceWeighted._merge`). Every kernel
+    writes each example's score before learning it (``test_then_train`` and the
+    calibration read them) and reads dense rows in place. The Perceptron and PA
+    kernels sum their dense dot products in any order (``fastmath`` reassociation,
+    :data:`aucstream._kernels.REASSOC`): a change by rounding only. CW does not: its
+    dense and sparse paths give identical bits.
+
 Deviations
 ----------
 - CW with :math:`\eta = 1` has :math:`\phi = \infty`; ``eta=1`` is run as 0.999
@@ -157,10 +176,16 @@ def _cw_coefficients(m, v, phi):
 
 
 @nb.njit(cache=True)
-def _cw_chunk(mu, A, rows, pre, phi):
-    """CW-full over a chunk. No fastmath: dense and sparse rows give identical bits
-    (the zeros of a dense row are skipped, and every sum runs in column order)."""
+def _cw_chunk(mu, A, rows, pre, phi, mu_sum, seen):
+    r"""CW-full over a chunk. No fastmath: dense and sparse rows give identical bits
+    (the zeros of a dense row are skipped, and every sum runs in column order).
+
+    With ``mu_sum`` non-empty (``average=True``) the direction of the mean after every
+    example, :math:`\mu_t / \|\mu_t\|` (nothing while it is 0), is added to it;
+    ``seen`` examples were learnt before the chunk.
+    """
     scores = pre.shape[0] == n_rows(rows)
+    average = mu_sum.shape[0] > 0
     d = mu.shape[0]
     z = np.empty(d)  # A^T x
     g = np.empty(d)  # Sigma x = A z
@@ -169,49 +194,67 @@ def _cw_chunk(mu, A, rows, pre, phi):
         s = sparse_dot(mu, idx, val)
         if scores:
             pre[r] = s
-        for j in range(d):
-            z[j] = 0.0
-        for a in range(val.shape[0]):
-            xa = val[a]
-            if xa == 0.0:
-                continue
-            A_row = A[col(idx, a)]
-            for j in range(d):
-                z[j] += A_row[j] * xa
-        v = 0.0
-        for j in range(d):
-            v += z[j] * z[j]
-        if v <= 0.0:
+            if average:
+                t = seen + r
+                pre[r] = sparse_dot(mu_sum, idx, val) / t if t > 0 else 0.0
+        _cw_step(mu, A, z, g, idx, val, y, s, phi)
+        if average:
+            norm = 0.0
+            for i in range(d):
+                norm += mu[i] * mu[i]
+            if norm > 0.0:
+                norm = math.sqrt(norm)
+                for i in range(d):
+                    mu_sum[i] += mu[i] / norm
+
+
+@nb.njit(cache=True)
+def _cw_step(mu, A, z, g, idx, val, y, s, phi):
+    """One CW-full update (module docstring) for the row (idx, val) with score s."""
+    d = mu.shape[0]
+    for j in range(d):
+        z[j] = 0.0
+    for a in range(val.shape[0]):
+        xa = val[a]
+        if xa == 0.0:
             continue
-        alpha, beta, one_minus_bv = _cw_coefficients(y * s, v, phi)
-        if alpha <= 0.0:
-            continue
+        A_row = A[col(idx, a)]
+        for j in range(d):
+            z[j] += A_row[j] * xa
+    v = 0.0
+    for j in range(d):
+        v += z[j] * z[j]
+    if v <= 0.0:
+        return
+    alpha, beta, one_minus_bv = _cw_coefficients(y * s, v, phi)
+    if alpha <= 0.0:
+        return
+    for i in range(d):
+        acc = 0.0
+        A_i = A[i]
+        for j in range(d):
+            acc += A_i[j] * z[j]
+        g[i] = acc
+    for i in range(d):
+        mu[i] += alpha * y * g[i]
+    if beta > 0.0:
+        gamma = (1.0 - math.sqrt(one_minus_bv)) / v
+        amax = 0.0
         for i in range(d):
-            acc = 0.0
+            gi = gamma * g[i]
             A_i = A[i]
             for j in range(d):
-                acc += A_i[j] * z[j]
-            g[i] = acc
-        for i in range(d):
-            mu[i] += alpha * y * g[i]
-        if beta > 0.0:
-            gamma = (1.0 - math.sqrt(one_minus_bv)) / v
-            amax = 0.0
+                A_i[j] -= gi * z[j]
+                amax = max(amax, abs(A_i[j]))
+        if 0.0 < amax < _RESCALE_BELOW:
+            # CW is equivariant under (mu, Sigma) -> (c mu, c^2 Sigma); a power of
+            # two c keeps every later step exact and the scores' order unchanged
+            c = 2.0 ** (-math.floor(math.log2(amax)))
             for i in range(d):
-                gi = gamma * g[i]
+                mu[i] *= c
                 A_i = A[i]
                 for j in range(d):
-                    A_i[j] -= gi * z[j]
-                    amax = max(amax, abs(A_i[j]))
-            if 0.0 < amax < _RESCALE_BELOW:
-                # CW is equivariant under (mu, Sigma) -> (c mu, c^2 Sigma); a power of
-                # two c keeps every later step exact and the scores' order unchanged
-                c = 2.0 ** (-math.floor(math.log2(amax)))
-                for i in range(d):
-                    mu[i] *= c
-                    A_i = A[i]
-                    for j in range(d):
-                        A_i[j] *= c
+                    A_i[j] *= c
 
 
 def cw_coefficients(m: float, v: float, eta: float) -> tuple[float, float]:
@@ -434,6 +477,23 @@ class ConfidenceWeighted(BaseStreamingAUC):
         eta >= 0.9 can stall early on unbalanced or off-centre data). With
         ``eta=0.5`` (:math:`\phi = 0`) the constraint is :math:`y\mu^\top x \ge 0`,
         which :math:`\mu = 0` already meets: the model never leaves 0.
+    average : bool, default=False
+        Score with the average direction of the means over the stream,
+        :math:`\bar\mu_n = \frac1n\sum_{t \le n}\mu_t/\|\mu_t\|` (:math:`\mu_t`
+        after example t; terms with :math:`\mu_t = 0` count as 0), instead of the last
+        mean :math:`\mu_n` (Crammer et al. 2008). A library variant: the averaging of
+        online iterates of Freund and Schapire (1999, the averaged perceptron, which
+        Z11 cites) applied to CW's mean; the update itself is unchanged. Directions,
+        because CW's model is defined up to scale (see the module's deviations):
+        :math:`(\mu, \Sigma)` shrink geometrically on non-separable streams, so an
+        average of the means themselves would be that of the first few hundred
+        examples, and would overflow with the rescaling. On such streams the last
+        mean swings with the last updates (CW updates on most examples), and its test
+        AUC with it; the average does not. On german and magic04 under Z11's protocol
+        (``docs/results/cw_investigation.md``) the last mean scores .689 +- .063 and
+        .670 +- .088, the average .786 +- .034 and .786 +- .010 (Z11 Table 2: .757 +-
+        .025 and .746 +- .027; batch logistic regression .793 and .79). Costs O(d)
+        memory and O(d) work per example more.
     shuffle : bool, default=False
         Whether ``fit`` visits the examples in a random order.
     random_state : int, Generator or None, default=None
@@ -442,9 +502,12 @@ class ConfidenceWeighted(BaseStreamingAUC):
     Attributes
     ----------
     mu_ : ndarray of shape (n_features,)
-        Mean weights (the scoring weights).
+        Mean weights (the scoring weights unless ``average``).
     sqrt_cov_ : ndarray of shape (n_features, n_features)
         A factor A with :math:`\Sigma = A A^\top` (initially the identity).
+    mu_sum_ : ndarray of shape (n_features,)
+        With ``average=True`` only: the sum of the directions of the means after
+        every example (``coef_`` is this sum over ``n_samples_seen_``).
     classes_, n_samples_seen_, n_features_in_
         As for every aucstream learner.
 
@@ -462,7 +525,11 @@ class ConfidenceWeighted(BaseStreamingAUC):
     """
 
     param_grid = {"eta": [0.5, 0.6, 0.7, 0.8, 0.9, 1.0]}
-    _parameter_constraints = {"eta": [Interval(Real, 0.5, 1.0, closed="both")], **PASS_ORDER}
+    _parameter_constraints = {
+        "eta": [Interval(Real, 0.5, 1.0, closed="both")],
+        "average": ["boolean"],
+        **PASS_ORDER,
+    }
     _dense_kernels = True
     _kernel_prequential = True
     _low_memory_hint = (
@@ -470,14 +537,19 @@ class ConfidenceWeighted(BaseStreamingAUC):
         "O(d) state (SOLAM, UnivariateOnline, PassiveAggressive, CostSensitivePA)"
     )
 
-    def __init__(self, eta: float = 0.7, shuffle: bool = False, random_state=None):
+    def __init__(
+        self, eta: float = 0.7, average: bool = False, shuffle: bool = False, random_state=None
+    ):
         self.eta = eta
+        self.average = average
         self.shuffle = shuffle
         self.random_state = random_state
 
     def _init_state(self, n_features: int) -> None:
         self.mu_ = np.zeros(n_features)
         self.sqrt_cov_ = np.eye(n_features)
+        if self.average:
+            self.mu_sum_ = np.zeros(n_features)
 
     @property
     def phi_(self) -> float:
@@ -490,14 +562,24 @@ class ConfidenceWeighted(BaseStreamingAUC):
         return self.sqrt_cov_ @ self.sqrt_cov_.T
 
     def _update(self, chunk: Chunk) -> None:
-        _cw_chunk(self.mu_, self.sqrt_cov_, rows_of(chunk), chunk.pre_scores, self.phi_)
+        _cw_chunk(
+            self.mu_,
+            self.sqrt_cov_,
+            rows_of(chunk),
+            chunk.pre_scores,
+            self.phi_,
+            self.mu_sum_ if self.average else self.mu_[:0],
+            self.n_samples_seen_,
+        )
 
     def _coef(self) -> np.ndarray:
+        if self.average:
+            return self.mu_sum_ / max(self.n_samples_seen_, 1)
         return self.mu_
 
     def _state_nbytes(self, n_features: int) -> int:
-        # the factor A, mu and the kernel's two work vectors
-        return 8 * (n_features * n_features + 3 * n_features)
+        # the factor A, mu (and the sum of the means) and the kernel's two work vectors
+        return 8 * (n_features * n_features + (4 if self.average else 3) * n_features)
 
     def _merge(self, other: ConfidenceWeighted) -> None:
         r"""Mean and covariance become the averages of both, weighted by examples seen.
@@ -510,6 +592,8 @@ class ConfidenceWeighted(BaseStreamingAUC):
         n1, n2 = self.n_samples_seen_, other.n_samples_seen_
         total = n1 + n2
         self.mu_ = mean_by_count(self.mu_, n1, other.mu_, n2)
+        if self.average:  # the average of both averages by examples: the sums add
+            self.mu_sum_ = self.mu_sum_ + other.mu_sum_
         stacked = np.vstack(
             [math.sqrt(n1 / total) * self.sqrt_cov_.T, math.sqrt(n2 / total) * other.sqrt_cov_.T]
         )

@@ -19,6 +19,10 @@ projections onto the l1-ball for learning in high dimensions*, ICML 2008, §4)
     set and its threshold :math:`\rho = (\sum_{v} u - R)/|v|` and is O(d) in
     practice.
 
+    Learners' kernels find the same :math:`\theta` with Michelot's algorithm
+    (``method="passes"``, :func:`l1_threshold_passes`): a few branch-free passes over
+    the whole vector, which vectorize, instead of Condat's data-dependent loop.
+
 Box :math:`[\ell, h]`
     :math:`\Pi(v)_i = \min(\max(v_i, \ell), h)`.
 
@@ -297,7 +301,7 @@ def project_l1_ball(v: ArrayLike, radius: float, method: str = "condat") -> np.n
         The point to project.
     radius : float
         Radius R > 0.
-    method : {"condat", "sort"}, default="condat"
+    method : {"condat", "sort", "passes"}, default="condat"
         How the threshold is found (see the module docstring).
 
     Returns

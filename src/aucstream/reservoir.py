@@ -13,6 +13,11 @@ into chunks.
 
 With ``capacity=None`` the buffer is unbounded (OAM_inf) and stores every example;
 its memory then grows with the stream, by design.
+
+Two reservoirs of the same capacity merge into a uniform sample of both streams
+(:meth:`Reservoir.merge`); a loaded reservoir is checked for consistency
+(:meth:`Reservoir._check_state`: its size is min(capacity, offered), its norms those
+of its rows) before any kernel reads it.
 """
 
 from __future__ import annotations

@@ -126,23 +126,17 @@ import numpy as np
 
 from ._base import BaseStreamingAUC
 from ._chunks import Chunk
+from . import _kernels as kern
 from ._kernels import (
-    AVERAGE_SCALE_MIN,
     REASSOC,
-    SCALE_MAX,
     LazySum,
-    check_class_totals,
-    class_totals,
     fold_due,
-    forget_class_totals,
     lazy_mean,
-    mean_by_count,
     n_rows,
     row,
     rows_of,
     sparse_axpy,
     sparse_dot,
-    store_class_totals,
 )
 from ._params import PASS_ORDER, StrOptions, positive, positive_int, unit_open
 from ._saddle import clip, lazy_axpy, project_l1_lazy, rebase, saddle_grad_scalars
@@ -524,19 +518,20 @@ class FSAUC(BaseStreamingAUC):
         Examples used, stage index k, examples in the stage, T+, T-, finished flag
         (weight-0 examples do not count).
     weight_neg_, weight_pos_ : float
-        Sum of the weights of the examples counted in T- and T+ (the counts when no
-        weights were given); set by the first learning call.
+        Total weight of the examples counted in T- and T+, which p uses (equal to
+        T- and T+ without sample weights); set by the first learning call.
     classes_, n_samples_seen_, n_features_in_
         As for every aucstream learner.
 
     Examples
     --------
     >>> import numpy as np
-    >>> from aucstream.fsauc import FSAUC
+    >>> from aucstream import FSAUC
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(1000, 5))
-    >>> y = np.where(X[:, 0] - X[:, 1] + 0.5 * rng.normal(size=1000) > 0, 1, -1)
-    >>> X /= np.linalg.norm(X, axis=1, keepdims=True)
+    >>> noise = 0.5 * rng.normal(size=1000)
+    >>> y = np.where(X[:, 0] - X[:, 1] + noise > 0, 1, -1)
+    >>> X = X / np.linalg.norm(X, axis=1, keepdims=True)  # rows of unit norm (kappa = 1)
     >>> model = FSAUC(R=10.0, eta1=0.5).fit(X, y)
     >>> model.n_stages_, model.stage_length_
     (2, 500)
@@ -617,7 +612,7 @@ class FSAUC(BaseStreamingAUC):
         self.scalars_ = s
         self.counts_ = np.zeros(6, dtype=np.int64)
         self.counts_[_STAGE] = 1
-        forget_class_totals(self)
+        kern.forget_class_totals(self)
 
     def _begin_pass(self, y_pm: np.ndarray) -> None:
         """``fit`` knows the stream length: n is ``n_samples`` or ``len(y)``."""
@@ -634,7 +629,7 @@ class FSAUC(BaseStreamingAUC):
                 stacklevel=4,
             )
         work = np.empty(4 * self.u_.shape[0])
-        totals = class_totals(self, self.counts_[[_TNEG, _TPOS]])
+        totals = kern.class_totals(self, self.counts_[[_TNEG, _TPOS]])
         dropped = _fsauc_chunk(
             self._arrays(),
             self.scalars_,
@@ -646,7 +641,7 @@ class FSAUC(BaseStreamingAUC):
             self._config(),
             work,
         )
-        store_class_totals(self, totals)
+        kern.store_class_totals(self, totals)
         seen_after = self.n_samples_seen_ + chunk.n_samples
         if dropped and self.n_samples_seen_ <= self.n_announced_ < seen_after:
             warnings.warn(
@@ -737,13 +732,13 @@ class FSAUC(BaseStreamingAUC):
             if bad:
                 raise ValueError(f"counts_ {self.counts_.tolist()}: inconsistent {what}")
         sc = self.scalars_
-        if not AVERAGE_SCALE_MIN <= sc[_SIGMA] <= SCALE_MAX:
+        if not kern.AVERAGE_SCALE_MIN <= sc[_SIGMA] <= kern.SCALE_MAX:
             raise ValueError(f"scalars_[0] (sigma) = {sc[_SIGMA]!r} is outside its range")
         if min(sc[_RADIUS], sc[_D], sc[_BETA], sc[_ETA]) <= 0.0:
             raise ValueError("scalars_: the stage's radius, D, beta and eta must be positive")
         if min(sc[_NRM2_U], sc[_NRM1_U], sc[_NRM2_V1], sc[_NRM1_V1]) < 0.0:
             raise ValueError("scalars_ holds a negative norm")
-        check_class_totals(self, self.counts_[[_TNEG, _TPOS]])
+        kern.check_class_totals(self, self.counts_[[_TNEG, _TPOS]])
 
     def _merge(self, other: FSAUC) -> None:
         r"""Combine two FSAUC learners at the same stage of the same schedule.
@@ -787,8 +782,8 @@ class FSAUC(BaseStreamingAUC):
         if n1 == 0:
             n1, n2 = 0, 1  # self has used nothing: take the other's points
         mine, theirs = self._points(), other._points()
-        points = {k: mean_by_count(mine[k], n1, theirs[k], n2) for k in mine}
-        totals = class_totals(self, self.counts_[[_TNEG, _TPOS]]) + class_totals(
+        points = {k: kern.mean_by_count(mine[k], n1, theirs[k], n2) for k in mine}
+        totals = kern.class_totals(self, self.counts_[[_TNEG, _TPOS]]) + kern.class_totals(
             other, other.counts_[[_TNEG, _TPOS]]
         )
         stage_sum = self._stage_sum() + other._stage_sum()
@@ -818,7 +813,7 @@ class FSAUC(BaseStreamingAUC):
             _end_stage(
                 self._arrays(), sc, counts, totals, cfg, start_next, np.empty(self.u_.shape[0])
             )
-        store_class_totals(self, totals)
+        kern.store_class_totals(self, totals)
 
     def _points(self) -> dict[str, np.ndarray]:
         """The current iterate, the stage start and the stage constants (to average)."""

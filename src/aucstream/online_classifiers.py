@@ -114,26 +114,16 @@ __all__ = [
 _RESCALE_BELOW = 2.0**-60  # CW: rescale (mu, A) when A's largest entry falls below this
 
 
-@nb.njit(cache=True, fastmath=REASSOC)
-def _perceptron_chunk(w, rows, pre, weights):
-    """Perceptron over a chunk: w += weight * y x on a mistake (y w.x <= 0)."""
-    scores = pre.shape[0] == n_rows(rows)
-    weighted = weights.shape[0] > 0
-    for r in range(n_rows(rows)):
-        idx, val, y = row(rows, r)
-        s = sparse_dot(w, idx, val)
-        if scores:
-            pre[r] = s
-        weight = weights[r] if weighted else 1.0
-        if weight > 0.0 and y * s <= 0.0:
-            sparse_axpy(w, weight * y, idx, val)
+#: The update rules of :func:`_linear_chunk`.
+_PA, _CPA_PB, _CPA_ML, _PERCEPTRON = 0, 1, 2, 3
 
 
 @nb.njit(cache=True, fastmath=REASSOC)
-def _pa_chunk(w, rows, pre, weights, C, mode, sqrt_rho_pos):
-    """PA-I (mode 0), CPA prediction-based (1) or CPA max-loss (2) over a chunk.
+def _linear_chunk(w, rows, pre, weights, C, mode, sqrt_rho_pos):
+    """PA-I, CPA prediction-based, CPA max-loss or the Perceptron (``mode``) over a chunk.
 
-    An example of weight omega takes the PA-I step with aggressiveness omega * C.
+    An example of weight omega takes the PA-I step with aggressiveness omega * C, or
+    the Perceptron step omega * y x.
     """
     scores = pre.shape[0] == n_rows(rows)
     weighted = weights.shape[0] > 0
@@ -144,10 +134,14 @@ def _pa_chunk(w, rows, pre, weights, C, mode, sqrt_rho_pos):
             pre[r] = s
         weight = weights[r] if weighted else 1.0
         ym = y * s
-        if mode == 0:
+        if mode == _PERCEPTRON:
+            if weight > 0.0 and ym <= 0.0:
+                sparse_axpy(w, weight * y, idx, val)
+            continue
+        if mode == _PA:
             loss = 1.0 - ym
         else:
-            if mode == 1 and ym > 0.0:
+            if mode == _CPA_PB and ym > 0.0:
                 continue
             loss = (sqrt_rho_pos if y > 0 else 1.0) - ym
         if loss <= 0.0 or weight == 0.0:
@@ -335,7 +329,9 @@ class Perceptron(_LinearOnline):
         self.random_state = random_state
 
     def _update(self, chunk: Chunk) -> None:
-        _perceptron_chunk(self.w_, rows_of(chunk), chunk.pre_scores, chunk.sample_weight)
+        _linear_chunk(
+            self.w_, rows_of(chunk), chunk.pre_scores, chunk.sample_weight, 1.0, _PERCEPTRON, 1.0
+        )
 
 
 class PassiveAggressive(_LinearOnline):
@@ -349,17 +345,8 @@ class PassiveAggressive(_LinearOnline):
     C : float, default=1.0
         Aggressiveness. Z11 gives no grid for PA ("same setup"); we tune it over
         2^[-10:10], the grid Z11 uses for C elsewhere. The default is a library choice.
-    shuffle : bool, default=False
-        Whether ``fit`` visits the examples in a random order.
-    random_state : int, Generator or None, default=None
-        Seed of the shuffle.
-
-    Attributes
-    ----------
-    w_ : ndarray of shape (n_features,)
-        Current weights.
-    classes_, n_samples_seen_, n_features_in_
-        As for every aucstream learner.
+    shuffle, random_state
+        As for :class:`Perceptron`, whose attributes (``w_``, ...) it has.
 
     Examples
     --------
@@ -380,8 +367,8 @@ class PassiveAggressive(_LinearOnline):
         self.random_state = random_state
 
     def _update(self, chunk: Chunk) -> None:
-        _pa_chunk(
-            self.w_, rows_of(chunk), chunk.pre_scores, chunk.sample_weight, float(self.C), 0, 1.0
+        _linear_chunk(
+            self.w_, rows_of(chunk), chunk.pre_scores, chunk.sample_weight, float(self.C), _PA, 1.0
         )
 
 
@@ -403,24 +390,17 @@ class CostSensitivePA(_LinearOnline):
     rho_pos : float, default=1.0
         Cost :math:`\rho(+1,-1)` of missing a positive (the other cost is 1); Z11 tunes
         it over 2^[0:10]. Must be positive.
-    shuffle : bool, default=False
-        Whether ``fit`` visits the examples in a random order.
-    random_state : int, Generator or None, default=None
-        Seed of the shuffle.
-
-    Attributes
-    ----------
-    w_ : ndarray of shape (n_features,)
-        Current weights.
-    classes_, n_samples_seen_, n_features_in_
-        As for every aucstream learner.
+    shuffle, random_state
+        As for :class:`Perceptron`, whose attributes (``w_``, ...) it has.
 
     Examples
     --------
+    A rare positive class, and a cost of 4 for missing it:
+
     >>> import numpy as np
-    >>> from aucstream.online_classifiers import CostSensitivePA
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.normal(size=(300, 3)); y = (X @ [1.0, -2.0, 0.5] > 1.5).astype(int)
+    >>> from aucstream import CostSensitivePA
+    >>> X = np.random.default_rng(0).normal(size=(300, 3))
+    >>> y = (X @ [1.0, -2.0, 0.5] > 1.5).astype(int)
     >>> model = CostSensitivePA(variant="ml", C=0.5, rho_pos=4.0).fit(X, y)
     >>> model.score(X, y) > 0.9
     True
@@ -449,8 +429,8 @@ class CostSensitivePA(_LinearOnline):
         self.random_state = random_state
 
     def _update(self, chunk: Chunk) -> None:
-        mode = 1 if self.variant == "pb" else 2
-        _pa_chunk(
+        mode = _CPA_PB if self.variant == "pb" else _CPA_ML
+        _linear_chunk(
             self.w_,
             rows_of(chunk),
             chunk.pre_scores,

@@ -124,9 +124,9 @@ from collections import namedtuple
 import numba as nb
 import numpy as np
 
+from . import _kernels as kern
 from ._base import BaseStreamingAUC
 from ._chunks import Chunk
-from . import _kernels as kern
 from ._kernels import (
     REASSOC,
     LazySum,

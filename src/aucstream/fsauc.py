@@ -94,10 +94,11 @@ statistics (:math:`\hat p = W_+/(W_+ + W_-)` with the class weight totals, class
 sums :math:`A_\pm = \sum \omega x` and class means :math:`A_\pm / W_\pm`) and takes
 the step :math:`\omega\eta_k` in v and :math:`\alpha`; the schedule (stage lengths)
 and the stage average count examples. Weight 0 leaves the learner untouched,
-counters and stage progress included; with all weights 1 this is Algs. 1-3 bit for
-bit. Each example's score under the current output is written before the example
-is learnt (``test_then_train``). :meth:`FSAUC._merge` defines merging (only at the
-same stage of the same schedule).
+counters and stage progress included (``fit`` without ``n_samples`` still plans for
+all its rows, weight 0 or not: pass ``n_samples`` to plan for the others only); with
+all weights 1 this is Algs. 1-3 bit for bit. Each example's score under the current
+output is written before the example is learnt (``test_then_train``).
+:meth:`FSAUC._merge` defines merging (only at the same stage of the same schedule).
 
 Deviations and choices
 ----------------------

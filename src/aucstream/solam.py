@@ -395,7 +395,10 @@ class SOLAM(BaseStreamingAUC):
         step sizes :math:`\sum\gamma` of the average and all counters add (so later
         iterates join the average with their :math:`\gamma_t` against both passes'
         total, and :math:`t` continues from :math:`t_1 + t_2`). Both iterates stay in
-        their balls and boxes (averages of feasible points).
+        their balls and boxes (averages of feasible points). Examples of weight 0 do
+        not count in :math:`n`; an unfitted learner is refused by :meth:`merge`, and
+        every learning call learns at least one example (scikit-learn refuses a chunk
+        whose weights are all 0), so both sides have learnt something.
         """
         n1, n2 = int(self.counts_[0]), int(other.counts_[0])
         if n2 == 0:

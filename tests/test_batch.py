@@ -258,3 +258,82 @@ def test_batch_learners_on_diabetes():
     ):
         est.fit(X[~test], y[~test])
         assert est.score(X[test], y[test]) > 0.78  # G16 Table 3: about 0.83
+
+
+# ---------------------------------------------------------------- example weights
+@pytest.mark.parametrize(
+    "make, rtol",
+    [
+        (lambda: LSSVMAUC(lam=0.3), 1e-9),
+        (lambda: BatchUnivariate(loss="squ", lam=0.3), 1e-9),
+        (lambda: BatchUnivariate(loss="log", lam=0.3, tol=1e-12, max_iter=10000), 1e-5),
+        (lambda: PairwiseHingeSVM(lam=0.3, tol=1e-10), 1e-4),
+    ],
+)
+@pytest.mark.parametrize("sparse", [False, True])
+def test_integer_weights_equal_repeated_examples(make, rtol, sparse):
+    X, y = _data(n=50, seed=12, sparse=sparse)
+    weights = np.arange(50) % 4  # 0 drops a row, k repeats it k times
+    repeated_X, repeated_y = np.repeat(X, weights, axis=0), np.repeat(y, weights)
+    if sparse:
+        X, repeated_X = sp.csr_matrix(X), sp.csr_matrix(repeated_X)
+    weighted = make().fit(X, y, sample_weight=weights.astype(float))
+    repeated = make().fit(repeated_X, repeated_y)
+    np.testing.assert_allclose(weighted.coef_, repeated.coef_, rtol=rtol, atol=rtol * 1e-3)
+    np.testing.assert_allclose(
+        weighted.intercept_ + weighted._threshold(),
+        repeated.intercept_ + repeated._threshold(),
+        rtol=rtol,
+        atol=1e-9,
+    )
+
+
+def test_weighted_pairwise_hinge_oracle_equals_weighted_brute_force():
+    rng = np.random.default_rng(3)
+    s_pos, s_neg = rng.normal(size=7), rng.normal(size=9)
+    w_pos, w_neg = rng.uniform(0.1, 3.0, 7), rng.uniform(0.1, 3.0, 9)
+    margins = s_pos[:, None] - s_neg[None, :]
+    pair_weights = w_pos[:, None] * w_neg[None, :]
+    k, m, hinge = pairwise_hinge_oracle(s_pos, s_neg, w_pos, w_neg)
+    np.testing.assert_allclose(k, ((margins < 1) * w_neg[None, :]).sum(axis=1))
+    np.testing.assert_allclose(m, ((margins < 1) * w_pos[:, None]).sum(axis=0))
+    expected = (pair_weights * np.maximum(0.0, 1.0 - margins)).sum() / pair_weights.sum()
+    assert hinge == pytest.approx(expected, rel=1e-12)
+
+
+@pytest.mark.parametrize("cls", [LSSVMAUC, BatchUnivariate, PairwiseHingeSVM, SVMPerfAUC])
+def test_weights_that_empty_a_class_are_refused(cls):
+    X, y = _data(n=30, seed=13)
+    with pytest.raises(ValueError, match="positive class"):
+        cls().fit(X, y, sample_weight=np.where(y > 0, 0.0, 1.0))
+
+
+# ------------------------------------------------------------- overflow and memory
+@pytest.mark.parametrize(
+    "est",
+    [LSSVMAUC(), PairwiseHingeSVM(lam=2.0**-10), SVMOR(), SVMPerfAUC()],
+)
+@pytest.mark.parametrize("value", [1.0e154, 1.3e154])
+def test_overflowing_features_stop_with_a_clear_error(est, value):
+    """Squares of the features fit in float64 (the input checks pass), but the pairwise
+    differences and the matrices built from them do not: the solvers stop with an
+    error that names the overflow (the cutting-plane method used to run with NaN in
+    its stopping test)."""
+    y = np.array([1, -1] * 20)
+    X = (np.where(y > 0, -value, value) * np.linspace(0.5, 1.0, 40))[:, None]
+    with pytest.raises(FloatingPointError, match="overflow"):
+        est.fit(X, y)
+    # the square loss's normal equations hold normalized weights: they stay finite
+    model = BatchUnivariate(loss="squ").fit(X, y)
+    assert np.isfinite(model.coef_).all() and model.score(X, y) == 1.0
+
+
+@pytest.mark.parametrize("est", [LSSVMAUC(), BatchUnivariate(loss="squ")])
+def test_square_matrices_are_checked_against_the_memory_budget(est):
+    from aucstream._config import config_context
+
+    X, y = _data(n=20, d=50, seed=15)
+    with config_context(memory_budget=2 * 8 * 50 * 50):
+        with pytest.raises(MemoryError, match="PairwiseHingeSVM"):
+            est.fit(X, y)
+    est.fit(X, y)

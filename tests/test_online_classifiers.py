@@ -262,3 +262,45 @@ def test_cw_rescaling_keeps_the_formula_up_to_scale():
     np.testing.assert_allclose(
         np.median(ratio), (np.linalg.norm(model.mu_) / np.linalg.norm(mu)) ** 2, rtol=1e-6
     )
+
+
+# ------------------------------------------------------------------ CW, averaged mean
+def test_averaged_cw_scores_with_the_mean_direction_of_the_means():
+    X, y = _stream(n=80, d=4, seed=10)
+    directions = []
+    for t in range(1, 81):
+        mu = _ref_cw(X[:t], y[:t], 0.8)[0]
+        directions.append(mu / np.linalg.norm(mu) if mu.any() else mu)
+    model = ConfidenceWeighted(eta=0.8, average=True).fit(X, y)
+    np.testing.assert_allclose(model.coef_[0], np.mean(directions, axis=0), rtol=1e-8)
+    np.testing.assert_array_equal(model.mu_, ConfidenceWeighted(eta=0.8).fit(X, y).mu_)
+    sparse = ConfidenceWeighted(eta=0.8, average=True).fit(sp.csr_matrix(X), y)
+    np.testing.assert_array_equal(sparse.coef_, model.coef_)
+
+
+def test_averaged_cw_ignores_the_rescaling_of_the_means():
+    """The stream of the rescaling test: the means are multiplied by powers of two
+    (and the formula's means shrink below 2^-100); their directions, and so the
+    average, are the formula's."""
+    rng = np.random.default_rng(8)
+    X = rng.normal(size=(3000, 6))
+    y = np.where(X @ rng.normal(size=6) + 0.3 * rng.normal(size=3000) > 0, 1, -1)
+    X[::7] *= 50.0
+    model = ConfidenceWeighted(eta=0.999, average=True)
+    for lo in range(0, 3000, 500):
+        model.partial_fit(X[lo : lo + 500], y[lo : lo + 500], classes=[-1, 1])
+    assert np.abs(model.mu_).max() > 2.0**-60  # rescaled (see the test above)
+    phi = norm.ppf(0.999)
+    psi, zeta = 1 + phi**2 / 2, 1 + phi**2
+    mu, S, total = np.zeros(6), np.eye(6), np.zeros(6)
+    for x, t in zip(X, y):  # the direct formula, without rescaling
+        m, v = t * (mu @ x), x @ S @ x
+        alpha = max(0.0, (-m * psi + np.sqrt(m * m * phi**4 / 4 + v * phi**2 * zeta)) / (v * zeta))
+        if alpha > 0:
+            u = 0.25 * (-alpha * v * phi + np.sqrt(alpha**2 * v**2 * phi**2 + 4 * v)) ** 2
+            beta = alpha * phi / (np.sqrt(u) + v * alpha * phi)
+            g = S @ x
+            mu, S = mu + alpha * t * g, S - beta * np.outer(g, g)
+        total += mu / np.linalg.norm(mu)
+    assert np.abs(mu).max() < 2.0**-100
+    np.testing.assert_allclose(model.coef_[0], total / 3000, rtol=1e-6, atol=1e-9)

@@ -112,6 +112,8 @@ def test_l1_threshold_equals_bisection_and_sort(v, R):
     theta = l1_ball_threshold(v, R)
     assert theta == pytest.approx(bisection_threshold(v, R), rel=1e-9, abs=1e-9)
     assert theta == pytest.approx(l1_ball_threshold(v, R, method="sort"), rel=1e-10, abs=1e-12)
+    passes = l1_ball_threshold(v, R, method="passes")
+    assert passes == pytest.approx(theta, rel=1e-10, abs=1e-12 * mags.sum())
     assert np.maximum(mags - theta, 0.0).sum() == pytest.approx(R, rel=1e-9, abs=1e-13 * mags.sum())
 
 
@@ -183,3 +185,30 @@ def test_wrappers_reject_bad_input():
         project_box([1.0], 1.0, 0.0)
     with pytest.raises(ValueError, match="shape"):
         project_l2_ball([1.0, 2.0], 1.0, center=[0.0])
+
+
+def _michelot_pass_count(mags, R):
+    s, k, passes = mags.sum(), np.count_nonzero(mags), 0
+    while True:
+        passes += 1
+        keep = mags > (s - R) / k
+        if keep.sum() >= k:
+            return passes
+        s, k = mags[keep].sum(), keep.sum()
+
+
+def test_michelot_passes_hand_long_runs_to_condat():
+    """Magnitudes built so that each pass drops only the smallest one need more than
+    MICHELOT_PASSES passes: the remaining candidates go to Condat's algorithm, with
+    the same theta."""
+    from aucstream.projections import MICHELOT_PASSES, l1_threshold_passes
+
+    R, mags, eps = 0.5, [1.0], 1e-14
+    for m in range(2, 16):  # x_m just below the threshold of the first m - 1
+        mags.append((sum(mags) - R) / (m - 1) * (1 - eps))
+        eps *= 1.5 * m
+    mags = np.concatenate([mags, np.zeros(5)])
+    assert _michelot_pass_count(mags, R) > MICHELOT_PASSES
+    expected = l1_ball_threshold(mags, R, method="sort")
+    got = l1_threshold_passes(mags, mags.sum(), 15, R, np.full(3 * mags.size, np.nan))
+    assert got == pytest.approx(expected, rel=1e-12)

@@ -284,3 +284,64 @@ def lazy_mean(lz, c, center, sum_tau, count, out):
         if has_center:
             total = sum_tau * center[i] + total
         out[i] = (total + c * u[i] - corr[i]) / count
+
+
+# ------------------------------------------------ dense products, weights, merging
+#: numba ``fastmath`` flags of kernels whose sums may be evaluated in any order: only
+#: reassociation (no FMA contraction, no finite-math or signed-zero assumptions), so
+#: that LLVM vectorizes the dense dot products and norms. The result changes by
+#: rounding only; a step that adds an exact zero still changes nothing.
+REASSOC = {"reassoc"}
+
+
+def mean_by_count(a, n_a, b, n_b):
+    """``(n_a a + n_b b) / (n_a + n_b)``: how two learners' points combine in ``merge``.
+
+    ``a`` and ``b`` are numbers or arrays of the same shape, ``n_a`` and ``n_b`` the
+    examples each has seen (not both 0). Two points of a convex set combine into a
+    point of that set (a ball, a box), so a merged iterate stays feasible.
+    """
+    total = n_a + n_b
+    return (n_a / total) * a + (n_b / total) * b
+
+
+# ----------------------------------------------------- class weights under sample_weight
+# Learners that estimate class rates or class weights from counts (SOLAM, FSAUC,
+# UnivariateOnline) count the examples learnt per class in integer arrays (as in model
+# files of aucstream 0.1) and the weights learnt per class in two float scalars,
+# ``weight_neg_`` and ``weight_pos_``. A learner sets the scalars on its first learning
+# call, so a file written before they existed (where every weight was 1) still loads:
+# until then they equal the counts.
+def class_totals(learner, counts):
+    """``[W-, W+]``, the weights learnt per class, as a new float64 array.
+
+    ``counts`` holds the examples learnt per class (negative, positive), an int array.
+    """
+    totals = counts.astype(float)
+    if hasattr(learner, "weight_pos_"):
+        totals[0], totals[1] = learner.weight_neg_, learner.weight_pos_
+    return totals
+
+
+def forget_class_totals(learner) -> None:
+    """Drop ``weight_neg_``/``weight_pos_`` when a learner allocates a fresh state."""
+    vars(learner).pop("weight_neg_", None)
+    vars(learner).pop("weight_pos_", None)
+
+
+def store_class_totals(learner, totals) -> None:
+    """Keep ``[W-, W+]`` (as updated by a kernel) in the learner's scalars."""
+    learner.weight_neg_, learner.weight_pos_ = float(totals[0]), float(totals[1])
+
+
+def check_class_totals(learner, counts) -> None:
+    """A loaded ``weight_neg_``/``weight_pos_`` must be finite, >= 0, and positive
+    exactly for the classes with examples learnt (``counts``). Raises ValueError."""
+    if not hasattr(learner, "weight_pos_"):
+        return
+    for name, count in (("weight_neg_", counts[0]), ("weight_pos_", counts[1])):
+        value = getattr(learner, name)
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ValueError(f"{name} is not a number: {value!r}")
+        if not (value >= 0.0 and value < float("inf")) or (value > 0.0) != (count > 0):
+            raise ValueError(f"{name} = {value!r} does not fit {int(count)} examples learnt")

@@ -23,20 +23,35 @@ With :math:`s = w^\top x` its gradients (differentiate the line above) are
 
 The gradient in w is a multiple of x, so both learners step only the k non-zeros of
 x and keep their iterate lazily scaled (:mod:`aucstream._kernels`). This module
-holds what they share: the gradient scalars, clipping, and the exact l1-ball
-projection of a lazily represented iterate :math:`w = \tau v_1 + \sigma u`.
+holds what they share: the gradient scalars, clipping, the lazy step (sparse or
+dense rows), the fold of the lazy form, and the exact l1-ball projection of a lazily
+represented iterate :math:`w = \tau v_1 + \sigma u`.
+
+The dense passes here (a dense row's step, the fold, the projection) run with
+``fastmath`` reassociation (:data:`aucstream._kernels.REASSOC`) so that their sums
+vectorize: results change by rounding only.
 """
 
 from __future__ import annotations
+
+import math
 
 import numba as nb
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._kernels import lazy_rebase
-from .projections import l1_threshold
+from ._kernels import REASSOC, col
+from .projections import l1_threshold_passes
 
-__all__ = ["clip", "project_l1_lazy", "saddle_grad_scalars", "saddle_gradient", "saddle_objective"]
+__all__ = [
+    "clip",
+    "lazy_axpy",
+    "project_l1_lazy",
+    "rebase",
+    "saddle_grad_scalars",
+    "saddle_gradient",
+    "saddle_objective",
+]
 
 
 @nb.njit(cache=True)
@@ -58,15 +73,101 @@ def clip(v, lo, hi):
     return min(max(v, lo), hi)
 
 
+@nb.njit(cache=True, fastmath=REASSOC)
+def lazy_axpy(u, corr, c, coef, idx, val, nrm2, nrm1):
+    r"""``u += coef * x`` leaving the running sum unchanged (``corr += c * coef * x``).
+
+    The row x is sparse (``idx``, ``val``) or dense (``idx`` None); a dense row's zeros
+    change nothing. Returns :math:`\|u\|_2^2` and :math:`\|u\|_1` updated from the
+    changed entries.
+    """
+    for a in range(val.shape[0]):
+        i = col(idx, a)
+        du = coef * val[a]
+        old = u[i]
+        new = old + du
+        u[i] = new
+        corr[i] += c * du
+        nrm2 += new * new - old * old
+        nrm1 += abs(new) - abs(old)
+    return nrm2, nrm1
+
+
+@nb.njit(cache=True, fastmath=REASSOC)
+def rebase(lz, c, center, tau, sigma, theta):
+    r"""Fold the running sum into ``base`` and restart u from the explicit iterate.
+
+    The iterate is :math:`w = \tau v_1 + \sigma u` (``center`` = :math:`v_1`, or None
+    for :math:`w = \sigma u`), soft-thresholded by ``theta`` (the l1-ball projection;
+    ``theta = 0`` changes nothing). Afterwards :math:`w = v_1 + u`
+    (:math:`\sigma = \tau = 1`, ``c = 0``, ``corr = 0``). One pass without branches on
+    the data, so it vectorizes; ``center is None`` is decided when numba compiles, so
+    each learner gets a single loop.
+
+    Returns
+    -------
+    nrm2, dot, nrm1 : float
+        :math:`\|u\|_2^2`, :math:`u^\top v_1` and :math:`\|u\|_1`, recomputed exactly.
+    """
+    u, base, corr = lz
+    nrm2 = 0.0
+    dot = 0.0
+    nrm1 = 0.0
+    if center is None:
+        for i in range(u.shape[0]):
+            ui = u[i]
+            base[i] += c * ui - corr[i]
+            corr[i] = 0.0
+            wi = sigma * ui
+            ui = math.copysign(max(abs(wi) - theta, 0.0), wi)
+            u[i] = ui
+            nrm2 += ui * ui
+            nrm1 += abs(ui)
+    else:
+        for i in range(u.shape[0]):
+            ui, ci = u[i], center[i]
+            base[i] += c * ui - corr[i]
+            corr[i] = 0.0
+            wi = tau * ci + sigma * ui
+            ui = math.copysign(max(abs(wi) - theta, 0.0), wi) - ci
+            u[i] = ui
+            nrm2 += ui * ui
+            dot += ui * ci
+            nrm1 += abs(ui)
+    return nrm2, dot, nrm1
+
+
+@nb.njit(cache=True, fastmath=REASSOC)
+def _magnitudes(u, center, tau, sigma, mags):
+    """``mags = |tau center + sigma u|`` (``center`` None: ``|sigma u|``); returns
+    their sum and the number of non-zeros."""
+    total = 0.0
+    count = 0
+    if center is None:
+        for i in range(u.shape[0]):
+            m = abs(sigma * u[i])
+            mags[i] = m
+            total += m
+            count += m > 0.0
+    else:
+        for i in range(u.shape[0]):
+            m = abs(tau * center[i] + sigma * u[i])
+            mags[i] = m
+            total += m
+            count += m > 0.0
+    return total, count
+
+
 @nb.njit(cache=True)
 def project_l1_lazy(lz, c, center, tau, sigma, radius, work):
     r"""Project :math:`w = \tau v_1 + \sigma u` onto :math:`\|w\|_1 \le` ``radius``.
 
-    Computes the exact :math:`\|w\|_1` in O(d); if it exceeds the radius, finds the
-    soft threshold :math:`\theta` (Condat's algorithm on the non-zero magnitudes only,
-    which is all :math:`\theta` depends on) and rebases the lazy iterate onto the
-    projection (:func:`aucstream._kernels.lazy_rebase`). ``work`` holds at least
-    3 d floats.
+    ``center`` is :math:`v_1`, or None for :math:`w = \sigma u`. Computes the exact
+    :math:`\|w\|_1` in one pass; if it exceeds the radius, finds the soft threshold
+    :math:`\theta` by Michelot's passes
+    (:func:`aucstream.projections.l1_threshold_passes`) and rebases the lazy iterate
+    onto the projection (:func:`rebase`). Three to five vectorized passes over d
+    floats. ``work`` holds at least 4 d floats.
 
     Returns
     -------
@@ -77,24 +178,13 @@ def project_l1_lazy(lz, c, center, tau, sigma, radius, work):
     norms : tuple of float
         With ``moved``: :math:`(\|u\|_2^2, u^\top v_1, \|u\|_1)` after the rebase.
     """
-    u = lz.u
-    d = u.shape[0]
-    has_center = center.shape[0] > 0
+    d = lz.u.shape[0]
     mags = work[:d]
-    n_nz = 0
-    total = 0.0
-    for i in range(d):
-        wi = sigma * u[i]
-        if has_center:
-            wi = tau * center[i] + wi
-        if wi != 0.0:
-            mags[n_nz] = abs(wi)
-            n_nz += 1
-            total += abs(wi)
-    if total <= radius:
+    total, count = _magnitudes(lz.u, center, tau, sigma, mags)
+    if not total > radius:
         return False, total, (0.0, 0.0, 0.0)
-    theta = l1_threshold(mags[:n_nz], radius, work[d:])
-    return True, total, lazy_rebase(lz, c, center, tau, sigma, theta)
+    theta = l1_threshold_passes(mags, total, count, radius, work[d:])
+    return True, total, rebase(lz, c, center, tau, sigma, theta)
 
 
 def saddle_objective(

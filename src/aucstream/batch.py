@@ -82,6 +82,28 @@ SVM-OR / SVM-perf, :class:`PairwiseHingeSVM`, :class:`SVMOR`, :class:`SVMPerfAUC
     baseline was set up; with two ranks, ordinal regression compares exactly the
     positive-negative pairs).
 
+Example weights (``sample_weight``)
+    Weights enter the objectives as multiplicities: an example of weight
+    :math:`\omega_i` counts :math:`\omega_i` times. LS-SVM and the pairwise hinge
+    weigh pair (i, j) by :math:`\omega_i\omega_j` and average over
+    :math:`W_+ W_-` instead of :math:`n_+ n_-` (for LS-SVM: the weighted class means
+    and covariances, normalized by the class weight totals :math:`W_\pm`, in the
+    same closed form); the univariate losses weigh example i by
+    :math:`\omega_i\rho_{y_i}` with :math:`\rho_\pm = W/(2W_\pm)` and average over
+    :math:`W`. Integer weights therefore give the model of the data with every row
+    repeated weight times (up to the solvers' tolerances), and weight 0 drops a row
+    (its row is removed before solving). Weights that leave a class empty are
+    refused.
+
+Overflow and memory
+    The solvers stop with a ``FloatingPointError`` that names the quantity when a
+    matrix they build, the scores, the hinge loss or the gradient of the
+    cutting-plane dual is not finite (features so large that their products
+    overflow; the cutting-plane method used to run every round to ``max_iter`` with
+    NaN in its stopping tests). LS-SVM and Uni-Squ declare their d x d working
+    memory, which is checked against aucstream's memory budget before anything is
+    allocated.
+
 Deviations
 ----------
 - The batch learners form d x d matrices (LS-SVM, Uni-Squ); they are meant for the
@@ -97,6 +119,7 @@ Deviations
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import numba as nb
@@ -121,6 +144,10 @@ __all__ = [
 
 _LAM_GRID = [2.0**k for k in range(-10, 11)]
 _DENSE_FRACTION = 0.25
+_SQUARE_HINT = (
+    "this solver forms d x d matrices; for many features use PairwiseHingeSVM or "
+    "BatchUnivariate(loss='log') (O(n d) memory), or an online learner"
+)
 
 
 def _design(chunk: Chunk):
@@ -134,26 +161,75 @@ def _design(chunk: Chunk):
     return X
 
 
-def _class_stats(X) -> tuple[np.ndarray, np.ndarray, int]:
-    """Mean and covariance (1/n normalization) of the rows of X, and their count."""
-    n = X.shape[0]
+def _class_stats(X, weights: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Weighted mean and covariance (normalized by the total weight) of the rows of X.
+
+    Without weights every row weighs 1 (the 1/n normalization).
+    """
+    if weights is None:
+        n = X.shape[0]
+        if sp.issparse(X):
+            mean = np.asarray(X.mean(axis=0)).ravel()
+            scatter = np.asarray((X.T @ X).toarray()) / n
+            return mean, scatter - np.outer(mean, mean)
+        mean = X.mean(axis=0)
+        Xc = X - mean
+        return mean, (Xc.T @ Xc) / n
+    total = float(weights.sum())
     if sp.issparse(X):
-        mean = np.asarray(X.mean(axis=0)).ravel()
-        scatter = np.asarray((X.T @ X).toarray()) / n
-        return mean, scatter - np.outer(mean, mean), n
-    mean = X.mean(axis=0)
+        mean = np.asarray(X.T @ weights).ravel() / total
+        scatter = np.asarray((X.T @ sp.diags(weights) @ X).toarray()) / total
+        return mean, scatter - np.outer(mean, mean)
+    mean = (weights @ X) / total
     Xc = X - mean
-    return mean, (Xc.T @ Xc) / n, n
+    return mean, (Xc.T @ (weights[:, None] * Xc)) / total
+
+
+def _require_finite(what: str, *arrays) -> None:
+    """Stop a batch solver with a clear error when a quantity it uses is not finite."""
+    for array in arrays:
+        if not np.all(np.isfinite(array)):
+            raise FloatingPointError(
+                f"{what} overflowed to infinity or NaN: the feature values are too large "
+                "for this solver; scale the features"
+            )
 
 
 class _BatchLearner(BaseStreamingAUC):
-    """Base of the batch learners: ``fit`` only (the base hides ``partial_fit``)."""
+    """Base of the batch learners: ``fit`` only (the base hides ``partial_fit``).
+
+    Example weights (``sample_weight``) weigh each example's terms in the objective
+    (see each learner); an example of integer weight k counts as k copies of itself,
+    and weight 0 drops it (its row is removed before solving, so the result equals
+    fitting without it).
+    """
 
     is_batch = True
+    _supports_sample_weight = True
+
+    def _weighted_design(self, chunk: Chunk):
+        """The design, the +/-1 labels and the weights (None: all 1) of the examples of
+        positive weight; refuses weights that leave a class empty."""
+        weights = chunk.sample_weight if chunk.sample_weight.shape[0] else None
+        X, y = _design(chunk), chunk.y
+        if weights is None:
+            return X, y, None
+        keep = weights > 0
+        if not keep.any():
+            raise ValueError("sample_weight is zero for every example: there is nothing to learn")
+        for label, name in ((1.0, "positive"), (-1.0, "negative")):
+            if not keep[y == label].any():
+                raise ValueError(
+                    f"sample_weight is zero for every example of the {name} class: the AUC "
+                    "ranks two classes"
+                )
+        if keep.all():
+            return X, y, weights
+        return X[keep], y[keep], weights[keep]
 
 
 def _solve_spd(A: np.ndarray, b: np.ndarray) -> np.ndarray:
-    A = 0.5 * (A + A.T)
+    A = 0.5 * A + 0.5 * A.T  # symmetric; halves first, so that the sum cannot overflow
     try:
         return scipy.linalg.solve(A, b, assume_a="pos")
     except np.linalg.LinAlgError:  # pragma: no cover - lam > 0 makes A positive definite
@@ -193,6 +269,7 @@ class LSSVMAUC(_BatchLearner):
 
     param_grid = {"lam": list(_LAM_GRID)}
     _parameter_constraints = {"lam": [positive()]}
+    _low_memory_hint = _SQUARE_HINT
 
     def __init__(self, lam: float = 1.0):
         self.lam = lam
@@ -200,13 +277,17 @@ class LSSVMAUC(_BatchLearner):
     def _init_state(self, n_features: int) -> None:
         self.w_ = np.zeros(n_features)
 
+    def _state_nbytes(self, n_features: int) -> int:
+        return 8 * 4 * n_features * n_features  # two class covariances, A, its factor
+
     def _update(self, chunk: Chunk) -> None:
-        X = _design(chunk)
-        pos = chunk.y > 0
-        c_pos, s_pos, _ = _class_stats(X[pos])
-        c_neg, s_neg, _ = _class_stats(X[~pos])
+        X, y, weights = self._weighted_design(chunk)
+        pos = y > 0
+        c_pos, s_pos = _class_stats(X[pos], None if weights is None else weights[pos])
+        c_neg, s_neg = _class_stats(X[~pos], None if weights is None else weights[~pos])
         delta = c_pos - c_neg
         A = s_pos + s_neg + np.outer(delta, delta)
+        _require_finite("the class covariances", A)
         A[np.diag_indices_from(A)] += float(self.lam)
         self.w_ = _solve_spd(A, delta)
 
@@ -258,6 +339,7 @@ class BatchUnivariate(_BatchLearner):
     """
 
     param_grid = {"lam": list(_LAM_GRID)}
+    _low_memory_hint = _SQUARE_HINT
     _parameter_constraints = {
         "loss": [StrOptions({"log", "squ"})],
         "lam": [positive()],
@@ -277,29 +359,33 @@ class BatchUnivariate(_BatchLearner):
         self.w_ = np.zeros(n_features)
         self.b_ = 0.0
 
+    def _state_nbytes(self, n_features: int) -> int:
+        return 8 * 2 * n_features * n_features if self.loss == "squ" else 0
+
     def _update(self, chunk: Chunk) -> None:
-        X = _design(chunk)
-        y = chunk.y
-        n = y.shape[0]
+        X, y, weights = self._weighted_design(chunk)
+        omega = np.ones(y.shape[0]) if weights is None else weights
+        total = float(omega.sum())
+        pos = y > 0
+        # rho_y / n with weighted counts: r_i = omega_i / (2 W_{y_i}), summing to 1
+        r = np.where(pos, 0.5 / omega[pos].sum(), 0.5 / omega[~pos].sum()) * omega
         lam = float(self.lam)
         if self.loss == "log":
             clf = LogisticRegression(
-                C=1.0 / (n * lam),
-                class_weight="balanced",
+                C=1.0 / (total * lam),
                 solver="lbfgs",
                 tol=float(self.tol),
                 max_iter=int(self.max_iter),
             )
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", ConvergenceWarning)
-                clf.fit(X, y)
+                clf.fit(X, y, sample_weight=total * r)  # omega_i rho_{y_i}
             # classes_ of clf are [-1, 1]: coef_ scores the positive class
             self.w_ = np.array(clf.coef_[0], dtype=np.float64)
             self.b_ = float(clf.intercept_[0])
+            _require_finite("the logistic regression weights", self.w_, self.b_)
             self.n_iter_ = int(np.max(clf.n_iter_))
             return
-        n_pos = int(np.count_nonzero(y > 0))
-        r = np.where(y > 0, 0.5 / n_pos, 0.5 / (n - n_pos))  # rho_y / n, sums to 1
         if sp.issparse(X):
             x_bar = np.asarray(X.T @ r).ravel()
             gram = np.asarray((X.T @ sp.diags(r) @ X).toarray()) - np.outer(x_bar, x_bar)
@@ -309,9 +395,11 @@ class BatchUnivariate(_BatchLearner):
             Xc = X - x_bar
             gram = Xc.T @ (r[:, None] * Xc)
             rhs = Xc.T @ (r * y)
+        _require_finite("the weighted covariance", gram, rhs)
         gram[np.diag_indices_from(gram)] += 0.5 * lam
         self.w_ = _solve_spd(gram, rhs)
         self.b_ = float(r @ y) - float(x_bar @ self.w_)
+        _require_finite("the weights of the square loss", self.w_, self.b_)
         self.n_iter_ = 1
 
     def _coef(self) -> np.ndarray:
@@ -323,7 +411,10 @@ class BatchUnivariate(_BatchLearner):
 
 # -------------------------------------------------------------------- pairwise hinge
 def pairwise_hinge_oracle(
-    s_pos: np.ndarray, s_neg: np.ndarray
+    s_pos: np.ndarray,
+    s_neg: np.ndarray,
+    w_pos: np.ndarray | None = None,
+    w_neg: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, float]:
     r"""Violation counts and mean pairwise hinge loss in O(n log n).
 
@@ -333,17 +424,22 @@ def pairwise_hinge_oracle(
         Scores of the positives.
     s_neg : ndarray of shape (n_neg,)
         Scores of the negatives.
+    w_pos, w_neg : ndarray, optional
+        Example weights of the positives and negatives (default: all 1). Pair (i, j)
+        then weighs :math:`\omega_i \omega_j`, the counts below become sums of
+        weights, and the mean is over :math:`W_+ W_-`.
 
     Returns
     -------
-    k : ndarray of shape (n_pos,), int64
+    k : ndarray of shape (n_pos,), int64 (float64 with weights)
         :math:`k_i = \#\{j: s_j > s_i - 1\}`, the negatives whose pair with positive i
-        has margin below 1.
-    m : ndarray of shape (n_neg,), int64
-        :math:`m_j = \#\{i: s_i < s_j + 1\}`.
+        has margin below 1 (their total weight, with weights).
+    m : ndarray of shape (n_neg,), int64 (float64 with weights)
+        :math:`m_j = \#\{i: s_i < s_j + 1\}` (their total weight, with weights).
     hinge : float
         :math:`\frac1{n_+n_-}\sum_{ij}\max(0, 1 - s_i + s_j)`, from suffix sums of the
-        sorted negative scores.
+        sorted negative scores (weighted: :math:`\frac1{W_+W_-}\sum_{ij}\omega_i\omega_j
+        \max(0, \cdot)`).
 
     Examples
     --------
@@ -355,15 +451,30 @@ def pairwise_hinge_oracle(
     """
     s_pos = np.asarray(s_pos, dtype=np.float64)
     s_neg = np.asarray(s_neg, dtype=np.float64)
-    neg_sorted = np.sort(s_neg)
-    pos_sorted = np.sort(s_pos)
+    weighted = w_pos is not None or w_neg is not None
+    w_pos = np.ones_like(s_pos) if w_pos is None else np.asarray(w_pos, dtype=np.float64)
+    w_neg = np.ones_like(s_neg) if w_neg is None else np.asarray(w_neg, dtype=np.float64)
+    neg_order = np.argsort(s_neg, kind="stable")
+    pos_order = np.argsort(s_pos, kind="stable")
+    neg_sorted, neg_weights = s_neg[neg_order], w_neg[neg_order]
+    pos_sorted, pos_weights = s_pos[pos_order], w_pos[pos_order]
     n_neg = neg_sorted.shape[0]
-    k = n_neg - np.searchsorted(neg_sorted, s_pos - 1.0, side="right")
-    m = np.searchsorted(pos_sorted, s_neg + 1.0, side="left")
-    prefix = np.concatenate(([0.0], np.cumsum(neg_sorted)))
-    top_sums = prefix[n_neg] - prefix[n_neg - k]  # sum of the k largest negative scores
-    total = float(np.sum(k * (1.0 - s_pos)) + np.sum(top_sums))
-    return k.astype(np.int64), m.astype(np.int64), total / (s_pos.shape[0] * n_neg)
+    first = np.searchsorted(neg_sorted, s_pos - 1.0, side="right")  # violators: [first, n)
+    below = np.searchsorted(pos_sorted, s_neg + 1.0, side="left")
+    if not weighted:
+        k = (n_neg - first).astype(np.int64)
+        m = below.astype(np.int64)
+        prefix = np.concatenate(([0.0], np.cumsum(neg_sorted)))
+        top_sums = prefix[n_neg] - prefix[first]  # sum of the k largest negative scores
+        total = float(np.sum(k * (1.0 - s_pos)) + np.sum(top_sums))
+        return k, m, total / (s_pos.shape[0] * n_neg)
+    weight_prefix = np.concatenate(([0.0], np.cumsum(neg_weights)))
+    score_prefix = np.concatenate(([0.0], np.cumsum(neg_weights * neg_sorted)))
+    k = weight_prefix[n_neg] - weight_prefix[first]
+    m = np.concatenate(([0.0], np.cumsum(pos_weights)))[below]
+    top_sums = score_prefix[n_neg] - score_prefix[first]
+    total = float(np.sum(w_pos * (k * (1.0 - s_pos) + top_sums)))
+    return k, m, total / (float(w_pos.sum()) * float(w_neg.sum()))
 
 
 @nb.njit(cache=True)
@@ -372,7 +483,8 @@ def _simplex_qp(gram, b, theta, scale, tol, max_iter):
 
     Sequential minimal optimization on the maximal violating pair. ``theta`` (length
     K + 1; the last entry is the slack of sum <= 1) is the warm start and is updated
-    in place. Returns the number of iterations.
+    in place. Returns the number of iterations, or -1 if the gradient stopped being
+    finite (overflow: the caller stops with an error).
     """
     K = b.shape[0]
     grad = np.zeros(K + 1)
@@ -391,7 +503,10 @@ def _simplex_qp(gram, b, theta, scale, tol, max_iter):
         for i in range(K + 1):
             if theta[i] > 0.0 and (down < 0 or grad[i] > grad[down]):
                 down = i
-        if down < 0 or grad[down] - grad[up] <= tol:
+        gap = grad[down] - grad[up] if down >= 0 else 0.0
+        if not math.isfinite(gap):
+            return -1
+        if down < 0 or gap <= tol:
             break
         g_uu = gram[up, up] if up < K else 0.0
         g_dd = gram[down, down] if down < K else 0.0
@@ -477,10 +592,15 @@ class PairwiseHingeSVM(_BatchLearner):
         self.objective_ = np.nan
 
     def _update(self, chunk: Chunk) -> None:
-        X = _design(chunk)
-        pos = chunk.y > 0
+        X, y, weights = self._weighted_design(chunk)
+        pos = y > 0
         X_pos, X_neg = X[pos], X[~pos]
-        n_pairs = float(X_pos.shape[0]) * float(X_neg.shape[0])
+        w_pos = None if weights is None else weights[pos]
+        w_neg = None if weights is None else weights[~pos]
+        if weights is None:
+            n_pairs = float(X_pos.shape[0]) * float(X_neg.shape[0])
+        else:
+            n_pairs = float(w_pos.sum()) * float(w_neg.sum())
         lam, tol, max_iter = self._lam(), self._tol(), int(self.max_iter)
         d = chunk.n_features
         cap = 16
@@ -498,17 +618,21 @@ class PairwiseHingeSVM(_BatchLearner):
             n_iter += 1
             s_pos = np.asarray(X_pos @ w).ravel()
             s_neg = np.asarray(X_neg @ w).ravel()
-            k, m, hinge = pairwise_hinge_oracle(s_pos, s_neg)
+            _require_finite("the scores X w of the cutting-plane method", s_pos, s_neg)
+            k, m, hinge = pairwise_hinge_oracle(s_pos, s_neg, w_pos, w_neg)
             xi = 0.0
             if n_cons:
                 xi = max(0.0, float(np.max(b[:n_cons] - A[:n_cons] @ w)))
+            _require_finite("the pairwise hinge loss and the slack", hinge, xi)
             if hinge <= xi + tol:
                 converged = True
                 break
+            k_w = k.astype(np.float64) if w_pos is None else w_pos * k
+            m_w = m.astype(np.float64) if w_neg is None else w_neg * m
             a_new = (
-                np.asarray(X_pos.T @ k.astype(np.float64)).ravel()
-                - np.asarray(X_neg.T @ m.astype(np.float64)).ravel()
+                np.asarray(X_pos.T @ k_w).ravel() - np.asarray(X_neg.T @ m_w).ravel()
             ) / n_pairs
+            _require_finite("a cutting plane", a_new)
             if n_cons == cap:
                 cap *= 2
                 A = np.vstack([A, np.zeros((cap - n_cons, d))])
@@ -521,11 +645,11 @@ class PairwiseHingeSVM(_BatchLearner):
             row = A[: n_cons + 1] @ a_new
             gram[n_cons, : n_cons + 1] = row
             gram[: n_cons + 1, n_cons] = row
-            b[n_cons] = float(k.sum()) / n_pairs
+            b[n_cons] = float(k_w.sum()) / n_pairs
             n_cons += 1
             # pack the working set (slack last) and solve the dual
             th = np.concatenate([theta[:n_cons], [theta_slack]])
-            _simplex_qp(
+            done = _simplex_qp(
                 np.ascontiguousarray(gram[:n_cons, :n_cons]),
                 b[:n_cons].copy(),
                 th,
@@ -533,6 +657,8 @@ class PairwiseHingeSVM(_BatchLearner):
                 1e-10 * max(1.0, float(b[:n_cons].max())),
                 1_000_000,
             )
+            if done < 0:
+                _require_finite("the gradient of the cutting-plane dual", np.nan)
             theta[:n_cons] = th[:n_cons]
             theta_slack = th[n_cons]
             w = (th[:n_cons] / lam) @ A[:n_cons]

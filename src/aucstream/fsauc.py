@@ -80,7 +80,25 @@ certifies feasibility in O(1); otherwise the exact norm and, if needed, the
 projection cost O(d). The representation is rebased (O(d)) after an l1 projection,
 when :math:`\sigma < 10^{-4}` (which bounds the cancellation in the lazy sum), every
 65536 examples of a stage and at each stage end; these rules depend only on the
-stream, so any chunking gives bit-identical models.
+stream, so any chunking gives bit-identical models. The projection's passes are
+those of SOLAM-l1 (:func:`aucstream._saddle.project_l1_lazy`). A lazy threshold is not
+possible here: the step back into :math:`B(v_1, r)` is an affine map around
+:math:`v_1`, which does not commute with soft-thresholding. Dense rows are read in
+place, their products summed in any order (``fastmath`` reassociation,
+:data:`aucstream._kernels.REASSOC`): a change by rounding only.
+
+Example weights, prequential scores, merging
+--------------------------------------------
+An example of weight :math:`\omega` counts :math:`\omega` times in Alg. 3's
+statistics (:math:`\hat p = W_+/(W_+ + W_-)` with the class weight totals, class
+sums :math:`A_\pm = \sum \omega x` and class means :math:`A_\pm / W_\pm`) and takes
+the step :math:`\omega\eta_k` in v and :math:`\alpha`; the schedule (stage lengths)
+and the stage average count examples. Weight 0 leaves the learner untouched,
+counters and stage progress included (``fit`` without ``n_samples`` still plans for
+all its rows, weight 0 or not: pass ``n_samples`` to plan for the others only); with
+all weights 1 this is Algs. 1-3 bit for bit. Each example's score under the current
+output is written before the example is learnt (``test_then_train``).
+:meth:`FSAUC._merge` defines merging (only at the same stage of the same schedule).
 
 Deviations and choices
 ----------------------
@@ -107,21 +125,22 @@ from collections import namedtuple
 import numba as nb
 import numpy as np
 
+from . import _kernels as kern
 from ._base import BaseStreamingAUC
 from ._chunks import Chunk
 from ._kernels import (
+    REASSOC,
     LazySum,
     fold_due,
     lazy_mean,
-    lazy_rebase,
-    lazy_step,
+    n_rows,
     row,
     rows_of,
     sparse_axpy,
     sparse_dot,
 )
 from ._params import PASS_ORDER, StrOptions, positive, positive_int, unit_open
-from ._saddle import clip, project_l1_lazy, saddle_grad_scalars
+from ._saddle import clip, lazy_axpy, project_l1_lazy, rebase, saddle_grad_scalars
 
 __all__ = ["FSAUC", "fsauc_schedule"]
 
@@ -211,12 +230,6 @@ def _rebased(scal, norms):
 
 
 @nb.njit(cache=True)
-def _rebase(st, scal):
-    """Fold the stage's running sum and restart u so that w = v1 + u."""
-    _rebased(scal, lazy_rebase(st.lz, scal[_C], st.v1, scal[_TAU], scal[_SIGMA], 0.0))
-
-
-@nb.njit(cache=True)
 def _sq_norm(scal, tau, sigma):
     """||tau v1 + sigma u||^2 from the maintained norms."""
     return (
@@ -227,14 +240,13 @@ def _sq_norm(scal, tau, sigma):
 
 
 @nb.njit(cache=True)
-def _count(counts, y):
-    """Alg. 3: count the example; return the estimate of p (T+ / (T+ + T-))."""
+def _count(counts, totals, y, weight):
+    """Alg. 3: count the example; return the estimate of p (W+ / (W+ + W-))."""
     counts[_T] += 1
-    if y > 0:
-        counts[_TPOS] += 1
-    else:
-        counts[_TNEG] += 1
-    return counts[_TPOS] / (counts[_TPOS] + counts[_TNEG])
+    cls = 1 if y > 0 else 0
+    counts[_TPOS if cls else _TNEG] += 1
+    totals[cls] += weight
+    return totals[1] / (totals[0] + totals[1])
 
 
 @nb.njit(cache=True)
@@ -283,16 +295,16 @@ def _add_to_sum(scal):
 
 
 @nb.njit(cache=True)
-def _alpha_hat(st, counts, wbar):
+def _alpha_hat(st, totals, wbar):
     """Alg. 2 line 9: wbar . (mean of the negatives - mean of the positives)."""
-    tpos, tneg = counts[_TPOS], counts[_TNEG]
+    w_neg, w_pos = totals[0], totals[1]
     alpha_hat = 0.0
     for i in range(wbar.shape[0]):
         diff = 0.0
-        if tneg > 0:
-            diff += st.acc_neg[i] / tneg
-        if tpos > 0:
-            diff -= st.acc_pos[i] / tpos
+        if w_neg > 0:
+            diff += st.acc_neg[i] / w_neg
+        if w_pos > 0:
+            diff -= st.acc_pos[i] / w_pos
         alpha_hat += wbar[i] * diff
     return alpha_hat
 
@@ -347,22 +359,26 @@ def _restart(st, scal, wbar, a, b, alpha):
 
 
 @nb.njit(cache=True)
-def _end_stage(st, scal, counts, cfg, start_next, work):
-    """L18 Alg. 2 lines 8-10 and Alg. 1 lines 4-5: the stage output and the next call."""
-    n0 = cfg.n0
+def _end_stage(st, scal, counts, totals, cfg, start_next, work):
+    """L18 Alg. 2 lines 8-10 and Alg. 1 lines 4-5: the stage output and the next call.
+
+    The output averages the stage's iterates (its n0 examples; after a merge, the
+    examples of both learners in the stage).
+    """
+    used = counts[_IN_STAGE]
     wbar = work[: st.v1.shape[0]]
-    lazy_mean(st.lz, scal[_C], st.v1, scal[_SUM_TAU], n0, wbar)
-    alpha_hat = _alpha_hat(st, counts, wbar)
+    lazy_mean(st.lz, scal[_C], st.v1, scal[_SUM_TAU], used, wbar)
+    alpha_hat = _alpha_hat(st, totals, wbar)
     r = 0.5 * scal[_RADIUS]  # Lemma 1 with the halved radius
-    tpos, tneg = counts[_TPOS], counts[_TNEG]
-    D, beta = _lemma1(r, tpos / max(tpos + tneg, 1), n0, cfg)
+    total = totals[0] + totals[1]
+    D, beta = _lemma1(r, totals[1] / total if total > 0 else 0.0, cfg.n0, cfg)
     eta = scal[_ETA]
     scal[_ETA] = min(eta * 0.5 * math.sqrt(beta / scal[_BETA]), eta)
     scal[_BETA] = beta
     scal[_RADIUS] = r
     scal[_D] = D
     ak = 2.0 * cfg.R * cfg.kappa
-    _restart(st, scal, wbar, scal[_SUM_A] / n0, scal[_SUM_B] / n0, clip(alpha_hat, -ak, ak))
+    _restart(st, scal, wbar, scal[_SUM_A] / used, scal[_SUM_B] / used, clip(alpha_hat, -ak, ak))
     counts[_IN_STAGE] = 0
     if not start_next:
         counts[_DONE] = 1
@@ -371,33 +387,58 @@ def _end_stage(st, scal, counts, cfg, start_next, work):
     if cfg.per_stage:
         counts[_TPOS] = 0
         counts[_TNEG] = 0
+        totals[0] = 0.0
+        totals[1] = 0.0
         st.acc_pos[:] = 0.0
         st.acc_neg[:] = 0.0
 
 
 @nb.njit(cache=True)
-def _fsauc_chunk(st, scal, counts, rows, cfg, work):
+def _stage_end_due(counts, cfg):
+    """Whether the stage has its n0 examples (and is not an open last stage)."""
+    if cfg.n0 <= 0 or counts[_IN_STAGE] < cfg.n0:
+        return False, False
+    is_last = counts[_STAGE] >= cfg.n_stages
+    return not (is_last and cfg.last_stage), not is_last
+
+
+@nb.njit(cache=True, fastmath=REASSOC)
+def _fsauc_chunk(st, scal, counts, totals, rows, pre, weights, cfg, work):
     """Run PDSG (L18 Alg. 2, steps (a)-(f) of the module docstring) over a chunk.
 
-    Returns the number of examples dropped. The steps are helpers over (a part of) the
-    state; the loop stays here, so that no call per example passes the whole state.
+    Returns the number of examples dropped. An example of weight omega counts omega
+    times in p and in the class sums and takes the step omega * eta; weight 0 skips
+    it. The steps are helpers over (a part of) the state; the loop stays here.
     """
+    scores = pre.shape[0] == n_rows(rows)
+    weighted = weights.shape[0] > 0
     dropped = 0
     rk = cfg.R * cfg.kappa
-    for r in range(rows.indptr.shape[0] - 1):
+    for r in range(n_rows(rows)):
+        idx, val, y = row(rows, r)
+        v1x, ux = sparse_dot(st.v1, idx, val), sparse_dot(st.lz.u, idx, val)
+        if scores:  # the score under the current output (FSAUC._coef), written out here:
+            # a helper that is not inlined costs a reference count per array and row
+            used = counts[_IN_STAGE]
+            if used == 0 or counts[_DONE]:
+                pre[r] = v1x
+            else:
+                bx, cx = sparse_dot(st.lz.base, idx, val), sparse_dot(st.lz.corr, idx, val)
+                pre[r] = (scal[_SUM_TAU] * v1x + bx + scal[_C] * ux - cx) / used
+        weight = weights[r] if weighted else 1.0
+        if weight == 0.0:
+            continue
         if counts[_DONE]:
             dropped += 1
             continue
-        idx, val, y = row(rows, r)
-        p = _count(counts, y)  # (a)
-        sparse_axpy(st.acc_pos if y > 0 else st.acc_neg, 1.0, idx, val)
-        sigma, tau, eta = scal[_SIGMA], scal[_TAU], scal[_ETA]
-        v1x, ux = sparse_dot(st.v1, idx, val), sparse_dot(st.lz.u, idx, val)
+        p = _count(counts, totals, y, weight)  # (a)
+        sparse_axpy(st.acc_pos if y > 0 else st.acc_neg, weight, idx, val)
+        sigma, tau, eta = scal[_SIGMA], scal[_TAU], weight * scal[_ETA]
         s = tau * v1x + sigma * ux
         g, g_a, g_b, g_alpha = saddle_grad_scalars(s, y, p, scal[_A], scal[_B], scal[_ALPHA])
         if g != 0.0:  # (c) only the non-zeros of x move
             coef = -eta * g / sigma
-            scal[_NRM2_U], scal[_NRM1_U] = lazy_step(
+            scal[_NRM2_U], scal[_NRM1_U] = lazy_axpy(
                 st.lz.u, st.lz.corr, scal[_C], coef, idx, val, scal[_NRM2_U], scal[_NRM1_U]
             )
             scal[_DOT_UV1] += coef * v1x
@@ -417,13 +458,11 @@ def _fsauc_chunk(st, scal, counts, rows, cfg, work):
         )
         _add_to_sum(scal)  # (f)
         counts[_IN_STAGE] += 1
-        in_stage = counts[_IN_STAGE]
-        if fold_due(scal[_SIGMA], in_stage):
-            _rebase(st, scal)
-        if cfg.n0 > 0 and in_stage == cfg.n0:
-            is_last = counts[_STAGE] >= cfg.n_stages
-            if not (is_last and cfg.last_stage):
-                _end_stage(st, scal, counts, cfg, not is_last, work)
+        if fold_due(scal[_SIGMA], counts[_IN_STAGE]):
+            _rebased(scal, rebase(st.lz, scal[_C], st.v1, scal[_TAU], scal[_SIGMA], 0.0))
+        end, start_next = _stage_end_due(counts, cfg)
+        if end:
+            _end_stage(st, scal, counts, totals, cfg, start_next, work)
     return dropped
 
 
@@ -477,18 +516,23 @@ class FSAUC(BaseStreamingAUC):
         sigma, tau, sums, a, b, alpha, their stage starts, radius r, D, beta, eta,
         and the maintained norms.
     counts_ : ndarray of shape (6,)
-        Examples used, stage index k, examples in the stage, T+, T-, finished flag.
+        Examples used, stage index k, examples in the stage, T+, T-, finished flag
+        (weight-0 examples do not count).
+    weight_neg_, weight_pos_ : float
+        Total weight of the examples counted in T- and T+, which p uses (equal to
+        T- and T+ without sample weights); set by the first learning call.
     classes_, n_samples_seen_, n_features_in_
         As for every aucstream learner.
 
     Examples
     --------
     >>> import numpy as np
-    >>> from aucstream.fsauc import FSAUC
+    >>> from aucstream import FSAUC
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(1000, 5))
-    >>> y = np.where(X[:, 0] - X[:, 1] + 0.5 * rng.normal(size=1000) > 0, 1, -1)
-    >>> X /= np.linalg.norm(X, axis=1, keepdims=True)
+    >>> noise = 0.5 * rng.normal(size=1000)
+    >>> y = np.where(X[:, 0] - X[:, 1] + noise > 0, 1, -1)
+    >>> X = X / np.linalg.norm(X, axis=1, keepdims=True)  # rows of unit norm (kappa = 1)
     >>> model = FSAUC(R=10.0, eta1=0.5).fit(X, y)
     >>> model.n_stages_, model.stage_length_
     (2, 500)
@@ -497,6 +541,9 @@ class FSAUC(BaseStreamingAUC):
     """
 
     stream_length_param = "n_samples"
+    _dense_kernels = True
+    _kernel_prequential = True
+    _supports_sample_weight = True
     param_grid = {
         "R": [10.0**k for k in range(-1, 6)],
         "eta1": [2.0**k for k in range(-10, 11)],
@@ -566,6 +613,7 @@ class FSAUC(BaseStreamingAUC):
         self.scalars_ = s
         self.counts_ = np.zeros(6, dtype=np.int64)
         self.counts_[_STAGE] = 1
+        kern.forget_class_totals(self)
 
     def _begin_pass(self, y_pm: np.ndarray) -> None:
         """``fit`` knows the stream length: n is ``n_samples`` or ``len(y)``."""
@@ -581,20 +629,20 @@ class FSAUC(BaseStreamingAUC):
                 UserWarning,
                 stacklevel=4,
             )
-        cfg = FsaucConfig(
-            float(self.R),
-            float(self.kappa),
-            float(self.delta),
-            self.n_stages_,
-            self.stage_length_,
-            self.constraint == "l1",
-            self.leftover == "last_stage",
-            self.accumulators == "per_stage",
-        )
-        work = np.empty(3 * self.u_.shape[0])
+        work = np.empty(4 * self.u_.shape[0])
+        totals = kern.class_totals(self, self.counts_[[_TNEG, _TPOS]])
         dropped = _fsauc_chunk(
-            self._arrays(), self.scalars_, self.counts_, rows_of(chunk), cfg, work
+            self._arrays(),
+            self.scalars_,
+            self.counts_,
+            totals,
+            rows_of(chunk),
+            chunk.pre_scores,
+            chunk.sample_weight,
+            self._config(),
+            work,
         )
+        kern.store_class_totals(self, totals)
         seen_after = self.n_samples_seen_ + chunk.n_samples
         if dropped and self.n_samples_seen_ <= self.n_announced_ < seen_after:
             warnings.warn(
@@ -604,6 +652,18 @@ class FSAUC(BaseStreamingAUC):
                 UserWarning,
                 stacklevel=4,
             )
+
+    def _config(self) -> FsaucConfig:
+        return FsaucConfig(
+            float(self.R),
+            float(self.kappa),
+            float(self.delta),
+            self.n_stages_,
+            self.stage_length_,
+            self.constraint == "l1",
+            self.leftover == "last_stage",
+            self.accumulators == "per_stage",
+        )
 
     def _arrays(self) -> FsaucArrays:
         lz = LazySum(self.u_, self.avg_base_, self.avg_corr_)
@@ -640,3 +700,136 @@ class FSAUC(BaseStreamingAUC):
             "eta": float(s[_ETA]),
             "beta": float(s[_BETA]),
         }
+
+    def _check_state(self) -> None:
+        for name in ("n_announced_", "n_stages_", "stage_length_"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise ValueError(f"{name} = {value!r} is not an integer")
+        n = self.n_announced_
+        if n != -1 and n < 1:
+            raise ValueError(f"n_announced_ = {n} is not a stream length")
+        schedule = (1, -1) if n == -1 else fsauc_schedule(n)
+        if (self.n_stages_, self.stage_length_) != schedule:
+            raise ValueError(
+                f"n_stages_, stage_length_ = {self.n_stages_}, {self.stage_length_} are not "
+                f"the schedule {schedule} of n_announced_ = {n}"
+            )
+        if self.n_samples is not None and n != self.n_samples:
+            raise ValueError(f"n_announced_ = {n} differs from n_samples = {self.n_samples}")
+        used, stage, in_stage, tpos, tneg, done = (int(c) for c in self.counts_)
+        open_stage = self.stage_length_ < 0 or (
+            stage == self.n_stages_ and self.leftover == "last_stage"
+        )
+        problems = [
+            (not 0 <= used <= self.n_samples_seen_, "examples used"),
+            (not 1 <= stage <= self.n_stages_, "stage index"),
+            (done not in (0, 1) or (done and (stage != self.n_stages_ or in_stage)), "flag"),
+            (min(tpos, tneg) < 0 or tpos + tneg > used, "class counts"),
+            (in_stage < 0 or in_stage > used, "examples in the stage"),
+            (not open_stage and in_stage >= self.stage_length_, "examples in the stage"),
+        ]
+        for bad, what in problems:
+            if bad:
+                raise ValueError(f"counts_ {self.counts_.tolist()}: inconsistent {what}")
+        sc = self.scalars_
+        if not kern.AVERAGE_SCALE_MIN <= sc[_SIGMA] <= kern.SCALE_MAX:
+            raise ValueError(f"scalars_[0] (sigma) = {sc[_SIGMA]!r} is outside its range")
+        if min(sc[_RADIUS], sc[_D], sc[_BETA], sc[_ETA]) <= 0.0:
+            raise ValueError("scalars_: the stage's radius, D, beta and eta must be positive")
+        if min(sc[_NRM2_U], sc[_NRM1_U], sc[_NRM2_V1], sc[_NRM1_V1]) < 0.0:
+            raise ValueError("scalars_ holds a negative norm")
+        kern.check_class_totals(self, self.counts_[[_TNEG, _TPOS]])
+
+    def _merge(self, other: FSAUC) -> None:
+        r"""Combine two FSAUC learners at the same stage of the same schedule.
+
+        Stages are the unit of FSAUC: both learners must follow the same schedule
+        (``n_announced_``, ``n_stages_``, ``stage_length_``) and be in the same stage
+        k (or both finished); otherwise the merge is refused. With :math:`n_1, n_2`
+        the examples each has used:
+
+        * what is summed over examples adds: the class sums :math:`A_\pm`, the
+          counts :math:`T_\pm` and their weights, the examples of the stage and the
+          stage's running sums of iterates, so the stage's average becomes the
+          average over the examples of both learners in the stage;
+        * what is a point becomes :math:`(n_1 v_1 + n_2 v_2)/(n_1 + n_2)`: the current
+          iterate :math:`(w, a, b, \alpha)`, the stage's start
+          :math:`(v_1, a_1, b_1, \alpha_1)` and its constants :math:`(r, D, \beta,
+          \eta)` (r is the same for both). The averaged iterate lies in
+          :math:`\Omega_1 \cap B(v_1, r)` of the averaged start, and
+          :math:`\alpha` in its interval, because each one did.
+
+        If the merged stage holds its n0 examples or more, it ends as after its last
+        example (Alg. 2 lines 8-10, Alg. 1 lines 4-5).
+        """
+        schedule = (self.n_announced_, self.n_stages_, self.stage_length_)
+        theirs = (other.n_announced_, other.n_stages_, other.stage_length_)
+        if schedule != theirs:
+            raise ValueError(
+                f"cannot merge FSAUCs with different schedules (n, m, n0): {schedule} and "
+                f"{theirs}; announce the same n_samples to both"
+            )
+        stage = (int(self.counts_[_STAGE]), int(self.counts_[_DONE]))
+        if stage != (int(other.counts_[_STAGE]), int(other.counts_[_DONE])):
+            raise ValueError(
+                "cannot merge FSAUCs in different stages: stage "
+                f"{self.counts_[_STAGE]} (finished: {bool(self.counts_[_DONE])}) and "
+                f"{other.counts_[_STAGE]} (finished: {bool(other.counts_[_DONE])})"
+            )
+        n1, n2 = int(self.counts_[_T]), int(other.counts_[_T])
+        if n2 == 0:
+            return
+        if n1 == 0:
+            n1, n2 = 0, 1  # self has used nothing: take the other's points
+        mine, theirs = self._points(), other._points()
+        points = {k: kern.mean_by_count(mine[k], n1, theirs[k], n2) for k in mine}
+        totals = kern.class_totals(self, self.counts_[[_TNEG, _TPOS]]) + kern.class_totals(
+            other, other.counts_[[_TNEG, _TPOS]]
+        )
+        stage_sum = self._stage_sum() + other._stage_sum()
+        sums_ab = self.scalars_[[_SUM_A, _SUM_B]] + other.scalars_[[_SUM_A, _SUM_B]]
+        counts = self.counts_.copy()
+        for k in (_T, _IN_STAGE, _TPOS, _TNEG):
+            counts[k] += other.counts_[k]
+        self.acc_pos_ = self.acc_pos_ + other.acc_pos_
+        self.acc_neg_ = self.acc_neg_ + other.acc_neg_
+        self.v1_ = points["v1"]
+        self.u_ = points["w"] - points["v1"]
+        self.avg_base_ = stage_sum
+        self.avg_corr_ = np.zeros_like(self.u_)
+        sc = np.zeros(_N_SCALARS)
+        sc[_SIGMA] = sc[_TAU] = 1.0
+        sc[[_A, _B, _ALPHA, _A1, _B1, _ALPHA1]] = points["scalars"]
+        sc[[_RADIUS, _D, _BETA, _ETA]] = points["constants"]
+        sc[[_SUM_A, _SUM_B]] = sums_ab
+        sc[_NRM2_U], sc[_DOT_UV1] = self.u_ @ self.u_, self.u_ @ self.v1_
+        sc[_NRM1_U] = np.abs(self.u_).sum()
+        sc[_NRM2_V1], sc[_NRM1_V1] = self.v1_ @ self.v1_, np.abs(self.v1_).sum()
+        self.scalars_ = sc
+        self.counts_ = counts
+        cfg = self._config()
+        end, start_next = _stage_end_due(counts, cfg)
+        if end:
+            _end_stage(
+                self._arrays(), sc, counts, totals, cfg, start_next, np.empty(self.u_.shape[0])
+            )
+        kern.store_class_totals(self, totals)
+
+    def _points(self) -> dict[str, np.ndarray]:
+        """The current iterate, the stage start and the stage constants (to average)."""
+        sc = self.scalars_
+        w, a, b, alpha = self._iterate()
+        return {
+            "w": w,
+            "v1": self.v1_,
+            "scalars": np.array([a, b, alpha, sc[_A1], sc[_B1], sc[_ALPHA1]]),
+            "constants": sc[[_RADIUS, _D, _BETA, _ETA]],
+        }
+
+    def _stage_sum(self) -> np.ndarray:
+        """The stage's sum of iterates (0 when the stage has no example yet)."""
+        used = int(self.counts_[_IN_STAGE])
+        if used == 0 or self.counts_[_DONE]:
+            return np.zeros_like(self.u_)
+        return used * self._coef()

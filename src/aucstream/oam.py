@@ -34,6 +34,18 @@ the margins at the w of the start of the step:
 (the ratio tends to 0). Z11 does not state OAM_inf's update; we use the one chosen by
 ``update``. Its memory grows with the stream by design; the bounded variants use
 O((N_+ + N_-) d).
+
+Dense rows are read in place; the dot products with the buffered rows are summed in
+any order (``fastmath`` reassociation, :data:`aucstream._kernels.REASSOC`): a change
+by rounding only. Each example's score :math:`w^\top x_t` is written before it is
+learnt (``test_then_train``). :meth:`OAM._merge` averages w by the examples seen and
+merges each class's buffers into a uniform sample of both streams
+(:meth:`aucstream.reservoir.Reservoir.merge`).
+
+OAM takes no example weights. A weighted reservoir (Efraimidis and Spirakis' A-Res,
+or Chao's sampling) must keep a key or the total weight with the buffer, which the
+buffer's saved form (that of aucstream 0.1, which model files keep) does not hold;
+and the C_t of Alg. 1 counts examples. Repeat an example to weigh it.
 """
 
 from __future__ import annotations
@@ -43,66 +55,55 @@ import numpy as np
 
 from ._base import BaseStreamingAUC
 from ._chunks import Chunk
-from ._kernels import row, rows_of, sparse_axpy, sparse_dot, squared_norm
+from ._kernels import REASSOC, mean_by_count, n_rows, row, rows_of, sparse_axpy, sparse_dot
 from ._params import PASS_ORDER, StrOptions, positive, positive_int
 from .reservoir import Reservoir, reservoir_offer
 
 __all__ = ["OAM"]
 
 
-@nb.njit(cache=True)
-def _dense_dot(a, b):
-    acc = 0.0
-    for i in range(a.shape[0]):
-        acc += a[i] * b[i]
-    return acc
-
-
-@nb.njit(cache=True)
-def _dense_axpy(w, coef, x):
-    for i in range(w.shape[0]):
-        w[i] += coef * x[i]
-
-
-@nb.njit(cache=True)
+@nb.njit(cache=True, fastmath=REASSOC)
 def _oam_seq(w, idx, val, x_sq, y, items, sq_norms, size, c_half):
     """Z11 Alg. 3: sequential closed-form steps against each buffered example."""
     for b in range(size):
         xb = items[b]
-        loss = 1.0 - y * (sparse_dot(w, idx, val) - _dense_dot(w, xb))
+        loss = 1.0 - y * (sparse_dot(w, idx, val) - sparse_dot(w, None, xb))
         if loss <= 0.0:
             continue
         dist_sq = x_sq - 2.0 * sparse_dot(xb, idx, val) + sq_norms[b]
-        if dist_sq <= 1e-12 * (x_sq + sq_norms[b]):
+        if not dist_sq > 1e-12 * (x_sq + sq_norms[b]):
             continue  # x_t equals the buffered example: the pair has no direction
         tau = min(c_half, loss / dist_sq) * y
-        _dense_axpy(w, -tau, xb)
+        sparse_axpy(w, -tau, None, xb)
         sparse_axpy(w, tau, idx, val)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, fastmath=REASSOC)
 def _oam_gra(w, idx, val, y, items, size, c_half, violated):
     """Z11 Alg. 4: one gradient step on the buffer, margins at the starting w."""
     xw = sparse_dot(w, idx, val)
     n_violated = 0
     for b in range(size):
-        violated[b] = y * (xw - _dense_dot(w, items[b])) <= 1.0
+        violated[b] = y * (xw - sparse_dot(w, None, items[b])) <= 1.0
         n_violated += violated[b]
     step = c_half * y
     for b in range(size):
         if violated[b]:
-            _dense_axpy(w, -step, items[b])
+            sparse_axpy(w, -step, None, items[b])
     sparse_axpy(w, step * n_violated, idx, val)
 
 
-@nb.njit(cache=True)
-def _oam_chunk(w, buffers, rows, uniforms, C, sequential):
+@nb.njit(cache=True, fastmath=REASSOC)
+def _oam_chunk(w, buffers, rows, pre, uniforms, C, sequential):
     """Z11 Alg. 1 over a chunk; ``buffers`` holds the negative and the positive
     reservoir, each as ``(items, sq_norms, counts, capacity)``."""
+    scores = pre.shape[0] == n_rows(rows)
     neg, pos = buffers
     violated = np.zeros(max(neg[0].shape[0], pos[0].shape[0]), dtype=np.bool_)
-    for r in range(rows.indptr.shape[0] - 1):
+    for r in range(n_rows(rows)):
         idx, val, y = row(rows, r)
+        if scores:
+            pre[r] = sparse_dot(w, idx, val)
         own, opp = (pos, neg) if y > 0 else (neg, pos)
         opp_items, opp_norms, opp_counts, opp_cap = opp
         c_t = C
@@ -113,7 +114,10 @@ def _oam_chunk(w, buffers, rows, uniforms, C, sequential):
         if size == 0:
             continue
         if sequential:
-            _oam_seq(w, idx, val, squared_norm(val), y, opp_items, opp_norms, size, 0.5 * c_t)
+            x_sq = 0.0
+            for a in range(val.shape[0]):
+                x_sq += val[a] * val[a]
+            _oam_seq(w, idx, val, x_sq, y, opp_items, opp_norms, size, 0.5 * c_t)
         else:
             _oam_gra(w, idx, val, y, opp_items, size, 0.5 * c_t, violated)
 
@@ -165,6 +169,8 @@ class OAM(BaseStreamingAUC):
 
     #: Z11's 2^[-10:10] extended down to 2^-20 (see ``C`` above).
     param_grid = {"C": [2.0**k for k in range(-20, 11)]}
+    _dense_kernels = True
+    _kernel_prequential = True
     _parameter_constraints = {
         "C": [positive()],
         "buffer_size": [positive_int(), None],
@@ -200,7 +206,41 @@ class OAM(BaseStreamingAUC):
         neg.reserve(chunk.n_samples - n_pos)
         uniforms = self._rng.random(chunk.n_samples)
         buffers = tuple((b.items_, b.sq_norms_, b.counts_, b.capacity_code) for b in (neg, pos))
-        _oam_chunk(self.w_, buffers, rows_of(chunk), uniforms, float(self.C), self.update == "seq")
+        _oam_chunk(
+            self.w_,
+            buffers,
+            rows_of(chunk),
+            chunk.pre_scores,
+            uniforms,
+            float(self.C),
+            self.update == "seq",
+        )
 
     def _coef(self) -> np.ndarray:
         return self.w_
+
+    def _state_nbytes(self, n_features: int) -> int:
+        # two buffers of N rows (unbounded buffers start at 64 rows and grow)
+        rows = self.buffer_size if self.buffer_size is not None else 64
+        return 8 * (2 * rows * (n_features + 1) + n_features)
+
+    def _check_state(self) -> None:
+        for label, buffer in zip(("negative", "positive"), self.buffers_):
+            if buffer.n_features != self.n_features_in_ or buffer.capacity != self.buffer_size:
+                raise ValueError(
+                    f"the {label} buffer holds {buffer.n_features} features and capacity "
+                    f"{buffer.capacity}, not {self.n_features_in_} and {self.buffer_size}"
+                )
+        seen = sum(b.n_seen for b in self.buffers_)
+        if seen > self.n_samples_seen_:
+            raise ValueError(
+                f"the buffers were offered {seen} examples, more than the "
+                f"{self.n_samples_seen_} seen"
+            )
+
+    def _merge(self, other: OAM) -> None:
+        """w averages by examples seen; each class's buffers merge into a uniform sample
+        of the union of both streams of that class (:meth:`Reservoir.merge`)."""
+        self.w_ = mean_by_count(self.w_, self.n_samples_seen_, other.w_, other.n_samples_seen_)
+        for mine, theirs in zip(self.buffers_, other.buffers_):
+            mine.merge(theirs, self._rng)

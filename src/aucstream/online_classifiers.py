@@ -42,6 +42,25 @@ CPA_PB / CPA_ML (cost-sensitive PA, PA06 §7 with :math:`\Phi(x, y) = \frac y2 x
     small margin. Both take the PA-I step :math:`\tau = \min(C, \ell/\|x_t\|^2)`,
     :math:`w \leftarrow w + \tau y_t x_t`.
 
+Example weights (``sample_weight``)
+    An example of weight :math:`\omega` takes the Perceptron step
+    :math:`w \leftarrow w + \omega y_t x_t`, and the PA-I / CPA step of the weighted
+    problem :math:`\min_w \frac12\|w - w_t\|^2 + \omega C\xi` (PA06 Eq. 7 with the
+    slack penalized by :math:`\omega C`): :math:`\tau = \min(\omega C,
+    \ell/\|x_t\|^2)`. Weight 0 changes nothing. CW refuses weights: its update is
+    a constraint (the example is classified with probability :math:`\eta`), not a
+    loss that a weight could scale.
+
+Merging, prequential scores, dense rows
+    :meth:`merge` averages the weights of two learners by the examples each has seen,
+    :math:`(n_1 w_1 + n_2 w_2)/(n_1 + n_2)`; CW averages :math:`\mu` and
+    :math:`\Sigma` the same way (see :meth:`ConfidenceWeighted._merge`). Every kernel
+    writes each example's score before learning it (``test_then_train`` and the
+    calibration read them) and reads dense rows in place. The Perceptron and PA
+    kernels sum their dense dot products in any order (``fastmath`` reassociation,
+    :data:`aucstream._kernels.REASSOC`): a change by rounding only. CW does not: its
+    dense and sparse paths give identical bits.
+
 Deviations
 ----------
 - CW with :math:`\eta = 1` has :math:`\phi = \infty`; ``eta=1`` is run as 0.999
@@ -79,7 +98,7 @@ from scipy.stats import norm
 
 from ._base import BaseStreamingAUC
 from ._chunks import Chunk
-from ._kernels import row, rows_of, sparse_axpy, sparse_dot, squared_norm
+from ._kernels import REASSOC, col, mean_by_count, n_rows, row, rows_of, sparse_axpy, sparse_dot
 from ._params import PASS_ORDER, Interval, Real, StrOptions, positive
 
 __all__ = [
@@ -95,32 +114,44 @@ __all__ = [
 _RESCALE_BELOW = 2.0**-60  # CW: rescale (mu, A) when A's largest entry falls below this
 
 
-@nb.njit(cache=True)
-def _perceptron_chunk(w, rows):
-    for r in range(rows.indptr.shape[0] - 1):
-        idx, val, y = row(rows, r)
-        if y * sparse_dot(w, idx, val) <= 0.0:
-            sparse_axpy(w, y, idx, val)
+#: The update rules of :func:`_linear_chunk`.
+_PA, _CPA_PB, _CPA_ML, _PERCEPTRON = 0, 1, 2, 3
 
 
-@nb.njit(cache=True)
-def _pa_chunk(w, rows, C, mode, sqrt_rho_pos):
-    """PA-I (mode 0), CPA prediction-based (1) or CPA max-loss (2) over a chunk."""
-    for r in range(rows.indptr.shape[0] - 1):
+@nb.njit(cache=True, fastmath=REASSOC)
+def _linear_chunk(w, rows, pre, weights, C, mode, sqrt_rho_pos):
+    """PA-I, CPA prediction-based, CPA max-loss or the Perceptron (``mode``) over a chunk.
+
+    An example of weight omega takes the PA-I step with aggressiveness omega * C, or
+    the Perceptron step omega * y x.
+    """
+    scores = pre.shape[0] == n_rows(rows)
+    weighted = weights.shape[0] > 0
+    for r in range(n_rows(rows)):
         idx, val, y = row(rows, r)
-        ym = y * sparse_dot(w, idx, val)
-        if mode == 0:
+        s = sparse_dot(w, idx, val)
+        if scores:
+            pre[r] = s
+        weight = weights[r] if weighted else 1.0
+        ym = y * s
+        if mode == _PERCEPTRON:
+            if weight > 0.0 and ym <= 0.0:
+                sparse_axpy(w, weight * y, idx, val)
+            continue
+        if mode == _PA:
             loss = 1.0 - ym
         else:
-            if mode == 1 and ym > 0.0:
+            if mode == _CPA_PB and ym > 0.0:
                 continue
             loss = (sqrt_rho_pos if y > 0 else 1.0) - ym
-        if loss <= 0.0:
+        if loss <= 0.0 or weight == 0.0:
             continue
-        sq = squared_norm(val)
+        sq = 0.0
+        for a in range(val.shape[0]):
+            sq += val[a] * val[a]
         if sq == 0.0:
             continue
-        sparse_axpy(w, min(C, loss / sq) * y, idx, val)
+        sparse_axpy(w, min(weight * C, loss / sq) * y, idx, val)
 
 
 @nb.njit(cache=True)
@@ -139,54 +170,85 @@ def _cw_coefficients(m, v, phi):
 
 
 @nb.njit(cache=True)
-def _cw_chunk(mu, A, rows, phi):
+def _cw_chunk(mu, A, rows, pre, phi, mu_sum, seen):
+    r"""CW-full over a chunk. No fastmath: dense and sparse rows give identical bits
+    (the zeros of a dense row are skipped, and every sum runs in column order).
+
+    With ``mu_sum`` non-empty (``average=True``) the direction of the mean after every
+    example, :math:`\mu_t / \|\mu_t\|` (nothing while it is 0), is added to it;
+    ``seen`` examples were learnt before the chunk.
+    """
+    scores = pre.shape[0] == n_rows(rows)
+    average = mu_sum.shape[0] > 0
     d = mu.shape[0]
     z = np.empty(d)  # A^T x
     g = np.empty(d)  # Sigma x = A z
-    for r in range(rows.indptr.shape[0] - 1):
+    for r in range(n_rows(rows)):
         idx, val, y = row(rows, r)
-        for j in range(d):
-            z[j] = 0.0
-        for a in range(idx.shape[0]):
-            A_row = A[idx[a]]
-            xa = val[a]
-            for j in range(d):
-                z[j] += A_row[j] * xa
-        v = 0.0
-        for j in range(d):
-            v += z[j] * z[j]
-        if v <= 0.0:
+        s = sparse_dot(mu, idx, val)
+        if scores:
+            pre[r] = s
+            if average:
+                t = seen + r
+                pre[r] = sparse_dot(mu_sum, idx, val) / t if t > 0 else 0.0
+        _cw_step(mu, A, z, g, idx, val, y, s, phi)
+        if average:
+            norm = 0.0
+            for i in range(d):
+                norm += mu[i] * mu[i]
+            if norm > 0.0:
+                norm = math.sqrt(norm)
+                for i in range(d):
+                    mu_sum[i] += mu[i] / norm
+
+
+@nb.njit(cache=True)
+def _cw_step(mu, A, z, g, idx, val, y, s, phi):
+    """One CW-full update (module docstring) for the row (idx, val) with score s."""
+    d = mu.shape[0]
+    for j in range(d):
+        z[j] = 0.0
+    for a in range(val.shape[0]):
+        xa = val[a]
+        if xa == 0.0:
             continue
-        m = y * sparse_dot(mu, idx, val)
-        alpha, beta, one_minus_bv = _cw_coefficients(m, v, phi)
-        if alpha <= 0.0:
-            continue
+        A_row = A[col(idx, a)]
+        for j in range(d):
+            z[j] += A_row[j] * xa
+    v = 0.0
+    for j in range(d):
+        v += z[j] * z[j]
+    if v <= 0.0:
+        return
+    alpha, beta, one_minus_bv = _cw_coefficients(y * s, v, phi)
+    if alpha <= 0.0:
+        return
+    for i in range(d):
+        acc = 0.0
+        A_i = A[i]
+        for j in range(d):
+            acc += A_i[j] * z[j]
+        g[i] = acc
+    for i in range(d):
+        mu[i] += alpha * y * g[i]
+    if beta > 0.0:
+        gamma = (1.0 - math.sqrt(one_minus_bv)) / v
+        amax = 0.0
         for i in range(d):
-            acc = 0.0
+            gi = gamma * g[i]
             A_i = A[i]
             for j in range(d):
-                acc += A_i[j] * z[j]
-            g[i] = acc
-        for i in range(d):
-            mu[i] += alpha * y * g[i]
-        if beta > 0.0:
-            gamma = (1.0 - math.sqrt(one_minus_bv)) / v
-            amax = 0.0
+                A_i[j] -= gi * z[j]
+                amax = max(amax, abs(A_i[j]))
+        if 0.0 < amax < _RESCALE_BELOW:
+            # CW is equivariant under (mu, Sigma) -> (c mu, c^2 Sigma); a power of
+            # two c keeps every later step exact and the scores' order unchanged
+            c = 2.0 ** (-math.floor(math.log2(amax)))
             for i in range(d):
-                gi = gamma * g[i]
+                mu[i] *= c
                 A_i = A[i]
                 for j in range(d):
-                    A_i[j] -= gi * z[j]
-                    amax = max(amax, abs(A_i[j]))
-            if amax < _RESCALE_BELOW:
-                # CW is equivariant under (mu, Sigma) -> (c mu, c^2 Sigma); a power of
-                # two c keeps every later step exact and the scores' order unchanged
-                c = 2.0 ** (-math.floor(math.log2(amax)))
-                for i in range(d):
-                    mu[i] *= c
-                    A_i = A[i]
-                    for j in range(d):
-                        A_i[j] *= c
+                    A_i[j] *= c
 
 
 def cw_coefficients(m: float, v: float, eta: float) -> tuple[float, float]:
@@ -214,11 +276,19 @@ def cw_coefficients(m: float, v: float, eta: float) -> tuple[float, float]:
 class _LinearOnline(BaseStreamingAUC):
     """Base of the learners whose whole state is the weight vector ``w_``."""
 
+    _dense_kernels = True
+    _kernel_prequential = True
+    _supports_sample_weight = True
+
     def _init_state(self, n_features: int) -> None:
         self.w_ = np.zeros(n_features)
 
     def _coef(self) -> np.ndarray:
         return self.w_
+
+    def _merge(self, other: _LinearOnline) -> None:
+        """w becomes the average of both weights, weighted by the examples each has seen."""
+        self.w_ = mean_by_count(self.w_, self.n_samples_seen_, other.w_, other.n_samples_seen_)
 
 
 class Perceptron(_LinearOnline):
@@ -259,7 +329,9 @@ class Perceptron(_LinearOnline):
         self.random_state = random_state
 
     def _update(self, chunk: Chunk) -> None:
-        _perceptron_chunk(self.w_, rows_of(chunk))
+        _linear_chunk(
+            self.w_, rows_of(chunk), chunk.pre_scores, chunk.sample_weight, 1.0, _PERCEPTRON, 1.0
+        )
 
 
 class PassiveAggressive(_LinearOnline):
@@ -273,17 +345,8 @@ class PassiveAggressive(_LinearOnline):
     C : float, default=1.0
         Aggressiveness. Z11 gives no grid for PA ("same setup"); we tune it over
         2^[-10:10], the grid Z11 uses for C elsewhere. The default is a library choice.
-    shuffle : bool, default=False
-        Whether ``fit`` visits the examples in a random order.
-    random_state : int, Generator or None, default=None
-        Seed of the shuffle.
-
-    Attributes
-    ----------
-    w_ : ndarray of shape (n_features,)
-        Current weights.
-    classes_, n_samples_seen_, n_features_in_
-        As for every aucstream learner.
+    shuffle, random_state
+        As for :class:`Perceptron`, whose attributes (``w_``, ...) it has.
 
     Examples
     --------
@@ -304,7 +367,9 @@ class PassiveAggressive(_LinearOnline):
         self.random_state = random_state
 
     def _update(self, chunk: Chunk) -> None:
-        _pa_chunk(self.w_, rows_of(chunk), float(self.C), 0, 1.0)
+        _linear_chunk(
+            self.w_, rows_of(chunk), chunk.pre_scores, chunk.sample_weight, float(self.C), _PA, 1.0
+        )
 
 
 class CostSensitivePA(_LinearOnline):
@@ -325,24 +390,17 @@ class CostSensitivePA(_LinearOnline):
     rho_pos : float, default=1.0
         Cost :math:`\rho(+1,-1)` of missing a positive (the other cost is 1); Z11 tunes
         it over 2^[0:10]. Must be positive.
-    shuffle : bool, default=False
-        Whether ``fit`` visits the examples in a random order.
-    random_state : int, Generator or None, default=None
-        Seed of the shuffle.
-
-    Attributes
-    ----------
-    w_ : ndarray of shape (n_features,)
-        Current weights.
-    classes_, n_samples_seen_, n_features_in_
-        As for every aucstream learner.
+    shuffle, random_state
+        As for :class:`Perceptron`, whose attributes (``w_``, ...) it has.
 
     Examples
     --------
+    A rare positive class, and a cost of 4 for missing it:
+
     >>> import numpy as np
-    >>> from aucstream.online_classifiers import CostSensitivePA
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.normal(size=(300, 3)); y = (X @ [1.0, -2.0, 0.5] > 1.5).astype(int)
+    >>> from aucstream import CostSensitivePA
+    >>> X = np.random.default_rng(0).normal(size=(300, 3))
+    >>> y = (X @ [1.0, -2.0, 0.5] > 1.5).astype(int)
     >>> model = CostSensitivePA(variant="ml", C=0.5, rho_pos=4.0).fit(X, y)
     >>> model.score(X, y) > 0.9
     True
@@ -371,8 +429,16 @@ class CostSensitivePA(_LinearOnline):
         self.random_state = random_state
 
     def _update(self, chunk: Chunk) -> None:
-        mode = 1 if self.variant == "pb" else 2
-        _pa_chunk(self.w_, rows_of(chunk), float(self.C), mode, math.sqrt(float(self.rho_pos)))
+        mode = _CPA_PB if self.variant == "pb" else _CPA_ML
+        _linear_chunk(
+            self.w_,
+            rows_of(chunk),
+            chunk.pre_scores,
+            chunk.sample_weight,
+            float(self.C),
+            mode,
+            math.sqrt(float(self.rho_pos)),
+        )
 
 
 class ConfidenceWeighted(BaseStreamingAUC):
@@ -391,6 +457,23 @@ class ConfidenceWeighted(BaseStreamingAUC):
         eta >= 0.9 can stall early on unbalanced or off-centre data). With
         ``eta=0.5`` (:math:`\phi = 0`) the constraint is :math:`y\mu^\top x \ge 0`,
         which :math:`\mu = 0` already meets: the model never leaves 0.
+    average : bool, default=False
+        Score with the average direction of the means over the stream,
+        :math:`\bar\mu_n = \frac1n\sum_{t \le n}\mu_t/\|\mu_t\|` (:math:`\mu_t`
+        after example t; terms with :math:`\mu_t = 0` count as 0), instead of the last
+        mean :math:`\mu_n` (Crammer et al. 2008). A library variant: the averaging of
+        online iterates of Freund and Schapire (1999, the averaged perceptron, which
+        Z11 cites) applied to CW's mean; the update itself is unchanged. Directions,
+        because CW's model is defined up to scale (see the module's deviations):
+        :math:`(\mu, \Sigma)` shrink geometrically on non-separable streams, so an
+        average of the means themselves would be that of the first few hundred
+        examples, and would overflow with the rescaling. On such streams the last
+        mean swings with the last updates (CW updates on most examples), and its test
+        AUC with it; the average does not. On german and magic04 under Z11's protocol
+        (``docs/results/cw_investigation.md``) the last mean scores .689 +- .063 and
+        .670 +- .088, the average .786 +- .034 and .786 +- .010 (Z11 Table 2: .757 +-
+        .025 and .746 +- .027; batch logistic regression .793 and .79). Costs O(d)
+        memory and O(d) work per example more.
     shuffle : bool, default=False
         Whether ``fit`` visits the examples in a random order.
     random_state : int, Generator or None, default=None
@@ -399,9 +482,12 @@ class ConfidenceWeighted(BaseStreamingAUC):
     Attributes
     ----------
     mu_ : ndarray of shape (n_features,)
-        Mean weights (the scoring weights).
+        Mean weights (the scoring weights unless ``average``).
     sqrt_cov_ : ndarray of shape (n_features, n_features)
         A factor A with :math:`\Sigma = A A^\top` (initially the identity).
+    mu_sum_ : ndarray of shape (n_features,)
+        With ``average=True`` only: the sum of the directions of the means after
+        every example (``coef_`` is this sum over ``n_samples_seen_``).
     classes_, n_samples_seen_, n_features_in_
         As for every aucstream learner.
 
@@ -419,16 +505,31 @@ class ConfidenceWeighted(BaseStreamingAUC):
     """
 
     param_grid = {"eta": [0.5, 0.6, 0.7, 0.8, 0.9, 1.0]}
-    _parameter_constraints = {"eta": [Interval(Real, 0.5, 1.0, closed="both")], **PASS_ORDER}
+    _parameter_constraints = {
+        "eta": [Interval(Real, 0.5, 1.0, closed="both")],
+        "average": ["boolean"],
+        **PASS_ORDER,
+    }
+    _dense_kernels = True
+    _kernel_prequential = True
+    _low_memory_hint = (
+        "CW-full keeps a d x d covariance factor; for many features use a learner with "
+        "O(d) state (SOLAM, UnivariateOnline, PassiveAggressive, CostSensitivePA)"
+    )
 
-    def __init__(self, eta: float = 0.7, shuffle: bool = False, random_state=None):
+    def __init__(
+        self, eta: float = 0.7, average: bool = False, shuffle: bool = False, random_state=None
+    ):
         self.eta = eta
+        self.average = average
         self.shuffle = shuffle
         self.random_state = random_state
 
     def _init_state(self, n_features: int) -> None:
         self.mu_ = np.zeros(n_features)
         self.sqrt_cov_ = np.eye(n_features)
+        if self.average:
+            self.mu_sum_ = np.zeros(n_features)
 
     @property
     def phi_(self) -> float:
@@ -441,7 +542,39 @@ class ConfidenceWeighted(BaseStreamingAUC):
         return self.sqrt_cov_ @ self.sqrt_cov_.T
 
     def _update(self, chunk: Chunk) -> None:
-        _cw_chunk(self.mu_, self.sqrt_cov_, rows_of(chunk), self.phi_)
+        _cw_chunk(
+            self.mu_,
+            self.sqrt_cov_,
+            rows_of(chunk),
+            chunk.pre_scores,
+            self.phi_,
+            self.mu_sum_ if self.average else self.mu_[:0],
+            self.n_samples_seen_,
+        )
 
     def _coef(self) -> np.ndarray:
+        if self.average:
+            return self.mu_sum_ / max(self.n_samples_seen_, 1)
         return self.mu_
+
+    def _state_nbytes(self, n_features: int) -> int:
+        # the factor A, mu (and the sum of the means) and the kernel's two work vectors
+        return 8 * (n_features * n_features + (4 if self.average else 3) * n_features)
+
+    def _merge(self, other: ConfidenceWeighted) -> None:
+        r"""Mean and covariance become the averages of both, weighted by examples seen.
+
+        :math:`\Sigma = (n_1 \Sigma_1 + n_2 \Sigma_2) / n` is kept as a square-root
+        factor: the R of the QR factorization of the stacked, weighted factors,
+        :math:`[\sqrt{n_1/n} A_1^\top; \sqrt{n_2/n} A_2^\top] = QR`, gives
+        :math:`R^\top R = \Sigma`, so ``sqrt_cov_`` becomes :math:`R^\top` (O(d^3)).
+        """
+        n1, n2 = self.n_samples_seen_, other.n_samples_seen_
+        total = n1 + n2
+        self.mu_ = mean_by_count(self.mu_, n1, other.mu_, n2)
+        if self.average:  # the average of both averages by examples: the sums add
+            self.mu_sum_ = self.mu_sum_ + other.mu_sum_
+        stacked = np.vstack(
+            [math.sqrt(n1 / total) * self.sqrt_cov_.T, math.sqrt(n2 / total) * other.sqrt_cov_.T]
+        )
+        self.sqrt_cov_ = np.ascontiguousarray(np.linalg.qr(stacked, mode="r").T)

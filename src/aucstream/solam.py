@@ -40,13 +40,36 @@ The kernel keeps :math:`w = \sigma u` and the unnormalized average
 (``avg_base_ + c u - avg_corr_``, c the sum of :math:`\gamma_s\sigma_s` since the last
 fold). The l2 projection only rescales :math:`\sigma`, and :math:`\|u\|_2^2` and
 :math:`\|u\|_1` are kept up to date from the changed entries. Hence SOLAM (l2) costs
-O(k) per example for k non-zeros (O(d) for dense input). For SOLAM-l1 the
-projection, when active, moves every coordinate by the threshold, which costs O(d)
-(plus Condat's O(d) threshold search) and folds the lazy form; it is skipped in O(1)
-when :math:`\|w\|_1 \le R`. The lazy form is also folded (O(d)) when :math:`\sigma`
-falls below :math:`10^{-4}` (which bounds the cancellation in the lazy average) and
-every 65536 examples, which bounds round-off; both rules depend only on the stream,
-not on how it is cut into chunks, so any chunking gives bit-identical models.
+O(k) per example for k non-zeros (O(d) for dense rows, which are read in place).
+For SOLAM-l1 the projection, when active, moves every coordinate by the threshold:
+an O(d) pass for :math:`\|w\|_1`, Michelot's passes for the threshold
+(:func:`aucstream.projections.l1_threshold_passes`, two on most steps) and one pass
+that soft-thresholds and folds the lazy form; all are branch-free loops that
+vectorize. It is skipped in O(1) when the maintained :math:`\|w\|_1 \le R`. The
+lazy form is also folded (O(d)) when :math:`\sigma` falls below :math:`10^{-4}` (which
+bounds the cancellation in the lazy average) and every 65536 examples, which bounds
+round-off; both rules depend only on the stream, not on how it is cut into chunks,
+so any chunking gives bit-identical models.
+
+A lazy threshold (keep :math:`|w_i| = \max(m_i - \Theta, 0)` with a global
+:math:`\Theta`, as Duchi et al. 2008 §5 do with a search tree) would make the
+projection O(k log d), but the step-weighted average of the clipped coordinates then
+needs per-coordinate bookkeeping of when each one reaches 0, and for the dimensions
+of the papers' data (d ~ 100) four vectorized passes cost about as much as the
+tree's k log d updates; it is not used.
+
+Example weights, prequential scores, merging
+--------------------------------------------
+An example of weight :math:`\omega` counts :math:`\omega` times in the positive rate,
+:math:`\hat p = W_+ / (W_- + W_+)` with the class weight totals, and takes the
+primal-dual step :math:`\omega\gamma_t` (for v and :math:`\alpha`); the schedule
+:math:`\gamma_t = \zeta/\sqrt t` and the averaging count examples (t is the number of
+examples learnt, and each learnt example's iterate weighs :math:`\gamma_t`). Weight
+0 leaves the learner untouched, counters included; with all weights 1 this is Y16
+Alg. 1 bit for bit. Each example's score under the averaged model is written before
+the example is learnt (``test_then_train``). :meth:`SOLAM._merge` defines merging.
+Dense products are summed in any order (``fastmath`` reassociation,
+:data:`aucstream._kernels.REASSOC`): results change by rounding only.
 
 Deviations
 ----------
@@ -65,9 +88,33 @@ import numpy as np
 
 from ._base import BaseStreamingAUC
 from ._chunks import Chunk
-from ._kernels import LazySum, fold_due, lazy_mean, lazy_rebase, lazy_step, row, rows_of, sparse_dot
+from ._kernels import (
+    AVERAGE_SCALE_MIN,
+    REASSOC,
+    SCALE_MAX,
+    LazySum,
+    check_class_totals,
+    class_totals,
+    fold_due,
+    forget_class_totals,
+    lazy_mean,
+    mean_by_count,
+    n_rows,
+    row,
+    rows_of,
+    sparse_dot,
+    store_class_totals,
+)
 from ._params import PASS_ORDER, StrOptions, positive
-from ._saddle import clip, project_l1_lazy, saddle_grad_scalars, saddle_gradient, saddle_objective
+from ._saddle import (
+    clip,
+    lazy_axpy,
+    project_l1_lazy,
+    rebase,
+    saddle_grad_scalars,
+    saddle_gradient,
+    saddle_objective,
+)
 
 __all__ = ["SOLAM", "SOLAML1", "saddle_gradient", "saddle_objective"]
 
@@ -81,13 +128,18 @@ SolamConfig = namedtuple("SolamConfig", ["R", "zeta", "kappa", "use_l1", "pre"])
 
 
 @nb.njit(cache=True)
-def _observe(counts, y, zeta):
-    """Count the example; return t, the running positive rate and gamma_t = zeta/sqrt(t)."""
+def _observe(counts, totals, y, weight, zeta):
+    """Count the example; return t, the running positive rate and gamma_t = zeta/sqrt(t).
+
+    ``counts`` are the examples learnt (all, positive), ``totals`` the weights learnt
+    per class (negative, positive): the rate is W+ / (W- + W+).
+    """
     t = counts[0] + 1
     counts[0] = t
-    if y > 0:
-        counts[1] += 1
-    return t, counts[1] / t, zeta / np.sqrt(t)
+    cls = 1 if y > 0 else 0
+    counts[1] += cls
+    totals[cls] += weight
+    return t, totals[1] / (totals[0] + totals[1]), zeta / np.sqrt(t)
 
 
 @nb.njit(cache=True)
@@ -125,43 +177,52 @@ def _rebased(scal, norms):
 
 
 @nb.njit(cache=True)
-def _rebase(lz, scal):
-    """Fold the average and sigma into the lazy form."""
-    _rebased(scal, lazy_rebase(lz, scal[_C], lz.u[:0], 1.0, scal[_SIGMA], 0.0))
-
-
-@nb.njit(cache=True)
 def _project_l1(lz, scal, R, work):
     """||w||_1 <= R, exactly, in O(d) (sigma is 1 in l1 mode, so ||u||_1 = ||w||_1)."""
-    moved, total, norms = project_l1_lazy(lz, scal[_C], lz.u[:0], 1.0, scal[_SIGMA], R, work)
+    moved, total, norms = project_l1_lazy(lz, scal[_C], None, 1.0, scal[_SIGMA], R, work)
     if moved:
         _rebased(scal, norms)
     else:
         scal[_NRM1] = total
 
 
-@nb.njit(cache=True)
-def _solam_chunk(lz, scal, counts, rows, cfg, work):
+@nb.njit(cache=True, fastmath=REASSOC)
+def _solam_chunk(lz, scal, counts, totals, rows, pre, weights, cfg, work):
     """Y16 Alg. 1 over a chunk: per example, gradients at the old point, projected steps.
 
-    The steps are helpers over (a part of) the state; the loop itself stays here, so
-    that no call per example passes the whole state (numba's calls cost per array).
+    An example of weight omega counts omega times in the class rate and takes the
+    primal-dual step omega * gamma_t; weight 0 skips it. The steps are helpers over (a
+    part of) the state; the loop itself stays here.
     """
+    scores = pre.shape[0] == n_rows(rows)
+    weighted = weights.shape[0] > 0
     rk = cfg.R * cfg.kappa
-    for r in range(rows.indptr.shape[0] - 1):
+    for r in range(n_rows(rows)):
         idx, val, y = row(rows, r)
-        t, p, gamma = _observe(counts, y, cfg.zeta)
+        ux = sparse_dot(lz.u, idx, val)
+        if scores:  # the averaged model's score, (base + c u - corr).x / sum of gammas,
+            # written out here: a helper that is not inlined costs a reference count per
+            # array and row
+            pre[r] = 0.0
+            if scal[_GSUM] != 0.0:
+                bx, cx = sparse_dot(lz.base, idx, val), sparse_dot(lz.corr, idx, val)
+                pre[r] = (bx + scal[_C] * ux - cx) / scal[_GSUM]
+        weight = weights[r] if weighted else 1.0
+        if weight == 0.0:
+            continue
+        t, p, gamma = _observe(counts, totals, y, weight, cfg.zeta)
         sigma = scal[_SIGMA]
         g, g_a, g_b, g_alpha = saddle_grad_scalars(
-            sigma * sparse_dot(lz.u, idx, val), y, p, scal[_A], scal[_B], scal[_ALPHA]
+            sigma * ux, y, p, scal[_A], scal[_B], scal[_ALPHA]
         )
         if cfg.pre:
             _add_to_average(scal, gamma)
+        step = weight * gamma
         if g != 0.0:
-            scal[_NRM2], scal[_NRM1] = lazy_step(
-                lz.u, lz.corr, scal[_C], -gamma * g / sigma, idx, val, scal[_NRM2], scal[_NRM1]
+            scal[_NRM2], scal[_NRM1] = lazy_axpy(
+                lz.u, lz.corr, scal[_C], -step * g / sigma, idx, val, scal[_NRM2], scal[_NRM1]
             )
-        _clip_scalars(scal, gamma, g_a, g_b, g_alpha, rk)
+        _clip_scalars(scal, step, g_a, g_b, g_alpha, rk)
         if not cfg.use_l1:
             _shrink_to_l2_ball(scal, cfg.R)
         elif scal[_NRM1] > cfg.R:
@@ -169,7 +230,7 @@ def _solam_chunk(lz, scal, counts, rows, cfg, work):
         if not cfg.pre:
             _add_to_average(scal, gamma)
         if fold_due(scal[_SIGMA], t):
-            _rebase(lz, scal)
+            _rebased(scal, rebase(lz, scal[_C], None, 1.0, scal[_SIGMA], 0.0))
 
 
 class SOLAM(BaseStreamingAUC):
@@ -209,7 +270,10 @@ class SOLAM(BaseStreamingAUC):
     scalars_ : ndarray of shape (11,)
         sigma, c, sum of gammas, a, b, alpha, their weighted sums, ||u||_2^2, ||u||_1.
     counts_ : ndarray of shape (2,)
-        Examples seen and positives seen.
+        Examples learnt and positives learnt (weight-0 examples do not count).
+    weight_neg_, weight_pos_ : float
+        Sum of the weights of the examples learnt per class (the counts when no
+        weights were given); set by the first learning call.
     classes_, n_samples_seen_, n_features_in_
         As for every aucstream learner.
 
@@ -230,6 +294,9 @@ class SOLAM(BaseStreamingAUC):
         "R": [10.0**k for k in range(-1, 6)],
         "zeta": [2.0**k for k in range(-10, 11)],
     }
+    _dense_kernels = True
+    _kernel_prequential = True
+    _supports_sample_weight = True
     _parameter_constraints = {
         "R": [positive()],
         "zeta": [positive()],
@@ -264,14 +331,31 @@ class SOLAM(BaseStreamingAUC):
         self.scalars_ = np.zeros(_N_SCALARS)
         self.scalars_[_SIGMA] = 1.0
         self.counts_ = np.zeros(2, dtype=np.int64)
+        forget_class_totals(self)
 
     def _update(self, chunk: Chunk) -> None:
         use_l1 = self.constraint == "l1"
         cfg = SolamConfig(
             float(self.R), float(self.zeta), float(self.kappa), use_l1, self.average == "pre"
         )
-        work = np.empty(3 * self.u_.shape[0] if use_l1 else 0)
-        _solam_chunk(self._lazy_sum(), self.scalars_, self.counts_, rows_of(chunk), cfg, work)
+        work = np.empty(4 * self.u_.shape[0] if use_l1 else 0)
+        totals = class_totals(self, self._class_counts())
+        _solam_chunk(
+            self._lazy_sum(),
+            self.scalars_,
+            self.counts_,
+            totals,
+            rows_of(chunk),
+            chunk.pre_scores,
+            chunk.sample_weight,
+            cfg,
+            work,
+        )
+        store_class_totals(self, totals)
+
+    def _class_counts(self) -> np.ndarray:
+        """Examples learnt per class (negative, positive)."""
+        return np.array([self.counts_[0] - self.counts_[1], self.counts_[1]])
 
     def _lazy_sum(self) -> LazySum:
         return LazySum(self.u_, self.avg_base_, self.avg_corr_)
@@ -287,6 +371,71 @@ class SOLAM(BaseStreamingAUC):
         """The current (not averaged) iterate (w, a, b, alpha)."""
         s = self.scalars_
         return s[_SIGMA] * self.u_, float(s[_A]), float(s[_B]), float(s[_ALPHA])
+
+    def _check_state(self) -> None:
+        t, pos = (int(c) for c in self.counts_)
+        if not 0 <= pos <= t <= self.n_samples_seen_:
+            raise ValueError(
+                f"counts_ {self.counts_.tolist()} are not counts of examples and positives "
+                f"among the {self.n_samples_seen_} seen"
+            )
+        s = self.scalars_
+        if not AVERAGE_SCALE_MIN <= s[_SIGMA] <= SCALE_MAX:
+            raise ValueError(f"scalars_[0] (sigma) = {s[_SIGMA]!r} is outside its range")
+        if min(s[_GSUM], s[_NRM2], s[_NRM1]) < 0.0 or (s[_GSUM] > 0.0) != (t > 0):
+            raise ValueError("scalars_ holds a negative sum or norm, or sums without examples")
+        check_class_totals(self, self._class_counts())
+
+    def _merge(self, other: SOLAM) -> None:
+        r"""Combine two SOLAM learners that learnt disjoint parts of a stream.
+
+        With :math:`n_1, n_2` the examples each has learnt: the current iterate
+        :math:`(w, a, b, \alpha)` and the averaged iterate :math:`(\bar w, \bar a,
+        \bar b, \bar\alpha)` become :math:`(n_1 v_1 + n_2 v_2)/(n_1 + n_2)`; the sum of
+        step sizes :math:`\sum\gamma` of the average and all counters add (so later
+        iterates join the average with their :math:`\gamma_t` against both passes'
+        total, and :math:`t` continues from :math:`t_1 + t_2`). Both iterates stay in
+        their balls and boxes (averages of feasible points). Examples of weight 0 do
+        not count in :math:`n`; an unfitted learner is refused by :meth:`merge`, and
+        every learning call learns at least one example (scikit-learn refuses a chunk
+        whose weights are all 0), so both sides have learnt something.
+        """
+        n1, n2 = int(self.counts_[0]), int(other.counts_[0])
+        if n2 == 0:
+            return
+        if n1 == 0:
+            n1, n2 = 0, 1  # self has learnt nothing: take the other's iterates
+        mine, theirs = self._snapshot(), other._snapshot()
+        merged = {k: mean_by_count(mine[k], n1, theirs[k], n2) for k in mine}
+        totals = class_totals(self, self._class_counts()) + class_totals(
+            other, other._class_counts()
+        )
+        self.counts_ = self.counts_ + other.counts_
+        store_class_totals(self, totals)
+        gsum = self.scalars_[_GSUM] + other.scalars_[_GSUM]
+        self.u_ = merged["w"]
+        self.avg_base_ = gsum * merged["wbar"]
+        self.avg_corr_ = np.zeros_like(self.u_)
+        s = np.zeros(_N_SCALARS)
+        s[_SIGMA] = 1.0
+        s[_GSUM] = gsum
+        s[_A], s[_B], s[_ALPHA] = merged["abalpha"]
+        s[_SA], s[_SB], s[_SAL] = gsum * merged["abalpha_bar"]
+        s[_NRM2] = float(self.u_ @ self.u_)
+        s[_NRM1] = float(np.abs(self.u_).sum())
+        self.scalars_ = s
+
+    def _snapshot(self) -> dict[str, np.ndarray]:
+        """The current and the averaged iterate, as arrays to average."""
+        s = self.scalars_
+        gsum = s[_GSUM] if s[_GSUM] > 0 else 1.0
+        w, a, b, alpha = self._iterate()
+        return {
+            "w": w,
+            "wbar": self._coef(),
+            "abalpha": np.array([a, b, alpha]),
+            "abalpha_bar": s[[_SA, _SB, _SAL]] / gsum,
+        }
 
 
 class SOLAML1(SOLAM):

@@ -27,6 +27,26 @@ For example :math:`(x_t, y_t)`, with :math:`z = y_t(w^\top x_t + b)`:
    regularized), with :math:`\ell'(z) = -e^{-z}`, :math:`-1/(1 + e^{z})` and
    :math:`-2(1 - z)`.
 
+Example weights (``sample_weight``)
+-----------------------------------
+An example of weight :math:`\omega` enters the objective as :math:`\omega` copies of
+itself to first order: its class weight uses the weighted class totals (step 1 adds
+:math:`\omega` to :math:`W^{y_t}` and to :math:`W`, and :math:`\rho_t = W / (2
+W^{y_t})`), the shrinkage is :math:`(1 - \eta\lambda)^\omega` (exactly
+:math:`\omega` shrinks, always positive) and the gradient step is scaled by
+:math:`\omega`. Weight 0 leaves the learner untouched, counters included. With all
+weights 1 this is the update above, bit for bit. ``weights="prior"`` takes no
+sample weights (its class weights are fixed before the pass from unweighted counts).
+
+Merging
+-------
+:meth:`merge` averages :math:`(w, b)` of the two learners weighted by the examples
+each has seen, and adds their class counts and class weight totals.
+
+Dense rows are read in place; their products are summed in any order (``fastmath``
+reassociation, :data:`aucstream._kernels.REASSOC`), which changes results by
+rounding only.
+
 Implementation: the weights are stored as :math:`w = a\,v` with a scalar :math:`a`, so
 the shrinkage by :math:`1 - \eta\lambda` costs O(1) and an example with k non-zeros
 costs O(k) (:math:`a` is folded back into :math:`v`, at O(d), when it leaves
@@ -41,7 +61,8 @@ Deviations and choices
   of Kotlowski et al. 2011, under which the loss is an AUC-consistent surrogate).
   ``weights="none"`` (all weights 1) is a library addition.
 - ``weights="prior"`` needs the class counts of the whole training set before the
-  pass, so it is available in ``fit`` only; ``partial_fit`` raises.
+  pass, so it is available in ``fit`` only: the rows of a ``fit`` are learnt, any
+  other call (``partial_fit``) raises.
 """
 
 from __future__ import annotations
@@ -55,7 +76,22 @@ from numpy.typing import ArrayLike
 
 from ._base import BaseStreamingAUC
 from ._chunks import Chunk
-from ._kernels import fold_scale, row, rows_of, scale_in_range, sparse_axpy, sparse_dot
+from ._kernels import (
+    REASSOC,
+    SCALE_MIN,
+    check_class_totals,
+    class_totals,
+    fold_scale,
+    forget_class_totals,
+    mean_by_count,
+    n_rows,
+    row,
+    rows_of,
+    scale_in_range,
+    sparse_axpy,
+    sparse_dot,
+    store_class_totals,
+)
 from ._params import PASS_ORDER, InvalidParameterError, StrOptions, non_negative, positive
 
 __all__ = ["UnivariateOnline", "univariate_loss"]
@@ -95,33 +131,44 @@ UniConfig = namedtuple("UniConfig", ["loss", "eta", "lam", "fit_intercept", "wei
 
 
 @nb.njit(cache=True)
-def _class_weight(counts, cls, cfg):
-    """rho_t of the example's class: running (t / (2 T_y)), prior, or 1."""
+def _class_weight(totals, cls, cfg):
+    """rho_t of the example's class: running (W / (2 W_y)), prior, or 1."""
     if cfg.weights == 0:
-        return (counts[0] + counts[1]) / (2.0 * counts[cls])
+        return (totals[0] + totals[1]) / (2.0 * totals[cls])
     if cfg.weights == 1:
         return cfg.prior[cls]
     return 1.0
 
 
-@nb.njit(cache=True)
-def _univariate_chunk(v, scale, b, counts, rows, cfg):
-    """Class-weighted SGD over a chunk with w = scale * v (module docstring)."""
+@nb.njit(cache=True, fastmath=REASSOC)
+def _univariate_chunk(v, scale, b, counts, totals, rows, pre, weights, cfg):
+    """Class-weighted SGD over a chunk with w = scale * v (module docstring).
+
+    ``counts`` are the examples learnt per class, ``totals`` their weights.
+    """
+    scores = pre.shape[0] == n_rows(rows)
+    weighted = weights.shape[0] > 0
     shrink = 1.0 - cfg.eta * cfg.lam
-    for r in range(rows.indptr.shape[0] - 1):
+    for r in range(n_rows(rows)):
         idx, val, y = row(rows, r)
+        s = scale[0] * sparse_dot(v, idx, val) + b[0]
+        if scores:
+            pre[r] = s
+        weight = weights[r] if weighted else 1.0
+        if weight == 0.0:
+            continue
         cls = 1 if y > 0 else 0
         counts[cls] += 1
-        rho = _class_weight(counts, cls, cfg)
-        z = y * (scale[0] * sparse_dot(v, idx, val) + b[0])
-        step = cfg.eta * rho * _loss_derivative(cfg.loss, z) * y  # w <- shrink w - step x
-        if cfg.lam > 0.0:
-            scale[0] *= shrink
-        sparse_axpy(v, -(step / scale[0]), idx, val)
+        totals[cls] += weight
+        rho = _class_weight(totals, cls, cfg)
+        step = cfg.eta * weight * rho * _loss_derivative(cfg.loss, y * s) * y
+        if cfg.lam > 0.0:  # omega repetitions of the shrink: (1 - eta lam)^omega > 0
+            scale[0] *= shrink if weight == 1.0 else shrink**weight
+            if not scale_in_range(scale[0]):
+                scale[0] = fold_scale(v, scale[0])
+        sparse_axpy(v, -(step / scale[0]), idx, val)  # w <- shrink w - step x
         if cfg.fit_intercept:
             b[0] -= step
-        if not scale_in_range(scale[0]):
-            scale[0] = fold_scale(v, scale[0])
 
 
 def univariate_loss(z: ArrayLike, loss: str = "log", derivative: bool = False) -> np.ndarray:
@@ -193,7 +240,10 @@ class UnivariateOnline(BaseStreamingAUC):
     b_ : ndarray of shape (1,)
         Intercept (also ``intercept_``).
     class_counts_ : ndarray of shape (2,), int64
-        Examples seen per class (negative, positive).
+        Examples learnt per class (negative, positive); weight-0 examples do not count.
+    weight_neg_, weight_pos_ : float
+        Sum of the weights of the examples learnt per class (the counts when no
+        weights were given); set by the first learning call.
     prior_weights_ : ndarray of shape (2,)
         :math:`\rho_-, \rho_+` used with ``weights="prior"`` (ones otherwise).
     classes_, n_samples_seen_, n_features_in_
@@ -212,6 +262,9 @@ class UnivariateOnline(BaseStreamingAUC):
     """
 
     param_grid = {"eta": [2.0**k for k in range(-12, 11)]}
+    _dense_kernels = True
+    _kernel_prequential = True
+    _supports_sample_weight = True
     _parameter_constraints = {
         "loss": [StrOptions(set(_LOSSES))],
         "eta": [positive()],
@@ -239,32 +292,6 @@ class UnivariateOnline(BaseStreamingAUC):
         self.shuffle = shuffle
         self.random_state = random_state
 
-    def partial_fit(
-        self, X: ArrayLike, y: ArrayLike, classes: ArrayLike | None = None
-    ) -> UnivariateOnline:
-        """Continue the stream with one chunk (not with ``weights="prior"``).
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            The chunk.
-        y : array-like of shape (n_samples,)
-            Its labels.
-        classes : array-like of shape (2,), optional
-            Both label values; required on the first call unless the chunk holds both.
-
-        Returns
-        -------
-        self
-            The updated estimator.
-        """
-        if self.weights == "prior":
-            raise ValueError(
-                "weights='prior' needs the class counts of the whole training set before "
-                "the pass; use fit, or weights='running' for a stream"
-            )
-        return super().partial_fit(X, y, classes=classes)
-
     def _check_params(self) -> None:
         if self.eta * self.lam >= 1.0:
             raise InvalidParameterError(
@@ -278,6 +305,8 @@ class UnivariateOnline(BaseStreamingAUC):
         self.b_ = np.zeros(1)
         self.class_counts_ = np.zeros(2, dtype=np.int64)
         self.prior_weights_ = np.ones(2)
+        self._prior_rows = 0
+        forget_class_totals(self)
 
     def _begin_pass(self, y_pm: np.ndarray) -> None:
         """With ``weights="prior"``, the class weights n/(2 n_-), n/(2 n_+) of the pass."""
@@ -285,8 +314,25 @@ class UnivariateOnline(BaseStreamingAUC):
             n_pos = int(np.count_nonzero(y_pm > 0))
             n_neg = y_pm.size - n_pos
             self.prior_weights_ = np.array([y_pm.size / (2.0 * n_neg), y_pm.size / (2.0 * n_pos)])
+            self._prior_rows = y_pm.size  # the rows of this fit that the priors describe
+
+    def _check_prior_rows(self, chunk: Chunk) -> None:
+        """``weights="prior"`` learns only the rows of the ``fit`` that counted them."""
+        if chunk.sample_weight.shape[0]:
+            raise ValueError(
+                "weights='prior' computes the class weights from the unweighted class counts "
+                "before the pass; with sample_weight use weights='running'"
+            )
+        if chunk.n_samples > getattr(self, "_prior_rows", 0):
+            raise ValueError(
+                "weights='prior' needs the class counts of the whole training set before "
+                "the pass; use fit, or weights='running' for a stream"
+            )
+        self._prior_rows -= chunk.n_samples
 
     def _update(self, chunk: Chunk) -> None:
+        if self.weights == "prior":
+            self._check_prior_rows(chunk)
         cfg = UniConfig(
             _LOSSES[self.loss],
             float(self.eta),
@@ -295,10 +341,51 @@ class UnivariateOnline(BaseStreamingAUC):
             _WEIGHTS[self.weights],
             self.prior_weights_,
         )
-        _univariate_chunk(self.v_, self.scale_, self.b_, self.class_counts_, rows_of(chunk), cfg)
+        totals = class_totals(self, self.class_counts_)
+        _univariate_chunk(
+            self.v_,
+            self.scale_,
+            self.b_,
+            self.class_counts_,
+            totals,
+            rows_of(chunk),
+            chunk.pre_scores,
+            chunk.sample_weight,
+            cfg,
+        )
+        store_class_totals(self, totals)
 
     def _coef(self) -> np.ndarray:
         return self.scale_[0] * self.v_
 
     def _intercept(self) -> float:
         return float(self.b_[0])
+
+    def _check_state(self) -> None:
+        counts = self.class_counts_
+        if counts.min() < 0 or counts.sum() > self.n_samples_seen_:
+            raise ValueError(
+                f"class_counts_ {counts.tolist()} are not counts of the "
+                f"{self.n_samples_seen_} examples seen"
+            )
+        if not SCALE_MIN <= self.scale_[0] <= 1.0:
+            raise ValueError(f"scale_ {self.scale_[0]!r} is outside [{SCALE_MIN}, 1]")
+        if not np.all(self.prior_weights_ > 0):
+            raise ValueError(f"prior_weights_ {self.prior_weights_.tolist()} are not positive")
+        check_class_totals(self, counts)
+
+    def _merge(self, other: UnivariateOnline) -> None:
+        """Weights and intercept average by examples seen; class counts and weights add.
+
+        With ``weights="prior"`` the class weights become n / (2 n_y) of the summed
+        class counts.
+        """
+        n1, n2 = self.n_samples_seen_, other.n_samples_seen_
+        self.v_ = mean_by_count(self._coef(), n1, other._coef(), n2)
+        self.scale_ = np.ones(1)
+        self.b_ = mean_by_count(self.b_, n1, other.b_, n2)
+        totals = class_totals(self, self.class_counts_) + class_totals(other, other.class_counts_)
+        store_class_totals(self, totals)
+        self.class_counts_ = self.class_counts_ + other.class_counts_
+        if self.weights == "prior" and self.class_counts_.min() > 0:
+            self.prior_weights_ = self.class_counts_.sum() / (2.0 * self.class_counts_)

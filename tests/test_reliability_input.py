@@ -153,13 +153,15 @@ def test_an_interrupted_call_changes_nothing(cls, monkeypatch):
     X, y = stream()
     model = make(cls).partial_fit(X[:40], y[:40], classes=[-1, 1])
     before = snapshot(vars(model))
-    learn = cls._learn
+    # the kernel call of a learner; the learning step of a meta-learner (its _learn)
+    where = "_update" if cls._fast_path else "_learn"
+    step = getattr(cls, where)
 
-    def learn_then_interrupt(self, *args, **kwargs):
-        learn(self, *args, **kwargs)
+    def step_then_interrupt(self, *args, **kwargs):
+        step(self, *args, **kwargs)
         raise _Interrupt
 
-    monkeypatch.setattr(cls, "_learn", learn_then_interrupt)
+    monkeypatch.setattr(cls, where, step_then_interrupt)
     with pytest.raises(_Interrupt):
         model.partial_fit(X[40:], y[40:])
     assert_same_state(before, snapshot(vars(model)))

@@ -41,7 +41,7 @@ class Frozen(UnivariateOnline):
     """A learner that never learns: every score is 0, an AUC of exactly 1/2."""
 
     def _update(self, chunk):
-        pass
+        chunk.pre_scores[:] = 0.0  # its prequential scores (w = 0 throughout)
 
 
 def test_racing_drops_a_confidently_worse_candidate_and_keeps_close_ones():

@@ -221,6 +221,18 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
     #: What to suggest when the state does not fit the memory budget.
     _low_memory_hint: ClassVar[str] = ""
 
+    #: State members added after format 1 was first written: a model file without
+    #: them gets the fresh value, then :meth:`_upgrade_state` (e.g. an uncalibrated
+    #: probability map for files of aucstream 0.1).
+    _state_added_later: ClassVar[tuple[str, ...]] = ("calibration_",)
+
+    def _upgrade_state(self, missing: set[str]) -> None:
+        """Complete the ``missing`` members of an older file from the rest of the state.
+
+        Called by :func:`aucstream.load_model` after the fresh values were set and
+        before :meth:`_check_state`. The default keeps the fresh values.
+        """
+
     def _check_state(self) -> None:
         """Consistency checks of a loaded state that shapes cannot express.
 

@@ -87,7 +87,8 @@ def update(state, scores, y_pm, weights):
             state[_GB] += g * g
             if state[_GA] > 0.0:  # a stays positive: probabilities rank as the scores
                 state[_A] = max(state[_A] - ETA * g * z / math.sqrt(state[_GA]), A_MIN)
-            state[_B] -= ETA * g / math.sqrt(state[_GB])
+            if state[_GB] > 0.0:  # no step before the first non-zero gradient
+                state[_B] -= ETA * g / math.sqrt(state[_GB])
         n_new = n + w  # weighted Welford
         delta = s - state[_MEAN]
         state[_MEAN] += delta * w / n_new

@@ -97,7 +97,7 @@ def check_magnitude(X) -> None:
         Naming the first such row and its largest value.
     """
     data = X.data if sp.issparse(X) else X
-    if data.size == 0 or float(np.max(np.abs(data))) < _SAFE_MAGNITUDE:
+    if data.size == 0 or max(float(data.max()), -float(data.min())) < _SAFE_MAGNITUDE:
         return
     squares = X.multiply(X).sum(axis=1) if sp.issparse(X) else np.einsum("ij,ij->i", X, X)
     bad = np.flatnonzero(~np.isfinite(np.asarray(squares, dtype=np.float64).ravel()))

@@ -41,6 +41,7 @@ from __future__ import annotations
 from collections import namedtuple
 
 import numba as nb
+import numpy as np
 from numba import types
 from numba.extending import overload
 
@@ -309,24 +310,16 @@ def mean_by_count(a, n_a, b, n_b):
 # Learners that estimate class rates or class weights from counts (SOLAM, FSAUC,
 # UnivariateOnline) count the examples learnt per class in integer arrays (as in model
 # files of aucstream 0.1) and the weights learnt per class in two float scalars,
-# ``weight_neg_`` and ``weight_pos_``. A learner sets the scalars on its first learning
-# call, so a file written before they existed (where every weight was 1) still loads:
-# until then they equal the counts.
-def class_totals(learner, counts):
-    """``[W-, W+]``, the weights learnt per class, as a new float64 array.
-
-    ``counts`` holds the examples learnt per class (negative, positive), an int array.
-    """
-    totals = counts.astype(float)
-    if hasattr(learner, "weight_pos_"):
-        totals[0], totals[1] = learner.weight_neg_, learner.weight_pos_
-    return totals
+# ``weight_neg_`` and ``weight_pos_``. Files written before the scalars existed (where
+# every weight was 1) get them from the counts when loaded (``upgrade_class_totals``).
+def start_class_totals(learner) -> None:
+    """No weight learnt yet: ``weight_neg_ = weight_pos_ = 0``."""
+    learner.weight_neg_ = learner.weight_pos_ = 0.0
 
 
-def forget_class_totals(learner) -> None:
-    """Drop ``weight_neg_``/``weight_pos_`` when a learner allocates a fresh state."""
-    vars(learner).pop("weight_neg_", None)
-    vars(learner).pop("weight_pos_", None)
+def class_totals(learner) -> np.ndarray:
+    """``[W-, W+]``, the weights learnt per class, as a new float64 array."""
+    return np.array([learner.weight_neg_, learner.weight_pos_], dtype=np.float64)
 
 
 def store_class_totals(learner, totals) -> None:
@@ -334,11 +327,14 @@ def store_class_totals(learner, totals) -> None:
     learner.weight_neg_, learner.weight_pos_ = float(totals[0]), float(totals[1])
 
 
+def upgrade_class_totals(learner, counts) -> None:
+    """A file of aucstream 0.1 learnt every example with weight 1: totals = counts."""
+    store_class_totals(learner, np.asarray(counts, dtype=np.float64))
+
+
 def check_class_totals(learner, counts) -> None:
     """A loaded ``weight_neg_``/``weight_pos_`` must be finite, >= 0, and positive
     exactly for the classes with examples learnt (``counts``). Raises ValueError."""
-    if not hasattr(learner, "weight_pos_"):
-        return
     for name, count in (("weight_neg_", counts[0]), ("weight_pos_", counts[1])):
         value = getattr(learner, name)
         if isinstance(value, bool) or not isinstance(value, (int, float)):

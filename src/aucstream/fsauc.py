@@ -548,6 +548,13 @@ class FSAUC(BaseStreamingAUC):
         "R": [10.0**k for k in range(-1, 6)],
         "eta1": [2.0**k for k in range(-10, 11)],
     }
+    #: Class weight totals arrived with sample weights (aucstream 0.2).
+    _state_added_later = (*BaseStreamingAUC._state_added_later, "weight_neg_", "weight_pos_")
+
+    def _upgrade_state(self, missing: set[str]) -> None:
+        if "weight_pos_" in missing:  # a file of aucstream 0.1: every weight was 1
+            kern.upgrade_class_totals(self, self.counts_[[_TNEG, _TPOS]])
+
     _parameter_constraints = {
         "R": [positive()],
         "eta1": [positive()],
@@ -613,7 +620,7 @@ class FSAUC(BaseStreamingAUC):
         self.scalars_ = s
         self.counts_ = np.zeros(6, dtype=np.int64)
         self.counts_[_STAGE] = 1
-        kern.forget_class_totals(self)
+        kern.start_class_totals(self)
 
     def _begin_pass(self, y_pm: np.ndarray) -> None:
         """``fit`` knows the stream length: n is ``n_samples`` or ``len(y)``."""
@@ -630,7 +637,7 @@ class FSAUC(BaseStreamingAUC):
                 stacklevel=4,
             )
         work = np.empty(4 * self.u_.shape[0])
-        totals = kern.class_totals(self, self.counts_[[_TNEG, _TPOS]])
+        totals = kern.class_totals(self)
         dropped = _fsauc_chunk(
             self._arrays(),
             self.scalars_,
@@ -784,9 +791,7 @@ class FSAUC(BaseStreamingAUC):
             n1, n2 = 0, 1  # self has used nothing: take the other's points
         mine, theirs = self._points(), other._points()
         points = {k: kern.mean_by_count(mine[k], n1, theirs[k], n2) for k in mine}
-        totals = kern.class_totals(self, self.counts_[[_TNEG, _TPOS]]) + kern.class_totals(
-            other, other.counts_[[_TNEG, _TPOS]]
-        )
+        totals = kern.class_totals(self) + kern.class_totals(other)
         stage_sum = self._stage_sum() + other._stage_sum()
         sums_ab = self.scalars_[[_SUM_A, _SUM_B]] + other.scalars_[[_SUM_A, _SUM_B]]
         counts = self.counts_.copy()

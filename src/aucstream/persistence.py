@@ -211,9 +211,6 @@ def _write_atomically(target: Path, **arrays: np.ndarray) -> None:
 
 #: State members a learner may or may not have (set by scikit-learn's validation).
 _OPTIONAL_STATE = {"feature_names_in_"}
-#: State members added after format 1 was first written: a file without them gets the
-#: fresh value (e.g. an uncalibrated probability map for files of aucstream 0.1).
-_ADDED_LATER = {"calibration_"}
 
 
 class _Reader:
@@ -351,8 +348,12 @@ class _Reader:
         attrs = spec.get("attrs")
         if not isinstance(attrs, dict):
             raise self.fail(path, "malformed component")
-        if reference is not None and set(attrs) != set(vars(reference)):
-            raise self.fail(path, f"members {sorted(set(attrs) ^ set(vars(reference)))} differ")
+        later = set(getattr(cls, "_state_added_later", ()))
+        if reference is not None and (
+            set(attrs) - set(vars(reference)) or set(vars(reference)) - set(attrs) - later
+        ):
+            differ = sorted((set(attrs) ^ set(vars(reference))) - later)
+            raise self.fail(path, f"members {differ} differ")
         growing = set(getattr(cls, "_growable_state", ()))
         obj = cls.__new__(cls)
         for k, s in attrs.items():
@@ -363,6 +364,8 @@ class _Reader:
                 setattr(obj, k, self.decode(s, f"{path}/{k}", None, {}, True))
             else:
                 setattr(obj, k, self.decode(s, f"{path}/{k}", ref, allowed, k in growing))
+        if reference is not None:
+            _upgrade(obj, (set(vars(reference)) - set(attrs)) & later, vars(reference))
         check = getattr(obj, "_check_state", None)
         if check is not None:
             try:
@@ -370,6 +373,15 @@ class _Reader:
             except ValueError as error:
                 raise self.fail(path, str(error)) from error
         return obj
+
+
+def _upgrade(obj, added: set[str], fresh: dict) -> None:
+    """Give an older file's object the members added since, then let it complete them."""
+    if not added:
+        return
+    for key in added:
+        setattr(obj, key, fresh[key])
+    obj._upgrade_state(added)
 
 
 def _unplain(value: Any, allowed: dict, where: str) -> Any:
@@ -465,7 +477,8 @@ def load_model(path: str | os.PathLike):
         expected = _state.state_items(reference)
         state = meta["state"]
         found = {k for k in state if _state.is_state_name(k)}
-        missing = set(expected) - found - _ADDED_LATER
+        later = set(getattr(cls, "_state_added_later", ()))
+        missing = set(expected) - found - later
         # members set while learning (e.g. a solver's n_iter_) may be plain scalars only
         extra = {
             k
@@ -478,8 +491,7 @@ def load_model(path: str | os.PathLike):
             growable = key in getattr(cls, "_growable_state", ())
             value = reader.decode(state[key], f"state/{key}", expected.get(key), allowed, growable)
             setattr(model, key, value)
-        for key in (set(expected) - found) & _ADDED_LATER:
-            setattr(model, key, expected[key])
+        _upgrade(model, (set(expected) - found) & later, expected)
     if not np.array_equal(model.classes_, classes):  # pragma: no cover - same member
         raise reader.fail("state/classes_", "changed while loading")
     where = _state.first_non_finite(model)

@@ -96,14 +96,15 @@ from ._kernels import (
     check_class_totals,
     class_totals,
     fold_due,
-    forget_class_totals,
     lazy_mean,
     mean_by_count,
     n_rows,
     row,
     rows_of,
     sparse_dot,
+    start_class_totals,
     store_class_totals,
+    upgrade_class_totals,
 )
 from ._params import PASS_ORDER, StrOptions, positive
 from ._saddle import (
@@ -297,6 +298,13 @@ class SOLAM(BaseStreamingAUC):
     _dense_kernels = True
     _kernel_prequential = True
     _supports_sample_weight = True
+    #: Class weight totals arrived with sample weights (aucstream 0.2).
+    _state_added_later = (*BaseStreamingAUC._state_added_later, "weight_neg_", "weight_pos_")
+
+    def _upgrade_state(self, missing: set[str]) -> None:
+        if "weight_pos_" in missing:  # a file of aucstream 0.1: every weight was 1
+            upgrade_class_totals(self, self._class_counts())
+
     _parameter_constraints = {
         "R": [positive()],
         "zeta": [positive()],
@@ -331,7 +339,7 @@ class SOLAM(BaseStreamingAUC):
         self.scalars_ = np.zeros(_N_SCALARS)
         self.scalars_[_SIGMA] = 1.0
         self.counts_ = np.zeros(2, dtype=np.int64)
-        forget_class_totals(self)
+        start_class_totals(self)
 
     def _update(self, chunk: Chunk) -> None:
         use_l1 = self.constraint == "l1"
@@ -339,7 +347,7 @@ class SOLAM(BaseStreamingAUC):
             float(self.R), float(self.zeta), float(self.kappa), use_l1, self.average == "pre"
         )
         work = np.empty(4 * self.u_.shape[0] if use_l1 else 0)
-        totals = class_totals(self, self._class_counts())
+        totals = class_totals(self)
         _solam_chunk(
             self._lazy_sum(),
             self.scalars_,
@@ -407,9 +415,7 @@ class SOLAM(BaseStreamingAUC):
             n1, n2 = 0, 1  # self has learnt nothing: take the other's iterates
         mine, theirs = self._snapshot(), other._snapshot()
         merged = {k: mean_by_count(mine[k], n1, theirs[k], n2) for k in mine}
-        totals = class_totals(self, self._class_counts()) + class_totals(
-            other, other._class_counts()
-        )
+        totals = class_totals(self) + class_totals(other)
         self.counts_ = self.counts_ + other.counts_
         store_class_totals(self, totals)
         gsum = self.scalars_[_GSUM] + other.scalars_[_GSUM]

@@ -82,7 +82,6 @@ from ._kernels import (
     check_class_totals,
     class_totals,
     fold_scale,
-    forget_class_totals,
     mean_by_count,
     n_rows,
     row,
@@ -90,7 +89,9 @@ from ._kernels import (
     scale_in_range,
     sparse_axpy,
     sparse_dot,
+    start_class_totals,
     store_class_totals,
+    upgrade_class_totals,
 )
 from ._params import PASS_ORDER, InvalidParameterError, StrOptions, non_negative, positive
 
@@ -265,6 +266,13 @@ class UnivariateOnline(BaseStreamingAUC):
     _dense_kernels = True
     _kernel_prequential = True
     _supports_sample_weight = True
+    #: Class weight totals arrived with sample weights (aucstream 0.2).
+    _state_added_later = (*BaseStreamingAUC._state_added_later, "weight_neg_", "weight_pos_")
+
+    def _upgrade_state(self, missing: set[str]) -> None:
+        if "weight_pos_" in missing:  # a file of aucstream 0.1: every weight was 1
+            upgrade_class_totals(self, self.class_counts_)
+
     _parameter_constraints = {
         "loss": [StrOptions(set(_LOSSES))],
         "eta": [positive()],
@@ -306,7 +314,7 @@ class UnivariateOnline(BaseStreamingAUC):
         self.class_counts_ = np.zeros(2, dtype=np.int64)
         self.prior_weights_ = np.ones(2)
         self._prior_rows = 0
-        forget_class_totals(self)
+        start_class_totals(self)
 
     def _begin_pass(self, y_pm: np.ndarray) -> None:
         """With ``weights="prior"``, the class weights n/(2 n_-), n/(2 n_+) of the pass."""
@@ -341,7 +349,7 @@ class UnivariateOnline(BaseStreamingAUC):
             _WEIGHTS[self.weights],
             self.prior_weights_,
         )
-        totals = class_totals(self, self.class_counts_)
+        totals = class_totals(self)
         _univariate_chunk(
             self.v_,
             self.scale_,
@@ -384,7 +392,7 @@ class UnivariateOnline(BaseStreamingAUC):
         self.v_ = mean_by_count(self._coef(), n1, other._coef(), n2)
         self.scale_ = np.ones(1)
         self.b_ = mean_by_count(self.b_, n1, other.b_, n2)
-        totals = class_totals(self, self.class_counts_) + class_totals(other, other.class_counts_)
+        totals = class_totals(self) + class_totals(other)
         store_class_totals(self, totals)
         self.class_counts_ = self.class_counts_ + other.class_counts_
         if self.weights == "prior" and self.class_counts_.min() > 0:

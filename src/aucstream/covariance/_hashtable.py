@@ -1,0 +1,227 @@
+r"""A hash table of the entries of a symmetric sparse matrix (its upper triangle).
+
+The sparse summaries store :math:`P` as the entries :math:`(i, j)`, :math:`i \le j`,
+in insertion order: ``keys`` (int64 ``(i << 32) | j``) and ``vals`` (float64), plus an
+open-addressing index with linear probing (``index``, int32 positions, -1 = empty,
+load factor at most 0.75) and ``info = [entries, cost, prunes]``. The cost counts the
+non-zeros of the full symmetric matrix: 1 for a diagonal entry, 2 for an off-diagonal
+pair (i, j) and (j, i). The arrays are allocated by the owner for a fixed capacity;
+callers make sure there is room before adding an entry.
+
+:func:`keep_largest` compacts the table to the entries of largest magnitude that fit
+a cost budget. It finds the threshold magnitude by a radix select over the IEEE-754
+bit patterns of the magnitudes (four 16-bit passes: linear time, no copy of the
+entries), keeps the entries strictly above it and the threshold ties in storage
+order while the budget allows; survivors keep their order.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import namedtuple
+
+import numba as nb
+import numpy as np
+
+__all__ = [
+    "EMPTY",
+    "LOW32",
+    "EntryTable",
+    "entry_cost",
+    "entry_key",
+    "frobenius_sq",
+    "index_size",
+    "insert_all",
+    "keep_largest",
+    "locate",
+    "lookup",
+    "reindex",
+    "sparse_scatter_add",
+]
+
+EMPTY = -1
+LOW32 = 0xFFFFFFFF
+#: Largest load factor of the index.
+LOAD = 0.75
+
+#: The four arrays of a table (see the module docstring).
+EntryTable = namedtuple("EntryTable", ["keys", "vals", "index", "info"])
+
+
+def index_size(capacity: int) -> int:
+    """Slots of the index for ``capacity`` entries (load factor <= 0.75)."""
+    size = max(math.ceil(capacity / LOAD), capacity + 1, 8)
+    if size >= 1 << 31:
+        raise MemoryError(f"a sparse summary of {capacity} entries is too large")
+    return size
+
+
+@nb.njit(cache=True)
+def _slot(key, size):
+    """Home slot of a key: splitmix64 finalizer, then multiply-shift onto [0, size)."""
+    z = np.uint64(key) + np.uint64(0x9E3779B97F4A7C15)
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    z = z ^ (z >> np.uint64(31))
+    return np.int64(((z >> np.uint64(32)) * np.uint64(size)) >> np.uint64(32))
+
+
+@nb.njit(cache=True)
+def entry_cost(key):
+    """1 for a diagonal entry, 2 for an off-diagonal pair (i, j) and (j, i)."""
+    return 1 if (key >> 32) == (key & LOW32) else 2
+
+
+@nb.njit(cache=True)
+def entry_key(i, j):
+    """The key of entry (i, j) of the symmetric matrix (stored as (min, max))."""
+    if i <= j:
+        return (i << 32) | j
+    return (j << 32) | i
+
+
+@nb.njit(cache=True)
+def locate(table, key):
+    """Position of ``key``, appended with value 0 if absent (the caller made room)."""
+    keys, vals, index, info = table
+    size = index.shape[0]
+    s = _slot(key, size)
+    while True:
+        pos = index[s]
+        if pos < 0:
+            pos = info[0]
+            keys[pos] = key
+            vals[pos] = 0.0
+            index[s] = pos
+            info[0] = pos + 1
+            info[1] += entry_cost(key)
+            return pos
+        if keys[pos] == key:
+            return pos
+        s += 1
+        if s == size:
+            s = 0
+
+
+@nb.njit(cache=True)
+def lookup(table, key):
+    """Stored value of ``key`` (0 if absent)."""
+    keys, vals, index, _ = table
+    size = index.shape[0]
+    s = _slot(key, size)
+    while True:
+        pos = index[s]
+        if pos < 0:
+            return 0.0
+        if keys[pos] == key:
+            return vals[pos]
+        s += 1
+        if s == size:
+            s = 0
+
+
+@nb.njit(cache=True)
+def reindex(table, nnz):
+    """Rebuild the index of the first ``nnz`` entries."""
+    keys, index = table.keys, table.index
+    index[:] = EMPTY
+    size = index.shape[0]
+    for pos in range(nnz):
+        s = _slot(keys[pos], size)
+        while index[s] >= 0:
+            s += 1
+            if s == size:
+                s = 0
+        index[s] = pos
+
+
+@nb.njit(cache=True)
+def insert_all(table, src):
+    """Add the entries of the table ``src`` to ``table``, in their order."""
+    for s in range(src.info[0]):
+        pos = locate(table, src.keys[s])
+        table.vals[pos] += src.vals[s]
+
+
+@nb.njit(cache=True)
+def sparse_scatter_add(table, v, out):
+    """``out += P v`` for the symmetric P the table holds; O(entries)."""
+    keys, vals = table.keys, table.vals
+    for pos in range(table.info[0]):
+        key = keys[pos]
+        i = key >> 32
+        j = key & LOW32
+        x = vals[pos]
+        out[i] += x * v[j]
+        if i != j:
+            out[j] += x * v[i]
+
+
+@nb.njit(cache=True)
+def frobenius_sq(table):
+    r""":math:`\|P\|_F^2` of the symmetric P the table holds."""
+    total = 0.0
+    for pos in range(table.info[0]):
+        x = table.vals[pos]
+        total += float(entry_cost(table.keys[pos])) * x * x
+    return total
+
+
+@nb.njit(cache=True)
+def _magnitude_threshold(table, budget):
+    """``(prefix, remaining)``: the bit pattern of the threshold magnitude, and the cost
+    still available for entries at exactly that magnitude (radix select, 4 passes)."""
+    keys, bits, nnz = table.keys, table.vals.view(np.uint64), table.info[0]
+    absmask = np.uint64(0x7FFFFFFFFFFFFFFF)
+    digit = np.uint64(0xFFFF)
+    hist = np.zeros(65536, dtype=np.int64)
+    prefix = np.uint64(0)
+    pmask = np.uint64(0)
+    remaining = budget  # cost still available inside the current prefix bucket
+    for shift in (48, 32, 16, 0):
+        sh = np.uint64(shift)
+        hist[:] = 0
+        for pos in range(nnz):
+            m = bits[pos] & absmask
+            if (m & pmask) == prefix:
+                hist[np.int64((m >> sh) & digit)] += entry_cost(keys[pos])
+        acc = 0
+        b = 65535
+        while b > 0 and acc + hist[b] <= remaining:
+            acc += hist[b]
+            b -= 1
+        remaining -= acc
+        prefix = prefix | (np.uint64(b) << sh)
+        pmask = pmask | (digit << sh)
+    return prefix, remaining
+
+
+@nb.njit(cache=True)
+def keep_largest(table, budget):
+    """Keep the entries of largest magnitude whose cost fits ``budget`` (module
+    docstring); nothing happens when the table's cost is within the budget."""
+    keys, vals, _, info = table
+    if info[1] <= budget:
+        return
+    prefix, remaining = _magnitude_threshold(table, budget)
+    bits = vals.view(np.uint64)
+    absmask = np.uint64(0x7FFFFFFFFFFFFFFF)
+    kept = 0
+    cost = 0
+    for pos in range(info[0]):
+        m = bits[pos] & absmask
+        c = entry_cost(keys[pos])
+        if m < prefix:
+            continue
+        if m == prefix:
+            if c > remaining:
+                continue
+            remaining -= c
+        keys[kept] = keys[pos]
+        vals[kept] = vals[pos]
+        kept += 1
+        cost += c
+    info[0] = kept
+    info[1] = cost
+    info[2] += 1
+    reindex(table, kept)

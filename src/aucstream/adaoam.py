@@ -120,6 +120,7 @@ from __future__ import annotations
 
 import math
 from collections import namedtuple
+from typing import ClassVar
 
 import numba as nb
 import numpy as np
@@ -132,10 +133,10 @@ from ._params import StrOptions, non_negative, positive
 from .covariance import (
     ExactSparseCovariance,
     FullCovariance,
-    exact_sparse_add,
-    full_add,
-    full_cov_matvec,
+    add_example,
+    cov_matvec,
     own_and_opposite,
+    run_reserving,
     sparse_scatter_add,
 )
 
@@ -262,7 +263,7 @@ def h_norm_projection(v: ArrayLike, h: ArrayLike, radius: float) -> np.ndarray:
     return u
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _l1_coord(w, g, h, eta, eta_theta):
     """One coordinate of AdaGrad's composite mirror-descent step with l1 (D16 §3.3)."""
     u = w - eta * g / h
@@ -319,7 +320,7 @@ def adagrad_l1_step(
 
 
 # ---------------------------------------------------------------------------- AdaOAM
-@nb.njit(cache=True)
+@nb.njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _exact_gradient(w, idx, val, y, opp, cov_w, c_w, lam, g):
     """``g = lam w + S w + alpha (x - c)`` with ``alpha = e^T w - y``, ``e = x - c``
     (opposite class ``opp``; ``cov_w`` = ``S w``, ``c_w`` = ``c^T w``)."""
@@ -331,7 +332,7 @@ def _exact_gradient(w, idx, val, y, opp, cov_w, c_w, lam, g):
     sparse_axpy(g, alpha, idx, val)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _adagrad_step(w, s, g, h, eta, delta):
     """``s += g^2``, ``h = delta + sqrt(s)``, ``w -= eta g / h``; return ``|w|^2``."""
     sq = 0.0
@@ -343,7 +344,7 @@ def _adagrad_step(w, s, g, h, eta, delta):
     return sq
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _project(w, h, sq, projection, radius):
     """Project w (with ``|w|^2 = sq``) onto the ball of the given radius."""
     if projection == _H_NORM:
@@ -356,7 +357,7 @@ def _project(w, h, sq, projection, radius):
 
 @nb.njit(cache=True)
 def _adaoam_chunk(w, s, steps, classes, indptr, indices, data, ys, settings):
-    """AdaOAM (D16 Alg. 1) over the rows; ``classes``: the two ``FullArrays``."""
+    """AdaOAM (D16 Alg. 1) over the rows; ``classes``: the two summaries' arrays."""
     d = w.shape[0]
     cov_w = np.empty(d)
     g = np.empty(d)
@@ -365,17 +366,44 @@ def _adaoam_chunk(w, s, steps, classes, indptr, indices, data, ys, settings):
         lo, hi = indptr[r], indptr[r + 1]
         idx, val, y = indices[lo:hi], data[lo:hi], ys[r]
         own, opp = own_and_opposite(classes, y)
-        full_add(own, idx, val)
+        add_example(own, idx, val)  # exact summaries never run out of room
         if opp.count[0] == 0:
             continue
-        c_w = full_cov_matvec(opp, w, cov_w)
+        c_w = cov_matvec(opp, w, cov_w)
         _exact_gradient(w, idx, val, y, opp, cov_w, c_w, settings.lam, g)
         sq = _adagrad_step(w, s, g, h, settings.eta, settings.delta)
         _project(w, h, sq, settings.projection, settings.radius)
         steps[0] += 1
 
 
-class AdaOAM(BaseStreamingAUC):
+class _AdaGradAUC(BaseStreamingAUC):
+    """What AdaOAM and SAdaOAM share: the state of AdaGrad with the OPAUC gradient
+    from two exact class summaries (of kind ``_summary``), and ``sparsity_``."""
+
+    param_grid: ClassVar[dict[str, list]] = {
+        "eta": [2.0**k for k in range(-10, 11)],
+        "lam": [2.0**k for k in range(-10, 3)],
+    }
+    _summary: ClassVar[type] = FullCovariance
+
+    def _init_state(self, n_features: int) -> None:
+        self.w_ = np.zeros(n_features)
+        self.sq_grad_sum_ = np.zeros(n_features)
+        self.n_updates_ = np.zeros(1, dtype=np.int64)
+        self.stats_ = [self._summary(n_features), self._summary(n_features)]
+
+    def _classes(self) -> tuple:
+        """The two summaries' kernel arrays (negative, positive)."""
+        return tuple(s.arrays() for s in self.stats_)
+
+    @property
+    def sparsity_(self) -> float:
+        """Fraction of the weights (of ``coef_``) that are exactly zero."""
+        coef = self.coef_
+        return float(np.mean(coef == 0.0)) if coef.size else 0.0
+
+
+class AdaOAM(_AdaGradAUC):
     """Adaptive online AUC maximization (AdaOAM, D16 Alg. 1), diagonal AdaGrad.
 
     The OPAUC gradient from exact class covariances, a per-coordinate AdaGrad step
@@ -426,11 +454,6 @@ class AdaOAM(BaseStreamingAUC):
     True
     """
 
-    param_grid = {
-        "eta": [2.0**k for k in range(-10, 11)],
-        "lam": [2.0**k for k in range(-10, 3)],
-    }
-
     _parameter_constraints = {
         **_COMMON_CONSTRAINTS,
         "projection": [StrOptions(set(_PROJECTIONS))],
@@ -452,12 +475,6 @@ class AdaOAM(BaseStreamingAUC):
         self.shuffle = shuffle
         self.random_state = random_state
 
-    def _init_state(self, n_features: int) -> None:
-        self.w_ = np.zeros(n_features)
-        self.sq_grad_sum_ = np.zeros(n_features)
-        self.n_updates_ = np.zeros(1, dtype=np.int64)
-        self.stats_ = [FullCovariance(n_features), FullCovariance(n_features)]
-
     def _update(self, chunk: Chunk) -> None:
         settings = AdaOAMSettings(
             float(self.eta),
@@ -470,7 +487,7 @@ class AdaOAM(BaseStreamingAUC):
             self.w_,
             self.sq_grad_sum_,
             self.n_updates_,
-            tuple(s.arrays() for s in self.stats_),
+            self._classes(),
             chunk.indptr,
             chunk.indices,
             chunk.data,
@@ -481,15 +498,9 @@ class AdaOAM(BaseStreamingAUC):
     def _coef(self) -> np.ndarray:
         return self.w_
 
-    @property
-    def sparsity_(self) -> float:
-        """Fraction of the weights that are exactly zero."""
-        coef = self.coef_
-        return float(np.mean(coef == 0.0)) if coef.size else 0.0
-
 
 # --------------------------------------------------------------------------- SAdaOAM
-@nb.njit(cache=True)
+@nb.njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _shrunk(wi, n, eta_theta, h):
     """w_i after n steps whose gradient coordinate was 0 (D16 §3.3, last paragraph):
     ``sign(w_i) max(0, |w_i| - n eta theta / h_i)``."""
@@ -497,7 +508,7 @@ def _shrunk(wi, n, eta_theta, h):
     return math.copysign(a, wi) if a > 0.0 else 0.0
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _catch_up(state, i, eta_theta, delta):
     """Bring coordinate i up to date: apply the shrinkage it owes since ``last[i]``."""
     now = state.steps[0]
@@ -517,7 +528,7 @@ def _caught_up(state, eta_theta, delta, out):
         out[i] = _shrunk(state.w[i], now - state.last[i], eta_theta, h)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _active_coordinates(own, opp, idx, val, lam, active):
     """Write the coordinates whose gradient may be non-zero at this step into
     ``active`` (module docstring); return how many. ``own`` already holds x."""
@@ -539,7 +550,7 @@ def _active_coordinates(own, opp, idx, val, lam, active):
     return n_active
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _sparse_gradient(w, idx, val, y, opp, active, n_active, lam, pw, gbuf):
     """Write ``g_i = lam w_i + (Pw)_i/T - c_i (c^T w + alpha) + alpha x_i`` into
     ``gbuf`` for the active coordinates (opposite class ``opp``; ``pw`` receives
@@ -559,7 +570,7 @@ def _sparse_gradient(w, idx, val, y, opp, active, n_active, lam, pw, gbuf):
     sparse_axpy(gbuf, alpha, idx, val)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _l1_updates(state, active, n_active, gbuf, pw, settings):
     """AdaGrad's l1 step of every active coordinate from ``gbuf`` (cleared, with
     ``pw``, for the next step); they are up to date after this step."""
@@ -599,7 +610,7 @@ def _sadaoam_chunk(state, classes, indptr, indices, data, ys, start, settings, s
         lo, hi = indptr[r], indptr[r + 1]
         idx, val, y = indices[lo:hi], data[lo:hi], ys[r]
         own, opp = own_and_opposite(classes, y)
-        if not exact_sparse_add(own, idx, val):
+        if not add_example(own, idx, val):
             return r
         if opp.count[0] == 0:
             continue
@@ -612,7 +623,7 @@ def _sadaoam_chunk(state, classes, indptr, indices, data, ys, start, settings, s
     return n_rows
 
 
-class SAdaOAM(BaseStreamingAUC):
+class SAdaOAM(_AdaGradAUC):
     """Sparse AdaOAM (D16 Alg. 2): l1-regularized AdaGrad with lazy updates.
 
     The OPAUC gradient from exact sparse class summaries
@@ -675,10 +686,10 @@ class SAdaOAM(BaseStreamingAUC):
     """
 
     param_grid = {
-        "eta": [2.0**k for k in range(-10, 11)],
-        "lam": [2.0**k for k in range(-10, 3)],
+        **_AdaGradAUC.param_grid,
         "theta": [10.0**k for k in range(-8, 0)],
     }
+    _summary = ExactSparseCovariance
 
     _parameter_constraints = {
         **_COMMON_CONSTRAINTS,
@@ -705,11 +716,8 @@ class SAdaOAM(BaseStreamingAUC):
         self.random_state = random_state
 
     def _init_state(self, n_features: int) -> None:
-        self.w_ = np.zeros(n_features)
-        self.sq_grad_sum_ = np.zeros(n_features)
+        super()._init_state(n_features)
         self.last_ = np.zeros(n_features, dtype=np.int64)
-        self.n_updates_ = np.zeros(1, dtype=np.int64)
-        self.stats_ = [ExactSparseCovariance(n_features), ExactSparseCovariance(n_features)]
 
     def _update(self, chunk: Chunk) -> None:
         d = self.w_.shape[0]
@@ -723,14 +731,11 @@ class SAdaOAM(BaseStreamingAUC):
             bool(self.lazy),
         )
         rows = (chunk.indptr, chunk.indices, chunk.data, chunk.y)
-        r = 0
-        while True:
-            classes = tuple(s.arrays() for s in self.stats_)
-            r = _sadaoam_chunk(state, classes, *rows, r, settings, scratch)
-            if r == chunk.n_samples:
-                return
-            own = self.stats_[int(chunk.y[r] > 0)]
-            own.reserve(chunk.data[chunk.indptr[r] : chunk.indptr[r + 1]])
+        run_reserving(
+            lambda r: _sadaoam_chunk(state, self._classes(), *rows, r, settings, scratch),
+            self.stats_,
+            chunk,
+        )
 
     def _state(self) -> SAdaOAMState:
         return SAdaOAMState(self.w_, self.sq_grad_sum_, self.last_, self.n_updates_)
@@ -739,9 +744,3 @@ class SAdaOAM(BaseStreamingAUC):
         coef = np.empty_like(self.w_)
         _caught_up(self._state(), float(self.eta) * float(self.theta), float(self.delta), coef)
         return coef
-
-    @property
-    def sparsity_(self) -> float:
-        """Fraction of the weights (of ``coef_``) that are exactly zero."""
-        coef = self.coef_
-        return float(np.mean(coef == 0.0)) if coef.size else 0.0

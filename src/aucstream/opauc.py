@@ -110,19 +110,18 @@ from ._params import InvalidParameterError, StrOptions, non_negative, positive, 
 from .covariance import (
     CENTERED_SKETCH,
     COVARIANCE_KINDS,
+    add_example,
     center_terms,
+    cov_matvec,
     fd_column,
     fd_insert,
     fd_shrink_index,
     fd_tdot,
-    full_add,
-    full_cov_matvec,
     lowrank_add,
     make_covariance,
     own_and_opposite,
+    run_reserving,
     sketch_tdot,
-    sparse_cov_matvec,
-    sparsified_add,
 )
 
 __all__ = ["OPAUC", "opauc_gradient"]
@@ -148,7 +147,7 @@ _DONE, _SHRINK, _REBASE = 0, 1, 2
 
 
 # ------------------------------------------------------- exact and sparse kinds
-@nb.njit(cache=True)
+@nb.njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _opauc_step(w, idx, val, y, opp, cov_w, c_w, eta, lam):
     """w <- w - eta * (lam w + S w + (e.w - y) e), e = x - c (opposite class ``opp``).
 
@@ -165,22 +164,9 @@ def _opauc_step(w, idx, val, y, opp, cov_w, c_w, eta, lam):
 
 
 @nb.njit(cache=True)
-def _opauc_full_chunk(w, classes, indptr, indices, data, ys, eta, lam):
-    """OPAUC (G16 Alg. 1) over the rows; ``classes``: the two ``FullArrays``."""
-    cov_w = np.empty(w.shape[0])
-    for r in range(indptr.shape[0] - 1):
-        lo, hi = indptr[r], indptr[r + 1]
-        idx, val, y = indices[lo:hi], data[lo:hi], ys[r]
-        own, opp = own_and_opposite(classes, y)
-        full_add(own, idx, val)
-        if opp.count[0] > 0:
-            c_w = full_cov_matvec(opp, w, cov_w)
-            _opauc_step(w, idx, val, y, opp, cov_w, c_w, eta, lam)
-
-
-@nb.njit(cache=True)
-def _opauc_sparse_chunk(w, classes, indptr, indices, data, ys, start, eta, lam):
-    """G16 Alg. 3 over rows ``start:``; ``classes``: the two ``SparseArrays``.
+def _opauc_chunk(w, classes, indptr, indices, data, ys, start, eta, lam):
+    """OPAUC with explicit summaries (G16 Alg. 1; Alg. 3 for "sparse") over rows
+    ``start:``; ``classes``: the two summaries' ``arrays()``.
 
     Returns the first row whose class summary must reserve room before it can take
     the example (or n when done)."""
@@ -190,16 +176,16 @@ def _opauc_sparse_chunk(w, classes, indptr, indices, data, ys, start, eta, lam):
         lo, hi = indptr[r], indptr[r + 1]
         idx, val, y = indices[lo:hi], data[lo:hi], ys[r]
         own, opp = own_and_opposite(classes, y)
-        if not sparsified_add(own, idx, val):
+        if not add_example(own, idx, val):
             return r
         if opp.count[0] > 0:
-            c_w = sparse_cov_matvec(opp, w, cov_w)
+            c_w = cov_matvec(opp, w, cov_w)
             _opauc_step(w, idx, val, y, opp, cov_w, c_w, eta, lam)
     return n
 
 
 # ------------------------------------------------------------- low-rank kinds
-@nb.njit(cache=True)
+@nb.njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _add_to_v(imp, idx, val, coef, zx, sx):
     """``v += coef x`` and the maintained ``Z_a^T v``, ``s_a^T v`` with it, given
     ``zx[a]`` = ``Z_a^T x`` and ``sx[a]`` = ``s_a^T x``; O(k + tau)."""
@@ -212,19 +198,17 @@ def _add_to_v(imp, idx, val, coef, zx, sx):
     sv[1] += coef * sx[1]
 
 
-@nb.njit(cache=True)
-def _row_products(classes, fills_columns, idx, val, zx, sx):
-    r"""``zx[a]`` = :math:`Z_a^\top x` and ``sx[a]`` = :math:`s_a^\top x` of both
-    classes (frequent directions: :math:`Z = Y - s\beta^\top`); O(k tau)."""
-    for a in range(2):
-        if fills_columns:
-            sx[a] = fd_tdot(classes[a], idx, val, zx[a])
-        else:
-            sketch_tdot(classes[a].sketch, idx, val, zx[a])
-            sx[a] = sparse_dot(classes[a].sums, idx, val)
+@nb.njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+def _sketch_x(summary, fills_columns, idx, val, zx):
+    r"""Write :math:`Z^\top x` of a class's sketch into ``zx``; return :math:`s^\top x`
+    (frequent directions: :math:`Z = Y - s\beta^\top`); O(k tau)."""
+    if fills_columns:
+        return fd_tdot(summary, idx, val, zx)
+    sketch_tdot(summary.sketch, idx, val, zx)
+    return sparse_dot(summary.sums, idx, val)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _new_column(own, settings, xx, A, r, a):
     """The change ``z a^T`` that x brings to its class's sketch: write a, return the
     coefficients ``(bx, bs)`` of ``z = bx x - bs s`` (s: the class sum before x).
@@ -239,11 +223,12 @@ def _new_column(own, settings, xx, A, r, a):
         if bx != 0.0:
             a[own.nfill[0]] = 1.0
         return bx, bs
-    a[:] = A[r]
+    for j in range(a.shape[0]):
+        a[j] = A[r, j]
     return 1.0, 0.0
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _keep_weights_fixed(imp, c, a, bx, bs, idx, val, zx, sx, vx, xx):
     r"""Compensate the change of :math:`Z_c p_c + \gamma_c s_c` that adding x to class
     c brings: :math:`Z_c p_c` gains :math:`(a^\top p_c)\,z = (a^\top p_c)(b_x + b_s)x -
@@ -263,7 +248,7 @@ def _keep_weights_fixed(imp, c, a, bx, bs, idx, val, zx, sx, vx, xx):
     return vx
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _cross_gram_add(zz, c, a, zoz):
     r""":math:`Z_0^\top Z_1` after class c's sketch gains :math:`z a^\top`, given
     ``zoz`` = :math:`Z_o^\top z` of the other class."""
@@ -278,7 +263,7 @@ def _cross_gram_add(zz, c, a, zoz):
                 zz[i, j] += zoz[i] * a[j]
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _update_products(imp, c, a, bx, bs, zx, sx, vx, xx, zoz):
     r"""The maintained products after class c gains :math:`z a^\top` and x (from the
     old :math:`Z^\top x`, :math:`s^\top x`, :math:`v^\top x`); return :math:`z^\top x`."""
@@ -303,11 +288,10 @@ def _update_products(imp, c, a, bx, bs, zx, sx, vx, xx, zoz):
     return z_x
 
 
-@nb.njit(cache=True)
-def _add_own_example(classes, c, imp, idx, val, A, r, settings, zx, sx, vx, a, zoz):
-    r"""Add x to its class c while w stays fixed; update ``zx[c]``, ``sx[c]`` to the
-    new sketch and sum, and return the new :math:`v^\top x`."""
-    own = classes[c]
+@nb.njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+def _add_own_example(own, c, imp, idx, val, A, r, settings, zx, sx, vx, a, zoz):
+    r"""Add x to its class c (summary ``own``) while w stays fixed; bring ``zx[c]``,
+    ``sx[c]`` to the new sketch and sum, and return the new :math:`v^\top x`."""
     xx = squared_norm(val)
     bx, bs = _new_column(own, settings, xx, A, r, a)
     vx = _keep_weights_fixed(imp, c, a, bx, bs, idx, val, zx, sx, vx, xx)
@@ -322,7 +306,7 @@ def _add_own_example(classes, c, imp, idx, val, A, r, settings, zx, sx, vx, a, z
     return vx
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _opposite_sketch_w(gram, o, imp, q):
     r"""``q`` = :math:`Z_o^\top (v + Z_0 p_0 + Z_1 p_1 + \gamma_0 s_0 + \gamma_1 s_1)`
     (w without its scale) from the maintained products; ``gram`` is
@@ -339,7 +323,7 @@ def _opposite_sketch_w(gram, o, imp, q):
         q[i] = acc
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _implicit_dots(imp, o, zx, sx, vx):
     r""":math:`(s_o^\top u, x^\top u)` for w = :math:`\sigma u` from the maintained
     products."""
@@ -352,21 +336,19 @@ def _implicit_dots(imp, o, zx, sx, vx):
     return sw, xw
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _rescale(imp, new_scale):
     """Fold a scale that left [SCALE_MIN, SCALE_MAX] (or became 0) into v, p, gamma
     and the products with v; return the scale to keep."""
     if new_scale != 0.0 and SCALE_MIN <= abs(new_scale) <= SCALE_MAX:
         return new_scale
-    imp.v[:] *= new_scale
-    imp.p[:] *= new_scale
-    imp.gamma[:] *= new_scale
-    imp.zv[:] *= new_scale
-    imp.sv[:] *= new_scale
+    for part in (imp.v, imp.gamma, imp.sv, imp.p.reshape(-1), imp.zv.reshape(-1)):
+        for i in range(part.shape[0]):
+            part[i] *= new_scale
     return 1.0
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _opposite_step(opp, o, imp, idx, val, y, zx, sx, vx, settings, q, phi):
     """The OPAUC step against the opposite class o (non-empty), in implicit form."""
     sigma = imp.scale[0]
@@ -410,13 +392,14 @@ def _opauc_lowrank_chunk(classes, imp, indptr, indices, data, ys, A, start, resu
         lo, hi = indptr[r], indptr[r + 1]
         idx, val, y = indices[lo:hi], data[lo:hi], ys[r]
         c = 1 if y > 0 else 0
-        _row_products(classes, settings.fills_columns, idx, val, zx, sx)
+        own, opp = own_and_opposite(classes, y)
+        for b in range(2):
+            sx[b] = _sketch_x(classes[b], settings.fills_columns, idx, val, zx[b])
         vx = sparse_dot(imp.v, idx, val)
         if not (resume and r == start):
-            vx = _add_own_example(classes, c, imp, idx, val, A, r, settings, zx, sx, vx, a, zoz)
-            if settings.fills_columns and classes[c].nfill[0] == tau:
+            vx = _add_own_example(own, c, imp, idx, val, A, r, settings, zx, sx, vx, a, zoz)
+            if settings.fills_columns and own.nfill[0] == tau:
                 return r, _SHRINK
-        opp = classes[1 - c]
         if opp.count[0] > 0:
             _opposite_step(opp, 1 - c, imp, idx, val, y, zx, sx, vx, settings, q, phi)
         seen = classes[0].count[0] + classes[1].count[0]
@@ -651,25 +634,16 @@ class OPAUC(BaseStreamingAUC):
         return tuple(s.arrays() for s in self.stats_)
 
     def _update(self, chunk: Chunk) -> None:
-        if self.covariance == "full":
-            rows = (chunk.indptr, chunk.indices, chunk.data, chunk.y)
-            _opauc_full_chunk(self.w_, self._classes(), *rows, float(self.eta), float(self.lam))
-        elif self.covariance == "sparse":
-            self._update_sparse(chunk)
-        else:
+        if self.covariance in _LOWRANK:
             self._update_lowrank(chunk)
-
-    def _update_sparse(self, chunk: Chunk) -> None:
+            return
         rows = (chunk.indptr, chunk.indices, chunk.data, chunk.y)
-        r = 0
-        while True:
-            r = _opauc_sparse_chunk(
-                self.w_, self._classes(), *rows, r, float(self.eta), float(self.lam)
-            )
-            if r == chunk.n_samples:
-                return
-            own = self.stats_[int(chunk.y[r] > 0)]
-            own.reserve(chunk.data[chunk.indptr[r] : chunk.indptr[r + 1]])
+        eta, lam = float(self.eta), float(self.lam)
+        run_reserving(
+            lambda r: _opauc_chunk(self.w_, self._classes(), *rows, r, eta, lam),
+            self.stats_,
+            chunk,
+        )
 
     def _implicit(self) -> Implicit:
         return Implicit(

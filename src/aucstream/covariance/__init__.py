@@ -6,11 +6,13 @@ one class seen so far. OPAUC's gradient (G16 Eqs. 7-8) needs only the opposite
 class's mean and the product :math:`\Gamma w`, so the interface
 (:class:`CovarianceSummary`) is small: ``update(X)`` adds examples, ``matvec(v)``
 returns :math:`\hat\Gamma v`, ``merge(other)`` summarizes the union of two streams,
-and ``arrays()`` hands the state arrays to the learners' compiled kernels, which call
-the per-example functions of each kind exported here (``full_add``,
-``sparsified_add``, ``lowrank_add``, ``fd_insert``, ...). Every summary keeps its
-state in numpy arrays (plus scalar settings), so a learner holding summaries pickles,
-saves and resumes exactly.
+and ``arrays()`` hands the state arrays to the learners' compiled kernels. There,
+:func:`add_example` and :func:`cov_matvec` work on the bundle of any kind with an
+explicit scatter (full, sparsified, exact sparse: numba picks each kind's
+implementation by the bundle's type), and the low-rank kinds offer their per-example
+functions (``lowrank_add``, ``fd_insert``, ...) to OPAUC's implicit-weight kernel.
+Every summary keeps its state in numpy arrays (plus scalar settings), so a learner
+holding summaries pickles, saves and resumes exactly.
 
 Summaries
 ---------
@@ -45,7 +47,7 @@ and exact sparse) and ``_hashtable`` (the entry storage of the sparse kinds).
 from __future__ import annotations
 
 from .._kernels import sparse_dot
-from ._base import CovarianceSummary, own_and_opposite
+from ._base import CovarianceSummary, add_example, cov_matvec, own_and_opposite, run_reserving
 from ._fd import FrequentDirectionsCovariance, fd_column, fd_insert, fd_shrink_index, fd_tdot
 from ._full import FullArrays, FullCovariance, full_add, full_cov_matvec
 from ._hashtable import sparse_scatter_add
@@ -79,6 +81,8 @@ __all__ = [
     "CENTER_G16",
     "COVARIANCE_KINDS",
     "CovarianceSummary",
+    "add_example",
+    "cov_matvec",
     "ExactSparseArrays",
     "ExactSparseCovariance",
     "FrequentDirectionsCovariance",
@@ -100,6 +104,7 @@ __all__ = [
     "lowrank_add",
     "make_covariance",
     "own_and_opposite",
+    "run_reserving",
     "sketch_tdot",
     "sparse_add",
     "sparse_cov_matvec",

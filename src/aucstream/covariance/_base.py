@@ -17,11 +17,15 @@ from numpy.typing import ArrayLike
 
 __all__ = [
     "CovarianceSummary",
+    "add_example",
+    "add_rows",
     "as_rng",
     "check_n_features",
     "check_sketch_size",
     "cov_from_scatter_product",
+    "cov_matvec",
     "own_and_opposite",
+    "run_reserving",
     "symmetrize",
     "track_support",
 ]
@@ -112,6 +116,24 @@ class CovarianceSummary:
         return v
 
 
+def run_reserving(step, summaries, chunk) -> None:
+    """Run a learner's kernel over a chunk, making room in the sparse summaries.
+
+    ``step(start)`` processes the chunk's rows from ``start`` and returns the first row
+    whose class summary has no room for it (``add_example`` returned False), or n when
+    done. Each time it stops, that summary (``summaries[0]`` for the negative class,
+    ``[1]`` for the positive one) reserves room for the row and the kernel resumes
+    there; summaries that never run out of room never stop it.
+    """
+    r = 0
+    while True:
+        r = step(r)
+        if r == chunk.n_samples:
+            return
+        own = summaries[int(chunk.y[r] > 0)]
+        own.reserve(chunk.data[chunk.indptr[r] : chunk.indptr[r + 1]])
+
+
 # ---------------------------------------------------------------- argument checks
 def _is_int(value) -> bool:
     return isinstance(value, Integral) and not isinstance(value, (bool, np.bool_))
@@ -141,6 +163,37 @@ def as_rng(rng) -> np.random.Generator:
 def symmetrize(a: np.ndarray) -> np.ndarray:
     """``(a + a^T) / 2``."""
     return 0.5 * (a + a.T)
+
+
+# ------------------------------------------------- the kernel-level protocol
+def add_example(arrays, idx, val):
+    """Add one example (non-zeros ``val`` at columns ``idx``) to the summary whose
+    ``arrays()`` bundle is given; return False, changing nothing, if the summary must
+    reserve room first (``reserve``), else True.
+
+    Compiled code only: each summary kind whose estimate is an explicit scatter (full,
+    sparsified, exact sparse) registers its implementation for its own bundle type
+    with ``numba.extending.overload``, and numba picks it by the bundle's type.
+    """
+    raise NotImplementedError("add_example is called from compiled code only")
+
+
+def cov_matvec(arrays, v, out):
+    r"""Write :math:`\hat\Gamma v` of the summary whose ``arrays()`` bundle is given
+    into ``out``; return :math:`c^\top v` (compiled code only; see
+    :func:`add_example`)."""
+    raise NotImplementedError("cov_matvec is called from compiled code only")
+
+
+@nb.njit(cache=True)
+def add_rows(arrays, indptr, indices, data, start):
+    """Add the CSR rows from ``start`` with :func:`add_example`; return the first row
+    that needs room (or n)."""
+    for r in range(start, indptr.shape[0] - 1):
+        lo, hi = indptr[r], indptr[r + 1]
+        if not add_example(arrays, indices[lo:hi], data[lo:hi]):
+            return r
+    return indptr.shape[0] - 1
 
 
 # ------------------------------------------------------------- compiled helpers

@@ -78,7 +78,7 @@ def fd_column(count, xx, centered):
     return (1.0 if xx > 0.0 else 0.0), 0.0
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _fd_fill_column(arrays, j, ztx, bx, bs, xx, sx):
     """Column j of Z becomes ``z = bx x - bs s`` (``bx != 0``): update G, ``Z^T s``,
     ``beta`` and the Frobenius norm, before s gains x."""

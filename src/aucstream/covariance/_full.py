@@ -21,10 +21,18 @@ from collections import namedtuple
 import numba as nb
 import numpy as np
 import scipy.sparse as sp
+from numba.extending import overload
 from numpy.typing import ArrayLike
 
 from .._chunks import csr_arrays
-from ._base import CovarianceSummary, check_n_features, cov_from_scatter_product
+from ._base import (
+    CovarianceSummary,
+    add_example,
+    add_rows,
+    check_n_features,
+    cov_from_scatter_product,
+    cov_matvec,
+)
 
 __all__ = ["FullArrays", "FullCovariance", "full_add", "full_cov_matvec"]
 
@@ -67,11 +75,21 @@ def full_cov_matvec(arrays, v, out):
     return cov_from_scatter_product(count, sums, v, out)
 
 
-@nb.njit(cache=True)
-def _full_add_rows(arrays, indptr, indices, data):
-    for r in range(indptr.shape[0] - 1):
-        lo, hi = indptr[r], indptr[r + 1]
-        full_add(arrays, indices[lo:hi], data[lo:hi])
+@overload(add_example)
+def _add_example(arrays, idx, val):
+    if getattr(arrays, "instance_class", None) is FullArrays:
+
+        def add(arrays, idx, val):
+            full_add(arrays, idx, val)
+            return True
+
+        return add
+
+
+@overload(cov_matvec)
+def _cov_matvec(arrays, v, out):
+    if getattr(arrays, "instance_class", None) is FullArrays:
+        return lambda arrays, v, out: full_cov_matvec(arrays, v, out)
 
 
 class FullCovariance(CovarianceSummary):
@@ -117,7 +135,7 @@ class FullCovariance(CovarianceSummary):
         """Add the rows of ``X`` (dense or sparse); returns self."""
         indptr, indices, data, d = csr_arrays(X)
         self._check_dim(d)
-        _full_add_rows(self.arrays(), indptr, indices, data)
+        add_rows(self.arrays(), indptr, indices, data, 0)
         return self
 
     @property

@@ -56,7 +56,7 @@ def index_size(capacity: int) -> int:
     return size
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _slot(key, size):
     """Home slot of a key: splitmix64 finalizer, then multiply-shift onto [0, size)."""
     z = np.uint64(key) + np.uint64(0x9E3779B97F4A7C15)
@@ -80,44 +80,41 @@ def entry_key(i, j):
     return (j << 32) | i
 
 
-@nb.njit(cache=True)
-def locate(table, key):
-    """Position of ``key``, appended with value 0 if absent (the caller made room)."""
-    keys, vals, index, info = table
+@nb.njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+def _probe(keys, index, key):
+    """``(slot, position)`` of ``key``: its slot in the index and its position in the
+    entries, or the empty slot where it belongs and -1 (linear probing)."""
     size = index.shape[0]
     s = _slot(key, size)
     while True:
         pos = index[s]
-        if pos < 0:
-            pos = info[0]
-            keys[pos] = key
-            vals[pos] = 0.0
-            index[s] = pos
-            info[0] = pos + 1
-            info[1] += entry_cost(key)
-            return pos
-        if keys[pos] == key:
-            return pos
+        if pos < 0 or keys[pos] == key:
+            return s, pos
         s += 1
         if s == size:
             s = 0
+
+
+@nb.njit(cache=True)
+def locate(table, key):
+    """Position of ``key``, appended with value 0 if absent (the caller made room)."""
+    keys, vals, index, info = table
+    s, pos = _probe(keys, index, key)
+    if pos < 0:
+        pos = info[0]
+        keys[pos] = key
+        vals[pos] = 0.0
+        index[s] = pos
+        info[0] = pos + 1
+        info[1] += entry_cost(key)
+    return pos
 
 
 @nb.njit(cache=True)
 def lookup(table, key):
     """Stored value of ``key`` (0 if absent)."""
-    keys, vals, index, _ = table
-    size = index.shape[0]
-    s = _slot(key, size)
-    while True:
-        pos = index[s]
-        if pos < 0:
-            return 0.0
-        if keys[pos] == key:
-            return vals[pos]
-        s += 1
-        if s == size:
-            s = 0
+    _, pos = _probe(table.keys, table.index, key)
+    return table.vals[pos] if pos >= 0 else 0.0
 
 
 @nb.njit(cache=True)
@@ -125,13 +122,8 @@ def reindex(table, nnz):
     """Rebuild the index of the first ``nnz`` entries."""
     keys, index = table.keys, table.index
     index[:] = EMPTY
-    size = index.shape[0]
-    for pos in range(nnz):
-        s = _slot(keys[pos], size)
-        while index[s] >= 0:
-            s += 1
-            if s == size:
-                s = 0
+    for pos in range(nnz):  # the keys are distinct: each probe ends at an empty slot
+        s, _ = _probe(keys, index, keys[pos])
         index[s] = pos
 
 
@@ -167,7 +159,7 @@ def frobenius_sq(table):
     return total
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _magnitude_threshold(table, budget):
     """``(prefix, remaining)``: the bit pattern of the threshold magnitude, and the cost
     still available for entries at exactly that magnitude (radix select, 4 passes)."""

@@ -67,31 +67,28 @@ LowRankArrays = namedtuple(
 )
 
 
+@nb.njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+def _axpy(y, coef, x):
+    """``y += coef x`` for two tau-vectors."""
+    for j in range(y.shape[0]):
+        y[j] += coef * x[j]
+
+
 @nb.njit(cache=True)
 def sketch_tdot(sketch, idx, val, out):
     """Write ``Z^T x`` into ``out`` (Z row-major, d x tau); O(k tau). Zeros are skipped."""
     out[:] = 0.0
-    tau = sketch.shape[1]
     for a in range(idx.shape[0]):
-        v = val[a]
-        if v == 0.0:
-            continue
-        row = sketch[idx[a]]
-        for j in range(tau):
-            out[j] += v * row[j]
+        if val[a] != 0.0:
+            _axpy(out, val[a], sketch[idx[a]])
 
 
 @nb.njit(cache=True)
 def sketch_add_outer(sketch, idx, val, a):
     """``Z += x a^T`` for x given by its non-zeros; O(k tau). Zeros are skipped."""
-    tau = sketch.shape[1]
     for q in range(idx.shape[0]):
-        v = val[q]
-        if v == 0.0:
-            continue
-        row = sketch[idx[q]]
-        for j in range(tau):
-            row[j] += v * a[j]
+        if val[q] != 0.0:
+            _axpy(sketch[idx[q]], val[q], a)
 
 
 @nb.njit(cache=True)

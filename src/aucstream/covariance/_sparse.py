@@ -35,14 +35,18 @@ from collections import namedtuple
 
 import numba as nb
 import numpy as np
+from numba.extending import overload
 from numpy.typing import ArrayLike
 
 from .._chunks import csr_arrays
 from ._base import (
     CovarianceSummary,
+    add_example,
+    add_rows,
     check_n_features,
     check_sketch_size,
     cov_from_scatter_product,
+    cov_matvec,
     track_support,
 )
 from ._hashtable import (
@@ -161,24 +165,19 @@ def sparse_cov_matvec(arrays, v, out):
     return cov_from_scatter_product(arrays.count, arrays.sums, v, out)
 
 
-@nb.njit(cache=True)
-def _sparsified_add_rows(arrays, indptr, indices, data, start):
-    """Add rows from ``start``; return the first that needs more room (or n)."""
-    for r in range(start, indptr.shape[0] - 1):
-        lo, hi = indptr[r], indptr[r + 1]
-        if not sparsified_add(arrays, indices[lo:hi], data[lo:hi]):
-            return r
-    return indptr.shape[0] - 1
+@overload(add_example)
+def _add_example(arrays, idx, val):
+    cls = getattr(arrays, "instance_class", None)
+    if cls is SparseArrays:
+        return lambda arrays, idx, val: sparsified_add(arrays, idx, val)
+    if cls is ExactSparseArrays:
+        return lambda arrays, idx, val: exact_sparse_add(arrays, idx, val)
 
 
-@nb.njit(cache=True)
-def _exact_add_rows(arrays, indptr, indices, data, start):
-    """:func:`_sparsified_add_rows` for an exact summary."""
-    for r in range(start, indptr.shape[0] - 1):
-        lo, hi = indptr[r], indptr[r + 1]
-        if not exact_sparse_add(arrays, indices[lo:hi], data[lo:hi]):
-            return r
-    return indptr.shape[0] - 1
+@overload(cov_matvec)
+def _cov_matvec(arrays, v, out):
+    if getattr(arrays, "instance_class", None) in (SparseArrays, ExactSparseArrays):
+        return lambda arrays, v, out: sparse_cov_matvec(arrays, v, out)
 
 
 @nb.njit(cache=True)
@@ -357,14 +356,10 @@ class SparsifiedCovariance(CovarianceSummary):
         n = indptr.shape[0] - 1
         r = 0
         while True:
-            r = self._add_rows(indptr, indices, data, r)
+            r = add_rows(self.arrays(), indptr, indices, data, r)
             if r == n:
                 return self
             self.reserve(data[indptr[r] : indptr[r + 1]])
-
-    def _add_rows(self, indptr, indices, data, start: int) -> int:
-        """Add rows from ``start``; return the first that needs more room (or n)."""
-        return _sparsified_add_rows(self.arrays(), indptr, indices, data, start)
 
     @property
     def scatter(self) -> np.ndarray:
@@ -497,9 +492,6 @@ class ExactSparseCovariance(SparsifiedCovariance):
             self.support_,
             self.n_support_,
         )
-
-    def _add_rows(self, indptr, indices, data, start: int) -> int:
-        return _exact_add_rows(self.arrays(), indptr, indices, data, start)
 
     def prune(self) -> None:
         """Nothing: an exact summary is never pruned."""

@@ -134,6 +134,8 @@ from .covariance import (
     ExactSparseCovariance,
     FullCovariance,
     add_example,
+    borrowing_njit,
+    borrowing_step,
     cov_matvec,
     own_and_opposite,
     run_reserving,
@@ -171,7 +173,7 @@ SAdaOAMState = namedtuple("SAdaOAMState", ["w", "s", "last", "steps"])
 
 
 # --------------------------------------------------------------------------- helpers
-@nb.njit(cache=True)
+@borrowing_njit
 def _h_project(u, h, radius):
     """Project ``u`` in place onto ``||u|| <= radius`` in the norm of diag(h); return mu.
 
@@ -263,7 +265,7 @@ def h_norm_projection(v: ArrayLike, h: ArrayLike, radius: float) -> np.ndarray:
     return u
 
 
-@nb.njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+@borrowing_step
 def _l1_coord(w, g, h, eta, eta_theta):
     """One coordinate of AdaGrad's composite mirror-descent step with l1 (D16 §3.3)."""
     u = w - eta * g / h
@@ -273,7 +275,7 @@ def _l1_coord(w, g, h, eta, eta_theta):
     return 0.0
 
 
-@nb.njit(cache=True)
+@borrowing_njit
 def _l1_step_all(w, g, h, eta, eta_theta, out):
     for i in range(w.shape[0]):
         out[i] = _l1_coord(w[i], g[i], h[i], eta, eta_theta)
@@ -320,7 +322,7 @@ def adagrad_l1_step(
 
 
 # ---------------------------------------------------------------------------- AdaOAM
-@nb.njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+@borrowing_step
 def _exact_gradient(w, idx, val, y, opp, cov_w, c_w, lam, g):
     """``g = lam w + S w + alpha (x - c)`` with ``alpha = e^T w - y``, ``e = x - c``
     (opposite class ``opp``; ``cov_w`` = ``S w``, ``c_w`` = ``c^T w``)."""
@@ -332,7 +334,7 @@ def _exact_gradient(w, idx, val, y, opp, cov_w, c_w, lam, g):
     sparse_axpy(g, alpha, idx, val)
 
 
-@nb.njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+@borrowing_step
 def _adagrad_step(w, s, g, h, eta, delta):
     """``s += g^2``, ``h = delta + sqrt(s)``, ``w -= eta g / h``; return ``|w|^2``."""
     sq = 0.0
@@ -344,7 +346,7 @@ def _adagrad_step(w, s, g, h, eta, delta):
     return sq
 
 
-@nb.njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+@borrowing_step
 def _project(w, h, sq, projection, radius):
     """Project w (with ``|w|^2 = sq``) onto the ball of the given radius."""
     if projection == _H_NORM:
@@ -500,7 +502,7 @@ class AdaOAM(_AdaGradAUC):
 
 
 # --------------------------------------------------------------------------- SAdaOAM
-@nb.njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+@borrowing_step
 def _shrunk(wi, n, eta_theta, h):
     """w_i after n steps whose gradient coordinate was 0 (D16 §3.3, last paragraph):
     ``sign(w_i) max(0, |w_i| - n eta theta / h_i)``."""
@@ -508,75 +510,79 @@ def _shrunk(wi, n, eta_theta, h):
     return math.copysign(a, wi) if a > 0.0 else 0.0
 
 
-@nb.njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
-def _catch_up(state, i, eta_theta, delta):
-    """Bring coordinate i up to date: apply the shrinkage it owes since ``last[i]``."""
-    now = state.steps[0]
-    n = now - state.last[i]
+@borrowing_step
+def _catch_up(w, s, last, i, now, eta_theta, delta):
+    """Bring coordinate i up to date at step ``now``: apply the shrinkage it owes
+    since ``last[i]``."""
+    n = now - last[i]
     if n > 0:
-        if state.w[i] != 0.0:
-            state.w[i] = _shrunk(state.w[i], n, eta_theta, delta + math.sqrt(state.s[i]))
-        state.last[i] = now
+        if w[i] != 0.0:
+            w[i] = _shrunk(w[i], n, eta_theta, delta + math.sqrt(s[i]))
+        last[i] = now
 
 
-@nb.njit(cache=True)
+@borrowing_njit
 def _caught_up(state, eta_theta, delta, out):
     """Write every coordinate of w, brought up to date, into ``out`` (state unchanged)."""
+    w, s, last = state.w, state.s, state.last
     now = state.steps[0]
     for i in range(out.shape[0]):
-        h = delta + math.sqrt(state.s[i])
-        out[i] = _shrunk(state.w[i], now - state.last[i], eta_theta, h)
+        out[i] = _shrunk(w[i], now - last[i], eta_theta, delta + math.sqrt(s[i]))
 
 
-@nb.njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+@borrowing_step
 def _active_coordinates(own, opp, idx, val, lam, active):
     """Write the coordinates whose gradient may be non-zero at this step into
     ``active`` (module docstring); return how many. ``own`` already holds x."""
+    seen, support = opp.seen, opp.support
     n_active = 0
     for q in range(opp.n_support[0]):
-        active[n_active] = opp.support[q]
+        active[n_active] = support[q]
         n_active += 1
     if lam > 0.0:  # every feature seen so far
+        own_support = own.support
         for q in range(own.n_support[0]):
-            i = own.support[q]
-            if not opp.seen[i]:
+            i = own_support[q]
+            if not seen[i]:
                 active[n_active] = i
                 n_active += 1
     else:  # the opposite class's support and x's
         for a in range(idx.shape[0]):
-            if val[a] != 0.0 and not opp.seen[idx[a]]:
+            if val[a] != 0.0 and not seen[idx[a]]:
                 active[n_active] = idx[a]
                 n_active += 1
     return n_active
 
 
-@nb.njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+@borrowing_step
 def _sparse_gradient(w, idx, val, y, opp, active, n_active, lam, pw, gbuf):
     """Write ``g_i = lam w_i + (Pw)_i/T - c_i (c^T w + alpha) + alpha x_i`` into
     ``gbuf`` for the active coordinates (opposite class ``opp``; ``pw`` receives
     ``P w``). ``gbuf`` and ``pw`` are zero outside the active coordinates."""
+    sums, support = opp.sums, opp.support
     inv_t = 1.0 / opp.count[0]
     xw = sparse_dot(w, idx, val)
     cw = 0.0
     for q in range(opp.n_support[0]):
-        i = opp.support[q]
-        cw += opp.sums[i] * w[i]
+        i = support[q]
+        cw += sums[i] * w[i]
     cw *= inv_t
-    sparse_scatter_add(opp.table, w, pw)
+    table = opp.table
+    sparse_scatter_add(table, w, pw)
     alpha = (xw - cw) - y
     for q in range(n_active):
         i = active[q]
-        gbuf[i] = lam * w[i] + pw[i] * inv_t - (opp.sums[i] * inv_t) * (cw + alpha)
+        gbuf[i] = lam * w[i] + pw[i] * inv_t - (sums[i] * inv_t) * (cw + alpha)
     sparse_axpy(gbuf, alpha, idx, val)
 
 
-@nb.njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+@borrowing_step
 def _l1_updates(state, active, n_active, gbuf, pw, settings):
     """AdaGrad's l1 step of every active coordinate from ``gbuf`` (cleared, with
     ``pw``, for the next step); they are up to date after this step."""
     now = state.steps[0]
-    w, s = state.w, state.s
-    eta = settings.eta
+    w, s, last = state.w, state.s, state.last
+    eta, delta = settings.eta, settings.delta
     eta_theta = eta * settings.theta
     for q in range(n_active):
         i = active[q]
@@ -584,12 +590,34 @@ def _l1_updates(state, active, n_active, gbuf, pw, settings):
         gbuf[i] = 0.0
         pw[i] = 0.0
         s[i] += g * g
-        w[i] = _l1_coord(w[i], g, settings.delta + math.sqrt(s[i]), eta, eta_theta)
-        state.last[i] = now + 1
+        w[i] = _l1_coord(w[i], g, delta + math.sqrt(s[i]), eta, eta_theta)
+        last[i] = now + 1
     state.steps[0] = now + 1
 
 
-@nb.njit(cache=True)
+@borrowing_step
+def _sadaoam_example(own, opp, state, idx, val, y, settings, scratch):
+    """One example of SAdaOAM: add it to its own class, then, if the opposite class
+    has examples, take the step; return False (nothing changed) when the own class's
+    summary must reserve room first."""
+    if not add_example(own, idx, val):
+        return False
+    if opp.count[0] == 0:
+        return True
+    pw, gbuf, active = scratch
+    w, s, last = state.w, state.s, state.last
+    n_active = w.shape[0]
+    if settings.lazy:
+        n_active = _active_coordinates(own, opp, idx, val, settings.lam, active)
+        now, eta_theta = state.steps[0], settings.eta * settings.theta
+        for q in range(n_active):
+            _catch_up(w, s, last, active[q], now, eta_theta, settings.delta)
+    _sparse_gradient(w, idx, val, y, opp, active, n_active, settings.lam, pw, gbuf)
+    _l1_updates(state, active, n_active, gbuf, pw, settings)
+    return True
+
+
+@borrowing_njit
 def _sadaoam_chunk(state, classes, indptr, indices, data, ys, start, settings, scratch):
     """SAdaOAM (D16 Alg. 2) over rows ``start..``; returns the first row not processed.
 
@@ -598,29 +626,18 @@ def _sadaoam_chunk(state, classes, indptr, indices, data, ys, start, settings, s
     returned) when its class's sparse summary must reserve room first; the caller
     does and calls again from that row.
     """
-    pw, gbuf, active = scratch
-    d = state.w.shape[0]
-    eta_theta = settings.eta * settings.theta
-    n_rows = indptr.shape[0] - 1
-    n_active = d
-    if not settings.lazy:
-        for i in range(d):
+    active = scratch[2]
+    if not settings.lazy:  # every coordinate, always
+        for i in range(active.shape[0]):
             active[i] = i
-    for r in range(start, n_rows):
+    for r in range(start, indptr.shape[0] - 1):
         lo, hi = indptr[r], indptr[r + 1]
-        idx, val, y = indices[lo:hi], data[lo:hi], ys[r]
-        own, opp = own_and_opposite(classes, y)
-        if not add_example(own, idx, val):
+        own, opp = own_and_opposite(classes, ys[r])
+        if not _sadaoam_example(
+            own, opp, state, indices[lo:hi], data[lo:hi], ys[r], settings, scratch
+        ):
             return r
-        if opp.count[0] == 0:
-            continue
-        if settings.lazy:
-            n_active = _active_coordinates(own, opp, idx, val, settings.lam, active)
-            for q in range(n_active):
-                _catch_up(state, active[q], eta_theta, settings.delta)
-        _sparse_gradient(state.w, idx, val, y, opp, active, n_active, settings.lam, pw, gbuf)
-        _l1_updates(state, active, n_active, gbuf, pw, settings)
-    return n_rows
+    return indptr.shape[0] - 1
 
 
 class SAdaOAM(_AdaGradAUC):

@@ -111,6 +111,8 @@ from .covariance import (
     CENTERED_SKETCH,
     COVARIANCE_KINDS,
     add_example,
+    borrowing_njit,
+    borrowing_step,
     center_terms,
     cov_matvec,
     fd_column,
@@ -147,7 +149,7 @@ _DONE, _SHRINK, _REBASE = 0, 1, 2
 
 
 # ------------------------------------------------------- exact and sparse kinds
-@nb.njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+@borrowing_step
 def _opauc_step(w, idx, val, y, opp, cov_w, c_w, eta, lam):
     """w <- w - eta * (lam w + S w + (e.w - y) e), e = x - c (opposite class ``opp``).
 
@@ -185,12 +187,18 @@ def _opauc_chunk(w, classes, indptr, indices, data, ys, start, eta, lam):
 
 
 # ------------------------------------------------------------- low-rank kinds
-@nb.njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+# These steps run without reference counting (``borrowing_step``): they work on arrays
+# the kernel's caller holds, including the scratch arrays it allocates.
+#: Rows of the kernel's scratch array ``work`` (4 x tau).
+_A, _ZOZ, _Q, _PHI = 0, 1, 2, 3
+
+
+@borrowing_step
 def _add_to_v(imp, idx, val, coef, zx, sx):
     """``v += coef x`` and the maintained ``Z_a^T v``, ``s_a^T v`` with it, given
     ``zx[a]`` = ``Z_a^T x`` and ``sx[a]`` = ``s_a^T x``; O(k + tau)."""
-    sparse_axpy(imp.v, coef, idx, val)
-    zv, sv = imp.zv, imp.sv
+    v, zv, sv = imp.v, imp.zv, imp.sv
+    sparse_axpy(v, coef, idx, val)
     for j in range(zv.shape[1]):
         zv[0, j] += coef * zx[0, j]
         zv[1, j] += coef * zx[1, j]
@@ -198,85 +206,81 @@ def _add_to_v(imp, idx, val, coef, zx, sx):
     sv[1] += coef * sx[1]
 
 
-@nb.njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
-def _sketch_x(summary, fills_columns, idx, val, zx):
-    r"""Write :math:`Z^\top x` of a class's sketch into ``zx``; return :math:`s^\top x`
-    (frequent directions: :math:`Z = Y - s\beta^\top`); O(k tau)."""
+@borrowing_step
+def _sketch_x(summary, fills_columns, idx, val, zx, sx, b):
+    r"""``zx[b]`` = :math:`Z^\top x` and ``sx[b]`` = :math:`s^\top x` of class b's
+    summary (frequent directions: :math:`Z = Y - s\beta^\top`); O(k tau)."""
+    out = zx[b]
     if fills_columns:
-        return fd_tdot(summary, idx, val, zx)
-    sketch_tdot(summary.sketch, idx, val, zx)
-    return sparse_dot(summary.sums, idx, val)
+        sx[b] = fd_tdot(summary, idx, val, out)
+    else:
+        sketch, sums = summary.sketch, summary.sums
+        sketch_tdot(sketch, idx, val, out)
+        sx[b] = sparse_dot(sums, idx, val)
 
 
-@nb.njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
-def _new_column(own, settings, xx, A, r, a):
-    """The change ``z a^T`` that x brings to its class's sketch: write a, return the
-    coefficients ``(bx, bs)`` of ``z = bx x - bs s`` (s: the class sum before x).
+@borrowing_step
+def _new_column(own, settings, xx, A, r, work):
+    """The change ``z a^T`` that x brings to its class's sketch: write a (row ``_A``
+    of ``work``), return the coefficients ``(bx, bs)`` of ``z = bx x - bs s`` (s: the
+    class sum before x).
 
     Linear sketches add ``x a^T`` with the example's draw ``A[r]``; frequent
     directions writes ``z`` (:func:`aucstream.covariance.fd_column`) into its first
     zero column (a = that unit vector, or 0 when nothing is inserted).
     """
+    a = work[_A]
     if settings.fills_columns:
-        bx, bs = fd_column(own.count, xx, settings.center == CENTERED_SKETCH)
+        count, nfill = own.count, own.nfill
+        bx, bs = fd_column(count, xx, settings.center == CENTERED_SKETCH)
         a[:] = 0.0
         if bx != 0.0:
-            a[own.nfill[0]] = 1.0
+            a[nfill[0]] = 1.0
         return bx, bs
     for j in range(a.shape[0]):
         a[j] = A[r, j]
     return 1.0, 0.0
 
 
-@nb.njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
-def _keep_weights_fixed(imp, c, a, bx, bs, idx, val, zx, sx, vx, xx):
-    r"""Compensate the change of :math:`Z_c p_c + \gamma_c s_c` that adding x to class
-    c brings: :math:`Z_c p_c` gains :math:`(a^\top p_c)\,z = (a^\top p_c)(b_x + b_s)x -
-    (a^\top p_c) b_s s_c^{new}` and :math:`\gamma_c s_c` gains :math:`\gamma_c x`, so
-    :math:`\gamma_c` takes :math:`(a^\top p_c) b_s` more and v the rest. Returns the
-    new :math:`v^\top x`."""
-    p, gamma = imp.p, imp.gamma
+@borrowing_step
+def _compensation(imp, c, work, bx, bs):
+    r"""Keep w fixed while class c gains :math:`z a^\top` and x: :math:`Z_c p_c` gains
+    :math:`(a^\top p_c)\,z = (a^\top p_c)(b_x + b_s)x - (a^\top p_c) b_s s_c^{new}` and
+    :math:`\gamma_c s_c` gains :math:`\gamma_c x`, so :math:`\gamma_c` takes
+    :math:`(a^\top p_c) b_s` more (done here) and v must take the returned multiple
+    of x."""
+    p, gamma, a = imp.p, imp.gamma, work[_A]
     ap = 0.0
     for j in range(a.shape[0]):
         ap += a[j] * p[c, j]
     gamma_old = gamma[c]
     gamma[c] += ap * bs
-    beta = -gamma_old - ap * (bx + bs)
-    if beta != 0.0:
-        _add_to_v(imp, idx, val, beta, zx, sx)
-        vx += beta * xx
-    return vx
+    return -gamma_old - ap * (bx + bs)
 
 
-@nb.njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
-def _cross_gram_add(zz, c, a, zoz):
-    r""":math:`Z_0^\top Z_1` after class c's sketch gains :math:`z a^\top`, given
-    ``zoz`` = :math:`Z_o^\top z` of the other class."""
-    tau = a.shape[0]
-    if c == 0:  # Z_0 + z a^T: gains a (Z_1^T z)^T
-        for i in range(tau):
-            for j in range(tau):
-                zz[i, j] += a[i] * zoz[j]
-    else:  # Z_1 + z a^T: gains (Z_0^T z) a^T
-        for i in range(tau):
-            for j in range(tau):
-                zz[i, j] += zoz[i] * a[j]
-
-
-@nb.njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
-def _update_products(imp, c, a, bx, bs, zx, sx, vx, xx, zoz):
+@borrowing_step
+def _update_products(imp, c, work, bx, bs, zx, sx, vx, xx):
     r"""The maintained products after class c gains :math:`z a^\top` and x (from the
     old :math:`Z^\top x`, :math:`s^\top x`, :math:`v^\top x`); return :math:`z^\top x`."""
     o = 1 - c
-    zs, ss, zv, sv = imp.zs, imp.ss, imp.zv, imp.sv
+    zz, zs, ss, zv, sv = imp.zz, imp.zs, imp.ss, imp.zv, imp.sv
+    a, zoz = work[_A], work[_ZOZ]
     z_x = bx * xx - bs * sx[c]
     z_sc = bx * sx[c] - bs * ss[c, c]
     z_so = bx * sx[o] - bs * ss[c, o]
     z_v = bx * vx - bs * sv[c]
-    for j in range(a.shape[0]):
+    tau = a.shape[0]
+    for j in range(tau):
         zoz[j] = bx * zx[o, j] - bs * zs[o, c, j]  # Z_o^T z
-    _cross_gram_add(imp.zz, c, a, zoz)
-    for j in range(a.shape[0]):
+    if c == 0:  # Z_0^T Z_1 gains a (Z_1^T z)^T
+        for i in range(tau):
+            for j in range(tau):
+                zz[i, j] += a[i] * zoz[j]
+    else:  # ... or (Z_0^T z) a^T
+        for i in range(tau):
+            for j in range(tau):
+                zz[i, j] += zoz[i] * a[j]
+    for j in range(tau):
         zs[c, c, j] += zx[c, j] + a[j] * (z_sc + z_x)
         zs[c, o, j] += a[j] * z_so
         zs[o, c, j] += zx[o, j]
@@ -288,55 +292,71 @@ def _update_products(imp, c, a, bx, bs, zx, sx, vx, xx, zoz):
     return z_x
 
 
-@nb.njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
-def _add_own_example(own, c, imp, idx, val, A, r, settings, zx, sx, vx, a, zoz):
-    r"""Add x to its class c (summary ``own``) while w stays fixed; bring ``zx[c]``,
-    ``sx[c]`` to the new sketch and sum, and return the new :math:`v^\top x`."""
-    xx = squared_norm(val)
-    bx, bs = _new_column(own, settings, xx, A, r, a)
-    vx = _keep_weights_fixed(imp, c, a, bx, bs, idx, val, zx, sx, vx, xx)
-    z_x = _update_products(imp, c, a, bx, bs, zx, sx, vx, xx, zoz)
+@borrowing_step
+def _insert(own, c, settings, idx, val, zx, sx, work, bx, bs, xx, z_x):
+    """Add x to class c's summary (its sketch gains ``z a^T``), then bring ``zx[c]``
+    and ``sx[c]`` to the new sketch and sum; return whether a frequent-directions
+    sketch is now full."""
+    a, zxc = work[_A], zx[c]
     if settings.fills_columns:
-        fd_insert(own, idx, val, zx[c], bx, bs)
+        fd_insert(own, idx, val, zxc, bx, bs)
     else:
-        lowrank_add(own, idx, val, a, zx[c])
+        lowrank_add(own, idx, val, a, zxc)
     for j in range(a.shape[0]):
-        zx[c, j] += a[j] * z_x
+        zxc[j] += a[j] * z_x
     sx[c] += xx
-    return vx
+    return settings.fills_columns and own.nfill[0] == a.shape[0]
 
 
-@nb.njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
-def _opposite_sketch_w(gram, o, imp, q):
-    r"""``q`` = :math:`Z_o^\top (v + Z_0 p_0 + Z_1 p_1 + \gamma_0 s_0 + \gamma_1 s_1)`
-    (w without its scale) from the maintained products; ``gram`` is
-    :math:`Z_o^\top Z_o`. O(tau^2)."""
-    zz, zs, zv, p, gamma = imp.zz, imp.zs, imp.zv, imp.p, imp.gamma
-    for i in range(q.shape[0]):
+@borrowing_step
+def _add_own_example(own, c, imp, settings, idx, val, A, r, zx, sx, vx, work):
+    r"""Add x to its class c (summary ``own``) while w stays fixed; return the new
+    :math:`v^\top x` and whether a frequent-directions sketch is full."""
+    xx = squared_norm(val)
+    bx, bs = _new_column(own, settings, xx, A, r, work)
+    beta = _compensation(imp, c, work, bx, bs)
+    if beta != 0.0:
+        _add_to_v(imp, idx, val, beta, zx, sx)
+        vx += beta * xx
+    z_x = _update_products(imp, c, work, bx, bs, zx, sx, vx, xx)
+    return vx, _insert(own, c, settings, idx, val, zx, sx, work, bx, bs, xx, z_x)
+
+
+@borrowing_step
+def _opposite_products(opp, o, imp, zx, sx, vx, work):
+    r"""Write :math:`Z_o^\top w` into row ``_Q`` of ``work`` and return
+    :math:`(\sigma, T_o, s_o^\top u, x^\top u)` for w = :math:`\sigma u`, all from the
+    maintained products; O(tau^2)."""
+    gram, count, q = opp.gram, opp.count, work[_Q]
+    zz, zs, ss, zv, sv = imp.zz, imp.zs, imp.ss, imp.zv, imp.sv
+    p, gamma, sigma = imp.p, imp.gamma, imp.scale[0]
+    tau = q.shape[0]
+    for i in range(tau):  # Z_o^T u, with Z_0^T Z_1 stored once
         acc = zv[o, i] + zs[o, 0, i] * gamma[0] + zs[o, 1, i] * gamma[1]
         if o == 0:
-            for j in range(q.shape[0]):
+            for j in range(tau):
                 acc += gram[i, j] * p[0, j] + zz[i, j] * p[1, j]
         else:
-            for j in range(q.shape[0]):
+            for j in range(tau):
                 acc += zz[j, i] * p[0, j] + gram[i, j] * p[1, j]
-        q[i] = acc
-
-
-@nb.njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
-def _implicit_dots(imp, o, zx, sx, vx):
-    r""":math:`(s_o^\top u, x^\top u)` for w = :math:`\sigma u` from the maintained
-    products."""
-    zs, ss, sv, p, gamma = imp.zs, imp.ss, imp.sv, imp.p, imp.gamma
+        q[i] = sigma * acc
     sw = sv[o] + ss[o, 0] * gamma[0] + ss[o, 1] * gamma[1]
     xw = vx + gamma[0] * sx[0] + gamma[1] * sx[1]
-    for j in range(p.shape[1]):
+    for j in range(tau):
         sw += zs[0, o, j] * p[0, j] + zs[1, o, j] * p[1, j]
         xw += zx[0, j] * p[0, j] + zx[1, j] * p[1, j]
-    return sw, xw
+    return sigma, count[0], sw, xw
 
 
-@nb.njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+@borrowing_step
+def _centering(settings, opp, work, cw):
+    r""":math:`\hat S w = Z_o\phi - s_o\psi`: write :math:`\phi` into row ``_PHI`` of
+    ``work`` (from :math:`Z_o^\top w` in row ``_Q``), return :math:`\psi`."""
+    q, phi = work[_Q], work[_PHI]
+    return center_terms(settings.center, opp, q, cw, phi)
+
+
+@borrowing_step
 def _rescale(imp, new_scale):
     """Fold a scale that left [SCALE_MIN, SCALE_MAX] (or became 0) into v, p, gamma
     and the products with v; return the scale to keep."""
@@ -348,61 +368,81 @@ def _rescale(imp, new_scale):
     return 1.0
 
 
-@nb.njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
-def _opposite_step(opp, o, imp, idx, val, y, zx, sx, vx, settings, q, phi):
-    """The OPAUC step against the opposite class o (non-empty), in implicit form."""
-    sigma = imp.scale[0]
-    _opposite_sketch_w(opp.gram, o, imp, q)
-    for i in range(q.shape[0]):
-        q[i] *= sigma
-    sw, xw = _implicit_dots(imp, o, zx, sx, vx)
-    inv_t = 1.0 / opp.count[0]
-    cw = sigma * sw * inv_t
-    alpha = sigma * xw - cw - y
-    psi = center_terms(settings.center, opp.count[0], opp.asum, q, cw, phi)
-    eta = settings.eta
-    new_scale = _rescale(imp, sigma * (1.0 - eta * settings.lam))
-    inv_s = 1.0 / new_scale
+@borrowing_step
+def _move_opposite(imp, o, work, eta, inv_s, dgamma, new_scale):
+    """``p_o -= eta phi / scale``, ``gamma_o += dgamma`` and the new scale."""
+    p, phi = imp.p, work[_PHI]
     for j in range(phi.shape[0]):
-        imp.p[o, j] -= eta * phi[j] * inv_s
-    imp.gamma[o] += eta * (psi + alpha * inv_t) * inv_s
-    _add_to_v(imp, idx, val, -eta * alpha * inv_s, zx, sx)
+        p[o, j] -= eta * phi[j] * inv_s
+    imp.gamma[o] += dgamma
     imp.scale[0] = new_scale
 
 
-@nb.njit(cache=True)
-def _opauc_lowrank_chunk(classes, imp, indptr, indices, data, ys, A, start, resume, settings):
-    """The OPAUC step with low-rank summaries in implicit form (module docstring).
+@borrowing_step
+def _opposite_step(opp, o, imp, settings, idx, val, y, zx, sx, vx, work):
+    """The OPAUC step against the opposite class o (non-empty), in implicit form."""
+    sigma, count, sw, xw = _opposite_products(opp, o, imp, zx, sx, vx, work)
+    inv_t = 1.0 / count
+    cw = sigma * sw * inv_t
+    alpha = sigma * xw - cw - y
+    psi = _centering(settings, opp, work, cw)
+    eta = settings.eta
+    new_scale = _rescale(imp, sigma * (1.0 - eta * settings.lam))
+    inv_s = 1.0 / new_scale
+    _move_opposite(imp, o, work, eta, inv_s, eta * (psi + alpha * inv_t) * inv_s, new_scale)
+    _add_to_v(imp, idx, val, -eta * alpha * inv_s, zx, sx)
+
+
+@borrowing_step
+def _is_empty(summary):
+    return summary.count[0] == 0
+
+
+@borrowing_step
+def _example_step(own, opp, c, imp, settings, idx, val, y, A, r, add, zx, sx, vx, work):
+    """One example: add it to its own class c (unless ``add`` is false: resuming after
+    a shrink), then step against the opposite class; return whether a
+    frequent-directions sketch became full (the caller shrinks it and resumes)."""
+    if add:
+        vx, full = _add_own_example(own, c, imp, settings, idx, val, A, r, zx, sx, vx, work)
+        if full:
+            return True
+    if not _is_empty(opp):
+        _opposite_step(opp, 1 - c, imp, settings, idx, val, y, zx, sx, vx, work)
+    return False
+
+
+@borrowing_njit
+def _opauc_lowrank_chunk(
+    classes, imp, indptr, indices, data, ys, A, start, resume, settings, scratch
+):
+    r"""The OPAUC step with low-rank summaries in implicit form (module docstring).
 
     ``classes`` holds the two ``LowRankArrays`` (negative, positive), ``imp`` the
-    :data:`Implicit` weights; ``A`` the per-example draws of the linear sketches.
+    :data:`Implicit` weights; ``A`` the per-example draws of the linear sketches;
+    ``scratch`` = ``(zx, sx, work)``, arrays of shapes (2, tau), (2,) and (4, tau) for
+    the example's products :math:`Z_a^\top x`, :math:`s_a^\top x` and the steps'
+    vectors (rows ``_A``, ``_ZOZ``, ``_Q``, ``_PHI``).
     Returns ``(row, event)``: ``_DONE``; ``_SHRINK`` (row ``row`` was inserted and
     filled its class's sketch: shrink, then resume at ``row`` with ``resume``);
     ``_REBASE`` (resume at ``row`` after the periodic re-basing).
     """
-    tau = classes[0].sketch.shape[1]
-    zx = np.empty((2, tau))
-    sx = np.empty(2)
-    a = np.zeros(tau)
-    zoz = np.empty(tau)
-    q = np.empty(tau)
-    phi = np.empty(tau)
+    neg, pos = classes
+    zx, sx, work = scratch
+    v, count0, count1 = imp.v, neg.count, pos.count
     n = indptr.shape[0] - 1
     for r in range(start, n):
         lo, hi = indptr[r], indptr[r + 1]
         idx, val, y = indices[lo:hi], data[lo:hi], ys[r]
-        c = 1 if y > 0 else 0
+        _sketch_x(neg, settings.fills_columns, idx, val, zx, sx, 0)
+        _sketch_x(pos, settings.fills_columns, idx, val, zx, sx, 1)
+        vx = sparse_dot(v, idx, val)
         own, opp = own_and_opposite(classes, y)
-        for b in range(2):
-            sx[b] = _sketch_x(classes[b], settings.fills_columns, idx, val, zx[b])
-        vx = sparse_dot(imp.v, idx, val)
-        if not (resume and r == start):
-            vx = _add_own_example(own, c, imp, idx, val, A, r, settings, zx, sx, vx, a, zoz)
-            if settings.fills_columns and own.nfill[0] == tau:
-                return r, _SHRINK
-        if opp.count[0] > 0:
-            _opposite_step(opp, 1 - c, imp, idx, val, y, zx, sx, vx, settings, q, phi)
-        seen = classes[0].count[0] + classes[1].count[0]
+        c = 1 if y > 0 else 0
+        add = not (resume and r == start)
+        if _example_step(own, opp, c, imp, settings, idx, val, y, A, r, add, zx, sx, vx, work):
+            return r, _SHRINK
+        seen = count0[0] + count1[0]
         if settings.rebase_every > 0 and seen % settings.rebase_every == 0:
             return r + 1, _REBASE
     return n, _DONE
@@ -669,10 +709,12 @@ class OPAUC(BaseStreamingAUC):
         )
         rows = (chunk.indptr, chunk.indices, chunk.data, chunk.y)
         A = neg.draws(self._rng, chunk.n_samples)
+        tau = neg.sketch_size
+        scratch = (np.empty((2, tau)), np.empty(2), np.zeros((4, tau)))
         r, resume = 0, False
         while True:
             r, event = _opauc_lowrank_chunk(
-                self._classes(), self._implicit(), *rows, A, r, resume, settings
+                self._classes(), self._implicit(), *rows, A, r, resume, settings, scratch
             )
             if event == _DONE:
                 break

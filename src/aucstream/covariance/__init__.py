@@ -30,14 +30,25 @@ Summaries
 :class:`ExactSparseCovariance` (SAdaOAM; D16 §3.3)
     The exact P stored sparsely.
 
-The low-rank sketches estimate the scatter by :math:`Z Z^\top` and remove the mean in
-one of the ways listed in :mod:`aucstream.covariance._lowrank` (the papers' forms
-subtract the exact :math:`c c^\top` from a sketched :math:`X X^\top`, which is
-indefinite wherever the sketch lost more than the class's spread; the library's
-``centering="exact"`` keeps the estimates positive semi-definite, and OPAUC's step a
-contraction). Randomness (the :math:`a_i`, or buckets and signs) is drawn per example
-by the caller, a fixed number of values per example, and passed in, so splitting a
-stream into chunks never changes a summary.
+The low-rank sketches estimate the scatter by :math:`Z Z^\top` (d x tau) and write
+the estimate as :math:`\hat\Gamma v = Z\varphi - s\,\psi` (:func:`center_terms`),
+with one of four ways of removing the class mean (the kernels' codes):
+
+- ``CENTER_G16``: :math:`Z Z^\top/T - c c^\top` (G16 Eq. 19); the default of "fd"
+  and "hash";
+- ``CENTER_G13``: :math:`Z Z^\top/T - \|\bar a\|^2 c c^\top` (G13 Eqs. 10-11); the
+  default of "randomized";
+- ``CENTER_EXACT``: :math:`(Z - c u^\top)(Z - c u^\top)^\top/T` with :math:`u =
+  \sum_i a_i`: ``centering="exact"`` of the linear sketches;
+- ``CENTERED_SKETCH``: :math:`Z Z^\top/T` with Z sketching the centered examples:
+  ``centering="exact"`` of frequent directions.
+
+The papers' forms subtract the exact :math:`c c^\top` from a sketched :math:`X X^\top`,
+which is indefinite wherever the sketch lost more than the class's spread; the
+library's ``centering="exact"`` keeps the estimates positive semi-definite, and
+OPAUC's step a contraction. Randomness (the :math:`a_i`, or buckets and signs) is
+drawn per example by the caller, a fixed number of values per example, and passed
+in, so splitting a stream into chunks never changes a summary.
 
 Modules: ``_base`` (the interface), ``_full``, ``_lowrank`` (what the sketches share),
 ``_linear`` (randomized, hashed), ``_fd`` (frequent directions), ``_sparse`` (sparsified
@@ -47,7 +58,15 @@ and exact sparse) and ``_hashtable`` (the entry storage of the sparse kinds).
 from __future__ import annotations
 
 from .._kernels import sparse_dot
-from ._base import CovarianceSummary, add_example, cov_matvec, own_and_opposite, run_reserving
+from ._base import (
+    CovarianceSummary,
+    add_example,
+    borrowing_njit,
+    borrowing_step,
+    cov_matvec,
+    own_and_opposite,
+    run_reserving,
+)
 from ._fd import FrequentDirectionsCovariance, fd_column, fd_insert, fd_shrink_index, fd_tdot
 from ._full import FullArrays, FullCovariance, full_add, full_cov_matvec
 from ._hashtable import sparse_scatter_add
@@ -82,6 +101,8 @@ __all__ = [
     "COVARIANCE_KINDS",
     "CovarianceSummary",
     "add_example",
+    "borrowing_njit",
+    "borrowing_step",
     "cov_matvec",
     "ExactSparseArrays",
     "ExactSparseCovariance",

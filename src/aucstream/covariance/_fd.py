@@ -39,7 +39,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._chunks import csr_arrays
-from ._base import symmetrize, track_support
+from .._kernels import squared_norm
+from ._base import borrowing_njit, borrowing_step, symmetrize, track_support
 from ._lowrank import (
     CENTER_G16,
     CENTERED_SKETCH,
@@ -59,7 +60,7 @@ __all__ = [
 _CENTER_CODES = {"g16": CENTER_G16, "exact": CENTERED_SKETCH}
 
 
-@nb.njit(cache=True)
+@borrowing_njit
 def fd_column(count, xx, centered):
     r"""Coefficients ``(bx, bs)`` of the column ``z = bx x - bs s`` that frequent
     directions inserts for an example x with ``|x|^2 = xx`` (s: the class sum before x).
@@ -78,7 +79,7 @@ def fd_column(count, xx, centered):
     return (1.0 if xx > 0.0 else 0.0), 0.0
 
 
-@nb.njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+@borrowing_step
 def _fd_fill_column(arrays, j, ztx, bx, bs, xx, sx):
     """Column j of Z becomes ``z = bx x - bs s`` (``bx != 0``): update G, ``Z^T s``,
     ``beta`` and the Frobenius norm, before s gains x."""
@@ -102,7 +103,7 @@ def _fd_fill_column(arrays, j, ztx, bx, bs, xx, sx):
     arrays.nfill[0] = j + 1
 
 
-@nb.njit(cache=True)
+@borrowing_njit
 def fd_insert(arrays, idx, val, ztx, bx, bs):
     """Frequent directions, first step of Alg. 2: make ``z = bx x - bs s`` (s the
     class sum before x, see :func:`fd_column`) the first zero column of Z, then add x
@@ -117,7 +118,8 @@ def fd_insert(arrays, idx, val, ztx, bx, bs):
     matrix. Rows receiving their first non-zero join the support. Returns ``|x|^2``;
     the caller shrinks when ``nfill[0] == tau``.
     """
-    sums, beta, zs = arrays.sums, arrays.beta, arrays.zs
+    sums, beta, zs, sketch = arrays.sums, arrays.beta, arrays.zs, arrays.sketch
+    seen, support, n_support = arrays.seen, arrays.support, arrays.n_support
     j = arrays.nfill[0]
     xx = 0.0
     sx = 0.0
@@ -127,10 +129,10 @@ def fd_insert(arrays, idx, val, ztx, bx, bs):
             continue
         xx += v * v
         sx += sums[idx[q]] * v
-    track_support(arrays.seen, arrays.support, arrays.n_support, idx, val)
+    track_support(seen, support, n_support, idx, val)
     # beta[j] is 0 (column j is free): Y += x (beta + (bx + bs) e_j)^T
     beta[j] = bx + bs if bx != 0.0 else 0.0
-    sketch_add_outer(arrays.sketch, idx, val, beta)
+    sketch_add_outer(sketch, idx, val, beta)
     beta[j] = 0.0
     if bx != 0.0:
         _fd_fill_column(arrays, j, ztx, bx, bs, xx, sx)
@@ -144,23 +146,25 @@ def fd_insert(arrays, idx, val, ztx, bx, bs):
     return xx
 
 
-@nb.njit(cache=True)
+@borrowing_njit
 def fd_tdot(arrays, idx, val, out):
     """Write ``Z^T x`` into ``out`` for ``Z = Y - s beta^T`` (``sketch`` holds Y);
     return ``s^T x``. O(k tau)."""
-    sketch_tdot(arrays.sketch, idx, val, out)
+    sums, beta, sketch = arrays.sums, arrays.beta, arrays.sketch
+    sketch_tdot(sketch, idx, val, out)
     sx = 0.0
     for q in range(idx.shape[0]):
-        sx += arrays.sums[idx[q]] * val[q]
+        sx += sums[idx[q]] * val[q]
     if sx != 0.0:
         for k in range(out.shape[0]):
-            out[k] -= arrays.beta[k] * sx
+            out[k] -= beta[k] * sx
     return sx
 
 
 @nb.njit(cache=True)
 def _fd_add_rows(arrays, indptr, indices, data, start, centered):
     """Insert rows from ``start``; return the row after the one that filled Z (or n)."""
+    count, nfill = arrays.count, arrays.nfill
     tau = arrays.sketch.shape[1]
     ztx = np.empty(tau)
     n = indptr.shape[0] - 1
@@ -168,17 +172,14 @@ def _fd_add_rows(arrays, indptr, indices, data, start, centered):
         lo, hi = indptr[r], indptr[r + 1]
         idx, val = indices[lo:hi], data[lo:hi]
         fd_tdot(arrays, idx, val, ztx)
-        xx = 0.0
-        for q in range(idx.shape[0]):
-            xx += val[q] * val[q]
-        bx, bs = fd_column(arrays.count, xx, centered)
+        bx, bs = fd_column(count, squared_norm(val), centered)
         fd_insert(arrays, idx, val, ztx, bx, bs)
-        if arrays.nfill[0] == tau:
+        if nfill[0] == tau:
             return r + 1
     return n
 
 
-@nb.njit(cache=True)
+@borrowing_njit
 def _fd_settle(sketch, sums, beta, rows):
     """``sketch[i] -= sums[i] beta`` for the listed rows."""
     tau = sketch.shape[1]

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from collections import namedtuple
 
-import numba as nb
 import numpy as np
 import scipy.sparse as sp
 from numba.extending import overload
@@ -29,6 +28,7 @@ from ._base import (
     CovarianceSummary,
     add_example,
     add_rows,
+    borrowing_njit,
     check_n_features,
     cov_from_scatter_product,
     cov_matvec,
@@ -40,7 +40,7 @@ __all__ = ["FullArrays", "FullCovariance", "full_add", "full_cov_matvec"]
 FullArrays = namedtuple("FullArrays", ["count", "sums", "scatter"])
 
 
-@nb.njit(cache=True)
+@borrowing_njit
 def full_add(arrays, idx, val):
     """Add one example (non-zeros ``val`` at columns ``idx``): ``T += 1``, ``s += x``,
     ``P += x x^T``; O(k^2)."""
@@ -55,7 +55,7 @@ def full_add(arrays, idx, val):
             outer[i, idx[b]] += va * val[b]
 
 
-@nb.njit(cache=True)
+@borrowing_njit
 def full_cov_matvec(arrays, v, out):
     """Write ``Gamma v = P v / T - c (c^T v)`` into ``out``; return ``c^T v``. O(d^2).
 

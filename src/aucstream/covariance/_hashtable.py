@@ -23,6 +23,8 @@ from collections import namedtuple
 import numba as nb
 import numpy as np
 
+from ._base import borrowing_njit, borrowing_step
+
 __all__ = [
     "EMPTY",
     "LOW32",
@@ -56,7 +58,7 @@ def index_size(capacity: int) -> int:
     return size
 
 
-@nb.njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+@borrowing_step
 def _slot(key, size):
     """Home slot of a key: splitmix64 finalizer, then multiply-shift onto [0, size)."""
     z = np.uint64(key) + np.uint64(0x9E3779B97F4A7C15)
@@ -66,13 +68,13 @@ def _slot(key, size):
     return np.int64(((z >> np.uint64(32)) * np.uint64(size)) >> np.uint64(32))
 
 
-@nb.njit(cache=True)
+@borrowing_njit
 def entry_cost(key):
     """1 for a diagonal entry, 2 for an off-diagonal pair (i, j) and (j, i)."""
     return 1 if (key >> 32) == (key & LOW32) else 2
 
 
-@nb.njit(cache=True)
+@borrowing_njit
 def entry_key(i, j):
     """The key of entry (i, j) of the symmetric matrix (stored as (min, max))."""
     if i <= j:
@@ -80,7 +82,7 @@ def entry_key(i, j):
     return (j << 32) | i
 
 
-@nb.njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+@borrowing_step
 def _probe(keys, index, key):
     """``(slot, position)`` of ``key``: its slot in the index and its position in the
     entries, or the empty slot where it belongs and -1 (linear probing)."""
@@ -95,10 +97,11 @@ def _probe(keys, index, key):
             s = 0
 
 
-@nb.njit(cache=True)
-def locate(table, key):
-    """Position of ``key``, appended with value 0 if absent (the caller made room)."""
-    keys, vals, index, info = table
+@borrowing_njit
+def locate(keys, vals, index, info, key):
+    """Position of ``key`` in a table's arrays, appended with value 0 if absent (the
+    caller made room). Per-entry primitives take the arrays, not the
+    :data:`EntryTable`: callers read the bundle's fields once, outside their loops."""
     s, pos = _probe(keys, index, key)
     if pos < 0:
         pos = info[0]
@@ -110,14 +113,14 @@ def locate(table, key):
     return pos
 
 
-@nb.njit(cache=True)
-def lookup(table, key):
-    """Stored value of ``key`` (0 if absent)."""
-    _, pos = _probe(table.keys, table.index, key)
-    return table.vals[pos] if pos >= 0 else 0.0
+@borrowing_njit
+def lookup(keys, vals, index, key):
+    """Stored value of ``key`` in a table's arrays (0 if absent)."""
+    _, pos = _probe(keys, index, key)
+    return vals[pos] if pos >= 0 else 0.0
 
 
-@nb.njit(cache=True)
+@borrowing_njit
 def reindex(table, nnz):
     """Rebuild the index of the first ``nnz`` entries."""
     keys, index = table.keys, table.index
@@ -127,15 +130,17 @@ def reindex(table, nnz):
         index[s] = pos
 
 
-@nb.njit(cache=True)
+@borrowing_njit
 def insert_all(table, src):
     """Add the entries of the table ``src`` to ``table``, in their order."""
+    keys, vals, index, info = table
+    src_keys, src_vals = src.keys, src.vals
     for s in range(src.info[0]):
-        pos = locate(table, src.keys[s])
-        table.vals[pos] += src.vals[s]
+        pos = locate(keys, vals, index, info, src_keys[s])
+        vals[pos] += src_vals[s]
 
 
-@nb.njit(cache=True)
+@borrowing_njit
 def sparse_scatter_add(table, v, out):
     """``out += P v`` for the symmetric P the table holds; O(entries)."""
     keys, vals = table.keys, table.vals
@@ -149,13 +154,14 @@ def sparse_scatter_add(table, v, out):
             out[j] += x * v[i]
 
 
-@nb.njit(cache=True)
+@borrowing_njit
 def frobenius_sq(table):
     r""":math:`\|P\|_F^2` of the symmetric P the table holds."""
+    keys, vals = table.keys, table.vals
     total = 0.0
     for pos in range(table.info[0]):
-        x = table.vals[pos]
-        total += float(entry_cost(table.keys[pos])) * x * x
+        x = vals[pos]
+        total += float(entry_cost(keys[pos])) * x * x
     return total
 
 

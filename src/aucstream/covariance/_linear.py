@@ -14,7 +14,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._chunks import csr_arrays
-from ._base import as_rng
+from ._base import as_rng, borrowing_njit
 from ._lowrank import (
     CENTER_EXACT,
     CENTER_G13,
@@ -29,7 +29,7 @@ __all__ = ["HashedCovariance", "RandomizedCovariance", "lowrank_add"]
 _CENTER_CODES = {"g16": CENTER_G16, "g13": CENTER_G13, "exact": CENTER_EXACT}
 
 
-@nb.njit(cache=True)
+@borrowing_njit
 def lowrank_add(arrays, idx, val, a, ztx):
     """Add one example with draw ``a`` to a linear sketch (:data:`LowRankArrays`):
     ``Z += x a^T``, ``s += x``, ``T += 1``, ``u += a``. Returns ``|x|^2``.
@@ -37,30 +37,31 @@ def lowrank_add(arrays, idx, val, a, ztx):
     ``ztx`` must hold ``Z^T x`` before the update; the Gram matrix ``G = Z^T Z`` is
     updated by ``G += (Z^T x) a^T + a (Z^T x)^T + |x|^2 a a^T``. O(k tau + tau^2).
     """
-    sums, gram = arrays.sums, arrays.gram
-    tau = arrays.sketch.shape[1]
+    sums, sketch, gram, asum = arrays.sums, arrays.sketch, arrays.gram, arrays.asum
+    tau = sketch.shape[1]
     xx = 0.0
     for q in range(idx.shape[0]):
         v = val[q]
         xx += v * v
         sums[idx[q]] += v
-    sketch_add_outer(arrays.sketch, idx, val, a)
+    sketch_add_outer(sketch, idx, val, a)
     arrays.count[0] += 1
     for i in range(tau):
         for j in range(tau):
             gram[i, j] += ztx[i] * a[j] + a[i] * ztx[j] + xx * a[i] * a[j]
     for j in range(tau):
-        arrays.asum[j] += a[j]
+        asum[j] += a[j]
     return xx
 
 
 @nb.njit(cache=True)
 def _lowrank_add_rows(arrays, indptr, indices, data, A):
-    ztx = np.empty(arrays.sketch.shape[1])
+    sketch = arrays.sketch
+    ztx = np.empty(sketch.shape[1])
     for r in range(indptr.shape[0] - 1):
         lo, hi = indptr[r], indptr[r + 1]
         idx, val = indices[lo:hi], data[lo:hi]
-        sketch_tdot(arrays.sketch, idx, val, ztx)
+        sketch_tdot(sketch, idx, val, ztx)
         lowrank_add(arrays, idx, val, A[r], ztx)
 
 

@@ -7,15 +7,9 @@ O(k tau). It also maintains the Gram matrix :math:`G = Z^\top Z` (O(tau^2) per
 example), which frequent directions needs for its shrink and OPAUC's compiled kernel
 for its O(k tau + tau^2) step (:mod:`aucstream.opauc`).
 
-The covariance estimate is :math:`\hat\Gamma v = Z\varphi - s\,\psi` for coefficients
-that depend on how the class mean is removed (:func:`center_terms`):
-
-==================  ==========================================================
-``CENTER_G16``      :math:`Z Z^\top/T - c c^\top` (G16 Eq. 19; G16 Eqs. 10-11)
-``CENTER_G13``      :math:`Z Z^\top/T - \|\bar a\|^2 c c^\top` (G13 Eqs. 10-11)
-``CENTER_EXACT``    :math:`(Z - c u^\top)(Z - c u^\top)^\top/T`, :math:`u = \sum_i a_i`
-``CENTERED_SKETCH`` :math:`Z Z^\top/T`: Z already sketches the centered examples
-==================  ==========================================================
+The covariance estimate is :math:`\hat\Gamma v = Z\varphi - s\,\psi` with coefficients
+that depend on how the class mean is removed (:func:`center_terms`; the ``CENTER_*``
+codes are listed in the package docstring).
 """
 
 from __future__ import annotations
@@ -23,11 +17,16 @@ from __future__ import annotations
 from collections import namedtuple
 from typing import ClassVar
 
-import numba as nb
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._base import CovarianceSummary, check_n_features, check_sketch_size, symmetrize
+from ._base import (
+    CovarianceSummary,
+    borrowing_njit,
+    check_n_features,
+    check_sketch_size,
+    symmetrize,
+)
 
 __all__ = [
     "CENTERED_SKETCH",
@@ -67,41 +66,39 @@ LowRankArrays = namedtuple(
 )
 
 
-@nb.njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
-def _axpy(y, coef, x):
-    """``y += coef x`` for two tau-vectors."""
-    for j in range(y.shape[0]):
-        y[j] += coef * x[j]
-
-
-@nb.njit(cache=True)
+@borrowing_njit
 def sketch_tdot(sketch, idx, val, out):
     """Write ``Z^T x`` into ``out`` (Z row-major, d x tau); O(k tau). Zeros are skipped."""
     out[:] = 0.0
     for a in range(idx.shape[0]):
-        if val[a] != 0.0:
-            _axpy(out, val[a], sketch[idx[a]])
+        v, i = val[a], idx[a]
+        if v != 0.0:
+            for j in range(out.shape[0]):  # reads row i of Z
+                out[j] += v * sketch[i, j]
 
 
-@nb.njit(cache=True)
+@borrowing_njit
 def sketch_add_outer(sketch, idx, val, a):
     """``Z += x a^T`` for x given by its non-zeros; O(k tau). Zeros are skipped."""
     for q in range(idx.shape[0]):
-        if val[q] != 0.0:
-            _axpy(sketch[idx[q]], val[q], a)
+        v, i = val[q], idx[q]
+        if v != 0.0:
+            for j in range(a.shape[0]):  # writes row i of Z
+                sketch[i, j] += v * a[j]
 
 
-@nb.njit(cache=True)
-def center_terms(code, count, asum, zv, cv, phi):
-    r"""Coefficients of :math:`\hat\Gamma v = Z\varphi - s\,\psi`: write :math:`\varphi`
-    into ``phi`` and return :math:`\psi`.
+@borrowing_njit
+def center_terms(code, arrays, zv, cv, phi):
+    r"""Coefficients of :math:`\hat\Gamma v = Z\varphi - s\,\psi` for a non-empty
+    low-rank summary (its :data:`LowRankArrays`): write :math:`\varphi` into ``phi``
+    and return :math:`\psi`.
 
-    ``code`` is one of the ``CENTER_*`` constants, ``count`` > 0 the class count T,
-    ``asum`` the draws' sum u (linear sketches), ``zv`` = :math:`Z^\top v` and ``cv``
-    = :math:`c^\top v`. For ``CENTER_EXACT``,
+    ``code`` is one of the ``CENTER_*`` constants, ``zv`` = :math:`Z^\top v` and
+    ``cv`` = :math:`c^\top v`. For ``CENTER_EXACT`` (with u the draws' sum),
     :math:`(Z - c u^\top)(Z^\top v - u\,c^\top v)/T = Z\varphi - s\,(u^\top\varphi)/T`.
     """
-    inv_t = 1.0 / count
+    asum = arrays.asum
+    inv_t = 1.0 / arrays.count[0]
     if code == CENTER_EXACT:
         uq = 0.0
         for j in range(phi.shape[0]):
@@ -224,7 +221,7 @@ class _LowRankSummary(CovarianceSummary):
         Z = self.sketch_matrix()
         phi = np.empty(self.sketch_size)
         cv = float(self.mean @ v)
-        psi = center_terms(self.center_code, self.count, self._asum(), Z.T @ v, cv, phi)
+        psi = center_terms(self.center_code, self.arrays(), Z.T @ v, cv, phi)
         return Z @ phi - self.sum_ * psi
 
     def refresh(self) -> None:

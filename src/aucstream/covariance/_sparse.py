@@ -43,6 +43,7 @@ from ._base import (
     CovarianceSummary,
     add_example,
     add_rows,
+    borrowing_njit,
     check_n_features,
     check_sketch_size,
     cov_from_scatter_product,
@@ -88,7 +89,7 @@ ExactSparseArrays = namedtuple(
 )
 
 
-@nb.njit(cache=True)
+@borrowing_njit
 def sparse_room(arrays, idx, val):
     """Whether the table surely has room for the new entries of one more example."""
     k = 0
@@ -99,11 +100,12 @@ def sparse_room(arrays, idx, val):
     return min(need, arrays.full) <= arrays.table.keys.shape[0]
 
 
-@nb.njit(cache=True)
+@borrowing_njit
 def sparse_add(arrays, idx, val):
     """``P += x x^T`` (upper triangle), ``s += x``, ``T += 1``; O(k^2). Zeros skipped;
     the caller made room (:func:`sparse_room`)."""
-    table, sums = arrays.table, arrays.sums
+    keys, vals, index, info = arrays.table
+    sums = arrays.sums
     arrays.count[0] += 1
     k = idx.shape[0]
     for a in range(k):
@@ -116,14 +118,15 @@ def sparse_add(arrays, idx, val):
             vb = val[b]
             if vb == 0.0:
                 continue
-            pos = locate(table, entry_key(i, idx[b]))
-            table.vals[pos] += va * vb
+            pos = locate(keys, vals, index, info, entry_key(i, idx[b]))
+            vals[pos] += va * vb
 
 
 @nb.njit(cache=True)
 def sparse_prune(arrays):
     """Alg. 3 line 8: keep the entries of largest magnitude within the budget."""
-    keep_largest(arrays.table, arrays.budget)
+    table, budget = arrays.table, arrays.budget
+    keep_largest(table, budget)
 
 
 @nb.njit(cache=True)
@@ -144,7 +147,7 @@ def sparsified_add(arrays, idx, val):
     return True
 
 
-@nb.njit(cache=True)
+@borrowing_njit
 def exact_sparse_add(arrays, idx, val):
     r"""Add one example to an :class:`ExactSparseCovariance`: :math:`P \mathrel{+}= x
     x^\top`, :math:`s \mathrel{+}= x`, and the features seen for the first time join
@@ -152,17 +155,19 @@ def exact_sparse_add(arrays, idx, val):
     the caller reserves room and calls again."""
     if not sparse_room(arrays, idx, val):
         return False
+    seen, support, n_support = arrays.seen, arrays.support, arrays.n_support
     sparse_add(arrays, idx, val)
-    track_support(arrays.seen, arrays.support, arrays.n_support, idx, val)
+    track_support(seen, support, n_support, idx, val)
     return True
 
 
-@nb.njit(cache=True)
+@borrowing_njit
 def sparse_cov_matvec(arrays, v, out):
     """Write ``Gamma v = P v / T - c (c^T v)`` into ``out``; return ``c^T v``."""
+    table, count, sums = arrays.table, arrays.count, arrays.sums
     out[:] = 0.0
-    sparse_scatter_add(arrays.table, v, out)
-    return cov_from_scatter_product(arrays.count, arrays.sums, v, out)
+    sparse_scatter_add(table, v, out)
+    return cov_from_scatter_product(count, sums, v, out)
 
 
 @overload(add_example)
@@ -180,9 +185,10 @@ def _cov_matvec(arrays, v, out):
         return lambda arrays, v, out: sparse_cov_matvec(arrays, v, out)
 
 
-@nb.njit(cache=True)
+@borrowing_njit
 def _rows_quadratic(table, indptr, indices, data):
     r""":math:`\sum_t x_t^\top P x_t` for the symmetric P of a table."""
+    keys, vals, index, _ = table
     total = 0.0
     for r in range(indptr.shape[0] - 1):
         lo, hi = indptr[r], indptr[r + 1]
@@ -195,7 +201,7 @@ def _rows_quadratic(table, indptr, indices, data):
                 vb = data[b]
                 if vb == 0.0:
                     continue
-                p = lookup(table, entry_key(i, indices[b]))
+                p = lookup(keys, vals, index, entry_key(i, indices[b]))
                 if p != 0.0:
                     total += (1.0 if a == b else 2.0) * va * vb * p
     return total

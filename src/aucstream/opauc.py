@@ -143,6 +143,13 @@ LowRankSettings = namedtuple(
     "LowRankSettings", ["eta", "lam", "center", "fills_columns", "rebase_every"]
 )
 
+#: Scratch vectors of the low-rank kernel (tau = sketch size): ``zx`` (2, tau) and
+#: ``sx`` (2,) hold :math:`Z_a^\top x` and :math:`s_a^\top x` of the current example,
+#: ``a`` the coefficients of the column its class's sketch gains, ``zoz`` =
+#: :math:`Z_o^\top z`, ``q`` = :math:`Z_o^\top w` and ``phi`` the centering
+#: coefficients of the opposite class o.
+Scratch = namedtuple("Scratch", ["zx", "sx", "a", "zoz", "q", "phi"])
+
 #: Why the low-rank kernel returned: the chunk is done; a frequent-directions sketch
 #: is full and must be shrunk; the implicit weights are due for re-basing.
 _DONE, _SHRINK, _REBASE = 0, 1, 2
@@ -187,17 +194,12 @@ def _opauc_chunk(w, classes, indptr, indices, data, ys, start, eta, lam):
 
 
 # ------------------------------------------------------------- low-rank kinds
-# These steps run without reference counting (``borrowing_step``): they work on arrays
-# the kernel's caller holds, including the scratch arrays it allocates.
-#: Rows of the kernel's scratch array ``work`` (4 x tau).
-_A, _ZOZ, _Q, _PHI = 0, 1, 2, 3
-
-
 @borrowing_step
-def _add_to_v(imp, idx, val, coef, zx, sx):
-    """``v += coef x`` and the maintained ``Z_a^T v``, ``s_a^T v`` with it, given
-    ``zx[a]`` = ``Z_a^T x`` and ``sx[a]`` = ``s_a^T x``; O(k + tau)."""
+def _add_to_v(imp, idx, val, coef, scratch):
+    """``v += coef x`` and the maintained ``Z_a^T v``, ``s_a^T v`` with it (from the
+    example's ``Z_a^T x`` and ``s_a^T x`` in ``scratch``); O(k + tau)."""
     v, zv, sv = imp.v, imp.zv, imp.sv
+    zx, sx = scratch.zx, scratch.sx
     sparse_axpy(v, coef, idx, val)
     for j in range(zv.shape[1]):
         zv[0, j] += coef * zx[0, j]
@@ -207,35 +209,32 @@ def _add_to_v(imp, idx, val, coef, zx, sx):
 
 
 @borrowing_step
-def _sketch_x(summary, fills_columns, idx, val, zx, sx, b):
+def _sketch_x(summary, fills_columns, idx, val, scratch, b):
     r"""``zx[b]`` = :math:`Z^\top x` and ``sx[b]`` = :math:`s^\top x` of class b's
     summary (frequent directions: :math:`Z = Y - s\beta^\top`); O(k tau)."""
-    out = zx[b]
+    out = scratch.zx[b]
     if fills_columns:
-        sx[b] = fd_tdot(summary, idx, val, out)
+        scratch.sx[b] = fd_tdot(summary, idx, val, out)
     else:
-        sketch, sums = summary.sketch, summary.sums
-        sketch_tdot(sketch, idx, val, out)
-        sx[b] = sparse_dot(sums, idx, val)
+        sketch_tdot(summary.sketch, idx, val, out)
+        scratch.sx[b] = sparse_dot(summary.sums, idx, val)
 
 
 @borrowing_step
-def _new_column(own, settings, xx, A, r, work):
-    """The change ``z a^T`` that x brings to its class's sketch: write a (row ``_A``
-    of ``work``), return the coefficients ``(bx, bs)`` of ``z = bx x - bs s`` (s: the
-    class sum before x).
+def _new_column(own, settings, xx, A, r, scratch):
+    """The change ``z a^T`` that x brings to its class's sketch: write ``a``, return
+    the coefficients ``(bx, bs)`` of ``z = bx x - bs s`` (s: the class sum before x).
 
     Linear sketches add ``x a^T`` with the example's draw ``A[r]``; frequent
     directions writes ``z`` (:func:`aucstream.covariance.fd_column`) into its first
     zero column (a = that unit vector, or 0 when nothing is inserted).
     """
-    a = work[_A]
+    a = scratch.a
     if settings.fills_columns:
-        count, nfill = own.count, own.nfill
-        bx, bs = fd_column(count, xx, settings.center == CENTERED_SKETCH)
+        bx, bs = fd_column(own.count, xx, settings.center == CENTERED_SKETCH)
         a[:] = 0.0
         if bx != 0.0:
-            a[nfill[0]] = 1.0
+            a[own.nfill[0]] = 1.0
         return bx, bs
     for j in range(a.shape[0]):
         a[j] = A[r, j]
@@ -243,13 +242,13 @@ def _new_column(own, settings, xx, A, r, work):
 
 
 @borrowing_step
-def _compensation(imp, c, work, bx, bs):
+def _compensation(imp, c, scratch, bx, bs):
     r"""Keep w fixed while class c gains :math:`z a^\top` and x: :math:`Z_c p_c` gains
     :math:`(a^\top p_c)\,z = (a^\top p_c)(b_x + b_s)x - (a^\top p_c) b_s s_c^{new}` and
     :math:`\gamma_c s_c` gains :math:`\gamma_c x`, so :math:`\gamma_c` takes
     :math:`(a^\top p_c) b_s` more (done here) and v must take the returned multiple
     of x."""
-    p, gamma, a = imp.p, imp.gamma, work[_A]
+    p, gamma, a = imp.p, imp.gamma, scratch.a
     ap = 0.0
     for j in range(a.shape[0]):
         ap += a[j] * p[c, j]
@@ -259,12 +258,12 @@ def _compensation(imp, c, work, bx, bs):
 
 
 @borrowing_step
-def _update_products(imp, c, work, bx, bs, zx, sx, vx, xx):
+def _update_products(imp, c, scratch, bx, bs, vx, xx):
     r"""The maintained products after class c gains :math:`z a^\top` and x (from the
     old :math:`Z^\top x`, :math:`s^\top x`, :math:`v^\top x`); return :math:`z^\top x`."""
     o = 1 - c
     zz, zs, ss, zv, sv = imp.zz, imp.zs, imp.ss, imp.zv, imp.sv
-    a, zoz = work[_A], work[_ZOZ]
+    zx, sx, a, zoz = scratch.zx, scratch.sx, scratch.a, scratch.zoz
     z_x = bx * xx - bs * sx[c]
     z_sc = bx * sx[c] - bs * ss[c, c]
     z_so = bx * sx[o] - bs * ss[c, o]
@@ -293,41 +292,33 @@ def _update_products(imp, c, work, bx, bs, zx, sx, vx, xx):
 
 
 @borrowing_step
-def _insert(own, c, settings, idx, val, zx, sx, work, bx, bs, xx, z_x):
-    """Add x to class c's summary (its sketch gains ``z a^T``), then bring ``zx[c]``
-    and ``sx[c]`` to the new sketch and sum; return whether a frequent-directions
-    sketch is now full."""
-    a, zxc = work[_A], zx[c]
+def _add_own_example(own, c, imp, settings, idx, val, A, r, vx, scratch):
+    r"""Add x to its class c (summary ``own``) while w stays fixed, and bring
+    ``zx[c]``, ``sx[c]`` to the new sketch and sum; return the new :math:`v^\top x`
+    and whether a frequent-directions sketch is full."""
+    xx = squared_norm(val)
+    bx, bs = _new_column(own, settings, xx, A, r, scratch)
+    beta = _compensation(imp, c, scratch, bx, bs)
+    if beta != 0.0:
+        _add_to_v(imp, idx, val, beta, scratch)
+        vx += beta * xx
+    z_x = _update_products(imp, c, scratch, bx, bs, vx, xx)
+    a, zxc = scratch.a, scratch.zx[c]
     if settings.fills_columns:
         fd_insert(own, idx, val, zxc, bx, bs)
     else:
         lowrank_add(own, idx, val, a, zxc)
     for j in range(a.shape[0]):
         zxc[j] += a[j] * z_x
-    sx[c] += xx
-    return settings.fills_columns and own.nfill[0] == a.shape[0]
+    scratch.sx[c] += xx
+    return vx, settings.fills_columns and own.nfill[0] == a.shape[0]
 
 
 @borrowing_step
-def _add_own_example(own, c, imp, settings, idx, val, A, r, zx, sx, vx, work):
-    r"""Add x to its class c (summary ``own``) while w stays fixed; return the new
-    :math:`v^\top x` and whether a frequent-directions sketch is full."""
-    xx = squared_norm(val)
-    bx, bs = _new_column(own, settings, xx, A, r, work)
-    beta = _compensation(imp, c, work, bx, bs)
-    if beta != 0.0:
-        _add_to_v(imp, idx, val, beta, zx, sx)
-        vx += beta * xx
-    z_x = _update_products(imp, c, work, bx, bs, zx, sx, vx, xx)
-    return vx, _insert(own, c, settings, idx, val, zx, sx, work, bx, bs, xx, z_x)
-
-
-@borrowing_step
-def _opposite_products(opp, o, imp, zx, sx, vx, work):
-    r"""Write :math:`Z_o^\top w` into row ``_Q`` of ``work`` and return
-    :math:`(\sigma, T_o, s_o^\top u, x^\top u)` for w = :math:`\sigma u`, all from the
-    maintained products; O(tau^2)."""
-    gram, count, q = opp.gram, opp.count, work[_Q]
+def _opposite_products(opp, o, imp, vx, scratch):
+    r"""Write :math:`Z_o^\top w` into ``q`` and return :math:`(\sigma, s_o^\top u,
+    x^\top u)` for w = :math:`\sigma u`, all from the maintained products; O(tau^2)."""
+    gram, q, zx, sx = opp.gram, scratch.q, scratch.zx, scratch.sx
     zz, zs, ss, zv, sv = imp.zz, imp.zs, imp.ss, imp.zv, imp.sv
     p, gamma, sigma = imp.p, imp.gamma, imp.scale[0]
     tau = q.shape[0]
@@ -345,15 +336,7 @@ def _opposite_products(opp, o, imp, zx, sx, vx, work):
     for j in range(tau):
         sw += zs[0, o, j] * p[0, j] + zs[1, o, j] * p[1, j]
         xw += zx[0, j] * p[0, j] + zx[1, j] * p[1, j]
-    return sigma, count[0], sw, xw
-
-
-@borrowing_step
-def _centering(settings, opp, work, cw):
-    r""":math:`\hat S w = Z_o\phi - s_o\psi`: write :math:`\phi` into row ``_PHI`` of
-    ``work`` (from :math:`Z_o^\top w` in row ``_Q``), return :math:`\psi`."""
-    q, phi = work[_Q], work[_PHI]
-    return center_terms(settings.center, opp, q, cw, phi)
+    return sigma, sw, xw
 
 
 @borrowing_step
@@ -369,47 +352,23 @@ def _rescale(imp, new_scale):
 
 
 @borrowing_step
-def _move_opposite(imp, o, work, eta, inv_s, dgamma, new_scale):
-    """``p_o -= eta phi / scale``, ``gamma_o += dgamma`` and the new scale."""
-    p, phi = imp.p, work[_PHI]
-    for j in range(phi.shape[0]):
-        p[o, j] -= eta * phi[j] * inv_s
-    imp.gamma[o] += dgamma
-    imp.scale[0] = new_scale
-
-
-@borrowing_step
-def _opposite_step(opp, o, imp, settings, idx, val, y, zx, sx, vx, work):
+def _opposite_step(opp, o, imp, settings, idx, val, y, vx, scratch):
     """The OPAUC step against the opposite class o (non-empty), in implicit form."""
-    sigma, count, sw, xw = _opposite_products(opp, o, imp, zx, sx, vx, work)
-    inv_t = 1.0 / count
+    sigma, sw, xw = _opposite_products(opp, o, imp, vx, scratch)
+    inv_t = 1.0 / opp.count[0]
     cw = sigma * sw * inv_t
     alpha = sigma * xw - cw - y
-    psi = _centering(settings, opp, work, cw)
+    phi = scratch.phi
+    psi = center_terms(settings.center, opp, scratch.q, cw, phi)
     eta = settings.eta
     new_scale = _rescale(imp, sigma * (1.0 - eta * settings.lam))
     inv_s = 1.0 / new_scale
-    _move_opposite(imp, o, work, eta, inv_s, eta * (psi + alpha * inv_t) * inv_s, new_scale)
-    _add_to_v(imp, idx, val, -eta * alpha * inv_s, zx, sx)
-
-
-@borrowing_step
-def _is_empty(summary):
-    return summary.count[0] == 0
-
-
-@borrowing_step
-def _example_step(own, opp, c, imp, settings, idx, val, y, A, r, add, zx, sx, vx, work):
-    """One example: add it to its own class c (unless ``add`` is false: resuming after
-    a shrink), then step against the opposite class; return whether a
-    frequent-directions sketch became full (the caller shrinks it and resumes)."""
-    if add:
-        vx, full = _add_own_example(own, c, imp, settings, idx, val, A, r, zx, sx, vx, work)
-        if full:
-            return True
-    if not _is_empty(opp):
-        _opposite_step(opp, 1 - c, imp, settings, idx, val, y, zx, sx, vx, work)
-    return False
+    p = imp.p
+    for j in range(phi.shape[0]):
+        p[o, j] -= eta * phi[j] * inv_s
+    imp.gamma[o] += eta * (psi + alpha * inv_t) * inv_s
+    _add_to_v(imp, idx, val, -eta * alpha * inv_s, scratch)
+    imp.scale[0] = new_scale
 
 
 @borrowing_njit
@@ -419,30 +378,29 @@ def _opauc_lowrank_chunk(
     r"""The OPAUC step with low-rank summaries in implicit form (module docstring).
 
     ``classes`` holds the two ``LowRankArrays`` (negative, positive), ``imp`` the
-    :data:`Implicit` weights; ``A`` the per-example draws of the linear sketches;
-    ``scratch`` = ``(zx, sx, work)``, arrays of shapes (2, tau), (2,) and (4, tau) for
-    the example's products :math:`Z_a^\top x`, :math:`s_a^\top x` and the steps'
-    vectors (rows ``_A``, ``_ZOZ``, ``_Q``, ``_PHI``).
-    Returns ``(row, event)``: ``_DONE``; ``_SHRINK`` (row ``row`` was inserted and
-    filled its class's sketch: shrink, then resume at ``row`` with ``resume``);
-    ``_REBASE`` (resume at ``row`` after the periodic re-basing).
+    :data:`Implicit` weights, ``A`` the per-example draws of the linear sketches and
+    ``scratch`` a :data:`Scratch`. Returns ``(row, event)``: ``_DONE``; ``_SHRINK``
+    (row ``row`` was inserted and filled its class's sketch: shrink, then resume at
+    ``row`` with ``resume``); ``_REBASE`` (resume at ``row`` after the periodic
+    re-basing).
     """
     neg, pos = classes
-    zx, sx, work = scratch
-    v, count0, count1 = imp.v, neg.count, pos.count
     n = indptr.shape[0] - 1
     for r in range(start, n):
         lo, hi = indptr[r], indptr[r + 1]
         idx, val, y = indices[lo:hi], data[lo:hi], ys[r]
-        _sketch_x(neg, settings.fills_columns, idx, val, zx, sx, 0)
-        _sketch_x(pos, settings.fills_columns, idx, val, zx, sx, 1)
-        vx = sparse_dot(v, idx, val)
+        _sketch_x(neg, settings.fills_columns, idx, val, scratch, 0)
+        _sketch_x(pos, settings.fills_columns, idx, val, scratch, 1)
+        vx = sparse_dot(imp.v, idx, val)
         own, opp = own_and_opposite(classes, y)
         c = 1 if y > 0 else 0
-        add = not (resume and r == start)
-        if _example_step(own, opp, c, imp, settings, idx, val, y, A, r, add, zx, sx, vx, work):
-            return r, _SHRINK
-        seen = count0[0] + count1[0]
+        if not (resume and r == start):
+            vx, full = _add_own_example(own, c, imp, settings, idx, val, A, r, vx, scratch)
+            if full:
+                return r, _SHRINK
+        if opp.count[0] > 0:
+            _opposite_step(opp, 1 - c, imp, settings, idx, val, y, vx, scratch)
+        seen = neg.count[0] + pos.count[0]
         if settings.rebase_every > 0 and seen % settings.rebase_every == 0:
             return r + 1, _REBASE
     return n, _DONE
@@ -710,7 +668,7 @@ class OPAUC(BaseStreamingAUC):
         rows = (chunk.indptr, chunk.indices, chunk.data, chunk.y)
         A = neg.draws(self._rng, chunk.n_samples)
         tau = neg.sketch_size
-        scratch = (np.empty((2, tau)), np.empty(2), np.zeros((4, tau)))
+        scratch = Scratch(*(np.zeros(shape) for shape in ((2, tau), 2, tau, tau, tau, tau)))
         r, resume = 0, False
         while True:
             r, event = _opauc_lowrank_chunk(

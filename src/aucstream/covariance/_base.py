@@ -19,6 +19,7 @@ __all__ = [
     "CovarianceSummary",
     "borrowing_njit",
     "borrowing_step",
+    "compiled_step",
     "add_example",
     "add_rows",
     "as_rng",
@@ -179,9 +180,11 @@ def symmetrize(a: np.ndarray) -> np.ndarray:
 #: references that were never taken), nor one that allocates or calls a function that
 #: does: numba compiles the functions it calls without reference counting too.
 borrowing_njit = nb.njit(cache=True, _nrt=False)
-#: The same for helpers called only from compiled code: no Python wrapper, which is
-#: also faster to compile.
+#: The same for functions called only from compiled code (the per-example steps): no
+#: Python wrapper, which is also faster to compile.
 borrowing_step = nb.njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+#: A function called only from compiled code that may allocate or return arrays.
+compiled_step = nb.njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 
 
 # ------------------------------------------------- the kernel-level protocol
@@ -216,7 +219,7 @@ def add_rows(arrays, indptr, indices, data, start):
 
 
 # ------------------------------------------------------------- compiled helpers
-@nb.njit(cache=True)
+@compiled_step
 def own_and_opposite(classes, y):
     """``(own, opposite)`` from ``classes = (negative, positive)`` for label ``y`` (+1/-1).
 
@@ -228,7 +231,7 @@ def own_and_opposite(classes, y):
     return classes[0], classes[1]
 
 
-@borrowing_njit
+@borrowing_step
 def cov_from_scatter_product(count, sums, v, out):
     r"""Turn ``out`` = :math:`P v` into :math:`\Gamma v = P v / T - c\,(c^\top v)`
     (``c = sums / T``) in place; return :math:`c^\top v`. An empty summary gives zeros.

@@ -60,7 +60,7 @@ __all__ = [
 _CENTER_CODES = {"g16": CENTER_G16, "exact": CENTERED_SKETCH}
 
 
-@borrowing_njit
+@borrowing_step
 def fd_column(count, xx, centered):
     r"""Coefficients ``(bx, bs)`` of the column ``z = bx x - bs s`` that frequent
     directions inserts for an example x with ``|x|^2 = xx`` (s: the class sum before x).
@@ -103,7 +103,7 @@ def _fd_fill_column(arrays, j, ztx, bx, bs, xx, sx):
     arrays.nfill[0] = j + 1
 
 
-@borrowing_njit
+@borrowing_step
 def fd_insert(arrays, idx, val, ztx, bx, bs):
     """Frequent directions, first step of Alg. 2: make ``z = bx x - bs s`` (s the
     class sum before x, see :func:`fd_column`) the first zero column of Z, then add x
@@ -146,7 +146,7 @@ def fd_insert(arrays, idx, val, ztx, bx, bs):
     return xx
 
 
-@borrowing_njit
+@borrowing_step
 def fd_tdot(arrays, idx, val, out):
     """Write ``Z^T x`` into ``out`` for ``Z = Y - s beta^T`` (``sketch`` holds Y);
     return ``s^T x``. O(k tau)."""

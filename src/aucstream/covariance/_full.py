@@ -29,6 +29,7 @@ from ._base import (
     add_example,
     add_rows,
     borrowing_njit,
+    borrowing_step,
     check_n_features,
     cov_from_scatter_product,
     cov_matvec,
@@ -40,7 +41,7 @@ __all__ = ["FullArrays", "FullCovariance", "full_add", "full_cov_matvec"]
 FullArrays = namedtuple("FullArrays", ["count", "sums", "scatter"])
 
 
-@borrowing_njit
+@borrowing_step
 def full_add(arrays, idx, val):
     """Add one example (non-zeros ``val`` at columns ``idx``): ``T += 1``, ``s += x``,
     ``P += x x^T``; O(k^2)."""

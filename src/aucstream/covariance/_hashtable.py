@@ -23,7 +23,7 @@ from collections import namedtuple
 import numba as nb
 import numpy as np
 
-from ._base import borrowing_njit, borrowing_step
+from ._base import borrowing_njit, borrowing_step, compiled_step
 
 __all__ = [
     "EMPTY",
@@ -68,13 +68,13 @@ def _slot(key, size):
     return np.int64(((z >> np.uint64(32)) * np.uint64(size)) >> np.uint64(32))
 
 
-@borrowing_njit
+@borrowing_step
 def entry_cost(key):
     """1 for a diagonal entry, 2 for an off-diagonal pair (i, j) and (j, i)."""
     return 1 if (key >> 32) == (key & LOW32) else 2
 
 
-@borrowing_njit
+@borrowing_step
 def entry_key(i, j):
     """The key of entry (i, j) of the symmetric matrix (stored as (min, max))."""
     if i <= j:
@@ -97,7 +97,7 @@ def _probe(keys, index, key):
             s = 0
 
 
-@borrowing_njit
+@borrowing_step
 def locate(keys, vals, index, info, key):
     """Position of ``key`` in a table's arrays, appended with value 0 if absent (the
     caller made room). Per-entry primitives take the arrays, not the
@@ -113,7 +113,7 @@ def locate(keys, vals, index, info, key):
     return pos
 
 
-@borrowing_njit
+@borrowing_step
 def lookup(keys, vals, index, key):
     """Stored value of ``key`` in a table's arrays (0 if absent)."""
     _, pos = _probe(keys, index, key)
@@ -165,7 +165,7 @@ def frobenius_sq(table):
     return total
 
 
-@nb.njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+@compiled_step
 def _magnitude_threshold(table, budget):
     """``(prefix, remaining)``: the bit pattern of the threshold magnitude, and the cost
     still available for entries at exactly that magnitude (radix select, 4 passes)."""

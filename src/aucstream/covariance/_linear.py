@@ -14,7 +14,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._chunks import csr_arrays
-from ._base import as_rng, borrowing_njit
+from ._base import as_rng, borrowing_step
 from ._lowrank import (
     CENTER_EXACT,
     CENTER_G13,
@@ -29,7 +29,7 @@ __all__ = ["HashedCovariance", "RandomizedCovariance", "lowrank_add"]
 _CENTER_CODES = {"g16": CENTER_G16, "g13": CENTER_G13, "exact": CENTER_EXACT}
 
 
-@borrowing_njit
+@borrowing_step
 def lowrank_add(arrays, idx, val, a, ztx):
     """Add one example with draw ``a`` to a linear sketch (:data:`LowRankArrays`):
     ``Z += x a^T``, ``s += x``, ``T += 1``, ``u += a``. Returns ``|x|^2``.

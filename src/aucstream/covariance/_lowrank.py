@@ -23,6 +23,7 @@ from numpy.typing import ArrayLike
 from ._base import (
     CovarianceSummary,
     borrowing_njit,
+    borrowing_step,
     check_n_features,
     check_sketch_size,
     symmetrize,
@@ -66,7 +67,7 @@ LowRankArrays = namedtuple(
 )
 
 
-@borrowing_njit
+@borrowing_step
 def sketch_tdot(sketch, idx, val, out):
     """Write ``Z^T x`` into ``out`` (Z row-major, d x tau); O(k tau). Zeros are skipped."""
     out[:] = 0.0
@@ -77,7 +78,7 @@ def sketch_tdot(sketch, idx, val, out):
                 out[j] += v * sketch[i, j]
 
 
-@borrowing_njit
+@borrowing_step
 def sketch_add_outer(sketch, idx, val, a):
     """``Z += x a^T`` for x given by its non-zeros; O(k tau). Zeros are skipped."""
     for q in range(idx.shape[0]):

@@ -44,8 +44,10 @@ from ._base import (
     add_example,
     add_rows,
     borrowing_njit,
+    borrowing_step,
     check_n_features,
     check_sketch_size,
+    compiled_step,
     cov_from_scatter_product,
     cov_matvec,
     track_support,
@@ -89,7 +91,7 @@ ExactSparseArrays = namedtuple(
 )
 
 
-@borrowing_njit
+@borrowing_step
 def sparse_room(arrays, idx, val):
     """Whether the table surely has room for the new entries of one more example."""
     k = 0
@@ -100,7 +102,7 @@ def sparse_room(arrays, idx, val):
     return min(need, arrays.full) <= arrays.table.keys.shape[0]
 
 
-@borrowing_njit
+@borrowing_step
 def sparse_add(arrays, idx, val):
     """``P += x x^T`` (upper triangle), ``s += x``, ``T += 1``; O(k^2). Zeros skipped;
     the caller made room (:func:`sparse_room`)."""
@@ -129,7 +131,7 @@ def sparse_prune(arrays):
     keep_largest(table, budget)
 
 
-@nb.njit(cache=True)
+@compiled_step
 def sparsified_add(arrays, idx, val):
     r"""Alg. 3 lines 6-9 for one example: add :math:`x x^\top`, prune if over the
     trigger.
@@ -147,7 +149,7 @@ def sparsified_add(arrays, idx, val):
     return True
 
 
-@borrowing_njit
+@borrowing_step
 def exact_sparse_add(arrays, idx, val):
     r"""Add one example to an :class:`ExactSparseCovariance`: :math:`P \mathrel{+}= x
     x^\top`, :math:`s \mathrel{+}= x`, and the features seen for the first time join

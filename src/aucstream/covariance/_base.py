@@ -13,6 +13,7 @@ from numbers import Integral
 
 import numba as nb
 import numpy as np
+from numba.extending import overload
 from numpy.typing import ArrayLike
 
 __all__ = [
@@ -28,6 +29,7 @@ __all__ = [
     "cov_from_scatter_product",
     "cov_matvec",
     "own_and_opposite",
+    "register",
     "run_reserving",
     "symmetrize",
     "track_support",
@@ -172,13 +174,14 @@ def symmetrize(a: np.ndarray) -> np.ndarray:
 #: Decorator of the compiled functions that only borrow arrays: they read and write
 #: arrays their caller holds, allocate nothing and return no array. They are compiled
 #: without reference counting (numba's ``_nrt=False``, the option numba uses for its
-#: own string helpers). With it, every call would increment and decrement the count of
-#: each array argument, including every array of a bundle, and so would every array
-#: taken from a bundle: atomic operations that cost more than the O(k tau) work of
-#: one example in OPAUC's low-rank step and make SAdaOAM's step a third slower.
-#: A function that returns arrays must not use it (its caller would release
-#: references that were never taken), nor one that allocates or calls a function that
-#: does: numba compiles the functions it calls without reference counting too.
+#: own string helpers). With reference counting, every call increments and decrements
+#: the count of each array argument, every array of a bundle included, and so does
+#: every array taken from a bundle: atomic operations that, per example, cost about
+#: as much as the O(k tau) work of OPAUC's low-rank step (measured: its kernel was
+#: 1.5 times slower with them at tau = 5, SAdaOAM's twice as slow). A function that
+#: returns arrays must not use it (its caller would release references that were
+#: never taken), nor one that allocates or calls a function that does: numba compiles
+#: the functions it calls without reference counting too.
 borrowing_njit = nb.njit(cache=True, _nrt=False)
 #: The same for functions called only from compiled code (the per-example steps): no
 #: Python wrapper, which is also faster to compile.
@@ -195,7 +198,7 @@ def add_example(arrays, idx, val):
 
     Compiled code only: each summary kind whose estimate is an explicit scatter (full,
     sparsified, exact sparse) registers its implementation for its own bundle type
-    with ``numba.extending.overload``, and numba picks it by the bundle's type.
+    (:func:`register`), and numba picks it by the bundle's type.
     """
     raise NotImplementedError("add_example is called from compiled code only")
 
@@ -205,6 +208,18 @@ def cov_matvec(arrays, v, out):
     into ``out``; return :math:`c^\top v` (compiled code only; see
     :func:`add_example`)."""
     raise NotImplementedError("cov_matvec is called from compiled code only")
+
+
+def register(protocol, bundle_types: tuple, impl) -> None:
+    """Make ``impl(arrays, *args)`` (a Python function, compiled by numba where used)
+    the implementation of :func:`add_example` or :func:`cov_matvec` for bundles whose
+    namedtuple class is one of ``bundle_types``."""
+
+    def typer(arrays, *args):
+        if getattr(arrays, "instance_class", None) in bundle_types:
+            return impl
+
+    overload(protocol)(typer)
 
 
 @nb.njit(cache=True)

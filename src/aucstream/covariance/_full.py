@@ -20,7 +20,6 @@ from collections import namedtuple
 
 import numpy as np
 import scipy.sparse as sp
-from numba.extending import overload
 from numpy.typing import ArrayLike
 
 from .._chunks import csr_arrays
@@ -33,6 +32,7 @@ from ._base import (
     check_n_features,
     cov_from_scatter_product,
     cov_matvec,
+    register,
 )
 
 __all__ = ["FullArrays", "FullCovariance", "full_add", "full_cov_matvec"]
@@ -76,21 +76,13 @@ def full_cov_matvec(arrays, v, out):
     return cov_from_scatter_product(count, sums, v, out)
 
 
-@overload(add_example)
-def _add_example(arrays, idx, val):
-    if getattr(arrays, "instance_class", None) is FullArrays:
-
-        def add(arrays, idx, val):
-            full_add(arrays, idx, val)
-            return True
-
-        return add
+def _add_full(arrays, *args):
+    full_add(arrays, *args)
+    return True  # never out of room
 
 
-@overload(cov_matvec)
-def _cov_matvec(arrays, v, out):
-    if getattr(arrays, "instance_class", None) is FullArrays:
-        return lambda arrays, v, out: full_cov_matvec(arrays, v, out)
+register(add_example, (FullArrays,), _add_full)
+register(cov_matvec, (FullArrays,), lambda arrays, *args: full_cov_matvec(arrays, *args))
 
 
 class FullCovariance(CovarianceSummary):

@@ -35,7 +35,6 @@ from collections import namedtuple
 
 import numba as nb
 import numpy as np
-from numba.extending import overload
 from numpy.typing import ArrayLike
 
 from .._chunks import csr_arrays
@@ -50,6 +49,7 @@ from ._base import (
     compiled_step,
     cov_from_scatter_product,
     cov_matvec,
+    register,
     track_support,
 )
 from ._hashtable import (
@@ -172,19 +172,13 @@ def sparse_cov_matvec(arrays, v, out):
     return cov_from_scatter_product(count, sums, v, out)
 
 
-@overload(add_example)
-def _add_example(arrays, idx, val):
-    cls = getattr(arrays, "instance_class", None)
-    if cls is SparseArrays:
-        return lambda arrays, idx, val: sparsified_add(arrays, idx, val)
-    if cls is ExactSparseArrays:
-        return lambda arrays, idx, val: exact_sparse_add(arrays, idx, val)
-
-
-@overload(cov_matvec)
-def _cov_matvec(arrays, v, out):
-    if getattr(arrays, "instance_class", None) in (SparseArrays, ExactSparseArrays):
-        return lambda arrays, v, out: sparse_cov_matvec(arrays, v, out)
+register(add_example, (SparseArrays,), lambda arrays, *args: sparsified_add(arrays, *args))
+register(add_example, (ExactSparseArrays,), lambda arrays, *args: exact_sparse_add(arrays, *args))
+register(
+    cov_matvec,
+    (SparseArrays, ExactSparseArrays),
+    lambda arrays, *args: sparse_cov_matvec(arrays, *args),
+)
 
 
 @borrowing_njit

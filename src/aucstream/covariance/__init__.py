@@ -6,11 +6,7 @@ one class seen so far. OPAUC's gradient (G16 Eqs. 7-8) needs only the opposite
 class's mean and the product :math:`\Gamma w`, so the interface
 (:class:`CovarianceSummary`) is small: ``update(X)`` adds examples, ``matvec(v)``
 returns :math:`\hat\Gamma v`, ``merge(other)`` summarizes the union of two streams,
-and ``arrays()`` hands the state arrays to the learners' compiled kernels. There,
-:func:`add_example` and :func:`cov_matvec` work on the bundle of any kind with an
-explicit scatter (full, sparsified, exact sparse: numba picks each kind's
-implementation by the bundle's type), and the low-rank kinds offer their per-example
-functions (``lowrank_add``, ``fd_insert``, ...) to OPAUC's implicit-weight kernel.
+and ``arrays()`` hands the state arrays to the learners' compiled kernels (below).
 Every summary keeps its state in numpy arrays (plus scalar settings), so a learner
 holding summaries pickles, saves and resumes exactly.
 
@@ -50,6 +46,20 @@ OPAUC's step a contraction. Randomness (the :math:`a_i`, or buckets and signs) i
 drawn per example by the caller, a fixed number of values per example, and passed
 in, so splitting a stream into chunks never changes a summary.
 
+Compiled code
+-------------
+The per-example functions (``full_add``, ``sparsified_add``, ``lowrank_add``,
+``fd_insert``, ...) are called from compiled code only; they take a summary's
+``arrays()`` bundle, a namedtuple (:data:`FullArrays`, :data:`SparseArrays`,
+:data:`ExactSparseArrays`, :data:`LowRankArrays`). Those that only read and write
+arrays their caller holds are compiled without reference counting
+(:data:`borrowing_njit`, :data:`borrowing_step`): see ``_base`` for why. A learner's
+kernel selects the two summaries of an example with :func:`own_and_opposite` and, for
+the kinds with an explicit scatter, adds the example and multiplies by the covariance
+with :func:`add_example` and :func:`cov_matvec` (each kind registers its
+implementation with :func:`register`); :func:`run_reserving` reserves room in the
+sparse kinds when the kernel stops for it.
+
 Modules: ``_base`` (the interface), ``_full``, ``_lowrank`` (what the sketches share),
 ``_linear`` (randomized, hashed), ``_fd`` (frequent directions), ``_sparse`` (sparsified
 and exact sparse) and ``_hashtable`` (the entry storage of the sparse kinds).
@@ -66,6 +76,7 @@ from ._base import (
     compiled_step,
     cov_matvec,
     own_and_opposite,
+    register,
     run_reserving,
 )
 from ._fd import FrequentDirectionsCovariance, fd_column, fd_insert, fd_shrink_index, fd_tdot
@@ -127,6 +138,7 @@ __all__ = [
     "lowrank_add",
     "make_covariance",
     "own_and_opposite",
+    "register",
     "run_reserving",
     "sketch_tdot",
     "sparse_add",

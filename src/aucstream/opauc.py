@@ -209,15 +209,15 @@ def _add_to_v(imp, idx, val, coef, scratch):
 
 
 @borrowing_step
-def _sketch_x(summary, fills_columns, idx, val, scratch, b):
+def _sketch_x(sketch, sums, beta, fills_columns, idx, val, scratch, b):
     r"""``zx[b]`` = :math:`Z^\top x` and ``sx[b]`` = :math:`s^\top x` of class b's
-    summary (frequent directions: :math:`Z = Y - s\beta^\top`); O(k tau)."""
+    sketch and sum (frequent directions: :math:`Z = Y - s\beta^\top`); O(k tau)."""
     out = scratch.zx[b]
     if fills_columns:
-        scratch.sx[b] = fd_tdot(summary, idx, val, out)
+        scratch.sx[b] = fd_tdot(sketch, sums, beta, idx, val, out)
     else:
-        sketch_tdot(summary.sketch, idx, val, out)
-        scratch.sx[b] = sparse_dot(summary.sums, idx, val)
+        sketch_tdot(sketch, idx, val, out)
+        scratch.sx[b] = sparse_dot(sums, idx, val)
 
 
 @borrowing_step
@@ -315,10 +315,10 @@ def _add_own_example(own, c, imp, settings, idx, val, A, r, vx, scratch):
 
 
 @borrowing_step
-def _opposite_products(opp, o, imp, vx, scratch):
+def _opposite_products(gram, o, imp, vx, scratch):
     r"""Write :math:`Z_o^\top w` into ``q`` and return :math:`(\sigma, s_o^\top u,
     x^\top u)` for w = :math:`\sigma u`, all from the maintained products; O(tau^2)."""
-    gram, q, zx, sx = opp.gram, scratch.q, scratch.zx, scratch.sx
+    q, zx, sx = scratch.q, scratch.zx, scratch.sx
     zz, zs, ss, zv, sv = imp.zz, imp.zs, imp.ss, imp.zv, imp.sv
     p, gamma, sigma = imp.p, imp.gamma, imp.scale[0]
     tau = q.shape[0]
@@ -354,12 +354,13 @@ def _rescale(imp, new_scale):
 @borrowing_step
 def _opposite_step(opp, o, imp, settings, idx, val, y, vx, scratch):
     """The OPAUC step against the opposite class o (non-empty), in implicit form."""
-    sigma, sw, xw = _opposite_products(opp, o, imp, vx, scratch)
-    inv_t = 1.0 / opp.count[0]
+    sigma, sw, xw = _opposite_products(opp.gram, o, imp, vx, scratch)
+    count = opp.count[0]
+    inv_t = 1.0 / count
     cw = sigma * sw * inv_t
     alpha = sigma * xw - cw - y
     phi = scratch.phi
-    psi = center_terms(settings.center, opp, scratch.q, cw, phi)
+    psi = center_terms(settings.center, count, opp.asum, scratch.q, cw, phi)
     eta = settings.eta
     new_scale = _rescale(imp, sigma * (1.0 - eta * settings.lam))
     inv_s = 1.0 / new_scale
@@ -385,12 +386,14 @@ def _opauc_lowrank_chunk(
     re-basing).
     """
     neg, pos = classes
+    z0, s0, b0 = neg.sketch, neg.sums, neg.beta
+    z1, s1, b1 = pos.sketch, pos.sums, pos.beta
     n = indptr.shape[0] - 1
     for r in range(start, n):
         lo, hi = indptr[r], indptr[r + 1]
         idx, val, y = indices[lo:hi], data[lo:hi], ys[r]
-        _sketch_x(neg, settings.fills_columns, idx, val, scratch, 0)
-        _sketch_x(pos, settings.fills_columns, idx, val, scratch, 1)
+        _sketch_x(z0, s0, b0, settings.fills_columns, idx, val, scratch, 0)
+        _sketch_x(z1, s1, b1, settings.fills_columns, idx, val, scratch, 1)
         vx = sparse_dot(imp.v, idx, val)
         own, opp = own_and_opposite(classes, y)
         c = 1 if y > 0 else 0

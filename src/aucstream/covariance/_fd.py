@@ -147,10 +147,9 @@ def fd_insert(arrays, idx, val, ztx, bx, bs):
 
 
 @borrowing_step
-def fd_tdot(arrays, idx, val, out):
+def fd_tdot(sketch, sums, beta, idx, val, out):
     """Write ``Z^T x`` into ``out`` for ``Z = Y - s beta^T`` (``sketch`` holds Y);
     return ``s^T x``. O(k tau)."""
-    sums, beta, sketch = arrays.sums, arrays.beta, arrays.sketch
     sketch_tdot(sketch, idx, val, out)
     sx = 0.0
     for q in range(idx.shape[0]):
@@ -165,13 +164,14 @@ def fd_tdot(arrays, idx, val, out):
 def _fd_add_rows(arrays, indptr, indices, data, start, centered):
     """Insert rows from ``start``; return the row after the one that filled Z (or n)."""
     count, nfill = arrays.count, arrays.nfill
-    tau = arrays.sketch.shape[1]
+    sketch, sums, beta = arrays.sketch, arrays.sums, arrays.beta
+    tau = sketch.shape[1]
     ztx = np.empty(tau)
     n = indptr.shape[0] - 1
     for r in range(start, n):
         lo, hi = indptr[r], indptr[r + 1]
         idx, val = indices[lo:hi], data[lo:hi]
-        fd_tdot(arrays, idx, val, ztx)
+        fd_tdot(sketch, sums, beta, idx, val, ztx)
         bx, bs = fd_column(count, squared_norm(val), centered)
         fd_insert(arrays, idx, val, ztx, bx, bs)
         if nfill[0] == tau:

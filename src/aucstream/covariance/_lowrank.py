@@ -89,17 +89,17 @@ def sketch_add_outer(sketch, idx, val, a):
 
 
 @borrowing_njit
-def center_terms(code, arrays, zv, cv, phi):
-    r"""Coefficients of :math:`\hat\Gamma v = Z\varphi - s\,\psi` for a non-empty
-    low-rank summary (its :data:`LowRankArrays`): write :math:`\varphi` into ``phi``
-    and return :math:`\psi`.
+def center_terms(code, count, asum, zv, cv, phi):
+    r"""Coefficients of :math:`\hat\Gamma v = Z\varphi - s\,\psi` for a low-rank
+    summary of ``count`` > 0 examples: write :math:`\varphi` into ``phi`` and return
+    :math:`\psi`.
 
-    ``code`` is one of the ``CENTER_*`` constants, ``zv`` = :math:`Z^\top v` and
-    ``cv`` = :math:`c^\top v`. For ``CENTER_EXACT`` (with u the draws' sum),
+    ``code`` is one of the ``CENTER_*`` constants, ``asum`` the draws' sum u (linear
+    sketches), ``zv`` = :math:`Z^\top v` and ``cv`` = :math:`c^\top v`. For
+    ``CENTER_EXACT``,
     :math:`(Z - c u^\top)(Z^\top v - u\,c^\top v)/T = Z\varphi - s\,(u^\top\varphi)/T`.
     """
-    asum = arrays.asum
-    inv_t = 1.0 / arrays.count[0]
+    inv_t = 1.0 / count
     if code == CENTER_EXACT:
         uq = 0.0
         for j in range(phi.shape[0]):
@@ -222,7 +222,7 @@ class _LowRankSummary(CovarianceSummary):
         Z = self.sketch_matrix()
         phi = np.empty(self.sketch_size)
         cv = float(self.mean @ v)
-        psi = center_terms(self.center_code, self.arrays(), Z.T @ v, cv, phi)
+        psi = center_terms(self.center_code, self.count, self._asum(), Z.T @ v, cv, phi)
         return Z @ phi - self.sum_ * psi
 
     def refresh(self) -> None:

@@ -145,14 +145,10 @@ def product_cost(n_fill: int, d: int, k: int, tau: int, seed: int) -> dict:
         summary.update(X[lo : lo + 8192])
     fill_seconds = time.perf_counter() - start
     w, out = np.random.default_rng(seed).normal(size=d), np.empty(d)
-    sparse_cov_matvec(
-        summary.count_, summary.sum_, summary.keys_, summary.values_, summary.info_, w, out
-    )
+    sparse_cov_matvec(summary.arrays(), w, out)
     start = time.perf_counter()
     for _ in range(5):
-        sparse_cov_matvec(
-            summary.count_, summary.sum_, summary.keys_, summary.values_, summary.info_, w, out
-        )
+        sparse_cov_matvec(summary.arrays(), w, out)
     return {
         "n_fill": n_fill,
         "nnz": summary.nnz,

@@ -1,9 +1,11 @@
-"""AdaOAM and SAdaOAM: adaptive-subgradient online AUC maximization.
+r"""AdaOAM and SAdaOAM: adaptive-subgradient online AUC maximization.
 
 Ding, Zhao, Hoi and Ong, *Adaptive Subgradient Methods for Online AUC Maximization*
-(arXiv 1602.00351, "D16"; AAAI 2015 short version "D15"); SPEC §7-§8. The seed text of
-D16 lost its displayed formulas; the equation numbers below are the ones its prose
-refers to, and the formulas are the SPEC's reconstruction (SPEC §14 #8).
+(arXiv 1602.00351, "D16"; AAAI 2015 short version "D15"). The copy of D16 we work
+from lost its displayed formulas; the equation numbers below are the ones its prose
+refers to, and the formulas are our reconstruction from that prose: the OPAUC
+gradient (G16 Eqs. 7-8), which D16 §3.1-3.2 describe in words, plus diagonal AdaGrad
+(Duchi, Hazan and Singer 2011), step by step as D16 §3.2-3.3 describe it.
 
 Objective and gradient
 ----------------------
@@ -12,20 +14,20 @@ objective (2); :mod:`aucstream.opauc`),
 
 .. math::
 
-    \\mathcal L(w) = \\frac\\lambda2\\|w\\|^2 + \\frac{1}{2T_+T_-}
-        \\sum_{i\\in+,\\,j\\in-} \\big(1 - w^\\top(x_i - x_j)\\big)^2 ,
+    \mathcal L(w) = \frac\lambda2\|w\|^2 + \frac{1}{2T_+T_-}
+        \sum_{i\in+,\,j\in-} \big(1 - w^\top(x_i - x_j)\big)^2 ,
 
 one example at a time. For :math:`(x_t, y_t)` the gradient of the per-step loss needs
-only the mean :math:`c` and covariance :math:`\\Gamma` of the *opposite* class
+only the mean :math:`c` and covariance :math:`\Gamma` of the *opposite* class
 (D16 Eqs. (3)-(4); G16 Eqs. 7-8):
 
 .. math::
 
-    g_t = \\lambda w_t - y_t e + e\\,(e^\\top w_t) + \\Gamma w_t, \\qquad e = x_t - c .
+    g_t = \lambda w_t - y_t e + e\,(e^\top w_t) + \Gamma w_t, \qquad e = x_t - c .
 
 Before the step the example joins its own class's summary; while the opposite class
 is still empty the step is skipped entirely (no gradient, no accumulator update,
-no shrinkage; SPEC C5).
+no shrinkage: the model is left unchanged, as OPAUC does before both classes exist).
 
 AdaOAM (D16 §3.2, Alg. 1)
 -------------------------
@@ -33,41 +35,41 @@ Diagonal AdaGrad (D16 Eq. (6), the diagonal proxy of the full-matrix update (5))
 
 .. math::
 
-    s \\leftarrow s + g_t \\odot g_t, \\quad h = \\delta + \\sqrt s, \\quad
-    w_{t+1} = \\Pi^{H}_{\\mathcal W}\\big(w_t - \\eta\\, g_t \\oslash h\\big),
+    s \leftarrow s + g_t \odot g_t, \quad h = \delta + \sqrt s, \quad
+    w_{t+1} = \Pi^{H}_{\mathcal W}\big(w_t - \eta\, g_t \oslash h\big),
 
-where :math:`\\Pi^H_{\\mathcal W}(v) = \\arg\\min_{\\|u\\|\\le r} (u-v)^\\top
-\\mathrm{diag}(h)(u-v)` projects in the H-norm onto the ball of radius
-:math:`r = 1/\\sqrt\\lambda` that contains the optimum (D16 §3.1). Its solution is
-:math:`u_i = h_i v_i / (h_i + \\mu)` with :math:`\\mu \\ge 0` the root of
-:math:`\\|u(\\mu)\\| = r` (SPEC C3); we find it by safeguarded Newton steps on
-:math:`1/\\|u(\\mu)\\| - 1/r`, which is increasing and concave in :math:`\\mu`, so
-Newton from :math:`\\mu = 0` rises monotonically to the root (the secular-equation
+where :math:`\Pi^H_{\mathcal W}(v) = \arg\min_{\|u\|\le r} (u-v)^\top
+\mathrm{diag}(h)(u-v)` projects in the H-norm onto the ball of radius
+:math:`r = 1/\sqrt\lambda` that contains the optimum (D16 §3.1). Its solution is
+:math:`u_i = h_i v_i / (h_i + \mu)` with :math:`\mu \ge 0` the root of
+:math:`\|u(\mu)\| = r`, which decreases in :math:`\mu`; we find it by safeguarded Newton steps on
+:math:`1/\|u(\mu)\| - 1/r`, which is increasing and concave in :math:`\mu`, so
+Newton from :math:`\mu = 0` rises monotonically to the root (the secular-equation
 device of trust-region methods). The class summaries are the exact
 :class:`aucstream.covariance.FullCovariance` (O(d^2) per example, dominated by
-:math:`\\Gamma w`).
+:math:`\Gamma w`).
 
 SAdaOAM (D16 §3.3, Alg. 2)
 --------------------------
-The objective gains :math:`\\theta\\|w\\|_1`, handled by AdaGrad's composite mirror
+The objective gains :math:`\theta\|w\|_1`, handled by AdaGrad's composite mirror
 descent step (D16 §3.3, the coordinate-wise solution of the composite update):
 
 .. math::
 
-    u_i = w_{t,i} - \\eta g_{t,i}/h_i, \\qquad
-    w_{t+1,i} = \\operatorname{sign}(u_i)\\max\\big(0, |u_i| - \\eta\\theta/h_i\\big),
+    u_i = w_{t,i} - \eta g_{t,i}/h_i, \qquad
+    w_{t+1,i} = \operatorname{sign}(u_i)\max\big(0, |u_i| - \eta\theta/h_i\big),
 
-the minimizer of :math:`\\eta g_i w + \\eta\\theta|w| + \\frac{h_i}2(w - w_{t,i})^2`.
+the minimizer of :math:`\eta g_i w + \eta\theta|w| + \frac{h_i}2(w - w_{t,i})^2`.
 The class covariances are kept in the sparse P-form that D16 §3.3 prescribes,
-:math:`\\Gamma w = P w / T - c\\,(c^\\top w)` with :math:`P = \\sum x x^\\top` stored
+:math:`\Gamma w = P w / T - c\,(c^\top w)` with :math:`P = \sum x x^\top` stored
 exactly as a sparse symmetric matrix (:class:`ExactSparseCovariance`): adding an
 example with k non-zeros costs O(k^2) and :math:`P w` costs O(nnz(P)).
 
-Lazy updates (D16 §3.3, last paragraph). If :math:`g_{\\tau,i} = 0` for the steps
-:math:`\\tau = t_0, \\dots, t-1`, then :math:`h_i` is frozen and those steps only
+Lazy updates (D16 §3.3, last paragraph). If :math:`g_{\tau,i} = 0` for the steps
+:math:`\tau = t_0, \dots, t-1`, then :math:`h_i` is frozen and those steps only
 shrink :math:`w_i`:
-:math:`w_{t,i} = \\operatorname{sign}(w_{t_0,i})\\max(0, |w_{t_0,i}| -
-(t - t_0)\\eta\\theta/h_i)`. The learner stores the step :math:`t_0` at which each
+:math:`w_{t,i} = \operatorname{sign}(w_{t_0,i})\max(0, |w_{t_0,i}| -
+(t - t_0)\eta\theta/h_i)`. The learner stores the step :math:`t_0` at which each
 coordinate was last brought up to date and applies the accumulated shrinkage when the
 coordinate is next read or written, and when the weights are requested (``coef_``
 materializes a copy; the stored state stays lazy, so splitting the stream into chunks
@@ -76,16 +78,16 @@ never changes the model).
 Which coordinates have an exactly zero gradient? With the opposite class's
 feature support :math:`S` (features that were non-zero in at least one of its
 examples) the gradient is
-:math:`g_i = \\lambda w_i + (Pw)_i/T - c_i(c^\\top w + \\alpha) + \\alpha x_i` with
-:math:`\\alpha = e^\\top w - y`. Outside :math:`S` row i of P and :math:`c_i` are
-exactly zero, so :math:`g_i = \\lambda w_i + \\alpha x_i`. Hence the coordinates
+:math:`g_i = \lambda w_i + (Pw)_i/T - c_i(c^\top w + \alpha) + \alpha x_i` with
+:math:`\alpha = e^\top w - y`. Outside :math:`S` row i of P and :math:`c_i` are
+exactly zero, so :math:`g_i = \lambda w_i + \alpha x_i`. Hence the coordinates
 updated eagerly at a step are
 
-- ``lam == 0``: :math:`S \\cup \\mathrm{supp}(x_t)` -- every other coordinate has
+- ``lam == 0``: :math:`S \cup \mathrm{supp}(x_t)` -- every other coordinate has
   :math:`g_i = 0` and is lazy; the per-example cost is O(k) plus the cost of the
   covariance summary (O(k^2) to add, O(nnz(P) + |S|) to multiply);
-- ``lam > 0``: :math:`S_+ \\cup S_-` (every feature seen so far): a coordinate outside
-  :math:`S` but with :math:`w_i \\neq 0` has :math:`g_i = \\lambda w_i \\neq 0`, which
+- ``lam > 0``: :math:`S_+ \cup S_-` (every feature seen so far): a coordinate outside
+  :math:`S` but with :math:`w_i \neq 0` has :math:`g_i = \lambda w_i \neq 0`, which
   changes :math:`h_i` at every step and has no closed form, so it is updated eagerly;
   features never seen have :math:`w_i = 0` and :math:`g_i = 0` forever.
 
@@ -99,22 +101,26 @@ subtractions).
 
 Deviations from D16
 -------------------
-- The formulas are reconstructed (SPEC §7-§8, §14 #8): diagonal AdaGrad with
-  :math:`\\delta = 10^{-8}` (D16: "a very small value"), H-norm projection onto
-  :math:`\\|w\\| \\le 1/\\sqrt\\lambda`; SAdaOAM has no ball projection (Alg. 2 has none).
-- ``delta`` must be positive: with :math:`\\delta = 0` a coordinate whose gradient has
+- The formulas are reconstructed (see the top of this docstring): diagonal AdaGrad with
+  :math:`\delta = 10^{-8}` (D16: "a very small value"), H-norm projection onto
+  :math:`\|w\| \le 1/\sqrt\lambda`; SAdaOAM has no ball projection (Alg. 2 has none).
+- ``delta`` must be positive: with :math:`\delta = 0` a coordinate whose gradient has
   always been zero would give 0/0.
 - With ``lam == 0`` the ball is unbounded and no projection is made.
-- SAdaOAM's default is ``lazy=True`` (SPEC §8 defaults to eager because the lazy form
-  is exact only where :math:`g_i = 0`; here the lazy path falls back to eager updates
-  wherever that fails, so it is exact and never slower).
+- SAdaOAM's default is ``lazy=True``. D16's lazy form is exact only where
+  :math:`g_i = 0`, and the gradient, which contains :math:`\lambda w`, c and
+  :math:`\Gamma w`, is usually dense, so an eager update would be the safe default;
+  here the lazy path falls back to eager updates wherever the lazy form would not be
+  exact, so it is exact (up to rounding) and never slower.
 - The exact sparse P makes SAdaOAM's memory O(d + nnz(P)), which can approach
-  O(d^2) on data with many co-occurring features (SPEC C6).
+  O(d^2) on data with many co-occurring features.
 """
 
 from __future__ import annotations
 
 import math
+from collections import namedtuple
+from typing import ClassVar
 
 import numba as nb
 import numpy as np
@@ -122,13 +128,17 @@ from numpy.typing import ArrayLike
 
 from ._base import BaseStreamingAUC
 from ._chunks import Chunk
+from ._kernels import sparse_axpy, sparse_dot
+from ._params import StrOptions, non_negative, positive
 from .covariance import (
     ExactSparseCovariance,
     FullCovariance,
-    exact_sparse_add,
-    full_add,
-    full_cov_matvec,
-    sparse_room,
+    add_example,
+    borrowing_njit,
+    borrowing_step,
+    cov_matvec,
+    own_and_opposite,
+    run_reserving,
     sparse_scatter_add,
 )
 
@@ -140,11 +150,30 @@ __all__ = [
     "adagrad_l1_step",
 ]
 
-_PROJECTIONS = {"none": 0, "euclidean": 1, "H": 2}
+#: Projection codes of the AdaOAM kernel.
+_NO_PROJECTION, _EUCLIDEAN, _H_NORM = 0, 1, 2
+_PROJECTIONS = {"none": _NO_PROJECTION, "euclidean": _EUCLIDEAN, "H": _H_NORM}
+
+#: Constraints of the parameters both learners share.
+_COMMON_CONSTRAINTS = {
+    "eta": [positive()],
+    "lam": [non_negative()],
+    "delta": [positive()],
+    "shuffle": ["boolean"],
+    "random_state": ["random_state", np.random.Generator],
+}
+
+#: The AdaOAM kernel's settings; ``radius`` = 1/sqrt(lam) (inf when lam = 0).
+AdaOAMSettings = namedtuple("AdaOAMSettings", ["eta", "lam", "delta", "projection", "radius"])
+#: The SAdaOAM kernel's settings.
+SAdaOAMSettings = namedtuple("SAdaOAMSettings", ["eta", "lam", "theta", "delta", "lazy"])
+#: SAdaOAM's state: weights w, squared-gradient sums s, each coordinate's last
+#: up-to-date step, and the step counter (shape (1,)).
+SAdaOAMState = namedtuple("SAdaOAMState", ["w", "s", "last", "steps"])
 
 
 # --------------------------------------------------------------------------- helpers
-@nb.njit(cache=True)
+@borrowing_njit
 def _h_project(u, h, radius):
     """Project ``u`` in place onto ``||u|| <= radius`` in the norm of diag(h); return mu.
 
@@ -196,18 +225,18 @@ def _h_project(u, h, radius):
 
 
 def h_norm_projection(v: ArrayLike, h: ArrayLike, radius: float) -> np.ndarray:
-    """Projection onto the Euclidean ball in the norm of ``diag(h)`` (SPEC C3).
+    r"""Projection onto the Euclidean ball in the norm of ``diag(h)`` (AdaOAM's step).
 
-    Solves :math:`\\min_{\\|u\\|_2 \\le r} (u - v)^\\top \\mathrm{diag}(h) (u - v)`; the
-    solution is :math:`u_i = h_i v_i / (h_i + \\mu)` with :math:`\\|u\\| = r` when
-    :math:`\\|v\\| > r`.
+    Solves :math:`\min_{\|u\|_2 \le r} (u - v)^\top \mathrm{diag}(h) (u - v)`; the
+    solution is :math:`u_i = h_i v_i / (h_i + \mu)` with :math:`\|u\| = r` when
+    :math:`\|v\| > r`.
 
     Parameters
     ----------
     v : array-like of shape (d,)
         The point to project.
     h : array-like of shape (d,)
-        Positive weights of the norm (AdaGrad's :math:`\\delta + \\sqrt{s}`).
+        Positive weights of the norm (AdaGrad's :math:`\delta + \sqrt{s}`).
     radius : float
         Radius r of the ball (may be ``inf``).
 
@@ -236,9 +265,9 @@ def h_norm_projection(v: ArrayLike, h: ArrayLike, radius: float) -> np.ndarray:
     return u
 
 
-@nb.njit(cache=True)
+@borrowing_step
 def _l1_coord(w, g, h, eta, eta_theta):
-    """One coordinate of AdaGrad's composite mirror-descent step with l1 (SPEC §8)."""
+    """One coordinate of AdaGrad's composite mirror-descent step with l1 (D16 §3.3)."""
     u = w - eta * g / h
     a = abs(u) - eta_theta / h
     if a > 0.0:
@@ -246,7 +275,7 @@ def _l1_coord(w, g, h, eta, eta_theta):
     return 0.0
 
 
-@nb.njit(cache=True)
+@borrowing_njit
 def _l1_step_all(w, g, h, eta, eta_theta, out):
     for i in range(w.shape[0]):
         out[i] = _l1_coord(w[i], g[i], h[i], eta, eta_theta)
@@ -255,12 +284,12 @@ def _l1_step_all(w, g, h, eta, eta_theta, out):
 def adagrad_l1_step(
     w: ArrayLike, g: ArrayLike, h: ArrayLike, eta: float, theta: float
 ) -> np.ndarray:
-    """SAdaOAM's coordinate-wise step (D16 §3.3): an l1 proximal AdaGrad update.
+    r"""SAdaOAM's coordinate-wise step (D16 §3.3): an l1 proximal AdaGrad update.
 
-    Returns :math:`\\arg\\min_v \\eta g^\\top v + \\eta\\theta\\|v\\|_1 +
-    \\frac12 (v - w)^\\top \\mathrm{diag}(h) (v - w)`, i.e.
-    :math:`\\operatorname{sign}(u)\\max(0, |u| - \\eta\\theta/h)` with
-    :math:`u = w - \\eta g / h`.
+    Returns :math:`\arg\min_v \eta g^\top v + \eta\theta\|v\|_1 +
+    \frac12 (v - w)^\top \mathrm{diag}(h) (v - w)`, i.e.
+    :math:`\operatorname{sign}(u)\max(0, |u| - \eta\theta/h)` with
+    :math:`u = w - \eta g / h`.
 
     Parameters
     ----------
@@ -292,39 +321,45 @@ def adagrad_l1_step(
     return out
 
 
-def _check_common(est) -> None:
-    if not (isinstance(est.eta, (int, float, np.number)) and est.eta > 0 and np.isfinite(est.eta)):
-        raise ValueError(f"eta must be a positive finite number, got {est.eta!r}")
-    if not (isinstance(est.lam, (int, float, np.number)) and est.lam >= 0 and np.isfinite(est.lam)):
-        raise ValueError(f"lam must be a non-negative finite number, got {est.lam!r}")
-    if not (
-        isinstance(est.delta, (int, float, np.number)) and est.delta > 0 and np.isfinite(est.delta)
-    ):
-        raise ValueError(f"delta must be a positive finite number, got {est.delta!r}")
-
-
 # ---------------------------------------------------------------------------- AdaOAM
+@borrowing_step
+def _exact_gradient(w, idx, val, y, opp, cov_w, c_w, lam, g):
+    """``g = lam w + S w + alpha (x - c)`` with ``alpha = e^T w - y``, ``e = x - c``
+    (opposite class ``opp``; ``cov_w`` = ``S w``, ``c_w`` = ``c^T w``)."""
+    inv_t = 1.0 / opp.count[0]
+    alpha = (sparse_dot(w, idx, val) - c_w) - y  # e^T w - y
+    sums = opp.sums
+    for i in range(w.shape[0]):
+        g[i] = lam * w[i] + cov_w[i] - alpha * (sums[i] * inv_t)
+    sparse_axpy(g, alpha, idx, val)
+
+
+@borrowing_step
+def _adagrad_step(w, s, g, h, eta, delta):
+    """``s += g^2``, ``h = delta + sqrt(s)``, ``w -= eta g / h``; return ``|w|^2``."""
+    sq = 0.0
+    for i in range(w.shape[0]):
+        s[i] += g[i] * g[i]
+        h[i] = delta + math.sqrt(s[i])
+        w[i] -= eta * g[i] / h[i]
+        sq += w[i] * w[i]
+    return sq
+
+
+@borrowing_step
+def _project(w, h, sq, projection, radius):
+    """Project w (with ``|w|^2 = sq``) onto the ball of the given radius."""
+    if projection == _H_NORM:
+        _h_project(w, h, radius)
+    elif projection == _EUCLIDEAN and sq > radius * radius:
+        scale = radius / math.sqrt(sq)
+        for i in range(w.shape[0]):
+            w[i] *= scale
+
+
 @nb.njit(cache=True)
-def _adaoam_chunk(
-    w,
-    s,
-    steps,
-    count_neg,
-    sum_neg,
-    scatter_neg,
-    count_pos,
-    sum_pos,
-    scatter_pos,
-    indptr,
-    indices,
-    data,
-    ys,
-    eta,
-    lam,
-    delta,
-    projection,
-    radius,
-):
+def _adaoam_chunk(w, s, steps, classes, indptr, indices, data, ys, settings):
+    """AdaOAM (D16 Alg. 1) over the rows; ``classes``: the two summaries' arrays."""
     d = w.shape[0]
     cov_w = np.empty(d)
     g = np.empty(d)
@@ -332,46 +367,45 @@ def _adaoam_chunk(
     for r in range(indptr.shape[0] - 1):
         lo, hi = indptr[r], indptr[r + 1]
         idx, val, y = indices[lo:hi], data[lo:hi], ys[r]
-        if y > 0:
-            full_add(count_pos, sum_pos, scatter_pos, idx, val)
-            t_opp = count_neg[0]
-            if t_opp == 0:
-                continue
-            c_w = full_cov_matvec(count_neg, sum_neg, scatter_neg, w, cov_w)
-            sum_opp = sum_neg
-        else:
-            full_add(count_neg, sum_neg, scatter_neg, idx, val)
-            t_opp = count_pos[0]
-            if t_opp == 0:
-                continue
-            c_w = full_cov_matvec(count_pos, sum_pos, scatter_pos, w, cov_w)
-            sum_opp = sum_pos
-        inv_t = 1.0 / t_opp
-        xw = 0.0
-        for a in range(idx.shape[0]):
-            xw += w[idx[a]] * val[a]
-        alpha = (xw - c_w) - y  # e^T w - y
-        # g = lam w + S w + alpha (x - c)
-        for i in range(d):
-            g[i] = lam * w[i] + cov_w[i] - alpha * (sum_opp[i] * inv_t)
-        for a in range(idx.shape[0]):
-            g[idx[a]] += alpha * val[a]
-        sq = 0.0
-        for i in range(d):
-            s[i] += g[i] * g[i]
-            h[i] = delta + math.sqrt(s[i])
-            w[i] -= eta * g[i] / h[i]
-            sq += w[i] * w[i]
-        if projection == 2:
-            _h_project(w, h, radius)
-        elif projection == 1 and sq > radius * radius:
-            scale = radius / math.sqrt(sq)
-            for i in range(d):
-                w[i] *= scale
+        own, opp = own_and_opposite(classes, y)
+        add_example(own, idx, val)  # exact summaries never run out of room
+        if opp.count[0] == 0:
+            continue
+        c_w = cov_matvec(opp, w, cov_w)
+        _exact_gradient(w, idx, val, y, opp, cov_w, c_w, settings.lam, g)
+        sq = _adagrad_step(w, s, g, h, settings.eta, settings.delta)
+        _project(w, h, sq, settings.projection, settings.radius)
         steps[0] += 1
 
 
-class AdaOAM(BaseStreamingAUC):
+class _AdaGradAUC(BaseStreamingAUC):
+    """What AdaOAM and SAdaOAM share: the state of AdaGrad with the OPAUC gradient
+    from two exact class summaries (of kind ``_summary``), and ``sparsity_``."""
+
+    param_grid: ClassVar[dict[str, list]] = {
+        "eta": [2.0**k for k in range(-10, 11)],
+        "lam": [2.0**k for k in range(-10, 3)],
+    }
+    _summary: ClassVar[type] = FullCovariance
+
+    def _init_state(self, n_features: int) -> None:
+        self.w_ = np.zeros(n_features)
+        self.sq_grad_sum_ = np.zeros(n_features)
+        self.n_updates_ = np.zeros(1, dtype=np.int64)
+        self.stats_ = [self._summary(n_features), self._summary(n_features)]
+
+    def _classes(self) -> tuple:
+        """The two summaries' kernel arrays (negative, positive)."""
+        return tuple(s.arrays() for s in self.stats_)
+
+    @property
+    def sparsity_(self) -> float:
+        """Fraction of the weights (of ``coef_``) that are exactly zero."""
+        coef = self.coef_
+        return float(np.mean(coef == 0.0)) if coef.size else 0.0
+
+
+class AdaOAM(_AdaGradAUC):
     """Adaptive online AUC maximization (AdaOAM, D16 Alg. 1), diagonal AdaGrad.
 
     The OPAUC gradient from exact class covariances, a per-coordinate AdaGrad step
@@ -382,8 +416,8 @@ class AdaOAM(BaseStreamingAUC):
     Parameters
     ----------
     eta : float, default=2**-3
-        Step size; tuned over 2^[-10:10] (D15 §5; SPEC §7). The default is a library
-        choice.
+        Step size; tuned over 2^[-10:10] (the grid of D15's experiments; D16's copy
+        lost it). The default is a library choice.
     lam : float, default=2**-8
         L2 regularization lambda, tuned over 2^[-10:2]; also sets the radius
         ``1/sqrt(lam)`` of the feasible ball (no projection when 0).
@@ -422,9 +456,9 @@ class AdaOAM(BaseStreamingAUC):
     True
     """
 
-    param_grid = {
-        "eta": [2.0**k for k in range(-10, 11)],
-        "lam": [2.0**k for k in range(-10, 3)],
+    _parameter_constraints = {
+        **_COMMON_CONSTRAINTS,
+        "projection": [StrOptions(set(_PROJECTIONS))],
     }
 
     def __init__(
@@ -443,167 +477,170 @@ class AdaOAM(BaseStreamingAUC):
         self.shuffle = shuffle
         self.random_state = random_state
 
-    def _init_state(self, n_features: int) -> None:
-        _check_common(self)
-        if self.projection not in _PROJECTIONS:
-            raise ValueError(
-                f"projection must be 'H', 'euclidean' or 'none', got {self.projection!r}"
-            )
-        self.w_ = np.zeros(n_features)
-        self.sq_grad_sum_ = np.zeros(n_features)
-        self.n_updates_ = np.zeros(1, dtype=np.int64)
-        self.stats_ = [FullCovariance(n_features), FullCovariance(n_features)]
-
     def _update(self, chunk: Chunk) -> None:
-        neg, pos = self.stats_
-        radius = 1.0 / math.sqrt(self.lam) if self.lam > 0 else math.inf
-        _adaoam_chunk(
-            self.w_,
-            self.sq_grad_sum_,
-            self.n_updates_,
-            neg.count_,
-            neg.sum_,
-            neg.scatter_,
-            pos.count_,
-            pos.sum_,
-            pos.scatter_,
-            chunk.indptr,
-            chunk.indices,
-            chunk.data,
-            chunk.y,
+        settings = AdaOAMSettings(
             float(self.eta),
             float(self.lam),
             float(self.delta),
             _PROJECTIONS[self.projection],
-            radius,
+            1.0 / math.sqrt(self.lam) if self.lam > 0 else math.inf,
+        )
+        _adaoam_chunk(
+            self.w_,
+            self.sq_grad_sum_,
+            self.n_updates_,
+            self._classes(),
+            chunk.indptr,
+            chunk.indices,
+            chunk.data,
+            chunk.y,
+            settings,
         )
 
     def _coef(self) -> np.ndarray:
         return self.w_
 
-    @property
-    def sparsity_(self) -> float:
-        """Fraction of the weights that are exactly zero."""
-        coef = self.coef_
-        return float(np.mean(coef == 0.0)) if coef.size else 0.0
-
 
 # --------------------------------------------------------------------------- SAdaOAM
-@nb.njit(cache=True)
+@borrowing_step
+def _shrunk(wi, n, eta_theta, h):
+    """w_i after n steps whose gradient coordinate was 0 (D16 §3.3, last paragraph):
+    ``sign(w_i) max(0, |w_i| - n eta theta / h_i)``."""
+    a = abs(wi) - n * eta_theta / h
+    return math.copysign(a, wi) if a > 0.0 else 0.0
+
+
+@borrowing_step
 def _catch_up(w, s, last, i, now, eta_theta, delta):
-    """Apply the shrinkage of the steps last[i]..now-1, in which g_i was 0."""
+    """Bring coordinate i up to date at step ``now``: apply the shrinkage it owes
+    since ``last[i]``."""
     n = now - last[i]
     if n > 0:
-        wi = w[i]
-        if wi != 0.0:
-            a = abs(wi) - n * eta_theta / (delta + math.sqrt(s[i]))
-            w[i] = math.copysign(a, wi) if a > 0.0 else 0.0
+        if w[i] != 0.0:
+            w[i] = _shrunk(w[i], n, eta_theta, delta + math.sqrt(s[i]))
         last[i] = now
 
 
-@nb.njit(cache=True)
-def _sadaoam_chunk(
-    start,
-    w,
-    s,
-    last,
-    steps,
-    neg,
-    pos,
-    indptr,
-    indices,
-    data,
-    ys,
-    eta,
-    lam,
-    theta,
-    delta,
-    lazy,
-    pw,
-    gbuf,
-    active,
-):
-    """SAdaOAM over rows ``start..``; returns the first row not processed.
+@borrowing_njit
+def _caught_up(state, eta_theta, delta, out):
+    """Write every coordinate of w, brought up to date, into ``out`` (state unchanged)."""
+    w, s, last = state.w, state.s, state.last
+    now = state.steps[0]
+    for i in range(out.shape[0]):
+        out[i] = _shrunk(w[i], now - last[i], eta_theta, delta + math.sqrt(s[i]))
 
-    A row is left unprocessed (and returned) when its class's sparse summary must grow
-    first; the caller grows it and calls again from that row.
-    """
-    d = w.shape[0]
-    full = d * (d + 1) // 2
-    eta_theta = eta * theta
-    n_rows = indptr.shape[0] - 1
-    if not lazy:
-        for i in range(d):
-            active[i] = i
-    for r in range(start, n_rows):
-        lo, hi = indptr[r], indptr[r + 1]
-        idx, val, y = indices[lo:hi], data[lo:hi], ys[r]
-        if y > 0:
-            own = pos
-            opp = neg
-        else:
-            own = neg
-            opp = pos
-        if not sparse_room(own[5], own[2].shape[0], full, idx, val):
-            return r
-        exact_sparse_add(own, idx, val)
-        t_opp = opp[0][0]
-        if t_opp == 0:
-            continue
-        o_sum, o_keys, o_vals, o_nnz = opp[1], opp[2], opp[3], opp[5][0]
-        o_seen, o_support, o_n_support = opp[6], opp[7], opp[8][0]
-        now = steps[0]
-        # the coordinates whose gradient may be non-zero at this step
-        if lazy:
-            n_active = 0
-            for q in range(o_n_support):
-                active[n_active] = o_support[q]
+
+@borrowing_step
+def _active_coordinates(own, opp, idx, val, lam, active):
+    """Write the coordinates whose gradient may be non-zero at this step into
+    ``active`` (module docstring); return how many. ``own`` already holds x."""
+    seen, support = opp.seen, opp.support
+    n_active = 0
+    for q in range(opp.n_support[0]):
+        active[n_active] = support[q]
+        n_active += 1
+    if lam > 0.0:  # every feature seen so far
+        own_support = own.support
+        for q in range(own.n_support[0]):
+            i = own_support[q]
+            if not seen[i]:
+                active[n_active] = i
                 n_active += 1
-            if lam > 0.0:
-                own_seen_support, own_n_support = own[7], own[8][0]
-                for q in range(own_n_support):
-                    i = own_seen_support[q]
-                    if not o_seen[i]:
-                        active[n_active] = i
-                        n_active += 1
-            else:
-                for a in range(idx.shape[0]):
-                    if val[a] != 0.0 and not o_seen[idx[a]]:
-                        active[n_active] = idx[a]
-                        n_active += 1
-            for q in range(n_active):
-                _catch_up(w, s, last, active[q], now, eta_theta, delta)
-        else:
-            n_active = d
-        inv_t = 1.0 / t_opp
-        xw = 0.0
+    else:  # the opposite class's support and x's
         for a in range(idx.shape[0]):
-            xw += w[idx[a]] * val[a]
-        cw = 0.0
-        for q in range(o_n_support):
-            i = o_support[q]
-            cw += o_sum[i] * w[i]
-        cw *= inv_t
-        sparse_scatter_add(o_keys, o_vals, o_nnz, w, pw)
-        alpha = (xw - cw) - y
-        for q in range(n_active):
-            i = active[q]
-            gbuf[i] = lam * w[i] + pw[i] * inv_t - (o_sum[i] * inv_t) * (cw + alpha)
-        for a in range(idx.shape[0]):
-            gbuf[idx[a]] += alpha * val[a]
-        for q in range(n_active):
-            i = active[q]
-            g = gbuf[i]
-            gbuf[i] = 0.0
-            pw[i] = 0.0
-            s[i] += g * g
-            w[i] = _l1_coord(w[i], g, delta + math.sqrt(s[i]), eta, eta_theta)
-            last[i] = now + 1
-        steps[0] = now + 1
-    return n_rows
+            if val[a] != 0.0 and not seen[idx[a]]:
+                active[n_active] = idx[a]
+                n_active += 1
+    return n_active
 
 
-class SAdaOAM(BaseStreamingAUC):
+@borrowing_step
+def _sparse_gradient(w, idx, val, y, opp, active, n_active, lam, pw, gbuf):
+    """Write ``g_i = lam w_i + (Pw)_i/T - c_i (c^T w + alpha) + alpha x_i`` into
+    ``gbuf`` for the active coordinates (opposite class ``opp``; ``pw`` receives
+    ``P w``). ``gbuf`` and ``pw`` are zero outside the active coordinates."""
+    sums, support = opp.sums, opp.support
+    inv_t = 1.0 / opp.count[0]
+    xw = sparse_dot(w, idx, val)
+    cw = 0.0
+    for q in range(opp.n_support[0]):
+        i = support[q]
+        cw += sums[i] * w[i]
+    cw *= inv_t
+    table = opp.table
+    sparse_scatter_add(table, w, pw)
+    alpha = (xw - cw) - y
+    for q in range(n_active):
+        i = active[q]
+        gbuf[i] = lam * w[i] + pw[i] * inv_t - (sums[i] * inv_t) * (cw + alpha)
+    sparse_axpy(gbuf, alpha, idx, val)
+
+
+@borrowing_step
+def _l1_updates(state, active, n_active, gbuf, pw, settings):
+    """AdaGrad's l1 step of every active coordinate from ``gbuf`` (cleared, with
+    ``pw``, for the next step); they are up to date after this step."""
+    now = state.steps[0]
+    w, s, last = state.w, state.s, state.last
+    eta, delta = settings.eta, settings.delta
+    eta_theta = eta * settings.theta
+    for q in range(n_active):
+        i = active[q]
+        g = gbuf[i]
+        gbuf[i] = 0.0
+        pw[i] = 0.0
+        s[i] += g * g
+        w[i] = _l1_coord(w[i], g, delta + math.sqrt(s[i]), eta, eta_theta)
+        last[i] = now + 1
+    state.steps[0] = now + 1
+
+
+@borrowing_step
+def _sadaoam_example(own, opp, state, idx, val, y, settings, scratch):
+    """One example of SAdaOAM: add it to its own class, then, if the opposite class
+    has examples, take the step; return False (nothing changed) when the own class's
+    summary must reserve room first."""
+    if not add_example(own, idx, val):
+        return False
+    if opp.count[0] == 0:
+        return True
+    pw, gbuf, active = scratch
+    w, s, last = state.w, state.s, state.last
+    n_active = w.shape[0]
+    if settings.lazy:
+        n_active = _active_coordinates(own, opp, idx, val, settings.lam, active)
+        now, eta_theta = state.steps[0], settings.eta * settings.theta
+        for q in range(n_active):
+            _catch_up(w, s, last, active[q], now, eta_theta, settings.delta)
+    _sparse_gradient(w, idx, val, y, opp, active, n_active, settings.lam, pw, gbuf)
+    _l1_updates(state, active, n_active, gbuf, pw, settings)
+    return True
+
+
+@borrowing_njit
+def _sadaoam_chunk(state, classes, indptr, indices, data, ys, start, settings, scratch):
+    """SAdaOAM (D16 Alg. 2) over rows ``start..``; returns the first row not processed.
+
+    ``classes``: the two ``ExactSparseArrays``; ``scratch``: ``(pw, gbuf, active)``,
+    two zero d-vectors and an int64 d-vector. A row is left unprocessed (and
+    returned) when its class's sparse summary must reserve room first; the caller
+    does and calls again from that row.
+    """
+    active = scratch[2]
+    if not settings.lazy:  # every coordinate, always
+        for i in range(active.shape[0]):
+            active[i] = i
+    for r in range(start, indptr.shape[0] - 1):
+        lo, hi = indptr[r], indptr[r + 1]
+        own, opp = own_and_opposite(classes, ys[r])
+        if not _sadaoam_example(
+            own, opp, state, indices[lo:hi], data[lo:hi], ys[r], settings, scratch
+        ):
+            return r
+    return indptr.shape[0] - 1
+
+
+class SAdaOAM(_AdaGradAUC):
     """Sparse AdaOAM (D16 Alg. 2): l1-regularized AdaGrad with lazy updates.
 
     The OPAUC gradient from exact sparse class summaries
@@ -618,12 +655,13 @@ class SAdaOAM(BaseStreamingAUC):
     Parameters
     ----------
     eta : float, default=2**-3
-        Step size; tuned over 2^[-10:10] (SPEC §8). The default is a library choice.
+        Step size; tuned over 2^[-10:10] (as for AdaOAM). The default is a library
+        choice.
     lam : float, default=2**-8
         L2 regularization lambda, tuned over 2^[-10:2]. ``lam=0`` lets the lazy path
         skip every coordinate outside the opposite class's support.
     theta : float, default=1e-4
-        l1 weight, tuned over 10^[-8:-1] (SPEC §8, our choice; the seed lost it).
+        l1 weight, tuned over 10^[-8:-1] (our choice: D16's copy lost the grid).
     delta : float, default=1e-8
         Smoothing term of ``h = delta + sqrt(s)``; must be positive.
     lazy : bool, default=True
@@ -665,9 +703,15 @@ class SAdaOAM(BaseStreamingAUC):
     """
 
     param_grid = {
-        "eta": [2.0**k for k in range(-10, 11)],
-        "lam": [2.0**k for k in range(-10, 3)],
+        **_AdaGradAUC.param_grid,
         "theta": [10.0**k for k in range(-8, 0)],
+    }
+    _summary = ExactSparseCovariance
+
+    _parameter_constraints = {
+        **_COMMON_CONSTRAINTS,
+        "theta": [non_negative()],
+        "lazy": ["boolean"],
     }
 
     def __init__(
@@ -689,63 +733,31 @@ class SAdaOAM(BaseStreamingAUC):
         self.random_state = random_state
 
     def _init_state(self, n_features: int) -> None:
-        _check_common(self)
-        if not (
-            isinstance(self.theta, (int, float, np.number))
-            and self.theta >= 0
-            and np.isfinite(self.theta)
-        ):
-            raise ValueError(f"theta must be a non-negative finite number, got {self.theta!r}")
-        if not isinstance(self.lazy, (bool, np.bool_)):
-            raise ValueError(f"lazy must be True or False, got {self.lazy!r}")
-        self.w_ = np.zeros(n_features)
-        self.sq_grad_sum_ = np.zeros(n_features)
+        super()._init_state(n_features)
         self.last_ = np.zeros(n_features, dtype=np.int64)
-        self.n_updates_ = np.zeros(1, dtype=np.int64)
-        self.stats_ = [ExactSparseCovariance(n_features), ExactSparseCovariance(n_features)]
 
     def _update(self, chunk: Chunk) -> None:
-        neg, pos = self.stats_
         d = self.w_.shape[0]
-        pw = np.zeros(d)
-        gbuf = np.zeros(d)
-        active = np.empty(d, dtype=np.int64)
-        n = chunk.n_samples
-        r = 0
-        while True:
-            r = _sadaoam_chunk(
-                r,
-                self.w_,
-                self.sq_grad_sum_,
-                self.last_,
-                self.n_updates_,
-                neg.arrays(),
-                pos.arrays(),
-                chunk.indptr,
-                chunk.indices,
-                chunk.data,
-                chunk.y,
-                float(self.eta),
-                float(self.lam),
-                float(self.theta),
-                float(self.delta),
-                bool(self.lazy),
-                pw,
-                gbuf,
-                active,
-            )
-            if r == n:
-                return
-            own = pos if chunk.y[r] > 0 else neg
-            own.grow_for(int(chunk.indptr[r + 1] - chunk.indptr[r]))
+        scratch = (np.zeros(d), np.zeros(d), np.empty(d, dtype=np.int64))
+        state = self._state()
+        settings = SAdaOAMSettings(
+            float(self.eta),
+            float(self.lam),
+            float(self.theta),
+            float(self.delta),
+            bool(self.lazy),
+        )
+        rows = (chunk.indptr, chunk.indices, chunk.data, chunk.y)
+        run_reserving(
+            lambda r: _sadaoam_chunk(state, self._classes(), *rows, r, settings, scratch),
+            self.stats_,
+            chunk,
+        )
+
+    def _state(self) -> SAdaOAMState:
+        return SAdaOAMState(self.w_, self.sq_grad_sum_, self.last_, self.n_updates_)
 
     def _coef(self) -> np.ndarray:
-        owed = (self.n_updates_[0] - self.last_) * (float(self.eta) * float(self.theta))
-        a = np.abs(self.w_) - owed / (float(self.delta) + np.sqrt(self.sq_grad_sum_))
-        return np.where(a > 0.0, np.copysign(a, self.w_), 0.0)
-
-    @property
-    def sparsity_(self) -> float:
-        """Fraction of the weights (of ``coef_``) that are exactly zero."""
-        coef = self.coef_
-        return float(np.mean(coef == 0.0)) if coef.size else 0.0
+        coef = np.empty_like(self.w_)
+        _caught_up(self._state(), float(self.eta) * float(self.theta), float(self.delta), coef)
+        return coef

@@ -1,42 +1,44 @@
-"""OPAUC: one-pass AUC optimization with the least-square pairwise loss.
+r"""OPAUC: one-pass AUC optimization with the least-square pairwise loss.
 
 Gao, Jin, Zhu and Zhou, *One-Pass AUC Optimization* (ICML 2013, "G13") and its journal
-version (Gao, Wang, Jin, Zhu, Zhou, Artificial Intelligence 2016, "G16"); SPEC §1-§5.
+version (Gao, Wang, Jin, Zhu, Zhou, Artificial Intelligence 2016, "G16").
 
-The objective is the regularized square pairwise loss
+The objective is the regularized square pairwise loss (G13 §2; G16 §3)
 
 .. math::
 
-    \\mathcal L(w) = \\frac\\lambda2\\|w\\|^2 + \\frac{1}{2T_+T_-}
-        \\sum_{i\\in+,\\,j\\in-} \\big(1 - w^\\top(x_i - x_j)\\big)^2 .
+    \mathcal L(w) = \frac\lambda2\|w\|^2 + \frac{1}{2T_+T_-}
+        \sum_{i\in+,\,j\in-} \big(1 - w^\top(x_i - x_j)\big)^2 .
 
 At step t the per-step loss (G16 Eq. 5) sums the square loss of :math:`x_t` against
-every earlier example of the opposite class :math:`\\bar y = -y_t`, divided by that
+every earlier example of the opposite class :math:`\bar y = -y_t`, divided by that
 class's count. Its gradient needs only the opposite class's mean :math:`c` and
 covariance :math:`S` (G16 Eqs. 7-8; G13 Eqs. 4-5):
 
 .. math::
 
-    g_t = \\lambda w - y_t e + e\\,(e^\\top w) + S w, \\qquad e = x_t - c ,
+    g_t = \lambda w - y_t e + e\,(e^\top w) + S w, \qquad e = x_t - c ,
 
-and the update is :math:`w \\leftarrow w - \\eta g_t`. Before the step, the example
-is added to its own class's summary; while the opposite class is still empty only
-the statistics are updated. The model is the last iterate (G16 §5.4).
+and the update is :math:`w \leftarrow w - \eta g_t` (G16 Alg. 1). Before the step,
+the example is added to its own class's summary; while the opposite class is still
+empty only the statistics are updated. G13 writes the opposite class's statistics at
+t - 1 and G16 at t; the example does not change them, so the two agree. The model is
+the last iterate (G16 §5.4).
 
 High-dimensional variants
 -------------------------
 ``covariance`` chooses the class summaries (:mod:`aucstream.covariance`); the step
-is the same with :math:`S` replaced by the summary's estimate :math:`\\hat S`:
+is the same with :math:`S` replaced by the summary's estimate :math:`\hat S`:
 
-=============  ======================  =========================================
-covariance     paper                   :math:`\\hat S`, memory
-=============  ======================  =========================================
-"full"         OPAUC (G16 Alg. 1)      exact; O(d^2) memory: for moderate d only
-"randomized"   OPAUC_r (G13 Eqs. 6-11)  :math:`Z Z^\\top/T` - centering; O(d tau)
-"fd"           OPAUC_fd (G16 Alg. 2)   frequent directions (Eqs. 10-11, 14-15)
-"sparse"       OPAUC_s (G16 Alg. 3)    :math:`d\\tau` largest entries (Eqs. 16-17)
-"hash"         OPAUC_h (G16 §7.2)      CountSketch (SPEC §5, reconstructed)
-=============  ======================  =========================================
+=============  ========================  =========================================
+covariance     paper                     :math:`\hat S`, memory
+=============  ========================  =========================================
+"full"         OPAUC (G16 Alg. 1)        exact; O(d^2) memory: for moderate d only
+"randomized"   OPAUC_r (G13 Eqs. 6-11)   :math:`Z Z^\top/T` - centering; O(d tau)
+"fd"           OPAUC_fd (G16 Alg. 2)     frequent directions (Eqs. 10-11, 14-15)
+"sparse"       OPAUC_s (G16 Alg. 3)      :math:`d\tau` largest entries (Eqs. 16-17)
+"hash"         OPAUC_h (G16 §7.2)        CountSketch (reconstructed)
+=============  ========================  =========================================
 
 Costs per example with k non-zeros (CSR input is never densified):
 
@@ -54,40 +56,40 @@ Costs per example with k non-zeros (CSR input is never densified):
 
 Implicit weights of the low-rank variants
 -----------------------------------------
-For the sketches :math:`Z_\\pm` (d x tau) and class sums :math:`s_\\pm`, the weights
+For the sketches :math:`Z_\pm` (d x tau) and class sums :math:`s_\pm`, the weights
 are kept as
 
 .. math::
 
-    w = \\sigma\\,\\big(v + Z_- p_- + Z_+ p_+ + \\gamma_- s_- + \\gamma_+ s_+\\big)
+    w = \sigma\,\big(v + Z_- p_- + Z_+ p_+ + \gamma_- s_- + \gamma_+ s_+\big)
 
-with a dense v, coefficient vectors :math:`p_\\pm \\in \\mathbb R^\\tau`, scalars
-:math:`\\gamma_\\pm` and a scale :math:`\\sigma`. With :math:`\\hat S w = Z\\phi - s\\psi`
-(the opposite class; :math:`\\phi = Z^\\top w/T`, :math:`\\psi = c^\\top w/T` for the
-G16 form), the step
+with a dense v, coefficient vectors :math:`p_\pm \in \mathbb R^\tau`, scalars
+:math:`\gamma_\pm` and a scale :math:`\sigma` (the bundle :data:`Implicit`). With
+:math:`\hat S w = Z\phi - s\psi` (the opposite class;
+:func:`aucstream.covariance.center_terms`), the step
 
 .. math::
 
-    w \\leftarrow (1 - \\eta\\lambda) w - \\eta Z\\phi
-        + \\eta(\\psi + \\alpha/T) s - \\eta\\alpha x, \\qquad
-        \\alpha = e^\\top w - y_t ,
+    w \leftarrow (1 - \eta\lambda) w - \eta Z\phi
+        + \eta(\psi + \alpha/T) s - \eta\alpha x, \qquad
+        \alpha = e^\top w - y_t ,
 
-becomes :math:`\\sigma \\leftarrow (1-\\eta\\lambda)\\sigma`, a change of :math:`p` and
-:math:`\\gamma` of the opposite class, and a k-sparse change of v. Adding x to the
-own class (:math:`Z \\mathrel{+}= x a^\\top`, :math:`s \\mathrel{+}= x`) would change
-:math:`Z p + \\gamma s` by :math:`(a^\\top p + \\gamma) x`, which is subtracted from v so
-that w does not move. The products this needs, :math:`Z^\\top w`,
-:math:`s^\\top w` and :math:`x^\\top w`, come from maintained Gram quantities
-(:math:`Z_a^\\top Z_b`, :math:`Z_a^\\top s_b`, :math:`s_a^\\top s_b`, :math:`Z_a^\\top v`,
-:math:`s_a^\\top v`), each updated in O(k tau + tau^2) per example. In exact
-arithmetic this is the same recursion as the direct update; in floating point it
-differs by rounding. To bound cancellation between v and the other terms, every
-``OPAUC._rebase_every`` examples (2^15) the representation is folded back into v and
-the maintained products are recomputed exactly (O(d tau^2)); a frequent-directions
-shrink folds the shrunk class's terms into v too (its old Z is gone). :math:`\\sigma`
-is folded into v when it leaves [1e-100, 1e100] or becomes 0 (:math:`\\eta\\lambda = 1`).
-All of this happens at positions fixed by the stream, so chunking never changes the
-model.
+becomes :math:`\sigma \leftarrow (1-\eta\lambda)\sigma`, a change of :math:`p` and
+:math:`\gamma` of the opposite class, and a k-sparse change of v. Adding x to the
+own class (:math:`Z \mathrel{+}= z a^\top`, :math:`s \mathrel{+}= x`) would change
+:math:`Z p + \gamma s`, which is compensated in v and :math:`\gamma` so that w does
+not move. The products this needs, :math:`Z^\top w`, :math:`s^\top w` and
+:math:`x^\top w`, come from maintained Gram quantities (:math:`Z_a^\top Z_b`,
+:math:`Z_a^\top s_b`, :math:`s_a^\top s_b`, :math:`Z_a^\top v`, :math:`s_a^\top v`),
+each updated in O(k tau + tau^2) per example. In exact arithmetic this is the same
+recursion as the direct update; in floating point it differs by rounding. To bound
+cancellation between v and the other terms, every ``OPAUC._rebase_every`` examples
+(2^15) the representation is folded back into v and the maintained products are
+recomputed exactly (O(d tau^2)); a frequent-directions shrink folds the shrunk
+class's terms into v too (its old Z is gone). :math:`\sigma` is folded into v when it
+leaves [``SCALE_MIN``, ``SCALE_MAX``] of :mod:`aucstream._kernels` or becomes 0
+(:math:`\eta\lambda = 1`). All of this happens at positions fixed by the stream, so
+chunking never changes the model.
 
 Dimension-reduction variants (OPAUC^f, OPAUC^rp, OPAUC^pca) are scikit-learn
 pipelines in front of OPAUC: see :mod:`aucstream.reduction`. Random Fourier
@@ -96,358 +98,322 @@ features for dense data (G16 §7.2) are in :mod:`aucstream.random_features`.
 
 from __future__ import annotations
 
+from collections import namedtuple
+
 import numba as nb
 import numpy as np
 
 from ._base import BaseStreamingAUC
 from ._chunks import Chunk
+from ._kernels import SCALE_MAX, SCALE_MIN, sparse_axpy, sparse_dot, squared_norm
+from ._params import InvalidParameterError, StrOptions, non_negative, positive, positive_int
 from .covariance import (
+    CENTERED_SKETCH,
     COVARIANCE_KINDS,
-    HashedCovariance,
-    RandomizedCovariance,
+    add_example,
+    borrowing_njit,
+    borrowing_step,
+    center_terms,
+    cov_matvec,
     fd_column,
     fd_insert,
-    full_add,
-    full_cov_matvec,
+    fd_shrink_index,
+    fd_tdot,
     lowrank_add,
     make_covariance,
+    own_and_opposite,
+    run_reserving,
     sketch_tdot,
-    sparse_cov_matvec,
-    sparse_dot,
-    sparsified_add,
 )
 
 __all__ = ["OPAUC", "opauc_gradient"]
 
+#: The implicit weights of the low-rank kinds and the products maintained with them
+#: (module docstring). Class 0 is the negative class, 1 the positive one: ``v``
+#: (d,), ``p`` (2, tau), ``gamma`` (2,), ``scale`` (1,) give
+#: ``w = scale * (v + Z_0 p_0 + Z_1 p_1 + gamma_0 s_0 + gamma_1 s_1)``; ``zz`` =
+#: :math:`Z_0^\top Z_1`, ``zs[a, b]`` = :math:`Z_a^\top s_b`, ``ss[a, b]`` =
+#: :math:`s_a^\top s_b`, ``zv[a]`` = :math:`Z_a^\top v`, ``sv[a]`` = :math:`s_a^\top v`.
+Implicit = namedtuple("Implicit", ["v", "p", "gamma", "scale", "zz", "zs", "ss", "zv", "sv"])
 
-@nb.njit(cache=True)
-def _opauc_step(w, idx, val, y, count_opp, sum_opp, cov_w, c_w, eta, lam):
-    """w <- w - eta * (lam w + S w + (e.w - y) e), e = x - c (opposite class).
+#: Settings of the low-rank kernel: step size, lambda, the summaries' centering code
+#: (``aucstream.covariance.CENTER_*``), whether they fill columns (frequent
+#: directions) and the re-basing period.
+LowRankSettings = namedtuple(
+    "LowRankSettings", ["eta", "lam", "center", "fills_columns", "rebase_every"]
+)
+
+#: Scratch vectors of the low-rank kernel (tau = sketch size): ``zx`` (2, tau) and
+#: ``sx`` (2,) hold :math:`Z_a^\top x` and :math:`s_a^\top x` of the current example,
+#: ``a`` the coefficients of the column its class's sketch gains, ``zoz`` =
+#: :math:`Z_o^\top z`, ``q`` = :math:`Z_o^\top w` and ``phi`` the centering
+#: coefficients of the opposite class o.
+Scratch = namedtuple("Scratch", ["zx", "sx", "a", "zoz", "q", "phi"])
+
+#: Why the low-rank kernel returned: the chunk is done; a frequent-directions sketch
+#: is full and must be shrunk; the implicit weights are due for re-basing.
+_DONE, _SHRINK, _REBASE = 0, 1, 2
+
+
+# ------------------------------------------------------- exact and sparse kinds
+@borrowing_step
+def _opauc_step(w, idx, val, y, opp, cov_w, c_w, eta, lam):
+    """w <- w - eta * (lam w + S w + (e.w - y) e), e = x - c (opposite class ``opp``).
 
     ``cov_w`` is ``S w`` and ``c_w`` is ``c^T w`` of the opposite class, both at the
-    current w; ``c = sum_opp / count_opp``.
+    current w; ``c = opp.sums / opp.count``.
     """
-    inv_t = 1.0 / count_opp
-    xw = 0.0
-    for a in range(idx.shape[0]):
-        xw += w[idx[a]] * val[a]
-    alpha = (xw - c_w) - y  # e^T w - y
+    inv_t = 1.0 / opp.count[0]
+    alpha = (sparse_dot(w, idx, val) - c_w) - y  # e^T w - y
     shrink = 1.0 - eta * lam
-    d = w.shape[0]
-    for i in range(d):
-        w[i] = shrink * w[i] - eta * cov_w[i] + eta * alpha * sum_opp[i] * inv_t
-    for a in range(idx.shape[0]):
-        w[idx[a]] -= eta * alpha * val[a]
+    sums = opp.sums
+    for i in range(w.shape[0]):
+        w[i] = shrink * w[i] - eta * cov_w[i] + eta * alpha * sums[i] * inv_t
+    sparse_axpy(w, -eta * alpha, idx, val)
 
 
 @nb.njit(cache=True)
-def _opauc_full_chunk(w, neg, pos, indptr, indices, data, ys, eta, lam):
-    """OPAUC (G16 Alg. 1) over the rows; ``neg``/``pos`` are ``(count, sum, scatter)``."""
-    cov_w = np.empty(w.shape[0])
-    for r in range(indptr.shape[0] - 1):
-        lo, hi = indptr[r], indptr[r + 1]
-        idx, val, y = indices[lo:hi], data[lo:hi], ys[r]
-        own, opp = (pos, neg) if y > 0 else (neg, pos)
-        full_add(own[0], own[1], own[2], idx, val)
-        if opp[0][0] == 0:
-            continue
-        c_w = full_cov_matvec(opp[0], opp[1], opp[2], w, cov_w)
-        _opauc_step(w, idx, val, y, opp[0][0], opp[1], cov_w, c_w, eta, lam)
+def _opauc_chunk(w, classes, indptr, indices, data, ys, start, eta, lam):
+    """OPAUC with explicit summaries (G16 Alg. 1; Alg. 3 for "sparse") over rows
+    ``start:``; ``classes``: the two summaries' ``arrays()``.
 
-
-# ------------------------------------------------------------------ OPAUC_s kernel
-@nb.njit(cache=True)
-def _opauc_sparse_chunk(
-    w, neg, pos, indptr, indices, data, ys, start, budget, trigger, full, eta, lam
-):
-    """G16 Alg. 3 over rows ``start:``; ``neg``/``pos`` are ``(count, sum, keys, values,
-    index, info)``. Returns the first row whose class summary must grow before it can
-    take the example (or n when done)."""
+    Returns the first row whose class summary must reserve room before it can take
+    the example (or n when done)."""
     cov_w = np.empty(w.shape[0])
     n = indptr.shape[0] - 1
     for r in range(start, n):
         lo, hi = indptr[r], indptr[r + 1]
         idx, val, y = indices[lo:hi], data[lo:hi], ys[r]
-        own, opp = (pos, neg) if y > 0 else (neg, pos)
-        if not sparsified_add(
-            own[0], own[1], own[2], own[3], own[4], own[5], idx, val, budget, trigger, full
-        ):
+        own, opp = own_and_opposite(classes, y)
+        if not add_example(own, idx, val):
             return r
-        if opp[0][0] == 0:
-            continue
-        c_w = sparse_cov_matvec(opp[0], opp[1], opp[2], opp[3], opp[5], w, cov_w)
-        _opauc_step(w, idx, val, y, opp[0][0], opp[1], cov_w, c_w, eta, lam)
+        if opp.count[0] > 0:
+            c_w = cov_matvec(opp, w, cov_w)
+            _opauc_step(w, idx, val, y, opp, cov_w, c_w, eta, lam)
     return n
 
 
-# ------------------------------------------------------ OPAUC_r / _h / _fd kernel
-@nb.njit(cache=True)
-def _add_to_v(v, zv, sv, idx, val, coef, zx0, zx1, sx0, sx1):
-    """``v += coef x`` and the maintained ``Z_a^T v``, ``s_a^T v`` with it (given
-    ``Z_a^T x`` and ``s_a^T x``); O(k + tau)."""
-    for t in range(idx.shape[0]):
-        v[idx[t]] += coef * val[t]
+# ------------------------------------------------------------- low-rank kinds
+@borrowing_step
+def _add_to_v(imp, idx, val, coef, scratch):
+    """``v += coef x`` and the maintained ``Z_a^T v``, ``s_a^T v`` with it (from the
+    example's ``Z_a^T x`` and ``s_a^T x`` in ``scratch``); O(k + tau)."""
+    v, zv, sv = imp.v, imp.zv, imp.sv
+    zx, sx = scratch.zx, scratch.sx
+    sparse_axpy(v, coef, idx, val)
     for j in range(zv.shape[1]):
-        zv[0, j] += coef * zx0[j]
-        zv[1, j] += coef * zx1[j]
-    sv[0] += coef * sx0
-    sv[1] += coef * sx1
+        zv[0, j] += coef * zx[0, j]
+        zv[1, j] += coef * zx[1, j]
+    sv[0] += coef * sx[0]
+    sv[1] += coef * sx[1]
 
 
-_DONE, _SHRINK, _REBASE = 0, 1, 2
-_SCALE_MIN, _SCALE_MAX = 1e-100, 1e100
+@borrowing_step
+def _sketch_x(sketch, sums, beta, fills_columns, idx, val, scratch, b):
+    r"""``zx[b]`` = :math:`Z^\top x` and ``sx[b]`` = :math:`s^\top x` of class b's
+    sketch and sum (frequent directions: :math:`Z = Y - s\beta^\top`); O(k tau)."""
+    out = scratch.zx[b]
+    if fills_columns:
+        scratch.sx[b] = fd_tdot(sketch, sums, beta, idx, val, out)
+    else:
+        sketch_tdot(sketch, idx, val, out)
+        scratch.sx[b] = sparse_dot(sums, idx, val)
 
 
-@nb.njit(cache=True)
-def _opauc_lowrank_chunk(
-    count0,
-    sum0,
-    Z0,
-    G0,
-    asum0,
-    nfill0,
-    frob0,
-    seen0,
-    supp0,
-    nsupp0,
-    fzs0,
-    fss0,
-    fbeta0,
-    count1,
-    sum1,
-    Z1,
-    G1,
-    asum1,
-    nfill1,
-    frob1,
-    seen1,
-    supp1,
-    nsupp1,
-    fzs1,
-    fss1,
-    fbeta1,
-    zz,
-    zs,
-    ss,
-    v,
-    p,
-    gamma,
-    scale,
-    zv,
-    sv,
-    indptr,
-    indices,
-    data,
-    ys,
-    A,
-    start,
-    resume,
-    fd,
-    centering,
-    eta,
-    lam,
-    rebase_every,
-):
-    """The OPAUC step with low-rank summaries in implicit form (module docstring).
+@borrowing_step
+def _new_column(own, settings, xx, A, r, scratch):
+    """The change ``z a^T`` that x brings to its class's sketch: write ``a``, return
+    the coefficients ``(bx, bs)`` of ``z = bx x - bs s`` (s: the class sum before x).
 
-    Class 0 is the negative class, 1 the positive one. ``zz = Z0^T Z1``,
-    ``zs[a, b] = Z_a^T s_b``, ``ss[a, b] = s_a^T s_b``, ``zv[a] = Z_a^T v``,
-    ``sv[a] = s_a^T v``; ``G_a = Z_a^T Z_a`` lives in the summaries. ``A`` holds the
-    per-example vectors a (linear sketches); with ``fd`` the example goes into the
-    first zero column: ``z = bx x - bs s_c`` (:func:`fd_column`; ``fzs``/``fss`` are
-    the summary's own :math:`Z^\\top s`, :math:`s^\\top s`); its sketch array holds Y
-    with :math:`Z = Y - s \\beta^\\top` (``fbeta``, :func:`fd_insert`). ``centering``: 0 = G16
-    form, 1 = G13, 2 = exact (linear sketches), 3 = none (frequent directions of the
-    centered examples).
-
-    Returns ``(row, event)``: ``_DONE``; ``_SHRINK`` (row ``row`` was inserted and
-    filled its class's sketch: shrink, then resume at ``row`` with ``resume``);
-    ``_REBASE`` (resume at ``row`` after the periodic re-basing).
+    Linear sketches add ``x a^T`` with the example's draw ``A[r]``; frequent
+    directions writes ``z`` (:func:`aucstream.covariance.fd_column`) into its first
+    zero column (a = that unit vector, or 0 when nothing is inserted).
     """
-    tau = Z0.shape[1]
-    zx0 = np.empty(tau)
-    zx1 = np.empty(tau)
-    a = np.zeros(tau)
-    zoz = np.empty(tau)
-    phi = np.empty(tau)
-    q = np.empty(tau)
-    shrink = 1.0 - eta * lam
+    a = scratch.a
+    if settings.fills_columns:
+        bx, bs = fd_column(own.count, xx, settings.center == CENTERED_SKETCH)
+        a[:] = 0.0
+        if bx != 0.0:
+            a[own.nfill[0]] = 1.0
+        return bx, bs
+    for j in range(a.shape[0]):
+        a[j] = A[r, j]
+    return 1.0, 0.0
+
+
+@borrowing_step
+def _compensation(imp, c, scratch, bx, bs):
+    r"""Keep w fixed while class c gains :math:`z a^\top` and x: :math:`Z_c p_c` gains
+    :math:`(a^\top p_c)\,z = (a^\top p_c)(b_x + b_s)x - (a^\top p_c) b_s s_c^{new}` and
+    :math:`\gamma_c s_c` gains :math:`\gamma_c x`, so :math:`\gamma_c` takes
+    :math:`(a^\top p_c) b_s` more (done here) and v must take the returned multiple
+    of x."""
+    p, gamma, a = imp.p, imp.gamma, scratch.a
+    ap = 0.0
+    for j in range(a.shape[0]):
+        ap += a[j] * p[c, j]
+    gamma_old = gamma[c]
+    gamma[c] += ap * bs
+    return -gamma_old - ap * (bx + bs)
+
+
+@borrowing_step
+def _update_products(imp, c, scratch, bx, bs, vx, xx):
+    r"""The maintained products after class c gains :math:`z a^\top` and x (from the
+    old :math:`Z^\top x`, :math:`s^\top x`, :math:`v^\top x`); return :math:`z^\top x`."""
+    o = 1 - c
+    zz, zs, ss, zv, sv = imp.zz, imp.zs, imp.ss, imp.zv, imp.sv
+    zx, sx, a, zoz = scratch.zx, scratch.sx, scratch.a, scratch.zoz
+    z_x = bx * xx - bs * sx[c]
+    z_sc = bx * sx[c] - bs * ss[c, c]
+    z_so = bx * sx[o] - bs * ss[c, o]
+    z_v = bx * vx - bs * sv[c]
+    tau = a.shape[0]
+    for j in range(tau):
+        zoz[j] = bx * zx[o, j] - bs * zs[o, c, j]  # Z_o^T z
+    if c == 0:  # Z_0^T Z_1 gains a (Z_1^T z)^T
+        for i in range(tau):
+            for j in range(tau):
+                zz[i, j] += a[i] * zoz[j]
+    else:  # ... or (Z_0^T z) a^T
+        for i in range(tau):
+            for j in range(tau):
+                zz[i, j] += zoz[i] * a[j]
+    for j in range(tau):
+        zs[c, c, j] += zx[c, j] + a[j] * (z_sc + z_x)
+        zs[c, o, j] += a[j] * z_so
+        zs[o, c, j] += zx[o, j]
+        zv[c, j] += a[j] * z_v
+    ss[c, c] += 2.0 * sx[c] + xx
+    ss[c, o] += sx[o]
+    ss[o, c] += sx[o]
+    sv[c] += vx
+    return z_x
+
+
+@borrowing_step
+def _add_own_example(own, c, imp, settings, idx, val, A, r, vx, scratch):
+    r"""Add x to its class c (summary ``own``) while w stays fixed, and bring
+    ``zx[c]``, ``sx[c]`` to the new sketch and sum; return the new :math:`v^\top x`
+    and whether a frequent-directions sketch is full."""
+    xx = squared_norm(val)
+    bx, bs = _new_column(own, settings, xx, A, r, scratch)
+    beta = _compensation(imp, c, scratch, bx, bs)
+    if beta != 0.0:
+        _add_to_v(imp, idx, val, beta, scratch)
+        vx += beta * xx
+    z_x = _update_products(imp, c, scratch, bx, bs, vx, xx)
+    a, zxc = scratch.a, scratch.zx[c]
+    if settings.fills_columns:
+        fd_insert(own, idx, val, zxc, bx, bs)
+    else:
+        lowrank_add(own, idx, val, a, zxc)
+    for j in range(a.shape[0]):
+        zxc[j] += a[j] * z_x
+    scratch.sx[c] += xx
+    return vx, settings.fills_columns and own.nfill[0] == a.shape[0]
+
+
+@borrowing_step
+def _opposite_products(gram, o, imp, vx, scratch):
+    r"""Write :math:`Z_o^\top w` into ``q`` and return :math:`(\sigma, s_o^\top u,
+    x^\top u)` for w = :math:`\sigma u`, all from the maintained products; O(tau^2)."""
+    q, zx, sx = scratch.q, scratch.zx, scratch.sx
+    zz, zs, ss, zv, sv = imp.zz, imp.zs, imp.ss, imp.zv, imp.sv
+    p, gamma, sigma = imp.p, imp.gamma, imp.scale[0]
+    tau = q.shape[0]
+    for i in range(tau):  # Z_o^T u, with Z_0^T Z_1 stored once
+        acc = zv[o, i] + zs[o, 0, i] * gamma[0] + zs[o, 1, i] * gamma[1]
+        if o == 0:
+            for j in range(tau):
+                acc += gram[i, j] * p[0, j] + zz[i, j] * p[1, j]
+        else:
+            for j in range(tau):
+                acc += zz[j, i] * p[0, j] + gram[i, j] * p[1, j]
+        q[i] = sigma * acc
+    sw = sv[o] + ss[o, 0] * gamma[0] + ss[o, 1] * gamma[1]
+    xw = vx + gamma[0] * sx[0] + gamma[1] * sx[1]
+    for j in range(tau):
+        sw += zs[0, o, j] * p[0, j] + zs[1, o, j] * p[1, j]
+        xw += zx[0, j] * p[0, j] + zx[1, j] * p[1, j]
+    return sigma, sw, xw
+
+
+@borrowing_step
+def _rescale(imp, new_scale):
+    """Fold a scale that left [SCALE_MIN, SCALE_MAX] (or became 0) into v, p, gamma
+    and the products with v; return the scale to keep."""
+    if new_scale != 0.0 and SCALE_MIN <= abs(new_scale) <= SCALE_MAX:
+        return new_scale
+    for part in (imp.v, imp.gamma, imp.sv, imp.p.reshape(-1), imp.zv.reshape(-1)):
+        for i in range(part.shape[0]):
+            part[i] *= new_scale
+    return 1.0
+
+
+@borrowing_step
+def _opposite_step(opp, o, imp, settings, idx, val, y, vx, scratch):
+    """The OPAUC step against the opposite class o (non-empty), in implicit form."""
+    sigma, sw, xw = _opposite_products(opp.gram, o, imp, vx, scratch)
+    count = opp.count[0]
+    inv_t = 1.0 / count
+    cw = sigma * sw * inv_t
+    alpha = sigma * xw - cw - y
+    phi = scratch.phi
+    psi = center_terms(settings.center, count, opp.asum, scratch.q, cw, phi)
+    eta = settings.eta
+    new_scale = _rescale(imp, sigma * (1.0 - eta * settings.lam))
+    inv_s = 1.0 / new_scale
+    p = imp.p
+    for j in range(phi.shape[0]):
+        p[o, j] -= eta * phi[j] * inv_s
+    imp.gamma[o] += eta * (psi + alpha * inv_t) * inv_s
+    _add_to_v(imp, idx, val, -eta * alpha * inv_s, scratch)
+    imp.scale[0] = new_scale
+
+
+@borrowing_njit
+def _opauc_lowrank_chunk(
+    classes, imp, indptr, indices, data, ys, A, start, resume, settings, scratch
+):
+    r"""The OPAUC step with low-rank summaries in implicit form (module docstring).
+
+    ``classes`` holds the two ``LowRankArrays`` (negative, positive), ``imp`` the
+    :data:`Implicit` weights, ``A`` the per-example draws of the linear sketches and
+    ``scratch`` a :data:`Scratch`. Returns ``(row, event)``: ``_DONE``; ``_SHRINK``
+    (row ``row`` was inserted and filled its class's sketch: shrink, then resume at
+    ``row`` with ``resume``); ``_REBASE`` (resume at ``row`` after the periodic
+    re-basing).
+    """
+    neg, pos = classes
+    z0, s0, b0 = neg.sketch, neg.sums, neg.beta
+    z1, s1, b1 = pos.sketch, pos.sums, pos.beta
     n = indptr.shape[0] - 1
     for r in range(start, n):
         lo, hi = indptr[r], indptr[r + 1]
         idx, val, y = indices[lo:hi], data[lo:hi], ys[r]
+        _sketch_x(z0, s0, b0, settings.fills_columns, idx, val, scratch, 0)
+        _sketch_x(z1, s1, b1, settings.fills_columns, idx, val, scratch, 1)
+        vx = sparse_dot(imp.v, idx, val)
+        own, opp = own_and_opposite(classes, y)
         c = 1 if y > 0 else 0
-        o = 1 - c
-        sketch_tdot(Z0, idx, val, zx0)
-        sketch_tdot(Z1, idx, val, zx1)
-        sx0 = sparse_dot(sum0, idx, val)
-        sx1 = sparse_dot(sum1, idx, val)
-        if fd:  # Z = Y - s beta^T
-            for j in range(tau):
-                zx0[j] -= fbeta0[j] * sx0
-                zx1[j] -= fbeta1[j] * sx1
-        vx = sparse_dot(v, idx, val)
         if not (resume and r == start):
-            # ---- add x to its own class, keeping w fixed
-            xx = 0.0
-            for t in range(idx.shape[0]):
-                xx += val[t] * val[t]
-            if c == 1:
-                Zc, Gc, countc, sumc = Z1, G1, count1, sum1
-                asumc, nfillc, frobc = asum1, nfill1, frob1
-                seenc, suppc, nsuppc, fzsc, fssc, fbetac = seen1, supp1, nsupp1, fzs1, fss1, fbeta1
-                zxc, zxo, sxc, sxo = zx1, zx0, sx1, sx0
-            else:
-                Zc, Gc, countc, sumc = Z0, G0, count0, sum0
-                asumc, nfillc, frobc = asum0, nfill0, frob0
-                seenc, suppc, nsuppc, fzsc, fssc, fbetac = seen0, supp0, nsupp0, fzs0, fss0, fbeta0
-                zxc, zxo, sxc, sxo = zx0, zx1, sx0, sx1
-            # the new column(s) of Z_c: Z_c += z a^T with z = bx x - bs s_c (old s_c)
-            if fd:
-                bx, bs = fd_column(countc, xx, centering == 3)
-                a[:] = 0.0
-                if bx != 0.0:
-                    a[nfillc[0]] = 1.0
-            else:
-                bx, bs = 1.0, 0.0
-                a[:] = A[r]
-            ap = 0.0
-            for j in range(tau):
-                ap += a[j] * p[c, j]
-            # keep w fixed: Z_c p_c gains ap z = ap (bx + bs) x - ap bs s_c(new), and
-            # gamma_c s_c gains gamma_c x
-            gamma_old = gamma[c]
-            gamma[c] += ap * bs
-            beta = -gamma_old - ap * (bx + bs)
-            if beta != 0.0:
-                _add_to_v(v, zv, sv, idx, val, beta, zx0, zx1, sx0, sx1)
-                vx += beta * xx
-            # products involving the own class's new Z and s (old Z^T x, s^T x, ...)
-            z_x = bx * xx - bs * sxc
-            z_sc = bx * sxc - bs * ss[c, c]
-            z_so = bx * sxo - bs * ss[c, o]
-            z_v = bx * vx - bs * sv[c]
-            for j in range(tau):
-                zoz[j] = bx * zxo[j] - bs * zs[o, c, j]  # Z_o^T z
-            if c == 0:
-                for i in range(tau):
-                    for j in range(tau):
-                        zz[i, j] += a[i] * zoz[j]
-            else:
-                for i in range(tau):
-                    for j in range(tau):
-                        zz[i, j] += zoz[i] * a[j]
-            for j in range(tau):
-                zs[c, c, j] += zxc[j] + a[j] * (z_sc + z_x)
-                zs[c, o, j] += a[j] * z_so
-                zs[o, c, j] += zxo[j]
-                zv[c, j] += a[j] * z_v
-            ss[c, c] += 2.0 * sxc + xx
-            ss[c, o] += sxo
-            ss[o, c] += sxo
-            sv[c] += vx
-            if fd:
-                fd_insert(
-                    countc,
-                    sumc,
-                    Zc,
-                    Gc,
-                    nfillc,
-                    frobc,
-                    seenc,
-                    suppc,
-                    nsuppc,
-                    fzsc,
-                    fssc,
-                    fbetac,
-                    idx,
-                    val,
-                    zxc,
-                    bx,
-                    bs,
-                )
-            else:
-                lowrank_add(countc, sumc, Zc, Gc, idx, val, a, zxc)
-                for j in range(tau):
-                    asumc[j] += a[j]
-            for j in range(tau):
-                zxc[j] += a[j] * z_x
-            if c == 1:
-                sx1 += xx
-            else:
-                sx0 += xx
-            if fd and nfillc[0] == tau:
+            vx, full = _add_own_example(own, c, imp, settings, idx, val, A, r, vx, scratch)
+            if full:
                 return r, _SHRINK
-        # ---- the step against the opposite class
-        if o == 1:
-            counto, asumo = count1, asum1
-        else:
-            counto, asumo = count0, asum0
-        t_opp = counto[0]
-        if t_opp > 0:
-            sigma = scale[0]
-            for i in range(tau):
-                acc = zv[o, i] + zs[o, 0, i] * gamma[0] + zs[o, 1, i] * gamma[1]
-                if o == 0:
-                    for j in range(tau):
-                        acc += G0[i, j] * p[0, j] + zz[i, j] * p[1, j]
-                else:
-                    for j in range(tau):
-                        acc += zz[j, i] * p[0, j] + G1[i, j] * p[1, j]
-                q[i] = sigma * acc
-            sw = sv[o] + ss[o, 0] * gamma[0] + ss[o, 1] * gamma[1]
-            xw = vx + gamma[0] * sx0 + gamma[1] * sx1
-            for j in range(tau):
-                sw += zs[0, o, j] * p[0, j] + zs[1, o, j] * p[1, j]
-                xw += zx0[j] * p[0, j] + zx1[j] * p[1, j]
-            inv_t = 1.0 / t_opp
-            cw = sigma * sw * inv_t
-            alpha = sigma * xw - cw - y
-            if centering == 0:
-                for j in range(tau):
-                    phi[j] = q[j] * inv_t
-                psi = cw * inv_t
-            elif centering == 3:
-                for j in range(tau):
-                    phi[j] = q[j] * inv_t
-                psi = 0.0
-            elif centering == 1:
-                uu = 0.0
-                for j in range(tau):
-                    phi[j] = q[j] * inv_t
-                    uu += asumo[j] * asumo[j]
-                psi = uu * inv_t * inv_t * cw * inv_t
-            else:
-                uq = 0.0
-                for j in range(tau):
-                    qt = q[j] - asumo[j] * cw
-                    phi[j] = qt * inv_t
-                    uq += asumo[j] * qt
-                psi = uq * inv_t * inv_t
-            new_scale = sigma * shrink
-            if new_scale == 0.0 or abs(new_scale) < _SCALE_MIN or abs(new_scale) > _SCALE_MAX:
-                v *= new_scale
-                p *= new_scale
-                gamma *= new_scale
-                zv *= new_scale
-                sv *= new_scale
-                new_scale = 1.0
-            inv_s = 1.0 / new_scale
-            for j in range(tau):
-                p[o, j] -= eta * phi[j] * inv_s
-            gamma[o] += eta * (psi + alpha * inv_t) * inv_s
-            _add_to_v(v, zv, sv, idx, val, -eta * alpha * inv_s, zx0, zx1, sx0, sx1)
-            scale[0] = new_scale
-        if rebase_every > 0 and (count0[0] + count1[0]) % rebase_every == 0:
+        if opp.count[0] > 0:
+            _opposite_step(opp, 1 - c, imp, settings, idx, val, y, vx, scratch)
+        seen = neg.count[0] + pos.count[0]
+        if settings.rebase_every > 0 and seen % settings.rebase_every == 0:
             return r + 1, _REBASE
     return n, _DONE
 
 
 def opauc_gradient(w: np.ndarray, x: np.ndarray, y: float, opposite, lam: float) -> np.ndarray:
-    """The OPAUC gradient g_t (G16 Eqs. 7-8) from an opposite-class summary.
+    r"""The OPAUC gradient g_t (G16 Eqs. 7-8) from an opposite-class summary.
 
     With a sketched summary this is the approximate gradient of G13 Eqs. 10-11 or
-    G16 Eqs. 14-17 (``opposite.matvec`` applies the estimate :math:`\\hat S`).
+    G16 Eqs. 14-17 (``opposite.matvec`` applies the estimate :math:`\hat S`).
 
     Parameters
     ----------
@@ -471,12 +437,12 @@ def opauc_gradient(w: np.ndarray, x: np.ndarray, y: float, opposite, lam: float)
     return lam * w - y * e + e * (e @ w) + opposite.matvec(w)
 
 
-_CENTERING_CODES = {"g16": 0, "g13": 1, "exact": 2}
+#: The kinds whose kernel keeps the weights in implicit form.
 _LOWRANK = ("randomized", "hash", "fd")
 
 
 class OPAUC(BaseStreamingAUC):
-    """One-pass AUC optimization (OPAUC) with exact or sketched class covariances.
+    r"""One-pass AUC optimization (OPAUC) with exact or sketched class covariances.
 
     See the module docstring for the update, the variants and their costs. With
     ``covariance="full"`` (the default) the covariances are exact: O(d^2) memory and
@@ -484,16 +450,16 @@ class OPAUC(BaseStreamingAUC):
     input). The other kinds keep O(d tau) memory, independent of the number of
     examples, for 10^4-10^6 features.
 
-    The sketched estimates :math:`\\hat S` (a sketch of :math:`X X^\\top`, divided by
-    T, minus :math:`c c^\\top`; G16 Eqs. 10-11, 16-17, 19) need not be positive
-    semi-definite: frequent directions under-estimates :math:`X X^\\top` while
-    :math:`c c^\\top` is exact, and hashing and sparsification err in both directions.
+    The sketched estimates :math:`\hat S` (a sketch of :math:`X X^\top`, divided by
+    T, minus :math:`c c^\top`; G16 Eqs. 10-11, 16-17, 19) need not be positive
+    semi-definite: frequent directions under-estimates :math:`X X^\top` while
+    :math:`c c^\top` is exact, and hashing and sparsification err in both directions.
     Along such directions the step is not a contraction, so large step sizes can
     diverge where the exact OPAUC does not (on sector, OPAUC_fd and OPAUC_h diverge
     from eta = 2^-4 on; OPAUC_r with the G13 centering, which hardly removes the mean,
     does not): tune ``eta`` per variant, as the papers do, or use
     ``centering="exact"``, whose estimates are positive semi-definite (for "fd":
-    :math:`0 \\preceq \\hat S \\preceq S`), so the step contracts wherever the exact
+    :math:`0 \preceq \hat S \preceq S`), so the step contracts wherever the exact
     OPAUC's does.
 
     Parameters
@@ -512,10 +478,10 @@ class OPAUC(BaseStreamingAUC):
         d * tau non-zeros; "fd" needs tau >= 2.
     centering : {"g13", "g16", "exact"} or None, default=None
         How the sketches remove the class mean. None is each paper's form:
-        "g13" for "randomized" (G13 Eqs. 10-11, :math:`Z Z^\\top/T - \\|\\bar a\\|^2
-        c c^\\top`), "g16" for "hash" and "fd" (G16 Eqs. 10-11, 19, :math:`Z Z^\\top/T
-        - c c^\\top`). "exact" gives a positive semi-definite estimate: the linear
-        sketches (randomized, hash) sketch :math:`(X - c 1^\\top)` through the same
+        "g13" for "randomized" (G13 Eqs. 10-11, :math:`Z Z^\top/T - \|\bar a\|^2
+        c c^\top`), "g16" for "hash" and "fd" (G16 Eqs. 10-11, 19, :math:`Z Z^\top/T
+        - c c^\top`). "exact" gives a positive semi-definite estimate: the linear
+        sketches (randomized, hash) sketch :math:`(X - c 1^\top)` through the same
         draws, frequent directions sketches the centered examples by Welford's
         rank-one updates (:class:`aucstream.covariance.FrequentDirectionsCovariance`,
         at the same cost). "exact" is a library option
@@ -547,9 +513,9 @@ class OPAUC(BaseStreamingAUC):
         Low-rank kinds only: the implicit form of the weights, ``w = scale_[0] *
         (v_ + Z_0 p_[0] + Z_1 p_[1] + gamma_[0] s_0 + gamma_[1] s_1)``.
     zz_, zs_, ss_, zv_, sv_ : ndarray
-        Low-rank kinds only: the maintained products :math:`Z_0^\\top Z_1`,
-        :math:`Z_a^\\top s_b`, :math:`s_a^\\top s_b`, :math:`Z_a^\\top v`,
-        :math:`s_a^\\top v`.
+        Low-rank kinds only: the maintained products :math:`Z_0^\top Z_1`,
+        :math:`Z_a^\top s_b`, :math:`s_a^\top s_b`, :math:`Z_a^\top v`,
+        :math:`s_a^\top v`.
     classes_ : ndarray of shape (2,)
         Labels; ``classes_[1]`` is the positive class.
     n_samples_seen_ : int
@@ -573,6 +539,18 @@ class OPAUC(BaseStreamingAUC):
     param_grid = {
         "eta": [2.0**k for k in range(-12, 11)],
         "lam": [2.0**k for k in range(-10, 3)],
+    }
+
+    _parameter_constraints = {
+        "eta": [positive()],
+        "lam": [non_negative()],
+        "covariance": [StrOptions(set(COVARIANCE_KINDS))],
+        "sketch_size": [positive_int()],
+        "centering": [StrOptions({"g13", "g16", "exact"}), None],
+        "shrink": [StrOptions({"half", "ceil_0.9"}), positive_int()],
+        "prune_slack": [non_negative()],
+        "shuffle": ["boolean"],
+        "random_state": ["random_state", np.random.Generator],
     }
 
     #: Examples between two re-basings of the implicit weights (low-rank kinds).
@@ -600,33 +578,35 @@ class OPAUC(BaseStreamingAUC):
         self.shuffle = shuffle
         self.random_state = random_state
 
+    def _check_params(self) -> None:
+        """Frequent directions: tau >= 2, a shrink index within 1..tau and no "g13"
+        centering (the G13 form belongs to the linear sketches)."""
+        if self.covariance != "fd":
+            return
+        name = type(self).__name__
+        if self.sketch_size < 2:
+            raise InvalidParameterError(
+                f"The 'sketch_size' parameter of {name} must be >= 2 with covariance='fd' "
+                f"(frequent directions shrinks at index 1..sketch_size). "
+                f"Got {self.sketch_size!r} instead."
+            )
+        if self.centering == "g13":
+            raise InvalidParameterError(
+                f"The 'centering' parameter of {name} must be 'g16', 'exact' or None with "
+                "covariance='fd' ('g13' applies to the linear sketches 'randomized' and "
+                "'hash'). Got 'g13' instead."
+            )
+        try:
+            fd_shrink_index(self.shrink, self.sketch_size)
+        except ValueError as error:
+            raise InvalidParameterError(
+                f"The 'shrink' parameter of {name} must be an index within "
+                f"1..sketch_size={self.sketch_size} with covariance='fd': {error}. "
+                f"Got {self.shrink!r} instead."
+            ) from None
+
     # ------------------------------------------------------------------ state
     def _init_state(self, n_features: int) -> None:
-        if not (self.eta > 0 and np.isfinite(self.eta)):
-            raise ValueError(f"eta must be a positive finite number, got {self.eta}")
-        if not (self.lam >= 0 and np.isfinite(self.lam)):
-            raise ValueError(f"lam must be a non-negative finite number, got {self.lam}")
-        if self.covariance not in COVARIANCE_KINDS:
-            raise ValueError(
-                f"covariance must be one of {COVARIANCE_KINDS}, got {self.covariance!r}"
-            )
-        if self.centering is not None and self.centering not in _CENTERING_CODES:
-            raise ValueError(
-                f"centering must be one of {tuple(_CENTERING_CODES)} or None, "
-                f"got {self.centering!r}"
-            )
-        if self.covariance == "fd" and self.centering == "g13":
-            raise ValueError(
-                "centering must be 'g16', 'exact' or None for covariance='fd' "
-                "('g13' applies to the linear sketches 'randomized' and 'hash')"
-            )
-        if not (
-            self.shrink in ("half", "ceil_0.9")
-            or (isinstance(self.shrink, (int, np.integer)) and not isinstance(self.shrink, bool))
-        ):
-            raise ValueError(f"shrink must be 'half', 'ceil_0.9' or an int, got {self.shrink!r}")
-        if not (np.isfinite(self.prune_slack) and self.prune_slack >= 0):
-            raise ValueError(f"prune_slack must be a non-negative number, got {self.prune_slack!r}")
         self.w_ = np.zeros(n_features)
         options = {
             "centering": self.centering,
@@ -650,97 +630,52 @@ class OPAUC(BaseStreamingAUC):
             self.sv_ = np.zeros(2)
 
     # ----------------------------------------------------------------- update
-    def _update(self, chunk: Chunk) -> None:
-        if self.covariance == "full":
-            neg, pos = ((s.count_, s.sum_, s.scatter_) for s in self.stats_)
-            _opauc_full_chunk(
-                self.w_,
-                neg,
-                pos,
-                chunk.indptr,
-                chunk.indices,
-                chunk.data,
-                chunk.y,
-                float(self.eta),
-                float(self.lam),
-            )
-        elif self.covariance == "sparse":
-            self._update_sparse(chunk)
-        else:
-            self._update_lowrank(chunk)
+    def _classes(self) -> tuple:
+        """The two summaries' kernel arrays (negative, positive)."""
+        return tuple(s.arrays() for s in self.stats_)
 
-    def _update_sparse(self, chunk: Chunk) -> None:
-        neg, pos = self.stats_
-        n = chunk.n_samples
-        r = 0
-        while True:
-            r = _opauc_sparse_chunk(
-                self.w_,
-                *((s.count_, s.sum_, s.keys_, s.values_, s.index_, s.info_) for s in (neg, pos)),
-                chunk.indptr,
-                chunk.indices,
-                chunk.data,
-                chunk.y,
-                r,
-                neg.budget,
-                neg.trigger,
-                neg.full,
-                float(self.eta),
-                float(self.lam),
-            )
-            if r == n:
-                return
-            k = int(np.count_nonzero(chunk.data[chunk.indptr[r] : chunk.indptr[r + 1]]))
-            self.stats_[int(chunk.y[r] > 0)]._grow(k * (k + 1) // 2)
+    def _update(self, chunk: Chunk) -> None:
+        if self.covariance in _LOWRANK:
+            self._update_lowrank(chunk)
+            return
+        rows = (chunk.indptr, chunk.indices, chunk.data, chunk.y)
+        eta, lam = float(self.eta), float(self.lam)
+        run_reserving(
+            lambda r: _opauc_chunk(self.w_, self._classes(), *rows, r, eta, lam),
+            self.stats_,
+            chunk,
+        )
+
+    def _implicit(self) -> Implicit:
+        return Implicit(
+            self.v_,
+            self.p_,
+            self.gamma_,
+            self.scale_,
+            self.zz_,
+            self.zs_,
+            self.ss_,
+            self.zv_,
+            self.sv_,
+        )
 
     def _update_lowrank(self, chunk: Chunk) -> None:
-        neg, pos = self.stats_
+        neg = self.stats_[0]
+        settings = LowRankSettings(
+            float(self.eta),
+            float(self.lam),
+            neg.center_code,
+            neg.fills_columns,
+            int(self._rebase_every),
+        )
+        rows = (chunk.indptr, chunk.indices, chunk.data, chunk.y)
+        A = neg.draws(self._rng, chunk.n_samples)
         tau = neg.sketch_size
-        n = chunk.n_samples
-        fd = self.covariance == "fd"
-        centering = _CENTERING_CODES[neg.centering]
-        if self.covariance == "randomized":
-            A = RandomizedCovariance.draw(self._rng, n, tau)
-        elif self.covariance == "hash":
-            A = HashedCovariance.draw(self._rng, n, tau)
-        else:
-            A = np.zeros((0, tau))
-            centering = 3 if neg.centering == "exact" else 0
-        extra = [self._class_extras(s) for s in (neg, pos)]
+        scratch = Scratch(*(np.zeros(shape) for shape in ((2, tau), 2, tau, tau, tau, tau)))
         r, resume = 0, False
         while True:
             r, event = _opauc_lowrank_chunk(
-                neg.count_,
-                neg.sum_,
-                neg.sketch_,
-                neg.gram_,
-                *extra[0],
-                pos.count_,
-                pos.sum_,
-                pos.sketch_,
-                pos.gram_,
-                *extra[1],
-                self.zz_,
-                self.zs_,
-                self.ss_,
-                self.v_,
-                self.p_,
-                self.gamma_,
-                self.scale_,
-                self.zv_,
-                self.sv_,
-                chunk.indptr,
-                chunk.indices,
-                chunk.data,
-                chunk.y,
-                A,
-                r,
-                resume,
-                fd,
-                centering,
-                float(self.eta),
-                float(self.lam),
-                int(self._rebase_every),
+                self._classes(), self._implicit(), *rows, A, r, resume, settings, scratch
             )
             if event == _DONE:
                 break
@@ -751,25 +686,6 @@ class OPAUC(BaseStreamingAUC):
                 self._rebase()
                 resume = False
         self._materialize()
-
-    @staticmethod
-    def _class_extras(summary):
-        """(asum, nfill, frob, seen, support, n_support, zs, ss, beta) of a summary,
-        scratch where its kind has none."""
-        tau = summary.sketch_size
-        if hasattr(summary, "fd_arrays"):
-            return (np.zeros(tau), *summary.fd_arrays())
-        return (
-            summary.asum_,
-            np.zeros(1, dtype=np.int64),
-            np.zeros(1),
-            np.zeros(1, dtype=np.bool_),
-            np.zeros(1, dtype=np.int64),
-            np.zeros(1, dtype=np.int64),
-            np.zeros(tau),
-            np.zeros(1),
-            np.zeros(tau),
-        )
 
     def _fd_shrink(self, c: int) -> None:
         """Shrink class c's frequent-directions sketch (Alg. 2) and keep w fixed."""
@@ -820,12 +736,9 @@ class OPAUC(BaseStreamingAUC):
         self.p_[:] = 0.0
         self.gamma_[:] = 0.0
         for s in self.stats_:
-            if hasattr(s, "settle"):
-                s.settle()  # FD: fold the pending mean parts into the sketch array
+            s.refresh()  # exact Gram matrices (frequent directions: settled first)
         Z = [s.sketch_ for s in self.stats_]
         S = [s.sum_ for s in self.stats_]
-        for s in self.stats_:
-            s._refresh_gram()
         self.zz_[:] = Z[0].T @ Z[1]
         for a in (0, 1):
             self.zv_[a] = Z[a].T @ self.v_

@@ -1,23 +1,23 @@
-"""Approximation error of OPAUC's covariance sketches (G16 §7.3, Fig. 4; SPEC §13.2).
+r"""Approximation error of OPAUC's covariance sketches (G16 §7.3, Fig. 4).
 
 For the data matrix A of one class (rows are the examples, in stream order) and a
 summary of A built by one pass, the error is
 
 .. math::
 
-    E = \\|A^\\top A - B^\\top B\\|_F \\quad (B = Z^\\top: \\text{frequent directions,
-    randomized, hashing}), \\qquad E = \\|A^\\top A - P\\|_F \\quad (\\text{sparse}),
+    E = \|A^\top A - B^\top B\|_F \quad (B = Z^\top: \text{frequent directions,
+    randomized, hashing}), \qquad E = \|A^\top A - P\|_F \quad (\text{sparse}),
 
-reported as is and relative to :math:`\\|A^\\top A\\|_F`. No d x d matrix is formed:
+reported as is and relative to :math:`\|A^\top A\|_F`. No d x d matrix is formed:
 
 .. math::
 
-    \\|A^\\top A - B^\\top B\\|_F^2 = \\|A A^\\top\\|_F^2 - 2\\|A B^\\top\\|_F^2
-        + \\|B B^\\top\\|_F^2 ,\\qquad
-    \\|A^\\top A - P\\|_F^2 = \\|A A^\\top\\|_F^2 - 2\\langle A^\\top A, P\\rangle + \\|P\\|_F^2,
+    \|A^\top A - B^\top B\|_F^2 = \|A A^\top\|_F^2 - 2\|A B^\top\|_F^2
+        + \|B B^\top\|_F^2 ,\qquad
+    \|A^\top A - P\|_F^2 = \|A A^\top\|_F^2 - 2\langle A^\top A, P\rangle + \|P\|_F^2,
 
-with :math:`\\|A A^\\top\\|_F^2` summed over blocks of rows of :math:`A A^\\top`,
-:math:`A B^\\top = A Z` (n x tau) and :math:`\\langle A^\\top A, P\\rangle = \\sum_t x_t^\\top
+with :math:`\|A A^\top\|_F^2` summed over blocks of rows of :math:`A A^\top`,
+:math:`A B^\top = A Z` (n x tau) and :math:`\langle A^\top A, P\rangle = \sum_t x_t^\top
 P x_t`, one hash lookup per pair of non-zeros of each row.
 
 For the randomized and hashing sketches the expected squared errors are known
@@ -25,15 +25,15 @@ For the randomized and hashing sketches the expected squared errors are known
 
 .. math::
 
-    E\\,\\|Z Z^\\top - A^\\top A\\|_F^2 = \\frac{\\|A\\|_F^4 + \\|A^\\top A\\|_F^2}{\\tau}
-    \\ \\text{(randomized)}, \\qquad
-    \\frac{\\|A\\|_F^4 + \\|A^\\top A\\|_F^2 - 2\\sum_t \\|x_t\\|^4}{\\tau}\\ \\text{(hashing)},
+    E\,\|Z Z^\top - A^\top A\|_F^2 = \frac{\|A\|_F^4 + \|A^\top A\|_F^2}{\tau}
+    \ \text{(randomized)}, \qquad
+    \frac{\|A\|_F^4 + \|A^\top A\|_F^2 - 2\sum_t \|x_t\|^4}{\tau}\ \text{(hashing)},
 
-and frequent directions guarantees :math:`\\|A^\\top A - Z Z^\\top\\|_2 \\le
-\\|A\\|_F^2/\\lfloor\\tau/2\\rfloor`.
+and frequent directions guarantees :math:`\|A^\top A - Z Z^\top\|_2 \le
+\|A\|_F^2/\lfloor\tau/2\rfloor`.
 
 Choice: the sparse summary runs with ``prune_slack`` (default 0.1, as in OPAUC) and
-is then pruned to exactly :math:`d\\tau` non-zeros at the end of the pass, so every
+is then pruned to exactly :math:`d\tau` non-zeros at the end of the pass, so every
 method is measured at its nominal budget.
 
 Example::
@@ -51,12 +51,10 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-import numba as nb
 import numpy as np
 import scipy.sparse as sp
 
-from ._chunks import csr_arrays
-from .covariance import _LOW32, _sp_get, _sp_key, make_covariance, sparse_prune
+from .covariance import CovarianceSummary, make_covariance
 
 __all__ = [
     "SketchErrorCurve",
@@ -85,8 +83,8 @@ def _as_csr(A) -> sp.csr_matrix:
 
 
 def gram_frobenius_sq(A, block: int = 512) -> float:
-    """:math:`\\|A^\\top A\\|_F^2 = \\|A A^\\top\\|_F^2`, from blocks of rows of
-    :math:`A A^\\top` (memory O(block n))."""
+    r""":math:`\|A^\top A\|_F^2 = \|A A^\top\|_F^2`, from blocks of rows of
+    :math:`A A^\top` (memory O(block n))."""
     A = _as_csr(A)
     At = A.T.tocsr()
     total = 0.0
@@ -100,74 +98,31 @@ def gram_frobenius_sq(A, block: int = 512) -> float:
     return total
 
 
-@nb.njit(cache=True)
-def _rows_quadratic(keys, vals, index, indptr, indices, data):
-    """:math:`\\sum_t x_t^\\top P x_t` for the symmetric P of a sparse summary."""
-    total = 0.0
-    for r in range(indptr.shape[0] - 1):
-        lo, hi = indptr[r], indptr[r + 1]
-        for a in range(lo, hi):
-            va = data[a]
-            if va == 0.0:
-                continue
-            i = indices[a]
-            for b in range(a, hi):
-                vb = data[b]
-                if vb == 0.0:
-                    continue
-                p = _sp_get(keys, vals, index, _sp_key(i, indices[b]))
-                if p != 0.0:
-                    total += (1.0 if a == b else 2.0) * va * vb * p
-    return total
-
-
-@nb.njit(cache=True)
-def _sparse_frobenius_sq(keys, vals, nnz):
-    total = 0.0
-    for pos in range(nnz):
-        key = keys[pos]
-        w = 1.0 if (key >> 32) == (key & _LOW32) else 2.0
-        total += w * vals[pos] * vals[pos]
-    return total
-
-
-def sketch_error(A, summary, gram_sq: float | None = None) -> tuple[float, float]:
-    """``(absolute, relative)`` error of a summary of the rows of A.
+def sketch_error(
+    A, summary: CovarianceSummary, gram_sq: float | None = None
+) -> tuple[float, float]:
+    r"""``(absolute, relative)`` error of a summary of the rows of A.
 
     Parameters
     ----------
     A : {array-like, sparse matrix} of shape (n, d)
         The examples the summary has seen.
     summary : CovarianceSummary
-        A low-rank sketch (``sketch_``) or a :class:`SparsifiedCovariance`
-        (``keys_``); a :class:`FullCovariance` gives its rounding error.
+        Any summary of the rows of A (its ``scatter_inner`` and
+        ``scatter_frobenius_sq``); a :class:`FullCovariance` gives its rounding error.
     gram_sq : float, optional
-        :math:`\\|A^\\top A\\|_F^2` if already known.
+        :math:`\|A^\top A\|_F^2` if already known.
 
     Returns
     -------
     (float, float)
-        :math:`E` and :math:`E / \\|A^\\top A\\|_F`.
+        :math:`E` and :math:`E / \|A^\top A\|_F`.
     """
     A = _as_csr(A)
     if gram_sq is None:
         gram_sq = gram_frobenius_sq(A)
-    if hasattr(summary, "sketch_matrix"):
-        Z = summary.sketch_matrix()
-        cross = float(np.sum(np.square(A @ Z)))
-        own = float(np.sum(np.square(Z.T @ Z)))
-    elif hasattr(summary, "keys_"):
-        indptr, indices, data, _ = csr_arrays(A)
-        cross = _rows_quadratic(
-            summary.keys_, summary.values_, summary.index_, indptr, indices, data
-        )
-        own = _sparse_frobenius_sq(summary.keys_, summary.values_, summary.nnz)
-    elif hasattr(summary, "scatter_"):
-        P = summary.scatter_
-        cross = float(np.sum((A.T @ A).toarray() * P))
-        own = float(np.sum(np.square(P)))
-    else:
-        raise TypeError(f"cannot measure the error of a {type(summary).__name__}")
+    cross = summary.scatter_inner(A)
+    own = summary.scatter_frobenius_sq()
     err = float(np.sqrt(max(gram_sq - 2.0 * cross + own, 0.0)))
     norm = float(np.sqrt(gram_sq))
     return err, err / norm if norm > 0 else float("nan")
@@ -192,7 +147,7 @@ def expected_error(A, kind: str, sketch_size: int, gram_sq: float | None = None)
 
 @dataclass
 class SketchErrorCurve:
-    """Errors of each summary kind against the sketch size, for one data matrix.
+    r"""Errors of each summary kind against the sketch size, for one data matrix.
 
     Attributes
     ----------
@@ -201,14 +156,14 @@ class SketchErrorCurve:
     sketch_sizes : ndarray of int
         tau values (columns).
     absolute, relative : ndarray of shape (n_kinds, n_sizes, n_repeats)
-        :math:`E` and :math:`E/\\|A^\\top A\\|_F` per repeat (random kinds vary by seed;
+        :math:`E` and :math:`E/\|A^\top A\|_F` per repeat (random kinds vary by seed;
         the deterministic ones repeat the same value).
     expected : ndarray of shape (n_kinds, n_sizes)
         Root expected error for randomized and hashing, NaN otherwise.
     seconds : ndarray of shape (n_kinds, n_sizes)
         Mean time to build one summary.
     gram_norm : float
-        :math:`\\|A^\\top A\\|_F`.
+        :math:`\|A^\top A\|_F`.
     n_samples, n_features : int
         Shape of A.
     """
@@ -294,13 +249,7 @@ def sketch_error_curve(
                 else:
                     summary.update(A)
                 if kind == "sparse":
-                    sparse_prune(
-                        summary.keys_,
-                        summary.values_,
-                        summary.index_,
-                        summary.info_,
-                        summary.budget,
-                    )
+                    summary.prune()  # to exactly its budget (see above)
                 seconds[a, b] += time.perf_counter() - start
                 absolute[a, b, r], relative[a, b, r] = sketch_error(A, summary, gram_sq)
             if not random:
@@ -340,14 +289,14 @@ def class_error_curves(X, y, **kwargs) -> dict:
 
 
 def plot_sketch_error(curves, relative: bool = True, path=None, title: str | None = None):
-    """Error against sketch size, one panel per curve (matplotlib, imported here).
+    r"""Error against sketch size, one panel per curve (matplotlib, imported here).
 
     Parameters
     ----------
     curves : SketchErrorCurve, or dict or list of them
         One panel each (e.g. the two classes of :func:`class_error_curves`).
     relative : bool, default=True
-        Plot :math:`E/\\|A^\\top A\\|_F` (else E).
+        Plot :math:`E/\|A^\top A\|_F` (else E).
     path : str or path-like, optional
         Save the figure there (PNG by extension).
     title : str, optional

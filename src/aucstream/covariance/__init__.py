@@ -1,0 +1,196 @@
+r"""Second-order summaries of one class's examples, used by OPAUC and AdaOAM.
+
+A summary holds the count :math:`T`, the mean :math:`c` and (an estimate of) the
+covariance :math:`\Gamma = \frac1T \sum_i x_i x_i^\top - c c^\top` of the examples of
+one class seen so far. OPAUC's gradient (G16 Eqs. 7-8) needs only the opposite
+class's mean and the product :math:`\Gamma w`, so the interface
+(:class:`CovarianceSummary`) is small: ``update(X)`` adds examples, ``matvec(v)``
+returns :math:`\hat\Gamma v`, ``merge(other)`` summarizes the union of two streams,
+and ``arrays()`` hands the state arrays to the learners' compiled kernels (below).
+Every summary keeps its state in numpy arrays (plus scalar settings), so a learner
+holding summaries pickles, saves and resumes exactly.
+
+Summaries
+---------
+:class:`FullCovariance` (exact; O(d^2) memory: for moderate d)
+    The sum and the scatter :math:`P = \sum x_i x_i^\top`; :math:`\Gamma v = P v/T -
+    c\,(c^\top v)` (the form of G16 §3 for sparse data).
+:class:`RandomizedCovariance` (OPAUC_r; G13 §3, Eqs. 6-11)
+    :math:`Z = \sum_i x_i a_i^\top` (d x tau) with Gaussian :math:`a_i`.
+:class:`HashedCovariance` (OPAUC_h; G16 §7.2, reconstructed)
+    A CountSketch along the instance axis.
+:class:`FrequentDirectionsCovariance` (OPAUC_fd; G16 §4.1, Alg. 2)
+    Liberty's deterministic sketch with a shrink when full.
+:class:`SparsifiedCovariance` (OPAUC_s; G16 §4.2, Alg. 3)
+    P restricted to its :math:`d\tau` entries of largest magnitude.
+:class:`ExactSparseCovariance` (SAdaOAM; D16 §3.3)
+    The exact P stored sparsely.
+
+The low-rank sketches estimate the scatter by :math:`Z Z^\top` (d x tau) and write
+the estimate as :math:`\hat\Gamma v = Z\varphi - s\,\psi` (:func:`center_terms`),
+with one of four ways of removing the class mean (the kernels' codes):
+
+- ``CENTER_G16``: :math:`Z Z^\top/T - c c^\top` (G16 Eq. 19); the default of "fd"
+  and "hash";
+- ``CENTER_G13``: :math:`Z Z^\top/T - \|\bar a\|^2 c c^\top` (G13 Eqs. 10-11); the
+  default of "randomized";
+- ``CENTER_EXACT``: :math:`(Z - c u^\top)(Z - c u^\top)^\top/T` with :math:`u =
+  \sum_i a_i`: ``centering="exact"`` of the linear sketches;
+- ``CENTERED_SKETCH``: :math:`Z Z^\top/T` with Z sketching the centered examples:
+  ``centering="exact"`` of frequent directions.
+
+The papers' forms subtract the exact :math:`c c^\top` from a sketched :math:`X X^\top`,
+which is indefinite wherever the sketch lost more than the class's spread; the
+library's ``centering="exact"`` keeps the estimates positive semi-definite, and
+OPAUC's step a contraction. Randomness (the :math:`a_i`, or buckets and signs) is
+drawn per example by the caller, a fixed number of values per example, and passed
+in, so splitting a stream into chunks never changes a summary.
+
+Compiled code
+-------------
+The per-example functions (``full_add``, ``sparsified_add``, ``lowrank_add``,
+``fd_insert``, ...) are called from compiled code only; they take a summary's
+``arrays()`` bundle, a namedtuple (:data:`FullArrays`, :data:`SparseArrays`,
+:data:`ExactSparseArrays`, :data:`LowRankArrays`). Those that only read and write
+arrays their caller holds are compiled without reference counting
+(:data:`borrowing_njit`, :data:`borrowing_step`): see ``_base`` for why. A learner's
+kernel selects the two summaries of an example with :func:`own_and_opposite` and, for
+the kinds with an explicit scatter, adds the example and multiplies by the covariance
+with :func:`add_example` and :func:`cov_matvec` (each kind registers its
+implementation with :func:`register`); :func:`run_reserving` reserves room in the
+sparse kinds when the kernel stops for it.
+
+Modules: ``_base`` (the interface), ``_full``, ``_lowrank`` (what the sketches share),
+``_linear`` (randomized, hashed), ``_fd`` (frequent directions), ``_sparse`` (sparsified
+and exact sparse) and ``_hashtable`` (the entry storage of the sparse kinds).
+"""
+
+from __future__ import annotations
+
+from .._kernels import sparse_dot
+from ._base import (
+    CovarianceSummary,
+    add_example,
+    borrowing_njit,
+    borrowing_step,
+    compiled_step,
+    cov_matvec,
+    own_and_opposite,
+    register,
+    run_reserving,
+)
+from ._fd import FrequentDirectionsCovariance, fd_column, fd_insert, fd_shrink_index, fd_tdot
+from ._full import FullArrays, FullCovariance, full_add, full_cov_matvec
+from ._hashtable import sparse_scatter_add
+from ._linear import HashedCovariance, RandomizedCovariance, lowrank_add
+from ._lowrank import (
+    CENTER_EXACT,
+    CENTER_G13,
+    CENTER_G16,
+    CENTERED_SKETCH,
+    LowRankArrays,
+    center_terms,
+    sketch_tdot,
+)
+from ._sparse import (
+    ExactSparseArrays,
+    ExactSparseCovariance,
+    SparseArrays,
+    SparsifiedCovariance,
+    exact_sparse_add,
+    sparse_add,
+    sparse_cov_matvec,
+    sparse_prune,
+    sparse_room,
+    sparsified_add,
+)
+
+__all__ = [
+    "CENTERED_SKETCH",
+    "CENTER_EXACT",
+    "CENTER_G13",
+    "CENTER_G16",
+    "COVARIANCE_KINDS",
+    "CovarianceSummary",
+    "add_example",
+    "borrowing_njit",
+    "borrowing_step",
+    "compiled_step",
+    "cov_matvec",
+    "ExactSparseArrays",
+    "ExactSparseCovariance",
+    "FrequentDirectionsCovariance",
+    "FullArrays",
+    "FullCovariance",
+    "HashedCovariance",
+    "LowRankArrays",
+    "RandomizedCovariance",
+    "SparseArrays",
+    "SparsifiedCovariance",
+    "center_terms",
+    "exact_sparse_add",
+    "fd_column",
+    "fd_insert",
+    "fd_shrink_index",
+    "fd_tdot",
+    "full_add",
+    "full_cov_matvec",
+    "lowrank_add",
+    "make_covariance",
+    "own_and_opposite",
+    "register",
+    "run_reserving",
+    "sketch_tdot",
+    "sparse_add",
+    "sparse_cov_matvec",
+    "sparse_dot",
+    "sparse_prune",
+    "sparse_room",
+    "sparse_scatter_add",
+    "sparsified_add",
+]
+
+#: Entries a :class:`SparsifiedCovariance` allocates above the most its budget holds
+#: before a prune, for the new entries of one example (more grow the arrays).
+_SPARSE_RESERVE = 1 << 15
+
+#: Summary kinds accepted by :func:`make_covariance` and ``OPAUC(covariance=...)``.
+COVARIANCE_KINDS = ("full", "randomized", "fd", "sparse", "hash")
+
+
+def make_covariance(
+    kind: str, n_features: int, sketch_size: int = 50, **options
+) -> CovarianceSummary:
+    """A summary of the given kind.
+
+    Parameters
+    ----------
+    kind : {"full", "randomized", "fd", "sparse", "hash"}
+        :class:`FullCovariance`, :class:`RandomizedCovariance`,
+        :class:`FrequentDirectionsCovariance`, :class:`SparsifiedCovariance` or
+        :class:`HashedCovariance`.
+    n_features : int
+        Dimension d.
+    sketch_size : int, default=50
+        tau (ignored by "full").
+    **options
+        ``centering`` (randomized, hash, fd; None for each paper's form), ``shrink``
+        (fd), ``prune_slack`` (sparse).
+
+    Returns
+    -------
+    CovarianceSummary
+    """
+    if kind == "full":
+        return FullCovariance(n_features)
+    if kind == "randomized":
+        return RandomizedCovariance(n_features, sketch_size, options.get("centering"))
+    if kind == "fd":
+        return FrequentDirectionsCovariance(
+            n_features, sketch_size, options.get("shrink", "half"), options.get("centering")
+        )
+    if kind == "sparse":
+        return SparsifiedCovariance(n_features, sketch_size, options.get("prune_slack", 0.1))
+    if kind == "hash":
+        return HashedCovariance(n_features, sketch_size, options.get("centering"))
+    raise ValueError(f"covariance must be one of {COVARIANCE_KINDS}, got {kind!r}")

@@ -1,0 +1,277 @@
+r"""The interface every class summary implements, and the pieces the kinds share.
+
+A summary holds the count :math:`T`, the sum :math:`s = \sum_i x_i` (so the mean is
+:math:`c = s/T`) and an estimate :math:`\hat P` of the scatter :math:`P = \sum_i x_i
+x_i^\top` of the examples of one class, and from them the covariance estimate
+:math:`\hat\Gamma`. Its state lives in numpy arrays (attributes ending in ``_``) and
+plain settings, so a learner holding summaries pickles, saves and resumes exactly.
+"""
+
+from __future__ import annotations
+
+from numbers import Integral
+
+import numba as nb
+import numpy as np
+from numba.extending import overload
+from numpy.typing import ArrayLike
+
+__all__ = [
+    "CovarianceSummary",
+    "borrowing_njit",
+    "borrowing_step",
+    "compiled_step",
+    "add_example",
+    "add_rows",
+    "as_rng",
+    "check_n_features",
+    "check_sketch_size",
+    "cov_from_scatter_product",
+    "cov_matvec",
+    "own_and_opposite",
+    "register",
+    "run_reserving",
+    "symmetrize",
+    "track_support",
+]
+
+
+class CovarianceSummary:
+    r"""A second-order summary of one class's examples.
+
+    Learners and tools use a summary only through this interface:
+
+    ``update(X)``
+        add the rows of X;
+    ``matvec(v)``
+        the product :math:`\hat\Gamma v` (the only way OPAUC's gradient touches the
+        covariance), O(d) memory;
+    ``merge(other)``
+        the summary of the union of two streams (a new object);
+    ``count``, ``mean``, ``scatter``, ``covariance``
+        T, c, :math:`\hat P` and :math:`\hat\Gamma` (the last two form d x d arrays:
+        for inspection);
+    ``scatter_inner(X)``, ``scatter_frobenius_sq()``
+        :math:`\sum_t x_t^\top \hat P x_t` over the rows of X and :math:`\|\hat
+        P\|_F^2`, from which the error :math:`\|X^\top X - \hat P\|_F` follows without
+        a d x d matrix (:mod:`aucstream.sketch_error`);
+    ``arrays()``
+        the state arrays as the compiled functions of its kind take them: a
+        namedtuple of the summary's own arrays (not copies), so a learner's kernel
+        updates the summary in place.
+
+    Kinds whose storage can run out (the sparse ones) add ``reserve``; the low-rank
+    sketches add ``refresh`` and the sketch products (:class:`_LowRankSummary`).
+    """
+
+    n_features: int
+
+    @property
+    def count(self) -> int:
+        """Number of examples summarized."""
+        return int(self.count_[0])
+
+    @property
+    def mean(self) -> np.ndarray:
+        """Class mean c (zeros while empty)."""
+        return self.sum_ / max(self.count, 1)
+
+    @property
+    def scatter(self) -> np.ndarray:  # pragma: no cover - abstract
+        r"""The d x d (estimated) scatter :math:`\hat P`."""
+        raise NotImplementedError
+
+    @property
+    def covariance(self) -> np.ndarray:
+        r"""The d x d estimate :math:`\hat P/T - c c^\top` (forms it: for inspection)."""
+        c = self.mean
+        return self.scatter / max(self.count, 1) - np.outer(c, c)
+
+    def update(self, X: ArrayLike) -> CovarianceSummary:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def matvec(self, v: ArrayLike) -> np.ndarray:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def merge(self, other: CovarianceSummary) -> CovarianceSummary:  # pragma: no cover
+        raise NotImplementedError
+
+    def arrays(self) -> tuple:  # pragma: no cover - abstract
+        """The state arrays as the compiled functions of this kind take them."""
+        raise NotImplementedError
+
+    def scatter_inner(self, X) -> float:  # pragma: no cover - abstract
+        r""":math:`\langle X^\top X, \hat P\rangle = \sum_t x_t^\top \hat P x_t`."""
+        raise NotImplementedError
+
+    def scatter_frobenius_sq(self) -> float:  # pragma: no cover - abstract
+        r""":math:`\|\hat P\|_F^2`."""
+        raise NotImplementedError
+
+    def _check_dim(self, d: int) -> None:
+        if d != self.n_features:
+            raise ValueError(
+                f"{type(self).__name__} summarizes {self.n_features} features, got {d}"
+            )
+
+    def _vector(self, v: ArrayLike) -> np.ndarray:
+        """``v`` as a contiguous float64 d-vector (checked)."""
+        v = np.ascontiguousarray(v, dtype=np.float64)
+        self._check_dim(v.shape[0])
+        return v
+
+
+def run_reserving(step, summaries, chunk) -> None:
+    """Run a learner's kernel over a chunk, making room in the sparse summaries.
+
+    ``step(start)`` processes the chunk's rows from ``start`` and returns the first row
+    whose class summary has no room for it (``add_example`` returned False), or n when
+    done. Each time it stops, that summary (``summaries[0]`` for the negative class,
+    ``[1]`` for the positive one) reserves room for the row and the kernel resumes
+    there; summaries that never run out of room never stop it.
+    """
+    r = 0
+    while True:
+        r = step(r)
+        if r == chunk.n_samples:
+            return
+        own = summaries[int(chunk.y[r] > 0)]
+        own.reserve(chunk.data[chunk.indptr[r] : chunk.indptr[r + 1]])
+
+
+# ---------------------------------------------------------------- argument checks
+def _is_int(value) -> bool:
+    return isinstance(value, Integral) and not isinstance(value, (bool, np.bool_))
+
+
+def check_n_features(n_features) -> int:
+    """``n_features`` as an int, or ValueError."""
+    if not _is_int(n_features) or n_features < 1:
+        raise ValueError(f"n_features must be an int >= 1, got {n_features!r}")
+    return int(n_features)
+
+
+def check_sketch_size(sketch_size, minimum: int = 1) -> int:
+    """``sketch_size`` as an int >= ``minimum``, or ValueError."""
+    if not _is_int(sketch_size) or sketch_size < minimum:
+        raise ValueError(f"sketch_size must be an int >= {minimum}, got {sketch_size!r}")
+    return int(sketch_size)
+
+
+def as_rng(rng) -> np.random.Generator:
+    """A Generator from a Generator, an int or None."""
+    if isinstance(rng, np.random.Generator):
+        return rng
+    return np.random.default_rng(rng)
+
+
+def symmetrize(a: np.ndarray) -> np.ndarray:
+    """``(a + a^T) / 2``."""
+    return 0.5 * (a + a.T)
+
+
+# ------------------------------------------------------ compiling the kernels
+#: Decorator of the compiled functions that only borrow arrays: they read and write
+#: arrays their caller holds, allocate nothing and return no array. They are compiled
+#: without reference counting (numba's ``_nrt=False``, the option numba uses for its
+#: own string helpers). With reference counting, every call increments and decrements
+#: the count of each array argument, every array of a bundle included, and so does
+#: every array taken from a bundle: atomic operations that, per example, cost about
+#: as much as the O(k tau) work of OPAUC's low-rank step (measured: its kernel was
+#: 1.5 times slower with them at tau = 5, SAdaOAM's twice as slow). A function that
+#: returns arrays must not use it (its caller would release references that were
+#: never taken), nor one that allocates or calls a function that does: numba compiles
+#: the functions it calls without reference counting too.
+borrowing_njit = nb.njit(cache=True, _nrt=False)
+#: The same for functions called only from compiled code (the per-example steps): no
+#: Python wrapper, which is also faster to compile.
+borrowing_step = nb.njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+#: A function called only from compiled code that may allocate or return arrays.
+compiled_step = nb.njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+
+
+# ------------------------------------------------- the kernel-level protocol
+def add_example(arrays, idx, val):
+    """Add one example (non-zeros ``val`` at columns ``idx``) to the summary whose
+    ``arrays()`` bundle is given; return False, changing nothing, if the summary must
+    reserve room first (``reserve``), else True.
+
+    Compiled code only: each summary kind whose estimate is an explicit scatter (full,
+    sparsified, exact sparse) registers its implementation for its own bundle type
+    (:func:`register`), and numba picks it by the bundle's type.
+    """
+    raise NotImplementedError("add_example is called from compiled code only")
+
+
+def cov_matvec(arrays, v, out):
+    r"""Write :math:`\hat\Gamma v` of the summary whose ``arrays()`` bundle is given
+    into ``out``; return :math:`c^\top v` (compiled code only; see
+    :func:`add_example`)."""
+    raise NotImplementedError("cov_matvec is called from compiled code only")
+
+
+def register(protocol, bundle_types: tuple, impl) -> None:
+    """Make ``impl(arrays, *args)`` (a Python function, compiled by numba where used)
+    the implementation of :func:`add_example` or :func:`cov_matvec` for bundles whose
+    namedtuple class is one of ``bundle_types``."""
+
+    def typer(arrays, *args):
+        if getattr(arrays, "instance_class", None) in bundle_types:
+            return impl
+
+    overload(protocol)(typer)
+
+
+@nb.njit(cache=True)
+def add_rows(arrays, indptr, indices, data, start):
+    """Add the CSR rows from ``start`` with :func:`add_example`; return the first row
+    that needs room (or n)."""
+    for r in range(start, indptr.shape[0] - 1):
+        lo, hi = indptr[r], indptr[r + 1]
+        if not add_example(arrays, indices[lo:hi], data[lo:hi]):
+            return r
+    return indptr.shape[0] - 1
+
+
+# ------------------------------------------------------------- compiled helpers
+@compiled_step
+def own_and_opposite(classes, y):
+    """``(own, opposite)`` from ``classes = (negative, positive)`` for label ``y`` (+1/-1).
+
+    The one place where a kernel picks the summary an example joins and the one its
+    gradient step reads.
+    """
+    if y > 0:
+        return classes[1], classes[0]
+    return classes[0], classes[1]
+
+
+@borrowing_step
+def cov_from_scatter_product(count, sums, v, out):
+    r"""Turn ``out`` = :math:`P v` into :math:`\Gamma v = P v / T - c\,(c^\top v)`
+    (``c = sums / T``) in place; return :math:`c^\top v`. An empty summary gives zeros.
+    """
+    t = count[0]
+    if t == 0:
+        out[:] = 0.0
+        return 0.0
+    inv_t = 1.0 / t
+    cv = 0.0
+    for i in range(v.shape[0]):
+        cv += sums[i] * v[i]
+    cv *= inv_t
+    for i in range(v.shape[0]):
+        out[i] = out[i] * inv_t - sums[i] * inv_t * cv
+    return cv
+
+
+@borrowing_njit
+def track_support(seen, support, n_support, idx, val):
+    """Append the features of x that are non-zero for the first time to ``support``
+    (``seen`` marks them, ``n_support[0]`` counts them)."""
+    for a in range(idx.shape[0]):
+        i = idx[a]
+        if val[a] != 0.0 and not seen[i]:
+            seen[i] = True
+            support[n_support[0]] = i
+            n_support[0] += 1

@@ -1,0 +1,491 @@
+r"""Frequent directions (OPAUC_fd; G16 §4.1, Alg. 2, Eqs. 10-11, 14-15).
+
+Liberty's frequent directions: insert x into the first zero column of Z; when no zero
+column remains, shrink :math:`Z \leftarrow U \sqrt{\max(\Sigma^2 - \sigma_\ell^2, 0)}`
+with :math:`\ell = \lfloor\tau/2\rfloor` (Alg. 2) or :math:`\lceil 0.9\tau\rceil` (the
+authors' code, which frees about 10% of the columns per shrink). Alg. 2 inserts, then
+shrinks; G16's prose says the reverse, and we follow the algorithm (as the authors'
+code does). Guarantee (Liberty 2013; G16 Lemma 1, in the form we test):
+:math:`0 \preceq Z Z^\top \preceq X X^\top` and :math:`\|X X^\top - Z Z^\top\|_2 \le
+(\|X\|_F^2 - \|Z\|_F^2)/\ell`, which is at most :math:`\|X\|_F^2/\lfloor\tau/2\rfloor`
+(G16 states :math:`2/\tau` times the trace, the same for even tau).
+
+Implementation choices
+----------------------
+- The SVD of Alg. 2 is computed from the maintained Gram matrix:
+  :math:`G = V \Sigma^2 V^\top` (an eigendecomposition, O(tau^3)), then
+  :math:`Z \leftarrow Z V \operatorname{diag}(\sqrt{\max(1 - \sigma_\ell^2 /
+  \sigma_i^2, 0)})`, which equals :math:`U\hat\Sigma` in exact arithmetic and costs
+  one O(m tau^2) product (m rows in use) instead of a d x tau SVD. Eigenvalues below
+  :math:`\tau\epsilon\sigma_1^2` count as zero, so at least one column is always
+  freed. An all-zero example is not inserted (it would leave its column zero).
+- The rows of Z that ever received a non-zero are recorded (``support_``); a shrink
+  only visits those, so on sparse data it costs O(|support| tau^2), not O(d tau^2).
+- ``centering="exact"`` (a library option): Z sketches the centered examples through
+  Welford's rank-one updates of the scatter, columns :math:`\sqrt{(T-1)/T}\,(x_T -
+  c_{T-1})`, so :math:`0 \preceq Z Z^\top/T \preceq S`. Such a column is dense, but
+  its mean part is rank one in the current class sum: :math:`Z = Y - s\beta^\top`
+  with a sparse update of Y and a tau-vector :math:`\beta` (:func:`fd_insert`),
+  folded into Y at each shrink, so an insert still costs O(k tau).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import ClassVar
+
+import numba as nb
+import numpy as np
+from numpy.typing import ArrayLike
+
+from .._chunks import csr_arrays
+from .._kernels import squared_norm
+from ._base import borrowing_njit, borrowing_step, symmetrize, track_support
+from ._lowrank import (
+    CENTER_G16,
+    CENTERED_SKETCH,
+    _LowRankSummary,
+    sketch_add_outer,
+    sketch_tdot,
+)
+
+__all__ = [
+    "FrequentDirectionsCovariance",
+    "fd_column",
+    "fd_insert",
+    "fd_shrink_index",
+    "fd_tdot",
+]
+
+_CENTER_CODES = {"g16": CENTER_G16, "exact": CENTERED_SKETCH}
+
+
+@borrowing_step
+def fd_column(count, xx, centered):
+    r"""Coefficients ``(bx, bs)`` of the column ``z = bx x - bs s`` that frequent
+    directions inserts for an example x with ``|x|^2 = xx`` (s: the class sum before x).
+
+    G16 form (``centered`` false): ``z = x``, skipped when x is all zero.
+    Centered: ``z = sqrt(T/(T+1)) (x - s/T)`` with T the class count before x, so that
+    :math:`\sum z z^\top` is the centered scatter :math:`\sum_i (x_i - c)(x_i - c)^\top`
+    (Welford's update); nothing is inserted for a class's first example.
+    """
+    if centered:
+        t = count[0]
+        if t == 0:
+            return 0.0, 0.0
+        bx = math.sqrt(t / (t + 1.0))
+        return bx, bx / t
+    return (1.0 if xx > 0.0 else 0.0), 0.0
+
+
+@borrowing_step
+def _fd_fill_column(arrays, j, ztx, bx, bs, xx, sx):
+    """Column j of Z becomes ``z = bx x - bs s`` (``bx != 0``): update G, ``Z^T s``,
+    ``beta`` and the Frobenius norm, before s gains x."""
+    gram, zs, ss, beta = arrays.gram, arrays.zs, arrays.ss, arrays.beta
+    # |z|^2 = bx^2 |x|^2 - 2 bx bs s^T x + bs^2 |s|^2 (= T/(T+1) |x - c|^2 centered)
+    zz = bx * bx * xx - 2.0 * bx * bs * sx + bs * bs * ss[0]
+    if zz < 0.0:
+        zz = 0.0
+    zsold = bx * sx - bs * ss[0]  # z^T s (old s)
+    zx = bx * xx - bs * sx  # z^T x
+    for i in range(gram.shape[0]):
+        g = bx * ztx[i] - bs * zs[i]  # (Z^T z)_i, old Z (column j is zero)
+        gram[i, j] += g
+        gram[j, i] += g
+    gram[j, j] += zz
+    for i in range(zs.shape[0]):
+        zs[i] += ztx[i]
+    zs[j] += zsold + zx
+    beta[j] += bs
+    arrays.frob[0] += zz
+    arrays.nfill[0] = j + 1
+
+
+@borrowing_step
+def fd_insert(arrays, idx, val, ztx, bx, bs):
+    """Frequent directions, first step of Alg. 2: make ``z = bx x - bs s`` (s the
+    class sum before x, see :func:`fd_column`) the first zero column of Z, then add x
+    to the class (count, sum); ``bx == 0`` inserts nothing. ``arrays``:
+    :data:`LowRankArrays`.
+
+    Z is kept as ``Y - s beta^T`` (``sketch`` holds Y), so that the mean part of the
+    centered columns, which is dense, costs nothing here: with
+    ``Y += x (beta + (bx + bs) e_j)^T`` and ``beta += bs e_j``, Z gains exactly
+    ``z e_j^T`` while s gains x. O(k tau + tau^2). ``ztx`` must hold ``Z^T x``;
+    ``zs`` (``Z^T s``) and ``ss`` (``s^T s``) are maintained here, and so is the Gram
+    matrix. Rows receiving their first non-zero join the support. Returns ``|x|^2``;
+    the caller shrinks when ``nfill[0] == tau``.
+    """
+    sums, beta, zs, sketch = arrays.sums, arrays.beta, arrays.zs, arrays.sketch
+    seen, support, n_support = arrays.seen, arrays.support, arrays.n_support
+    j = arrays.nfill[0]
+    xx = 0.0
+    sx = 0.0
+    for q in range(idx.shape[0]):
+        v = val[q]
+        if v == 0.0:
+            continue
+        xx += v * v
+        sx += sums[idx[q]] * v
+    track_support(seen, support, n_support, idx, val)
+    # beta[j] is 0 (column j is free): Y += x (beta + (bx + bs) e_j)^T
+    beta[j] = bx + bs if bx != 0.0 else 0.0
+    sketch_add_outer(sketch, idx, val, beta)
+    beta[j] = 0.0
+    if bx != 0.0:
+        _fd_fill_column(arrays, j, ztx, bx, bs, xx, sx)
+    else:
+        for i in range(zs.shape[0]):
+            zs[i] += ztx[i]
+    arrays.ss[0] += 2.0 * sx + xx
+    for q in range(idx.shape[0]):
+        sums[idx[q]] += val[q]
+    arrays.count[0] += 1
+    return xx
+
+
+@borrowing_step
+def fd_tdot(sketch, sums, beta, idx, val, out):
+    """Write ``Z^T x`` into ``out`` for ``Z = Y - s beta^T`` (``sketch`` holds Y);
+    return ``s^T x``. O(k tau)."""
+    sketch_tdot(sketch, idx, val, out)
+    sx = 0.0
+    for q in range(idx.shape[0]):
+        sx += sums[idx[q]] * val[q]
+    if sx != 0.0:
+        for k in range(out.shape[0]):
+            out[k] -= beta[k] * sx
+    return sx
+
+
+@nb.njit(cache=True)
+def _fd_add_rows(arrays, indptr, indices, data, start, centered):
+    """Insert rows from ``start``; return the row after the one that filled Z (or n)."""
+    count, nfill = arrays.count, arrays.nfill
+    sketch, sums, beta = arrays.sketch, arrays.sums, arrays.beta
+    tau = sketch.shape[1]
+    ztx = np.empty(tau)
+    n = indptr.shape[0] - 1
+    for r in range(start, n):
+        lo, hi = indptr[r], indptr[r + 1]
+        idx, val = indices[lo:hi], data[lo:hi]
+        fd_tdot(sketch, sums, beta, idx, val, ztx)
+        bx, bs = fd_column(count, squared_norm(val), centered)
+        fd_insert(arrays, idx, val, ztx, bx, bs)
+        if nfill[0] == tau:
+            return r + 1
+    return n
+
+
+@borrowing_njit
+def _fd_settle(sketch, sums, beta, rows):
+    """``sketch[i] -= sums[i] beta`` for the listed rows."""
+    tau = sketch.shape[1]
+    for t in range(rows.shape[0]):
+        i = rows[t]
+        si = sums[i]
+        for k in range(tau):
+            sketch[i, k] -= si * beta[k]
+
+
+@nb.njit(cache=True)
+def _fd_shrink_rows(sketch, sums, beta, rows, M, dump_coef, dump_out, dump):
+    """``Z[i] <- Z[i] M`` (zeros after the m new columns) for the listed rows, where
+    ``Z[i] = sketch[i] - sums[i] beta`` before and ``sketch[i]`` after; with ``dump``,
+    first ``dump_out[i] += Z[i] . dump_coef``. O(len(rows) tau m)."""
+    tau = sketch.shape[1]
+    m = M.shape[1]
+    old = np.empty(tau)
+    acc = np.empty(m)
+    for t in range(rows.shape[0]):
+        row = sketch[rows[t]]
+        si = sums[rows[t]]
+        for k in range(tau):
+            old[k] = row[k] - si * beta[k]
+        if dump:
+            s = 0.0
+            for k in range(tau):
+                s += old[k] * dump_coef[k]
+            dump_out[rows[t]] += s
+        acc[:] = 0.0
+        for k in range(tau):
+            a = old[k]
+            for j in range(m):
+                acc[j] += a * M[k, j]
+        for j in range(m):
+            row[j] = acc[j]
+        for j in range(m, tau):
+            row[j] = 0.0
+
+
+def fd_shrink_index(shrink, sketch_size: int) -> int:
+    """The 1-based index l whose squared singular value frequent directions subtracts.
+
+    ``"half"``: floor(tau/2) (G16 Alg. 2); ``"ceil_0.9"``: ceil(0.9 tau) (the authors'
+    code); an int l with 1 <= l <= tau.
+    """
+    if shrink == "half":
+        ell = sketch_size // 2
+    elif shrink == "ceil_0.9":
+        ell = math.ceil(0.9 * sketch_size)
+    elif isinstance(shrink, (int, np.integer)) and not isinstance(shrink, bool):
+        ell = int(shrink)
+    else:
+        raise ValueError(f"shrink must be 'half', 'ceil_0.9' or an int, got {shrink!r}")
+    if not 1 <= ell <= sketch_size:
+        raise ValueError(f"shrink index {ell} is outside 1..{sketch_size}")
+    return ell
+
+
+def _shrink_matrix(gram: np.ndarray, ell: int) -> np.ndarray:
+    """``M`` (tau x m) with ``Z M = U sqrt(max(S^2 - s_l^2, 0))`` (non-zero columns only).
+
+    From the eigendecomposition of ``G = Z^T Z = V S^2 V^T``; eigenvalues at or below
+    ``max(s_l^2, tau eps s_1^2)`` give zero columns, so m <= l - 1.
+    """
+    lam, V = np.linalg.eigh(symmetrize(gram))
+    lam, V = lam[::-1], V[:, ::-1]
+    top = max(float(lam[0]), 0.0)
+    delta = max(float(lam[ell - 1]), 0.0)
+    floor = max(delta, gram.shape[0] * np.finfo(np.float64).eps * top)
+    keep = lam > floor
+    m = int(np.count_nonzero(keep))  # a prefix, since lam is sorted
+    factors = np.sqrt(np.maximum(1.0 - delta / lam[:m], 0.0))
+    return np.ascontiguousarray(V[:, :m] * factors)
+
+
+class FrequentDirectionsCovariance(_LowRankSummary):
+    r"""Frequent-directions covariance estimate of OPAUC_fd (G16 §4.1, Alg. 2).
+
+    Deterministic; see the module docstring for the shrink and its guarantee.
+    Adding an example costs O(k tau + tau^2); every shrink (at most once per
+    tau - l + 1 inserts) costs O(tau^3 + m tau^2) for the m <= d rows of Z that ever
+    received a non-zero (``support_``), so at most O(d tau) amortized with
+    ``shrink="half"``.
+
+    Parameters
+    ----------
+    n_features : int
+        Dimension d.
+    sketch_size : int, default=50
+        Number of columns tau (>= 2).
+    shrink : {"half", "ceil_0.9"} or int, default="half"
+        Which squared singular value is subtracted: index floor(tau/2) (G16 Alg. 2),
+        ceil(0.9 tau) (authors' code: frees about 10% of the columns per shrink) or a
+        given index.
+    centering : {"g16", "exact"} or None, default=None
+        None or "g16": Z sketches the examples, :math:`Z Z^\top \preceq X X^\top`, and the
+        estimate is :math:`Z Z^\top/T - c c^\top` (G16 Eqs. 10-11), which is indefinite
+        wherever the sketch lost more of :math:`X X^\top` than the class's spread.
+        "exact" (a library option, not the paper's): Z sketches the centered examples
+        through Welford's rank-one updates of the scatter,
+        :math:`M_T = M_{T-1} + \frac{T-1}{T}(x_T - c_{T-1})(x_T - c_{T-1})^\top`, so the
+        estimate :math:`Z Z^\top/T` satisfies :math:`0 \preceq Z Z^\top/T \preceq S`
+        with the frequent-directions bound on :math:`\|M - Z Z^\top\|_2`. The
+        columns' dense mean parts are kept implicitly (``beta_``), so an insert still
+        costs O(k tau + tau^2).
+
+    Attributes
+    ----------
+    count_, sum_, sketch_, gram_
+        See :class:`_LowRankSummary`. Columns ``nfill_[0]:`` of the sketch are zero.
+    nfill_ : ndarray of shape (1,), int64
+        Number of filled (leading) columns.
+    frob_ : ndarray of shape (1,)
+        :math:`\|X\|_F^2` of the inserted examples (for :attr:`error_bound`).
+    n_shrinks_ : ndarray of shape (1,), int64
+        Number of shrinks so far.
+    zs_, ss_ : ndarray of shape (tau,) and (1,)
+        :math:`Z^\top s` and :math:`s^\top s`, maintained for the centered columns.
+    beta_ : ndarray of shape (tau,)
+        The sketch is :math:`Z = Y - s \beta^\top` with Y in ``sketch_``: the mean
+        parts of the centered columns inserted since the last shrink (all zero in the
+        G16 form). Use :meth:`sketch_matrix` for Z itself.
+    seen_ : ndarray of shape (d,), bool
+        Whether row i of Z ever received a non-zero.
+    support_, n_support_ : ndarray of shape (d,) and (1,), int64
+        Those rows (the first ``n_support_[0]`` entries); a shrink visits only them.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from aucstream.covariance import FrequentDirectionsCovariance
+    >>> X = np.random.default_rng(0).normal(size=(100, 6))
+    >>> s = FrequentDirectionsCovariance(6, sketch_size=4).update(X)
+    >>> err = np.linalg.norm(X.T @ X - s.scatter, 2)
+    >>> bool(err <= s.error_bound <= (X**2).sum() / 2)
+    True
+    """
+
+    fills_columns: ClassVar[bool] = True
+
+    def __init__(
+        self, n_features: int, sketch_size: int = 50, shrink="half", centering: str | None = None
+    ):
+        centering = "g16" if centering is None else centering
+        if centering not in _CENTER_CODES:
+            raise ValueError(f"centering must be one of {tuple(_CENTER_CODES)}, got {centering!r}")
+        super().__init__(n_features, sketch_size, minimum_size=2)
+        self.centering = centering
+        self.shrink = shrink
+        self.shrink_index = fd_shrink_index(shrink, self.sketch_size)
+        self.nfill_ = np.zeros(1, dtype=np.int64)
+        self.frob_ = np.zeros(1)
+        self.n_shrinks_ = np.zeros(1, dtype=np.int64)
+        self.seen_ = np.zeros(self.n_features, dtype=np.bool_)
+        self.support_ = np.zeros(self.n_features, dtype=np.int64)
+        self.n_support_ = np.zeros(1, dtype=np.int64)
+        self.zs_ = np.zeros(self.sketch_size)
+        self.ss_ = np.zeros(1)
+        self.beta_ = np.zeros(self.sketch_size)
+
+    @property
+    def center_code(self) -> int:
+        return _CENTER_CODES[self.centering]
+
+    def draws(self, rng: np.random.Generator, n: int) -> np.ndarray:
+        """Frequent directions draws nothing: an empty (0, tau) array."""
+        return np.zeros((0, self.sketch_size))
+
+    def _fd_fields(self) -> tuple:
+        return (
+            self.nfill_,
+            self.frob_,
+            self.seen_,
+            self.support_,
+            self.n_support_,
+            self.zs_,
+            self.ss_,
+            self.beta_,
+        )
+
+    def sketch_matrix(self) -> np.ndarray:
+        """Z = ``sketch_ - sum_ beta_^T`` (a new d x tau array when beta_ is non-zero)."""
+        if not self.beta_.any():
+            return self.sketch_
+        return self.sketch_ - np.outer(self.sum_, self.beta_)
+
+    def sketch_dot(self, p: np.ndarray) -> np.ndarray:
+        return self.sketch_ @ p - self.sum_ * float(self.beta_ @ p)
+
+    def settle(self) -> None:
+        """Fold ``- sum_ beta_^T`` into ``sketch_`` in place (Z unchanged up to
+        rounding); O(|support| tau), no temporary."""
+        if self.beta_.any():
+            _fd_settle(self.sketch_, self.sum_, self.beta_, self.support_[: self.n_support_[0]])
+            self.beta_[:] = 0.0
+
+    def refresh(self) -> None:
+        r"""Settle the pending mean parts, then recompute the Gram matrix,
+        :math:`Z^\top s` and :math:`s^\top s` exactly; O(d tau^2)."""
+        self.settle()
+        super().refresh()
+        self.zs_[:] = self.sketch_matrix().T @ self.sum_
+        self.ss_[0] = self.sum_ @ self.sum_
+
+    @property
+    def error_bound(self) -> float:
+        r""":math:`(\|X\|_F^2 - \|Z\|_F^2)/\ell \ge \|X^\top X - Z Z^\top\|_2`
+        (centered: X holds the centered examples, and :math:`X^\top X` is the scatter)."""
+        return max(float(self.frob_[0] - np.trace(self.gram_)), 0.0) / self.shrink_index
+
+    def update(self, X: ArrayLike):
+        """Insert the rows of ``X`` (Alg. 2: insert, then shrink when full); returns self."""
+        indptr, indices, data, d = csr_arrays(X)
+        self._check_dim(d)
+        n = indptr.shape[0] - 1
+        centered = self.center_code == CENTERED_SKETCH
+        r = 0
+        while r < n:
+            r = _fd_add_rows(self.arrays(), indptr, indices, data, r, centered)
+            if self.nfill_[0] == self.sketch_size:
+                self.shrink_now()
+        return self
+
+    def shrink_now(
+        self, dump_coef: np.ndarray | None = None, dump_out: np.ndarray | None = None
+    ) -> np.ndarray:
+        """Shrink the sketch (second step of Alg. 2); return the tau x m matrix M.
+
+        The new sketch is ``Z M`` in its first m columns (zeros after), and the new
+        Gram matrix ``M^T G M``. If ``dump_coef`` is given, ``Z @ dump_coef`` (with the
+        old Z) is added to ``dump_out`` in the same pass over the rows (used by
+        OPAUC's kernel).
+        """
+        M = _shrink_matrix(self.gram_, self.shrink_index)
+        rows = self.support_[: self.n_support_[0]]  # every other row of Z is zero
+        rows[:] = np.sort(rows, kind="stable")  # sorted prefix + short tail: O(support)
+        dump = dump_coef is not None
+        _fd_shrink_rows(
+            self.sketch_,
+            self.sum_,
+            self.beta_,
+            rows,
+            M,
+            dump_coef if dump else np.zeros(self.sketch_size),
+            dump_out if dump else self.sum_,
+            dump,
+        )
+        self.beta_[:] = 0.0
+        m = M.shape[1]
+        gram = M.T @ self.gram_ @ M
+        self.gram_[:] = 0.0
+        self.gram_[:m, :m] = symmetrize(gram)
+        zs = M.T @ self.zs_
+        self.zs_[:] = 0.0
+        self.zs_[:m] = zs
+        self.nfill_[0] = m
+        self.n_shrinks_[0] += 1
+        return M
+
+    def merge(self, other: FrequentDirectionsCovariance) -> FrequentDirectionsCovariance:
+        r"""A frequent-directions sketch of both streams (a new object).
+
+        The filled columns of both sketches are put side by side; if that leaves no
+        zero column, one shrink of the combined matrix at the same index l follows.
+        This is a frequent-directions run over the examples of the first stream
+        followed by the sketch columns of the second, so the guarantee holds for the
+        union: :math:`\|X^\top X - Z Z^\top\|_2 \le (\|X\|_F^2 - \|Z\|_F^2)/\ell`
+        with X all the examples of both streams (the two sketching errors add, and
+        the merge shrink removes at least l times what it subtracts). Centered
+        sketches add the column :math:`\sqrt{T_1 T_2/T}\,(c_1 - c_2)`: the centered
+        scatter of the union is :math:`M_1 + M_2 + \frac{T_1T_2}{T}(c_1 - c_2)(c_1 -
+        c_2)^\top`.
+        """
+        self._check_merge(other)
+        merged = FrequentDirectionsCovariance(
+            self.n_features, self.sketch_size, self.shrink, self.centering
+        )
+        merged.count_[:] = self.count_ + other.count_
+        merged.sum_[:] = self.sum_ + other.sum_
+        merged.frob_[:] = self.frob_ + other.frob_
+        merged.n_shrinks_[:] = self.n_shrinks_ + other.n_shrinks_
+        for part in (self, other):
+            support = part.support_[: part.n_support_[0]]
+            track_support(
+                merged.seen_, merged.support_, merged.n_support_, support, np.ones(len(support))
+            )
+        cols = [
+            self.sketch_matrix()[:, : self.nfill_[0]],
+            other.sketch_matrix()[:, : other.nfill_[0]],
+        ]
+        t1, t2 = self.count, other.count
+        if self.centering == "exact" and t1 > 0 and t2 > 0:
+            between = np.sqrt(t1 * t2 / (t1 + t2)) * (self.mean - other.mean)
+            if np.any(between):
+                cols.append(between[:, None])
+                merged.frob_[0] += between @ between
+        cols = np.hstack(cols)
+        m = cols.shape[1]
+        if m < self.sketch_size:
+            merged.sketch_[:, :m] = cols
+            merged.nfill_[0] = m
+        else:
+            M = _shrink_matrix(cols.T @ cols, self.shrink_index)
+            merged.sketch_[:, : M.shape[1]] = cols @ M
+            merged.nfill_[0] = M.shape[1]
+            merged.n_shrinks_[0] += 1
+        merged.refresh()
+        return merged

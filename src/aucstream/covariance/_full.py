@@ -1,0 +1,168 @@
+r"""The exact summary in O(d^2) memory: :class:`FullCovariance`.
+
+It keeps the "P-form" of the covariance: the sum :math:`s = \sum x_i` and the scatter
+:math:`P = \sum x_i x_i^\top`, and computes :math:`\Gamma v = P v / T - c\,(c^\top v)`
+with :math:`c = s/T`, never forming :math:`c c^\top`. Adding an example with k
+non-zeros costs O(k^2), so sparse input is never densified; the product costs
+O(d^2). In exact arithmetic this equals the recursion of G16 (§3, the text after
+Alg. 1), :math:`\Gamma \leftarrow \Gamma + c_{old} c_{old}^\top - c c^\top + (x x^\top -
+\Gamma - c_{old} c_{old}^\top)/T`, and merging two summaries is exact (add the sums).
+We deviate from that recursion, which updates :math:`\Gamma` in place at O(d^2) per
+example even for sparse x: the P-form is cheaper on sparse data and merges exactly,
+at the price of a cancellation error of order :math:`\epsilon \|c\|^2` in float64,
+negligible for scaled features. (G13 §3 prints a form of the recursion without the
+:math:`-c_{old} c_{old}^\top/T` term, which is not the covariance.)
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+import numpy as np
+import scipy.sparse as sp
+from numpy.typing import ArrayLike
+
+from .._chunks import csr_arrays
+from ._base import (
+    CovarianceSummary,
+    add_example,
+    add_rows,
+    borrowing_njit,
+    borrowing_step,
+    check_n_features,
+    cov_from_scatter_product,
+    cov_matvec,
+    register,
+)
+
+__all__ = ["FullArrays", "FullCovariance", "full_add", "full_cov_matvec"]
+
+#: The arrays of a :class:`FullCovariance` as its compiled functions take them.
+FullArrays = namedtuple("FullArrays", ["count", "sums", "scatter"])
+
+
+@borrowing_step
+def full_add(arrays, idx, val):
+    """Add one example (non-zeros ``val`` at columns ``idx``): ``T += 1``, ``s += x``,
+    ``P += x x^T``; O(k^2)."""
+    count, sums, outer = arrays
+    count[0] += 1
+    k = idx.shape[0]
+    for a in range(k):
+        i = idx[a]
+        va = val[a]
+        sums[i] += va
+        for b in range(k):
+            outer[i, idx[b]] += va * val[b]
+
+
+@borrowing_njit
+def full_cov_matvec(arrays, v, out):
+    """Write ``Gamma v = P v / T - c (c^T v)`` into ``out``; return ``c^T v``. O(d^2).
+
+    ``out`` receives zeros when the summary is empty.
+    """
+    count, sums, outer = arrays
+    if count[0] == 0:
+        out[:] = 0.0
+        return 0.0
+    d = v.shape[0]
+    for i in range(d):
+        acc = 0.0
+        row = outer[i]
+        for j in range(d):
+            acc += row[j] * v[j]
+        out[i] = acc
+    return cov_from_scatter_product(count, sums, v, out)
+
+
+def _add_full(arrays, *args):
+    full_add(arrays, *args)
+    return True  # never out of room
+
+
+register(add_example, (FullArrays,), _add_full)
+register(cov_matvec, (FullArrays,), lambda arrays, *args: full_cov_matvec(arrays, *args))
+
+
+class FullCovariance(CovarianceSummary):
+    r"""Exact count, mean and covariance of a stream, in O(d^2) memory.
+
+    Parameters
+    ----------
+    n_features : int
+        Dimension d of the examples.
+
+    Attributes
+    ----------
+    count_ : ndarray of shape (1,), int64
+        Number of examples T.
+    sum_ : ndarray of shape (d,)
+        :math:`\sum x_i`.
+    scatter_ : ndarray of shape (d, d)
+        :math:`P = \sum x_i x_i^\top` (symmetric, both triangles stored).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from aucstream.covariance import FullCovariance
+    >>> X = np.random.default_rng(0).normal(size=(100, 3))
+    >>> s = FullCovariance(3).update(X)
+    >>> np.allclose(s.covariance, np.cov(X.T, bias=True))
+    True
+    >>> np.allclose(s.matvec(np.ones(3)), np.cov(X.T, bias=True) @ np.ones(3))
+    True
+    """
+
+    def __init__(self, n_features: int):
+        self.n_features = check_n_features(n_features)
+        self.count_ = np.zeros(1, dtype=np.int64)
+        self.sum_ = np.zeros(self.n_features)
+        self.scatter_ = np.zeros((self.n_features, self.n_features))
+
+    def arrays(self) -> FullArrays:
+        """``FullArrays(count_, sum_, scatter_)``."""
+        return FullArrays(self.count_, self.sum_, self.scatter_)
+
+    def update(self, X: ArrayLike) -> FullCovariance:
+        """Add the rows of ``X`` (dense or sparse); returns self."""
+        indptr, indices, data, d = csr_arrays(X)
+        self._check_dim(d)
+        add_rows(self.arrays(), indptr, indices, data, 0)
+        return self
+
+    @property
+    def scatter(self) -> np.ndarray:
+        r""":math:`P = \sum x_i x_i^\top` (the ``scatter_`` array itself)."""
+        return self.scatter_
+
+    def scatter_matvec(self, v: ArrayLike) -> np.ndarray:
+        """:math:`P v`; O(d^2)."""
+        return self.scatter_ @ self._vector(v)
+
+    def matvec(self, v: ArrayLike) -> np.ndarray:
+        """The product ``Gamma v`` without forming ``Gamma``."""
+        out = np.empty(self.n_features)
+        full_cov_matvec(self.arrays(), self._vector(v), out)
+        return out
+
+    def scatter_inner(self, X) -> float:
+        r""":math:`\sum_t x_t^\top P x_t` over the rows of X (forms :math:`X^\top X`)."""
+        gram = X.T @ X
+        gram = gram.toarray() if sp.issparse(gram) else np.asarray(gram)
+        return float(np.sum(gram * self.scatter_))
+
+    def scatter_frobenius_sq(self) -> float:
+        r""":math:`\|P\|_F^2`."""
+        return float(np.sum(np.square(self.scatter_)))
+
+    def merge(self, other: FullCovariance) -> FullCovariance:
+        """The exact summary of both streams together (a new object)."""
+        if not isinstance(other, FullCovariance):
+            raise TypeError(f"cannot merge FullCovariance with {type(other).__name__}")
+        self._check_dim(other.n_features)
+        merged = FullCovariance(self.n_features)
+        merged.count_ += self.count_ + other.count_
+        merged.sum_ += self.sum_ + other.sum_
+        merged.scatter_ += self.scatter_ + other.scatter_
+        return merged

@@ -1,0 +1,253 @@
+r"""The linear sketches: randomized (OPAUC_r) and hashed (OPAUC_h).
+
+A linear sketch is :math:`Z = \sum_i x_i a_i^\top` with independent, centered draws
+:math:`a_i \in \mathbb R^\tau`, :math:`E\|a_i\|^2 = 1`, so that
+:math:`E[Z Z^\top] = X X^\top`. The draws are made per example by the caller (a fixed
+number of values per example) and passed in, so splitting a stream into chunks never
+changes a summary; only their sum :math:`u = \sum_i a_i` is kept, for the centering.
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+from numpy.typing import ArrayLike
+
+from .._chunks import csr_arrays
+from ._base import as_rng, borrowing_step
+from ._lowrank import (
+    CENTER_EXACT,
+    CENTER_G13,
+    CENTER_G16,
+    _LowRankSummary,
+    sketch_add_outer,
+    sketch_tdot,
+)
+
+__all__ = ["HashedCovariance", "RandomizedCovariance", "lowrank_add"]
+
+_CENTER_CODES = {"g16": CENTER_G16, "g13": CENTER_G13, "exact": CENTER_EXACT}
+
+
+@borrowing_step
+def lowrank_add(arrays, idx, val, a, ztx):
+    """Add one example with draw ``a`` to a linear sketch (:data:`LowRankArrays`):
+    ``Z += x a^T``, ``s += x``, ``T += 1``, ``u += a``. Returns ``|x|^2``.
+
+    ``ztx`` must hold ``Z^T x`` before the update; the Gram matrix ``G = Z^T Z`` is
+    updated by ``G += (Z^T x) a^T + a (Z^T x)^T + |x|^2 a a^T``. O(k tau + tau^2).
+    """
+    sums, sketch, gram, asum = arrays.sums, arrays.sketch, arrays.gram, arrays.asum
+    tau = sketch.shape[1]
+    xx = 0.0
+    for q in range(idx.shape[0]):
+        v = val[q]
+        xx += v * v
+        sums[idx[q]] += v
+    sketch_add_outer(sketch, idx, val, a)
+    arrays.count[0] += 1
+    for i in range(tau):
+        for j in range(tau):
+            gram[i, j] += ztx[i] * a[j] + a[i] * ztx[j] + xx * a[i] * a[j]
+    for j in range(tau):
+        asum[j] += a[j]
+    return xx
+
+
+@nb.njit(cache=True)
+def _lowrank_add_rows(arrays, indptr, indices, data, A):
+    sketch = arrays.sketch
+    ztx = np.empty(sketch.shape[1])
+    for r in range(indptr.shape[0] - 1):
+        lo, hi = indptr[r], indptr[r + 1]
+        idx, val = indices[lo:hi], data[lo:hi]
+        sketch_tdot(sketch, idx, val, ztx)
+        lowrank_add(arrays, idx, val, A[r], ztx)
+
+
+class _LinearSketch(_LowRankSummary):
+    r"""A linear sketch :math:`Z = \sum_i x_i a_i^\top` with independent draws
+    :math:`a_i`, :math:`E\|a_i\|^2 = 1`, so :math:`E[Z Z^\top] = X X^\top`; subclasses
+    draw the :math:`a_i`.
+
+    Three centerings of the covariance estimate:
+
+    - ``"g13"``: :math:`Z Z^\top/T - \|\bar a\|^2 c c^\top` (G13 Eqs. 10-11, and the
+      authors' code): G13 sketches the centered data :math:`(X - c 1^\top) R` and
+      approximates its mean part :math:`\hat c \hat c^\top` by
+      :math:`c\,\bar a^\top \bar a\,c^\top`;
+    - ``"g16"``: :math:`Z Z^\top/T - c c^\top` (G16 Eq. 19): only :math:`X X^\top` is
+      approximated, the mean is exact;
+    - ``"exact"``: :math:`(Z - c u^\top)(Z - c u^\top)^\top/T` with :math:`u = \sum_i
+      a_i`, the literal :math:`(X - c 1^\top) R R^\top (X - c 1^\top)^\top / T`:
+      unbiased for the covariance and positive semi-definite (a library option).
+    """
+
+    _DEFAULT_CENTERING = "g16"
+
+    def __init__(self, n_features: int, sketch_size: int = 50, centering: str | None = None):
+        centering = self._DEFAULT_CENTERING if centering is None else centering
+        if centering not in _CENTER_CODES:
+            raise ValueError(f"centering must be one of {tuple(_CENTER_CODES)}, got {centering!r}")
+        super().__init__(n_features, sketch_size)
+        self.centering = centering
+        self.asum_ = np.zeros(self.sketch_size)
+
+    @property
+    def center_code(self) -> int:
+        return _CENTER_CODES[self.centering]
+
+    @staticmethod
+    def draw(rng: np.random.Generator, n: int, sketch_size: int) -> np.ndarray:
+        """The vectors :math:`a_i` of n examples, shape (n, tau)."""
+        raise NotImplementedError  # pragma: no cover
+
+    def draws(self, rng: np.random.Generator, n: int) -> np.ndarray:
+        """The vectors :math:`a_i` of n examples, shape (n, tau) (:meth:`draw`)."""
+        return self.draw(rng, n, self.sketch_size)
+
+    def _asum(self) -> np.ndarray:
+        return self.asum_
+
+    def update(self, X: ArrayLike, rng=None, *, draws: ArrayLike | None = None):
+        """Add the rows of ``X``; returns self.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n, d)
+            Examples.
+        rng : int, Generator or None
+            Source of the :math:`a_i` (``draw``) when ``draws`` is not given.
+        draws : ndarray of shape (n, tau), optional
+            The :math:`a_i` to use.
+        """
+        indptr, indices, data, d = csr_arrays(X)
+        self._check_dim(d)
+        n = indptr.shape[0] - 1
+        A = (
+            self.draws(as_rng(rng), n)
+            if draws is None
+            else np.ascontiguousarray(draws, dtype=np.float64).reshape(n, self.sketch_size)
+        )
+        _lowrank_add_rows(self.arrays(), indptr, indices, data, A)
+        return self
+
+    def merge(self, other):
+        """The sketch of both streams (a new object).
+
+        Z is linear in the stream, so the sum of the two sketches is exactly the
+        sketch of the concatenated stream with the same draws: unbiased, with the
+        expected error of a single sketch of all the examples.
+        """
+        self._check_merge(other)
+        merged = type(self)(self.n_features, self.sketch_size, self.centering)
+        merged.count_[:] = self.count_ + other.count_
+        merged.sum_[:] = self.sum_ + other.sum_
+        merged.sketch_[:] = self.sketch_ + other.sketch_
+        merged.asum_[:] = self.asum_ + other.asum_
+        merged.refresh()
+        return merged
+
+
+class RandomizedCovariance(_LinearSketch):
+    r"""Randomized low-rank covariance estimate of OPAUC_r (G13 §3, Eqs. 6-11).
+
+    :math:`Z = X R` with the rows of R drawn per example,
+    :math:`a_i = r_i/\sqrt\tau`, :math:`r_i \sim N(0, I_\tau)` (Eqs. 8-9), so
+    :math:`E[Z Z^\top] = X X^\top` and
+    :math:`E\|Z Z^\top - X X^\top\|_F^2 = (\|X\|_F^4 + \|X X^\top\|_F^2)/\tau`.
+    R is never stored; only :math:`u = \sum_i a_i` is kept for the centering. The
+    scale :math:`1/\sqrt\tau` is the one of Eqs. 8-9 (and of the authors' code), the
+    one that makes :math:`E[R R^\top] = I`; the prose's :math:`1/\tau` is a typo.
+
+    Parameters
+    ----------
+    n_features : int
+        Dimension d.
+    sketch_size : int, default=50
+        tau (G13 §6.2 and G16 §7.2-7.3 use 50).
+    centering : {"g13", "g16", "exact"} or None, default=None
+        How the mean is removed (:class:`_LinearSketch`); None is "g13", G13
+        Eqs. 10-11 and the authors' code.
+
+    Attributes
+    ----------
+    count_, sum_, sketch_, gram_
+        See :class:`_LowRankSummary`.
+    asum_ : ndarray of shape (tau,)
+        :math:`u = \sum_i a_i` (so :math:`\bar a = u/T`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from aucstream.covariance import RandomizedCovariance
+    >>> X = np.random.default_rng(0).normal(size=(200, 4))
+    >>> s = RandomizedCovariance(4, sketch_size=10, centering="exact").update(X, rng=0)
+    >>> s.sketch_.shape, bool(np.allclose(s.gram_, s.sketch_.T @ s.sketch_))
+    ((4, 10), True)
+    """
+
+    _DEFAULT_CENTERING = "g13"
+
+    @staticmethod
+    def draw(rng: np.random.Generator, n: int, sketch_size: int) -> np.ndarray:
+        r"""The vectors :math:`a_i = r_i/\sqrt\tau` of n examples, shape (n, tau)."""
+        return rng.standard_normal((n, sketch_size)) / np.sqrt(sketch_size)
+
+
+class HashedCovariance(_LinearSketch):
+    r"""CountSketch covariance estimate of OPAUC_h (G16 §7.2, reconstructed).
+
+    G16 only names the method ("the covariance are approximated by using hashing
+    technique") and measures it like the other sketches, by :math:`\|X X^\top - Z
+    Z^\top\|_F` for a d x tau sketch Z. We read it as a CountSketch along the instance
+    axis: each example goes, with a random sign :math:`\sigma_i`, into one random
+    column :math:`h_i` of Z: :math:`Z \mathrel{+}= \sigma_i x_i e_{h_i}^\top`. Then
+    :math:`E[Z Z^\top] = X X^\top` and :math:`E\|Z Z^\top - X X^\top\|_F^2 =
+    (\|X\|_F^4 + \|X X^\top\|_F^2 - 2\sum_i\|x_i\|^4)/\tau`. The estimate is
+    :math:`Z Z^\top/T - c c^\top` (G16 Eq. 19) by default. One uniform draw u per
+    example gives both: ``k = floor(2 tau u)``, bucket ``k // 2``, sign ``+1`` if k is
+    even.
+
+    Parameters
+    ----------
+    n_features : int
+        Dimension d.
+    sketch_size : int, default=50
+        Number of buckets tau.
+    centering : {"g13", "g16", "exact"} or None, default=None
+        How the mean is removed (:class:`_LinearSketch`); None is "g16" (G16 Eq. 19).
+        "exact", the CountSketch of the centered examples, is positive semi-definite
+        and keeps OPAUC_h stable at step sizes where the G16 form diverges (a library
+        option, not the paper's).
+
+    Attributes
+    ----------
+    count_, sum_, sketch_, gram_
+        See :class:`_LowRankSummary`.
+    asum_ : ndarray of shape (tau,)
+        :math:`u = \sum_i \sigma_i e_{h_i}`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from aucstream.covariance import HashedCovariance
+    >>> X = np.random.default_rng(0).normal(size=(30, 3))
+    >>> s = HashedCovariance(3, sketch_size=5).update(X, rng=0)
+    >>> s.sketch_.shape
+    (3, 5)
+    """
+
+    @staticmethod
+    def draw(rng: np.random.Generator, n: int, sketch_size: int) -> np.ndarray:
+        r"""The vectors :math:`a_i = \sigma_i e_{h_i}` of n examples, shape (n, tau)."""
+        return HashedCovariance.signed_buckets(rng.random(n), sketch_size)
+
+    @staticmethod
+    def signed_buckets(u: ArrayLike, sketch_size: int) -> np.ndarray:
+        r"""Rows :math:`\sigma e_h` from uniforms u in [0, 1), shape (n, tau)."""
+        u = np.asarray(u, dtype=np.float64)
+        code = np.minimum((u * (2 * sketch_size)).astype(np.int64), 2 * sketch_size - 1)
+        A = np.zeros((u.shape[0], sketch_size))
+        A[np.arange(u.shape[0]), code // 2] = 1.0 - 2.0 * (code % 2)
+        return A

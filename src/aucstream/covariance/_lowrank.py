@@ -1,0 +1,246 @@
+r"""What the d x tau sketches share: randomized, hashed and frequent directions.
+
+A low-rank summary estimates the scatter by :math:`Z Z^\top` with a sketch
+:math:`Z \in \mathbb R^{d\times\tau}`, stored row-major (``sketch_[i]`` is the
+tau-vector of feature i), so adding an example with k non-zeros touches k rows:
+O(k tau). It also maintains the Gram matrix :math:`G = Z^\top Z` (O(tau^2) per
+example), which frequent directions needs for its shrink and OPAUC's compiled kernel
+for its O(k tau + tau^2) step (:mod:`aucstream.opauc`).
+
+The covariance estimate is :math:`\hat\Gamma v = Z\varphi - s\,\psi` with coefficients
+that depend on how the class mean is removed (:func:`center_terms`; the ``CENTER_*``
+codes are listed in the package docstring).
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+from typing import ClassVar
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from ._base import (
+    CovarianceSummary,
+    borrowing_njit,
+    borrowing_step,
+    check_n_features,
+    check_sketch_size,
+    symmetrize,
+)
+
+__all__ = [
+    "CENTERED_SKETCH",
+    "CENTER_EXACT",
+    "CENTER_G13",
+    "CENTER_G16",
+    "LowRankArrays",
+    "center_terms",
+    "sketch_add_outer",
+    "sketch_tdot",
+]
+
+#: How a low-rank estimate removes the class mean (module docstring).
+CENTER_G16, CENTER_G13, CENTER_EXACT, CENTERED_SKETCH = 0, 1, 2, 3
+
+#: The arrays of a low-rank summary as the compiled functions take them. Every kind
+#: fills every field: ``asum`` (the draws' sum u) belongs to the linear sketches, the
+#: fields from ``nfill`` on to frequent directions; a kind without a field gets a
+#: small unused array of the right type, so both kinds share one compiled kernel.
+LowRankArrays = namedtuple(
+    "LowRankArrays",
+    [
+        "count",
+        "sums",
+        "sketch",
+        "gram",
+        "asum",
+        "nfill",
+        "frob",
+        "seen",
+        "support",
+        "n_support",
+        "zs",
+        "ss",
+        "beta",
+    ],
+)
+
+
+@borrowing_step
+def sketch_tdot(sketch, idx, val, out):
+    """Write ``Z^T x`` into ``out`` (Z row-major, d x tau); O(k tau). Zeros are skipped."""
+    out[:] = 0.0
+    for a in range(idx.shape[0]):
+        v, i = val[a], idx[a]
+        if v != 0.0:
+            for j in range(out.shape[0]):  # reads row i of Z
+                out[j] += v * sketch[i, j]
+
+
+@borrowing_step
+def sketch_add_outer(sketch, idx, val, a):
+    """``Z += x a^T`` for x given by its non-zeros; O(k tau). Zeros are skipped."""
+    for q in range(idx.shape[0]):
+        v, i = val[q], idx[q]
+        if v != 0.0:
+            for j in range(a.shape[0]):  # writes row i of Z
+                sketch[i, j] += v * a[j]
+
+
+@borrowing_njit
+def center_terms(code, count, asum, zv, cv, phi):
+    r"""Coefficients of :math:`\hat\Gamma v = Z\varphi - s\,\psi` for a low-rank
+    summary of ``count`` > 0 examples: write :math:`\varphi` into ``phi`` and return
+    :math:`\psi`.
+
+    ``code`` is one of the ``CENTER_*`` constants, ``asum`` the draws' sum u (linear
+    sketches), ``zv`` = :math:`Z^\top v` and ``cv`` = :math:`c^\top v`. For
+    ``CENTER_EXACT``,
+    :math:`(Z - c u^\top)(Z^\top v - u\,c^\top v)/T = Z\varphi - s\,(u^\top\varphi)/T`.
+    """
+    inv_t = 1.0 / count
+    if code == CENTER_EXACT:
+        uq = 0.0
+        for j in range(phi.shape[0]):
+            qt = zv[j] - asum[j] * cv
+            phi[j] = qt * inv_t
+            uq += asum[j] * qt
+        return uq * inv_t * inv_t
+    for j in range(phi.shape[0]):
+        phi[j] = zv[j] * inv_t
+    if code == CENTER_G16:
+        return cv * inv_t
+    if code == CENTER_G13:
+        uu = 0.0
+        for j in range(asum.shape[0]):
+            uu += asum[j] * asum[j]
+        return uu * inv_t * inv_t * cv * inv_t
+    return 0.0
+
+
+class _LowRankSummary(CovarianceSummary):
+    r"""Common state and interface of the d x tau sketches.
+
+    Attributes
+    ----------
+    count_ : ndarray of shape (1,), int64
+        Number of examples T.
+    sum_ : ndarray of shape (d,)
+        :math:`s = \sum x_i`.
+    sketch_ : ndarray of shape (d, tau)
+        Z, row-major (row i belongs to feature i).
+    gram_ : ndarray of shape (tau, tau)
+        :math:`Z^\top Z`, maintained incrementally.
+    """
+
+    #: Whether examples fill the sketch's columns one by one, so that the sketch must
+    #: be shrunk when full (frequent directions), rather than being added to all
+    #: columns at once through random draws (the linear sketches).
+    fills_columns: ClassVar[bool] = False
+
+    def __init__(self, n_features: int, sketch_size: int = 50, minimum_size: int = 1):
+        self.n_features = check_n_features(n_features)
+        self.sketch_size = check_sketch_size(sketch_size, minimum_size)
+        self.count_ = np.zeros(1, dtype=np.int64)
+        self.sum_ = np.zeros(self.n_features)
+        self.sketch_ = np.zeros((self.n_features, self.sketch_size))
+        self.gram_ = np.zeros((self.sketch_size, self.sketch_size))
+
+    @property
+    def center_code(self) -> int:  # pragma: no cover - abstract
+        """The ``CENTER_*`` constant of this summary's estimate."""
+        raise NotImplementedError
+
+    def draws(self, rng: np.random.Generator, n: int) -> np.ndarray:  # pragma: no cover
+        """The random vectors of n examples, shape (n, tau), or (0, tau) if none."""
+        raise NotImplementedError
+
+    def _asum(self) -> np.ndarray:
+        """The draws' sum u (zeros for a kind without draws)."""
+        return np.zeros(self.sketch_size)
+
+    def _fd_fields(self) -> tuple:
+        """The frequent-directions fields of :data:`LowRankArrays` (unused arrays here)."""
+        tau = self.sketch_size
+        return (
+            np.zeros(1, dtype=np.int64),
+            np.zeros(1),
+            np.zeros(1, dtype=np.bool_),
+            np.zeros(1, dtype=np.int64),
+            np.zeros(1, dtype=np.int64),
+            np.zeros(tau),
+            np.zeros(1),
+            np.zeros(tau),
+        )
+
+    def arrays(self) -> LowRankArrays:
+        """:data:`LowRankArrays` of this summary (its own arrays, updated in place)."""
+        return LowRankArrays(
+            self.count_, self.sum_, self.sketch_, self.gram_, self._asum(), *self._fd_fields()
+        )
+
+    def sketch_matrix(self) -> np.ndarray:
+        """The sketch Z (d x tau): ``sketch_`` itself for the linear sketches."""
+        return self.sketch_
+
+    def sketch_dot(self, p: np.ndarray) -> np.ndarray:
+        """:math:`Z p` for a tau-vector p; O(d tau), no d x tau temporary."""
+        return self.sketch_ @ p
+
+    @property
+    def scatter(self) -> np.ndarray:
+        r"""The estimate :math:`Z Z^\top` of :math:`\sum x_i x_i^\top` (forms it: d x d)."""
+        Z = self.sketch_matrix()
+        return Z @ Z.T
+
+    def scatter_matvec(self, v: ArrayLike) -> np.ndarray:
+        r""":math:`Z (Z^\top v)`, the estimate of :math:`\sum_i x_i x_i^\top v`; O(d tau)."""
+        v = self._vector(v)
+        Z = self.sketch_matrix()
+        return Z @ (Z.T @ v)
+
+    def scatter_inner(self, X) -> float:
+        r""":math:`\sum_t x_t^\top Z Z^\top x_t = \|X Z\|_F^2`; O(nnz(X) tau)."""
+        return float(np.sum(np.square(X @ self.sketch_matrix())))
+
+    def scatter_frobenius_sq(self) -> float:
+        r""":math:`\|Z Z^\top\|_F^2 = \|Z^\top Z\|_F^2`."""
+        Z = self.sketch_matrix()
+        return float(np.sum(np.square(Z.T @ Z)))
+
+    @property
+    def covariance(self) -> np.ndarray:
+        """The d x d covariance estimate (forms it: for inspection)."""
+        return np.column_stack([self.matvec(e) for e in np.eye(self.n_features)])
+
+    def matvec(self, v: ArrayLike) -> np.ndarray:
+        """The product ``Gamma v`` of the estimate, without forming it; O(d tau)."""
+        v = self._vector(v)
+        if self.count == 0:
+            return np.zeros(self.n_features)
+        Z = self.sketch_matrix()
+        phi = np.empty(self.sketch_size)
+        cv = float(self.mean @ v)
+        psi = center_terms(self.center_code, self.count, self._asum(), Z.T @ v, cv, phi)
+        return Z @ phi - self.sum_ * psi
+
+    def refresh(self) -> None:
+        """Recompute the maintained products from the sketch, exactly; O(d tau^2).
+
+        Incremental updates of the Gram matrix accumulate rounding; learners call this
+        at fixed positions of the stream (OPAUC's re-basing).
+        """
+        Z = self.sketch_matrix()
+        self.gram_[:] = symmetrize(Z.T @ Z)
+
+    def _check_merge(self, other) -> None:
+        if type(other) is not type(self):
+            raise TypeError(f"cannot merge {type(self).__name__} with {type(other).__name__}")
+        self._check_dim(other.n_features)
+        if other.sketch_size != self.sketch_size:
+            raise ValueError(
+                f"cannot merge sketches of sizes {self.sketch_size} and {other.sketch_size}"
+            )
+        if other.centering != self.centering:
+            raise ValueError("cannot merge sketches with different centering")

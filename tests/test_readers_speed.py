@@ -27,7 +27,15 @@ import scipy.sparse as sp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from aucstream.datasets import _readers, iter_csv, iter_file, iter_svmlight, scan_svmlight
+from aucstream.datasets import (
+    _csv,
+    _readers,
+    _svmlight,
+    iter_csv,
+    iter_file,
+    iter_svmlight,
+    scan_svmlight,
+)
 
 # ------------------------------------------------------------------ helpers
 
@@ -62,7 +70,7 @@ def _reference_svmlight(path: Path, chunk_size: int, offset: int, n_features: in
     labels, rows = [], []
     with _readers._open_text(path, encoding="latin-1") as f:
         for lineno, text in enumerate(f, 1):
-            parsed = _readers._svmlight_line(text, (name, lineno), offset, n_features)
+            parsed = _svmlight._svmlight_line(text, (name, lineno), offset, n_features)
             if parsed is not None:
                 labels.append(parsed[0])
                 rows.append(parsed[1:])
@@ -162,12 +170,12 @@ def test_svmlight_reader_equals_the_reference_line_by_line(
     path = tmp_path_factory.mktemp("svm") / "f.svm"
     path.write_bytes(data)
     n_features = 12
-    original = _readers._SvmlightPass._BLOCK
-    _readers._SvmlightPass._BLOCK = block
+    original = _svmlight._SvmlightPass._BLOCK
+    _svmlight._SvmlightPass._BLOCK = block
     try:
         fast = _outcome(iter_svmlight(path, chunk_size, n_features, zero_based=zero_based))
     finally:
-        _readers._SvmlightPass._BLOCK = original
+        _svmlight._SvmlightPass._BLOCK = original
     offset = 0 if zero_based else 1
     reference = _outcome(_reference_svmlight(path, chunk_size, offset, n_features))
     assert fast[0] == reference[0], (fast, reference)
@@ -234,13 +242,13 @@ def test_line_numbers_with_every_line_end(tmp_path, suffix, end):
     lines = ["1 1:1"] * 30 + ["", "# c", "1 3:1 2:1"] + ["1 1:1"] * 3
     path = _write(tmp_path / f"ends.svm{suffix}", end.join(lines).encode())
     for block in (5, 1 << 20):
-        original = _readers._SvmlightPass._BLOCK
-        _readers._SvmlightPass._BLOCK = block
+        original = _svmlight._SvmlightPass._BLOCK
+        _svmlight._SvmlightPass._BLOCK = block
         try:
             with pytest.raises(ValueError, match=r", line 33: feature indices must be sorted"):
                 list(iter_svmlight(path, chunk_size=4, n_features=5))
         finally:
-            _readers._SvmlightPass._BLOCK = original
+            _svmlight._SvmlightPass._BLOCK = original
 
 
 # ---------------------------------------------------------------- index base
@@ -378,12 +386,12 @@ def test_csv_reader_equals_the_csv_module(tmp_path_factory, spec, chunk_size, la
     path.write_bytes(data)
     options = dict(chunk_size=chunk_size, delimiter=sep, label_column=label, label_type=label_type)
     fast = _csv_outcome(iter_csv(path, **options))
-    original = _readers._pandas_can_read
-    _readers._pandas_can_read = lambda *args: False
+    original = _csv._pandas_can_read
+    _csv._pandas_can_read = lambda *args: False
     try:
         reference = _csv_outcome(iter_csv(path, **options))
     finally:
-        _readers._pandas_can_read = original
+        _csv._pandas_can_read = original
     assert fast == reference
 
 
@@ -402,7 +410,7 @@ def test_plain_csv_is_read_by_pandas(tmp_path, monkeypatch):
     X = rng.normal(size=(3000, 5)) * 10.0 ** rng.integers(-20, 20, (3000, 5))
     text = "\n".join(",".join(repr(float(v)) for v in row) + ",a" for row in X)
     path = _write(tmp_path / "plain.csv.gz", ("f0,f1,f2,f3,f4,label\n" + text + "\n").encode())
-    monkeypatch.setattr(_readers, "_csv_reference", None)  # any fallback would fail
+    monkeypatch.setattr(_csv, "_csv_reference", None)  # any fallback would fail
     chunks = list(iter_csv(path, chunk_size=700))
     np.testing.assert_array_equal(_bits(np.vstack([c for c, _ in chunks])), _bits(X))
     assert [len(y) for _, y in chunks] == [700] * 4 + [200]
@@ -463,10 +471,10 @@ def test_a_second_process_does_not_compile_the_parser_again(tmp_path):
     """The compiled parser is cached on disk: a new interpreter loads it."""
     path = _svm(tmp_path, "cache.svm", ["1 1:0.5 3:1.25e-3 qid:2", "-1 2:12345678901234567890"])
     code = f"""
-from aucstream.datasets import _readers, load_svmlight
+from aucstream.datasets import _svmlight, load_svmlight
 load_svmlight({str(path)!r}, n_features=3)
-fns = [_readers._number, _readers._keep_hard, _readers._svm_line, _readers._svm_parse]
-print(sum(len(f.stats.cache_misses) for f in fns), len(_readers._svm_parse.stats.cache_hits))
+fns = [_svmlight._number, _svmlight._keep_hard, _svmlight._svm_line, _svmlight._svm_parse]
+print(sum(len(f.stats.cache_misses) for f in fns), len(_svmlight._svm_parse.stats.cache_hits))
 """
     runs = [
         subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

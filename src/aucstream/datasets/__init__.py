@@ -32,6 +32,7 @@ Binary labels (one resolver for the registry, the harness and the command line):
   :func:`binarize_largest_vs_rest`, :func:`binarize_smallest_vs_rest` — single rules.
 """
 
+from ._csv import iter_csv, load_csv
 from ._formats import FileFormat, detect_format, iter_file, load_file
 from ._labels import (
     apply_positive,
@@ -42,19 +43,7 @@ from ._labels import (
     binarize_smallest_vs_rest,
     positive_classes,
 )
-from ._readers import (
-    FileChunks,
-    SvmlightInfo,
-    detect_compression,
-    iter_chunks,
-    iter_csv,
-    iter_svmlight,
-    load_csv,
-    load_idx,
-    load_svmlight,
-    open_file,
-    scan_svmlight,
-)
+from ._readers import FileChunks, detect_compression, iter_chunks, load_idx, open_file
 from ._registry import (
     Dataset,
     DatasetInfo,
@@ -69,6 +58,7 @@ from ._registry import (
     load_splice,
     sha256_file,
 )
+from ._svmlight import SvmlightInfo, iter_svmlight, load_svmlight, scan_svmlight
 from ._transforms import MinMaxScalerPM1, UnitNormalizer
 
 __all__ = [

@@ -30,16 +30,9 @@ from typing import Any, Literal
 
 import numpy as np
 
-from ._readers import (
-    FileChunks,
-    PathLike,
-    detect_compression,
-    iter_csv,
-    iter_svmlight,
-    load_csv,
-    load_svmlight,
-    open_file,
-)
+from ._csv import iter_csv, load_csv
+from ._readers import FileChunks, PathLike, detect_compression, open_file
+from ._svmlight import iter_svmlight, load_svmlight
 
 __all__ = ["FileFormat", "detect_format", "iter_file", "load_file"]
 

@@ -1,0 +1,412 @@
+"""Streaming reader of CSV/TSV files: pandas' C parser in chunks, the csv module to decide.
+
+A chunk that pandas does not read plainly goes to the :mod:`csv` module from there on,
+which either reads it or names the file and line of the problem.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import itertools
+import math
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import IO, Literal
+
+import numpy as np
+from numpy.typing import DTypeLike
+
+from ._readers import FileChunks, PathLike, _check_chunk_size, _parse
+
+__all__ = ["iter_csv", "load_csv"]
+
+
+def _is_number(s: str) -> bool:
+    try:
+        float(s)
+    except ValueError:
+        return False
+    return True
+
+
+def _rows(f: IO[str], delimiter: str | None) -> Iterator[tuple[int, list[str]]]:
+    """Yield ``(line number, fields)`` for the non-blank records of a text file."""
+    if delimiter is None:
+        for lineno, line in enumerate(f, 1):
+            fields = line.split()
+            if fields:
+                yield lineno, fields
+    else:
+        reader = csv.reader(f, delimiter=delimiter)
+        for fields in reader:
+            if fields and not (len(fields) == 1 and not fields[0].strip()):
+                yield reader.line_num, fields
+
+
+def iter_csv(
+    path: PathLike,
+    label_column: int | str = -1,
+    chunk_size: int = 10000,
+    delimiter: str | None = ",",
+    header: bool | Literal["infer"] = "infer",
+    dtype: DTypeLike = np.float64,
+    encoding: str = "utf-8",
+    label_type: Literal["infer", "numeric", "str"] = "infer",
+) -> FileChunks:
+    """Stream a delimited text file (CSV, TSV, space separated) as ``(X, y)`` chunks.
+
+    One column holds the label, every other column is a numeric feature. Blank lines
+    are skipped; CRLF line ends and compressed files (see :func:`open_file`) are
+    accepted.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file.
+    label_column : int or str, default=-1
+        Position of the label column (negative counts from the end) or, when the
+        file has a header, its name.
+    chunk_size : int, default=10000
+        Maximum number of rows per chunk.
+    delimiter : str or None, default=","
+        Field separator. ``None`` or ``" "`` means fields are separated by runs of
+        whitespace (leading and trailing blanks ignored, as in ``str.split()``);
+        any other single character, ``"\\t"`` included, is used with the :mod:`csv`
+        module, so quoted fields work and every separator counts.
+    header : bool or "infer", default="infer"
+        Whether the first non-blank line is a header. "infer" treats it as a header
+        when none of its fields is a number, or when ``label_column`` is a name.
+    dtype : numpy dtype, default=np.float64
+        Dtype of the features.
+    encoding : str, default="utf-8"
+        Text encoding.
+    label_type : {"infer", "numeric", "str"}, default="infer"
+        "numeric": labels are parsed as float64 (a label that is not a finite number
+        raises :class:`ValueError`). "str": labels are kept as strings, with
+        surrounding whitespace stripped. "infer": "numeric" if the label of the
+        first data row is a number, else "str" (the decision does not depend on
+        ``chunk_size``).
+
+    Returns
+    -------
+    FileChunks
+        An iterator of ``(X, y)`` chunks that also tells how far it has read
+        (``bytes_read`` of ``total_bytes``, for a progress bar).
+
+    Yields
+    ------
+    X : ndarray of shape (n_chunk, n_columns - 1)
+        Features of at most ``chunk_size`` rows.
+    y : ndarray of shape (n_chunk,)
+        Labels, float64 or strings (see ``label_type``).
+
+    Raises
+    ------
+    ValueError
+        For a row with the wrong number of fields, a non-numeric or non-finite
+        feature, or a bad label; the message names the file and the 1-based line.
+
+    Notes
+    -----
+    The first record (header or not) is read with the :mod:`csv` module; the rest
+    is parsed in chunks by pandas' C parser (when pandas is installed), whose
+    numbers are correctly rounded, as Python's ``float``. Whatever pandas does not
+    parse as plainly valid — a parse error, a value that is not a finite number, a
+    missing field, a label that is not a finite number — makes the reader go back
+    to the start of that chunk with the :mod:`csv` module (the file is read again
+    from its start), which either reads the chunk or names the bad line. So both
+    ways give the same chunks and the same errors.
+    """
+    chunk_size = _check_chunk_size(chunk_size)
+    if header not in (True, False, "infer"):
+        raise ValueError(f"header must be True, False or 'infer', got {header!r}")
+    if not isinstance(label_column, str | int | np.integer) or isinstance(label_column, bool):
+        raise TypeError(f"label_column must be an int or a column name, got {label_column!r}")
+    if isinstance(label_column, str):
+        if header is False:
+            raise ValueError("label_column given by name needs a header (header=True)")
+        header = True
+    if delimiter is not None and (not isinstance(delimiter, str) or len(delimiter) != 1):
+        raise ValueError(f"delimiter must be a single character or None, got {delimiter!r}")
+    delim = None if delimiter == " " else delimiter
+    if label_type not in ("infer", "numeric", "str"):
+        raise ValueError(f"label_type must be 'infer', 'numeric' or 'str', got {label_type!r}")
+    if not os.path.exists(path):
+        raise FileNotFoundError(f"no such file: {os.fspath(path)!r}")
+    reader = FileChunks(path, None)
+    options = _CsvOptions(label_column, chunk_size, delim, header, np.dtype(dtype), encoding)
+    reader._start(_iter_csv(reader, options, label_type))
+    return reader
+
+
+@dataclass(frozen=True)
+class _CsvOptions:
+    label_column: int | str
+    chunk_size: int
+    delimiter: str | None
+    header: bool | str
+    dtype: np.dtype
+    encoding: str
+
+
+@contextmanager
+def _open_csv_text(reader: FileChunks, encoding: str) -> Iterator[io.TextIOWrapper]:
+    with reader._open_binary() as f:
+        text = io.TextIOWrapper(f, encoding=encoding, newline="")
+        try:
+            yield text
+        finally:
+            text.detach()
+
+
+def _csv_head(reader: FileChunks, options: _CsvOptions):
+    """The first record: ``(line number, fields, header?, label index, first label)``.
+
+    ``first label`` is the label of the first data row (None if there is none); None
+    for an empty file.
+    """
+    name = reader.name
+    with _open_csv_text(reader, options.encoding) as f:
+        first = next(_rows(f, options.delimiter), None)
+        if first is None:
+            return None
+        lineno0, fields0 = first
+        header = options.header
+        if header == "infer":
+            header = not any(_is_number(s) for s in fields0)
+        following = next(_rows(f, options.delimiter), None) if header else first
+    n_fields = len(fields0)
+    label_column = options.label_column
+    if isinstance(label_column, str):
+        names = [s.strip() for s in fields0]
+        if label_column not in names:
+            raise ValueError(
+                f"{name}, line {lineno0}: no column named {label_column!r} in the header {names!r}"
+            )
+        li = names.index(label_column)
+    else:
+        li = int(label_column)
+        if not -n_fields <= li < n_fields:
+            raise ValueError(
+                f"{name}, line {lineno0}: label_column={label_column} is out of range "
+                f"for {n_fields} fields"
+            )
+        li %= n_fields
+    if following is None:
+        first_label = None
+    else:  # a short record is refused later, with its line
+        first_label = following[1][li] if len(following[1]) > li else ""
+    return lineno0, fields0, header, li, first_label
+
+
+def _iter_csv(reader: FileChunks, options: _CsvOptions, label_type: str):
+    head = _csv_head(reader, options)
+    if head is None:
+        return
+    lineno0, fields0, header, li, first_label = head
+    reader.n_features = len(fields0) - 1
+    if first_label is None:  # a header and no data
+        return
+    numeric = _is_number(first_label) if label_type == "infer" else label_type == "numeric"
+    done = 0
+    if _pandas_can_read(reader, options, fields0):
+        reader.bytes_read = 0
+        chunks = _csv_pandas(reader, options, head, numeric)
+        try:
+            for X, y in chunks:
+                done += 1
+                reader.rows += y.shape[0]
+                yield X, y
+            return
+        except _NotPlain:
+            pass
+    reader.bytes_read = 0  # the csv module reads the file again from its start
+    chunks = _csv_reference(reader, options, head, label_type)
+    for k, (X, y) in enumerate(chunks):
+        if k >= done:
+            reader.rows += y.shape[0]
+            yield X, y
+
+
+class _NotPlain(Exception):
+    """pandas met something it does not read as the csv module does."""
+
+
+_PANDAS_ENCODINGS = {"utf-8", "utf8", "ascii", "latin-1", "latin1", "iso-8859-1"}
+
+
+def _pandas_can_read(reader: FileChunks, options: _CsvOptions, fields0: list[str]) -> bool:
+    """Whether the pandas path applies (pandas installed, an encoding both read alike,
+    no byte-order mark, a one-line first record)."""
+    if options.encoding.lower().replace("_", "-") not in _PANDAS_ENCODINGS:
+        return False
+    if any("\n" in s or "\r" in s for s in fields0) or fields0[0].startswith("\ufeff"):
+        return False
+    try:
+        import pandas  # noqa: F401
+    except ImportError:  # pragma: no cover - pandas is a dependency
+        return False
+    return True
+
+
+def _csv_pandas(reader: FileChunks, options: _CsvOptions, head, numeric):
+    import pandas as pd
+
+    _, fields0, header, li, _ = head
+    n_fields = len(fields0)
+    features = np.array([k for k in range(n_fields) if k != li], dtype=np.intp)
+    extra = {} if int(pd.__version__.split(".")[0]) >= 3 else {"float_precision": "round_trip"}
+    if numeric:  # one float64 block: one array per chunk
+        dtype = np.float64
+    else:
+        dtype = {k: (object if k == li else np.float64) for k in range(n_fields)}
+    with reader._open_binary() as f:
+        try:
+            # header=0: pandas' first non-blank line is the header the csv module found
+            # (a line one counts as blank and the other not makes the header a data
+            # row, which does not parse: the csv module then reads the file)
+            frames = pd.read_csv(
+                f,
+                sep=r"\s+" if options.delimiter is None else options.delimiter,
+                header=0 if header else None,
+                names=list(range(n_fields)),
+                chunksize=options.chunk_size,
+                dtype=dtype,
+                na_filter=False,
+                encoding=options.encoding,
+                engine="c",
+                skip_blank_lines=True,
+                **extra,
+            )
+            for frame in frames:
+                if numeric:
+                    values = frame.to_numpy(dtype=np.float64)
+                    if not np.isfinite(values).all():
+                        raise _NotPlain
+                    X, y = values[:, features], values[:, li].copy()
+                else:
+                    X = frame[features].to_numpy(dtype=np.float64)
+                    labels = frame[li].to_numpy()
+                    if not np.isfinite(X).all() or pd.isna(labels).any():
+                        raise _NotPlain
+                    y = np.array([s.strip() for s in labels], dtype=str)
+                yield X.astype(options.dtype, copy=False), y
+        except (ValueError, TypeError, pd.errors.ParserError) as error:
+            raise _NotPlain from error
+
+
+def _csv_reference(reader: FileChunks, options: _CsvOptions, head, label_type: str):
+    """The csv-module reader: every record checked field by field, errors by line."""
+    name = reader.name
+    lineno0, fields0, header, li, _ = head
+    n_fields = len(fields0)
+    with _open_csv_text(reader, options.encoding) as f:
+        rows = _rows(f, options.delimiter)
+        next(rows)  # the first record, read already
+        state = {"numeric": None if label_type == "infer" else label_type == "numeric"}
+        chunk: list[list[str]] = []
+        linenos: list[int] = []
+
+        def convert():
+            return _csv_convert(name, chunk, linenos, li, n_fields, options.dtype, state)
+
+        if not header:  # the first record is a data row
+            rows = itertools.chain([(lineno0, fields0)], rows)
+        for lineno, fields in rows:
+            if len(fields) != n_fields:
+                raise ValueError(
+                    f"{name}, line {lineno}: expected {n_fields} fields, found {len(fields)}"
+                )
+            chunk.append(fields)
+            linenos.append(lineno)
+            if len(chunk) == options.chunk_size:
+                yield convert()
+                chunk, linenos = [], []
+        if chunk:
+            yield convert()
+
+
+def _csv_convert(name, rows, linenos, li, n_fields, dtype, state):
+    if li == 0:
+        feats = [r[1:] for r in rows]
+    elif li == n_fields - 1:
+        feats = [r[:-1] for r in rows]
+    else:
+        feats = [r[:li] + r[li + 1 :] for r in rows]
+    raw_labels = [r[li] for r in rows]
+    try:
+        X = np.array(feats, dtype=np.float64).reshape(len(rows), n_fields - 1)
+        ok = bool(np.isfinite(X).all())
+    except ValueError:
+        ok = False
+    if not ok:  # locate the offending field (float() is the reference parser)
+        X = np.empty((len(rows), n_fields - 1), dtype=np.float64)
+        for r, (fields, lineno) in enumerate(zip(feats, linenos, strict=True)):
+            for k, s in enumerate(fields):
+                c = k if k < li else k + 1
+                v = _parse(float, s, f"{name}, line {lineno}", f"feature {s!r} in column {c}")
+                if not math.isfinite(v):
+                    raise ValueError(
+                        f"{name}, line {lineno}: non-finite feature {s!r} in column {c}"
+                    )
+                X[r, k] = v
+    if state["numeric"] is None:  # decided by the first data row
+        state["numeric"] = _is_number(raw_labels[0])
+    if state["numeric"]:
+        try:
+            y = np.array(raw_labels, dtype=np.float64)
+            ok = bool(np.isfinite(y).all())
+        except ValueError:
+            ok = False
+        if not ok:
+            for s, lineno in zip(raw_labels, linenos, strict=True):
+                if not _is_number(s) or not math.isfinite(float(s)):
+                    raise ValueError(
+                        f"{name}, line {lineno}: label {s!r} is not a finite number "
+                        "(labels are read as numbers; pass label_type='str' to keep "
+                        "them as strings)"
+                    )
+    else:
+        y = np.array([s.strip() for s in raw_labels], dtype=str)
+    return X.astype(dtype, copy=False), y
+
+
+def load_csv(
+    path: PathLike,
+    label_column: int | str = -1,
+    delimiter: str | None = ",",
+    header: bool | Literal["infer"] = "infer",
+    dtype: DTypeLike = np.float64,
+    encoding: str = "utf-8",
+    chunk_size: int = 100000,
+    label_type: Literal["infer", "numeric", "str"] = "infer",
+) -> tuple[np.ndarray, np.ndarray]:
+    """Read a whole delimited text file (the chunks of :func:`iter_csv`, stacked).
+
+    Parameters
+    ----------
+    path, label_column, delimiter, header, dtype, encoding, chunk_size, label_type
+        As in :func:`iter_csv`.
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, n_features)
+    y : ndarray of shape (n_samples,)
+        float64 labels, or strings when the labels are not numbers.
+    """
+    Xs, ys = [], []
+    chunks = iter_csv(
+        path, label_column, chunk_size, delimiter, header, dtype, encoding, label_type
+    )
+    for X, y in chunks:
+        Xs.append(X)
+        ys.append(y)
+    if not Xs:
+        return np.zeros((0, 0), dtype=dtype), np.zeros(0, dtype=np.float64)
+    return np.concatenate(Xs, axis=0), np.concatenate(ys)
+
+
+# --------------------------------------------------------------------------- idx

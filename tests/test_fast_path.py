@@ -22,7 +22,7 @@ import scipy.sparse as sp
 from conftest import assert_same_state, make_stream, snapshot
 from reliability_cases import ONLINE, make
 
-from aucstream import _base, _state
+from aucstream import _base, _fastpath, _state
 from aucstream._base import BaseStreamingAUC
 from aucstream._params import InvalidParameterError
 
@@ -431,7 +431,7 @@ def test_the_fast_path_keeps_nothing_in_the_learner(fast_calls):
     assert fast_calls
     assert set(vars(fast)) == names
     copy = pickle.loads(pickle.dumps(fast))
-    assert _base._FAST.get(copy) is None
+    assert _fastpath.FAST.get(copy) is None
     copy.learn_one(X[30], y[30])
     fast.learn_one(X[30], y[30])
     assert_same_state(snapshot(vars(fast)), snapshot(vars(copy)))
@@ -448,7 +448,7 @@ def test_a_state_replaced_between_calls_is_walked_again(fast_calls):
     model.learn_one(X[21], y[21])
     reference.learn_one(X[21], y[21])
     assert_same_state(snapshot(vars(reference)), snapshot(vars(model)))
-    assert _base._FAST[model].flat.is_current(model)
+    assert _fastpath.FAST[model].flat.is_current(model)
 
 
 def test_dict_rows_are_checked_like_arrays():

@@ -30,8 +30,7 @@ input, so both paths accept the same input and give bit-identical models.
 from __future__ import annotations
 
 import numbers
-import weakref
-from operator import attrgetter, is_
+from operator import is_
 from typing import ClassVar
 
 import numpy as np
@@ -41,7 +40,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
-from . import _calibration, _chunks, _state
+from . import _calibration, _state
 from ._chunks import (
     Chunk,
     check_magnitude,
@@ -52,6 +51,18 @@ from ._chunks import (
     to_chunk,
 )
 from ._config import format_bytes, get_config
+from ._fastpath import (
+    FAST,
+    LABEL_KINDS,
+    NONE,
+    STABLE_PARAM_TYPES,
+    FastCache,
+    param_values,
+    quick_csr,
+    quick_labels,
+    row_chunk,
+    same_classes,
+)
 from ._params import check_parameters
 from .metrics import roc_auc
 
@@ -60,55 +71,7 @@ __all__ = ["BaseStreamingAUC", "make_rng"]
 #: An optional array argument.
 _Maybe = ArrayLike | None
 
-#: Parameter values of these types are kept by identity between validations: they are
-#: immutable, or (generators) their validity does not depend on their contents.
-_STABLE_PARAM_TYPES = frozenset(
-    {
-        bool,
-        int,
-        float,
-        str,
-        type(None),
-        np.bool_,
-        np.int32,
-        np.int64,
-        np.float32,
-        np.float64,
-        np.random.Generator,
-        np.random.RandomState,
-    }
-)
-#: Label types compared with ``classes_`` one by one (everything else is validated in full).
-_SCALAR_LABELS = (int, float, str, np.number, np.bool_)
-#: Label dtypes that compare with classes of each dtype kind as ``np.isin`` does.
-_LABEL_KINDS = {"b": "biuf", "i": "biuf", "u": "biuf", "f": "biuf", "U": "U", "S": "S"}
-
-
-class _FastCache:
-    """What the fast path remembers of one learner between calls.
-
-    Kept outside the learner (in a weak dictionary), so it is never part of the
-    learner's state, of its copies, pickles or model files.
-    """
-
-    __slots__ = ("params", "flat", "classes", "c0", "c1", "kinds")
-
-    def __init__(self):
-        self.params = self.flat = self.classes = None
-
-
-_FAST: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-_PARAM_GETTERS: dict[type, attrgetter] = {}
 _OWN_PARTIAL_FIT: dict[type, bool] = {}
-
-
-def _param_values(estimator) -> tuple:
-    """The estimator's parameter values (and its class), in a C-level getter."""
-    cls = type(estimator)
-    getter = _PARAM_GETTERS.get(cls)
-    if getter is None:  # with the class, the getter always returns a tuple
-        getter = _PARAM_GETTERS[cls] = attrgetter(*cls._get_param_names(), "__class__", "__class__")
-    return getter(estimator)
 
 
 def _own_partial_fit(cls: type) -> bool:
@@ -118,34 +81,6 @@ def _own_partial_fit(cls: type) -> bool:
         owner = next(c for c in cls.__mro__ if "partial_fit" in vars(c))
         found = _OWN_PARTIAL_FIT[cls] = owner is not BaseStreamingAUC
     return found
-
-
-_NONE = np.empty(0)
-_PLUS_ONE, _MINUS_ONE = np.ones(1), -np.ones(1)
-
-
-def _quick_csr(rows: tuple, n_features: int) -> bool:
-    """Whether the CSR arrays of a dict row pass :func:`aucstream._chunks.quick_rows`'s check."""
-    indptr, indices, data = rows
-    return _chunks._csr_ok(indptr, indices, data, n_features)
-
-
-def _row_chunk(indptr, indices, data, y_pm, width: int, i: int) -> Chunk:
-    """Row ``i`` of chunk arrays as a chunk of its own (the arrays ``to_chunk`` makes)."""
-    if indptr is None:
-        return Chunk(None, None, data[i : i + 1], y_pm[i : i + 1], width)
-    lo, hi = indptr[i], indptr[i + 1]
-    return Chunk(
-        np.array([0, hi - lo], dtype=np.int64),
-        indices[lo:hi].copy(),
-        data[lo:hi].copy(),
-        y_pm[i : i + 1].copy(),
-        width,
-    )
-
-
-def _label_is(label, value) -> bool:
-    return isinstance(label, _SCALAR_LABELS) and bool(label == value)
 
 
 def make_rng(random_state) -> np.random.Generator:
@@ -816,65 +751,33 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
             or "feature_names_in_" in state
         ):
             return None
-        cache = _FAST.get(self)
+        cache = FAST.get(self)
         if cache is None:
-            cache = _FAST[self] = _FastCache()
-        params = _param_values(self)
+            cache = FAST[self] = FastCache()
+        params = param_values(self)
         if cache.params is None or not all(map(is_, params, cache.params)):
             self._validate_params()
-            stable = all(type(v) in _STABLE_PARAM_TYPES for v in params[:-2])
+            stable = all(type(v) in STABLE_PARAM_TYPES for v in params[:-2])
             cache.params = params if stable else None
         if cache.classes is not classes_:
-            if classes_.shape != (2,) or classes_.dtype.kind not in _LABEL_KINDS:
+            if classes_.shape != (2,) or classes_.dtype.kind not in LABEL_KINDS:
                 return None
             cache.classes = classes_
             cache.c0, cache.c1 = classes_[0], classes_[1]
-            cache.kinds = _LABEL_KINDS[classes_.dtype.kind]
-        if classes is not None and not self._quick_same_classes(classes, cache):
+            cache.kinds = LABEL_KINDS[classes_.dtype.kind]
+        if classes is not None and not same_classes(classes, cache):
             return None
         if type(X) is tuple:  # the arrays of a dict row (learn_one)
-            rows = X if _quick_csr(X, width) else None
+            rows = X if quick_csr(X, width) else None
         else:
             rows = quick_rows(X, width, self._dense_kernels)
         if rows is None:
             return None
         n = rows[2].shape[0] if rows[0] is None else rows[0].shape[0] - 1
-        y_pm = self._quick_labels(y, n, cache)
+        y_pm = quick_labels(y, n, cache)
         if y_pm is None:
             return None
         return cache, rows[0], rows[1], rows[2], y_pm
-
-    @staticmethod
-    def _quick_same_classes(classes, cache: _FastCache) -> bool:
-        """Whether ``classes`` holds exactly ``classes_[0]`` and ``classes_[1]``."""
-        if not isinstance(classes, (list, tuple, np.ndarray)) or len(classes) != 2:
-            return False
-        a, b = classes
-        c0, c1 = cache.c0, cache.c1
-        return (_label_is(a, c0) and _label_is(b, c1)) or (_label_is(a, c1) and _label_is(b, c0))
-
-    @staticmethod
-    def _quick_labels(y, n: int, cache: _FastCache) -> np.ndarray | None:
-        """+1/-1 labels when every label equals a class (None: validate in full)."""
-        if type(y) is np.ndarray:
-            if y.ndim != 1 or y.shape[0] != n:
-                return None
-        elif type(y) not in (list, tuple) or len(y) != n:
-            return None
-        if n == 1:  # one comparison of scalars (numpy's per-call cost is larger)
-            label = y[0]
-            if _label_is(label, cache.c1):
-                return _PLUS_ONE.copy()
-            if _label_is(label, cache.c0):
-                return _MINUS_ONE.copy()
-            return None
-        y = np.asarray(y)
-        if y.dtype.kind not in cache.kinds:
-            return None
-        positive = y == cache.c1
-        if not (positive | (y == cache.c0)).all():
-            return None
-        return np.where(positive, 1.0, -1.0)
 
     def _quick_learn(self, quick, X, prequential: bool):
         """Learn a chunk that :meth:`_quick_chunk` accepted, in a transaction.
@@ -893,13 +796,13 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
         saved = flat.save()
         try:
             if calibrate or not prequential:
-                chunk = Chunk(indptr, indices, data, y_pm, width, scores if calibrate else _NONE)
+                chunk = Chunk(indptr, indices, data, y_pm, width, scores if calibrate else NONE)
                 self._learn_chunk(chunk, X, flat)
             else:  # no prequential kernel: score and learn row by row
                 for i in range(n):
                     row = X[i : i + 1]
                     scores[i] = self._raw_scores(row)[0]
-                    self._learn_chunk(_row_chunk(indptr, indices, data, y_pm, width, i), row, flat)
+                    self._learn_chunk(row_chunk(indptr, indices, data, y_pm, width, i), row, flat)
         except BaseException:
             flat.restore(saved)
             raise

@@ -1,0 +1,126 @@
+"""What the base class's fast path for small calls keeps and checks between calls.
+
+``BaseStreamingAUC._quick_chunk`` / ``_quick_learn`` (see :mod:`aucstream._base`) take
+plainly valid small calls of a learner that has already learnt through a path without
+scikit-learn's general validation; the helpers here remember, per learner and outside
+its state, the parameters last validated and the labels, and check labels cheaply.
+"""
+
+from __future__ import annotations
+
+import weakref
+from operator import attrgetter
+
+import numpy as np
+
+from . import _chunks
+from ._chunks import Chunk
+
+#: Parameter values of these types are kept by identity between validations: they are
+#: immutable, or (generators) their validity does not depend on their contents.
+STABLE_PARAM_TYPES = frozenset(
+    {
+        bool,
+        int,
+        float,
+        str,
+        type(None),
+        np.bool_,
+        np.int32,
+        np.int64,
+        np.float32,
+        np.float64,
+        np.random.Generator,
+        np.random.RandomState,
+    }
+)
+#: Label types compared with ``classes_`` one by one (everything else is validated in full).
+_SCALAR_LABELS = (int, float, str, np.number, np.bool_)
+#: Label dtypes that compare with classes of each dtype kind as ``np.isin`` does.
+LABEL_KINDS = {"b": "biuf", "i": "biuf", "u": "biuf", "f": "biuf", "U": "U", "S": "S"}
+
+
+class FastCache:
+    """What the fast path remembers of one learner between calls.
+
+    Kept outside the learner (in a weak dictionary), so it is never part of the
+    learner's state, of its copies, pickles or model files.
+    """
+
+    __slots__ = ("params", "flat", "classes", "c0", "c1", "kinds")
+
+    def __init__(self):
+        self.params = self.flat = self.classes = None
+
+
+FAST: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_PARAM_GETTERS: dict[type, attrgetter] = {}
+
+
+def param_values(estimator) -> tuple:
+    """The estimator's parameter values (and its class), in a C-level getter."""
+    cls = type(estimator)
+    getter = _PARAM_GETTERS.get(cls)
+    if getter is None:  # with the class, the getter always returns a tuple
+        getter = _PARAM_GETTERS[cls] = attrgetter(*cls._get_param_names(), "__class__", "__class__")
+    return getter(estimator)
+
+
+NONE = np.empty(0)
+_PLUS_ONE, _MINUS_ONE = np.ones(1), -np.ones(1)
+
+
+def quick_csr(rows: tuple, n_features: int) -> bool:
+    """Whether the CSR arrays of a dict row pass :func:`aucstream._chunks.quick_rows`'s check."""
+    indptr, indices, data = rows
+    return _chunks._csr_ok(indptr, indices, data, n_features)
+
+
+def row_chunk(indptr, indices, data, y_pm, width: int, i: int) -> Chunk:
+    """Row ``i`` of chunk arrays as a chunk of its own (the arrays ``to_chunk`` makes)."""
+    if indptr is None:
+        return Chunk(None, None, data[i : i + 1], y_pm[i : i + 1], width)
+    lo, hi = indptr[i], indptr[i + 1]
+    return Chunk(
+        np.array([0, hi - lo], dtype=np.int64),
+        indices[lo:hi].copy(),
+        data[lo:hi].copy(),
+        y_pm[i : i + 1].copy(),
+        width,
+    )
+
+
+def _label_is(label, value) -> bool:
+    return isinstance(label, _SCALAR_LABELS) and bool(label == value)
+
+
+def same_classes(classes, cache: FastCache) -> bool:
+    """Whether ``classes`` holds exactly ``classes_[0]`` and ``classes_[1]``."""
+    if not isinstance(classes, (list, tuple, np.ndarray)) or len(classes) != 2:
+        return False
+    a, b = classes
+    c0, c1 = cache.c0, cache.c1
+    return (_label_is(a, c0) and _label_is(b, c1)) or (_label_is(a, c1) and _label_is(b, c0))
+
+
+def quick_labels(y, n: int, cache: FastCache) -> np.ndarray | None:
+    """+1/-1 labels when every label equals a class (None: validate in full)."""
+    if type(y) is np.ndarray:
+        if y.ndim != 1 or y.shape[0] != n:
+            return None
+    elif type(y) not in (list, tuple) or len(y) != n:
+        return None
+    if n == 1:  # one comparison of scalars (numpy's per-call cost is larger)
+        label = y[0]
+        if _label_is(label, cache.c1):
+            return _PLUS_ONE.copy()
+        if _label_is(label, cache.c0):
+            return _MINUS_ONE.copy()
+        return None
+    y = np.asarray(y)
+    if y.dtype.kind not in cache.kinds:
+        return None
+    positive = y == cache.c1
+    if not (positive | (y == cache.c0)).all():
+        return None
+    return np.where(positive, 1.0, -1.0)

@@ -10,6 +10,8 @@ import sys
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
+from sklearn.metrics import roc_auc_score
 
 river = pytest.importorskip("river")
 pd = pytest.importorskip("pandas")
@@ -87,19 +89,40 @@ def test_learn_many_is_learn_one_bit_for_bit(params):
 
 @pytest.mark.parametrize("estimator", [OPAUC(eta=2**-6), SOLAM(), UnivariateOnline()], ids=repr)
 def test_progressive_val_score_gives_the_exact_prequential_auc(estimator):
-    """River's exact RollingROCAUC over a window holding the whole stream equals
-    aucstream's PrequentialAUC of test_then_train scores in the same order."""
+    """progressive_val_score scores each row with the learner's calibrated
+    probability before learning it: the same probabilities, in the same order,
+    as the learner fed the same CSR rows one by one. Their exact AUC
+    (PrequentialAUC, ties counted one half as in scikit-learn) matches River's
+    RollingROCAUC over a window holding the whole stream up to River's handling of
+    tied scores (the first rows, before the opposite class is seen, tie)."""
     rows = phishing(600)
     model = RiverClassifier(estimator, n_features=10)
     metric = evaluate.progressive_val_score(rows, model, metrics.RollingROCAUC(window_size=10_000))
     X = as_matrix(model, [x for x, _ in rows])
     y = np.array([y for _, y in rows])
-    scores = type(estimator)(**estimator.get_params()).test_then_train(X, y, classes=[False, True])
-    exact = PrequentialAUC().update(y, scores).get()
-    assert metric.get() == pytest.approx(exact, abs=1e-12)
-    # and the model is the learner fitted on the same matrix
-    reference = type(estimator)(**estimator.get_params()).partial_fit(X, y, classes=[False, True])
-    np.testing.assert_array_equal(model.estimator_.coef_, reference.coef_)
+    learner = type(estimator)(**estimator.get_params())
+    wrapper = RiverClassifier(type(estimator)(**estimator.get_params()), n_features=10)
+    probabilities, from_wrapper = [], []
+    for i, (x, label) in enumerate(rows):
+        row = sp.csr_matrix(X[i : i + 1])  # the wrapper's rows are CSR
+        if not hasattr(learner, "classes_"):
+            probabilities.append(0.5)
+        elif hasattr(learner, "predict_proba"):
+            probabilities.append(learner.predict_proba(row)[0, 1])
+        else:  # the wrapper's documented map for learners without probabilities
+            probabilities.append(1.0 / (1.0 + np.exp(-learner.decision_function(row)[0])))
+        learner.partial_fit(row, y[i : i + 1], classes=[False, True])
+        from_wrapper.append(wrapper.predict_proba_one(x).get(True, 0.0))
+        wrapper.learn_one(x, label)
+    np.testing.assert_allclose(from_wrapper, probabilities, rtol=0, atol=1e-12)
+    exact = PrequentialAUC().update(y, np.array(probabilities)).get()
+    assert exact == pytest.approx(roc_auc_score(y, probabilities), abs=1e-12)
+    assert metric.get() == pytest.approx(exact, abs=1e-4)
+    # and the model is the learner fitted on the same matrix in one call, up to
+    # rounding: the wrapper's rows hold a dict's entries in the dict's order
+    reference = type(estimator)(**estimator.get_params())
+    reference.partial_fit(sp.csr_matrix(X), y, classes=[False, True])
+    np.testing.assert_allclose(model.estimator_.coef_, reference.coef_, rtol=1e-12, atol=1e-15)
 
 
 def test_emerging_features_grow_the_map_exactly():

@@ -139,7 +139,10 @@ def _col(idx, a):
 
 
 def sparse_dot(dense, idx, val):
-    """``dense . x`` for the row ``x`` given by ``idx``, ``val`` (``idx`` None: dense)."""
+    r""":math:`a \cdot x` for the dense vector a and the row x given by ``idx``, ``val``.
+
+    ``idx`` None: the row is dense.
+    """
     raise NotImplementedError("sparse_dot() is compiled inside kernels only")
 
 

@@ -459,3 +459,9 @@ class OnePassSearch(BaseStreamingAUC):
             raise ValueError("progress_ is out of range")
         if next_round < self.first_round:
             raise ValueError("progress_ is out of range")
+        if self.pending_labels_.shape != (self._BLOCK,) or np.any(
+            (self.pending_labels_ != 0) & (self.pending_labels_ != 1)
+        ):
+            raise ValueError("pending_labels_ must hold one 0/1 label per buffered row")
+        if self.pending_scores_.shape != (k, self._BLOCK):
+            raise ValueError("pending_scores_ must have one row per candidate")

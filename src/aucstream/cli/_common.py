@@ -1,0 +1,290 @@
+"""What the commands share: arguments, reading files, labels, output paths."""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import os
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from ..streaming import ChunkStream
+
+
+class CommandError(SystemExit):
+    """A mistake in the command line: :func:`main` prints it as one line, exit status 2.
+
+    A :class:`SystemExit`, so that code calling :func:`main` sees the exit; its
+    message is ``str(error)``.
+    """
+
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.code = 2
+
+
+def _parse_value(text: str):
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        if text.startswith("2^") or text.startswith("2**"):
+            try:
+                return 2.0 ** float(text.split("^")[-1].split("**")[-1])
+            except ValueError:
+                pass
+        return text
+
+
+def _learner_class(name: str) -> type:
+    from .._discovery import all_estimators
+
+    learners = dict(all_estimators())
+    if name not in learners:
+        raise CommandError(f"unknown learner {name!r}; choose from: {', '.join(learners)}")
+    return learners[name]
+
+
+def _validate_learner(model) -> None:
+    """A learner's declared parameter checks, before any data is read."""
+    validate = getattr(model, "_validate_params", None)
+    if validate is not None:
+        validate()
+
+
+def _learner(name: str, params: list[str]):
+    cls = _learner_class(name)
+    known = cls().get_params(deep=False)
+    kwargs = {}
+    for item in params:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise CommandError(f"--param expects NAME=VALUE, got {item!r}")
+        if key not in known:
+            raise CommandError(
+                f"unknown parameter {key!r} for {name}; its parameters: {', '.join(known)}"
+            )
+        kwargs[key] = _parse_value(value)
+    model = cls(**kwargs)
+    _validate_learner(model)
+    return model
+
+
+def _model_to_fit(args):
+    """The model ``fit`` learns: the tuning-free search or ``--learner``, behind the
+    online scaler unless ``--no-scale``."""
+    if args.learner is None:
+        if args.param:
+            raise CommandError("--param needs --learner (the default learner needs no tuning)")
+        learner = _meta_learner("OnePassSearch")()
+    else:
+        learner = _learner(args.learner, args.param)
+        if getattr(learner, "is_batch", False):
+            raise CommandError(f"{args.learner} is a batch learner; `fit` streams the file")
+    if args.no_scale:
+        return learner
+    from ..preprocessing import OnlineStandardScaler
+
+    return _meta_learner("StreamPipeline")(OnlineStandardScaler(), learner)
+
+
+def _meta_learner(name: str) -> type:
+    import aucstream
+
+    if not hasattr(aucstream, name):
+        raise CommandError(
+            f"aucstream.{name} is not in this version: pass --learner NAME --no-scale"
+        )
+    return getattr(aucstream, name)
+
+
+# ----------------------------------------------------------------------- reading
+
+
+_ZERO_BASED = {"auto": "auto", "yes": True, "no": False}
+
+
+def _positive(args) -> list | None:
+    return None if not args.positive else [_parse_value(p) for p in args.positive]
+
+
+def _read(args, n_features: int | None = None, transform=None, any_label: bool = False):
+    """The file of ``args`` as a :class:`ChunkStream` (errors name the file)."""
+    from ..datasets import detect_format, iter_file
+
+    kind = None if args.format == "auto" else args.format
+    fmt = detect_format(args.data, kind=kind, delimiter=args.delimiter)
+    if fmt.kind == "libsvm":
+        options = {"n_features": n_features or args.n_features}
+        options["zero_based"] = _ZERO_BASED[args.zero_based]
+    else:
+        label = _parse_value(args.label_column) if args.label_column else -1
+        options = {"label_column": label}
+        if any_label:  # predict ignores the labels: do not insist that they are numbers
+            options["label_type"] = "str"
+    chunks = iter_file(args.data, fmt, chunk_size=args.chunk_size, **options)
+    return ChunkStream(chunks, transform, name=os.fspath(args.data))
+
+
+def _label_text(labels) -> str:
+    from ..datasets._labels import format_label
+
+    return ", ".join(format_label(v) for v in labels)
+
+
+def _rows(stream: ChunkStream, n: int) -> str:
+    return f"rows {stream.n_seen + 1:,}-{stream.n_seen + n:,}"
+
+
+class _BinaryLabels:
+    """Checks (or maps, with ``--positive``) the labels of a training stream.
+
+    Without ``--positive`` the file must hold two labels (the larger is positive);
+    a third label is refused with the rows where it appears. With ``--positive`` the
+    listed labels become +1 and every other label -1.
+    """
+
+    def __init__(self, positive: list | None):
+        self.positive = positive
+        self.seen = None
+        self.stream: ChunkStream | None = None
+
+    def __call__(self, X, y):
+        from ..datasets import apply_positive
+
+        if self.positive is not None:
+            return X, apply_positive(y, self.positive)
+        seen = np.unique(y) if self.seen is None else np.union1d(self.seen, np.unique(y))
+        if seen.size > 2:
+            raise ValueError(
+                f"{self.stream.name} holds more than two labels ({_label_text(seen[:10])}; "
+                f"the third appears in {_rows(self.stream, len(y))}); pass --positive "
+                "LABEL ... to say which labels are positive"
+            )
+        self.seen = seen
+        return X, y
+
+
+class _ModelLabels:
+    """Maps the labels of a scored file to "is the model's positive class".
+
+    Without ``--positive``, every label must be one of the model's classes
+    (``classes_``), else the AUC could be silently inverted; with ``--positive``,
+    the listed labels are the ones the model should score high.
+    """
+
+    def __init__(self, model, positive: list | None):
+        self.classes = np.asarray(model.classes_)
+        self.positive = positive
+        self.stream: ChunkStream | None = None
+
+    def __call__(self, X, y):
+        y = np.asarray(y)
+        if self.positive is not None:
+            return X, np.isin(y, self.positive)
+        try:
+            unknown = ~np.isin(y, self.classes)
+        except TypeError:  # e.g. numbers against string classes
+            unknown = np.ones(y.shape, bool)
+        if unknown.any():
+            bad = np.unique(y[unknown])[:5]
+            raise ValueError(
+                f"{self.stream.name}: label {_label_text(bad)} ({_rows(self.stream, len(y))}) "
+                f"is not a class of the model, whose classes are {_label_text(self.classes)}; "
+                "pass --positive LABEL ... to say which labels of the file are positive "
+                f"(scored high, like the model's class {_label_text(self.classes[1:])})"
+            )
+        return X, y == self.classes[1]
+
+    def describe(self) -> str:
+        if self.positive is not None:
+            return f"positive: labels {_label_text(self.positive)}"
+        return f"positive class {_label_text(self.classes[1:])}"
+
+
+def _labelled_stream(args, labels, n_features: int | None = None) -> ChunkStream:
+    stream = _read(args, n_features, labels)
+    labels.stream = stream
+    return stream
+
+
+def _no_examples(stream: ChunkStream) -> ValueError:
+    return ValueError(f"no examples in {stream.name}")
+
+
+# ----------------------------------------------------------------------- writing
+
+
+def _model_target(path: str) -> Path:
+    """The file ``save_model`` writes for ``path`` (it appends ``.npz``)."""
+    target = Path(path)
+    return target if target.suffix == ".npz" else target.with_name(target.name + ".npz")
+
+
+def _check_writable(target: Path, what: str) -> None:
+    """Fail now, not after the whole stream, if ``target`` cannot be written."""
+    if target.is_dir():
+        raise ValueError(f"cannot write the {what} {target}: it is a directory")
+    directory = target.parent if str(target.parent) else Path(".")
+    if not directory.is_dir():
+        raise ValueError(f"cannot write the {what} {target}: no directory {directory}")
+    try:
+        with tempfile.TemporaryFile(dir=directory):
+            pass
+    except OSError as error:
+        raise ValueError(f"cannot write the {what} {target}: {error.strerror or error}") from error
+
+
+def _add_file_options(parser: argparse.ArgumentParser, labels: bool = True) -> None:
+    parser.add_argument(
+        "data", metavar="FILE", help="LIBSVM/SVMlight or CSV file (plain, .gz, .bz2, .xz)"
+    )
+    parser.add_argument(
+        "--format",
+        choices=["auto", "libsvm", "svmlight", "csv"],
+        default="auto",
+        help="file format (default: from the extension, or the first line of a .txt "
+        "or unknown extension; see aucstream.datasets.detect_format)",
+    )
+    parser.add_argument(
+        "--n-features",
+        type=int,
+        default=None,
+        help="number of features of a LIBSVM file (default: inferred)",
+    )
+    parser.add_argument(
+        "--zero-based",
+        choices=["auto", "yes", "no"],
+        default="auto",
+        help="whether the feature indices of a LIBSVM file start at 0 (default: auto, "
+        "decided by the reader)",
+    )
+    parser.add_argument(
+        "--label-column", default=None, help="CSV label column, index or name (default: last)"
+    )
+    parser.add_argument(
+        "--delimiter",
+        default=None,
+        help="CSV delimiter; 'tab' for tabs (default: from the extension or the first line)",
+    )
+    if labels:
+        parser.add_argument(
+            "--positive",
+            nargs="+",
+            default=None,
+            help="labels of the positive class (the others are negative)",
+        )
+    parser.add_argument(
+        "--chunk-size", type=int, default=10000, help="examples per chunk (bounds memory)"
+    )
+    _add_progress_option(parser)
+
+
+def _add_progress_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="show a progress bar on stderr (default: when stderr is a terminal)",
+    )

@@ -1,0 +1,255 @@
+"""The commands on one model: ``fit``, ``score``, ``predict``."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from ..streaming import ChunkStream, Progress, fit_stream
+from ._common import (
+    CommandError,
+    _add_file_options,
+    _BinaryLabels,
+    _check_writable,
+    _label_text,
+    _labelled_stream,
+    _model_target,
+    _model_to_fit,
+    _ModelLabels,
+    _no_examples,
+    _parse_value,
+    _positive,
+    _read,
+)
+from ._experiments import _cmd_list
+
+
+def _cmd_fit(args) -> int:
+    """Learn from a file in one pass (bounded memory) and save the model. Default
+    learner: StreamPipeline(OnlineStandardScaler(), OnePassSearch()), which needs no
+    tuning. The older form `fit LEARNER FILE` means `--learner LEARNER --no-scale`.
+    """
+    from ..persistence import save_model
+
+    if args.legacy_data is not None:  # the 0.1 form `fit LEARNER FILE`: the learner alone
+        if args.learner is not None:
+            raise CommandError("give the learner either as --learner or before the file")
+        args.learner, args.no_scale, args.data = args.data, True, args.legacy_data
+    model = _model_to_fit(args)
+    target = _model_target(args.output)
+    _check_writable(target, "model file")
+    classes = [_parse_value(c) for c in args.classes] if args.classes else None
+    if args.positive:
+        classes = [-1, 1]
+    labels = _BinaryLabels(_positive(args))
+    stream = _labelled_stream(args, labels)
+    name = args.learner or type(model).__name__
+    progress = Progress(f"fit {name}", enabled=args.progress)
+    last = []
+    fit_stream(
+        model,
+        stream,
+        classes=classes,
+        progress=progress,
+        callback=last.append if args.running_auc is not False else None,
+        running_auc=args.running_auc,
+    )
+    if stream.n_seen == 0:
+        raise _no_examples(stream)
+    written = save_model(model, args.output)
+    auc = last[-1].auc if last else float("nan")
+    running = f"; prequential AUC {auc:.4f}" if np.isfinite(auc) else ""
+    print(
+        f"{name}: {model.n_samples_seen_:,} examples, {model.n_features_in_} features, "
+        f"classes {_label_text(model.classes_)} (positive {_label_text(model.classes_[1:])})"
+        f"{running}; saved to {written}"
+    )
+    return 0
+
+
+def _scores(model, stream: ChunkStream, progress: Progress):
+    """Scores and labels of every chunk of ``stream`` (the model's decision values)."""
+    scores, labels = [], []
+    try:
+        for X, y in stream:
+            scores.append(model.decision_function(X))
+            labels.append(np.asarray(y))
+            progress.show(stream.info())
+    finally:
+        progress.close()
+    if stream.n_seen == 0:
+        raise _no_examples(stream)
+    return np.concatenate(scores), np.concatenate(labels)
+
+
+def _cmd_score(args) -> int:
+    """ROC AUC and PR AUC (average precision) of a saved model on a labelled file, and
+    with --plot the ROC and precision-recall curves. The file's labels must be the
+    model's classes, or --positive says which of them the model should score high.
+    """
+    from ..metrics import pr_auc, roc_auc
+    from ..persistence import load_model
+
+    if args.plot:
+        _check_writable(Path(args.plot), "plot")
+    model = load_model(args.model)
+    labels = _ModelLabels(model, _positive(args))
+    stream = _labelled_stream(args, labels, getattr(model, "n_features_in_", None))
+    scores, positive = _scores(model, stream, Progress("score", enabled=args.progress))
+    n_pos = int(positive.sum())
+    if n_pos in (0, positive.size):
+        raise ValueError(
+            f"{stream.name} holds only {'positive' if n_pos else 'negative'} examples "
+            f"({labels.describe()}): the AUC needs both"
+        )
+    auc, ap = roc_auc(positive, scores), pr_auc(positive, scores)
+    print(
+        f"ROC AUC {auc:.6f}  PR AUC {ap:.6f}  on {positive.size:,} examples "
+        f"({n_pos:,} positive; {labels.describe()}) ({type(model).__name__}, {args.model})"
+    )
+    if args.plot:
+        _plot_curves(positive, scores, auc, ap, args.plot, stream.name)
+        print(f"wrote {args.plot}")
+    return 0
+
+
+def _plot_curves(positive, scores, auc: float, ap: float, path: str, title: str) -> None:
+    """ROC and precision-recall curves, side by side, to a PNG."""
+    try:
+        import matplotlib
+    except ImportError:
+        raise ValueError("--plot needs matplotlib: pip install 'aucstream[plot]'") from None
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from sklearn.metrics import precision_recall_curve, roc_curve
+
+    fpr, tpr, _ = roc_curve(positive, scores)
+    precision, recall, _ = precision_recall_curve(positive, scores)
+    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4.5))
+    left.plot(fpr, tpr, label=f"ROC AUC {auc:.4f}")
+    left.plot([0, 1], [0, 1], ":", color="grey", label="chance")
+    left.set(xlabel="false positive rate", ylabel="true positive rate", title="ROC curve")
+    right.step(recall, precision, where="post", label=f"PR AUC (AP) {ap:.4f}")
+    right.axhline(positive.mean(), ls=":", color="grey", label="chance (positive rate)")
+    right.set(xlabel="recall", ylabel="precision", title="precision-recall curve")
+    for ax in (left, right):
+        ax.set(xlim=(0, 1), ylim=(0, 1.02))
+        ax.legend(loc="lower right" if ax is left else "lower left")
+        ax.grid(alpha=0.3)
+    fig.suptitle(Path(title).name)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def _cmd_predict(args) -> int:
+    """Write one line per row of FILE: the model's score (larger means more likely
+    positive) and, with --proba, the probability of the positive class. The file's
+    labels are ignored.
+    """
+    from ..persistence import load_model
+
+    model = load_model(args.model)
+    if args.proba and not hasattr(model, "predict_proba"):
+        raise CommandError(
+            f"{type(model).__name__} gives no probabilities (no predict_proba): drop --proba"
+        )
+    target = Path(args.output) if args.output else None
+    if target is not None:
+        _check_writable(target, "output file")
+    stream = _read(args, getattr(model, "n_features_in_", None), any_label=True)
+    if target is None:
+        try:
+            _write_predictions(model, stream, args, sys.stdout)
+        except BrokenPipeError:  # e.g. `aucstream predict ... | head`: not an error
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w") as out:
+            _write_predictions(model, stream, args, out)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    print(f"{type(model).__name__}: {stream.n_seen:,} scores written to {target}")
+    return 0
+
+
+def _write_predictions(model, stream: ChunkStream, args, out) -> None:
+    """One CSV line per row: the score (and the probability of the positive class)."""
+    out.write("score,probability\n" if args.proba else "score\n")
+    progress = Progress("predict", enabled=args.progress)
+    try:
+        for X, _ in stream:
+            columns = [model.decision_function(X)]
+            if args.proba:
+                columns.append(model.predict_proba(X)[:, 1])
+            np.savetxt(out, np.column_stack(columns), fmt="%.17g", delimiter=",")
+            progress.show(stream.info())
+    finally:
+        progress.close()
+    out.flush()
+    if stream.n_seen == 0:
+        raise _no_examples(stream)
+
+
+def _add_fit_parsers(command) -> None:
+    fit = command("fit", _cmd_fit, help="learn from a file as a stream and save the model")
+    _add_file_options(fit)
+    fit.add_argument("legacy_data", nargs="?", help=argparse.SUPPRESS)  # `fit LEARNER FILE`
+    fit.add_argument("-o", "--output", required=True, help="model file to write (.npz)")
+    fit.add_argument(
+        "--learner",
+        default=None,
+        help="one learner class, e.g. OPAUC (see `aucstream list`) instead of the "
+        "tuning-free default",
+    )
+    fit.add_argument(
+        "--param",
+        nargs="+",
+        default=[],
+        metavar="NAME=VALUE",
+        help="parameters of --learner, e.g. eta=2^-6 lam=0.01",
+    )
+    fit.add_argument(
+        "--no-scale",
+        action="store_true",
+        help="learn from the raw features (no online standard scaler in front)",
+    )
+    fit.add_argument(
+        "--classes",
+        nargs=2,
+        default=None,
+        help="the two labels, if the first chunk may hold only one",
+    )
+    fit.add_argument(
+        "--running-auc",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="keep the prequential AUC while learning (each chunk scored before it is "
+        "learnt); default: when it costs nothing (learners whose kernels score each "
+        "example before learning it); otherwise learning goes row by row",
+    )
+
+    score = command("score", _cmd_score, help="ROC AUC and PR AUC of a saved model on a file")
+    score.add_argument("model", help="model file written by `aucstream fit`")
+    _add_file_options(score)
+    score.add_argument(
+        "--plot", default=None, metavar="PNG", help="draw the ROC and PR curves to this file"
+    )
+
+    predict = command("predict", _cmd_predict, help="one score per row of a file (CSV), streamed")
+    predict.add_argument("model", help="model file written by `aucstream fit`")
+    _add_file_options(predict, labels=False)
+    predict.add_argument("-o", "--output", default=None, help="CSV file to write (default: stdout)")
+    predict.add_argument(
+        "--proba", action="store_true", help="add the probability of the positive class"
+    )
+
+    command("list", _cmd_list, help="list learners and datasets")

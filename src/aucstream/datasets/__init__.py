@@ -21,7 +21,9 @@ fourclass, german and splice ship with the package):
 Preprocessing:
 
 - :class:`MinMaxScalerPM1` (per-feature scaling to [-1, 1]) and
-  :class:`UnitNormalizer` (rows to unit L2 norm), both with ``partial_fit``;
+  :class:`UnitNormalizer` (rows to unit L2 norm), both with ``partial_fit``; they
+  live in :mod:`aucstream.preprocessing` beside the online scaler and are
+  re-exported here;
 
 Binary labels (one resolver for the registry, the harness and the command line):
 
@@ -32,6 +34,7 @@ Binary labels (one resolver for the registry, the harness and the command line):
   :func:`binarize_largest_vs_rest`, :func:`binarize_smallest_vs_rest` — single rules.
 """
 
+from ..preprocessing import MinMaxScalerPM1, UnitNormalizer  # they lived here
 from ._csv import iter_csv, load_csv
 from ._formats import FileFormat, detect_format, iter_file, load_file
 from ._labels import (
@@ -59,7 +62,6 @@ from ._registry import (
     sha256_file,
 )
 from ._svmlight import SvmlightInfo, iter_svmlight, load_svmlight, scan_svmlight
-from ._transforms import MinMaxScalerPM1, UnitNormalizer
 
 __all__ = [
     "FileChunks",

@@ -55,7 +55,7 @@ class MinMaxScalerPM1(MinMaxScaler):
     Examples
     --------
     >>> import numpy as np
-    >>> from aucstream.datasets import MinMaxScalerPM1
+    >>> from aucstream.preprocessing import MinMaxScalerPM1
     >>> MinMaxScalerPM1().fit_transform(np.array([[0.0, 5.0], [2.0, 5.0], [4.0, 5.0]]))
     array([[-1.,  0.],
            [ 0.,  0.],
@@ -142,7 +142,7 @@ class UnitNormalizer(Normalizer):
     Examples
     --------
     >>> import numpy as np
-    >>> from aucstream.datasets import UnitNormalizer
+    >>> from aucstream.preprocessing import UnitNormalizer
     >>> UnitNormalizer().fit_transform(np.array([[3.0, 4.0], [0.0, 0.0]]))
     array([[0.6, 0.8],
            [0. , 0. ]])

@@ -28,9 +28,9 @@ from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from . import _state
-from ._chunks import check_sparse_structure, csr_arrays
-from ._params import InvalidParameterError, StrOptions, check_parameters, positive
+from .. import _state
+from .._chunks import check_sparse_structure, csr_arrays
+from .._params import InvalidParameterError, StrOptions, check_parameters, positive
 
 __all__ = ["OnlineStandardScaler"]
 
@@ -219,7 +219,7 @@ class OnlineStandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator
     See Also
     --------
     sklearn.preprocessing.StandardScaler : The same statistics, in batch.
-    aucstream.datasets.MinMaxScalerPM1 : Scaling to [-1, 1] by the range (needs the
+    MinMaxScalerPM1 : Scaling to [-1, 1] by the range (needs the
         range of the whole stream first).
 
     Notes

@@ -28,8 +28,9 @@ import numpy as np
 
 import aucstream
 from aucstream import OPAUC, StreamPipeline
-from aucstream.datasets import MinMaxScalerPM1, load_dataset
+from aucstream.datasets import load_dataset
 from aucstream.evaluation import coarse_grid, tune_and_test
+from aucstream.preprocessing import MinMaxScalerPM1
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = Path(os.environ.get("AUCSTREAM_DATA", ROOT.parent / "shared" / "data"))
@@ -116,6 +117,8 @@ def one_pass_search(Xtr, ytr, Xte, yte) -> dict:
 
 
 def tuned_best(Xtr, ytr, Xte, yte, quick: bool) -> dict:
+    if hasattr(Xtr, "toarray"):  # scikit-learn's MinMaxScaler is dense only
+        Xtr, Xte = Xtr.toarray(), Xte.toarray()
     scaler = MinMaxScalerPM1().fit(Xtr)
     Str, Ste = scaler.transform(Xtr), scaler.transform(Xte)
     rows = np.random.default_rng(0).permutation(len(ytr))[:TUNE_ROWS]

@@ -16,8 +16,9 @@ from sklearn.model_selection import train_test_split
 
 from aucstream import LSSVMAUC, OAM, OPAUC, UnivariateOnline
 from aucstream.capo import CAPO
-from aucstream.datasets import MinMaxScalerPM1, load_german
+from aucstream.datasets import load_german
 from aucstream.metrics import roc_auc
+from aucstream.preprocessing import MinMaxScalerPM1
 
 data = load_german()
 X = data.X.toarray()  # the loader gives a sparse matrix; min-max scaling needs dense rows

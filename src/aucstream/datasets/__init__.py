@@ -34,7 +34,9 @@ Binary labels (one resolver for the registry, the harness and the command line):
   :func:`binarize_largest_vs_rest`, :func:`binarize_smallest_vs_rest` — single rules.
 """
 
-from ..preprocessing import MinMaxScalerPM1, UnitNormalizer  # they lived here
+# re-exported (they lived here), documented in aucstream.preprocessing
+from ..preprocessing import MinMaxScalerPM1 as MinMaxScalerPM1
+from ..preprocessing import UnitNormalizer as UnitNormalizer
 from ._csv import iter_csv, load_csv
 from ._formats import FileFormat, detect_format, iter_file, load_file
 from ._labels import (
@@ -69,9 +71,7 @@ __all__ = [
     "DatasetInfo",
     "FileFormat",
     "FileSpec",
-    "MinMaxScalerPM1",
     "SvmlightInfo",
-    "UnitNormalizer",
     "apply_positive",
     "binarize",
     "binarize_largest_vs_rest",

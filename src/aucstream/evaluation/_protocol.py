@@ -633,7 +633,7 @@ def preprocess(kind: str, X, train: np.ndarray):
     ndarray or CSR matrix
         The transformed data (test rows clipped to [-1, 1] for "minmax").
     """
-    from ..datasets import MinMaxScalerPM1, UnitNormalizer
+    from ..preprocessing import MinMaxScalerPM1, UnitNormalizer
 
     if kind == "none":
         return X

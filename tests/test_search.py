@@ -34,7 +34,27 @@ def test_search_scores_are_the_leaders_prequential_scores():
     scores = search.test_then_train(X, y)
     alone = UnivariateOnline(eta=2**-6).test_then_train(X, y)  # the first leads before a round
     np.testing.assert_array_equal(scores, alone)
-    np.testing.assert_array_equal(search.coef_, UnivariateOnline(eta=2**-6).fit(X, y).coef_)
+    # the leader that scores afterwards: the best windowed AUC over what was learnt
+    learners = [UnivariateOnline(eta=2**-6), SOLAM()]
+    auc = [roc_auc(y, type(c)(**c.get_params()).test_then_train(X, y)) for c in learners]
+    assert search.window >= len(y) and auc[0] != auc[1]
+    best = learners[int(np.argmax(auc))].fit(X, y)
+    assert search.leader_ == int(np.argmax(auc))
+    np.testing.assert_array_equal(search.coef_, best.coef_)
+
+
+def test_the_leader_needs_no_round_and_does_not_depend_on_chunks():
+    """A stream shorter than the first round still scores with its best candidate, and
+    the leader is the same however the stream was cut (it is a function of the state)."""
+    X, y = stream(1500)
+    candidates = [UnivariateOnline(eta=2**-14), SOLAM()]  # prequential AUC .820 < .843
+    whole = OnePassSearch(candidates).fit(X, y)
+    assert whole.leader_ == 1 and whole.leaderboard_[0]["leader"]
+    pieces = OnePassSearch(candidates)
+    for start in range(0, 1500, 333):
+        pieces.partial_fit(X[start : start + 333], y[start : start + 333], classes=[0, 1])
+    assert pieces.leader_ == whole.leader_
+    np.testing.assert_array_equal(pieces.decision_function(X), whole.decision_function(X))
 
 
 class Frozen(UnivariateOnline):

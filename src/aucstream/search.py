@@ -40,9 +40,14 @@ statistics are caveated in the usual way: the scorers change while they learn, s
 the i.i.d. premise holds only approximately; what is exact is the AUC itself and the
 fact that all candidates are judged on the same examples.
 
-Between rounds the **leader** — the alive candidate with the best windowed AUC at the
-last round (the first candidate before any round) — gives ``decision_function``,
-``predict_proba`` and the search's own prequential scores. The leaderboard
+The search's own prequential scores (what ``test_then_train`` returns) come from the
+**round leader**, the alive candidate with the best windowed AUC at the last round
+(the first candidate before any round), fixed before the labels are seen. The
+**leader** (``leader_``, ``best_estimator_``), which gives ``decision_function``,
+``predict_proba`` and ``coef_``, is the alive candidate with the best windowed AUC
+over everything learnt so far, the buffered rows included (the round leader while the
+window lacks a class): a stream that ends before the first round, or between rounds,
+still scores with its best candidate so far. The leaderboard
 (``leaderboard_``) lists every candidate's exact prequential AUC over all the
 examples it learnt (exact up to ``2**17`` of them, then within the bound it reports,
 see :class:`aucstream.metrics.PrequentialAUC`), its windowed AUC, its examples and
@@ -261,13 +266,39 @@ class OnePassSearch(BaseStreamingAUC):
         self.recent_ = [RollingAUC(self.window, pos_label=1) for _ in range(k)]
         self.pending_scores_ = np.zeros((k, self._BLOCK))
         self.pending_labels_ = np.zeros(self._BLOCK, dtype=np.int8)
-        # [examples buffered, next round position, leader, rounds held]
-        self.progress_ = np.array([0, int(self.first_round), 0, 0], dtype=np.int64)
+        # [examples buffered, next round position, round leader, rounds held, leader]
+        self.progress_ = np.array([0, int(self.first_round), 0, 0, 0], dtype=np.int64)
 
     @property
     def leader_(self) -> int:
-        """Index of the candidate that scores now."""
-        return int(self.progress_[2])
+        """Index of the candidate that scores now (module docstring: the leader)."""
+        return int(self.progress_[4])
+
+    def _choose_leader(self) -> None:
+        """The leader after a call: the alive candidate with the best windowed AUC over
+        everything learnt so far, buffered rows included (ties: the earlier candidate);
+        the round leader while the window lacks a class. A function of the state, so
+        it does not depend on how the stream was cut; it never changes learning."""
+        lead = int(self.progress_[2])
+        alive = np.flatnonzero(self.status_ == ALIVE)
+        auc = np.array([metric.get() for metric in self._current_metrics(alive, windowed=True)])
+        if alive.size and not np.isnan(auc).any():
+            lead = int(alive[np.lexsort((alive, -auc))[0]])
+        self.progress_[4] = lead
+
+    def _current_metrics(self, which, windowed: bool) -> list:
+        """The metrics of the candidates ``which`` with the buffered scores included
+        (on copies for alive candidates with a non-empty buffer)."""
+        metrics = self.recent_ if windowed else self.overall_
+        m = int(self.progress_[0])
+        out = []
+        for i in which:
+            metric = metrics[i]
+            if m and self.status_[i] == ALIVE:
+                labels, scores = self.pending_labels_[:m], self.pending_scores_[i, :m]
+                metric = copy.deepcopy(metric).update(labels, scores)
+            out.append(metric)
+        return out
 
     @property
     def best_estimator_(self) -> BaseStreamingAUC:
@@ -319,6 +350,7 @@ class OnePassSearch(BaseStreamingAUC):
             w = None if weights is None else weights[rows]
             scores[rows] = self._learn_piece(X[rows], y[rows], labels[rows], w)
             start = stop
+        self._choose_leader()
         return scores
 
     def _piece_length(self) -> int:
@@ -327,7 +359,7 @@ class OnePassSearch(BaseStreamingAUC):
         return min(self._BLOCK - buffered, max(1, next_round - self.n_samples_seen_))
 
     def _learn_piece(self, X, y, labels, weights) -> np.ndarray:
-        lead = self.leader_
+        lead = int(self.progress_[2])  # the round leader: fixed before the labels
         at = int(self.progress_[0])
         rows = slice(at, at + X.shape[0])
         for i in np.flatnonzero(self.status_ == ALIVE):
@@ -415,13 +447,12 @@ class OnePassSearch(BaseStreamingAUC):
     def leaderboard_(self) -> list[dict]:
         """Every candidate: name, status, examples learnt, prequential and recent AUC."""
         rows = []
-        m = int(self.progress_[0])
+        everyone = range(len(self.candidates_))
+        overalls = self._current_metrics(everyone, windowed=False)
+        recents = self._current_metrics(everyone, windowed=True)
+        leader = self.leader_
         for i, c in enumerate(self.candidates_):
-            overall, recent = self.overall_[i], self.recent_[i]
-            if m and self.status_[i] == ALIVE:  # include the buffered scores (on copies)
-                labels, scores = self.pending_labels_[:m], self.pending_scores_[i, :m]
-                overall = copy.deepcopy(overall).update(labels, scores)
-                recent = copy.deepcopy(recent).update(labels, scores)
+            overall, recent = overalls[i], recents[i]
             status = _STATUS[int(self.status_[i])]
             if self.status_[i] != ALIVE:
                 status += f" at {int(self.dropped_at_[i])}"
@@ -429,7 +460,7 @@ class OnePassSearch(BaseStreamingAUC):
                 {
                     "candidate": repr(c),
                     "status": status,
-                    "leader": i == self.leader_,
+                    "leader": i == leader,
                     "n_samples_seen": int(c.n_samples_seen_),
                     "prequential_auc": overall.get(),
                     "auc_error_bound": overall.error_bound(),
@@ -454,8 +485,12 @@ class OnePassSearch(BaseStreamingAUC):
             raise ValueError("status_ holds an unknown code")
         if len(self.overall_) != k or len(self.recent_) != k:
             raise ValueError("one metric of each kind per candidate")
-        buffered, next_round, leader, rounds = (int(v) for v in self.progress_)
-        if not (0 <= buffered < self._BLOCK and 0 <= leader < k and 0 <= rounds):
+        if self.progress_.shape != (5,):
+            raise ValueError("progress_ must hold 5 counters")
+        buffered, next_round, leader, rounds, scorer = (int(v) for v in self.progress_)
+        if not (
+            0 <= buffered < self._BLOCK and 0 <= leader < k and 0 <= scorer < k and 0 <= rounds
+        ):
             raise ValueError("progress_ is out of range")
         if next_round < self.first_round:
             raise ValueError("progress_ is out of range")

@@ -24,7 +24,7 @@ Learners that also average their iterates (SOLAM, FSAUC) keep the running sum
 a :class:`LazySum`, with a scalar :math:`c` (the sum of :math:`\gamma_s\sigma_s` since
 the last fold). Adding the current iterate to S is ``c += gamma * sigma``; changing u
 by :math:`\Delta u` adds :math:`c\,\Delta u` to ``corr``, so S does not change
-(:func:`lazy_step`). A fold (:func:`lazy_rebase`) moves :math:`c\,u - \mathrm{corr}`
+(:func:`lazy_axpy`). A fold (:func:`lazy_rebase`) moves :math:`c\,u - \mathrm{corr}`
 into ``base`` and then may replace u freely. This form has a price: when
 :math:`\sigma` has fallen by a factor f since the last fold, the entries of u written
 since then are f times larger than those of w, :math:`c\,u` and ``corr`` grow with
@@ -58,7 +58,7 @@ __all__ = [
     "fold_scale",
     "lazy_mean",
     "lazy_rebase",
-    "lazy_step",
+    "lazy_axpy",
     "col",
     "n_rows",
     "row",
@@ -221,24 +221,6 @@ def fold_scale(u, sigma):
 
 
 @nb.njit(cache=True)
-def lazy_step(u, corr, c, coef, idx, val, nrm2, nrm1):
-    r"""``u += coef * x`` leaving the running sum unchanged (``corr += c * coef * x``).
-
-    Returns :math:`\|u\|_2^2` and :math:`\|u\|_1` updated from the changed entries.
-    """
-    for a in range(idx.shape[0]):
-        i = idx[a]
-        du = coef * val[a]
-        old = u[i]
-        new = old + du
-        u[i] = new
-        corr[i] += c * du
-        nrm2 += new * new - old * old
-        nrm1 += abs(new) - abs(old)
-    return nrm2, nrm1
-
-
-@nb.njit(cache=True)
 def lazy_rebase(lz, c, center, tau, sigma, theta):
     r"""Fold the running sum into ``base`` and restart u from the explicit iterate.
 
@@ -296,6 +278,26 @@ def lazy_mean(lz, c, center, sum_tau, count, out):
 #: that LLVM vectorizes the dense dot products and norms. The result changes by
 #: rounding only; a step that adds an exact zero still changes nothing.
 REASSOC = {"reassoc"}
+
+
+@nb.njit(cache=True, fastmath=REASSOC)
+def lazy_axpy(u, corr, c, coef, idx, val, nrm2, nrm1):
+    r"""``u += coef * x`` leaving the running sum unchanged (``corr += c * coef * x``).
+
+    The row x is sparse (``idx``, ``val``) or dense (``idx`` None); a dense row's zeros
+    change nothing. Returns :math:`\|u\|_2^2` and :math:`\|u\|_1` updated from the
+    changed entries.
+    """
+    for a in range(val.shape[0]):
+        i = col(idx, a)
+        du = coef * val[a]
+        old = u[i]
+        new = old + du
+        u[i] = new
+        corr[i] += c * du
+        nrm2 += new * new - old * old
+        nrm1 += abs(new) - abs(old)
+    return nrm2, nrm1
 
 
 def mean_by_count(a, n_a, b, n_b):

@@ -23,9 +23,10 @@ With :math:`s = w^\top x` its gradients (differentiate the line above) are
 
 The gradient in w is a multiple of x, so both learners step only the k non-zeros of
 x and keep their iterate lazily scaled (:mod:`aucstream._kernels`). This module
-holds what they share: the gradient scalars, clipping, the lazy step (sparse or
-dense rows), the fold of the lazy form, and the exact l1-ball projection of a lazily
-represented iterate :math:`w = \tau v_1 + \sigma u`.
+holds what they share: the gradient scalars, clipping, the fold of the lazy form,
+and the exact l1-ball projection of a lazily represented iterate
+:math:`w = \tau v_1 + \sigma u` (the lazy step itself, sparse or dense rows, is
+:func:`aucstream._kernels.lazy_axpy`).
 
 The dense passes here (a dense row's step, the fold, the projection) run with
 ``fastmath`` reassociation (:data:`aucstream._kernels.REASSOC`) so that their sums
@@ -40,12 +41,11 @@ import numba as nb
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._kernels import REASSOC, col
+from ._kernels import REASSOC
 from .projections import l1_threshold_passes
 
 __all__ = [
     "clip",
-    "lazy_axpy",
     "project_l1_lazy",
     "rebase",
     "saddle_grad_scalars",
@@ -71,26 +71,6 @@ def saddle_grad_scalars(s, y, p, a, b, alpha):
 def clip(v, lo, hi):
     """``v`` clipped to [lo, hi] (the projection onto an interval)."""
     return min(max(v, lo), hi)
-
-
-@nb.njit(cache=True, fastmath=REASSOC)
-def lazy_axpy(u, corr, c, coef, idx, val, nrm2, nrm1):
-    r"""``u += coef * x`` leaving the running sum unchanged (``corr += c * coef * x``).
-
-    The row x is sparse (``idx``, ``val``) or dense (``idx`` None); a dense row's zeros
-    change nothing. Returns :math:`\|u\|_2^2` and :math:`\|u\|_1` updated from the
-    changed entries.
-    """
-    for a in range(val.shape[0]):
-        i = col(idx, a)
-        du = coef * val[a]
-        old = u[i]
-        new = old + du
-        u[i] = new
-        corr[i] += c * du
-        nrm2 += new * new - old * old
-        nrm1 += abs(new) - abs(old)
-    return nrm2, nrm1
 
 
 @nb.njit(cache=True, fastmath=REASSOC)

@@ -132,6 +132,7 @@ from ._kernels import (
     REASSOC,
     LazySum,
     fold_due,
+    lazy_axpy,
     lazy_mean,
     n_rows,
     row,
@@ -140,7 +141,7 @@ from ._kernels import (
     sparse_dot,
 )
 from ._params import PASS_ORDER, StrOptions, positive, positive_int, unit_open
-from ._saddle import clip, lazy_axpy, project_l1_lazy, rebase, saddle_grad_scalars
+from ._saddle import clip, project_l1_lazy, rebase, saddle_grad_scalars
 
 __all__ = ["FSAUC", "fsauc_schedule"]
 

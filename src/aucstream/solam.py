@@ -96,6 +96,7 @@ from ._kernels import (
     check_class_totals,
     class_totals,
     fold_due,
+    lazy_axpy,
     lazy_mean,
     mean_by_count,
     n_rows,
@@ -109,7 +110,6 @@ from ._kernels import (
 from ._params import PASS_ORDER, StrOptions, positive
 from ._saddle import (
     clip,
-    lazy_axpy,
     project_l1_lazy,
     rebase,
     saddle_grad_scalars,

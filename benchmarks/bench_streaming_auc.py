@@ -54,7 +54,7 @@ def exact_at(y, s, end: int, window: int | None) -> float:
     return roc_auc(y[lo:end], s[lo:end])
 
 
-def run(metric, y, s, batch: int, window: int | None, checks: set[int], pairwise: bool):
+def feed(metric, y, s, batch: int, window: int | None, checks: set[int], pairwise: bool):
     """Feed the stream; return (seconds per pair, max |error| over the checks, last value)."""
     reads, start = [], time.perf_counter()
     if pairwise:  # River's way: one pair per update, get() every ``batch`` pairs
@@ -160,6 +160,51 @@ def machine() -> str:
     )
 
 
+def measure(sizes: list[int], batch: int = 1000, checks: int = 10, repeat: int = 3) -> list[dict]:
+    """One row per (stream size, contender); ours carry their speed against River's
+    ``ROCAUC(n_thresholds=10)`` fed the same stream in the same run."""
+    y0, s0 = stream(3000, seed=1)
+    for _, _, _, make, pairwise in contenders(3000, batch, True):  # warm-up
+        feed(make(), y0, s0, batch, None, set(), pairwise)
+    rows = []
+    for n in sizes:
+        y, s = stream(n)
+        ends = list(range(batch, n, batch)) + [n]
+        checked = {ends[int(i)] for i in np.linspace(0, len(ends) - 1, checks)}
+        block = []
+        for name, fed, window, make, pairwise in contenders(n, batch, n == min(sizes)):
+            metric = make()
+            checks_here = set(ends) if window is not None else checked
+            per_pair, error, last = feed(metric, y, s, batch, window, checks_here, pairwise)
+            for _ in range(repeat - 1 if per_pair * n < 5 else 0):
+                per_pair = min(per_pair, feed(make(), y, s, batch, window, set(), pairwise)[0])
+            bound = metric.error_bound() if isinstance(metric, PrequentialAUC) else 0.0
+            block.append(
+                {
+                    "pairs": n,
+                    "metric": name,
+                    "fed_as": fed,
+                    "us_per_pair": round(per_pair * 1e6, 3),
+                    "max_abs_error": float(f"{error:.2g}"),
+                    "error_bound": float(f"{bound:.2g}"),
+                    "final_value": round(float(last), 6),
+                }
+            )
+            print(block[-1], flush=True)
+        river = [r for r in block if r["metric"] == "river ROCAUC(n_thresholds=10)"]
+        for row in block:
+            if river and not row["metric"].startswith("river"):
+                row["peer"] = "river ROCAUC(n_thresholds=10)"
+                row["speed_vs_peer"] = round(river[0]["us_per_pair"] / row["us_per_pair"], 2)
+        rows += block
+    return rows
+
+
+def run(quick: bool = False) -> list[dict]:
+    """The entry point of ``benchmarks/run.py``."""
+    return measure([20_000] if quick else [100_000, 1_000_000], repeat=1 if quick else 3)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[100_000, 1_000_000])
@@ -170,32 +215,16 @@ def main() -> None:
     )
     parser.add_argument("--out", type=Path, default=ROOT / "docs/results/streaming_auc.md")
     args = parser.parse_args()
-    y0, s0 = stream(3000, seed=1)
-    for _, _, _, make, pairwise in contenders(3000, args.batch, True):  # warm-up
-        run(make(), y0, s0, args.batch, None, set(), pairwise)
-
+    rows = measure(args.sizes, args.batch, args.checks, args.repeat)
     lines = [
         "| pairs | metric | fed as | µs per pair | max abs error vs exact | final value |",
         "|---:|---|---|---:|---:|---:|",
     ]
-    for n in args.sizes:
-        y, s = stream(n)
-        ends = list(range(args.batch, n, args.batch)) + [n]
-        checked = {ends[int(i)] for i in np.linspace(0, len(ends) - 1, args.checks)}
-        for name, fed, window, make, pairwise in contenders(n, args.batch, n == min(args.sizes)):
-            checks = set(ends) if window is not None else checked
-            metric = make()
-            per_pair, error, last = run(metric, y, s, args.batch, window, checks, pairwise)
-            for _ in range(args.repeat - 1 if per_pair * n < 5 else 0):
-                per_pair = min(per_pair, run(make(), y, s, args.batch, window, set(), pairwise)[0])
-            note = ""
-            if isinstance(metric, PrequentialAUC) and metric.error_bound() > 0:
-                note = f" (bound {metric.error_bound():.1e})"
-            cells = [f"{n:,}", name, fed, f"{per_pair * 1e6:.2f}", f"{error:.1e}{note}"]
-            row = "| " + " | ".join([*cells, f"{last:.6f}"]) + " |"
-            print(row, flush=True)
-            lines.append(row)
-
+    for r in rows:
+        note = f" (bound {r['error_bound']:.1e})" if r["error_bound"] > 0 else ""
+        cells = [f"{r['pairs']:,}", r["metric"], r["fed_as"], f"{r['us_per_pair']:.2f}"]
+        cells += [f"{r['max_abs_error']:.1e}{note}", f"{r['final_value']:.6f}"]
+        lines.append("| " + " | ".join(cells) + " |")
     report = [
         "# Streaming AUC: time per pair and accuracy",
         "",

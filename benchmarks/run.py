@@ -3,8 +3,11 @@
 Each benchmark module in this folder that defines ``run(quick: bool) -> list[dict]``
 is run in turn (``bench_base``: per-call costs of learning one example;
 ``bench_readers``: the file readers; ``bench_throughput``: every online learner at
-chunks of 10,000; and, when present, ``bench_opauc``, ``bench_linear``,
-``bench_streaming_auc``, ``bench_highdim`` from the other parts of the library).
+chunks of 10,000; ``bench_opauc``: OPAUC's kernels against a BLAS loop;
+``bench_linear``: the O(d) learners; ``bench_streaming_auc``: the streaming AUC
+against River; ``bench_highdim``: the sketches at 10^6 features; ``bench_onepass``:
+the tuning-free search against offline tuning; ``bench_scale``: a Dask pass against
+a serial one).
 A module that is missing, has no such ``run``, or fails is listed as skipped or
 failed, with the reason, and the others still run. Every row a module returns is
 one line of its table in the report; the ratios in it compare measurements of the
@@ -45,6 +48,8 @@ MODULES = [
     "bench_linear",
     "bench_streaming_auc",
     "bench_highdim",
+    "bench_onepass",
+    "bench_scale",
 ]
 _LIBRARIES = ["numpy", "scipy", "numba", "scikit-learn", "pandas", "river", "aucstream"]
 

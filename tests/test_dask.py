@@ -29,7 +29,16 @@ import dask.dataframe as dd  # noqa: E402
 import pandas as pd  # noqa: E402
 from conftest import make_stream, require_data  # noqa: E402
 
-from aucstream import LSSVMAUC, OPAUC, SOLAM, Perceptron, load_model, save_model  # noqa: E402
+from aucstream import (  # noqa: E402
+    LSSVMAUC,
+    OPAUC,
+    SOLAM,
+    AdaOAM,
+    Perceptron,
+    SAdaOAM,
+    load_model,
+    save_model,
+)
 from aucstream import opauc as opauc_module  # noqa: E402
 from aucstream._config import config_context  # noqa: E402
 from aucstream.covariance import FullCovariance, make_covariance  # noqa: E402
@@ -435,16 +444,6 @@ class AveragingPerceptron(Perceptron):
         self.w_[:] = (n * self.w_ + m * other.w_) / (n + m)
 
 
-def _merge_is_implemented(estimator) -> bool:
-    X, y = stream(40, 3, 0)
-    a, b = type(estimator)().fit(X[:20], y[:20]), type(estimator)().fit(X[20:], y[20:])
-    try:
-        a.merge(b)
-    except NotImplementedError:
-        return False
-    return True
-
-
 def _tree_merge(models, every):
     while len(models) > 1:
         level = []
@@ -504,13 +503,40 @@ def test_average_finds_the_classes_and_tells_the_learners(sync):
     assert set(model.predict(X)) <= {"no", "yes"}
 
 
-@pytest.mark.skipif(
-    _merge_is_implemented(OPAUC()), reason="OPAUC._merge exists: the real test runs below"
+@pytest.mark.parametrize(
+    "estimator",
+    [
+        OPAUC(eta=2**-6, lam=2**-6),
+        OPAUC(eta=2**-6, covariance="fd", sketch_size=3),
+        OPAUC(eta=2**-6, covariance="randomized", sketch_size=3, centering="exact"),
+        AdaOAM(eta=0.1, lam=2**-6),
+        SAdaOAM(eta=0.1, theta=1e-3),
+    ],
+    ids=repr,
 )
-def test_average_says_when_merge_is_missing(sync):
-    X, y = stream(300, 4, 18)
-    with pytest.raises(NotImplementedError, match="merge"):
-        ParallelPass(OPAUC(), strategy="average").fit(da.from_array(X, chunks=100), y)
+def test_average_merges_the_opauc_family(sync, estimator):
+    """OPAUC, AdaOAM, SAdaOAM: summaries merge, weights average by examples learnt."""
+    from sklearn.base import clone
+
+    X, y = stream(800, 5, 18, sparsity=0.3)
+    model = ParallelPass(estimator, strategy="average", split_every=2, random_state=4)
+    model.fit(da.from_array(X, chunks=(200, 5)), y)
+    seeds = np.random.SeedSequence(4).generate_state(4)
+    parts = [
+        clone(estimator)
+        .set_params(random_state=int(seeds[i]))
+        .partial_fit(X[a : a + 200], y[a : a + 200], classes=[-1, 1])
+        for i, a in enumerate(range(0, 800, 200))
+    ]
+    expected = _tree_merge(parts, 2)
+    np.testing.assert_allclose(model.coef_, expected.coef_, rtol=1e-12, atol=1e-15)
+    assert model.n_samples_seen_ == 800 == model.estimator_.n_samples_seen_
+    for got, want in zip(model.estimator_.stats_, expected.stats_):
+        assert got.count == want.count
+        np.testing.assert_allclose(got.scatter, want.scatter, rtol=1e-12, atol=1e-12)
+    if estimator.get_params().get("covariance", "full") == "full":
+        for got, reference in zip(model.estimator_.stats_, single_process_stats(X, y)):
+            assert_same_summary(got, reference)
 
 
 # ----------------------------------------------------------------- real data (slow)
@@ -562,8 +588,6 @@ def test_a9a_statistics_from_shard_files_on_a_cluster(client, tmp_path):
     ids=["a9a-OPAUC", "ijcnn1-OPAUC", "a9a-SOLAM", "ijcnn1-SOLAM"],
 )
 def test_average_of_four_partitions_is_close_to_one_pass(client, name, width, estimator):
-    if not _merge_is_implemented(estimator):
-        pytest.skip(f"needs {type(estimator).__name__}._merge (merge is not implemented yet)")
     X, y, Xt, yt = _load(name, width)
     one_pass = clone_fit(estimator, X, y).score(Xt, yt)
     chunks = -(-X.shape[0] // 4)

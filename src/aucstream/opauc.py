@@ -105,7 +105,14 @@ import numpy as np
 
 from ._base import BaseStreamingAUC
 from ._chunks import Chunk
-from ._kernels import SCALE_MAX, SCALE_MIN, sparse_axpy, sparse_dot, squared_norm
+from ._kernels import (
+    SCALE_MAX,
+    SCALE_MIN,
+    mean_by_count,
+    sparse_axpy,
+    sparse_dot,
+    squared_norm,
+)
 from ._params import InvalidParameterError, StrOptions, non_negative, positive, positive_int
 from .covariance import (
     CENTERED_SKETCH,
@@ -749,3 +756,53 @@ class OPAUC(BaseStreamingAUC):
 
     def _coef(self) -> np.ndarray:
         return self.w_
+
+    # ---------------------------------------------------------------- merging
+    def _merge(self, other: OPAUC) -> None:
+        r"""Combine two OPAUC learners that learnt disjoint parts of a stream.
+
+        The class summaries merge (:meth:`aucstream.covariance.CovarianceSummary.merge`:
+        exact for "full", the sketch of both streams for "randomized" and "hash",
+        frequent directions' merge with its error bound for "fd", merge then prune for
+        "sparse"). The weights combine by examples learnt, :math:`w = (n_1 w_1 + n_2
+        w_2)/(n_1 + n_2)` with :math:`n` the examples in a learner's summaries: one-shot
+        parameter averaging (Zinkevich, Weimer, Smola, Li 2010), not the weights one
+        pass over both streams would give (those depend on the order of the examples).
+        For the exact optimum of the objective over both streams from the merged
+        summaries, use :func:`solve_from_statistics` (or :meth:`from_statistics`).
+        The low-rank kinds re-base their implicit weights on the merged sketches
+        (:math:`v = w`, the products recomputed exactly).
+
+        The linear sketches merge only when the learners drew independent random
+        vectors: two learners with the same integer ``random_state`` drew the same
+        :math:`a_i` for their i-th examples, and their summed sketches would not be a
+        sketch of both streams, so that merge is refused.
+        """
+        if (
+            self.covariance in ("randomized", "hash")
+            and isinstance(self.random_state, (int, np.integer))
+            and self.random_state == other.random_state
+        ):
+            raise ValueError(
+                f"cannot merge OPAUC(covariance={self.covariance!r}) learners with the same "
+                f"random_state={self.random_state}: they drew the same random vectors, so "
+                "their summed sketches are not a sketch of both streams; give every shard "
+                "its own random_state"
+            )
+        n1 = sum(s.count for s in self.stats_)
+        n2 = sum(s.count for s in other.stats_)
+        w = mean_by_count(self.w_, n1, other.w_, n2) if n1 + n2 > 0 else self.w_.copy()
+        self.stats_ = [mine.merge(theirs) for mine, theirs in zip(self.stats_, other.stats_)]
+        self._set_weights(w)
+
+    def _set_weights(self, w: np.ndarray) -> None:
+        """Make ``w`` the current weights (for the low-rank kinds: the implicit form
+        ``v = w`` with the maintained products recomputed from the summaries)."""
+        self.w_ = np.array(w, dtype=np.float64, copy=True)
+        if self.covariance in _LOWRANK:
+            self.v_ = self.w_.copy()
+            self.p_[:] = 0.0
+            self.gamma_[:] = 0.0
+            self.scale_[0] = 1.0
+            self._rebase()
+            self._materialize()

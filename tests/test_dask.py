@@ -41,7 +41,11 @@ from aucstream import (  # noqa: E402
 )
 from aucstream import opauc as opauc_module  # noqa: E402
 from aucstream._config import config_context  # noqa: E402
-from aucstream.covariance import FullCovariance, make_covariance  # noqa: E402
+from aucstream.covariance import (  # noqa: E402
+    FullCovariance,
+    make_covariance,
+    solve_from_statistics,
+)
 from aucstream.dask import (  # noqa: E402
     ParallelPass,
     _combine_statistics,
@@ -49,11 +53,8 @@ from aucstream.dask import (  # noqa: E402
     _Spec,
     _statistics_task,
     sketch_rng,
-    solve_full_statistics,
 )
 from aucstream.metrics import roc_auc  # noqa: E402
-
-HAS_SHARED_SOLVER = hasattr(opauc_module, "solve_from_statistics")
 
 
 @pytest.fixture(scope="module")
@@ -141,7 +142,7 @@ def test_solve_equals_lssvmauc():
     X, y = stream(500, 6, 2)
     neg, pos = single_process_stats(X, y)
     for lam in (2.0**-8, 1.0):
-        w = solve_full_statistics(neg, pos, lam)
+        w = solve_from_statistics(neg, pos, lam)
         np.testing.assert_allclose(w, LSSVMAUC(lam=lam).fit(X, y).w_, rtol=1e-8, atol=1e-10)
 
 
@@ -149,13 +150,13 @@ def test_solve_refuses_bad_summaries():
     X, y = stream(100, 3, 0)
     neg, pos = single_process_stats(X, y)
     with pytest.raises(ValueError, match="empty"):
-        solve_full_statistics(FullCovariance(3), pos, 1.0)
+        solve_from_statistics(FullCovariance(3), pos, 1.0)
     with pytest.raises(ValueError, match="features"):
-        solve_full_statistics(neg, FullCovariance(4).update(np.ones((2, 4))), 1.0)
+        solve_from_statistics(neg, FullCovariance(4).update(np.ones((2, 4))), 1.0)
     with pytest.raises(ValueError, match="lam"):
-        solve_full_statistics(neg, pos, -1.0)
-    with pytest.raises(TypeError, match="FullCovariance"):
-        solve_full_statistics(make_covariance("fd", 3, 2), pos, 1.0)
+        solve_from_statistics(neg, pos, -1.0)
+    with pytest.raises(TypeError, match="one kind"):
+        solve_from_statistics(make_covariance("fd", 3, 2).update(X), pos, 1.0)
 
 
 # ------------------------------------------------------------------- statistics, local
@@ -231,25 +232,22 @@ def test_fitted_lowrank_opauc_continues_like_the_learner(kind):
     np.testing.assert_allclose(rebuilt.w_, reference.w_, rtol=1e-8, atol=1e-10)
 
 
-@pytest.mark.skipif(HAS_SHARED_SOLVER, reason="aucstream.opauc.solve_from_statistics exists")
-def test_sketch_statistics_say_what_is_missing(sync):
-    X, y = stream(300, 5, 8)
-    with pytest.raises(NotImplementedError, match="solve_from_statistics"):
-        ParallelPass(OPAUC(covariance="fd", sketch_size=4)).fit(da.from_array(X, chunks=100), y)
-
-
-@pytest.mark.skipif(
-    not HAS_SHARED_SOLVER,
-    reason="needs aucstream.opauc.solve_from_statistics (the low-rank closed form of OPAUC)",
+@pytest.mark.parametrize(
+    "kind, centering",
+    [("randomized", "exact"), ("hash", "exact"), ("hash", None), ("fd", None), ("sparse", None)],
 )
-@pytest.mark.parametrize("kind", ["randomized", "hash"])
-def test_sketch_statistics_solve_the_merged_sketch(sync, kind):
+def test_sketch_statistics_solve_the_merged_sketch(sync, kind, centering):
     X, y = stream(600, 5, 9)
-    est = OPAUC(covariance=kind, sketch_size=4, centering="exact", lam=2**-4)
+    est = OPAUC(covariance=kind, sketch_size=4, centering=centering, lam=2**-4)
     model = ParallelPass(est, random_state=3).fit(da.from_array(X, chunks=(150, 5)), y)
     neg, pos = model.estimator_.stats_
+    assert neg.count + pos.count == 600 == model.estimator_.n_samples_seen_
     expected = opauc_module.solve_from_statistics(neg, pos, 2**-4)
     np.testing.assert_allclose(model.coef_[0], expected, rtol=1e-8, atol=1e-12)
+    # the fitted learner holds its weights in the implicit form, and continues
+    est_ = model.estimator_
+    est_.partial_fit(X[:50], y[:50])
+    assert est_.n_samples_seen_ == 650
 
 
 # ------------------------------------------------------------------------- other inputs
@@ -316,7 +314,7 @@ def test_statistics_on_a_cluster_equals_the_single_machine_closed_form(client):
     neg = FullCovariance(8).update(Xl[~yl])
     pos = FullCovariance(8).update(Xl[yl])
     np.testing.assert_allclose(
-        model.coef_[0], solve_full_statistics(neg, pos, 2**-6), rtol=1e-8, atol=1e-12
+        model.coef_[0], solve_from_statistics(neg, pos, 2**-6), rtol=1e-8, atol=1e-12
     )
     assert model.classes_.tolist() == [False, True]
     assert model.n_partitions_ == 6
@@ -562,7 +560,7 @@ def test_a9a_statistics_from_shard_files_on_a_cluster(client, tmp_path):
     Xd = X.toarray()
     neg = FullCovariance(123).update(Xd[y < 0])
     pos = FullCovariance(123).update(Xd[y > 0])
-    single = solve_full_statistics(neg, pos, lam)
+    single = solve_from_statistics(neg, pos, lam)
     np.testing.assert_allclose(model.coef_[0], single, rtol=1e-8, atol=1e-8 * np.abs(single).max())
     np.testing.assert_allclose(
         model.coef_[0], LSSVMAUC(lam=lam).fit(X, y).w_, rtol=1e-7, atol=1e-8 * np.abs(single).max()

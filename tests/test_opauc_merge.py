@@ -152,3 +152,73 @@ def test_adagrad_merge(make, theta):
     merged.partial_fit(X[300:], y[300:])
     np.testing.assert_allclose(merged.coef_[0], w, rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(merged.sq_grad_sum_, s, rtol=1e-9)
+
+
+# ------------------------------------------------------------------ from_statistics
+def test_from_statistics_of_merged_shards_is_lssvmauc(tmp_path):
+    from aucstream import LSSVMAUC, load_model, save_model
+
+    X, y = make_stream(600, 6, seed=5, sparsity=0.3)
+    y = np.where(y > 0, "pos", "neg")
+    shards = [
+        [
+            make_covariance("full", 6).update(X[a : a + 200][y[a : a + 200] == c])
+            for c in ("neg", "pos")
+        ]
+        for a in (0, 200, 400)
+    ]
+    neg = shards[0][0].merge(shards[1][0]).merge(shards[2][0])
+    pos = shards[0][1].merge(shards[1][1]).merge(shards[2][1])
+    model = OPAUC(eta=2**-6, lam=2**-5).from_statistics(neg, pos, classes=["pos", "neg"])
+    reference = LSSVMAUC(lam=2**-5).fit(X, y)
+    np.testing.assert_allclose(model.coef_[0], reference.w_, rtol=1e-8, atol=1e-12)
+    assert model.classes_.tolist() == ["neg", "pos"] and model.n_samples_seen_ == 600
+    assert model.stats_[0] is neg and model.n_features_in_ == 6
+    assert model.score(X, y) == reference.score(X, y)
+    loaded = load_model(save_model(model, tmp_path / "model"))
+    np.testing.assert_array_equal(loaded.decision_function(X), model.decision_function(X))
+    # it continues the stream like OPAUC from that state
+    expected = continue_reference(model, X[:40], np.where(y[:40] == "pos", 1, -1))
+    model.partial_fit(X[:40], y[:40])
+    np.testing.assert_allclose(model.w_, expected, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("kind, centering", KINDS[1:])
+def test_from_statistics_of_sketches(kind, centering):
+    """Given weights: the learner continues like the recursion from the summaries and
+    those weights; without: the closed form of the sketch's estimates."""
+    from aucstream.covariance import solve_from_statistics
+
+    X, y = make_stream(300, 6, seed=6, sparsity=0.3)
+    source = opauc(kind, centering, 0).fit(X[:200], y[:200])
+    model = opauc(kind, centering, 0).from_statistics(
+        *copy.deepcopy(source.stats_), classes=[-1, 1], coef=source.w_
+    )
+    np.testing.assert_allclose(model.w_, source.w_, rtol=1e-12, atol=1e-14)
+    expected = continue_reference(model, X[200:], y[200:])
+    model.partial_fit(X[200:], y[200:])
+    scale = max(np.abs(expected).max(), 1.0)
+    np.testing.assert_allclose(model.w_, expected, rtol=1e-9, atol=1e-11 * scale)
+    solved = opauc(kind, centering, 0).from_statistics(*source.stats_, classes=[-1, 1])
+    np.testing.assert_allclose(
+        solved.w_, solve_from_statistics(*source.stats_, source.lam), rtol=1e-10, atol=1e-14
+    )
+
+
+def test_from_statistics_refusals():
+    X, y = make_stream(100, 4, seed=7)
+    neg, pos = (make_covariance("full", 4).update(X[y == c]) for c in (-1, 1))
+    with pytest.raises(TypeError, match="FrequentDirectionsCovariance"):
+        OPAUC(covariance="fd").from_statistics(neg, pos, classes=[-1, 1])
+    with pytest.raises(ValueError, match="sketch_size"):
+        a, b = (make_covariance("fd", 4, 3).update(X[y == c]) for c in (-1, 1))
+        OPAUC(covariance="fd", sketch_size=4).from_statistics(a, b, classes=[-1, 1])
+    with pytest.raises(ValueError, match="two classes"):
+        OPAUC().from_statistics(neg, pos, classes=[1])
+    with pytest.raises(ValueError, match="coef"):
+        OPAUC().from_statistics(neg, pos, classes=[-1, 1], coef=np.ones(3))
+    model = OPAUC().fit(X, y)
+    before = model.w_.copy()
+    with pytest.raises(ValueError, match="coef"):
+        model.from_statistics(neg, pos, classes=[-1, 1], coef=[np.nan] * 4)
+    np.testing.assert_array_equal(model.w_, before)

@@ -131,9 +131,10 @@ from .covariance import (
     own_and_opposite,
     run_reserving,
     sketch_tdot,
+    solve_from_statistics,
 )
 
-__all__ = ["OPAUC", "opauc_gradient"]
+__all__ = ["OPAUC", "opauc_gradient", "solve_from_statistics"]
 
 #: The implicit weights of the low-rank kinds and the products maintained with them
 #: (module docstring). Class 0 is the negative class, 1 the positive one: ``v``
@@ -768,8 +769,9 @@ class OPAUC(BaseStreamingAUC):
         w_2)/(n_1 + n_2)` with :math:`n` the examples in a learner's summaries: one-shot
         parameter averaging (Zinkevich, Weimer, Smola, Li 2010), not the weights one
         pass over both streams would give (those depend on the order of the examples).
-        For the exact optimum of the objective over both streams from the merged
-        summaries, use :func:`solve_from_statistics` (or :meth:`from_statistics`).
+        For the optimum of the objective over both streams from the merged summaries
+        (exact for "full"), use :func:`aucstream.covariance.solve_from_statistics` or
+        :meth:`from_statistics`.
         The low-rank kinds re-base their implicit weights on the merged sketches
         (:math:`v = w`, the products recomputed exactly).
 
@@ -794,6 +796,73 @@ class OPAUC(BaseStreamingAUC):
         w = mean_by_count(self.w_, n1, other.w_, n2) if n1 + n2 > 0 else self.w_.copy()
         self.stats_ = [mine.merge(theirs) for mine, theirs in zip(self.stats_, other.stats_)]
         self._set_weights(w)
+
+    def from_statistics(self, neg, pos, *, classes, coef=None) -> OPAUC:
+        r"""Make this learner the OPAUC fitted on the examples two class summaries hold.
+
+        Its summaries become ``neg`` and ``pos`` (taken over, not copied) and its
+        weights ``coef`` or, by default, the minimizer of its objective over those
+        examples (:func:`~aucstream.covariance.solve_from_statistics` with this
+        learner's ``lam``): e.g. from summaries of shards merged with ``merge``
+        (:mod:`aucstream.dask` does this).
+        The learner then scores, saves, merges and continues the stream with
+        ``partial_fit`` like one that learnt the examples itself; its
+        ``n_samples_seen_`` is the summaries' total count, its calibration starts
+        empty, and its random draws (the linear sketches) come from ``random_state``.
+
+        Parameters
+        ----------
+        neg, pos : CovarianceSummary
+            Summaries of the negative (``classes[0]``) and the positive class, of this
+            learner's kind and settings (``covariance``, ``sketch_size``,
+            ``centering``, ``shrink``) and dimension.
+        classes : array-like of shape (2,)
+            The two labels, in the order of ``classes_``.
+        coef : array-like of shape (n_features,), optional
+            The weights; None solves for them (both summaries must be non-empty).
+
+        Returns
+        -------
+        self
+        """
+        from sklearn.utils.multiclass import check_classification_targets
+
+        self._validate_params()
+        self._check_params()
+        classes = np.asarray(classes)
+        check_classification_targets(classes)
+        classes = self._check_two_classes(np.unique(classes), "classes")
+        d = neg.n_features
+        probe = make_covariance(
+            self.covariance,
+            d,
+            self.sketch_size,
+            centering=self.centering,
+            shrink=self.shrink,
+            prune_slack=self.prune_slack,
+        )
+        for name, summary in (("neg", neg), ("pos", pos)):
+            if type(summary) is not type(probe) or summary.n_features != d:
+                raise TypeError(
+                    f"{name} must be a {type(probe).__name__} of {d} features for "
+                    f"covariance={self.covariance!r}, got {type(summary).__name__}"
+                )
+            for setting in ("sketch_size", "centering", "shrink_index"):
+                if getattr(summary, setting, None) != getattr(probe, setting, None):
+                    raise ValueError(f"the {name} summary's {setting} differs from this learner's")
+        w = solve_from_statistics(neg, pos, float(self.lam)) if coef is None else coef
+        w = np.asarray(w, dtype=np.float64)
+        if w.shape != (d,) or not np.all(np.isfinite(w)):
+            raise ValueError(f"coef must be {d} finite numbers, got shape {w.shape}")
+        with self._transaction():
+            self._reset(classes, d)
+            self.n_features_in_ = d
+            if hasattr(self, "feature_names_in_"):
+                del self.feature_names_in_
+            self.stats_ = [neg, pos]
+            self._set_weights(w)
+            self.n_samples_seen_ = int(neg.count + pos.count)
+        return self
 
     def _set_weights(self, w: np.ndarray) -> None:
         """Make ``w`` the current weights (for the low-rank kinds: the implicit form

@@ -256,3 +256,11 @@ def test_sparsified_merge_prunes_and_respects_its_bound(cuts, seed):
     assert merged.cost <= merged.budget
     np.testing.assert_allclose(merged.sum_, X.sum(axis=0), rtol=1e-12)
     assert np.linalg.norm(X.T @ X - merged.scatter) <= bound * (1 + 1e-9) + 1e-9
+
+
+def test_frequent_directions_merge_refuses_another_shrink_index():
+    X = stream(seed=13, d=6)
+    a = FrequentDirectionsCovariance(6, 5, "half").update(X[:50])
+    b = FrequentDirectionsCovariance(6, 5, "ceil_0.9").update(X[50:])
+    with pytest.raises(ValueError, match="shrink"):
+        a.merge(b)

@@ -813,11 +813,11 @@ class OPAUC(BaseStreamingAUC):
         Parameters
         ----------
         neg, pos : CovarianceSummary
-            Summaries of the negative (``classes[0]``) and the positive class, of this
-            learner's kind and settings (``covariance``, ``sketch_size``,
-            ``centering``, ``shrink``) and dimension.
+            Summaries of the negative and the positive class (the smaller and the
+            larger label, as in ``classes_``), of this learner's kind and settings
+            (``covariance``, ``sketch_size``, ``centering``, ``shrink``).
         classes : array-like of shape (2,)
-            The two labels, in the order of ``classes_``.
+            The two labels (in any order; ``classes_`` is them sorted).
         coef : array-like of shape (n_features,), optional
             The weights; None solves for them (both summaries must be non-empty).
 

@@ -29,9 +29,11 @@ estimates :math:`\hat S_\pm` in place of :math:`S_\pm`:
   Z_{c-}/\sqrt{T_-}, c_+, c_-, \delta]` (:math:`k \le 2\tau + 3`) and a diagonal C of
   signs and :math:`-\kappa_\pm`. A maps the range of U into itself and is
   :math:`\lambda I` on its orthogonal complement, and :math:`\delta` lies in that
-  range, so with an orthonormal basis Q of it (a pivoted QR of U),
+  range, so with an orthonormal basis Q of it (from the k x k Gram matrix of U),
   :math:`w^* = Q\,(\lambda I + B C B^\top)^{-1} Q^\top\delta` with :math:`B = Q^\top U`:
-  a k x k solve, O(d k^2) = O(d tau^2) in all, never a d x d array. This is the
+  a k x k solve, O(d k^2) = O(d tau^2) in all, never a d x d array (nor a d x k
+  copy of U); one step of iterative refinement recovers the accuracy the Gram
+  matrix's squared conditioning costs. This is the
   Woodbury identity :math:`(\lambda I + U C U^\top)^{-1} = \lambda^{-1}(I - U(\lambda
   C^{-1} + U^\top U)^{-1}U^\top)` written on an orthonormal basis, which also covers
   :math:`\kappa = 0` (C singular) and :math:`\lambda = 0` (the least-norm solution).
@@ -174,28 +176,82 @@ def _centered_factor(summary: _LowRankSummary) -> tuple[np.ndarray, float]:
 
 
 def _solve_lowrank(neg, pos, delta: np.ndarray, lam: float) -> np.ndarray:
-    """``(lam I + U C U^T)^{-1} delta`` on an orthonormal basis of range(U); O(d k^2)."""
-    cols, signs = [], []
+    r"""``(lam I + U C U^T)^{-1} delta`` on an orthonormal basis of range(U); O(d k^2).
+
+    U is kept as its blocks (no d x k copy). Its Gram matrix :math:`G = U^\top U`
+    (k x k, block by block) gives the basis: with the columns scaled to unit norm,
+    :math:`U = \tilde U S`, and :math:`\tilde U^\top \tilde U = V\Lambda V^\top`,
+    :math:`Q = \tilde U V\Lambda^{-1/2}` (eigenvalues below :math:`k\epsilon
+    \Lambda_{max}` dropped: the dependent columns, e.g. :math:`\delta = c_+ - c_-`), so
+    :math:`B = Q^\top\tilde U = \Lambda^{1/2}V^\top` and everything is k x k. The
+    Gram matrix squares the condition number, so one step of iterative refinement
+    (the residual by O(dk) products) follows.
+    """
+    blocks, signs = [], []
     for summary in (pos, neg):
         Zc, kappa = _centered_factor(summary)
-        cols.append(Zc)
+        blocks.append(Zc)
         signs.append(np.ones(Zc.shape[1]))
         if kappa != 0.0:
-            cols.append(summary.mean[:, None])
+            blocks.append(summary.mean[:, None])
             signs.append(np.array([-kappa]))
-    cols.append(delta[:, None])
+    blocks.append(delta[:, None])
     signs.append(np.ones(1))
-    U, C = np.hstack(cols), np.concatenate(signs)
-    Q, R, _ = scipy.linalg.qr(U, mode="economic", pivoting=True)
-    diag = np.abs(np.diag(R))
-    if diag.size == 0 or diag[0] == 0.0:  # U = 0: delta = 0, and so is w*
-        return np.zeros(U.shape[0])
-    rank = int(np.sum(diag > diag[0] * max(U.shape) * np.finfo(float).eps))
-    Q = Q[:, :rank]
-    B = Q.T @ U  # rank x k
-    M = (B * C) @ B.T
-    M = 0.5 * M + 0.5 * M.T
-    return Q @ _solve_dense(M, Q.T @ delta, lam)
+    C = np.concatenate(signs)
+    edges = np.cumsum([0] + [b.shape[1] for b in blocks])
+    k = int(edges[-1])
+    G = np.empty((k, k))
+    for i, bi in enumerate(blocks):
+        for j in range(i, len(blocks)):
+            g = bi.T @ blocks[j]
+            G[edges[i] : edges[i + 1], edges[j] : edges[j + 1]] = g
+            G[edges[j] : edges[j + 1], edges[i] : edges[i + 1]] = g.T
+
+    def times_u(a):  # U a
+        out = np.zeros(delta.shape[0])
+        for i, bi in enumerate(blocks):
+            out += bi @ a[edges[i] : edges[i + 1]]
+        return out
+
+    def times_ut(v):  # U^T v
+        return np.concatenate([bi.T @ v for bi in blocks])
+
+    norms = np.sqrt(np.maximum(np.diag(G), 0.0))
+    if norms[-1] == 0.0:  # delta = 0, and so is w*
+        return np.zeros(delta.shape[0])
+    scale = np.where(norms > 0.0, norms, 1.0)
+    Gn = G / np.outer(scale, scale)
+    lams, V = np.linalg.eigh(0.5 * Gn + 0.5 * Gn.T)
+    keep = lams > lams[-1] * k * np.finfo(float).eps
+    lams, V = lams[keep], V[:, keep]
+    B = np.sqrt(lams)[:, None] * V.T  # Q^T U~, rank x k
+    M = (B * (C * scale**2)) @ B.T
+    to_coef = (V / np.sqrt(lams)) / scale[:, None]  # U a = Q y for a = to_coef @ y
+    solve = _small_solver(M, lam)
+
+    def apply_inverse(v_ut):  # coefficients a with U a = A^{-1} v, from U^T v
+        return to_coef @ solve((V / np.sqrt(lams)).T @ (v_ut / scale))
+
+    a = apply_inverse(G[:, -1])  # U^T delta is G's last column
+    w = times_u(a)
+    # one step of iterative refinement: r = delta - A w, w += A^{-1} r (r in range(U))
+    r = delta - lam * w - times_u(C * times_ut(w))
+    return w + times_u(apply_inverse(times_ut(r)))
+
+
+def _small_solver(M: np.ndarray, lam: float):
+    """``b -> (lam I + M)^{-1} b`` for a small symmetric M, factorized once (least
+    norm when singular)."""
+    A = 0.5 * M + 0.5 * M.T
+    A[np.diag_indices_from(A)] += lam
+    if lam > 0:
+        try:
+            factor = scipy.linalg.cho_factor(A)
+            return lambda b: scipy.linalg.cho_solve(factor, b)
+        except np.linalg.LinAlgError:  # indefinite estimate (papers' centerings)
+            pass
+    pinv = scipy.linalg.pinvh(A)
+    return lambda b: pinv @ b
 
 
 def _scatter_matrix(summary: SparsifiedCovariance) -> sp.csc_matrix:

@@ -29,10 +29,23 @@ import dask.dataframe as dd  # noqa: E402
 import pandas as pd  # noqa: E402
 from conftest import make_stream, require_data  # noqa: E402
 
-from aucstream import LSSVMAUC, OPAUC, SOLAM, Perceptron, load_model, save_model  # noqa: E402
+from aucstream import (  # noqa: E402
+    LSSVMAUC,
+    OPAUC,
+    SOLAM,
+    AdaOAM,
+    Perceptron,
+    SAdaOAM,
+    load_model,
+    save_model,
+)
 from aucstream import opauc as opauc_module  # noqa: E402
 from aucstream._config import config_context  # noqa: E402
-from aucstream.covariance import FullCovariance, make_covariance  # noqa: E402
+from aucstream.covariance import (  # noqa: E402
+    FullCovariance,
+    make_covariance,
+    solve_from_statistics,
+)
 from aucstream.dask import (  # noqa: E402
     ParallelPass,
     _combine_statistics,
@@ -40,11 +53,8 @@ from aucstream.dask import (  # noqa: E402
     _Spec,
     _statistics_task,
     sketch_rng,
-    solve_full_statistics,
 )
 from aucstream.metrics import roc_auc  # noqa: E402
-
-HAS_SHARED_SOLVER = hasattr(opauc_module, "solve_from_statistics")
 
 
 @pytest.fixture(scope="module")
@@ -132,7 +142,7 @@ def test_solve_equals_lssvmauc():
     X, y = stream(500, 6, 2)
     neg, pos = single_process_stats(X, y)
     for lam in (2.0**-8, 1.0):
-        w = solve_full_statistics(neg, pos, lam)
+        w = solve_from_statistics(neg, pos, lam)
         np.testing.assert_allclose(w, LSSVMAUC(lam=lam).fit(X, y).w_, rtol=1e-8, atol=1e-10)
 
 
@@ -140,13 +150,13 @@ def test_solve_refuses_bad_summaries():
     X, y = stream(100, 3, 0)
     neg, pos = single_process_stats(X, y)
     with pytest.raises(ValueError, match="empty"):
-        solve_full_statistics(FullCovariance(3), pos, 1.0)
+        solve_from_statistics(FullCovariance(3), pos, 1.0)
     with pytest.raises(ValueError, match="features"):
-        solve_full_statistics(neg, FullCovariance(4).update(np.ones((2, 4))), 1.0)
+        solve_from_statistics(neg, FullCovariance(4).update(np.ones((2, 4))), 1.0)
     with pytest.raises(ValueError, match="lam"):
-        solve_full_statistics(neg, pos, -1.0)
-    with pytest.raises(TypeError, match="FullCovariance"):
-        solve_full_statistics(make_covariance("fd", 3, 2), pos, 1.0)
+        solve_from_statistics(neg, pos, -1.0)
+    with pytest.raises(TypeError, match="one kind"):
+        solve_from_statistics(make_covariance("fd", 3, 2).update(X), pos, 1.0)
 
 
 # ------------------------------------------------------------------- statistics, local
@@ -222,25 +232,22 @@ def test_fitted_lowrank_opauc_continues_like_the_learner(kind):
     np.testing.assert_allclose(rebuilt.w_, reference.w_, rtol=1e-8, atol=1e-10)
 
 
-@pytest.mark.skipif(HAS_SHARED_SOLVER, reason="aucstream.opauc.solve_from_statistics exists")
-def test_sketch_statistics_say_what_is_missing(sync):
-    X, y = stream(300, 5, 8)
-    with pytest.raises(NotImplementedError, match="solve_from_statistics"):
-        ParallelPass(OPAUC(covariance="fd", sketch_size=4)).fit(da.from_array(X, chunks=100), y)
-
-
-@pytest.mark.skipif(
-    not HAS_SHARED_SOLVER,
-    reason="needs aucstream.opauc.solve_from_statistics (the low-rank closed form of OPAUC)",
+@pytest.mark.parametrize(
+    "kind, centering",
+    [("randomized", "exact"), ("hash", "exact"), ("hash", None), ("fd", None), ("sparse", None)],
 )
-@pytest.mark.parametrize("kind", ["randomized", "hash"])
-def test_sketch_statistics_solve_the_merged_sketch(sync, kind):
+def test_sketch_statistics_solve_the_merged_sketch(sync, kind, centering):
     X, y = stream(600, 5, 9)
-    est = OPAUC(covariance=kind, sketch_size=4, centering="exact", lam=2**-4)
+    est = OPAUC(covariance=kind, sketch_size=4, centering=centering, lam=2**-4)
     model = ParallelPass(est, random_state=3).fit(da.from_array(X, chunks=(150, 5)), y)
     neg, pos = model.estimator_.stats_
+    assert neg.count + pos.count == 600 == model.estimator_.n_samples_seen_
     expected = opauc_module.solve_from_statistics(neg, pos, 2**-4)
     np.testing.assert_allclose(model.coef_[0], expected, rtol=1e-8, atol=1e-12)
+    # the fitted learner holds its weights in the implicit form, and continues
+    est_ = model.estimator_
+    est_.partial_fit(X[:50], y[:50])
+    assert est_.n_samples_seen_ == 650
 
 
 # ------------------------------------------------------------------------- other inputs
@@ -307,7 +314,7 @@ def test_statistics_on_a_cluster_equals_the_single_machine_closed_form(client):
     neg = FullCovariance(8).update(Xl[~yl])
     pos = FullCovariance(8).update(Xl[yl])
     np.testing.assert_allclose(
-        model.coef_[0], solve_full_statistics(neg, pos, 2**-6), rtol=1e-8, atol=1e-12
+        model.coef_[0], solve_from_statistics(neg, pos, 2**-6), rtol=1e-8, atol=1e-12
     )
     assert model.classes_.tolist() == [False, True]
     assert model.n_partitions_ == 6
@@ -435,16 +442,6 @@ class AveragingPerceptron(Perceptron):
         self.w_[:] = (n * self.w_ + m * other.w_) / (n + m)
 
 
-def _merge_is_implemented(estimator) -> bool:
-    X, y = stream(40, 3, 0)
-    a, b = type(estimator)().fit(X[:20], y[:20]), type(estimator)().fit(X[20:], y[20:])
-    try:
-        a.merge(b)
-    except NotImplementedError:
-        return False
-    return True
-
-
 def _tree_merge(models, every):
     while len(models) > 1:
         level = []
@@ -504,13 +501,40 @@ def test_average_finds_the_classes_and_tells_the_learners(sync):
     assert set(model.predict(X)) <= {"no", "yes"}
 
 
-@pytest.mark.skipif(
-    _merge_is_implemented(OPAUC()), reason="OPAUC._merge exists: the real test runs below"
+@pytest.mark.parametrize(
+    "estimator",
+    [
+        OPAUC(eta=2**-6, lam=2**-6),
+        OPAUC(eta=2**-6, covariance="fd", sketch_size=3),
+        OPAUC(eta=2**-6, covariance="randomized", sketch_size=3, centering="exact"),
+        AdaOAM(eta=0.1, lam=2**-6),
+        SAdaOAM(eta=0.1, theta=1e-3),
+    ],
+    ids=repr,
 )
-def test_average_says_when_merge_is_missing(sync):
-    X, y = stream(300, 4, 18)
-    with pytest.raises(NotImplementedError, match="merge"):
-        ParallelPass(OPAUC(), strategy="average").fit(da.from_array(X, chunks=100), y)
+def test_average_merges_the_opauc_family(sync, estimator):
+    """OPAUC, AdaOAM, SAdaOAM: summaries merge, weights average by examples learnt."""
+    from sklearn.base import clone
+
+    X, y = stream(800, 5, 18, sparsity=0.3)
+    model = ParallelPass(estimator, strategy="average", split_every=2, random_state=4)
+    model.fit(da.from_array(X, chunks=(200, 5)), y)
+    seeds = np.random.SeedSequence(4).generate_state(4)
+    parts = [
+        clone(estimator)
+        .set_params(random_state=int(seeds[i]))
+        .partial_fit(X[a : a + 200], y[a : a + 200], classes=[-1, 1])
+        for i, a in enumerate(range(0, 800, 200))
+    ]
+    expected = _tree_merge(parts, 2)
+    np.testing.assert_allclose(model.coef_, expected.coef_, rtol=1e-12, atol=1e-15)
+    assert model.n_samples_seen_ == 800 == model.estimator_.n_samples_seen_
+    for got, want in zip(model.estimator_.stats_, expected.stats_):
+        assert got.count == want.count
+        np.testing.assert_allclose(got.scatter, want.scatter, rtol=1e-12, atol=1e-12)
+    if estimator.get_params().get("covariance", "full") == "full":
+        for got, reference in zip(model.estimator_.stats_, single_process_stats(X, y)):
+            assert_same_summary(got, reference)
 
 
 # ----------------------------------------------------------------- real data (slow)
@@ -536,7 +560,7 @@ def test_a9a_statistics_from_shard_files_on_a_cluster(client, tmp_path):
     Xd = X.toarray()
     neg = FullCovariance(123).update(Xd[y < 0])
     pos = FullCovariance(123).update(Xd[y > 0])
-    single = solve_full_statistics(neg, pos, lam)
+    single = solve_from_statistics(neg, pos, lam)
     np.testing.assert_allclose(model.coef_[0], single, rtol=1e-8, atol=1e-8 * np.abs(single).max())
     np.testing.assert_allclose(
         model.coef_[0], LSSVMAUC(lam=lam).fit(X, y).w_, rtol=1e-7, atol=1e-8 * np.abs(single).max()
@@ -562,8 +586,6 @@ def test_a9a_statistics_from_shard_files_on_a_cluster(client, tmp_path):
     ids=["a9a-OPAUC", "ijcnn1-OPAUC", "a9a-SOLAM", "ijcnn1-SOLAM"],
 )
 def test_average_of_four_partitions_is_close_to_one_pass(client, name, width, estimator):
-    if not _merge_is_implemented(estimator):
-        pytest.skip(f"needs {type(estimator).__name__}._merge (merge is not implemented yet)")
     X, y, Xt, yt = _load(name, width)
     one_pass = clone_fit(estimator, X, y).score(Xt, yt)
     chunks = -(-X.shape[0] // 4)

@@ -128,7 +128,7 @@ from numpy.typing import ArrayLike
 
 from ._base import BaseStreamingAUC
 from ._chunks import Chunk
-from ._kernels import sparse_axpy, sparse_dot
+from ._kernels import mean_by_count, sparse_axpy, sparse_dot
 from ._params import StrOptions, non_negative, positive
 from .covariance import (
     ExactSparseCovariance,
@@ -397,6 +397,30 @@ class _AdaGradAUC(BaseStreamingAUC):
     def _classes(self) -> tuple:
         """The two summaries' kernel arrays (negative, positive)."""
         return tuple(s.arrays() for s in self.stats_)
+
+    def _merge(self, other: _AdaGradAUC) -> None:
+        r"""Combine two learners that learnt disjoint parts of a stream.
+
+        The class summaries merge exactly (their counts, sums and scatters add); the
+        AdaGrad accumulators :math:`\sum g^2` and the step counters add; the weights
+        combine by examples learnt, :math:`w = (n_1 w_1 + n_2 w_2)/(n_1 + n_2)` with
+        :math:`n` the examples in a learner's summaries. The last is one-shot
+        parameter averaging (Zinkevich, Weimer, Smola, Li 2010), not the weights one
+        pass over both streams would give; the summed accumulators make later steps
+        as small as after both streams' gradients. SAdaOAM first brings every
+        coordinate up to date (the shrinkage its lazy updates owe), so the merged
+        weights owe none.
+        """
+        n1 = sum(s.count for s in self.stats_)
+        n2 = sum(s.count for s in other.stats_)
+        mine, theirs = self._coef(), other._coef()
+        w = mean_by_count(mine, n1, theirs, n2) if n1 + n2 > 0 else mine
+        self.stats_ = [a.merge(b) for a, b in zip(self.stats_, other.stats_)]
+        self.sq_grad_sum_ = self.sq_grad_sum_ + other.sq_grad_sum_
+        self.n_updates_ = self.n_updates_ + other.n_updates_
+        self.w_ = np.array(w, dtype=np.float64, copy=True)
+        if hasattr(self, "last_"):  # SAdaOAM: every coordinate is up to date
+            self.last_ = np.full_like(self.last_, self.n_updates_[0])
 
     @property
     def sparsity_(self) -> float:

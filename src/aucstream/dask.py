@@ -34,9 +34,11 @@ Strategies
     objective over all the data, whatever the partitioning (up to rounding). With a
     sketch (``"randomized"``, ``"hash"``, ``"fd"``, ``"sparse"``) each partition
     sketches its rows, the sketches merge as the sketch kind allows, and the solve
-    uses the sketch's estimate of :math:`S_\pm` (through
-    ``aucstream.opauc.solve_from_statistics``, in the sketch's low-rank form). The
-    randomized and hashed sketches draw their random vectors from a generator per
+    uses the sketch's estimate of :math:`S_\pm`
+    (:func:`aucstream.covariance.solve_from_statistics`, in the sketch's low-rank form,
+    O(d tau^2); frequent directions merge with their error bound, "sparse" merges
+    then prunes). The randomized and hashed sketches draw their random vectors from a
+    generator per
     partition and class, seeded from ``random_state``, the partition's position and
     the class's order of appearance in it, so a sum of partition sketches is the
     sketch of the concatenated stream with those draws.
@@ -99,33 +101,39 @@ from __future__ import annotations
 
 import copy
 import numbers
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 import numpy as np
-import scipy.linalg
 from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
 from sklearn.utils.metaestimators import available_if
-from sklearn.utils.validation import check_array, check_is_fitted
+from sklearn.utils.validation import check_is_fitted
 
 from . import _state
 from ._base import BaseStreamingAUC
-from ._chunks import check_magnitude, check_sparse_structure
+from ._dask_tasks import (
+    _check_binary,
+    _combine_statistics,
+    _in_partition,
+    _label_key,
+    _n_rows,
+    _nbytes,
+    _rows,
+    _Spec,
+    _statistics_task,
+    sketch_rng,
+)
 from ._params import Integral, Interval, StrOptions, check_parameters
 from .batch import LSSVMAUC
-from .covariance import FullCovariance, make_covariance
+from .covariance import solve_from_statistics
 from .metrics import roc_auc
 from .opauc import OPAUC
 
-__all__ = ["ParallelPass", "sketch_rng", "solve_full_statistics"]
+__all__ = ["ParallelPass", "sketch_rng"]
 
 #: Learners the statistics strategy solves in closed form (the square pairwise loss).
 _CLOSED_FORM = (OPAUC, LSSVMAUC)
-#: Sketch kinds whose state is the weights ``w_`` plus the implicit form (OPAUC).
-_LOWRANK = ("randomized", "hash", "fd")
 
 
 def _require_dask():
@@ -138,268 +146,6 @@ def _require_dask():
             "aucstream.dask needs dask and distributed: pip install 'aucstream[dask]'"
         ) from error
     return dask
-
-
-# ============================================================================ closed form
-def solve_full_statistics(neg: FullCovariance, pos: FullCovariance, lam: float) -> np.ndarray:
-    """The minimizer of the regularized square pairwise loss from exact class summaries.
-
-    :math:`w^* = (\\lambda I + S_+ + S_- + \\delta\\delta^\\top)^{-1}\\delta` with
-    :math:`\\delta = c_+ - c_-` (module docstring; G16 §7.1): the same optimum as
-    :class:`~aucstream.LSSVMAUC` on the examples the summaries hold. O(d^3).
-
-    Parameters
-    ----------
-    neg, pos : FullCovariance
-        Exact summaries of the negative and the positive class (both non-empty).
-    lam : float
-        :math:`\\lambda \\ge 0`. With 0 the system may be singular; the least-norm
-        least-squares solution is returned then.
-
-    Returns
-    -------
-    ndarray of shape (n_features,)
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from aucstream.covariance import FullCovariance
-    >>> from aucstream.batch import LSSVMAUC
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.normal(size=(200, 3)); y = (X[:, 0] > 0).astype(int)
-    >>> neg, pos = FullCovariance(3).update(X[y == 0]), FullCovariance(3).update(X[y == 1])
-    >>> w = solve_full_statistics(neg, pos, lam=0.5)
-    >>> bool(np.allclose(w, LSSVMAUC(lam=0.5).fit(X, y).w_))
-    True
-    """
-    for name, summary in (("neg", neg), ("pos", pos)):
-        if not isinstance(summary, FullCovariance):
-            raise TypeError(f"{name} must be a FullCovariance, got {type(summary).__name__}")
-        if summary.count == 0:
-            raise ValueError(f"the {name} summary is empty: the AUC objective needs both classes")
-    if neg.n_features != pos.n_features:
-        raise ValueError(f"the summaries have {neg.n_features} and {pos.n_features} features")
-    if not (np.isfinite(lam) and lam >= 0):
-        raise ValueError(f"lam must be a finite number >= 0, got {lam!r}")
-    delta = pos.mean - neg.mean
-    A = pos.covariance + neg.covariance + np.outer(delta, delta)
-    A = 0.5 * (A + A.T)
-    A[np.diag_indices_from(A)] += float(lam)
-    if lam > 0:
-        try:
-            return scipy.linalg.solve(A, delta, assume_a="pos")
-        except np.linalg.LinAlgError:  # pragma: no cover - lam > 0: positive definite
-            pass
-    return scipy.linalg.lstsq(A, delta)[0]
-
-
-def _solve(neg, pos, lam: float) -> np.ndarray:
-    """The closed form for any summary kind (the OPAUC module's solver when present)."""
-    from . import opauc
-
-    shared = getattr(opauc, "solve_from_statistics", None)
-    if shared is not None:
-        return np.asarray(shared(neg, pos, lam), dtype=np.float64)
-    if isinstance(neg, FullCovariance):
-        return solve_full_statistics(neg, pos, lam)
-    raise NotImplementedError(
-        f"strategy='statistics' with {type(neg).__name__} needs "
-        "aucstream.opauc.solve_from_statistics (the low-rank closed form), which this "
-        "version of aucstream does not have; use covariance='full' or strategy='average'"
-    )
-
-
-# ================================================================ partitions and readers
-@dataclass(frozen=True)
-class _Spec:
-    """What every partition task needs to know (small; shipped with each task).
-
-    A partition itself is a tuple: ``("arrays", X, y)`` (blocks of dask arrays),
-    ``("frame", df, y)`` (a pandas partition, and its labels unless ``label`` names
-    the label column) or ``("file", path)``.
-    """
-
-    n_features: int
-    chunk_size: int
-    classes: tuple | None = None
-    fmt: Any = None
-    read_options: dict = field(default_factory=dict)
-    features: tuple | None = None  # the feature columns of a dataframe
-    label: Any = None  # the label column of a dataframe, when y is not separate
-
-    def replace(self, **changes) -> _Spec:
-        values = {k: getattr(self, k) for k in self.__dataclass_fields__}
-        values.update(changes)
-        return _Spec(**values)
-
-
-def _blocks(part, spec: _Spec) -> Iterator[tuple]:
-    """A partition's raw (X, y) blocks."""
-    kind = part[0]
-    if kind == "file":
-        from .datasets import iter_file
-
-        yield from iter_file(
-            part[1],
-            spec.fmt,
-            chunk_size=spec.chunk_size,
-            n_features=spec.n_features,
-            **spec.read_options,
-        )
-        return
-    X, y = part[1], part[2]
-    if kind == "frame":
-        frame = X
-        X = frame[list(spec.features)].to_numpy(dtype=np.float64)
-        y = frame[spec.label] if spec.label is not None else y
-    y = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y).ravel()
-    if X.shape[0] != y.shape[0]:
-        raise ValueError(
-            f"X and y have different numbers of rows in this partition: {X.shape[0]} and "
-            f"{y.shape[0]} (give them the same row blocks)"
-        )
-    for i in range(0, X.shape[0], spec.chunk_size):
-        yield X[i : i + spec.chunk_size], y[i : i + spec.chunk_size]
-
-
-def _rows(part, spec: _Spec, start: int = 0, stop: int | None = None) -> Iterator[tuple]:
-    """The partition's checked (X, y) chunks, rows ``start:stop`` only."""
-    seen = 0
-    for X, y in _blocks(part, spec):
-        lo, hi = seen, seen + X.shape[0]
-        seen = hi
-        if stop is not None and lo >= stop:
-            return
-        if hi <= start:
-            continue
-        a = max(start - lo, 0)
-        b = X.shape[0] if stop is None else min(stop - lo, X.shape[0])
-        yield _checked(X[a:b], np.asarray(y)[a:b], spec)
-
-
-def _checked(X, y, spec: _Spec):
-    """Refuse what a learner would refuse, naming the problem, before anything is learnt."""
-    check_sparse_structure(X, "X")
-    X = check_array(
-        X, accept_sparse="csr", dtype=np.float64, ensure_all_finite=True, ensure_min_samples=0
-    )
-    if X.shape[1] != spec.n_features:
-        raise ValueError(f"X has {X.shape[1]} features, expected {spec.n_features}")
-    check_magnitude(X)
-    if y.dtype.kind == "f" and not np.isfinite(y).all():
-        raise ValueError("y contains NaN or infinity")
-    if y.dtype.kind == "O" and any(v is None for v in y):
-        raise ValueError("y contains missing labels (None)")
-    if spec.classes is not None:
-        unknown = ~np.isin(y, np.asarray(spec.classes))
-        if unknown.any():
-            raise ValueError(
-                f"y contains labels {np.unique(y[unknown]).tolist()[:5]} not in "
-                f"classes={list(spec.classes)}"
-            )
-    return X, y
-
-
-def _n_rows(part, spec: _Spec) -> int:
-    """Number of rows of a partition (a counting pass for files)."""
-    if part[0] == "file":
-        return sum(X.shape[0] for X, _ in _blocks(part, spec))
-    return int(part[1].shape[0])
-
-
-def _label_key(value):
-    """A label as a plain Python value (numpy scalars hash and pickle the same way)."""
-    return value.item() if isinstance(value, np.generic) else value
-
-
-def _nbytes(obj) -> int:
-    """Bytes of the arrays reachable from summaries, a learner or a partial result."""
-    if isinstance(obj, np.ndarray):
-        return int(obj.nbytes)
-    if isinstance(obj, dict):
-        return sum(_nbytes(v) for v in obj.values())
-    if isinstance(obj, (list, tuple)):
-        return sum(_nbytes(v) for v in obj)
-    if hasattr(obj, "__dict__") and not isinstance(obj, np.random.Generator):
-        return sum(_nbytes(v) for v in vars(obj).values())
-    return 0
-
-
-def _in_partition(index: int, part, task):
-    """Run ``task()``; an input error names the partition (and file)."""
-    try:
-        return task()
-    except (ValueError, TypeError) as error:
-        where = f"partition {index}" + (f" ({part[1]})" if part[0] == "file" else "")
-        kind = ValueError if isinstance(error, ValueError) else TypeError
-        raise kind(f"{where}: {error}") from error
-
-
-def _check_binary(labels) -> None:
-    if len(labels) > 2:
-        shown = sorted(labels, key=repr)[:10]
-        raise ValueError(
-            f"Only binary classification is supported: the data contain {len(labels)} "
-            f"labels {shown}"
-        )
-
-
-# ===================================================================== statistics tasks
-@dataclass
-class _Partial:
-    """What a partition of the statistics strategy ships: a summary per label."""
-
-    stats: dict
-    n_samples: int
-    nbytes: tuple
-
-
-def sketch_rng(seed: int, partition: int, label_order: int) -> np.random.Generator:
-    """The generator of the randomized/hashed sketch of one partition and class.
-
-    ``label_order`` is the position of the class among the labels in the order they
-    first appear in the partition. Public so that a merged sketch can be checked
-    against the sketch of the whole stream with the same draws.
-    """
-    return np.random.default_rng([seed, partition, label_order])
-
-
-def _statistics_task(part, index: int, spec: _Spec, kind: dict, seed: int) -> _Partial:
-    """The class summaries of one partition (module docstring)."""
-
-    def run() -> _Partial:
-        stats: dict = {}
-        rngs: dict = {}
-        n = 0
-        for X, y in _rows(part, spec):
-            n += X.shape[0]
-            labels, first = np.unique(y, return_index=True)
-            for label in labels[np.argsort(first)]:  # in order of first appearance
-                key = _label_key(label)
-                if key not in stats:
-                    stats[key] = make_covariance(**kind)
-                    rngs[key] = sketch_rng(seed, index, len(rngs))
-                    _check_binary(stats)
-                rows = X[y == label]
-                if hasattr(type(stats[key]), "draw"):  # randomized, hashed: random draws
-                    stats[key].update(rows, rng=rngs[key])
-                else:
-                    stats[key].update(rows)
-        return _Partial(stats, n, (_nbytes(stats),))
-
-    return _in_partition(index, part, run)
-
-
-def _combine_statistics(*parts: _Partial) -> _Partial:
-    """Merge partition summaries (new summaries; the inputs are not changed)."""
-    stats: dict = {}
-    for part in parts:
-        for key, summary in part.stats.items():
-            stats[key] = summary if key not in stats else stats[key].merge(summary)
-    _check_binary(stats)
-    return _Partial(
-        stats, sum(p.n_samples for p in parts), tuple(b for p in parts for b in p.nbytes)
-    )
 
 
 # ======================================================================== average tasks
@@ -828,7 +574,7 @@ class ParallelPass(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                 f"example of {missing}"
             )
         neg, pos = (result.stats[_label_key(c)] for c in classes)
-        w = _solve(neg, pos, float(self.estimator.lam))
+        w = solve_from_statistics(neg, pos, float(self.estimator.lam))
         estimator = _fitted(self.estimator, classes, spec.n_features, [neg, pos], w)
         estimator.n_samples_seen_ = int(result.n_samples)
         return estimator, classes, result.n_samples, result.nbytes
@@ -973,16 +719,10 @@ def _fitted(template, classes: np.ndarray, n_features: int, summaries: list, w: 
     """A fitted learner of ``template``'s class with weights ``w`` and, for OPAUC, the
     class summaries ``summaries`` (negative, positive)."""
     est = clone(template)
+    if isinstance(est, OPAUC):
+        neg, pos = summaries
+        return est.from_statistics(neg, pos, classes=classes, coef=w)
     est._reset(np.asarray(classes), n_features)
     est.n_features_in_ = n_features
     est.w_[:] = w
-    if isinstance(est, OPAUC):
-        kinds = [type(s) for s in est.stats_]
-        if [type(s) for s in summaries] != kinds:  # pragma: no cover - same parameters
-            raise TypeError(f"summaries {summaries} do not fit {kinds}")
-        est.stats_ = list(summaries)
-        if est.covariance in _LOWRANK:  # w = v with p = gamma = 0; recompute the products
-            est.v_[:] = w
-            est._rebase()
-            est._materialize()
     return est

@@ -105,7 +105,14 @@ import numpy as np
 
 from ._base import BaseStreamingAUC
 from ._chunks import Chunk
-from ._kernels import SCALE_MAX, SCALE_MIN, sparse_axpy, sparse_dot, squared_norm
+from ._kernels import (
+    SCALE_MAX,
+    SCALE_MIN,
+    mean_by_count,
+    sparse_axpy,
+    sparse_dot,
+    squared_norm,
+)
 from ._params import InvalidParameterError, StrOptions, non_negative, positive, positive_int
 from .covariance import (
     CENTERED_SKETCH,
@@ -124,9 +131,10 @@ from .covariance import (
     own_and_opposite,
     run_reserving,
     sketch_tdot,
+    solve_from_statistics,
 )
 
-__all__ = ["OPAUC", "opauc_gradient"]
+__all__ = ["OPAUC", "opauc_gradient", "solve_from_statistics"]
 
 #: The implicit weights of the low-rank kinds and the products maintained with them
 #: (module docstring). Class 0 is the negative class, 1 the positive one: ``v``
@@ -749,3 +757,121 @@ class OPAUC(BaseStreamingAUC):
 
     def _coef(self) -> np.ndarray:
         return self.w_
+
+    # ---------------------------------------------------------------- merging
+    def _merge(self, other: OPAUC) -> None:
+        r"""Combine two OPAUC learners that learnt disjoint parts of a stream.
+
+        The class summaries merge (:meth:`aucstream.covariance.CovarianceSummary.merge`:
+        exact for "full", the sketch of both streams for "randomized" and "hash",
+        frequent directions' merge with its error bound for "fd", merge then prune for
+        "sparse"). The weights combine by examples learnt, :math:`w = (n_1 w_1 + n_2
+        w_2)/(n_1 + n_2)` with :math:`n` the examples in a learner's summaries: one-shot
+        parameter averaging (Zinkevich, Weimer, Smola, Li 2010), not the weights one
+        pass over both streams would give (those depend on the order of the examples).
+        For the optimum of the objective over both streams from the merged summaries
+        (exact for "full"), use :func:`aucstream.covariance.solve_from_statistics` or
+        :meth:`from_statistics`.
+        The low-rank kinds re-base their implicit weights on the merged sketches
+        (:math:`v = w`, the products recomputed exactly).
+
+        The linear sketches merge only when the learners drew independent random
+        vectors: two learners with the same integer ``random_state`` drew the same
+        :math:`a_i` for their i-th examples, and their summed sketches would not be a
+        sketch of both streams, so that merge is refused.
+        """
+        if (
+            self.covariance in ("randomized", "hash")
+            and isinstance(self.random_state, (int, np.integer))
+            and self.random_state == other.random_state
+        ):
+            raise ValueError(
+                f"cannot merge OPAUC(covariance={self.covariance!r}) learners with the same "
+                f"random_state={self.random_state}: they drew the same random vectors, so "
+                "their summed sketches are not a sketch of both streams; give every shard "
+                "its own random_state"
+            )
+        n1 = sum(s.count for s in self.stats_)
+        n2 = sum(s.count for s in other.stats_)
+        w = mean_by_count(self.w_, n1, other.w_, n2) if n1 + n2 > 0 else self.w_.copy()
+        self.stats_ = [mine.merge(theirs) for mine, theirs in zip(self.stats_, other.stats_)]
+        self._set_weights(w)
+
+    def from_statistics(self, neg, pos, *, classes, coef=None) -> OPAUC:
+        r"""Make this learner the OPAUC fitted on the examples two class summaries hold.
+
+        Its summaries become ``neg`` and ``pos`` (taken over, not copied) and its
+        weights ``coef`` or, by default, the minimizer of its objective over those
+        examples (:func:`~aucstream.covariance.solve_from_statistics` with this
+        learner's ``lam``): e.g. from summaries of shards merged with ``merge``
+        (:mod:`aucstream.dask` does this).
+        The learner then scores, saves, merges and continues the stream with
+        ``partial_fit`` like one that learnt the examples itself; its
+        ``n_samples_seen_`` is the summaries' total count, its calibration starts
+        empty, and its random draws (the linear sketches) come from ``random_state``.
+
+        Parameters
+        ----------
+        neg, pos : CovarianceSummary
+            Summaries of the negative and the positive class (the smaller and the
+            larger label, as in ``classes_``), of this learner's kind and settings
+            (``covariance``, ``sketch_size``, ``centering``, ``shrink``).
+        classes : array-like of shape (2,)
+            The two labels (in any order; ``classes_`` is them sorted).
+        coef : array-like of shape (n_features,), optional
+            The weights; None solves for them (both summaries must be non-empty).
+
+        Returns
+        -------
+        self
+        """
+        from sklearn.utils.multiclass import check_classification_targets
+
+        self._validate_params()
+        self._check_params()
+        classes = np.asarray(classes)
+        check_classification_targets(classes)
+        classes = self._check_two_classes(np.unique(classes), "classes")
+        d = neg.n_features
+        probe = make_covariance(
+            self.covariance,
+            d,
+            self.sketch_size,
+            centering=self.centering,
+            shrink=self.shrink,
+            prune_slack=self.prune_slack,
+        )
+        for name, summary in (("neg", neg), ("pos", pos)):
+            if type(summary) is not type(probe) or summary.n_features != d:
+                raise TypeError(
+                    f"{name} must be a {type(probe).__name__} of {d} features for "
+                    f"covariance={self.covariance!r}, got {type(summary).__name__}"
+                )
+            for setting in ("sketch_size", "centering", "shrink_index"):
+                if getattr(summary, setting, None) != getattr(probe, setting, None):
+                    raise ValueError(f"the {name} summary's {setting} differs from this learner's")
+        w = solve_from_statistics(neg, pos, float(self.lam)) if coef is None else coef
+        w = np.asarray(w, dtype=np.float64)
+        if w.shape != (d,) or not np.all(np.isfinite(w)):
+            raise ValueError(f"coef must be {d} finite numbers, got shape {w.shape}")
+        with self._transaction():
+            self._reset(classes, d)
+            self.n_features_in_ = d
+            if hasattr(self, "feature_names_in_"):
+                del self.feature_names_in_
+            self.stats_ = [neg, pos]
+            self._set_weights(w)
+            self.n_samples_seen_ = int(neg.count + pos.count)
+        return self
+
+    def _set_weights(self, w: np.ndarray) -> None:
+        """Make ``w`` the current weights (for the low-rank kinds: the implicit form
+        ``v = w`` with the maintained products recomputed from the summaries)."""
+        self.w_ = np.array(w, dtype=np.float64, copy=True)
+        if self.covariance in _LOWRANK:
+            self.v_ = self.w_.copy()
+            self.p_[:] = 0.0
+            self.gamma_[:] = 0.0
+            self.scale_[0] = 1.0
+            self._rebase()
+            self._materialize()

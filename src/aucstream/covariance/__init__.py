@@ -60,9 +60,18 @@ with :func:`add_example` and :func:`cov_matvec` (each kind registers its
 implementation with :func:`register`); :func:`run_reserving` reserves room in the
 sparse kinds when the kernel stops for it.
 
+Merging and the closed form
+---------------------------
+``merge`` combines the summaries of two shards of a stream: exactly for the full and
+the exact sparse summaries, as the sketch of the concatenated stream for the linear
+sketches (shards with independent draws), with frequent directions' error bound for
+"fd", and merge-then-prune for "sparse". :func:`solve_from_statistics` computes the
+minimizer of OPAUC's objective over all the examples from the two class summaries.
+
 Modules: ``_base`` (the interface), ``_full``, ``_lowrank`` (what the sketches share),
 ``_linear`` (randomized, hashed), ``_fd`` (frequent directions), ``_sparse`` (sparsified
-and exact sparse) and ``_hashtable`` (the entry storage of the sparse kinds).
+and exact sparse), ``_hashtable`` (the entry storage of the sparse kinds) and
+``_solve`` (the closed form).
 """
 
 from __future__ import annotations
@@ -92,6 +101,7 @@ from ._lowrank import (
     center_terms,
     sketch_tdot,
 )
+from ._solve import solve_from_statistics
 from ._sparse import (
     ExactSparseArrays,
     ExactSparseCovariance,
@@ -141,6 +151,7 @@ __all__ = [
     "register",
     "run_reserving",
     "sketch_tdot",
+    "solve_from_statistics",
     "sparse_add",
     "sparse_cov_matvec",
     "sparse_dot",

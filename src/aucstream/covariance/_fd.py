@@ -455,6 +455,11 @@ class FrequentDirectionsCovariance(_LowRankSummary):
         c_2)^\top`.
         """
         self._check_merge(other)
+        if other.shrink_index != self.shrink_index:
+            raise ValueError(
+                f"cannot merge frequent-directions sketches with shrink indices "
+                f"{self.shrink_index} and {other.shrink_index}"
+            )
         merged = FrequentDirectionsCovariance(
             self.n_features, self.sketch_size, self.shrink, self.centering
         )

@@ -157,7 +157,14 @@ class FullCovariance(CovarianceSummary):
         return float(np.sum(np.square(self.scatter_)))
 
     def merge(self, other: FullCovariance) -> FullCovariance:
-        """The exact summary of both streams together (a new object)."""
+        r"""The exact summary of both streams together (a new object).
+
+        Counts, sums and raw scatters :math:`P = \sum x_i x_i^\top` add. In terms of
+        the covariances this is the pooled formula with its between-shard term,
+        :math:`T\Gamma = T_1\Gamma_1 + T_2\Gamma_2 + \frac{T_1T_2}{T}(c_1 - c_2)(c_1 -
+        c_2)^\top`, which the P-form never has to form. Associative and commutative
+        up to rounding.
+        """
         if not isinstance(other, FullCovariance):
             raise TypeError(f"cannot merge FullCovariance with {type(other).__name__}")
         self._check_dim(other.n_features)

@@ -84,6 +84,9 @@ class _LinearSketch(_LowRankSummary):
     """
 
     _DEFAULT_CENTERING = "g16"
+    #: Whether the draws are continuous, so that two independent shards never have
+    #: equal sums of draws (merge's check for shared draws).
+    _continuous_draws = False
 
     def __init__(self, n_features: int, sketch_size: int = 50, centering: str | None = None):
         centering = self._DEFAULT_CENTERING if centering is None else centering
@@ -133,13 +136,42 @@ class _LinearSketch(_LowRankSummary):
         return self
 
     def merge(self, other):
-        """The sketch of both streams (a new object).
+        r"""The sketch of both streams (a new object).
 
-        Z is linear in the stream, so the sum of the two sketches is exactly the
-        sketch of the concatenated stream with the same draws: unbiased, with the
-        expected error of a single sketch of all the examples.
+        Z is linear in the stream: the sum of the two sketches (and of their draws'
+        sums u) is exactly the sketch of the concatenated stream whose draws are the
+        first shard's draws followed by the second's. That is a sketch of the
+        concatenation with the guarantees of one sketch (unbiased, the same expected
+        error) when the draws of all the examples are independent, i.e. when the
+        shards drew from **independent generators**: give every shard its own seed
+        (as :class:`aucstream.dask.ParallelPass` does with ``sketch_rng(seed,
+        partition, class)``, or OPAUC learners with different ``random_state``).
+        Shards that share their draws (the same seed, hence the same :math:`a_i` for
+        their i-th examples) do not merge into a sketch: :math:`E[Z Z^	op]` gains the
+        cross terms :math:`x_i x_i'^	op + x_i' x_i^	op` of the examples that shared a
+        draw. Such a merge is refused where it can be recognized: a summary merged
+        with itself, and Gaussian draws (``RandomizedCovariance``) whose sums are
+        equal, which independent draws are with probability 0. Hashed draws take
+        few values, so equal sums can be chance there: only the caller can guarantee
+        independence.
+
+        Raises
+        ------
+        TypeError, ValueError
+            Another kind, dimension, sketch size or centering; shared draws.
         """
         self._check_merge(other)
+        if other is self or (
+            self._continuous_draws
+            and self.count > 0
+            and other.count > 0
+            and np.array_equal(self.asum_, other.asum_)
+        ):
+            raise ValueError(
+                f"cannot merge {type(self).__name__}s made from the same random draws (the "
+                "same seed): their sum is not a sketch of both streams; sketch every shard "
+                "with its own seed"
+            )
         merged = type(self)(self.n_features, self.sketch_size, self.centering)
         merged.count_[:] = self.count_ + other.count_
         merged.sum_[:] = self.sum_ + other.sum_
@@ -188,6 +220,7 @@ class RandomizedCovariance(_LinearSketch):
     """
 
     _DEFAULT_CENTERING = "g13"
+    _continuous_draws = True
 
     @staticmethod
     def draw(rng: np.random.Generator, n: int, sketch_size: int) -> np.ndarray:

@@ -134,7 +134,9 @@ def check_support(owner, d: int) -> np.ndarray:
 def check_zero_outside(owner, name: str, seen: np.ndarray) -> None:
     """Rows of ``owner.name`` of features outside the support (``seen`` false) are
     zero: only features that were non-zero in an example ever change them."""
-    if np.any(getattr(owner, name)[~seen]):
+    array = getattr(owner, name)
+    nonzero = array.any(axis=1) if array.ndim == 2 else array != 0  # no copy of the rows
+    if np.any(nonzero & ~seen):
         raise ValueError(f"{name} is non-zero at a feature outside the support (seen_)")
 
 
@@ -177,7 +179,11 @@ def check_table(owner, d: int, full: int) -> tuple[np.ndarray, np.ndarray, np.nd
     rows, cols = used >> 32, used & LOW32
     if np.any(rows > cols) or np.any(cols >= d):
         raise ValueError(f"keys_ holds an entry (i, j) outside 0 <= i <= j < {d}")
-    if np.unique(used).shape[0] != nnz:
+    fresh = np.empty_like(index)
+    # ends whatever the keys: at most nnz < len(index) slots fill; a repeated key finds
+    # its first position and takes no slot of its own
+    reindex(EntryTable(keys, vals, fresh, info), nnz)
+    if int(np.count_nonzero(fresh >= 0)) != nnz:
         raise ValueError("keys_ holds an entry twice")
     diagonal = rows == cols
     expected = int(2 * nnz - np.count_nonzero(diagonal))
@@ -186,8 +192,6 @@ def check_table(owner, d: int, full: int) -> tuple[np.ndarray, np.ndarray, np.nd
     values = vals[:nnz]
     if np.any(values[diagonal] < 0):
         raise ValueError("values_ holds a negative diagonal entry (a sum of squares)")
-    fresh = np.empty_like(index)
-    reindex(EntryTable(keys, vals, fresh, info), nnz)  # ends: the keys are distinct
     if not np.array_equal(fresh, index):
         raise ValueError(f"index_ is not the hash index of the entries keys_[:{nnz}]")
     return rows, cols, values

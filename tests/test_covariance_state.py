@@ -166,6 +166,14 @@ def _drop_from_support(s):
     s.n_support_[0] = n - 1
 
 
+def _add_to_support(s):
+    """Add a feature that never occurred to support_ and seen_ (consistently)."""
+    n = s.n_support_[0]
+    s.support_[n] = 10
+    s.seen_[10] = True
+    s.n_support_[0] = n + 1
+
+
 def _swap_index_slots(s):
     occupied = np.flatnonzero(s.index_ >= 0)
     a, b = occupied[:2]
@@ -255,6 +263,7 @@ CASES = (
     + [(kind, t, m) for kind in ("randomized", "hash", "fd") for t, m in LOWRANK_COMMON]
     + [
         ("randomized", _attr("asum_", np.zeros(4)), r"asum_ has shape \(4,\)"),
+        ("hash", _attr("gram_", np.zeros((3, 4))), r"gram_ has shape \(3, 4\)"),
         ("hash", _attr("centering", "exact "), "centering = 'exact '"),
         ("fd", _set("nfill_", 0, 4), r"nfill_ = 4 filled columns is outside \[0, 3\]"),
         ("fd", _set("nfill_", 0, -1), r"nfill_ = -1 filled columns is outside"),
@@ -287,6 +296,7 @@ CASES = (
         ("exact_sparse", _attr("budget", 3), "budget = 3, but the other settings give 78"),
         ("exact_sparse", _set("count_", 0, 1), "count_ does not match the data"),
         ("exact_sparse", _drop_from_support, "entry of a feature outside the support"),
+        ("exact_sparse", _add_to_support, "not the set of features with a diagonal entry"),
     ]
     + [("exact_sparse", t, m) for t, m in SUPPORT]
 )
@@ -300,6 +310,16 @@ def test_tampered_summary_member_is_refused_by_name(kind, tamper, match):
     s._check_state()
     tamper(s)
     with pytest.raises(ValueError, match=match):
+        s._check_state()
+
+
+def test_fd_fill_counter_is_at_most_the_count():
+    X, _ = _data()
+    s = cov.FrequentDirectionsCovariance(D, 4).update(X[:3])  # three columns, no shrink
+    s._check_state()
+    assert s.nfill_[0] == 3
+    s.count_[0] = 2
+    with pytest.raises(ValueError, match="nfill_ = 3 filled columns, more than the 2 examples"):
         s._check_state()
 
 

@@ -203,6 +203,48 @@ def test_tampered_files_are_refused_by_name(cls, tampered):
     assert not used_badly, used_badly[:3]
 
 
+#: OPAUC's other summary kinds (``make`` builds the default, "full"): their tampered
+#: files go through the same checks (counters, supports, hash tables, fill counters).
+OPAUC_SKETCHES = {
+    "randomized": {"covariance": "randomized", "sketch_size": 3},
+    "hash": {"covariance": "hash", "sketch_size": 3, "centering": "exact"},
+    "fd": {"covariance": "fd", "sketch_size": 3},
+    "fd-centered": {"covariance": "fd", "sketch_size": 4, "centering": "exact"},
+    "sparse": {"covariance": "sparse", "sketch_size": 2},
+}
+
+
+@pytest.fixture(scope="module")
+def tampered_sketches(tmp_path_factory) -> dict[str, list[dict]]:
+    """Tampered files of OPAUC with each sketch, loaded and used in one interpreter."""
+    from aucstream import OPAUC
+
+    root = tmp_path_factory.mktemp("tampered-sketches")
+    X, y = stream()
+    paths = {}
+    for variant, params in OPAUC_SKETCHES.items():
+        original = save_model(make(OPAUC, **params).fit(X, y), root / f"{variant}.npz")
+        for name, case in tamperings(original).items():
+            path = root / f"{variant}--{name}.npz"
+            write_case(path, case)
+            paths[str(path)] = variant
+    results: dict[str, list[dict]] = {}
+    script = SCRIPT.replace("{tests!r}", repr(str(TESTS)))
+    for r in run_isolated_cases(script, sorted(paths)):
+        results.setdefault(paths[r["case"]], []).append(r)
+    return results
+
+
+@pytest.mark.parametrize("variant", sorted(OPAUC_SKETCHES))
+def test_tampered_opauc_sketch_files_are_refused_by_name(variant, tampered_sketches):
+    results = tampered_sketches.get(variant, [])
+    assert len(results) > 20
+    bad = [r for r in results if r["outcome"].startswith(("crash", "wrong error", "loaded, then"))]
+    assert not bad, bad[:5]
+    structural = [r for r in results if "counter" not in r["case"] and r["outcome"] != "refused"]
+    assert not structural, structural[:3]
+
+
 def test_refusals_name_the_member(tmp_path):
     X, y = stream()
     path = save_model(make(ESTIMATORS[0]).fit(X, y), tmp_path / "m.npz")

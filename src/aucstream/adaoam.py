@@ -141,6 +141,7 @@ from .covariance import (
     run_reserving,
     sparse_scatter_add,
 )
+from .covariance._nbytes import summary_nbytes
 
 __all__ = [
     "AdaOAM",
@@ -422,6 +423,34 @@ class _AdaGradAUC(BaseStreamingAUC):
         if hasattr(self, "last_"):  # SAdaOAM: every coordinate is up to date
             self.last_ = np.full_like(self.last_, self.n_updates_[0])
 
+    def _check_state(self) -> None:
+        """Consistency of a loaded state across its members (each summary checks its
+        own, :mod:`aucstream.covariance._checks`): two summaries of the learner's kind
+        over ``n_features_in_`` features, whose counts add up to at most the examples
+        seen; ``n_updates_`` (one per example that met a non-empty opposite class)
+        between 0 and that sum; ``sq_grad_sum_`` (a sum of squares) not negative."""
+        d = self.n_features_in_
+        total = 0
+        for c, s in enumerate(self.stats_):
+            if type(s) is not self._summary or s.n_features != d:
+                raise ValueError(
+                    f"stats_[{c}] is a {type(s).__name__} of {s.n_features} features, not a "
+                    f"{self._summary.__name__} of {d}"
+                )
+            total += s.count
+        if total > self.n_samples_seen_:
+            raise ValueError(
+                f"stats_ count {total} examples, more than the {self.n_samples_seen_} seen"
+            )
+        updates = int(self.n_updates_[0])
+        if not 0 <= updates <= total:
+            raise ValueError(
+                f"n_updates_ = {updates} steps, outside [0, {total}] (the examples the "
+                "summaries hold)"
+            )
+        if np.any(self.sq_grad_sum_ < 0):
+            raise ValueError("sq_grad_sum_ holds a negative value, but it is a sum of squares")
+
     @property
     def sparsity_(self) -> float:
         """Fraction of the weights (of ``coef_``) that are exactly zero."""
@@ -500,6 +529,19 @@ class AdaOAM(_AdaGradAUC):
         self.projection = projection
         self.shuffle = shuffle
         self.random_state = random_state
+
+    _low_memory_hint: ClassVar[str] = (
+        "AdaOAM keeps two exact d x d covariance matrices (O(d^2) memory); for many "
+        "features use SAdaOAM (exact sparse covariances: memory grows with the pairs of "
+        'features that occur together) or OPAUC with a sketch (covariance="fd", '
+        '"randomized", "hash" or "sparse")'
+    )
+
+    def _state_nbytes(self, n_features: int) -> int:
+        """The two d x d summaries, w, the squared-gradient sums and the kernel's three
+        work vectors."""
+        d = int(n_features)
+        return 2 * summary_nbytes("full", d) + 8 * (5 * d + 1)
 
     def _update(self, chunk: Chunk) -> None:
         settings = AdaOAMSettings(
@@ -759,6 +801,22 @@ class SAdaOAM(_AdaGradAUC):
     def _init_state(self, n_features: int) -> None:
         super()._init_state(n_features)
         self.last_ = np.zeros(n_features, dtype=np.int64)
+
+    def _state_nbytes(self, n_features: int) -> int:
+        """The summaries as created (their tables then grow with the pairs of features
+        that occur together), w, s, ``last_`` and the kernel's three work vectors."""
+        d = int(n_features)
+        return 2 * summary_nbytes("exact_sparse", d) + 8 * (6 * d + 1)
+
+    def _check_state(self) -> None:
+        """As for AdaOAM, and ``last_`` (the step at which each coordinate was last
+        brought up to date) between 0 and ``n_updates_``."""
+        super()._check_state()
+        last = self.last_
+        if last.size and (last.min() < 0 or last.max() > self.n_updates_[0]):
+            raise ValueError(
+                f"last_ holds a step outside [0, n_updates_ = {int(self.n_updates_[0])}]"
+            )
 
     def _update(self, chunk: Chunk) -> None:
         d = self.w_.shape[0]

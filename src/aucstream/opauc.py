@@ -133,6 +133,7 @@ from .covariance import (
     sketch_tdot,
     solve_from_statistics,
 )
+from .covariance._nbytes import summary_nbytes
 
 __all__ = ["OPAUC", "opauc_gradient", "solve_from_statistics"]
 
@@ -636,6 +637,65 @@ class OPAUC(BaseStreamingAUC):
             self.ss_ = np.zeros((2, 2))
             self.zv_ = np.zeros((2, tau))
             self.sv_ = np.zeros(2)
+
+    def _state_nbytes(self, n_features: int) -> int:
+        """The two summaries (:func:`aucstream.covariance._nbytes.summary_nbytes`:
+        O(d^2) for "full", O(d tau) otherwise), w and the kernel's work vector, and
+        the implicit weights of the low-rank kinds."""
+        d = int(n_features)
+        summaries = summary_nbytes(self.covariance, d, self.sketch_size, self.prune_slack)
+        implicit = 8 * d if self.covariance in _LOWRANK else 0
+        return 2 * summaries + 16 * d + implicit
+
+    @property
+    def _low_memory_hint(self) -> str:
+        """What to do when the state does not fit the memory budget."""
+        if self.covariance == "full":
+            return (
+                'covariance="full" keeps two exact d x d scatter matrices (O(d^2) memory); '
+                'for many features use a sketch in O(d * sketch_size): covariance="fd", '
+                '"randomized", "hash" or "sparse"'
+            )
+        return f"Use a smaller sketch_size (covariance={self.covariance!r} keeps O(d tau))."
+
+    def _check_state(self) -> None:
+        """Consistency of a loaded state across its members (each summary checks its
+        own, :mod:`aucstream.covariance._checks`): the summaries are of the kind and
+        settings the parameters give, over ``n_features_in_`` features; their counts
+        add up to at most the examples seen; the implicit scale of the low-rank kinds
+        is inside [``SCALE_MIN``, ``SCALE_MAX``] in absolute value."""
+        d = self.n_features_in_
+        options = {
+            "centering": self.centering,
+            "shrink": self.shrink,
+            "prune_slack": self.prune_slack,
+        }
+        fresh = make_covariance(self.covariance, 1, self.sketch_size, **options)
+        derived = {"n_features", "full", "budget", "trigger"}
+        total = 0
+        for c, s in enumerate(self.stats_):
+            if type(s) is not type(fresh) or s.n_features != d:
+                raise ValueError(
+                    f"stats_[{c}] is a {type(s).__name__} of {s.n_features} features, not a "
+                    f"{type(fresh).__name__} of {d} (covariance={self.covariance!r})"
+                )
+            for key, value in vars(fresh).items():
+                if key not in derived and not isinstance(value, np.ndarray):
+                    if vars(s).get(key) != value:
+                        raise ValueError(
+                            f"stats_[{c}].{key} = {vars(s).get(key)!r}, but the parameters "
+                            f"give {value!r}"
+                        )
+            total += s.count
+        if total > self.n_samples_seen_:
+            raise ValueError(
+                f"stats_ count {total} examples, more than the {self.n_samples_seen_} seen"
+            )
+        if self.covariance in _LOWRANK and not SCALE_MIN <= abs(self.scale_[0]) <= SCALE_MAX:
+            raise ValueError(
+                f"scale_ = {float(self.scale_[0])!r} is outside [SCALE_MIN, SCALE_MAX] in "
+                "absolute value"
+            )
 
     # ----------------------------------------------------------------- update
     def _classes(self) -> tuple:

@@ -31,7 +31,9 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+import tokenize
 import zipfile
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -213,6 +215,24 @@ def _write_atomically(target: Path, **arrays: np.ndarray) -> None:
 _OPTIONAL_STATE = {"feature_names_in_"}
 
 
+#: What reading a damaged archive member raises: a bad header or CRC (zipfile), a
+#: corrupt deflate stream (zlib), a short or malformed array or array header (numpy,
+#: whose header parser may raise tokenize's error), a header naming an unknown
+#: compression method or zip version (NotImplementedError) or flagging the member as
+#: encrypted (zipfile raises RuntimeError).
+_DAMAGED = (
+    ValueError,
+    OSError,
+    EOFError,
+    SyntaxError,
+    zipfile.BadZipFile,
+    zlib.error,
+    tokenize.TokenError,
+    NotImplementedError,
+    RuntimeError,
+)
+
+
 class _Reader:
     """Reads one model archive, checking every member before it is loaded."""
 
@@ -230,8 +250,8 @@ class _Reader:
         member = f"{name}.npy"
         if member not in self.sizes:
             raise self.fail(name, "missing from the archive")
-        with self.zip.open(member) as f:
-            try:
+        try:
+            with self.zip.open(member) as f:
                 version = np.lib.format.read_magic(f)
                 read = (
                     np.lib.format.read_array_header_1_0
@@ -239,8 +259,8 @@ class _Reader:
                     else np.lib.format.read_array_header_2_0
                 )
                 shape, _, dtype = read(f)
-            except (ValueError, OSError, zipfile.BadZipFile) as error:
-                raise self.fail(name, f"not a valid array ({error})") from error
+        except _DAMAGED as error:
+            raise self.fail(name, f"not a valid array ({error})") from error
         if dtype.hasobject:
             raise self.fail(name, "object arrays are not allowed in a model file")
         nbytes = int(np.prod(shape, dtype=object)) * dtype.itemsize
@@ -267,7 +287,7 @@ class _Reader:
         try:
             with self.zip.open(f"{name}.npy") as f:
                 return np.lib.format.read_array(f, allow_pickle=False)
-        except (ValueError, OSError, EOFError, zipfile.BadZipFile) as error:
+        except _DAMAGED as error:
             raise self.fail(name, f"cannot be read ({error})") from error
 
     def meta(self) -> dict:
@@ -278,8 +298,11 @@ class _Reader:
         shape, dtype = self.header("__meta__")
         if dtype.kind != "U" or shape != ():
             raise self.fail("__meta__", "not a JSON string")
-        with self.zip.open("__meta__.npy") as f:
-            text = str(np.lib.format.read_array(f, allow_pickle=False))
+        try:
+            with self.zip.open("__meta__.npy") as f:
+                text = str(np.lib.format.read_array(f, allow_pickle=False))
+        except _DAMAGED as error:
+            raise self.fail("__meta__", f"cannot be read ({error})") from error
         try:
             meta = json.loads(text)
         except json.JSONDecodeError as error:
@@ -461,7 +484,7 @@ def load_model(path: str | os.PathLike):
     allowed = _allowed_classes()
     try:
         archive = zipfile.ZipFile(path)
-    except zipfile.BadZipFile as error:
+    except (zipfile.BadZipFile, NotImplementedError, ValueError, EOFError) as error:
         raise ValueError(
             f"{os.fspath(path)} is not a model file (not a valid zip archive)"
         ) from error

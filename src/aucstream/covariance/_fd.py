@@ -41,6 +41,14 @@ from numpy.typing import ArrayLike
 from .._chunks import csr_arrays
 from .._kernels import squared_norm
 from ._base import borrowing_njit, borrowing_step, symmetrize, track_support
+from ._checks import (
+    check_array,
+    check_derived,
+    check_empty,
+    check_nonnegative,
+    check_support,
+    check_zero_outside,
+)
 from ._lowrank import (
     CENTER_G16,
     CENTERED_SKETCH,
@@ -360,6 +368,58 @@ class FrequentDirectionsCovariance(_LowRankSummary):
             self.ss_,
             self.beta_,
         )
+
+    def _check_state(self) -> None:
+        """Consistency of a loaded state (:mod:`._checks`): shapes and settings
+        (``shrink_index`` is the index ``shrink`` gives); ``0 <= nfill_[0] < tau``
+        (the kernels write column ``nfill_[0]``; a full sketch is shrunk at once) and
+        at most the count; at most two shrinks per example; the columns from
+        ``nfill_[0]`` on are zero in the sketch, ``beta_``, the Gram matrix and
+        ``zs_``; the support is a set of features in [0, d), marked by ``seen_``,
+        outside which the sketch and the sum are zero; ``frob_`` is not negative; an
+        empty summary holds zeros."""
+        d, tau, t = self._check_lowrank_state(_CENTER_CODES, minimum_size=2)
+        try:
+            ell = fd_shrink_index(self.shrink, tau)
+        except ValueError as error:
+            raise ValueError(f"shrink = {self.shrink!r}: {error}") from None
+        check_derived("shrink_index", self.shrink_index, ell)
+        nfill = int(check_array(self, "nfill_", (1,), "i")[0])
+        if not 0 <= nfill < tau:
+            raise ValueError(
+                f"nfill_ = {nfill} filled columns is outside [0, {tau - 1}] (a full sketch "
+                f"of sketch_size {tau} is shrunk at once)"
+            )
+        check_array(self, "frob_", (1,), "f")
+        check_nonnegative(self, "frob_", "a sum of squared norms")
+        check_array(self, "n_shrinks_", (1,), "i")
+        check_nonnegative(self, "n_shrinks_", "a number of shrinks")
+        check_array(self, "zs_", (tau,), "f")
+        check_array(self, "ss_", (1,), "f")
+        check_array(self, "beta_", (tau,), "f")
+        check_support(self, d)
+        seen = self.seen_
+        check_zero_outside(self, "sum_", seen)
+        check_zero_outside(self, "sketch_", seen)
+        free = (
+            self.sketch_[:, nfill:],
+            self.beta_[nfill:],
+            self.gram_[nfill:],
+            self.gram_[:, nfill:],
+            self.zs_[nfill:],
+        )
+        if any(np.any(part) for part in free):
+            raise ValueError(
+                f"the columns from nfill_ = {nfill} on are not zero (sketch_, beta_, gram_ or zs_)"
+            )
+        check_empty(self, t, ("sum_", "sketch_", "frob_", "n_shrinks_", "n_support_", "ss_"))
+        if nfill > t:
+            raise ValueError(f"nfill_ = {nfill} filled columns, more than the {t} examples")
+        if self.n_shrinks_[0] > 2 * t:
+            raise ValueError(
+                f"n_shrinks_ = {int(self.n_shrinks_[0])} shrinks, more than twice the {t} "
+                "examples (a shrink follows an insert or a merge of non-empty sketches)"
+            )
 
     def sketch_matrix(self) -> np.ndarray:
         """Z = ``sketch_ - sum_ beta_^T`` (a new d x tau array when beta_ is non-zero)."""

@@ -34,6 +34,7 @@ from ._base import (
     cov_matvec,
     register,
 )
+from ._checks import check_array, check_count, check_empty, check_int_setting, check_moments
 
 __all__ = ["FullArrays", "FullCovariance", "full_add", "full_cov_matvec"]
 
@@ -123,6 +124,18 @@ class FullCovariance(CovarianceSummary):
     def arrays(self) -> FullArrays:
         """``FullArrays(count_, sum_, scatter_)``."""
         return FullArrays(self.count_, self.sum_, self.scatter_)
+
+    def _check_state(self) -> None:
+        r"""Consistency of a loaded state (:mod:`._checks`): the shapes follow
+        ``n_features``, the count is not negative, an empty summary holds zeros, and the
+        sums are those of ``count_`` examples (:math:`P_{ii} \ge 0`,
+        :math:`s_i^2 \le T P_{ii}`)."""
+        d = check_int_setting("n_features", self.n_features, 1)
+        t = check_count(self)
+        sums = check_array(self, "sum_", (d,), "f")
+        scatter = check_array(self, "scatter_", (d, d), "f")
+        check_empty(self, t, ("sum_", "scatter_"))
+        check_moments(sums, np.diagonal(scatter), t)
 
     def update(self, X: ArrayLike) -> FullCovariance:
         """Add the rows of ``X`` (dense or sparse); returns self."""

@@ -15,6 +15,7 @@ from numpy.typing import ArrayLike
 
 from .._chunks import csr_arrays
 from ._base import as_rng, borrowing_step
+from ._checks import check_array, check_empty
 from ._lowrank import (
     CENTER_EXACT,
     CENTER_G13,
@@ -99,6 +100,13 @@ class _LinearSketch(_LowRankSummary):
     @property
     def center_code(self) -> int:
         return _CENTER_CODES[self.centering]
+
+    def _check_state(self) -> None:
+        """Consistency of a loaded state (:mod:`._checks`): shapes, settings, a count
+        that is not negative, and zeros in an empty sketch."""
+        _, tau, t = self._check_lowrank_state(_CENTER_CODES)
+        check_array(self, "asum_", (tau,), "f")
+        check_empty(self, t, ("sum_", "sketch_", "gram_", "asum_"))
 
     @staticmethod
     def draw(rng: np.random.Generator, n: int, sketch_size: int) -> np.ndarray:

@@ -28,6 +28,7 @@ from ._base import (
     check_sketch_size,
     symmetrize,
 )
+from ._checks import check_array, check_count, check_int_setting
 
 __all__ = [
     "CENTERED_SKETCH",
@@ -179,6 +180,21 @@ class _LowRankSummary(CovarianceSummary):
         return LowRankArrays(
             self.count_, self.sum_, self.sketch_, self.gram_, self._asum(), *self._fd_fields()
         )
+
+    def _check_lowrank_state(self, codes: dict, minimum_size: int = 1) -> tuple[int, int, int]:
+        """What every low-rank summary checks of a loaded state (:mod:`._checks`):
+        ``n_features``, ``sketch_size`` (at least ``minimum_size``), the count, the
+        shapes of the common arrays, and ``centering`` (a key of ``codes``); returns
+        (d, tau, T)."""
+        d = check_int_setting("n_features", self.n_features, 1)
+        tau = check_int_setting("sketch_size", self.sketch_size, minimum_size)
+        t = check_count(self)
+        check_array(self, "sum_", (d,), "f")
+        check_array(self, "sketch_", (d, tau), "f")
+        check_array(self, "gram_", (tau, tau), "f")
+        if not isinstance(self.centering, str) or self.centering not in codes:
+            raise ValueError(f"centering = {self.centering!r} is not one of {tuple(codes)}")
+        return d, tau, t
 
     def sketch_matrix(self) -> np.ndarray:
         """The sketch Z (d x tau): ``sketch_`` itself for the linear sketches."""

@@ -52,6 +52,18 @@ from ._base import (
     register,
     track_support,
 )
+from ._checks import (
+    check_array,
+    check_count,
+    check_derived,
+    check_empty,
+    check_float_setting,
+    check_int_setting,
+    check_moments,
+    check_support,
+    check_table,
+    check_zero_outside,
+)
 from ._hashtable import (
     EMPTY,
     LOW32,
@@ -302,6 +314,39 @@ class SparsifiedCovariance(CovarianceSummary):
             self.count_, self.sum_, self._table(), self.budget, self.trigger, self.full
         )
 
+    #: The entry arrays grow with the stream (:meth:`reserve`): a loaded state may
+    #: have any length along their first axis (checked by :meth:`_check_state`).
+    _growable_state = ("keys_", "values_", "index_")
+
+    def _check_table_state(self, d: int, full: int) -> tuple:
+        """The count, the sum and the entry table (:func:`._checks.check_table`);
+        returns (T, rows, cols, values) of the stored entries."""
+        t = check_count(self)
+        check_array(self, "sum_", (d,), "f")
+        entries = check_table(self, d, full)
+        check_empty(self, t, ("sum_", "info_"))
+        return (t, *entries)
+
+    def _check_state(self) -> None:
+        """Consistency of a loaded state (:mod:`._checks`): the settings derived from
+        ``n_features``, ``sketch_size`` and ``prune_slack`` (``full``, ``budget``,
+        ``trigger``), the entry table (keys inside the triangle, the hash index that of
+        the keys, the cost that of the entries, within the trigger), a count that is
+        not negative, and zeros in an empty summary."""
+        d = check_int_setting("n_features", self.n_features, 1)
+        tau = check_int_setting("sketch_size", self.sketch_size, 1)
+        slack = check_float_setting("prune_slack", self.prune_slack)
+        full = d * (d + 1) // 2
+        check_derived("full", self.full, full)
+        check_derived("budget", self.budget, d * tau)
+        check_derived("trigger", self.trigger, int(math.floor((1.0 + slack) * d * tau)))
+        self._check_table_state(d, full)
+        if self.cost > self.trigger:
+            raise ValueError(
+                f"info_[1] = {self.cost} stored non-zeros, above the trigger {self.trigger} "
+                "that makes the summary prune"
+            )
+
     @property
     def capacity(self) -> int:
         """Number of entries the arrays hold."""
@@ -494,6 +539,38 @@ class ExactSparseCovariance(SparsifiedCovariance):
             self.support_,
             self.n_support_,
         )
+
+    def _check_state(self) -> None:
+        r"""Consistency of a loaded state (:mod:`._checks`): the settings (no budget),
+        the entry table (as for :class:`SparsifiedCovariance`, and never pruned), the
+        support (distinct features in [0, d) marked by ``seen_``: exactly the features
+        with a diagonal entry, and every entry's row and column among them; the sum is
+        zero outside it), a count that is not negative, and exact second moments
+        (:math:`P_{ii} \ge 0`, :math:`s_i^2 \le T P_{ii}`)."""
+        d = check_int_setting("n_features", self.n_features, 1)
+        full = d * (d + 1) // 2
+        if self.sketch_size is not None or self.prune_slack != 0.0:
+            raise ValueError(
+                f"sketch_size = {self.sketch_size!r} and prune_slack = {self.prune_slack!r}: "
+                "an exact summary has no budget (None and 0.0)"
+            )
+        for name in ("full", "budget", "trigger"):
+            check_derived(name, getattr(self, name), full)
+        t, rows, cols, values = self._check_table_state(d, full)
+        if self.n_prunes != 0:
+            raise ValueError(f"info_[2] = {self.n_prunes} prunes; an exact summary never prunes")
+        check_support(self, d)
+        seen = self.seen_
+        if not (np.all(seen[rows]) and np.all(seen[cols])):
+            raise ValueError("keys_ holds an entry of a feature outside the support (seen_)")
+        diagonal = np.zeros(d, dtype=np.bool_)
+        diagonal[rows[rows == cols]] = True
+        if not np.array_equal(diagonal, seen):
+            raise ValueError("the support (seen_) is not the set of features with a diagonal entry")
+        check_zero_outside(self, "sum_", seen)
+        p_diag = np.zeros(d)
+        p_diag[rows[rows == cols]] = values[rows == cols]
+        check_moments(self.sum_, p_diag, t)
 
     def prune(self) -> None:
         """Nothing: an exact summary is never pruned."""

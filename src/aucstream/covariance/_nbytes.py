@@ -1,0 +1,62 @@
+"""Bytes a class summary allocates, before allocating it (the memory-budget check).
+
+:func:`summary_nbytes` counts the arrays a summary of each kind allocates when it is
+created (for :class:`ExactSparseCovariance`, which grows with the stream, its initial
+arrays), so that a learner refuses a state that cannot fit before touching anything
+(``_state_nbytes``; see :mod:`aucstream._config`).
+"""
+
+from __future__ import annotations
+
+import math
+
+__all__ = ["summary_nbytes"]
+
+
+def summary_nbytes(
+    kind: str, n_features: int, sketch_size: int = 50, prune_slack: float = 0.1
+) -> int:
+    """Bytes of the arrays of a new summary of the given kind (:func:`make_covariance`
+    kinds, and "exact_sparse" for :class:`ExactSparseCovariance`).
+
+    Parameters
+    ----------
+    kind : {"full", "randomized", "hash", "fd", "sparse", "exact_sparse"}
+        The summary kind.
+    n_features : int
+        Dimension d.
+    sketch_size : int, default=50
+        tau (ignored by "full" and "exact_sparse").
+    prune_slack : float, default=0.1
+        The "sparse" summary's slack.
+
+    Returns
+    -------
+    int
+        Bytes: O(d^2) for "full", O(d tau) for the sketches and "sparse", O(d) for
+        "exact_sparse" (whose tables then grow with the co-occurring pairs).
+    """
+    from ._hashtable import index_size
+    from ._sparse import _entries_at_cost, _reserve
+
+    d, tau = int(n_features), int(sketch_size)
+    common = 8 * (d + 1)  # sum_, count_
+    if kind == "full":
+        return common + 8 * d * d
+    if kind in ("randomized", "hash"):
+        return common + 8 * (d * tau + tau * tau + tau)
+    if kind == "fd":
+        # sketch_, gram_, zs_, beta_, support_ (int64), seen_ (bool) and the five
+        # one-entry arrays nfill_, frob_, n_shrinks_, n_support_, ss_
+        return common + 8 * (d * tau + tau * tau + 2 * tau + d + 5) + d
+
+    def table(capacity: int) -> int:  # keys_, values_, index_ (int32), info_
+        return 16 * capacity + 4 * index_size(capacity) + 24
+
+    full = d * (d + 1) // 2
+    if kind == "sparse":
+        trigger = int(math.floor((1.0 + float(prune_slack)) * d * tau))
+        return common + table(min(full, _entries_at_cost(d, trigger) + _reserve()))
+    if kind == "exact_sparse":
+        return common + table(min(64, full)) + 9 * d + 8
+    raise ValueError(f"unknown summary kind {kind!r}")

@@ -358,15 +358,21 @@ def _project(w, h, sq, projection, radius):
 
 
 @nb.njit(cache=True)
-def _adaoam_chunk(w, s, steps, classes, indptr, indices, data, ys, settings):
-    """AdaOAM (D16 Alg. 1) over the rows; ``classes``: the two summaries' arrays."""
+def _adaoam_chunk(w, s, steps, classes, indptr, indices, data, ys, pre, settings):
+    """AdaOAM (D16 Alg. 1) over the rows; ``classes``: the two summaries' arrays.
+    When ``pre`` has one entry per row, each row's score ``w^T x`` before it is
+    learnt is written there."""
     d = w.shape[0]
     cov_w = np.empty(d)
     g = np.empty(d)
     h = np.empty(d)
-    for r in range(indptr.shape[0] - 1):
+    n = indptr.shape[0] - 1
+    scores = pre.shape[0] == n
+    for r in range(n):
         lo, hi = indptr[r], indptr[r + 1]
         idx, val, y = indices[lo:hi], data[lo:hi], ys[r]
+        if scores:
+            pre[r] = sparse_dot(w, idx, val)
         own, opp = own_and_opposite(classes, y)
         add_example(own, idx, val)  # exact summaries never run out of room
         if opp.count[0] == 0:
@@ -387,6 +393,7 @@ class _AdaGradAUC(BaseStreamingAUC):
         "lam": [2.0**k for k in range(-10, 3)],
     }
     _summary: ClassVar[type] = FullCovariance
+    _kernel_prequential = True
 
     def _init_state(self, n_features: int) -> None:
         self.w_ = np.zeros(n_features)
@@ -494,6 +501,7 @@ class AdaOAM(_AdaGradAUC):
             chunk.indices,
             chunk.data,
             chunk.y,
+            chunk.pre_scores,
             settings,
         )
 
@@ -519,6 +527,19 @@ def _catch_up(w, s, last, i, now, eta_theta, delta):
         if w[i] != 0.0:
             w[i] = _shrunk(w[i], n, eta_theta, delta + math.sqrt(s[i]))
         last[i] = now
+
+
+@borrowing_step
+def _caught_up_dot(state, idx, val, eta_theta, delta):
+    """``w^T x`` with the coordinates of x brought up to date (state unchanged)."""
+    w, s, last = state.w, state.s, state.last
+    now = state.steps[0]
+    acc = 0.0
+    for a in range(idx.shape[0]):
+        i = idx[a]
+        if w[i] != 0.0:
+            acc += _shrunk(w[i], now - last[i], eta_theta, delta + math.sqrt(s[i])) * val[a]
+    return acc
 
 
 @borrowing_njit
@@ -618,8 +639,11 @@ def _sadaoam_example(own, opp, state, idx, val, y, settings, scratch):
 
 
 @borrowing_njit
-def _sadaoam_chunk(state, classes, indptr, indices, data, ys, start, settings, scratch):
+def _sadaoam_chunk(state, classes, indptr, indices, data, ys, pre, start, settings, scratch):
     """SAdaOAM (D16 Alg. 2) over rows ``start..``; returns the first row not processed.
+
+    When ``pre`` has one entry per row, each row's score ``w^T x`` (with the lazy
+    coordinates brought up to date) before it is learnt is written there.
 
     ``classes``: the two ``ExactSparseArrays``; ``scratch``: ``(pw, gbuf, active)``,
     two zero d-vectors and an int64 d-vector. A row is left unprocessed (and
@@ -630,8 +654,13 @@ def _sadaoam_chunk(state, classes, indptr, indices, data, ys, start, settings, s
     if not settings.lazy:  # every coordinate, always
         for i in range(active.shape[0]):
             active[i] = i
-    for r in range(start, indptr.shape[0] - 1):
+    n = indptr.shape[0] - 1
+    scores = pre.shape[0] == n
+    eta_theta = settings.eta * settings.theta
+    for r in range(start, n):
         lo, hi = indptr[r], indptr[r + 1]
+        if scores:  # rewritten with the same w when the row is resumed
+            pre[r] = _caught_up_dot(state, indices[lo:hi], data[lo:hi], eta_theta, settings.delta)
         own, opp = own_and_opposite(classes, ys[r])
         if not _sadaoam_example(
             own, opp, state, indices[lo:hi], data[lo:hi], ys[r], settings, scratch
@@ -747,7 +776,7 @@ class SAdaOAM(_AdaGradAUC):
             float(self.delta),
             bool(self.lazy),
         )
-        rows = (chunk.indptr, chunk.indices, chunk.data, chunk.y)
+        rows = (chunk.indptr, chunk.indices, chunk.data, chunk.y, chunk.pre_scores)
         run_reserving(
             lambda r: _sadaoam_chunk(state, self._classes(), *rows, r, settings, scratch),
             self.stats_,

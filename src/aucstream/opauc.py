@@ -173,17 +173,21 @@ def _opauc_step(w, idx, val, y, opp, cov_w, c_w, eta, lam):
 
 
 @nb.njit(cache=True)
-def _opauc_chunk(w, classes, indptr, indices, data, ys, start, eta, lam):
+def _opauc_chunk(w, classes, indptr, indices, data, ys, pre, start, eta, lam):
     """OPAUC with explicit summaries (G16 Alg. 1; Alg. 3 for "sparse") over rows
-    ``start:``; ``classes``: the two summaries' ``arrays()``.
+    ``start:``; ``classes``: the two summaries' ``arrays()``. When ``pre`` has one
+    entry per row, each row's score ``w^T x`` before it is learnt is written there.
 
     Returns the first row whose class summary must reserve room before it can take
     the example (or n when done)."""
     cov_w = np.empty(w.shape[0])
     n = indptr.shape[0] - 1
+    scores = pre.shape[0] == n
     for r in range(start, n):
         lo, hi = indptr[r], indptr[r + 1]
         idx, val, y = indices[lo:hi], data[lo:hi], ys[r]
+        if scores:  # rewritten with the same w when the row is resumed
+            pre[r] = sparse_dot(w, idx, val)
         own, opp = own_and_opposite(classes, y)
         if not add_example(own, idx, val):
             return r
@@ -340,6 +344,17 @@ def _opposite_products(gram, o, imp, vx, scratch):
 
 
 @borrowing_step
+def _implicit_dot(imp, vx, scratch):
+    r""":math:`w^\top x` from the implicit form, the example's sketch products
+    (``zx``, ``sx``) and ``vx`` = :math:`v^\top x`; O(tau)."""
+    p, gamma, zx, sx = imp.p, imp.gamma, scratch.zx, scratch.sx
+    xu = vx + gamma[0] * sx[0] + gamma[1] * sx[1]
+    for j in range(p.shape[1]):
+        xu += zx[0, j] * p[0, j] + zx[1, j] * p[1, j]
+    return imp.scale[0] * xu
+
+
+@borrowing_step
 def _rescale(imp, new_scale):
     """Fold a scale that left [SCALE_MIN, SCALE_MAX] (or became 0) into v, p, gamma
     and the products with v; return the scale to keep."""
@@ -374,7 +389,7 @@ def _opposite_step(opp, o, imp, settings, idx, val, y, vx, scratch):
 
 @borrowing_njit
 def _opauc_lowrank_chunk(
-    classes, imp, indptr, indices, data, ys, A, start, resume, settings, scratch
+    classes, imp, indptr, indices, data, ys, pre, A, start, resume, settings, scratch
 ):
     r"""The OPAUC step with low-rank summaries in implicit form (module docstring).
 
@@ -383,12 +398,14 @@ def _opauc_lowrank_chunk(
     ``scratch`` a :data:`Scratch`. Returns ``(row, event)``: ``_DONE``; ``_SHRINK``
     (row ``row`` was inserted and filled its class's sketch: shrink, then resume at
     ``row`` with ``resume``); ``_REBASE`` (resume at ``row`` after the periodic
-    re-basing).
+    re-basing). When ``pre`` has one entry per row, each row's score ``w^T x``
+    before it is learnt is written there (not again when the row is resumed).
     """
     neg, pos = classes
     z0, s0, b0 = neg.sketch, neg.sums, neg.beta
     z1, s1, b1 = pos.sketch, pos.sums, pos.beta
     n = indptr.shape[0] - 1
+    scores = pre.shape[0] == n
     for r in range(start, n):
         lo, hi = indptr[r], indptr[r + 1]
         idx, val, y = indices[lo:hi], data[lo:hi], ys[r]
@@ -398,6 +415,8 @@ def _opauc_lowrank_chunk(
         own, opp = own_and_opposite(classes, y)
         c = 1 if y > 0 else 0
         if not (resume and r == start):
+            if scores:
+                pre[r] = _implicit_dot(imp, vx, scratch)
             vx, full = _add_own_example(own, c, imp, settings, idx, val, A, r, vx, scratch)
             if full:
                 return r, _SHRINK
@@ -555,6 +574,7 @@ class OPAUC(BaseStreamingAUC):
 
     #: Examples between two re-basings of the implicit weights (low-rank kinds).
     _rebase_every = 1 << 15
+    _kernel_prequential = True
 
     def __init__(
         self,
@@ -639,9 +659,10 @@ class OPAUC(BaseStreamingAUC):
             self._update_lowrank(chunk)
             return
         rows = (chunk.indptr, chunk.indices, chunk.data, chunk.y)
+        pre = chunk.pre_scores
         eta, lam = float(self.eta), float(self.lam)
         run_reserving(
-            lambda r: _opauc_chunk(self.w_, self._classes(), *rows, r, eta, lam),
+            lambda r: _opauc_chunk(self.w_, self._classes(), *rows, pre, r, eta, lam),
             self.stats_,
             chunk,
         )
@@ -675,7 +696,15 @@ class OPAUC(BaseStreamingAUC):
         r, resume = 0, False
         while True:
             r, event = _opauc_lowrank_chunk(
-                self._classes(), self._implicit(), *rows, A, r, resume, settings, scratch
+                self._classes(),
+                self._implicit(),
+                *rows,
+                chunk.pre_scores,
+                A,
+                r,
+                resume,
+                settings,
+                scratch,
             )
             if event == _DONE:
                 break

@@ -99,6 +99,17 @@ classes it costs the same as the eager path. Lazy and eager results agree up to
 rounding (one multiplication by the number of skipped steps instead of repeated
 subtractions).
 
+Example weights
+---------------
+With ``sample_weight`` both learners minimize the weighted objective of
+:class:`aucstream.opauc.OPAUC` (the statistics of the weighted sample in the class
+summaries: :math:`W`, :math:`\sum\omega x`, :math:`\sum \omega x x^\top`) and take
+AdaGrad's step on the weighted per-step loss :math:`\omega_t f_t`: the gradient is
+:math:`\omega_t g_t`, both in the step and in the squared-gradient sums (SAdaOAM's
+:math:`\theta\|w\|_1` term is the regularizer of each step and is not weighted).
+A weight of 0 leaves the model exactly as it was: no statistics, no step, and
+SAdaOAM's step counter (the lazy clock) does not advance.
+
 Deviations from D16
 -------------------
 - The formulas are reconstructed (see the top of this docstring): diagonal AdaGrad with
@@ -323,15 +334,18 @@ def adagrad_l1_step(
 
 # ---------------------------------------------------------------------------- AdaOAM
 @borrowing_step
-def _exact_gradient(w, idx, val, y, opp, cov_w, c_w, lam, g):
-    """``g = lam w + S w + alpha (x - c)`` with ``alpha = e^T w - y``, ``e = x - c``
-    (opposite class ``opp``; ``cov_w`` = ``S w``, ``c_w`` = ``c^T w``)."""
-    inv_t = 1.0 / opp.count[0]
+def _exact_gradient(w, idx, val, y, opp, cov_w, c_w, lam, omega, g):
+    """``g = omega (lam w + S w + alpha (x - c))`` with ``alpha = e^T w - y``, ``e = x
+    - c`` (opposite class ``opp``; ``cov_w`` = ``S w``, ``c_w`` = ``c^T w``)."""
+    inv_t = 1.0 / opp.weight[0]
     alpha = (sparse_dot(w, idx, val) - c_w) - y  # e^T w - y
     sums = opp.sums
     for i in range(w.shape[0]):
         g[i] = lam * w[i] + cov_w[i] - alpha * (sums[i] * inv_t)
     sparse_axpy(g, alpha, idx, val)
+    if omega != 1.0:
+        for i in range(w.shape[0]):
+            g[i] *= omega
 
 
 @borrowing_step
@@ -358,27 +372,31 @@ def _project(w, h, sq, projection, radius):
 
 
 @nb.njit(cache=True)
-def _adaoam_chunk(w, s, steps, classes, indptr, indices, data, ys, pre, settings):
+def _adaoam_chunk(w, s, steps, classes, indptr, indices, data, ys, pre, weights, settings):
     """AdaOAM (D16 Alg. 1) over the rows; ``classes``: the two summaries' arrays.
     When ``pre`` has one entry per row, each row's score ``w^T x`` before it is
-    learnt is written there."""
+    learnt is written there; ``weights`` is empty or holds the examples' weights."""
     d = w.shape[0]
     cov_w = np.empty(d)
     g = np.empty(d)
     h = np.empty(d)
     n = indptr.shape[0] - 1
     scores = pre.shape[0] == n
+    weighted = weights.shape[0] == n
     for r in range(n):
         lo, hi = indptr[r], indptr[r + 1]
         idx, val, y = indices[lo:hi], data[lo:hi], ys[r]
         if scores:
             pre[r] = sparse_dot(w, idx, val)
+        omega = weights[r] if weighted else 1.0
+        if omega == 0.0:
+            continue
         own, opp = own_and_opposite(classes, y)
-        add_example(own, idx, val)  # exact summaries never run out of room
+        add_example(own, idx, val, omega)  # exact summaries never run out of room
         if opp.count[0] == 0:
             continue
         c_w = cov_matvec(opp, w, cov_w)
-        _exact_gradient(w, idx, val, y, opp, cov_w, c_w, settings.lam, g)
+        _exact_gradient(w, idx, val, y, opp, cov_w, c_w, settings.lam, omega, g)
         sq = _adagrad_step(w, s, g, h, settings.eta, settings.delta)
         _project(w, h, sq, settings.projection, settings.radius)
         steps[0] += 1
@@ -394,6 +412,7 @@ class _AdaGradAUC(BaseStreamingAUC):
     }
     _summary: ClassVar[type] = FullCovariance
     _kernel_prequential = True
+    _supports_sample_weight = True
 
     def _init_state(self, n_features: int) -> None:
         self.w_ = np.zeros(n_features)
@@ -502,6 +521,7 @@ class AdaOAM(_AdaGradAUC):
             chunk.data,
             chunk.y,
             chunk.pre_scores,
+            chunk.sample_weight,
             settings,
         )
 
@@ -581,7 +601,7 @@ def _sparse_gradient(w, idx, val, y, opp, active, n_active, lam, pw, gbuf):
     ``gbuf`` for the active coordinates (opposite class ``opp``; ``pw`` receives
     ``P w``). ``gbuf`` and ``pw`` are zero outside the active coordinates."""
     sums, support = opp.sums, opp.support
-    inv_t = 1.0 / opp.count[0]
+    inv_t = 1.0 / opp.weight[0]
     xw = sparse_dot(w, idx, val)
     cw = 0.0
     for q in range(opp.n_support[0]):
@@ -598,16 +618,17 @@ def _sparse_gradient(w, idx, val, y, opp, active, n_active, lam, pw, gbuf):
 
 
 @borrowing_step
-def _l1_updates(state, active, n_active, gbuf, pw, settings):
-    """AdaGrad's l1 step of every active coordinate from ``gbuf`` (cleared, with
-    ``pw``, for the next step); they are up to date after this step."""
+def _l1_updates(state, active, n_active, gbuf, pw, omega, settings):
+    """AdaGrad's l1 step of every active coordinate from the gradient ``omega *
+    gbuf`` (``gbuf`` cleared, with ``pw``, for the next step); they are up to date
+    after this step."""
     now = state.steps[0]
     w, s, last = state.w, state.s, state.last
     eta, delta = settings.eta, settings.delta
     eta_theta = eta * settings.theta
     for q in range(n_active):
         i = active[q]
-        g = gbuf[i]
+        g = omega * gbuf[i]  # exact when omega = 1
         gbuf[i] = 0.0
         pw[i] = 0.0
         s[i] += g * g
@@ -617,11 +638,11 @@ def _l1_updates(state, active, n_active, gbuf, pw, settings):
 
 
 @borrowing_step
-def _sadaoam_example(own, opp, state, idx, val, y, settings, scratch):
+def _sadaoam_example(own, opp, state, idx, val, y, omega, settings, scratch):
     """One example of SAdaOAM: add it to its own class, then, if the opposite class
     has examples, take the step; return False (nothing changed) when the own class's
     summary must reserve room first."""
-    if not add_example(own, idx, val):
+    if not add_example(own, idx, val, omega):
         return False
     if opp.count[0] == 0:
         return True
@@ -634,16 +655,19 @@ def _sadaoam_example(own, opp, state, idx, val, y, settings, scratch):
         for q in range(n_active):
             _catch_up(w, s, last, active[q], now, eta_theta, settings.delta)
     _sparse_gradient(w, idx, val, y, opp, active, n_active, settings.lam, pw, gbuf)
-    _l1_updates(state, active, n_active, gbuf, pw, settings)
+    _l1_updates(state, active, n_active, gbuf, pw, omega, settings)
     return True
 
 
 @borrowing_njit
-def _sadaoam_chunk(state, classes, indptr, indices, data, ys, pre, start, settings, scratch):
+def _sadaoam_chunk(
+    state, classes, indptr, indices, data, ys, pre, weights, start, settings, scratch
+):
     """SAdaOAM (D16 Alg. 2) over rows ``start..``; returns the first row not processed.
 
     When ``pre`` has one entry per row, each row's score ``w^T x`` (with the lazy
-    coordinates brought up to date) before it is learnt is written there.
+    coordinates brought up to date) before it is learnt is written there. ``weights``
+    is empty or holds the examples' weights (rows of weight 0 are not learnt).
 
     ``classes``: the two ``ExactSparseArrays``; ``scratch``: ``(pw, gbuf, active)``,
     two zero d-vectors and an int64 d-vector. A row is left unprocessed (and
@@ -656,14 +680,18 @@ def _sadaoam_chunk(state, classes, indptr, indices, data, ys, pre, start, settin
             active[i] = i
     n = indptr.shape[0] - 1
     scores = pre.shape[0] == n
+    weighted = weights.shape[0] == n
     eta_theta = settings.eta * settings.theta
     for r in range(start, n):
         lo, hi = indptr[r], indptr[r + 1]
         if scores:  # rewritten with the same w when the row is resumed
             pre[r] = _caught_up_dot(state, indices[lo:hi], data[lo:hi], eta_theta, settings.delta)
+        omega = weights[r] if weighted else 1.0
+        if omega == 0.0:
+            continue
         own, opp = own_and_opposite(classes, ys[r])
         if not _sadaoam_example(
-            own, opp, state, indices[lo:hi], data[lo:hi], ys[r], settings, scratch
+            own, opp, state, indices[lo:hi], data[lo:hi], ys[r], omega, settings, scratch
         ):
             return r
     return indptr.shape[0] - 1
@@ -777,6 +805,7 @@ class SAdaOAM(_AdaGradAUC):
             bool(self.lazy),
         )
         rows = (chunk.indptr, chunk.indices, chunk.data, chunk.y, chunk.pre_scores)
+        rows += (chunk.sample_weight,)
         run_reserving(
             lambda r: _sadaoam_chunk(state, self._classes(), *rows, r, settings, scratch),
             self.stats_,

@@ -30,6 +30,7 @@ from ._base import (
     borrowing_njit,
     borrowing_step,
     check_n_features,
+    check_sample_weight,
     cov_from_scatter_product,
     cov_matvec,
     register,
@@ -38,19 +39,20 @@ from ._base import (
 __all__ = ["FullArrays", "FullCovariance", "full_add", "full_cov_matvec"]
 
 #: The arrays of a :class:`FullCovariance` as its compiled functions take them.
-FullArrays = namedtuple("FullArrays", ["count", "sums", "scatter"])
+FullArrays = namedtuple("FullArrays", ["count", "weight", "sums", "scatter"])
 
 
 @borrowing_step
-def full_add(arrays, idx, val):
-    """Add one example (non-zeros ``val`` at columns ``idx``): ``T += 1``, ``s += x``,
-    ``P += x x^T``; O(k^2)."""
-    count, sums, outer = arrays
+def full_add(arrays, idx, val, omega):
+    """Add one example (non-zeros ``val`` at columns ``idx``) of weight ``omega``:
+    ``T += 1``, ``W += omega``, ``s += omega x``, ``P += omega x x^T``; O(k^2)."""
+    count, weight, sums, outer = arrays
     count[0] += 1
+    weight[0] += omega
     k = idx.shape[0]
     for a in range(k):
         i = idx[a]
-        va = val[a]
+        va = omega * val[a]  # exact when omega = 1
         sums[i] += va
         for b in range(k):
             outer[i, idx[b]] += va * val[b]
@@ -58,11 +60,11 @@ def full_add(arrays, idx, val):
 
 @borrowing_njit
 def full_cov_matvec(arrays, v, out):
-    """Write ``Gamma v = P v / T - c (c^T v)`` into ``out``; return ``c^T v``. O(d^2).
+    """Write ``Gamma v = P v / W - c (c^T v)`` into ``out``; return ``c^T v``. O(d^2).
 
     ``out`` receives zeros when the summary is empty.
     """
-    count, sums, outer = arrays
+    count, weight, sums, outer = arrays
     if count[0] == 0:
         out[:] = 0.0
         return 0.0
@@ -73,7 +75,7 @@ def full_cov_matvec(arrays, v, out):
         for j in range(d):
             acc += row[j] * v[j]
         out[i] = acc
-    return cov_from_scatter_product(count, sums, v, out)
+    return cov_from_scatter_product(weight, sums, v, out)
 
 
 def _add_full(arrays, *args):
@@ -97,10 +99,19 @@ class FullCovariance(CovarianceSummary):
     ----------
     count_ : ndarray of shape (1,), int64
         Number of examples T.
+    weight_ : ndarray of shape (1,)
+        Their total weight W (= T without example weights).
     sum_ : ndarray of shape (d,)
-        :math:`\sum x_i`.
+        :math:`s = \sum \omega_i x_i`.
     scatter_ : ndarray of shape (d, d)
-        :math:`P = \sum x_i x_i^\top` (symmetric, both triangles stored).
+        :math:`P = \sum \omega_i x_i x_i^\top` (symmetric, both triangles stored).
+
+    Notes
+    -----
+    With example weights :math:`\omega_i` (``update(X, sample_weight)``) the summary
+    holds the statistics of the weighted sample: mean :math:`c = s/W` and covariance
+    :math:`P/W - c c^\top`; an integer weight m gives the summary of the example
+    repeated m times (up to rounding) and a weight 0 leaves the summary unchanged.
 
     Examples
     --------
@@ -117,18 +128,30 @@ class FullCovariance(CovarianceSummary):
     def __init__(self, n_features: int):
         self.n_features = check_n_features(n_features)
         self.count_ = np.zeros(1, dtype=np.int64)
+        self.weight_ = np.zeros(1)
         self.sum_ = np.zeros(self.n_features)
         self.scatter_ = np.zeros((self.n_features, self.n_features))
 
-    def arrays(self) -> FullArrays:
-        """``FullArrays(count_, sum_, scatter_)``."""
-        return FullArrays(self.count_, self.sum_, self.scatter_)
+    #: Members that model files written before they existed lack (see
+    #: :meth:`_upgrade_state`).
+    _state_added_later = ("weight_",)
 
-    def update(self, X: ArrayLike) -> FullCovariance:
-        """Add the rows of ``X`` (dense or sparse); returns self."""
+    def _upgrade_state(self, missing: set) -> None:
+        """A summary saved before example weights: every example weighed 1, W = T."""
+        if "weight_" in missing:
+            self.weight_ = self.count_.astype(np.float64)
+
+    def arrays(self) -> FullArrays:
+        """``FullArrays(count_, weight_, sum_, scatter_)``."""
+        return FullArrays(self.count_, self.weight_, self.sum_, self.scatter_)
+
+    def update(self, X: ArrayLike, sample_weight: ArrayLike | None = None) -> FullCovariance:
+        """Add the rows of ``X`` (dense or sparse), with optional non-negative weights
+        (rows of weight 0 are not added); returns self."""
         indptr, indices, data, d = csr_arrays(X)
         self._check_dim(d)
-        add_rows(self.arrays(), indptr, indices, data, 0)
+        weights = check_sample_weight(sample_weight, indptr.shape[0] - 1)
+        add_rows(self.arrays(), indptr, indices, data, weights, 0)
         return self
 
     @property
@@ -163,6 +186,7 @@ class FullCovariance(CovarianceSummary):
         self._check_dim(other.n_features)
         merged = FullCovariance(self.n_features)
         merged.count_ += self.count_ + other.count_
+        merged.weight_ += self.weight_ + other.weight_
         merged.sum_ += self.sum_ + other.sum_
         merged.scatter_ += self.scatter_ + other.scatter_
         return merged

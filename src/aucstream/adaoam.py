@@ -139,7 +139,7 @@ from numpy.typing import ArrayLike
 
 from ._base import BaseStreamingAUC
 from ._chunks import Chunk
-from ._kernels import sparse_axpy, sparse_dot
+from ._kernels import n_rows, row, rows_of, sparse_axpy, sparse_dot
 from ._params import StrOptions, non_negative, positive
 from .covariance import (
     ExactSparseCovariance,
@@ -372,7 +372,7 @@ def _project(w, h, sq, projection, radius):
 
 
 @nb.njit(cache=True)
-def _adaoam_chunk(w, s, steps, classes, indptr, indices, data, ys, pre, weights, settings):
+def _adaoam_chunk(w, s, steps, classes, rows, pre, weights, settings):
     """AdaOAM (D16 Alg. 1) over the rows; ``classes``: the two summaries' arrays.
     When ``pre`` has one entry per row, each row's score ``w^T x`` before it is
     learnt is written there; ``weights`` is empty or holds the examples' weights."""
@@ -380,12 +380,11 @@ def _adaoam_chunk(w, s, steps, classes, indptr, indices, data, ys, pre, weights,
     cov_w = np.empty(d)
     g = np.empty(d)
     h = np.empty(d)
-    n = indptr.shape[0] - 1
+    n = n_rows(rows)
     scores = pre.shape[0] == n
     weighted = weights.shape[0] == n
     for r in range(n):
-        lo, hi = indptr[r], indptr[r + 1]
-        idx, val, y = indices[lo:hi], data[lo:hi], ys[r]
+        idx, val, y = row(rows, r)
         if scores:
             pre[r] = sparse_dot(w, idx, val)
         omega = weights[r] if weighted else 1.0
@@ -486,6 +485,7 @@ class AdaOAM(_AdaGradAUC):
         **_COMMON_CONSTRAINTS,
         "projection": [StrOptions(set(_PROJECTIONS))],
     }
+    _dense_kernels = True
 
     def __init__(
         self,
@@ -516,10 +516,7 @@ class AdaOAM(_AdaGradAUC):
             self.sq_grad_sum_,
             self.n_updates_,
             self._classes(),
-            chunk.indptr,
-            chunk.indices,
-            chunk.data,
-            chunk.y,
+            rows_of(chunk),
             chunk.pre_scores,
             chunk.sample_weight,
             settings,

@@ -105,7 +105,16 @@ import numpy as np
 
 from ._base import BaseStreamingAUC
 from ._chunks import Chunk
-from ._kernels import SCALE_MAX, SCALE_MIN, sparse_axpy, sparse_dot, squared_norm
+from ._kernels import (
+    SCALE_MAX,
+    SCALE_MIN,
+    n_rows,
+    row,
+    rows_of,
+    sparse_axpy,
+    sparse_dot,
+    squared_norm,
+)
 from ._params import InvalidParameterError, StrOptions, non_negative, positive, positive_int
 from .covariance import (
     CENTERED_SKETCH,
@@ -173,9 +182,10 @@ def _opauc_step(w, idx, val, y, opp, cov_w, c_w, eta, lam):
 
 
 @nb.njit(cache=True)
-def _opauc_chunk(w, classes, indptr, indices, data, ys, pre, weights, start, eta, lam):
+def _opauc_chunk(w, classes, rows, pre, weights, start, eta, lam):
     """OPAUC with explicit summaries (G16 Alg. 1; Alg. 3 for "sparse") over rows
-    ``start:``; ``classes``: the two summaries' ``arrays()``. When ``pre`` has one
+    ``start:``; ``classes``: the two summaries' ``arrays()``; ``rows``: the chunk's
+    :data:`aucstream._kernels.Rows` (CSR, or dense for "full"). When ``pre`` has one
     entry per row, each row's score ``w^T x`` before it is learnt is written there.
     ``weights`` is empty or holds the examples' weights (a row of weight 0 is not
     learnt; otherwise its statistics and its step are weighted: class docstring).
@@ -183,12 +193,11 @@ def _opauc_chunk(w, classes, indptr, indices, data, ys, pre, weights, start, eta
     Returns the first row whose class summary must reserve room before it can take
     the example (or n when done)."""
     cov_w = np.empty(w.shape[0])
-    n = indptr.shape[0] - 1
+    n = n_rows(rows)
     scores = pre.shape[0] == n
     weighted = weights.shape[0] == n
     for r in range(start, n):
-        lo, hi = indptr[r], indptr[r + 1]
-        idx, val, y = indices[lo:hi], data[lo:hi], ys[r]
+        idx, val, y = row(rows, r)
         if scores:  # rewritten with the same w when the row is resumed
             pre[r] = sparse_dot(w, idx, val)
         omega = weights[r] if weighted else 1.0
@@ -608,6 +617,11 @@ class OPAUC(BaseStreamingAUC):
     _kernel_prequential = True
 
     @property
+    def _dense_kernels(self) -> bool:
+        """Dense rows are read in place by the "full" kernel (the others take CSR)."""
+        return self.covariance == "full"
+
+    @property
     def _supports_sample_weight(self) -> bool:
         """Example weights for the exact summaries ("full") and "sparse" only."""
         return self.covariance not in _LOWRANK
@@ -703,11 +717,11 @@ class OPAUC(BaseStreamingAUC):
         if self.covariance in _LOWRANK:
             self._update_lowrank(chunk)
             return
-        rows = (chunk.indptr, chunk.indices, chunk.data, chunk.y)
+        rows = rows_of(chunk)
         pre, weights = chunk.pre_scores, chunk.sample_weight
         eta, lam = float(self.eta), float(self.lam)
         run_reserving(
-            lambda r: _opauc_chunk(self.w_, self._classes(), *rows, pre, weights, r, eta, lam),
+            lambda r: _opauc_chunk(self.w_, self._classes(), rows, pre, weights, r, eta, lam),
             self.stats_,
             chunk,
         )

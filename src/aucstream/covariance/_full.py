@@ -12,23 +12,33 @@ example even for sparse x: the P-form is cheaper on sparse data and merges exact
 at the price of a cancellation error of order :math:`\epsilon \|c\|^2` in float64,
 negligible for scaled features. (G13 §3 prints a form of the recursion without the
 :math:`-c_{old} c_{old}^\top/T` term, which is not the covariance.)
+
+P is symmetric, so only its upper triangle is kept up to date and read: adding a
+dense row updates d(d+1)/2 entries, one contiguous run per row of P, and
+:math:`P v` reads each of them once (:func:`upper_matvec`), half the memory traffic
+of a full rank-one update and product (BLAS ``dger`` and ``dgemv``). These two loops
+are compiled with reassociation and contraction (:data:`TRIANGLE_MATH`), so that
+LLVM vectorizes them: their results change by rounding only. Dense and sparse rows
+add the same products to P; the product :math:`P v` is the same code for both.
 """
 
 from __future__ import annotations
 
 from collections import namedtuple
 
+import numba as nb
 import numpy as np
 import scipy.sparse as sp
+from numba.extending import overload
 from numpy.typing import ArrayLike
 
 from .._chunks import csr_arrays
+from .._kernels import _is_none
 from ._base import (
     CovarianceSummary,
     add_example,
     add_rows,
     borrowing_njit,
-    borrowing_step,
     check_n_features,
     check_sample_weight,
     cov_from_scatter_product,
@@ -36,17 +46,22 @@ from ._base import (
     register,
 )
 
-__all__ = ["FullArrays", "FullCovariance", "full_add", "full_cov_matvec"]
+__all__ = ["FullArrays", "FullCovariance", "full_add", "full_cov_matvec", "upper_matvec"]
 
 #: The arrays of a :class:`FullCovariance` as its compiled functions take them.
 FullArrays = namedtuple("FullArrays", ["count", "weight", "sums", "scatter"])
 
 
-@borrowing_step
-def full_add(arrays, idx, val, omega):
-    """Add one example (non-zeros ``val`` at columns ``idx``) of weight ``omega``:
-    ``T += 1``, ``W += omega``, ``s += omega x``, ``P += omega x x^T``; O(k^2)."""
-    count, weight, sums, outer = arrays
+#: numba ``fastmath`` flags of the O(d^2) loops over the upper triangle: reassociation
+#: (the sums of the product are evaluated in any order, so that LLVM vectorizes them)
+#: and contraction (a multiply-add may be fused). Both change results by rounding
+#: only; no finite-math or signed-zero assumption is made.
+TRIANGLE_MATH = {"reassoc", "contract"}
+
+
+@nb.njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+def _add_sparse(count, weight, sums, upper, idx, val, omega):
+    """``P += omega x x^T`` on the upper triangle for a sparse row; O(k^2)."""
     count[0] += 1
     weight[0] += omega
     k = idx.shape[0]
@@ -54,8 +69,75 @@ def full_add(arrays, idx, val, omega):
         i = idx[a]
         va = omega * val[a]  # exact when omega = 1
         sums[i] += va
-        for b in range(k):
-            outer[i, idx[b]] += va * val[b]
+        for b in range(a, k):
+            j = idx[b]
+            if i <= j:
+                upper[i, j] += va * val[b]
+            else:
+                upper[j, i] += va * val[b]
+
+
+@nb.njit(
+    cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True, fastmath=TRIANGLE_MATH
+)
+def _add_dense(count, weight, sums, upper, val, omega):
+    """``P += omega x x^T`` on the upper triangle for a dense row: one contiguous
+    axpy per row of P whose x_i is non-zero (the products are those of the sparse
+    path, so both give the same summary); O(d^2 / 2)."""
+    count[0] += 1
+    weight[0] += omega
+    d = val.shape[0]
+    for i in range(d):
+        va = omega * val[i]
+        if va == 0.0:
+            continue
+        sums[i] += va
+        row, tail = upper[i, i:], val[i:]  # loops from 0 vectorize, from i do not
+        for j in range(row.shape[0]):
+            row[j] += va * tail[j]
+
+
+def full_add(arrays, idx, val, omega):
+    """Add one example (non-zeros ``val`` at columns ``idx``; ``idx`` None: the dense
+    row ``val``) of weight ``omega``: ``T += 1``, ``W += omega``, ``s += omega x``,
+    ``P += omega x x^T`` on the upper triangle; O(k^2) (compiled code only)."""
+    raise NotImplementedError("full_add is called from compiled code only")
+
+
+@overload(full_add, jit_options={"cache": True})
+def _full_add(arrays, idx, val, omega):
+    if _is_none(idx):
+
+        def dense(arrays, idx, val, omega):
+            _add_dense(arrays.count, arrays.weight, arrays.sums, arrays.scatter, val, omega)
+
+        return dense
+
+    def sparse(arrays, idx, val, omega):
+        _add_sparse(arrays.count, arrays.weight, arrays.sums, arrays.scatter, idx, val, omega)
+
+    return sparse
+
+
+@nb.njit(cache=True, _nrt=False, fastmath=TRIANGLE_MATH)
+def upper_matvec(upper, v, out):
+    r"""``out = P v`` for the symmetric P whose upper triangle is ``upper``: one pass
+    over the triangle, row by row, each row both a dot product (:math:`j \ge i`) and
+    an axpy (the transposed entries :math:`j > i`), both over contiguous memory;
+    O(d^2 / 2) reads."""
+    d = v.shape[0]
+    for i in range(d):
+        out[i] = 0.0
+    for i in range(d):
+        vi = v[i]
+        acc = upper[i, i] * vi
+        # slices from i + 1, so that the loop counts from 0 (LLVM vectorizes it)
+        row, v_tail, out_tail = upper[i, i + 1 :], v[i + 1 :], out[i + 1 :]
+        for j in range(row.shape[0]):
+            p = row[j]
+            acc += p * v_tail[j]
+            out_tail[j] += p * vi
+        out[i] += acc
 
 
 @borrowing_njit
@@ -64,17 +146,11 @@ def full_cov_matvec(arrays, v, out):
 
     ``out`` receives zeros when the summary is empty.
     """
-    count, weight, sums, outer = arrays
+    count, weight, sums, upper = arrays
     if count[0] == 0:
         out[:] = 0.0
         return 0.0
-    d = v.shape[0]
-    for i in range(d):
-        acc = 0.0
-        row = outer[i]
-        for j in range(d):
-            acc += row[j] * v[j]
-        out[i] = acc
+    upper_matvec(upper, v, out)
     return cov_from_scatter_product(weight, sums, v, out)
 
 
@@ -104,7 +180,9 @@ class FullCovariance(CovarianceSummary):
     sum_ : ndarray of shape (d,)
         :math:`s = \sum \omega_i x_i`.
     scatter_ : ndarray of shape (d, d)
-        :math:`P = \sum \omega_i x_i x_i^\top` (symmetric, both triangles stored).
+        The upper triangle (:math:`i \le j`) of :math:`P = \sum \omega_i x_i
+        x_i^\top`; the strictly lower triangle is never read nor written (files of
+        aucstream 0.1, which stored both triangles, load unchanged).
 
     Notes
     -----
@@ -156,12 +234,15 @@ class FullCovariance(CovarianceSummary):
 
     @property
     def scatter(self) -> np.ndarray:
-        r""":math:`P = \sum x_i x_i^\top` (the ``scatter_`` array itself)."""
-        return self.scatter_
+        r""":math:`P = \sum x_i x_i^\top`, both triangles (a new array)."""
+        upper = np.triu(self.scatter_)
+        return upper + np.triu(upper, 1).T
 
     def scatter_matvec(self, v: ArrayLike) -> np.ndarray:
         """:math:`P v`; O(d^2)."""
-        return self.scatter_ @ self._vector(v)
+        out = np.empty(self.n_features)
+        upper_matvec(self.scatter_, self._vector(v), out)
+        return out
 
     def matvec(self, v: ArrayLike) -> np.ndarray:
         """The product ``Gamma v`` without forming ``Gamma``."""
@@ -173,11 +254,11 @@ class FullCovariance(CovarianceSummary):
         r""":math:`\sum_t x_t^\top P x_t` over the rows of X (forms :math:`X^\top X`)."""
         gram = X.T @ X
         gram = gram.toarray() if sp.issparse(gram) else np.asarray(gram)
-        return float(np.sum(gram * self.scatter_))
+        return float(np.sum(gram * self.scatter))
 
     def scatter_frobenius_sq(self) -> float:
         r""":math:`\|P\|_F^2`."""
-        return float(np.sum(np.square(self.scatter_)))
+        return float(np.sum(np.square(self.scatter)))
 
     def merge(self, other: FullCovariance) -> FullCovariance:
         """The exact summary of both streams together (a new object)."""

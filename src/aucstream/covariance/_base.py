@@ -190,11 +190,34 @@ def symmetrize(a: np.ndarray) -> np.ndarray:
 #: own string helpers). With reference counting, every call increments and decrements
 #: the count of each array argument, every array of a bundle included, and so does
 #: every array taken from a bundle: atomic operations that, per example, cost about
-#: as much as the O(k tau) work of OPAUC's low-rank step (measured: its kernel was
-#: 1.5 times slower with them at tau = 5, SAdaOAM's twice as slow). A function that
-#: returns arrays must not use it (its caller would release references that were
-#: never taken), nor one that allocates or calls a function that does: numba compiles
-#: the functions it calls without reference counting too.
+#: as much as the O(k tau) work of OPAUC's low-rank step (measured with numba 0.6x in
+#: one run: OPAUC "hash" at tau = 5 learns 2.0 times, "randomized" at tau = 50 1.3
+#: times as many rows per second without them; "fd" and SAdaOAM, dominated by other
+#: work, change little).
+#:
+#: Why this is safe, precisely (numba's behaviour, checked by
+#: ``tests/test_covariance_nrt.py``):
+#:
+#: - A function compiled without reference counting passes that setting on to every
+#:   jitted function it calls that does not set it (numba's flag inheritance), and
+#:   numba refuses, at compile time, any allocation in such code and any returned
+#:   array that is not one of the arguments. So these functions and their callees
+#:   cannot allocate, hence cannot leak memory; they only read and write the arrays
+#:   of their arguments (and views of them, alive only during the call), whose owner
+#:   (the caller, ultimately the Python objects of the learner) outlives the call.
+#: - Reference counts are then never touched inside them, so none is left
+#:   unbalanced: a learner's arrays keep their reference counts across calls.
+#: - The hazard is a jitted function that returns arrays (a view, an argument, a
+#:   bundle) and is reached both from code without reference counting and from code
+#:   with it, with the same argument types: numba keeps one compiled version per
+#:   signature, and if the one compiled without reference counting serves a caller
+#:   that counts, that caller releases references that were never taken (a
+#:   use-after-free). Hence the rules: a function decorated here returns no array
+#:   (numbers and tuples of numbers only); the one shared helper that returns arrays,
+#:   :func:`own_and_opposite`, is inlined into its callers at numba's IR level
+#:   (``inline="always"``), so no compiled version of it is shared; and no
+#:   ``compiled_step`` function (which may return arrays) is called from a borrowing
+#:   one.
 borrowing_njit = nb.njit(cache=True, _nrt=False)
 #: The same for functions called only from compiled code (the per-example steps): no
 #: Python wrapper, which is also faster to compile.
@@ -273,12 +296,13 @@ def check_sample_weight(sample_weight, n_rows: int) -> np.ndarray:
 
 
 # ------------------------------------------------------------- compiled helpers
-@compiled_step
+@nb.njit(cache=True, inline="always", no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def own_and_opposite(classes, y):
     """``(own, opposite)`` from ``classes = (negative, positive)`` for label ``y`` (+1/-1).
 
     The one place where a kernel picks the summary an example joins and the one its
-    gradient step reads.
+    gradient step reads. It returns arrays and is called by kernels with and without
+    reference counting, so it is inlined into each (see ``borrowing_njit``).
     """
     if y > 0:
         return classes[1], classes[0]

@@ -309,7 +309,7 @@ def test_exact_sparse_covariance_equals_numpy_and_grows():
         summary.update(sp.csr_matrix(X[lo : lo + 41]))
     assert summary.capacity > 4  # it grew (several times)
     full = FullCovariance(50).update(X)
-    np.testing.assert_allclose(summary.scatter, full.scatter_, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(summary.scatter, full.scatter, rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(summary.covariance, np.cov(X.T, bias=True), atol=1e-12)
     v = rng.normal(size=50)
     np.testing.assert_allclose(summary.matvec(v), full.matvec(v), rtol=1e-10, atol=1e-12)

@@ -164,3 +164,27 @@ def test_refusals():
     a, b = (make_covariance("hash", 3, s).update(X, rng=0) for s in (2, 3))
     with pytest.raises(ValueError, match="sketch_size"):
         solve_from_statistics(a, b, 1.0)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: FullCovariance(6),
+        lambda: ExactSparseCovariance(6),
+        lambda: make_covariance("sparse", 6, 40),
+    ],
+    ids=["full", "exact_sparse", "sparse"],
+)
+def test_integer_weights_solve_like_repeated_rows(make):
+    """Weighted summaries (``weight_`` = W) give the solve of the repeated rows."""
+    X, y = make_stream(200, 6, seed=5, sparsity=0.3)
+    counts = np.random.default_rng(5).integers(0, 4, size=len(y))
+    weighted = [
+        make().update(sp.csr_matrix(X[y == c]), sample_weight=counts[y == c].astype(float))
+        for c in (-1, 1)
+    ]
+    repeated = summaries(make, sp.csr_matrix(np.repeat(X, counts, axis=0)), np.repeat(y, counts))
+    for lam in LAMS[1:]:
+        np.testing.assert_allclose(
+            solve_from_statistics(*weighted, lam), solve_from_statistics(*repeated, lam), rtol=1e-9
+        )

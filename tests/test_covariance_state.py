@@ -257,7 +257,9 @@ CASES = (
     [
         ("full", _set("count_", 0, -1), "count_ = -1 is negative"),
         ("full", _set("count_", 0, 0), "count_ is 0, but sum_ is not all zero"),
-        ("full", _set("count_", 0, 1), "count_ does not match the data"),
+        ("full", _set("weight_", 0, 1.0), "weight_ do not match the data"),
+        ("full", _set("weight_", 0, -1.0), "weight_ = -1.0 is not a total weight"),
+        ("full", _set("weight_", 0, 0.0), "weight_ = 0.0 does not match count_"),
         ("full", _scatter_diagonal, "negative diagonal"),
         ("full", _attr("scatter_", np.zeros((D, D + 1))), "scatter_ has shape"),
         ("full", _attr("count_", np.zeros(1)), "count_ has dtype float64"),
@@ -297,7 +299,7 @@ CASES = (
         ("exact_sparse", _set("info_", 2, 1), r"info_\[2\] = 1 prunes; an exact summary"),
         ("exact_sparse", _attr("sketch_size", 3), "an exact summary has no budget"),
         ("exact_sparse", _attr("budget", 3), "budget = 3, but the other settings give 78"),
-        ("exact_sparse", _set("count_", 0, 1), "count_ does not match the data"),
+        ("exact_sparse", _set("weight_", 0, 1.0), "weight_ do not match the data"),
         ("exact_sparse", _drop_from_support, "entry of a feature outside the support"),
         ("exact_sparse", _add_to_support, "not the set of features with a diagonal entry"),
     ]

@@ -99,6 +99,17 @@ classes it costs the same as the eager path. Lazy and eager results agree up to
 rounding (one multiplication by the number of skipped steps instead of repeated
 subtractions).
 
+Example weights
+---------------
+With ``sample_weight`` both learners minimize the weighted objective of
+:class:`aucstream.opauc.OPAUC` (the statistics of the weighted sample in the class
+summaries: :math:`W`, :math:`\sum\omega x`, :math:`\sum \omega x x^\top`) and take
+AdaGrad's step on the weighted per-step loss :math:`\omega_t f_t`: the gradient is
+:math:`\omega_t g_t`, both in the step and in the squared-gradient sums (SAdaOAM's
+:math:`\theta\|w\|_1` term is the regularizer of each step and is not weighted).
+A weight of 0 leaves the model exactly as it was: no statistics, no step, and
+SAdaOAM's step counter (the lazy clock) does not advance.
+
 Deviations from D16
 -------------------
 - The formulas are reconstructed (see the top of this docstring): diagonal AdaGrad with
@@ -128,7 +139,7 @@ from numpy.typing import ArrayLike
 
 from ._base import BaseStreamingAUC
 from ._chunks import Chunk
-from ._kernels import mean_by_count, sparse_axpy, sparse_dot
+from ._kernels import mean_by_count, n_rows, row, rows_of, sparse_axpy, sparse_dot
 from ._params import StrOptions, non_negative, positive
 from .covariance import (
     ExactSparseCovariance,
@@ -324,15 +335,18 @@ def adagrad_l1_step(
 
 # ---------------------------------------------------------------------------- AdaOAM
 @borrowing_step
-def _exact_gradient(w, idx, val, y, opp, cov_w, c_w, lam, g):
-    """``g = lam w + S w + alpha (x - c)`` with ``alpha = e^T w - y``, ``e = x - c``
-    (opposite class ``opp``; ``cov_w`` = ``S w``, ``c_w`` = ``c^T w``)."""
-    inv_t = 1.0 / opp.count[0]
+def _exact_gradient(w, idx, val, y, opp, cov_w, c_w, lam, omega, g):
+    """``g = omega (lam w + S w + alpha (x - c))`` with ``alpha = e^T w - y``, ``e = x
+    - c`` (opposite class ``opp``; ``cov_w`` = ``S w``, ``c_w`` = ``c^T w``)."""
+    inv_t = 1.0 / opp.weight[0]
     alpha = (sparse_dot(w, idx, val) - c_w) - y  # e^T w - y
     sums = opp.sums
     for i in range(w.shape[0]):
         g[i] = lam * w[i] + cov_w[i] - alpha * (sums[i] * inv_t)
     sparse_axpy(g, alpha, idx, val)
+    if omega != 1.0:
+        for i in range(w.shape[0]):
+            g[i] *= omega
 
 
 @borrowing_step
@@ -359,21 +373,30 @@ def _project(w, h, sq, projection, radius):
 
 
 @nb.njit(cache=True)
-def _adaoam_chunk(w, s, steps, classes, indptr, indices, data, ys, settings):
-    """AdaOAM (D16 Alg. 1) over the rows; ``classes``: the two summaries' arrays."""
+def _adaoam_chunk(w, s, steps, classes, rows, pre, weights, settings):
+    """AdaOAM (D16 Alg. 1) over the rows; ``classes``: the two summaries' arrays.
+    When ``pre`` has one entry per row, each row's score ``w^T x`` before it is
+    learnt is written there; ``weights`` is empty or holds the examples' weights."""
     d = w.shape[0]
     cov_w = np.empty(d)
     g = np.empty(d)
     h = np.empty(d)
-    for r in range(indptr.shape[0] - 1):
-        lo, hi = indptr[r], indptr[r + 1]
-        idx, val, y = indices[lo:hi], data[lo:hi], ys[r]
+    n = n_rows(rows)
+    scores = pre.shape[0] == n
+    weighted = weights.shape[0] == n
+    for r in range(n):
+        idx, val, y = row(rows, r)
+        if scores:
+            pre[r] = sparse_dot(w, idx, val)
+        omega = weights[r] if weighted else 1.0
+        if omega == 0.0:
+            continue
         own, opp = own_and_opposite(classes, y)
-        add_example(own, idx, val)  # exact summaries never run out of room
+        add_example(own, idx, val, omega)  # exact summaries never run out of room
         if opp.count[0] == 0:
             continue
         c_w = cov_matvec(opp, w, cov_w)
-        _exact_gradient(w, idx, val, y, opp, cov_w, c_w, settings.lam, g)
+        _exact_gradient(w, idx, val, y, opp, cov_w, c_w, settings.lam, omega, g)
         sq = _adagrad_step(w, s, g, h, settings.eta, settings.delta)
         _project(w, h, sq, settings.projection, settings.radius)
         steps[0] += 1
@@ -388,6 +411,8 @@ class _AdaGradAUC(BaseStreamingAUC):
         "lam": [2.0**k for k in range(-10, 3)],
     }
     _summary: ClassVar[type] = FullCovariance
+    _kernel_prequential = True
+    _supports_sample_weight = True
 
     def _init_state(self, n_features: int) -> None:
         self.w_ = np.zeros(n_features)
@@ -513,6 +538,7 @@ class AdaOAM(_AdaGradAUC):
         **_COMMON_CONSTRAINTS,
         "projection": [StrOptions(set(_PROJECTIONS))],
     }
+    _dense_kernels = True
 
     def __init__(
         self,
@@ -556,10 +582,9 @@ class AdaOAM(_AdaGradAUC):
             self.sq_grad_sum_,
             self.n_updates_,
             self._classes(),
-            chunk.indptr,
-            chunk.indices,
-            chunk.data,
-            chunk.y,
+            rows_of(chunk),
+            chunk.pre_scores,
+            chunk.sample_weight,
             settings,
         )
 
@@ -585,6 +610,19 @@ def _catch_up(w, s, last, i, now, eta_theta, delta):
         if w[i] != 0.0:
             w[i] = _shrunk(w[i], n, eta_theta, delta + math.sqrt(s[i]))
         last[i] = now
+
+
+@borrowing_step
+def _caught_up_dot(state, idx, val, eta_theta, delta):
+    """``w^T x`` with the coordinates of x brought up to date (state unchanged)."""
+    w, s, last = state.w, state.s, state.last
+    now = state.steps[0]
+    acc = 0.0
+    for a in range(idx.shape[0]):
+        i = idx[a]
+        if w[i] != 0.0:
+            acc += _shrunk(w[i], now - last[i], eta_theta, delta + math.sqrt(s[i])) * val[a]
+    return acc
 
 
 @borrowing_njit
@@ -626,7 +664,7 @@ def _sparse_gradient(w, idx, val, y, opp, active, n_active, lam, pw, gbuf):
     ``gbuf`` for the active coordinates (opposite class ``opp``; ``pw`` receives
     ``P w``). ``gbuf`` and ``pw`` are zero outside the active coordinates."""
     sums, support = opp.sums, opp.support
-    inv_t = 1.0 / opp.count[0]
+    inv_t = 1.0 / opp.weight[0]
     xw = sparse_dot(w, idx, val)
     cw = 0.0
     for q in range(opp.n_support[0]):
@@ -643,16 +681,17 @@ def _sparse_gradient(w, idx, val, y, opp, active, n_active, lam, pw, gbuf):
 
 
 @borrowing_step
-def _l1_updates(state, active, n_active, gbuf, pw, settings):
-    """AdaGrad's l1 step of every active coordinate from ``gbuf`` (cleared, with
-    ``pw``, for the next step); they are up to date after this step."""
+def _l1_updates(state, active, n_active, gbuf, pw, omega, settings):
+    """AdaGrad's l1 step of every active coordinate from the gradient ``omega *
+    gbuf`` (``gbuf`` cleared, with ``pw``, for the next step); they are up to date
+    after this step."""
     now = state.steps[0]
     w, s, last = state.w, state.s, state.last
     eta, delta = settings.eta, settings.delta
     eta_theta = eta * settings.theta
     for q in range(n_active):
         i = active[q]
-        g = gbuf[i]
+        g = omega * gbuf[i]  # exact when omega = 1
         gbuf[i] = 0.0
         pw[i] = 0.0
         s[i] += g * g
@@ -662,11 +701,11 @@ def _l1_updates(state, active, n_active, gbuf, pw, settings):
 
 
 @borrowing_step
-def _sadaoam_example(own, opp, state, idx, val, y, settings, scratch):
+def _sadaoam_example(own, opp, state, idx, val, y, omega, settings, scratch):
     """One example of SAdaOAM: add it to its own class, then, if the opposite class
     has examples, take the step; return False (nothing changed) when the own class's
     summary must reserve room first."""
-    if not add_example(own, idx, val):
+    if not add_example(own, idx, val, omega):
         return False
     if opp.count[0] == 0:
         return True
@@ -679,13 +718,19 @@ def _sadaoam_example(own, opp, state, idx, val, y, settings, scratch):
         for q in range(n_active):
             _catch_up(w, s, last, active[q], now, eta_theta, settings.delta)
     _sparse_gradient(w, idx, val, y, opp, active, n_active, settings.lam, pw, gbuf)
-    _l1_updates(state, active, n_active, gbuf, pw, settings)
+    _l1_updates(state, active, n_active, gbuf, pw, omega, settings)
     return True
 
 
 @borrowing_njit
-def _sadaoam_chunk(state, classes, indptr, indices, data, ys, start, settings, scratch):
+def _sadaoam_chunk(
+    state, classes, indptr, indices, data, ys, pre, weights, start, settings, scratch
+):
     """SAdaOAM (D16 Alg. 2) over rows ``start..``; returns the first row not processed.
+
+    When ``pre`` has one entry per row, each row's score ``w^T x`` (with the lazy
+    coordinates brought up to date) before it is learnt is written there. ``weights``
+    is empty or holds the examples' weights (rows of weight 0 are not learnt).
 
     ``classes``: the two ``ExactSparseArrays``; ``scratch``: ``(pw, gbuf, active)``,
     two zero d-vectors and an int64 d-vector. A row is left unprocessed (and
@@ -696,11 +741,20 @@ def _sadaoam_chunk(state, classes, indptr, indices, data, ys, start, settings, s
     if not settings.lazy:  # every coordinate, always
         for i in range(active.shape[0]):
             active[i] = i
-    for r in range(start, indptr.shape[0] - 1):
+    n = indptr.shape[0] - 1
+    scores = pre.shape[0] == n
+    weighted = weights.shape[0] == n
+    eta_theta = settings.eta * settings.theta
+    for r in range(start, n):
         lo, hi = indptr[r], indptr[r + 1]
+        if scores:  # rewritten with the same w when the row is resumed
+            pre[r] = _caught_up_dot(state, indices[lo:hi], data[lo:hi], eta_theta, settings.delta)
+        omega = weights[r] if weighted else 1.0
+        if omega == 0.0:
+            continue
         own, opp = own_and_opposite(classes, ys[r])
         if not _sadaoam_example(
-            own, opp, state, indices[lo:hi], data[lo:hi], ys[r], settings, scratch
+            own, opp, state, indices[lo:hi], data[lo:hi], ys[r], omega, settings, scratch
         ):
             return r
     return indptr.shape[0] - 1
@@ -829,7 +883,8 @@ class SAdaOAM(_AdaGradAUC):
             float(self.delta),
             bool(self.lazy),
         )
-        rows = (chunk.indptr, chunk.indices, chunk.data, chunk.y)
+        rows = (chunk.indptr, chunk.indices, chunk.data, chunk.y, chunk.pre_scores)
+        rows += (chunk.sample_weight,)
         run_reserving(
             lambda r: _sadaoam_chunk(state, self._classes(), *rows, r, settings, scratch),
             self.stats_,

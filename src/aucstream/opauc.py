@@ -109,6 +109,9 @@ from ._kernels import (
     SCALE_MAX,
     SCALE_MIN,
     mean_by_count,
+    n_rows,
+    row,
+    rows_of,
     sparse_axpy,
     sparse_dot,
     squared_norm,
@@ -170,9 +173,9 @@ def _opauc_step(w, idx, val, y, opp, cov_w, c_w, eta, lam):
     """w <- w - eta * (lam w + S w + (e.w - y) e), e = x - c (opposite class ``opp``).
 
     ``cov_w`` is ``S w`` and ``c_w`` is ``c^T w`` of the opposite class, both at the
-    current w; ``c = opp.sums / opp.count``.
+    current w; ``c = opp.sums / W`` (W = ``opp.weight``, the class's total weight).
     """
-    inv_t = 1.0 / opp.count[0]
+    inv_t = 1.0 / opp.weight[0]
     alpha = (sparse_dot(w, idx, val) - c_w) - y  # e^T w - y
     shrink = 1.0 - eta * lam
     sums = opp.sums
@@ -182,23 +185,33 @@ def _opauc_step(w, idx, val, y, opp, cov_w, c_w, eta, lam):
 
 
 @nb.njit(cache=True)
-def _opauc_chunk(w, classes, indptr, indices, data, ys, start, eta, lam):
+def _opauc_chunk(w, classes, rows, pre, weights, start, eta, lam):
     """OPAUC with explicit summaries (G16 Alg. 1; Alg. 3 for "sparse") over rows
-    ``start:``; ``classes``: the two summaries' ``arrays()``.
+    ``start:``; ``classes``: the two summaries' ``arrays()``; ``rows``: the chunk's
+    :data:`aucstream._kernels.Rows` (CSR, or dense for "full"). When ``pre`` has one
+    entry per row, each row's score ``w^T x`` before it is learnt is written there.
+    ``weights`` is empty or holds the examples' weights (a row of weight 0 is not
+    learnt; otherwise its statistics and its step are weighted: class docstring).
 
     Returns the first row whose class summary must reserve room before it can take
     the example (or n when done)."""
     cov_w = np.empty(w.shape[0])
-    n = indptr.shape[0] - 1
+    n = n_rows(rows)
+    scores = pre.shape[0] == n
+    weighted = weights.shape[0] == n
     for r in range(start, n):
-        lo, hi = indptr[r], indptr[r + 1]
-        idx, val, y = indices[lo:hi], data[lo:hi], ys[r]
+        idx, val, y = row(rows, r)
+        if scores:  # rewritten with the same w when the row is resumed
+            pre[r] = sparse_dot(w, idx, val)
+        omega = weights[r] if weighted else 1.0
+        if omega == 0.0:
+            continue
         own, opp = own_and_opposite(classes, y)
-        if not add_example(own, idx, val):
+        if not add_example(own, idx, val, omega):
             return r
         if opp.count[0] > 0:
             c_w = cov_matvec(opp, w, cov_w)
-            _opauc_step(w, idx, val, y, opp, cov_w, c_w, eta, lam)
+            _opauc_step(w, idx, val, y, opp, cov_w, c_w, eta * omega, lam)
     return n
 
 
@@ -349,6 +362,17 @@ def _opposite_products(gram, o, imp, vx, scratch):
 
 
 @borrowing_step
+def _implicit_dot(imp, vx, scratch):
+    r""":math:`w^\top x` from the implicit form, the example's sketch products
+    (``zx``, ``sx``) and ``vx`` = :math:`v^\top x`; O(tau)."""
+    p, gamma, zx, sx = imp.p, imp.gamma, scratch.zx, scratch.sx
+    xu = vx + gamma[0] * sx[0] + gamma[1] * sx[1]
+    for j in range(p.shape[1]):
+        xu += zx[0, j] * p[0, j] + zx[1, j] * p[1, j]
+    return imp.scale[0] * xu
+
+
+@borrowing_step
 def _rescale(imp, new_scale):
     """Fold a scale that left [SCALE_MIN, SCALE_MAX] (or became 0) into v, p, gamma
     and the products with v; return the scale to keep."""
@@ -383,7 +407,7 @@ def _opposite_step(opp, o, imp, settings, idx, val, y, vx, scratch):
 
 @borrowing_njit
 def _opauc_lowrank_chunk(
-    classes, imp, indptr, indices, data, ys, A, start, resume, settings, scratch
+    classes, imp, indptr, indices, data, ys, pre, A, start, resume, settings, scratch
 ):
     r"""The OPAUC step with low-rank summaries in implicit form (module docstring).
 
@@ -392,12 +416,14 @@ def _opauc_lowrank_chunk(
     ``scratch`` a :data:`Scratch`. Returns ``(row, event)``: ``_DONE``; ``_SHRINK``
     (row ``row`` was inserted and filled its class's sketch: shrink, then resume at
     ``row`` with ``resume``); ``_REBASE`` (resume at ``row`` after the periodic
-    re-basing).
+    re-basing). When ``pre`` has one entry per row, each row's score ``w^T x``
+    before it is learnt is written there (not again when the row is resumed).
     """
     neg, pos = classes
     z0, s0, b0 = neg.sketch, neg.sums, neg.beta
     z1, s1, b1 = pos.sketch, pos.sums, pos.beta
     n = indptr.shape[0] - 1
+    scores = pre.shape[0] == n
     for r in range(start, n):
         lo, hi = indptr[r], indptr[r + 1]
         idx, val, y = indices[lo:hi], data[lo:hi], ys[r]
@@ -407,6 +433,8 @@ def _opauc_lowrank_chunk(
         own, opp = own_and_opposite(classes, y)
         c = 1 if y > 0 else 0
         if not (resume and r == start):
+            if scores:
+                pre[r] = _implicit_dot(imp, vx, scratch)
             vx, full = _add_own_example(own, c, imp, settings, idx, val, A, r, vx, scratch)
             if full:
                 return r, _SHRINK
@@ -470,6 +498,31 @@ class OPAUC(BaseStreamingAUC):
     ``centering="exact"``, whose estimates are positive semi-definite (for "fd":
     :math:`0 \preceq \hat S \preceq S`), so the step contracts wherever the exact
     OPAUC's does.
+
+    Example weights (``sample_weight``; "full" and "sparse" only). With weights
+    :math:`\omega_i \ge 0` the objective is the weighted square pairwise loss
+
+    .. math::
+
+        \frac\lambda2\|w\|^2 + \frac{1}{2W_+W_-} \sum_{i\in+,\,j\in-}
+            \omega_i\omega_j \big(1 - w^\top(x_i - x_j)\big)^2,
+        \qquad W_\pm = \sum_{i\in\pm} \omega_i ,
+
+    and its per-step form weighs example t's loss against the opposite class by
+    :math:`\omega_t`. The class summaries hold the statistics of the weighted
+    sample (:math:`W`, :math:`s = \sum \omega_i x_i`, :math:`P = \sum \omega_i
+    x_i x_i^\top`, so :math:`c = s/W` and :math:`S = P/W - c c^\top`; "sparse"
+    prunes the weighted P) and the step is scaled by the example's weight:
+    :math:`w \leftarrow w - \eta\,\omega_t g_t`. A weight of 0 leaves the model
+    exactly as it was (the example is not learnt at all); weights all equal to 1 give
+    the unweighted arithmetic bit for bit. An integer weight m gives the class
+    statistics of the example repeated m times, but one step of size
+    :math:`m\eta` instead of m steps. The low-rank kinds refuse weights: a linear
+    sketch of weighted rows is the sketch of :math:`\sqrt{\omega_i}\,x_i` (and
+    frequent directions would insert :math:`\sqrt{\omega_i}\,x_i`, with its
+    :math:`\|X\|_F^2/\ell` error bound then in the weighted Frobenius norm), but
+    the implicit form of the weights (module docstring) assumes unit additions to
+    the class sums and counts, and is not extended to them here.
 
     Parameters
     ----------
@@ -564,6 +617,26 @@ class OPAUC(BaseStreamingAUC):
 
     #: Examples between two re-basings of the implicit weights (low-rank kinds).
     _rebase_every = 1 << 15
+    _kernel_prequential = True
+
+    @property
+    def _dense_kernels(self) -> bool:
+        """Dense rows are read in place by the "full" kernel (the others take CSR)."""
+        return self.covariance == "full"
+
+    @property
+    def _supports_sample_weight(self) -> bool:
+        """Example weights for the exact summaries ("full") and "sparse" only."""
+        return self.covariance not in _LOWRANK
+
+    def _validate_weights(self, sample_weight, X):
+        if sample_weight is not None and self.covariance in _LOWRANK:
+            raise ValueError(
+                f"OPAUC does not support sample_weight with covariance={self.covariance!r}: "
+                "the implicit weights of the low-rank sketches take unit examples only; use "
+                "covariance='full' or 'sparse', or repeat the examples"
+            )
+        return super()._validate_weights(sample_weight, X)
 
     def __init__(
         self,
@@ -706,10 +779,11 @@ class OPAUC(BaseStreamingAUC):
         if self.covariance in _LOWRANK:
             self._update_lowrank(chunk)
             return
-        rows = (chunk.indptr, chunk.indices, chunk.data, chunk.y)
+        rows = rows_of(chunk)
+        pre, weights = chunk.pre_scores, chunk.sample_weight
         eta, lam = float(self.eta), float(self.lam)
         run_reserving(
-            lambda r: _opauc_chunk(self.w_, self._classes(), *rows, r, eta, lam),
+            lambda r: _opauc_chunk(self.w_, self._classes(), rows, pre, weights, r, eta, lam),
             self.stats_,
             chunk,
         )
@@ -743,7 +817,15 @@ class OPAUC(BaseStreamingAUC):
         r, resume = 0, False
         while True:
             r, event = _opauc_lowrank_chunk(
-                self._classes(), self._implicit(), *rows, A, r, resume, settings, scratch
+                self._classes(),
+                self._implicit(),
+                *rows,
+                chunk.pre_scores,
+                A,
+                r,
+                resume,
+                settings,
+                scratch,
             )
             if event == _DONE:
                 break

@@ -25,6 +25,7 @@ __all__ = [
     "add_rows",
     "as_rng",
     "check_n_features",
+    "check_sample_weight",
     "check_sketch_size",
     "cov_from_scatter_product",
     "cov_matvec",
@@ -72,9 +73,20 @@ class CovarianceSummary:
         return int(self.count_[0])
 
     @property
+    def total_weight(self) -> float:
+        """W, the total weight of the examples summarized (T when unweighted).
+
+        The exact kinds take example weights (``update(X, sample_weight)``): they keep
+        W in ``weight_``; the sketches count examples, W = T.
+        """
+        weight = getattr(self, "weight_", None)
+        return float(weight[0]) if weight is not None else float(self.count)
+
+    @property
     def mean(self) -> np.ndarray:
-        """Class mean c (zeros while empty)."""
-        return self.sum_ / max(self.count, 1)
+        """Class mean c = s / W (zeros while empty)."""
+        total = self.total_weight
+        return self.sum_ / (total if total > 0 else 1.0)
 
     @property
     def scatter(self) -> np.ndarray:  # pragma: no cover - abstract
@@ -83,9 +95,10 @@ class CovarianceSummary:
 
     @property
     def covariance(self) -> np.ndarray:
-        r"""The d x d estimate :math:`\hat P/T - c c^\top` (forms it: for inspection)."""
+        r"""The d x d estimate :math:`\hat P/W - c c^\top` (forms it: for inspection)."""
         c = self.mean
-        return self.scatter / max(self.count, 1) - np.outer(c, c)
+        total = self.total_weight
+        return self.scatter / (total if total > 0 else 1.0) - np.outer(c, c)
 
     def update(self, X: ArrayLike) -> CovarianceSummary:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -177,11 +190,34 @@ def symmetrize(a: np.ndarray) -> np.ndarray:
 #: own string helpers). With reference counting, every call increments and decrements
 #: the count of each array argument, every array of a bundle included, and so does
 #: every array taken from a bundle: atomic operations that, per example, cost about
-#: as much as the O(k tau) work of OPAUC's low-rank step (measured: its kernel was
-#: 1.5 times slower with them at tau = 5, SAdaOAM's twice as slow). A function that
-#: returns arrays must not use it (its caller would release references that were
-#: never taken), nor one that allocates or calls a function that does: numba compiles
-#: the functions it calls without reference counting too.
+#: as much as the O(k tau) work of OPAUC's low-rank step (measured with numba 0.6x in
+#: one run: OPAUC "hash" at tau = 5 learns 2.0 times, "randomized" at tau = 50 1.3
+#: times as many rows per second without them; "fd" and SAdaOAM, dominated by other
+#: work, change little).
+#:
+#: Why this is safe, precisely (numba's behaviour, checked by
+#: ``tests/test_covariance_nrt.py``):
+#:
+#: - A function compiled without reference counting passes that setting on to every
+#:   jitted function it calls that does not set it (numba's flag inheritance), and
+#:   numba refuses, at compile time, any allocation in such code and any returned
+#:   array that is not one of the arguments. So these functions and their callees
+#:   cannot allocate, hence cannot leak memory; they only read and write the arrays
+#:   of their arguments (and views of them, alive only during the call), whose owner
+#:   (the caller, ultimately the Python objects of the learner) outlives the call.
+#: - Reference counts are then never touched inside them, so none is left
+#:   unbalanced: a learner's arrays keep their reference counts across calls.
+#: - The hazard is a jitted function that returns arrays (a view, an argument, a
+#:   bundle) and is reached both from code without reference counting and from code
+#:   with it, with the same argument types: numba keeps one compiled version per
+#:   signature, and if the one compiled without reference counting serves a caller
+#:   that counts, that caller releases references that were never taken (a
+#:   use-after-free). Hence the rules: a function decorated here returns no array
+#:   (numbers and tuples of numbers only); the one shared helper that returns arrays,
+#:   :func:`own_and_opposite`, is inlined into its callers at numba's IR level
+#:   (``inline="always"``), so no compiled version of it is shared; and no
+#:   ``compiled_step`` function (which may return arrays) is called from a borrowing
+#:   one.
 borrowing_njit = nb.njit(cache=True, _nrt=False)
 #: The same for functions called only from compiled code (the per-example steps): no
 #: Python wrapper, which is also faster to compile.
@@ -191,10 +227,16 @@ compiled_step = nb.njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=Tr
 
 
 # ------------------------------------------------- the kernel-level protocol
-def add_example(arrays, idx, val):
-    """Add one example (non-zeros ``val`` at columns ``idx``) to the summary whose
-    ``arrays()`` bundle is given; return False, changing nothing, if the summary must
-    reserve room first (``reserve``), else True.
+def add_example(arrays, idx, val, omega):
+    r"""Add one example (non-zeros ``val`` at columns ``idx``) of weight ``omega`` > 0
+    to the summary whose ``arrays()`` bundle is given; return False, changing nothing,
+    if the summary must reserve room first (``reserve``), else True.
+
+    The weighted summary holds :math:`T \mathrel{+}= 1`, :math:`W \mathrel{+}=
+    \omega`, :math:`s \mathrel{+}= \omega x`, :math:`P \mathrel{+}= \omega x
+    x^\top`: the statistics of a weighted sample, equal to those of the example
+    repeated :math:`\omega` times when :math:`\omega` is an integer (up to rounding);
+    with :math:`\omega = 1` the arithmetic is that of the unweighted summary.
 
     Compiled code only: each summary kind whose estimate is an explicit scatter (full,
     sparsified, exact sparse) registers its implementation for its own bundle type
@@ -223,23 +265,44 @@ def register(protocol, bundle_types: tuple, impl) -> None:
 
 
 @nb.njit(cache=True)
-def add_rows(arrays, indptr, indices, data, start):
+def add_rows(arrays, indptr, indices, data, weights, start):
     """Add the CSR rows from ``start`` with :func:`add_example`; return the first row
-    that needs room (or n)."""
-    for r in range(start, indptr.shape[0] - 1):
+    that needs room (or n). ``weights`` is empty (every row weighs 1) or holds one
+    weight per row; rows of weight 0 are skipped."""
+    n = indptr.shape[0] - 1
+    weighted = weights.shape[0] == n
+    for r in range(start, n):
+        omega = weights[r] if weighted else 1.0
+        if omega == 0.0:
+            continue
         lo, hi = indptr[r], indptr[r + 1]
-        if not add_example(arrays, indices[lo:hi], data[lo:hi]):
+        if not add_example(arrays, indices[lo:hi], data[lo:hi], omega):
             return r
-    return indptr.shape[0] - 1
+    return n
+
+
+def check_sample_weight(sample_weight, n_rows: int) -> np.ndarray:
+    """Example weights for a summary's ``update``: None gives an empty array (every
+    row weighs 1); otherwise a C-contiguous float64 array of ``n_rows`` finite,
+    non-negative weights, or ValueError."""
+    if sample_weight is None:
+        return np.empty(0)
+    weights = np.ascontiguousarray(sample_weight, dtype=np.float64).ravel()
+    if weights.shape[0] != n_rows:
+        raise ValueError(f"sample_weight has {weights.shape[0]} entries for {n_rows} rows")
+    if not (np.isfinite(weights).all() and (weights >= 0).all()):
+        raise ValueError("sample_weight must be finite and non-negative")
+    return weights
 
 
 # ------------------------------------------------------------- compiled helpers
-@compiled_step
+@nb.njit(cache=True, inline="always", no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def own_and_opposite(classes, y):
     """``(own, opposite)`` from ``classes = (negative, positive)`` for label ``y`` (+1/-1).
 
     The one place where a kernel picks the summary an example joins and the one its
-    gradient step reads.
+    gradient step reads. It returns arrays and is called by kernels with and without
+    reference counting, so it is inlined into each (see ``borrowing_njit``).
     """
     if y > 0:
         return classes[1], classes[0]
@@ -247,11 +310,12 @@ def own_and_opposite(classes, y):
 
 
 @borrowing_step
-def cov_from_scatter_product(count, sums, v, out):
-    r"""Turn ``out`` = :math:`P v` into :math:`\Gamma v = P v / T - c\,(c^\top v)`
-    (``c = sums / T``) in place; return :math:`c^\top v`. An empty summary gives zeros.
+def cov_from_scatter_product(total, sums, v, out):
+    r"""Turn ``out`` = :math:`P v` into :math:`\Gamma v = P v / W - c\,(c^\top v)`
+    (``c = sums / W``, W = ``total[0]``, the total weight or the count) in place;
+    return :math:`c^\top v`. An empty summary gives zeros.
     """
-    t = count[0]
+    t = total[0]
     if t == 0:
         out[:] = 0.0
         return 0.0

@@ -31,6 +31,7 @@ __all__ = [
     "check_float_setting",
     "check_int_setting",
     "check_moments",
+    "check_weight",
     "check_nonnegative",
     "check_support",
     "check_table",
@@ -92,6 +93,18 @@ def check_count(owner, name: str = "count_") -> int:
     if count < 0:
         raise ValueError(f"{name} = {count} is negative (a number of examples)")
     return count
+
+
+def check_weight(owner, count: int) -> float:
+    """``owner.weight_``: the total weight W of the ``count`` examples added (each of
+    weight > 0): shape (1,), float, finite, >= 0, and 0 exactly when the count is;
+    returns W."""
+    weight = float(check_array(owner, "weight_", (1,), "f")[0])
+    if not (np.isfinite(weight) and weight >= 0.0):
+        raise ValueError(f"weight_ = {weight} is not a total weight (finite, >= 0)")
+    if (weight == 0.0) != (count == 0):
+        raise ValueError(f"weight_ = {weight} does not match count_ = {count}")
+    return weight
 
 
 def check_nonnegative(owner, name: str, what: str) -> None:
@@ -197,15 +210,16 @@ def check_table(owner, d: int, full: int) -> tuple[np.ndarray, np.ndarray, np.nd
     return rows, cols, values
 
 
-def check_moments(sums: np.ndarray, diagonal: np.ndarray, count: int) -> None:
-    r"""Exact second moments: :math:`P_{ii} = \sum_t x_{ti}^2 \ge 0` and, by
-    Cauchy-Schwarz, :math:`s_i^2 \le T P_{ii}` (up to rounding)."""
+def check_moments(sums: np.ndarray, diagonal: np.ndarray, count: float) -> None:
+    r"""Exact second moments: :math:`P_{ii} = \sum_t \omega_t x_{ti}^2 \ge 0` and, by
+    Cauchy-Schwarz, :math:`s_i^2 \le W P_{ii}` (up to rounding), W the total weight
+    (the count T when every weight is 1)."""
     if np.any(diagonal < 0):
         raise ValueError("the scatter has a negative diagonal entry (a sum of squares)")
     with np.errstate(over="ignore"):
         excess = sums * sums > count * diagonal * (1.0 + 1e-6) + 1e-290
     if np.any(excess):
         raise ValueError(
-            f"sum_ and the scatter's diagonal are not the sums of {count} examples "
-            "(s_i^2 > T P_ii for some feature): count_ does not match the data"
+            f"sum_ and the scatter's diagonal are not the sums of examples of total weight "
+            f"{count} (s_i^2 > W P_ii for some feature): count_/weight_ do not match the data"
         )

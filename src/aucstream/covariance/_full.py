@@ -12,69 +12,154 @@ example even for sparse x: the P-form is cheaper on sparse data and merges exact
 at the price of a cancellation error of order :math:`\epsilon \|c\|^2` in float64,
 negligible for scaled features. (G13 §3 prints a form of the recursion without the
 :math:`-c_{old} c_{old}^\top/T` term, which is not the covariance.)
+
+P is symmetric, so only its upper triangle is kept up to date and read: adding a
+dense row updates d(d+1)/2 entries, one contiguous run per row of P, and
+:math:`P v` reads each of them once (:func:`upper_matvec`), half the memory traffic
+of a full rank-one update and product (BLAS ``dger`` and ``dgemv``). These two loops
+are compiled with reassociation and contraction (:data:`TRIANGLE_MATH`), so that
+LLVM vectorizes them: their results change by rounding only. Dense and sparse rows
+add the same products to P; the product :math:`P v` is the same code for both.
 """
 
 from __future__ import annotations
 
 from collections import namedtuple
 
+import numba as nb
 import numpy as np
 import scipy.sparse as sp
+from numba.extending import overload
 from numpy.typing import ArrayLike
 
 from .._chunks import csr_arrays
+from .._kernels import _is_none
 from ._base import (
     CovarianceSummary,
     add_example,
     add_rows,
     borrowing_njit,
-    borrowing_step,
     check_n_features,
+    check_sample_weight,
     cov_from_scatter_product,
     cov_matvec,
     register,
 )
-from ._checks import check_array, check_count, check_empty, check_int_setting, check_moments
+from ._checks import (
+    check_array,
+    check_count,
+    check_empty,
+    check_int_setting,
+    check_moments,
+    check_weight,
+)
 
-__all__ = ["FullArrays", "FullCovariance", "full_add", "full_cov_matvec"]
+__all__ = ["FullArrays", "FullCovariance", "full_add", "full_cov_matvec", "upper_matvec"]
 
 #: The arrays of a :class:`FullCovariance` as its compiled functions take them.
-FullArrays = namedtuple("FullArrays", ["count", "sums", "scatter"])
+FullArrays = namedtuple("FullArrays", ["count", "weight", "sums", "scatter"])
 
 
-@borrowing_step
-def full_add(arrays, idx, val):
-    """Add one example (non-zeros ``val`` at columns ``idx``): ``T += 1``, ``s += x``,
-    ``P += x x^T``; O(k^2)."""
-    count, sums, outer = arrays
+#: numba ``fastmath`` flags of the O(d^2) loops over the upper triangle: reassociation
+#: (the sums of the product are evaluated in any order, so that LLVM vectorizes them)
+#: and contraction (a multiply-add may be fused). Both change results by rounding
+#: only; no finite-math or signed-zero assumption is made.
+TRIANGLE_MATH = {"reassoc", "contract"}
+
+
+@nb.njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+def _add_sparse(count, weight, sums, upper, idx, val, omega):
+    """``P += omega x x^T`` on the upper triangle for a sparse row; O(k^2)."""
     count[0] += 1
+    weight[0] += omega
     k = idx.shape[0]
     for a in range(k):
         i = idx[a]
-        va = val[a]
+        va = omega * val[a]  # exact when omega = 1
         sums[i] += va
-        for b in range(k):
-            outer[i, idx[b]] += va * val[b]
+        for b in range(a, k):
+            j = idx[b]
+            if i <= j:
+                upper[i, j] += va * val[b]
+            else:
+                upper[j, i] += va * val[b]
+
+
+@nb.njit(
+    cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True, fastmath=TRIANGLE_MATH
+)
+def _add_dense(count, weight, sums, upper, val, omega):
+    """``P += omega x x^T`` on the upper triangle for a dense row: one contiguous
+    axpy per row of P whose x_i is non-zero (the products are those of the sparse
+    path, so both give the same summary); O(d^2 / 2)."""
+    count[0] += 1
+    weight[0] += omega
+    d = val.shape[0]
+    for i in range(d):
+        va = omega * val[i]
+        if va == 0.0:
+            continue
+        sums[i] += va
+        row, tail = upper[i, i:], val[i:]  # loops from 0 vectorize, from i do not
+        for j in range(row.shape[0]):
+            row[j] += va * tail[j]
+
+
+def full_add(arrays, idx, val, omega):
+    """Add one example (non-zeros ``val`` at columns ``idx``; ``idx`` None: the dense
+    row ``val``) of weight ``omega``: ``T += 1``, ``W += omega``, ``s += omega x``,
+    ``P += omega x x^T`` on the upper triangle; O(k^2) (compiled code only)."""
+    raise NotImplementedError("full_add is called from compiled code only")
+
+
+@overload(full_add, jit_options={"cache": True})
+def _full_add(arrays, idx, val, omega):
+    if _is_none(idx):
+
+        def dense(arrays, idx, val, omega):
+            _add_dense(arrays.count, arrays.weight, arrays.sums, arrays.scatter, val, omega)
+
+        return dense
+
+    def sparse(arrays, idx, val, omega):
+        _add_sparse(arrays.count, arrays.weight, arrays.sums, arrays.scatter, idx, val, omega)
+
+    return sparse
+
+
+@nb.njit(cache=True, _nrt=False, fastmath=TRIANGLE_MATH)
+def upper_matvec(upper, v, out):
+    r"""``out = P v`` for the symmetric P whose upper triangle is ``upper``: one pass
+    over the triangle, row by row, each row both a dot product (:math:`j \ge i`) and
+    an axpy (the transposed entries :math:`j > i`), both over contiguous memory;
+    O(d^2 / 2) reads."""
+    d = v.shape[0]
+    for i in range(d):
+        out[i] = 0.0
+    for i in range(d):
+        vi = v[i]
+        acc = upper[i, i] * vi
+        # slices from i + 1, so that the loop counts from 0 (LLVM vectorizes it)
+        row, v_tail, out_tail = upper[i, i + 1 :], v[i + 1 :], out[i + 1 :]
+        for j in range(row.shape[0]):
+            p = row[j]
+            acc += p * v_tail[j]
+            out_tail[j] += p * vi
+        out[i] += acc
 
 
 @borrowing_njit
 def full_cov_matvec(arrays, v, out):
-    """Write ``Gamma v = P v / T - c (c^T v)`` into ``out``; return ``c^T v``. O(d^2).
+    """Write ``Gamma v = P v / W - c (c^T v)`` into ``out``; return ``c^T v``. O(d^2).
 
     ``out`` receives zeros when the summary is empty.
     """
-    count, sums, outer = arrays
+    count, weight, sums, upper = arrays
     if count[0] == 0:
         out[:] = 0.0
         return 0.0
-    d = v.shape[0]
-    for i in range(d):
-        acc = 0.0
-        row = outer[i]
-        for j in range(d):
-            acc += row[j] * v[j]
-        out[i] = acc
-    return cov_from_scatter_product(count, sums, v, out)
+    upper_matvec(upper, v, out)
+    return cov_from_scatter_product(weight, sums, v, out)
 
 
 def _add_full(arrays, *args):
@@ -98,10 +183,21 @@ class FullCovariance(CovarianceSummary):
     ----------
     count_ : ndarray of shape (1,), int64
         Number of examples T.
+    weight_ : ndarray of shape (1,)
+        Their total weight W (= T without example weights).
     sum_ : ndarray of shape (d,)
-        :math:`\sum x_i`.
+        :math:`s = \sum \omega_i x_i`.
     scatter_ : ndarray of shape (d, d)
-        :math:`P = \sum x_i x_i^\top` (symmetric, both triangles stored).
+        The upper triangle (:math:`i \le j`) of :math:`P = \sum \omega_i x_i
+        x_i^\top`; the strictly lower triangle is never read nor written (files of
+        aucstream 0.1, which stored both triangles, load unchanged).
+
+    Notes
+    -----
+    With example weights :math:`\omega_i` (``update(X, sample_weight)``) the summary
+    holds the statistics of the weighted sample: mean :math:`c = s/W` and covariance
+    :math:`P/W - c c^\top`; an integer weight m gives the summary of the example
+    repeated m times (up to rounding) and a weight 0 leaves the summary unchanged.
 
     Examples
     --------
@@ -118,12 +214,13 @@ class FullCovariance(CovarianceSummary):
     def __init__(self, n_features: int):
         self.n_features = check_n_features(n_features)
         self.count_ = np.zeros(1, dtype=np.int64)
+        self.weight_ = np.zeros(1)
         self.sum_ = np.zeros(self.n_features)
         self.scatter_ = np.zeros((self.n_features, self.n_features))
 
-    def arrays(self) -> FullArrays:
-        """``FullArrays(count_, sum_, scatter_)``."""
-        return FullArrays(self.count_, self.sum_, self.scatter_)
+    #: Members that model files written before they existed lack (see
+    #: :meth:`_upgrade_state`).
+    _state_added_later = ("weight_",)
 
     def _check_state(self) -> None:
         r"""Consistency of a loaded state (:mod:`._checks`): the shapes follow
@@ -135,23 +232,37 @@ class FullCovariance(CovarianceSummary):
         sums = check_array(self, "sum_", (d,), "f")
         scatter = check_array(self, "scatter_", (d, d), "f")
         check_empty(self, t, ("sum_", "scatter_"))
-        check_moments(sums, np.diagonal(scatter), t)
+        check_moments(sums, np.diagonal(scatter), check_weight(self, t))
 
-    def update(self, X: ArrayLike) -> FullCovariance:
-        """Add the rows of ``X`` (dense or sparse); returns self."""
+    def _upgrade_state(self, missing: set) -> None:
+        """A summary saved before example weights: every example weighed 1, W = T."""
+        if "weight_" in missing:
+            self.weight_ = self.count_.astype(np.float64)
+
+    def arrays(self) -> FullArrays:
+        """``FullArrays(count_, weight_, sum_, scatter_)``."""
+        return FullArrays(self.count_, self.weight_, self.sum_, self.scatter_)
+
+    def update(self, X: ArrayLike, sample_weight: ArrayLike | None = None) -> FullCovariance:
+        """Add the rows of ``X`` (dense or sparse), with optional non-negative weights
+        (rows of weight 0 are not added); returns self."""
         indptr, indices, data, d = csr_arrays(X)
         self._check_dim(d)
-        add_rows(self.arrays(), indptr, indices, data, 0)
+        weights = check_sample_weight(sample_weight, indptr.shape[0] - 1)
+        add_rows(self.arrays(), indptr, indices, data, weights, 0)
         return self
 
     @property
     def scatter(self) -> np.ndarray:
-        r""":math:`P = \sum x_i x_i^\top` (the ``scatter_`` array itself)."""
-        return self.scatter_
+        r""":math:`P = \sum x_i x_i^\top`, both triangles (a new array)."""
+        upper = np.triu(self.scatter_)
+        return upper + np.triu(upper, 1).T
 
     def scatter_matvec(self, v: ArrayLike) -> np.ndarray:
         """:math:`P v`; O(d^2)."""
-        return self.scatter_ @ self._vector(v)
+        out = np.empty(self.n_features)
+        upper_matvec(self.scatter_, self._vector(v), out)
+        return out
 
     def matvec(self, v: ArrayLike) -> np.ndarray:
         """The product ``Gamma v`` without forming ``Gamma``."""
@@ -163,11 +274,11 @@ class FullCovariance(CovarianceSummary):
         r""":math:`\sum_t x_t^\top P x_t` over the rows of X (forms :math:`X^\top X`)."""
         gram = X.T @ X
         gram = gram.toarray() if sp.issparse(gram) else np.asarray(gram)
-        return float(np.sum(gram * self.scatter_))
+        return float(np.sum(gram * self.scatter))
 
     def scatter_frobenius_sq(self) -> float:
         r""":math:`\|P\|_F^2`."""
-        return float(np.sum(np.square(self.scatter_)))
+        return float(np.sum(np.square(self.scatter)))
 
     def merge(self, other: FullCovariance) -> FullCovariance:
         r"""The exact summary of both streams together (a new object).
@@ -183,6 +294,7 @@ class FullCovariance(CovarianceSummary):
         self._check_dim(other.n_features)
         merged = FullCovariance(self.n_features)
         merged.count_ += self.count_ + other.count_
+        merged.weight_ += self.weight_ + other.weight_
         merged.sum_ += self.sum_ + other.sum_
         merged.scatter_ += self.scatter_ + other.scatter_
         return merged

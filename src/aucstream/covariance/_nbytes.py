@@ -41,8 +41,9 @@ def summary_nbytes(
 
     d, tau = int(n_features), int(sketch_size)
     common = 8 * (d + 1)  # sum_, count_
+    weight = 8  # weight_: the exact summaries take example weights
     if kind == "full":
-        return common + 8 * d * d
+        return common + weight + 8 * d * d
     if kind in ("randomized", "hash"):
         return common + 8 * (d * tau + tau * tau + tau)
     if kind == "fd":
@@ -56,7 +57,7 @@ def summary_nbytes(
     full = d * (d + 1) // 2
     if kind == "sparse":
         trigger = int(math.floor((1.0 + float(prune_slack)) * d * tau))
-        return common + table(min(full, _entries_at_cost(d, trigger) + _reserve()))
+        return common + weight + table(min(full, _entries_at_cost(d, trigger) + _reserve()))
     if kind == "exact_sparse":
-        return common + table(min(64, full)) + 9 * d + 8
+        return common + weight + table(min(64, full)) + 9 * d + 8
     raise ValueError(f"unknown summary kind {kind!r}")

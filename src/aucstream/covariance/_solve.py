@@ -274,7 +274,7 @@ def _solve_sparse(neg, pos, delta: np.ndarray, lam: float) -> np.ndarray:
     B^{-1}\delta` with :math:`W = [c_+, c_-, \delta]`, :math:`C = C^{-1} =
     \mathrm{diag}(-1, -1, 1)`."""
     d = neg.n_features
-    B = _scatter_matrix(pos) / pos.count + _scatter_matrix(neg) / neg.count
+    B = _scatter_matrix(pos) / pos.total_weight + _scatter_matrix(neg) / neg.total_weight
     B = (B + lam * sp.identity(d, format="csc")).tocsc()
     W = np.column_stack([pos.mean, neg.mean, delta])
     C = np.array([-1.0, -1.0, 1.0])

@@ -45,6 +45,7 @@ from ._base import (
     borrowing_njit,
     borrowing_step,
     check_n_features,
+    check_sample_weight,
     check_sketch_size,
     compiled_step,
     cov_from_scatter_product,
@@ -62,6 +63,7 @@ from ._checks import (
     check_moments,
     check_support,
     check_table,
+    check_weight,
     check_zero_outside,
 )
 from ._hashtable import (
@@ -95,11 +97,14 @@ __all__ = [
 #: The arrays of a :class:`SparsifiedCovariance` as its compiled functions take them:
 #: count, sum, the entry table, and the settings budget (cost kept by a prune),
 #: trigger (cost that triggers one) and full (d(d+1)/2 entries: the whole triangle).
-SparseArrays = namedtuple("SparseArrays", ["count", "sums", "table", "budget", "trigger", "full"])
+SparseArrays = namedtuple(
+    "SparseArrays", ["count", "weight", "sums", "table", "budget", "trigger", "full"]
+)
 
 #: The arrays of an :class:`ExactSparseCovariance`: no budget, plus the support.
 ExactSparseArrays = namedtuple(
-    "ExactSparseArrays", ["count", "sums", "table", "full", "seen", "support", "n_support"]
+    "ExactSparseArrays",
+    ["count", "weight", "sums", "table", "full", "seen", "support", "n_support"],
 )
 
 
@@ -115,17 +120,19 @@ def sparse_room(arrays, idx, val):
 
 
 @borrowing_step
-def sparse_add(arrays, idx, val):
-    """``P += x x^T`` (upper triangle), ``s += x``, ``T += 1``; O(k^2). Zeros skipped;
-    the caller made room (:func:`sparse_room`)."""
+def sparse_add(arrays, idx, val, omega):
+    """``P += omega x x^T`` (upper triangle), ``s += omega x``, ``T += 1``, ``W +=
+    omega``; O(k^2). Zeros skipped; the caller made room (:func:`sparse_room`)."""
     keys, vals, index, info = arrays.table
     sums = arrays.sums
     arrays.count[0] += 1
+    arrays.weight[0] += omega
     k = idx.shape[0]
     for a in range(k):
         va = val[a]
         if va == 0.0:
             continue
+        va = omega * va  # exact when omega = 1
         i = idx[a]
         sums[i] += va
         for b in range(a, k):
@@ -144,7 +151,7 @@ def sparse_prune(arrays):
 
 
 @compiled_step
-def sparsified_add(arrays, idx, val):
+def sparsified_add(arrays, idx, val, omega):
     r"""Alg. 3 lines 6-9 for one example: add :math:`x x^\top`, prune if over the
     trigger.
 
@@ -155,14 +162,14 @@ def sparsified_add(arrays, idx, val):
         sparse_prune(arrays)
         if not sparse_room(arrays, idx, val):
             return False
-    sparse_add(arrays, idx, val)
+    sparse_add(arrays, idx, val, omega)
     if arrays.table.info[1] > arrays.trigger:
         sparse_prune(arrays)
     return True
 
 
 @borrowing_step
-def exact_sparse_add(arrays, idx, val):
+def exact_sparse_add(arrays, idx, val, omega):
     r"""Add one example to an :class:`ExactSparseCovariance`: :math:`P \mathrel{+}= x
     x^\top`, :math:`s \mathrel{+}= x`, and the features seen for the first time join
     the support. O(k^2). Returns False (and changes nothing) if the table has no room;
@@ -170,18 +177,18 @@ def exact_sparse_add(arrays, idx, val):
     if not sparse_room(arrays, idx, val):
         return False
     seen, support, n_support = arrays.seen, arrays.support, arrays.n_support
-    sparse_add(arrays, idx, val)
+    sparse_add(arrays, idx, val, omega)
     track_support(seen, support, n_support, idx, val)
     return True
 
 
 @borrowing_njit
 def sparse_cov_matvec(arrays, v, out):
-    """Write ``Gamma v = P v / T - c (c^T v)`` into ``out``; return ``c^T v``."""
-    table, count, sums = arrays.table, arrays.count, arrays.sums
+    """Write ``Gamma v = P v / W - c (c^T v)`` into ``out``; return ``c^T v``."""
+    table, sums = arrays.table, arrays.sums
     out[:] = 0.0
     sparse_scatter_add(table, v, out)
-    return cov_from_scatter_product(count, sums, v, out)
+    return cov_from_scatter_product(arrays.weight, sums, v, out)
 
 
 register(add_example, (SparseArrays,), lambda arrays, *args: sparsified_add(arrays, *args))
@@ -256,6 +263,10 @@ class SparsifiedCovariance(CovarianceSummary):
     ----------
     count_ : ndarray of shape (1,), int64
         Number of examples T.
+    weight_ : ndarray of shape (1,)
+        Their total weight W (= T without example weights; ``update(X,
+        sample_weight)`` adds :math:`\omega x` to the sum and :math:`\omega x
+        x^\top` to P before the prune, as :class:`FullCovariance` does).
     sum_ : ndarray of shape (d,)
         :math:`\sum x_i`.
     keys_ : ndarray of shape (capacity,), int64
@@ -299,6 +310,7 @@ class SparsifiedCovariance(CovarianceSummary):
     def _allocate(self, capacity: int) -> None:
         """Empty state with entry arrays for ``capacity`` entries."""
         self.count_ = np.zeros(1, dtype=np.int64)
+        self.weight_ = np.zeros(1)
         self.sum_ = np.zeros(self.n_features)
         self.keys_ = np.zeros(capacity, dtype=np.int64)
         self.values_ = np.zeros(capacity)
@@ -311,7 +323,13 @@ class SparsifiedCovariance(CovarianceSummary):
     def arrays(self) -> SparseArrays:
         """:data:`SparseArrays` of this summary (its own arrays, updated in place)."""
         return SparseArrays(
-            self.count_, self.sum_, self._table(), self.budget, self.trigger, self.full
+            self.count_,
+            self.weight_,
+            self.sum_,
+            self._table(),
+            self.budget,
+            self.trigger,
+            self.full,
         )
 
     #: The entry arrays grow with the stream (:meth:`reserve`): a loaded state may
@@ -325,6 +343,7 @@ class SparsifiedCovariance(CovarianceSummary):
         check_array(self, "sum_", (d,), "f")
         entries = check_table(self, d, full)
         check_empty(self, t, ("sum_", "info_"))
+        check_weight(self, t)
         return (t, *entries)
 
     def _check_state(self) -> None:
@@ -346,6 +365,15 @@ class SparsifiedCovariance(CovarianceSummary):
                 f"info_[1] = {self.cost} stored non-zeros, above the trigger {self.trigger} "
                 "that makes the summary prune"
             )
+
+    #: Members that model files written before they existed lack (see
+    #: :meth:`_upgrade_state`).
+    _state_added_later = ("weight_",)
+
+    def _upgrade_state(self, missing: set) -> None:
+        """A summary saved before example weights: every example weighed 1, W = T."""
+        if "weight_" in missing:
+            self.weight_ = self.count_.astype(np.float64)
 
     @property
     def capacity(self) -> int:
@@ -396,14 +424,17 @@ class SparsifiedCovariance(CovarianceSummary):
         """Prune to the budget now (Alg. 3 line 8), if the stored cost exceeds it."""
         sparse_prune(self.arrays())
 
-    def update(self, X: ArrayLike) -> SparsifiedCovariance:
-        """Add the rows of ``X`` (dense or sparse); returns self."""
+    def update(self, X: ArrayLike, sample_weight: ArrayLike | None = None) -> SparsifiedCovariance:
+        """Add the rows of ``X`` (dense or sparse), with optional non-negative weights
+        (rows of weight 0 are not added; see :class:`FullCovariance` for the weighted
+        statistics); returns self."""
         indptr, indices, data, d = csr_arrays(X)
         self._check_dim(d)
         n = indptr.shape[0] - 1
+        weights = check_sample_weight(sample_weight, n)
         r = 0
         while True:
-            r = add_rows(self.arrays(), indptr, indices, data, r)
+            r = add_rows(self.arrays(), indptr, indices, data, weights, r)
             if r == n:
                 return self
             self.reserve(data[indptr[r] : indptr[r + 1]])
@@ -457,6 +488,7 @@ class SparsifiedCovariance(CovarianceSummary):
         merged = SparsifiedCovariance(self.n_features, self.sketch_size, self.prune_slack)
         standard = merged.capacity
         merged.count_[:] = self.count_ + other.count_
+        merged.weight_[:] = self.weight_ + other.weight_
         merged.sum_[:] = self.sum_ + other.sum_
         union = min(self.full, self.nnz + other.nnz)
         if union > standard:
@@ -493,7 +525,7 @@ class ExactSparseCovariance(SparsifiedCovariance):
 
     Attributes
     ----------
-    count_, sum_, keys_, values_, index_, info_
+    count_, weight_, sum_, keys_, values_, index_, info_
         As for :class:`SparsifiedCovariance` (``info_[2]``, the prunes, stays 0).
     seen_ : ndarray of shape (d,), bool
         Whether a feature was ever non-zero (its row of P is non-zero).
@@ -532,6 +564,7 @@ class ExactSparseCovariance(SparsifiedCovariance):
         """:data:`ExactSparseArrays` of this summary (its own arrays, updated in place)."""
         return ExactSparseArrays(
             self.count_,
+            self.weight_,
             self.sum_,
             self._table(),
             self.full,
@@ -570,7 +603,7 @@ class ExactSparseCovariance(SparsifiedCovariance):
         check_zero_outside(self, "sum_", seen)
         p_diag = np.zeros(d)
         p_diag[rows[rows == cols]] = values[rows == cols]
-        check_moments(self.sum_, p_diag, t)
+        check_moments(self.sum_, p_diag, check_weight(self, t))
 
     def prune(self) -> None:
         """Nothing: an exact summary is never pruned."""
@@ -584,6 +617,7 @@ class ExactSparseCovariance(SparsifiedCovariance):
         for part in (self, other):
             insert_all(merged._table(), part._table())
             merged.count_ += part.count_
+            merged.weight_ += part.weight_
             merged.sum_ += part.sum_
             support = part.support_[: part.n_support_[0]]
             track_support(

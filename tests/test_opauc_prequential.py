@@ -76,3 +76,16 @@ def test_prequential_scores_do_not_depend_on_chunking(name):
         for a in range(0, N, 13)
     ]
     np.testing.assert_array_equal(np.concatenate(parts), whole)
+
+
+@pytest.mark.parametrize("name", ["full", "sparse", "adaoam", "sadaoam", "sadaoam_eager"])
+def test_weighted_prequential_scores_are_those_of_the_weighted_prefix_model(name):
+    X, y = _stream(sparse=False)
+    weights = np.random.default_rng(7).choice([0.0, 0.5, 1.0, 3.0], size=N)
+    scores = _model(name).test_then_train(X, y, classes=[-1, 1], sample_weight=weights)
+    expected = np.zeros(N)
+    for t in range(1, N):
+        prefix = _model(name).partial_fit(X[:t], y[:t], classes=[-1, 1], sample_weight=weights[:t])
+        expected[t] = prefix._raw_scores(X[t : t + 1])[0]
+    assert np.any(expected != 0.0)
+    np.testing.assert_allclose(scores, expected, rtol=1e-9, atol=1e-12)

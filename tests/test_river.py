@@ -225,16 +225,38 @@ def test_non_boolean_labels_wait_for_the_second_label():
         fresh.learn_many(pd.DataFrame(xs[1:3]), pd.Series(["b", "c"]))
 
 
-def test_probabilities_are_the_logistic_of_the_score():
+def test_probabilities_are_the_learners_calibrated_probabilities():
     rows = phishing(200)
     model = RiverClassifier(OPAUC(eta=2**-6), n_features=10)
     for x, y in rows:
         model.learn_one(x, y)
+    X = as_matrix(model, [x for x, _ in rows[:30]])
+    expected = model.estimator_.predict_proba(sp.csr_matrix(X))[:, 1]
+    for i, (x, _) in enumerate(rows[:30]):
+        s = model.decision_one(x)
+        p = model.predict_proba_one(x)
+        assert p[True] == pytest.approx(expected[i], rel=1e-12)
+        assert p[False] + p[True] == pytest.approx(1.0)
+        assert model.predict_one(x) == (s > 0) == (p[True] > 0.5)
+
+
+class _Uncalibrated(OPAUC):
+    """A learner without probabilities (no prequential scores to calibrate on): the
+    wrapper maps its score by the logistic."""
+
+    _kernel_prequential = False
+
+
+def test_without_calibration_probabilities_are_the_logistic_of_the_score():
+    rows = phishing(200)
+    model = RiverClassifier(_Uncalibrated(eta=2**-6), n_features=10)
+    for x, y in rows:
+        model.learn_one(x, y)
+    assert not hasattr(model.estimator_, "predict_proba")
     for x, _ in rows[:30]:
         s = model.decision_one(x)
         p = model.predict_proba_one(x)
         assert p[True] == pytest.approx(1 / (1 + np.exp(-s)), rel=1e-12)
-        assert p[False] + p[True] == pytest.approx(1.0)
         assert model.predict_one(x) == (s > 0)
 
 

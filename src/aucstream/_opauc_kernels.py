@@ -1,0 +1,347 @@
+r"""OPAUC's compiled per-example kernels (the mathematics is in :mod:`aucstream.opauc`).
+
+- :func:`_opauc_chunk`: the exact and sparse kinds, G13 Eqs. 3-5 / G16 Alg. 1 with the
+  opposite class's summary applied as :math:`\hat\Gamma w`;
+- :func:`_opauc_lowrank_chunk`: the low-rank kinds (randomized, hash, frequent
+  directions), the weights kept in the implicit form described in
+  :mod:`aucstream.opauc` and updated in named steps over small bundles.
+
+Both write each row's score before learning it (``pre``) and scale the step by the
+row's weight.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+import numba as nb
+import numpy as np
+
+from ._kernels import (
+    SCALE_MAX,
+    SCALE_MIN,
+    n_rows,
+    row,
+    sparse_axpy,
+    sparse_dot,
+    squared_norm,
+)
+from .covariance import (
+    CENTERED_SKETCH,
+    add_example,
+    borrowing_njit,
+    borrowing_step,
+    center_terms,
+    cov_matvec,
+    fd_column,
+    fd_insert,
+    fd_tdot,
+    lowrank_add,
+    own_and_opposite,
+    sketch_tdot,
+)
+
+#: The implicit weights of the low-rank kinds and the products maintained with them
+#: (module docstring). Class 0 is the negative class, 1 the positive one: ``v``
+#: (d,), ``p`` (2, tau), ``gamma`` (2,), ``scale`` (1,) give
+#: ``w = scale * (v + Z_0 p_0 + Z_1 p_1 + gamma_0 s_0 + gamma_1 s_1)``; ``zz`` =
+#: :math:`Z_0^\top Z_1`, ``zs[a, b]`` = :math:`Z_a^\top s_b`, ``ss[a, b]`` =
+#: :math:`s_a^\top s_b`, ``zv[a]`` = :math:`Z_a^\top v`, ``sv[a]`` = :math:`s_a^\top v`.
+Implicit = namedtuple("Implicit", ["v", "p", "gamma", "scale", "zz", "zs", "ss", "zv", "sv"])
+
+#: Settings of the low-rank kernel: step size, lambda, the summaries' centering code
+#: (``aucstream.covariance.CENTER_*``), whether they fill columns (frequent
+#: directions) and the re-basing period.
+LowRankSettings = namedtuple(
+    "LowRankSettings", ["eta", "lam", "center", "fills_columns", "rebase_every"]
+)
+
+#: Scratch vectors of the low-rank kernel (tau = sketch size): ``zx`` (2, tau) and
+#: ``sx`` (2,) hold :math:`Z_a^\top x` and :math:`s_a^\top x` of the current example,
+#: ``a`` the coefficients of the column its class's sketch gains, ``zoz`` =
+#: :math:`Z_o^\top z`, ``q`` = :math:`Z_o^\top w` and ``phi`` the centering
+#: coefficients of the opposite class o.
+Scratch = namedtuple("Scratch", ["zx", "sx", "a", "zoz", "q", "phi"])
+
+#: Why the low-rank kernel returned: the chunk is done; a frequent-directions sketch
+#: is full and must be shrunk; the implicit weights are due for re-basing.
+_DONE, _SHRINK, _REBASE = 0, 1, 2
+
+
+# ------------------------------------------------------- exact and sparse kinds
+@borrowing_step
+def _opauc_step(w, idx, val, y, opp, cov_w, c_w, eta, lam):
+    """w <- w - eta * (lam w + S w + (e.w - y) e), e = x - c (opposite class ``opp``).
+
+    ``cov_w`` is ``S w`` and ``c_w`` is ``c^T w`` of the opposite class, both at the
+    current w; ``c = opp.sums / W`` (W = ``opp.weight``, the class's total weight).
+    """
+    inv_t = 1.0 / opp.weight[0]
+    alpha = (sparse_dot(w, idx, val) - c_w) - y  # e^T w - y
+    shrink = 1.0 - eta * lam
+    sums = opp.sums
+    for i in range(w.shape[0]):
+        w[i] = shrink * w[i] - eta * cov_w[i] + eta * alpha * sums[i] * inv_t
+    sparse_axpy(w, -eta * alpha, idx, val)
+
+
+@nb.njit(cache=True)
+def _opauc_chunk(w, classes, rows, pre, weights, start, eta, lam):
+    """OPAUC with explicit summaries (G16 Alg. 1; Alg. 3 for "sparse") over rows
+    ``start:``; ``classes``: the two summaries' ``arrays()``; ``rows``: the chunk's
+    :data:`aucstream._kernels.Rows` (CSR, or dense for "full"). When ``pre`` has one
+    entry per row, each row's score ``w^T x`` before it is learnt is written there.
+    ``weights`` is empty or holds the examples' weights (a row of weight 0 is not
+    learnt; otherwise its statistics and its step are weighted: class docstring).
+
+    Returns the first row whose class summary must reserve room before it can take
+    the example (or n when done)."""
+    cov_w = np.empty(w.shape[0])
+    n = n_rows(rows)
+    scores = pre.shape[0] == n
+    weighted = weights.shape[0] == n
+    for r in range(start, n):
+        idx, val, y = row(rows, r)
+        if scores:  # rewritten with the same w when the row is resumed
+            pre[r] = sparse_dot(w, idx, val)
+        omega = weights[r] if weighted else 1.0
+        if omega == 0.0:
+            continue
+        own, opp = own_and_opposite(classes, y)
+        if not add_example(own, idx, val, omega):
+            return r
+        if opp.count[0] > 0:
+            c_w = cov_matvec(opp, w, cov_w)
+            _opauc_step(w, idx, val, y, opp, cov_w, c_w, eta * omega, lam)
+    return n
+
+
+# ------------------------------------------------------------- low-rank kinds
+@borrowing_step
+def _add_to_v(imp, idx, val, coef, scratch):
+    """``v += coef x`` and the maintained ``Z_a^T v``, ``s_a^T v`` with it (from the
+    example's ``Z_a^T x`` and ``s_a^T x`` in ``scratch``); O(k + tau)."""
+    v, zv, sv = imp.v, imp.zv, imp.sv
+    zx, sx = scratch.zx, scratch.sx
+    sparse_axpy(v, coef, idx, val)
+    for j in range(zv.shape[1]):
+        zv[0, j] += coef * zx[0, j]
+        zv[1, j] += coef * zx[1, j]
+    sv[0] += coef * sx[0]
+    sv[1] += coef * sx[1]
+
+
+@borrowing_step
+def _sketch_x(sketch, sums, beta, fills_columns, idx, val, scratch, b):
+    r"""``zx[b]`` = :math:`Z^\top x` and ``sx[b]`` = :math:`s^\top x` of class b's
+    sketch and sum (frequent directions: :math:`Z = Y - s\beta^\top`); O(k tau)."""
+    out = scratch.zx[b]
+    if fills_columns:
+        scratch.sx[b] = fd_tdot(sketch, sums, beta, idx, val, out)
+    else:
+        sketch_tdot(sketch, idx, val, out)
+        scratch.sx[b] = sparse_dot(sums, idx, val)
+
+
+@borrowing_step
+def _new_column(own, settings, xx, A, r, scratch):
+    """The change ``z a^T`` that x brings to its class's sketch: write ``a``, return
+    the coefficients ``(bx, bs)`` of ``z = bx x - bs s`` (s: the class sum before x).
+
+    Linear sketches add ``x a^T`` with the example's draw ``A[r]``; frequent
+    directions writes ``z`` (:func:`aucstream.covariance.fd_column`) into its first
+    zero column (a = that unit vector, or 0 when nothing is inserted).
+    """
+    a = scratch.a
+    if settings.fills_columns:
+        bx, bs = fd_column(own.count, xx, settings.center == CENTERED_SKETCH)
+        a[:] = 0.0
+        if bx != 0.0:
+            a[own.nfill[0]] = 1.0
+        return bx, bs
+    for j in range(a.shape[0]):
+        a[j] = A[r, j]
+    return 1.0, 0.0
+
+
+@borrowing_step
+def _compensation(imp, c, scratch, bx, bs):
+    r"""Keep w fixed while class c gains :math:`z a^\top` and x: :math:`Z_c p_c` gains
+    :math:`(a^\top p_c)\,z = (a^\top p_c)(b_x + b_s)x - (a^\top p_c) b_s s_c^{new}` and
+    :math:`\gamma_c s_c` gains :math:`\gamma_c x`, so :math:`\gamma_c` takes
+    :math:`(a^\top p_c) b_s` more (done here) and v must take the returned multiple
+    of x."""
+    p, gamma, a = imp.p, imp.gamma, scratch.a
+    ap = 0.0
+    for j in range(a.shape[0]):
+        ap += a[j] * p[c, j]
+    gamma_old = gamma[c]
+    gamma[c] += ap * bs
+    return -gamma_old - ap * (bx + bs)
+
+
+@borrowing_step
+def _update_products(imp, c, scratch, bx, bs, vx, xx):
+    r"""The maintained products after class c gains :math:`z a^\top` and x (from the
+    old :math:`Z^\top x`, :math:`s^\top x`, :math:`v^\top x`); return :math:`z^\top x`."""
+    o = 1 - c
+    zz, zs, ss, zv, sv = imp.zz, imp.zs, imp.ss, imp.zv, imp.sv
+    zx, sx, a, zoz = scratch.zx, scratch.sx, scratch.a, scratch.zoz
+    z_x = bx * xx - bs * sx[c]
+    z_sc = bx * sx[c] - bs * ss[c, c]
+    z_so = bx * sx[o] - bs * ss[c, o]
+    z_v = bx * vx - bs * sv[c]
+    tau = a.shape[0]
+    for j in range(tau):
+        zoz[j] = bx * zx[o, j] - bs * zs[o, c, j]  # Z_o^T z
+    if c == 0:  # Z_0^T Z_1 gains a (Z_1^T z)^T
+        for i in range(tau):
+            for j in range(tau):
+                zz[i, j] += a[i] * zoz[j]
+    else:  # ... or (Z_0^T z) a^T
+        for i in range(tau):
+            for j in range(tau):
+                zz[i, j] += zoz[i] * a[j]
+    for j in range(tau):
+        zs[c, c, j] += zx[c, j] + a[j] * (z_sc + z_x)
+        zs[c, o, j] += a[j] * z_so
+        zs[o, c, j] += zx[o, j]
+        zv[c, j] += a[j] * z_v
+    ss[c, c] += 2.0 * sx[c] + xx
+    ss[c, o] += sx[o]
+    ss[o, c] += sx[o]
+    sv[c] += vx
+    return z_x
+
+
+@borrowing_step
+def _add_own_example(own, c, imp, settings, idx, val, A, r, vx, scratch):
+    r"""Add x to its class c (summary ``own``) while w stays fixed, and bring
+    ``zx[c]``, ``sx[c]`` to the new sketch and sum; return the new :math:`v^\top x`
+    and whether a frequent-directions sketch is full."""
+    xx = squared_norm(val)
+    bx, bs = _new_column(own, settings, xx, A, r, scratch)
+    beta = _compensation(imp, c, scratch, bx, bs)
+    if beta != 0.0:
+        _add_to_v(imp, idx, val, beta, scratch)
+        vx += beta * xx
+    z_x = _update_products(imp, c, scratch, bx, bs, vx, xx)
+    a, zxc = scratch.a, scratch.zx[c]
+    if settings.fills_columns:
+        fd_insert(own, idx, val, zxc, bx, bs)
+    else:
+        lowrank_add(own, idx, val, a, zxc)
+    for j in range(a.shape[0]):
+        zxc[j] += a[j] * z_x
+    scratch.sx[c] += xx
+    return vx, settings.fills_columns and own.nfill[0] == a.shape[0]
+
+
+@borrowing_step
+def _opposite_products(gram, o, imp, vx, scratch):
+    r"""Write :math:`Z_o^\top w` into ``q`` and return :math:`(\sigma, s_o^\top u,
+    x^\top u)` for w = :math:`\sigma u`, all from the maintained products; O(tau^2)."""
+    q, zx, sx = scratch.q, scratch.zx, scratch.sx
+    zz, zs, ss, zv, sv = imp.zz, imp.zs, imp.ss, imp.zv, imp.sv
+    p, gamma, sigma = imp.p, imp.gamma, imp.scale[0]
+    tau = q.shape[0]
+    for i in range(tau):  # Z_o^T u, with Z_0^T Z_1 stored once
+        acc = zv[o, i] + zs[o, 0, i] * gamma[0] + zs[o, 1, i] * gamma[1]
+        if o == 0:
+            for j in range(tau):
+                acc += gram[i, j] * p[0, j] + zz[i, j] * p[1, j]
+        else:
+            for j in range(tau):
+                acc += zz[j, i] * p[0, j] + gram[i, j] * p[1, j]
+        q[i] = sigma * acc
+    sw = sv[o] + ss[o, 0] * gamma[0] + ss[o, 1] * gamma[1]
+    xw = vx + gamma[0] * sx[0] + gamma[1] * sx[1]
+    for j in range(tau):
+        sw += zs[0, o, j] * p[0, j] + zs[1, o, j] * p[1, j]
+        xw += zx[0, j] * p[0, j] + zx[1, j] * p[1, j]
+    return sigma, sw, xw
+
+
+@borrowing_step
+def _implicit_dot(imp, vx, scratch):
+    r""":math:`w^\top x` from the implicit form, the example's sketch products
+    (``zx``, ``sx``) and ``vx`` = :math:`v^\top x`; O(tau)."""
+    p, gamma, zx, sx = imp.p, imp.gamma, scratch.zx, scratch.sx
+    xu = vx + gamma[0] * sx[0] + gamma[1] * sx[1]
+    for j in range(p.shape[1]):
+        xu += zx[0, j] * p[0, j] + zx[1, j] * p[1, j]
+    return imp.scale[0] * xu
+
+
+@borrowing_step
+def _rescale(imp, new_scale):
+    """Fold a scale that left [SCALE_MIN, SCALE_MAX] (or became 0) into v, p, gamma
+    and the products with v; return the scale to keep."""
+    if new_scale != 0.0 and SCALE_MIN <= abs(new_scale) <= SCALE_MAX:
+        return new_scale
+    for part in (imp.v, imp.gamma, imp.sv, imp.p.reshape(-1), imp.zv.reshape(-1)):
+        for i in range(part.shape[0]):
+            part[i] *= new_scale
+    return 1.0
+
+
+@borrowing_step
+def _opposite_step(opp, o, imp, settings, idx, val, y, vx, scratch):
+    """The OPAUC step against the opposite class o (non-empty), in implicit form."""
+    sigma, sw, xw = _opposite_products(opp.gram, o, imp, vx, scratch)
+    count = opp.count[0]
+    inv_t = 1.0 / count
+    cw = sigma * sw * inv_t
+    alpha = sigma * xw - cw - y
+    phi = scratch.phi
+    psi = center_terms(settings.center, count, opp.asum, scratch.q, cw, phi)
+    eta = settings.eta
+    new_scale = _rescale(imp, sigma * (1.0 - eta * settings.lam))
+    inv_s = 1.0 / new_scale
+    p = imp.p
+    for j in range(phi.shape[0]):
+        p[o, j] -= eta * phi[j] * inv_s
+    imp.gamma[o] += eta * (psi + alpha * inv_t) * inv_s
+    _add_to_v(imp, idx, val, -eta * alpha * inv_s, scratch)
+    imp.scale[0] = new_scale
+
+
+@borrowing_njit
+def _opauc_lowrank_chunk(
+    classes, imp, indptr, indices, data, ys, pre, A, start, resume, settings, scratch
+):
+    r"""The OPAUC step with low-rank summaries in implicit form (module docstring).
+
+    ``classes`` holds the two ``LowRankArrays`` (negative, positive), ``imp`` the
+    :data:`Implicit` weights, ``A`` the per-example draws of the linear sketches and
+    ``scratch`` a :data:`Scratch`. Returns ``(row, event)``: ``_DONE``; ``_SHRINK``
+    (row ``row`` was inserted and filled its class's sketch: shrink, then resume at
+    ``row`` with ``resume``); ``_REBASE`` (resume at ``row`` after the periodic
+    re-basing). When ``pre`` has one entry per row, each row's score ``w^T x``
+    before it is learnt is written there (not again when the row is resumed).
+    """
+    neg, pos = classes
+    z0, s0, b0 = neg.sketch, neg.sums, neg.beta
+    z1, s1, b1 = pos.sketch, pos.sums, pos.beta
+    n = indptr.shape[0] - 1
+    scores = pre.shape[0] == n
+    for r in range(start, n):
+        lo, hi = indptr[r], indptr[r + 1]
+        idx, val, y = indices[lo:hi], data[lo:hi], ys[r]
+        _sketch_x(z0, s0, b0, settings.fills_columns, idx, val, scratch, 0)
+        _sketch_x(z1, s1, b1, settings.fills_columns, idx, val, scratch, 1)
+        vx = sparse_dot(imp.v, idx, val)
+        own, opp = own_and_opposite(classes, y)
+        c = 1 if y > 0 else 0
+        if not (resume and r == start):
+            if scores:
+                pre[r] = _implicit_dot(imp, vx, scratch)
+            vx, full = _add_own_example(own, c, imp, settings, idx, val, A, r, vx, scratch)
+            if full:
+                return r, _SHRINK
+        if opp.count[0] > 0:
+            _opposite_step(opp, 1 - c, imp, settings, idx, val, y, vx, scratch)
+        seen = neg.count[0] + pos.count[0]
+        if settings.rebase_every > 0 and seen % settings.rebase_every == 0:
+            return r + 1, _REBASE
+    return n, _DONE

@@ -160,7 +160,7 @@ def shipped_bytes(dims: list[int], tau: int = 50) -> list[dict]:
     for d in dims:
         for kind in ("full", "randomized", "hash", "fd", "sparse"):
             if kind == "full" and d > 4000:  # formula, checked against real objects below
-                nbytes = 2 * 8 * (d * d + d + 1)
+                nbytes = 2 * 8 * (d * d + d + 2)  # scatter, sum, count, weight
             else:
                 nbytes = 2 * _nbytes(make_covariance(kind, d, tau))
             rows.append(
@@ -170,9 +170,9 @@ def shipped_bytes(dims: list[int], tau: int = 50) -> list[dict]:
 
 
 def merge_and_solve(dims: list[int], repeat: int) -> list[dict]:
-    """Time of one merge of two full summaries and of the closed-form solve."""
-    from aucstream.covariance import FullCovariance
-    from aucstream.dask import solve_full_statistics
+    """Time of one merge of two full summaries and of the closed-form solve, exact
+    (full, O(d^3)) and low-rank (frequent directions, tau = 50, O(d tau^2))."""
+    from aucstream.covariance import FullCovariance, make_covariance, solve_from_statistics
 
     rows = []
     rng = np.random.default_rng(0)
@@ -180,9 +180,13 @@ def merge_and_solve(dims: list[int], repeat: int) -> list[dict]:
         X = rng.normal(size=(d + 10, d))
         a, b = FullCovariance(d).update(X), FullCovariance(d).update(X[::-1])
         merge = _best(lambda a=a, b=b: a.merge(b), repeat)
-        solve = _best(lambda a=a, b=b: solve_full_statistics(a, b, 1e-3), repeat)
+        solve = _best(lambda a=a, b=b: solve_from_statistics(a, b, 1e-3), repeat)
+        fa = make_covariance("fd", d, 50).update(X)
+        fb = make_covariance("fd", d, 50).update(X[::-1])
+        low = _best(lambda a=fa, b=fb: solve_from_statistics(a, b, 1e-3), repeat)
         rows.append({"name": "merge two full summaries", "d": d, "seconds": merge})
         rows.append({"name": "closed-form solve (full)", "d": d, "seconds": solve})
+        rows.append({"name": "closed-form solve (fd, tau = 50)", "d": d, "seconds": low})
     return rows
 
 

@@ -91,3 +91,21 @@ def assert_same_state(before, after, path="model"):
         assert before == after or (before != before and after != after), (
             f"{path}: {before} != {after}"
         )
+
+
+def opauc_recursion(stats, w, X, y, eta, lam, draws=None):
+    """The OPAUC recursion (G13 Eqs. 3-5 / 10-11, G16 Eqs. 7-8 / 14-17) from the class
+    summaries ``stats`` and weights ``w``: each example joins its class's summary (with
+    its row of ``draws`` for the linear sketches), then w takes one step of
+    ``opauc_gradient`` from the opposite summary. Returns the final w."""
+    from aucstream.opauc import opauc_gradient
+
+    for t in range(X.shape[0]):
+        own = int(y[t] > 0)
+        if draws is None:
+            stats[own].update(X[t : t + 1])
+        else:
+            stats[own].update(X[t : t + 1], draws=draws[t : t + 1])
+        if stats[1 - own].count:
+            w = w - eta * opauc_gradient(w, X[t], float(y[t]), stats[1 - own], lam)
+    return w

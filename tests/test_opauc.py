@@ -3,7 +3,7 @@ import pickle
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from conftest import make_stream, state_bytes
+from conftest import make_stream, opauc_recursion, state_bytes
 
 from aucstream import OPAUC, load_model, save_model
 from aucstream.covariance import (
@@ -146,16 +146,7 @@ def sketch_reference(kind, X, y, eta, lam, tau, seed=0, **options):
         kind, lambda *a: None
     )(rng, n, tau)
     stats = [make_covariance(kind, d, tau, **options) for _ in range(2)]
-    w = np.zeros(d)
-    for t in range(n):
-        own = int(y[t] > 0)
-        if draws is None:
-            stats[own].update(X[t : t + 1])
-        else:
-            stats[own].update(X[t : t + 1], draws=draws[t : t + 1])
-        if stats[1 - own].count:
-            w = w - eta * opauc_gradient(w, X[t], float(y[t]), stats[1 - own], lam)
-    return w
+    return opauc_recursion(stats, np.zeros(d), X, y, eta, lam, draws)
 
 
 @pytest.mark.parametrize("kind, options", VARIANTS)

@@ -6,7 +6,7 @@ import copy
 
 import numpy as np
 import pytest
-from conftest import make_stream
+from conftest import make_stream, opauc_recursion
 
 from aucstream import OPAUC, AdaOAM, SAdaOAM
 from aucstream.covariance import HashedCovariance, RandomizedCovariance, make_covariance
@@ -37,19 +37,10 @@ def continue_reference(model, X, y):
     """The OPAUC recursion from the model's current summaries, weights and generator
     (the draws its next chunk makes): each example joins its class's summary, then w
     takes one step of ``opauc_gradient`` from the opposite summary."""
-    stats = copy.deepcopy(model.stats_)
-    w = model.w_.copy()
     draw = DRAW.get(model.covariance)
     A = None if draw is None else draw(copy.deepcopy(model._rng), X.shape[0], model.sketch_size)
-    for t in range(X.shape[0]):
-        own = int(y[t] > 0)
-        if A is None:
-            stats[own].update(X[t : t + 1])
-        else:
-            stats[own].update(X[t : t + 1], draws=A[t : t + 1])
-        if stats[1 - own].count:
-            w = w - model.eta * opauc_gradient(w, X[t], float(y[t]), stats[1 - own], model.lam)
-    return w
+    stats, w = copy.deepcopy(model.stats_), model.w_.copy()
+    return opauc_recursion(stats, w, X, y, model.eta, model.lam, A)
 
 
 @pytest.mark.parametrize("kind, centering", KINDS)

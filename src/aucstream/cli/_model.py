@@ -64,10 +64,12 @@ def _cmd_fit(args) -> int:
     written = save_model(model, args.output)
     auc = last[-1].auc if last else float("nan")
     running = f"; prequential AUC {auc:.4f}" if np.isfinite(auc) else ""
+    search = getattr(getattr(model, "estimator_", model), "best_estimator_", None)
+    chosen = f"; scoring with {search!r}" if search is not None else ""
     print(
         f"{name}: {model.n_samples_seen_:,} examples, {model.n_features_in_} features, "
         f"classes {_label_text(model.classes_)} (positive {_label_text(model.classes_[1:])})"
-        f"{running}; saved to {written}"
+        f"{running}{chosen}; saved to {written}"
     )
     return 0
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from sklearn.datasets import dump_svmlight_file
 
-from aucstream import LSSVMAUC, OPAUC, save_model
+from aucstream import LSSVMAUC, OPAUC, load_model, save_model
 from aucstream.cli import main
 from aucstream.datasets import iter_file, load_file
 from aucstream.metrics import pr_auc, roc_auc
@@ -166,3 +166,14 @@ def test_compare_shows_progress(tmp_path, capsys):
     err = capsys.readouterr().err
     assert re.search(r"^tuning: (\d+)/\1 runs, 100%, .* elapsed, ETA ", err, re.M)
     assert re.search(r"^test runs: 3/3 runs, 100%, ", err, re.M)
+
+
+def test_default_fit_says_which_candidate_scores(data, tmp_path, capsys):
+    """The default learner (online scaler + OnePassSearch) names the candidate it scores
+    with, and that is the saved model's leader."""
+    target = tmp_path / "m.npz"
+    assert main(["fit", str(data["svm"]), "--n-features", "5", "-o", str(target)]) == 0
+    out = capsys.readouterr().out
+    model = load_model(target)
+    assert type(model).__name__ == "StreamPipeline"
+    assert f"scoring with {model.estimator_.best_estimator_!r}" in out

@@ -73,7 +73,7 @@ def clip(v, lo, hi):
     return min(max(v, lo), hi)
 
 
-@nb.njit(cache=True, fastmath=REASSOC)
+@nb.njit(cache=True, fastmath=REASSOC, inline="always")
 def rebase(lz, c, center, tau, sigma, theta):
     r"""Fold the running sum into ``base`` and restart u from the explicit iterate.
 
@@ -82,7 +82,8 @@ def rebase(lz, c, center, tau, sigma, theta):
     ``theta = 0`` changes nothing). Afterwards :math:`w = v_1 + u`
     (:math:`\sigma = \tau = 1`, ``c = 0``, ``corr = 0``). One pass without branches on
     the data, so it vectorizes; ``center is None`` is decided when numba compiles, so
-    each learner gets a single loop.
+    each learner gets a single loop. It is inlined into its callers, which are all
+    compiled with the same ``fastmath`` reassociation.
 
     Returns
     -------
@@ -117,7 +118,7 @@ def rebase(lz, c, center, tau, sigma, theta):
     return nrm2, dot, nrm1
 
 
-@nb.njit(cache=True, fastmath=REASSOC)
+@nb.njit(cache=True, fastmath=REASSOC, inline="always")
 def _magnitudes(u, center, tau, sigma, mags):
     """``mags = |tau center + sigma u|`` (``center`` None: ``|sigma u|``); returns
     their sum and the number of non-zeros."""
@@ -138,7 +139,7 @@ def _magnitudes(u, center, tau, sigma, mags):
     return total, count
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, fastmath=REASSOC)
 def project_l1_lazy(lz, c, center, tau, sigma, radius, work):
     r"""Project :math:`w = \tau v_1 + \sigma u` onto :math:`\|w\|_1 \le` ``radius``.
 
@@ -146,8 +147,11 @@ def project_l1_lazy(lz, c, center, tau, sigma, radius, work):
     :math:`\|w\|_1` in one pass; if it exceeds the radius, finds the soft threshold
     :math:`\theta` by Michelot's passes
     (:func:`aucstream.projections.l1_threshold_passes`) and rebases the lazy iterate
-    onto the projection (:func:`rebase`). Three to five vectorized passes over d
-    floats. ``work`` holds at least 4 d floats.
+    onto the projection (:func:`rebase`). Michelot's passes stop as soon as the
+    candidate set is their fixed point, without a pass that only confirms it, so a
+    projection after one step usually costs three vectorized passes over d floats.
+    The passes and the rebase are inlined here (a call that is not inlined costs a
+    reference count per array). ``work`` holds at least 4 d floats.
 
     Returns
     -------

@@ -43,7 +43,7 @@ fold). The l2 projection only rescales :math:`\sigma`, and :math:`\|u\|_2^2` and
 O(k) per example for k non-zeros (O(d) for dense rows, which are read in place).
 For SOLAM-l1 the projection, when active, moves every coordinate by the threshold:
 an O(d) pass for :math:`\|w\|_1`, Michelot's passes for the threshold
-(:func:`aucstream.projections.l1_threshold_passes`, two on most steps) and one pass
+(:func:`aucstream.projections.l1_threshold_passes`, one on most steps) and one pass
 that soft-thresholds and folds the lazy form; all are branch-free loops that
 vectorize. It is skipped in O(1) when the maintained :math:`\|w\|_1 \le R`. The
 lazy form is also folded (O(d)) when :math:`\sigma` falls below :math:`10^{-4}` (which

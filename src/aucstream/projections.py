@@ -140,12 +140,26 @@ def _float_of_bits(typingctx, b):
     return types.float64(types.int64), codegen
 
 
+@intrinsic
+def _bits_of_float(typingctx, x):
+    """The int64 with the bits of the float64 ``x`` (a bit cast, compiled code only).
+
+    Non-negative floats order as their bits do, and an integer minimum vectorizes
+    where a float minimum (without finite-math flags) does not.
+    """
+
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], llvm_ir.IntType(64))
+
+    return types.int64(types.float64), codegen
+
+
 #: Passes of Michelot's algorithm before :func:`l1_threshold_passes` hands the
 #: remaining candidates to Condat's algorithm.
 MICHELOT_PASSES = 12
 
 
-@nb.njit(cache=True, fastmath={"reassoc"})
+@nb.njit(cache=True, fastmath={"reassoc"}, inline="always")
 def l1_threshold_passes(mags, total, count, radius, work):
     """The same threshold as :func:`l1_threshold`, by passes over the whole array.
 

@@ -403,7 +403,8 @@ def _stage_end_due(counts, cfg):
     return not (is_last and cfg.last_stage), not is_last
 
 
-@nb.njit(cache=True, fastmath=REASSOC)
+# no reference counting: the kernel allocates nothing (see aucstream._kernels)
+@nb.njit(cache=True, fastmath=REASSOC, _nrt=False)
 def _fsauc_chunk(st, scal, counts, totals, rows, pre, weights, cfg, work):
     """Run PDSG (L18 Alg. 2, steps (a)-(f) of the module docstring) over a chunk.
 

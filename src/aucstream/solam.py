@@ -192,7 +192,8 @@ def _project_l1(lz, scal, R, nnz, work):
     return nnz
 
 
-@nb.njit(cache=True, fastmath=REASSOC)
+# no reference counting: the kernel allocates nothing (see aucstream._kernels)
+@nb.njit(cache=True, fastmath=REASSOC, _nrt=False)
 def _solam_chunk(lz, scal, counts, totals, rows, pre, weights, cfg, work):
     """Y16 Alg. 1 over a chunk: per example, gradients at the old point, projected steps.
 

@@ -44,8 +44,10 @@ all remove in a large kernel. On SOLAM-l1 and FSAUC with an active l1 ball they 
 a third of the time. Their chunk kernels allocate nothing (every array, scratch
 included, is owned by the caller, who outlives the call), so they are compiled
 without reference counting (numba's ``_nrt=False``, which refuses to compile an
-allocation); the compiled helpers they call count references as usual, in balanced
-pairs.
+allocation), under the rules of the covariance kernels (``borrowing_njit`` in
+``aucstream.covariance._base``): nothing they call returns an array unless it is
+inlined (``row``), so no compiled version that skips the counts serves a caller that
+keeps them. ``tests/test_covariance_nrt.py`` checks this and that they leak nothing.
 """
 
 from __future__ import annotations

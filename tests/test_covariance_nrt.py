@@ -1,6 +1,6 @@
 """The kernels compiled without reference counting (``borrowing_njit``,
-``borrowing_step``: numba's ``_nrt=False``) neither leak nor release what they do
-not own.
+``borrowing_step``, and SOLAM's and FSAUC's chunk kernels: numba's ``_nrt=False``)
+neither leak nor release what they do not own.
 
 See ``aucstream.covariance._base`` for the argument. A leak would show as numba
 memory-info blocks allocated and never freed, or as reference counts of the
@@ -23,7 +23,7 @@ SCRIPT = textwrap.dedent(
     import gc, json, sys
     import numpy as np, scipy.sparse as sp
     from numba.core.runtime import rtsys
-    from aucstream import OPAUC
+    from aucstream import FSAUC, OPAUC, SOLAM, SOLAML1
     from aucstream.adaoam import AdaOAM, SAdaOAM
     from aucstream.covariance import make_covariance, ExactSparseCovariance
 
@@ -47,6 +47,10 @@ SCRIPT = textwrap.dedent(
     models = {"AdaOAM": AdaOAM(), "SAdaOAM": SAdaOAM(lam=0.0), "SAdaOAM_eager": SAdaOAM(lazy=False)}
     for kind in ("full", "sparse", "randomized", "hash", "fd"):
         models["OPAUC_" + kind] = OPAUC(covariance=kind, sketch_size=3, random_state=0)
+    models.update(  # the l1 balls are active at R = 1; FSAUC ends stages within the run
+        SOLAM=SOLAM(), SOLAML1=SOLAML1(R=1.0), FSAUC=FSAUC(R=1.0, n_samples=400),
+        FSAUC_l2=FSAUC(constraint="l2", n_samples=400),
+    )
     def check_dispatchers():
         import numba as nb
         from aucstream.covariance import own_and_opposite
@@ -68,7 +72,11 @@ SCRIPT = textwrap.dedent(
                     checked += 1
                     if holds_array(result.signature.return_type) and (borrowing or not inlined):
                         if borrowing or value.py_func.__module__.startswith(
-                            ("aucstream.covariance", "aucstream.opauc", "aucstream.adaoam")
+                            (
+                                "aucstream.covariance", "aucstream.opauc", "aucstream.adaoam",
+                                "aucstream.solam", "aucstream.fsauc", "aucstream._saddle",
+                                "aucstream._kernels", "aucstream.projections",
+                            )
                         ):
                             bad.append(value.py_func.__qualname__)
         return {"bad": sorted(set(bad)), "checked": checked}
@@ -144,6 +152,6 @@ def test_kernels_without_reference_counting_leak_nothing(tmp_path):
     # no function compiled without reference counting returns an array, and every
     # kernel-side function that returns arrays is inlined (see _base)
     assert dispatchers["bad"] == [] and dispatchers["checked"] > 50, dispatchers
-    assert len(report) == 14
+    assert len(report) == 18
     for name, found in report.items():
         assert found == {"meminfo_leaked": 0, "alloc_leaked": 0, "refcounts_changed": 0}, name

@@ -216,12 +216,12 @@ def fsauc_schedule(n: int) -> tuple[int, int]:
     return m, n // m
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def _set_norms(scal, norms):
     scal[_NRM2_U], scal[_DOT_UV1], scal[_NRM1_U] = norms
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def _rebased(scal, norms):
     """Scalars after a rebase: sigma = tau = 1, c = 0 and the recomputed norms of u."""
     _set_norms(scal, norms)
@@ -230,7 +230,7 @@ def _rebased(scal, norms):
     scal[_TAU] = 1.0
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def _sq_norm(scal, tau, sigma):
     """||tau v1 + sigma u||^2 from the maintained norms."""
     return (
@@ -240,7 +240,7 @@ def _sq_norm(scal, tau, sigma):
     )
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def _count(counts, totals, y, weight):
     """Alg. 3: count the example; return the estimate of p (W+ / (W+ + W-))."""
     counts[_T] += 1
@@ -250,7 +250,7 @@ def _count(counts, totals, y, weight):
     return totals[1] / (totals[0] + totals[1])
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def _project_l1(st, scal, R, work):
     """Step (d) with the l1 ball: the exact projection, O(d)."""
     moved, _, norms = project_l1_lazy(st.lz, scal[_C], st.v1, scal[_TAU], scal[_SIGMA], R, work)
@@ -258,7 +258,7 @@ def _project_l1(st, scal, R, work):
         _rebased(scal, norms)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def _shrink_to_l2_ball(scal, R):
     """Step (d) with the l2 ball: ||w||_2 <= R by a change of (sigma, tau) alone."""
     sigma, tau = scal[_SIGMA], scal[_TAU]
@@ -269,7 +269,7 @@ def _shrink_to_l2_ball(scal, R):
         scal[_TAU] = tau * f
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def _project_to_stage_ball(scal, a, b):
     """Step (d), last part: (w, a, b) onto the ball B(v1, r); returns a, b."""
     sigma, tau = scal[_SIGMA], scal[_TAU]
@@ -286,7 +286,7 @@ def _project_to_stage_ball(scal, a, b):
     return a, b
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def _add_to_sum(scal):
     """Step (f): the updated iterate joins the stage's running sum."""
     scal[_C] += scal[_SIGMA]
@@ -394,7 +394,7 @@ def _end_stage(st, scal, counts, totals, cfg, start_next, work):
         st.acc_neg[:] = 0.0
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def _stage_end_due(counts, cfg):
     """Whether the stage has its n0 examples (and is not an open last stage)."""
     if cfg.n0 <= 0 or counts[_IN_STAGE] < cfg.n0:
@@ -403,7 +403,8 @@ def _stage_end_due(counts, cfg):
     return not (is_last and cfg.last_stage), not is_last
 
 
-@nb.njit(cache=True, fastmath=REASSOC)
+# no reference counting: the kernel allocates nothing (see aucstream._kernels)
+@nb.njit(cache=True, fastmath=REASSOC, _nrt=False)
 def _fsauc_chunk(st, scal, counts, totals, rows, pre, weights, cfg, work):
     """Run PDSG (L18 Alg. 2, steps (a)-(f) of the module docstring) over a chunk.
 
@@ -439,8 +440,8 @@ def _fsauc_chunk(st, scal, counts, totals, rows, pre, weights, cfg, work):
         g, g_a, g_b, g_alpha = saddle_grad_scalars(s, y, p, scal[_A], scal[_B], scal[_ALPHA])
         if g != 0.0:  # (c) only the non-zeros of x move
             coef = -eta * g / sigma
-            scal[_NRM2_U], scal[_NRM1_U] = lazy_axpy(
-                st.lz.u, st.lz.corr, scal[_C], coef, idx, val, scal[_NRM2_U], scal[_NRM1_U]
+            scal[_NRM2_U], scal[_NRM1_U], _ = lazy_axpy(
+                st.lz.u, st.lz.corr, scal[_C], coef, idx, val, scal[_NRM2_U], scal[_NRM1_U], 0.0
             )
             scal[_DOT_UV1] += coef * v1x
         if not cfg.use_l1:  # (d)

@@ -40,6 +40,9 @@ from __future__ import annotations
 
 import numba as nb
 import numpy as np
+from llvmlite import ir as llvm_ir
+from numba import types
+from numba.extending import intrinsic
 from numpy.typing import ArrayLike
 
 __all__ = [
@@ -123,12 +126,40 @@ def l1_threshold(mags, radius, work):
     return max((S - radius) / nv, 0.0)
 
 
+#: int64 bits above those of every finite non-negative float64 (those of +inf).
+_NO_BITS = np.int64(0x7FF0000000000000)
+
+
+@intrinsic
+def _float_of_bits(typingctx, b):
+    """The float64 whose bits are the int64 ``b`` (a bit cast, compiled code only)."""
+
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], llvm_ir.DoubleType())
+
+    return types.float64(types.int64), codegen
+
+
+@intrinsic
+def _bits_of_float(typingctx, x):
+    """The int64 with the bits of the float64 ``x`` (a bit cast, compiled code only).
+
+    Non-negative floats order as their bits do, and an integer minimum vectorizes
+    where a float minimum (without finite-math flags) does not.
+    """
+
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], llvm_ir.IntType(64))
+
+    return types.int64(types.float64), codegen
+
+
 #: Passes of Michelot's algorithm before :func:`l1_threshold_passes` hands the
 #: remaining candidates to Condat's algorithm.
 MICHELOT_PASSES = 12
 
 
-@nb.njit(cache=True, fastmath={"reassoc"})
+@nb.njit(cache=True, fastmath={"reassoc"}, inline="always")
 def l1_threshold_passes(mags, total, count, radius, work):
     """The same threshold as :func:`l1_threshold`, by passes over the whole array.
 
@@ -138,14 +169,22 @@ def l1_threshold_passes(mags, total, count, radius, work):
     ``rho = (sum(V) - radius) / |V|`` and keep ``V = {m > rho}`` until V no longer
     changes; then theta = rho. Each pass reads ``mags`` in order with no data-dependent
     store, so it vectorizes; rho only grows, so the sets shrink and the passes end.
-    A projection after a small step from a point of the ball moves few entries, and
-    two or three passes suffice; after ``MICHELOT_PASSES`` passes the remaining
-    candidates go to Condat's algorithm, which gives the same theta.
+
+    A pass also takes the smallest member of the new set V' (over the bits of the
+    values read as int64, which order non-negative floats as their values do, so that
+    the minimum vectorizes). If it exceeds the new
+    rho' (computed from V'), the next pass would keep all of V' and sum the same
+    members again, so V' is the fixed point and theta = rho' at once: the pass that
+    would only confirm it is skipped, with the same result (the same members summed by
+    the same loop). A projection after a small step from a point of the ball moves
+    few entries, and one or two passes suffice; after ``MICHELOT_PASSES`` passes the
+    remaining candidates go to Condat's algorithm, which gives the same theta.
 
     ``mags`` holds non-negative numbers (zeros allowed) with sum ``total`` >
     ``radius`` > 0 and ``count`` non-zeros; ``work`` holds at least ``3 * len(mags)``
     floats. Sums are reassociated (``fastmath``): the result changes by rounding only.
     """
+    bits = mags.view(np.int64)  # non-negative floats order as their int64 bits
     s, k = total, count
     rho = 0.0
     for _ in range(MICHELOT_PASSES):
@@ -154,14 +193,18 @@ def l1_threshold_passes(mags, total, count, radius, work):
         rho = (s - radius) / k
         s_new = 0.0
         k_new = 0
+        low = _NO_BITS
         for i in range(mags.shape[0]):
             m = mags[i]
             keep = m > rho
             s_new += m if keep else 0.0
             k_new += keep
+            low = min(low, bits[i] if keep else _NO_BITS)
         if k_new >= k or k_new == 0:
             return max((s_new - radius) / k_new if k_new > 0 else rho, 0.0)
         s, k = s_new, k_new
+        if _float_of_bits(low) > (s - radius) / k:  # V' is the fixed point
+            return max((s - radius) / k, 0.0)
     n = 0
     for i in range(mags.shape[0]):
         if mags[i] > rho:

@@ -42,10 +42,13 @@ fold). The l2 projection only rescales :math:`\sigma`, and :math:`\|u\|_2^2` and
 :math:`\|u\|_1` are kept up to date from the changed entries. Hence SOLAM (l2) costs
 O(k) per example for k non-zeros (O(d) for dense rows, which are read in place).
 For SOLAM-l1 the projection, when active, moves every coordinate by the threshold:
-an O(d) pass for :math:`\|w\|_1`, Michelot's passes for the threshold
-(:func:`aucstream.projections.l1_threshold_passes`, two on most steps) and one pass
-that soft-thresholds and folds the lazy form; all are branch-free loops that
-vectorize. It is skipped in O(1) when the maintained :math:`\|w\|_1 \le R`. The
+one pass that finds the threshold, warm-started from the maintained
+:math:`\|u\|_1` and the exact count of non-zeros of u (Michelot's first pass from a
+certified lower bound of the threshold, :func:`aucstream._saddle.project_l1_scaled`;
+more passes, :func:`aucstream.projections.l1_threshold_passes`, on a few steps), and
+one pass that soft-thresholds and folds the lazy form; all are branch-free loops that
+vectorize, inlined into the kernel. It is skipped in O(1) when the maintained
+:math:`\|w\|_1 \le R`. The
 lazy form is also folded (O(d)) when :math:`\sigma` falls below :math:`10^{-4}` (which
 bounds the cancellation in the lazy average) and every 65536 examples, which bounds
 round-off; both rules depend only on the stream, not on how it is cut into chunks,
@@ -95,6 +98,7 @@ from ._kernels import (
     LazySum,
     check_class_totals,
     class_totals,
+    count_nonzero,
     fold_due,
     lazy_axpy,
     lazy_mean,
@@ -110,7 +114,7 @@ from ._kernels import (
 from ._params import PASS_ORDER, StrOptions, positive
 from ._saddle import (
     clip,
-    project_l1_lazy,
+    project_l1_scaled,
     rebase,
     saddle_grad_scalars,
     saddle_gradient,
@@ -128,7 +132,7 @@ _N_SCALARS = 11
 SolamConfig = namedtuple("SolamConfig", ["R", "zeta", "kappa", "use_l1", "pre"])
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def _observe(counts, totals, y, weight, zeta):
     """Count the example; return t, the running positive rate and gamma_t = zeta/sqrt(t).
 
@@ -143,7 +147,7 @@ def _observe(counts, totals, y, weight, zeta):
     return t, totals[1] / (totals[0] + totals[1]), zeta / np.sqrt(t)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def _add_to_average(scal, gamma):
     """The current iterate joins the step-weighted average with weight gamma."""
     scal[_C] += gamma * scal[_SIGMA]
@@ -153,7 +157,7 @@ def _add_to_average(scal, gamma):
     scal[_SAL] += gamma * scal[_ALPHA]
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def _clip_scalars(scal, gamma, g_a, g_b, g_alpha, rk):
     """Steps in a, b (descent) and alpha (ascent), projected onto their intervals."""
     scal[_A] = clip(scal[_A] - gamma * g_a, -rk, rk)
@@ -169,7 +173,7 @@ def _shrink_to_l2_ball(scal, R):
         scal[_SIGMA] *= R / norm
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def _rebased(scal, norms):
     """Scalars after a rebase: sigma = 1, c = 0 and the recomputed norms of u."""
     scal[_NRM2], scal[_NRM1] = norms[0], norms[2]
@@ -177,17 +181,19 @@ def _rebased(scal, norms):
     scal[_SIGMA] = 1.0
 
 
-@nb.njit(cache=True)
-def _project_l1(lz, scal, R, work):
-    """||w||_1 <= R, exactly, in O(d) (sigma is 1 in l1 mode, so ||u||_1 = ||w||_1)."""
-    moved, total, norms = project_l1_lazy(lz, scal[_C], None, 1.0, scal[_SIGMA], R, work)
+@nb.njit(cache=True, inline="always")
+def _project_l1(lz, scal, R, nnz, work):
+    """||w||_1 <= R, exactly, in O(d) (sigma is 1 in l1 mode, so ||u||_1 = ||w||_1),
+    warm-started from the maintained ||u||_1 and the ``nnz`` non-zeros of u; returns
+    the non-zeros afterwards."""
+    moved, norms, nnz = project_l1_scaled(lz, scal[_C], scal[_SIGMA], R, scal[_NRM1], nnz, work)
     if moved:
         _rebased(scal, norms)
-    else:
-        scal[_NRM1] = total
+    return nnz
 
 
-@nb.njit(cache=True, fastmath=REASSOC)
+# no reference counting: the kernel allocates nothing (see aucstream._kernels)
+@nb.njit(cache=True, fastmath=REASSOC, _nrt=False)
 def _solam_chunk(lz, scal, counts, totals, rows, pre, weights, cfg, work):
     """Y16 Alg. 1 over a chunk: per example, gradients at the old point, projected steps.
 
@@ -198,6 +204,7 @@ def _solam_chunk(lz, scal, counts, totals, rows, pre, weights, cfg, work):
     scores = pre.shape[0] == n_rows(rows)
     weighted = weights.shape[0] > 0
     rk = cfg.R * cfg.kappa
+    nnz = float(count_nonzero(lz.u)) if cfg.use_l1 else 0.0  # exact, kept up to date below
     for r in range(n_rows(rows)):
         idx, val, y = row(rows, r)
         ux = sparse_dot(lz.u, idx, val)
@@ -220,18 +227,27 @@ def _solam_chunk(lz, scal, counts, totals, rows, pre, weights, cfg, work):
             _add_to_average(scal, gamma)
         step = weight * gamma
         if g != 0.0:
-            scal[_NRM2], scal[_NRM1] = lazy_axpy(
-                lz.u, lz.corr, scal[_C], -step * g / sigma, idx, val, scal[_NRM2], scal[_NRM1]
+            scal[_NRM2], scal[_NRM1], nnz = lazy_axpy(
+                lz.u,
+                lz.corr,
+                scal[_C],
+                -step * g / sigma,
+                idx,
+                val,
+                scal[_NRM2],
+                scal[_NRM1],
+                nnz,
             )
         _clip_scalars(scal, step, g_a, g_b, g_alpha, rk)
         if not cfg.use_l1:
             _shrink_to_l2_ball(scal, cfg.R)
         elif scal[_NRM1] > cfg.R:
-            _project_l1(lz, scal, cfg.R, work)
+            nnz = _project_l1(lz, scal, cfg.R, nnz, work)
         if not cfg.pre:
             _add_to_average(scal, gamma)
         if fold_due(scal[_SIGMA], t):
             _rebased(scal, rebase(lz, scal[_C], None, 1.0, scal[_SIGMA], 0.0))
+            nnz = float(count_nonzero(lz.u)) if cfg.use_l1 else 0.0
 
 
 class SOLAM(BaseStreamingAUC):

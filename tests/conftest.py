@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+import lzma
 import os
 from pathlib import Path
 
@@ -109,3 +111,18 @@ def opauc_recursion(stats, w, X, y, eta, lam, draws=None):
         if stats[1 - own].count:
             w = w - eta * opauc_gradient(w, X[t], float(y[t]), stats[1 - own], lam)
     return w
+
+
+@functools.cache
+def a9a_normalized():
+    """a9a's training and test files with rows scaled to unit l2 norm (L18's scaling):
+    ``(X, y, X_test, y_test)``, CSR; skips the test when the data are absent."""
+    from sklearn.datasets import load_svmlight_file
+    from sklearn.preprocessing import normalize
+
+    data = require_data("a9a.xz", "a9a.t.xz")
+    with lzma.open(data / "a9a.xz") as fh:
+        X, y = load_svmlight_file(fh, n_features=123)
+    with lzma.open(data / "a9a.t.xz") as fh:
+        Xt, yt = load_svmlight_file(fh, n_features=123)
+    return normalize(X).tocsr(), y, normalize(Xt).tocsr(), yt

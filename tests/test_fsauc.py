@@ -1,10 +1,9 @@
-import lzma
 import math
 import warnings
 
 import numpy as np
 import pytest
-from conftest import make_stream, require_data
+from conftest import a9a_normalized, make_stream
 
 from aucstream.fsauc import FSAUC, fsauc_schedule
 from aucstream.projections import project_l1_ball
@@ -347,15 +346,8 @@ def test_param_grid_is_the_papers():
 
 def test_auc_on_a9a():
     """One pass over a9a (l2-normalized rows); L18 Table 2 reports 0.9008."""
-    from sklearn.datasets import load_svmlight_file
-    from sklearn.preprocessing import normalize
-
-    data = require_data("a9a.xz", "a9a.t.xz")
-    with lzma.open(data / "a9a.xz") as fh:
-        X, y = load_svmlight_file(fh, n_features=123)
-    with lzma.open(data / "a9a.t.xz") as fh:
-        Xt, yt = load_svmlight_file(fh, n_features=123)
+    X, y, Xt, yt = a9a_normalized()
     model = FSAUC(R=100.0, eta1=2.0**-4, shuffle=True, random_state=0)
-    model.fit(normalize(X), y)
+    model.fit(X, y)
     assert model.n_stages_ == 5
-    assert model.score(normalize(Xt), yt) > 0.897
+    assert model.score(Xt, yt) > 0.897

@@ -7,13 +7,10 @@ refitted on every prefix, a stream with repeated rows, the formulas of the updat
 
 from __future__ import annotations
 
-import functools
-import lzma
-
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from conftest import make_stream, require_data
+from conftest import a9a_normalized, make_stream
 
 from aucstream import (
     FSAUC,
@@ -302,19 +299,6 @@ def test_oam_merge_averages_w_and_keeps_uniform_buffers():
 
 
 # --------------------------------------------------------- one-shot averaging on a9a
-@functools.cache
-def _a9a():
-    from sklearn.datasets import load_svmlight_file
-    from sklearn.preprocessing import normalize
-
-    data = require_data("a9a.xz", "a9a.t.xz")
-    with lzma.open(data / "a9a.xz") as fh:
-        X, y = load_svmlight_file(fh, n_features=123)
-    with lzma.open(data / "a9a.t.xz") as fh:
-        Xt, yt = load_svmlight_file(fh, n_features=123)
-    return normalize(X).tocsr(), y, normalize(Xt).tocsr(), yt
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize(
     "cls, params",
@@ -327,7 +311,7 @@ def test_averaging_four_shards_on_a9a_is_as_good_as_one_pass(cls, params):
     (for UnivariateOnline, 2^-3 of 2^[-7:-1] by twos; a too small step leaves the
     shards' iterates short of convergence, and averaging does not make that up).
     """
-    X, y, Xt, yt = _a9a()
+    X, y, Xt, yt = a9a_normalized()
     order = np.random.default_rng(0).permutation(X.shape[0])
     X, y = X[order], y[order]
     one_pass = roc_auc(yt, cls(**params).fit(X, y).decision_function(Xt))

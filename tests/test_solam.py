@@ -1,9 +1,6 @@
-import functools
-import lzma
-
 import numpy as np
 import pytest
-from conftest import make_stream, require_data
+from conftest import a9a_normalized, make_stream
 
 from aucstream.projections import project_l1_ball
 from aucstream.solam import SOLAM, SOLAML1, saddle_gradient, saddle_objective
@@ -167,24 +164,11 @@ def test_param_grid_is_the_papers():
     assert len(SOLAM.param_grid["zeta"]) == 21
 
 
-@functools.cache
-def _a9a():
-    from sklearn.datasets import load_svmlight_file
-    from sklearn.preprocessing import normalize
-
-    data = require_data("a9a.xz", "a9a.t.xz")
-    with lzma.open(data / "a9a.xz") as fh:
-        X, y = load_svmlight_file(fh, n_features=123)
-    with lzma.open(data / "a9a.t.xz") as fh:
-        Xt, yt = load_svmlight_file(fh, n_features=123)
-    return normalize(X), y, normalize(Xt), yt
-
-
 @pytest.mark.parametrize(
     "cls, params", [(SOLAM, {"R": 10.0, "zeta": 16.0}), (SOLAML1, {"R": 100.0, "zeta": 2.0})]
 )
 def test_auc_on_a9a(cls, params):
     """One pass over a9a (l2-normalized rows); L18 Table 2 reports about 0.899."""
-    X, y, Xt, yt = _a9a()
+    X, y, Xt, yt = a9a_normalized()
     model = cls(shuffle=True, random_state=0, **params).fit(X, y)
     assert model.score(Xt, yt) > 0.893

@@ -63,10 +63,11 @@ from ._fastpath import (
     row_chunk,
     same_classes,
 )
+from ._kernels import upgrade_class_totals
 from ._params import check_parameters
 from .metrics import roc_auc
 
-__all__ = ["BaseStreamingAUC", "make_rng"]
+__all__ = ["BaseStreamingAUC", "ClassWeightTotals", "make_rng"]
 
 #: An optional array argument.
 _Maybe = ArrayLike | None
@@ -831,3 +832,25 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
         tags.classifier_tags.multi_class = False
         tags.input_tags.sparse = True
         return tags
+
+
+class ClassWeightTotals:
+    """Mixin of the learners that keep the weight learnt per class in the scalars
+    ``weight_neg_`` and ``weight_pos_`` (the class priors of a weighted stream; see
+    the ``class_totals`` helpers of :mod:`aucstream._kernels`).
+
+    Those members arrived with sample weights (aucstream 0.2): a file of aucstream 0.1
+    learnt every example with weight 1, so its totals are the class counts. A learner
+    lists it before :class:`BaseStreamingAUC` and says where its counts are
+    (:meth:`_class_counts`).
+    """
+
+    _state_added_later = (*BaseStreamingAUC._state_added_later, "weight_neg_", "weight_pos_")
+
+    def _class_counts(self) -> np.ndarray:
+        """Examples learnt per class, ``[negative, positive]``."""
+        raise NotImplementedError
+
+    def _upgrade_state(self, missing: set[str]) -> None:
+        if "weight_pos_" in missing:  # a file of aucstream 0.1: every weight was 1
+            upgrade_class_totals(self, self._class_counts())

@@ -126,7 +126,7 @@ import numba as nb
 import numpy as np
 
 from . import _kernels as kern
-from ._base import BaseStreamingAUC
+from ._base import BaseStreamingAUC, ClassWeightTotals
 from ._chunks import Chunk
 from ._kernels import (
     REASSOC,
@@ -468,7 +468,7 @@ def _fsauc_chunk(st, scal, counts, totals, rows, pre, weights, cfg, work):
     return dropped
 
 
-class FSAUC(BaseStreamingAUC):
+class FSAUC(ClassWeightTotals, BaseStreamingAUC):
     """Fast stochastic AUC maximization (FSAUC), multi-stage primal-dual SGD.
 
     See the module docstring for the algorithm (L18 Algs. 1-3, Lemma 1).
@@ -550,12 +550,9 @@ class FSAUC(BaseStreamingAUC):
         "R": [10.0**k for k in range(-1, 6)],
         "eta1": [2.0**k for k in range(-10, 11)],
     }
-    #: Class weight totals arrived with sample weights (aucstream 0.2).
-    _state_added_later = (*BaseStreamingAUC._state_added_later, "weight_neg_", "weight_pos_")
 
-    def _upgrade_state(self, missing: set[str]) -> None:
-        if "weight_pos_" in missing:  # a file of aucstream 0.1: every weight was 1
-            kern.upgrade_class_totals(self, self.counts_[[_TNEG, _TPOS]])
+    def _class_counts(self) -> np.ndarray:
+        return self.counts_[[_TNEG, _TPOS]]
 
     _parameter_constraints = {
         "R": [positive()],
@@ -748,7 +745,7 @@ class FSAUC(BaseStreamingAUC):
             raise ValueError("scalars_: the stage's radius, D, beta and eta must be positive")
         if min(sc[_NRM2_U], sc[_NRM1_U], sc[_NRM2_V1], sc[_NRM1_V1]) < 0.0:
             raise ValueError("scalars_ holds a negative norm")
-        kern.check_class_totals(self, self.counts_[[_TNEG, _TPOS]])
+        kern.check_class_totals(self, self._class_counts())
 
     def _merge(self, other: FSAUC) -> None:
         r"""Combine two FSAUC learners at the same stage of the same schedule.

@@ -89,7 +89,7 @@ from collections import namedtuple
 import numba as nb
 import numpy as np
 
-from ._base import BaseStreamingAUC
+from ._base import BaseStreamingAUC, ClassWeightTotals
 from ._chunks import Chunk
 from ._kernels import (
     AVERAGE_SCALE_MIN,
@@ -109,7 +109,6 @@ from ._kernels import (
     sparse_dot,
     start_class_totals,
     store_class_totals,
-    upgrade_class_totals,
 )
 from ._params import PASS_ORDER, StrOptions, positive
 from ._saddle import (
@@ -250,7 +249,7 @@ def _solam_chunk(lz, scal, counts, totals, rows, pre, weights, cfg, work):
             nnz = float(count_nonzero(lz.u)) if cfg.use_l1 else 0.0
 
 
-class SOLAM(BaseStreamingAUC):
+class SOLAM(ClassWeightTotals, BaseStreamingAUC):
     """Stochastic online AUC maximization (SOLAM), l2- or l1-constrained.
 
     See the module docstring for the saddle problem and the update (Y16 Alg. 1).
@@ -314,13 +313,6 @@ class SOLAM(BaseStreamingAUC):
     _dense_kernels = True
     _kernel_prequential = True
     _supports_sample_weight = True
-    #: Class weight totals arrived with sample weights (aucstream 0.2).
-    _state_added_later = (*BaseStreamingAUC._state_added_later, "weight_neg_", "weight_pos_")
-
-    def _upgrade_state(self, missing: set[str]) -> None:
-        if "weight_pos_" in missing:  # a file of aucstream 0.1: every weight was 1
-            upgrade_class_totals(self, self._class_counts())
-
     _parameter_constraints = {
         "R": [positive()],
         "zeta": [positive()],

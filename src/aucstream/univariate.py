@@ -74,7 +74,7 @@ import numba as nb
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._base import BaseStreamingAUC
+from ._base import BaseStreamingAUC, ClassWeightTotals
 from ._chunks import Chunk
 from ._kernels import (
     REASSOC,
@@ -91,7 +91,6 @@ from ._kernels import (
     sparse_dot,
     start_class_totals,
     store_class_totals,
-    upgrade_class_totals,
 )
 from ._params import PASS_ORDER, InvalidParameterError, StrOptions, non_negative, positive
 
@@ -206,7 +205,7 @@ def univariate_loss(z: ArrayLike, loss: str = "log", derivative: bool = False) -
     return np.array([fn(code, float(v)) for v in z.ravel()]).reshape(z.shape)
 
 
-class UnivariateOnline(BaseStreamingAUC):
+class UnivariateOnline(ClassWeightTotals, BaseStreamingAUC):
     r"""Online univariate AUC baseline (Uni-Exp / Uni-Log / Uni-Squ), class-weighted SGD.
 
     See the module docstring for the update. Each example costs O(k) for k non-zeros
@@ -266,12 +265,9 @@ class UnivariateOnline(BaseStreamingAUC):
     _dense_kernels = True
     _kernel_prequential = True
     _supports_sample_weight = True
-    #: Class weight totals arrived with sample weights (aucstream 0.2).
-    _state_added_later = (*BaseStreamingAUC._state_added_later, "weight_neg_", "weight_pos_")
 
-    def _upgrade_state(self, missing: set[str]) -> None:
-        if "weight_pos_" in missing:  # a file of aucstream 0.1: every weight was 1
-            upgrade_class_totals(self, self.class_counts_)
+    def _class_counts(self) -> np.ndarray:
+        return self.class_counts_
 
     _parameter_constraints = {
         "loss": [StrOptions(set(_LOSSES))],

@@ -144,3 +144,12 @@ def test_pipeline_scores_equal_scaler_then_learner():
     np.testing.assert_array_equal(
         pipe.decision_function(X), learner.decision_function(scaler.transform(X))
     )
+
+
+def test_unfitted_default_pipeline_says_it_is_not_fitted():
+    """predict_proba exists on the default pipeline (its search is calibrated), so an
+    unfitted call is scikit-learn's NotFittedError, not a missing attribute."""
+    from sklearn.exceptions import NotFittedError
+
+    with pytest.raises(NotFittedError):
+        StreamPipeline().predict_proba(np.ones((2, 3)))

@@ -254,7 +254,10 @@ class StreamPipeline(BaseStreamingAUC):
         return 0.0  # the learner's scores are already centred on its calibration
 
     def _has_calibration(self) -> bool:
-        return hasattr(getattr(self, "estimator_", self.estimator), "predict_proba")
+        estimator = getattr(self, "estimator_", None)
+        if estimator is None:  # not fitted: the estimator it will clone
+            estimator = self._steps()[1]
+        return hasattr(estimator, "predict_proba")
 
     @available_if(_has_calibration)
     def predict_proba(self, X) -> np.ndarray:

@@ -169,11 +169,14 @@ def test_compare_shows_progress(tmp_path, capsys):
 
 
 def test_default_fit_says_which_candidate_scores(data, tmp_path, capsys):
-    """The default learner (online scaler + OnePassSearch) names the candidate it scores
-    with, and that is the saved model's leader."""
+    """The default learner (online scaler + OnePassSearch) names the candidates it scores
+    with: the saved model's ensemble, the leader first."""
     target = tmp_path / "m.npz"
     assert main(["fit", str(data["svm"]), "--n-features", "5", "-o", str(target)]) == 0
     out = capsys.readouterr().out
     model = load_model(target)
     assert type(model).__name__ == "StreamPipeline"
-    assert f"scoring with {model.estimator_.best_estimator_!r}" in out
+    search = model.estimator_
+    names = [repr(search.candidates_[i]) for i in search.ensemble_ if i >= 0]
+    assert names[0] == repr(search.best_estimator_)
+    assert f"scoring with {names[0]}" in out or " + ".join(names) in out

@@ -30,7 +30,7 @@ def test_leaderboard_auc_is_each_candidates_exact_prequential_auc():
 
 def test_search_scores_are_the_leaders_prequential_scores():
     X, y = stream(3000)
-    search = OnePassSearch([UnivariateOnline(eta=2**-6), SOLAM()], first_round=10**6)
+    search = OnePassSearch([UnivariateOnline(eta=2**-6), SOLAM()], first_round=10**6, ensemble=1)
     scores = search.test_then_train(X, y)
     alone = UnivariateOnline(eta=2**-6).test_then_train(X, y)  # the first leads before a round
     np.testing.assert_array_equal(scores, alone)
@@ -55,6 +55,41 @@ def test_the_leader_needs_no_round_and_does_not_depend_on_chunks():
         pieces.partial_fit(X[start : start + 333], y[start : start + 333], classes=[0, 1])
     assert pieces.leader_ == whole.leader_
     np.testing.assert_array_equal(pieces.decision_function(X), whole.decision_function(X))
+
+
+def test_ensemble_averages_the_best_candidates_calibrated_log_odds():
+    """The scores are the mean calibrated log-odds of the best ``ensemble`` candidates,
+    each computed here from the candidate learnt alone; probabilities are their
+    logistic function and predict thresholds them at 0."""
+    X, y = stream(3000)
+    learners = [UnivariateOnline(eta=2**-6), SOLAM(), UnivariateOnline(eta=2**-12)]
+    search = OnePassSearch(learners, first_round=10**6, ensemble=2).fit(X, y)
+    auc = [roc_auc(y, type(c)(**c.get_params()).test_then_train(X, y)) for c in learners]
+    best_two = list(np.argsort(auc)[::-1][:2])
+    assert list(search.ensemble_) == best_two and search.leader_ == best_two[0]
+    logits = []
+    for i in best_two:
+        alone = type(learners[i])(**learners[i].get_params()).fit(X, y)
+        cal = alone.calibration_  # [n, mean, m2, a, b, ...]: t = a (s - mean) / sd + b
+        raw = X @ alone.coef_.ravel() + alone.intercept_[0] + alone._threshold()
+        logits.append(cal[3] * (raw - cal[1]) / np.sqrt(cal[2] / cal[0]) + cal[4])
+    expected = np.mean(logits, axis=0)
+    np.testing.assert_allclose(search.decision_function(X), expected, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(search.predict_proba(X)[:, 1], 1 / (1 + np.exp(-expected)))
+    np.testing.assert_array_equal(search.predict(X), (expected > 0).astype(int))
+    np.testing.assert_allclose(X @ search.coef_.ravel() + search.intercept_[0], expected)
+    board = {row["candidate"]: row["in_ensemble"] for row in search.leaderboard_}
+    assert [board[repr(c)] for c in learners] == [i in best_two for i in range(3)]
+
+
+def test_ensemble_of_one_scores_with_the_leader_alone():
+    X, y = stream(3000)
+    learners = [UnivariateOnline(eta=2**-6), SOLAM()]
+    one = OnePassSearch(learners, first_round=10**6, ensemble=1).fit(X, y)
+    assert list(one.ensemble_) == [one.leader_]
+    best = one.best_estimator_
+    np.testing.assert_array_equal(one.decision_function(X), best.decision_function(X))
+    np.testing.assert_array_equal(one.predict_proba(X), best.predict_proba(X))
 
 
 class Frozen(UnivariateOnline):

@@ -42,7 +42,17 @@ import math
 import numba as nb
 import numpy as np
 
-__all__ = ["ETA", "new_state", "update", "fit_batch", "probability", "is_ready", "threshold"]
+__all__ = [
+    "ETA",
+    "new_state",
+    "update",
+    "fit_batch",
+    "probability",
+    "is_ready",
+    "threshold",
+    "logit_map",
+    "logistic_state",
+]
 
 #: AdaGrad step size of the calibration (for standardized scores).
 ETA = 0.5
@@ -132,6 +142,20 @@ def threshold(state: np.ndarray) -> float:
     if not is_ready(state):
         return 0.0
     return float(state[_MEAN] - state[_B] * math.sqrt(state[_M2] / state[_N]) / state[_A])
+
+
+def logit_map(state: np.ndarray) -> tuple[float, float]:
+    """``(slope, offset)`` with the calibrated log-odds ``slope * score + offset``
+    (a ready calibration; :func:`is_ready`)."""
+    sd = math.sqrt(state[_M2] / state[_N])
+    return float(state[_A] / sd), float(state[_B] - state[_A] * state[_MEAN] / sd)
+
+
+def logistic_state() -> np.ndarray:
+    """A ready calibration that is the logistic function itself: scores are log-odds."""
+    state = new_state()
+    state[_N], state[_M2], state[_NPOS] = 2.0, 2.0, 1.0
+    return state
 
 
 def probability(state: np.ndarray, scores: np.ndarray) -> np.ndarray:

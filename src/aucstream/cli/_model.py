@@ -64,8 +64,7 @@ def _cmd_fit(args) -> int:
     written = save_model(model, args.output)
     auc = last[-1].auc if last else float("nan")
     running = f"; prequential AUC {auc:.4f}" if np.isfinite(auc) else ""
-    search = getattr(getattr(model, "estimator_", model), "best_estimator_", None)
-    chosen = f"; scoring with {search!r}" if search is not None else ""
+    chosen = _scoring_text(getattr(model, "estimator_", model))
     print(
         f"{name}: {model.n_samples_seen_:,} examples, {model.n_features_in_} features, "
         f"classes {_label_text(model.classes_)} (positive {_label_text(model.classes_[1:])})"
@@ -255,3 +254,14 @@ def _add_fit_parsers(command) -> None:
     )
 
     command("list", _cmd_list, help="list learners and datasets")
+
+
+def _scoring_text(model) -> str:
+    """Which candidates a fitted search scores with ("" for any other learner)."""
+    members = getattr(model, "ensemble_", None)
+    if members is None:
+        return ""
+    names = [repr(model.candidates_[i]) for i in members if i >= 0]
+    if len(names) == 1:
+        return f"; scoring with {names[0]}"
+    return f"; scoring with the mean calibrated log-odds of {' + '.join(names)}"

@@ -124,14 +124,23 @@ def _load_parts(name: str, seed: int = 0):
 SMALL, SPLITS = 5000, 20
 
 
+def _best_time(make, X, y, repeats: int):
+    """The fitted model and the least time of ``repeats`` fits from scratch."""
+    best = float("inf")
+    for _ in range(repeats):
+        model = make()
+        tic = time.perf_counter()
+        model.fit(X, y)
+        best = min(best, time.perf_counter() - tic)
+    return model, best
+
+
 def one_pass_search(Xtr, ytr, Xte, yte) -> dict:
-    model = StreamPipeline()
-    tic = time.perf_counter()
-    model.fit(Xtr, ytr)
-    seconds = time.perf_counter() - tic
-    tic = time.perf_counter()
-    StreamPipeline(OnlineStandardScaler(), OPAUC()).fit(Xtr, ytr)
-    opauc_seconds = time.perf_counter() - tic
+    repeats = 5 if len(ytr) < 20000 else 1  # short passes: the least of 5 times each
+    model, seconds = _best_time(StreamPipeline, Xtr, ytr, repeats)
+    _, opauc_seconds = _best_time(
+        lambda: StreamPipeline(OnlineStandardScaler(), OPAUC()), Xtr, ytr, repeats
+    )
     search = model.estimator_
     board = search.leaderboard_
     members = [repr(search.candidates_[i]) for i in search.ensemble_ if i >= 0]
@@ -222,7 +231,8 @@ def write(rows: list[dict], path: Path) -> None:
         "data pre-scaled to [-1, 1], each tuned by 5-fold CV on its coarse grid (tuning "
         f"on at most {TUNE_ROWS} rows), retrained on the training part. Cost: time of "
         "the search's pass over the time of one default `OPAUC()` pass behind the same "
-        "online scaler on the same stream. The shared datasets' training parts are fed in "
+        "online scaler on the same stream (on training parts under 20,000 rows, the least "
+        "of 5 times each). The shared datasets' training parts are fed in "
         "one random order (seed 0; w8a's file holds all its positives first); the "
         "generated streams in their order. Datasets without a test file and with fewer "
         f"than {SMALL} training rows: the mean over {SPLITS} stratified 80/20 splits "
@@ -239,11 +249,40 @@ def write(rows: list[dict], path: Path) -> None:
     for r in rows:
         lines.append(
             f"| {r['dataset']} | {r['n_train']} | {r['splits']} | {r['onepass_auc']:.4f} | "
-            f"{r['tuned_auc']:.4f} | {r['gap']:+.4f} | {r['gap_se']:.4f} | "
+            f"{r['tuned_auc']:.4f} | {r['gap']:+.4f} | {_se(r['gap_se'])} | "
             f"{r['tuned_learner']} | "
             f"{r['chosen']} | {r['cost_vs_opauc']:.1f} | {r['diverged_candidates']} |"
         )
+    lines += ["", _reading(rows)]
     path.write_text("\n".join(lines) + "\n")
+
+
+def _se(value: float) -> str:
+    return "" if np.isnan(value) else f"{value:.4f}"
+
+
+def _reading(rows: list[dict]) -> str:
+    """The table's summary: how many streams are within 0.005, the cost range."""
+    within = [r["dataset"] for r in rows if r["gap"] >= -0.005]
+    behind = [f"{r['dataset']} ({r['gap']:+.4f})" for r in rows if r["gap"] < -0.005]
+    above = [r["dataset"] for r in rows if r["gap"] > 0]
+    costs = [r["cost_vs_opauc"] for r in rows]
+    imbalanced = [r["onepass_auc"] for r in rows if r["dataset"] == "imbalanced"]
+    text = (
+        f"Reading (this run): within 0.005 of the offline-tuned best on {len(within)} of "
+        f"{len(rows)} streams and above it on {len(above)}"
+        + (f"; behind by more on {', '.join(behind)}" if behind else "")
+        + f". The search's pass cost {min(costs):.1f}-{max(costs):.1f} times one default "
+        "OPAUC pass behind the same scaler (on the smallest datasets the whole pass takes "
+        "hundredths of a second, so that ratio is noisy)."
+    )
+    if imbalanced:
+        text += f" The imbalanced stream: {imbalanced[0]:.4f}."
+    return text + (
+        " The candidates' windowed AUC on a training stream cannot see a shift between a "
+        "training file and its test file (ijcnn1's test AUCs are 5-10 points below its "
+        "training prequential AUCs), which bounds what any prequential choice can do."
+    )
 
 
 def main() -> None:

@@ -112,9 +112,11 @@ def quick_labels(y, n: int, cache: FastCache) -> np.ndarray | None:
         return None
     if n == 1:  # one comparison of scalars (numpy's per-call cost is larger)
         label = y[0]
-        if _label_is(label, cache.c1):
+        if not isinstance(label, _SCALAR_LABELS):
+            return None
+        if label == cache.c1:  # as _label_is, inlined
             return _PLUS_ONE.copy()
-        if _label_is(label, cache.c0):
+        if label == cache.c0:
             return _MINUS_ONE.copy()
         return None
     y = np.asarray(y)

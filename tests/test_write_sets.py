@@ -369,3 +369,17 @@ def test_is_current_sees_replaced_added_and_deleted_members():
     assert flat._check_records(h)
     h.stats_[0].sums_ = np.zeros(4)
     assert not flat._check_records(h)
+
+
+def test_a_declaration_of_objects_made_for_the_call_is_not_kept():
+    """Plans are kept by the ids of the declared objects; an object made for the call
+    (here a list) could share its id with another later, so its plan is not kept."""
+    h = _holder()
+    flat = _state.FlatState(h)
+    plan = flat.plan(([h.stats_[1].sums_],))
+    assert not flat._plans
+    saved = flat.save(plan)
+    h.stats_[0].sums_[:] = 3.0
+    flat.restore(saved)
+    assert (h.stats_[0].sums_ == 0.0).all()
+    assert flat.plan((h.stats_[1],)) is flat.plan((h.stats_[1],))

@@ -289,6 +289,7 @@ class FlatState:
         "_full",
         "_plans",
         "_verified",
+        "_walked",
         "_scalar_names",
         "_generators",
         "_kept",
@@ -302,6 +303,7 @@ class FlatState:
         self._records: list[tuple] = []
         self._generators: list[np.random.Generator] = []
         arrays: dict[int, np.ndarray] = {}
+        self._walked: set[int] = set()  # ids of every object the walk holds
         names = [k for k in self._vars if is_state_name(k)]
         self._record(self._vars, names)
         self._scalar_names = tuple(k for k in names if not self._is_held(self._vars[k]))
@@ -335,6 +337,8 @@ class FlatState:
         self._records.append((container, len(container), held, tuple(container[k] for k in held)))
 
     def _visit(self, value, arrays: dict) -> None:
+        if self._is_held(value):
+            self._walked.add(id(value))
         if isinstance(value, np.ndarray):
             arrays.setdefault(id(value), value)
         elif isinstance(value, list):
@@ -400,9 +404,13 @@ class FlatState:
             skip = set()
             for value in read_only:
                 self._declared(value, skip)
-            if len(self._plans) >= 16:
-                self._plans.clear()
-            found = self._plans[key] = self._make_plan(frozenset(skip))
+            found = self._make_plan(frozenset(skip))
+            # kept only when every declared object is one the walk holds: the ids of
+            # objects made for the call could be those of other objects later
+            if all(id(value) in self._walked for value in read_only):
+                if len(self._plans) >= 16:
+                    self._plans.clear()
+                self._plans[key] = found
         return found
 
     def _declared(self, value, skip: set) -> None:
@@ -521,8 +529,7 @@ class FlatState:
             value = get(name)
             if isinstance(value, float) and not np.isfinite(value):
                 return False
-        if plan is self._full:
-            self._verified = True
+        self._verified = True
         return True
 
 

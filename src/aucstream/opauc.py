@@ -713,7 +713,7 @@ class OPAUC(BaseStreamingAUC):
         generator, which they do not use (the low-rank kinds draw from it and re-base
         both sketches: they declare nothing); see
         :meth:`BaseStreamingAUC._read_only_state`."""
-        c = self._chunk_class(y_pm)
-        if c is None or self.covariance not in ("full", "sparse"):
+        if self.covariance not in ("full", "sparse"):
             return ()
-        return (self.stats_[1 - c], self._rng)
+        c = self._chunk_class(y_pm)
+        return () if c is None else (self.stats_[1 - c], self._rng)

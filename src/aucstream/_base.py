@@ -22,9 +22,12 @@ the same object as at the last validation; the rows pass one compiled check
 structure) and the labels one comparison with ``classes_``; the transaction and the
 finiteness check of the state use a walk of the state made once
 (:class:`aucstream._state.FlatState`: preallocated shadow copies, one compiled copy
-and one compiled check). Any input the fast path does not accept as plainly valid
-goes through the full validation, which raises the usual error or converts the
-input, so both paths accept the same input and give bit-identical models.
+and one compiled check), and leave out what the chunk can not write (the learner's
+``_read_only_state``: OPAUC's and AdaOAM's summary of the class the chunk does not
+hold; tests/test_write_sets.py checks each declaration byte for byte). Any input the
+fast path does not accept as plainly valid goes through the full validation, which
+raises the usual error or converts the input, so both paths accept the same input and
+give bit-identical models.
 """
 
 from __future__ import annotations
@@ -781,6 +784,7 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
                 return None
             cache.classes = classes_
             cache.c0, cache.c1 = classes_[0], classes_[1]
+            cache.py0, cache.py1 = classes_[0].item(), classes_[1].item()
             cache.kinds = LABEL_KINDS[classes_.dtype.kind]
         if classes is not None and not same_classes(classes, cache):
             return None

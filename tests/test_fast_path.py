@@ -280,6 +280,8 @@ def test_a_failed_fast_call_is_rolled_back_exactly(cls, spoiler, monkeypatch, fa
         spoil(self)
 
     monkeypatch.setattr(cls, "_update", spoilt)
+    if spoiler == "rng":  # a draw breaks a learner's word that its kernel uses no generator
+        monkeypatch.setattr(cls, "_read_only_state", lambda self, y_pm: ())
     with pytest.raises(error):
         model.partial_fit(X[21:23], y[21:23])
     assert fast_calls

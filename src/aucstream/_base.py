@@ -22,9 +22,12 @@ the same object as at the last validation; the rows pass one compiled check
 structure) and the labels one comparison with ``classes_``; the transaction and the
 finiteness check of the state use a walk of the state made once
 (:class:`aucstream._state.FlatState`: preallocated shadow copies, one compiled copy
-and one compiled check). Any input the fast path does not accept as plainly valid
-goes through the full validation, which raises the usual error or converts the
-input, so both paths accept the same input and give bit-identical models.
+and one compiled check), and leave out what the chunk can not write (the learner's
+``_read_only_state``: OPAUC's and AdaOAM's summary of the class the chunk does not
+hold; tests/test_write_sets.py checks each declaration byte for byte). Any input the
+fast path does not accept as plainly valid goes through the full validation, which
+raises the usual error or converts the input, so both paths accept the same input and
+give bit-identical models.
 """
 
 from __future__ import annotations
@@ -68,6 +71,9 @@ from ._params import check_parameters
 from .metrics import roc_auc
 
 __all__ = ["BaseStreamingAUC", "ClassWeightTotals", "make_rng"]
+
+#: Arithmetic errors of a kernel, reported as a FloatingPointError naming the chunk.
+_KERNEL_ERRORS = (ZeroDivisionError, OverflowError, FloatingPointError)
 
 #: An optional array argument.
 _Maybe = ArrayLike | None
@@ -682,21 +688,20 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
         )
         self._learn_chunk(chunk, X)
 
-    def _learn_chunk(self, chunk: Chunk, X, flat: _state.FlatState | None = None) -> None:
+    def _learn_chunk(
+        self, chunk: Chunk, X, flat: _state.FlatState | None = None, plan=None
+    ) -> None:
         """One kernel call on a validated chunk, then the calibration and the checks.
 
         ``X`` is the validated input of the chunk (for batch learners' scores).
         ``flat`` is a current walk of the state (:class:`aucstream._state.FlatState`)
-        for the fast finiteness check, or None.
+        for the fast finiteness check, or None; ``plan`` its plan for the chunk (what
+        the chunk can not write, :meth:`_read_only_state`).
         """
         try:
             self._update(chunk)
-        except (ZeroDivisionError, OverflowError, FloatingPointError) as error:
-            raise FloatingPointError(
-                f"{type(self).__name__} failed on a chunk of {chunk.n_samples} examples after "
-                f"{self.n_samples_seen_} ({type(error).__name__}: {error}); the chunk was not "
-                "learnt. Scale the features or use a smaller step size"
-            ) from error
+        except _KERNEL_ERRORS as error:
+            raise self._kernel_error(chunk, error) from error
         before = self.n_samples_seen_
         self.n_samples_seen_ += chunk.n_samples
         if self._kernel_prequential and not self.is_batch:
@@ -704,8 +709,21 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
         elif self.is_batch:
             scores = self._raw_scores(X)
             _calibration.fit_batch(self.calibration_, scores, chunk.y, chunk.sample_weight)
-        if flat is not None and flat.is_current(self) and flat.all_finite():
+        if flat is not None and flat.current(self) and flat.all_finite(plan):
             return
+        self._check_finite(chunk, before)
+
+    def _kernel_error(self, chunk: Chunk, error: Exception) -> FloatingPointError:
+        """The error that reports an arithmetic ``error`` raised by ``_update``."""
+        return FloatingPointError(
+            f"{type(self).__name__} failed on a chunk of {chunk.n_samples} examples after "
+            f"{self.n_samples_seen_} ({type(error).__name__}: {error}); the chunk was not "
+            "learnt. Scale the features or use a smaller step size"
+        )
+
+    def _check_finite(self, chunk: Chunk, before: int) -> None:
+        """Raise if a state array became infinite or NaN learning ``chunk`` (after
+        ``before`` examples), naming it."""
         where = _state.first_non_finite(self)
         if where is not None:
             largest = float(np.max(np.abs(chunk.data), initial=0.0))
@@ -745,6 +763,7 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
         width = state.get("n_features_in_")
         if (
             not self._fast_path
+            or self.is_batch
             or sample_weight is not None
             or classes_ is None
             or width is None
@@ -765,6 +784,7 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
                 return None
             cache.classes = classes_
             cache.c0, cache.c1 = classes_[0], classes_[1]
+            cache.py0, cache.py1 = classes_[0].item(), classes_[1].item()
             cache.kinds = LABEL_KINDS[classes_.dtype.kind]
         if classes is not None and not same_classes(classes, cache):
             return None
@@ -788,26 +808,64 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
         """
         cache, indptr, indices, data, y_pm = quick
         flat = cache.flat
-        if flat is None or not flat.is_current(self):
+        if flat is None or not flat.current(self):
             flat = cache.flat = _state.FlatState(self)
         n = y_pm.shape[0]
         calibrate = self._kernel_prequential
         scores = np.empty(n) if calibrate or prequential else None
         width = self.n_features_in_
-        saved = flat.save()
+        plan = flat.plan(self._read_only_state(y_pm))
+        saved = flat.save(plan)
         try:
             if calibrate or not prequential:
+                # _learn_chunk for an online learner, inlined (one call per example)
                 chunk = Chunk(indptr, indices, data, y_pm, width, scores if calibrate else NONE)
-                self._learn_chunk(chunk, X, flat)
+                try:
+                    self._update(chunk)
+                except _KERNEL_ERRORS as error:
+                    raise self._kernel_error(chunk, error) from error
+                before = self.n_samples_seen_
+                self.n_samples_seen_ = before + n
+                if calibrate:
+                    _calibration.update(self.calibration_, scores, y_pm, NONE)
+                if not (flat.current(self) and flat.all_finite(plan)):
+                    self._check_finite(chunk, before)
             else:  # no prequential kernel: score and learn row by row
                 for i in range(n):
                     row = X[i : i + 1]
                     scores[i] = self._raw_scores(row)[0]
-                    self._learn_chunk(row_chunk(indptr, indices, data, y_pm, width, i), row, flat)
+                    row_ = row_chunk(indptr, indices, data, y_pm, width, i)
+                    self._learn_chunk(row_, row, flat, plan)
         except BaseException:
             flat.restore(saved)
             raise
         return scores
+
+    def _read_only_state(self, y_pm: np.ndarray) -> tuple:
+        """State that learning a chunk of labels ``y_pm`` (+1/-1) can not write.
+
+        Arrays, components (all they hold) or random generators of the state that
+        ``_update`` of such a chunk — and everything the base class does around it —
+        leaves unchanged whatever happens, e.g. the summary of the class no label of
+        the chunk belongs to, which OPAUC only reads. The fast path then neither copies
+        nor restores nor checks them (:meth:`aucstream._state.FlatState.plan`), so the
+        transaction of a one-row call costs what the row can change. A declaration
+        that is wrong breaks the transactions: declare only what the kernel provably
+        does not write, and test it (``tests/test_write_sets.py``). Called with the
+        labels of a validated chunk (one or more rows); the default declares nothing.
+        """
+        return ()
+
+    @staticmethod
+    def _chunk_class(y_pm: np.ndarray) -> int | None:
+        """1 if every label of the chunk is +1, 0 if every one is -1, else None (for
+        :meth:`_read_only_state`: the class all the chunk's examples join)."""
+        if y_pm.shape[0] == 1:
+            return 1 if y_pm[0] > 0 else 0
+        positive = y_pm > 0
+        if positive.all():
+            return 1
+        return None if positive.any() else 0
 
     #: The kernels write each row's decision value before learning it into
     #: ``chunk.pre_scores`` (when that array is not empty); otherwise

@@ -47,7 +47,7 @@ class FastCache:
     learner's state, of its copies, pickles or model files.
     """
 
-    __slots__ = ("params", "flat", "classes", "c0", "c1", "kinds")
+    __slots__ = ("params", "flat", "classes", "c0", "c1", "py0", "py1", "kinds")
 
     def __init__(self):
         self.params = self.flat = self.classes = None
@@ -111,10 +111,20 @@ def quick_labels(y, n: int, cache: FastCache) -> np.ndarray | None:
     elif type(y) not in (list, tuple) or len(y) != n:
         return None
     if n == 1:  # one comparison of scalars (numpy's per-call cost is larger)
+        if type(y) is np.ndarray and y.dtype is cache.classes.dtype:
+            # Python values of one dtype compare as the numpy values do
+            label = y.item()
+            if label == cache.py1:
+                return _PLUS_ONE.copy()
+            if label == cache.py0:
+                return _MINUS_ONE.copy()
+            return None
         label = y[0]
-        if _label_is(label, cache.c1):
+        if not isinstance(label, _SCALAR_LABELS):
+            return None
+        if label == cache.c1:  # as _label_is, inlined
             return _PLUS_ONE.copy()
-        if _label_is(label, cache.c0):
+        if label == cache.c0:
             return _MINUS_ONE.copy()
         return None
     y = np.asarray(y)

@@ -145,6 +145,10 @@ def first_non_finite(obj) -> str | None:
     return None
 
 
+#: Walks with more objects than this check them in a loop (:meth:`FlatState.is_current`)
+#: rather than in one generated expression.
+_MAX_TERMS = 2000
+
 #: A state of at most this many bytes keeps its shadow copy between calls (no
 #: allocation per call); a larger one is copied into fresh buffers for each call, so
 #: that the copy is not held in memory between calls.
@@ -211,6 +215,27 @@ def _flat_view(array: np.ndarray) -> np.ndarray | None:
     return None
 
 
+class _Plan:
+    """What :class:`FlatState` copies, restores and checks for one declaration.
+
+    A declaration names the state a call can not write (see :meth:`FlatState.plan`);
+    the plan leaves out that state's arrays and generators and keeps, for the rest,
+    the copy tables (save and restore), the finiteness table and the lists of the
+    arrays handled by numpy.
+    """
+
+    __slots__ = (
+        "views",
+        "shadows",
+        "copy",
+        "back",
+        "others",
+        "floats",
+        "other_floats",
+        "generators",
+    )
+
+
 class FlatState:
     """A learner's state walked once, for transactions and checks in O(1) Python calls.
 
@@ -224,12 +249,24 @@ class FlatState:
       (buffers kept between calls, or fresh ones for a state above
       :data:`SHADOW_LIMIT`) and takes shallow copies of the dicts and lists and the
       generators' states;
-    - :meth:`restore` puts all of it back: the array contents in place, the dicts
-      and lists (so an attribute that was replaced or added is undone), the
-      generators. The learner is then bit for bit as at :meth:`save`, as after
-      :func:`restore` of a :func:`snapshot`;
+    - :meth:`restore` puts all of it back: the array contents in place (one compiled
+      copy back), the dicts and lists (so an attribute that was replaced or added is
+      undone), the generators. The learner is then bit for bit as at :meth:`save`,
+      as after :func:`restore` of a :func:`snapshot`;
     - :meth:`all_finite` checks every float64 array in one compiled pass (others
       with numpy), and the scalars :func:`first_non_finite` checks.
+
+    **Write sets.** A call that can not write part of the state (OPAUC learning
+    examples of one class reads the other class's covariance summary and leaves it
+    alone) passes :meth:`save`, :meth:`restore` and :meth:`all_finite` a plan
+    (:meth:`plan`) that leaves that part out: its arrays are neither copied nor
+    restored (they hold what they held) nor checked (they were finite at the last
+    complete check). The first check after the walk is always complete, so a state
+    that was not finite when walked (an edited or loaded learner) is found as
+    before. Plans are kept per declaration, so a call with a declaration costs one
+    compiled copy of what it can write. The declaration is the learner's word
+    (``BaseStreamingAUC._read_only_state``), checked by tests that compare the
+    declared arrays byte for byte before and after many such calls.
 
     The walk stays valid while the state keeps its objects: :meth:`is_current`
     compares, by identity, every array, list, component and generator reachable
@@ -238,7 +275,8 @@ class FlatState:
     that allocates a new state, or a user who assigns an attribute makes it stale;
     the caller must then walk again (the compiled calls read the arrays through
     addresses taken by the walk, which holds the arrays, so they are used only
-    while :meth:`is_current`).
+    while :meth:`is_current`). Values changed in place between calls by code other
+    than the learner's calls are not the learner's writes: a plan may skip them.
     """
 
     __slots__ = (
@@ -247,14 +285,15 @@ class FlatState:
         "_lists",
         "_records",
         "_arrays",
-        "_views",
-        "_shadows",
-        "_copy",
-        "_others",
-        "_floats",
-        "_other_floats",
+        "_entries",
+        "_full",
+        "_plans",
+        "_verified",
+        "_walked",
         "_scalar_names",
         "_generators",
+        "_kept",
+        "current",
     )
 
     def __init__(self, obj):
@@ -264,31 +303,27 @@ class FlatState:
         self._records: list[tuple] = []
         self._generators: list[np.random.Generator] = []
         arrays: dict[int, np.ndarray] = {}
+        self._walked: set[int] = set()  # ids of every object the walk holds
         names = [k for k in self._vars if is_state_name(k)]
         self._record(self._vars, names)
         self._scalar_names = tuple(k for k in names if not self._is_held(self._vars[k]))
         for k in names:
             self._visit(self._vars[k], arrays)
         self._arrays = list(arrays.values())
-        self._views, self._others, floats, self._other_floats = [], [], [], []
+        # (array, flat byte view or None, shadow or None) per array
+        entries = []
         for a in self._arrays:
             view = None if a.dtype.hasobject else _flat_view(a)
-            if view is None:
-                self._others.append(a)
-            else:
-                self._views.append(view.view(np.uint8))
-            if a.dtype.kind in "fc":
-                if view is not None and a.dtype == np.float64:
-                    floats.append((_address(view), view.shape[0]))
-                else:
-                    self._other_floats.append(a)
-        self._floats = np.array(floats, dtype=np.int64).reshape(-1, 2)
-        total = sum(v.shape[0] for v in self._views)
-        if total <= SHADOW_LIMIT:
-            self._shadows = [np.empty_like(v) for v in self._views]
-            self._copy = self._table(self._shadows)
-        else:
-            self._shadows = self._copy = None
+            entries.append((a, view, None if view is None else view.view(np.uint8)))
+        self._kept = sum(e[2].shape[0] for e in entries if e[2] is not None) <= SHADOW_LIMIT
+        self._entries = [
+            (a, view, data, np.empty_like(data) if self._kept and data is not None else None)
+            for a, view, data in entries
+        ]
+        self.current = self._compile_check()
+        self._plans: dict[tuple, _Plan] = {}
+        self._full = self._make_plan(frozenset())
+        self._verified = False
 
     @staticmethod
     def _is_held(value) -> bool:
@@ -302,11 +337,13 @@ class FlatState:
         self._records.append((container, len(container), held, tuple(container[k] for k in held)))
 
     def _visit(self, value, arrays: dict) -> None:
+        if self._is_held(value):
+            self._walked.add(id(value))
         if isinstance(value, np.ndarray):
             arrays.setdefault(id(value), value)
         elif isinstance(value, list):
             self._lists.append(value)
-            self._records.append((value, len(value), None, tuple(value)))
+            self._records.append((value, len(value), range(len(value)), tuple(value)))
             for v in value:
                 self._visit(v, arrays)
         elif isinstance(value, tuple):
@@ -321,63 +358,170 @@ class FlatState:
             for v in members.values():
                 self._visit(v, arrays)
 
-    def _table(self, shadows: list[np.ndarray]) -> np.ndarray:
+    @staticmethod
+    def _table(views: list[np.ndarray], shadows: list[np.ndarray]) -> np.ndarray:
         """Rows (state address, shadow address, bytes) for :func:`_copy_table`."""
-        rows = [(_address(v), _address(s), v.shape[0]) for v, s in zip(self._views, shadows)]
+        rows = [(_address(v), _address(s), v.shape[0]) for v, s in zip(views, shadows)]
         return np.array(rows, dtype=np.int64).reshape(-1, 3)
 
-    def is_current(self, obj) -> bool:
-        """Whether the state of ``obj`` still consists of the objects found by the walk."""
+    def _make_plan(self, skip: frozenset) -> _Plan:
+        """The plan that leaves out the arrays and generators whose ids are in ``skip``."""
+        plan = _Plan()
+        kept = [e for e in self._entries if id(e[0]) not in skip]
+        plan.views = [data for _, _, data, _ in kept if data is not None]
+        plan.shadows = [shadow for _, _, data, shadow in kept if data is not None]
+        plan.others = [a for a, _, data, _ in kept if data is None]
+        floats = []
+        plan.other_floats = []
+        for a, view, _, _ in kept:
+            if a.dtype.kind in "fc":
+                if view is not None and a.dtype == np.float64:
+                    floats.append((_address(view), view.shape[0]))
+                else:
+                    plan.other_floats.append(a)
+        plan.floats = np.array(floats, dtype=np.int64).reshape(-1, 2)
+        plan.copy = plan.back = None
+        if self._kept:
+            plan.copy = self._table(plan.views, plan.shadows)
+            plan.back = np.ascontiguousarray(plan.copy[:, [1, 0, 2]])
+        plan.generators = [g for g in self._generators if id(g) not in skip]
+        return plan
+
+    def plan(self, read_only: tuple) -> _Plan:
+        """The plan of a call that can not write the state objects ``read_only``.
+
+        ``read_only`` holds members of the state: arrays, components (every array and
+        generator they hold), lists or tuples of them, generators. What the walk did
+        not find is ignored (leaving it out would save nothing). An empty declaration
+        gives the complete plan. Plans are kept per declaration (by the identity of
+        the declared objects, which the walk holds).
+        """
+        if not read_only:
+            return self._full
+        key = id(read_only[0]) if len(read_only) == 1 else tuple(map(id, read_only))
+        found = self._plans.get(key)
+        if found is None:
+            skip = set()
+            for value in read_only:
+                self._declared(value, skip)
+            found = self._make_plan(frozenset(skip))
+            # kept only when every declared object is one the walk holds: the ids of
+            # objects made for the call could be those of other objects later
+            if all(id(value) in self._walked for value in read_only):
+                if len(self._plans) >= 16:
+                    self._plans.clear()
+                self._plans[key] = found
+        return found
+
+    def _declared(self, value, skip: set) -> None:
+        """Add the ids of the arrays and generators of a declared object to ``skip``."""
+        if isinstance(value, (np.ndarray, np.random.Generator)):
+            skip.add(id(value))
+        elif isinstance(value, (list, tuple)):
+            for v in value:
+                self._declared(v, skip)
+        elif _is_component(value):
+            for v in vars(value).values():
+                self._declared(v, skip)
+
+    def _compile_check(self):
+        """The function behind :meth:`is_current`, written out for this walk.
+
+        One expression of identity and length comparisons (``vars(obj) is V and
+        len(c0) == 16 and c0[k0_0] is v0_0 and ...``) with the walked containers,
+        keys and values bound as globals (the source holds only names and the
+        integer sizes): a third of the time of a loop over the records, for a check
+        made twice per call.
+        """
+        if sum(len(keys) + 1 for _, _, keys, _ in self._records) > _MAX_TERMS:
+            return self._check_records
+        terms, env = ["vars(obj) is V"], {"V": self._vars}
+        for i, (container, size, keys, values) in enumerate(self._records):
+            env[f"c{i}"] = container
+            terms.append(f"len(c{i}) == {int(size)}")
+            for j, (key, value) in enumerate(zip(keys, values)):
+                env[f"k{i}_{j}"], env[f"v{i}_{j}"] = key, value
+                terms.append(f"c{i}[k{i}_{j}] is v{i}_{j}")
+        source = (
+            "def current(obj):\n"
+            "    try:\n"
+            f"        return {' and '.join(terms)}\n"
+            "    except (KeyError, IndexError):  # a member was deleted and another added\n"
+            "        return False\n"
+        )
+        exec(source, env)  # noqa: S102 - a source of names and integers only
+        return env["current"]
+
+    def _check_records(self, obj) -> bool:
+        """:meth:`is_current` as a loop over the records (for very large walks)."""
         if vars(obj) is not self._vars:
             return False
-        for container, size, held, values in self._records:
+        for container, size, keys, values in self._records:
             if len(container) != size:
                 return False
-            current = container if held is None else map(container.get, held)
-            if not all(map(is_, current, values)):
+            if isinstance(container, dict):
+                if not all(map(is_, map(container.get, keys), values)):
+                    return False
+            elif not all(map(is_, container, values)):
                 return False
         return True
 
-    def save(self) -> tuple:
-        """Copy the state aside (valid while :meth:`is_current`); returns what
-        :meth:`restore` needs."""
-        shadows, table = self._shadows, self._copy
-        if shadows is None:
-            shadows = [np.empty_like(v) for v in self._views]
-            table = self._table(shadows)
-        _copy_table(table)
+    def is_current(self, obj) -> bool:
+        """Whether the state of ``obj`` still consists of the objects found by the walk
+        (also :attr:`current`, the same function without the method call)."""
+        return self.current(obj)
+
+    def save(self, plan: _Plan | None = None) -> tuple:
+        """Copy the state aside, but what ``plan`` leaves out (default: nothing; valid
+        while :meth:`is_current`); returns what :meth:`restore` needs."""
+        if plan is None:
+            plan = self._full
+        if plan.copy is not None:
+            _copy_table(plan.copy)
+            shadows = None
+        else:
+            shadows = [np.empty_like(v) for v in plan.views]
+            _copy_table(self._table(plan.views, shadows))
         return (
+            plan,
             shadows,
-            [a.copy() for a in self._others] if self._others else (),
-            [dict(d) for d in self._dicts],
-            [list(v) for v in self._lists] if self._lists else (),
-            [g.bit_generator.state for g in self._generators],
+            [a.copy() for a in plan.others] if plan.others else (),
+            list(map(dict, self._dicts)),
+            list(map(list, self._lists)) if self._lists else (),
+            [g.bit_generator.state for g in plan.generators] if plan.generators else (),
         )
 
     def restore(self, saved: tuple) -> None:
-        """Put the state back exactly as it was at :meth:`save`."""
-        shadows, others, dicts, lists, generators = saved
-        for view, shadow in zip(self._views, shadows):
-            view[:] = shadow
-        for array, copy in zip(self._others, others):
+        """Put the state back exactly as it was at :meth:`save` (what the plan left out
+        holds what it held then)."""
+        plan, shadows, others, dicts, lists, generators = saved
+        if shadows is None:
+            _copy_table(plan.back)
+        else:
+            for view, shadow in zip(plan.views, shadows):
+                view[:] = shadow
+        for array, copy in zip(plan.others, others):
             array[...] = copy
         for container, copy in zip(self._lists, lists):
             container[:] = copy
         for container, copy in zip(self._dicts, dicts):
             container.clear()
             container.update(copy)
-        for generator, state in zip(self._generators, generators):
+        for generator, state in zip(plan.generators, generators):
             generator.bit_generator.state = state
 
-    def all_finite(self) -> bool:
+    def all_finite(self, plan: _Plan | None = None) -> bool:
         """Whether every floating-point array and top-level float of the state is finite.
 
         The same arrays and scalars as :func:`first_non_finite` (valid while
-        :meth:`is_current`).
+        :meth:`is_current`), but those ``plan`` leaves out, once a complete check has
+        passed since the walk (the first check is complete whatever the plan).
         """
-        if not _all_finite(self._floats):
+        if plan is None or not self._verified:
+            plan = self._full
+        if not _all_finite(plan.floats):
             return False
-        for a in self._other_floats:
+        for a in plan.other_floats:
             if not np.isfinite(a).all():
                 return False
         get = self._vars.get
@@ -385,6 +529,7 @@ class FlatState:
             value = get(name)
             if isinstance(value, float) and not np.isfinite(value):
                 return False
+        self._verified = True
         return True
 
 

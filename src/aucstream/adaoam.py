@@ -591,6 +591,13 @@ class AdaOAM(_AdaGradAUC):
     def _coef(self) -> np.ndarray:
         return self.w_
 
+    def _read_only_state(self, y_pm: np.ndarray) -> tuple:
+        """The summary of the class no example of the chunk belongs to, which the kernel
+        (:func:`_adaoam_chunk`) only reads; see
+        :meth:`aucstream._base.BaseStreamingAUC._read_only_state`."""
+        c = self._chunk_class(y_pm)
+        return () if c is None else (self.stats_[1 - c],)
+
 
 # --------------------------------------------------------------------------- SAdaOAM
 @borrowing_step

@@ -705,3 +705,15 @@ class OPAUC(BaseStreamingAUC):
             self.scale_[0] = 1.0
             self._rebase()
             self._materialize()
+
+    # -------------------------------------------------------------- write sets
+    def _read_only_state(self, y_pm: np.ndarray) -> tuple:
+        """With "full" and "sparse", the summary of the class no example of the chunk
+        belongs to, which the kernel (:func:`_opauc_chunk`) only reads, and the random
+        generator, which they do not use (the low-rank kinds draw from it and re-base
+        both sketches: they declare nothing); see
+        :meth:`BaseStreamingAUC._read_only_state`."""
+        if self.covariance not in ("full", "sparse"):
+            return ()
+        c = self._chunk_class(y_pm)
+        return () if c is None else (self.stats_[1 - c], self._rng)

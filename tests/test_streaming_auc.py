@@ -363,3 +363,29 @@ def test_repr():
     assert repr(RollingAUC(2).update([0, 1], [1, 0])) == (
         "RollingAUC(window=2, auc=0, n_positive=1, n_negative=1)"
     )
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    window=st.integers(1, 40),
+    batches=st.lists(
+        st.lists(st.tuples(st.integers(0, 1), st.integers(0, 4)), min_size=1, max_size=60),
+        min_size=1,
+        max_size=5,
+    ),
+)
+def test_rolling_peek_is_the_update_it_does_not_make(window, batches):
+    """``RollingAUC._peek`` (what OnePassSearch reads for its buffered scores) gives
+    exactly the AUC after the update, and changes nothing."""
+    import copy
+
+    metric = RollingAUC(window, pos_label=1)
+    for batch in batches:
+        y = np.array([b[0] for b in batch], dtype=np.int8)
+        s = np.array([b[1] for b in batch], dtype=np.float64) / 4
+        before = snapshot(metric)
+        expected = copy.deepcopy(metric).update(y, s).get()
+        peeked = metric._peek(y, s)
+        assert_same_state(before, snapshot(metric))
+        assert peeked == expected or (np.isnan(peeked) and np.isnan(expected))
+        metric.update(y, s)

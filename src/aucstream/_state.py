@@ -22,6 +22,7 @@ what a shape cannot say (counters within range, indices inside their arrays).
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from operator import is_
@@ -38,6 +39,7 @@ __all__ = [
     "snapshot",
     "restore",
     "transaction",
+    "walked_transaction",
     "first_non_finite",
     "check_like",
     "FlatState",
@@ -120,6 +122,30 @@ def transaction(obj) -> Iterator[None]:
         yield
     except BaseException:
         restore(obj, saved)
+        raise
+
+
+#: The walks of :func:`walked_transaction`, by object (kept while the object lives).
+_WALKS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+@contextmanager
+def walked_transaction(obj) -> Iterator[None]:
+    """:func:`transaction` through a walk of the state kept between calls.
+
+    For an object that runs many small transactions (the candidates of
+    ``OnePassSearch``, one per candidate per call): the state is walked once
+    (:class:`FlatState`) and walked again only when it no longer consists of the same
+    objects, so a transaction costs one compiled copy instead of a Python walk.
+    """
+    flat = _WALKS.get(obj)
+    if flat is None or not flat.current(obj):
+        flat = _WALKS[obj] = FlatState(obj)
+    saved = flat.save()
+    try:
+        yield
+    except BaseException:
+        flat.restore(saved)
         raise
 
 

@@ -658,6 +658,40 @@ class RollingAUC(_BinaryPairs):
             np.ascontiguousarray(scores[last]),
         )
 
+    def _peek(self, y_true: np.ndarray, y_score: np.ndarray) -> float:
+        """The AUC :meth:`get` would give after ``update(y_true, y_score)``, without
+        counting the pairs (nothing changes): O(k log w) for k pairs, no copy of the
+        window (its pair count is updated as in the class docstring, with
+        :math:`C(A, R) = C(A, W) - C(A, D)`). Arrays of checked labels and finite
+        scores only (``OnePassSearch`` peeks at its buffered scores)."""
+        self._flush()
+        y = np.asarray(y_true).ravel()
+        scores = np.ascontiguousarray(y_score, dtype=np.float64).ravel()
+        labels = self._labels_with(np.unique(y), y)
+        if len(labels) < 2:
+            numbers = np.zeros(y.size, np.int8)
+        else:
+            numbers = (y == labels[1]).astype(np.int8)
+        last = slice(max(0, scores.size - self.window), None)
+        pairs, n0, n1 = _peek_counts(
+            self._ring_score,
+            self._ring_label,
+            self._sorted,
+            self._counters,
+            np.ascontiguousarray(numbers[last]),
+            np.ascontiguousarray(scores[last]),
+        )
+        if n0 == 0 or n1 == 0:
+            return float("nan")
+        saved, self._labels = self._labels, labels
+        try:
+            positive = self._positive_number()
+        finally:
+            self._labels = saved
+        if positive == 0:
+            pairs = 2 * n0 * n1 - pairs
+        return pairs / (2 * n0 * n1)
+
     def __repr__(self) -> str:
         return f"RollingAUC(window={self.window}, {self._describe()})"
 
@@ -772,6 +806,25 @@ def _merged(a, b):
     out[: a.shape[0]] = a
     _insert_sorted(out, a.shape[0], b)
     return out
+
+
+@nb.njit(cache=True)
+def _peek_counts(ring_score, ring_label, sorted_scores, counters, numbers, scores):
+    """``(C, size of class 0, of 1)`` of the window after :func:`_slide` over ``scores``
+    (at most ``window`` of them), computed without changing anything."""
+    w, k = ring_score.shape[0], scores.shape[0]
+    start, size, pairs = counters[0], counters[1], counters[2]
+    sizes = counters[3:5]
+    at = (start + np.arange(max(0, size + k - w))) % w  # the departing pairs' positions
+    gone, gone_sizes = _by_class(ring_score[at], ring_label[at])
+    new, new_sizes = _by_class(scores, numbers)
+    # C(W') = C(W) - C(D, W) + C(D) + C(A, W) - C(A, D) + C(A)
+    pairs += _within(gone, gone_sizes) - _across(gone, gone_sizes, sorted_scores, sizes)
+    pairs += _across(new, new_sizes, sorted_scores, sizes) + _within(new, new_sizes)
+    pairs -= _across(new, new_sizes, gone, gone_sizes)
+    n0 = sizes[0] - gone_sizes[0] + new_sizes[0]
+    n1 = sizes[1] - gone_sizes[1] + new_sizes[1]
+    return pairs, n0, n1
 
 
 @nb.njit(cache=True)

@@ -318,7 +318,7 @@ class OnePassSearch(BaseStreamingAUC):
         """
         lead = int(self.progress_[2])
         alive = np.flatnonzero(self.status_ == ALIVE)
-        auc = np.array([metric.get() for metric in self._current_metrics(alive, windowed=True)])
+        auc = np.array([self._windowed_auc(i) for i in alive])
         members = [lead]
         if alive.size and not np.isnan(auc).any():
             ranked = alive[np.lexsort((alive, -auc))]
@@ -329,6 +329,14 @@ class OnePassSearch(BaseStreamingAUC):
         self.progress_[4] = lead
         self.ensemble_[:] = -1
         self.ensemble_[: len(members)] = members
+
+    def _windowed_auc(self, i: int) -> float:
+        """Candidate i's AUC over its window with the buffered scores included (a
+        peek: the metric is not changed)."""
+        m = int(self.progress_[0])
+        if not m or self.status_[i] != ALIVE:
+            return self.recent_[i].get()
+        return self.recent_[i]._peek(self.pending_labels_[:m], self.pending_scores_[i, :m])
 
     def _calibrated(self, i: int) -> bool:
         return _calibration.is_ready(self.candidates_[i].calibration_)
@@ -444,7 +452,7 @@ class OnePassSearch(BaseStreamingAUC):
         for i in np.flatnonzero(self.status_ == ALIVE):
             candidate = self.candidates_[i]
             try:
-                with _state.transaction(candidate):
+                with _state.walked_transaction(candidate):
                     self.pending_scores_[i, rows] = candidate._learn_prequential(X, y, weights)
             except FloatingPointError:
                 self._drop(i, DIVERGED, self.n_samples_seen_)

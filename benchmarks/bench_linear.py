@@ -16,7 +16,10 @@ than SGD). ``quick=True`` runs the first 8,000 rows, one timed pass, chunks of 1
 
 Usage::
 
-    python benchmarks/bench_linear.py [--quick] [--repeats 3]
+    python benchmarks/bench_linear.py [--quick] [--repeats 3] [--only "FSAUC,SOLAML1"]
+
+``--only`` keeps the learners whose names contain one of the comma-separated words
+(their SGD peers always run).
 
 The data folder is ``$AUCSTREAM_DATA`` or ``../shared/data`` next to the repository;
 without the file, a generated sparse stream of a9a's shape is used (said in the rows).
@@ -103,7 +106,7 @@ def one_pass(make, chunks) -> float:
     return time.perf_counter() - start
 
 
-def run(quick: bool = False, repeats: int = 3) -> list[dict]:
+def run(quick: bool = False, repeats: int = 3, only: str | None = None) -> list[dict]:
     """Examples per second of every learner and its SGD peer, per layout and chunk size.
 
     Parameters
@@ -112,6 +115,8 @@ def run(quick: bool = False, repeats: int = 3) -> list[dict]:
         8,000 rows, chunks of 1,000 only, one timed pass (a smoke run).
     repeats : int, default=3
         Timed passes per learner (best counts); ignored with ``quick``.
+    only : str, optional
+        Comma-separated words: keep the learners whose names contain one of them.
 
     Returns
     -------
@@ -124,6 +129,9 @@ def run(quick: bool = False, repeats: int = 3) -> list[dict]:
     sizes = [1000] if quick else [1000, 10000]
     repeats = 1 if quick else repeats
     candidates = learners(n)
+    if only:
+        words = [word.strip() for word in only.split(",") if word.strip()]
+        candidates = {k: v for k, v in candidates.items() if any(w in k for w in words)}
     rows = []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -132,7 +140,7 @@ def run(quick: bool = False, repeats: int = 3) -> list[dict]:
             for size in sizes:
                 chunks = [(data[lo : lo + size], y[lo : lo + size]) for lo in range(0, n, size)]
                 makers = {name: make for name, (make, _) in candidates.items()}
-                makers.update(PEERS)
+                makers.update({peer: PEERS[peer] for _, peer in candidates.values()})
                 for make in makers.values():
                     one_pass(make, chunks[:2])  # warm-up: compilation / cache load
                 best = dict.fromkeys(makers, np.inf)
@@ -161,8 +169,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--only", default=None, help="comma-separated learner name parts")
     args = parser.parse_args()
-    rows = run(quick=args.quick, repeats=args.repeats)
+    rows = run(quick=args.quick, repeats=args.repeats, only=args.only)
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"data: {rows[0]['data']}; best of {rows[0]['repeats']}; load average {load:.1f}")
     print(f"{'learner':<20}{'layout':<7}{'chunk':>7}{'rows/s':>12}{'SGD rows/s':>12}{'ratio':>7}")

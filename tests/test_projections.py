@@ -212,3 +212,85 @@ def test_michelot_passes_hand_long_runs_to_condat():
     expected = l1_ball_threshold(mags, R, method="sort")
     got = l1_threshold_passes(mags, mags.sum(), 15, R, np.full(3 * mags.size, np.nan))
     assert got == pytest.approx(expected, rel=1e-12)
+
+
+# ------------------------------------------- Michelot's passes from any start (warm)
+def sort_threshold(mags, R):
+    """Duchi et al.'s sort-based theta in plain numpy (the reference)."""
+    if mags.sum() <= R:
+        return 0.0
+    u = np.sort(mags)[::-1]
+    cum = np.cumsum(u)
+    j = np.arange(1, u.size + 1)
+    rho = np.nonzero(u > (cum - R) / j)[0][-1]
+    return (cum[rho] - R) / (rho + 1)
+
+
+# few distinct values (ties), zeros, and vectors inside the ball
+tied_vectors = arrays(
+    np.float64,
+    st.integers(1, 40),
+    elements=st.sampled_from([0.0, 0.5, -0.5, 1.0, -2.0, 3.25, 1e-3, -7.0]),
+)
+
+
+def warm(v, R, rho0, center=None, tau=1.0, sigma=1.0):
+    from aucstream.projections import l1_threshold_warm
+
+    work = np.full(3 * v.size, np.nan)
+    theta, k, norm = l1_threshold_warm(v, center, tau, sigma, R, rho0, work)
+    return float(theta), int(k), float(norm)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(vectors, tied_vectors), radii, st.floats(0.0, 2.0))
+@example(v=np.full(26, 78.98279516), R=0.5, frac=0.9)
+@example(v=np.array([1.0, 1.0, 1.0, 0.0]), R=3.0, frac=0.5)  # on the sphere: inside
+@example(v=np.array([2.0, 2.0, 2.0]), R=3.0, frac=1.0)  # ties, start at theta itself
+def test_warm_threshold_equals_sort_and_does_not_depend_on_the_start(v, R, frac):
+    """l1_threshold_warm gives the sort reference's theta, the support size and the
+    projection's norm, bit for bit the same from every start: 0 (Michelot's own), below
+    theta, at theta, above it (a start the first pass refuses) and far above."""
+    mags = np.abs(v)
+    expected = sort_threshold(mags, R)
+    theta, k, norm = warm(v, R, 0.0)
+    if mags.sum() <= R:
+        assert theta == 0.0 and k == np.count_nonzero(v) and norm == pytest.approx(mags.sum())
+    else:
+        assert theta == pytest.approx(expected, rel=1e-10, abs=1e-12 * mags.sum())
+        assert k == np.count_nonzero(mags > theta)
+        assert norm == pytest.approx(R, rel=1e-9, abs=1e-12 * mags.sum())
+    for rho0 in (frac * theta, theta, (1 + frac) * theta + 1e-300, frac * mags.max(), 1e300):
+        assert warm(v, R, rho0) == (theta, k, norm)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(1, 30), st.integers(0, 2**32 - 1), radii)
+def test_warm_threshold_of_a_lazy_point(d, seed, R):
+    """With a centre, the point is tau c + sigma v (the learners' lazy iterate)."""
+    rng = np.random.default_rng(seed)
+    v, c = rng.normal(size=d) * (rng.random(d) < 0.6), rng.normal(size=d)
+    tau, sigma = rng.uniform(0.1, 2.0, size=2)
+    w = tau * c + sigma * v
+    theta, k, _ = warm(v, R, 0.0, center=c, tau=tau, sigma=sigma)
+    assert theta == pytest.approx(sort_threshold(np.abs(w), R), rel=1e-10, abs=1e-12)
+    assert warm(v, R, 0.7 * theta, center=c, tau=tau, sigma=sigma)[0] == theta
+    theta_s, _, _ = warm(v, R, 0.0, sigma=sigma)
+    assert theta_s == pytest.approx(sort_threshold(np.abs(sigma * v), R), rel=1e-10, abs=1e-12)
+
+
+def test_warm_threshold_hands_long_runs_to_condat():
+    """The vector on which each Michelot pass drops only its smallest member: after
+    MICHELOT_PASSES passes Condat's theta restarts the passes just below theta, and the
+    result is the sort reference's, bit for bit the same as from a start near theta."""
+    from aucstream.projections import MICHELOT_PASSES
+
+    R, mags, eps = 0.5, [1.0], 1e-14
+    for m in range(2, 16):
+        mags.append((sum(mags) - R) / (m - 1) * (1 - eps))
+        eps *= 1.5 * m
+    mags = np.concatenate([mags, np.zeros(5)])
+    assert _michelot_pass_count(mags, R) > MICHELOT_PASSES
+    theta, k, _ = warm(mags, R, 0.0)
+    assert theta == pytest.approx(sort_threshold(mags, R), rel=1e-12)
+    assert warm(mags, R, theta * (1 - 1e-9)) == warm(mags, R, 0.0)

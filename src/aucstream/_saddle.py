@@ -41,13 +41,14 @@ import numba as nb
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._kernels import REASSOC, count_nonzero
-from .projections import _NO_BITS, _bits_of_float, _float_of_bits, l1_threshold_passes
+from ._kernels import REASSOC, col
+from .projections import l1_threshold_warm
 
 __all__ = [
     "clip",
+    "l1_change",
     "project_l1_lazy",
-    "project_l1_scaled",
+    "warm_start",
     "rebase",
     "saddle_grad_scalars",
     "saddle_gradient",
@@ -120,144 +121,81 @@ def rebase(lz, c, center, tau, sigma, theta):
 
 
 @nb.njit(cache=True, fastmath=REASSOC, inline="always")
-def _magnitudes(u, center, tau, sigma, mags):
-    """``mags = |tau center + sigma u|`` (``center`` None: ``|sigma u|``); returns
-    their sum and the number of non-zeros."""
-    total = 0.0
-    count = 0
-    if center is None:
-        for i in range(u.shape[0]):
-            m = abs(sigma * u[i])
-            mags[i] = m
-            total += m
-            count += m > 0.0
-    else:
-        for i in range(u.shape[0]):
-            m = abs(tau * center[i] + sigma * u[i])
-            mags[i] = m
-            total += m
-            count += m > 0.0
-    return total, count
+def l1_change(u, center, tau, sigma, coef, idx, val):
+    r"""How a step ``u += coef * x`` (:func:`aucstream._kernels.lazy_axpy`) changes
+    :math:`\|w\|_1` and the number of non-zeros of :math:`w = \tau v_1 + \sigma u`.
 
-
-@nb.njit(cache=True, fastmath=REASSOC, inline="always")
-def project_l1_lazy(lz, c, center, tau, sigma, radius, work):
-    r"""Project :math:`w = \tau v_1 + \sigma u` onto :math:`\|w\|_1 \le` ``radius``.
-
-    ``center`` is :math:`v_1`, or None for :math:`w = \sigma u`. Computes the exact
-    :math:`\|w\|_1` in one pass; if it exceeds the radius, finds the soft threshold
-    :math:`\theta` by Michelot's passes
-    (:func:`aucstream.projections.l1_threshold_passes`) and rebases the lazy iterate
-    onto the projection (:func:`rebase`). Michelot's passes stop as soon as the
-    candidate set is their fixed point, without a pass that only confirms it, so a
-    projection after one step usually costs three vectorized passes over d floats.
-    The passes and the rebase are inlined here (a call that is not inlined costs a
-    reference count per array). ``work`` holds at least 4 d floats.
-
-    Returns
-    -------
-    moved : bool
-        Whether the projection was active (then sigma = tau = 1 and c = 0).
-    total : float
-        :math:`\|w\|_1` before the projection.
-    norms : tuple of float
-        With ``moved``: :math:`(\|u\|_2^2, u^\top v_1, \|u\|_1)` after the rebase.
+    ``center`` is :math:`v_1`, or None for :math:`w = \sigma u`; the row x is
+    (``idx``, ``val``), or the dense row ``val`` when ``idx`` is None. Computed before
+    the step from the entries it will change (O(k)), so that it does not wait for the
+    step's stores; the new entries are computed as the step computes them.
     """
-    d = lz.u.shape[0]
-    mags = work[:d]
-    total, count = _magnitudes(lz.u, center, tau, sigma, mags)
-    if not total > radius:
-        return False, total, (0.0, 0.0, 0.0)
-    theta = l1_threshold_passes(mags, total, count, radius, work[d:])
-    return True, total, rebase(lz, c, center, tau, sigma, theta)
+    dnorm = 0.0
+    dnnz = 0
+    for a in range(val.shape[0]):
+        i = col(idx, a)
+        old = u[i]
+        new = old + coef * val[a]
+        c = 0.0 if center is None else tau * center[i]
+        m_old = abs(c + sigma * old)
+        m_new = abs(c + sigma * new)
+        dnorm += m_new - m_old
+        dnnz += (m_new != 0.0) - (m_old != 0.0)
+    return dnorm, dnnz
 
 
-#: Relative margin by which the maintained l1 norm is lowered into a lower bound of the
-#: exact one (:func:`project_l1_scaled`): far above its round-off.
+#: Relative margin by which a running l1 norm is lowered before it gives the warm
+#: start of the projection (:func:`warm_start`): far above its round-off.
 L1_MARGIN = 2.0**-30
 
 
+@nb.njit(cache=True, inline="always")
+def warm_start(norm, nnz, radius):
+    r"""A start for Michelot's passes from a running :math:`\|w\|_1` (``norm``) and
+    the number ``nnz`` of non-zeros of w (0 or less: not known).
+
+    Michelot's first :math:`\rho`, :math:`(\|w\|_1 - R)/\mathrm{nnz}`, with the norm
+    lowered by the relative margin ``L1_MARGIN`` so that its round-off does not put the
+    start above the threshold; 0 (the exact start) without an estimate. Any start
+    gives the same threshold (:func:`aucstream.projections.l1_threshold_warm`); a good
+    one saves a pass over w.
+    """
+    lower = norm - L1_MARGIN * (abs(norm) + radius)
+    if lower > radius and nnz > 0:
+        return (lower - radius) / nnz
+    return 0.0
+
+
 @nb.njit(cache=True, fastmath=REASSOC, inline="always")
-def project_l1_scaled(lz, c, sigma, radius, nrm1, nnz, work):
-    r"""Project :math:`w = \sigma u` onto :math:`\|w\|_1 \le` ``radius``, warm-started.
+def project_l1_lazy(lz, c, center, tau, sigma, radius, rho0, work):
+    r"""Project :math:`w = \tau v_1 + \sigma u` onto :math:`\|w\|_1 \le` ``radius``.
 
-    The same projection as :func:`project_l1_lazy` with ``center`` None, given the
-    maintained :math:`\|u\|_1` (``nrm1``, exact up to round-off) and the exact number
-    ``nnz`` of non-zeros of u (a float; :func:`aucstream._kernels.lazy_axpy` keeps both), so
-    that the pass computing :math:`\|w\|_1` is skipped:
-
-    * Michelot's passes (:func:`aucstream.projections.l1_threshold_passes`) reach the
-      same fixed point, the threshold :math:`\theta`, from any
-      :math:`\rho_0 \le \theta`: each pass keeps every magnitude above
-      :math:`\theta`, so its :math:`\rho` stays :math:`\le \theta`. Their first
-      :math:`\rho` (over all non-zeros) is :math:`(\|w\|_1 - R)/\mathrm{nnz}`; here
-      :math:`\rho_0` is that value with :math:`\|w\|_1` lowered by the relative
-      margin ``L1_MARGIN`` (far above the round-off of ``nrm1``), which can only
-      lower it.
-    * The first pass also certifies :math:`\rho_0 \le \theta`: its set
-      :math:`V_1 = \{m > \rho_0\}` gives :math:`\rho_1 = (\sum_{V_1} m - R)/|V_1|
-      \ge \rho_0` whenever :math:`\rho_0 \le \theta` and :math:`\rho_0` is below
-      Michelot's first :math:`\rho` (then
-      :math:`\sum_{V_1}(m - \rho_0) \ge \|w\|_1 - \mathrm{nnz}\,\rho_0 \ge R`),
-      while :math:`\rho_0 > \theta` forces :math:`\rho_1 < \rho_0` (:math:`V_1`
-      then misses magnitudes of the projection's support, or equals it and
-      :math:`\rho_1 = \theta`); so does :math:`\|w\|_1 \le R` (no projection).
-      Without the certificate, or when the lowered norm is not above the radius, the
-      exact path (:func:`project_l1_lazy`) runs.
-    * As in :func:`~aucstream.projections.l1_threshold_passes`, when the smallest
-      member of :math:`V_1` exceeds :math:`\rho_1`, :math:`V_1` is the fixed point and
-      :math:`\theta = \rho_1`: with the rebase (:func:`rebase`), two vectorized
-      passes over d floats on most steps.
-
-    The final threshold is computed from a fresh sum over the final set, as before, so
-    the result equals that of the exact path up to the order of that sum (rounding);
-    every decision depends on the state only (u, ``nrm1``, ``nnz``), not on how the
-    stream is cut into chunks. ``work`` holds at least 4 d floats.
+    ``center`` is :math:`v_1`, or None for :math:`w = \sigma u`. Finds the soft
+    threshold :math:`\theta` by Michelot's passes from the start ``rho0``
+    (:func:`aucstream.projections.l1_threshold_warm`: any start gives the same
+    :math:`\theta` bit for bit, so the start may come from estimates kept within a
+    chunk; :func:`warm_start`) and, if the projection is active, rebases the lazy
+    iterate onto the projection (:func:`rebase`). From a start close below
+    :math:`\theta`, one pass over d floats usually finds it, and the rebase is the
+    second. Everything is inlined (a call that is not inlined costs a reference count
+    per array). ``work`` holds at least 3 d floats.
 
     Returns
     -------
-    moved : bool
-        Whether the projection was active (then sigma = 1 and c = 0).
+    theta : float
+        The soft threshold; > 0 when the projection was active (then sigma = tau = 1
+        and c = 0).
+    norm : float
+        :math:`\|w\|_1` afterwards (up to rounding: ``radius`` when theta > 0).
+    nnz : int
+        The number of non-zeros of w afterwards.
     norms : tuple of float
-        With ``moved``: :math:`(\|u\|_2^2, 0, \|u\|_1)` after the rebase.
-    nnz : float
-        The number of non-zeros of u afterwards (a float: an exact small integer).
+        With theta > 0: :math:`(\|u\|_2^2, u^\top v_1, \|u\|_1)` after the rebase.
     """
-    theta, nnz_after = _threshold_scaled(lz.u, sigma, radius, nrm1, nnz, work)
+    theta, nnz, norm = l1_threshold_warm(lz.u, center, tau, sigma, radius, rho0, work)
     if theta > 0.0:
-        norms = rebase(lz, c, None, 1.0, sigma, theta)
-        return True, norms, nnz_after if nnz_after >= 0.0 else float(count_nonzero(lz.u))
-    moved, _, norms = project_l1_lazy(lz, c, None, 1.0, sigma, radius, work)
-    return moved, norms, float(count_nonzero(lz.u)) if moved else nnz
-
-
-@nb.njit(cache=True, fastmath=REASSOC, inline="always")
-def _threshold_scaled(u, sigma, radius, nrm1, nnz, work):
-    """The threshold of :func:`project_l1_scaled` and the non-zeros it leaves (-1:
-    not known); theta = -1 when the warm start is not certified."""
-    d = u.shape[0]
-    scaled = abs(sigma) * nrm1
-    lower = scaled - L1_MARGIN * (scaled + radius)
-    if not (lower > radius and nnz > 0):
-        return -1.0, nnz
-    rho = (lower - radius) / nnz
-    s = 0.0
-    k = 0
-    low = _NO_BITS
-    for i in range(d):
-        m = abs(sigma * u[i])
-        keep = m > rho
-        s += m if keep else 0.0
-        k += keep
-        low = min(low, _bits_of_float(m) if keep else _NO_BITS)
-    if k == 0 or not (s - radius) / k >= rho:  # rho <= theta not certified
-        return -1.0, nnz
-    rho1 = (s - radius) / k
-    if _float_of_bits(low) > rho1:  # V1 is the fixed point: k non-zeros afterwards
-        return rho1, float(k)
-    mags = work[:d]
-    _magnitudes(u, None, 1.0, sigma, mags)
-    return l1_threshold_passes(mags, s, k, radius, work[d:]), -1.0
+        return theta, norm, nnz, rebase(lz, c, center, tau, sigma, theta)
+    return theta, norm, nnz, (0.0, 0.0, 0.0)
 
 
 def saddle_objective(

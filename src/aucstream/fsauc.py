@@ -81,7 +81,10 @@ projection cost O(d). The representation is rebased (O(d)) after an l1 projectio
 when :math:`\sigma < 10^{-4}` (which bounds the cancellation in the lazy sum), every
 65536 examples of a stage and at each stage end; these rules depend only on the
 stream, so any chunking gives bit-identical models. The projection's passes are
-those of SOLAM-l1 (:func:`aucstream._saddle.project_l1_lazy`). A lazy threshold is not
+those of SOLAM-l1 (:func:`aucstream._saddle.project_l1_lazy`), started from
+:math:`\|w\|_1` and the number of non-zeros of w as the steps since the last
+projection changed them (kept within a chunk of sparse rows, O(k) per step); the
+threshold does not depend on that start. A lazy threshold is not
 possible here: the step back into :math:`B(v_1, r)` is an affine map around
 :math:`v_1`, which does not commute with soft-thresholding. Dense rows are read in
 place, their products summed in any order (``fastmath`` reassociation,
@@ -141,7 +144,7 @@ from ._kernels import (
     sparse_dot,
 )
 from ._params import PASS_ORDER, StrOptions, positive, positive_int, unit_open
-from ._saddle import clip, project_l1_lazy, rebase, saddle_grad_scalars
+from ._saddle import clip, l1_change, project_l1_lazy, rebase, saddle_grad_scalars, warm_start
 
 __all__ = ["FSAUC", "fsauc_schedule"]
 
@@ -251,11 +254,17 @@ def _count(counts, totals, y, weight):
 
 
 @nb.njit(cache=True, inline="always")
-def _project_l1(st, scal, R, work):
-    """Step (d) with the l1 ball: the exact projection, O(d)."""
-    moved, _, norms = project_l1_lazy(st.lz, scal[_C], st.v1, scal[_TAU], scal[_SIGMA], R, work)
-    if moved:
+def _project_l1(st, scal, R, norm, nnz, work):
+    """Step (d) with the l1 ball: the exact projection, O(d), warm-started from the
+    running ||w||_1 and number of non-zeros of w (``nnz`` -1: not known); returns both
+    afterwards."""
+    rho0 = warm_start(norm, nnz, R)
+    theta, norm, nnz, norms = project_l1_lazy(
+        st.lz, scal[_C], st.v1, scal[_TAU], scal[_SIGMA], R, rho0, work
+    )
+    if theta > 0.0:
         _rebased(scal, norms)
+    return norm, nnz
 
 
 @nb.njit(cache=True, inline="always")
@@ -416,6 +425,10 @@ def _fsauc_chunk(st, scal, counts, totals, rows, pre, weights, cfg, work):
     weighted = weights.shape[0] > 0
     dropped = 0
     rk = cfg.R * cfg.kappa
+    # ||w||_1 and the number of non-zeros of w (l1 ball), known after the first
+    # projection of the chunk while w is only stepped (nnz -1: not known). They only
+    # choose where the projection's passes start, which does not change their result.
+    norm, nnz = 0.0, -1
     for r in range(n_rows(rows)):
         idx, val, y = row(rows, r)
         v1x, ux = sparse_dot(st.v1, idx, val), sparse_dot(st.lz.u, idx, val)
@@ -440,6 +453,10 @@ def _fsauc_chunk(st, scal, counts, totals, rows, pre, weights, cfg, work):
         g, g_a, g_b, g_alpha = saddle_grad_scalars(s, y, p, scal[_A], scal[_B], scal[_ALPHA])
         if g != 0.0:  # (c) only the non-zeros of x move
             coef = -eta * g / sigma
+            if cfg.use_l1 and nnz >= 0 and idx is not None:  # (a dense row: cold starts)
+                dnorm, dnnz = l1_change(st.lz.u, st.v1, tau, sigma, coef, idx, val)
+                norm += dnorm
+                nnz += dnnz
             scal[_NRM2_U], scal[_NRM1_U], _ = lazy_axpy(
                 st.lz.u, st.lz.corr, scal[_C], coef, idx, val, scal[_NRM2_U], scal[_NRM1_U], 0.0
             )
@@ -448,11 +465,14 @@ def _fsauc_chunk(st, scal, counts, totals, rows, pre, weights, cfg, work):
             _shrink_to_l2_ball(scal, cfg.R)
         elif scal[_TAU] * scal[_NRM1_V1] + scal[_SIGMA] * scal[_NRM1_U] > cfg.R:
             # tau ||v1||_1 + sigma ||u||_1 bounds ||w||_1 (both coefficients are >= 0)
-            _project_l1(st, scal, cfg.R, work)
+            norm, nnz = _project_l1(st, scal, cfg.R, norm, nnz, work)
         # (c)-(d) for a and b: descent, their boxes, then B(v1, r) with w
         a = clip(scal[_A] - eta * g_a, -rk, rk)
         b = clip(scal[_B] - eta * g_b, -rk, rk)
+        sigma, tau = scal[_SIGMA], scal[_TAU]
         scal[_A], scal[_B] = _project_to_stage_ball(scal, a, b)
+        if scal[_SIGMA] != sigma or scal[_TAU] != tau:  # w moved as a whole
+            nnz = -1
         # (e) dual ascent, projected onto Omega_2 and B(alpha1, D)
         alpha1, D = scal[_ALPHA1], scal[_D]
         scal[_ALPHA] = clip(
@@ -462,9 +482,11 @@ def _fsauc_chunk(st, scal, counts, totals, rows, pre, weights, cfg, work):
         counts[_IN_STAGE] += 1
         if fold_due(scal[_SIGMA], counts[_IN_STAGE]):
             _rebased(scal, rebase(st.lz, scal[_C], st.v1, scal[_TAU], scal[_SIGMA], 0.0))
+            nnz = -1
         end, start_next = _stage_end_due(counts, cfg)
         if end:
             _end_stage(st, scal, counts, totals, cfg, start_next, work)
+            nnz = -1
     return dropped
 
 

@@ -21,7 +21,10 @@ projections onto the l1-ball for learning in high dimensions*, ICML 2008, §4)
 
     Learners' kernels find the same :math:`\theta` with Michelot's algorithm
     (``method="passes"``, :func:`l1_threshold_passes`): a few branch-free passes over
-    the whole vector, which vectorize, instead of Condat's data-dependent loop.
+    the whole vector, which vectorize, instead of Condat's data-dependent loop. Their
+    projections start the passes from an estimate of :math:`\theta`
+    (:func:`l1_threshold_warm`), which each pass certifies, so that one pass usually
+    suffices, with a result that does not depend on the start.
 
 Box :math:`[\ell, h]`
     :math:`\Pi(v)_i = \min(\max(v_i, \ell), h)`.
@@ -48,6 +51,7 @@ from numpy.typing import ArrayLike
 __all__ = [
     "l1_threshold",
     "l1_threshold_passes",
+    "l1_threshold_warm",
     "proj_l1_ball_inplace",
     "proj_l2_ball_inplace",
     "proj_box_inplace",
@@ -107,7 +111,8 @@ def l1_threshold(mags, radius, work):
             nv += 1
             S += yj
     changed = True
-    while changed:
+    rho = 0.0
+    while changed and nv > 0:  # nv > 0 but when rounding swamps the radius
         changed = False
         rho = (S - radius) / nv
         keep = 0
@@ -120,6 +125,8 @@ def l1_threshold(mags, radius, work):
                 work[keep] = yj
                 keep += 1
         nv = keep
+    if nv == 0:  # only when rounding swamps the radius (magnitudes ~1e16 times larger)
+        return max(rho, 0.0)
     S = 0.0
     for j in range(nv):
         S += work[j]
@@ -211,6 +218,100 @@ def l1_threshold_passes(mags, total, count, radius, work):
             work[n] = mags[i]
             n += 1
     return l1_threshold(work[:n], radius, work[n : 3 * n])
+
+
+@nb.njit(cache=True, fastmath={"reassoc"}, inline="always")
+def _warm_pass(v, center, tau, sigma, rho):
+    """One pass of :func:`l1_threshold_warm` over ``m = |tau center + sigma v|``: the
+    sum and number of the magnitudes above ``rho`` and the bits of the smallest of
+    them (``_NO_BITS`` if none). ``center`` None: ``m = |sigma v|``."""
+    s = 0.0
+    k = 0
+    low = _NO_BITS
+    if center is None:
+        for i in range(v.shape[0]):
+            m = abs(sigma * v[i])
+            keep = m > rho
+            s += m if keep else 0.0
+            k += keep
+            low = min(low, _bits_of_float(m) if keep else _NO_BITS)
+    else:
+        for i in range(v.shape[0]):
+            m = abs(tau * center[i] + sigma * v[i])
+            keep = m > rho
+            s += m if keep else 0.0
+            k += keep
+            low = min(low, _bits_of_float(m) if keep else _NO_BITS)
+    return s, k, low
+
+
+@nb.njit(cache=True, fastmath={"reassoc"}, inline="always")
+def l1_threshold_warm(v, center, tau, sigma, radius, rho0, work):
+    """The l1-ball threshold of ``w = tau center + sigma v`` by Michelot's passes from
+    any start ``rho0 >= 0``; returns ``(theta, k, norm)``.
+
+    ``theta = 0`` when ``||w||_1 <= radius``, else ``theta > 0``; ``k`` and ``norm``
+    are the number of non-zeros and the l1 norm of the projection (of w itself when
+    theta = 0; ``norm`` is ``radius`` up to rounding otherwise). ``center`` None means
+    ``w = sigma v``; ``work`` holds at least ``3 * len(v)`` floats. The magnitudes are
+    computed in each pass, not stored.
+
+    Michelot's passes (:func:`l1_threshold_passes`) set ``rho = (sum(V) - radius) /
+    |V|`` with ``V = {m > rho}`` until V no longer changes. Started from any
+    ``rho <= theta`` they reach theta, since every pass keeps the projection's
+    support. A pass also certifies its start: ``rho <= theta`` if and only if the new
+    rho is not below it (if ``rho > theta``, V misses part of the support or the new
+    rho is theta < rho; if ``rho <= theta``, ``sum(V) - radius >= |V| rho``), so a
+    start above theta (or a point inside the ball) is detected and the passes start
+    over from 0 (the exact Michelot start, over all non-zeros). A pass whose smallest
+    member exceeds the new rho has found the fixed point.
+
+    Whatever the start, the result comes from the same pass over the same final set,
+    which adds the same members in the same order (the others add an exact 0.0): the
+    threshold is bit for bit independent of ``rho0``, so a learner may warm-start
+    from any estimate (a running norm, a count kept in a chunk) without its results
+    depending on how the stream is cut into chunks. After ``MICHELOT_PASSES`` passes
+    (an adversarial vector: Michelot's worst case is one member removed per pass)
+    Condat's algorithm (:func:`l1_threshold`) gives theta for a restart just below it
+    (once), which the next pass certifies and finishes. Only when the radius is lost in
+    the rounding of the magnitudes (about 1e-16 of them) can a pass that follows a
+    certified one fail; then every entry goes to 0 (theta is the last rho, k = 0), as
+    when a sum overflows (theta = inf): the passes always end.
+    """
+    rho = max(rho0, 0.0)
+    passes = 0
+    condat = True
+    derived = False  # rho comes from a pass that certified the one before
+    while True:
+        s, k, low = _warm_pass(v, center, tau, sigma, rho)
+        passes += 1
+        rho1 = (s - radius) / k if k > 0 else -1.0
+        if not rho1 >= rho or rho1 <= 0.0:  # rho > theta, or ||w||_1 <= radius
+            if rho == 0.0:
+                return 0.0, k, s
+            if derived:  # only by rounding (radius ~1e-16 of the magnitudes): all -> 0
+                return rho, 0, 0.0
+            rho = 0.0
+            derived = True
+            continue
+        if _float_of_bits(low) > rho1:  # V is the fixed point
+            return rho1, k, s - k * rho1
+        if rho1 == np.inf:  # the sum overflowed: every entry goes to 0
+            return rho1, 0, 0.0
+        rho = rho1
+        derived = True
+        if condat and passes >= MICHELOT_PASSES:
+            condat = False
+            n = 0
+            for i in range(v.shape[0]):
+                m = abs(sigma * v[i]) if center is None else abs(tau * center[i] + sigma * v[i])
+                if m > rho:
+                    work[n] = m
+                    n += 1
+            theta = l1_threshold(work[:n], radius, work[n : 3 * n])
+            if theta - 2.0**-40 * theta > rho:
+                rho = theta - 2.0**-40 * theta
+                derived = False
 
 
 @nb.njit(cache=True)

@@ -43,14 +43,15 @@ fold). The l2 projection only rescales :math:`\sigma`, and :math:`\|u\|_2^2` and
 O(k) per example for k non-zeros (O(d) for dense rows, which are read in place).
 For SOLAM-l1 the projection, when active, moves every coordinate by the threshold:
 one pass that finds the threshold, warm-started from the maintained
-:math:`\|u\|_1` and the exact count of non-zeros of u (Michelot's first pass from a
-certified lower bound of the threshold, :func:`aucstream._saddle.project_l1_scaled`;
-more passes, :func:`aucstream.projections.l1_threshold_passes`, on a few steps), and
-one pass that soft-thresholds and folds the lazy form; all are branch-free loops that
-vectorize, inlined into the kernel. It is skipped in O(1) when the maintained
-:math:`\|w\|_1 \le R`. The
-lazy form is also folded (O(d)) when :math:`\sigma` falls below :math:`10^{-4}` (which
-bounds the cancellation in the lazy average) and every 65536 examples, which bounds
+:math:`\|u\|_1` and the number of non-zeros of u (Michelot's passes from their first
+threshold, which the pass certifies, :func:`aucstream._saddle.project_l1_lazy`; more
+passes on a few steps), and one pass that soft-thresholds and folds the lazy form; all
+are branch-free loops that vectorize, inlined into the kernel. The count of non-zeros
+is kept within a chunk from the k entries each step moves; the threshold does not
+depend on the start of the passes, so neither does the model. It is skipped in O(1)
+when the maintained :math:`\|w\|_1 \le R`. The lazy form is also folded (O(d)) when
+:math:`\sigma` falls below :math:`10^{-4}` (which bounds the cancellation in the lazy
+average) and every 65536 examples, which bounds
 round-off; both rules depend only on the stream, not on how it is cut into chunks,
 so any chunking gives bit-identical models.
 
@@ -98,7 +99,6 @@ from ._kernels import (
     LazySum,
     check_class_totals,
     class_totals,
-    count_nonzero,
     fold_due,
     lazy_axpy,
     lazy_mean,
@@ -113,11 +113,13 @@ from ._kernels import (
 from ._params import PASS_ORDER, StrOptions, positive
 from ._saddle import (
     clip,
-    project_l1_scaled,
+    l1_change,
+    project_l1_lazy,
     rebase,
     saddle_grad_scalars,
     saddle_gradient,
     saddle_objective,
+    warm_start,
 )
 
 __all__ = ["SOLAM", "SOLAML1", "saddle_gradient", "saddle_objective"]
@@ -182,11 +184,12 @@ def _rebased(scal, norms):
 
 @nb.njit(cache=True, inline="always")
 def _project_l1(lz, scal, R, nnz, work):
-    """||w||_1 <= R, exactly, in O(d) (sigma is 1 in l1 mode, so ||u||_1 = ||w||_1),
-    warm-started from the maintained ||u||_1 and the ``nnz`` non-zeros of u; returns
-    the non-zeros afterwards."""
-    moved, norms, nnz = project_l1_scaled(lz, scal[_C], scal[_SIGMA], R, scal[_NRM1], nnz, work)
-    if moved:
+    """||w||_1 <= R, exactly, in O(d), warm-started from the maintained ||u||_1 and the
+    ``nnz`` non-zeros of u (-1: not known); returns the non-zeros afterwards."""
+    sigma = scal[_SIGMA]
+    rho0 = warm_start(abs(sigma) * scal[_NRM1], nnz, R)
+    theta, _, nnz, norms = project_l1_lazy(lz, scal[_C], None, 1.0, sigma, R, rho0, work)
+    if theta > 0.0:
         _rebased(scal, norms)
     return nnz
 
@@ -203,7 +206,10 @@ def _solam_chunk(lz, scal, counts, totals, rows, pre, weights, cfg, work):
     scores = pre.shape[0] == n_rows(rows)
     weighted = weights.shape[0] > 0
     rk = cfg.R * cfg.kappa
-    nnz = float(count_nonzero(lz.u)) if cfg.use_l1 else 0.0  # exact, kept up to date below
+    # the number of non-zeros of u (l1 ball), known after the first projection of the
+    # chunk and kept up to date from then on (-1: not known). It only chooses where the
+    # projection's passes start, which does not change their result.
+    nnz = -1
     for r in range(n_rows(rows)):
         idx, val, y = row(rows, r)
         ux = sparse_dot(lz.u, idx, val)
@@ -226,16 +232,19 @@ def _solam_chunk(lz, scal, counts, totals, rows, pre, weights, cfg, work):
             _add_to_average(scal, gamma)
         step = weight * gamma
         if g != 0.0:
-            scal[_NRM2], scal[_NRM1], nnz = lazy_axpy(
+            coef = -step * g / sigma
+            if nnz >= 0:  # the number of non-zeros of u, from the k entries to move
+                nnz += l1_change(lz.u, None, 1.0, 1.0, coef, idx, val)[1]
+            scal[_NRM2], scal[_NRM1], _ = lazy_axpy(
                 lz.u,
                 lz.corr,
                 scal[_C],
-                -step * g / sigma,
+                coef,
                 idx,
                 val,
                 scal[_NRM2],
                 scal[_NRM1],
-                nnz,
+                0.0,
             )
         _clip_scalars(scal, step, g_a, g_b, g_alpha, rk)
         if not cfg.use_l1:
@@ -246,7 +255,7 @@ def _solam_chunk(lz, scal, counts, totals, rows, pre, weights, cfg, work):
             _add_to_average(scal, gamma)
         if fold_due(scal[_SIGMA], t):
             _rebased(scal, rebase(lz, scal[_C], None, 1.0, scal[_SIGMA], 0.0))
-            nnz = float(count_nonzero(lz.u)) if cfg.use_l1 else 0.0
+            nnz = -1
 
 
 class SOLAM(ClassWeightTotals, BaseStreamingAUC):

@@ -24,7 +24,7 @@ Learners that also average their iterates (SOLAM, FSAUC) keep the running sum
 a :class:`LazySum`, with a scalar :math:`c` (the sum of :math:`\gamma_s\sigma_s` since
 the last fold). Adding the current iterate to S is ``c += gamma * sigma``; changing u
 by :math:`\Delta u` adds :math:`c\,\Delta u` to ``corr``, so S does not change
-(:func:`lazy_axpy`). A fold (:func:`lazy_rebase`) moves :math:`c\,u - \mathrm{corr}`
+(:func:`lazy_axpy`). A fold (:func:`aucstream._saddle.rebase`) moves :math:`c\,u - \mathrm{corr}`
 into ``base`` and then may replace u freely. This form has a price: when
 :math:`\sigma` has fallen by a factor f since the last fold, the entries of u written
 since then are f times larger than those of w, :math:`c\,u` and ``corr`` grow with
@@ -59,8 +59,6 @@ import numpy as np
 from numba import types
 from numba.extending import overload
 
-from .projections import soft_threshold
-
 __all__ = [
     "AVERAGE_SCALE_MIN",
     "FOLD_EVERY",
@@ -71,7 +69,6 @@ __all__ = [
     "fold_due",
     "fold_scale",
     "lazy_mean",
-    "lazy_rebase",
     "lazy_axpy",
     "col",
     "count_nonzero",
@@ -236,43 +233,6 @@ def fold_scale(u, sigma):
 
 
 @nb.njit(cache=True)
-def lazy_rebase(lz, c, center, tau, sigma, theta):
-    r"""Fold the running sum into ``base`` and restart u from the explicit iterate.
-
-    The iterate is :math:`w = \tau v_1 + \sigma u` (``center`` = :math:`v_1`, or an
-    empty array for :math:`w = \sigma u`), soft-thresholded by ``theta`` when
-    ``theta > 0`` (the l1-ball projection, Duchi et al. 2008). Afterwards
-    :math:`w = v_1 + u` (:math:`\sigma = \tau = 1`, ``c = 0``, ``corr = 0``).
-
-    Returns
-    -------
-    nrm2, dot, nrm1 : float
-        :math:`\|u\|_2^2`, :math:`u^\top v_1` and :math:`\|u\|_1`, recomputed exactly.
-    """
-    u, base, corr = lz
-    has_center = center.shape[0] > 0
-    nrm2 = 0.0
-    dot = 0.0
-    nrm1 = 0.0
-    for i in range(u.shape[0]):
-        base[i] += c * u[i] - corr[i]
-        corr[i] = 0.0
-        ci = 0.0
-        wi = sigma * u[i]
-        if has_center:
-            ci = center[i]
-            wi = tau * ci + wi
-        if theta > 0.0:
-            wi = soft_threshold(wi, theta)
-        ui = wi - ci
-        u[i] = ui
-        nrm2 += ui * ui
-        dot += ui * ci
-        nrm1 += abs(ui)
-    return nrm2, dot, nrm1
-
-
-@nb.njit(cache=True)
 def lazy_mean(lz, c, center, sum_tau, count, out):
     r"""``out = S / count`` with :math:`S = (\sum\tau) v_1 + \mathrm{base} + c u - \mathrm{corr}`.
 
@@ -296,13 +256,14 @@ REASSOC = {"reassoc"}
 
 
 @nb.njit(cache=True, fastmath=REASSOC, inline="always")
-def lazy_axpy(u, corr, c, coef, idx, val, nrm2, nrm1, nnz):
+def lazy_axpy(u, corr, c, coef, idx, val, nrm2, nrm1):
     r"""``u += coef * x`` leaving the running sum unchanged (``corr += c * coef * x``).
 
     The row x is sparse (``idx``, ``val``) or dense (``idx`` None); a dense row's zeros
-    change nothing. Returns :math:`\|u\|_2^2`, :math:`\|u\|_1` and the number of
-    non-zeros of u (a float, which stays an exact integer), updated from the changed
-    entries. Inlined into the kernels (a call costs a reference count per array).
+    change nothing. Returns :math:`\|u\|_2^2` and :math:`\|u\|_1`, updated from the
+    changed entries (the learners that need the number of non-zeros count it
+    themselves, :func:`aucstream._saddle.l1_change`). Inlined into the kernels (a call
+    costs a reference count per array).
     """
     for a in range(val.shape[0]):
         i = col(idx, a)
@@ -313,8 +274,7 @@ def lazy_axpy(u, corr, c, coef, idx, val, nrm2, nrm1, nnz):
         corr[i] += c * du
         nrm2 += new * new - old * old
         nrm1 += abs(new) - abs(old)
-        pass  # nnz += (new != 0.0) - (old != 0.0)
-    return nrm2, nrm1, nnz
+    return nrm2, nrm1
 
 
 @nb.njit(cache=True)

@@ -457,8 +457,8 @@ def _fsauc_chunk(st, scal, counts, totals, rows, pre, weights, cfg, work):
                 dnorm, dnnz = l1_change(st.lz.u, st.v1, tau, sigma, coef, idx, val)
                 norm += dnorm
                 nnz += dnnz
-            scal[_NRM2_U], scal[_NRM1_U], _ = lazy_axpy(
-                st.lz.u, st.lz.corr, scal[_C], coef, idx, val, scal[_NRM2_U], scal[_NRM1_U], 0.0
+            scal[_NRM2_U], scal[_NRM1_U] = lazy_axpy(
+                st.lz.u, st.lz.corr, scal[_C], coef, idx, val, scal[_NRM2_U], scal[_NRM1_U]
             )
             scal[_DOT_UV1] += coef * v1x
         if not cfg.use_l1:  # (d)

@@ -235,16 +235,8 @@ def _solam_chunk(lz, scal, counts, totals, rows, pre, weights, cfg, work):
             coef = -step * g / sigma
             if nnz >= 0:  # the number of non-zeros of u, from the k entries to move
                 nnz += l1_change(lz.u, None, 1.0, 1.0, coef, idx, val)[1]
-            scal[_NRM2], scal[_NRM1], _ = lazy_axpy(
-                lz.u,
-                lz.corr,
-                scal[_C],
-                coef,
-                idx,
-                val,
-                scal[_NRM2],
-                scal[_NRM1],
-                0.0,
+            scal[_NRM2], scal[_NRM1] = lazy_axpy(
+                lz.u, lz.corr, scal[_C], coef, idx, val, scal[_NRM2], scal[_NRM1]
             )
         _clip_scalars(scal, step, g_a, g_b, g_alpha, rk)
         if not cfg.use_l1:

@@ -188,3 +188,57 @@ def test_unfitted_default_pipeline_says_it_is_not_fitted():
 
     with pytest.raises(NotFittedError):
         StreamPipeline().predict_proba(np.ones((2, 3)))
+
+
+def _bits(obj):
+    """Every state array and scalar reachable from ``obj``, for bitwise comparison."""
+    from conftest import snapshot
+
+    from aucstream._state import state_items
+
+    return snapshot({k: v for k, v in state_items(obj).items()})
+
+
+@pytest.mark.parametrize("rows", [1, 3, 700])
+def test_a_rejected_call_changes_nothing_whether_or_not_it_reaches_a_block_end(rows):
+    """The search's transaction leaves its metrics out when the call reaches no block
+    end or round (they are not written then): an interrupted call of the pipeline —
+    one row, a few rows, or enough rows to reach a round — still restores every bit."""
+    from conftest import assert_same_state
+
+    X, y = stream(3000)
+    model = StreamPipeline(
+        OnlineStandardScaler(),
+        OnePassSearch([UnivariateOnline(eta=2**-6), SOLAM(), OPAUC()], first_round=1000),
+    ).fit(X[:700], y[:700])
+    before = _bits(model)
+    leader = model.estimator_.leader_
+
+    def interrupt(*args, **kwargs):  # the second candidate, after the first learnt
+        raise KeyboardInterrupt
+
+    candidate = model.estimator_.candidates_[1]
+    candidate._learn_prequential = interrupt
+    with pytest.raises(KeyboardInterrupt):
+        model.partial_fit(X[700 : 700 + rows], y[700 : 700 + rows])
+    del candidate._learn_prequential
+    assert_same_state(before, _bits(model))
+    assert model.estimator_.leader_ == leader
+    model.partial_fit(X[700:], y[700:])  # and it goes on
+    assert model.n_samples_seen_ == 3000
+
+
+def test_a_metric_update_inside_a_call_declared_not_to_reach_one_is_refused(monkeypatch):
+    """A wrong declaration cannot pass silently: the search refuses to update metrics
+    it declared untouched, and the call changes nothing."""
+    from conftest import assert_same_state
+
+    X, y = stream(3000)
+    search = OnePassSearch([UnivariateOnline(eta=2**-6), SOLAM()], first_round=1000)
+    search.fit(X[:900], y[:900])
+    before = _bits(search)
+    wrong = lambda n: (search.overall_, search.recent_)  # noqa: E731 - the block end is at 1000
+    monkeypatch.setattr(search, "_read_only_rows", wrong)
+    with pytest.raises(RuntimeError, match="internal error"):
+        search.partial_fit(X[900:1100], y[900:1100])
+    assert_same_state(before, _bits(search))

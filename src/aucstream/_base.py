@@ -312,7 +312,7 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
         if quick is not None:
             return self._quick_learn(quick, X, prequential)
         scores: list[np.ndarray] | None = [] if prequential else None
-        with self._transaction():
+        with self._transaction(X):
             self._continue(X, y, classes, sample_weight, scores)
         return scores[0] if prequential else None
 
@@ -596,8 +596,12 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
         check_parameters(self)
         self._check_params()
 
-    def _transaction(self):
-        """A call that raises leaves the learner exactly as it was (state, generator)."""
+    def _transaction(self, X=None):
+        """A call that raises leaves the learner exactly as it was (state, generator).
+
+        ``X`` is the input of a ``partial_fit``-like call, for learners whose
+        transaction depends on its size (``OnePassSearch``); None elsewhere.
+        """
         return _state.transaction(self)
 
     def _validate_input(self, X, y, reset: bool):
@@ -695,8 +699,9 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
 
         ``X`` is the validated input of the chunk (for batch learners' scores).
         ``flat`` is a current walk of the state (:class:`aucstream._state.FlatState`)
-        for the fast finiteness check, or None; ``plan`` its plan for the chunk (what
-        the chunk can not write, :meth:`_read_only_state`).
+        for the fast finiteness check, or None (then the walk kept by
+        :func:`aucstream._state.walked_transaction`, if it is current); ``plan`` its
+        plan for the chunk (what the chunk can not write, :meth:`_read_only_state`).
         """
         try:
             self._update(chunk)
@@ -709,6 +714,8 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
         elif self.is_batch:
             scores = self._raw_scores(X)
             _calibration.fit_batch(self.calibration_, scores, chunk.y, chunk.sample_weight)
+        if flat is None:  # a walk kept by a transaction around this call, if any
+            flat = _state.kept_walk(self)
         if flat is not None and flat.current(self) and flat.all_finite(plan):
             return
         self._check_finite(chunk, before)

@@ -40,6 +40,7 @@ __all__ = [
     "restore",
     "transaction",
     "walked_transaction",
+    "kept_walk",
     "first_non_finite",
     "check_like",
     "FlatState",
@@ -130,23 +131,33 @@ _WALKS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 @contextmanager
-def walked_transaction(obj) -> Iterator[None]:
+def walked_transaction(obj, read_only: tuple = ()) -> Iterator[None]:
     """:func:`transaction` through a walk of the state kept between calls.
 
     For an object that runs many small transactions (the candidates of
     ``OnePassSearch``, one per candidate per call): the state is walked once
     (:class:`FlatState`) and walked again only when it no longer consists of the same
     objects, so a transaction costs one compiled copy instead of a Python walk.
+    ``read_only`` declares state the block can not write (:meth:`FlatState.plan`):
+    it is neither copied nor restored.
     """
     flat = _WALKS.get(obj)
     if flat is None or not flat.current(obj):
         flat = _WALKS[obj] = FlatState(obj)
-    saved = flat.save()
+    saved = flat.save(flat.plan(read_only))
     try:
         yield
     except BaseException:
         flat.restore(saved)
         raise
+    if not flat.current(obj):  # the block replaced state objects: do not hold the old
+        del _WALKS[obj]
+
+
+def kept_walk(obj) -> FlatState | None:
+    """The walk :func:`walked_transaction` keeps for ``obj`` (None if there is none;
+    check :meth:`FlatState.is_current` before use)."""
+    return _WALKS.get(obj)
 
 
 def _arrays(value, path: str) -> Iterator[tuple[str, np.ndarray]]:

@@ -223,6 +223,14 @@ class StreamPipeline(BaseStreamingAUC):
         self.estimator_._reset(self.classes_, n_features)
         self.estimator_.n_features_in_ = n_features
 
+    def _transaction(self, X=None):
+        from .search import OnePassSearch, search_transaction
+
+        search = self.__dict__.get("estimator_")
+        if not isinstance(search, OnePassSearch):
+            return super()._transaction(X)
+        return search_transaction(self, search, X)
+
     def _begin_pass(self, y_pm: np.ndarray) -> None:
         self.estimator_._begin_pass(y_pm)
 

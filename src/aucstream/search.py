@@ -83,6 +83,9 @@ from __future__ import annotations
 
 import copy
 import math
+import weakref
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import ClassVar
 
 import numpy as np
@@ -93,7 +96,7 @@ from ._base import BaseStreamingAUC
 from ._params import positive_int, unit_open
 from ._streaming_auc import PrequentialAUC, RollingAUC
 
-__all__ = ["OnePassSearch", "default_candidates"]
+__all__ = ["OnePassSearch", "default_candidates", "search_transaction"]
 
 #: Largest number of rounds the racing step's union bound allows for.
 _ROUNDS = 64
@@ -139,6 +142,41 @@ def default_candidates(n_features: int) -> list[BaseStreamingAUC]:
     candidates += [UnivariateOnline(loss="log", eta=2.0**k) for k in (-4, -7, -10)]
     candidates += [OAM(update="gra", C=2.0**k, random_state=0) for k in (-8, -14)]
     return candidates
+
+
+#: Searches inside a call that declared their metrics untouched (``search_transaction``).
+_FROZEN: weakref.WeakSet = weakref.WeakSet()
+#: Each search's leader and ensemble at its current stream position (``_choice``).
+_CHOICES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _n_rows(X) -> int | None:
+    """The number of rows of a 2-D input (None for anything else: the full snapshot)."""
+    shape = getattr(X, "shape", None)
+    if shape is None or len(shape) != 2:
+        return None
+    return int(shape[0])
+
+
+@contextmanager
+def search_transaction(owner, search: OnePassSearch, X) -> Iterator[None]:
+    """The transaction of a call of ``X``'s rows to ``owner`` (the search itself, or a
+    pipeline that holds it) that leaves out what the call can not write.
+
+    The search writes its metrics (25 bytes per window example and candidate, plus the
+    exact scores) only at block ends and rounds, and never touches a dropped
+    candidate: a call that reaches neither copies neither (a one-row call would
+    otherwise copy megabytes). The search refuses, as an internal error, a metric
+    update inside such a call, so a wrong declaration cannot pass silently.
+    """
+    read_only = search._read_only_rows(_n_rows(X))
+    if read_only:
+        _FROZEN.add(search)
+    try:
+        with _state.walked_transaction(owner, read_only):
+            yield
+    finally:
+        _FROZEN.discard(search)
 
 
 class OnePassSearch(BaseStreamingAUC):
@@ -296,18 +334,37 @@ class OnePassSearch(BaseStreamingAUC):
         self.recent_ = [RollingAUC(self.window, pos_label=1) for _ in range(k)]
         self.pending_scores_ = np.zeros((k, self._BLOCK))
         self.pending_labels_ = np.zeros(self._BLOCK, dtype=np.int8)
-        # [examples buffered, next round position, round leader, rounds held, leader]
-        self.progress_ = np.array([0, int(self.first_round), 0, 0, 0], dtype=np.int64)
-        self.ensemble_ = np.full(int(self.ensemble), -1, dtype=np.int64)
-        self.ensemble_[0] = 0
+        # [examples buffered, next round position, round leader, rounds held]
+        self.progress_ = np.array([0, int(self.first_round), 0, 0], dtype=np.int64)
 
     @property
     def leader_(self) -> int:
-        """Index of the candidate that scores now (module docstring: the leader)."""
-        return int(self.progress_[4])
+        """Index of the leading candidate (module docstring, "The scores")."""
+        return self._choice()[0]
 
-    def _choose_leader(self) -> None:
-        """The leader and the ensemble after a call (module docstring, "The scores").
+    @property
+    def ensemble_(self) -> np.ndarray:
+        """The candidates that score, the leader first, padded with -1 to ``ensemble``."""
+        members = self._choice()[1]
+        out = np.full(max(int(self.ensemble), len(members)), -1, dtype=np.int64)
+        out[: len(members)] = members
+        return out
+
+    def _choice(self) -> tuple[int, tuple[int, ...]]:
+        """``(leader, members)``, computed from the state once per stream position.
+
+        Not state itself (nothing to save or check): a function of the state, cached
+        by the identity of ``progress_`` (new with every new state) and the examples
+        seen, so learning calls do not pay for it.
+        """
+        key = (id(self.progress_), self.n_samples_seen_, self.ensemble)
+        cached = _CHOICES.get(self)
+        if cached is None or cached[0] != key:
+            cached = _CHOICES[self] = (key, self._choose())
+        return cached[1]
+
+    def _choose(self) -> tuple[int, tuple[int, ...]]:
+        """The leader and the ensemble now (module docstring, "The scores").
 
         The leader is the alive candidate with the best windowed AUC over everything
         learnt so far, buffered rows included (ties: the earlier candidate); the round
@@ -326,9 +383,7 @@ class OnePassSearch(BaseStreamingAUC):
             members = [int(i) for i in ranked[: self.ensemble] if self._calibrated(i)]
             if lead not in members or len(members) < 2:
                 members = [lead]
-        self.progress_[4] = lead
-        self.ensemble_[:] = -1
-        self.ensemble_[: len(members)] = members
+        return lead, tuple(members)
 
     def _windowed_auc(self, i: int) -> float:
         """Candidate i's AUC over its window with the buffered scores included (a
@@ -344,8 +399,8 @@ class OnePassSearch(BaseStreamingAUC):
     def _members(self) -> list[tuple[BaseStreamingAUC, float, float]]:
         """``(candidate, slope, offset)`` of each ensemble member, whose calibrated
         log-odds are ``slope * score + offset`` (empty when the leader scores alone)."""
-        chosen = self.ensemble_[self.ensemble_ >= 0]
-        if chosen.size < 2:
+        chosen = self._choice()[1]
+        if len(chosen) < 2:
             return []
         members = []
         for i in chosen:
@@ -437,7 +492,6 @@ class OnePassSearch(BaseStreamingAUC):
             w = None if weights is None else weights[rows]
             scores[rows] = self._learn_piece(X[rows], y[rows], labels[rows], w)
             start = stop
-        self._choose_leader()
         return scores
 
     def _piece_length(self) -> int:
@@ -477,8 +531,27 @@ class OnePassSearch(BaseStreamingAUC):
             self._flush()
         return scores
 
+    def _transaction(self, X=None):
+        return search_transaction(self, self, X)
+
+    def _read_only_rows(self, n: int | None) -> tuple:
+        """What a call of ``n`` rows can not write: the metrics and the dropped
+        candidates when no block end or round falls within the call (else nothing)."""
+        if n is None or n < 0 or "progress_" not in self.__dict__:
+            return ()
+        buffered, next_round = int(self.progress_[0]), int(self.progress_[1])
+        if buffered + n >= self._BLOCK or self.n_samples_seen_ + n >= next_round:
+            return ()
+        dropped = [c for c, status in zip(self.candidates_, self.status_) if status != ALIVE]
+        return (self.overall_, self.recent_, *dropped)
+
     def _flush(self) -> None:
         """Feed the buffered scores to the metrics of the candidates that produced them."""
+        if self in _FROZEN:
+            raise RuntimeError(
+                "internal error: OnePassSearch updated its metrics inside a call declared "
+                "not to reach a block end or a round; please report it"
+            )
         m = int(self.progress_[0])
         if m == 0:
             return
@@ -538,7 +611,7 @@ class OnePassSearch(BaseStreamingAUC):
         overalls = self._current_metrics(everyone, windowed=False)
         recents = self._current_metrics(everyone, windowed=True)
         leader = self.leader_
-        members = set(int(i) for i in self.ensemble_ if i >= 0)
+        members = set(self._choice()[1])
         for i, c in enumerate(self.candidates_):
             overall, recent = overalls[i], recents[i]
             status = _STATUS[int(self.status_[i])]
@@ -574,12 +647,10 @@ class OnePassSearch(BaseStreamingAUC):
             raise ValueError("status_ holds an unknown code")
         if len(self.overall_) != k or len(self.recent_) != k:
             raise ValueError("one metric of each kind per candidate")
-        if self.progress_.shape != (5,):
-            raise ValueError("progress_ must hold 5 counters")
-        buffered, next_round, leader, rounds, scorer = (int(v) for v in self.progress_)
-        if not (
-            0 <= buffered < self._BLOCK and 0 <= leader < k and 0 <= scorer < k and 0 <= rounds
-        ):
+        if self.progress_.shape != (4,):
+            raise ValueError("progress_ must hold 4 counters")
+        buffered, next_round, leader, rounds = (int(v) for v in self.progress_)
+        if not (0 <= buffered < self._BLOCK and 0 <= leader < k and 0 <= rounds):
             raise ValueError("progress_ is out of range")
         if next_round < self.first_round:
             raise ValueError("progress_ is out of range")
@@ -587,12 +658,5 @@ class OnePassSearch(BaseStreamingAUC):
             (self.pending_labels_ != 0) & (self.pending_labels_ != 1)
         ):
             raise ValueError("pending_labels_ must hold one 0/1 label per buffered row")
-        chosen = self.ensemble_
-        if (
-            chosen.shape != (self.ensemble,)
-            or np.any((chosen < -1) | (chosen >= k))
-            or chosen[0] != scorer
-        ):
-            raise ValueError("ensemble_ must list candidates, the leader first")
         if self.pending_scores_.shape != (k, self._BLOCK):
             raise ValueError("pending_scores_ must have one row per candidate")

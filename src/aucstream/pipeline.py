@@ -214,7 +214,10 @@ class StreamPipeline(BaseStreamingAUC):
         return clone(transformer), clone(estimator)
 
     def _state_nbytes(self, n_features: int) -> int:
-        return self._steps()[1]._state_nbytes(n_features)
+        from .search import OnePassSearch
+
+        estimator = OnePassSearch() if self.estimator is None else self.estimator
+        return estimator._state_nbytes(n_features)  # reads the parameters only
 
     def _init_state(self, n_features: int) -> None:
         self.transformer_, self.estimator_ = self._steps()

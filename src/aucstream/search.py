@@ -306,15 +306,19 @@ class OnePassSearch(BaseStreamingAUC):
                     ": it needs the stream length in advance"
                 )
 
-    def _candidate_list(self, n_features: int) -> list[BaseStreamingAUC]:
-        chosen = default_candidates(n_features) if self.candidates is None else self.candidates
-        return [clone(c) for c in chosen]
+    def _candidate_list(self, n_features: int, fresh: bool = True) -> list[BaseStreamingAUC]:
+        """The candidates for a stream of ``n_features``: new unfitted learners, or with
+        ``fresh=False`` the given ones themselves (to read, not to fit)."""
+        if self.candidates is None:
+            return default_candidates(n_features)  # new instances: nothing to clone
+        return [clone(c) for c in self.candidates] if fresh else list(self.candidates)
 
     # ------------------------------------------------------------------ state
     def _state_nbytes(self, n_features: int) -> int:
         per_metric = 25 * self.window + 16 * self.exact_scores + 8 * self._BLOCK
         return sum(
-            c._state_nbytes(n_features) + per_metric for c in self._candidate_list(n_features)
+            c._state_nbytes(n_features) + per_metric
+            for c in self._candidate_list(n_features, fresh=False)
         )
 
     def _init_state(self, n_features: int) -> None:

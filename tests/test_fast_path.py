@@ -439,6 +439,28 @@ def test_the_fast_path_keeps_nothing_in_the_learner(fast_calls):
     assert_same_state(snapshot(vars(fast)), snapshot(vars(copy)))
 
 
+def test_the_cache_of_a_learner_goes_with_it():
+    """``FAST`` finds a learner's cache by identity; a learner collected takes its entry
+    along, so an object made later at the same address finds nothing."""
+    import gc
+
+    from aucstream import SOLAM
+
+    X, y = stream()
+    registry = _fastpath.ByIdentity()
+    model = SOLAM().partial_fit(X[:20], y[:20])
+    cache = registry[model] = _fastpath.FastCache()
+    assert registry.get(model) is cache and registry[model] is cache
+    key = id(model)
+    del model
+    gc.collect()
+    assert key not in registry._data
+    other = SOLAM()
+    assert registry.get(other) is None
+    with pytest.raises(KeyError):
+        registry[other]
+
+
 def test_a_state_replaced_between_calls_is_walked_again(fast_calls):
     from aucstream import SOLAM
 

@@ -786,6 +786,7 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
             self._validate_params()
             stable = all(type(v) in STABLE_PARAM_TYPES for v in params[:-2])
             cache.params = params if stable else None
+            cache.plans = {}  # a declaration may depend on the parameters
         if cache.classes is not classes_:
             if classes_.shape != (2,) or classes_.dtype.kind not in LABEL_KINDS:
                 return None
@@ -817,11 +818,18 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
         flat = cache.flat
         if flat is None or not flat.current(self):
             flat = cache.flat = _state.FlatState(self)
+            cache.plans = {}
         n = y_pm.shape[0]
         calibrate = self._kernel_prequential
         scores = np.empty(n) if calibrate or prequential else None
         width = self.n_features_in_
-        plan = flat.plan(self._read_only_state(y_pm))
+        if n == 1 and cache.params is not None:  # the plan of a one-row call, by class
+            positive = y_pm[0] > 0.0
+            plan = cache.plans.get(positive)
+            if plan is None:
+                plan = cache.plans[positive] = flat.plan(self._read_only_state(y_pm))
+        else:
+            plan = flat.plan(self._read_only_state(y_pm))
         saved = flat.save(plan)
         try:
             if calibrate or not prequential:
@@ -859,9 +867,20 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
         transaction of a one-row call costs what the row can change. A declaration
         that is wrong breaks the transactions: declare only what the kernel provably
         does not write, and test it (``tests/test_write_sets.py``). Called with the
-        labels of a validated chunk (one or more rows); the default declares nothing.
+        labels of a validated chunk (one or more rows); the fast path keeps the plan of a
+        one-row chunk per class while the walk is current and the parameters are the
+        same objects, so a declaration may depend on the state's objects, the
+        parameters and the labels only. The default declares the random
+        generator ``_rng`` of a learner whose update draws nothing from it
+        (:attr:`_update_draws` False: saving a generator's state costs more than a
+        one-row update), and nothing otherwise.
         """
-        return ()
+        return () if self._update_draws else (self._rng,)
+
+    #: ``_update`` (and the rest of a learning call) may draw from ``_rng``; learners
+    #: that never do set this False, and the fast path then leaves the generator out of
+    #: its transactions (:meth:`_read_only_state`).
+    _update_draws: ClassVar[bool] = True
 
     @staticmethod
     def _chunk_class(y_pm: np.ndarray) -> int | None:

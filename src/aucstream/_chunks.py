@@ -198,6 +198,12 @@ def _csr_ok(indptr, indices, data, n_cols):
     return _values_ok(data)
 
 
+#: The CSR classes :func:`quick_rows` recognizes by their type alone (others by
+#: ``issparse`` and their format).
+_CSR_TYPES = frozenset({sp.csr_matrix, sp.csr_array})
+_INT32, _FLOAT64 = np.dtype(np.int32), np.dtype(np.float64)
+
+
 def quick_rows(X, n_features: int, dense_in_place: bool):
     """The chunk arrays ``(indptr, indices, data)`` of plainly valid rows, else None.
 
@@ -237,18 +243,28 @@ def quick_rows(X, n_features: int, dense_in_place: bool):
             return None, None, data
         indptr, indices = _dense_index(data.shape[0], n_features)
         return indptr, indices, data.reshape(-1)
-    if not sp.issparse(X) or X.format != "csr" or len(X.shape) != 2:
+    if type(X) not in _CSR_TYPES and not (sp.issparse(X) and X.format == "csr"):
         return None
-    n, d = X.shape
-    if n < 1 or d != n_features or not _is_float(X.data.dtype):
+    shape = X.shape
+    if len(shape) != 2:
         return None
-    if not (_is_index(X.indices.dtype) and _is_index(X.indptr.dtype)):
+    n, d = shape
+    indptr, indices, data = X.indptr, X.indices, X.data
+    if n < 1 or d != n_features or not _is_float(data.dtype):
         return None
-    indptr = np.ascontiguousarray(X.indptr, dtype=np.int64)
-    indices = np.ascontiguousarray(X.indices, dtype=np.int64)
-    data = np.ascontiguousarray(X.data, dtype=np.float64)
+    if not (_is_index(indices.dtype) and _is_index(indptr.dtype)):
+        return None
     if indptr.shape != (n + 1,) or indices.ndim != 1 or data.ndim != 1:
         return None
+    if indptr.dtype == _INT32 == indices.dtype and data.dtype == _FLOAT64:
+        # scipy's usual types: astype is the cheaper copy, float64 data is kept
+        indptr, indices = indptr.astype(np.int64), indices.astype(np.int64)
+        if not data.flags.c_contiguous:
+            data = np.ascontiguousarray(data)
+    else:
+        indptr = np.ascontiguousarray(indptr, dtype=np.int64)
+        indices = np.ascontiguousarray(indices, dtype=np.int64)
+        data = np.ascontiguousarray(data, dtype=np.float64)
     if not _csr_ok(indptr, indices, data, d):
         return None
     return indptr, indices, data

@@ -568,6 +568,7 @@ class FSAUC(ClassWeightTotals, BaseStreamingAUC):
     _dense_kernels = True
     _kernel_prequential = True
     _supports_sample_weight = True
+    _update_draws = False
     param_grid = {
         "R": [10.0**k for k in range(-1, 6)],
         "eta1": [2.0**k for k in range(-10, 11)],

@@ -314,6 +314,7 @@ class SOLAM(ClassWeightTotals, BaseStreamingAUC):
     _dense_kernels = True
     _kernel_prequential = True
     _supports_sample_weight = True
+    _update_draws = False
     _parameter_constraints = {
         "R": [positive()],
         "zeta": [positive()],

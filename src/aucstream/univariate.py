@@ -265,6 +265,7 @@ class UnivariateOnline(ClassWeightTotals, BaseStreamingAUC):
     _dense_kernels = True
     _kernel_prequential = True
     _supports_sample_weight = True
+    _update_draws = False
 
     def _class_counts(self) -> np.ndarray:
         return self.class_counts_

@@ -168,9 +168,17 @@ def _is_index(dtype: np.dtype) -> bool:
 
 @nb.njit(cache=True)
 def _values_ok(values):
-    """Every value finite and below the magnitude beyond which rows are checked."""
-    for a in range(values.shape[0]):
-        if not abs(values[a]) < _SAFE_MAGNITUDE:
+    """Every value finite and below the magnitude beyond which rows are checked.
+
+    Without a branch per value (so the loop vectorizes), in blocks that end the check
+    at the first block with a bad value.
+    """
+    n = values.shape[0]
+    for start in range(0, n, 512):
+        ok = True
+        for a in range(start, min(start + 512, n)):
+            ok &= abs(values[a]) < _SAFE_MAGNITUDE  # False for NaN
+        if not ok:
             return False
     return True
 
@@ -179,23 +187,33 @@ def _values_ok(values):
 def _csr_ok(indptr, indices, data, n_cols):
     """A canonical CSR structure (``indptr`` from 0, non-decreasing, inside the
     arrays; indices strictly increasing in each row and inside [0, n_cols)) of
-    values that :func:`_values_ok` accepts."""
+    values that :func:`_values_ok` accepts.
+
+    The indices are checked over the whole array without a loop per row (so the
+    loops vectorize): all inside [0, n_cols), and every place where an index does
+    not exceed the one before is a row's first entry (the count of such places
+    equals the count of them at the first entries of non-empty rows).
+    """
     n = indptr.shape[0] - 1
     if indptr[0] != 0:
         return False
+    ok = True
     for r in range(n):
-        if indptr[r + 1] < indptr[r]:
-            return False
-    if indptr[n] > indices.shape[0] or indptr[n] > data.shape[0]:
+        ok &= indptr[r + 1] >= indptr[r]
+    nnz = indptr[n]
+    if not ok or nnz > indices.shape[0] or nnz > data.shape[0]:
         return False
-    for r in range(n):
-        prev = -1
-        for a in range(indptr[r], indptr[r + 1]):
-            c = indices[a]
-            if c <= prev or c >= n_cols:
-                return False
-            prev = c
-    return _values_ok(data)
+    falls = 0
+    for a in range(nnz):
+        c = indices[a]
+        ok &= (c >= 0) & (c < n_cols)
+        if a > 0:
+            falls += c <= indices[a - 1]
+    for r in range(n):  # each non-empty row's first entry, once
+        lo = indptr[r]
+        if 0 < lo < indptr[r + 1]:
+            falls -= indices[lo] <= indices[lo - 1]
+    return ok and falls == 0 and _values_ok(data)
 
 
 #: The CSR classes :func:`quick_rows` recognizes by their type alone (others by

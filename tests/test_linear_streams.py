@@ -322,3 +322,37 @@ def test_averaging_four_shards_on_a9a_is_as_good_as_one_pass(cls, params):
         merged.merge(shard)
     averaged = roc_auc(yt, merged.decision_function(Xt))
     assert abs(averaged - one_pass) < 0.005, (one_pass, averaged)
+
+
+@pytest.mark.parametrize(
+    "factory",
+    [
+        lambda: SOLAM(R=10.0, zeta=4.0),
+        lambda: SOLAML1(R=1.0, zeta=2.0),
+        lambda: FSAUC(R=1.0, eta1=2.0**-4, n_samples=150),
+        lambda: FSAUC(R=1.0, n_samples=100, leftover="last_stage"),
+    ],
+    ids=["SOLAM", "SOLAML1", "FSAUC-drop", "FSAUC-last-stage"],
+)
+def test_a_kernel_that_calibrates_fits_what_the_base_class_would(factory):
+    """``_kernel_calibrates``: the calibration fitted inside the kernel, per example as
+    it scores (dropped and weight-0 examples included), is bit for bit the one
+    :func:`aucstream._calibration.update` fits on the prequential scores afterwards."""
+    from aucstream import _calibration
+
+    X, y = make_stream(200, 6, seed=3, sparsity=0.5)
+    rng = np.random.default_rng(1)
+    weights = rng.choice([0.0, 0.5, 1.0, 2.0], size=200)
+    weights[[0, 1, 40]] = 1.0
+    model = factory()
+    assert model._kernel_calibrates
+    expected = _calibration.new_state()
+    y_pm = np.where(y == 1, 1.0, -1.0)
+    for lo, hi in ((0, 1), (1, 40), (40, 41), (41, 200)):
+        rows = sp.csr_matrix(X[lo:hi]) if lo % 2 else X[lo:hi]
+        scores = model.test_then_train(
+            rows, y[lo:hi], classes=[-1, 1], sample_weight=weights[lo:hi]
+        )
+        _calibration.update(expected, scores, y_pm[lo:hi], weights[lo:hi])
+        assert np.array_equal(model.calibration_, expected)
+    assert _calibration.is_ready(model.calibration_)

@@ -710,7 +710,10 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
         before = self.n_samples_seen_
         self.n_samples_seen_ += chunk.n_samples
         if self._kernel_prequential and not self.is_batch:
-            _calibration.update(self.calibration_, chunk.pre_scores, chunk.y, chunk.sample_weight)
+            if not self._kernel_calibrates:
+                _calibration.update(
+                    self.calibration_, chunk.pre_scores, chunk.y, chunk.sample_weight
+                )
         elif self.is_batch:
             scores = self._raw_scores(X)
             _calibration.fit_batch(self.calibration_, scores, chunk.y, chunk.sample_weight)
@@ -841,7 +844,7 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
                     raise self._kernel_error(chunk, error) from error
                 before = self.n_samples_seen_
                 self.n_samples_seen_ = before + n
-                if calibrate:
+                if calibrate and not self._kernel_calibrates:
                     _calibration.update(self.calibration_, scores, y_pm, NONE)
                 if not (flat.current(self) and flat.all_finite(plan)):
                     self._check_finite(chunk, before)
@@ -897,6 +900,11 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
     #: ``chunk.pre_scores`` (when that array is not empty); otherwise
     #: :meth:`test_then_train` learns row by row.
     _kernel_prequential: ClassVar[bool] = False
+
+    #: The kernel also fits the calibration (:func:`aucstream._calibration.step` on
+    #: ``calibration_``, per example as it writes ``chunk.pre_scores``), so the base
+    #: class does not (:func:`aucstream._calibration.update`) after it.
+    _kernel_calibrates: ClassVar[bool] = False
 
     def _learn_prequential(self, X, y, weights: np.ndarray | None) -> np.ndarray:
         scores = np.empty(X.shape[0])

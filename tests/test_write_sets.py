@@ -2,8 +2,9 @@
 
 A learner may declare, per chunk, state that learning the chunk leaves unchanged
 (``BaseStreamingAUC._read_only_state``: OPAUC and AdaOAM declare the summary of the
-class no example of the chunk belongs to). The fast path's transaction and finiteness
-check then skip it (:meth:`aucstream._state.FlatState.plan`). Two things must hold:
+class no example of the chunk belongs to, learners whose update draws no random
+numbers their generator). The fast path's transaction and finiteness check then skip
+it (:meth:`aucstream._state.FlatState.plan`). Two things must hold:
 
 - the declaration is true: the declared arrays keep every byte (and a declared
   generator its state) over many calls of the other class, through every input form;

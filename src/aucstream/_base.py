@@ -24,7 +24,8 @@ finiteness check of the state use a walk of the state made once
 (:class:`aucstream._state.FlatState`: preallocated shadow copies, one compiled copy
 and one compiled check), and leave out what the chunk can not write (the learner's
 ``_read_only_state``: OPAUC's and AdaOAM's summary of the class the chunk does not
-hold; tests/test_write_sets.py checks each declaration byte for byte). Any input the
+hold, the random generator of a learner whose update draws nothing;
+tests/test_write_sets.py checks each declaration byte for byte). Any input the
 fast path does not accept as plainly valid goes through the full validation, which
 raises the usual error or converts the input, so both paths accept the same input and
 give bit-identical models.
@@ -695,7 +696,8 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
     def _learn_chunk(
         self, chunk: Chunk, X, flat: _state.FlatState | None = None, plan=None
     ) -> None:
-        """One kernel call on a validated chunk, then the calibration and the checks.
+        """One kernel call on a validated chunk, then the calibration (unless the kernel
+        fits it, ``_kernel_calibrates``) and the checks.
 
         ``X`` is the validated input of the chunk (for batch learners' scores).
         ``flat`` is a current walk of the state (:class:`aucstream._state.FlatState`)

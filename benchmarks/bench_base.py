@@ -12,9 +12,12 @@ positives), this measures, on the same rows:
   inputs;
 - the learner's own part of a call — ``_update(chunk)`` on a prepared one-row chunk
   (its Python wrapper and its compiled kernel) — so that the base class's part
-  (validation, transaction, finiteness check, calibration) is the difference
+  (validation, transaction, finiteness check) is the difference
   (``call_over_update``: the call's time over the update's; for OPAUC a one-class
   row's transaction skips the other class's summary, which the kernel only reads).
+  The three learners fit the probability calibration inside their kernels
+  (``_kernel_calibrates``), so its per-example work counts in the update, and the
+  base class no longer makes a compiled call for it.
   Other helpers rewrite the kernels; this separates their cost from the base's;
 - chunks of 10,000 rows through the fast path and through the full validation (the
   fast path switched off), to show that large chunks did not get slower.

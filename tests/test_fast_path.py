@@ -22,7 +22,7 @@ import scipy.sparse as sp
 from conftest import assert_same_state, make_stream, snapshot
 from reliability_cases import ONLINE, make
 
-from aucstream import _base, _fastpath, _state
+from aucstream import _base, _chunks, _fastpath, _state
 from aucstream._base import BaseStreamingAUC
 from aucstream._params import InvalidParameterError
 
@@ -439,6 +439,28 @@ def test_the_fast_path_keeps_nothing_in_the_learner(fast_calls):
     assert_same_state(snapshot(vars(fast)), snapshot(vars(copy)))
 
 
+def test_the_cache_of_a_learner_goes_with_it():
+    """``FAST`` finds a learner's cache by identity; a learner collected takes its entry
+    along, so an object made later at the same address finds nothing."""
+    import gc
+
+    from aucstream import SOLAM
+
+    X, y = stream()
+    registry = _fastpath.ByIdentity()
+    model = SOLAM().partial_fit(X[:20], y[:20])
+    cache = registry[model] = _fastpath.FastCache()
+    assert registry.get(model) is cache and registry[model] is cache
+    key = id(model)
+    del model
+    gc.collect()
+    assert key not in registry._data
+    other = SOLAM()
+    assert registry.get(other) is None
+    with pytest.raises(KeyError):
+        registry[other]
+
+
 def test_a_state_replaced_between_calls_is_walked_again(fast_calls):
     from aucstream import SOLAM
 
@@ -523,3 +545,62 @@ def test_one_label_arrays_get_the_outcome_of_the_full_path(dtype, value, monkeyp
     (fast_result, fast_state), (full_result, full_state) = results
     assert fast_result == full_result
     assert_same_state(full_state, fast_state)
+
+
+def _csr_ok_reference(indptr, indices, data, n_cols) -> bool:
+    """The structure and values :func:`aucstream._chunks._csr_ok` accepts, row by row."""
+    n = len(indptr) - 1
+    if indptr[0] != 0 or any(indptr[r + 1] < indptr[r] for r in range(n)):
+        return False
+    if indptr[n] > len(indices) or indptr[n] > len(data):
+        return False
+    for r in range(n):
+        row = list(indices[indptr[r] : indptr[r + 1]])
+        if any(c < 0 or c >= n_cols for c in row) or any(b <= a for a, b in zip(row, row[1:])):
+            return False
+    return bool(np.all(np.abs(data) < 1e150))
+
+
+@pytest.mark.parametrize("index_dtype", [np.int64, np.int32])
+def test_the_compiled_csr_check_agrees_with_a_row_by_row_reference(index_dtype):
+    """Random structures, valid and spoiled in every way the check looks for (rows
+    that fall, repeat or leave the width, also at row starts and around empty rows;
+    indptr that decreases or runs past the arrays; large or non-finite values)."""
+    rng = np.random.default_rng(0)
+    outcomes = set()
+    for trial in range(3000):
+        n, width = int(rng.integers(1, 6)), int(rng.integers(1, 8))
+        lengths = rng.integers(0, width + 1, size=n) * (rng.random(n) < 0.8)
+        rows = [np.sort(rng.choice(width, size=k, replace=False)) for k in lengths]
+        indptr = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+        indices = np.concatenate(rows + [np.zeros(0)]).astype(np.int64)
+        data = rng.normal(size=indices.shape[0] + int(rng.integers(0, 2)))
+        spoil = trial % 8
+        if spoil == 1 and indices.size:
+            indices[rng.integers(indices.size)] = rng.integers(-2, width + 2)
+        elif spoil == 2 and indices.size > 1:
+            a = int(rng.integers(1, indices.size))
+            indices[a] = indices[a - 1] - int(rng.integers(0, 2))
+        elif spoil == 3 and n > 1:
+            indptr[int(rng.integers(1, n))] += int(rng.integers(-2, 3))
+        elif spoil == 4:
+            indptr[-1] += int(rng.integers(1, 3))
+        elif spoil == 5 and data.size:
+            data[rng.integers(data.size)] = rng.choice([np.nan, np.inf, -np.inf, 1e200])
+        elif spoil == 6:
+            indptr[0] = int(rng.integers(1, 3))
+        expected = _csr_ok_reference(indptr, indices, data, width)
+        got = _chunks._csr_ok(indptr, indices.astype(index_dtype), data, width)
+        assert got == expected, (indptr, indices, data, width)
+        outcomes.add(expected)
+    assert outcomes == {True, False}
+
+
+def test_the_value_check_finds_a_bad_value_anywhere():
+    values = np.ones(2000)
+    assert _chunks._values_ok(values)
+    for bad in (np.nan, np.inf, -np.inf, 1e150, -2e200):
+        for where in (0, 511, 512, 1023, 1999):
+            spoiled = values.copy()
+            spoiled[where] = bad
+            assert not _chunks._values_ok(spoiled)

@@ -15,6 +15,7 @@ from conftest import a9a_normalized, make_stream
 from aucstream import (
     FSAUC,
     OAM,
+    OPAUC,
     SOLAM,
     SOLAML1,
     ConfidenceWeighted,
@@ -322,3 +323,80 @@ def test_averaging_four_shards_on_a9a_is_as_good_as_one_pass(cls, params):
         merged.merge(shard)
     averaged = roc_auc(yt, merged.decision_function(Xt))
     assert abs(averaged - one_pass) < 0.005, (one_pass, averaged)
+
+
+@pytest.mark.parametrize(
+    "factory",
+    [
+        lambda: SOLAM(R=10.0, zeta=4.0),
+        lambda: SOLAML1(R=1.0, zeta=2.0),
+        lambda: FSAUC(R=1.0, eta1=2.0**-4, n_samples=150),
+        lambda: FSAUC(R=1.0, n_samples=100, leftover="last_stage"),
+        lambda: UnivariateOnline(eta=0.3),
+        lambda: OPAUC(eta=0.05),
+        lambda: OPAUC(eta=0.05, covariance="sparse", sketch_size=1),
+        lambda: OPAUC(eta=0.05, covariance="fd", sketch_size=2, random_state=0),
+        lambda: OPAUC(eta=0.05, covariance="hash", sketch_size=3, random_state=0),
+    ],
+    ids=[
+        "SOLAM",
+        "SOLAML1",
+        "FSAUC-drop",
+        "FSAUC-last-stage",
+        "UnivariateOnline",
+        "OPAUC-full",
+        "OPAUC-sparse",
+        "OPAUC-fd",
+        "OPAUC-hash",
+    ],
+)
+def test_a_kernel_that_calibrates_fits_what_the_base_class_would(factory):
+    """``_kernel_calibrates``: the calibration fitted inside the kernel, per example as
+    it scores (dropped and weight-0 examples included; rows that OPAUC's kernel resumes
+    after a summary reserved room, or after a frequent-directions shrink, once), is bit
+    for bit the one :func:`aucstream._calibration.update` fits on the prequential
+    scores afterwards."""
+    from aucstream import _calibration
+
+    X, y = make_stream(200, 6, seed=3, sparsity=0.5)
+    rng = np.random.default_rng(1)
+    weights = rng.choice([0.0, 0.5, 1.0, 2.0], size=200)
+    weights[[0, 1, 40]] = 1.0
+    model = factory()
+    if not model._supports_sample_weight:
+        weights[:] = 1.0
+    assert model._kernel_calibrates
+    expected = _calibration.new_state()
+    y_pm = np.where(y == 1, 1.0, -1.0)
+    for lo, hi in ((0, 1), (1, 40), (40, 41), (41, 200)):
+        rows = sp.csr_matrix(X[lo:hi]) if lo % 2 else X[lo:hi]
+        given = weights[lo:hi] if model._supports_sample_weight else None
+        scores = model.test_then_train(rows, y[lo:hi], classes=[-1, 1], sample_weight=given)
+        _calibration.update(expected, scores, y_pm[lo:hi], weights[lo:hi])
+        assert np.array_equal(model.calibration_, expected)
+    assert _calibration.is_ready(model.calibration_)
+
+
+def test_rows_opauc_resumes_are_calibrated_once(monkeypatch):
+    """OPAUC's sparse summaries stop the kernel at a row they have no room for and it
+    resumes there after ``reserve``: that row's score fits the calibration once."""
+    from aucstream import _calibration, opauc
+
+    resumed = []
+    run = opauc.run_reserving
+
+    def counting(step, summaries, chunk):
+        return run(lambda r: resumed.append(r) or step(r), summaries, chunk)
+
+    monkeypatch.setattr(opauc, "run_reserving", counting)
+    X, y = make_stream(200, 20, seed=3, sparsity=0.3)
+    model = OPAUC(eta=0.05, covariance="sparse", sketch_size=2)
+    model.partial_fit(X[:50], y[:50], classes=[-1, 1])
+    for summary in model.stats_:  # no spare room: the next examples need reserve
+        summary._resize(summary.nnz)
+    expected = model.calibration_.copy()
+    resumed.clear()
+    scores = model.test_then_train(X[50:], y[50:])
+    assert any(r > 0 for r in resumed)
+    _calibration.update(expected, scores, np.where(y[50:] == 1, 1.0, -1.0), np.empty(0))
+    assert np.array_equal(model.calibration_, expected)

@@ -2,8 +2,9 @@
 
 A learner may declare, per chunk, state that learning the chunk leaves unchanged
 (``BaseStreamingAUC._read_only_state``: OPAUC and AdaOAM declare the summary of the
-class no example of the chunk belongs to). The fast path's transaction and finiteness
-check then skip it (:meth:`aucstream._state.FlatState.plan`). Two things must hold:
+class no example of the chunk belongs to, learners whose update draws no random
+numbers their generator). The fast path's transaction and finiteness check then skip
+it (:meth:`aucstream._state.FlatState.plan`). Two things must hold:
 
 - the declaration is true: the declared arrays keep every byte (and a declared
   generator its state) over many calls of the other class, through every input form;
@@ -21,7 +22,7 @@ import pytest
 import scipy.sparse as sp
 from conftest import make_stream
 
-from aucstream import OPAUC, AdaOAM, _state
+from aucstream import FSAUC, OPAUC, SOLAM, SOLAML1, AdaOAM, UnivariateOnline, _state
 from aucstream._base import BaseStreamingAUC
 from aucstream._fastpath import FAST
 
@@ -159,7 +160,10 @@ def _fail(how, cls, monkeypatch):
         def interrupted(*args):
             raise _Interrupt
 
-        monkeypatch.setattr(_base._calibration, "update", interrupted)
+        if cls._kernel_calibrates:  # the kernel calibrated: interrupt the check after it
+            monkeypatch.setattr(_state.FlatState, "all_finite", interrupted)
+        else:
+            monkeypatch.setattr(_base._calibration, "update", interrupted)
     elif how == "arithmetic":
 
         def failing(self, chunk):
@@ -383,3 +387,35 @@ def test_a_declaration_of_objects_made_for_the_call_is_not_kept():
     flat.restore(saved)
     assert (h.stats_[0].sums_ == 0.0).all()
     assert flat.plan((h.stats_[1],)) is flat.plan((h.stats_[1],))
+
+
+@pytest.mark.parametrize(
+    "factory",
+    [
+        lambda: SOLAM(random_state=0),
+        lambda: SOLAML1(R=0.5, random_state=0),
+        lambda: FSAUC(n_samples=400, random_state=0),
+        lambda: UnivariateOnline(random_state=0),
+    ],
+    ids=["SOLAM", "SOLAML1", "FSAUC", "UnivariateOnline"],
+)
+def test_learners_that_draw_nothing_declare_their_generator(factory, monkeypatch):
+    """``_update_draws = False``: every call declares the generator, which keeps its state
+    through one-row calls of both classes and mixed chunks on the fast path."""
+    X, y = stream()
+    model = factory().partial_fit(X[:20], y[:20], classes=[-1, 1])
+    for labels in ([1.0], [-1.0], [1.0, -1.0]):
+        assert model._read_only_state(np.array(labels)) == (model._rng,)
+    calls = []
+    learn = BaseStreamingAUC._quick_learn
+    monkeypatch.setattr(
+        BaseStreamingAUC,
+        "_quick_learn",
+        lambda self, *args, **kwargs: calls.append(1) or learn(self, *args, **kwargs),
+    )
+    before = repr(model._rng.bit_generator.state)
+    for label in (-1, 1):
+        one_class_calls(model, X, y, label)
+    model.partial_fit(X[100:130], y[100:130])
+    assert calls, "the fast path was not taken"
+    assert repr(model._rng.bit_generator.state) == before

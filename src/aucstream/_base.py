@@ -24,7 +24,8 @@ finiteness check of the state use a walk of the state made once
 (:class:`aucstream._state.FlatState`: preallocated shadow copies, one compiled copy
 and one compiled check), and leave out what the chunk can not write (the learner's
 ``_read_only_state``: OPAUC's and AdaOAM's summary of the class the chunk does not
-hold; tests/test_write_sets.py checks each declaration byte for byte). Any input the
+hold, the random generator of a learner whose update draws nothing;
+tests/test_write_sets.py checks each declaration byte for byte). Any input the
 fast path does not accept as plainly valid goes through the full validation, which
 raises the usual error or converts the input, so both paths accept the same input and
 give bit-identical models.
@@ -695,7 +696,8 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
     def _learn_chunk(
         self, chunk: Chunk, X, flat: _state.FlatState | None = None, plan=None
     ) -> None:
-        """One kernel call on a validated chunk, then the calibration and the checks.
+        """One kernel call on a validated chunk, then the calibration (unless the kernel
+        fits it, ``_kernel_calibrates``) and the checks.
 
         ``X`` is the validated input of the chunk (for batch learners' scores).
         ``flat`` is a current walk of the state (:class:`aucstream._state.FlatState`)
@@ -710,7 +712,10 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
         before = self.n_samples_seen_
         self.n_samples_seen_ += chunk.n_samples
         if self._kernel_prequential and not self.is_batch:
-            _calibration.update(self.calibration_, chunk.pre_scores, chunk.y, chunk.sample_weight)
+            if not self._kernel_calibrates:
+                _calibration.update(
+                    self.calibration_, chunk.pre_scores, chunk.y, chunk.sample_weight
+                )
         elif self.is_batch:
             scores = self._raw_scores(X)
             _calibration.fit_batch(self.calibration_, scores, chunk.y, chunk.sample_weight)
@@ -786,6 +791,7 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
             self._validate_params()
             stable = all(type(v) in STABLE_PARAM_TYPES for v in params[:-2])
             cache.params = params if stable else None
+            cache.plans = {}  # a declaration may depend on the parameters
         if cache.classes is not classes_:
             if classes_.shape != (2,) or classes_.dtype.kind not in LABEL_KINDS:
                 return None
@@ -817,11 +823,18 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
         flat = cache.flat
         if flat is None or not flat.current(self):
             flat = cache.flat = _state.FlatState(self)
+            cache.plans = {}
         n = y_pm.shape[0]
         calibrate = self._kernel_prequential
         scores = np.empty(n) if calibrate or prequential else None
         width = self.n_features_in_
-        plan = flat.plan(self._read_only_state(y_pm))
+        if n == 1 and cache.params is not None:  # the plan of a one-row call, by class
+            positive = y_pm[0] > 0.0
+            plan = cache.plans.get(positive)
+            if plan is None:
+                plan = cache.plans[positive] = flat.plan(self._read_only_state(y_pm))
+        else:
+            plan = flat.plan(self._read_only_state(y_pm))
         saved = flat.save(plan)
         try:
             if calibrate or not prequential:
@@ -833,7 +846,7 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
                     raise self._kernel_error(chunk, error) from error
                 before = self.n_samples_seen_
                 self.n_samples_seen_ = before + n
-                if calibrate:
+                if calibrate and not self._kernel_calibrates:
                     _calibration.update(self.calibration_, scores, y_pm, NONE)
                 if not (flat.current(self) and flat.all_finite(plan)):
                     self._check_finite(chunk, before)
@@ -859,9 +872,20 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
         transaction of a one-row call costs what the row can change. A declaration
         that is wrong breaks the transactions: declare only what the kernel provably
         does not write, and test it (``tests/test_write_sets.py``). Called with the
-        labels of a validated chunk (one or more rows); the default declares nothing.
+        labels of a validated chunk (one or more rows); the fast path keeps the plan of a
+        one-row chunk per class while the walk is current and the parameters are the
+        same objects, so a declaration may depend on the state's objects, the
+        parameters and the labels only. The default declares the random
+        generator ``_rng`` of a learner whose update draws nothing from it
+        (:attr:`_update_draws` False: saving a generator's state costs more than a
+        one-row update), and nothing otherwise.
         """
-        return ()
+        return () if self._update_draws else (self._rng,)
+
+    #: ``_update`` (and the rest of a learning call) may draw from ``_rng``; learners
+    #: that never do set this False, and the fast path then leaves the generator out of
+    #: its transactions (:meth:`_read_only_state`).
+    _update_draws: ClassVar[bool] = True
 
     @staticmethod
     def _chunk_class(y_pm: np.ndarray) -> int | None:
@@ -878,6 +902,11 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
     #: ``chunk.pre_scores`` (when that array is not empty); otherwise
     #: :meth:`test_then_train` learns row by row.
     _kernel_prequential: ClassVar[bool] = False
+
+    #: The kernel also fits the calibration (:func:`aucstream._calibration.step` on
+    #: ``calibration_``, per example as it writes ``chunk.pre_scores``), so the base
+    #: class does not (:func:`aucstream._calibration.update`) after it.
+    _kernel_calibrates: ClassVar[bool] = False
 
     def _learn_prequential(self, X, y, weights: np.ndarray | None) -> np.ndarray:
         scores = np.empty(X.shape[0])

@@ -45,6 +45,7 @@ import numpy as np
 __all__ = [
     "ETA",
     "new_state",
+    "step",
     "update",
     "fit_batch",
     "probability",
@@ -79,32 +80,45 @@ def _sigmoid(t):
 
 
 @nb.njit(cache=True)
+def step(state, s, y, w):
+    """Fit the calibration on one prequential score ``s`` of label ``y`` (+/-1) and
+    weight ``w`` (:func:`update`'s step; a weight of 0 changes nothing).
+
+    Compiled on its own (no fast-math flags): a kernel that calls it per example as
+    it scores (a learner with ``_kernel_calibrates``) gets the arithmetic of
+    :func:`update` bit for bit, and the step's chain of dependent divisions and square
+    roots overlaps the kernel's own work.
+    """
+    if w == 0.0:
+        return
+    target = 1.0 if y > 0 else 0.0
+    n = state[_N]
+    if n > 0.0 and state[_M2] > 0.0:
+        z = (s - state[_MEAN]) / math.sqrt(state[_M2] / n)
+        g = w * (_sigmoid(state[_A] * z + state[_B]) - target)
+        state[_GA] += (g * z) ** 2
+        state[_GB] += g * g
+        if state[_GA] > 0.0:  # a stays positive: probabilities rank as the scores
+            state[_A] = max(state[_A] - ETA * g * z / math.sqrt(state[_GA]), A_MIN)
+        if state[_GB] > 0.0:  # no step before the first non-zero gradient
+            state[_B] -= ETA * g / math.sqrt(state[_GB])
+    n_new = n + w  # weighted Welford
+    delta = s - state[_MEAN]
+    state[_MEAN] += delta * w / n_new
+    state[_M2] += w * delta * (s - state[_MEAN])
+    state[_N] = n_new
+    state[_NPOS] += w * target
+
+
+@nb.njit(cache=True)
 def update(state, scores, y_pm, weights):
     """Fit the calibration on prequential ``scores`` of +/-1 labels, in order.
 
     ``weights`` is empty (all ones) or one non-negative weight per example.
     """
+    weighted = weights.shape[0] > 0
     for r in range(scores.shape[0]):
-        w = 1.0 if weights.shape[0] == 0 else weights[r]
-        if w == 0.0:
-            continue
-        s, target = scores[r], 1.0 if y_pm[r] > 0 else 0.0
-        n = state[_N]
-        if n > 0.0 and state[_M2] > 0.0:
-            z = (s - state[_MEAN]) / math.sqrt(state[_M2] / n)
-            g = w * (_sigmoid(state[_A] * z + state[_B]) - target)
-            state[_GA] += (g * z) ** 2
-            state[_GB] += g * g
-            if state[_GA] > 0.0:  # a stays positive: probabilities rank as the scores
-                state[_A] = max(state[_A] - ETA * g * z / math.sqrt(state[_GA]), A_MIN)
-            if state[_GB] > 0.0:  # no step before the first non-zero gradient
-                state[_B] -= ETA * g / math.sqrt(state[_GB])
-        n_new = n + w  # weighted Welford
-        delta = s - state[_MEAN]
-        state[_MEAN] += delta * w / n_new
-        state[_M2] += w * delta * (s - state[_MEAN])
-        state[_N] = n_new
-        state[_NPOS] += w * target
+        step(state, scores[r], y_pm[r], weights[r] if weighted else 1.0)
 
 
 def fit_batch(state: np.ndarray, scores: np.ndarray, y_pm: np.ndarray, weights) -> None:

@@ -168,9 +168,17 @@ def _is_index(dtype: np.dtype) -> bool:
 
 @nb.njit(cache=True)
 def _values_ok(values):
-    """Every value finite and below the magnitude beyond which rows are checked."""
-    for a in range(values.shape[0]):
-        if not abs(values[a]) < _SAFE_MAGNITUDE:
+    """Every value finite and below the magnitude beyond which rows are checked.
+
+    Without a branch per value (so the loop vectorizes), in blocks that end the check
+    at the first block with a bad value.
+    """
+    n = values.shape[0]
+    for start in range(0, n, 512):
+        ok = True
+        for a in range(start, min(start + 512, n)):
+            ok &= abs(values[a]) < _SAFE_MAGNITUDE  # False for NaN
+        if not ok:
             return False
     return True
 
@@ -179,23 +187,39 @@ def _values_ok(values):
 def _csr_ok(indptr, indices, data, n_cols):
     """A canonical CSR structure (``indptr`` from 0, non-decreasing, inside the
     arrays; indices strictly increasing in each row and inside [0, n_cols)) of
-    values that :func:`_values_ok` accepts."""
+    values that :func:`_values_ok` accepts.
+
+    The indices are checked over the whole array without a loop per row (so the
+    loops vectorize): all inside [0, n_cols), and every place where an index does
+    not exceed the one before is a row's first entry (the count of such places
+    equals the count of them at the first entries of non-empty rows).
+    """
     n = indptr.shape[0] - 1
     if indptr[0] != 0:
         return False
+    ok = True
     for r in range(n):
-        if indptr[r + 1] < indptr[r]:
-            return False
-    if indptr[n] > indices.shape[0] or indptr[n] > data.shape[0]:
+        ok &= indptr[r + 1] >= indptr[r]
+    nnz = indptr[n]
+    if not ok or nnz > indices.shape[0] or nnz > data.shape[0]:
         return False
-    for r in range(n):
-        prev = -1
-        for a in range(indptr[r], indptr[r + 1]):
-            c = indices[a]
-            if c <= prev or c >= n_cols:
-                return False
-            prev = c
-    return _values_ok(data)
+    falls = 0
+    for a in range(nnz):
+        c = indices[a]
+        ok &= (c >= 0) & (c < n_cols)
+        if a > 0:
+            falls += c <= indices[a - 1]
+    for r in range(n):  # each non-empty row's first entry, once
+        lo = indptr[r]
+        if 0 < lo < indptr[r + 1]:
+            falls -= indices[lo] <= indices[lo - 1]
+    return ok and falls == 0 and _values_ok(data)
+
+
+#: The CSR classes :func:`quick_rows` recognizes by their type alone (others by
+#: ``issparse`` and their format).
+_CSR_TYPES = frozenset({sp.csr_matrix, sp.csr_array})
+_INT32, _FLOAT64 = np.dtype(np.int32), np.dtype(np.float64)
 
 
 def quick_rows(X, n_features: int, dense_in_place: bool):
@@ -237,18 +261,28 @@ def quick_rows(X, n_features: int, dense_in_place: bool):
             return None, None, data
         indptr, indices = _dense_index(data.shape[0], n_features)
         return indptr, indices, data.reshape(-1)
-    if not sp.issparse(X) or X.format != "csr" or len(X.shape) != 2:
+    if type(X) not in _CSR_TYPES and not (sp.issparse(X) and X.format == "csr"):
         return None
-    n, d = X.shape
-    if n < 1 or d != n_features or not _is_float(X.data.dtype):
+    shape = X.shape
+    if len(shape) != 2:
         return None
-    if not (_is_index(X.indices.dtype) and _is_index(X.indptr.dtype)):
+    n, d = shape
+    indptr, indices, data = X.indptr, X.indices, X.data
+    if n < 1 or d != n_features or not _is_float(data.dtype):
         return None
-    indptr = np.ascontiguousarray(X.indptr, dtype=np.int64)
-    indices = np.ascontiguousarray(X.indices, dtype=np.int64)
-    data = np.ascontiguousarray(X.data, dtype=np.float64)
+    if not (_is_index(indices.dtype) and _is_index(indptr.dtype)):
+        return None
     if indptr.shape != (n + 1,) or indices.ndim != 1 or data.ndim != 1:
         return None
+    if indptr.dtype == _INT32 == indices.dtype and data.dtype == _FLOAT64:
+        # scipy's usual types: astype is the cheaper copy, float64 data is kept
+        indptr, indices = indptr.astype(np.int64), indices.astype(np.int64)
+        if not data.flags.c_contiguous:
+            data = np.ascontiguousarray(data)
+    else:
+        indptr = np.ascontiguousarray(indptr, dtype=np.int64)
+        indices = np.ascontiguousarray(indices, dtype=np.int64)
+        data = np.ascontiguousarray(data, dtype=np.float64)
     if not _csr_ok(indptr, indices, data, d):
         return None
     return indptr, indices, data

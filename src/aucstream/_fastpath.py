@@ -47,13 +47,51 @@ class FastCache:
     learner's state, of its copies, pickles or model files.
     """
 
-    __slots__ = ("params", "flat", "classes", "c0", "c1", "py0", "py1", "kinds")
+    __slots__ = ("params", "flat", "plans", "classes", "c0", "c1", "py0", "py1", "kinds")
 
     def __init__(self):
         self.params = self.flat = self.classes = None
+        #: the plans of one-row calls by class (+1: True), for ``flat`` and ``params``
+        self.plans: dict[bool, object] = {}
 
 
-FAST: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+class ByIdentity:
+    """A weak dictionary of learners: ``get`` is one dict lookup by ``id`` and one call
+    of a weak reference (a ``WeakKeyDictionary`` makes a weak reference per lookup).
+
+    An entry goes when its learner does (its weak reference's callback), so a later
+    object with the same ``id`` never finds it.
+    """
+
+    __slots__ = ("_data",)
+
+    def __init__(self):
+        self._data: dict[int, tuple[weakref.ref, FastCache]] = {}
+
+    def get(self, obj) -> FastCache | None:
+        entry = self._data.get(id(obj))
+        if entry is not None and entry[0]() is obj:
+            return entry[1]
+        return None
+
+    def __getitem__(self, obj) -> FastCache:
+        found = self.get(obj)
+        if found is None:
+            raise KeyError(obj)
+        return found
+
+    def __setitem__(self, obj, value: FastCache) -> None:
+        key, data = id(obj), self._data
+
+        def forget(ref, key=key, data=data):
+            entry = data.get(key)
+            if entry is not None and entry[0] is ref:
+                del data[key]
+
+        data[key] = (weakref.ref(obj, forget), value)
+
+
+FAST = ByIdentity()
 _PARAM_GETTERS: dict[type, attrgetter] = {}
 
 

@@ -17,6 +17,7 @@ from collections import namedtuple
 import numba as nb
 import numpy as np
 
+from ._calibration import step as calibration_step
 from ._kernels import (
     SCALE_MAX,
     SCALE_MIN,
@@ -86,13 +87,15 @@ def _opauc_step(w, idx, val, y, opp, cov_w, c_w, eta, lam):
 
 
 @nb.njit(cache=True)
-def _opauc_chunk(w, classes, rows, pre, weights, start, eta, lam):
+def _opauc_chunk(w, classes, rows, pre, weights, start, eta, lam, calibration):
     """OPAUC with explicit summaries (G16 Alg. 1; Alg. 3 for "sparse") over rows
     ``start:``; ``classes``: the two summaries' ``arrays()``; ``rows``: the chunk's
     :data:`aucstream._kernels.Rows` (CSR, or dense for "full"). When ``pre`` has one
-    entry per row, each row's score ``w^T x`` before it is learnt is written there.
-    ``weights`` is empty or holds the examples' weights (a row of weight 0 is not
-    learnt; otherwise its statistics and its step are weighted: class docstring).
+    entry per row, each row's score ``w^T x`` before it is learnt is written there,
+    and fits the ``calibration`` (:func:`aucstream._calibration.step`) once the row
+    will not be resumed. ``weights`` is empty or holds the examples' weights (a row
+    of weight 0 is not learnt; otherwise its statistics and its step are weighted:
+    class docstring).
 
     Returns the first row whose class summary must reserve room before it can take
     the example (or n when done)."""
@@ -110,6 +113,8 @@ def _opauc_chunk(w, classes, rows, pre, weights, start, eta, lam):
         own, opp = own_and_opposite(classes, y)
         if not add_example(own, idx, val, omega):
             return r
+        if scores:  # (a step of weight 0 changes nothing)
+            calibration_step(calibration, pre[r], y, omega)
         if opp.count[0] > 0:
             c_w = cov_matvec(opp, w, cov_w)
             _opauc_step(w, idx, val, y, opp, cov_w, c_w, eta * omega, lam)
@@ -308,7 +313,7 @@ def _opposite_step(opp, o, imp, settings, idx, val, y, vx, scratch):
 
 @borrowing_njit
 def _opauc_lowrank_chunk(
-    classes, imp, indptr, indices, data, ys, pre, A, start, resume, settings, scratch
+    classes, imp, indptr, indices, data, ys, pre, A, start, resume, settings, scratch, calibration
 ):
     r"""The OPAUC step with low-rank summaries in implicit form (module docstring).
 
@@ -318,7 +323,8 @@ def _opauc_lowrank_chunk(
     (row ``row`` was inserted and filled its class's sketch: shrink, then resume at
     ``row`` with ``resume``); ``_REBASE`` (resume at ``row`` after the periodic
     re-basing). When ``pre`` has one entry per row, each row's score ``w^T x``
-    before it is learnt is written there (not again when the row is resumed).
+    before it is learnt is written there and fits the ``calibration``
+    (:func:`aucstream._calibration.step`; neither again when the row is resumed).
     """
     neg, pos = classes
     z0, s0, b0 = neg.sketch, neg.sums, neg.beta
@@ -336,6 +342,7 @@ def _opauc_lowrank_chunk(
         if not (resume and r == start):
             if scores:
                 pre[r] = _implicit_dot(imp, vx, scratch)
+                calibration_step(calibration, pre[r], y, 1.0)
             vx, full = _add_own_example(own, c, imp, settings, idx, val, A, r, vx, scratch)
             if full:
                 return r, _SHRINK

@@ -130,6 +130,7 @@ import numpy as np
 
 from . import _kernels as kern
 from ._base import BaseStreamingAUC, ClassWeightTotals
+from ._calibration import step as calibration_step
 from ._chunks import Chunk
 from ._kernels import (
     REASSOC,
@@ -414,12 +415,14 @@ def _stage_end_due(counts, cfg):
 
 # no reference counting: the kernel allocates nothing (see aucstream._kernels)
 @nb.njit(cache=True, fastmath=REASSOC, _nrt=False)
-def _fsauc_chunk(st, scal, counts, totals, rows, pre, weights, cfg, work):
+def _fsauc_chunk(st, scal, counts, totals, rows, pre, weights, cfg, work, calibration):
     """Run PDSG (L18 Alg. 2, steps (a)-(f) of the module docstring) over a chunk.
 
     Returns the number of examples dropped. An example of weight omega counts omega
     times in p and in the class sums and takes the step omega * eta; weight 0 skips
-    it. The steps are helpers over (a part of) the state; the loop stays here.
+    it. The steps are helpers over (a part of) the state; the loop stays here. With
+    prequential scores, each one (dropped examples' too) also fits the
+    ``calibration`` (:func:`aucstream._calibration.step`).
     """
     scores = pre.shape[0] == n_rows(rows)
     weighted = weights.shape[0] > 0
@@ -441,6 +444,8 @@ def _fsauc_chunk(st, scal, counts, totals, rows, pre, weights, cfg, work):
                 bx, cx = sparse_dot(st.lz.base, idx, val), sparse_dot(st.lz.corr, idx, val)
                 pre[r] = (scal[_SUM_TAU] * v1x + bx + scal[_C] * ux - cx) / used
         weight = weights[r] if weighted else 1.0
+        if scores:
+            calibration_step(calibration, pre[r], y, weight)
         if weight == 0.0:
             continue
         if counts[_DONE]:
@@ -568,6 +573,8 @@ class FSAUC(ClassWeightTotals, BaseStreamingAUC):
     _dense_kernels = True
     _kernel_prequential = True
     _supports_sample_weight = True
+    _update_draws = False
+    _kernel_calibrates = True
     param_grid = {
         "R": [10.0**k for k in range(-1, 6)],
         "eta1": [2.0**k for k in range(-10, 11)],
@@ -669,6 +676,7 @@ class FSAUC(ClassWeightTotals, BaseStreamingAUC):
             chunk.sample_weight,
             self._config(),
             work,
+            self.calibration_,
         )
         kern.store_class_totals(self, totals)
         seen_after = self.n_samples_seen_ + chunk.n_samples

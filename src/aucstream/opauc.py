@@ -306,6 +306,7 @@ class OPAUC(BaseStreamingAUC):
     #: Examples between two re-basings of the implicit weights (low-rank kinds).
     _rebase_every = 1 << 15
     _kernel_prequential = True
+    _kernel_calibrates = True
 
     @property
     def _dense_kernels(self) -> bool:
@@ -469,9 +470,11 @@ class OPAUC(BaseStreamingAUC):
             return
         rows = rows_of(chunk)
         pre, weights = chunk.pre_scores, chunk.sample_weight
-        eta, lam = float(self.eta), float(self.lam)
+        eta, lam, calibration = float(self.eta), float(self.lam), self.calibration_
         run_reserving(
-            lambda r: _opauc_chunk(self.w_, self._classes(), rows, pre, weights, r, eta, lam),
+            lambda r: _opauc_chunk(
+                self.w_, self._classes(), rows, pre, weights, r, eta, lam, calibration
+            ),
             self.stats_,
             chunk,
         )
@@ -514,6 +517,7 @@ class OPAUC(BaseStreamingAUC):
                 resume,
                 settings,
                 scratch,
+                self.calibration_,
             )
             if event == _DONE:
                 break

@@ -91,6 +91,7 @@ import numba as nb
 import numpy as np
 
 from ._base import BaseStreamingAUC, ClassWeightTotals
+from ._calibration import step as calibration_step
 from ._chunks import Chunk
 from ._kernels import (
     AVERAGE_SCALE_MIN,
@@ -196,12 +197,13 @@ def _project_l1(lz, scal, R, nnz, work):
 
 # no reference counting: the kernel allocates nothing (see aucstream._kernels)
 @nb.njit(cache=True, fastmath=REASSOC, _nrt=False)
-def _solam_chunk(lz, scal, counts, totals, rows, pre, weights, cfg, work):
+def _solam_chunk(lz, scal, counts, totals, rows, pre, weights, cfg, work, calibration):
     """Y16 Alg. 1 over a chunk: per example, gradients at the old point, projected steps.
 
     An example of weight omega counts omega times in the class rate and takes the
     primal-dual step omega * gamma_t; weight 0 skips it. The steps are helpers over (a
-    part of) the state; the loop itself stays here.
+    part of) the state; the loop itself stays here. With prequential scores, each
+    one also fits the ``calibration`` (:func:`aucstream._calibration.step`).
     """
     scores = pre.shape[0] == n_rows(rows)
     weighted = weights.shape[0] > 0
@@ -221,6 +223,8 @@ def _solam_chunk(lz, scal, counts, totals, rows, pre, weights, cfg, work):
                 bx, cx = sparse_dot(lz.base, idx, val), sparse_dot(lz.corr, idx, val)
                 pre[r] = (bx + scal[_C] * ux - cx) / scal[_GSUM]
         weight = weights[r] if weighted else 1.0
+        if scores:
+            calibration_step(calibration, pre[r], y, weight)
         if weight == 0.0:
             continue
         t, p, gamma = _observe(counts, totals, y, weight, cfg.zeta)
@@ -314,6 +318,8 @@ class SOLAM(ClassWeightTotals, BaseStreamingAUC):
     _dense_kernels = True
     _kernel_prequential = True
     _supports_sample_weight = True
+    _update_draws = False
+    _kernel_calibrates = True
     _parameter_constraints = {
         "R": [positive()],
         "zeta": [positive()],
@@ -367,6 +373,7 @@ class SOLAM(ClassWeightTotals, BaseStreamingAUC):
             chunk.sample_weight,
             cfg,
             work,
+            self.calibration_,
         )
         store_class_totals(self, totals)
 

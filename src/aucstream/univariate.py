@@ -75,6 +75,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ._base import BaseStreamingAUC, ClassWeightTotals
+from ._calibration import step as calibration_step
 from ._chunks import Chunk
 from ._kernels import (
     REASSOC,
@@ -141,10 +142,12 @@ def _class_weight(totals, cls, cfg):
 
 
 @nb.njit(cache=True, fastmath=REASSOC)
-def _univariate_chunk(v, scale, b, counts, totals, rows, pre, weights, cfg):
+def _univariate_chunk(v, scale, b, counts, totals, rows, pre, weights, cfg, calibration):
     """Class-weighted SGD over a chunk with w = scale * v (module docstring).
 
-    ``counts`` are the examples learnt per class, ``totals`` their weights.
+    ``counts`` are the examples learnt per class, ``totals`` their weights. With
+    prequential scores, each one also fits the ``calibration``
+    (:func:`aucstream._calibration.step`).
     """
     scores = pre.shape[0] == n_rows(rows)
     weighted = weights.shape[0] > 0
@@ -155,6 +158,8 @@ def _univariate_chunk(v, scale, b, counts, totals, rows, pre, weights, cfg):
         if scores:
             pre[r] = s
         weight = weights[r] if weighted else 1.0
+        if scores:
+            calibration_step(calibration, s, y, weight)
         if weight == 0.0:
             continue
         cls = 1 if y > 0 else 0
@@ -265,6 +270,8 @@ class UnivariateOnline(ClassWeightTotals, BaseStreamingAUC):
     _dense_kernels = True
     _kernel_prequential = True
     _supports_sample_weight = True
+    _update_draws = False
+    _kernel_calibrates = True
 
     def _class_counts(self) -> np.ndarray:
         return self.class_counts_
@@ -356,6 +363,7 @@ class UnivariateOnline(ClassWeightTotals, BaseStreamingAUC):
             chunk.pre_scores,
             chunk.sample_weight,
             cfg,
+            self.calibration_,
         )
         store_class_totals(self, totals)
 

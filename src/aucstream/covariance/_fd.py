@@ -353,6 +353,17 @@ class FrequentDirectionsCovariance(_LowRankSummary):
     def center_code(self) -> int:
         return _CENTER_CODES[self.centering]
 
+    _row_arrays = ("sketch_", "sum_", "seen_")
+
+    def rows_only(self, n_inserts: int, refresh: bool) -> tuple:
+        """The sum and ``seen_`` (written at the examples' features only); the sketch
+        too unless a shrink can come within ``n_inserts`` inserts or ``refresh`` runs
+        (both rewrite every row of the support)."""
+        shrinks = self.nfill_[0] + n_inserts >= self.sketch_size
+        if refresh or shrinks:
+            return (self.sum_, self.seen_)
+        return self.row_state()
+
     def draws(self, rng: np.random.Generator, n: int) -> np.ndarray:
         """Frequent directions draws nothing: an empty (0, tau) array."""
         return np.zeros((0, self.sketch_size))

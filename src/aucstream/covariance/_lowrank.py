@@ -196,6 +196,22 @@ class _LowRankSummary(CovarianceSummary):
             raise ValueError(f"centering = {self.centering!r} is not one of {tuple(codes)}")
         return d, tau, t
 
+    #: The arrays indexed by feature that adding examples writes only in the rows
+    #: of their non-zero features (:meth:`row_state`).
+    _row_arrays: ClassVar[tuple[str, ...]] = ("sketch_", "sum_")
+
+    def row_state(self) -> tuple:
+        """The arrays of O(d) or more rows, indexed by feature, that adding examples
+        writes only in their rows: for a learner's undo log
+        (:meth:`aucstream._base.BaseStreamingAUC._row_logged_state`)."""
+        return tuple(getattr(self, name) for name in self._row_arrays)
+
+    def rows_only(self, n_inserts: int, refresh: bool) -> tuple:
+        """Those of :meth:`row_state` that adding ``n_inserts`` examples writes only in
+        their rows, also when :meth:`refresh` runs in between if ``refresh``: all of
+        them for the linear sketches (:meth:`refresh` writes the Gram matrix only)."""
+        return self.row_state()
+
     def sketch_matrix(self) -> np.ndarray:
         """The sketch Z (d x tau): ``sketch_`` itself for the linear sketches."""
         return self.sketch_

@@ -544,10 +544,11 @@ class OPAUC(BaseStreamingAUC):
         self.zv_[o] += z_oc @ pc + gc * self.zs_[o, c]
         for b in (0, 1):
             self.sv_[b] += self.zs_[c, b] @ pc + gc * self.ss_[b, c]
-        self.v_ += gc * s.sum_
         self.p_[c] = 0.0
         self.gamma_[c] = 0.0
-        M = s.shrink_now(dump_coef=pc, dump_out=self.v_)
+        # v += gamma_c s_c + Z_c p_c, in one pass over the support (s_c and Z_c are
+        # zero elsewhere)
+        M = s.shrink_now(dump_coef=pc, dump_out=self.v_, dump_sum=gc)
         m = M.shape[1]
         if c == 0:
             zz = M.T @ self.zz_

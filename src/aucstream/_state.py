@@ -220,7 +220,8 @@ _FINITE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 def mark_finite(obj, arrays: tuple) -> None:
     """Record that these state arrays of ``obj`` are finite now (freshly allocated, or
     checked in full), so that a later check may visit only the rows a call wrote."""
-    _FINITE[obj] = {id(a): weakref.ref(a) for a in arrays}
+    if arrays or obj in _FINITE:
+        _FINITE[obj] = {id(a): weakref.ref(a) for a in arrays}
 
 
 def marked_finite(obj, arrays: tuple) -> tuple:
@@ -274,7 +275,7 @@ def _take_rows(array: np.ndarray, rows: np.ndarray) -> np.ndarray:
     """``array[rows]`` (rows along axis 0, inside the array) as a new array."""
     if not array.flags.c_contiguous or array.ndim == 0 or array.dtype.hasobject:
         return array[rows]
-    if rows.size and (rows[0] < 0 or rows[-1] >= array.shape[0]):  # sorted: the ends
+    if rows.size and (rows.min() < 0 or rows.max() >= array.shape[0]):
         raise ValueError("rows outside the array")
     out = np.empty((rows.shape[0], *array.shape[1:]), dtype=array.dtype)
     width = int(np.prod(array.shape[1:], dtype=np.int64))

@@ -39,6 +39,7 @@ from .covariance import (
     fd_tdot,
     lowrank_add,
     own_and_opposite,
+    single_nonzero,
     sketch_tdot,
 )
 
@@ -195,14 +196,19 @@ def _update_products(imp, c, scratch, bx, bs, vx, xx):
     tau = a.shape[0]
     for j in range(tau):
         zoz[j] = bx * zx[o, j] - bs * zs[o, c, j]  # Z_o^T z
+    h = single_nonzero(a)  # hashed draws and new FD columns: one row or column of zz
     if c == 0:  # Z_0^T Z_1 gains a (Z_1^T z)^T
-        for i in range(tau):
+        lo, hi = (0, tau) if h == -2 else (h, h + 1) if h >= 0 else (0, 0)
+        for i in range(lo, hi):
             for j in range(tau):
                 zz[i, j] += a[i] * zoz[j]
     else:  # ... or (Z_0^T z) a^T
         for i in range(tau):
-            for j in range(tau):
-                zz[i, j] += zoz[i] * a[j]
+            if h == -2:
+                for j in range(tau):
+                    zz[i, j] += zoz[i] * a[j]
+            elif h >= 0:
+                zz[i, h] += zoz[i] * a[h]
     for j in range(tau):
         zs[c, c, j] += zx[c, j] + a[j] * (z_sc + z_x)
         zs[c, o, j] += a[j] * z_so

@@ -601,9 +601,14 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
         """A call that raises leaves the learner exactly as it was (state, generator).
 
         ``X`` is the input of a ``partial_fit``-like call, for learners whose
-        transaction depends on its size (``OnePassSearch``); None elsewhere.
+        transaction depends on its size (``OnePassSearch``); None elsewhere. Such a
+        call leaves the arrays of :meth:`_row_logged_state` to the undo log that
+        :meth:`_learn_chunk` fills (:class:`aucstream._state.UndoLog`), instead of
+        copying them.
         """
-        return _state.transaction(self)
+        if X is None or "n_features_in_" not in self.__dict__:
+            return _state.transaction(self)
+        return _state.transaction(self, self._row_logged_state())
 
     def _validate_input(self, X, y, reset: bool):
         if y is None:
@@ -639,6 +644,7 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
         self.calibration_ = _calibration.new_state()
         self._rng = make_rng(getattr(self, "random_state", None))
         self._init_state(n_features)
+        _state.mark_finite(self, self._row_logged_state())  # freshly allocated
 
     def _check_budget(self, n_features: int) -> None:
         need = int(self._state_nbytes(n_features))
@@ -704,7 +710,12 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
         for the fast finiteness check, or None (then the walk kept by
         :func:`aucstream._state.walked_transaction`, if it is current); ``plan`` its
         plan for the chunk (what the chunk can not write, :meth:`_read_only_state`).
+
+        The arrays of :meth:`_row_logged_state` are saved into the undo log of the
+        call's transaction first (the chunk's rows of those :meth:`_row_written_state`
+        declares, the others whole), and only those rows are checked afterwards.
         """
+        rows = self._logged_rows(chunk)
         try:
             self._update(chunk)
         except _KERNEL_ERRORS as error:
@@ -723,7 +734,26 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
             flat = _state.kept_walk(self)
         if flat is not None and flat.current(self) and flat.all_finite(plan):
             return
-        self._check_finite(chunk, before)
+        self._check_finite(chunk, before, rows)
+
+    def _logged_rows(self, chunk: Chunk) -> dict | None:
+        """Before learning ``chunk``: cover the arrays of :meth:`_row_logged_state` in
+        the active undo log, if any; return ``{id(array): rows}`` of the arrays the
+        chunk writes only in its rows and that were finite before (for
+        :meth:`_check_finite`), or None."""
+        logged = self._row_logged_state()
+        if not logged:
+            return None
+        written = self._row_written_state(chunk) if chunk.indices is not None else ()
+        rows = None
+        if written:
+            lo, hi = chunk.indptr[0], chunk.indptr[-1]
+            rows = _state.unique_rows(chunk.indices[lo:hi], chunk.n_features)
+        log = _state.active_log(self)
+        if log is not None:
+            log.cover(rows, frozenset(map(id, written)))
+        finite = _state.marked_finite(self, written)
+        return {id(a): rows for a in finite} if finite else None
 
     def _kernel_error(self, chunk: Chunk, error: Exception) -> FloatingPointError:
         """The error that reports an arithmetic ``error`` raised by ``_update``."""
@@ -733,11 +763,14 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
             "learnt. Scale the features or use a smaller step size"
         )
 
-    def _check_finite(self, chunk: Chunk, before: int) -> None:
+    def _check_finite(self, chunk: Chunk, before: int, rows: dict | None = None) -> None:
         """Raise if a state array became infinite or NaN learning ``chunk`` (after
-        ``before`` examples), naming it."""
-        where = _state.first_non_finite(self)
-        if where is not None:
+        ``before`` examples), naming it. ``rows`` (from :meth:`_logged_rows`): arrays
+        that were finite before the chunk and that it wrote only in the given rows."""
+        where = _state.first_non_finite(self, rows)
+        if where is None:  # every array checked whole, or finite before and checked where written
+            _state.mark_finite(self, self._row_logged_state())
+        else:
             largest = float(np.max(np.abs(chunk.data), initial=0.0))
             raise FloatingPointError(
                 f"{type(self).__name__} diverged: its state {where} became infinite or NaN "
@@ -781,6 +814,7 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
             or width is None
             or "n_samples_seen_" not in state
             or "feature_names_in_" in state
+            or self._undo_logged()
         ):
             return None
         cache = FAST.get(self)
@@ -886,6 +920,33 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
     #: that never do set this False, and the fast path then leaves the generator out of
     #: its transactions (:meth:`_read_only_state`).
     _update_draws: ClassVar[bool] = True
+
+    def _row_logged_state(self) -> tuple:
+        """Large state arrays, indexed by feature along axis 0, that only ``_update``
+        writes (not the code around it, nor any other method that runs in the
+        transaction of a ``partial_fit``-like call).
+
+        Those calls do not copy them: :meth:`_learn_chunk` saves, before each kernel
+        call, the rows that :meth:`_row_written_state` declares (the whole array for
+        the others) into the call's undo log (:class:`aucstream._state.UndoLog`), and
+        checks only those rows afterwards. For states of O(d tau) (OPAUC's sketches).
+        A declaration that is wrong breaks the transactions: tests/test_undo_log.py
+        checks each against a copy. The default declares nothing.
+        """
+        return ()
+
+    def _undo_logged(self) -> bool:
+        """Whether the arrays of :meth:`_row_logged_state` hold more than
+        :data:`aucstream._state.SHADOW_LIMIT` bytes: then every call takes the
+        transaction with an undo log (the fast path's walk would copy them whole)."""
+        logged = self._row_logged_state()
+        return bool(logged) and sum(a.nbytes for a in logged) > _state.SHADOW_LIMIT
+
+    def _row_written_state(self, chunk: Chunk) -> tuple:
+        """The arrays of :meth:`_row_logged_state` that ``_update(chunk)`` writes only
+        in the rows that ``chunk.indices`` names, whatever happens (the others are saved
+        whole). Called before the update, with a validated CSR chunk."""
+        return ()
 
     @staticmethod
     def _chunk_class(y_pm: np.ndarray) -> int | None:

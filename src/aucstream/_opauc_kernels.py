@@ -22,6 +22,7 @@ from ._kernels import (
     SCALE_MAX,
     SCALE_MIN,
     n_rows,
+    prefetch_rows,
     row,
     sparse_axpy,
     sparse_dot,
@@ -39,6 +40,7 @@ from .covariance import (
     fd_tdot,
     lowrank_add,
     own_and_opposite,
+    single_nonzero,
     sketch_tdot,
 )
 
@@ -199,14 +201,19 @@ def _update_products(imp, c, scratch, bx, bs, vx, xx):
     tau = a.shape[0]
     for j in range(tau):
         zoz[j] = bx * zx[o, j] - bs * zs[o, c, j]  # Z_o^T z
+    h = single_nonzero(a)  # hashed draws and new FD columns: one row or column of zz
     if c == 0:  # Z_0^T Z_1 gains a (Z_1^T z)^T
-        for i in range(tau):
+        lo, hi = (0, tau) if h == -2 else (h, h + 1) if h >= 0 else (0, 0)
+        for i in range(lo, hi):
             for j in range(tau):
                 zz[i, j] += a[i] * zoz[j]
     else:  # ... or (Z_0^T z) a^T
         for i in range(tau):
-            for j in range(tau):
-                zz[i, j] += zoz[i] * a[j]
+            if h == -2:
+                for j in range(tau):
+                    zz[i, j] += zoz[i] * a[j]
+            elif h >= 0:
+                zz[i, h] += zoz[i] * a[h]
     for j in range(tau):
         zs[c, c, j] += zx[c, j] + a[j] * (z_sc + z_x)
         zs[c, o, j] += a[j] * z_so
@@ -250,15 +257,23 @@ def _opposite_products(gram, o, imp, vx, scratch):
     zz, zs, ss, zv, sv = imp.zz, imp.zs, imp.ss, imp.zv, imp.sv
     p, gamma, sigma = imp.p, imp.gamma, imp.scale[0]
     tau = q.shape[0]
-    for i in range(tau):  # Z_o^T u, with Z_0^T Z_1 stored once
-        acc = zv[o, i] + zs[o, 0, i] * gamma[0] + zs[o, 1, i] * gamma[1]
-        if o == 0:
-            for j in range(tau):
-                acc += gram[i, j] * p[0, j] + zz[i, j] * p[1, j]
-        else:
-            for j in range(tau):
-                acc += zz[j, i] * p[0, j] + gram[i, j] * p[1, j]
-        q[i] = sigma * acc
+    # Z_o^T u, with Z_0^T Z_1 stored once. Each q[i] sums its terms in the order of j,
+    # with j in the outer loop: the tau sums are independent, so the inner loop runs
+    # at the machine's throughput rather than one addition's latency per term.
+    for i in range(tau):
+        q[i] = zv[o, i] + zs[o, 0, i] * gamma[0] + zs[o, 1, i] * gamma[1]
+    if o == 0:
+        for j in range(tau):
+            p0, p1 = p[0, j], p[1, j]
+            for i in range(tau):
+                q[i] += gram[i, j] * p0 + zz[i, j] * p1
+    else:
+        for j in range(tau):
+            p0, p1 = p[0, j], p[1, j]
+            for i in range(tau):
+                q[i] += zz[j, i] * p0 + gram[i, j] * p1
+    for i in range(tau):
+        q[i] = sigma * q[i]
     sw = sv[o] + ss[o, 0] * gamma[0] + ss[o, 1] * gamma[1]
     xw = vx + gamma[0] * sx[0] + gamma[1] * sx[1]
     for j in range(tau):
@@ -334,6 +349,13 @@ def _opauc_lowrank_chunk(
     for r in range(start, n):
         lo, hi = indptr[r], indptr[r + 1]
         idx, val, y = indices[lo:hi], data[lo:hi], ys[r]
+        if r + 1 < n:  # the next example's rows: d x tau sketches do not fit in a cache
+            ahead = indices[hi : indptr[r + 2]]
+            prefetch_rows(z0, ahead)
+            prefetch_rows(z1, ahead)
+            prefetch_rows(s0, ahead)
+            prefetch_rows(s1, ahead)
+            prefetch_rows(imp.v, ahead)
         _sketch_x(z0, s0, b0, settings.fills_columns, idx, val, scratch, 0)
         _sketch_x(z1, s1, b1, settings.fills_columns, idx, val, scratch, 1)
         vx = sparse_dot(imp.v, idx, val)

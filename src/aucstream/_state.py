@@ -10,6 +10,10 @@ state once — by allocating it in ``_init_state`` — and gets, for free:
   learner exactly as before, bit for bit, including its random generator;
 - **divergence detection** (:func:`first_non_finite`): every floating-point array the
   learner keeps, not only the weights, must stay finite;
+- **undo logs** for states of O(d tau) (:class:`UndoLog`): arrays indexed by feature
+  that a learning call writes only in the rows its examples name are not copied by
+  the transaction; the rows are saved before each kernel call (and checked after it),
+  so a call costs what its chunk touches, not the size of the state;
 - the same two for calls that come by the thousand (one example each):
   :class:`FlatState` walks the state once, keeps it as flat lists and preallocated
   shadow buffers, and then copies, restores and checks it in one compiled call each;
@@ -40,6 +44,11 @@ __all__ = [
     "snapshot",
     "restore",
     "transaction",
+    "UndoLog",
+    "active_log",
+    "unique_rows",
+    "mark_finite",
+    "marked_finite",
     "walked_transaction",
     "kept_walk",
     "first_non_finite",
@@ -74,17 +83,18 @@ class _Saved:
         self.obj, self.contents = obj, contents
 
 
-def _copy(value):
+def _copy(value, keep: frozenset = frozenset()):
+    """A copy of a state value; arrays whose id is in ``keep`` are kept by reference."""
     if isinstance(value, np.ndarray):
-        return value.copy()
+        return value if id(value) in keep else value.copy()
     if isinstance(value, list):
-        return [_copy(v) for v in value]
+        return [_copy(v, keep) for v in value]
     if isinstance(value, tuple):
-        return tuple(_copy(v) for v in value)
+        return tuple(_copy(v, keep) for v in value)
     if isinstance(value, np.random.Generator):
         return _Saved(value, value.bit_generator.state)
     if _is_component(value):
-        return _Saved(value, {k: _copy(v) for k, v in vars(value).items()})
+        return _Saved(value, {k: _copy(v, keep) for k, v in vars(value).items()})
     return value
 
 
@@ -104,9 +114,10 @@ def _restored(saved):
     return saved
 
 
-def snapshot(obj) -> dict:
-    """Everything needed to put ``obj`` back as it is now (arrays are copied)."""
-    return {k: _copy(v) for k, v in vars(obj).items()}
+def snapshot(obj, keep: frozenset = frozenset()) -> dict:
+    """Everything needed to put ``obj`` back as it is now (arrays are copied, but those
+    whose id is in ``keep``: they are kept by reference, for an :class:`UndoLog`)."""
+    return {k: _copy(v, keep) for k, v in vars(obj).items()}
 
 
 def restore(obj, saved: dict) -> None:
@@ -117,14 +128,160 @@ def restore(obj, saved: dict) -> None:
 
 
 @contextmanager
-def transaction(obj) -> Iterator[None]:
-    """Run a block so that, if it raises, ``obj`` is exactly as before (state, generator)."""
-    saved = snapshot(obj)
+def transaction(obj, logged: tuple = ()) -> Iterator[None]:
+    """Run a block so that, if it raises, ``obj`` is exactly as before (state, generator).
+
+    ``logged`` names state arrays that the block writes only after saving what it
+    will write into the :class:`UndoLog` it finds with :func:`active_log` (the
+    learners' kernel calls, :meth:`aucstream._base.BaseStreamingAUC._learn_chunk`):
+    they are not copied here, and a block that raises puts back what the log saved.
+    """
+    log = UndoLog(logged) if logged else None
+    saved = snapshot(obj, log.ids if log is not None else frozenset())
+    if log is not None:
+        _LOGS.setdefault(obj, []).append(log)
     try:
         yield
     except BaseException:
+        if log is not None:
+            log.undo()
         restore(obj, saved)
         raise
+    finally:
+        if log is not None:
+            stack = _LOGS[obj]
+            stack.pop()
+            if not stack:
+                del _LOGS[obj]
+
+
+#: The undo logs of the transactions in progress, by object (innermost last).
+_LOGS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def active_log(obj) -> UndoLog | None:
+    """The undo log of the innermost :func:`transaction` of ``obj`` in progress, if any."""
+    stack = _LOGS.get(obj)
+    return stack[-1] if stack else None
+
+
+class UndoLog:
+    """What a transaction's kernel calls overwrote in the arrays it did not copy.
+
+    For states of O(d tau) (OPAUC's d x tau sketches at d = 10^6: 0.76 GB) a copy of
+    the whole state per call costs more than learning the chunk. A learner declares
+    the arrays, indexed by feature along axis 0, that only its kernel calls write
+    (``_row_logged_state``); :func:`transaction` keeps them by reference, and before
+    each kernel call the learner :meth:`cover` s them: the rows the chunk names, for
+    the arrays the kernel writes only there, else the whole array. :meth:`undo` puts
+    the saved values back, latest first, so every element ends as it was when the
+    transaction began: an element a call wrote was saved by it or by an earlier call
+    of the same transaction (an earlier row save, or a whole copy, which holds the
+    values of the elements that no earlier save names as they were at the start).
+    The cover is also the set of arrays and rows the kernel call can have made
+    non-finite (:func:`first_non_finite` with ``rows``).
+    """
+
+    __slots__ = ("arrays", "ids", "_entries", "_whole")
+
+    def __init__(self, arrays: tuple):
+        self.arrays = tuple(arrays)
+        self.ids = frozenset(map(id, self.arrays))
+        self._entries: list[tuple] = []
+        self._whole: set[int] = set()
+
+    def cover(self, rows: np.ndarray | None, row_written: tuple) -> None:
+        """Save, before a kernel call, what it may write of the logged arrays: ``rows``
+        (distinct, inside every array: :func:`unique_rows`) of those in ``row_written``
+        (ids), the whole of the others (``rows`` None: every array whole)."""
+        for array in self.arrays:
+            if id(array) in self._whole:
+                continue  # its values at the start are saved
+            if rows is not None and id(array) in row_written:
+                self._entries.append((array, rows, _take_rows(array, rows)))
+            else:
+                self._whole.add(id(array))
+                self._entries.append((array, None, array.copy()))
+
+    def undo(self) -> None:
+        """Put every logged array back as it was when the transaction began."""
+        for array, rows, saved in reversed(self._entries):
+            if rows is None:
+                array[...] = saved
+            else:
+                array[rows] = saved
+        self._entries.clear()
+        self._whole.clear()
+
+
+#: Arrays known finite, by object (:func:`mark_finite`): {id(array): weak reference}.
+_FINITE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def mark_finite(obj, arrays: tuple) -> None:
+    """Record that these state arrays of ``obj`` are finite now (freshly allocated, or
+    checked in full), so that a later check may visit only the rows a call wrote."""
+    if arrays or obj in _FINITE:
+        _FINITE[obj] = {id(a): weakref.ref(a) for a in arrays}
+
+
+def marked_finite(obj, arrays: tuple) -> tuple:
+    """Those of ``arrays`` that :func:`mark_finite` recorded for ``obj`` (the same
+    objects: weak references, so a new array with an old id is not taken for it)."""
+    known = _FINITE.get(obj)
+    if not known:
+        return ()
+    return tuple(a for a in arrays if (r := known.get(id(a))) is not None and r() is a)
+
+
+@nb.njit(cache=True)
+def _distinct(indices, n):
+    """The distinct values of ``indices`` (all in [0, n): checked by the caller), sorted."""
+    seen = np.zeros(n, dtype=np.bool_)
+    m = 0
+    for i in indices:
+        if not seen[i]:
+            seen[i] = True
+            m += 1
+    out = np.empty(m, dtype=np.int64)
+    m = 0
+    for j in range(n):
+        if seen[j]:
+            out[m] = j
+            m += 1
+    return out
+
+
+def unique_rows(indices: np.ndarray, n: int) -> np.ndarray:
+    """The distinct values of the int64 ``indices``, which must lie in [0, n), sorted
+    (so that the rows are then visited in memory order); O(len + n). Raises
+    ``ValueError`` for an index outside."""
+    indices = np.ascontiguousarray(indices, dtype=np.int64)
+    if indices.size and (indices.min() < 0 or indices.max() >= n):
+        raise ValueError(f"row indices outside [0, {n})")
+    return _distinct(indices, n)
+
+
+@nb.njit(cache=True)
+def _gather(values, rows, out):
+    """``out[t] = values[rows[t]]`` for 2-D arrays (rows inside: checked by the caller)."""
+    for t in range(rows.shape[0]):
+        source = values[rows[t]]
+        target = out[t]
+        for j in range(source.shape[0]):
+            target[j] = source[j]
+
+
+def _take_rows(array: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """``array[rows]`` (rows along axis 0, inside the array) as a new array."""
+    if not array.flags.c_contiguous or array.ndim == 0 or array.dtype.hasobject:
+        return array[rows]
+    if rows.size and (rows.min() < 0 or rows.max() >= array.shape[0]):
+        raise ValueError("rows outside the array")
+    out = np.empty((rows.shape[0], *array.shape[1:]), dtype=array.dtype)
+    width = int(np.prod(array.shape[1:], dtype=np.int64))
+    _gather(array.reshape(array.shape[0], width), rows, out.reshape(rows.shape[0], width))
+    return out
 
 
 #: The walks of :func:`walked_transaction`, by object (kept while the object lives).
@@ -172,13 +329,41 @@ def _arrays(value, path: str) -> Iterator[tuple[str, np.ndarray]]:
             yield from _arrays(v, f"{path}.{k}")
 
 
-def first_non_finite(obj) -> str | None:
-    """The path of the first floating-point state array holding NaN or infinity."""
+@nb.njit(cache=True)
+def _rows_finite(values, rows):
+    """Whether rows ``rows`` (inside ``values``: checked by the caller) of the 2-D
+    float64 ``values`` are finite (``x * 0.0`` is 0 exactly for a finite x)."""
+    for i in rows:
+        acc = 0.0
+        for j in range(values.shape[1]):
+            acc += values[i, j] * 0.0
+        if acc != 0.0:
+            return False
+    return True
+
+
+def _finite(array: np.ndarray, rows: np.ndarray | None) -> bool:
+    """Whether ``array`` is finite, or only its rows ``rows`` (along axis 0) if given."""
+    if rows is None or array.ndim == 0 or array.dtype != np.float64 or not array.flags.c_contiguous:
+        return bool(np.isfinite(array if rows is None else array[rows]).all())
+    if rows.size and (rows.min() < 0 or rows.max() >= array.shape[0]):
+        raise ValueError("rows outside the array")
+    return _rows_finite(array.reshape(array.shape[0], -1), rows)
+
+
+def first_non_finite(obj, rows: dict | None = None) -> str | None:
+    """The path of the first floating-point state array holding NaN or infinity.
+
+    ``rows`` maps the ids of arrays known to have been finite before a kernel call
+    that wrote them only in some rows (:class:`UndoLog`) to those rows: only they are
+    checked there.
+    """
+    rows = rows or {}
     for name, value in state_items(obj).items():
         if isinstance(value, float) and not np.isfinite(value):
             return name
         for path, array in _arrays(value, name):
-            if array.dtype.kind in "fc" and not np.isfinite(array).all():
+            if array.dtype.kind in "fc" and not _finite(array, rows.get(id(array))):
                 return path
     return None
 

@@ -52,7 +52,8 @@ Costs per example with k non-zeros (CSR input is never densified):
   of Z that ever received a non-zero (m <= d; O(d tau) amortized). With
   ``centering="exact"`` the "fd" columns are dense, but their mean parts are kept
   implicitly (:func:`aucstream.covariance.fd_insert`), so the cost is the same. The
-  weights are formed (O(d tau)) once at the end of each chunk.
+  weights are formed (O(d tau)) only when they are read (``w_``, ``coef_``,
+  ``decision_function``), not by the calls that learn (see ``OPAUC.w_``).
 
 Implicit weights of the low-rank variants
 -----------------------------------------
@@ -97,6 +98,8 @@ features for dense data (G16 §7.2) are in :mod:`aucstream.random_features`.
 """
 
 from __future__ import annotations
+
+import weakref
 
 import numpy as np
 
@@ -160,6 +163,12 @@ def opauc_gradient(w: np.ndarray, x: np.ndarray, y: float, opposite, lam: float)
 
 #: The kinds whose kernel keeps the weights in implicit form.
 _LOWRANK = ("randomized", "hash", "fd")
+
+#: Low-rank learners whose ``w_`` holds the weights their implicit form gives now
+#: (``OPAUC.w_``). Outside the state on purpose: a learner that is not listed (after a
+#: call that learnt, a rolled-back call, unpickling or loading) forms them again when
+#: they are read, which is always right.
+_FORMED: weakref.WeakSet = weakref.WeakSet()
 
 
 class OPAUC(BaseStreamingAUC):
@@ -493,6 +502,7 @@ class OPAUC(BaseStreamingAUC):
         )
 
     def _update_lowrank(self, chunk: Chunk) -> None:
+        _FORMED.discard(self)  # w_ is formed again when read (OPAUC.w_)
         neg = self.stats_[0]
         settings = LowRankSettings(
             float(self.eta),
@@ -527,7 +537,6 @@ class OPAUC(BaseStreamingAUC):
             else:
                 self._rebase()
                 resume = False
-        self._materialize()
 
     def _fd_shrink(self, c: int) -> None:
         """Shrink class c's frequent-directions sketch (Alg. 2) and keep w fixed."""
@@ -539,10 +548,11 @@ class OPAUC(BaseStreamingAUC):
         self.zv_[o] += z_oc @ pc + gc * self.zs_[o, c]
         for b in (0, 1):
             self.sv_[b] += self.zs_[c, b] @ pc + gc * self.ss_[b, c]
-        self.v_ += gc * s.sum_
         self.p_[c] = 0.0
         self.gamma_[c] = 0.0
-        M = s.shrink_now(dump_coef=pc, dump_out=self.v_)
+        # v += gamma_c s_c + Z_c p_c, in one pass over the support (s_c and Z_c are
+        # zero elsewhere)
+        M = s.shrink_now(dump_coef=pc, dump_out=self.v_, dump_sum=gc)
         m = M.shape[1]
         if c == 0:
             zz = M.T @ self.zz_
@@ -569,10 +579,55 @@ class OPAUC(BaseStreamingAUC):
         return total
 
     def _materialize(self) -> None:
-        self.w_[:] = self.scale_[0] * self._implicit_sum()
+        """Form the weights from the implicit form into ``w_`` (O(d tau))."""
+        self.__dict__["w_"][:] = self.scale_[0] * self._implicit_sum()
+        _FORMED.add(self)
+
+    @property
+    def w_(self) -> np.ndarray:
+        """Current weights (also ``coef_[0]``).
+
+        The low-rank kinds learn the implicit form (module docstring) and form ``w``
+        from it (O(d tau)) into the stored array only when it is read after learning,
+        so a call that learns a chunk costs O(chunk) and not O(d tau) more. The stored
+        array may therefore lag behind the implicit form (e.g. in a saved file); it is
+        a cache that reading refreshes, never read by the kernels.
+        """
+        state = self.__dict__
+        try:
+            w = state["w_"]
+        except KeyError:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute 'w_'") from None
+        if state.get("v_") is not None and self not in _FORMED and self.covariance in _LOWRANK:
+            self._materialize()
+        return w
+
+    @w_.setter
+    def w_(self, value: np.ndarray) -> None:
+        self.__dict__["w_"] = value
+        _FORMED.discard(self)
+
+    @w_.deleter
+    def w_(self) -> None:
+        self.__dict__.pop("w_", None)
+        _FORMED.discard(self)
 
     def _rebase(self) -> None:
-        """Fold the implicit weights into v and recompute every maintained product."""
+        """Fold the implicit weights into v and recompute every maintained product.
+
+        The O(d tau^2) products run on one BLAS thread: a d x tau Gram matrix took
+        8-26 s instead of 0.5-0.8 s at d = 10^6 when the BLAS threads competed for
+        busy cores, and one thread makes the products (so the re-based model) the
+        same whatever the BLAS thread count (the matrix-vector products depend on it).
+        """
+        from threadpoolctl import threadpool_limits  # a dependency of scikit-learn
+
+        with threadpool_limits(limits=1, user_api="blas"):
+            self._rebase_products()
+
+    def _rebase_products(self) -> None:
+        """:meth:`_rebase`'s work."""
+        _FORMED.discard(self)
         self.v_[:] = self.scale_[0] * self._implicit_sum()
         self.scale_[0] = 1.0
         self.p_[:] = 0.0
@@ -701,9 +756,10 @@ class OPAUC(BaseStreamingAUC):
     def _set_weights(self, w: np.ndarray) -> None:
         """Make ``w`` the current weights (for the low-rank kinds: the implicit form
         ``v = w`` with the maintained products recomputed from the summaries)."""
-        self.w_ = np.array(w, dtype=np.float64, copy=True)
+        w = np.array(w, dtype=np.float64, copy=True)
+        self.w_ = w
         if self.covariance in _LOWRANK:
-            self.v_ = self.w_.copy()
+            self.v_ = w.copy()
             self.p_[:] = 0.0
             self.gamma_[:] = 0.0
             self.scale_[0] = 1.0
@@ -711,6 +767,32 @@ class OPAUC(BaseStreamingAUC):
             self._materialize()
 
     # -------------------------------------------------------------- write sets
+    def _row_logged_state(self) -> tuple:
+        """The low-rank kinds' sketches and class sums (and frequent directions'
+        ``seen_``): O(d tau), written by the kernel in the rows of the examples'
+        features, and as a whole only by a shrink or a re-basing
+        (:meth:`_row_written_state`); see :meth:`BaseStreamingAUC._row_logged_state`.
+        ``v_`` (written whole by a rescaling in the kernel), ``w_`` and the small
+        arrays are copied by the transaction."""
+        stats = self.__dict__.get("stats_")
+        if self.covariance not in _LOWRANK or self.__dict__.get("v_") is None or not stats:
+            return ()
+        return tuple(a for s in stats for a in s.row_state())
+
+    def _row_written_state(self, chunk: Chunk) -> tuple:
+        """Those of :meth:`_row_logged_state` that ``chunk`` writes only in its rows:
+        all but a frequent-directions sketch that may shrink within the chunk (its
+        class has examples enough to fill it), or every one when a re-basing falls
+        within the chunk (:meth:`aucstream.covariance.FrequentDirectionsCovariance.rows_only`)."""
+        if not self._row_logged_state():
+            return ()
+        every = int(self._rebase_every)
+        seen = sum(s.count for s in self.stats_)
+        rebase = every > 0 and (seen + chunk.n_samples) // every > seen // every
+        pos = int(np.count_nonzero(chunk.y > 0))
+        inserts = (chunk.n_samples - pos, pos)
+        return tuple(a for c, s in enumerate(self.stats_) for a in s.rows_only(inserts[c], rebase))
+
     def _read_only_state(self, y_pm: np.ndarray) -> tuple:
         """With "full" and "sparse", the summary of the class no example of the chunk
         belongs to, which the kernel (:func:`_opauc_chunk`) only reads, and the random

@@ -99,6 +99,7 @@ from ._lowrank import (
     CENTERED_SKETCH,
     LowRankArrays,
     center_terms,
+    single_nonzero,
     sketch_tdot,
 )
 from ._solve import solve_from_statistics
@@ -150,6 +151,7 @@ __all__ = [
     "own_and_opposite",
     "register",
     "run_reserving",
+    "single_nonzero",
     "sketch_tdot",
     "solve_from_statistics",
     "sparse_add",

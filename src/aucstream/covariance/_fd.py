@@ -36,6 +36,7 @@ from typing import ClassVar
 
 import numba as nb
 import numpy as np
+import scipy.linalg
 from numpy.typing import ArrayLike
 
 from .._chunks import csr_arrays
@@ -199,10 +200,11 @@ def _fd_settle(sketch, sums, beta, rows):
 
 
 @nb.njit(cache=True)
-def _fd_shrink_rows(sketch, sums, beta, rows, M, dump_coef, dump_out, dump):
+def _fd_shrink_rows(sketch, sums, beta, rows, M, dump_coef, dump_out, dump, dump_sum=0.0):
     """``Z[i] <- Z[i] M`` (zeros after the m new columns) for the listed rows, where
     ``Z[i] = sketch[i] - sums[i] beta`` before and ``sketch[i]`` after; with ``dump``,
-    first ``dump_out[i] += Z[i] . dump_coef``. O(len(rows) tau m)."""
+    first ``dump_out[i] += dump_sum * sums[i]``, then ``dump_out[i] += Z[i] . dump_coef``.
+    O(len(rows) tau m)."""
     tau = sketch.shape[1]
     m = M.shape[1]
     old = np.empty(tau)
@@ -213,6 +215,8 @@ def _fd_shrink_rows(sketch, sums, beta, rows, M, dump_coef, dump_out, dump):
         for k in range(tau):
             old[k] = row[k] - si * beta[k]
         if dump:
+            if dump_sum != 0.0:
+                dump_out[rows[t]] += dump_sum * si
             s = 0.0
             for k in range(tau):
                 s += old[k] * dump_coef[k]
@@ -247,13 +251,22 @@ def fd_shrink_index(shrink, sketch_size: int) -> int:
     return ell
 
 
+def _eigh(gram: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.linalg.eigh`` of a small symmetric matrix, through scipy's ``dsyevd`` (the
+    same LAPACK driver) when it is finite: numpy's call of it can take 30 ms instead
+    of 1 ms for tau = 50 when its BLAS threads compete for busy cores."""
+    if not np.isfinite(gram).all():
+        return np.linalg.eigh(gram)  # as before (NaN out, for the divergence check)
+    return scipy.linalg.eigh(gram, driver="evd", check_finite=False)
+
+
 def _shrink_matrix(gram: np.ndarray, ell: int) -> np.ndarray:
     """``M`` (tau x m) with ``Z M = U sqrt(max(S^2 - s_l^2, 0))`` (non-zero columns only).
 
     From the eigendecomposition of ``G = Z^T Z = V S^2 V^T``; eigenvalues at or below
     ``max(s_l^2, tau eps s_1^2)`` give zero columns, so m <= l - 1.
     """
-    lam, V = np.linalg.eigh(symmetrize(gram))
+    lam, V = _eigh(symmetrize(gram))
     lam, V = lam[::-1], V[:, ::-1]
     top = max(float(lam[0]), 0.0)
     delta = max(float(lam[ell - 1]), 0.0)
@@ -352,6 +365,17 @@ class FrequentDirectionsCovariance(_LowRankSummary):
     @property
     def center_code(self) -> int:
         return _CENTER_CODES[self.centering]
+
+    _row_arrays = ("sketch_", "sum_", "seen_")
+
+    def rows_only(self, n_inserts: int, refresh: bool) -> tuple:
+        """The sum and ``seen_`` (written at the examples' features only); the sketch
+        too unless a shrink can come within ``n_inserts`` inserts or ``refresh`` runs
+        (both rewrite every row of the support)."""
+        shrinks = self.nfill_[0] + n_inserts >= self.sketch_size
+        if refresh or shrinks:
+            return (self.sum_, self.seen_)
+        return self.row_state()
 
     def draws(self, rng: np.random.Generator, n: int) -> np.ndarray:
         """Frequent directions draws nothing: an empty (0, tau) array."""
@@ -465,14 +489,17 @@ class FrequentDirectionsCovariance(_LowRankSummary):
         return self
 
     def shrink_now(
-        self, dump_coef: np.ndarray | None = None, dump_out: np.ndarray | None = None
+        self,
+        dump_coef: np.ndarray | None = None,
+        dump_out: np.ndarray | None = None,
+        dump_sum: float = 0.0,
     ) -> np.ndarray:
         """Shrink the sketch (second step of Alg. 2); return the tau x m matrix M.
 
         The new sketch is ``Z M`` in its first m columns (zeros after), and the new
-        Gram matrix ``M^T G M``. If ``dump_coef`` is given, ``Z @ dump_coef`` (with the
-        old Z) is added to ``dump_out`` in the same pass over the rows (used by
-        OPAUC's kernel).
+        Gram matrix ``M^T G M``. If ``dump_coef`` is given, ``dump_sum * sum_`` and
+        then ``Z @ dump_coef`` (with the old Z) are added to ``dump_out`` in the same
+        pass over the rows (used by OPAUC's kernel; both are zero off the support).
         """
         M = _shrink_matrix(self.gram_, self.shrink_index)
         rows = self.support_[: self.n_support_[0]]  # every other row of Z is zero
@@ -487,6 +514,7 @@ class FrequentDirectionsCovariance(_LowRankSummary):
             dump_coef if dump else np.zeros(self.sketch_size),
             dump_out if dump else self.sum_,
             dump,
+            float(dump_sum),
         )
         self.beta_[:] = 0.0
         m = M.shape[1]

@@ -21,6 +21,7 @@ from ._lowrank import (
     CENTER_G13,
     CENTER_G16,
     _LowRankSummary,
+    single_nonzero,
     sketch_add_outer,
     sketch_tdot,
 )
@@ -36,7 +37,8 @@ def lowrank_add(arrays, idx, val, a, ztx):
     ``Z += x a^T``, ``s += x``, ``T += 1``, ``u += a``. Returns ``|x|^2``.
 
     ``ztx`` must hold ``Z^T x`` before the update; the Gram matrix ``G = Z^T Z`` is
-    updated by ``G += (Z^T x) a^T + a (Z^T x)^T + |x|^2 a a^T``. O(k tau + tau^2).
+    updated by ``G += (Z^T x) a^T + a (Z^T x)^T + |x|^2 a a^T``. O(k tau + tau^2);
+    O(k + tau) for a hashed draw (one non-zero: :func:`single_nonzero`).
     """
     sums, sketch, gram, asum = arrays.sums, arrays.sketch, arrays.gram, arrays.asum
     tau = sketch.shape[1]
@@ -47,9 +49,17 @@ def lowrank_add(arrays, idx, val, a, ztx):
         sums[idx[q]] += v
     sketch_add_outer(sketch, idx, val, a)
     arrays.count[0] += 1
-    for i in range(tau):
+    h = single_nonzero(a)
+    if h >= 0:  # a hashed draw: row and column h change (the other terms are zeros)
         for j in range(tau):
-            gram[i, j] += ztx[i] * a[j] + a[i] * ztx[j] + xx * a[i] * a[j]
+            gram[h, j] += ztx[h] * a[j] + a[h] * ztx[j] + xx * a[h] * a[j]
+        for i in range(tau):
+            if i != h:
+                gram[i, h] += ztx[i] * a[h] + a[i] * ztx[h] + xx * a[i] * a[h]
+    else:
+        for i in range(tau):
+            for j in range(tau):
+                gram[i, j] += ztx[i] * a[j] + a[i] * ztx[j] + xx * a[i] * a[j]
     for j in range(tau):
         asum[j] += a[j]
     return xx

@@ -37,6 +37,7 @@ __all__ = [
     "CENTER_G16",
     "LowRankArrays",
     "center_terms",
+    "single_nonzero",
     "sketch_add_outer",
     "sketch_tdot",
 ]
@@ -80,13 +81,37 @@ def sketch_tdot(sketch, idx, val, out):
 
 
 @borrowing_step
+def single_nonzero(a):
+    """The index of the only non-zero of ``a``; -1 if all are zero, -2 if more are.
+
+    Hashed draws and frequent directions' columns are such unit vectors: updates by
+    ``a`` then touch one row or column, not tau. Adding a product with a zero factor
+    changes nothing but the sign of a zero, so skipping those terms gives the same
+    numbers (for finite operands)."""
+    found = -1
+    for j in range(a.shape[0]):
+        if a[j] != 0.0:
+            if found >= 0:
+                return -2
+            found = j
+    return found
+
+
+@borrowing_step
 def sketch_add_outer(sketch, idx, val, a):
-    """``Z += x a^T`` for x given by its non-zeros; O(k tau). Zeros are skipped."""
+    """``Z += x a^T`` for x given by its non-zeros; O(k tau), O(k) for a with one
+    non-zero (:func:`single_nonzero`). Zeros are skipped."""
+    h = single_nonzero(a)
+    if h == -1:
+        return
     for q in range(idx.shape[0]):
         v, i = val[q], idx[q]
         if v != 0.0:
-            for j in range(a.shape[0]):  # writes row i of Z
-                sketch[i, j] += v * a[j]
+            if h >= 0:
+                sketch[i, h] += v * a[h]
+            else:
+                for j in range(a.shape[0]):  # writes row i of Z
+                    sketch[i, j] += v * a[j]
 
 
 @borrowing_njit
@@ -195,6 +220,22 @@ class _LowRankSummary(CovarianceSummary):
         if not isinstance(self.centering, str) or self.centering not in codes:
             raise ValueError(f"centering = {self.centering!r} is not one of {tuple(codes)}")
         return d, tau, t
+
+    #: The arrays indexed by feature that adding examples writes only in the rows
+    #: of their non-zero features (:meth:`row_state`).
+    _row_arrays: ClassVar[tuple[str, ...]] = ("sketch_", "sum_")
+
+    def row_state(self) -> tuple:
+        """The arrays of O(d) or more rows, indexed by feature, that adding examples
+        writes only in their rows: for a learner's undo log
+        (:meth:`aucstream._base.BaseStreamingAUC._row_logged_state`)."""
+        return tuple(getattr(self, name) for name in self._row_arrays)
+
+    def rows_only(self, n_inserts: int, refresh: bool) -> tuple:
+        """Those of :meth:`row_state` that adding ``n_inserts`` examples writes only in
+        their rows, also when :meth:`refresh` runs in between if ``refresh``: all of
+        them for the linear sketches (:meth:`refresh` writes the Gram matrix only)."""
+        return self.row_state()
 
     def sketch_matrix(self) -> np.ndarray:
         """The sketch Z (d x tau): ``sketch_`` itself for the linear sketches."""

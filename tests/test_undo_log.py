@@ -1,0 +1,218 @@
+"""Undo logs: OPAUC's O(d tau) sketches are saved by the rows a call writes.
+
+The low-rank kinds declare their sketches and class sums (``_row_logged_state``) and,
+per chunk, which of them the chunk writes only in the rows of its features
+(``_row_written_state``: all, but a frequent-directions sketch that may shrink and
+every sketch when a re-basing falls in the chunk). A ``partial_fit``-like call then
+saves those rows (or the whole array) into an undo log before the kernel runs, instead
+of copying the state, and checks only them for divergence afterwards. Three things
+must hold, for every sketch and centering:
+
+- the declaration is true: outside the chunk's rows the declared arrays keep every
+  byte, through shrinks, re-basings and rescalings;
+- a call that raises after the kernel wrote (an interrupt, an arithmetic error, a
+  divergence) leaves the learner bit for bit as before, and it then goes on as one
+  that never saw the call;
+- a divergence in the rows a chunk wrote is still found and named.
+
+The undo log is used for every call when the logged arrays exceed
+``_state.SHADOW_LIMIT`` (d = 10^6); the tests lower that limit to use it at small d.
+The weights of the low-rank kinds are formed only when read (``OPAUC.w_``).
+"""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from conftest import make_stream
+from test_write_sets import assert_same_bytes, state_bytes
+
+from aucstream import OPAUC, _state, load_model, save_model
+from aucstream import opauc as opauc_module
+
+#: (covariance, centering) of every low-rank variant.
+VARIANTS = [
+    ("randomized", None),
+    ("randomized", "g16"),
+    ("randomized", "exact"),
+    ("hash", None),
+    ("hash", "g13"),
+    ("hash", "exact"),
+    ("fd", None),
+    ("fd", "exact"),
+]
+IDS = [f"{kind}-{centering}" for kind, centering in VARIANTS]
+
+
+def make(kind, centering, **params):
+    return OPAUC(
+        eta=0.05, lam=0.01, covariance=kind, sketch_size=3, centering=centering, random_state=0
+    ).set_params(**params)
+
+
+def data(n=240, d=40, seed=0):
+    X, y = make_stream(n, d, seed=seed, sparsity=0.85)
+    y[:2] = [-1, 1]
+    return sp.csr_matrix(X), y
+
+
+@pytest.fixture
+def logged(monkeypatch):
+    """Every call of a low-rank OPAUC through the undo log (as at d = 10^6)."""
+    monkeypatch.setattr(_state, "SHADOW_LIMIT", 0)
+
+
+@pytest.mark.parametrize("kind, centering", VARIANTS, ids=IDS)
+def test_declared_rows_are_the_only_rows_written(kind, centering, logged, monkeypatch):
+    monkeypatch.setattr(OPAUC, "_rebase_every", 11)  # re-basings inside some chunks
+    X, y = data()
+    model = make(kind, centering)
+    update = OPAUC._update
+    checked = []
+
+    def watched(self, chunk):
+        written = self._row_written_state(chunk)
+        rows = _state.unique_rows(chunk.indices, chunk.n_features)
+        outside = np.setdiff1d(np.arange(chunk.n_features), rows)
+        before = [a[outside].copy() for a in written]
+        update(self, chunk)
+        for a, old in zip(written, before):
+            assert a[outside].tobytes() == old.tobytes()
+        checked.append(len(written))
+
+    monkeypatch.setattr(OPAUC, "_update", watched)
+    model.partial_fit(X[:3], y[:3], classes=[-1, 1])
+    for lo, hi in [(3, 4), (4, 9), (9, 30), (30, 31), (31, 80), (80, 150), (150, 240)]:
+        model.partial_fit(X[lo:hi], y[lo:hi])
+    assert len(checked) == 8 and max(checked) == len(model._row_logged_state())
+    if kind == "fd":
+        assert min(checked) < max(checked)  # shrinks: the sketch saved whole
+        assert all(s.n_shrinks_[0] > 3 for s in model.stats_)
+
+
+class _Interrupt(BaseException):
+    pass
+
+
+def _failing(how):
+    update = OPAUC._update
+
+    def failing(self, chunk):
+        update(self, chunk)  # writes what it may write, then fails
+        if how == "interrupt":
+            raise _Interrupt
+        if how == "arithmetic":
+            raise ZeroDivisionError("division by zero")
+        # a divergence in a row the chunk wrote, in an array checked by its rows only
+        row = chunk.indices[chunk.indptr[-1] - 1]
+        self.stats_[int(chunk.y[-1] > 0)].sum_[row] = np.nan
+
+    return failing
+
+
+ERRORS = {"interrupt": _Interrupt, "arithmetic": FloatingPointError, "divergence": None}
+
+
+@pytest.mark.parametrize("how", list(ERRORS))
+@pytest.mark.parametrize("kind, centering", VARIANTS, ids=IDS)
+def test_a_rejected_call_restores_everything(kind, centering, how, logged, monkeypatch):
+    monkeypatch.setattr(OPAUC, "_rebase_every", 13)
+    X, y = data(seed=1)
+    model = make(kind, centering).partial_fit(X[:20], y[:20], classes=[-1, 1])
+    model.coef_  # noqa: B018 - w_ formed, then stale again below
+    model.partial_fit(X[20:25], y[20:25])
+    reference = pickle.loads(pickle.dumps(model))
+    bounds = [25, 26, 40, 41, 90, 160, 240]  # one row, shrinks and re-basings inside
+    for lo, hi in zip(bounds[:-1], bounds[1:]):
+        before = state_bytes(model)
+        for call in ("partial_fit", "test_then_train"):
+            with monkeypatch.context() as patch:
+                patch.setattr(OPAUC, "_update", _failing(how))
+                with pytest.raises(ERRORS[how] or FloatingPointError) as error:
+                    getattr(model, call)(X[lo:hi], y[lo:hi])
+            if how == "divergence":
+                assert "diverged" in str(error.value) and "sum_" in str(error.value)
+            assert_same_bytes(before, state_bytes(model))
+        model.partial_fit(X[lo:hi], y[lo:hi])
+        reference.partial_fit(X[lo:hi], y[lo:hi])
+        assert_same_bytes(state_bytes(reference), state_bytes(model))
+    np.testing.assert_array_equal(model.coef_, reference.coef_)
+    if kind == "fd":
+        assert all(s.n_shrinks_[0] > 3 for s in model.stats_)
+
+
+@pytest.mark.parametrize("kind, centering", [("hash", "g16"), ("fd", None), ("randomized", None)])
+def test_a_real_divergence_is_found_and_named(kind, centering, logged):
+    X, y = data(seed=2)
+    model = make(kind, centering, eta=64.0, lam=0.0).partial_fit(X[:10], y[:10], classes=[-1, 1])
+    before = state_bytes(model)
+    with pytest.raises(FloatingPointError, match="diverged: its state"):
+        for lo in range(10, 240, 10):
+            before = state_bytes(model)
+            model.partial_fit(X[lo : lo + 10] * 1e3, y[lo : lo + 10])
+    assert_same_bytes(before, state_bytes(model))
+
+
+@pytest.mark.parametrize("kind, centering", VARIANTS, ids=IDS)
+def test_the_undo_log_path_learns_what_the_fast_path_learns(kind, centering, monkeypatch):
+    X, y = data(seed=3)
+    fast, slow = make(kind, centering), make(kind, centering)
+    for model, limit in ((fast, 1 << 40), (slow, 0)):
+        with monkeypatch.context() as patch:
+            patch.setattr(_state, "SHADOW_LIMIT", limit)
+            model.partial_fit(X[:4], y[:4], classes=[-1, 1])
+            for i in range(4, 60):
+                model.learn_one(X[i].toarray()[0], y[i])
+            model.partial_fit(X[60:], y[60:])
+    np.testing.assert_array_equal(fast.coef_, slow.coef_)
+    assert_same_bytes(state_bytes(fast), state_bytes(slow))
+
+
+def test_undo_log_puts_back_overlapping_row_and_whole_saves():
+    rng = np.random.default_rng(0)
+    a, b = rng.normal(size=(30, 4)), rng.normal(size=30)
+    flags = rng.random(30) < 0.5
+    start = [a.copy(), b.copy(), flags.copy()]
+    log = _state.UndoLog((a, b, flags))
+    written = frozenset(map(id, (a, b, flags)))
+    for step, rows in enumerate([[1, 5, 7], [5, 6, 29], None, [0, 5]]):
+        rows = None if rows is None else np.array(rows, dtype=np.int64)
+        log.cover(rows, written if step != 1 else frozenset([id(a)]))
+        for array in (a, b, flags):
+            where = slice(None) if rows is None or step == 1 and array is not a else rows
+            array[where] = rng.normal(size=array[where].shape) if array.dtype.kind == "f" else 1
+    log.undo()
+    for now, then in zip((a, b, flags), start):
+        assert now.tobytes() == then.tobytes()
+
+
+def test_unique_rows_are_sorted_and_checked():
+    indices = np.array([5, 3, 5, 9, 0, 3], dtype=np.int64)
+    np.testing.assert_array_equal(_state.unique_rows(indices, 10), [0, 3, 5, 9])
+    assert _state.unique_rows(np.zeros(0, dtype=np.int64), 4).shape == (0,)
+    for bad in (10, -1):
+        with pytest.raises(ValueError, match="outside"):
+            _state.unique_rows(np.array([1, bad]), 10)
+
+
+@pytest.mark.parametrize("kind, centering", [("hash", None), ("fd", "exact")])
+def test_weights_are_formed_when_read_and_saved_stale_ones_load_right(kind, centering, tmp_path):
+    X, y = data(seed=4)
+    model = make(kind, centering).fit(X[:100], y[:100])
+    assert model not in opauc_module._FORMED  # fit did not form them
+    stale = model.__dict__["w_"].copy()
+    save_model(model, tmp_path / "stale.npz")
+    copied = pickle.loads(pickle.dumps(model))
+    expected = model.scale_[0] * model._implicit_sum()
+    np.testing.assert_array_equal(model.w_, expected)
+    assert not np.array_equal(stale, expected)
+    for other in (copied, load_model(tmp_path / "stale.npz")):
+        np.testing.assert_array_equal(other.coef_[0], expected)
+        np.testing.assert_array_equal(other.decision_function(X), model.decision_function(X))
+    model.partial_fit(X[100:], y[100:])
+    assert model not in opauc_module._FORMED
+    whole = make(kind, centering).fit(X, y)
+    np.testing.assert_array_equal(model.w_, whole.w_)

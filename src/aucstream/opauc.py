@@ -451,6 +451,7 @@ class OPAUC(BaseStreamingAUC):
                 'covariance="full" keeps two exact d x d scatter matrices (O(d^2) memory); '
                 'for many features use a sketch in O(d * sketch_size): covariance="fd", '
                 '"randomized", "hash" or "sparse"'
+                + ('; dtype="float32" halves them' if self.dtype == "float64" else "")
             )
         return f"Use a smaller sketch_size (covariance={self.covariance!r} keeps O(d tau))."
 

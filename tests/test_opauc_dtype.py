@@ -16,7 +16,7 @@ import scipy.sparse as sp
 from conftest import a9a_normalized, assert_same_state, make_stream, snapshot, state_bytes
 from sklearn.metrics import roc_auc_score
 
-from aucstream import OPAUC, load_model, save_model
+from aucstream import OPAUC, AdaOAM, load_model, save_model
 from aucstream import covariance as cov
 from aucstream._params import InvalidParameterError
 
@@ -219,3 +219,35 @@ def test_float32_divergence_is_detected_and_changes_nothing():
     with pytest.raises(FloatingPointError):
         model.partial_fit(X[100:] * 1e20, y[100:])
     assert_same_state(before, snapshot(vars(model)))
+
+
+# -------------------------------------------------------------------- AdaOAM
+def test_adaoam_float32_keeps_the_auc_and_halves_the_scatters():
+    X, y, Xt, yt = a9a_normalized()
+    models = {dtype: AdaOAM(dtype=dtype).fit(X, y) for dtype in ("float64", "float32")}
+    aucs = {k: roc_auc_score(yt, m.decision_function(Xt)) for k, m in models.items()}
+    assert aucs["float64"] > 0.85
+    assert abs(aucs["float32"] - aucs["float64"]) < 1e-3
+    m32, m64 = models["float32"], models["float64"]
+    assert [s.scatter_.dtype for s in m32.stats_] == [np.float32, np.float32]
+    assert m32.w_.dtype == m32.sq_grad_sum_.dtype == np.float64
+    saved = state_bytes(m64.stats_) - state_bytes(m32.stats_)
+    assert saved == sum(s.scatter_.nbytes for s in m32.stats_)
+    assert m32._state_nbytes(123) < 0.6 * m64._state_nbytes(123)
+
+
+def test_adaoam_float32_is_chunk_invariant_saves_and_refuses_mixing(tmp_path):
+    X, y = make_stream(400, 10, seed=9)
+    whole = AdaOAM(dtype="float32", random_state=0).fit(X, y)
+    split = AdaOAM(dtype="float32", random_state=0)
+    for lo, hi in ((0, 1), (1, 150), (150, 400)):
+        split.partial_fit(X[lo:hi], y[lo:hi], classes=[-1, 1])
+    assert_same_state(snapshot(vars(whole)), snapshot(vars(split)))
+    half = AdaOAM(dtype="float32", random_state=0).partial_fit(X[:200], y[:200], classes=[-1, 1])
+    loaded = load_model(save_model(half, tmp_path / "a.npz"))
+    loaded.partial_fit(X[200:], y[200:])
+    assert_same_state(snapshot(vars(whole)), snapshot(vars(loaded)))
+    with pytest.raises(ValueError, match=r"parameters differ: \['dtype'\]"):
+        AdaOAM().fit(X, y).merge(whole)
+    with pytest.raises(InvalidParameterError, match="The 'dtype' parameter of AdaOAM"):
+        AdaOAM(dtype="float16").fit(X, y)

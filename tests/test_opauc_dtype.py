@@ -8,6 +8,7 @@ dtype, the "sparse" summary, a tampered file, a merge with a float64 model.
 
 from __future__ import annotations
 
+import json
 import pickle
 
 import numpy as np
@@ -171,6 +172,21 @@ def test_a_tampered_dtype_is_refused_on_load(kind, tmp_path):
     np.savez(tmp_path / "bad64.npz", **arrays)
     with pytest.raises(ValueError, match=f"{key}: dtype float32, expected float64"):
         load_model(tmp_path / "bad64.npz")
+    # a float32 file whose parameters say float64, or "sparse" with float32
+    path = save_model(_model(kind).fit(X, y), tmp_path / "m32.npz")
+    with np.load(path) as z:
+        arrays = {k: z[k] for k in z.files}
+    meta = json.loads(str(arrays["__meta__"]))
+    meta["params"]["dtype"] = "float64"
+    arrays["__meta__"] = np.array(json.dumps(meta))
+    np.savez(tmp_path / "params64.npz", **arrays)
+    with pytest.raises(ValueError, match=f"{BIG[kind]}: dtype float32, expected float64"):
+        load_model(tmp_path / "params64.npz")
+    meta["params"].update(dtype="float32", covariance="sparse")
+    arrays["__meta__"] = np.array(json.dumps(meta))
+    np.savez(tmp_path / "sparse32.npz", **arrays)
+    with pytest.raises(ValueError, match="'dtype' parameter of OPAUC must be 'float64' with"):
+        load_model(tmp_path / "sparse32.npz")
 
 
 @pytest.mark.parametrize("kind", KINDS)

@@ -136,8 +136,8 @@ def center_terms(code, count, asum, zv, cv, phi):
 
 
 #: Rows of a float32 sketch converted to float64 at a time by the products below
-#: (4096 x tau doubles: small enough to stay in cache, large enough for BLAS).
-_BLOCK_ROWS = 4096
+#: (2048 x tau doubles: small enough to stay in cache, large enough for BLAS).
+_BLOCK_ROWS = 2048
 
 
 def _blocks(Z: np.ndarray):

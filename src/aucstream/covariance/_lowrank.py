@@ -28,6 +28,7 @@ from __future__ import annotations
 from collections import namedtuple
 from typing import ClassVar
 
+import numba as nb
 import numpy as np
 from numpy.typing import ArrayLike
 
@@ -172,16 +173,32 @@ def sketch_matvec(Z: np.ndarray, p: np.ndarray) -> np.ndarray:
     return out
 
 
+@nb.njit(cache=True, fastmath={"contract"})
+def _cross32(A, B, out):
+    """``out += A^T B`` for float32 A, B (d x tau), summed in float64 row by row;
+    zero entries of A (the rows of features never seen) are skipped."""
+    for i in range(A.shape[0]):
+        a, b = A[i], B[i]
+        for j in range(a.shape[0]):
+            aj = np.float64(a[j])
+            if aj != 0.0:
+                for k in range(b.shape[0]):
+                    out[j, k] += aj * b[k]
+
+
 def sketch_cross(A: np.ndarray, B: np.ndarray) -> np.ndarray:
-    r""":math:`A^\top B` (tau x tau, float64) for two d x tau sketches (``A.T @ B``
-    when both are float64; float64 sums block by block otherwise)."""
+    r""":math:`A^\top B` (tau x tau, float64) for two d x tau sketches: ``A.T @ B``
+    when both are float64; for float32 sketches, float64 sums over the rows
+    (compiled: a float64 copy would double the memory, and BLAS has no float32
+    product that accumulates in float64)."""
     if A.dtype == np.float64 and B.dtype == np.float64:
         return A.T @ B
     out = np.zeros((A.shape[1], B.shape[1]))
-    for lo in range(0, A.shape[0], _BLOCK_ROWS):
-        a = A[lo : lo + _BLOCK_ROWS].astype(np.float64)
-        b = a if B is A else B[lo : lo + _BLOCK_ROWS].astype(np.float64)
-        out += a.T @ b
+    if A.dtype == np.float32 and B.dtype == np.float32:
+        _cross32(np.ascontiguousarray(A), np.ascontiguousarray(B), out)
+        return out
+    for lo in range(0, A.shape[0], _BLOCK_ROWS):  # mixed precision (inspection only)
+        out += A[lo : lo + _BLOCK_ROWS].astype(np.float64).T @ B[lo : lo + _BLOCK_ROWS]
     return out
 
 

@@ -60,6 +60,16 @@ with :func:`add_example` and :func:`cov_matvec` (each kind registers its
 implementation with :func:`register`); :func:`run_reserving` reserves room in the
 sparse kinds when the kernel stops for it.
 
+Precision
+---------
+The kinds in :data:`DTYPE_KINDS` ("full" and the d x tau sketches) take
+``dtype=np.float32``: their one large array (the scatter, the sketch) is stored in
+float32, half the memory and memory traffic, while counts, sums, Gram matrices and
+every accumulation stay float64 (``_full`` and ``_lowrank`` say where rounding
+differs). The compiled functions get one more specialization, for float32 bundles,
+compiled only when used. Summaries of different dtypes do not merge. "sparse" keeps
+float64 (a float32 value next to its int64 key would save a quarter, not half).
+
 Merging and the closed form
 ---------------------------
 ``merge`` combines the summaries of two shards of a stream: exactly for the full and

@@ -13,13 +13,18 @@ small stream comes first), peak resident memory (``ru_maxrss``) and the test AUC
 held-out examples. ``"full"`` is skipped: its two d x d matrices would take 16 TB.
 
 ``run(quick)`` (for ``benchmarks/run.py``) returns one row per sketch with a target
-(randomized and hash: 100,000 examples/s; fd: 1,000) as its "peer".
+(randomized and hash: 100,000 examples/s; fd: 1,000) as its "peer", then one row per
+sketch with ``dtype="float32"`` (float32 d x tau sketches) against that float64 pass:
+the ratio of their examples per second (above 1: float32 faster), the bytes of the
+summaries and the difference of the test AUCs. ``--dtype float32`` runs the float32
+summaries from the command line.
 
 Usage::
 
     python benchmarks/bench_highdim.py                 # all four sketches, markdown table
     python benchmarks/bench_highdim.py --kinds hash --n 20000
     python benchmarks/bench_highdim.py --kinds hash fd --centering exact
+    python benchmarks/bench_highdim.py --kinds hash fd --dtype float32
     python benchmarks/bench_highdim.py --product-cost 50000   # OPAUC_s's P w at full budget
 """
 
@@ -91,6 +96,7 @@ def run_one(
     n_test: int,
     seed: int,
     centering: str | None = None,
+    dtype: str = "float64",
 ) -> dict:
     from aucstream import OPAUC
 
@@ -98,12 +104,18 @@ def run_one(
     X_test, y_test = X[n:], y[n:]
     X, y = X[:n], y[:n]
     centering = None if kind == "sparse" else centering
-    warm = OPAUC(covariance=kind, sketch_size=4, random_state=0, centering=centering)
+    warm = OPAUC(covariance=kind, sketch_size=4, random_state=0, centering=centering, dtype=dtype)
     warm.fit(X[:300, :1000], y[:300])  # compile the kernels (cached on disk afterwards)
     del warm
     data_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
     model = OPAUC(
-        eta=2**-8, lam=2**-10, covariance=kind, sketch_size=tau, random_state=0, centering=centering
+        eta=2**-8,
+        lam=2**-10,
+        covariance=kind,
+        sketch_size=tau,
+        random_state=0,
+        centering=centering,
+        dtype=dtype,
     )
     start = time.perf_counter()
     model.fit(X, y)
@@ -121,6 +133,7 @@ def run_one(
             "support": [int(s.n_support_[0]) for s in model.stats_],
         }
     label = kind if centering is None else f"{kind}, centering={centering}"
+    label += "" if dtype == "float64" else f", dtype={dtype}"
     return {
         "kind": label,
         "n": n,
@@ -132,6 +145,7 @@ def run_one(
         "peak_rss_gb": peak,
         "rss_before_fit_gb": data_rss,
         "summary_state_gb": state / 2**30,
+        "summary_state_bytes": state,
         "test_auc": model.score(X_test, y_test),
         **extra,
     }
@@ -164,10 +178,20 @@ def product_cost(n_fill: int, d: int, k: int, tau: int, seed: int) -> dict:
     }
 
 
-def _child(kind: str, n: int, d: int, k: int, tau: int, n_test: int, seed: int, centering=None):
+def _child(
+    kind: str,
+    n: int,
+    d: int,
+    k: int,
+    tau: int,
+    n_test: int,
+    seed: int,
+    centering=None,
+    dtype: str = "float64",
+):
     """``run_one`` in a subprocess of its own (so that its peak memory is its own)."""
     cmd = [sys.executable, __file__, "--one", kind, "--n", str(n), "--d", str(d), "--k", str(k)]
-    cmd += ["--tau", str(tau), "--n-test", str(n_test), "--seed", str(seed)]
+    cmd += ["--tau", str(tau), "--n-test", str(n_test), "--seed", str(seed), "--dtype", dtype]
     if centering:
         cmd += ["--centering", centering]
     out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
@@ -185,9 +209,27 @@ def run(quick: bool = False) -> list[dict]:
     compares the throughput with the library's target for that sketch (``peer`` is
     "target", ``ratio`` = measured / target)."""
     n = 20_000 if quick else 100_000
-    rows = []
+    rows, dtype_rows = [], []
     for kind, target in TARGETS.items():
         r = _child(kind, n, 1_000_000, 50, 50, 2000, 0)
+        r32 = _child(kind, n, 1_000_000, 50, 50, 2000, 0, dtype="float32")
+        dtype_rows.append(
+            {
+                "benchmark": "OPAUC sketches at d = 10^6, float32 against float64 sketches",
+                "name": f"OPAUC(covariance={kind!r}, sketch_size=50, dtype='float32')",
+                "d": 1_000_000,
+                "rows": n,
+                "rows_per_s": r32["examples_per_second"],
+                "peer": "dtype='float64'",
+                "peer_rows_per_s": r["examples_per_second"],
+                "ratio": r32["examples_per_second"] / r["examples_per_second"],
+                "summary_bytes": r32["summary_state_bytes"],
+                "peer_summary_bytes": r["summary_state_bytes"],
+                "peak_rss_gb": r32["peak_rss_gb"],
+                "peer_peak_rss_gb": r["peak_rss_gb"],
+                "auc_difference": r32["test_auc"] - r["test_auc"],
+            }
+        )
         rows.append(
             {
                 "benchmark": "OPAUC sketches at d = 10^6 (CSR, 50 non-zeros per row)",
@@ -202,7 +244,7 @@ def run(quick: bool = False) -> list[dict]:
                 "test_auc": r["test_auc"],
             }
         )
-    return rows
+    return rows + dtype_rows
 
 
 def main(argv=None) -> None:
@@ -218,6 +260,12 @@ def main(argv=None) -> None:
         "--centering",
         choices=("g13", "g16", "exact"),
         help="OPAUC's centering (default: each paper's form)",
+    )
+    parser.add_argument(
+        "--dtype",
+        choices=("float64", "float32"),
+        default="float64",
+        help="storage of the d x tau sketches (OPAUC's dtype)",
     )
     parser.add_argument("--one", help=argparse.SUPPRESS)  # child process: run one kind
     parser.add_argument(
@@ -244,6 +292,7 @@ def main(argv=None) -> None:
                     args.n_test,
                     args.seed,
                     args.centering,
+                    args.dtype,
                 )
             )
         )
@@ -251,7 +300,17 @@ def main(argv=None) -> None:
     results = []
     for kind in args.kinds:
         results.append(
-            _child(kind, args.n, args.d, args.k, args.tau, args.n_test, args.seed, args.centering)
+            _child(
+                kind,
+                args.n,
+                args.d,
+                args.k,
+                args.tau,
+                args.n_test,
+                args.seed,
+                args.centering,
+                args.dtype if kind != "sparse" else "float64",
+            )
         )
         r = results[-1]
         print(

@@ -16,9 +16,15 @@ warm-up (numba compilation or cache load), learner and peers interleaved so that
 busy machine slows them alike. ``run(quick)`` returns one row per (d, peer): the
 learner's rows/s, the peer's, and their ratio (above 1: OPAUC faster).
 
+``dtype="float32"`` (float32 scatters, half the bytes; :class:`aucstream.OPAUC`) is
+measured against float64 in the same run at d = 784 and 2000 (784 only with
+``--quick``), learner passes interleaved: rows/s of each, their ratio (above 1:
+float32 faster), the bytes of the two summaries and the difference of the two models'
+AUC on 2000 held-out rows of the same stream (``--dtype`` runs only this table).
+
 Usage::
 
-    python benchmarks/bench_opauc.py [--quick] [--repeats 3]
+    python benchmarks/bench_opauc.py [--quick] [--repeats 3] [--dtype]
 """
 
 from __future__ import annotations
@@ -50,9 +56,9 @@ def stream(n: int, d: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     return X, y
 
 
-def opauc_pass(X: np.ndarray, y: np.ndarray) -> np.ndarray:
+def opauc_pass(X: np.ndarray, y: np.ndarray, dtype: str = "float64") -> np.ndarray:
     """One pass of OPAUC(covariance="full") over the rows (one chunk)."""
-    return OPAUC(eta=ETA, lam=LAM).partial_fit(X, y, classes=[-1, 1]).w_
+    return OPAUC(eta=ETA, lam=LAM, dtype=dtype).partial_fit(X, y, classes=[-1, 1]).w_
 
 
 def blas_pass(X: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -96,8 +102,9 @@ def _rows(d: int, quick: bool) -> int:
     return int(min(20000, max(200, budget / d**2)))
 
 
-def run(quick: bool = False, repeats: int = 3) -> list[dict]:
-    """Rows per second of OPAUC full (dense) and its peers at each d (see module)."""
+def run(quick: bool = False, repeats: int = 3, with_dtype: bool = True) -> list[dict]:
+    """Rows per second of OPAUC full (dense) and its peers at each d, then float32
+    against float64 scatters (:func:`run_dtype`, unless ``with_dtype`` is false)."""
     repeats = 1 if quick else repeats
     results = []
     for d in DIMS[:3] if quick else DIMS:
@@ -127,6 +134,50 @@ def run(quick: bool = False, repeats: int = 3) -> list[dict]:
                     "ratio": best[peer] / best["OPAUC"],
                 }
             )
+    if with_dtype:
+        results += run_dtype(quick, repeats)
+    return results
+
+
+def run_dtype(quick: bool = False, repeats: int = 3) -> list[dict]:
+    """Rows per second of OPAUC full with float32 scatters against float64 (module)."""
+    from sklearn.metrics import roc_auc_score
+
+    repeats = 1 if quick else repeats
+    results = []
+    for d in (784,) if quick else (784, 2000):
+        n = _rows(d, quick)
+        X, y = stream(n + 2000, d)
+        X, y, X_test, y_test = X[:n], y[:n], X[n:], y[n:]
+        dtypes = ("float64", "float32")
+        for dtype in dtypes:  # warm-up
+            opauc_pass(X[:50], y[:50], dtype)
+        best, auc = dict.fromkeys(dtypes, np.inf), {}
+        for _ in range(repeats):
+            for dtype in dtypes:
+                start = time.perf_counter()
+                w = opauc_pass(X, y, dtype)
+                best[dtype] = min(best[dtype], time.perf_counter() - start)
+                auc[dtype] = roc_auc_score(y_test, X_test @ w)
+        nbytes = {
+            dtype: sum(s.scatter_.nbytes for s in OPAUC(dtype=dtype).fit(X[:20], y[:20]).stats_)
+            for dtype in dtypes
+        }
+        results.append(
+            {
+                "benchmark": "OPAUC full covariance, float32 against float64 scatters",
+                "name": "OPAUC(covariance='full', dtype='float32')",
+                "d": d,
+                "rows": n,
+                "rows_per_s": n / best["float32"],
+                "peer": "dtype='float64'",
+                "peer_rows_per_s": n / best["float64"],
+                "ratio": best["float64"] / best["float32"],
+                "scatter_bytes": nbytes["float32"],
+                "peer_scatter_bytes": nbytes["float64"],
+                "auc_difference": auc["float32"] - auc["float64"],
+            }
+        )
     return results
 
 
@@ -134,12 +185,21 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--dtype", action="store_true", help="only float32 against float64")
     args = parser.parse_args()
     print(f"{'d':>6}{'rows/s':>12}{'peer rows/s':>14}{'ratio':>8}  peer")
-    for r in run(args.quick, args.repeats):
+    rows = [] if args.dtype else run(args.quick, args.repeats, with_dtype=False)
+    rows += run_dtype(args.quick, args.repeats)
+    for r in rows:
         print(
             f"{r['d']:>6}{r['rows_per_s']:>12,.0f}{r['peer_rows_per_s']:>14,.0f}"
             f"{r['ratio']:>8.2f}  {r['peer']}"
+            + (
+                f"  (bytes {r['scatter_bytes']:,} vs {r['peer_scatter_bytes']:,}, "
+                f"AUC difference {r['auc_difference']:.1e})"
+                if "auc_difference" in r
+                else ""
+            )
         )
 
 

@@ -600,3 +600,16 @@ def clone_fit(estimator, X, y):
     from sklearn.base import clone
 
     return clone(estimator).fit(X, y)
+
+
+@pytest.mark.parametrize("kind", ["full", "fd"])
+def test_statistics_with_float32_summaries(sync, kind):
+    """OPAUC(dtype="float32"): the partitions' summaries are float32, and the solution
+    is the float64 one up to their rounding."""
+    X, y = stream(900, 6, 3, sparsity=0.5)
+    Xd = da.from_array(X, chunks=(200, 3))
+    params = {"lam": 2**-6, "covariance": kind, "sketch_size": 4}
+    m32 = ParallelPass(OPAUC(dtype="float32", **params)).fit(Xd, y)
+    m64 = ParallelPass(OPAUC(**params)).fit(Xd, y)
+    assert all(s.dtype == np.float32 for s in m32.estimator_.stats_)
+    np.testing.assert_allclose(m32.coef_[0], m64.coef_[0], rtol=1e-4, atol=1e-6)

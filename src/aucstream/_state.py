@@ -425,6 +425,19 @@ def _all_finite(table):
     return True
 
 
+@nb.njit(cache=True, fastmath={"reassoc"})
+def _all_finite32(table):
+    """:func:`_all_finite` for float32 values (OPAUC's ``dtype="float32"`` summaries)."""
+    for i in range(table.shape[0]):
+        values = nb.carray(_pointer(table[i, 0], nb.float32), table[i, 1])
+        acc = np.float32(0.0)
+        for j in range(values.shape[0]):
+            acc += values[j] * np.float32(0.0)
+        if acc != 0.0:
+            return False
+    return True
+
+
 def _address(array: np.ndarray) -> int:
     return array.__array_interface__["data"][0]
 
@@ -454,6 +467,7 @@ class _Plan:
         "back",
         "others",
         "floats",
+        "floats32",
         "other_floats",
         "generators",
     )
@@ -594,15 +608,18 @@ class FlatState:
         plan.views = [data for _, _, data, _ in kept if data is not None]
         plan.shadows = [shadow for _, _, data, shadow in kept if data is not None]
         plan.others = [a for a, _, data, _ in kept if data is None]
-        floats = []
+        floats, floats32 = [], []
         plan.other_floats = []
         for a, view, _, _ in kept:
             if a.dtype.kind in "fc":
                 if view is not None and a.dtype == np.float64:
                     floats.append((_address(view), view.shape[0]))
+                elif view is not None and a.dtype == np.float32:
+                    floats32.append((_address(view), view.shape[0]))
                 else:
                     plan.other_floats.append(a)
         plan.floats = np.array(floats, dtype=np.int64).reshape(-1, 2)
+        plan.floats32 = np.array(floats32, dtype=np.int64).reshape(-1, 2)
         plan.copy = plan.back = None
         if self._kept:
             plan.copy = self._table(plan.views, plan.shadows)
@@ -742,7 +759,7 @@ class FlatState:
         """
         if plan is None or not self._verified:
             plan = self._full
-        if not _all_finite(plan.floats):
+        if not (_all_finite(plan.floats) and _all_finite32(plan.floats32)):
             return False
         for a in plan.other_floats:
             if not np.isfinite(a).all():

@@ -142,6 +142,7 @@ from ._chunks import Chunk
 from ._kernels import mean_by_count, n_rows, row, rows_of, sparse_axpy, sparse_dot
 from ._params import StrOptions, non_negative, positive
 from .covariance import (
+    SUMMARY_DTYPES,
     ExactSparseCovariance,
     FullCovariance,
     add_example,
@@ -418,7 +419,11 @@ class _AdaGradAUC(BaseStreamingAUC):
         self.w_ = np.zeros(n_features)
         self.sq_grad_sum_ = np.zeros(n_features)
         self.n_updates_ = np.zeros(1, dtype=np.int64)
-        self.stats_ = [self._summary(n_features), self._summary(n_features)]
+        self.stats_ = [self._new_summary(n_features), self._new_summary(n_features)]
+
+    def _new_summary(self, n_features: int):
+        """An empty class summary of the learner's kind."""
+        return self._summary(n_features)
 
     def _classes(self) -> tuple:
         """The two summaries' kernel arrays (negative, positive)."""
@@ -507,6 +512,13 @@ class AdaOAM(_AdaGradAUC):
         Whether ``fit`` visits the examples in a random order (one pass still).
     random_state : int, Generator or None, default=None
         Seed of the shuffle.
+    dtype : {"float64", "float32"}, default="float64"
+        Storage of the two d x d scatters: "float32" halves their memory and the
+        memory traffic of the O(d^2) product that dominates each step. The weights,
+        the AdaGrad sums, the counts and class sums stay float64, and every product
+        is accumulated in float64 (as ``OPAUC(dtype="float32")``; see
+        :class:`aucstream.covariance.FullCovariance`). Models of different dtypes do
+        not merge.
 
     Attributes
     ----------
@@ -537,6 +549,7 @@ class AdaOAM(_AdaGradAUC):
     _parameter_constraints = {
         **_COMMON_CONSTRAINTS,
         "projection": [StrOptions(set(_PROJECTIONS))],
+        "dtype": [StrOptions(set(SUMMARY_DTYPES))],
     }
     _dense_kernels = True
 
@@ -548,6 +561,7 @@ class AdaOAM(_AdaGradAUC):
         projection: str = "H",
         shuffle: bool = False,
         random_state=None,
+        dtype: str = "float64",
     ):
         self.eta = eta
         self.lam = lam
@@ -555,6 +569,11 @@ class AdaOAM(_AdaGradAUC):
         self.projection = projection
         self.shuffle = shuffle
         self.random_state = random_state
+        self.dtype = dtype
+
+    def _new_summary(self, n_features: int) -> FullCovariance:
+        """An empty exact summary whose scatter is stored in ``dtype``."""
+        return FullCovariance(n_features, self.dtype)
 
     _low_memory_hint: ClassVar[str] = (
         "AdaOAM keeps two exact d x d covariance matrices (O(d^2) memory); for many "
@@ -567,7 +586,8 @@ class AdaOAM(_AdaGradAUC):
         """The two d x d summaries, w, the squared-gradient sums and the kernel's three
         work vectors."""
         d = int(n_features)
-        return 2 * summary_nbytes("full", d) + 8 * (5 * d + 1)
+        itemsize = np.dtype(self.dtype).itemsize
+        return 2 * summary_nbytes("full", d, itemsize=itemsize) + 8 * (5 * d + 1)
 
     def _update(self, chunk: Chunk) -> None:
         settings = AdaOAMSettings(

@@ -557,6 +557,7 @@ class ParallelPass(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             "centering": est.centering,
             "shrink": est.shrink,
             "prune_slack": est.prune_slack,
+            "dtype": getattr(est, "dtype", "float64"),
         }
 
     def _fit_statistics(self, dask, parts, spec, seeds) -> None:

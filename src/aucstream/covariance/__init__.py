@@ -60,6 +60,16 @@ with :func:`add_example` and :func:`cov_matvec` (each kind registers its
 implementation with :func:`register`); :func:`run_reserving` reserves room in the
 sparse kinds when the kernel stops for it.
 
+Precision
+---------
+The kinds in :data:`DTYPE_KINDS` ("full" and the d x tau sketches) take
+``dtype=np.float32``: their one large array (the scatter, the sketch) is stored in
+float32, half the memory and memory traffic, while counts, sums, Gram matrices and
+every accumulation stay float64 (``_full`` and ``_lowrank`` say where rounding
+differs). The compiled functions get one more specialization, for float32 bundles,
+compiled only when used. Summaries of different dtypes do not merge. "sparse" keeps
+float64 (a float32 value next to its int64 key would save a quarter, not half).
+
 Merging and the closed form
 ---------------------------
 ``merge`` combines the summaries of two shards of a stream: exactly for the full and
@@ -76,12 +86,16 @@ and exact sparse), ``_hashtable`` (the entry storage of the sparse kinds) and
 
 from __future__ import annotations
 
+import numpy as np
+
 from .._kernels import sparse_dot
 from ._base import (
+    SUMMARY_DTYPES,
     CovarianceSummary,
     add_example,
     borrowing_njit,
     borrowing_step,
+    check_dtype,
     compiled_step,
     cov_matvec,
     own_and_opposite,
@@ -122,6 +136,8 @@ __all__ = [
     "CENTER_G13",
     "CENTER_G16",
     "COVARIANCE_KINDS",
+    "DTYPE_KINDS",
+    "SUMMARY_DTYPES",
     "CovarianceSummary",
     "add_example",
     "borrowing_njit",
@@ -170,6 +186,13 @@ _SPARSE_RESERVE = 1 << 15
 #: Summary kinds accepted by :func:`make_covariance` and ``OPAUC(covariance=...)``.
 COVARIANCE_KINDS = ("full", "randomized", "fd", "sparse", "hash")
 
+#: The kinds that take ``dtype=np.float32`` (their large array is a d x d or d x tau
+#: float matrix). "sparse" refuses it: its hash table stores an int64 key and an
+#: int32 index slot next to each value, so float32 values would save a quarter of
+#: its memory, not half, and its prune selects among values of equal magnitude by
+#: their exact order.
+DTYPE_KINDS = ("full", "randomized", "fd", "hash")
+
 
 def make_covariance(
     kind: str, n_features: int, sketch_size: int = 50, **options
@@ -188,22 +211,30 @@ def make_covariance(
         tau (ignored by "full").
     **options
         ``centering`` (randomized, hash, fd; None for each paper's form), ``shrink``
-        (fd), ``prune_slack`` (sparse).
+        (fd), ``prune_slack`` (sparse), ``dtype`` (np.float64, the default, or
+        np.float32: the storage of the large array of the kinds in
+        :data:`DTYPE_KINDS`; "sparse" takes float64 only).
 
     Returns
     -------
     CovarianceSummary
     """
+    dtype = check_dtype(options.get("dtype", np.float64))
     if kind == "full":
-        return FullCovariance(n_features)
+        return FullCovariance(n_features, dtype)
     if kind == "randomized":
-        return RandomizedCovariance(n_features, sketch_size, options.get("centering"))
+        return RandomizedCovariance(n_features, sketch_size, options.get("centering"), dtype)
     if kind == "fd":
         return FrequentDirectionsCovariance(
-            n_features, sketch_size, options.get("shrink", "half"), options.get("centering")
+            n_features, sketch_size, options.get("shrink", "half"), options.get("centering"), dtype
         )
     if kind == "sparse":
+        if dtype != np.float64:
+            raise ValueError(
+                f"dtype={dtype.name!r} is not supported by the 'sparse' summary (its hash "
+                f"table stays float64); the kinds that take float32 are {DTYPE_KINDS}"
+            )
         return SparsifiedCovariance(n_features, sketch_size, options.get("prune_slack", 0.1))
     if kind == "hash":
-        return HashedCovariance(n_features, sketch_size, options.get("centering"))
+        return HashedCovariance(n_features, sketch_size, options.get("centering"), dtype)
     raise ValueError(f"covariance must be one of {COVARIANCE_KINDS}, got {kind!r}")

@@ -24,6 +24,8 @@ __all__ = [
     "add_example",
     "add_rows",
     "as_rng",
+    "SUMMARY_DTYPES",
+    "check_dtype",
     "check_n_features",
     "check_sample_weight",
     "check_sketch_size",
@@ -71,6 +73,12 @@ class CovarianceSummary:
     def count(self) -> int:
         """Number of examples summarized."""
         return int(self.count_[0])
+
+    @property
+    def dtype(self) -> np.dtype:
+        """Storage type of the summary's large arrays: float64 unless the kind takes
+        ``dtype`` (full and the d x tau sketches) and was given float32."""
+        return np.dtype(np.float64)
 
     @property
     def total_weight(self) -> float:
@@ -127,6 +135,14 @@ class CovarianceSummary:
                 f"{type(self).__name__} summarizes {self.n_features} features, got {d}"
             )
 
+    def _check_dtype(self, other: CovarianceSummary) -> None:
+        """Refuse to merge summaries stored in different precisions."""
+        if other.dtype != self.dtype:
+            raise ValueError(
+                f"cannot merge a {type(self).__name__} of dtype {self.dtype} with one of "
+                f"dtype {other.dtype}: build both with the same dtype"
+            )
+
     def _vector(self, v: ArrayLike) -> np.ndarray:
         """``v`` as a contiguous float64 d-vector (checked)."""
         v = np.ascontiguousarray(v, dtype=np.float64)
@@ -169,6 +185,23 @@ def check_sketch_size(sketch_size, minimum: int = 1) -> int:
     if not _is_int(sketch_size) or sketch_size < minimum:
         raise ValueError(f"sketch_size must be an int >= {minimum}, got {sketch_size!r}")
     return int(sketch_size)
+
+
+#: Storage types of the large arrays of the summaries that take ``dtype`` ("full" and
+#: the d x tau sketches); float64 is the default.
+SUMMARY_DTYPES = ("float64", "float32")
+
+
+def check_dtype(dtype) -> np.dtype:
+    """``dtype`` as ``np.float64`` or ``np.float32`` (a type, a dtype or its name), or
+    ValueError naming the parameter."""
+    try:
+        checked = None if dtype is None else np.dtype(dtype)
+    except TypeError:
+        checked = None
+    if checked is None or checked.name not in SUMMARY_DTYPES:
+        raise ValueError(f"dtype must be one of {SUMMARY_DTYPES}, got {dtype!r}")
+    return checked
 
 
 def as_rng(rng) -> np.random.Generator:

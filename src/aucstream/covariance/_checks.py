@@ -210,14 +210,15 @@ def check_table(owner, d: int, full: int) -> tuple[np.ndarray, np.ndarray, np.nd
     return rows, cols, values
 
 
-def check_moments(sums: np.ndarray, diagonal: np.ndarray, count: float) -> None:
+def check_moments(sums: np.ndarray, diagonal: np.ndarray, count: float, slack: float = 0.0) -> None:
     r"""Exact second moments: :math:`P_{ii} = \sum_t \omega_t x_{ti}^2 \ge 0` and, by
-    Cauchy-Schwarz, :math:`s_i^2 \le W P_{ii}` (up to rounding), W the total weight
+    Cauchy-Schwarz, :math:`s_i^2 \le W P_{ii}` (up to rounding, and up to a relative
+    ``slack`` more for a diagonal accumulated in lower precision), W the total weight
     (the count T when every weight is 1)."""
     if np.any(diagonal < 0):
         raise ValueError("the scatter has a negative diagonal entry (a sum of squares)")
     with np.errstate(over="ignore"):
-        excess = sums * sums > count * diagonal * (1.0 + 1e-6) + 1e-290
+        excess = sums * sums > count * diagonal * (1.0 + 1e-6 + slack) + 1e-290
     if np.any(excess):
         raise ValueError(
             f"sum_ and the scatter's diagonal are not the sums of examples of total weight "

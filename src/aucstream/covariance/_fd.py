@@ -55,7 +55,9 @@ from ._lowrank import (
     CENTERED_SKETCH,
     _LowRankSummary,
     sketch_add_outer,
+    sketch_matvec,
     sketch_tdot,
+    sketch_tmatvec,
 )
 
 __all__ = [
@@ -307,6 +309,11 @@ class FrequentDirectionsCovariance(_LowRankSummary):
         with the frequent-directions bound on :math:`\|M - Z Z^\top\|_2`. The
         columns' dense mean parts are kept implicitly (``beta_``), so an insert still
         costs O(k tau + tau^2).
+    dtype : {np.float64, np.float32}, default=np.float64
+        Storage of ``sketch_`` (float32 halves the summary's memory and the traffic of
+        inserts and shrinks); the Gram matrix, ``zs_``, ``beta_`` and the sums stay
+        float64, and the shrink's products accumulate in float64
+        (:mod:`aucstream.covariance._lowrank`).
 
     Attributes
     ----------
@@ -343,12 +350,17 @@ class FrequentDirectionsCovariance(_LowRankSummary):
     fills_columns: ClassVar[bool] = True
 
     def __init__(
-        self, n_features: int, sketch_size: int = 50, shrink="half", centering: str | None = None
+        self,
+        n_features: int,
+        sketch_size: int = 50,
+        shrink="half",
+        centering: str | None = None,
+        dtype=np.float64,
     ):
         centering = "g16" if centering is None else centering
         if centering not in _CENTER_CODES:
             raise ValueError(f"centering must be one of {tuple(_CENTER_CODES)}, got {centering!r}")
-        super().__init__(n_features, sketch_size, minimum_size=2)
+        super().__init__(n_features, sketch_size, minimum_size=2, dtype=dtype)
         self.centering = centering
         self.shrink = shrink
         self.shrink_index = fd_shrink_index(shrink, self.sketch_size)
@@ -452,7 +464,7 @@ class FrequentDirectionsCovariance(_LowRankSummary):
         return self.sketch_ - np.outer(self.sum_, self.beta_)
 
     def sketch_dot(self, p: np.ndarray) -> np.ndarray:
-        return self.sketch_ @ p - self.sum_ * float(self.beta_ @ p)
+        return sketch_matvec(self.sketch_, p) - self.sum_ * float(self.beta_ @ p)
 
     def settle(self) -> None:
         """Fold ``- sum_ beta_^T`` into ``sketch_`` in place (Z unchanged up to
@@ -466,7 +478,7 @@ class FrequentDirectionsCovariance(_LowRankSummary):
         :math:`Z^\top s` and :math:`s^\top s` exactly; O(d tau^2)."""
         self.settle()
         super().refresh()
-        self.zs_[:] = self.sketch_matrix().T @ self.sum_
+        self.zs_[:] = sketch_tmatvec(self.sketch_matrix(), self.sum_)
         self.ss_[0] = self.sum_ @ self.sum_
 
     @property
@@ -549,7 +561,7 @@ class FrequentDirectionsCovariance(_LowRankSummary):
                 f"{self.shrink_index} and {other.shrink_index}"
             )
         merged = FrequentDirectionsCovariance(
-            self.n_features, self.sketch_size, self.shrink, self.centering
+            self.n_features, self.sketch_size, self.shrink, self.centering, self.dtype
         )
         merged.count_[:] = self.count_ + other.count_
         merged.sum_[:] = self.sum_ + other.sum_
@@ -570,7 +582,7 @@ class FrequentDirectionsCovariance(_LowRankSummary):
             if np.any(between):
                 cols.append(between[:, None])
                 merged.frob_[0] += between @ between
-        cols = np.hstack(cols)
+        cols = np.hstack(cols).astype(np.float64, copy=False)  # float32 sketches: sum in float64
         m = cols.shape[1]
         if m < self.sketch_size:
             merged.sketch_[:, :m] = cols

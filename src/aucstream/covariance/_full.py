@@ -20,6 +20,15 @@ of a full rank-one update and product (BLAS ``dger`` and ``dgemv``). These two l
 are compiled with reassociation and contraction (:data:`TRIANGLE_MATH`), so that
 LLVM vectorizes them: their results change by rounding only. Dense and sparse rows
 add the same products to P; the product :math:`P v` is the same code for both.
+
+With ``dtype=np.float32`` only P is stored in single precision (half the memory and
+half the memory traffic of the O(d^2) loops, which are bound by it); the count, the
+weight and the sum stay float64. Every product is formed in float64 and rounded once
+when stored into P, and :math:`P v` accumulates in float64; what differs from float64
+storage is that rounding of each entry of P at each addition (relative error of
+order :math:`\sqrt T\,\epsilon_{32}` typically, at most :math:`T\epsilon_{32}`,
+:math:`\epsilon_{32} \approx 6\cdot10^{-8}`; sums of integers stay exact up to
+:math:`2^{24}`).
 """
 
 from __future__ import annotations
@@ -39,6 +48,7 @@ from ._base import (
     add_example,
     add_rows,
     borrowing_njit,
+    check_dtype,
     check_n_features,
     check_sample_weight,
     cov_from_scatter_product,
@@ -178,6 +188,10 @@ class FullCovariance(CovarianceSummary):
     ----------
     n_features : int
         Dimension d of the examples.
+    dtype : {np.float64, np.float32}, default=np.float64
+        Storage of the scatter ``scatter_`` (float32 halves its memory and the traffic
+        of the O(d^2) update and product; module docstring); the count, weight and sum
+        are float64 either way, and so is every accumulation.
 
     Attributes
     ----------
@@ -187,7 +201,7 @@ class FullCovariance(CovarianceSummary):
         Their total weight W (= T without example weights).
     sum_ : ndarray of shape (d,)
         :math:`s = \sum \omega_i x_i`.
-    scatter_ : ndarray of shape (d, d)
+    scatter_ : ndarray of shape (d, d), of ``dtype``
         The upper triangle (:math:`i \le j`) of :math:`P = \sum \omega_i x_i
         x_i^\top`; the strictly lower triangle is never read nor written (files of
         aucstream 0.1, which stored both triangles, load unchanged).
@@ -211,12 +225,17 @@ class FullCovariance(CovarianceSummary):
     True
     """
 
-    def __init__(self, n_features: int):
+    def __init__(self, n_features: int, dtype=np.float64):
         self.n_features = check_n_features(n_features)
         self.count_ = np.zeros(1, dtype=np.int64)
         self.weight_ = np.zeros(1)
         self.sum_ = np.zeros(self.n_features)
-        self.scatter_ = np.zeros((self.n_features, self.n_features))
+        self.scatter_ = np.zeros((self.n_features, self.n_features), dtype=check_dtype(dtype))
+
+    @property
+    def dtype(self) -> np.dtype:
+        """Storage type of the scatter (float64 or float32)."""
+        return self.scatter_.dtype
 
     #: Members that model files written before they existed lack (see
     #: :meth:`_upgrade_state`).
@@ -232,7 +251,9 @@ class FullCovariance(CovarianceSummary):
         sums = check_array(self, "sum_", (d,), "f")
         scatter = check_array(self, "scatter_", (d, d), "f")
         check_empty(self, t, ("sum_", "scatter_"))
-        check_moments(sums, np.diagonal(scatter), check_weight(self, t))
+        # float32 sums of T squares are rounded down by at most a relative T eps_32
+        slack = 0.0 if scatter.dtype == np.float64 else t * float(np.finfo(scatter.dtype).eps)
+        check_moments(sums, np.diagonal(scatter).astype(np.float64), check_weight(self, t), slack)
 
     def _upgrade_state(self, missing: set) -> None:
         """A summary saved before example weights: every example weighed 1, W = T."""
@@ -255,7 +276,7 @@ class FullCovariance(CovarianceSummary):
     @property
     def scatter(self) -> np.ndarray:
         r""":math:`P = \sum x_i x_i^\top`, both triangles (a new array)."""
-        upper = np.triu(self.scatter_)
+        upper = np.triu(self.scatter_).astype(np.float64, copy=False)
         return upper + np.triu(upper, 1).T
 
     def scatter_matvec(self, v: ArrayLike) -> np.ndarray:
@@ -292,7 +313,8 @@ class FullCovariance(CovarianceSummary):
         if not isinstance(other, FullCovariance):
             raise TypeError(f"cannot merge FullCovariance with {type(other).__name__}")
         self._check_dim(other.n_features)
-        merged = FullCovariance(self.n_features)
+        self._check_dtype(other)
+        merged = FullCovariance(self.n_features, self.dtype)
         merged.count_ += self.count_ + other.count_
         merged.weight_ += self.weight_ + other.weight_
         merged.sum_ += self.sum_ + other.sum_

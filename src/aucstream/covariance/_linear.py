@@ -99,11 +99,17 @@ class _LinearSketch(_LowRankSummary):
     #: equal sums of draws (merge's check for shared draws).
     _continuous_draws = False
 
-    def __init__(self, n_features: int, sketch_size: int = 50, centering: str | None = None):
+    def __init__(
+        self,
+        n_features: int,
+        sketch_size: int = 50,
+        centering: str | None = None,
+        dtype=np.float64,
+    ):
         centering = self._DEFAULT_CENTERING if centering is None else centering
         if centering not in _CENTER_CODES:
             raise ValueError(f"centering must be one of {tuple(_CENTER_CODES)}, got {centering!r}")
-        super().__init__(n_features, sketch_size)
+        super().__init__(n_features, sketch_size, dtype=dtype)
         self.centering = centering
         self.asum_ = np.zeros(self.sketch_size)
 
@@ -176,7 +182,7 @@ class _LinearSketch(_LowRankSummary):
         Raises
         ------
         TypeError, ValueError
-            Another kind, dimension, sketch size or centering; shared draws.
+            Another kind, dimension, sketch size, centering or dtype; shared draws.
         """
         self._check_merge(other)
         if other is self or (
@@ -190,7 +196,7 @@ class _LinearSketch(_LowRankSummary):
                 "same seed): their sum is not a sketch of both streams; sketch every shard "
                 "with its own seed"
             )
-        merged = type(self)(self.n_features, self.sketch_size, self.centering)
+        merged = type(self)(self.n_features, self.sketch_size, self.centering, self.dtype)
         merged.count_[:] = self.count_ + other.count_
         merged.sum_[:] = self.sum_ + other.sum_
         merged.sketch_[:] = self.sketch_ + other.sketch_
@@ -219,6 +225,9 @@ class RandomizedCovariance(_LinearSketch):
     centering : {"g13", "g16", "exact"} or None, default=None
         How the mean is removed (:class:`_LinearSketch`); None is "g13", G13
         Eqs. 10-11 and the authors' code.
+    dtype : {np.float64, np.float32}, default=np.float64
+        Storage of the sketch Z (float32 halves the summary's memory; see
+        :mod:`aucstream.covariance._lowrank` for what stays float64).
 
     Attributes
     ----------
@@ -271,6 +280,8 @@ class HashedCovariance(_LinearSketch):
         "exact", the CountSketch of the centered examples, is positive semi-definite
         and keeps OPAUC_h stable at step sizes where the G16 form diverges (a library
         option, not the paper's).
+    dtype : {np.float64, np.float32}, default=np.float64
+        Storage of the sketch Z (as for :class:`RandomizedCovariance`).
 
     Attributes
     ----------

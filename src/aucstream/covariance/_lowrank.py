@@ -10,6 +10,17 @@ for its O(k tau + tau^2) step (:mod:`aucstream.opauc`).
 The covariance estimate is :math:`\hat\Gamma v = Z\varphi - s\,\psi` with coefficients
 that depend on how the class mean is removed (:func:`center_terms`; the ``CENTER_*``
 codes are listed in the package docstring).
+
+Precision: with ``dtype=np.float32`` the sketch Z (the d x tau array, the only one
+that grows with d) is stored in single precision, halving the summary's memory and
+the traffic of every O(d tau) pass over it; the count, the sum, the draws' sum, the
+Gram matrix and frequent directions' small products stay float64. The compiled
+updates form each product in float64 and round it once when storing it into Z; the
+O(d tau) products with Z (:func:`sketch_tmatvec`, :func:`sketch_matvec`,
+:func:`sketch_cross`) accumulate in float64. The Gram matrix is updated from the
+exact float64 changes, so between two ``refresh`` calls it differs from the Gram
+matrix of the rounded Z by that rounding (relative :math:`\epsilon_{32} \approx
+6\cdot10^{-8}` per update); ``refresh`` recomputes it from the stored Z.
 """
 
 from __future__ import annotations
@@ -17,6 +28,7 @@ from __future__ import annotations
 from collections import namedtuple
 from typing import ClassVar
 
+import numba as nb
 import numpy as np
 from numpy.typing import ArrayLike
 
@@ -24,6 +36,7 @@ from ._base import (
     CovarianceSummary,
     borrowing_njit,
     borrowing_step,
+    check_dtype,
     check_n_features,
     check_sketch_size,
     symmetrize,
@@ -39,7 +52,10 @@ __all__ = [
     "center_terms",
     "single_nonzero",
     "sketch_add_outer",
+    "sketch_cross",
+    "sketch_matvec",
     "sketch_tdot",
+    "sketch_tmatvec",
 ]
 
 #: How a low-rank estimate removes the class mean (module docstring).
@@ -145,6 +161,72 @@ def center_terms(code, count, asum, zv, cv, phi):
     return 0.0
 
 
+#: Rows of a float32 sketch converted to float64 at a time by the products below
+#: (2048 x tau doubles: small enough to stay in cache, large enough for BLAS).
+_BLOCK_ROWS = 2048
+
+
+def _blocks(Z: np.ndarray):
+    """``(rows, float64 copy of Z[rows])`` over blocks of ``_BLOCK_ROWS`` rows."""
+    for lo in range(0, Z.shape[0], _BLOCK_ROWS):
+        rows = slice(lo, lo + _BLOCK_ROWS)
+        yield rows, Z[rows].astype(np.float64)
+
+
+def sketch_tmatvec(Z: np.ndarray, v: np.ndarray) -> np.ndarray:
+    r""":math:`Z^\top v` (tau-vector, float64) for a d x tau sketch Z.
+
+    A float64 Z gives ``Z.T @ v``; a float32 Z is converted block by block, so the
+    sum over d accumulates in float64 without a d x tau float64 copy of Z.
+    """
+    if Z.dtype == np.float64:
+        return Z.T @ v
+    out = np.zeros(Z.shape[1])
+    for rows, block in _blocks(Z):
+        out += block.T @ v[rows]
+    return out
+
+
+def sketch_matvec(Z: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """:math:`Z p` (d-vector, float64) for a d x tau sketch Z (``Z @ p`` for float64;
+    float64 products block by block for float32)."""
+    if Z.dtype == np.float64:
+        return Z @ p
+    out = np.empty(Z.shape[0])
+    for rows, block in _blocks(Z):
+        out[rows] = block @ p
+    return out
+
+
+@nb.njit(cache=True, fastmath={"contract"})
+def _cross32(A, B, out):
+    """``out += A^T B`` for float32 A, B (d x tau), summed in float64 row by row;
+    zero entries of A (the rows of features never seen) are skipped."""
+    for i in range(A.shape[0]):
+        a, b = A[i], B[i]
+        for j in range(a.shape[0]):
+            aj = np.float64(a[j])
+            if aj != 0.0:
+                for k in range(b.shape[0]):
+                    out[j, k] += aj * b[k]
+
+
+def sketch_cross(A: np.ndarray, B: np.ndarray) -> np.ndarray:
+    r""":math:`A^\top B` (tau x tau, float64) for two d x tau sketches: ``A.T @ B``
+    when both are float64; for float32 sketches, float64 sums over the rows
+    (compiled: a float64 copy would double the memory, and BLAS has no float32
+    product that accumulates in float64)."""
+    if A.dtype == np.float64 and B.dtype == np.float64:
+        return A.T @ B
+    out = np.zeros((A.shape[1], B.shape[1]))
+    if A.dtype == np.float32 and B.dtype == np.float32:
+        _cross32(np.ascontiguousarray(A), np.ascontiguousarray(B), out)
+        return out
+    for lo in range(0, A.shape[0], _BLOCK_ROWS):  # mixed precision (inspection only)
+        out += A[lo : lo + _BLOCK_ROWS].astype(np.float64).T @ B[lo : lo + _BLOCK_ROWS]
+    return out
+
+
 class _LowRankSummary(CovarianceSummary):
     r"""Common state and interface of the d x tau sketches.
 
@@ -154,8 +236,9 @@ class _LowRankSummary(CovarianceSummary):
         Number of examples T.
     sum_ : ndarray of shape (d,)
         :math:`s = \sum x_i`.
-    sketch_ : ndarray of shape (d, tau)
-        Z, row-major (row i belongs to feature i).
+    sketch_ : ndarray of shape (d, tau), of ``dtype``
+        Z, row-major (row i belongs to feature i); float32 or float64 (module
+        docstring).
     gram_ : ndarray of shape (tau, tau)
         :math:`Z^\top Z`, maintained incrementally.
     """
@@ -165,13 +248,21 @@ class _LowRankSummary(CovarianceSummary):
     #: columns at once through random draws (the linear sketches).
     fills_columns: ClassVar[bool] = False
 
-    def __init__(self, n_features: int, sketch_size: int = 50, minimum_size: int = 1):
+    def __init__(
+        self, n_features: int, sketch_size: int = 50, minimum_size: int = 1, dtype=np.float64
+    ):
         self.n_features = check_n_features(n_features)
         self.sketch_size = check_sketch_size(sketch_size, minimum_size)
+        dtype = check_dtype(dtype)
         self.count_ = np.zeros(1, dtype=np.int64)
         self.sum_ = np.zeros(self.n_features)
-        self.sketch_ = np.zeros((self.n_features, self.sketch_size))
+        self.sketch_ = np.zeros((self.n_features, self.sketch_size), dtype=dtype)
         self.gram_ = np.zeros((self.sketch_size, self.sketch_size))
+
+    @property
+    def dtype(self) -> np.dtype:
+        """Storage type of the sketch (float64 or float32)."""
+        return self.sketch_.dtype
 
     @property
     def center_code(self) -> int:  # pragma: no cover - abstract
@@ -243,28 +334,28 @@ class _LowRankSummary(CovarianceSummary):
 
     def sketch_dot(self, p: np.ndarray) -> np.ndarray:
         """:math:`Z p` for a tau-vector p; O(d tau), no d x tau temporary."""
-        return self.sketch_ @ p
+        return sketch_matvec(self.sketch_, p)
 
     @property
     def scatter(self) -> np.ndarray:
         r"""The estimate :math:`Z Z^\top` of :math:`\sum x_i x_i^\top` (forms it: d x d)."""
-        Z = self.sketch_matrix()
+        Z = self.sketch_matrix().astype(np.float64, copy=False)
         return Z @ Z.T
 
     def scatter_matvec(self, v: ArrayLike) -> np.ndarray:
         r""":math:`Z (Z^\top v)`, the estimate of :math:`\sum_i x_i x_i^\top v`; O(d tau)."""
         v = self._vector(v)
         Z = self.sketch_matrix()
-        return Z @ (Z.T @ v)
+        return sketch_matvec(Z, sketch_tmatvec(Z, v))
 
     def scatter_inner(self, X) -> float:
         r""":math:`\sum_t x_t^\top Z Z^\top x_t = \|X Z\|_F^2`; O(nnz(X) tau)."""
-        return float(np.sum(np.square(X @ self.sketch_matrix())))
+        return float(np.sum(np.square(X @ self.sketch_matrix().astype(np.float64, copy=False))))
 
     def scatter_frobenius_sq(self) -> float:
         r""":math:`\|Z Z^\top\|_F^2 = \|Z^\top Z\|_F^2`."""
         Z = self.sketch_matrix()
-        return float(np.sum(np.square(Z.T @ Z)))
+        return float(np.sum(np.square(sketch_cross(Z, Z))))
 
     @property
     def covariance(self) -> np.ndarray:
@@ -279,8 +370,10 @@ class _LowRankSummary(CovarianceSummary):
         Z = self.sketch_matrix()
         phi = np.empty(self.sketch_size)
         cv = float(self.mean @ v)
-        psi = center_terms(self.center_code, self.count, self._asum(), Z.T @ v, cv, phi)
-        return Z @ phi - self.sum_ * psi
+        psi = center_terms(
+            self.center_code, self.count, self._asum(), sketch_tmatvec(Z, v), cv, phi
+        )
+        return sketch_matvec(Z, phi) - self.sum_ * psi
 
     def refresh(self) -> None:
         """Recompute the maintained products from the sketch, exactly; O(d tau^2).
@@ -289,7 +382,7 @@ class _LowRankSummary(CovarianceSummary):
         at fixed positions of the stream (OPAUC's re-basing).
         """
         Z = self.sketch_matrix()
-        self.gram_[:] = symmetrize(Z.T @ Z)
+        self.gram_[:] = symmetrize(sketch_cross(Z, Z))
 
     def _check_merge(self, other) -> None:
         if type(other) is not type(self):
@@ -301,3 +394,4 @@ class _LowRankSummary(CovarianceSummary):
             )
         if other.centering != self.centering:
             raise ValueError("cannot merge sketches with different centering")
+        self._check_dtype(other)

@@ -14,7 +14,11 @@ __all__ = ["summary_nbytes"]
 
 
 def summary_nbytes(
-    kind: str, n_features: int, sketch_size: int = 50, prune_slack: float = 0.1
+    kind: str,
+    n_features: int,
+    sketch_size: int = 50,
+    prune_slack: float = 0.1,
+    itemsize: int = 8,
 ) -> int:
     """Bytes of the arrays of a new summary of the given kind (:func:`make_covariance`
     kinds, and "exact_sparse" for :class:`ExactSparseCovariance`).
@@ -29,6 +33,9 @@ def summary_nbytes(
         tau (ignored by "full" and "exact_sparse").
     prune_slack : float, default=0.1
         The "sparse" summary's slack.
+    itemsize : {8, 4}, default=8
+        Bytes per value of the large array ("full": the d x d scatter; the sketches:
+        the d x tau sketch): 4 for ``dtype=np.float32``.
 
     Returns
     -------
@@ -43,13 +50,13 @@ def summary_nbytes(
     common = 8 * (d + 1)  # sum_, count_
     weight = 8  # weight_: the exact summaries take example weights
     if kind == "full":
-        return common + weight + 8 * d * d
+        return common + weight + itemsize * d * d
     if kind in ("randomized", "hash"):
-        return common + 8 * (d * tau + tau * tau + tau)
+        return common + itemsize * d * tau + 8 * (tau * tau + tau)
     if kind == "fd":
         # sketch_, gram_, zs_, beta_, support_ (int64), seen_ (bool) and the five
         # one-entry arrays nfill_, frob_, n_shrinks_, n_support_, ss_
-        return common + 8 * (d * tau + tau * tau + 2 * tau + d + 5) + d
+        return common + itemsize * d * tau + 8 * (tau * tau + 2 * tau + d + 5) + d
 
     def table(capacity: int) -> int:  # keys_, values_, index_ (int32), info_
         return 16 * capacity + 4 * index_size(capacity) + 24

@@ -153,23 +153,25 @@ def test_sparse_refuses_float32_and_names_the_kinds_that_take_it():
         cov.FullCovariance(5, dtype=np.int32)
 
 
+def _with_member_as(path, key, dtype, out) -> None:
+    """Write ``out``: the model file ``path`` with its member ``key`` cast to ``dtype``."""
+    with np.load(path) as z:
+        arrays = {k: z[k] for k in z.files}
+    arrays[key] = arrays[key].astype(dtype)
+    np.savez(out, **arrays)
+
+
 @pytest.mark.parametrize("kind", KINDS)
 def test_a_tampered_dtype_is_refused_on_load(kind, tmp_path):
     X, y = make_stream(200, 10, seed=5)
     path = save_model(_model(kind).fit(X, y), tmp_path / "m.npz")
     key = f"state/stats_/1/{BIG[kind]}"
-    with np.load(path) as z:
-        arrays = {k: z[k] for k in z.files}
-    arrays[key] = arrays[key].astype(np.float64)
-    np.savez(tmp_path / "bad.npz", **arrays)
+    _with_member_as(path, key, np.float64, tmp_path / "bad.npz")
     with pytest.raises(ValueError, match=f"{key}: dtype float64, expected float32"):
         load_model(tmp_path / "bad.npz")
     # and a float32 array in a float64 model's file
     path = save_model(_model(kind, "float64").fit(X, y), tmp_path / "m64.npz")
-    with np.load(path) as z:
-        arrays = {k: z[k] for k in z.files}
-    arrays[key] = arrays[key].astype(np.float32)
-    np.savez(tmp_path / "bad64.npz", **arrays)
+    _with_member_as(path, key, np.float32, tmp_path / "bad64.npz")
     with pytest.raises(ValueError, match=f"{key}: dtype float32, expected float64"):
         load_model(tmp_path / "bad64.npz")
     # a float32 file whose parameters say float64, or "sparse" with float32

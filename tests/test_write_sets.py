@@ -101,6 +101,18 @@ def one_class_calls(model, X, y, label):
     model.test_then_train(X[rows[-3:]], y[rows[-3:]])
 
 
+def count_fast_path_calls(monkeypatch) -> list:
+    """A list that gets one item per call of the fast path (``_quick_learn``)."""
+    calls = []
+    learn = BaseStreamingAUC._quick_learn
+    monkeypatch.setattr(
+        BaseStreamingAUC,
+        "_quick_learn",
+        lambda self, *args, **kwargs: calls.append(1) or learn(self, *args, **kwargs),
+    )
+    return calls
+
+
 @pytest.mark.parametrize("factory", FACTORIES, ids=IDS)
 @pytest.mark.parametrize("label", [-1, 1])
 def test_a_kernel_does_not_write_what_it_declares(factory, label, monkeypatch):
@@ -109,13 +121,7 @@ def test_a_kernel_does_not_write_what_it_declares(factory, label, monkeypatch):
     declared = model._read_only_state(np.array([float(label)]))
     assert declared, "the learner declares nothing for a one-class chunk"
     assert model.stats_[0 if label > 0 else 1] is declared[0]
-    calls = []
-    learn = BaseStreamingAUC._quick_learn
-    monkeypatch.setattr(
-        BaseStreamingAUC,
-        "_quick_learn",
-        lambda self, *args, **kwargs: calls.append(1) or learn(self, *args, **kwargs),
-    )
+    calls = count_fast_path_calls(monkeypatch)
     before = declared_bytes(model, [label])
     everything = state_bytes(model)
     one_class_calls(model, X, y, label)
@@ -406,13 +412,7 @@ def test_learners_that_draw_nothing_declare_their_generator(factory, monkeypatch
     model = factory().partial_fit(X[:20], y[:20], classes=[-1, 1])
     for labels in ([1.0], [-1.0], [1.0, -1.0]):
         assert model._read_only_state(np.array(labels)) == (model._rng,)
-    calls = []
-    learn = BaseStreamingAUC._quick_learn
-    monkeypatch.setattr(
-        BaseStreamingAUC,
-        "_quick_learn",
-        lambda self, *args, **kwargs: calls.append(1) or learn(self, *args, **kwargs),
-    )
+    calls = count_fast_path_calls(monkeypatch)
     before = repr(model._rng.bit_generator.state)
     for label in (-1, 1):
         one_class_calls(model, X, y, label)

@@ -170,11 +170,14 @@ LOWRANK = [("randomized", None), ("hash", None), ("fd", None), ("hash", "exact")
 
 @pytest.mark.parametrize("kind, centering", LOWRANK)
 @pytest.mark.parametrize("eta, lam", [(0.05, 0.01), (0.5, 2.0), (0.25, 3.999)])
+@pytest.mark.parametrize("refresh_every", [1, 3])
 def test_implicit_weights_with_rebasing_and_extreme_shrinkage(
-    kind, centering, eta, lam, monkeypatch
+    kind, centering, eta, lam, refresh_every, monkeypatch
 ):
-    """Re-basing every 7 examples, eta*lam = 1 (w restarts) and tiny scale factors."""
+    """Re-basing every 7 examples (the summaries' products recomputed at every one, or
+    at every third), eta*lam = 1 (w restarts) and tiny scale factors."""
     monkeypatch.setattr(OPAUC, "_rebase_every", 7)
+    monkeypatch.setattr(OPAUC, "_refresh_every", refresh_every)
     X, y = make_stream(120, 5, seed=4, sparsity=0.2)
     model = OPAUC(
         eta=eta, lam=lam, covariance=kind, sketch_size=3, random_state=1, centering=centering

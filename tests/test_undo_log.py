@@ -106,9 +106,14 @@ def _failing(how):
             raise _Interrupt
         if how == "arithmetic":
             raise ZeroDivisionError("division by zero")
-        # a divergence in a row the chunk wrote, in an array checked by its rows only
+        # a divergence in a row the chunk wrote, in the sketch if it is checked by its
+        # rows (frequent directions, float32), else in the Gram matrix (checked whole)
         row = chunk.indices[chunk.indptr[-1] - 1]
-        self.stats_[int(chunk.y[-1] > 0)].sum_[row] = np.nan
+        summary = self.stats_[int(chunk.y[-1] > 0)]
+        if any(a is summary.sketch_ for a in self._bounded_state()):
+            summary.gram_[0, 0] = np.nan
+        else:
+            summary.sketch_[row, 0] = np.nan
 
     return failing
 
@@ -134,7 +139,8 @@ def test_a_rejected_call_restores_everything(kind, centering, how, logged, monke
                 with pytest.raises(ERRORS[how] or FloatingPointError) as error:
                     getattr(model, call)(X[lo:hi], y[lo:hi])
             if how == "divergence":
-                assert "diverged" in str(error.value) and "sum_" in str(error.value)
+                named = "gram_" if kind in ("hash", "randomized") else "sketch_"
+                assert "diverged" in str(error.value) and named in str(error.value)
             assert_same_bytes(before, state_bytes(model))
         model.partial_fit(X[lo:hi], y[lo:hi])
         reference.partial_fit(X[lo:hi], y[lo:hi])
@@ -142,6 +148,23 @@ def test_a_rejected_call_restores_everything(kind, centering, how, logged, monke
     np.testing.assert_array_equal(model.coef_, reference.coef_)
     if kind == "fd":
         assert all(s.n_shrinks_[0] > 3 for s in model.stats_)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("kind", ["hash", "randomized", "fd"])
+def test_bounded_arrays_are_the_sums_and_the_float64_linear_sketches(kind, dtype):
+    """The arrays whose rows are not checked after a kernel call: those that sum
+    checked examples times bounded draws (OPAUC._bounded_state)."""
+    X, y = data()
+    model = OPAUC(covariance=kind, sketch_size=4, dtype=dtype, random_state=0).fit(X, y)
+    bounded = {id(a) for a in model._bounded_state()}
+    for s in model.stats_:
+        assert id(s.sum_) in bounded
+        linear64 = kind != "fd" and dtype == "float64"
+        assert (id(s.sketch_) in bounded) == linear64
+    # the draws the bound assumes: signs, or standard normals over sqrt(tau) below 40
+    draws = model.stats_[0].draws(np.random.default_rng(0), 100_000)
+    assert np.abs(draws).max(initial=0.0) < 40
 
 
 @pytest.mark.parametrize("kind, centering", [("hash", "g16"), ("fd", None), ("randomized", None)])

@@ -85,8 +85,15 @@ not move. The products this needs, :math:`Z^\top w`, :math:`s^\top w` and
 each updated in O(k tau + tau^2) per example. In exact arithmetic this is the same
 recursion as the direct update; in floating point it differs by rounding. To bound
 cancellation between v and the other terms, every ``OPAUC._rebase_every`` examples
-(2^15) the representation is folded back into v and the maintained products are
-recomputed exactly (O(d tau^2)); a frequent-directions shrink folds the shrunk
+(2^17) the representation is folded back into v, with the products that involve v
+(:math:`Z_a^\top v`, :math:`s_a^\top v`) recomputed exactly (O(d tau)); every
+``OPAUC._refresh_every``-th re-basing (8th: every 2^20 examples) also recomputes the
+products of the summaries (the Gram matrices, :math:`Z_0^\top Z_1`, :math:`Z_a^\top
+s_b`, :math:`s_a^\top s_b`; O(d tau^2)), whose incremental updates only accumulate
+rounding (measured on 10^5 examples of the d = 10^6 benchmark stream with no
+re-basing at all: every maintained product within 1e-14 of its recomputation,
+:math:`\|v\| \le 1.6 \|w/\sigma\|`). Frequent directions re-bases fully each
+time (its refresh settles the sketch). A frequent-directions shrink folds the shrunk
 class's terms into v too (its old Z is gone). :math:`\sigma` is folded into v when it
 leaves [``SCALE_MIN``, ``SCALE_MAX``] of :mod:`aucstream._kernels` or becomes 0
 (:math:`\eta\lambda = 1`). All of this happens at positions fixed by the stream, so
@@ -333,7 +340,9 @@ class OPAUC(BaseStreamingAUC):
     }
 
     #: Examples between two re-basings of the implicit weights (low-rank kinds).
-    _rebase_every = 1 << 15
+    _rebase_every = 1 << 17
+    #: Every this many re-basings, the summaries' products are recomputed too.
+    _refresh_every = 8
     _kernel_prequential = True
     _kernel_calibrates = True
 
@@ -566,7 +575,7 @@ class OPAUC(BaseStreamingAUC):
                 self._fd_shrink(int(chunk.y[r] > 0))
                 resume = True
             else:
-                self._rebase()
+                self._rebase(full=self._full_rebase_within(0))
                 resume = False
 
     def _fd_shrink(self, c: int) -> None:
@@ -643,37 +652,56 @@ class OPAUC(BaseStreamingAUC):
         self.__dict__.pop("w_", None)
         _FORMED.discard(self)
 
-    def _rebase(self) -> None:
-        """Fold the implicit weights into v and recompute every maintained product.
+    def _full_rebase_within(self, n: int) -> bool:
+        """Whether a full re-basing (:meth:`_rebase` with ``full``) falls on one of the
+        next ``n`` examples, the positions fixed by ``_rebase_every`` and
+        ``_refresh_every`` (frequent directions: every re-basing is full). ``n = 0``:
+        whether the re-basing due after the last example learnt is a full one."""
+        every = int(self._rebase_every)
+        if every <= 0:
+            return False
+        if not self.stats_[0].fills_columns:
+            every *= max(int(self._refresh_every), 1)
+        seen = sum(int(s.count) for s in self.stats_)
+        if n == 0:
+            return seen % every == 0
+        return (seen + n) // every > seen // every
 
-        The O(d tau^2) products run on one BLAS thread: a d x tau Gram matrix took
-        8-26 s instead of 0.5-0.8 s at d = 10^6 when the BLAS threads competed for
-        busy cores, and one thread makes the products (so the re-based model) the
-        same whatever the BLAS thread count (the matrix-vector products depend on it).
+    def _rebase(self, full: bool = True) -> None:
+        """Fold the implicit weights into v and recompute the products with v exactly
+        (O(d tau)); with ``full``, also every product of the summaries (O(d tau^2)).
+
+        The products run on one BLAS thread: a d x tau Gram matrix took 8-26 s instead
+        of 0.5-0.8 s at d = 10^6 when the BLAS threads competed for busy cores, and one
+        thread makes the products (so the re-based model) the same whatever the BLAS
+        thread count (the matrix-vector products depend on it).
         """
         from threadpoolctl import threadpool_limits  # a dependency of scikit-learn
 
         with threadpool_limits(limits=1, user_api="blas"):
-            self._rebase_products()
+            self._rebase_products(full or self.stats_[0].fills_columns)
 
-    def _rebase_products(self) -> None:
+    def _rebase_products(self, full: bool) -> None:
         """:meth:`_rebase`'s work."""
         _FORMED.discard(self)
         self.v_[:] = self.scale_[0] * self._implicit_sum()
         self.scale_[0] = 1.0
         self.p_[:] = 0.0
         self.gamma_[:] = 0.0
-        for s in self.stats_:
-            s.refresh()  # exact Gram matrices (frequent directions: settled first)
+        if full:
+            for s in self.stats_:
+                s.refresh()  # exact Gram matrices (frequent directions: settled first)
         Z = [s.sketch_ for s in self.stats_]
         S = [s.sum_ for s in self.stats_]
-        self.zz_[:] = sketch_cross(Z[0], Z[1])  # float64 sums for float32 sketches
+        if full:
+            self.zz_[:] = sketch_cross(Z[0], Z[1])  # float64 sums for float32 sketches
         for a in (0, 1):
             self.zv_[a] = sketch_tmatvec(Z[a], self.v_)
             self.sv_[a] = S[a] @ self.v_
-            for b in (0, 1):
-                self.zs_[a, b] = sketch_tmatvec(Z[a], S[b])
-                self.ss_[a, b] = S[a] @ S[b]
+            if full:
+                for b in (0, 1):
+                    self.zs_[a, b] = sketch_tmatvec(Z[a], S[b])
+                    self.ss_[a, b] = S[a] @ S[b]
 
     def _coef(self) -> np.ndarray:
         return self.w_
@@ -807,19 +835,25 @@ class OPAUC(BaseStreamingAUC):
             return ()
         return tuple(a for s in stats for a in s.row_state())
 
+    def _bounded_state(self) -> tuple:
+        """The class sums and the float64 linear sketches (their ``bounded_rows``):
+        entries that sum examples times bounded draws, finite for any checked stream
+        (see :meth:`BaseStreamingAUC._bounded_state`)."""
+        if not self._row_logged_state():
+            return ()
+        return tuple(a for s in self.stats_ for a in s.bounded_rows())
+
     def _row_written_state(self, chunk: Chunk) -> tuple:
         """Those of :meth:`_row_logged_state` that ``chunk`` writes only in its rows:
         all but a frequent-directions sketch that may shrink within the chunk (its
-        class has examples enough to fill it), or every one when a re-basing falls
+        class has examples enough to fill it), or every one when a full re-basing falls
         within the chunk (:meth:`aucstream.covariance.FrequentDirectionsCovariance.rows_only`)."""
         if not self._row_logged_state():
             return ()
-        every = int(self._rebase_every)
-        seen = sum(s.count for s in self.stats_)
-        rebase = every > 0 and (seen + chunk.n_samples) // every > seen // every
+        refresh = self._full_rebase_within(chunk.n_samples)
         pos = int(np.count_nonzero(chunk.y > 0))
         inserts = (chunk.n_samples - pos, pos)
-        return tuple(a for c, s in enumerate(self.stats_) for a in s.rows_only(inserts[c], rebase))
+        return tuple(a for c, s in enumerate(self.stats_) for a in s.rows_only(inserts[c], refresh))
 
     def _read_only_state(self, y_pm: np.ndarray) -> tuple:
         """With "full" and "sparse", the summary of the class no example of the chunk

@@ -129,6 +129,18 @@ class _LinearSketch(_LowRankSummary):
         """The vectors :math:`a_i` of n examples, shape (n, tau)."""
         raise NotImplementedError  # pragma: no cover
 
+    def bounded_rows(self) -> tuple:
+        r"""The sum and, in float64, the sketch: an entry of :math:`Z = \sum_i x_i
+        a_i^\top` sums at most :math:`T < 2^{63}` products of an example value below
+        :math:`1.4\cdot10^{154}` (:meth:`_LowRankSummary.bounded_rows`) and a draw
+        entry (a sign, or a standard normal over :math:`\sqrt\tau`, below 40 for any
+        64-bit generator's output), so it stays below :math:`10^{176}`. A float32
+        sketch overflows above :math:`3.4\cdot10^{38}`, which examples can reach: its
+        rows are checked."""
+        if self.sketch_.dtype == np.float64:
+            return (self.sum_, self.sketch_)
+        return (self.sum_,)
+
     def draws(self, rng: np.random.Generator, n: int) -> np.ndarray:
         """The vectors :math:`a_i` of n examples, shape (n, tau) (:meth:`draw`)."""
         return self.draw(rng, n, self.sketch_size)

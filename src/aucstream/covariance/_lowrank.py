@@ -322,6 +322,16 @@ class _LowRankSummary(CovarianceSummary):
         (:meth:`aucstream._base.BaseStreamingAUC._row_logged_state`)."""
         return tuple(getattr(self, name) for name in self._row_arrays)
 
+    def bounded_rows(self) -> tuple:
+        r"""Those of :meth:`row_state` whose entries adding checked examples keeps
+        finite: the sum :math:`s` (float64), whose entries are sums of at most
+        :math:`T < 2^{63}` example values each below :math:`1.4\cdot10^{154}` (the
+        input checks refuse a row whose squared norm overflows:
+        :func:`aucstream._chunks.check_magnitude`), so below :math:`10^{174}`. A learner
+        need not check their rows after a kernel call
+        (:meth:`aucstream._base.BaseStreamingAUC._bounded_state`)."""
+        return (self.sum_,)
+
     def rows_only(self, n_inserts: int, refresh: bool) -> tuple:
         """Those of :meth:`row_state` that adding ``n_inserts`` examples writes only in
         their rows, also when :meth:`refresh` runs in between if ``refresh``: all of

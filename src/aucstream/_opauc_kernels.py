@@ -42,6 +42,7 @@ from .covariance import (
     own_and_opposite,
     single_nonzero,
     sketch_tdot,
+    sketch_tdot_pair,
 )
 
 #: The implicit weights of the low-rank kinds and the products maintained with them
@@ -63,8 +64,10 @@ LowRankSettings = namedtuple(
 #: ``sx`` (2,) hold :math:`Z_a^\top x` and :math:`s_a^\top x` of the current example,
 #: ``a`` the coefficients of the column its class's sketch gains, ``zoz`` =
 #: :math:`Z_o^\top z`, ``q`` = :math:`Z_o^\top w` and ``phi`` the centering
-#: coefficients of the opposite class o.
-Scratch = namedtuple("Scratch", ["zx", "sx", "a", "zoz", "q", "phi"])
+#: coefficients of the opposite class o; ``zzt`` (tau, tau) is :math:`Z_1^\top Z_0`,
+#: the transpose of ``Implicit.zz``, copied at the start of a kernel call and updated
+#: with it, so that :func:`_opposite_products` reads both in rows.
+Scratch = namedtuple("Scratch", ["zx", "sx", "a", "zoz", "q", "phi", "zzt"])
 
 #: Why the low-rank kernel returned: the chunk is done; a frequent-directions sketch
 #: is full and must be shrunk; the implicit weights are due for re-basing.
@@ -201,12 +204,16 @@ def _update_products(imp, c, scratch, bx, bs, vx, xx):
     tau = a.shape[0]
     for j in range(tau):
         zoz[j] = bx * zx[o, j] - bs * zs[o, c, j]  # Z_o^T z
+    zzt = scratch.zzt  # its transpose, updated by the same numbers
     h = single_nonzero(a)  # hashed draws and new FD columns: one row or column of zz
     if c == 0:  # Z_0^T Z_1 gains a (Z_1^T z)^T
         lo, hi = (0, tau) if h == -2 else (h, h + 1) if h >= 0 else (0, 0)
         for i in range(lo, hi):
             for j in range(tau):
                 zz[i, j] += a[i] * zoz[j]
+        for j in range(tau):
+            for i in range(lo, hi):
+                zzt[j, i] += a[i] * zoz[j]
     else:  # ... or (Z_0^T z) a^T
         for i in range(tau):
             if h == -2:
@@ -214,6 +221,13 @@ def _update_products(imp, c, scratch, bx, bs, vx, xx):
                     zz[i, j] += zoz[i] * a[j]
             elif h >= 0:
                 zz[i, h] += zoz[i] * a[h]
+        if h == -2:
+            for j in range(tau):
+                for i in range(tau):
+                    zzt[j, i] += zoz[i] * a[j]
+        elif h >= 0:
+            for i in range(tau):
+                zzt[h, i] += zoz[i] * a[h]
     for j in range(tau):
         zs[c, c, j] += zx[c, j] + a[j] * (z_sc + z_x)
         zs[c, o, j] += a[j] * z_so
@@ -254,24 +268,28 @@ def _opposite_products(gram, o, imp, vx, scratch):
     r"""Write :math:`Z_o^\top w` into ``q`` and return :math:`(\sigma, s_o^\top u,
     x^\top u)` for w = :math:`\sigma u`, all from the maintained products; O(tau^2)."""
     q, zx, sx = scratch.q, scratch.zx, scratch.sx
-    zz, zs, ss, zv, sv = imp.zz, imp.zs, imp.ss, imp.zv, imp.sv
+    zs, ss, zv, sv = imp.zs, imp.ss, imp.zv, imp.sv
     p, gamma, sigma = imp.p, imp.gamma, imp.scale[0]
     tau = q.shape[0]
-    # Z_o^T u, with Z_0^T Z_1 stored once. Each q[i] sums its terms in the order of j,
-    # with j in the outer loop: the tau sums are independent, so the inner loop runs
-    # at the machine's throughput rather than one addition's latency per term.
+    # Z_o^T u = G_o p_o + Z_o^T Z_c p_c + ... Each q[i] sums its terms in the order of
+    # j, with j in the outer loop: the tau sums are independent, so the inner loop
+    # runs at the machine's throughput rather than one addition's latency per term.
+    # It reads rows: G_o is symmetric (its row j is its column j, bit for bit), and
+    # Z_o^T Z_c's column j is row j of Z_c^T Z_o (zz or its transpose zzt); strided
+    # columns made this 3x slower.
     for i in range(tau):
         q[i] = zv[o, i] + zs[o, 0, i] * gamma[0] + zs[o, 1, i] * gamma[1]
-    if o == 0:
-        for j in range(tau):
-            p0, p1 = p[0, j], p[1, j]
+    cross = scratch.zzt if o == 0 else imp.zz  # rows: Z_c^T Z_o
+    own, other = p[o], p[1 - o]
+    for j in range(tau):
+        po, pc = own[j], other[j]
+        g, z = gram[j], cross[j]
+        if o == 0:
             for i in range(tau):
-                q[i] += gram[i, j] * p0 + zz[i, j] * p1
-    else:
-        for j in range(tau):
-            p0, p1 = p[0, j], p[1, j]
+                q[i] += g[i] * po + z[i] * pc
+        else:
             for i in range(tau):
-                q[i] += zz[j, i] * p0 + gram[i, j] * p1
+                q[i] += z[i] * pc + g[i] * po
     for i in range(tau):
         q[i] = sigma * q[i]
     sw = sv[o] + ss[o, 0] * gamma[0] + ss[o, 1] * gamma[1]
@@ -344,6 +362,10 @@ def _opauc_lowrank_chunk(
     neg, pos = classes
     z0, s0, b0 = neg.sketch, neg.sums, neg.beta
     z1, s1, b1 = pos.sketch, pos.sums, pos.beta
+    zz, zzt = imp.zz, scratch.zzt
+    for i in range(zz.shape[0]):  # zz's transpose, kept with it (Scratch)
+        for j in range(zz.shape[1]):
+            zzt[j, i] = zz[i, j]
     n = indptr.shape[0] - 1
     scores = pre.shape[0] == n
     for r in range(start, n):
@@ -356,8 +378,13 @@ def _opauc_lowrank_chunk(
             prefetch_rows(s0, ahead)
             prefetch_rows(s1, ahead)
             prefetch_rows(imp.v, ahead)
-        _sketch_x(z0, s0, b0, settings.fills_columns, idx, val, scratch, 0)
-        _sketch_x(z1, s1, b1, settings.fills_columns, idx, val, scratch, 1)
+        if settings.fills_columns:
+            _sketch_x(z0, s0, b0, True, idx, val, scratch, 0)
+            _sketch_x(z1, s1, b1, True, idx, val, scratch, 1)
+        else:  # both linear sketches' rows in one pass
+            sketch_tdot_pair(z0, z1, idx, val, scratch.zx)
+            scratch.sx[0] = sparse_dot(s0, idx, val)
+            scratch.sx[1] = sparse_dot(s1, idx, val)
         vx = sparse_dot(imp.v, idx, val)
         own, opp = own_and_opposite(classes, y)
         c = 1 if y > 0 else 0

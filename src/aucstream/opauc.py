@@ -554,7 +554,8 @@ class OPAUC(BaseStreamingAUC):
         rows = (chunk.indptr, chunk.indices, chunk.data, chunk.y)
         A = neg.draws(self._rng, chunk.n_samples)
         tau = neg.sketch_size
-        scratch = Scratch(*(np.zeros(shape) for shape in ((2, tau), 2, tau, tau, tau, tau)))
+        shapes = ((2, tau), 2, tau, tau, tau, tau, (tau, tau))
+        scratch = Scratch(*(np.zeros(shape) for shape in shapes))
         r, resume = 0, False
         while True:
             r, event = _opauc_lowrank_chunk(

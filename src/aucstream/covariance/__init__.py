@@ -115,6 +115,7 @@ from ._lowrank import (
     center_terms,
     single_nonzero,
     sketch_tdot,
+    sketch_tdot_pair,
 )
 from ._solve import solve_from_statistics
 from ._sparse import (
@@ -169,6 +170,7 @@ __all__ = [
     "run_reserving",
     "single_nonzero",
     "sketch_tdot",
+    "sketch_tdot_pair",
     "solve_from_statistics",
     "sparse_add",
     "sparse_cov_matvec",

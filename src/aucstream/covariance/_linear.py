@@ -37,7 +37,9 @@ def lowrank_add(arrays, idx, val, a, ztx):
     ``Z += x a^T``, ``s += x``, ``T += 1``, ``u += a``. Returns ``|x|^2``.
 
     ``ztx`` must hold ``Z^T x`` before the update; the Gram matrix ``G = Z^T Z`` is
-    updated by ``G += (Z^T x) a^T + a (Z^T x)^T + |x|^2 a a^T``. O(k tau + tau^2);
+    updated by ``G += (Z^T x) a^T + a (Z^T x)^T + |x|^2 a a^T``, entry (i, j) by the
+    same numbers as (j, i), so G stays exactly symmetric (the low-rank OPAUC kernel
+    reads its rows for its columns). O(k tau + tau^2);
     O(k + tau) for a hashed draw (one non-zero: :func:`single_nonzero`).
     """
     sums, sketch, gram, asum = arrays.sums, arrays.sketch, arrays.gram, arrays.asum
@@ -52,14 +54,14 @@ def lowrank_add(arrays, idx, val, a, ztx):
     h = single_nonzero(a)
     if h >= 0:  # a hashed draw: row and column h change (the other terms are zeros)
         for j in range(tau):
-            gram[h, j] += ztx[h] * a[j] + a[h] * ztx[j] + xx * a[h] * a[j]
+            gram[h, j] += ztx[h] * a[j] + a[h] * ztx[j] + xx * (a[h] * a[j])
         for i in range(tau):
             if i != h:
-                gram[i, h] += ztx[i] * a[h] + a[i] * ztx[h] + xx * a[i] * a[h]
+                gram[i, h] += ztx[i] * a[h] + a[i] * ztx[h] + xx * (a[i] * a[h])
     else:
         for i in range(tau):
             for j in range(tau):
-                gram[i, j] += ztx[i] * a[j] + a[i] * ztx[j] + xx * a[i] * a[j]
+                gram[i, j] += ztx[i] * a[j] + a[i] * ztx[j] + xx * (a[i] * a[j])
     for j in range(tau):
         asum[j] += a[j]
     return xx

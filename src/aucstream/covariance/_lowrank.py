@@ -55,6 +55,7 @@ __all__ = [
     "sketch_cross",
     "sketch_matvec",
     "sketch_tdot",
+    "sketch_tdot_pair",
     "sketch_tmatvec",
 ]
 
@@ -94,6 +95,22 @@ def sketch_tdot(sketch, idx, val, out):
         if v != 0.0:
             for j in range(out.shape[0]):  # reads row i of Z
                 out[j] += v * sketch[i, j]
+
+
+@borrowing_step
+def sketch_tdot_pair(first, second, idx, val, out):
+    """Write ``Z_0^T x`` into ``out[0]`` and ``Z_1^T x`` into ``out[1]`` for two
+    sketches of the same shape, in one pass over the example's features (the same
+    sums, in the same order, as :func:`sketch_tdot` on each); O(k tau)."""
+    out[:] = 0.0
+    out0, out1 = out[0], out[1]
+    for a in range(idx.shape[0]):
+        v, i = val[a], idx[a]
+        if v != 0.0:
+            row0, row1 = first[i], second[i]
+            for j in range(out0.shape[0]):  # reads row i of both
+                out0[j] += v * row0[j]
+                out1[j] += v * row1[j]
 
 
 @borrowing_step

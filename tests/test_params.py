@@ -51,7 +51,7 @@ def _candidates(constraints) -> list:
             else:
                 values += [math.inf, -math.inf]
         if isinstance(c, StrOptions):
-            values += [next(iter(c.options)).upper() + "?"]
+            values += [min(c.options, key=str).upper() + "?"]  # the same in every process
     return values
 
 

@@ -239,3 +239,128 @@ def test_weights_are_formed_when_read_and_saved_stale_ones_load_right(kind, cent
     assert model not in opauc_module._FORMED
     whole = make(kind, centering).fit(X, y)
     np.testing.assert_array_equal(model.w_, whole.w_)
+
+
+# ------------------------------------------------------------ the full covariance
+# "full" declares its class sums and d x d scatters (``FullCovariance.row_state``): a
+# row writes them only in the rows of its features, so a call saves and checks those
+# rows only, in the fast path (``FlatState`` plans by rows) and in the undo log.
+PATHS = {"fast path": None, "undo log": 0}
+
+
+def full_data(seed=5):
+    X, y = make_stream(80, 40, seed=seed, sparsity=0.9)  # ~4 features a row
+    X[np.arange(80), np.arange(80) % 40] = 1.0  # none empty
+    y[:2] = [-1, 1]
+    return sp.csr_matrix(X), y
+
+
+def full_model(X, y):
+    return OPAUC(eta=0.05, lam=0.01).partial_fit(X[:20], y[:20], classes=[-1, 1])
+
+
+@pytest.mark.parametrize("layout", ["CSR", "dense"])
+def test_full_covariance_writes_only_the_rows_of_its_features(layout, monkeypatch):
+    X, y = full_data()
+    model = full_model(X, y)
+    update, checked = OPAUC._update, []
+
+    def watched(self, chunk):
+        written = self._row_written_state(chunk)
+        outside = np.setdiff1d(np.arange(chunk.n_features), self._chunk_rows(chunk))
+        before = [a[outside].copy() for a in written]
+        update(self, chunk)
+        for a, old in zip(written, before):
+            assert a[outside].tobytes() == old.tobytes()
+        checked.append(len(written))
+
+    monkeypatch.setattr(OPAUC, "_update", watched)
+    for lo, hi in [(20, 21), (21, 24), (24, 60)]:
+        chunk = X[lo:hi] if layout == "CSR" else X[lo:hi].toarray()
+        if layout == "dense":
+            chunk[:, ::3][chunk[:, ::3] == 0] = -0.0  # not a feature of the row
+        model.partial_fit(chunk, y[lo:hi])
+    assert checked == [4, 4, 4]
+
+
+def _failing_full(how):
+    update = OPAUC._update
+
+    def failing(self, chunk):
+        update(self, chunk)  # writes what it may write, then fails
+        if how == "interrupt":
+            raise _Interrupt
+        # a divergence in a row the chunk wrote, in an array checked by its rows only
+        row = self._chunk_rows(chunk)[-1]
+        self.stats_[int(chunk.y[-1] > 0)].scatter_[row, -1] = np.nan
+
+    return failing
+
+
+@pytest.mark.parametrize("path", list(PATHS))
+@pytest.mark.parametrize("how", ["interrupt", "divergence"])
+def test_full_covariance_rejected_calls_restore_the_rows_they_wrote(path, how, monkeypatch):
+    if PATHS[path] is not None:
+        monkeypatch.setattr(_state, "SHADOW_LIMIT", PATHS[path])
+    X, y = full_data(seed=6)
+    model = full_model(X, y)
+    reference = pickle.loads(pickle.dumps(model))
+    calls = {
+        "CSR row": lambda m, i: m.partial_fit(X[i : i + 1], y[i : i + 1]),
+        "dense row": lambda m, i: m.partial_fit(X[i : i + 1].toarray(), y[i : i + 1]),
+        "learn_one array": lambda m, i: m.learn_one(X[i].toarray()[0], y[i]),
+        "learn_one dict": lambda m, i: m.learn_one(dict(zip(X[i].indices, X[i].data)), y[i]),
+        "CSR chunk": lambda m, i: m.partial_fit(X[i : i + 3], y[i : i + 3]),
+        "dense chunk": lambda m, i: m.partial_fit(X[i : i + 3].toarray(), y[i : i + 3]),
+    }
+    for i, call in zip(range(20, 80, 4), [*calls.values(), *calls.values()]):
+        before = state_bytes(model)
+        with monkeypatch.context() as patch:
+            patch.setattr(OPAUC, "_update", _failing_full(how))
+            with pytest.raises(_Interrupt if how == "interrupt" else FloatingPointError) as error:
+                call(model, i)
+        if how == "divergence":
+            assert "diverged" in str(error.value) and "scatter_" in str(error.value)
+        assert_same_bytes(before, state_bytes(model))
+        call(model, i)
+        call(reference, i)
+        assert_same_bytes(state_bytes(reference), state_bytes(model))
+    if path == "fast path":  # the plans handled the summaries by rows
+        from aucstream._fastpath import FAST
+
+        assert any(p.rows_copy.shape[0] == 2 for p in FAST[model].flat._plans.values())
+
+
+@pytest.mark.parametrize("path", list(PATHS))
+@pytest.mark.parametrize("layout", ["CSR", "dense"])
+def test_full_covariance_chunk_diverging_midway_changes_nothing(path, layout, monkeypatch):
+    if PATHS[path] is not None:
+        monkeypatch.setattr(_state, "SHADOW_LIMIT", PATHS[path])
+    X, y = full_data(seed=7)
+    model = full_model(X, y)
+    model.partial_fit(X[20:21], y[20:21])
+    reference = pickle.loads(pickle.dumps(model))
+    bad = X[21:24].toarray()
+    bad[1:][bad[1:] != 0] = 1e140  # rows 2 and 3 overflow the step
+    before = state_bytes(model)
+    with pytest.raises(FloatingPointError, match="diverged"):
+        model.partial_fit(bad if layout == "dense" else sp.csr_matrix(bad), y[21:24])
+    assert_same_bytes(before, state_bytes(model))
+    model.partial_fit(X[21:30], y[21:30])
+    reference.partial_fit(X[21:30], y[21:30])
+    assert_same_bytes(state_bytes(reference), state_bytes(model))
+
+
+def test_a_plan_by_rows_refuses_rows_outside_its_arrays():
+    X, y = full_data()
+    model = full_model(X, y)
+    flat = _state.FlatState(model)
+    plan = flat.plan((), model._row_logged_state())
+    assert plan.rows_copy.shape[0] == 4
+    before = state_bytes(model)
+    for rows in ([0, 40], [-1], None):
+        with pytest.raises(ValueError, match="rows"):
+            flat.save(plan, None if rows is None else np.array(rows, dtype=np.int64))
+    assert flat.all_finite()  # complete: later checks may visit the rows only
+    assert not flat.all_finite(plan, np.array([40], dtype=np.int64))
+    assert_same_bytes(before, state_bytes(model))

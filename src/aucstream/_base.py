@@ -25,7 +25,9 @@ finiteness check of the state use a walk of the state made once
 and one compiled check), and leave out what the chunk can not write (the learner's
 ``_read_only_state``: OPAUC's and AdaOAM's summary of the class the chunk does not
 hold, the random generator of a learner whose update draws nothing;
-tests/test_write_sets.py checks each declaration byte for byte). Any input the
+tests/test_write_sets.py checks each declaration byte for byte), and copy and check
+only the rows of the chunk's features of what it writes only there (the learner's
+``_row_written_state``: OPAUC's d x d scatters; tests/test_undo_log.py). Any input the
 fast path does not accept as plainly valid goes through the full validation, which
 raises the usual error or converts the input, so both paths accept the same input and
 give bit-identical models.
@@ -51,6 +53,7 @@ from ._chunks import (
     check_sparse_structure,
     dict_row,
     dict_row_arrays,
+    nonzero_columns,
     quick_rows,
     to_chunk,
 )
@@ -744,11 +747,10 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
         logged = self._row_logged_state()
         if not logged:
             return None
-        written = self._row_written_state(chunk) if chunk.indices is not None else ()
+        written = self._row_written_state(chunk)
         rows = None
         if written:
-            lo, hi = chunk.indptr[0], chunk.indptr[-1]
-            rows = _state.unique_rows(chunk.indices[lo:hi], chunk.n_features)
+            rows = _state.unique_rows(self._chunk_rows(chunk), chunk.n_features)
         log = _state.active_log(self)
         if log is not None:
             log.cover(rows, frozenset(map(id, written)))
@@ -818,7 +820,6 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
             or width is None
             or "n_samples_seen_" not in state
             or "feature_names_in_" in state
-            or self._undo_logged()
         ):
             return None
         cache = FAST.get(self)
@@ -839,6 +840,13 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
             cache.kinds = LABEL_KINDS[classes_.dtype.kind]
         if classes is not None and not same_classes(classes, cache):
             return None
+        flat = cache.flat
+        if flat is None or not flat.current(self):  # walk the state (again)
+            if self._undo_logged():
+                return None
+            cache.flat = _state.FlatState(self)
+            cache.plans = {}
+            cache.by_rows = bool(self._row_logged_state())
         if type(X) is tuple:  # the arrays of a dict row (learn_one)
             rows = X if quick_csr(X, width) else None
         else:
@@ -852,32 +860,33 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
         return cache, rows[0], rows[1], rows[2], y_pm
 
     def _quick_learn(self, quick, X, prequential: bool):
-        """Learn a chunk that :meth:`_quick_chunk` accepted, in a transaction.
+        """Learn a chunk that :meth:`_quick_chunk` accepted (just before: it leaves a
+        current walk of the state in the cache), in a transaction.
 
         Returns the prequential scores when ``prequential`` (see
         :meth:`test_then_train`).
         """
         cache, indptr, indices, data, y_pm = quick
-        flat = cache.flat
-        if flat is None or not flat.current(self):
-            flat = cache.flat = _state.FlatState(self)
-            cache.plans = {}
+        flat = cache.flat  # current: walked or checked by _quick_chunk
         n = y_pm.shape[0]
         calibrate = self._kernel_prequential
+        learns = calibrate or not prequential  # one kernel call for the chunk
         scores = np.empty(n) if calibrate or prequential else None
-        width = self.n_features_in_
-        if n == 1 and cache.params is not None:  # the plan of a one-row call, by class
-            positive = y_pm[0] > 0.0
-            plan = cache.plans.get(positive)
+        chunk = Chunk(
+            indptr, indices, data, y_pm, self.n_features_in_, scores if calibrate else NONE
+        )
+        rows = self._fast_rows(chunk) if learns and cache.by_rows else None
+        if n == 1 and cache.params is not None and (rows is None or self._row_written_by_class):
+            key = (y_pm[0] > 0.0, rows is None)  # the plan of a one-row call, by class
+            plan = cache.plans.get(key)
             if plan is None:
-                plan = cache.plans[positive] = flat.plan(self._read_only_state(y_pm))
+                plan = cache.plans[key] = self._fast_plan(flat, chunk, rows)
         else:
-            plan = flat.plan(self._read_only_state(y_pm))
-        saved = flat.save(plan)
+            plan = self._fast_plan(flat, chunk, rows)
+        saved = flat.save(plan, rows)
         try:
-            if calibrate or not prequential:
+            if learns:
                 # _learn_chunk for an online learner, inlined (one call per example)
-                chunk = Chunk(indptr, indices, data, y_pm, width, scores if calibrate else NONE)
                 try:
                     self._update(chunk)
                 except _KERNEL_ERRORS as error:
@@ -886,9 +895,10 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
                 self.n_samples_seen_ = before + n
                 if calibrate and not self._kernel_calibrates:
                     _calibration.update(self.calibration_, scores, y_pm, NONE)
-                if not (flat.current(self) and flat.all_finite(plan)):
+                if not (flat.current(self) and flat.all_finite(plan, rows)):
                     self._check_finite(chunk, before)
             else:  # no prequential kernel: score and learn row by row
+                width = chunk.n_features
                 for i in range(n):
                     row = X[i : i + 1]
                     scores[i] = self._raw_scores(row)[0]
@@ -898,6 +908,29 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
             flat.restore(saved)
             raise
         return scores
+
+    def _fast_rows(self, chunk: Chunk) -> np.ndarray | None:
+        """The rows the fast path saves and checks of the arrays ``chunk`` writes only
+        in its rows (:meth:`_row_written_state`, for a learner that logs rows):
+        :meth:`_chunk_rows`, or None (every array whole) when the chunk names more rows
+        than half its features (a copy by rows would cost more than a whole one)."""
+        rows = self._chunk_rows(chunk)
+        return rows if 2 * rows.shape[0] <= chunk.n_features else None
+
+    def _fast_plan(self, flat: _state.FlatState, chunk: Chunk, rows: np.ndarray | None):
+        """The fast path's plan for ``chunk``: leave out :meth:`_read_only_state`, and,
+        when ``rows`` are given, handle by those rows :meth:`_row_written_state`."""
+        by_rows = () if rows is None else self._row_written_state(chunk)
+        return flat.plan(self._read_only_state(chunk.y), by_rows)
+
+    @staticmethod
+    def _chunk_rows(chunk: Chunk) -> np.ndarray:
+        """The features a validated chunk names (int64): its CSR indices (in their
+        order, repeated across rows), or, for dense rows read in place, the columns
+        that hold a non-zero in some row (sorted)."""
+        if chunk.indices is not None:
+            return chunk.indices[chunk.indptr[0] : chunk.indptr[-1]]
+        return nonzero_columns(chunk.data)
 
     def _read_only_state(self, y_pm: np.ndarray) -> tuple:
         """State that learning a chunk of labels ``y_pm`` (+1/-1) can not write.
@@ -942,7 +975,9 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
     def _undo_logged(self) -> bool:
         """Whether the arrays of :meth:`_row_logged_state` hold more than
         :data:`aucstream._state.SHADOW_LIMIT` bytes: then every call takes the
-        transaction with an undo log (the fast path's walk would copy them whole)."""
+        transaction with an undo log (the fast path's walk keeps no shadow copies for
+        them, and would copy them whole). Evaluated by the fast path when it walks the
+        state."""
         logged = self._row_logged_state()
         return bool(logged) and sum(a.nbytes for a in logged) > _state.SHADOW_LIMIT
 
@@ -958,9 +993,15 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
 
     def _row_written_state(self, chunk: Chunk) -> tuple:
         """The arrays of :meth:`_row_logged_state` that ``_update(chunk)`` writes only
-        in the rows that ``chunk.indices`` names, whatever happens (the others are saved
-        whole). Called before the update, with a validated CSR chunk."""
+        in the rows that the chunk names (:meth:`_chunk_rows`: ``chunk.indices``, or for
+        dense rows read in place their non-zero columns), whatever happens (the others
+        are saved whole). Called before the update, with a validated chunk."""
         return ()
+
+    #: :meth:`_row_written_state` of a one-row chunk depends on its label, the
+    #: parameters and the state's objects only (as :meth:`_read_only_state` does), so
+    #: the fast path keeps it in its plan of a one-row call per class.
+    _row_written_by_class: ClassVar[bool] = False
 
     @staticmethod
     def _chunk_class(y_pm: np.ndarray) -> int | None:

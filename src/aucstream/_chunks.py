@@ -216,6 +216,24 @@ def _csr_ok(indptr, indices, data, n_cols):
     return ok and falls == 0 and _values_ok(data)
 
 
+@nb.njit(cache=True)
+def nonzero_columns(data):
+    """The columns of the 2-D ``data`` that hold a non-zero in some row, sorted (int64):
+    the features a dense chunk names (NaN counts as non-zero, -0.0 does not)."""
+    n, d = data.shape
+    seen = np.zeros(d, dtype=np.bool_)
+    for r in range(n):
+        for j in range(d):
+            seen[j] |= data[r, j] != 0.0
+    out = np.empty(d, dtype=np.int64)
+    m = 0
+    for j in range(d):
+        if seen[j]:
+            out[m] = j
+            m += 1
+    return out[:m]
+
+
 #: The CSR classes :func:`quick_rows` recognizes by their type alone (others by
 #: ``issparse`` and their format).
 _CSR_TYPES = frozenset({sp.csr_matrix, sp.csr_array})

@@ -47,12 +47,15 @@ class FastCache:
     learner's state, of its copies, pickles or model files.
     """
 
-    __slots__ = ("params", "flat", "plans", "classes", "c0", "c1", "py0", "py1", "kinds")
+    __slots__ = ("params", "flat", "plans", "by_rows", "classes", "c0", "c1", "py0", "py1", "kinds")
 
     def __init__(self):
         self.params = self.flat = self.classes = None
-        #: the plans of one-row calls by class (+1: True), for ``flat`` and ``params``
-        self.plans: dict[bool, object] = {}
+        #: whether the learner logs rows (``_row_logged_state``), for ``flat``
+        self.by_rows = False
+        #: the plans of one-row calls by class (+1: True) and whether they handle no
+        #: rows, for ``flat`` and ``params``
+        self.plans: dict[tuple, object] = {}
 
 
 class ByIdentity:

@@ -457,6 +457,66 @@ def _all_finite32(table):
     return True
 
 
+@nb.njit(cache=True)
+def _copy_rows(table, rows):
+    """Copy rows ``rows`` of arrays to the same places of others: per table row
+    (source address, target address, bytes per row, number of rows).
+
+    Returns False, having copied nothing, when a row is outside an array (the
+    addresses are those of arrays the caller keeps alive, as for
+    :func:`_copy_table`). A row named twice is copied twice, to the same place.
+    """
+    for i in range(table.shape[0]):
+        for r in rows:
+            if r < 0 or r >= table[i, 3]:
+                return False
+    for i in range(table.shape[0]):
+        width = table[i, 2]
+        size = width * table[i, 3]
+        source = nb.carray(_pointer(table[i, 0], nb.uint8), size)
+        target = nb.carray(_pointer(table[i, 1], nb.uint8), size)
+        for r in rows:
+            # slices, so that the loop indexes from 0 without wraparound (it vectorizes)
+            row, out = source[r * width : (r + 1) * width], target[r * width : (r + 1) * width]
+            for j in range(width):
+                out[j] = row[j]
+    return True
+
+
+@nb.njit(cache=True, fastmath={"reassoc"})
+def _table_rows_finite(table, rows, dtype):
+    """Whether rows ``rows`` of the arrays of ``dtype`` values in ``table`` (address,
+    values per row, number of rows) are finite, as :func:`_all_finite` checks them;
+    False also for a row outside an array. Compiled code only (``dtype`` is a
+    compile-time numba class): :func:`_rows_finite64`, :func:`_rows_finite32`."""
+    zero = dtype(0.0)
+    for i in range(table.shape[0]):
+        width, n = table[i, 1], table[i, 2]
+        values = nb.carray(_pointer(table[i, 0], dtype), width * n)
+        for r in rows:
+            if r < 0 or r >= n:
+                return False
+            acc = zero
+            row = values[r * width : (r + 1) * width]
+            for j in range(width):
+                acc += row[j] * zero
+            if acc != zero:
+                return False
+    return True
+
+
+@nb.njit(cache=True)
+def _rows_finite64(table, rows):
+    """:func:`_table_rows_finite` of float64 arrays."""
+    return _table_rows_finite(table, rows, np.float64)
+
+
+@nb.njit(cache=True)
+def _rows_finite32(table, rows):
+    """:func:`_table_rows_finite` of float32 arrays."""
+    return _table_rows_finite(table, rows, np.float32)
+
+
 def _address(array: np.ndarray) -> int:
     return array.__array_interface__["data"][0]
 
@@ -470,13 +530,27 @@ def _flat_view(array: np.ndarray) -> np.ndarray | None:
     return None
 
 
+def _by_rows(entry: tuple) -> bool:
+    """Whether a walked array (a :class:`FlatState` entry) can be copied and checked by
+    rows: C-contiguous, at least 1-D, of float64, float32, integers or booleans."""
+    a, _, data, shadow = entry
+    return (
+        data is not None
+        and shadow is not None
+        and a.ndim > 0
+        and a.flags.c_contiguous
+        and (a.dtype in (np.float64, np.float32) or a.dtype.kind in "biu")
+    )
+
+
 class _Plan:
     """What :class:`FlatState` copies, restores and checks for one declaration.
 
     A declaration names the state a call can not write (see :meth:`FlatState.plan`);
     the plan leaves out that state's arrays and generators and keeps, for the rest,
     the copy tables (save and restore), the finiteness table and the lists of the
-    arrays handled by numpy.
+    arrays handled by numpy. The arrays a call writes only in the rows its examples
+    name have tables of their own (``rows_*``), for copies and checks of those rows.
     """
 
     __slots__ = (
@@ -489,6 +563,10 @@ class _Plan:
         "floats32",
         "other_floats",
         "generators",
+        "rows_copy",
+        "rows_back",
+        "rows_floats",
+        "rows_floats32",
     )
 
 
@@ -620,10 +698,29 @@ class FlatState:
         rows = [(_address(v), _address(s), v.shape[0]) for v, s in zip(views, shadows)]
         return np.array(rows, dtype=np.int64).reshape(-1, 3)
 
-    def _make_plan(self, skip: frozenset) -> _Plan:
-        """The plan that leaves out the arrays and generators whose ids are in ``skip``."""
+    def _make_plan(self, skip: frozenset, by_rows: frozenset = frozenset()) -> _Plan:
+        """The plan that leaves out the arrays and generators whose ids are in ``skip``,
+        and handles by rows the arrays whose ids are in ``by_rows`` (when shadow copies
+        are kept and the array is C-contiguous; others are handled whole)."""
         plan = _Plan()
         kept = [e for e in self._entries if id(e[0]) not in skip]
+        rowed = []
+        if self._kept and by_rows:
+            rowed = [e for e in kept if id(e[0]) in by_rows and _by_rows(e)]
+            kept = [e for e in kept if not (id(e[0]) in by_rows and _by_rows(e))]
+        copies, floats64, floats32 = [], [], []
+        for a, _, data, shadow in rowed:
+            n = a.shape[0]
+            width = a.size // n if n else 0
+            copies.append((_address(data), _address(shadow), width * a.itemsize, n))
+            if a.dtype == np.float64:
+                floats64.append((_address(data), width, n))
+            elif a.dtype == np.float32:
+                floats32.append((_address(data), width, n))
+        plan.rows_copy = np.array(copies, dtype=np.int64).reshape(-1, 4)
+        plan.rows_back = np.ascontiguousarray(plan.rows_copy[:, [1, 0, 2, 3]])
+        plan.rows_floats = np.array(floats64, dtype=np.int64).reshape(-1, 3)
+        plan.rows_floats32 = np.array(floats32, dtype=np.int64).reshape(-1, 3)
         plan.views = [data for _, _, data, _ in kept if data is not None]
         plan.shadows = [shadow for _, _, data, shadow in kept if data is not None]
         plan.others = [a for a, _, data, _ in kept if data is None]
@@ -646,27 +743,35 @@ class FlatState:
         plan.generators = [g for g in self._generators if id(g) not in skip]
         return plan
 
-    def plan(self, read_only: tuple) -> _Plan:
-        """The plan of a call that can not write the state objects ``read_only``.
+    def plan(self, read_only: tuple, by_rows: tuple = ()) -> _Plan:
+        """The plan of a call that can not write the state objects ``read_only``, and
+        writes the arrays ``by_rows`` only in the rows (along axis 0) its examples name.
 
         ``read_only`` holds members of the state: arrays, components (every array and
         generator they hold), lists or tuples of them, generators. What the walk did
-        not find is ignored (leaving it out would save nothing). An empty declaration
-        gives the complete plan. Plans are kept per declaration (by the identity of
-        the declared objects, which the walk holds).
+        not find is ignored (leaving it out would save nothing). ``by_rows`` holds
+        arrays of the state (those of an :class:`UndoLog`: a learner's
+        ``_row_written_state``): :meth:`save`, :meth:`restore` and :meth:`all_finite`
+        then copy and check only the rows they are given of those arrays, into and
+        from the same places of the arrays' shadow copies (kept when the state is at
+        most :data:`SHADOW_LIMIT` bytes; otherwise they are handled whole). An empty
+        declaration gives the complete plan. Plans are kept per declaration (by the
+        identity of the declared objects, which the walk holds).
         """
-        if not read_only:
+        if not read_only and not by_rows:
             return self._full
         key = id(read_only[0]) if len(read_only) == 1 else tuple(map(id, read_only))
+        if by_rows:
+            key = (key, tuple(map(id, by_rows)))
         found = self._plans.get(key)
         if found is None:
             skip = set()
             for value in read_only:
                 self._declared(value, skip)
-            found = self._make_plan(frozenset(skip))
+            found = self._make_plan(frozenset(skip), frozenset(map(id, by_rows)))
             # kept only when every declared object is one the walk holds: the ids of
             # objects made for the call could be those of other objects later
-            if all(id(value) in self._walked for value in read_only):
+            if all(id(value) in self._walked for value in (*read_only, *by_rows)):
                 if len(self._plans) >= 16:
                     self._plans.clear()
                 self._plans[key] = found
@@ -730,11 +835,21 @@ class FlatState:
         (also :attr:`current`, the same function without the method call)."""
         return self.current(obj)
 
-    def save(self, plan: _Plan | None = None) -> tuple:
+    def save(self, plan: _Plan | None = None, rows: np.ndarray | None = None) -> tuple:
         """Copy the state aside, but what ``plan`` leaves out (default: nothing; valid
-        while :meth:`is_current`); returns what :meth:`restore` needs."""
+        while :meth:`is_current`); returns what :meth:`restore` needs.
+
+        ``rows`` (int64) are the rows to copy of the arrays the plan handles by rows
+        (required for such a plan; repeated rows are copied once more, to the same
+        place). Raises ``ValueError``, having saved nothing, for a row outside them.
+        """
         if plan is None:
             plan = self._full
+        if plan.rows_copy.shape[0]:
+            if rows is None:
+                raise ValueError("this plan copies arrays by rows: pass the rows")
+            if not _copy_rows(plan.rows_copy, rows):
+                raise ValueError("rows outside the state's arrays")
         if plan.copy is not None:
             _copy_table(plan.copy)
             shadows = None
@@ -743,6 +858,7 @@ class FlatState:
             _copy_table(self._table(plan.views, shadows))
         return (
             plan,
+            rows,
             shadows,
             [a.copy() for a in plan.others] if plan.others else (),
             list(map(dict, self._dicts)),
@@ -753,7 +869,9 @@ class FlatState:
     def restore(self, saved: tuple) -> None:
         """Put the state back exactly as it was at :meth:`save` (what the plan left out
         holds what it held then)."""
-        plan, shadows, others, dicts, lists, generators = saved
+        plan, rows, shadows, others, dicts, lists, generators = saved
+        if plan.rows_back.shape[0]:
+            _copy_rows(plan.rows_back, rows)  # rows checked by save
         if shadows is None:
             _copy_table(plan.back)
         else:
@@ -769,16 +887,24 @@ class FlatState:
         for generator, state in zip(plan.generators, generators):
             generator.bit_generator.state = state
 
-    def all_finite(self, plan: _Plan | None = None) -> bool:
+    def all_finite(self, plan: _Plan | None = None, rows: np.ndarray | None = None) -> bool:
         """Whether every floating-point array and top-level float of the state is finite.
 
         The same arrays and scalars as :func:`first_non_finite` (valid while
-        :meth:`is_current`), but those ``plan`` leaves out, once a complete check has
-        passed since the walk (the first check is complete whatever the plan).
+        :meth:`is_current`), but those ``plan`` leaves out, and but the rows other than
+        ``rows`` of the arrays it handles by rows (given to :meth:`save`), once a
+        complete check has passed since the walk (the first check is complete whatever
+        the plan).
         """
         if plan is None or not self._verified:
             plan = self._full
-        if not (_all_finite(plan.floats) and _all_finite32(plan.floats32)):
+        if not _all_finite(plan.floats):
+            return False
+        if plan.floats32.shape[0] and not _all_finite32(plan.floats32):
+            return False
+        if plan.rows_floats.shape[0] and not _rows_finite64(plan.rows_floats, rows):
+            return False
+        if plan.rows_floats32.shape[0] and not _rows_finite32(plan.rows_floats32, rows):
             return False
         for a in plan.other_floats:
             if not np.isfinite(a).all():

@@ -825,14 +825,20 @@ class OPAUC(BaseStreamingAUC):
 
     # -------------------------------------------------------------- write sets
     def _row_logged_state(self) -> tuple:
-        """The low-rank kinds' sketches and class sums (and frequent directions'
-        ``seen_``): O(d tau), written by the kernel in the rows of the examples'
-        features, and as a whole only by a shrink or a re-basing
-        (:meth:`_row_written_state`); see :meth:`BaseStreamingAUC._row_logged_state`.
-        ``v_`` (written whole by a rescaling in the kernel), ``w_`` and the small
-        arrays are copied by the transaction."""
+        """The class sums and scatters of "full" (:meth:`FullCovariance.row_state`:
+        O(d^2), written in the rows of the examples' features only), and the low-rank
+        kinds' sketches and class sums (and frequent directions' ``seen_``): O(d tau),
+        written by the kernel in the rows of the examples' features, and as a whole
+        only by a shrink or a re-basing (:meth:`_row_written_state`); see
+        :meth:`BaseStreamingAUC._row_logged_state`. ``v_`` (written whole by a
+        rescaling in the kernel), ``w_`` and the small arrays are copied by the
+        transaction."""
         stats = self.__dict__.get("stats_")
-        if self.covariance not in _LOWRANK or self.__dict__.get("v_") is None or not stats:
+        if not stats:
+            return ()
+        if self.covariance == "full":
+            return (*stats[0].row_state(), *stats[1].row_state())
+        if self.covariance not in _LOWRANK or self.__dict__.get("v_") is None:
             return ()
         return tuple(a for s in stats for a in s.row_state())
 
@@ -840,15 +846,24 @@ class OPAUC(BaseStreamingAUC):
         """The class sums and the float64 linear sketches (their ``bounded_rows``):
         entries that sum examples times bounded draws, finite for any checked stream
         (see :meth:`BaseStreamingAUC._bounded_state`)."""
-        if not self._row_logged_state():
+        if self.covariance not in _LOWRANK or not self._row_logged_state():
             return ()
         return tuple(a for s in self.stats_ for a in s.bounded_rows())
 
+    @property
+    def _row_written_by_class(self) -> bool:
+        """ "full" writes its logged arrays by rows always (the low-rank kinds' depend on
+        the counts: shrinks, re-basings); see :attr:`BaseStreamingAUC._row_written_by_class`."""
+        return self.covariance == "full"
+
     def _row_written_state(self, chunk: Chunk) -> tuple:
         """Those of :meth:`_row_logged_state` that ``chunk`` writes only in its rows:
-        all but a frequent-directions sketch that may shrink within the chunk (its
-        class has examples enough to fill it), or every one when a full re-basing falls
-        within the chunk (:meth:`aucstream.covariance.FrequentDirectionsCovariance.rows_only`)."""
+        all of them for "full"; for the low-rank kinds all but a frequent-directions
+        sketch that may shrink within the chunk (its class has examples enough to fill
+        it), or every one when a full re-basing falls within the chunk
+        (:meth:`aucstream.covariance.FrequentDirectionsCovariance.rows_only`)."""
+        if self.covariance == "full":
+            return self._row_logged_state()
         if not self._row_logged_state():
             return ()
         refresh = self._full_rebase_within(chunk.n_samples)

@@ -264,6 +264,14 @@ class FullCovariance(CovarianceSummary):
         """``FullArrays(count_, weight_, sum_, scatter_)``."""
         return FullArrays(self.count_, self.weight_, self.sum_, self.scatter_)
 
+    def row_state(self) -> tuple:
+        """``(sum_, scatter_)``: indexed by feature along axis 0, and written, when an
+        example is added, only in the rows of its features (the stored indices of a
+        sparse row, the non-zeros of a dense one; the upper triangle's row of each
+        product :math:`x_i x_j`, i <= j, is that of the smaller index). For a
+        learner's undo log (:meth:`aucstream._base.BaseStreamingAUC._row_logged_state`)."""
+        return (self.sum_, self.scatter_)
+
     def update(self, X: ArrayLike, sample_weight: ArrayLike | None = None) -> FullCovariance:
         """Add the rows of ``X`` (dense or sparse), with optional non-negative weights
         (rows of weight 0 are not added); returns self."""

@@ -125,7 +125,8 @@ class Terminal(io.StringIO):
         return True
 
 
-def test_on_a_terminal_the_bar_is_redrawn_in_place():
+def test_on_a_terminal_the_bar_is_redrawn_in_place(monkeypatch):
+    monkeypatch.setenv("COLUMNS", "120")  # the bar fits the terminal's width
     out = Terminal()
     bar = Progress("fit", enabled=None, every=0, file=out)  # on: a terminal
     for n in (10, 20, 30):

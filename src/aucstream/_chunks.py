@@ -217,6 +217,18 @@ def _csr_ok(indptr, indices, data, n_cols):
 
 
 @nb.njit(cache=True)
+def flagged(seen):
+    """The indices of the true entries of the boolean ``seen``, sorted (int64)."""
+    out = np.empty(np.count_nonzero(seen), dtype=np.int64)
+    m = 0
+    for j in range(seen.shape[0]):
+        if seen[j]:
+            out[m] = j
+            m += 1
+    return out
+
+
+@nb.njit(cache=True)
 def nonzero_columns(data):
     """The columns of the 2-D ``data`` that hold a non-zero in some row, sorted (int64):
     the features a dense chunk names (NaN counts as non-zero, -0.0 does not)."""
@@ -225,13 +237,7 @@ def nonzero_columns(data):
     for r in range(n):
         for j in range(d):
             seen[j] |= data[r, j] != 0.0
-    out = np.empty(d, dtype=np.int64)
-    m = 0
-    for j in range(d):
-        if seen[j]:
-            out[m] = j
-            m += 1
-    return out[:m]
+    return flagged(seen)
 
 
 #: The CSR classes :func:`quick_rows` recognizes by their type alone (others by

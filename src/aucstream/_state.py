@@ -38,6 +38,7 @@ import numpy as np
 from numba.core import types as nbtypes
 from numba.extending import intrinsic
 
+from ._chunks import flagged
 from ._kernels import prefetch
 
 __all__ = [
@@ -240,18 +241,9 @@ def marked_finite(obj, arrays: tuple) -> tuple:
 def _distinct(indices, n):
     """The distinct values of ``indices`` (all in [0, n): checked by the caller), sorted."""
     seen = np.zeros(n, dtype=np.bool_)
-    m = 0
     for i in indices:
-        if not seen[i]:
-            seen[i] = True
-            m += 1
-    out = np.empty(m, dtype=np.int64)
-    m = 0
-    for j in range(n):
-        if seen[j]:
-            out[m] = j
-            m += 1
-    return out
+        seen[i] = True
+    return flagged(seen)
 
 
 def unique_rows(indices: np.ndarray, n: int) -> np.ndarray:

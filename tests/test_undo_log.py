@@ -112,10 +112,14 @@ def _failing(how):
             raise _Interrupt
         if how == "arithmetic":
             raise ZeroDivisionError("division by zero")
-        # a divergence in a row the chunk wrote, in the sketch if it is checked by its
-        # rows (frequent directions, float32), else in the Gram matrix (checked whole)
-        row = chunk.indices[chunk.indptr[-1] - 1]
+        # a divergence in a row the chunk wrote: in the full covariance's scatter
+        # (checked by rows), in the sketch if it is checked by its rows (frequent
+        # directions, float32), else in the Gram matrix (checked whole)
+        row = self._chunk_rows(chunk)[-1]
         summary = self.stats_[int(chunk.y[-1] > 0)]
+        if self.covariance == "full":
+            summary.scatter_[row, -1] = np.nan
+            return
         if any(a is summary.sketch_ for a in self._bounded_state()):
             summary.gram_[0, 0] = np.nan
         else:
@@ -278,20 +282,6 @@ def test_full_covariance_writes_only_the_rows_of_its_features(layout, monkeypatc
     assert checked == [4, 4, 4]
 
 
-def _failing_full(how):
-    update = OPAUC._update
-
-    def failing(self, chunk):
-        update(self, chunk)  # writes what it may write, then fails
-        if how == "interrupt":
-            raise _Interrupt
-        # a divergence in a row the chunk wrote, in an array checked by its rows only
-        row = self._chunk_rows(chunk)[-1]
-        self.stats_[int(chunk.y[-1] > 0)].scatter_[row, -1] = np.nan
-
-    return failing
-
-
 @pytest.mark.parametrize("path", list(PATHS))
 @pytest.mark.parametrize("how", ["interrupt", "divergence"])
 def test_full_covariance_rejected_calls_restore_the_rows_they_wrote(path, how, monkeypatch):
@@ -311,7 +301,7 @@ def test_full_covariance_rejected_calls_restore_the_rows_they_wrote(path, how, m
     for i, call in zip(range(20, 80, 4), [*calls.values(), *calls.values()]):
         before = state_bytes(model)
         with monkeypatch.context() as patch:
-            patch.setattr(OPAUC, "_update", _failing_full(how))
+            patch.setattr(OPAUC, "_update", _failing(how))
             with pytest.raises(_Interrupt if how == "interrupt" else FloatingPointError) as error:
                 call(model, i)
         if how == "divergence":

@@ -21,6 +21,9 @@ Implementation choices
   freed. An all-zero example is not inserted (it would leave its column zero).
 - The rows of Z that ever received a non-zero are recorded (``support_``); a shrink
   only visits those, so on sparse data it costs O(|support| tau^2), not O(d tau^2).
+  It gathers them in blocks and multiplies each block by the tau x m matrix with one
+  single-threaded BLAS ``dgemm`` (about 1.6 times faster than a compiled loop at
+  d = 10^6; the sums run in BLAS's order, so Z differs from the loop's by rounding).
 - ``centering="exact"`` (a library option): Z sketches the centered examples through
   Welford's rank-one updates of the scatter, columns :math:`\sqrt{(T-1)/T}\,(x_T -
   c_{T-1})`, so :math:`0 \preceq Z Z^\top/T \preceq S`. Such a column is dense, but
@@ -201,37 +204,80 @@ def _fd_settle(sketch, sums, beta, rows):
             sketch[i, k] -= si * beta[k]
 
 
+#: Rows of Z per block of the shrink's product (:func:`_fd_shrink_rows`): a block of
+#: 256 x tau float64 rows (100 kB at tau = 50) and its product stay in the L2 cache.
+_SHRINK_BLOCK = 256
+
+
 @nb.njit(cache=True)
 def _fd_shrink_rows(sketch, sums, beta, rows, M, dump_coef, dump_out, dump, dump_sum=0.0):
     """``Z[i] <- Z[i] M`` (zeros after the m new columns) for the listed rows, where
     ``Z[i] = sketch[i] - sums[i] beta`` before and ``sketch[i]`` after; with ``dump``,
     first ``dump_out[i] += dump_sum * sums[i]``, then ``dump_out[i] += Z[i] . dump_coef``.
-    O(len(rows) tau m)."""
+    O(len(rows) tau m).
+
+    The rows are gathered (in float64) into blocks of :data:`_SHRINK_BLOCK`, whose
+    product with M is one BLAS ``dgemm`` each (numba's ``np.dot``); the caller limits
+    BLAS to one thread (:func:`_one_blas_thread`), so the result only depends on the
+    rows' positions in ``rows``, never on the thread count.
+    """
     tau = sketch.shape[1]
     m = M.shape[1]
-    old = np.empty(tau)
-    acc = np.empty(m)
-    for t in range(rows.shape[0]):
-        row = sketch[rows[t]]
-        si = sums[rows[t]]
-        for k in range(tau):
-            old[k] = row[k] - si * beta[k]
-        if dump:
-            if dump_sum != 0.0:
-                dump_out[rows[t]] += dump_sum * si
-            s = 0.0
-            for k in range(tau):
-                s += old[k] * dump_coef[k]
-            dump_out[rows[t]] += s
-        acc[:] = 0.0
-        for k in range(tau):
-            a = old[k]
+    block = min(_SHRINK_BLOCK, max(rows.shape[0], 1))
+    old = np.empty((block, tau))
+    new = np.empty((block, m))
+    pending = False
+    for k in range(tau):
+        if beta[k] != 0.0:
+            pending = True
+    n = rows.shape[0]
+    for lo in range(0, n, block):
+        b = min(block, n - lo)
+        for t in range(b):
+            i = rows[lo + t]
+            si = sums[i]
+            if pending:
+                for k in range(tau):
+                    old[t, k] = sketch[i, k] - si * beta[k]
+            else:
+                for k in range(tau):
+                    old[t, k] = sketch[i, k]
+            if dump:
+                if dump_sum != 0.0:
+                    dump_out[i] += dump_sum * si
+                s = 0.0
+                for k in range(tau):
+                    s += old[t, k] * dump_coef[k]
+                dump_out[i] += s
+        if m == 0:
+            pass
+        elif b == block:
+            np.dot(old, M, new)
+        else:
+            new[:b] = np.dot(old[:b], M)
+        for t in range(b):
+            i = rows[lo + t]
             for j in range(m):
-                acc[j] += a * M[k, j]
-        for j in range(m):
-            row[j] = acc[j]
-        for j in range(m, tau):
-            row[j] = 0.0
+                sketch[i, j] = new[t, j]
+            for j in range(m, tau):
+                sketch[i, j] = 0.0
+
+
+_BLAS_CONTROLLER = []
+
+
+def _one_blas_thread():
+    """A context in which BLAS runs on one thread (threadpoolctl, a dependency of
+    scikit-learn; the controller is built once: building it takes milliseconds).
+
+    The shrink's products are many small ``dgemm`` calls: two threads competing with
+    other processes for busy cores made them 20 times slower, and one thread keeps the
+    result independent of the thread count."""
+    if not _BLAS_CONTROLLER:
+        from threadpoolctl import ThreadpoolController
+
+        _BLAS_CONTROLLER.append(ThreadpoolController())
+    return _BLAS_CONTROLLER[0].limit(limits=1, user_api="blas")
 
 
 def fd_shrink_index(shrink, sketch_size: int) -> int:
@@ -517,17 +563,18 @@ class FrequentDirectionsCovariance(_LowRankSummary):
         rows = self.support_[: self.n_support_[0]]  # every other row of Z is zero
         rows[:] = np.sort(rows, kind="stable")  # sorted prefix + short tail: O(support)
         dump = dump_coef is not None
-        _fd_shrink_rows(
-            self.sketch_,
-            self.sum_,
-            self.beta_,
-            rows,
-            M,
-            dump_coef if dump else np.zeros(self.sketch_size),
-            dump_out if dump else self.sum_,
-            dump,
-            float(dump_sum),
-        )
+        with _one_blas_thread():
+            _fd_shrink_rows(
+                self.sketch_,
+                self.sum_,
+                self.beta_,
+                rows,
+                M,
+                dump_coef if dump else np.zeros(self.sketch_size),
+                dump_out if dump else self.sum_,
+                dump,
+                float(dump_sum),
+            )
         self.beta_[:] = 0.0
         m = M.shape[1]
         gram = M.T @ self.gram_ @ M

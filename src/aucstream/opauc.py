@@ -49,7 +49,9 @@ Costs per example with k non-zeros (CSR input is never densified):
 - "randomized", "hash", "fd": O(k tau + tau^2), independent of d, through an implicit
   form of the weights (below); "fd" adds a shrink at most once every tau - l + 1
   inserts of a class: an O(tau^3) eigendecomposition plus O(m tau^2) for the m rows
-  of Z that ever received a non-zero (m <= d; O(d tau) amortized). With
+  of Z that ever received a non-zero (m <= d; O(d tau) amortized), a pass deferred
+  (rows brought up to date when read, O(tau^2) each; every 64th shrink passes over
+  all: :mod:`aucstream.covariance._fd`). With
   ``centering="exact"`` the "fd" columns are dense, but their mean parts are kept
   implicitly (:func:`aucstream.covariance.fd_insert`), so the cost is the same. The
   weights are formed (O(d tau)) only when they are read (``w_``, ``coef_``,
@@ -94,10 +96,11 @@ rounding (measured on 10^5 examples of the d = 10^6 benchmark stream with no
 re-basing at all: every maintained product within 1e-14 of its recomputation,
 :math:`\|v\| \le 1.6 \|w/\sigma\|`). Frequent directions re-bases fully each
 time (its refresh settles the sketch). A frequent-directions shrink folds the shrunk
-class's terms into v too (its old Z is gone). :math:`\sigma` is folded into v when it
-leaves [``SCALE_MIN``, ``SCALE_MAX``] of :mod:`aucstream._kernels` or becomes 0
-(:math:`\eta\lambda = 1`). All of this happens at positions fixed by the stream, so
-chunking never changes the model.
+class's terms into v too (its old Z is gone; row by row when read, as the shrink
+itself: :meth:`aucstream.covariance.FrequentDirectionsCovariance.shrink_deferred`).
+:math:`\sigma` is folded into v when it leaves [``SCALE_MIN``, ``SCALE_MAX``] of
+:mod:`aucstream._kernels` or becomes 0 (:math:`\eta\lambda = 1`). All of this happens
+at positions fixed by the stream, so chunking never changes the model.
 
 Dimension-reduction variants (OPAUC^f, OPAUC^rp, OPAUC^pca) are scikit-learn
 pipelines in front of OPAUC: see :mod:`aucstream.reduction`. Random Fourier
@@ -556,13 +559,25 @@ class OPAUC(BaseStreamingAUC):
         tau = neg.sketch_size
         shapes = ((2, tau), 2, tau, tau, tau, tau, (tau, tau))
         scratch = Scratch(*(np.zeros(shape) for shape in shapes))
-        r, resume = 0, False
+        r, resume, n = 0, False, chunk.n_samples
+        fd = neg.fills_columns
+        if fd:
+            labels = np.asarray(chunk.y) > 0
+            members = (np.flatnonzero(~labels), np.flatnonzero(labels))
         while True:
+            sub, pre = rows, chunk.pre_scores
+            if fd:  # the rows up to the next possible shrink, brought up to date
+                end = self._fd_window(members, r + 1 if resume else r, n)
+                features = chunk.indices[chunk.indptr[r] : chunk.indptr[end + 1]]
+                for s in self.stats_:
+                    s.catch_up(features, self.v_)
+                sub = (chunk.indptr[: end + 2], *rows[1:])
+                pre = pre[: end + 1] if pre.shape[0] == n else pre
             r, event = _opauc_lowrank_chunk(
                 self._classes(),
                 self._implicit(),
-                *rows,
-                chunk.pre_scores,
+                *sub,
+                pre,
                 A,
                 r,
                 resume,
@@ -571,13 +586,27 @@ class OPAUC(BaseStreamingAUC):
                 self.calibration_,
             )
             if event == _DONE:
-                break
-            if event == _SHRINK:
+                if r >= n:
+                    break
+                resume = False  # the end of a window (fd)
+            elif event == _SHRINK:
                 self._fd_shrink(int(chunk.y[r] > 0))
                 resume = True
             else:
                 self._rebase(full=self._full_rebase_within(0))
                 resume = False
+
+    def _fd_window(self, members: tuple, first: int, n: int) -> int:
+        """The last row before or at which no frequent-directions sketch can shrink:
+        class c's sketch fills after tau - nfill more inserts, one per example of class
+        c at most (from row ``first``)."""
+        end = n - 1
+        for c, s in enumerate(self.stats_):
+            need = s.sketch_size - int(s.nfill_[0])
+            k = int(np.searchsorted(members[c], first)) + need - 1
+            if k < len(members[c]):
+                end = min(end, int(members[c][k]))
+        return end
 
     def _fd_shrink(self, c: int) -> None:
         """Shrink class c's frequent-directions sketch (Alg. 2) and keep w fixed."""
@@ -591,9 +620,10 @@ class OPAUC(BaseStreamingAUC):
             self.sv_[b] += self.zs_[c, b] @ pc + gc * self.ss_[b, c]
         self.p_[c] = 0.0
         self.gamma_[c] = 0.0
-        # v += gamma_c s_c + Z_c p_c, in one pass over the support (s_c and Z_c are
-        # zero elsewhere)
-        M = s.shrink_now(dump_coef=pc, dump_out=self.v_, dump_sum=gc)
+        # v += gamma_c s_c + Z_c p_c and Z_c <- Z_c M, deferred: each row of v and Z_c
+        # is brought up to date when an example reads it (_update_lowrank), or by a
+        # re-basing, or when the sketch's deferred shrinks reach its capacity
+        M = s.shrink_deferred(pc, gc, self.v_)
         m = M.shape[1]
         if c == 0:
             zz = M.T @ self.zz_
@@ -612,8 +642,12 @@ class OPAUC(BaseStreamingAUC):
         self.zv_[c, :m] = new
 
     def _implicit_sum(self) -> np.ndarray:
-        """``v + Z_0 p_0 + Z_1 p_1 + gamma_0 s_0 + gamma_1 s_1`` (O(d tau))."""
+        """``v + Z_0 p_0 + Z_1 p_1 + gamma_0 s_0 + gamma_1 s_1`` (O(d tau)), v with the
+        parts frequent directions' deferred shrinks still owe it."""
         total = self.v_.copy()
+        if self.covariance == "fd":
+            for s in self.stats_:
+                s.add_deferred_weights(total)
         for c, s in enumerate(self.stats_):
             total += s.sketch_dot(self.p_[c])
             total += self.gamma_[c] * s.sum_
@@ -679,6 +713,9 @@ class OPAUC(BaseStreamingAUC):
         """
         from threadpoolctl import threadpool_limits  # a dependency of scikit-learn
 
+        if self.covariance == "fd":
+            for s in self.stats_:
+                s.catch_up_all(self.v_)  # every row of v and the sketches up to date
         with threadpool_limits(limits=1, user_api="blas"):
             self._rebase_products(full or self.stats_[0].fills_columns)
 

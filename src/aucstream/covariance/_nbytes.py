@@ -54,9 +54,15 @@ def summary_nbytes(
     if kind in ("randomized", "hash"):
         return common + itemsize * d * tau + 8 * (tau * tau + tau)
     if kind == "fd":
+        from ._fd import defer_capacity
+
         # sketch_, gram_, zs_, beta_, support_ (int64), seen_ (bool) and the five
-        # one-entry arrays nfill_, frob_, n_shrinks_, n_support_, ss_
-        return common + itemsize * d * tau + 8 * (tau * tau + 2 * tau + d + 5) + d
+        # one-entry arrays nfill_, frob_, n_shrinks_, n_support_, ss_; the deferred
+        # shrinks' version_ (int64), defer_base_ and history (H + 1 entries of
+        # defer_P_, defer_q_, defer_dw_, defer_dc_)
+        cap = defer_capacity(d, tau)
+        deferred = 8 + (8 * d + 8 * (cap + 1) * (tau * tau + 2 * tau + 1) if cap else 0)
+        return common + itemsize * d * tau + 8 * (tau * tau + 2 * tau + d + 5) + d + deferred
 
     def table(capacity: int) -> int:  # keys_, values_, index_ (int32), info_
         return 16 * capacity + 4 * index_size(capacity) + 24

@@ -191,22 +191,10 @@ def product_cost(n_fill: int, d: int, k: int, tau: int, seed: int) -> dict:
     }
 
 
-def _child(
-    kind: str,
-    n: int,
-    d: int,
-    k: int,
-    tau: int,
-    n_test: int,
-    seed: int,
-    centering=None,
-    dtype: str = "float64",
-):
-    """``run_one`` in a subprocess of its own (so that its peak memory is its own)."""
-    cmd = [sys.executable, __file__, "--one", kind, "--n", str(n), "--d", str(d), "--k", str(k)]
-    cmd += ["--tau", str(tau), "--n-test", str(n_test), "--seed", str(seed), "--dtype", dtype]
-    if centering:
-        cmd += ["--centering", centering]
+def _child(**params) -> dict:
+    """``run_one(**params)`` in a subprocess of its own (so that its peak memory is its
+    own); the parameters travel as JSON."""
+    cmd = [sys.executable, __file__, "--one", json.dumps(params)]
     out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
     return json.loads(out.strip().splitlines()[-1])
 
@@ -225,8 +213,9 @@ def run(quick: bool = False) -> list[dict]:
     rows, dtype_rows = [], []
     for kind, target in TARGETS.items():
         n = 20_000 if quick and kind == "fd" else 100_000
-        r = _child(kind, n, 1_000_000, 50, 50, 2000, 0)
-        r32 = _child(kind, n, 1_000_000, 50, 50, 2000, 0, dtype="float32")
+        shape = dict(kind=kind, n=n, d=1_000_000, k=50, tau=50, n_test=2000, seed=0)
+        r = _child(**shape)
+        r32 = _child(**shape, dtype="float32")
         dtype_rows.append(
             {
                 "benchmark": "OPAUC sketches at d = 10^6, float32 against float64 sketches",
@@ -299,36 +288,22 @@ def main(argv=None) -> None:
     if args.product_cost:
         print(json.dumps(product_cost(args.product_cost, args.d, args.k, args.tau, args.seed)))
         return
-    if args.one:
-        print(
-            json.dumps(
-                run_one(
-                    args.one,
-                    args.n,
-                    args.d,
-                    args.k,
-                    args.tau,
-                    args.n_test,
-                    args.seed,
-                    args.centering,
-                    args.dtype,
-                )
-            )
-        )
+    if args.one:  # a child process: the parameters of run_one as JSON
+        print(json.dumps(run_one(**json.loads(args.one))))
         return
     results = []
     for kind in args.kinds:
         results.append(
             _child(
-                kind,
-                args.n,
-                args.d,
-                args.k,
-                args.tau,
-                args.n_test,
-                args.seed,
-                args.centering,
-                args.dtype if kind != "sparse" else "float64",
+                kind=kind,
+                n=args.n,
+                d=args.d,
+                k=args.k,
+                tau=args.tau,
+                n_test=args.n_test,
+                seed=args.seed,
+                centering=args.centering,
+                dtype=args.dtype if kind != "sparse" else "float64",
             )
         )
         r = results[-1]

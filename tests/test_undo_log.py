@@ -282,13 +282,19 @@ def test_full_covariance_writes_only_the_rows_of_its_features(layout, monkeypatc
     assert checked == [4, 4, 4]
 
 
+def full_on_path(path: str, seed: int, monkeypatch):
+    """A stream and a full-covariance OPAUC that has learnt its start, with one-row
+    calls sent down ``path`` (:data:`PATHS`)."""
+    if PATHS[path] is not None:
+        monkeypatch.setattr(_state, "SHADOW_LIMIT", PATHS[path])
+    X, y = full_data(seed=seed)
+    return X, y, full_model(X, y)
+
+
 @pytest.mark.parametrize("path", list(PATHS))
 @pytest.mark.parametrize("how", ["interrupt", "divergence"])
 def test_full_covariance_rejected_calls_restore_the_rows_they_wrote(path, how, monkeypatch):
-    if PATHS[path] is not None:
-        monkeypatch.setattr(_state, "SHADOW_LIMIT", PATHS[path])
-    X, y = full_data(seed=6)
-    model = full_model(X, y)
+    X, y, model = full_on_path(path, 6, monkeypatch)
     reference = pickle.loads(pickle.dumps(model))
     calls = {
         "CSR row": lambda m, i: m.partial_fit(X[i : i + 1], y[i : i + 1]),
@@ -319,10 +325,7 @@ def test_full_covariance_rejected_calls_restore_the_rows_they_wrote(path, how, m
 @pytest.mark.parametrize("path", list(PATHS))
 @pytest.mark.parametrize("layout", ["CSR", "dense"])
 def test_full_covariance_chunk_diverging_midway_changes_nothing(path, layout, monkeypatch):
-    if PATHS[path] is not None:
-        monkeypatch.setattr(_state, "SHADOW_LIMIT", PATHS[path])
-    X, y = full_data(seed=7)
-    model = full_model(X, y)
+    X, y, model = full_on_path(path, 7, monkeypatch)
     model.partial_fit(X[20:21], y[20:21])
     reference = pickle.loads(pickle.dumps(model))
     bad = X[21:24].toarray()

@@ -842,6 +842,14 @@ class FrequentDirectionsCovariance(_LowRankSummary):
                 float(dump_sum),
             )
         self.beta_[:] = 0.0
+        self._shrink_products(M)
+        self.defer_base_[0] = self.n_shrinks_[0]  # every row is up to date
+        return M
+
+    def _shrink_products(self, M: np.ndarray) -> None:
+        """After the rows of a shrink by the tau x m matrix M: the Gram matrix
+        and ``Z^T s`` become ``M^T G M`` and ``M^T Z^T s`` (zeros after column m), m
+        columns are filled and the shrink is counted."""
         m = M.shape[1]
         gram = M.T @ self.gram_ @ M
         self.gram_[:] = 0.0
@@ -851,8 +859,6 @@ class FrequentDirectionsCovariance(_LowRankSummary):
         self.zs_[:m] = zs
         self.nfill_[0] = m
         self.n_shrinks_[0] += 1
-        self.defer_base_[0] = self.n_shrinks_[0]  # every row is up to date
-        return M
 
     def shrink_deferred(self, dump_coef: np.ndarray, dump_sum: float, v_out: np.ndarray):
         """:meth:`shrink_now` (with its dump into ``v_out``) for OPAUC, the rows' pass
@@ -877,14 +883,7 @@ class FrequentDirectionsCovariance(_LowRankSummary):
             q[:, :m] = qb @ M
             q[:, m:] = 0.0
         self.beta_[:] = 0.0
-        gram = M.T @ self.gram_ @ M
-        self.gram_[:] = 0.0
-        self.gram_[:m, :m] = symmetrize(gram)
-        zs = M.T @ self.zs_
-        self.zs_[:] = 0.0
-        self.zs_[:m] = zs
-        self.nfill_[0] = m
-        self.n_shrinks_[0] += 1
+        self._shrink_products(M)
         self.defer_P_[self.deferred] = np.eye(self.sketch_size)
         if self.deferred == self.defer_P_.shape[0] - 1:
             self.catch_up_all(v_out)

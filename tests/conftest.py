@@ -11,6 +11,8 @@ import numpy as np
 import pytest
 from hypothesis import settings
 
+from aucstream._fastpath import FAST
+
 # Property tests draw the same examples on every run, so CI is reproducible; use
 # ``pytest --hypothesis-profile=explore`` to search new ones. No deadline: an example's
 # first call may compile a kernel or load numba's cache (0.3-0.9 s on a busy machine,
@@ -49,6 +51,37 @@ def make_stream(n: int = 120, d: int = 6, seed: int = 0, sparsity: float = 0.0):
     w = rng.normal(size=d)
     y = np.where(X @ w + 0.3 * rng.normal(size=n) > 0, 1, -1)
     return X, y
+
+
+def patch_update(patch, cls, spoilt) -> None:
+    """Make every update of ``cls`` call ``spoilt(self, chunk, update)`` instead, where
+    ``update(self, chunk)`` runs the original: both the chunk path's ``_update`` and
+    the one-row path's bound update (``_bind_update``, which does not go through
+    ``_update``). ``patch``: pytest's ``monkeypatch`` or one of its contexts."""
+    update, bind = cls._update, cls._bind_update
+
+    def original(self, chunk):
+        run = bind(self, chunk)
+        if run is None:
+            update(self, chunk)
+        else:
+            run(self)
+
+    def bound(self, chunk, reuse=False):
+        if bind(self, chunk) is None:
+            return None
+
+        def run(learner):  # the original again once the patch is undone
+            if cls._bind_update is bound:
+                spoilt(learner, chunk, original)
+            else:
+                original(learner, chunk)
+
+        return run
+
+    patch.setattr(cls, "_update", lambda self, chunk: spoilt(self, chunk, original))
+    patch.setattr(cls, "_bind_update", bound)
+    FAST.clear()  # one-row calls bind again (to the patched update)
 
 
 def state_bytes(obj) -> int:

@@ -19,7 +19,7 @@ import warnings
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from conftest import assert_same_state, make_stream, snapshot
+from conftest import assert_same_state, make_stream, patch_update, snapshot
 from reliability_cases import ONLINE, make
 
 from aucstream import _base, _chunks, _fastpath, _state
@@ -273,20 +273,24 @@ def test_a_failed_fast_call_is_rolled_back_exactly(cls, spoiler, monkeypatch, fa
     before = snapshot(vars(model))
     reference = pickle.loads(pickle.dumps(model))
     spoil, error = _spoilers()[spoiler]
-    update = cls._update
 
-    def spoilt(self, chunk):
+    def spoilt(self, chunk, update):
         update(self, chunk)
         spoil(self)
 
-    monkeypatch.setattr(cls, "_update", spoilt)
-    if spoiler == "rng":  # a draw breaks a learner's word that its kernel uses no generator
-        monkeypatch.setattr(cls, "_read_only_state", lambda self, y_pm: ())
-    with pytest.raises(error):
-        model.partial_fit(X[21:23], y[21:23])
-    assert fast_calls
-    assert_same_state(before, snapshot(vars(model)))
-    monkeypatch.setattr(cls, "_update", update)
+    with monkeypatch.context() as patch:
+        patch_update(patch, cls, spoilt)
+        if spoiler == "rng":  # a draw breaks a learner's word that its kernel uses no generator
+            patch.setattr(cls, "_read_only_state", lambda self, y_pm: ())
+        for call in (
+            lambda: model.partial_fit(X[21:23], y[21:23]),
+            lambda: model.partial_fit(X[21:22], y[21:22]),
+            lambda: model.learn_one(X[21], y[21]),
+        ):
+            with pytest.raises(error):
+                call()
+            assert fast_calls
+            assert_same_state(before, snapshot(vars(model)))
     # the learner goes on exactly as one that never saw the failed call
     model.partial_fit(X[21:30], y[21:30])
     reference.partial_fit(X[21:30], y[21:30])
@@ -299,13 +303,12 @@ def test_divergence_names_the_array_on_the_fast_path(monkeypatch):
     X, y = stream()
     model = SOLAM().partial_fit(X[:20], y[:20])
     model.partial_fit(X[20:21], y[20:21])
-    update = SOLAM._update
 
-    def spoilt(self, chunk):
+    def spoilt(self, chunk, update):
         update(self, chunk)
         self.avg_corr_[2] = np.inf
 
-    monkeypatch.setattr(SOLAM, "_update", spoilt)
+    patch_update(monkeypatch, SOLAM, spoilt)
     with pytest.raises(FloatingPointError, match="its state avg_corr_ became infinite or NaN"):
         model.learn_one(X[21], y[21])
 

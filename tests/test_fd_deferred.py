@@ -14,7 +14,7 @@ import pickle
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from conftest import make_stream
+from conftest import make_stream, patch_update
 
 from aucstream import OPAUC, load_model, save_model
 from aucstream.covariance import FrequentDirectionsCovariance
@@ -108,16 +108,15 @@ def test_a_rejected_call_with_deferred_rows_restores_everything(monkeypatch):
     X, y = data(seed=4)
     model = make("exact").partial_fit(X[:60], y[:60], classes=[-1, 1])
     reference = pickle.loads(pickle.dumps(model))
-    update = OPAUC._update
 
-    def failing(self, chunk):
+    def failing(self, chunk, update):
         update(self, chunk)
         raise ZeroDivisionError("division by zero")
 
     for lo, hi in [(60, 61), (61, 75), (75, 200), (200, 400)]:
         before = state_bytes(model)
         with monkeypatch.context() as patch:
-            patch.setattr(OPAUC, "_update", failing)
+            patch_update(patch, OPAUC, failing)
             with pytest.raises(FloatingPointError):
                 model.partial_fit(X[lo:hi], y[lo:hi])
         assert_same_bytes(before, state_bytes(model))

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from conftest import assert_same_state, snapshot
+from conftest import assert_same_state, patch_update, snapshot
 from reliability_cases import ESTIMATORS, ONLINE, make, run_isolated, stream
 
 TESTS = Path(__file__).resolve().parent
@@ -154,17 +154,28 @@ def test_an_interrupted_call_changes_nothing(cls, monkeypatch):
     model = make(cls).partial_fit(X[:40], y[:40], classes=[-1, 1])
     before = snapshot(vars(model))
     # the kernel call of a learner; the learning step of a meta-learner (its _learn)
-    where = "_update" if cls._fast_path else "_learn"
-    step = getattr(cls, where)
+    if cls._fast_path:
 
-    def step_then_interrupt(self, *args, **kwargs):
-        step(self, *args, **kwargs)
-        raise _Interrupt
+        def update_then_interrupt(self, chunk, update):
+            update(self, chunk)
+            raise _Interrupt
 
-    monkeypatch.setattr(cls, where, step_then_interrupt)
-    with pytest.raises(_Interrupt):
-        model.partial_fit(X[40:], y[40:])
-    assert_same_state(before, snapshot(vars(model)))
+        patch_update(monkeypatch, cls, update_then_interrupt)
+    else:
+        step = cls._learn
+
+        def step_then_interrupt(self, *args, **kwargs):
+            step(self, *args, **kwargs)
+            raise _Interrupt
+
+        monkeypatch.setattr(cls, "_learn", step_then_interrupt)
+    for call in (
+        lambda: model.partial_fit(X[40:], y[40:]),
+        lambda: model.learn_one(X[40], y[40]),
+    ):
+        with pytest.raises(_Interrupt):
+            call()
+        assert_same_state(before, snapshot(vars(model)))
 
 
 @pytest.mark.parametrize("cls", ONLINE, ids=lambda c: c.__name__)

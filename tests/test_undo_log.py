@@ -27,7 +27,7 @@ import pickle
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from conftest import make_stream
+from conftest import make_stream, patch_update
 from test_write_sets import assert_same_bytes, state_bytes
 
 from aucstream import OPAUC, _state, load_model, save_model
@@ -69,9 +69,9 @@ def watch_rows_outside(monkeypatch) -> list:
     """Make every ``OPAUC._update`` check that the arrays its chunk declares written by
     rows (``_row_written_state``) are unchanged outside the chunk's features; returns
     the list to which each call appends how many arrays it checked."""
-    update, checked = OPAUC._update, []
+    checked = []
 
-    def watched(self, chunk):
+    def watched(self, chunk, update):
         written = self._row_written_state(chunk)
         outside = np.setdiff1d(np.arange(chunk.n_features), self._chunk_rows(chunk))
         before = [a[outside].copy() for a in written]
@@ -80,7 +80,7 @@ def watch_rows_outside(monkeypatch) -> list:
             assert a[outside].tobytes() == old.tobytes()
         checked.append(len(written))
 
-    monkeypatch.setattr(OPAUC, "_update", watched)
+    patch_update(monkeypatch, OPAUC, watched)
     return checked
 
 
@@ -104,9 +104,9 @@ class _Interrupt(BaseException):
 
 
 def _failing(how):
-    update = OPAUC._update
+    """A ``spoilt`` of :func:`conftest.patch_update` that fails the way ``how`` says."""
 
-    def failing(self, chunk):
+    def failing(self, chunk, update):
         update(self, chunk)  # writes what it may write, then fails
         if how == "interrupt":
             raise _Interrupt
@@ -145,7 +145,7 @@ def test_a_rejected_call_restores_everything(kind, centering, how, logged, monke
         before = state_bytes(model)
         for call in ("partial_fit", "test_then_train"):
             with monkeypatch.context() as patch:
-                patch.setattr(OPAUC, "_update", _failing(how))
+                patch_update(patch, OPAUC, _failing(how))
                 with pytest.raises(ERRORS[how] or FloatingPointError) as error:
                     getattr(model, call)(X[lo:hi], y[lo:hi])
             if how == "divergence":
@@ -307,7 +307,7 @@ def test_full_covariance_rejected_calls_restore_the_rows_they_wrote(path, how, m
     for i, call in zip(range(20, 80, 4), [*calls.values(), *calls.values()]):
         before = state_bytes(model)
         with monkeypatch.context() as patch:
-            patch.setattr(OPAUC, "_update", _failing(how))
+            patch_update(patch, OPAUC, _failing(how))
             with pytest.raises(_Interrupt if how == "interrupt" else FloatingPointError) as error:
                 call(model, i)
         if how == "divergence":
@@ -316,9 +316,10 @@ def test_full_covariance_rejected_calls_restore_the_rows_they_wrote(path, how, m
         call(model, i)
         call(reference, i)
         assert_same_bytes(state_bytes(reference), state_bytes(model))
-    if path == "fast path":  # the plans handled the summaries by rows
+    if path == "fast path":  # the plans of one-row calls handle the summaries by rows
         from aucstream._fastpath import FAST
 
+        model.learn_one(X[79].toarray()[0], y[79])
         assert any(p.rows_copy.shape[0] == 2 for p in FAST[model].flat._plans.values())
 
 

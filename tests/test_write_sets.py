@@ -20,7 +20,7 @@ import pickle
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from conftest import make_stream
+from conftest import make_stream, patch_update
 
 from aucstream import FSAUC, OPAUC, SOLAM, SOLAML1, AdaOAM, UnivariateOnline, _state
 from aucstream._base import BaseStreamingAUC
@@ -152,14 +152,13 @@ class _Interrupt(BaseException):
 def _fail(how, cls, monkeypatch):
     """Make the next fast call of ``cls`` fail in the way ``how`` says (after the
     kernel has written what it may write)."""
-    update = cls._update
     if how == "interrupt":
 
-        def interrupted(self, chunk):
+        def interrupted(self, chunk, update):
             update(self, chunk)
             raise KeyboardInterrupt
 
-        monkeypatch.setattr(cls, "_update", interrupted)
+        patch_update(monkeypatch, cls, interrupted)
     elif how == "interrupt in the calibration":
         from aucstream import _base
 
@@ -172,18 +171,18 @@ def _fail(how, cls, monkeypatch):
             monkeypatch.setattr(_base._calibration, "update", interrupted)
     elif how == "arithmetic":
 
-        def failing(self, chunk):
+        def failing(self, chunk, update):
             update(self, chunk)
             raise ZeroDivisionError("division by zero")
 
-        monkeypatch.setattr(cls, "_update", failing)
+        patch_update(monkeypatch, cls, failing)
     elif how == "divergence":
 
-        def diverging(self, chunk):
+        def diverging(self, chunk, update):
             update(self, chunk)
             self.w_[0] = np.inf  # as a step that overflows would leave it
 
-        monkeypatch.setattr(cls, "_update", diverging)
+        patch_update(monkeypatch, cls, diverging)
     else:  # pragma: no cover
         raise ValueError(how)
 

@@ -64,6 +64,8 @@ from ._fastpath import (
     NONE,
     STABLE_PARAM_TYPES,
     FastCache,
+    OneRow,
+    one_label,
     param_values,
     quick_csr,
     quick_labels,
@@ -78,6 +80,9 @@ __all__ = ["BaseStreamingAUC", "ClassWeightTotals", "make_rng"]
 
 #: Arithmetic errors of a kernel, reported as a FloatingPointError naming the chunk.
 _KERNEL_ERRORS = (ZeroDivisionError, OverflowError, FloatingPointError)
+
+#: The float64 dtype (1-D rows of it take ``learn_one``'s fast path).
+_FLOAT64 = np.dtype(np.float64)
 
 #: An optional array argument.
 _Maybe = ArrayLike | None
@@ -373,6 +378,8 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
         if _own_partial_fit(type(self)):
             # a learner that checks more in its own partial_fit: through it
             return self.partial_fit(self._one_row(x), [y], classes=classes)
+        if classes is None and self._learn_one_fast(x, y):
+            return self
         if isinstance(x, dict):
             self._check_partial_fit()
             width = self._known_width()
@@ -387,6 +394,109 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
             X = self._one_row(x)
         self._stream(X, [y], classes, None, prequential=False)
         return self
+
+    def _learn_one_fast(self, x, y) -> bool:
+        """``learn_one(x, y)`` through the learner's bound one-row update
+        (:meth:`_bind_update`): True when learnt, False (nothing touched) when the
+        call must take :meth:`_quick_chunk` or the full validation.
+
+        Taken when the fast path has seen this learner (its cache holds a current walk
+        of the state and the parameters last validated, all still the same objects),
+        ``y`` equals one of the classes, and ``x`` is a C-contiguous float64 1-D array
+        of the learner's width or a dict (:func:`aucstream._chunks.dict_row_arrays`,
+        which raises as the usual path does) whose values
+        :meth:`aucstream._fastpath.OneRow.load` accepts: the checks of
+        :meth:`_quick_chunk` in fewer calls.
+        """
+        cache = FAST.get(self)
+        if cache is None or cache.params is None or cache.flat is None:
+            return False
+        if not (all(map(is_, param_values(self), cache.params)) and cache.flat.current(self)):
+            return False
+        label = one_label(y, cache)
+        if label is None:
+            return False
+        if type(x) is np.ndarray:
+            if x.ndim != 1 or x.dtype != _FLOAT64 or not x.flags.c_contiguous:
+                return False
+            if self._dense_kernels:
+                one = self._one_row_context(cache, True, 0)
+                indices = None
+            else:  # the stored zeros of a dense row, as quick_rows makes them
+                width = self.n_features_in_
+                one = self._one_row_context(cache, False, width)
+                indices = np.arange(width) if one is not None else None
+        elif type(x) is dict:
+            indices, x = dict_row_arrays(x, self.n_features_in_)
+            one = self._one_row_context(cache, False, indices.shape[0])
+        else:
+            return False
+        if one is None or not one.load(indices, x, label):
+            return False
+        self._check_partial_fit()
+        self._learn_one_row(cache, one, False)
+        return True
+
+    def _one_row_context(self, cache: FastCache, dense: bool, size: int) -> OneRow | None:
+        """The cache's prepared one-row call of this layout, holding rows of ``size``
+        stored values (sparse), or None when the learner binds no update."""
+        key = ("one", dense)
+        one = cache.plans.get(key)
+        if one is None or (not dense and one.capacity < size):
+            grown = 16 if one is None else 2 * one.capacity
+            capacity = 0 if dense else min(max(size, grown), self.n_features_in_)
+            one = cache.plans[key] = OneRow(self, dense, capacity, self._kernel_prequential)
+        return one if one.update is not None else None
+
+    def _learn_one_row(self, cache: FastCache, one: OneRow, prequential: bool):
+        """Learn the row loaded into ``one`` in a transaction of the fast path (as
+        :meth:`_quick_learn` does, with the bound update); returns its prequential
+        score (an array of one) when ``prequential``."""
+        flat, chunk = cache.flat, one.chunk
+        rows = self._fast_rows(chunk) if cache.by_rows else None
+        if rows is None or self._row_written_by_class:
+            key = (one.y[0] > 0.0, rows is None)
+            plan = cache.plans.get(key)
+            if plan is None:
+                plan = cache.plans[key] = self._fast_plan(flat, chunk, rows)
+        else:
+            plan = self._fast_plan(flat, chunk, rows)
+        saved = flat.save(plan, rows)
+        try:
+            try:
+                one.update(self)
+            except _KERNEL_ERRORS as error:
+                raise self._kernel_error(one.exact_chunk(), error) from error
+            before = self.n_samples_seen_
+            self.n_samples_seen_ = before + 1
+            if self._kernel_prequential and not self._kernel_calibrates:
+                _calibration.update(self.calibration_, one.scores, one.y, NONE)
+            if not flat.all_finite(plan, rows):  # current: a bound update keeps it so
+                self._check_finite(one.exact_chunk(), before)
+        except BaseException:
+            flat.restore(saved)
+            raise
+        return one.scores.copy() if prequential else None
+
+    def _bind_update(self, chunk: Chunk, reuse: bool = False):
+        """``_update(chunk)`` with its arguments made once: a function of the learner
+        that runs it, or None (the default: the learner binds nothing).
+
+        The one-row fast path (:meth:`learn_one`, one-row :meth:`partial_fit`) binds
+        the update to a chunk of fixed buffers (:class:`aucstream._fastpath.OneRow`)
+        that each call refills, and calls the result while the walk of the state is
+        current and the parameters are the same objects. So the function may hold the
+        state's objects (arrays, components) and values made from the parameters, but
+        must read every other member of the state (Python scalars) when called, and
+        must not hold the learner (pass it). It writes arrays in place and sets
+        members that hold Python scalars, and never adds, removes or replaces another
+        member (the walk stays current: the one-row path does not check it again;
+        tests/test_one_row.py checks each binding learner). The chunk's sparse buffers may be longer
+        than the row: read its entries through ``indptr``. A learner that binds
+        defines ``_update(chunk)`` as ``self._bind_update(chunk)(self)``, so both paths
+        run the same code.
+        """
+        return None
 
     def predict_one(self, x):
         """The predicted label of one example (see :meth:`predict`)."""
@@ -867,8 +977,17 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
         :meth:`test_then_train`).
         """
         cache, indptr, indices, data, y_pm = quick
-        flat = cache.flat  # current: walked or checked by _quick_chunk
         n = y_pm.shape[0]
+        if n == 1 and cache.params is not None and (self._kernel_prequential or not prequential):
+            if indptr is None:
+                one, data = self._one_row_context(cache, True, 0), data[0]
+            else:
+                indices, data = indices[: indptr[1]], data[: indptr[1]]
+                one = self._one_row_context(cache, False, indices.shape[0])
+            if one is not None and one.load(indices, data, y_pm[0]):
+                return self._learn_one_row(cache, one, prequential)
+            indices, data = quick[2:4]
+        flat = cache.flat  # current: walked or checked by _quick_chunk
         calibrate = self._kernel_prequential
         learns = calibrate or not prequential  # one kernel call for the chunk
         scores = np.empty(n) if calibrate or prequential else None

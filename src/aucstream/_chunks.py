@@ -217,6 +217,42 @@ def _csr_ok(indptr, indices, data, n_cols):
 
 
 @nb.njit(cache=True)
+def load_dense_row(values, out):
+    """Copy the 1-D ``values`` into row 0 of ``out`` when :func:`_values_ok` accepts
+    them and they fill it (True); else False, ``out`` unspecified."""
+    if values.shape[0] != out.shape[1] or not _values_ok(values):
+        return False
+    for j in range(values.shape[0]):
+        out[0, j] = values[j]
+    return True
+
+
+@nb.njit(cache=True)
+def load_sparse_row(idx, vals, n_cols, indptr, indices, data):
+    """Make ``indptr``, ``indices``, ``data`` (buffers of any capacity) the CSR arrays
+    of one row: column indices ``idx`` (strictly increasing, inside [0, n_cols)) with
+    values ``vals`` that :func:`_values_ok` accepts (True); else False, the buffers
+    unspecified. The row's entries are the first ``indptr[1]`` of the buffers."""
+    k = idx.shape[0]
+    if vals.shape[0] != k or k > indices.shape[0] or k > data.shape[0]:
+        return False
+    ok = True
+    for a in range(k):
+        c = idx[a]
+        ok &= (c >= 0) & (c < n_cols)
+        if a > 0:
+            ok &= c > idx[a - 1]
+    if not ok or not _values_ok(vals):
+        return False
+    for a in range(k):
+        indices[a] = idx[a]
+        data[a] = vals[a]
+    indptr[0] = 0
+    indptr[1] = k
+    return True
+
+
+@nb.njit(cache=True)
 def flagged(seen):
     """The indices of the true entries of the boolean ``seen``, sorted (int64)."""
     out = np.empty(np.count_nonzero(seen), dtype=np.int64)

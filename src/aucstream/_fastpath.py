@@ -14,7 +14,7 @@ from operator import attrgetter
 import numpy as np
 
 from . import _chunks
-from ._chunks import Chunk
+from ._chunks import Chunk, load_dense_row, load_sparse_row
 
 #: Parameter values of these types are kept by identity between validations: they are
 #: immutable, or (generators) their validity does not depend on their contents.
@@ -83,6 +83,10 @@ class ByIdentity:
             raise KeyError(obj)
         return found
 
+    def clear(self) -> None:
+        """Forget every learner (its next call walks its state and binds again)."""
+        self._data.clear()
+
     def __setitem__(self, obj, value: FastCache) -> None:
         key, data = id(obj), self._data
 
@@ -144,6 +148,18 @@ def same_classes(classes, cache: FastCache) -> bool:
     return (_label_is(a, c0) and _label_is(b, c1)) or (_label_is(a, c1) and _label_is(b, c0))
 
 
+def one_label(label, cache: FastCache) -> float | None:
+    """+1.0 or -1.0 when the scalar ``label`` equals ``classes_[1]`` or ``classes_[0]``
+    (None: validate in full)."""
+    if not isinstance(label, _SCALAR_LABELS):
+        return None
+    if label == cache.c1:  # as _label_is, inlined
+        return 1.0
+    if label == cache.c0:
+        return -1.0
+    return None
+
+
 def quick_labels(y, n: int, cache: FastCache) -> np.ndarray | None:
     """+1/-1 labels when every label equals a class (None: validate in full)."""
     if type(y) is np.ndarray:
@@ -160,14 +176,10 @@ def quick_labels(y, n: int, cache: FastCache) -> np.ndarray | None:
             if label == cache.py0:
                 return _MINUS_ONE.copy()
             return None
-        label = y[0]
-        if not isinstance(label, _SCALAR_LABELS):
+        label = one_label(y[0], cache)
+        if label is None:
             return None
-        if label == cache.c1:  # as _label_is, inlined
-            return _PLUS_ONE.copy()
-        if label == cache.c0:
-            return _MINUS_ONE.copy()
-        return None
+        return (_PLUS_ONE if label > 0.0 else _MINUS_ONE).copy()
     y = np.asarray(y)
     if y.dtype.kind not in cache.kinds:
         return None
@@ -175,3 +187,61 @@ def quick_labels(y, n: int, cache: FastCache) -> np.ndarray | None:
     if not (positive | (y == cache.c0)).all():
         return None
     return np.where(positive, 1.0, -1.0)
+
+
+class OneRow:
+    """A learner's prepared one-row call: a chunk of fixed buffers that each call
+    fills, and the learner's update bound to it (``BaseStreamingAUC._bind_update``).
+
+    Kept in a :class:`FastCache`'s ``plans`` (so it goes when they do: when a
+    parameter is no longer the same object, or the state's objects change). ``dense``
+    buffers hold one row of ``n_features`` values (the layout of a learner whose
+    kernels read dense rows in place); sparse ones hold the CSR arrays of one row of
+    at most ``capacity`` stored values (a larger row makes a larger context).
+    ``update`` is None when the learner binds nothing (then the fast path does not
+    use the context).
+    """
+
+    __slots__ = ("chunk", "update", "dense", "capacity", "indptr", "indices", "data", "y", "scores")
+
+    def __init__(self, learner, dense: bool, capacity: int, scores: bool):
+        width = learner.n_features_in_
+        self.dense, self.capacity = dense, capacity
+        self.y = np.zeros(1)
+        self.scores = np.zeros(1) if scores else NONE
+        if dense:
+            self.indptr = self.indices = None
+            self.data = np.zeros((1, width))
+        else:
+            self.indptr = np.zeros(2, dtype=np.int64)
+            self.indices = np.zeros(capacity, dtype=np.int64)
+            self.data = np.zeros(capacity)
+        self.chunk = Chunk(self.indptr, self.indices, self.data, self.y, width, self.scores)
+        self.update = learner._bind_update(self.chunk, reuse=True)
+
+    def load(self, indices, values, label: float) -> bool:
+        """Fill the buffers with one row and its label (+1.0/-1.0): ``values`` the 1-D
+        dense row (``indices`` None; a dense context), or the row's CSR column indices
+        and values. False, having filled nothing that counts, when the row is not
+        plainly valid (see :func:`aucstream._chunks.load_dense_row`,
+        :func:`aucstream._chunks.load_sparse_row`)."""
+        if self.dense:
+            ok = load_dense_row(values, self.data)
+        else:
+            ok = load_sparse_row(
+                indices, values, self.chunk.n_features, self.indptr, self.indices, self.data
+            )
+        self.y[0] = label
+        return ok
+
+    def exact_chunk(self) -> Chunk:
+        """The loaded row as a chunk of arrays of its own size (for error messages)."""
+        if self.dense:
+            return self.chunk._replace(data=self.data.copy(), y=self.y.copy())
+        k = int(self.indptr[1])
+        return self.chunk._replace(
+            indptr=self.indptr.copy(),
+            indices=self.indices[:k].copy(),
+            data=self.data[:k].copy(),
+            y=self.y.copy(),
+        )

@@ -118,6 +118,7 @@ from ._chunks import Chunk
 from ._kernels import (
     SCALE_MAX,
     SCALE_MIN,
+    bound_call,
     mean_by_count,
     rows_of,
 )
@@ -519,17 +520,46 @@ class OPAUC(BaseStreamingAUC):
     def _update(self, chunk: Chunk) -> None:
         if self.covariance in _LOWRANK:
             self._update_lowrank(chunk)
-            return
-        rows = rows_of(chunk)
-        pre, weights = chunk.pre_scores, chunk.sample_weight
-        eta, lam, calibration = float(self.eta), float(self.lam), self.calibration_
-        run_reserving(
-            lambda r: _opauc_chunk(
-                self.w_, self._classes(), rows, pre, weights, r, eta, lam, calibration
-            ),
-            self.stats_,
-            chunk,
+        elif self.covariance == "full":
+            self._bind_update(chunk)(self)
+        else:  # "sparse": a summary that makes room replaces its arrays
+            rows = rows_of(chunk)
+            pre, weights = chunk.pre_scores, chunk.sample_weight
+            eta, lam, calibration = float(self.eta), float(self.lam), self.calibration_
+            run_reserving(
+                lambda r: _opauc_chunk(
+                    self.w_, self._classes(), rows, pre, weights, r, eta, lam, calibration
+                ),
+                self.stats_,
+                chunk,
+            )
+
+    def _bind_update(self, chunk: Chunk, reuse: bool = False):
+        """The "full" kernel's call with its arguments made once (the exact summaries
+        always have room: one kernel call learns the chunk); the other kinds bind
+        nothing (see :meth:`BaseStreamingAUC._bind_update`)."""
+        if self.covariance != "full":
+            return None
+        run = bound_call(
+            _opauc_chunk,
+            self.w_,
+            self._classes(),
+            rows_of(chunk),
+            chunk.pre_scores,
+            chunk.sample_weight,
+            0,
+            float(self.eta),
+            float(self.lam),
+            self.calibration_,
+            reuse=reuse,
         )
+        n = chunk.n_samples
+
+        def update(learner: OPAUC) -> None:
+            if run() != n:
+                raise RuntimeError("OPAUC's full covariance ran out of room")
+
+        return update
 
     def _implicit(self) -> Implicit:
         return Implicit(

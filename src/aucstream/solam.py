@@ -98,6 +98,7 @@ from ._kernels import (
     REASSOC,
     SCALE_MAX,
     LazySum,
+    bound_call,
     check_class_totals,
     class_totals,
     fold_due,
@@ -357,13 +358,17 @@ class SOLAM(ClassWeightTotals, BaseStreamingAUC):
         start_class_totals(self)
 
     def _update(self, chunk: Chunk) -> None:
+        self._bind_update(chunk)(self)
+
+    def _bind_update(self, chunk: Chunk, reuse: bool = False):
         use_l1 = self.constraint == "l1"
         cfg = SolamConfig(
             float(self.R), float(self.zeta), float(self.kappa), use_l1, self.average == "pre"
         )
         work = np.empty(4 * self.u_.shape[0] if use_l1 else 0)
-        totals = class_totals(self)
-        _solam_chunk(
+        totals = np.zeros(2)
+        run = bound_call(
+            _solam_chunk,
             self._lazy_sum(),
             self.scalars_,
             self.counts_,
@@ -374,8 +379,15 @@ class SOLAM(ClassWeightTotals, BaseStreamingAUC):
             cfg,
             work,
             self.calibration_,
+            reuse=reuse,
         )
-        store_class_totals(self, totals)
+
+        def update(learner: SOLAM) -> None:
+            class_totals(learner, totals)
+            run()
+            store_class_totals(learner, totals)
+
+        return update
 
     def _class_counts(self) -> np.ndarray:
         """Examples learnt per class (negative, positive)."""

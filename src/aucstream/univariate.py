@@ -80,6 +80,7 @@ from ._chunks import Chunk
 from ._kernels import (
     REASSOC,
     SCALE_MIN,
+    bound_call,
     check_class_totals,
     class_totals,
     fold_scale,
@@ -342,8 +343,10 @@ class UnivariateOnline(ClassWeightTotals, BaseStreamingAUC):
         self._prior_rows -= chunk.n_samples
 
     def _update(self, chunk: Chunk) -> None:
-        if self.weights == "prior":
-            self._check_prior_rows(chunk)
+        self._bind_update(chunk)(self)
+
+    def _bind_update(self, chunk: Chunk, reuse: bool = False):
+        prior = self.weights == "prior"
         cfg = UniConfig(
             _LOSSES[self.loss],
             float(self.eta),
@@ -352,8 +355,9 @@ class UnivariateOnline(ClassWeightTotals, BaseStreamingAUC):
             _WEIGHTS[self.weights],
             self.prior_weights_,
         )
-        totals = class_totals(self)
-        _univariate_chunk(
+        totals = np.zeros(2)
+        run = bound_call(
+            _univariate_chunk,
             self.v_,
             self.scale_,
             self.b_,
@@ -364,8 +368,17 @@ class UnivariateOnline(ClassWeightTotals, BaseStreamingAUC):
             chunk.sample_weight,
             cfg,
             self.calibration_,
+            reuse=reuse,
         )
-        store_class_totals(self, totals)
+
+        def update(learner: UnivariateOnline) -> None:
+            if prior:
+                learner._check_prior_rows(chunk)
+            class_totals(learner, totals)
+            run()
+            store_class_totals(learner, totals)
+
+        return update
 
     def _coef(self) -> np.ndarray:
         return self.scale_[0] * self.v_

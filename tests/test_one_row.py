@@ -1,0 +1,255 @@
+"""The one-row path: ``learn_one`` and one-row ``partial_fit``/``test_then_train``
+through the learner's update bound once to a chunk of fixed buffers
+(``BaseStreamingAUC._bind_update``, :class:`aucstream._fastpath.OneRow`).
+
+It must give the models of the full validation bit for bit, refuse what the full
+path refuses with the model unchanged, keep the walk of the state current (it does
+not check it after the update), bind again when a parameter or the state's objects
+change, and not keep a learner alive.
+"""
+
+from __future__ import annotations
+
+import gc
+import pickle
+import weakref
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from conftest import assert_same_state, make_stream, snapshot
+
+from aucstream import OPAUC, SOLAM, SOLAML1, UnivariateOnline
+from aucstream._base import BaseStreamingAUC
+from aucstream._fastpath import FAST, OneRow
+
+#: Learners that bind their update, as the one-row path uses them.
+BINDING = {
+    "SOLAM": lambda: SOLAM(random_state=0),
+    "SOLAML1": lambda: SOLAML1(random_state=0),
+    "UnivariateOnline": lambda: UnivariateOnline(random_state=0),
+    "UnivariateOnline-prior": lambda: UnivariateOnline(weights="prior", random_state=0),
+    "OPAUC-full": lambda: OPAUC(eta=0.05, lam=0.01, random_state=0),
+}
+
+
+def stream(n=90, d=30, seed=0):
+    X, y = make_stream(n, d, seed=seed, sparsity=0.7)
+    X[np.arange(n), np.arange(n) % d] += 1.0  # no empty row
+    y[:2] = [-1, 1]
+    return X, y
+
+
+def rows(X, y, how):
+    """One-row calls of ``how`` for rows 10.. of (X, y): a list of functions of a model."""
+    S = sp.csr_matrix(X)
+    calls = {
+        "learn_one array": lambda m, i: m.learn_one(X[i], y[i]),
+        "learn_one dict": lambda m, i: m.learn_one(
+            {int(j): v for j, v in zip(S[i].indices, S[i].data)}, y[i]
+        ),
+        "partial_fit dense": lambda m, i: m.partial_fit(X[i : i + 1], y[i : i + 1]),
+        "partial_fit CSR": lambda m, i: m.partial_fit(S[i : i + 1], y[i : i + 1]),
+        "test_then_train": lambda m, i: m.test_then_train(X[i : i + 1], y[i : i + 1]),
+    }
+    call = calls[how]
+    return [lambda m, i=i: call(m, i) for i in range(10, len(y))]
+
+
+HOWS = [
+    "learn_one array",
+    "learn_one dict",
+    "partial_fit dense",
+    "partial_fit CSR",
+    "test_then_train",
+]
+
+
+@pytest.fixture
+def bound_calls(monkeypatch):
+    """Count the calls that learnt through a bound update."""
+    calls = []
+    learn = BaseStreamingAUC._learn_one_row
+
+    def counted(self, cache, one, prequential):
+        calls.append(one)
+        return learn(self, cache, one, prequential)
+
+    monkeypatch.setattr(BaseStreamingAUC, "_learn_one_row", counted)
+    return calls
+
+
+def start(make, X, y):
+    model = make()
+    if getattr(model, "weights", None) == "prior":  # counts the rows it will learn
+        return model.fit(X, y)
+    return model.partial_fit(X[:10], y[:10], classes=[-1, 1])
+
+
+#: weights="prior" learns only the rows of the fit that counted them (tested below).
+STREAMING = [name for name in BINDING if not name.endswith("prior")]
+
+
+@pytest.mark.parametrize("how", HOWS)
+@pytest.mark.parametrize("name", STREAMING)
+def test_bound_one_row_calls_give_the_full_paths_model(name, how, monkeypatch, bound_calls):
+    X, y = stream()
+    fast = start(BINDING[name], X, y)
+    scores = [call(fast) for call in rows(X, y, how)]
+    assert len(bound_calls) >= len(scores) - 1, "the bound update was not used"
+    with monkeypatch.context() as patch:  # the full validation only
+        patch.setattr(BaseStreamingAUC, "_quick_chunk", lambda self, *args: None)
+        FAST.clear()
+        full = start(BINDING[name], X, y)
+        full_scores = [call(full) for call in rows(X, y, how)]
+    assert_same_state(snapshot(vars(full)), snapshot(vars(fast)))
+    if how == "test_then_train":
+        np.testing.assert_array_equal(np.concatenate(scores), np.concatenate(full_scores))
+    # and the model of one chunk of all these rows (chunking does not matter)
+    rest = sp.csr_matrix(X[10:]) if how in ("learn_one dict", "partial_fit CSR") else X[10:]
+    chunk = start(BINDING[name], X, y).partial_fit(rest, y[10:])
+    np.testing.assert_array_equal(chunk.decision_function(X), fast.decision_function(X))
+
+
+@pytest.mark.parametrize("name", list(BINDING))
+def test_a_bound_update_keeps_the_walk_current(name):
+    X, y = stream()
+    model = start(BINDING[name], X, y)
+    if name.endswith("prior"):
+        model._prior_rows = 10  # as a fit of 10 more rows would leave it
+    model.partial_fit(X[:1], y[:1])  # walks the state
+    cache = FAST[model]
+    for layout, one in ((True, None), (False, 40)):
+        one = model._one_row_context(cache, layout, X.shape[1])
+        assert isinstance(one, OneRow) and one.update is not None
+        one.load(None if layout else np.arange(X.shape[1]), X[3], 1.0)
+        one.update(model)
+        assert cache.flat.current(model)
+
+
+def test_prior_weights_count_the_bound_rows():
+    X, y = stream()
+    model = UnivariateOnline(weights="prior").fit(X[:40], y[:40])
+    with pytest.raises(ValueError, match="weights='prior' needs the class counts"):
+        model.learn_one(X[41], y[41])
+    model._prior_rows = 2
+    before = model.n_samples_seen_
+    model.learn_one(X[41], y[41])
+    model.learn_one(X[42], y[42])
+    assert model.n_samples_seen_ == before + 2
+    with pytest.raises(ValueError, match="weights='prior' needs the class counts"):
+        model.learn_one(X[43], y[43])
+
+
+BAD_ROWS = {
+    "NaN": lambda x, d: np.where(np.arange(d) == 3, np.nan, x),
+    "inf": lambda x, d: np.where(np.arange(d) == 0, -np.inf, x),
+    "1e200": lambda x, d: np.where(np.arange(d) == 5, 1e200, x),
+    "short": lambda x, d: x[:-1].copy(),
+    "long": lambda x, d: np.append(x, 1.0),
+    "dict NaN": lambda x, d: {1: 0.5, 4: np.nan},
+    "dict index d": lambda x, d: {1: 0.5, d: 1.0},
+    "dict index -1": lambda x, d: {-1: 0.5},
+    "dict value str": lambda x, d: {2: "a"},
+}
+
+
+@pytest.mark.parametrize("bad", list(BAD_ROWS))
+@pytest.mark.parametrize("name", ["SOLAM", "UnivariateOnline", "OPAUC-full"])
+def test_bad_rows_and_labels_are_refused_with_the_model_unchanged(name, bad):
+    X, y = stream()
+    model = start(BINDING[name], X, y)
+    model.learn_one(X[10], y[10])
+    model.learn_one({0: 1.0}, y[11])  # both contexts bound
+    before = pickle.dumps(model)
+    with pytest.raises(ValueError):
+        model.learn_one(BAD_ROWS[bad](X[12], X.shape[1]), y[12])
+    assert pickle.dumps(model) == before
+    for label in (7, np.nan, "1", None):
+        with pytest.raises(ValueError):
+            model.learn_one(X[12], label)
+        assert pickle.dumps(model) == before
+
+
+@pytest.mark.parametrize("layout", ["array", "dict"])
+@pytest.mark.parametrize("name", STREAMING)
+def test_a_diverging_bound_update_is_refused_naming_the_array(name, layout, bound_calls):
+    X, y = stream()
+    model = start(BINDING[name], X, y)
+    model.learn_one(X[10], y[10])
+    with pytest.raises(FloatingPointError, match="calibration_ became infinite") as error:
+        for i in range(11, 20):  # scores of 1e100 overflow the calibration's exponentials
+            x = X[i] * 1e100
+            if layout == "dict":
+                x = {j: v for j, v in enumerate(x) if v != 0.0}
+            before = pickle.dumps(model)
+            model.learn_one(x, y[i])
+    largest = f"{np.abs(X[i]).max() * 1e100:.3g}"
+    assert bound_calls and f"largest feature value in the chunk: {largest})" in str(error.value)
+    assert pickle.dumps(model) == before
+
+
+@pytest.mark.parametrize("change", ["parameter", "refit", "state array"])
+def test_a_changed_parameter_or_state_binds_again(change, monkeypatch):
+    X, y = stream()
+
+    def run(model):
+        for i in range(10, 30):
+            model.learn_one(X[i], y[i])
+        if change == "parameter":
+            model.set_params(R=3.0)
+        elif change == "refit":
+            model.fit(X[:20], y[:20])
+        else:
+            model.u_ = model.u_.copy()
+        for i in range(30, 60):
+            model.learn_one(X[i], y[i])
+        return model
+
+    fast = run(SOLAM(random_state=0).partial_fit(X[:10], y[:10]))
+    with monkeypatch.context() as patch:
+        patch.setattr(BaseStreamingAUC, "_quick_chunk", lambda self, *args: None)
+        full = run(SOLAM(random_state=0).partial_fit(X[:10], y[:10]))
+    assert_same_state(snapshot(vars(full)), snapshot(vars(fast)))
+
+
+def test_dict_rows_of_growing_size_grow_the_buffers():
+    X, y = make_stream(60, 200, seed=3)  # dense: up to 200 stored values a row
+    model = SOLAM().partial_fit(X[:10], y[:10], classes=[-1, 1])
+    reference = pickle.loads(pickle.dumps(model))
+    for i, k in zip(range(10, 60), [3, 20, 17, 64, 200, 5] * 9):
+        x = {j: X[i, j] for j in range(0, 200, 200 // k)}
+        model.learn_one(x, y[i])
+        dense = np.zeros(200)
+        dense[list(x)] = list(x.values())
+        reference.partial_fit(sp.csr_matrix(dense), y[i : i + 1])
+    assert FAST[model].plans[("one", False)].capacity == 200
+    assert_same_state(snapshot(vars(reference)), snapshot(vars(model)))
+
+
+def test_non_contiguous_and_float32_rows_take_the_usual_path():
+    X, y = stream()
+    model = SOLAM().partial_fit(X[:10], y[:10])
+    reference = pickle.loads(pickle.dumps(model))
+    wide = np.repeat(X, 2, axis=1)
+    model.learn_one(wide[10, ::2], y[10])
+    model.learn_one(X[11].astype(np.float32), y[11])
+    reference.partial_fit(X[10:11], y[10:11])
+    reference.partial_fit(X[11:12].astype(np.float32), y[11:12])
+    assert_same_state(snapshot(vars(reference)), snapshot(vars(model)))
+
+
+@pytest.mark.parametrize("name", list(BINDING))
+def test_the_fast_path_does_not_keep_a_learner_alive(name):
+    X, y = stream()
+    model = start(BINDING[name], X, y)
+    if name.endswith("prior"):
+        model._prior_rows = 10
+    model.learn_one(X[10], y[10])
+    model.learn_one(X[11], y[11])
+    model.learn_one({0: 1.0}, y[12])
+    assert ("one", True) in FAST[model].plans
+    ref = weakref.ref(model)
+    del model
+    gc.collect()
+    assert ref() is None

@@ -35,15 +35,23 @@ def full_path_only(monkeypatch):
 
 @pytest.fixture
 def fast_calls(monkeypatch):
-    """Count the calls that took the fast path."""
+    """Count the calls that took the fast path (:meth:`_quick_learn`, or the one-row
+    front :meth:`_learn_row_fast` when it took the call)."""
     calls = []
-    learn = BaseStreamingAUC._quick_learn
+    learn, learn_row = BaseStreamingAUC._quick_learn, BaseStreamingAUC._learn_row_fast
 
     def counted(self, quick, X, prequential):
         calls.append(prequential)
         return learn(self, quick, X, prequential)
 
+    def counted_row(self, row, indices, data, y, prequential):
+        learnt = learn_row(self, row, indices, data, y, prequential)
+        if learnt is not _base._NOT_TAKEN:
+            calls.append(prequential)
+        return learnt
+
     monkeypatch.setattr(BaseStreamingAUC, "_quick_learn", counted)
+    monkeypatch.setattr(BaseStreamingAUC, "_learn_row_fast", counted_row)
     return calls
 
 

@@ -122,7 +122,10 @@ def test_a_bound_update_keeps_the_walk_current(name):
     for layout, one in ((True, None), (False, 40)):
         one = model._one_row_context(cache, layout, X.shape[1])
         assert isinstance(one, OneRow) and one.update is not None
-        one.load(None if layout else np.arange(X.shape[1]), X[3], 1.0)
+        if layout:
+            assert one.load_dense(X[3], 1.0)
+        else:
+            assert one.load_sparse(None, np.arange(X.shape[1]), X[3], 1.0)
         one.update(model)
         assert cache.flat.current(model)
 
@@ -253,3 +256,65 @@ def test_the_fast_path_does_not_keep_a_learner_alive(name):
     del model
     gc.collect()
     assert ref() is None
+
+
+def _csr(indptr, indices, data, d):
+    X = sp.csr_matrix((np.ones(1), [0], [0, 1]), shape=(1, d))
+    X.indptr, X.indices, X.data = (np.asarray(indptr), np.asarray(indices), np.asarray(data))
+    return X
+
+
+BAD_CSR = {
+    "indptr past the indices": lambda d: _csr([0, 5], [1, 2], [1.0, 2.0], d),
+    "indptr decreasing": lambda d: _csr([2, 1], [1, 2], [1.0, 2.0], d),
+    "indptr negative": lambda d: _csr([-1, 1], [1, 2], [1.0, 2.0], d),
+    "index d": lambda d: _csr([0, 2], [1, d], [1.0, 2.0], d),
+    "index -1": lambda d: _csr([0, 2], [-1, 2], [1.0, 2.0], d),
+    "indptr from 1": lambda d: _csr([1, 2], [1, 2], [1.0, 2.0], d),
+    "NaN": lambda d: _csr([0, 2], [1, 3], [1.0, np.nan], d),
+    "1e200": lambda d: _csr([0, 2], [1, 3], [1.0, 1e200], d),
+}
+
+
+@pytest.mark.parametrize("bad", list(BAD_CSR))
+@pytest.mark.parametrize("name", ["SOLAM", "OPAUC-full"])
+def test_bad_one_row_csr_is_refused_with_the_model_unchanged(name, bad):
+    X, y = stream()
+    model = start(BINDING[name], X, y)
+    S = sp.csr_matrix(X)
+    model.partial_fit(S[10:11], y[10:11])
+    model.partial_fit(S[11:12], y[11:12])  # the sparse context bound
+    before = pickle.dumps(model)
+    with pytest.raises(ValueError):
+        model.partial_fit(BAD_CSR[bad](X.shape[1]), y[12:13])
+    assert pickle.dumps(model) == before
+
+
+@pytest.mark.parametrize("name", ["SOLAM", "OPAUC-full"])
+def test_one_row_csr_in_other_forms_gives_the_model_of_its_canonical_form(name):
+    X, y = stream()
+    S = sp.csr_matrix(X)
+    models = {}
+    for kind in ("int32", "int64", "unsorted", "duplicates", "longer arrays"):
+        model = start(BINDING[name], X, y)
+        for i in range(10, 40):
+            row = S[i : i + 1].copy()
+            indices, data = row.indices, row.data
+            if kind == "int64":
+                row.indices, row.indptr = indices.astype(np.int64), row.indptr.astype(np.int64)
+            elif kind == "unsorted":  # the full path sorts them
+                row = _csr([0, row.nnz], indices[::-1], data[::-1], X.shape[1])
+            elif kind == "duplicates":  # the full path sums them
+                twice = np.r_[data[:1] / 2, data[:1] / 2, data[1:]]
+                row = _csr([0, row.nnz + 1], np.r_[indices[:1], indices], twice, X.shape[1])
+            elif kind == "longer arrays":  # entries past indptr[1] are not the row's
+                row = _csr([0, row.nnz], np.r_[indices, 0], np.r_[data, 7.0], X.shape[1])
+            model.partial_fit(row, y[i : i + 1])
+        models[kind] = model
+    for kind, model in models.items():
+        if kind == "duplicates":  # half of a value, twice: one rounding apart
+            np.testing.assert_allclose(
+                model.decision_function(X), models["int32"].decision_function(X), rtol=1e-12
+            )
+        else:
+            assert_same_state(snapshot(vars(models["int32"])), snapshot(vars(model)))

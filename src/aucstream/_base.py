@@ -48,6 +48,7 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 
 from . import _calibration, _state
 from ._chunks import (
+    CSR_TYPES,
     Chunk,
     check_magnitude,
     check_sparse_structure,
@@ -81,8 +82,10 @@ __all__ = ["BaseStreamingAUC", "ClassWeightTotals", "make_rng"]
 #: Arithmetic errors of a kernel, reported as a FloatingPointError naming the chunk.
 _KERNEL_ERRORS = (ZeroDivisionError, OverflowError, FloatingPointError)
 
-#: The float64 dtype (1-D rows of it take ``learn_one``'s fast path).
+#: The float64 dtype (rows of it take the one-row fast path).
 _FLOAT64 = np.dtype(np.float64)
+#: What the one-row fast path returns when it does not take a call.
+_NOT_TAKEN = object()
 
 #: An optional array argument.
 _Maybe = ArrayLike | None
@@ -94,8 +97,8 @@ def _own_partial_fit(cls: type) -> bool:
     """Whether ``cls`` overrides ``partial_fit`` (``learn_one`` then goes through it)."""
     found = _OWN_PARTIAL_FIT.get(cls)
     if found is None:
-        owner = next(c for c in cls.__mro__ if "partial_fit" in vars(c))
-        found = _OWN_PARTIAL_FIT[cls] = owner is not BaseStreamingAUC
+        base = BaseStreamingAUC.__dict__["partial_fit"].fn
+        found = _OWN_PARTIAL_FIT[cls] = getattr(cls, "partial_fit", None) is not base
     return found
 
 
@@ -149,6 +152,25 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
     _fit_chunk_size: ClassVar[int] = 8192
 
     # ------------------------------------------------------------------ hooks
+    #: The methods that only online learners have (``available_if(_is_online)``).
+    _ONLINE_METHODS: ClassVar[tuple[str, ...]] = ("partial_fit", "test_then_train", "learn_one")
+
+    def __init_subclass__(cls, **kwargs):
+        """An online class gets the online methods it inherits as plain functions.
+
+        ``available_if`` checks ``is_batch`` (a class constant) at every attribute
+        access, which cost 1.5 us of a 25 us ``learn_one``; a batch class keeps the
+        descriptors, so it has no such attribute.
+        """
+        super().__init_subclass__(**kwargs)
+        if cls.is_batch:
+            return
+        for name in BaseStreamingAUC._ONLINE_METHODS:
+            descriptor = BaseStreamingAUC.__dict__[name]
+            inherited = next(c.__dict__[name] for c in cls.__mro__ if name in c.__dict__)
+            if inherited is descriptor:
+                setattr(cls, name, descriptor.fn)
+
     def _init_state(self, n_features: int) -> None:  # pragma: no cover - abstract
         raise NotImplementedError
 
@@ -317,6 +339,10 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
         Returns the prequential scores when ``prequential``.
         """
         self._check_partial_fit()
+        if classes is None and sample_weight is None:
+            learnt = self._partial_fit_row_fast(X, y, prequential)
+            if learnt is not _NOT_TAKEN:
+                return learnt
         quick = self._quick_chunk(X, y, classes, sample_weight)
         if quick is not None:
             return self._quick_learn(quick, X, prequential)
@@ -396,46 +422,74 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
         return self
 
     def _learn_one_fast(self, x, y) -> bool:
-        """``learn_one(x, y)`` through the learner's bound one-row update
-        (:meth:`_bind_update`): True when learnt, False (nothing touched) when the
-        call must take :meth:`_quick_chunk` or the full validation.
+        """``learn_one(x, y)`` through :meth:`_learn_row_fast`: True when learnt, False
+        (nothing touched) when the call must take the usual path."""
+        if type(x) is np.ndarray:
+            if x.ndim != 1:
+                return False
+            return self._learn_row_fast(x, None, None, y, False) is not _NOT_TAKEN
+        if type(x) is dict:
+            return self._learn_row_fast(x, None, None, y, False) is not _NOT_TAKEN
+        return False
+
+    def _partial_fit_row_fast(self, X, y, prequential: bool):
+        """One-row ``partial_fit`` / ``test_then_train`` through :meth:`_learn_row_fast`
+        (a 2-D float64 array of one row, or a CSR matrix of one row): what the call
+        returns, or ``_NOT_TAKEN`` (nothing touched)."""
+        if type(y) not in (list, tuple, np.ndarray) or len(y) != 1:
+            return _NOT_TAKEN
+        if type(X) is np.ndarray:
+            if X.ndim != 2 or X.shape[0] != 1:
+                return _NOT_TAKEN
+            return self._learn_row_fast(X[0], None, None, y[0], prequential)
+        if type(X) in CSR_TYPES and X.shape[0] == 1:
+            return self._learn_row_fast(X.indptr, X.indices, X.data, y[0], prequential)
+        return _NOT_TAKEN
+
+    def _learn_row_fast(self, row, indices, data, y, prequential: bool):
+        """Learn one row through the learner's bound one-row update
+        (:meth:`_bind_update`), with the checks of :meth:`_quick_chunk` in fewer calls:
+        what the call returns (the prequential score when ``prequential``), or
+        ``_NOT_TAKEN``, having touched nothing, when it must take the usual path.
 
         Taken when the fast path has seen this learner (its cache holds a current walk
-        of the state and the parameters last validated, all still the same objects),
-        ``y`` equals one of the classes, and ``x`` is a C-contiguous float64 1-D array
-        of the learner's width or a dict (:func:`aucstream._chunks.dict_row_arrays`,
-        which raises as the usual path does) whose values
-        :meth:`aucstream._fastpath.OneRow.load` accepts: the checks of
-        :meth:`_quick_chunk` in fewer calls.
+        of the state that pins the parameters last validated), ``y`` equals one of
+        the classes, and the row is plainly valid: ``row`` a C-contiguous float64 1-D
+        array of the learner's width (``indices`` None; a learner whose kernels read
+        dense rows), a dict (:func:`aucstream._chunks.dict_row_arrays`, which raises
+        as the usual path does), or the ``indptr`` of a one-row CSR matrix with its
+        ``indices`` and ``data`` (float64), whose values and indices
+        :class:`aucstream._fastpath.OneRow` accepts.
         """
         cache = FAST.get(self)
-        if cache is None or cache.params is None or cache.flat is None:
-            return False
-        if not (all(map(is_, param_values(self), cache.params)) and cache.flat.current(self)):
-            return False
+        if cache is None or not cache.pinned or cache.flat is None:
+            return _NOT_TAKEN
+        if not cache.flat.current(self):
+            return _NOT_TAKEN
+        if prequential and not self._kernel_prequential:
+            return _NOT_TAKEN
         label = one_label(y, cache)
         if label is None:
-            return False
-        if type(x) is np.ndarray:
-            if x.ndim != 1 or x.dtype != _FLOAT64 or not x.flags.c_contiguous:
-                return False
-            if self._dense_kernels:
-                one = self._one_row_context(cache, True, 0)
-                indices = None
-            else:  # the stored zeros of a dense row, as quick_rows makes them
-                width = self.n_features_in_
-                one = self._one_row_context(cache, False, width)
-                indices = np.arange(width) if one is not None else None
-        elif type(x) is dict:
-            indices, x = dict_row_arrays(x, self.n_features_in_)
-            one = self._one_row_context(cache, False, indices.shape[0])
+            return _NOT_TAKEN
+        if type(row) is dict:
+            indices, data = dict_row_arrays(row, self.n_features_in_)
+            row = None
+        elif data is not None and not (
+            data.dtype == _FLOAT64 and indices.dtype.kind == "i" and row.dtype.kind == "i"
+        ):
+            return _NOT_TAKEN
+        if indices is None:
+            if row.dtype != _FLOAT64 or not row.flags.c_contiguous or not self._dense_kernels:
+                return _NOT_TAKEN
+            one = self._one_row_context(cache, True, 0)
+            if one is None or not one.load_dense(row, label):
+                return _NOT_TAKEN
         else:
-            return False
-        if one is None or not one.load(indices, x, label):
-            return False
+            one = self._one_row_context(cache, False, indices.shape[0])
+            if one is None or not one.load_sparse(row, indices, data, label):
+                return _NOT_TAKEN
         self._check_partial_fit()
-        self._learn_one_row(cache, one, False)
-        return True
+        return self._learn_one_row(cache, one, prequential)
 
     def _one_row_context(self, cache: FastCache, dense: bool, size: int) -> OneRow | None:
         """The cache's prepared one-row call of this layout, holding rows of ``size``
@@ -453,7 +507,11 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
         :meth:`_quick_learn` does, with the bound update); returns its prequential
         score (an array of one) when ``prequential``."""
         flat, chunk = cache.flat, one.chunk
-        rows = self._fast_rows(chunk) if cache.by_rows else None
+        rows = None
+        if cache.by_rows:  # as _fast_rows does
+            rows = one.rows()
+            if 2 * rows.shape[0] > chunk.n_features:
+                rows = None
         if rows is None or self._row_written_by_class:
             key = (one.y[0] > 0.0, rows is None)
             plan = cache.plans.get(key)
@@ -941,6 +999,7 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
             stable = all(type(v) in STABLE_PARAM_TYPES for v in params[:-2])
             cache.params = params if stable else None
             cache.plans = {}  # a declaration may depend on the parameters
+            cache.flat = None  # walked again, pinning the parameters if stable
         if cache.classes is not classes_:
             if classes_.shape != (2,) or classes_.dtype.kind not in LABEL_KINDS:
                 return None
@@ -954,7 +1013,9 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
         if flat is None or not flat.current(self):  # walk the state (again)
             if self._undo_logged():
                 return None
-            cache.flat = _state.FlatState(self)
+            names = tuple(type(self)._get_param_names())
+            cache.pinned = cache.params is not None and all(k in state for k in names)
+            cache.flat = _state.FlatState(self, names if cache.pinned else ())
             cache.plans = {}
             cache.by_rows = bool(self._row_logged_state())
         if type(X) is tuple:  # the arrays of a dict row (learn_one)
@@ -979,14 +1040,15 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
         cache, indptr, indices, data, y_pm = quick
         n = y_pm.shape[0]
         if n == 1 and cache.params is not None and (self._kernel_prequential or not prequential):
+            label = float(y_pm[0])
             if indptr is None:
-                one, data = self._one_row_context(cache, True, 0), data[0]
+                one = self._one_row_context(cache, True, 0)
+                loaded = one is not None and one.load_dense(data[0], label)
             else:
-                indices, data = indices[: indptr[1]], data[: indptr[1]]
-                one = self._one_row_context(cache, False, indices.shape[0])
-            if one is not None and one.load(indices, data, y_pm[0]):
+                one = self._one_row_context(cache, False, int(indptr[1]))
+                loaded = one is not None and one.load_sparse(indptr, indices, data, label)
+            if loaded:
                 return self._learn_one_row(cache, one, prequential)
-            indices, data = quick[2:4]
         flat = cache.flat  # current: walked or checked by _quick_chunk
         calibrate = self._kernel_prequential
         learns = calibrate or not prequential  # one kernel call for the chunk

@@ -217,39 +217,52 @@ def _csr_ok(indptr, indices, data, n_cols):
 
 
 @nb.njit(cache=True)
-def load_dense_row(values, out):
+def load_dense_row(values, out, nonzero):
     """Copy the 1-D ``values`` into row 0 of ``out`` when :func:`_values_ok` accepts
-    them and they fill it (True); else False, ``out`` unspecified."""
+    them and they fill it, and write the columns of its non-zeros into ``nonzero``
+    (sorted; as :func:`nonzero_columns`): their number; else -1, ``out`` and
+    ``nonzero`` unspecified."""
     if values.shape[0] != out.shape[1] or not _values_ok(values):
-        return False
+        return -1
+    k = 0
     for j in range(values.shape[0]):
-        out[0, j] = values[j]
-    return True
+        v = values[j]
+        out[0, j] = v
+        nonzero[k] = j
+        k += v != 0.0
+    return k
 
 
 @nb.njit(cache=True)
-def load_sparse_row(idx, vals, n_cols, indptr, indices, data):
+def load_sparse_row(source, idx, vals, n_cols, indptr, indices, data):
     """Make ``indptr``, ``indices``, ``data`` (buffers of any capacity) the CSR arrays
-    of one row: column indices ``idx`` (strictly increasing, inside [0, n_cols)) with
-    values ``vals`` that :func:`_values_ok` accepts (True); else False, the buffers
+    of one row: the first ``source[1]`` entries of ``idx`` and ``vals`` (``source``
+    the ``indptr`` of a one-row CSR matrix, from 0 as :func:`check_sparse_structure`
+    requires), whose column indices must increase strictly inside [0, n_cols) and
+    whose values :func:`_values_ok` must accept: their number; else -1, the buffers
     unspecified. The row's entries are the first ``indptr[1]`` of the buffers."""
-    k = idx.shape[0]
-    if vals.shape[0] != k or k > indices.shape[0] or k > data.shape[0]:
-        return False
+    if source.shape[0] != 2:
+        return -1
+    lo, hi = source[0], source[1]
+    if lo != 0 or hi < lo or hi > idx.shape[0] or hi > vals.shape[0]:
+        return -1
+    k = hi - lo
+    if k > indices.shape[0] or k > data.shape[0]:
+        return -1
     ok = True
-    for a in range(k):
+    for a in range(lo, hi):
         c = idx[a]
         ok &= (c >= 0) & (c < n_cols)
-        if a > 0:
+        if a > lo:
             ok &= c > idx[a - 1]
-    if not ok or not _values_ok(vals):
-        return False
+    if not ok or not _values_ok(vals[lo:hi]):
+        return -1
     for a in range(k):
-        indices[a] = idx[a]
-        data[a] = vals[a]
+        indices[a] = idx[lo + a]
+        data[a] = vals[lo + a]
     indptr[0] = 0
     indptr[1] = k
-    return True
+    return k
 
 
 @nb.njit(cache=True)
@@ -278,7 +291,7 @@ def nonzero_columns(data):
 
 #: The CSR classes :func:`quick_rows` recognizes by their type alone (others by
 #: ``issparse`` and their format).
-_CSR_TYPES = frozenset({sp.csr_matrix, sp.csr_array})
+CSR_TYPES = frozenset({sp.csr_matrix, sp.csr_array})
 _INT32, _FLOAT64 = np.dtype(np.int32), np.dtype(np.float64)
 
 
@@ -321,7 +334,7 @@ def quick_rows(X, n_features: int, dense_in_place: bool):
             return None, None, data
         indptr, indices = _dense_index(data.shape[0], n_features)
         return indptr, indices, data.reshape(-1)
-    if type(X) not in _CSR_TYPES and not (sp.issparse(X) and X.format == "csr"):
+    if type(X) not in CSR_TYPES and not (sp.issparse(X) and X.format == "csr"):
         return None
     shape = X.shape
     if len(shape) != 2:

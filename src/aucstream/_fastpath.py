@@ -47,10 +47,24 @@ class FastCache:
     learner's state, of its copies, pickles or model files.
     """
 
-    __slots__ = ("params", "flat", "plans", "by_rows", "classes", "c0", "c1", "py0", "py1", "kinds")
+    __slots__ = (
+        "params",
+        "flat",
+        "pinned",
+        "plans",
+        "by_rows",
+        "classes",
+        "c0",
+        "c1",
+        "py0",
+        "py1",
+        "kinds",
+    )
 
     def __init__(self):
         self.params = self.flat = self.classes = None
+        #: whether ``flat``'s check pins the parameters (all stable, all attributes)
+        self.pinned = False
         #: whether the learner logs rows (``_row_logged_state``), for ``flat``
         self.by_rows = False
         #: the plans of one-row calls by class (+1: True) and whether they handle no
@@ -202,13 +216,29 @@ class OneRow:
     use the context).
     """
 
-    __slots__ = ("chunk", "update", "dense", "capacity", "indptr", "indices", "data", "y", "scores")
+    __slots__ = (
+        "chunk",
+        "update",
+        "dense",
+        "capacity",
+        "indptr",
+        "indices",
+        "data",
+        "y",
+        "scores",
+        "nonzero",
+        "named",
+        "whole",
+    )
 
     def __init__(self, learner, dense: bool, capacity: int, scores: bool):
         width = learner.n_features_in_
         self.dense, self.capacity = dense, capacity
         self.y = np.zeros(1)
         self.scores = np.zeros(1) if scores else NONE
+        #: the columns of the loaded dense row's non-zeros are nonzero[:named]
+        self.nonzero, self.named = np.zeros(width if dense else 0, dtype=np.int64), 0
+        self.whole = np.zeros(2, dtype=np.int64)  # [0, n]: all of a row's n entries
         if dense:
             self.indptr = self.indices = None
             self.data = np.zeros((1, width))
@@ -219,20 +249,32 @@ class OneRow:
         self.chunk = Chunk(self.indptr, self.indices, self.data, self.y, width, self.scores)
         self.update = learner._bind_update(self.chunk, reuse=True)
 
-    def load(self, indices, values, label: float) -> bool:
-        """Fill the buffers with one row and its label (+1.0/-1.0): ``values`` the 1-D
-        dense row (``indices`` None; a dense context), or the row's CSR column indices
-        and values. False, having filled nothing that counts, when the row is not
-        plainly valid (see :func:`aucstream._chunks.load_dense_row`,
-        :func:`aucstream._chunks.load_sparse_row`)."""
-        if self.dense:
-            ok = load_dense_row(values, self.data)
-        else:
-            ok = load_sparse_row(
-                indices, values, self.chunk.n_features, self.indptr, self.indices, self.data
-            )
+    def load_dense(self, values: np.ndarray, label: float) -> bool:
+        """Fill the dense buffers with the 1-D row ``values`` and its label (+1.0 or
+        -1.0). False, having filled nothing that counts, when the row is not plainly
+        valid (see :func:`aucstream._chunks.load_dense_row`)."""
+        self.named = load_dense_row(values, self.data, self.nonzero)
         self.y[0] = label
-        return ok
+        return self.named >= 0
+
+    def load_sparse(self, source, indices, values, label: float) -> bool:
+        """Fill the sparse buffers with the first ``source[1]`` entries of the column
+        ``indices`` and ``values`` of one row (``source``: its CSR ``indptr``; None:
+        all of them) and its label. False, having filled nothing that counts, when the row is not
+        plainly valid (see :func:`aucstream._chunks.load_sparse_row`)."""
+        if source is None:
+            source = self.whole
+            source[1] = indices.shape[0]
+        self.y[0] = label
+        width = self.chunk.n_features
+        return load_sparse_row(source, indices, values, width, *self.chunk[:3]) >= 0
+
+    def rows(self) -> np.ndarray:
+        """The features the loaded row names (``BaseStreamingAUC._chunk_rows`` of its
+        chunk): its stored columns, or a dense row's non-zero columns."""
+        if self.dense:
+            return self.nonzero[: self.named]
+        return self.indices[: self.indptr[1]]
 
     def exact_chunk(self) -> Chunk:
         """The loaded row as a chunk of arrays of its own size (for error messages)."""

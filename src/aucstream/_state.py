@@ -597,8 +597,10 @@ class FlatState:
     The walk stays valid while the state keeps its objects: :meth:`is_current`
     compares, by identity, every array, list, component and generator reachable
     from the state with those found by the walk (and the number of attributes), in
-    C-level loops. A learner that replaces an array (a buffer that grows), a call
-    that allocates a new state, or a user who assigns an attribute makes it stale;
+    C-level loops; and the attributes named ``pinned`` (a learner's parameters, for
+    the fast path: a new value is a new object). A learner that replaces an array (a
+    buffer that grows), a call that allocates a new state, or a user who assigns an
+    attribute makes it stale;
     the caller must then walk again (the compiled calls read the arrays through
     addresses taken by the walk, which holds the arrays, so they are used only
     while :meth:`is_current`). Values changed in place between calls by code other
@@ -622,7 +624,7 @@ class FlatState:
         "current",
     )
 
-    def __init__(self, obj):
+    def __init__(self, obj, pinned: tuple[str, ...] = ()):
         self._vars = vars(obj)
         self._dicts: list[dict] = [self._vars]
         self._lists: list[list] = []
@@ -631,7 +633,7 @@ class FlatState:
         arrays: dict[int, np.ndarray] = {}
         self._walked: set[int] = set()  # ids of every object the walk holds
         names = [k for k in self._vars if is_state_name(k)]
-        self._record(self._vars, names)
+        self._record(self._vars, names, pinned)
         self._scalar_names = tuple(k for k in names if not self._is_held(self._vars[k]))
         for k in names:
             self._visit(self._vars[k], arrays)
@@ -658,8 +660,8 @@ class FlatState:
             value
         )
 
-    def _record(self, container: dict, names: list[str]) -> None:
-        held = tuple(k for k in names if self._is_held(container[k]))
+    def _record(self, container: dict, names: list[str], pinned: tuple[str, ...] = ()) -> None:
+        held = tuple(k for k in names if self._is_held(container[k])) + pinned
         self._records.append((container, len(container), held, tuple(container[k] for k in held)))
 
     def _visit(self, value, arrays: dict) -> None:

@@ -266,6 +266,23 @@ def load_sparse_row(source, idx, vals, n_cols, indptr, indices, data):
 
 
 @nb.njit(cache=True)
+def sparse_row_dot(idx, vals, coef):
+    """``sum_k vals[k] * coef[idx[k]]``, summed in order from 0.0 as scipy's CSR
+    product sums a row (so the score of a dict row equals ``decision_function``'s of
+    the same row as CSR, bit for bit), or NaN when :func:`_values_ok` refuses the
+    values or an index is outside ``coef``."""
+    if not _values_ok(vals):
+        return np.nan
+    s = 0.0
+    for k in range(idx.shape[0]):
+        c = idx[k]
+        if c < 0 or c >= coef.shape[0]:
+            return np.nan
+        s += vals[k] * coef[c]
+    return s
+
+
+@nb.njit(cache=True)
 def flagged(seen):
     """The indices of the true entries of the boolean ``seen``, sorted (int64)."""
     out = np.empty(np.count_nonzero(seen), dtype=np.int64)

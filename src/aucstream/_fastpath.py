@@ -167,9 +167,10 @@ def one_label(label, cache: FastCache) -> float | None:
     (None: validate in full)."""
     if not isinstance(label, _SCALAR_LABELS):
         return None
-    if label == cache.c1:  # as _label_is, inlined
+    # the classes as Python values compare as the numpy values (as np.isin) do, faster
+    if label == cache.py1:
         return 1.0
-    if label == cache.c0:
+    if label == cache.py0:
         return -1.0
     return None
 

@@ -86,6 +86,10 @@ __all__ = ["RiverClassifier"]
 _Base: Any = _river_base.MiniBatchClassifier if _river_base is not None else object
 
 
+#: The value types :meth:`RiverClassifier._values` takes as numbers.
+_NUMBERS = (int, float, np.integer, np.floating, np.bool_)
+
+
 def _key_order(key) -> tuple[str, str]:
     """A total order on keys of any types, independent of the dict's order."""
     return (type(key).__name__, repr(key))
@@ -193,9 +197,7 @@ class RiverClassifier(_Base):
             value = x[key]
             if value is None:
                 continue
-            if isinstance(value, (str, bytes)) or not isinstance(
-                value, (int, float, np.integer, np.floating, np.bool_)
-            ):
+            if isinstance(value, (str, bytes)) or not isinstance(value, _NUMBERS):
                 raise ValueError(
                     f"feature {key!r} has the value {value!r} ({type(value).__name__}); "
                     "RiverClassifier needs numbers: encode it first (e.g. River's "
@@ -292,7 +294,48 @@ class RiverClassifier(_Base):
         y : label
             Its label.
         """
+        if self._labels is not None and not self._pending and self._fitted():
+            row = self._row(x, learning=True)
+            if row is not None:  # the learner's one-example path, on column indices
+                self.estimator_.learn_one(row, y)
+                return
         self._learn([x], [y])
+
+    def _row(self, x, learning: bool) -> dict | None:
+        """``{column: value}`` of one example, as :meth:`_encode` maps it, or None
+        when :meth:`_encode` must (a key without a column while learning, two keys
+        hashed to one column, a value that is not a number, x not a dict).
+
+        Values are taken as :meth:`_values` takes them (None and NaN absent, bools
+        and numpy numbers as floats) and stored as ``0.0 + sign * value``, the
+        :meth:`_encode` sum of one term, so the learner gets the same bits.
+        """
+        if type(x) is not dict:
+            return None
+        row: dict[int, float] = {}
+        hashing, columns = self.hashing, self.features_
+        for key, value in x.items():
+            if type(value) is not float:
+                if value is None:
+                    continue
+                if isinstance(value, (str, bytes)) or not isinstance(value, _NUMBERS):
+                    return None  # refused by _values, with the error naming the key
+                value = float(value)
+            if value != value:  # NaN: absent
+                continue
+            if hashing:
+                column, sign = self._column(key)
+                value = sign * value
+            else:  # the sign is 1.0: 1.0 * value is value
+                column = columns.get(key)
+                if column is None:
+                    if learning:
+                        return None  # a new key takes the next column: _encode's order
+                    continue  # never learnt: weight 0, dropped as _encode drops it
+            if column in row:
+                return None  # a collision: _encode sums the keys in key order
+            row[column] = 0.0 + value
+        return row
 
     def learn_many(self, X, y) -> None:
         """Learn the rows of a dataframe in order: the same as ``learn_one`` on each.
@@ -334,7 +377,14 @@ class RiverClassifier(_Base):
         labels = self._known_labels()
         if labels is None:
             return {}
-        p = float(self._positive_proba(self._encode([x], grow=False)[0])[0])
+        row = self._row(x, learning=False) if self._fitted() else None
+        if row is None:
+            p = float(self._positive_proba(self._encode([x], grow=False)[0])[0])
+        elif hasattr(self.estimator_, "predict_proba"):
+            p = float(self.estimator_.predict_proba_one(row)[1])
+        else:  # as _positive_proba computes it
+            score = np.array([self.estimator_.decision_one(row)])
+            p = float((1.0 / (1.0 + np.exp(-score)))[0])
         return {labels[0]: 1.0 - p, labels[1]: p}
 
     def predict_one(self, x: dict):
@@ -345,12 +395,18 @@ class RiverClassifier(_Base):
             return None
         if not self._fitted():
             return labels[0]
+        row = self._row(x, learning=False)
+        if row is not None:
+            return _plain(self.estimator_.predict_one(row))
         return _plain(self.estimator_.predict(self._encode([x], grow=False)[0])[0])
 
     def decision_one(self, x: dict) -> float:
         """The learner's score of one example (0 before anything is learnt)."""
         if not self._fitted():
             return 0.0
+        row = self._row(x, learning=False)
+        if row is not None:
+            return float(self.estimator_.decision_one(row))
         return float(self.estimator_.decision_function(self._encode([x], grow=False)[0])[0])
 
     def predict_proba_many(self, X):

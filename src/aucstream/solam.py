@@ -103,7 +103,7 @@ from ._kernels import (
     class_totals,
     fold_due,
     lazy_axpy,
-    lazy_mean,
+    lazy_mean_of,
     mean_by_count,
     n_rows,
     row,
@@ -400,7 +400,8 @@ class SOLAM(ClassWeightTotals, BaseStreamingAUC):
         s = self.scalars_
         out = np.zeros_like(self.u_)
         if s[_GSUM] != 0.0:
-            lazy_mean(self._lazy_sum(), s[_C], self.u_[:0], 0.0, s[_GSUM], out)
+            u = self.u_
+            lazy_mean_of(u, self.avg_base_, self.avg_corr_, s[_C], u[:0], 0.0, s[_GSUM], out)
         return out
 
     def _iterate(self) -> tuple[np.ndarray, float, float, float]:

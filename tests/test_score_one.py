@@ -1,0 +1,101 @@
+"""Scoring one example: ``decision_one``, ``predict_one`` and ``predict_proba_one``
+take a path without scikit-learn's validation (``BaseStreamingAUC._score_one``) for
+plainly valid rows. They must equal ``decision_function`` / ``predict`` /
+``predict_proba`` of the same row bit for bit, for every learner, and give the
+usual path's error (or result) for anything else.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from reliability_cases import ESTIMATORS, make, stream
+
+from aucstream import SOLAM, OnePassSearch, StreamPipeline
+from aucstream._base import BaseStreamingAUC
+
+
+def fitted(cls):
+    X, y = stream(n=80, d=6)
+    model = make(cls)
+    if hasattr(model, "n_samples") and model.get_params().get("n_samples", 0) is None:
+        model.set_params(n_samples=80)
+    return model.fit(X, y), X
+
+
+def as_dict(row: np.ndarray) -> dict:
+    return {int(j): float(row[j]) for j in np.flatnonzero(row)}
+
+
+@pytest.mark.parametrize("cls", ESTIMATORS, ids=lambda c: c.__name__)
+def test_one_example_scores_equal_the_batch_methods(cls, monkeypatch):
+    model, X = fitted(cls)
+    taken = []
+    score_one = BaseStreamingAUC._score_one
+
+    def counted(self, x):
+        found = score_one(self, x)
+        taken.append(found is not None)
+        return found
+
+    monkeypatch.setattr(BaseStreamingAUC, "_score_one", counted)
+    S = sp.csr_matrix(X)
+    for i in range(X.shape[0]):
+        for x, batch in ((X[i], X[i : i + 1]), (as_dict(X[i]), S[i])):
+            assert model.decision_one(x) == model.decision_function(batch)[0]
+            assert model.predict_one(x) == model.predict(batch)[0]
+            if hasattr(model, "predict_proba"):
+                proba = model.predict_proba(batch)[0]
+                np.testing.assert_array_equal(model.predict_proba_one(x), proba)
+    # the learners that score through their weights took the short path
+    assert all(taken) == cls._scores_by_coef and any(taken) == cls._scores_by_coef
+
+
+def test_learners_with_scores_of_their_own_take_the_usual_path():
+    assert not StreamPipeline._scores_by_coef and not OnePassSearch._scores_by_coef
+    assert SOLAM._scores_by_coef
+
+
+BAD = {
+    "NaN": lambda x: np.where(np.arange(x.size) == 1, np.nan, x),
+    "inf": lambda x: np.where(np.arange(x.size) == 0, np.inf, x),
+    "short": lambda x: x[:-1],
+    "2-D": lambda x: x[None, :],
+    "dict index out of range": lambda x: {0: 1.0, 6: 2.0},
+    "dict NaN": lambda x: {0: np.nan},
+    "dict key str": lambda x: {"a": 1.0},
+}
+
+
+@pytest.mark.parametrize("bad", list(BAD))
+def test_bad_examples_get_the_usual_paths_error(bad):
+    model, X = fitted(SOLAM)
+    for method in ("decision_one", "predict_one", "predict_proba_one"):
+        with pytest.raises(ValueError):
+            getattr(model, method)(BAD[bad](X[3]))
+
+
+def test_huge_values_take_the_usual_path():
+    model, X = fitted(SOLAM)
+    x = X[3] * 1e200  # beyond the short path's magnitude: decision_function decides
+    try:
+        expected = model.decision_function(x[None, :])[0]
+    except FloatingPointError:
+        with pytest.raises(FloatingPointError):
+            model.decision_one(x)
+    else:
+        assert model.decision_one(x) == expected
+
+
+def test_other_row_types_score_as_the_batch_methods():
+    model, X = fitted(SOLAM)
+    for x in (X[3].astype(np.float32), list(X[3]), np.repeat(X[3], 2)[::2]):
+        assert model.decision_one(x) == model.decision_function(np.asarray(x)[None, :])[0]
+
+
+def test_an_unfitted_learner_says_so():
+    from sklearn.exceptions import NotFittedError
+
+    with pytest.raises(NotFittedError):
+        SOLAM().decision_one(np.zeros(3))

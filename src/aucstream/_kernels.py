@@ -347,8 +347,9 @@ def store_class_totals(learner, totals) -> None:
 
 
 # ------------------------------------------------------------ calls with bound arguments
-def bound_call(kernel, *args, reuse: bool = False):
-    """``kernel(*args)`` as a function of no arguments.
+def bound_call(kernel, *args, reuse: bool = False, late: tuple = ()):
+    """``kernel(*args)`` as a function of no arguments (of ``len(late)`` arguments:
+    ``kernel(*args, *values)``, see ``late`` below).
 
     With ``reuse`` (a function that will be called many times with the same
     objects), the call skips numba's dispatch: a numba dispatcher types every
@@ -360,11 +361,16 @@ def bound_call(kernel, *args, reuse: bool = False):
     bind only objects that each call reuses (arrays written in place, named tuples
     of them, numbers). Without ``reuse``, or when numba does not expose the
     overload's entry point, the call goes through the dispatcher.
+
+    ``late`` holds example values of the arguments that each call passes after
+    ``args`` (values read when called, e.g. a count of the state that is a Python
+    int): the overload is resolved for their types, so each call must pass values
+    of the same types.
     """
     entry = kernel
     if reuse:
         try:
-            types = tuple(map(kernel.typeof_pyval, args))
+            types = tuple(map(kernel.typeof_pyval, (*args, *late)))
             found = kernel.overloads.get(types)
             entry = kernel.compile(types) if found is None else found.entry_point
         except AttributeError:  # pragma: no cover - a numba without these members

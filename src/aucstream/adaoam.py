@@ -139,7 +139,7 @@ from numpy.typing import ArrayLike
 
 from ._base import BaseStreamingAUC
 from ._chunks import Chunk
-from ._kernels import mean_by_count, n_rows, row, rows_of, sparse_axpy, sparse_dot
+from ._kernels import bound_call, mean_by_count, n_rows, row, rows_of, sparse_axpy, sparse_dot
 from ._params import StrOptions, non_negative, positive
 from .covariance import (
     SUMMARY_DTYPES,
@@ -590,6 +590,12 @@ class AdaOAM(_AdaGradAUC):
         return 2 * summary_nbytes("full", d, itemsize=itemsize) + 8 * (5 * d + 1)
 
     def _update(self, chunk: Chunk) -> None:
+        self._bind_update(chunk)(self)
+
+    def _bind_update(self, chunk: Chunk, reuse: bool = False):
+        """The kernel's call with its arguments made once (the exact d x d summaries
+        always have room, and every array is written in place); see
+        :meth:`BaseStreamingAUC._bind_update`."""
         settings = AdaOAMSettings(
             float(self.eta),
             float(self.lam),
@@ -597,7 +603,8 @@ class AdaOAM(_AdaGradAUC):
             _PROJECTIONS[self.projection],
             1.0 / math.sqrt(self.lam) if self.lam > 0 else math.inf,
         )
-        _adaoam_chunk(
+        run = bound_call(
+            _adaoam_chunk,
             self.w_,
             self.sq_grad_sum_,
             self.n_updates_,
@@ -606,7 +613,13 @@ class AdaOAM(_AdaGradAUC):
             chunk.pre_scores,
             chunk.sample_weight,
             settings,
+            reuse=reuse,
         )
+
+        def update(learner: AdaOAM) -> None:
+            run()
+
+        return update
 
     def _coef(self) -> np.ndarray:
         return self.w_
@@ -900,6 +913,9 @@ class SAdaOAM(_AdaGradAUC):
             )
 
     def _update(self, chunk: Chunk) -> None:
+        """Not bound (one-row calls take the usual path): the exact sparse summaries make
+        room for a row by replacing their arrays (``run_reserving``), which a bound
+        update must not do (see :meth:`BaseStreamingAUC._bind_update`)."""
         d = self.w_.shape[0]
         scratch = (np.zeros(d), np.zeros(d), np.empty(d, dtype=np.int64))
         state = self._state()

@@ -657,16 +657,16 @@ class FSAUC(ClassWeightTotals, BaseStreamingAUC):
             self.n_announced_ = int(y_pm.shape[0])
 
     def _update(self, chunk: Chunk) -> None:
-        if self.n_announced_ < 0 and self.n_samples_seen_ == 0:
-            warnings.warn(
-                "FSAUC needs the stream length to set its stage schedule; pass "
-                "n_samples=... to use partial_fit. Running the stream as a single stage.",
-                UserWarning,
-                stacklevel=4,
-            )
+        self._bind_update(chunk)(self)
+
+    def _bind_update(self, chunk: Chunk, reuse: bool = False):
+        """The kernel's call with its arguments made once (every array is written in
+        place); see :meth:`BaseStreamingAUC._bind_update`. The schedule
+        (``n_stages_``, ``stage_length_``: Python ints of the state, in the kernel's
+        configuration) is read at each call, and the call bound again if it changed."""
         work = np.empty(4 * self.u_.shape[0])
-        totals = kern.class_totals(self)
-        dropped = _fsauc_chunk(
+        totals = np.zeros(2)
+        args = (
             self._arrays(),
             self.scalars_,
             self.counts_,
@@ -674,20 +674,42 @@ class FSAUC(ClassWeightTotals, BaseStreamingAUC):
             rows_of(chunk),
             chunk.pre_scores,
             chunk.sample_weight,
-            self._config(),
-            work,
-            self.calibration_,
         )
-        kern.store_class_totals(self, totals)
-        seen_after = self.n_samples_seen_ + chunk.n_samples
-        if dropped and self.n_samples_seen_ <= self.n_announced_ < seen_after:
-            warnings.warn(
-                f"the stream is longer than the announced n_samples={self.n_announced_}; "
-                "FSAUC's schedule is complete and further examples are ignored "
-                "(leftover='drop'). Use leftover='last_stage' to keep learning.",
-                UserWarning,
-                stacklevel=4,
-            )
+        config, calibration = self._config(), self.calibration_
+        bound = [
+            config,
+            kern.bound_call(_fsauc_chunk, *args, config, work, calibration, reuse=reuse),
+        ]
+
+        def update(learner: FSAUC) -> None:
+            seen, announced = learner.n_samples_seen_, learner.n_announced_
+            if announced < 0 and seen == 0:
+                warnings.warn(
+                    "FSAUC needs the stream length to set its stage schedule; pass "
+                    "n_samples=... to use partial_fit. Running the stream as a single stage.",
+                    UserWarning,
+                    stacklevel=5,
+                )
+            config = bound[0]
+            if learner.n_stages_ != config.n_stages or learner.stage_length_ != config.n0:
+                config = config._replace(n_stages=learner.n_stages_, n0=learner.stage_length_)
+                bound[:] = (
+                    config,
+                    kern.bound_call(_fsauc_chunk, *args, config, work, calibration, reuse=reuse),
+                )
+            kern.class_totals(learner, totals)
+            dropped = bound[1]()
+            kern.store_class_totals(learner, totals)
+            if dropped and seen <= announced < seen + chunk.n_samples:
+                warnings.warn(
+                    f"the stream is longer than the announced n_samples={announced}; "
+                    "FSAUC's schedule is complete and further examples are ignored "
+                    "(leftover='drop'). Use leftover='last_stage' to keep learning.",
+                    UserWarning,
+                    stacklevel=5,
+                )
+
+        return update
 
     def _config(self) -> FsaucConfig:
         return FsaucConfig(

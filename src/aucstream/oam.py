@@ -55,7 +55,16 @@ import numpy as np
 
 from ._base import BaseStreamingAUC
 from ._chunks import Chunk
-from ._kernels import REASSOC, mean_by_count, n_rows, row, rows_of, sparse_axpy, sparse_dot
+from ._kernels import (
+    REASSOC,
+    bound_call,
+    mean_by_count,
+    n_rows,
+    row,
+    rows_of,
+    sparse_axpy,
+    sparse_dot,
+)
 from ._params import PASS_ORDER, StrOptions, positive, positive_int
 from .reservoir import Reservoir, reservoir_offer
 
@@ -200,21 +209,56 @@ class OAM(BaseStreamingAUC):
         ]
 
     def _update(self, chunk: Chunk) -> None:
+        run = self._bind_update(chunk)
+        if run is not None:
+            run(self)
+            return
         neg, pos = self.buffers_
         n_pos = int(np.count_nonzero(chunk.y > 0))
         pos.reserve(n_pos)
         neg.reserve(chunk.n_samples - n_pos)
         uniforms = self._rng.random(chunk.n_samples)
-        buffers = tuple((b.items_, b.sq_norms_, b.counts_, b.capacity_code) for b in (neg, pos))
         _oam_chunk(
             self.w_,
-            buffers,
+            self._buffers(),
             rows_of(chunk),
             chunk.pre_scores,
             uniforms,
             float(self.C),
             self.update == "seq",
         )
+
+    def _buffers(self) -> tuple:
+        """The two reservoirs as the kernel reads them (negative, positive)."""
+        return tuple((b.items_, b.sq_norms_, b.counts_, b.capacity_code) for b in self.buffers_)
+
+    def _bind_update(self, chunk: Chunk, reuse: bool = False):
+        """The kernel's call with its arguments made once, for bounded buffers (their
+        arrays are allocated whole when made and written in place; the capacity is
+        fixed when a reservoir is made); the chunk's uniform draws are made from
+        ``_rng`` at each call, into a buffer of the chunk's length. Unbounded buffers
+        (``buffer_size=None``) bind nothing: a buffer that grows replaces its arrays
+        (see :meth:`BaseStreamingAUC._bind_update`)."""
+        if any(b.capacity is None for b in self.buffers_):
+            return None
+        uniforms = np.empty(chunk.n_samples)
+        run = bound_call(
+            _oam_chunk,
+            self.w_,
+            self._buffers(),
+            rows_of(chunk),
+            chunk.pre_scores,
+            uniforms,
+            float(self.C),
+            self.update == "seq",
+            reuse=reuse,
+        )
+
+        def update(learner: OAM) -> None:
+            learner._rng.random(out=uniforms)
+            run()
+
+        return update
 
     def _coef(self) -> np.ndarray:
         return self.w_

@@ -98,7 +98,17 @@ from scipy.stats import norm
 
 from ._base import BaseStreamingAUC
 from ._chunks import Chunk
-from ._kernels import REASSOC, col, mean_by_count, n_rows, row, rows_of, sparse_axpy, sparse_dot
+from ._kernels import (
+    REASSOC,
+    bound_call,
+    col,
+    mean_by_count,
+    n_rows,
+    row,
+    rows_of,
+    sparse_axpy,
+    sparse_dot,
+)
 from ._params import PASS_ORDER, Interval, Real, StrOptions, positive
 
 __all__ = [
@@ -283,6 +293,32 @@ class _LinearOnline(BaseStreamingAUC):
     def _init_state(self, n_features: int) -> None:
         self.w_ = np.zeros(n_features)
 
+    def _rule(self) -> tuple[float, int, float]:
+        """``(C, mode, sqrt_rho_pos)`` of :func:`_linear_chunk`, from the parameters."""
+        raise NotImplementedError  # pragma: no cover - abstract
+
+    def _update(self, chunk: Chunk) -> None:
+        self._bind_update(chunk)(self)
+
+    def _bind_update(self, chunk: Chunk, reuse: bool = False):
+        """The kernel's call with its arguments made once (``w_`` is written in place;
+        the rule comes from the parameters); see
+        :meth:`BaseStreamingAUC._bind_update`."""
+        run = bound_call(
+            _linear_chunk,
+            self.w_,
+            rows_of(chunk),
+            chunk.pre_scores,
+            chunk.sample_weight,
+            *self._rule(),
+            reuse=reuse,
+        )
+
+        def update(learner: _LinearOnline) -> None:
+            run()
+
+        return update
+
     def _coef(self) -> np.ndarray:
         return self.w_
 
@@ -328,10 +364,8 @@ class Perceptron(_LinearOnline):
         self.shuffle = shuffle
         self.random_state = random_state
 
-    def _update(self, chunk: Chunk) -> None:
-        _linear_chunk(
-            self.w_, rows_of(chunk), chunk.pre_scores, chunk.sample_weight, 1.0, _PERCEPTRON, 1.0
-        )
+    def _rule(self) -> tuple[float, int, float]:
+        return 1.0, _PERCEPTRON, 1.0
 
 
 class PassiveAggressive(_LinearOnline):
@@ -366,10 +400,8 @@ class PassiveAggressive(_LinearOnline):
         self.shuffle = shuffle
         self.random_state = random_state
 
-    def _update(self, chunk: Chunk) -> None:
-        _linear_chunk(
-            self.w_, rows_of(chunk), chunk.pre_scores, chunk.sample_weight, float(self.C), _PA, 1.0
-        )
+    def _rule(self) -> tuple[float, int, float]:
+        return float(self.C), _PA, 1.0
 
 
 class CostSensitivePA(_LinearOnline):
@@ -428,17 +460,9 @@ class CostSensitivePA(_LinearOnline):
         self.shuffle = shuffle
         self.random_state = random_state
 
-    def _update(self, chunk: Chunk) -> None:
+    def _rule(self) -> tuple[float, int, float]:
         mode = _CPA_PB if self.variant == "pb" else _CPA_ML
-        _linear_chunk(
-            self.w_,
-            rows_of(chunk),
-            chunk.pre_scores,
-            chunk.sample_weight,
-            float(self.C),
-            mode,
-            math.sqrt(float(self.rho_pos)),
-        )
+        return float(self.C), mode, math.sqrt(float(self.rho_pos))
 
 
 class ConfidenceWeighted(BaseStreamingAUC):
@@ -542,15 +566,28 @@ class ConfidenceWeighted(BaseStreamingAUC):
         return self.sqrt_cov_ @ self.sqrt_cov_.T
 
     def _update(self, chunk: Chunk) -> None:
-        _cw_chunk(
+        self._bind_update(chunk)(self)
+
+    def _bind_update(self, chunk: Chunk, reuse: bool = False):
+        """The kernel's call with its arguments made once (``phi_`` from ``eta``; the
+        arrays written in place), ``n_samples_seen_`` read at each call; see
+        :meth:`BaseStreamingAUC._bind_update`."""
+        run = bound_call(
+            _cw_chunk,
             self.mu_,
             self.sqrt_cov_,
             rows_of(chunk),
             chunk.pre_scores,
             self.phi_,
             self.mu_sum_ if self.average else self.mu_[:0],
-            self.n_samples_seen_,
+            reuse=reuse,
+            late=(self.n_samples_seen_,),
         )
+
+        def update(learner: ConfidenceWeighted) -> None:
+            run(learner.n_samples_seen_)
+
+        return update
 
     def _coef(self) -> np.ndarray:
         if self.average:

@@ -374,3 +374,22 @@ def test_one_row_csr_in_other_forms_gives_the_model_of_its_canonical_form(name):
             )
         else:
             assert_same_state(snapshot(vars(models["int32"])), snapshot(vars(model)))
+
+
+def test_a_subclass_that_overrides_the_update_alone_is_not_bound(monkeypatch):
+    class Doubled(UnivariateOnline):
+        def _update(self, chunk):  # learns each row twice
+            super()._update(chunk)
+            super()._update(chunk)
+
+    X, y = stream()
+    model = Doubled(random_state=0).partial_fit(X[:10], y[:10])
+    for i in range(10, 30):
+        model.learn_one(X[i], y[i])
+    assert FAST[model].plans[("one", True)].update is None
+    with monkeypatch.context() as patch:  # the full validation, through _update
+        patch.setattr(BaseStreamingAUC, "_quick_chunk", lambda self, *args: None)
+        reference = Doubled(random_state=0).partial_fit(X[:10], y[:10])
+        for i in range(10, 30):
+            reference.learn_one(X[i], y[i])
+    assert_same_state(snapshot(vars(reference)), snapshot(vars(model)))

@@ -22,7 +22,19 @@ import pytest
 import scipy.sparse as sp
 from conftest import make_stream, patch_update
 
-from aucstream import FSAUC, OPAUC, SOLAM, SOLAML1, AdaOAM, UnivariateOnline, _state
+from aucstream import (
+    FSAUC,
+    OPAUC,
+    SOLAM,
+    SOLAML1,
+    AdaOAM,
+    ConfidenceWeighted,
+    CostSensitivePA,
+    PassiveAggressive,
+    Perceptron,
+    UnivariateOnline,
+    _state,
+)
 from aucstream._base import BaseStreamingAUC
 from aucstream._fastpath import FAST
 
@@ -401,8 +413,23 @@ def test_a_declaration_of_objects_made_for_the_call_is_not_kept():
         lambda: SOLAML1(R=0.5, random_state=0),
         lambda: FSAUC(n_samples=400, random_state=0),
         lambda: UnivariateOnline(random_state=0),
+        lambda: Perceptron(random_state=0),
+        lambda: PassiveAggressive(random_state=0),
+        lambda: CostSensitivePA(random_state=0),
+        lambda: ConfidenceWeighted(random_state=0),
+        lambda: ConfidenceWeighted(average=True, random_state=0),
     ],
-    ids=["SOLAM", "SOLAML1", "FSAUC", "UnivariateOnline"],
+    ids=[
+        "SOLAM",
+        "SOLAML1",
+        "FSAUC",
+        "UnivariateOnline",
+        "Perceptron",
+        "PassiveAggressive",
+        "CostSensitivePA",
+        "ConfidenceWeighted",
+        "ConfidenceWeighted-average",
+    ],
 )
 def test_learners_that_draw_nothing_declare_their_generator(factory, monkeypatch):
     """``_update_draws = False``: every call declares the generator, which keeps its state

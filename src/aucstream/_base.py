@@ -105,6 +105,17 @@ def _own_partial_fit(cls: type) -> bool:
     return found
 
 
+def _binds_its_update(cls: type) -> bool:
+    """Whether the ``_bind_update`` of ``cls`` binds its ``_update``: it is defined in
+    the class that defines ``_update`` or in a subclass of it (a subclass that
+    overrides ``_update`` alone would otherwise get its parent's update bound)."""
+
+    def owner(name: str) -> type:
+        return next(c for c in cls.__mro__ if name in c.__dict__)
+
+    return issubclass(owner("_bind_update"), owner("_update"))
+
+
 def make_rng(random_state) -> np.random.Generator:
     """A numpy Generator from an int, None, a Generator or a legacy RandomState."""
     if isinstance(random_state, np.random.Generator):
@@ -512,6 +523,8 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
             grown = 16 if one is None else 2 * one.capacity
             capacity = 0 if dense else min(max(size, grown), self.n_features_in_)
             one = cache.plans[key] = OneRow(self, dense, capacity, self._kernel_prequential)
+            if not _binds_its_update(type(self)):
+                one.update = None
         return one if one.update is not None else None
 
     def _learn_one_row(self, cache: FastCache, one: OneRow, prequential: bool):

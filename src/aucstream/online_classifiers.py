@@ -289,6 +289,7 @@ class _LinearOnline(BaseStreamingAUC):
     _dense_kernels = True
     _kernel_prequential = True
     _supports_sample_weight = True
+    _update_draws = False  # the kernel draws nothing
 
     def _init_state(self, n_features: int) -> None:
         self.w_ = np.zeros(n_features)
@@ -536,6 +537,7 @@ class ConfidenceWeighted(BaseStreamingAUC):
     }
     _dense_kernels = True
     _kernel_prequential = True
+    _update_draws = False  # the kernel draws nothing
     _low_memory_hint = (
         "CW-full keeps a d x d covariance factor; for many features use a learner with "
         "O(d) state (SOLAM, UnivariateOnline, PassiveAggressive, CostSensitivePA)"

@@ -24,6 +24,13 @@ positives), this measures, on the same rows:
   (``_kernel_calibrates``), so its per-example work counts in the update, and the
   base class no longer makes a compiled call for it.
   Other helpers rewrite the kernels; this separates their cost from the base's;
+- scoring one example (``decision_one``, ``predict_proba_one`` with arrays and dicts)
+  against River's ``predict_proba_one`` and scikit-learn's one-row
+  ``decision_function``, and the learners' own one-row ``decision_function``;
+- :class:`aucstream.river.RiverClassifier` around each learner, on River-style dicts
+  (string keys), against River's ``LogisticRegression`` (``learn_one``,
+  ``predict_proba_one``);
+- ``learn_one`` with 1-D arrays for every online learner with default parameters;
 - chunks of 10,000 rows through the fast path and through the full validation (the
   fast path switched off), to show that large chunks did not get slower.
 
@@ -234,9 +241,174 @@ def big_chunks(quick: bool) -> list[dict]:
     return rows
 
 
+def _river_lr(dicts: list[dict], ys: np.ndarray):
+    """River's LogisticRegression warmed on the first rows, or None without River."""
+    try:
+        from river import linear_model
+    except ImportError:
+        return None
+    lr = linear_model.LogisticRegression()
+    for i in range(100):
+        lr.learn_one(dicts[i % len(dicts)], bool(ys[i % len(dicts)] > 0))
+    return lr
+
+
+def scoring_costs(quick: bool) -> list[dict]:
+    """Scoring one example: ``decision_one`` / ``predict_proba_one`` against River's
+    ``predict_proba_one`` (dicts) and scikit-learn's one-row ``decision_function``."""
+    from sklearn.linear_model import SGDClassifier
+
+    n = 400 if quick else 2000
+    rounds = 3 if quick else 7
+    X, y, source = stream(n + 100)
+    Xs, ys = X[100:], y[100:]
+    dense = Xs.toarray()
+    dicts = [dict(zip(r.indices.tolist(), r.data.tolist())) for r in (Xs[i] for i in range(n))]
+    sgd = SGDClassifier(loss="log_loss").partial_fit(X[:100], y[:100], classes=[-1.0, 1.0])
+    sgd_us = per_call(lambda i: sgd.decision_function(dense[i : i + 1]), range(n), rounds) * 1e6
+    lr = _river_lr(dicts, ys)
+    river_us = None
+    if lr is not None:
+        river_us = per_call(lambda i: lr.predict_proba_one(dicts[i]), range(n), rounds) * 1e6
+    rows = [
+        {
+            "learner": "(peer)",
+            "call": "SGDClassifier.decision_function, 1-row dense",
+            "us_per_call": round(sgd_us, 2),
+            "data": source,
+        },
+    ]
+    if river_us is not None:
+        rows.append(
+            {
+                "learner": "(peer)",
+                "call": "River LogisticRegression.predict_proba_one, dict",
+                "us_per_call": round(river_us, 2),
+                "data": source,
+            }
+        )
+    for name, cls in _learners().items():
+        model = cls().partial_fit(X[:100], y[:100], classes=[-1.0, 1.0])
+        calls = {
+            "decision_one, 1-D array": (lambda i, m=model: m.decision_one(dense[i]), sgd_us, "SGD"),
+            "decision_one, dict": (lambda i, m=model: m.decision_one(dicts[i]), sgd_us, "SGD"),
+            "predict_proba_one, dict": (
+                lambda i, m=model: m.predict_proba_one(dicts[i]),
+                river_us,
+                "River",
+            ),
+            "decision_function, 1-row dense": (
+                lambda i, m=model: m.decision_function(dense[i : i + 1]),
+                sgd_us,
+                "SGD",
+            ),
+        }
+        for call, (fn, peer_us, peer) in calls.items():
+            us = per_call(fn, range(n), rounds) * 1e6
+            known = peer_us is not None
+            rows.append(
+                {
+                    "learner": name,
+                    "call": call,
+                    "us_per_call": round(us, 2),
+                    "peer": peer if known else "(not installed)",
+                    "peer_us": round(peer_us, 2) if known else "",
+                    "speed_vs_peer": round(peer_us / us, 3) if known else "",
+                    "data": source,
+                }
+            )
+    return rows
+
+
+def river_wrapper_costs(quick: bool) -> list[dict]:
+    """``aucstream.river.RiverClassifier`` on River-style dicts (string keys, Python
+    floats) against River's LogisticRegression on the same dicts."""
+    try:
+        from aucstream.river import RiverClassifier
+    except ImportError:
+        return []
+    n = 400 if quick else 2000
+    rounds = 3 if quick else 7
+    X, y, source = stream(n + 100)
+    dicts = [
+        {f"x{j}": v for j, v in zip(r.indices.tolist(), r.data.tolist())}
+        for r in (X[i] for i in range(n + 100))
+    ]
+    labels = [bool(v > 0) for v in y]
+    lr = _river_lr(dicts, y)
+    if lr is None:
+        return []
+    work = range(100, n + 100)
+    peer = {
+        "learn_one": per_call(lambda i: lr.learn_one(dicts[i], labels[i]), work, rounds),
+        "predict_proba_one": per_call(lambda i: lr.predict_proba_one(dicts[i]), work, rounds),
+    }
+    rows = []
+    for name, cls in _learners().items():
+        model = RiverClassifier(cls(), n_features=D)
+        for i in range(100):
+            model.learn_one(dicts[i], labels[i])
+        mine = {
+            "learn_one": per_call(
+                lambda i, m=model: m.learn_one(dicts[i], labels[i]), work, rounds
+            ),
+            "predict_proba_one": per_call(
+                lambda i, m=model: m.predict_proba_one(dicts[i]), work, rounds
+            ),
+        }
+        for call, seconds in mine.items():
+            rows.append(
+                {
+                    "learner": f"RiverClassifier({name})",
+                    "call": call,
+                    "us_per_call": round(seconds * 1e6, 2),
+                    "peer": "River LogisticRegression",
+                    "peer_us": round(peer[call] * 1e6, 2),
+                    "speed_vs_peer": round(peer[call] / seconds, 3),
+                    "data": source,
+                }
+            )
+    return rows
+
+
+def every_learner_learn_one(quick: bool) -> list[dict]:
+    """``learn_one`` with 1-D arrays for every online learner (default parameters)."""
+    import aucstream
+
+    n = 300 if quick else 1500
+    rounds = 3 if quick else 5
+    X, y, source = stream(n + 100)
+    dense = X.toarray()
+    rows = []
+    for name, cls in aucstream.all_estimators("online"):
+        try:
+            model = cls()
+            if "n_samples" in model.get_params():
+                model.set_params(n_samples=100 + n * rounds)
+            model.partial_fit(dense[:100], y[:100], classes=[-1.0, 1.0])
+        except (TypeError, ValueError):
+            continue  # needs parameters (a search, a pipeline of a given learner)
+        us = per_call(lambda i, m=model: m.learn_one(dense[i], y[i]), range(100, n + 100), rounds)
+        rows.append(
+            {
+                "learner": name,
+                "call": "learn_one, 1-D array, every online learner",
+                "us_per_call_all": round(us * 1e6, 2),
+                "data": source,
+            }
+        )
+    return rows
+
+
 def run(quick: bool = False) -> list[dict]:
     """Every measurement of this module, one dict per row (see the module docstring)."""
-    return one_row_costs(quick) + big_chunks(quick)
+    return (
+        one_row_costs(quick)
+        + scoring_costs(quick)
+        + river_wrapper_costs(quick)
+        + every_learner_learn_one(quick)
+        + big_chunks(quick)
+    )
 
 
 if __name__ == "__main__":

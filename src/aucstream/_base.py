@@ -31,6 +31,16 @@ only the rows of the chunk's features of what it writes only there (the learner'
 fast path does not accept as plainly valid goes through the full validation, which
 raises the usual error or converts the input, so both paths accept the same input and
 give bit-identical models.
+
+A call of one example goes further (:meth:`BaseStreamingAUC._learn_row_fast`): the
+learner binds its update once to a chunk of fixed buffers (``_bind_update``, its
+kernel called at its compiled entry point, :func:`aucstream._kernels.bound_call`),
+each call loads and checks its row into them in one compiled call
+(:class:`aucstream._fastpath.OneRow`), and the walk's one check covers the state and
+the parameters. Scoring one example (``decision_one``, ``predict_one``,
+``predict_proba_one``) skips scikit-learn's validation the same way
+(:meth:`BaseStreamingAUC._score_one`), with the scores of ``decision_function`` bit
+for bit.
 """
 
 from __future__ import annotations

@@ -210,7 +210,7 @@ def test_bad_rows_and_labels_are_refused_with_the_model_unchanged(name, bad):
     with pytest.raises(ValueError):
         model.learn_one(BAD_ROWS[bad](X[12], X.shape[1]), y[12])
     assert pickle.dumps(model) == before
-    for label in (7, np.nan, "1", None):
+    for label in (7, np.nan, "1", None, [1], np.array([1])):
         with pytest.raises(ValueError):
             model.learn_one(X[12], label)
         assert pickle.dumps(model) == before

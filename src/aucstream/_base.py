@@ -434,11 +434,13 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
         -------
         self
         """
+        if classes is None and not _own_partial_fit(type(self)) and self._learn_one_fast(x, y):
+            return self
+        if np.ndim(y) != 0:
+            raise ValueError(f"y must be one label (learn_one learns one example), got {y!r}")
         if _own_partial_fit(type(self)):
             # a learner that checks more in its own partial_fit: through it
             return self.partial_fit(self._one_row(x), [y], classes=classes)
-        if classes is None and self._learn_one_fast(x, y):
-            return self
         if isinstance(x, dict):
             self._check_partial_fit()
             width = self._known_width()

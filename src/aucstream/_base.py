@@ -549,13 +549,7 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
             rows = one.rows()
             if 2 * rows.shape[0] > chunk.n_features:
                 rows = None
-        if rows is None or self._row_written_by_class:
-            key = (one.y[0] > 0.0, rows is None)
-            plan = cache.plans.get(key)
-            if plan is None:
-                plan = cache.plans[key] = self._fast_plan(flat, chunk, rows)
-        else:
-            plan = self._fast_plan(flat, chunk, rows)
+        plan = self._fast_plan(cache, chunk, rows, one_row=True)
         saved = flat.save(plan, rows)
         try:
             try:
@@ -1178,13 +1172,7 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
             indptr, indices, data, y_pm, self.n_features_in_, scores if calibrate else NONE
         )
         rows = self._fast_rows(chunk) if learns and cache.by_rows else None
-        if n == 1 and cache.params is not None and (rows is None or self._row_written_by_class):
-            key = (y_pm[0] > 0.0, rows is None)  # the plan of a one-row call, by class
-            plan = cache.plans.get(key)
-            if plan is None:
-                plan = cache.plans[key] = self._fast_plan(flat, chunk, rows)
-        else:
-            plan = self._fast_plan(flat, chunk, rows)
+        plan = self._fast_plan(cache, chunk, rows, one_row=n == 1 and cache.params is not None)
         saved = flat.save(plan, rows)
         try:
             if learns:
@@ -1219,11 +1207,24 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
         rows = self._chunk_rows(chunk)
         return rows if 2 * rows.shape[0] <= chunk.n_features else None
 
-    def _fast_plan(self, flat: _state.FlatState, chunk: Chunk, rows: np.ndarray | None):
+    def _fast_plan(
+        self, cache: FastCache, chunk: Chunk, rows: np.ndarray | None, one_row: bool = False
+    ):
         """The fast path's plan for ``chunk``: leave out :meth:`_read_only_state`, and,
-        when ``rows`` are given, handle by those rows :meth:`_row_written_state`."""
-        by_rows = () if rows is None else self._row_written_state(chunk)
-        return flat.plan(self._read_only_state(chunk.y), by_rows)
+        when ``rows`` are given, handle by those rows :meth:`_row_written_state`.
+
+        The plan of a ``one_row`` chunk (a call of one example, with parameters kept by
+        identity) is kept in the cache per class, when it does not depend on the rows
+        (``rows`` None, or :attr:`_row_written_by_class`)."""
+        keep = one_row and (rows is None or self._row_written_by_class)
+        key = (chunk.y[0] > 0.0, rows is None) if keep else None
+        plan = cache.plans.get(key) if keep else None
+        if plan is None:
+            by_rows = () if rows is None else self._row_written_state(chunk)
+            plan = cache.flat.plan(self._read_only_state(chunk.y), by_rows)
+            if keep:
+                cache.plans[key] = plan
+        return plan
 
     @staticmethod
     def _chunk_rows(chunk: Chunk) -> np.ndarray:

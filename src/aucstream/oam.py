@@ -209,24 +209,11 @@ class OAM(BaseStreamingAUC):
         ]
 
     def _update(self, chunk: Chunk) -> None:
-        run = self._bind_update(chunk)
-        if run is not None:
-            run(self)
-            return
         neg, pos = self.buffers_
         n_pos = int(np.count_nonzero(chunk.y > 0))
-        pos.reserve(n_pos)
+        pos.reserve(n_pos)  # unbounded buffers grow (new arrays) before the call binds them
         neg.reserve(chunk.n_samples - n_pos)
-        uniforms = self._rng.random(chunk.n_samples)
-        _oam_chunk(
-            self.w_,
-            self._buffers(),
-            rows_of(chunk),
-            chunk.pre_scores,
-            uniforms,
-            float(self.C),
-            self.update == "seq",
-        )
+        self._bind_update(chunk)(self)
 
     def _buffers(self) -> tuple:
         """The two reservoirs as the kernel reads them (negative, positive)."""
@@ -237,9 +224,10 @@ class OAM(BaseStreamingAUC):
         arrays are allocated whole when made and written in place; the capacity is
         fixed when a reservoir is made); the chunk's uniform draws are made from
         ``_rng`` at each call, into a buffer of the chunk's length. Unbounded buffers
-        (``buffer_size=None``) bind nothing: a buffer that grows replaces its arrays
-        (see :meth:`BaseStreamingAUC._bind_update`)."""
-        if any(b.capacity is None for b in self.buffers_):
+        (``buffer_size=None``) bind nothing for reuse: a buffer that grows replaces its
+        arrays (see :meth:`BaseStreamingAUC._bind_update`); :meth:`_update` binds them
+        after making room."""
+        if reuse and any(b.capacity is None for b in self.buffers_):
             return None
         uniforms = np.empty(chunk.n_samples)
         run = bound_call(

@@ -745,10 +745,16 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
         ndarray of shape (n_samples,)
             The scores.
         """
+        return self._own_scores(X) - self._threshold()
+
+    def _own_scores(self, X) -> np.ndarray:
+        """The model's own scores ``w^T x + b`` of rows validated here (what
+        :meth:`decision_function` shifts by the threshold and :meth:`predict_proba`
+        calibrates). Raises ``FloatingPointError`` for a score that overflowed."""
         check_is_fitted(self, "n_samples_seen_")
         check_sparse_structure(X, "X")
         X = validate_data(self, X, accept_sparse="csr", dtype=[np.float64, np.float32], reset=False)
-        scores = self._raw_scores(X) - self._threshold()
+        scores = self._raw_scores(X)
         if not np.isfinite(scores).all():
             bad = np.flatnonzero(~np.isfinite(scores))
             raise FloatingPointError(
@@ -791,7 +797,7 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
         ndarray of shape (n_samples, 2)
             ``P(classes_[0])`` and ``P(classes_[1])`` per row.
         """
-        scores = self.decision_function(X) + self._threshold()  # the model's own scores
+        scores = self._own_scores(X)  # checks first that the learner is fitted
         p = _calibration.probability(self.calibration_, scores)
         return np.column_stack([1.0 - p, p])
 
@@ -812,9 +818,8 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
         score = self._score_one(x)
         if score is None:
             return self.predict_proba(self._one_row(x))[0]
-        threshold = self._threshold()  # shifted and back, as predict_proba: the same bits
-        p = _calibration.probability(self.calibration_, np.array([score - threshold + threshold]))
-        return np.array([1.0 - p[0], p[0]])
+        p = _calibration.probability(self.calibration_, np.array([score]))[0]
+        return np.array([1.0 - p, p])
 
     def predict(self, X: ArrayLike) -> np.ndarray:
         """Labels: ``classes_[1]`` where the calibrated probability exceeds 1/2.

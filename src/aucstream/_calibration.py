@@ -173,11 +173,27 @@ def logistic_state() -> np.ndarray:
 
 
 def probability(state: np.ndarray, scores: np.ndarray) -> np.ndarray:
-    """``P(y = +1 | score)`` for each score (the class prior before calibration is ready)."""
-    scores = np.asarray(scores, dtype=np.float64)
-    if not is_ready(state):
-        prior = state[_NPOS] / state[_N] if state[_N] > 0 else 0.5
-        return np.full(scores.shape, prior)
-    z = (scores - state[_MEAN]) / math.sqrt(state[_M2] / state[_N])
-    t = state[_A] * z + state[_B]
-    return np.exp(-np.logaddexp(0.0, -t))
+    """``P(y = +1 | score)`` for each score (the class prior before calibration is ready).
+
+    One compiled pass (:func:`_probabilities`, the logistic as the kernels' steps
+    compute it): a call for one score costs about 2 us, where numpy's expression
+    on a one-element array cost about 10.
+    """
+    scores = np.ascontiguousarray(scores, dtype=np.float64)
+    out = np.empty_like(scores)
+    _probabilities(state, scores.reshape(-1), out.reshape(-1))
+    return out
+
+
+@nb.njit(cache=True)
+def _probabilities(state, scores, out):
+    """``out[i] = P(y = +1 | scores[i])`` (see :func:`probability`)."""
+    n = state[_N]
+    if not (0.0 < state[_NPOS] < n and state[_M2] > 0.0):  # not ready: the prior
+        prior = state[_NPOS] / n if n > 0.0 else 0.5
+        for i in range(scores.shape[0]):
+            out[i] = prior
+        return
+    sd = math.sqrt(state[_M2] / n)
+    for i in range(scores.shape[0]):
+        out[i] = _sigmoid(state[_A] * ((scores[i] - state[_MEAN]) / sd) + state[_B])

@@ -580,10 +580,12 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
         must not hold the learner (pass it). It writes arrays in place and sets
         members that hold Python scalars, and never adds, removes or replaces another
         member (the walk stays current: the one-row path does not check it again;
-        tests/test_one_row.py checks each binding learner). The chunk's sparse buffers may be longer
-        than the row: read its entries through ``indptr``. A learner that binds
-        defines ``_update(chunk)`` as ``self._bind_update(chunk)(self)``, so both paths
-        run the same code.
+        tests/test_one_row.py checks each binding learner). The chunk's sparse
+        buffers may be longer than the row: read its entries through ``indptr``. A
+        learner that binds defines ``_update(chunk)`` as
+        ``self._bind_update(chunk)(self)``, so both paths run the same code; a
+        subclass that overrides ``_update`` alone is not bound
+        (:func:`_binds_its_update`).
         """
         return None
 

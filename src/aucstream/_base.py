@@ -534,9 +534,9 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
         if one is None or (not dense and one.capacity < size):
             grown = 16 if one is None else 2 * one.capacity
             capacity = 0 if dense else min(max(size, grown), self.n_features_in_)
-            one = cache.plans[key] = OneRow(self, dense, capacity, self._kernel_prequential)
-            if not _binds_its_update(type(self)):
-                one.update = None
+            binds = _binds_its_update(type(self))
+            one = OneRow(self, dense, capacity, self._kernel_prequential, binds)
+            cache.plans[key] = one
         return one if one.update is not None else None
 
     def _learn_one_row(self, cache: FastCache, one: OneRow, prequential: bool):

@@ -236,30 +236,18 @@ def load_dense_row(values, out, nonzero):
 @nb.njit(cache=True)
 def load_sparse_row(source, idx, vals, n_cols, indptr, indices, data):
     """Make ``indptr``, ``indices``, ``data`` (buffers of any capacity) the CSR arrays
-    of one row: the first ``source[1]`` entries of ``idx`` and ``vals`` (``source``
-    the ``indptr`` of a one-row CSR matrix, from 0 as :func:`check_sparse_structure`
-    requires), whose column indices must increase strictly inside [0, n_cols) and
-    whose values :func:`_values_ok` must accept: their number; else -1, the buffers
-    unspecified. The row's entries are the first ``indptr[1]`` of the buffers."""
-    if source.shape[0] != 2:
+    of one row, the arrays ``source`` (its ``indptr``), ``idx`` and ``vals``, when
+    :func:`_csr_ok` accepts them as one row of ``n_cols`` columns: its number of
+    stored values; else -1, the buffers unspecified. The row's entries are the first
+    ``indptr[1]`` of the buffers."""
+    if source.shape[0] != 2 or not _csr_ok(source, idx, vals, n_cols):
         return -1
-    lo, hi = source[0], source[1]
-    if lo != 0 or hi < lo or hi > idx.shape[0] or hi > vals.shape[0]:
-        return -1
-    k = hi - lo
+    k = source[1]
     if k > indices.shape[0] or k > data.shape[0]:
         return -1
-    ok = True
-    for a in range(lo, hi):
-        c = idx[a]
-        ok &= (c >= 0) & (c < n_cols)
-        if a > lo:
-            ok &= c > idx[a - 1]
-    if not ok or not _values_ok(vals[lo:hi]):
-        return -1
     for a in range(k):
-        indices[a] = idx[lo + a]
-        data[a] = vals[lo + a]
+        indices[a] = idx[a]
+        data[a] = vals[a]
     indptr[0] = 0
     indptr[1] = k
     return k

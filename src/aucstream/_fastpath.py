@@ -232,7 +232,7 @@ class OneRow:
         "whole",
     )
 
-    def __init__(self, learner, dense: bool, capacity: int, scores: bool):
+    def __init__(self, learner, dense: bool, capacity: int, scores: bool, bind: bool):
         width = learner.n_features_in_
         self.dense, self.capacity = dense, capacity
         self.y = np.zeros(1)
@@ -248,7 +248,7 @@ class OneRow:
             self.indices = np.zeros(capacity, dtype=np.int64)
             self.data = np.zeros(capacity)
         self.chunk = Chunk(self.indptr, self.indices, self.data, self.y, width, self.scores)
-        self.update = learner._bind_update(self.chunk, reuse=True)
+        self.update = learner._bind_update(self.chunk, reuse=True) if bind else None
 
     def load_dense(self, values: np.ndarray, label: float) -> bool:
         """Fill the dense buffers with the 1-D row ``values`` and its label (+1.0 or
@@ -267,8 +267,8 @@ class OneRow:
             source = self.whole
             source[1] = indices.shape[0]
         self.y[0] = label
-        width = self.chunk.n_features
-        return load_sparse_row(source, indices, values, width, *self.chunk[:3]) >= 0
+        buffers = self.indptr, self.indices, self.data
+        return load_sparse_row(source, indices, values, self.chunk.n_features, *buffers) >= 0
 
     def rows(self) -> np.ndarray:
         """The features the loaded row names (``BaseStreamingAUC._chunk_rows`` of its

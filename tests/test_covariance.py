@@ -1,3 +1,4 @@
+import numba as nb
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -11,6 +12,7 @@ from aucstream.covariance import (
     SparsifiedCovariance,
     make_covariance,
 )
+from aucstream.covariance._full import TRIANGLE_MATH, full_add
 
 
 @pytest.fixture
@@ -181,3 +183,47 @@ def test_merge_checks_compatibility(kind):
         a.merge(make_covariance(kind, 5, 4))
     with pytest.raises(ValueError, match="5 features"):
         a.merge(make_covariance(kind, 6, 3))
+
+
+# ------------------------------------------------- the full scatter's blocked loops
+
+
+@nb.njit(fastmath=TRIANGLE_MATH)
+def _rowwise_add(upper, sums, val, omega):
+    """The definition of the dense add, row by row: P[i, j] += omega x_i x_j, j >= i."""
+    for i in range(val.shape[0]):
+        va = omega * val[i]
+        if va == 0.0:
+            continue
+        sums[i] += va
+        row, tail = upper[i, i:], val[i:]
+        for j in range(row.shape[0]):
+            row[j] += va * tail[j]
+
+
+@nb.njit
+def _dense_add(arrays, val, omega):
+    full_add(arrays, None, val, omega)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_full_dense_add_equals_rowwise_add_and_matvec_equals_numpy(dtype):
+    """Four rows at a time (the dense add, the product): the add gives P bit for bit,
+    zeros of x, the last d mod 4 rows and example weights included; the product equals
+    NumPy's up to rounding."""
+    rng = np.random.default_rng(1)
+    for d in [*range(1, 14), 50, 123]:
+        for omega in (1.0, 0.37):
+            summary = FullCovariance(d, dtype)
+            upper, sums = summary.scatter_.copy(), summary.sum_.copy()
+            for _ in range(20):
+                x = 3.0 * rng.normal(size=d)
+                x[rng.random(d) < rng.random()] = 0.0
+                _dense_add(summary.arrays(), x, omega)
+                _rowwise_add(upper, sums, x, omega)
+            np.testing.assert_array_equal(summary.scatter_, upper, err_msg=f"d={d}")
+            np.testing.assert_array_equal(summary.sum_, sums, err_msg=f"d={d}")
+            v = rng.normal(size=d)
+            np.testing.assert_allclose(
+                summary.scatter_matvec(v), summary.scatter @ v, rtol=1e-12, atol=1e-12
+            )

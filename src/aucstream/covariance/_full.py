@@ -95,24 +95,72 @@ def _add_sparse(count, weight, sums, upper, idx, val, omega):
                 upper[j, i] += va * val[b]
 
 
+@nb.njit(cache=True, _nrt=False, fastmath=TRIANGLE_MATH, inline="always")
+def _add_row_from(row, va, val, lo, hi):
+    """``row[j] += va * val[j]`` for j in [lo, hi): the one update of an entry of P
+    (a loop counted from 0, which LLVM vectorizes)."""
+    head, tail = row[lo:hi], val[lo:hi]
+    for j in range(head.shape[0]):
+        head[j] += va * tail[j]
+
+
 @nb.njit(
     cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True, fastmath=TRIANGLE_MATH
 )
 def _add_dense(count, weight, sums, upper, val, omega):
-    """``P += omega x x^T`` on the upper triangle for a dense row: one contiguous
-    axpy per row of P whose x_i is non-zero (the products are those of the sparse
-    path, so both give the same summary); O(d^2 / 2)."""
+    """``P += omega x x^T`` on the upper triangle for a dense row; O(d^2 / 2).
+
+    Row i of P, for each non-zero x_i, gains ``omega x_i x_j`` at the columns j >= i
+    (the products of the sparse path, so both give the same summary, and rows of a
+    zero x_i are not written: :meth:`FullCovariance.row_state`). The rows go four at
+    a time: four non-zeros i0 < i1 < i2 < i3 update their rows up to column i3 one by
+    one, then together over the columns from i3, so that each x_j read there serves
+    four rows (1.5x faster than row by row at d = 784 on the benchmark machine). Each
+    entry still receives the same single product, so P is the same bit for bit.
+    """
     count[0] += 1
     weight[0] += omega
     d = val.shape[0]
-    for i in range(d):
-        va = omega * val[i]
-        if va == 0.0:
-            continue
-        sums[i] += va
-        row, tail = upper[i, i:], val[i:]  # loops from 0 vectorize, from i do not
-        for j in range(row.shape[0]):
-            row[j] += va * tail[j]
+    i = 0
+    while i < d:
+        # the next four rows of non-zero x_i (fewer at the end: one by one)
+        i0 = i1 = i2 = i3 = d
+        found = 0
+        while i < d and found < 4:
+            if val[i] != 0.0:
+                if found == 0:
+                    i0 = i
+                elif found == 1:
+                    i1 = i
+                elif found == 2:
+                    i2 = i
+                else:
+                    i3 = i
+                found += 1
+            i += 1
+        if found < 4:  # the last rows, one by one
+            for r in (i0, i1, i2):
+                if r < d:
+                    a = omega * val[r]  # exact when omega = 1
+                    sums[r] += a
+                    _add_row_from(upper[r], a, val, r, d)
+            break
+        a0, a1, a2, a3 = omega * val[i0], omega * val[i1], omega * val[i2], omega * val[i3]
+        sums[i0] += a0
+        sums[i1] += a1
+        sums[i2] += a2
+        sums[i3] += a3
+        _add_row_from(upper[i0], a0, val, i0, i3)
+        _add_row_from(upper[i1], a1, val, i1, i3)
+        _add_row_from(upper[i2], a2, val, i2, i3)
+        r0, r1, r2, r3 = upper[i0, i3:], upper[i1, i3:], upper[i2, i3:], upper[i3, i3:]
+        tail = val[i3:]
+        for j in range(tail.shape[0]):
+            t = tail[j]
+            r0[j] += a0 * t
+            r1[j] += a1 * t
+            r2[j] += a2 * t
+            r3[j] += a3 * t
 
 
 def full_add(arrays, idx, val, omega):
@@ -140,16 +188,44 @@ def _full_add(arrays, idx, val, omega):
 @nb.njit(cache=True, _nrt=False, fastmath=TRIANGLE_MATH)
 def upper_matvec(upper, v, out):
     r"""``out = P v`` for the symmetric P whose upper triangle is ``upper``: one pass
-    over the triangle, row by row, each row both a dot product (:math:`j \ge i`) and
-    an axpy (the transposed entries :math:`j > i`), both over contiguous memory;
-    O(d^2 / 2) reads."""
+    over the triangle, O(d^2 / 2) reads.
+
+    The rows go four at a time: the 4 x 4 diagonal block, then the four rows' entries
+    right of it, each column j both a term of the four rows' dot products
+    (:math:`j > i`) and of ``out[j]`` (the transposed entries), so that ``v[j]`` and
+    ``out[j]`` are read and written once for four rows (1.9x faster than row by row
+    at d = 784 on the benchmark machine); the last d mod 4 rows go one by one."""
     d = v.shape[0]
     for i in range(d):
         out[i] = 0.0
-    for i in range(d):
+    blocked = d - d % 4
+    for i in range(0, blocked, 4):
+        v0, v1, v2, v3 = v[i], v[i + 1], v[i + 2], v[i + 3]
+        p01, p02, p03 = upper[i, i + 1], upper[i, i + 2], upper[i, i + 3]
+        p12, p13, p23 = upper[i + 1, i + 2], upper[i + 1, i + 3], upper[i + 2, i + 3]
+        acc0 = upper[i, i] * v0 + p01 * v1 + p02 * v2 + p03 * v3
+        acc1 = p01 * v0 + upper[i + 1, i + 1] * v1 + p12 * v2 + p13 * v3
+        acc2 = p02 * v0 + p12 * v1 + upper[i + 2, i + 2] * v2 + p23 * v3
+        acc3 = p03 * v0 + p13 * v1 + p23 * v2 + upper[i + 3, i + 3] * v3
+        # slices from i + 4, so that the loop counts from 0 (LLVM vectorizes it)
+        s = i + 4
+        r0, r1, r2, r3 = upper[i, s:], upper[i + 1, s:], upper[i + 2, s:], upper[i + 3, s:]
+        v_tail, out_tail = v[s:], out[s:]
+        for j in range(v_tail.shape[0]):
+            q0, q1, q2, q3 = r0[j], r1[j], r2[j], r3[j]
+            vj = v_tail[j]
+            acc0 += q0 * vj
+            acc1 += q1 * vj
+            acc2 += q2 * vj
+            acc3 += q3 * vj
+            out_tail[j] += q0 * v0 + q1 * v1 + q2 * v2 + q3 * v3
+        out[i] += acc0
+        out[i + 1] += acc1
+        out[i + 2] += acc2
+        out[i + 3] += acc3
+    for i in range(blocked, d):
         vi = v[i]
         acc = upper[i, i] * vi
-        # slices from i + 1, so that the loop counts from 0 (LLVM vectorizes it)
         row, v_tail, out_tail = upper[i, i + 1 :], v[i + 1 :], out[i + 1 :]
         for j in range(row.shape[0]):
             p = row[j]

@@ -1,12 +1,15 @@
 """OPAUC with the full covariance on dense rows, against the same work done by BLAS.
 
 Per example, OPAUC (covariance="full") adds x to its class's scatter (a rank-one
-update, O(d^2)) and multiplies the opposite class's scatter by w (O(d^2)); the rest is
-O(d). The peer does that same per-example work with a Python loop calling
+update, O(d^2)) and multiplies the opposite class's scatter by w (O(d^2)); the rest
+is O(d). The peer does that per-example work with a Python loop calling
 ``scipy.linalg.blas.dger`` (the rank-one update of the own class's d x d scatter,
 in place) and ``dgemv`` (the opposite class's scatter times w), plus the O(d) step
 in NumPy; single-threaded BLAS (``OMP_NUM_THREADS``, ``OPENBLAS_NUM_THREADS`` and
-``MKL_NUM_THREADS`` are set to 1 before NumPy loads, when not already set). A
+``MKL_NUM_THREADS`` are set to 1 before NumPy loads, when not already set). OPAUC
+computes the same model (up to rounding: the two are compared at the warm-up) with
+less memory traffic: it holds dense rows back and adds them to P 16 at a time
+(``aucstream.covariance.FullCovariance``), and reads and writes one triangle. A
 second peer is the plain NumPy reference recursion (``opauc_gradient`` on
 ``FullCovariance`` summaries, one example at a time, as the tests use it).
 

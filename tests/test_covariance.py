@@ -12,7 +12,7 @@ from aucstream.covariance import (
     SparsifiedCovariance,
     make_covariance,
 )
-from aucstream.covariance._full import TRIANGLE_MATH, full_add
+from aucstream.covariance._full import PENDING_ROWS, TRIANGLE_MATH, full_add
 
 
 @pytest.fixture
@@ -207,23 +207,34 @@ def _dense_add(arrays, val, omega):
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
-def test_full_dense_add_equals_rowwise_add_and_matvec_equals_numpy(dtype):
-    """Four rows at a time (the dense add, the product): the add gives P bit for bit,
-    zeros of x, the last d mod 4 rows and example weights included; the product equals
-    NumPy's up to rounding."""
+def test_full_dense_rows_held_back_equal_rowwise_adds(dtype):
+    """Dense rows held back (16 at a time, then added to P in one pass): at any point
+    the summary's P, its product and its mean are those of adding each row to P at once
+    (up to rounding), its sums bit for bit; zeros of x, the last rows of a sweep of
+    four and example weights included."""
     rng = np.random.default_rng(1)
-    for d in [*range(1, 14), 50, 123]:
+    for d in [*range(1, 10), 50, 123]:
         for omega in (1.0, 0.37):
             summary = FullCovariance(d, dtype)
-            upper, sums = summary.scatter_.copy(), summary.sum_.copy()
-            for _ in range(20):
+            upper, sums = np.zeros((d, d)), np.zeros(d)
+            for t in range(1, 40):
                 x = 3.0 * rng.normal(size=d)
                 x[rng.random(d) < rng.random()] = 0.0
                 _dense_add(summary.arrays(), x, omega)
                 _rowwise_add(upper, sums, x, omega)
-            np.testing.assert_array_equal(summary.scatter_, upper, err_msg=f"d={d}")
-            np.testing.assert_array_equal(summary.sum_, sums, err_msg=f"d={d}")
-            v = rng.normal(size=d)
-            np.testing.assert_allclose(
-                summary.scatter_matvec(v), summary.scatter @ v, rtol=1e-12, atol=1e-12
-            )
+                assert summary.n_pending_[0] == t % PENDING_ROWS
+                if t % 7 and t % PENDING_ROWS:
+                    continue
+                P = upper + np.triu(upper, 1).T
+                rtol = 1e-12 if dtype == np.float64 else 1e-5
+                np.testing.assert_allclose(
+                    summary.scatter, P, rtol=rtol, atol=rtol * np.abs(P).max()
+                )
+                np.testing.assert_array_equal(summary.sum_, sums, err_msg=f"d={d}")
+                v = rng.normal(size=d)
+                np.testing.assert_allclose(
+                    summary.scatter_matvec(v), summary.scatter @ v, rtol=1e-12, atol=1e-12
+                )
+            summary._check_state()
+            n = summary.n_pending_[0]
+            assert not summary.pending_[n:].any() and not summary.pending_weight_[n:].any()

@@ -319,8 +319,9 @@ def test_statistics_on_a_cluster_equals_the_single_machine_closed_form(client):
     assert model.classes_.tolist() == [False, True]
     assert model.n_partitions_ == 6
     # each partition shipped two 8 x 8 scatters, two sums and two counts
-    # per class: count_, weight_ (one each), sum_ (d), scatter_ (d x d); d = 8
-    assert model.partition_nbytes_.tolist() == [2 * 8 * (64 + 8 + 2)] * 6
+    # per class: count_, weight_ (one each), sum_ (d), scatter_ (d x d), the held-back
+    # rows pending_ (16 x d), pending_weight_ (16) and n_pending_ (1); d = 8
+    assert model.partition_nbytes_.tolist() == [2 * 8 * (64 + 8 + 2 + 16 * 8 + 16 + 1)] * 6
     again = ParallelPass(OPAUC(lam=2**-6)).fit(X, y)
     assert np.array_equal(again.coef_, model.coef_)
     scores = model.decision_function(X)

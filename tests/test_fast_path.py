@@ -289,7 +289,7 @@ def test_a_failed_fast_call_is_rolled_back_exactly(cls, spoiler, monkeypatch, fa
     with monkeypatch.context() as patch:
         patch_update(patch, cls, spoilt)
         if spoiler == "rng":  # a draw breaks a learner's word that its kernel uses no generator
-            patch.setattr(cls, "_read_only_state", lambda self, y_pm: ())
+            patch.setattr(cls, "_read_only_state", lambda self, y_pm, chunk=None: ())
         for call in (
             lambda: model.partial_fit(X[21:23], y[21:23]),
             lambda: model.partial_fit(X[21:22], y[21:22]),

@@ -351,3 +351,55 @@ def test_random_feature_subset_and_sparse_projection():
     )
     with pytest.raises(ValueError, match="projection"):
         make_opauc_rp(projection="cosine")
+
+
+def test_full_dense_rows_held_back_chunking_resuming_and_tampering(tmp_path):
+    """ "full" on dense rows holds 16 rows per class back from its scatter
+    (``FullCovariance.pending_``): any chunking and a resume from a file or a pickle
+    with rows held back give the model bit for bit; CSR rows (added at once) give it up
+    to rounding; a scatter is not written until its class's 16th row; a file whose
+    held-back rows were tampered with is refused, naming them."""
+    X, y = make_stream(150, 12, seed=8, sparsity=0.3)
+    params = dict(eta=0.05, lam=0.01)
+    whole = OPAUC(**params).fit(X, y)
+    for cuts in ([1, 2, 17, 18, 40, 90], list(range(7, 150, 7))):
+        streamed = OPAUC(**params)
+        for lo, hi in zip([0, *cuts], [*cuts, 150]):
+            streamed.partial_fit(X[lo:hi], y[lo:hi], classes=[-1, 1])
+        np.testing.assert_array_equal(streamed.coef_, whole.coef_)
+    sparse = OPAUC(**params).fit(sp.csr_matrix(X), y)
+    np.testing.assert_allclose(sparse.coef_, whole.coef_, rtol=1e-10, atol=1e-12)
+    first = OPAUC(**params).partial_fit(X[:61], y[:61], classes=[-1, 1])
+    assert all(0 < s.n_pending_[0] for s in first.stats_)
+    eager = OPAUC(**params).fit(sp.csr_matrix(X[:61]), y[:61])
+    for held, added in zip(first.stats_, eager.stats_):  # P with its held-back rows
+        np.testing.assert_allclose(held.scatter, added.scatter, rtol=1e-12, atol=1e-12)
+    save_model(first, tmp_path / "model.npz")
+    for resumed in (pickle.loads(pickle.dumps(first)), load_model(tmp_path / "model.npz")):
+        resumed.partial_fit(X[61:], y[61:])
+        np.testing.assert_array_equal(resumed.coef_, whole.coef_)
+    # one class's rows, one at a time: its scatter changes at the 16th only
+    model = OPAUC(**params).partial_fit(X[:3], y[:3], classes=[-1, 1])
+    stats = model.stats_[1]
+    for i in np.flatnonzero(y > 0)[3:40]:
+        before, held = stats.scatter_.copy(), int(stats.n_pending_[0])
+        model.learn_one(X[i], y[i])
+        assert np.array_equal(stats.scatter_, before) == (held < 15)
+        assert stats.n_pending_[0] == (held + 1) % 16
+    # tampered files
+    for member, value, match in [
+        ("pending_", np.nan, "pending_"),
+        ("n_pending_", 16, "n_pending_"),
+        ("pending_weight_", -1.0, "pending_weight_"),
+    ]:
+        bad = pickle.loads(pickle.dumps(first))
+        held = int(bad.stats_[0].n_pending_[0])
+        if member == "pending_":
+            bad.stats_[0].pending_[held - 1, 0] = value
+        elif member == "n_pending_":
+            bad.stats_[0].n_pending_[0] = value
+        else:
+            bad.stats_[0].pending_weight_[0] = value
+        save_model(bad, tmp_path / "bad.npz")
+        with pytest.raises(ValueError, match=match):
+            load_model(tmp_path / "bad.npz")

@@ -1224,11 +1224,11 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
         identity) is kept in the cache per class, when it does not depend on the rows
         (``rows`` None, or :attr:`_row_written_by_class`)."""
         keep = one_row and (rows is None or self._row_written_by_class)
-        key = (chunk.y[0] > 0.0, rows is None) if keep else None
+        key = (chunk.y[0] > 0.0, rows is None, self._plan_variant(chunk)) if keep else None
         plan = cache.plans.get(key) if keep else None
         if plan is None:
             by_rows = () if rows is None else self._row_written_state(chunk)
-            plan = cache.flat.plan(self._read_only_state(chunk.y), by_rows)
+            plan = cache.flat.plan(self._read_only_state(chunk.y, chunk), by_rows)
             if keep:
                 cache.plans[key] = plan
         return plan
@@ -1242,7 +1242,7 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
             return chunk.indices[chunk.indptr[0] : chunk.indptr[-1]]
         return nonzero_columns(chunk.data)
 
-    def _read_only_state(self, y_pm: np.ndarray) -> tuple:
+    def _read_only_state(self, y_pm: np.ndarray, chunk: Chunk | None = None) -> tuple:
         """State that learning a chunk of labels ``y_pm`` (+1/-1) can not write.
 
         Arrays, components (all they hold) or random generators of the state that
@@ -1256,12 +1256,21 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
         labels of a validated chunk (one or more rows); the fast path keeps the plan of a
         one-row chunk per class while the walk is current and the parameters are the
         same objects, so a declaration may depend on the state's objects, the
-        parameters and the labels only. The default declares the random
+        parameters and the labels only, unless it also depends on the ``chunk`` itself
+        (given by the fast path: its layout, the state's counts), and then
+        :meth:`_plan_variant` says how. The default declares the random
         generator ``_rng`` of a learner whose update draws nothing from it
         (:attr:`_update_draws` False: saving a generator's state costs more than a
         one-row update), and nothing otherwise.
         """
         return () if self._update_draws else (self._rng,)
+
+    def _plan_variant(self, chunk: Chunk):
+        """What, besides its label, the declarations of a one-row ``chunk``
+        (:meth:`_read_only_state` with the chunk, :meth:`_row_written_state`) depend on:
+        a hashable value that keys the fast path's kept plans with the label. The
+        default: nothing (None)."""
+        return None
 
     #: ``_update`` (and the rest of a learning call) may draw from ``_rng``; learners
     #: that never do set this False, and the fast path then leaves the generator out of

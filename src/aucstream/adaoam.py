@@ -624,7 +624,7 @@ class AdaOAM(_AdaGradAUC):
     def _coef(self) -> np.ndarray:
         return self.w_
 
-    def _read_only_state(self, y_pm: np.ndarray) -> tuple:
+    def _read_only_state(self, y_pm: np.ndarray, chunk: Chunk | None = None) -> tuple:
         """The summary of the class no example of the chunk belongs to, which the kernel
         (:func:`_adaoam_chunk`) only reads; see
         :meth:`aucstream._base.BaseStreamingAUC._read_only_state`."""

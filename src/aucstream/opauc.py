@@ -42,7 +42,11 @@ covariance     paper                     :math:`\hat S`, memory
 
 Costs per example with k non-zeros (CSR input is never densified):
 
-- "full": O(k^2) to add the example, O(d^2) for :math:`S w`.
+- "full": O(k^2) to add the example, O(d^2) for :math:`S w`. Dense rows are added
+  to the scatter 16 at a time (O(d) each until then, and :math:`S w` takes their part
+  in O(d) each), so that a step reads one d x d triangle and writes one every 16
+  examples of a class: the model of G16 Alg. 1 up to rounding
+  (:class:`aucstream.covariance.FullCovariance`).
 - "sparse": O(k^2) to add, O(d tau) for :math:`P w` (a scan of the hash table), O(d)
   for the step (c and :math:`P w` are dense), plus an O(d tau) prune whenever the
   stored non-zeros pass ``(1 + prune_slack) d tau``.
@@ -141,6 +145,7 @@ from .covariance import (
     run_reserving,
     solve_from_statistics,
 )
+from .covariance._full import PENDING_ROWS
 from .covariance._lowrank import sketch_cross, sketch_tmatvec
 from .covariance._nbytes import summary_nbytes
 
@@ -174,6 +179,10 @@ def opauc_gradient(w: np.ndarray, x: np.ndarray, y: float, opposite, lam: float)
     e = np.asarray(x, dtype=np.float64) - opposite.mean
     return lam * w - y * e + e * (e @ w) + opposite.matvec(w)
 
+
+#: ``OPAUC._plan_variant`` of a chunk of dense rows of one class with "full": its
+#: scatter is written whole (the held-back rows fill) or not at all.
+_FILLED, _UNTOUCHED = 1, 2
 
 #: The kinds whose kernel keeps the weights in implicit form.
 _LOWRANK = ("randomized", "hash", "fd")
@@ -924,13 +933,22 @@ class OPAUC(BaseStreamingAUC):
         return self.covariance == "full"
 
     def _row_written_state(self, chunk: Chunk) -> tuple:
-        """Those of :meth:`_row_logged_state` that ``chunk`` writes only in its rows:
-        all of them for "full"; for the low-rank kinds all but a frequent-directions
-        sketch that may shrink within the chunk (its class has examples enough to fill
-        it), or every one when a full re-basing falls within the chunk
-        (:meth:`aucstream.covariance.FrequentDirectionsCovariance.rows_only`)."""
+        """Those of :meth:`_row_logged_state` that ``chunk`` writes only in its rows.
+        "full": the class sums, and the scatters, but for dense rows only those that
+        the chunk's rows can not make full (:meth:`FullCovariance.fills_pending`: a
+        scatter takes held-back rows whole); the low-rank kinds: all but a
+        frequent-directions sketch that may shrink within the chunk (its class has
+        examples enough to fill it), or every one when a full re-basing falls within
+        the chunk (:meth:`aucstream.covariance.FrequentDirectionsCovariance.rows_only`)."""
         if self.covariance == "full":
-            return self._row_logged_state()
+            if chunk.indices is not None:
+                return self._row_logged_state()
+            filled = self._filled_scatters(chunk)
+            return tuple(
+                a
+                for s, fills in zip(self.stats_, filled)
+                for a in ((s.sum_,) if fills else s.row_state())
+            )
         if not self._row_logged_state():
             return ()
         refresh = self._full_rebase_within(chunk.n_samples)
@@ -938,13 +956,42 @@ class OPAUC(BaseStreamingAUC):
         inserts = (chunk.n_samples - pos, pos)
         return tuple(a for c, s in enumerate(self.stats_) for a in s.rows_only(inserts[c], refresh))
 
-    def _read_only_state(self, y_pm: np.ndarray) -> tuple:
+    def _filled_scatters(self, chunk: Chunk) -> tuple[bool, bool]:
+        """For a chunk of dense rows and "full": whether the chunk may fill each
+        class's held-back rows (and so write its scatter whole)."""
+        pos = int(np.count_nonzero(chunk.y > 0))
+        counts = (chunk.n_samples - pos, pos)
+        return tuple(s.fills_pending(n) for s, n in zip(self.stats_, counts))
+
+    def _read_only_state(self, y_pm: np.ndarray, chunk: Chunk | None = None) -> tuple:
         """With "full" and "sparse", the summary of the class no example of the chunk
         belongs to, which the kernel (:func:`_opauc_chunk`) only reads, and the random
         generator, which they do not use (the low-rank kinds draw from it and re-base
-        both sketches: they declare nothing); see
+        both sketches: they declare nothing). With "full" and a ``chunk`` of dense rows
+        that can not fill its class's held-back rows, also that class's scatter, which
+        the chunk does not touch (:meth:`_plan_variant`); see
         :meth:`BaseStreamingAUC._read_only_state`."""
         if self.covariance not in ("full", "sparse"):
             return ()
         c = self._chunk_class(y_pm)
-        return () if c is None else (self.stats_[1 - c], self._rng)
+        if c is None:
+            return ()
+        if self._plan_variant(chunk) == _UNTOUCHED:
+            return (self.stats_[1 - c], self._rng, self.stats_[c].scatter_)
+        return (self.stats_[1 - c], self._rng)
+
+    def _plan_variant(self, chunk: Chunk | None) -> int:
+        """With "full" and a ``chunk`` of dense rows: whether it fills its class's
+        held-back rows (``_FILLED``: the scatter is written whole) or not
+        (``_UNTOUCHED``: not written); otherwise 0. See
+        :meth:`BaseStreamingAUC._plan_variant`."""
+        if self.covariance != "full" or chunk is None or chunk.indices is not None:
+            return 0
+        y = chunk.y
+        if y.shape[0] == 1:  # (a one-example call: the quick way)
+            held = self.stats_[1 if y[0] > 0.0 else 0].n_pending_[0]
+            return _FILLED if held + 1 >= PENDING_ROWS else _UNTOUCHED
+        c = self._chunk_class(y)
+        if c is None:
+            return 0
+        return _FILLED if self._filled_scatters(chunk)[c] else _UNTOUCHED

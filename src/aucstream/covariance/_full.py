@@ -13,20 +13,38 @@ at the price of a cancellation error of order :math:`\epsilon \|c\|^2` in float6
 negligible for scaled features. (G13 §3 prints a form of the recursion without the
 :math:`-c_{old} c_{old}^\top/T` term, which is not the covariance.)
 
-P is symmetric, so only its upper triangle is kept up to date and read: adding a
-dense row updates d(d+1)/2 entries, one contiguous run per row of P, and
-:math:`P v` reads each of them once (:func:`upper_matvec`), half the memory traffic
-of a full rank-one update and product (BLAS ``dger`` and ``dgemv``). These two loops
-are compiled with reassociation and contraction (:data:`TRIANGLE_MATH`), so that
-LLVM vectorizes them: their results change by rounding only. Dense and sparse rows
-add the same products to P; the product :math:`P v` is the same code for both.
+P is symmetric, so only its upper triangle is kept up to date and read:
+:math:`P v` reads each of its d(d+1)/2 entries once (:func:`upper_matvec`), half the
+memory traffic of a full product (BLAS ``dgemv``).
+
+Dense rows (OPAUC's kernel on dense chunks) are held back: a dense row adds to the
+count, the weight and the sum at once, but its product :math:`\omega x x^\top` waits
+in ``pending_`` (16 rows) until the 16th arrives; then the 16 are added to P in one
+pass over the triangle (:func:`_add_pending`), and :math:`P v` meanwhile is
+:math:`P_{\text{stored}} v + \sum_p \omega_p x_p (x_p^\top v)` (O(d) per held-back
+row). In exact arithmetic this is P itself; the point is memory traffic. An OPAUC
+step adds the example to its class's P and multiplies the other class's P by w: with
+both triangles out of cache (d = 784 on the benchmark machine), the rank-one update
+read and wrote a whole triangle per example, which the product then had to read back
+in. Now each example reads one triangle, and each triangle is written once per 16
+examples of its class: 1.4-2.5x faster from d = 123 to 2000
+(``benchmarks/bench_opauc.py``). When the rows are held back depends only on the
+stream (the count of dense rows per class), so results do not depend on how it is cut
+into chunks, and ``pending_`` is saved with the summary. Sparse rows are added to P
+at once (O(k^2) each: there is no pass over the triangle to save).
+
+The loops over the triangle are compiled with reassociation and contraction
+(:data:`TRIANGLE_MATH`), so that LLVM vectorizes them: their results change by
+rounding only. Dense and sparse rows give the same P up to that rounding (the sums
+of four products of :func:`_add_pending` are formed in any order).
 
 With ``dtype=np.float32`` only P is stored in single precision (half the memory and
 half the memory traffic of the O(d^2) loops, which are bound by it); the count, the
-weight and the sum stay float64. Every product is formed in float64 and rounded once
-when stored into P, and :math:`P v` accumulates in float64; what differs from float64
-storage is that rounding of each entry of P at each addition (relative error of
-order :math:`\sqrt T\,\epsilon_{32}` typically, at most :math:`T\epsilon_{32}`,
+weight, the sum and the held-back rows stay float64. Every product (of held-back rows:
+every sum of up to four) is formed in float64 and rounded once when stored into P, and
+:math:`P v` accumulates in float64; what differs from float64 storage is that
+rounding of each entry of P at each addition (relative error of order
+:math:`\sqrt T\,\epsilon_{32}` typically, at most :math:`T\epsilon_{32}`,
 :math:`\epsilon_{32} \approx 6\cdot10^{-8}`; sums of integers stay exact up to
 :math:`2^{24}`).
 """
@@ -67,7 +85,14 @@ from ._checks import (
 __all__ = ["FullArrays", "FullCovariance", "full_add", "full_cov_matvec", "upper_matvec"]
 
 #: The arrays of a :class:`FullCovariance` as its compiled functions take them.
-FullArrays = namedtuple("FullArrays", ["count", "weight", "sums", "scatter"])
+FullArrays = namedtuple(
+    "FullArrays",
+    ["count", "weight", "sums", "scatter", "pending", "pending_weight", "n_pending"],
+)
+
+#: Dense rows whose products a summary holds back before adding them to P together
+#: (module docstring): the rows of ``pending_``.
+PENDING_ROWS = 16
 
 
 #: numba ``fastmath`` flags of the O(d^2) loops over the upper triangle: reassociation
@@ -97,70 +122,75 @@ def _add_sparse(count, weight, sums, upper, idx, val, omega):
 
 @nb.njit(cache=True, _nrt=False, fastmath=TRIANGLE_MATH, inline="always")
 def _add_row_from(row, va, val, lo, hi):
-    """``row[j] += va * val[j]`` for j in [lo, hi): the one update of an entry of P
-    (a loop counted from 0, which LLVM vectorizes)."""
+    """``row[j] += va * val[j]`` for j in [lo, hi) (a loop counted from 0, which LLVM
+    vectorizes)."""
     head, tail = row[lo:hi], val[lo:hi]
     for j in range(head.shape[0]):
         head[j] += va * tail[j]
 
 
+@nb.njit(cache=True, _nrt=False, fastmath=TRIANGLE_MATH)
+def _add_pending(upper, pending, weights, n):
+    r"""``P += sum_p omega_p x_p x_p^T`` on the upper triangle for the first ``n``
+    held-back rows ``x_p = pending[p]`` of weights ``omega_p``: one pass over the
+    triangle, each row of P taking four examples per sweep of its entries (so that
+    they are read and written once per four examples); O(n d^2 / 2)."""
+    d = upper.shape[0]
+    quads = n - n % 4
+    for i in range(d):
+        for p in range(0, quads, 4):
+            a0, a1 = weights[p] * pending[p, i], weights[p + 1] * pending[p + 1, i]
+            a2, a3 = weights[p + 2] * pending[p + 2, i], weights[p + 3] * pending[p + 3, i]
+            row, x0, x1 = upper[i, i:], pending[p, i:], pending[p + 1, i:]
+            x2, x3 = pending[p + 2, i:], pending[p + 3, i:]
+            for j in range(row.shape[0]):
+                row[j] = row[j] + a0 * x0[j] + a1 * x1[j] + a2 * x2[j] + a3 * x3[j]
+        for p in range(quads, n):
+            _add_row_from(upper[i], weights[p] * pending[p, i], pending[p], i, d)
+
+
+@nb.njit(cache=True, _nrt=False, fastmath=TRIANGLE_MATH)
+def _pending_matvec(pending, weights, n, v, out):
+    r"""``out += sum_p omega_p x_p (x_p^T v)`` over the first ``n`` held-back rows:
+    their part of :math:`P v`; O(n d)."""
+    for p in range(n):
+        x = pending[p]
+        z = 0.0
+        for j in range(x.shape[0]):
+            z += x[j] * v[j]
+        z *= weights[p]
+        for j in range(x.shape[0]):
+            out[j] += z * x[j]
+
+
 @nb.njit(
     cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True, fastmath=TRIANGLE_MATH
 )
-def _add_dense(count, weight, sums, upper, val, omega):
-    """``P += omega x x^T`` on the upper triangle for a dense row; O(d^2 / 2).
-
-    Row i of P, for each non-zero x_i, gains ``omega x_i x_j`` at the columns j >= i
-    (the products of the sparse path, so both give the same summary, and rows of a
-    zero x_i are not written: :meth:`FullCovariance.row_state`). The rows go four at
-    a time: four non-zeros i0 < i1 < i2 < i3 update their rows up to column i3 one by
-    one, then together over the columns from i3, so that each x_j read there serves
-    four rows (1.5x faster than row by row at d = 784 on the benchmark machine). Each
-    entry still receives the same single product, so P is the same bit for bit.
-    """
+def _add_dense(count, weight, sums, upper, pending, pending_weight, n_pending, val, omega):
+    """Add a dense row: ``T``, ``W`` and ``s`` now, its product ``omega x x^T`` held
+    back in ``pending`` until ``pending`` is full, then all of them added to P at once
+    (:func:`_add_pending`) and ``pending`` cleared to zeros; O(d), and O(d^2 / 2) once
+    per ``len(pending)`` dense rows of the class."""
     count[0] += 1
     weight[0] += omega
-    d = val.shape[0]
-    i = 0
-    while i < d:
-        # the next four rows of non-zero x_i (fewer at the end: one by one)
-        i0 = i1 = i2 = i3 = d
-        found = 0
-        while i < d and found < 4:
-            if val[i] != 0.0:
-                if found == 0:
-                    i0 = i
-                elif found == 1:
-                    i1 = i
-                elif found == 2:
-                    i2 = i
-                else:
-                    i3 = i
-                found += 1
-            i += 1
-        if found < 4:  # the last rows, one by one
-            for r in (i0, i1, i2):
-                if r < d:
-                    a = omega * val[r]  # exact when omega = 1
-                    sums[r] += a
-                    _add_row_from(upper[r], a, val, r, d)
-            break
-        a0, a1, a2, a3 = omega * val[i0], omega * val[i1], omega * val[i2], omega * val[i3]
-        sums[i0] += a0
-        sums[i1] += a1
-        sums[i2] += a2
-        sums[i3] += a3
-        _add_row_from(upper[i0], a0, val, i0, i3)
-        _add_row_from(upper[i1], a1, val, i1, i3)
-        _add_row_from(upper[i2], a2, val, i2, i3)
-        r0, r1, r2, r3 = upper[i0, i3:], upper[i1, i3:], upper[i2, i3:], upper[i3, i3:]
-        tail = val[i3:]
-        for j in range(tail.shape[0]):
-            t = tail[j]
-            r0[j] += a0 * t
-            r1[j] += a1 * t
-            r2[j] += a2 * t
-            r3[j] += a3 * t
+    n = n_pending[0]
+    slot = pending[n]
+    for i in range(val.shape[0]):
+        va = omega * val[i]  # exact when omega = 1
+        if va != 0.0:
+            sums[i] += va
+        slot[i] = val[i]
+    pending_weight[n] = omega
+    n += 1
+    if n == pending.shape[0]:
+        _add_pending(upper, pending, pending_weight, n)
+        for p in range(n):
+            pending_weight[p] = 0.0
+            row = pending[p]
+            for i in range(row.shape[0]):
+                row[i] = 0.0
+        n = 0
+    n_pending[0] = n
 
 
 def full_add(arrays, idx, val, omega):
@@ -175,7 +205,17 @@ def _full_add(arrays, idx, val, omega):
     if _is_none(idx):
 
         def dense(arrays, idx, val, omega):
-            _add_dense(arrays.count, arrays.weight, arrays.sums, arrays.scatter, val, omega)
+            _add_dense(
+                arrays.count,
+                arrays.weight,
+                arrays.sums,
+                arrays.scatter,
+                arrays.pending,
+                arrays.pending_weight,
+                arrays.n_pending,
+                val,
+                omega,
+            )
 
         return dense
 
@@ -240,12 +280,12 @@ def full_cov_matvec(arrays, v, out):
 
     ``out`` receives zeros when the summary is empty.
     """
-    count, weight, sums, upper = arrays
-    if count[0] == 0:
+    if arrays.count[0] == 0:
         out[:] = 0.0
         return 0.0
-    upper_matvec(upper, v, out)
-    return cov_from_scatter_product(weight, sums, v, out)
+    upper_matvec(arrays.scatter, v, out)
+    _pending_matvec(arrays.pending, arrays.pending_weight, arrays.n_pending[0], v, out)
+    return cov_from_scatter_product(arrays.weight, arrays.sums, v, out)
 
 
 def _add_full(arrays, *args):
@@ -279,8 +319,17 @@ class FullCovariance(CovarianceSummary):
         :math:`s = \sum \omega_i x_i`.
     scatter_ : ndarray of shape (d, d), of ``dtype``
         The upper triangle (:math:`i \le j`) of :math:`P = \sum \omega_i x_i
-        x_i^\top`; the strictly lower triangle is never read nor written (files of
-        aucstream 0.1, which stored both triangles, load unchanged).
+        x_i^\top` over the examples not held back; the strictly lower triangle is
+        never read nor written (files of aucstream 0.1, which stored both triangles,
+        load unchanged).
+    pending_ : ndarray of shape (16, d)
+        Dense rows added by a learner's kernel whose products are not yet in
+        ``scatter_`` (the first ``n_pending_[0]`` rows; zeros after them); module
+        docstring. ``scatter``, ``matvec`` and ``merge`` include them.
+    pending_weight_ : ndarray of shape (16,)
+        Their weights (zeros after the first ``n_pending_[0]``).
+    n_pending_ : ndarray of shape (1,), int64
+        How many rows are held back (0 to 15).
 
     Notes
     -----
@@ -307,6 +356,13 @@ class FullCovariance(CovarianceSummary):
         self.weight_ = np.zeros(1)
         self.sum_ = np.zeros(self.n_features)
         self.scatter_ = np.zeros((self.n_features, self.n_features), dtype=check_dtype(dtype))
+        self._no_pending()
+
+    def _no_pending(self) -> None:
+        """Empty ``pending_``, ``pending_weight_`` and ``n_pending_``."""
+        self.pending_ = np.zeros((PENDING_ROWS, self.n_features))
+        self.pending_weight_ = np.zeros(PENDING_ROWS)
+        self.n_pending_ = np.zeros(1, dtype=np.int64)
 
     @property
     def dtype(self) -> np.dtype:
@@ -315,7 +371,7 @@ class FullCovariance(CovarianceSummary):
 
     #: Members that model files written before they existed lack (see
     #: :meth:`_upgrade_state`).
-    _state_added_later = ("weight_",)
+    _state_added_later = ("weight_", "pending_", "pending_weight_", "n_pending_")
 
     def _check_state(self) -> None:
         r"""Consistency of a loaded state (:mod:`._checks`): the shapes follow
@@ -326,27 +382,59 @@ class FullCovariance(CovarianceSummary):
         t = check_count(self)
         sums = check_array(self, "sum_", (d,), "f")
         scatter = check_array(self, "scatter_", (d, d), "f")
+        pending = check_array(self, "pending_", (PENDING_ROWS, d), "f")
+        weights = check_array(self, "pending_weight_", (PENDING_ROWS,), "f")
+        n = int(check_array(self, "n_pending_", (1,), "i")[0])
+        if not 0 <= n < PENDING_ROWS or n > t:
+            raise ValueError(
+                f"n_pending_ is {n}, expected 0 to {min(PENDING_ROWS - 1, t)} (held-back rows)"
+            )
+        if not (np.isfinite(pending).all() and np.isfinite(weights).all()):
+            raise ValueError("pending_ or pending_weight_ holds a value that is not finite")
+        if np.any(weights[:n] <= 0) or np.any(weights[n:]) or np.any(pending[n:]):
+            raise ValueError(
+                f"pending_weight_ must be positive in the first n_pending_ = {n} rows, and "
+                "pending_ and pending_weight_ zero after them"
+            )
         check_empty(self, t, ("sum_", "scatter_"))
         # float32 sums of T squares are rounded down by at most a relative T eps_32
         slack = 0.0 if scatter.dtype == np.float64 else t * float(np.finfo(scatter.dtype).eps)
-        check_moments(sums, np.diagonal(scatter).astype(np.float64), check_weight(self, t), slack)
+        diagonal = np.diagonal(scatter).astype(np.float64) + weights @ np.square(pending)
+        check_moments(sums, diagonal, check_weight(self, t), slack)
 
     def _upgrade_state(self, missing: set) -> None:
         """A summary saved before example weights: every example weighed 1, W = T."""
         if "weight_" in missing:
             self.weight_ = self.count_.astype(np.float64)
+        if missing & {"pending_", "pending_weight_", "n_pending_"}:
+            self._no_pending()
 
     def arrays(self) -> FullArrays:
-        """``FullArrays(count_, weight_, sum_, scatter_)``."""
-        return FullArrays(self.count_, self.weight_, self.sum_, self.scatter_)
+        """``FullArrays(count_, weight_, sum_, scatter_, pending_, pending_weight_,
+        n_pending_)``."""
+        return FullArrays(
+            self.count_,
+            self.weight_,
+            self.sum_,
+            self.scatter_,
+            self.pending_,
+            self.pending_weight_,
+            self.n_pending_,
+        )
 
     def row_state(self) -> tuple:
-        """``(sum_, scatter_)``: indexed by feature along axis 0, and written, when an
-        example is added, only in the rows of its features (the stored indices of a
-        sparse row, the non-zeros of a dense one; the upper triangle's row of each
-        product :math:`x_i x_j`, i <= j, is that of the smaller index). For a
-        learner's undo log (:meth:`aucstream._base.BaseStreamingAUC._row_logged_state`)."""
+        """``(sum_, scatter_)``: indexed by feature along axis 0. Adding a sparse row
+        writes only the rows of its stored indices (the upper triangle's row of each
+        product :math:`x_i x_j`, i <= j, is that of the smaller index); adding a dense
+        row writes the rows of its non-zeros in ``sum_``, and ``scatter_`` whole when
+        it fills ``pending_`` (:meth:`fills_pending`), else not at all. For a learner's
+        undo log (:meth:`aucstream._base.BaseStreamingAUC._row_logged_state`)."""
         return (self.sum_, self.scatter_)
+
+    def fills_pending(self, n_dense: int) -> bool:
+        """Whether adding ``n_dense`` dense rows may fill ``pending_`` (and so write
+        ``scatter_`` whole)."""
+        return int(self.n_pending_[0]) + int(n_dense) >= PENDING_ROWS
 
     def update(self, X: ArrayLike, sample_weight: ArrayLike | None = None) -> FullCovariance:
         """Add the rows of ``X`` (dense or sparse), with optional non-negative weights
@@ -359,14 +447,18 @@ class FullCovariance(CovarianceSummary):
 
     @property
     def scatter(self) -> np.ndarray:
-        r""":math:`P = \sum x_i x_i^\top`, both triangles (a new array)."""
+        r""":math:`P = \sum x_i x_i^\top`, both triangles (a new array; the held-back
+        rows included)."""
         upper = np.triu(self.scatter_).astype(np.float64, copy=False)
-        return upper + np.triu(upper, 1).T
+        pending = self.pending_
+        return upper + np.triu(upper, 1).T + (pending.T * self.pending_weight_) @ pending
 
     def scatter_matvec(self, v: ArrayLike) -> np.ndarray:
         """:math:`P v`; O(d^2)."""
         out = np.empty(self.n_features)
-        upper_matvec(self.scatter_, self._vector(v), out)
+        v = self._vector(v)
+        upper_matvec(self.scatter_, v, out)
+        _pending_matvec(self.pending_, self.pending_weight_, int(self.n_pending_[0]), v, out)
         return out
 
     def matvec(self, v: ArrayLike) -> np.ndarray:
@@ -402,5 +494,12 @@ class FullCovariance(CovarianceSummary):
         merged.count_ += self.count_ + other.count_
         merged.weight_ += self.weight_ + other.weight_
         merged.sum_ += self.sum_ + other.sum_
-        merged.scatter_ += self.scatter_ + other.scatter_
+        merged.scatter_ += self._settled() + other._settled()
         return merged
+
+    def _settled(self) -> np.ndarray:
+        """A copy of ``scatter_`` with the held-back rows added (as a full
+        ``pending_`` is)."""
+        upper = self.scatter_.copy()
+        _add_pending(upper, self.pending_, self.pending_weight_, int(self.n_pending_[0]))
+        return upper

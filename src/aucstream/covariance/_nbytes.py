@@ -50,7 +50,10 @@ def summary_nbytes(
     common = 8 * (d + 1)  # sum_, count_
     weight = 8  # weight_: the exact summaries take example weights
     if kind == "full":
-        return common + weight + itemsize * d * d
+        from ._full import PENDING_ROWS
+
+        # scatter_, and the held-back rows pending_ with pending_weight_ and n_pending_
+        return common + weight + itemsize * d * d + 8 * PENDING_ROWS * (d + 1) + 8
     if kind in ("randomized", "hash"):
         return common + itemsize * d * tau + 8 * (tau * tau + tau)
     if kind == "fd":

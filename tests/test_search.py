@@ -200,11 +200,12 @@ def _bits(obj):
 
 
 @pytest.mark.parametrize("rows", [1, 3, 700])
-def test_a_rejected_call_changes_nothing_whether_or_not_it_reaches_a_block_end(rows):
+def test_a_rejected_call_changes_nothing_whether_or_not_it_reaches_a_block_end(rows, monkeypatch):
     """The search's transaction leaves its metrics out when the call reaches no block
     end or round (they are not written then): an interrupted call of the pipeline —
-    one row, a few rows, or enough rows to reach a round — still restores every bit."""
-    from conftest import assert_same_state
+    one row, a few rows, or enough rows to reach a round — still restores every bit,
+    the candidates learning through their fast paths (one row, a few rows) or not."""
+    from conftest import assert_same_state, patch_update
 
     X, y = stream(3000)
     model = StreamPipeline(
@@ -214,14 +215,14 @@ def test_a_rejected_call_changes_nothing_whether_or_not_it_reaches_a_block_end(r
     before = _bits(model)
     leader = model.estimator_.leader_
 
-    def interrupt(*args, **kwargs):  # the second candidate, after the first learnt
+    def interrupt(self, chunk, update):  # the second candidate (SOLAM), after it learnt
+        update(self, chunk)
         raise KeyboardInterrupt
 
-    candidate = model.estimator_.candidates_[1]
-    candidate._learn_prequential = interrupt
-    with pytest.raises(KeyboardInterrupt):
-        model.partial_fit(X[700 : 700 + rows], y[700 : 700 + rows])
-    del candidate._learn_prequential
+    with monkeypatch.context() as patch:
+        patch_update(patch, SOLAM, interrupt)
+        with pytest.raises(KeyboardInterrupt):
+            model.partial_fit(X[700 : 700 + rows], y[700 : 700 + rows])
     assert_same_state(before, _bits(model))
     assert model.estimator_.leader_ == leader
     model.partial_fit(X[700:], y[700:])  # and it goes on

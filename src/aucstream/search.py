@@ -158,6 +158,22 @@ def _n_rows(X) -> int | None:
     return int(shape[0])
 
 
+def _learn_candidate(candidate: BaseStreamingAUC, X, y, weights) -> np.ndarray:
+    """A candidate learns the rows of ``X`` (validated by the search) in a transaction
+    of its own, which a divergence rolls back; returns their prequential scores.
+
+    Through the candidate's fast path when the rows are plainly valid for it
+    (:meth:`BaseStreamingAUC._quick_chunk`: one example costs its bound one-row
+    update, not a walk and copy of its state), else through ``_learn_prequential``.
+    Both learn the same model bit for bit.
+    """
+    quick = candidate._quick_chunk(X, y, None, weights)
+    if quick is not None:
+        return candidate._quick_learn(quick, X, prequential=True)
+    with _state.walked_transaction(candidate):
+        return candidate._learn_prequential(X, y, weights)
+
+
 @contextmanager
 def search_transaction(owner, search: OnePassSearch, X) -> Iterator[None]:
     """The transaction of a call of ``X``'s rows to ``owner`` (the search itself, or a
@@ -508,10 +524,8 @@ class OnePassSearch(BaseStreamingAUC):
         at = int(self.progress_[0])
         rows = slice(at, at + X.shape[0])
         for i in np.flatnonzero(self.status_ == ALIVE):
-            candidate = self.candidates_[i]
             try:
-                with _state.walked_transaction(candidate):
-                    self.pending_scores_[i, rows] = candidate._learn_prequential(X, y, weights)
+                self.pending_scores_[i, rows] = _learn_candidate(self.candidates_[i], X, y, weights)
             except FloatingPointError:
                 self._drop(i, DIVERGED, self.n_samples_seen_)
         if not np.any(self.status_ == ALIVE):

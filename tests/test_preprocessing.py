@@ -397,3 +397,56 @@ def test_sklearn_compatible(estimator, check):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         check(estimator)
+
+
+def test_plain_rows_skip_the_general_validation_and_change_nothing(monkeypatch):
+    """Once the width is known, float arrays of plainly valid rows skip scikit-learn's
+    validation (the scaler's and a pipeline's): the same output and model as rows that
+    take it (lists), which anything not plainly valid still does (a value of 1e200, a
+    NaN, a wrong width: the usual errors)."""
+    import aucstream._base as base
+    from aucstream import StreamPipeline, UnivariateOnline
+    from aucstream.preprocessing import _standard
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(60, 4)) * [1.0, 10.0, 100.0, 0.1]
+    y = np.where(X[:, 0] + rng.normal(size=60) > 0, 1, -1)
+    calls = []
+    for module in (_standard, base):
+        original = module.validate_data
+        monkeypatch.setattr(
+            module, "validate_data", lambda *a, f=original, **k: calls.append(1) or f(*a, **k)
+        )
+    plain, listed = OnlineStandardScaler(), OnlineStandardScaler()
+    plain_pipe = StreamPipeline(OnlineStandardScaler(), UnivariateOnline(eta=2**-4))
+    listed_pipe = StreamPipeline(OnlineStandardScaler(), UnivariateOnline(eta=2**-4))
+    for model in (plain, listed):
+        model.partial_fit(X[:5])
+    for model in (plain_pipe, listed_pipe):
+        model.partial_fit(X[:5], y[:5])
+    calls.clear()
+    for i in range(5, 60):
+        np.testing.assert_array_equal(
+            plain.partial_fit_transform(X[i : i + 1]),
+            listed.partial_fit_transform(X[i : i + 1].tolist()),
+        )
+        plain_pipe.learn_one(X[i], y[i])
+        listed_pipe.partial_fit(X[i : i + 1].tolist(), [int(y[i])])
+    # only the listed calls were validated: the scaler's, and the pipeline's (whose
+    # scaler then receives validated float64 rows)
+    assert len(calls) == 55 * 2
+    assert_same_state(snapshot(plain), snapshot(listed))
+    np.testing.assert_array_equal(plain_pipe.coef_, listed_pipe.coef_)
+    for bad, scaler_error, pipe_error in [
+        (1e200, (FloatingPointError, "overflowed"), (ValueError, "too large")),
+        (np.nan, (ValueError, "NaN"), (ValueError, "NaN")),
+    ]:
+        row = X[:1].copy()
+        row[0, 2] = bad
+        with pytest.raises(scaler_error[0], match=scaler_error[1]):
+            plain.partial_fit_transform(row)
+        with pytest.raises(pipe_error[0], match=pipe_error[1]):
+            plain_pipe.partial_fit(row, y[:1])
+    with pytest.raises(ValueError, match="4 features"):
+        plain.partial_fit_transform(X[:1, :3])
+    assert_same_state(snapshot(plain), snapshot(listed))

@@ -97,6 +97,33 @@ _KERNEL_ERRORS = (ZeroDivisionError, OverflowError, FloatingPointError)
 
 #: The float64 dtype (rows of it take the one-row fast path).
 _FLOAT64 = np.dtype(np.float64)
+
+
+def _plain_input(learner, X, y) -> tuple[np.ndarray, np.ndarray] | None:
+    """``(X, y)`` as scikit-learn's ``validate_data`` would return them, for a learner
+    that knows its width (not fitted with feature names), when ``X`` is a float64
+    ndarray of plainly valid rows (:func:`aucstream._chunks.quick_rows`) and ``y`` a
+    1-D list or array of as many numbers or strings, finite: the checks of a call
+    without the 400 us of the general validation (what a learner learning through
+    :meth:`BaseStreamingAUC._learn`, a pipeline or a search, pays on every call). Else
+    None: the caller validates in full."""
+    state = learner.__dict__
+    width = state.get("n_features_in_")
+    if width is None or "feature_names_in_" in state:
+        return None
+    if type(X) is not np.ndarray or X.dtype != _FLOAT64:
+        return None
+    if type(y) not in (list, tuple, np.ndarray):
+        return None
+    labels = np.asarray(y)
+    if labels.ndim != 1 or labels.shape[0] != X.shape[0] or labels.dtype.kind not in "biufU":
+        return None
+    if labels.dtype.kind == "f" and not _values_ok(labels):
+        return None
+    rows = quick_rows(X, width, True)
+    return None if rows is None else (rows[2], labels)
+
+
 #: What the one-row fast path returns when it does not take a call.
 _NOT_TAKEN = object()
 
@@ -908,6 +935,10 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
             raise ValueError(
                 f"{type(self).__name__} requires y to be passed, but the target y is None"
             )
+        if not reset:
+            plain = _plain_input(self, X, y)
+            if plain is not None:
+                return plain
         check_sparse_structure(X, "X")
         X, y = validate_data(
             self, X, y, accept_sparse="csr", dtype=[np.float64, np.float32], reset=reset

@@ -351,3 +351,26 @@ def test_auc_on_a9a():
     model.fit(X, y)
     assert model.n_stages_ == 5
     assert model.score(Xt, yt) > 0.897
+
+
+def test_warnings_name_the_callers_line():
+    """FSAUC's warnings (no stream length; a stream longer than announced) point at
+    the user's call, whichever path learnt: partial_fit of a chunk, of one row, or
+    learn_one."""
+    X = np.random.default_rng(0).normal(size=(30, 3))
+    y = np.where(X[:, 0] > 0, 1, -1)
+    calls = [
+        lambda: FSAUC().partial_fit(X[:5], y[:5], classes=[-1, 1]),
+        lambda: FSAUC().learn_one(X[0], y[0], classes=[-1, 1]),
+    ]
+    for call in [
+        lambda m: m.partial_fit(X[10:12], y[10:12]),
+        lambda m: m.partial_fit(X[10:11], y[10:11]),
+        lambda m: m.learn_one(X[10], y[10]),
+    ]:
+        model = FSAUC(n_samples=10).partial_fit(X[:10], y[:10], classes=[-1, 1])
+        calls.append(lambda call=call, model=model: call(model))
+    for call in calls:
+        with pytest.warns(UserWarning, match="n_samples") as record:
+            call()
+        assert {w.filename for w in record if "n_samples" in str(w.message)} == {__file__}

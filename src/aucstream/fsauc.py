@@ -129,7 +129,7 @@ import numba as nb
 import numpy as np
 
 from . import _kernels as kern
-from ._base import BaseStreamingAUC, ClassWeightTotals
+from ._base import BaseStreamingAUC, ClassWeightTotals, caller_stacklevel
 from ._calibration import step as calibration_step
 from ._chunks import Chunk
 from ._kernels import (
@@ -688,7 +688,7 @@ class FSAUC(ClassWeightTotals, BaseStreamingAUC):
                     "FSAUC needs the stream length to set its stage schedule; pass "
                     "n_samples=... to use partial_fit. Running the stream as a single stage.",
                     UserWarning,
-                    stacklevel=5,
+                    stacklevel=caller_stacklevel(),
                 )
             config = bound[0]
             if learner.n_stages_ != config.n_stages or learner.stage_length_ != config.n0:
@@ -706,7 +706,7 @@ class FSAUC(ClassWeightTotals, BaseStreamingAUC):
                     "FSAUC's schedule is complete and further examples are ignored "
                     "(leftover='drop'). Use leftover='last_stage' to keep learning.",
                     UserWarning,
-                    stacklevel=5,
+                    stacklevel=caller_stacklevel(),
                 )
 
         return update

@@ -172,3 +172,88 @@ def test_auc_on_a9a(cls, params):
     X, y, Xt, yt = a9a_normalized()
     model = cls(shuffle=True, random_state=0, **params).fit(X, y)
     assert model.score(Xt, yt) > 0.893
+
+
+# ------------------------------------------------- one example, rows of the state
+# From _ROW_LOG_MIN features on, SOLAM (l2) declares u_ and the average's arrays
+# written by rows (SOLAM._row_written_state): a one-example call that does not fold
+# first saves and checks only the rows of its features. Tested at a small d by
+# lowering the limit; a small R makes sigma fall below 1e-4 often, so folds come
+# between the calls.
+
+
+def _row_logging_stream(monkeypatch, shadow_limit=None):
+    import scipy.sparse as sp
+
+    from aucstream import _state, solam
+
+    monkeypatch.setattr(solam, "_ROW_LOG_MIN", 8)
+    if shadow_limit is not None:  # 0: every call through the undo log
+        monkeypatch.setattr(_state, "SHADOW_LIMIT", shadow_limit)
+    X, y = make_stream(200, 40, seed=9, sparsity=0.85)
+    X[np.arange(200), np.arange(200) % 40] = 1.0  # no empty row
+    return sp.csr_matrix(X), y
+
+
+@pytest.mark.parametrize("R", [1.0, 0.1])
+def test_one_example_calls_write_only_their_rows_unless_they_fold(R, monkeypatch):
+    from conftest import patch_update
+
+    X, y = _row_logging_stream(monkeypatch)
+    whole = SOLAM(R=R).fit(X, y)
+    model = SOLAM(R=R).partial_fit(X[:20], y[:20], classes=[-1, 1])
+    declared = []
+
+    def watched(self, chunk, update):
+        written = self._row_written_state(chunk)
+        outside = np.setdiff1d(np.arange(chunk.n_features), self._chunk_rows(chunk))
+        before = [a[outside].copy() for a in written]
+        update(self, chunk)
+        for a, old in zip(written, before):
+            assert a[outside].tobytes() == old.tobytes()
+        declared.append(len(written))
+
+    patch_update(monkeypatch, SOLAM, watched)
+    for i in range(20, 200):  # sparse rows, as the whole fit's (dense: up to rounding)
+        if i % 2:
+            model.learn_one(dict(zip(X[i].indices, X[i].data)), y[i])
+        else:
+            model.partial_fit(X[i], y[i : i + 1])
+    np.testing.assert_array_equal(model.coef_, whole.coef_)  # the same model, bit for bit
+    model.learn_one(X[0].toarray()[0], y[0])  # a dense row: its non-zero columns
+    assert declared.count(3) > 100  # by rows
+    if R < 1.0:
+        assert 0 < declared.count(0)  # folds due (38 of 180 calls): saved whole
+
+
+@pytest.mark.parametrize("shadow_limit", [None, 0], ids=["fast path", "undo log"])
+@pytest.mark.parametrize("how", ["interrupt", "divergence"])
+def test_rejected_one_example_calls_restore_the_rows_they_wrote(shadow_limit, how, monkeypatch):
+    import pickle
+
+    from conftest import patch_update
+
+    X, y = _row_logging_stream(monkeypatch, shadow_limit)
+    model = SOLAM(R=0.1).partial_fit(X[:20], y[:20], classes=[-1, 1])
+    reference = pickle.loads(pickle.dumps(model))
+
+    class Interrupt(BaseException):
+        pass
+
+    def failing(self, chunk, update):
+        update(self, chunk)  # writes what it may, then fails
+        if how == "interrupt":
+            raise Interrupt
+        self.u_[self._chunk_rows(chunk)[-1]] = np.nan  # a divergence in a written row
+
+    for i in range(20, 80):
+        before = pickle.dumps(model)
+        with monkeypatch.context() as patch:
+            patch_update(patch, SOLAM, failing)
+            with pytest.raises(Interrupt if how == "interrupt" else FloatingPointError):
+                model.learn_one(dict(zip(X[i].indices, X[i].data)), y[i])
+        assert pickle.dumps(model) == before
+        model.learn_one(dict(zip(X[i].indices, X[i].data)), y[i])
+        reference.partial_fit(X[i], y[i : i + 1])
+    np.testing.assert_array_equal(model.coef_, reference.coef_)
+    np.testing.assert_array_equal(model.u_, reference.u_)

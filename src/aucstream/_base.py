@@ -118,7 +118,8 @@ def caller_stacklevel() -> int:
 def _plain_input(learner, X, y) -> tuple[np.ndarray, np.ndarray] | None:
     """``(X, y)`` as scikit-learn's ``validate_data`` would return them, for a learner
     that knows its width (not fitted with feature names), when ``X`` is a float64
-    ndarray of plainly valid rows (:func:`aucstream._chunks.quick_rows`) and ``y`` a
+    ndarray or CSR matrix of plainly valid rows (:func:`aucstream._chunks.quick_rows`)
+    and ``y`` a
     1-D list or array of as many numbers or strings, finite: the checks of a call
     without the 400 us of the general validation (what a learner learning through
     :meth:`BaseStreamingAUC._learn`, a pipeline or a search, pays on every call). Else
@@ -127,7 +128,8 @@ def _plain_input(learner, X, y) -> tuple[np.ndarray, np.ndarray] | None:
     width = state.get("n_features_in_")
     if width is None or "feature_names_in_" in state:
         return None
-    if type(X) is not np.ndarray or X.dtype != _FLOAT64:
+    dense = type(X) is np.ndarray
+    if not (dense or type(X) in CSR_TYPES) or X.dtype != _FLOAT64:
         return None
     if type(y) not in (list, tuple, np.ndarray):
         return None
@@ -137,7 +139,9 @@ def _plain_input(learner, X, y) -> tuple[np.ndarray, np.ndarray] | None:
     if labels.dtype.kind == "f" and not _values_ok(labels):
         return None
     rows = quick_rows(X, width, True)
-    return None if rows is None else (rows[2], labels)
+    if rows is None:
+        return None
+    return (rows[2], labels) if dense else (X, labels)
 
 
 #: What the one-row fast path returns when it does not take a call.

@@ -84,6 +84,26 @@ def patch_update(patch, cls, spoilt) -> None:
     FAST.clear()  # one-row calls bind again (to the patched update)
 
 
+def watch_rows_outside(monkeypatch, cls) -> list:
+    """Make every update of ``cls`` (:func:`patch_update`) check that the arrays its
+    chunk declares written by rows (``_row_written_state``) are unchanged outside the
+    chunk's features; returns the list to which each call appends how many arrays it
+    checked."""
+    checked = []
+
+    def watched(self, chunk, update):
+        written = self._row_written_state(chunk)
+        outside = np.setdiff1d(np.arange(chunk.n_features), self._chunk_rows(chunk))
+        before = [a[outside].copy() for a in written]
+        update(self, chunk)
+        for a, old in zip(written, before):
+            assert a[outside].tobytes() == old.tobytes()
+        checked.append(len(written))
+
+    patch_update(monkeypatch, cls, watched)
+    return checked
+
+
 def state_bytes(obj) -> int:
     """Bytes of every numpy array reachable from a learner's state."""
     if isinstance(obj, np.ndarray):

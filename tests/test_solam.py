@@ -197,23 +197,12 @@ def _row_logging_stream(monkeypatch, shadow_limit=None):
 
 @pytest.mark.parametrize("R", [1.0, 0.1])
 def test_one_example_calls_write_only_their_rows_unless_they_fold(R, monkeypatch):
-    from conftest import patch_update
+    from conftest import watch_rows_outside
 
     X, y = _row_logging_stream(monkeypatch)
     whole = SOLAM(R=R).fit(X, y)
     model = SOLAM(R=R).partial_fit(X[:20], y[:20], classes=[-1, 1])
-    declared = []
-
-    def watched(self, chunk, update):
-        written = self._row_written_state(chunk)
-        outside = np.setdiff1d(np.arange(chunk.n_features), self._chunk_rows(chunk))
-        before = [a[outside].copy() for a in written]
-        update(self, chunk)
-        for a, old in zip(written, before):
-            assert a[outside].tobytes() == old.tobytes()
-        declared.append(len(written))
-
-    patch_update(monkeypatch, SOLAM, watched)
+    declared = watch_rows_outside(monkeypatch, SOLAM)
     for i in range(20, 200):  # sparse rows, as the whole fit's (dense: up to rounding)
         if i % 2:
             model.learn_one(dict(zip(X[i].indices, X[i].data)), y[i])

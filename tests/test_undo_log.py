@@ -27,7 +27,7 @@ import pickle
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from conftest import make_stream, patch_update
+from conftest import make_stream, patch_update, watch_rows_outside
 from test_write_sets import assert_same_bytes, state_bytes
 
 from aucstream import OPAUC, _state, load_model, save_model
@@ -65,31 +65,12 @@ def logged(monkeypatch):
     monkeypatch.setattr(_state, "SHADOW_LIMIT", 0)
 
 
-def watch_rows_outside(monkeypatch) -> list:
-    """Make every ``OPAUC._update`` check that the arrays its chunk declares written by
-    rows (``_row_written_state``) are unchanged outside the chunk's features; returns
-    the list to which each call appends how many arrays it checked."""
-    checked = []
-
-    def watched(self, chunk, update):
-        written = self._row_written_state(chunk)
-        outside = np.setdiff1d(np.arange(chunk.n_features), self._chunk_rows(chunk))
-        before = [a[outside].copy() for a in written]
-        update(self, chunk)
-        for a, old in zip(written, before):
-            assert a[outside].tobytes() == old.tobytes()
-        checked.append(len(written))
-
-    patch_update(monkeypatch, OPAUC, watched)
-    return checked
-
-
 @pytest.mark.parametrize("kind, centering", VARIANTS, ids=IDS)
 def test_declared_rows_are_the_only_rows_written(kind, centering, logged, monkeypatch):
     monkeypatch.setattr(OPAUC, "_rebase_every", 11)  # re-basings inside some chunks
     X, y = data()
     model = make(kind, centering)
-    checked = watch_rows_outside(monkeypatch)
+    checked = watch_rows_outside(monkeypatch, OPAUC)
     model.partial_fit(X[:3], y[:3], classes=[-1, 1])
     for lo, hi in [(3, 4), (4, 9), (9, 30), (30, 31), (31, 80), (80, 150), (150, 240)]:
         model.partial_fit(X[lo:hi], y[lo:hi])
@@ -279,7 +260,7 @@ def full_model(X, y):
 def test_full_covariance_writes_only_the_rows_of_its_features(layout, monkeypatch):
     X, y = full_data()
     model = full_model(X, y)
-    checked = watch_rows_outside(monkeypatch)
+    checked = watch_rows_outside(monkeypatch, OPAUC)
     for lo, hi in [(20, 21), (21, 24), (24, 60)]:
         chunk = X[lo:hi] if layout == "CSR" else X[lo:hi].toarray()
         if layout == "dense":

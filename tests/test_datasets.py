@@ -144,8 +144,13 @@ def test_iter_svmlight_zero_based_auto(tmp_path):
     info = scan_svmlight(path)
     assert info.zero_based and info.min_index == 0 and info.n_features == 9
     assert info.n_samples == 40 and info.nnz == X.nnz
-    X1, y1 = load_svmlight(path)  # auto -> detects index 0
+    with pytest.warns(UserWarning, match="read as 0-based") as record:
+        X1, y1 = load_svmlight(path)  # auto -> detects index 0
+    assert [w.filename for w in record] == [__file__]  # the warning names this line
     _assert_same_csr(X1, X)
+    with pytest.warns(UserWarning, match="read as 0-based") as record:
+        next(iter(iter_svmlight(path)))
+    assert [w.filename for w in record] == [__file__]
     np.testing.assert_array_equal(y1, y)
     X2, _ = load_svmlight(path, n_features=9, zero_based=True)
     _assert_same_csr(X2, X)

@@ -47,8 +47,6 @@ from __future__ import annotations
 
 import math
 import numbers
-import os
-import sys
 from operator import is_
 from typing import ClassVar
 
@@ -99,20 +97,6 @@ _KERNEL_ERRORS = (ZeroDivisionError, OverflowError, FloatingPointError)
 
 #: The float64 dtype (rows of it take the one-row fast path).
 _FLOAT64 = np.dtype(np.float64)
-
-
-_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
-
-
-def caller_stacklevel() -> int:
-    """The ``stacklevel`` for :func:`warnings.warn` called in the function that calls
-    this one, such that the warning names the first frame outside aucstream: the
-    user's line, whichever path (``fit``, ``partial_fit``, ``learn_one``, a pipeline)
-    led to the warning."""
-    frame, level = sys._getframe(1), 1
-    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
-        frame, level = frame.f_back, level + 1
-    return level
 
 
 def _plain_input(learner, X, y) -> tuple[np.ndarray, np.ndarray] | None:

@@ -132,6 +132,7 @@ from sklearn.linear_model import LogisticRegression
 from ._base import BaseStreamingAUC
 from ._chunks import Chunk
 from ._params import StrOptions, positive, positive_int
+from ._warn import caller_stacklevel
 
 __all__ = [
     "BatchUnivariate",
@@ -667,7 +668,7 @@ class PairwiseHingeSVM(_BatchLearner):
                 f"{type(self).__name__}: the cutting-plane method did not reach "
                 f"tol={tol} in max_iter={max_iter} rounds",
                 ConvergenceWarning,
-                stacklevel=3,
+                stacklevel=caller_stacklevel(),
             )
         self.w_ = w
         self.n_iter_ = n_iter

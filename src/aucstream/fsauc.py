@@ -129,7 +129,7 @@ import numba as nb
 import numpy as np
 
 from . import _kernels as kern
-from ._base import BaseStreamingAUC, ClassWeightTotals, caller_stacklevel
+from ._base import BaseStreamingAUC, ClassWeightTotals
 from ._calibration import step as calibration_step
 from ._chunks import Chunk
 from ._kernels import (
@@ -146,6 +146,7 @@ from ._kernels import (
 )
 from ._params import PASS_ORDER, StrOptions, positive, positive_int, unit_open
 from ._saddle import clip, l1_change, project_l1_lazy, rebase, saddle_grad_scalars, warm_start
+from ._warn import caller_stacklevel
 
 __all__ = ["FSAUC", "fsauc_schedule"]
 

@@ -19,6 +19,7 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import DTypeLike
 
+from .._warn import caller_stacklevel
 from ._readers import (
     FileChunks,
     PathLike,
@@ -715,7 +716,7 @@ def _iter_svmlight(reader, chunk_size, n_features, dtype, zero_based, dense):
                     "pass zero_based=True to read a 0-based file without this warning, or "
                     "zero_based=False to refuse index 0",
                     UserWarning,
-                    stacklevel=3,
+                    stacklevel=caller_stacklevel(),
                 )
         n_features = (info.max_index + 1 if zero_based else info.max_index) if info.nnz else 0
         n_features = max(n_features, 0)

@@ -67,6 +67,7 @@ from ._chunks import (
     dict_row,
     dict_row_arrays,
     nonzero_columns,
+    plain_rows,
     quick_rows,
     sparse_row_dot,
     to_chunk,
@@ -100,32 +101,21 @@ _FLOAT64 = np.dtype(np.float64)
 
 
 def _plain_input(learner, X, y) -> tuple[np.ndarray, np.ndarray] | None:
-    """``(X, y)`` as scikit-learn's ``validate_data`` would return them, for a learner
-    that knows its width (not fitted with feature names), when ``X`` is a float64
-    ndarray or CSR matrix of plainly valid rows (:func:`aucstream._chunks.quick_rows`)
-    and ``y`` a
-    1-D list or array of as many numbers or strings, finite: the checks of a call
-    without the 400 us of the general validation (what a learner learning through
-    :meth:`BaseStreamingAUC._learn`, a pipeline or a search, pays on every call). Else
+    """``(X, y)`` as scikit-learn's ``validate_data`` would return them, when ``X`` is
+    plainly valid (:func:`aucstream._chunks.plain_rows`) and ``y`` a 1-D list or array
+    of as many finite numbers or strings: what a learner learning through
+    :meth:`BaseStreamingAUC._learn` (a pipeline, a search) checks on every call. Else
     None: the caller validates in full."""
-    state = learner.__dict__
-    width = state.get("n_features_in_")
-    if width is None or "feature_names_in_" in state:
-        return None
-    dense = type(X) is np.ndarray
-    if not (dense or type(X) in CSR_TYPES) or X.dtype != _FLOAT64:
-        return None
     if type(y) not in (list, tuple, np.ndarray):
         return None
     labels = np.asarray(y)
-    if labels.ndim != 1 or labels.shape[0] != X.shape[0] or labels.dtype.kind not in "biufU":
+    kind = labels.dtype.kind
+    if labels.ndim != 1 or kind not in "biufU" or (kind == "f" and not _values_ok(labels)):
         return None
-    if labels.dtype.kind == "f" and not _values_ok(labels):
+    X = plain_rows(learner, X)
+    if X is None or X.shape[0] != labels.shape[0]:
         return None
-    rows = quick_rows(X, width, True)
-    if rows is None:
-        return None
-    return (rows[2], labels) if dense else (X, labels)
+    return X, labels
 
 
 #: What the one-row fast path returns when it does not take a call.

@@ -442,9 +442,7 @@ class SOLAM(ClassWeightTotals, BaseStreamingAUC):
         logged arrays by rows), else 0; see :meth:`BaseStreamingAUC._plan_variant`."""
         if self.constraint != "l2" or not self._row_logged_state():
             return 0
-        seen = int(self.counts_[0])
-        due = seen > 0 and fold_due(float(self.scalars_[_SIGMA]), seen)
-        return 0 if due else 1
+        return 0 if _fold_due(self.scalars_, self.counts_) else 1
 
     def _coef(self) -> np.ndarray:
         s = self.scalars_

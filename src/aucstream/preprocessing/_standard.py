@@ -29,7 +29,7 @@ from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .. import _state
-from .._chunks import check_sparse_structure, csr_arrays, quick_rows
+from .._chunks import check_sparse_structure, csr_arrays, plain_rows
 from .._fastpath import validate_params_once
 from .._params import InvalidParameterError, StrOptions, check_parameters, positive
 
@@ -586,15 +586,13 @@ class OnlineStandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator
     def _check_input(self, X, reset: bool):
         """Validated float64 input; sparse structure checked before anything reads it.
 
-        A dense float array of the known width whose values are plainly valid
-        (:func:`aucstream._chunks.quick_rows`: finite, below 1e150) skips
-        scikit-learn's validation, which accepts it unchanged (400 us a call, most of a
-        one-row call); anything else is validated in full."""
-        width = self.__dict__.get("n_features_in_")
-        if not reset and width is not None and "feature_names_in_" not in self.__dict__:
-            rows = quick_rows(X, width, True) if type(X) is np.ndarray else None
-            if rows is not None:
-                return rows[2]
+        Plainly valid rows (:func:`aucstream._chunks.plain_rows`) skip scikit-learn's
+        validation, which accepts them unchanged (400 us a call, most of a one-row
+        call); anything else is validated in full."""
+        if not reset:
+            plain = plain_rows(self, X)
+            if plain is not None:
+                return plain
         check_sparse_structure(X, "X")
         return validate_data(self, X, accept_sparse=("csr", "csc"), dtype=np.float64, reset=reset)
 

@@ -40,12 +40,12 @@ def fast_calls(monkeypatch):
     calls = []
     learn, learn_row = BaseStreamingAUC._quick_learn, BaseStreamingAUC._learn_row_fast
 
-    def counted(self, quick, X, prequential):
+    def counted(self, quick, X, prequential, *args, **kwargs):
         calls.append(prequential)
-        return learn(self, quick, X, prequential)
+        return learn(self, quick, X, prequential, *args, **kwargs)
 
-    def counted_row(self, row, indices, data, y, prequential):
-        learnt = learn_row(self, row, indices, data, y, prequential)
+    def counted_row(self, row, indices, data, y, prequential, *args):
+        learnt = learn_row(self, row, indices, data, y, prequential, *args)
         if learnt is not _base._NOT_TAKEN:
             calls.append(prequential)
         return learnt
@@ -615,3 +615,24 @@ def test_the_value_check_finds_a_bad_value_anywhere():
             spoiled = values.copy()
             spoiled[where] = bad
             assert not _chunks._values_ok(spoiled)
+
+
+@pytest.mark.parametrize(
+    ("labels", "classes"),
+    [
+        ([1, -1, 2, 0], [-1, 1]),
+        ([1.0, -1.0, np.nan, 0.5], [-1, 1]),
+        ([True, False], [0, 1]),
+        ([0, 1, 2], [0.0, 1.0]),
+        (["yes", "no", "maybe"], ["no", "yes"]),
+        ([b"a", b"b", b"c"], [b"a", b"b"]),
+        (["1", "0"], [0, 1]),  # kinds that do not compare: np.isin decides
+        ([1, 0], ["0", "1"]),
+        (np.array(["a", 1], dtype=object), np.array(["a", 1], dtype=object)),
+    ],
+)
+def test_the_label_check_of_the_full_path_agrees_with_isin(labels, classes):
+    """partial_fit's check of labels against classes_ (two comparisons where the dtypes
+    compare as np.isin does) flags exactly the labels np.isin does not find."""
+    y, c = np.asarray(labels), np.asarray(classes)
+    np.testing.assert_array_equal(_base._unknown_labels(y, c), ~np.isin(y, c))

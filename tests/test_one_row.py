@@ -93,9 +93,9 @@ def bound_calls(monkeypatch):
     calls = []
     learn = BaseStreamingAUC._learn_one_row
 
-    def counted(self, cache, one, prequential):
+    def counted(self, cache, one, *args):
         calls.append(one)
-        return learn(self, cache, one, prequential)
+        return learn(self, cache, one, *args)
 
     monkeypatch.setattr(BaseStreamingAUC, "_learn_one_row", counted)
     return calls

@@ -199,32 +199,39 @@ def _bits(obj):
     return snapshot({k: v for k, v in state_items(obj).items()})
 
 
+@pytest.mark.parametrize("weighted", [False, True])
 @pytest.mark.parametrize("rows", [1, 3, 700])
-def test_a_rejected_call_changes_nothing_whether_or_not_it_reaches_a_block_end(rows, monkeypatch):
-    """The search's transaction leaves its metrics out when the call reaches no block
-    end or round (they are not written then): an interrupted call of the pipeline —
-    one row, a few rows, or enough rows to reach a round — still restores every bit,
-    the candidates learning through their fast paths (one row, a few rows) or not."""
+def test_a_rejected_call_changes_nothing_whether_or_not_it_reaches_a_block_end(
+    rows, weighted, monkeypatch
+):
+    """The search's transaction leaves its metrics and candidates out when the call
+    reaches no block end or round (it undoes the candidates' own transactions
+    instead): an interrupted call — one row, a few rows, or enough rows to reach a
+    round — still restores every bit, the candidates learning through their fast
+    paths (one row, a few rows) or, with weights, through their full path (the
+    search alone: the pipeline and OPAUC take no weights)."""
     from conftest import assert_same_state, patch_update
 
     X, y = stream(3000)
-    model = StreamPipeline(
-        OnlineStandardScaler(),
-        OnePassSearch([UnivariateOnline(eta=2**-6), SOLAM(), OPAUC()], first_round=1000),
-    ).fit(X[:700], y[:700])
+    candidates = [UnivariateOnline(eta=2**-6), SOLAM(), *([] if weighted else [OPAUC()])]
+    search = OnePassSearch(candidates, first_round=1000)
+    model = search if weighted else StreamPipeline(OnlineStandardScaler(), search)
+    model.fit(X[:700], y[:700])
+    search = model if weighted else model.estimator_
     before = _bits(model)
-    leader = model.estimator_.leader_
+    leader = search.leader_
 
     def interrupt(self, chunk, update):  # the second candidate (SOLAM), after it learnt
         update(self, chunk)
         raise KeyboardInterrupt
 
+    weights = np.full(rows, 0.5) if weighted else None
     with monkeypatch.context() as patch:
         patch_update(patch, SOLAM, interrupt)
         with pytest.raises(KeyboardInterrupt):
-            model.partial_fit(X[700 : 700 + rows], y[700 : 700 + rows])
+            model.partial_fit(X[700 : 700 + rows], y[700 : 700 + rows], sample_weight=weights)
     assert_same_state(before, _bits(model))
-    assert model.estimator_.leader_ == leader
+    assert search.leader_ == leader
     model.partial_fit(X[700:], y[700:])  # and it goes on
     assert model.n_samples_seen_ == 3000
 
@@ -243,3 +250,49 @@ def test_a_metric_update_inside_a_call_declared_not_to_reach_one_is_refused(monk
     with pytest.raises(RuntimeError, match="internal error"):
         search.partial_fit(X[900:1100], y[900:1100])
     assert_same_state(before, _bits(search))
+
+
+def test_one_example_at_a_time_learns_through_the_candidates_bound_updates(monkeypatch):
+    """learn_one / one-row partial_fit of the pipeline: each candidate learns the row
+    through its bound one-row update (not a walk of its state), and the model is the
+    one a single call learns, bit for bit, across two rounds."""
+    from conftest import assert_same_state
+
+    from aucstream._base import BaseStreamingAUC
+
+    calls = []
+    learn = BaseStreamingAUC._learn_one_row
+
+    def counted(self, *args):
+        calls.append(type(self).__name__)
+        return learn(self, *args)
+
+    monkeypatch.setattr(BaseStreamingAUC, "_learn_one_row", counted)
+    X, y = stream(1300)
+    candidates = [UnivariateOnline(eta=2**-6), SOLAM(), OPAUC()]
+
+    def make():
+        return StreamPipeline(OnlineStandardScaler(), OnePassSearch(candidates, first_round=600))
+
+    whole = make().fit(X, y)
+    calls.clear()
+    single = make().partial_fit(X[:5], y[:5], classes=[0, 1])
+    for i in range(5, 1300):
+        if i % 2:
+            single.learn_one(X[i], y[i])
+        else:
+            single.partial_fit(X[i : i + 1], y[i : i + 1])
+    assert sorted(set(calls)) == ["OPAUC", "SOLAM", "UnivariateOnline"]
+    assert len(calls) >= 1295 * 2  # every alive candidate, each row (racing may drop one)
+    assert_same_state(_unseeded(_bits(whole)), _unseeded(_bits(single)))
+    np.testing.assert_array_equal(whole.decision_function(X), single.decision_function(X))
+
+
+def _unseeded(bits):
+    """A state snapshot without the generators made from random_state=None (each
+    learner draws nothing from them here; their seeds differ between two learners)."""
+    if isinstance(bits, dict):
+        return {k: _unseeded(v) for k, v in bits.items() if k != "_rng"}
+    if isinstance(bits, (list, tuple)):
+        return type(bits)(_unseeded(v) for v in bits)
+    return bits

@@ -86,6 +86,7 @@ from ._fastpath import (
     quick_labels,
     row_chunk,
     same_classes,
+    validate_params_once,
 )
 from ._kernels import upgrade_class_totals
 from ._params import check_parameters
@@ -161,6 +162,16 @@ def make_rng(random_state) -> np.random.Generator:
 def _is_online(estimator) -> bool:
     """Batch learners have no ``partial_fit`` (``hasattr`` is False)."""
     return not estimator.is_batch
+
+
+def _unknown_labels(y: np.ndarray, classes: np.ndarray) -> np.ndarray:
+    """Mask of the labels of ``y`` that are not in ``classes`` (two labels), as
+    ``~np.isin(y, classes)``: by two comparisons where the dtypes compare as
+    ``np.isin`` does (:data:`aucstream._fastpath.LABEL_KINDS`; ``np.isin`` costs about
+    60 us even for one label)."""
+    if y.dtype.kind in LABEL_KINDS.get(classes.dtype.kind, "") and classes.shape == (2,):
+        return (y != classes[0]) & (y != classes[1])
+    return ~np.isin(y, classes)
 
 
 class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
@@ -406,8 +417,12 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
         return scores[0] if prequential else None
 
     def _continue(self, X, y, classes, sample_weight, scores: list | None) -> None:
-        """partial_fit's body: checks, first-call set-up, then one learning step."""
-        self._validate_params()
+        """partial_fit's body: checks, first-call set-up, then one learning step.
+
+        The parameters are validated unless they are the very (immutable) objects
+        validated last time (:func:`aucstream._fastpath.validate_params_once`).
+        """
+        validate_params_once(self)
         first = not hasattr(self, "classes_")
         X, y = self._validate_input(X, y, reset=first)
         weights = self._validate_weights(sample_weight, X)
@@ -424,7 +439,7 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
                 f"classes={classes.tolist()} differs from classes_={self.classes_.tolist()} "
                 "set on the first call to partial_fit"
             )
-        unknown = ~np.isin(y, self.classes_)
+        unknown = _unknown_labels(y, self.classes_)
         if unknown.any():
             raise ValueError(
                 f"y contains labels {np.unique(y[unknown]).tolist()[:5]} not in "
@@ -488,7 +503,7 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
             return self._learn_row_fast(x, None, None, y, False) is not _NOT_TAKEN
         return False
 
-    def _partial_fit_row_fast(self, X, y, prequential: bool):
+    def _partial_fit_row_fast(self, X, y, prequential: bool, journal: list | None = None):
         """One-row ``partial_fit`` / ``test_then_train`` through :meth:`_learn_row_fast`
         (a 2-D float64 array of one row, or a CSR matrix of one row): what the call
         returns, or ``_NOT_TAKEN`` (nothing touched)."""
@@ -497,12 +512,12 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
         if type(X) is np.ndarray:
             if X.ndim != 2 or X.shape[0] != 1:
                 return _NOT_TAKEN
-            return self._learn_row_fast(X[0], None, None, y[0], prequential)
+            return self._learn_row_fast(X[0], None, None, y[0], prequential, journal)
         if type(X) in CSR_TYPES and X.shape[0] == 1:
-            return self._learn_row_fast(X.indptr, X.indices, X.data, y[0], prequential)
+            return self._learn_row_fast(X.indptr, X.indices, X.data, y[0], prequential, journal)
         return _NOT_TAKEN
 
-    def _learn_row_fast(self, row, indices, data, y, prequential: bool):
+    def _learn_row_fast(self, row, indices, data, y, prequential: bool, journal=None):
         """Learn one row through the learner's bound one-row update
         (:meth:`_bind_update`), with the checks of :meth:`_quick_chunk` in fewer calls:
         what the call returns (the prequential score when ``prequential``), or
@@ -515,7 +530,8 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
         dense rows), a dict (:func:`aucstream._chunks.dict_row_arrays`, which raises
         as the usual path does), or the ``indptr`` of a one-row CSR matrix with its
         ``indices`` and ``data`` (float64), whose values and indices
-        :class:`aucstream._fastpath.OneRow` accepts.
+        :class:`aucstream._fastpath.OneRow` accepts. ``journal``: see
+        :meth:`_learn_one_row`.
         """
         cache = FAST.get(self)
         if cache is None or not cache.pinned or cache.flat is None:
@@ -545,7 +561,7 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
             if one is None or not one.load_sparse(row, indices, data, label):
                 return _NOT_TAKEN
         self._check_partial_fit()
-        return self._learn_one_row(cache, one, prequential)
+        return self._learn_one_row(cache, one, prequential, journal)
 
     def _one_row_context(self, cache: FastCache, dense: bool, size: int) -> OneRow | None:
         """The cache's prepared one-row call of this layout, holding rows of ``size``
@@ -560,10 +576,15 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
             cache.plans[key] = one
         return one if one.update is not None else None
 
-    def _learn_one_row(self, cache: FastCache, one: OneRow, prequential: bool):
+    def _learn_one_row(self, cache: FastCache, one: OneRow, prequential: bool, journal=None):
         """Learn the row loaded into ``one`` in a transaction of the fast path (as
         :meth:`_quick_learn` does, with the bound update); returns its prequential
-        score (an array of one) when ``prequential``."""
+        score (an array of one) when ``prequential``.
+
+        ``journal``, a list or None, receives ``(walk, saved)`` once the state is
+        saved: ``walk.restore(saved)`` undoes the call after it succeeded, until the
+        next transaction of this learner (the transaction of a caller that holds the
+        learner, :func:`aucstream.search.search_transaction`)."""
         flat, chunk = cache.flat, one.chunk
         rows = None
         if cache.by_rows:  # as _fast_rows does
@@ -572,6 +593,8 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
                 rows = None
         plan = self._fast_plan(cache, chunk, rows, one_row=True)
         saved = flat.save(plan, rows)
+        if journal is not None:
+            journal.append((flat, saved))
         try:
             try:
                 one.update(self)
@@ -1177,12 +1200,12 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
             return None
         return cache, rows[0], rows[1], rows[2], y_pm
 
-    def _quick_learn(self, quick, X, prequential: bool):
+    def _quick_learn(self, quick, X, prequential: bool, journal: list | None = None):
         """Learn a chunk that :meth:`_quick_chunk` accepted (just before: it leaves a
         current walk of the state in the cache), in a transaction.
 
         Returns the prequential scores when ``prequential`` (see
-        :meth:`test_then_train`).
+        :meth:`test_then_train`). ``journal``: see :meth:`_learn_one_row`.
         """
         cache, indptr, indices, data, y_pm = quick
         n = y_pm.shape[0]
@@ -1195,7 +1218,7 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
                 one = self._one_row_context(cache, False, int(indptr[1]))
                 loaded = one is not None and one.load_sparse(indptr, indices, data, label)
             if loaded:
-                return self._learn_one_row(cache, one, prequential)
+                return self._learn_one_row(cache, one, prequential, journal)
         flat = cache.flat  # current: walked or checked by _quick_chunk
         calibrate = self._kernel_prequential
         learns = calibrate or not prequential  # one kernel call for the chunk
@@ -1206,6 +1229,8 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
         rows = self._fast_rows(chunk) if learns and cache.by_rows else None
         plan = self._fast_plan(cache, chunk, rows, one_row=n == 1 and cache.params is not None)
         saved = flat.save(plan, rows)
+        if journal is not None:
+            journal.append((flat, saved))
         try:
             if learns:
                 # _learn_chunk for an online learner, inlined (one call per example)

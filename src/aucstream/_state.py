@@ -286,7 +286,7 @@ _WALKS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 @contextmanager
-def walked_transaction(obj, read_only: tuple = ()) -> Iterator[None]:
+def walked_transaction(obj, read_only: tuple = (), journal: list | None = None) -> Iterator[None]:
     """:func:`transaction` through a walk of the state kept between calls.
 
     For an object that runs many small transactions (the candidates of
@@ -294,12 +294,17 @@ def walked_transaction(obj, read_only: tuple = ()) -> Iterator[None]:
     (:class:`FlatState`) and walked again only when it no longer consists of the same
     objects, so a transaction costs one compiled copy instead of a Python walk.
     ``read_only`` declares state the block can not write (:meth:`FlatState.plan`):
-    it is neither copied nor restored.
+    it is neither copied nor restored. ``journal`` (a list, or None) receives
+    ``(walk, saved)``: ``walk.restore(saved)`` undoes the block after it succeeded,
+    until the next transaction of ``obj`` (the transaction of a caller that holds
+    ``obj``, :func:`aucstream.search.search_transaction`).
     """
     flat = _WALKS.get(obj)
     if flat is None or not flat.current(obj):
         flat = _WALKS[obj] = FlatState(obj)
     saved = flat.save(flat.plan(read_only))
+    if journal is not None:
+        journal.append((flat, saved))
     try:
         yield
     except BaseException:

@@ -92,7 +92,7 @@ import numpy as np
 from sklearn.base import clone
 
 from . import _calibration, _state
-from ._base import BaseStreamingAUC
+from ._base import _NOT_TAKEN, BaseStreamingAUC
 from ._params import positive_int, unit_open
 from ._streaming_auc import PrequentialAUC, RollingAUC
 
@@ -146,6 +146,8 @@ def default_candidates(n_features: int) -> list[BaseStreamingAUC]:
 
 #: Searches inside a call that declared their metrics untouched (``search_transaction``).
 _FROZEN: weakref.WeakSet = weakref.WeakSet()
+#: The journal of such a call: what undoes each candidate's transaction.
+_JOURNALS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 #: Each search's leader and ensemble at its current stream position (``_choice``).
 _CHOICES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
@@ -158,19 +160,25 @@ def _n_rows(X) -> int | None:
     return int(shape[0])
 
 
-def _learn_candidate(candidate: BaseStreamingAUC, X, y, weights) -> np.ndarray:
+def _learn_candidate(candidate: BaseStreamingAUC, X, y, weights, journal=None) -> np.ndarray:
     """A candidate learns the rows of ``X`` (validated by the search) in a transaction
     of its own, which a divergence rolls back; returns their prequential scores.
 
-    Through the candidate's fast path when the rows are plainly valid for it
-    (:meth:`BaseStreamingAUC._quick_chunk`: one example costs its bound one-row
-    update, not a walk and copy of its state), else through ``_learn_prequential``.
-    Both learn the same model bit for bit.
+    Through the candidate's fast path when the rows are plainly valid for it (one
+    row: its bound one-row update, as ``learn_one``; more rows:
+    :meth:`BaseStreamingAUC._quick_chunk`), else through ``_learn_prequential``; all
+    learn the same model bit for bit. ``journal`` (a list, or None) receives what
+    undoes the candidate's transaction (``(walk, saved)``, see
+    :func:`search_transaction`).
     """
+    if weights is None:
+        scores = candidate._partial_fit_row_fast(X, y, True, journal)
+        if scores is not _NOT_TAKEN:
+            return scores
     quick = candidate._quick_chunk(X, y, None, weights)
     if quick is not None:
-        return candidate._quick_learn(quick, X, prequential=True)
-    with _state.walked_transaction(candidate):
+        return candidate._quick_learn(quick, X, prequential=True, journal=journal)
+    with _state.walked_transaction(candidate, journal=journal):
         return candidate._learn_prequential(X, y, weights)
 
 
@@ -184,15 +192,41 @@ def search_transaction(owner, search: OnePassSearch, X) -> Iterator[None]:
     candidate: a call that reaches neither copies neither (a one-row call would
     otherwise copy megabytes). The search refuses, as an internal error, a metric
     update inside such a call, so a wrong declaration cannot pass silently.
+
+    Such a call learns each alive candidate once, in a transaction of the candidate's
+    own (:func:`_learn_candidate`), which copies only what the candidate's call can
+    write (one example: what its row can change). So this transaction copies no
+    candidate either: it keeps the candidates' transactions in a journal and, if the
+    call fails, undoes them (last first) before restoring the rest of the state, and
+    of the buffered scores and labels it saves only the call's columns. A rejected
+    call thus leaves everything as it was, as with a copy of the whole state.
     """
-    read_only = search._read_only_rows(_n_rows(X))
-    if read_only:
-        _FROZEN.add(search)
-    try:
-        with _state.walked_transaction(owner, read_only):
+    n = _n_rows(X)
+    read_only = search._read_only_rows(n)
+    if not read_only:
+        with _state.walked_transaction(owner):
             yield
+        return
+    alive = [c for c, status in zip(search.candidates_, search.status_) if status == ALIVE]
+    at = int(search.progress_[0])
+    columns = slice(at, at + n)
+    scores, labels = search.pending_scores_, search.pending_labels_
+    kept = scores[:, columns].copy(), labels[columns].copy()
+    journal: list = []
+    _FROZEN.add(search)
+    _JOURNALS[search] = journal
+    try:
+        with _state.walked_transaction(owner, (*read_only, scores, labels, *alive)):
+            try:
+                yield
+            except BaseException:
+                for walk, saved in reversed(journal):
+                    walk.restore(saved)
+                scores[:, columns], labels[columns] = kept
+                raise
     finally:
         _FROZEN.discard(search)
+        _JOURNALS.pop(search, None)
 
 
 class OnePassSearch(BaseStreamingAUC):
@@ -523,9 +557,12 @@ class OnePassSearch(BaseStreamingAUC):
         lead = int(self.progress_[2])  # the round leader: fixed before the labels
         at = int(self.progress_[0])
         rows = slice(at, at + X.shape[0])
+        journal = _JOURNALS.get(self)  # a call that declared its metrics untouched
         for i in np.flatnonzero(self.status_ == ALIVE):
             try:
-                self.pending_scores_[i, rows] = _learn_candidate(self.candidates_[i], X, y, weights)
+                self.pending_scores_[i, rows] = _learn_candidate(
+                    self.candidates_[i], X, y, weights, journal
+                )
             except FloatingPointError:
                 self._drop(i, DIVERGED, self.n_samples_seen_)
         if not np.any(self.status_ == ALIVE):

@@ -863,8 +863,8 @@ class FlatState:
             rows,
             shadows,
             [a.copy() for a in plan.others] if plan.others else (),
-            list(map(dict, self._dicts)),
-            list(map(list, self._lists)) if self._lists else (),
+            [d.copy() for d in self._dicts],  # dict(d) of an instance dict: 3 times slower
+            [c.copy() for c in self._lists] if self._lists else (),
             [g.bit_generator.state for g in plan.generators] if plan.generators else (),
         )
 

@@ -379,6 +379,29 @@ def test_flat_state_restores_every_kind_of_member():
     assert flat.is_current(h)
 
 
+def test_an_opaque_member_is_checked_by_identity_and_not_entered():
+    """A walk with an opaque component (a search's candidate) saves, restores and
+    checks everything else, holds the component by identity (replacing it makes the
+    walk stale) and leaves its contents alone."""
+    h = _holder()
+    part = h.stats_[0]
+    flat = _state.FlatState(h, opaque=frozenset({id(part)}))
+    assert id(part.sketch_) not in map(id, flat._arrays)
+    assert vars(part) not in flat._dicts
+    before = snapshot(vars(h))
+    saved = flat.save()
+    h.w_ += 1.0
+    part.sketch_[0, 0] = 99.0
+    part.size = 4
+    part.sketch_[1, 1] = np.nan
+    assert flat.is_current(h) and flat.all_finite()  # contents not checked
+    flat.restore(saved)
+    assert part.sketch_[0, 0] == 99.0 and part.size == 4  # not restored
+    np.testing.assert_array_equal(h.w_, before["w_"])
+    h.stats_[0] = _Component()
+    assert not flat.is_current(h)
+
+
 @pytest.mark.parametrize(
     "where",
     ["w_", "sketch", "fortran", "strided", "float32", "total_", None],

@@ -613,9 +613,15 @@ class FlatState:
     addresses taken by the walk, which holds the arrays, so they are used only
     while :meth:`is_current`). Values changed in place between calls by code other
     than the learner's calls are not the learner's writes: a plan may skip them.
+
+    **Opaque members.** Objects whose ids are in ``opaque`` (components such as the
+    candidates of a search) are checked by identity where they are held, but not
+    entered: their contents are neither saved nor restored nor checked. A caller
+    that walks so must undo their changes by other means (their own transactions).
     """
 
     __slots__ = (
+        "_opaque",
         "_vars",
         "_dicts",
         "_lists",
@@ -632,7 +638,8 @@ class FlatState:
         "current",
     )
 
-    def __init__(self, obj, pinned: tuple[str, ...] = ()):
+    def __init__(self, obj, pinned: tuple[str, ...] = (), opaque: frozenset = frozenset()):
+        self._opaque = opaque
         self._vars = vars(obj)
         self._dicts: list[dict] = [self._vars]
         self._lists: list[list] = []
@@ -675,6 +682,8 @@ class FlatState:
     def _visit(self, value, arrays: dict) -> None:
         if self._is_held(value):
             self._walked.add(id(value))
+            if id(value) in self._opaque:  # kept by identity only, not entered
+                return
         if isinstance(value, np.ndarray):
             arrays.setdefault(id(value), value)
         elif isinstance(value, list):

@@ -148,6 +148,8 @@ def default_candidates(n_features: int) -> list[BaseStreamingAUC]:
 _FROZEN: weakref.WeakSet = weakref.WeakSet()
 #: The journal of such a call: what undoes each candidate's transaction.
 _JOURNALS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+#: The walks of such calls' owners, with the candidates and metrics opaque.
+_SHALLOW_WALKS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 #: Each search's leader and ensemble at its current stream position (``_choice``).
 _CHOICES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
@@ -195,38 +197,44 @@ def search_transaction(owner, search: OnePassSearch, X) -> Iterator[None]:
 
     Such a call learns each alive candidate once, in a transaction of the candidate's
     own (:func:`_learn_candidate`), which copies only what the candidate's call can
-    write (one example: what its row can change). So this transaction copies no
-    candidate either: it keeps the candidates' transactions in a journal and, if the
-    call fails, undoes them (last first) before restoring the rest of the state, and
-    of the buffered scores and labels it saves only the call's columns. A rejected
-    call thus leaves everything as it was, as with a copy of the whole state.
+    write (one example: what its row can change). So this transaction does not enter
+    the candidates (nor the metrics) at all: it walks the rest of the state with them
+    opaque (:class:`aucstream._state.FlatState`, kept between calls), keeps the
+    candidates' transactions in a journal and, if the call fails, undoes them (last
+    first) before restoring the rest; of the buffered scores and labels it saves only
+    the call's columns. A rejected call thus leaves everything as it was, as with a
+    copy of the whole state.
     """
     n = _n_rows(X)
-    read_only = search._read_only_rows(n)
-    if not read_only:
+    if not search._read_only_rows(n):
         with _state.walked_transaction(owner):
             yield
         return
-    alive = [c for c, status in zip(search.candidates_, search.status_) if status == ALIVE]
+    flat = _SHALLOW_WALKS.get(owner)
+    if flat is None or not flat.current(owner):
+        opaque = (*search.candidates_, *search.overall_, *search.recent_)
+        flat = _SHALLOW_WALKS[owner] = _state.FlatState(owner, opaque=frozenset(map(id, opaque)))
+    scores, labels = search.pending_scores_, search.pending_labels_
     at = int(search.progress_[0])
     columns = slice(at, at + n)
-    scores, labels = search.pending_scores_, search.pending_labels_
     kept = scores[:, columns].copy(), labels[columns].copy()
+    saved = flat.save(flat.plan((scores, labels)))
     journal: list = []
     _FROZEN.add(search)
     _JOURNALS[search] = journal
     try:
-        with _state.walked_transaction(owner, (*read_only, scores, labels, *alive)):
-            try:
-                yield
-            except BaseException:
-                for walk, saved in reversed(journal):
-                    walk.restore(saved)
-                scores[:, columns], labels[columns] = kept
-                raise
+        yield
+    except BaseException:
+        for walk, undo in reversed(journal):
+            walk.restore(undo)
+        scores[:, columns], labels[columns] = kept
+        flat.restore(saved)
+        raise
     finally:
         _FROZEN.discard(search)
         _JOURNALS.pop(search, None)
+    if not flat.current(owner):  # the call replaced state objects: do not hold the old
+        del _SHALLOW_WALKS[owner]
 
 
 class OnePassSearch(BaseStreamingAUC):

@@ -563,7 +563,9 @@ class OnlineStandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator
             setattr(self, name, np.zeros(n_features, dtype=dtype))
 
     def _learn(self, X, *, reset: bool, emit: bool):
-        with _state.transaction(self):
+        # a walk of the state kept between calls (a one-row call costs a compiled copy
+        # of the statistics, not a walk and a snapshot)
+        with _state.walked_transaction(self):
             validate_params_once(self)
             reset = reset or not hasattr(self, "n_samples_seen_")
             X = self._check_input(X, reset=reset)
@@ -575,6 +577,9 @@ class OnlineStandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator
                 self._centering(sp.issparse(X), reset=False)
             out = self._pass(X, learn=True, emit=emit)
             self.n_samples_seen_ += X.shape[0]
+            flat = _state.kept_walk(self)
+            if flat is not None and flat.current(self) and flat.all_finite():
+                return out
             where = _state.first_non_finite(self)
             if where is not None:
                 raise FloatingPointError(

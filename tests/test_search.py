@@ -143,6 +143,22 @@ def test_every_candidate_diverging_is_an_error_that_changes_nothing():
     assert search.n_samples_seen_ == 2 and search.status_[0] == 0
 
 
+def test_one_example_on_which_every_candidate_diverges_changes_nothing():
+    """A one-row call (the journaled transaction) that drops every candidate is
+    refused with the search bit for bit as before, and the stream goes on."""
+    from conftest import assert_same_state
+
+    X, y = stream(500)
+    search = OnePassSearch([OPAUC(eta=64.0), OPAUC(eta=32.0)], first_round=10**6)
+    search.partial_fit(X[:20], y[:20], classes=[0, 1])
+    before = _bits(search)
+    with pytest.raises(FloatingPointError, match="every candidate diverged"):
+        search.partial_fit(X[20:21] * 1e150, y[20:21])
+    assert_same_state(before, _bits(search))
+    search.learn_one(X[20], y[20])
+    assert search.n_samples_seen_ == 21 and list(search.status_) == [0, 0]
+
+
 def test_rounds_wait_for_both_classes_in_the_window():
     X, y = stream(4000)
     y[:3000] = 0  # the first round's window has no positive

@@ -30,7 +30,9 @@ positives), this measures, on the same rows:
 - :class:`aucstream.river.RiverClassifier` around each learner, on River-style dicts
   (string keys), against River's ``LogisticRegression`` (``learn_one``,
   ``predict_proba_one``);
-- ``learn_one`` with 1-D arrays for every online learner with default parameters;
+- ``learn_one`` with 1-D arrays for every online learner with default parameters,
+  and for the tuning-free race (``StreamPipeline()``, ``OnePassSearch()``) again
+  after 5,000 examples, when its rounds have dropped candidates;
 - chunks of 10,000 rows through the fast path and through the full validation (the
   fast path switched off), to show that large chunks did not get slower.
 
@@ -400,6 +402,37 @@ def every_learner_learn_one(quick: bool) -> list[dict]:
     return rows
 
 
+def race_learn_one_later(quick: bool) -> list[dict]:
+    """``learn_one`` of the tuning-free race (``StreamPipeline()``, ``OnePassSearch()``)
+    after its first rounds: the steady cost on a long stream, with fewer candidates
+    alive (the table above measures the first examples, all 14 alive)."""
+    from aucstream import OnePassSearch, StreamPipeline
+
+    start, n = 5000, (300 if quick else 1500)
+    rounds = 3 if quick else 5
+    X, y, source = stream(start + n)
+    dense = X.toarray()
+    rows = []
+    for make in (StreamPipeline, OnePassSearch):
+        model = make()
+        for lo in range(0, start, 500):
+            model.partial_fit(dense[lo : lo + 500], y[lo : lo + 500], classes=[-1.0, 1.0])
+        search = model.estimator_ if make is StreamPipeline else model
+        alive = int(np.sum(search.status_ == 0))
+        items = range(start, start + n)
+        us = per_call(lambda i, m=model: m.learn_one(dense[i], y[i]), items, rounds)
+        rows.append(
+            {
+                "learner": make.__name__,
+                "call": f"learn_one, 1-D array, after {start:,} examples",
+                "us_per_call": round(us * 1e6, 2),
+                "alive_candidates": alive,
+                "data": source,
+            }
+        )
+    return rows
+
+
 def run(quick: bool = False) -> list[dict]:
     """Every measurement of this module, one dict per row (see the module docstring)."""
     return (
@@ -407,6 +440,7 @@ def run(quick: bool = False) -> list[dict]:
         + scoring_costs(quick)
         + river_wrapper_costs(quick)
         + every_learner_learn_one(quick)
+        + race_learn_one_later(quick)
         + big_chunks(quick)
     )
 

@@ -206,7 +206,7 @@ def search_transaction(owner, search: OnePassSearch, X) -> Iterator[None]:
     copy of the whole state.
     """
     n = _n_rows(X)
-    if not search._read_only_rows(n):
+    if not search._between_updates(n):
         with _state.walked_transaction(owner):
             yield
         return
@@ -597,16 +597,14 @@ class OnePassSearch(BaseStreamingAUC):
     def _transaction(self, X=None):
         return search_transaction(self, self, X)
 
-    def _read_only_rows(self, n: int | None) -> tuple:
-        """What a call of ``n`` rows can not write: the metrics and the dropped
-        candidates when no block end or round falls within the call (else nothing)."""
+    def _between_updates(self, n: int | None) -> bool:
+        """Whether a call of ``n`` rows reaches no block end and no round: then it
+        writes neither the metrics nor a dropped candidate, and each alive candidate
+        learns its rows in one transaction of its own (:func:`search_transaction`)."""
         if n is None or n < 0 or "progress_" not in self.__dict__:
-            return ()
+            return False
         buffered, next_round = int(self.progress_[0]), int(self.progress_[1])
-        if buffered + n >= self._BLOCK or self.n_samples_seen_ + n >= next_round:
-            return ()
-        dropped = [c for c, status in zip(self.candidates_, self.status_) if status != ALIVE]
-        return (self.overall_, self.recent_, *dropped)
+        return buffered + n < self._BLOCK and self.n_samples_seen_ + n < next_round
 
     def _flush(self) -> None:
         """Feed the buffered scores to the metrics of the candidates that produced them."""

@@ -312,3 +312,34 @@ def _unseeded(bits):
     if isinstance(bits, (list, tuple)):
         return type(bits)(_unseeded(v) for v in bits)
     return bits
+
+
+@pytest.mark.parametrize("rows", [1, 3])
+def test_a_rejected_call_restores_a_candidate_that_saves_by_rows(rows, monkeypatch):
+    """At high d SOLAM's transaction saves only the rows of the example's features
+    (its undo is by rows): journaled in a search's call that a later candidate
+    interrupts, it still puts back every bit."""
+    from conftest import assert_same_state, patch_update
+
+    rng = np.random.default_rng(0)
+    n, d = 760, 5000
+    X = np.where(rng.random((n, d)) < 0.01, rng.normal(size=(n, d)), 0.0)
+    y = (X[:, :50].sum(axis=1) + 0.3 * rng.normal(size=n) > 0).astype(int)
+    search = OnePassSearch([SOLAM(), UnivariateOnline(eta=2**-6)], first_round=10**5)
+    search.fit(X[:700], y[:700])
+    for i in range(700, 720):  # one-row calls: SOLAM binds its one-row update
+        search.learn_one(X[i], y[i])
+    assert search.candidates_[0]._row_logged_state()
+    before = _bits(search)
+
+    def interrupt(self, chunk, update):  # UnivariateOnline, after SOLAM learnt
+        update(self, chunk)
+        raise KeyboardInterrupt
+
+    with monkeypatch.context() as patch:
+        patch_update(patch, UnivariateOnline, interrupt)
+        with pytest.raises(KeyboardInterrupt):
+            search.partial_fit(X[720 : 720 + rows], y[720 : 720 + rows])
+    assert_same_state(before, _bits(search))
+    search.partial_fit(X[720:], y[720:])
+    assert search.n_samples_seen_ == n

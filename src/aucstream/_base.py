@@ -591,7 +591,7 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
             rows = one.rows()
             if 2 * rows.shape[0] > chunk.n_features:
                 rows = None
-        plan = self._fast_plan(cache, chunk, rows, one_row=True)
+        plan = self._fast_plan(cache, chunk, rows, one_row=True, positive=one.positive)
         saved = flat.save(plan, rows)
         if journal is not None:
             journal.append((flat, saved))
@@ -1265,17 +1265,28 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
         return rows if 2 * rows.shape[0] <= chunk.n_features else None
 
     def _fast_plan(
-        self, cache: FastCache, chunk: Chunk, rows: np.ndarray | None, one_row: bool = False
+        self,
+        cache: FastCache,
+        chunk: Chunk,
+        rows: np.ndarray | None,
+        one_row: bool = False,
+        positive: bool | None = None,
     ):
         """The fast path's plan for ``chunk``: leave out :meth:`_read_only_state`, and,
         when ``rows`` are given, handle by those rows :meth:`_row_written_state`.
 
         The plan of a ``one_row`` chunk (a call of one example, with parameters kept by
         identity) is kept in the cache per class, when it does not depend on the rows
-        (``rows`` None, or :attr:`_row_written_by_class`)."""
+        (``rows`` None, or :attr:`_row_written_by_class`). ``positive``: whether its
+        example is positive, when the caller knows it as a Python bool (the one-row
+        path; a key of numpy values costs more to make and to hash)."""
         keep = one_row and (rows is None or self._row_written_by_class)
-        key = (chunk.y[0] > 0.0, rows is None, self._plan_variant(chunk)) if keep else None
-        plan = cache.plans.get(key) if keep else None
+        plan = key = None
+        if keep:
+            if positive is None:
+                positive = bool(chunk.y[0] > 0.0)
+            key = (positive, rows is None, self._plan_variant(chunk))
+            plan = cache.plans.get(key)
         if plan is None:
             by_rows = () if rows is None else self._row_written_state(chunk)
             plan = cache.flat.plan(self._read_only_state(chunk.y, chunk), by_rows)

@@ -241,6 +241,7 @@ class OneRow:
         "indices",
         "data",
         "y",
+        "positive",
         "scores",
         "nonzero",
         "named",
@@ -251,6 +252,7 @@ class OneRow:
         width = learner.n_features_in_
         self.dense, self.capacity = dense, capacity
         self.y = np.zeros(1)
+        self.positive = False  # y[0] > 0, as a Python bool (keys the kept plans)
         self.scores = np.zeros(1) if scores else NONE
         #: the columns of the loaded dense row's non-zeros are nonzero[:named]
         self.nonzero, self.named = np.zeros(width if dense else 0, dtype=np.int64), 0
@@ -271,6 +273,7 @@ class OneRow:
         valid (see :func:`aucstream._chunks.load_dense_row`)."""
         self.named = load_dense_row(values, self.data, self.nonzero)
         self.y[0] = label
+        self.positive = label > 0.0
         return self.named >= 0
 
     def load_sparse(self, source, indices, values, label: float) -> bool:
@@ -282,6 +285,7 @@ class OneRow:
             source = self.whole
             source[1] = indices.shape[0]
         self.y[0] = label
+        self.positive = label > 0.0
         buffers = self.indptr, self.indices, self.data
         return load_sparse_row(source, indices, values, self.chunk.n_features, *buffers) >= 0
 

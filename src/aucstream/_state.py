@@ -567,6 +567,7 @@ class _Plan:
         "rows_back",
         "rows_floats",
         "rows_floats32",
+        "float64_only",
     )
 
 
@@ -752,6 +753,13 @@ class FlatState:
             plan.copy = self._table(plan.views, plan.shadows)
             plan.back = np.ascontiguousarray(plan.copy[:, [1, 0, 2]])
         plan.generators = [g for g in self._generators if id(g) not in skip]
+        # whether all_finite needs only the compiled check of the float64 table
+        plan.float64_only = not (
+            plan.floats32.shape[0]
+            or plan.rows_floats.shape[0]
+            or plan.rows_floats32.shape[0]
+            or plan.other_floats
+        )
         return plan
 
     def plan(self, read_only: tuple, by_rows: tuple = ()) -> _Plan:
@@ -911,15 +919,16 @@ class FlatState:
             plan = self._full
         if not _all_finite(plan.floats):
             return False
-        if plan.floats32.shape[0] and not _all_finite32(plan.floats32):
-            return False
-        if plan.rows_floats.shape[0] and not _rows_finite64(plan.rows_floats, rows):
-            return False
-        if plan.rows_floats32.shape[0] and not _rows_finite32(plan.rows_floats32, rows):
-            return False
-        for a in plan.other_floats:
-            if not np.isfinite(a).all():
+        if not plan.float64_only:
+            if plan.floats32.shape[0] and not _all_finite32(plan.floats32):
                 return False
+            if plan.rows_floats.shape[0] and not _rows_finite64(plan.rows_floats, rows):
+                return False
+            if plan.rows_floats32.shape[0] and not _rows_finite32(plan.rows_floats32, rows):
+                return False
+            for a in plan.other_floats:
+                if not np.isfinite(a).all():
+                    return False
         get = self._vars.get
         for name in self._scalar_names:
             value = get(name)  # math.isfinite: numpy's scalar call costs ~10 times more

@@ -145,7 +145,6 @@ from .covariance import (
     run_reserving,
     solve_from_statistics,
 )
-from .covariance._full import PENDING_ROWS
 from .covariance._lowrank import sketch_cross, sketch_tmatvec
 from .covariance._nbytes import summary_nbytes
 
@@ -989,8 +988,7 @@ class OPAUC(BaseStreamingAUC):
             return 0
         y = chunk.y
         if y.shape[0] == 1:  # (a one-example call: the quick way)
-            held = self.stats_[1 if y[0] > 0.0 else 0].n_pending_[0]
-            return _FILLED if held + 1 >= PENDING_ROWS else _UNTOUCHED
+            return _FILLED if self.stats_[1 if y[0] > 0.0 else 0].fills_pending(1) else _UNTOUCHED
         c = self._chunk_class(y)
         if c is None:
             return 0

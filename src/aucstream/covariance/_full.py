@@ -283,9 +283,15 @@ def full_cov_matvec(arrays, v, out):
     if arrays.count[0] == 0:
         out[:] = 0.0
         return 0.0
+    _scatter_product(arrays, v, out)
+    return cov_from_scatter_product(arrays.weight, arrays.sums, v, out)
+
+
+@nb.njit(cache=True, _nrt=False, inline="always")
+def _scatter_product(arrays, v, out):
+    """``out = P v``: the stored triangle's product plus the held-back rows' part."""
     upper_matvec(arrays.scatter, v, out)
     _pending_matvec(arrays.pending, arrays.pending_weight, arrays.n_pending[0], v, out)
-    return cov_from_scatter_product(arrays.weight, arrays.sums, v, out)
 
 
 def _add_full(arrays, *args):
@@ -456,9 +462,7 @@ class FullCovariance(CovarianceSummary):
     def scatter_matvec(self, v: ArrayLike) -> np.ndarray:
         """:math:`P v`; O(d^2)."""
         out = np.empty(self.n_features)
-        v = self._vector(v)
-        upper_matvec(self.scatter_, v, out)
-        _pending_matvec(self.pending_, self.pending_weight_, int(self.n_pending_[0]), v, out)
+        _scatter_product(self.arrays(), self._vector(v), out)
         return out
 
     def matvec(self, v: ArrayLike) -> np.ndarray:

@@ -87,17 +87,20 @@ def patch_update(patch, cls, spoilt) -> None:
 def watch_rows_outside(monkeypatch, cls) -> list:
     """Make every update of ``cls`` (:func:`patch_update`) check that the arrays its
     chunk declares written by rows (``_row_written_state``) are unchanged outside the
-    chunk's features; returns the list to which each call appends how many arrays it
-    checked."""
+    rows ``_written_rows`` names for each; returns the list to which each call
+    appends how many arrays it checked."""
     checked = []
 
     def watched(self, chunk, update):
         written = self._row_written_state(chunk)
-        outside = np.setdiff1d(np.arange(chunk.n_features), self._chunk_rows(chunk))
-        before = [a[outside].copy() for a in written]
+        rows = self._written_rows(chunk, written) if written else {}
+        assert set(rows) == set(map(id, written))
+        every = np.arange(chunk.n_features)
+        outside = [np.setdiff1d(every, rows[id(a)]) for a in written]
+        before = [a[out].copy() for a, out in zip(written, outside)]
         update(self, chunk)
-        for a, old in zip(written, before):
-            assert a[outside].tobytes() == old.tobytes()
+        for a, out, old in zip(written, outside, before):
+            assert a[out].tobytes() == old.tobytes()
         checked.append(len(written))
 
     patch_update(monkeypatch, cls, watched)

@@ -196,10 +196,10 @@ def test_undo_log_puts_back_overlapping_row_and_whole_saves():
     flags = rng.random(30) < 0.5
     start = [a.copy(), b.copy(), flags.copy()]
     log = _state.UndoLog((a, b, flags))
-    written = frozenset(map(id, (a, b, flags)))
     for step, rows in enumerate([[1, 5, 7], [5, 6, 29], None, [0, 5]]):
         rows = None if rows is None else np.array(rows, dtype=np.int64)
-        log.cover(rows, written if step != 1 else frozenset([id(a)]))
+        written = (a,) if step == 1 else (a, b, flags)
+        log.cover(None if rows is None else dict.fromkeys(map(id, written), rows))
         for array in (a, b, flags):
             where = slice(None) if rows is None or step == 1 and array is not a else rows
             array[where] = rng.normal(size=array[where].shape) if array.dtype.kind == "f" else 1
@@ -354,3 +354,59 @@ def test_a_plan_by_rows_refuses_rows_outside_its_arrays():
     assert flat.all_finite()  # complete: later checks may visit the rows only
     assert not flat.all_finite(plan, np.array([40], dtype=np.int64))
     assert_same_bytes(before, state_bytes(model))
+
+
+def test_unique_rows_by_class_are_those_of_each_class():
+    rng = np.random.default_rng(3)
+    for n, density in [(50, 0.3), (10_000, 0.0005)]:  # by flags; by sorts (few indices)
+        X = sp.random(40, n, density=density, format="csr", random_state=rng)
+        positive = rng.random(40) < 0.4
+        part = slice(7, 33)  # indptr not starting at 0
+        sub, labels = X[part], positive[part]
+        start = X.indptr[7]
+        indptr = X.indptr[7:34]
+        assert indptr[0] == start and (start > 0 or density < 0.01)
+        neg, pos = _state.unique_rows_by_class(indptr, X.indices.astype(np.int64), labels, n)
+        np.testing.assert_array_equal(neg, np.unique(sub[~labels].indices))
+        np.testing.assert_array_equal(pos, np.unique(sub[labels].indices))
+        assert neg.dtype == pos.dtype == np.int64
+    bad = np.array([0, 2, 3], dtype=np.int64)
+    for index in (-1, 10):
+        indices = np.array([1, index, 4], dtype=np.int64)
+        with pytest.raises(ValueError, match="outside"):
+            _state.unique_rows_by_class(bad, indices, np.array([True, False]), 10)
+
+
+def test_undo_logs_keep_one_spare_buffer_per_array_of_at_most_a_quarter():
+    rng = np.random.default_rng(4)
+    a = rng.normal(size=(400, 3))
+    start = a.copy()
+
+    def call(rows, fail):
+        log = _state.UndoLog((a,))
+        rows = np.array(rows, dtype=np.int64)
+        log.cover({id(a): rows})
+        saved = log._entries[0][2] if rows.size else None
+        a[rows] = rng.normal(size=(rows.size, 3))
+        if fail:
+            log.undo()
+            assert a.tobytes() == start.tobytes()
+        log.release()
+        return saved
+
+    assert _state._SPARES.pop(a) is None
+    call([], fail=False)  # nothing to save: no buffer
+    assert _state._SPARES.pop(a) is None
+    start = a.copy()
+    first = call(range(0, 100, 2), fail=True)
+    spare = _state._SPARES.pop(a)
+    assert spare is first and spare.shape == (50, 3)
+    _state._SPARES.offer(a, spare)
+    again = call([3, 7, 399], fail=True)  # fewer rows: into the spare
+    assert again.base is spare and _state._SPARES.pop(a) is spare
+    _state._SPARES.offer(a, spare)
+    call(range(150), fail=False)  # more rows than a quarter: not kept
+    assert _state._SPARES.pop(a) is spare
+    start = a.copy()
+    call(range(0, 400, 4), fail=True)  # a quarter: kept, the larger one
+    assert _state._SPARES.pop(a).shape == (100, 3)

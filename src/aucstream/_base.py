@@ -1086,18 +1086,25 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
         if not logged:
             return None
         written = self._row_written_state(chunk)
-        rows = None
-        if written:
-            rows = _state.unique_rows(self._chunk_rows(chunk), chunk.n_features)
+        rows = self._written_rows(chunk, written) if written else {}
         log = _state.active_log(self)
         if log is not None:
-            log.cover(rows, frozenset(map(id, written)))
+            log.cover(rows)
         finite = _state.marked_finite(self, written)
         if not finite:
             return None
         bounded = frozenset(map(id, self._bounded_state()))
-        unchecked = rows[:0]  # no row to check
-        return {id(a): unchecked if id(a) in bounded else rows for a in finite}
+        unchecked = np.zeros(0, dtype=np.int64)  # no row to check
+        return {id(a): unchecked if id(a) in bounded else rows[id(a)] for a in finite}
+
+    def _written_rows(self, chunk: Chunk, written: tuple) -> dict:
+        """``{id(array): rows}``: the rows (distinct, sorted) that ``_update(chunk)``
+        may write of each array of :meth:`_row_written_state` (``written``). The
+        default: the chunk's features (:meth:`_chunk_rows`) for every one; a learner
+        may name fewer per array (OPAUC: a class's summary, the features of the
+        chunk's examples of that class)."""
+        rows = _state.unique_rows(self._chunk_rows(chunk), chunk.n_features)
+        return dict.fromkeys(map(id, written), rows)
 
     def _kernel_error(self, chunk: Chunk, error: Exception) -> FloatingPointError:
         """The error that reports an arithmetic ``error`` raised by ``_update``."""
@@ -1302,6 +1309,17 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
         if chunk.indices is not None:
             return chunk.indices[chunk.indptr[0] : chunk.indptr[-1]]
         return nonzero_columns(chunk.data)
+
+    @staticmethod
+    def _chunk_rows_by_class(chunk: Chunk) -> tuple[np.ndarray, np.ndarray]:
+        """The distinct features (sorted) that the chunk's negative examples name, and
+        those its positive examples name (as :meth:`_chunk_rows`)."""
+        positive = chunk.y > 0
+        if chunk.indices is not None:
+            return _state.unique_rows_by_class(
+                chunk.indptr, chunk.indices, positive, chunk.n_features
+            )
+        return nonzero_columns(chunk.data[~positive]), nonzero_columns(chunk.data[positive])
 
     def _read_only_state(self, y_pm: np.ndarray, chunk: Chunk | None = None) -> tuple:
         """State that learning a chunk of labels ``y_pm`` (+1/-1) can not write.

@@ -377,7 +377,7 @@ def test_unique_rows_by_class_are_those_of_each_class():
             _state.unique_rows_by_class(bad, indices, np.array([True, False]), 10)
 
 
-def test_undo_logs_keep_one_spare_buffer_per_array_of_at_most_a_quarter():
+def test_undo_logs_keep_one_spare_buffer_per_array_of_at_most_an_eighth():
     rng = np.random.default_rng(4)
     a = rng.normal(size=(400, 3))
     start = a.copy()
@@ -398,15 +398,15 @@ def test_undo_logs_keep_one_spare_buffer_per_array_of_at_most_a_quarter():
     call([], fail=False)  # nothing to save: no buffer
     assert _state._SPARES.pop(a) is None
     start = a.copy()
-    first = call(range(0, 100, 2), fail=True)
+    first = call(range(0, 80, 2), fail=True)
     spare = _state._SPARES.pop(a)
-    assert spare is first and spare.shape == (50, 3)
+    assert spare is first and spare.shape == (40, 3)
     _state._SPARES.offer(a, spare)
     again = call([3, 7, 399], fail=True)  # fewer rows: into the spare
     assert again.base is spare and _state._SPARES.pop(a) is spare
     _state._SPARES.offer(a, spare)
-    call(range(150), fail=False)  # more rows than a quarter: not kept
+    call(range(51), fail=False)  # more rows than an eighth: not kept
     assert _state._SPARES.pop(a) is spare
     start = a.copy()
-    call(range(0, 400, 4), fail=True)  # a quarter: kept, the larger one
-    assert _state._SPARES.pop(a).shape == (100, 3)
+    call(range(0, 400, 8), fail=True)  # an eighth: kept, the larger one
+    assert _state._SPARES.pop(a).shape == (50, 3)

@@ -235,11 +235,11 @@ class UndoLog:
 
     def release(self) -> None:
         """End of the transaction: forget the saved values and keep the largest buffer
-        of each array (up to a quarter of the array's size) as its spare."""
+        of each array (up to an eighth of the array's size) as its spare."""
         self._entries.clear()
         self._whole.clear()
         for array, buffer in self._buffers:
-            if 4 * buffer.nbytes <= array.nbytes:
+            if 8 * buffer.nbytes <= array.nbytes:
                 _SPARES.offer(array, buffer)
         self._buffers.clear()
 
@@ -252,7 +252,8 @@ class _Spares:
     costs its pages' first touch, a third of the copy (OPAUC with the hashed sketch:
     18.5 against 13 ms per sketch and chunk). A buffer is lent to one log at a time
     (taken out by :meth:`pop`) and goes when its array does (a weak reference's
-    callback), so at most a quarter of each logged array's size is kept.
+    callback), so at most an eighth of each logged array's size is kept: saves of
+    larger calls (chunks naming more than an eighth of the features) take new buffers.
     """
 
     __slots__ = ("_data",)

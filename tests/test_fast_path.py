@@ -543,7 +543,7 @@ X = np.abs(np.random.default_rng(0).normal(size=(30, 4))); y = np.arange(30) % 2
 model = SOLAM().partial_fit(X[:10], y[:10])
 model.partial_fit(X[10:11], y[10:11]); model.partial_fit(sp.csr_matrix(X[11:13]), y[11:13])
 model.learn_one({0: 1.0, 2: 0.5}, 1)
-fns = [_chunks._values_ok, _chunks._csr_ok, _chunks._key_order, _state._copy_table,
+fns = [_chunks._values_ok, _chunks._csr_ok, _chunks.load_row_in_place, _state._copy_table,
        _state._all_finite]
 print(sum(len(f.stats.cache_misses) for f in fns), sum(len(f.stats.cache_hits) for f in fns))
 """

@@ -286,6 +286,48 @@ def test_dict_rows_of_growing_size_grow_the_buffers():
     assert_same_state(snapshot(vars(reference)), snapshot(vars(model)))
 
 
+@pytest.mark.parametrize("name", ["SOLAM", "UnivariateOnline", "OPAUC-full"])
+def test_dict_rows_in_any_key_order_and_of_any_key_and_value_type_learn_as_csr(name):
+    X, y = make_stream(60, 200, seed=4)
+    model = start(BINDING[name], X, y)
+    reference = pickle.loads(pickle.dumps(model))
+    rng = np.random.default_rng(5)
+    for i in range(10, 60):
+        k = [3, 40, 120, 1][i % 4]  # an order sorted by insertion, then by a sort
+        cols = rng.choice(200, size=k, replace=False)  # in random order
+        keys = [
+            int(c) if a % 3 else np.int64(c) if a % 2 else np.int32(c) for a, c in enumerate(cols)
+        ]
+        values = [X[i, c] if a % 2 else np.float32(X[i, c]) for a, c in enumerate(cols)]
+        model.learn_one(dict(zip(keys, values)), y[i])
+        order = np.argsort(cols)
+        row = sp.csr_matrix(
+            (np.array(values, dtype=np.float64)[order], cols[order], [0, k]), shape=(1, 200)
+        )
+        reference.partial_fit(row, y[i : i + 1])
+    assert_same_state(snapshot(vars(reference)), snapshot(vars(model)))
+
+
+def test_load_row_in_place_sorts_and_checks_like_csr():
+    from aucstream._chunks import load_row_in_place
+
+    rng = np.random.default_rng(6)
+    for k in (0, 1, 5, 40):
+        cols = rng.choice(50, size=k, replace=False)
+        vals = rng.normal(size=k)
+        indices, data, indptr = np.full(64, -7), np.full(64, np.nan), np.zeros(2, np.int64)
+        indices[:k], data[:k] = cols, vals
+        assert load_row_in_place(k, 50, indptr, indices, data) == k
+        order = np.argsort(cols)
+        assert indptr.tolist() == [0, k]
+        np.testing.assert_array_equal(indices[:k], cols[order])
+        np.testing.assert_array_equal(data[:k], vals[order])
+    for bad_index, bad_value in ((50, 1.0), (-1, 1.0), (3, 1.0), (4, np.nan), (4, np.inf)):
+        indices, data = np.array([3, 9, bad_index, 0]), np.array([1.0, 2.0, bad_value, 3.0])
+        assert load_row_in_place(4, 50, np.zeros(2, np.int64), indices, data) == -1
+    assert load_row_in_place(5, 50, np.zeros(2, np.int64), np.arange(4), np.ones(4)) == -1
+
+
 def test_non_contiguous_and_float32_rows_take_the_usual_path():
     X, y = stream()
     model = SOLAM().partial_fit(X[:10], y[:10])

@@ -527,8 +527,9 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
         of the state that pins the parameters last validated), ``y`` equals one of
         the classes, and the row is plainly valid: ``row`` a C-contiguous float64 1-D
         array of the learner's width (``indices`` None; a learner whose kernels read
-        dense rows), a dict (:func:`aucstream._chunks.dict_row_arrays`, which raises
-        as the usual path does), or the ``indptr`` of a one-row CSR matrix with its
+        dense rows), a dict of integer keys and numbers
+        (:meth:`aucstream._fastpath.OneRow.load_dict`; the usual path says what is
+        wrong with another), or the ``indptr`` of a one-row CSR matrix with its
         ``indices`` and ``data`` (float64), whose values and indices
         :class:`aucstream._fastpath.OneRow` accepts. ``journal``: see
         :meth:`_learn_one_row`.
@@ -544,19 +545,18 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
         if label is None:
             return _NOT_TAKEN
         if type(row) is dict:
-            indices, data = dict_row_arrays(row, self.n_features_in_)
-            row = None
-        elif data is not None and not (
-            data.dtype == _FLOAT64 and indices.dtype.kind == "i" and row.dtype.kind == "i"
-        ):
-            return _NOT_TAKEN
-        if indices is None:
+            one = self._one_row_context(cache, False, len(row))
+            if one is None or not one.load_dict(row, label):
+                return _NOT_TAKEN
+        elif indices is None:
             if row.dtype != _FLOAT64 or not row.flags.c_contiguous or not self._dense_kernels:
                 return _NOT_TAKEN
             one = self._one_row_context(cache, True, 0)
             if one is None or not one.load_dense(row, label):
                 return _NOT_TAKEN
         else:
+            if not (data.dtype == _FLOAT64 and indices.dtype.kind == "i" and row.dtype.kind == "i"):
+                return _NOT_TAKEN
             one = self._one_row_context(cache, False, indices.shape[0])
             if one is None or not one.load_sparse(row, indices, data, label):
                 return _NOT_TAKEN

@@ -254,6 +254,29 @@ def load_sparse_row(source, idx, vals, n_cols, indptr, indices, data):
 
 
 @nb.njit(cache=True)
+def load_row_in_place(k, n_cols, indptr, indices, data):
+    """Make the first ``k`` entries of the buffers ``indices`` and ``data`` (written
+    in any order of the indices) one CSR row: sorted by index (stably) when they are
+    not, ``indptr`` = [0, k]; return k when :func:`_csr_ok` accepts them as a row of
+    ``n_cols`` columns, else -1 (the buffers unspecified)."""
+    if k > indices.shape[0] or k > data.shape[0]:
+        return -1
+    idx, vals = indices[:k], data[:k]
+    for a in range(1, k):
+        if idx[a] <= idx[a - 1]:
+            order = np.argsort(idx, kind="mergesort")
+            sorted_idx, sorted_vals = idx[order], vals[order]
+            idx[:] = sorted_idx
+            vals[:] = sorted_vals
+            break
+    indptr[0] = 0
+    indptr[1] = k
+    if not _csr_ok(indptr, idx, vals, n_cols):
+        return -1
+    return k
+
+
+@nb.njit(cache=True)
 def sparse_row_dot(idx, vals, coef):
     """``sum_k vals[k] * coef[idx[k]]``, summed in order from 0.0 as scipy's CSR
     product sums a row (so the score of a dict row equals ``decision_function``'s of

@@ -289,6 +289,26 @@ class OneRow:
         buffers = self.indptr, self.indices, self.data
         return load_sparse_row(source, indices, values, self.chunk.n_features, *buffers) >= 0
 
+    def load_dict(self, x: dict, label: float) -> bool:
+        """Fill the sparse buffers with the ``{index: value}`` row ``x`` (at most
+        ``capacity`` entries) and its label, converting keys and values as
+        :func:`aucstream._chunks.dict_row_arrays` does but straight into the buffers
+        and checking them in one compiled call (a one-row call with a dict of 14
+        entries: 9 against 5 us). False, having filled nothing that counts, when ``x``
+        is not plainly valid (the usual path then says why)."""
+        k = len(x)
+        if k > self.capacity or not _chunks._INT_KEYS.issuperset(map(type, x)):
+            return False
+        try:
+            self.indices[:k] = list(x)
+            self.data[:k] = list(x.values())
+        except (TypeError, ValueError, OverflowError):
+            return False
+        self.y[0] = label
+        self.positive = label > 0.0
+        n = self.chunk.n_features
+        return _chunks.load_row_in_place(k, n, self.indptr, self.indices, self.data) >= 0
+
     def rows(self) -> np.ndarray:
         """The features the loaded row names (``BaseStreamingAUC._chunk_rows`` of its
         chunk): its stored columns, or a dense row's non-zero columns."""

@@ -99,3 +99,26 @@ def test_an_unfitted_learner_says_so():
 
     with pytest.raises(NotFittedError):
         SOLAM().decision_one(np.zeros(3))
+
+
+def test_the_threshold_and_one_probability_agree_with_the_calibration():
+    from aucstream import _calibration
+
+    rng = np.random.default_rng(0)
+    scores = rng.normal(size=200)
+    state = _calibration.new_state()
+    assert _calibration.threshold(state) == 0.0  # not ready
+    assert _calibration.probability_one(state, 1.0) == 0.5  # nothing seen: one half
+    labels = (scores + rng.normal(size=200) > 0.3).astype(float) * 2 - 1
+    _calibration.update(state, scores, labels, np.zeros(0))
+    assert _calibration.is_ready(state)
+    n, mean, m2, a, b = (float(state[i]) for i in range(5))
+    t = _calibration.threshold(state)
+    assert t == mean - b * np.sqrt(m2 / n) / a
+    assert abs(_calibration.probability_one(state, t) - 0.5) < 1e-12
+    batch = _calibration.probability(state, scores)
+    assert [_calibration.probability_one(state, s) for s in scores] == batch.tolist()
+    one_class = _calibration.new_state()
+    _calibration.update(one_class, scores[:5], -np.ones(5), np.zeros(0))
+    assert _calibration.probability_one(one_class, 3.0) == 0.0  # the prior
+    assert _calibration.probability(one_class, scores[:3]).tolist() == [0.0] * 3

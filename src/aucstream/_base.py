@@ -864,7 +864,7 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
         score = self._score_one(x)
         if score is None:
             return self.predict_proba(self._one_row(x))[0]
-        p = _calibration.probability(self.calibration_, np.array([score]))[0]
+        p = _calibration.probability_one(self.calibration_, score)
         return np.array([1.0 - p, p])
 
     def predict(self, X: ArrayLike) -> np.ndarray:

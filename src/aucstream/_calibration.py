@@ -152,10 +152,15 @@ def is_ready(state: np.ndarray) -> bool:
 
 
 def threshold(state: np.ndarray) -> float:
-    """The score whose calibrated probability is 1/2 (0 before calibration is ready)."""
-    if not is_ready(state):
+    """The score whose calibrated probability is 1/2 (0 before calibration is ready).
+
+    On Python floats (one ``tolist``): the same IEEE operations as on numpy's
+    float64 scalars, in a quarter of the time (a one-row prediction's threshold)."""
+    values = state.tolist()
+    n, mean, m2, a, b = values[: _B + 1]
+    if not (0 < values[_NPOS] < n and m2 > 0):
         return 0.0
-    return float(state[_MEAN] - state[_B] * math.sqrt(state[_M2] / state[_N]) / state[_A])
+    return mean - b * math.sqrt(m2 / n) / a
 
 
 def logit_map(state: np.ndarray) -> tuple[float, float]:
@@ -188,12 +193,17 @@ def probability(state: np.ndarray, scores: np.ndarray) -> np.ndarray:
 @nb.njit(cache=True)
 def _probabilities(state, scores, out):
     """``out[i] = P(y = +1 | scores[i])`` (see :func:`probability`)."""
+    for i in range(scores.shape[0]):
+        out[i] = probability_one(state, scores[i])
+
+
+@nb.njit(cache=True)
+def probability_one(state, score):
+    """``P(y = +1 | score)`` of one score (float), as :func:`probability` gives it:
+    the prior before calibration is ready. Compiled, so that a one-row prediction
+    costs a call (about 0.5 us) and not an array's round trip."""
     n = state[_N]
     if not (0.0 < state[_NPOS] < n and state[_M2] > 0.0):  # not ready: the prior
-        prior = state[_NPOS] / n if n > 0.0 else 0.5
-        for i in range(scores.shape[0]):
-            out[i] = prior
-        return
+        return state[_NPOS] / n if n > 0.0 else 0.5
     sd = math.sqrt(state[_M2] / n)
-    for i in range(scores.shape[0]):
-        out[i] = _sigmoid(state[_A] * ((scores[i] - state[_MEAN]) / sd) + state[_B])
+    return _sigmoid(state[_A] * ((score - state[_MEAN]) / sd) + state[_B])

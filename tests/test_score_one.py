@@ -122,3 +122,20 @@ def test_the_threshold_and_one_probability_agree_with_the_calibration():
     _calibration.update(one_class, scores[:5], -np.ones(5), np.zeros(0))
     assert _calibration.probability_one(one_class, 3.0) == 0.0  # the prior
     assert _calibration.probability(one_class, scores[:3]).tolist() == [0.0] * 3
+
+
+def test_dict_rows_in_any_key_order_score_as_their_csr_row():
+    from aucstream._chunks import sparse_row_dot
+
+    model, X = fitted(SOLAM)
+    S = sp.csr_matrix(X)
+    rng = np.random.default_rng(1)
+    for i in range(X.shape[0]):
+        cols = rng.permutation(np.flatnonzero(X[i]))
+        x = {(np.int64(j) if a % 2 else int(j)): X[i, j] for a, j in enumerate(cols)}
+        assert model.decision_one(x) == model.decision_function(S[i])[0]
+        np.testing.assert_array_equal(model.predict_proba_one(x), model.predict_proba(S[i])[0])
+    coef = np.arange(5.0)
+    for idx in ([1, 3, 1], [0, 5], [-1, 2]):  # repeated, outside
+        assert np.isnan(sparse_row_dot(np.array(idx), np.ones(len(idx)), coef))
+    assert sparse_row_dot(np.array([4, 0, 2]), np.array([1.0, 2.0, 3.0]), coef) == 10.0

@@ -66,6 +66,7 @@ from ._chunks import (
     check_sparse_structure,
     dict_row,
     dict_row_arrays,
+    dict_row_values,
     nonzero_columns,
     plain_rows,
     quick_rows,
@@ -695,8 +696,10 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
                 return None
             score = float((x.reshape(1, -1) @ self._coef())[0])
         elif type(x) is dict:
-            idx, vals = dict_row_arrays(x, width)
-            score = sparse_row_dot(idx, vals, self._coef())
+            row = dict_row_values(x)
+            if row is None:
+                return None
+            score = sparse_row_dot(*row, self._coef())
         else:
             return None
         score += self._intercept()

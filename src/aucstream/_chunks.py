@@ -276,18 +276,37 @@ def load_row_in_place(k, n_cols, indptr, indices, data):
     return k
 
 
+def dict_row_values(x: dict) -> tuple[np.ndarray, np.ndarray] | None:
+    """The keys (int64) and values (float64) of a ``{index: value}`` row in its own
+    order, converted as :func:`dict_row_arrays` converts them (None where it would
+    raise: it then says why), without its checks of the indices (for
+    :func:`sparse_row_dot`, which makes them)."""
+    if not _INT_KEYS.issuperset(map(type, x)):
+        return None
+    k = len(x)
+    try:
+        return np.fromiter(x, np.int64, k), np.fromiter(x.values(), np.float64, k)
+    except (TypeError, ValueError, OverflowError):
+        return None
+
+
 @nb.njit(cache=True)
 def sparse_row_dot(idx, vals, coef):
-    """``sum_k vals[k] * coef[idx[k]]``, summed in order from 0.0 as scipy's CSR
-    product sums a row (so the score of a dict row equals ``decision_function``'s of
-    the same row as CSR, bit for bit), or NaN when :func:`_values_ok` refuses the
-    values or an index is outside ``coef``."""
+    """``sum_k vals[k] * coef[idx[k]]`` over the entries sorted by index, summed in
+    that order from 0.0 as scipy's CSR product sums a row (so the score of a dict row
+    equals ``decision_function``'s of the same row as CSR, bit for bit), or NaN when
+    :func:`_values_ok` refuses the values, an index is outside ``coef`` or repeats."""
     if not _values_ok(vals):
         return np.nan
+    for a in range(1, idx.shape[0]):
+        if idx[a] <= idx[a - 1]:
+            order = np.argsort(idx, kind="mergesort")
+            idx, vals = idx[order], vals[order]
+            break
     s = 0.0
     for k in range(idx.shape[0]):
         c = idx[k]
-        if c < 0 or c >= coef.shape[0]:
+        if c < 0 or c >= coef.shape[0] or (k > 0 and c == idx[k - 1]):
             return np.nan
         s += vals[k] * coef[c]
     return s

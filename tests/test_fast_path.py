@@ -15,6 +15,7 @@ import pickle
 import subprocess
 import sys
 import warnings
+from decimal import Decimal
 
 import numpy as np
 import pytest
@@ -523,11 +524,17 @@ def test_dict_rows_are_checked_like_arrays():
         ({1: "x"}, "numbers"),
         ({1: np.nan}, "NaN"),
         ({1: np.inf}, "infinity"),
+        ({2**70: 1.0}, r"index 1180591620717411303424 is outside \[0, 6\)"),
+        ({1: "1.5"}, "feature 1 has the value '1.5' \\(str\\)"),
+        ({0: 1.0, 2: None}, "feature 2 has the value None"),
+        ({1: [1.0]}, "real numbers"),  # (a 2-D value array reached the kernel)
+        ({1: 1 + 2j}, "real numbers"),
+        ({1: 10**400}, "range of float64"),
     ):
         with pytest.raises(ValueError, match=message):
             model.learn_one(bad, 1)
         assert_same_state(before, snapshot(vars(model)))
-    model.learn_one({3: 0.5, 0: -1.0, np.int64(5): 2.0}, -1)
+    model.learn_one({3: 0.5, 0: -1.0, np.int64(5): Decimal(2)}, -1)  # real numbers of any type
     reference = SOLAM().partial_fit(X[:20], y[:20])
     reference.partial_fit(np.array([[-1.0, 0, 0, 0.5, 0, 2.0]]), [-1])
     # a dict row is sparse, so it stores no zeros: compare the scores

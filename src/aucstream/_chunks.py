@@ -8,6 +8,7 @@ arithmetic (zeros contribute exact zeros) and give the same model.
 
 from __future__ import annotations
 
+from array import array
 from typing import NamedTuple
 
 import numba as nb
@@ -276,20 +277,6 @@ def load_row_in_place(k, n_cols, indptr, indices, data):
     return k
 
 
-def dict_row_values(x: dict) -> tuple[np.ndarray, np.ndarray] | None:
-    """The keys (int64) and values (float64) of a ``{index: value}`` row in its own
-    order, converted as :func:`dict_row_arrays` converts them (None where it would
-    raise: it then says why), without its checks of the indices (for
-    :func:`sparse_row_dot`, which makes them)."""
-    if not _INT_KEYS.issuperset(map(type, x)):
-        return None
-    k = len(x)
-    try:
-        return np.fromiter(x, np.int64, k), np.fromiter(x.values(), np.float64, k)
-    except (TypeError, ValueError, OverflowError):
-        return None
-
-
 @nb.njit(cache=True)
 def sparse_row_dot(idx, vals, coef):
     """``sum_k vals[k] * coef[idx[k]]`` over the entries sorted by index, summed in
@@ -511,18 +498,26 @@ _INT_KEYS = frozenset({int, np.int64, np.int32, np.intp})
 def dict_row_arrays(x: dict, n_features: int) -> tuple[np.ndarray, np.ndarray]:
     """Column indices (sorted, int64) and values (float64) of a ``{index: value}`` row.
 
+    Values are taken as C doubles (``array("d", ...)``, as everywhere a dict row is
+    read): real numbers of any type, but not strings, None, sequences or complex
+    numbers.
+
     Raises
     ------
     ValueError
         For a key that is not an integer index inside [0, n_features), or a value
-        that is not a number.
+        that is not a real number (or too large for float64).
     """
     keys = list(x)
     if not _INT_KEYS.issuperset(map(type, keys)):
         bad = [k for k in keys if isinstance(k, bool) or not isinstance(k, (int, np.integer))]
         if bad:
             raise ValueError(f"feature keys must be integer indices, got {bad[:3]!r}")
-    idx = np.array(keys, dtype=np.int64)
+    try:
+        idx = np.array(keys, dtype=np.int64)
+    except OverflowError:
+        huge = next(k for k in keys if not -(2**63) <= k < 2**63)
+        raise ValueError(f"feature index {huge} is outside [0, {n_features})") from None
     order = _key_order(idx, n_features)
     if order < 0:
         raise ValueError(
@@ -530,13 +525,40 @@ def dict_row_arrays(x: dict, n_features: int) -> tuple[np.ndarray, np.ndarray]:
             f"is outside [0, {n_features})"
         )
     try:
-        vals = np.array(list(x.values()), dtype=np.float64)
-    except (TypeError, ValueError) as error:
-        raise ValueError(f"feature values must be numbers ({error})") from error
+        vals = np.frombuffer(array("d", x.values()))
+    except (TypeError, OverflowError):
+        raise ValueError(_bad_value(x)) from None
     if order == 0:
         order = np.argsort(idx, kind="stable")
         idx, vals = idx[order], vals[order]
     return idx, vals
+
+
+def _bad_value(x: dict) -> str:
+    """The message that names the first value of ``x`` that is not a real number."""
+    for key, value in x.items():
+        try:
+            array("d", [value])
+        except (TypeError, OverflowError):
+            shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:37] + "..."
+            return (
+                f"feature {key!r} has the value {shown} ({type(value).__name__}): feature "
+                "values must be real numbers within the range of float64"
+            )
+    return "feature values must be real numbers"  # pragma: no cover - one was refused
+
+
+def dict_row_values(x: dict) -> tuple[np.ndarray, np.ndarray] | None:
+    """The keys (int64) and values (float64) of a ``{index: value}`` row in its own
+    order, converted as :func:`dict_row_arrays` converts them (None where it would
+    raise: it then says why), without its checks of the indices (for
+    :func:`sparse_row_dot`, which makes them)."""
+    if not _INT_KEYS.issuperset(map(type, x)):
+        return None
+    try:
+        return np.fromiter(x, np.int64, len(x)), np.frombuffer(array("d", x.values()))
+    except (TypeError, ValueError, OverflowError):
+        return None
 
 
 @nb.njit(cache=True)

@@ -9,6 +9,7 @@ its state, the parameters last validated and the labels, and check labels cheapl
 from __future__ import annotations
 
 import weakref
+from array import array
 from operator import attrgetter, is_
 
 import numpy as np
@@ -246,6 +247,7 @@ class OneRow:
         "nonzero",
         "named",
         "whole",
+        "data_view",
     )
 
     def __init__(self, learner, dense: bool, capacity: int, scores: bool, bind: bool):
@@ -264,6 +266,7 @@ class OneRow:
             self.indptr = np.zeros(2, dtype=np.int64)
             self.indices = np.zeros(capacity, dtype=np.int64)
             self.data = np.zeros(capacity)
+        self.data_view = memoryview(self.data) if not dense else None
         self.chunk = Chunk(self.indptr, self.indices, self.data, self.y, width, self.scores)
         self.update = learner._bind_update(self.chunk, reuse=True) if bind else None
 
@@ -301,7 +304,9 @@ class OneRow:
             return False
         try:
             self.indices[:k] = list(x)
-            self.data[:k] = list(x.values())
+            # real numbers, as dict_row_arrays takes them; copied through the buffer
+            # protocol (a numpy slice assignment of the array costs 1.3 us more)
+            self.data_view[:k] = array("d", x.values())
         except (TypeError, ValueError, OverflowError):
             return False
         self.y[0] = label

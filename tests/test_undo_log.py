@@ -401,10 +401,10 @@ def test_undo_logs_keep_one_spare_buffer_per_array_of_at_most_an_eighth():
     first = call(range(0, 80, 2), fail=True)
     spare = _state._SPARES.pop(a)
     assert spare is first and spare.shape == (40, 3)
-    _state._SPARES.offer(a, spare)
+    _state._SPARES[a] = spare
     again = call([3, 7, 399], fail=True)  # fewer rows: into the spare
     assert again.base is spare and _state._SPARES.pop(a) is spare
-    _state._SPARES.offer(a, spare)
+    _state._SPARES[a] = spare
     call(range(51), fail=False)  # more rows than an eighth: not kept
     assert _state._SPARES.pop(a) is spare
     start = a.copy()

@@ -39,6 +39,7 @@ from numba.core import types as nbtypes
 from numba.extending import intrinsic
 
 from ._chunks import flagged
+from ._fastpath import ByIdentity
 from ._kernels import prefetch
 
 __all__ = [
@@ -240,53 +241,22 @@ class UndoLog:
         self._whole.clear()
         for array, buffer in self._buffers:
             if 8 * buffer.nbytes <= array.nbytes:
-                _SPARES.offer(array, buffer)
+                kept = _SPARES.get(array)
+                if kept is None or kept.nbytes < buffer.nbytes:
+                    _SPARES[array] = buffer
         self._buffers.clear()
 
 
-class _Spares:
-    """Spare row buffers of undo logs, one per logged array, by identity.
-
-    Each call of a learner at d = 10^6 saves the rows its chunk names (some 70,000
-    rows of 400 bytes per sketch for a chunk of 8192 examples): a new buffer per call
-    costs its pages' first touch, a third of the copy (OPAUC with the hashed sketch:
-    18.5 against 13 ms per sketch and chunk). A buffer is lent to one log at a time
-    (taken out by :meth:`pop`) and goes when its array does (a weak reference's
-    callback), so at most an eighth of each logged array's size is kept: saves of
-    larger calls (chunks naming more than an eighth of the features) take new buffers.
-    """
-
-    __slots__ = ("_data",)
-
-    def __init__(self):
-        self._data: dict[int, tuple[weakref.ref, np.ndarray]] = {}
-
-    def pop(self, array: np.ndarray) -> np.ndarray | None:
-        entry = self._data.pop(id(array), None)
-        if entry is not None and entry[0]() is array:
-            return entry[1]
-        return None
-
-    def offer(self, array: np.ndarray, buffer: np.ndarray) -> None:
-        """Keep ``buffer`` as the array's spare unless the spare is larger."""
-        key, data = id(array), self._data
-        entry = data.get(key)
-        if entry is not None and entry[0]() is array and entry[1].nbytes >= buffer.nbytes:
-            return
-
-        def forget(ref, key=key, data=data):
-            entry = data.get(key)
-            if entry is not None and entry[0] is ref:
-                del data[key]
-
-        data[key] = (weakref.ref(array, forget), buffer)
-
-    def clear(self) -> None:
-        self._data.clear()
-
-
-#: The spare row buffers of undo logs (:class:`_Spares`).
-_SPARES = _Spares()
+#: Spare row buffers of undo logs, one per logged array (weakly, by identity).
+#:
+#: Each call of a learner at d = 10^6 saves the rows its chunk names (some 70,000
+#: rows of 400 bytes per sketch for a chunk of 8192 examples): a new buffer per call
+#: costs its pages' first touch, a third of the copy (OPAUC with the hashed sketch:
+#: 18.5 against 13 ms per sketch and chunk). A buffer is lent to one log at a time
+#: (taken out by ``pop``) and goes when its array does, and at most an eighth of
+#: each logged array's size is kept: saves of larger calls (chunks naming more than
+#: an eighth of the features) take new buffers.
+_SPARES = ByIdentity()
 
 
 #: Arrays known finite, by object (:func:`mark_finite`): {id(array): weak reference}.

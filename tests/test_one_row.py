@@ -326,6 +326,8 @@ def test_load_row_in_place_sorts_and_checks_like_csr():
         indices, data = np.array([3, 9, bad_index, 0]), np.array([1.0, 2.0, bad_value, 3.0])
         assert load_row_in_place(4, 50, np.zeros(2, np.int64), indices, data) == -1
     assert load_row_in_place(5, 50, np.zeros(2, np.int64), np.arange(4), np.ones(4)) == -1
+    assert load_row_in_place(2, 50, np.zeros(1, np.int64), np.arange(4), np.ones(4)) == -1
+    assert load_row_in_place(-1, 50, np.zeros(2, np.int64), np.arange(4), np.ones(4)) == -1
 
 
 def test_non_contiguous_and_float32_rows_take_the_usual_path():

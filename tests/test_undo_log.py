@@ -371,6 +371,10 @@ def test_unique_rows_by_class_are_those_of_each_class():
         np.testing.assert_array_equal(pos, np.unique(sub[labels].indices))
         assert neg.dtype == pos.dtype == np.int64
     bad = np.array([0, 2, 3], dtype=np.int64)
+    indices = np.arange(3, dtype=np.int64)
+    for indptr, labels in (([0, 2, 3], [True]), ([0, 2, 1], [True, False]), ([0, 2, 5], [1, 0])):
+        with pytest.raises(ValueError, match="indptr"):
+            _state.unique_rows_by_class(np.array(indptr), indices, np.array(labels, bool), 10)
     for index in (-1, 10):
         indices = np.array([1, index, 4], dtype=np.int64)
         with pytest.raises(ValueError, match="outside"):

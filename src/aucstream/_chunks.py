@@ -260,7 +260,7 @@ def load_row_in_place(k, n_cols, indptr, indices, data):
     in any order of the indices) one CSR row: sorted by index (stably) when they are
     not, ``indptr`` = [0, k]; return k when :func:`_csr_ok` accepts them as a row of
     ``n_cols`` columns, else -1 (the buffers unspecified)."""
-    if k > indices.shape[0] or k > data.shape[0]:
+    if k < 0 or k > indices.shape[0] or k > data.shape[0] or indptr.shape[0] != 2:
         return -1
     idx, vals = indices[:k], data[:k]
     for a in range(1, k):

@@ -334,13 +334,18 @@ def unique_rows_by_class(
     are: one pass over flags instead of two masks and two passes (a chunk of 8192
     examples at d = 10^6: 2 against 7.5 ms)."""
     indptr = np.ascontiguousarray(indptr, dtype=np.int64)
+    positive = np.asarray(positive, dtype=np.bool_)
+    if positive.shape != (indptr.shape[0] - 1,) or (np.diff(indptr) < 0).any():
+        raise ValueError("indptr and the labels do not describe the same rows")
     named = np.ascontiguousarray(indices[indptr[0] : indptr[-1]], dtype=np.int64)
+    if named.shape[0] != indptr[-1] - indptr[0]:
+        raise ValueError("indptr points outside the indices")
     if 64 * named.size < n:  # few indices: by sorts (unique_rows)
         mask = np.repeat(positive, np.diff(indptr))
         return unique_rows(named[~mask], n), unique_rows(named[mask], n)
     if named.size and (named.min() < 0 or named.max() >= n):
         raise ValueError(f"row indices outside [0, {n})")
-    return _distinct_by_class(indptr - indptr[0], named, np.asarray(positive, np.bool_), n)
+    return _distinct_by_class(indptr - indptr[0], named, positive, n)
 
 
 @nb.njit(cache=True)

@@ -528,7 +528,7 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
         of the state that pins the parameters last validated), ``y`` equals one of
         the classes, and the row is plainly valid: ``row`` a C-contiguous float64 1-D
         array of the learner's width (``indices`` None; a learner whose kernels read
-        dense rows), a dict of integer keys and numbers
+        dense rows), a dict of integer keys and real numbers
         (:meth:`aucstream._fastpath.OneRow.load_dict`; the usual path says what is
         wrong with another), or the ``indptr`` of a one-row CSR matrix with its
         ``indices`` and ``data`` (float64), whose values and indices

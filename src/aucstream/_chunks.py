@@ -495,70 +495,80 @@ def to_chunk(
 _INT_KEYS = frozenset({int, np.int64, np.int32, np.intp})
 
 
-def dict_row_arrays(x: dict, n_features: int) -> tuple[np.ndarray, np.ndarray]:
-    """Column indices (sorted, int64) and values (float64) of a ``{index: value}`` row.
+def integer_keys(x: dict) -> bool:
+    """Whether every key of the dict row ``x`` is an integer (not a bool): by the
+    set of their types when it is a common one, else key by key."""
+    if _INT_KEYS.issuperset(map(type, x)):
+        return True
+    return not any(isinstance(k, bool) or not isinstance(k, (int, np.integer)) for k in x)
 
-    Values are taken as C doubles (``array("d", ...)``, as everywhere a dict row is
-    read): real numbers of any type, but not strings, None, sequences or complex
-    numbers.
+
+def real_values(values) -> array:
+    """The values of a dict row as C doubles: real numbers of any type (what
+    ``float`` takes, but strings), and ``TypeError`` for strings, None, sequences and
+    complex numbers, ``OverflowError`` beyond float64. Every reader of dict rows
+    takes their values so."""
+    return array("d", values)
+
+
+def dict_row_values(x: dict) -> tuple[np.ndarray, np.ndarray] | None:
+    """The keys (int64) and values (float64) of a ``{index: value}`` row in its own
+    order, or None when a key is not an integer within int64 or a value not a real
+    number (:func:`dict_row_arrays` then says which). The indices are not checked
+    against a width (:func:`sparse_row_dot` checks them)."""
+    if not integer_keys(x):
+        return None
+    try:
+        return np.fromiter(x, np.int64, len(x)), np.frombuffer(real_values(x.values()))
+    except (TypeError, ValueError, OverflowError):
+        return None
+
+
+def dict_row_arrays(x: dict, n_features: int) -> tuple[np.ndarray, np.ndarray]:
+    """Column indices (sorted, int64) and values (float64) of a ``{index: value}`` row
+    (converted by :func:`dict_row_values`).
 
     Raises
     ------
     ValueError
         For a key that is not an integer index inside [0, n_features), or a value
-        that is not a real number (or too large for float64).
+        that is not a real number (:func:`real_values`) within float64.
     """
-    keys = list(x)
-    if not _INT_KEYS.issuperset(map(type, keys)):
-        bad = [k for k in keys if isinstance(k, bool) or not isinstance(k, (int, np.integer))]
-        if bad:
-            raise ValueError(f"feature keys must be integer indices, got {bad[:3]!r}")
-    try:
-        idx = np.array(keys, dtype=np.int64)
-    except OverflowError:
-        huge = next(k for k in keys if not -(2**63) <= k < 2**63)
-        raise ValueError(f"feature index {huge} is outside [0, {n_features})") from None
+    row = dict_row_values(x)
+    if row is None:
+        raise ValueError(_dict_row_error(x, n_features))
+    idx, vals = row
     order = _key_order(idx, n_features)
     if order < 0:
         raise ValueError(
             f"feature index {int(idx[(idx < 0) | (idx >= n_features)][0])} "
             f"is outside [0, {n_features})"
         )
-    try:
-        vals = np.frombuffer(array("d", x.values()))
-    except (TypeError, OverflowError):
-        raise ValueError(_bad_value(x)) from None
     if order == 0:
         order = np.argsort(idx, kind="stable")
         idx, vals = idx[order], vals[order]
     return idx, vals
 
 
-def _bad_value(x: dict) -> str:
-    """The message that names the first value of ``x`` that is not a real number."""
+def _dict_row_error(x: dict, n_features: int) -> str:
+    """What :func:`dict_row_values` refused in ``x``: a key that is not an integer, one
+    beyond int64, or the first value that is not a real number (named)."""
+    bad = [k for k in x if isinstance(k, bool) or not isinstance(k, (int, np.integer))]
+    if bad:
+        return f"feature keys must be integer indices, got {bad[:3]!r}"
+    huge = [k for k in x if not -(2**63) <= int(k) < 2**63]
+    if huge:
+        return f"feature index {huge[0]} is outside [0, {n_features})"
     for key, value in x.items():
         try:
-            array("d", [value])
+            real_values([value])
         except (TypeError, OverflowError):
             shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:37] + "..."
             return (
                 f"feature {key!r} has the value {shown} ({type(value).__name__}): feature "
                 "values must be real numbers within the range of float64"
             )
-    return "feature values must be real numbers"  # pragma: no cover - one was refused
-
-
-def dict_row_values(x: dict) -> tuple[np.ndarray, np.ndarray] | None:
-    """The keys (int64) and values (float64) of a ``{index: value}`` row in its own
-    order, converted as :func:`dict_row_arrays` converts them (None where it would
-    raise: it then says why), without its checks of the indices (for
-    :func:`sparse_row_dot`, which makes them)."""
-    if not _INT_KEYS.issuperset(map(type, x)):
-        return None
-    try:
-        return np.fromiter(x, np.int64, len(x)), np.frombuffer(array("d", x.values()))
-    except (TypeError, ValueError, OverflowError):
-        return None
+    return "feature keys and values must be integers and real numbers"  # pragma: no cover
 
 
 @nb.njit(cache=True)

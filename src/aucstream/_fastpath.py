@@ -9,7 +9,6 @@ its state, the parameters last validated and the labels, and check labels cheapl
 from __future__ import annotations
 
 import weakref
-from array import array
 from operator import attrgetter, is_
 
 import numpy as np
@@ -309,13 +308,13 @@ class OneRow:
         entries: 9 against 6 us). False, having filled nothing that counts, when ``x``
         is not plainly valid (the usual path then says why)."""
         k = len(x)
-        if k > self.capacity or not _chunks._INT_KEYS.issuperset(map(type, x)):
+        if k > self.capacity or not _chunks.integer_keys(x):
             return False
         try:
             self.indices[:k] = list(x)
-            # real numbers, as dict_row_arrays takes them; copied through the buffer
-            # protocol (a numpy slice assignment of the array costs 1.3 us more)
-            self.data_view[:k] = array("d", x.values())
+            # copied through the buffer protocol (a numpy slice assignment of the
+            # array costs 1.3 us more)
+            self.data_view[:k] = _chunks.real_values(x.values())
         except (TypeError, ValueError, OverflowError):
             return False
         self.y[0] = label

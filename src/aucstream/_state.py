@@ -216,12 +216,13 @@ class UndoLog:
         """``array[rows]`` into the array's spare buffer (:data:`_SPARES`) if it is
         large enough, else into a new one that may become the spare."""
         spare = _SPARES.pop(array)
-        if spare is None or spare.shape[0] < rows.shape[0] or spare.dtype != array.dtype:
+        if spare is not None and spare.shape[0] >= rows.shape[0]:
+            out = _take_rows(array, rows, spare[: rows.shape[0]])
+        else:  # a new one; release offers both (a new one above an eighth is not kept)
             if spare is not None:
                 self._buffers.append((array, spare))
-            spare = None
-        out = _take_rows(array, rows, None if spare is None else spare[: rows.shape[0]])
-        self._buffers.append((array, out if spare is None else spare))
+            out = spare = _take_rows(array, rows)
+        self._buffers.append((array, spare))
         return out
 
     def undo(self) -> None:
@@ -305,25 +306,12 @@ def unique_rows(indices: np.ndarray, n: int) -> np.ndarray:
 def _distinct_by_class(indptr, indices, positive, n):
     """:func:`_distinct` of the indices of the CSR rows that are not ``positive`` and
     of those that are, in one pass (indices in [0, n): checked by the caller)."""
-    seen = np.zeros(n, dtype=np.uint8)
+    seen = np.zeros((2, n), dtype=np.bool_)
     for r in range(indptr.shape[0] - 1):
-        bit = 2 if positive[r] else 1
+        flags = seen[1 if positive[r] else 0]
         for q in range(indptr[r], indptr[r + 1]):
-            seen[indices[q]] |= bit
-    m0 = m1 = 0
-    for j in range(n):
-        m0 += seen[j] & 1
-        m1 += seen[j] >> 1
-    out0, out1 = np.empty(m0, dtype=np.int64), np.empty(m1, dtype=np.int64)
-    m0 = m1 = 0
-    for j in range(n):
-        if seen[j] & 1:
-            out0[m0] = j
-            m0 += 1
-        if seen[j] & 2:
-            out1[m1] = j
-            m1 += 1
-    return out0, out1
+            flags[indices[q]] = True
+    return flagged(seen[0]), flagged(seen[1])
 
 
 def unique_rows_by_class(
@@ -332,7 +320,7 @@ def unique_rows_by_class(
     """:func:`unique_rows` of the indices of the CSR rows (``indptr`` into the int64
     ``indices``) that are not ``positive`` (a boolean per row), and of those that
     are: one pass over flags instead of two masks and two passes (a chunk of 8192
-    examples at d = 10^6: 2 against 7.5 ms)."""
+    examples at d = 10^6: about 4.5 against 7.5 ms)."""
     indptr = np.ascontiguousarray(indptr, dtype=np.int64)
     positive = np.asarray(positive, dtype=np.bool_)
     if positive.shape != (indptr.shape[0] - 1,) or (np.diff(indptr) < 0).any():

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import gc
 import pickle
+import re
 import weakref
 
 import numpy as np
@@ -328,6 +329,71 @@ def test_load_row_in_place_sorts_and_checks_like_csr():
     assert load_row_in_place(5, 50, np.zeros(2, np.int64), np.arange(4), np.ones(4)) == -1
     assert load_row_in_place(2, 50, np.zeros(1, np.int64), np.arange(4), np.ones(4)) == -1
     assert load_row_in_place(-1, 50, np.zeros(2, np.int64), np.arange(4), np.ones(4)) == -1
+
+
+class _Index:
+    """An integer index of a type of its own (``__index__``), as numpy's integers are."""
+
+    def __init__(self, value):
+        self.value = value
+
+    def __index__(self):
+        return self.value
+
+    def __hash__(self):
+        return hash(self.value)
+
+    def __eq__(self, other):
+        return other == self.value
+
+
+def test_pack_dict_row_takes_integer_keys_and_real_values_only():
+    """The one rule of dict rows: keys that are integers within int64 (not bools, even
+    among others, at 0 and at 1), values that are real numbers within float64; what it
+    refuses, dict_row_error names."""
+    from decimal import Decimal
+
+    from aucstream._chunks import dict_row_error, dict_row_values, pack_dict_row
+
+    good = {
+        5: 1.5,
+        np.int64(0): np.float32(0.25),
+        np.int16(1): Decimal("2.5"),
+        np.uint64(7): True,
+        _Index(3): 4,
+        2**63 - 1: np.float16(-1.0),
+    }
+    indices, data = np.full(8, -9), np.full(8, np.nan)
+    assert pack_dict_row(good, indices, data)
+    np.testing.assert_array_equal(indices[:6], [5, 0, 1, 7, 3, 2**63 - 1])
+    np.testing.assert_array_equal(data[:6], [1.5, 0.25, 2.5, 1.0, 4.0, -1.0])
+    assert indices[6] == -9 and np.isnan(data[6])  # nothing written past the row
+    keys, values = dict_row_values(good)
+    assert keys.dtype == np.int64 and values.dtype == np.float64
+    np.testing.assert_array_equal(keys, indices[:6])
+    np.testing.assert_array_equal(values, data[:6])
+    assert [a.size for a in dict_row_values({})] == [0, 0]
+    for bad, message in (
+        ({True: 1.0}, "integer indices"),
+        ({2: 1.0, False: 2.0}, "integer indices"),
+        ({0: 1.0, True: 2.0}, "integer indices"),
+        ({np.True_: 1.0}, "integer indices"),
+        ({1.0: 1.0}, "integer indices"),
+        ({np.float64(2.0): 1.0}, "integer indices"),
+        ({"1": 1.0}, "integer indices"),
+        ({1: 1.0, np.uint64(2**63): 1.0}, "index 9223372036854775808 is outside"),
+        ({-(2**63) - 1: 1.0}, "is outside"),
+        ({1: "1"}, "feature 1 has the value '1' \\(str\\)"),
+        ({1: b"1"}, "feature 1 has the value b'1' \\(bytes\\)"),
+        ({1: 1.0, 2: None}, "feature 2 has the value None"),
+        ({1: np.array([1.0])}, "feature 1 has the value array"),
+        ({1: 2j}, "complex"),
+        ({1: -(10**400)}, "range of float64"),
+    ):
+        assert not pack_dict_row(bad, np.zeros(4, np.int64), np.zeros(4))
+        assert dict_row_values(bad) is None
+        assert re.search(message, dict_row_error(bad, 10)), (bad, dict_row_error(bad, 10))
+    assert not pack_dict_row({1: 1.0, 2: 2.0}, np.zeros(1, np.int64), np.zeros(4))  # too small
 
 
 def test_non_contiguous_and_float32_rows_take_the_usual_path():

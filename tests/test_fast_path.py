@@ -445,6 +445,24 @@ def test_compiled_finiteness_check_at_every_position(n):
     assert flat.all_finite()
 
 
+def test_table_calls_skip_the_dispatch_only_for_tables_of_the_compiled_type():
+    """A plan's compiled calls go straight to the entry point for an int64 2-D
+    C-contiguous writeable table; any other table goes through numba's dispatch."""
+    a = np.arange(6.0)
+    good = np.array([[a.ctypes.data, a.size]], dtype=np.int64)
+    direct = _state.table_call(_state._all_finite, good)
+    assert direct.func is not _state._all_finite and direct() is True
+    frozen = good.copy()
+    frozen.flags.writeable = False
+    wide = np.zeros((2, 4), dtype=np.int64)  # two rows: a slice of columns is strided
+    wide[:, :2] = [good[0], good[0]]
+    for other in (frozen, wide[:, :2], good.astype(np.int32), good.ravel()):
+        assert _state.table_call(_state._all_finite, other).func is _state._all_finite
+    a[3] = np.nan
+    assert direct() is False
+    assert _state.table_call(_state._all_finite, wide[:, :2])() is False
+
+
 def test_large_states_use_fresh_shadows(monkeypatch):
     monkeypatch.setattr(_state, "SHADOW_LIMIT", 8)
     h = _holder()

@@ -318,17 +318,17 @@ def test_load_row_in_place_sorts_and_checks_like_csr():
         vals = rng.normal(size=k)
         indices, data, indptr = np.full(64, -7), np.full(64, np.nan), np.zeros(2, np.int64)
         indices[:k], data[:k] = cols, vals
-        assert load_row_in_place(k, 50, indptr, indices, data) == k
+        assert load_row_in_place(indptr, indices, data, 50, k) == k
         order = np.argsort(cols)
         assert indptr.tolist() == [0, k]
         np.testing.assert_array_equal(indices[:k], cols[order])
         np.testing.assert_array_equal(data[:k], vals[order])
     for bad_index, bad_value in ((50, 1.0), (-1, 1.0), (3, 1.0), (4, np.nan), (4, np.inf)):
         indices, data = np.array([3, 9, bad_index, 0]), np.array([1.0, 2.0, bad_value, 3.0])
-        assert load_row_in_place(4, 50, np.zeros(2, np.int64), indices, data) == -1
-    assert load_row_in_place(5, 50, np.zeros(2, np.int64), np.arange(4), np.ones(4)) == -1
-    assert load_row_in_place(2, 50, np.zeros(1, np.int64), np.arange(4), np.ones(4)) == -1
-    assert load_row_in_place(-1, 50, np.zeros(2, np.int64), np.arange(4), np.ones(4)) == -1
+        assert load_row_in_place(np.zeros(2, np.int64), indices, data, 50, 4) == -1
+    assert load_row_in_place(np.zeros(2, np.int64), np.arange(4), np.ones(4), 50, 5) == -1
+    assert load_row_in_place(np.zeros(1, np.int64), np.arange(4), np.ones(4), 50, 2) == -1
+    assert load_row_in_place(np.zeros(2, np.int64), np.arange(4), np.ones(4), 50, -1) == -1
 
 
 class _Index:

@@ -257,11 +257,12 @@ def load_sparse_row(source, idx, vals, n_cols, indptr, indices, data):
 
 
 @nb.njit(cache=True)
-def load_row_in_place(k, n_cols, indptr, indices, data):
+def load_row_in_place(indptr, indices, data, n_cols, k):
     """Make the first ``k`` entries of the buffers ``indices`` and ``data`` (written
     in any order of the indices) one CSR row: sorted by index (stably) when they are
     not, ``indptr`` = [0, k]; return k when :func:`_csr_ok` accepts them as a row of
-    ``n_cols`` columns, else -1 (the buffers unspecified)."""
+    ``n_cols`` columns, else -1 (the buffers unspecified). ``k`` comes last, so that
+    a caller can bind the rest (:func:`aucstream._kernels.bound_call`)."""
     if k < 0 or k > indices.shape[0] or k > data.shape[0] or indptr.shape[0] != 2:
         return -1
     idx, vals = indices[:k], data[:k]
@@ -515,18 +516,20 @@ def pack_dict_row(x: dict, indices: np.ndarray, data: np.ndarray) -> bool:
     assignment of the keys after a check of their types and an ``array("d")`` of the
     values.
     """
-    keys = list(x)
-    key_layout, value_layout = _dict_row_structs(len(keys))
+    key_layout, value_layout = _dict_row_structs(len(x))
     try:
-        key_layout.pack_into(indices, 0, *keys)
+        key_layout.pack_into(indices, 0, *x)
         value_layout.pack_into(data, 0, *x.values())
     except (struct.error, TypeError, ValueError, OverflowError):
         return False
     # struct takes True and False as 1 and 0: only the key equal to 0 or 1 can be a
     # bool (a scan of every key's type costs 1.5 us)
-    if 0 in x and type(keys[keys.index(0)]) is bool:
-        return False
-    return not (1 in x and type(keys[keys.index(1)]) is bool)
+    if 0 in x or 1 in x:
+        keys = list(x)
+        if 0 in x and type(keys[keys.index(0)]) is bool:
+            return False
+        return not (1 in x and type(keys[keys.index(1)]) is bool)
+    return True
 
 
 def dict_row_values(x: dict) -> tuple[np.ndarray, np.ndarray] | None:

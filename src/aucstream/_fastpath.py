@@ -14,7 +14,8 @@ from operator import attrgetter, is_
 import numpy as np
 
 from . import _chunks
-from ._chunks import Chunk, load_dense_row, load_sparse_row
+from ._chunks import Chunk, load_dense_row, load_row_in_place, load_sparse_row
+from ._kernels import bound_call
 
 #: Parameter values of these types are kept by identity between validations: they are
 #: immutable, or (generators) their validity does not depend on their contents.
@@ -255,6 +256,7 @@ class OneRow:
         "nonzero",
         "named",
         "whole",
+        "_load",
     )
 
     def __init__(self, learner, dense: bool, capacity: int, scores: bool, bind: bool):
@@ -274,6 +276,11 @@ class OneRow:
             self.indices = np.zeros(capacity, dtype=np.int64)
             self.data = np.zeros(capacity)
         self.chunk = Chunk(self.indptr, self.indices, self.data, self.y, width, self.scores)
+        #: load_row_in_place on these buffers, of the number of entries (sparse)
+        self._load = None
+        if not dense:
+            buffers = self.indptr, self.indices, self.data, width
+            self._load = bound_call(load_row_in_place, *buffers, reuse=True, late=(0,))
         self.update = learner._bind_update(self.chunk, reuse=True) if bind else None
 
     def load_dense(self, values: np.ndarray, label: float) -> bool:
@@ -310,8 +317,7 @@ class OneRow:
             return False
         self.y[0] = label
         self.positive = label > 0.0
-        n = self.chunk.n_features
-        return _chunks.load_row_in_place(k, n, self.indptr, self.indices, self.data) >= 0
+        return self._load(k) >= 0
 
     def rows(self) -> np.ndarray:
         """The features the loaded row names (``BaseStreamingAUC._chunk_rows`` of its

@@ -355,8 +355,7 @@ def bound_call(kernel, *args, reuse: bool = False, late: tuple = ()):
     objects), the call skips numba's dispatch: a numba dispatcher types every
     argument at every call, and a named tuple costs about 2 us to type (a one-row
     call of SOLAM spent 6 of its 7 us there). The compiled overload for these
-    arguments' types is resolved once here (compiled, or loaded from the cache, as a
-    call would), which costs about 0.4 ms (numba's typing in Python), and its entry
+    arguments' types is resolved once here (:func:`compiled_entry`), and its entry
     point is called directly with the same objects, whose types can not change. So
     bind only objects that each call reuses (arrays written in place, named tuples
     of them, numbers). Without ``reuse``, or when numba does not expose the
@@ -367,17 +366,28 @@ def bound_call(kernel, *args, reuse: bool = False, late: tuple = ()):
     int): the overload is resolved for their types, so each call must pass values
     of the same types.
     """
-    entry = kernel
-    if reuse:
-        try:
-            types = tuple(map(kernel.typeof_pyval, (*args, *late)))
-            found = kernel.overloads.get(types)
-            entry = kernel.compile(types) if found is None else found.entry_point
-        except AttributeError:  # pragma: no cover - a numba without these members
-            entry = kernel
-        if not callable(entry):  # pragma: no cover
-            entry = kernel
+    entry = compiled_entry(kernel, (*args, *late)) if reuse else kernel
     return partial(entry, *args)
+
+
+def compiled_entry(kernel, args: tuple):
+    """The entry point of ``kernel``'s compiled overload for the types of ``args``
+    (compiled, or loaded from the cache, as a call would), or the dispatcher itself
+    when numba does not expose it.
+
+    The entry point takes its arguments without numba's typing, so each call must
+    pass values of exactly these types (``typeof`` of an array includes its dtype,
+    number of dimensions, layout, and whether it is read-only and aligned): a value
+    of another type is read as if it had them. Resolving costs about 25 us per array
+    argument and 0.4 ms for a named tuple (numba's typing in Python).
+    """
+    try:
+        types = tuple(map(kernel.typeof_pyval, args))
+        found = kernel.overloads.get(types)
+        entry = kernel.compile(types) if found is None else found.entry_point
+    except AttributeError:  # pragma: no cover - a numba without these members
+        return kernel
+    return entry if callable(entry) else kernel
 
 
 def upgrade_class_totals(learner, counts) -> None:

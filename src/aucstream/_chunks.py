@@ -512,9 +512,9 @@ def pack_dict_row(x: dict, indices: np.ndarray, data: np.ndarray) -> bool:
     it (:func:`dict_row_error` says which). The keys are not checked against a width.
 
     Packed by :mod:`struct` into the buffers (C-contiguous, writeable; a buffer too
-    small is refused too): 2.0 us for 14 entries, against 4.1 us for a numpy
-    assignment of the keys after a check of their types and an ``array("d")`` of the
-    values.
+    small is refused too): 2.9 us for 14 entries (3.5 us when 0 or 1 is a key),
+    against 4.4 us for a check of the keys' types, a numpy assignment of the keys
+    and an ``array("d")`` of the values.
     """
     key_layout, value_layout = _dict_row_structs(len(x))
     try:

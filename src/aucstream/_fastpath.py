@@ -309,7 +309,9 @@ class OneRow:
         """Fill the sparse buffers with the ``{index: value}`` row ``x`` (at most
         ``capacity`` entries) and its label: keys and values packed into the buffers
         (:func:`aucstream._chunks.pack_dict_row`), then sorted and checked in one
-        compiled call (a one-row call with a dict of 14 entries: 9 against 4 us).
+        compiled call (:func:`aucstream._chunks.load_row_in_place`, bound to the buffers):
+        4.3 us for a dict of 14 entries, against 6.3 us with the keys' types checked,
+        the keys assigned by numpy and the values made an ``array("d")``.
         False, having filled nothing that counts, when ``x`` is not plainly valid
         (the usual path then says why)."""
         k = len(x)

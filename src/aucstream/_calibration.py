@@ -148,7 +148,13 @@ def fit_batch(state: np.ndarray, scores: np.ndarray, y_pm: np.ndarray, weights) 
 
 def is_ready(state: np.ndarray) -> bool:
     """Whether the calibration has seen scores of both classes with some spread."""
-    return bool(0 < state[_NPOS] < state[_N] and state[_M2] > 0)
+    return _ready(state.tolist())
+
+
+def _ready(values: list) -> bool:
+    """:func:`is_ready` of the state as Python floats (compiled in
+    :func:`probability_one`, which numba keeps apart)."""
+    return 0 < values[_NPOS] < values[_N] and values[_M2] > 0
 
 
 def threshold(state: np.ndarray) -> float:
@@ -157,9 +163,9 @@ def threshold(state: np.ndarray) -> float:
     On Python floats (one ``tolist``): the same IEEE operations as on numpy's
     float64 scalars, in a quarter of the time (a one-row prediction's threshold)."""
     values = state.tolist()
-    n, mean, m2, a, b = values[: _B + 1]
-    if not (0 < values[_NPOS] < n and m2 > 0):
+    if not _ready(values):
         return 0.0
+    n, mean, m2, a, b = values[: _B + 1]
     return mean - b * math.sqrt(m2 / n) / a
 
 

@@ -266,13 +266,7 @@ def load_row_in_place(indptr, indices, data, n_cols, k):
     if k < 0 or k > indices.shape[0] or k > data.shape[0] or indptr.shape[0] != 2:
         return -1
     idx, vals = indices[:k], data[:k]
-    for a in range(1, k):
-        if idx[a] <= idx[a - 1]:
-            order = np.argsort(idx, kind="mergesort")
-            sorted_idx, sorted_vals = idx[order], vals[order]
-            idx[:] = sorted_idx
-            vals[:] = sorted_vals
-            break
+    sort_row(idx, vals)
     indptr[0] = 0
     indptr[1] = k
     if not _csr_ok(indptr, idx, vals, n_cols):
@@ -281,18 +275,28 @@ def load_row_in_place(indptr, indices, data, n_cols, k):
 
 
 @nb.njit(cache=True)
-def sparse_row_dot(idx, vals, coef):
-    """``sum_k vals[k] * coef[idx[k]]`` over the entries sorted by index, summed in
-    that order from 0.0 as scipy's CSR product sums a row (so the score of a dict row
-    equals ``decision_function``'s of the same row as CSR, bit for bit), or NaN when
-    :func:`_values_ok` refuses the values, an index is outside ``coef`` or repeats."""
-    if not _values_ok(vals):
-        return np.nan
+def sort_row(idx, vals):
+    """Sort the entries of one row (``idx``, ``vals``, same length) by index, stably
+    and in place, when the indices do not increase; the one sort of every dict row."""
     for a in range(1, idx.shape[0]):
         if idx[a] <= idx[a - 1]:
             order = np.argsort(idx, kind="mergesort")
-            idx, vals = idx[order], vals[order]
-            break
+            sorted_idx, sorted_vals = idx[order], vals[order]
+            idx[:] = sorted_idx
+            vals[:] = sorted_vals
+            return
+
+
+@nb.njit(cache=True)
+def sparse_row_dot(idx, vals, coef):
+    """``sum_k vals[k] * coef[idx[k]]`` over the entries sorted by index (sorted in
+    place, :func:`sort_row`), summed in that order from 0.0 as scipy's CSR product
+    sums a row (so the score of a dict row equals ``decision_function``'s of the same
+    row as CSR, bit for bit), or NaN when :func:`_values_ok` refuses the values, an
+    index is outside ``coef`` or repeats."""
+    if not _values_ok(vals) or idx.shape[0] != vals.shape[0]:
+        return np.nan
+    sort_row(idx, vals)
     s = 0.0
     for k in range(idx.shape[0]):
         c = idx[k]
@@ -555,15 +559,10 @@ def dict_row_arrays(x: dict, n_features: int) -> tuple[np.ndarray, np.ndarray]:
     if row is None:
         raise ValueError(dict_row_error(x, n_features))
     idx, vals = row
-    order = _key_order(idx, n_features)
-    if order < 0:
-        raise ValueError(
-            f"feature index {int(idx[(idx < 0) | (idx >= n_features)][0])} "
-            f"is outside [0, {n_features})"
-        )
-    if order == 0:
-        order = np.argsort(idx, kind="stable")
-        idx, vals = idx[order], vals[order]
+    outside = (idx < 0) | (idx >= n_features)
+    if outside.any():
+        raise ValueError(f"feature index {int(idx[outside][0])} is outside [0, {n_features})")
+    sort_row(idx, vals)
     return idx, vals
 
 
@@ -598,18 +597,6 @@ def dict_row_error(x: dict, n_features: int) -> str:
                 "values must be real numbers within the range of float64"
             )
     return "feature keys and values must be integers and real numbers"  # pragma: no cover
-
-
-@nb.njit(cache=True)
-def _key_order(idx, n_features):
-    """-1 if an index is outside [0, n_features), else 1 if they increase, else 0."""
-    increasing = 1
-    for a in range(idx.shape[0]):
-        if idx[a] < 0 or idx[a] >= n_features:
-            return -1
-        if a > 0 and idx[a] <= idx[a - 1]:
-            increasing = 0
-    return increasing
 
 
 def dict_row(x: dict, n_features: int) -> sp.csr_matrix:

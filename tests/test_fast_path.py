@@ -528,6 +528,21 @@ def test_a_state_replaced_between_calls_is_walked_again(fast_calls):
     assert _fastpath.FAST[model].flat.is_current(model)
 
 
+def test_walks_of_learners_alike_share_compiled_code_but_check_their_own_state():
+    """The check of a walk is compiled once per source (names and sizes only): two
+    learners of one shape share it, and each walk still checks its own objects."""
+    from aucstream import SOLAM
+
+    X, y = stream()
+    a, b = (SOLAM().partial_fit(X[:20], y[:20]) for _ in range(2))
+    walk_a, walk_b = _state.FlatState(a), _state.FlatState(b)
+    assert walk_a.current.__code__ is walk_b.current.__code__
+    assert walk_a.current(a) and walk_b.current(b)
+    assert not walk_a.current(b) and not walk_b.current(a)
+    a.u_ = a.u_.copy()
+    assert not walk_a.current(a) and walk_b.current(b)
+
+
 def test_dict_rows_are_checked_like_arrays():
     from aucstream import SOLAM
 
@@ -684,3 +699,85 @@ def test_the_label_check_of_the_full_path_agrees_with_isin(labels, classes):
     compare as np.isin does) flags exactly the labels np.isin does not find."""
     y, c = np.asarray(labels), np.asarray(classes)
     np.testing.assert_array_equal(_base._unknown_labels(y, c), ~np.isin(y, c))
+
+
+def first_inputs(X, y):
+    """(name, X, y) of first calls: plain ones, which skip scikit-learn's validation,
+    and others, which it must still judge."""
+    S = sp.csr_matrix(X)
+    continuous = np.where(y > 0, 1.5, 0.5)
+    return [
+        ("dense", X, y),
+        ("csr", S, y),
+        ("int64 csr", sp.csr_matrix((S.data, S.indices.astype(np.int64), S.indptr), S.shape), y),
+        ("label list", X, list(y)),
+        ("float labels", X, y.astype(np.float64)),
+        ("string labels", X, np.where(y > 0, "yes", "no")),
+        ("bool labels", X, y > 0),
+        ("fortran X", np.asfortranarray(X), y),
+        ("continuous labels", X, continuous),
+        ("huge labels", X, np.where(y > 0, 1e20, 0.0)),
+        ("labels beyond int64", X, np.where(y > 0, 2.0**70, 0.0)),
+        ("nan label", X, np.where(np.arange(len(y)) == 3, np.nan, y)),
+        ("no column", X[:, :0], y),
+        ("no rows", X[:0], y[:0]),
+        ("nan", np.where(np.arange(X.size).reshape(X.shape) == 7, np.nan, X), y),
+        ("magnitude", np.where(np.arange(X.size).reshape(X.shape) == 7, 1e200, X), y),
+        ("short labels", X, y[:-1]),
+        ("2-D labels", X, y.reshape(-1, 1)),
+        ("1-D X", X[0], y[:1]),
+        ("float32 X", X.astype(np.float32), y),
+    ]
+
+
+def first_outcome(model, X, y, fit: bool):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            if fit:
+                model.fit(X, y)
+            else:
+                model.partial_fit(X, y, classes=np.unique(np.asarray(y)))
+        except Exception as error:  # noqa: BLE001 - the outcome is compared
+            return type(error).__name__, str(error)
+    return "accepted", None
+
+
+@pytest.mark.parametrize("cls", ONLINE, ids=lambda c: c.__name__)
+def test_a_first_call_on_plain_input_skips_only_the_general_validation(cls, monkeypatch):
+    """A first call (``fit``, the first ``partial_fit``) on a float64 array or CSR
+    matrix of plainly valid rows and labels that are not continuous skips
+    scikit-learn's ``validate_data`` and ``check_classification_targets`` (1.5 ms on
+    10,000 rows): the same outcome (model, or error and message) as with them, and
+    the same width and no feature names; anything else still goes through them."""
+    X, y = stream(n=40)
+    calls = []
+    original = _base.validate_data
+    monkeypatch.setattr(
+        _base, "validate_data", lambda *a, **k: calls.append(1) or original(*a, **k)
+    )
+    seeded = _base.make_rng  # unseeded generators (of candidates, say) seeded alike
+    monkeypatch.setattr(_base, "make_rng", lambda state: seeded(0 if state is None else state))
+    for name, first_X, first_y in first_inputs(X, y):
+        for fit in (False, True):
+            results = []
+            for plain in (True, False):
+                with monkeypatch.context() as patch:
+                    if not plain:
+                        patch.setattr(_base, "_plain_first_input", lambda X, y: None)
+                    calls.clear()
+                    model = make(cls)
+                    model.feature_names_in_ = np.array(["stale"], dtype=object)
+                    result = first_outcome(model, first_X, first_y, fit)
+                    results.append((result, snapshot(vars(model)), len(calls), model))
+            (plain_result, plain_state, plain_calls, model), (full_result, full_state, *_) = results
+            what = f"{name}, {'fit' if fit else 'partial_fit'}"
+            assert plain_result == full_result, what
+            assert_same_state(full_state, plain_state, f"{what}: model")
+            skipped = name in {"dense", "csr", "int64 csr", "label list", "float labels"}
+            skipped |= name in {"string labels", "bool labels", "fortran X"}
+            if skipped and plain_result[0] == "accepted" and cls._fast_path:
+                assert plain_calls == 0, what
+                assert model.n_features_in_ == X.shape[1] and "feature_names_in_" not in vars(
+                    model
+                ), what

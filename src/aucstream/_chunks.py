@@ -413,6 +413,12 @@ def plain_rows(owner, X):
     width = state.get("n_features_in_")
     if width is None or "feature_names_in_" in state:
         return None
+    return plain_rows_of_width(X, width)
+
+
+def plain_rows_of_width(X, width: int):
+    """:func:`plain_rows` for rows of ``width`` columns, whoever asks (a learner's
+    first call takes the width from ``X``)."""
     dense = type(X) is np.ndarray
     if not (dense or type(X) in CSR_TYPES) or X.dtype != np.float64:
         return None

@@ -479,6 +479,9 @@ def first_non_finite(obj, rows: dict | None = None) -> str | None:
 #: Walks with more objects than this check them in a loop (:meth:`FlatState.is_current`)
 #: rather than in one generated expression.
 _MAX_TERMS = 2000
+#: The compiled sources of the walks' checks (:meth:`FlatState._compile_check`), by
+#: source (names and sizes only): the learners of one class usually share one.
+_CHECK_CODE: dict[str, Any] = {}
 
 #: A state of at most this many bytes keeps its shadow copy between calls (no
 #: allocation per call); a larger one is copied into fresh buffers for each call, so
@@ -953,7 +956,12 @@ class FlatState:
             "    except (KeyError, IndexError):  # a member was deleted and another added\n"
             "        return False\n"
         )
-        exec(source, env)  # noqa: S102 - a source of names and integers only
+        code = _CHECK_CODE.get(source)
+        if code is None:  # compiled once per shape of state (~0.3 ms a compilation)
+            if len(_CHECK_CODE) >= 256:
+                _CHECK_CODE.clear()
+            code = _CHECK_CODE[source] = compile(source, "<aucstream walk check>", "exec")
+        exec(code, env)  # noqa: S102 - a source of names and integers only
         return env["current"]
 
     def _check_records(self, obj) -> bool:

@@ -23,6 +23,7 @@ import scipy.sparse as sp
 from conftest import assert_same_state, make_stream, patch_update, snapshot
 from reliability_cases import ONLINE, make
 
+import aucstream
 from aucstream import _base, _chunks, _fastpath, _state
 from aucstream._base import BaseStreamingAUC
 from aucstream._params import InvalidParameterError
@@ -701,6 +702,10 @@ def test_the_label_check_of_the_full_path_agrees_with_isin(labels, classes):
     np.testing.assert_array_equal(_base._unknown_labels(y, c), ~np.isin(y, c))
 
 
+#: Every learner, batch ones included (their ``fit`` sets the width too).
+ALL = [cls for _, cls in aucstream.all_estimators()]
+
+
 def first_inputs(X, y):
     """(name, X, y) of first calls: plain ones, which skip scikit-learn's validation,
     and others, which it must still judge."""
@@ -743,7 +748,7 @@ def first_outcome(model, X, y, fit: bool):
     return "accepted", None
 
 
-@pytest.mark.parametrize("cls", ONLINE, ids=lambda c: c.__name__)
+@pytest.mark.parametrize("cls", ALL, ids=lambda c: c.__name__)
 def test_a_first_call_on_plain_input_skips_only_the_general_validation(cls, monkeypatch):
     """A first call (``fit``, the first ``partial_fit``) on a float64 array or CSR
     matrix of plainly valid rows and labels that are not continuous skips
@@ -759,7 +764,7 @@ def test_a_first_call_on_plain_input_skips_only_the_general_validation(cls, monk
     seeded = _base.make_rng  # unseeded generators (of candidates, say) seeded alike
     monkeypatch.setattr(_base, "make_rng", lambda state: seeded(0 if state is None else state))
     for name, first_X, first_y in first_inputs(X, y):
-        for fit in (False, True):
+        for fit in (True,) if cls.is_batch else (False, True):
             results = []
             for plain in (True, False):
                 with monkeypatch.context() as patch:
@@ -775,7 +780,7 @@ def test_a_first_call_on_plain_input_skips_only_the_general_validation(cls, monk
             assert plain_result == full_result, what
             assert_same_state(full_state, plain_state, f"{what}: model")
             skipped = name in {"dense", "csr", "int64 csr", "label list", "float labels"}
-            skipped |= name in {"string labels", "bool labels", "fortran X"}
+            skipped |= name in {"string labels", "bool labels"}
             if skipped and plain_result[0] == "accepted" and cls._fast_path:
                 assert plain_calls == 0, what
                 assert model.n_features_in_ == X.shape[1] and "feature_names_in_" not in vars(

@@ -136,16 +136,18 @@ def _plain_input(learner, X, y) -> tuple[np.ndarray, np.ndarray] | None:
 
 def _plain_first_input(X, y) -> tuple[np.ndarray, np.ndarray] | None:
     """:func:`_plain_input` for the call that sets the width (``fit``, a first
-    ``partial_fit``), which takes it from ``X``: ``(X, y)`` when ``X`` is a float64
-    ndarray or CSR matrix of at least one column and plainly valid rows, and ``y``
+    ``partial_fit``), which takes it from ``X``: ``(X, y)`` when ``X`` is a C-contiguous
+    float64 ndarray or a CSR matrix of at least one column and plainly valid rows, and ``y``
     plain labels that are not continuous (integers, bools, strings, or floats of
     integer value: what :func:`~sklearn.utils.multiclass.check_classification_targets`
     accepts of them). Else None: the caller validates in full, and raises what
     scikit-learn raises. Saves the ~1.5 ms of those two checks on a chunk of 10,000
     rows (the cost of each new learner's first call)."""
     labels = _plain_labels(y)
-    if labels is None or (type(X) is np.ndarray and X.ndim != 2):
+    if labels is None:
         return None
+    if type(X) is np.ndarray and (X.ndim != 2 or not X.flags.c_contiguous):
+        return None  # a batch learner's scores of X in another order round otherwise
     if labels.dtype.kind == "f" and not (
         np.abs(labels).max(initial=0.0) < 2.0**53 and np.array_equal(labels, np.trunc(labels))
     ):

@@ -33,7 +33,7 @@ raises the usual error or converts the input, so both paths accept the same inpu
 give bit-identical models. The first call, which sets the width, checks plainly valid
 float64 rows the same way (:func:`_plain_first_input`, with the labels' kind in place
 of scikit-learn's ``check_classification_targets``); tests/test_fast_path.py compares
-both paths' outcomes on 20 inputs for every online learner.
+both paths' outcomes on 20 inputs for every learner.
 
 A call of one example goes further (:meth:`BaseStreamingAUC._learn_row_fast`): the
 learner binds its update once to a chunk of fixed buffers (``_bind_update``, its

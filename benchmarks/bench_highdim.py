@@ -21,7 +21,10 @@ the pass, and over the pass's second half), then one row per
 sketch with ``dtype="float32"`` (float32 d x tau sketches) against that float64 pass:
 the ratio of their examples per second (above 1: float32 faster), the bytes of the
 summaries and the difference of the test AUCs. ``--dtype float32`` runs the float32
-summaries from the command line.
+summaries from the command line. Last, the randomized and hashed passes are repeated
+at d = 2,000 (sketches in the caches) and 10^5, each against its rate at d = 10^6
+(second halves): what the pass loses with d is the time spent reaching the sketches'
+rows, since the work per example, O(k tau + tau^2), does not depend on d.
 
 Usage::
 
@@ -203,19 +206,44 @@ def _child(**params) -> dict:
 TARGETS = {"randomized": 100_000, "hash": 100_000, "fd": 1_000}
 
 
+#: Smaller dimensions at which :func:`run` repeats the linear sketches' pass: at 2,000
+#: both sketches (1.6 MB) stay in the caches, at 10^5 (80 MB) they do not; what the
+#: pass loses from there to 10^6 is the time spent reaching the rows of the sketches.
+SMALLER_DIMS = (2_000, 100_000)
+
+
 def run(quick: bool = False) -> list[dict]:
     """One pass of OPAUC with each sketch at d = 10^6 (k = 50, tau = 50), in chunks of
     8192, each in its own subprocess: 100,000 examples (``quick``: the same for the
     linear sketches, which take seconds, and 20,000 for frequent directions). There
     is no peer library for these learners: each row compares the throughput, over the
     pass and over its second half, with the library's target for that sketch
-    (``peer`` is "target", ``ratio`` = measured / target)."""
-    rows, dtype_rows = [], []
+    (``peer`` is "target", ``ratio`` = measured / target). The float32 sketches are
+    compared with the float64 pass, and the linear sketches' pass is repeated at the
+    smaller dimensions :data:`SMALLER_DIMS` (the same stream shape), against d = 10^6."""
+    rows, dtype_rows, by_dimension = [], [], []
     for kind, target in TARGETS.items():
         n = 20_000 if quick and kind == "fd" else 100_000
         shape = dict(kind=kind, n=n, d=1_000_000, k=50, tau=50, n_test=2000, seed=0)
         r = _child(**shape)
         r32 = _child(**shape, dtype="float32")
+        if kind != "fd":  # the same stream at smaller d: the cost of reaching the rows
+            for d in SMALLER_DIMS:
+                small = _child(**{**shape, "d": d})
+                by_dimension.append(
+                    {
+                        "benchmark": "OPAUC sketches by dimension (second half of the pass)",
+                        "name": f"OPAUC(covariance={kind!r}, sketch_size=50)",
+                        "d": d,
+                        "rows": n,
+                        "rows_per_s": small["steady_examples_per_second"],
+                        "peer": "the same at d = 10^6",
+                        "peer_rows_per_s": r["steady_examples_per_second"],
+                        "ratio": small["steady_examples_per_second"]
+                        / r["steady_examples_per_second"],
+                        "summary_bytes": small["summary_state_bytes"],
+                    }
+                )
         dtype_rows.append(
             {
                 "benchmark": "OPAUC sketches at d = 10^6, float32 against float64 sketches",
@@ -252,7 +280,7 @@ def run(quick: bool = False) -> list[dict]:
                     "test_auc": r["test_auc"],
                 }
             )
-    return rows + dtype_rows
+    return rows + dtype_rows + by_dimension
 
 
 def main(argv=None) -> None:

@@ -19,6 +19,7 @@ import numpy as np
 
 from ._calibration import step as calibration_step
 from ._kernels import (
+    REASSOC,
     SCALE_MAX,
     SCALE_MIN,
     n_rows,
@@ -64,10 +65,8 @@ LowRankSettings = namedtuple(
 #: ``sx`` (2,) hold :math:`Z_a^\top x` and :math:`s_a^\top x` of the current example,
 #: ``a`` the coefficients of the column its class's sketch gains, ``zoz`` =
 #: :math:`Z_o^\top z`, ``q`` = :math:`Z_o^\top w` and ``phi`` the centering
-#: coefficients of the opposite class o; ``zzt`` (tau, tau) is :math:`Z_1^\top Z_0`,
-#: the transpose of ``Implicit.zz``, copied at the start of a kernel call and updated
-#: with it, so that :func:`_opposite_products` reads both in rows.
-Scratch = namedtuple("Scratch", ["zx", "sx", "a", "zoz", "q", "phi", "zzt"])
+#: coefficients of the opposite class o.
+Scratch = namedtuple("Scratch", ["zx", "sx", "a", "zoz", "q", "phi"])
 
 #: Why the low-rank kernel returned: the chunk is done; a frequent-directions sketch
 #: is full and must be shrunk; the implicit weights are due for re-basing.
@@ -204,30 +203,29 @@ def _update_products(imp, c, scratch, bx, bs, vx, xx):
     tau = a.shape[0]
     for j in range(tau):
         zoz[j] = bx * zx[o, j] - bs * zs[o, c, j]  # Z_o^T z
-    zzt = scratch.zzt  # its transpose, updated by the same numbers
     h = single_nonzero(a)  # hashed draws and new FD columns: one row or column of zz
-    if c == 0:  # Z_0^T Z_1 gains a (Z_1^T z)^T
-        lo, hi = (0, tau) if h == -2 else (h, h + 1) if h >= 0 else (0, 0)
-        for i in range(lo, hi):
-            for j in range(tau):
-                zz[i, j] += a[i] * zoz[j]
-        for j in range(tau):
-            for i in range(lo, hi):
-                zzt[j, i] += a[i] * zoz[j]
-    else:  # ... or (Z_0^T z) a^T
+    # Every update writes rows of zz, whose loops numba vectorizes (a loop over
+    # range(lo, hi) with bounds chosen by a conditional expression was not: 3 us)
+    if h == -2:
         for i in range(tau):
-            if h == -2:
+            row = zz[i]
+            if c == 0:  # Z_0^T Z_1 gains a (Z_1^T z)^T
+                ai = a[i]
                 for j in range(tau):
-                    zz[i, j] += zoz[i] * a[j]
-            elif h >= 0:
-                zz[i, h] += zoz[i] * a[h]
-        if h == -2:
+                    row[j] += ai * zoz[j]
+            else:  # ... or (Z_0^T z) a^T
+                zi = zoz[i]
+                for j in range(tau):
+                    row[j] += zi * a[j]
+    elif h >= 0:
+        ah = a[h]
+        if c == 0:
+            row = zz[h]
             for j in range(tau):
-                for i in range(tau):
-                    zzt[j, i] += zoz[i] * a[j]
-        elif h >= 0:
+                row[j] += ah * zoz[j]
+        else:
             for i in range(tau):
-                zzt[h, i] += zoz[i] * a[h]
+                zz[i, h] += zoz[i] * ah
     for j in range(tau):
         zs[c, c, j] += zx[c, j] + a[j] * (z_sc + z_x)
         zs[c, o, j] += a[j] * z_so
@@ -263,6 +261,19 @@ def _add_own_example(own, c, imp, settings, idx, val, A, r, vx, scratch):
     return vx, settings.fills_columns and own.nfill[0] == a.shape[0]
 
 
+@nb.njit(cache=True, _nrt=False, fastmath=REASSOC, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+def _add_row_dots(mat, vec, out):
+    """``out += mat @ vec``, each row's dot product summed in any order (``fastmath``
+    reassociation, :data:`aucstream._kernels.REASSOC`, so that it vectorizes: a change
+    by rounding only). Compiled as :func:`aucstream.covariance.borrowing_step`."""
+    for i in range(out.shape[0]):
+        row = mat[i]
+        acc = 0.0
+        for j in range(vec.shape[0]):
+            acc += row[j] * vec[j]
+        out[i] += acc
+
+
 @borrowing_step
 def _opposite_products(gram, o, imp, vx, scratch):
     r"""Write :math:`Z_o^\top w` into ``q`` and return :math:`(\sigma, s_o^\top u,
@@ -271,23 +282,28 @@ def _opposite_products(gram, o, imp, vx, scratch):
     zs, ss, zv, sv = imp.zs, imp.ss, imp.zv, imp.sv
     p, gamma, sigma = imp.p, imp.gamma, imp.scale[0]
     tau = q.shape[0]
-    # Z_o^T u = G_o p_o + Z_o^T Z_c p_c + ... Each q[i] sums its terms in the order of
-    # j, with j in the outer loop: the tau sums are independent, so the inner loop
-    # runs at the machine's throughput rather than one addition's latency per term.
-    # It reads rows: G_o is symmetric (its row j is its column j, bit for bit), and
-    # Z_o^T Z_c's column j is row j of Z_c^T Z_o (zz or its transpose zzt); strided
-    # columns made this 3x slower.
+    # Z_o^T u = G_o p_o + Z_o^T Z_c p_c + ... read in rows only (strided columns made
+    # this 3x slower). G_o is symmetric (its row j is its column j, bit for bit), so
+    # G_o p_o adds p_o[j] times row j, with j in the outer loop: the tau sums are
+    # independent, and the inner loop runs at the machine's throughput rather than
+    # one addition's latency per term. zz = Z_0^T Z_1: for o = 1, Z_1^T Z_0 p_0 adds
+    # p_0[j] times row j of zz in the same loop; for o = 0, Z_0^T Z_1 p_1 takes the
+    # dot product of each row of zz with p_1 (_add_row_dots), so that zz's transpose
+    # need not be kept.
     for i in range(tau):
         q[i] = zv[o, i] + zs[o, 0, i] * gamma[0] + zs[o, 1, i] * gamma[1]
-    cross = scratch.zzt if o == 0 else imp.zz  # rows: Z_c^T Z_o
-    own, other = p[o], p[1 - o]
-    for j in range(tau):
-        po, pc = own[j], other[j]
-        g, z = gram[j], cross[j]
-        if o == 0:
+    zz, own = imp.zz, p[o]
+    if o == 0:
+        for j in range(tau):
+            po, g = own[j], gram[j]
             for i in range(tau):
-                q[i] += g[i] * po + z[i] * pc
-        else:
+                q[i] += g[i] * po
+        _add_row_dots(zz, p[1], q)
+    else:
+        other = p[0]
+        for j in range(tau):
+            po, pc = own[j], other[j]
+            g, z = gram[j], zz[j]
             for i in range(tau):
                 q[i] += z[i] * pc + g[i] * po
     for i in range(tau):
@@ -362,10 +378,6 @@ def _opauc_lowrank_chunk(
     neg, pos = classes
     z0, s0, b0 = neg.sketch, neg.sums, neg.beta
     z1, s1, b1 = pos.sketch, pos.sums, pos.beta
-    zz, zzt = imp.zz, scratch.zzt
-    for i in range(zz.shape[0]):  # zz's transpose, kept with it (Scratch)
-        for j in range(zz.shape[1]):
-            zzt[j, i] = zz[i, j]
     n = indptr.shape[0] - 1
     scores = pre.shape[0] == n
     for r in range(start, n):

@@ -595,7 +595,7 @@ class OPAUC(BaseStreamingAUC):
         rows = (chunk.indptr, chunk.indices, chunk.data, chunk.y)
         A = neg.draws(self._rng, chunk.n_samples)
         tau = neg.sketch_size
-        shapes = ((2, tau), 2, tau, tau, tau, tau, (tau, tau))
+        shapes = ((2, tau), 2, tau, tau, tau, tau)
         scratch = Scratch(*(np.zeros(shape) for shape in shapes))
         r, resume, n = 0, False, chunk.n_samples
         fd = neg.fills_columns

@@ -265,7 +265,8 @@ def _add_own_example(own, c, imp, settings, idx, val, A, r, vx, scratch):
 def _add_row_dots(mat, vec, out):
     """``out += mat @ vec``, each row's dot product summed in any order (``fastmath``
     reassociation, :data:`aucstream._kernels.REASSOC`, so that it vectorizes: a change
-    by rounding only). Compiled as :func:`aucstream.covariance.borrowing_step`."""
+    by rounding only). Compiled with the options of ``borrowing_step``
+    (:mod:`aucstream.covariance`), reassociation added."""
     for i in range(out.shape[0]):
         row = mat[i]
         acc = 0.0

@@ -3,9 +3,10 @@ import pickle
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from conftest import make_stream, opauc_recursion, state_bytes
+from conftest import assert_same_state, make_stream, opauc_recursion, snapshot, state_bytes
 
 from aucstream import OPAUC, load_model, save_model
+from aucstream import opauc as opauc_module
 from aucstream.covariance import (
     FullCovariance,
     HashedCovariance,
@@ -235,6 +236,33 @@ def test_sketched_chunking_dense_sparse_and_resuming_are_exact(kind, centering, 
         resumed.partial_fit(X[70:], y[70:])
         np.testing.assert_array_equal(resumed.coef_, whole.coef_)
         assert resumed.n_samples_seen_ == 160
+
+
+@pytest.mark.parametrize("kind, centering", LOWRANK)
+def test_prefetching_changes_no_result(kind, centering, monkeypatch):
+    """The low-rank kernel prefetches the next example's rows only for sketches too
+    large for the caches (``PREFETCH_BYTES``, never at the sizes tested here): the
+    same stream learnt with prefetching forced on gives the same model, bit for bit,
+    and a model too large for the caches takes it."""
+    X, y = make_stream(200, 9, seed=8, sparsity=0.5)
+    params = dict(eta=0.05, lam=0.01, covariance=kind, sketch_size=3, random_state=0)
+    without = OPAUC(**params, centering=centering).fit(X, y)
+    taken = []
+    kernel = opauc_module._opauc_lowrank_chunk
+
+    def recording(*args):
+        taken.append(args[10].prefetch)  # the settings
+        return kernel(*args)
+
+    monkeypatch.setattr(opauc_module, "_opauc_lowrank_chunk", recording)
+    OPAUC(**params, centering=centering).fit(X, y)
+    assert taken and not any(taken)
+    taken.clear()
+    monkeypatch.setattr(opauc_module, "PREFETCH_BYTES", -1)
+    forced = OPAUC(**params, centering=centering).fit(X, y)
+    assert taken and all(taken)
+    assert_same_state(snapshot(without), snapshot(forced))
+    np.testing.assert_array_equal(forced.w_, without.w_)
 
 
 @pytest.mark.parametrize("kind", SKETCHES + ["full"])

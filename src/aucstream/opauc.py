@@ -129,6 +129,7 @@ from ._kernels import (
 from ._opauc_kernels import (
     _DONE,
     _SHRINK,
+    PREFETCH_BYTES,
     Implicit,
     LowRankSettings,
     Scratch,
@@ -591,6 +592,7 @@ class OPAUC(BaseStreamingAUC):
             neg.center_code,
             neg.fills_columns,
             int(self._rebase_every),
+            sum(st.sketch_.nbytes for st in self.stats_) > PREFETCH_BYTES,
         )
         rows = (chunk.indptr, chunk.indices, chunk.data, chunk.y)
         A = neg.draws(self._rng, chunk.n_samples)

@@ -67,3 +67,18 @@ def test_failed_save_keeps_the_old_file(tmp_path, monkeypatch):
         save_model(OPAUC(eta=0.5).fit(X, [0, 1, 0, 1]), target)
     assert target.read_bytes() == before
     assert [p.name for p in tmp_path.iterdir()] == ["m.npz"]
+
+
+def test_load_reads_the_file_save_wrote_for_a_name_without_npz(tmp_path):
+    X = np.eye(4)
+    model = OPAUC().fit(X, [0, 1, 0, 1])
+    written = save_model(model, tmp_path / "m")  # writes m.npz
+    for name in (tmp_path / "m", str(tmp_path / "m"), written):
+        assert np.array_equal(load_model(name).coef_, model.coef_)
+    # a file of the given name comes first, even when the .npz one exists too
+    (tmp_path / "m").write_bytes(b"not a model")
+    with pytest.raises(ValueError, match="not a model file"):
+        load_model(tmp_path / "m")
+    # no file of either name: the usual error, naming the given path
+    with pytest.raises(FileNotFoundError, match="nothing"):
+        load_model(tmp_path / "nothing")

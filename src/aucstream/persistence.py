@@ -179,11 +179,29 @@ def save_model(model, path: str | os.PathLike) -> Path:
         "params": _plain(params),
         "state": state,
     }
+    target = _with_npz(path)
+    _write_atomically(target, __meta__=np.array(json.dumps(meta)), **arrays)
+    return target
+
+
+def _with_npz(path: str | os.PathLike) -> Path:
+    """``path`` with ``.npz`` appended if its name lacks it: the file :func:`save_model`
+    writes for ``path``."""
     target = Path(path)
     if target.suffix != ".npz":
         target = target.with_name(target.name + ".npz")
-    _write_atomically(target, __meta__=np.array(json.dumps(meta)), **arrays)
     return target
+
+
+def _saved_path(path: str | os.PathLike) -> str | os.PathLike:
+    """The file to read for ``path``: ``path`` itself, or, when no such file exists
+    and its name lacks ``.npz``, the file :func:`save_model` wrote for it (the name
+    with ``.npz`` appended), if that one exists."""
+    if isinstance(path, (str, os.PathLike)) and not os.path.exists(path):
+        target = _with_npz(path)
+        if target.exists():
+            return target
+    return path
 
 
 def _write_atomically(target: Path, **arrays: np.ndarray) -> None:
@@ -467,7 +485,8 @@ def load_model(path: str | os.PathLike):
     Parameters
     ----------
     path : str or path-like
-        The ``.npz`` file.
+        The ``.npz`` file. When no file has this name and the name lacks ``.npz``,
+        the file ``save_model`` wrote for it (the name with ``.npz`` appended) is read.
 
     Returns
     -------
@@ -482,6 +501,7 @@ def load_model(path: str | os.PathLike):
         the member).
     """
     allowed = _allowed_classes()
+    path = _saved_path(path)
     try:
         archive = zipfile.ZipFile(path)
     except (zipfile.BadZipFile, NotImplementedError, ValueError, EOFError) as error:

@@ -101,6 +101,36 @@ def test_dense_and_sparse_input_give_the_same_model(cls):
 
 
 @pytest.mark.parametrize("cls", ESTIMATORS, ids=lambda c: c.__name__)
+def test_fitted_properties_before_fit_say_so(cls):
+    # a public property of the fitted model (coef_, leaderboard_, ...) read before any
+    # learning raises NotFittedError (an AttributeError: hasattr stays False), not an
+    # AttributeError that names an internal member
+    from sklearn.exceptions import NotFittedError
+
+    model = make(cls)
+    names = [
+        name
+        for klass in cls.__mro__
+        for name, member in vars(klass).items()
+        if isinstance(member, property) and name.endswith("_") and not name.startswith("_")
+    ]
+    checked = set()
+    for name in names:
+        if name in checked or name in vars(model):
+            continue
+        checked.add(name)
+        try:
+            getattr(model, name)  # (one of the parameters alone, as phi_, may be read)
+        except NotFittedError:
+            continue
+        except AttributeError as error:  # a plain state member, named as Python names it
+            assert f"attribute '{name}'" in str(error), (name, error)
+    assert "coef_" in checked
+    X, y = make_stream(N, 5, seed=2)
+    assert make(cls).fit(X, y).coef_.shape == (1, 5)
+
+
+@pytest.mark.parametrize("cls", ESTIMATORS, ids=lambda c: c.__name__)
 def test_float32_and_float64_input(cls):
     X, y = make_stream(N, 5, seed=2)
     X32 = X.astype(np.float32)

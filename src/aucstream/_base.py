@@ -958,6 +958,7 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
     @property
     def coef_(self) -> np.ndarray:
         """Weights of the linear scoring function, shape (1, n_features)."""
+        check_is_fitted(self, "n_samples_seen_")
         return self._coef().reshape(1, -1)
 
     @property

@@ -95,6 +95,7 @@ import math
 import numba as nb
 import numpy as np
 from scipy.stats import norm
+from sklearn.utils.validation import check_is_fitted
 
 from ._base import BaseStreamingAUC
 from ._chunks import Chunk
@@ -565,6 +566,7 @@ class ConfidenceWeighted(BaseStreamingAUC):
     @property
     def covariance_(self) -> np.ndarray:
         r""":math:`\Sigma = A A^\top` (formed on demand, d x d)."""
+        check_is_fitted(self, "n_samples_seen_")
         return self.sqrt_cov_ @ self.sqrt_cov_.T
 
     def _update(self, chunk: Chunk) -> None:

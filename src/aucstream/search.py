@@ -90,6 +90,7 @@ from typing import ClassVar
 
 import numpy as np
 from sklearn.base import clone
+from sklearn.utils.validation import check_is_fitted
 
 from . import _calibration, _state
 from ._base import _NOT_TAKEN, BaseStreamingAUC
@@ -402,11 +403,13 @@ class OnePassSearch(BaseStreamingAUC):
     @property
     def leader_(self) -> int:
         """Index of the leading candidate (module docstring, "The scores")."""
+        check_is_fitted(self, "n_samples_seen_")
         return self._choice()[0]
 
     @property
     def ensemble_(self) -> np.ndarray:
         """The candidates that score, the leader first, padded with -1 to ``ensemble``."""
+        check_is_fitted(self, "n_samples_seen_")
         members = self._choice()[1]
         out = np.full(max(int(self.ensemble), len(members)), -1, dtype=np.int64)
         out[: len(members)] = members
@@ -488,12 +491,17 @@ class OnePassSearch(BaseStreamingAUC):
     def best_estimator_(self) -> BaseStreamingAUC:
         """The leading candidate (the best windowed AUC; it scores alone when
         ``ensemble`` is 1 or no other candidate is calibrated yet)."""
-        return self.candidates_[self.leader_]
+        check_is_fitted(self, "n_samples_seen_")
+        return self._leader()
+
+    def _leader(self) -> BaseStreamingAUC:
+        """The leading candidate (:attr:`best_estimator_` without the check)."""
+        return self.candidates_[self._choice()[0]]
 
     def _raw_scores(self, X) -> np.ndarray:
         members = self._members()
         if not members:
-            return self.best_estimator_._raw_scores(X)
+            return self._leader()._raw_scores(X)
         total = np.zeros(X.shape[0])
         for candidate, slope, offset in members:
             total += slope * candidate._raw_scores(X) + offset
@@ -502,24 +510,25 @@ class OnePassSearch(BaseStreamingAUC):
     def _coef(self) -> np.ndarray:
         members = self._members()
         if not members:
-            return self.best_estimator_._coef()
+            return self._leader()._coef()
         return sum(slope * c._coef() for c, slope, _ in members) / len(members)
 
     def _intercept(self) -> float:
         members = self._members()
         if not members:
-            return self.best_estimator_._intercept()
+            return self._leader()._intercept()
         return sum(slope * c._intercept() + offset for c, slope, offset in members) / len(members)
 
     def _threshold(self) -> float:
         if not self._members():
-            return self.best_estimator_._threshold()
+            return self._leader()._threshold()
         return 0.0
 
     @property
     def calibration_(self) -> np.ndarray:  # the leader's, or the logistic map of log-odds
+        check_is_fitted(self, "n_samples_seen_")
         if not self._members():
-            return self.best_estimator_.calibration_
+            return self._leader().calibration_
         return _calibration.logistic_state()
 
     @calibration_.setter
@@ -667,6 +676,7 @@ class OnePassSearch(BaseStreamingAUC):
     @property
     def leaderboard_(self) -> list[dict]:
         """Every candidate: name, status, examples learnt, prequential and recent AUC."""
+        check_is_fitted(self, "n_samples_seen_")
         rows = []
         everyone = range(len(self.candidates_))
         overalls = self._current_metrics(everyone, windowed=False)

@@ -180,3 +180,16 @@ def test_default_fit_says_which_candidate_scores(data, tmp_path, capsys):
     names = [repr(search.candidates_[i]) for i in search.ensemble_ if i >= 0]
     assert names[0] == repr(search.best_estimator_)
     assert f"scoring with {names[0]}" in out or " + ".join(names) in out
+
+
+def test_fit_and_score_name_the_learner_behind_the_scaler(data, tmp_path, capsys):
+    """A learner fitted behind the online scaler is named with it, by ``fit`` and by
+    ``score``; ``--no-scale`` names the learner alone. ``score`` reads the model by
+    the name given to ``fit`` (``save_model`` appended ``.npz``)."""
+    for extra, name in ([], "SOLAM behind OnlineStandardScaler"), (["--no-scale"], "SOLAM"):
+        target = tmp_path / f"m{len(extra)}"
+        argv = ["fit", str(data["svm"]), "--learner", "SOLAM", *extra, "-o", str(target)]
+        assert main(argv) == 0
+        assert capsys.readouterr().out.startswith(f"{name}: 200 examples, 5 features")
+        assert main(["score", str(target), str(data["svm"])]) == 0
+        assert capsys.readouterr().out.rstrip().endswith(f"({name}, {target})")

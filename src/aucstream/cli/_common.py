@@ -89,6 +89,17 @@ def _model_to_fit(args):
     return _meta_learner("StreamPipeline")(OnlineStandardScaler(), learner)
 
 
+def _model_name(model) -> str:
+    """How the commands name a fitted model: its class, or for a pipeline its learner
+    behind its transformer (``SOLAM behind OnlineStandardScaler``), the two parts a
+    ``fit`` chose."""
+    learner = getattr(model, "estimator_", None)
+    transformer = getattr(model, "transformer_", None)
+    if learner is None or transformer is None:
+        return type(model).__name__
+    return f"{type(learner).__name__} behind {type(transformer).__name__}"
+
+
 def _meta_learner(name: str) -> type:
     import aucstream
 

@@ -18,6 +18,7 @@ from ._common import (
     _check_writable,
     _label_text,
     _labelled_stream,
+    _model_name,
     _model_target,
     _model_to_fit,
     _ModelLabels,
@@ -66,7 +67,8 @@ def _cmd_fit(args) -> int:
     running = f"; prequential AUC {auc:.4f}" if np.isfinite(auc) else ""
     chosen = _scoring_text(getattr(model, "estimator_", model))
     print(
-        f"{name}: {model.n_samples_seen_:,} examples, {model.n_features_in_} features, "
+        f"{_model_name(model)}: {model.n_samples_seen_:,} examples, "
+        f"{model.n_features_in_} features, "
         f"classes {_label_text(model.classes_)} (positive {_label_text(model.classes_[1:])})"
         f"{running}{chosen}; saved to {written}"
     )
@@ -111,7 +113,7 @@ def _cmd_score(args) -> int:
     auc, ap = roc_auc(positive, scores), pr_auc(positive, scores)
     print(
         f"ROC AUC {auc:.6f}  PR AUC {ap:.6f}  on {positive.size:,} examples "
-        f"({n_pos:,} positive; {labels.describe()}) ({type(model).__name__}, {args.model})"
+        f"({n_pos:,} positive; {labels.describe()}) ({_model_name(model)}, {args.model})"
     )
     if args.plot:
         _plot_curves(positive, scores, auc, ap, args.plot, stream.name)

@@ -82,3 +82,14 @@ def test_load_reads_the_file_save_wrote_for_a_name_without_npz(tmp_path):
     # no file of either name: the usual error, naming the given path
     with pytest.raises(FileNotFoundError, match="nothing"):
         load_model(tmp_path / "nothing")
+
+
+@pytest.mark.parametrize("bad", [None, 3, b"model.npz"])
+def test_load_refuses_what_is_not_a_path(bad):
+    with pytest.raises(TypeError, match="path must be a str or a path-like"):
+        load_model(bad)
+
+
+def test_load_of_an_empty_name_says_no_such_file():
+    with pytest.raises(FileNotFoundError):
+        load_model("")

@@ -42,7 +42,7 @@ import numpy as np
 from . import _state
 from ._config import format_bytes, get_config
 
-__all__ = ["save_model", "load_model", "FORMAT_NAME", "FORMAT_VERSION"]
+__all__ = ["save_model", "load_model", "model_file", "FORMAT_NAME", "FORMAT_VERSION"]
 
 FORMAT_NAME = "aucstream-model"
 FORMAT_VERSION = 1
@@ -179,14 +179,30 @@ def save_model(model, path: str | os.PathLike) -> Path:
         "params": _plain(params),
         "state": state,
     }
-    target = _with_npz(path)
+    target = model_file(path)
     _write_atomically(target, __meta__=np.array(json.dumps(meta)), **arrays)
     return target
 
 
-def _with_npz(path: str | os.PathLike) -> Path:
-    """``path`` with ``.npz`` appended if its name lacks it: the file :func:`save_model`
-    writes for ``path``."""
+def model_file(path: str | os.PathLike) -> Path:
+    """The file :func:`save_model` writes for ``path``: ``path`` with ``.npz`` appended
+    if its name lacks it.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The destination given to :func:`save_model`.
+
+    Returns
+    -------
+    pathlib.Path
+
+    Examples
+    --------
+    >>> from aucstream.persistence import model_file
+    >>> model_file("runs/model").as_posix(), model_file("model.npz").as_posix()
+    ('runs/model.npz', 'model.npz')
+    """
     target = Path(path)
     if target.suffix != ".npz":
         target = target.with_name(target.name + ".npz")
@@ -196,9 +212,12 @@ def _with_npz(path: str | os.PathLike) -> Path:
 def _saved_path(path: str | os.PathLike) -> str | os.PathLike:
     """The file to read for ``path``: ``path`` itself, or, when no such file exists
     and its name lacks ``.npz``, the file :func:`save_model` wrote for it (the name
-    with ``.npz`` appended), if that one exists."""
-    if isinstance(path, (str, os.PathLike)) and not os.path.exists(path):
-        target = _with_npz(path)
+    with ``.npz`` appended), if that one exists. Raises ``TypeError`` when ``path``
+    is not a str or a path-like."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"path must be a str or a path-like, got {path!r}")
+    if Path(path).name and not os.path.exists(path):
+        target = model_file(path)
         if target.exists():
             return target
     return path
@@ -499,6 +518,8 @@ def load_model(path: str | os.PathLike):
         If the file is not an aucstream model, was written by a newer format version
         than this library reads, or is damaged or inconsistent (the message names
         the member).
+    TypeError
+        If ``path`` is not a str or a path-like.
     """
     allowed = _allowed_classes()
     path = _saved_path(path)

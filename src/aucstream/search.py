@@ -681,8 +681,8 @@ class OnePassSearch(BaseStreamingAUC):
         everyone = range(len(self.candidates_))
         overalls = self._current_metrics(everyone, windowed=False)
         recents = self._current_metrics(everyone, windowed=True)
-        leader = self.leader_
-        members = set(self._choice()[1])
+        leader, members = self._choice()
+        members = set(members)
         for i, c in enumerate(self.candidates_):
             overall, recent = overalls[i], recents[i]
             status = _STATUS[int(self.status_[i])]

@@ -227,12 +227,6 @@ def _no_examples(stream: ChunkStream) -> ValueError:
 # ----------------------------------------------------------------------- writing
 
 
-def _model_target(path: str) -> Path:
-    """The file ``save_model`` writes for ``path`` (it appends ``.npz``)."""
-    target = Path(path)
-    return target if target.suffix == ".npz" else target.with_name(target.name + ".npz")
-
-
 def _check_writable(target: Path, what: str) -> None:
     """Fail now, not after the whole stream, if ``target`` cannot be written."""
     if target.is_dir():

@@ -19,7 +19,6 @@ from ._common import (
     _label_text,
     _labelled_stream,
     _model_name,
-    _model_target,
     _model_to_fit,
     _ModelLabels,
     _no_examples,
@@ -35,14 +34,14 @@ def _cmd_fit(args) -> int:
     learner: StreamPipeline(OnlineStandardScaler(), OnePassSearch()), which needs no
     tuning. The older form `fit LEARNER FILE` means `--learner LEARNER --no-scale`.
     """
-    from ..persistence import save_model
+    from ..persistence import model_file, save_model
 
     if args.legacy_data is not None:  # the 0.1 form `fit LEARNER FILE`: the learner alone
         if args.learner is not None:
             raise CommandError("give the learner either as --learner or before the file")
         args.learner, args.no_scale, args.data = args.data, True, args.legacy_data
     model = _model_to_fit(args)
-    target = _model_target(args.output)
+    target = model_file(args.output)
     _check_writable(target, "model file")
     classes = [_parse_value(c) for c in args.classes] if args.classes else None
     if args.positive:

@@ -27,6 +27,7 @@ import aucstream
 from aucstream import _base, _chunks, _fastpath, _state
 from aucstream._base import BaseStreamingAUC
 from aucstream._params import InvalidParameterError
+from aucstream._runtime import _learning
 
 
 @pytest.fixture
@@ -48,7 +49,7 @@ def fast_calls(monkeypatch):
 
     def counted_row(self, row, indices, data, y, prequential, *args):
         learnt = learn_row(self, row, indices, data, y, prequential, *args)
-        if learnt is not _base._NOT_TAKEN:
+        if learnt is not _learning._NOT_TAKEN:
             calls.append(prequential)
         return learnt
 
@@ -699,7 +700,7 @@ def test_the_label_check_of_the_full_path_agrees_with_isin(labels, classes):
     """partial_fit's check of labels against classes_ (two comparisons where the dtypes
     compare as np.isin does) flags exactly the labels np.isin does not find."""
     y, c = np.asarray(labels), np.asarray(classes)
-    np.testing.assert_array_equal(_base._unknown_labels(y, c), ~np.isin(y, c))
+    np.testing.assert_array_equal(_learning._unknown_labels(y, c), ~np.isin(y, c))
 
 
 #: Every learner, batch ones included (their ``fit`` sets the width too).
@@ -757,19 +758,19 @@ def test_a_first_call_on_plain_input_skips_only_the_general_validation(cls, monk
     the same width and no feature names; anything else still goes through them."""
     X, y = stream(n=40)
     calls = []
-    original = _base.validate_data
+    original = _learning.validate_data
     monkeypatch.setattr(
-        _base, "validate_data", lambda *a, **k: calls.append(1) or original(*a, **k)
+        _learning, "validate_data", lambda *a, **k: calls.append(1) or original(*a, **k)
     )
-    seeded = _base.make_rng  # unseeded generators (of candidates, say) seeded alike
-    monkeypatch.setattr(_base, "make_rng", lambda state: seeded(0 if state is None else state))
+    seeded = _learning.make_rng  # unseeded generators (of candidates, say) seeded alike
+    monkeypatch.setattr(_learning, "make_rng", lambda state: seeded(0 if state is None else state))
     for name, first_X, first_y in first_inputs(X, y):
         for fit in (True,) if cls.is_batch else (False, True):
             results = []
             for plain in (True, False):
                 with monkeypatch.context() as patch:
                     if not plain:
-                        patch.setattr(_base, "_plain_first_input", lambda X, y: None)
+                        patch.setattr(_learning, "_plain_first_input", lambda X, y: None)
                     calls.clear()
                     model = make(cls)
                     model.feature_names_in_ = np.array(["stale"], dtype=object)

@@ -39,8 +39,9 @@ from __future__ import annotations
 
 import math
 
-import numba as nb
 import numpy as np
+
+from ._kernels import jit
 
 __all__ = [
     "ETA",
@@ -71,7 +72,7 @@ def new_state() -> np.ndarray:
     return state
 
 
-@nb.njit(cache=True)
+@jit
 def _sigmoid(t):
     if t >= 0.0:
         return 1.0 / (1.0 + math.exp(-t))
@@ -79,7 +80,7 @@ def _sigmoid(t):
     return e / (1.0 + e)
 
 
-@nb.njit(cache=True)
+@jit
 def step(state, s, y, w):
     """Fit the calibration on one prequential score ``s`` of label ``y`` (+/-1) and
     weight ``w`` (:func:`update`'s step; a weight of 0 changes nothing).
@@ -110,7 +111,7 @@ def step(state, s, y, w):
     state[_NPOS] += w * target
 
 
-@nb.njit(cache=True)
+@jit
 def update(state, scores, y_pm, weights):
     """Fit the calibration on prequential ``scores`` of +/-1 labels, in order.
 
@@ -196,14 +197,14 @@ def probability(state: np.ndarray, scores: np.ndarray) -> np.ndarray:
     return out
 
 
-@nb.njit(cache=True)
+@jit
 def _probabilities(state, scores, out):
     """``out[i] = P(y = +1 | scores[i])`` (see :func:`probability`)."""
     for i in range(scores.shape[0]):
         out[i] = probability_one(state, scores[i])
 
 
-@nb.njit(cache=True)
+@jit
 def probability_one(state, score):
     """``P(y = +1 | score)`` of one score (float), as :func:`probability` gives it:
     the prior before calibration is ready. Compiled, so that a one-row prediction

@@ -13,9 +13,10 @@ import operator
 import struct
 from typing import NamedTuple
 
-import numba as nb
 import numpy as np
 import scipy.sparse as sp
+
+from ._kernels import jit
 
 __all__ = [
     "Chunk",
@@ -169,7 +170,7 @@ def _is_index(dtype: np.dtype) -> bool:
     return dtype.kind == "i" and dtype.itemsize in (4, 8)
 
 
-@nb.njit(cache=True)
+@jit
 def _values_ok(values):
     """Every value finite and below the magnitude beyond which rows are checked.
 
@@ -186,7 +187,7 @@ def _values_ok(values):
     return True
 
 
-@nb.njit(cache=True)
+@jit
 def _csr_ok(indptr, indices, data, n_cols):
     """A canonical CSR structure (``indptr`` from 0, non-decreasing, inside the
     arrays; indices strictly increasing in each row and inside [0, n_cols)) of
@@ -219,7 +220,7 @@ def _csr_ok(indptr, indices, data, n_cols):
     return ok and falls == 0 and _values_ok(data)
 
 
-@nb.njit(cache=True)
+@jit
 def load_dense_row(values, out, nonzero):
     """Copy the 1-D ``values`` into row 0 of ``out`` when :func:`_values_ok` accepts
     them and they fill it, and write the columns of its non-zeros into ``nonzero``
@@ -236,7 +237,7 @@ def load_dense_row(values, out, nonzero):
     return k
 
 
-@nb.njit(cache=True)
+@jit
 def load_sparse_row(source, idx, vals, n_cols, indptr, indices, data):
     """Make ``indptr``, ``indices``, ``data`` (buffers of any capacity) the CSR arrays
     of one row, the arrays ``source`` (its ``indptr``), ``idx`` and ``vals``, when
@@ -256,7 +257,7 @@ def load_sparse_row(source, idx, vals, n_cols, indptr, indices, data):
     return k
 
 
-@nb.njit(cache=True)
+@jit
 def load_row_in_place(indptr, indices, data, n_cols, k):
     """Make the first ``k`` entries of the buffers ``indices`` and ``data`` (written
     in any order of the indices) one CSR row: sorted by index (stably) when they are
@@ -274,7 +275,7 @@ def load_row_in_place(indptr, indices, data, n_cols, k):
     return k
 
 
-@nb.njit(cache=True)
+@jit
 def sort_row(idx, vals):
     """Sort the entries of one row (``idx``, ``vals``, same length) by index, stably
     and in place, when the indices do not increase; the one sort of every dict row."""
@@ -287,7 +288,7 @@ def sort_row(idx, vals):
             return
 
 
-@nb.njit(cache=True)
+@jit
 def sparse_row_dot(idx, vals, coef):
     """``sum_k vals[k] * coef[idx[k]]`` over the entries sorted by index (sorted in
     place, :func:`sort_row`), summed in that order from 0.0 as scipy's CSR product
@@ -306,7 +307,7 @@ def sparse_row_dot(idx, vals, coef):
     return s
 
 
-@nb.njit(cache=True)
+@jit
 def flagged(seen):
     """The indices of the true entries of the boolean ``seen``, sorted (int64)."""
     out = np.empty(np.count_nonzero(seen), dtype=np.int64)
@@ -318,7 +319,7 @@ def flagged(seen):
     return out
 
 
-@nb.njit(cache=True)
+@jit
 def nonzero_columns(data):
     """The columns of the 2-D ``data`` that hold a non-zero in some row, sorted (int64):
     the features a dense chunk names (NaN counts as non-zero, -0.0 does not)."""

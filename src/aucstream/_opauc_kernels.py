@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from collections import namedtuple
 
-import numba as nb
 import numpy as np
 
 from ._calibration import step as calibration_step
@@ -22,6 +21,7 @@ from ._kernels import (
     REASSOC,
     SCALE_MAX,
     SCALE_MIN,
+    jit,
     n_rows,
     prefetch_rows,
     row,
@@ -100,7 +100,7 @@ def _opauc_step(w, idx, val, y, opp, cov_w, c_w, eta, lam):
     sparse_axpy(w, -eta * alpha, idx, val)
 
 
-@nb.njit(cache=True)
+@jit
 def _opauc_chunk(w, classes, rows, pre, weights, start, eta, lam, calibration):
     """OPAUC with explicit summaries (G16 Alg. 1; Alg. 3 for "sparse") over rows
     ``start:``; ``classes``: the two summaries' ``arrays()``; ``rows``: the chunk's
@@ -271,7 +271,7 @@ def _add_own_example(own, c, imp, settings, idx, val, A, r, vx, scratch):
     return vx, settings.fills_columns and own.nfill[0] == a.shape[0]
 
 
-@nb.njit(cache=True, _nrt=False, fastmath=REASSOC, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+@jit(borrowing=True, fastmath=REASSOC, entry_only=True)
 def _add_row_dots(mat, vec, out):
     """``out += mat @ vec``, each row's dot product summed in any order (``fastmath``
     reassociation, :data:`aucstream._kernels.REASSOC`, so that it vectorizes: a change

@@ -37,11 +37,10 @@ from __future__ import annotations
 
 import math
 
-import numba as nb
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._kernels import REASSOC, col
+from ._kernels import REASSOC, col, jit
 from .projections import l1_threshold_warm
 
 __all__ = [
@@ -56,7 +55,7 @@ __all__ = [
 ]
 
 
-@nb.njit(cache=True)
+@jit
 def saddle_grad_scalars(s, y, p, a, b, alpha):
     """Gradient of F at (w, a, b, alpha) for one example with score ``s = w.x``.
 
@@ -69,13 +68,13 @@ def saddle_grad_scalars(s, y, p, a, b, alpha):
     return q * (s - b + 1.0 + alpha), 0.0, -q * (s - b), q * (s - (1.0 - p) * alpha)
 
 
-@nb.njit(cache=True)
+@jit
 def clip(v, lo, hi):
     """``v`` clipped to [lo, hi] (the projection onto an interval)."""
     return min(max(v, lo), hi)
 
 
-@nb.njit(cache=True, fastmath=REASSOC, inline="always")
+@jit(fastmath=REASSOC, inline="always")
 def rebase(lz, c, center, tau, sigma, theta):
     r"""Fold the running sum into ``base`` and restart u from the explicit iterate.
 
@@ -120,7 +119,7 @@ def rebase(lz, c, center, tau, sigma, theta):
     return nrm2, dot, nrm1
 
 
-@nb.njit(cache=True, fastmath=REASSOC, inline="always")
+@jit(fastmath=REASSOC, inline="always")
 def l1_change(u, center, tau, sigma, coef, idx, val):
     r"""How a step ``u += coef * x`` (:func:`aucstream._kernels.lazy_axpy`) changes
     :math:`\|w\|_1` and the number of non-zeros of :math:`w = \tau v_1 + \sigma u`.
@@ -149,7 +148,7 @@ def l1_change(u, center, tau, sigma, coef, idx, val):
 L1_MARGIN = 2.0**-30
 
 
-@nb.njit(cache=True, inline="always")
+@jit(inline="always")
 def warm_start(norm, nnz, radius):
     r"""A start for Michelot's passes from a running :math:`\|w\|_1` (``norm``) and
     the number ``nnz`` of non-zeros of w (0 or less: not known).
@@ -166,7 +165,7 @@ def warm_start(norm, nnz, radius):
     return 0.0
 
 
-@nb.njit(cache=True, fastmath=REASSOC, inline="always")
+@jit(fastmath=REASSOC, inline="always")
 def project_l1_lazy(lz, c, center, tau, sigma, radius, rho0, work):
     r"""Project :math:`w = \tau v_1 + \sigma u` onto :math:`\|w\|_1 \le` ``radius``.
 

@@ -36,12 +36,10 @@ from typing import Any
 
 import numba as nb
 import numpy as np
-from numba.core import types as nbtypes
-from numba.extending import intrinsic
 
 from ._chunks import flagged
 from ._fastpath import ByIdentity
-from ._kernels import compiled_entry, prefetch
+from ._kernels import compiled_entry, jit, pointer, prefetch
 
 __all__ = [
     "STATE_EXTRA",
@@ -281,7 +279,7 @@ def marked_finite(obj, arrays: tuple) -> tuple:
     return tuple(a for a in arrays if (r := known.get(id(a))) is not None and r() is a)
 
 
-@nb.njit(cache=True)
+@jit
 def _distinct(indices, n):
     """The distinct values of ``indices`` (all in [0, n): checked by the caller), sorted."""
     seen = np.zeros(n, dtype=np.bool_)
@@ -303,7 +301,7 @@ def unique_rows(indices: np.ndarray, n: int) -> np.ndarray:
     return _distinct(indices, n)
 
 
-@nb.njit(cache=True)
+@jit
 def _distinct_by_class(indptr, indices, positive, n):
     """:func:`_distinct` of the indices of the CSR rows that are not ``positive`` and
     of those that are, in one pass (indices in [0, n): checked by the caller)."""
@@ -337,7 +335,7 @@ def unique_rows_by_class(
     return _distinct_by_class(indptr - indptr[0], named, positive, n)
 
 
-@nb.njit(cache=True)
+@jit
 def _gather(values, rows, out):
     """``out[t] = values[rows[t]]`` for 2-D arrays (rows inside: checked by the caller).
 
@@ -424,7 +422,7 @@ def _arrays(value, path: str) -> Iterator[tuple[str, np.ndarray]]:
 _AHEAD = 16
 
 
-@nb.njit(cache=True)
+@jit
 def _rows_finite(values, rows):
     """Whether rows ``rows`` (inside ``values``: checked by the caller) of the 2-D
     float64 or float32 ``values`` are finite (``x * 0.0`` is 0 exactly for a finite
@@ -489,19 +487,7 @@ _CHECK_CODE: dict[str, Any] = {}
 SHADOW_LIMIT = 16 << 20
 
 
-@intrinsic
-def _pointer(typingctx, address, dtype):
-    """The integer ``address`` as a pointer to values of ``dtype`` (a numba type)."""
-    target = dtype.dtype if isinstance(dtype, nbtypes.NumberClass) else dtype
-    sig = nbtypes.CPointer(target)(address, dtype)
-
-    def codegen(context, builder, signature, args):
-        return builder.inttoptr(args[0], context.get_value_type(signature.return_type))
-
-    return sig, codegen
-
-
-@nb.njit(cache=True)
+@jit
 def _copy_table(table):
     """Copy ``table[i, 2]`` bytes from address ``table[i, 0]`` to ``table[i, 1]``, each i.
 
@@ -511,13 +497,13 @@ def _copy_table(table):
     """
     for i in range(table.shape[0]):
         size = table[i, 2]
-        source = nb.carray(_pointer(table[i, 0], nb.uint8), size)
-        target = nb.carray(_pointer(table[i, 1], nb.uint8), size)
+        source = nb.carray(pointer(table[i, 0], nb.uint8), size)
+        target = nb.carray(pointer(table[i, 1], nb.uint8), size)
         for j in range(size):
             target[j] = source[j]
 
 
-@nb.njit(cache=True, fastmath={"reassoc"})
+@jit(fastmath={"reassoc"})
 def _all_finite(table):
     """Whether the ``table[i, 1]`` float64 values at address ``table[i, 0]`` are all finite.
 
@@ -527,7 +513,7 @@ def _all_finite(table):
     vectorize the sum.
     """
     for i in range(table.shape[0]):
-        values = nb.carray(_pointer(table[i, 0], nb.float64), table[i, 1])
+        values = nb.carray(pointer(table[i, 0], nb.float64), table[i, 1])
         acc = 0.0
         for j in range(values.shape[0]):
             acc += values[j] * 0.0
@@ -536,11 +522,11 @@ def _all_finite(table):
     return True
 
 
-@nb.njit(cache=True, fastmath={"reassoc"})
+@jit(fastmath={"reassoc"})
 def _all_finite32(table):
     """:func:`_all_finite` for float32 values (OPAUC's ``dtype="float32"`` summaries)."""
     for i in range(table.shape[0]):
-        values = nb.carray(_pointer(table[i, 0], nb.float32), table[i, 1])
+        values = nb.carray(pointer(table[i, 0], nb.float32), table[i, 1])
         acc = np.float32(0.0)
         for j in range(values.shape[0]):
             acc += values[j] * np.float32(0.0)
@@ -549,7 +535,7 @@ def _all_finite32(table):
     return True
 
 
-@nb.njit(cache=True)
+@jit
 def _copy_rows(table, rows):
     """Copy rows ``rows`` of arrays to the same places of others: per table row
     (source address, target address, bytes per row, number of rows).
@@ -565,8 +551,8 @@ def _copy_rows(table, rows):
     for i in range(table.shape[0]):
         width = table[i, 2]
         size = width * table[i, 3]
-        source = nb.carray(_pointer(table[i, 0], nb.uint8), size)
-        target = nb.carray(_pointer(table[i, 1], nb.uint8), size)
+        source = nb.carray(pointer(table[i, 0], nb.uint8), size)
+        target = nb.carray(pointer(table[i, 1], nb.uint8), size)
         for r in rows:
             # slices, so that the loop indexes from 0 without wraparound (it vectorizes)
             row, out = source[r * width : (r + 1) * width], target[r * width : (r + 1) * width]
@@ -575,7 +561,7 @@ def _copy_rows(table, rows):
     return True
 
 
-@nb.njit(cache=True, fastmath={"reassoc"})
+@jit(fastmath={"reassoc"})
 def _table_rows_finite(table, rows, dtype):
     """Whether rows ``rows`` of the arrays of ``dtype`` values in ``table`` (address,
     values per row, number of rows) are finite, as :func:`_all_finite` checks them;
@@ -584,7 +570,7 @@ def _table_rows_finite(table, rows, dtype):
     zero = dtype(0.0)
     for i in range(table.shape[0]):
         width, n = table[i, 1], table[i, 2]
-        values = nb.carray(_pointer(table[i, 0], dtype), width * n)
+        values = nb.carray(pointer(table[i, 0], dtype), width * n)
         for r in rows:
             if r < 0 or r >= n:
                 return False
@@ -597,13 +583,13 @@ def _table_rows_finite(table, rows, dtype):
     return True
 
 
-@nb.njit(cache=True)
+@jit
 def _rows_finite64(table, rows):
     """:func:`_table_rows_finite` of float64 arrays."""
     return _table_rows_finite(table, rows, np.float64)
 
 
-@nb.njit(cache=True)
+@jit
 def _rows_finite32(table, rows):
     """:func:`_table_rows_finite` of float32 arrays."""
     return _table_rows_finite(table, rows, np.float32)

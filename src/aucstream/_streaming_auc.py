@@ -46,11 +46,12 @@ import math
 from numbers import Real
 from typing import TypeVar
 
-import numba as nb
 import numpy as np
 from numpy.typing import ArrayLike
 
 from aucstream._params import positive_int, validate_parameter_constraints
+
+from ._kernels import jit
 
 __all__ = ["PrequentialAUC", "RollingAUC"]
 
@@ -696,7 +697,7 @@ class RollingAUC(_BinaryPairs):
         return f"RollingAUC(window={self.window}, {self._describe()})"
 
 
-@nb.njit(cache=True)
+@jit
 def _gallop(a, lo, n, x, right):
     """The first position p >= lo of sorted ``a[:n]`` with ``a[p] > x`` (right) or ``>= x``.
 
@@ -717,7 +718,7 @@ def _gallop(a, lo, n, x, right):
     return lo
 
 
-@nb.njit(cache=True)
+@jit
 def _rank_sum(hay, needles):
     r""":math:`\sum_x 2\,\#\{z < x\} + \#\{z = x\}` over sorted ``needles`` x, sorted ``hay`` z."""
     n, lo, hi, total = hay.shape[0], 0, 0, 0
@@ -728,7 +729,7 @@ def _rank_sum(hay, needles):
     return total
 
 
-@nb.njit(cache=True)
+@jit
 def _count(ones, zeros):
     r""":math:`C` over the pairs (one, zero) of two sorted arrays (ones play the positives).
 
@@ -740,7 +741,7 @@ def _count(ones, zeros):
     return 2 * ones.shape[0] * zeros.shape[0] - _rank_sum(ones, zeros)
 
 
-@nb.njit(cache=True)
+@jit
 def _across(a_sorted, a_sizes, b_sorted, b_sizes):
     """C over the pairs across two labelled sets, each given as sorted scores per class."""
     return _count(a_sorted[1, : a_sizes[1]], b_sorted[0, : b_sizes[0]]) + _count(
@@ -748,13 +749,13 @@ def _across(a_sorted, a_sizes, b_sorted, b_sizes):
     )
 
 
-@nb.njit(cache=True)
+@jit
 def _within(sorted_scores, sizes):
     """C over the pairs inside a labelled set given as sorted scores per class."""
     return _count(sorted_scores[1, : sizes[1]], sorted_scores[0, : sizes[0]])
 
 
-@nb.njit(cache=True)
+@jit
 def _by_class(scores, numbers):
     """Each class's scores sorted, as ``(sorted_scores, sizes)`` like the window's."""
     sizes = np.zeros(2, dtype=np.int64)
@@ -768,7 +769,7 @@ def _by_class(scores, numbers):
     return sorted_scores, sizes
 
 
-@nb.njit(cache=True)
+@jit
 def _remove_sorted(a, n, gone):
     """Remove the sorted multiset ``gone`` from sorted ``a[:n]``; the new length."""
     if gone.shape[0] == 0:
@@ -783,7 +784,7 @@ def _remove_sorted(a, n, gone):
     return write
 
 
-@nb.njit(cache=True)
+@jit
 def _insert_sorted(a, n, new):
     """Merge sorted ``new`` into sorted ``a[:n]`` (room follows), from the top; the new length."""
     i, p = n - 1, new.shape[0] - 1
@@ -799,7 +800,7 @@ def _insert_sorted(a, n, new):
     return n + new.shape[0]
 
 
-@nb.njit(cache=True)
+@jit
 def _merged(a, b):
     """The sorted union of two sorted arrays."""
     out = np.empty(a.shape[0] + b.shape[0])
@@ -808,7 +809,7 @@ def _merged(a, b):
     return out
 
 
-@nb.njit(cache=True)
+@jit
 def _peek_counts(ring_score, ring_label, sorted_scores, counters, numbers, scores):
     """``(C, size of class 0, of 1)`` of the window after :func:`_slide` over ``scores``
     (at most ``window`` of them), computed without changing anything."""
@@ -827,7 +828,7 @@ def _peek_counts(ring_score, ring_label, sorted_scores, counters, numbers, score
     return pairs, n0, n1
 
 
-@nb.njit(cache=True)
+@jit
 def _slide(ring_score, ring_label, sorted_scores, counters, numbers, scores):
     """Move the window over ``scores`` (at most ``window`` of them) and their label numbers.
 

@@ -133,13 +133,12 @@ import math
 from collections import namedtuple
 from typing import ClassVar
 
-import numba as nb
 import numpy as np
 from numpy.typing import ArrayLike
 
 from ._base import BaseStreamingAUC
 from ._chunks import Chunk
-from ._kernels import bound_call, mean_by_count, n_rows, row, rows_of, sparse_axpy, sparse_dot
+from ._kernels import bound_call, jit, mean_by_count, n_rows, row, rows_of, sparse_axpy, sparse_dot
 from ._params import StrOptions, non_negative, positive
 from .covariance import (
     SUMMARY_DTYPES,
@@ -373,7 +372,7 @@ def _project(w, h, sq, projection, radius):
             w[i] *= scale
 
 
-@nb.njit(cache=True)
+@jit
 def _adaoam_chunk(w, s, steps, classes, rows, pre, weights, settings):
     """AdaOAM (D16 Alg. 1) over the rows; ``classes``: the two summaries' arrays.
     When ``pre`` has one entry per row, each row's score ``w^T x`` before it is

@@ -122,7 +122,6 @@ from __future__ import annotations
 import math
 import warnings
 
-import numba as nb
 import numpy as np
 import scipy.linalg
 import scipy.sparse as sp
@@ -131,6 +130,7 @@ from sklearn.linear_model import LogisticRegression
 
 from ._base import BaseStreamingAUC
 from ._chunks import Chunk
+from ._kernels import jit
 from ._params import StrOptions, positive, positive_int
 from ._warn import caller_stacklevel
 
@@ -478,7 +478,7 @@ def pairwise_hinge_oracle(
     return k, m, total / (float(w_pos.sum()) * float(w_neg.sum()))
 
 
-@nb.njit(cache=True)
+@jit
 def _simplex_qp(gram, b, theta, scale, tol, max_iter):
     """min_theta scale/2 theta' G theta - b' theta over {theta >= 0, sum theta <= 1}.
 

@@ -125,7 +125,6 @@ import math
 import warnings
 from collections import namedtuple
 
-import numba as nb
 import numpy as np
 
 from . import _kernels as kern
@@ -136,6 +135,7 @@ from ._kernels import (
     REASSOC,
     LazySum,
     fold_due,
+    jit,
     lazy_axpy,
     lazy_mean,
     n_rows,
@@ -221,12 +221,12 @@ def fsauc_schedule(n: int) -> tuple[int, int]:
     return m, n // m
 
 
-@nb.njit(cache=True, inline="always")
+@jit(inline="always")
 def _set_norms(scal, norms):
     scal[_NRM2_U], scal[_DOT_UV1], scal[_NRM1_U] = norms
 
 
-@nb.njit(cache=True, inline="always")
+@jit(inline="always")
 def _rebased(scal, norms):
     """Scalars after a rebase: sigma = tau = 1, c = 0 and the recomputed norms of u."""
     _set_norms(scal, norms)
@@ -235,7 +235,7 @@ def _rebased(scal, norms):
     scal[_TAU] = 1.0
 
 
-@nb.njit(cache=True, inline="always")
+@jit(inline="always")
 def _sq_norm(scal, tau, sigma):
     """||tau v1 + sigma u||^2 from the maintained norms."""
     return (
@@ -245,7 +245,7 @@ def _sq_norm(scal, tau, sigma):
     )
 
 
-@nb.njit(cache=True, inline="always")
+@jit(inline="always")
 def _count(counts, totals, y, weight):
     """Alg. 3: count the example; return the estimate of p (W+ / (W+ + W-))."""
     counts[_T] += 1
@@ -255,7 +255,7 @@ def _count(counts, totals, y, weight):
     return totals[1] / (totals[0] + totals[1])
 
 
-@nb.njit(cache=True, inline="always")
+@jit(inline="always")
 def _project_l1(st, scal, R, norm, nnz, work):
     """Step (d) with the l1 ball: the exact projection, O(d), warm-started from the
     running ||w||_1 and number of non-zeros of w (``nnz`` -1: not known); returns both
@@ -269,7 +269,7 @@ def _project_l1(st, scal, R, norm, nnz, work):
     return norm, nnz
 
 
-@nb.njit(cache=True, inline="always")
+@jit(inline="always")
 def _shrink_to_l2_ball(scal, R):
     """Step (d) with the l2 ball: ||w||_2 <= R by a change of (sigma, tau) alone."""
     sigma, tau = scal[_SIGMA], scal[_TAU]
@@ -280,7 +280,7 @@ def _shrink_to_l2_ball(scal, R):
         scal[_TAU] = tau * f
 
 
-@nb.njit(cache=True, inline="always")
+@jit(inline="always")
 def _project_to_stage_ball(scal, a, b):
     """Step (d), last part: (w, a, b) onto the ball B(v1, r); returns a, b."""
     sigma, tau = scal[_SIGMA], scal[_TAU]
@@ -297,7 +297,7 @@ def _project_to_stage_ball(scal, a, b):
     return a, b
 
 
-@nb.njit(cache=True, inline="always")
+@jit(inline="always")
 def _add_to_sum(scal):
     """Step (f): the updated iterate joins the stage's running sum."""
     scal[_C] += scal[_SIGMA]
@@ -306,7 +306,7 @@ def _add_to_sum(scal):
     scal[_SUM_B] += scal[_B]
 
 
-@nb.njit(cache=True)
+@jit
 def _alpha_hat(st, totals, wbar):
     """Alg. 2 line 9: wbar . (mean of the negatives - mean of the positives)."""
     w_neg, w_pos = totals[0], totals[1]
@@ -321,7 +321,7 @@ def _alpha_hat(st, totals, wbar):
     return alpha_hat
 
 
-@nb.njit(cache=True)
+@jit
 def _lemma1(r, p, n0, cfg):
     """D and beta of L18 Lemma 1 for the next stage (radius r, positive rate p)."""
     kappa, R = cfg.kappa, cfg.R
@@ -345,7 +345,7 @@ def _lemma1(r, p, n0, cfg):
     return D, beta
 
 
-@nb.njit(cache=True)
+@jit
 def _restart(st, scal, wbar, a, b, alpha):
     """The stage output (wbar, a, b, alpha) becomes the centre and start of the next."""
     u, base, corr = st.lz
@@ -370,7 +370,7 @@ def _restart(st, scal, wbar, a, b, alpha):
     scal[_ALPHA1] = scal[_ALPHA] = alpha
 
 
-@nb.njit(cache=True)
+@jit
 def _end_stage(st, scal, counts, totals, cfg, start_next, work):
     """L18 Alg. 2 lines 8-10 and Alg. 1 lines 4-5: the stage output and the next call.
 
@@ -405,7 +405,7 @@ def _end_stage(st, scal, counts, totals, cfg, start_next, work):
         st.acc_neg[:] = 0.0
 
 
-@nb.njit(cache=True, inline="always")
+@jit(inline="always")
 def _stage_end_due(counts, cfg):
     """Whether the stage has its n0 examples (and is not an open last stage)."""
     if cfg.n0 <= 0 or counts[_IN_STAGE] < cfg.n0:
@@ -415,7 +415,7 @@ def _stage_end_due(counts, cfg):
 
 
 # no reference counting: the kernel allocates nothing (see aucstream._kernels)
-@nb.njit(cache=True, fastmath=REASSOC, _nrt=False)
+@jit(fastmath=REASSOC, borrowing=True)
 def _fsauc_chunk(st, scal, counts, totals, rows, pre, weights, cfg, work, calibration):
     """Run PDSG (L18 Alg. 2, steps (a)-(f) of the module docstring) over a chunk.
 

@@ -50,7 +50,6 @@ and the C_t of Alg. 1 counts examples. Repeat an example to weigh it.
 
 from __future__ import annotations
 
-import numba as nb
 import numpy as np
 
 from ._base import BaseStreamingAUC
@@ -58,6 +57,7 @@ from ._chunks import Chunk
 from ._kernels import (
     REASSOC,
     bound_call,
+    jit,
     mean_by_count,
     n_rows,
     row,
@@ -71,7 +71,7 @@ from .reservoir import Reservoir, reservoir_offer
 __all__ = ["OAM"]
 
 
-@nb.njit(cache=True, fastmath=REASSOC)
+@jit(fastmath=REASSOC)
 def _oam_seq(w, idx, val, x_sq, y, items, sq_norms, size, c_half):
     """Z11 Alg. 3: sequential closed-form steps against each buffered example."""
     for b in range(size):
@@ -87,7 +87,7 @@ def _oam_seq(w, idx, val, x_sq, y, items, sq_norms, size, c_half):
         sparse_axpy(w, tau, idx, val)
 
 
-@nb.njit(cache=True, fastmath=REASSOC)
+@jit(fastmath=REASSOC)
 def _oam_gra(w, idx, val, y, items, size, c_half, violated):
     """Z11 Alg. 4: one gradient step on the buffer, margins at the starting w."""
     xw = sparse_dot(w, idx, val)
@@ -102,7 +102,7 @@ def _oam_gra(w, idx, val, y, items, size, c_half, violated):
     sparse_axpy(w, step * n_violated, idx, val)
 
 
-@nb.njit(cache=True, fastmath=REASSOC)
+@jit(fastmath=REASSOC)
 def _oam_chunk(w, buffers, rows, pre, uniforms, C, sequential):
     """Z11 Alg. 1 over a chunk; ``buffers`` holds the negative and the positive
     reservoir, each as ``(items, sq_norms, counts, capacity)``."""

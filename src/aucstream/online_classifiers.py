@@ -92,7 +92,6 @@ from __future__ import annotations
 
 import math
 
-import numba as nb
 import numpy as np
 from scipy.stats import norm
 from sklearn.utils.validation import check_is_fitted
@@ -103,6 +102,7 @@ from ._kernels import (
     REASSOC,
     bound_call,
     col,
+    jit,
     mean_by_count,
     n_rows,
     row,
@@ -129,7 +129,7 @@ _RESCALE_BELOW = 2.0**-60  # CW: rescale (mu, A) when A's largest entry falls be
 _PA, _CPA_PB, _CPA_ML, _PERCEPTRON = 0, 1, 2, 3
 
 
-@nb.njit(cache=True, fastmath=REASSOC)
+@jit(fastmath=REASSOC)
 def _linear_chunk(w, rows, pre, weights, C, mode, sqrt_rho_pos):
     """PA-I, CPA prediction-based, CPA max-loss or the Perceptron (``mode``) over a chunk.
 
@@ -165,7 +165,7 @@ def _linear_chunk(w, rows, pre, weights, C, mode, sqrt_rho_pos):
         sparse_axpy(w, min(weight * C, loss / sq) * y, idx, val)
 
 
-@nb.njit(cache=True)
+@jit
 def _cw_coefficients(m, v, phi):
     """(alpha, beta, 1 - beta v) of the exact CW update."""
     psi = 1.0 + 0.5 * phi * phi
@@ -180,7 +180,7 @@ def _cw_coefficients(m, v, phi):
     return alpha, beta, sqrt_u / (sqrt_u + avp)
 
 
-@nb.njit(cache=True)
+@jit
 def _cw_chunk(mu, A, rows, pre, phi, mu_sum, seen):
     r"""CW-full over a chunk. No fastmath: dense and sparse rows give identical bits
     (the zeros of a dense row are skipped, and every sum runs in column order).
@@ -213,7 +213,7 @@ def _cw_chunk(mu, A, rows, pre, phi, mu_sum, seen):
                     mu_sum[i] += mu[i] / norm
 
 
-@nb.njit(cache=True)
+@jit
 def _cw_step(mu, A, z, g, idx, val, y, s, phi):
     """One CW-full update (module docstring) for the row (idx, val) with score s."""
     d = mu.shape[0]

@@ -41,12 +41,10 @@ matter for :math:`\theta`: a kernel may pass only the non-zero magnitudes.
 
 from __future__ import annotations
 
-import numba as nb
 import numpy as np
-from llvmlite import ir as llvm_ir
-from numba import types
-from numba.extending import intrinsic
 from numpy.typing import ArrayLike
+
+from ._kernels import bits_of_float, float_of_bits, jit
 
 __all__ = [
     "l1_threshold",
@@ -64,7 +62,7 @@ __all__ = [
 
 
 # --------------------------------------------------------------------- compiled
-@nb.njit(cache=True)
+@jit
 def l1_threshold(mags, radius, work):
     """Condat's threshold: theta with sum(max(mags - theta, 0)) = radius.
 
@@ -137,36 +135,12 @@ def l1_threshold(mags, radius, work):
 _NO_BITS = np.int64(0x7FF0000000000000)
 
 
-@intrinsic
-def _float_of_bits(typingctx, b):
-    """The float64 whose bits are the int64 ``b`` (a bit cast, compiled code only)."""
-
-    def codegen(context, builder, signature, args):
-        return builder.bitcast(args[0], llvm_ir.DoubleType())
-
-    return types.float64(types.int64), codegen
-
-
-@intrinsic
-def _bits_of_float(typingctx, x):
-    """The int64 with the bits of the float64 ``x`` (a bit cast, compiled code only).
-
-    Non-negative floats order as their bits do, and an integer minimum vectorizes
-    where a float minimum (without finite-math flags) does not.
-    """
-
-    def codegen(context, builder, signature, args):
-        return builder.bitcast(args[0], llvm_ir.IntType(64))
-
-    return types.int64(types.float64), codegen
-
-
 #: Passes of Michelot's algorithm before :func:`l1_threshold_passes` hands the
 #: remaining candidates to Condat's algorithm.
 MICHELOT_PASSES = 12
 
 
-@nb.njit(cache=True, fastmath={"reassoc"}, inline="always")
+@jit(fastmath={"reassoc"}, inline="always")
 def l1_threshold_passes(mags, total, count, radius, work):
     """The same threshold as :func:`l1_threshold`, by passes over the whole array.
 
@@ -210,7 +184,7 @@ def l1_threshold_passes(mags, total, count, radius, work):
         if k_new >= k or k_new == 0:
             return max((s_new - radius) / k_new if k_new > 0 else rho, 0.0)
         s, k = s_new, k_new
-        if _float_of_bits(low) > (s - radius) / k:  # V' is the fixed point
+        if float_of_bits(low) > (s - radius) / k:  # V' is the fixed point
             return max((s - radius) / k, 0.0)
     n = 0
     for i in range(mags.shape[0]):
@@ -220,7 +194,7 @@ def l1_threshold_passes(mags, total, count, radius, work):
     return l1_threshold(work[:n], radius, work[n : 3 * n])
 
 
-@nb.njit(cache=True, fastmath={"reassoc"}, inline="always")
+@jit(fastmath={"reassoc"}, inline="always")
 def _warm_pass(v, center, tau, sigma, rho):
     """One pass of :func:`l1_threshold_warm` over ``m = |tau center + sigma v|``: the
     sum and number of the magnitudes above ``rho`` and the bits of the smallest of
@@ -234,18 +208,18 @@ def _warm_pass(v, center, tau, sigma, rho):
             keep = m > rho
             s += m if keep else 0.0
             k += keep
-            low = min(low, _bits_of_float(m) if keep else _NO_BITS)
+            low = min(low, bits_of_float(m) if keep else _NO_BITS)
     else:
         for i in range(v.shape[0]):
             m = abs(tau * center[i] + sigma * v[i])
             keep = m > rho
             s += m if keep else 0.0
             k += keep
-            low = min(low, _bits_of_float(m) if keep else _NO_BITS)
+            low = min(low, bits_of_float(m) if keep else _NO_BITS)
     return s, k, low
 
 
-@nb.njit(cache=True, fastmath={"reassoc"}, inline="always")
+@jit(fastmath={"reassoc"}, inline="always")
 def l1_threshold_warm(v, center, tau, sigma, radius, rho0, work):
     """The l1-ball threshold of ``w = tau center + sigma v`` by Michelot's passes from
     any start ``rho0 >= 0``; returns ``(theta, k, norm)``.
@@ -294,7 +268,7 @@ def l1_threshold_warm(v, center, tau, sigma, radius, rho0, work):
             rho = 0.0
             derived = True
             continue
-        if _float_of_bits(low) > rho1:  # V is the fixed point
+        if float_of_bits(low) > rho1:  # V is the fixed point
             return rho1, k, s - k * rho1
         if rho1 == np.inf:  # the sum overflowed: every entry goes to 0
             return rho1, 0, 0.0
@@ -314,7 +288,7 @@ def l1_threshold_warm(v, center, tau, sigma, radius, rho0, work):
                 derived = False
 
 
-@nb.njit(cache=True)
+@jit
 def _l1_threshold_sort(mags, radius):
     """Duchi et al.'s sort-based threshold (reference implementation)."""
     total = 0.0
@@ -333,7 +307,7 @@ def _l1_threshold_sort(mags, radius):
     return max(theta, 0.0)
 
 
-@nb.njit(cache=True)
+@jit
 def soft_threshold(x, theta):
     """``sign(x) * max(|x| - theta, 0)``: one coordinate of the l1-ball projection."""
     m = abs(x) - theta
@@ -342,7 +316,7 @@ def soft_threshold(x, theta):
     return 0.0
 
 
-@nb.njit(cache=True)
+@jit
 def proj_l1_ball_inplace(v, radius, work):
     """Project ``v`` onto {||u||_1 <= radius} in place; return theta (0: unchanged).
 
@@ -362,7 +336,7 @@ def proj_l1_ball_inplace(v, radius, work):
     return theta
 
 
-@nb.njit(cache=True)
+@jit
 def proj_l2_ball_inplace(v, radius):
     """Scale ``v`` onto {||u||_2 <= radius} in place; return the factor applied."""
     sq = 0.0
@@ -376,7 +350,7 @@ def proj_l2_ball_inplace(v, radius):
     return factor
 
 
-@nb.njit(cache=True)
+@jit
 def proj_box_inplace(v, lower, upper):
     """Clip ``v`` to [lower, upper] entrywise in place."""
     for i in range(v.shape[0]):

@@ -22,17 +22,16 @@ of its rows) before any kernel reads it.
 
 from __future__ import annotations
 
-import numba as nb
 import numpy as np
 from numpy.typing import ArrayLike
 
 from ._chunks import csr_arrays
-from ._kernels import Rows, col, n_rows, row, sparse_axpy
+from ._kernels import Rows, col, jit, n_rows, row, sparse_axpy
 
 __all__ = ["Reservoir", "reservoir_offer"]
 
 
-@nb.njit(cache=True)
+@jit
 def reservoir_offer(items, sq_norms, counts, capacity, idx, val, u):
     """Offer one example to a reservoir; return the slot written, or -1.
 
@@ -60,7 +59,7 @@ def reservoir_offer(items, sq_norms, counts, capacity, idx, val, u):
     return slot
 
 
-@nb.njit(cache=True)
+@jit
 def _offer_rows(items, sq_norms, counts, capacity, rows, uniforms):
     for r in range(n_rows(rows)):
         idx, val, _ = row(rows, r)

@@ -93,8 +93,9 @@ from sklearn.base import clone
 from sklearn.utils.validation import check_is_fitted
 
 from . import _calibration, _state
-from ._base import _NOT_TAKEN, BaseStreamingAUC
+from ._base import BaseStreamingAUC
 from ._params import positive_int, unit_open
+from ._runtime import _NOT_TAKEN
 from ._streaming_auc import PrequentialAUC, RollingAUC
 
 __all__ = ["OnePassSearch", "default_candidates", "search_transaction"]

@@ -92,7 +92,6 @@ from __future__ import annotations
 
 from collections import namedtuple
 
-import numba as nb
 import numpy as np
 
 from ._base import BaseStreamingAUC, ClassWeightTotals
@@ -106,6 +105,7 @@ from ._kernels import (
     check_class_totals,
     class_totals,
     fold_due,
+    jit,
     lazy_axpy,
     lazy_mean_of,
     mean_by_count,
@@ -145,7 +145,7 @@ SolamConfig = namedtuple("SolamConfig", ["R", "zeta", "kappa", "use_l1", "pre"])
 _ROW_LOG_MIN = 4096
 
 
-@nb.njit(cache=True, inline="always")
+@jit(inline="always")
 def _observe(counts, totals, y, weight, zeta):
     """Count the example; return t, the running positive rate and gamma_t = zeta/sqrt(t).
 
@@ -160,7 +160,7 @@ def _observe(counts, totals, y, weight, zeta):
     return t, totals[1] / (totals[0] + totals[1]), zeta / np.sqrt(t)
 
 
-@nb.njit(cache=True, inline="always")
+@jit(inline="always")
 def _add_to_average(scal, gamma):
     """The current iterate joins the step-weighted average with weight gamma."""
     scal[_C] += gamma * scal[_SIGMA]
@@ -170,7 +170,7 @@ def _add_to_average(scal, gamma):
     scal[_SAL] += gamma * scal[_ALPHA]
 
 
-@nb.njit(cache=True, inline="always")
+@jit(inline="always")
 def _clip_scalars(scal, gamma, g_a, g_b, g_alpha, rk):
     """Steps in a, b (descent) and alpha (ascent), projected onto their intervals."""
     scal[_A] = clip(scal[_A] - gamma * g_a, -rk, rk)
@@ -178,7 +178,7 @@ def _clip_scalars(scal, gamma, g_a, g_b, g_alpha, rk):
     scal[_ALPHA] = clip(scal[_ALPHA] + gamma * g_alpha, -2.0 * rk, 2.0 * rk)
 
 
-@nb.njit(cache=True)
+@jit
 def _shrink_to_l2_ball(scal, R):
     """||w||_2 <= R by a change of sigma alone."""
     norm = scal[_SIGMA] * np.sqrt(max(scal[_NRM2], 0.0))
@@ -186,7 +186,7 @@ def _shrink_to_l2_ball(scal, R):
         scal[_SIGMA] *= R / norm
 
 
-@nb.njit(cache=True, inline="always")
+@jit(inline="always")
 def _rebased(scal, norms):
     """Scalars after a rebase: sigma = 1, c = 0 and the recomputed norms of u."""
     scal[_NRM2], scal[_NRM1] = norms[0], norms[2]
@@ -194,7 +194,7 @@ def _rebased(scal, norms):
     scal[_SIGMA] = 1.0
 
 
-@nb.njit(cache=True, inline="always")
+@jit(inline="always")
 def _fold_due(scal, counts):
     """Whether the lazy form is folded before the next example: sigma out of its range
     or a multiple of 65536 examples learnt (:func:`aucstream._kernels.fold_due`), once
@@ -202,7 +202,7 @@ def _fold_due(scal, counts):
     return counts[0] > 0 and fold_due(scal[_SIGMA], counts[0])
 
 
-@nb.njit(cache=True, inline="always")
+@jit(inline="always")
 def _project_l1(lz, scal, R, nnz, work):
     """||w||_1 <= R, exactly, in O(d), warm-started from the maintained ||u||_1 and the
     ``nnz`` non-zeros of u (-1: not known); returns the non-zeros afterwards."""
@@ -215,7 +215,7 @@ def _project_l1(lz, scal, R, nnz, work):
 
 
 # no reference counting: the kernel allocates nothing (see aucstream._kernels)
-@nb.njit(cache=True, fastmath=REASSOC, _nrt=False)
+@jit(fastmath=REASSOC, borrowing=True)
 def _solam_chunk(lz, scal, counts, totals, rows, pre, weights, cfg, work, calibration):
     """Y16 Alg. 1 over a chunk: per example, gradients at the old point, projected steps.
 

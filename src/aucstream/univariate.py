@@ -70,7 +70,6 @@ from __future__ import annotations
 import math
 from collections import namedtuple
 
-import numba as nb
 import numpy as np
 from numpy.typing import ArrayLike
 
@@ -84,6 +83,7 @@ from ._kernels import (
     check_class_totals,
     class_totals,
     fold_scale,
+    jit,
     mean_by_count,
     n_rows,
     row,
@@ -103,7 +103,7 @@ _WEIGHTS = {"running": 0, "prior": 1, "none": 2}
 _EXP_CLIP = -50.0
 
 
-@nb.njit(cache=True)
+@jit
 def _loss_derivative(code, z):
     """l'(z) of the margin loss ``code`` (0 exp, 1 log, 2 squ), overflow-free."""
     if code == 0:
@@ -116,7 +116,7 @@ def _loss_derivative(code, z):
     return -2.0 * (1.0 - z)
 
 
-@nb.njit(cache=True)
+@jit
 def _loss_value(code, z):
     if code == 0:
         return math.exp(-z)
@@ -132,7 +132,7 @@ def _loss_value(code, z):
 UniConfig = namedtuple("UniConfig", ["loss", "eta", "lam", "fit_intercept", "weights", "prior"])
 
 
-@nb.njit(cache=True)
+@jit
 def _class_weight(totals, cls, cfg):
     """rho_t of the example's class: running (W / (2 W_y)), prior, or 1."""
     if cfg.weights == 0:
@@ -142,7 +142,7 @@ def _class_weight(totals, cls, cfg):
     return 1.0
 
 
-@nb.njit(cache=True, fastmath=REASSOC)
+@jit(fastmath=REASSOC)
 def _univariate_chunk(v, scale, b, counts, totals, rows, pre, weights, cfg, calibration):
     """Class-weighted SGD over a chunk with w = scale * v (module docstring).
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from numbers import Integral
 
-import numba as nb
 import numpy as np
-from numba.extending import overload
 from numpy.typing import ArrayLike
+
+from .._kernels import borrowing_njit, borrowing_step, compiled_step, jit, register_overload
 
 __all__ = [
     "CovarianceSummary",
@@ -217,46 +217,9 @@ def symmetrize(a: np.ndarray) -> np.ndarray:
 
 
 # ------------------------------------------------------ compiling the kernels
-#: Decorator of the compiled functions that only borrow arrays: they read and write
-#: arrays their caller holds, allocate nothing and return no array. They are compiled
-#: without reference counting (numba's ``_nrt=False``, the option numba uses for its
-#: own string helpers). With reference counting, every call increments and decrements
-#: the count of each array argument, every array of a bundle included, and so does
-#: every array taken from a bundle: atomic operations that, per example, cost about
-#: as much as the O(k tau) work of OPAUC's low-rank step (measured with numba 0.6x in
-#: one run: OPAUC "hash" at tau = 5 learns 2.0 times, "randomized" at tau = 50 1.3
-#: times as many rows per second without them; "fd" and SAdaOAM, dominated by other
-#: work, change little).
-#:
-#: Why this is safe, precisely (numba's behaviour, checked by
-#: ``tests/test_covariance_nrt.py``):
-#:
-#: - A function compiled without reference counting passes that setting on to every
-#:   jitted function it calls that does not set it (numba's flag inheritance), and
-#:   numba refuses, at compile time, any allocation in such code and any returned
-#:   array that is not one of the arguments. So these functions and their callees
-#:   cannot allocate, hence cannot leak memory; they only read and write the arrays
-#:   of their arguments (and views of them, alive only during the call), whose owner
-#:   (the caller, ultimately the Python objects of the learner) outlives the call.
-#: - Reference counts are then never touched inside them, so none is left
-#:   unbalanced: a learner's arrays keep their reference counts across calls.
-#: - The hazard is a jitted function that returns arrays (a view, an argument, a
-#:   bundle) and is reached both from code without reference counting and from code
-#:   with it, with the same argument types: numba keeps one compiled version per
-#:   signature, and if the one compiled without reference counting serves a caller
-#:   that counts, that caller releases references that were never taken (a
-#:   use-after-free). Hence the rules: a function decorated here returns no array
-#:   (numbers and tuples of numbers only); the one shared helper that returns arrays,
-#:   :func:`own_and_opposite`, is inlined into its callers at numba's IR level
-#:   (``inline="always"``), so no compiled version of it is shared; and no
-#:   ``compiled_step`` function (which may return arrays) is called from a borrowing
-#:   one.
-borrowing_njit = nb.njit(cache=True, _nrt=False)
-#: The same for functions called only from compiled code (the per-example steps): no
-#: Python wrapper, which is also faster to compile.
-borrowing_step = nb.njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
-#: A function called only from compiled code that may allocate or return arrays.
-compiled_step = nb.njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+# The covariance kernels only borrow arrays (``borrowing_njit``, ``borrowing_step``;
+# ``compiled_step`` for the few that may allocate): the variants and why they are safe
+# are the compile policy's, in :mod:`aucstream._kernels._compile`.
 
 
 # ------------------------------------------------- the kernel-level protocol
@@ -294,10 +257,10 @@ def register(protocol, bundle_types: tuple, impl) -> None:
         if getattr(arrays, "instance_class", None) in bundle_types:
             return impl
 
-    overload(protocol)(typer)
+    register_overload(protocol, typer)
 
 
-@nb.njit(cache=True)
+@jit
 def add_rows(arrays, indptr, indices, data, weights, start):
     """Add the CSR rows from ``start`` with :func:`add_example`; return the first row
     that needs room (or n). ``weights`` is empty (every row weighs 1) or holds one
@@ -329,7 +292,7 @@ def check_sample_weight(sample_weight, n_rows: int) -> np.ndarray:
 
 
 # ------------------------------------------------------------- compiled helpers
-@nb.njit(cache=True, inline="always", no_cpython_wrapper=True, no_cfunc_wrapper=True)
+@jit(inline="always", entry_only=True)
 def own_and_opposite(classes, y):
     """``(own, opposite)`` from ``classes = (negative, positive)`` for label ``y`` (+1/-1).
 

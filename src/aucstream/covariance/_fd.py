@@ -58,13 +58,12 @@ from __future__ import annotations
 import math
 from typing import ClassVar
 
-import numba as nb
 import numpy as np
 import scipy.linalg
 from numpy.typing import ArrayLike
 
 from .._chunks import csr_arrays
-from .._kernels import squared_norm
+from .._kernels import jit, squared_norm
 from ._base import borrowing_njit, borrowing_step, symmetrize, track_support
 from ._checks import (
     check_array,
@@ -195,7 +194,7 @@ def fd_tdot(sketch, sums, beta, idx, val, out):
     return sx
 
 
-@nb.njit(cache=True)
+@jit
 def _fd_add_rows(arrays, indptr, indices, data, start, centered):
     """Insert rows from ``start``; return the row after the one that filled Z (or n)."""
     count, nfill = arrays.count, arrays.nfill
@@ -230,7 +229,7 @@ def _fd_settle(sketch, sums, beta, rows):
 _SHRINK_BLOCK = 256
 
 
-@nb.njit(cache=True)
+@jit
 def _fd_shrink_rows(sketch, sums, beta, rows, M, dump_coef, dump_out, dump, dump_sum=0.0):
     """``Z[i] <- Z[i] M`` (zeros after the m new columns) for the listed rows, where
     ``Z[i] = sketch[i] - sums[i] beta`` before and ``sketch[i]`` after; with ``dump``,
@@ -315,7 +314,7 @@ def defer_capacity(n_features: int, sketch_size: int) -> int:
     return cap if cap >= 2 else 0
 
 
-@nb.njit(cache=True)
+@jit
 def _fd_catch_up(sketch, sums, version, rows, P, q, dw, dc, base, now, v_out, mark):
     """Bring the listed rows of the sketch (and ``v_out``) to shrink ``now``.
 
@@ -361,7 +360,7 @@ def _fd_catch_up(sketch, sums, version, rows, P, q, dw, dc, base, now, v_out, ma
             sketch[i, j] = acc[j]
 
 
-@nb.njit(cache=True)
+@jit
 def _fd_deferred_dot(sketch, sums, version, rows, Pp, qp, base, out):
     """``out[i] = Z[i] . p`` for the listed rows, from ``Pp[h'] = P[h'] p`` and
     ``qp[h'] = q[h'] . p`` (see :func:`_fd_catch_up`; the pending ``beta`` apart)."""
@@ -375,7 +374,7 @@ def _fd_deferred_dot(sketch, sums, version, rows, Pp, qp, base, out):
         out[i] = acc
 
 
-@nb.njit(cache=True)
+@jit
 def _fd_deferred_dump(sketch, sums, version, rows, dw, dc, base, out):
     """``out[i] += y . dw[h'] - s dc[h']``: the part of :func:`_fd_catch_up`'s
     ``v_out`` update still pending, without bringing any row."""

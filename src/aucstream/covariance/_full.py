@@ -53,14 +53,12 @@ from __future__ import annotations
 
 from collections import namedtuple
 
-import numba as nb
 import numpy as np
 import scipy.sparse as sp
-from numba.extending import overload
 from numpy.typing import ArrayLike
 
 from .._chunks import csr_arrays
-from .._kernels import _is_none
+from .._kernels import inline_overload, is_none_type, jit
 from ._base import (
     CovarianceSummary,
     add_example,
@@ -102,7 +100,7 @@ PENDING_ROWS = 16
 TRIANGLE_MATH = {"reassoc", "contract"}
 
 
-@nb.njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+@jit(borrowing=True, entry_only=True)
 def _add_sparse(count, weight, sums, upper, idx, val, omega):
     """``P += omega x x^T`` on the upper triangle for a sparse row; O(k^2)."""
     count[0] += 1
@@ -120,7 +118,7 @@ def _add_sparse(count, weight, sums, upper, idx, val, omega):
                 upper[j, i] += va * val[b]
 
 
-@nb.njit(cache=True, _nrt=False, fastmath=TRIANGLE_MATH, inline="always")
+@jit(borrowing=True, fastmath=TRIANGLE_MATH, inline="always")
 def _add_row_from(row, va, val, lo, hi):
     """``row[j] += va * val[j]`` for j in [lo, hi) (a loop counted from 0, which LLVM
     vectorizes)."""
@@ -129,7 +127,7 @@ def _add_row_from(row, va, val, lo, hi):
         head[j] += va * tail[j]
 
 
-@nb.njit(cache=True, _nrt=False, fastmath=TRIANGLE_MATH)
+@jit(borrowing=True, fastmath=TRIANGLE_MATH)
 def _add_pending(upper, pending, weights, n):
     r"""``P += sum_p omega_p x_p x_p^T`` on the upper triangle for the first ``n``
     held-back rows ``x_p = pending[p]`` of weights ``omega_p``: one pass over the
@@ -149,7 +147,7 @@ def _add_pending(upper, pending, weights, n):
             _add_row_from(upper[i], weights[p] * pending[p, i], pending[p], i, d)
 
 
-@nb.njit(cache=True, _nrt=False, fastmath=TRIANGLE_MATH)
+@jit(borrowing=True, fastmath=TRIANGLE_MATH)
 def _pending_matvec(pending, weights, n, v, out):
     r"""``out += sum_p omega_p x_p (x_p^T v)`` over the first ``n`` held-back rows:
     their part of :math:`P v`; O(n d)."""
@@ -163,9 +161,7 @@ def _pending_matvec(pending, weights, n, v, out):
             out[j] += z * x[j]
 
 
-@nb.njit(
-    cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True, fastmath=TRIANGLE_MATH
-)
+@jit(borrowing=True, fastmath=TRIANGLE_MATH, entry_only=True)
 def _add_dense(count, weight, sums, upper, pending, pending_weight, n_pending, val, omega):
     """Add a dense row: ``T``, ``W`` and ``s`` now, its product ``omega x x^T`` held
     back in ``pending`` until ``pending`` is full, then all of them added to P at once
@@ -200,9 +196,9 @@ def full_add(arrays, idx, val, omega):
     raise NotImplementedError("full_add is called from compiled code only")
 
 
-@overload(full_add, jit_options={"cache": True})
+@inline_overload(full_add, inline="never")
 def _full_add(arrays, idx, val, omega):
-    if _is_none(idx):
+    if is_none_type(idx):
 
         def dense(arrays, idx, val, omega):
             _add_dense(
@@ -225,7 +221,7 @@ def _full_add(arrays, idx, val, omega):
     return sparse
 
 
-@nb.njit(cache=True, _nrt=False, fastmath=TRIANGLE_MATH)
+@jit(borrowing=True, fastmath=TRIANGLE_MATH)
 def upper_matvec(upper, v, out):
     r"""``out = P v`` for the symmetric P whose upper triangle is ``upper``: one pass
     over the triangle, O(d^2 / 2) reads.
@@ -287,7 +283,7 @@ def full_cov_matvec(arrays, v, out):
     return cov_from_scatter_product(arrays.weight, arrays.sums, v, out)
 
 
-@nb.njit(cache=True, _nrt=False, inline="always")
+@jit(borrowing=True, inline="always")
 def _scatter_product(arrays, v, out):
     """``out = P v``: the stored triangle's product plus the held-back rows' part."""
     upper_matvec(arrays.scatter, v, out)

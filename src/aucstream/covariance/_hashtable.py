@@ -20,9 +20,9 @@ from __future__ import annotations
 import math
 from collections import namedtuple
 
-import numba as nb
 import numpy as np
 
+from .._kernels import jit
 from ._base import borrowing_njit, borrowing_step, compiled_step
 
 __all__ = [
@@ -194,7 +194,7 @@ def _magnitude_threshold(table, budget):
     return prefix, remaining
 
 
-@nb.njit(cache=True)
+@jit
 def keep_largest(table, budget):
     """Keep the entries of largest magnitude whose cost fits ``budget`` (module
     docstring); nothing happens when the table's cost is within the budget."""

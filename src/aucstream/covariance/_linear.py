@@ -9,11 +9,11 @@ changes a summary; only their sum :math:`u = \sum_i a_i` is kept, for the center
 
 from __future__ import annotations
 
-import numba as nb
 import numpy as np
 from numpy.typing import ArrayLike
 
 from .._chunks import csr_arrays
+from .._kernels import jit
 from ._base import as_rng, borrowing_step
 from ._checks import check_array, check_empty
 from ._lowrank import (
@@ -67,7 +67,7 @@ def lowrank_add(arrays, idx, val, a, ztx):
     return xx
 
 
-@nb.njit(cache=True)
+@jit
 def _lowrank_add_rows(arrays, indptr, indices, data, A):
     sketch = arrays.sketch
     ztx = np.empty(sketch.shape[1])

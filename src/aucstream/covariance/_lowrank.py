@@ -28,10 +28,10 @@ from __future__ import annotations
 from collections import namedtuple
 from typing import ClassVar
 
-import numba as nb
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._kernels import jit
 from ._base import (
     CovarianceSummary,
     borrowing_njit,
@@ -215,7 +215,7 @@ def sketch_matvec(Z: np.ndarray, p: np.ndarray) -> np.ndarray:
     return out
 
 
-@nb.njit(cache=True, fastmath={"contract"})
+@jit(fastmath={"contract"})
 def _cross32(A, B, out):
     """``out += A^T B`` for float32 A, B (d x tau), summed in float64 row by row;
     zero entries of A (the rows of features never seen) are skipped."""

@@ -33,11 +33,11 @@ from __future__ import annotations
 import math
 from collections import namedtuple
 
-import numba as nb
 import numpy as np
 from numpy.typing import ArrayLike
 
 from .._chunks import csr_arrays
+from .._kernels import jit
 from ._base import (
     CovarianceSummary,
     add_example,
@@ -143,7 +143,7 @@ def sparse_add(arrays, idx, val, omega):
             vals[pos] += va * vb
 
 
-@nb.njit(cache=True)
+@jit
 def sparse_prune(arrays):
     """Alg. 3 line 8: keep the entries of largest magnitude within the budget."""
     table, budget = arrays.table, arrays.budget

@@ -14,11 +14,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Literal
 
-import numba as nb
 import numpy as np
 import scipy.sparse as sp
 from numpy.typing import DTypeLike
 
+from .._kernels import jit
 from .._warn import caller_stacklevel
 from ._readers import (
     FileChunks,
@@ -177,7 +177,7 @@ _POW10 = np.array([10.0**k for k in range(23)])
 _EXACT_MANTISSA = 1 << 53
 
 
-@nb.njit(cache=True)
+@jit
 def _number(buf, i, stop):
     """A number of the plain grammar at ``buf[i:]``: ``(kind, value, end)``.
 
@@ -249,7 +249,7 @@ def _number(buf, i, stop):
     return 1, (-value if negative else value), i
 
 
-@nb.njit(cache=True)
+@jit
 def _keep_hard(buf, start, stop, target, line, hard, nh, hl):
     """Queue the text of a number for numpy; returns the new counts (-1: no space)."""
     hard_target, hard_line, hard_text = hard
@@ -264,7 +264,7 @@ def _keep_hard(buf, start, stop, target, line, hard, nh, hl):
     return nh + 1, hl + 1
 
 
-@nb.njit(cache=True)
+@jit
 def _svm_line(buf, p, e, line, st, offset, n_cols, out, hard):
     """Parse the line ``buf[p:e]`` into the next row of ``out`` (see :func:`_svm_parse`)."""
     labels, indptr, indices, values = out
@@ -342,7 +342,7 @@ def _svm_line(buf, p, e, line, st, offset, n_cols, out, hard):
     return _LINE_OK
 
 
-@nb.njit(cache=True)
+@jit
 def _svm_parse(buf, end, final, st, max_rows, offset, n_cols, out, hard):
     """Parse the lines of ``buf[st[_POS]:end]`` into ``out`` until ``max_rows`` rows.
 

@@ -21,7 +21,6 @@ from __future__ import annotations
 from collections import namedtuple
 from typing import ClassVar
 
-import numba as nb
 import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike
@@ -31,6 +30,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .. import _state
 from .._chunks import check_sparse_structure, csr_arrays, plain_rows
 from .._fastpath import validate_params_once
+from .._kernels import jit
 from .._params import InvalidParameterError, StrOptions, check_parameters, positive
 
 __all__ = ["OnlineStandardScaler"]
@@ -54,7 +54,7 @@ _RUNNING_DTYPES = {
 
 
 # --------------------------------------------------------------------------- kernels
-@nb.njit(cache=True)
+@jit
 def _combine(n_a, mean_a, m2_a, n_b, mean_b, m2_b):
     r"""Mean and sum of squared deviations of two disjoint sets of rows, pooled.
 
@@ -72,13 +72,13 @@ def _combine(n_a, mean_a, m2_a, n_b, mean_b, m2_b):
     return mean_a + delta * share, m2_a + m2_b + delta * delta * (n_a * share)
 
 
-@nb.njit(cache=True)
+@jit
 def _caught_up(count, mean, m2, n):
     """A column's statistics over ``n`` rows: it absorbs the zeros of the rows it skipped."""
     return _combine(count, mean, m2, n - count, 0.0, 0.0)
 
 
-@nb.njit(cache=True)
+@jit
 def _center_scale(n, mean, m2, options):
     r"""``(offset, scale)`` of a column over ``n`` rows; ``scale == 0``: no usable scale.
 
@@ -95,7 +95,7 @@ def _center_scale(n, mean, m2, options):
     return offset, np.sqrt(var)
 
 
-@nb.njit(cache=True)
+@jit
 def _standardize(x, offset, scale, clip):
     """``(x - offset) / scale`` clipped to ``[-clip, clip]``; 0 for no usable scale."""
     if scale == 0.0:
@@ -103,7 +103,7 @@ def _standardize(x, offset, scale, clip):
     return min(max((x - offset) / scale, -clip), clip)
 
 
-@nb.njit(cache=True)
+@jit
 def _entry(count, mean, m2, x, n, options, learn, emit):
     """One value ``x`` of a column whose statistics are ``(count, mean, m2)``.
 
@@ -121,7 +121,7 @@ def _entry(count, mean, m2, x, n, options, learn, emit):
     return z, mean, m2
 
 
-@nb.njit(cache=True)
+@jit
 def _pass_dense(X, out, stats, n_seen, options, learn, emit):
     """Every row of the dense block ``X`` in order (``out[r]`` = transformed row ``r``)."""
     count, means, m2s = stats
@@ -135,7 +135,7 @@ def _pass_dense(X, out, stats, n_seen, options, learn, emit):
                 out[r, j] = z
 
 
-@nb.njit(cache=True)
+@jit
 def _pass_csr(indptr, indices, data, out, stats, n_seen, options, learn, emit):
     """Every row of a CSR block in order; ``out[a]`` = transformed ``data[a]``."""
     count, means, m2s = stats
@@ -150,7 +150,7 @@ def _pass_csr(indptr, indices, data, out, stats, n_seen, options, learn, emit):
                 out[a] = z
 
 
-@nb.njit(cache=True)
+@jit
 def _columns(stats, n, options):
     """Every column's ``(mean, m2, offset, scale)`` over ``n`` rows, as arrays."""
     count, means, m2s = stats
@@ -162,7 +162,7 @@ def _columns(stats, n, options):
     return mean, m2, offset, scale
 
 
-@nb.njit(cache=True)
+@jit
 def _merge_columns(mean_a, m2_a, n_a, mean_b, m2_b, n_b):
     """Per-column :func:`_combine` of two complete sets of statistics."""
     d = mean_a.shape[0]

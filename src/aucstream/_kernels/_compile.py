@@ -1,0 +1,299 @@
+r"""The compile policy: every compiled function of aucstream is made here.
+
+Nothing outside :mod:`aucstream._kernels` calls numba's ``njit``, ``jit``,
+``overload`` or ``intrinsic`` (``tests/test_style.py`` checks it): a kernel is
+decorated with :func:`jit` (or one of the named variants below), so the options every
+kernel must have — on-disk caching, and the rules of the functions compiled without
+reference counting — are set in one place, and a reader finds the safety rules of raw
+pointers and compiled entry points next to the helpers that use them.
+
+The variants
+------------
+:func:`jit`
+    ``numba.njit(cache=True, ...)``: the default. ``fastmath`` takes flag sets such as
+    :data:`REASSOC`; ``inline="always"`` inlines the function into its callers at
+    numba's IR level (a call that is not inlined costs ~40 ns and a reference count per
+    array argument).
+:func:`jit` with ``borrowing=True`` (:data:`borrowing_njit`)
+    compiled without reference counting; see "Reference counts" below.
+:func:`jit` with ``entry_only=True`` (:data:`compiled_step`, :data:`borrowing_step`)
+    no Python or C wrapper: called from compiled code only, and faster to compile.
+:func:`inline_overload`
+    a numba ``overload`` of a Python stub, cached and inlined: one specialization per
+    argument layout (dense rows or CSR rows, :mod:`aucstream._kernels._rows`).
+:func:`intrinsic`
+    LLVM code written by hand (:func:`pointer`, :func:`prefetch`).
+
+Reference counts
+----------------
+Numba counts references to arrays with atomic increments and decrements: at every
+call that is not inlined, at every slice (a sparse row's ``idx`` and ``val``), and at
+every array bound to a variable of an inlined helper, which its pruning pass does not
+all remove in a large kernel. Per example they cost about as much as the O(k tau) work
+of OPAUC's low-rank step (OPAUC "hash" at tau = 5 learnt 2.0 times, "randomized" at tau
+= 50 1.3 times as many rows per second without them, numba 0.6x), and a third of the
+time of SOLAM-l1 and FSAUC with an active l1 ball. Kernels that allocate nothing (every
+array, scratch included, is owned by the caller, who outlives the call) are therefore
+compiled without them (numba's ``_nrt=False``, the option numba uses for its own string
+helpers). Why this is safe, precisely (numba's behaviour, checked by
+``tests/test_covariance_nrt.py``):
+
+- A function compiled without reference counting passes that setting on to every
+  jitted function it calls that does not set it (numba's flag inheritance), and numba
+  refuses, at compile time, any allocation in such code and any returned array that is
+  not one of the arguments. So these functions and their callees cannot allocate, hence
+  cannot leak memory; they only read and write the arrays of their arguments (and views
+  of them, alive only during the call), whose owner outlives the call.
+- Reference counts are then never touched inside them, so none is left unbalanced: a
+  learner's arrays keep their reference counts across calls.
+- The hazard is a jitted function that returns arrays (a view, an argument, a bundle)
+  and is reached both from code without reference counting and from code with it, with
+  the same argument types: numba keeps one compiled version per signature, and if the
+  one compiled without reference counting serves a caller that counts, that caller
+  releases references that were never taken (a use-after-free). Hence the rules: a
+  borrowing function returns no array (numbers and tuples of numbers only); a helper
+  that returns arrays and is reached from both kinds of code is inlined into its
+  callers (``inline="always"``: :func:`aucstream.covariance.own_and_opposite`,
+  :func:`aucstream._kernels.row`), so no compiled version of it is shared; and no
+  :data:`compiled_step` function (which may return arrays) is called from a borrowing
+  one.
+
+Raw pointers and compiled entry points
+--------------------------------------
+Two devices skip numba's per-call work, and both move a check from numba to us:
+
+- :func:`compiled_entry` / :func:`bound_call` call a compiled overload at its entry
+  point, without numba's typing of the arguments (a named tuple costs ~2 us to type).
+  The entry point reads its arguments as the types it was compiled for: bind only
+  objects that every call reuses (arrays written in place, named tuples of them,
+  numbers), so their types can not change.
+- :func:`pointer` turns an integer address into a pointer (the flat copies and checks
+  of a learner's state, :class:`aucstream._state.FlatState`, one compiled call for
+  every array). The addresses must be those of arrays the caller keeps alive and
+  checks, before each use, to still be the ones it walked.
+
+Numba does not bounds-check: whatever reaches a kernel has been checked before (the
+chunk checks of :mod:`aucstream._chunks`, the one-row loads of
+:mod:`aucstream._fastpath`, the state checks of a loaded model).
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+from functools import partial
+from typing import Any
+
+import numba as nb
+from llvmlite import ir
+from numba import types
+from numba.core import cgutils
+from numba.core.errors import NumbaIRAssumptionWarning
+from numba.extending import intrinsic, overload
+
+__all__ = [
+    "REASSOC",
+    "jit",
+    "borrowing_njit",
+    "borrowing_step",
+    "compiled_step",
+    "inline_overload",
+    "intrinsic",
+    "compiled_entry",
+    "bound_call",
+    "pointer",
+    "float_of_bits",
+    "bits_of_float",
+    "prefetch",
+]
+
+# Compiling a kernel that inlines sparse_dot / sparse_axpy more than once can trip a
+# pedantic check of numba's SSA pass ("variable '_sparse_dot__locals__..._acc_2.1' is
+# not in scope ... please report"): the inlined loop's accumulator is renamed per copy.
+# The compiled code is right (the kernels equal their references in the tests); only
+# this message, naming our inlined helpers, is silenced, so users do not see it at the
+# first (compiling) call.
+warnings.filterwarnings(
+    "ignore",
+    message=r"variable '_sparse_(dot|axpy)__locals__",
+    category=NumbaIRAssumptionWarning,
+)
+
+#: numba ``fastmath`` flags of kernels whose sums may be evaluated in any order: only
+#: reassociation (no FMA contraction, no finite-math or signed-zero assumptions), so
+#: that LLVM vectorizes the dense dot products and norms. The result changes by
+#: rounding only; a step that adds an exact zero still changes nothing.
+REASSOC = {"reassoc"}
+
+
+def jit(
+    fn: Callable | None = None,
+    /,
+    *,
+    fastmath: bool | set = False,
+    inline: str = "never",
+    borrowing: bool = False,
+    entry_only: bool = False,
+) -> Any:
+    """Compile ``fn`` with numba under the library's policy (cached on disk).
+
+    Used bare (``@jit``) or with options (``@jit(inline="always")``).
+
+    Parameters
+    ----------
+    fn : callable, optional
+        The function; without it, a decorator is returned.
+    fastmath : bool or set of str, default=False
+        numba's ``fastmath`` (the library uses :data:`REASSOC` and flag sets of its own).
+    inline : {"never", "always"}, default="never"
+        Inline into compiled callers at numba's IR level.
+    borrowing : bool, default=False
+        Compile without reference counting (see "Reference counts" in the module
+        docstring): the function must allocate nothing and return no array.
+    entry_only : bool, default=False
+        No Python or C wrapper: the function is called from compiled code only.
+
+    Returns
+    -------
+    numba dispatcher, or a decorator making one
+    """
+    options: dict[str, Any] = {"cache": True}
+    if fastmath:
+        options["fastmath"] = fastmath
+    if inline != "never":
+        options["inline"] = inline
+    if borrowing:
+        options["_nrt"] = False
+    if entry_only:
+        options["no_cpython_wrapper"] = True
+        options["no_cfunc_wrapper"] = True
+    decorate = nb.njit(**options)
+    return decorate if fn is None else decorate(fn)
+
+
+#: Decorator of the compiled functions that only borrow arrays: they read and write
+#: arrays their caller holds, allocate nothing and return no array (module docstring).
+borrowing_njit = jit(borrowing=True)
+#: The same for functions called only from compiled code (the per-example steps): no
+#: Python wrapper, which is also faster to compile.
+borrowing_step = jit(borrowing=True, entry_only=True)
+#: A function called only from compiled code that may allocate or return arrays.
+compiled_step = jit(entry_only=True)
+
+
+def inline_overload(stub: Callable, *, inline: str = "always") -> Callable:
+    """Decorator: the decorated typer is numba's implementation of ``stub`` (a Python
+    function that raises when called from Python), cached and inlined (``inline``
+    ``"never"`` for an overload too large to inline)."""
+    return overload(stub, jit_options={"cache": True}, inline=inline)
+
+
+def register_overload(stub: Callable, typer: Callable) -> None:
+    """``typer`` (a function of the argument types returning an implementation, or
+    None to decline) as one more numba overload of ``stub``, not inlined."""
+    overload(stub)(typer)
+
+
+@intrinsic
+def pointer(typingctx, address, dtype):
+    """The integer ``address`` as a pointer to values of ``dtype`` (a numba type).
+
+    Only for addresses of arrays the caller keeps alive (module docstring)."""
+    target = dtype.dtype if isinstance(dtype, types.NumberClass) else dtype
+    sig = types.CPointer(target)(address, dtype)
+
+    def codegen(context, builder, signature, args):
+        return builder.inttoptr(args[0], context.get_value_type(signature.return_type))
+
+    return sig, codegen
+
+
+@intrinsic
+def prefetch(typingctx, array, offset):
+    """Ask the processor to bring the byte ``offset`` of ``array``'s data into the cache.
+
+    A hint (LLVM's ``llvm.prefetch``, read, high locality): it reads nothing and can
+    not fault, whatever the offset, so it needs no bounds check. Kernels that visit
+    rows of a large array at addresses known one example ahead use it to overlap the
+    memory latency of the next example with the arithmetic of the current one.
+    """
+    sig = types.void(array, offset)
+
+    def codegen(context, builder, signature, args):
+        data = context.make_array(signature.args[0])(context, builder, args[0]).data
+        byte = ir.IntType(8).as_pointer()
+        address = builder.gep(builder.bitcast(data, byte), [args[1]])
+        i32 = ir.IntType(32)
+        fnty = ir.FunctionType(ir.VoidType(), [byte, i32, i32, i32])
+        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0i8")
+        builder.call(fn, [address, i32(0), i32(3), i32(1)])
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
+@intrinsic
+def float_of_bits(typingctx, b):
+    """The float64 whose bits are the int64 ``b`` (a bit cast, compiled code only)."""
+
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], ir.DoubleType())
+
+    return types.float64(types.int64), codegen
+
+
+@intrinsic
+def bits_of_float(typingctx, x):
+    """The int64 with the bits of the float64 ``x`` (a bit cast, compiled code only).
+
+    Non-negative floats order as their bits do, and an integer minimum vectorizes
+    where a float minimum (without finite-math flags) does not.
+    """
+
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], ir.IntType(64))
+
+    return types.int64(types.float64), codegen
+
+
+def compiled_entry(kernel, args: tuple):
+    """The entry point of ``kernel``'s compiled overload for the types of ``args``
+    (compiled, or loaded from the cache, as a call would), or the dispatcher itself
+    when numba does not expose it.
+
+    The entry point takes its arguments without numba's typing, so each call must
+    pass values of exactly these types (``typeof`` of an array includes its dtype,
+    number of dimensions, layout, and whether it is read-only and aligned): a value
+    of another type is read as if it had them. Resolving costs about 25 us per array
+    argument and 0.4 ms for a named tuple (numba's typing in Python).
+    """
+    try:
+        arg_types = tuple(map(kernel.typeof_pyval, args))
+        found = kernel.overloads.get(arg_types)
+        entry = kernel.compile(arg_types) if found is None else found.entry_point
+    except AttributeError:  # pragma: no cover - a numba without these members
+        return kernel
+    return entry if callable(entry) else kernel
+
+
+def bound_call(kernel, *args, reuse: bool = False, late: tuple = ()):
+    """``kernel(*args)`` as a function of no arguments (of ``len(late)`` arguments:
+    ``kernel(*args, *values)``, see ``late`` below).
+
+    With ``reuse`` (a function that will be called many times with the same
+    objects), the call skips numba's dispatch: a numba dispatcher types every
+    argument at every call, and a named tuple costs about 2 us to type (a one-row
+    call of SOLAM spent 6 of its 7 us there). The compiled overload for these
+    arguments' types is resolved once here (:func:`compiled_entry`), and its entry
+    point is called directly with the same objects, whose types can not change. So
+    bind only objects that each call reuses (arrays written in place, named tuples
+    of them, numbers). Without ``reuse``, or when numba does not expose the
+    overload's entry point, the call goes through the dispatcher.
+
+    ``late`` holds example values of the arguments that each call passes after
+    ``args`` (values read when called, e.g. a count of the state that is a Python
+    int): the overload is resolved for their types, so each call must pass values
+    of the same types.
+    """
+    entry = compiled_entry(kernel, (*args, *late)) if reuse else kernel
+    return partial(entry, *args)

@@ -1,0 +1,165 @@
+r"""Small compiled pieces shared by the learners' kernels, written once.
+
+Every per-example kernel reads a row as ``(idx, val)``: the column indices and values
+of one CSR row (``indices[lo:hi]``, ``data[lo:hi]``). The helpers here are the only
+sparse dot product and sparse axpy in the package.
+
+Kernels here are compiled under the policy of :mod:`aucstream._kernels._compile`.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+from numba import types
+
+from ._compile import inline_overload, jit, prefetch
+
+__all__ = [
+    "Rows",
+    "col",
+    "count_nonzero",
+    "is_none_type",
+    "n_rows",
+    "prefetch_rows",
+    "row",
+    "rows_of",
+    "sparse_axpy",
+    "sparse_dot",
+    "squared_norm",
+]
+
+
+#: A chunk's rows and their +1/-1 labels, as one kernel argument: CSR arrays
+#: (``indptr``, ``indices``, ``data``), or for dense input ``indptr = indices = None``
+#: and ``data`` the C-contiguous 2-D array itself (read in place, no copy).
+Rows = namedtuple("Rows", ["indptr", "indices", "data", "y"])
+
+
+def rows_of(chunk) -> Rows:
+    """The :class:`Rows` of an :class:`aucstream._chunks.Chunk`."""
+    return Rows(chunk.indptr, chunk.indices, chunk.data, chunk.y)
+
+
+# Dense and sparse rows through one set of helpers. Each helper below is a numba
+# overload: the stub is what Python sees, and numba compiles one specialization for
+# sparse rows (``idx`` an index array) and one for dense rows (``idx`` None, ``val``
+# the whole row), so a kernel written with them runs on both layouts, and the dense
+# specialization reads contiguous memory that LLVM can vectorize. The helpers are
+# inlined into the kernels (a call that is not inlined costs ~40 ns per row).
+def is_none_type(t) -> bool:
+    return isinstance(t, (types.NoneType, types.Omitted)) or t is None
+
+
+def row(rows, r):
+    """Row ``r`` of ``rows`` as ``(idx, val, y)``; ``idx`` is None for dense rows."""
+    raise NotImplementedError("row() is compiled inside kernels only")
+
+
+@inline_overload(row)
+def _row(rows, r):
+    if is_none_type(rows.types[1]):
+        return lambda rows, r: (None, rows.data[r], rows.y[r])
+
+    def sparse(rows, r):
+        lo, hi = rows.indptr[r], rows.indptr[r + 1]
+        return rows.indices[lo:hi], rows.data[lo:hi], rows.y[r]
+
+    return sparse
+
+
+@jit
+def n_rows(rows):
+    """Number of rows of ``rows``."""
+    return rows.y.shape[0]
+
+
+def col(idx, a):
+    """The column of the ``a``-th stored value of a row (``a`` itself for dense rows)."""
+    raise NotImplementedError("col() is compiled inside kernels only")
+
+
+@inline_overload(col)
+def _col(idx, a):
+    if is_none_type(idx):
+        return lambda idx, a: a
+    return lambda idx, a: idx[a]
+
+
+def sparse_dot(dense, idx, val):
+    r""":math:`a \cdot x` for the dense vector a and the row x given by ``idx``, ``val``.
+
+    ``idx`` None: the row is dense.
+    """
+    raise NotImplementedError("sparse_dot() is compiled inside kernels only")
+
+
+@inline_overload(sparse_dot)
+def _sparse_dot(dense, idx, val):
+    if is_none_type(idx):
+
+        def dense_dot(dense, idx, val):
+            acc = 0.0
+            for a in range(val.shape[0]):
+                acc += dense[a] * val[a]
+            return acc
+
+        return dense_dot
+
+    def sparse_dot(dense, idx, val):
+        acc = 0.0
+        for a in range(idx.shape[0]):
+            acc += dense[idx[a]] * val[a]
+        return acc
+
+    return sparse_dot
+
+
+def sparse_axpy(dense, coef, idx, val):
+    """``dense += coef * x`` for the row ``x`` given by ``idx``, ``val`` (``idx`` None: dense)."""
+    raise NotImplementedError("sparse_axpy() is compiled inside kernels only")
+
+
+@inline_overload(sparse_axpy)
+def _sparse_axpy(dense, coef, idx, val):
+    if is_none_type(idx):
+
+        def dense_axpy(dense, coef, idx, val):
+            for a in range(val.shape[0]):
+                dense[a] += coef * val[a]
+
+        return dense_axpy
+
+    def sparse_axpy(dense, coef, idx, val):
+        for a in range(idx.shape[0]):
+            dense[idx[a]] += coef * val[a]
+
+    return sparse_axpy
+
+
+@jit
+def squared_norm(val):
+    """``||x||^2`` of a row from its stored values."""
+    acc = 0.0
+    for a in range(val.shape[0]):
+        acc += val[a] * val[a]
+    return acc
+
+
+@jit
+def count_nonzero(u):
+    """The number of non-zeros of ``u``."""
+    n = 0
+    for i in range(u.shape[0]):
+        n += u[i] != 0.0
+    return n
+
+
+@jit(inline="always")
+def prefetch_rows(array, idx):
+    """:func:`prefetch` rows ``idx`` of ``array`` (axis 0), every cache line of each."""
+    step = array.strides[0]
+    for q in range(idx.shape[0]):
+        start = idx[q] * step
+        for b in range(0, step, 64):
+            prefetch(array, start + b)

@@ -1,0 +1,32 @@
+"""The learning runtime behind every aucstream learner.
+
+:class:`aucstream._base.BaseStreamingAUC` is the public contract (``fit``,
+``partial_fit``, ``test_then_train``, ``learn_one``, scoring, ``merge``); it is built
+from three mixins, read in this order:
+
+- :class:`~aucstream._runtime._learning.LearningStep` — input validation, the one
+  learning step (a chunk, the learner's compiled ``_update``, the calibration, the
+  finiteness check) and its transaction;
+- :class:`~aucstream._runtime._declarations.StateDeclarations` — what a learner declares
+  about its state so that a transaction copies only what a call can write;
+- :class:`~aucstream._runtime._small_calls.SmallCalls` — the fast path of calls that
+  learn or score a few examples.
+
+Below them: :mod:`aucstream._chunks` (the one layout kernels read, and the input checks),
+:mod:`aucstream._state` (the state as data: copies, restores, checks),
+:mod:`aucstream._fastpath` (what the fast path keeps between calls) and
+:mod:`aucstream._kernels` (the compile policy and the shared compiled pieces).
+"""
+
+from ._declarations import ClassWeightTotals, StateDeclarations
+from ._learning import _NOT_TAKEN, LearningStep, make_rng
+from ._small_calls import SmallCalls
+
+__all__ = [
+    "ClassWeightTotals",
+    "LearningStep",
+    "SmallCalls",
+    "StateDeclarations",
+    "make_rng",
+    "_NOT_TAKEN",
+]

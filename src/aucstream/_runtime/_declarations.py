@@ -1,0 +1,176 @@
+"""What a learner declares about its state, for the transactions of the fast path.
+
+A learning call must change nothing when it raises. The general transaction copies the
+whole state (:func:`aucstream._state.transaction`); the declarations here let the
+runtime copy, restore and check only what a call can write: state a chunk can not write
+(:meth:`StateDeclarations._read_only_state`), and large arrays indexed by feature that a
+call writes only in the rows its examples name (:meth:`StateDeclarations._row_logged_state`,
+:meth:`StateDeclarations._row_written_state`). A declaration that is wrong breaks the
+transactions: ``tests/test_write_sets.py`` and ``tests/test_undo_log.py`` check each
+learner's declarations against copies.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import numpy as np
+
+from .. import _state
+from .._chunks import (
+    Chunk,
+    nonzero_columns,
+)
+from .._kernels import upgrade_class_totals
+
+__all__ = ["StateDeclarations"]
+
+
+class StateDeclarations:
+    """Mixin of :class:`aucstream._base.BaseStreamingAUC`: the state declarations a
+    learner may override, with their defaults (module docstring)."""
+
+    #: State members added after format 1 was first written: a model file without
+    #: them gets the fresh value, then :meth:`_upgrade_state` (e.g. an uncalibrated
+    #: probability map for files of aucstream 0.1).
+    _state_added_later: ClassVar[tuple[str, ...]] = ("calibration_",)
+
+    def _upgrade_state(self, missing: set[str]) -> None:
+        """Complete the ``missing`` members of an older file from the rest of the state.
+
+        Called by :func:`aucstream.load_model` after the fresh values were set and
+        before :meth:`_check_state`. The default keeps the fresh values.
+        """
+
+    #: ``_update`` (and the rest of a learning call) may draw from ``_rng``; learners
+    #: that never do set this False, and the fast path then leaves the generator out of
+    #: its transactions (:meth:`_read_only_state`).
+    _update_draws: ClassVar[bool] = True
+
+    def _read_only_state(self, y_pm: np.ndarray, chunk: Chunk | None = None) -> tuple:
+        """State that learning a chunk of labels ``y_pm`` (+1/-1) can not write.
+
+        Arrays, components (all they hold) or random generators of the state that
+        ``_update`` of such a chunk — and everything the base class does around it —
+        leaves unchanged whatever happens, e.g. the summary of the class no label of
+        the chunk belongs to, which OPAUC only reads. The fast path then neither copies
+        nor restores nor checks them (:meth:`aucstream._state.FlatState.plan`), so the
+        transaction of a one-row call costs what the row can change. A declaration
+        that is wrong breaks the transactions: declare only what the kernel provably
+        does not write, and test it (``tests/test_write_sets.py``). Called with the
+        labels of a validated chunk (one or more rows); the fast path keeps the plan of a
+        one-row chunk per class while the walk is current and the parameters are the
+        same objects, so a declaration may depend on the state's objects, the
+        parameters and the labels only, unless it also depends on the ``chunk`` itself
+        (given by the fast path: its layout, the state's counts), and then
+        :meth:`_plan_variant` says how. The default declares the random
+        generator ``_rng`` of a learner whose update draws nothing from it
+        (:attr:`_update_draws` False: saving a generator's state costs more than a
+        one-row update), and nothing otherwise.
+        """
+        return () if self._update_draws else (self._rng,)
+
+    def _plan_variant(self, chunk: Chunk):
+        """What, besides its label, the declarations of a one-row ``chunk``
+        (:meth:`_read_only_state` with the chunk, :meth:`_row_written_state`) depend on:
+        a hashable value that keys the fast path's kept plans with the label. The
+        default: nothing (None)."""
+        return None
+
+    def _row_logged_state(self) -> tuple:
+        """Large state arrays, indexed by feature along axis 0, that only ``_update``
+        writes (not the code around it, nor any other method that runs in the
+        transaction of a ``partial_fit``-like call).
+
+        Those calls do not copy them: :meth:`_learn_chunk` saves, before each kernel
+        call, the rows that :meth:`_row_written_state` declares (the whole array for
+        the others) into the call's undo log (:class:`aucstream._state.UndoLog`), and
+        checks only those rows afterwards. For states of O(d tau) (OPAUC's sketches).
+        A declaration that is wrong breaks the transactions: tests/test_undo_log.py
+        checks each against a copy. The default declares nothing.
+        """
+        return ()
+
+    def _undo_logged(self) -> bool:
+        """Whether the arrays of :meth:`_row_logged_state` hold more than
+        :data:`aucstream._state.SHADOW_LIMIT` bytes: then every call takes the
+        transaction with an undo log (the fast path's walk keeps no shadow copies for
+        them, and would copy them whole). Evaluated by the fast path when it walks the
+        state."""
+        logged = self._row_logged_state()
+        return bool(logged) and sum(a.nbytes for a in logged) > _state.SHADOW_LIMIT
+
+    def _bounded_state(self) -> tuple:
+        """Those of :meth:`_row_logged_state` that a kernel call keeps finite when
+        they were finite before it, whatever the checked input: the input checks
+        (finite values, rows with a finite squared norm) bound every entry it can
+        write there (the learner's docstring says why). :meth:`_learn_chunk` still
+        saves their rows into the undo log but does not check them afterwards: at
+        d = 10^6 that check read about 60 MB per chunk of 8192 examples, a fifth of
+        OPAUC's time with the hashed sketch. The default declares nothing."""
+        return ()
+
+    def _row_written_state(self, chunk: Chunk) -> tuple:
+        """The arrays of :meth:`_row_logged_state` that ``_update(chunk)`` writes only
+        in the rows that the chunk names (:meth:`_chunk_rows`: ``chunk.indices``, or for
+        dense rows read in place their non-zero columns), whatever happens (the others
+        are saved whole). Called before the update, with a validated chunk."""
+        return ()
+
+    #: :meth:`_row_written_state` of a one-row chunk depends on its label, the
+    #: parameters and the state's objects only (as :meth:`_read_only_state` does), so
+    #: the fast path keeps it in its plan of a one-row call per class.
+    _row_written_by_class: ClassVar[bool] = False
+
+    @staticmethod
+    def _chunk_rows(chunk: Chunk) -> np.ndarray:
+        """The features a validated chunk names (int64): its CSR indices (in their
+        order, repeated across rows), or, for dense rows read in place, the columns
+        that hold a non-zero in some row (sorted)."""
+        if chunk.indices is not None:
+            return chunk.indices[chunk.indptr[0] : chunk.indptr[-1]]
+        return nonzero_columns(chunk.data)
+
+    @staticmethod
+    def _chunk_rows_by_class(chunk: Chunk) -> tuple[np.ndarray, np.ndarray]:
+        """The distinct features (sorted) that the chunk's negative examples name, and
+        those its positive examples name (as :meth:`_chunk_rows`)."""
+        positive = chunk.y > 0
+        if chunk.indices is not None:
+            return _state.unique_rows_by_class(
+                chunk.indptr, chunk.indices, positive, chunk.n_features
+            )
+        return nonzero_columns(chunk.data[~positive]), nonzero_columns(chunk.data[positive])
+
+    @staticmethod
+    def _chunk_class(y_pm: np.ndarray) -> int | None:
+        """1 if every label of the chunk is +1, 0 if every one is -1, else None (for
+        :meth:`_read_only_state`: the class all the chunk's examples join)."""
+        if y_pm.shape[0] == 1:
+            return 1 if y_pm[0] > 0 else 0
+        positive = y_pm > 0
+        if positive.all():
+            return 1
+        return None if positive.any() else 0
+
+
+class ClassWeightTotals:
+    """Mixin of the learners that keep the weight learnt per class in the scalars
+    ``weight_neg_`` and ``weight_pos_`` (the class priors of a weighted stream; see
+    the ``class_totals`` helpers of :mod:`aucstream._kernels`).
+
+    Those members arrived with sample weights (aucstream 0.2): a file of aucstream 0.1
+    learnt every example with weight 1, so its totals are the class counts. A learner
+    lists it before :class:`BaseStreamingAUC` and says where its counts are
+    (:meth:`_class_counts`).
+    """
+
+    _state_added_later = (*StateDeclarations._state_added_later, "weight_neg_", "weight_pos_")
+
+    def _class_counts(self) -> np.ndarray:
+        """Examples learnt per class, ``[negative, positive]``."""
+        raise NotImplementedError
+
+    def _upgrade_state(self, missing: set[str]) -> None:
+        if "weight_pos_" in missing:  # a file of aucstream 0.1: every weight was 1
+            upgrade_class_totals(self, self._class_counts())

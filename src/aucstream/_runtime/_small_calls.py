@@ -1,0 +1,436 @@
+"""Calls that learn or score a few examples: the fast path.
+
+A stream learnt one example at a time (``learn_one``, one-row ``partial_fit``) pays
+the per-call work once per example, so a call that a learner has seen before takes a
+fast path that keeps every check and does each in O(n_features) without scikit-learn
+round trips: the parameters are validated again only when one of them is no longer
+the same object as at the last validation; the rows pass one compiled check
+(:func:`aucstream._chunks.quick_rows`: finite values, width, magnitude, CSR
+structure) and the labels one comparison with ``classes_``; the transaction and the
+finiteness check of the state use a walk of the state made once
+(:class:`aucstream._state.FlatState`: preallocated shadow copies, one compiled copy
+and one compiled check), and leave out what the chunk can not write (the learner's
+``_read_only_state``: OPAUC's and AdaOAM's summary of the class the chunk does not
+hold, the random generator of a learner whose update draws nothing;
+tests/test_write_sets.py checks each declaration byte for byte), and copy and check
+only the rows of the chunk's features of what it writes only there (the learner's
+``_row_written_state``: OPAUC's d x d scatters; tests/test_undo_log.py). Any input the
+fast path does not accept as plainly valid goes through the full validation, which
+raises the usual error or converts the input, so both paths accept the same input and
+give bit-identical models. The first call, which sets the width, checks plainly valid
+float64 rows the same way (:func:`_plain_first_input`, with the labels' kind in place
+of scikit-learn's ``check_classification_targets``); tests/test_fast_path.py compares
+both paths' outcomes on 20 inputs for every learner.
+
+A call of one example goes further (:meth:`BaseStreamingAUC._learn_row_fast`): the
+learner binds its update once to a chunk of fixed buffers (``_bind_update``, its
+kernel called at its compiled entry point, :func:`aucstream._kernels.bound_call`),
+each call loads and checks its row into them in one compiled call
+(:class:`aucstream._fastpath.OneRow`), and the walk's one check covers the state and
+the parameters. Scoring one example (``decision_one``, ``predict_one``,
+``predict_proba_one``) skips scikit-learn's validation the same way
+(:meth:`BaseStreamingAUC._score_one`), with the scores of ``decision_function`` bit
+for bit.
+"""
+
+from __future__ import annotations
+
+import math
+from operator import is_
+from typing import ClassVar
+
+import numpy as np
+
+from .. import _calibration, _state
+from .._chunks import (
+    CSR_TYPES,
+    Chunk,
+    _values_ok,
+    dict_row,
+    dict_row_values,
+    quick_rows,
+    sparse_row_dot,
+)
+from .._fastpath import (
+    FAST,
+    LABEL_KINDS,
+    NONE,
+    STABLE_PARAM_TYPES,
+    FastCache,
+    OneRow,
+    one_label,
+    param_names,
+    param_values,
+    quick_csr,
+    quick_labels,
+    row_chunk,
+    same_classes,
+    validate_params_once,
+)
+from ._learning import _KERNEL_ERRORS, _NOT_TAKEN
+
+__all__ = ["SmallCalls"]
+
+#: The float64 dtype (rows of it take the one-row fast path).
+_FLOAT64 = np.dtype(np.float64)
+
+
+def _binds_its_update(cls: type) -> bool:
+    """Whether the ``_bind_update`` of ``cls`` binds its ``_update``: it is defined in
+    the class that defines ``_update`` or in a subclass of it (a subclass that
+    overrides ``_update`` alone would otherwise get its parent's update bound)."""
+
+    def owner(name: str) -> type:
+        return next(c for c in cls.__mro__ if name in c.__dict__)
+
+    return issubclass(owner("_bind_update"), owner("_update"))
+
+
+class SmallCalls:
+    """Mixin of :class:`aucstream._base.BaseStreamingAUC`: the fast path of small
+    calls (module docstring)."""
+
+    #: Small calls may skip the general validation (see :meth:`_quick_chunk`); learners
+    #: that override ``_learn`` (meta-learners) set this False.
+    _fast_path: ClassVar[bool] = True
+
+    def _check_partial_fit(self) -> None:
+        """Checks of a learner before any call that continues the stream.
+
+        Called first by ``partial_fit``, ``test_then_train`` and ``learn_one`` (for
+        instance to refuse an option that needs the whole training set in advance);
+        raise ``ValueError``. The default does nothing.
+        """
+
+    def _learn_one_fast(self, x, y) -> bool:
+        """``learn_one(x, y)`` through :meth:`_learn_row_fast`: True when learnt, False
+        (nothing touched) when the call must take the usual path."""
+        if type(x) is np.ndarray:
+            if x.ndim != 1:
+                return False
+            return self._learn_row_fast(x, None, None, y, False) is not _NOT_TAKEN
+        if type(x) is dict:
+            return self._learn_row_fast(x, None, None, y, False) is not _NOT_TAKEN
+        return False
+
+    def _partial_fit_row_fast(self, X, y, prequential: bool, journal: list | None = None):
+        """One-row ``partial_fit`` / ``test_then_train`` through :meth:`_learn_row_fast`
+        (a 2-D float64 array of one row, or a CSR matrix of one row): what the call
+        returns, or ``_NOT_TAKEN`` (nothing touched)."""
+        if type(y) not in (list, tuple, np.ndarray) or len(y) != 1:
+            return _NOT_TAKEN
+        if type(X) is np.ndarray:
+            if X.ndim != 2 or X.shape[0] != 1:
+                return _NOT_TAKEN
+            return self._learn_row_fast(X[0], None, None, y[0], prequential, journal)
+        if type(X) in CSR_TYPES and X.shape[0] == 1:
+            return self._learn_row_fast(X.indptr, X.indices, X.data, y[0], prequential, journal)
+        return _NOT_TAKEN
+
+    def _learn_row_fast(self, row, indices, data, y, prequential: bool, journal=None):
+        """Learn one row through the learner's bound one-row update
+        (:meth:`_bind_update`), with the checks of :meth:`_quick_chunk` in fewer calls:
+        what the call returns (the prequential score when ``prequential``), or
+        ``_NOT_TAKEN``, having touched nothing, when it must take the usual path.
+
+        Taken when the fast path has seen this learner (its cache holds a current walk
+        of the state that pins the parameters last validated), ``y`` equals one of
+        the classes, and the row is plainly valid: ``row`` a C-contiguous float64 1-D
+        array of the learner's width (``indices`` None; a learner whose kernels read
+        dense rows), a dict of integer keys and real numbers
+        (:meth:`aucstream._fastpath.OneRow.load_dict`; the usual path says what is
+        wrong with another), or the ``indptr`` of a one-row CSR matrix with its
+        ``indices`` and ``data`` (float64), whose values and indices
+        :class:`aucstream._fastpath.OneRow` accepts. ``journal``: see
+        :meth:`_learn_one_row`.
+        """
+        cache = FAST.get(self)
+        if cache is None or not cache.pinned or cache.flat is None:
+            return _NOT_TAKEN
+        if not cache.flat.current(self):
+            return _NOT_TAKEN
+        if prequential and not self._kernel_prequential:
+            return _NOT_TAKEN
+        label = one_label(y, cache)
+        if label is None:
+            return _NOT_TAKEN
+        if type(row) is dict:
+            one = self._one_row_context(cache, False, len(row))
+            if one is None or not one.load_dict(row, label):
+                return _NOT_TAKEN
+        elif indices is None:
+            if row.dtype != _FLOAT64 or not row.flags.c_contiguous or not self._dense_kernels:
+                return _NOT_TAKEN
+            one = self._one_row_context(cache, True, 0)
+            if one is None or not one.load_dense(row, label):
+                return _NOT_TAKEN
+        else:
+            if not (data.dtype == _FLOAT64 and indices.dtype.kind == "i" and row.dtype.kind == "i"):
+                return _NOT_TAKEN
+            one = self._one_row_context(cache, False, indices.shape[0])
+            if one is None or not one.load_sparse(row, indices, data, label):
+                return _NOT_TAKEN
+        self._check_partial_fit()
+        return self._learn_one_row(cache, one, prequential, journal)
+
+    def _one_row_context(self, cache: FastCache, dense: bool, size: int) -> OneRow | None:
+        """The cache's prepared one-row call of this layout, holding rows of ``size``
+        stored values (sparse), or None when the learner binds no update."""
+        key = ("one", dense)
+        one = cache.plans.get(key)
+        if one is None or (not dense and one.capacity < size):
+            grown = 16 if one is None else 2 * one.capacity
+            capacity = 0 if dense else min(max(size, grown), self.n_features_in_)
+            binds = _binds_its_update(type(self))
+            one = OneRow(self, dense, capacity, self._kernel_prequential, binds)
+            cache.plans[key] = one
+        return one if one.update is not None else None
+
+    def _learn_one_row(self, cache: FastCache, one: OneRow, prequential: bool, journal=None):
+        """Learn the row loaded into ``one`` in a transaction of the fast path (as
+        :meth:`_quick_learn` does, with the bound update); returns its prequential
+        score (an array of one) when ``prequential``.
+
+        ``journal``, a list or None, receives ``(walk, saved)`` once the state is
+        saved: ``walk.restore(saved)`` undoes the call after it succeeded, until the
+        next transaction of this learner (the transaction of a caller that holds the
+        learner, :func:`aucstream.search.search_transaction`)."""
+        flat, chunk = cache.flat, one.chunk
+        rows = None
+        if cache.by_rows:  # as _fast_rows does
+            rows = one.rows()
+            if 2 * rows.shape[0] > chunk.n_features:
+                rows = None
+        plan = self._fast_plan(cache, chunk, rows, one_row=True, positive=one.positive)
+        saved = flat.save(plan, rows)
+        if journal is not None:
+            journal.append((flat, saved))
+        try:
+            try:
+                one.update(self)
+            except _KERNEL_ERRORS as error:
+                raise self._kernel_error(one.exact_chunk(), error) from error
+            before = self.n_samples_seen_
+            self.n_samples_seen_ = before + 1
+            if self._kernel_prequential and not self._kernel_calibrates:
+                _calibration.update(self.calibration_, one.scores, one.y, NONE)
+            if not flat.all_finite(plan, rows):  # current: a bound update keeps it so
+                self._check_finite(one.exact_chunk(), before)
+        except BaseException:
+            flat.restore(saved)
+            raise
+        return one.scores.copy() if prequential else None
+
+    def _quick_chunk(self, X, y, classes, sample_weight):
+        """``(cache, indptr, indices, data, y_pm)`` when the call can take the fast path.
+
+        The fast path is for a learner that has already learnt (its classes and width
+        are known) and input that is plainly valid: no sample weights, rows that
+        :func:`aucstream._chunks.quick_rows` accepts (or the arrays of a dict row),
+        labels equal to ``classes_[0]`` or ``classes_[1]``, ``classes`` None or those
+        two. The parameters are validated here when any of them changed (raising as
+        the full path does). Anything else returns None, with nothing touched, and the
+        caller validates in full.
+        """
+        state = self.__dict__
+        classes_ = state.get("classes_")
+        width = state.get("n_features_in_")
+        if (
+            not self._fast_path
+            or self.is_batch
+            or sample_weight is not None
+            or classes_ is None
+            or width is None
+            or "n_samples_seen_" not in state
+            or "feature_names_in_" in state
+        ):
+            return None
+        cache = FAST.get(self)
+        if cache is None:
+            cache = FAST[self] = FastCache()
+        params = param_values(self)
+        if cache.params is None or not all(map(is_, params, cache.params)):
+            validate_params_once(self)  # not again after the first call's validation
+            stable = all(type(v) in STABLE_PARAM_TYPES for v in params[:-2])
+            cache.params = params if stable else None
+            cache.plans = {}  # a declaration may depend on the parameters
+            cache.flat = None  # walked again, pinning the parameters if stable
+        if cache.classes is not classes_:
+            if classes_.shape != (2,) or classes_.dtype.kind not in LABEL_KINDS:
+                return None
+            cache.classes = classes_
+            cache.c0, cache.c1 = classes_[0], classes_[1]
+            cache.py0, cache.py1 = classes_[0].item(), classes_[1].item()
+            cache.kinds = LABEL_KINDS[classes_.dtype.kind]
+        if classes is not None and not same_classes(classes, cache):
+            return None
+        flat = cache.flat
+        if flat is None or not flat.current(self):  # walk the state (again)
+            if self._undo_logged():
+                return None
+            names = param_names(type(self))
+            cache.pinned = cache.params is not None and all(k in state for k in names)
+            cache.flat = _state.FlatState(self, names if cache.pinned else ())
+            cache.plans = {}
+            cache.by_rows = bool(self._row_logged_state())
+        if type(X) is tuple:  # the arrays of a dict row (learn_one)
+            rows = X if quick_csr(X, width) else None
+        else:
+            rows = quick_rows(X, width, self._dense_kernels)
+        if rows is None:
+            return None
+        n = rows[2].shape[0] if rows[0] is None else rows[0].shape[0] - 1
+        y_pm = quick_labels(y, n, cache)
+        if y_pm is None:
+            return None
+        return cache, rows[0], rows[1], rows[2], y_pm
+
+    def _quick_learn(self, quick, X, prequential: bool, journal: list | None = None):
+        """Learn a chunk that :meth:`_quick_chunk` accepted (just before: it leaves a
+        current walk of the state in the cache), in a transaction.
+
+        Returns the prequential scores when ``prequential`` (see
+        :meth:`test_then_train`). ``journal``: see :meth:`_learn_one_row`.
+        """
+        cache, indptr, indices, data, y_pm = quick
+        n = y_pm.shape[0]
+        if n == 1 and cache.params is not None and (self._kernel_prequential or not prequential):
+            label = float(y_pm[0])
+            if indptr is None:
+                one = self._one_row_context(cache, True, 0)
+                loaded = one is not None and one.load_dense(data[0], label)
+            else:
+                one = self._one_row_context(cache, False, int(indptr[1]))
+                loaded = one is not None and one.load_sparse(indptr, indices, data, label)
+            if loaded:
+                return self._learn_one_row(cache, one, prequential, journal)
+        flat = cache.flat  # current: walked or checked by _quick_chunk
+        calibrate = self._kernel_prequential
+        learns = calibrate or not prequential  # one kernel call for the chunk
+        scores = np.empty(n) if calibrate or prequential else None
+        chunk = Chunk(
+            indptr, indices, data, y_pm, self.n_features_in_, scores if calibrate else NONE
+        )
+        rows = self._fast_rows(chunk) if learns and cache.by_rows else None
+        plan = self._fast_plan(cache, chunk, rows, one_row=n == 1 and cache.params is not None)
+        saved = flat.save(plan, rows)
+        if journal is not None:
+            journal.append((flat, saved))
+        try:
+            if learns:
+                # _learn_chunk for an online learner, inlined (one call per example)
+                try:
+                    self._update(chunk)
+                except _KERNEL_ERRORS as error:
+                    raise self._kernel_error(chunk, error) from error
+                before = self.n_samples_seen_
+                self.n_samples_seen_ = before + n
+                if calibrate and not self._kernel_calibrates:
+                    _calibration.update(self.calibration_, scores, y_pm, NONE)
+                if not (flat.current(self) and flat.all_finite(plan, rows)):
+                    self._check_finite(chunk, before)
+            else:  # no prequential kernel: score and learn row by row
+                width = chunk.n_features
+                for i in range(n):
+                    row = X[i : i + 1]
+                    scores[i] = self._raw_scores(row)[0]
+                    row_ = row_chunk(indptr, indices, data, y_pm, width, i)
+                    self._learn_chunk(row_, row, flat, plan)
+        except BaseException:
+            flat.restore(saved)
+            raise
+        return scores
+
+    def _fast_rows(self, chunk: Chunk) -> np.ndarray | None:
+        """The rows the fast path saves and checks of the arrays ``chunk`` writes only
+        in its rows (:meth:`_row_written_state`, for a learner that logs rows):
+        :meth:`_chunk_rows`, or None (every array whole) when the chunk names more rows
+        than half its features (a copy by rows would cost more than a whole one)."""
+        rows = self._chunk_rows(chunk)
+        return rows if 2 * rows.shape[0] <= chunk.n_features else None
+
+    def _fast_plan(
+        self,
+        cache: FastCache,
+        chunk: Chunk,
+        rows: np.ndarray | None,
+        one_row: bool = False,
+        positive: bool | None = None,
+    ):
+        """The fast path's plan for ``chunk``: leave out :meth:`_read_only_state`, and,
+        when ``rows`` are given, handle by those rows :meth:`_row_written_state`.
+
+        The plan of a ``one_row`` chunk (a call of one example, with parameters kept by
+        identity) is kept in the cache per class, when it does not depend on the rows
+        (``rows`` None, or :attr:`_row_written_by_class`). ``positive``: whether its
+        example is positive, when the caller knows it as a Python bool (the one-row
+        path; a key of numpy values costs more to make and to hash)."""
+        keep = one_row and (rows is None or self._row_written_by_class)
+        plan = key = None
+        if keep:
+            if positive is None:
+                positive = bool(chunk.y[0] > 0.0)
+            key = (positive, rows is None, self._plan_variant(chunk))
+            plan = cache.plans.get(key)
+        if plan is None:
+            by_rows = () if rows is None else self._row_written_state(chunk)
+            plan = cache.flat.plan(self._read_only_state(chunk.y, chunk), by_rows)
+            if keep:
+                cache.plans[key] = plan
+        return plan
+
+    def _score_one(self, x) -> float | None:
+        """The model's own score ``w^T x + b`` of one plainly valid example (a finite
+        float, equal bit for bit to what :meth:`decision_function` adds the threshold
+        to), or None when the example must take the usual path (which validates it
+        in full, and raises or converts as for ``decision_function``).
+
+        Plainly valid: a fitted learner without feature names that scores through
+        the base class's methods (:attr:`_scores_by_coef`), and ``x`` a
+        C-contiguous float64 1-D array of its width, or a dict of feature indices
+        (:func:`aucstream._chunks.dict_row_arrays`), whose values are finite and
+        below 1e150 in absolute value. Costs O(n_features) (the learner's ``_coef``)
+        and no scikit-learn validation: 10 us instead of 330 us at d = 123.
+        """
+        state = self.__dict__
+        width = state.get("n_features_in_")
+        if width is None or "n_samples_seen_" not in state or "feature_names_in_" in state:
+            return None
+        if not self._scores_by_coef:  # scores of its own (a pipeline, a search)
+            return None
+        if type(x) is np.ndarray:
+            if x.ndim != 1 or x.shape[0] != width or x.dtype != _FLOAT64:
+                return None
+            if not x.flags.c_contiguous or not _values_ok(x):
+                return None
+            score = float((x.reshape(1, -1) @ self._coef())[0])
+        elif type(x) is dict:
+            row = dict_row_values(x)
+            if row is None:
+                return None
+            score = sparse_row_dot(*row, self._coef())
+        else:
+            return None
+        score += self._intercept()
+        if not math.isfinite(score):
+            return None  # refused values, or an overflow: the usual path says which
+        return score
+
+    def _known_width(self) -> int:
+        width = getattr(self, "n_features_in_", None)
+        if width is None:
+            raise ValueError(
+                f"{type(self).__name__} does not know its number of features yet: learn a "
+                "first example as an array (or through partial_fit) before passing dicts"
+            )
+        return width
+
+    def _one_row(self, x):
+        if isinstance(x, dict):
+            return dict_row(x, self._known_width())
+        row = np.asarray(x)
+        if row.ndim != 1:
+            raise ValueError(
+                f"x must be one example (a 1-D array or a dict), got shape {row.shape}"
+            )
+        return row.reshape(1, -1)

@@ -26,7 +26,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy.stats import rankdata
 
-from ._streaming_auc import PrequentialAUC, RollingAUC
+from ._streaming_auc import PrequentialAUC, RollingAUC, _as_1d, _partial_auc, _partial_region
 
 __all__ = ["roc_auc", "pr_auc", "pairwise_auc_loss", "PrequentialAUC", "RollingAUC"]
 
@@ -49,8 +49,8 @@ def _binary_mask(y_true: np.ndarray, pos_label) -> np.ndarray:
 
 def _checked(y_true, y_score, pos_label, what: str) -> tuple[np.ndarray, np.ndarray]:
     """The positive mask and float64 scores, after the checks every metric shares."""
-    y_true = np.asarray(y_true).ravel()
-    y_score = np.asarray(y_score, dtype=np.float64).ravel()
+    y_true = _as_1d("y_true", np.asarray(y_true))
+    y_score = _as_1d("y_score", np.asarray(y_score, dtype=np.float64))
     if y_true.shape != y_score.shape:
         raise ValueError(
             f"y_true and y_score have different lengths: {y_true.size} and {y_score.size}"
@@ -60,7 +60,15 @@ def _checked(y_true, y_score, pos_label, what: str) -> tuple[np.ndarray, np.ndar
     return _binary_mask(y_true, pos_label), y_score
 
 
-def roc_auc(y_true: ArrayLike, y_score: ArrayLike, *, pos_label=None) -> float:
+def roc_auc(
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    *,
+    pos_label=None,
+    max_fpr: float | None = None,
+    min_tpr: float | None = None,
+    standardized: bool = True,
+) -> float:
     """Area under the ROC curve, exact, with ties counted as one half.
 
     Parameters
@@ -93,6 +101,7 @@ def roc_auc(y_true: ArrayLike, y_score: ArrayLike, *, pos_label=None) -> float:
     >>> roc_auc([-1, 1, 1], [0.5, 0.5, 0.9])  # a tie counts one half
     0.75
     """
+    region = _partial_region(max_fpr, min_tpr, standardized, "roc_auc")
     positive, y_score = _checked(y_true, y_score, pos_label, "AUC")
     n_pos = int(positive.sum())
     n_neg = positive.size - n_pos
@@ -101,6 +110,9 @@ def roc_auc(y_true: ArrayLike, y_score: ArrayLike, *, pos_label=None) -> float:
             "roc_auc is undefined when only one class is present in y_true "
             f"({n_pos} positives, {n_neg} negatives)"
         )
+    if region is not None:
+        neg, pos = np.sort(y_score[~positive]), np.sort(y_score[positive])
+        return _partial_auc(neg, pos, n_neg, n_pos, region, standardized)
     ranks = rankdata(y_score, method="average")
     rank_sum = float(ranks[positive].sum())
     return (rank_sum - n_pos * (n_pos + 1) / 2.0) / (float(n_pos) * float(n_neg))

@@ -33,6 +33,17 @@ one through the larger with galloping searches: O(k log(n / k)) comparisons for
 :math:`k \le n`, so a few pairs against a long run cost O(log n) each and two runs of
 similar sizes cost a linear merge.
 
+**Partial AUC.** Given ``max_fpr`` or ``min_tpr``, both metrics report the exact one-way
+or two-way partial AUC of the pairs they count, as defined (and standardized) by
+:func:`aucstream.metrics.roc_auc`. Updates are unchanged (the pair count :math:`C` is
+kept too); a read takes the scores of both classes at or above the
+:math:`(\lfloor \beta n_- \rfloor + 1)`-th highest negative from the sorted runs (a
+search per run, then a merge of what is above it, nothing re-sorted) and walks down
+the ROC curve from the top through them, so it costs O(the number of scores read)
+plus O(r log n) for r such negatives: a small ``max_fpr`` reads little, ``max_fpr =
+1`` (with ``min_tpr``) reads all n. Both classes' sorted scores and their walk are
+the same whatever the chunking, so the value is the same float as ``roc_auc``'s.
+
 Labels follow :func:`aucstream.metrics.roc_auc`: two distinct values; the positive class
 is ``pos_label`` or, when it is None, the larger of the two labels. Internally the two
 labels are numbered in order of appearance (``pos_label``, when given, is number 0
@@ -430,6 +441,18 @@ class PrequentialAUC(_BinaryPairs):
         Otherwise the AUC is exact until an update brings the stored count above
         ``max_memory``; that update is counted exactly, then the stored scores are
         replaced by a histogram and every later pair is counted from it (see Notes).
+        Not with a partial AUC (``max_fpr < 1`` or ``min_tpr``): the histogram loses
+        the order of the top scores it reads, so the combination is refused with a
+        ValueError.
+    max_fpr : float in (0, 1], optional
+        Report the partial AUC over false positive rates up to ``max_fpr`` (keyword
+        only); see :func:`aucstream.metrics.roc_auc` for the definitions.
+    min_tpr : float in [0, 1), optional
+        Report the two-way partial AUC over true positive rates from ``min_tpr``
+        (keyword only; ``max_fpr`` then defaults to 1).
+    standardized : bool, default=True
+        McClish's standardized one-way value (scikit-learn's) and the normalized
+        two-way value in [0, 1]; False: the raw partial area (keyword only).
 
     Attributes
     ----------
@@ -469,6 +492,12 @@ class PrequentialAUC(_BinaryPairs):
     one half for those pairs. Use the exact mode (the default) when memory allows: it
     costs 8 bytes per pair.
 
+    **Partial AUC.** With ``max_fpr`` or ``min_tpr``, :meth:`get` returns the partial
+    AUC of every pair counted, the float ``roc_auc(y, s, max_fpr=..., min_tpr=...,
+    standardized=...)`` gives on their concatenation (see the module docstring for its
+    cost: proportional to the scores above the ``max_fpr`` cut, O(n) at most).
+    :meth:`merge` requires the same ``max_fpr``, ``min_tpr`` and ``standardized``.
+
     Examples
     --------
     >>> from aucstream.metrics import PrequentialAUC
@@ -483,6 +512,9 @@ class PrequentialAUC(_BinaryPairs):
     ValueError: y_true[0] = -1 is a third label; this stream's labels are 0 and 1 ...
     >>> auc
     PrequentialAUC(auc=0.75, n_positive=2, n_negative=2)
+    >>> top = PrequentialAUC(max_fpr=0.5, standardized=False)
+    >>> top.update([0, 0, 0, 0, 1, 1], [0.1, 0.2, 0.3, 0.9, 0.4, 0.8]).get()
+    0.25
     """
 
     _parameter_constraints: dict = {"max_memory": [None, positive_int(7)]}
@@ -729,7 +761,13 @@ class RollingAUC(_BinaryPairs):
     comparisons plus at most O(w) moves (it moves only the scores above it), and
     O(log w + w/k) per pair in batches of :math:`k`. The pair count is an integer, so
     the AUC is exact. The window's arrays take 25 bytes per pair of ``window``,
-    allocated at construction.
+    allocated at construction, and a window that would take more than aucstream's
+    ``memory_budget`` (:func:`aucstream.set_config`) is refused with a MemoryError that
+    says so before anything is allocated.
+
+    With ``max_fpr`` or ``min_tpr``, :meth:`get` is the partial AUC of the window's
+    pairs, as ``roc_auc`` gives it (read from the window's sorted scores, see the module
+    docstring; updates cost the same).
 
     Parameters
     ----------
@@ -739,6 +777,9 @@ class RollingAUC(_BinaryPairs):
         As for :class:`PrequentialAUC`: the positive label, or the larger of the two
         labels of the stream (fixed once both have been seen, even if one leaves the
         window); a third label is refused.
+    max_fpr, min_tpr, standardized : optional
+        The partial AUC to report (keyword only), as for :class:`PrequentialAUC` and
+        :func:`aucstream.metrics.roc_auc`.
 
     Attributes
     ----------

@@ -244,9 +244,7 @@ def pairwise_auc_loss(y_true: ArrayLike, y_score: ArrayLike, loss: str = "square
     float
         The mean pairwise loss.
     """
-    y_true = np.asarray(y_true).ravel()
-    y_score = np.asarray(y_score, dtype=np.float64).ravel()
-    positive = _binary_mask(y_true, None)
+    positive, y_score = _checked(y_true, y_score, None, "pairwise loss")
     margins = y_score[positive][:, None] - y_score[~positive][None, :]
     if margins.size == 0:
         raise ValueError("pairwise_auc_loss needs both classes")

@@ -552,6 +552,8 @@ class PrequentialAUC(_BinaryPairs):
         """Consistency of a loaded state: sorted finite runs or consistent cells, and the
         pair count equal to its recomputation (raise ValueError)."""
         self._check_common()
+        if self.max_memory is not None and _resolved(self.max_fpr, self.min_tpr) is not None:
+            raise ValueError("a partial AUC cannot be binned (max_memory must be None)")
         if not (isinstance(self._runs, list) and len(self._runs) == 2):
             raise ValueError("_runs must hold one list of runs per label")
         for runs in self._runs:

@@ -59,3 +59,10 @@ def test_pairwise_loss_brute_force():
     margins = np.array([2 - 0.5, 2 - 1.0, 0 - 0.5, 0 - 1.0])
     assert pairwise_auc_loss(y, s) == pytest.approx(np.mean((1 - margins) ** 2))
     assert pairwise_auc_loss(y, s, "hinge") == pytest.approx(np.mean(np.maximum(0, 1 - margins)))
+
+
+def test_pairwise_loss_checks_its_input():
+    with pytest.raises(ValueError, match=r"y_score must be 1-D.*shape \(2, 2\)"):
+        pairwise_auc_loss([0, 1], [[0.1, 0.2], [0.3, 0.4]])
+    with pytest.raises(ValueError, match="different lengths"):
+        pairwise_auc_loss([0, 1, 1], [0.1, 0.2])

@@ -389,3 +389,25 @@ def test_rolling_peek_is_the_update_it_does_not_make(window, batches):
         assert_same_state(before, snapshot(metric))
         assert peeked == expected or (np.isnan(peeked) and np.isnan(expected))
         metric.update(y, s)
+
+
+regions = st.sampled_from([(0.1, None), (0.5, None), (0.3, 0.4), (None, 0.7), (1.0, 0.0)])
+
+
+@settings(max_examples=60, deadline=None)
+@given(stream=streams, region=regions, window=st.integers(1, 25), standardized=st.booleans())
+def test_partial_auc_equals_batch_after_every_update(stream, region, window, standardized):
+    """Prequential and rolling partial AUC equal roc_auc's on the same pairs (labels of
+    any kind, pos_label, many ties, empty batches)."""
+    y, s, batches, pos_label = make(stream)
+    k = {"max_fpr": region[0], "min_tpr": region[1], "standardized": standardized}
+    overall, recent = PrequentialAUC(pos_label, **k), RollingAUC(window, pos_label, **k)
+    for lo, hi in batches:
+        overall.update(y[lo:hi], s[lo:hi])
+        recent.update(y[lo:hi], s[lo:hi])
+        for metric, part in ((overall, slice(0, hi)), (recent, slice(max(0, hi - window), hi))):
+            yp, sp = y[part], s[part]
+            reference = (
+                np.nan if np.unique(yp).size < 2 else roc_auc(yp, sp, pos_label=pos_label, **k)
+            )
+            assert_auc(metric.get(), reference)

@@ -33,6 +33,17 @@ one through the larger with galloping searches: O(k log(n / k)) comparisons for
 :math:`k \le n`, so a few pairs against a long run cost O(log n) each and two runs of
 similar sizes cost a linear merge.
 
+**Partial AUC.** Given ``max_fpr`` or ``min_tpr``, both metrics report the exact one-way
+or two-way partial AUC of the pairs they count, as defined (and standardized) by
+:func:`aucstream.metrics.roc_auc`. Updates are unchanged (the pair count :math:`C` is
+kept too); a read takes the scores of both classes at or above the
+:math:`(\lfloor \beta n_- \rfloor + 1)`-th highest negative from the sorted runs (a
+search per run, then a merge of what is above it, nothing re-sorted) and walks down
+the ROC curve from the top through them, so it costs O(the number of scores read)
+plus O(r log n) for r such negatives: a small ``max_fpr`` reads little, ``max_fpr =
+1`` (with ``min_tpr``) reads all n. Both classes' sorted scores and their walk are
+the same whatever the chunking, so the value is the same float as ``roc_auc``'s.
+
 Labels follow :func:`aucstream.metrics.roc_auc`: two distinct values; the positive class
 is ``pos_label`` or, when it is None, the larger of the two labels. Internally the two
 labels are numbered in order of appearance (``pos_label``, when given, is number 0
@@ -49,13 +60,102 @@ from typing import TypeVar
 import numpy as np
 from numpy.typing import ArrayLike
 
-from aucstream._params import positive_int, validate_parameter_constraints
+from aucstream._config import format_bytes, get_config
+from aucstream._params import Interval, positive_int, validate_parameter_constraints
 
 from ._kernels import jit
 
 __all__ = ["PrequentialAUC", "RollingAUC"]
 
 _Metric = TypeVar("_Metric", bound="_BinaryPairs")
+
+#: The partial-AUC parameters shared by ``roc_auc``, PrequentialAUC and RollingAUC.
+_PARTIAL_CONSTRAINTS: dict = {
+    "max_fpr": [None, Interval(Real, 0, 1, closed="right")],
+    "min_tpr": [None, Interval(Real, 0, 1, closed="left")],
+    "standardized": ["boolean"],
+}
+
+
+def _resolved(max_fpr, min_tpr) -> tuple[float, float | None] | None:
+    """``(beta, alpha)`` of checked partial-AUC parameters; None for the whole AUC.
+
+    ``min_tpr`` alone means ``max_fpr = 1``; ``max_fpr = 1`` alone is the whole AUC.
+    """
+    if max_fpr is None and min_tpr is None:
+        return None
+    beta = 1.0 if max_fpr is None else float(max_fpr)
+    if min_tpr is None:
+        return None if beta == 1.0 else (beta, None)
+    return beta, float(min_tpr)
+
+
+def _partial_region(max_fpr, min_tpr, standardized, caller: str):
+    """Check the partial-AUC parameters (InvalidParameterError naming the bad one) and
+    resolve them as :func:`_resolved` does."""
+    validate_parameter_constraints(
+        _PARTIAL_CONSTRAINTS,
+        {"max_fpr": max_fpr, "min_tpr": min_tpr, "standardized": standardized},
+        caller_name=caller,
+    )
+    return _resolved(max_fpr, min_tpr)
+
+
+def _as_1d(name: str, a: np.ndarray) -> np.ndarray:
+    """``a`` flattened if it is 1-D or one column; a ValueError naming ``name`` otherwise."""
+    if a.ndim > 2 or (a.ndim == 2 and a.shape[1] != 1):
+        raise ValueError(f"{name} must be 1-D (one value per pair); got shape {a.shape}")
+    return a.ravel()
+
+
+def _partial_auc(neg, pos, n_neg: int, n_pos: int, region, standardized: bool) -> float:
+    r"""The partial AUC over ``region = (beta, alpha)`` (see :func:`aucstream.metrics.roc_auc`).
+
+    ``neg`` and ``pos`` are the sorted scores of each class, or only their tops (every
+    score at least the ``floor(beta n_-) + 1``-th largest negative, see :func:`_tops`);
+    ``n_neg`` and ``n_pos`` are the full class sizes.
+    """
+    beta, alpha = region
+    a = 0.0 if alpha is None else alpha * n_pos
+    area = _partial_area(neg, pos, beta * n_neg, a) / (float(n_pos) * float(n_neg))
+    if not standardized:
+        return float(area)
+    if alpha is None:  # McClish (1989), as scikit-learn's roc_auc_score(max_fpr=...)
+        least = 0.5 * beta * beta
+        return float(0.5 * (1.0 + (area - least) / (beta - least)))
+    return float(area / ((1.0 - alpha) * beta))
+
+
+def _merge_all(arrays: list[np.ndarray]) -> np.ndarray:
+    """The sorted union of sorted arrays, smallest first (linear for geometric sizes)."""
+    arrays = sorted((a for a in arrays if a.size), key=len)
+    if not arrays:
+        return np.empty(0)
+    out = arrays[0]
+    for a in arrays[1:]:
+        out = _merged(out, a)
+    return out
+
+
+def _tops(neg_runs: list[np.ndarray], pos_runs: list[np.ndarray], n_neg: int, beta: float):
+    """The scores of each class at least the ``floor(beta n_-) + 1``-th largest negative,
+    merged from sorted runs: all the partial AUC over FPR <= beta reads.
+
+    A score below it lies past FPR = beta on the ROC curve. Costs O(r log n) to find
+    it (r the rank) and O(size of the tops) to merge them; nothing is re-sorted.
+    """
+    r = min(n_neg, math.floor(beta * n_neg) + 1)
+    if len(neg_runs) == 1:
+        threshold = neg_runs[0][-r]
+    else:  # the r largest negatives, from the smallest run up
+        top = np.empty(0)
+        for run in sorted(neg_runs, key=len):
+            top = _merged(top, run[-r:])[-r:]
+        threshold = top[-r]
+    return tuple(
+        _merge_all([run[np.searchsorted(run, threshold, "left") :] for run in runs])
+        for runs in (neg_runs, pos_runs)
+    )
 
 
 def _cell_index(edges: np.ndarray, x: np.ndarray) -> np.ndarray:
@@ -90,9 +190,15 @@ class _BinaryPairs:
     #: Members whose length varies with the stream (checked by ``_check_state`` when a
     #: model holding the metric is loaded, see :mod:`aucstream.persistence`).
     _growable_state: tuple[str, ...] = ("_labels", "_held_numbers", "_held_scores")
+    #: Members a model file written before them lacks (given their defaults on loading).
+    _state_added_later: tuple[str, ...] = ("max_fpr", "min_tpr", "standardized")
+
+    def _upgrade_state(self, missing: set[str]) -> None:
+        """An older file's metric: the whole AUC (the defaults are already set)."""
 
     def _check_common(self) -> None:
         """Checks of a loaded state shared by both metrics (raise ValueError)."""
+        _partial_region(self.max_fpr, self.min_tpr, self.standardized, type(self).__name__)
         if (
             not isinstance(self._labels, list)
             or len(self._labels) > 2
@@ -111,8 +217,11 @@ class _BinaryPairs:
         if held[0] and len(self._labels) <= max(held[0]):
             raise ValueError("a held pair has an unknown label")
 
-    def __init__(self, pos_label) -> None:
+    def __init__(self, pos_label, max_fpr=None, min_tpr=None, standardized=True) -> None:
         self.pos_label = pos_label
+        self.max_fpr = max_fpr
+        self.min_tpr = min_tpr
+        self.standardized = standardized
         self.n_seen = 0
         self._labels: list = [] if pos_label is None else [pos_label]
         self._held_numbers: list[int] = []
@@ -140,8 +249,9 @@ class _BinaryPairs:
         Raises
         ------
         ValueError
-            If the lengths differ, a score is NaN or infinite, or a label is a third
-            label. The message names the first offending position; nothing is changed.
+            If an array is not 1-D (a single column is accepted), the lengths differ, a
+            score is NaN or infinite, or a label is a third label. The message names the
+            first offending position; nothing is changed.
         """
         if isinstance(y_score, Real) and not isinstance(y_true, (list, tuple, np.ndarray)):
             score = float(y_score)
@@ -208,8 +318,8 @@ class _BinaryPairs:
         Every check comes before the one change, recording a new label: a refused update
         changes nothing.
         """
-        y = np.atleast_1d(np.asarray(y_true)).ravel()
-        s = np.atleast_1d(np.asarray(y_score, dtype=np.float64)).ravel()
+        y = _as_1d("y_true", np.atleast_1d(np.asarray(y_true)))
+        s = _as_1d("y_score", np.atleast_1d(np.asarray(y_score, dtype=np.float64)))
         if y.shape != s.shape:
             raise ValueError(f"y_true and y_score have different lengths: {y.size} and {s.size}")
         self._check_finite(s)
@@ -249,23 +359,58 @@ class _BinaryPairs:
 
         The AUC is undefined without both classes; NaN (where River's metrics give 0)
         cannot be mistaken for the value of a bad model, and ``roc_auc`` raises there.
+        With ``max_fpr`` or ``min_tpr``, the partial AUC that
+        :func:`aucstream.metrics.roc_auc` gives on the same pairs, with the same
+        parameters (the same float: the same computation on the same sorted scores).
 
         Returns
         -------
         float
-            ``C / (2 n_+ n_-)`` from the exact integer pair count ``C``, rounded once.
+            ``C / (2 n_+ n_-)`` from the exact integer pair count ``C``, rounded once;
+            or the partial AUC, read from the sorted scores of the top of the ranking
+            (the scores at or above the ``floor(max_fpr n_-) + 1``-th highest negative):
+            O(that many + r log n) where r is their number of negatives, O(n) at worst
+            (``max_fpr = 1``), never a new sort.
         """
         self._flush()
         n0, n1 = self._class_sizes()
         if n0 == 0 or n1 == 0:
             return float("nan")
+        region = _resolved(self.max_fpr, self.min_tpr)
+        if region is not None:
+            p = self._positive_number()
+            n_pos, n_neg = (n0, n1) if p == 0 else (n1, n0)
+            neg, pos = _tops(self._sorted_runs(1 - p), self._sorted_runs(p), n_neg, region[0])
+            return _partial_auc(neg, pos, n_neg, n_pos, region, self.standardized)
         pairs = self._counted()
         if self._positive_number() == 0:
             pairs = 2 * n0 * n1 - pairs
         return pairs / (2 * n0 * n1)
 
     def _describe(self) -> str:
-        return f"auc={self.get():.6g}, n_positive={self.n_positive}, n_negative={self.n_negative}"
+        region = "".join(
+            f"{name}={getattr(self, name)!r}, "
+            for name in ("max_fpr", "min_tpr")
+            if getattr(self, name) is not None
+        )
+        if region and not self.standardized:
+            region += "standardized=False, "
+        counts = f"n_positive={self.n_positive}, n_negative={self.n_negative}"
+        return f"{region}auc={self.get():.6g}, {counts}"
+
+    def _check_same_region(self, other: _BinaryPairs) -> None:
+        """Refuse to combine metrics of different partial-AUC parameters (ValueError)."""
+        mine, theirs = (
+            (r, None if r is None else bool(m.standardized))
+            for m in (self, other)
+            for r in [_resolved(m.max_fpr, m.min_tpr)]
+        )
+        if mine != theirs:
+            described = [
+                f"max_fpr={m.max_fpr!r}, min_tpr={m.min_tpr!r}, standardized={m.standardized!r}"
+                for m in (self, other)
+            ]
+            raise ValueError(f"cannot merge metrics of {described[0]} and of {described[1]}")
 
 
 class PrequentialAUC(_BinaryPairs):
@@ -297,6 +442,18 @@ class PrequentialAUC(_BinaryPairs):
         Otherwise the AUC is exact until an update brings the stored count above
         ``max_memory``; that update is counted exactly, then the stored scores are
         replaced by a histogram and every later pair is counted from it (see Notes).
+        Not with a partial AUC (``max_fpr < 1`` or ``min_tpr``): the histogram loses
+        the order of the top scores it reads, so the combination is refused with a
+        ValueError.
+    max_fpr : float in (0, 1], optional
+        Report the partial AUC over false positive rates up to ``max_fpr`` (keyword
+        only); see :func:`aucstream.metrics.roc_auc` for the definitions.
+    min_tpr : float in [0, 1), optional
+        Report the two-way partial AUC over true positive rates from ``min_tpr``
+        (keyword only; ``max_fpr`` then defaults to 1).
+    standardized : bool, default=True
+        McClish's standardized one-way value (scikit-learn's) and the normalized
+        two-way value in [0, 1]; False: the raw partial area (keyword only).
 
     Attributes
     ----------
@@ -336,6 +493,12 @@ class PrequentialAUC(_BinaryPairs):
     one half for those pairs. Use the exact mode (the default) when memory allows: it
     costs 8 bytes per pair.
 
+    **Partial AUC.** With ``max_fpr`` or ``min_tpr``, :meth:`get` returns the partial
+    AUC of every pair counted, the float ``roc_auc(y, s, max_fpr=..., min_tpr=...,
+    standardized=...)`` gives on their concatenation (see the module docstring for its
+    cost: proportional to the scores above the ``max_fpr`` cut, O(n) at most).
+    :meth:`merge` requires the same ``max_fpr``, ``min_tpr`` and ``standardized``.
+
     Examples
     --------
     >>> from aucstream.metrics import PrequentialAUC
@@ -350,15 +513,34 @@ class PrequentialAUC(_BinaryPairs):
     ValueError: y_true[0] = -1 is a third label; this stream's labels are 0 and 1 ...
     >>> auc
     PrequentialAUC(auc=0.75, n_positive=2, n_negative=2)
+    >>> top = PrequentialAUC(max_fpr=0.5, standardized=False)
+    >>> top.update([0, 0, 0, 0, 1, 1], [0.1, 0.2, 0.3, 0.9, 0.4, 0.8]).get()
+    0.25
     """
 
     _parameter_constraints: dict = {"max_memory": [None, positive_int(7)]}
 
-    def __init__(self, pos_label=None, max_memory: int | None = None) -> None:
+    def __init__(
+        self,
+        pos_label=None,
+        max_memory: int | None = None,
+        *,
+        max_fpr: float | None = None,
+        min_tpr: float | None = None,
+        standardized: bool = True,
+    ) -> None:
         validate_parameter_constraints(
             self._parameter_constraints, {"max_memory": max_memory}, caller_name="PrequentialAUC"
         )
-        super().__init__(pos_label)
+        region = _partial_region(max_fpr, min_tpr, standardized, "PrequentialAUC")
+        if max_memory is not None and region is not None:
+            raise ValueError(
+                f"PrequentialAUC cannot bound its memory (max_memory={max_memory}) for a "
+                f"partial AUC (max_fpr={max_fpr!r}, min_tpr={min_tpr!r}): the histogram it "
+                "switches to loses the order of the scores at the top of the ranking that "
+                "the partial AUC reads; leave max_memory=None (8 bytes per pair)"
+            )
+        super().__init__(pos_label, max_fpr, min_tpr, standardized)
         self.max_memory = max_memory
         self._pairs = 0
         self._runs: list[list[np.ndarray]] = [[], []]
@@ -371,6 +553,8 @@ class PrequentialAUC(_BinaryPairs):
         """Consistency of a loaded state: sorted finite runs or consistent cells, and the
         pair count equal to its recomputation (raise ValueError)."""
         self._check_common()
+        if self.max_memory is not None and _resolved(self.max_fpr, self.min_tpr) is not None:
+            raise ValueError("a partial AUC cannot be binned (max_memory must be None)")
         if not (isinstance(self._runs, list) and len(self._runs) == 2):
             raise ValueError("_runs must hold one list of runs per label")
         for runs in self._runs:
@@ -410,6 +594,9 @@ class PrequentialAUC(_BinaryPairs):
     def _counted(self) -> int:
         return self._pairs
 
+    def _sorted_runs(self, number: int) -> list[np.ndarray]:
+        return self._runs[number]
+
     def _ingest(self, numbers: np.ndarray, scores: np.ndarray) -> None:
         zeros, ones = np.sort(scores[numbers == 0]), np.sort(scores[numbers == 1])
         self._absorb([zeros], [ones], int(_count(ones, zeros)))
@@ -437,11 +624,13 @@ class PrequentialAUC(_BinaryPairs):
         TypeError
             If ``other`` is not a PrequentialAUC.
         ValueError
-            If ``pos_label`` differs, the labels make more than two, or both are binned
-            with different edges. Nothing is changed.
+            If ``pos_label`` differs, the labels make more than two, both are binned
+            with different edges, or the partial-AUC parameters (``max_fpr``,
+            ``min_tpr``, ``standardized``) differ. Nothing is changed.
         """
         if not isinstance(other, PrequentialAUC):
             raise TypeError(f"can only merge a PrequentialAUC, not {type(other).__name__}")
+        self._check_same_region(other)
         self._flush()
         other._flush()
         if other.pos_label != self.pos_label:
@@ -575,7 +764,13 @@ class RollingAUC(_BinaryPairs):
     comparisons plus at most O(w) moves (it moves only the scores above it), and
     O(log w + w/k) per pair in batches of :math:`k`. The pair count is an integer, so
     the AUC is exact. The window's arrays take 25 bytes per pair of ``window``,
-    allocated at construction.
+    allocated at construction, and a window that would take more than aucstream's
+    ``memory_budget`` (:func:`aucstream.set_config`) is refused with a MemoryError that
+    says so before anything is allocated.
+
+    With ``max_fpr`` or ``min_tpr``, :meth:`get` is the partial AUC of the window's
+    pairs, as ``roc_auc`` gives it (read from the window's sorted scores, see the module
+    docstring; updates cost the same).
 
     Parameters
     ----------
@@ -585,6 +780,9 @@ class RollingAUC(_BinaryPairs):
         As for :class:`PrequentialAUC`: the positive label, or the larger of the two
         labels of the stream (fixed once both have been seen, even if one leaves the
         window); a third label is refused.
+    max_fpr, min_tpr, standardized : optional
+        The partial AUC to report (keyword only), as for :class:`PrequentialAUC` and
+        :func:`aucstream.metrics.roc_auc`.
 
     Attributes
     ----------
@@ -606,11 +804,31 @@ class RollingAUC(_BinaryPairs):
 
     _parameter_constraints: dict = {"window": [positive_int()]}
 
-    def __init__(self, window: int, pos_label=None) -> None:
+    #: Bytes of state per pair of the window (ring: score and label; sorted scores).
+    _BYTES_PER_PAIR = 25
+
+    def __init__(
+        self,
+        window: int,
+        pos_label=None,
+        *,
+        max_fpr: float | None = None,
+        min_tpr: float | None = None,
+        standardized: bool = True,
+    ) -> None:
         validate_parameter_constraints(
             self._parameter_constraints, {"window": window}, caller_name="RollingAUC"
         )
-        super().__init__(pos_label)
+        _partial_region(max_fpr, min_tpr, standardized, "RollingAUC")
+        need, budget = self._BYTES_PER_PAIR * int(window), get_config()["memory_budget"]
+        if need > budget:
+            raise MemoryError(
+                f"RollingAUC(window={window}) needs {format_bytes(need)} for its window "
+                f"({self._BYTES_PER_PAIR} bytes per pair, allocated at once), above "
+                f"aucstream's memory_budget of {format_bytes(budget)}; use a smaller "
+                "window, or raise the budget with aucstream.set_config(memory_budget=...)"
+            )
+        super().__init__(pos_label, max_fpr, min_tpr, standardized)
         self.window = window
         self._ring_score = np.zeros(window)
         self._ring_label = np.zeros(window, dtype=np.int8)
@@ -648,6 +866,9 @@ class RollingAUC(_BinaryPairs):
     def _counted(self) -> int:
         return int(self._counters[2])
 
+    def _sorted_runs(self, number: int) -> list[np.ndarray]:
+        return [self._sorted[number, : self._counters[3 + number]]]
+
     def _ingest(self, numbers: np.ndarray, scores: np.ndarray) -> None:
         last = slice(max(0, scores.size - self.window), None)  # the earlier ones never count
         _slide(
@@ -665,6 +886,10 @@ class RollingAUC(_BinaryPairs):
         window (its pair count is updated as in the class docstring, with
         :math:`C(A, R) = C(A, W) - C(A, D)`). Arrays of checked labels and finite
         scores only (``OnePassSearch`` peeks at its buffered scores)."""
+        if _resolved(self.max_fpr, self.min_tpr) is not None:  # read from a copy
+            import copy
+
+            return copy.deepcopy(self).update(y_true, y_score).get()
         self._flush()
         y = np.asarray(y_true).ravel()
         scores = np.ascontiguousarray(y_score, dtype=np.float64).ravel()
@@ -853,3 +1078,52 @@ def _slide(ring_score, ring_label, sorted_scores, counters, numbers, scores):
     at = (start + size + np.arange(k)) % w
     ring_score[at], ring_label[at] = scores, numbers
     counters[0], counters[1], counters[2] = start, size + k, pairs
+
+
+@nb.njit(cache=True)
+def _partial_area(neg, pos, m, a):
+    r"""The area, in pair units, of the ROC curve above ``TPR n_+ = a`` left of ``FPR n_- = m``.
+
+    ``neg`` and ``pos`` are sorted (ascending) scores of the two classes: all of them,
+    or every score from some negative up (the rest lies right of ``m``). Walking the
+    distinct scores from the top, a score with :math:`f` negatives and :math:`t`
+    positives moves the curve, in counts, from :math:`(F, T)` to
+    :math:`(F + f, T + t)` in a straight line (ties are a diagonal segment); the area of
+    :math:`\max(T(x) - a, 0)` over :math:`x \le m` is an integer sum over the segments
+    wholly inside the region (kept as integers: ``f (2T + t)`` and ``f``) plus at most
+    two clipped segments in floating point. O(number of scores read).
+    """
+    i, j = neg.shape[0] - 1, pos.shape[0] - 1
+    fp, tp = 0, 0  # negatives and positives above the current score
+    twice, width, part = 0, 0, 0.0
+    while i >= 0 and fp < m:
+        v = neg[i]
+        if j >= 0 and pos[j] > v:
+            v = pos[j]
+        f = 0
+        while i >= 0 and neg[i] == v:
+            f += 1
+            i -= 1
+        t = 0
+        while j >= 0 and pos[j] == v:
+            t += 1
+            j -= 1
+        top = tp + t
+        if f > 0 and top > a:
+            if fp + f <= m and tp >= a:  # wholly inside: an integer area, twice
+                twice += f * (2 * tp + t)
+                width += f
+            else:
+                lo, y_lo = float(fp), float(tp)
+                if tp < a:  # the segment crosses TPR = min_tpr (so t > 0)
+                    lo = fp + (a - tp) * f / t
+                    y_lo = a
+                hi, y_hi = float(fp + f), float(top)
+                if fp + f > m:  # the segment crosses FPR = max_fpr
+                    hi = m
+                    y_hi = tp + t * (m - fp) / f
+                if hi > lo:
+                    part += (hi - lo) * (0.5 * (y_lo + y_hi) - a)
+        fp += f
+        tp = top
+    return 0.5 * twice - a * width + part

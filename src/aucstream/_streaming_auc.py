@@ -1080,7 +1080,7 @@ def _slide(ring_score, ring_label, sorted_scores, counters, numbers, scores):
     counters[0], counters[1], counters[2] = start, size + k, pairs
 
 
-@nb.njit(cache=True)
+@jit
 def _partial_area(neg, pos, m, a):
     r"""The area, in pair units, of the ROC curve above ``TPR n_+ = a`` left of ``FPR n_- = m``.
 

@@ -211,36 +211,61 @@ def _auc_stream(n=12_000, change=6000, seed=0):
     return scores, y
 
 
-def test_auc_detector_finds_the_change_like_river_fed_the_same_signal():
-    scores, y = _auc_stream()
-    for ours, theirs in [
-        (None, river_drift.ADWIN()),
-        (PageHinkley(threshold=10.0), river_drift.PageHinkley(threshold=10.0)),
-    ]:
-        det = AUCDriftDetector(detector=ours, window=500)
+def _reference_alarms(river_detector, scores, y, window, restart):
+    """River's detector on RankSignal's values, value by value; a fresh signal after
+    each alarm when ``restart``."""
+    signal, found = RankSignal(window), []
+    for i, (s, label) in enumerate(zip(scores, y)):
+        value = signal.update(s, label)
+        if np.isnan(value):
+            continue
+        river_detector.update(value)
+        if river_detector.drift_detected:
+            found.append(i)
+            if restart:
+                signal = RankSignal(window)
+    return found
+
+
+@pytest.mark.parametrize("restart", [True, False])
+def test_auc_detector_finds_the_change_like_river_fed_the_same_signal(restart):
+    scores, y = _auc_stream(7000, 3500, seed=1)
+    for ours, params in [(None, {}), (PageHinkley(threshold=30.0), {"threshold": 30.0})]:
+        det = AUCDriftDetector(detector=ours, window=300, restart_signal=restart)
         alarms = det.update_many(scores, y)
-        assert alarms.size >= 1 and 6000 <= alarms[0] < 8000
+        assert alarms.size >= 1 and 3500 <= alarms[0] < 5000
+        if restart and ours is None:
+            assert alarms.size == 1  # one change, one alarm
         assert det.n_detections == alarms.size
-        np.testing.assert_array_equal(
-            AUCDriftDetector(theirs, window=500).update_many(scores, y), alarms
-        )
+        cls = PageHinkley if params else ADWIN
+        expected = _reference_alarms(_river(cls, params), scores, y, 300, restart)
+        assert alarms.tolist() == expected
+        river_inside = AUCDriftDetector(_river(cls, params), window=300, restart_signal=restart)
+        assert river_inside.update_many(scores, y).tolist() == expected
 
 
-def test_auc_detector_chunking_update_and_reset():
-    scores, y = _auc_stream(6000, 3000, seed=2)
-    det = AUCDriftDetector(PageHinkley(threshold=10.0), window=300)
+@pytest.mark.parametrize("restart", [True, False])
+def test_auc_detector_chunking_update_and_reset(restart):
+    scores, y = _auc_stream(3000, 1500, seed=2)
+
+    def make():
+        return AUCDriftDetector(PageHinkley(threshold=10.0), window=200, restart_signal=restart)
+
+    det = make()
     expected = det.update_many(scores, y)
-    one = AUCDriftDetector(PageHinkley(threshold=10.0), window=300)
+    one = make()
     got = [i for i in range(scores.size) if one.update(scores[i], y[i]).drift_detected]
-    assert got == expected.tolist() and expected.size
-    chunked = AUCDriftDetector(PageHinkley(threshold=10.0), window=300)
-    parts = [
-        chunked.update_many(scores[i : i + 250], y[i : i + 250]) + i for i in range(0, 6000, 250)
-    ]
-    assert np.concatenate(parts).tolist() == expected.tolist()
-    assert _state(chunked) == _state(det)
-    fresh = AUCDriftDetector(PageHinkley(threshold=10.0), window=300)
-    assert _state(det.reset()) == _state(fresh)
+    assert got == expected.tolist() and expected.size >= 2
+    assert _state(one) == _state(det)
+    for chunk in (1, 250, 1777, 3000):
+        chunked = make()
+        parts = [
+            chunked.update_many(scores[i : i + chunk], y[i : i + chunk]) + i
+            for i in range(0, 3000, chunk)
+        ]
+        assert np.concatenate(parts).tolist() == expected.tolist()
+        assert _state(chunked) == _state(det)
+    assert _state(det.reset()) == _state(make())
 
 
 @pytest.mark.parametrize(

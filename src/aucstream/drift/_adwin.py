@@ -187,8 +187,12 @@ def _adwin_run(
     min_length,
     grace,
     alarms,
+    limit,
 ):  # pragma: no cover - compiled
-    """ADWIN over ``values`` (NaN skipped); return the number of alarms."""
+    """ADWIN over ``values`` (NaN skipped); return the number of alarms.
+
+    Stops right after the ``limit``-th alarm (the values after it are not read).
+    """
     found = 0
     for i in range(values.shape[0]):
         x = values[i]
@@ -207,6 +211,8 @@ def _adwin_run(
             flags[1] += 1
             alarms[found] = i
             found += 1
+            if found == limit:
+                break
     return found
 
 
@@ -290,7 +296,7 @@ class ADWIN(DriftDetector):
         self._scalars = np.zeros(3)
         self._flags = np.array([0, 0, 1, 0], dtype=np.int64)
 
-    def _run(self, values: np.ndarray, alarms: np.ndarray) -> int:
+    def _run(self, values: np.ndarray, alarms: np.ndarray, limit: int) -> int:
         return int(
             _adwin_run(
                 values,
@@ -305,6 +311,7 @@ class ADWIN(DriftDetector):
                 float(self.min_window_length),
                 float(self.grace_period),
                 alarms,
+                limit,
             )
         )
 

@@ -51,6 +51,13 @@ class AUCDriftDetector(BaseEstimator):
         Page–Hinkley's defaults, tuned for larger shifts, missed most changes.
     window : int >= 1, default=1000
         The number of recent scores of each class the signal ranks against.
+    restart_signal : bool, default=True
+        Whether the signal forgets its scores after each alarm (as the detector
+        restarts its own window), so that the examples after an alarm are ranked
+        against each other only. Otherwise the scores from before the change stay in
+        the signal's window until ``window`` examples of each class have replaced
+        them, and the signal keeps changing during that time, which raises more
+        alarms for the same change.
     pos_label : scalar, optional
         The positive label; None means the larger of the two labels.
 
@@ -77,11 +84,17 @@ class AUCDriftDetector(BaseEstimator):
     10050
     """
 
-    _parameter_constraints: dict = {"window": [Interval(Integral, 1, None, closed="left")]}
+    _parameter_constraints: dict = {
+        "window": [Interval(Integral, 1, None, closed="left")],
+        "restart_signal": ["boolean"],
+    }
 
-    def __init__(self, detector=None, window: int = 1000, pos_label=None) -> None:
+    def __init__(
+        self, detector=None, window: int = 1000, restart_signal: bool = True, pos_label=None
+    ) -> None:
         self.detector = detector
         self.window = window
+        self.restart_signal = restart_signal
         self.pos_label = pos_label
         check_params(self, self._parameter_constraints)
         if detector is not None and not (
@@ -104,6 +117,7 @@ class AUCDriftDetector(BaseEstimator):
         self.signal_.reset()
         self.detector_ = _fresh(self.detector)
         self.n_detections = 0
+        self._drift = False
         return self
 
     def update(self, score: float, label) -> AUCDriftDetector:
@@ -143,20 +157,51 @@ class AUCDriftDetector(BaseEstimator):
         TypeError, ValueError
             As :meth:`RankSignal.update_many`; nothing changes.
         """
-        values = self.signal_.update_many(scores, labels)  # all checks happen here
-        if isinstance(self.detector_, DriftDetector):
-            alarms = self.detector_.update_many(values)
-        else:  # a detector from elsewhere (River's), value by value; NaN skipped
-            found = []
-            for i in np.flatnonzero(~np.isnan(values)):
-                self.detector_.update(float(values[i]))
-                if self.detector_.drift_detected:
-                    found.append(i)
-            alarms = np.array(found, dtype=np.int64)
+        checked = self.signal_._check(scores, labels)  # every check, before any change
+        scores, numbers = checked[:2]
+        found = []
+        start = 0
+        while start < scores.size:
+            part = slice(start, None)
+            values = self.signal_._apply(scores[part], numbers[part], *checked[2:])
+            if not self.restart_signal:
+                found.extend(start + self._detect(values))
+                break
+            first = self._detect_first(values)
+            if first < 0:
+                break
+            found.append(start + first)
+            # the signal restarts after the alarm: the rest is ranked anew
+            self.signal_._forget_scores()
+            self.signal_.n_seen -= values.size - (first + 1)
+            start += first + 1
+        alarms = np.array(found, dtype=np.int64)
         self.n_detections += alarms.size
+        self._drift = bool(alarms.size and alarms[-1] == scores.size - 1)
         return alarms
+
+    def _detect(self, values: np.ndarray) -> np.ndarray:
+        """The detector over ``values`` (NaN skipped): the positions of its alarms."""
+        if isinstance(self.detector_, DriftDetector):
+            return self.detector_.update_many(values)
+        found = [i for i in np.flatnonzero(~np.isnan(values)) if self._river_step(values[i])]
+        return np.array(found, dtype=np.int64)
+
+    def _detect_first(self, values: np.ndarray) -> int:
+        """The detector over ``values`` up to its first alarm: its position, or -1."""
+        if isinstance(self.detector_, DriftDetector):
+            return self.detector_._until_alarm(values)
+        for i in np.flatnonzero(~np.isnan(values)):
+            if self._river_step(values[i]):
+                return int(i)
+        return -1
+
+    def _river_step(self, value: float) -> bool:
+        """One update of a detector from elsewhere (River's); whether it alarmed."""
+        self.detector_.update(float(value))
+        return bool(self.detector_.drift_detected)
 
     @property
     def drift_detected(self) -> bool:
-        """Whether the detector's last update detected a drift."""
-        return bool(self.detector_.drift_detected)
+        """Whether the last example given raised an alarm."""
+        return self._drift

@@ -20,8 +20,9 @@ class DriftDetector(BaseEstimator):
 
     Subclasses declare ``_parameter_constraints``, allocate their state in
     ``_reset_state`` (arrays only, so that pickling and copying need no code) and run
-    the per-value loop in ``_run(values, alarms) -> number of alarms``, one compiled
-    call over the whole array that skips NaN and writes the position of each alarm.
+    the per-value loop in ``_run(values, alarms, limit) -> number of alarms``, one
+    compiled call over the array that skips NaN, writes the position of each alarm and
+    stops right after the ``limit``-th.
     ``_flags`` is an int64 array whose first two entries are the drift flag of the
     last update and the number of detections so far.
     """
@@ -40,7 +41,7 @@ class DriftDetector(BaseEstimator):
     def _reset_state(self) -> None:  # pragma: no cover - abstract
         raise NotImplementedError
 
-    def _run(self, values: np.ndarray, alarms: np.ndarray) -> int:  # pragma: no cover
+    def _run(self, values: np.ndarray, alarms: np.ndarray, limit: int) -> int:  # pragma: no cover
         raise NotImplementedError
 
     def update(self: _Detector, x: float) -> _Detector:
@@ -65,7 +66,7 @@ class DriftDetector(BaseEstimator):
         """
         value = check_value(x)
         if value == value:
-            self._run(np.array([value]), np.empty(1, dtype=np.int64))
+            self._run(np.array([value]), np.empty(1, dtype=np.int64), 1)
         return self
 
     def update_many(self, values: ArrayLike) -> np.ndarray:
@@ -94,8 +95,14 @@ class DriftDetector(BaseEstimator):
         """
         array = check_values(values)
         alarms = np.empty(array.size, dtype=np.int64)
-        n = self._run(array, alarms)
+        n = self._run(array, alarms, array.size)
         return alarms[:n].copy()
+
+    def _until_alarm(self, values: np.ndarray) -> int:
+        """Update with checked ``values`` up to the first alarm; return its position
+        (the later values are not read) or -1."""
+        alarm = np.empty(1, dtype=np.int64)
+        return int(alarm[0]) if self._run(values, alarm, 1) else -1
 
     @property
     def drift_detected(self) -> bool:

@@ -37,9 +37,11 @@ _MODES = {"both": 0, "up": 1, "down": 2}
 
 @nb.njit(cache=True)
 def _page_hinkley_run(
-    values, state, flags, min_instances, delta, threshold, alpha, mode, alarms
+    values, state, flags, min_instances, delta, threshold, alpha, mode, alarms, limit
 ):  # pragma: no cover - compiled
     """Page–Hinkley over ``values`` (NaN skipped); return the number of alarms.
+
+    Stops right after the ``limit``-th alarm (the values after it are not read).
 
     ``state`` is ``[n, mean, S+, S-, m+, M-]`` and ``flags`` ``[drift, detections]``.
     """
@@ -73,6 +75,8 @@ def _page_hinkley_run(
                 flags[1] += 1
                 alarms[found] = i
                 found += 1
+                if found == limit:
+                    break
     return found
 
 
@@ -148,7 +152,7 @@ class PageHinkley(DriftDetector):
         self._state = np.array([0.0, 0.0, 0.0, 0.0, np.inf, -1.0])
         self._flags = np.zeros(2, dtype=np.int64)
 
-    def _run(self, values: np.ndarray, alarms: np.ndarray) -> int:
+    def _run(self, values: np.ndarray, alarms: np.ndarray, limit: int) -> int:
         return int(
             _page_hinkley_run(
                 values,
@@ -160,6 +164,7 @@ class PageHinkley(DriftDetector):
                 float(self.alpha),
                 _MODES[self.mode],
                 alarms,
+                limit,
             )
         )
 

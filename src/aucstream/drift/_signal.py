@@ -211,7 +211,7 @@ class RankSignal(BaseEstimator):
         value = float(score)
         if not math.isfinite(value):
             raise ValueError(f"score = {value} is not finite (nothing changed)")
-        return float(self._signal(np.array([value]), np.array([label]))[0])
+        return float(self.update_many(np.array([value]), np.array([label]))[0])
 
     def update_many(self, scores: ArrayLike, labels: ArrayLike) -> np.ndarray:
         """The signal of each example in turn, each stored after its value is taken.
@@ -239,6 +239,16 @@ class RankSignal(BaseEstimator):
             If the arrays are not 1-D, their lengths differ, a score is not finite, or
             a label is a third one (the message names it). Nothing changes.
         """
+        return self._apply(*self._check(scores, labels))
+
+    def _check(self, scores: ArrayLike, labels: ArrayLike) -> tuple:
+        """Every check of :meth:`update_many`, changing nothing.
+
+        Returns the float64 scores, the class number of each example, the stream's
+        labels afterwards and the number of the positive class (-1 while unknown),
+        the arguments of :meth:`_apply` (which may take consecutive slices of the
+        first two).
+        """
         s = np.asarray(scores)
         y = np.asarray(labels)
         if s.dtype.kind not in "biuf":
@@ -254,20 +264,25 @@ class RankSignal(BaseEstimator):
         if bad.any():
             i = int(np.argmax(bad))
             raise ValueError(f"scores[{i}] = {s[i]} is not finite (nothing changed)")
-        return self._signal(s, y)
-
-    def _signal(self, scores: np.ndarray, labels: np.ndarray) -> np.ndarray:
-        """Checked finite float64 scores, unchecked labels: the values (all checks first)."""
-        known = self._labels_after(labels)
-        numbers = np.zeros(labels.size, dtype=np.int64)
+        known = self._labels_after(y)
+        numbers = np.zeros(y.size, dtype=np.int64)
         if len(known) == 2:
-            numbers[labels == known[1]] = 1
-        positive = self._positive(known)
+            numbers[y == known[1]] = 1
+        return s, numbers, known, self._positive(known)
+
+    def _apply(self, scores, numbers, known, positive) -> np.ndarray:
+        """The signal of checked examples (see :meth:`_check`), which are then stored."""
         out = np.empty(scores.size)
         self._labels = known
         _rank_run(numbers, scores, self._ring, self._ranked, self._meta, positive, out)
         self.n_seen += scores.size
         return out
+
+    def _forget_scores(self) -> None:
+        """Forget the stored scores, keep the labels and ``n_seen``."""
+        self._ring[:] = 0.0
+        self._ranked[:] = 0.0
+        self._meta[:] = 0
 
     def _labels_after(self, labels: np.ndarray) -> list:
         """The stream's labels once ``labels`` are seen, in order of appearance."""

@@ -57,14 +57,12 @@ _ROWS_USED, _TICK = 2, 3
 
 @nb.njit(cache=True)
 def _shift_out(totals, variances, counts, row, k):  # pragma: no cover - compiled
-    """Remove the ``k`` oldest buckets of ``row``."""
+    """Remove the ``k`` oldest buckets of ``row`` (the slots after the last are not
+    read, so they are left as they are)."""
     n = counts[row]
     for j in range(n - k):
         totals[row, j] = totals[row, j + k]
         variances[row, j] = variances[row, j + k]
-    for j in range(n - k, n):
-        totals[row, j] = 0.0
-        variances[row, j] = 0.0
     counts[row] = n - k
 
 
@@ -120,14 +118,11 @@ def _drop_oldest(totals, variances, counts, scalars, flags):  # pragma: no cover
 
 
 @nb.njit(cache=True)
-def _is_cut(scalars, n0, n1, mean_gap, delta, min_length):  # pragma: no cover - compiled
-    width = scalars[_WIDTH]
-    delta_prime = np.log(2.0 * np.log(width) / delta)
+def _is_cut(n0, n1, mean_gap, spread, delta_prime, min_length):  # pragma: no cover
+    """Whether the means of the two parts differ by more than the bound; ``spread``
+    is V / W and ``delta_prime`` ln(2 ln W / delta), both fixed during a scan."""
     m_recip = 1.0 / (n0 - min_length + 1.0) + 1.0 / (n1 - min_length + 1.0)
-    epsilon = (
-        np.sqrt(2.0 * m_recip * (scalars[_VAR] / width) * delta_prime)
-        + 2.0 / 3.0 * delta_prime * m_recip
-    )
+    epsilon = np.sqrt(2.0 * m_recip * spread * delta_prime) + 2.0 / 3.0 * delta_prime * m_recip
     return abs(mean_gap) > epsilon
 
 
@@ -145,6 +140,8 @@ def _detect(totals, variances, counts, scalars, flags, delta, clock, min_length,
         n1 = scalars[_WIDTH]
         u0 = 0.0
         u1 = scalars[_TOTAL]
+        spread = scalars[_VAR] / scalars[_WIDTH]
+        delta_prime = np.log(2.0 * np.log(scalars[_WIDTH]) / delta)
         done = False
         for row in range(flags[_ROWS_USED] - 1, -1, -1):
             if done:
@@ -162,7 +159,7 @@ def _detect(totals, variances, counts, scalars, flags, delta, clock, min_length,
                 if (
                     n1 >= min_length
                     and n0 >= min_length
-                    and _is_cut(scalars, n0, n1, u0 / n0 - u1 / n1, delta, min_length)
+                    and _is_cut(n0, n1, u0 / n0 - u1 / n1, spread, delta_prime, min_length)
                 ):
                     again = True
                     changed = True
@@ -199,8 +196,9 @@ def _adwin_run(
         if x != x:
             continue
         if flags[0] != 0:
-            for row in range(flags[_ROWS_USED]):
-                _shift_out(totals, variances, counts, row, counts[row])
+            totals[:] = 0.0
+            variances[:] = 0.0
+            counts[:] = 0
             scalars[:] = 0.0
             flags[0] = 0
             flags[_ROWS_USED] = 1

@@ -128,12 +128,12 @@ def test_nan_changes_nothing():
 # --- RankSignal ---------------------------------------------------------------------
 
 
-def _brute_signal(scores, labels, window, positive):
+def _brute_signal(scores, labels, window, positive, min_other=1):
     recent = {label: [] for label in set(labels)}
     out = []
     for s, y in zip(scores, labels):
         others = [v for k, lst in recent.items() if k != y for v in lst[-window:]]
-        if not others:
+        if len(others) < min_other:
             out.append(np.nan)
         else:
             others = np.array(others)
@@ -152,12 +152,13 @@ def test_rank_signal_is_exact(window):
     n = 1500
     labels = (rng.random(n) < 0.2).astype(int)
     scores = rng.integers(0, 12, n) + 3.0 * labels  # many ties
-    expected = _brute_signal(scores, labels, window, positive=1)
-    one = RankSignal(window)
+    min_other = min(window, 4)
+    expected = _brute_signal(scores, labels, window, 1, min_other)
+    one = RankSignal(window, min_other)
     got = np.array([one.update(s, y) for s, y in zip(scores, labels)])
     np.testing.assert_array_equal(got, expected)
     for chunk in (5, 333, n):
-        sig = RankSignal(window)
+        sig = RankSignal(window, min_other)
         parts = [
             sig.update_many(scores[i : i + chunk], labels[i : i + chunk])
             for i in range(0, n, chunk)
@@ -211,10 +212,10 @@ def _auc_stream(n=12_000, change=6000, seed=0):
     return scores, y
 
 
-def _reference_alarms(river_detector, scores, y, window, restart):
+def _reference_alarms(river_detector, scores, y, window, restart, min_other=30):
     """River's detector on RankSignal's values, value by value; a fresh signal after
     each alarm when ``restart``."""
-    signal, found = RankSignal(window), []
+    signal, found = RankSignal(window, min_other), []
     for i, (s, label) in enumerate(zip(scores, y)):
         value = signal.update(s, label)
         if np.isnan(value):
@@ -223,24 +224,26 @@ def _reference_alarms(river_detector, scores, y, window, restart):
         if river_detector.drift_detected:
             found.append(i)
             if restart:
-                signal = RankSignal(window)
+                signal = RankSignal(window, min_other)
     return found
 
 
-@pytest.mark.parametrize("restart", [True, False])
-def test_auc_detector_finds_the_change_like_river_fed_the_same_signal(restart):
+@pytest.mark.parametrize(("restart", "min_other"), [(True, 30), (False, 30), (True, 1)])
+def test_auc_detector_finds_the_change_like_river_fed_the_same_signal(restart, min_other):
     scores, y = _auc_stream(7000, 3500, seed=1)
     for ours, params in [(None, {}), (PageHinkley(threshold=30.0), {"threshold": 30.0})]:
-        det = AUCDriftDetector(detector=ours, window=300, restart_signal=restart)
+        det = AUCDriftDetector(ours, window=300, min_other=min_other, restart_signal=restart)
         alarms = det.update_many(scores, y)
         assert alarms.size >= 1 and 3500 <= alarms[0] < 5000
         if restart and ours is None:
             assert alarms.size == 1  # one change, one alarm
         assert det.n_detections == alarms.size
         cls = PageHinkley if params else ADWIN
-        expected = _reference_alarms(_river(cls, params), scores, y, 300, restart)
+        expected = _reference_alarms(_river(cls, params), scores, y, 300, restart, min_other)
         assert alarms.tolist() == expected
-        river_inside = AUCDriftDetector(_river(cls, params), window=300, restart_signal=restart)
+        river_inside = AUCDriftDetector(
+            _river(cls, params), window=300, min_other=min_other, restart_signal=restart
+        )
         assert river_inside.update_many(scores, y).tolist() == expected
 
 
@@ -249,7 +252,9 @@ def test_auc_detector_chunking_update_and_reset(restart):
     scores, y = _auc_stream(3000, 1500, seed=2)
 
     def make():
-        return AUCDriftDetector(PageHinkley(threshold=10.0), window=200, restart_signal=restart)
+        return AUCDriftDetector(
+            PageHinkley(threshold=10.0), window=200, min_other=5, restart_signal=restart
+        )
 
     det = make()
     expected = det.update_many(scores, y)
@@ -324,6 +329,10 @@ def test_clone_keeps_parameters_not_history():
         (lambda: RankSignal(window=0), ValueError),
         (lambda: RankSignal(window=True), ValueError),
         (lambda: RankSignal(window=10.0), ValueError),
+        (lambda: RankSignal(window=10, min_other=11), ValueError),
+        (lambda: RankSignal(min_other=0), ValueError),
+        (lambda: AUCDriftDetector(min_other=False), ValueError),
+        (lambda: AUCDriftDetector(restart_signal=1), ValueError),
         (lambda: RankSignal(pos_label=[1]), TypeError),
         (lambda: AUCDriftDetector(window=-5), ValueError),
         (lambda: AUCDriftDetector(detector="ADWIN"), TypeError),

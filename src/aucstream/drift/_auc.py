@@ -51,6 +51,12 @@ class AUCDriftDetector(BaseEstimator):
         Page–Hinkley's defaults, tuned for larger shifts, missed most changes.
     window : int >= 1, default=1000
         The number of recent scores of each class the signal ranks against.
+    min_other : int >= 1, default=30
+        The signal is NaN (skipped) while fewer than ``min(min_other, window)`` scores
+        of the other class are stored: a value ranked against a handful of scores is
+        noisy, and the values ranked against the same few scores are correlated,
+        which the detectors (built for independent values) read as changes. Matters
+        after each restart of the signal, above all for a rare class.
     restart_signal : bool, default=True
         Whether the signal forgets its scores after each alarm (as the detector
         restarts its own window), so that the examples after an alarm are ranked
@@ -86,14 +92,21 @@ class AUCDriftDetector(BaseEstimator):
 
     _parameter_constraints: dict = {
         "window": [Interval(Integral, 1, None, closed="left")],
+        "min_other": [Interval(Integral, 1, None, closed="left")],
         "restart_signal": ["boolean"],
     }
 
     def __init__(
-        self, detector=None, window: int = 1000, restart_signal: bool = True, pos_label=None
+        self,
+        detector=None,
+        window: int = 1000,
+        min_other: int = 30,
+        restart_signal: bool = True,
+        pos_label=None,
     ) -> None:
         self.detector = detector
         self.window = window
+        self.min_other = min_other
         self.restart_signal = restart_signal
         self.pos_label = pos_label
         check_params(self, self._parameter_constraints)
@@ -104,7 +117,7 @@ class AUCDriftDetector(BaseEstimator):
                 "detector must have an update(x) method and a drift_detected attribute, "
                 f"got {type(detector).__name__}"
             )
-        self.signal_ = RankSignal(window, pos_label)
+        self.signal_ = RankSignal(window, min(min_other, window), pos_label)
         self.reset()
 
     def reset(self) -> AUCDriftDetector:

@@ -69,7 +69,7 @@ def _bisect(a, n, x, right):  # pragma: no cover - compiled
 
 
 @nb.njit(cache=True)
-def _rank_run(numbers, scores, ring, ranked, meta, positive, out):  # pragma: no cover
+def _rank_run(numbers, scores, ring, ranked, meta, positive, min_other, out):  # pragma: no cover
     """The signal of each (class number, score) in turn, storing each score after.
 
     ``ring[k]`` holds class k's last scores in arrival order from ``meta[2k]`` (the
@@ -81,7 +81,7 @@ def _rank_run(numbers, scores, ring, ranked, meta, positive, out):  # pragma: no
         s = scores[i]
         other = 1 - k
         m = meta[2 * other + 1]
-        if m == 0:
+        if m < min_other:
             out[i] = np.nan
         else:
             lo = _bisect(ranked[other], m, s, False)
@@ -152,12 +152,18 @@ class RankSignal(BaseEstimator):
     array([0.5, 0. , 0. ])
     """
 
-    _parameter_constraints: dict = {"window": [Interval(Integral, 1, None, closed="left")]}
+    _parameter_constraints: dict = {
+        "window": [Interval(Integral, 1, None, closed="left")],
+        "min_other": [Interval(Integral, 1, None, closed="left")],
+    }
 
-    def __init__(self, window: int = 1000, pos_label=None) -> None:
+    def __init__(self, window: int = 1000, min_other: int = 1, pos_label=None) -> None:
         self.window = window
+        self.min_other = min_other
         self.pos_label = pos_label
         check_params(self, self._parameter_constraints)
+        if min_other > window:
+            raise ValueError(f"min_other={min_other} must not exceed window={window}")
         if pos_label is not None and not _is_label(pos_label):
             raise TypeError(f"pos_label must be a number, bool or string, got {pos_label!r}")
         check_memory(self, 32 * window, f"window={window}")
@@ -274,7 +280,9 @@ class RankSignal(BaseEstimator):
         """The signal of checked examples (see :meth:`_check`), which are then stored."""
         out = np.empty(scores.size)
         self._labels = known
-        _rank_run(numbers, scores, self._ring, self._ranked, self._meta, positive, out)
+        _rank_run(
+            numbers, scores, self._ring, self._ranked, self._meta, positive, self.min_other, out
+        )
         self.n_seen += scores.size
         return out
 

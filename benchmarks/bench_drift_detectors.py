@@ -13,7 +13,9 @@ controls keep ``w_A``. Two scorers produce the prequential scores:
   recovers as it learns.
 
 Each (scores, labels) stream is fed in chunks of 1,000 to
-``aucstream.drift.AUCDriftDetector`` (RankSignal(window=1000) then a detector) with
+``aucstream.drift.AUCDriftDetector`` (RankSignal(window=1000) then a detector; the
+signal restarts after each alarm and is NaN while fewer than 30 scores of the other
+class are stored, unless a row says otherwise) with
 our ADWIN and PageHinkley, and, for comparison, River's ADWIN and PageHinkley on the
 same signal (AUCDriftDetector runs a River detector value by value; the benchmark
 checks that the alarms are identical to ours with the same parameters). For each
@@ -82,11 +84,15 @@ def make_stream(rate, angle, scorer, n, segment, seed):
 
 
 def contenders(river):
+    """(name, factory, name of the row it must equal): ours and River's on the same
+    signal. Every AUCDriftDetector has window=1000 and, unless named, min_other=30 and
+    restart_signal=True (the defaults)."""
     rows = [
-        ("ADWIN(delta=0.002)", lambda: AUCDriftDetector(ADWIN()), "ADWIN", {}),
+        ("ADWIN() [default]", lambda: AUCDriftDetector(), "ADWIN", {}),
+        ("ADWIN(), min_other=1", lambda: AUCDriftDetector(min_other=1), None, None),
         (
-            "ADWIN(delta=0.002), restart_signal=False",
-            lambda: AUCDriftDetector(ADWIN(), restart_signal=False),
+            "ADWIN(), restart_signal=False",
+            lambda: AUCDriftDetector(restart_signal=False),
             None,
             None,
         ),
@@ -106,7 +112,7 @@ def contenders(river):
             cls = getattr(river, river_name)
             out.append(
                 (
-                    f"River {river_name}() (same signal)",
+                    f"River {river_name}() on the same signal",
                     lambda c=cls, p=params: AUCDriftDetector(c(**p)),
                     name,
                 )

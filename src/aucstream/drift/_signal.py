@@ -120,7 +120,8 @@ class RankSignal(BaseEstimator):
 
     For a positive, the share of the last ``window`` negatives scored below it; for a
     negative, the share of the last ``window`` positives scored above it; ties count
-    one half. NaN while the other class has no score yet. Exact: the value is the
+    one half. NaN while the other class has no score yet (or fewer than
+    ``min_other``). Exact: the value is the
     integer count ``2 #correct + #tied`` over ``2 m``, rounded once.
 
     Parameters
@@ -129,6 +130,9 @@ class RankSignal(BaseEstimator):
         How many of the most recent scores of each class a score is ranked against.
         The state takes 32 bytes per unit of ``window``, checked against
         ``aucstream.get_config()["memory_budget"]``.
+    min_other : int in [1, window], default=1
+        The value is NaN while fewer than ``min_other`` scores of the other class are
+        stored (with 1: while there is none).
     pos_label : scalar, optional
         The label of the positive class. When None, the positive class is the larger of
         the stream's two labels (as ``classes_[1]`` of the learners), fixed when both

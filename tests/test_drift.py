@@ -336,6 +336,7 @@ def test_clone_keeps_parameters_not_history():
         (lambda: RankSignal(pos_label=[1]), TypeError),
         (lambda: AUCDriftDetector(window=-5), ValueError),
         (lambda: AUCDriftDetector(detector="ADWIN"), TypeError),
+        (lambda: AUCDriftDetector(detector=ADWIN), TypeError),
     ],
 )
 def test_bad_parameters(make, error):

@@ -112,6 +112,10 @@ class AUCDriftDetector(BaseEstimator):
         self.restart_signal = restart_signal
         self.pos_label = pos_label
         check_params(self, self._parameter_constraints)
+        if isinstance(detector, type):
+            raise TypeError(
+                f"detector must be an instance, e.g. {detector.__name__}(), not the class"
+            )
         if detector is not None and not (
             callable(getattr(detector, "update", None)) and hasattr(detector, "drift_detected")
         ):

@@ -22,12 +22,13 @@ two members arrives later, as long as the earlier one is still among the last
 
     \sum_t m_t\, r_t = n_+ n_-\, \mathrm{AUC}
 
-exactly (the AUC of all the scores so far, ties one half): the :math:`m_t`-weighted
-mean of the signal is the AUC. Its plain mean is not exactly the AUC, but on a
-stationary stream of independent examples each :math:`r_t` with :math:`m_t > 0` has
-expectation :math:`\Pr(s_+ > s_-) + \frac12 \Pr(s_+ = s_-)`, the AUC of the score
-distribution, so the mean of the signal estimates it, and a change in the mean of
-the signal is a change in the AUC: drift detectors on the mean of a stream of values
+exactly (the AUC of all the scores so far, ties one half; with ``min_other=1``, the
+default): the :math:`m_t`-weighted mean of the signal is the AUC. Its plain mean is
+not exactly the AUC, but on a stationary stream of independent examples each
+:math:`r_t` with :math:`m_t > 0` has expectation
+:math:`\Pr(s_+ > s_-) + \frac12 \Pr(s_+ = s_-)`, the AUC of the score distribution,
+so the mean of the signal estimates it, and a change in the mean of the signal is a
+change in the AUC: drift detectors on the mean of a stream of values
 (:class:`~aucstream.drift.ADWIN`, :class:`~aucstream.drift.PageHinkley`) watch the AUC
 through it.
 

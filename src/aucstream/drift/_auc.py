@@ -78,6 +78,16 @@ class AUCDriftDetector(BaseEstimator):
     n_detections : int
         The number of drifts detected so far.
 
+    Notes
+    -----
+    The window counts examples of each class, so with a rare class it spans many rows:
+    ``window=1000`` with 2% positives reaches back about 50,000 rows, and without a
+    restart the signal would take that long to forget a past concept. The values of
+    the signal are not independent (those ranked against the same stored scores are
+    correlated), while ADWIN's and Page–Hinkley's thresholds assume independent
+    values; ``min_other`` and the restart limit the effect, and
+    ``docs/results/drift_detectors.md`` measures the resulting false-alarm rates.
+
     Examples
     --------
     >>> import numpy as np

@@ -188,6 +188,8 @@ class AUCDriftDetector(BaseEstimator):
         """
         checked = self.signal_._check(scores, labels)  # every check, before any change
         scores, numbers = checked[:2]
+        if scores.size == 0:
+            return np.empty(0, dtype=np.int64)
         found = []
         start = 0
         while start < scores.size:

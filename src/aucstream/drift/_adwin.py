@@ -38,11 +38,11 @@ which wrap after :math:`2^{31}` updates without a detection).
 
 from __future__ import annotations
 
-import numba as nb
 import numpy as np
 
 from aucstream._params import Integral, Interval, unit_open
 
+from .._kernels import jit
 from ._base import DriftDetector
 from ._checks import check_memory
 
@@ -55,7 +55,7 @@ _WIDTH, _TOTAL, _VAR = 0, 1, 2
 _ROWS_USED, _TICK = 2, 3
 
 
-@nb.njit(cache=True)
+@jit
 def _shift_out(totals, variances, counts, row, k):  # pragma: no cover - compiled
     """Remove the ``k`` oldest buckets of ``row`` (the slots after the last are not
     read, so they are left as they are)."""
@@ -66,7 +66,7 @@ def _shift_out(totals, variances, counts, row, k):  # pragma: no cover - compile
     counts[row] = n - k
 
 
-@nb.njit(cache=True)
+@jit
 def _insert(x, totals, variances, counts, scalars, flags, max_buckets):  # pragma: no cover
     """Add one value as a bucket of row 0, then merge full rows upwards."""
     totals[0, counts[0]] = x
@@ -99,7 +99,7 @@ def _insert(x, totals, variances, counts, scalars, flags, max_buckets):  # pragm
         row += 1
 
 
-@nb.njit(cache=True)
+@jit
 def _drop_oldest(totals, variances, counts, scalars, flags):  # pragma: no cover - compiled
     """Drop the oldest bucket (the first of the last row)."""
     last = flags[_ROWS_USED] - 1
@@ -117,7 +117,7 @@ def _drop_oldest(totals, variances, counts, scalars, flags):  # pragma: no cover
         flags[_ROWS_USED] = last
 
 
-@nb.njit(cache=True)
+@jit
 def _is_cut(n0, n1, mean_gap, spread, delta_prime, min_length):  # pragma: no cover
     """Whether the means of the two parts differ by more than the bound; ``spread``
     is V / W and ``delta_prime`` ln(2 ln W / delta), both fixed during a scan."""
@@ -126,7 +126,7 @@ def _is_cut(n0, n1, mean_gap, spread, delta_prime, min_length):  # pragma: no co
     return abs(mean_gap) > epsilon
 
 
-@nb.njit(cache=True)
+@jit
 def _detect(totals, variances, counts, scalars, flags, delta, clock, min_length, grace):
     """Scan the cuts (every ``clock`` updates); return whether a change was found."""
     changed = False
@@ -170,7 +170,7 @@ def _detect(totals, variances, counts, scalars, flags, delta, clock, min_length,
     return changed
 
 
-@nb.njit(cache=True)
+@jit
 def _adwin_run(
     values,
     totals,

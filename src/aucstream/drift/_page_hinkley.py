@@ -23,11 +23,11 @@ floating-point results agree to the last bit.
 
 from __future__ import annotations
 
-import numba as nb
 import numpy as np
 
 from aucstream._params import Integral, Interval, Real, StrOptions, non_negative, positive
 
+from .._kernels import jit
 from ._base import DriftDetector
 
 __all__ = ["PageHinkley"]
@@ -35,7 +35,7 @@ __all__ = ["PageHinkley"]
 _MODES = {"both": 0, "up": 1, "down": 2}
 
 
-@nb.njit(cache=True)
+@jit
 def _page_hinkley_run(
     values, state, flags, min_instances, delta, threshold, alpha, mode, alarms, limit
 ):  # pragma: no cover - compiled

@@ -43,19 +43,19 @@ from __future__ import annotations
 import math
 from numbers import Real
 
-import numba as nb
 import numpy as np
 from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator
 
 from aucstream._params import Integral, Interval
 
+from .._kernels import jit
 from ._checks import check_memory, check_params
 
 __all__ = ["RankSignal"]
 
 
-@nb.njit(cache=True)
+@jit
 def _bisect(a, n, x, right):  # pragma: no cover - compiled
     """The first position in sorted ``a[:n]`` whose entry is >= x (> x when ``right``)."""
     lo = 0
@@ -69,7 +69,7 @@ def _bisect(a, n, x, right):  # pragma: no cover - compiled
     return lo
 
 
-@nb.njit(cache=True)
+@jit
 def _rank_run(numbers, scores, ring, ranked, meta, positive, min_other, out):  # pragma: no cover
     """The signal of each (class number, score) in turn, storing each score after.
 

@@ -18,7 +18,12 @@ Batch baselines: :class:`LSSVMAUC`, :class:`BatchUnivariate`, :class:`PairwiseHi
 ``aucstream.metrics.roc_auc`` is the exact AUC; ``aucstream.datasets`` reads streams
 and benchmark data; ``aucstream.evaluation`` runs the papers' protocols;
 :func:`save_model` / :func:`load_model` store learners without pickle;
-:func:`all_estimators` lists every learner.
+:func:`all_estimators` lists every learner; ``aucstream.checks`` is the battery every
+learner passes (:func:`aucstream.checks.check_estimator`).
+
+``import aucstream`` is light: the learners, their compiled kernels, numba and
+scikit-learn are imported when a name is first used (``from aucstream import SOLAM``
+or ``aucstream.SOLAM``), and the submodules when first accessed.
 """
 
 import importlib as _importlib

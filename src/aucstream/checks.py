@@ -81,7 +81,7 @@ import scipy.sparse as sp
 from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
 
-__all__ = ["check_estimator", "yield_checks"]
+__all__ = ["check_estimator", "yield_checks", "make_stream", "pickled_state"]
 
 #: Length of the streams the checks learn.
 N = 120
@@ -94,7 +94,29 @@ _SKIPPED_SKLEARN = {"check_array_api_input", "check_classifier_data_not_an_array
 # ------------------------------------------------------------------------- data
 def make_stream(n: int = N, d: int = 5, seed: int = 0, sparsity: float = 0.0):
     """A seeded stream: ``(X, y)`` with Gaussian features (a fraction ``sparsity`` of
-    them set to 0) and labels in {-1, +1} from a noisy linear rule."""
+    them set to 0) and labels in {-1, +1} from a noisy linear rule.
+
+    Parameters
+    ----------
+    n, d : int
+        Examples and features.
+    seed : int
+        Seed of the generator: the same seed gives the same stream.
+    sparsity : float in [0, 1)
+        Fraction of the features set to 0.
+
+    Returns
+    -------
+    X : ndarray of shape (n, d)
+    y : ndarray of shape (n,)
+
+    Examples
+    --------
+    >>> from aucstream.checks import make_stream
+    >>> X, y = make_stream(4, 2, seed=1)
+    >>> X.shape, set(y.tolist()) <= {-1, 1}
+    ((4, 2), True)
+    """
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(n, d))
     if sparsity:
@@ -129,6 +151,28 @@ def pickled_state(obj, _seeded: bool = True, _seen: frozenset = frozenset()) -> 
     generators of an estimator whose ``random_state`` is None or that has none (and
     of its components) are left out: they are seeded by the operating system, so two
     equal models differ there, and if they shaped the model its scores would show it.
+
+    Parameters
+    ----------
+    obj : object
+        A learner (or any picklable value).
+
+    Returns
+    -------
+    object
+        Nested tuples: equal exactly when the two states are equal bit for bit.
+
+    Examples
+    --------
+    >>> import pickle
+    >>> from aucstream import SOLAM
+    >>> from aucstream.checks import make_stream, pickled_state
+    >>> X, y = make_stream(40, 3)
+    >>> model = SOLAM(random_state=0).fit(X, y)
+    >>> pickled_state(pickle.loads(pickle.dumps(model))) == pickled_state(model)
+    True
+    >>> pickled_state(SOLAM(random_state=0).fit(X[:39], y[:39])) == pickled_state(model)
+    False
     """
     if isinstance(obj, np.ndarray):
         if obj.dtype == object:

@@ -18,31 +18,107 @@ Batch baselines: :class:`LSSVMAUC`, :class:`BatchUnivariate`, :class:`PairwiseHi
 ``aucstream.metrics.roc_auc`` is the exact AUC; ``aucstream.datasets`` reads streams
 and benchmark data; ``aucstream.evaluation`` runs the papers' protocols;
 :func:`save_model` / :func:`load_model` store learners without pickle;
-:func:`all_estimators` lists every learner.
+:func:`all_estimators` lists every learner; ``aucstream.checks`` is the battery every
+learner passes (:func:`aucstream.checks.check_estimator`).
+
+``import aucstream`` is light: the learners, their compiled kernels, numba and
+scikit-learn are imported when a name is first used (``from aucstream import SOLAM``
+or ``aucstream.SOLAM``), and the submodules when first accessed.
 """
 
-from ._config import config_context, get_config, set_config
-from ._discovery import all_estimators
-from .adaoam import AdaOAM, SAdaOAM
-from .batch import LSSVMAUC, SVMOR, BatchUnivariate, PairwiseHingeSVM, SVMPerfAUC
-from .capo import CAPO
-from .fsauc import FSAUC
-from .metrics import roc_auc
-from .oam import OAM
-from .online_classifiers import (
-    ConfidenceWeighted,
-    CostSensitivePA,
-    PassiveAggressive,
-    Perceptron,
-)
-from .opauc import OPAUC
-from .persistence import load_model, save_model
-from .pipeline import StreamPipeline
-from .search import OnePassSearch
-from .solam import SOLAM, SOLAML1
-from .univariate import UnivariateOnline
+import importlib as _importlib
 
-__version__ = "0.1.0"
+from ._config import config_context, get_config, set_config
+
+#: Where each public name lives: imported on first use (PEP 562), so that
+#: ``import aucstream`` loads no learner, kernel, numba or scikit-learn.
+_LAZY = {
+    "all_estimators": "_discovery",
+    "AdaOAM": "adaoam",
+    "SAdaOAM": "adaoam",
+    "LSSVMAUC": "batch",
+    "SVMOR": "batch",
+    "BatchUnivariate": "batch",
+    "PairwiseHingeSVM": "batch",
+    "SVMPerfAUC": "batch",
+    "CAPO": "capo",
+    "FSAUC": "fsauc",
+    "roc_auc": "metrics",
+    "OAM": "oam",
+    "ConfidenceWeighted": "online_classifiers",
+    "CostSensitivePA": "online_classifiers",
+    "PassiveAggressive": "online_classifiers",
+    "Perceptron": "online_classifiers",
+    "OPAUC": "opauc",
+    "load_model": "persistence",
+    "save_model": "persistence",
+    "StreamPipeline": "pipeline",
+    "OnePassSearch": "search",
+    "SOLAM": "solam",
+    "SOLAML1": "solam",
+    "UnivariateOnline": "univariate",
+}
+
+#: The public submodules, imported on first attribute access (``aucstream.datasets``).
+_SUBMODULES = (
+    "adaoam",
+    "batch",
+    "capo",
+    "checks",
+    "cli",
+    "covariance",
+    "dask",
+    "drift",
+    "datasets",
+    "evaluation",
+    "fsauc",
+    "metrics",
+    "oam",
+    "online_classifiers",
+    "opauc",
+    "persistence",
+    "pipeline",
+    "preprocessing",
+    "projections",
+    "random_features",
+    "reduction",
+    "reservoir",
+    "river",
+    "search",
+    "sketch_error",
+    "solam",
+    "streaming",
+    "univariate",
+)
+
+
+def _version() -> str:
+    """The installed distribution's version (``pyproject.toml``'s), or ``0+unknown``
+    when aucstream runs from a source tree that is not installed."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("aucstream")
+    except PackageNotFoundError:
+        return "0+unknown"
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        value = getattr(_importlib.import_module(f".{_LAZY[name]}", __name__), name)
+    elif name in _SUBMODULES:
+        value = _importlib.import_module(f".{name}", __name__)
+    elif name == "__version__":
+        value = _version()
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value  # found once: later reads do not come here
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__) | set(_SUBMODULES))
+
 
 __all__ = [
     "CAPO",

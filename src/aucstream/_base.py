@@ -64,6 +64,21 @@ def _is_online(estimator) -> bool:
     return not estimator.is_batch
 
 
+def _same_param(a, b) -> bool:
+    """Two values of a parameter are equal; estimators (a clone and its original) are
+    when they have one class and equal parameters."""
+    if hasattr(a, "get_params") and not isinstance(a, type):
+        if type(a) is not type(b):
+            return False
+        mine, theirs = a.get_params(deep=False), b.get_params(deep=False)
+        return mine.keys() == theirs.keys() and all(_same_param(mine[k], theirs[k]) for k in mine)
+    if isinstance(a, (list, tuple)):
+        return type(a) is type(b) and len(a) == len(b) and all(map(_same_param, a, b))
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return np.array_equal(a, b)
+    return a is b or bool(a == b)
+
+
 class BaseStreamingAUC(SmallCalls, StateDeclarations, LearningStep, ClassifierMixin, BaseEstimator):
     """Base class of the online AUC learners (one pass, chunked, compiled kernels).
 
@@ -403,8 +418,8 @@ class BaseStreamingAUC(SmallCalls, StateDeclarations, LearningStep, ClassifierMi
         mine, theirs = self.get_params(deep=False), other.get_params(deep=False)
         mine.pop("random_state", None)
         theirs.pop("random_state", None)
-        if mine != theirs:
-            differ = sorted(k for k in mine if mine[k] != theirs[k])
+        differ = sorted(k for k in mine if not _same_param(mine[k], theirs[k]))
+        if differ:
             raise ValueError(f"cannot merge {name}s whose parameters differ: {differ}")
         if other.n_features_in_ != self.n_features_in_:
             raise ValueError(

@@ -769,10 +769,17 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
     def merge(self, other: BaseStreamingAUC) -> BaseStreamingAUC:
         """Absorb a learner of the same kind that learnt another part of the stream.
 
-        Both must have the same class and parameters (``random_state`` may differ),
-        the same features and the same classes. What merging means is the learner's
-        own (see its ``_merge``): class summaries add exactly, weights combine by
-        examples seen, reservoirs merge into a uniform sample of the union. Either way
+        Both must have the same class and parameters (``random_state`` may differ; an
+        estimator given as a parameter, a pipeline's steps, is compared by class and
+        parameters), the same features (their number, and the column names of
+        ``feature_names_in_``: both learnt from named columns with equal names, or
+        neither did, as :meth:`partial_fit` requires of its input), the same classes
+        (values and kind: ``[0, 1]`` and ``[0.0, 1.0]`` are different labels to
+        :meth:`predict`) and a state of the same kind (the same members, array dtypes
+        and components: a parameter changed by ``set_params`` after learning leaves a
+        state of the old kind). What merging means is the learner's own (see its
+        ``_merge``): class summaries add exactly, weights combine by examples seen,
+        reservoirs merge into a uniform sample of the union. Either way
         ``n_samples_seen_`` becomes the sum. A refused merge changes nothing.
 
         Parameters
@@ -783,27 +790,141 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
         Returns
         -------
         self
+
+        Raises
+        ------
+        TypeError
+            If ``other`` is of another class.
+        ValueError
+            If the two differ in parameters, features, feature names, classes or the
+            kind of their state (the message names what differs).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from aucstream import OPAUC
+        >>> X = np.random.default_rng(0).normal(size=(200, 3)); y = X[:, 0] > 0
+        >>> a, b = OPAUC().fit(X[:100], y[:100]), OPAUC().fit(X[100:], y[100:])
+        >>> int(a.merge(b).n_samples_seen_)
+        200
         """
         name = type(self).__name__
         if type(other) is not type(self):
             raise TypeError(f"cannot merge a {type(other).__name__} into a {name}")
         check_is_fitted(self, "n_samples_seen_")
         check_is_fitted(other, "n_samples_seen_")
+        if type(self)._merge is BaseStreamingAUC._merge:
+            self._merge(other)  # says that this learner does not merge
+
+        def same(a, b) -> bool:
+            """Parameter values equal, estimators by class and parameters (but
+            ``random_state``), arrays element by element, NaN equal to NaN."""
+            if isinstance(a, BaseEstimator) or isinstance(b, BaseEstimator):
+                if type(a) is not type(b):
+                    return False
+                pa, pb = a.get_params(deep=False), b.get_params(deep=False)
+                pa.pop("random_state", None)
+                pb.pop("random_state", None)
+                return pa.keys() == pb.keys() and all(same(pa[k], pb[k]) for k in pa)
+            if isinstance(a, (list, tuple)) or isinstance(b, (list, tuple)):
+                return type(a) is type(b) and len(a) == len(b) and all(map(same, a, b))
+            if isinstance(a, dict) or isinstance(b, dict):
+                return (
+                    type(a) is type(b) and a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+                )
+            if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+                return (
+                    isinstance(a, np.ndarray)
+                    and isinstance(b, np.ndarray)
+                    and a.dtype == b.dtype
+                    and np.array_equal(a, b, equal_nan=a.dtype.kind in "fc")
+                )
+            if isinstance(a, float) and isinstance(b, float) and a != a and b != b:
+                return True
+            if type(a) is not type(b) and not (
+                isinstance(a, numbers.Number) and isinstance(b, numbers.Number)
+            ):
+                return False
+            return bool(a == b)
+
+        def kind_differs(a, b, path: str) -> str | None:
+            """The first state member (path) whose kind differs: type, array dtype or
+            number of axes, component class or members."""
+            if type(a) is not type(b):
+                return f"{path} ({type(a).__name__} against {type(b).__name__})"
+            if isinstance(a, np.ndarray):
+                if a.dtype != b.dtype or a.ndim != b.ndim:
+                    return f"{path} ({a.dtype}[{a.ndim}d] against {b.dtype}[{b.ndim}d])"
+                return None
+            if isinstance(a, (list, tuple)):
+                for i, (u, v) in enumerate(zip(a, b)):
+                    found = kind_differs(u, v, f"{path}[{i}]")
+                    if found is not None:
+                        return found
+                return None
+            if _state._is_component(a) and not isinstance(a, BaseStreamingAUC):
+                ka, kb = vars(a), vars(b)
+                if ka.keys() != kb.keys():
+                    differ = sorted(ka.keys() ^ kb.keys())
+                    return f"{path} (members {differ} in only one)"
+                for k in ka:
+                    found = kind_differs(ka[k], kb[k], f"{path}.{k}")
+                    if found is not None:
+                        return found
+            if isinstance(a, BaseStreamingAUC):  # a step or candidate: its own state
+                return kind_differs_state(a, b, path)
+            return None
+
+        def kind_differs_state(a, b, path: str) -> str | None:
+            sa, sb = _state.state_items(a), _state.state_items(b)
+            if sa.keys() != sb.keys():
+                differ = sorted(sa.keys() ^ sb.keys())
+                return f"{path}{'.' if path else ''}{differ[0]} (in only one)"
+            for k in sa:
+                found = kind_differs(sa[k], sb[k], f"{path}{'.' if path else ''}{k}")
+                if found is not None:
+                    return found
+            return None
+
         mine, theirs = self.get_params(deep=False), other.get_params(deep=False)
         mine.pop("random_state", None)
         theirs.pop("random_state", None)
-        if mine != theirs:
-            differ = sorted(k for k in mine if mine[k] != theirs[k])
+        differ = sorted(k for k in mine if k not in theirs or not same(mine[k], theirs[k]))
+        if differ:
             raise ValueError(f"cannot merge {name}s whose parameters differ: {differ}")
         if other.n_features_in_ != self.n_features_in_:
             raise ValueError(
                 f"cannot merge a {name} of {other.n_features_in_} features into one of "
                 f"{self.n_features_in_}"
             )
-        if not np.array_equal(other.classes_, self.classes_):
+        names = getattr(self, "feature_names_in_", None)
+        their_names = getattr(other, "feature_names_in_", None)
+        if (names is None) != (their_names is None):
+            which = "this one" if names is not None else "the other"
             raise ValueError(
-                f"cannot merge {name}s with classes {other.classes_.tolist()} and "
-                f"{self.classes_.tolist()}"
+                f"cannot merge {name}s of which only {which} learnt from named columns "
+                "(feature_names_in_): the columns may not be the same"
+            )
+        if names is not None and not np.array_equal(names, their_names):
+            changed = [
+                f"{a!r} != {b!r}" for a, b in zip(names.tolist(), their_names.tolist()) if a != b
+            ]
+            raise ValueError(
+                f"cannot merge {name}s fitted on other column names (feature_names_in_ "
+                f"differ: {', '.join(changed[:3])}{', ...' if len(changed) > 3 else ''})"
+            )
+        if not (
+            np.array_equal(other.classes_, self.classes_)
+            and other.classes_.dtype.kind == self.classes_.dtype.kind
+        ):
+            raise ValueError(
+                f"cannot merge {name}s with classes {other.classes_!r} and {self.classes_!r}"
+            )
+        found = kind_differs_state(self, other, "")
+        if found is not None:
+            raise ValueError(
+                f"cannot merge {name}s whose states are of different kinds: {found} (a "
+                "parameter changed by set_params after learning?)"
             )
         with self._transaction():
             self._merge(other)

@@ -41,12 +41,17 @@ def _cmd_fit(args) -> int:
             raise CommandError("give the learner either as --learner or before the file")
         args.learner, args.no_scale, args.data = args.data, True, args.legacy_data
     model = _model_to_fit(args)
+    if Path(args.output).is_dir():
+        raise ValueError(
+            f"-o {args.output} is an existing directory, not a model file: give a file "
+            f"name, e.g. -o {Path(args.output) / 'model.npz'}"
+        )
     target = model_file(args.output)
     _check_writable(target, "model file")
     classes = [_parse_value(c) for c in args.classes] if args.classes else None
     if args.positive:
         classes = [-1, 1]
-    labels = _BinaryLabels(_positive(args))
+    labels = _SeenLabels(_positive(args))
     stream = _labelled_stream(args, labels)
     name = args.learner or type(model).__name__
     progress = Progress(f"fit {name}", enabled=args.progress)
@@ -61,6 +66,7 @@ def _cmd_fit(args) -> int:
     )
     if stream.n_seen == 0:
         raise _no_examples(stream)
+    labels.check_positive()
     written = save_model(model, args.output)
     auc = last[-1].auc if last else float("nan")
     running = f"; prequential AUC {auc:.4f}" if np.isfinite(auc) else ""
@@ -72,6 +78,33 @@ def _cmd_fit(args) -> int:
         f"{running}{chosen}; saved to {written}"
     )
     return 0
+
+
+class _SeenLabels(_BinaryLabels):
+    """:class:`_BinaryLabels` that also keeps the file's own labels, so that a
+    ``--positive`` label that no example has is refused (it would make every example
+    negative) once the stream has been read."""
+
+    def __call__(self, X, y):
+        if self.positive is not None:
+            found = np.unique(np.asarray(y))
+            self.seen = found if self.seen is None else np.union1d(self.seen, found)
+        return super().__call__(X, y)
+
+    def check_positive(self) -> None:
+        """Raise ``ValueError`` naming the ``--positive`` labels that no example has."""
+        from ..datasets import apply_positive
+
+        if self.positive is None or self.seen is None:
+            return
+        absent = [p for p in self.positive if not (apply_positive(self.seen, [p]) > 0).any()]
+        if absent:
+            raise ValueError(
+                f"--positive {_label_text(absent)}: no example of {self.stream.name} has "
+                f"{'this label' if len(absent) == 1 else 'these labels'} (its labels: "
+                f"{_label_text(self.seen[:10])}{', ...' if self.seen.size > 10 else ''}); "
+                "no model saved"
+            )
 
 
 def _scores(model, stream: ChunkStream, progress: Progress):

@@ -132,6 +132,7 @@ def _cmd_score(args) -> int:
 
     if args.plot:
         _check_writable(Path(args.plot), "plot")
+        _need_matplotlib()
     model = load_model(args.model)
     labels = _ModelLabels(model, _positive(args))
     stream = _labelled_stream(args, labels, getattr(model, "n_features_in_", None))
@@ -153,14 +154,25 @@ def _cmd_score(args) -> int:
     return 0
 
 
-def _plot_curves(positive, scores, auc: float, ap: float, path: str, title: str) -> None:
-    """ROC and precision-recall curves, side by side, to a PNG."""
+def _need_matplotlib():
+    """matplotlib's pyplot on the Agg backend (files only), or a one-line error with the
+    command that installs the plot extra when matplotlib cannot be imported (the first
+    install in the README leaves it out): called before the data is read."""
     try:
         import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
     except ImportError:
-        raise ValueError("--plot needs matplotlib: pip install 'aucstream[plot]'") from None
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+        raise ValueError(
+            '--plot needs matplotlib, which is not installed: pip install "aucstream[plot]"'
+        ) from None
+    return plt
+
+
+def _plot_curves(positive, scores, auc: float, ap: float, path: str, title: str) -> None:
+    """ROC and precision-recall curves, side by side, to a PNG."""
+    plt = _need_matplotlib()
     from sklearn.metrics import precision_recall_curve, roc_curve
 
     fpr, tpr, _ = roc_curve(positive, scores)

@@ -110,7 +110,7 @@ def subsample_note(result: Comparison) -> str:
     >>> from aucstream.evaluation._compare import Comparison, DatasetMeta
     >>> from aucstream.evaluation._data import DataSpec
     >>> german = DatasetMeta(DataSpec("german"), n_samples=300, n_available=1000)
-    >>> result = Comparison(Protocol(max_samples=300), [], [german])
+    >>> result = Comparison(Protocol("g16", max_samples=300), [], [german])
     >>> print(subsample_note(result))  # doctest: +NORMALIZE_WHITESPACE
     **Subsampled**: every dataset was first reduced to a stratified random sample of at
     most 300 examples: german 300 of 1,000 examples.

@@ -192,11 +192,17 @@ def unavailable(spec: DataSpec, data_home=None) -> str | None:
             f"variable {DATA_ENV} is not set, so no folder was looked at: "
             f"export {DATA_ENV}=/path/to/data (or pass --data-home)"
         )
-    source = "data_home" if data_home is not None else f"${DATA_ENV}"
-    where = Path(folder).expanduser()
+    source = (
+        f"given by data_home / --data-home instead of ${DATA_ENV}"
+        if data_home is not None
+        else f"named by ${DATA_ENV}"
+    )
+    where = Path(folder).expanduser().absolute()
     if not where.is_dir():
         return f"the benchmark data folder {where} ({source}) does not exist"
-    return f"{reason} (the folder looked at: {where}, from {source})"
+    missing = [f.filename for f in dataset_info(spec.name).files]
+    missing = [name for name in missing if not (where / name).is_file()]
+    return f"missing {', '.join(missing)} in the benchmark data folder {where} ({source})"
 
 
 class _Session:

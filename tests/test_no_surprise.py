@@ -281,6 +281,18 @@ def test_saved_model_follows_the_umask(tmp_path, umask, mode):
 # -------------------------------------------------------------------- 4-6. CLI
 
 
+def test_predict_output_follows_the_umask(pm_file, tmp_path, capsys):
+    model = tmp_path / "m.npz"
+    old = os.umask(0o022)
+    try:
+        assert run(capsys, "fit", pm_file, "--learner", "OPAUC", "-o", model)[0] == 0
+        assert run(capsys, "predict", model, pm_file, "-o", tmp_path / "s.csv")[0] == 0
+    finally:
+        os.umask(old)
+    for name in ("m.npz", "s.csv"):
+        assert stat.S_IMODE((tmp_path / name).stat().st_mode) == 0o644, name
+
+
 @pytest.fixture(scope="module")
 def pm_file(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("cli")

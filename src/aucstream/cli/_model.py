@@ -199,7 +199,7 @@ def _cmd_predict(args) -> int:
     positive) and, with --proba, the probability of the positive class. The file's
     labels are ignored.
     """
-    from ..persistence import load_model
+    from ..persistence import _umask, load_model
 
     model = load_model(args.model)
     if args.proba and not hasattr(model, "predict_proba"):
@@ -220,6 +220,7 @@ def _cmd_predict(args) -> int:
     try:
         with os.fdopen(fd, "w") as out:
             _write_predictions(model, stream, args, out)
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp's 0600: the mode open() would give
         os.replace(tmp, target)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -229,7 +229,16 @@ def _saved_path(path: str | os.PathLike) -> str | os.PathLike:
 
 
 def _umask() -> int:
-    """The process's umask (read by setting it and putting it back)."""
+    """The process's umask: from ``/proc/self/status`` where there is one (Linux),
+    else by setting it and putting it back (for that instant a file another thread
+    creates would be more private, never less)."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
     mask = os.umask(0o077)
     os.umask(mask)
     return mask

@@ -849,7 +849,11 @@ class BaseStreamingAUC(ClassifierMixin, BaseEstimator):
 
         def kind_differs(a, b, path: str) -> str | None:
             """The first state member (path) whose kind differs: type, array dtype or
-            number of axes, component class or members."""
+            number of axes, component class or members (scalars are values, not kinds:
+            an int read from a model file and a numpy integer are alike)."""
+            plain = (type(None), bool, numbers.Number, str)
+            if isinstance(a, plain) and isinstance(b, plain):
+                return None
             if type(a) is not type(b):
                 return f"{path} ({type(a).__name__} against {type(b).__name__})"
             if isinstance(a, np.ndarray):

@@ -188,9 +188,8 @@ def unavailable(spec: DataSpec, data_home=None) -> str | None:
     folder = data_home if data_home is not None else (os.environ.get(DATA_ENV) or None)
     if folder is None:
         return (
-            f"{spec.name} is read from the benchmark data folder, but the environment "
-            f"variable {DATA_ENV} is not set, so no folder was looked at: "
-            f"export {DATA_ENV}=/path/to/data (or pass --data-home)"
+            f"needs the benchmark data folder, but {DATA_ENV} is not set (no folder was "
+            f"looked at): export {DATA_ENV}=/path/to/data or pass --data-home"
         )
     source = (
         f"given by data_home / --data-home instead of ${DATA_ENV}"

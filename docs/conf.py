@@ -32,12 +32,18 @@ extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.autosummary",
     "sphinx.ext.mathjax",
+    # MathJax copied into the site (_static/mathjax), so formulas render offline
+    # instead of loading from a CDN (the docs extra installs it)
+    "sphinx-mathjax-offline",
     "sphinx.ext.viewcode",
     "sphinx.ext.intersphinx",
     "numpydoc",
     "sphinx_gallery.gen_gallery",
     "myst_parser",
 ]
+
+# the bundled MathJax (sphinx-mathjax-offline copies it there), never a remote URL
+mathjax_path = "mathjax/tex-chtml.js"
 
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 root_doc = "index"

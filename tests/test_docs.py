@@ -3,13 +3,14 @@
 The site's sources (``docs/``, ``examples/``, ``CHANGELOG.md``) are copied to a
 temporary folder and built there, so the test never writes into the source tree
 (sphinx-gallery writes its pages next to the sources). Skipped when the ``docs``
-extra (sphinx, pydata-sphinx-theme, numpydoc, sphinx-gallery, myst-parser) is not
-installed.
+extra (sphinx, pydata-sphinx-theme, numpydoc, sphinx-gallery, myst-parser,
+sphinx-mathjax-offline) is not installed.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -20,7 +21,14 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = sorted((ROOT / "examples").glob("plot_*.py"))
 
-for module in ("sphinx", "pydata_sphinx_theme", "numpydoc", "sphinx_gallery", "myst_parser"):
+for module in (
+    "sphinx",
+    "pydata_sphinx_theme",
+    "numpydoc",
+    "sphinx_gallery",
+    "myst_parser",
+    "sphinx-mathjax-offline",
+):
     pytest.importorskip(module, reason="the docs extra is not installed")
 
 
@@ -69,3 +77,20 @@ def test_every_example_drew_its_picture(built, example):
     assert all(p.stat().st_size > 10_000 for p in pictures)  # not an empty canvas
     page = built / "docs" / "_build" / "html" / "auto_examples" / f"{example.stem}.html"
     assert pictures[0].name in page.read_text()
+
+
+def test_formulas_render_offline(built):
+    """MathJax is served from the site itself: no page loads it from another host, and
+    the pages with formulas load the bundled copy (they showed raw LaTeX offline)."""
+    html = built / "docs" / "_build" / "html"
+    assert (html / "_static" / "mathjax" / "tex-chtml.js").is_file()
+    remote = re.compile(r"""<script[^>]+src="(?:https?:)?//[^"]*mathjax""", re.I)
+    local = re.compile(r"""<script[^>]+src="[./]*_static/mathjax/tex-chtml\.js""")
+    with_math = 0
+    for page in html.rglob("*.html"):
+        text = page.read_text(errors="replace")
+        assert not remote.search(text), f"{page.relative_to(html)} loads MathJax remotely"
+        if 'class="math' in text:  # Sphinx's math nodes
+            assert local.search(text), f"{page.relative_to(html)} has formulas, no MathJax"
+            with_math += 1
+    assert with_math >= 3  # the user guide, the API pages with formulas

@@ -21,7 +21,7 @@ def test_leaderboard_auc_is_each_candidates_exact_prequential_auc():
     X, y = stream(3000)
     candidates = [UnivariateOnline(eta=2**-6), SOLAM()]
     search = OnePassSearch(candidates, first_round=10**6, window=5000).fit(X, y)
-    board = {row["candidate"]: row for row in search.leaderboard_}
+    board = {row["candidate"]: row for row in search.leaderboard_.to_dict("records")}
     for c in candidates:
         alone = c.__class__(**c.get_params()).test_then_train(X, y)
         assert board[repr(c)]["prequential_auc"] == roc_auc(y, alone)
@@ -49,7 +49,7 @@ def test_the_leader_needs_no_round_and_does_not_depend_on_chunks():
     X, y = stream(1500)
     candidates = [UnivariateOnline(eta=2**-14), SOLAM()]  # prequential AUC .820 < .843
     whole = OnePassSearch(candidates).fit(X, y)
-    assert whole.leader_ == 1 and whole.leaderboard_[0]["leader"]
+    assert whole.leader_ == 1 and whole.leaderboard_.iloc[0]["leader"]
     pieces = OnePassSearch(candidates)
     for start in range(0, 1500, 333):
         pieces.partial_fit(X[start : start + 333], y[start : start + 333], classes=[0, 1])
@@ -78,7 +78,7 @@ def test_ensemble_averages_the_best_candidates_calibrated_log_odds():
     np.testing.assert_allclose(search.predict_proba(X)[:, 1], 1 / (1 + np.exp(-expected)))
     np.testing.assert_array_equal(search.predict(X), (expected > 0).astype(int))
     np.testing.assert_allclose(X @ search.coef_.ravel() + search.intercept_[0], expected)
-    board = {row["candidate"]: row["in_ensemble"] for row in search.leaderboard_}
+    board = dict(zip(search.leaderboard_["candidate"], search.leaderboard_["in_ensemble"]))
     assert [board[repr(c)] for c in learners] == [i in best_two for i in range(3)]
 
 
@@ -130,7 +130,7 @@ def test_a_diverging_candidate_is_dropped_and_the_search_goes_on():
     search.fit(X, y)
     assert list(search.status_) == [3, 0]
     assert search.leader_ == 1
-    assert search.leaderboard_[1]["status"].startswith("diverged")
+    assert search.leaderboard_.iloc[1]["status"] == "diverged"
     assert np.isfinite(search.decision_function(X)).all()
 
 

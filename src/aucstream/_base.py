@@ -38,6 +38,7 @@ from ._runtime import (
     LearningStep,
     SmallCalls,
     StateDeclarations,
+    check_mergeable,
     make_rng,
 )
 from .metrics import roc_auc
@@ -62,21 +63,6 @@ def _own_partial_fit(cls: type) -> bool:
 def _is_online(estimator) -> bool:
     """Batch learners have no ``partial_fit`` (``hasattr`` is False)."""
     return not estimator.is_batch
-
-
-def _same_param(a, b) -> bool:
-    """Two values of a parameter are equal; estimators (a clone and its original) are
-    when they have one class and equal parameters."""
-    if hasattr(a, "get_params") and not isinstance(a, type):
-        if type(a) is not type(b):
-            return False
-        mine, theirs = a.get_params(deep=False), b.get_params(deep=False)
-        return mine.keys() == theirs.keys() and all(_same_param(mine[k], theirs[k]) for k in mine)
-    if isinstance(a, (list, tuple)):
-        return type(a) is type(b) and len(a) == len(b) and all(map(_same_param, a, b))
-    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
-        return np.array_equal(a, b)
-    return a is b or bool(a == b)
 
 
 class BaseStreamingAUC(SmallCalls, StateDeclarations, LearningStep, ClassifierMixin, BaseEstimator):
@@ -395,10 +381,17 @@ class BaseStreamingAUC(SmallCalls, StateDeclarations, LearningStep, ClassifierMi
     def merge(self, other: BaseStreamingAUC) -> BaseStreamingAUC:
         """Absorb a learner of the same kind that learnt another part of the stream.
 
-        Both must have the same class and parameters (``random_state`` may differ),
-        the same features and the same classes. What merging means is the learner's
-        own (see its ``_merge``): class summaries add exactly, weights combine by
-        examples seen, reservoirs merge into a uniform sample of the union. Either way
+        Both must have the same class and parameters (``random_state`` may differ; an
+        estimator given as a parameter, a pipeline's steps, is compared by class and
+        parameters), the same features (their number, and the column names of
+        ``feature_names_in_``: both learnt from named columns with equal names, or
+        neither did, as :meth:`partial_fit` requires of its input), the same classes
+        (values and kind: ``[0, 1]`` and ``[0.0, 1.0]`` are different labels to
+        :meth:`predict`) and a state of the same kind (the same members, array dtypes
+        and components: a parameter changed by ``set_params`` after learning leaves a
+        state of the old kind). What merging means is the learner's own (see its
+        ``_merge``): class summaries add exactly, weights combine by examples seen,
+        reservoirs merge into a uniform sample of the union. Either way
         ``n_samples_seen_`` becomes the sum. A refused merge changes nothing.
 
         Parameters
@@ -409,28 +402,25 @@ class BaseStreamingAUC(SmallCalls, StateDeclarations, LearningStep, ClassifierMi
         Returns
         -------
         self
+
+        Raises
+        ------
+        TypeError
+            If ``other`` is of another class.
+        ValueError
+            If the two differ in parameters, features, feature names, classes or the
+            kind of their state (the message names what differs).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from aucstream import OPAUC
+        >>> X = np.random.default_rng(0).normal(size=(200, 3)); y = X[:, 0] > 0
+        >>> a, b = OPAUC().fit(X[:100], y[:100]), OPAUC().fit(X[100:], y[100:])
+        >>> int(a.merge(b).n_samples_seen_)
+        200
         """
-        name = type(self).__name__
-        if type(other) is not type(self):
-            raise TypeError(f"cannot merge a {type(other).__name__} into a {name}")
-        check_is_fitted(self, "n_samples_seen_")
-        check_is_fitted(other, "n_samples_seen_")
-        mine, theirs = self.get_params(deep=False), other.get_params(deep=False)
-        mine.pop("random_state", None)
-        theirs.pop("random_state", None)
-        differ = sorted(k for k in mine if not _same_param(mine[k], theirs[k]))
-        if differ:
-            raise ValueError(f"cannot merge {name}s whose parameters differ: {differ}")
-        if other.n_features_in_ != self.n_features_in_:
-            raise ValueError(
-                f"cannot merge a {name} of {other.n_features_in_} features into one of "
-                f"{self.n_features_in_}"
-            )
-        if not np.array_equal(other.classes_, self.classes_):
-            raise ValueError(
-                f"cannot merge {name}s with classes {other.classes_.tolist()} and "
-                f"{self.classes_.tolist()}"
-            )
+        check_mergeable(self, other)
         with self._transaction():
             self._merge(other)
             self.n_samples_seen_ += other.n_samples_seen_
@@ -438,6 +428,10 @@ class BaseStreamingAUC(SmallCalls, StateDeclarations, LearningStep, ClassifierMi
 
     def _merge(self, other: BaseStreamingAUC) -> None:
         raise NotImplementedError(f"{type(self).__name__} does not support merge() yet")
+
+    def _merges(self) -> bool:
+        """Whether the learner defines ``_merge`` (merging is its own)."""
+        return type(self)._merge is not BaseStreamingAUC._merge
 
     def decision_function(self, X: ArrayLike) -> np.ndarray:
         """Scores: larger means more likely ``classes_[1]``; positive means predicted so.

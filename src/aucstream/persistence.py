@@ -28,8 +28,10 @@ Format history
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
+import re
 import tempfile
 import tokenize
 import zipfile
@@ -136,7 +138,10 @@ def save_model(model, path: str | os.PathLike) -> Path:
         A fitted learner (or one in mid-stream).
     path : str or path-like
         Destination; ``.npz`` is appended if the name lacks it. An existing file is
-        replaced only once the new one is completely on disk.
+        replaced only once the new one is completely on disk. The file's mode is
+        the one ``open()`` gives a new file (``0o666`` less the umask: 0644 under the
+        usual umask 022), so that another account can read it where the umask lets
+        it; the temporary file is private until then.
 
     Returns
     -------
@@ -223,6 +228,22 @@ def _saved_path(path: str | os.PathLike) -> str | os.PathLike:
     return path
 
 
+def _umask() -> int:
+    """The process's umask: from ``/proc/self/status`` where there is one (Linux),
+    else by setting it and putting it back (for that instant a file another thread
+    creates would be more private, never less)."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o077)
+    os.umask(mask)
+    return mask
+
+
 def _write_atomically(target: Path, **arrays: np.ndarray) -> None:
     """Write an ``.npz`` next to ``target``, flush it to disk, then rename it over."""
     directory = target.parent if str(target.parent) else Path(".")
@@ -232,6 +253,9 @@ def _write_atomically(target: Path, **arrays: np.ndarray) -> None:
             np.savez_compressed(f, **arrays)
             f.flush()
             os.fsync(f.fileno())
+        # mkstemp makes the file private (0600); the model file gets the mode open()
+        # would give it, 0666 less the umask, before it takes the target's name
+        os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, target)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -250,6 +274,36 @@ def _write_atomically(target: Path, **arrays: np.ndarray) -> None:
 
 #: State members a learner may or may not have (set by scikit-learn's validation).
 _OPTIONAL_STATE = {"feature_names_in_"}
+
+#: The entries of a model file's ``__meta__`` document.
+_META_KEYS = {"format", "format_version", "aucstream_version", "class", "params", "state"}
+
+
+def _documents(cls: type, name: str) -> bool:
+    """Whether ``cls`` declares the fitted attribute ``name`` in the Attributes section
+    of its docstring (``name : type``): a member a learner sets while learning but does
+    not allocate (a solver's ``n_iter_``) is declared there."""
+    doc = inspect.getdoc(cls) or ""
+    section = re.search(r"^Attributes\n-+\n(.*?)(?:^\S[^\n]*\n-+\n|\Z)", doc, re.M | re.S)
+    return (
+        section is not None
+        and re.search(rf"^{re.escape(name)}\s*:", section.group(1), re.M) is not None
+    )
+
+
+def _array_members(spec, path: str, out: set[str]) -> None:
+    """The archive members (``path.npy``) that the entries of ``spec`` read."""
+    if not isinstance(spec, dict):
+        return
+    kind = spec.get("kind")
+    if kind == "array":
+        out.add(f"{path}.npy")
+    elif kind == "list" and isinstance(spec.get("items"), list):
+        for i, item in enumerate(spec["items"]):
+            _array_members(item, f"{path}/{i}", out)
+    elif kind == "object" and isinstance(spec.get("attrs"), dict):
+        for key, item in spec["attrs"].items():
+            _array_members(item, f"{path}/{key}", out)
 
 
 #: What reading a damaged archive member raises: a bad header or CRC (zipfile), a
@@ -357,6 +411,18 @@ class _Reader:
         for key, kind in (("class", str), ("params", dict), ("state", dict)):
             if not isinstance(meta.get(key), kind):
                 raise self.fail("__meta__", f"{key!r} is missing or not a {kind.__name__}")
+        unknown = sorted(set(meta) - _META_KEYS)
+        if unknown:
+            raise self.fail("__meta__", f"unknown entries {unknown}")
+        read = set()
+        for key, spec in meta["state"].items():
+            _array_members(spec, f"state/{key}", read)
+        unread = sorted(set(self.sizes) - read - {"__meta__.npy"})
+        if unread:
+            raise self.fail(
+                unread[0].removesuffix(".npy"),
+                f"archive members {unread} belong to no state member",
+            )
         return meta
 
     def decode(self, spec, path: str, reference, allowed: dict, growable: bool = False) -> Any:
@@ -540,22 +606,43 @@ def load_model(path: str | os.PathLike):
         model, classes, reference = _fresh(cls, meta, reader)
         expected = _state.state_items(reference)
         state = meta["state"]
-        found = {k for k in state if _state.is_state_name(k)}
+        found = set(state)
         later = set(getattr(cls, "_state_added_later", ()))
         missing = set(expected) - found - later
-        # members set while learning (e.g. a solver's n_iter_) may be plain scalars only
+        # a member set while learning but not allocated (a solver's n_iter_) must be
+        # declared by the learner (its Attributes) and be a plain number; any other
+        # member the learner does not have is refused, not dropped
         extra = {
             k
             for k in found - set(expected) - _OPTIONAL_STATE
-            if not (isinstance(state[k], dict) and state[k].get("kind") == "scalar")
+            if not (
+                _state.is_state_name(k)
+                and _documents(cls, k)
+                and isinstance(state[k], dict)
+                and state[k].get("kind") == "scalar"
+                and isinstance(state[k].get("value"), (int, float))
+                and not isinstance(state[k].get("value"), bool)
+            )
         }
-        if missing or extra:
-            raise reader.fail("state", f"members {sorted(missing | extra)} do not match")
+        if extra:
+            raise reader.fail(
+                f"state/{sorted(extra)[0]}",
+                f"{cls.__name__} has no state members {sorted(extra)}",
+            )
+        if missing:
+            raise reader.fail("state", f"members {sorted(missing)} are missing")
         for key in found:
             growable = key in getattr(cls, "_growable_state", ())
             value = reader.decode(state[key], f"state/{key}", expected.get(key), allowed, growable)
             setattr(model, key, value)
         _upgrade(model, (set(expected) - found) & later, expected)
+        names = getattr(model, "feature_names_in_", None)
+        if names is not None and (
+            not isinstance(names, np.ndarray)
+            or names.dtype.kind != "U"
+            or names.shape != (model.n_features_in_,)
+        ):
+            raise reader.fail("state/feature_names_in_", f"not {model.n_features_in_} column names")
     if not np.array_equal(model.classes_, classes):  # pragma: no cover - same member
         raise reader.fail("state/classes_", "changed while loading")
     where = _state.first_non_finite(model)

@@ -68,10 +68,12 @@ average is the leader alone. A candidate whose calibration is not ready (both cl
 seen, with a spread of scores) is left out; with fewer than two calibrated members
 the leader scores alone, with its own calibration.
 
-The leaderboard (``leaderboard_``) lists every candidate's exact prequential AUC over
-all the examples it learnt (exact up to ``2**17`` of them, then within the bound it
-reports, see :class:`aucstream.metrics.PrequentialAUC`), its windowed AUC, its
-examples, its status and whether it is in the ensemble.
+The leaderboard (``leaderboard_``, a pandas DataFrame) lists every candidate's exact
+prequential AUC over all the examples it learnt (exact up to ``2**17`` of them, then
+within the bound it reports, see :class:`aucstream.metrics.PrequentialAUC`) with the
+span of the stream it covers, its windowed AUC, its examples, its status and whether
+it is in the ensemble. A dropped candidate's AUC covers the stream up to its drop
+only, so AUCs of different rows are comparable only over the same span.
 
 Everything happens at stream positions, never at chunk boundaries (scores are
 buffered and the metrics updated at multiples of ``_BLOCK`` examples and at rounds),
@@ -86,7 +88,7 @@ import math
 import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 from sklearn.base import clone
@@ -97,6 +99,9 @@ from ._base import BaseStreamingAUC
 from ._params import positive_int, unit_open
 from ._runtime import _NOT_TAKEN
 from ._streaming_auc import PrequentialAUC, RollingAUC
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
 
 __all__ = ["OnePassSearch", "default_candidates", "search_transaction"]
 
@@ -285,8 +290,9 @@ class OnePassSearch(BaseStreamingAUC):
     ensemble_ : ndarray of int64 of shape (ensemble,)
         The candidates whose calibrated log-odds are averaged into the scores, best
         first (-1 pads; only the leader's entry when it scores alone).
-    leaderboard_ : list of dict
-        One row per candidate (see the module docstring).
+    leaderboard_ : pandas.DataFrame
+        One row per candidate: status, each AUC and the span of the stream it was
+        measured on (see :attr:`leaderboard_`).
     classes_, n_samples_seen_, n_features_in_
         As for every learner.
 
@@ -298,8 +304,8 @@ class OnePassSearch(BaseStreamingAUC):
     >>> X = rng.normal(size=(6000, 5)); y = (X[:, 0] + rng.normal(size=6000) > 1).astype(int)
     >>> search = OnePassSearch([OPAUC(eta=2**-6), OPAUC(eta=2**-14), SOLAM()],
     ...                        first_round=1000).fit(X, y)
-    >>> [row["status"] for row in search.leaderboard_][:1]
-    ['alive']
+    >>> search.leaderboard_["status"].iloc[0]
+    'alive'
     >>> bool(search.score(X, y) > 0.8)
     True
     """
@@ -675,9 +681,64 @@ class OnePassSearch(BaseStreamingAUC):
 
     # --------------------------------------------------------------- reports
     @property
-    def leaderboard_(self) -> list[dict]:
-        """Every candidate: name, status, examples learnt, prequential and recent AUC."""
+    def leaderboard_(self) -> pd.DataFrame:
+        """Every candidate, with each AUC and the span of the stream it was measured on.
+
+        One row per candidate (the index is its position in ``candidates_``): the
+        alive ones first, then by windowed AUC, best first (ties: candidate order).
+
+        Why the spans differ: every candidate starts at example 1, but a dropped one
+        stops learning, and being scored, when it is dropped. Its prequential AUC
+        covers examples ``first_example`` to ``last_example`` only, while an alive
+        candidate's covers the whole stream seen so far. Early examples are the hard
+        ones for an online learner (it has learnt little yet), so a candidate dropped
+        early can show a *higher* prequential AUC than the leader, measured on a
+        shorter and different stretch of the stream: compare AUCs only over the same
+        span. The leader is chosen by the windowed AUC (``recent_auc``) over the
+        same last examples for every alive candidate (module docstring).
+
+        The columns:
+
+        candidate : str
+            The candidate's ``repr``.
+        status : str
+            ``"alive"``, ``"dropped (racing)"``, ``"dropped (halving)"`` or
+            ``"diverged"`` (a state that became infinite).
+        dropped_at : Int64
+            The number of examples seen when it was dropped (``<NA>`` while alive).
+        leader, in_ensemble : bool
+            Whether it is the leader (``leader_``), whether it scores (``ensemble_``).
+        n_samples_seen : int
+            The examples it learnt.
+        prequential_auc : float
+            The exact AUC of its prequential scores (each example scored before it
+            was learnt) over examples ``first_example`` .. ``last_example`` (1-based,
+            inclusive; exact up to ``exact_scores`` examples, then within
+            ``auc_error_bound``).
+        auc_error_bound : float
+            Bound on the error of ``prequential_auc`` (0 while exact).
+        first_example, last_example : int
+            The span of ``prequential_auc`` (``last_example`` is 0 before a score).
+        recent_auc : float
+            The exact AUC over the last ``window`` examples of that span, examples
+            ``recent_first_example`` .. ``last_example``: the racing statistic.
+        recent_first_example : int
+            The first example of the window of ``recent_auc``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from aucstream import OnePassSearch, OPAUC, SOLAM
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.normal(size=(3000, 4)); y = (X[:, 0] + rng.normal(size=3000) > 1)
+        >>> search = OnePassSearch([OPAUC(), SOLAM()], first_round=1000).fit(X, y)
+        >>> best = search.leaderboard_.iloc[0]
+        >>> best["status"], int(best["first_example"]), int(best["last_example"])
+        ('alive', 1, 3000)
+        """
         check_is_fitted(self, "n_samples_seen_")
+        import pandas as pd
+
         rows = []
         everyone = range(len(self.candidates_))
         overalls = self._current_metrics(everyone, windowed=False)
@@ -686,19 +747,23 @@ class OnePassSearch(BaseStreamingAUC):
         members = set(members)
         for i, c in enumerate(self.candidates_):
             overall, recent = overalls[i], recents[i]
-            status = _STATUS[int(self.status_[i])]
-            if self.status_[i] != ALIVE:
-                status += f" at {int(self.dropped_at_[i])}"
+            last = int(overall.n_positive + overall.n_negative)
+            in_window = int(recent.n_positive + recent.n_negative)
+            alive = self.status_[i] == ALIVE
             rows.append(
                 {
                     "candidate": repr(c),
-                    "status": status,
+                    "status": _STATUS[int(self.status_[i])],
+                    "dropped_at": pd.NA if alive else int(self.dropped_at_[i]),
                     "leader": i == leader,
                     "in_ensemble": i in members,
                     "n_samples_seen": int(c.n_samples_seen_),
                     "prequential_auc": overall.get(),
                     "auc_error_bound": overall.error_bound(),
+                    "first_example": 1,
+                    "last_example": last,
                     "recent_auc": recent.get(),
+                    "recent_first_example": last - in_window + 1,
                 }
             )
         order = sorted(
@@ -709,7 +774,8 @@ class OnePassSearch(BaseStreamingAUC):
                 i,
             ),
         )
-        return [rows[i] for i in order]
+        board = pd.DataFrame([rows[i] for i in order], index=pd.Index(order, name="index"))
+        return board.astype({"dropped_at": "Int64"})
 
     def _check_state(self) -> None:
         k = len(self.candidates_)

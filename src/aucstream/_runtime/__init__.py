@@ -20,9 +20,11 @@ Below them: :mod:`aucstream._chunks` (the one layout kernels read, and the input
 
 from ._declarations import ClassWeightTotals, StateDeclarations
 from ._learning import _NOT_TAKEN, LearningStep, make_rng
+from ._merging import check_mergeable
 from ._small_calls import SmallCalls
 
 __all__ = [
+    "check_mergeable",
     "ClassWeightTotals",
     "LearningStep",
     "SmallCalls",

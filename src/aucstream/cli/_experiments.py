@@ -147,8 +147,12 @@ def _add_run_options(parser: argparse.ArgumentParser, default_mode: str = "fast"
 
 
 def _print_report(files: dict) -> None:
+    """The report's results section (test AUC, or training time for a timing report),
+    which says whether and how the datasets were subsampled; then the files."""
     text = files["markdown"].read_text()
     start = text.find("## Test AUC")
+    if start < 0:
+        start = text.find("## Training time")
     if start >= 0:
         end = text.find("\n## ", start + 1)
         print(text[start : end if end >= 0 else None].strip())

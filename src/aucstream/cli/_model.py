@@ -41,12 +41,17 @@ def _cmd_fit(args) -> int:
             raise CommandError("give the learner either as --learner or before the file")
         args.learner, args.no_scale, args.data = args.data, True, args.legacy_data
     model = _model_to_fit(args)
+    if Path(args.output).is_dir():
+        raise ValueError(
+            f"-o {args.output} is an existing directory, not a model file: give a file "
+            f"name, e.g. -o {Path(args.output) / 'model.npz'}"
+        )
     target = model_file(args.output)
     _check_writable(target, "model file")
     classes = [_parse_value(c) for c in args.classes] if args.classes else None
     if args.positive:
         classes = [-1, 1]
-    labels = _BinaryLabels(_positive(args))
+    labels = _SeenLabels(_positive(args))
     stream = _labelled_stream(args, labels)
     name = args.learner or type(model).__name__
     progress = Progress(f"fit {name}", enabled=args.progress)
@@ -61,6 +66,7 @@ def _cmd_fit(args) -> int:
     )
     if stream.n_seen == 0:
         raise _no_examples(stream)
+    labels.check_positive()
     written = save_model(model, args.output)
     auc = last[-1].auc if last else float("nan")
     running = f"; prequential AUC {auc:.4f}" if np.isfinite(auc) else ""
@@ -72,6 +78,33 @@ def _cmd_fit(args) -> int:
         f"{running}{chosen}; saved to {written}"
     )
     return 0
+
+
+class _SeenLabels(_BinaryLabels):
+    """:class:`_BinaryLabels` that also keeps the file's own labels, so that a
+    ``--positive`` label that no example has is refused (it would make every example
+    negative) once the stream has been read."""
+
+    def __call__(self, X, y):
+        if self.positive is not None:
+            found = np.unique(np.asarray(y))
+            self.seen = found if self.seen is None else np.union1d(self.seen, found)
+        return super().__call__(X, y)
+
+    def check_positive(self) -> None:
+        """Raise ``ValueError`` naming the ``--positive`` labels that no example has."""
+        from ..datasets import apply_positive
+
+        if self.positive is None or self.seen is None:
+            return
+        absent = [p for p in self.positive if not (apply_positive(self.seen, [p]) > 0).any()]
+        if absent:
+            raise ValueError(
+                f"--positive {_label_text(absent)}: no example of {self.stream.name} has "
+                f"{'this label' if len(absent) == 1 else 'these labels'} (its labels: "
+                f"{_label_text(self.seen[:10])}{', ...' if self.seen.size > 10 else ''}); "
+                "no model saved"
+            )
 
 
 def _scores(model, stream: ChunkStream, progress: Progress):
@@ -99,6 +132,7 @@ def _cmd_score(args) -> int:
 
     if args.plot:
         _check_writable(Path(args.plot), "plot")
+        _need_matplotlib()
     model = load_model(args.model)
     labels = _ModelLabels(model, _positive(args))
     stream = _labelled_stream(args, labels, getattr(model, "n_features_in_", None))
@@ -120,14 +154,25 @@ def _cmd_score(args) -> int:
     return 0
 
 
-def _plot_curves(positive, scores, auc: float, ap: float, path: str, title: str) -> None:
-    """ROC and precision-recall curves, side by side, to a PNG."""
+def _need_matplotlib():
+    """matplotlib's pyplot on the Agg backend (files only), or a one-line error with the
+    command that installs the plot extra when matplotlib cannot be imported (the first
+    install in the README leaves it out): called before the data is read."""
     try:
         import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
     except ImportError:
-        raise ValueError("--plot needs matplotlib: pip install 'aucstream[plot]'") from None
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+        raise ValueError(
+            '--plot needs matplotlib, which is not installed: pip install "aucstream[plot]"'
+        ) from None
+    return plt
+
+
+def _plot_curves(positive, scores, auc: float, ap: float, path: str, title: str) -> None:
+    """ROC and precision-recall curves, side by side, to a PNG."""
+    plt = _need_matplotlib()
     from sklearn.metrics import precision_recall_curve, roc_curve
 
     fpr, tpr, _ = roc_curve(positive, scores)
@@ -154,7 +199,7 @@ def _cmd_predict(args) -> int:
     positive) and, with --proba, the probability of the positive class. The file's
     labels are ignored.
     """
-    from ..persistence import load_model
+    from ..persistence import _umask, load_model
 
     model = load_model(args.model)
     if args.proba and not hasattr(model, "predict_proba"):
@@ -175,6 +220,7 @@ def _cmd_predict(args) -> int:
     try:
         with os.fdopen(fd, "w") as out:
             _write_predictions(model, stream, args, out)
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp's 0600: the mode open() would give
         os.replace(tmp, target)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

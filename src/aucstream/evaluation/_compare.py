@@ -11,6 +11,7 @@ tuning runs and the cache, so a figure made after its table costs little.
 
 from __future__ import annotations
 
+import os
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -38,7 +39,11 @@ __all__ = ["Comparison", "DatasetMeta", "compare", "convergence", "parameter_swe
 
 @dataclass
 class DatasetMeta:
-    """A dataset of a comparison, as used (after any subsampling), or why it was skipped."""
+    """A dataset of a comparison, as used (after any subsampling), or why it was skipped.
+
+    ``n_samples`` is the number of examples used, ``n_available`` the number the
+    dataset has (larger when the protocol subsampled it, see :attr:`subsampled`).
+    """
 
     spec: DataSpec
     n_samples: int = 0
@@ -46,6 +51,12 @@ class DatasetMeta:
     n_positive: int = 0
     rule: str = ""
     skipped: str | None = None
+    n_available: int = 0
+
+    @property
+    def subsampled(self) -> bool:
+        """Whether the comparison used fewer examples than the dataset has."""
+        return self.n_available > self.n_samples
 
     @property
     def title(self) -> str:
@@ -160,6 +171,39 @@ def _as_data(datasets: Iterable) -> list[DataSpec]:
     return [x if isinstance(x, DataSpec) else parse_data_spec(str(x)) for x in datasets]
 
 
+def unavailable(spec: DataSpec, data_home=None) -> str | None:
+    """None when the files of ``spec`` are present, else why not, naming where they
+    were looked for: the folder and what gave it (``data_home`` or the environment
+    variable ``AUCSTREAM_DATA``), or that the variable is not set."""
+    reason = data_available(spec, data_home)
+    if reason is None or spec.is_file:
+        return reason
+    from ..datasets import dataset_info
+    from ..datasets._registry import DATA_ENV
+
+    try:
+        dataset_info(spec.name)
+    except ValueError:
+        return reason  # an unknown name: the reason says so, with the close matches
+    folder = data_home if data_home is not None else (os.environ.get(DATA_ENV) or None)
+    if folder is None:
+        return (
+            f"needs the benchmark data folder, but {DATA_ENV} is not set (no folder was "
+            f"looked at): export {DATA_ENV}=/path/to/data or pass --data-home"
+        )
+    source = (
+        f"given by data_home / --data-home instead of ${DATA_ENV}"
+        if data_home is not None
+        else f"named by ${DATA_ENV}"
+    )
+    where = Path(folder).expanduser().absolute()
+    if not where.is_dir():
+        return f"the benchmark data folder {where} ({source}) does not exist"
+    missing = [f.filename for f in dataset_info(spec.name).files]
+    missing = [name for name in missing if not (where / name).is_file()]
+    return f"missing {', '.join(missing)} in the benchmark data folder {where} ({source})"
+
+
 class _Session:
     """Shared setup of one comparison: cache, workers, progress, accumulated stats."""
 
@@ -176,7 +220,6 @@ class _Session:
         on_record=None,
     ):
         self.protocol = protocol
-        self.cache = RunCache(cache_dir) if cache_dir is not None else None
         self.n_jobs, self.data_home, self.progress = n_jobs, data_home, progress
         self.on_record = on_record
         self.stats = RunStats()
@@ -196,13 +239,22 @@ class _Session:
             if not s.available
         }
         for spec in _as_data(datasets):
-            reason = data_available(spec, data_home)
+            reason = unavailable(spec, data_home)
             meta = DatasetMeta(spec, skipped=reason)
             if reason is None:
                 data = load_for_protocol(spec, protocol, data_home)
                 meta.n_samples, meta.n_features = data.n_samples, data.n_features
                 meta.n_positive, meta.rule = data.n_positive, data.rule
+                meta.n_available = data.n_samples
+                if protocol.max_samples is not None:
+                    whole = protocol.replace(max_samples=None)
+                    meta.n_available = load_for_protocol(spec, whole, data_home).n_samples
             self.result.datasets.append(meta)
+        if self.result.datasets and not self.result.used_datasets:
+            # nothing can run: fail before anything (a cache folder, a report) is written
+            reasons = "; ".join(f"{m.title} ({m.skipped})" for m in self.result.datasets)
+            raise ValueError(f"no dataset could be used: {reasons}")
+        self.cache = RunCache(cache_dir) if cache_dir is not None else None
         self.result.stats = self.stats
 
     def run(self, jobs: Sequence[Job], label: str) -> list[dict]:

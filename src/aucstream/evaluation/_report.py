@@ -91,6 +91,51 @@ def _protocol_section(result: Comparison, reference_protocol) -> list[str]:
     return out
 
 
+def subsample_note(result: Comparison) -> str:
+    """One sentence saying which datasets the protocol subsampled, and how: examples
+    used against examples available, per dataset ("" when every dataset was used
+    whole).
+
+    Parameters
+    ----------
+    result : Comparison
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from aucstream.evaluation import Protocol
+    >>> from aucstream.evaluation._compare import Comparison, DatasetMeta
+    >>> from aucstream.evaluation._data import DataSpec
+    >>> german = DatasetMeta(DataSpec("german"), n_samples=300, n_available=1000)
+    >>> result = Comparison(Protocol("g16", max_samples=300), [], [german])
+    >>> print(subsample_note(result))  # doctest: +NORMALIZE_WHITESPACE
+    **Subsampled**: every dataset was first reduced to a stratified random sample of at
+    most 300 examples: german 300 of 1,000 examples.
+    """
+    used = result.used_datasets
+    if not any(m.subsampled for m in used):
+        return ""
+    p = result.protocol
+    how = (
+        f"every dataset was first reduced to a stratified random sample of at most "
+        f"{p.max_samples:,} examples"
+        if p.max_samples is not None
+        else "datasets were subsampled"
+    )
+    if p.mode == "quick":
+        how += " (quick mode: for a smoke test, not for comparing with the paper)"
+    counts = "; ".join(
+        f"{m.title} {m.n_samples:,} of {m.n_available:,} examples"
+        if m.subsampled
+        else f"{m.title} all {m.n_samples:,} examples"
+        for m in used
+    )
+    return f"**Subsampled**: {how}: {counts}."
+
+
 def _datasets_section(result: Comparison) -> list[str]:
     rows = []
     for m in result.datasets:
@@ -100,7 +145,7 @@ def _datasets_section(result: Comparison) -> list[str]:
         rows.append(
             [
                 m.title,
-                f"{m.n_samples:,}",
+                f"{m.n_samples:,} of {m.n_available:,}" if m.subsampled else f"{m.n_samples:,}",
                 paper_n,
                 m.n_features,
                 f"{m.n_positive:,}",
@@ -338,8 +383,16 @@ def _pyplot():
     return plt
 
 
+def _figure_title(source: str, shows: str) -> str:
+    """A figure's title: what it shows (its axes), after the report it belongs to."""
+    return f"{source}: {shows}" if source else shows[:1].upper() + shows[1:]
+
+
 def plot_times(result: Comparison, path: Path, title: str = "") -> None:
-    """Grouped bars of the mean training time per dataset, log-scale y (G16 Fig. 1)."""
+    """Grouped bars of the mean training time per dataset, log-scale y (G16 Fig. 1).
+
+    ``title`` names the source (a report, a paper's table); the figure's title adds
+    what it shows, training time per pass."""
     plt = _pyplot()
     summary = {(r["dataset"], r["learner"]): r["seconds"] for r in result.summary()}
     datasets = [m.title for m in result.used_datasets]
@@ -357,7 +410,7 @@ def plot_times(result: Comparison, path: Path, title: str = "") -> None:
     ax.set_yscale("log")
     ax.set_xticks(x, datasets, rotation=30, ha="right")
     ax.set_ylabel("training time per pass (s)")
-    ax.set_title(title or "Training time")
+    ax.set_title(_figure_title(title, "training time per pass"))
     ax.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
@@ -374,10 +427,13 @@ def _grid_axes(plt, n: int):
 
 
 def plot_curves(result: Comparison, path: Path, x: str = "n_seen", title: str = "") -> None:
-    """Test AUC against examples seen (``x="n_seen"``) or seconds, one panel per dataset."""
+    """Test AUC against examples seen (``x="n_seen"``) or seconds, one panel per dataset.
+
+    ``title`` names the source; the figure's title adds what it shows."""
     plt = _pyplot()
     from matplotlib.ticker import NullFormatter
 
+    xlabel = "examples seen" if x == "n_seen" else "training time (s)"
     metas = result.used_datasets
     fig, axes = _grid_axes(plt, max(len(metas), 1))
     for ax, meta in zip(axes, metas):
@@ -391,20 +447,22 @@ def plot_curves(result: Comparison, path: Path, x: str = "n_seen", title: str = 
             )
             ax.plot(xs, ys, label=spec.title)
         ax.set_title(meta.title)
-        ax.set_xlabel("examples seen" if x == "n_seen" else "training time (s)")
+        ax.set_xlabel(xlabel)
         ax.set_ylabel("test AUC")
         if x == "seconds":
             ax.set_xscale("log")
             ax.xaxis.set_minor_formatter(NullFormatter())  # no crowded minor labels
         ax.legend(fontsize=7)
-    fig.suptitle(title)
+    fig.suptitle(_figure_title(title, f"test AUC against {xlabel}"))
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
 
 
 def plot_sweep(result: Comparison, path: Path, title: str = "") -> None:
-    """Test AUC (mean ± std) against the swept parameter, one panel per dataset."""
+    """Test AUC (mean ± std) against the swept parameter, one panel per dataset.
+
+    ``title`` names the source; the figure's title adds what it shows."""
     plt = _pyplot()
     metas = result.used_datasets
     param = next((r["param"] for r in result.runs if "param" in r), "value")
@@ -435,7 +493,7 @@ def plot_sweep(result: Comparison, path: Path, title: str = "") -> None:
         ax.set_xlabel(param)
         ax.set_ylabel("test AUC")
         ax.legend(fontsize=7)
-    fig.suptitle(title)
+    fig.suptitle(_figure_title(title, f"test AUC against {param}"))
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
@@ -514,6 +572,7 @@ def write_json(
                 "name": m.title,
                 "source": m.spec.name,
                 "n_samples": m.n_samples,
+                "n_available": m.n_available,
                 "paper_n": m.spec.paper_n,
                 "n_features": m.n_features,
                 "n_positive": m.n_positive,
@@ -610,6 +669,9 @@ def write_report(
             "",
         ]
     body, plots = _BODIES[kind](result, name, n_runs, paper, notes)
+    note = subsample_note(result)
+    if note:  # beside the numbers (the part `aucstream reproduce` prints)
+        body[2:2] = [note, ""]
     lines += body
     lines += _draw(result, plots, out, files, title)
     lines += _datasets_section(result) + _tuning_section(result) + _problems_section(result)
@@ -716,12 +778,15 @@ _BODIES = {"table": _table_body, "time": _time_body, "curve": _curve_body, "swee
 def _draw(result, plots, out: Path, files: dict, title: str) -> list[str]:
     """Draw the plots (adding them to ``files``); a note when matplotlib is missing."""
     try:
+        # the report's title may say what its table shows ("... (test AUC)"): the
+        # figures name the report by what comes before the colon and add their own
+        source = title.split(":")[0].strip()
         for key, filename, plot, args in plots:
-            plot(result, out / filename, *args, title=title)
+            plot(result, out / filename, *args, title=source)
             files[key] = out / filename
     except ImportError:  # matplotlib is the optional "plot" extra
         return [
-            "(Plots not drawn: matplotlib is not installed; `pip install aucstream[plot]`.)",
+            '(Plots not drawn: matplotlib is not installed; `pip install "aucstream[plot]"`.)',
             "",
         ]
     return []

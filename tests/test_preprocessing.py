@@ -404,7 +404,7 @@ def test_plain_rows_skip_the_general_validation_and_change_nothing(monkeypatch):
     validation (the scaler's and a pipeline's): the same output and model as rows that
     take it (lists), which anything not plainly valid still does (a value of 1e200, a
     NaN, a wrong width: the usual errors)."""
-    import aucstream._base as base
+    import aucstream._runtime._learning as base
     from aucstream import StreamPipeline, UnivariateOnline
     from aucstream.preprocessing import _standard
 

@@ -1,10 +1,16 @@
-"""Library-wide settings (like ``sklearn.set_config``): the memory budget.
+"""Library-wide settings (like ``sklearn.set_config``): the memory budget, the fast path.
 
 A learner whose state grows with the square of the dimension (OPAUC's exact
 covariances, AdaOAM, ConfidenceWeighted, the batch solvers) compares the bytes it
 would allocate with ``memory_budget`` before allocating anything, and refuses with an
 error that names the bytes and the learner's low-memory options, instead of dying in
 the middle of an allocation.
+
+Calls that learn or score a few examples take a fast path that skips scikit-learn's
+general validation for plainly valid input (:mod:`aucstream._runtime._small_calls`).
+``set_config(fast_path=False)`` sends every call through the full validation: the
+models and scores are the same bit for bit (``aucstream.checks`` checks it for every
+learner), only slower; a switch for checking and for bisecting a suspected bug.
 """
 
 from __future__ import annotations
@@ -14,7 +20,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-__all__ = ["get_config", "set_config", "config_context", "format_bytes"]
+__all__ = ["get_config", "set_config", "config_context", "fast_path_on", "format_bytes"]
 
 
 def _physical_memory() -> int | None:
@@ -26,7 +32,7 @@ def _physical_memory() -> int | None:
 
 _total = _physical_memory()
 #: Half of the machine's memory, or 8 GiB where it cannot be read.
-_DEFAULTS = {"memory_budget": _total // 2 if _total else 8 << 30}
+_DEFAULTS = {"memory_budget": _total // 2 if _total else 8 << 30, "fast_path": True}
 _local = threading.local()
 
 
@@ -34,6 +40,12 @@ def _settings() -> dict:
     if not hasattr(_local, "settings"):
         _local.settings = dict(_DEFAULTS)
     return _local.settings
+
+
+def fast_path_on() -> bool:
+    """Whether small calls may take the fast path in this thread (one attribute read:
+    it is asked on every small call)."""
+    return getattr(_local, "fast_path", True)
 
 
 def get_config() -> dict:
@@ -44,25 +56,33 @@ def get_config() -> dict:
     dict
         ``memory_budget``: bytes a learner may allocate for its state, counting the
         copy it keeps while a call is in progress (default: half of the machine's
-        memory).
+        memory); ``fast_path``: whether small calls may skip the general validation
+        (default True).
     """
     return dict(_settings())
 
 
-def set_config(memory_budget: int | None = None) -> None:
+def set_config(memory_budget: int | None = None, fast_path: bool | None = None) -> None:
     """Change settings for the current thread.
 
     Parameters
     ----------
     memory_budget : int, optional
         Bytes a learner may allocate for its state (> 0).
+    fast_path : bool, optional
+        Whether calls that learn or score a few examples may take the fast path (the
+        same results bit for bit; False sends every call through the full validation).
     """
+    if fast_path is not None and not isinstance(fast_path, bool):
+        raise TypeError(f"fast_path must be a bool, got {fast_path!r}")
     if memory_budget is not None:
         if isinstance(memory_budget, bool) or not isinstance(memory_budget, int):
             raise TypeError(f"memory_budget must be an int (bytes), got {memory_budget!r}")
         if memory_budget <= 0:
             raise ValueError(f"memory_budget must be positive, got {memory_budget}")
         _settings()["memory_budget"] = memory_budget
+    if fast_path is not None:
+        _settings()["fast_path"] = _local.fast_path = fast_path
 
 
 @contextmanager
@@ -82,6 +102,7 @@ def config_context(**changes) -> Iterator[None]:
         yield
     finally:
         _settings().update(old)
+        _local.fast_path = old["fast_path"]
 
 
 def format_bytes(n: float) -> str:

@@ -685,6 +685,47 @@ def check_learn_one_equals_partial_fit_of_one_row(estimator) -> None:
         _assert_same_model(models[one], models[chunk], X, f"{one} != {chunk} of one row")
 
 
+def check_the_fast_path_changes_nothing(estimator) -> None:
+    """The same calls give the same model and outputs, bit for bit, with the fast path
+    of small calls on and off (``aucstream.set_config(fast_path=False)`` sends every
+    call through the full validation): one-row ``partial_fit`` (dense and CSR),
+    ``test_then_train``, ``learn_one`` (array and dict), small chunks, and the
+    one-example scores."""
+    from ._config import config_context
+
+    X, y = make_stream(60, 6, seed=11, sparsity=0.5)
+    S = sp.csr_matrix(X)
+    runs = []
+    for on in (True, False):
+        with config_context(fast_path=on):
+            model = _fresh(estimator).partial_fit(X[:12], y[:12], classes=CLASSES)
+            out: list = []
+            for i in range(12, 20):
+                model.partial_fit(X[i : i + 1], y[i : i + 1])
+            for i in range(20, 26):
+                model.partial_fit(S[i], y[i : i + 1])
+            if hasattr(model, "test_then_train"):
+                out.append(model.test_then_train(X[26:30], y[26:30]))
+                out.append(model.test_then_train(X[30:31], y[30:31]))
+            if hasattr(model, "learn_one"):
+                for i in range(31, 36):
+                    model.learn_one(X[i], y[i])
+                for i in range(36, 41):
+                    model.learn_one(_as_dict(X[i]), y[i])
+            model.partial_fit(X[41:44], y[41:44])
+            for i in range(44, 60) if hasattr(model, "decision_one") else ():
+                out.append(model.decision_one(X[i]))
+                out.append(model.decision_one(_as_dict(X[i])))
+                if hasattr(model, "predict_proba_one") and hasattr(model, "predict_proba"):
+                    out.append(model.predict_proba_one(_as_dict(X[i])))
+            runs.append((model, out))
+    (fast, fast_out), (full, full_out) = runs
+    _assert_same_model(fast, full, X, "fast path on != off")
+    assert len(fast_out) == len(full_out)
+    for k, (a, b) in enumerate(zip(fast_out, full_out)):
+        np.testing.assert_array_equal(a, b, err_msg=f"output {k}: fast path on != off")
+
+
 # ---------------------------------------------------------------- the battery
 def _named(function: Callable, *args) -> Callable[[], None]:
     check = functools.partial(function, *args)
@@ -775,6 +816,7 @@ def yield_checks(estimator, *, sklearn_checks: bool = True) -> Iterator[Callable
         ]
         if hasattr(estimator, "learn_one"):
             functions.append(check_learn_one_equals_partial_fit_of_one_row)
+        functions.append(check_the_fast_path_changes_nothing)
         if hasattr(estimator, "merge"):
             functions.append(check_merge)
     for function in functions:

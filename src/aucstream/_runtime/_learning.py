@@ -30,7 +30,7 @@ from .._chunks import (
     plain_rows_of_width,
     to_chunk,
 )
-from .._config import format_bytes, get_config
+from .._config import fast_path_on, format_bytes, get_config
 from .._fastpath import LABEL_KINDS, validate_params_once
 from .._params import check_parameters
 
@@ -144,7 +144,9 @@ class LearningStep:
             raise ValueError(
                 f"{type(self).__name__} requires y to be passed, but the target y is None"
             )
-        if not reset:
+        if not fast_path_on():
+            pass  # the full validation below, always
+        elif not reset:
             plain = _plain_input(self, X, y)
             if plain is not None:
                 return plain

@@ -51,6 +51,7 @@ from .._chunks import (
     quick_rows,
     sparse_row_dot,
 )
+from .._config import fast_path_on
 from .._fastpath import (
     FAST,
     LABEL_KINDS,
@@ -145,7 +146,7 @@ class SmallCalls:
         :meth:`_learn_one_row`.
         """
         cache = FAST.get(self)
-        if cache is None or not cache.pinned or cache.flat is None:
+        if cache is None or not cache.pinned or cache.flat is None or not fast_path_on():
             return _NOT_TAKEN
         if not cache.flat.current(self):
             return _NOT_TAKEN
@@ -237,6 +238,7 @@ class SmallCalls:
         width = state.get("n_features_in_")
         if (
             not self._fast_path
+            or not fast_path_on()
             or self.is_batch
             or sample_weight is not None
             or classes_ is None
@@ -396,7 +398,7 @@ class SmallCalls:
         width = state.get("n_features_in_")
         if width is None or "n_samples_seen_" not in state or "feature_names_in_" in state:
             return None
-        if not self._scores_by_coef:  # scores of its own (a pipeline, a search)
+        if not self._scores_by_coef or not fast_path_on():  # scores of its own (a pipeline)
             return None
         if type(x) is np.ndarray:
             if x.ndim != 1 or x.shape[0] != width or x.dtype != _FLOAT64:

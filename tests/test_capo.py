@@ -158,7 +158,7 @@ def test_a_scalar_in_place_of_the_support_vectors_is_refused(tmp_path):
     with zipfile.ZipFile(path, "w") as z:
         for name, data in raw.items():
             z.writestr(name, data)
-    with pytest.raises(ValueError, match="support_vectors_: expected an array"):
+    with pytest.raises(ValueError, match="support_vectors_"):
         load_model(path)
 
 

@@ -140,8 +140,9 @@ class _Decompressed(io.BufferedIOBase):
     def _damaged(self, error: BaseException) -> _FileDamaged:
         reason = " ".join(str(error).split()) or type(error).__name__
         return _FileDamaged(
-            f"{self._name}, line {self._lines + 1}: the {self._kind} data is truncated or "
-            f"corrupt after byte {self._offset:,} of the decompressed data ({reason})"
+            f"{self._name}, line {self._lines + 1}: the file ends early or is corrupt: its "
+            f"{self._kind} data breaks off after byte {self._offset:,} of the decompressed "
+            f"data ({reason})"
         )
 
     def read1(self, size: int = -1) -> bytes:
@@ -166,7 +167,7 @@ class _Decompressed(io.BufferedIOBase):
             try:
                 data = self.read1(-1 if size is None or size < 0 else size - got)
             except _FileDamaged:
-                if parts:  # the good data first
+                if parts and size is not None and size >= 0:  # the good data first
                     break
                 raise
             if not data:

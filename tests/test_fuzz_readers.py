@@ -26,7 +26,7 @@ from aucstream.datasets import load_csv, load_svmlight
 
 FUZZ = settings(
     max_examples=40,
-    deadline=2000,
+    deadline=5000,
     derandomize=True,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
@@ -49,6 +49,15 @@ class Refused(Exception):
     def __init__(self, lines: set[int]):
         super().__init__(lines)
         self.lines = lines
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _compiled(tmp_path_factory):
+    """Load the compiled parser before the first timed example."""
+    path = tmp_path_factory.mktemp("warm") / "w.svm"
+    path.write_bytes(b"1 1:2\n")
+    load_svmlight(path, n_features=1)
+    load_csv(path, delimiter=" ", header=False)
 
 
 # ------------------------------------------------------------------ LIBSVM

@@ -140,9 +140,9 @@ class _Decompressed(io.BufferedIOBase):
     def _damaged(self, error: BaseException) -> _FileDamaged:
         reason = " ".join(str(error).split()) or type(error).__name__
         return _FileDamaged(
-            f"{self._name}, line {self._lines + 1}: the file ends early or is corrupt: its "
-            f"{self._kind} data breaks off after byte {self._offset:,} of the decompressed "
-            f"data ({reason})"
+            f"{self._name}: the file ends early or is corrupt at line {self._lines + 1}: "
+            f"its {self._kind} data breaks off after byte {self._offset:,} of the "
+            f"decompressed data ({reason})"
         )
 
     def read1(self, size: int = -1) -> bytes:

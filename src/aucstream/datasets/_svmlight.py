@@ -7,6 +7,7 @@ file and line of an error; both read numbers exactly as Python's ``float``.
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 import warnings
@@ -606,19 +607,6 @@ def _scan(reader: FileChunks, chunk_size: int) -> tuple[SvmlightInfo, _ZeroIndex
     return info, _ZeroIndex(int(st[_ZERO_LINE]), int(st[_ZERO_LINES]), early, rows)
 
 
-def _first_chunk(reader: FileChunks, chunk_size: int) -> _ZeroIndex:
-    """Where index 0 occurs in the first chunk (read once more by the next pass)."""
-    parser = _SvmlightPass(reader, 0, None)
-    chunks = parser.chunks(chunk_size)
-    try:
-        first = next(chunks, None)
-    finally:
-        chunks.close()
-    rows = 0 if first is None else first[0].size
-    lines = int(parser.st[_ZERO_LINES])
-    return _ZeroIndex(int(parser.st[_ZERO_LINE]), lines, lines > 0, rows)
-
-
 def _decide_base(reader: FileChunks, zero: _ZeroIndex, check_all: bool) -> tuple[bool, str]:
     """The base "auto" chooses (see :func:`iter_svmlight`): ``(zero_based, why)``,
     ``why`` telling in an error message why the file is read as 1-based.
@@ -815,13 +803,29 @@ def _iter_svmlight(reader, chunk_size, n_features, dtype, zero_based, dense):
         n_features = (info.max_index + 1 if zero_based else info.max_index) if info.nnz else 0
         n_features = max(n_features, 0)
         reader.bytes_read = 0
-    elif zero_based == "auto":
-        zero_based, why = _decide_base(reader, _first_chunk(reader, chunk_size), check_all=False)
-        reader.bytes_read = 0
+    if zero_based == "auto":  # one pass: the first chunk decides
+        parser = _SvmlightPass(reader, 0, None)
+        chunks = parser.chunks(chunk_size)
+        first = next(chunks, None)
+        st = parser.st
+        lines = int(st[_ZERO_LINES])
+        rows = 0 if first is None else first[0].size
+        zero = _ZeroIndex(int(st[_ZERO_LINE]), lines, lines > 0, rows)
+        zero_based, why = _decide_base(reader, zero, check_all=False)
+        offset = 0 if zero_based else 1
+        if first is not None and first[2].size and first[2].max() - offset >= n_features:
+            chunks.close()  # the message of a pass that knows base and width
+            next(_SvmlightPass(reader, offset, n_features, why).chunks(chunk_size))
+            raise AssertionError("unreachable: the first chunk is too wide")  # pragma: no cover
+        parser.offset, parser.n_features, parser.why = offset, n_features, why
+        if first is not None:
+            first = (first[0], first[1], first[2] - offset, first[3])
+        chunks = itertools.chain([] if first is None else [first], chunks)
+    else:
+        offset = 0 if zero_based else 1
+        chunks = _SvmlightPass(reader, offset, n_features, why).chunks(chunk_size)
     reader.n_features, reader.zero_based = n_features, bool(zero_based)
-    offset = 0 if zero_based else 1
-    parser = _SvmlightPass(reader, offset, n_features, why)
-    for y, data, idx, indptr in parser.chunks(chunk_size):
+    for y, data, idx, indptr in chunks:
         X = sp.csr_matrix((data.astype(dtype, copy=False), idx, indptr), shape=(y.size, n_features))
         X.has_sorted_indices = True
         reader.rows += y.size

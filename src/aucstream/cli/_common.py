@@ -117,8 +117,8 @@ def _meta_learner(name: str) -> type:
 # ----------------------------------------------------------------------- reading
 
 
-_ZERO_BASED = {"auto": "auto", "yes": True, "no": False}
-_INDEX_BASE = {"auto": "auto", "0": True, "1": False}
+_ZERO_BASED: dict[str, bool | str] = {"auto": "auto", "yes": True, "no": False}
+_INDEX_BASE: dict[str, bool | str] = {"auto": "auto", "0": True, "1": False}
 
 
 def _zero_based(args) -> bool | str:

@@ -9,7 +9,13 @@ many bytes of the file it has read (for a progress bar). Plain, gzip, bzip2 and
 xz/lzma files are opened transparently (detected from the first bytes of the file,
 or from an ``.xz`` / ``.lzma`` suffix). Malformed input raises :class:`ValueError`
 with a message that starts with ``"<path>, line <n>: "`` where ``n`` is the 1-based
-physical line number.
+physical line number; a truncated or corrupt compressed file raises
+:class:`ValueError` ``"<path>: the file ends early or is corrupt at line <n>: ..."``
+with the byte offset in the decompressed data.
+
+Both formats read numbers with one strict grammar (``_NUMBER`` below: ASCII digits,
+sign, decimal point, exponent; no ``_``, no other digits, no separators, no
+``inf``/``nan``), so a number is read the same by every reader or refused by all.
 
 Each format has a fast parser and a reference parser that decides. LIBSVM lines go
 through a compiled parser over blocks of bytes, which leaves every line outside a

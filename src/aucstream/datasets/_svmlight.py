@@ -2,7 +2,9 @@
 
 A compiled parser reads blocks of bytes and leaves every line outside a plain grammar
 to a token-by-token reference parser, which decides what is accepted and names the
-file and line of an error; both read numbers exactly as Python's ``float``.
+file and line of an error; both read numbers exactly as Python's ``float``. The
+grammar (ASCII digits only, no ``_``, no separators inside numbers) is written out in
+:func:`iter_svmlight`'s docstring, with the rule that decides the index base.
 """
 
 from __future__ import annotations
@@ -47,7 +49,9 @@ class SvmlightInfo:
     n_features : int
         Number of columns implied by the largest feature index and ``zero_based``.
     zero_based : bool
-        True when the file contains the index 0 (so it is read as 0-based).
+        True when the index 0 occurs in the file. (:func:`iter_svmlight` with
+        ``zero_based="auto"`` reads such a file as 0-based when the index 0 occurs
+        in its first chunk, and refuses it otherwise.)
     nnz : int
         Number of stored ``index:value`` pairs.
     min_index, max_index : int

@@ -154,13 +154,9 @@ def test_iter_svmlight_zero_based_auto(tmp_path):
     np.testing.assert_array_equal(y1, y)
     X2, _ = load_svmlight(path, n_features=9, zero_based=True)
     _assert_same_csr(X2, X)
-    # with n_features given, "auto" decides from the first chunk too (one rule)
-    with pytest.warns(UserWarning, match="read as 0-based"):
-        X3, _ = load_svmlight(path, n_features=10)
-    assert X3.shape == (40, 10)
-    _assert_same_csr(X3[:, :9], X)
+    # with n_features given, "auto" means 1-based: index 0 is an error
     with pytest.raises(ValueError, match=r"zero\.svm, line \d+: feature index 0"):
-        load_svmlight(path, n_features=10, zero_based=False)
+        load_svmlight(path, n_features=10)
 
 
 def test_iter_svmlight_n_features_dense_dtype(tmp_path):

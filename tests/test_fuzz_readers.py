@@ -95,6 +95,8 @@ def reference_svmlight(text: str, zero_based, chunk_size: int, n_features: int |
     for row in _svm_rows(text):
         (bad.add(row) if isinstance(row, int) else rows.append(row))
     zero_lines = [lineno for lineno, _, pairs in rows if pairs and pairs[0][0] == 0]
+    if zero_based == "auto" and n_features is not None:
+        zero_based = False
     if zero_based == "auto":
         first = {lineno for lineno, _, _ in rows[:chunk_size]}
         zero_based = any(lineno in first for lineno in zero_lines)

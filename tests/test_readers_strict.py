@@ -174,8 +174,8 @@ def test_a_stray_zero_after_the_first_chunk_is_refused(tmp_path):
     chunks = iter_svmlight(path, chunk_size=100)
     with pytest.raises(ValueError, match=expected):
         next(chunks)  # before any chunk: the first pass read the whole file
-    chunks = iter_svmlight(path, chunk_size=100, n_features=3)
-    with pytest.raises(ValueError, match=expected):
+    chunks = iter_svmlight(path, chunk_size=100, n_features=3)  # one pass: 1-based
+    with pytest.raises(ValueError, match=r"line 250: .*1-based when n_features is given"):
         list(chunks)
     assert chunks.zero_based is False and chunks.rows == 200
     with pytest.raises(ValueError, match=r"line 250: feature index 0"):
@@ -193,15 +193,16 @@ def test_index_zero_in_the_first_chunk_makes_a_zero_based_file_and_says_so(tmp_p
     y = np.where(rng.random(60) > 0.5, 1.0, -1.0)
     path = tmp_path / "zero.svm"
     dump_svmlight_file(X, y, str(path), zero_based=True)
-    for n_features in (None, 6):
-        with pytest.warns(UserWarning, match=r"zero\.svm: read as 0-based .* line 1\)"):
-            got, got_y = load_svmlight(path, n_features=n_features)
-        np.testing.assert_array_equal(got.toarray(), X.toarray())
-        np.testing.assert_array_equal(got_y, y)
+    with pytest.warns(UserWarning, match=r"zero\.svm: read as 0-based .* line 1\)"):
+        got, got_y = load_svmlight(path)
+    np.testing.assert_array_equal(got.toarray(), X.toarray())
+    np.testing.assert_array_equal(got_y, y)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         got, _ = load_svmlight(path, zero_based=True)
-    np.testing.assert_array_equal(got.toarray(), X.toarray())
+        np.testing.assert_array_equal(got.toarray(), X.toarray())
+        with pytest.raises(ValueError, match=r"zero\.svm, line 1: feature index 0"):
+            load_svmlight(path, n_features=6)  # one pass: "auto" is 1-based
 
 
 # ------------------------------------------------------------ damaged archives

@@ -294,9 +294,10 @@ def _add_file_options(parser: argparse.ArgumentParser, labels: bool = True) -> N
         choices=["auto", "0", "1"],
         default=None,
         help="the first feature index of a LIBSVM file: 1 (the LIBSVM convention; an "
-        "index 0 is an error), 0, or auto (default): 0 when index 0 occurs in the first "
-        "chunk (with a warning), else 1, and an index 0 further on is an error naming "
-        "its line (see aucstream.datasets.iter_svmlight)",
+        "index 0 is an error), 0, or auto (default): for fit, 0 when index 0 occurs in "
+        "the first chunk (with a warning), else 1 and an index 0 further on is an error "
+        "naming its line; for score and predict (the width is the model's), 1 "
+        "(see aucstream.datasets.iter_svmlight)",
     )
     parser.add_argument(
         "--zero-based",

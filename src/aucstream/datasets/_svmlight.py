@@ -9,7 +9,6 @@ grammar (ASCII digits only, no ``_``, no separators inside numbers) is written o
 
 from __future__ import annotations
 
-import itertools
 import os
 import re
 import warnings
@@ -611,13 +610,11 @@ def _scan(reader: FileChunks, chunk_size: int) -> tuple[SvmlightInfo, _ZeroIndex
     return info, _ZeroIndex(int(st[_ZERO_LINE]), int(st[_ZERO_LINES]), early, rows)
 
 
-def _decide_base(reader: FileChunks, zero: _ZeroIndex, check_all: bool) -> tuple[bool, str]:
-    """The base "auto" chooses (see :func:`iter_svmlight`): ``(zero_based, why)``,
-    ``why`` telling in an error message why the file is read as 1-based.
-
-    With ``check_all`` (``zero`` covers the whole file), an index 0 after the first
-    chunk is refused here, before any chunk is yielded.
-    """
+def _decide_base(reader: FileChunks, zero: _ZeroIndex) -> tuple[bool, str]:
+    """The base "auto" chooses from the first pass (see :func:`iter_svmlight`):
+    ``(zero_based, why)``, ``why`` telling in an error message why the file is read
+    as 1-based. An index 0 after the first chunk of a 1-based file is refused here,
+    before any chunk is yielded."""
     if zero.in_first_chunk:
         warnings.warn(
             f"{reader.name}: read as 0-based because feature index 0 occurs in its first "
@@ -632,7 +629,7 @@ def _decide_base(reader: FileChunks, zero: _ZeroIndex, check_all: bool) -> tuple
         f' (zero_based="auto" found no index 0 in its first chunk of '
         f"{zero.first_chunk_rows} examples)"
     )
-    if check_all and zero.lines:
+    if zero.lines:
         _raise_at_line(reader, zero.first_line, 1, None, why)
     return False, why
 
@@ -714,16 +711,21 @@ def iter_svmlight(
 
         - True: 0-based. False: 1-based, and an index 0 is an error naming its
           line.
-        - "auto": decided from the first chunk (the first ``chunk_size``
-          examples): 0-based when the index 0 occurs there — with a
+        - "auto" without ``n_features``: decided by the first pass (which reads
+          the whole file anyway for its width) from the first chunk (the first
+          ``chunk_size`` examples): 0-based when the index 0 occurs there — with a
           ``UserWarning`` naming the first line that holds it, as this goes
-          against the LIBSVM convention — else 1-based. An index 0 after the first
-          chunk of a file read as 1-based is then an error naming its file and
-          line (raised before the first chunk when ``n_features`` is None, since
-          the first pass reads the whole file), never a silent shift of every
-          column: one stray ``0:`` either shows in the warning or stops the
-          reading. Pass True for 0-based files (no warning) or False to have any
-          index 0 refused.
+          against the LIBSVM convention — else 1-based, and then an index 0
+          anywhere after the first chunk is an error naming its file and line,
+          raised before any chunk is yielded. So one stray ``0:`` never shifts
+          every column silently: it either shows in the warning or stops the
+          reading.
+        - "auto" with ``n_features``: 1-based, the LIBSVM convention (the file is
+          read once, so nothing else is known in advance); an index 0 is an error
+          naming its line.
+
+        Pass True for 0-based files (no warning) or False to have any index 0
+        refused.
     dense : bool, default=False
         Yield dense ndarrays instead of CSR matrices.
 
@@ -803,31 +805,15 @@ def _iter_svmlight(reader, chunk_size, n_features, dtype, zero_based, dense):
     if n_features is None:
         info, zero = _scan(reader, chunk_size)
         if zero_based == "auto":
-            zero_based, why = _decide_base(reader, zero, check_all=True)
+            zero_based, why = _decide_base(reader, zero)
         n_features = (info.max_index + 1 if zero_based else info.max_index) if info.nnz else 0
         n_features = max(n_features, 0)
         reader.bytes_read = 0
-    if zero_based == "auto":  # one pass: the first chunk decides
-        parser = _SvmlightPass(reader, 0, None)
-        chunks = parser.chunks(chunk_size)
-        first = next(chunks, None)
-        st = parser.st
-        lines = int(st[_ZERO_LINES])
-        rows = 0 if first is None else first[0].size
-        zero = _ZeroIndex(int(st[_ZERO_LINE]), lines, lines > 0, rows)
-        zero_based, why = _decide_base(reader, zero, check_all=False)
-        offset = 0 if zero_based else 1
-        if first is not None and first[2].size and first[2].max() - offset >= n_features:
-            chunks.close()  # the message of a pass that knows base and width
-            next(_SvmlightPass(reader, offset, n_features, why).chunks(chunk_size))
-            raise AssertionError("unreachable: the first chunk is too wide")  # pragma: no cover
-        parser.offset, parser.n_features, parser.why = offset, n_features, why
-        if first is not None:
-            first = (first[0], first[1], first[2] - offset, first[3])
-        chunks = itertools.chain([] if first is None else [first], chunks)
-    else:
-        offset = 0 if zero_based else 1
-        chunks = _SvmlightPass(reader, offset, n_features, why).chunks(chunk_size)
+    elif zero_based == "auto":  # one pass: nothing is known in advance
+        zero_based = False
+        why = ' (zero_based="auto" reads a file 1-based when n_features is given)'
+    offset = 0 if zero_based else 1
+    chunks = _SvmlightPass(reader, offset, n_features, why).chunks(chunk_size)
     reader.n_features, reader.zero_based = n_features, bool(zero_based)
     for y, data, idx, indptr in chunks:
         X = sp.csr_matrix((data.astype(dtype, copy=False), idx, indptr), shape=(y.size, n_features))

@@ -129,24 +129,42 @@ class _Decompressed(io.BufferedIOBase):
 
     ``gzip``, ``bz2`` and ``lzma`` raise ``EOFError``/``OSError``/``LZMAError`` with no
     file name when the stream is truncated or corrupt; here that is a
-    :class:`_FileDamaged` saying where the good data ends (the lines are counted by
-    their ``\\n``, so the count is that of the data delivered so far).
+    :class:`_FileDamaged` saying where the good data ends: the byte offset of the
+    decompressed data delivered, and its line (the ``\\n`` before it, counted by
+    reading the good part again once the error happens).
     """
 
-    def __init__(self, inner, name: str, kind: str):
+    def __init__(self, inner, name: str, kind: str, path: str | None = None):
         super().__init__()
         self._inner, self._name, self._kind = inner, name, kind
+        self._path = name if path is None else path
         self._offset = 0  # decompressed bytes delivered
-        self._lines = 0  # "\n" among them
         self._error: _FileDamaged | None = None
 
     def readable(self) -> bool:
         return True
 
+    def _lines_before(self, offset: int) -> int:
+        """The ``\\n`` in the first ``offset`` decompressed bytes (the file read again:
+        an error path, so the reading itself does not count lines)."""
+        lines = 0
+        with _OPENERS[self._kind](self._path, "rb") as f:
+            while offset > 0:
+                data = f.read1(min(offset, 1 << 20))
+                if not data:
+                    break
+                lines += data.count(b"\n")
+                offset -= len(data)
+        return lines
+
     def _damaged(self, error: BaseException) -> _FileDamaged:
         reason = " ".join(str(error).split()) or type(error).__name__
+        try:
+            line = f"line {self._lines_before(self._offset) + 1}"
+        except _DECOMPRESS_ERRORS:  # pragma: no cover - the good part read again
+            line = "an unknown line"
         return _FileDamaged(
-            f"{self._name}: the file ends early or is corrupt at line {self._lines + 1}: "
+            f"{self._name}: the file ends early or is corrupt at {line}: "
             f"its {self._kind} data breaks off after byte {self._offset:,} of the "
             f"decompressed data ({reason})"
         )
@@ -163,7 +181,6 @@ class _Decompressed(io.BufferedIOBase):
             self._error.__cause__ = error
             raise self._error from error
         self._offset += len(data)
-        self._lines += data.count(b"\n")
         return data
 
     def read(self, size: int | None = -1) -> bytes:
@@ -284,12 +301,12 @@ class FileChunks(Iterator):
         with _CountingRaw(open(self.path, "rb", buffering=0), self) as counted:
             if kind is None:
                 f = io.BufferedReader(counted, buffer_size=1 << 20)
-            elif kind == "gzip":
-                f = _Decompressed(gzip.GzipFile(fileobj=counted, mode="rb"), self.name, kind)
-            elif kind == "bz2":
-                f = _Decompressed(bz2.BZ2File(counted, mode="rb"), self.name, kind)
             else:
-                f = _Decompressed(lzma.LZMAFile(counted, mode="rb"), self.name, kind)
+                if kind == "gzip":
+                    inner = gzip.GzipFile(fileobj=counted, mode="rb")
+                else:
+                    inner = (bz2.BZ2File if kind == "bz2" else lzma.LZMAFile)(counted, mode="rb")
+                f = _Decompressed(inner, self.name, kind, self.path)
             with f:
                 yield f
 

@@ -7,8 +7,8 @@ random files full of odd lines are read both ways (the fast reader, and the
 reference applied line by line or with pandas switched off), and the chunks must
 agree bit for bit, or the errors word for word. Also: numbers are converted exactly
 as Python's ``float``, lines cross block boundaries, memory does not grow with the
-file, the iterators report their progress, and the LIBSVM index base is decided for
-the whole file.
+file, the iterators report their progress, and the LIBSVM index base is decided once,
+before the first chunk.
 """
 
 from __future__ import annotations
@@ -65,10 +65,11 @@ def _outcome(chunks) -> tuple:
 
 
 def _reference_svmlight(path: Path, chunk_size: int, offset: int, n_features: int):
-    """The reference parser applied line by line (universal newlines, latin-1)."""
+    """The reference parser applied line by line (universal newlines; bytes that are
+    not UTF-8 shown escaped, as the reader's messages show them)."""
     name = str(path)
     labels, rows = [], []
-    with _readers._open_text(path, encoding="latin-1") as f:
+    with _readers._open_text(path, "utf-8", errors="backslashreplace") as f:
         for lineno, text in enumerate(f, 1):
             parsed = _svmlight._svmlight_line(text, (name, lineno), offset, n_features)
             if parsed is not None:
@@ -258,16 +259,20 @@ def _svm(tmp_path, name, lines):
     return _write(tmp_path / name, ("\n".join(lines) + "\n").encode())
 
 
-def test_auto_base_is_decided_from_the_whole_file_and_said(tmp_path):
+def test_auto_base_is_decided_from_the_first_chunk_and_said(tmp_path):
     lines = ["1 1:1 5:2"] * 50 + ["-1 0:3 2:1"] + ["1 4:1"] * 50  # a stray 0: at line 51
     path = _svm(tmp_path, "stray.svm", lines)
-    chunks = iter_svmlight(path, chunk_size=10)
+    chunks = iter_svmlight(path, chunk_size=10)  # line 51 is after the first chunk
+    with pytest.raises(ValueError, match=r"stray\.svm, line 51: feature index 0 .*first chunk"):
+        next(chunks)  # decided before the first chunk: nothing was yielded 1-based
+    chunks = iter_svmlight(path, chunk_size=60)
     with pytest.warns(
-        UserWarning, match=r"stray\.svm: read as 0-based .* on 1 of 101 lines \(first at line 51\)"
+        UserWarning,
+        match=r"stray\.svm: read as 0-based .* first chunk of 60 examples \(first at line 51\)",
     ):
         X, _ = next(chunks)  # decided before the first chunk
     assert chunks.zero_based is True and chunks.n_features == 6
-    assert X.shape == (10, 6) and X[0].indices.tolist() == [1, 5]
+    assert X.shape == (60, 6) and X[0].indices.tolist() == [1, 5]
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         X1, _ = next(iter_svmlight(path, chunk_size=10, zero_based=True))  # said: no warning

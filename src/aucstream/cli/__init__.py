@@ -34,7 +34,8 @@ Commands
 
 Errors
 ------
-Every failure is one line on stderr, ``aucstream COMMAND: error: ...``, naming the
+Every warning is one line on stderr, ``aucstream: warning: ...``. Every failure is
+one line on stderr, ``aucstream COMMAND: error: ...``, naming the
 file and line (bad input), the parameter (``--param``) or the member (a damaged
 model file), and the exit status is 2; an unexpected internal error exits with 1.
 ``--debug`` shows the traceback instead. Progress bars go to stderr (by default only
@@ -50,7 +51,7 @@ import sys
 from collections.abc import Sequence
 
 from ..streaming import Progress, fit_stream  # re-exported: they lived here
-from ._common import CommandError
+from ._common import CommandError, cli_warnings
 from ._experiments import _add_compare_parser, _add_reproduce_parser, _add_run_parser
 from ._model import _add_fit_parsers
 
@@ -117,7 +118,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     args = build_parser().parse_args(argv)
     try:
-        return args.func(args)
+        with cli_warnings():  # one line each, not Python's format with a source line
+            return args.func(args)
     except CommandError as error:
         if args.debug:
             raise

@@ -5,7 +5,11 @@ from __future__ import annotations
 import argparse
 import ast
 import os
+import sys
 import tempfile
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -113,7 +117,34 @@ def _meta_learner(name: str) -> type:
 # ----------------------------------------------------------------------- reading
 
 
-_ZERO_BASED = {"auto": "auto", "yes": True, "no": False}
+_ZERO_BASED: dict[str, bool | str] = {"auto": "auto", "yes": True, "no": False}
+_INDEX_BASE: dict[str, bool | str] = {"auto": "auto", "0": True, "1": False}
+
+
+def _zero_based(args) -> bool | str:
+    """The reader's ``zero_based`` from ``--index-base`` (or the older ``--zero-based``)."""
+    base = getattr(args, "index_base", None)
+    older = getattr(args, "zero_based", None)
+    if base is not None and older is not None and _INDEX_BASE[base] != _ZERO_BASED[older]:
+        raise CommandError(f"--index-base {base} contradicts --zero-based {older}")
+    if base is not None:
+        return _INDEX_BASE[base]
+    return _ZERO_BASED[older] if older is not None else "auto"
+
+
+@contextmanager
+def cli_warnings() -> Iterator[None]:
+    """Warnings printed as one line on stderr, ``aucstream: warning: ...``, while the
+    block runs (instead of Python's format with a source line). Only the command line
+    uses this; the library's warnings stay :mod:`warnings` warnings."""
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        text = " ".join(str(message).split())
+        print(f"aucstream: warning: {text}", file=sys.stderr if file is None else file)
+
+    with warnings.catch_warnings():
+        warnings.showwarning = show
+        yield
 
 
 def _positive(args) -> list | None:
@@ -128,7 +159,7 @@ def _read(args, n_features: int | None = None, transform=None, any_label: bool =
     fmt = detect_format(args.data, kind=kind, delimiter=args.delimiter)
     if fmt.kind == "libsvm":
         options = {"n_features": n_features or args.n_features}
-        options["zero_based"] = _ZERO_BASED[args.zero_based]
+        options["zero_based"] = _zero_based(args)
     else:
         label = _parse_value(args.label_column) if args.label_column else -1
         options = {"label_column": label}
@@ -259,11 +290,20 @@ def _add_file_options(parser: argparse.ArgumentParser, labels: bool = True) -> N
         help="number of features of a LIBSVM file (default: inferred)",
     )
     parser.add_argument(
+        "--index-base",
+        choices=["auto", "0", "1"],
+        default=None,
+        help="the first feature index of a LIBSVM file: 1 (the LIBSVM convention; an "
+        "index 0 is an error), 0, or auto (default): for fit, 0 when index 0 occurs in "
+        "the first chunk (with a warning), else 1 and an index 0 further on is an error "
+        "naming its line; for score and predict (the width is the model's), 1 "
+        "(see aucstream.datasets.iter_svmlight)",
+    )
+    parser.add_argument(
         "--zero-based",
         choices=["auto", "yes", "no"],
-        default="auto",
-        help="whether the feature indices of a LIBSVM file start at 0 (default: auto, "
-        "decided by the reader)",
+        default=None,
+        help="the older spelling of --index-base (yes: 0, no: 1)",
     )
     parser.add_argument(
         "--label-column", default=None, help="CSV label column, index or name (default: last)"

@@ -1,6 +1,10 @@
 """Data input for aucstream: streaming readers, benchmark datasets, scaling.
 
-Readers (never hold a whole file; plain, gzip, bzip2 or xz files):
+Readers (never hold a whole file; plain, gzip, bzip2 or xz files). They are strict:
+numbers are ASCII digits with an optional sign, point and exponent (no ``_``, no
+full-width digits, no separators), a LIBSVM file's index base is decided by an
+explicit rule, and a malformed value, a bad encoding or a truncated archive raises
+:class:`ValueError` naming the file and the line:
 
 - :func:`iter_svmlight` / :func:`load_svmlight` — LIBSVM/SVMlight files;
 - :func:`iter_csv` / :func:`load_csv` — CSV, TSV and whitespace separated files;

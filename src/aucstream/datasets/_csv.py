@@ -9,7 +9,6 @@ from __future__ import annotations
 import csv
 import io
 import itertools
-import math
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -19,17 +18,19 @@ from typing import IO, Literal
 import numpy as np
 from numpy.typing import DTypeLike
 
-from ._readers import FileChunks, PathLike, _check_chunk_size, _parse
+from ._readers import (
+    _BLANKS,
+    FileChunks,
+    PathLike,
+    _check_chunk_size,
+    _decode_error,
+    _FileDamaged,
+    _parse,
+    all_numbers,
+)
+from ._readers import is_number as _is_number
 
 __all__ = ["iter_csv", "load_csv"]
-
-
-def _is_number(s: str) -> bool:
-    try:
-        float(s)
-    except ValueError:
-        return False
-    return True
 
 
 def _rows(f: IO[str], delimiter: str | None) -> Iterator[tuple[int, list[str]]]:
@@ -61,6 +62,15 @@ def iter_csv(
     One column holds the label, every other column is a numeric feature. Blank lines
     are skipped; CRLF line ends and compressed files (see :func:`open_file`) are
     accepted.
+
+    A feature (and a numeric label) is a number of one strict grammar, the same as
+    in LIBSVM files (see :func:`iter_svmlight`), with ASCII blanks allowed around it:
+    ``[+-]`` digits, an optional ``.`` and digits, an optional exponent — ASCII
+    digits only, so no full-width digits (``１``), no ``_`` (``1_0``), no thousands
+    separator (``1,000`` in a quoted field; unquoted it is two fields), no decimal
+    comma, no ``inf``/``nan``. It is converted as Python's ``float`` (correctly
+    rounded, independent of the locale). Anything else is refused with a
+    :class:`ValueError` naming the file, the line and the column.
 
     Parameters
     ----------
@@ -106,8 +116,11 @@ def iter_csv(
     Raises
     ------
     ValueError
-        For a row with the wrong number of fields, a non-numeric or non-finite
-        feature, or a bad label; the message names the file and the 1-based line.
+        For a row with the wrong number of fields, a feature that is not a finite
+        number of the grammar, or a bad label; the message names the file, the
+        1-based line and the column. Also for text that is not valid in
+        ``encoding`` (naming the line and byte offset of the first bad byte) and for
+        a truncated or corrupt compressed file.
 
     Notes
     -----
@@ -118,7 +131,27 @@ def iter_csv(
     missing field, a label that is not a finite number — makes the reader go back
     to the start of that chunk with the :mod:`csv` module (the file is read again
     from its start), which either reads the chunk or names the bad line. So both
-    ways give the same chunks and the same errors.
+    ways give the same chunks and the same errors. pandas is called with explicit
+    options (float64 columns, ``thousands=None``, ``decimal="."``, no missing-value
+    strings); its C parser accepts no number outside the grammar.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from aucstream.datasets import iter_csv
+    >>> path = os.path.join(tempfile.mkdtemp(), "tiny.csv")
+    >>> with open(path, "w") as f:
+    ...     _ = f.write("x1,x2,label\\n0.5, 1e-3,1\\n-2,.25,0\\n")
+    >>> X, y = next(iter_csv(path))
+    >>> X, y
+    (array([[ 5.0e-01,  1.0e-03],
+           [-2.0e+00,  2.5e-01]]), array([1., 0.]))
+    >>> with open(path, "w", encoding="utf-8") as f:
+    ...     _ = f.write("x1,x2,label\\n0.5,\\uff11,1\\n")
+    >>> next(iter_csv(path))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: ...tiny.csv, line 2: cannot parse feature '１' in column 1 (...)
     """
     chunk_size = _check_chunk_size(chunk_size)
     if header not in (True, False, "infer"):
@@ -154,10 +187,13 @@ class _CsvOptions:
 
 @contextmanager
 def _open_csv_text(reader: FileChunks, encoding: str) -> Iterator[io.TextIOWrapper]:
+    """The file as text; a byte that is not ``encoding`` is an error naming its line."""
     with reader._open_binary() as f:
         text = io.TextIOWrapper(f, encoding=encoding, newline="")
         try:
             yield text
+        except UnicodeDecodeError as error:
+            raise _decode_error(reader, encoding, error) from None
         finally:
             text.detach()
 
@@ -276,6 +312,8 @@ def _csv_pandas(reader: FileChunks, options: _CsvOptions, head, numeric):
                 chunksize=options.chunk_size,
                 dtype=dtype,
                 na_filter=False,
+                thousands=None,
+                decimal=".",
                 encoding=options.encoding,
                 engine="c",
                 skip_blank_lines=True,
@@ -294,6 +332,8 @@ def _csv_pandas(reader: FileChunks, options: _CsvOptions, head, numeric):
                         raise _NotPlain
                     y = np.array([s.strip() for s in labels], dtype=str)
                 yield X.astype(options.dtype, copy=False), y
+        except _FileDamaged:
+            raise
         except (ValueError, TypeError, pd.errors.ParserError) as error:
             raise _NotPlain from error
 
@@ -329,6 +369,18 @@ def _csv_reference(reader: FileChunks, options: _CsvOptions, head, label_type: s
             yield convert()
 
 
+def _numbers(fields: list[list[str]], n_rows: int, n_cols: int) -> np.ndarray | None:
+    """The numbers of ``fields`` (rows of strings) as float64, or None if some field is
+    not a finite number of the grammar (blanks around a number allowed)."""
+    flat = list(itertools.chain.from_iterable(fields))
+    if not all_numbers(flat):
+        flat = [s.strip(_BLANKS) for s in flat]
+        if not all_numbers(flat):
+            return None
+    values = np.array(flat, dtype=np.float64).reshape(n_rows, n_cols)
+    return values if np.isfinite(values).all() else None
+
+
 def _csv_convert(name, rows, linenos, li, n_fields, dtype, state):
     if li == 0:
         feats = [r[1:] for r in rows]
@@ -337,38 +389,28 @@ def _csv_convert(name, rows, linenos, li, n_fields, dtype, state):
     else:
         feats = [r[:li] + r[li + 1 :] for r in rows]
     raw_labels = [r[li] for r in rows]
-    try:
-        X = np.array(feats, dtype=np.float64).reshape(len(rows), n_fields - 1)
-        ok = bool(np.isfinite(X).all())
-    except ValueError:
-        ok = False
-    if not ok:  # locate the offending field (float() is the reference parser)
+    X = _numbers(feats, len(rows), n_fields - 1)
+    if X is None:  # locate the offending field
         X = np.empty((len(rows), n_fields - 1), dtype=np.float64)
         for r, (fields, lineno) in enumerate(zip(feats, linenos, strict=True)):
             for k, s in enumerate(fields):
                 c = k if k < li else k + 1
-                v = _parse(float, s, f"{name}, line {lineno}", f"feature {s!r} in column {c}")
-                if not math.isfinite(v):
-                    raise ValueError(
-                        f"{name}, line {lineno}: non-finite feature {s!r} in column {c}"
-                    )
-                X[r, k] = v
+                X[r, k] = _parse(
+                    s, f"{name}, line {lineno}", f"feature {s!r} in column {c}", blanks=True
+                )
     if state["numeric"] is None:  # decided by the first data row
         state["numeric"] = _is_number(raw_labels[0])
     if state["numeric"]:
-        try:
-            y = np.array(raw_labels, dtype=np.float64)
-            ok = bool(np.isfinite(y).all())
-        except ValueError:
-            ok = False
-        if not ok:
+        y = _numbers([raw_labels], 1, len(rows))
+        if y is None:
             for s, lineno in zip(raw_labels, linenos, strict=True):
-                if not _is_number(s) or not math.isfinite(float(s)):
+                if not _is_number(s) or not np.isfinite(float(s)):
                     raise ValueError(
                         f"{name}, line {lineno}: label {s!r} is not a finite number "
                         "(labels are read as numbers; pass label_type='str' to keep "
                         "them as strings)"
                     )
+        y = y.ravel()
     else:
         y = np.array([s.strip() for s in raw_labels], dtype=str)
     return X.astype(dtype, copy=False), y

@@ -12,7 +12,8 @@ suffix:
 - ``.csv``: comma-separated values; ``.tsv`` and ``.tab``: tab-separated values;
 - ``.svm``, ``.libsvm``, ``.svmlight``: LIBSVM/SVMlight (``label index:value ...``);
 - anything else (``.txt``, ``.data``, ``.t``, no extension, ...): the first non-blank,
-  non-comment line decides. It is LIBSVM when it is a number followed only by
+  non-comment line decides. It is LIBSVM when it is a number (ASCII digits, see
+  :func:`~aucstream.datasets.iter_svmlight`) followed only by
   ``index:value`` (and ``qid:``) tokens, otherwise CSV, with the delimiter found in
   that line: a tab, else a comma, else a semicolon, else runs of whitespace.
 
@@ -31,7 +32,7 @@ from typing import Any, Literal
 import numpy as np
 
 from ._csv import iter_csv, load_csv
-from ._readers import FileChunks, PathLike, detect_compression, open_file
+from ._readers import FileChunks, PathLike, detect_compression, is_number, open_file
 from ._svmlight import iter_svmlight, load_svmlight
 
 __all__ = ["FileFormat", "detect_format", "iter_file", "load_file"]
@@ -45,7 +46,7 @@ _BY_EXTENSION: dict[str, tuple[str, str | None]] = {
     ".libsvm": ("libsvm", None),
     ".svmlight": ("libsvm", None),
 }
-_LIBSVM_TOKEN = re.compile(r"(qid:\S+|\d+:\S+)\Z")
+_LIBSVM_TOKEN = re.compile(r"(qid:\S+|[0-9]+:\S+)\Z")
 _DELIMITERS = ("\t", ",", ";")
 _KINDS = ("libsvm", "csv")
 
@@ -90,11 +91,7 @@ def _is_libsvm_line(line: str) -> bool:
     tokens = line.split()
     if not tokens:
         return False
-    try:
-        float(tokens[0])
-    except ValueError:
-        return False
-    return all(_LIBSVM_TOKEN.match(t) for t in tokens[1:])
+    return is_number(tokens[0]) and all(_LIBSVM_TOKEN.match(t) for t in tokens[1:])
 
 
 def _sniff_delimiter(line: str) -> str | None:

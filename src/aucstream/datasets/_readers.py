@@ -9,7 +9,13 @@ many bytes of the file it has read (for a progress bar). Plain, gzip, bzip2 and
 xz/lzma files are opened transparently (detected from the first bytes of the file,
 or from an ``.xz`` / ``.lzma`` suffix). Malformed input raises :class:`ValueError`
 with a message that starts with ``"<path>, line <n>: "`` where ``n`` is the 1-based
-physical line number.
+physical line number; a truncated or corrupt compressed file raises
+:class:`ValueError` ``"<path>: the file ends early or is corrupt at line <n>: ..."``
+with the byte offset in the decompressed data.
+
+Both formats read numbers with one strict grammar (``_NUMBER`` below: ASCII digits,
+sign, decimal point, exponent; no ``_``, no other digits, no separators, no
+``inf``/``nan``), so a number is read the same by every reader or refused by all.
 
 Each format has a fast parser and a reference parser that decides. LIBSVM lines go
 through a compiled parser over blocks of bytes, which leaves every line outside a
@@ -27,6 +33,8 @@ import io
 import lzma
 import math
 import os
+import re
+import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import IO
@@ -84,6 +92,9 @@ def open_file(path: PathLike) -> IO[bytes]:
     The compression is detected from the magic bytes at the start of the file
     (gzip, bzip2, xz; see :func:`detect_compression`); a file whose name ends in
     ``.lzma`` is read as a legacy lzma stream. Anything else is opened as a plain file.
+    A compressed file that is truncated or corrupt raises :class:`ValueError` when
+    the reading reaches the damage, naming the file, the line and the byte offset
+    (in the decompressed data) where the good data ends.
 
     Parameters
     ----------
@@ -96,11 +107,113 @@ def open_file(path: PathLike) -> IO[bytes]:
         A binary file object yielding the decompressed bytes; close it after use.
     """
     path = os.fspath(path)
-    return _OPENERS[detect_compression(path)](path, "rb")
+    kind = detect_compression(path)
+    f = _OPENERS[kind](path, "rb")
+    return f if kind is None else _Decompressed(f, path, kind)
 
 
-def _open_text(path: PathLike, encoding: str, newline: str | None = None) -> io.TextIOWrapper:
-    return io.TextIOWrapper(open_file(path), encoding=encoding, newline=newline)
+class _FileDamaged(ValueError):
+    """A compressed file ends early or is corrupt (raised by the readers of this package).
+
+    A :class:`ValueError` whose message names the file, the line and the byte offset of
+    the decompressed data where the good data ends.
+    """
+
+
+#: what the decompressors raise for a truncated or corrupt stream
+_DECOMPRESS_ERRORS = (EOFError, OSError, lzma.LZMAError, zlib.error)
+
+
+class _Decompressed(io.BufferedIOBase):
+    """A decompressing file whose errors name the file, the line and the byte offset.
+
+    ``gzip``, ``bz2`` and ``lzma`` raise ``EOFError``/``OSError``/``LZMAError`` with no
+    file name when the stream is truncated or corrupt; here that is a
+    :class:`_FileDamaged` saying where the good data ends: the byte offset of the
+    decompressed data delivered, and its line (the ``\\n`` before it, counted by
+    reading the good part again once the error happens).
+    """
+
+    def __init__(self, inner, name: str, kind: str, path: str | None = None):
+        super().__init__()
+        self._inner, self._name, self._kind = inner, name, kind
+        self._path = name if path is None else path
+        self._offset = 0  # decompressed bytes delivered
+        self._error: _FileDamaged | None = None
+
+    def readable(self) -> bool:
+        return True
+
+    def _lines_before(self, offset: int) -> int:
+        """The ``\\n`` in the first ``offset`` decompressed bytes (the file read again:
+        an error path, so the reading itself does not count lines)."""
+        lines = 0
+        with _OPENERS[self._kind](self._path, "rb") as f:
+            while offset > 0:
+                data = f.read1(min(offset, 1 << 20))
+                if not data:
+                    break
+                lines += data.count(b"\n")
+                offset -= len(data)
+        return lines
+
+    def _damaged(self, error: BaseException) -> _FileDamaged:
+        reason = " ".join(str(error).split()) or type(error).__name__
+        try:
+            line = f"line {self._lines_before(self._offset) + 1}"
+        except _DECOMPRESS_ERRORS:  # pragma: no cover - the good part read again
+            line = "an unknown line"
+        return _FileDamaged(
+            f"{self._name}: the file ends early or is corrupt at {line}: "
+            f"its {self._kind} data breaks off after byte {self._offset:,} of the "
+            f"decompressed data ({reason})"
+        )
+
+    def read1(self, size: int = -1) -> bytes:
+        """At most ``size`` bytes from one decompression step; the good data before
+        a damage is delivered first, the error on the next call."""
+        if self._error is not None:
+            raise self._error
+        try:
+            data = self._inner.read1(size)
+        except _DECOMPRESS_ERRORS as error:
+            self._error = self._damaged(error)
+            self._error.__cause__ = error
+            raise self._error from error
+        self._offset += len(data)
+        return data
+
+    def read(self, size: int | None = -1) -> bytes:
+        parts: list[bytes] = []
+        got = 0
+        while size is None or size < 0 or got < size:
+            try:
+                data = self.read1(-1 if size is None or size < 0 else size - got)
+            except _FileDamaged:
+                if parts and size is not None and size >= 0:  # the good data first
+                    break
+                raise
+            if not data:
+                break
+            parts.append(data)
+            got += len(data)
+        return parts[0] if len(parts) == 1 else b"".join(parts)
+
+    def readinto(self, b) -> int:
+        data = self.read(len(b))
+        b[: len(data)] = data
+        return len(data)
+
+    def close(self) -> None:
+        if not self.closed:
+            self._inner.close()
+        super().close()
+
+
+def _open_text(
+    path: PathLike, encoding: str, newline: str | None = None, errors: str = "strict"
+) -> io.TextIOWrapper:
+    return io.TextIOWrapper(open_file(path), encoding=encoding, newline=newline, errors=errors)
 
 
 class _CountingRaw(io.RawIOBase):
@@ -188,12 +301,12 @@ class FileChunks(Iterator):
         with _CountingRaw(open(self.path, "rb", buffering=0), self) as counted:
             if kind is None:
                 f = io.BufferedReader(counted, buffer_size=1 << 20)
-            elif kind == "gzip":
-                f = gzip.GzipFile(fileobj=counted, mode="rb")
-            elif kind == "bz2":
-                f = bz2.BZ2File(counted, mode="rb")
             else:
-                f = lzma.LZMAFile(counted, mode="rb")
+                if kind == "gzip":
+                    inner = gzip.GzipFile(fileobj=counted, mode="rb")
+                else:
+                    inner = (bz2.BZ2File if kind == "bz2" else lzma.LZMAFile)(counted, mode="rb")
+                f = _Decompressed(inner, self.name, kind, self.path)
             with f:
                 yield f
 
@@ -222,15 +335,70 @@ def _check_chunk_size(chunk_size: int) -> int:
     return int(chunk_size)
 
 
-# ---------------------------------------------------------------------- SVMlight
+# ------------------------------------------------------------------------ numbers
+
+# The one grammar of a number in a data file, for every reader: ASCII digits, an
+# optional sign, an optional decimal point and an optional exponent,
+#     [+-]? ( digits [ "." digits? ] | "." digits ) ( (e|E) [+-]? digits )?
+# and nothing else: no "_" (Python's float("1_0") is 10), no other digits than 0-9
+# (float("\uff11") is 1), no thousands separators, no decimal comma, no "inf" or "nan",
+# no hexadecimal. A number that matches is converted as Python's float (correctly
+# rounded). CSV fields may have ASCII blanks around the number (as pandas allows).
+_NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_BLANKS = " \t\n\v\f\r"
+_NUMBERS_TEXT = _NUMBER.pattern + r"(?:\x00" + _NUMBER.pattern + r")*"
+_NUMBERS = re.compile(_NUMBERS_TEXT)
+GRAMMAR_HINT = "numbers are written with ASCII digits, '.', and an optional exponent"
 
 
-def _parse(cast, text: str, where: str, what: str):
-    """``cast(text)``, or a ValueError "<where>: cannot parse <what>"."""
+def is_number(text: str) -> bool:
+    """Whether ``text`` is a number of the readers' grammar (blanks around allowed)."""
+    return _NUMBER.fullmatch(text.strip(_BLANKS)) is not None
+
+
+def all_numbers(texts: list[str]) -> bool:
+    """Whether every string of ``texts`` is a number of the grammar, without blanks
+    (one regular-expression pass over them all)."""
+    return not texts or _NUMBERS.fullmatch("\x00".join(texts)) is not None
+
+
+def _parse(text: str, where: str, what: str, blanks: bool = False) -> float:
+    """The number ``text`` (of the grammar), or a ValueError "<where>: ..." naming
+    ``what``: "cannot parse" (not a number of the grammar) or "non-finite"."""
+    core = text.strip(_BLANKS) if blanks else text
+    if _NUMBER.fullmatch(core) is None:
+        try:
+            value = float(core)
+        except ValueError:
+            value = None
+        if value is not None and not math.isfinite(value):
+            raise ValueError(f"{where}: non-finite {what}")
+        raise ValueError(f"{where}: cannot parse {what} ({GRAMMAR_HINT})")
+    value = float(core)
+    if not math.isfinite(value):
+        raise ValueError(f"{where}: non-finite {what}")
+    return value
+
+
+def _decode_error(reader: FileChunks, encoding: str, error: UnicodeDecodeError) -> ValueError:
+    """The error for a file that is not valid text in ``encoding``: the line and byte
+    offset of the first bad byte (found by decoding the file line by line)."""
+    offset = 0
     try:
-        return cast(text)
-    except ValueError:
-        raise ValueError(f"{where}: cannot parse {what}") from None
+        with open_file(reader.path) as f:
+            for lineno, raw in enumerate(f, 1):
+                try:
+                    raw.decode(encoding)
+                except UnicodeDecodeError as bad:
+                    return ValueError(
+                        f"{reader.name}, line {lineno}: not valid {encoding} text (byte "
+                        f"{raw[bad.start : bad.start + 1]!r} at byte offset "
+                        f"{offset + bad.start:,}); pass the file's encoding"
+                    )
+                offset += len(raw)
+    except UnicodeError:  # pragma: no cover - an encoding that cannot decode lines
+        pass
+    return ValueError(f"{reader.name}: not valid {encoding} text ({error.reason})")
 
 
 def _stack(Xs, ys, width, dtype, dense):

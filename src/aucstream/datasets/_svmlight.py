@@ -2,13 +2,15 @@
 
 A compiled parser reads blocks of bytes and leaves every line outside a plain grammar
 to a token-by-token reference parser, which decides what is accepted and names the
-file and line of an error; both read numbers exactly as Python's ``float``.
+file and line of an error; both read numbers exactly as Python's ``float``. The
+grammar (ASCII digits only, no ``_``, no separators inside numbers) is written out in
+:func:`iter_svmlight`'s docstring, with the rule that decides the index base.
 """
 
 from __future__ import annotations
 
-import math
 import os
+import re
 import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -46,7 +48,9 @@ class SvmlightInfo:
     n_features : int
         Number of columns implied by the largest feature index and ``zero_based``.
     zero_based : bool
-        True when the file contains the index 0 (so it is read as 0-based).
+        True when the index 0 occurs in the file. (:func:`iter_svmlight` with
+        ``zero_based="auto"`` reads such a file as 0-based when the index 0 occurs
+        in its first chunk, and refuses it otherwise.)
     nnz : int
         Number of stored ``index:value`` pairs.
     min_index, max_index : int
@@ -61,6 +65,10 @@ class SvmlightInfo:
     max_index: int
 
 
+_INDEX = re.compile(r"[0-9]+")
+_SEPARATORS = re.compile(r"[ \t]+")
+
+
 def _svmlight_slow(
     path: str,
     labels: list[str],
@@ -68,11 +76,13 @@ def _svmlight_slow(
     linenos: list[int],
     offset: int,
     n_features: int | None,
+    why: str = "",
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The reference parser: token by token, with the exact message for a bad line.
 
     Every line the compiled parser does not take (:func:`_svm_line`) comes here, so
-    this function decides what is accepted and what each error says.
+    this function decides what is accepted and what each error says. ``why`` tells
+    why the file is read as 1-based (in the message for an index 0).
     """
     ys: list[float] = []
     data: list[float] = []
@@ -80,30 +90,30 @@ def _svmlight_slow(
     indptr = [0]
     for label, rest, lineno in zip(labels, rests, linenos, strict=True):
         where = f"{path}, line {lineno}"
-        yv = _parse(float, label, where, f"label {label!r}")
-        if not math.isfinite(yv):
-            raise ValueError(f"{where}: non-finite label {label!r}")
-        ys.append(yv)
+        ys.append(_parse(label, where, f"label {label!r}"))
         prev = -1
-        for tok in rest.split():
-            if tok.startswith("qid:"):
+        for tok in _SEPARATORS.split(rest):
+            if not tok or tok.startswith("qid:"):
                 continue
             idx_s, sep, val_s = tok.partition(":")
             if not sep or not idx_s or not val_s or ":" in val_s:
                 raise ValueError(f"{where}: cannot parse feature token {tok!r}")
-            idx = _parse(int, idx_s, where, f"feature index in token {tok!r}")
-            val = _parse(float, val_s, where, f"feature value in token {tok!r}")
-            if not math.isfinite(val):
-                raise ValueError(f"{where}: non-finite feature value in token {tok!r}")
-            if idx < 0:
-                raise ValueError(f"{where}: negative feature index in token {tok!r}")
+            if _INDEX.fullmatch(idx_s) is None:
+                if idx_s[:1] == "-" and _INDEX.fullmatch(idx_s[1:]):
+                    raise ValueError(f"{where}: negative feature index in token {tok!r}")
+                raise ValueError(
+                    f"{where}: cannot parse feature index in token {tok!r} (an index is "
+                    "written with the ASCII digits 0-9 only)"
+                )
+            idx = int(idx_s)
+            val = _parse(val_s, where, f"feature value in token {tok!r}")
             if idx >= _MAX_INDEX:
                 raise ValueError(f"{where}: feature index too large in token {tok!r}")
             col = idx - offset
             if col < 0:
                 raise ValueError(
                     f"{where}: feature index 0 in token {tok!r}, but the file is read as "
-                    "1-based; pass zero_based=True to read it as 0-based"
+                    f"1-based{why}; pass zero_based=True to read it as 0-based"
                 )
             if n_features is not None and col >= n_features:
                 raise ValueError(
@@ -128,7 +138,7 @@ def _svmlight_slow(
     )
 
 
-def _svmlight_line(text: str, where: tuple, offset: int, n_features: int | None):
+def _svmlight_line(text: str, where: tuple, offset: int, n_features: int | None, why: str = ""):
     """The reference reading of one line: ``(label, values, indices)`` or None if blank.
 
     ``where`` is ``(path, line number)``. Text after ``#`` is a comment; ``qid:``
@@ -136,11 +146,13 @@ def _svmlight_line(text: str, where: tuple, offset: int, n_features: int | None)
     """
     if "#" in text:
         text = text[: text.index("#")]
-    parts = text.split(None, 1)
-    if not parts:
+    parts = _SEPARATORS.split(text.strip(" \t\r\n"), 1)
+    if not parts[0]:
         return None
     rest = parts[1] if len(parts) == 2 else ""
-    y, data, idx, _ = _svmlight_slow(where[0], [parts[0]], [rest], [where[1]], offset, n_features)
+    y, data, idx, _ = _svmlight_slow(
+        where[0], [parts[0]], [rest], [where[1]], offset, n_features, why
+    )
     return y[0], data, idx
 
 
@@ -396,10 +408,11 @@ class _SvmlightPass:
 
     _BLOCK = 1 << 20
 
-    def __init__(self, reader: FileChunks, offset: int, n_features: int | None):
+    def __init__(self, reader: FileChunks, offset: int, n_features: int | None, why: str = ""):
         self.reader = reader
         self.name = reader.name
         self.offset = offset
+        self.why = why
         self.n_features = n_features
         self.buf = np.empty(0, dtype=np.uint8)
         self.out = None
@@ -501,8 +514,8 @@ class _SvmlightPass:
         st = self.st
         self._resolve_hard()  # an earlier bad number is reported first
         line = int(st[_LINE]) + 1
-        text = self.buf[st[_BAD_START] : st[_BAD_END]].tobytes().decode("latin-1")
-        parsed = _svmlight_line(text, (self.name, line), self.offset, self.n_features)
+        text = self.buf[st[_BAD_START] : st[_BAD_END]].tobytes().decode("utf-8", "backslashreplace")
+        parsed = _svmlight_line(text, (self.name, line), self.offset, self.n_features, self.why)
         if parsed is not None:
             label, data, idx = parsed
             if st[_NNZ] + idx.size > self.out[2].shape[0]:
@@ -554,31 +567,71 @@ def _resized(array: np.ndarray, used: int, size: int) -> np.ndarray:
     return out
 
 
-def _raise_at_line(reader: FileChunks, lineno: int, offset: int, n_features: int | None):
+def _raise_at_line(
+    reader: FileChunks, lineno: int, offset: int, n_features: int | None, why: str = ""
+):
     """Raise the reference parser's error for one line of the file (read again)."""
-    with _open_text(reader.path, encoding="latin-1") as f:
+    with _open_text(reader.path, "utf-8", errors="backslashreplace") as f:
         for number, text in enumerate(f, 1):
             if number == lineno:
-                _svmlight_line(text, (reader.name, lineno), offset, n_features)
+                _svmlight_line(text, (reader.name, lineno), offset, n_features, why)
                 break
-    raise ValueError(f"{reader.name}, line {lineno}: non-finite number")  # pragma: no cover
+    raise ValueError(f"{reader.name}, line {lineno}: bad line")  # pragma: no cover
 
 
-def _scan(reader: FileChunks, chunk_size: int) -> tuple[SvmlightInfo, tuple[int, int]]:
-    """A validating pass over the whole file: its summary, and the first line holding
-    index 0 with the number of such lines."""
+@dataclass(frozen=True)
+class _ZeroIndex:
+    """Where a pass met the feature index 0: its first line, the number of lines
+    holding it, and whether it occurs in the first chunk."""
+
+    first_line: int
+    lines: int
+    in_first_chunk: bool
+    first_chunk_rows: int
+
+
+def _scan(reader: FileChunks, chunk_size: int) -> tuple[SvmlightInfo, _ZeroIndex]:
+    """A validating pass over the whole file: its summary, and where index 0 occurs."""
     n = nnz = 0
     parser = _SvmlightPass(reader, 0, None)
+    first: tuple[bool, int] | None = None
     for y, _, idx, _ in parser.chunks(chunk_size):
         n += y.size
         nnz += idx.size
+        if first is None:
+            first = (bool(parser.st[_ZERO_LINES]), n)
     st = parser.st
     lo = int(st[_MIN]) if nnz else -1
     hi = int(st[_MAX]) if nnz else -1
     zero_based = lo == 0
     n_features = 0 if hi < 0 else (hi + 1 if zero_based else hi)
     info = SvmlightInfo(n, n_features, zero_based, nnz, lo, hi)
-    return info, (int(st[_ZERO_LINE]), int(st[_ZERO_LINES]))
+    early, rows = first if first is not None else (False, 0)
+    return info, _ZeroIndex(int(st[_ZERO_LINE]), int(st[_ZERO_LINES]), early, rows)
+
+
+def _decide_base(reader: FileChunks, zero: _ZeroIndex) -> tuple[bool, str]:
+    """The base "auto" chooses from the first pass (see :func:`iter_svmlight`):
+    ``(zero_based, why)``, ``why`` telling in an error message why the file is read
+    as 1-based. An index 0 after the first chunk of a 1-based file is refused here,
+    before any chunk is yielded."""
+    if zero.in_first_chunk:
+        warnings.warn(
+            f"{reader.name}: read as 0-based because feature index 0 occurs in its first "
+            f"chunk of {zero.first_chunk_rows} examples (first at line {zero.first_line}); "
+            "LIBSVM files are 1-based: pass zero_based=True to read a 0-based file "
+            "without this warning, or zero_based=False to refuse index 0",
+            UserWarning,
+            stacklevel=caller_stacklevel(),
+        )
+        return True, ""
+    why = (
+        f' (zero_based="auto" found no index 0 in its first chunk of '
+        f"{zero.first_chunk_rows} examples)"
+    )
+    if zero.lines:
+        _raise_at_line(reader, zero.first_line, 1, None, why)
+    return False, why
 
 
 def scan_svmlight(path: PathLike, chunk_size: int = 10000) -> SvmlightInfo:
@@ -614,16 +667,34 @@ def iter_svmlight(
 ) -> FileChunks:
     """Stream a LIBSVM/SVMlight file as ``(X, y)`` chunks.
 
-    Each line is ``label index:value index:value ...``. Text after ``#`` is a
-    comment, blank lines are skipped, ``qid:`` tokens are ignored, CRLF line ends
-    are accepted. Feature indices must be non-negative integers, sorted in
-    increasing order and unique within a line; values and labels must be finite
-    numbers. Multi-label lines (``1,3 ...``) are not supported.
+    The file is read with one strict grammar (anything else is an error naming the
+    file and line)::
+
+        file    = { line ("\\n" | "\\r\\n" | "\\r") }
+        line    = [blank] [example] [blank] ["#" comment]
+        example = number { blank token }
+        token   = index ":" number | "qid:" text
+        index   = digit { digit }
+        number  = ["+" | "-"] (digit { digit } ["." { digit }] | "." digit { digit })
+                  [("e" | "E") ["+" | "-"] digit { digit }]
+        digit   = "0" | "1" | ... | "9"       (ASCII only)
+        blank   = (" " | "\\t") { " " | "\\t" }
+
+    So a number has no ``_`` (Python's ``float("1_0")`` is 10), no other digits than
+    ASCII 0-9 (``float("１")`` is 1), no thousands separator or decimal comma, and is
+    not ``inf`` or ``nan``; it is converted as Python's ``float`` (correctly
+    rounded) and must be finite. Text after ``#`` is a comment, blank lines are
+    skipped, ``qid:`` tokens are ignored. Feature indices must be sorted in
+    increasing order and unique within a line. Multi-label lines (``1,3 ...``) are
+    not supported. The bytes of a line outside a comment must be ASCII (an error
+    message shows other bytes as UTF-8).
 
     Parameters
     ----------
     path : str or path-like
-        The file; plain, gzip, bzip2 or xz compressed (see :func:`open_file`).
+        The file; plain, gzip, bzip2 or xz compressed (see :func:`open_file`). A
+        truncated or corrupt compressed file raises :class:`ValueError` naming the
+        file and the line where its good data ends.
     chunk_size : int, default=10000
         Maximum number of rows per chunk (the last chunk may be shorter).
     n_features : int or None, default=None
@@ -636,20 +707,25 @@ def iter_svmlight(
         Dtype of the feature values.
     zero_based : bool or "auto", default="auto"
         Whether indices start at 0. LIBSVM files are 1-based. The base is decided
-        for the whole file before any chunk is yielded, never from a part of it:
+        before any chunk is yielded and then holds for the whole file:
 
-        - True or False: as given; with False an index 0 is an error naming its
+        - True: 0-based. False: 1-based, and an index 0 is an error naming its
           line.
-        - "auto" with ``n_features`` given: 1-based, the LIBSVM convention (the
-          file is read once, so nothing else is known in advance); an index 0 is
-          an error naming its line that suggests ``zero_based=True``.
-        - "auto" without ``n_features``: decided by the first pass, which reads
-          the whole file anyway for its width: 0-based exactly when the index 0
-          occurs anywhere in the file. Because one stray ``0:`` in a 1-based file
-          shifts every column, this decision is never silent: a ``UserWarning``
-          names the first line holding index 0 and how many lines do; pass
-          ``zero_based=True`` for 0-based files (no warning) or ``False`` to have
-          a stray index 0 refused.
+        - "auto" without ``n_features``: decided by the first pass (which reads
+          the whole file anyway for its width) from the first chunk (the first
+          ``chunk_size`` examples): 0-based when the index 0 occurs there — with a
+          ``UserWarning`` naming the first line that holds it, as this goes
+          against the LIBSVM convention — else 1-based, and then an index 0
+          anywhere after the first chunk is an error naming its file and line,
+          raised before any chunk is yielded. So one stray ``0:`` never shifts
+          every column silently: it either shows in the warning or stops the
+          reading.
+        - "auto" with ``n_features``: 1-based, the LIBSVM convention (the file is
+          read once, so nothing else is known in advance); an index 0 is an error
+          naming its line.
+
+        Pass True for 0-based files (no warning) or False to have any index 0
+        refused.
     dense : bool, default=False
         Yield dense ndarrays instead of CSR matrices.
 
@@ -671,10 +747,12 @@ def iter_svmlight(
     Raises
     ------
     ValueError
-        For a malformed line (unparsable label, a token without ``:``, non-integer
-        or negative index, non-numeric or non-finite value, unsorted or repeated
-        indices, index 0 in a file read as 1-based, an index beyond ``n_features``).
-        The message names the file and the 1-based line number, e.g.
+        For a line outside the grammar (unparsable label, a token without ``:``,
+        an index that is not ASCII digits or is negative, a value that is not a
+        number of the grammar or not finite, unsorted or repeated indices, index 0
+        in a file read as 1-based, an index beyond ``n_features``), and for a
+        truncated or corrupt compressed file. The message names the file and the
+        1-based line number, e.g.
         ``"a9a.xz, line 17: cannot parse feature token '3x0.5'"``.
 
     Notes
@@ -686,6 +764,24 @@ def iter_svmlight(
     line to a token-by-token reference parser, which accepts or refuses it and
     names the problem. So the two agree on every input, and the reader costs about
     as much as reading a plain file.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from aucstream.datasets import iter_svmlight
+    >>> path = os.path.join(tempfile.mkdtemp(), "tiny.svm")
+    >>> with open(path, "w") as f:
+    ...     _ = f.write("1 1:0.5 3:1  # a comment\\n-1 qid:7 2:2e0\\n")
+    >>> X, y = next(iter_svmlight(path))
+    >>> X.toarray(), y
+    (array([[0.5, 0. , 1. ],
+           [0. , 2. , 0. ]]), array([ 1., -1.]))
+    >>> with open(path, "w") as f:
+    ...     _ = f.write("1 1_0:2\\n")
+    >>> next(iter_svmlight(path))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: ...tiny.svm, line 1: cannot parse feature index in token '1_0:2' ...
     """
     chunk_size = _check_chunk_size(chunk_size)
     if zero_based not in (True, False, "auto"):
@@ -705,27 +801,21 @@ def iter_svmlight(
 
 
 def _iter_svmlight(reader, chunk_size, n_features, dtype, zero_based, dense):
+    why = ""
     if n_features is None:
-        info, (zero_line, zero_lines) = _scan(reader, chunk_size)
+        info, zero = _scan(reader, chunk_size)
         if zero_based == "auto":
-            zero_based = info.zero_based
-            if zero_based:
-                warnings.warn(
-                    f"{reader.name}: read as 0-based because feature index 0 occurs on "
-                    f"{zero_lines} of {info.n_samples} lines (first at line {zero_line}); "
-                    "pass zero_based=True to read a 0-based file without this warning, or "
-                    "zero_based=False to refuse index 0",
-                    UserWarning,
-                    stacklevel=caller_stacklevel(),
-                )
+            zero_based, why = _decide_base(reader, zero)
         n_features = (info.max_index + 1 if zero_based else info.max_index) if info.nnz else 0
         n_features = max(n_features, 0)
         reader.bytes_read = 0
-    elif zero_based == "auto":
+    elif zero_based == "auto":  # one pass: nothing is known in advance
         zero_based = False
-    reader.n_features, reader.zero_based = n_features, bool(zero_based)
+        why = ' (zero_based="auto" reads a file 1-based when n_features is given)'
     offset = 0 if zero_based else 1
-    for y, data, idx, indptr in _SvmlightPass(reader, offset, n_features).chunks(chunk_size):
+    chunks = _SvmlightPass(reader, offset, n_features, why).chunks(chunk_size)
+    reader.n_features, reader.zero_based = n_features, bool(zero_based)
+    for y, data, idx, indptr in chunks:
         X = sp.csr_matrix((data.astype(dtype, copy=False), idx, indptr), shape=(y.size, n_features))
         X.has_sorted_indices = True
         reader.rows += y.size

@@ -52,6 +52,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ._rng import make_rng
 from .pipeline import ChunkedPipeline  # re-exported: it lived here
 
 __all__ = ["ChunkedPipeline", "RandomFourierFeatures"]
@@ -134,7 +135,7 @@ class RandomFourierFeatures(TransformerMixin, BaseEstimator):
             value = getattr(self, name)
             if not (isinstance(value, (int, np.integer)) and value >= 1):
                 raise ValueError(f"{name} must be a positive int, got {value!r}")
-        rng = np.random.default_rng(self.random_state)
+        rng = make_rng(self.random_state)
         if isinstance(self.random_state, (int, np.integer)):
             self.seed_ = int(self.random_state)
         else:

@@ -54,6 +54,7 @@ from sklearn.pipeline import Pipeline
 from sklearn.random_projection import GaussianRandomProjection, SparseRandomProjection
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ._rng import make_rng, seed_from
 from .opauc import OPAUC
 
 __all__ = [
@@ -69,14 +70,6 @@ def _check_n_components(n_components) -> int:
     if not (isinstance(n_components, (int, np.integer)) and n_components >= 1):
         raise ValueError(f"n_components must be a positive int, got {n_components!r}")
     return int(n_components)
-
-
-def _seed(random_state):
-    if isinstance(random_state, np.random.Generator):
-        return int(random_state.integers(2**31 - 1))
-    if isinstance(random_state, np.random.RandomState):
-        return int(random_state.randint(2**31 - 1))
-    return random_state
 
 
 class RandomFeatureSubset(TransformerMixin, BaseEstimator):
@@ -114,7 +107,7 @@ class RandomFeatureSubset(TransformerMixin, BaseEstimator):
         X = validate_data(self, X, accept_sparse=("csr", "csc"), dtype=None, reset=True)
         k = _check_n_components(self.n_components)
         d = X.shape[1]
-        rng = np.random.default_rng(_seed(self.random_state))
+        rng = make_rng(seed_from(self.random_state))
         if d <= k:
             self.features_ = np.arange(d)
         else:
@@ -182,7 +175,7 @@ class ReduceDimension(TransformerMixin, BaseEstimator):
             raise ValueError(f"method must be one of {self._METHODS}, got {self.method!r}")
         k = _check_n_components(self.n_components)
         n, d = X.shape
-        seed = _seed(self.random_state)
+        seed = seed_from(self.random_state)
         if d <= k:
             self.reducer_ = None
             return self

@@ -12,7 +12,6 @@ which runs the same ``_update`` with the same checks in fewer Python calls.
 
 from __future__ import annotations
 
-import numbers
 from typing import ClassVar
 
 import numpy as np
@@ -33,6 +32,7 @@ from .._chunks import (
 from .._config import fast_path_on, format_bytes, get_config
 from .._fastpath import LABEL_KINDS, validate_params_once
 from .._params import check_parameters
+from .._rng import make_rng  # the one coercion of random_state (aucstream._rng)
 
 __all__ = ["LearningStep", "make_rng"]
 
@@ -42,17 +42,6 @@ _KERNEL_ERRORS = (ZeroDivisionError, OverflowError, FloatingPointError)
 
 #: What the one-row fast path returns when it does not take a call.
 _NOT_TAKEN = object()
-
-
-def make_rng(random_state) -> np.random.Generator:
-    """A numpy Generator from an int, None, a Generator or a legacy RandomState."""
-    if isinstance(random_state, np.random.Generator):
-        return random_state
-    if isinstance(random_state, np.random.RandomState):
-        return np.random.default_rng(random_state.randint(np.iinfo(np.int32).max))
-    if random_state is None or isinstance(random_state, numbers.Integral):
-        return np.random.default_rng(random_state)
-    raise ValueError(f"random_state must be None, an int or a Generator, got {random_state!r}")
 
 
 def _plain_labels(y) -> np.ndarray | None:

@@ -23,7 +23,6 @@ __all__ = [
     "compiled_step",
     "add_example",
     "add_rows",
-    "as_rng",
     "SUMMARY_DTYPES",
     "check_dtype",
     "check_n_features",
@@ -202,13 +201,6 @@ def check_dtype(dtype) -> np.dtype:
     if checked is None or checked.name not in SUMMARY_DTYPES:
         raise ValueError(f"dtype must be one of {SUMMARY_DTYPES}, got {dtype!r}")
     return checked
-
-
-def as_rng(rng) -> np.random.Generator:
-    """A Generator from a Generator, an int or None."""
-    if isinstance(rng, np.random.Generator):
-        return rng
-    return np.random.default_rng(rng)
 
 
 def symmetrize(a: np.ndarray) -> np.ndarray:

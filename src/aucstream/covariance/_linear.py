@@ -14,7 +14,8 @@ from numpy.typing import ArrayLike
 
 from .._chunks import csr_arrays
 from .._kernels import jit
-from ._base import as_rng, borrowing_step
+from .._rng import make_rng
+from ._base import borrowing_step
 from ._checks import check_array, check_empty
 from ._lowrank import (
     CENTER_EXACT,
@@ -158,7 +159,8 @@ class _LinearSketch(_LowRankSummary):
         X : {array-like, sparse matrix} of shape (n, d)
             Examples.
         rng : int, Generator or None
-            Source of the :math:`a_i` (``draw``) when ``draws`` is not given.
+            Source of the :math:`a_i` (``draw``) when ``draws`` is not given, made a
+            Generator by :func:`aucstream._rng.make_rng` (a bool is refused).
         draws : ndarray of shape (n, tau), optional
             The :math:`a_i` to use.
         """
@@ -166,7 +168,7 @@ class _LinearSketch(_LowRankSummary):
         self._check_dim(d)
         n = indptr.shape[0] - 1
         A = (
-            self.draws(as_rng(rng), n)
+            self.draws(make_rng(rng, "rng"), n)
             if draws is None
             else np.ascontiguousarray(draws, dtype=np.float64).reshape(n, self.sketch_size)
         )

@@ -33,6 +33,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._rng import make_rng
+
 __all__ = [
     "apply_positive",
     "binarize",
@@ -96,7 +98,7 @@ def random_halves_partition(classes: ArrayLike, random_state: Any = 0) -> np.nda
     k = classes.size
     if k < 2:
         raise ValueError(f"need at least 2 classes to split, got {k}")
-    rng = np.random.default_rng(random_state)
+    rng = make_rng(random_state)
     perm = rng.permutation(k)
     return np.sort(classes[perm[: k // 2]])
 

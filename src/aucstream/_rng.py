@@ -85,9 +85,7 @@ def make_rng(random_state, name: str = "random_state") -> np.random.Generator:
 
 def _check_int(random_state, name: str) -> None:
     """TypeError unless ``random_state`` is an int (not a bool), ValueError if negative."""
-    if isinstance(random_state, (bool, np.bool_)) or not isinstance(
-        random_state, numbers.Integral
-    ):
+    if isinstance(random_state, (bool, np.bool_)) or not isinstance(random_state, numbers.Integral):
         raise TypeError(
             f"{name} must be None, an int, a Generator or a RandomState, got {random_state!r}"
         )
@@ -117,7 +115,7 @@ def seed_from(random_state, name: str = "random_state") -> int | None:
     >>> from aucstream._rng import seed_from
     >>> seed_from(7), seed_from(None)
     (7, None)
-    >>> seed_from(np.random.default_rng(0)) == np.random.default_rng(0).integers(2**31 - 1)
+    >>> seed_from(np.random.default_rng(0)) == int(np.random.default_rng(0).integers(2**31 - 1))
     True
     """
     if isinstance(random_state, np.random.Generator):

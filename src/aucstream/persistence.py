@@ -43,6 +43,7 @@ import numpy as np
 
 from . import _state
 from ._config import format_bytes, get_config
+from ._json import to_jsonable
 
 __all__ = ["save_model", "load_model", "model_file", "FORMAT_NAME", "FORMAT_VERSION"]
 
@@ -78,26 +79,19 @@ def _allowed_classes() -> dict[str, type]:
     return found
 
 
-def _plain(value: Any) -> Any:
-    """JSON-compatible form of a parameter or scalar value.
-
-    An aucstream estimator given as a parameter (a meta-learner's candidates, a
-    pipeline's steps) is stored as its class name and its own parameters.
-    """
+def _estimator_entry(value: Any) -> dict:
+    """An aucstream estimator given as a parameter (a meta-learner's candidates, a
+    pipeline's steps): its class name and its own parameters."""
     if hasattr(value, "get_params") and type(value).__module__.startswith("aucstream"):
-        return {
-            "__estimator__": type(value).__name__,
-            "params": _plain(value.get_params(deep=False)),
-        }
-    if isinstance(value, np.generic):
-        return value.item()
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if value is None or isinstance(value, (bool, int, float, str)):
-        return value
+        return {"__estimator__": type(value).__name__, "params": value.get_params(deep=False)}
     raise TypeError(f"cannot store a value of type {type(value).__name__} in a model file")
+
+
+def _plain(value: Any) -> Any:
+    """JSON-compatible form of a parameter or scalar value: the exact rule of
+    :func:`aucstream._json.to_jsonable` (non-finite floats kept, floats read back bit
+    for bit), estimators as :func:`_estimator_entry`."""
+    return to_jsonable(value, exact=True, default=_estimator_entry)
 
 
 def _encode(value: Any, path: str, arrays: dict[str, np.ndarray], allowed: dict) -> dict:

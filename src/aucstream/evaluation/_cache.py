@@ -4,20 +4,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import os
 import tempfile
 from pathlib import Path
 
+from .._json import dumps
+
 __all__ = ["RunCache", "config_hash"]
-
-
-def _default(value):
-    if hasattr(value, "item"):  # numpy scalars
-        return value.item()
-    if isinstance(value, tuple | set | frozenset):
-        return list(value)
-    raise TypeError(f"cannot put {type(value).__name__} in a run configuration")
 
 
 def config_hash(config: dict) -> str:
@@ -26,26 +19,16 @@ def config_hash(config: dict) -> str:
     Parameters
     ----------
     config : dict
-        JSON-able description of a run.
+        Description of a run, made JSON by :func:`aucstream._json.to_jsonable`
+        (numpy scalars as Python scalars, tuples as lists).
 
     Returns
     -------
     str
         64 hex digits.
     """
-    text = json.dumps(config, sort_keys=True, separators=(",", ":"), default=_default)
+    text = dumps(config, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()
-
-
-def _clean(value):
-    """JSON has no NaN: store non-finite floats as None."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, dict):
-        return {k: _clean(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_clean(v) for v in value]
-    return value
 
 
 class RunCache:
@@ -86,7 +69,7 @@ class RunCache:
         path.parent.mkdir(exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
         with os.fdopen(fd, "w") as f:
-            json.dump(_clean(record), f, default=_default)
+            f.write(dumps(record))
         os.replace(tmp, path)
 
     def __contains__(self, key: str) -> bool:

@@ -16,6 +16,8 @@ from typing import Any
 
 import numpy as np
 
+from .._json import to_jsonable
+
 __all__ = ["DataSpec", "LoadedData", "load_data", "parse_data_spec"]
 
 
@@ -64,18 +66,10 @@ class DataSpec:
 
     def key(self) -> dict:
         """What identifies the loaded data (for cache keys)."""
-        key = {"name": self.name, "binary": _jsonable(self.binary), "part": self.part}
+        key = {"name": self.name, "binary": to_jsonable(self.binary), "part": self.part}
         if self.is_file:
             key["sha256"] = _file_digest(self.name)
         return key
-
-
-def _jsonable(value):
-    if isinstance(value, tuple | list):
-        return [_jsonable(v) for v in value]
-    if isinstance(value, np.generic):
-        return value.item()
-    return value
 
 
 _DIGESTS: dict[tuple, str] = {}

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import csv
 import dataclasses
-import json
 import math
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
@@ -19,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .._json import dumps
 from ._compare import Comparison
 from ._paper import PaperTable
 from ._protocol import PAPER_PROTOCOLS, deviations
@@ -521,25 +521,13 @@ RUN_COLUMNS = [
 ]
 
 
-def _jsonable(value):
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_jsonable(v) for v in value]
-    if isinstance(value, np.generic):
-        return _jsonable(value.item())
-    return value
-
-
 def write_runs_csv(result: Comparison, path: Path) -> None:
     """The test runs, one line each (parameters as JSON)."""
     with open(path, "w", newline="") as f:
         writer = csv.DictWriter(f, RUN_COLUMNS, extrasaction="ignore")
         writer.writeheader()
         for r in result.runs:
-            writer.writerow({**r, "params": json.dumps(_jsonable(r.get("params", {})))})
+            writer.writerow({**r, "params": dumps(r.get("params", {}))})
 
 
 def write_json(
@@ -599,7 +587,7 @@ def write_json(
         **(extra or {}),
     }
     with open(path, "w") as f:
-        json.dump(_jsonable(doc), f, indent=1)
+        f.write(dumps(doc, indent=1))
 
 
 def write_report(

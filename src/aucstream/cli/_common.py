@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import ast
 import os
 import sys
 import tempfile
@@ -29,20 +28,17 @@ class CommandError(SystemExit):
         self.code = 2
 
 
-def _parse_value(text: str):
-    try:
-        return ast.literal_eval(text)
-    except (ValueError, SyntaxError):
-        if text.startswith("2^") or text.startswith("2**"):
-            try:
-                return 2.0 ** float(text.split("^")[-1].split("**")[-1])
-            except ValueError:
-                pass
-        return text
+def _value(text: str):
+    """A value of the command line, by the one grammar of
+    :func:`aucstream.evaluation.parse_value` (``2^-6``, ``1e-3``, ``True``, ``None``,
+    ``'text'`` or a bare word); imported when a command has one to read."""
+    from ..evaluation import parse_value
+
+    return parse_value(text)
 
 
 def _learner_class(name: str) -> type:
-    from .._discovery import all_estimators
+    from .. import all_estimators
 
     learners = dict(all_estimators())
     if name not in learners:
@@ -64,12 +60,12 @@ def _learner(name: str, params: list[str]):
     for item in params:
         key, sep, value = item.partition("=")
         if not sep or not key:
-            raise CommandError(f"--param expects NAME=VALUE, got {item!r}")
+            raise CommandError(f"--params expects NAME=VALUE, got {item!r}")
         if key not in known:
             raise CommandError(
                 f"unknown parameter {key!r} for {name}; its parameters: {', '.join(known)}"
             )
-        kwargs[key] = _parse_value(value)
+        kwargs[key] = _value(value)
     model = cls(**kwargs)
     _validate_learner(model)
     return model
@@ -79,11 +75,11 @@ def _model_to_fit(args):
     """The model ``fit`` learns: the tuning-free search or ``--learner``, behind the
     online scaler unless ``--no-scale``."""
     if args.learner is None:
-        if args.param:
-            raise CommandError("--param needs --learner (the default learner needs no tuning)")
+        if args.params:
+            raise CommandError("--params needs --learner (the default learner needs no tuning)")
         learner = _meta_learner("OnePassSearch")()
     else:
-        learner = _learner(args.learner, args.param)
+        learner = _learner(args.learner, args.params)
         if getattr(learner, "is_batch", False):
             raise CommandError(f"{args.learner} is a batch learner; `fit` streams the file")
     if args.no_scale:
@@ -148,7 +144,7 @@ def cli_warnings() -> Iterator[None]:
 
 
 def _positive(args) -> list | None:
-    return None if not args.positive else [_parse_value(p) for p in args.positive]
+    return None if not args.positive else [_value(p) for p in args.positive]
 
 
 def _read(args, n_features: int | None = None, transform=None, any_label: bool = False):
@@ -161,7 +157,7 @@ def _read(args, n_features: int | None = None, transform=None, any_label: bool =
         options = {"n_features": n_features or args.n_features}
         options["zero_based"] = _zero_based(args)
     else:
-        label = _parse_value(args.label_column) if args.label_column else -1
+        label = _value(args.label_column) if args.label_column else -1
         options = {"label_column": label}
         if any_label:  # predict ignores the labels: do not insist that they are numbers
             options["label_type"] = "str"
@@ -170,7 +166,7 @@ def _read(args, n_features: int | None = None, transform=None, any_label: bool =
 
 
 def _label_text(labels) -> str:
-    from ..datasets._labels import format_label
+    from ..datasets import format_label
 
     return ", ".join(format_label(v) for v in labels)
 
@@ -180,10 +176,10 @@ def _rows(stream: ChunkStream, n: int) -> str:
 
 
 class _BinaryLabels:
-    """Checks (or maps, with ``--positive``) the labels of a training stream.
+    """Checks (or maps, with ``--positive-labels``) the labels of a training stream.
 
-    Without ``--positive`` the file must hold two labels (the larger is positive);
-    a third label is refused with the rows where it appears. With ``--positive`` the
+    Without ``--positive-labels`` the file must hold two labels (the larger is positive);
+    a third label is refused with the rows where it appears. With ``--positive-labels`` the
     listed labels become +1 and every other label -1.
     """
 
@@ -201,7 +197,7 @@ class _BinaryLabels:
         if seen.size > 2:
             raise ValueError(
                 f"{self.stream.name} holds more than two labels ({_label_text(seen[:10])}; "
-                f"the third appears in {_rows(self.stream, len(y))}); pass --positive "
+                f"the third appears in {_rows(self.stream, len(y))}); pass --positive-labels "
                 "LABEL ... to say which labels are positive"
             )
         self.seen = seen
@@ -211,8 +207,8 @@ class _BinaryLabels:
 class _ModelLabels:
     """Maps the labels of a scored file to "is the model's positive class".
 
-    Without ``--positive``, every label must be one of the model's classes
-    (``classes_``), else the AUC could be silently inverted; with ``--positive``,
+    Without ``--positive-labels``, every label must be one of the model's classes
+    (``classes_``), else the AUC could be silently inverted; with ``--positive-labels``,
     the listed labels are the ones the model should score high.
     """
 
@@ -234,7 +230,7 @@ class _ModelLabels:
             raise ValueError(
                 f"{self.stream.name}: label {_label_text(bad)} ({_rows(self.stream, len(y))}) "
                 f"is not a class of the model, whose classes are {_label_text(self.classes)}; "
-                "pass --positive LABEL ... to say which labels of the file are positive "
+                "pass --positive-labels LABEL ... to say which labels of the file are positive "
                 f"(scored high, like the model's class {_label_text(self.classes[1:])})"
             )
         return X, y == self.classes[1]
@@ -315,10 +311,13 @@ def _add_file_options(parser: argparse.ArgumentParser, labels: bool = True) -> N
     )
     if labels:
         parser.add_argument(
+            "--positive-labels",
             "--positive",
+            dest="positive",
             nargs="+",
             default=None,
-            help="labels of the positive class (the others are negative)",
+            metavar="LABEL",
+            help="labels of the positive class (the others are negative); --positive is the same",
         )
     parser.add_argument(
         "--chunk-size", type=int, default=10000, help="examples per chunk (bounds memory)"

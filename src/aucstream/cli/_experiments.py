@@ -10,11 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from ..streaming import Progress
-from ._common import (
-    CommandError,
-    _add_progress_option,
-    _parse_value,
-)
+from ._common import CommandError, _add_progress_option
 
 
 def _check_datasets(names: Sequence[str]) -> None:
@@ -30,17 +26,17 @@ def _cmd_run(args) -> int:
     the datasets embedded in the package), with hyperparameters chosen by 3-fold
     cross-validation on the training part; prints the test AUC and training time.
     """
-    from .._discovery import all_estimators
+    from .. import all_estimators
     from ..datasets import load_dataset
     from ..evaluation import holdout_comparison
 
     learners = dict(all_estimators("online"))
     # the tuning-free default first: one pass, no cross-validation
-    chosen = args.learner or sorted(learners, key=lambda n: n != "StreamPipeline")
+    chosen = args.learners or sorted(learners, key=lambda n: n != "StreamPipeline")
     unknown = [n for n in chosen if n not in learners]
     if unknown:
         raise CommandError(f"unknown learner(s) {unknown}; choose from: {', '.join(learners)}")
-    _check_datasets(args.dataset)
+    _check_datasets(args.datasets)
     estimators = {}
     for name in chosen:
         est = learners[name]()
@@ -60,7 +56,7 @@ def _cmd_run(args) -> int:
         )
     print(header)
     print("-" * len(header), flush=True)
-    order = [(d, n) for d in args.dataset for n in chosen]
+    order = [(d, n) for d in args.datasets for n in chosen]
     progress = Progress("run", total=len(order), unit="learners", enabled=args.progress)
     progress.note = f"tuning {order[0][1]} on {order[0][0]}" if order else ""
     rows = []
@@ -76,7 +72,7 @@ def _cmd_run(args) -> int:
         )
 
     try:
-        for dataset in args.dataset:
+        for dataset in args.datasets:
             data = load_dataset(dataset)
             holdout_comparison(
                 estimators,
@@ -104,7 +100,7 @@ def _fmt(value) -> str:
 def _cmd_list(args) -> int:
     """The learners (online or batch, with the size of their tuning grids) and the
     registered datasets."""
-    from .._discovery import all_estimators
+    from .. import all_estimators
     from ..datasets import list_datasets
 
     print("Learners:")
@@ -181,7 +177,7 @@ def _protocol(args):
 
 
 def _learner_specs(texts: list[str] | None) -> list:
-    from ..evaluation._runner import learner_classes, parse_learner_spec
+    from ..evaluation import learner_classes, parse_learner_spec
 
     classes = learner_classes()
     texts = texts or [name for name, cls in classes.items() if not cls.is_batch]
@@ -193,18 +189,22 @@ def _learner_specs(texts: list[str] | None) -> list:
 
 
 def _sweep(text: str | None) -> tuple | None:
+    """``PARAM=V1,V2,...`` as ``(param, values)``, each value by the one grammar
+    (:func:`aucstream.evaluation.parse_value`)."""
+    from ..evaluation import parse_value
+
     if not text:
         return None
     param, _, values = text.partition("=")
     if not values:
         raise SystemExit("--sweep expects PARAM=V1,V2,...")
-    return param, [_parse_value(v) for v in values.split(",")]
+    return param, parse_value(f"[{values}]")  # the values as one list
 
 
 def _check_data_specs(texts: Sequence[str]) -> None:
     """A dataset that is neither a registered name nor an existing file fails now."""
     from ..datasets import dataset_info
-    from ..evaluation._data import parse_data_spec
+    from ..evaluation import parse_data_spec
 
     for text in texts:
         spec = parse_data_spec(text)
@@ -237,7 +237,7 @@ def _cmd_compare(args) -> int:
     t-tests against the reference (the first learner). Finished runs are cached
     under --cache-dir, so an interrupted comparison resumes.
     """
-    from ..evaluation._reproduce import compare_and_report
+    from ..evaluation import compare_and_report
 
     learners, sweep = _learner_specs(args.learners), _sweep(args.sweep)
     _check_data_specs(args.datasets)
@@ -267,7 +267,7 @@ def _cmd_reproduce(args) -> int:
     """Reproduce a table or figure of the papers, with the paper's values beside ours
     and the protocol used. `aucstream reproduce list` shows the choices.
     """
-    from ..evaluation._reproduce import REPRODUCTIONS, reproduce
+    from ..evaluation import REPRODUCTIONS, reproduce
 
     if args.table == "list":
         for key, r in REPRODUCTIONS.items():
@@ -293,12 +293,21 @@ def _cmd_reproduce(args) -> int:
 def _add_run_parser(command) -> None:
     run = command("run", _cmd_run, help="quick start: compare the online learners on real data")
     run.add_argument(
+        "--datasets",
         "--dataset",
         nargs="+",
         default=["diabetes", "german", "fourclass"],
-        help="registered dataset names (default: the embedded ones)",
+        metavar="NAME",
+        help="registered dataset names (default: the embedded ones); --dataset is the same",
     )
-    run.add_argument("--learner", nargs="+", default=None, help="learners (default: all online)")
+    run.add_argument(
+        "--learners",
+        "--learner",
+        nargs="+",
+        default=None,
+        metavar="NAME",
+        help="learner class names (default: all online); --learner is the same",
+    )
     run.add_argument(
         "--grid",
         choices=["coarse", "paper", "none"],
@@ -316,20 +325,24 @@ def _add_compare_parser(command) -> None:
     )
     cmp.add_argument(
         "--learners",
+        "--learner",
         nargs="+",
         default=None,
         metavar="LEARNER",
         help="[LABEL=]Class[(name=value,...)], e.g. OPAUC "
-        "\"OAM_gra=OAM(update='gra')\" (default: every online learner)",
+        '"OAM_gra=OAM(update=gra)" "OAM(eta=2^-6)" (values as in '
+        "aucstream.evaluation.parse_value; default: every online learner); --learner is "
+        "the same",
     )
     cmp.add_argument(
         "--datasets",
+        "--dataset",
         nargs="+",
         required=True,
         metavar="DATA",
         help="registry name or LIBSVM/CSV file, with an optional binary rule: "
         "NAME[:random_halves|:largest_vs_rest|:smallest_vs_rest|"
-        ":one_vs_rest=C|:positive=C1,C2][:train]",
+        ":one_vs_rest=C|:positive=C1,C2][:train]; --dataset is the same",
     )
     cmp.add_argument(
         "--protocol",

@@ -22,9 +22,9 @@ from ._common import (
     _model_to_fit,
     _ModelLabels,
     _no_examples,
-    _parse_value,
     _positive,
     _read,
+    _value,
 )
 from ._experiments import _cmd_list
 
@@ -48,7 +48,7 @@ def _cmd_fit(args) -> int:
         )
     target = model_file(args.output)
     _check_writable(target, "model file")
-    classes = [_parse_value(c) for c in args.classes] if args.classes else None
+    classes = [_value(c) for c in args.classes] if args.classes else None
     if args.positive:
         classes = [-1, 1]
     labels = _SeenLabels(_positive(args))
@@ -82,7 +82,7 @@ def _cmd_fit(args) -> int:
 
 class _SeenLabels(_BinaryLabels):
     """:class:`_BinaryLabels` that also keeps the file's own labels, so that a
-    ``--positive`` label that no example has is refused (it would make every example
+    ``--positive-labels`` label that no example has is refused (it would make every example
     negative) once the stream has been read."""
 
     def __call__(self, X, y):
@@ -92,7 +92,7 @@ class _SeenLabels(_BinaryLabels):
         return super().__call__(X, y)
 
     def check_positive(self) -> None:
-        """Raise ``ValueError`` naming the ``--positive`` labels that no example has."""
+        """Raise ``ValueError`` naming the ``--positive-labels`` labels that no example has."""
         from ..datasets import apply_positive
 
         if self.positive is None or self.seen is None:
@@ -100,7 +100,7 @@ class _SeenLabels(_BinaryLabels):
         absent = [p for p in self.positive if not (apply_positive(self.seen, [p]) > 0).any()]
         if absent:
             raise ValueError(
-                f"--positive {_label_text(absent)}: no example of {self.stream.name} has "
+                f"--positive-labels {_label_text(absent)}: no example of {self.stream.name} has "
                 f"{'this label' if len(absent) == 1 else 'these labels'} (its labels: "
                 f"{_label_text(self.seen[:10])}{', ...' if self.seen.size > 10 else ''}); "
                 "no model saved"
@@ -125,7 +125,7 @@ def _scores(model, stream: ChunkStream, progress: Progress):
 def _cmd_score(args) -> int:
     """ROC AUC and PR AUC (average precision) of a saved model on a labelled file, and
     with --plot the ROC and precision-recall curves. The file's labels must be the
-    model's classes, or --positive says which of them the model should score high.
+    model's classes, or --positive-labels says which of them the model should score high.
     """
     from ..metrics import pr_auc, roc_auc
     from ..persistence import load_model
@@ -259,11 +259,13 @@ def _add_fit_parsers(command) -> None:
         "tuning-free default",
     )
     fit.add_argument(
+        "--params",
         "--param",
         nargs="+",
         default=[],
         metavar="NAME=VALUE",
-        help="parameters of --learner, e.g. eta=2^-6 lam=0.01",
+        help="parameters of --learner, e.g. eta=2^-6 lam=1e-3 update=gra (values as in "
+        "aucstream.evaluation.parse_value); --param is the same",
     )
     fit.add_argument(
         "--no-scale",
@@ -274,6 +276,7 @@ def _add_fit_parsers(command) -> None:
         "--classes",
         nargs=2,
         default=None,
+        metavar="LABEL",
         help="the two labels, if the first chunk may hold only one",
     )
     fit.add_argument(

@@ -35,7 +35,8 @@ Binary labels (one resolver for the registry, the harness and the command line):
   rule (default, positive labels, random halves, one/largest/smallest vs rest) and
   describe it;
 - :func:`binarize_random_halves`, :func:`binarize_one_vs_rest`,
-  :func:`binarize_largest_vs_rest`, :func:`binarize_smallest_vs_rest` — single rules.
+  :func:`binarize_largest_vs_rest`, :func:`binarize_smallest_vs_rest` — single rules;
+- :func:`format_label` — a label as the rules and the command line write it.
 """
 
 # re-exported (they lived here), documented in aucstream.preprocessing
@@ -50,6 +51,7 @@ from ._labels import (
     binarize_one_vs_rest,
     binarize_random_halves,
     binarize_smallest_vs_rest,
+    format_label,
     positive_classes,
 )
 from ._readers import FileChunks, detect_compression, iter_chunks, load_idx, open_file
@@ -83,6 +85,7 @@ __all__ = [
     "binarize_random_halves",
     "binarize_smallest_vs_rest",
     "dataset_info",
+    "format_label",
     "detect_compression",
     "detect_format",
     "get_data_home",

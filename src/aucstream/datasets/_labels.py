@@ -222,7 +222,25 @@ def binarize_smallest_vs_rest(y: ArrayLike) -> np.ndarray:
 
 
 def format_label(label: Any) -> str:
-    """A label as written in rule descriptions (``1`` for 1.0, ``'g'`` for strings)."""
+    """A label as written in rule descriptions and messages.
+
+    Parameters
+    ----------
+    label : number, str or numpy scalar
+
+    Returns
+    -------
+    str
+        ``1`` for 1.0 (an integral float as an int), ``'g'`` for a string (quoted),
+        the Python value's ``repr`` for a numpy scalar.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from aucstream.datasets import format_label
+    >>> format_label(1.0), format_label(np.int64(-1)), format_label(np.str_("g"))
+    ('1', '-1', "'g'")
+    """
     if isinstance(label, float | np.floating) and float(label).is_integer():
         return str(int(label))
     if isinstance(label, np.str_):

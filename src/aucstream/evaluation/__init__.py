@@ -6,8 +6,11 @@ scored and tuned by the runner's :func:`fit_and_score` and :func:`best_params`.
 
 Layers (each module imports only from the layers before it):
 
-1. data and settings: :mod:`._data` (:class:`DataSpec`, files read and labels made
-   binary by :mod:`aucstream.datasets`), :mod:`._protocol` (the papers' protocols,
+1. data and settings: :mod:`._values` (:func:`parse_value`, the one grammar of values
+   written as text: ``2^-6``, ``1e-3``, ``True``, ``None``, ``'gra'``/``gra``, and
+   learner specs ``[LABEL=]Class(name=value, ...)``), :mod:`._data`
+   (:class:`DataSpec`, files read and labels made binary by
+   :mod:`aucstream.datasets`), :mod:`._protocol` (the papers' protocols,
    seeded splits, preprocessing, :func:`coarse_grid`), :mod:`._stats` (paired
    t-tests, ●/○, win/tie/loss), :mod:`._cache` (:class:`RunCache`), :mod:`._paper`
    (the papers' numbers, :class:`PaperTable`; plain data);
@@ -18,7 +21,10 @@ Layers (each module imports only from the layers before it):
    and :mod:`._holdout` (:func:`holdout_comparison`, :func:`tune_and_test` on arrays
    in memory);
 4. :mod:`._report`: Markdown, CSV, JSON and PNG reports of a :class:`Comparison`;
-5. :mod:`._reproduce`: the papers' tables and figures (``aucstream reproduce``).
+5. :mod:`._reproduce`: the papers' tables and figures (``aucstream reproduce``) and
+   :func:`compare_and_report` (what ``aucstream compare`` runs).
+
+The command line (:mod:`aucstream.cli`) uses only the names exported here.
 """
 
 from ._cache import RunCache, config_hash
@@ -37,7 +43,7 @@ from ._protocol import (
     outer_splits,
 )
 from ._report import write_report
-from ._reproduce import REPRODUCTIONS, Reproduction, reproduce
+from ._reproduce import REPRODUCTIONS, Reproduction, compare_and_report, reproduce
 from ._runner import (
     Job,
     LearnerSpec,
@@ -45,10 +51,12 @@ from ._runner import (
     best_params,
     execute_job,
     fit_and_score,
+    learner_classes,
     parse_learner_spec,
     run_jobs,
 )
 from ._stats import compare_runs, mean_std, paired_ttest, win_tie_loss
+from ._values import parse_value
 
 __all__ = [
     "PAPER_PROTOCOLS",
@@ -69,6 +77,7 @@ __all__ = [
     "best_params",
     "coarse_grid",
     "compare",
+    "compare_and_report",
     "compare_runs",
     "config_hash",
     "convergence",
@@ -78,6 +87,7 @@ __all__ = [
     "get_protocol",
     "holdout_comparison",
     "inner_splits",
+    "learner_classes",
     "load_data",
     "mean_std",
     "outer_splits",
@@ -85,6 +95,7 @@ __all__ = [
     "parameter_sweep",
     "parse_data_spec",
     "parse_learner_spec",
+    "parse_value",
     "reproduce",
     "run_jobs",
     "tune_and_test",

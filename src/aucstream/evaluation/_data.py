@@ -7,7 +7,6 @@ a comparison (:class:`DataSpec`, hashed into the cache keys) and loads it.
 
 from __future__ import annotations
 
-import ast
 import hashlib
 import os
 from dataclasses import dataclass
@@ -17,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from .._json import to_jsonable
+from ._values import parse_value, split_top_level
 
 __all__ = ["DataSpec", "LoadedData", "load_data", "parse_data_spec"]
 
@@ -87,19 +87,13 @@ def _file_digest(path: str) -> str:
     return _DIGESTS[key]
 
 
-def _value(text: str):
-    try:
-        return ast.literal_eval(text)
-    except (ValueError, SyntaxError):
-        return text
-
-
 def parse_data_spec(text: str) -> DataSpec:
     """A :class:`DataSpec` from ``NAME[:RULE][:train]``.
 
     ``RULE`` is ``random_halves``, ``largest_vs_rest``, ``smallest_vs_rest``,
     ``one_vs_rest=C`` or ``positive=C1,C2``. Examples: ``german``,
-    ``letter:one_vs_rest=8:train``, ``data/x.csv:positive=g``.
+    ``letter:one_vs_rest=8:train``, ``data/x.csv:positive=g``. The classes are read
+    by :func:`~aucstream.evaluation.parse_value` (``8`` is a number, ``g`` a string).
 
     Parameters
     ----------
@@ -119,9 +113,9 @@ def parse_data_spec(text: str) -> DataSpec:
         elif key in ("random_halves", "largest_vs_rest", "smallest_vs_rest") and not value:
             binary = key
         elif key == "one_vs_rest" and value:
-            binary = ("one_vs_rest", _value(value))
+            binary = ("one_vs_rest", parse_value(value))
         elif key == "positive" and value:
-            binary = ("positive", tuple(_value(v) for v in value.split(",")))
+            binary = ("positive", tuple(parse_value(v) for v in split_top_level(value)))
         else:
             raise ValueError(
                 f"bad dataset option {option!r} in {text!r}; use NAME[:RULE][:train] "

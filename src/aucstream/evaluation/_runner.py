@@ -14,7 +14,6 @@ per-learner code here.
 
 from __future__ import annotations
 
-import ast
 import ctypes
 import functools
 import os
@@ -48,6 +47,7 @@ from ._protocol import (
     run_seed,
     stratified_subsample,
 )
+from ._values import parse_call
 
 __all__ = [
     "Job",
@@ -76,7 +76,20 @@ def _all_learners() -> tuple:
 
 
 def learner_classes() -> dict[str, type]:
-    """Every learner class of the package by name (``aucstream.all_estimators()``)."""
+    """Every learner class of the package by name (``aucstream.all_estimators()``).
+
+    Returns
+    -------
+    dict of str to type
+        Class name to class, online and batch learners alike (``cls.is_batch``).
+
+    Examples
+    --------
+    >>> from aucstream.evaluation import learner_classes
+    >>> classes = learner_classes()
+    >>> classes["OAM"].__name__, classes["OAM"].is_batch
+    ('OAM', False)
+    """
     return dict(_all_learners())
 
 
@@ -210,33 +223,36 @@ class LearnerSpec:
 def parse_learner_spec(text: str) -> LearnerSpec:
     """A :class:`LearnerSpec` from ``[LABEL=]Class[(name=value, ...)]``.
 
-    Examples: ``OPAUC``, ``OAM_gra=OAM(update='gra')``,
-    ``Uni-Exp=UnivariateOnline(loss='exp')``, ``OAM_inf=OAM(buffer_size=None)``.
+    The values follow the one grammar of :func:`~aucstream.evaluation.parse_value`
+    (``2^-6``, ``1e-3``, ``True``, ``None``, ``'gra'`` or the bare word ``gra``).
 
     Parameters
     ----------
     text : str
+        E.g. ``OPAUC``, ``OAM_gra=OAM(update=gra)``, ``OAM(eta=2^-6)``,
+        ``Uni-Exp=UnivariateOnline(loss='exp')``, ``OAM_inf=OAM(buffer_size=None)``.
 
     Returns
     -------
     LearnerSpec
+        Labelled by ``LABEL``, else by the text for a class with parameters.
+
+    Raises
+    ------
+    ValueError
+        One line naming the text and the part that could not be read.
+
+    Examples
+    --------
+    >>> from aucstream.evaluation import parse_learner_spec
+    >>> spec = parse_learner_spec("OAM_gra=OAM(update=gra, eta=2^-6)")
+    >>> spec.estimator, spec.fixed, spec.title
+    ('OAM', {'eta': 0.015625, 'update': 'gra'}, 'OAM_gra')
     """
-    label, sep, call = text.partition("=")
-    if not sep or "(" in label:
-        label, call = None, text
-    try:
-        node = ast.parse(call.strip(), mode="eval").body
-    except SyntaxError as error:
-        raise ValueError(f"cannot parse learner {text!r}: {error.msg}") from None
-    if isinstance(node, ast.Name):
-        return LearnerSpec(node.id, (), label)
-    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.args):
-        raise ValueError(f"learner {text!r} must look like Class or Class(name=value, ...)")
-    try:
-        params = {kw.arg: ast.literal_eval(kw.value) for kw in node.keywords}
-    except ValueError:
-        raise ValueError(f"learner {text!r}: parameter values must be literals") from None
-    return LearnerSpec(node.func.id, _freeze(params), label or text)
+    label, name, params = parse_call(text)
+    if not params:
+        return LearnerSpec(name, (), label)
+    return LearnerSpec(name, _freeze(params), label or text)
 
 
 # ---------------------------------------------------------------------------- jobs

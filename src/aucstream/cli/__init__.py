@@ -32,6 +32,14 @@ Commands
     Reproduce a paper's table or figure (``aucstream reproduce list``) with the
     paper's values beside ours.
 
+Values and flags
+----------------
+Every value written on the command line (``--params eta=2^-6 update=gra``, the
+parameters of ``--learners "OAM(eta=2^-6)"``, ``--sweep``, labels, the classes of a
+dataset rule) is read by one grammar, :func:`aucstream.evaluation.parse_value`.
+Every flag that takes a list is plural (``--datasets``, ``--learners``, ``--params``,
+``--positive-labels``); the singular spelling is the same flag.
+
 Errors
 ------
 Every warning is one line on stderr, ``aucstream: warning: ...``. Every failure is

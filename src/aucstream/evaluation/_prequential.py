@@ -329,8 +329,7 @@ class _Evaluation:
             known = getattr(self.model, "n_features_in_", None) if self.fitted else None
             if known is not None and known != width:
                 raise ValueError(
-                    f"chunk {self.n_chunks} has {width} features; the model was fitted "
-                    f"on {known}"
+                    f"chunk {self.n_chunks} has {width} features; the model was fitted on {known}"
                 )
             self.width = width
         elif width != self.width:

@@ -375,3 +375,49 @@ def test_early_probabilities_are_strictly_inside_0_1(cls):
         assert np.all((p > 0) & (p < 1)), (k, p)
         assert np.isfinite(log_loss([1, 0, 1, 1, 0], p[:, 1], labels=[0, 1]))
     assert model.predict_proba(X[:1])[0, 1] == pytest.approx(2 / 3) or True
+
+
+# -------------------------------------------------------------------- the CLI
+def test_cli_evaluate_writes_the_curve(tmp_path, capsys):
+    from aucstream.cli import main
+
+    X, y = data(300, labels=(-1, 1))
+    path, out = tmp_path / "d.svm", tmp_path / "curve.csv"
+    dump_svmlight_file(X, y, str(path), zero_based=False)
+    argv = [
+        "evaluate", str(path), "--learner", "SOLAM", "--no-scale", "--delay", "5",
+        "--window", "80", "--every", "100", "--metrics", "auc,window_auc,log_loss,kappa",
+        "-o", str(out), "--chunk-size", "64",
+    ]  # fmt: skip
+    assert main(argv) == 0
+    assert "300 examples scored" in capsys.readouterr().out
+    curve = pd.read_csv(out)
+    expected = prequential(
+        SOLAM(), iter_chunks(X, y, 64), delay=5, window=80, every=100,
+        metrics=["auc", "window_auc", "log_loss", "kappa"],
+    )  # fmt: skip
+    columns = ["n_seen", "n_learnt", "auc", "window_auc", "log_loss", "kappa"]
+    np.testing.assert_allclose(curve[columns], expected[columns], rtol=1e-12)
+    assert list(curve.columns) == list(expected.columns)
+    if __import__("importlib").util.find_spec("matplotlib") is not None:
+        png = tmp_path / "curve.png"
+        assert main([*argv, "--plot", str(png)]) == 0 and png.stat().st_size > 0
+
+
+def test_cli_evaluate_failures_write_nothing(tmp_path, capsys, monkeypatch):
+    from aucstream.cli import main
+
+    X, y = data(100)
+    path, out = tmp_path / "d.svm", tmp_path / "curve.csv"
+    dump_svmlight_file(X, y, str(path), zero_based=False)
+    base = ["evaluate", str(path), "--learner", "SOLAM", "-o", str(out)]
+    assert main([*base, "--metrics", "auc,roc"]) == 2
+    assert "unknown metric 'roc'" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main([*base, "--delay", "-1"])
+    with pytest.raises(SystemExit):
+        main([*base, "--window", "0"])
+    monkeypatch.setitem(__import__("sys").modules, "matplotlib", None)  # not installed
+    assert main([*base, "--plot", str(tmp_path / "c.png")]) == 2
+    assert "pip install 'aucstream[plot]'" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == [path]

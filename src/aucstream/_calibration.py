@@ -66,7 +66,7 @@ __all__ = [
     "logit_map",
     "logistic_state",
     "capped_logistic",
-    "threshold_one",
+    "replay",
 ]
 
 #: AdaGrad step size of the calibration (for standardized scores).
@@ -168,16 +168,6 @@ def is_ready(state: np.ndarray) -> bool:
     return _ready(state.tolist())
 
 
-@nb.njit(cache=True)
-def threshold_one(state):
-    """:func:`threshold` compiled (the same IEEE operations): the score whose
-    probability is 1/2, 0 before the calibration is ready."""
-    n = state[_N]
-    if not (0.0 < state[_NPOS] < n and state[_M2] > 0.0):
-        return 0.0
-    return state[_MEAN] - state[_B] * math.sqrt(state[_M2] / n) / state[_A]
-
-
 def _ready(values: list) -> bool:
     """:func:`is_ready` of the state as Python floats (compiled in
     :func:`probability_one`, which numba keeps apart)."""
@@ -265,3 +255,31 @@ def capped_logistic(scores) -> np.ndarray:
     out = np.empty_like(scores)
     _capped_logistics(scores.reshape(-1), out.reshape(-1))
     return out
+
+
+@nb.njit(cache=True)
+def replay(state, scores, y_pm, decision, proba):
+    """Replay the calibration over prequential ``scores`` of +/-1 labels (in place, as
+    :func:`update` with weights 1), writing for each example the decision score
+    ``score - threshold`` (:func:`threshold_one`) and the probability
+    (:func:`probability_one`) the learner gave it before learning it: what
+    ``decision_function`` and ``predict_proba`` returned then (the same IEEE
+    operations, one square root shared). Used by
+    :func:`aucstream.evaluation.prequential` after ``test_then_train``."""
+    for i in range(scores.shape[0]):
+        n, mean, m2, a, b, n_pos = (
+            state[_N],
+            state[_MEAN],
+            state[_M2],
+            state[_A],
+            state[_B],
+            state[_NPOS],
+        )
+        if 0.0 < n_pos < n and m2 > 0.0:
+            sd = math.sqrt(m2 / n)
+            decision[i] = scores[i] - (mean - b * sd / a)
+            proba[i] = _capped(_sigmoid(a * ((scores[i] - mean) / sd) + b))
+        else:
+            decision[i] = scores[i] - 0.0
+            proba[i] = _capped((n_pos + 1.0) / (n + 2.0))
+        step(state, scores[i], y_pm[i], 1.0)

@@ -49,7 +49,6 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-import numba as nb
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
@@ -285,16 +284,6 @@ def _replays_calibration(model) -> bool:
     )
 
 
-@nb.njit(cache=True)
-def _replay(state, raw, y_pm, decision, proba):
-    """Per example: the decision score (own score minus the calibrated threshold) and
-    probability it had before learning it, then the calibration's step on it."""
-    for i in range(raw.shape[0]):
-        decision[i] = raw[i] - _calibration.threshold_one(state)
-        proba[i] = _calibration.probability_one(state, raw[i])
-        _calibration.step(state, raw[i], y_pm[i], 1.0)
-
-
 # ------------------------------------------------------------------ the loop
 class _Evaluation:
     """The state of one :func:`prequential` run."""
@@ -318,9 +307,9 @@ class _Evaluation:
         self.n_chunks = 0
         self.rows: list[dict] = []
         self.start = time.process_time()
-        self.fast = (
-            delay == 0 and not callable(delay) and label_probability is None
-        ) and _replays_calibration(model)
+        #: decision_function - threshold, predict_proba and predict are the base class's
+        self.plain = _replays_calibration(model)
+        self.fast = self.plain and delay == 0 and not callable(delay) and label_probability is None
 
     # ---------------------------------------------------------------- checks
     def check_chunk(self, X, y) -> tuple[Any, np.ndarray]:
@@ -348,16 +337,19 @@ class _Evaluation:
     def check_labels(self, y: np.ndarray, base: int) -> np.ndarray:
         """``y == classes[1]``, after checking every label is a class."""
         try:
-            known = np.isin(y, self.classes)
+            positive = y == self.classes[1]
+            known = positive | (y == self.classes[0])
         except TypeError:
-            known = np.zeros(y.shape, bool)
+            known = positive = np.zeros(y.shape, bool)
+        if not isinstance(known, np.ndarray) or known.shape != y.shape:  # e.g. str vs number
+            known = positive = np.zeros(y.shape, bool)
         if not known.all():
             first = int(np.flatnonzero(~known)[0])
             raise ValueError(
                 f"label {y[first]!r} of example {base + first} is not one of the classes "
                 f"{list(self.classes)}; prequential evaluates binary classifiers"
             )
-        return y == self.classes[1]
+        return positive
 
     def delays(self, X, y: np.ndarray, base: int) -> np.ndarray:
         n = y.shape[0]
@@ -386,6 +378,14 @@ class _Evaluation:
                 predicted = np.zeros(n, dtype=bool)
             return scores, proba, predicted
         model = self.model
+        if self.plain:  # decision_function, predict_proba and predict from one validation
+            raw = model._own_scores(X)
+            scores = raw - model._threshold()
+            if "proba" in self.needs:
+                proba = _calibration.probability(model.calibration_, raw)
+            if "predicted" in self.needs:
+                predicted = scores > 0
+            return scores, proba, predicted
         scores = np.asarray(model.decision_function(X), dtype=np.float64).ravel()
         if "proba" in self.needs:
             if self.has_proba:
@@ -488,7 +488,7 @@ class _Evaluation:
         self.fitted = True
         raw = np.asarray(raw, dtype=np.float64)
         decision, proba = np.empty(n), np.empty(n)
-        _replay(state, raw, np.where(positive, 1.0, -1.0), decision, proba)
+        _calibration.replay(state, raw, np.where(positive, 1.0, -1.0), decision, proba)
         if fresh:  # nothing learnt before the first example: the untrained model's score
             decision[0] = 0.0
         predicted = decision > 0

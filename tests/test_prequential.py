@@ -173,12 +173,13 @@ def test_exact_against_the_brute_force_loop(name, chunk, delay):
     # the scores as emitted equal the definition's to rounding; the metrics are then
     # checked exactly on the emitted scores (below, against scikit-learn)
     np.testing.assert_allclose(emitted.scores, ref["scores"], rtol=1e-12, atol=1e-15)
-    if name == "SOLAM" and delay == 0 and chunk > 1:
-        # test_then_train (prequential's delay=0 path) scores with the kernel's dot
-        # product, decision_function with BLAS: SOLAM's weights after its first two
-        # examples are rounding noise (~1e-17, zero in exact arithmetic), so a score is
-        # 0.0 in one and ~1e-18 in the other, a tie at zero broken differently (in the
-        # ranking and in predict, which is decision_function > 0).
+    if name == "SOLAM":
+        # prequential scores aucstream learners through their compiled paths (the
+        # kernel's dot product in test_then_train, the one-example path for one row),
+        # decision_function through BLAS: equal to rounding (above). SOLAM's weights
+        # after its first two examples are rounding noise (~1e-17, zero in exact
+        # arithmetic), so a score can be 0.0 in one and ~1e-18 in the other: predict,
+        # decision_function > 0 by the base class's contract, is taken on the emitted.
         ref["pred"] = np.asarray(emitted.scores) > 0
     ref["scores"] = np.asarray(emitted.scores)
     assert curve["n_seen"].tolist() == list(range(50, len(y) + 1, 50))

@@ -74,6 +74,8 @@ __all__ = ["prequential", "METRICS", "model_bytes"]
 #: Bytes a window of :class:`~aucstream.metrics.RollingAUC` holds per example (its
 #: ring of scores and labels and the two sorted copies).
 _WINDOW_BYTES = 25
+#: Scored rows held before the metrics count them.
+_HOLD = 1024
 #: Rows read ahead, at most, to find both labels when ``classes`` is not given.
 _LOOKAHEAD = 1_000_000
 
@@ -319,6 +321,8 @@ class _Evaluation:
         self.chunks: dict[int, list] = {}  # chunk id -> [X, y, rows still pending]
         self.n_chunks = 0
         self.rows: list[dict] = []
+        self.held: list[tuple] = []  # scored rows not yet counted (see count)
+        self.n_held = 0
         self.start = time.process_time()
         #: decision_function - threshold, predict_proba and predict are the base class's
         self.plain = _replays_calibration(model)
@@ -429,6 +433,23 @@ class _Evaluation:
         return self.scored(np.array([raw]))
 
     def count(self, positive, scores, proba, predicted) -> None:
+        """Count scored rows in the metrics (held, in order, until a read or 1,024 rows:
+        one metric update per example would cost more than the example)."""
+        self.held.append((positive, scores, proba, predicted))
+        self.n_held += len(scores)
+        if self.n_held >= _HOLD:
+            self.flush()
+
+    def flush(self) -> None:
+        if not self.held:
+            return
+        if len(self.held) == 1:
+            positive, scores, proba, predicted = self.held[0]
+        else:
+            positive, scores, proba, predicted = (
+                None if parts[0] is None else np.concatenate(parts) for parts in zip(*self.held)
+            )
+        self.held, self.n_held = [], 0
         for metric in self.columns.values():
             metric.update(positive, scores, proba, predicted)
 
@@ -553,6 +574,7 @@ class _Evaluation:
     def checkpoint(self, final: bool = False) -> None:
         if not final and (self.every is None or self.n_seen % self.every):
             return
+        self.flush()
         row = {"n_seen": self.n_seen, "n_learnt": self.n_learnt}
         for name, metric in self.columns.items():
             row[name] = metric.get()
@@ -762,5 +784,6 @@ def _one(run: _Evaluation, X, y, bar, chunks) -> None:
         run.chunk(X, y)
     run.n_chunks += 1
     if bar is not None:
+        run.flush()
         auc = run.columns["auc"].get() if "auc" in run.columns else math.nan
         bar.show(chunks.info(auc))

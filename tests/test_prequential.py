@@ -155,10 +155,10 @@ MODELS = {
 
 
 @pytest.mark.parametrize("delay", [0, 1, 7, 50, callable_delay], ids=str)
-@pytest.mark.parametrize("chunk", [1, 250])  # 250: one chunk of 150 (a run per call)
+@pytest.mark.parametrize("chunk", [1, 250])  # 250: one chunk of 100 (a run per call)
 @pytest.mark.parametrize("name", list(MODELS))
 def test_exact_against_the_brute_force_loop(name, chunk, delay):
-    X, y = data(150)
+    X, y = data(100)
     ref = brute_force(MODELS[name](), X, y, delays_of(delay, X, y), (0, 1))
     model, emitted = MODELS[name](), Recorder()
     curve = prequential(
@@ -221,7 +221,7 @@ def test_dropped_labels_are_scored_but_never_learnt():
 )
 @pytest.mark.parametrize("delay", [0, 4])
 def test_meta_learners(make, delay):
-    X, y = data(150, seed=1)
+    X, y = data(80, seed=1)
     ref = brute_force(make(), X, y, np.full(len(y), delay), (0, 1))
     curve = prequential(make(), iter_chunks(X, y, 40), delay=delay, metrics=ALL)
     check_columns(curve, ref, y, (0, 1))

@@ -19,6 +19,10 @@ Layers (each module imports only from the layers before it):
    in memory);
 4. :mod:`._report`: Markdown, CSV, JSON and PNG reports of a :class:`Comparison`;
 5. :mod:`._reproduce`: the papers' tables and figures (``aucstream reproduce``).
+
+Apart from the layers, :mod:`._prequential` (:func:`prequential`) replays a stream as
+a deployment sees it: each example scored on arrival, its label learnt after a delay
+(or never), exact streaming metrics at checkpoints.
 """
 
 from ._cache import RunCache, config_hash
@@ -26,6 +30,7 @@ from ._compare import Comparison, DatasetMeta, compare, convergence, parameter_s
 from ._data import DataSpec, LoadedData, load_data, parse_data_spec
 from ._holdout import ComparisonRow, holdout_comparison, tune_and_test
 from ._paper import PaperTable
+from ._prequential import prequential
 from ._protocol import (
     PAPER_PROTOCOLS,
     Protocol,
@@ -85,6 +90,7 @@ __all__ = [
     "parameter_sweep",
     "parse_data_spec",
     "parse_learner_spec",
+    "prequential",
     "reproduce",
     "run_jobs",
     "tune_and_test",

@@ -88,6 +88,8 @@ ALIASES = [
     ("compare", "--datasets", "--dataset"),
     ("compare", "--learners", "--learner"),
     ("fit", "--params", "--param"),
+    ("evaluate", "--params", "--param"),
+    ("evaluate", "--positive-labels", "--positive"),
     ("fit", "--positive-labels", "--positive"),
     ("score", "--positive-labels", "--positive"),
 ]
@@ -117,9 +119,10 @@ def test_the_singular_is_an_alias_of_the_plural(command, plural, singular):
         "run": [],
         "compare": ["--datasets", "x"] if plural != "--datasets" else [],
         "fit": ["data.svm", "-o", "m"],
+        "evaluate": ["data.svm", "-o", "m"],
         "score": ["model.npz", "data.svm"],
     }[command]
-    if command == "fit" and plural == "--params":
+    if command in ("fit", "evaluate") and plural == "--params":
         prefix = [*prefix, "--learner", "OPAUC"]
     values = ["a", "b=2"] if plural == "--params" else ["a", "b"]
     parser = build_parser()

@@ -288,3 +288,89 @@ def test_refusals():
     model = RiverClassifier(SOLAM(), n_features=4)
     with pytest.raises(ValueError, match="rows"):
         model.learn_many(pd.DataFrame([{"a": 1.0}]), pd.Series([True, False]))
+
+
+class _Recording(RiverClassifier):
+    """The wrapper, recording each probability and score it gives (as River asks)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.given: list[tuple[float, float]] = []
+
+    def predict_proba_one(self, x):
+        proba = super().predict_proba_one(x)
+        self.given.append((proba[True], self.decision_one(x)))
+        return proba
+
+
+class _Scores:
+    """A stand-in detector for prequential: records every score, never an alarm."""
+
+    drift_detected = False
+
+    def __init__(self):
+        self.scores = []
+
+    def update(self, score, label):
+        self.scores.append(score)
+
+
+def test_progressive_val_score_is_prequential_from_the_first_example():
+    """River's progressive validation of the wrapper scores and learns every example as
+    aucstream.evaluation.prequential does: the same scores and probabilities from the
+    first row, so the same log-loss and window AUC of the scores. River's
+    RollingROCAUC ranks the probabilities, prequential's window_auc the scores: the
+    calibration map between them changes as it learns (p = sigmoid(k_t * score) with
+    a slope k_t of its own at each time), so the two windows rank examples of
+    different times differently (0.96361 and 0.96385 here); each is checked exactly
+    on what it ranks."""
+    from aucstream.evaluation import prequential
+    from aucstream.metrics import RollingAUC
+
+    rows = list(datasets.Phishing())
+    log_loss, rolling = metrics.LogLoss(), metrics.RollingROCAUC(window_size=500)
+    for metric in (log_loss, rolling):  # River takes them one at a time (no weights)
+        model = _Recording(SOLAM(random_state=0), n_features=12)
+        evaluate.progressive_val_score(rows, model, metric)
+    proba, river_scores = (np.array(v) for v in zip(*model.given))
+    assert np.all((proba > 0) & (proba < 1))
+    X = sp.csr_matrix(as_matrix(model, [x for x, _ in rows]))
+    y = np.array([label for _, label in rows])
+    seen = _Scores()
+    curve = prequential(
+        SOLAM(random_state=0),
+        ((X[i : i + 100], y[i : i + 100]) for i in range(0, len(y), 100)),
+        window=500,
+        metrics=["auc", "window_auc", "log_loss", "alarms"],
+        detector=seen,
+    )
+    np.testing.assert_allclose(seen.scores, river_scores, rtol=1e-12, atol=1e-15)
+    last = curve.iloc[-1]
+    assert last["log_loss"] == pytest.approx(log_loss.get(), rel=1e-9)
+    assert last["window_auc"] == pytest.approx(
+        roc_auc_score(y[-500:], river_scores[-500:]), abs=1e-9
+    )
+    assert last["auc"] == pytest.approx(roc_auc_score(y, river_scores), abs=1e-9)
+    # River's window over the probabilities is the exact window AUC of those
+    exact = RollingAUC(500, pos_label=True).update(y, proba).get()
+    assert rolling.get() == pytest.approx(exact, abs=1e-9)
+
+
+def test_numeric_labels_are_learnt_from_the_first_row():
+    rows = phishing(60)
+    xs = [x for x, _ in rows]
+    for negative in (0, -1):
+        ys = [1 if y else negative for _, y in rows]
+        ys[0] = 1  # a first label 1: (0, 1) until a -1 comes
+        model = RiverClassifier(SOLAM(random_state=0), n_features=10)
+        model.learn_one(xs[0], ys[0])
+        assert model._fitted() and set(model.predict_proba_one(xs[1])) == {0, 1}  # (0, 1) so far
+        for x, y in zip(xs[1:], ys[1:]):
+            model.learn_one(x, y)
+        X = sp.csr_matrix(as_matrix(model, xs))
+        reference = SOLAM(random_state=0).partial_fit(X, ys, classes=[negative, 1])
+        np.testing.assert_allclose(model.estimator_.coef_, reference.coef_, rtol=1e-12)
+        assert model.estimator_.classes_.tolist() == [negative, 1]
+        assert model.predict_one(xs[0]) in (negative, 1)
+    with pytest.raises(ValueError, match="not in classes_"):
+        model.learn_one(xs[0], 0)  # a third label

@@ -120,8 +120,8 @@ def test_the_threshold_and_one_probability_agree_with_the_calibration():
     assert [_calibration.probability_one(state, s) for s in scores] == batch.tolist()
     one_class = _calibration.new_state()
     _calibration.update(one_class, scores[:5], -np.ones(5), np.zeros(0))
-    assert _calibration.probability_one(one_class, 3.0) == 0.0  # the prior
-    assert _calibration.probability(one_class, scores[:3]).tolist() == [0.0] * 3
+    assert _calibration.probability_one(one_class, 3.0) == 1 / 7  # the smoothed prior
+    assert _calibration.probability(one_class, scores[:3]).tolist() == [1 / 7] * 3
 
 
 def test_dict_rows_in_any_key_order_score_as_their_csr_row():

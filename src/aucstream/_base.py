@@ -493,7 +493,11 @@ class BaseStreamingAUC(SmallCalls, StateDeclarations, LearningStep, ClassifierMi
         example, in the one pass (:mod:`aucstream._calibration`). Batch learners fit
         it on their training scores. The map is increasing: the probabilities rank
         the examples exactly as :meth:`decision_function` does. Until both classes
-        have been seen, every row gets the class frequency seen so far.
+        have been seen, every row gets the Laplace-smoothed class frequency seen so
+        far, :math:`(n_+ + 1) / (n + 2)`. Probabilities are never 0 or 1: the log-odds
+        are capped so that each lies in :math:`[\epsilon, 1 - \epsilon]`,
+        :math:`\epsilon = 10^{-15}` (``aucstream._calibration.EPS``), and the
+        log-loss stays finite.
 
         Parameters
         ----------

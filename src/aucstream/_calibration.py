@@ -28,6 +28,17 @@ examples, so the map is fitted out of sample; it follows the model as it changes
 weighting recent examples about as much as early ones. The per-example order makes
 the result independent of how the stream is cut into chunks.
 
+Probabilities are kept strictly inside (0, 1): before the calibration is ready (both
+classes seen, scores with some spread) the probability of every row is the
+Laplace-smoothed class prior :math:`(n_+ + 1) / (n + 2)` (1/2 before anything is
+learnt), and afterwards the log-odds are capped so that every probability lies in
+:math:`[\epsilon, 1 - \epsilon]` with :math:`\epsilon` = ``EPS`` = :math:`10^{-15}`
+(the log-odds at most :math:`\log((1 - \epsilon)/\epsilon) \approx 34.5` in size).
+An unsmoothed prior (0 or 1 after examples of one class) or a saturated logistic
+made the log-loss of early predictions infinite. Rankings are unchanged except among
+scores whose log-odds lie beyond the cap (they tie), where float64 probabilities
+already rounded to 1 above about 36.7.
+
 Batch learners have no prequential scores: they fit :math:`(a, b)` by Newton's method
 on their training scores after the fit (in-sample, as the documentation of their
 ``predict_proba`` says).
@@ -45,6 +56,7 @@ from ._kernels import jit
 
 __all__ = [
     "ETA",
+    "EPS",
     "new_state",
     "step",
     "update",
@@ -54,6 +66,8 @@ __all__ = [
     "threshold",
     "logit_map",
     "logistic_state",
+    "capped_logistic",
+    "replay",
 ]
 
 #: AdaGrad step size of the calibration (for standardized scores).
@@ -61,6 +75,9 @@ ETA = 0.5
 #: Smallest slope: the map stays increasing, so probabilities rank the examples exactly
 #: as the scores do (same AUC), even when the scores carry no signal yet.
 A_MIN = 1e-3
+#: Every probability lies in ``[EPS, 1 - EPS]``: the log-odds are capped (a logistic
+#: saturates to exactly 0 or 1 in float64, an infinite log-loss).
+EPS = 1e-15
 _N, _MEAN, _M2, _A, _B, _GA, _GB, _NPOS = range(8)
 _SIZE = 8
 
@@ -185,7 +202,8 @@ def logistic_state() -> np.ndarray:
 
 
 def probability(state: np.ndarray, scores: np.ndarray) -> np.ndarray:
-    """``P(y = +1 | score)`` for each score (the class prior before calibration is ready).
+    """``P(y = +1 | score)`` for each score (the Laplace-smoothed class prior before
+    calibration is ready), in ``[EPS, 1 - EPS]``.
 
     One compiled pass (:func:`_probabilities`, the logistic as the kernels' steps
     compute it): a call for one score costs about 2 us, where numpy's expression
@@ -207,10 +225,62 @@ def _probabilities(state, scores, out):
 @jit
 def probability_one(state, score):
     """``P(y = +1 | score)`` of one score (float), as :func:`probability` gives it:
-    the prior before calibration is ready. Compiled, so that a one-row prediction
-    costs a call (about 0.5 us) and not an array's round trip."""
+    the Laplace-smoothed prior before calibration is ready, always in
+    ``[EPS, 1 - EPS]``. Compiled, so that a one-row prediction costs a call (about
+    0.5 us) and not an array's round trip."""
     n = state[_N]
     if not (0.0 < state[_NPOS] < n and state[_M2] > 0.0):  # not ready: the prior
-        return state[_NPOS] / n if n > 0.0 else 0.5
+        return _capped((state[_NPOS] + 1.0) / (n + 2.0))
     sd = math.sqrt(state[_M2] / n)
-    return _sigmoid(state[_A] * ((score - state[_MEAN]) / sd) + state[_B])
+    return _capped(_sigmoid(state[_A] * ((score - state[_MEAN]) / sd) + state[_B]))
+
+
+@jit
+def _capped(p):
+    """``p`` in ``[EPS, 1 - EPS]`` (the log-odds capped at about +/-34.5)."""
+    return min(max(p, EPS), 1.0 - EPS)
+
+
+@jit
+def _capped_logistics(scores, out):
+    for i in range(scores.shape[0]):
+        out[i] = _capped(_sigmoid(scores[i]))
+
+
+def capped_logistic(scores) -> np.ndarray:
+    """``1 / (1 + exp(-s))`` of each score, in ``[EPS, 1 - EPS]``: the probability
+    given to a model's scores when it has no calibrated ``predict_proba`` (the scores
+    taken as log-odds, e.g. by :class:`aucstream.river.RiverClassifier` and
+    :func:`aucstream.evaluation.prequential`)."""
+    scores = np.ascontiguousarray(scores, dtype=np.float64)
+    out = np.empty_like(scores)
+    _capped_logistics(scores.reshape(-1), out.reshape(-1))
+    return out
+
+
+@jit
+def replay(state, scores, y_pm, decision, proba):
+    """Replay the calibration over prequential ``scores`` of +/-1 labels (in place, as
+    :func:`update` with weights 1), writing for each example the decision score
+    ``score - threshold`` (:func:`threshold_one`) and the probability
+    (:func:`probability_one`) the learner gave it before learning it: what
+    ``decision_function`` and ``predict_proba`` returned then (the same IEEE
+    operations, one square root shared). Used by
+    :func:`aucstream.evaluation.prequential` after ``test_then_train``."""
+    for i in range(scores.shape[0]):
+        n, mean, m2, a, b, n_pos = (
+            state[_N],
+            state[_MEAN],
+            state[_M2],
+            state[_A],
+            state[_B],
+            state[_NPOS],
+        )
+        if 0.0 < n_pos < n and m2 > 0.0:
+            sd = math.sqrt(m2 / n)
+            decision[i] = scores[i] - (mean - b * sd / a)
+            proba[i] = _capped(_sigmoid(a * ((scores[i] - mean) / sd) + b))
+        else:
+            decision[i] = scores[i] - 0.0
+            proba[i] = _capped((n_pos + 1.0) / (n + 2.0))
+        step(state, scores[i], y_pm[i], 1.0)

@@ -6,7 +6,12 @@ r"""Exact ranking metrics for evaluating scoring models, in batch and on streams
   more telling than the ROC AUC when positives are rare;
 - :class:`PrequentialAUC` — the exact AUC of every (score, label) pair of a stream so
   far, O(log n) amortized per pair, with an optional bounded-memory mode;
-- :class:`RollingAUC` — the exact AUC of the last ``window`` pairs.
+- :class:`RollingAUC` — the exact AUC of the last ``window`` pairs;
+- the streaming calibration and threshold metrics of a prequential evaluation
+  (:func:`aucstream.evaluation.prequential`): :class:`StreamingLogLoss`,
+  :class:`StreamingBrier`, :class:`StreamingECE` (:func:`expected_calibration_error`),
+  :class:`StreamingGMean`, :class:`StreamingKappa`, :class:`StreamingAveragePrecision`
+  (the exact :func:`pr_auc` of every score so far) and :class:`StreamingPositiveRate`.
 
 Both streaming metrics take ``max_fpr``, ``min_tpr`` and ``standardized`` as
 :func:`roc_auc` does and then give the same partial AUC of the pairs they count.
@@ -30,9 +35,33 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy.stats import rankdata
 
+from ._stream_metrics import (
+    StreamingAveragePrecision,
+    StreamingBrier,
+    StreamingECE,
+    StreamingGMean,
+    StreamingKappa,
+    StreamingLogLoss,
+    StreamingPositiveRate,
+    expected_calibration_error,
+)
 from ._streaming_auc import PrequentialAUC, RollingAUC, _as_1d, _partial_auc, _partial_region
 
-__all__ = ["roc_auc", "pr_auc", "pairwise_auc_loss", "PrequentialAUC", "RollingAUC"]
+__all__ = [
+    "roc_auc",
+    "pr_auc",
+    "pairwise_auc_loss",
+    "PrequentialAUC",
+    "RollingAUC",
+    "StreamingAveragePrecision",
+    "StreamingBrier",
+    "StreamingECE",
+    "StreamingGMean",
+    "StreamingKappa",
+    "StreamingLogLoss",
+    "StreamingPositiveRate",
+    "expected_calibration_error",
+]
 
 
 def _binary_mask(y_true: np.ndarray, pos_label) -> np.ndarray:

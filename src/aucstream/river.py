@@ -41,23 +41,29 @@ with an error that names the key: encode them first (e.g. River's
 Labels
 ------
 ``classes`` gives both labels; ``classes[1]`` (or the larger label) is the positive
-class. When it is None, boolean labels mean ``(False, True)``; other labels are
-learnt once both have appeared: the examples before that are kept (in order) and
-learnt first, so the model is the same as if the classes had been known from the
-start (before any label, predictions follow River's binary convention, ``{False: 1/2,
-True: 1/2}``; after a first non-boolean label they are ``{}``, River's "no idea",
-until the second label comes).
+class. When it is None, boolean labels mean ``(False, True)`` and the numbers 0, 1
+and -1 mean ``(0, 1)`` or ``(-1, 1)``: each example is learnt when it comes, so the
+wrapper is the learner, example for example, as
+:func:`aucstream.evaluation.prequential` runs it (a first label 1 is learnt as the
+positive class of ``(0, 1)``; a later -1, with no 0 seen, renames the negative class
+-1, which changes nothing learnt). Other labels (strings) are learnt once both have
+appeared: the examples before that are kept (in order) and learnt first, so the
+model is the same as if the classes had been known from the start, but those
+examples are scored by the unlearnt model (before any label, predictions follow
+River's binary convention, ``{False: 1/2, True: 1/2}``; after a first such label
+they are ``{}``, River's "no idea", until the second label comes).
 
 Probabilities
 -------------
-``predict_proba_one`` returns the learner's own ``predict_proba`` when it has one.
+``predict_proba_one`` returns the learner's own ``predict_proba`` when it has one
+(calibrated, never 0 or 1: see :mod:`aucstream._calibration`).
 Otherwise, AUC learners give a ranking score s, not a probability: the wrapper
 returns :math:`p = 1 / (1 + e^{-s})` for ``classes[1]``, a monotone map of the
 score, so every rank-based metric (ROC AUC, River's ``RollingROCAUC``) is that of
 the scores, and :math:`p > 1/2` exactly where the learner predicts ``classes[1]``.
-It is not calibrated. Beyond :math:`|s| \approx 36` the probabilities round to 0
-or 1 and tie, which rank metrics then count as ties. Before anything is learnt the
-probabilities are 1/2.
+It is not calibrated. The log-odds are capped at about 34.5, so that every
+probability lies in :math:`[10^{-15}, 1 - 10^{-15}]` (a finite log-loss); scores
+beyond the cap tie. Before anything is learnt the probabilities are 1/2.
 
 ``learn_many`` is exactly ``learn_one`` over the rows in order (the learners'
 results do not depend on how the stream is chunked), bit for bit; it is faster
@@ -75,6 +81,7 @@ import scipy.sparse as sp
 from sklearn.base import clone
 
 from ._base import BaseStreamingAUC
+from ._calibration import capped_logistic
 
 try:
     from river import base as _river_base
@@ -172,6 +179,8 @@ class RiverClassifier(_Base):
         self.features_: dict = {}
         self._labels: tuple | None = None if classes is None else self._sorted(classes)
         self._pending: list[tuple[sp.csr_matrix, Any]] = []
+        #: The classes (0, 1) were assumed from a first label 1: a -1 renames the 0.
+        self._provisional = False
         self._hash_cache: dict = {}
 
     @classmethod
@@ -262,8 +271,8 @@ class RiverClassifier(_Base):
     def _learn(self, rows: list[dict], ys: list) -> None:
         X, added = self._encode(rows, grow=True)
         labels = self._labels
+        seen = {y for _, y in self._pending} | set(ys)
         if labels is None:
-            seen = {y for _, y in self._pending} | set(ys)
             if all(isinstance(y, (bool, np.bool_)) for y in seen):
                 labels = (False, True)
             elif len(seen) > 2:
@@ -272,6 +281,19 @@ class RiverClassifier(_Base):
                 )
             elif len(seen) == 2:
                 labels = self._sorted(seen)
+        provisional = self._provisional
+        if provisional and self._labels is not None:
+            negatives = {y for y in ys if _is_number(y) and y in (0, -1)}
+            if negatives == {-1}:  # only positives learnt so far: the negative class is -1
+                labels = (-1, 1)
+            provisional = not negatives
+        elif (
+            labels is None
+            and len(seen) == 1
+            and all(_is_number(y) and y in (0, 1, -1) for y in seen)
+        ):  # one number: its pair (a first 1 is the positive of (0, 1) until a -1 comes)
+            labels = (-1, 1) if -1 in seen else (0, 1)
+            provisional = 1 in seen
         if labels is None:  # one label so far: keep the examples until the other comes
             self.features_.update(added)
             self._pending.extend(zip(X, ys))
@@ -279,9 +301,18 @@ class RiverClassifier(_Base):
         if self._pending:
             X = sp.vstack([row for row, _ in self._pending] + [X], format="csr")
             ys = [y for _, y in self._pending] + list(ys)
-        self.estimator_.partial_fit(X, np.asarray(ys), classes=np.asarray(labels))
+        renamed = labels != self._labels and self._labels is not None
+        if renamed:
+            self.estimator_.classes_ = np.array(labels)
+        try:
+            self.estimator_.partial_fit(X, np.asarray(ys), classes=np.asarray(labels))
+        except BaseException:
+            if renamed:
+                self.estimator_.classes_ = np.array(self._labels)
+            raise
         self.features_.update(added)
         self._labels = labels
+        self._provisional = provisional
         self._pending = []
 
     def learn_one(self, x: dict, y) -> None:
@@ -294,7 +325,12 @@ class RiverClassifier(_Base):
         y : label
             Its label.
         """
-        if self._labels is not None and not self._pending and self._fitted():
+        if (
+            self._labels is not None
+            and not self._pending
+            and not self._provisional
+            and self._fitted()
+        ):
             row = self._row(x, learning=True)
             if row is not None:  # the learner's one-example path, on column indices
                 self.estimator_.learn_one(row, y)
@@ -362,8 +398,7 @@ class RiverClassifier(_Base):
             return np.full(X.shape[0], 0.5)
         if hasattr(self.estimator_, "predict_proba"):
             return np.asarray(self.estimator_.predict_proba(X))[:, 1]
-        scores = self.estimator_.decision_function(X)
-        return 1.0 / (1.0 + np.exp(-scores))
+        return capped_logistic(self.estimator_.decision_function(X))
 
     def _known_labels(self) -> tuple | None:
         """The labels; before any is seen, River's binary convention (False, True)."""
@@ -383,8 +418,7 @@ class RiverClassifier(_Base):
         elif hasattr(self.estimator_, "predict_proba"):
             p = float(self.estimator_.predict_proba_one(row)[1])
         else:  # as _positive_proba computes it
-            score = np.array([self.estimator_.decision_one(row)])
-            p = float((1.0 / (1.0 + np.exp(-score)))[0])
+            p = float(capped_logistic(np.array([self.estimator_.decision_one(row)]))[0])
         return {labels[0]: 1.0 - p, labels[1]: p}
 
     def predict_one(self, x: dict):
@@ -430,6 +464,12 @@ class RiverClassifier(_Base):
             return pd.Series([labels[0]] * len(X), index=X.index)
         encoded = self._encode(X.to_dict(orient="records"), grow=False)[0]
         return pd.Series(self.estimator_.predict(encoded), index=X.index)
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(
+        value, (bool, np.bool_)
+    )
 
 
 def _plain(value):

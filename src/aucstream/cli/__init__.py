@@ -21,6 +21,10 @@ Commands
     ROC AUC and PR AUC of a saved model on a file (and the two curves).
 ``aucstream predict MODEL FILE [-o scores.csv] [--proba]``
     One score per row of a file (and the probability), streamed: bounded memory.
+``aucstream evaluate FILE -o curve.csv [--learner NAME] [--delay N] [--window W]``
+    ``[--every N] [--metrics auc,log_loss] [--plot curve.png]``:
+    Prequential evaluation as a deployment sees it: each example scored on arrival,
+    its label learnt N examples later; the metrics at every checkpoint, as CSV.
 ``aucstream list``
     The learners (with their tuning grids) and the registered datasets.
 ``aucstream compare --learners A B --datasets x y [--protocol g16] [--quick] [--out DIR]``
@@ -60,6 +64,7 @@ from collections.abc import Sequence
 
 from ..streaming import Progress, fit_stream  # re-exported: they lived here
 from ._common import CommandError, cli_warnings
+from ._evaluate import _add_evaluate_parser
 from ._experiments import _add_compare_parser, _add_reproduce_parser, _add_run_parser
 from ._model import _add_fit_parsers
 
@@ -90,6 +95,7 @@ def build_parser() -> argparse.ArgumentParser:
     command = functools.partial(_command, sub, common)
     _add_run_parser(command)
     _add_fit_parsers(command)
+    _add_evaluate_parser(command)
     _add_compare_parser(command)
     _add_reproduce_parser(command)
     return parser

@@ -24,6 +24,10 @@ Layers (each module imports only from the layers before it):
 5. :mod:`._reproduce`: the papers' tables and figures (``aucstream reproduce``) and
    :func:`compare_and_report` (what ``aucstream compare`` runs).
 
+Apart from the layers, :mod:`._prequential` (:func:`prequential`) replays a stream as
+a deployment sees it: each example scored on arrival, its label learnt after a delay
+(or never), exact streaming metrics at checkpoints.
+
 The command line (:mod:`aucstream.cli`) uses only the names exported here.
 """
 
@@ -32,6 +36,7 @@ from ._compare import Comparison, DatasetMeta, compare, convergence, parameter_s
 from ._data import DataSpec, LoadedData, load_data, parse_data_spec
 from ._holdout import ComparisonRow, holdout_comparison, tune_and_test
 from ._paper import PaperTable
+from ._prequential import prequential
 from ._protocol import (
     PAPER_PROTOCOLS,
     Protocol,
@@ -96,6 +101,7 @@ __all__ = [
     "parse_data_spec",
     "parse_learner_spec",
     "parse_value",
+    "prequential",
     "reproduce",
     "run_jobs",
     "tune_and_test",

@@ -1,0 +1,289 @@
+r"""Streaming probability and threshold metrics, exact at every read.
+
+Each metric counts ``(label, score, probability, prediction)`` of a stream in
+arrival order, a chunk at a time, and reads its value at any point: the value equals
+the batch metric on everything counted so far (scikit-learn's, up to the order of
+floating-point sums).
+
+- :class:`StreamingLogLoss`: :math:`-\frac1n \sum_i y_i \log p_i + (1 - y_i) \log (1 - p_i)`
+  (``sklearn.metrics.log_loss``);
+- :class:`StreamingBrier`: :math:`\frac1n \sum_i (p_i - y_i)^2` (``brier_score_loss``);
+- :class:`StreamingECE`: expected calibration error over 10 equal-width bins of the
+  probability, :math:`\sum_b |\sum_{i \in b} (y_i - p_i)| / n` (Naeini, Cooper and
+  Hauskrecht 2015, "Obtaining well calibrated probabilities using Bayesian binning",
+  AAAI; bin :math:`b = \min(\lfloor 10 p \rfloor, 9)`), from exact per-bin counts;
+- :class:`StreamingGMean`: :math:`\sqrt{\mathrm{TPR} \cdot \mathrm{TNR}}` of the
+  predicted labels (the confusion matrix's geometric mean);
+- :class:`StreamingKappa`: Cohen's kappa of the predicted labels
+  (``cohen_kappa_score``), from the confusion counts;
+- :class:`StreamingAveragePrecision`: average precision
+  (``average_precision_score``); it keeps every score and sorts them at each read,
+  O(n) memory and O(n log n) time per read (there is no exact bounded form);
+- :class:`StreamingPositiveRate`: the share of positive labels so far.
+
+Every class has ``update(positive, scores, proba, predicted)`` (boolean labels,
+decision scores, probabilities of the positive class, boolean predictions; a metric
+reads only what it declares in ``needs``) and ``get()``, NaN while undefined.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+__all__ = [
+    "StreamingAveragePrecision",
+    "StreamingBrier",
+    "StreamingECE",
+    "StreamingGMean",
+    "StreamingKappa",
+    "StreamingLogLoss",
+    "StreamingPositiveRate",
+    "expected_calibration_error",
+]
+
+#: Equal-width probability bins of the expected calibration error.
+ECE_BINS = 10
+
+
+class _Counted:
+    """The shared count of examples."""
+
+    needs: frozenset = frozenset()
+
+    def __init__(self) -> None:
+        self.n = 0
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(n={self.n}, value={self.get():.6g})"
+
+    def get(self) -> float:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+
+class StreamingLogLoss(_Counted):
+    """Mean log-loss of the probabilities so far (see the module docstring).
+
+    Examples
+    --------
+    >>> m = StreamingLogLoss(); m.update(np.array([True, False]), None, np.array([0.8, 0.4]))
+    >>> round(m.get(), 6)
+    0.367003
+    """
+
+    needs = frozenset({"proba"})
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.total = 0.0
+
+    def update(self, positive, scores=None, proba=None, predicted=None) -> None:
+        p = np.asarray(proba, dtype=np.float64)
+        self.total -= float(np.sum(np.where(positive, np.log(p), np.log1p(-p))))
+        self.n += p.shape[0]
+
+    def get(self) -> float:
+        return self.total / self.n if self.n else math.nan
+
+
+class StreamingBrier(_Counted):
+    """Mean squared error of the probabilities so far (the Brier score).
+
+    Examples
+    --------
+    >>> m = StreamingBrier(); m.update(np.array([True, False]), None, np.array([0.8, 0.4]))
+    >>> round(m.get(), 6)
+    0.1
+    """
+
+    needs = frozenset({"proba"})
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.total = 0.0
+
+    def update(self, positive, scores=None, proba=None, predicted=None) -> None:
+        p = np.asarray(proba, dtype=np.float64)
+        self.total += float(np.sum((p - positive) ** 2))
+        self.n += p.shape[0]
+
+    def get(self) -> float:
+        return self.total / self.n if self.n else math.nan
+
+
+def _ece_bins(p: np.ndarray) -> np.ndarray:
+    return np.minimum((p * ECE_BINS).astype(np.intp), ECE_BINS - 1)
+
+
+def expected_calibration_error(positive, proba) -> float:
+    """The expected calibration error of a sample (10 equal-width bins), in batch.
+
+    Parameters
+    ----------
+    positive : array-like of bool
+        Whether each example is positive.
+    proba : array-like of float
+        The probabilities of the positive class, in [0, 1].
+
+    Returns
+    -------
+    float
+        :math:`\\sum_b |\\sum_{i \\in b} (y_i - p_i)| / n`; NaN for no examples.
+
+    Examples
+    --------
+    >>> expected_calibration_error([True, False, True], [0.9, 0.15, 0.55])
+    0.1666666666666667
+    """
+    m = StreamingECE()
+    m.update(np.asarray(positive, dtype=bool), None, np.asarray(proba, dtype=np.float64))
+    return m.get()
+
+
+class StreamingECE(_Counted):
+    """Expected calibration error over 10 equal-width bins (exact per-bin counts).
+
+    Examples
+    --------
+    >>> m = StreamingECE(); m.update(np.array([True, False]), None, np.array([0.8, 0.4]))
+    >>> round(m.get(), 6)
+    0.3
+    """
+
+    needs = frozenset({"proba"})
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.sum_p = np.zeros(ECE_BINS)
+        self.n_pos = np.zeros(ECE_BINS)
+
+    def update(self, positive, scores=None, proba=None, predicted=None) -> None:
+        p = np.asarray(proba, dtype=np.float64)
+        bins = _ece_bins(p)
+        self.sum_p += np.bincount(bins, weights=p, minlength=ECE_BINS)
+        self.n_pos += np.bincount(bins, weights=np.asarray(positive, float), minlength=ECE_BINS)
+        self.n += p.shape[0]
+
+    def get(self) -> float:
+        if not self.n:
+            return math.nan
+        return float(np.sum(np.abs(self.n_pos - self.sum_p)) / self.n)
+
+
+class _Confusion(_Counted):
+    """Counts of the confusion matrix of predicted labels: tp, fn, fp, tn."""
+
+    needs = frozenset({"predicted"})
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.counts = np.zeros(4, dtype=np.int64)  # tp, fn, fp, tn
+
+    def update(self, positive, scores=None, proba=None, predicted=None) -> None:
+        positive = np.asarray(positive, dtype=bool)
+        predicted = np.asarray(predicted, dtype=bool)
+        cell = 2 * (~positive).astype(np.intp) + (~predicted).astype(np.intp)
+        self.counts += np.bincount(cell, minlength=4)
+        self.n += positive.shape[0]
+
+
+class StreamingGMean(_Confusion):
+    """Geometric mean of the true positive and true negative rates of the predictions.
+
+    NaN while a class is missing.
+
+    Examples
+    --------
+    >>> m = StreamingGMean()
+    >>> m.update(np.array([True, True, False, False]), predicted=np.array([1, 0, 0, 0]))
+    >>> round(m.get(), 6)
+    0.707107
+    """
+
+    def get(self) -> float:
+        tp, fn, fp, tn = (int(c) for c in self.counts)
+        if tp + fn == 0 or tn + fp == 0:
+            return math.nan
+        return math.sqrt(tp / (tp + fn) * (tn / (tn + fp)))
+
+
+class StreamingKappa(_Confusion):
+    """Cohen's kappa of the predictions against the labels (NaN when undefined).
+
+    Examples
+    --------
+    >>> m = StreamingKappa()
+    >>> m.update(np.array([True, True, False, False]), predicted=np.array([1, 0, 0, 0]))
+    >>> m.get()
+    0.5
+    """
+
+    def get(self) -> float:
+        tp, fn, fp, tn = (float(c) for c in self.counts)
+        n = tp + fn + fp + tn
+        if n == 0:
+            return math.nan
+        observed = (tp + tn) / n
+        expected = ((tp + fp) * (tp + fn) + (tn + fn) * (tn + fp)) / (n * n)
+        if expected == 1.0:
+            return math.nan
+        return (observed - expected) / (1.0 - expected)
+
+
+class StreamingAveragePrecision(_Counted):
+    """Exact average precision of every score so far (O(n) memory, O(n log n) reads).
+
+    Examples
+    --------
+    >>> m = StreamingAveragePrecision()
+    >>> m.update(np.array([0, 0, 1, 1], bool), np.array([0.1, 0.4, 0.35, 0.8]))
+    >>> round(m.get(), 4)
+    0.8333
+    """
+
+    needs = frozenset({"scores"})
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._scores = np.empty(1024)
+        self._positive = np.empty(1024, dtype=bool)
+
+    def update(self, positive, scores=None, proba=None, predicted=None) -> None:
+        k = len(scores)
+        if self.n + k > self._scores.size:
+            size = max(2 * self._scores.size, self.n + k)
+            self._scores = np.resize(self._scores, size)
+            self._positive = np.resize(self._positive, size)
+        self._scores[self.n : self.n + k] = scores
+        self._positive[self.n : self.n + k] = positive
+        self.n += k
+
+    def get(self) -> float:
+        if not self._positive[: self.n].any():
+            return math.nan
+        from sklearn.metrics import average_precision_score  # the one definition (pr_auc)
+
+        return float(average_precision_score(self._positive[: self.n], self._scores[: self.n]))
+
+
+class StreamingPositiveRate(_Counted):
+    """The share of positive labels so far.
+
+    Examples
+    --------
+    >>> m = StreamingPositiveRate(); m.update(np.array([True, False, False]))
+    >>> round(m.get(), 4)
+    0.3333
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.n_pos = 0
+
+    def update(self, positive, scores=None, proba=None, predicted=None) -> None:
+        self.n_pos += int(np.count_nonzero(positive))
+        self.n += len(positive)
+
+    def get(self) -> float:
+        return self.n_pos / self.n if self.n else math.nan

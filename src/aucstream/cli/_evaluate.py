@@ -1,0 +1,189 @@
+"""The ``evaluate`` command: prequential evaluation of a learner on a file, with delays."""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import tempfile
+from pathlib import Path
+
+from ..streaming import Progress
+from ._common import (
+    _add_file_options,
+    _BinaryLabels,
+    _check_writable,
+    _labelled_stream,
+    _model_name,
+    _model_to_fit,
+    _no_examples,
+    _positive,
+    _value,
+)
+
+
+def _plot_module():
+    try:
+        import matplotlib
+    except ImportError:
+        raise ValueError("--plot needs matplotlib: pip install 'aucstream[plot]'") from None
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _cmd_evaluate(args) -> int:
+    """Score each example of FILE on arrival, learn its label --delay examples later,
+    and write the metrics at every checkpoint (--every examples) as CSV: n_seen,
+    n_learnt, the metrics (aucstream.evaluation.prequential), cpu_seconds, model_bytes.
+    Default learner: StreamPipeline(OnlineStandardScaler(), OnePassSearch()).
+    """
+    from ..evaluation import prequential
+
+    model = _model_to_fit(args)
+    target = Path(args.output)
+    _check_writable(target, "output file")
+    if args.plot:
+        _check_writable(Path(args.plot), "plot")
+        _plot_module()
+    metrics = None
+    if args.metrics is not None:
+        metrics = [m.strip() for m in args.metrics.split(",") if m.strip()]
+    classes = [_value(c) for c in args.classes] if args.classes else None
+    if args.positive:
+        classes = [-1, 1]
+    labels = _BinaryLabels(_positive(args))
+    stream = _labelled_stream(args, labels)
+    progress = Progress(f"evaluate {args.learner or _model_name(model)}", enabled=args.progress)
+    try:
+        curve = prequential(
+            model,
+            stream,
+            delay=args.delay,
+            window=args.window,
+            metrics=metrics,
+            every=args.every if args.every is not None else args.chunk_size,
+            classes=classes,
+            progress=progress,
+        )
+    except ValueError as error:
+        if stream.n_seen == 0 and "no examples" in str(error):
+            raise _no_examples(stream) from None
+        raise
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w") as out:
+            curve.to_csv(out, index=False, float_format="%.17g")
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    last = curve.iloc[-1]
+    shown = [
+        f"{name} {last[name]:.4f}"
+        for name in curve.columns
+        if name not in ("n_seen", "n_learnt", "cpu_seconds", "model_bytes")
+        and isinstance(last[name], float)
+        and math.isfinite(last[name])
+    ]
+    print(
+        f"{_model_name(model)}: {int(last['n_seen']):,} examples scored, "
+        f"{int(last['n_learnt']):,} learnt (delay {args.delay}); {', '.join(shown)}; "
+        f"{len(curve)} checkpoints written to {target}"
+    )
+    if args.plot:
+        _plot_curve(curve, args.plot, stream.name)
+        print(f"wrote {args.plot}")
+    return 0
+
+
+def _plot_curve(curve, path: str, title: str) -> None:
+    """Windowed metrics (else the cumulative ones) over n_seen, alarms as vertical lines."""
+    plt = _plot_module()
+    windowed = [c for c in curve.columns if c.startswith("window_")]
+    shown = windowed or [c for c in ("auc", "average_precision", "g_mean") if c in curve]
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    for name in shown:
+        ax.plot(curve["n_seen"], curve[name], label=name)
+    if "alarms" in curve:
+        raised = curve["n_seen"][curve["alarms"].diff().fillna(curve["alarms"]) > 0]
+        for k, n in enumerate(raised):
+            ax.axvline(n, color="red", alpha=0.5, lw=1, label="drift alarm" if k == 0 else None)
+    ax.set(xlabel="examples seen", ylabel="metric", title=f"prequential: {Path(title).name}")
+    ax.grid(alpha=0.3)
+    ax.legend(loc="lower right")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def _non_negative_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an int >= 0, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected an int >= 0, got {value}")
+    return value
+
+
+def _positive_int(text: str) -> int:
+    value = _non_negative_int(text)
+    if value == 0:
+        raise argparse.ArgumentTypeError("expected an int >= 1, got 0")
+    return value
+
+
+def _add_evaluate_parser(command) -> None:
+    parser = command(
+        "evaluate",
+        _cmd_evaluate,
+        help="prequential evaluation with delayed labels: a metrics curve (CSV)",
+    )
+    _add_file_options(parser)
+    parser.add_argument("-o", "--output", required=True, help="CSV file of the curve to write")
+    parser.add_argument("--learner", default=None, help="one learner class (see `aucstream list`)")
+    parser.add_argument(
+        "--params",
+        "--param",
+        nargs="+",
+        default=[],
+        metavar="NAME=VALUE",
+        help="parameters of --learner, e.g. eta=2^-6 update=gra (values as in "
+        "aucstream.evaluation.parse_value); --param is the same",
+    )
+    parser.add_argument(
+        "--no-scale", action="store_true", help="no online standard scaler in front"
+    )
+    parser.add_argument(
+        "--classes",
+        nargs=2,
+        default=None,
+        metavar="LABEL",
+        help="the two labels (else read from the file)",
+    )
+    parser.add_argument(
+        "--delay",
+        type=_non_negative_int,
+        default=0,
+        help="examples scored before a label is learnt (default 0: test then train)",
+    )
+    parser.add_argument(
+        "--window", type=_positive_int, default=None, help="add the AUC of the last W scores"
+    )
+    parser.add_argument(
+        "--every",
+        type=_positive_int,
+        default=None,
+        help="a checkpoint every N examples (default: the chunk size)",
+    )
+    parser.add_argument(
+        "--metrics",
+        default=None,
+        help="comma-separated columns, e.g. auc,log_loss (default: auc, window_auc with "
+        "--window, log_loss, brier, positive_rate)",
+    )
+    parser.add_argument(
+        "--plot", default=None, metavar="PNG", help="draw the windowed metrics over n_seen"
+    )

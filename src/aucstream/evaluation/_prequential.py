@@ -1,0 +1,814 @@
+r"""Prequential evaluation with delayed and missing labels: what a deployment sees.
+
+A deployed model scores each example when it arrives; its label comes later (a
+fraud is confirmed weeks afterwards), or never. :func:`prequential` replays a stream
+that way and reports, at checkpoints, the metrics of the scores *as they were
+emitted*:
+
+- example :math:`i` is scored on arrival by the model as it is then
+  (``decision_function``, and ``predict_proba`` / ``predict`` when a metric needs
+  them);
+- with delay :math:`k_i` its label is released once example :math:`i + k_i` has been
+  scored; released labels are learnt (``partial_fit``) right after that scoring, in
+  order of release and, for equal release times, of arrival (River's and CapyMOA's
+  delayed progressive validation). ``delay=0`` is test-then-train;
+- a label dropped (probability ``1 - label_probability``) is never learnt, but the
+  example's score still counts in the metrics: the evaluator knows every label, the
+  model only the released ones;
+- the end of the stream releases the labels still pending: they are learnt, and
+  nothing is scored again.
+
+The result depends only on the order of the examples, not on how the stream is cut
+into chunks: the model learns each maximal run of labels released between two
+scorings in one ``partial_fit`` call, and scores each run of examples between two
+releases in one ``decision_function`` call. For ``delay=0`` an aucstream learner
+whose kernels score each example before learning it runs one ``test_then_train``
+per chunk, and the scores ``decision_function`` would have given (the model's own
+score minus the calibrated threshold of that moment) and the probabilities are
+recovered exactly by replaying the calibration (:mod:`aucstream._calibration`) over
+the prequential scores.
+
+Before anything is learnt a model has no scores: an example scored then gets 0.0,
+the probability 1/2 (the Laplace-smoothed prior of no examples) and the negative
+class, which is what an aucstream learner with zero weights and an empty
+calibration gives.
+
+Probabilities come from ``predict_proba`` when the model has it, else from the
+logistic of the score, capped to :math:`[10^{-15}, 1 - 10^{-15}]`
+(:func:`aucstream._calibration.capped_logistic`).
+"""
+
+from __future__ import annotations
+
+import copy
+import heapq
+import math
+import numbers
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+
+from .. import _calibration
+from .._base import BaseStreamingAUC
+from .._config import format_bytes, get_config
+from .._dask_tasks import _nbytes
+from .._state import state_items
+from .._stream_metrics import (
+    StreamingAveragePrecision,
+    StreamingBrier,
+    StreamingECE,
+    StreamingGMean,
+    StreamingKappa,
+    StreamingLogLoss,
+    StreamingPositiveRate,
+)
+from .._streaming_auc import PrequentialAUC, RollingAUC
+
+__all__ = ["prequential", "METRICS", "model_bytes"]
+
+#: Bytes a window of :class:`~aucstream.metrics.RollingAUC` holds per example (its
+#: ring of scores and labels and the two sorted copies).
+_WINDOW_BYTES = 25
+#: Scored rows held before the metrics count them.
+_HOLD = 1024
+#: Rows read ahead, at most, to find both labels when ``classes`` is not given.
+_LOOKAHEAD = 1_000_000
+
+
+def model_bytes(model: Any) -> int:
+    """Bytes of the arrays of a model's state (attributes ending in ``_``).
+
+    Parameters
+    ----------
+    model : estimator
+        Any fitted estimator (aucstream, scikit-learn, a pipeline of them).
+
+    Returns
+    -------
+    int
+        The bytes of every numpy array reachable from the state attributes.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from aucstream import SOLAM
+    >>> model_bytes(SOLAM().fit(np.eye(4), [0, 1, 0, 1])) > 0
+    True
+    """
+    return _nbytes(state_items(model))
+
+
+# ------------------------------------------------------------------ the columns
+class _PairMetric:
+    """A ranking metric of :mod:`aucstream.metrics` over (positive, score) pairs."""
+
+    needs = frozenset({"scores"})
+
+    def __init__(self, metric):
+        self.metric = metric
+
+    def update(self, positive, scores, proba=None, predicted=None) -> None:
+        self.metric.update(positive, scores)
+
+    def get(self) -> float:
+        return float(self.metric.get())
+
+
+class _Alarms:
+    """Alarms of a drift detector fed ``update(score, label)`` per example."""
+
+    needs = frozenset({"scores"})
+
+    def __init__(self, detector):
+        self.detector = detector
+        self.count = 0
+
+    def update(self, positive, scores, proba=None, predicted=None) -> None:
+        detector = self.detector
+        for score, label in zip(scores.tolist(), positive.tolist()):
+            detector.update(score, label)
+            if detector.drift_detected:
+                self.count += 1
+
+    def get(self) -> int:
+        return self.count
+
+
+@dataclass(frozen=True)
+class _Column:
+    """One metric column: how to make its accumulator from the options, whether it is
+    computed by default, and the option it needs (its value must not be None)."""
+
+    make: Callable[[dict], Any]
+    default: bool = False
+    requires: str | tuple[str, ...] | None = None
+
+    def missing(self, options: dict) -> list[str]:
+        """The options this column needs that are None."""
+        needs = () if self.requires is None else self.requires
+        needs = (needs,) if isinstance(needs, str) else needs
+        return [name for name in needs if options[name] is None]
+
+
+#: The metric columns by name. Adding a column is one entry here.
+METRICS: dict[str, _Column] = {
+    "auc": _Column(lambda o: _PairMetric(PrequentialAUC(pos_label=True)), default=True),
+    "window_auc": _Column(
+        lambda o: _PairMetric(RollingAUC(o["window"], pos_label=True)),
+        default=True,
+        requires="window",
+    ),
+    "partial_auc": _Column(
+        lambda o: _PairMetric(PrequentialAUC(pos_label=True, max_fpr=o["max_fpr"])),
+        default=True,
+        requires="max_fpr",
+    ),
+    "window_partial_auc": _Column(
+        lambda o: _PairMetric(RollingAUC(o["window"], pos_label=True, max_fpr=o["max_fpr"])),
+        default=True,
+        requires=("window", "max_fpr"),
+    ),
+    "average_precision": _Column(lambda o: StreamingAveragePrecision()),
+    "log_loss": _Column(lambda o: StreamingLogLoss(), default=True),
+    "brier": _Column(lambda o: StreamingBrier(), default=True),
+    "ece": _Column(lambda o: StreamingECE()),
+    "g_mean": _Column(lambda o: StreamingGMean()),
+    "kappa": _Column(lambda o: StreamingKappa()),
+    "positive_rate": _Column(lambda o: StreamingPositiveRate(), default=True),
+    "alarms": _Column(lambda o: _Alarms(o["detector"]), default=True, requires="detector"),
+}
+
+
+def _chosen_metrics(metrics, options: dict) -> list[str]:
+    if metrics is None:
+        return [
+            name
+            for name, column in METRICS.items()
+            if column.default and not column.missing(options)
+        ]
+    if isinstance(metrics, str):
+        metrics = [m.strip() for m in metrics.split(",") if m.strip()]
+    names = list(metrics)
+    if not names:
+        raise ValueError(f"metrics is empty; choose from: {', '.join(METRICS)}")
+    for name in names:
+        if not isinstance(name, str) or name not in METRICS:
+            raise ValueError(f"unknown metric {name!r}; choose from: {', '.join(METRICS)}")
+        missing = METRICS[name].missing(options)
+        if missing:
+            raise ValueError(f"the metric {name!r} needs {'= and '.join(missing)}=")
+    if len(set(names)) != len(names):
+        raise ValueError(f"metrics names a column twice: {names}")
+    return names
+
+
+# --------------------------------------------------------------- the parameters
+def _is_int(value) -> bool:
+    return isinstance(value, (numbers.Integral, np.integer)) and not isinstance(
+        value, (bool, np.bool_)
+    )
+
+
+def _check_params(model, delay, window, every, label_probability) -> None:
+    for method in ("partial_fit", "decision_function"):
+        if not callable(getattr(model, method, None)):
+            raise TypeError(
+                f"model must have partial_fit and decision_function; "
+                f"{type(model).__name__} has no {method}"
+            )
+    if not callable(delay):
+        if not _is_int(delay):
+            raise TypeError(f"delay must be an int >= 0 or a callable, got {delay!r}")
+        if delay < 0:
+            raise ValueError(f"delay must be >= 0, got {delay}")
+    if window is not None:
+        if not _is_int(window):
+            raise TypeError(f"window must be a positive int or None, got {window!r}")
+        if window <= 0:
+            raise ValueError(f"window must be a positive int, got {window}")
+        budget = get_config()["memory_budget"]
+        if _WINDOW_BYTES * window > budget:
+            raise ValueError(
+                f"window={window} needs {format_bytes(_WINDOW_BYTES * window)}, above the "
+                f"memory budget of {format_bytes(budget)} (aucstream.set_config(memory_budget=))"
+            )
+    if every is not None:
+        if not _is_int(every):
+            raise TypeError(f"every must be a positive int or None, got {every!r}")
+        if every <= 0:
+            raise ValueError(f"every must be a positive int, got {every}")
+    if label_probability is not None:
+        if isinstance(label_probability, (bool, np.bool_)) or not isinstance(
+            label_probability, (numbers.Real, np.floating)
+        ):
+            raise TypeError(f"label_probability must be a number, got {label_probability!r}")
+        if not 0.0 < label_probability <= 1.0:
+            raise ValueError(f"label_probability must be in (0, 1], got {label_probability}")
+
+
+# ------------------------------------------------------------------- the rows
+def _width(X) -> int:
+    shape = getattr(X, "shape", None)
+    if shape is None or len(shape) != 2:
+        raise ValueError(f"each chunk's X must be 2-D, got {type(X).__name__} of shape {shape}")
+    return int(shape[1])
+
+
+def _take(X, rows: np.ndarray):
+    if isinstance(X, pd.DataFrame):
+        return X.iloc[rows]
+    return X[rows]
+
+
+def _slice(X, start: int, stop: int):
+    if isinstance(X, pd.DataFrame):
+        return X.iloc[start:stop]
+    return X[start:stop]
+
+
+def _stack(parts: list):
+    if len(parts) == 1:
+        return parts[0]
+    if isinstance(parts[0], pd.DataFrame):
+        return pd.concat(parts)
+    if sp.issparse(parts[0]):
+        return sp.vstack(parts, format="csr")
+    return np.concatenate(parts)
+
+
+def _plain_row(X, j: int):
+    """Row ``j`` as a learner's one-example methods take it without validation (a
+    float64 1-D array, or a dict of feature indices for a CSR row), or None."""
+    if type(X) is np.ndarray:
+        if X.dtype == np.float64 and X.ndim == 2 and X.flags.c_contiguous:
+            return X[j]
+        return None
+    if sp.issparse(X) and X.format == "csr" and X.has_canonical_format:
+        start, stop = X.indptr[j], X.indptr[j + 1]
+        return dict(zip(X.indices[start:stop].tolist(), X.data[start:stop].tolist()))
+    return None
+
+
+def _row(X, j: int):
+    if isinstance(X, pd.DataFrame):
+        return X.iloc[j]
+    return X[j]
+
+
+# ------------------------------------------------------------ the fast replay
+def _replays_calibration(model) -> bool:
+    """Whether ``test_then_train``'s scores and the calibration replayed over them give
+    ``decision_function``, ``predict_proba`` and ``predict`` as they were (a plain
+    aucstream learner whose kernels score each example before learning it)."""
+    return (
+        isinstance(model, BaseStreamingAUC)
+        and not model.is_batch
+        and type(model)._scores_by_coef
+        and type(model)._threshold is BaseStreamingAUC._threshold
+        and bool(getattr(type(model), "_kernel_prequential", False))
+        and callable(getattr(model, "test_then_train", None))
+    )
+
+
+# ------------------------------------------------------------------ the loop
+class _Evaluation:
+    """The state of one :func:`prequential` run."""
+
+    def __init__(self, model, delay, classes, label_probability, random_state, columns, every):
+        self.model = model
+        self.delay = delay
+        self.classes = classes
+        self.label_probability = label_probability
+        self.rng = np.random.default_rng(random_state)
+        self.columns = columns
+        self.needs = frozenset().union(*(c.needs for c in columns.values()))
+        self.every = every
+        self.fitted = _is_fitted(model)
+        self.first_fit = not self.fitted
+        self.has_proba = hasattr(model, "predict_proba")
+        self.width: int | None = None
+        self.n_seen = self.n_learnt = 0
+        self.pending: list[tuple[int, int, int, int]] = []  # (release, arrival, chunk, row)
+        self.chunks: dict[int, list] = {}  # chunk id -> [X, y, rows still pending]
+        self.n_chunks = 0
+        self.rows: list[dict] = []
+        self.held: list[tuple] = []  # scored rows not yet counted (see count)
+        self.n_held = 0
+        self.start = time.process_time()
+        #: decision_function - threshold, predict_proba and predict are the base class's
+        self.plain = _replays_calibration(model)
+        self.fast = self.plain and delay == 0 and not callable(delay) and label_probability is None
+
+    # ---------------------------------------------------------------- checks
+    def check_chunk(self, X, y) -> tuple[Any, np.ndarray]:
+        width = _width(X)
+        if self.width is None:
+            known = getattr(self.model, "n_features_in_", None) if self.fitted else None
+            if known is not None and known != width:
+                raise ValueError(
+                    f"chunk {self.n_chunks} has {width} features; the model was fitted on {known}"
+                )
+            self.width = width
+        elif width != self.width:
+            raise ValueError(
+                f"chunk {self.n_chunks} has {width} features; the earlier chunks had {self.width}"
+            )
+        y = np.asarray(y)
+        if y.ndim != 1:
+            y = y.ravel() if y.ndim == 2 and 1 in y.shape else y
+        if y.ndim != 1 or y.shape[0] != X.shape[0]:
+            raise ValueError(
+                f"chunk {self.n_chunks}: X has {X.shape[0]} rows and y shape {np.shape(y)}"
+            )
+        return X, y
+
+    def check_labels(self, y: np.ndarray, base: int) -> np.ndarray:
+        """``y == classes[1]``, after checking every label is a class."""
+        try:
+            positive = y == self.classes[1]
+            known = positive | (y == self.classes[0])
+        except TypeError:
+            known = positive = np.zeros(y.shape, bool)
+        if not isinstance(known, np.ndarray) or known.shape != y.shape:  # e.g. str vs number
+            known = positive = np.zeros(y.shape, bool)
+        if not known.all():
+            first = int(np.flatnonzero(~known)[0])
+            raise ValueError(
+                f"label {y[first]!r} of example {base + first} is not one of the classes "
+                f"{list(self.classes)}; prequential evaluates binary classifiers"
+            )
+        return positive
+
+    def delays(self, X, y: np.ndarray, base: int) -> np.ndarray:
+        n = y.shape[0]
+        if not callable(self.delay):
+            return np.full(n, int(self.delay), dtype=np.int64)
+        out = np.empty(n, dtype=np.int64)
+        for j in range(n):
+            d = self.delay(base + j, _row(X, j), y[j].item() if hasattr(y[j], "item") else y[j])
+            if not _is_int(d) or d < 0:
+                raise ValueError(
+                    f"delay({base + j}, x, y) returned {d!r}; it must return an int >= 0"
+                )
+            out[j] = int(d)
+        return out
+
+    # --------------------------------------------------------------- scoring
+    def score(self, X) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
+        """(decision scores, probabilities, predicted positive) of rows, now."""
+        n = X.shape[0]
+        proba = predicted = None
+        if not self.fitted:
+            scores = np.zeros(n)
+            if "proba" in self.needs:
+                proba = np.full(n, 0.5)
+            if "predicted" in self.needs:
+                predicted = np.zeros(n, dtype=bool)
+            return scores, proba, predicted
+        model = self.model
+        if self.plain:  # decision_function, predict_proba and predict from one validation
+            raw = model._own_scores(X)
+            return self.scored(raw, predicted)
+        scores = np.asarray(model.decision_function(X), dtype=np.float64).ravel()
+        if "proba" in self.needs:
+            if self.has_proba:
+                column = int(np.flatnonzero(np.asarray(model.classes_) == self.classes[1])[0])
+                proba = np.asarray(model.predict_proba(X))[:, column]
+            else:
+                proba = _calibration.capped_logistic(scores)
+        if "predicted" in self.needs:
+            predicted = np.asarray(model.predict(X)) == self.classes[1]
+        return scores, proba, predicted
+
+    def scored(self, raw: np.ndarray, predicted=None):
+        """What ``decision_function``, ``predict_proba`` and ``predict`` of a plain
+        learner give rows of own scores ``raw`` (the base class's arithmetic)."""
+        model, proba = self.model, None
+        scores = raw - model._threshold()
+        if "proba" in self.needs:
+            proba = _calibration.probability(model.calibration_, raw)
+        if "predicted" in self.needs:
+            predicted = scores > 0
+        return scores, proba, predicted
+
+    def score_row(self, X, j: int):
+        """:meth:`score` of row ``j`` alone, through the learner's one-example path
+        when it applies (no validation: microseconds instead of a slice and a
+        scikit-learn check), else None."""
+        if not (self.plain and self.fitted):
+            return None
+        row = _plain_row(X, j)
+        raw = None if row is None else self.model._score_one(row)
+        if raw is None:
+            return None
+        return self.scored(np.array([raw]))
+
+    def count(self, positive, scores, proba, predicted) -> None:
+        """Count scored rows in the metrics (held, in order, until a read or 1,024 rows:
+        one metric update per example would cost more than the example)."""
+        self.held.append((positive, scores, proba, predicted))
+        self.n_held += len(scores)
+        if self.n_held >= _HOLD:
+            self.flush()
+
+    def flush(self) -> None:
+        if not self.held:
+            return
+        if len(self.held) == 1:
+            positive, scores, proba, predicted = self.held[0]
+        else:
+            positive, scores, proba, predicted = (
+                None if parts[0] is None else np.concatenate(parts) for parts in zip(*self.held)
+            )
+        self.held, self.n_held = [], 0
+        for metric in self.columns.values():
+            metric.update(positive, scores, proba, predicted)
+
+    # -------------------------------------------------------------- learning
+    def learn_row(self, X, y: np.ndarray, j: int) -> None:
+        """Learn row ``j`` alone (the learner's one-example path when it applies)."""
+        row = _plain_row(X, j) if self.plain and not self.first_fit else None
+        if row is None:
+            self.learn(_slice(X, j, j + 1), y[j : j + 1])
+            return
+        self.model.learn_one(row, y[j])
+        self.n_learnt += 1
+
+    def learn(self, X, y) -> None:
+        if self.first_fit:
+            self.model.partial_fit(X, y, classes=np.asarray(self.classes))
+            self.first_fit = False
+        else:
+            self.model.partial_fit(X, y)
+        self.fitted = True
+        self.n_learnt += X.shape[0]
+
+    def release(self, until: float) -> None:
+        """Learn every pending label released by the scoring of example ``until``."""
+        run: list[tuple[int, int]] = []
+        pending = self.pending
+        while pending and pending[0][0] <= until:
+            _, _, chunk, row = heapq.heappop(pending)
+            run.append((chunk, row))
+        if not run:
+            return
+        if len(run) == 1:
+            held = self.chunks[run[0][0]]
+            self.learn_row(held[0], held[1], run[0][1])
+            held[2] -= 1
+            if held[2] == 0:
+                del self.chunks[run[0][0]]
+            return
+        parts_X, parts_y = [], []
+        start = 0
+        for k in range(1, len(run) + 1):  # groups of consecutive rows of one chunk
+            if k == len(run) or run[k][0] != run[start][0]:
+                held = self.chunks[run[start][0]]
+                rows = np.fromiter((r for _, r in run[start:k]), np.intp, k - start)
+                if rows.size == held[0].shape[0] and np.array_equal(rows, np.arange(rows.size)):
+                    parts_X.append(held[0])
+                    parts_y.append(held[1])
+                elif rows[-1] - rows[0] == rows.size - 1 and np.all(np.diff(rows) == 1):
+                    parts_X.append(_slice(held[0], int(rows[0]), int(rows[-1]) + 1))
+                    parts_y.append(held[1][rows[0] : rows[-1] + 1])
+                else:
+                    parts_X.append(_take(held[0], rows))
+                    parts_y.append(held[1][rows])
+                held[2] -= rows.size
+                if held[2] == 0:
+                    del self.chunks[run[start][0]]
+                start = k
+        self.learn(_stack(parts_X), np.concatenate(parts_y))
+
+    # ------------------------------------------------------------ one chunk
+    def chunk(self, X, y: np.ndarray) -> None:
+        n = y.shape[0]
+        base = self.n_seen
+        positive = self.check_labels(y, base)
+        delays = self.delays(X, y, base)
+        kept = (
+            np.ones(n, dtype=bool)
+            if self.label_probability is None
+            else self.rng.random(n) < self.label_probability
+        )
+        if self.fast:
+            self.fast_chunk(X, y, positive, base)
+            return
+        chunk_id = self.n_chunks
+        if kept.any():
+            self.chunks[chunk_id] = [X, y, int(kept.sum())]
+            for j in np.flatnonzero(kept).tolist():
+                heapq.heappush(self.pending, (base + j + int(delays[j]), base + j, chunk_id, j))
+        cur = 0
+        while cur < n:
+            stop = n
+            if self.pending:  # the next release, after the scoring of this example
+                stop = min(stop, self.pending[0][0] - base + 1)
+            if self.every is not None:
+                stop = min(stop, (self.n_seen // self.every + 1) * self.every - base)
+            one = self.score_row(X, cur) if stop == cur + 1 else None
+            scores, proba, predicted = one or self.score(_slice(X, cur, stop))
+            self.count(positive[cur:stop], scores, proba, predicted)
+            self.n_seen = base + stop
+            self.release(self.n_seen - 1)
+            cur = stop
+            self.checkpoint()
+
+    def fast_chunk(self, X, y, positive, base) -> None:
+        """``delay=0`` through one ``test_then_train`` (see the module docstring)."""
+        model = self.model
+        n = y.shape[0]
+        state = model.calibration_.copy() if self.fitted else _calibration.new_state()
+        fresh = not self.fitted
+        if self.first_fit:
+            raw = model.test_then_train(X, y, classes=np.asarray(self.classes))
+            self.first_fit = False
+        else:
+            raw = model.test_then_train(X, y)
+        self.fitted = True
+        raw = np.asarray(raw, dtype=np.float64)
+        decision, proba = np.empty(n), np.empty(n)
+        _calibration.replay(state, raw, np.where(positive, 1.0, -1.0), decision, proba)
+        if fresh:  # nothing learnt before the first example: the untrained model's score
+            decision[0] = 0.0
+        predicted = decision > 0
+        cur = 0
+        while cur < n:  # the metrics counted up to each checkpoint
+            stop = n
+            if self.every is not None:
+                stop = min(stop, (self.n_seen // self.every + 1) * self.every - base)
+            self.count(positive[cur:stop], decision[cur:stop], proba[cur:stop], predicted[cur:stop])
+            self.n_seen = self.n_learnt = base + stop
+            cur = stop
+            self.checkpoint()
+
+    def checkpoint(self, final: bool = False) -> None:
+        if not final and (self.every is None or self.n_seen % self.every):
+            return
+        self.flush()
+        row = {"n_seen": self.n_seen, "n_learnt": self.n_learnt}
+        for name, metric in self.columns.items():
+            row[name] = metric.get()
+        row["cpu_seconds"] = time.process_time() - self.start
+        row["model_bytes"] = model_bytes(self.model) if self.fitted else 0
+        if self.rows and self.rows[-1]["n_seen"] == self.n_seen:
+            self.rows[-1] = row
+        else:
+            self.rows.append(row)
+
+
+def _is_fitted(model) -> bool:
+    from sklearn.exceptions import NotFittedError
+    from sklearn.utils.validation import check_is_fitted
+
+    try:
+        check_is_fitted(model)
+    except NotFittedError:
+        return False
+    except TypeError:
+        return False
+    return True
+
+
+def _pair_from(labels: np.ndarray) -> tuple | None:
+    """Both classes from the labels seen, when they tell them (two labels, or bools)."""
+    values = np.unique(labels)
+    if values.size > 2:
+        raise ValueError(
+            f"the stream holds more than two labels ({values[:5].tolist()}); prequential "
+            "evaluates binary classifiers"
+        )
+    if values.size == 2:
+        return tuple(v.item() if isinstance(v, np.generic) else v for v in values)
+    if values.size == 1 and labels.dtype == bool:
+        return (False, True)
+    return None
+
+
+def _classes_for(model, classes, fitted: bool) -> tuple | None:
+    if classes is not None:
+        values = np.unique(np.asarray(classes))
+        if len(classes) != 2 or values.size != 2:
+            raise ValueError(f"classes must hold two different labels, got {classes!r}")
+        classes = tuple(v.item() if isinstance(v, np.generic) else v for v in values)
+    if fitted and hasattr(model, "classes_"):
+        known = tuple(v.item() if isinstance(v, np.generic) else v for v in model.classes_)
+        if classes is not None and list(classes) != list(known):
+            raise ValueError(f"classes={list(classes)} differs from the model's {list(known)}")
+        return known
+    return classes
+
+
+def prequential(
+    model: Any,
+    stream: Iterable[tuple],
+    *,
+    delay: int | Callable[[int, Any, Any], int] = 0,
+    window: int | None = None,
+    metrics: Iterable[str] | str | None = None,
+    every: int | None = None,
+    label_probability: float | None = None,
+    random_state: int | np.random.Generator | None = None,
+    classes: Any = None,
+    detector: Any = None,
+    max_fpr: float | None = None,
+    progress: Any = False,
+) -> pd.DataFrame:
+    """Score each example on arrival, learn its label when it comes, report as it goes.
+
+    See the module docstring :mod:`aucstream.evaluation._prequential` for the exact
+    semantics (scored on arrival by the model as it is then; label ``i`` learnt right
+    after example ``i + delay_i`` is scored; dropped labels never learnt but scored;
+    the end releases what is pending). The model is fitted in place.
+
+    Parameters
+    ----------
+    model : estimator
+        Anything with ``partial_fit`` and ``decision_function`` (an aucstream learner,
+        :class:`~aucstream.StreamPipeline`, :class:`~aucstream.OnePassSearch`,
+        scikit-learn's ``SGDClassifier``), fitted or not.
+    stream : iterable of (X, y)
+        Chunks of any size (arrays, CSR matrices, pandas), e.g.
+        :func:`aucstream.datasets.iter_svmlight`; all chunks as wide.
+    delay : int or callable, default=0
+        Examples scored between an example's arrival and its label's; or
+        ``delay(i, x, y) -> int >= 0`` per example (``i`` its position, ``x`` its
+        row, ``y`` its label).
+    window : int, optional
+        Adds ``window_auc``, the exact AUC of the last ``window`` scores.
+    metrics : list of str or str, optional
+        Columns (see :data:`METRICS`): ``auc``, ``window_auc``, ``partial_auc`` and
+        ``window_partial_auc`` (with ``max_fpr``), ``average_precision``
+        (keeps every score and sorts at each checkpoint: O(n) memory, O(n log n) per
+        read), ``log_loss``, ``brier``, ``ece`` (expected calibration error, 10 bins),
+        ``g_mean`` and ``kappa`` (of ``predict``), ``positive_rate``, ``alarms``.
+        Default: ``auc``, ``window_auc`` (with ``window``), the partial AUCs (with
+        ``max_fpr``), ``log_loss``, ``brier``,
+        ``positive_rate``, ``alarms`` (with ``detector``). A comma-separated string
+        is accepted.
+    every : int, optional
+        A checkpoint every ``every`` examples (and one at the end); default: only at
+        the end.
+    label_probability : float in (0, 1], optional
+        Each label is kept with this probability (drawn from ``random_state``, one
+        draw per example); a dropped label is never learnt.
+    random_state : int or Generator, optional
+        Seeds the label drops.
+    classes : sequence of two labels, optional
+        Both classes. Default: the model's (if fitted), else the two labels of the
+        stream's first chunks (read ahead until both have come, at most a million
+        rows; boolean labels need no look-ahead).
+    detector : object, optional
+        A drift detector with ``update(score, label)`` and ``drift_detected``, fed
+        every example's decision score and whether it is positive; adds ``alarms``.
+    max_fpr : float in (0, 1], optional
+        Adds ``partial_auc`` (and ``window_partial_auc`` with ``window``): the exact
+        one-way partial AUC at FPR <= ``max_fpr``, McClish-standardized as
+        :func:`aucstream.metrics.roc_auc` and scikit-learn give it.
+    progress : bool or aucstream.streaming.Progress, default=False
+        A progress bar on stderr.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per checkpoint: ``n_seen`` (examples scored), ``n_learnt`` (labels
+        learnt), the metric columns (on every example scored so far, NaN while
+        undefined), ``cpu_seconds`` (process time since the start: learning, scoring,
+        metrics) and ``model_bytes`` (:func:`model_bytes`).
+
+    Raises
+    ------
+    ValueError, TypeError
+        For a bad parameter (before anything is read), or a bad chunk (then the model
+        is restored to what it was before the call).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from aucstream import SOLAM
+    >>> from aucstream.datasets import iter_chunks
+    >>> from aucstream.evaluation import prequential
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(2000, 5)); y = (X[:, 0] + 0.5 * rng.normal(size=2000) > 0)
+    >>> curve = prequential(SOLAM(), iter_chunks(X, y, 500), delay=100, every=1000)
+    >>> curve[["n_seen", "n_learnt"]].values.tolist()
+    [[1000, 900], [2000, 2000]]
+    >>> bool(curve["auc"].iloc[-1] > 0.9)
+    True
+    """
+    from ..streaming import ChunkStream, Progress
+
+    _check_params(model, delay, window, every, label_probability)
+    options = {"window": window, "detector": detector, "max_fpr": max_fpr}
+    if max_fpr is not None:
+        PrequentialAUC(max_fpr=max_fpr)  # refuses a bad value before anything is read
+    if detector is not None and not (
+        callable(getattr(detector, "update", None)) and hasattr(detector, "drift_detected")
+    ):
+        raise TypeError("detector must have update(score, label) and drift_detected")
+    names = _chosen_metrics(metrics, options)
+    columns = {name: METRICS[name].make(options) for name in names}
+    fitted = _is_fitted(model)
+    classes = _classes_for(model, classes, fitted)
+    run = _Evaluation(model, delay, classes, label_probability, random_state, columns, every)
+    bar = Progress("prequential", enabled=True) if progress is True else progress or None
+    chunks = stream if isinstance(stream, ChunkStream) else ChunkStream(stream)
+    saved = copy.deepcopy(vars(model))
+    try:
+        ahead: list[tuple[Any, np.ndarray]] = []
+        if run.classes is None:  # read ahead until both labels have come
+            seen = np.array([], dtype=object)
+            rows = 0
+            for X, y in chunks:
+                X, y = run.check_chunk(X, y)
+                run.n_chunks += 1
+                ahead.append((X, y))
+                seen = np.unique(np.concatenate([seen.astype(y.dtype), np.unique(y)]))
+                rows += y.shape[0]
+                pair = _pair_from(seen)
+                if pair is not None or rows >= _LOOKAHEAD:
+                    break
+            else:
+                pair = None
+            if rows and pair is None:
+                pair = _pair_from(seen)
+            if pair is None and rows:
+                raise ValueError(
+                    f"the first {rows} labels are all {seen[0]!r}: pass classes=[neg, pos]"
+                )
+            run.classes = pair
+        run.n_chunks = 0
+        for X, y in ahead:
+            _one(run, X, y, bar, chunks)
+        del ahead
+        for X, y in chunks:
+            X, y = run.check_chunk(X, y)
+            _one(run, X, y, bar, chunks)
+        if run.n_seen == 0:
+            raise ValueError("the stream holds no examples")
+        run.release(math.inf)
+        run.checkpoint(final=True)
+    except BaseException:
+        vars(model).clear()
+        vars(model).update(saved)
+        raise
+    finally:
+        if bar is not None:
+            bar.close()
+    frame = pd.DataFrame(run.rows)
+    return frame.astype({"n_seen": np.int64, "n_learnt": np.int64, "model_bytes": np.int64})
+
+
+def _one(run: _Evaluation, X, y, bar, chunks) -> None:
+    if y.shape[0]:
+        run.chunk(X, y)
+    run.n_chunks += 1
+    if bar is not None:
+        run.flush()
+        auc = run.columns["auc"].get() if "auc" in run.columns else math.nan
+        bar.show(chunks.info(auc))

@@ -1,0 +1,463 @@
+"""aucstream.evaluation.prequential: exact against a brute-force loop and scikit-learn's
+batch metrics at every checkpoint; bad input; calibrated probabilities never 0 or 1."""
+
+from __future__ import annotations
+
+import heapq
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.sparse as sp
+from sklearn.datasets import dump_svmlight_file
+from sklearn.linear_model import SGDClassifier
+from sklearn.metrics import (
+    average_precision_score,
+    brier_score_loss,
+    cohen_kappa_score,
+    confusion_matrix,
+    log_loss,
+    roc_auc_score,
+)
+
+import aucstream
+from aucstream import SOLAM, OnePassSearch, StreamPipeline
+from aucstream._stream_metrics import expected_calibration_error
+from aucstream.datasets import iter_chunks, iter_svmlight
+from aucstream.evaluation import prequential
+from aucstream.evaluation._prequential import METRICS, model_bytes
+from aucstream.preprocessing import OnlineStandardScaler
+
+ALL = [m for m in METRICS if METRICS[m].requires is None]
+
+
+def data(n=400, d=4, seed=0, labels=(0, 1)):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    y = np.where(X[:, 0] + X[:, 1] + rng.normal(size=n) > 0.3, labels[1], labels[0])
+    return X, y
+
+
+class Flagger:
+    """A stand-in drift detector: an alarm at every confidently wrong score."""
+
+    def __init__(self):
+        self.drift_detected = False
+
+    def update(self, score, label):
+        self.drift_detected = (score > 0.5) != bool(label) and abs(score) > 0.5
+
+
+class Recorder:
+    """A stand-in detector that keeps every score it is fed (never an alarm)."""
+
+    drift_detected = False
+
+    def __init__(self):
+        self.scores = []
+
+    def update(self, score, label):
+        self.scores.append(score)
+
+
+def brute_force(model, X, y, delays, classes, keep=None, window=None):
+    """The definition, one example at a time: score x_i on one row (0.0, 1/2 and the
+    negative class before anything is learnt), then learn, one row per call, every
+    label released by then (release i + delay_i, ties by arrival); the end releases
+    the rest."""
+    n = len(y)
+    keep = np.ones(n, bool) if keep is None else keep
+    out = {"scores": [], "proba": [], "pred": [], "alarms": []}
+    pending, fitted = [], False
+    detector = Flagger()
+    alarms = 0
+    for i in range(n):
+        row = X[i : i + 1]
+        if fitted:
+            s = float(model.decision_function(row)[0])
+            if hasattr(model, "predict_proba"):
+                p = float(model.predict_proba(row)[0, 1])
+            else:
+                p = float(np.clip(1 / (1 + np.exp(-s)), 1e-15, 1 - 1e-15))
+            pred = model.predict(row)[0] == classes[1]
+        else:
+            s, p, pred = 0.0, 0.5, False
+        out["scores"].append(s)
+        out["proba"].append(p)
+        out["pred"].append(pred)
+        detector.update(s, y[i] == classes[1])
+        alarms += detector.drift_detected
+        out["alarms"].append(alarms)
+        if keep[i]:
+            heapq.heappush(pending, (i + delays[i], i))
+        while pending and pending[0][0] <= i:
+            _, j = heapq.heappop(pending)
+            model.partial_fit(X[j : j + 1], y[j : j + 1], classes=list(classes))
+            fitted = True
+    while pending:  # the end releases the rest
+        _, j = heapq.heappop(pending)
+        model.partial_fit(X[j : j + 1], y[j : j + 1], classes=list(classes))
+    out = {k: np.asarray(v) for k, v in out.items()}
+    return out
+
+
+def check_columns(curve, ref, y, classes, window=None):
+    """Every column at every checkpoint against scikit-learn on the reference's scores."""
+    for _, row in curve.iterrows():
+        m = int(row["n_seen"])
+        pos = y[:m] == classes[1]
+        s, p, pred = ref["scores"][:m], ref["proba"][:m], ref["pred"][:m]
+        expected = {
+            "auc": roc_auc_score(pos, s),
+            "average_precision": average_precision_score(pos, s),
+            "log_loss": log_loss(pos, p, labels=[False, True]),
+            "brier": brier_score_loss(pos, p),
+            "ece": ece_reference(pos, p),
+            "g_mean": g_mean_reference(pos, pred),
+            "kappa": cohen_kappa_score(pos, pred),
+            "positive_rate": pos.mean(),
+        }
+        if "partial_auc" in curve:
+            expected["partial_auc"] = roc_auc_score(pos, s, max_fpr=0.25)
+        if window is not None:
+            expected["window_auc"] = roc_auc_score(pos[-window:], s[-window:])
+            if "window_partial_auc" in curve:
+                w_pos, w_s = pos[-window:], s[-window:]
+                expected["window_partial_auc"] = (
+                    roc_auc_score(w_pos, w_s, max_fpr=0.25) if 0 < w_pos.sum() < window else np.nan
+                )
+        for name, value in expected.items():
+            if name in curve:
+                assert row[name] == pytest.approx(value, rel=1e-9, abs=1e-9), (name, m)
+
+
+def ece_reference(pos, p):
+    total = 0.0
+    for b in range(10):
+        inside = (p >= b / 10) & (p < (b + 1) / 10) if b < 9 else p >= 0.9
+        total += abs(pos[inside].sum() - p[inside].sum())
+    return total / len(p)
+
+
+def g_mean_reference(pos, pred):
+    tn, fp, fn, tp = confusion_matrix(pos, pred, labels=[False, True]).ravel()
+    return math.sqrt(tp / (tp + fn) * tn / (tn + fp))
+
+
+def callable_delay(i, x, y):
+    return int(abs(x[0]) * 10) % 13 + (3 if y else 0)
+
+
+def delays_of(delay, X, y):
+    if callable(delay):
+        return np.array([callable_delay(i, X[i], y[i]) for i in range(len(y))])
+    return np.full(len(y), delay)
+
+
+MODELS = {
+    "SOLAM": lambda: SOLAM(random_state=0),
+    "SGD": lambda: SGDClassifier(shuffle=False, random_state=0),
+}
+
+
+@pytest.mark.parametrize(
+    "delay", [0, 1, 7, 50, callable_delay], ids=lambda d: getattr(d, "__name__", str(d))
+)
+@pytest.mark.parametrize("chunk", [1, 250])  # 250: one chunk of 100 (a run per call)
+@pytest.mark.parametrize("name", list(MODELS))
+def test_exact_against_the_brute_force_loop(name, chunk, delay):
+    X, y = data(100)
+    ref = brute_force(MODELS[name](), X, y, delays_of(delay, X, y), (0, 1))
+    model, emitted = MODELS[name](), Recorder()
+    curve = prequential(
+        model,
+        iter_chunks(X, y, chunk),
+        delay=delay,
+        every=50,
+        window=40,
+        metrics=[*ALL, "window_auc", "partial_auc", "window_partial_auc", "alarms"],
+        detector=emitted,
+        max_fpr=0.25,
+    )
+    # the scores as emitted equal the definition's to rounding; the metrics are then
+    # checked exactly on the emitted scores (below, against scikit-learn)
+    np.testing.assert_allclose(emitted.scores, ref["scores"], rtol=1e-12, atol=1e-15)
+    if name == "SOLAM":
+        # prequential scores aucstream learners through their compiled paths (the
+        # kernel's dot product in test_then_train, the one-example path for one row),
+        # decision_function through BLAS: equal to rounding (above). SOLAM's weights
+        # after its first two examples are rounding noise (~1e-17, zero in exact
+        # arithmetic), so a score can be 0.0 in one and ~1e-18 in the other: predict,
+        # decision_function > 0 by the base class's contract, is taken on the emitted.
+        ref["pred"] = np.asarray(emitted.scores) > 0
+    ref["scores"] = np.asarray(emitted.scores)
+    assert curve["n_seen"].tolist() == list(range(50, len(y) + 1, 50))
+    assert curve["auc"].iloc[-1] == pytest.approx(roc_auc_score(y, ref["scores"]), abs=1e-9)
+    check_columns(curve, ref, y, (0, 1), window=40)
+    assert curve["n_learnt"].iloc[-1] == len(y)
+    for _, row in curve.iloc[:-1].iterrows():  # labels released by then
+        m = int(row["n_seen"])
+        d = delays_of(delay, X, y)[:m]
+        assert row["n_learnt"] == int(np.sum(np.arange(m) + d <= m - 1))
+
+
+def test_the_model_ends_as_the_brute_force_model():
+    X, y = data(300)
+    ref_model = SOLAM(random_state=0)
+    brute_force(ref_model, X, y, np.full(len(y), 7), (0, 1))
+    model = SOLAM(random_state=0)
+    prequential(model, iter_chunks(X, y, 64), delay=7)
+    np.testing.assert_allclose(model.coef_, ref_model.coef_, rtol=1e-12, atol=1e-12)
+    assert model.n_samples_seen_ == len(y)
+
+
+def test_dropped_labels_are_scored_but_never_learnt():
+    X, y = data(400)
+    keep = np.random.default_rng(3).random(len(y)) < 0.3
+    ref = brute_force(SOLAM(random_state=0), X, y, np.full(len(y), 5), (0, 1), keep=keep)
+    model = SOLAM(random_state=0)
+    curve = prequential(
+        model, iter_chunks(X, y, 77), delay=5, label_probability=0.3, random_state=3, metrics=ALL
+    )
+    check_columns(curve, ref, y, (0, 1))
+    assert model.n_samples_seen_ == curve["n_learnt"].iloc[-1] == keep.sum()
+
+
+@pytest.mark.parametrize(
+    "make",
+    [lambda: StreamPipeline(OnlineStandardScaler(), SOLAM()), lambda: OnePassSearch()],
+    ids=["StreamPipeline", "OnePassSearch"],
+)
+@pytest.mark.parametrize("delay", [0, 4])
+def test_meta_learners(make, delay):
+    X, y = data(80, seed=1)
+    ref = brute_force(make(), X, y, np.full(len(y), delay), (0, 1))
+    curve = prequential(make(), iter_chunks(X, y, 40), delay=delay, metrics=ALL)
+    check_columns(curve, ref, y, (0, 1))
+
+
+def test_alarms_count_the_detectors_drifts():
+    X, y = data(300)
+    ref = brute_force(SOLAM(random_state=0), X, y, np.full(len(y), 2), (0, 1))
+    curve = prequential(
+        SOLAM(random_state=0), iter_chunks(X, y, 50), delay=2, detector=Flagger(), every=100
+    )
+    assert "alarms" in curve and "window_auc" not in curve
+    assert curve["alarms"].tolist() == [ref["alarms"][m - 1] for m in curve["n_seen"]]
+    assert ref["alarms"][-1] > 0
+
+
+def test_inputs_csr_pandas_and_files_give_the_same_curve(tmp_path):
+    X, y = data(200, labels=(-1, 1))
+    path = tmp_path / "d.svm"
+    dump_svmlight_file(X, y, str(path))
+    streams = {
+        "dense": iter_chunks(X, y, 60),
+        "csr": iter_chunks(sp.csr_matrix(X), y, 45),
+        "pandas": (
+            (pd.DataFrame(X[i : i + 70]), pd.Series(y[i : i + 70])) for i in range(0, 200, 70)
+        ),
+        "file": iter_svmlight(path, n_features=4, zero_based=True, chunk_size=33),
+    }
+    curves, emitted = {}, {}
+    for name, stream in streams.items():
+        emitted[name] = Recorder()
+        curves[name] = prequential(
+            SOLAM(random_state=0), stream, delay=3, every=100, detector=emitted[name],
+            metrics=["log_loss", "brier", "positive_rate", "alarms"],
+        )  # fmt: skip
+    columns = ["n_seen", "n_learnt", "log_loss", "brier", "positive_rate"]
+    for name in ("csr", "pandas", "file"):  # the same scores, to rounding (CSR dot products)
+        np.testing.assert_allclose(emitted[name].scores, emitted["dense"].scores, atol=1e-15)
+        np.testing.assert_allclose(curves[name][columns], curves["dense"][columns], rtol=1e-12)
+
+
+def test_defaults_and_first_chunk_of_one_class():
+    X, y = data(200)
+    order = np.argsort(y, kind="stable")  # all negatives first
+    X, y = X[order], y[order]
+    curve = prequential(SOLAM(), iter_chunks(X, y, 10))
+    assert list(curve.columns) == [
+        "n_seen", "n_learnt", "auc", "log_loss", "brier", "positive_rate", "cpu_seconds",
+        "model_bytes",
+    ]  # fmt: skip
+    assert len(curve) == 1 and curve["n_seen"].iloc[0] == 200
+    ref = brute_force(SOLAM(), X, y, np.zeros(200, int), (0, 1))
+    assert curve["auc"].iloc[0] == pytest.approx(roc_auc_score(y, ref["scores"]), abs=1e-9)
+    model = SOLAM()
+    prequential(model, iter_chunks(X[:50], y[:50], 10), classes=[0, 1])
+    assert model.classes_.tolist() == [0, 1]
+    assert curve["model_bytes"].iloc[0] == model_bytes(model) > 0
+    with pytest.raises(ValueError, match="classes="):
+        prequential(SOLAM(), iter_chunks(X[:50], y[:50], 10))
+
+
+def test_a_fitted_model_continues():
+    X, y = data(300)
+    model = SOLAM(random_state=0).fit(X[:100], y[:100])
+    ref_model = SOLAM(random_state=0).fit(X[:100], y[:100])
+    curve = prequential(model, iter_chunks(X[100:], y[100:], 50), delay=3)
+    scores = []
+    for i in range(100, 300):  # the fitted model scores from the first row
+        scores.append(ref_model.decision_function(X[i : i + 1])[0])
+        if i - 3 >= 100:
+            ref_model.partial_fit(X[i - 3 : i - 2], y[i - 3 : i - 2])
+    assert curve["auc"].iloc[-1] == pytest.approx(roc_auc_score(y[100:], scores), abs=1e-9)
+
+
+def test_ece_helper():
+    rng = np.random.default_rng(0)
+    pos = rng.random(500) < 0.3
+    p = rng.random(500)
+    assert expected_calibration_error(pos, p) == pytest.approx(ece_reference(pos, p), abs=1e-12)
+
+
+BAD = [
+    ({"delay": -1}, ValueError, "delay"),
+    ({"delay": 1.5}, TypeError, "delay"),
+    ({"delay": True}, TypeError, "delay"),
+    ({"delay": lambda i, x, y: float("nan")}, ValueError, "delay"),
+    ({"delay": lambda i, x, y: -2}, ValueError, "delay"),
+    ({"delay": lambda i, x, y: 2.0}, ValueError, "delay"),
+    ({"window": 0}, ValueError, "window"),
+    ({"window": 10**15}, ValueError, "memory budget"),
+    ({"every": 0}, ValueError, "every"),
+    ({"every": 2.5}, TypeError, "every"),
+    ({"metrics": ["auc", "roc"]}, ValueError, "unknown metric 'roc'.*auc, window_auc"),
+    ({"metrics": ["window_auc"]}, ValueError, "window="),
+    ({"label_probability": 0.0}, ValueError, "label_probability"),
+    ({"label_probability": 1.5}, ValueError, "label_probability"),
+    ({"classes": [0, 0]}, ValueError, "classes"),
+    ({"detector": object()}, TypeError, "detector"),
+]
+
+
+@pytest.mark.parametrize("kwargs, error, match", BAD, ids=lambda v: str(v)[:30])
+def test_bad_parameters(kwargs, error, match):
+    X, y = data(50)
+    model = SOLAM().fit(X, y)
+    before = model.coef_.copy()
+    with pytest.raises(error, match=match):
+        prequential(model, iter_chunks(X, y, 10), **kwargs)
+    np.testing.assert_array_equal(model.coef_, before)
+    assert model.n_samples_seen_ == 50
+
+
+def test_bad_streams_change_nothing():
+    X, y = data(60)
+    model = SOLAM().fit(X, y)
+    before = model.coef_.copy()
+    bad_streams = {
+        "features; the earlier chunks had 4": [(X[:20], y[:20]), (X[20:40, :3], y[20:40])],
+        "not one of the classes": [(X[:20], y[:20]), (X[20:40], np.full(20, 2))],
+        "no examples": [],
+    }
+    for match, chunks in bad_streams.items():
+        with pytest.raises(ValueError, match=match):
+            prequential(model, iter(chunks), delay=2)
+        np.testing.assert_array_equal(model.coef_, before)
+        assert model.n_samples_seen_ == 60
+    with pytest.raises(ValueError, match="more than two labels"):
+        prequential(SOLAM(), iter([(X[:3], np.array([0, 1, 2]))]))
+    with pytest.raises(ValueError, match="not one of the classes"):
+        prequential(SOLAM(), iter([(X[:3], np.array([0, 1, 1]))]), classes=[-1, 1])
+    with pytest.raises(TypeError, match="partial_fit"):
+        prequential(object(), iter([(X, y)]))
+
+
+# ----------------------------------------------------- probabilities (issue 34)
+ONLINE = [cls for _, cls in aucstream.all_estimators("online")]
+
+
+@pytest.mark.parametrize("cls", ONLINE, ids=lambda c: c.__name__)
+def test_early_probabilities_are_strictly_inside_0_1(cls):
+    X, y = data(3, seed=5)
+    y = np.array([1, 1, 0])
+    model = cls()
+    if not hasattr(model, "predict_proba"):
+        pytest.skip(f"{cls.__name__} has no predict_proba")
+    X_test = np.vstack([X, 1e6 * X[:1], -1e6 * X[:1]])  # saturating scores too
+    for k in (1, 2, 3):
+        model.partial_fit(X[k - 1 : k], y[k - 1 : k], classes=[0, 1])
+        p = model.predict_proba(X_test)
+        assert np.all((p > 0) & (p < 1)), (k, p)
+        assert np.isfinite(log_loss([1, 0, 1, 1, 0], p[:, 1], labels=[0, 1]))
+
+
+# -------------------------------------------------------------------- the CLI
+def test_cli_evaluate_writes_the_curve(tmp_path, capsys):
+    from aucstream.cli import main
+
+    X, y = data(300, labels=(-1, 1))
+    path, out = tmp_path / "d.svm", tmp_path / "curve.csv"
+    dump_svmlight_file(X, y, str(path), zero_based=False)
+    argv = [
+        "evaluate", str(path), "--learner", "SOLAM", "--no-scale", "--delay", "5",
+        "--window", "80", "--every", "100", "--metrics", "auc,window_auc,log_loss,kappa",
+        "-o", str(out), "--chunk-size", "64",
+    ]  # fmt: skip
+    assert main(argv) == 0
+    assert "300 examples scored" in capsys.readouterr().out
+    curve = pd.read_csv(out)
+    expected = prequential(
+        SOLAM(), iter_chunks(X, y, 64), delay=5, window=80, every=100,
+        metrics=["auc", "window_auc", "log_loss", "kappa"],
+    )  # fmt: skip
+    columns = ["n_seen", "n_learnt", "auc", "window_auc", "log_loss", "kappa"]
+    np.testing.assert_allclose(curve[columns], expected[columns], rtol=1e-12)
+    assert list(curve.columns) == list(expected.columns)
+    if __import__("importlib").util.find_spec("matplotlib") is not None:
+        png = tmp_path / "curve.png"
+        assert main([*argv, "--plot", str(png)]) == 0 and png.stat().st_size > 0
+
+
+def test_cli_evaluate_failures_write_nothing(tmp_path, capsys, monkeypatch):
+    from aucstream.cli import main
+
+    X, y = data(100)
+    path, out = tmp_path / "d.svm", tmp_path / "curve.csv"
+    dump_svmlight_file(X, y, str(path), zero_based=False)
+    base = ["evaluate", str(path), "--learner", "SOLAM", "-o", str(out)]
+    assert main([*base, "--metrics", "auc,roc"]) == 2
+    assert "unknown metric 'roc'" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main([*base, "--delay", "-1"])
+    with pytest.raises(SystemExit):
+        main([*base, "--window", "0"])
+    monkeypatch.setitem(__import__("sys").modules, "matplotlib", None)  # not installed
+    assert main([*base, "--plot", str(tmp_path / "c.png")]) == 2
+    assert "pip install 'aucstream[plot]'" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == [path]
+
+
+def test_partial_auc_columns_equal_scikit_learn_at_every_checkpoint():
+    """``max_fpr`` adds the exact one-way partial AUC of every score so far and of the
+    window, equal to scikit-learn's McClish-standardized value on the emitted scores."""
+    from sklearn.metrics import roc_auc_score
+
+    from aucstream import SOLAM
+    from aucstream.datasets import iter_chunks
+
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(1200, 4))
+    y = np.where(X[:, 0] + rng.normal(size=1200) > 1.0, 1, -1)
+    emitted = Recorder()
+    curve = prequential(
+        SOLAM(), iter_chunks(X, y, 250), max_fpr=0.1, window=300, every=400, detector=emitted
+    )
+    assert {"partial_auc", "window_partial_auc"} <= set(curve.columns)
+    scores = np.asarray(emitted.scores)  # the decision scores as emitted
+    for row in curve.itertuples():
+        n = row.n_seen
+        assert row.partial_auc == pytest.approx(
+            roc_auc_score(y[:n], scores[:n], max_fpr=0.1), abs=1e-9
+        )
+        lo = max(0, n - 300)
+        assert row.window_partial_auc == pytest.approx(
+            roc_auc_score(y[lo:n], scores[lo:n], max_fpr=0.1), abs=1e-9
+        )
+    with pytest.raises(ValueError, match="max_fpr"):
+        prequential(SOLAM(), iter_chunks(X, y, 250), max_fpr=1.5)
+    with pytest.raises(ValueError, match="needs max_fpr"):
+        prequential(SOLAM(), iter_chunks(X, y, 250), metrics=["partial_auc"])

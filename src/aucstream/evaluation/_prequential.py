@@ -57,6 +57,7 @@ from .. import _calibration
 from .._base import BaseStreamingAUC
 from .._config import format_bytes, get_config
 from .._dask_tasks import _nbytes
+from .._rng import make_rng
 from .._state import state_items
 from .._stream_metrics import (
     StreamingAveragePrecision,
@@ -324,7 +325,7 @@ class _Evaluation:
         self.delay = delay
         self.classes = classes
         self.label_probability = label_probability
-        self.rng = np.random.default_rng(random_state)
+        self.rng = make_rng(random_state)
         self.columns = columns
         self.needs = frozenset().union(*(c.needs for c in columns.values()))
         self.every = every
@@ -697,7 +698,7 @@ def prequential(
     label_probability : float in (0, 1], optional
         Each label is kept with this probability (drawn from ``random_state``, one
         draw per example); a dropped label is never learnt.
-    random_state : int or Generator, optional
+    random_state : int, Generator or None, optional
         Seeds the label drops.
     classes : sequence of two labels, optional
         Both classes. Default: the model's (if fitted), else the two labels of the

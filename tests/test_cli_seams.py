@@ -218,3 +218,7 @@ def test_the_cli_reads_every_value_by_the_grammar(tmp_path, capsys):
         err = capsys.readouterr().err.strip()
         assert code == 2 and len(err.splitlines()) == 1 and token in err, err
     assert not (tmp_path / "c.npz").exists()
+    for flag in ("--positive-labels", "--positive"):  # the message names the flag typed
+        code = main([*fit, "-o", str(tmp_path / "d"), flag, "7"])
+        err = capsys.readouterr().err.strip()
+        assert code == 2 and f"{flag} 7: no example" in err, err

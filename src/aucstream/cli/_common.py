@@ -268,6 +268,21 @@ def _check_writable(target: Path, what: str) -> None:
         raise ValueError(f"cannot write the {what} {target}: {error.strerror or error}") from error
 
 
+class _SpelledAs(argparse.Action):
+    """Stores the values as ``store`` does, and in ``DEST_flag`` the spelling typed
+    (``--positive-labels`` or its alias ``--positive``), so that a message about the
+    values names the flag as the user wrote it."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        setattr(namespace, self.dest, values)
+        setattr(namespace, f"{self.dest}_flag", option_string)
+
+
+def _typed_flag(args, dest: str, canonical: str) -> str:
+    """The spelling of a :class:`_SpelledAs` flag that was typed (else ``canonical``)."""
+    return getattr(args, f"{dest}_flag", None) or canonical
+
+
 def _add_file_options(parser: argparse.ArgumentParser, labels: bool = True) -> None:
     parser.add_argument(
         "data", metavar="FILE", help="LIBSVM/SVMlight or CSV file (plain, .gz, .bz2, .xz)"
@@ -314,6 +329,7 @@ def _add_file_options(parser: argparse.ArgumentParser, labels: bool = True) -> N
             "--positive-labels",
             "--positive",
             dest="positive",
+            action=_SpelledAs,
             nargs="+",
             default=None,
             metavar="LABEL",

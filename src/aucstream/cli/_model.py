@@ -24,6 +24,7 @@ from ._common import (
     _no_examples,
     _positive,
     _read,
+    _typed_flag,
     _value,
 )
 from ._experiments import _cmd_list
@@ -51,7 +52,7 @@ def _cmd_fit(args) -> int:
     classes = [_value(c) for c in args.classes] if args.classes else None
     if args.positive:
         classes = [-1, 1]
-    labels = _SeenLabels(_positive(args))
+    labels = _SeenLabels(_positive(args), _typed_flag(args, "positive", "--positive-labels"))
     stream = _labelled_stream(args, labels)
     name = args.learner or type(model).__name__
     progress = Progress(f"fit {name}", enabled=args.progress)
@@ -83,7 +84,12 @@ def _cmd_fit(args) -> int:
 class _SeenLabels(_BinaryLabels):
     """:class:`_BinaryLabels` that also keeps the file's own labels, so that a
     ``--positive-labels`` label that no example has is refused (it would make every example
-    negative) once the stream has been read."""
+    negative) once the stream has been read; the message names the flag as it was typed
+    (``flag``)."""
+
+    def __init__(self, positive: list | None, flag: str = "--positive-labels"):
+        super().__init__(positive)
+        self.flag = flag
 
     def __call__(self, X, y):
         if self.positive is not None:
@@ -100,7 +106,7 @@ class _SeenLabels(_BinaryLabels):
         absent = [p for p in self.positive if not (apply_positive(self.seen, [p]) > 0).any()]
         if absent:
             raise ValueError(
-                f"--positive-labels {_label_text(absent)}: no example of {self.stream.name} has "
+                f"{self.flag} {_label_text(absent)}: no example of {self.stream.name} has "
                 f"{'this label' if len(absent) == 1 else 'these labels'} (its labels: "
                 f"{_label_text(self.seen[:10])}{', ...' if self.seen.size > 10 else ''}); "
                 "no model saved"

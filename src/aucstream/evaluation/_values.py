@@ -221,11 +221,12 @@ def parse_call(text: str) -> tuple[str | None, str, dict[str, Any]]:
     (None, 'OPAUC', {})
     """
     stripped = text.strip()
-    label, sep, call = stripped.partition("=")
-    if not sep or "(" in label:
-        label, call = None, stripped
+    before, sep, call = stripped.partition("=")
+    label: str | None = None
+    if not sep or "(" in before:
+        call = stripped
     else:
-        label = label.strip()
+        label = before.strip()
         if not label:
             raise ValueError(f"cannot read learner {text!r}: the label before '=' is empty")
         call = call.strip()

@@ -188,8 +188,9 @@ def probability(state: np.ndarray, scores: np.ndarray) -> np.ndarray:
     """``P(y = +1 | score)`` for each score (the class prior before calibration is ready).
 
     One compiled pass (:func:`_probabilities`, the logistic as the kernels' steps
-    compute it): a call for one score costs about 2 us, where numpy's expression
-    on a one-element array cost about 10.
+    compute it): a call for one score costs a fraction of numpy's expression on a
+    one-element array (``predict_proba_one`` in ``benchmarks/bench_base.py``, reported
+    in docs/benchmarks.md).
     """
     scores = np.ascontiguousarray(scores, dtype=np.float64)
     out = np.empty_like(scores)
@@ -208,7 +209,7 @@ def _probabilities(state, scores, out):
 def probability_one(state, score):
     """``P(y = +1 | score)`` of one score (float), as :func:`probability` gives it:
     the prior before calibration is ready. Compiled, so that a one-row prediction
-    costs a call (about 0.5 us) and not an array's round trip."""
+    costs a compiled call and not an array's round trip."""
     n = state[_N]
     if not (0.0 < state[_NPOS] < n and state[_M2] > 0.0):  # not ready: the prior
         return state[_NPOS] / n if n > 0.0 else 0.5

@@ -391,11 +391,11 @@ _TABLE_ENTRIES: dict = {}
 def table_call(kernel, table: np.ndarray):
     """``kernel(table)`` as a function of no arguments, for a kernel of one table
     (:func:`_copy_table`, :func:`_all_finite`): the compiled entry point called
-    directly, as :func:`aucstream._kernels.bound_call` does, 0.3 us a call less than
-    through numba's dispatch. Every table is a new int64 2-D C-contiguous writeable
-    array, so the entry point is resolved once per kernel (numba's typing costs 25
-    us a table, too much for the plans made per chunk call); a table of another type
-    goes through the dispatcher."""
+    directly, as :func:`aucstream._kernels.bound_call` does, without numba's dispatch.
+    Every table is a new int64 2-D C-contiguous writeable array, so the entry point is
+    resolved once per kernel (numba's typing of each new table would cost more than the
+    plans made per chunk call can spend); a table of another type goes through the
+    dispatcher."""
     entry = _TABLE_ENTRIES.get(kernel)
     if entry is None:
         entry = _TABLE_ENTRIES[kernel] = compiled_entry(kernel, (np.zeros((0, 2), np.int64),))
@@ -686,8 +686,8 @@ class FlatState:
         One expression of identity and length comparisons (``vars(obj) is V and
         len(c0) == 16 and c0[k0_0] is v0_0 and ...``) with the walked containers,
         keys and values bound as globals (the source holds only names and the
-        integer sizes): a third of the time of a loop over the records, for a check
-        made twice per call.
+        integer sizes): faster than a loop over the records (:meth:`_check_records`,
+        kept for very large walks), for a check made twice per call.
         """
         if sum(len(keys) + 1 for _, _, keys, _ in self._records) > _MAX_TERMS:
             return self._check_records
@@ -706,7 +706,7 @@ class FlatState:
             "        return False\n"
         )
         code = _CHECK_CODE.get(source)
-        if code is None:  # compiled once per shape of state (~0.3 ms a compilation)
+        if code is None:  # compiled once per shape of state (a compilation is costly)
             if len(_CHECK_CODE) >= 256:
                 _CHECK_CODE.clear()
             code = _CHECK_CODE[source] = compile(source, "<aucstream walk check>", "exec")
@@ -758,7 +758,7 @@ class FlatState:
             rows,
             shadows,
             [a.copy() for a in plan.others] if plan.others else (),
-            [d.copy() for d in self._dicts],  # dict(d) of an instance dict: 3 times slower
+            [d.copy() for d in self._dicts],  # (d.copy(): dict(d) of an instance dict is slower)
             [c.copy() for c in self._lists] if self._lists else (),
             [g.bit_generator.state for g in plan.generators] if plan.generators else (),
         )
@@ -809,7 +809,7 @@ class FlatState:
                     return False
         get = self._vars.get
         for name in self._scalar_names:
-            value = get(name)  # math.isfinite: numpy's scalar call costs ~10 times more
+            value = get(name)  # math.isfinite: numpy's scalar call costs far more
             if isinstance(value, float) and not math.isfinite(value):
                 return False
         self._verified = True

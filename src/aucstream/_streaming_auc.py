@@ -131,8 +131,8 @@ class _BinaryPairs:
 
     A single pair (a scalar label and score) is checked at once but held in a short
     buffer and counted with the next array, read or pickle (every public reader
-    flushes it first): a call on arrays has tens of microseconds of fixed cost, holding
-    a pair costs a microsecond or two.
+    flushes it first): a call on arrays has a fixed cost many times that of holding a
+    pair (``benchmarks/bench_streaming_auc.py``, reported in docs/benchmarks.md).
     """
 
     #: Single pairs held before they are counted as one array.

@@ -127,8 +127,9 @@ class UndoLog:
 #:
 #: Each call of a learner at d = 10^6 saves the rows its chunk names (some 70,000
 #: rows of 400 bytes per sketch for a chunk of 8192 examples): a new buffer per call
-#: costs its pages' first touch, a third of the copy (OPAUC with the hashed sketch:
-#: 18.5 against 13 ms per sketch and chunk). A buffer is lent to one log at a time
+#: costs its pages' first touch, a large part of the copy (OPAUC with the hashed
+#: sketch, ``benchmarks/bench_highdim.py``, reported in docs/benchmarks.md). A buffer
+#: is lent to one log at a time
 #: (taken out by ``pop``) and goes when its array does, and at most an eighth of
 #: each logged array's size is kept: saves of larger calls (chunks naming more than
 #: an eighth of the features) take new buffers.
@@ -168,7 +169,8 @@ def unique_rows(indices: np.ndarray, n: int) -> np.ndarray:
     """The distinct values of the int64 ``indices``, which must lie in [0, n), sorted
     (so that the rows are then visited in memory order): O(len + n) by flags, or by a
     sort, O(len log len), when there are far fewer indices than rows (one example at
-    d = 10^6: a flag array cost 1.7 ms). Raises ``ValueError`` for an index outside."""
+    d = 10^6 would otherwise pay for a flag array of d entries). Raises ``ValueError``
+    for an index outside."""
     indices = np.ascontiguousarray(indices, dtype=np.int64)
     if indices.size and (indices.min() < 0 or indices.max() >= n):
         raise ValueError(f"row indices outside [0, {n})")
@@ -194,8 +196,8 @@ def unique_rows_by_class(
 ) -> tuple[np.ndarray, np.ndarray]:
     """:func:`unique_rows` of the indices of the CSR rows (``indptr`` into the int64
     ``indices``) that are not ``positive`` (a boolean per row), and of those that
-    are: one pass over flags instead of two masks and two passes (a chunk of 8192
-    examples at d = 10^6: about 4.5 against 7.5 ms)."""
+    are: one pass over flags instead of two masks and two passes (chunks at d = 10^6:
+    ``benchmarks/bench_highdim.py``, reported in docs/benchmarks.md)."""
     indptr = np.ascontiguousarray(indptr, dtype=np.int64)
     positive = np.asarray(positive, dtype=np.bool_)
     if positive.shape != (indptr.shape[0] - 1,) or (np.diff(indptr) < 0).any():

@@ -22,8 +22,8 @@ Implementation choices
 - The rows of Z that ever received a non-zero are recorded (``support_``); a shrink
   only visits those, so on sparse data it costs O(|support| tau^2), not O(d tau^2).
   It gathers them in blocks and multiplies each block by the tau x m matrix with one
-  single-threaded BLAS ``dgemm`` (about 1.6 times faster than a compiled loop at
-  d = 10^6; the sums run in BLAS's order, so Z differs from the loop's by rounding).
+  single-threaded BLAS ``dgemm`` (faster than a compiled loop at d = 10^6; the sums
+  run in BLAS's order, so Z differs from the loop's by rounding).
 - ``centering="exact"`` (a library option): Z sketches the centered examples through
   Welford's rank-one updates of the scatter, columns :math:`\sqrt{(T-1)/T}\,(x_T -
   c_{T-1})`, so :math:`0 \preceq Z Z^\top/T \preceq S`. Such a column is dense, but
@@ -50,7 +50,9 @@ Implementation choices
   grouped differently, so Z and the weights differ from the shrink-by-shrink pass by
   rounding only; the grouping follows the stream (where its examples read rows),
   never the chunks, so chunking and saving/loading still change nothing. At d =
-  10^6 and 20,000 examples it cuts a pass from 30-45 s to 5 s.
+  10^6 passing over the support at every shrink made a pass several times slower
+  (the pass's throughput: ``OPAUC(covariance='fd')`` in
+  ``benchmarks/bench_highdim.py``, reported in docs/benchmarks.md).
 """
 
 from __future__ import annotations

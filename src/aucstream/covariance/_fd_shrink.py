@@ -101,10 +101,11 @@ _BLAS_CONTROLLER = []
 
 def _one_blas_thread():
     """A context in which BLAS runs on one thread (threadpoolctl, a dependency of
-    scikit-learn; the controller is built once: building it takes milliseconds).
+    scikit-learn; the controller is built once: building it inspects the loaded
+    libraries).
 
-    The shrink's products are many small ``dgemm`` calls: two threads competing with
-    other processes for busy cores made them 20 times slower, and one thread keeps the
+    The shrink's products are many small ``dgemm`` calls: threads competing with other
+    processes for busy cores made them many times slower, and one thread keeps the
     result independent of the thread count."""
     if not _BLAS_CONTROLLER:
         from threadpoolctl import ThreadpoolController
@@ -222,8 +223,8 @@ def fd_shrink_index(shrink, sketch_size: int) -> int:
 
 def _eigh(gram: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``np.linalg.eigh`` of a small symmetric matrix, through scipy's ``dsyevd`` (the
-    same LAPACK driver) when it is finite: numpy's call of it can take 30 ms instead
-    of 1 ms for tau = 50 when its BLAS threads compete for busy cores."""
+    same LAPACK driver) when it is finite: numpy's call of it can be many times slower
+    for a small matrix when its BLAS threads compete for busy cores."""
     if not np.isfinite(gram).all():
         return np.linalg.eigh(gram)  # as before (NaN out, for the divergence check)
     return scipy.linalg.eigh(gram, driver="evd", check_finite=False)

@@ -17,8 +17,8 @@ from collections import namedtuple
 import numba as nb
 import numpy as np
 
-from ._calibration import step as calibration_step
-from ._kernels import (
+from .._calibration import step as calibration_step
+from .._kernels import (
     REASSOC,
     SCALE_MAX,
     SCALE_MIN,
@@ -29,7 +29,7 @@ from ._kernels import (
     sparse_dot,
     squared_norm,
 )
-from .covariance import (
+from ..covariance import (
     CENTERED_SKETCH,
     add_example,
     borrowing_njit,

@@ -55,11 +55,11 @@ def engine_for(covariance) -> Engine:
 class OPAUC(BaseStreamingAUC):
     r"""One-pass AUC optimization (OPAUC) with exact or sketched class covariances.
 
-    See the module docstring for the update, the variants and their costs. With
-    ``covariance="full"`` (the default) the covariances are exact: O(d^2) memory and
-    O(d^2) per example, for moderate d (the O(k^2) statistics never densify sparse
-    input). The other kinds keep O(d tau) memory, independent of the number of
-    examples, for 10^4-10^6 features.
+    See the package docstring (:mod:`aucstream.opauc`) for the update, the variants,
+    their costs and merging. With ``covariance="full"`` (the default) the covariances
+    are exact: O(d^2) memory and O(d^2) per example, for moderate d (the O(k^2)
+    statistics never densify sparse input). The other kinds keep O(d tau) memory,
+    independent of the number of examples, for 10^4-10^6 features.
 
     The sketched estimates :math:`\hat S` (a sketch of :math:`X X^\top`, divided by
     T, minus :math:`c c^\top`; G16 Eqs. 10-11, 16-17, 19) need not be positive
@@ -263,7 +263,7 @@ class OPAUC(BaseStreamingAUC):
     _written_rows = _forward("written_rows")
     _read_only_state = _forward("read_only_state")
     _plan_variant = _forward("plan_variant")
-    _merge = _forward("merge")
+    _merge = _forward("merge")  # package docstring, "Merging"
 
     def _validate_weights(self, sample_weight, X):
         self._engine.check_sample_weight(self, sample_weight)
@@ -300,7 +300,6 @@ class OPAUC(BaseStreamingAUC):
     _implicit_sum = _forward("implicit_sum")
     _filled_scatters = _forward("filled_scatters")
 
-    # ---------------------------------------------------------------- merging
     def from_statistics(self, neg, pos, *, classes, coef=None) -> OPAUC:
         r"""Make this learner the OPAUC fitted on the examples two class summaries hold.
 

@@ -34,14 +34,33 @@ _UNKNOWN = Engine()
 
 
 def _forward(name: str):
-    """The learner's method ``_name``: its engine's method ``name``, applied to it."""
+    """The learner's method ``_name``: its engine's method ``name``, applied to it (the
+    engines' bound methods looked up by kind in one dict: these run on every call)."""
+    by_kind = {kind: getattr(engine, name, None) for kind, engine in _ENGINES.items()}
+    unknown = getattr(_UNKNOWN, name, None)
 
     def method(self, *args, **kwargs):
-        return getattr(self._engine, name)(self, *args, **kwargs)
+        kind = self.covariance
+        step = by_kind.get(kind, unknown) if isinstance(kind, str) else unknown
+        if step is None:  # a step of some kinds only (e.g. the low-rank kinds' _rebase)
+            raise AttributeError(f"OPAUC(covariance={kind!r}) has no {method.__name__}")
+        return step(self, *args, **kwargs)
 
     method.__name__ = method.__qualname__ = f"_{name}"
     method.__doc__ = f"The engine's ``{name}`` (:class:`~aucstream.opauc._engine.Engine`)."
     return method
+
+
+def _declared(name: str) -> property:
+    """The learner's property ``_name``: its engine's class constant ``name``."""
+    by_kind = {kind: getattr(engine, name) for kind, engine in _ENGINES.items()}
+    unknown = getattr(_UNKNOWN, name)
+
+    def get(self):
+        kind = self.covariance
+        return by_kind.get(kind, unknown) if isinstance(kind, str) else unknown
+
+    return property(get, doc=f"The engine's ``{name}``.")
 
 
 def engine_for(covariance) -> Engine:
@@ -247,9 +266,9 @@ class OPAUC(BaseStreamingAUC):
         return engine_for(self.covariance)
 
     # ------------------------------------------- the base class's hooks, forwarded
-    _dense_kernels = property(lambda self: self._engine.dense_kernels)
-    _supports_sample_weight = property(lambda self: self._engine.supports_sample_weight)
-    _row_written_by_class = property(lambda self: self._engine.row_written_by_class)
+    _dense_kernels = _declared("dense_kernels")
+    _supports_sample_weight = _declared("supports_sample_weight")
+    _row_written_by_class = _declared("row_written_by_class")
     _low_memory_hint = property(lambda self: self._engine.low_memory_hint(self))
     _check_params = _forward("check_params")
     _init_state = _forward("init_state")
@@ -277,11 +296,13 @@ class OPAUC(BaseStreamingAUC):
     def w_(self) -> np.ndarray:
         """Current weights (also ``coef_[0]``); the low-rank kinds form them from their
         implicit form when read (a cache, never read by the kernels: package docstring)."""
+        state = self.__dict__
         try:
-            w = self.__dict__["w_"]
+            w = state["w_"]
         except KeyError:
             raise AttributeError(f"{type(self).__name__!r} object has no attribute 'w_'") from None
-        self._engine.form_weights(self)
+        if state.get("v_") is not None:  # (only the implicit form needs forming)
+            self._engine.form_weights(self)
         return w
 
     @w_.setter

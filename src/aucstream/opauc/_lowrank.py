@@ -141,10 +141,11 @@ class LowRankEngine(Engine):
         """Fold the implicit weights into v and recompute the products with v exactly
         (O(d tau)); with ``full``, also every product of the summaries (O(d tau^2)).
 
-        The products run on one BLAS thread: a d x tau Gram matrix took 8-26 s instead
-        of 0.5-0.8 s at d = 10^6 when the BLAS threads competed for busy cores, and one
-        thread makes the products (so the re-based model) the same whatever the BLAS
-        thread count (the matrix-vector products depend on it).
+        The products run on one BLAS thread: a d x tau Gram matrix took over ten times
+        as long at d = 10^6 when the BLAS threads competed for busy cores
+        (``benchmarks/bench_highdim.py``), and one thread makes the products (so the
+        re-based model) the same whatever the BLAS thread count (the matrix-vector
+        products depend on it).
         """
         from threadpoolctl import threadpool_limits  # a dependency of scikit-learn
 

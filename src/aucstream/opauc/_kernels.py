@@ -16,8 +16,8 @@ from collections import namedtuple
 
 import numpy as np
 
-from ._calibration import step as calibration_step
-from ._kernels import (
+from .._calibration import step as calibration_step
+from .._kernels import (
     REASSOC,
     SCALE_MAX,
     SCALE_MIN,
@@ -29,7 +29,7 @@ from ._kernels import (
     sparse_dot,
     squared_norm,
 )
-from .covariance import (
+from ..covariance import (
     CENTERED_SKETCH,
     add_example,
     borrowing_njit,
@@ -215,7 +215,7 @@ def _update_products(imp, c, scratch, bx, bs, vx, xx):
         zoz[j] = bx * zx[o, j] - bs * zs[o, c, j]  # Z_o^T z
     h = single_nonzero(a)  # hashed draws and new FD columns: one row or column of zz
     # Every update writes rows of zz, whose loops numba vectorizes (a loop over
-    # range(lo, hi) with bounds chosen by a conditional expression was not: 3 us)
+    # range(lo, hi) with bounds chosen by a conditional expression was not)
     if h == -2:
         for i in range(tau):
             row = zz[i]

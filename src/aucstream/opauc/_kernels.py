@@ -65,10 +65,9 @@ LowRankSettings = namedtuple(
 #: The kernel prefetches the next example's rows of the sketches, class sums and v
 #: only when the two sketches together take more than this many bytes. Prefetching
 #: costs some 850 instructions per example (k = 50, tau = 50), which pay when the rows
-#: come from memory and cost when they are in the caches: with the hashed sketch,
-#: tau = 50, our two-core machine learnt 12% more examples per second without it at
-#: d = 2,000 (1.6 MB of sketches), about as many at d = 5,000 (4 MB), and 6-19% fewer at
-#: d = 10^4 to 10^6. Prefetching changes no result.
+#: come from memory and cost when they are in the caches (``benchmarks/bench_highdim.py``
+#: runs the hashed sketch at d = 2,000, 10^5 and 10^6 with and without it: reported in
+#: docs/benchmarks.md). Prefetching changes no result.
 PREFETCH_BYTES = 4 << 20
 
 #: Scratch vectors of the low-rank kernel (tau = sketch size): ``zx`` (2, tau) and

@@ -61,7 +61,7 @@ def _read_rows(z0, z1, s0, s1, v, indptr, indices, out):
     example, the rows of its features in both d x tau sketches and the entries of the
     class sums and of v, with the kernel's prefetch of the next example's rows
     (:func:`aucstream._kernels.prefetch_rows`; the kernel prefetches at d = 10^6, where
-    the floor is measured: ``aucstream._opauc_kernels.PREFETCH_BYTES``). Sums them
+    the floor is measured: ``aucstream.opauc.PREFETCH_BYTES``). Sums them
     into ``out`` (tau,)."""
     n = indptr.shape[0] - 1
     for r in range(n):

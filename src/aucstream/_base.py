@@ -111,8 +111,9 @@ class BaseStreamingAUC(SmallCalls, StateDeclarations, LearningStep, ClassifierMi
         """An online class gets the online methods it inherits as plain functions.
 
         ``available_if`` checks ``is_batch`` (a class constant) at every attribute
-        access, which cost 1.5 us of a 25 us ``learn_one``; a batch class keeps the
-        descriptors, so it has no such attribute.
+        access, a visible part of a one-row ``learn_one`` (``benchmarks/bench_base.py``,
+        reported in docs/benchmarks.md); a batch class keeps the descriptors, so it has
+        no such attribute.
         """
         super().__init_subclass__(**kwargs)
         cls._scores_by_coef = all(

@@ -206,8 +206,9 @@ def probability(state: np.ndarray, scores: np.ndarray) -> np.ndarray:
     calibration is ready), in ``[EPS, 1 - EPS]``.
 
     One compiled pass (:func:`_probabilities`, the logistic as the kernels' steps
-    compute it): a call for one score costs about 2 us, where numpy's expression
-    on a one-element array cost about 10.
+    compute it): a call for one score costs a fraction of numpy's expression on a
+    one-element array (``predict_proba_one`` in ``benchmarks/bench_base.py``, reported
+    in docs/benchmarks.md).
     """
     scores = np.ascontiguousarray(scores, dtype=np.float64)
     out = np.empty_like(scores)
@@ -226,8 +227,8 @@ def _probabilities(state, scores, out):
 def probability_one(state, score):
     """``P(y = +1 | score)`` of one score (float), as :func:`probability` gives it:
     the Laplace-smoothed prior before calibration is ready, always in
-    ``[EPS, 1 - EPS]``. Compiled, so that a one-row prediction costs a call (about
-    0.5 us) and not an array's round trip."""
+    ``[EPS, 1 - EPS]``. Compiled, so that a one-row prediction costs a compiled call
+    and not an array's round trip."""
     n = state[_N]
     if not (0.0 < state[_NPOS] < n and state[_M2] > 0.0):  # not ready: the prior
         return _capped((state[_NPOS] + 1.0) / (n + 2.0))

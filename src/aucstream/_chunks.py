@@ -408,7 +408,8 @@ def plain_rows(owner, X):
     estimator that knows its width and was not fitted with feature names), when it is
     a float64 ndarray or CSR matrix of plainly valid rows (:func:`quick_rows`): the
     dense rows C-contiguous, a CSR matrix itself. Else None: validate in full. The
-    checks of a call without the 400 us of the general validation.
+    checks of a call without the cost of the general validation (most of a one-row
+    call: ``benchmarks/bench_base.py``, reported in docs/benchmarks.md).
     """
     state = owner.__dict__
     width = state.get("n_features_in_")
@@ -507,7 +508,8 @@ def to_chunk(
 
 @functools.lru_cache(maxsize=256)
 def _dict_row_structs(k: int) -> tuple[struct.Struct, struct.Struct]:
-    """The layouts of ``k`` int64 keys and ``k`` float64 values (kept: 0.3 us each)."""
+    """The layouts of ``k`` int64 keys and ``k`` float64 values (kept: building one
+    costs a visible part of a one-row call)."""
     return struct.Struct(f"={k}q"), struct.Struct(f"={k}d")
 
 
@@ -523,9 +525,9 @@ def pack_dict_row(x: dict, indices: np.ndarray, data: np.ndarray) -> bool:
     it (:func:`dict_row_error` says which). The keys are not checked against a width.
 
     Packed by :mod:`struct` into the buffers (C-contiguous, writeable; a buffer too
-    small is refused too): 2.9 us for 14 entries (3.5 us when 0 or 1 is a key),
-    against 4.4 us for a check of the keys' types, a numpy assignment of the keys
-    and an ``array("d")`` of the values.
+    small is refused too): cheaper than a check of the keys' types, a numpy assignment
+    of the keys and an ``array("d")`` of the values (``learn_one, dict`` in
+    ``benchmarks/bench_base.py``, reported in docs/benchmarks.md).
     """
     key_layout, value_layout = _dict_row_structs(len(x))
     try:
@@ -534,7 +536,7 @@ def pack_dict_row(x: dict, indices: np.ndarray, data: np.ndarray) -> bool:
     except (struct.error, TypeError, ValueError, OverflowError):
         return False
     # struct takes True and False as 1 and 0: only the key equal to 0 or 1 can be a
-    # bool (a scan of every key's type costs 1.5 us)
+    # bool (a scan of every key's type would cost more than the packing)
     if 0 in x or 1 in x:
         keys = list(x)
         if 0 in x and type(keys[keys.index(0)]) is bool:

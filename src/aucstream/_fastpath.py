@@ -132,7 +132,7 @@ _VALIDATED = ByIdentity()
 def validate_params_once(estimator) -> None:
     """``estimator._validate_params()``, unless its parameters are the very objects
     validated last time, all of a type in :data:`STABLE_PARAM_TYPES` (scikit-learn's
-    validation costs about 60 us a call, a one-row call of a transformer)."""
+    validation costs about as much as a one-row call of a transformer)."""
     params = param_values(estimator)
     last = _VALIDATED.get(estimator)
     if last is not None and all(map(is_, params, last)):
@@ -144,7 +144,7 @@ def validate_params_once(estimator) -> None:
 
 def param_names(cls: type) -> tuple[str, ...]:
     """The parameter names of an estimator class (scikit-learn's ``_get_param_names``,
-    which inspects the signature of ``__init__`` at every call: 56 us), once per class."""
+    which inspects the signature of ``__init__`` at every call), once per class."""
     names = _PARAM_NAMES.get(cls)
     if names is None:
         names = _PARAM_NAMES[cls] = tuple(cls._get_param_names())
@@ -320,8 +320,9 @@ class OneRow:
         ``capacity`` entries) and its label: keys and values packed into the buffers
         (:func:`aucstream._chunks.pack_dict_row`), then sorted and checked in one
         compiled call (:func:`aucstream._chunks.load_row_in_place`, bound to the buffers):
-        4.3 us for a dict of 14 entries, against 6.3 us with the keys' types checked,
-        the keys assigned by numpy and the values made an ``array("d")``.
+        cheaper than checking the keys' types, assigning the keys by numpy and making the
+        values an ``array("d")`` (``learn_one, dict`` in ``benchmarks/bench_base.py``,
+        reported in docs/benchmarks.md).
         False, having filled nothing that counts, when ``x`` is not plainly valid
         (the usual path then says why)."""
         k = len(x)

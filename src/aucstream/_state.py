@@ -10,10 +10,11 @@ state once — by allocating it in ``_init_state`` — and gets, for free:
   learner exactly as before, bit for bit, including its random generator;
 - **divergence detection** (:func:`first_non_finite`): every floating-point array the
   learner keeps, not only the weights, must stay finite;
-- **undo logs** for states of O(d tau) (:class:`UndoLog`): arrays indexed by feature
-  that a learning call writes only in the rows its examples name are not copied by
-  the transaction; the rows are saved before each kernel call (and checked after it),
-  so a call costs what its chunk touches, not the size of the state;
+- **undo logs** for states of O(d tau) (:class:`UndoLog`, in
+  :mod:`aucstream._runtime._undo`): arrays indexed by feature that a learning call
+  writes only in the rows its examples name are not copied by the transaction; the
+  rows are saved before each kernel call (and checked after it), so a call costs what
+  its chunk touches, not the size of the state;
 - the same two for calls that come by the thousand (one example each):
   :class:`FlatState` walks the state once, keeps it as flat lists and preallocated
   shadow buffers, and then copies, restores and checks it in one compiled call each;
@@ -37,9 +38,18 @@ from typing import Any
 import numba as nb
 import numpy as np
 
-from ._chunks import flagged
-from ._fastpath import ByIdentity
-from ._kernels import compiled_entry, jit, pointer, prefetch
+from ._kernels import compiled_entry, jit, pointer
+from ._runtime._undo import (
+    _LOGS,
+    UndoLog,
+    _finite,
+    active_log,
+    mark_finite,
+    marked_finite,
+    unique_rows,
+    unique_rows_by_class,
+)
+from ._runtime._undo import _SPARES as _SPARES  # (re-exported: tests lend buffers)
 
 __all__ = [
     "STATE_EXTRA",
@@ -50,6 +60,7 @@ __all__ = [
     "UndoLog",
     "active_log",
     "unique_rows",
+    "unique_rows_by_class",
     "mark_finite",
     "marked_finite",
     "walked_transaction",
@@ -159,215 +170,6 @@ def transaction(obj, logged: tuple = ()) -> Iterator[None]:
                 del _LOGS[obj]
 
 
-#: The undo logs of the transactions in progress, by object (innermost last).
-_LOGS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
-def active_log(obj) -> UndoLog | None:
-    """The undo log of the innermost :func:`transaction` of ``obj`` in progress, if any."""
-    stack = _LOGS.get(obj)
-    return stack[-1] if stack else None
-
-
-class UndoLog:
-    """What a transaction's kernel calls overwrote in the arrays it did not copy.
-
-    For states of O(d tau) (OPAUC's d x tau sketches at d = 10^6: 0.76 GB) a copy of
-    the whole state per call costs more than learning the chunk. A learner declares
-    the arrays, indexed by feature along axis 0, that only its kernel calls write
-    (``_row_logged_state``); :func:`transaction` keeps them by reference, and before
-    each kernel call the learner :meth:`cover` s them: the rows the chunk names, for
-    the arrays the kernel writes only there, else the whole array. :meth:`undo` puts
-    the saved values back, latest first, so every element ends as it was when the
-    transaction began: an element a call wrote was saved by it or by an earlier call
-    of the same transaction (an earlier row save, or a whole copy, which holds the
-    values of the elements that no earlier save names as they were at the start).
-    The cover is also the set of arrays and rows the kernel call can have made
-    non-finite (:func:`first_non_finite` with ``rows``).
-    """
-
-    __slots__ = ("arrays", "ids", "_entries", "_whole", "_buffers")
-
-    def __init__(self, arrays: tuple):
-        self.arrays = tuple(arrays)
-        self.ids = frozenset(map(id, self.arrays))
-        self._entries: list[tuple] = []
-        self._whole: set[int] = set()
-        self._buffers: list[tuple] = []  # (array, buffer) for release
-
-    def cover(self, rows: dict | None) -> None:
-        """Save, before a kernel call, what it may write of the logged arrays: for
-        each array whose id ``rows`` maps to row indices (distinct, inside the array:
-        :func:`unique_rows`), those rows, and the whole of the others (``rows`` None:
-        every array whole)."""
-        for array in self.arrays:
-            if id(array) in self._whole:
-                continue  # its values at the start are saved
-            some = None if rows is None else rows.get(id(array))
-            if some is not None:
-                if some.shape[0]:  # (no rows: nothing to save)
-                    self._entries.append((array, some, self._take(array, some)))
-            else:
-                self._whole.add(id(array))
-                self._entries.append((array, None, array.copy()))
-
-    def _take(self, array: np.ndarray, rows: np.ndarray) -> np.ndarray:
-        """``array[rows]`` into the array's spare buffer (:data:`_SPARES`) if it is
-        large enough, else into a new one that may become the spare."""
-        spare = _SPARES.pop(array)
-        if spare is not None and spare.shape[0] >= rows.shape[0]:
-            out = _take_rows(array, rows, spare[: rows.shape[0]])
-        else:  # a new one; release offers both (a new one above an eighth is not kept)
-            if spare is not None:
-                self._buffers.append((array, spare))
-            out = spare = _take_rows(array, rows)
-        self._buffers.append((array, spare))
-        return out
-
-    def undo(self) -> None:
-        """Put every logged array back as it was when the transaction began."""
-        for array, rows, saved in reversed(self._entries):
-            if rows is None:
-                array[...] = saved
-            else:
-                array[rows] = saved
-        self._entries.clear()
-        self._whole.clear()
-
-    def release(self) -> None:
-        """End of the transaction: forget the saved values and keep the largest buffer
-        of each array (up to an eighth of the array's size) as its spare."""
-        self._entries.clear()
-        self._whole.clear()
-        for array, buffer in self._buffers:
-            if 8 * buffer.nbytes <= array.nbytes:
-                kept = _SPARES.get(array)
-                if kept is None or kept.nbytes < buffer.nbytes:
-                    _SPARES[array] = buffer
-        self._buffers.clear()
-
-
-#: Spare row buffers of undo logs, one per logged array (weakly, by identity).
-#:
-#: Each call of a learner at d = 10^6 saves the rows its chunk names (some 70,000
-#: rows of 400 bytes per sketch for a chunk of 8192 examples): a new buffer per call
-#: costs its pages' first touch, a third of the copy (OPAUC with the hashed sketch:
-#: 18.5 against 13 ms per sketch and chunk). A buffer is lent to one log at a time
-#: (taken out by ``pop``) and goes when its array does, and at most an eighth of
-#: each logged array's size is kept: saves of larger calls (chunks naming more than
-#: an eighth of the features) take new buffers.
-_SPARES = ByIdentity()
-
-
-#: Arrays known finite, by object (:func:`mark_finite`): {id(array): weak reference}.
-_FINITE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
-def mark_finite(obj, arrays: tuple) -> None:
-    """Record that these state arrays of ``obj`` are finite now (freshly allocated, or
-    checked in full), so that a later check may visit only the rows a call wrote."""
-    if arrays or obj in _FINITE:
-        _FINITE[obj] = {id(a): weakref.ref(a) for a in arrays}
-
-
-def marked_finite(obj, arrays: tuple) -> tuple:
-    """Those of ``arrays`` that :func:`mark_finite` recorded for ``obj`` (the same
-    objects: weak references, so a new array with an old id is not taken for it)."""
-    known = _FINITE.get(obj)
-    if not known:
-        return ()
-    return tuple(a for a in arrays if (r := known.get(id(a))) is not None and r() is a)
-
-
-@jit
-def _distinct(indices, n):
-    """The distinct values of ``indices`` (all in [0, n): checked by the caller), sorted."""
-    seen = np.zeros(n, dtype=np.bool_)
-    for i in indices:
-        seen[i] = True
-    return flagged(seen)
-
-
-def unique_rows(indices: np.ndarray, n: int) -> np.ndarray:
-    """The distinct values of the int64 ``indices``, which must lie in [0, n), sorted
-    (so that the rows are then visited in memory order): O(len + n) by flags, or by a
-    sort, O(len log len), when there are far fewer indices than rows (one example at
-    d = 10^6: a flag array cost 1.7 ms). Raises ``ValueError`` for an index outside."""
-    indices = np.ascontiguousarray(indices, dtype=np.int64)
-    if indices.size and (indices.min() < 0 or indices.max() >= n):
-        raise ValueError(f"row indices outside [0, {n})")
-    if 64 * indices.size < n:
-        return np.unique(indices)
-    return _distinct(indices, n)
-
-
-@jit
-def _distinct_by_class(indptr, indices, positive, n):
-    """:func:`_distinct` of the indices of the CSR rows that are not ``positive`` and
-    of those that are, in one pass (indices in [0, n): checked by the caller)."""
-    seen = np.zeros((2, n), dtype=np.bool_)
-    for r in range(indptr.shape[0] - 1):
-        flags = seen[1 if positive[r] else 0]
-        for q in range(indptr[r], indptr[r + 1]):
-            flags[indices[q]] = True
-    return flagged(seen[0]), flagged(seen[1])
-
-
-def unique_rows_by_class(
-    indptr: np.ndarray, indices: np.ndarray, positive: np.ndarray, n: int
-) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`unique_rows` of the indices of the CSR rows (``indptr`` into the int64
-    ``indices``) that are not ``positive`` (a boolean per row), and of those that
-    are: one pass over flags instead of two masks and two passes (a chunk of 8192
-    examples at d = 10^6: about 4.5 against 7.5 ms)."""
-    indptr = np.ascontiguousarray(indptr, dtype=np.int64)
-    positive = np.asarray(positive, dtype=np.bool_)
-    if positive.shape != (indptr.shape[0] - 1,) or (np.diff(indptr) < 0).any():
-        raise ValueError("indptr and the labels do not describe the same rows")
-    named = np.ascontiguousarray(indices[indptr[0] : indptr[-1]], dtype=np.int64)
-    if named.shape[0] != indptr[-1] - indptr[0]:
-        raise ValueError("indptr points outside the indices")
-    if 64 * named.size < n:  # few indices: by sorts (unique_rows)
-        mask = np.repeat(positive, np.diff(indptr))
-        return unique_rows(named[~mask], n), unique_rows(named[mask], n)
-    if named.size and (named.min() < 0 or named.max() >= n):
-        raise ValueError(f"row indices outside [0, {n})")
-    return _distinct_by_class(indptr - indptr[0], named, positive, n)
-
-
-@jit
-def _gather(values, rows, out):
-    """``out[t] = values[rows[t]]`` for 2-D arrays (rows inside: checked by the caller).
-
-    Each row is prefetched 8 rows ahead: the rows of an undo log are scattered over
-    arrays of up to a gigabyte, so each read would otherwise wait on memory."""
-    step = values.strides[0]
-    n = rows.shape[0]
-    for t in range(n):
-        if t + 8 < n:
-            start = rows[t + 8] * step
-            for b in range(0, step, 64):
-                prefetch(values, start + b)
-        source = values[rows[t]]
-        target = out[t]
-        for j in range(source.shape[0]):
-            target[j] = source[j]
-
-
-def _take_rows(array: np.ndarray, rows: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
-    """``array[rows]`` (rows along axis 0, inside the array), into ``out`` (of that
-    shape and dtype, C-contiguous) or a new array."""
-    if not array.flags.c_contiguous or array.ndim == 0 or array.dtype.hasobject:
-        return array[rows]
-    if rows.size and (rows.min() < 0 or rows.max() >= array.shape[0]):
-        raise ValueError("rows outside the array")
-    if out is None:
-        out = np.empty((rows.shape[0], *array.shape[1:]), dtype=array.dtype)
-    width = int(np.prod(array.shape[1:], dtype=np.int64))
-    _gather(array.reshape(array.shape[0], width), rows, out.reshape(rows.shape[0], width))
-    return out
-
-
 #: The walks of :func:`walked_transaction`, by object (kept while the object lives).
 _WALKS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
@@ -416,45 +218,6 @@ def _arrays(value, path: str) -> Iterator[tuple[str, np.ndarray]]:
     elif _is_component(value):
         for k, v in vars(value).items():
             yield from _arrays(v, f"{path}.{k}")
-
-
-#: Rows between the one :func:`_rows_finite` checks and the one it prefetches.
-_AHEAD = 16
-
-
-@jit
-def _rows_finite(values, rows):
-    """Whether rows ``rows`` (inside ``values``: checked by the caller) of the 2-D
-    float64 or float32 ``values`` are finite (``x * 0.0`` is 0 exactly for a finite
-    x; the flags' conjunction vectorizes, where a sum of the products ran one
-    addition at a time)."""
-    step = values.strides[0]
-    for q in range(rows.shape[0]):
-        if q + _AHEAD < rows.shape[0]:  # random rows: ask for one well ahead
-            start = rows[q + _AHEAD] * step
-            for b in range(0, step, 64):
-                prefetch(values, start + b)
-        row = values[rows[q]]
-        ok = True
-        for j in range(row.shape[0]):
-            ok &= row[j] * 0.0 == 0.0
-        if not ok:
-            return False
-    return True
-
-
-def _finite(array: np.ndarray, rows: np.ndarray | None) -> bool:
-    """Whether ``array`` is finite, or only its rows ``rows`` (along axis 0) if given."""
-    if (
-        rows is None
-        or array.ndim == 0
-        or array.dtype not in (np.float64, np.float32)
-        or not array.flags.c_contiguous
-    ):
-        return bool(np.isfinite(array if rows is None else array[rows]).all())
-    if rows.size and (rows.min() < 0 or rows.max() >= array.shape[0]):
-        raise ValueError("rows outside the array")
-    return _rows_finite(array.reshape(array.shape[0], -1), rows)
 
 
 def first_non_finite(obj, rows: dict | None = None) -> str | None:
@@ -628,11 +391,11 @@ _TABLE_ENTRIES: dict = {}
 def table_call(kernel, table: np.ndarray):
     """``kernel(table)`` as a function of no arguments, for a kernel of one table
     (:func:`_copy_table`, :func:`_all_finite`): the compiled entry point called
-    directly, as :func:`aucstream._kernels.bound_call` does, 0.3 us a call less than
-    through numba's dispatch. Every table is a new int64 2-D C-contiguous writeable
-    array, so the entry point is resolved once per kernel (numba's typing costs 25
-    us a table, too much for the plans made per chunk call); a table of another type
-    goes through the dispatcher."""
+    directly, as :func:`aucstream._kernels.bound_call` does, without numba's dispatch.
+    Every table is a new int64 2-D C-contiguous writeable array, so the entry point is
+    resolved once per kernel (numba's typing of each new table would cost more than the
+    plans made per chunk call can spend); a table of another type goes through the
+    dispatcher."""
     entry = _TABLE_ENTRIES.get(kernel)
     if entry is None:
         entry = _TABLE_ENTRIES[kernel] = compiled_entry(kernel, (np.zeros((0, 2), np.int64),))
@@ -923,8 +686,8 @@ class FlatState:
         One expression of identity and length comparisons (``vars(obj) is V and
         len(c0) == 16 and c0[k0_0] is v0_0 and ...``) with the walked containers,
         keys and values bound as globals (the source holds only names and the
-        integer sizes): a third of the time of a loop over the records, for a check
-        made twice per call.
+        integer sizes): faster than a loop over the records (:meth:`_check_records`,
+        kept for very large walks), for a check made twice per call.
         """
         if sum(len(keys) + 1 for _, _, keys, _ in self._records) > _MAX_TERMS:
             return self._check_records
@@ -943,7 +706,7 @@ class FlatState:
             "        return False\n"
         )
         code = _CHECK_CODE.get(source)
-        if code is None:  # compiled once per shape of state (~0.3 ms a compilation)
+        if code is None:  # compiled once per shape of state (a compilation is costly)
             if len(_CHECK_CODE) >= 256:
                 _CHECK_CODE.clear()
             code = _CHECK_CODE[source] = compile(source, "<aucstream walk check>", "exec")
@@ -995,7 +758,7 @@ class FlatState:
             rows,
             shadows,
             [a.copy() for a in plan.others] if plan.others else (),
-            [d.copy() for d in self._dicts],  # dict(d) of an instance dict: 3 times slower
+            [d.copy() for d in self._dicts],  # (d.copy(): dict(d) of an instance dict is slower)
             [c.copy() for c in self._lists] if self._lists else (),
             [g.bit_generator.state for g in plan.generators] if plan.generators else (),
         )
@@ -1046,7 +809,7 @@ class FlatState:
                     return False
         get = self._vars.get
         for name in self._scalar_names:
-            value = get(name)  # math.isfinite: numpy's scalar call costs ~10 times more
+            value = get(name)  # math.isfinite: numpy's scalar call costs far more
             if isinstance(value, float) and not math.isfinite(value):
                 return False
         self._verified = True

@@ -69,7 +69,7 @@ class StreamingLogLoss(_Counted):
     --------
     >>> m = StreamingLogLoss(); m.update(np.array([True, False]), None, np.array([0.8, 0.4]))
     >>> round(m.get(), 6)
-    0.367003
+    0.366985
     """
 
     needs = frozenset({"proba"})
@@ -134,7 +134,7 @@ def expected_calibration_error(positive, proba) -> float:
     Examples
     --------
     >>> expected_calibration_error([True, False, True], [0.9, 0.15, 0.55])
-    0.1666666666666667
+    0.2333333333333333
     """
     m = StreamingECE()
     m.update(np.asarray(positive, dtype=bool), None, np.asarray(proba, dtype=np.float64))

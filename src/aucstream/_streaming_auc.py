@@ -28,10 +28,10 @@ a running sum of floats.
   update counts the departing and the arriving pairs against the window and merges
   them out of and into the sorted arrays.
 
-Counting two sorted arrays against each other (the one idea both use) walks the smaller
-one through the larger with galloping searches: O(k log(n / k)) comparisons for
-:math:`k \le n`, so a few pairs against a long run cost O(log n) each and two runs of
-similar sizes cost a linear merge.
+Counting two sorted arrays against each other (the one idea both use, compiled in
+:mod:`aucstream._sorted_pairs`) walks the smaller one through the larger with galloping
+searches: O(k log(n / k)) comparisons for :math:`k \le n`, so a few pairs against a
+long run cost O(log n) each and two runs of similar sizes cost a linear merge.
 
 **Partial AUC.** Given ``max_fpr`` or ``min_tpr``, both metrics report the exact one-way
 or two-way partial AUC of the pairs they count, as defined (and standardized) by
@@ -63,7 +63,7 @@ from numpy.typing import ArrayLike
 from aucstream._config import format_bytes, get_config
 from aucstream._params import Interval, positive_int, validate_parameter_constraints
 
-from ._kernels import jit
+from ._sorted_pairs import _count, _merged, _partial_auc, _peek_counts, _slide, _tops
 
 __all__ = ["PrequentialAUC", "RollingAUC"]
 
@@ -108,56 +108,6 @@ def _as_1d(name: str, a: np.ndarray) -> np.ndarray:
     return a.ravel()
 
 
-def _partial_auc(neg, pos, n_neg: int, n_pos: int, region, standardized: bool) -> float:
-    r"""The partial AUC over ``region = (beta, alpha)`` (see :func:`aucstream.metrics.roc_auc`).
-
-    ``neg`` and ``pos`` are the sorted scores of each class, or only their tops (every
-    score at least the ``floor(beta n_-) + 1``-th largest negative, see :func:`_tops`);
-    ``n_neg`` and ``n_pos`` are the full class sizes.
-    """
-    beta, alpha = region
-    a = 0.0 if alpha is None else alpha * n_pos
-    area = _partial_area(neg, pos, beta * n_neg, a) / (float(n_pos) * float(n_neg))
-    if not standardized:
-        return float(area)
-    if alpha is None:  # McClish (1989), as scikit-learn's roc_auc_score(max_fpr=...)
-        least = 0.5 * beta * beta
-        return float(0.5 * (1.0 + (area - least) / (beta - least)))
-    return float(area / ((1.0 - alpha) * beta))
-
-
-def _merge_all(arrays: list[np.ndarray]) -> np.ndarray:
-    """The sorted union of sorted arrays, smallest first (linear for geometric sizes)."""
-    arrays = sorted((a for a in arrays if a.size), key=len)
-    if not arrays:
-        return np.empty(0)
-    out = arrays[0]
-    for a in arrays[1:]:
-        out = _merged(out, a)
-    return out
-
-
-def _tops(neg_runs: list[np.ndarray], pos_runs: list[np.ndarray], n_neg: int, beta: float):
-    """The scores of each class at least the ``floor(beta n_-) + 1``-th largest negative,
-    merged from sorted runs: all the partial AUC over FPR <= beta reads.
-
-    A score below it lies past FPR = beta on the ROC curve. Costs O(r log n) to find
-    it (r the rank) and O(size of the tops) to merge them; nothing is re-sorted.
-    """
-    r = min(n_neg, math.floor(beta * n_neg) + 1)
-    if len(neg_runs) == 1:
-        threshold = neg_runs[0][-r]
-    else:  # the r largest negatives, from the smallest run up
-        top = np.empty(0)
-        for run in sorted(neg_runs, key=len):
-            top = _merged(top, run[-r:])[-r:]
-        threshold = top[-r]
-    return tuple(
-        _merge_all([run[np.searchsorted(run, threshold, "left") :] for run in runs])
-        for runs in (neg_runs, pos_runs)
-    )
-
-
 def _cell_index(edges: np.ndarray, x: np.ndarray) -> np.ndarray:
     r"""The cell of each ``x`` among the edges: :math:`2\,\#\{e < x\} + \#\{e = x\}`.
 
@@ -181,8 +131,8 @@ class _BinaryPairs:
 
     A single pair (a scalar label and score) is checked at once but held in a short
     buffer and counted with the next array, read or pickle (every public reader
-    flushes it first): a call on arrays has tens of microseconds of fixed cost, holding
-    a pair costs a microsecond or two.
+    flushes it first): a call on arrays has a fixed cost many times that of holding a
+    pair (``benchmarks/bench_streaming_auc.py``, reported in docs/benchmarks.md).
     """
 
     #: Single pairs held before they are counted as one array.
@@ -920,210 +870,3 @@ class RollingAUC(_BinaryPairs):
 
     def __repr__(self) -> str:
         return f"RollingAUC(window={self.window}, {self._describe()})"
-
-
-@jit
-def _gallop(a, lo, n, x, right):
-    """The first position p >= lo of sorted ``a[:n]`` with ``a[p] > x`` (right) or ``>= x``.
-
-    Steps 1, 2, 4, ... from ``lo`` then bisects: O(log(p - lo)) comparisons, so a sorted
-    run of searches through ``a`` costs O(k log(n / k)) in all (``a[:lo]`` must precede
-    ``x``).
-    """
-    hi, step = lo, 1
-    while hi < n and (a[hi] < x or (right and a[hi] == x)):
-        lo, hi, step = hi + 1, hi + step, 2 * step
-    hi = min(hi, n)
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if a[mid] < x or (right and a[mid] == x):
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
-
-
-@jit
-def _rank_sum(hay, needles):
-    r""":math:`\sum_x 2\,\#\{z < x\} + \#\{z = x\}` over sorted ``needles`` x, sorted ``hay`` z."""
-    n, lo, hi, total = hay.shape[0], 0, 0, 0
-    for x in needles:
-        lo = _gallop(hay, lo, n, x, False)
-        hi = _gallop(hay, max(lo, hi), n, x, True)
-        total += lo + hi
-    return total
-
-
-@jit
-def _count(ones, zeros):
-    r""":math:`C` over the pairs (one, zero) of two sorted arrays (ones play the positives).
-
-    The smaller array is searched in the larger one; a pair counts 2 in total from its two
-    sides, so :math:`C(a, b) = 2|a||b| - C(b, a)`.
-    """
-    if ones.shape[0] <= zeros.shape[0]:
-        return _rank_sum(zeros, ones)
-    return 2 * ones.shape[0] * zeros.shape[0] - _rank_sum(ones, zeros)
-
-
-@jit
-def _across(a_sorted, a_sizes, b_sorted, b_sizes):
-    """C over the pairs across two labelled sets, each given as sorted scores per class."""
-    return _count(a_sorted[1, : a_sizes[1]], b_sorted[0, : b_sizes[0]]) + _count(
-        b_sorted[1, : b_sizes[1]], a_sorted[0, : a_sizes[0]]
-    )
-
-
-@jit
-def _within(sorted_scores, sizes):
-    """C over the pairs inside a labelled set given as sorted scores per class."""
-    return _count(sorted_scores[1, : sizes[1]], sorted_scores[0, : sizes[0]])
-
-
-@jit
-def _by_class(scores, numbers):
-    """Each class's scores sorted, as ``(sorted_scores, sizes)`` like the window's."""
-    sizes = np.zeros(2, dtype=np.int64)
-    sorted_scores = np.empty((2, scores.shape[0]))
-    for t in range(scores.shape[0]):
-        j = numbers[t]
-        sorted_scores[j, sizes[j]] = scores[t]
-        sizes[j] += 1
-    for j in range(2):
-        sorted_scores[j, : sizes[j]] = np.sort(sorted_scores[j, : sizes[j]])
-    return sorted_scores, sizes
-
-
-@jit
-def _remove_sorted(a, n, gone):
-    """Remove the sorted multiset ``gone`` from sorted ``a[:n]``; the new length."""
-    if gone.shape[0] == 0:
-        return n
-    write, p = _gallop(a, 0, n, gone[0], False), 0
-    for read in range(write, n):
-        if p < gone.shape[0] and a[read] == gone[p]:
-            p += 1
-        else:
-            a[write] = a[read]
-            write += 1
-    return write
-
-
-@jit
-def _insert_sorted(a, n, new):
-    """Merge sorted ``new`` into sorted ``a[:n]`` (room follows), from the top; the new length."""
-    i, p = n - 1, new.shape[0] - 1
-    for write in range(n + new.shape[0] - 1, -1, -1):
-        if p < 0:
-            break
-        if i >= 0 and a[i] > new[p]:
-            a[write] = a[i]
-            i -= 1
-        else:
-            a[write] = new[p]
-            p -= 1
-    return n + new.shape[0]
-
-
-@jit
-def _merged(a, b):
-    """The sorted union of two sorted arrays."""
-    out = np.empty(a.shape[0] + b.shape[0])
-    out[: a.shape[0]] = a
-    _insert_sorted(out, a.shape[0], b)
-    return out
-
-
-@jit
-def _peek_counts(ring_score, ring_label, sorted_scores, counters, numbers, scores):
-    """``(C, size of class 0, of 1)`` of the window after :func:`_slide` over ``scores``
-    (at most ``window`` of them), computed without changing anything."""
-    w, k = ring_score.shape[0], scores.shape[0]
-    start, size, pairs = counters[0], counters[1], counters[2]
-    sizes = counters[3:5]
-    at = (start + np.arange(max(0, size + k - w))) % w  # the departing pairs' positions
-    gone, gone_sizes = _by_class(ring_score[at], ring_label[at])
-    new, new_sizes = _by_class(scores, numbers)
-    # C(W') = C(W) - C(D, W) + C(D) + C(A, W) - C(A, D) + C(A)
-    pairs += _within(gone, gone_sizes) - _across(gone, gone_sizes, sorted_scores, sizes)
-    pairs += _across(new, new_sizes, sorted_scores, sizes) + _within(new, new_sizes)
-    pairs -= _across(new, new_sizes, gone, gone_sizes)
-    n0 = sizes[0] - gone_sizes[0] + new_sizes[0]
-    n1 = sizes[1] - gone_sizes[1] + new_sizes[1]
-    return pairs, n0, n1
-
-
-@jit
-def _slide(ring_score, ring_label, sorted_scores, counters, numbers, scores):
-    """Move the window over ``scores`` (at most ``window`` of them) and their label numbers.
-
-    ``counters`` = [oldest ring position, pairs in the window, C, size of class 0, of 1].
-    """
-    w, k = ring_score.shape[0], scores.shape[0]
-    start, size, pairs = counters[0], counters[1], counters[2]
-    sizes = counters[3:5]
-    at = (start + np.arange(max(0, size + k - w))) % w  # the departing pairs' positions
-    gone, gone_sizes = _by_class(ring_score[at], ring_label[at])
-    new, new_sizes = _by_class(scores, numbers)
-    # C(R) = C(W) - C(D, W) + C(D), then C(W') = C(R) + C(A, R) + C(A)
-    pairs += _within(gone, gone_sizes)
-    pairs -= _across(gone, gone_sizes, sorted_scores, sizes)
-    for j in range(2):
-        sizes[j] = _remove_sorted(sorted_scores[j], sizes[j], gone[j, : gone_sizes[j]])
-    pairs += _within(new, new_sizes)
-    pairs += _across(new, new_sizes, sorted_scores, sizes)
-    for j in range(2):
-        sizes[j] = _insert_sorted(sorted_scores[j], sizes[j], new[j, : new_sizes[j]])
-    start, size = (start + at.shape[0]) % w, size - at.shape[0]
-    at = (start + size + np.arange(k)) % w
-    ring_score[at], ring_label[at] = scores, numbers
-    counters[0], counters[1], counters[2] = start, size + k, pairs
-
-
-@jit
-def _partial_area(neg, pos, m, a):
-    r"""The area, in pair units, of the ROC curve above ``TPR n_+ = a`` left of ``FPR n_- = m``.
-
-    ``neg`` and ``pos`` are sorted (ascending) scores of the two classes: all of them,
-    or every score from some negative up (the rest lies right of ``m``). Walking the
-    distinct scores from the top, a score with :math:`f` negatives and :math:`t`
-    positives moves the curve, in counts, from :math:`(F, T)` to
-    :math:`(F + f, T + t)` in a straight line (ties are a diagonal segment); the area of
-    :math:`\max(T(x) - a, 0)` over :math:`x \le m` is an integer sum over the segments
-    wholly inside the region (kept as integers: ``f (2T + t)`` and ``f``) plus at most
-    two clipped segments in floating point. O(number of scores read).
-    """
-    i, j = neg.shape[0] - 1, pos.shape[0] - 1
-    fp, tp = 0, 0  # negatives and positives above the current score
-    twice, width, part = 0, 0, 0.0
-    while i >= 0 and fp < m:
-        v = neg[i]
-        if j >= 0 and pos[j] > v:
-            v = pos[j]
-        f = 0
-        while i >= 0 and neg[i] == v:
-            f += 1
-            i -= 1
-        t = 0
-        while j >= 0 and pos[j] == v:
-            t += 1
-            j -= 1
-        top = tp + t
-        if f > 0 and top > a:
-            if fp + f <= m and tp >= a:  # wholly inside: an integer area, twice
-                twice += f * (2 * tp + t)
-                width += f
-            else:
-                lo, y_lo = float(fp), float(tp)
-                if tp < a:  # the segment crosses TPR = min_tpr (so t > 0)
-                    lo = fp + (a - tp) * f / t
-                    y_lo = a
-                hi, y_hi = float(fp + f), float(top)
-                if fp + f > m:  # the segment crosses FPR = max_fpr
-                    hi = m
-                    y_hi = tp + t * (m - fp) / f
-                if hi > lo:
-                    part += (hi - lo) * (0.5 * (y_lo + y_hi) - a)
-        fp += f
-        tp = top
-    return 0.5 * twice - a * width + part

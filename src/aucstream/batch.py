@@ -140,6 +140,7 @@ __all__ = [
     "PairwiseHingeSVM",
     "SVMOR",
     "SVMPerfAUC",
+    "cutting_plane_hinge",
     "pairwise_hinge_oracle",
 ]
 
@@ -528,12 +529,166 @@ def _simplex_qp(gram, b, theta, scale, tol, max_iter):
     return it
 
 
+def cutting_plane_hinge(
+    X_pos,
+    X_neg,
+    lam: float,
+    tol: float = 1e-3,
+    max_iter: int = 2000,
+    w_pos: np.ndarray | None = None,
+    w_neg: np.ndarray | None = None,
+) -> tuple[np.ndarray, int, float, bool]:
+    r"""Minimize the pairwise hinge objective with the 1-slack cutting-plane method.
+
+    The objective (Joachims 2006; the module docstring, "SVM-OR / SVM-perf") is
+
+    .. math::
+
+        F(w) = \frac\lambda2\|w\|^2 + H(w), \qquad
+        H(w) = \frac1P\sum_{i\in+,\,j\in-}\max(0, 1 - w^\top(x_i - x_j)),
+
+    with :math:`P = n_+ n_-` (with example weights, pair (i, j) weighs
+    :math:`\omega_i\omega_j` and :math:`P = W_+ W_-`). It is the 1-slack problem
+    :math:`\min \frac12\|w\|^2 + C\xi` (:math:`C = 1/\lambda`) subject to
+    :math:`w^\top a_k \ge b_k - \xi` for the constraints of a working set. Each round:
+
+    1. The scores :math:`s = Xw` give, through :func:`pairwise_hinge_oracle` (O(n log
+       n)), the counts :math:`k_i = \#\{j: s_j > s_i - 1\}`, :math:`m_j = \#\{i: s_i <
+       s_j + 1\}` and :math:`H(w)`; the slack is :math:`\xi = \max(0, \max_k b_k -
+       w^\top a_k)`.
+    2. Stop if :math:`H(w) \le \xi + \epsilon` (``tol``): then :math:`F(w) \le \min F
+       + \epsilon`.
+    3. Add the most violated constraint :math:`a = \frac1P(\sum_i k_i x_i - \sum_j m_j
+       x_j)`, :math:`b = \frac1P\sum_i k_i` (so :math:`b - w^\top a = H(w)`) and its
+       row and column of the Gram matrix :math:`G_{kl} = a_k^\top a_l`.
+    4. Solve the dual over the working set, :math:`\max_{\beta\ge0,\ \sum\beta\le C}
+       \beta^\top b - \frac12\beta^\top G\beta`, in :math:`\theta = \beta/C` on the
+       simplex (a slack coordinate makes :math:`\sum\theta \le 1` an equality) by
+       sequential minimal optimization on the maximal violating pair, warm-started
+       from the previous round; then :math:`w = \sum_k (\theta_k/\lambda) a_k`.
+
+    Parameters
+    ----------
+    X_pos, X_neg : ndarray or sparse matrix of shape (n_pos, d), (n_neg, d)
+        The positive and the negative examples (each class non-empty).
+    lam : float
+        :math:`\lambda > 0`.
+    tol : float, default=1e-3
+        :math:`\epsilon` of the stopping test.
+    max_iter : int, default=2000
+        Cap on the rounds (oracle calls).
+    w_pos, w_neg : ndarray, optional
+        Example weights of the positives and negatives (both or neither; default:
+        all 1).
+
+    Returns
+    -------
+    w : ndarray of shape (d,)
+        The weights after the last round.
+    n_iter : int
+        Rounds run.
+    hinge : float
+        :math:`H(w)` at the last oracle call.
+    converged : bool
+        Whether the stopping test held (else ``max_iter`` rounds ran).
+
+    Raises
+    ------
+    FloatingPointError
+        When the scores, the hinge loss, the slack, a cutting plane or the gradient of
+        the dual is not finite (it names which).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from aucstream.batch import cutting_plane_hinge
+    >>> X_pos, X_neg = np.array([[2.0, 0.0], [1.0, 1.0]]), np.array([[0.0, 0.0]])
+    >>> w, n_iter, hinge, converged = cutting_plane_hinge(X_pos, X_neg, lam=0.1)
+    >>> converged, bool(hinge <= 1e-3)
+    (True, True)
+    """
+    if (w_pos is None) != (w_neg is None):
+        raise ValueError("give the weights of both classes (w_pos and w_neg) or of neither")
+    if X_pos.ndim != 2 or X_neg.ndim != 2 or X_pos.shape[1] != X_neg.shape[1]:
+        raise ValueError(
+            f"X_pos and X_neg must be 2-d with the same number of columns, got shapes "
+            f"{X_pos.shape} and {X_neg.shape}"
+        )
+    if X_pos.shape[0] == 0 or X_neg.shape[0] == 0:
+        raise ValueError("each class needs at least one example")
+    if not (lam > 0 and tol > 0 and max_iter >= 1):
+        raise ValueError(f"need lam > 0, tol > 0, max_iter >= 1; got {lam}, {tol}, {max_iter}")
+    if w_pos is None:
+        n_pairs = float(X_pos.shape[0]) * float(X_neg.shape[0])
+    else:
+        n_pairs = float(w_pos.sum()) * float(w_neg.sum())
+    d = X_pos.shape[1]
+    cap = 16
+    A = np.zeros((cap, d))  # constraint vectors a_k
+    gram = np.zeros((cap, cap))  # a_k . a_l
+    b = np.zeros(cap)
+    theta = np.zeros(cap + 1)  # beta / C, plus the slack coordinate
+    theta_slack = 1.0
+    n_cons = 0
+    w = np.zeros(d)
+    hinge = 1.0
+    converged = False
+    n_iter = 0
+    while n_iter < max_iter:
+        n_iter += 1
+        s_pos = np.asarray(X_pos @ w).ravel()
+        s_neg = np.asarray(X_neg @ w).ravel()
+        _require_finite("the scores X w of the cutting-plane method", s_pos, s_neg)
+        k, m, hinge = pairwise_hinge_oracle(s_pos, s_neg, w_pos, w_neg)
+        xi = 0.0
+        if n_cons:
+            xi = max(0.0, float(np.max(b[:n_cons] - A[:n_cons] @ w)))
+        _require_finite("the pairwise hinge loss and the slack", hinge, xi)
+        if hinge <= xi + tol:
+            converged = True
+            break
+        k_w = k.astype(np.float64) if w_pos is None else w_pos * k
+        m_w = m.astype(np.float64) if w_neg is None else w_neg * m
+        a_new = (np.asarray(X_pos.T @ k_w).ravel() - np.asarray(X_neg.T @ m_w).ravel()) / n_pairs
+        _require_finite("a cutting plane", a_new)
+        if n_cons == cap:
+            cap *= 2
+            A = np.vstack([A, np.zeros((cap - n_cons, d))])
+            gram_new = np.zeros((cap, cap))
+            gram_new[:n_cons, :n_cons] = gram[:n_cons, :n_cons]
+            gram = gram_new
+            b = np.concatenate([b, np.zeros(cap - n_cons)])
+            theta = np.concatenate([theta[:n_cons], np.zeros(cap - n_cons + 1)])
+        A[n_cons] = a_new
+        row = A[: n_cons + 1] @ a_new
+        gram[n_cons, : n_cons + 1] = row
+        gram[: n_cons + 1, n_cons] = row
+        b[n_cons] = float(k_w.sum()) / n_pairs
+        n_cons += 1
+        # pack the working set (slack last) and solve the dual
+        th = np.concatenate([theta[:n_cons], [theta_slack]])
+        done = _simplex_qp(
+            np.ascontiguousarray(gram[:n_cons, :n_cons]),
+            b[:n_cons].copy(),
+            th,
+            1.0 / lam,
+            1e-10 * max(1.0, float(b[:n_cons].max())),
+            1_000_000,
+        )
+        if done < 0:
+            _require_finite("the gradient of the cutting-plane dual", np.nan)
+        theta[:n_cons] = th[:n_cons]
+        theta_slack = th[n_cons]
+        w = (th[:n_cons] / lam) @ A[:n_cons]
+    return w, n_iter, hinge, converged
+
+
 class PairwiseHingeSVM(_BatchLearner):
     r"""Pairwise hinge (ranking) SVM over all positive-negative pairs, batch.
 
     Minimizes :math:`\frac\lambda2\|w\|^2 + \frac1{n_+n_-}\sum_{ij}\max(0, 1 -
     w^\top(x_i - x_j))` with the 1-slack cutting-plane method and the O(n log n)
-    oracle (module docstring). This is batch SVM-OR; see
+    oracle (:func:`cutting_plane_hinge`; module docstring). This is batch SVM-OR; see
     :class:`SVMPerfAUC` for SVM-perf's parameterization.
 
     Parameters
@@ -595,74 +750,12 @@ class PairwiseHingeSVM(_BatchLearner):
     def _update(self, chunk: Chunk) -> None:
         X, y, weights = self._weighted_design(chunk)
         pos = y > 0
-        X_pos, X_neg = X[pos], X[~pos]
         w_pos = None if weights is None else weights[pos]
         w_neg = None if weights is None else weights[~pos]
-        if weights is None:
-            n_pairs = float(X_pos.shape[0]) * float(X_neg.shape[0])
-        else:
-            n_pairs = float(w_pos.sum()) * float(w_neg.sum())
         lam, tol, max_iter = self._lam(), self._tol(), int(self.max_iter)
-        d = chunk.n_features
-        cap = 16
-        A = np.zeros((cap, d))  # constraint vectors a_k
-        gram = np.zeros((cap, cap))  # a_k . a_l
-        b = np.zeros(cap)
-        theta = np.zeros(cap + 1)  # beta / C, plus the slack coordinate
-        theta_slack = 1.0
-        n_cons = 0
-        w = np.zeros(d)
-        hinge = 1.0
-        converged = False
-        n_iter = 0
-        while n_iter < max_iter:
-            n_iter += 1
-            s_pos = np.asarray(X_pos @ w).ravel()
-            s_neg = np.asarray(X_neg @ w).ravel()
-            _require_finite("the scores X w of the cutting-plane method", s_pos, s_neg)
-            k, m, hinge = pairwise_hinge_oracle(s_pos, s_neg, w_pos, w_neg)
-            xi = 0.0
-            if n_cons:
-                xi = max(0.0, float(np.max(b[:n_cons] - A[:n_cons] @ w)))
-            _require_finite("the pairwise hinge loss and the slack", hinge, xi)
-            if hinge <= xi + tol:
-                converged = True
-                break
-            k_w = k.astype(np.float64) if w_pos is None else w_pos * k
-            m_w = m.astype(np.float64) if w_neg is None else w_neg * m
-            a_new = (
-                np.asarray(X_pos.T @ k_w).ravel() - np.asarray(X_neg.T @ m_w).ravel()
-            ) / n_pairs
-            _require_finite("a cutting plane", a_new)
-            if n_cons == cap:
-                cap *= 2
-                A = np.vstack([A, np.zeros((cap - n_cons, d))])
-                gram_new = np.zeros((cap, cap))
-                gram_new[:n_cons, :n_cons] = gram[:n_cons, :n_cons]
-                gram = gram_new
-                b = np.concatenate([b, np.zeros(cap - n_cons)])
-                theta = np.concatenate([theta[:n_cons], np.zeros(cap - n_cons + 1)])
-            A[n_cons] = a_new
-            row = A[: n_cons + 1] @ a_new
-            gram[n_cons, : n_cons + 1] = row
-            gram[: n_cons + 1, n_cons] = row
-            b[n_cons] = float(k_w.sum()) / n_pairs
-            n_cons += 1
-            # pack the working set (slack last) and solve the dual
-            th = np.concatenate([theta[:n_cons], [theta_slack]])
-            done = _simplex_qp(
-                np.ascontiguousarray(gram[:n_cons, :n_cons]),
-                b[:n_cons].copy(),
-                th,
-                1.0 / lam,
-                1e-10 * max(1.0, float(b[:n_cons].max())),
-                1_000_000,
-            )
-            if done < 0:
-                _require_finite("the gradient of the cutting-plane dual", np.nan)
-            theta[:n_cons] = th[:n_cons]
-            theta_slack = th[n_cons]
-            w = (th[:n_cons] / lam) @ A[:n_cons]
+        w, n_iter, hinge, converged = cutting_plane_hinge(
+            X[pos], X[~pos], lam, tol, max_iter, w_pos, w_neg
+        )
         if not converged:
             warnings.warn(
                 f"{type(self).__name__}: the cutting-plane method did not reach "

@@ -141,7 +141,8 @@ SolamConfig = namedtuple("SolamConfig", ["R", "zeta", "kappa", "use_l1", "pre"])
 #: From this many features on, a call saves the rows of u and of the average that its
 #: example writes rather than the whole arrays (:meth:`SOLAM._row_logged_state`);
 #: below, copying three arrays of d floats costs less than handling rows (one-row
-#: calls with 14 non-zeros: 26 / 30 us at d = 123, 45 / 43 at 4,000, 76 / 67 at 10^4).
+#: calls with 14 non-zeros: rows are the slower way at d = 123 and the faster one
+#: from about 4,000 features on).
 _ROW_LOG_MIN = 4096
 
 
@@ -446,7 +447,7 @@ class SOLAM(ClassWeightTotals, BaseStreamingAUC):
 
     def _coef(self) -> np.ndarray:
         s = self.scalars_
-        out = np.zeros(self.u_.shape)  # (np.zeros_like: 3 us more, a tenth of a one-row score)
+        out = np.zeros(self.u_.shape)  # (np.zeros_like costs a visible part of a one-row score)
         if s[_GSUM] != 0.0:
             u = self.u_
             lazy_mean_of(u, self.avg_base_, self.avg_corr_, s[_C], u[:0], 0.0, s[_GSUM], out)

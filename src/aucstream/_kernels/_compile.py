@@ -12,7 +12,7 @@ The variants
 :func:`jit`
     ``numba.njit(cache=True, ...)``: the default. ``fastmath`` takes flag sets such as
     :data:`REASSOC`; ``inline="always"`` inlines the function into its callers at
-    numba's IR level (a call that is not inlined costs ~40 ns and a reference count per
+    numba's IR level (a call that is not inlined costs a call and a reference count per
     array argument).
 :func:`jit` with ``borrowing=True`` (:data:`borrowing_njit`)
     compiled without reference counting; see "Reference counts" below.
@@ -30,12 +30,12 @@ Numba counts references to arrays with atomic increments and decrements: at ever
 call that is not inlined, at every slice (a sparse row's ``idx`` and ``val``), and at
 every array bound to a variable of an inlined helper, which its pruning pass does not
 all remove in a large kernel. Per example they cost about as much as the O(k tau) work
-of OPAUC's low-rank step (OPAUC "hash" at tau = 5 learnt 2.0 times, "randomized" at tau
-= 50 1.3 times as many rows per second without them, numba 0.6x), and a third of the
-time of SOLAM-l1 and FSAUC with an active l1 ball. Kernels that allocate nothing (every
-array, scratch included, is owned by the caller, who outlives the call) are therefore
-compiled without them (numba's ``_nrt=False``, the option numba uses for its own string
-helpers). Why this is safe, precisely (numba's behaviour, checked by
+of OPAUC's low-rank step at small tau, and a large part of the time of SOLAM-l1 and
+FSAUC with an active l1 ball (their throughput: ``benchmarks/bench_highdim.py`` and
+``benchmarks/bench_linear.py``, reported in docs/benchmarks.md). Kernels that allocate
+nothing (every array, scratch included, is owned by the caller, who outlives the call)
+are therefore compiled without them (numba's ``_nrt=False``, the option numba uses for
+its own string helpers). Why this is safe, precisely (numba's behaviour, checked by
 ``tests/test_covariance_nrt.py``):
 
 - A function compiled without reference counting passes that setting on to every
@@ -63,7 +63,8 @@ Raw pointers and compiled entry points
 Two devices skip numba's per-call work, and both move a check from numba to us:
 
 - :func:`compiled_entry` / :func:`bound_call` call a compiled overload at its entry
-  point, without numba's typing of the arguments (a named tuple costs ~2 us to type).
+  point, without numba's typing of the arguments (for a named tuple, more than a
+  one-row kernel's work).
   The entry point reads its arguments as the types it was compiled for: bind only
   objects that every call reuses (arrays written in place, named tuples of them,
   numbers), so their types can not change.
@@ -264,8 +265,9 @@ def compiled_entry(kernel, args: tuple):
     The entry point takes its arguments without numba's typing, so each call must
     pass values of exactly these types (``typeof`` of an array includes its dtype,
     number of dimensions, layout, and whether it is read-only and aligned): a value
-    of another type is read as if it had them. Resolving costs about 25 us per array
-    argument and 0.4 ms for a named tuple (numba's typing in Python).
+    of another type is read as if it had them. Resolving costs numba's typing in
+    Python (per array argument, and far more for a named tuple): do it once, not per
+    call.
     """
     try:
         arg_types = tuple(map(kernel.typeof_pyval, args))
@@ -282,13 +284,14 @@ def bound_call(kernel, *args, reuse: bool = False, late: tuple = ()):
 
     With ``reuse`` (a function that will be called many times with the same
     objects), the call skips numba's dispatch: a numba dispatcher types every
-    argument at every call, and a named tuple costs about 2 us to type (a one-row
-    call of SOLAM spent 6 of its 7 us there). The compiled overload for these
-    arguments' types is resolved once here (:func:`compiled_entry`), and its entry
-    point is called directly with the same objects, whose types can not change. So
-    bind only objects that each call reuses (arrays written in place, named tuples
-    of them, numbers). Without ``reuse``, or when numba does not expose the
-    overload's entry point, the call goes through the dispatcher.
+    argument at every call, and typing a named tuple was most of a one-row call of
+    SOLAM (``bound_update_us`` against ``dispatched_update_us`` in
+    ``benchmarks/bench_base.py``, reported in docs/benchmarks.md). The compiled
+    overload for these arguments' types is resolved once here (:func:`compiled_entry`),
+    and its entry point is called directly with the same objects, whose types can not
+    change. So bind only objects that each call reuses (arrays written in place,
+    named tuples of them, numbers). Without ``reuse``, or when numba does not expose
+    the overload's entry point, the call goes through the dispatcher.
 
     ``late`` holds example values of the arguments that each call passes after
     ``args`` (values read when called, e.g. a count of the state that is a Python

@@ -117,7 +117,8 @@ def lazy_mean(lz, c, center, sum_tau, count, out):
 @jit
 def lazy_mean_of(u, base, corr, c, center, sum_tau, count, out):
     """:func:`lazy_mean` for Python callers, with the lazy sum's arrays as plain
-    arguments (numba types a named tuple argument in about 2 us a call)."""
+    arguments (numba's typing of a named tuple argument in Python, at every call,
+    costs more than the kernel)."""
     lazy_mean(LazySum(u, base, corr), c, center, sum_tau, count, out)
 
 

@@ -13,7 +13,8 @@ from three mixins, read in this order:
   learn or score a few examples.
 
 Below them: :mod:`aucstream._chunks` (the one layout kernels read, and the input checks),
-:mod:`aucstream._state` (the state as data: copies, restores, checks),
+:mod:`aucstream._state` (the state as data: copies, restores, checks; its undo logs,
+which save only the rows a kernel call writes, are :mod:`aucstream._runtime._undo`),
 :mod:`aucstream._fastpath` (what the fast path keeps between calls) and
 :mod:`aucstream._kernels` (the compile policy and the shared compiled pieces).
 """

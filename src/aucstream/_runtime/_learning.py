@@ -78,8 +78,9 @@ def _plain_first_input(X, y) -> tuple[np.ndarray, np.ndarray] | None:
     plain labels that are not continuous (integers, bools, strings, or floats of
     integer value: what :func:`~sklearn.utils.multiclass.check_classification_targets`
     accepts of them). Else None: the caller validates in full, and raises what
-    scikit-learn raises. Saves the ~1.5 ms of those two checks on a chunk of 10,000
-    rows (the cost of each new learner's first call)."""
+    scikit-learn raises. Saves the cost of those two checks on a large chunk (the cost
+    of each new learner's first call; ``benchmarks/bench_base.py`` compares the fast and
+    the full path, reported in docs/benchmarks.md)."""
     labels = _plain_labels(y)
     if labels is None:
         return None
@@ -99,8 +100,8 @@ def _plain_first_input(X, y) -> tuple[np.ndarray, np.ndarray] | None:
 def _unknown_labels(y: np.ndarray, classes: np.ndarray) -> np.ndarray:
     """Mask of the labels of ``y`` that are not in ``classes`` (two labels), as
     ``~np.isin(y, classes)``: by two comparisons where the dtypes compare as
-    ``np.isin`` does (:data:`aucstream._fastpath.LABEL_KINDS`; ``np.isin`` costs about
-    60 us even for one label)."""
+    ``np.isin`` does (:data:`aucstream._fastpath.LABEL_KINDS`; ``np.isin`` has a fixed
+    cost, its checks and its choice of method, that dominates a call of one label)."""
     if y.dtype.kind in LABEL_KINDS.get(classes.dtype.kind, "") and classes.shape == (2,):
         return (y != classes[0]) & (y != classes[1])
     return ~np.isin(y, classes)

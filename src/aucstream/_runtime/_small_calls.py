@@ -392,7 +392,8 @@ class SmallCalls:
         C-contiguous float64 1-D array of its width, or a dict of feature indices
         (:func:`aucstream._chunks.dict_row_arrays`), whose values are finite and
         below 1e150 in absolute value. Costs O(n_features) (the learner's ``_coef``)
-        and no scikit-learn validation: 10 us instead of 330 us at d = 123.
+        and no scikit-learn validation (``decision_one`` against ``decision_function``
+        in ``benchmarks/bench_base.py``, reported in docs/benchmarks.md).
         """
         state = self.__dict__
         width = state.get("n_features_in_")

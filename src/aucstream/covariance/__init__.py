@@ -78,6 +78,13 @@ sketches (shards with independent draws), with frequent directions' error bound 
 "fd", and merge-then-prune for "sparse". :func:`solve_from_statistics` computes the
 minimizer of OPAUC's objective over all the examples from the two class summaries.
 
+Products and sizes
+------------------
+:func:`sketch_tmatvec` (:math:`Z^\top v`) and :func:`sketch_cross` (:math:`A^\top B`)
+form the products of d x tau sketches in float64 whatever their storage (a learner
+re-basing on the sketches uses them); :func:`summary_nbytes` gives the bytes a
+summary of a kind will allocate, before it is allocated (the memory budget).
+
 Modules: ``_base`` (the interface), ``_full``, ``_lowrank`` (what the sketches share),
 ``_linear`` (randomized, hashed), ``_fd`` (frequent directions), ``_sparse`` (sparsified
 and exact sparse), ``_hashtable`` (the entry storage of the sparse kinds) and
@@ -114,9 +121,12 @@ from ._lowrank import (
     LowRankArrays,
     center_terms,
     single_nonzero,
+    sketch_cross,
     sketch_tdot,
     sketch_tdot_pair,
+    sketch_tmatvec,
 )
+from ._nbytes import summary_nbytes
 from ._solve import solve_from_statistics
 from ._sparse import (
     ExactSparseArrays,
@@ -169,8 +179,10 @@ __all__ = [
     "register",
     "run_reserving",
     "single_nonzero",
+    "sketch_cross",
     "sketch_tdot",
     "sketch_tdot_pair",
+    "sketch_tmatvec",
     "solve_from_statistics",
     "sparse_add",
     "sparse_cov_matvec",
@@ -179,6 +191,7 @@ __all__ = [
     "sparse_room",
     "sparse_scatter_add",
     "sparsified_add",
+    "summary_nbytes",
 ]
 
 #: Entries a :class:`SparsifiedCovariance` allocates above the most its budget holds

@@ -27,11 +27,11 @@ step adds the example to its class's P and multiplies the other class's P by w: 
 both triangles out of cache (d = 784 on the benchmark machine), the rank-one update
 read and wrote a whole triangle per example, which the product then had to read back
 in. Now each example reads one triangle, and each triangle is written once per 16
-examples of its class: 1.4-2.5x faster from d = 123 to 2000
-(``benchmarks/bench_opauc.py``). When the rows are held back depends only on the
-stream (the count of dense rows per class), so results do not depend on how it is cut
-into chunks, and ``pending_`` is saved with the summary. Sparse rows are added to P
-at once (O(k^2) each: there is no pass over the triangle to save).
+examples of its class (``benchmarks/bench_opauc.py``, reported in docs/benchmarks.md).
+When the rows are held back depends only on the stream (the count of dense rows per
+class), so results do not depend on how it is cut into chunks, and ``pending_`` is
+saved with the summary. Sparse rows are added to P at once (O(k^2) each: there is no
+pass over the triangle to save).
 
 The loops over the triangle are compiled with reassociation and contraction
 (:data:`TRIANGLE_MATH`), so that LLVM vectorizes them: their results change by
@@ -229,8 +229,9 @@ def upper_matvec(upper, v, out):
     The rows go four at a time: the 4 x 4 diagonal block, then the four rows' entries
     right of it, each column j both a term of the four rows' dot products
     (:math:`j > i`) and of ``out[j]`` (the transposed entries), so that ``v[j]`` and
-    ``out[j]`` are read and written once for four rows (1.9x faster than row by row
-    at d = 784 on the benchmark machine); the last d mod 4 rows go one by one."""
+    ``out[j]`` are read and written once for four rows rather than once per row
+    (``benchmarks/bench_opauc.py``, reported in docs/benchmarks.md); the last d mod 4
+    rows go one by one."""
     d = v.shape[0]
     for i in range(d):
         out[i] = 0.0

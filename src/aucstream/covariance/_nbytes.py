@@ -57,7 +57,7 @@ def summary_nbytes(
     if kind in ("randomized", "hash"):
         return common + itemsize * d * tau + 8 * (tau * tau + tau)
     if kind == "fd":
-        from ._fd import defer_capacity
+        from ._fd_shrink import defer_capacity
 
         # sketch_, gram_, zs_, beta_, support_ (int64), seen_ (bool) and the five
         # one-entry arrays nfill_, frob_, n_shrinks_, n_support_, ss_; the deferred

@@ -439,7 +439,7 @@ class _Evaluation:
 
     def score_row(self, X, j: int):
         """:meth:`score` of row ``j`` alone, through the learner's one-example path
-        when it applies (no validation: microseconds instead of a slice and a
+        when it applies (no slice and no
         scikit-learn check), else None."""
         if not (self.plain and self.fitted):
             return None

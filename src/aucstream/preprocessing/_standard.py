@@ -592,8 +592,8 @@ class OnlineStandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator
         """Validated float64 input; sparse structure checked before anything reads it.
 
         Plainly valid rows (:func:`aucstream._chunks.plain_rows`) skip scikit-learn's
-        validation, which accepts them unchanged (400 us a call, most of a one-row
-        call); anything else is validated in full."""
+        validation, which accepts them unchanged (most of the cost of a one-row call);
+        anything else is validated in full."""
         if not reset:
             plain = plain_rows(self, X)
             if plain is not None:

@@ -16,8 +16,8 @@ from collections import namedtuple
 
 import numpy as np
 
-from ._calibration import step as calibration_step
-from ._kernels import (
+from .._calibration import step as calibration_step
+from .._kernels import (
     REASSOC,
     SCALE_MAX,
     SCALE_MIN,
@@ -29,7 +29,7 @@ from ._kernels import (
     sparse_dot,
     squared_norm,
 )
-from .covariance import (
+from ..covariance import (
     CENTERED_SKETCH,
     add_example,
     borrowing_njit,
@@ -65,10 +65,9 @@ LowRankSettings = namedtuple(
 #: The kernel prefetches the next example's rows of the sketches, class sums and v
 #: only when the two sketches together take more than this many bytes. Prefetching
 #: costs some 850 instructions per example (k = 50, tau = 50), which pay when the rows
-#: come from memory and cost when they are in the caches: with the hashed sketch,
-#: tau = 50, our two-core machine learnt 12% more examples per second without it at
-#: d = 2,000 (1.6 MB of sketches), about as many at d = 5,000 (4 MB), and 6-19% fewer at
-#: d = 10^4 to 10^6. Prefetching changes no result.
+#: come from memory and cost when they are in the caches (``benchmarks/bench_highdim.py``
+#: runs the hashed sketch at d = 2,000, 10^5 and 10^6 with and without it: reported in
+#: docs/benchmarks.md). Prefetching changes no result.
 PREFETCH_BYTES = 4 << 20
 
 #: Scratch vectors of the low-rank kernel (tau = sketch size): ``zx`` (2, tau) and
@@ -215,7 +214,7 @@ def _update_products(imp, c, scratch, bx, bs, vx, xx):
         zoz[j] = bx * zx[o, j] - bs * zs[o, c, j]  # Z_o^T z
     h = single_nonzero(a)  # hashed draws and new FD columns: one row or column of zz
     # Every update writes rows of zz, whose loops numba vectorizes (a loop over
-    # range(lo, hi) with bounds chosen by a conditional expression was not: 3 us)
+    # range(lo, hi) with bounds chosen by a conditional expression was not)
     if h == -2:
         for i in range(tau):
             row = zz[i]

@@ -1,0 +1,205 @@
+"""SAdaOAM's step (D16 §3.3, Alg. 2), compiled: l1-regularized AdaGrad with lazy updates.
+
+The kernels of :class:`aucstream.adaoam.SAdaOAM`; the formulas, and which coordinates
+may be left lazy, are derived in the module docstring of :mod:`aucstream.adaoam`.
+
+- :func:`_l1_coord`: one coordinate of AdaGrad's composite mirror-descent step with
+  l1 (also behind :func:`aucstream.adaoam.adagrad_l1_step`);
+- :func:`_shrunk`, :func:`_catch_up`, :func:`_caught_up_dot`, :func:`_caught_up`: the
+  shrinkage a lazy coordinate owes for the steps since it was last brought up to date;
+- :func:`_active_coordinates`, :func:`_sparse_gradient`, :func:`_l1_updates`: one step
+  over the coordinates whose gradient may be non-zero, from the exact sparse class
+  summaries (:class:`aucstream.covariance.ExactSparseCovariance`);
+- :func:`_sadaoam_example` and :func:`_sadaoam_chunk`: an example, and the rows of a
+  chunk (stopping where a class's summary must reserve room first).
+"""
+
+from __future__ import annotations
+
+import math
+
+from ._kernels import sparse_axpy, sparse_dot
+from .covariance import (
+    add_example,
+    borrowing_njit,
+    borrowing_step,
+    own_and_opposite,
+    sparse_scatter_add,
+)
+
+
+@borrowing_step
+def _l1_coord(w, g, h, eta, eta_theta):
+    """One coordinate of AdaGrad's composite mirror-descent step with l1 (D16 §3.3)."""
+    u = w - eta * g / h
+    a = abs(u) - eta_theta / h
+    if a > 0.0:
+        return math.copysign(a, u)
+    return 0.0
+
+
+@borrowing_step
+def _shrunk(wi, n, eta_theta, h):
+    """w_i after n steps whose gradient coordinate was 0 (D16 §3.3, last paragraph):
+    ``sign(w_i) max(0, |w_i| - n eta theta / h_i)``."""
+    a = abs(wi) - n * eta_theta / h
+    return math.copysign(a, wi) if a > 0.0 else 0.0
+
+
+@borrowing_step
+def _catch_up(w, s, last, i, now, eta_theta, delta):
+    """Bring coordinate i up to date at step ``now``: apply the shrinkage it owes
+    since ``last[i]``."""
+    n = now - last[i]
+    if n > 0:
+        if w[i] != 0.0:
+            w[i] = _shrunk(w[i], n, eta_theta, delta + math.sqrt(s[i]))
+        last[i] = now
+
+
+@borrowing_step
+def _caught_up_dot(state, idx, val, eta_theta, delta):
+    """``w^T x`` with the coordinates of x brought up to date (state unchanged)."""
+    w, s, last = state.w, state.s, state.last
+    now = state.steps[0]
+    acc = 0.0
+    for a in range(idx.shape[0]):
+        i = idx[a]
+        if w[i] != 0.0:
+            acc += _shrunk(w[i], now - last[i], eta_theta, delta + math.sqrt(s[i])) * val[a]
+    return acc
+
+
+@borrowing_njit
+def _caught_up(state, eta_theta, delta, out):
+    """Write every coordinate of w, brought up to date, into ``out`` (state unchanged)."""
+    w, s, last = state.w, state.s, state.last
+    now = state.steps[0]
+    for i in range(out.shape[0]):
+        out[i] = _shrunk(w[i], now - last[i], eta_theta, delta + math.sqrt(s[i]))
+
+
+@borrowing_step
+def _active_coordinates(own, opp, idx, val, lam, active):
+    """Write the coordinates whose gradient may be non-zero at this step into
+    ``active`` (module docstring); return how many. ``own`` already holds x."""
+    seen, support = opp.seen, opp.support
+    n_active = 0
+    for q in range(opp.n_support[0]):
+        active[n_active] = support[q]
+        n_active += 1
+    if lam > 0.0:  # every feature seen so far
+        own_support = own.support
+        for q in range(own.n_support[0]):
+            i = own_support[q]
+            if not seen[i]:
+                active[n_active] = i
+                n_active += 1
+    else:  # the opposite class's support and x's
+        for a in range(idx.shape[0]):
+            if val[a] != 0.0 and not seen[idx[a]]:
+                active[n_active] = idx[a]
+                n_active += 1
+    return n_active
+
+
+@borrowing_step
+def _sparse_gradient(w, idx, val, y, opp, active, n_active, lam, pw, gbuf):
+    """Write ``g_i = lam w_i + (Pw)_i/T - c_i (c^T w + alpha) + alpha x_i`` into
+    ``gbuf`` for the active coordinates (opposite class ``opp``; ``pw`` receives
+    ``P w``). ``gbuf`` and ``pw`` are zero outside the active coordinates."""
+    sums, support = opp.sums, opp.support
+    inv_t = 1.0 / opp.weight[0]
+    xw = sparse_dot(w, idx, val)
+    cw = 0.0
+    for q in range(opp.n_support[0]):
+        i = support[q]
+        cw += sums[i] * w[i]
+    cw *= inv_t
+    table = opp.table
+    sparse_scatter_add(table, w, pw)
+    alpha = (xw - cw) - y
+    for q in range(n_active):
+        i = active[q]
+        gbuf[i] = lam * w[i] + pw[i] * inv_t - (sums[i] * inv_t) * (cw + alpha)
+    sparse_axpy(gbuf, alpha, idx, val)
+
+
+@borrowing_step
+def _l1_updates(state, active, n_active, gbuf, pw, omega, settings):
+    """AdaGrad's l1 step of every active coordinate from the gradient ``omega *
+    gbuf`` (``gbuf`` cleared, with ``pw``, for the next step); they are up to date
+    after this step."""
+    now = state.steps[0]
+    w, s, last = state.w, state.s, state.last
+    eta, delta = settings.eta, settings.delta
+    eta_theta = eta * settings.theta
+    for q in range(n_active):
+        i = active[q]
+        g = omega * gbuf[i]  # exact when omega = 1
+        gbuf[i] = 0.0
+        pw[i] = 0.0
+        s[i] += g * g
+        w[i] = _l1_coord(w[i], g, delta + math.sqrt(s[i]), eta, eta_theta)
+        last[i] = now + 1
+    state.steps[0] = now + 1
+
+
+@borrowing_step
+def _sadaoam_example(own, opp, state, idx, val, y, omega, settings, scratch):
+    """One example of SAdaOAM: add it to its own class, then, if the opposite class
+    has examples, take the step; return False (nothing changed) when the own class's
+    summary must reserve room first."""
+    if not add_example(own, idx, val, omega):
+        return False
+    if opp.count[0] == 0:
+        return True
+    pw, gbuf, active = scratch
+    w, s, last = state.w, state.s, state.last
+    n_active = w.shape[0]
+    if settings.lazy:
+        n_active = _active_coordinates(own, opp, idx, val, settings.lam, active)
+        now, eta_theta = state.steps[0], settings.eta * settings.theta
+        for q in range(n_active):
+            _catch_up(w, s, last, active[q], now, eta_theta, settings.delta)
+    _sparse_gradient(w, idx, val, y, opp, active, n_active, settings.lam, pw, gbuf)
+    _l1_updates(state, active, n_active, gbuf, pw, omega, settings)
+    return True
+
+
+@borrowing_njit
+def _sadaoam_chunk(
+    state, classes, indptr, indices, data, ys, pre, weights, start, settings, scratch
+):
+    """SAdaOAM (D16 Alg. 2) over rows ``start..``; returns the first row not processed.
+
+    When ``pre`` has one entry per row, each row's score ``w^T x`` (with the lazy
+    coordinates brought up to date) before it is learnt is written there. ``weights``
+    is empty or holds the examples' weights (rows of weight 0 are not learnt).
+
+    ``classes``: the two ``ExactSparseArrays``; ``scratch``: ``(pw, gbuf, active)``,
+    two zero d-vectors and an int64 d-vector. A row is left unprocessed (and
+    returned) when its class's sparse summary must reserve room first; the caller
+    does and calls again from that row.
+    """
+    active = scratch[2]
+    if not settings.lazy:  # every coordinate, always
+        for i in range(active.shape[0]):
+            active[i] = i
+    n = indptr.shape[0] - 1
+    scores = pre.shape[0] == n
+    weighted = weights.shape[0] == n
+    eta_theta = settings.eta * settings.theta
+    for r in range(start, n):
+        lo, hi = indptr[r], indptr[r + 1]
+        if scores:  # rewritten with the same w when the row is resumed
+            pre[r] = _caught_up_dot(state, indices[lo:hi], data[lo:hi], eta_theta, settings.delta)
+        omega = weights[r] if weighted else 1.0
+        if omega == 0.0:
+            continue
+        own, opp = own_and_opposite(classes, ys[r])
+        if not _sadaoam_example(
+            own, opp, state, indices[lo:hi], data[lo:hi], ys[r], omega, settings, scratch
+        ):
+            return r
+    return indptr.shape[0] - 1

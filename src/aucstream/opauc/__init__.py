@@ -1,0 +1,187 @@
+r"""OPAUC: one-pass AUC optimization with the least-square pairwise loss.
+
+Gao, Jin, Zhu and Zhou, *One-Pass AUC Optimization* (ICML 2013, "G13") and its journal
+version (Gao, Wang, Jin, Zhu, Zhou, Artificial Intelligence 2016, "G16").
+
+The objective is the regularized square pairwise loss (G13 §2; G16 §3)
+
+.. math::
+
+    \mathcal L(w) = \frac\lambda2\|w\|^2 + \frac{1}{2T_+T_-}
+        \sum_{i\in+,\,j\in-} \big(1 - w^\top(x_i - x_j)\big)^2 .
+
+At step t the per-step loss (G16 Eq. 5) sums the square loss of :math:`x_t` against
+every earlier example of the opposite class :math:`\bar y = -y_t`, divided by that
+class's count. Its gradient needs only the opposite class's mean :math:`c` and
+covariance :math:`S` (G16 Eqs. 7-8; G13 Eqs. 4-5):
+
+.. math::
+
+    g_t = \lambda w - y_t e + e\,(e^\top w) + S w, \qquad e = x_t - c ,
+
+and the update is :math:`w \leftarrow w - \eta g_t` (G16 Alg. 1). Before the step,
+the example is added to its own class's summary; while the opposite class is still
+empty only the statistics are updated. G13 writes the opposite class's statistics at
+t - 1 and G16 at t; the example does not change them, so the two agree. The model is
+the last iterate (G16 §5.4).
+
+High-dimensional variants
+-------------------------
+``covariance`` chooses the class summaries (:mod:`aucstream.covariance`); the step
+is the same with :math:`S` replaced by the summary's estimate :math:`\hat S`:
+
+=============  ========================  =========================================
+covariance     paper                     :math:`\hat S`, memory
+=============  ========================  =========================================
+"full"         OPAUC (G16 Alg. 1)        exact; O(d^2) memory: for moderate d only
+"randomized"   OPAUC_r (G13 Eqs. 6-11)   :math:`Z Z^\top/T` - centering; O(d tau)
+"fd"           OPAUC_fd (G16 Alg. 2)     frequent directions (Eqs. 10-11, 14-15)
+"sparse"       OPAUC_s (G16 Alg. 3)      :math:`d\tau` largest entries (Eqs. 16-17)
+"hash"         OPAUC_h (G16 §7.2)        CountSketch (reconstructed)
+=============  ========================  =========================================
+
+Costs per example with k non-zeros (CSR input is never densified):
+
+- "full": O(k^2) to add the example, O(d^2) for :math:`S w`. Dense rows are added
+  to the scatter 16 at a time (O(d) each until then, and :math:`S w` takes their part
+  in O(d) each), so that a step reads one d x d triangle and writes one every 16
+  examples of a class: the model of G16 Alg. 1 up to rounding
+  (:class:`aucstream.covariance.FullCovariance`).
+- "sparse": O(k^2) to add, O(d tau) for :math:`P w` (a scan of the hash table), O(d)
+  for the step (c and :math:`P w` are dense), plus an O(d tau) prune whenever the
+  stored non-zeros pass ``(1 + prune_slack) d tau``.
+- "randomized", "hash", "fd": O(k tau + tau^2), independent of d, through an implicit
+  form of the weights (below); "fd" adds a shrink at most once every tau - l + 1
+  inserts of a class: an O(tau^3) eigendecomposition plus O(m tau^2) for the m rows
+  of Z that ever received a non-zero (m <= d; O(d tau) amortized), a pass deferred
+  (rows brought up to date when read, O(tau^2) each; every 64th shrink passes over
+  all: :class:`aucstream.covariance.FrequentDirectionsCovariance`). With
+  ``centering="exact"`` the "fd" columns are dense, but their mean parts are kept
+  implicitly (:func:`aucstream.covariance.fd_insert`), so the cost is the same. The
+  weights are formed (O(d tau)) only when they are read (``w_``, ``coef_``,
+  ``decision_function``), not by the calls that learn (see ``OPAUC.w_``): ``w_`` is
+  then a cache that reading refreshes (it may lag behind the implicit form, e.g. in
+  a saved file), never read by the kernels.
+
+Implicit weights of the low-rank variants
+-----------------------------------------
+For the sketches :math:`Z_\pm` (d x tau) and class sums :math:`s_\pm`, the weights
+are kept as
+
+.. math::
+
+    w = \sigma\,\big(v + Z_- p_- + Z_+ p_+ + \gamma_- s_- + \gamma_+ s_+\big)
+
+with a dense v, coefficient vectors :math:`p_\pm \in \mathbb R^\tau`, scalars
+:math:`\gamma_\pm` and a scale :math:`\sigma` (the bundle :data:`Implicit`). With
+:math:`\hat S w = Z\phi - s\psi` (the opposite class;
+:func:`aucstream.covariance.center_terms`), the step
+
+.. math::
+
+    w \leftarrow (1 - \eta\lambda) w - \eta Z\phi
+        + \eta(\psi + \alpha/T) s - \eta\alpha x, \qquad
+        \alpha = e^\top w - y_t ,
+
+becomes :math:`\sigma \leftarrow (1-\eta\lambda)\sigma`, a change of :math:`p` and
+:math:`\gamma` of the opposite class, and a k-sparse change of v. Adding x to the
+own class (:math:`Z \mathrel{+}= z a^\top`, :math:`s \mathrel{+}= x`) would change
+:math:`Z p + \gamma s`, which is compensated in v and :math:`\gamma` so that w does
+not move. The products this needs, :math:`Z^\top w`, :math:`s^\top w` and
+:math:`x^\top w`, come from maintained Gram quantities (:math:`Z_a^\top Z_b`,
+:math:`Z_a^\top s_b`, :math:`s_a^\top s_b`, :math:`Z_a^\top v`, :math:`s_a^\top v`),
+each updated in O(k tau + tau^2) per example. In exact arithmetic this is the same
+recursion as the direct update; in floating point it differs by rounding. To bound
+cancellation between v and the other terms, every ``OPAUC._rebase_every`` examples
+(2^17) the representation is folded back into v, with the products that involve v
+(:math:`Z_a^\top v`, :math:`s_a^\top v`) recomputed exactly (O(d tau)); every
+``OPAUC._refresh_every``-th re-basing (8th: every 2^20 examples) also recomputes the
+products of the summaries (the Gram matrices, :math:`Z_0^\top Z_1`, :math:`Z_a^\top
+s_b`, :math:`s_a^\top s_b`; O(d tau^2)), whose incremental updates only accumulate
+rounding (measured on 10^5 examples of the d = 10^6 benchmark stream with no
+re-basing at all: every maintained product within 1e-14 of its recomputation,
+:math:`\|v\| \le 1.6 \|w/\sigma\|`). Frequent directions re-bases fully each
+time (its refresh settles the sketch). A frequent-directions shrink folds the shrunk
+class's terms into v too (its old Z is gone; row by row when read, as the shrink
+itself: :meth:`aucstream.covariance.FrequentDirectionsCovariance.shrink_deferred`).
+:math:`\sigma` is folded into v when it leaves [``SCALE_MIN``, ``SCALE_MAX``] of
+:mod:`aucstream._kernels` or becomes 0 (:math:`\eta\lambda = 1`). All of this happens
+at positions fixed by the stream, so chunking never changes the model.
+
+Dimension-reduction variants (OPAUC^f, OPAUC^rp, OPAUC^pca) are scikit-learn
+pipelines in front of OPAUC: see :mod:`aucstream.reduction`. Random Fourier
+features for dense data (G16 §7.2) are in :mod:`aucstream.random_features`.
+
+Merging
+-------
+``merge`` combines two OPAUC learners that learnt disjoint parts of a stream. The
+class summaries merge (:meth:`aucstream.covariance.CovarianceSummary.merge`: exact for
+"full", the sketch of both streams for "randomized" and "hash", frequent directions'
+merge with its error bound for "fd", merge then prune for "sparse"). The weights
+combine by examples learnt, :math:`w = (n_1 w_1 + n_2 w_2)/(n_1 + n_2)` with
+:math:`n` the examples in a learner's summaries: one-shot parameter averaging
+(Zinkevich, Weimer, Smola, Li 2010), not the weights one pass over both streams would
+give (those depend on the order of the examples). For the optimum of the objective
+over both streams from the merged summaries (exact for "full"), use
+:func:`aucstream.covariance.solve_from_statistics` or ``OPAUC.from_statistics``. The
+low-rank kinds re-base their implicit weights on the merged sketches (:math:`v = w`,
+the products recomputed exactly). The linear sketches merge only when the learners
+drew independent random vectors: two learners with the same integer ``random_state``
+drew the same :math:`a_i` for their i-th examples, and their summed sketches would
+not be a sketch of both streams, so that merge is refused.
+
+Engines
+-------
+The three ways of learning above (explicit statistics, sparsified statistics that
+make room as they grow, implicit weights over low-rank sketches, the last with
+frequent directions' shrinks on top) are three engines behind one estimator. The
+estimator :class:`OPAUC` (``_learner``) holds the parameters, the state and the
+documented interface; every step that depends on ``covariance`` is its engine's, the
+object :func:`~aucstream.opauc._learner.engine_for` returns for the kind:
+
+=============  ==========================================  =====================
+covariance     engine                                      module
+=============  ==========================================  =====================
+"full"         ``FullEngine``                              ``_full``
+"sparse"       ``SparseEngine``                            ``_sparse``
+"randomized"   ``LowRankEngine``                           ``_lowrank``
+"hash"         ``LowRankEngine``                           ``_lowrank``
+"fd"           ``FrequentDirectionsEngine`` (low-rank +)   ``_fd``
+=============  ==========================================  =====================
+
+``_engine`` holds the base ``Engine`` (the defaults, the state checks, merging and
+``from_statistics``), :func:`opauc_gradient` and ``ExplicitEngine`` (what "full" and
+"sparse" share); ``_kernels`` the compiled steps of both kinds of kernel. An engine
+owns its kind's state allocation, update, re-basing and forming of the weights,
+merge, loaded-state checks and the answers to the base class's declarations (what a
+call writes by rows, reads only, keeps bounded: ``_row_logged_state``,
+``_row_written_state``, ``_written_rows``, ``_read_only_state``, ``_bounded_state``,
+``_plan_variant``, ``_row_written_by_class``, ``_dense_kernels``,
+``_supports_sample_weight``, ...); the estimator forwards each hook to it, so the base
+class sees the answers of the kind.
+
+Engines are **stateless strategy objects**: one instance per kind, shared by every
+learner, whose methods take the learner and read and write its state. The engine is
+not stored on the learner: it is looked up from ``covariance`` at each use
+(``OPAUC._engine``), so the state stays what :mod:`aucstream._state` walks
+generically (the attributes ending in ``_``: snapshots, transactions, pickling,
+``save_model``, the divergence check) with the same member names as before the split
+(saved models load unchanged), and ``set_params(covariance=...)`` can not leave a
+stale engine behind. The compiled kernels, ``PREFETCH_BYTES`` and ``run_reserving``
+are looked up in this package's namespace when an engine calls them: one place to
+instrument or tune them.
+"""
+
+from __future__ import annotations
+
+# the names the engines look up here when they call them (package docstring)
+from ..covariance import (
+    run_reserving,  # noqa: F401
+    solve_from_statistics,
+)
+from ._engine import opauc_gradient
+from ._kernels import PREFETCH_BYTES, _opauc_chunk, _opauc_lowrank_chunk  # noqa: F401
+from ._learner import OPAUC, engine_for  # noqa: F401
+from ._lowrank import _FORMED  # noqa: F401  (the learners whose w_ is formed)
+
+__all__ = ["OPAUC", "opauc_gradient", "solve_from_statistics"]

@@ -1,0 +1,284 @@
+r"""What every OPAUC engine shares, and the exact-statistics step of "full" and "sparse".
+
+An engine (package docstring) is a stateless strategy: its methods take the learner
+and read and write the learner's state (the attributes ending in ``_``), never
+their own. :class:`Engine` holds the answers common to every covariance kind, each
+one a default that a kind's engine overrides; :class:`ExplicitEngine` the part of
+"full" and "sparse", whose summaries hold the statistics explicitly so that one
+compiled call (:func:`aucstream.opauc._kernels._opauc_chunk`) applies G16 Alg. 1
+(Alg. 3 for "sparse") to a chunk.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._chunks import Chunk
+from .._kernels import mean_by_count
+from .._params import InvalidParameterError
+from ..covariance import DTYPE_KINDS, make_covariance, solve_from_statistics, summary_nbytes
+
+
+def opauc_gradient(w: np.ndarray, x: np.ndarray, y: float, opposite, lam: float) -> np.ndarray:
+    r"""The OPAUC gradient g_t (G16 Eqs. 7-8) from an opposite-class summary.
+
+    With a sketched summary this is the approximate gradient of G13 Eqs. 10-11 or
+    G16 Eqs. 14-17 (``opposite.matvec`` applies the estimate :math:`\hat S`).
+
+    Parameters
+    ----------
+    w : ndarray of shape (d,)
+        Current weights.
+    x : ndarray of shape (d,)
+        The current example.
+    y : {+1, -1}
+        Its label.
+    opposite : CovarianceSummary
+        Summary of the opposite class (must hold at least one example).
+    lam : float
+        Regularization lambda.
+
+    Returns
+    -------
+    ndarray of shape (d,)
+        ``lam w - y e + e (e^T w) + S w`` with ``e = x - c``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from aucstream.covariance import FullCovariance
+    >>> from aucstream.opauc import opauc_gradient
+    >>> negatives = FullCovariance(2).update(np.array([[1.0, 0.0], [0.0, 1.0]]))
+    >>> opauc_gradient(np.zeros(2), np.array([1.0, 1.0]), 1, negatives, 0.1).tolist()
+    [-0.5, -0.5]
+    """
+    e = np.asarray(x, dtype=np.float64) - opposite.mean
+    return lam * w - y * e + e * (e @ w) + opposite.matvec(w)
+
+
+class Engine:
+    """The state, update and declarations of one covariance kind of OPAUC.
+
+    Each method takes the learner (``learner``) whose state it reads and writes; the
+    :class:`~aucstream.opauc.OPAUC` hooks of the same name without the engine
+    (``_row_logged_state`` and so on, :class:`aucstream._base.BaseStreamingAUC`)
+    return what these return. The defaults here are those of a kind whose kernel
+    takes CSR rows and keeps nothing beyond the weights ``w_`` and the two class
+    summaries ``stats_``.
+    """
+
+    #: The kernel reads dense rows in place (``BaseStreamingAUC._dense_kernels``).
+    dense_kernels = False
+    #: The update takes example weights (``BaseStreamingAUC._supports_sample_weight``).
+    supports_sample_weight = True
+    #: ``BaseStreamingAUC._row_written_by_class``.
+    row_written_by_class = False
+
+    # ------------------------------------------------------------- parameters
+    def check_params(self, learner) -> None:
+        """The parameter rules that depend on the kind: a "float32" ``dtype`` only for
+        the kinds in :data:`aucstream.covariance.DTYPE_KINDS`."""
+        if learner.dtype != "float64" and learner.covariance not in DTYPE_KINDS:
+            raise InvalidParameterError(
+                f"The 'dtype' parameter of {type(learner).__name__} must be 'float64' with "
+                f"covariance={learner.covariance!r} (float32 storage is available for "
+                f"covariance in {DTYPE_KINDS}). Got {learner.dtype!r} instead."
+            )
+
+    def check_sample_weight(self, learner, sample_weight) -> None:
+        """Refuse example weights the update can not take (nothing to refuse here)."""
+
+    # ------------------------------------------------------------------ state
+    @staticmethod
+    def summary_options(learner) -> dict:
+        """The settings of :func:`~aucstream.covariance.make_covariance` that the
+        parameters give."""
+        return {
+            "centering": learner.centering,
+            "shrink": learner.shrink,
+            "prune_slack": learner.prune_slack,
+            "dtype": learner.dtype,
+        }
+
+    def make_summary(self, learner, n_features: int):
+        """A fresh class summary of the learner's kind and settings."""
+        options = self.summary_options(learner)
+        return make_covariance(learner.covariance, n_features, learner.sketch_size, **options)
+
+    def init_state(self, learner, n_features: int) -> None:
+        """Allocate the weights and the two class summaries."""
+        learner.w_ = np.zeros(n_features)
+        learner.stats_ = [self.make_summary(learner, n_features) for _ in range(2)]
+
+    #: Bytes per feature of the state beyond the summaries, ``w_`` and the work vector.
+    extra_bytes_per_feature = 0
+
+    def state_nbytes(self, learner, n_features: int) -> int:
+        """The two summaries (:func:`aucstream.covariance.summary_nbytes`), w and the
+        kernel's work vector, and :attr:`extra_bytes_per_feature` per feature."""
+        d = int(n_features)
+        itemsize = np.dtype(learner.dtype).itemsize
+        summaries = summary_nbytes(
+            learner.covariance, d, learner.sketch_size, learner.prune_slack, itemsize
+        )
+        return 2 * summaries + 16 * d + self.extra_bytes_per_feature * d
+
+    def low_memory_hint(self, learner) -> str:
+        """What to do when the state does not fit the memory budget."""
+        return f"Use a smaller sketch_size (covariance={learner.covariance!r} keeps O(d tau))."
+
+    def check_state(self, learner) -> None:
+        """Consistency of a loaded state across its members (each summary checks its
+        own, :mod:`aucstream.covariance`): the summaries are of the kind and settings
+        the parameters give, over ``n_features_in_`` features; their counts add up to
+        at most the examples seen."""
+        d = learner.n_features_in_
+        fresh = self.make_summary(learner, 1)
+        derived = {"n_features", "full", "budget", "trigger"}
+        total = 0
+        for c, s in enumerate(learner.stats_):
+            if type(s) is not type(fresh) or s.n_features != d:
+                raise ValueError(
+                    f"stats_[{c}] is a {type(s).__name__} of {s.n_features} features, not a "
+                    f"{type(fresh).__name__} of {d} (covariance={learner.covariance!r})"
+                )
+            for key, value in vars(fresh).items():
+                if key not in derived and not isinstance(value, np.ndarray):
+                    if vars(s).get(key) != value:
+                        raise ValueError(
+                            f"stats_[{c}].{key} = {vars(s).get(key)!r}, but the parameters "
+                            f"give {value!r}"
+                        )
+            total += s.count
+        if total > learner.n_samples_seen_:
+            raise ValueError(
+                f"stats_ count {total} examples, more than the {learner.n_samples_seen_} seen"
+            )
+
+    # ---------------------------------------------------------------- weights
+    def form_weights(self, learner) -> None:
+        """Bring ``w_`` up to date before it is read (nothing: it is the weights)."""
+
+    def set_weights(self, learner, w: np.ndarray) -> None:
+        """Make ``w`` (copied) the current weights."""
+        learner.w_ = np.array(w, dtype=np.float64, copy=True)
+
+    # ----------------------------------------------------------------- update
+    def update(self, learner, chunk: Chunk) -> None:  # pragma: no cover - abstract
+        """Learn ``chunk`` (``BaseStreamingAUC._update``)."""
+        raise NotImplementedError
+
+    def bind_update(self, learner, chunk: Chunk, reuse: bool = False):
+        """The update bound to ``chunk`` (``BaseStreamingAUC._bind_update``): None, the
+        kind binds nothing."""
+        return None
+
+    # ------------------------------------------------------------- write sets
+    def row_logged_state(self, learner) -> tuple:
+        """``BaseStreamingAUC._row_logged_state``: nothing."""
+        return ()
+
+    def bounded_state(self, learner) -> tuple:
+        """``BaseStreamingAUC._bounded_state``: nothing."""
+        return ()
+
+    def row_written_state(self, learner, chunk: Chunk) -> tuple:
+        """``BaseStreamingAUC._row_written_state``: nothing."""
+        return ()
+
+    def written_rows(self, learner, chunk: Chunk, written: tuple) -> dict:
+        """Each class's summary learns its class's examples only, so the kernel writes
+        its arrays of :meth:`row_logged_state` in the features of those examples."""
+        by_class = learner._chunk_rows_by_class(chunk)
+        ids = frozenset(map(id, written))
+        return {
+            id(a): by_class[c]
+            for c, s in enumerate(learner.stats_)
+            for a in s.row_state()
+            if id(a) in ids
+        }
+
+    def read_only_state(self, learner, y_pm: np.ndarray, chunk: Chunk | None = None) -> tuple:
+        """``BaseStreamingAUC._read_only_state``: nothing."""
+        return ()
+
+    def plan_variant(self, learner, chunk: Chunk | None) -> int:
+        """``BaseStreamingAUC._plan_variant``: one plan."""
+        return 0
+
+    # ---------------------------------------------------------------- merging
+    def merge(self, learner, other) -> None:
+        """Merge the summaries and average the weights by examples learnt
+        (:meth:`aucstream.opauc.OPAUC._merge`)."""
+        n1 = sum(s.count for s in learner.stats_)
+        n2 = sum(s.count for s in other.stats_)
+        w = mean_by_count(learner.w_, n1, other.w_, n2) if n1 + n2 > 0 else learner.w_.copy()
+        learner.stats_ = [mine.merge(theirs) for mine, theirs in zip(learner.stats_, other.stats_)]
+        self.set_weights(learner, w)
+
+    def from_statistics(self, learner, neg, pos, classes, coef):
+        """:meth:`aucstream.opauc.OPAUC.from_statistics`'s work."""
+        from sklearn.utils.multiclass import check_classification_targets
+
+        learner._validate_params()
+        learner._check_params()
+        classes = np.asarray(classes)
+        check_classification_targets(classes)
+        classes = learner._check_two_classes(np.unique(classes), "classes")
+        d = neg.n_features
+        probe = self.make_summary(learner, d)
+        for name, summary in (("neg", neg), ("pos", pos)):
+            if type(summary) is not type(probe) or summary.n_features != d:
+                raise TypeError(
+                    f"{name} must be a {type(probe).__name__} of {d} features for "
+                    f"covariance={learner.covariance!r}, got {type(summary).__name__}"
+                )
+            if summary.dtype != probe.dtype:
+                raise ValueError(
+                    f"the {name} summary stores {summary.dtype}, but dtype={learner.dtype!r}"
+                )
+            for setting in ("sketch_size", "centering", "shrink_index"):
+                if getattr(summary, setting, None) != getattr(probe, setting, None):
+                    raise ValueError(f"the {name} summary's {setting} differs from this learner's")
+        w = solve_from_statistics(neg, pos, float(learner.lam)) if coef is None else coef
+        w = np.asarray(w, dtype=np.float64)
+        if w.shape != (d,) or not np.all(np.isfinite(w)):
+            raise ValueError(f"coef must be {d} finite numbers, got shape {w.shape}")
+        with learner._transaction():
+            learner._reset(classes, d)
+            learner.n_features_in_ = d
+            if hasattr(learner, "feature_names_in_"):
+                del learner.feature_names_in_
+            learner.stats_ = [neg, pos]
+            self.set_weights(learner, w)
+            learner.n_samples_seen_ = int(neg.count + pos.count)
+        return learner
+
+
+#: ``plan_variant`` of a chunk of dense rows of one class with "full": its scatter
+#: is written whole (the held-back rows fill) or not at all (:mod:`._full`).
+FILLED, UNTOUCHED = 1, 2
+
+
+class ExplicitEngine(Engine):
+    """The kinds whose summaries hold the statistics explicitly ("full", "sparse"):
+    the kernel :func:`~aucstream.opauc._kernels._opauc_chunk` adds each example to its
+    class's summary and steps with the opposite one's :math:`\\hat S w`."""
+
+    @staticmethod
+    def classes(learner) -> tuple:
+        """The two summaries' kernel arrays (negative, positive)."""
+        return tuple(s.arrays() for s in learner.stats_)
+
+    def read_only_state(self, learner, y_pm: np.ndarray, chunk: Chunk | None = None) -> tuple:
+        """The summary of the class no example of the chunk belongs to, which the
+        kernel only reads, and the random generator, which these kinds do not use.
+        With "full" and a ``chunk`` of dense rows that can not fill its class's
+        held-back rows, also that class's scatter, which the chunk does not touch
+        (:meth:`plan_variant`); see ``BaseStreamingAUC._read_only_state``."""
+        c = learner._chunk_class(y_pm)
+        if c is None:
+            return ()
+        if self.plan_variant(learner, chunk) == UNTOUCHED:
+            return (learner.stats_[1 - c], learner._rng, learner.stats_[c].scatter_)
+        return (learner.stats_[1 - c], learner._rng)

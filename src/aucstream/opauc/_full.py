@@ -1,0 +1,113 @@
+"""OPAUC's engine for ``covariance="full"``: exact class covariances (G16 Alg. 1).
+
+The summaries are :class:`aucstream.covariance.FullCovariance`: a class sum and a
+d x d scatter each, O(d^2) memory. One compiled call learns a chunk
+(:func:`~aucstream.opauc._kernels._opauc_chunk`, bound once to the chunk's buffers
+for the one-row path). Dense rows are held back and added to a scatter 16 at a
+time (:meth:`~aucstream.covariance.FullCovariance.fills_pending`), so a chunk of
+dense rows of one class either writes its class's scatter whole (it fills the
+held-back rows, :data:`FILLED`) or leaves it untouched (:data:`UNTOUCHED`): the
+two plans of :meth:`FullEngine.plan_variant`. Sparse rows write the rows of their
+features only.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import numpy as np
+
+from .._chunks import Chunk
+from .._kernels import bound_call, rows_of
+from ._engine import FILLED, UNTOUCHED, ExplicitEngine
+
+#: The package, whose namespace holds the kernel this engine binds (looked up at
+#: each binding: the one place to instrument it).
+_PACKAGE = importlib.import_module(__package__)
+
+
+class FullEngine(ExplicitEngine):
+    """Exact summaries: dense rows read in place, rows written by class."""
+
+    dense_kernels = True
+    row_written_by_class = True
+
+    def low_memory_hint(self, learner) -> str:
+        return (
+            'covariance="full" keeps two exact d x d scatter matrices (O(d^2) memory); '
+            'for many features use a sketch in O(d * sketch_size): covariance="fd", '
+            '"randomized", "hash" or "sparse"'
+            + ('; dtype="float32" halves them' if learner.dtype == "float64" else "")
+        )
+
+    def update(self, learner, chunk: Chunk) -> None:
+        learner._bind_update(chunk)(learner)
+
+    def bind_update(self, learner, chunk: Chunk, reuse: bool = False):
+        """The kernel's call with its arguments made once (the exact summaries always
+        have room: one kernel call learns the chunk)."""
+        run = bound_call(
+            _PACKAGE._opauc_chunk,
+            learner.w_,
+            self.classes(learner),
+            rows_of(chunk),
+            chunk.pre_scores,
+            chunk.sample_weight,
+            0,
+            float(learner.eta),
+            float(learner.lam),
+            learner.calibration_,
+            reuse=reuse,
+        )
+        n = chunk.n_samples
+
+        def update(learner) -> None:
+            if run() != n:
+                raise RuntimeError("OPAUC's full covariance ran out of room")
+
+        return update
+
+    # ------------------------------------------------------------- write sets
+    def row_logged_state(self, learner) -> tuple:
+        """The class sums and scatters (:meth:`FullCovariance.row_state`: O(d^2),
+        written in the rows of the examples' features only)."""
+        stats = learner.__dict__.get("stats_")
+        if not stats:
+            return ()
+        return (*stats[0].row_state(), *stats[1].row_state())
+
+    def row_written_state(self, learner, chunk: Chunk) -> tuple:
+        """The class sums, and the scatters, but for dense rows only those that the
+        chunk's rows can not make full (:meth:`FullCovariance.fills_pending`: a
+        scatter takes held-back rows whole)."""
+        if chunk.indices is not None:
+            return self.row_logged_state(learner)
+        filled = self.filled_scatters(learner, chunk)
+        return tuple(
+            a
+            for s, fills in zip(learner.stats_, filled)
+            for a in ((s.sum_,) if fills else s.row_state())
+        )
+
+    @staticmethod
+    def filled_scatters(learner, chunk: Chunk) -> tuple[bool, bool]:
+        """For a chunk of dense rows: whether the chunk may fill each class's
+        held-back rows (and so write its scatter whole)."""
+        pos = int(np.count_nonzero(chunk.y > 0))
+        counts = (chunk.n_samples - pos, pos)
+        return tuple(s.fills_pending(n) for s, n in zip(learner.stats_, counts))
+
+    def plan_variant(self, learner, chunk: Chunk | None) -> int:
+        """With a ``chunk`` of dense rows: whether it fills its class's held-back rows
+        (:data:`FILLED`: the scatter is written whole) or not (:data:`UNTOUCHED`: not
+        written); otherwise 0."""
+        if chunk is None or chunk.indices is not None:
+            return 0
+        y = chunk.y
+        if y.shape[0] == 1:  # (a one-example call: the quick way)
+            c = 1 if y[0] > 0.0 else 0
+            return FILLED if learner.stats_[c].fills_pending(1) else UNTOUCHED
+        c = learner._chunk_class(y)
+        if c is None:
+            return 0
+        return FILLED if self.filled_scatters(learner, chunk)[c] else UNTOUCHED

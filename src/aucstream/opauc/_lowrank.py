@@ -1,0 +1,288 @@
+r"""OPAUC's engine for the low-rank sketches: implicit weights, re-basing, forming w.
+
+"randomized" (OPAUC_r) and "hash" (OPAUC_h) use :class:`LowRankEngine` as it is;
+frequent directions (OPAUC_fd) extends it (:mod:`._fd`). The weights are kept in the
+implicit form of the package docstring,
+
+.. math::
+
+    w = \sigma\,\big(v + Z_- p_- + Z_+ p_+ + \gamma_- s_- + \gamma_+ s_+\big),
+
+in the learner's ``v_``, ``p_``, ``gamma_`` and ``scale_``, with the maintained
+products ``zz_`` (:math:`Z_0^\top Z_1`), ``zs_`` (:math:`Z_a^\top s_b`), ``ss_``
+(:math:`s_a^\top s_b`), ``zv_`` (:math:`Z_a^\top v`) and ``sv_`` (:math:`s_a^\top
+v`). The compiled kernel (:func:`~aucstream.opauc._kernels._opauc_lowrank_chunk`)
+learns a chunk in O(k tau + tau^2) per example and returns early when a re-basing is
+due (every ``OPAUC._rebase_every`` examples, a position fixed by the stream); the
+engine re-bases (:meth:`LowRankEngine.rebase`) and resumes it. ``w_`` is formed
+from the implicit form (O(d tau)) only when it is read (:meth:`form_weights`).
+"""
+
+from __future__ import annotations
+
+import importlib
+import weakref
+
+import numpy as np
+
+from .._chunks import Chunk
+from .._kernels import SCALE_MAX, SCALE_MIN
+from ..covariance import sketch_cross, sketch_tmatvec
+from ._engine import Engine
+from ._kernels import _DONE, _SHRINK, Implicit, LowRankSettings, Scratch
+
+#: The package, whose namespace holds the kernel and ``PREFETCH_BYTES`` this engine
+#: uses (looked up at each call: the one place to instrument or tune them).
+_PACKAGE = importlib.import_module(__package__)
+
+#: Low-rank learners whose ``w_`` holds the weights their implicit form gives now
+#: (``OPAUC.w_``). Outside the state on purpose: a learner that is not listed (after a
+#: call that learnt, a rolled-back call, unpickling or loading) forms them again when
+#: they are read, which is always right.
+_FORMED: weakref.WeakSet = weakref.WeakSet()
+
+
+class LowRankEngine(Engine):
+    """The d x tau sketches whose draws are random ("randomized", "hash")."""
+
+    supports_sample_weight = False
+    extra_bytes_per_feature = 8  # v
+
+    def check_sample_weight(self, learner, sample_weight) -> None:
+        """The implicit weights assume unit additions to the class sums and counts."""
+        if sample_weight is not None:
+            raise ValueError(
+                f"OPAUC does not support sample_weight with covariance={learner.covariance!r}: "
+                "the implicit weights of the low-rank sketches take unit examples only; use "
+                "covariance='full' or 'sparse', or repeat the examples"
+            )
+
+    # ------------------------------------------------------------------ state
+    def init_state(self, learner, n_features: int) -> None:
+        """The summaries, and the implicit weights at w = 0 with their products."""
+        super().init_state(learner, n_features)
+        tau = learner.stats_[0].sketch_size
+        learner.v_ = np.zeros(n_features)
+        learner.p_ = np.zeros((2, tau))
+        learner.gamma_ = np.zeros(2)
+        learner.scale_ = np.ones(1)
+        learner.zz_ = np.zeros((tau, tau))
+        learner.zs_ = np.zeros((2, 2, tau))
+        learner.ss_ = np.zeros((2, 2))
+        learner.zv_ = np.zeros((2, tau))
+        learner.sv_ = np.zeros(2)
+
+    def check_state(self, learner) -> None:
+        """:meth:`Engine.check_state`, and the implicit scale inside [``SCALE_MIN``,
+        ``SCALE_MAX``] in absolute value."""
+        super().check_state(learner)
+        if not SCALE_MIN <= abs(learner.scale_[0]) <= SCALE_MAX:
+            raise ValueError(
+                f"scale_ = {float(learner.scale_[0])!r} is outside [SCALE_MIN, SCALE_MAX] in "
+                "absolute value"
+            )
+
+    # ---------------------------------------------------------------- weights
+    def add_deferred(self, learner, total: np.ndarray) -> None:
+        """Add to ``total`` what the summaries still owe v (nothing here: :mod:`._fd`)."""
+
+    def catch_up(self, learner) -> None:
+        """Bring every row of v and of the sketches up to date before a re-basing
+        (they are: :mod:`._fd`)."""
+
+    def implicit_sum(self, learner) -> np.ndarray:
+        """``v + Z_0 p_0 + Z_1 p_1 + gamma_0 s_0 + gamma_1 s_1`` (O(d tau))."""
+        total = learner.v_.copy()
+        self.add_deferred(learner, total)
+        for c, s in enumerate(learner.stats_):
+            total += s.sketch_dot(learner.p_[c])
+            total += learner.gamma_[c] * s.sum_
+        return total
+
+    def materialize(self, learner) -> None:
+        """Form the weights from the implicit form into ``w_`` (O(d tau))."""
+        learner.__dict__["w_"][:] = learner.scale_[0] * self.implicit_sum(learner)
+        _FORMED.add(learner)
+
+    def form_weights(self, learner) -> None:
+        """Form ``w_`` if it lags behind the implicit form (``OPAUC.w_``)."""
+        if learner.__dict__.get("v_") is not None and learner not in _FORMED:
+            self.materialize(learner)
+
+    def set_weights(self, learner, w: np.ndarray) -> None:
+        """The implicit form ``v = w``, the maintained products recomputed from the
+        summaries."""
+        w = np.array(w, dtype=np.float64, copy=True)
+        learner.w_ = w
+        learner.v_ = w.copy()
+        learner.p_[:] = 0.0
+        learner.gamma_[:] = 0.0
+        learner.scale_[0] = 1.0
+        self.rebase(learner)
+        self.materialize(learner)
+
+    # -------------------------------------------------------------- re-basing
+    def full_rebase_within(self, learner, n: int) -> bool:
+        """Whether a full re-basing (:meth:`rebase` with ``full``) falls on one of the
+        next ``n`` examples, the positions fixed by ``_rebase_every`` and
+        ``_refresh_every`` (frequent directions: every re-basing is full). ``n = 0``:
+        whether the re-basing due after the last example learnt is a full one."""
+        every = int(learner._rebase_every)
+        if every <= 0:
+            return False
+        if not learner.stats_[0].fills_columns:
+            every *= max(int(learner._refresh_every), 1)
+        seen = sum(int(s.count) for s in learner.stats_)
+        if n == 0:
+            return seen % every == 0
+        return (seen + n) // every > seen // every
+
+    def rebase(self, learner, full: bool = True) -> None:
+        """Fold the implicit weights into v and recompute the products with v exactly
+        (O(d tau)); with ``full``, also every product of the summaries (O(d tau^2)).
+
+        The products run on one BLAS thread: a d x tau Gram matrix took over ten times
+        as long at d = 10^6 when the BLAS threads competed for busy cores
+        (``benchmarks/bench_highdim.py``), and one thread makes the products (so the
+        re-based model) the same whatever the BLAS thread count (the matrix-vector
+        products depend on it).
+        """
+        from threadpoolctl import threadpool_limits  # a dependency of scikit-learn
+
+        self.catch_up(learner)
+        with threadpool_limits(limits=1, user_api="blas"):
+            self._rebase_products(learner, full or learner.stats_[0].fills_columns)
+
+    def _rebase_products(self, learner, full: bool) -> None:
+        """:meth:`rebase`'s work."""
+        _FORMED.discard(learner)
+        learner.v_[:] = learner.scale_[0] * self.implicit_sum(learner)
+        learner.scale_[0] = 1.0
+        learner.p_[:] = 0.0
+        learner.gamma_[:] = 0.0
+        if full:
+            for s in learner.stats_:
+                s.refresh()  # exact Gram matrices (frequent directions: settled first)
+        Z = [s.sketch_ for s in learner.stats_]
+        S = [s.sum_ for s in learner.stats_]
+        if full:
+            learner.zz_[:] = sketch_cross(Z[0], Z[1])  # float64 sums for float32 sketches
+        for a in (0, 1):
+            learner.zv_[a] = sketch_tmatvec(Z[a], learner.v_)
+            learner.sv_[a] = S[a] @ learner.v_
+            if full:
+                for b in (0, 1):
+                    learner.zs_[a, b] = sketch_tmatvec(Z[a], S[b])
+                    learner.ss_[a, b] = S[a] @ S[b]
+
+    # ----------------------------------------------------------------- update
+    @staticmethod
+    def _implicit(learner) -> Implicit:
+        return Implicit(
+            learner.v_,
+            learner.p_,
+            learner.gamma_,
+            learner.scale_,
+            learner.zz_,
+            learner.zs_,
+            learner.ss_,
+            learner.zv_,
+            learner.sv_,
+        )
+
+    def _prepare(self, learner, chunk: Chunk) -> tuple:
+        """The kernel's settings, the chunk's random draws and scratch vectors."""
+        _FORMED.discard(learner)  # w_ is formed again when read (OPAUC.w_)
+        neg = learner.stats_[0]
+        settings = LowRankSettings(
+            float(learner.eta),
+            float(learner.lam),
+            neg.center_code,
+            neg.fills_columns,
+            int(learner._rebase_every),
+            sum(st.sketch_.nbytes for st in learner.stats_) > _PACKAGE.PREFETCH_BYTES,
+        )
+        A = neg.draws(learner._rng, chunk.n_samples)
+        tau = neg.sketch_size
+        shapes = ((2, tau), 2, tau, tau, tau, tau)
+        scratch = Scratch(*(np.zeros(shape) for shape in shapes))
+        return settings, A, scratch
+
+    def _run(self, learner, rows, pre, A, r, resume, settings, scratch) -> tuple[int, int]:
+        """One call of the kernel from row ``r``: (the row it stopped at, why)."""
+        return _PACKAGE._opauc_lowrank_chunk(
+            tuple(s.arrays() for s in learner.stats_),
+            self._implicit(learner),
+            *rows,
+            pre,
+            A,
+            r,
+            resume,
+            settings,
+            scratch,
+            learner.calibration_,
+        )
+
+    def update(self, learner, chunk: Chunk) -> None:
+        """The kernel over the whole chunk, re-basing where it stops for it."""
+        settings, A, scratch = self._prepare(learner, chunk)
+        rows = (chunk.indptr, chunk.indices, chunk.data, chunk.y)
+        r, n = 0, chunk.n_samples
+        while True:
+            r, event = self._run(learner, rows, chunk.pre_scores, A, r, False, settings, scratch)
+            if event == _DONE:
+                if r >= n:
+                    break
+            elif event == _SHRINK:  # pragma: no cover - the linear sketches never shrink
+                raise RuntimeError("a linear sketch asked for a shrink")
+            else:
+                self.rebase(learner, full=self.full_rebase_within(learner, 0))
+
+    # ------------------------------------------------------------- write sets
+    def row_logged_state(self, learner) -> tuple:
+        """The sketches and class sums (and frequent directions' ``seen_``): O(d tau),
+        written by the kernel in the rows of the examples' features, and as a whole
+        only by a shrink or a re-basing (:meth:`row_written_state`). ``v_`` (written
+        whole by a rescaling in the kernel), ``w_`` and the small arrays are copied by
+        the transaction."""
+        stats = learner.__dict__.get("stats_")
+        if not stats or learner.__dict__.get("v_") is None:
+            return ()
+        return tuple(a for s in stats for a in s.row_state())
+
+    def bounded_state(self, learner) -> tuple:
+        """The class sums and the float64 linear sketches (their ``bounded_rows``):
+        entries that sum examples times bounded draws, finite for any checked stream."""
+        if not learner._row_logged_state():
+            return ()
+        return tuple(a for s in learner.stats_ for a in s.bounded_rows())
+
+    def row_written_state(self, learner, chunk: Chunk) -> tuple:
+        """All of :meth:`row_logged_state` but a frequent-directions sketch that may
+        shrink within the chunk (its class has examples enough to fill it), or every
+        sketch when a full re-basing falls within the chunk
+        (:meth:`aucstream.covariance.FrequentDirectionsCovariance.rows_only`)."""
+        if not learner._row_logged_state():
+            return ()
+        refresh = self.full_rebase_within(learner, chunk.n_samples)
+        pos = int(np.count_nonzero(chunk.y > 0))
+        inserts = (chunk.n_samples - pos, pos)
+        return tuple(
+            a for c, s in enumerate(learner.stats_) for a in s.rows_only(inserts[c], refresh)
+        )
+
+    # ---------------------------------------------------------------- merging
+    def merge(self, learner, other) -> None:
+        """Refuse two learners with the same integer ``random_state`` (they drew the
+        same random vectors), then merge and re-base on the merged sketches."""
+        if (
+            isinstance(learner.random_state, (int, np.integer))
+            and learner.random_state == other.random_state
+        ):
+            raise ValueError(
+                f"cannot merge OPAUC(covariance={learner.covariance!r}) learners with the "
+                f"same random_state={learner.random_state}: they drew the same random "
+                "vectors, so their summed sketches are not a sketch of both streams; give "
+                "every shard its own random_state"
+            )
+        super().merge(learner, other)

@@ -21,7 +21,7 @@ positives), this measures, on the same rows:
   ``call_over_dispatched_update``). For OPAUC a one-class row's transaction skips
   the other class's summary, which the kernel only reads.
   The three learners fit the probability calibration inside their kernels
-  (``_kernel_calibrates``), so its per-example work counts in the update, and the
+  (``_tags.kernel_calibrates``), so its per-example work counts in the update, and the
   base class no longer makes a compiled call for it.
   Other helpers rewrite the kernels; this separates their cost from the base's;
 - scoring one example (``decision_one``, ``predict_proba_one`` with arrays and dicts)
@@ -186,7 +186,7 @@ def one_row_costs(quick: bool) -> list[dict]:
             for i in range(n):
                 quick_chunk = model._quick_chunk(inputs[i], label_rows[i], None, None)
                 _, indptr, indices, data, y_pm = quick_chunk
-                scores = np.empty(1) if model._kernel_prequential else np.empty(0)
+                scores = np.empty(1) if model._tags.kernel_prequential else np.empty(0)
                 chunks.append(Chunk(indptr, indices, data, y_pm, D, scores))
             update = per_call(lambda c, m=model: m._update(c), chunks, rounds)
             parts.append(

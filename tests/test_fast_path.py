@@ -59,7 +59,7 @@ def fast_calls(monkeypatch):
 
 
 #: Learners that take the fast path (meta-learners learn through their own _learn).
-FAST = [cls for cls in ONLINE if cls._fast_path]
+FAST = [cls for cls in ONLINE if make(cls)._tags.fast_path]
 
 
 def stream(n=80, d=6, seed=0):
@@ -782,7 +782,7 @@ def test_a_first_call_on_plain_input_skips_only_the_general_validation(cls, monk
             assert_same_state(full_state, plain_state, f"{what}: model")
             skipped = name in {"dense", "csr", "int64 csr", "label list", "float labels"}
             skipped |= name in {"string labels", "bool labels"}
-            if skipped and plain_result[0] == "accepted" and cls._fast_path:
+            if skipped and plain_result[0] == "accepted" and model._tags.fast_path:
                 assert plain_calls == 0, what
                 assert model.n_features_in_ == X.shape[1] and "feature_names_in_" not in vars(
                     model

@@ -351,7 +351,7 @@ def test_averaging_four_shards_on_a9a_is_as_good_as_one_pass(cls, params):
     ],
 )
 def test_a_kernel_that_calibrates_fits_what_the_base_class_would(factory):
-    """``_kernel_calibrates``: the calibration fitted inside the kernel, per example as
+    """``_tags.kernel_calibrates``: the calibration fitted inside the kernel, per example as
     it scores (dropped and weight-0 examples included; rows that OPAUC's kernel resumes
     after a summary reserved room, or after a frequent-directions shrink, once), is bit
     for bit the one :func:`aucstream._calibration.update` fits on the prequential
@@ -363,14 +363,14 @@ def test_a_kernel_that_calibrates_fits_what_the_base_class_would(factory):
     weights = rng.choice([0.0, 0.5, 1.0, 2.0], size=200)
     weights[[0, 1, 40]] = 1.0
     model = factory()
-    if not model._supports_sample_weight:
+    if not model._tags.sample_weight:
         weights[:] = 1.0
-    assert model._kernel_calibrates
+    assert model._tags.kernel_calibrates
     expected = _calibration.new_state()
     y_pm = np.where(y == 1, 1.0, -1.0)
     for lo, hi in ((0, 1), (1, 40), (40, 41), (41, 200)):
         rows = sp.csr_matrix(X[lo:hi]) if lo % 2 else X[lo:hi]
-        given = weights[lo:hi] if model._supports_sample_weight else None
+        given = weights[lo:hi] if model._tags.sample_weight else None
         scores = model.test_then_train(rows, y[lo:hi], classes=[-1, 1], sample_weight=given)
         _calibration.update(expected, scores, y_pm[lo:hi], weights[lo:hi])
         assert np.array_equal(model.calibration_, expected)

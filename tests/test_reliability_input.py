@@ -154,7 +154,7 @@ def test_an_interrupted_call_changes_nothing(cls, monkeypatch):
     model = make(cls).partial_fit(X[:40], y[:40], classes=[-1, 1])
     before = snapshot(vars(model))
     # the kernel call of a learner; the learning step of a meta-learner (its _learn)
-    if cls._fast_path:
+    if model._tags.fast_path:
 
         def update_then_interrupt(self, chunk, update):
             update(self, chunk)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import os
 import pickle
@@ -246,7 +247,9 @@ class _Uncalibrated(OPAUC):
     """A learner without probabilities (no prequential scores to calibrate on): the
     wrapper maps its score by the logistic."""
 
-    _kernel_prequential = False
+    @property
+    def _tags(self):
+        return dataclasses.replace(super()._tags, kernel_prequential=False)
 
 
 def test_without_calibration_probabilities_are_the_logistic_of_the_score():

@@ -19,8 +19,8 @@ def _make(cls):
     return cls(**params)
 
 
-UNWEIGHTED = [cls for cls in ESTIMATORS if not _make(cls)._supports_sample_weight]
-WEIGHTED = [cls for cls in ESTIMATORS if _make(cls)._supports_sample_weight]
+UNWEIGHTED = [cls for cls in ESTIMATORS if not _make(cls)._tags.sample_weight]
+WEIGHTED = [cls for cls in ESTIMATORS if _make(cls)._tags.sample_weight]
 
 
 @pytest.mark.parametrize("cls", UNWEIGHTED, ids=lambda c: c.__name__)
@@ -131,6 +131,6 @@ def test_zero_weights_are_dropped_rows_for_every_variant(model):
 def test_opauc_sketches_refuse_weights(covariance):
     X, y = make_stream(30, 4)
     model = aucstream.OPAUC(covariance=covariance, sketch_size=3, random_state=0)
-    assert not model._supports_sample_weight
+    assert not model._tags.sample_weight
     with pytest.raises(ValueError, match="does not support sample_weight with covariance"):
         model.fit(X, y, sample_weight=np.ones(30))

@@ -64,8 +64,8 @@ def test_running_auc_is_off_by_default_when_it_is_not_cheap():
     infos = []
     model = OPAUC()
     fit_stream(model, iter_chunks(X, y, 30), callback=infos.append)
-    assert running_auc_is_cheap(model) is bool(OPAUC._kernel_prequential)
-    if not OPAUC._kernel_prequential:
+    assert running_auc_is_cheap(model) is model._tags.kernel_prequential
+    if not model._tags.kernel_prequential:
         assert all(np.isnan(i.auc) for i in infos)
     infos.clear()
     fit_stream(OPAUC(), iter_chunks(X, y, 30), callback=infos.append, running_auc=False)

@@ -177,7 +177,7 @@ def _fail(how, cls, monkeypatch):
         def interrupted(*args):
             raise _Interrupt
 
-        if cls._kernel_calibrates:  # the kernel calibrated: interrupt the check after it
+        if cls()._tags.kernel_calibrates:  # the kernel calibrated: interrupt the check after it
             monkeypatch.setattr(_state.FlatState, "all_finite", interrupted)
         else:
             monkeypatch.setattr(_base._calibration, "update", interrupted)
@@ -432,7 +432,7 @@ def test_a_declaration_of_objects_made_for_the_call_is_not_kept():
     ],
 )
 def test_learners_that_draw_nothing_declare_their_generator(factory, monkeypatch):
-    """``_update_draws = False``: every call declares the generator, which keeps its state
+    """``_tags.update_draws`` False: every call declares the generator, which keeps its state
     through one-row calls of both classes and mixed chunks on the fast path."""
     X, y = stream()
     model = factory().partial_fit(X[:20], y[:20], classes=[-1, 1])

@@ -35,6 +35,7 @@ from ._chunks import (
 )
 from ._runtime import (
     ClassWeightTotals,
+    LearnerTags,
     LearningStep,
     SmallCalls,
     StateDeclarations,
@@ -95,8 +96,11 @@ class BaseStreamingAUC(SmallCalls, StateDeclarations, LearningStep, ClassifierMi
     #: stream length (FSAUC's stages) is told that length before ``partial_fit``;
     #: ``fit`` tells it through ``_begin_pass``. None: the learner needs no length.
     stream_length_param: ClassVar[str | None] = None
-    #: Rows per kernel call in ``fit`` (bounds the temporary CSR copy of dense input).
-    _fit_chunk_size: ClassVar[int] = 8192
+
+    #: What the learner tells the runtime (:class:`aucstream._runtime.LearnerTags`):
+    #: a learner declares its own, or makes it a property when its answers depend on
+    #: its parameters.
+    _tags: ClassVar[LearnerTags] = LearnerTags()
 
     # ------------------------------------------------------------------ hooks
     #: The class scores rows as ``X @ _coef() + _intercept()`` through the base
@@ -207,7 +211,7 @@ class BaseStreamingAUC(SmallCalls, StateDeclarations, LearningStep, ClassifierMi
             order = None
             if getattr(self, "shuffle", False):
                 order = self._rng.permutation(X.shape[0])
-            step = self._fit_chunk_size if not self.is_batch else max(X.shape[0], 1)
+            step = self._tags.fit_chunk_size if not self.is_batch else max(X.shape[0], 1)
             for start in range(0, X.shape[0], step):
                 rows = slice(start, start + step) if order is None else order[start : start + step]
                 self._learn(
@@ -482,7 +486,7 @@ class BaseStreamingAUC(SmallCalls, StateDeclarations, LearningStep, ClassifierMi
         return _calibration.threshold(self.calibration_)
 
     def _has_calibration(self) -> bool:
-        return self.is_batch or self._kernel_prequential
+        return self.is_batch or self._tags.kernel_prequential
 
     @available_if(_has_calibration)
     def predict_proba(self, X: ArrayLike) -> np.ndarray:

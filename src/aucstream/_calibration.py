@@ -103,7 +103,7 @@ def step(state, s, y, w):
     weight ``w`` (:func:`update`'s step; a weight of 0 changes nothing).
 
     Compiled on its own (no fast-math flags): a kernel that calls it per example as
-    it scores (a learner with ``_kernel_calibrates``) gets the arithmetic of
+    it scores (a learner with ``_tags.kernel_calibrates``) gets the arithmetic of
     :func:`update` bit for bit, and the step's chain of dependent divisions and square
     roots overlaps the kernel's own work.
     """

@@ -131,6 +131,7 @@ from __future__ import annotations
 
 import math
 from collections import namedtuple
+from dataclasses import replace
 from typing import ClassVar
 
 import numpy as np
@@ -140,6 +141,7 @@ from ._base import BaseStreamingAUC
 from ._chunks import Chunk
 from ._kernels import bound_call, jit, mean_by_count, n_rows, row, rows_of, sparse_axpy, sparse_dot
 from ._params import StrOptions, non_negative, positive
+from ._runtime import LearnerTags
 from ._sadaoam_step import _caught_up, _l1_coord, _sadaoam_chunk
 from .covariance import (
     SUMMARY_DTYPES,
@@ -401,8 +403,7 @@ class _AdaGradAUC(BaseStreamingAUC):
         "lam": [2.0**k for k in range(-10, 3)],
     }
     _summary: ClassVar[type] = FullCovariance
-    _kernel_prequential = True
-    _supports_sample_weight = True
+    _tags = LearnerTags(kernel_prequential=True, sample_weight=True)
 
     def _init_state(self, n_features: int) -> None:
         self.w_ = np.zeros(n_features)
@@ -540,7 +541,7 @@ class AdaOAM(_AdaGradAUC):
         "projection": [StrOptions(set(_PROJECTIONS))],
         "dtype": [StrOptions(set(SUMMARY_DTYPES))],
     }
-    _dense_kernels = True
+    _tags = replace(_AdaGradAUC._tags, dense_kernels=True)
 
     def __init__(
         self,

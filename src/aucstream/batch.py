@@ -132,6 +132,7 @@ from ._base import BaseStreamingAUC
 from ._chunks import Chunk
 from ._kernels import jit
 from ._params import StrOptions, positive, positive_int
+from ._runtime import LearnerTags
 from ._warn import caller_stacklevel
 
 __all__ = [
@@ -207,7 +208,7 @@ class _BatchLearner(BaseStreamingAUC):
     """
 
     is_batch = True
-    _supports_sample_weight = True
+    _tags = LearnerTags(sample_weight=True)
 
     def _weighted_design(self, chunk: Chunk):
         """The design, the +/-1 labels and the weights (None: all 1) of the examples of

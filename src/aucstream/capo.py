@@ -90,6 +90,7 @@ from sklearn.svm import SVC
 from ._base import BaseStreamingAUC
 from ._chunks import Chunk
 from ._params import Interval, InvalidParameterError, positive, positive_int, unit_open
+from ._runtime import LearnerTags
 from .batch import PairwiseHingeSVM
 
 __all__ = ["CAPO"]
@@ -236,7 +237,7 @@ class CAPO(BaseStreamingAUC):
     """
 
     is_batch: ClassVar[bool] = True
-    _dense_kernels: ClassVar[bool] = True  # _update reads dense chunks in place
+    _tags = LearnerTags(dense_kernels=True)
     param_grid: ClassVar[dict[str, list]] = {"lam": [2.0**k for k in range(-10, 11)]}
     _parameter_constraints: ClassVar[dict[str, list]] = {
         "lam": [positive()],

@@ -59,7 +59,7 @@ scikit-learn checks left out, with reasons
   with repeated rows in a shuffled order, and an online learner's model depends on
   the order of its examples (scikit-learn's own SGDClassifier fails it too).
 - ``check_sample_weight*`` for learners whose update takes no example weights
-  (``_supports_sample_weight = False``, see CONTRIBUTING.md): they refuse
+  (``_tags.sample_weight`` False, see CONTRIBUTING.md): they refuse
   ``sample_weight`` with an error by design.
 """
 
@@ -743,7 +743,7 @@ def _sklearn_checks(estimator) -> Iterator[Callable[[], None]]:
     from sklearn.utils.estimator_checks import estimator_checks_generator
 
     online = _is_online(estimator)
-    weights = getattr(estimator, "_supports_sample_weight", True)
+    weights = getattr(getattr(estimator, "_tags", None), "sample_weight", True)
     for instance, check in estimator_checks_generator(estimator, legacy=True):
         name = getattr(check, "func", check).__name__
         if name in _SKIPPED_SKLEARN:

@@ -145,6 +145,7 @@ from ._kernels import (
     sparse_dot,
 )
 from ._params import PASS_ORDER, StrOptions, positive, positive_int, unit_open
+from ._runtime import LearnerTags
 from ._saddle import clip, l1_change, project_l1_lazy, rebase, saddle_grad_scalars, warm_start
 from ._warn import caller_stacklevel
 
@@ -571,11 +572,13 @@ class FSAUC(ClassWeightTotals, BaseStreamingAUC):
     """
 
     stream_length_param = "n_samples"
-    _dense_kernels = True
-    _kernel_prequential = True
-    _supports_sample_weight = True
-    _update_draws = False
-    _kernel_calibrates = True
+    _tags = LearnerTags(
+        dense_kernels=True,
+        kernel_prequential=True,
+        sample_weight=True,
+        update_draws=False,
+        kernel_calibrates=True,
+    )
     param_grid = {
         "R": [10.0**k for k in range(-1, 6)],
         "eta1": [2.0**k for k in range(-10, 11)],

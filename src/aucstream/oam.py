@@ -66,6 +66,7 @@ from ._kernels import (
     sparse_dot,
 )
 from ._params import PASS_ORDER, StrOptions, positive, positive_int
+from ._runtime import LearnerTags
 from .reservoir import Reservoir, reservoir_offer
 
 __all__ = ["OAM"]
@@ -178,8 +179,7 @@ class OAM(BaseStreamingAUC):
 
     #: Z11's 2^[-10:10] extended down to 2^-20 (see ``C`` above).
     param_grid = {"C": [2.0**k for k in range(-20, 11)]}
-    _dense_kernels = True
-    _kernel_prequential = True
+    _tags = LearnerTags(dense_kernels=True, kernel_prequential=True)
     _parameter_constraints = {
         "C": [positive()],
         "buffer_size": [positive_int(), None],

@@ -111,6 +111,7 @@ from ._kernels import (
     sparse_dot,
 )
 from ._params import PASS_ORDER, Interval, Real, StrOptions, positive
+from ._runtime import LearnerTags
 
 __all__ = [
     "ConfidenceWeighted",
@@ -287,10 +288,9 @@ def cw_coefficients(m: float, v: float, eta: float) -> tuple[float, float]:
 class _LinearOnline(BaseStreamingAUC):
     """Base of the learners whose whole state is the weight vector ``w_``."""
 
-    _dense_kernels = True
-    _kernel_prequential = True
-    _supports_sample_weight = True
-    _update_draws = False  # the kernel draws nothing
+    _tags = LearnerTags(
+        dense_kernels=True, kernel_prequential=True, sample_weight=True, update_draws=False
+    )
 
     def _init_state(self, n_features: int) -> None:
         self.w_ = np.zeros(n_features)
@@ -536,9 +536,7 @@ class ConfidenceWeighted(BaseStreamingAUC):
         "average": ["boolean"],
         **PASS_ORDER,
     }
-    _dense_kernels = True
-    _kernel_prequential = True
-    _update_draws = False  # the kernel draws nothing
+    _tags = LearnerTags(dense_kernels=True, kernel_prequential=True, update_draws=False)
     _low_memory_hint = (
         "CW-full keeps a d x d covariance factor; for many features use a learner with "
         "O(d) state (SOLAM, UnivariateOnline, PassiveAggressive, CostSensitivePA)"

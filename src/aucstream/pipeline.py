@@ -22,6 +22,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._base import BaseStreamingAUC
 from ._chunks import check_sparse_structure
+from ._runtime import LearnerTags
 from .metrics import roc_auc
 
 __all__ = ["ChunkedPipeline", "StreamPipeline"]
@@ -180,7 +181,6 @@ class StreamPipeline(BaseStreamingAUC):
     True
     """
 
-    _fast_path = False  # learns through _learn, which the fast path bypasses
     _parameter_constraints: ClassVar[dict] = {
         "transformer": [
             HasMethods(["start", "partial_fit_transform", "transform", "affine_map"]),
@@ -238,8 +238,11 @@ class StreamPipeline(BaseStreamingAUC):
         self.estimator_._begin_pass(y_pm)
 
     @property
-    def _kernel_prequential(self) -> bool:  # prequential scores come at kernel speed
-        return bool(getattr(self, "estimator_", self.estimator)._kernel_prequential)
+    def _tags(self) -> LearnerTags:
+        """Learns through ``_learn`` (not the fast path); its prequential scores come at
+        kernel speed when its estimator's do."""
+        inner = getattr(self, "estimator_", self.estimator)._tags
+        return LearnerTags(fast_path=False, kernel_prequential=inner.kernel_prequential)
 
     # --------------------------------------------------------------- learning
     def _learn(self, X, y, pre_scores=None, sample_weight=None) -> None:

@@ -97,7 +97,7 @@ from sklearn.utils.validation import check_is_fitted
 from . import _calibration, _state
 from ._base import BaseStreamingAUC
 from ._params import positive_int, unit_open
-from ._runtime import _NOT_TAKEN
+from ._runtime import _NOT_TAKEN, LearnerTags
 from ._streaming_auc import PrequentialAUC, RollingAUC
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -310,7 +310,7 @@ class OnePassSearch(BaseStreamingAUC):
     True
     """
 
-    _fast_path = False  # learns through _learn, which the fast path bypasses
+    _tags = LearnerTags(fast_path=False)  # learns through _learn, not the fast path
     _parameter_constraints: ClassVar[dict] = {
         "candidates": [list, None],
         "first_round": [positive_int()],
@@ -548,12 +548,15 @@ class OnePassSearch(BaseStreamingAUC):
         return default_candidates(1) if self.candidates is None else list(self.candidates)
 
     @property
-    def _kernel_prequential(self) -> bool:  # the search's own scores come at kernel speed
-        return all(c._kernel_prequential for c in self._current_candidates())
-
-    @property
-    def _supports_sample_weight(self) -> bool:
-        return all(c._supports_sample_weight for c in self._current_candidates())
+    def _tags(self) -> LearnerTags:
+        """Its own scores come at kernel speed, and it takes example weights, when every
+        candidate's do."""
+        candidates = [c._tags for c in self._current_candidates()]
+        return LearnerTags(
+            fast_path=False,
+            kernel_prequential=all(t.kernel_prequential for t in candidates),
+            sample_weight=all(t.sample_weight for t in candidates),
+        )
 
     # --------------------------------------------------------------- learning
     def _learn(self, X, y, pre_scores=None, sample_weight=None) -> None:

@@ -117,6 +117,7 @@ from ._kernels import (
     store_class_totals,
 )
 from ._params import PASS_ORDER, StrOptions, positive
+from ._runtime import LearnerTags
 from ._saddle import (
     clip,
     l1_change,
@@ -336,11 +337,16 @@ class SOLAM(ClassWeightTotals, BaseStreamingAUC):
         "R": [10.0**k for k in range(-1, 6)],
         "zeta": [2.0**k for k in range(-10, 11)],
     }
-    _dense_kernels = True
-    _kernel_prequential = True
-    _supports_sample_weight = True
-    _update_draws = False
-    _kernel_calibrates = True
+    _tags = LearnerTags(
+        dense_kernels=True,
+        kernel_prequential=True,
+        kernel_calibrates=True,
+        sample_weight=True,
+        update_draws=False,
+        # the declarations of a one-row chunk depend on the state through
+        # _plan_variant only
+        row_written_by_class=True,
+    )
     _parameter_constraints = {
         "R": [positive()],
         "zeta": [positive()],
@@ -432,10 +438,6 @@ class SOLAM(ClassWeightTotals, BaseStreamingAUC):
         if chunk.n_samples == 1 and self._plan_variant(chunk) == 1:
             return self._row_logged_state()
         return ()
-
-    #: the declarations of a one-row chunk depend on the state through
-    #: :meth:`_plan_variant` only
-    _row_written_by_class = True
 
     def _plan_variant(self, chunk: Chunk | None) -> int:
         """1 when the learner logs rows and a chunk's first example takes its step

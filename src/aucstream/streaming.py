@@ -441,7 +441,7 @@ def running_auc_is_cheap(model: Any) -> bool:
     """Whether the running prequential AUC costs (almost) nothing for ``model``.
 
     It does when the model's kernels write each row's score before learning it
-    (``_kernel_prequential``; a meta-learner that computes the prequential scores
+    (``_tags.kernel_prequential``; a meta-learner that computes the prequential scores
     anyway declares it too); otherwise ``test_then_train`` learns row by row, which is
     much slower than ``partial_fit`` on chunks.
 
@@ -453,7 +453,8 @@ def running_auc_is_cheap(model: Any) -> bool:
     -------
     bool
     """
-    return bool(getattr(model, "_kernel_prequential", False)) and hasattr(model, "test_then_train")
+    tags = getattr(model, "_tags", None)
+    return bool(getattr(tags, "kernel_prequential", False)) and hasattr(model, "test_then_train")
 
 
 def _progress_for(progress: Progress | bool | None, model: Any) -> Progress | None:

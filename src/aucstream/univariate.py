@@ -95,6 +95,7 @@ from ._kernels import (
     store_class_totals,
 )
 from ._params import PASS_ORDER, InvalidParameterError, StrOptions, non_negative, positive
+from ._runtime import LearnerTags
 
 __all__ = ["UnivariateOnline", "univariate_loss"]
 
@@ -268,11 +269,13 @@ class UnivariateOnline(ClassWeightTotals, BaseStreamingAUC):
     """
 
     param_grid = {"eta": [2.0**k for k in range(-12, 11)]}
-    _dense_kernels = True
-    _kernel_prequential = True
-    _supports_sample_weight = True
-    _update_draws = False
-    _kernel_calibrates = True
+    _tags = LearnerTags(
+        dense_kernels=True,
+        kernel_prequential=True,
+        sample_weight=True,
+        update_draws=False,
+        kernel_calibrates=True,
+    )
 
     def _class_counts(self) -> np.ndarray:
         return self.class_counts_

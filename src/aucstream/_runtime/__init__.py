@@ -12,7 +12,9 @@ from three mixins, read in this order:
 - :class:`~aucstream._runtime._small_calls.SmallCalls` — the fast path of calls that
   learn or score a few examples.
 
-Below them: :mod:`aucstream._chunks` (the one layout kernels read, and the input checks),
+What a learner tells the runtime about itself is one frozen object,
+:class:`~aucstream._runtime._tags.LearnerTags` (the learner's ``_tags``). Below them:
+:mod:`aucstream._chunks` (the one layout kernels read, and the input checks),
 :mod:`aucstream._state` (the state as data: copies, restores, checks; its undo logs,
 which save only the rows a kernel call writes, are :mod:`aucstream._runtime._undo`),
 :mod:`aucstream._fastpath` (what the fast path keeps between calls) and
@@ -23,10 +25,12 @@ from ._declarations import ClassWeightTotals, StateDeclarations
 from ._learning import _NOT_TAKEN, LearningStep, make_rng
 from ._merging import check_mergeable
 from ._small_calls import SmallCalls
+from ._tags import LearnerTags
 
 __all__ = [
     "check_mergeable",
     "ClassWeightTotals",
+    "LearnerTags",
     "LearningStep",
     "SmallCalls",
     "StateDeclarations",

@@ -42,11 +42,6 @@ class StateDeclarations:
         before :meth:`_check_state`. The default keeps the fresh values.
         """
 
-    #: ``_update`` (and the rest of a learning call) may draw from ``_rng``; learners
-    #: that never do set this False, and the fast path then leaves the generator out of
-    #: its transactions (:meth:`_read_only_state`).
-    _update_draws: ClassVar[bool] = True
-
     def _read_only_state(self, y_pm: np.ndarray, chunk: Chunk | None = None) -> tuple:
         """State that learning a chunk of labels ``y_pm`` (+1/-1) can not write.
 
@@ -65,10 +60,10 @@ class StateDeclarations:
         (given by the fast path: its layout, the state's counts), and then
         :meth:`_plan_variant` says how. The default declares the random
         generator ``_rng`` of a learner whose update draws nothing from it
-        (:attr:`_update_draws` False: saving a generator's state costs more than a
+        (``_tags.update_draws`` False: saving a generator's state costs more than a
         one-row update), and nothing otherwise.
         """
-        return () if self._update_draws else (self._rng,)
+        return () if self._tags.update_draws else (self._rng,)
 
     def _plan_variant(self, chunk: Chunk):
         """What, besides its label, the declarations of a one-row ``chunk``
@@ -116,11 +111,6 @@ class StateDeclarations:
         dense rows read in place their non-zero columns), whatever happens (the others
         are saved whole). Called before the update, with a validated chunk."""
         return ()
-
-    #: :meth:`_row_written_state` of a one-row chunk depends on its label, the
-    #: parameters and the state's objects only (as :meth:`_read_only_state` does), so
-    #: the fast path keeps it in its plan of a one-row call per class.
-    _row_written_by_class: ClassVar[bool] = False
 
     @staticmethod
     def _chunk_rows(chunk: Chunk) -> np.ndarray:

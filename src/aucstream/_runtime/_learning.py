@@ -12,8 +12,6 @@ which runs the same ``_update`` with the same checks in fewer Python calls.
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 import numpy as np
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, validate_data
@@ -189,18 +187,10 @@ class LearningStep:
                 f"raises it). {self._low_memory_hint}".rstrip()
             )
 
-    #: The kernels read dense chunks in place (``chunk.indices is None``, ``chunk.data``
-    #: 2-D) as well as CSR chunks; otherwise dense input is converted to CSR arrays.
-    _dense_kernels: ClassVar[bool] = False
-
-    #: The update takes example weights from ``chunk.sample_weight`` (else they are
-    #: refused with an error).
-    _supports_sample_weight: ClassVar[bool] = False
-
     def _validate_weights(self, sample_weight, X) -> np.ndarray | None:
         if sample_weight is None:
             return None
-        if not self._supports_sample_weight:
+        if not self._tags.sample_weight:
             raise ValueError(
                 f"{type(self).__name__} does not support sample_weight: its update has no "
                 "per-example weight (see its notes)"
@@ -218,7 +208,7 @@ class LearningStep:
         sample_weight: np.ndarray | None = None,
     ) -> None:
         y_pm = np.where(y == self.classes_[1], 1.0, -1.0)
-        calibrate = self._kernel_prequential and not self.is_batch
+        calibrate = self._tags.kernel_prequential and not self.is_batch
         if calibrate and pre_scores is None:
             pre_scores = np.empty(X.shape[0])
         chunk = to_chunk(
@@ -226,7 +216,7 @@ class LearningStep:
             y_pm,
             pre_scores=pre_scores,
             sample_weight=sample_weight,
-            dense_in_place=self._dense_kernels,
+            dense_in_place=self._tags.dense_kernels,
         )
         self._learn_chunk(chunk, X)
 
@@ -234,7 +224,7 @@ class LearningStep:
         self, chunk: Chunk, X, flat: _state.FlatState | None = None, plan=None
     ) -> None:
         """One kernel call on a validated chunk, then the calibration (unless the kernel
-        fits it, ``_kernel_calibrates``) and the checks.
+        fits it, ``_tags.kernel_calibrates``) and the checks.
 
         ``X`` is the validated input of the chunk (for batch learners' scores).
         ``flat`` is a current walk of the state (:class:`aucstream._state.FlatState`)
@@ -253,8 +243,8 @@ class LearningStep:
             raise self._kernel_error(chunk, error) from error
         before = self.n_samples_seen_
         self.n_samples_seen_ += chunk.n_samples
-        if self._kernel_prequential and not self.is_batch:
-            if not self._kernel_calibrates:
+        if self._tags.kernel_prequential and not self.is_batch:
+            if not self._tags.kernel_calibrates:
                 _calibration.update(
                     self.calibration_, chunk.pre_scores, chunk.y, chunk.sample_weight
                 )
@@ -320,19 +310,9 @@ class LearningStep:
                 "Use a smaller step size or scale the features"
             )
 
-    #: The kernels write each row's decision value before learning it into
-    #: ``chunk.pre_scores`` (when that array is not empty); otherwise
-    #: :meth:`test_then_train` learns row by row.
-    _kernel_prequential: ClassVar[bool] = False
-
-    #: The kernel also fits the calibration (:func:`aucstream._calibration.step` on
-    #: ``calibration_``, per example as it writes ``chunk.pre_scores``), so the base
-    #: class does not (:func:`aucstream._calibration.update`) after it.
-    _kernel_calibrates: ClassVar[bool] = False
-
     def _learn_prequential(self, X, y, weights: np.ndarray | None) -> np.ndarray:
         scores = np.empty(X.shape[0])
-        if self._kernel_prequential:
+        if self._tags.kernel_prequential:
             self._learn(X, y, pre_scores=scores, sample_weight=weights)
             return scores
         for i in range(X.shape[0]):

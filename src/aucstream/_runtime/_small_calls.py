@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import math
 from operator import is_
-from typing import ClassVar
 
 import numpy as np
 
@@ -90,10 +89,6 @@ def _binds_its_update(cls: type) -> bool:
 class SmallCalls:
     """Mixin of :class:`aucstream._base.BaseStreamingAUC`: the fast path of small
     calls (module docstring)."""
-
-    #: Small calls may skip the general validation (see :meth:`_quick_chunk`); learners
-    #: that override ``_learn`` (meta-learners) set this False.
-    _fast_path: ClassVar[bool] = True
 
     def _check_partial_fit(self) -> None:
         """Checks of a learner before any call that continues the stream.
@@ -150,7 +145,7 @@ class SmallCalls:
             return _NOT_TAKEN
         if not cache.flat.current(self):
             return _NOT_TAKEN
-        if prequential and not self._kernel_prequential:
+        if prequential and not self._tags.kernel_prequential:
             return _NOT_TAKEN
         label = one_label(y, cache)
         if label is None:
@@ -160,7 +155,7 @@ class SmallCalls:
             if one is None or not one.load_dict(row, label):
                 return _NOT_TAKEN
         elif indices is None:
-            if row.dtype != _FLOAT64 or not row.flags.c_contiguous or not self._dense_kernels:
+            if row.dtype != _FLOAT64 or not row.flags.c_contiguous or not self._tags.dense_kernels:
                 return _NOT_TAKEN
             one = self._one_row_context(cache, True, 0)
             if one is None or not one.load_dense(row, label):
@@ -183,7 +178,7 @@ class SmallCalls:
             grown = 16 if one is None else 2 * one.capacity
             capacity = 0 if dense else min(max(size, grown), self.n_features_in_)
             binds = _binds_its_update(type(self))
-            one = OneRow(self, dense, capacity, self._kernel_prequential, binds)
+            one = OneRow(self, dense, capacity, self._tags.kernel_prequential, binds)
             cache.plans[key] = one
         return one if one.update is not None else None
 
@@ -213,7 +208,7 @@ class SmallCalls:
                 raise self._kernel_error(one.exact_chunk(), error) from error
             before = self.n_samples_seen_
             self.n_samples_seen_ = before + 1
-            if self._kernel_prequential and not self._kernel_calibrates:
+            if self._tags.kernel_prequential and not self._tags.kernel_calibrates:
                 _calibration.update(self.calibration_, one.scores, one.y, NONE)
             if not flat.all_finite(plan, rows):  # current: a bound update keeps it so
                 self._check_finite(one.exact_chunk(), before)
@@ -237,7 +232,7 @@ class SmallCalls:
         classes_ = state.get("classes_")
         width = state.get("n_features_in_")
         if (
-            not self._fast_path
+            not self._tags.fast_path
             or not fast_path_on()
             or self.is_batch
             or sample_weight is not None
@@ -278,7 +273,7 @@ class SmallCalls:
         if type(X) is tuple:  # the arrays of a dict row (learn_one)
             rows = X if quick_csr(X, width) else None
         else:
-            rows = quick_rows(X, width, self._dense_kernels)
+            rows = quick_rows(X, width, self._tags.dense_kernels)
         if rows is None:
             return None
         n = rows[2].shape[0] if rows[0] is None else rows[0].shape[0] - 1
@@ -296,7 +291,11 @@ class SmallCalls:
         """
         cache, indptr, indices, data, y_pm = quick
         n = y_pm.shape[0]
-        if n == 1 and cache.params is not None and (self._kernel_prequential or not prequential):
+        if (
+            n == 1
+            and cache.params is not None
+            and (self._tags.kernel_prequential or not prequential)
+        ):
             label = float(y_pm[0])
             if indptr is None:
                 one = self._one_row_context(cache, True, 0)
@@ -307,7 +306,7 @@ class SmallCalls:
             if loaded:
                 return self._learn_one_row(cache, one, prequential, journal)
         flat = cache.flat  # current: walked or checked by _quick_chunk
-        calibrate = self._kernel_prequential
+        calibrate = self._tags.kernel_prequential
         learns = calibrate or not prequential  # one kernel call for the chunk
         scores = np.empty(n) if calibrate or prequential else None
         chunk = Chunk(
@@ -327,7 +326,7 @@ class SmallCalls:
                     raise self._kernel_error(chunk, error) from error
                 before = self.n_samples_seen_
                 self.n_samples_seen_ = before + n
-                if calibrate and not self._kernel_calibrates:
+                if calibrate and not self._tags.kernel_calibrates:
                     _calibration.update(self.calibration_, scores, y_pm, NONE)
                 if not (flat.current(self) and flat.all_finite(plan, rows)):
                     self._check_finite(chunk, before)
@@ -364,10 +363,10 @@ class SmallCalls:
 
         The plan of a ``one_row`` chunk (a call of one example, with parameters kept by
         identity) is kept in the cache per class, when it does not depend on the rows
-        (``rows`` None, or :attr:`_row_written_by_class`). ``positive``: whether its
+        (``rows`` None, or ``_tags.row_written_by_class``). ``positive``: whether its
         example is positive, when the caller knows it as a Python bool (the one-row
         path; a key of numpy values costs more to make and to hash)."""
-        keep = one_row and (rows is None or self._row_written_by_class)
+        keep = one_row and (rows is None or self._tags.row_written_by_class)
         plan = key = None
         if keep:
             if positive is None:

@@ -311,7 +311,7 @@ def _replays_calibration(model) -> bool:
         and not model.is_batch
         and type(model)._scores_by_coef
         and type(model)._threshold is BaseStreamingAUC._threshold
-        and bool(getattr(type(model), "_kernel_prequential", False))
+        and bool(getattr(getattr(model, "_tags", None), "kernel_prequential", False))
         and callable(getattr(model, "test_then_train", None))
     )
 

@@ -156,8 +156,7 @@ owns its kind's state allocation, update, re-basing and forming of the weights,
 merge, loaded-state checks and the answers to the base class's declarations (what a
 call writes by rows, reads only, keeps bounded: ``_row_logged_state``,
 ``_row_written_state``, ``_written_rows``, ``_read_only_state``, ``_bounded_state``,
-``_plan_variant``, ``_row_written_by_class``, ``_dense_kernels``,
-``_supports_sample_weight``, ...); the estimator forwards each hook to it, so the base
+``_plan_variant``, ``_tags``, ...); the estimator forwards each hook to it, so the base
 class sees the answers of the kind.
 
 Engines are **stateless strategy objects**: one instance per kind, shared by every

@@ -16,6 +16,7 @@ import numpy as np
 from .._chunks import Chunk
 from .._kernels import mean_by_count
 from .._params import InvalidParameterError
+from .._runtime import LearnerTags
 from ..covariance import DTYPE_KINDS, make_covariance, solve_from_statistics, summary_nbytes
 
 
@@ -67,12 +68,10 @@ class Engine:
     summaries ``stats_``.
     """
 
-    #: The kernel reads dense rows in place (``BaseStreamingAUC._dense_kernels``).
-    dense_kernels = False
-    #: The update takes example weights (``BaseStreamingAUC._supports_sample_weight``).
-    supports_sample_weight = True
-    #: ``BaseStreamingAUC._row_written_by_class``.
-    row_written_by_class = False
+    #: What the learner tells the runtime with this kind (the learner's ``_tags``):
+    #: every kind's kernel writes the prequential scores and fits the calibration;
+    #: the default kind takes CSR rows and example weights.
+    tags = LearnerTags(kernel_prequential=True, kernel_calibrates=True, sample_weight=True)
 
     # ------------------------------------------------------------- parameters
     def check_params(self, learner) -> None:

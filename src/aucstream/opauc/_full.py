@@ -14,6 +14,7 @@ features only.
 from __future__ import annotations
 
 import importlib
+from dataclasses import replace
 
 import numpy as np
 
@@ -29,8 +30,7 @@ _PACKAGE = importlib.import_module(__package__)
 class FullEngine(ExplicitEngine):
     """Exact summaries: dense rows read in place, rows written by class."""
 
-    dense_kernels = True
-    row_written_by_class = True
+    tags = replace(ExplicitEngine.tags, dense_kernels=True, row_written_by_class=True)
 
     def low_memory_hint(self, learner) -> str:
         return (

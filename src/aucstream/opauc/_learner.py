@@ -233,8 +233,6 @@ class OPAUC(BaseStreamingAUC):
     _rebase_every = 1 << 17
     #: Every this many re-basings, the summaries' products are recomputed too.
     _refresh_every = 8
-    _kernel_prequential = True
-    _kernel_calibrates = True
 
     def __init__(
         self,
@@ -266,9 +264,7 @@ class OPAUC(BaseStreamingAUC):
         return engine_for(self.covariance)
 
     # ------------------------------------------- the base class's hooks, forwarded
-    _dense_kernels = _declared("dense_kernels")
-    _supports_sample_weight = _declared("supports_sample_weight")
-    _row_written_by_class = _declared("row_written_by_class")
+    _tags = _declared("tags")
     _low_memory_hint = property(lambda self: self._engine.low_memory_hint(self))
     _check_params = _forward("check_params")
     _init_state = _forward("init_state")

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import importlib
 import weakref
+from dataclasses import replace
 
 import numpy as np
 
@@ -45,7 +46,7 @@ _FORMED: weakref.WeakSet = weakref.WeakSet()
 class LowRankEngine(Engine):
     """The d x tau sketches whose draws are random ("randomized", "hash")."""
 
-    supports_sample_weight = False
+    tags = replace(Engine.tags, sample_weight=False)
     extra_bytes_per_feature = 8  # v
 
     def check_sample_weight(self, learner, sample_weight) -> None:

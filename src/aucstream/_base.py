@@ -324,28 +324,6 @@ class BaseStreamingAUC(SmallCalls, StateDeclarations, LearningStep, ClassifierMi
         self._stream(X, [y], classes, None, prequential=False)
         return self
 
-    def _bind_update(self, chunk: Chunk, reuse: bool = False):
-        """``_update(chunk)`` with its arguments made once: a function of the learner
-        that runs it, or None (the default: the learner binds nothing).
-
-        The one-row fast path (:meth:`learn_one`, one-row :meth:`partial_fit`) binds
-        the update to a chunk of fixed buffers (:class:`aucstream._fastpath.OneRow`)
-        that each call refills, and calls the result while the walk of the state is
-        current and the parameters are the same objects. So the function may hold the
-        state's objects (arrays, components) and values made from the parameters, but
-        must read every other member of the state (Python scalars) when called, and
-        must not hold the learner (pass it). It writes arrays in place and sets
-        members that hold Python scalars, and never adds, removes or replaces another
-        member (the walk stays current: the one-row path does not check it again;
-        tests/test_one_row.py checks each binding learner). The chunk's sparse
-        buffers may be longer than the row: read its entries through ``indptr``. A
-        learner that binds defines ``_update(chunk)`` as
-        ``self._bind_update(chunk)(self)``, so both paths run the same code; a
-        subclass that overrides ``_update`` alone is not bound
-        (:func:`_binds_its_update`).
-        """
-        return None
-
     def predict_one(self, x):
         """The predicted label of one example (see :meth:`predict`).
 

@@ -241,8 +241,14 @@ class StreamPipeline(BaseStreamingAUC):
     def _tags(self) -> LearnerTags:
         """Learns through ``_learn`` (not the fast path); its prequential scores come at
         kernel speed when its estimator's do."""
-        inner = getattr(self, "estimator_", self.estimator)._tags
-        return LearnerTags(fast_path=False, kernel_prequential=inner.kernel_prequential)
+        inner = self.__dict__.get("estimator_", self.estimator)
+        if inner is None:  # not fitted: the default estimator it will clone
+            from .search import OnePassSearch
+
+            inner = OnePassSearch()
+        tags = getattr(inner, "_tags", None)  # (an invalid estimator: its check says so)
+        prequential = isinstance(tags, LearnerTags) and tags.kernel_prequential
+        return LearnerTags(fast_path=False, kernel_prequential=prequential)
 
     # --------------------------------------------------------------- learning
     def _learn(self, X, y, pre_scores=None, sample_weight=None) -> None:

@@ -551,11 +551,15 @@ class OnePassSearch(BaseStreamingAUC):
     def _tags(self) -> LearnerTags:
         """Its own scores come at kernel speed, and it takes example weights, when every
         candidate's do."""
-        candidates = [c._tags for c in self._current_candidates()]
+        try:
+            candidates = [getattr(c, "_tags", None) for c in self._current_candidates()]
+        except TypeError:  # invalid candidates: their parameter check says so
+            candidates = [None]
+        valid = all(isinstance(t, LearnerTags) for t in candidates)
         return LearnerTags(
             fast_path=False,
-            kernel_prequential=all(t.kernel_prequential for t in candidates),
-            sample_weight=all(t.sample_weight for t in candidates),
+            kernel_prequential=valid and all(t.kernel_prequential for t in candidates),
+            sample_weight=valid and all(t.sample_weight for t in candidates),
         )
 
     # --------------------------------------------------------------- learning

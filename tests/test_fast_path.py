@@ -787,3 +787,26 @@ def test_a_first_call_on_plain_input_skips_only_the_general_validation(cls, monk
                 assert model.n_features_in_ == X.shape[1] and "feature_names_in_" not in vars(
                     model
                 ), what
+
+
+def test_the_fast_path_setting_is_per_thread_and_checked():
+    """``set_config(fast_path=...)`` is a bool, per thread, and restored by
+    ``config_context`` (the checks of aucstream.checks run under both values)."""
+    import threading
+
+    from aucstream import config_context, get_config, set_config
+    from aucstream._config import fast_path_on
+
+    seen = []
+    with config_context(fast_path=False):
+        other = threading.Thread(target=lambda: seen.append(fast_path_on()))
+        other.start()
+        other.join()
+        seen.append(fast_path_on())
+        assert get_config()["fast_path"] is False
+    seen.append(fast_path_on())
+    assert seen == [True, False, True]
+    for bad in (1, "no", None.__class__):
+        with pytest.raises(TypeError, match="fast_path"):
+            set_config(fast_path=bad)
+    assert fast_path_on() is True

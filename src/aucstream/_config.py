@@ -33,7 +33,16 @@ def _physical_memory() -> int | None:
 _total = _physical_memory()
 #: Half of the machine's memory, or 8 GiB where it cannot be read.
 _DEFAULTS = {"memory_budget": _total // 2 if _total else 8 << 30, "fast_path": True}
-_local = threading.local()
+
+
+class _Local(threading.local):
+    """The settings of one thread; ``fast_path`` is a class attribute so that a thread
+    that never set it reads the default without a failed lookup."""
+
+    fast_path = True
+
+
+_local = _Local()
 
 
 def _settings() -> dict:
@@ -45,7 +54,7 @@ def _settings() -> dict:
 def fast_path_on() -> bool:
     """Whether small calls may take the fast path in this thread (one attribute read:
     it is asked on every small call)."""
-    return getattr(_local, "fast_path", True)
+    return _local.fast_path
 
 
 def get_config() -> dict:

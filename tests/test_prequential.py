@@ -461,3 +461,22 @@ def test_partial_auc_columns_equal_scikit_learn_at_every_checkpoint():
         prequential(SOLAM(), iter_chunks(X, y, 250), max_fpr=1.5)
     with pytest.raises(ValueError, match="needs max_fpr"):
         prequential(SOLAM(), iter_chunks(X, y, 250), metrics=["partial_auc"])
+
+
+def test_cli_evaluate_output_follows_the_umask(tmp_path):
+    """The curve is written as save_model writes (aucstream.persistence.atomic_write):
+    all at once, with the mode open() would give it (it was always 0600)."""
+    import os
+
+    from aucstream.cli import main
+
+    X, y = data(120, labels=(-1, 1))
+    path, out = tmp_path / "d.svm", tmp_path / "curve.csv"
+    dump_svmlight_file(X, y, str(path), zero_based=False)
+    old = os.umask(0o022)
+    try:
+        assert main(["evaluate", str(path), "--learner", "SOLAM", "-o", str(out)]) == 0
+    finally:
+        os.umask(old)
+    assert out.stat().st_mode & 0o777 == 0o644
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]

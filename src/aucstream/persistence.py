@@ -36,8 +36,10 @@ import tempfile
 import tokenize
 import zipfile
 import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import numpy as np
 
@@ -45,7 +47,14 @@ from . import _state
 from ._config import format_bytes, get_config
 from ._json import to_jsonable
 
-__all__ = ["save_model", "load_model", "model_file", "FORMAT_NAME", "FORMAT_VERSION"]
+__all__ = [
+    "save_model",
+    "load_model",
+    "model_file",
+    "atomic_write",
+    "FORMAT_NAME",
+    "FORMAT_VERSION",
+]
 
 FORMAT_NAME = "aucstream-model"
 FORMAT_VERSION = 1
@@ -238,17 +247,47 @@ def _umask() -> int:
     return mask
 
 
-def _write_atomically(target: Path, **arrays: np.ndarray) -> None:
-    """Write an ``.npz`` next to ``target``, flush it to disk, then rename it over."""
+@contextmanager
+def atomic_write(path: str | os.PathLike, binary: bool = False) -> Iterator[IO]:
+    """Write a file all at once or not at all: a context manager giving a file that
+    takes ``path``'s name only when the block ends without an error.
+
+    The data go to a temporary file beside ``path``, flushed to disk; the file then
+    gets the mode ``open()`` would give it (0666 less the umask), is renamed over
+    ``path`` and the rename is flushed too. If the block raises, the temporary file is
+    removed and ``path`` is untouched. Used for model files (:func:`save_model`) and
+    the CLI's outputs.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file to write.
+    binary : bool, default=False
+        Open the file in binary mode (else text).
+
+    Yields
+    ------
+    file object
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> target = pathlib.Path(tempfile.mkdtemp()) / "out.csv"
+    >>> with atomic_write(target) as f:
+    ...     _ = f.write("score\\n0.5\\n")
+    >>> target.read_text().split()
+    ['score', '0.5']
+    """
+    target = Path(path)
     directory = target.parent if str(target.parent) else Path(".")
     fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{target.name}.", suffix=".tmp")
     try:
-        with os.fdopen(fd, "wb") as f:
-            np.savez_compressed(f, **arrays)
+        with os.fdopen(fd, "wb" if binary else "w") as f:
+            yield f
             f.flush()
             os.fsync(f.fileno())
-        # mkstemp makes the file private (0600); the model file gets the mode open()
-        # would give it, 0666 less the umask, before it takes the target's name
+        # mkstemp makes the file private (0600); it gets the mode open() would give
+        # it, 0666 less the umask, before it takes the target's name
         os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, target)
     except BaseException:
@@ -260,10 +299,16 @@ def _write_atomically(target: Path, **arrays: np.ndarray) -> None:
         return
     try:
         os.fsync(dir_fd)
-    except OSError:  # pragma: no cover
+    except OSError:  # pragma: no cover - file systems that refuse it
         pass
     finally:
         os.close(dir_fd)
+
+
+def _write_atomically(target: Path, **arrays: np.ndarray) -> None:
+    """Write an ``.npz`` next to ``target``, flush it to disk, then rename it over."""
+    with atomic_write(target, binary=True) as f:
+        np.savez_compressed(f, **arrays)
 
 
 #: State members a learner may or may not have (set by scikit-learn's validation).

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
-import tempfile
 from pathlib import Path
 
 from ..streaming import Progress
@@ -71,14 +69,10 @@ def _cmd_evaluate(args) -> int:
         if stream.n_seen == 0 and "no examples" in str(error):
             raise _no_examples(stream) from None
         raise
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w") as out:
-            curve.to_csv(out, index=False, float_format="%.17g")
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    from ..persistence import atomic_write
+
+    with atomic_write(target) as out:  # all or nothing, with the umask's mode
+        curve.to_csv(out, index=False, float_format="%.17g")
     last = curve.iloc[-1]
     shown = [
         f"{name} {last[name]:.4f}"

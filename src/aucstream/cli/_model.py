@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -205,7 +204,7 @@ def _cmd_predict(args) -> int:
     positive) and, with --proba, the probability of the positive class. The file's
     labels are ignored.
     """
-    from ..persistence import _umask, load_model
+    from ..persistence import atomic_write, load_model
 
     model = load_model(args.model)
     if args.proba and not hasattr(model, "predict_proba"):
@@ -222,15 +221,8 @@ def _cmd_predict(args) -> int:
         except BrokenPipeError:  # e.g. `aucstream predict ... | head`: not an error
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w") as out:
-            _write_predictions(model, stream, args, out)
-        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp's 0600: the mode open() would give
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with atomic_write(target) as out:  # all or nothing, with the umask's mode
+        _write_predictions(model, stream, args, out)
     print(f"{type(model).__name__}: {stream.n_seen:,} scores written to {target}")
     return 0
 

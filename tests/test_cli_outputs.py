@@ -193,3 +193,33 @@ def test_fit_and_score_name_the_learner_behind_the_scaler(data, tmp_path, capsys
         assert capsys.readouterr().out.startswith(f"{name}: 200 examples, 5 features")
         assert main(["score", str(target), str(data["svm"])]) == 0
         assert capsys.readouterr().out.rstrip().endswith(f"({name}, {target})")
+
+
+def test_a_first_run_says_that_it_compiles(tmp_path, monkeypatch, capsys):
+    """A command that learns says in one line on stderr that it compiles when numba's
+    cache holds none of the core kernels (a first run, which otherwise sits silent),
+    and nothing when it does (issue 34); kernels_cached reads numba's cache index."""
+    import importlib.util
+    import sys
+
+    from aucstream._kernels import kernels_cached
+    from aucstream.cli import _common
+
+    source = tmp_path / "probe_kernel.py"
+    source.write_text(
+        "from aucstream._kernels import jit\n\n\n@jit\ndef twice(x):\n    return 2 * x\n"
+    )
+    spec = importlib.util.spec_from_file_location("probe_kernel", source)
+    module = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "probe_kernel", module)
+    spec.loader.exec_module(module)
+    assert kernels_cached([module.twice]) is False  # never compiled here
+    assert module.twice(2) == 4
+    assert kernels_cached([module.twice]) is True  # compiled, and cached on disk
+    for cached, said in ((False, True), (True, False), (None, False)):
+        monkeypatch.setattr("aucstream._kernels.kernels_cached", lambda ds, c=cached: c)
+        assert _common.say_if_compiling() is said
+        err = capsys.readouterr().err
+        assert (
+            (err.count("\n") == 1 and err.startswith("aucstream: compiling")) if said else err == ""
+        )

@@ -80,8 +80,9 @@ chunk checks of :mod:`aucstream._chunks`, the one-row loads of
 
 from __future__ import annotations
 
+import os
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from functools import partial
 from typing import Any
 
@@ -101,6 +102,7 @@ __all__ = [
     "inline_overload",
     "intrinsic",
     "compiled_entry",
+    "kernels_cached",
     "bound_call",
     "pointer",
     "float_of_bits",
@@ -300,3 +302,14 @@ def bound_call(kernel, *args, reuse: bool = False, late: tuple = ()):
     """
     entry = compiled_entry(kernel, (*args, *late)) if reuse else kernel
     return partial(entry, *args)
+
+
+def kernels_cached(dispatchers: Iterable) -> bool | None:
+    """Whether numba's on-disk cache holds an index for at least one of ``dispatchers``
+    (functions made by :func:`jit`): False on a first run (nothing compiled yet in this
+    cache location, so the first call compiles), None when numba's cache layout can not
+    be read (then nothing is claimed either way). Reads only file names."""
+    try:
+        return any(os.path.exists(d._cache._cache_file._index_path) for d in dispatchers)
+    except AttributeError:  # pragma: no cover - another numba's cache layout
+        return None

@@ -128,6 +128,26 @@ def _zero_based(args) -> bool | str:
     return _ZERO_BASED[older] if older is not None else "auto"
 
 
+def say_if_compiling() -> bool:
+    """Before the first learning call of a command: say in one line on stderr that the
+    kernels compile now, when numba's cache holds none of the input checks every
+    learner runs (a first run: the command would otherwise sit silent while it
+    compiles). Returns whether it said so."""
+    from .. import _chunks
+    from .._kernels import kernels_cached
+
+    core = (_chunks._values_ok, _chunks._csr_ok, _chunks.nonzero_columns)
+    if kernels_cached(core) is not False:
+        return False
+    print(
+        "aucstream: compiling the kernels this command uses (once: numba caches them "
+        "for later runs)",
+        file=sys.stderr,
+        flush=True,
+    )
+    return True
+
+
 @contextmanager
 def cli_warnings() -> Iterator[None]:
     """Warnings printed as one line on stderr, ``aucstream: warning: ...``, while the

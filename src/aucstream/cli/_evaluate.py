@@ -17,6 +17,7 @@ from ._common import (
     _no_examples,
     _positive,
     _value,
+    say_if_compiling,
 )
 
 
@@ -54,6 +55,7 @@ def _cmd_evaluate(args) -> int:
     labels = _BinaryLabels(_positive(args))
     stream = _labelled_stream(args, labels)
     progress = Progress(f"evaluate {args.learner or _model_name(model)}", enabled=args.progress)
+    say_if_compiling()
     try:
         curve = prequential(
             model,

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from ..streaming import Progress
-from ._common import CommandError, _add_progress_option
+from ._common import CommandError, _add_progress_option, say_if_compiling
 
 
 def _check_datasets(names: Sequence[str]) -> None:
@@ -54,6 +54,7 @@ def _cmd_run(args) -> int:
             "StreamPipeline (online scaler + OnePassSearch) has nothing to tune: its time is "
             "the one pass that chose its learner."
         )
+    say_if_compiling()  # before the table: a first run compiles under its header
     print(header)
     print("-" * len(header), flush=True)
     order = [(d, n) for d in args.datasets for n in chosen]

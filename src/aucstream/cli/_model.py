@@ -25,6 +25,7 @@ from ._common import (
     _read,
     _typed_flag,
     _value,
+    say_if_compiling,
 )
 from ._experiments import _cmd_list
 
@@ -55,6 +56,7 @@ def _cmd_fit(args) -> int:
     stream = _labelled_stream(args, labels)
     name = args.learner or type(model).__name__
     progress = Progress(f"fit {name}", enabled=args.progress)
+    say_if_compiling()
     last = []
     fit_stream(
         model,

@@ -217,7 +217,7 @@ def test_a_first_run_says_that_it_compiles(tmp_path, monkeypatch, capsys):
     assert module.twice(2) == 4
     assert kernels_cached([module.twice]) is True  # compiled, and cached on disk
     for cached, said in ((False, True), (True, False), (None, False)):
-        monkeypatch.setattr("aucstream._kernels.kernels_cached", lambda ds, c=cached: c)
+        monkeypatch.setattr("aucstream.streaming.kernels_compiled", lambda c=cached: c)
         assert _common.say_if_compiling() is said
         err = capsys.readouterr().err
         assert (

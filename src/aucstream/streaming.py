@@ -44,6 +44,7 @@ __all__ = [
     "Progress",
     "StreamInfo",
     "fit_stream",
+    "kernels_compiled",
     "running_auc_is_cheap",
     "stream_bytes",
 ]
@@ -543,3 +544,25 @@ def fit_stream(
         if bar is not None:
             bar.close()
     return model
+
+
+def kernels_compiled() -> bool | None:
+    """Whether numba's on-disk cache already holds compiled kernels of aucstream: False
+    on a first run, when the first learning call compiles what it uses (which a
+    command line says on screen before it sits silent), None when numba's cache can
+    not be read.
+
+    Returns
+    -------
+    bool or None
+
+    Examples
+    --------
+    >>> from aucstream.streaming import kernels_compiled
+    >>> kernels_compiled() in (True, False, None)
+    True
+    """
+    from . import _chunks
+    from ._kernels import kernels_cached
+
+    return kernels_cached((_chunks._values_ok, _chunks._csr_ok, _chunks.nonzero_columns))

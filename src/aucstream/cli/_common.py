@@ -133,11 +133,9 @@ def say_if_compiling() -> bool:
     kernels compile now, when numba's cache holds none of the input checks every
     learner runs (a first run: the command would otherwise sit silent while it
     compiles). Returns whether it said so."""
-    from .. import _chunks
-    from .._kernels import kernels_cached
+    from ..streaming import kernels_compiled
 
-    core = (_chunks._values_ok, _chunks._csr_ok, _chunks.nonzero_columns)
-    if kernels_cached(core) is not False:
+    if kernels_compiled() is not False:
         return False
     print(
         "aucstream: compiling the kernels this command uses (once: numba caches them "

@@ -50,23 +50,17 @@ from sklearn.base import BaseEstimator
 from aucstream._params import Integral, Interval
 
 from .._kernels import jit
+from .._sorted_pairs import _gallop
 from ._checks import check_memory, check_params
 
 __all__ = ["RankSignal"]
 
 
-@jit
+@jit(inline="always")
 def _bisect(a, n, x, right):  # pragma: no cover - compiled
-    """The first position in sorted ``a[:n]`` whose entry is >= x (> x when ``right``)."""
-    lo = 0
-    hi = n
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if a[mid] < x or (right and a[mid] == x):
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
+    """The first position in sorted ``a[:n]`` whose entry is >= x (> x when ``right``):
+    the streaming AUC's search (:func:`aucstream._sorted_pairs._gallop`) from 0."""
+    return _gallop(a, 0, n, x, right)
 
 
 @jit

@@ -62,7 +62,29 @@ class _Counted:
         raise NotImplementedError
 
 
-class StreamingLogLoss(_Counted):
+class _MeanLoss(_Counted):
+    """The mean of a per-example loss of the probabilities (:meth:`_losses`)."""
+
+    needs = frozenset({"proba"})
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.total = 0.0
+
+    @staticmethod
+    def _losses(positive: np.ndarray, p: np.ndarray) -> np.ndarray:  # pragma: no cover
+        raise NotImplementedError
+
+    def update(self, positive, scores=None, proba=None, predicted=None) -> None:
+        p = np.asarray(proba, dtype=np.float64)
+        self.total += float(np.sum(self._losses(positive, p)))
+        self.n += p.shape[0]
+
+    def get(self) -> float:
+        return self.total / self.n if self.n else math.nan
+
+
+class StreamingLogLoss(_MeanLoss):
     """Mean log-loss of the probabilities so far (see the module docstring).
 
     Examples
@@ -72,22 +94,12 @@ class StreamingLogLoss(_Counted):
     0.366985
     """
 
-    needs = frozenset({"proba"})
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.total = 0.0
-
-    def update(self, positive, scores=None, proba=None, predicted=None) -> None:
-        p = np.asarray(proba, dtype=np.float64)
-        self.total -= float(np.sum(np.where(positive, np.log(p), np.log1p(-p))))
-        self.n += p.shape[0]
-
-    def get(self) -> float:
-        return self.total / self.n if self.n else math.nan
+    @staticmethod
+    def _losses(positive, p):
+        return -np.where(positive, np.log(p), np.log1p(-p))
 
 
-class StreamingBrier(_Counted):
+class StreamingBrier(_MeanLoss):
     """Mean squared error of the probabilities so far (the Brier score).
 
     Examples
@@ -97,19 +109,9 @@ class StreamingBrier(_Counted):
     0.1
     """
 
-    needs = frozenset({"proba"})
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.total = 0.0
-
-    def update(self, positive, scores=None, proba=None, predicted=None) -> None:
-        p = np.asarray(proba, dtype=np.float64)
-        self.total += float(np.sum((p - positive) ** 2))
-        self.n += p.shape[0]
-
-    def get(self) -> float:
-        return self.total / self.n if self.n else math.nan
+    @staticmethod
+    def _losses(positive, p):
+        return (p - positive) ** 2
 
 
 def _ece_bins(p: np.ndarray) -> np.ndarray:

@@ -43,14 +43,11 @@ def data_dir() -> Path:
 
 
 def make_stream(n: int = 120, d: int = 6, seed: int = 0, sparsity: float = 0.0):
-    """A linearly separable-ish stream with labels {-1, +1} and optional zeros."""
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, d))
-    if sparsity:
-        X[rng.random(size=X.shape) < sparsity] = 0.0
-    w = rng.normal(size=d)
-    y = np.where(X @ w + 0.3 * rng.normal(size=n) > 0, 1, -1)
-    return X, y
+    """A linearly separable-ish stream with labels {-1, +1} and optional zeros: the
+    battery's stream (:func:`aucstream.checks.make_stream`) with the tests' defaults."""
+    from aucstream.checks import make_stream as checks_stream
+
+    return checks_stream(n, d, seed=seed, sparsity=sparsity)
 
 
 def patch_update(patch, cls, spoilt) -> None:

@@ -32,6 +32,7 @@ from sklearn.utils._param_validation import (
 )
 
 __all__ = [
+    "FORGETTING",
     "PASS_ORDER",
     "Integral",
     "Interval",
@@ -40,6 +41,7 @@ __all__ = [
     "Real",
     "StrOptions",
     "check_parameters",
+    "decay_per_example",
     "positive",
     "non_negative",
     "positive_int",
@@ -85,6 +87,42 @@ PASS_ORDER: dict[str, list] = {
     "shuffle": ["boolean"],
     "random_state": ["random_state", np.random.Generator],
 }
+
+
+#: The constraint of ``half_life``, the one forgetting parameter of the library, for
+#: ``{**FORGETTING, ...}`` in ``_parameter_constraints``. ``half_life`` counts examples
+#: of the stream (both classes: the one clock of the library): whatever a learner
+#: accumulates (class counts, means and covariances, reservoirs, squared gradients),
+#: an example seen ``half_life`` examples ago weighs half as much as the latest one.
+#: ``None`` (every bare learner's default) forgets nothing: the paper's algorithm
+#: exactly. A finite real > 0; a bool, NaN or inf is refused.
+FORGETTING: dict[str, list] = {"half_life": [None, positive()]}
+
+
+def decay_per_example(half_life: float | None) -> float:
+    r"""The factor :math:`\gamma = 2^{-1/h}` by which one example shrinks the past.
+
+    Parameters
+    ----------
+    half_life : float or None
+        :math:`h`, in examples; ``None`` gives 1.0 (no forgetting).
+
+    Returns
+    -------
+    float
+        :math:`\gamma \in (0, 1]`: after :math:`h` examples the past weighs
+        :math:`\gamma^h = 1/2`.
+
+    Examples
+    --------
+    >>> decay_per_example(None)
+    1.0
+    >>> round(decay_per_example(1000) ** 1000, 12)
+    0.5
+    """
+    if half_life is None:
+        return 1.0
+    return float(2.0 ** (-1.0 / float(half_life)))
 
 
 def check_parameters(estimator) -> None:

@@ -472,7 +472,7 @@ class Chunk(NamedTuple):
 
     def dense(self) -> np.ndarray:
         """The rows as a dense float64 array (for batch learners and tests)."""
-        if self.is_dense:
+        if self.indptr is None or self.indices is None:
             return self.data
         X = np.zeros((self.n_samples, self.n_features))
         rows = np.repeat(np.arange(self.n_samples), np.diff(self.indptr))
@@ -531,8 +531,9 @@ def pack_dict_row(x: dict, indices: np.ndarray, data: np.ndarray) -> bool:
     """
     key_layout, value_layout = _dict_row_structs(len(x))
     try:
-        key_layout.pack_into(indices, 0, *x)
-        value_layout.pack_into(data, 0, *x.values())
+        # (numpy arrays are buffers; the stubs of Python 3.10 cannot say so)
+        key_layout.pack_into(indices, 0, *x)  # type: ignore[arg-type]
+        value_layout.pack_into(data, 0, *x.values())  # type: ignore[arg-type]
     except (struct.error, TypeError, ValueError, OverflowError):
         return False
     # struct takes True and False as 1 and 0: only the key equal to 0 or 1 can be a

@@ -61,6 +61,8 @@ def _blocks(part, spec: _Spec) -> Iterator[tuple]:
     X, y = part[1], part[2]
     if kind == "frame":
         frame = X
+        if spec.features is None:
+            raise ValueError("a dataframe partition needs the feature columns of its spec")
         X = frame[list(spec.features)].to_numpy(dtype=np.float64)
         y = frame[spec.label] if spec.label is not None else y
     y = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y).ravel()

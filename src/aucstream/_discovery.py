@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import pkgutil
+from typing import Any
 
 __all__ = ["all_estimators"]
 
@@ -34,7 +35,7 @@ def all_estimators(kind: str | None = None) -> list[tuple[str, type]]:
 
     from ._base import BaseStreamingAUC
 
-    found: dict[str, type] = {}
+    found: dict[str, Any] = {}
     for info in pkgutil.iter_modules(aucstream.__path__):
         if info.name.startswith("_") or info.name in _SKIP:
             continue

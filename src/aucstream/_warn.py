@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+from types import FrameType
 
 __all__ = ["caller_stacklevel"]
 
@@ -15,7 +16,8 @@ def caller_stacklevel() -> int:
     this one, such that the warning names the first frame outside aucstream: the
     user's line, whichever path (``fit``, ``partial_fit``, ``learn_one``, a reader, a
     pipeline) led to the warning."""
-    frame, level = sys._getframe(1), 1
+    frame: FrameType | None = sys._getframe(1)
+    level = 1
     while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
         frame, level = frame.f_back, level + 1
     return level

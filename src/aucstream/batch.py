@@ -619,7 +619,7 @@ def cutting_plane_hinge(
         raise ValueError("each class needs at least one example")
     if not (lam > 0 and tol > 0 and max_iter >= 1):
         raise ValueError(f"need lam > 0, tol > 0, max_iter >= 1; got {lam}, {tol}, {max_iter}")
-    if w_pos is None:
+    if w_pos is None or w_neg is None:  # both or neither (checked above)
         n_pairs = float(X_pos.shape[0]) * float(X_neg.shape[0])
     else:
         n_pairs = float(w_pos.sum()) * float(w_neg.sum())

@@ -419,7 +419,8 @@ def check_any_two_labels_positive_is_classes_1(estimator) -> None:
     """Any two labels work; the larger (``classes_[1]``) is the positive class."""
     X, y = make_stream(N, 4, seed=3)
     reference = _fresh(estimator).fit(X, y)
-    for labels in [(0, 1), (-1, 1), ("ham", "spam"), (False, True)]:
+    pairs: list[tuple] = [(0, 1), (-1, 1), ("ham", "spam"), (False, True)]
+    for labels in pairs:
         y_named = np.where(y > 0, labels[1], labels[0])
         model = _fresh(estimator).fit(X, y_named)
         assert list(model.classes_) == sorted(labels), (labels, model.classes_)

@@ -560,7 +560,7 @@ class ParallelPass(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             "dtype": getattr(est, "dtype", "float64"),
         }
 
-    def _fit_statistics(self, dask, parts, spec, seeds) -> None:
+    def _fit_statistics(self, dask, parts, spec, seeds) -> tuple:
         kind = self._summary_kind(spec.n_features)
         tasks = [
             dask.delayed(_statistics_task, pure=True)(p, i, spec, kind, seeds[i])
@@ -581,7 +581,7 @@ class ParallelPass(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         return estimator, classes, result.n_samples, result.nbytes
 
     # ----------------------------------------------------------------- average
-    def _fit_average(self, dask, parts, spec, seeds) -> None:
+    def _fit_average(self, dask, parts, spec, seeds) -> tuple:
         classes = self._two_classes(spec.classes)
         template = clone(self.estimator)
         seeded = "random_state" in template.get_params(deep=False)

@@ -308,7 +308,7 @@ def atomic_write(path: str | os.PathLike, binary: bool = False) -> Iterator[IO]:
 def _write_atomically(target: Path, **arrays: np.ndarray) -> None:
     """Write an ``.npz`` next to ``target``, flush it to disk, then rename it over."""
     with atomic_write(target, binary=True) as f:
-        np.savez_compressed(f, **arrays)
+        np.savez_compressed(f, **arrays)  # type: ignore[arg-type]  # numpy's stub
 
 
 #: State members a learner may or may not have (set by scikit-learn's validation).
@@ -453,7 +453,7 @@ class _Reader:
         unknown = sorted(set(meta) - _META_KEYS)
         if unknown:
             raise self.fail("__meta__", f"unknown entries {unknown}")
-        read = set()
+        read: set[str] = set()
         for key, spec in meta["state"].items():
             _array_members(spec, f"state/{key}", read)
         unread = sorted(set(self.sizes) - read - {"__meta__.npy"})

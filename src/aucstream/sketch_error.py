@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -241,7 +242,7 @@ def sketch_error_curve(
             expected[a, b] = expected_error(A, kind, int(tau), gram_sq)
             for r in range(n_repeats if random else 1):
                 start = time.perf_counter()
-                summary = make_covariance(
+                summary: Any = make_covariance(
                     kind, d, int(tau), prune_slack=prune_slack, centering="g16"
                 )
                 if random:

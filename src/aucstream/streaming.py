@@ -294,7 +294,8 @@ class Progress:
         # what the line shows: position, its total, whether in bytes, text after it
         self._n, self._of, self._in_bytes, self._postfix = 0, total, False, ""
         self._started = self._closed = self._placed = False
-        self._width, self._shown = 0, None
+        self._width = 0
+        self._shown: tuple[int, str, str] | None = None
         self._lock = threading.Lock()
         self._stop = threading.Event()
         if self.enabled and self.every > 0:  # shows life before the first item is done
@@ -395,7 +396,7 @@ class Progress:
             self._of = info.total_bytes if self._in_bytes else None
         parts = []
         if self._in_bytes:
-            self._n = min(info.bytes_read or 0, self._of)
+            self._n = min(info.bytes_read or 0, self._of or 0)
             rate = info.n_seen / max(info.elapsed, 1e-9)
             parts.append(f"{_thousands(info.n_seen)} {self.unit} ({_thousands(rate)}/s)")
         else:

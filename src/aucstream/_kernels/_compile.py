@@ -84,7 +84,7 @@ import os
 import warnings
 from collections.abc import Callable, Iterable
 from functools import partial
-from typing import Any
+from typing import Any, Literal
 
 import numba as nb
 from llvmlite import ir
@@ -184,11 +184,12 @@ borrowing_step = jit(borrowing=True, entry_only=True)
 compiled_step = jit(entry_only=True)
 
 
-def inline_overload(stub: Callable, *, inline: str = "always") -> Callable:
+def inline_overload(stub: Callable, *, inline: Literal["always", "never"] = "always") -> Callable:
     """Decorator: the decorated typer is numba's implementation of ``stub`` (a Python
     function that raises when called from Python), cached and inlined (``inline``
     ``"never"`` for an overload too large to inline)."""
-    return overload(stub, jit_options={"cache": True}, inline=inline)
+    options: Any = {"cache": True}  # numba's stubs do not list "cache"
+    return overload(stub, jit_options=options, inline=inline)
 
 
 def register_overload(stub: Callable, typer: Callable) -> None:

@@ -187,10 +187,10 @@ class AUCDriftDetector(BaseEstimator):
             As :meth:`RankSignal.update_many`; nothing changes.
         """
         checked = self.signal_._check(scores, labels)  # every check, before any change
-        scores, numbers = checked[:2]
+        scores, numbers = np.asarray(checked[0]), np.asarray(checked[1])
         if scores.size == 0:
             return np.empty(0, dtype=np.int64)
-        found = []
+        found: list[int] = []
         start = 0
         while start < scores.size:
             part = slice(start, None)

@@ -61,7 +61,8 @@ class PaperTable:
                 if not cell:
                     continue
                 if name == "win/tie/loss":
-                    table.wtl[column] = tuple(int(v) for v in cell.split("/"))
+                    win, tie, loss = (int(v) for v in cell.split("/"))
+                    table.wtl[column] = (win, tie, loss)
                     continue
                 marker = "●" if "●" in cell else "○" if "○" in cell else ""
                 mean, std = cell.replace("●", "").replace("○", "").split("±")

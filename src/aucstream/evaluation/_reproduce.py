@@ -89,6 +89,8 @@ def reproduce(
             r.learners, datasets, protocol, checkpoints=r.checkpoints, n_splits=n_splits, **kwargs
         )
     elif r.kind == "sweep":
+        if r.sweep is None:
+            raise ValueError(f"the sweep {r.name!r} names no parameter to sweep")
         param, values = r.sweep
         result = parameter_sweep(
             r.learners, datasets, protocol, param, values, n_splits=n_splits, **kwargs

@@ -24,7 +24,7 @@ import time
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from sklearn.base import clone
@@ -75,7 +75,7 @@ def _all_learners() -> tuple:
     return tuple(all_estimators())
 
 
-def learner_classes() -> dict[str, type]:
+def learner_classes() -> dict[str, Any]:
     """Every learner class of the package by name (``aucstream.all_estimators()``).
 
     Returns
@@ -173,7 +173,7 @@ class LearnerSpec:
         return self.estimator in learner_classes()
 
     @property
-    def cls(self) -> type:
+    def cls(self) -> Any:
         """The learner class."""
         classes = learner_classes()
         if self.estimator not in classes:
@@ -299,8 +299,8 @@ class Job:
         caps = [self.learner.max_train]
         if self.learner.is_batch:
             caps.append(self.protocol.cap_for(self.data.name))
-        caps = [c for c in caps if c is not None]
-        return min(caps) if caps else None
+        known = [c for c in caps if c is not None]
+        return min(known) if known else None
 
     def config(self) -> dict:
         """Everything that determines the result (hashed into the cache key)."""
@@ -726,4 +726,4 @@ def run_jobs(
     finally:
         line.close()
     stats.seconds = time.perf_counter() - start
-    return records, stats
+    return cast("list[dict]", records), stats  # every position was filled above

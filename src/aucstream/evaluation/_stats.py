@@ -123,9 +123,9 @@ def win_tie_loss(outcomes: Iterable[int]) -> tuple[int, int, int]:
     -------
     (win, tie, loss) : tuple of int
     """
-    outcomes: Sequence[int] = list(outcomes)
+    seen: Sequence[int] = list(outcomes)
     return (
-        sum(o == BETTER for o in outcomes),
-        sum(o == TIE for o in outcomes),
-        sum(o == WORSE for o in outcomes),
+        sum(o == BETTER for o in seen),
+        sum(o == TIE for o in seen),
+        sum(o == WORSE for o in seen),
     )

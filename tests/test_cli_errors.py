@@ -267,3 +267,22 @@ def test_default_learner_is_the_tuning_free_pipeline(files, tmp_path, capsys):
     assert model.n_samples_seen_ == 400
     X, y = files["X"][400:], files["y"][400:]
     assert aucstream.roc_auc(y == 1, model.decision_function(X)) > 0.9
+
+
+def test_a_reader_that_leaves_early_is_not_an_error():
+    """``aucstream list | head -1``: the closed pipe ends the command quietly."""
+    import subprocess
+    import sys
+
+    read, write = os.pipe()
+    os.close(read)  # the reader is gone before the first line
+    run = subprocess.run(
+        [sys.executable, "-m", "aucstream", "list"],
+        stdout=write,
+        stderr=subprocess.PIPE,
+        text=True,
+        timeout=120,
+    )
+    os.close(write)
+    assert "Traceback" not in run.stderr and "BrokenPipe" not in run.stderr, run.stderr
+    assert run.returncode == 141

@@ -59,6 +59,7 @@ from __future__ import annotations
 import argparse
 import functools
 import inspect
+import os
 import sys
 from collections.abc import Sequence
 
@@ -144,6 +145,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         print(f"aucstream {args.command}: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # the reader left (``aucstream list | head``): not an error
+        # Python's recipe: point stdout at devnull so the flush at exit raises nothing
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141  # the shell's status of a process ended by SIGPIPE
     except Exception as error:  # noqa: BLE001 - one line, not a traceback (--debug for it)
         if args.debug:
             raise

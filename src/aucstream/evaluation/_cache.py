@@ -5,10 +5,10 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 from pathlib import Path
 
 from .._json import dumps
+from ..persistence import atomic_write
 
 __all__ = ["RunCache", "config_hash"]
 
@@ -35,7 +35,8 @@ class RunCache:
     """Finished runs on disk, so an interrupted comparison resumes where it stopped.
 
     Each run is ``DIR/ab/abcdef....json`` (the hash of its configuration), written
-    atomically (a temporary file renamed into place): a run is either fully cached
+    atomically (:func:`aucstream.persistence.atomic_write`: a temporary file flushed
+    to disk and renamed into place): a run is either fully cached
     or absent, even if the process is killed while writing.
 
     Parameters
@@ -67,10 +68,8 @@ class RunCache:
         """Store ``record`` under ``key`` (atomic replace)."""
         path = self._path(key)
         path.parent.mkdir(exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-        with os.fdopen(fd, "w") as f:
+        with atomic_write(path) as f:  # flushed to disk, renamed into place
             f.write(dumps(record))
-        os.replace(tmp, path)
 
     def __contains__(self, key: str) -> bool:
         return self._path(key).is_file()

@@ -439,6 +439,22 @@ class _Plan:
         "copy_call",
         "finite_call",
     )
+    views: list[np.ndarray]
+    shadows: list[np.ndarray]
+    copy: np.ndarray | None
+    back: np.ndarray | None
+    others: list[np.ndarray]
+    floats: np.ndarray
+    floats32: np.ndarray
+    other_floats: list[np.ndarray]
+    generators: list
+    rows_copy: np.ndarray
+    rows_back: np.ndarray
+    rows_floats: np.ndarray
+    rows_floats32: np.ndarray
+    float64_only: bool
+    copy_call: Any
+    finite_call: Any
 
 
 class FlatState:
@@ -530,7 +546,7 @@ class FlatState:
             view = None if a.dtype.hasobject else _flat_view(a)
             entries.append((a, view, None if view is None else view.view(np.uint8)))
         self._kept = sum(e[2].shape[0] for e in entries if e[2] is not None) <= SHADOW_LIMIT
-        self._entries = [
+        self._entries: list[tuple[Any, Any, Any, Any]] = [
             (a, view, data, np.empty_like(data) if self._kept and data is not None else None)
             for a, view, data in entries
         ]
@@ -590,7 +606,9 @@ class FlatState:
         if self._kept and by_rows:
             rowed = [e for e in kept if id(e[0]) in by_rows and _by_rows(e)]
             kept = [e for e in kept if not (id(e[0]) in by_rows and _by_rows(e))]
-        copies, floats64, floats32 = [], [], []
+        copies: list[tuple[int, int, int, int]] = []
+        floats64: list[tuple[int, int, int]] = []
+        floats32_rows: list[tuple[int, int, int]] = []
         for a, _, data, shadow in rowed:
             n = a.shape[0]
             width = a.size // n if n else 0
@@ -598,15 +616,16 @@ class FlatState:
             if a.dtype == np.float64:
                 floats64.append((_address(data), width, n))
             elif a.dtype == np.float32:
-                floats32.append((_address(data), width, n))
+                floats32_rows.append((_address(data), width, n))
         plan.rows_copy = np.array(copies, dtype=np.int64).reshape(-1, 4)
         plan.rows_back = np.ascontiguousarray(plan.rows_copy[:, [1, 0, 2, 3]])
         plan.rows_floats = np.array(floats64, dtype=np.int64).reshape(-1, 3)
-        plan.rows_floats32 = np.array(floats32, dtype=np.int64).reshape(-1, 3)
+        plan.rows_floats32 = np.array(floats32_rows, dtype=np.int64).reshape(-1, 3)
         plan.views = [data for _, _, data, _ in kept if data is not None]
         plan.shadows = [shadow for _, _, data, shadow in kept if data is not None]
         plan.others = [a for a, _, data, _ in kept if data is None]
-        floats, floats32 = [], []
+        floats: list[tuple[int, int]] = []
+        floats32: list[tuple[int, int]] = []
         plan.other_floats = []
         for a, view, _, _ in kept:
             if a.dtype.kind in "fc":
@@ -652,12 +671,12 @@ class FlatState:
         """
         if not read_only and not by_rows:
             return self._full
-        key = id(read_only[0]) if len(read_only) == 1 else tuple(map(id, read_only))
+        key: Any = id(read_only[0]) if len(read_only) == 1 else tuple(map(id, read_only))
         if by_rows:
             key = (key, tuple(map(id, by_rows)))
         found = self._plans.get(key)
         if found is None:
-            skip = set()
+            skip: set[int] = set()
             for value in read_only:
                 self._declared(value, skip)
             found = self._make_plan(frozenset(skip), frozenset(map(id, by_rows)))
@@ -778,9 +797,9 @@ class FlatState:
             array[...] = copy
         for container, copy in zip(self._lists, lists):
             container[:] = copy
-        for container, copy in zip(self._dicts, dicts):
-            container.clear()
-            container.update(copy)
+        for members, copy in zip(self._dicts, dicts):
+            members.clear()
+            members.update(copy)
         for generator, state in zip(plan.generators, generators):
             generator.bit_generator.state = state
 

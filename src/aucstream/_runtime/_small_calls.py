@@ -67,6 +67,8 @@ from .._fastpath import (
     same_classes,
     validate_params_once,
 )
+from ._declarations import StateDeclarations
+from ._entry import OneStep
 from ._learning import _KERNEL_ERRORS, _NOT_TAKEN
 
 __all__ = ["SmallCalls"]
@@ -86,6 +88,12 @@ def _binds_its_update(cls: type) -> bool:
     return issubclass(owner("_bind_update"), owner("_update"))
 
 
+def _override(cls: type, name: str, base: type):
+    """``cls``'s function ``name`` when it is not ``base``'s (the default), else None."""
+    found = getattr(cls, name)
+    return None if found is getattr(base, name) else found
+
+
 class SmallCalls:
     """Mixin of :class:`aucstream._base.BaseStreamingAUC`: the fast path of small
     calls (module docstring)."""
@@ -99,15 +107,43 @@ class SmallCalls:
         """
 
     def _learn_one_fast(self, x, y) -> bool:
-        """``learn_one(x, y)`` through :meth:`_learn_row_fast`: True when learnt, False
-        (nothing touched) when the call must take the usual path."""
-        if type(x) is np.ndarray:
-            if x.ndim != 1:
-                return False
-            return self._learn_row_fast(x, None, None, y, False) is not _NOT_TAKEN
-        if type(x) is dict:
-            return self._learn_row_fast(x, None, None, y, False) is not _NOT_TAKEN
-        return False
+        """``learn_one(x, y)`` through the learner's per-example entry
+        (:class:`aucstream._runtime._entry.OneStep`), else :meth:`_learn_row_fast`
+        (which then makes the entry): True when learnt, False (nothing touched) when
+        the call must take the usual path."""
+        dense = type(x) is np.ndarray
+        if not dense and type(x) is not dict:
+            return False
+        cache = FAST.get(self)
+        if cache is not None:
+            step = cache.dense_step if dense else cache.sparse_step
+            if step is not None and step.learn(self, x, y):
+                return True
+        if dense and x.ndim != 1:
+            return False
+        if self._learn_row_fast(x, None, None, y, False) is _NOT_TAKEN:
+            return False
+        self._make_step(dense)
+        return True
+
+    def _make_step(self, dense: bool) -> None:
+        """Make the per-example entry of this layout after a one-row call took the fast
+        path, unless the cache holds a valid one."""
+        cache = FAST.get(self)
+        one = None if cache is None else cache.plans.get(("one", dense))
+        if one is None or one.update is None or not cache.pinned:
+            return
+        step = cache.dense_step if dense else cache.sparse_step
+        if step is not None and step.one is one and step.flat is cache.flat:
+            return
+        cls = type(self)  # (functions, not bound methods: the cache must not hold self)
+        variant = _override(cls, "_plan_variant", StateDeclarations)
+        hook = _override(cls, "_check_partial_fit", SmallCalls)
+        step = OneStep(self, cache, one, dense, variant, hook)
+        if dense:
+            cache.dense_step = step
+        else:
+            cache.sparse_step = step
 
     def _partial_fit_row_fast(self, X, y, prequential: bool, journal: list | None = None):
         """One-row ``partial_fit`` / ``test_then_train`` through :meth:`_learn_row_fast`

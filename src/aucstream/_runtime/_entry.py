@@ -136,6 +136,8 @@ class OneStep:
         "lists",
         "scalars",
         "check_hook",
+        "current",
+        "layout",
     )
 
     def __init__(self, learner, cache, one, dense: bool, variant, check_hook):
@@ -156,15 +158,18 @@ class OneStep:
         self.scalars = flat._scalar_names
         #: the class's _check_partial_fit, or None when it does not override it
         self.check_hook = check_hook
+        self.current = flat.current  # the walk's check (a function of the learner)
+        self.layout = ("one", dense)  # the key of the prepared buffers in the cache
 
     def valid(self, learner) -> bool:
-        """Whether the step may serve a call now (step 1 of the module docstring)."""
+        """Whether the step may serve a call now (step 1 of the module docstring;
+        :meth:`learn` makes the same checks inline)."""
         cache = self.cache
         return (
             _local.fast_path
             and cache.flat is self.flat
-            and self.flat.current(learner)
-            and cache.plans.get(("one", self.dense)) is self.one
+            and self.current(learner)
+            and cache.plans.get(self.layout) is self.one
         )
 
     def _step(self, key: tuple):
@@ -207,9 +212,15 @@ class OneStep:
     def learn(self, learner, x, y) -> bool:
         """Learn the example ``(x, y)``: True when learnt (or raised, having changed
         nothing), False, having changed nothing, when it must take the usual path."""
-        if not self.valid(learner) or not isinstance(y, _SCALAR_LABELS):
-            return False
         cache = self.cache
+        if not (
+            _local.fast_path
+            and cache.flat is self.flat
+            and self.current(learner)
+            and cache.plans.get(self.layout) is self.one
+            and isinstance(y, _SCALAR_LABELS)
+        ):
+            return False
         if y == cache.py1:
             label = 1.0
         elif y == cache.py0:
@@ -266,17 +277,16 @@ class OneStep:
             learner.n_samples_seen_ = before + 1
             if self.calibrate:
                 _calibration.update(learner.calibration_, one.scores, one.y, NONE)
-            if not (finite(*arguments, k) and self._scalars_finite()):
+            finite_now = finite(*arguments, k)
+            if finite_now:  # the state's Python floats (as FlatState.all_finite)
+                get = self.vars.get
+                for name in self.scalars:
+                    value = get(name)
+                    if isinstance(value, float) and not math.isfinite(value):
+                        finite_now = False
+            if not finite_now:
                 learner._check_finite(one.exact_chunk(), before)
         except BaseException:
             self.flat.restore((plan, arguments[2][:k], None, (), dicts, lists, ()))
             raise
-        return True
-
-    def _scalars_finite(self) -> bool:
-        get = self.vars.get
-        for name in self.scalars:
-            value = get(name)
-            if isinstance(value, float) and not math.isfinite(value):
-                return False
         return True

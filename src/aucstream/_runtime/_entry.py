@@ -1,5 +1,5 @@
-"""The compiled per-example entry: ``learn_one`` of a learner seen before, in a few
-attribute reads around three compiled calls.
+"""The compiled per-example entry: ``learn_one`` (and one-row ``partial_fit`` of a 2-D
+array) of a learner seen before, in a few attribute reads around three compiled calls.
 
 The fast path of small calls (:mod:`aucstream._runtime._small_calls`) makes every
 decision of a one-row call again at each call: which prepared buffers, which plan of

@@ -27,7 +27,11 @@ learner binds its update once to a chunk of fixed buffers (``_bind_update``, its
 kernel called at its compiled entry point, :func:`aucstream._kernels.bound_call`),
 each call loads and checks its row into them in one compiled call
 (:class:`aucstream._fastpath.OneRow`), and the walk's one check covers the state and
-the parameters. Scoring one example (``decision_one``, ``predict_one``,
+the parameters. Once a call of one layout has taken that path, the next ones take
+the learner's per-example entry (:class:`aucstream._runtime._entry.OneStep`: the same
+buffers, bound update and plans, kept with their compiled calls, so that a call is a
+few attribute reads around a compiled check-load-save, the update and a compiled
+finiteness check). Scoring one example (``decision_one``, ``predict_one``,
 ``predict_proba_one``) skips scikit-learn's validation the same way
 (:meth:`BaseStreamingAUC._score_one`), with the scores of ``decision_function`` bit
 for bit.
@@ -154,7 +158,16 @@ class SmallCalls:
         if type(X) is np.ndarray:
             if X.ndim != 2 or X.shape[0] != 1:
                 return _NOT_TAKEN
-            return self._learn_row_fast(X[0], None, None, y[0], prequential, journal)
+            if prequential or journal is not None:
+                return self._learn_row_fast(X[0], None, None, y[0], prequential, journal)
+            cache = FAST.get(self)  # the per-example entry, as learn_one takes it
+            step = None if cache is None else cache.dense_step
+            if step is not None and step.learn(self, X[0], y[0]):
+                return None
+            learnt = self._learn_row_fast(X[0], None, None, y[0], False)
+            if learnt is not _NOT_TAKEN:
+                self._make_step(True)
+            return learnt
         if type(X) in CSR_TYPES and X.shape[0] == 1:
             return self._learn_row_fast(X.indptr, X.indices, X.data, y[0], prequential, journal)
         return _NOT_TAKEN

@@ -17,7 +17,9 @@ from conftest import assert_same_state, make_stream, snapshot
 
 from aucstream import OPAUC, SOLAM, UnivariateOnline, config_context, get_config
 from aucstream._fastpath import FAST
+from aucstream._runtime import _entry
 from aucstream._runtime._entry import OneStep
+from aucstream._state import FlatState
 
 LEARNERS = {
     "SOLAM": lambda: SOLAM(random_state=0),
@@ -153,16 +155,24 @@ def _broken(step: OneStep, how: str):
         update(learner)
         if how == "nan":
             learner.calibration_[0] = np.nan  # an array the step saves whole
-        else:
+        elif how == "raises":
             raise ZeroDivisionError("float division by zero")
+        else:  # interrupted after the update (in the finiteness check)
+            learner.calibration_[0] = 12.5
+
+            def interrupted(*args):
+                raise KeyboardInterrupt
+
+            _entry._scalars_finite = interrupted
+            FlatState.all_finite = interrupted  # (the usual path's, when it takes the row)
 
     return broken
 
 
-@pytest.mark.parametrize("how", ["nan", "raises"])
+@pytest.mark.parametrize("how", ["nan", "raises", "interrupted"])
 @pytest.mark.parametrize("dense", [False, True], ids=["dict", "array"])
 @pytest.mark.parametrize("name", LEARNERS)
-def test_a_call_that_diverges_or_raises_changes_nothing(name, dense, how):
+def test_a_call_that_diverges_or_raises_changes_nothing(name, dense, how, monkeypatch):
     X, y = stream()
     model = ready(name, X, y, dense)
     cache = FAST.get(model)
@@ -170,8 +180,14 @@ def test_a_call_that_diverges_or_raises_changes_nothing(name, dense, how):
     before = snapshot(vars(model))
     step.one.update = _broken(step, how)
     x = X[20] if dense else as_dict(X[20])
-    with pytest.raises(FloatingPointError, match="diverged" if how == "nan" else "failed"):
-        model.learn_one(x, y[20])
+    monkeypatch.setattr(_entry, "_scalars_finite", _entry._scalars_finite)  # (undone after)
+    monkeypatch.setattr(FlatState, "all_finite", FlatState.all_finite)
+    if how == "interrupted":
+        with pytest.raises(KeyboardInterrupt):
+            model.learn_one(x, y[20])
+    else:
+        with pytest.raises(FloatingPointError, match="diverged" if how == "nan" else "failed"):
+            model.learn_one(x, y[20])
     assert_same_state(before, snapshot(vars(model)))
 
 

@@ -277,16 +277,20 @@ class OneStep:
             learner.n_samples_seen_ = before + 1
             if self.calibrate:
                 _calibration.update(learner.calibration_, one.scores, one.y, NONE)
-            finite_now = finite(*arguments, k)
-            if finite_now:  # the state's Python floats (as FlatState.all_finite)
-                get = self.vars.get
-                for name in self.scalars:
-                    value = get(name)
-                    if isinstance(value, float) and not math.isfinite(value):
-                        finite_now = False
-            if not finite_now:
+            if not (finite(*arguments, k) and _scalars_finite(self.vars, self.scalars)):
                 learner._check_finite(one.exact_chunk(), before)
         except BaseException:
             self.flat.restore((plan, arguments[2][:k], None, (), dicts, lists, ()))
             raise
         return True
+
+
+def _scalars_finite(members: dict, names: tuple) -> bool:
+    """Whether the state's Python floats ``names`` of ``members`` are finite (as
+    :meth:`aucstream._state.FlatState.all_finite` checks them)."""
+    get = members.get
+    for name in names:
+        value = get(name)
+        if isinstance(value, float) and not math.isfinite(value):
+            return False
+    return True

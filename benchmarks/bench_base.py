@@ -30,6 +30,15 @@ positives), this measures, on the same rows:
 - :class:`aucstream.river.RiverClassifier` around each learner, on River-style dicts
   (string keys), against River's ``LogisticRegression`` (``learn_one``,
   ``predict_proba_one``);
+- the targets of issue 29 as ratios to their peers (``ratio_to_peer``, lower is
+  faster): the progressive loop on dicts (``predict_proba_one``, a one-pair
+  ``PrequentialAUC.update``, ``learn_one``) against River's LogisticRegression with
+  its ROCAUC, ``decision_one`` against River's ``predict_proba_one``, the one-pair
+  metric update against River's ``ROCAUC.update``, and ``StreamPipeline().learn_one``
+  against ``OPAUC().learn_one``;
+- ``learn_one`` through the per-example entry against the fast path's one-row call
+  it replaces (the entry switched off), in one process with interleaved rounds, and
+  against River's ``LogisticRegression.learn_one`` in the same rounds;
 - ``learn_one`` with 1-D arrays for every online learner with default parameters,
   and for the tuning-free race (``StreamPipeline()``, ``OnePassSearch()``) again
   after 5,000 examples, when its rounds have dropped candidates;
@@ -373,6 +382,155 @@ def river_wrapper_costs(quick: bool) -> list[dict]:
     return rows
 
 
+def progressive_loop(quick: bool) -> list[dict]:
+    """The targets of issue 29 on dict rows, each against its peer in the same run:
+    the progressive loop (``predict_proba_one``, a one-pair ``PrequentialAUC.update``,
+    ``learn_one``) against River's ``LogisticRegression`` with its ``ROCAUC``;
+    ``decision_one`` against River's ``predict_proba_one``; the one-pair
+    ``PrequentialAUC.update`` against River's ``ROCAUC.update``; and
+    ``StreamPipeline().learn_one`` against ``OPAUC().learn_one`` (1-D arrays, both
+    fresh after 100 examples)."""
+    try:
+        from river import metrics as river_metrics
+    except ImportError:
+        return []
+    from aucstream import OPAUC, StreamPipeline
+    from aucstream.metrics import PrequentialAUC
+
+    n = 400 if quick else 2000
+    rounds = 3 if quick else 7
+    X, y, source = stream(n + 100)
+    dicts = [dict(zip(r.indices.tolist(), r.data.tolist())) for r in (X[i] for i in range(n + 100))]
+    labels = [bool(v > 0) for v in y]
+    work = range(100, n + 100)
+    lr = _river_lr(dicts, y)
+    if lr is None:
+        return []
+    roc = river_metrics.ROCAUC()
+
+    def river_step(i):
+        roc.update(labels[i], lr.predict_proba_one(dicts[i]).get(True, 0.0))
+        lr.learn_one(dicts[i], labels[i])
+
+    peers = {
+        "loop": per_call(river_step, work, rounds),
+        "proba": per_call(lambda i: lr.predict_proba_one(dicts[i]), work, rounds),
+        "metric": per_call(lambda i: roc.update(labels[i], 0.25), work, rounds),
+    }
+    rows = [
+        {
+            "learner": "(peer)",
+            "call": "River LogisticRegression + ROCAUC, progressive loop",
+            "us_per_call": round(peers["loop"] * 1e6, 2),
+            "data": source,
+        }
+    ]
+
+    def row(learner, call, seconds, peer, peer_seconds):
+        return {
+            "learner": learner,
+            "call": call,
+            "us_per_call": round(seconds * 1e6, 2),
+            "peer": peer,
+            "peer_us": round(peer_seconds * 1e6, 2),
+            "ratio_to_peer": round(seconds / peer_seconds, 3),
+            "data": source,
+        }
+
+    for name, cls in _learners().items():
+        model = cls().partial_fit(X[:100], y[:100], classes=[-1.0, 1.0])
+        metric = PrequentialAUC()
+
+        def step(i, m=model, auc=metric):
+            auc.update(y[i], m.predict_proba_one(dicts[i])[1])
+            m.learn_one(dicts[i], y[i])
+
+        loop = per_call(step, work, rounds)
+        rows.append(row(name, "progressive loop, dict", loop, "River LR + ROCAUC", peers["loop"]))
+        decision = per_call(lambda i, m=model: m.decision_one(dicts[i]), work, rounds)
+        rows.append(
+            row(name, "decision_one, dict", decision, "River predict_proba_one", peers["proba"])
+        )
+    metric = PrequentialAUC()
+    one = per_call(lambda i: metric.update(y[i], 0.25), work, rounds)
+    rows.append(row("PrequentialAUC", "update, one pair", one, "River ROCAUC", peers["metric"]))
+    dense = X.toarray()
+    times = {}
+    for make in (OPAUC, StreamPipeline):
+        model = make().partial_fit(dense[:100], y[:100], classes=[-1.0, 1.0])
+        times[make.__name__] = per_call(
+            lambda i, m=model: m.learn_one(dense[i], y[i]), work, rounds
+        )
+    rows.append(
+        row(
+            "StreamPipeline()",
+            "learn_one, 1-D array",
+            times["StreamPipeline"],
+            "OPAUC().learn_one",
+            times["OPAUC"],
+        )
+    )
+    return rows
+
+
+def entry_on_off(quick: bool) -> list[dict]:
+    """``learn_one`` through the per-example entry (``aucstream._runtime._entry.OneStep``)
+    and, in the same process with the rounds interleaved, through the fast path's
+    one-row call it replaces (the entry switched off), with River's
+    ``LogisticRegression.learn_one`` on the same dicts in the same rounds."""
+    from aucstream._runtime._entry import OneStep
+
+    n = 400 if quick else 2000
+    rounds = 5 if quick else 9
+    X, y, source = stream(n + 100)
+    dicts = [dict(zip(r.indices.tolist(), r.data.tolist())) for r in (X[i] for i in range(n + 100))]
+    dense = X.toarray()
+    work = range(100, n + 100)
+    lr = _river_lr(dicts, y)
+    learn = OneStep.learn
+
+    def off(self, learner, x, label):
+        return False
+
+    calls = {}
+    if lr is not None:
+        calls["river"] = (None, lambda i: lr.learn_one(dicts[i], bool(y[i] > 0)))
+    for name, cls in _learners().items():
+        model = cls().partial_fit(X[:100], y[:100], classes=[-1.0, 1.0])
+        for layout, rows in (("dict", dicts), ("1-D array", dense)):
+            for way in ("entry", "one-row call"):
+                calls[name, layout, way] = (
+                    way,
+                    lambda i, m=model, r=rows: m.learn_one(r[i], y[i]),
+                )
+    best = dict.fromkeys(calls, float("inf"))
+    try:
+        for _ in range(rounds):
+            for key, (way, fn) in calls.items():
+                OneStep.learn = off if way == "one-row call" else learn
+                best[key] = min(best[key], per_call(fn, work, 1))
+    finally:
+        OneStep.learn = learn
+    river = best.pop("river", None)
+    rows = []
+    for name in _learners():
+        for layout in ("dict", "1-D array"):
+            entry, old = best[name, layout, "entry"], best[name, layout, "one-row call"]
+            rows.append(
+                {
+                    "learner": name,
+                    "call": f"learn_one, {layout}",
+                    "entry_us": round(entry * 1e6, 2),
+                    "one_row_call_us": round(old * 1e6, 2),
+                    "entry_over_call": round(entry / old, 3),
+                    "river_us": round(river * 1e6, 2) if river else "",
+                    "entry_over_river": round(entry / river, 3) if river else "",
+                    "data": source,
+                }
+            )
+    return rows
+
+
 def every_learner_learn_one(quick: bool) -> list[dict]:
     """``learn_one`` with 1-D arrays for every online learner (default parameters)."""
     import aucstream
@@ -439,6 +597,8 @@ def run(quick: bool = False) -> list[dict]:
         one_row_costs(quick)
         + scoring_costs(quick)
         + river_wrapper_costs(quick)
+        + progressive_loop(quick)
+        + entry_on_off(quick)
         + every_learner_learn_one(quick)
         + race_learn_one_later(quick)
         + big_chunks(quick)

@@ -35,6 +35,7 @@ from aucstream import (
 )
 from aucstream._base import BaseStreamingAUC
 from aucstream._fastpath import FAST, OneRow
+from aucstream._runtime._entry import OneStep
 
 #: Learners that bind their update, as the one-row path uses them.
 BINDING = {
@@ -90,15 +91,24 @@ HOWS = [
 
 @pytest.fixture
 def bound_calls(monkeypatch):
-    """Count the calls that learnt through a bound update."""
+    """Count the calls that learnt through a bound update: the fast path's one-row
+    call, or the per-example entry (:class:`aucstream._runtime._entry.OneStep`)."""
     calls = []
     learn = BaseStreamingAUC._learn_one_row
+    step = OneStep.learn
 
     def counted(self, cache, one, *args):
         calls.append(one)
         return learn(self, cache, one, *args)
 
+    def counted_step(self, learner, x, y):
+        learnt = step(self, learner, x, y)
+        if learnt:
+            calls.append(self.one)
+        return learnt
+
     monkeypatch.setattr(BaseStreamingAUC, "_learn_one_row", counted)
+    monkeypatch.setattr(OneStep, "learn", counted_step)
     return calls
 
 

@@ -377,3 +377,37 @@ def test_numeric_labels_are_learnt_from_the_first_row():
         assert model.predict_one(xs[0]) in (negative, 1)
     with pytest.raises(ValueError, match="not in classes_"):
         model.learn_one(xs[0], 0)  # a third label
+
+
+@pytest.mark.parametrize("learning", [True, False])
+def test_the_quick_row_map_is_the_loops(learning, monkeypatch):
+    """River's usual rows (float values, known keys) are mapped in one comprehension;
+    every row gives what the per-key loop gives (the loop alone: ``_FLOATS`` empty)."""
+    import aucstream.river as adapter
+
+    model = RiverClassifier(SOLAM(), n_features=8)
+    model.learn_one({"a": 1.0, "b": -2.0, 3: 0.5}, True)
+    model.learn_one({"a": -1.0, "c": 2.0}, False)
+    rows = [
+        {"a": 1.5, "b": -0.0, 3: 2.0},
+        {"c": 0.25},
+        {},
+        {"a": 1.0, "new": 2.0},  # a new key
+        {"a": float("nan"), "b": 1.0},  # NaN: absent
+        {"a": float("inf"), "b": 1.0},
+        {"a": 1e308, "b": 1e308},  # a finite row of infinite sum
+        {"a": 1, "b": True, "c": np.float64(2.0)},  # other numbers
+        {"a": None, "b": 1.0},
+        {"a": "1.0"},  # refused by the loop
+        {"b": 1.0, "a": 2.0},  # another key order
+    ]
+    quick = [model._row(x, learning) for x in rows]
+    monkeypatch.setattr(adapter, "_FLOATS", frozenset())
+    loop = [model._row(x, learning) for x in rows]
+    for got, want in zip(quick, loop):
+        assert got == want
+        if got is not None:
+            assert list(got) == list(want)  # the same order
+            assert [np.float64(v).tobytes() for v in got.values()] == [
+                np.float64(v).tobytes() for v in want.values()
+            ]

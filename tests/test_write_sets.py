@@ -173,12 +173,14 @@ def _fail(how, cls, monkeypatch):
         patch_update(monkeypatch, cls, interrupted)
     elif how == "interrupt in the calibration":
         from aucstream import _base
+        from aucstream._runtime import _entry
 
         def interrupted(*args):
             raise _Interrupt
 
         if cls()._tags.kernel_calibrates:  # the kernel calibrated: interrupt the check after it
             monkeypatch.setattr(_state.FlatState, "all_finite", interrupted)
+            monkeypatch.setattr(_entry, "_scalars_finite", interrupted)  # (the entry's)
         else:
             monkeypatch.setattr(_base._calibration, "update", interrupted)
     elif how == "arithmetic":

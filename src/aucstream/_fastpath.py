@@ -60,6 +60,8 @@ class FastCache:
         "py0",
         "py1",
         "kinds",
+        "sparse_step",
+        "dense_step",
     )
 
     def __init__(self):
@@ -71,6 +73,9 @@ class FastCache:
         #: the plans of one-row calls by class (+1: True) and whether they handle no
         #: rows, for ``flat`` and ``params``
         self.plans: dict[tuple, object] = {}
+        #: the per-example entries (:class:`aucstream._runtime._entry.OneStep`) of
+        #: dict rows and of 1-D float64 rows, once made
+        self.sparse_step = self.dense_step = None
 
 
 class ByIdentity:

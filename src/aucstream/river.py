@@ -95,6 +95,8 @@ _Base: Any = _river_base.MiniBatchClassifier if _river_base is not None else obj
 
 #: The value types :meth:`RiverClassifier._values` takes as numbers.
 _NUMBERS = (int, float, np.integer, np.floating, np.bool_)
+#: The value type of River's usual rows (:meth:`RiverClassifier._row`'s quick map).
+_FLOATS = frozenset({float})
 
 
 def _key_order(key) -> tuple[str, str]:
@@ -348,8 +350,18 @@ class RiverClassifier(_Base):
         """
         if type(x) is not dict:
             return None
-        row: dict[int, float] = {}
         hashing, columns = self.hashing, self.features_
+        if not hashing and _FLOATS.issuperset(map(type, x.values())):
+            # River's usual row (float values, keys already mapped) in one comprehension:
+            # what the loop below gives when no value is NaN and no key is new (a
+            # KeyError, or a NaN or infinite sum: the loop decides)
+            try:
+                row = {columns[key]: 0.0 + value for key, value in x.items()}
+            except KeyError:
+                row = None
+            if row is not None and math.isfinite(sum(row.values())):
+                return row
+        row = {}
         for key, value in x.items():
             if type(value) is not float:
                 if value is None:

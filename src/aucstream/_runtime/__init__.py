@@ -10,7 +10,10 @@ from three mixins, read in this order:
 - :class:`~aucstream._runtime._declarations.StateDeclarations` — what a learner declares
   about its state so that a transaction copies only what a call can write;
 - :class:`~aucstream._runtime._small_calls.SmallCalls` — the fast path of calls that
-  learn or score a few examples.
+  learn or score a few examples, and behind it, for a learner seen before,
+  :class:`~aucstream._runtime._entry.OneStep`: the per-example entry of ``learn_one``
+  and one-row ``partial_fit`` (three compiled calls: check, load and save; the bound
+  update; the finiteness check).
 
 What a learner tells the runtime about itself is one frozen object,
 :class:`~aucstream._runtime._tags.LearnerTags` (the learner's ``_tags``). Below them:

@@ -27,7 +27,11 @@ learner binds its update once to a chunk of fixed buffers (``_bind_update``, its
 kernel called at its compiled entry point, :func:`aucstream._kernels.bound_call`),
 each call loads and checks its row into them in one compiled call
 (:class:`aucstream._fastpath.OneRow`), and the walk's one check covers the state and
-the parameters. Scoring one example (``decision_one``, ``predict_one``,
+the parameters. Once a call of one layout has taken that path, the next ones take
+the learner's per-example entry (:class:`aucstream._runtime._entry.OneStep`: the same
+buffers, bound update and plans, kept with their compiled calls, so that a call is a
+few attribute reads around a compiled check-load-save, the update and a compiled
+finiteness check). Scoring one example (``decision_one``, ``predict_one``,
 ``predict_proba_one``) skips scikit-learn's validation the same way
 (:meth:`BaseStreamingAUC._score_one`), with the scores of ``decision_function`` bit
 for bit.
@@ -67,6 +71,8 @@ from .._fastpath import (
     same_classes,
     validate_params_once,
 )
+from ._declarations import StateDeclarations
+from ._entry import OneStep
 from ._learning import _KERNEL_ERRORS, _NOT_TAKEN
 
 __all__ = ["SmallCalls"]
@@ -86,6 +92,12 @@ def _binds_its_update(cls: type) -> bool:
     return issubclass(owner("_bind_update"), owner("_update"))
 
 
+def _override(cls: type, name: str, base: type):
+    """``cls``'s function ``name`` when it is not ``base``'s (the default), else None."""
+    found = getattr(cls, name)
+    return None if found is getattr(base, name) else found
+
+
 class SmallCalls:
     """Mixin of :class:`aucstream._base.BaseStreamingAUC`: the fast path of small
     calls (module docstring)."""
@@ -99,15 +111,43 @@ class SmallCalls:
         """
 
     def _learn_one_fast(self, x, y) -> bool:
-        """``learn_one(x, y)`` through :meth:`_learn_row_fast`: True when learnt, False
-        (nothing touched) when the call must take the usual path."""
-        if type(x) is np.ndarray:
-            if x.ndim != 1:
-                return False
-            return self._learn_row_fast(x, None, None, y, False) is not _NOT_TAKEN
-        if type(x) is dict:
-            return self._learn_row_fast(x, None, None, y, False) is not _NOT_TAKEN
-        return False
+        """``learn_one(x, y)`` through the learner's per-example entry
+        (:class:`aucstream._runtime._entry.OneStep`), else :meth:`_learn_row_fast`
+        (which then makes the entry): True when learnt, False (nothing touched) when
+        the call must take the usual path."""
+        dense = type(x) is np.ndarray
+        if not dense and type(x) is not dict:
+            return False
+        cache = FAST.get(self)
+        if cache is not None:
+            step = cache.dense_step if dense else cache.sparse_step
+            if step is not None and step.learn(self, x, y):
+                return True
+        if dense and x.ndim != 1:
+            return False
+        if self._learn_row_fast(x, None, None, y, False) is _NOT_TAKEN:
+            return False
+        self._make_step(dense)
+        return True
+
+    def _make_step(self, dense: bool) -> None:
+        """Make the per-example entry of this layout after a one-row call took the fast
+        path, unless the cache holds a valid one."""
+        cache = FAST.get(self)
+        one = None if cache is None else cache.plans.get(("one", dense))
+        if one is None or one.update is None or not cache.pinned:
+            return
+        step = cache.dense_step if dense else cache.sparse_step
+        if step is not None and step.one is one and step.flat is cache.flat:
+            return
+        cls = type(self)  # (functions, not bound methods: the cache must not hold self)
+        variant = _override(cls, "_plan_variant", StateDeclarations)
+        hook = _override(cls, "_check_partial_fit", SmallCalls)
+        step = OneStep(self, cache, one, dense, variant, hook)
+        if dense:
+            cache.dense_step = step
+        else:
+            cache.sparse_step = step
 
     def _partial_fit_row_fast(self, X, y, prequential: bool, journal: list | None = None):
         """One-row ``partial_fit`` / ``test_then_train`` through :meth:`_learn_row_fast`
@@ -118,7 +158,16 @@ class SmallCalls:
         if type(X) is np.ndarray:
             if X.ndim != 2 or X.shape[0] != 1:
                 return _NOT_TAKEN
-            return self._learn_row_fast(X[0], None, None, y[0], prequential, journal)
+            if prequential or journal is not None:
+                return self._learn_row_fast(X[0], None, None, y[0], prequential, journal)
+            cache = FAST.get(self)  # the per-example entry, as learn_one takes it
+            step = None if cache is None else cache.dense_step
+            if step is not None and step.learn(self, X[0], y[0]):
+                return None
+            learnt = self._learn_row_fast(X[0], None, None, y[0], False)
+            if learnt is not _NOT_TAKEN:
+                self._make_step(True)
+            return learnt
         if type(X) in CSR_TYPES and X.shape[0] == 1:
             return self._learn_row_fast(X.indptr, X.indices, X.data, y[0], prequential, journal)
         return _NOT_TAKEN

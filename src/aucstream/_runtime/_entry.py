@@ -1,0 +1,296 @@
+"""The compiled per-example entry: ``learn_one`` (and one-row ``partial_fit`` of a 2-D
+array) of a learner seen before, in a few attribute reads around three compiled calls.
+
+The fast path of small calls (:mod:`aucstream._runtime._small_calls`) makes every
+decision of a one-row call again at each call: which prepared buffers, which plan of
+the transaction (:meth:`aucstream._state.FlatState.plan`), whether the label is a
+class, then a compiled load of the row, a compiled save of the state, the update, a
+compiled check. Once a call of one layout has taken that path, :class:`OneStep`
+keeps its outcome: the buffers, the bound update (``_bind_update``) and, per plan key
+(the class of the example, whether rows are saved whole, the learner's
+``_plan_variant``), the compiled calls bound to that plan's tables. A later call is
+
+1. the checks that keep the call valid: the fast path on, the cache's walk of the
+   state still the one the step was made from and still current (the state holds the
+   objects it held, the parameters are the same objects), the label one of the two
+   classes;
+2. :func:`_begin_sparse` / :func:`_begin_dense`, one compiled call: the row checked
+   (indices inside ``[0, n_features)`` and distinct, values finite and below the
+   magnitude limit: :func:`aucstream._chunks.load_row_in_place`,
+   :func:`aucstream._chunks.load_dense_row`) and loaded into the buffers, and the
+   state it may write saved into the walk's shadow copies (what the plan copies whole,
+   and the rows the example names of what it writes by rows): the undo log of the
+   call. A refused row returns before anything is saved, and the call goes the usual
+   way, which says what is wrong;
+3. the learner's bound update (its kernel at its compiled entry point);
+4. :func:`_finite_after`, one compiled call: the arrays the plan copies, and the saved
+   rows, still finite (the divergence check), then the state's Python floats.
+
+A call that raises (a kernel error, divergence) puts the state back from the shadow
+copies and the copies of the state's dicts (:meth:`aucstream._state.FlatState.restore`),
+as the fast path does, so a refused call changes nothing. The model is the one the
+usual fast path and the full validation give, bit for bit (``set_config(fast_path=False)``
+switches all of them off; tests/test_per_example.py). What the step can not handle
+(a plan with arrays numpy copies, float32 arrays, a random generator to save; dense
+rows of a learner that saves rows) is left to the usual path.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .. import _calibration
+from .._chunks import load_dense_row, load_row_in_place, pack_dict_row
+from .._config import _local
+from .._fastpath import _SCALAR_LABELS, NONE
+from .._kernels import compiled_entry, jit
+from .._state import _all_finite, _copy_rows, _copy_table, _rows_finite64
+from ._learning import _KERNEL_ERRORS
+
+__all__ = ["OneStep"]
+
+#: An empty copy table (a dense row's whole plan, when there is none).
+_TABLE = np.zeros((0, 3), dtype=np.int64)
+
+
+@jit
+def _begin_sparse(indptr, indices, data, n_cols, copy, rows_copy, k):
+    """Check and load the first ``k`` packed entries of a row (sorted in place), then
+    save what the plan copies: the tables ``copy`` (whole arrays) and ``rows_copy``
+    (the row's indices of arrays written by rows). Returns ``k``, or -1 (nothing
+    saved) when the row is refused."""
+    if load_row_in_place(indptr, indices, data, n_cols, k) < 0:
+        return -1
+    if rows_copy.shape[0] and not _copy_rows(rows_copy, indices[:k]):
+        return -1
+    _copy_table(copy)
+    return k
+
+
+@jit
+def _begin_dense(out, nonzero, n_cols, copy, rows_copy, whole, has_whole, values):
+    """Check and load the 1-D ``values`` into row 0 of ``out`` (its non-zero columns
+    into ``nonzero``), then save what the plan copies: the tables ``copy`` and
+    ``rows_copy`` (the row's non-zero columns), or, when the row names more than half
+    the columns, the table ``whole`` (the plan that copies everything whole; -2,
+    nothing saved, when there is none: ``has_whole`` False). Returns the number of
+    non-zeros, or -1 (nothing saved) when the row is refused."""
+    named = load_dense_row(values, out, nonzero)
+    if named < 0:
+        return -1
+    if rows_copy.shape[0] and 2 * named > n_cols:
+        if not has_whole:
+            return -2
+        _copy_table(whole)
+        return named
+    if rows_copy.shape[0] and not _copy_rows(rows_copy, nonzero[:named]):
+        return -1
+    _copy_table(copy)
+    return named
+
+
+@jit
+def _finite_after(floats, rows_floats, indices, k):
+    """Whether the arrays of the table ``floats`` and the rows ``indices[:k]`` of
+    those of ``rows_floats`` are finite (the saved part of the state)."""
+    if not _all_finite(floats):
+        return False
+    if rows_floats.shape[0] and not _rows_finite64(rows_floats, indices[:k]):
+        return False
+    return True
+
+
+def _simple(plan) -> bool:
+    """Whether a plan is one :class:`OneStep` handles: float64 arrays with kept shadow
+    copies, no array copied by numpy, no generator."""
+    return (
+        plan.copy is not None
+        and not plan.others
+        and not plan.generators
+        and not plan.floats32.shape[0]
+        and not plan.rows_floats32.shape[0]
+        and not plan.other_floats
+    )
+
+
+class OneStep:
+    """One learner's per-example entry for one layout (sparse: dict rows; dense: 1-D
+    float64 rows), made from the fast path's cache once a call of that layout took the
+    one-row path (module docstring). Kept in the cache (:class:`aucstream._fastpath.FastCache`),
+    so it goes when the cache's walk of the state or its prepared buffers do."""
+
+    __slots__ = (
+        "cache",
+        "flat",
+        "one",
+        "dense",
+        "width",
+        "by_rows",
+        "variant",
+        "calibrate",
+        "steps",
+        "vars",
+        "dicts",
+        "lists",
+        "scalars",
+        "check_hook",
+        "current",
+        "layout",
+    )
+
+    def __init__(self, learner, cache, one, dense: bool, variant, check_hook):
+        self.cache, self.flat, self.one, self.dense = cache, cache.flat, one, dense
+        self.width = learner.n_features_in_
+        self.by_rows = cache.by_rows
+        #: the class's _plan_variant (a function: the cache must not hold the
+        #: learner), or None when it does not override it
+        self.variant = variant
+        tags = learner._tags
+        self.calibrate = tags.kernel_prequential and not tags.kernel_calibrates
+        #: plan key -> (plan, begin, finite) or None (not handled)
+        self.steps: dict[tuple, tuple | None] = {}
+        flat = cache.flat
+        self.vars = flat._vars
+        self.dicts = tuple(flat._dicts)
+        self.lists = tuple(flat._lists)
+        self.scalars = flat._scalar_names
+        #: the class's _check_partial_fit, or None when it does not override it
+        self.check_hook = check_hook
+        self.current = flat.current  # the walk's check (a function of the learner)
+        self.layout = ("one", dense)  # the key of the prepared buffers in the cache
+
+    def valid(self, learner) -> bool:
+        """Whether the step may serve a call now (step 1 of the module docstring;
+        :meth:`learn` makes the same checks inline)."""
+        cache = self.cache
+        return (
+            _local.fast_path
+            and cache.flat is self.flat
+            and self.current(learner)
+            and cache.plans.get(self.layout) is self.one
+        )
+
+    def _step(self, key: tuple):
+        """The plans of ``key`` kept by the fast path, with the compiled calls bound to
+        their tables, or None (not handled, or not yet planned).
+
+        A step is ``(begin, args, checks)``: ``begin(*args, row)`` checks, loads and
+        saves; ``checks[i]`` is ``(plan, finite, arguments)`` of the plan used, ``i``
+        = 1 for a dense row of a learner that saves rows when it names more than
+        half the columns (its plan copies everything whole), else 0."""
+        cache = self.cache
+        plan = cache.plans.get(key)
+        if plan is None or not self.flat._verified or not _simple(plan):
+            return None
+        one = self.one
+        if self.dense:
+            whole = plan  # (no rows saved: unused)
+            if plan.rows_copy.shape[0]:
+                whole = cache.plans.get((key[0], True, key[2]))
+                if whole is not None and (not _simple(whole) or whole.rows_copy.shape[0]):
+                    return None
+            tables = (plan.copy, plan.rows_copy, _TABLE if whole is None else whole.copy)
+            args = (one.data, one.nonzero, self.width, *tables, whole is not None)
+            begin = compiled_entry(_begin_dense, (*args, np.zeros(self.width)))
+            plans = (plan, plan if whole is None else whole)
+            rows = one.nonzero
+        else:
+            args = (one.indptr, one.indices, one.data, self.width, plan.copy, plan.rows_copy)
+            begin = compiled_entry(_begin_sparse, (*args, 0))
+            plans = (plan,)
+            rows = one.indices
+        checks = []
+        for p in plans:
+            arguments = (p.floats, p.rows_floats, rows)
+            checks.append((p, compiled_entry(_finite_after, (*arguments, 0)), arguments))
+        step = (begin, args, tuple(checks))
+        self.steps[key] = step
+        return step
+
+    def learn(self, learner, x, y) -> bool:
+        """Learn the example ``(x, y)``: True when learnt (or raised, having changed
+        nothing), False, having changed nothing, when it must take the usual path."""
+        cache = self.cache
+        if not (
+            _local.fast_path
+            and cache.flat is self.flat
+            and self.current(learner)
+            and cache.plans.get(self.layout) is self.one
+            and isinstance(y, _SCALAR_LABELS)
+        ):
+            return False
+        if y == cache.py1:
+            label = 1.0
+        elif y == cache.py0:
+            label = -1.0
+        else:
+            return False
+        one = self.one
+        if self.dense:
+            if type(x) is not np.ndarray or x.ndim != 1 or x.dtype != np.float64:
+                return False
+            flags = x.flags  # (the compiled entry takes arrays of exactly one type)
+            if not (flags.c_contiguous and flags.writeable and flags.aligned):
+                return False
+            k = 0
+            # a learner that saves rows: the plan that saves them (the compiled load
+            # takes the whole plan instead for a row of many non-zeros)
+            whole = not self.by_rows
+        else:
+            if type(x) is not dict:
+                return False
+            k = len(x)
+            if k > one.capacity or not pack_dict_row(x, one.indices, one.data):
+                return False
+            whole = not self.by_rows or 2 * k > self.width
+        variant = None if self.variant is None else self.variant(learner, one.chunk)
+        key = (label > 0.0, whole, variant)
+        step = self.steps.get(key)
+        if step is None:
+            step = self._step(key)
+            if step is None:
+                return False
+        begin, args, checks = step
+        if self.check_hook is not None:
+            self.check_hook(learner)
+        if self.dense:
+            k = begin(*args, x)
+            plan, finite, arguments = checks[self.by_rows and 2 * k > self.width]
+        else:
+            k = begin(*args, k)
+            plan, finite, arguments = checks[0]
+        if k < 0:  # refused: the usual path says why (nothing was saved)
+            if k == -2:  # no whole plan yet: the usual path makes it, then a new step
+                del self.steps[key]
+            return False
+        one.y[0] = label
+        dicts = [d.copy() for d in self.dicts]
+        lists = [c.copy() for c in self.lists] if self.lists else ()
+        try:
+            try:
+                one.update(learner)
+            except _KERNEL_ERRORS as error:
+                raise learner._kernel_error(one.exact_chunk(), error) from error
+            before = learner.n_samples_seen_
+            learner.n_samples_seen_ = before + 1
+            if self.calibrate:
+                _calibration.update(learner.calibration_, one.scores, one.y, NONE)
+            if not (finite(*arguments, k) and _scalars_finite(self.vars, self.scalars)):
+                learner._check_finite(one.exact_chunk(), before)
+        except BaseException:
+            self.flat.restore((plan, arguments[2][:k], None, (), dicts, lists, ()))
+            raise
+        return True
+
+
+def _scalars_finite(members: dict, names: tuple) -> bool:
+    """Whether the state's Python floats ``names`` of ``members`` are finite (as
+    :meth:`aucstream._state.FlatState.all_finite` checks them)."""
+    get = members.get
+    for name in names:
+        value = get(name)
+        if isinstance(value, float) and not math.isfinite(value):
+            return False
+    return True

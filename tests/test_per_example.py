@@ -1,0 +1,221 @@
+"""The compiled per-example entry (:class:`aucstream._runtime._entry.OneStep`).
+
+``learn_one`` of a learner seen before goes through one step per layout (dict rows,
+1-D float64 rows): a compiled check, load and save, the bound update, a compiled
+finiteness check. It must give the model of the full validation bit for bit, refuse
+bad rows and labels before any state changes (with the usual errors), undo a call
+that diverges or whose kernel raises, and step aside when the state's objects or the
+parameters change.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from conftest import assert_same_state, make_stream, snapshot
+
+from aucstream import OPAUC, SOLAM, UnivariateOnline, config_context, get_config
+from aucstream._fastpath import FAST
+from aucstream._runtime import _entry
+from aucstream._runtime._entry import OneStep
+from aucstream._state import FlatState
+
+LEARNERS = {
+    "SOLAM": lambda: SOLAM(random_state=0),
+    "UnivariateOnline": lambda: UnivariateOnline(random_state=0),
+    "OPAUC": lambda: OPAUC(eta=0.05, lam=0.01, random_state=0),
+}
+
+
+def stream(n: int = 70, d: int = 6):
+    X, y = make_stream(n, d, seed=3, sparsity=0.5)
+    X[np.arange(n), np.arange(n) % d] += 1.0  # no empty row
+    return X, y
+
+
+def as_dict(row: np.ndarray) -> dict:
+    return {int(j): float(row[j]) for j in np.flatnonzero(row)}
+
+
+@pytest.fixture
+def steps(monkeypatch):
+    """The examples learnt through a step (its layout each time)."""
+    learnt = []
+    learn = OneStep.learn
+
+    def counted(self, learner, x, y):
+        done = learn(self, learner, x, y)
+        if done:
+            learnt.append(self.dense)
+        return done
+
+    monkeypatch.setattr(OneStep, "learn", counted)
+    return learnt
+
+
+def started(name: str, X, y):
+    return LEARNERS[name]().partial_fit(X[:10], y[:10], classes=[-1, 1])
+
+
+def ready(name: str, X, y, dense: bool):
+    """A learner that has learnt rows 10..13 one at a time (its step is made, with the
+    fast path on)."""
+    model = started(name, X, y)
+    for i in range(10, 14):
+        model.learn_one(X[i] if dense else as_dict(X[i]), y[i])
+    if get_config()["fast_path"]:
+        cache = FAST.get(model)
+        assert (cache.dense_step if dense else cache.sparse_step) is not None
+    return model
+
+
+@pytest.mark.parametrize("dense", [False, True], ids=["dict", "array"])
+@pytest.mark.parametrize("name", LEARNERS)
+def test_the_step_gives_the_full_paths_model(name, dense, steps):
+    X, y = stream()
+    calls = [(X[i] if dense else as_dict(X[i]), y[i]) for i in range(10, len(y))]
+    fast = started(name, X, y)
+    for x, label in calls:
+        fast.learn_one(x, label)
+    # (a miss per new plan; a learner that saves rows has one per class and row size)
+    assert len(steps) >= 3 * len(calls) // 4, "the step was not used"
+    with config_context(fast_path=False):
+        full = started(name, X, y)
+        for x, label in calls:
+            full.learn_one(x, label)
+    assert_same_state(snapshot(vars(full)), snapshot(vars(fast)))
+    rest = X[10:] if dense else sp.csr_matrix(X[10:])  # (the layout of the rows learnt)
+    chunk = started(name, X, y).partial_fit(rest, y[10:])
+    np.testing.assert_array_equal(chunk.decision_function(X), fast.decision_function(X))
+
+
+BAD_DICTS = {
+    "key past the width": ({0: 1.0, 6: 1.0}, ValueError),
+    "negative key": ({-1: 1.0}, ValueError),
+    "NaN": ({0: float("nan")}, ValueError),
+    "infinity": ({1: float("inf")}, ValueError),
+    "too large": ({2: 1e300}, ValueError),
+    "string value": ({0: "1.0"}, (TypeError, ValueError)),
+    "None value": ({0: None}, (TypeError, ValueError)),
+    "bool key": ({True: 1.0}, (TypeError, ValueError)),
+    "float key": ({1.5: 1.0}, (TypeError, ValueError)),
+    "string key": ({"x1": 1.0}, (TypeError, ValueError)),
+    "more keys than the width": ({j: 1.0 for j in range(7)}, ValueError),
+}
+
+
+@pytest.mark.parametrize("bad", BAD_DICTS)
+@pytest.mark.parametrize("name", LEARNERS)
+def test_bad_dict_rows_are_refused_before_any_change(name, bad):
+    X, y = stream()
+    model = ready(name, X, y, dense=False)
+    before = snapshot(vars(model))
+    row, error = BAD_DICTS[bad]
+    with pytest.raises(error):
+        model.learn_one(row, 1)
+    assert_same_state(before, snapshot(vars(model)))
+    # and the step still serves the next good call, as the full path would
+    model.learn_one(as_dict(X[20]), y[20])
+    with config_context(fast_path=False):
+        full = ready(name, X, y, dense=False)
+        full.learn_one(as_dict(X[20]), y[20])
+    assert_same_state(snapshot(vars(full)), snapshot(vars(model)))
+
+
+BAD_ARRAYS = {
+    "NaN": lambda x: np.where(np.arange(x.size) == 1, np.nan, x),
+    "infinity": lambda x: np.where(np.arange(x.size) == 2, -np.inf, x),
+    "too large": lambda x: x * 1e300,
+    "too narrow": lambda x: x[:-1].copy(),
+    "too wide": lambda x: np.append(x, 1.0),
+    "strings": lambda x: np.array(["a"] * x.size),
+}
+
+
+@pytest.mark.parametrize("bad", BAD_ARRAYS)
+def test_bad_array_rows_and_labels_are_refused_before_any_change(bad):
+    X, y = stream()
+    model = ready("SOLAM", X, y, dense=True)
+    before = snapshot(vars(model))
+    with pytest.raises(ValueError):
+        model.learn_one(BAD_ARRAYS[bad](X[20].copy()), 1)
+    assert_same_state(before, snapshot(vars(model)))
+    for label in (2, "1", None, [1]):  # not a class (or not one label)
+        with pytest.raises(ValueError):
+            model.learn_one(X[20], label)
+        assert_same_state(before, snapshot(vars(model)))
+
+
+def _broken(step: OneStep, how: str):
+    """The step's bound update, made to write a NaN (or to raise) after updating."""
+    update = step.one.update
+
+    def broken(learner):
+        update(learner)
+        if how == "nan":
+            learner.calibration_[0] = np.nan  # an array the step saves whole
+        elif how == "raises":
+            raise ZeroDivisionError("float division by zero")
+        else:  # interrupted after the update (in the finiteness check)
+            learner.calibration_[0] = 12.5
+
+            def interrupted(*args):
+                raise KeyboardInterrupt
+
+            _entry._scalars_finite = interrupted
+            FlatState.all_finite = interrupted  # (the usual path's, when it takes the row)
+
+    return broken
+
+
+@pytest.mark.parametrize("how", ["nan", "raises", "interrupted"])
+@pytest.mark.parametrize("dense", [False, True], ids=["dict", "array"])
+@pytest.mark.parametrize("name", LEARNERS)
+def test_a_call_that_diverges_or_raises_changes_nothing(name, dense, how, monkeypatch):
+    X, y = stream()
+    model = ready(name, X, y, dense)
+    cache = FAST.get(model)
+    step = cache.dense_step if dense else cache.sparse_step
+    before = snapshot(vars(model))
+    step.one.update = _broken(step, how)
+    x = X[20] if dense else as_dict(X[20])
+    monkeypatch.setattr(_entry, "_scalars_finite", _entry._scalars_finite)  # (undone after)
+    monkeypatch.setattr(FlatState, "all_finite", FlatState.all_finite)
+    if how == "interrupted":
+        with pytest.raises(KeyboardInterrupt):
+            model.learn_one(x, y[20])
+    else:
+        with pytest.raises(FloatingPointError, match="diverged" if how == "nan" else "failed"):
+            model.learn_one(x, y[20])
+    assert_same_state(before, snapshot(vars(model)))
+
+
+@pytest.mark.parametrize("name", LEARNERS)
+def test_the_step_steps_aside_when_the_state_or_parameters_change(name, steps):
+    X, y = stream()
+    fast = ready(name, X, y, dense=False)
+    with config_context(fast_path=False):
+        full = ready(name, X, y, dense=False)
+    for model in (fast, full):
+        model.set_params(random_state=1)  # a new parameter object: validated and walked again
+        model.learn_one(as_dict(X[20]), y[20])
+        model.n_samples_seen_ = int(model.n_samples_seen_)  # (the same value)
+        arrays = [k for k, v in vars(model).items() if isinstance(v, np.ndarray)]
+        setattr(model, arrays[0], getattr(model, arrays[0]).copy())  # a new state object
+        for i in range(21, 30):
+            model.learn_one(as_dict(X[i]), y[i])
+    assert_same_state(snapshot(vars(full)), snapshot(vars(fast)))
+    assert steps, "the step was not made again"
+
+
+def test_the_step_does_not_keep_the_learner_alive():
+    import gc
+    import weakref
+
+    X, y = stream()
+    model = ready("SOLAM", X, y, dense=False)
+    ref = weakref.ref(model)
+    del model
+    gc.collect()
+    assert ref() is None

@@ -18,7 +18,7 @@ runtime, :mod:`aucstream._runtime`, whose three mixins this class combines.
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import ClassVar, cast
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -203,19 +203,22 @@ class BaseStreamingAUC(SmallCalls, StateDeclarations, LearningStep, ClassifierMi
         """
         with self._transaction():
             self._validate_params()
-            X, y = self._validate_input(X, y, reset=True)
-            weights = self._validate_weights(sample_weight, X)
-            classes = self._check_two_classes(np.unique(y), "y")
-            self._reset(classes, X.shape[1])
-            self._begin_pass(np.where(y == classes[1], 1.0, -1.0))
+            rows_in, labels = self._validate_input(X, y, reset=True)
+            weights = self._validate_weights(sample_weight, rows_in)
+            classes = self._check_two_classes(np.unique(labels), "y")
+            n = rows_in.shape[0]
+            self._reset(classes, rows_in.shape[1])
+            self._begin_pass(np.where(labels == classes[1], 1.0, -1.0))
             order = None
             if getattr(self, "shuffle", False):
-                order = self._rng.permutation(X.shape[0])
-            step = self._tags.fit_chunk_size if not self.is_batch else max(X.shape[0], 1)
-            for start in range(0, X.shape[0], step):
+                order = self._rng.permutation(n)
+            step = self._tags.fit_chunk_size if not self.is_batch else max(n, 1)
+            for start in range(0, n, step):
                 rows = slice(start, start + step) if order is None else order[start : start + step]
                 self._learn(
-                    X[rows], y[rows], sample_weight=None if weights is None else weights[rows]
+                    rows_in[rows],
+                    labels[rows],
+                    sample_weight=None if weights is None else weights[rows],
                 )
         return self
 
@@ -280,7 +283,7 @@ class BaseStreamingAUC(SmallCalls, StateDeclarations, LearningStep, ClassifierMi
         >>> float(SOLAM().test_then_train(X, y)[0])  # nothing learnt before the first row
         0.0
         """
-        return self._stream(X, y, classes, sample_weight, prequential=True)
+        return cast(np.ndarray, self._stream(X, y, classes, sample_weight, prequential=True))
 
     # ------------------------------------------------------- one example at a time
     @available_if(_is_online)

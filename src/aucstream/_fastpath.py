@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import weakref
 from operator import attrgetter, is_
+from typing import Any
 
 import numpy as np
 
@@ -63,6 +64,17 @@ class FastCache:
         "sparse_step",
         "dense_step",
     )
+    # what the slots hold (set when the cache is filled; None until then)
+    params: Any
+    flat: Any
+    classes: Any
+    c0: Any
+    c1: Any
+    py0: Any
+    py1: Any
+    kinds: Any
+    sparse_step: Any
+    dense_step: Any
 
     def __init__(self):
         self.params = self.flat = self.classes = None
@@ -72,7 +84,7 @@ class FastCache:
         self.by_rows = False
         #: the plans of one-row calls by class (+1: True) and whether they handle no
         #: rows, for ``flat`` and ``params``
-        self.plans: dict[tuple, object] = {}
+        self.plans: dict[tuple, Any] = {}
         #: the per-example entries (:class:`aucstream._runtime._entry.OneStep`) of
         #: dict rows and of 1-D float64 rows, once made
         self.sparse_step = self.dense_step = None
@@ -152,7 +164,7 @@ def param_names(cls: type) -> tuple[str, ...]:
     which inspects the signature of ``__init__`` at every call), once per class."""
     names = _PARAM_NAMES.get(cls)
     if names is None:
-        names = _PARAM_NAMES[cls] = tuple(cls._get_param_names())
+        names = _PARAM_NAMES[cls] = tuple(cls._get_param_names())  # type: ignore[attr-defined]
     return names
 
 
@@ -273,6 +285,13 @@ class OneRow:
         "whole",
         "_load",
     )
+    # the buffers of the loaded row: CSR arrays (None for a dense row) or a dense row
+    indptr: Any
+    indices: Any
+    nonzero: Any
+    scores: Any
+    update: Any
+    _load: Any
 
     def __init__(self, learner, dense: bool, capacity: int, scores: bool, bind: bool):
         width = learner.n_features_in_

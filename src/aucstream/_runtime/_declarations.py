@@ -22,11 +22,12 @@ from .._chunks import (
     nonzero_columns,
 )
 from .._kernels import upgrade_class_totals
+from ._host import LearnerHost
 
 __all__ = ["StateDeclarations"]
 
 
-class StateDeclarations:
+class StateDeclarations(LearnerHost):
     """Mixin of :class:`aucstream._base.BaseStreamingAUC`: the state declarations a
     learner may override, with their defaults (module docstring)."""
 
@@ -117,7 +118,7 @@ class StateDeclarations:
         """The features a validated chunk names (int64): its CSR indices (in their
         order, repeated across rows), or, for dense rows read in place, the columns
         that hold a non-zero in some row (sorted)."""
-        if chunk.indices is not None:
+        if chunk.indices is not None and chunk.indptr is not None:
             return chunk.indices[chunk.indptr[0] : chunk.indptr[-1]]
         return nonzero_columns(chunk.data)
 
@@ -126,7 +127,7 @@ class StateDeclarations:
         """The distinct features (sorted) that the chunk's negative examples name, and
         those its positive examples name (as :meth:`_chunk_rows`)."""
         positive = chunk.y > 0
-        if chunk.indices is not None:
+        if chunk.indices is not None and chunk.indptr is not None:
             return _state.unique_rows_by_class(
                 chunk.indptr, chunk.indices, positive, chunk.n_features
             )

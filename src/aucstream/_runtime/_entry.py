@@ -192,9 +192,9 @@ class OneStep:
                 if whole is not None and (not _simple(whole) or whole.rows_copy.shape[0]):
                     return None
             tables = (plan.copy, plan.rows_copy, _TABLE if whole is None else whole.copy)
-            args = (one.data, one.nonzero, self.width, *tables, whole is not None)
+            args: tuple = (one.data, one.nonzero, self.width, *tables, whole is not None)
             begin = compiled_entry(_begin_dense, (*args, np.zeros(self.width)))
-            plans = (plan, plan if whole is None else whole)
+            plans: tuple = (plan, plan if whole is None else whole)
             rows = one.nonzero
         else:
             args = (one.indptr, one.indices, one.data, self.width, plan.copy, plan.rows_copy)

@@ -12,6 +12,8 @@ which runs the same ``_update`` with the same checks in fewer Python calls.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, validate_data
@@ -31,6 +33,7 @@ from .._config import fast_path_on, format_bytes, get_config
 from .._fastpath import LABEL_KINDS, validate_params_once
 from .._params import check_parameters
 from .._rng import make_rng  # the one coercion of random_state (aucstream._rng)
+from ._host import LearnerHost
 
 __all__ = ["LearningStep", "make_rng"]
 
@@ -105,7 +108,7 @@ def _unknown_labels(y: np.ndarray, classes: np.ndarray) -> np.ndarray:
     return ~np.isin(y, classes)
 
 
-class LearningStep:
+class LearningStep(LearnerHost):
     """Mixin of :class:`aucstream._base.BaseStreamingAUC`: validation, the learning
     step and its transaction (module docstring)."""
 
@@ -127,7 +130,7 @@ class LearningStep:
             return _state.transaction(self)
         return _state.transaction(self, self._row_logged_state())
 
-    def _validate_input(self, X, y, reset: bool):
+    def _validate_input(self, X, y, reset: bool) -> tuple[Any, np.ndarray]:
         if y is None:
             raise ValueError(
                 f"{type(self).__name__} requires y to be passed, but the target y is None"
@@ -339,7 +342,7 @@ class LearningStep:
         scores: list[np.ndarray] | None = [] if prequential else None
         with self._transaction(X):
             self._continue(X, y, classes, sample_weight, scores)
-        return scores[0] if prequential else None
+        return scores[0] if scores is not None else None
 
     def _continue(self, X, y, classes, sample_weight, scores: list | None) -> None:
         """partial_fit's body: checks, first-call set-up, then one learning step.

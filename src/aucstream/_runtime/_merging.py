@@ -141,7 +141,7 @@ def check_mergeable(learner, other) -> None:
             f"cannot merge {name}s of which only {which} learnt from named columns "
             "(feature_names_in_): the columns may not be the same"
         )
-    if names is not None and not np.array_equal(names, their_names):
+    if names is not None and their_names is not None and not np.array_equal(names, their_names):
         changed = [
             f"{a!r} != {b!r}" for a, b in zip(names.tolist(), their_names.tolist()) if a != b
         ]

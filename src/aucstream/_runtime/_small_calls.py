@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import math
 from operator import is_
+from typing import Any
 
 import numpy as np
 
@@ -73,6 +74,7 @@ from .._fastpath import (
 )
 from ._declarations import StateDeclarations
 from ._entry import OneStep
+from ._host import LearnerHost
 from ._learning import _KERNEL_ERRORS, _NOT_TAKEN
 
 __all__ = ["SmallCalls"]
@@ -98,7 +100,7 @@ def _override(cls: type, name: str, base: type):
     return None if found is getattr(base, name) else found
 
 
-class SmallCalls:
+class SmallCalls(LearnerHost):
     """Mixin of :class:`aucstream._base.BaseStreamingAUC`: the fast path of small
     calls (module docstring)."""
 
@@ -352,12 +354,12 @@ class SmallCalls:
             else:
                 one = self._one_row_context(cache, False, int(indptr[1]))
                 loaded = one is not None and one.load_sparse(indptr, indices, data, label)
-            if loaded:
+            if one is not None and loaded:
                 return self._learn_one_row(cache, one, prequential, journal)
         flat = cache.flat  # current: walked or checked by _quick_chunk
         calibrate = self._tags.kernel_prequential
         learns = calibrate or not prequential  # one kernel call for the chunk
-        scores = np.empty(n) if calibrate or prequential else None
+        scores: Any = np.empty(n) if calibrate or prequential else None
         chunk = Chunk(
             indptr, indices, data, y_pm, self.n_features_in_, scores if calibrate else NONE
         )
@@ -416,7 +418,8 @@ class SmallCalls:
         example is positive, when the caller knows it as a Python bool (the one-row
         path; a key of numpy values costs more to make and to hash)."""
         keep = one_row and (rows is None or self._tags.row_written_by_class)
-        plan = key = None
+        plan: Any = None
+        key: Any = None
         if keep:
             if positive is None:
                 positive = bool(chunk.y[0] > 0.0)

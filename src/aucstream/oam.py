@@ -272,6 +272,9 @@ class OAM(BaseStreamingAUC):
         pos.reserve(n_pos)  # unbounded buffers grow (new arrays) before the call binds them
         neg.reserve(chunk.n_samples - n_pos)
         self._bind_update(chunk)(self)
+        if self.half_life is not None:
+            for buffer in self.buffers_:
+                buffer.settle()  # unbounded: rows set by the size alone
 
     def _buffers(self) -> tuple:
         """The two reservoirs as the kernel reads them (negative, positive)."""
@@ -343,7 +346,8 @@ class OAM(BaseStreamingAUC):
     def _merge(self, other: OAM) -> None:
         """w averages by examples seen; each class's buffers merge into a uniform sample
         of the union of both streams of that class (:meth:`Reservoir.merge`). Biased
-        buffers (``half_life`` set) do not merge: ValueError, nothing changed."""
+        buffers (``half_life`` set) do not merge: NotImplementedError, nothing
+        changed."""
         if self.half_life is not None:
             self.buffers_[0].merge(other.buffers_[0], self._rng)  # raises
         self.w_ = mean_by_count(self.w_, self.n_samples_seen_, other.w_, other.n_samples_seen_)

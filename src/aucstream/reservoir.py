@@ -485,6 +485,23 @@ class BiasedReservoir(Reservoir):
             expiry[:old] = self.expiry_
             self.expiry_ = expiry
 
+    def settle(self) -> None:
+        """Give an unbounded buffer the rows its size alone sets (the least 64 2^k that
+        hold it), so that its arrays never depend on how the stream was cut into
+        chunks (:meth:`reserve` makes room for a whole chunk before deaths are known)."""
+        if self.capacity is not None:
+            return
+        rows = 64
+        while rows < self.size:
+            rows *= 2
+        if rows != self.items_.shape[0]:
+            size = self.size  # rows after it are zeros: nothing is lost
+            items, norms = np.zeros((rows, self.n_features)), np.zeros(rows)
+            expiry = np.zeros(rows, dtype=np.int64)
+            items[:size], norms[:size] = self.buffer, self.sq_norms_[:size]
+            expiry[:size] = self.expiry_[:size]
+            self.items_, self.sq_norms_, self.expiry_ = items, norms, expiry
+
     def tick(self, rng: np.random.Generator) -> BiasedReservoir:
         """Let one example of another stream (the other class) pass; returns self."""
         biased_tick(
@@ -512,11 +529,12 @@ class BiasedReservoir(Reservoir):
             Rows(indptr, indices, data, np.zeros(n)),
             rng.random((n, 3)),
         )
+        self.settle()
         return self
 
     def merge(self, other: Reservoir, rng: np.random.Generator) -> Reservoir:
-        """Not defined (module docstring): raises ValueError."""
-        raise ValueError(
+        """Not defined (module docstring): raises NotImplementedError."""
+        raise NotImplementedError(
             "biased reservoirs (half_life set) do not merge: a uniform sample of the union "
             "of two alive sets is not made from the two samples alone"
         )

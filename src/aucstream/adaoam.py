@@ -512,7 +512,8 @@ class _AdaGradAUC(BaseStreamingAUC):
         pass over both streams would give; the summed accumulators make later steps
         as small as after both streams' gradients. SAdaOAM first brings every
         coordinate up to date (the shrinkage its lazy updates owe), so the merged
-        weights owe none.
+        weights owe none. With ``half_life`` the other's summaries are first brought to
+        this learner's class clocks (module docstring, "Forgetting").
         """
         n1 = sum(s.count for s in self.stats_)
         n2 = sum(s.count for s in other.stats_)

@@ -221,8 +221,8 @@ def test_oam_with_half_life_refuses_to_merge_and_changes_nothing():
 HALF_LIFE_LEARNERS = [
     OAM(half_life=15, random_state=0),
     OAM(half_life=15, buffer_size=None, update="gra", random_state=0),
-    AdaOAM(half_life=6),
-    SAdaOAM(half_life=6),
+    AdaOAM(half_life=1.5),  # 120 examples wrap the class clocks twice
+    SAdaOAM(half_life=1.5),
 ]
 CASES = [
     (learner, check)
@@ -281,3 +281,49 @@ def test_forgetting_recovers_after_an_abrupt_change(make):
         auc[h] = roc_auc(y[after], scores[after])
     assert auc[200] > auc[None] + 0.05, auc
     assert auc[200] > 0.85, auc
+
+
+def _array_bytes(objects) -> list:
+    return [
+        {k: v.tobytes() for k, v in vars(o).items() if isinstance(v, np.ndarray)} for o in objects
+    ]
+
+
+@pytest.mark.parametrize("label", [-1, 1])
+def test_adaoam_declares_read_only_only_what_no_clock_wrap_rescales(label, monkeypatch):
+    """One-row calls of one class through the fast path, across many wraps of the
+    class clocks (every 32 examples at half_life=1): what the plan of each call
+    declares read-only (the other class's summary, unless a clock wraps within the
+    call: the plan's variant) keeps every byte, and the model is that of one chunk."""
+    X, y = _stream(400, 4, 9)
+    model = AdaOAM(half_life=1.0).partial_fit(X[:20], y[:20], classes=[-1, 1])
+    whole = AdaOAM(half_life=1.0).partial_fit(X[:20], y[:20], classes=[-1, 1])
+    plans, fresh, used = {}, {}, []
+    read_only, variant = AdaOAM._read_only_state, AdaOAM._plan_variant
+
+    def recording_read_only(self, y_pm, chunk=None):
+        found = read_only(self, y_pm, chunk)
+        if chunk is not None and chunk.n_samples == 1:  # the fast path's plan, kept
+            plans[variant(self, chunk)] = found
+            fresh[variant(self, chunk)] = _array_bytes(found)  # before the kernel
+        return found
+
+    def recording_variant(self, chunk):
+        used.append(variant(self, chunk))
+        return used[-1]
+
+    monkeypatch.setattr(AdaOAM, "_read_only_state", recording_read_only)
+    monkeypatch.setattr(AdaOAM, "_plan_variant", recording_variant)
+    rows = np.flatnonzero(y[20:] == label) + 20
+    for i in rows:
+        before = {v: _array_bytes(found) for v, found in plans.items()}
+        fresh.clear()
+        used.clear()
+        model.partial_fit(X[i : i + 1], y[i : i + 1])
+        assert used, "the fast path was not taken"
+        v = used[-1]
+        expected = fresh.get(v, before.get(v))
+        assert _array_bytes(plans[v]) == expected, f"row {i} wrote what it declared read-only"
+    assert set(plans) == {0, 1}  # both kinds of calls were made
+    whole.partial_fit(X[rows], y[rows])
+    assert np.array_equal(model.coef_, whole.coef_)

@@ -718,12 +718,22 @@ class AdaOAM(_AdaGradAUC):
     def _coef(self) -> np.ndarray:
         return self.w_
 
+    def _plan_variant(self, chunk: Chunk) -> int:
+        """1 when learning ``chunk`` may bring a class clock to its span (forgetting:
+        the kernel then rescales that class's summary, :func:`advance_clocks`), else 0
+        (a bound, with a margin for the rounding of the clocks' sums); see
+        :meth:`aucstream._base.BaseStreamingAUC._plan_variant`."""
+        if self.half_life is None:
+            return 0
+        ahead = chunk.n_samples / float(self.half_life) * (1.0 + 1e-9) + 1e-9
+        return int(float(self.class_clocks_.max()) + ahead >= CLOCK_SPAN)
+
     def _read_only_state(self, y_pm: np.ndarray, chunk: Chunk | None = None) -> tuple:
         """The summary of the class no example of the chunk belongs to, which the kernel
-        (:func:`_adaoam_chunk`) only reads (none with ``half_life``: the kernel may
-        rescale it, :func:`advance_clocks`); see
+        (:func:`_adaoam_chunk`) only reads (unless forgetting may rescale it within the
+        chunk, :meth:`_plan_variant`); see
         :meth:`aucstream._base.BaseStreamingAUC._read_only_state`."""
-        if self.half_life is not None:
+        if self.half_life is not None and (chunk is None or self._plan_variant(chunk)):
             return ()
         c = self._chunk_class(y_pm)
         return () if c is None else (self.stats_[1 - c],)

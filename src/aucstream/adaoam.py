@@ -596,10 +596,6 @@ class AdaOAM(_AdaGradAUC):
         Whether ``fit`` visits the examples in a random order (one pass still).
     random_state : int, Generator or None, default=None
         Seed of the shuffle.
-    half_life : float or None, default=None
-        Forgetting: an example seen ``half_life`` examples ago weighs half the latest
-        one in the squared-gradient sums and the class statistics (module docstring).
-        None: D16 exactly.
     dtype : {"float64", "float32"}, default="float64"
         Storage of the two d x d scatters: "float32" halves their memory and the
         memory traffic of the O(d^2) product that dominates each step. The weights,
@@ -607,6 +603,10 @@ class AdaOAM(_AdaGradAUC):
         is accumulated in float64 (as ``OPAUC(dtype="float32")``; see
         :class:`aucstream.covariance.FullCovariance`). Models of different dtypes do
         not merge.
+    half_life : float or None, default=None
+        Forgetting: an example seen ``half_life`` examples ago weighs half the latest
+        one in the squared-gradient sums and the class statistics (module docstring).
+        None: D16 exactly.
 
     Attributes
     ----------

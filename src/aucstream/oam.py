@@ -201,14 +201,14 @@ class OAM(BaseStreamingAUC):
         AdaOAM papers; 50 in the high-dimensional experiments). None gives OAM_inf.
     update : {"seq", "gra"}, default="seq"
         Sequential closed-form updates (Alg. 3) or one gradient step (Alg. 4).
-    half_life : float or None, default=None
-        Forgetting: each class buffer keeps an example seen ``half_life`` examples ago
-        half as often as the latest one (a biased reservoir of the same capacity;
-        module docstring). None: Z11's uniform reservoirs exactly.
     shuffle : bool, default=False
         Whether ``fit`` visits the examples in a random order.
     random_state : int, Generator or None, default=None
         Seed of the reservoir sampling (and the lifetimes) and the shuffle.
+    half_life : float or None, default=None
+        Forgetting: each class buffer keeps an example seen ``half_life`` examples ago
+        half as often as the latest one (a biased reservoir of the same capacity;
+        module docstring). None: Z11's uniform reservoirs exactly.
 
     Attributes
     ----------
@@ -245,16 +245,16 @@ class OAM(BaseStreamingAUC):
         C: float = 2**-12,
         buffer_size: int | None = 100,
         update: str = "seq",
-        half_life: float | None = None,
         shuffle: bool = False,
         random_state=None,
+        half_life: float | None = None,
     ):
         self.C = C
         self.buffer_size = buffer_size
         self.update = update
-        self.half_life = half_life
         self.shuffle = shuffle
         self.random_state = random_state
+        self.half_life = half_life
 
     def _init_state(self, n_features: int) -> None:
         self.w_ = np.zeros(n_features)

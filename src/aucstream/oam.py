@@ -54,13 +54,13 @@ example of age :math:`a` is stored with probability
 .. math::
 
     P(\text{stored} \mid a) = \rho_\pm\, 2^{-a/h}, \qquad
-    \rho_\pm = E\big[\min(1, N / M_\pm)\big],
+    \rho_\pm = E\big[|B_\pm| / M_\pm\big] \le \min(1, N / M_\pm),
 
 with :math:`M_\pm` the examples of the class alive (about :math:`1.44\,\pi_\pm h` for a
 class of share :math:`\pi_\pm`): an example seen :math:`h` examples ago is half as
 likely to be in the buffer as the latest. The rule (after Aggarwal's biased reservoir,
 VLDB 2006, with random pairing, Gemulla et al., VLDB 2006, for the deaths) is in
-:mod:`aucstream.reservoir`. A buffer holds :math:`\min(N, M_\pm)` examples: it is not
+:mod:`aucstream.reservoir`. A buffer holds about :math:`\min(N, M_\pm)` examples: it is not
 full when the class has fewer than :math:`N` examples alive (a rare class with a short
 half-life). :math:`C_t` counts the opposite class's alive examples instead of all of
 them (:math:`C_t = C\max(1, M_{\bar y}/N_{\bar y})`: each buffered example stands for

@@ -42,29 +42,38 @@ alone can give when the classes' rates are unknown. So each example gets a lifet
 \gamma^a`, drawn when it arrives), and the buffer is a uniform random sample of at
 most :math:`N` of the class's examples still alive. The uniform sample of a set with
 insertions and deletions is kept by random pairing (Gemulla, Lehner and Haas, *A
-dip in the reservoir*, VLDB 2006): an arrival is appended while the buffer has room
-and no deletion is pending, otherwise it replaces a uniform slot with probability
-:math:`N / (M + 1)` (:math:`M` alive examples; Algorithm R on the alive set); a
-stored example that dies leaves its slot free (counted in :math:`c_1`), one alive
-outside the buffer that dies is counted in :math:`c_2`, and while
-:math:`c_1 + c_2 > 0` an arrival takes a free slot with probability
-:math:`c_1 / (c_1 + c_2)` (and decrements :math:`c_1`, else :math:`c_2`). Deaths do
-not depend on whether an example is stored, so the buffer stays a uniform sample of
-the alive set and :math:`\rho = E[\min(1, N/M)]`: with :math:`M \approx
-\pi / (1 - \gamma) \approx 1.44\,\pi h` alive examples of a class of share
-:math:`\pi`, the buffer holds :math:`\min(N, M)` of them. A buffer larger than
-:math:`M` is therefore not full: no rule can keep more examples of a class than
-are alive under this law (retention :math:`\le 1` at age 0). The lifetimes of the
+dip in the reservoir*, VLDB 2006), with :math:`M` the examples alive (stored or
+not) and :math:`c_1, c_2` the deaths not yet compensated among the stored examples
+and among the others:
+
+1. every example of the stream (either class) first lets the stored examples whose
+   lifetime ends leave (each frees its slot: :math:`c_1 \mathrel{+}= 1`) and
+   :math:`k \sim \mathrm{Binomial}(m, 1 - \gamma)` of the :math:`m` alive outside
+   the buffer die (:math:`c_2 \mathrel{+}= k`);
+2. an arrival, when :math:`c_1 + c_2 = 0`, is appended while the buffer has room,
+   else replaces a uniform slot with probability :math:`N / (M + 1)` (Algorithm R
+   on the alive set; the evicted example, or the arrival, stays alive outside);
+   when :math:`c_1 + c_2 > 0` it takes a free slot with probability
+   :math:`c_1 / (c_1 + c_2)` (then :math:`c_1 \mathrel{-}= 1`, else
+   :math:`c_2 \mathrel{-}= 1` and it stays alive outside).
+
+Deaths do not depend on whether an example is stored, so the buffer stays a uniform
+sample of the alive set and :math:`\rho = E[|B| / M]`, at most
+:math:`\min(1, N/M)` (the buffer runs below :math:`N` while deaths are pending):
+with :math:`M \approx \pi / (1 - \gamma) \approx 1.44\,\pi h` alive examples of a
+class of share :math:`\pi`, the buffer holds about :math:`\min(N, M)` of them. A
+buffer larger than :math:`M` is therefore not full: no rule can keep more examples of
+a class under this law (retention :math:`\le 1` at age 0). The lifetimes of the
 stored examples are kept (``expiry_``); those of the examples outside the buffer are
-not, as geometric lifetimes have no memory: the deaths among the :math:`m` alive
-outside the buffer at a step are binomial(:math:`m`, :math:`1 - \gamma`), drawn by
-inversion.
+not, as geometric lifetimes have no memory: the binomial deaths of step 1 are
+drawn by inversion of one uniform.
 
 Draws: four uniforms per example of the stream whatever its class (the deaths outside
 each of the two class buffers, the lifetime and the admission of the arrival), so the
 result does not depend on how the stream is cut into chunks. An unbounded buffer
 (``capacity=None``) stores every alive example (memory :math:`\approx 1.44\,\pi h`
-rows on average, no longer growing with the stream). Two biased reservoirs do not
+rows on average, no longer growing with the stream; its arrays have the rows its size
+alone sets, :meth:`BiasedReservoir.settle`). Two biased reservoirs do not
 merge (a uniform sample of the union of two alive sets, with the pending deletions of
 random pairing, is not made from the two samples alone).
 """

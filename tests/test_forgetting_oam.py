@@ -144,7 +144,7 @@ def _stream(n, d, seed, sparse_cols=False):
     return X, y
 
 
-@pytest.mark.parametrize("h", [3.0, 40.0])
+@pytest.mark.parametrize("h", [0.02, 3.0, 40.0])  # 0.02: the clocks pass 32 at each example
 def test_adaoam_follows_the_decayed_reference(h):
     # 400 examples at h = 3 wrap the class clocks (32 per wrap) four times
     X, y = _stream(400, 4, 0)
@@ -162,6 +162,23 @@ def test_adaoam_follows_the_decayed_reference(h):
         np.testing.assert_allclose(summary.covariance, cov, rtol=1e-8, atol=1e-10)
     if h == 3.0:
         assert 0 <= model.class_clocks_.max() < 32 and model.n_samples_seen_ / h > 64
+
+
+def test_a_class_absent_for_hundreds_of_half_lives_stays_exact():
+    """300 negatives in a row at half_life=1: the positives' stored weight falls under
+    the negligible weight (no more rescaling); their statistics, and the model when
+    positives come back, still follow the reference."""
+    X, _ = _stream(400, 3, 10)
+    y = np.array([1, -1] * 20 + [-1] * 300 + [1, -1] * 30)
+    model = AdaOAM(eta=0.1, lam=0.05, projection="euclidean", half_life=1.0)
+    model.partial_fit(X[:340], y[:340], classes=[-1, 1])
+    assert 0 < model.stats_[1].weight_[0] < 2.0**-224  # frozen, not zero
+    *_, W, S, P = _reference(X[:340], y[:340], 1.0, 0.1, 0.05, 1e-8)
+    np.testing.assert_allclose(model.stats_[1].mean, S[1] / W[1], rtol=1e-9)
+    model.partial_fit(X[340:], y[340:])
+    w, s, *_ = _reference(X, y, 1.0, 0.1, 0.05, 1e-8)
+    np.testing.assert_allclose(model.coef_.ravel(), w, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(model.sq_grad_sum_, s, rtol=1e-9, atol=1e-14)
 
 
 @pytest.mark.parametrize("lazy", [True, False])

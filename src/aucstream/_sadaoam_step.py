@@ -30,6 +30,7 @@ from .covariance import (
     borrowing_njit,
     borrowing_step,
     own_and_opposite,
+    sparse_room,
     sparse_scatter_add,
 )
 
@@ -82,26 +83,31 @@ register_overload(rescale_summary, _rescale_typer)
 
 @borrowing_step
 def forget_weight(clocks, c, step, omega):
-    """The weight ``omega 2^(E_c + step)`` with which an example joins class ``c``'s
-    summary when forgetting (``step = 1/h > 0``), else ``omega`` unchanged."""
+    """The weight ``omega 2^E_c`` with which an example joins class ``c``'s summary
+    when forgetting (``step = 1/h > 0``; after :func:`advance_clocks`), else
+    ``omega`` unchanged."""
     if step == 0.0:
         return omega
-    return omega * 2.0 ** (clocks[c] + step)
+    return omega * 2.0 ** clocks[c]
 
 
 @borrowing_step
 def advance_clocks(classes, clocks, step):
-    """One example of the stream passed (``step = 1/h``; nothing when 0): each class
-    clock advances by ``step``, and a clock that reaches CLOCK_SPAN goes back by it while
-    its summary is multiplied by 2^-CLOCK_SPAN (unless its weight is negligible)."""
+    """One example of the stream arrives (``step = 1/h``; nothing when 0): each class
+    clock advances by ``step``; a clock that passes CLOCK_SPAN goes back by it (as many
+    times as it passed it) while its summary is multiplied by 2^-CLOCK_SPAN as many
+    times, or until its weight is negligible."""
     if step == 0.0:
         return
     for c in range(2):
-        clocks[c] += step
-        if clocks[c] >= CLOCK_SPAN:
-            clocks[c] -= CLOCK_SPAN
-            if classes[c].weight[0] >= NEGLIGIBLE_WEIGHT:
+        e = clocks[c] + step
+        if e >= CLOCK_SPAN:
+            wraps = math.floor(e / CLOCK_SPAN)
+            e = max(0.0, e - wraps * CLOCK_SPAN)
+            while wraps > 0 and classes[c].weight[0] >= NEGLIGIBLE_WEIGHT:
                 rescale_summary(classes[c], 2.0**-CLOCK_SPAN)
+                wraps -= 1
+        clocks[c] = e
 
 
 @borrowing_step
@@ -279,10 +285,11 @@ def _sadaoam_chunk(
         if omega == 0.0:
             continue
         own, opp = own_and_opposite(classes, ys[r])
-        added = forget_weight(state.clocks, 1 if ys[r] > 0 else 0, settings.step, omega)
-        if not _sadaoam_example(
-            own, opp, state, indices[lo:hi], data[lo:hi], ys[r], omega, added, settings, scratch
-        ):
-            return r
+        if not sparse_room(own, indices[lo:hi], data[lo:hi]):
+            return r  # nothing changed: the caller makes room and resumes here
         advance_clocks(classes, state.clocks, settings.step)
+        added = forget_weight(state.clocks, 1 if ys[r] > 0 else 0, settings.step, omega)
+        _sadaoam_example(
+            own, opp, state, indices[lo:hi], data[lo:hi], ys[r], omega, added, settings, scratch
+        )  # the room is there: it adds the example
     return indptr.shape[0] - 1

@@ -134,11 +134,13 @@ AdaOAM's scatter): each class has a clock :math:`E_c` that every example (of eit
 class, of weight > 0) advances by :math:`1/h`, and an example joins its class with
 weight :math:`\omega\,2^{E_c}`; the stored statistics are then :math:`2^{E_c}`
 times the decayed ones, and :math:`c` and :math:`\Gamma`, ratios, are the decayed
-ones exactly. When :math:`E_c` reaches 32 the summary is multiplied by
-:math:`2^{-32}` (exact in binary floating point) and :math:`E_c` goes back by 32, so
+ones exactly. An example first advances the clocks, then joins. When :math:`E_c`
+passes 32 it goes back by 32 and the summary is multiplied by :math:`2^{-32}` (exact
+in binary floating point; as many times as it passed 32, when :math:`h < 1/32`), so
 nothing overflows. A summary whose weight has fallen below :math:`2^{-224}` (a class
-absent for thousands of half-lives) is no longer rescaled: its mass relative to its
-next example stays below :math:`2^{-192}`, far below rounding. ``class_clocks_``
+absent for some 200 half-lives) is no longer rescaled: its mass relative to its next
+example stays below :math:`2^{-224}` (the exact one, smaller still), far below
+rounding. ``class_clocks_``
 holds :math:`E_c`; ``half_life=None`` keeps them at 0 and is D16 exactly. Merging
 brings the other learner's summaries to this one's clocks (a factor
 :math:`2^{E_c - E'_c}`; the two learners are taken to have learnt at the same time,
@@ -437,9 +439,9 @@ def _adaoam_chunk(w, s, steps, clocks, classes, rows, pre, weights, settings):
         if omega == 0.0:
             continue
         own, opp = own_and_opposite(classes, y)
+        advance_clocks(classes, clocks, settings.step)
         added = forget_weight(clocks, 1 if y > 0 else 0, settings.step, omega)
         add_example(own, idx, val, added)  # exact summaries never run out of room
-        advance_clocks(classes, clocks, settings.step)
         if opp.count[0] == 0:
             continue
         c_w = cov_matvec(opp, w, cov_w)

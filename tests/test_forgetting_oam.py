@@ -344,3 +344,21 @@ def test_adaoam_declares_read_only_only_what_no_clock_wrap_rescales(label, monke
     assert set(plans) == {0, 1}  # both kinds of calls were made
     whole.partial_fit(X[rows], y[rows])
     assert np.array_equal(model.coef_, whole.coef_)
+
+
+@pytest.mark.parametrize("half_life", [None, 50])
+def test_unbounded_buffers_do_not_depend_on_the_chunking(half_life):
+    """OAM_inf's buffers have the rows their size sets (64 2^k), however the stream
+    is cut: the whole state is the same, not only the model (one chunk of 600 used
+    to allocate 333 rows where chunks of 10 doubled to 512)."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(600, 3))
+    y = np.where(X[:, 0] > 0, 1, -1)
+    one = OAM(buffer_size=None, half_life=half_life, random_state=0)
+    one.partial_fit(X, y, classes=[-1, 1])
+    cut = OAM(buffer_size=None, half_life=half_life, random_state=0)
+    for lo in range(0, 600, 10):
+        cut.partial_fit(X[lo : lo + 10], y[lo : lo + 10], classes=[-1, 1])
+    for a, b in zip(one.buffers_, cut.buffers_):
+        assert a.items_.shape == b.items_.shape == (64 if half_life else 512, 3)
+        assert np.array_equal(a.items_, b.items_) and np.array_equal(a.sq_norms_, b.sq_norms_)

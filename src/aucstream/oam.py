@@ -272,9 +272,8 @@ class OAM(BaseStreamingAUC):
         pos.reserve(n_pos)  # unbounded buffers grow (new arrays) before the call binds them
         neg.reserve(chunk.n_samples - n_pos)
         self._bind_update(chunk)(self)
-        if self.half_life is not None:
-            for buffer in self.buffers_:
-                buffer.settle()  # unbounded: rows set by the size alone
+        for buffer in self.buffers_:
+            buffer.settle()  # unbounded: rows set by the size alone, whatever the chunks
 
     def _buffers(self) -> tuple:
         """The two reservoirs as the kernel reads them (negative, positive)."""

@@ -319,12 +319,25 @@ class Reservoir:
             return
         need = self.size + int(extra)
         if need > self.items_.shape[0]:
-            new = max(need, 2 * self.items_.shape[0])
-            items = np.zeros((new, self.n_features))
-            items[: self.size] = self.buffer
-            norms = np.zeros(new)
-            norms[: self.size] = self.sq_norms_[: self.size]
-            self.items_, self.sq_norms_ = items, norms
+            self._resize(max(need, 2 * self.items_.shape[0]))
+
+    def settle(self) -> None:
+        """Give an unbounded buffer the rows its size alone sets (the least 64 2^k that
+        hold it), so that its arrays never depend on how the stream was cut into
+        chunks (:meth:`reserve` makes room for a whole chunk at once)."""
+        if self.capacity is None:
+            rows = 64
+            while rows < self.size:
+                rows *= 2
+            if rows != self.items_.shape[0]:
+                self._resize(rows)
+
+    def _resize(self, rows: int) -> None:
+        """Reallocate to ``rows`` rows (at least ``size``), keeping the stored ones."""
+        size = self.size  # the rows after it are zeros
+        items, norms = np.zeros((rows, self.n_features)), np.zeros(rows)
+        items[:size], norms[:size] = self.buffer, self.sq_norms_[:size]
+        self.items_, self.sq_norms_ = items, norms
 
     def _check_state(self) -> None:
         """A loaded buffer must be consistent: the counters within their bounds, the
@@ -408,6 +421,7 @@ class Reservoir:
             Rows(indptr, indices, data, np.zeros(n)),
             rng.random(n),
         )
+        self.settle()
         return self
 
 
@@ -485,31 +499,12 @@ class BiasedReservoir(Reservoir):
             self.forget_,
         )
 
-    def reserve(self, extra: int) -> None:
-        """Make room for ``extra`` more examples in an unbounded buffer."""
-        old = self.items_.shape[0]
-        super().reserve(extra)
-        if self.items_.shape[0] != old:
-            expiry = np.zeros(self.items_.shape[0], dtype=np.int64)
-            expiry[:old] = self.expiry_
-            self.expiry_ = expiry
-
-    def settle(self) -> None:
-        """Give an unbounded buffer the rows its size alone sets (the least 64 2^k that
-        hold it), so that its arrays never depend on how the stream was cut into
-        chunks (:meth:`reserve` makes room for a whole chunk before deaths are known)."""
-        if self.capacity is not None:
-            return
-        rows = 64
-        while rows < self.size:
-            rows *= 2
-        if rows != self.items_.shape[0]:
-            size = self.size  # rows after it are zeros: nothing is lost
-            items, norms = np.zeros((rows, self.n_features)), np.zeros(rows)
-            expiry = np.zeros(rows, dtype=np.int64)
-            items[:size], norms[:size] = self.buffer, self.sq_norms_[:size]
-            expiry[:size] = self.expiry_[:size]
-            self.items_, self.sq_norms_, self.expiry_ = items, norms, expiry
+    def _resize(self, rows: int) -> None:
+        size = self.size
+        super()._resize(rows)
+        expiry = np.zeros(rows, dtype=np.int64)
+        expiry[:size] = self.expiry_[:size]
+        self.expiry_ = expiry
 
     def tick(self, rng: np.random.Generator) -> BiasedReservoir:
         """Let one example of another stream (the other class) pass; returns self."""

@@ -11,21 +11,103 @@ may be left lazy, are derived in the module docstring of :mod:`aucstream.adaoam`
   over the coordinates whose gradient may be non-zero, from the exact sparse class
   summaries (:class:`aucstream.covariance.ExactSparseCovariance`);
 - :func:`_sadaoam_example` and :func:`_sadaoam_chunk`: an example, and the rows of a
-  chunk (stopping where a class's summary must reserve room first).
+  chunk (stopping where a class's summary must reserve room first);
+- forgetting (``half_life``), shared with AdaOAM's kernel: :func:`forget_weight` (the
+  weight an example joins its class's summary with) and :func:`advance_clocks` (the
+  class clocks, and the exact rescaling of a summary by :func:`rescale_summary`); the
+  equations are in the module docstring of :mod:`aucstream.adaoam`.
 """
 
 from __future__ import annotations
 
 import math
 
-from ._kernels import sparse_axpy, sparse_dot
+from ._kernels import register_overload, sparse_axpy, sparse_dot
 from .covariance import (
+    ExactSparseArrays,
+    FullArrays,
     add_example,
     borrowing_njit,
     borrowing_step,
     own_and_opposite,
+    sparse_room,
     sparse_scatter_add,
 )
+
+#: A class clock runs in [0, CLOCK_SPAN): when it reaches CLOCK_SPAN the summary is
+#: multiplied by 2^-CLOCK_SPAN (exact in binary floating point) and the clock goes back.
+CLOCK_SPAN = 32.0
+#: Below this total weight a summary is not rescaled any more (its mass, relative to
+#: the next example of its class, is under 2^-224: far below rounding).
+NEGLIGIBLE_WEIGHT = 2.0**-224
+
+
+def rescale_summary(arrays, factor):
+    """Multiply the weighted statistics of a summary (W, s, P) by ``factor`` (compiled
+    code only; implemented for the exact full and sparse summaries)."""
+    raise NotImplementedError("rescale_summary is called from compiled code only")
+
+
+def _rescale_full(arrays, factor):
+    arrays.weight[0] *= factor
+    sums, upper, held = arrays.sums, arrays.scatter, arrays.pending_weight
+    for i in range(sums.shape[0]):
+        sums[i] *= factor
+        row = upper[i, i:]  # the upper triangle only is P
+        for j in range(row.shape[0]):
+            row[j] *= factor
+    for p in range(arrays.n_pending[0]):
+        held[p] *= factor  # held-back rows x_p carry their weight here
+
+
+def _rescale_sparse(arrays, factor):
+    arrays.weight[0] *= factor
+    sums, vals = arrays.sums, arrays.table.vals
+    for i in range(sums.shape[0]):
+        sums[i] *= factor
+    for pos in range(arrays.table.info[0]):
+        vals[pos] *= factor
+
+
+def _rescale_typer(arrays, factor):
+    kind = getattr(arrays, "instance_class", None)
+    if kind is FullArrays:
+        return _rescale_full
+    if kind is ExactSparseArrays:
+        return _rescale_sparse
+    return None
+
+
+register_overload(rescale_summary, _rescale_typer)
+
+
+@borrowing_step
+def forget_weight(clocks, c, step, omega):
+    """The weight ``omega 2^E_c`` with which an example joins class ``c``'s summary
+    when forgetting (``step = 1/h > 0``; after :func:`advance_clocks`), else
+    ``omega`` unchanged."""
+    if step == 0.0:
+        return omega
+    return omega * 2.0 ** clocks[c]
+
+
+@borrowing_step
+def advance_clocks(classes, clocks, step):
+    """One example of the stream arrives (``step = 1/h``; nothing when 0): each class
+    clock advances by ``step``; a clock that passes CLOCK_SPAN goes back by it (as many
+    times as it passed it) while its summary is multiplied by 2^-CLOCK_SPAN as many
+    times, or until its weight is negligible."""
+    if step == 0.0:
+        return
+    for c in range(2):
+        e = clocks[c] + step
+        if e >= CLOCK_SPAN:
+            wraps = math.floor(e / CLOCK_SPAN)
+            e = max(0.0, e - wraps * CLOCK_SPAN)
+            while wraps > 0 and classes[c].weight[0] >= NEGLIGIBLE_WEIGHT:
+                rescale_summary(classes[c], 2.0**-CLOCK_SPAN)
+                wraps -= 1
+        clocks[c] = e
 
 
 @borrowing_step
@@ -80,15 +162,16 @@ def _caught_up(state, eta_theta, delta, out):
 
 
 @borrowing_step
-def _active_coordinates(own, opp, idx, val, lam, active):
+def _active_coordinates(own, opp, idx, val, every_seen, active):
     """Write the coordinates whose gradient may be non-zero at this step into
-    ``active`` (module docstring); return how many. ``own`` already holds x."""
+    ``active`` (module docstring); return how many. ``own`` already holds x.
+    ``every_seen`` (lam > 0, or forgetting): every feature seen so far."""
     seen, support = opp.seen, opp.support
     n_active = 0
     for q in range(opp.n_support[0]):
         active[n_active] = support[q]
         n_active += 1
-    if lam > 0.0:  # every feature seen so far
+    if every_seen:  # every feature seen so far
         own_support = own.support
         for q in range(own.n_support[0]):
             i = own_support[q]
@@ -139,6 +222,8 @@ def _l1_updates(state, active, n_active, gbuf, pw, omega, settings):
         g = omega * gbuf[i]  # exact when omega = 1
         gbuf[i] = 0.0
         pw[i] = 0.0
+        if settings.gamma < 1.0:  # forgetting: s decays by gamma per example
+            s[i] *= settings.gamma
         s[i] += g * g
         w[i] = _l1_coord(w[i], g, delta + math.sqrt(s[i]), eta, eta_theta)
         last[i] = now + 1
@@ -146,11 +231,12 @@ def _l1_updates(state, active, n_active, gbuf, pw, omega, settings):
 
 
 @borrowing_step
-def _sadaoam_example(own, opp, state, idx, val, y, omega, settings, scratch):
-    """One example of SAdaOAM: add it to its own class, then, if the opposite class
-    has examples, take the step; return False (nothing changed) when the own class's
-    summary must reserve room first."""
-    if not add_example(own, idx, val, omega):
+def _sadaoam_example(own, opp, state, idx, val, y, omega, added, settings, scratch):
+    """One example of SAdaOAM: add it to its own class (with weight ``added``:
+    ``omega``, or more when forgetting, :func:`forget_weight`), then, if the opposite
+    class has examples, take the step; return False (nothing changed) when the own
+    class's summary must reserve room first."""
+    if not add_example(own, idx, val, added):
         return False
     if opp.count[0] == 0:
         return True
@@ -158,7 +244,8 @@ def _sadaoam_example(own, opp, state, idx, val, y, omega, settings, scratch):
     w, s, last = state.w, state.s, state.last
     n_active = w.shape[0]
     if settings.lazy:
-        n_active = _active_coordinates(own, opp, idx, val, settings.lam, active)
+        every_seen = settings.lam > 0.0 or settings.gamma < 1.0
+        n_active = _active_coordinates(own, opp, idx, val, every_seen, active)
         now, eta_theta = state.steps[0], settings.eta * settings.theta
         for q in range(n_active):
             _catch_up(w, s, last, active[q], now, eta_theta, settings.delta)
@@ -198,8 +285,11 @@ def _sadaoam_chunk(
         if omega == 0.0:
             continue
         own, opp = own_and_opposite(classes, ys[r])
-        if not _sadaoam_example(
-            own, opp, state, indices[lo:hi], data[lo:hi], ys[r], omega, settings, scratch
-        ):
-            return r
+        if not sparse_room(own, indices[lo:hi], data[lo:hi]):
+            return r  # nothing changed: the caller makes room and resumes here
+        advance_clocks(classes, state.clocks, settings.step)
+        added = forget_weight(state.clocks, 1 if ys[r] > 0 else 0, settings.step, omega)
+        _sadaoam_example(
+            own, opp, state, indices[lo:hi], data[lo:hi], ys[r], omega, added, settings, scratch
+        )  # the room is there: it adds the example
     return indptr.shape[0] - 1

@@ -110,6 +110,44 @@ AdaGrad's step on the weighted per-step loss :math:`\omega_t f_t`: the gradient 
 A weight of 0 leaves the model exactly as it was: no statistics, no step, and
 SAdaOAM's step counter (the lazy clock) does not advance.
 
+Forgetting (``half_life``)
+--------------------------
+D16 learns one stationary stream. With a half-life of :math:`h` examples
+(:data:`aucstream._params.FORGETTING`: examples of the stream, both classes) and
+:math:`\gamma = 2^{-1/h}`, an example of age :math:`a` (examples learnt after it)
+weighs :math:`\gamma^a` in everything the learners accumulate:
+
+- the squared-gradient sums decay like RMSProp's, one factor per example,
+  :math:`s \leftarrow \gamma s + g_t \odot g_t` (D16's :math:`s \leftarrow s + g_t
+  \odot g_t` when :math:`\gamma = 1`), so :math:`h` and the steps no longer shrink
+  for ever;
+- each class summary holds the decayed statistics :math:`W_c = \sum_i \gamma^{a_i}
+  \omega_i`, :math:`s_c = \sum_i \gamma^{a_i}\omega_i x_i`, :math:`P_c = \sum_i
+  \gamma^{a_i}\omega_i x_i x_i^\top` over its examples, so that
+  :math:`c = s_c / W_c` and :math:`\Gamma = P_c/W_c - c c^\top` are exponentially
+  weighted means and covariances, ages counted on the stream's clock (a rare class's
+  old examples fade while the other class streams by; its mean does not change
+  between its arrivals, as every term decays alike).
+
+The summaries are not multiplied by :math:`\gamma` at each example (O(d^2) for
+AdaOAM's scatter): each class has a clock :math:`E_c` that every example (of either
+class, of weight > 0) advances by :math:`1/h`, and an example joins its class with
+weight :math:`\omega\,2^{E_c}`; the stored statistics are then :math:`2^{E_c}`
+times the decayed ones, and :math:`c` and :math:`\Gamma`, ratios, are the decayed
+ones exactly. An example first advances the clocks, then joins. When :math:`E_c`
+passes 32 it goes back by 32 and the summary is multiplied by :math:`2^{-32}` (exact
+in binary floating point; as many times as it passed 32, when :math:`h < 1/32`), so
+nothing overflows. A summary whose weight has fallen below :math:`2^{-224}` (a class
+absent for some 200 half-lives) is no longer rescaled: its mass relative to its next
+example stays below :math:`2^{-224}` (the exact one, smaller still), far below
+rounding. ``class_clocks_``
+holds :math:`E_c`; ``half_life=None`` keeps them at 0 and is D16 exactly. Merging
+brings the other learner's summaries to this one's clocks (a factor
+:math:`2^{E_c - E'_c}`; the two learners are taken to have learnt at the same time,
+as parallel shards) and adds them; the sums :math:`s` add. SAdaOAM's lazy updates
+need :math:`h_i` constant between a coordinate's updates, which decay breaks: with
+forgetting every feature seen so far is updated at each step (as with ``lam > 0``).
+
 Deviations from D16
 -------------------
 - The formulas are reconstructed (see the top of this docstring): diagonal AdaGrad with
@@ -131,6 +169,7 @@ from __future__ import annotations
 
 import math
 from collections import namedtuple
+from copy import deepcopy
 from dataclasses import replace
 from typing import ClassVar
 
@@ -140,9 +179,16 @@ from numpy.typing import ArrayLike
 from ._base import BaseStreamingAUC
 from ._chunks import Chunk
 from ._kernels import bound_call, jit, mean_by_count, n_rows, row, rows_of, sparse_axpy, sparse_dot
-from ._params import StrOptions, non_negative, positive
+from ._params import FORGETTING, StrOptions, decay_per_example, non_negative, positive
 from ._runtime import LearnerTags
-from ._sadaoam_step import _caught_up, _l1_coord, _sadaoam_chunk
+from ._sadaoam_step import (
+    CLOCK_SPAN,
+    _caught_up,
+    _l1_coord,
+    _sadaoam_chunk,
+    advance_clocks,
+    forget_weight,
+)
 from .covariance import (
     SUMMARY_DTYPES,
     ExactSparseCovariance,
@@ -173,17 +219,23 @@ _COMMON_CONSTRAINTS = {
     "eta": [positive()],
     "lam": [non_negative()],
     "delta": [positive()],
+    **FORGETTING,
     "shuffle": ["boolean"],
     "random_state": ["random_state", np.random.Generator],
 }
 
 #: The AdaOAM kernel's settings; ``radius`` = 1/sqrt(lam) (inf when lam = 0).
-AdaOAMSettings = namedtuple("AdaOAMSettings", ["eta", "lam", "delta", "projection", "radius"])
+#: Both kernels' ``gamma`` = 2^(-1/h) and ``step`` = 1/h (1.0 and 0.0 without forgetting).
+AdaOAMSettings = namedtuple(
+    "AdaOAMSettings", ["eta", "lam", "delta", "projection", "radius", "gamma", "step"]
+)
 #: The SAdaOAM kernel's settings.
-SAdaOAMSettings = namedtuple("SAdaOAMSettings", ["eta", "lam", "theta", "delta", "lazy"])
+SAdaOAMSettings = namedtuple(
+    "SAdaOAMSettings", ["eta", "lam", "theta", "delta", "lazy", "gamma", "step"]
+)
 #: SAdaOAM's state: weights w, squared-gradient sums s, each coordinate's last
-#: up-to-date step, and the step counter (shape (1,)).
-SAdaOAMState = namedtuple("SAdaOAMState", ["w", "s", "last", "steps"])
+#: up-to-date step, the step counter (shape (1,)) and the two class clocks.
+SAdaOAMState = namedtuple("SAdaOAMState", ["w", "s", "last", "steps", "clocks"])
 
 
 # --------------------------------------------------------------------------- helpers
@@ -342,10 +394,13 @@ def _exact_gradient(w, idx, val, y, opp, cov_w, c_w, lam, omega, g):
 
 
 @borrowing_step
-def _adagrad_step(w, s, g, h, eta, delta):
-    """``s += g^2``, ``h = delta + sqrt(s)``, ``w -= eta g / h``; return ``|w|^2``."""
+def _adagrad_step(w, s, g, h, eta, delta, gamma):
+    """``s = gamma s + g^2``, ``h = delta + sqrt(s)``, ``w -= eta g / h``; return
+    ``|w|^2``."""
     sq = 0.0
     for i in range(w.shape[0]):
+        if gamma < 1.0:  # forgetting (module docstring)
+            s[i] *= gamma
         s[i] += g[i] * g[i]
         h[i] = delta + math.sqrt(s[i])
         w[i] -= eta * g[i] / h[i]
@@ -365,7 +420,7 @@ def _project(w, h, sq, projection, radius):
 
 
 @jit
-def _adaoam_chunk(w, s, steps, classes, rows, pre, weights, settings):
+def _adaoam_chunk(w, s, steps, clocks, classes, rows, pre, weights, settings):
     """AdaOAM (D16 Alg. 1) over the rows; ``classes``: the two summaries' arrays.
     When ``pre`` has one entry per row, each row's score ``w^T x`` before it is
     learnt is written there; ``weights`` is empty or holds the examples' weights."""
@@ -384,14 +439,30 @@ def _adaoam_chunk(w, s, steps, classes, rows, pre, weights, settings):
         if omega == 0.0:
             continue
         own, opp = own_and_opposite(classes, y)
-        add_example(own, idx, val, omega)  # exact summaries never run out of room
+        advance_clocks(classes, clocks, settings.step)
+        added = forget_weight(clocks, 1 if y > 0 else 0, settings.step, omega)
+        add_example(own, idx, val, added)  # exact summaries never run out of room
         if opp.count[0] == 0:
             continue
         c_w = cov_matvec(opp, w, cov_w)
         _exact_gradient(w, idx, val, y, opp, cov_w, c_w, settings.lam, omega, g)
-        sq = _adagrad_step(w, s, g, h, settings.eta, settings.delta)
+        sq = _adagrad_step(w, s, g, h, settings.eta, settings.delta, settings.gamma)
         _project(w, h, sq, settings.projection, settings.radius)
         steps[0] += 1
+
+
+def _rescaled(summary, factor: float):
+    """A copy of an exact summary with its weighted statistics (W, s, P) times
+    ``factor``: the same class statistics on another clock (module docstring)."""
+    copy = deepcopy(summary)
+    copy.weight_ *= factor
+    copy.sum_ *= factor
+    if isinstance(copy, FullCovariance):
+        copy.scatter_ *= factor
+        copy.pending_weight_ *= factor
+    else:
+        copy.values_ *= factor
+    return copy
 
 
 class _AdaGradAUC(BaseStreamingAUC):
@@ -410,6 +481,19 @@ class _AdaGradAUC(BaseStreamingAUC):
         self.sq_grad_sum_ = np.zeros(n_features)
         self.n_updates_ = np.zeros(1, dtype=np.int64)
         self.stats_ = [self._new_summary(n_features), self._new_summary(n_features)]
+        self.class_clocks_ = np.zeros(2)
+
+    #: ``class_clocks_`` came with forgetting: a file without it forgot nothing (zeros).
+    _state_added_later: ClassVar[tuple[str, ...]] = (
+        *BaseStreamingAUC._state_added_later,
+        "class_clocks_",
+    )
+
+    def _forgetting(self) -> tuple[float, float]:
+        """``(gamma, step)`` = ``(2^(-1/h), 1/h)``, or ``(1.0, 0.0)`` without forgetting."""
+        if self.half_life is None:
+            return 1.0, 0.0
+        return decay_per_example(self.half_life), 1.0 / float(self.half_life)
 
     def _new_summary(self, n_features: int):
         """An empty class summary of the learner's kind."""
@@ -430,13 +514,18 @@ class _AdaGradAUC(BaseStreamingAUC):
         pass over both streams would give; the summed accumulators make later steps
         as small as after both streams' gradients. SAdaOAM first brings every
         coordinate up to date (the shrinkage its lazy updates owe), so the merged
-        weights owe none.
+        weights owe none. With ``half_life`` the other's summaries are first brought to
+        this learner's class clocks (module docstring, "Forgetting").
         """
         n1 = sum(s.count for s in self.stats_)
         n2 = sum(s.count for s in other.stats_)
         mine, theirs = self._coef(), other._coef()
         w = mean_by_count(mine, n1, theirs, n2) if n1 + n2 > 0 else mine
-        self.stats_ = [a.merge(b) for a, b in zip(self.stats_, other.stats_)]
+        theirs_stats = other.stats_
+        if self.half_life is not None:  # the other's summaries on this one's clocks
+            shifts = self.class_clocks_ - other.class_clocks_
+            theirs_stats = [_rescaled(b, 2.0**shift) for b, shift in zip(theirs_stats, shifts)]
+        self.stats_ = [a.merge(b) for a, b in zip(self.stats_, theirs_stats)]
         self.sq_grad_sum_ = self.sq_grad_sum_ + other.sq_grad_sum_
         self.n_updates_ = self.n_updates_ + other.n_updates_
         self.w_ = np.array(w, dtype=np.float64, copy=True)
@@ -470,6 +559,13 @@ class _AdaGradAUC(BaseStreamingAUC):
             )
         if np.any(self.sq_grad_sum_ < 0):
             raise ValueError("sq_grad_sum_ holds a negative value, but it is a sum of squares")
+        clocks = self.class_clocks_
+        span = CLOCK_SPAN if self.half_life is not None else 0.0
+        if clocks.shape != (2,) or not np.all((clocks >= 0) & (clocks <= span)):
+            raise ValueError(
+                f"class_clocks_ = {clocks.tolist()}: two clocks in [0, {span}] (0 without "
+                "half_life)"
+            )
 
     @property
     def sparsity_(self) -> float:
@@ -509,17 +605,23 @@ class AdaOAM(_AdaGradAUC):
         is accumulated in float64 (as ``OPAUC(dtype="float32")``; see
         :class:`aucstream.covariance.FullCovariance`). Models of different dtypes do
         not merge.
+    half_life : float or None, default=None
+        Forgetting: an example seen ``half_life`` examples ago weighs half the latest
+        one in the squared-gradient sums and the class statistics (module docstring).
+        None: D16 exactly.
 
     Attributes
     ----------
     w_ : ndarray of shape (n_features,)
         Current weights.
     sq_grad_sum_ : ndarray of shape (n_features,)
-        AdaGrad's sum of squared gradients s.
+        AdaGrad's sum of squared gradients s (decayed with ``half_life``).
     stats_ : list of two FullCovariance
         Summaries of the negative and the positive class.
     n_updates_ : ndarray of shape (1,), int64
         Number of steps taken (examples that met a non-empty opposite class).
+    class_clocks_ : ndarray of shape (2,)
+        The class clocks :math:`E_c` of forgetting (zeros without).
     classes_, n_samples_seen_, n_features_in_
         As for every aucstream learner.
 
@@ -552,11 +654,13 @@ class AdaOAM(_AdaGradAUC):
         shuffle: bool = False,
         random_state=None,
         dtype: str = "float64",
+        half_life: float | None = None,
     ):
         self.eta = eta
         self.lam = lam
         self.delta = delta
         self.projection = projection
+        self.half_life = half_life
         self.shuffle = shuffle
         self.random_state = random_state
         self.dtype = dtype
@@ -592,12 +696,14 @@ class AdaOAM(_AdaGradAUC):
             float(self.delta),
             _PROJECTIONS[self.projection],
             1.0 / math.sqrt(self.lam) if self.lam > 0 else math.inf,
+            *self._forgetting(),
         )
         run = bound_call(
             _adaoam_chunk,
             self.w_,
             self.sq_grad_sum_,
             self.n_updates_,
+            self.class_clocks_,
             self._classes(),
             rows_of(chunk),
             chunk.pre_scores,
@@ -614,10 +720,23 @@ class AdaOAM(_AdaGradAUC):
     def _coef(self) -> np.ndarray:
         return self.w_
 
+    def _plan_variant(self, chunk: Chunk) -> int:
+        """1 when learning ``chunk`` may bring a class clock to its span (forgetting:
+        the kernel then rescales that class's summary, :func:`advance_clocks`), else 0
+        (a bound, with a margin for the rounding of the clocks' sums); see
+        :meth:`aucstream._base.BaseStreamingAUC._plan_variant`."""
+        if self.half_life is None:
+            return 0
+        ahead = chunk.n_samples / float(self.half_life) * (1.0 + 1e-9) + 1e-9
+        return int(float(self.class_clocks_.max()) + ahead >= CLOCK_SPAN)
+
     def _read_only_state(self, y_pm: np.ndarray, chunk: Chunk | None = None) -> tuple:
         """The summary of the class no example of the chunk belongs to, which the kernel
-        (:func:`_adaoam_chunk`) only reads; see
+        (:func:`_adaoam_chunk`) only reads (unless forgetting may rescale it within the
+        chunk, :meth:`_plan_variant`); see
         :meth:`aucstream._base.BaseStreamingAUC._read_only_state`."""
+        if self.half_life is not None and (chunk is None or self._plan_variant(chunk)):
+            return ()
         c = self._chunk_class(y_pm)
         return () if c is None else (self.stats_[1 - c],)
 
@@ -654,6 +773,8 @@ class SAdaOAM(_AdaGradAUC):
         Whether ``fit`` visits the examples in a random order (one pass still).
     random_state : int, Generator or None, default=None
         Seed of the shuffle.
+    half_life : float or None, default=None
+        Forgetting, as for :class:`AdaOAM` (module docstring). None: D16 exactly.
 
     Attributes
     ----------
@@ -661,13 +782,15 @@ class SAdaOAM(_AdaGradAUC):
         Stored weights; coordinate i still owes the shrinkage of the steps since
         ``last_[i]`` (``coef_`` applies it).
     sq_grad_sum_ : ndarray of shape (n_features,)
-        AdaGrad's sum of squared gradients s.
+        AdaGrad's sum of squared gradients s (decayed with ``half_life``).
     last_ : ndarray of shape (n_features,), int64
         Step at which each coordinate was last brought up to date.
     n_updates_ : ndarray of shape (1,), int64
         Number of steps taken (the lazy clock).
     stats_ : list of two ExactSparseCovariance
         Summaries of the negative and the positive class.
+    class_clocks_ : ndarray of shape (2,)
+        The class clocks of forgetting (zeros without).
     sparsity_ : float
         Fraction of exactly zero weights in ``coef_``.
     classes_, n_samples_seen_, n_features_in_
@@ -706,12 +829,14 @@ class SAdaOAM(_AdaGradAUC):
         lazy: bool = True,
         shuffle: bool = False,
         random_state=None,
+        half_life: float | None = None,
     ):
         self.eta = eta
         self.lam = lam
         self.theta = theta
         self.delta = delta
         self.lazy = lazy
+        self.half_life = half_life
         self.shuffle = shuffle
         self.random_state = random_state
 
@@ -748,6 +873,7 @@ class SAdaOAM(_AdaGradAUC):
             float(self.theta),
             float(self.delta),
             bool(self.lazy),
+            *self._forgetting(),
         )
         rows = (chunk.indptr, chunk.indices, chunk.data, chunk.y, chunk.pre_scores)
         rows += (chunk.sample_weight,)
@@ -758,7 +884,9 @@ class SAdaOAM(_AdaGradAUC):
         )
 
     def _state(self) -> SAdaOAMState:
-        return SAdaOAMState(self.w_, self.sq_grad_sum_, self.last_, self.n_updates_)
+        return SAdaOAMState(
+            self.w_, self.sq_grad_sum_, self.last_, self.n_updates_, self.class_clocks_
+        )
 
     def _coef(self) -> np.ndarray:
         coef = np.empty_like(self.w_)

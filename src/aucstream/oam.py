@@ -42,6 +42,34 @@ learnt (``test_then_train``). :meth:`OAM._merge` averages w by the examples seen
 merges each class's buffers into a uniform sample of both streams
 (:meth:`aucstream.reservoir.Reservoir.merge`).
 
+Forgetting (``half_life``)
+--------------------------
+Z11's reservoirs keep a uniform sample of each class's whole stream. With a half-life
+of :math:`h` examples (:data:`aucstream._params.FORGETTING`: examples of the stream,
+both classes) each buffer is a :class:`aucstream.reservoir.BiasedReservoir` of the same
+capacity :math:`N`: a uniform sample of at most :math:`N` of the class's examples
+still "alive", each living a geometric number of examples of the stream, so that an
+example of age :math:`a` is stored with probability
+
+.. math::
+
+    P(\text{stored} \mid a) = \rho_\pm\, 2^{-a/h}, \qquad
+    \rho_\pm = E\big[|B_\pm| / M_\pm\big] \le \min(1, N / M_\pm),
+
+with :math:`M_\pm` the examples of the class alive (about :math:`1.44\,\pi_\pm h` for a
+class of share :math:`\pi_\pm`): an example seen :math:`h` examples ago is half as
+likely to be in the buffer as the latest. The rule (after Aggarwal's biased reservoir,
+VLDB 2006, with random pairing, Gemulla et al., VLDB 2006, for the deaths) is in
+:mod:`aucstream.reservoir`. A buffer holds about :math:`\min(N, M_\pm)` examples: it is not
+full when the class has fewer than :math:`N` examples alive (a rare class with a short
+half-life). :math:`C_t` counts the opposite class's alive examples instead of all of
+them (:math:`C_t = C\max(1, M_{\bar y}/N_{\bar y})`: each buffered example stands for
+:math:`M/N` alive ones, Z11's reason for the ratio). ``buffer_size=None`` stores every
+alive example, so OAM_inf's memory stays near :math:`1.44 h` rows. Each example
+draws four uniforms (the two buffers' deaths, its lifetime and its admission)
+whatever its class, so chunking never changes the model. Biased buffers do not merge
+(:meth:`OAM.merge` refuses). ``half_life=None`` is Z11's Algorithm R exactly.
+
 OAM takes no example weights. A weighted reservoir (Efraimidis and Spirakis' A-Res,
 or Chao's sampling) must keep a key or the total weight with the buffer, which the
 buffer's saved form (that of aucstream 0.1, which model files keep) does not hold;
@@ -65,9 +93,9 @@ from ._kernels import (
     sparse_axpy,
     sparse_dot,
 )
-from ._params import PASS_ORDER, StrOptions, positive, positive_int
+from ._params import FORGETTING, PASS_ORDER, StrOptions, decay_per_example, positive, positive_int
 from ._runtime import LearnerTags
-from .reservoir import Reservoir, reservoir_offer
+from .reservoir import BiasedReservoir, Reservoir, biased_offer, biased_tick, reservoir_offer
 
 __all__ = ["OAM"]
 
@@ -104,22 +132,42 @@ def _oam_gra(w, idx, val, y, items, size, c_half, violated):
 
 
 @jit(fastmath=REASSOC)
-def _oam_chunk(w, buffers, rows, pre, uniforms, C, sequential):
+def _oam_chunk(w, buffers, rows, pre, uniforms, C, sequential, gamma):
     """Z11 Alg. 1 over a chunk; ``buffers`` holds the negative and the positive
-    reservoir, each as ``(items, sq_norms, counts, capacity)``."""
+    reservoir, each as ``(items, sq_norms, counts, capacity, expiry, forget)``. With
+    ``gamma < 1`` the reservoirs are biased (:class:`BiasedReservoir`): each example
+    first ticks both (two uniforms), then is offered to its own (two more), and
+    :math:`C_t` counts the alive examples of the opposite class; otherwise one uniform
+    per example offers it to Algorithm R."""
     scores = pre.shape[0] == n_rows(rows)
     neg, pos = buffers
+    biased = gamma < 1.0
+    per_row = 4 if biased else 1
     violated = np.zeros(max(neg[0].shape[0], pos[0].shape[0]), dtype=np.bool_)
     for r in range(n_rows(rows)):
         idx, val, y = row(rows, r)
         if scores:
             pre[r] = sparse_dot(w, idx, val)
         own, opp = (pos, neg) if y > 0 else (neg, pos)
-        opp_items, opp_norms, opp_counts, opp_cap = opp
+        opp_items, opp_norms, opp_counts, opp_cap = opp[0], opp[1], opp[2], opp[3]
+        u = r * per_row
+        if biased:
+            for b in (neg, pos):
+                biased_tick(b[0], b[1], b[2], b[4], b[5], gamma, uniforms[u])
+                u += 1
+            n_opp = opp_counts[0] + opp[5][1]  # alive: stored and outside
+        else:
+            n_opp = opp_counts[1]
         c_t = C
         if opp_cap > 0:
-            c_t = C * max(1.0, opp_counts[1] / opp_cap)
-        reservoir_offer(own[0], own[1], own[2], own[3], idx, val, uniforms[r])
+            c_t = C * max(1.0, n_opp / opp_cap)
+        if biased:
+            biased_offer(
+                own[0], own[1], own[2], own[3], own[4], own[5], gamma, idx, val,
+                uniforms[u], uniforms[u + 1],
+            )  # fmt: skip
+        else:
+            reservoir_offer(own[0], own[1], own[2], own[3], idx, val, uniforms[u])
         size = opp_counts[0]
         if size == 0:
             continue
@@ -156,13 +204,17 @@ class OAM(BaseStreamingAUC):
     shuffle : bool, default=False
         Whether ``fit`` visits the examples in a random order.
     random_state : int, Generator or None, default=None
-        Seed of the reservoir sampling and the shuffle.
+        Seed of the reservoir sampling (and the lifetimes) and the shuffle.
+    half_life : float or None, default=None
+        Forgetting: each class buffer keeps an example seen ``half_life`` examples ago
+        half as often as the latest one (a biased reservoir of the same capacity;
+        module docstring). None: Z11's uniform reservoirs exactly.
 
     Attributes
     ----------
     w_ : ndarray of shape (n_features,)
         Current weights.
-    buffers_ : list of two Reservoir
+    buffers_ : list of two Reservoir (BiasedReservoir with ``half_life``)
         Buffers of the negative and the positive class.
     classes_, n_samples_seen_, n_features_in_
         As for every aucstream learner.
@@ -184,6 +236,7 @@ class OAM(BaseStreamingAUC):
         "C": [positive()],
         "buffer_size": [positive_int(), None],
         "update": [StrOptions({"seq", "gra"})],
+        **FORGETTING,
         **PASS_ORDER,
     }
 
@@ -194,19 +247,24 @@ class OAM(BaseStreamingAUC):
         update: str = "seq",
         shuffle: bool = False,
         random_state=None,
+        half_life: float | None = None,
     ):
         self.C = C
         self.buffer_size = buffer_size
         self.update = update
         self.shuffle = shuffle
         self.random_state = random_state
+        self.half_life = half_life
 
     def _init_state(self, n_features: int) -> None:
         self.w_ = np.zeros(n_features)
-        self.buffers_ = [
-            Reservoir(n_features, self.buffer_size),
-            Reservoir(n_features, self.buffer_size),
-        ]
+        self.buffers_ = [self._new_buffer(n_features), self._new_buffer(n_features)]
+
+    def _new_buffer(self, n_features: int) -> Reservoir:
+        """A class buffer: Algorithm R, or biased to recent examples with half_life."""
+        if self.half_life is None:
+            return Reservoir(n_features, self.buffer_size)
+        return BiasedReservoir(n_features, self.buffer_size, float(self.half_life))
 
     def _update(self, chunk: Chunk) -> None:
         neg, pos = self.buffers_
@@ -214,10 +272,17 @@ class OAM(BaseStreamingAUC):
         pos.reserve(n_pos)  # unbounded buffers grow (new arrays) before the call binds them
         neg.reserve(chunk.n_samples - n_pos)
         self._bind_update(chunk)(self)
+        for buffer in self.buffers_:
+            buffer.settle()  # unbounded: rows set by the size alone, whatever the chunks
 
     def _buffers(self) -> tuple:
         """The two reservoirs as the kernel reads them (negative, positive)."""
-        return tuple((b.items_, b.sq_norms_, b.counts_, b.capacity_code) for b in self.buffers_)
+        if self.half_life is not None:
+            return tuple(b.kernel_arrays() for b in self.buffers_)
+        none = np.zeros(0, dtype=np.int64)  # Algorithm R keeps no lifetimes
+        return tuple(
+            (b.items_, b.sq_norms_, b.counts_, b.capacity_code, none, none) for b in self.buffers_
+        )
 
     def _bind_update(self, chunk: Chunk, reuse: bool = False):
         """The kernel's call with its arguments made once, for bounded buffers (their
@@ -229,7 +294,8 @@ class OAM(BaseStreamingAUC):
         after making room."""
         if reuse and any(b.capacity is None for b in self.buffers_):
             return None
-        uniforms = np.empty(chunk.n_samples)
+        gamma = decay_per_example(self.half_life)
+        uniforms = np.empty(chunk.n_samples * (1 if gamma == 1.0 else 4))
         run = bound_call(
             _oam_chunk,
             self.w_,
@@ -239,6 +305,7 @@ class OAM(BaseStreamingAUC):
             uniforms,
             float(self.C),
             self.update == "seq",
+            gamma,
             reuse=reuse,
         )
 
@@ -252,12 +319,17 @@ class OAM(BaseStreamingAUC):
         return self.w_
 
     def _state_nbytes(self, n_features: int) -> int:
-        # two buffers of N rows (unbounded buffers start at 64 rows and grow)
+        # two buffers of N rows (unbounded buffers start at 64 rows and grow; with
+        # half_life, to about 1.44 half_life rows), their lifetimes with half_life
         rows = self.buffer_size if self.buffer_size is not None else 64
-        return 8 * (2 * rows * (n_features + 1) + n_features)
+        lifetimes = self.half_life is not None
+        return 8 * (2 * rows * (n_features + 1 + lifetimes) + n_features)
 
     def _check_state(self) -> None:
         for label, buffer in zip(("negative", "positive"), self.buffers_):
+            h = None if type(buffer) is Reservoir else buffer.half_life
+            if h != (None if self.half_life is None else float(self.half_life)):
+                raise ValueError(f"the {label} buffer has half_life {h}, not {self.half_life}")
             if buffer.n_features != self.n_features_in_ or buffer.capacity != self.buffer_size:
                 raise ValueError(
                     f"the {label} buffer holds {buffer.n_features} features and capacity "
@@ -272,7 +344,11 @@ class OAM(BaseStreamingAUC):
 
     def _merge(self, other: OAM) -> None:
         """w averages by examples seen; each class's buffers merge into a uniform sample
-        of the union of both streams of that class (:meth:`Reservoir.merge`)."""
+        of the union of both streams of that class (:meth:`Reservoir.merge`). Biased
+        buffers (``half_life`` set) do not merge: NotImplementedError, nothing
+        changed."""
+        if self.half_life is not None:
+            self.buffers_[0].merge(other.buffers_[0], self._rng)  # raises
         self.w_ = mean_by_count(self.w_, self.n_samples_seen_, other.w_, other.n_samples_seen_)
         for mine, theirs in zip(self.buffers_, other.buffers_):
             mine.merge(theirs, self._rng)

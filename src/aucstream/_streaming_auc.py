@@ -55,7 +55,7 @@ from __future__ import annotations
 
 import math
 from numbers import Real
-from typing import TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -134,6 +134,16 @@ class _BinaryPairs:
     flushes it first): a call on arrays has a fixed cost many times that of holding a
     pair (``benchmarks/bench_streaming_auc.py``, reported in docs/benchmarks.md).
     """
+
+    if TYPE_CHECKING:  # what each subclass defines (above)
+
+        def _ingest(self, numbers: np.ndarray, scores: np.ndarray) -> None: ...
+
+        def _class_sizes(self) -> tuple[int, int]: ...
+
+        def _counted(self) -> int: ...
+
+        def _sorted_runs(self, number: int) -> list[np.ndarray]: ...
 
     #: Single pairs held before they are counted as one array.
     _HOLD = 512
@@ -494,8 +504,9 @@ class PrequentialAUC(_BinaryPairs):
         self.max_memory = max_memory
         self._pairs = 0
         self._runs: list[list[np.ndarray]] = [[], []]
-        self._edges: np.ndarray | None = None
-        self._cells: np.ndarray | None = None
+        # None until the memory bound switches the metric to a histogram
+        self._edges: Any = None
+        self._cells: Any = None
 
     _growable_state = (*_BinaryPairs._growable_state, "_runs", "_edges", "_cells")
 
@@ -539,7 +550,8 @@ class PrequentialAUC(_BinaryPairs):
     def _class_sizes(self) -> tuple[int, int]:
         if self._cells is not None:
             return int(self._cells[0].sum()), int(self._cells[1].sum())
-        return tuple(sum(run.size for run in runs) for runs in self._runs)
+        n0, n1 = (sum(run.size for run in runs) for runs in self._runs)
+        return n0, n1
 
     def _counted(self) -> int:
         return self._pairs
@@ -607,7 +619,8 @@ class PrequentialAUC(_BinaryPairs):
             self._switch_to_cells(other._edges)
             self._absorb_cells(other._cells[order], pairs)
         else:
-            self._absorb(*[[run.copy() for run in other._runs[k]] for k in order], pairs)
+            zeros, ones = ([run.copy() for run in other._runs[k]] for k in order)
+            self._absorb(zeros, ones, pairs)
         return self
 
     def _absorb(self, zeros: list[np.ndarray], ones: list[np.ndarray], pairs: int) -> None:
@@ -619,8 +632,8 @@ class PrequentialAUC(_BinaryPairs):
         self._pairs += pairs
         self._pairs += sum(int(_count(a, b)) for a in ones for b in self._runs[0])
         self._pairs += sum(int(_count(a, b)) for a in self._runs[1] for b in zeros)
-        for runs, new in zip(self._runs, (zeros, ones)):
-            for run in new:
+        for runs, added in zip(self._runs, (zeros, ones)):
+            for run in added:
                 if run.size:
                     runs.append(run)
                     _compact(runs)
@@ -640,7 +653,7 @@ class PrequentialAUC(_BinaryPairs):
 
     def _quantile_edges(self) -> np.ndarray:
         stored = np.sort(np.concatenate([run for runs in self._runs for run in runs]))
-        m = (self.max_memory - 2) // 5
+        m = (int(self.max_memory or 0) - 2) // 5  # called only under a memory bound
         distinct = np.unique(stored)
         if distinct.size <= m:
             return distinct
@@ -793,8 +806,13 @@ class RollingAUC(_BinaryPairs):
         w = self.window
         if not (isinstance(w, int) and w >= 1):
             raise ValueError("window must be a positive int")
-        arrays = (self._ring_score, self._ring_label, self._sorted, self._counters)
-        shapes = ((w,), (w,), (2, w), (5,))
+        arrays: tuple[np.ndarray, ...] = (
+            self._ring_score,
+            self._ring_label,
+            self._sorted,
+            self._counters,
+        )
+        shapes: tuple[tuple[int, ...], ...] = ((w,), (w,), (2, w), (5,))
         if any(a.shape != shape for a, shape in zip(arrays, shapes)):
             raise ValueError("the window's arrays do not match window")
         start, size, pairs, n0, n1 = (int(c) for c in self._counters)

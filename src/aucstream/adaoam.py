@@ -171,7 +171,7 @@ import math
 from collections import namedtuple
 from copy import deepcopy
 from dataclasses import replace
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -473,7 +473,8 @@ class _AdaGradAUC(BaseStreamingAUC):
         "eta": [2.0**k for k in range(-10, 11)],
         "lam": [2.0**k for k in range(-10, 3)],
     }
-    _summary: ClassVar[type] = FullCovariance
+    _summary: ClassVar[Any] = FullCovariance
+    stats_: list[Any]  # the two class summaries (negative, positive)
     _tags = LearnerTags(kernel_prequential=True, sample_weight=True)
 
     def _init_state(self, n_features: int) -> None:
@@ -529,8 +530,9 @@ class _AdaGradAUC(BaseStreamingAUC):
         self.sq_grad_sum_ = self.sq_grad_sum_ + other.sq_grad_sum_
         self.n_updates_ = self.n_updates_ + other.n_updates_
         self.w_ = np.array(w, dtype=np.float64, copy=True)
-        if hasattr(self, "last_"):  # SAdaOAM: every coordinate is up to date
-            self.last_ = np.full_like(self.last_, self.n_updates_[0])
+        last = getattr(self, "last_", None)
+        if last is not None:  # SAdaOAM: every coordinate is up to date
+            self.last_ = np.full_like(last, self.n_updates_[0])
 
     def _check_state(self) -> None:
         """Consistency of a loaded state across its members (each summary checks its
@@ -875,7 +877,7 @@ class SAdaOAM(_AdaGradAUC):
             bool(self.lazy),
             *self._forgetting(),
         )
-        rows = (chunk.indptr, chunk.indices, chunk.data, chunk.y, chunk.pre_scores)
+        rows: tuple = (chunk.indptr, chunk.indices, chunk.data, chunk.y, chunk.pre_scores)
         rows += (chunk.sample_weight,)
         run_reserving(
             lambda r: _sadaoam_chunk(state, self._classes(), *rows, r, settings, scratch),

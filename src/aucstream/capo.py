@@ -302,8 +302,8 @@ class CAPO(BaseStreamingAUC):
         self.aux_intercepts_ = np.zeros(m)
         self.sv_offsets_ = np.zeros(m + 1, dtype=np.int64)
         # sizes known only after training (checked by _check_state when loaded)
-        self.support_vectors_ = None
-        self.dual_coef_ = None
+        self.support_vectors_: np.ndarray | None = None
+        self.dual_coef_: np.ndarray | None = None
         self.n_iter_ = 0
         self.objective_ = 0.0
 
@@ -388,7 +388,9 @@ class CAPO(BaseStreamingAUC):
         ``predict_proba`` is fitted on them. Rows are made dense 1,024 at a time.
         """
         scores = np.empty(X.shape[0])
-        offsets = self.sv_offsets_
+        offsets, vectors, duals = self.sv_offsets_, self.support_vectors_, self.dual_coef_
+        if vectors is None or duals is None:
+            raise RuntimeError("CAPO's support vectors are missing: fit it first")
         for start in range(0, X.shape[0], _SCORE_BLOCK):
             block = X[start : start + _SCORE_BLOCK]
             block = np.asarray(block.toarray() if hasattr(block, "toarray") else block, np.float64)
@@ -396,7 +398,7 @@ class CAPO(BaseStreamingAUC):
             for m, gamma in enumerate(self.gammas_):
                 rows = slice(int(offsets[m]), int(offsets[m + 1]))
                 total += self.beta_[m] * _kernel_scores(
-                    block, self.support_vectors_[rows], self.dual_coef_[rows], float(gamma)
+                    block, vectors[rows], duals[rows], float(gamma)
                 )
             scores[start : start + _SCORE_BLOCK] = total
         return scores

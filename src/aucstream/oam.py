@@ -78,6 +78,8 @@ and the C_t of Alg. 1 counts examples. Repeat an example to weigh it.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ._base import BaseStreamingAUC
@@ -258,9 +260,9 @@ class OAM(BaseStreamingAUC):
 
     def _init_state(self, n_features: int) -> None:
         self.w_ = np.zeros(n_features)
-        self.buffers_ = [self._new_buffer(n_features), self._new_buffer(n_features)]
+        self.buffers_: list[Any] = [self._new_buffer(n_features), self._new_buffer(n_features)]
 
-    def _new_buffer(self, n_features: int) -> Reservoir:
+    def _new_buffer(self, n_features: int) -> Reservoir | BiasedReservoir:
         """A class buffer: Algorithm R, or biased to recent examples with half_life."""
         if self.half_life is None:
             return Reservoir(n_features, self.buffer_size)

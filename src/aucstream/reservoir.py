@@ -281,7 +281,7 @@ class Reservoir:
     """
 
     #: Arrays whose first axis grows with the stream (an unbounded buffer).
-    _growable_state = ("items_", "sq_norms_")
+    _growable_state: tuple[str, ...] = ("items_", "sq_norms_")
 
     def __init__(self, n_features: int, capacity: int | None):
         if capacity is not None and capacity < 1:

@@ -86,7 +86,7 @@ from ._calibration import capped_logistic
 try:
     from river import base as _river_base
 except ImportError:  # pragma: no cover - the extra is installed where this is used
-    _river_base = None
+    _river_base = None  # type: ignore[assignment]
 
 __all__ = ["RiverClassifier"]
 
@@ -219,14 +219,17 @@ class RiverClassifier(_Base):
                 items.append((key, value))
         return items
 
+    def _hashed_column(self, key) -> tuple[int, float]:
+        found = self._hash_cache.get(key)
+        if found is None:
+            if len(self._hash_cache) >= 1 << 16:
+                self._hash_cache.clear()
+            found = self._hash_cache[key] = _hashed(key, self.n_features)
+        return found
+
     def _column(self, key) -> tuple[int, float] | None:
         if self.hashing:
-            found = self._hash_cache.get(key)
-            if found is None:
-                if len(self._hash_cache) >= 1 << 16:
-                    self._hash_cache.clear()
-                found = self._hash_cache[key] = _hashed(key, self.n_features)
-            return found
+            return self._hashed_column(key)
         column = self.features_.get(key)
         return None if column is None else (column, 1.0)
 
@@ -253,6 +256,8 @@ class RiverClassifier(_Base):
                             )
                         added[key] = column
                     found = (column, 1.0)
+                if found is None:  # never: hashing maps every key
+                    continue
                 column, sign = found
                 entries[column] = entries.get(column, 0.0) + sign * value
             for column in sorted(entries):
@@ -371,8 +376,9 @@ class RiverClassifier(_Base):
                 value = float(value)
             if value != value:  # NaN: absent
                 continue
+            column: Any
             if hashing:
-                column, sign = self._column(key)
+                column, sign = self._hashed_column(key)
                 value = sign * value
             else:  # the sign is 1.0: 1.0 * value is value
                 column = columns.get(key)

@@ -36,6 +36,21 @@ calibration gives.
 Probabilities come from ``predict_proba`` when the model has it, else from the
 logistic of the score, capped to :math:`[10^{-15}, 1 - 10^{-15}]`
 (:func:`aucstream._calibration.capped_logistic`).
+
+**What the AUCs rank.** By default the ranking columns rank the decision scores;
+``rank="proba"`` ranks the probabilities, as River's metrics do. At one moment both
+rank the examples alike (the calibrated map is increasing), but across a stream
+they do not: an aucstream learner's decision score is its score minus the
+calibrated threshold, :math:`(a z + b)\, \sigma / a` for the calibration's
+standardized score :math:`z`, slope :math:`a` and score deviation :math:`\sigma`,
+while the probability is :math:`\sigma(a z + b)`, and :math:`\sigma / a` changes as
+the calibration learns. With ``rank="proba"``, ``window_auc`` equals River's
+``RollingROCAUC`` under ``progressive_val_score`` of
+:class:`aucstream.river.RiverClassifier` of the same learner (``tests/
+test_prequential_river.py``, River's bundled Phishing). River's ``RollingROCAUC`` is
+exact only on windows without tied probabilities (it does not count a tie one half,
+as scikit-learn's ``roc_auc_score`` and ours do): "equal" holds there, and the test
+checks that the windows it compares hold no ties.
 """
 
 from __future__ import annotations
@@ -109,6 +124,7 @@ class _PairMetric:
     """A ranking metric of :mod:`aucstream.metrics` over (positive, score) pairs."""
 
     needs = frozenset({"scores"})
+    ranks = True  # ranks the probabilities instead with rank="proba"
 
     def __init__(self, metric):
         self.metric = metric
@@ -131,6 +147,10 @@ class _Alarms:
 
     def update(self, positive, scores, proba=None, predicted=None) -> None:
         detector = self.detector
+        many = getattr(detector, "update_many", None)
+        if callable(many) and isinstance(detector, _AUC_DETECTORS()):
+            self.count += int(np.asarray(many(scores, positive)).size)  # one compiled loop
+            return
         for score, label in zip(scores.tolist(), positive.tolist()):
             detector.update(score, label)
             if detector.drift_detected:
@@ -138,6 +158,14 @@ class _Alarms:
 
     def get(self) -> int:
         return self.count
+
+
+def _AUC_DETECTORS() -> tuple[type, ...]:
+    """Detectors whose ``update_many(scores, labels)`` returns the positions of the
+    alarms, exactly as ``update`` example by example would raise them."""
+    from ..drift import AUCDriftDetector
+
+    return (AUCDriftDetector,)
 
 
 @dataclass(frozen=True)
@@ -320,7 +348,9 @@ def _replays_calibration(model) -> bool:
 class _Evaluation:
     """The state of one :func:`prequential` run."""
 
-    def __init__(self, model, delay, classes, label_probability, random_state, columns, every):
+    def __init__(
+        self, model, delay, classes, label_probability, random_state, columns, every, rank
+    ):
         self.model = model
         self.delay = delay
         self.classes = classes
@@ -328,6 +358,12 @@ class _Evaluation:
         self.rng = make_rng(random_state)
         self.columns = columns
         self.needs = frozenset().union(*(c.needs for c in columns.values()))
+        #: the columns that rank the probabilities (rank="proba"), not the scores
+        self.by_proba = frozenset(
+            name for name, c in columns.items() if rank == "proba" and getattr(c, "ranks", False)
+        )
+        if self.by_proba:
+            self.needs = self.needs | {"proba"}
         self.every = every
         self.fitted = _is_fitted(model)
         self.first_fit = not self.fitted
@@ -467,8 +503,9 @@ class _Evaluation:
                 None if parts[0] is None else np.concatenate(parts) for parts in zip(*self.held)
             )
         self.held, self.n_held = [], 0
-        for metric in self.columns.values():
-            metric.update(positive, scores, proba, predicted)
+        for name, metric in self.columns.items():
+            ranked = proba if name in self.by_proba else scores
+            metric.update(positive, ranked, proba, predicted)
 
     # -------------------------------------------------------------- learning
     def learn_row(self, X, y: np.ndarray, j: int) -> None:
@@ -658,6 +695,7 @@ def prequential(
     classes: Any = None,
     detector: Any = None,
     max_fpr: float | None = None,
+    rank: str = "decision",
     progress: Any = False,
 ) -> pd.DataFrame:
     """Score each example on arrival, learn its label when it comes, report as it goes.
@@ -711,6 +749,12 @@ def prequential(
         Adds ``partial_auc`` (and ``window_partial_auc`` with ``window``): the exact
         one-way partial AUC at FPR <= ``max_fpr``, McClish-standardized as
         :func:`aucstream.metrics.roc_auc` and scikit-learn give it.
+    rank : {"decision", "proba"}, default="decision"
+        What the ranking columns (``auc``, ``window_auc``, the partial AUCs,
+        ``average_precision``) rank: the decision scores, or the probabilities of
+        the positive class, as River's metrics do (see the module docstring: the two
+        rankings differ over time when the calibration moves). The detector is fed
+        the decision scores either way.
     progress : bool or aucstream.streaming.Progress, default=False
         A progress bar on stderr.
 
@@ -745,6 +789,8 @@ def prequential(
     from ..streaming import ChunkStream, Progress
 
     _check_params(model, delay, window, every, label_probability)
+    if rank not in ("decision", "proba"):
+        raise ValueError(f"rank must be 'decision' or 'proba', got {rank!r}")
     options = {"window": window, "detector": detector, "max_fpr": max_fpr}
     if max_fpr is not None:
         PrequentialAUC(max_fpr=max_fpr)  # refuses a bad value before anything is read
@@ -756,7 +802,7 @@ def prequential(
     columns = {name: METRICS[name].make(options) for name in names}
     fitted = _is_fitted(model)
     classes = _classes_for(model, classes, fitted)
-    run = _Evaluation(model, delay, classes, label_probability, random_state, columns, every)
+    run = _Evaluation(model, delay, classes, label_probability, random_state, columns, every, rank)
     bar = Progress("prequential", enabled=True) if progress is True else progress or None
     chunks = stream if isinstance(stream, ChunkStream) else ChunkStream(stream)
     saved = copy.deepcopy(vars(model))

@@ -22,11 +22,15 @@ The result depends only on the order of the examples, not on how the stream is c
 into chunks: the model learns each maximal run of labels released between two
 scorings in one ``partial_fit`` call, and scores each run of examples between two
 releases in one ``decision_function`` call. For ``delay=0`` an aucstream learner
-whose kernels score each example before learning it runs one ``test_then_train``
+whose kernels score each example before learning it (or a
+:class:`~aucstream.StreamPipeline` in front of one) runs one ``test_then_train``
 per chunk, and the scores ``decision_function`` would have given (the model's own
 score minus the calibrated threshold of that moment) and the probabilities are
-recovered exactly by replaying the calibration (:mod:`aucstream._calibration`) over
-the prequential scores.
+recovered by replaying the calibration (:mod:`aucstream._calibration`) over the
+prequential scores: exactly, up to the rounding of the learner's kernel, whose
+prequential score can differ from ``decision_function``'s in the last bits (a score
+``decision_function`` gives as an analytic 0.0 may come out near 1e-15), which
+breaks ties the row-by-row definition keeps (``tests/test_prequential_meta.py``).
 
 Before anything is learnt a model has no scores: an example scored then gets 0.0,
 the probability 1/2 (the Laplace-smoothed prior of no examples) and the negative
@@ -344,6 +348,38 @@ def _replays_calibration(model) -> bool:
     )
 
 
+def _calibration_owner(model) -> Callable[[], Any] | None:
+    """How to reach the learner whose calibration, replayed over ``model``'s
+    ``test_then_train`` scores, gives ``model``'s ``decision_function``,
+    ``predict_proba`` and ``predict`` as they were before each row was learnt; None
+    when there is none (then delay 0 goes row by row).
+
+    A plain learner (:func:`_replays_calibration`) owns its calibration. A
+    :class:`~aucstream.StreamPipeline` over a plain learner scores prequentially inside
+    ``partial_fit`` (each row transformed with the statistics of the rows before it,
+    then scored by the learner before the learner learns it), its
+    ``test_then_train`` returns the learner's scores, and its ``decision_function``,
+    ``predict_proba`` and ``predict`` are the learner's on the transformed rows: the
+    learner's calibration, replayed, gives them. :class:`~aucstream.OnePassSearch`
+    has no such owner: before each example it scores with the candidate of the best
+    windowed AUC at that example (and an ensemble of calibrated ones), which its
+    ``test_then_train`` scores (the round leader's) do not tell.
+    """
+    if _replays_calibration(model):
+        return lambda: model
+    from ..pipeline import StreamPipeline
+
+    if (
+        type(model) is StreamPipeline
+        and type(model)._threshold is StreamPipeline._threshold
+        and callable(getattr(model, "test_then_train", None))
+    ):
+        inner = model.__dict__.get("estimator_", model.estimator)
+        if inner is not None and _replays_calibration(inner):
+            return lambda: model.estimator_
+    return None
+
+
 # ------------------------------------------------------------------ the loop
 class _Evaluation:
     """The state of one :func:`prequential` run."""
@@ -379,7 +415,14 @@ class _Evaluation:
         self.start = time.process_time()
         #: decision_function - threshold, predict_proba and predict are the base class's
         self.plain = _replays_calibration(model)
-        self.fast = self.plain and delay == 0 and not callable(delay) and label_probability is None
+        #: the learner whose calibration fast_chunk replays (see _calibration_owner)
+        self.owner = _calibration_owner(model)
+        self.fast = (
+            self.owner is not None
+            and delay == 0
+            and not callable(delay)
+            and label_probability is None
+        )
 
     # ---------------------------------------------------------------- checks
     def check_chunk(self, X, y) -> tuple[Any, np.ndarray]:
@@ -601,7 +644,7 @@ class _Evaluation:
         """``delay=0`` through one ``test_then_train`` (see the module docstring)."""
         model = self.model
         n = y.shape[0]
-        state = model.calibration_.copy() if self.fitted else _calibration.new_state()
+        state = self.owner().calibration_.copy() if self.fitted else _calibration.new_state()
         fresh = not self.fitted
         if self.first_fit:
             raw = model.test_then_train(X, y, classes=np.asarray(self.classes))

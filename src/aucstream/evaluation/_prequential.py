@@ -94,8 +94,10 @@ __all__ = ["prequential", "METRICS", "model_bytes"]
 #: Bytes a window of :class:`~aucstream.metrics.RollingAUC` holds per example (its
 #: ring of scores and labels and the two sorted copies).
 _WINDOW_BYTES = 25
-#: Scored rows held before the metrics count them.
-_HOLD = 1024
+#: Scored rows held before the metrics count them (a read counts them first): an
+#: update of the exact AUC has a per-call cost (its sorted runs are searched and
+#: merged per call), so fewer, larger updates cost less; 2**16 rows hold about 1 MB.
+_HOLD = 1 << 16
 #: Rows read ahead, at most, to find both labels when ``classes`` is not given.
 _LOOKAHEAD = 1_000_000
 
@@ -348,7 +350,7 @@ def _replays_calibration(model) -> bool:
     )
 
 
-def _calibration_owner(model) -> Callable[[], Any] | None:
+def _calibration_owner(model, plain: bool | None = None) -> Callable[[], Any] | None:
     """How to reach the learner whose calibration, replayed over ``model``'s
     ``test_then_train`` scores, gives ``model``'s ``decision_function``,
     ``predict_proba`` and ``predict`` as they were before each row was learnt; None
@@ -363,9 +365,10 @@ def _calibration_owner(model) -> Callable[[], Any] | None:
     learner's calibration, replayed, gives them. :class:`~aucstream.OnePassSearch`
     has no such owner: before each example it scores with the candidate of the best
     windowed AUC at that example (and an ensemble of calibrated ones), which its
-    ``test_then_train`` scores (the round leader's) do not tell.
+    ``test_then_train`` scores (the round leader's) do not tell. ``plain`` is
+    ``_replays_calibration(model)`` when the caller knows it already.
     """
-    if _replays_calibration(model):
+    if _replays_calibration(model) if plain is None else plain:
         return lambda: model
     from ..pipeline import StreamPipeline
 
@@ -416,7 +419,7 @@ class _Evaluation:
         #: decision_function - threshold, predict_proba and predict are the base class's
         self.plain = _replays_calibration(model)
         #: the learner whose calibration fast_chunk replays (see _calibration_owner)
-        self.owner = _calibration_owner(model)
+        self.owner = _calibration_owner(model, self.plain)
         self.fast = (
             self.owner is not None
             and delay == 0
@@ -529,7 +532,7 @@ class _Evaluation:
         return self.scored(np.array([raw]))
 
     def count(self, positive, scores, proba, predicted) -> None:
-        """Count scored rows in the metrics (held, in order, until a read or 1,024 rows:
+        """Count scored rows in the metrics (held, in order, until a read or _HOLD rows:
         one metric update per example would cost more than the example)."""
         self.held.append((positive, scores, proba, predicted))
         self.n_held += len(scores)
@@ -611,15 +614,15 @@ class _Evaluation:
         n = y.shape[0]
         base = self.n_seen
         positive = self.check_labels(y, base)
+        if self.fast:  # delay 0, every label kept: no release schedule to keep
+            self.fast_chunk(X, y, positive, base)
+            return
         delays = self.delays(X, y, base)
         kept = (
             np.ones(n, dtype=bool)
             if self.label_probability is None
             else self.rng.random(n) < self.label_probability
         )
-        if self.fast:
-            self.fast_chunk(X, y, positive, base)
-            return
         chunk_id = self.n_chunks
         if kept.any():
             self.chunks[chunk_id] = [X, y, int(kept.sum())]
@@ -890,8 +893,20 @@ def prequential(
     finally:
         if bar is not None:
             bar.close()
-    frame = pd.DataFrame(run.rows)
-    return frame.astype({"n_seen": np.int64, "n_learnt": np.int64, "model_bytes": np.int64})
+    return _frame(run.rows)
+
+
+def _frame(rows: list[dict]) -> pd.DataFrame:
+    """The curve: one column array each (faster than a frame of row dicts)."""
+    integers = ("n_seen", "n_learnt", "model_bytes")
+    return pd.DataFrame(
+        {
+            name: np.array(
+                [row[name] for row in rows], dtype=np.int64 if name in integers else None
+            )
+            for name in rows[0]
+        }
+    )
 
 
 def _one(run: _Evaluation, X, y, bar, chunks) -> None:

@@ -188,16 +188,14 @@ def _read(args, n_features: int | None = None, transform=None, any_label: bool =
 
 
 def _hash_width(text: str) -> int:
-    """``--hash-features``: a power of two in the value grammar (``2^20``, ``1048576``)."""
-    from ..preprocessing._hashing import check_hash_width
-
+    """``--hash-features``: an int in the value grammar (``2^20``, ``1048576``); the
+    reader checks that it is a power of two."""
     value = _value(text)
     if isinstance(value, float) and value.is_integer():
         value = int(value)  # 2^20 reads as a float
-    try:
-        return check_hash_width(value, "--hash-features")
-    except TypeError as error:
-        raise ValueError(str(error)) from None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"--hash-features must be a power of two such as 2^20, got {text!r}")
+    return value
 
 
 def _label_text(labels) -> str:

@@ -128,3 +128,20 @@ def test_in_a_pipeline_with_a_learner():
     y = np.array([r["city"] in ("Paris", "Oslo") for r in rows]).astype(int)
     model = make_pipeline(FeatureHashing(2**8), SOLAM(random_state=0)).fit(rows, y)
     assert model.score(rows, y) > 0.9  # the hashed categories carry the label
+
+
+def test_a_stream_of_frames_through_a_chunked_pipeline_in_prequential():
+    from aucstream.datasets import iter_chunks
+    from aucstream.evaluation import prequential
+    from aucstream.pipeline import ChunkedPipeline
+
+    rows = rows_of(300, seed=2)
+    frame = pd.DataFrame(rows)
+    y = np.array([r["city"] in ("Paris", "Kyiv") for r in rows]).astype(int)
+    hashed = hash_rows(rows, 2**8)
+    frames = ((frame.iloc[i : i + 50], y[i : i + 50]) for i in range(0, 300, 50))
+    model = ChunkedPipeline(FeatureHashing(2**8), SOLAM(random_state=0))
+    curve = prequential(model, frames, delay=3, every=100)
+    expected = prequential(SOLAM(random_state=0), iter_chunks(hashed, y, 50), delay=3, every=100)
+    np.testing.assert_allclose(curve["auc"], expected["auc"], rtol=1e-12)
+    assert curve["auc"].iloc[-1] > 0.85

@@ -224,6 +224,21 @@ def _replays_calibration(model) -> bool:
     )
 
 
+def _scores_as_base(model) -> bool:
+    """Whether ``decision_function``, ``predict_proba`` and ``predict`` of ``model``
+    are :class:`~aucstream._base.BaseStreamingAUC`'s over its own scores (its
+    ``_raw_scores``, ``_threshold`` and ``calibration_`` may be its own, as
+    :class:`~aucstream.OnePassSearch`'s are): then one validation and one
+    ``_own_scores`` give all three, with the same arithmetic."""
+    if not isinstance(model, BaseStreamingAUC) or not hasattr(model, "predict_proba"):
+        return False
+    names = ("decision_function", "predict", "predict_proba", "_own_scores")
+    return all(
+        next(c for c in type(model).__mro__ if name in c.__dict__) is BaseStreamingAUC
+        for name in names
+    )
+
+
 def _calibration_owner(model, plain: bool | None = None) -> Callable[[], Any] | None:
     """How to reach the learner whose calibration, replayed over ``model``'s
     ``test_then_train`` scores, gives ``model``'s ``decision_function``,
@@ -292,6 +307,8 @@ class _Evaluation:
         self.start = time.process_time()
         #: decision_function - threshold, predict_proba and predict are the base class's
         self.plain = _replays_calibration(model)
+        #: decision_function, predict_proba and predict from one _own_scores
+        self.as_base = self.plain or _scores_as_base(model)
         #: the learner whose calibration fast_chunk replays (see _calibration_owner)
         self.owner = _calibration_owner(model, self.plain)
         self.fast = (
@@ -368,7 +385,7 @@ class _Evaluation:
                 predicted = np.zeros(n, dtype=bool)
             return scores, proba, predicted
         model = self.model
-        if self.plain:  # decision_function, predict_proba and predict from one validation
+        if self.as_base:  # decision_function, predict_proba and predict from one validation
             raw = model._own_scores(X)
             return self.scored(raw, predicted)
         scores = np.asarray(model.decision_function(X), dtype=np.float64).ravel()

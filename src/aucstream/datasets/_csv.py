@@ -486,6 +486,7 @@ def _csv_labels(name, raw_labels, linenos, state) -> np.ndarray:
                         "(labels are read as numbers; pass label_type='str' to keep "
                         "them as strings)"
                     )
+        assert y is not None  # the loop above raised on the first bad label
         return y.ravel()
     return np.array([s.strip() for s in raw_labels], dtype=str)
 

@@ -106,7 +106,7 @@ def _missing(value) -> bool:
 def _clean(row: Mapping) -> dict:
     """A row for FeatureHasher: names as strings, missing values dropped, numbers
     checked finite, numpy scalars as Python values."""
-    out = {}
+    out: dict[str, Any] = {}
     for key, value in row.items():
         if _missing(value):
             continue

@@ -245,6 +245,7 @@ class StreamingAveragePrecision(_Counted):
     """
 
     needs = frozenset({"scores"})
+    ranks = True  # a ranking metric: prequential(rank="proba") gives it probabilities
 
     def __init__(self) -> None:
         super().__init__()

@@ -179,8 +179,23 @@ def _read(args, n_features: int | None = None, transform=None, any_label: bool =
         options = {"label_column": label}
         if any_label:  # predict ignores the labels: do not insist that they are numbers
             options["label_type"] = "str"
+    if getattr(args, "hash_features", None) is not None:
+        if fmt.kind == "libsvm":
+            raise ValueError("--hash-features applies to CSV files (LIBSVM files are numeric)")
+        options["hash_features"] = _hash_width(args.hash_features)
     chunks = iter_file(args.data, fmt, chunk_size=args.chunk_size, **options)
     return ChunkStream(chunks, transform, name=os.fspath(args.data))
+
+
+def _hash_width(text: str) -> int:
+    """``--hash-features``: an int in the value grammar (``2^20``, ``1048576``); the
+    reader checks that it is a power of two."""
+    value = _value(text)
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)  # 2^20 reads as a float
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"--hash-features must be a power of two such as 2^20, got {text!r}")
+    return value
 
 
 def _label_text(labels) -> str:
@@ -353,6 +368,14 @@ def _add_file_options(parser: argparse.ArgumentParser, labels: bool = True) -> N
             metavar="LABEL",
             help="labels of the positive class (the others are negative); --positive is the same",
         )
+    parser.add_argument(
+        "--hash-features",
+        default=None,
+        metavar="WIDTH",
+        help="hash CSV rows into WIDTH columns, a power of two such as 2^20: string and "
+        "categorical columns become signed hashed features, numbers stay values "
+        "(scikit-learn's FeatureHasher; see aucstream.preprocessing.FeatureHashing)",
+    )
     parser.add_argument(
         "--chunk-size", type=int, default=10000, help="examples per chunk (bounds memory)"
     )

@@ -49,6 +49,8 @@ def _cmd_evaluate(args) -> int:
     metrics = None
     if args.metrics is not None:
         metrics = [m.strip() for m in args.metrics.split(",") if m.strip()]
+        if args.detector is not None and "alarms" not in metrics:
+            metrics.append("alarms")
     classes = [_value(c) for c in args.classes] if args.classes else None
     if args.positive:
         classes = [-1, 1]
@@ -65,6 +67,7 @@ def _cmd_evaluate(args) -> int:
             metrics=metrics,
             every=args.every if args.every is not None else args.chunk_size,
             classes=classes,
+            detector=_detector(args.detector),
             progress=progress,
         )
     except ValueError as error:
@@ -92,6 +95,20 @@ def _cmd_evaluate(args) -> int:
         _plot_curve(curve, args.plot, stream.name)
         print(f"wrote {args.plot}")
     return 0
+
+
+#: The drift detectors of ``--detector``: the change detector on the mean of the
+#: ranking signal of :class:`aucstream.drift.AUCDriftDetector`.
+DETECTORS = ("page-hinkley", "adwin")
+
+
+def _detector(name: str | None):
+    """``--detector``'s detector: AUCDriftDetector over PageHinkley or ADWIN, defaults."""
+    if name is None:
+        return None
+    from ..drift import ADWIN, AUCDriftDetector, PageHinkley
+
+    return AUCDriftDetector(PageHinkley() if name == "page-hinkley" else ADWIN())
 
 
 def _plot_curve(curve, path: str, title: str) -> None:
@@ -179,6 +196,14 @@ def _add_evaluate_parser(command) -> None:
         default=None,
         help="comma-separated columns, e.g. auc,log_loss (default: auc, window_auc with "
         "--window, log_loss, brier, positive_rate)",
+    )
+    parser.add_argument(
+        "--detector",
+        choices=DETECTORS,
+        default=None,
+        help="a drift detector on the scores' AUC (aucstream.drift.AUCDriftDetector over "
+        "PageHinkley or ADWIN, their defaults): adds the alarms column, the alarms so far "
+        "at each checkpoint, marked on --plot",
     )
     parser.add_argument(
         "--plot", default=None, metavar="PNG", help="draw the windowed metrics over n_seen"

@@ -9,13 +9,15 @@ from __future__ import annotations
 import csv
 import io
 import itertools
+import math
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import IO, Literal
+from typing import IO, Any, Literal
 
 import numpy as np
+import scipy.sparse as sp
 from numpy.typing import DTypeLike
 
 from ._readers import (
@@ -56,6 +58,7 @@ def iter_csv(
     dtype: DTypeLike = np.float64,
     encoding: str = "utf-8",
     label_type: Literal["infer", "numeric", "str"] = "infer",
+    hash_features: int | None = None,
 ) -> FileChunks:
     """Stream a delimited text file (CSV, TSV, space separated) as ``(X, y)`` chunks.
 
@@ -71,6 +74,16 @@ def iter_csv(
     comma, no ``inf``/``nan``. It is converted as Python's ``float`` (correctly
     rounded, independent of the locale). Anything else is refused with a
     :class:`ValueError` naming the file, the line and the column.
+
+    A column of strings or categories (``Paris``, ``mobile``) is refused unless
+    ``hash_features`` is given: then every row is hashed into ``hash_features``
+    columns with scikit-learn's ``FeatureHasher`` conventions (see
+    :class:`aucstream.preprocessing.FeatureHashing`), X is a CSR matrix, and each
+    field is a feature of its column's name (the header's, else the column's
+    position in the file, ``"0"``, ``"1"``, ...): a number of the grammar is kept as
+    a value of the feature ``"name"``, any other text is the category
+    ``"name=text"`` with value 1 (blanks around it stripped), an empty field is
+    absent.
 
     Parameters
     ----------
@@ -99,6 +112,9 @@ def iter_csv(
         surrounding whitespace stripped. "infer": "numeric" if the label of the
         first data row is a number, else "str" (the decision does not depend on
         ``chunk_size``).
+    hash_features : int (a power of two) or None, default=None
+        Hash every row into this many columns (e.g. ``2**20``; see above); None: every
+        feature must be a number.
 
     Returns
     -------
@@ -108,7 +124,7 @@ def iter_csv(
 
     Yields
     ------
-    X : ndarray of shape (n_chunk, n_columns - 1)
+    X : ndarray of shape (n_chunk, n_columns - 1), or CSR of shape (n_chunk, hash_features)
         Features of at most ``chunk_size`` rows.
     y : ndarray of shape (n_chunk,)
         Labels, float64 or strings (see ``label_type``).
@@ -167,10 +183,16 @@ def iter_csv(
     delim = None if delimiter == " " else delimiter
     if label_type not in ("infer", "numeric", "str"):
         raise ValueError(f"label_type must be 'infer', 'numeric' or 'str', got {label_type!r}")
+    if hash_features is not None:
+        from ..preprocessing._hashing import check_hash_width
+
+        hash_features = check_hash_width(hash_features)
     if not os.path.exists(path):
         raise FileNotFoundError(f"no such file: {os.fspath(path)!r}")
     reader = FileChunks(path, None)
-    options = _CsvOptions(label_column, chunk_size, delim, header, np.dtype(dtype), encoding)
+    options = _CsvOptions(
+        label_column, chunk_size, delim, header, np.dtype(dtype), encoding, hash_features
+    )
     reader._start(_iter_csv(reader, options, label_type))
     return reader
 
@@ -183,6 +205,7 @@ class _CsvOptions:
     header: bool | str
     dtype: np.dtype
     encoding: str
+    hash_features: int | None = None
 
 
 @contextmanager
@@ -245,6 +268,12 @@ def _iter_csv(reader: FileChunks, options: _CsvOptions, label_type: str):
     lineno0, fields0, header, li, first_label = head
     reader.n_features = len(fields0) - 1
     if first_label is None:  # a header and no data
+        return
+    if options.hash_features is not None:
+        reader.n_features = options.hash_features
+        for X, y in _csv_reference(reader, options, head, label_type):
+            reader.rows += y.shape[0]
+            yield X, y
         return
     numeric = _is_number(first_label) if label_type == "infer" else label_type == "numeric"
     done = 0
@@ -351,6 +380,9 @@ def _csv_reference(reader: FileChunks, options: _CsvOptions, head, label_type: s
         linenos: list[int] = []
 
         def convert():
+            if options.hash_features is not None:
+                names = [s.strip() for s in fields0] if header else None
+                return _csv_hashed(name, chunk, linenos, li, names, options, state)
             return _csv_convert(name, chunk, linenos, li, n_fields, options.dtype, state)
 
         if not header:  # the first record is a data row
@@ -381,6 +413,40 @@ def _numbers(fields: list[list[str]], n_rows: int, n_cols: int) -> np.ndarray | 
     return values if np.isfinite(values).all() else None
 
 
+#: How the error for a string feature says to hash it.
+_HASH_HINT = (
+    "a column of strings or categories is hashed with iter_csv(..., hash_features=2**20), "
+    "the command line's --hash-features 2^20"
+)
+
+
+def _csv_hashed(name, rows, linenos, li, names, options, state):
+    """A chunk of records hashed (see :func:`iter_csv`): CSR features, labels."""
+    from ..preprocessing._hashing import hash_rows
+
+    if names is None:
+        names = [str(k) for k in range(len(rows[0]))]
+    dicts = []
+    for fields in rows:
+        row: dict = {}
+        for k, text in enumerate(fields):
+            if k == li:
+                continue
+            core = text.strip(_BLANKS)
+            if not core:
+                continue
+            if _is_number(core):
+                value = float(core)
+                if math.isfinite(value):
+                    row[names[k]] = value
+                    continue
+            row[names[k]] = core
+        dicts.append(row)
+    X = hash_rows(dicts, options.hash_features)
+    y = _csv_labels(name, [r[li] for r in rows], linenos, state)
+    return X.astype(options.dtype, copy=False), y
+
+
 def _csv_convert(name, rows, linenos, li, n_fields, dtype, state):
     if li == 0:
         feats = [r[1:] for r in rows]
@@ -395,13 +461,23 @@ def _csv_convert(name, rows, linenos, li, n_fields, dtype, state):
         for r, (fields, lineno) in enumerate(zip(feats, linenos, strict=True)):
             for k, s in enumerate(fields):
                 c = k if k < li else k + 1
-                X[r, k] = _parse(
-                    s, f"{name}, line {lineno}", f"feature {s!r} in column {c}", blanks=True
-                )
+                try:
+                    X[r, k] = _parse(
+                        s, f"{name}, line {lineno}", f"feature {s!r} in column {c}", blanks=True
+                    )
+                except ValueError as error:
+                    if "cannot parse" not in str(error):
+                        raise
+                    raise ValueError(f"{str(error)[:-1]}; {_HASH_HINT})") from None
+    return X.astype(dtype, copy=False), _csv_labels(name, raw_labels, linenos, state)
+
+
+def _csv_labels(name, raw_labels, linenos, state) -> np.ndarray:
+    """The labels of a chunk: numbers or strings (decided by the first data row)."""
     if state["numeric"] is None:  # decided by the first data row
         state["numeric"] = _is_number(raw_labels[0])
     if state["numeric"]:
-        y = _numbers([raw_labels], 1, len(rows))
+        y = _numbers([raw_labels], 1, len(raw_labels))
         if y is None:
             for s, lineno in zip(raw_labels, linenos, strict=True):
                 if not _is_number(s) or not np.isfinite(float(s)):
@@ -410,10 +486,9 @@ def _csv_convert(name, rows, linenos, li, n_fields, dtype, state):
                         "(labels are read as numbers; pass label_type='str' to keep "
                         "them as strings)"
                     )
-        y = y.ravel()
-    else:
-        y = np.array([s.strip() for s in raw_labels], dtype=str)
-    return X.astype(dtype, copy=False), y
+        assert y is not None  # the loop above raised on the first bad label
+        return y.ravel()
+    return np.array([s.strip() for s in raw_labels], dtype=str)
 
 
 def load_csv(
@@ -425,29 +500,43 @@ def load_csv(
     encoding: str = "utf-8",
     chunk_size: int = 100000,
     label_type: Literal["infer", "numeric", "str"] = "infer",
-) -> tuple[np.ndarray, np.ndarray]:
+    hash_features: int | None = None,
+) -> tuple[Any, np.ndarray]:
     """Read a whole delimited text file (the chunks of :func:`iter_csv`, stacked).
 
     Parameters
     ----------
-    path, label_column, delimiter, header, dtype, encoding, chunk_size, label_type
+    path, label_column, delimiter, header, dtype, encoding, chunk_size, label_type, hash_features
         As in :func:`iter_csv`.
 
     Returns
     -------
-    X : ndarray of shape (n_samples, n_features)
+    X : ndarray of shape (n_samples, n_features), or CSR with ``hash_features``
     y : ndarray of shape (n_samples,)
         float64 labels, or strings when the labels are not numbers.
     """
     Xs, ys = [], []
     chunks = iter_csv(
-        path, label_column, chunk_size, delimiter, header, dtype, encoding, label_type
+        path,
+        label_column,
+        chunk_size,
+        delimiter,
+        header,
+        dtype,
+        encoding,
+        label_type,
+        hash_features,
     )
     for X, y in chunks:
         Xs.append(X)
         ys.append(y)
     if not Xs:
+        if hash_features is not None:
+            width = chunks.n_features or 0
+            return sp.csr_matrix((0, width), dtype=dtype), np.zeros(0, dtype=np.float64)
         return np.zeros((0, 0), dtype=dtype), np.zeros(0, dtype=np.float64)
+    if hash_features is not None:
+        return sp.vstack(Xs, format="csr"), np.concatenate(ys)
     return np.concatenate(Xs, axis=0), np.concatenate(ys)
 
 

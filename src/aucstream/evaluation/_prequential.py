@@ -22,11 +22,15 @@ The result depends only on the order of the examples, not on how the stream is c
 into chunks: the model learns each maximal run of labels released between two
 scorings in one ``partial_fit`` call, and scores each run of examples between two
 releases in one ``decision_function`` call. For ``delay=0`` an aucstream learner
-whose kernels score each example before learning it runs one ``test_then_train``
+whose kernels score each example before learning it (or a
+:class:`~aucstream.StreamPipeline` in front of one) runs one ``test_then_train``
 per chunk, and the scores ``decision_function`` would have given (the model's own
 score minus the calibrated threshold of that moment) and the probabilities are
-recovered exactly by replaying the calibration (:mod:`aucstream._calibration`) over
-the prequential scores.
+recovered by replaying the calibration (:mod:`aucstream._calibration`) over the
+prequential scores: exactly, up to the rounding of the learner's kernel, whose
+prequential score can differ from ``decision_function``'s in the last bits (a score
+``decision_function`` gives as an analytic 0.0 may come out near 1e-15), which
+breaks ties the row-by-row definition keeps (``tests/test_prequential_meta.py``).
 
 Before anything is learnt a model has no scores: an example scored then gets 0.0,
 the probability 1/2 (the Laplace-smoothed prior of no examples) and the negative
@@ -36,6 +40,21 @@ calibration gives.
 Probabilities come from ``predict_proba`` when the model has it, else from the
 logistic of the score, capped to :math:`[10^{-15}, 1 - 10^{-15}]`
 (:func:`aucstream._calibration.capped_logistic`).
+
+**What the AUCs rank.** By default the ranking columns rank the decision scores;
+``rank="proba"`` ranks the probabilities, as River's metrics do. At one moment both
+rank the examples alike (the calibrated map is increasing), but across a stream
+they do not: an aucstream learner's decision score is its score minus the
+calibrated threshold, :math:`(a z + b)\, \sigma / a` for the calibration's
+standardized score :math:`z`, slope :math:`a` and score deviation :math:`\sigma`,
+while the probability is :math:`\sigma(a z + b)`, and :math:`\sigma / a` changes as
+the calibration learns. With ``rank="proba"``, ``window_auc`` equals River's
+``RollingROCAUC`` under ``progressive_val_score`` of
+:class:`aucstream.river.RiverClassifier` of the same learner (``tests/
+test_prequential_river.py``, River's bundled Phishing). River's ``RollingROCAUC`` is
+exact only on windows without tied probabilities (it does not count a tie one half,
+as scikit-learn's ``roc_auc_score`` and ours do): "equal" holds there, and the test
+checks that the windows it compares hold no ties.
 """
 
 from __future__ import annotations
@@ -46,7 +65,6 @@ import math
 import numbers
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -59,24 +77,18 @@ from .._config import format_bytes, get_config
 from .._dask_tasks import _nbytes
 from .._rng import make_rng
 from .._state import state_items
-from .._stream_metrics import (
-    StreamingAveragePrecision,
-    StreamingBrier,
-    StreamingECE,
-    StreamingGMean,
-    StreamingKappa,
-    StreamingLogLoss,
-    StreamingPositiveRate,
-)
-from .._streaming_auc import PrequentialAUC, RollingAUC
+from .._streaming_auc import PrequentialAUC
+from ._prequential_columns import METRICS, chosen_metrics
 
 __all__ = ["prequential", "METRICS", "model_bytes"]
 
 #: Bytes a window of :class:`~aucstream.metrics.RollingAUC` holds per example (its
 #: ring of scores and labels and the two sorted copies).
 _WINDOW_BYTES = 25
-#: Scored rows held before the metrics count them.
-_HOLD = 1024
+#: Scored rows held before the metrics count them (a read counts them first): an
+#: update of the exact AUC has a per-call cost (its sorted runs are searched and
+#: merged per call), so fewer, larger updates cost less; 2**16 rows hold about 1 MB.
+_HOLD = 1 << 16
 #: Rows read ahead, at most, to find both labels when ``classes`` is not given.
 _LOOKAHEAD = 1_000_000
 
@@ -102,110 +114,6 @@ def model_bytes(model: Any) -> int:
     True
     """
     return _nbytes(state_items(model))
-
-
-# ------------------------------------------------------------------ the columns
-class _PairMetric:
-    """A ranking metric of :mod:`aucstream.metrics` over (positive, score) pairs."""
-
-    needs = frozenset({"scores"})
-
-    def __init__(self, metric):
-        self.metric = metric
-
-    def update(self, positive, scores, proba=None, predicted=None) -> None:
-        self.metric.update(positive, scores)
-
-    def get(self) -> float:
-        return float(self.metric.get())
-
-
-class _Alarms:
-    """Alarms of a drift detector fed ``update(score, label)`` per example."""
-
-    needs = frozenset({"scores"})
-
-    def __init__(self, detector):
-        self.detector = detector
-        self.count = 0
-
-    def update(self, positive, scores, proba=None, predicted=None) -> None:
-        detector = self.detector
-        for score, label in zip(scores.tolist(), positive.tolist()):
-            detector.update(score, label)
-            if detector.drift_detected:
-                self.count += 1
-
-    def get(self) -> int:
-        return self.count
-
-
-@dataclass(frozen=True)
-class _Column:
-    """One metric column: how to make its accumulator from the options, whether it is
-    computed by default, and the option it needs (its value must not be None)."""
-
-    make: Callable[[dict], Any]
-    default: bool = False
-    requires: str | tuple[str, ...] | None = None
-
-    def missing(self, options: dict) -> list[str]:
-        """The options this column needs that are None."""
-        needs = () if self.requires is None else self.requires
-        needs = (needs,) if isinstance(needs, str) else needs
-        return [name for name in needs if options[name] is None]
-
-
-#: The metric columns by name. Adding a column is one entry here.
-METRICS: dict[str, _Column] = {
-    "auc": _Column(lambda o: _PairMetric(PrequentialAUC(pos_label=True)), default=True),
-    "window_auc": _Column(
-        lambda o: _PairMetric(RollingAUC(o["window"], pos_label=True)),
-        default=True,
-        requires="window",
-    ),
-    "partial_auc": _Column(
-        lambda o: _PairMetric(PrequentialAUC(pos_label=True, max_fpr=o["max_fpr"])),
-        default=True,
-        requires="max_fpr",
-    ),
-    "window_partial_auc": _Column(
-        lambda o: _PairMetric(RollingAUC(o["window"], pos_label=True, max_fpr=o["max_fpr"])),
-        default=True,
-        requires=("window", "max_fpr"),
-    ),
-    "average_precision": _Column(lambda o: StreamingAveragePrecision()),
-    "log_loss": _Column(lambda o: StreamingLogLoss(), default=True),
-    "brier": _Column(lambda o: StreamingBrier(), default=True),
-    "ece": _Column(lambda o: StreamingECE()),
-    "g_mean": _Column(lambda o: StreamingGMean()),
-    "kappa": _Column(lambda o: StreamingKappa()),
-    "positive_rate": _Column(lambda o: StreamingPositiveRate(), default=True),
-    "alarms": _Column(lambda o: _Alarms(o["detector"]), default=True, requires="detector"),
-}
-
-
-def _chosen_metrics(metrics, options: dict) -> list[str]:
-    if metrics is None:
-        return [
-            name
-            for name, column in METRICS.items()
-            if column.default and not column.missing(options)
-        ]
-    if isinstance(metrics, str):
-        metrics = [m.strip() for m in metrics.split(",") if m.strip()]
-    names = list(metrics)
-    if not names:
-        raise ValueError(f"metrics is empty; choose from: {', '.join(METRICS)}")
-    for name in names:
-        if not isinstance(name, str) or name not in METRICS:
-            raise ValueError(f"unknown metric {name!r}; choose from: {', '.join(METRICS)}")
-        missing = METRICS[name].missing(options)
-        if missing:
-            raise ValueError(f"the metric {name!r} needs {'= and '.join(missing)}=")
-    if len(set(names)) != len(names):
-        raise ValueError(f"metrics names a column twice: {names}")
-    return names
 
 
 # --------------------------------------------------------------- the parameters
@@ -316,11 +224,61 @@ def _replays_calibration(model) -> bool:
     )
 
 
+def _scores_as_base(model) -> bool:
+    """Whether ``decision_function``, ``predict_proba`` and ``predict`` of ``model``
+    are :class:`~aucstream._base.BaseStreamingAUC`'s over its own scores (its
+    ``_raw_scores``, ``_threshold`` and ``calibration_`` may be its own, as
+    :class:`~aucstream.OnePassSearch`'s are): then one validation and one
+    ``_own_scores`` give all three, with the same arithmetic."""
+    if not isinstance(model, BaseStreamingAUC) or not hasattr(model, "predict_proba"):
+        return False
+    names = ("decision_function", "predict", "predict_proba", "_own_scores")
+    return all(
+        next(c for c in type(model).__mro__ if name in c.__dict__) is BaseStreamingAUC
+        for name in names
+    )
+
+
+def _calibration_owner(model, plain: bool | None = None) -> Callable[[], Any] | None:
+    """How to reach the learner whose calibration, replayed over ``model``'s
+    ``test_then_train`` scores, gives ``model``'s ``decision_function``,
+    ``predict_proba`` and ``predict`` as they were before each row was learnt; None
+    when there is none (then delay 0 goes row by row).
+
+    A plain learner (:func:`_replays_calibration`) owns its calibration. A
+    :class:`~aucstream.StreamPipeline` over a plain learner scores prequentially inside
+    ``partial_fit`` (each row transformed with the statistics of the rows before it,
+    then scored by the learner before the learner learns it), its
+    ``test_then_train`` returns the learner's scores, and its ``decision_function``,
+    ``predict_proba`` and ``predict`` are the learner's on the transformed rows: the
+    learner's calibration, replayed, gives them. :class:`~aucstream.OnePassSearch`
+    has no such owner: before each example it scores with the candidate of the best
+    windowed AUC at that example (and an ensemble of calibrated ones), which its
+    ``test_then_train`` scores (the round leader's) do not tell. ``plain`` is
+    ``_replays_calibration(model)`` when the caller knows it already.
+    """
+    if _replays_calibration(model) if plain is None else plain:
+        return lambda: model
+    from ..pipeline import StreamPipeline
+
+    if (
+        type(model) is StreamPipeline
+        and type(model)._threshold is StreamPipeline._threshold
+        and callable(getattr(model, "test_then_train", None))
+    ):
+        inner = model.__dict__.get("estimator_", model.estimator)
+        if inner is not None and _replays_calibration(inner):
+            return lambda: model.estimator_
+    return None
+
+
 # ------------------------------------------------------------------ the loop
 class _Evaluation:
     """The state of one :func:`prequential` run."""
 
-    def __init__(self, model, delay, classes, label_probability, random_state, columns, every):
+    def __init__(
+        self, model, delay, classes, label_probability, random_state, columns, every, rank
+    ):
         self.model = model
         self.delay = delay
         self.classes = classes
@@ -328,6 +286,12 @@ class _Evaluation:
         self.rng = make_rng(random_state)
         self.columns = columns
         self.needs = frozenset().union(*(c.needs for c in columns.values()))
+        #: the columns that rank the probabilities (rank="proba"), not the scores
+        self.by_proba = frozenset(
+            name for name, c in columns.items() if rank == "proba" and getattr(c, "ranks", False)
+        )
+        if self.by_proba:
+            self.needs = self.needs | {"proba"}
         self.every = every
         self.fitted = _is_fitted(model)
         self.first_fit = not self.fitted
@@ -343,7 +307,16 @@ class _Evaluation:
         self.start = time.process_time()
         #: decision_function - threshold, predict_proba and predict are the base class's
         self.plain = _replays_calibration(model)
-        self.fast = self.plain and delay == 0 and not callable(delay) and label_probability is None
+        #: decision_function, predict_proba and predict from one _own_scores
+        self.as_base = self.plain or _scores_as_base(model)
+        #: the learner whose calibration fast_chunk replays (see _calibration_owner)
+        self.owner = _calibration_owner(model, self.plain)
+        self.fast = (
+            self.owner is not None
+            and delay == 0
+            and not callable(delay)
+            and label_probability is None
+        )
 
     # ---------------------------------------------------------------- checks
     def check_chunk(self, X, y) -> tuple[Any, np.ndarray]:
@@ -412,7 +385,7 @@ class _Evaluation:
                 predicted = np.zeros(n, dtype=bool)
             return scores, proba, predicted
         model = self.model
-        if self.plain:  # decision_function, predict_proba and predict from one validation
+        if self.as_base:  # decision_function, predict_proba and predict from one validation
             raw = model._own_scores(X)
             return self.scored(raw, predicted)
         scores = np.asarray(model.decision_function(X), dtype=np.float64).ravel()
@@ -450,7 +423,7 @@ class _Evaluation:
         return self.scored(np.array([raw]))
 
     def count(self, positive, scores, proba, predicted) -> None:
-        """Count scored rows in the metrics (held, in order, until a read or 1,024 rows:
+        """Count scored rows in the metrics (held, in order, until a read or _HOLD rows:
         one metric update per example would cost more than the example)."""
         self.held.append((positive, scores, proba, predicted))
         self.n_held += len(scores)
@@ -467,8 +440,9 @@ class _Evaluation:
                 None if parts[0] is None else np.concatenate(parts) for parts in zip(*self.held)
             )
         self.held, self.n_held = [], 0
-        for metric in self.columns.values():
-            metric.update(positive, scores, proba, predicted)
+        for name, metric in self.columns.items():
+            ranked = proba if name in self.by_proba else scores
+            metric.update(positive, ranked, proba, predicted)
 
     # -------------------------------------------------------------- learning
     def learn_row(self, X, y: np.ndarray, j: int) -> None:
@@ -531,15 +505,15 @@ class _Evaluation:
         n = y.shape[0]
         base = self.n_seen
         positive = self.check_labels(y, base)
+        if self.fast:  # delay 0, every label kept: no release schedule to keep
+            self.fast_chunk(X, y, positive, base)
+            return
         delays = self.delays(X, y, base)
         kept = (
             np.ones(n, dtype=bool)
             if self.label_probability is None
             else self.rng.random(n) < self.label_probability
         )
-        if self.fast:
-            self.fast_chunk(X, y, positive, base)
-            return
         chunk_id = self.n_chunks
         if kept.any():
             self.chunks[chunk_id] = [X, y, int(kept.sum())]
@@ -564,7 +538,7 @@ class _Evaluation:
         """``delay=0`` through one ``test_then_train`` (see the module docstring)."""
         model = self.model
         n = y.shape[0]
-        state = model.calibration_.copy() if self.fitted else _calibration.new_state()
+        state = self.owner().calibration_.copy() if self.fitted else _calibration.new_state()
         fresh = not self.fitted
         if self.first_fit:
             raw = model.test_then_train(X, y, classes=np.asarray(self.classes))
@@ -658,6 +632,7 @@ def prequential(
     classes: Any = None,
     detector: Any = None,
     max_fpr: float | None = None,
+    rank: str = "decision",
     progress: Any = False,
 ) -> pd.DataFrame:
     """Score each example on arrival, learn its label when it comes, report as it goes.
@@ -711,6 +686,12 @@ def prequential(
         Adds ``partial_auc`` (and ``window_partial_auc`` with ``window``): the exact
         one-way partial AUC at FPR <= ``max_fpr``, McClish-standardized as
         :func:`aucstream.metrics.roc_auc` and scikit-learn give it.
+    rank : {"decision", "proba"}, default="decision"
+        What the ranking columns (``auc``, ``window_auc``, the partial AUCs,
+        ``average_precision``) rank: the decision scores, or the probabilities of
+        the positive class, as River's metrics do (see the module docstring: the two
+        rankings differ over time when the calibration moves). The detector is fed
+        the decision scores either way.
     progress : bool or aucstream.streaming.Progress, default=False
         A progress bar on stderr.
 
@@ -745,6 +726,8 @@ def prequential(
     from ..streaming import ChunkStream, Progress
 
     _check_params(model, delay, window, every, label_probability)
+    if rank not in ("decision", "proba"):
+        raise ValueError(f"rank must be 'decision' or 'proba', got {rank!r}")
     options = {"window": window, "detector": detector, "max_fpr": max_fpr}
     if max_fpr is not None:
         PrequentialAUC(max_fpr=max_fpr)  # refuses a bad value before anything is read
@@ -752,11 +735,11 @@ def prequential(
         callable(getattr(detector, "update", None)) and hasattr(detector, "drift_detected")
     ):
         raise TypeError("detector must have update(score, label) and drift_detected")
-    names = _chosen_metrics(metrics, options)
+    names = chosen_metrics(metrics, options)
     columns = {name: METRICS[name].make(options) for name in names}
     fitted = _is_fitted(model)
     classes = _classes_for(model, classes, fitted)
-    run = _Evaluation(model, delay, classes, label_probability, random_state, columns, every)
+    run = _Evaluation(model, delay, classes, label_probability, random_state, columns, every, rank)
     bar = Progress("prequential", enabled=True) if progress is True else progress or None
     chunks = stream if isinstance(stream, ChunkStream) else ChunkStream(stream)
     saved = copy.deepcopy(vars(model))
@@ -801,8 +784,20 @@ def prequential(
     finally:
         if bar is not None:
             bar.close()
-    frame = pd.DataFrame(run.rows)
-    return frame.astype({"n_seen": np.int64, "n_learnt": np.int64, "model_bytes": np.int64})
+    return _frame(run.rows)
+
+
+def _frame(rows: list[dict]) -> pd.DataFrame:
+    """The curve: one column array each (faster than a frame of row dicts)."""
+    integers = ("n_seen", "n_learnt", "model_bytes")
+    return pd.DataFrame(
+        {
+            name: np.array(
+                [row[name] for row in rows], dtype=np.int64 if name in integers else None
+            )
+            for name in rows[0]
+        }
+    )
 
 
 def _one(run: _Evaluation, X, y, bar, chunks) -> None:

@@ -8,9 +8,12 @@
   experiments do, G13 §6.1) and :class:`UnitNormalizer` (rows to unit L2 norm) need
   the range or the rows first: they are for the papers' protocols and for data whose
   range is known in advance.
+- :class:`FeatureHashing` hashes string, categorical and numeric columns into a fixed
+  width (scikit-learn's ``FeatureHasher`` conventions; CSR out).
 """
 
+from ._hashing import FeatureHashing
 from ._range import MinMaxScalerPM1, UnitNormalizer
 from ._standard import OnlineStandardScaler
 
-__all__ = ["MinMaxScalerPM1", "OnlineStandardScaler", "UnitNormalizer"]
+__all__ = ["FeatureHashing", "MinMaxScalerPM1", "OnlineStandardScaler", "UnitNormalizer"]

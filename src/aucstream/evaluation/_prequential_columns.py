@@ -1,0 +1,144 @@
+"""The columns of :func:`aucstream.evaluation.prequential`: one accumulator per metric,
+fed the scored rows in arrival order and read at each checkpoint (:data:`METRICS`).
+
+Each accumulator has ``update(positive, scores, proba, predicted)`` and ``get()`` and
+declares in ``needs`` what it reads; the ranking ones (``ranks = True``) are given
+the probabilities instead of the decision scores with ``rank="proba"``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .._stream_metrics import (
+    StreamingAveragePrecision,
+    StreamingBrier,
+    StreamingECE,
+    StreamingGMean,
+    StreamingKappa,
+    StreamingLogLoss,
+    StreamingPositiveRate,
+)
+from .._streaming_auc import PrequentialAUC, RollingAUC
+
+__all__ = ["METRICS", "chosen_metrics"]
+
+
+class _PairMetric:
+    """A ranking metric of :mod:`aucstream.metrics` over (positive, score) pairs."""
+
+    needs = frozenset({"scores"})
+    ranks = True  # ranks the probabilities instead with rank="proba"
+
+    def __init__(self, metric):
+        self.metric = metric
+
+    def update(self, positive, scores, proba=None, predicted=None) -> None:
+        self.metric.update(positive, scores)
+
+    def get(self) -> float:
+        return float(self.metric.get())
+
+
+class _Alarms:
+    """Alarms of a drift detector fed ``update(score, label)`` per example."""
+
+    needs = frozenset({"scores"})
+
+    def __init__(self, detector):
+        self.detector = detector
+        self.count = 0
+
+    def update(self, positive, scores, proba=None, predicted=None) -> None:
+        detector = self.detector
+        many = getattr(detector, "update_many", None)
+        if callable(many) and isinstance(detector, _AUC_DETECTORS()):
+            self.count += int(np.asarray(many(scores, positive)).size)  # one compiled loop
+            return
+        for score, label in zip(scores.tolist(), positive.tolist()):
+            detector.update(score, label)
+            if detector.drift_detected:
+                self.count += 1
+
+    def get(self) -> int:
+        return self.count
+
+
+def _AUC_DETECTORS() -> tuple[type, ...]:
+    """Detectors whose ``update_many(scores, labels)`` returns the positions of the
+    alarms, exactly as ``update`` example by example would raise them."""
+    from ..drift import AUCDriftDetector
+
+    return (AUCDriftDetector,)
+
+
+@dataclass(frozen=True)
+class _Column:
+    """One metric column: how to make its accumulator from the options, whether it is
+    computed by default, and the option it needs (its value must not be None)."""
+
+    make: Callable[[dict], Any]
+    default: bool = False
+    requires: str | tuple[str, ...] | None = None
+
+    def missing(self, options: dict) -> list[str]:
+        """The options this column needs that are None."""
+        needs = () if self.requires is None else self.requires
+        needs = (needs,) if isinstance(needs, str) else needs
+        return [name for name in needs if options[name] is None]
+
+
+#: The metric columns by name. Adding a column is one entry here.
+METRICS: dict[str, _Column] = {
+    "auc": _Column(lambda o: _PairMetric(PrequentialAUC(pos_label=True)), default=True),
+    "window_auc": _Column(
+        lambda o: _PairMetric(RollingAUC(o["window"], pos_label=True)),
+        default=True,
+        requires="window",
+    ),
+    "partial_auc": _Column(
+        lambda o: _PairMetric(PrequentialAUC(pos_label=True, max_fpr=o["max_fpr"])),
+        default=True,
+        requires="max_fpr",
+    ),
+    "window_partial_auc": _Column(
+        lambda o: _PairMetric(RollingAUC(o["window"], pos_label=True, max_fpr=o["max_fpr"])),
+        default=True,
+        requires=("window", "max_fpr"),
+    ),
+    "average_precision": _Column(lambda o: StreamingAveragePrecision()),
+    "log_loss": _Column(lambda o: StreamingLogLoss(), default=True),
+    "brier": _Column(lambda o: StreamingBrier(), default=True),
+    "ece": _Column(lambda o: StreamingECE()),
+    "g_mean": _Column(lambda o: StreamingGMean()),
+    "kappa": _Column(lambda o: StreamingKappa()),
+    "positive_rate": _Column(lambda o: StreamingPositiveRate(), default=True),
+    "alarms": _Column(lambda o: _Alarms(o["detector"]), default=True, requires="detector"),
+}
+
+
+def chosen_metrics(metrics, options: dict) -> list[str]:
+    if metrics is None:
+        return [
+            name
+            for name, column in METRICS.items()
+            if column.default and not column.missing(options)
+        ]
+    if isinstance(metrics, str):
+        metrics = [m.strip() for m in metrics.split(",") if m.strip()]
+    names = list(metrics)
+    if not names:
+        raise ValueError(f"metrics is empty; choose from: {', '.join(METRICS)}")
+    for name in names:
+        if not isinstance(name, str) or name not in METRICS:
+            raise ValueError(f"unknown metric {name!r}; choose from: {', '.join(METRICS)}")
+        missing = METRICS[name].missing(options)
+        if missing:
+            raise ValueError(f"the metric {name!r} needs {'= and '.join(missing)}=")
+    if len(set(names)) != len(names):
+        raise ValueError(f"metrics names a column twice: {names}")
+    return names

@@ -1,0 +1,91 @@
+"""The command line: ``evaluate --detector`` and ``--hash-features`` (fit, score, evaluate)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.datasets import dump_svmlight_file
+
+from aucstream import SOLAM
+from aucstream.cli import main
+from aucstream.datasets import iter_chunks, iter_csv
+from aucstream.drift import ADWIN, AUCDriftDetector, PageHinkley
+from aucstream.evaluation import prequential
+
+
+def drifting(n=1200, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 3))
+    sign = np.where(np.arange(n) < n // 2, 1.0, -1.0)
+    y = np.where(sign * X[:, 0] + 0.3 * rng.normal(size=n) > 0, 1, -1)
+    return X, y
+
+
+@pytest.mark.parametrize("name, inner", [("page-hinkley", PageHinkley), ("adwin", ADWIN)])
+def test_evaluate_detector_writes_the_alarms(tmp_path, capsys, name, inner):
+    X, y = drifting()
+    path, out = tmp_path / "d.svm", tmp_path / "curve.csv"
+    dump_svmlight_file(X, y, str(path), zero_based=False)
+    argv = [
+        "evaluate", str(path), "--learner", "SOLAM", "--no-scale", "--detector", name,
+        "--every", "100", "--metrics", "auc", "-o", str(out), "--chunk-size", "128",
+    ]  # fmt: skip
+    assert main(argv) == 0
+    capsys.readouterr()
+    curve = pd.read_csv(out)
+    expected = prequential(
+        SOLAM(), iter_chunks(X, y, 128), every=100, metrics=["auc", "alarms"],
+        detector=AUCDriftDetector(inner()),
+    )  # fmt: skip
+    assert list(curve.columns) == list(expected.columns)
+    assert curve["alarms"].tolist() == expected["alarms"].tolist()
+    assert curve["alarms"].iloc[-1] > 0  # the sign flip at n / 2 raises an alarm
+    if __import__("importlib").util.find_spec("matplotlib") is not None:
+        png = tmp_path / "curve.png"
+        assert main([*argv, "--plot", str(png)]) == 0 and png.stat().st_size > 0
+    with pytest.raises(SystemExit):  # not a detector the option knows
+        main([*argv[:5], "--detector", "ddm", "-o", str(out)])
+
+
+def categorical_csv(path, n=600, seed=0):
+    rng = np.random.default_rng(seed)
+    city = rng.choice(["Paris", "Oslo", "Lima", "Kyiv"], n)
+    amount = np.round(rng.normal(size=n), 3)
+    y = (np.isin(city, ["Paris", "Oslo"]) ^ (rng.random(n) < 0.1)).astype(int)
+    with open(path, "w") as f:
+        f.write("city,amount,label\n")
+        for c, a, label in zip(city, amount, y):
+            f.write(f"{c},{a},{label}\n")
+
+
+def test_hash_features_through_fit_score_and_evaluate(tmp_path, capsys):
+    path, model, out = tmp_path / "cat.csv", tmp_path / "m.npz", tmp_path / "curve.csv"
+    categorical_csv(path)
+    common = ["--learner", "SOLAM", "--no-scale", "--chunk-size", "100"]
+    hashed = ["--hash-features", "2^10"]
+    assert main(["fit", str(path), *common, *hashed, "-o", str(model)]) == 0
+    assert main(["score", str(model), str(path), *hashed]) == 0
+    assert "AUC" in capsys.readouterr().out
+    assert main(["evaluate", str(path), *common, *hashed, "-o", str(out)]) == 0
+    curve = pd.read_csv(out)
+    expected = prequential(SOLAM(), iter_csv(path, chunk_size=100, hash_features=2**10), every=100)
+    np.testing.assert_allclose(curve["auc"], expected["auc"], rtol=1e-12)
+    assert curve["auc"].iloc[-1] > 0.8
+
+
+def test_hash_features_refusals(tmp_path, capsys):
+    path, out = tmp_path / "cat.csv", tmp_path / "curve.csv"
+    categorical_csv(path, n=50)
+    base = ["evaluate", str(path), "--learner", "SOLAM", "--no-scale", "-o", str(out)]
+    assert main(base) == 2  # a string column, and no hashing asked
+    assert "--hash-features 2^20" in capsys.readouterr().err
+    assert main([*base, "--hash-features", "1000"]) == 2
+    assert "power of two" in capsys.readouterr().err
+    assert main([*base, "--hash-features", "True"]) == 2
+    assert "power of two" in capsys.readouterr().err
+    svm = tmp_path / "d.svm"
+    dump_svmlight_file(*drifting(50), str(svm), zero_based=False)
+    assert main(["evaluate", str(svm), "--hash-features", "2^10", "-o", str(out)]) == 2
+    assert "applies to CSV files" in capsys.readouterr().err
+    assert not out.exists()

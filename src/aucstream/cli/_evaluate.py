@@ -92,7 +92,7 @@ def _cmd_evaluate(args) -> int:
         f"{len(curve)} checkpoints written to {target}"
     )
     if args.plot:
-        _plot_curve(curve, args.plot, stream.name)
+        _plot_curve(curve, args.plot, stream.name or "")
         print(f"wrote {args.plot}")
     return 0
 

@@ -324,6 +324,7 @@ def _csv_pandas(reader: FileChunks, options: _CsvOptions, head, numeric):
     n_fields = len(fields0)
     features = np.array([k for k in range(n_fields) if k != li], dtype=np.intp)
     extra = {} if int(pd.__version__.split(".")[0]) >= 3 else {"float_precision": "round_trip"}
+    dtype: Any
     if numeric:  # one float64 block: one array per chunk
         dtype = np.float64
     else:

@@ -131,7 +131,7 @@ def detect_format(
     exists = os.path.isfile(os.fspath(path))
     compression = detect_compression(path) if exists else None
     found_kind, found_delimiter = _BY_EXTENSION.get(_stem_suffix(path), (None, None))
-    line = None
+    line = ""  # read below whenever the kind or the delimiter depends on it
     if (kind or found_kind) is None or (
         (kind or found_kind) == "csv" and delimiter is None and found_delimiter is None
     ):

@@ -176,7 +176,7 @@ def binarize_one_vs_rest(y: ArrayLike, positive: object) -> np.ndarray:
         +1 where ``y == positive``, -1 elsewhere.
     """
     y = _as_labels(y)
-    _check_occurs([positive], y, "y", every=True)
+    _check_occurs(np.asarray([positive]), y, "y", every=True)
     return apply_positive(y, np.asarray([positive]))
 
 

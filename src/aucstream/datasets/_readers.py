@@ -37,7 +37,7 @@ import re
 import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import IO
+from typing import IO, Any, cast
 
 import numpy as np
 import scipy.sparse as sp
@@ -83,7 +83,7 @@ def detect_compression(path: PathLike) -> str | None:
     return None
 
 
-_OPENERS = {"gzip": gzip.open, "xz": lzma.open, "bz2": bz2.open, None: open}
+_OPENERS: dict[str | None, Any] = {"gzip": gzip.open, "xz": lzma.open, "bz2": bz2.open, None: open}
 
 
 def open_file(path: PathLike) -> IO[bytes]:
@@ -109,7 +109,7 @@ def open_file(path: PathLike) -> IO[bytes]:
     path = os.fspath(path)
     kind = detect_compression(path)
     f = _OPENERS[kind](path, "rb")
-    return f if kind is None else _Decompressed(f, path, kind)
+    return f if kind is None else cast(IO[bytes], _Decompressed(f, path, kind))
 
 
 class _FileDamaged(ValueError):
@@ -289,7 +289,7 @@ class FileChunks(Iterator):
         self.rows = 0
         self.n_features: int | None = None
         self.zero_based: bool | None = None
-        self._generator = generator
+        self._generator: Any = generator
 
     def _start(self, generator: Iterator) -> None:
         self._generator = generator
@@ -299,13 +299,16 @@ class FileChunks(Iterator):
         """The file, decompressed, with the bytes read from disk counted."""
         kind = detect_compression(self.path)
         with _CountingRaw(open(self.path, "rb", buffering=0), self) as counted:
+            f: Any
+            inner: Any
             if kind is None:
                 f = io.BufferedReader(counted, buffer_size=1 << 20)
             else:
                 if kind == "gzip":
                     inner = gzip.GzipFile(fileobj=counted, mode="rb")
                 else:
-                    inner = (bz2.BZ2File if kind == "bz2" else lzma.LZMAFile)(counted, mode="rb")
+                    opener: Any = bz2.BZ2File if kind == "bz2" else lzma.LZMAFile
+                    inner = opener(counted, mode="rb")
                 f = _Decompressed(inner, self.name, kind, self.path)
             with f:
                 yield f
@@ -413,7 +416,7 @@ def _stack(Xs, ys, width, dtype, dense):
     return X, np.concatenate(ys)
 
 
-_IDX_DTYPES = {
+_IDX_DTYPES: dict[int, np.dtype] = {
     0x08: np.dtype(np.uint8),
     0x09: np.dtype(np.int8),
     0x0B: np.dtype(">i2"),
@@ -484,7 +487,7 @@ def iter_chunks(
     y_chunk : ndarray or None
     """
     chunk_size = _check_chunk_size(chunk_size)
-    X = X.tocsr() if sp.issparse(X) else np.asarray(X)
+    X = X.tocsr() if sp.issparse(X) else np.asarray(X)  # type: ignore[union-attr]
     if X.ndim != 2:
         raise ValueError(f"X must be 2-dimensional, got shape {X.shape}")
     n = X.shape[0]

@@ -597,7 +597,7 @@ def _located(info: DatasetInfo, data_home) -> Iterator[list[Path]]:
     """Paths of all files of ``info`` (train first), from the data home or the package."""
     try:
         home = get_data_home(data_home)
-        home_error = None
+        home_error: FileNotFoundError | None = None
     except FileNotFoundError as exc:
         home, home_error = None, exc
     with contextlib.ExitStack() as stack:
@@ -608,7 +608,7 @@ def _located(info: DatasetInfo, data_home) -> Iterator[list[Path]]:
             elif info.embedded:
                 ref = resources.files(__package__) / "data" / spec.filename
                 paths.append(stack.enter_context(resources.as_file(ref)))
-            elif home is None:
+            elif home is None and home_error is not None:
                 raise home_error
             else:
                 raise FileNotFoundError(

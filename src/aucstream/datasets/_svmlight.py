@@ -14,7 +14,7 @@ import re
 import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import scipy.sparse as sp
@@ -415,7 +415,9 @@ class _SvmlightPass:
         self.why = why
         self.n_features = n_features
         self.buf = np.empty(0, dtype=np.uint8)
-        self.out = None
+        # (labels, indptr, indices, values) of the chunk being parsed; None before it
+        self.out: Any = None
+        self.hard: Any = None
         self.final = False
         self.st = np.zeros(_N_STATE, dtype=np.int64)
         self.st[_MIN] = _MAX_INDEX
@@ -441,7 +443,7 @@ class _SvmlightPass:
 
     def _arrays(self, chunk_size: int) -> None:
         """The output arrays of a chunk, kept from chunk to chunk."""
-        if getattr(self, "out", None) is not None and self.out[0].shape[0] == chunk_size:
+        if self.out is not None and self.out[0].shape[0] == chunk_size:
             return
         capacity = 16 * chunk_size
         self.out = (

@@ -156,7 +156,7 @@ def _check_params(model, delay, window, every, label_probability) -> None:
             label_probability, (numbers.Real, np.floating)
         ):
             raise TypeError(f"label_probability must be a number, got {label_probability!r}")
-        if not 0.0 < label_probability <= 1.0:
+        if not 0.0 < float(label_probability) <= 1.0:
             raise ValueError(f"label_probability must be in (0, 1], got {label_probability}")
 
 

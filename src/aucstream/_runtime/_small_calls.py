@@ -73,7 +73,6 @@ from .._fastpath import (
     validate_params_once,
 )
 from ._declarations import StateDeclarations
-from ._entry import OneStep
 from ._host import LearnerHost
 from ._learning import _KERNEL_ERRORS, _NOT_TAKEN
 
@@ -145,6 +144,8 @@ class SmallCalls(LearnerHost):
         cls = type(self)  # (functions, not bound methods: the cache must not hold self)
         variant = _override(cls, "_plan_variant", StateDeclarations)
         hook = _override(cls, "_check_partial_fit", SmallCalls)
+        from ._entry import OneStep  # here: _entry reads aucstream._state, which imports us
+
         step = OneStep(self, cache, one, dense, variant, hook)
         if dense:
             cache.dense_step = step

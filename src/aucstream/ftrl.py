@@ -46,7 +46,9 @@ and a step with gradient :math:`g_i` sets :math:`\sigma_i = (\sqrt{n_i + g_i^2} 
 coordinate that an example does not touch has :math:`g_i = 0`: its :math:`z_i, n_i`
 do not change and :math:`w_i` is a function of them, so nothing needs catching up.
 A step reads and writes the k coordinates of the example: O(k) time, O(d) memory
-(two arrays of d floats), independent of the stream length. The model starts at 0
+(z and :math:`\sqrt{n}` side by side in one d x 2 array, so that a coordinate is
+one cache line; keeping the root rather than :math:`n_i` saves a square root per
+touch), independent of the stream length. The model starts at 0
 and is the last :math:`w` (no averaging), as in ZYS.
 
 Order of operations and deviations
@@ -125,26 +127,27 @@ def observe_score(s, y, counts, scal):
 
 
 @jit(inline="always")
-def _weight(z, n, gamma, beta, l1, l2):
-    """FTRL-Proximal's closed form of one coordinate."""
+def _weight(z, root_n, gamma, beta, l1, l2):
+    """FTRL-Proximal's closed form of one coordinate (``root_n`` = sqrt(n_i))."""
     if abs(z) <= l1:
         return 0.0
     shrunk = z - l1 if z > 0.0 else z + l1
-    return -shrunk / ((beta + np.sqrt(n)) / gamma + l2)
+    return -shrunk / ((beta + root_n) / gamma + l2)
 
 
 @jit(borrowing=True)
-def _ftrl_chunk(z, n, scal, counts, rows, pre, work, gamma, beta, l1, l2):
+def _ftrl_chunk(zn, scal, counts, rows, pre, work, gamma, beta, l1, l2):
     """ZYS Alg. 1 over a chunk, standard FTRL order (module docstring): per example,
-    the touched weights from (z, n) into ``work``, the score (written to ``pre`` when
-    asked), then z, n updated with the gradient and the class's mean score moved."""
+    the touched weights from (z, sqrt n) into ``work``, the score (written to ``pre``
+    when asked), then z, sqrt n updated with the gradient and the class's mean score
+    moved. ``zn`` holds z_i and sqrt(n_i) side by side (one cache line a coordinate)."""
     scores = pre.shape[0] == n_rows(rows)
     for r in range(n_rows(rows)):
         idx, val, y = row(rows, r)
         s = 0.0
         for a in range(val.shape[0]):
             i = col(idx, a)
-            w = _weight(z[i], n[i], gamma, beta, l1, l2)
+            w = _weight(zn[i, 0], zn[i, 1], gamma, beta, l1, l2)
             work[a] = w
             s += w * val[a]
         if scores:
@@ -154,19 +157,29 @@ def _ftrl_chunk(z, n, scal, counts, rows, pre, work, gamma, beta, l1, l2):
             g = c * val[a]
             if g != 0.0:
                 i = col(idx, a)
-                ni = n[i]
-                n_new = ni + g * g
-                sigma = (np.sqrt(n_new) - np.sqrt(ni)) / gamma
-                z[i] += g - sigma * work[a]
-                n[i] = n_new
+                root = zn[i, 1]
+                root_new = np.sqrt(root * root + g * g)
+                zn[i, 0] += g - (root_new - root) / gamma * work[a]
+                zn[i, 1] = root_new
         observe_score(s, y, counts, scal)
 
 
-def ftrl_weights(z, n, gamma: float, beta: float, l1: float, l2: float) -> np.ndarray:
-    """The weights of FTRL-Proximal's closed form for whole arrays ``z``, ``n``
-    (module docstring); the same arithmetic as the kernel's, element by element."""
+def by_rows(chunk: Chunk) -> bool:
+    """Whether a call's transaction saves the state's rows of the chunk's features
+    rather than whole arrays: when the chunk stores at most 1/32 as many values as
+    there are features. Copying a row costs a random memory access, about as much as
+    copying 32 consecutive floats."""
+    stored = chunk.n_samples * chunk.n_features if chunk.indices is None else chunk.indices.size
+    return 32 * stored <= chunk.n_features
+
+
+def ftrl_weights(z, root_n, gamma: float, beta: float, l1: float, l2: float) -> np.ndarray:
+    """The weights of FTRL-Proximal's closed form for whole arrays ``z`` and
+    ``root_n`` = sqrt(n) (module docstring); the kernel's arithmetic, element by
+    element."""
     shrunk = z - np.sign(z) * l1
-    w = -shrunk / ((beta + np.sqrt(n)) / gamma + l2)
+    with np.errstate(invalid="ignore", divide="ignore"):  # 0/0 only where z = 0, set below
+        w = -shrunk / ((beta + root_n) / gamma + l2)
     w[np.abs(z) <= l1] = 0.0
     return w
 
@@ -175,7 +188,7 @@ class FTRLAUC(BaseStreamingAUC):
     r"""FTRL-AUC: online AUC maximization by FTRL-Proximal, O(k) per example (ZYS).
 
     See the module docstring for the objective, the update, the lazy class scores and
-    the deviations. Memory is two arrays of d floats; a step costs O(k) for an example
+    the deviations. Memory is 2 d floats; a step costs O(k) for an example
     of k non-zeros (O(d) for dense rows, read in place). The l1 term keeps most
     weights exactly zero (``sparsity_``).
 
@@ -198,10 +211,10 @@ class FTRLAUC(BaseStreamingAUC):
 
     Attributes
     ----------
-    z_ : ndarray of shape (n_features,)
-        Per-coordinate sums of gradients less the proximal corrections.
-    n_ : ndarray of shape (n_features,)
-        Per-coordinate sums of squared gradients.
+    zn_ : ndarray of shape (n_features, 2)
+        Per coordinate, z_i (the sum of gradients less the proximal corrections) and
+        sqrt(n_i) (the root of the sum of squared gradients), side by side so that a
+        step reads one cache line per coordinate.
     scalars_ : ndarray of shape (2,)
         The running mean scores of the positives and of the negatives.
     counts_ : ndarray of shape (2,)
@@ -260,8 +273,7 @@ class FTRLAUC(BaseStreamingAUC):
         self.random_state = random_state
 
     def _init_state(self, n_features: int) -> None:
-        self.z_ = np.zeros(n_features)
-        self.n_ = np.zeros(n_features)
+        self.zn_ = np.zeros((n_features, 2))
         self.scalars_ = np.zeros(2)
         self.counts_ = np.zeros(2, dtype=np.int64)
 
@@ -272,8 +284,7 @@ class FTRLAUC(BaseStreamingAUC):
         else:
             width = int(np.diff(chunk.indptr).max(initial=0))
         _ftrl_chunk(
-            self.z_,
-            self.n_,
+            self.zn_,
             self.scalars_,
             self.counts_,
             rows,
@@ -287,26 +298,34 @@ class FTRLAUC(BaseStreamingAUC):
 
     def _coef(self) -> np.ndarray:
         return ftrl_weights(
-            self.z_, self.n_, float(self.gamma), float(self.beta), float(self.l1), float(self.l2)
+            self.zn_[:, 0],
+            self.zn_[:, 1],
+            float(self.gamma),
+            float(self.beta),
+            float(self.l1),
+            float(self.l2),
         )
 
     @property
     def sparsity_(self) -> float:
         """Fraction of the weights (of ``coef_``) that are exactly zero."""
         check_is_fitted(self, "n_samples_seen_")
-        return float(np.mean(np.abs(self.z_) <= self.l1)) if self.z_.size else 0.0
+        z = self.zn_[:, 0]
+        return float(np.mean(np.abs(z) <= self.l1)) if z.size else 0.0
 
     # -------------------------------------------------------------- write sets
     def _row_logged_state(self) -> tuple:
-        """``z_`` and ``n_``: a call writes them in the rows of its examples' features
-        only; see :meth:`BaseStreamingAUC._row_logged_state`."""
-        if "z_" not in self.__dict__ or self.z_.shape[0] < _ROW_LOG_MIN:
+        """``zn_``: a call writes it in the rows of its examples' features only; see
+        :meth:`BaseStreamingAUC._row_logged_state`."""
+        if "zn_" not in self.__dict__ or self.zn_.shape[0] < _ROW_LOG_MIN:
             return ()
-        return (self.z_, self.n_)
+        return (self.zn_,)
 
     def _row_written_state(self, chunk: Chunk) -> tuple:
-        """Every call writes ``z_`` and ``n_`` in the rows of its features only."""
-        return self._row_logged_state()
+        """Every call writes ``zn_`` in the rows of its features only; they
+        are saved by rows when the chunk has few stored values (:func:`by_rows`), else
+        whole (one sequential copy costs less than many scattered ones)."""
+        return self._row_logged_state() if by_rows(chunk) else ()
 
     def _check_state(self) -> None:
         t, pos = (int(c) for c in self.counts_)
@@ -315,5 +334,7 @@ class FTRLAUC(BaseStreamingAUC):
                 f"counts_ {self.counts_.tolist()} are not counts of examples and positives "
                 f"among the {self.n_samples_seen_} seen"
             )
-        if np.any(self.n_ < 0):
-            raise ValueError("n_ holds a negative value, but it is a sum of squares")
+        if np.any(self.zn_[:, 1] < 0):
+            raise ValueError(
+                "zn_[:, 1] holds a negative value, but it is a root of a sum of squares"
+            )

@@ -91,7 +91,7 @@ from ._chunks import Chunk
 from ._kernels import col, jit, n_rows, row, rows_of
 from ._params import PASS_ORDER, non_negative, positive
 from ._runtime import LearnerTags
-from .ftrl import auc_gradient_scale, observe_score
+from .ftrl import auc_gradient_scale, by_rows, observe_score
 
 __all__ = ["SPAM", "lazy_prox_weights"]
 
@@ -126,12 +126,13 @@ def _fold(v, scal):
 
 
 @jit(borrowing=True)
-def _spam_chunk(v, scal, counts, rows, pre, work, eta0, l1, l2):
-    """SPAM over a chunk with lazy proximal steps (module docstring)."""
+def _spam_chunk(v, scal, counts, rows, pre, work, eta0, l1, l2, a_min, b_max):
+    """SPAM over a chunk with lazy proximal steps (module docstring); the form is
+    folded before a step when A < ``a_min`` or B > ``b_max``."""
     scores = pre.shape[0] == n_rows(rows)
     for r in range(n_rows(rows)):
         idx, val, y = row(rows, r)
-        if scal[_A] < A_MIN or scal[_B] > B_MAX:
+        if scal[_A] < a_min or scal[_B] > b_max:
             _fold(v, scal)
         A, B = scal[_A], scal[_B]
         s = 0.0
@@ -265,6 +266,8 @@ class SPAM(BaseStreamingAUC):
             float(self.eta0),
             float(self.l1),
             float(self.l2),
+            A_MIN,
+            B_MAX,
         )
 
     def _coef(self) -> np.ndarray:
@@ -288,10 +291,11 @@ class SPAM(BaseStreamingAUC):
 
     def _row_written_state(self, chunk: Chunk) -> tuple:
         """``v_`` when no fold can happen within ``chunk`` (A and B after its steps,
-        computed from the step sizes with a margin of a factor 2, stay in range), else
-        none (a fold rewrites ``v_`` whole)."""
+        computed from the step sizes with a margin of a factor 2, stay in range) and the
+        chunk is small (:func:`aucstream.ftrl.by_rows`), else none (a fold rewrites
+        ``v_`` whole; a large chunk is saved whole)."""
         logged = self._row_logged_state()
-        if not logged:
+        if not logged or not by_rows(chunk):
             return ()
         t = np.arange(self.counts_[0] + 1, self.counts_[0] + chunk.n_samples + 1, dtype=float)
         eta = float(self.eta0) / np.sqrt(t)

@@ -142,8 +142,8 @@ def test_merge_averages_the_weights():
 
 @pytest.mark.slow
 def test_auc_on_a9a():
-    """One pass over a9a (unit rows) at the defaults; SGDClassifier(log_loss) reaches
-    about 0.90 in one pass (docs/results/highdim_bench.md)."""
+    """One pass over a9a (unit rows) at the defaults: about 0.899, where
+    SGDClassifier(log_loss) reaches about 0.901 (docs/results/highdim_bench.md)."""
     X, y, Xt, yt = a9a_normalized()
     model = SPAM().fit(X, y)
-    assert roc_auc(yt, model.decision_function(Xt)) > 0.88
+    assert roc_auc(yt, model.decision_function(Xt)) > 0.895

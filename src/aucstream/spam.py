@@ -66,9 +66,15 @@ Deviations
   closed form as simple as the one above.
 * **Step size** :math:`\eta_t = \eta_0/\sqrt t` as in NYL's code (t counts the
   examples learnt); NYL's demos use :math:`\eta_0 \in \{1, 100\}` for 15 passes of
-  small data. The defaults here, :math:`\eta_0 = 0.5`, :math:`\lambda_1 = 10^{-4}`,
-  :math:`\lambda_2 = 0`, were chosen on generated sparse unit-norm streams and checked
-  on a9a and w8a (``docs/results/highdim_bench.md``).
+  small data. The defaults here, :math:`\eta_0 = 4`, :math:`\lambda_1 = 10^{-5}`,
+  :math:`\lambda_2 = 0`, were chosen from a small grid (:math:`\eta_0 \in \{0.1,
+  \dots, 30\}`, :math:`\lambda_1 \in \{0, 10^{-5}, \dots, 10^{-3}\}`) on the
+  generated sparse unit-norm stream of ``benchmarks/bench_highdim.py`` and checked on
+  a9a and w8a with unit rows (``docs/results/highdim_bench.md``). A single
+  :math:`\eta_t` for all coordinates is a compromise on wide streams: a feature seen
+  rarely gets small late steps, which wants a large :math:`\eta_0`, while denser
+  streams (w8a) prefer :math:`\eta_0 \approx 2`; FTRL-AUC's per-coordinate rates
+  have no such trade-off.
 * **Rows of norm above 1.** NYL (and ZYS) assume :math:`\|x_t\|_2 \le 1` (their
   demos normalize the rows). A gradient step on the square loss diverges when
   :math:`\eta_t\|x_t\|^2` is large, so the gradient of a row with
@@ -181,9 +187,9 @@ class SPAM(BaseStreamingAUC):
 
     Parameters
     ----------
-    eta0 : float, default=0.5
+    eta0 : float, default=4.0
         Step-size constant: eta_t = eta0 / sqrt(t).
-    l1 : float, default=1e-4
+    l1 : float, default=1e-5
         l1 strength lambda_1 >= 0 of the penalty.
     l2 : float, default=0.0
         l2 strength lambda_2 >= 0 of the penalty (lambda_2 / 2 ||w||^2). ``l1 > 0`` and
@@ -214,9 +220,9 @@ class SPAM(BaseStreamingAUC):
     >>> X = rng.normal(size=(2000, 20))
     >>> y = np.where(X[:, 0] - X[:, 1] + 0.5 * rng.normal(size=2000) > 0, 1, -1)
     >>> X /= np.linalg.norm(X, axis=1, keepdims=True)
-    >>> model = SPAM(l1=0.01).fit(X, y)
-    >>> bool(model.score(X, y) > 0.9), bool(model.sparsity_ > 0.5)
-    (True, True)
+    >>> model = SPAM().fit(X, y)
+    >>> bool(model.score(X, y) > 0.9)
+    True
     """
 
     param_grid = {
@@ -234,8 +240,8 @@ class SPAM(BaseStreamingAUC):
 
     def __init__(
         self,
-        eta0: float = 0.5,
-        l1: float = 1e-4,
+        eta0: float = 4.0,
+        l1: float = 1e-5,
         l2: float = 0.0,
         shuffle: bool = False,
         random_state=None,

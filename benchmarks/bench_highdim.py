@@ -28,8 +28,20 @@ at d = 2,000 (sketches in the caches) and 10^5, each against its rate at d = 10^
 (second halves): what the pass loses with d is the time spent reaching the sketches'
 rows, since the work per example, O(k tau + tau^2), does not depend on d.
 
+The O(k) learners (issue 33): ``--learners`` runs FTRL-AUC and SPAM at their
+defaults, and ``SGDClassifier`` with the log and hinge losses (l2, l1 and elastic-net
+penalties), on the same stream (one file written once, read by every process), each
+pass in its own subprocess through ``partial_fit`` in chunks of ``--chunk`` (10,000)
+rows, ``--repeats`` times in turn (the best rate of each is kept: the machine is
+shared). Reported: rows per second over the pass (compilation excluded: a warm-up
+fit comes first), its ratio to ``SGDClassifier(loss="log_loss")``'s, test AUC (exact,
+``aucstream.metrics.roc_auc``) and its difference to SGD(log_loss)'s, the fraction of
+zero coefficients (features never seen included: about 40% of the 10^6 here), peak
+resident memory (data included) and the bytes of the model's arrays.
+
 Usage::
 
+    python benchmarks/bench_highdim.py --learners      # FTRL-AUC, SPAM against SGD
     python benchmarks/bench_highdim.py                 # all four sketches, markdown table
     python benchmarks/bench_highdim.py --kinds hash --n 20000
     python benchmarks/bench_highdim.py --kinds hash fd --centering exact
@@ -41,9 +53,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import subprocess
 import sys
+import tempfile
 import time
 
 import numba as nb
@@ -352,6 +366,150 @@ def run(quick: bool = False) -> list[dict]:
     return rows + floors + dtype_rows + by_dimension
 
 
+#: The learners of the O(k) comparison (issue 33): name -> constructor call.
+LEARNERS = {
+    "FTRLAUC()": "aucstream:FTRLAUC()",
+    "SPAM()": "aucstream:SPAM()",
+    "SGD(log_loss)": "sklearn:SGDClassifier(loss='log_loss')",
+    "SGD(log_loss, l1)": "sklearn:SGDClassifier(loss='log_loss', penalty='l1')",
+    "SGD(log_loss, elasticnet)": "sklearn:SGDClassifier(loss='log_loss', penalty='elasticnet')",
+    "SGD(hinge)": "sklearn:SGDClassifier(loss='hinge')",
+    "SGD(hinge, l1)": "sklearn:SGDClassifier(loss='hinge', penalty='l1')",
+    "SGD(hinge, elasticnet)": "sklearn:SGDClassifier(loss='hinge', penalty='elasticnet')",
+}
+
+#: The peer of the ratios.
+PEER = "SGD(log_loss)"
+
+
+def _make_learner(name: str):
+    kind, call = LEARNERS[name].split(":", 1)
+    if kind == "aucstream":
+        from aucstream import FTRLAUC, SPAM
+
+        return eval(call, {"FTRLAUC": FTRLAUC, "SPAM": SPAM})
+    from sklearn.linear_model import SGDClassifier
+
+    return eval(call, {"SGDClassifier": SGDClassifier})
+
+
+def save_stream(path: str, n: int, d: int, k: int, seed: int) -> None:
+    """:func:`make_stream` of n examples, written to ``path`` (.npz) for the children."""
+    X, y = make_stream(n, d, k, seed)
+    np.savez(path, data=X.data, indices=X.indices, indptr=X.indptr, y=y, d=d)
+
+
+def load_stream(path: str):
+    z = np.load(path)
+    d = int(z["d"])
+    X = sp.csr_matrix((z["data"], z["indices"], z["indptr"]), shape=(len(z["y"]), d))
+    return X, z["y"]
+
+
+def run_learner(name: str, path: str, n: int, chunk: int) -> dict:
+    """One pass of learner ``name`` over the first ``n`` rows of the stream at ``path``
+    in chunks of ``chunk`` rows (``partial_fit``); the rest is the test set."""
+    from aucstream.metrics import roc_auc
+
+    X, y = load_stream(path)
+    X_test, y_test = X[n:], y[n:]
+    X, y = X[:n], y[:n]
+    warm = _make_learner(name)  # compile the kernels (cached on disk afterwards)
+    warm.partial_fit(X[:200], y[:200], classes=[-1, 1])
+    del warm
+    data_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
+    model = _make_learner(name)
+    start = time.perf_counter()
+    for lo in range(0, n, chunk):
+        model.partial_fit(X[lo : lo + chunk], y[lo : lo + chunk], classes=[-1, 1])
+    seconds = time.perf_counter() - start
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
+    coef = np.asarray(model.coef_).ravel()
+    state = sum(a.nbytes for a in vars(model).values() if isinstance(a, np.ndarray))
+    return {
+        "name": name,
+        "n": n,
+        "chunk": chunk,
+        "seconds": seconds,
+        "rows_per_s": n / seconds,
+        "test_auc": roc_auc(y_test, model.decision_function(X_test)),
+        "zeros": float(np.mean(coef == 0.0)),
+        "peak_rss_gb": peak,
+        "rss_before_fit_gb": data_rss,
+        "state_bytes": state,
+    }
+
+
+def _learner_child(**params) -> dict:
+    cmd = [sys.executable, __file__, "--one-learner", json.dumps(params)]
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def run_learners(
+    names=tuple(LEARNERS),
+    n: int = 100_000,
+    d: int = 1_000_000,
+    k: int = 50,
+    n_test: int = 10_000,
+    seed: int = 0,
+    chunk: int = 10_000,
+    repeats: int = 3,
+) -> list[dict]:
+    """Every learner of ``names`` over the same stream, each pass in its own process,
+    ``repeats`` rounds in turn; per learner the round of the best rate (the AUC and
+    zeros do not depend on the round), with its ratio to :data:`PEER`'s best rate."""
+    names = list(names)
+    if PEER not in names:
+        names.append(PEER)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "stream.npz")
+        save_stream(path, n + n_test, d, k, seed)
+        best: dict[str, dict] = {}
+        for _ in range(repeats):
+            for name in names:
+                r = _learner_child(name=name, path=path, n=n, chunk=chunk)
+                if name not in best or r["rows_per_s"] > best[name]["rows_per_s"]:
+                    best[name] = r
+    peer = best[PEER]
+    rows = []
+    for name in names:
+        r = best[name]
+        rows.append(
+            {
+                **r,
+                "benchmark": f"O(k) learners at d = {d:,} (CSR, {k} non-zeros a row, "
+                f"chunks of {chunk:,})",
+                "d": d,
+                "rows": n,
+                "peer": PEER,
+                "peer_rows_per_s": peer["rows_per_s"],
+                "ratio": r["rows_per_s"] / peer["rows_per_s"],
+                "auc_difference": r["test_auc"] - peer["test_auc"],
+            }
+        )
+    return rows
+
+
+def learners_table(rows: list[dict]) -> str:
+    r0 = rows[0]
+    lines = [
+        f"n = {r0['rows']:,} (test: the next rows of the stream), d = {r0['d']:,}, "
+        f"chunks of {r0['chunk']:,}; ratio and AUC difference against {PEER}",
+        "",
+        "| learner | rows/s | ratio | test AUC | AUC - peer | zero coefficients "
+        "| peak RSS (GB) | RSS before fit (GB) | model arrays (MB) |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in rows:
+        lines.append(
+            f"| {r['name']} | {r['rows_per_s']:,.0f} | {r['ratio']:.2f} | {r['test_auc']:.4f} "
+            f"| {r['auc_difference']:+.4f} | {r['zeros']:.3f} | {r['peak_rss_gb']:.2f} "
+            f"| {r['rss_before_fit_gb']:.2f} | {r['state_bytes'] / 2**20:.1f} |"
+        )
+    return "\n".join(lines)
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--kinds", nargs="+", default=list(KINDS), choices=KINDS)
@@ -373,6 +531,15 @@ def main(argv=None) -> None:
         help="storage of the d x tau sketches (OPAUC's dtype)",
     )
     parser.add_argument("--one", help=argparse.SUPPRESS)  # child process: run one kind
+    parser.add_argument("--one-learner", help=argparse.SUPPRESS)  # child: one learner
+    parser.add_argument(
+        "--learners",
+        nargs="*",
+        choices=list(LEARNERS),
+        help="run the O(k) learners against SGD (all of them when none is named)",
+    )
+    parser.add_argument("--chunk", type=int, default=10_000, help="rows per partial_fit")
+    parser.add_argument("--repeats", type=int, default=3, help="rounds of the learners")
     parser.add_argument(
         "--product-cost",
         type=int,
@@ -384,6 +551,29 @@ def main(argv=None) -> None:
     args = parser.parse_args(argv)
     if args.product_cost:
         print(json.dumps(product_cost(args.product_cost, args.d, args.k, args.tau, args.seed)))
+        return
+    if args.one_learner:  # a child process: the parameters of run_learner as JSON
+        print(json.dumps(run_learner(**json.loads(args.one_learner))))
+        return
+    if args.learners is not None:
+        rows = run_learners(
+            args.learners or tuple(LEARNERS),
+            n=args.n,
+            d=args.d,
+            k=args.k,
+            n_test=args.n_test,
+            seed=args.seed,
+            chunk=args.chunk,
+            repeats=args.repeats,
+        )
+        table = learners_table(rows)
+        print(table)
+        if args.markdown:
+            with open(args.markdown, "a") as fh:
+                fh.write(table + "\n\n")
+        if args.json:
+            with open(args.json, "w") as fh:
+                json.dump(rows, fh, indent=1)
         return
     if args.one:  # a child process: the parameters of run_one as JSON
         print(json.dumps(run_one(**json.loads(args.one))))

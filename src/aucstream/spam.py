@@ -283,9 +283,7 @@ class SPAM(BaseStreamingAUC):
     def sparsity_(self) -> float:
         """Fraction of the weights (of ``coef_``) that are exactly zero."""
         check_is_fitted(self, "n_samples_seen_")
-        if not self.v_.size:
-            return 0.0
-        return float(np.mean(np.abs(self.v_) <= self.scalars_[_B]))
+        return float(np.mean(self._coef() == 0.0)) if self.v_.size else 0.0
 
     # -------------------------------------------------------------- write sets
     def _row_logged_state(self) -> tuple:

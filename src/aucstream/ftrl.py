@@ -244,12 +244,9 @@ class FTRLAUC(BaseStreamingAUC):
         + [0.005, 0.01, 0.05, 0.1, 0.3, 0.5, 0.7, 1.0, 3.0, 5.0],
         "gamma": [1e-5, 5e-5, 1e-4, 5e-4, 1e-3, 5e-3, 0.01, 0.05, 0.1, 0.5, 1.0, 5.0],
     }
-    _tags = LearnerTags(
-        dense_kernels=True,
-        kernel_prequential=True,
-        update_draws=False,
-        row_written_by_class=True,  # a call writes the rows of its features, always
-    )
+    # (what a call saves by rows depends on its number of stored values, not on its
+    # label only: row_written_by_class stays False)
+    _tags = LearnerTags(dense_kernels=True, kernel_prequential=True, update_draws=False)
     _parameter_constraints = {
         "gamma": [positive()],
         "l1": [non_negative()],

@@ -289,7 +289,8 @@ def run(quick: bool = False) -> list[dict]:
     (:func:`read_floor`): a compiled loop over the same examples that reads the rows of
     the sketches, class sums and v that the pass reads, with the same prefetch, and
     does nothing else. No pass can be faster than its floor on the machine it runs
-    on, which bounds what the target can ask of it there."""
+    on, which bounds what the target can ask of it there. Last, the O(k) learners
+    against SGDClassifier (:func:`learner_rows`)."""
     rows, dtype_rows, by_dimension, floors = [], [], [], []
     for kind, target in TARGETS.items():
         n = 20_000 if quick and kind == "fd" else 100_000
@@ -365,7 +366,33 @@ def run(quick: bool = False) -> list[dict]:
                     "test_auc": r["test_auc"],
                 }
             )
-    return rows + floors + dtype_rows + by_dimension
+    return rows + floors + dtype_rows + by_dimension + learner_rows(quick)
+
+
+#: What :func:`run` reports of :func:`run_learners` (one table in docs/benchmarks.md).
+_LEARNER_COLUMNS = (
+    "benchmark",
+    "name",
+    "d",
+    "rows",
+    "rows_per_s",
+    "peer",
+    "peer_rows_per_s",
+    "ratio",
+    "test_auc",
+    "auc_difference",
+    "zeros",
+)
+
+
+def learner_rows(quick: bool = False) -> list[dict]:
+    """FTRL-AUC and SPAM at their defaults against SGDClassifier (log loss: the peer;
+    hinge; log loss with l1) on the stream of :func:`run_learners` (issue 33's targets:
+    ratio >= 1, AUC difference >= -0.002, zeros >= 0.9 for one of them); one round
+    when ``quick``, else the best of three."""
+    names = ("FTRLAUC()", "SPAM()", "SGD(log_loss)", "SGD(hinge)", "SGD(log_loss, l1)")
+    rows = run_learners(names, repeats=1 if quick else 3, n_test=10_000)
+    return [{k: r[k] for k in _LEARNER_COLUMNS} for r in rows]
 
 
 #: The learners of the O(k) comparison (issue 33): name -> constructor call. Other

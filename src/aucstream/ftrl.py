@@ -23,7 +23,7 @@ the per-step surrogate's gradient in :math:`w` is a multiple of :math:`x_t`:
     g_t = 2(1-p)(s_t - \hat b - 1)\,x_t \quad (y_t = 1), \qquad
     g_t = 2p\,(s_t - \hat a + 1)\,x_t \quad (y_t = -1).
 
-**Lazy class scores** (ZYS §IV, "lazy update"): :math:`\hat a` is the running mean
+**Lazy class scores** (ZYS, the "lazy update" rule): :math:`\hat a` is the running mean
 of the scores :math:`s_t` that the positives received when they arrived (updated
 after the step of each positive), :math:`\hat b` the same for the negatives. They
 replace the O(d) products :math:`w^\top\bar x_\pm` and make a step O(k) for an

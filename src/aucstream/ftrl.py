@@ -58,7 +58,7 @@ Order of operations and deviations
   prequential score and equals ``decision_function`` before the example is learnt),
   then :math:`z, n` are updated. The authors' C code scores with the :math:`w_i`
   cached at each coordinate's previous touch (predictions lag one touch per
-  coordinate) and keeps a third array of d floats for the cache; the standard order
+  coordinate), which needs a cache of w (d more floats); the standard order
   (McMahan et al. 2013, Alg. 1) needs no cache and makes the model a function of
   :math:`(z, n)` alone, which is what ``coef_`` returns.
 * **p** is the positive rate of the examples before the current one (Alg. 1); the
@@ -73,8 +73,9 @@ Order of operations and deviations
   \{0.1, 0.3, 0.5, 1, 2\}`, :math:`\lambda_1 \in \{0.01, \dots, 1\}`) on the
   generated sparse unit-norm stream of ``benchmarks/bench_highdim.py`` (d = 10^6, 50
   non-zeros a row) and checked on a9a and w8a with unit rows
-  (``docs/results/highdim_bench.md``): the AUC changes little over the grid, and
-  :math:`\lambda_1 = 0.5` keeps most weights exactly zero on the wide stream.
+  (``docs/results/highdim_bench.md``): the AUC changes little for :math:`\gamma` in
+  [0.3, 2], and :math:`\lambda_1` trades AUC for zeros; 0.5 keeps most weights
+  exactly zero on the wide stream for a small loss of AUC.
 * Example weights are not supported (refused with an error): ZYS define none.
 * Merging two learners is not defined (:meth:`merge` raises): the per-coordinate
   sums :math:`z, n` of two streams do not combine into the state of their union

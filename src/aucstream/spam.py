@@ -37,11 +37,12 @@ so
 
 .. math::
 
-    |w_i(t)| = A_t \max\bigl(0,\; v_i - B_t\bigr), \qquad
-    v_i = |w_i(t_0)|/A_{t_0} + B_{t_0},
+    |w_i(t)| = A_t \max\bigl(0,\; |v_i| - B_t\bigr), \qquad
+    v_i = \operatorname{sign}(w_i)\bigl(|w_i(t_0)|/A_{t_0} + B_{t_0}\bigr),
 
-for a coordinate last touched at :math:`t_0`: one array :math:`v` (signed by
-:math:`w_i`, 0 for a zero weight) and two scalars A, B hold the eagerly proximal
+for a coordinate last touched at :math:`t_0` (that is, :math:`|w_i(t)| =
+\max(0, (A_t/A_{t_0})|w_i(t_0)| - A_t(B_t - B_{t_0}))`): one array :math:`v`
+(0 for a zero weight) and two scalars A, B hold the eagerly proximal
 model exactly, up to rounding. A step reads and rewrites only the k touched
 :math:`v_i` (bring them to :math:`t-1`, score, gradient step, proximal step of
 step t, store), and updates A and B in O(1): O(k) per example, O(d) memory. B grows
@@ -54,11 +55,12 @@ the stream, so any chunking gives the same model bit for bit.
 Deviations
 ----------
 * **Online.** NYL's code computes p and the class means :math:`\bar x_\pm` on the
-  whole training set first; here (as in ZYS's experiments) p is the positive rate
-  of the previous examples (1/2 at the first) and :math:`a, b` are the running mean
-  scores :math:`\hat a, \hat b` of ZYS (the scores the examples of each class got
-  when they arrived) instead of :math:`w^\top\bar x_\pm`, which would cost O(d) a
-  step. The gradient is the one of :func:`aucstream.ftrl.auc_gradient_scale`.
+  whole training set first; ZYS ran SPAM online with running p and class means.
+  Here p is the positive rate of the previous examples (1/2 at the first) and
+  :math:`a, b` are the running mean scores :math:`\hat a, \hat b` of ZYS's lazy
+  update (the scores the examples of each class got when they arrived) instead of
+  :math:`w^\top\bar x_\pm`, which would cost O(d) a step. The gradient is the one
+  of :func:`aucstream.ftrl.auc_gradient_scale`.
 * **Last iterate.** NYL's code outputs the average :math:`\bar w_t` of the
   iterates; the model here is the last iterate. The average of sparse iterates is
   not sparse (a coordinate is non-zero in it once it was in any iterate), which
@@ -74,7 +76,7 @@ Deviations
   :math:`\eta_t` for all coordinates is a compromise on wide streams: a feature seen
   rarely gets small late steps, which wants a large :math:`\eta_0`, while denser
   streams (w8a) prefer :math:`\eta_0 \approx 2`; FTRL-AUC's per-coordinate rates
-  have no such trade-off.
+  did not show this trade-off on the same streams.
 * **Rows of norm above 1.** NYL (and ZYS) assume :math:`\|x_t\|_2 \le 1` (their
   demos normalize the rows). A gradient step on the square loss diverges when
   :math:`\eta_t\|x_t\|^2` is large, so the gradient of a row with

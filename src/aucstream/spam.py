@@ -227,6 +227,8 @@ class SPAM(BaseStreamingAUC):
     True
     """
 
+    # eta0 over 10^[-3:3] as ZYS's port of SPAM tunes its step constant; the l1 and l2
+    # grids are the library's (NYL's own grids were not available)
     param_grid = {
         "eta0": [10.0**k for k in range(-3, 4)],
         "l1": [0.0] + [10.0**k for k in range(-6, 0)],

@@ -188,3 +188,20 @@ def w8a_normalized():
     with lzma.open(data / "w8a.t.xz") as fh:
         Xt, yt = load_svmlight_file(fh, n_features=300)
     return normalize(X).tocsr(), y, normalize(Xt).tocsr(), yt
+
+
+@pytest.mark.parametrize("rows", [1, 200])
+def test_a_call_that_diverges_changes_nothing_at_large_d(rows):
+    """At d >= 4096 the state is saved by rows (small calls) or whole (large ones);
+    either way a call whose state overflows is rolled back."""
+    X, y = sparse_stream(n=400, d=5000, density=0.01, seed=5)
+    model = FTRLAUC().fit(X[:200], y[:200])
+    assert model._row_logged_state() == (model.zn_,)
+    before = model.zn_.copy(), model.scalars_.copy(), model.counts_.copy()
+    bad = X[200 : 200 + rows].copy()
+    bad.data[-min(bad.nnz, 40) :] = 1e152  # finite squared norm, overflowing gradients
+    with pytest.raises(FloatingPointError, match="diverged"):
+        model.partial_fit(bad, y[200 : 200 + rows])
+    for got, want in zip((model.zn_, model.scalars_, model.counts_), before):
+        np.testing.assert_array_equal(got, want)
+    assert model.n_samples_seen_ == 200

@@ -205,3 +205,51 @@ def test_a_call_that_diverges_changes_nothing_at_large_d(rows):
     for got, want in zip((model.zn_, model.scalars_, model.counts_), before):
         np.testing.assert_array_equal(got, want)
     assert model.n_samples_seen_ == 200
+
+
+def reference_brute_force(X, y, gamma, l1, l2, beta):
+    """The authors' C code's order in numpy (``reference_order=True``): score with the
+    weights cached at each coordinate's last touch, p counting the current example,
+    recompute the touched weights, then update z and n with them."""
+    d = X.shape[1]
+    z, n, w = np.zeros(d), np.zeros(d), np.zeros(d)
+    a_hat = b_hat = 0.0
+    t = pos = 0
+    scores = []
+    for x, label in zip(X, y):
+        s = float(w @ x)
+        scores.append(s)
+        p = (pos + (label > 0)) / (t + 1)
+        c = 2 * (1 - p) * (s - b_hat - 1) if label > 0 else 2 * p * (s - a_hat + 1)
+        touched = x != 0
+        with np.errstate(invalid="ignore", divide="ignore"):
+            fresh = -(z - np.sign(z) * l1) / ((beta + np.sqrt(n)) / gamma + l2)
+        fresh[np.abs(z) <= l1] = 0.0
+        w[touched] = fresh[touched]
+        g = c * x
+        z += g - (np.sqrt(n + g * g) - np.sqrt(n)) / gamma * w
+        n += g * g
+        t += 1
+        if label > 0:
+            pos += 1
+            a_hat += (s - a_hat) / pos
+        else:
+            b_hat += (s - b_hat) / (t - pos)
+    return np.array(scores), w
+
+
+def test_reference_order_matches_the_codes_order():
+    X, y = sparse_stream(seed=6)
+    params = {"gamma": 0.5, "l1": 0.05, "l2": 0.1, "beta": 1.0}
+    ref_scores, ref_w = reference_brute_force(X.toarray(), y, **params)
+    model = FTRLAUC(reference_order=True, **params).fit(X, y)
+    np.testing.assert_allclose(model.coef_.ravel(), ref_w, rtol=1e-12, atol=1e-12)
+    standard = FTRLAUC(**params).fit(X, y)
+    assert not np.allclose(standard.coef_, model.coef_)  # the orders differ
+    one = FTRLAUC(reference_order=True, **params).partial_fit(X[:1], y[:1], classes=[-1, 1])
+    pre = []
+    for i in range(1, X.shape[0]):
+        pre.append(float(X[i].toarray().ravel() @ one.coef_.ravel()))
+        one.partial_fit(X[i : i + 1], y[i : i + 1])
+    np.testing.assert_allclose(pre, ref_scores[1:], rtol=1e-12, atol=1e-12)
+    check_estimator(FTRLAUC(reference_order=True), sklearn_checks=False)

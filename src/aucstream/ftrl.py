@@ -60,7 +60,10 @@ Order of operations and deviations
   cached at each coordinate's previous touch (predictions lag one touch per
   coordinate), which needs a cache of w (d more floats); the standard order
   (McMahan et al. 2013, Alg. 1) needs no cache and makes the model a function of
-  :math:`(z, n)` alone, which is what ``coef_`` returns.
+  :math:`(z, n)` alone, which is what ``coef_`` returns. ``reference_order=True``
+  reproduces the code's order (``_algo_ftrl_auc`` in ``baojianzhou/ftrl-auc``:
+  score with the cache, p counting the current example, recompute the touched
+  weights into the cache, update z and n with them; the model is the cache).
 * **p** is the positive rate of the examples before the current one (Alg. 1); the
   first example, which has none before it, uses :math:`p = 1/2`. (The C code counts
   the current example.) Before a class has been seen its mean score is 0 (the
@@ -167,6 +170,40 @@ def _ftrl_chunk(zn, scal, counts, rows, pre, work, gamma, beta, l1, l2):
         observe_score(s, y, counts, scal)
 
 
+@jit(borrowing=True)
+def _ftrl_reference_chunk(zn, w, scal, counts, rows, pre, gamma, beta, l1, l2):
+    """The authors' C code's order (``reference_order=True``, module docstring): per
+    example, the score with the weights ``w`` cached at each coordinate's previous
+    touch, p with the current example counted, then the touched weights recomputed
+    from (z, sqrt n) into ``w`` and z, sqrt n updated with them."""
+    scores = pre.shape[0] == n_rows(rows)
+    for r in range(n_rows(rows)):
+        idx, val, y = row(rows, r)
+        s = 0.0
+        for a in range(val.shape[0]):
+            s += w[col(idx, a)] * val[a]
+        if scores:
+            pre[r] = s
+        p = (counts[1] + (1 if y > 0 else 0)) / (counts[0] + 1.0)
+        if y > 0:
+            c = 2.0 * (1.0 - p) * (s - scal[_BHAT] - 1.0)
+        else:
+            c = 2.0 * p * (s - scal[_AHAT] + 1.0)
+        for a in range(val.shape[0]):
+            if val[a] != 0.0:  # the stored values (a dense row's zeros touch nothing)
+                i = col(idx, a)
+                w[i] = _weight(zn[i, 0], zn[i, 1], gamma, beta, l1, l2)
+        for a in range(val.shape[0]):
+            g = c * val[a]
+            if g != 0.0:
+                i = col(idx, a)
+                root = zn[i, 1]
+                root_new = np.sqrt(root * root + g * g)
+                zn[i, 0] += g - (root_new - root) / gamma * w[i]
+                zn[i, 1] = root_new
+        observe_score(s, y, counts, scal)
+
+
 def by_rows(chunk: Chunk) -> bool:
     """Whether a call's transaction saves the state's rows of the chunk's features
     rather than whole arrays: when the chunk stores at most 1/32 as many values as
@@ -207,6 +244,11 @@ class FTRLAUC(BaseStreamingAUC):
         l2 strength lambda_2 >= 0 (0 in ZYS).
     beta : float, default=1.0
         Smoothing of the per-coordinate rate (1 in ZYS).
+    reference_order : bool, default=False
+        Follow the order of operations of the authors' C code (score with the
+        weights cached at each coordinate's previous touch, p counting the current
+        example; the model is that cache, ``w_``) instead of the standard FTRL order
+        (module docstring).
     shuffle : bool, default=False
         Whether ``fit`` visits the examples in a random order (still one pass).
     random_state : int, Generator or None, default=None
@@ -218,6 +260,9 @@ class FTRLAUC(BaseStreamingAUC):
         Per coordinate, z_i (the sum of gradients less the proximal corrections) and
         sqrt(n_i) (the root of the sum of squared gradients), side by side so that a
         step reads one cache line per coordinate.
+    w_ : ndarray of shape (n_features,)
+        Only with ``reference_order=True``: the weights cached at each coordinate's
+        last touch (the C code's model).
     scalars_ : ndarray of shape (2,)
         The running mean scores of the positives and of the negatives.
     counts_ : ndarray of shape (2,)
@@ -253,6 +298,7 @@ class FTRLAUC(BaseStreamingAUC):
         "l1": [non_negative()],
         "l2": [non_negative()],
         "beta": [non_negative()],
+        "reference_order": ["boolean"],
         **PASS_ORDER,
     }
 
@@ -262,6 +308,7 @@ class FTRLAUC(BaseStreamingAUC):
         l1: float = 0.5,
         l2: float = 0.0,
         beta: float = 1.0,
+        reference_order: bool = False,
         shuffle: bool = False,
         random_state=None,
     ):
@@ -269,6 +316,7 @@ class FTRLAUC(BaseStreamingAUC):
         self.l1 = l1
         self.l2 = l2
         self.beta = beta
+        self.reference_order = reference_order
         self.shuffle = shuffle
         self.random_state = random_state
 
@@ -276,9 +324,18 @@ class FTRLAUC(BaseStreamingAUC):
         self.zn_ = np.zeros((n_features, 2))
         self.scalars_ = np.zeros(2)
         self.counts_ = np.zeros(2, dtype=np.int64)
+        if self.reference_order:  # the C code's cache of the weights
+            self.w_ = np.zeros(n_features)
 
     def _update(self, chunk: Chunk) -> None:
         rows = rows_of(chunk)
+        params = float(self.gamma), float(self.beta), float(self.l1), float(self.l2)
+        if self.reference_order:
+            pre = chunk.pre_scores
+            _ftrl_reference_chunk(
+                self.zn_, self.w_, self.scalars_, self.counts_, rows, pre, *params
+            )
+            return
         if chunk.indptr is None:
             width = chunk.n_features
         else:
@@ -290,13 +347,12 @@ class FTRLAUC(BaseStreamingAUC):
             rows,
             chunk.pre_scores,
             np.empty(width),
-            float(self.gamma),
-            float(self.beta),
-            float(self.l1),
-            float(self.l2),
+            *params,
         )
 
     def _coef(self) -> np.ndarray:
+        if self.reference_order:
+            return self.w_.copy()
         return ftrl_weights(
             self.zn_[:, 0],
             self.zn_[:, 1],
@@ -310,19 +366,18 @@ class FTRLAUC(BaseStreamingAUC):
     def sparsity_(self) -> float:
         """Fraction of the weights (of ``coef_``) that are exactly zero."""
         check_is_fitted(self, "n_samples_seen_")
-        z = self.zn_[:, 0]
-        return float(np.mean(np.abs(z) <= self.l1)) if z.size else 0.0
+        return float(np.mean(self._coef() == 0.0)) if self.zn_.size else 0.0
 
     # -------------------------------------------------------------- write sets
     def _row_logged_state(self) -> tuple:
-        """``zn_``: a call writes it in the rows of its examples' features only; see
-        :meth:`BaseStreamingAUC._row_logged_state`."""
+        """``zn_`` (and ``w_``): a call writes them in the rows of its examples'
+        features only; see :meth:`BaseStreamingAUC._row_logged_state`."""
         if "zn_" not in self.__dict__ or self.zn_.shape[0] < _ROW_LOG_MIN:
             return ()
-        return (self.zn_,)
+        return (self.zn_, self.w_) if self.reference_order else (self.zn_,)
 
     def _row_written_state(self, chunk: Chunk) -> tuple:
-        """Every call writes ``zn_`` in the rows of its features only; they
+        """Every call writes ``zn_`` (and ``w_``) in the rows of its features only; they
         are saved by rows when the chunk has few stored values (:func:`by_rows`), else
         whole (one sequential copy costs less than many scattered ones)."""
         return self._row_logged_state() if by_rows(chunk) else ()

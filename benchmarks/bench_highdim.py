@@ -28,8 +28,22 @@ at d = 2,000 (sketches in the caches) and 10^5, each against its rate at d = 10^
 (second halves): what the pass loses with d is the time spent reaching the sketches'
 rows, since the work per example, O(k tau + tau^2), does not depend on d.
 
+The O(k) learners (issue 33): ``--learners`` runs FTRL-AUC and SPAM at their
+defaults, and ``SGDClassifier`` with the log and hinge losses (l2, l1 and elastic-net
+penalties), on the same stream (one file written once, read by every process), each
+pass in its own subprocess through ``partial_fit`` in chunks of ``--chunk`` (10,000)
+rows, ``--repeats`` times in turn (the best rate of each is kept: the machine is
+shared). Reported: rows per second over the pass (compilation excluded: a warm-up
+fit comes first), its ratio to ``SGDClassifier(loss="log_loss")``'s, test AUC (exact,
+``aucstream.metrics.roc_auc``) and its difference to SGD(log_loss)'s, the fraction of
+zero coefficients (features never seen included: about 40% of the 10^6 here), peak
+resident memory (data included), the bytes of the model's arrays, and the peak of
+what a second, untimed pass allocates (``tracemalloc``: the state, the copies of the
+calls' transactions and temporaries; the loaded data dominate the resident peak).
+
 Usage::
 
+    python benchmarks/bench_highdim.py --learners      # FTRL-AUC, SPAM against SGD
     python benchmarks/bench_highdim.py                 # all four sketches, markdown table
     python benchmarks/bench_highdim.py --kinds hash --n 20000
     python benchmarks/bench_highdim.py --kinds hash fd --centering exact
@@ -41,9 +55,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import subprocess
 import sys
+import tempfile
 import time
 
 import numba as nb
@@ -273,7 +289,8 @@ def run(quick: bool = False) -> list[dict]:
     (:func:`read_floor`): a compiled loop over the same examples that reads the rows of
     the sketches, class sums and v that the pass reads, with the same prefetch, and
     does nothing else. No pass can be faster than its floor on the machine it runs
-    on, which bounds what the target can ask of it there."""
+    on, which bounds what the target can ask of it there. Last, the O(k) learners
+    against SGDClassifier (:func:`learner_rows`)."""
     rows, dtype_rows, by_dimension, floors = [], [], [], []
     for kind, target in TARGETS.items():
         n = 20_000 if quick and kind == "fd" else 100_000
@@ -349,7 +366,227 @@ def run(quick: bool = False) -> list[dict]:
                     "test_auc": r["test_auc"],
                 }
             )
-    return rows + floors + dtype_rows + by_dimension
+    return rows + floors + dtype_rows + by_dimension + learner_rows(quick)
+
+
+#: What :func:`run` reports of :func:`run_learners` (one table in docs/benchmarks.md).
+_LEARNER_COLUMNS = (
+    "benchmark",
+    "name",
+    "d",
+    "rows",
+    "rows_per_s",
+    "peer",
+    "peer_rows_per_s",
+    "ratio",
+    "test_auc",
+    "auc_difference",
+    "zeros",
+)
+
+
+def learner_rows(quick: bool = False) -> list[dict]:
+    """FTRL-AUC and SPAM at their defaults against SGDClassifier (log loss: the peer;
+    hinge; log loss with l1) on the stream of :func:`run_learners` (issue 33's targets:
+    ratio >= 1, AUC difference >= -0.002, zeros >= 0.9 for one of them); one round
+    when ``quick``, else the best of three."""
+    names = ("FTRLAUC()", "SPAM()", "SGD(log_loss)", "SGD(hinge)", "SGD(log_loss, l1)")
+    rows = run_learners(names, repeats=1 if quick else 3, n_test=10_000)
+    return [{k: r[k] for k in _LEARNER_COLUMNS} for r in rows]
+
+
+#: The learners of the O(k) comparison (issue 33): name -> constructor call. Other
+#: constructor calls of FTRLAUC, SPAM or SGDClassifier may be named on the command
+#: line (``--learners "FTRLAUC(gamma=1.0, l1=0.2)"``): how the defaults were chosen.
+LEARNERS = {
+    "FTRLAUC()": "FTRLAUC()",
+    "SPAM()": "SPAM()",
+    "SGD(log_loss)": "SGDClassifier(loss='log_loss', random_state=0)",
+    "SGD(log_loss, l1)": "SGDClassifier(loss='log_loss', penalty='l1', random_state=0)",
+    "SGD(log_loss, elasticnet)": (
+        "SGDClassifier(loss='log_loss', penalty='elasticnet', random_state=0)"
+    ),
+    "SGD(hinge)": "SGDClassifier(loss='hinge', random_state=0)",
+    "SGD(hinge, l1)": "SGDClassifier(loss='hinge', penalty='l1', random_state=0)",
+    "SGD(hinge, elasticnet)": "SGDClassifier(loss='hinge', penalty='elasticnet', random_state=0)",
+}
+
+#: The peer of the ratios. (SGDClassifier shuffles each chunk: seeded, for repeatable
+#: runs.)
+PEER = "SGD(log_loss)"
+
+
+def _make_learner(name: str):
+    """The learner of a name of :data:`LEARNERS` or of a constructor call."""
+    from sklearn.linear_model import SGDClassifier
+
+    from aucstream import FTRLAUC, SPAM
+
+    names = {"FTRLAUC": FTRLAUC, "SPAM": SPAM, "SGDClassifier": SGDClassifier}
+    return eval(LEARNERS.get(name, name), {"__builtins__": {}}, names)
+
+
+def run_real(names, data_dir: str, chunk: int = 10_000) -> list[dict]:
+    """Test AUC and zero coefficients of each learner after one pass (``partial_fit``
+    in chunks of ``chunk``) over a9a and w8a with unit rows (their training and test
+    files from ``data_dir``)."""
+    import lzma
+
+    from sklearn.datasets import load_svmlight_file
+    from sklearn.preprocessing import normalize
+
+    from aucstream.metrics import roc_auc
+
+    out = []
+    for data, d in (("a9a", 123), ("w8a", 300)):
+        with lzma.open(os.path.join(data_dir, f"{data}.xz")) as fh:
+            X, y = load_svmlight_file(fh, n_features=d)
+        with lzma.open(os.path.join(data_dir, f"{data}.t.xz")) as fh:
+            X_test, y_test = load_svmlight_file(fh, n_features=d)
+        X, X_test = normalize(X).tocsr(), normalize(X_test).tocsr()
+        for name in names:
+            model = _make_learner(name)
+            for lo in range(0, X.shape[0], chunk):
+                model.partial_fit(X[lo : lo + chunk], y[lo : lo + chunk], classes=[-1, 1])
+            out.append(
+                {
+                    "data": data,
+                    "name": name,
+                    "test_auc": roc_auc(y_test, model.decision_function(X_test)),
+                    "zeros": float(np.mean(np.asarray(model.coef_) == 0.0)),
+                }
+            )
+    return out
+
+
+def save_stream(path: str, n: int, d: int, k: int, seed: int) -> None:
+    """:func:`make_stream` of n examples, written to ``path`` (.npz) for the children."""
+    X, y = make_stream(n, d, k, seed)
+    np.savez(path, data=X.data, indices=X.indices, indptr=X.indptr, y=y, d=d)
+
+
+def load_stream(path: str):
+    z = np.load(path)
+    d = int(z["d"])
+    X = sp.csr_matrix((z["data"], z["indices"], z["indptr"]), shape=(len(z["y"]), d))
+    return X, z["y"]
+
+
+def run_learner(name: str, path: str, n: int, chunk: int) -> dict:
+    """One pass of learner ``name`` over the first ``n`` rows of the stream at ``path``
+    in chunks of ``chunk`` rows (``partial_fit``); the rest is the test set."""
+    from aucstream.metrics import roc_auc
+
+    X, y = load_stream(path)
+    X_test, y_test = X[n:], y[n:]
+    X, y = X[:n], y[:n]
+    warm = _make_learner(name)  # compile the kernels (cached on disk afterwards)
+    warm.partial_fit(X[:200], y[:200], classes=[-1, 1])
+    del warm
+    data_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
+    model = _make_learner(name)
+    start = time.perf_counter()
+    for lo in range(0, n, chunk):
+        model.partial_fit(X[lo : lo + chunk], y[lo : lo + chunk], classes=[-1, 1])
+    seconds = time.perf_counter() - start
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
+    coef = np.asarray(model.coef_).ravel()
+    state = sum(a.nbytes for a in vars(model).values() if isinstance(a, np.ndarray))
+    # the memory a pass allocates (state, transactions, temporaries), in a second,
+    # untimed pass under tracemalloc (numpy reports its allocations to it; the
+    # kernels allocate nothing): the data loaded before dominate ru_maxrss
+    import tracemalloc
+
+    again = _make_learner(name)
+    tracemalloc.start()
+    for lo in range(0, n, chunk):
+        again.partial_fit(X[lo : lo + chunk], y[lo : lo + chunk], classes=[-1, 1])
+    pass_peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return {
+        "name": name,
+        "n": n,
+        "chunk": chunk,
+        "seconds": seconds,
+        "rows_per_s": n / seconds,
+        "test_auc": roc_auc(y_test, model.decision_function(X_test)),
+        "zeros": float(np.mean(coef == 0.0)),
+        "peak_rss_gb": peak,
+        "rss_before_fit_gb": data_rss,
+        "state_bytes": state,
+        "pass_peak_bytes": pass_peak,
+    }
+
+
+def _learner_child(**params) -> dict:
+    cmd = [sys.executable, __file__, "--one-learner", json.dumps(params)]
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def run_learners(
+    names=tuple(LEARNERS),
+    n: int = 100_000,
+    d: int = 1_000_000,
+    k: int = 50,
+    n_test: int = 10_000,
+    seed: int = 0,
+    chunk: int = 10_000,
+    repeats: int = 3,
+) -> list[dict]:
+    """Every learner of ``names`` over the same stream, each pass in its own process,
+    ``repeats`` rounds in turn; per learner the round of the best rate (the AUC and
+    zeros do not depend on the round), with its ratio to :data:`PEER`'s best rate."""
+    names = list(names)
+    if PEER not in names:
+        names.append(PEER)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "stream.npz")
+        save_stream(path, n + n_test, d, k, seed)
+        best: dict[str, dict] = {}
+        for _ in range(repeats):
+            for name in names:
+                r = _learner_child(name=name, path=path, n=n, chunk=chunk)
+                if name not in best or r["rows_per_s"] > best[name]["rows_per_s"]:
+                    best[name] = r
+    peer = best[PEER]
+    rows = []
+    for name in names:
+        r = best[name]
+        rows.append(
+            {
+                **r,
+                "benchmark": f"O(k) learners at d = {d:,} (CSR, {k} non-zeros a row, "
+                f"chunks of {chunk:,})",
+                "d": d,
+                "rows": n,
+                "peer": PEER,
+                "peer_rows_per_s": peer["rows_per_s"],
+                "ratio": r["rows_per_s"] / peer["rows_per_s"],
+                "auc_difference": r["test_auc"] - peer["test_auc"],
+            }
+        )
+    return rows
+
+
+def learners_table(rows: list[dict]) -> str:
+    r0 = rows[0]
+    lines = [
+        f"n = {r0['rows']:,} (test: the next rows of the stream), d = {r0['d']:,}, "
+        f"chunks of {r0['chunk']:,}; ratio and AUC difference against {PEER}",
+        "",
+        "| learner | rows/s | ratio | test AUC | AUC - peer | zero coefficients "
+        "| peak RSS (GB) | RSS before fit (GB) | model arrays (MB) | pass allocations, peak (MB) |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in rows:
+        lines.append(
+            f"| {r['name']} | {r['rows_per_s']:,.0f} | {r['ratio']:.2f} | {r['test_auc']:.4f} "
+            f"| {r['auc_difference']:+.4f} | {r['zeros']:.3f} | {r['peak_rss_gb']:.2f} "
+            f"| {r['rss_before_fit_gb']:.2f} | {r['state_bytes'] / 2**20:.1f} "
+            f"| {r['pass_peak_bytes'] / 2**20:.1f} |"
+        )
+    return "\n".join(lines)
 
 
 def main(argv=None) -> None:
@@ -373,6 +610,21 @@ def main(argv=None) -> None:
         help="storage of the d x tau sketches (OPAUC's dtype)",
     )
     parser.add_argument("--one", help=argparse.SUPPRESS)  # child process: run one kind
+    parser.add_argument("--one-learner", help=argparse.SUPPRESS)  # child: one learner
+    parser.add_argument(
+        "--learners",
+        nargs="*",
+        metavar="LEARNER",
+        help="run the O(k) learners against SGD (all of LEARNERS when none is named; "
+        "a constructor call of FTRLAUC, SPAM or SGDClassifier is also taken)",
+    )
+    parser.add_argument(
+        "--real",
+        metavar="DATA_DIR",
+        help="with --learners: one pass over a9a and w8a (from DATA_DIR) instead",
+    )
+    parser.add_argument("--chunk", type=int, default=10_000, help="rows per partial_fit")
+    parser.add_argument("--repeats", type=int, default=3, help="rounds of the learners")
     parser.add_argument(
         "--product-cost",
         type=int,
@@ -384,6 +636,39 @@ def main(argv=None) -> None:
     args = parser.parse_args(argv)
     if args.product_cost:
         print(json.dumps(product_cost(args.product_cost, args.d, args.k, args.tau, args.seed)))
+        return
+    if args.one_learner:  # a child process: the parameters of run_learner as JSON
+        print(json.dumps(run_learner(**json.loads(args.one_learner))))
+        return
+    if args.learners is not None and args.real:
+        names = args.learners or tuple(LEARNERS)
+        lines = ["| data | learner | test AUC | zero coefficients |", "|---|---|---:|---:|"]
+        for r in run_real(names, args.real, args.chunk):
+            lines.append(f"| {r['data']} | {r['name']} | {r['test_auc']:.4f} | {r['zeros']:.3f} |")
+        print("\n".join(lines))
+        if args.markdown:
+            with open(args.markdown, "a") as fh:
+                fh.write("\n".join(lines) + "\n\n")
+        return
+    if args.learners is not None:
+        rows = run_learners(
+            args.learners or tuple(LEARNERS),
+            n=args.n,
+            d=args.d,
+            k=args.k,
+            n_test=args.n_test,
+            seed=args.seed,
+            chunk=args.chunk,
+            repeats=args.repeats,
+        )
+        table = learners_table(rows)
+        print(table)
+        if args.markdown:
+            with open(args.markdown, "a") as fh:
+                fh.write(table + "\n\n")
+        if args.json:
+            with open(args.json, "w") as fh:
+                json.dump(rows, fh, indent=1)
         return
     if args.one:  # a child process: the parameters of run_one as JSON
         print(json.dumps(run_one(**json.loads(args.one))))

@@ -8,6 +8,7 @@ whose ``partial_fit`` continues the stream):
 - :class:`AdaOAM`, :class:`SAdaOAM` — adaptive and sparse variants (Ding et al. 2016);
 - :class:`SOLAM`, :class:`SOLAML1` — stochastic online AUC maximization (Ying et al. 2016);
 - :class:`FSAUC` — fast stochastic AUC maximization (Liu et al. 2018);
+- :class:`FTRLAUC`, :class:`SPAM` — O(k) sparse learners (Zhou et al. 2020; Natole et al. 2018);
 - :class:`UnivariateOnline` and the online classifiers :class:`Perceptron`,
   :class:`PassiveAggressive`, :class:`ConfidenceWeighted`, :class:`CostSensitivePA` —
   the papers' baselines.
@@ -43,6 +44,7 @@ _LAZY = {
     "SVMPerfAUC": "batch",
     "CAPO": "capo",
     "FSAUC": "fsauc",
+    "FTRLAUC": "ftrl",
     "roc_auc": "metrics",
     "OAM": "oam",
     "ConfidenceWeighted": "online_classifiers",
@@ -56,6 +58,7 @@ _LAZY = {
     "OnePassSearch": "search",
     "SOLAM": "solam",
     "SOLAML1": "solam",
+    "SPAM": "spam",
     "UnivariateOnline": "univariate",
 }
 
@@ -72,6 +75,7 @@ _SUBMODULES = (
     "drift",
     "evaluation",
     "fsauc",
+    "ftrl",
     "metrics",
     "oam",
     "online_classifiers",
@@ -87,6 +91,7 @@ _SUBMODULES = (
     "search",
     "sketch_error",
     "solam",
+    "spam",
     "streaming",
     "univariate",
 )
@@ -123,11 +128,13 @@ def __dir__() -> list[str]:
 __all__ = [
     "CAPO",
     "FSAUC",
+    "FTRLAUC",
     "LSSVMAUC",
     "OAM",
     "OPAUC",
     "SOLAM",
     "SOLAML1",
+    "SPAM",
     "SVMOR",
     "AdaOAM",
     "BatchUnivariate",

@@ -1,0 +1,395 @@
+r"""FTRL-AUC: online AUC optimization for sparse high-dimensional streams, O(k) a step.
+
+Zhou, Ying and Skiena, *Online AUC Optimization for Sparse High-Dimensional Datasets*
+(ICDM 2020, arXiv 2009.10867, "ZYS"), Alg. 1.
+
+Objective
+---------
+The square-loss AUC of :math:`w` is written as an empirical saddle problem over the
+stream (ZYS Lemma 1, SOLAM's form on the data): with :math:`s_t = w^\top x_t` and
+:math:`p = T_+/T`,
+
+.. math::
+
+    f_t(w, a, b, \alpha) = (1-p)(s_t - a)^2 [y_t = 1] + p (s_t - b)^2 [y_t = -1]
+      - p(1-p)\alpha^2 + 2(1+\alpha) s_t \bigl(p[y_t = -1] - (1-p)[y_t = 1]\bigr),
+
+whose optimal :math:`a, b, \alpha` are :math:`w^\top\bar x_+`, :math:`w^\top\bar x_-`
+and :math:`b - a`. ZYS Thm 1 takes :math:`a, b, p` from the previous step, so that
+the per-step surrogate's gradient in :math:`w` is a multiple of :math:`x_t`:
+
+.. math::
+
+    g_t = 2(1-p)(s_t - \hat b - 1)\,x_t \quad (y_t = 1), \qquad
+    g_t = 2p\,(s_t - \hat a + 1)\,x_t \quad (y_t = -1).
+
+**Lazy class scores** (ZYS, the "lazy update" rule): :math:`\hat a` is the running mean
+of the scores :math:`s_t` that the positives received when they arrived (updated
+after the step of each positive), :math:`\hat b` the same for the negatives. They
+replace the O(d) products :math:`w^\top\bar x_\pm` and make a step O(k) for an
+example with k non-zeros.
+
+FTRL-Proximal with l1 and l2 (ZYS Alg. 1, after McMahan et al., KDD 2013)
+--------------------------------------------------------------------------
+Per coordinate, :math:`z_i` (gradients minus the proximal corrections) and
+:math:`n_i = \sum g_i^2`:
+
+.. math::
+
+    w_i = 0 \text{ if } |z_i| \le \lambda_1, \quad \text{else }
+    w_i = -\frac{z_i - \operatorname{sign}(z_i)\lambda_1}{(\beta + \sqrt{n_i})/\gamma
+          + \lambda_2},
+
+and a step with gradient :math:`g_i` sets :math:`\sigma_i = (\sqrt{n_i + g_i^2} -
+\sqrt{n_i})/\gamma`, :math:`z_i \mathrel{+}= g_i - \sigma_i w_i`, :math:`n_i
+\mathrel{+}= g_i^2` (per-coordinate rate :math:`\gamma/(\beta + \sqrt{n_i})`). A
+coordinate that an example does not touch has :math:`g_i = 0`: its :math:`z_i, n_i`
+do not change and :math:`w_i` is a function of them, so nothing needs catching up.
+A step reads and writes the k coordinates of the example: O(k) time, O(d) memory
+(z and :math:`\sqrt{n}` side by side in one d x 2 array, so that a coordinate is
+one cache line; keeping the root rather than :math:`n_i` saves a square root per
+touch), independent of the stream length. The model starts at 0
+and is the last :math:`w` (no averaging), as in ZYS.
+
+Order of operations and deviations
+----------------------------------
+* **Standard FTRL order.** For each example the touched :math:`w_i` are computed
+  from :math:`(z_i, n_i)` first, the example is scored with them (this score is the
+  prequential score and equals ``decision_function`` before the example is learnt),
+  then :math:`z, n` are updated. The authors' C code scores with the :math:`w_i`
+  cached at each coordinate's previous touch (predictions lag one touch per
+  coordinate), which needs a cache of w (d more floats); the standard order
+  (McMahan et al. 2013, Alg. 1) needs no cache and makes the model a function of
+  :math:`(z, n)` alone, which is what ``coef_`` returns. ``reference_order=True``
+  reproduces the code's order (``_algo_ftrl_auc`` in ``baojianzhou/ftrl-auc``:
+  score with the cache, p counting the current example, recompute the touched
+  weights into the cache, update z and n with them; the model is the cache).
+* **p** is the positive rate of the examples before the current one (Alg. 1); the
+  first example, which has none before it, uses :math:`p = 1/2`. (The C code counts
+  the current example.) Before a class has been seen its mean score is 0 (the
+  score of the initial :math:`w = 0`).
+* :math:`\lambda_1` is a constant per step (the closed form and the code of ZYS;
+  its objective writes :math:`t\lambda\|w\|_1`). ZYS use :math:`\beta = 1,
+  \lambda_2 = 0` and tune :math:`\gamma, \lambda_1` over grids without a default
+  (``param_grid`` holds their grids). The defaults here, :math:`\gamma = 0.5`,
+  :math:`\lambda_1 = 0.5`, were chosen from a small grid (:math:`\gamma \in
+  \{0.1, 0.3, 0.5, 1, 2\}`, :math:`\lambda_1 \in \{0.01, \dots, 1\}`) on the
+  generated sparse unit-norm stream of ``benchmarks/bench_highdim.py`` (d = 10^6, 50
+  non-zeros a row) and checked on a9a and w8a with unit rows
+  (``docs/results/highdim_bench.md``): the AUC changes little for :math:`\gamma` in
+  [0.3, 2], and :math:`\lambda_1` trades AUC for zeros; 0.5 keeps most weights
+  exactly zero on the wide stream for a small loss of AUC.
+* Example weights are not supported (refused with an error): ZYS define none.
+* Merging two learners is not defined (:meth:`merge` raises): the per-coordinate
+  sums :math:`z, n` of two streams do not combine into the state of their union
+  (:math:`z` holds corrections :math:`\sigma_i w_i` computed along one stream).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.utils.validation import check_is_fitted
+
+from ._base import BaseStreamingAUC
+from ._chunks import Chunk
+from ._kernels import col, jit, n_rows, row, rows_of
+from ._params import PASS_ORDER, non_negative, positive
+from ._runtime import LearnerTags
+
+__all__ = ["FTRLAUC", "auc_gradient_scale", "ftrl_weights"]
+
+# indices into scalars_: the running mean scores of the positives and the negatives
+_AHAT, _BHAT = 0, 1
+
+#: From this many features on, a call saves only the rows of the state that its
+#: examples touch (:meth:`FTRLAUC._row_logged_state`) rather than copying it whole.
+_ROW_LOG_MIN = 4096
+
+
+@jit(inline="always")
+def auc_gradient_scale(s, y, counts, scal):
+    r"""The multiple of :math:`x_t` that is the surrogate's gradient (ZYS Thm 1).
+
+    ``counts`` = (examples, positives) before this one, ``scal`` = (:math:`\hat a,
+    \hat b`). :math:`p` is the previous positive rate (1/2 before any example).
+    """
+    t = counts[0]
+    p = counts[1] / t if t > 0 else 0.5
+    if y > 0:
+        return 2.0 * (1.0 - p) * (s - scal[_BHAT] - 1.0)
+    return 2.0 * p * (s - scal[_AHAT] + 1.0)
+
+
+@jit(inline="always")
+def observe_score(s, y, counts, scal):
+    """Count the example and move its class's running mean score towards ``s``."""
+    counts[0] += 1
+    if y > 0:
+        counts[1] += 1
+        scal[_AHAT] += (s - scal[_AHAT]) / counts[1]
+    else:
+        neg = counts[0] - counts[1]
+        scal[_BHAT] += (s - scal[_BHAT]) / neg
+
+
+@jit(inline="always")
+def _weight(z, root_n, gamma, beta, l1, l2):
+    """FTRL-Proximal's closed form of one coordinate (``root_n`` = sqrt(n_i))."""
+    if abs(z) <= l1:
+        return 0.0
+    shrunk = z - l1 if z > 0.0 else z + l1
+    return -shrunk / ((beta + root_n) / gamma + l2)
+
+
+@jit(borrowing=True)
+def _ftrl_chunk(zn, scal, counts, rows, pre, work, gamma, beta, l1, l2):
+    """ZYS Alg. 1 over a chunk, standard FTRL order (module docstring): per example,
+    the touched weights from (z, sqrt n) into ``work``, the score (written to ``pre``
+    when asked), then z, sqrt n updated with the gradient and the class's mean score
+    moved. ``zn`` holds z_i and sqrt(n_i) side by side (one cache line a coordinate)."""
+    scores = pre.shape[0] == n_rows(rows)
+    for r in range(n_rows(rows)):
+        idx, val, y = row(rows, r)
+        s = 0.0
+        for a in range(val.shape[0]):
+            i = col(idx, a)
+            w = _weight(zn[i, 0], zn[i, 1], gamma, beta, l1, l2)
+            work[a] = w
+            s += w * val[a]
+        if scores:
+            pre[r] = s
+        c = auc_gradient_scale(s, y, counts, scal)
+        for a in range(val.shape[0]):
+            g = c * val[a]
+            if g != 0.0:
+                i = col(idx, a)
+                root = zn[i, 1]
+                root_new = np.sqrt(root * root + g * g)
+                zn[i, 0] += g - (root_new - root) / gamma * work[a]
+                zn[i, 1] = root_new
+        observe_score(s, y, counts, scal)
+
+
+@jit(borrowing=True)
+def _ftrl_reference_chunk(zn, w, scal, counts, rows, pre, gamma, beta, l1, l2):
+    """The authors' C code's order (``reference_order=True``, module docstring): per
+    example, the score with the weights ``w`` cached at each coordinate's previous
+    touch, p with the current example counted, then the touched weights recomputed
+    from (z, sqrt n) into ``w`` and z, sqrt n updated with them."""
+    scores = pre.shape[0] == n_rows(rows)
+    for r in range(n_rows(rows)):
+        idx, val, y = row(rows, r)
+        s = 0.0
+        for a in range(val.shape[0]):
+            s += w[col(idx, a)] * val[a]
+        if scores:
+            pre[r] = s
+        p = (counts[1] + (1 if y > 0 else 0)) / (counts[0] + 1.0)
+        if y > 0:
+            c = 2.0 * (1.0 - p) * (s - scal[_BHAT] - 1.0)
+        else:
+            c = 2.0 * p * (s - scal[_AHAT] + 1.0)
+        for a in range(val.shape[0]):
+            if val[a] != 0.0:  # the stored values (a dense row's zeros touch nothing)
+                i = col(idx, a)
+                w[i] = _weight(zn[i, 0], zn[i, 1], gamma, beta, l1, l2)
+        for a in range(val.shape[0]):
+            g = c * val[a]
+            if g != 0.0:
+                i = col(idx, a)
+                root = zn[i, 1]
+                root_new = np.sqrt(root * root + g * g)
+                zn[i, 0] += g - (root_new - root) / gamma * w[i]
+                zn[i, 1] = root_new
+        observe_score(s, y, counts, scal)
+
+
+def by_rows(chunk: Chunk) -> bool:
+    """Whether a call's transaction saves the state's rows of the chunk's features
+    rather than whole arrays: when the chunk stores at most 1/32 as many values as
+    there are features. Copying a row costs a random memory access, about as much as
+    copying 32 consecutive floats."""
+    stored = chunk.n_samples * chunk.n_features if chunk.indices is None else chunk.indices.size
+    return 32 * stored <= chunk.n_features
+
+
+def ftrl_weights(z, root_n, gamma: float, beta: float, l1: float, l2: float) -> np.ndarray:
+    """The weights of FTRL-Proximal's closed form for whole arrays ``z`` and
+    ``root_n`` = sqrt(n) (module docstring); the kernel's arithmetic, element by
+    element."""
+    shrunk = z - np.sign(z) * l1
+    with np.errstate(invalid="ignore", divide="ignore"):  # 0/0 only where z = 0, set below
+        w = -shrunk / ((beta + root_n) / gamma + l2)
+    w[np.abs(z) <= l1] = 0.0
+    return w
+
+
+class FTRLAUC(BaseStreamingAUC):
+    r"""FTRL-AUC: online AUC maximization by FTRL-Proximal, O(k) per example (ZYS).
+
+    See the module docstring for the objective, the update, the lazy class scores and
+    the deviations. Memory is 2 d floats; a step costs O(k) for an example
+    of k non-zeros (O(d) for dense rows, read in place). The l1 term keeps most
+    weights exactly zero (``sparsity_``).
+
+    Parameters
+    ----------
+    gamma : float, default=0.5
+        Learning-rate constant: coordinate i moves at rate gamma / (beta + sqrt(n_i)).
+        ZYS tune it over ``param_grid["gamma"]``; the default is a library choice
+        (module docstring).
+    l1 : float, default=0.5
+        l1 strength lambda_1 >= 0: a coordinate is zero while |z_i| <= l1.
+    l2 : float, default=0.0
+        l2 strength lambda_2 >= 0 (0 in ZYS).
+    beta : float, default=1.0
+        Smoothing of the per-coordinate rate (1 in ZYS).
+    reference_order : bool, default=False
+        Follow the order of operations of the authors' C code (score with the
+        weights cached at each coordinate's previous touch, p counting the current
+        example; the model is that cache, ``w_``) instead of the standard FTRL order
+        (module docstring).
+    shuffle : bool, default=False
+        Whether ``fit`` visits the examples in a random order (still one pass).
+    random_state : int, Generator or None, default=None
+        Seed of the shuffle.
+
+    Attributes
+    ----------
+    zn_ : ndarray of shape (n_features, 2)
+        Per coordinate, z_i (the sum of gradients less the proximal corrections) and
+        sqrt(n_i) (the root of the sum of squared gradients), side by side so that a
+        step reads one cache line per coordinate.
+    w_ : ndarray of shape (n_features,)
+        Only with ``reference_order=True``: the weights cached at each coordinate's
+        last touch (the C code's model).
+    scalars_ : ndarray of shape (2,)
+        The running mean scores of the positives and of the negatives.
+    counts_ : ndarray of shape (2,)
+        Examples learnt and positives learnt.
+    sparsity_ : float
+        Fraction of the weights that are exactly zero.
+    classes_, n_samples_seen_, n_features_in_
+        As for every aucstream learner.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from aucstream.ftrl import FTRLAUC
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(2000, 20))
+    >>> y = np.where(X[:, 0] - X[:, 1] + 0.5 * rng.normal(size=2000) > 0, 1, -1)
+    >>> X /= np.linalg.norm(X, axis=1, keepdims=True)
+    >>> model = FTRLAUC().fit(X, y)
+    >>> bool(model.score(X, y) > 0.9), bool(model.sparsity_ >= 0.5)
+    (True, True)
+    """
+
+    param_grid = {
+        "l1": [10.0**k for k in range(-8, -2)]
+        + [0.005, 0.01, 0.05, 0.1, 0.3, 0.5, 0.7, 1.0, 3.0, 5.0],
+        "gamma": [1e-5, 5e-5, 1e-4, 5e-4, 1e-3, 5e-3, 0.01, 0.05, 0.1, 0.5, 1.0, 5.0],
+    }
+    # (what a call saves by rows depends on its number of stored values, not on its
+    # label only: row_written_by_class stays False)
+    _tags = LearnerTags(dense_kernels=True, kernel_prequential=True, update_draws=False)
+    _parameter_constraints = {
+        "gamma": [positive()],
+        "l1": [non_negative()],
+        "l2": [non_negative()],
+        "beta": [non_negative()],
+        "reference_order": ["boolean"],
+        **PASS_ORDER,
+    }
+
+    def __init__(
+        self,
+        gamma: float = 0.5,
+        l1: float = 0.5,
+        l2: float = 0.0,
+        beta: float = 1.0,
+        reference_order: bool = False,
+        shuffle: bool = False,
+        random_state=None,
+    ):
+        self.gamma = gamma
+        self.l1 = l1
+        self.l2 = l2
+        self.beta = beta
+        self.reference_order = reference_order
+        self.shuffle = shuffle
+        self.random_state = random_state
+
+    def _init_state(self, n_features: int) -> None:
+        self.zn_ = np.zeros((n_features, 2))
+        self.scalars_ = np.zeros(2)
+        self.counts_ = np.zeros(2, dtype=np.int64)
+        if self.reference_order:  # the C code's cache of the weights
+            self.w_ = np.zeros(n_features)
+
+    def _update(self, chunk: Chunk) -> None:
+        rows = rows_of(chunk)
+        params = float(self.gamma), float(self.beta), float(self.l1), float(self.l2)
+        if self.reference_order:
+            pre = chunk.pre_scores
+            _ftrl_reference_chunk(
+                self.zn_, self.w_, self.scalars_, self.counts_, rows, pre, *params
+            )
+            return
+        if chunk.indptr is None:
+            width = chunk.n_features
+        else:
+            width = int(np.diff(chunk.indptr).max(initial=0))
+        _ftrl_chunk(
+            self.zn_,
+            self.scalars_,
+            self.counts_,
+            rows,
+            chunk.pre_scores,
+            np.empty(width),
+            *params,
+        )
+
+    def _coef(self) -> np.ndarray:
+        if self.reference_order:
+            return self.w_.copy()
+        return ftrl_weights(
+            self.zn_[:, 0],
+            self.zn_[:, 1],
+            float(self.gamma),
+            float(self.beta),
+            float(self.l1),
+            float(self.l2),
+        )
+
+    @property
+    def sparsity_(self) -> float:
+        """Fraction of the weights (of ``coef_``) that are exactly zero."""
+        check_is_fitted(self, "n_samples_seen_")
+        return float(np.mean(self._coef() == 0.0)) if self.zn_.size else 0.0
+
+    # -------------------------------------------------------------- write sets
+    def _row_logged_state(self) -> tuple:
+        """``zn_`` (and ``w_``): a call writes them in the rows of its examples'
+        features only; see :meth:`BaseStreamingAUC._row_logged_state`."""
+        if "zn_" not in self.__dict__ or self.zn_.shape[0] < _ROW_LOG_MIN:
+            return ()
+        return (self.zn_, self.w_) if self.reference_order else (self.zn_,)
+
+    def _row_written_state(self, chunk: Chunk) -> tuple:
+        """Every call writes ``zn_`` (and ``w_``) in the rows of its features only; they
+        are saved by rows when the chunk has few stored values (:func:`by_rows`), else
+        whole (one sequential copy costs less than many scattered ones)."""
+        return self._row_logged_state() if by_rows(chunk) else ()
+
+    def _check_state(self) -> None:
+        t, pos = (int(c) for c in self.counts_)
+        if not 0 <= pos <= t <= self.n_samples_seen_:
+            raise ValueError(
+                f"counts_ {self.counts_.tolist()} are not counts of examples and positives "
+                f"among the {self.n_samples_seen_} seen"
+            )
+        if np.any(self.zn_[:, 1] < 0):
+            raise ValueError(
+                "zn_[:, 1] holds a negative value, but it is a root of a sum of squares"
+            )

@@ -1,0 +1,343 @@
+r"""SPAM: stochastic proximal AUC maximization with l1 / elastic-net / l2 penalties.
+
+Natole, Ying and Lyu, *Stochastic Proximal Algorithms for AUC Maximization* (ICML
+2018, PMLR 80:3710-3719, "NYL"), run online as Zhou, Ying and Skiena (ICDM 2020,
+"ZYS") run it, with the lazy O(k) class scores of ZYS.
+
+Objective and step
+------------------
+NYL minimize :math:`\mathbb E[F(w, a(w), b(w), \alpha(w); z)] + \Omega(w)` with the
+square-loss AUC saddle function F (the form in :mod:`aucstream.ftrl`) and a penalty
+that may be non-smooth,
+
+.. math::
+
+    \Omega(w) = \lambda_1 \|w\|_1 + \tfrac{\lambda_2}{2}\|w\|_2^2
+
+(``l1`` > 0, ``l2`` = 0: the l1 penalty; both > 0: the elastic net; ``l1`` = 0: l2
+only). Per example (the authors' MATLAB code, ``fnEP_SPAM_NET.m``):
+
+1. the partial gradient of F in w at the current :math:`a, b`: a multiple of
+   :math:`x_t`, :math:`g_t = 2(1-p)(s_t - b - 1)x_t` for a positive and
+   :math:`2p(s_t - a + 1)x_t` for a negative, :math:`s_t = w^\top x_t`;
+2. :math:`u = w - \eta_t g_t`, :math:`\eta_t = \eta_0/\sqrt t`;
+3. the proximal step of :math:`\eta_t\Omega`, coordinate-wise:
+   :math:`w_i = \operatorname{sign}(u_i)\max(0, |u_i| - \eta_t\lambda_1)/(1 +
+   \eta_t\lambda_2)`.
+
+Lazy O(k) proximal steps
+------------------------
+The gradient touches the k non-zeros of :math:`x_t`, but the proximal step moves
+every coordinate. On a coordinate the steps do not touch, :math:`m = |w_i|` follows
+:math:`m_s = d_s\max(0, m_{s-1} - c_s)` with :math:`d_s = 1/(1 + \eta_s\lambda_2)`,
+:math:`c_s = \eta_s\lambda_1`. With :math:`A_t = \prod_{s\le t} d_s` and
+:math:`B_t = \sum_{s\le t} c_s/A_{s-1}`, dividing by :math:`A_s` gives
+:math:`m_s/A_s = m_{s-1}/A_{s-1} - c_s/A_{s-1}` while positive, and 0 is absorbing,
+so
+
+.. math::
+
+    |w_i(t)| = A_t \max\bigl(0,\; |v_i| - B_t\bigr), \qquad
+    v_i = \operatorname{sign}(w_i)\bigl(|w_i(t_0)|/A_{t_0} + B_{t_0}\bigr),
+
+for a coordinate last touched at :math:`t_0` (that is, :math:`|w_i(t)| =
+\max(0, (A_t/A_{t_0})|w_i(t_0)| - A_t(B_t - B_{t_0}))`): one array :math:`v`
+(0 for a zero weight) and two scalars A, B hold the eagerly proximal
+model exactly, up to rounding. A step reads and rewrites only the k touched
+:math:`v_i` (bring them to :math:`t-1`, score, gradient step, proximal step of
+step t, store), and updates A and B in O(1): O(k) per example, O(d) memory. B grows
+and A shrinks (with :math:`\lambda_2 > 0`) along the stream; before a step at which
+:math:`A < 10^{-100}` or :math:`B > 10^{6}` the form is folded (every :math:`v_i`
+rewritten from the current weights, A = 1, B = 0; O(d)), which bounds both the
+underflow of A and the cancellation in :math:`v_i - B`. The rule depends only on
+the stream, so any chunking gives the same model bit for bit.
+
+Deviations
+----------
+* **Online.** NYL's code computes p and the class means :math:`\bar x_\pm` on the
+  whole training set first; ZYS ran SPAM online with running p and class means.
+  Here p is the positive rate of the previous examples (1/2 at the first) and
+  :math:`a, b` are the running mean scores :math:`\hat a, \hat b` of ZYS's lazy
+  update (the scores the examples of each class got when they arrived) instead of
+  :math:`w^\top\bar x_\pm`, which would cost O(d) a step. The gradient is the one
+  of :func:`aucstream.ftrl.auc_gradient_scale`.
+* **Last iterate.** NYL's code outputs the average :math:`\bar w_t` of the
+  iterates; the model here is the last iterate. The average of sparse iterates is
+  not sparse (a coordinate is non-zero in it once it was in any iterate), which
+  defeats the l1 penalty, and the lazy average of the composed proximal steps has no
+  closed form as simple as the one above.
+* **Step size** :math:`\eta_t = \eta_0/\sqrt t` as in NYL's code (t counts the
+  examples learnt); NYL's demos use :math:`\eta_0 \in \{1, 100\}` for 15 passes of
+  small data. The defaults here, :math:`\eta_0 = 4`, :math:`\lambda_1 = 10^{-5}`,
+  :math:`\lambda_2 = 0`, were chosen from a small grid (:math:`\eta_0 \in \{0.1,
+  \dots, 30\}`, :math:`\lambda_1 \in \{0, 10^{-5}, \dots, 10^{-3}\}`) on the
+  generated sparse unit-norm stream of ``benchmarks/bench_highdim.py`` and checked on
+  a9a and w8a with unit rows (``docs/results/highdim_bench.md``). A single
+  :math:`\eta_t` for all coordinates is a compromise on wide streams: a feature seen
+  rarely gets small late steps, which wants a large :math:`\eta_0`, while denser
+  streams (w8a) prefer :math:`\eta_0 \approx 2`; FTRL-AUC's per-coordinate rates
+  did not show this trade-off on the same streams.
+* **Rows of norm above 1.** NYL (and ZYS) assume :math:`\|x_t\|_2 \le 1` (their
+  demos normalize the rows). A gradient step on the square loss diverges when
+  :math:`\eta_t\|x_t\|^2` is large, so the gradient of a row with
+  :math:`\|x_t\|_2 > 1` is divided by :math:`\|x_t\|_2^2` (the example's loss
+  weighs :math:`1/\|x_t\|^2`); on rows of norm at most 1, the papers' setting,
+  nothing changes.
+* Example weights are not supported (refused with an error).
+* :meth:`SPAM._merge` averages the two models' weights and class scores by their
+  example counts and adds the counts (as :class:`aucstream.solam.SOLAM` does); this is
+  not NYL's and has no guarantee beyond being a point between the two models.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.utils.validation import check_is_fitted
+
+from ._base import BaseStreamingAUC
+from ._chunks import Chunk
+from ._kernels import col, jit, n_rows, row, rows_of
+from ._params import PASS_ORDER, non_negative, positive
+from ._runtime import LearnerTags
+from .ftrl import auc_gradient_scale, by_rows, observe_score
+
+__all__ = ["SPAM", "lazy_prox_weights"]
+
+# indices into scalars_: running mean scores of positives and negatives, then A and B
+_AHAT, _BHAT, _A, _B = 0, 1, 2, 3
+
+#: Fold before a step when A has fallen below this (underflow) ...
+A_MIN = 1e-100
+#: ... or B has grown beyond this (cancellation in v - B).
+B_MAX = 1e6
+
+_ROW_LOG_MIN = 4096
+
+
+@jit(inline="always")
+def _current(v, A, B):
+    """The weight held lazily by ``v`` under the scalars A, B (module docstring)."""
+    m = abs(v) - B
+    if m <= 0.0:
+        return 0.0
+    return A * m if v > 0.0 else -A * m
+
+
+@jit(borrowing=True)
+def _fold(v, scal):
+    """Rewrite every v_i from its current weight and set A = 1, B = 0 (O(d))."""
+    A, B = scal[_A], scal[_B]
+    for i in range(v.shape[0]):
+        v[i] = _current(v[i], A, B)
+    scal[_A] = 1.0
+    scal[_B] = 0.0
+
+
+@jit(borrowing=True)
+def _spam_chunk(v, scal, counts, rows, pre, work, eta0, l1, l2, a_min, b_max):
+    """SPAM over a chunk with lazy proximal steps (module docstring); the form is
+    folded before a step when A < ``a_min`` or B > ``b_max``."""
+    scores = pre.shape[0] == n_rows(rows)
+    for r in range(n_rows(rows)):
+        idx, val, y = row(rows, r)
+        if scal[_A] < a_min or scal[_B] > b_max:
+            _fold(v, scal)
+        A, B = scal[_A], scal[_B]
+        s = 0.0
+        sq = 0.0
+        for a in range(val.shape[0]):
+            w = _current(v[col(idx, a)], A, B)
+            work[a] = w
+            s += w * val[a]
+            sq += val[a] * val[a]
+        if scores:
+            pre[r] = s
+        eta = eta0 / np.sqrt(counts[0] + 1.0)
+        # the gradient of a row of norm > 1 is divided by its squared norm (deviations)
+        c = auc_gradient_scale(s, y, counts, scal) / max(sq, 1.0)
+        shrink = eta * l1
+        d = 1.0 / (1.0 + eta * l2)
+        A_new = A * d
+        B_new = B + shrink / A
+        for a in range(val.shape[0]):
+            u = work[a] - eta * c * val[a]
+            m = abs(u) - shrink
+            if m <= 0.0:
+                v[col(idx, a)] = 0.0
+            else:
+                stored = m * d / A_new + B_new
+                v[col(idx, a)] = stored if u > 0.0 else -stored
+        scal[_A] = A_new
+        scal[_B] = B_new
+        observe_score(s, y, counts, scal)
+
+
+def lazy_prox_weights(v: np.ndarray, A: float, B: float) -> np.ndarray:
+    """The weights held by ``v`` under the scalars A, B (module docstring), for a whole
+    array: the kernel's arithmetic, element by element."""
+    m = np.abs(v) - B
+    w = np.where(m > 0.0, A * m, 0.0)
+    return np.where(v > 0.0, w, -w)
+
+
+class SPAM(BaseStreamingAUC):
+    r"""Stochastic proximal AUC maximization (SPAM, NYL), online with lazy O(k) steps.
+
+    See the module docstring for the objective, the lazy proximal steps and the
+    deviations. Memory is one array of d floats; a step costs O(k) for an example of
+    k non-zeros (O(d) for dense rows, read in place), plus a rare O(d) fold.
+
+    Parameters
+    ----------
+    eta0 : float, default=4.0
+        Step-size constant: eta_t = eta0 / sqrt(t).
+    l1 : float, default=1e-5
+        l1 strength lambda_1 >= 0 of the penalty.
+    l2 : float, default=0.0
+        l2 strength lambda_2 >= 0 of the penalty (lambda_2 / 2 ||w||^2). ``l1 > 0`` and
+        ``l2 = 0``: SPAM-l1; both > 0: SPAM with the elastic net; ``l1 = 0``: SPAM-l2.
+    shuffle : bool, default=False
+        Whether ``fit`` visits the examples in a random order (still one pass).
+    random_state : int, Generator or None, default=None
+        Seed of the shuffle.
+
+    Attributes
+    ----------
+    v_ : ndarray of shape (n_features,)
+        The lazy form of the weights: ``w_i = sign(v_i) A max(0, |v_i| - B)``.
+    scalars_ : ndarray of shape (4,)
+        The running mean scores of the positives and of the negatives, A and B.
+    counts_ : ndarray of shape (2,)
+        Examples learnt and positives learnt.
+    sparsity_ : float
+        Fraction of the weights that are exactly zero.
+    classes_, n_samples_seen_, n_features_in_
+        As for every aucstream learner.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from aucstream.spam import SPAM
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(2000, 20))
+    >>> y = np.where(X[:, 0] - X[:, 1] + 0.5 * rng.normal(size=2000) > 0, 1, -1)
+    >>> X /= np.linalg.norm(X, axis=1, keepdims=True)
+    >>> model = SPAM().fit(X, y)
+    >>> bool(model.score(X, y) > 0.9)
+    True
+    """
+
+    # eta0 over 10^[-3:3] as ZYS's port of SPAM tunes its step constant; the l1 and l2
+    # grids are the library's (NYL's own grids were not available)
+    param_grid = {
+        "eta0": [10.0**k for k in range(-3, 4)],
+        "l1": [0.0] + [10.0**k for k in range(-6, 0)],
+        "l2": [0.0] + [10.0**k for k in range(-6, 0)],
+    }
+    _tags = LearnerTags(dense_kernels=True, kernel_prequential=True, update_draws=False)
+    _parameter_constraints = {
+        "eta0": [positive()],
+        "l1": [non_negative()],
+        "l2": [non_negative()],
+        **PASS_ORDER,
+    }
+
+    def __init__(
+        self,
+        eta0: float = 4.0,
+        l1: float = 1e-5,
+        l2: float = 0.0,
+        shuffle: bool = False,
+        random_state=None,
+    ):
+        self.eta0 = eta0
+        self.l1 = l1
+        self.l2 = l2
+        self.shuffle = shuffle
+        self.random_state = random_state
+
+    def _init_state(self, n_features: int) -> None:
+        self.v_ = np.zeros(n_features)
+        self.scalars_ = np.array([0.0, 0.0, 1.0, 0.0])
+        self.counts_ = np.zeros(2, dtype=np.int64)
+
+    def _update(self, chunk: Chunk) -> None:
+        if chunk.indptr is None:
+            width = chunk.n_features
+        else:
+            width = int(np.diff(chunk.indptr).max(initial=0))
+        _spam_chunk(
+            self.v_,
+            self.scalars_,
+            self.counts_,
+            rows_of(chunk),
+            chunk.pre_scores,
+            np.empty(width),
+            float(self.eta0),
+            float(self.l1),
+            float(self.l2),
+            A_MIN,
+            B_MAX,
+        )
+
+    def _coef(self) -> np.ndarray:
+        return lazy_prox_weights(self.v_, self.scalars_[_A], self.scalars_[_B])
+
+    @property
+    def sparsity_(self) -> float:
+        """Fraction of the weights (of ``coef_``) that are exactly zero."""
+        check_is_fitted(self, "n_samples_seen_")
+        return float(np.mean(self._coef() == 0.0)) if self.v_.size else 0.0
+
+    # -------------------------------------------------------------- write sets
+    def _row_logged_state(self) -> tuple:
+        """``v_``: a call writes it in the rows of its examples' features only, unless
+        it folds (:meth:`_row_written_state`)."""
+        if "v_" not in self.__dict__ or self.v_.shape[0] < _ROW_LOG_MIN:
+            return ()
+        return (self.v_,)
+
+    def _row_written_state(self, chunk: Chunk) -> tuple:
+        """``v_`` when no fold can happen within ``chunk`` (A and B after its steps,
+        computed from the step sizes with a margin of a factor 2, stay in range) and the
+        chunk is small (:func:`aucstream.ftrl.by_rows`), else none (a fold rewrites
+        ``v_`` whole; a large chunk is saved whole)."""
+        logged = self._row_logged_state()
+        if not logged or not by_rows(chunk):
+            return ()
+        t = np.arange(self.counts_[0] + 1, self.counts_[0] + chunk.n_samples + 1, dtype=float)
+        eta = float(self.eta0) / np.sqrt(t)
+        A, B = self.scalars_[_A], self.scalars_[_B]
+        log_a = np.log(A) - np.log1p(eta * float(self.l2)).sum()
+        b_end = B + float(self.l1) * eta.sum() / np.exp(log_a)
+        if log_a < np.log(A_MIN) + np.log(2.0) or b_end > B_MAX / 2:
+            return ()
+        return logged
+
+    def _check_state(self) -> None:
+        t, pos = (int(c) for c in self.counts_)
+        if not 0 <= pos <= t <= self.n_samples_seen_:
+            raise ValueError(
+                f"counts_ {self.counts_.tolist()} are not counts of examples and positives "
+                f"among the {self.n_samples_seen_} seen"
+            )
+        A, B = self.scalars_[_A], self.scalars_[_B]
+        if not 0.0 < A <= 1.0 or B < 0.0:
+            raise ValueError(f"scalars_ A = {A!r}, B = {B!r} outside A in (0, 1], B >= 0")
+
+    def _merge(self, other: SPAM) -> None:
+        """Average the weights and the class mean scores by example counts (per class
+        for the scores) and add the counts; the lazy form restarts at A = 1, B = 0.
+        The step-size clock continues from the sum of the examples learnt."""
+        n1, n2 = int(self.counts_[0]), int(other.counts_[0])
+        w = (n1 * self._coef() + n2 * other._coef()) / (n1 + n2)
+        p1, p2 = int(self.counts_[1]), int(other.counts_[1])
+        scal = np.array([0.0, 0.0, 1.0, 0.0])
+        if p1 + p2:
+            scal[_AHAT] = (p1 * self.scalars_[_AHAT] + p2 * other.scalars_[_AHAT]) / (p1 + p2)
+        q1, q2 = n1 - p1, n2 - p2
+        if q1 + q2:
+            scal[_BHAT] = (q1 * self.scalars_[_BHAT] + q2 * other.scalars_[_BHAT]) / (q1 + q2)
+        self.v_ = w
+        self.scalars_ = scal
+        self.counts_ = self.counts_ + other.counts_

@@ -1,0 +1,255 @@
+"""FTRLAUC (Zhou, Ying and Skiena, ICDM 2020): the kernel against a plain numpy
+recomputation of ZYS Alg. 1, dense = sparse, the battery, sparsity, and one pass of
+a9a."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from conftest import a9a_normalized
+from sklearn.exceptions import NotFittedError
+
+from aucstream import FTRLAUC, load_model, save_model
+from aucstream.checks import check_estimator
+from aucstream.metrics import roc_auc
+
+
+def brute_force(X, y, gamma, l1, l2, beta):
+    """ZYS Alg. 1 in numpy over dense rows, every coordinate recomputed each step from
+    (z, n) with n the plain sum of squared gradients; returns the prequential scores
+    and the final weights."""
+    d = X.shape[1]
+    z, n = np.zeros(d), np.zeros(d)
+    a_hat = b_hat = 0.0
+    t = pos = 0
+    scores = []
+
+    def weights():
+        with np.errstate(invalid="ignore", divide="ignore"):  # 0/0 where z = 0 (beta = 0)
+            w = -(z - np.sign(z) * l1) / ((beta + np.sqrt(n)) / gamma + l2)
+        w[np.abs(z) <= l1] = 0.0
+        return w
+
+    for x, label in zip(X, y):
+        w = weights()
+        s = float(w @ x)
+        scores.append(s)
+        p = pos / t if t else 0.5
+        if label > 0:
+            g = 2 * (1 - p) * (s - b_hat - 1) * x
+        else:
+            g = 2 * p * (s - a_hat + 1) * x
+        sigma = (np.sqrt(n + g * g) - np.sqrt(n)) / gamma
+        z += g - sigma * w
+        n += g * g
+        t += 1
+        if label > 0:
+            pos += 1
+            a_hat += (s - a_hat) / pos
+        else:
+            b_hat += (s - b_hat) / (t - pos)
+    return np.array(scores), weights()
+
+
+def sparse_stream(n=300, d=40, density=0.2, seed=0):
+    rng = np.random.default_rng(seed)
+    X = sp.random(n, d, density=density, random_state=rng, format="csr")
+    X.data = rng.normal(size=X.data.size)
+    norms = np.sqrt(np.asarray(X.multiply(X).sum(axis=1)).ravel())
+    X = sp.diags(1.0 / np.maximum(norms, 1e-12)) @ X
+    truth = rng.normal(size=d)
+    y = np.where(X @ truth + 0.3 * rng.normal(size=n) > 0, 1, -1)
+    return X.tocsr(), y
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"gamma": 0.5, "l1": 0.1, "l2": 0.0, "beta": 1.0},
+        {"gamma": 2.0, "l1": 0.01, "l2": 0.3, "beta": 0.5},
+        {"gamma": 0.1, "l1": 0.0, "l2": 0.0, "beta": 0.0},
+    ],
+)
+def test_kernel_matches_brute_force(params):
+    X, y = sparse_stream()
+    ref_scores, ref_w = brute_force(X.toarray(), y, **params)
+    model = FTRLAUC(**params).fit(X, y)  # one kernel call
+    np.testing.assert_allclose(model.coef_.ravel(), ref_w, rtol=1e-12, atol=1e-12)
+    # the score of each example before it is learnt (the kernel scores with the
+    # weights recomputed from (z, n): the model's own coef_ at that point)
+    one = FTRLAUC(**params).partial_fit(X[:1], y[:1], classes=[-1, 1])
+    pre = []
+    for i in range(1, X.shape[0]):
+        pre.append(float(X[i].toarray().ravel() @ one.coef_.ravel()))
+        one.partial_fit(X[i : i + 1], y[i : i + 1])
+    np.testing.assert_allclose(pre, ref_scores[1:], rtol=1e-12, atol=1e-12)
+    np.testing.assert_array_equal(one.coef_, model.coef_)
+
+
+def test_dense_equals_sparse():
+    X, y = sparse_stream(seed=1)
+    a = FTRLAUC(l1=0.05).fit(X, y)
+    b = FTRLAUC(l1=0.05).fit(X.toarray(), y)
+    np.testing.assert_allclose(a.coef_.ravel(), b.coef_.ravel(), rtol=1e-12, atol=1e-14)
+
+
+def test_battery():
+    check_estimator(FTRLAUC(), sklearn_checks=False)
+
+
+def test_save_load_resume_bit_for_bit(tmp_path):
+    X, y = sparse_stream(seed=2)
+    whole = FTRLAUC().fit(X, y)
+    half = FTRLAUC().partial_fit(X[:150], y[:150], classes=[-1, 1])
+    save_model(half, tmp_path / "m.json")
+    resumed = load_model(tmp_path / "m.json").partial_fit(X[150:], y[150:])
+    np.testing.assert_array_equal(resumed.coef_, whole.coef_)
+    np.testing.assert_array_equal(resumed.zn_, whole.zn_)
+
+
+def test_l1_gives_zeros_and_sparsity_counts_them():
+    X, y = sparse_stream(n=400, d=200, density=0.05, seed=3)
+    model = FTRLAUC(l1=2.0).fit(X, y)
+    assert model.sparsity_ == np.mean(model.coef_ == 0.0)
+    assert model.sparsity_ >= 0.5
+    assert model.score(X, y) > 0.85
+    assert FTRLAUC(l1=0.0).fit(X, y).sparsity_ < model.sparsity_
+    with pytest.raises(NotFittedError):
+        FTRLAUC().sparsity_  # noqa: B018
+
+
+@pytest.mark.parametrize("name, bad", [("l1", -0.1), ("gamma", 0.0), ("l1", np.nan)])
+def test_bad_parameters_refused_before_state(name, bad):
+    X, y = sparse_stream()
+    model = FTRLAUC().fit(X, y)
+    before = model.zn_.copy()
+    model.set_params(**{name: bad})
+    with pytest.raises(ValueError, match=name):
+        model.partial_fit(X, y)
+    np.testing.assert_array_equal(model.zn_, before)
+
+
+def test_state_is_o_d():
+    X, y = sparse_stream(d=1000, density=0.01)
+    model = FTRLAUC().fit(X, y)
+    assert model.zn_.shape == (1000, 2)
+
+
+def test_merge_is_unsupported():
+    X, y = sparse_stream()
+    a, b = FTRLAUC().fit(X[:150], y[:150]), FTRLAUC().fit(X[150:], y[150:])
+    with pytest.raises(NotImplementedError):
+        a.merge(b)
+
+
+@pytest.mark.slow
+def test_auc_on_a9a():
+    """One pass over a9a (unit rows) at the defaults: about 0.897, where
+    SGDClassifier(log_loss) reaches about 0.901 (docs/results/highdim_bench.md)."""
+    X, y, Xt, yt = a9a_normalized()
+    model = FTRLAUC().fit(X, y)
+    assert roc_auc(yt, model.decision_function(Xt)) > 0.895
+
+
+def test_battery_with_rows_of_the_state_logged(monkeypatch):
+    """The battery (transactions of refused calls, chunking, resuming) with the
+    state saved by rows at every call, as at d >= 4096 with small chunks."""
+    import aucstream.ftrl as ftrl
+
+    monkeypatch.setattr(ftrl, "_ROW_LOG_MIN", 1)
+    monkeypatch.setattr(ftrl, "by_rows", lambda chunk: True)
+    model = FTRLAUC().fit(*sparse_stream())
+    assert model._row_written_state(None) == (model.zn_,)
+    check_estimator(FTRLAUC(), sklearn_checks=False)
+
+
+@pytest.mark.slow
+def test_auc_on_w8a():
+    """One pass over w8a (unit rows, 3% positive) at the defaults: about 0.877, where
+    SGDClassifier(log_loss) reaches about 0.824 (docs/results/highdim_bench.md)."""
+    X, y, Xt, yt = w8a_normalized()
+    model = FTRLAUC().fit(X, y)
+    assert roc_auc(yt, model.decision_function(Xt)) > 0.87
+    assert model.sparsity_ > 0.15
+
+
+def w8a_normalized():
+    """w8a's training and test files with unit rows (skips when absent)."""
+    import lzma
+
+    from conftest import require_data
+    from sklearn.datasets import load_svmlight_file
+    from sklearn.preprocessing import normalize
+
+    data = require_data("w8a.xz", "w8a.t.xz")
+    with lzma.open(data / "w8a.xz") as fh:
+        X, y = load_svmlight_file(fh, n_features=300)
+    with lzma.open(data / "w8a.t.xz") as fh:
+        Xt, yt = load_svmlight_file(fh, n_features=300)
+    return normalize(X).tocsr(), y, normalize(Xt).tocsr(), yt
+
+
+@pytest.mark.parametrize("rows", [1, 200])
+def test_a_call_that_diverges_changes_nothing_at_large_d(rows):
+    """At d >= 4096 the state is saved by rows (small calls) or whole (large ones);
+    either way a call whose state overflows is rolled back."""
+    X, y = sparse_stream(n=400, d=5000, density=0.01, seed=5)
+    model = FTRLAUC().fit(X[:200], y[:200])
+    assert model._row_logged_state() == (model.zn_,)
+    before = model.zn_.copy(), model.scalars_.copy(), model.counts_.copy()
+    bad = X[200 : 200 + rows].copy()
+    bad.data[-min(bad.nnz, 40) :] = 1e152  # finite squared norm, overflowing gradients
+    with pytest.raises(FloatingPointError, match="diverged"):
+        model.partial_fit(bad, y[200 : 200 + rows])
+    for got, want in zip((model.zn_, model.scalars_, model.counts_), before):
+        np.testing.assert_array_equal(got, want)
+    assert model.n_samples_seen_ == 200
+
+
+def reference_brute_force(X, y, gamma, l1, l2, beta):
+    """The authors' C code's order in numpy (``reference_order=True``): score with the
+    weights cached at each coordinate's last touch, p counting the current example,
+    recompute the touched weights, then update z and n with them."""
+    d = X.shape[1]
+    z, n, w = np.zeros(d), np.zeros(d), np.zeros(d)
+    a_hat = b_hat = 0.0
+    t = pos = 0
+    scores = []
+    for x, label in zip(X, y):
+        s = float(w @ x)
+        scores.append(s)
+        p = (pos + (label > 0)) / (t + 1)
+        c = 2 * (1 - p) * (s - b_hat - 1) if label > 0 else 2 * p * (s - a_hat + 1)
+        touched = x != 0
+        with np.errstate(invalid="ignore", divide="ignore"):
+            fresh = -(z - np.sign(z) * l1) / ((beta + np.sqrt(n)) / gamma + l2)
+        fresh[np.abs(z) <= l1] = 0.0
+        w[touched] = fresh[touched]
+        g = c * x
+        z += g - (np.sqrt(n + g * g) - np.sqrt(n)) / gamma * w
+        n += g * g
+        t += 1
+        if label > 0:
+            pos += 1
+            a_hat += (s - a_hat) / pos
+        else:
+            b_hat += (s - b_hat) / (t - pos)
+    return np.array(scores), w
+
+
+def test_reference_order_matches_the_codes_order():
+    X, y = sparse_stream(seed=6)
+    params = {"gamma": 0.5, "l1": 0.05, "l2": 0.1, "beta": 1.0}
+    ref_scores, ref_w = reference_brute_force(X.toarray(), y, **params)
+    model = FTRLAUC(reference_order=True, **params).fit(X, y)
+    np.testing.assert_allclose(model.coef_.ravel(), ref_w, rtol=1e-12, atol=1e-12)
+    standard = FTRLAUC(**params).fit(X, y)
+    assert not np.allclose(standard.coef_, model.coef_)  # the orders differ
+    one = FTRLAUC(reference_order=True, **params).partial_fit(X[:1], y[:1], classes=[-1, 1])
+    pre = []
+    for i in range(1, X.shape[0]):
+        pre.append(float(X[i].toarray().ravel() @ one.coef_.ravel()))
+        one.partial_fit(X[i : i + 1], y[i : i + 1])
+    np.testing.assert_allclose(pre, ref_scores[1:], rtol=1e-12, atol=1e-12)
+    check_estimator(FTRLAUC(reference_order=True), sklearn_checks=False)

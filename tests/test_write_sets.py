@@ -180,7 +180,7 @@ def _fail(how, cls, monkeypatch):
         if cls()._tags.kernel_calibrates:  # the kernel calibrated: interrupt the check after it
             monkeypatch.setattr(_state.FlatState, "all_finite", interrupted)
         else:
-            monkeypatch.setattr(_base._calibration, "update", interrupted)
+            monkeypatch.setattr(_base._calibration, "observe", interrupted)
     elif how == "arithmetic":
 
         def failing(self, chunk, update):

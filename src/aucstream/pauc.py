@@ -68,6 +68,9 @@ with score :math:`s_t = w^\top x_t` (written first: ``test_then_train``):
 
    and the example is then offered to its own class's buffer (always a positive
    one-way; a hard one otherwise).
+4. **Average.** The model scores with the average :math:`\bar w` of the iterates
+   :math:`w_1, \dots, w_T` (Polyak-Ruppert averaging; ``coef_`` and the prequential
+   scores), which smooths the noise of steps taken on one example each.
 
 What is approximated, against the batch CVaR problem: the quantiles are tracked
 stochastically from prequential scores (scores under earlier weights), the buffers hold
@@ -81,9 +84,15 @@ fraction :math:`1 - \beta`), :math:`O(N d)` for a hard one (buffers of :math:`N`
 of :math:`d` features). Memory :math:`O(N d)`, independent of the stream length.
 ``benchmarks/bench_pauc.py`` compares it with OPAUC and SOLAM (docs/results/pauc.md).
 
-Candidates measured and left out (docs/results/pauc.md): PAUCI's instance-wise min-max
-form (Shao et al., NeurIPS 2022) needs a bounded score (a sigmoid of :math:`w^\top x`)
-and five extra primal-dual variables whose step sizes must be tuned per data set.
+Choices measured while building it (one pass over w8a, ijcnn1, a9a and an imbalanced
+``make_classification`` stream, test partial AUC at FPR <= 0.05 and 0.01): predicting
+with the average of the iterates (kept lazily: :math:`U = \sum_t t\,\Delta_t` over the
+coordinates a step changes, :math:`\bar w_T = ((T + 1) w_T - U) / T`) instead of the
+last iterate raised the partial AUC on a9a and make_classification and lost a little
+on ijcnn1; ``eta`` = 0.1 was the best of {0.01, 0.1, 1}. Not implemented: PAUCI's
+instance-wise min-max form (Shao et al., NeurIPS 2022), which needs a bounded score
+(a sigmoid of :math:`w^\top x`) and five extra primal-dual variables with their own
+step sizes.
 """
 
 from __future__ import annotations
@@ -217,7 +226,7 @@ def _fraction(low_open: bool):
 
 
 class OnlinePAUC(BaseStreamingAUC):
-    """One-pass partial-AUC maximization: one-way (FPR <= max_fpr) or two-way (also
+    r"""One-pass partial-AUC maximization: one-way (FPR <= max_fpr) or two-way (also
     TPR >= min_tpr), a CVaR-weighted pairwise loss against buffers of hard examples.
 
     See the module docstring for the objective (SOPA's CVaR form with one streaming
@@ -246,9 +255,12 @@ class OnlinePAUC(BaseStreamingAUC):
     Attributes
     ----------
     w_ : ndarray of shape (n_features,)
-        Current weights.
+        The last iterate (``coef_`` is the average of the iterates).
     grad_sq_ : ndarray of shape (n_features,)
         AdaGrad's sums of squared gradients.
+    steps_ : ndarray of shape (n_features,)
+        :math:`U = \sum_t t \Delta_t`, from which the average of the iterates is read
+        (``coef_``; module docstring, step 4).
     quantiles_ : ndarray of shape (4,)
         The trackers ``[q_neg, scale_neg, q_pos, scale_pos]``.
     class_counts_ : ndarray of shape (2,), int64

@@ -561,7 +561,7 @@ class BaseStreamingAUC(SmallCalls, StateDeclarations, LearningStep, ClassifierMi
         >>> model = SOLAM().fit(X, y)
         >>> int(model.predict(X).sum())  # rare positives: nothing above probability 1/2
         0
-        >>> 0.003 < model.predict(X, threshold="alert_rate:0.005").mean() < 0.008
+        >>> bool(0.003 < model.predict(X, threshold="alert_rate:0.005").mean() < 0.008)
         True
         """
         if threshold is None:

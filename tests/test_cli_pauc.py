@@ -77,8 +77,8 @@ def test_score_reports_partial_aucs(files, capsys):
     assert code == 0, err
     X, y = load_file(files["test"], n_features=4)[:2]
     scores = load_model(files["model"]).decision_function(X)
-    line = out.strip().splitlines()[1]
-    assert line.startswith("partial ROC AUC")
+    line = out.strip().splitlines()[0]
+    assert line.startswith("partial AUC (McClish")
     for beta in (0.01, 0.05, 0.1):
         assert f"FPR<={beta:g} {roc_auc(y > 0, scores, max_fpr=beta):.6f}" in line
 

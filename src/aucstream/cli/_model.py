@@ -152,14 +152,15 @@ def _cmd_score(args) -> int:
             f"({labels.describe()}): the AUC needs both"
         )
     auc, ap = roc_auc(positive, scores), pr_auc(positive, scores)
+    partial = "  ".join(
+        f"FPR<={beta:g} {roc_auc(positive, scores, max_fpr=beta):.6f}" for beta in _LOW_FPRS
+    )
+    # the top of the ranking first: the last line names the model, as it always did
+    print(f"partial AUC (McClish-standardized, as scikit-learn's max_fpr)  {partial}")
     print(
         f"ROC AUC {auc:.6f}  PR AUC {ap:.6f}  on {positive.size:,} examples "
         f"({n_pos:,} positive; {labels.describe()}) ({_model_name(model)}, {args.model})"
     )
-    partial = "  ".join(
-        f"FPR<={beta:g} {roc_auc(positive, scores, max_fpr=beta):.6f}" for beta in _LOW_FPRS
-    )
-    print(f"partial ROC AUC (McClish-standardized, as scikit-learn's max_fpr)  {partial}")
     if args.plot:
         _plot_curves(positive, scores, auc, ap, args.plot, stream.name)
         print(f"wrote {args.plot}")

@@ -182,7 +182,7 @@ def _fail(how, cls, monkeypatch):
             monkeypatch.setattr(_state.FlatState, "all_finite", interrupted)
             monkeypatch.setattr(_entry, "_scalars_finite", interrupted)  # (the entry's)
         else:
-            monkeypatch.setattr(_base._calibration, "update", interrupted)
+            monkeypatch.setattr(_base._calibration, "observe", interrupted)
     elif how == "arithmetic":
 
         def failing(self, chunk, update):

@@ -519,29 +519,84 @@ class BaseStreamingAUC(SmallCalls, StateDeclarations, LearningStep, ClassifierMi
         p = _calibration.probability_one(self.calibration_, score)
         return np.array([1.0 - p, p])
 
-    def predict(self, X: ArrayLike) -> np.ndarray:
-        """Labels: ``classes_[1]`` where the calibrated probability exceeds 1/2.
+    def predict(self, X: ArrayLike, threshold: float | str | None = None) -> np.ndarray:
+        """Labels: ``classes_[1]`` where the calibrated probability exceeds 1/2, or
+        where the score exceeds the threshold of an operating point.
 
-        That is where :meth:`decision_function` is positive. Without a calibration
-        yet (fewer than two scores of each class seen, or a learner that reports no
-        prequential scores) the model's score is thresholded at 0, as scikit-learn's
-        linear classifiers do. For another operating point use the scores or
-        probabilities directly, or scikit-learn's ``FixedThresholdClassifier`` /
-        ``TunedThresholdClassifierCV``.
+        By default that is where :meth:`decision_function` is positive. Without a
+        calibration yet (fewer than two scores of each class seen, or a learner that
+        reports no prequential scores) the model's score is thresholded at 0, as
+        scikit-learn's linear classifiers do. On rare positives the probability 1/2 may
+        flag nothing: ``threshold`` then chooses the operating point from the
+        prequential scores of the same pass (:mod:`aucstream._calibration`: the last
+        few thousand scores of negatives and of all examples).
 
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
             Examples to label (as many features as the examples the learner has
             learnt).
+        threshold : float or str, optional
+            None: the calibrated probability 1/2. ``"fpr:R"``: a target false-positive
+            rate R in (0, 1), the rows scored above the exact ``(1 - R)``-quantile of
+            the recent negatives' prequential scores. ``"alert_rate:R"``: an alert
+            budget, the rows scored above the ``(1 - R)``-quantile of the recent
+            prequential scores of all examples (about a fraction R of new rows is
+            flagged). A float: rows whose :meth:`decision_function` exceeds it.
 
         Returns
         -------
         ndarray of shape (n_samples,)
             The predicted labels, values of ``classes_``.
+
+        Raises
+        ------
+        ValueError
+            For a malformed ``threshold``, a rate outside (0, 1), or an operating point
+            asked of a learner that has no prequential scores yet.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from aucstream import SOLAM
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.normal(size=(20000, 3)); y = X[:, 0] + rng.normal(size=20000) > 3.5
+        >>> model = SOLAM().fit(X, y)
+        >>> int(model.predict(X).sum())  # rare positives: nothing above probability 1/2
+        0
+        >>> bool(0.003 < model.predict(X, threshold="alert_rate:0.005").mean() < 0.008)
+        True
         """
-        positive = self.decision_function(X) > 0  # checks that the learner is fitted
+        if threshold is None:
+            positive = self.decision_function(X) > 0  # checks that the learner is fitted
+        else:
+            kind, value = _calibration.parse_operating_point(threshold)
+            if kind == "score":
+                positive = self.decision_function(X) > value
+            else:
+                check_is_fitted(self, "n_samples_seen_")
+                cut = self._operating_cut(kind, value)
+                positive = self._own_scores(X) > cut
         return self.classes_[positive.astype(np.intp)]
+
+    def _operating_cut(self, kind: str, rate: float) -> float:
+        """The score (on the scale of :meth:`_own_scores`) above which a row is flagged
+        for the operating point ``kind`` ("fpr" or "alert_rate") at ``rate``, from the
+        windows of prequential scores (:func:`aucstream._calibration.operating_threshold`).
+        A learner whose windows are empty and that wraps a fitted learner
+        (``estimator_``, a pipeline) takes that learner's, moved to its own scale
+        (its scores are the inner learner's decision values)."""
+        window = getattr(self, "score_window_", None)
+        inner = getattr(self, "estimator_", None)
+        if (window is None or not window[:, 0].any()) and hasattr(inner, "_operating_cut"):
+            return inner._operating_cut(kind, rate) - inner._threshold()
+        if window is None or (not window[:, 0].any() and self.n_samples_seen_ > 0):
+            raise ValueError(
+                f"{type(self).__name__} records no prequential scores, from which an "
+                f"operating point ({kind}={rate}) is chosen: give a float threshold, or "
+                "use an online learner (or a pipeline around one)"
+            )
+        return _calibration.operating_threshold(window, kind, rate)
 
     def score(self, X: ArrayLike, y: ArrayLike, sample_weight=None) -> float:
         """ROC AUC of the scores on ``(X, y)`` (not accuracy).

@@ -34,7 +34,10 @@ class StateDeclarations(LearnerHost):
     #: State members added after format 1 was first written: a model file without
     #: them gets the fresh value, then :meth:`_upgrade_state` (e.g. an uncalibrated
     #: probability map for files of aucstream 0.1).
-    _state_added_later: ClassVar[tuple[str, ...]] = ("calibration_",)
+    _state_added_later: ClassVar[tuple[str, ...]] = (
+        "calibration_",
+        "score_window_",  # the operating-point windows (aucstream._calibration)
+    )
 
     def _upgrade_state(self, missing: set[str]) -> None:
         """Complete the ``missing`` members of an older file from the rest of the state.

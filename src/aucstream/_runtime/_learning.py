@@ -174,6 +174,7 @@ class LearningStep(LearnerHost):
         self.classes_ = classes
         self.n_samples_seen_ = 0
         self.calibration_ = _calibration.new_state()
+        self.score_window_ = _calibration.new_window()
         self._rng = make_rng(getattr(self, "random_state", None))
         self._init_state(n_features)
         _state.mark_finite(self, self._row_logged_state())  # freshly allocated
@@ -247,9 +248,18 @@ class LearningStep(LearnerHost):
         before = self.n_samples_seen_
         self.n_samples_seen_ += chunk.n_samples
         if self._tags.kernel_prequential and not self.is_batch:
-            if not self._tags.kernel_calibrates:
-                _calibration.update(
-                    self.calibration_, chunk.pre_scores, chunk.y, chunk.sample_weight
+            # the calibration (unless the kernel fitted it) and the operating-point windows
+            if self._tags.kernel_calibrates:
+                _calibration.record(
+                    self.score_window_, chunk.pre_scores, chunk.y, chunk.sample_weight
+                )
+            else:
+                _calibration.observe(
+                    self.calibration_,
+                    self.score_window_,
+                    chunk.pre_scores,
+                    chunk.y,
+                    chunk.sample_weight,
                 )
         elif self.is_batch:
             scores = self._raw_scores(X)

@@ -260,8 +260,13 @@ class SmallCalls(LearnerHost):
                 raise self._kernel_error(one.exact_chunk(), error) from error
             before = self.n_samples_seen_
             self.n_samples_seen_ = before + 1
-            if self._tags.kernel_prequential and not self._tags.kernel_calibrates:
-                _calibration.update(self.calibration_, one.scores, one.y, NONE)
+            if self._tags.kernel_prequential:
+                if self._tags.kernel_calibrates:
+                    _calibration.record(self.score_window_, one.scores, one.y, NONE)
+                else:
+                    _calibration.observe(
+                        self.calibration_, self.score_window_, one.scores, one.y, NONE
+                    )
             if not flat.all_finite(plan, rows):  # current: a bound update keeps it so
                 self._check_finite(one.exact_chunk(), before)
         except BaseException:
@@ -378,8 +383,13 @@ class SmallCalls(LearnerHost):
                     raise self._kernel_error(chunk, error) from error
                 before = self.n_samples_seen_
                 self.n_samples_seen_ = before + n
-                if calibrate and not self._tags.kernel_calibrates:
-                    _calibration.update(self.calibration_, scores, y_pm, NONE)
+                if calibrate:
+                    if self._tags.kernel_calibrates:
+                        _calibration.record(self.score_window_, scores, y_pm, NONE)
+                    else:
+                        _calibration.observe(
+                            self.calibration_, self.score_window_, scores, y_pm, NONE
+                        )
                 if not (flat.current(self) and flat.all_finite(plan, rows)):
                     self._check_finite(chunk, before)
             else:  # no prequential kernel: score and learn row by row

@@ -73,20 +73,64 @@ def _learner(name: str, params: list[str]):
 
 def _model_to_fit(args):
     """The model ``fit`` learns: the tuning-free search or ``--learner``, behind the
-    online scaler unless ``--no-scale``."""
+    online scaler unless ``--no-scale``. ``--max-fpr`` goes to whatever takes a
+    ``max_fpr`` (the search and the pipeline select by partial AUC when they do); the
+    default learner without one is the partial-AUC learner ``OnlinePAUC``."""
+    max_fpr = getattr(args, "max_fpr", None)
     if args.learner is None:
         if args.params:
             raise CommandError("--params needs --learner (the default learner needs no tuning)")
         learner = _meta_learner("OnePassSearch")()
+        if max_fpr is not None:
+            if not _takes(learner, "max_fpr"):
+                learner = _learner("OnlinePAUC", [])
+            learner.set_params(max_fpr=max_fpr)
     else:
         learner = _learner(args.learner, args.params)
         if getattr(learner, "is_batch", False):
             raise CommandError(f"{args.learner} is a batch learner; `fit` streams the file")
+        if max_fpr is not None:
+            if not _takes(learner, "max_fpr"):
+                raise CommandError(
+                    f"--max-fpr: {args.learner} maximizes the full AUC and takes no max_fpr; "
+                    "use --learner OnlinePAUC, or no --learner"
+                )
+            if any(item.partition("=")[0] == "max_fpr" for item in args.params):
+                raise CommandError("give max_fpr once: --max-fpr or --params max_fpr=...")
+            learner.set_params(max_fpr=max_fpr)
+    _validate_learner(learner)
     if args.no_scale:
         return learner
     from ..preprocessing import OnlineStandardScaler
 
-    return _meta_learner("StreamPipeline")(OnlineStandardScaler(), learner)
+    pipeline = _meta_learner("StreamPipeline")(OnlineStandardScaler(), learner)
+    if max_fpr is not None and _takes(pipeline, "max_fpr"):
+        pipeline.set_params(max_fpr=max_fpr)
+    return pipeline
+
+
+def _takes(model, name: str) -> bool:
+    """Whether ``model`` has the constructor parameter ``name``."""
+    return name in model.get_params(deep=False)
+
+
+def _rate(low: float, high_closed: bool):
+    """An argparse type: a real number in ``(low, 1]`` or ``(low, 1)``, with a clear
+    error naming the range (NaN and infinities refused)."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        inside = low < value <= 1.0 if high_closed else low < value < 1.0
+        if not inside:  # NaN fails too
+            raise argparse.ArgumentTypeError(
+                f"{text} is not in ({low:g}, 1{']' if high_closed else ')'})"
+            )
+        return value
+
+    return parse
 
 
 def _model_name(model) -> str:

@@ -22,6 +22,7 @@ from ._common import (
     _ModelLabels,
     _no_examples,
     _positive,
+    _rate,
     _read,
     _typed_flag,
     _value,
@@ -151,6 +152,11 @@ def _cmd_score(args) -> int:
             f"({labels.describe()}): the AUC needs both"
         )
     auc, ap = roc_auc(positive, scores), pr_auc(positive, scores)
+    partial = "  ".join(
+        f"FPR<={beta:g} {roc_auc(positive, scores, max_fpr=beta):.6f}" for beta in _LOW_FPRS
+    )
+    # the top of the ranking first: the last line names the model, as it always did
+    print(f"partial AUC (McClish-standardized, as scikit-learn's max_fpr)  {partial}")
     print(
         f"ROC AUC {auc:.6f}  PR AUC {ap:.6f}  on {positive.size:,} examples "
         f"({n_pos:,} positive; {labels.describe()}) ({_model_name(model)}, {args.model})"
@@ -159,6 +165,10 @@ def _cmd_score(args) -> int:
         _plot_curves(positive, scores, auc, ap, args.plot, stream.name)
         print(f"wrote {args.plot}")
     return 0
+
+
+#: The false-positive rates at which ``score`` reports the partial AUC.
+_LOW_FPRS = (0.01, 0.05, 0.1)
 
 
 def _need_matplotlib():
@@ -178,13 +188,32 @@ def _need_matplotlib():
 
 
 def _plot_curves(positive, scores, auc: float, ap: float, path: str, title: str) -> None:
-    """ROC and precision-recall curves, side by side, to a PNG."""
+    """ROC and precision-recall curves, and the low-FPR part of the ROC curve on a log
+    FPR axis (where fraud and alerting work), side by side, to a PNG."""
     plt = _need_matplotlib()
     from sklearn.metrics import precision_recall_curve, roc_curve
 
+    from ..metrics import roc_auc
+
     fpr, tpr, _ = roc_curve(positive, scores)
     precision, recall, _ = precision_recall_curve(positive, scores)
-    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4.5))
+    fig, (left, right, low) = plt.subplots(1, 3, figsize=(15, 4.5))
+    floor = 1.0 / max(int(np.count_nonzero(~np.asarray(positive, bool))), 1)
+    keep = fpr >= floor  # the first point at FPR = 0 has no place on a log axis
+    low.step(fpr[keep], tpr[keep], where="post", label="ROC")
+    for beta, style in zip(_LOW_FPRS, (":", "--", "-.")):
+        pauc = roc_auc(positive, scores, max_fpr=beta)
+        low.axvline(beta, ls=style, color="grey", label=f"FPR {beta:g}: pAUC {pauc:.4f}")
+    low.set_xscale("log")
+    low.set(
+        xlim=(floor, 1.0),
+        ylim=(0, 1.02),
+        xlabel="false positive rate (log)",
+        ylabel="true positive rate",
+        title="ROC curve, low false-positive rates",
+    )
+    low.legend(loc="upper left", fontsize="small")
+    low.grid(alpha=0.3, which="both")
     left.plot(fpr, tpr, label=f"ROC AUC {auc:.4f}")
     left.plot([0, 1], [0, 1], ":", color="grey", label="chance")
     left.set(xlabel="false positive rate", ylabel="true positive rate", title="ROC curve")
@@ -209,6 +238,15 @@ def _cmd_predict(args) -> int:
     from ..persistence import atomic_write, load_model
 
     model = load_model(args.model)
+    args.threshold = None
+    if args.alert_rate is not None or args.fpr is not None:
+        kind, rate = ("alert_rate", args.alert_rate) if args.fpr is None else ("fpr", args.fpr)
+        try:  # the operating point can be chosen: said before any row is read
+            model._operating_cut(kind, rate)
+        except (AttributeError, ValueError) as error:
+            flag = "--alert-rate" if kind == "alert_rate" else "--fpr"
+            raise CommandError(f"{flag} {rate}: {error}") from None
+        args.threshold = f"{kind}:{rate!r}"
     if args.proba and not hasattr(model, "predict_proba"):
         raise CommandError(
             f"{type(model).__name__} gives no probabilities (no predict_proba): drop --proba"
@@ -230,14 +268,20 @@ def _cmd_predict(args) -> int:
 
 
 def _write_predictions(model, stream: ChunkStream, args, out) -> None:
-    """One CSV line per row: the score (and the probability of the positive class)."""
-    out.write("score,probability\n" if args.proba else "score\n")
+    """One CSV line per row: the score (and the probability of the positive class, and
+    the flag of the operating point: 1 when the row is flagged)."""
+    threshold = getattr(args, "threshold", None)
+    names = ["score"] + ["probability"] * bool(args.proba) + ["flag"] * (threshold is not None)
+    out.write(",".join(names) + "\n")
     progress = Progress("predict", enabled=args.progress)
     try:
         for X, _ in stream:
             columns = [model.decision_function(X)]
             if args.proba:
                 columns.append(model.predict_proba(X)[:, 1])
+            if threshold is not None:
+                flagged = model.predict(X, threshold=threshold) == model.classes_[1]
+                columns.append(flagged.astype(np.float64))
             np.savetxt(out, np.column_stack(columns), fmt="%.17g", delimiter=",")
             progress.show(stream.info())
     finally:
@@ -273,6 +317,16 @@ def _add_fit_parsers(command) -> None:
         help="learn from the raw features (no online standard scaler in front)",
     )
     fit.add_argument(
+        "--max-fpr",
+        type=_rate(0.0, True),
+        default=None,
+        metavar="BETA",
+        help="maximize the partial AUC at false-positive rates up to BETA in (0, 1]: the "
+        "search (and pipeline) select by it when they take max_fpr, --learner must take "
+        "max_fpr (OnlinePAUC does); without --learner and a search that takes it, the "
+        "learner is OnlinePAUC(max_fpr=BETA)",
+    )
+    fit.add_argument(
         "--classes",
         nargs=2,
         default=None,
@@ -301,6 +355,23 @@ def _add_fit_parsers(command) -> None:
     predict.add_argument("-o", "--output", default=None, help="CSV file to write (default: stdout)")
     predict.add_argument(
         "--proba", action="store_true", help="add the probability of the positive class"
+    )
+    point = predict.add_mutually_exclusive_group()
+    point.add_argument(
+        "--alert-rate",
+        type=_rate(0.0, False),
+        default=None,
+        metavar="R",
+        help="add a column flag: 1 for the rows scored above the (1 - R)-quantile of the "
+        "model's recent prequential scores (about a fraction R of rows flagged)",
+    )
+    point.add_argument(
+        "--fpr",
+        type=_rate(0.0, False),
+        default=None,
+        metavar="F",
+        help="add a column flag: 1 for the rows scored above the (1 - F)-quantile of the "
+        "recent prequential scores of negatives (a false-positive rate of about F)",
     )
 
     command("list", _cmd_list, help="list learners and datasets")

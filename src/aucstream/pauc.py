@@ -1,0 +1,370 @@
+r"""One-pass partial-AUC learners: the top of the ranking.
+
+Fraud, anomaly and advertising teams act on the few highest scores: the region of the
+ROC curve left of a small false-positive rate :math:`\beta` (one-way partial AUC), and
+sometimes only its part above a true-positive rate :math:`\alpha` (two-way partial AUC).
+:class:`OnlinePAUC` maximizes either in one pass with memory independent of the stream
+length (:func:`aucstream.metrics.roc_auc` measures both exactly).
+
+Objective
+---------
+The one-way partial AUC at FPR :math:`\le \beta` counts the pairs of a positive and one
+of the top :math:`\beta n_-` negatives (the highest-scored). Its convex surrogate with
+a pairwise loss :math:`\ell(t) = (1 - t)_+^2` (the default of LibAUC's ``pAUC_CVaR_Loss``)
+is the conditional value at risk (CVaR) of the pairwise losses of each positive
+(Zhu, Li, Wang, Wu, Yang, *When AUC meets DRO: Optimizing Partial AUC for Deep Learning
+with Non-Convex Convergence Guarantee*, ICML 2022, "SOPA", their one-way problem):
+
+.. math::
+
+    \min_w \frac{1}{n_+} \sum_{i \in +} \min_{s_i}\Big[ s_i + \frac{1}{\beta n_-}
+    \sum_{j \in -} \big(\ell(w^\top (x_i - x_j)) - s_i\big)_+ \Big].
+
+Because :math:`\ell(f_i - f_j)` does not decrease as the negative's score :math:`f_j`
+grows, the optimal :math:`s_i` is :math:`\ell(f_i - q)` with :math:`q` the
+:math:`(1 - \beta)`-quantile of the negatives' scores, for every positive at once: a pair
+counts (weight :math:`1/\beta`) exactly when its negative scores above :math:`q`. SOPA
+keeps one threshold :math:`s_i` per positive and revisits it over many epochs; the one
+quantile :math:`q` replaces all of them, which is what makes one pass possible.
+
+The two-way partial AUC (TPR :math:`\ge \alpha` = ``min_tpr``, FPR :math:`\le \beta`)
+counts pairs of one of the lowest-scored :math:`(1 - \alpha) n_+` positives and one of
+the top :math:`\beta n_-` negatives (Yang, Xu, Bao, He, Cao, Huang, *When All We Need is a
+Piece of the Pie: A Generic Framework for Optimizing Two-way Partial AUC*, ICML 2021,
+§3.2, with their :math:`\alpha` being :math:`1 - ` ``min_tpr``): the same argument on the
+positives' side selects the positives below the :math:`(1 - \alpha)`-quantile
+:math:`q_+` of the positives' scores (a doubly CVaR-weighted surrogate).
+
+The one-pass algorithm
+----------------------
+State: the weights :math:`w`, AdaGrad's sums of squared gradients :math:`G` (Duchi,
+Hazan, Singer 2011), a quantile tracker per class, and two reservoirs
+(:class:`aucstream.reservoir.Reservoir`, Algorithm R): the *hard negatives* (those that
+scored above :math:`q_-` when they arrived: a uniform sample of the negatives of the
+FPR :math:`\le \beta` region as the model saw them) and the positives (two-way: the
+*hard positives*, scored below :math:`q_+` on arrival). For an example :math:`x_t`
+with score :math:`s_t = w^\top x_t` (written first: ``test_then_train``):
+
+1. **Quantile.** The tracker of its class moves by the stochastic subgradient of the
+   pinball loss (the online quantile estimate of SOPA's threshold, approximated):
+   :math:`q_- \leftarrow q_- + c\,\sigma_-\,(1[s_t > q_-] - \beta)` for a negative,
+   :math:`q_+ \leftarrow q_+ + c\,\sigma_+\,(\alpha' - 1[s_t < q_+])` for a positive
+   (:math:`\alpha' = 1 - \alpha`), with the step scaled by :math:`\sigma`, the running
+   mean of :math:`|s_t - q|` (so that the step follows the scale of the scores as
+   :math:`w` grows), :math:`c` = ``QUANTILE_STEP``. The first example of a class sets
+   its :math:`q`.
+2. **Selection.** A negative is *hard* when :math:`s_t \ge q_-`; a positive is hard when
+   :math:`s_t \le q_+` (always, one-way). Only hard examples update :math:`w`: the CVaR
+   weight of the others is 0, so they cost :math:`O(k)` for :math:`k` non-zeros.
+3. **Step.** A hard example is paired with the opposite buffer's members that are
+   themselves still hard under the current :math:`w` (all members when none is); with
+   :math:`A` that set, :math:`m_{ij} = w^\top(x_i - x_j)` (positive :math:`i`, negative
+   :math:`j`),
+
+   .. math::
+
+       g = \frac{1}{|A|} \sum_{(i, j)} -2 (1 - m_{ij})_+ (x_i - x_j), \qquad
+       G \leftarrow G + g^2, \qquad w \leftarrow w - \eta\, g / (\sqrt{G} + 10^{-12}),
+
+   and the example is then offered to its own class's buffer (always a positive
+   one-way; a hard one otherwise).
+4. **Average.** The model scores with the average :math:`\bar w` of the iterates
+   :math:`w_1, \dots, w_T` (Polyak-Ruppert averaging; ``coef_`` and the prequential
+   scores), which smooths the noise of steps taken on one example each.
+
+What is approximated, against the batch CVaR problem: the quantiles are tracked
+stochastically from prequential scores (scores under earlier weights), the buffers hold
+a sample of the examples that *were* hard when they arrived, and each example's step
+uses a buffer of at most ``buffer_size`` opposite examples instead of the whole opposite
+class. The :math:`1/\beta` weights of SOPA's gradient are absorbed into AdaGrad's
+per-coordinate scaling (it is invariant to a constant factor of the gradient).
+
+Cost per example: :math:`O(k)` for an example that is not hard (most negatives, a
+fraction :math:`1 - \beta`), :math:`O(N d)` for a hard one (buffers of :math:`N` rows
+of :math:`d` features). Memory :math:`O(N d)`, independent of the stream length.
+``benchmarks/bench_pauc.py`` compares it with OPAUC and SOLAM (docs/results/pauc.md).
+
+Choices measured while building it (one pass over w8a, ijcnn1, a9a and an imbalanced
+``make_classification`` stream, test partial AUC at FPR <= 0.05 and 0.01): predicting
+with the average of the iterates (kept lazily: :math:`U = \sum_t t\,\Delta_t` over the
+coordinates a step changes, :math:`\bar w_T = ((T + 1) w_T - U) / T`) instead of the
+last iterate raised the partial AUC on a9a and make_classification and lost a little
+on ijcnn1; ``eta`` = 0.1 was the best of {0.01, 0.1, 1}. Not implemented: PAUCI's
+instance-wise min-max form (Shao et al., NeurIPS 2022), which needs a bounded score
+(a sigmoid of :math:`w^\top x`) and five extra primal-dual variables with their own
+step sizes.
+"""
+
+from __future__ import annotations
+
+import math
+from numbers import Real
+
+import numpy as np
+
+from ._base import BaseStreamingAUC
+from ._chunks import Chunk
+from ._kernels import REASSOC, jit, n_rows, row, rows_of, sparse_axpy, sparse_dot
+from ._params import PASS_ORDER, Interval, positive, positive_int
+from ._runtime import LearnerTags
+from .reservoir import Reservoir, reservoir_offer
+
+__all__ = ["OnlinePAUC"]
+
+#: Step of the quantile trackers, as a fraction of the running mean absolute deviation
+#: of the class's scores from its tracked quantile.
+QUANTILE_STEP = 0.1
+#: Window of the running mean absolute deviation (examples of the class).
+_SCALE_WINDOW = 1000.0
+# the trackers' state: [q_neg, scale_neg, q_pos, scale_pos]
+_QN, _SN, _QP, _SP = range(4)
+
+
+@jit
+def _track(track, q, sc, s, n, above_weight, below_weight):
+    """One step of a quantile tracker (module docstring, step 1): ``q`` moves up by
+    ``above_weight`` of the step when ``s > q`` and down by ``below_weight`` otherwise;
+    ``n`` counts the class's examples, this one included."""
+    if n == 1:
+        track[q] = s
+        track[sc] = 0.0
+        return
+    dev = abs(s - track[q])
+    track[sc] += (dev - track[sc]) / min(float(n), _SCALE_WINDOW)
+    step = QUANTILE_STEP * track[sc]
+    if s > track[q]:
+        track[q] += step * above_weight
+    else:
+        track[q] -= step * below_weight
+
+
+@jit(fastmath=REASSOC)
+def _pair_step(w, G, U, t, grad, scores, idx, val, y, s, items, size, threshold, eta):
+    """Module docstring, step 3: one AdaGrad step on the pairs of the example
+    ``(idx, val)`` of label ``y`` and score ``s`` with the buffered opposite examples
+    that are hard under the current ``w`` (score above ``threshold`` for negatives,
+    below for positives; all of them when none is)."""
+    n_active = 0
+    for b in range(size):
+        scores[b] = sparse_dot(w, None, items[b])
+        hard = scores[b] >= threshold if y > 0 else scores[b] <= threshold
+        n_active += hard
+    use_all = n_active == 0
+    if use_all:
+        n_active = size
+    grad[:] = 0.0
+    total = 0.0  # the sum of coefficients of the example itself
+    for b in range(size):
+        hard = scores[b] >= threshold if y > 0 else scores[b] <= threshold
+        if not (hard or use_all):
+            continue
+        margin = y * (s - scores[b])  # w^T (x_pos - x_neg)
+        if margin >= 1.0:
+            continue
+        coef = -2.0 * (1.0 - margin) / n_active  # d loss / d margin, averaged
+        # d margin / d w = y (x - x_b)
+        total += coef * y
+        sparse_axpy(grad, -coef * y, None, items[b])
+    if total == 0.0:
+        return
+    sparse_axpy(grad, total, idx, val)
+    for j in range(w.shape[0]):
+        g = grad[j]
+        if g != 0.0:
+            G[j] += g * g
+            delta = eta * g / (math.sqrt(G[j]) + 1e-12)
+            w[j] -= delta
+            U[j] -= t * delta
+
+
+@jit(fastmath=REASSOC)
+def _pauc_chunk(w, G, U, track, counts, neg, pos, rows, pre, uniforms, beta, alpha, eta, two_way):
+    """The module's algorithm over a chunk. ``neg`` and ``pos`` are the reservoirs as
+    ``(items, sq_norms, counts, capacity)``; ``counts`` is ``[n_neg, n_pos]``; ``alpha``
+    the fraction of positives kept (``1 - min_tpr``)."""
+    scoring = pre.shape[0] == n_rows(rows)
+    d = w.shape[0]
+    grad = np.empty(d)
+    scores = np.empty(max(neg[0].shape[0], pos[0].shape[0]))
+    for r in range(n_rows(rows)):
+        idx, val, y = row(rows, r)
+        s = sparse_dot(w, idx, val)
+        t = float(counts[0] + counts[1])  # examples learnt before this one
+        if scoring:  # the average of the iterates so far: ((t + 1) w - U) / t
+            pre[r] = ((t + 1.0) * s - sparse_dot(U, idx, val)) / t if t > 0 else 0.0
+        t += 1.0  # a step made now is in the iterates of this example on
+        if y > 0:
+            counts[1] += 1
+            hard = True
+            if two_way:
+                hard = counts[1] == 1 or s <= track[_QP]
+                _track(track, _QP, _SP, s, counts[1], alpha, 1.0 - alpha)
+            if hard:
+                if neg[2][0] > 0:
+                    _pair_step(
+                        w, G, U, t, grad, scores, idx, val, y, s, neg[0], neg[2][0], track[_QN], eta
+                    )
+                reservoir_offer(pos[0], pos[1], pos[2], pos[3], idx, val, uniforms[r])
+        else:
+            counts[0] += 1
+            hard = counts[0] == 1 or s >= track[_QN]
+            _track(track, _QN, _SN, s, counts[0], 1.0 - beta, beta)
+            if hard:
+                if pos[2][0] > 0:
+                    limit = track[_QP] if two_way else math.inf
+                    _pair_step(
+                        w, G, U, t, grad, scores, idx, val, y, s, pos[0], pos[2][0], limit, eta
+                    )
+                reservoir_offer(neg[0], neg[1], neg[2], neg[3], idx, val, uniforms[r])
+
+
+def _fraction(low_open: bool):
+    """A real in (0, 1] (``low_open``) or [0, 1), booleans, NaN and infinities refused."""
+    if low_open:
+        return Interval(Real, 0, 1, closed="right")
+    return Interval(Real, 0, 1, closed="left")
+
+
+class OnlinePAUC(BaseStreamingAUC):
+    r"""One-pass partial-AUC maximization: one-way (FPR <= max_fpr) or two-way (also
+    TPR >= min_tpr), a CVaR-weighted pairwise loss against buffers of hard examples.
+
+    See the module docstring for the objective (SOPA's CVaR form with one streaming
+    quantile), the algorithm and what it approximates. A negative scored below the
+    tracked (1 - max_fpr)-quantile of the negatives costs O(k) for k non-zeros; a hard
+    example costs O(N d) for buffers of N rows.
+
+    Parameters
+    ----------
+    max_fpr : float in (0, 1], default=0.05
+        The largest false-positive rate of the region maximized (the top
+        ``max_fpr`` fraction of the negatives). 1 gives a full-AUC learner.
+    min_tpr : float in [0, 1) or None, default=None
+        None: one-way partial AUC. A value: two-way, only the positives below the
+        tracked ``(1 - min_tpr)``-quantile of the positives' scores count (the
+        lowest ``1 - min_tpr`` fraction; 0 keeps all, as one-way).
+    eta : float, default=0.1
+        AdaGrad step size.
+    buffer_size : int, default=100
+        Capacity of each reservoir (hard negatives, positives).
+    shuffle : bool, default=False
+        Whether ``fit`` visits the examples in a random order.
+    random_state : int, Generator or None, default=None
+        Seed of the reservoir sampling and the shuffle.
+
+    Attributes
+    ----------
+    w_ : ndarray of shape (n_features,)
+        The last iterate (``coef_`` is the average of the iterates).
+    grad_sq_ : ndarray of shape (n_features,)
+        AdaGrad's sums of squared gradients.
+    steps_ : ndarray of shape (n_features,)
+        :math:`U = \sum_t t \Delta_t`, from which the average of the iterates is read
+        (``coef_``; module docstring, step 4).
+    quantiles_ : ndarray of shape (4,)
+        The trackers ``[q_neg, scale_neg, q_pos, scale_pos]``.
+    class_counts_ : ndarray of shape (2,), int64
+        Negatives and positives seen.
+    buffers_ : list of two Reservoir
+        Hard negatives and (hard) positives.
+    classes_, n_samples_seen_, n_features_in_
+        As for every aucstream learner.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from aucstream import OnlinePAUC
+    >>> from aucstream.metrics import roc_auc
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(3000, 5)); y = X[:, 0] + 0.5 * rng.normal(size=3000) > 1.5
+    >>> model = OnlinePAUC(max_fpr=0.05, random_state=0).fit(X, y)
+    >>> round(roc_auc(y, model.decision_function(X), max_fpr=0.05), 1) >= 0.8
+    True
+    """
+
+    param_grid = {"eta": [0.01, 0.03, 0.1, 0.3, 1.0], "max_fpr": [0.01, 0.05, 0.1]}
+    _tags = LearnerTags(dense_kernels=True, kernel_prequential=True)
+    _parameter_constraints = {
+        "max_fpr": [_fraction(True)],
+        "min_tpr": [_fraction(False), None],
+        "eta": [positive()],
+        "buffer_size": [positive_int()],
+        **PASS_ORDER,
+    }
+
+    def __init__(
+        self,
+        max_fpr: float = 0.05,
+        min_tpr: float | None = None,
+        eta: float = 0.1,
+        buffer_size: int = 100,
+        shuffle: bool = False,
+        random_state=None,
+    ):
+        self.max_fpr = max_fpr
+        self.min_tpr = min_tpr
+        self.eta = eta
+        self.buffer_size = buffer_size
+        self.shuffle = shuffle
+        self.random_state = random_state
+
+    def _init_state(self, n_features: int) -> None:
+        self.w_ = np.zeros(n_features)
+        self.grad_sq_ = np.zeros(n_features)
+        self.steps_ = np.zeros(n_features)
+        self.quantiles_ = np.zeros(4)
+        self.class_counts_ = np.zeros(2, dtype=np.int64)
+        self.buffers_ = [
+            Reservoir(n_features, self.buffer_size),
+            Reservoir(n_features, self.buffer_size),
+        ]
+
+    def _update(self, chunk: Chunk) -> None:
+        uniforms = self._rng.random(chunk.n_samples)
+        neg, pos = ((b.items_, b.sq_norms_, b.counts_, b.capacity_code) for b in self.buffers_)
+        two_way = self.min_tpr is not None
+        _pauc_chunk(
+            self.w_,
+            self.grad_sq_,
+            self.steps_,
+            self.quantiles_,
+            self.class_counts_,
+            neg,
+            pos,
+            rows_of(chunk),
+            chunk.pre_scores,
+            uniforms,
+            float(self.max_fpr),
+            1.0 - float(self.min_tpr) if two_way else 1.0,
+            float(self.eta),
+            two_way,
+        )
+
+    def _coef(self) -> np.ndarray:
+        t = float(self.class_counts_.sum())
+        if t == 0:
+            return np.zeros_like(self.w_)
+        return ((t + 1.0) * self.w_ - self.steps_) / t
+
+    def _state_nbytes(self, n_features: int) -> int:
+        return 8 * (2 * self.buffer_size * (n_features + 1) + 2 * n_features)
+
+    def _check_state(self) -> None:
+        if (self.class_counts_ < 0).any() or self.class_counts_.sum() != self.n_samples_seen_:
+            raise ValueError(
+                f"class_counts_ {self.class_counts_.tolist()} do not add up to the "
+                f"{self.n_samples_seen_} examples seen"
+            )
+        if (self.grad_sq_ < 0).any():
+            raise ValueError("grad_sq_ holds negative sums of squares")
+        for label, buffer, seen in zip(("negative", "positive"), self.buffers_, self.class_counts_):
+            if buffer.n_features != self.n_features_in_ or buffer.capacity != self.buffer_size:
+                raise ValueError(
+                    f"the {label} buffer holds {buffer.n_features} features and capacity "
+                    f"{buffer.capacity}, not {self.n_features_in_} and {self.buffer_size}"
+                )
+            if buffer.n_seen > seen:
+                raise ValueError(
+                    f"the {label} buffer was offered {buffer.n_seen} examples, more than "
+                    f"the {int(seen)} seen"
+                )

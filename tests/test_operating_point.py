@@ -1,0 +1,166 @@
+"""Operating points: predict(threshold="fpr:R" | "alert_rate:R" | float), chosen from
+the windows of prequential scores kept in the same pass (aucstream._calibration)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from aucstream import OPAUC, SOLAM, OnlinePAUC, load_model, save_model
+from aucstream._calibration import WINDOW, window_scores
+
+
+def _rare(n, rate=0.003, seed=0):
+    """A stream with about ``rate`` positives (a threshold on a noisy feature)."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 4))
+    latent = X[:, 0] + 0.5 * X[:, 1] + 0.7 * rng.normal(size=n)
+    cut = np.quantile(latent, 1.0 - rate)
+    return X, (latent > cut).astype(int)
+
+
+@pytest.mark.parametrize("learner", [SOLAM(), OPAUC(), OnlinePAUC(random_state=0)])
+def test_windows_hold_the_last_prequential_scores(learner):
+    """Learners whose kernel fits the calibration (OPAUC, SOLAM) and those whose
+    runtime does (OnlinePAUC): the windows are the prequential scores test_then_train
+    returns, of the last WINDOW negatives and the last WINDOW rows, whatever the chunks."""
+    X, y = _rare(6000, rate=0.05)
+    pre = np.concatenate(
+        [
+            learner.test_then_train(X[i : i + 700], y[i : i + 700], classes=[0, 1])
+            for i in range(0, 6000, 700)
+        ]
+    )
+    window = learner.score_window_
+    assert window[:, 0].tolist() == [int((y == 0).sum()), 6000]
+    np.testing.assert_array_equal(np.sort(window_scores(window, 1)), np.sort(pre[-WINDOW:]))
+    np.testing.assert_array_equal(np.sort(window_scores(window, 0)), np.sort(pre[y == 0][-WINDOW:]))
+    last = 1 + (6000 - 1) % WINDOW  # a ring: the newest score at 1 + (count - 1) % WINDOW
+    assert window[1, last] == pre[-1]
+
+
+def test_thresholds_are_numpys_quantiles_of_the_windows():
+    X, y = _rare(9000, rate=0.02)
+    model = SOLAM().fit(X, y)
+    Xn = _rare(3000, rate=0.02, seed=1)[0]
+    own = model.decision_function(Xn) + model._threshold()
+    cut = np.quantile(window_scores(model.score_window_, 0), 0.99)
+    np.testing.assert_array_equal(model.predict(Xn, threshold="fpr:0.01"), (own > cut).astype(int))
+    cut = np.quantile(window_scores(model.score_window_, 1), 0.995)
+    flagged = model.predict(Xn, threshold="alert_rate:0.005")
+    np.testing.assert_array_equal(flagged, (own > cut).astype(int))
+    np.testing.assert_array_equal(
+        model.predict(Xn, threshold=0.25), (model.decision_function(Xn) > 0.25).astype(int)
+    )
+
+
+def test_a_partly_filled_window_uses_only_its_scores():
+    X, y = _rare(500, rate=0.1)
+    model = OPAUC().fit(X, y)
+    filled = int(model.score_window_[0, 0])
+    assert filled == (y == 0).sum() < WINDOW and not model.score_window_[0, 1 + filled :].any()
+    own = model.decision_function(X) + model._threshold()
+    cut = np.quantile(model.score_window_[0, 1 : 1 + filled], 0.9)
+    np.testing.assert_array_equal(model.predict(X, threshold="fpr:0.1"), (own > cut).astype(int))
+
+
+@pytest.mark.parametrize("learner", [SOLAM(), OnlinePAUC(random_state=0)])
+def test_alert_budget_on_rare_positives(learner):
+    """0.3% positives: probability 1/2 flags (almost) nothing; an alert budget of 0.5%
+    flags about 0.5% of new rows, and a 1% false-positive rate about 1% of negatives
+    (the window's quantile of about 20 scores above it varies by about a quarter)."""
+    X, y = _rare(40000)
+    Xn, yn = _rare(40000, seed=1)
+    learner.fit(X, y)
+    assert learner.predict(Xn).mean() < 0.001
+    rate = learner.predict(Xn, threshold="alert_rate:0.005").mean()
+    assert 0.0035 < rate < 0.0065, rate
+    fpr = learner.predict(Xn, threshold="fpr:0.01")[yn == 0].mean()
+    assert 0.007 < fpr < 0.013, fpr
+
+
+@pytest.mark.parametrize(
+    ("threshold", "error", "match"),
+    [
+        ("fpr", ValueError, "expected 'fpr:R'"),
+        ("recall:0.1", ValueError, "expected 'fpr:R'"),
+        ("fpr:abc", ValueError, "not a number"),
+        ("fpr:0", ValueError, r"in \(0, 1\)"),
+        ("alert_rate:1", ValueError, r"in \(0, 1\)"),
+        ("fpr:nan", ValueError, r"in \(0, 1\)"),
+        (True, TypeError, "number or a string"),
+        ([0.1], TypeError, "number or a string"),
+        (float("nan"), ValueError, "finite"),
+    ],
+)
+def test_bad_thresholds_are_refused(threshold, error, match):
+    X, y = _rare(300, rate=0.1)
+    model = SOLAM().fit(X, y)
+    with pytest.raises(error, match=match):
+        model.predict(X, threshold=threshold)
+
+
+def test_empty_window_and_unfitted():
+    X, y = _rare(300, rate=0.1)
+    model = SOLAM().partial_fit(X[y == 1][:5], y[y == 1][:5], classes=[0, 1])
+    with pytest.raises(ValueError, match="no prequential scores of negatives"):
+        model.predict(X, threshold="fpr:0.01")
+    assert model.predict(X, threshold="alert_rate:0.5").shape == (300,)
+    from sklearn.exceptions import NotFittedError
+
+    with pytest.raises(NotFittedError):
+        SOLAM().predict(X, threshold="fpr:0.01")
+
+
+def test_saved_windows_resume_and_old_files_load(tmp_path):
+    X, y = _rare(3000, rate=0.05)
+    model = OPAUC().fit(X, y)
+    save_model(model, tmp_path / "m.npz")
+    back = load_model(tmp_path / "m.npz")
+    np.testing.assert_array_equal(back.score_window_, model.score_window_)
+    # a file written before the windows existed: the members removed
+    with np.load(tmp_path / "m.npz") as archive:
+        arrays = {k: archive[k] for k in archive.files}
+    import json
+
+    meta = json.loads(str(arrays["__meta__"]))
+    text = json.dumps(meta)
+    assert "score_window_" in text
+    _drop(meta, {"score_window_"})
+    arrays = {k: v for k, v in arrays.items() if "window" not in k}
+    arrays["__meta__"] = np.array(json.dumps(meta))
+    np.savez(tmp_path / "old.npz", **arrays)
+    old = load_model(tmp_path / "old.npz")
+    assert old.score_window_[:, 0].tolist() == [0, 0]
+    np.testing.assert_array_equal(old.decision_function(X), model.decision_function(X))
+    with pytest.raises(ValueError, match="no prequential scores"):
+        old.predict(X, threshold="fpr:0.05")
+    old.partial_fit(X[:100], y[:100])
+    assert old.score_window_[1, 0] == 100
+
+
+def _drop(node, names):
+    if isinstance(node, dict):
+        for name in names:
+            node.pop(name, None)
+        for value in node.values():
+            _drop(value, names)
+    elif isinstance(node, list):
+        for value in node:
+            _drop(value, names)
+
+
+def test_a_pipeline_uses_its_learners_windows():
+    from aucstream import StreamPipeline
+    from aucstream.batch import BatchUnivariate
+
+    X, y = _rare(8000, rate=0.02)
+    X = X * [1.0, 100.0, 0.1, 5.0]
+    model = StreamPipeline(estimator=SOLAM()).fit(X, y)
+    inner = model.estimator_
+    Z = model.transformer_.transform(X)
+    cut = np.quantile(window_scores(inner.score_window_, 1), 0.99)
+    expected = (inner.decision_function(Z) + inner._threshold() > cut).astype(int)
+    np.testing.assert_array_equal(model.predict(X, threshold="alert_rate:0.01"), expected)
+    with pytest.raises(ValueError, match="records no prequential scores"):
+        BatchUnivariate().fit(X, y).predict(X, threshold="fpr:0.1")

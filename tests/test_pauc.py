@@ -1,0 +1,180 @@
+"""OnlinePAUC: the kernel against a brute-force reference, parameters, real data."""
+
+from __future__ import annotations
+
+import lzma
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from aucstream import OPAUC, OnlinePAUC
+from aucstream._rng import make_rng
+from aucstream.metrics import roc_auc
+from aucstream.pauc import _SCALE_WINDOW, QUANTILE_STEP
+
+DATA = Path(os.environ.get("AUCSTREAM_DATA", Path(__file__).resolve().parents[2] / "shared/data"))
+
+
+def _reference(X, y, max_fpr, min_tpr, eta, capacity, seed):
+    """The module docstring's algorithm in plain numpy, pair by pair."""
+    n, d = X.shape
+    u = make_rng(seed).random(n)
+    w, G, U = np.zeros(d), np.zeros(d), np.zeros(d)
+    q = {1: 0.0, -1: 0.0}
+    sc = {1: 0.0, -1: 0.0}
+    count = {1: 0, -1: 0}
+    buf = {1: [], -1: []}
+    offered = {1: 0, -1: 0}
+    alpha = 1.0 if min_tpr is None else 1.0 - min_tpr
+    pre = np.empty(n)
+
+    def track(c, s, up, down):
+        if count[c] == 1:
+            q[c], sc[c] = s, 0.0
+            return
+        sc[c] += (abs(s - q[c]) - sc[c]) / min(count[c], _SCALE_WINDOW)
+        q[c] += QUANTILE_STEP * sc[c] * (up if s > q[c] else -down)
+
+    def offer(c, x, ui):
+        offered[c] += 1
+        if len(buf[c]) < capacity:
+            buf[c].append(x.copy())
+        else:
+            j = int(ui * offered[c])
+            if j < capacity:
+                buf[c][j] = x.copy()
+
+    def step(x, c, s, t, limit):
+        opp = buf[-c]
+        scores = [w @ b for b in opp]
+        hard = [(sb >= limit) if c > 0 else (sb <= limit) for sb in scores]
+        active = [i for i in range(len(opp)) if hard[i]] or list(range(len(opp)))
+        g = np.zeros(d)
+        for i in active:
+            m = c * (s - scores[i])
+            if m < 1:
+                g += -2 * (1 - m) / len(active) * c * (x - opp[i])
+        if not g.any():
+            return
+        nz = g != 0
+        G[nz] += g[nz] ** 2
+        delta = eta * g[nz] / (np.sqrt(G[nz]) + 1e-12)
+        w[nz] -= delta
+        U[nz] -= t * delta
+
+    for r in range(n):
+        x, c = X[r], 1 if y[r] > 0 else -1
+        s = w @ x
+        t = count[1] + count[-1]
+        pre[r] = ((t + 1) * s - U @ x) / t if t else 0.0
+        count[c] += 1
+        if c > 0:
+            hard = True
+            if min_tpr is not None:
+                hard = count[1] == 1 or s <= q[1]
+                track(1, s, alpha, 1 - alpha)
+            if hard:
+                if buf[-1]:
+                    step(x, 1, s, t + 1, q[-1])
+                offer(1, x, u[r])
+        else:
+            hard = count[-1] == 1 or s >= q[-1]
+            track(-1, s, 1 - max_fpr, max_fpr)
+            if hard:
+                if buf[1]:
+                    step(x, -1, s, t + 1, q[1] if min_tpr is not None else np.inf)
+                offer(-1, x, u[r])
+    return w, U, pre, np.array([q[-1], sc[-1], q[1], sc[1]])
+
+
+def _stream(n=400, d=6, rate=0.15, seed=1):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    y = (X[:, 0] + X[:, 1] + rng.normal(size=n) > np.quantile(X[:, 0], 1 - rate) + 0.5).astype(int)
+    return X, y
+
+
+@pytest.mark.parametrize("min_tpr", [None, 0.5])
+@pytest.mark.parametrize("max_fpr", [0.1, 1.0])
+def test_kernel_equals_the_reference(max_fpr, min_tpr):
+    X, y = _stream()
+    model = OnlinePAUC(max_fpr=max_fpr, min_tpr=min_tpr, eta=0.3, buffer_size=7, random_state=3)
+    pre = model.test_then_train(X, y, classes=[0, 1])
+    w, U, ref_pre, track = _reference(X, y, max_fpr, min_tpr, 0.3, 7, 3)
+    np.testing.assert_allclose(model.w_, w, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(model.steps_, U, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(model.quantiles_, track, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(pre, ref_pre, rtol=1e-9, atol=1e-12)
+    t = len(y)
+    np.testing.assert_allclose(model.coef_.ravel(), ((t + 1) * w - U) / t, rtol=1e-9, atol=1e-12)
+    assert model.buffers_[1].size == 7 and np.abs(model.w_).sum() > 0
+
+
+def test_chunking_and_sparse_give_the_same_model():
+    X, y = _stream(300)
+    one = OnlinePAUC(max_fpr=0.2, random_state=0).fit(X, y)
+    parts = OnlinePAUC(max_fpr=0.2, random_state=0)
+    for start in range(0, 300, 37):
+        parts.partial_fit(X[start : start + 37], y[start : start + 37], classes=[0, 1])
+    np.testing.assert_array_equal(one.w_, parts.w_)
+    sparse = OnlinePAUC(max_fpr=0.2, random_state=0).fit(sp.csr_matrix(X), y)
+    np.testing.assert_allclose(sparse.w_, one.w_, rtol=1e-9, atol=1e-12)
+
+
+def test_two_way_keeps_only_hard_positives():
+    X, y = _stream(600, rate=0.3)
+    model = OnlinePAUC(max_fpr=0.3, min_tpr=0.7, random_state=0).fit(X, y)
+    n_pos = int(y.sum())
+    offered = model.buffers_[1].n_seen
+    assert 0 < offered < 0.6 * n_pos  # about the lowest 30% (tracked) were buffered
+    assert model.quantiles_[2] != 0.0
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"max_fpr": 0.0},
+        {"max_fpr": 1.5},
+        {"max_fpr": float("nan")},
+        {"max_fpr": True},
+        {"max_fpr": "0.1"},
+        {"min_tpr": 1.0},
+        {"min_tpr": -0.1},
+        {"min_tpr": float("nan")},
+        {"min_tpr": False},
+        {"eta": 0.0},
+        {"buffer_size": 0},
+    ],
+)
+def test_bad_parameters_are_refused_before_any_change(params):
+    X, y = _stream(100)
+    model = OnlinePAUC(random_state=0).fit(X, y)
+    w = model.w_.copy()
+    name = next(iter(params))
+    with pytest.raises((ValueError, TypeError), match=name):
+        model.set_params(**params).partial_fit(X, y)
+    np.testing.assert_array_equal(model.w_, w)
+    assert model.n_samples_seen_ == 100
+
+
+def test_extremes_are_accepted():
+    X, y = _stream(100)
+    OnlinePAUC(max_fpr=1.0, min_tpr=0.0).fit(X, y)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not (DATA / "w8a.xz").exists(), reason="benchmark data absent")
+def test_w8a_partial_auc():
+    """One pass over w8a (3% positives): partial AUC (FPR <= 0.01) of the test set above
+    0.74 (0.774 measured at the defaults with random_state=0) and above OPAUC's."""
+    from sklearn.datasets import load_svmlight_file
+
+    X, y = load_svmlight_file(lzma.open(DATA / "w8a.xz"), n_features=300, zero_based=False)
+    Xt, yt = load_svmlight_file(lzma.open(DATA / "w8a.t.xz"), n_features=300, zero_based=False)
+    model = OnlinePAUC(max_fpr=0.05, random_state=0).fit(X, y)
+    pauc = roc_auc(yt > 0, model.decision_function(Xt), max_fpr=0.01)
+    peer = roc_auc(yt > 0, OPAUC().fit(X, y).decision_function(Xt), max_fpr=0.01)
+    assert pauc > 0.74 and pauc > peer

@@ -130,6 +130,7 @@ class OneStep:
         "by_rows",
         "variant",
         "calibrate",
+        "record",
         "steps",
         "vars",
         "dicts",
@@ -148,7 +149,10 @@ class OneStep:
         #: learner), or None when it does not override it
         self.variant = variant
         tags = learner._tags
+        # after the update: the calibration and the operating-point window learn the
+        # row's prequential score (the window alone when the kernel calibrated)
         self.calibrate = tags.kernel_prequential and not tags.kernel_calibrates
+        self.record = tags.kernel_prequential and tags.kernel_calibrates
         #: plan key -> (plan, begin, finite) or None (not handled)
         self.steps: dict[tuple, tuple | None] = {}
         flat = cache.flat
@@ -276,7 +280,11 @@ class OneStep:
             before = learner.n_samples_seen_
             learner.n_samples_seen_ = before + 1
             if self.calibrate:
-                _calibration.update(learner.calibration_, one.scores, one.y, NONE)
+                _calibration.observe(
+                    learner.calibration_, learner.score_window_, one.scores, one.y, NONE
+                )
+            elif self.record:
+                _calibration.record(learner.score_window_, one.scores, one.y, NONE)
             if not (finite(*arguments, k) and _scalars_finite(self.vars, self.scalars)):
                 learner._check_finite(one.exact_chunk(), before)
         except BaseException:

@@ -18,7 +18,7 @@ runtime, :mod:`aucstream._runtime`, whose three mixins this class combines.
 
 from __future__ import annotations
 
-from typing import ClassVar, cast
+from typing import Any, ClassVar, cast
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -587,7 +587,7 @@ class BaseStreamingAUC(SmallCalls, StateDeclarations, LearningStep, ClassifierMi
         (``estimator_``, a pipeline) takes that learner's, moved to its own scale
         (its scores are the inner learner's decision values)."""
         window = getattr(self, "score_window_", None)
-        inner = getattr(self, "estimator_", None)
+        inner: Any = getattr(self, "estimator_", None)
         if (window is None or not window[:, 0].any()) and hasattr(inner, "_operating_cut"):
             return inner._operating_cut(kind, rate) - inner._threshold()
         if window is None or (not window[:, 0].any() and self.n_samples_seen_ > 0):

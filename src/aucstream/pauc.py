@@ -335,7 +335,7 @@ class OnlinePAUC(BaseStreamingAUC):
             chunk.pre_scores,
             uniforms,
             float(self.max_fpr),
-            1.0 - float(self.min_tpr) if two_way else 1.0,
+            1.0 - float(self.min_tpr) if self.min_tpr is not None else 1.0,
             float(self.eta),
             two_way,
         )

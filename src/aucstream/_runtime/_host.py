@@ -41,6 +41,7 @@ if TYPE_CHECKING:
         n_features_in_: int
         n_samples_seen_: int
         calibration_: np.ndarray
+        score_window_: np.ndarray
         _rng: np.random.Generator
 
         # -- what the pieces give one another

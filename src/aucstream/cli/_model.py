@@ -58,7 +58,7 @@ def _cmd_fit(args) -> int:
     name = args.learner or type(model).__name__
     progress = Progress(f"fit {name}", enabled=args.progress)
     say_if_compiling()
-    last = []
+    last: list = []
     fit_stream(
         model,
         stream,
@@ -162,7 +162,7 @@ def _cmd_score(args) -> int:
         f"({n_pos:,} positive; {labels.describe()}) ({_model_name(model)}, {args.model})"
     )
     if args.plot:
-        _plot_curves(positive, scores, auc, ap, args.plot, stream.name)
+        _plot_curves(positive, scores, auc, ap, args.plot, stream.name or "")
         print(f"wrote {args.plot}")
     return 0
 

@@ -1,0 +1,262 @@
+"""Forgetting (``half_life``) in the O(d) online learners: SOLAM, SOLAM-l1,
+UnivariateOnline, Perceptron, PassiveAggressive and CostSensitivePA.
+
+Each learner's forgetting is checked against an eager reference written from its
+docstring's equation (the kernels keep the decays lazy: scales, inflated sums), the
+whole battery (chunking, resume, save/load bit for bit, dense = sparse, merge) runs
+with ``half_life`` set, and on a stream whose concept flips, forgetting must recover
+where the paper's algorithm does not.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from aucstream import (
+    SOLAM,
+    SOLAML1,
+    CostSensitivePA,
+    PassiveAggressive,
+    Perceptron,
+    UnivariateOnline,
+    load_model,
+    save_model,
+)
+from aucstream._params import decay_per_example
+from aucstream._saddle import saddle_grad_scalars
+from aucstream.checks import check_estimator
+from aucstream.metrics import roc_auc
+
+LEARNERS = [
+    SOLAM(R=10.0),
+    SOLAML1(R=2.0),
+    UnivariateOnline(),
+    Perceptron(),
+    PassiveAggressive(),
+    CostSensitivePA(variant="ml"),
+]
+
+
+def stream(n=400, d=6, seed=0, sparsity=0.4):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    X[rng.random(X.shape) < sparsity] = 0.0
+    X /= np.maximum(np.linalg.norm(X, axis=1, keepdims=True), 1e-12)
+    y = np.where(X @ rng.normal(size=d) + 0.3 * rng.normal(size=n) > 0, 1, -1)
+    return X, y, rng.uniform(0.0, 2.0, size=n)
+
+
+def run(model, X, y, weights=None, chunk=97):
+    for lo in range(0, X.shape[0], chunk):
+        sw = None if weights is None else weights[lo : lo + chunk]
+        model.partial_fit(X[lo : lo + chunk], y[lo : lo + chunk], classes=[-1, 1], sample_weight=sw)
+    return model
+
+
+# ------------------------------------------------------------------ eager references
+def ref_linear(X, y, weights, h, mode, C=1.0):
+    """Perceptron / PA-I with w <- gamma^omega w before each example's rule."""
+    lam = decay_per_example(h)
+    w = np.zeros(X.shape[1])
+    for x, t, om in zip(X, y, weights):
+        if om == 0:
+            continue
+        w = lam**om * w
+        m = t * (w @ x)
+        if mode == "perceptron":
+            if m <= 0:
+                w = w + om * t * x
+        elif 1 - m > 0 and x @ x > 0:
+            w = w + min(om * C, (1 - m) / (x @ x)) * t * x
+    return w
+
+
+def ref_univariate(X, y, weights, h, eta=2**-6):
+    """Uni-Log with running class weights from decayed totals (module docstring)."""
+    lam = decay_per_example(h)
+    w, b, tot = np.zeros(X.shape[1]), 0.0, np.zeros(2)
+    for x, t, om in zip(X, y, weights):
+        if om == 0:
+            continue
+        s = w @ x + b
+        c = int(t > 0)
+        tot = np.where(tot > 0, tot * lam**om, 0.0)
+        tot[c] += om
+        rho = tot.sum() / (2 * tot[c])
+        step = eta * om * rho * (-1.0 / (1.0 + math.exp(t * s))) * t
+        w = w - step * x
+        b -= step
+    return w, b, tot
+
+
+def ref_solam(X, y, weights, h, R=10.0, zeta=1.0):
+    """Y16 Alg. 1 (l2, average "pre") with the forgetting of the SOLAM docstring."""
+    lam = decay_per_example(h)
+    w, a, b, al = np.zeros(X.shape[1]), 0.0, 0.0, 0.0
+    S, G, tot, t = np.zeros(X.shape[1]), 0.0, np.zeros(2), 0
+    for x, yy, om in zip(X, y, weights):
+        if om == 0:
+            continue
+        f = lam**om
+        tot = np.where(tot > 0, tot * f, 0.0)
+        tot[int(yy > 0)] += om
+        t += 1
+        p = tot[1] / tot.sum()
+        gamma = zeta / math.sqrt(min(t, h))
+        g, ga, gb, gal = saddle_grad_scalars(w @ x, yy, p, a, b, al)
+        S, G = f * S + gamma * w, f * G + gamma
+        step = om * gamma
+        w = w - step * g * x
+        a = float(np.clip(a - step * ga, -R, R))
+        b = float(np.clip(b - step * gb, -R, R))
+        al = float(np.clip(al + step * gal, -2 * R, 2 * R))
+        norm = np.linalg.norm(w)
+        if norm > R:
+            w *= R / norm
+    return S / G, tot
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_linear_learners_match_eager_reference(weighted, sparse):
+    X, y, om = stream()
+    om = om if weighted else np.ones(len(y))
+    Xk = sp.csr_matrix(X) if sparse else X
+    for model, mode in (
+        (Perceptron(half_life=30), "perceptron"),
+        (PassiveAggressive(half_life=30), "pa"),
+    ):
+        run(model, Xk, y, om if weighted else None)
+        np.testing.assert_allclose(
+            model.coef_.ravel(), ref_linear(X, y, om, 30, mode), rtol=1e-12, atol=1e-13
+        )
+
+
+def test_linear_scale_folds_and_stays_exact():
+    """A half-life of 2 examples takes the scale below 1e-9 within a few dozen
+    examples: folds happen and the model still equals the reference."""
+    X, y, om = stream(n=300)
+    model = run(Perceptron(half_life=2.0), X, y)
+    assert 1e-9 <= model.scale_[0] <= 1.0
+    np.testing.assert_allclose(
+        model.coef_.ravel(),
+        ref_linear(X, y, np.ones(300), 2.0, "perceptron"),
+        rtol=1e-12,
+        atol=1e-15,
+    )
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_univariate_decayed_totals_match_reference(weighted):
+    X, y, om = stream()
+    om = om if weighted else np.ones(len(y))
+    model = run(UnivariateOnline(half_life=25), sp.csr_matrix(X), y, om if weighted else None)
+    w, b, tot = ref_univariate(X, y, om, 25)
+    np.testing.assert_allclose([model.weight_neg_, model.weight_pos_], tot, rtol=1e-12)
+    np.testing.assert_allclose(model.coef_.ravel(), w, rtol=1e-11, atol=1e-13)
+    np.testing.assert_allclose(model.b_[0], b, rtol=1e-11, atol=1e-13)
+    # without forgetting the totals are the plain sums of the weights
+    plain = run(UnivariateOnline(), X, y, om if weighted else None)
+    np.testing.assert_allclose(
+        [plain.weight_neg_, plain.weight_pos_], [om[y < 0].sum(), om[y > 0].sum()], rtol=1e-12
+    )
+
+
+@pytest.mark.parametrize("h", [40.0, 2.0])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_solam_matches_eager_reference(h, weighted):
+    """h = 2 inflates the running sums past 2^512 after about a thousand examples:
+    the deflation at the fold is exercised too."""
+    X, y, om = stream(n=1500)
+    om = om if weighted else np.ones(len(y))
+    for Xk in (X, sp.csr_matrix(X)):
+        model = run(SOLAM(R=10.0, half_life=h), Xk, y, om if weighted else None, chunk=211)
+        wbar, tot = ref_solam(X, y, om, h)
+        np.testing.assert_allclose(model.coef_.ravel(), wbar, rtol=1e-9, atol=1e-11)
+        np.testing.assert_allclose([model.weight_neg_, model.weight_pos_], tot, rtol=1e-12)
+    if h == 2.0:
+        assert model.forget_scale_[0] < 2.0**512 < 2.0 ** (len(y) / h)
+
+
+@pytest.mark.parametrize("model", LEARNERS, ids=lambda m: type(m).__name__)
+def test_battery_with_forgetting(model):
+    """Chunking, resume (pickle and save_model), dense = sparse, merge, one-row calls,
+    bad input: the whole battery, with a short half-life."""
+    check_estimator(model.set_params(half_life=7.0), sklearn_checks=False)
+
+
+@pytest.mark.parametrize("model", LEARNERS, ids=lambda m: type(m).__name__)
+def test_none_is_no_forgetting_and_save_load_resume(model, tmp_path):
+    X, y, om = stream(n=300)
+    a = run(model.set_params(half_life=None), X, y, om)
+    if hasattr(a, "scale_"):
+        assert a.scale_[0] == 1.0
+    if hasattr(a, "forget_scale_"):
+        assert a.forget_scale_[0] == 1.0
+    one = run(type(model)(**{**model.get_params(), "half_life": 11.0}), X, y, om)
+    half = run(type(model)(**{**model.get_params(), "half_life": 11.0}), X[:150], y[:150], om[:150])
+    save_model(half, tmp_path / "m")
+    resumed = run(load_model(tmp_path / "m"), X[150:], y[150:], om[150:])
+    assert np.array_equal(one.coef_, resumed.coef_)
+    assert not np.array_equal(one.coef_, a.coef_)
+
+
+def test_old_files_load_without_forgetting_state():
+    """A model file written before forgetting (tests/fixtures) gets the new state's
+    fresh value and continues as before."""
+    from pathlib import Path
+
+    models = Path(__file__).parent / "fixtures" / "models"
+    for name, attr in (
+        ("SOLAM", "forget_scale_"),
+        ("Perceptron", "scale_"),
+        ("PassiveAggressive", "scale_"),
+    ):
+        model = load_model(models / f"{name}.npz")
+        assert getattr(model, attr)[0] == 1.0 and model.half_life is None
+
+
+def test_bad_half_life_refused_before_any_change():
+    X, y, _ = stream(n=50)
+    for bad in (0, -1.0, float("nan"), float("inf"), True):
+        model = Perceptron().partial_fit(X, y, classes=[-1, 1])
+        model.set_params(half_life=bad)
+        with pytest.raises(ValueError, match="half_life"):
+            model.partial_fit(X, y)
+        assert np.array_equal(model.coef_, Perceptron().partial_fit(X, y, classes=[-1, 1]).coef_)
+
+
+# --------------------------------------------------------------------- abrupt drift
+def flipped_stream(n_per=4000, d=10, seed=3):
+    """Two concepts: w, then -w (unit rows, 30% positives)."""
+    rng = np.random.default_rng(seed)
+    w = rng.normal(size=d)
+    X = rng.normal(size=(2 * n_per, d))
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    score = X @ w
+    score[n_per:] *= -1
+    score += 0.1 * rng.normal(size=2 * n_per)
+    y = np.where(score > np.quantile(score, 0.7), 1, -1)
+    return X, y, n_per
+
+
+@pytest.mark.parametrize("flip", [True, False], ids=["w flipped", "features swapped"])
+def test_solam_forgetting_recovers_after_abrupt_drift(flip):
+    """Prequential AUC over the 2000 rows from 1000 after the change: SOLAM with a
+    half-life recovers; Y16's SOLAM (step ~ 1/sqrt(t), average of every iterate)
+    does not. (Perceptron and PA need no such test: every example after a flip is a
+    mistake and their steps do not decay, so they recover without forgetting.)"""
+    X, y, n_per = flipped_stream()
+    if not flip:  # the second concept on other features than the first
+        X[n_per:] = np.roll(X[n_per:], 5, axis=1)
+    window = slice(n_per + 1000, n_per + 3000)
+    aucs = {}
+    for h in (None, 300.0):
+        scores = SOLAM(R=10.0, half_life=h).test_then_train(X, y, classes=[-1, 1])
+        aucs[h] = roc_auc(y[window], scores[window])
+    assert aucs[300.0] > 0.95, aucs
+    assert aucs[300.0] > aucs[None] + 0.3, aucs

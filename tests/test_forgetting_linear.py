@@ -17,6 +17,7 @@ import pytest
 import scipy.sparse as sp
 
 from aucstream import (
+    FSAUC,
     SOLAM,
     SOLAML1,
     CostSensitivePA,
@@ -31,7 +32,11 @@ from aucstream._saddle import saddle_grad_scalars
 from aucstream.checks import check_estimator
 from aucstream.metrics import roc_auc
 
+pytestmark = pytest.mark.filterwarnings("ignore:the stream is longer than the announced")
+
 LEARNERS = [
+    FSAUC(R=10.0, n_samples=120, leftover="last_stage"),
+    FSAUC(R=2.0, n_samples=120, constraint="l1", accumulators="per_stage"),
     SOLAM(R=10.0),
     SOLAML1(R=2.0),
     UnivariateOnline(),
@@ -182,6 +187,73 @@ def test_solam_matches_eager_reference(h, weighted):
         assert model.forget_scale_[0] < 2.0**512 < 2.0 ** (len(y) / h)
 
 
+def ref_fsauc_one_stage(X, y, weights, h, R=10.0, eta=0.5):
+    """L18's PDSG, one open stage (FSAUC without n_samples), l2 ball, with the
+    forgetting of the FSAUC docstring: decayed totals and class sums, decayed average."""
+    lam = decay_per_example(h)
+    d = X.shape[1]
+    r = 2.0 * math.sqrt(3.0) * R
+    D = 2.0 * math.sqrt(2.0) * r
+    w, a, b, al = np.zeros(d), 0.0, 0.0, 0.0
+    S, G, tot, acc = np.zeros(d + 2), 0.0, np.zeros(2), np.zeros((2, d))
+    for x, yy, om in zip(X, y, weights):
+        if om == 0:
+            continue
+        f = lam**om
+        tot = np.where(tot > 0, tot * f, 0.0)
+        acc *= f
+        c = int(yy > 0)
+        tot[c] += om
+        acc[c] += om * x
+        p = tot[1] / tot.sum()
+        g, ga, gb, gal = saddle_grad_scalars(w @ x, yy, p, a, b, al)
+        step = om * eta
+        w = w - step * g * x
+        norm = np.linalg.norm(w)
+        if norm > R:
+            w *= R / norm
+        a = float(np.clip(a - step * ga, -R, R))
+        b = float(np.clip(b - step * gb, -R, R))
+        v = np.r_[w, a, b]
+        dist = np.linalg.norm(v)
+        if dist > r:
+            v *= r / dist
+        w, a, b = v[:d], v[d], v[d + 1]
+        al = float(np.clip(al + step * gal, max(-2 * R, -D), min(2 * R, D)))
+        S, G = f * S + v, f * G + 1.0
+    return S[:d] / G, tot, acc
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_fsauc_matches_eager_reference(weighted):
+    X, y, om = stream(n=900)
+    om = om if weighted else np.ones(len(y))
+    for h in (30.0, 1.5):  # 1.5: the sums inflate past 2^512 and are deflated
+        for Xk in (X, sp.csr_matrix(X)):
+            model = FSAUC(R=10.0, eta1=0.5, constraint="l2", half_life=h)
+            with pytest.warns(UserWarning, match="n_samples"):
+                run(model, Xk, y, om if weighted else None, chunk=173)
+            wbar, tot, acc = ref_fsauc_one_stage(X, y, om, h)
+            np.testing.assert_allclose(model.coef_.ravel(), wbar, rtol=1e-9, atol=1e-11)
+            np.testing.assert_allclose([model.weight_neg_, model.weight_pos_], tot, rtol=1e-12)
+            phi = model.forget_[0]
+            np.testing.assert_allclose(model.acc_neg_ / phi, acc[0], rtol=1e-10, atol=1e-14)
+            np.testing.assert_allclose(model.acc_pos_ / phi, acc[1], rtol=1e-10, atol=1e-14)
+
+
+def test_fsauc_stage_constants_stop_shrinking_at_half_life():
+    X, y, _ = stream(n=2000)
+    plain = FSAUC(R=10.0, n_samples=2000).fit(X, y)
+    forgetting = FSAUC(R=10.0, n_samples=2000, half_life=300.0).fit(X, y)
+    m, n0 = plain.n_stages_, plain.stage_length_
+    assert m >= 2 and n0 >= 300  # the first stage holds example 300
+    start = FSAUC(R=10.0, n_samples=2000).partial_fit(X[:1], y[:1], classes=[-1, 1])
+    kept = start._stage_state()
+    for key in ("eta", "radius"):
+        assert forgetting._stage_state()[key] == kept[key]
+        assert plain._stage_state()[key] < kept[key]
+
+
 @pytest.mark.parametrize("model", LEARNERS, ids=lambda m: type(m).__name__)
 def test_battery_with_forgetting(model):
     """Chunking, resume (pickle and save_model), dense = sparse, merge, one-row calls,
@@ -245,18 +317,28 @@ def flipped_stream(n_per=4000, d=10, seed=3):
 
 
 @pytest.mark.parametrize("flip", [True, False], ids=["w flipped", "features swapped"])
-def test_solam_forgetting_recovers_after_abrupt_drift(flip):
-    """Prequential AUC over the 2000 rows from 1000 after the change: SOLAM with a
-    half-life recovers; Y16's SOLAM (step ~ 1/sqrt(t), average of every iterate)
-    does not. (Perceptron and PA need no such test: every example after a flip is a
-    mistake and their steps do not decay, so they recover without forgetting.)"""
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda h: SOLAM(R=10.0, half_life=h),
+        lambda h: FSAUC(R=10.0, eta1=0.5, half_life=h),  # a stream: one open stage
+    ],
+    ids=["SOLAM", "FSAUC"],
+)
+@pytest.mark.filterwarnings("ignore:FSAUC needs the stream length")
+def test_forgetting_recovers_after_abrupt_drift(make, flip):
+    """Prequential AUC over the 2000 rows from 1000 after the change: with a
+    half-life the learner recovers; Y16's SOLAM (step ~ 1/sqrt(t), average of every
+    iterate) and FSAUC's open stage (the average of every iterate) do not.
+    (Perceptron and PA need no such test: every example after a flip is a mistake
+    and their steps do not decay, so they recover without forgetting.)"""
     X, y, n_per = flipped_stream()
     if not flip:  # the second concept on other features than the first
         X[n_per:] = np.roll(X[n_per:], 5, axis=1)
     window = slice(n_per + 1000, n_per + 3000)
     aucs = {}
     for h in (None, 300.0):
-        scores = SOLAM(R=10.0, half_life=h).test_then_train(X, y, classes=[-1, 1])
+        scores = make(h).test_then_train(X, y, classes=[-1, 1])
         aucs[h] = roc_auc(y[window], scores[window])
     assert aucs[300.0] > 0.95, aucs
     assert aucs[300.0] > aucs[None] + 0.3, aucs

@@ -14,6 +14,7 @@ Usage::
 
     python benchmarks/bench_lazy.py                       # d = 10^6, 100,000 rows
     python benchmarks/bench_lazy.py --n 50000 --repeats 3 --learners SOLAM UnivariateOnline
+    python benchmarks/bench_lazy.py --learners SOLAM "SOLAM(half_life=1e4)"   # forgetting
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -32,7 +34,7 @@ from bench_highdim import make_stream  # noqa: E402
 def learners() -> dict:
     from sklearn.linear_model import SGDClassifier
 
-    from aucstream import SOLAM, PassiveAggressive, Perceptron, UnivariateOnline
+    from aucstream import FSAUC, SOLAM, PassiveAggressive, Perceptron, UnivariateOnline
     from aucstream.solam import SOLAML1
 
     return {
@@ -42,6 +44,11 @@ def learners() -> dict:
         "UnivariateOnline": lambda: UnivariateOnline(),
         "Perceptron": lambda: Perceptron(),
         "PassiveAggressive": lambda: PassiveAggressive(),
+        # forgetting (issue 30): the same learners with a half-life of 10,000 examples
+        "SOLAM(half_life=1e4)": lambda: SOLAM(half_life=1e4),
+        "UnivariateOnline(half_life=1e4)": lambda: UnivariateOnline(half_life=1e4),
+        "Perceptron(half_life=1e4)": lambda: Perceptron(half_life=1e4),
+        "FSAUC(constraint='l2', half_life=1e4)": lambda: FSAUC(constraint="l2", half_life=1e4),
     }
 
 
@@ -67,8 +74,9 @@ def main(argv=None) -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--learners", nargs="+", default=None)
     args = parser.parse_args(argv)
+    warnings.filterwarnings("ignore", message="FSAUC needs the stream length")
     makers = learners()
-    names = args.learners or [n for n in makers if n != "SGD(log_loss)"]
+    names = args.learners or [n for n in makers if n != "SGD(log_loss)" and "=" not in n]
     X, y = make_stream(args.n + args.n_test, args.d, args.k, args.seed)
     X_test, y_test, X, y = X[args.n :], y[args.n :], X[: args.n], y[: args.n]
     for name in ["SGD(log_loss)", *names]:  # compile and warm up

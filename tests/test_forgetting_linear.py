@@ -36,7 +36,7 @@ pytestmark = pytest.mark.filterwarnings("ignore:the stream is longer than the an
 
 LEARNERS = [
     FSAUC(R=10.0, n_samples=120, leftover="last_stage"),
-    FSAUC(R=2.0, n_samples=120, constraint="l1", accumulators="per_stage"),
+    FSAUC(R=2.0, n_samples=120, leftover="last_stage", accumulators="per_stage"),
     SOLAM(R=10.0),
     SOLAML1(R=2.0),
     UnivariateOnline(),
@@ -99,19 +99,20 @@ def ref_univariate(X, y, weights, h, eta=2**-6):
 
 
 def ref_solam(X, y, weights, h, R=10.0, zeta=1.0):
-    """Y16 Alg. 1 (l2, average "pre") with the forgetting of the SOLAM docstring."""
-    lam = decay_per_example(h)
+    """Y16 Alg. 1 (l2, average "pre") with the forgetting of the SOLAM docstring
+    (``h`` a half-life or None, or one per example)."""
+    hs = h if isinstance(h, list) else [h] * len(y)
     w, a, b, al = np.zeros(X.shape[1]), 0.0, 0.0, 0.0
     S, G, tot, t = np.zeros(X.shape[1]), 0.0, np.zeros(2), 0
-    for x, yy, om in zip(X, y, weights):
+    for x, yy, om, h in zip(X, y, weights, hs):
         if om == 0:
             continue
-        f = lam**om
+        f = decay_per_example(h) ** om
         tot = np.where(tot > 0, tot * f, 0.0)
         tot[int(yy > 0)] += om
         t += 1
         p = tot[1] / tot.sum()
-        gamma = zeta / math.sqrt(min(t, h))
+        gamma = zeta / math.sqrt(t if h is None else min(t, h))
         g, ga, gb, gal = saddle_grad_scalars(w @ x, yy, p, a, b, al)
         S, G = f * S + gamma * w, f * G + gamma
         step = om * gamma
@@ -189,17 +190,18 @@ def test_solam_matches_eager_reference(h, weighted):
 
 def ref_fsauc_one_stage(X, y, weights, h, R=10.0, eta=0.5):
     """L18's PDSG, one open stage (FSAUC without n_samples), l2 ball, with the
-    forgetting of the FSAUC docstring: decayed totals and class sums, decayed average."""
-    lam = decay_per_example(h)
+    forgetting of the FSAUC docstring: decayed totals and class sums, decayed average
+    (``h`` a half-life or None, or one per example)."""
+    hs = h if isinstance(h, list) else [h] * len(y)
     d = X.shape[1]
     r = 2.0 * math.sqrt(3.0) * R
     D = 2.0 * math.sqrt(2.0) * r
     w, a, b, al = np.zeros(d), 0.0, 0.0, 0.0
     S, G, tot, acc = np.zeros(d + 2), 0.0, np.zeros(2), np.zeros((2, d))
-    for x, yy, om in zip(X, y, weights):
+    for x, yy, om, h in zip(X, y, weights, hs):
         if om == 0:
             continue
-        f = lam**om
+        f = decay_per_example(h) ** om
         tot = np.where(tot > 0, tot * f, 0.0)
         acc *= f
         c = int(yy > 0)
@@ -239,6 +241,27 @@ def test_fsauc_matches_eager_reference(weighted):
             phi = model.forget_[0]
             np.testing.assert_allclose(model.acc_neg_ / phi, acc[0], rtol=1e-10, atol=1e-14)
             np.testing.assert_allclose(model.acc_pos_ / phi, acc[1], rtol=1e-10, atol=1e-14)
+
+
+@pytest.mark.filterwarnings("ignore:FSAUC needs the stream length")
+@pytest.mark.parametrize("first,then", [(20.0, None), (None, 20.0)])
+def test_half_life_changed_mid_stream(first, then):
+    """set_params(half_life=...) between calls: the learner continues from its state
+    with the new rule (the inflated sums stay consistent either way)."""
+    X, y, om = stream(n=700)
+    hs = [first] * 350 + [then] * 350
+    solam = run(SOLAM(R=10.0, half_life=first), X[:350], y[:350], om[:350])
+    run(solam.set_params(half_life=then), X[350:], y[350:], om[350:])
+    np.testing.assert_allclose(
+        solam.coef_.ravel(), ref_solam(X, y, om, hs)[0], rtol=1e-9, atol=1e-11
+    )
+    fsauc = run(
+        FSAUC(R=10.0, eta1=0.5, constraint="l2", half_life=first), X[:350], y[:350], om[:350]
+    )
+    run(fsauc.set_params(half_life=then), X[350:], y[350:], om[350:])
+    np.testing.assert_allclose(
+        fsauc.coef_.ravel(), ref_fsauc_one_stage(X, y, om, hs)[0], rtol=1e-9, atol=1e-11
+    )
 
 
 def test_fsauc_stage_constants_stop_shrinking_at_half_life():

@@ -159,17 +159,9 @@ def _project_to_stage_ball(scal, a, b):
 
 
 @jit(inline="always")
-def _add_to_sum(scal):
-    """Step (f): the updated iterate joins the stage's running sum."""
-    scal[_C] += scal[_SIGMA]
-    scal[_SUM_TAU] += scal[_TAU]
-    scal[_SUM_A] += scal[_A]
-    scal[_SUM_B] += scal[_B]
-
-
-@jit(inline="always")
-def _add_to_sum_weighted(scal, fg):
-    """Step (f) under forgetting: the iterate joins with the inflation phi as weight."""
+def _add_to_sum(scal, fg):
+    """Step (f): the updated iterate joins the stage's running sum, with the inflation
+    phi of forgetting as its weight (1 without forgetting: the plain sum and count)."""
     phi = fg[0]
     scal[_C] += phi * scal[_SIGMA]
     scal[_SUM_TAU] += phi * scal[_TAU]
@@ -196,10 +188,10 @@ def _deflate(st, scal):
 
 
 @jit(inline="always")
-def _stage_weight(st, counts, cfg):
-    """What the stage's sums are divided by: its examples, or under forgetting the
-    inflated sum of its iterates' weights."""
-    return st.fg[1] if cfg.decay < 1.0 else counts[_IN_STAGE]
+def _stage_weight(st):
+    """What the stage's sums are divided by: the (inflated) sum of its iterates'
+    weights, the number of its examples without forgetting."""
+    return st.fg[1]
 
 
 @jit
@@ -273,7 +265,7 @@ def _end_stage(st, scal, counts, totals, cfg, start_next, work):
     The output averages the stage's iterates (its n0 examples; after a merge, the
     examples of both learners in the stage).
     """
-    used = _stage_weight(st, counts, cfg)
+    used = _stage_weight(st)
     wbar = work[: st.v1.shape[0]]
     lazy_mean(st.lz, scal[_C], st.v1, scal[_SUM_TAU], used, wbar)
     alpha_hat = _alpha_hat(st, totals, wbar)
@@ -338,7 +330,7 @@ def _fsauc_chunk(st, scal, counts, totals, rows, pre, weights, cfg, work, calibr
         v1x, ux = sparse_dot(st.v1, idx, val), sparse_dot(st.lz.u, idx, val)
         if scores:  # the score under the current output (FSAUC._coef), written out here:
             # a helper that is not inlined costs a reference count per array and row
-            used = _stage_weight(st, counts, cfg)
+            used = _stage_weight(st)
             if counts[_IN_STAGE] == 0 or counts[_DONE]:
                 pre[r] = v1x
             else:
@@ -352,14 +344,12 @@ def _fsauc_chunk(st, scal, counts, totals, rows, pre, weights, cfg, work, calibr
         if counts[_DONE]:
             dropped += 1
             continue
-        acc_weight = weight
         if forgetting:  # the past shrinks by decay ** weight (the sums: inflation)
             factor = decay_factor(cfg.decay, weight)
             decay_totals(totals, factor)
             st.fg[0] /= factor
-            acc_weight = weight * st.fg[0]
         p = _count(counts, totals, y, weight)  # (a)
-        sparse_axpy(st.acc_pos if y > 0 else st.acc_neg, acc_weight, idx, val)
+        sparse_axpy(st.acc_pos if y > 0 else st.acc_neg, weight * st.fg[0], idx, val)
         sigma, tau, eta = scal[_SIGMA], scal[_TAU], weight * scal[_ETA]
         s = tau * v1x + sigma * ux
         g, g_a, g_b, g_alpha = saddle_grad_scalars(s, y, p, scal[_A], scal[_B], scal[_ALPHA])
@@ -390,15 +380,11 @@ def _fsauc_chunk(st, scal, counts, totals, rows, pre, weights, cfg, work, calibr
         scal[_ALPHA] = clip(
             scal[_ALPHA] + eta * g_alpha, max(-2.0 * rk, alpha1 - D), min(2.0 * rk, alpha1 + D)
         )
-        if forgetting:  # (f)
-            _add_to_sum_weighted(scal, st.fg)
-        else:
-            _add_to_sum(scal)
+        _add_to_sum(scal, st.fg)  # (f)
         counts[_IN_STAGE] += 1
         if fold_due(scal[_SIGMA], counts[_IN_STAGE]) or st.fg[0] > INFLATION_MAX:
             _rebased(scal, rebase(st.lz, scal[_C], st.v1, scal[_TAU], scal[_SIGMA], 0.0))
-            if forgetting:
-                _deflate(st, scal)
+            _deflate(st, scal)
             nnz = -1
         end, start_next = _stage_end_due(counts, cfg)
         if end:

@@ -299,8 +299,8 @@ class FSAUC(ClassWeightTotals, BaseStreamingAUC):
         T- and T+ without sample weights; decayed under forgetting); set by the
         first learning call.
     forget_ : ndarray of shape (2,)
-        Under forgetting, the inflation phi of the sums and the stage's inflated sum
-        of iterate weights ([1, 0] without forgetting).
+        The inflation phi of the sums under forgetting (1 without) and the stage's
+        inflated sum of iterate weights (without forgetting: its examples).
     classes_, n_samples_seen_, n_features_in_
         As for every aucstream learner.
 
@@ -490,11 +490,16 @@ class FSAUC(ClassWeightTotals, BaseStreamingAUC):
         return FsaucArrays(lz, self.v1_, self.acc_pos_, self.acc_neg_, self.forget_)
 
     def _stage_weight(self) -> float:
-        """What the stage's sums are divided by: its examples, or under forgetting the
-        inflated sum of its iterates' weights."""
-        if self.half_life is None:
-            return int(self.counts_[_IN_STAGE])
+        """What the stage's sums are divided by: the inflated sum of its iterates'
+        weights (its examples without forgetting)."""
         return float(self.forget_[1])
+
+    def _upgrade_state(self, missing: set[str]) -> None:
+        """A file written before forgetting: no inflation, and the stage's weight is
+        the number of its examples."""
+        super()._upgrade_state(missing)
+        if "forget_" in missing:
+            self.forget_ = np.array([1.0, float(self.counts_[_IN_STAGE])])
 
     def _coef(self) -> np.ndarray:
         count = int(self.counts_[_IN_STAGE])
@@ -568,13 +573,9 @@ class FSAUC(ClassWeightTotals, BaseStreamingAUC):
             raise ValueError("scalars_ holds a negative norm")
         kern.check_class_totals(self, self._class_counts())
         phi, weight = (float(v) for v in self.forget_)
-        if self.half_life is None:
-            bad = (phi, weight) != (1.0, 0.0)
-        else:
-            bad = not (1.0 <= phi <= _INFLATION_MAX / DECAY_MIN and weight >= 0.0) or (
-                (weight > 0.0) != (in_stage > 0 and not done)
-            )
-        if bad:
+        if not (1.0 <= phi <= _INFLATION_MAX / DECAY_MIN and weight >= 0.0) or (
+            (weight > 0.0) != (in_stage > 0)
+        ):
             raise ValueError(f"forget_ {self.forget_.tolist()} does not fit the stage")
 
     def _merge(self, other: FSAUC) -> None:

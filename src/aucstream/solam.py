@@ -315,12 +315,11 @@ def _solam_chunk(lz, scal, counts, totals, inflation, rows, pre, weights, cfg, w
             _deflate(lz.base, scal, inflation)
             nnz = -1
             ux = sparse_dot(lz.u, idx, val)  # u was rescaled
-        avg_weight = 1.0  # what gamma_t is multiplied by in the running sums
         if forgetting:
             factor = decay_factor(cfg.decay, weight)
             decay_totals(totals, factor)
             inflation[0] /= factor
-            avg_weight = inflation[0]
+        avg_weight = inflation[0]  # gamma_t's factor in the running sums (1: none)
         t, p, gamma = _observe(counts, totals, y, weight, cfg.zeta)
         if forgetting and t > cfg.half_life:  # the step's floor
             gamma = cfg.zeta / np.sqrt(cfg.half_life)
@@ -566,9 +565,7 @@ class SOLAM(ClassWeightTotals, BaseStreamingAUC):
             raise ValueError("scalars_ holds a negative sum or norm, or sums without examples")
         check_class_totals(self, self._class_counts())
         inflation = self.forget_scale_[0]
-        if not 1.0 <= inflation <= _INFLATION_MAX / DECAY_MIN or (
-            inflation != 1.0 and self.half_life is None
-        ):
+        if not 1.0 <= inflation <= _INFLATION_MAX / DECAY_MIN:
             raise ValueError(f"forget_scale_ = {inflation!r} is outside its range")
 
     def _merge(self, other: SOLAM) -> None:

@@ -80,6 +80,9 @@ FsaucConfig = namedtuple(
 FsaucArrays = namedtuple("FsaucArrays", ["lz", "v1", "acc_pos", "acc_neg", "fg"])
 #: Forgetting: the sums are deflated at the next fold once their inflation exceeds this.
 INFLATION_MAX = 2.0**512
+#: ... and a fold due for another reason deflates them once it exceeds this (a fold
+#: that deflates costs three more O(d) passes: not at every fold).
+DEFLATE_ABOVE = 2.0**256
 
 
 @jit(inline="always")
@@ -175,7 +178,7 @@ def _deflate(st, scal):
     """Forgetting: divide the folded sums (``c = 0``, ``corr = 0``) and the class sums
     by their inflation phi, which becomes 1."""
     f = st.fg[0]
-    if f != 1.0:
+    if f > DEFLATE_ABOVE:
         base = st.lz.base
         for i in range(base.shape[0]):
             base[i] /= f

@@ -110,7 +110,8 @@ stop shrinking at the first stage end with :math:`t \ge h`: the next stages keep
 the step and radius of the stage that held example h, so the learner keeps moving.
 The sums are kept inflated by :math:`\phi_t = \prod_{s \le t} \lambda_s^{-1}`
 (``forget_[0]``; the stage's inflated :math:`G` is ``forget_[1]``), so that shrinking
-them costs O(1); at the next fold after :math:`\phi > 2^{512}` they are divided by
+them costs O(1); at the next fold after :math:`\phi > 2^{512}` (or at any fold once
+:math:`\phi > 2^{256}`) they are divided by
 :math:`\phi` (a rule of the stream only: chunking gives bit-identical models). One
 example shrinks the past by at least :math:`2^{-64}`. For an unbounded stream use
 ``leftover="last_stage"`` (or ``partial_fit`` without ``n_samples``: one open stage):

@@ -96,11 +96,12 @@ latest (with its :math:`\gamma`). The iterate's own update is Alg. 1's. The sums
 kept inflated, :math:`\tilde S_t = S_t \phi_t` with :math:`\phi_t =
 \prod_{s \le t} \lambda_s^{-1}` (``forget_scale_``), so that shrinking them costs
 O(1): the new iterate joins with weight :math:`\gamma_t\phi_t`, and at the next
-fold after :math:`\phi` exceeds :math:`2^{512}` the folded sums are divided by
-:math:`\phi`, which becomes 1 (a rule of the stream only: chunking still gives
-bit-identical models). One example shrinks the past by at least
-:math:`2^{-64}` (:data:`aucstream._kernels._lazy.DECAY_MIN`). ``None`` (the default)
-is Alg. 1 exactly, bit for bit.
+fold after :math:`\phi` exceeds :math:`2^{512}` (or at any fold, once it exceeds
+:math:`2^{256}`) the folded sums are divided by :math:`\phi`, which becomes 1 (a
+rule of the stream only: chunking still gives bit-identical models). One example
+shrinks the past by at least :math:`2^{-64}`
+(:data:`aucstream._kernels._lazy.DECAY_MIN`). ``None`` (the default) is Alg. 1
+exactly, bit for bit.
 
 Example weights, prequential scores, merging
 --------------------------------------------
@@ -182,6 +183,9 @@ SolamConfig = namedtuple(
 #: Forgetting: the running sums are kept inflated by ``forget_scale_`` (module
 #: docstring) and deflated at the next fold once it exceeds this.
 _INFLATION_MAX = 2.0**512
+#: ... and a fold due for another reason deflates them once it exceeds this (a fold
+#: that deflates costs one more O(d) pass: not at every fold).
+_DEFLATE_ABOVE = 2.0**256
 
 #: From this many features on, a call saves the rows of u and of the average that its
 #: example writes rather than the whole arrays (:meth:`SOLAM._row_logged_state`);
@@ -254,7 +258,7 @@ def _deflate(base, scal, inflation):
     """Forgetting: divide the running sums (folded: ``c = 0``, ``corr = 0``) by their
     inflation, which becomes 1."""
     f = inflation[0]
-    if f != 1.0:
+    if f > _DEFLATE_ABOVE:
         for i in range(base.shape[0]):
             base[i] /= f
         for k in (_GSUM, _SA, _SB, _SAL):

@@ -77,7 +77,10 @@ Forgetting (``half_life``, a library addition for streams that change)
     :math:`\gamma > 0`). So :math:`w_{t+1} = \sum_{s \le t} \gamma^{t-s}\tau_s y_s
     x_s`: a step taken h examples ago weighs half the latest one, and
     :math:`\|w\|` stays bounded, so that a new concept overrides the old one within a
-    few half-lives. An example of weight :math:`\omega` shrinks the past by
+    few half-lives. These rules already follow a flipped concept without it (every
+    example after the flip is a mistake, and their steps do not decay); forgetting
+    bounds what old steps weigh, at a price on stationary streams
+    (``docs/results/linear_online.md``). An example of weight :math:`\omega` shrinks the past by
     :math:`\gamma^\omega` (weight 0 changes nothing). The shrinkage costs O(1): the
     weights are kept as ``scale_[0] * w_`` (:mod:`aucstream._kernels._lazy`, the scale
     folded into ``w_`` when it leaves [1e-9, 1e9]), so each example still costs O(k)

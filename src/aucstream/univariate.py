@@ -57,7 +57,11 @@ so :math:`W^\pm = \sum_s \omega_s \gamma^{\Omega_t - \Omega_s}[y_s = \pm]` (with
 half-lives, which follows a change of the class prior. A total that is positive stays
 at least the smallest normal float (a class seen long ago still counts as seen).
 ``None`` (the default) is the update above exactly. The prior weights
-(``weights="prior"``) and ``"none"`` are fixed, and forgetting leaves them so.
+(``weights="prior"``) and ``"none"`` are fixed, and forgetting leaves them so. The
+weights themselves are forgotten by the L2 term: the shrink :math:`1 - \eta\lambda`
+per example gives a step a half-life of :math:`\ln 2 / (\eta\lambda)` examples
+(to first order); with ``lam=0`` a changed concept is followed at the pace of
+:math:`\eta`.
 
 Merging
 -------

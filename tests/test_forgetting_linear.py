@@ -313,6 +313,9 @@ def test_old_files_load_without_forgetting_state():
     ):
         model = load_model(models / f"{name}.npz")
         assert getattr(model, attr)[0] == 1.0 and model.half_life is None
+    fsauc = load_model(models / "FSAUC.npz")  # the stage's weight: its examples
+    assert fsauc.forget_.tolist() == [1.0, float(fsauc.counts_[2])]
+    assert fsauc.counts_[2] > 0
 
 
 def test_bad_half_life_refused_before_any_change():

@@ -269,14 +269,14 @@ class FSAUC(ClassWeightTotals, BaseStreamingAUC):
         reset at every stage (L18 Alg. 2, line 1).
     delta : float, default=0.1
         Confidence level in Lemma 1 (authors' code).
-    half_life : float or None, default=None
-        Forgetting (module docstring), in examples: the class statistics and the
-        stage's average forget the past with this half-life, and the stages stop
-        shrinking the step and radius once t >= half_life. None: L18 exactly.
     shuffle : bool, default=False
         Whether ``fit`` visits the examples in a random order (still one pass).
     random_state : int, Generator or None, default=None
         Seed of the shuffle.
+    half_life : float or None, default=None
+        Forgetting (module docstring), in examples: the class statistics and the
+        stage's average forget the past with this half-life, and the stages stop
+        shrinking the step and radius once t >= half_life. None: L18 exactly.
 
     Attributes
     ----------
@@ -346,8 +346,8 @@ class FSAUC(ClassWeightTotals, BaseStreamingAUC):
         "leftover": [StrOptions({"drop", "last_stage"})],
         "accumulators": [StrOptions({"global", "per_stage"})],
         "delta": [unit_open()],
-        **FORGETTING,
         **PASS_ORDER,
+        **FORGETTING,
     }
     #: ``forget_`` came with forgetting; an older file (no forgetting) gets the fresh
     #: value.
@@ -363,9 +363,9 @@ class FSAUC(ClassWeightTotals, BaseStreamingAUC):
         leftover: str = "drop",
         accumulators: str = "global",
         delta: float = 0.1,
-        half_life: float | None = None,
         shuffle: bool = False,
         random_state=None,
+        half_life: float | None = None,
     ):
         self.R = R
         self.eta1 = eta1

@@ -404,14 +404,14 @@ class Perceptron(_LinearOnline):
 
     Parameters
     ----------
-    half_life : float or None, default=None
-        Forgetting (module docstring): the weights shrink by
-        :math:`\gamma = 2^{-1/h}` per example, so a step taken ``half_life``
-        examples ago weighs half. None: the paper's rule exactly.
     shuffle : bool, default=False
         Whether ``fit`` visits the examples in a random order.
     random_state : int, Generator or None, default=None
         Seed of the shuffle.
+    half_life : float or None, default=None
+        Forgetting (module docstring): the weights shrink by
+        :math:`\gamma = 2^{-1/h}` per example, so a step taken ``half_life``
+        examples ago weighs half. None: the paper's rule exactly.
 
     Attributes
     ----------
@@ -433,9 +433,9 @@ class Perceptron(_LinearOnline):
     """
 
     param_grid: dict = {}
-    _parameter_constraints = {**FORGETTING, **PASS_ORDER}
+    _parameter_constraints = {**PASS_ORDER, **FORGETTING}
 
-    def __init__(self, half_life: float | None = None, shuffle: bool = False, random_state=None):
+    def __init__(self, shuffle: bool = False, random_state=None, half_life: float | None = None):
         self.half_life = half_life
         self.shuffle = shuffle
         self.random_state = random_state
@@ -455,12 +455,12 @@ class PassiveAggressive(_LinearOnline):
     C : float, default=1.0
         Aggressiveness. Z11 gives no grid for PA ("same setup"); we tune it over
         2^[-10:10], the grid Z11 uses for C elsewhere. The default is a library choice.
+    shuffle, random_state
+        As for :class:`Perceptron`, whose attributes (``w_``, ...) it has.
     half_life : float or None, default=None
         Forgetting (module docstring): the weights shrink by
         :math:`\gamma = 2^{-1/h}` per example, so a step taken ``half_life``
         examples ago weighs half. None: the paper's rule exactly.
-    shuffle, random_state
-        As for :class:`Perceptron`, whose attributes (``w_``, ...) it has.
 
     Examples
     --------
@@ -473,14 +473,14 @@ class PassiveAggressive(_LinearOnline):
     """
 
     param_grid = {"C": [2.0**k for k in range(-10, 11)]}
-    _parameter_constraints = {"C": [positive()], **FORGETTING, **PASS_ORDER}
+    _parameter_constraints = {"C": [positive()], **PASS_ORDER, **FORGETTING}
 
     def __init__(
         self,
         C: float = 1.0,
-        half_life: float | None = None,
         shuffle: bool = False,
         random_state=None,
+        half_life: float | None = None,
     ):
         self.C = C
         self.half_life = half_life
@@ -509,12 +509,12 @@ class CostSensitivePA(_LinearOnline):
     rho_pos : float, default=1.0
         Cost :math:`\rho(+1,-1)` of missing a positive (the other cost is 1); Z11 tunes
         it over 2^[0:10]. Must be positive.
+    shuffle, random_state
+        As for :class:`Perceptron`, whose attributes (``w_``, ...) it has.
     half_life : float or None, default=None
         Forgetting (module docstring): the weights shrink by
         :math:`\gamma = 2^{-1/h}` per example, so a step taken ``half_life``
         examples ago weighs half. None: the paper's rule exactly.
-    shuffle, random_state
-        As for :class:`Perceptron`, whose attributes (``w_``, ...) it has.
 
     Examples
     --------
@@ -534,8 +534,8 @@ class CostSensitivePA(_LinearOnline):
         "variant": [StrOptions({"pb", "ml"})],
         "C": [positive()],
         "rho_pos": [positive()],
-        **FORGETTING,
         **PASS_ORDER,
+        **FORGETTING,
     }
 
     def __init__(
@@ -543,9 +543,9 @@ class CostSensitivePA(_LinearOnline):
         variant: str = "pb",
         C: float = 1.0,
         rho_pos: float = 1.0,
-        half_life: float | None = None,
         shuffle: bool = False,
         random_state=None,
+        half_life: float | None = None,
     ):
         self.variant = variant
         self.C = C

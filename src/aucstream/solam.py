@@ -373,14 +373,14 @@ class SOLAM(ClassWeightTotals, BaseStreamingAUC):
     average : {"pre", "post"}, default="pre"
         Average the iterates at which gradients are taken (Y16) or the updated
         iterates (the authors' MATLAB code).
-    half_life : float or None, default=None
-        Forgetting (module docstring), in examples: the class rate and the average
-        forget the past with this half-life, and the step stops decaying at
-        t = half_life. None: Y16 Alg. 1 exactly.
     shuffle : bool, default=False
         Whether ``fit`` visits the examples in a random order (still one pass).
     random_state : int, Generator or None, default=None
         Seed of the shuffle.
+    half_life : float or None, default=None
+        Forgetting (module docstring), in examples: the class rate and the average
+        forget the past with this half-life, and the step stops decaying at
+        t = half_life. None: Y16 Alg. 1 exactly.
 
     Attributes
     ----------
@@ -433,8 +433,8 @@ class SOLAM(ClassWeightTotals, BaseStreamingAUC):
         "kappa": [positive()],
         "constraint": [StrOptions({"l2", "l1"})],
         "average": [StrOptions({"pre", "post"})],
-        **FORGETTING,
         **PASS_ORDER,
+        **FORGETTING,
     }
     #: ``forget_scale_`` came with forgetting; an older file (no forgetting) gets the
     #: fresh value 1.
@@ -447,9 +447,9 @@ class SOLAM(ClassWeightTotals, BaseStreamingAUC):
         kappa: float = 1.0,
         constraint: str = "l2",
         average: str = "pre",
-        half_life: float | None = None,
         shuffle: bool = False,
         random_state=None,
+        half_life: float | None = None,
     ):
         self.R = R
         self.zeta = zeta
@@ -658,9 +658,9 @@ class SOLAML1(SOLAM):
         zeta: float = 1.0,
         kappa: float = 1.0,
         average: str = "pre",
-        half_life: float | None = None,
         shuffle: bool = False,
         random_state=None,
+        half_life: float | None = None,
     ):
         self.R = R
         self.zeta = zeta

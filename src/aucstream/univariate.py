@@ -271,15 +271,15 @@ class UnivariateOnline(ClassWeightTotals, BaseStreamingAUC):
         the class counts of the whole training set (``fit`` only), or all ones.
     lam : float, default=0.0
         L2 regularization lambda (the papers use none); ``eta * lam`` must be < 1.
+    shuffle : bool, default=False
+        Whether ``fit`` visits the examples in a random order (one pass still).
+    random_state : int, Generator or None, default=None
+        Seed of the shuffle.
     half_life : float or None, default=None
         Forgetting (module docstring): the class weight totals behind the running
         class weights shrink by :math:`\gamma = 2^{-1/h}` per example, so that
         :math:`\rho_t` follows the recent class ratio. None: running totals of the
         whole stream. Acts on ``weights="running"`` only.
-    shuffle : bool, default=False
-        Whether ``fit`` visits the examples in a random order (one pass still).
-    random_state : int, Generator or None, default=None
-        Seed of the shuffle.
 
     Attributes
     ----------
@@ -329,8 +329,8 @@ class UnivariateOnline(ClassWeightTotals, BaseStreamingAUC):
         "fit_intercept": ["boolean"],
         "weights": [StrOptions(set(_WEIGHTS))],
         "lam": [non_negative()],
-        **FORGETTING,
         **PASS_ORDER,
+        **FORGETTING,
     }
 
     def __init__(
@@ -340,9 +340,9 @@ class UnivariateOnline(ClassWeightTotals, BaseStreamingAUC):
         fit_intercept: bool = True,
         weights: str = "running",
         lam: float = 0.0,
-        half_life: float | None = None,
         shuffle: bool = False,
         random_state=None,
+        half_life: float | None = None,
     ):
         self.loss = loss
         self.eta = eta

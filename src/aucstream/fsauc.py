@@ -90,6 +90,34 @@ possible here: the step back into :math:`B(v_1, r)` is an affine map around
 place, their products summed in any order (``fastmath`` reassociation,
 :data:`aucstream._kernels.REASSOC`): a change by rounding only.
 
+Forgetting (``half_life``, a library addition for streams that change)
+---------------------------------------------------------------------
+L18 assumes one stationary distribution: :math:`\hat p` and the class means count
+the whole stream, each stage halves the radius and shrinks the step, and the stage's
+output averages all its iterates. With :math:`h` = ``half_life`` and
+:math:`\lambda = 2^{-1/h}` (:func:`aucstream._params.decay_per_example`), example t
+(weight :math:`\omega_t`, :math:`\lambda_t = \lambda^{\omega_t}`) does instead
+
+.. math::
+
+    W^\pm \leftarrow \lambda_t W^\pm,\quad A_\pm \leftarrow \lambda_t A_\pm,
+    \quad (W^{y_t}, A_{y_t}) \mathrel{+}= (\omega_t, \omega_t x_t), \qquad
+    S \leftarrow \lambda_t S + v_t,\quad G \leftarrow \lambda_t G + 1,
+
+with the stage output :math:`S/G` (S, G restart at each stage as the sum of
+iterates and their count do), and the stage constants :math:`(\eta, r, D, \beta)`
+stop shrinking at the first stage end with :math:`t \ge h`: the next stages keep
+the step and radius of the stage that held example h, so the learner keeps moving.
+The sums are kept inflated by :math:`\phi_t = \prod_{s \le t} \lambda_s^{-1}`
+(``forget_[0]``; the stage's inflated :math:`G` is ``forget_[1]``), so that shrinking
+them costs O(1); at the next fold after :math:`\phi > 2^{512}` (or at any fold once
+:math:`\phi > 2^{256}`) they are divided by
+:math:`\phi` (a rule of the stream only: chunking gives bit-identical models). One
+example shrinks the past by at least :math:`2^{-64}`. For an unbounded stream use
+``leftover="last_stage"`` (or ``partial_fit`` without ``n_samples``: one open stage):
+with ``leftover="drop"`` learning still stops after the announced n. ``None`` (the
+default) is Algs. 1-3 exactly, bit for bit.
+
 Example weights, prequential scores, merging
 --------------------------------------------
 An example of weight :math:`\omega` counts :math:`\omega` times in Alg. 3's
@@ -123,74 +151,63 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections import namedtuple
 
 import numpy as np
 
 from . import _kernels as kern
 from ._base import BaseStreamingAUC, ClassWeightTotals
-from ._calibration import step as calibration_step
 from ._chunks import Chunk
-from ._kernels import (
-    REASSOC,
-    LazySum,
-    fold_due,
-    jit,
-    lazy_axpy,
-    lazy_mean,
-    n_rows,
-    row,
-    rows_of,
-    sparse_axpy,
-    sparse_dot,
+from ._fsauc_kernels import (
+    _A,
+    _A1,
+    _ALPHA,
+    _ALPHA1,
+    _B,
+    _B1,
+    _BETA,
+    _C,
+    _D,
+    _DONE,
+    _DOT_UV1,
+    _ETA,
+    _IN_STAGE,
+    _N_SCALARS,
+    _NRM1_U,
+    _NRM1_V1,
+    _NRM2_U,
+    _NRM2_V1,
+    _RADIUS,
+    _SIGMA,
+    _STAGE,
+    _SUM_A,
+    _SUM_B,
+    _SUM_TAU,
+    _T,
+    _TAU,
+    _TNEG,
+    _TPOS,
+    FsaucArrays,
+    FsaucConfig,
+    _end_stage,
+    _fsauc_chunk,
+    _stage_end_due,
 )
-from ._params import PASS_ORDER, StrOptions, positive, positive_int, unit_open
+from ._fsauc_kernels import INFLATION_MAX as _INFLATION_MAX
+from ._kernels import LazySum, lazy_mean, rows_of
+from ._kernels._lazy import DECAY_MIN
+from ._params import (
+    FORGETTING,
+    PASS_ORDER,
+    StrOptions,
+    decay_per_example,
+    positive,
+    positive_int,
+    unit_open,
+)
 from ._runtime import LearnerTags
-from ._saddle import clip, l1_change, project_l1_lazy, rebase, saddle_grad_scalars, warm_start
 from ._warn import caller_stacklevel
 
 __all__ = ["FSAUC", "fsauc_schedule"]
-
-# indices into FSAUC.scalars_
-(
-    _SIGMA,
-    _TAU,
-    _C,
-    _SUM_TAU,
-    _A,
-    _B,
-    _ALPHA,
-    _A1,
-    _B1,
-    _ALPHA1,
-    _SUM_A,
-    _SUM_B,
-    _RADIUS,
-    _D,
-    _BETA,
-    _ETA,
-    _NRM2_U,
-    _DOT_UV1,
-    _NRM1_U,
-    _NRM2_V1,
-    _NRM1_V1,
-) = range(21)
-_N_SCALARS = 21
-# indices into FSAUC.counts_
-_T, _STAGE, _IN_STAGE, _TPOS, _TNEG, _DONE = range(6)
-#: D and beta when Lemma 1's denominators are not positive (the authors' code).
-_UNBOUNDED = 1e7
-
-#: The constants of one run: radius R, bound kappa on ||x||, confidence delta, the
-#: schedule (m stages of n0 examples), l1 ball?, leftover joins the last stage?,
-#: class accumulators reset at every stage?
-FsaucConfig = namedtuple(
-    "FsaucConfig",
-    ["R", "kappa", "delta", "n_stages", "n0", "use_l1", "last_stage", "per_stage"],
-)
-#: The state of a stage: the lazy iterate w = tau v1 + sigma u with its running sum,
-#: the stage's start v1, and the class sums A+, A- (Alg. 3).
-FsaucArrays = namedtuple("FsaucArrays", ["lz", "v1", "acc_pos", "acc_neg"])
 
 
 def fsauc_schedule(n: int) -> tuple[int, int]:
@@ -220,281 +237,6 @@ def fsauc_schedule(n: int) -> tuple[int, int]:
         return 1, n
     m = max(1, math.floor(0.5 * math.log2(2.0 * n / math.log2(n))) - 1)
     return m, n // m
-
-
-@jit(inline="always")
-def _set_norms(scal, norms):
-    scal[_NRM2_U], scal[_DOT_UV1], scal[_NRM1_U] = norms
-
-
-@jit(inline="always")
-def _rebased(scal, norms):
-    """Scalars after a rebase: sigma = tau = 1, c = 0 and the recomputed norms of u."""
-    _set_norms(scal, norms)
-    scal[_C] = 0.0
-    scal[_SIGMA] = 1.0
-    scal[_TAU] = 1.0
-
-
-@jit(inline="always")
-def _sq_norm(scal, tau, sigma):
-    """||tau v1 + sigma u||^2 from the maintained norms."""
-    return (
-        tau * tau * scal[_NRM2_V1]
-        + 2.0 * tau * sigma * scal[_DOT_UV1]
-        + sigma * sigma * scal[_NRM2_U]
-    )
-
-
-@jit(inline="always")
-def _count(counts, totals, y, weight):
-    """Alg. 3: count the example; return the estimate of p (W+ / (W+ + W-))."""
-    counts[_T] += 1
-    cls = 1 if y > 0 else 0
-    counts[_TPOS if cls else _TNEG] += 1
-    totals[cls] += weight
-    return totals[1] / (totals[0] + totals[1])
-
-
-@jit(inline="always")
-def _project_l1(st, scal, R, norm, nnz, work):
-    """Step (d) with the l1 ball: the exact projection, O(d), warm-started from the
-    running ||w||_1 and number of non-zeros of w (``nnz`` -1: not known); returns both
-    afterwards."""
-    rho0 = warm_start(norm, nnz, R)
-    theta, norm, nnz, norms = project_l1_lazy(
-        st.lz, scal[_C], st.v1, scal[_TAU], scal[_SIGMA], R, rho0, work
-    )
-    if theta > 0.0:
-        _rebased(scal, norms)
-    return norm, nnz
-
-
-@jit(inline="always")
-def _shrink_to_l2_ball(scal, R):
-    """Step (d) with the l2 ball: ||w||_2 <= R by a change of (sigma, tau) alone."""
-    sigma, tau = scal[_SIGMA], scal[_TAU]
-    sq = _sq_norm(scal, tau, sigma)
-    if sq > R * R:
-        f = R / math.sqrt(sq)
-        scal[_SIGMA] = sigma * f
-        scal[_TAU] = tau * f
-
-
-@jit(inline="always")
-def _project_to_stage_ball(scal, a, b):
-    """Step (d), last part: (w, a, b) onto the ball B(v1, r); returns a, b."""
-    sigma, tau = scal[_SIGMA], scal[_TAU]
-    a1, b1 = scal[_A1], scal[_B1]
-    tm1 = tau - 1.0
-    dist_sq = _sq_norm(scal, tm1, sigma) + (a - a1) ** 2 + (b - b1) ** 2
-    radius = scal[_RADIUS]
-    if dist_sq > radius * radius:
-        rho = radius / math.sqrt(dist_sq)
-        scal[_TAU] = 1.0 + rho * tm1
-        scal[_SIGMA] = sigma * rho
-        a = a1 + rho * (a - a1)
-        b = b1 + rho * (b - b1)
-    return a, b
-
-
-@jit(inline="always")
-def _add_to_sum(scal):
-    """Step (f): the updated iterate joins the stage's running sum."""
-    scal[_C] += scal[_SIGMA]
-    scal[_SUM_TAU] += scal[_TAU]
-    scal[_SUM_A] += scal[_A]
-    scal[_SUM_B] += scal[_B]
-
-
-@jit
-def _alpha_hat(st, totals, wbar):
-    """Alg. 2 line 9: wbar . (mean of the negatives - mean of the positives)."""
-    w_neg, w_pos = totals[0], totals[1]
-    alpha_hat = 0.0
-    for i in range(wbar.shape[0]):
-        diff = 0.0
-        if w_neg > 0:
-            diff += st.acc_neg[i] / w_neg
-        if w_pos > 0:
-            diff -= st.acc_pos[i] / w_pos
-        alpha_hat += wbar[i] * diff
-    return alpha_hat
-
-
-@jit
-def _lemma1(r, p, n0, cfg):
-    """D and beta of L18 Lemma 1 for the next stage (radius r, positive rate p)."""
-    kappa, R = cfg.kappa, cfg.R
-    xi = min(p, 1.0 - p)
-    log_term = math.log(12.0 / cfg.delta)
-    c_delta = 2.0 + math.sqrt(2.0 * log_term)
-    den_d = xi * n0 - math.sqrt(2.0 * n0 * log_term)
-    D = _UNBOUNDED
-    if den_d > 0.0:
-        D = 2.0 * math.sqrt(2.0) * kappa * r + 4.0 * math.sqrt(2.0) * kappa * c_delta * (
-            1.0 + 2.0 * kappa
-        ) * R / math.sqrt(den_d)
-    den_b = xi - math.sqrt(2.0 * log_term / n0)
-    beta = _UNBOUNDED
-    if den_b > 0.0:
-        beta = (
-            1.0
-            + 8.0 * kappa * kappa
-            + 32.0 * kappa * kappa * (1.0 + 2.0 * kappa) ** 2 * c_delta**2 / den_b
-        )
-    return D, beta
-
-
-@jit
-def _restart(st, scal, wbar, a, b, alpha):
-    """The stage output (wbar, a, b, alpha) becomes the centre and start of the next."""
-    u, base, corr = st.lz
-    v1 = st.v1
-    nrm2 = 0.0
-    nrm1 = 0.0
-    for i in range(v1.shape[0]):
-        v1[i] = wbar[i]
-        nrm2 += wbar[i] * wbar[i]
-        nrm1 += abs(wbar[i])
-        u[i] = 0.0
-        base[i] = 0.0
-        corr[i] = 0.0
-    scal[_NRM2_V1] = nrm2
-    scal[_NRM1_V1] = nrm1
-    _rebased(scal, (0.0, 0.0, 0.0))  # u = 0, w = v1
-    scal[_SUM_TAU] = 0.0
-    scal[_SUM_A] = 0.0
-    scal[_SUM_B] = 0.0
-    scal[_A1] = scal[_A] = a
-    scal[_B1] = scal[_B] = b
-    scal[_ALPHA1] = scal[_ALPHA] = alpha
-
-
-@jit
-def _end_stage(st, scal, counts, totals, cfg, start_next, work):
-    """L18 Alg. 2 lines 8-10 and Alg. 1 lines 4-5: the stage output and the next call.
-
-    The output averages the stage's iterates (its n0 examples; after a merge, the
-    examples of both learners in the stage).
-    """
-    used = counts[_IN_STAGE]
-    wbar = work[: st.v1.shape[0]]
-    lazy_mean(st.lz, scal[_C], st.v1, scal[_SUM_TAU], used, wbar)
-    alpha_hat = _alpha_hat(st, totals, wbar)
-    r = 0.5 * scal[_RADIUS]  # Lemma 1 with the halved radius
-    total = totals[0] + totals[1]
-    D, beta = _lemma1(r, totals[1] / total if total > 0 else 0.0, cfg.n0, cfg)
-    eta = scal[_ETA]
-    scal[_ETA] = min(eta * 0.5 * math.sqrt(beta / scal[_BETA]), eta)
-    scal[_BETA] = beta
-    scal[_RADIUS] = r
-    scal[_D] = D
-    ak = 2.0 * cfg.R * cfg.kappa
-    _restart(st, scal, wbar, scal[_SUM_A] / used, scal[_SUM_B] / used, clip(alpha_hat, -ak, ak))
-    counts[_IN_STAGE] = 0
-    if not start_next:
-        counts[_DONE] = 1
-        return
-    counts[_STAGE] += 1
-    if cfg.per_stage:
-        counts[_TPOS] = 0
-        counts[_TNEG] = 0
-        totals[0] = 0.0
-        totals[1] = 0.0
-        st.acc_pos[:] = 0.0
-        st.acc_neg[:] = 0.0
-
-
-@jit(inline="always")
-def _stage_end_due(counts, cfg):
-    """Whether the stage has its n0 examples (and is not an open last stage)."""
-    if cfg.n0 <= 0 or counts[_IN_STAGE] < cfg.n0:
-        return False, False
-    is_last = counts[_STAGE] >= cfg.n_stages
-    return not (is_last and cfg.last_stage), not is_last
-
-
-# no reference counting: the kernel allocates nothing (see aucstream._kernels)
-@jit(fastmath=REASSOC, borrowing=True)
-def _fsauc_chunk(st, scal, counts, totals, rows, pre, weights, cfg, work, calibration):
-    """Run PDSG (L18 Alg. 2, steps (a)-(f) of the module docstring) over a chunk.
-
-    Returns the number of examples dropped. An example of weight omega counts omega
-    times in p and in the class sums and takes the step omega * eta; weight 0 skips
-    it. The steps are helpers over (a part of) the state; the loop stays here. With
-    prequential scores, each one (dropped examples' too) also fits the
-    ``calibration`` (:func:`aucstream._calibration.step`).
-    """
-    scores = pre.shape[0] == n_rows(rows)
-    weighted = weights.shape[0] > 0
-    dropped = 0
-    rk = cfg.R * cfg.kappa
-    # ||w||_1 and the number of non-zeros of w (l1 ball), known after the first
-    # projection of the chunk while w is only stepped (nnz -1: not known). They only
-    # choose where the projection's passes start, which does not change their result.
-    norm, nnz = 0.0, -1
-    for r in range(n_rows(rows)):
-        idx, val, y = row(rows, r)
-        v1x, ux = sparse_dot(st.v1, idx, val), sparse_dot(st.lz.u, idx, val)
-        if scores:  # the score under the current output (FSAUC._coef), written out here:
-            # a helper that is not inlined costs a reference count per array and row
-            used = counts[_IN_STAGE]
-            if used == 0 or counts[_DONE]:
-                pre[r] = v1x
-            else:
-                bx, cx = sparse_dot(st.lz.base, idx, val), sparse_dot(st.lz.corr, idx, val)
-                pre[r] = (scal[_SUM_TAU] * v1x + bx + scal[_C] * ux - cx) / used
-        weight = weights[r] if weighted else 1.0
-        if scores:
-            calibration_step(calibration, pre[r], y, weight)
-        if weight == 0.0:
-            continue
-        if counts[_DONE]:
-            dropped += 1
-            continue
-        p = _count(counts, totals, y, weight)  # (a)
-        sparse_axpy(st.acc_pos if y > 0 else st.acc_neg, weight, idx, val)
-        sigma, tau, eta = scal[_SIGMA], scal[_TAU], weight * scal[_ETA]
-        s = tau * v1x + sigma * ux
-        g, g_a, g_b, g_alpha = saddle_grad_scalars(s, y, p, scal[_A], scal[_B], scal[_ALPHA])
-        if g != 0.0:  # (c) only the non-zeros of x move
-            coef = -eta * g / sigma
-            if cfg.use_l1 and nnz >= 0 and idx is not None:  # (a dense row: cold starts)
-                dnorm, dnnz = l1_change(st.lz.u, st.v1, tau, sigma, coef, idx, val)
-                norm += dnorm
-                nnz += dnnz
-            scal[_NRM2_U], scal[_NRM1_U] = lazy_axpy(
-                st.lz.u, st.lz.corr, scal[_C], coef, idx, val, scal[_NRM2_U], scal[_NRM1_U]
-            )
-            scal[_DOT_UV1] += coef * v1x
-        if not cfg.use_l1:  # (d)
-            _shrink_to_l2_ball(scal, cfg.R)
-        elif scal[_TAU] * scal[_NRM1_V1] + scal[_SIGMA] * scal[_NRM1_U] > cfg.R:
-            # tau ||v1||_1 + sigma ||u||_1 bounds ||w||_1 (both coefficients are >= 0)
-            norm, nnz = _project_l1(st, scal, cfg.R, norm, nnz, work)
-        # (c)-(d) for a and b: descent, their boxes, then B(v1, r) with w
-        a = clip(scal[_A] - eta * g_a, -rk, rk)
-        b = clip(scal[_B] - eta * g_b, -rk, rk)
-        sigma, tau = scal[_SIGMA], scal[_TAU]
-        scal[_A], scal[_B] = _project_to_stage_ball(scal, a, b)
-        if scal[_SIGMA] != sigma or scal[_TAU] != tau:  # w moved as a whole
-            nnz = -1
-        # (e) dual ascent, projected onto Omega_2 and B(alpha1, D)
-        alpha1, D = scal[_ALPHA1], scal[_D]
-        scal[_ALPHA] = clip(
-            scal[_ALPHA] + eta * g_alpha, max(-2.0 * rk, alpha1 - D), min(2.0 * rk, alpha1 + D)
-        )
-        _add_to_sum(scal)  # (f)
-        counts[_IN_STAGE] += 1
-        if fold_due(scal[_SIGMA], counts[_IN_STAGE]):
-            _rebased(scal, rebase(st.lz, scal[_C], st.v1, scal[_TAU], scal[_SIGMA], 0.0))
-            nnz = -1
-        end, start_next = _stage_end_due(counts, cfg)
-        if end:
-            _end_stage(st, scal, counts, totals, cfg, start_next, work)
-            nnz = -1
-    return dropped
 
 
 class FSAUC(ClassWeightTotals, BaseStreamingAUC):
@@ -531,6 +273,10 @@ class FSAUC(ClassWeightTotals, BaseStreamingAUC):
         Whether ``fit`` visits the examples in a random order (still one pass).
     random_state : int, Generator or None, default=None
         Seed of the shuffle.
+    half_life : float or None, default=None
+        Forgetting (module docstring), in examples: the class statistics and the
+        stage's average forget the past with this half-life, and the stages stop
+        shrinking the step and radius once t >= half_life. None: L18 exactly.
 
     Attributes
     ----------
@@ -551,7 +297,11 @@ class FSAUC(ClassWeightTotals, BaseStreamingAUC):
         (weight-0 examples do not count).
     weight_neg_, weight_pos_ : float
         Total weight of the examples counted in T- and T+, which p uses (equal to
-        T- and T+ without sample weights); set by the first learning call.
+        T- and T+ without sample weights; decayed under forgetting); set by the
+        first learning call.
+    forget_ : ndarray of shape (2,)
+        The inflation phi of the sums under forgetting (1 without) and the stage's
+        inflated sum of iterate weights (without forgetting: its examples).
     classes_, n_samples_seen_, n_features_in_
         As for every aucstream learner.
 
@@ -597,7 +347,11 @@ class FSAUC(ClassWeightTotals, BaseStreamingAUC):
         "accumulators": [StrOptions({"global", "per_stage"})],
         "delta": [unit_open()],
         **PASS_ORDER,
+        **FORGETTING,
     }
+    #: ``forget_`` came with forgetting; an older file (no forgetting) gets the fresh
+    #: value.
+    _state_added_later = (*ClassWeightTotals._state_added_later, "forget_")
 
     def __init__(
         self,
@@ -611,6 +365,7 @@ class FSAUC(ClassWeightTotals, BaseStreamingAUC):
         delta: float = 0.1,
         shuffle: bool = False,
         random_state=None,
+        half_life: float | None = None,
     ):
         self.R = R
         self.eta1 = eta1
@@ -620,6 +375,7 @@ class FSAUC(ClassWeightTotals, BaseStreamingAUC):
         self.leftover = leftover
         self.accumulators = accumulators
         self.delta = delta
+        self.half_life = half_life
         self.shuffle = shuffle
         self.random_state = random_state
 
@@ -652,6 +408,7 @@ class FSAUC(ClassWeightTotals, BaseStreamingAUC):
         self.scalars_ = s
         self.counts_ = np.zeros(6, dtype=np.int64)
         self.counts_[_STAGE] = 1
+        self.forget_ = np.array([1.0, 0.0])
         kern.start_class_totals(self)
 
     def _begin_pass(self, y_pm: np.ndarray) -> None:
@@ -725,11 +482,25 @@ class FSAUC(ClassWeightTotals, BaseStreamingAUC):
             self.constraint == "l1",
             self.leftover == "last_stage",
             self.accumulators == "per_stage",
+            decay_per_example(self.half_life),
+            0.0 if self.half_life is None else float(self.half_life),
         )
 
     def _arrays(self) -> FsaucArrays:
         lz = LazySum(self.u_, self.avg_base_, self.avg_corr_)
-        return FsaucArrays(lz, self.v1_, self.acc_pos_, self.acc_neg_)
+        return FsaucArrays(lz, self.v1_, self.acc_pos_, self.acc_neg_, self.forget_)
+
+    def _stage_weight(self) -> float:
+        """What the stage's sums are divided by: the inflated sum of its iterates'
+        weights (its examples without forgetting)."""
+        return float(self.forget_[1])
+
+    def _upgrade_state(self, missing: set[str]) -> None:
+        """A file written before forgetting: no inflation, and the stage's weight is
+        the number of its examples."""
+        super()._upgrade_state(missing)
+        if "forget_" in missing:
+            self.forget_ = np.array([1.0, float(self.counts_[_IN_STAGE])])
 
     def _coef(self) -> np.ndarray:
         count = int(self.counts_[_IN_STAGE])
@@ -737,7 +508,7 @@ class FSAUC(ClassWeightTotals, BaseStreamingAUC):
             return self.v1_.copy()
         out = np.empty_like(self.u_)
         s = self.scalars_
-        lazy_mean(self._arrays().lz, s[_C], self.v1_, s[_SUM_TAU], count, out)
+        lazy_mean(self._arrays().lz, s[_C], self.v1_, s[_SUM_TAU], self._stage_weight(), out)
         return out
 
     def _iterate(self) -> tuple[np.ndarray, float, float, float]:
@@ -802,6 +573,11 @@ class FSAUC(ClassWeightTotals, BaseStreamingAUC):
         if min(sc[_NRM2_U], sc[_NRM1_U], sc[_NRM2_V1], sc[_NRM1_V1]) < 0.0:
             raise ValueError("scalars_ holds a negative norm")
         kern.check_class_totals(self, self._class_counts())
+        phi, weight = (float(v) for v in self.forget_)
+        if not (1.0 <= phi <= _INFLATION_MAX / DECAY_MIN and weight >= 0.0) or (
+            (weight > 0.0) != (in_stage > 0)
+        ):
+            raise ValueError(f"forget_ {self.forget_.tolist()} does not fit the stage")
 
     def _merge(self, other: FSAUC) -> None:
         r"""Combine two FSAUC learners at the same stage of the same schedule.
@@ -848,12 +624,15 @@ class FSAUC(ClassWeightTotals, BaseStreamingAUC):
         points = {k: kern.mean_by_count(mine[k], n1, theirs[k], n2) for k in mine}
         totals = kern.class_totals(self) + kern.class_totals(other)
         stage_sum = self._stage_sum() + other._stage_sum()
-        sums_ab = self.scalars_[[_SUM_A, _SUM_B]] + other.scalars_[[_SUM_A, _SUM_B]]
+        phi1, phi2 = self.forget_[0], other.forget_[0]  # (1 without forgetting)
+        sums_ab = self.scalars_[[_SUM_A, _SUM_B]] / phi1 + other.scalars_[[_SUM_A, _SUM_B]] / phi2
+        forget = np.array([1.0, self.forget_[1] / phi1 + other.forget_[1] / phi2])
         counts = self.counts_.copy()
         for k in (_T, _IN_STAGE, _TPOS, _TNEG):
             counts[k] += other.counts_[k]
-        self.acc_pos_ = self.acc_pos_ + other.acc_pos_
-        self.acc_neg_ = self.acc_neg_ + other.acc_neg_
+        self.acc_pos_ = self.acc_pos_ / phi1 + other.acc_pos_ / phi2
+        self.acc_neg_ = self.acc_neg_ / phi1 + other.acc_neg_ / phi2
+        self.forget_ = forget
         self.v1_ = points["v1"]
         self.u_ = points["w"] - points["v1"]
         self.avg_base_ = stage_sum
@@ -888,8 +667,9 @@ class FSAUC(ClassWeightTotals, BaseStreamingAUC):
         }
 
     def _stage_sum(self) -> np.ndarray:
-        """The stage's sum of iterates (0 when the stage has no example yet)."""
+        """The stage's sum of iterates (0 when the stage has no example yet; under
+        forgetting, the decayed sum, without its inflation)."""
         used = int(self.counts_[_IN_STAGE])
         if used == 0 or self.counts_[_DONE]:
             return np.zeros_like(self.u_)
-        return used * self._coef()
+        return self._stage_weight() / self.forget_[0] * self._coef()

@@ -61,6 +61,38 @@ Merging, prequential scores, dense rows
     :data:`aucstream._kernels.REASSOC`): a change by rounding only. CW does not: its
     dense and sparse paths give identical bits.
 
+Forgetting (``half_life``, a library addition for streams that change)
+    With :math:`h` = ``half_life`` and :math:`\gamma = 2^{-1/h}`
+    (:func:`aucstream._params.decay_per_example`), the Perceptron, PA-I and CPA
+    weights, which are the sum of their past steps, shrink by :math:`\gamma` per
+    example before it is learnt:
+
+    .. math::
+
+        w_{t+1} = \gamma w_t + \tau_t y_t x_t,
+
+    where :math:`\tau_t` is the rule's step computed at the shrunk point
+    :math:`\gamma w_t` (the PA problem becomes :math:`\min_w \frac12\|w -
+    \gamma w_t\|^2 + C\xi`; the perceptron's mistake test does not change, since
+    :math:`\gamma > 0`). So :math:`w_{t+1} = \sum_{s \le t} \gamma^{t-s}\tau_s y_s
+    x_s`: a step taken h examples ago weighs half the latest one, and
+    :math:`\|w\|` stays bounded, so that a new concept overrides the old one within a
+    few half-lives. These rules already follow a flipped concept without it (every
+    example after the flip is a mistake, and their steps do not decay); forgetting
+    bounds what old steps weigh, at a price on stationary streams
+    (``docs/results/linear_online.md``). An example of weight :math:`\omega` shrinks the past by
+    :math:`\gamma^\omega` (weight 0 changes nothing). The shrinkage costs O(1): the
+    weights are kept as ``scale_[0] * w_`` (:mod:`aucstream._kernels._lazy`, the scale
+    folded into ``w_`` when it leaves [1e-9, 1e9]), so each example still costs O(k)
+    for k non-zeros. ``None`` (the default) is each paper's rule exactly (the scale
+    stays 1). CW has no forgetting: its state is O(d^2) and its update a constraint
+    on a Gaussian, with no sum of steps to decay.
+
+Cost per example
+    Perceptron, PA-I and CPA change only the k non-zeros of the example (O(k), with or
+    without forgetting); CW is O(d^2) per update (its covariance factor), which no
+    bookkeeping makes lazy: :math:`\Sigma x` reads every entry of the factor.
+
 Deviations
 ----------
 - CW with :math:`\eta = 1` has :math:`\phi = \infty`; ``eta=1`` is run as 0.999
@@ -100,17 +132,29 @@ from ._base import BaseStreamingAUC
 from ._chunks import Chunk
 from ._kernels import (
     REASSOC,
+    SCALE_MIN,
     bound_call,
     col,
+    fold_scale,
     jit,
     mean_by_count,
     n_rows,
     row,
     rows_of,
+    scale_in_range,
     sparse_axpy,
     sparse_dot,
 )
-from ._params import PASS_ORDER, Interval, Real, StrOptions, positive
+from ._kernels._lazy import decay_factor
+from ._params import (
+    FORGETTING,
+    PASS_ORDER,
+    Interval,
+    Real,
+    StrOptions,
+    decay_per_example,
+    positive,
+)
 from ._runtime import LearnerTags
 
 __all__ = [
@@ -131,24 +175,33 @@ _PA, _CPA_PB, _CPA_ML, _PERCEPTRON = 0, 1, 2, 3
 
 
 @jit(fastmath=REASSOC)
-def _linear_chunk(w, rows, pre, weights, C, mode, sqrt_rho_pos):
+def _linear_chunk(w, scale, rows, pre, weights, C, mode, sqrt_rho_pos, decay):
     """PA-I, CPA prediction-based, CPA max-loss or the Perceptron (``mode``) over a chunk.
 
-    An example of weight omega takes the PA-I step with aggressiveness omega * C, or
-    the Perceptron step omega * y x.
+    The weights are ``scale[0] * w``. An example of weight omega takes the PA-I step
+    with aggressiveness omega * C, or the Perceptron step omega * y x. With forgetting
+    (``decay`` < 1) the weights first shrink by ``decay ** omega`` (O(1): the scale),
+    and the rule sees the shrunk weights' margin.
     """
     scores = pre.shape[0] == n_rows(rows)
     weighted = weights.shape[0] > 0
+    forgetting = decay < 1.0
     for r in range(n_rows(rows)):
         idx, val, y = row(rows, r)
-        s = sparse_dot(w, idx, val)
+        s = scale[0] * sparse_dot(w, idx, val)
         if scores:
             pre[r] = s
         weight = weights[r] if weighted else 1.0
+        if forgetting and weight > 0.0:
+            factor = decay_factor(decay, weight)
+            scale[0] *= factor
+            s *= factor
+            if not scale_in_range(scale[0]):
+                scale[0] = fold_scale(w, scale[0])
         ym = y * s
         if mode == _PERCEPTRON:
             if weight > 0.0 and ym <= 0.0:
-                sparse_axpy(w, weight * y, idx, val)
+                sparse_axpy(w, weight * y / scale[0], idx, val)
             continue
         if mode == _PA:
             loss = 1.0 - ym
@@ -163,7 +216,7 @@ def _linear_chunk(w, rows, pre, weights, C, mode, sqrt_rho_pos):
             sq += val[a] * val[a]
         if sq == 0.0:
             continue
-        sparse_axpy(w, min(weight * C, loss / sq) * y, idx, val)
+        sparse_axpy(w, min(weight * C, loss / sq) * y / scale[0], idx, val)
 
 
 @jit
@@ -286,14 +339,18 @@ def cw_coefficients(m: float, v: float, eta: float) -> tuple[float, float]:
 
 # ----------------------------------------------------------------------------- learners
 class _LinearOnline(BaseStreamingAUC):
-    """Base of the learners whose whole state is the weight vector ``w_``."""
+    """Base of the learners whose whole state is the weight vector ``scale_[0] * w_``."""
 
     _tags = LearnerTags(
         dense_kernels=True, kernel_prequential=True, sample_weight=True, update_draws=False
     )
+    #: ``scale_`` came with forgetting; an older file (no forgetting: scale 1) gets
+    #: the fresh value.
+    _state_added_later = (*BaseStreamingAUC._state_added_later, "scale_")
 
     def _init_state(self, n_features: int) -> None:
         self.w_ = np.zeros(n_features)
+        self.scale_ = np.ones(1)
 
     def _rule(self) -> tuple[float, int, float]:
         """``(C, mode, sqrt_rho_pos)`` of :func:`_linear_chunk`, from the parameters."""
@@ -303,16 +360,18 @@ class _LinearOnline(BaseStreamingAUC):
         self._bind_update(chunk)(self)
 
     def _bind_update(self, chunk: Chunk, reuse: bool = False):
-        """The kernel's call with its arguments made once (``w_`` is written in place;
-        the rule comes from the parameters); see
+        """The kernel's call with its arguments made once (``w_`` and ``scale_`` are
+        written in place; the rule comes from the parameters); see
         :meth:`BaseStreamingAUC._bind_update`."""
         run = bound_call(
             _linear_chunk,
             self.w_,
+            self.scale_,
             rows_of(chunk),
             chunk.pre_scores,
             chunk.sample_weight,
             *self._rule(),
+            decay_per_example(self.half_life),
             reuse=reuse,
         )
 
@@ -322,18 +381,26 @@ class _LinearOnline(BaseStreamingAUC):
         return update
 
     def _coef(self) -> np.ndarray:
-        return self.w_
+        scale = self.scale_[0]
+        return self.w_ if scale == 1.0 else scale * self.w_
+
+    def _check_state(self) -> None:
+        if not SCALE_MIN <= self.scale_[0] <= 1.0:
+            raise ValueError(f"scale_ {self.scale_[0]!r} is outside [{SCALE_MIN}, 1]")
 
     def _merge(self, other: _LinearOnline) -> None:
         """w becomes the average of both weights, weighted by the examples each has seen."""
-        self.w_ = mean_by_count(self.w_, self.n_samples_seen_, other.w_, other.n_samples_seen_)
+        self.w_ = mean_by_count(
+            self._coef(), self.n_samples_seen_, other._coef(), other.n_samples_seen_
+        )
+        self.scale_ = np.ones(1)
 
 
 class Perceptron(_LinearOnline):
     r"""Rosenblatt's perceptron, one pass, no bias (Z11 §4.1 baseline).
 
     Update on a mistake (:math:`y_t w^\top x_t \le 0`): :math:`w \leftarrow w + y_t x_t`.
-    It has no hyperparameter; see the module docstring.
+    Its only hyperparameter is the optional forgetting; see the module docstring.
 
     Parameters
     ----------
@@ -341,11 +408,17 @@ class Perceptron(_LinearOnline):
         Whether ``fit`` visits the examples in a random order.
     random_state : int, Generator or None, default=None
         Seed of the shuffle.
+    half_life : float or None, default=None
+        Forgetting (module docstring): the weights shrink by
+        :math:`\gamma = 2^{-1/h}` per example, so a step taken ``half_life``
+        examples ago weighs half. None: the paper's rule exactly.
 
     Attributes
     ----------
     w_ : ndarray of shape (n_features,)
-        Current weights.
+        Current weights up to the scale: ``coef_ = scale_[0] * w_``.
+    scale_ : ndarray of shape (1,)
+        The scalar factor of the weights (1 without forgetting).
     classes_, n_samples_seen_, n_features_in_
         As for every aucstream learner.
 
@@ -360,9 +433,10 @@ class Perceptron(_LinearOnline):
     """
 
     param_grid: dict = {}
-    _parameter_constraints = dict(PASS_ORDER)
+    _parameter_constraints = {**PASS_ORDER, **FORGETTING}
 
-    def __init__(self, shuffle: bool = False, random_state=None):
+    def __init__(self, shuffle: bool = False, random_state=None, half_life: float | None = None):
+        self.half_life = half_life
         self.shuffle = shuffle
         self.random_state = random_state
 
@@ -383,6 +457,10 @@ class PassiveAggressive(_LinearOnline):
         2^[-10:10], the grid Z11 uses for C elsewhere. The default is a library choice.
     shuffle, random_state
         As for :class:`Perceptron`, whose attributes (``w_``, ...) it has.
+    half_life : float or None, default=None
+        Forgetting (module docstring): the weights shrink by
+        :math:`\gamma = 2^{-1/h}` per example, so a step taken ``half_life``
+        examples ago weighs half. None: the paper's rule exactly.
 
     Examples
     --------
@@ -395,10 +473,17 @@ class PassiveAggressive(_LinearOnline):
     """
 
     param_grid = {"C": [2.0**k for k in range(-10, 11)]}
-    _parameter_constraints = {"C": [positive()], **PASS_ORDER}
+    _parameter_constraints = {"C": [positive()], **PASS_ORDER, **FORGETTING}
 
-    def __init__(self, C: float = 1.0, shuffle: bool = False, random_state=None):
+    def __init__(
+        self,
+        C: float = 1.0,
+        shuffle: bool = False,
+        random_state=None,
+        half_life: float | None = None,
+    ):
         self.C = C
+        self.half_life = half_life
         self.shuffle = shuffle
         self.random_state = random_state
 
@@ -426,6 +511,10 @@ class CostSensitivePA(_LinearOnline):
         it over 2^[0:10]. Must be positive.
     shuffle, random_state
         As for :class:`Perceptron`, whose attributes (``w_``, ...) it has.
+    half_life : float or None, default=None
+        Forgetting (module docstring): the weights shrink by
+        :math:`\gamma = 2^{-1/h}` per example, so a step taken ``half_life``
+        examples ago weighs half. None: the paper's rule exactly.
 
     Examples
     --------
@@ -446,6 +535,7 @@ class CostSensitivePA(_LinearOnline):
         "C": [positive()],
         "rho_pos": [positive()],
         **PASS_ORDER,
+        **FORGETTING,
     }
 
     def __init__(
@@ -455,10 +545,12 @@ class CostSensitivePA(_LinearOnline):
         rho_pos: float = 1.0,
         shuffle: bool = False,
         random_state=None,
+        half_life: float | None = None,
     ):
         self.variant = variant
         self.C = C
         self.rho_pos = rho_pos
+        self.half_life = half_life
         self.shuffle = shuffle
         self.random_state = random_state
 

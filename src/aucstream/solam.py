@@ -67,6 +67,42 @@ needs per-coordinate bookkeeping of when each one reaches 0, and for the dimensi
 of the papers' data (d ~ 100) four vectorized passes cost about as much as the
 tree's k log d updates; it is not used.
 
+So SOLAM-l1 is the one learner of this module that cannot be O(k) per example on
+wide sparse rows: whenever :math:`\|w\|_1 > R` its exact projection moves every
+non-zero of w by the threshold, and its average must follow each of them (at
+d = 10^6 it runs orders of magnitude slower than SOLAM; ``benchmarks/bench_lazy.py``).
+Take SOLAM (l2) or a proximal l1 learner for such streams.
+
+Forgetting (``half_life``, a library addition for streams that change)
+---------------------------------------------------------------------
+Y16 assumes one stationary distribution: :math:`\hat p` counts the whole stream,
+:math:`\gamma_t = \zeta/\sqrt t` decays toward 0 and the average weighs every
+iterate since the start, so after a change the model hardly moves. With
+:math:`h` = ``half_life`` and :math:`\lambda = 2^{-1/h}`
+(:func:`aucstream._params.decay_per_example`), example t (weight
+:math:`\omega_t`, :math:`\lambda_t = \lambda^{\omega_t}`) does instead
+
+.. math::
+
+    W^\pm \leftarrow \lambda_t W^\pm,\ W^{y_t} \leftarrow W^{y_t} + \omega_t,
+    \qquad \gamma_t = \zeta/\sqrt{\min(t, h)}, \qquad
+    S_t = \lambda_t S_{t-1} + \gamma_t v_t, \quad
+    G_t = \lambda_t G_{t-1} + \gamma_t,
+
+and the model is :math:`\bar v_t = S_t / G_t`: the class rate of the last few
+half-lives, a step that stops decaying at the step of example h (so the iterate keeps
+moving), and an average in which an iterate h examples old weighs half as much as the
+latest (with its :math:`\gamma`). The iterate's own update is Alg. 1's. The sums are
+kept inflated, :math:`\tilde S_t = S_t \phi_t` with :math:`\phi_t =
+\prod_{s \le t} \lambda_s^{-1}` (``forget_scale_``), so that shrinking them costs
+O(1): the new iterate joins with weight :math:`\gamma_t\phi_t`, and at the next
+fold after :math:`\phi` exceeds :math:`2^{512}` (or at any fold, once it exceeds
+:math:`2^{256}`) the folded sums are divided by :math:`\phi`, which becomes 1 (a
+rule of the stream only: chunking still gives bit-identical models). One example
+shrinks the past by at least :math:`2^{-64}`
+(:data:`aucstream._kernels._lazy.DECAY_MIN`). ``None`` (the default) is Alg. 1
+exactly, bit for bit.
+
 Example weights, prequential scores, merging
 --------------------------------------------
 An example of weight :math:`\omega` counts :math:`\omega` times in the positive rate,
@@ -116,7 +152,8 @@ from ._kernels import (
     start_class_totals,
     store_class_totals,
 )
-from ._params import PASS_ORDER, StrOptions, positive
+from ._kernels._lazy import DECAY_MIN, decay_factor, decay_totals
+from ._params import FORGETTING, PASS_ORDER, StrOptions, decay_per_example, positive
 from ._runtime import LearnerTags
 from ._saddle import (
     clip,
@@ -137,7 +174,18 @@ _N_SCALARS = 11
 
 #: The constants of one run: radius, step constant, bound on ||x||, l1 ball?, average
 #: the iterates at which the gradients are taken ("pre")?
-SolamConfig = namedtuple("SolamConfig", ["R", "zeta", "kappa", "use_l1", "pre"])
+#: the per-example decay gamma of forgetting (1.0: none) and the half-life h (the
+#: step stops decaying at t = h; 0.0: none).
+SolamConfig = namedtuple(
+    "SolamConfig", ["R", "zeta", "kappa", "use_l1", "pre", "decay", "half_life"]
+)
+
+#: Forgetting: the running sums are kept inflated by ``forget_scale_`` (module
+#: docstring) and deflated at the next fold once it exceeds this.
+_INFLATION_MAX = 2.0**512
+#: ... and a fold due for another reason deflates them once it exceeds this (a fold
+#: that deflates costs one more O(d) pass: not at every fold).
+_DEFLATE_ABOVE = 2.0**256
 
 #: From this many features on, a call saves the rows of u and of the average that its
 #: example writes rather than the whole arrays (:meth:`SOLAM._row_logged_state`);
@@ -197,11 +245,25 @@ def _rebased(scal, norms):
 
 
 @jit(inline="always")
-def _fold_due(scal, counts):
+def _fold_due(scal, counts, inflation):
     """Whether the lazy form is folded before the next example: sigma out of its range
     or a multiple of 65536 examples learnt (:func:`aucstream._kernels.fold_due`), once
-    at least one example is."""
-    return counts[0] > 0 and fold_due(scal[_SIGMA], counts[0])
+    at least one example is, or (forgetting) the running sums' inflation above
+    :data:`_INFLATION_MAX`."""
+    return counts[0] > 0 and (fold_due(scal[_SIGMA], counts[0]) or inflation[0] > _INFLATION_MAX)
+
+
+@jit(inline="always")
+def _deflate(base, scal, inflation):
+    """Forgetting: divide the running sums (folded: ``c = 0``, ``corr = 0``) by their
+    inflation, which becomes 1."""
+    f = inflation[0]
+    if f > _DEFLATE_ABOVE:
+        for i in range(base.shape[0]):
+            base[i] /= f
+        for k in (_GSUM, _SA, _SB, _SAL):
+            scal[k] /= f
+        inflation[0] = 1.0
 
 
 @jit(inline="always")
@@ -218,16 +280,20 @@ def _project_l1(lz, scal, R, nnz, work):
 
 # no reference counting: the kernel allocates nothing (see aucstream._kernels)
 @jit(fastmath=REASSOC, borrowing=True)
-def _solam_chunk(lz, scal, counts, totals, rows, pre, weights, cfg, work, calibration):
+def _solam_chunk(lz, scal, counts, totals, inflation, rows, pre, weights, cfg, work, calibration):
     """Y16 Alg. 1 over a chunk: per example, gradients at the old point, projected steps.
 
     An example of weight omega counts omega times in the class rate and takes the
     primal-dual step omega * gamma_t; weight 0 skips it. The steps are helpers over (a
     part of) the state; the loop itself stays here. With prequential scores, each
-    one also fits the ``calibration`` (:func:`aucstream._calibration.step`).
+    one also fits the ``calibration`` (:func:`aucstream._calibration.step`). With
+    forgetting (``cfg.decay`` < 1), the class totals and the running sums shrink by
+    decay ** omega per example (the sums by inflating the later terms, ``inflation``)
+    and gamma_t stops decaying at t = half-life (module docstring).
     """
     scores = pre.shape[0] == n_rows(rows)
     weighted = weights.shape[0] > 0
+    forgetting = cfg.decay < 1.0
     rk = cfg.R * cfg.kappa
     # the number of non-zeros of u (l1 ball), known after the first projection of the
     # chunk and kept up to date from then on (-1: not known). It only chooses where the
@@ -248,17 +314,25 @@ def _solam_chunk(lz, scal, counts, totals, rows, pre, weights, cfg, work, calibr
             calibration_step(calibration, pre[r], y, weight)
         if weight == 0.0:
             continue
-        if _fold_due(scal, counts):  # before the step (see the module docstring)
+        if _fold_due(scal, counts, inflation):  # before the step (see the module docstring)
             _rebased(scal, rebase(lz, scal[_C], None, 1.0, scal[_SIGMA], 0.0))
+            _deflate(lz.base, scal, inflation)
             nnz = -1
             ux = sparse_dot(lz.u, idx, val)  # u was rescaled
+        if forgetting:
+            factor = decay_factor(cfg.decay, weight)
+            decay_totals(totals, factor)
+            inflation[0] /= factor
+        avg_weight = inflation[0]  # gamma_t's factor in the running sums (1: none)
         t, p, gamma = _observe(counts, totals, y, weight, cfg.zeta)
+        if forgetting and t > cfg.half_life:  # the step's floor
+            gamma = cfg.zeta / np.sqrt(cfg.half_life)
         sigma = scal[_SIGMA]
         g, g_a, g_b, g_alpha = saddle_grad_scalars(
             sigma * ux, y, p, scal[_A], scal[_B], scal[_ALPHA]
         )
         if cfg.pre:
-            _add_to_average(scal, gamma)
+            _add_to_average(scal, gamma * avg_weight)
         step = weight * gamma
         if g != 0.0:
             coef = -step * g / sigma
@@ -273,11 +347,11 @@ def _solam_chunk(lz, scal, counts, totals, rows, pre, weights, cfg, work, calibr
         elif scal[_NRM1] > cfg.R:
             nnz = _project_l1(lz, scal, cfg.R, nnz, work)
         if not cfg.pre:
-            _add_to_average(scal, gamma)
+            _add_to_average(scal, gamma * avg_weight)
 
 
 class SOLAM(ClassWeightTotals, BaseStreamingAUC):
-    """Stochastic online AUC maximization (SOLAM), l2- or l1-constrained.
+    r"""Stochastic online AUC maximization (SOLAM), l2- or l1-constrained.
 
     See the module docstring for the saddle problem and the update (Y16 Alg. 1).
     Memory is O(d); the work per example is O(k) for an example with k
@@ -303,6 +377,10 @@ class SOLAM(ClassWeightTotals, BaseStreamingAUC):
         Whether ``fit`` visits the examples in a random order (still one pass).
     random_state : int, Generator or None, default=None
         Seed of the shuffle.
+    half_life : float or None, default=None
+        Forgetting (module docstring), in examples: the class rate and the average
+        forget the past with this half-life, and the step stops decaying at
+        t = half_life. None: Y16 Alg. 1 exactly.
 
     Attributes
     ----------
@@ -316,7 +394,9 @@ class SOLAM(ClassWeightTotals, BaseStreamingAUC):
         Examples learnt and positives learnt (weight-0 examples do not count).
     weight_neg_, weight_pos_ : float
         Sum of the weights of the examples learnt per class (the counts when no
-        weights were given); set by the first learning call.
+        weights were given; decayed under forgetting); set by the first learning call.
+    forget_scale_ : ndarray of shape (1,)
+        The inflation :math:`\phi` of the running sums under forgetting (1 without).
     classes_, n_samples_seen_, n_features_in_
         As for every aucstream learner.
 
@@ -354,7 +434,11 @@ class SOLAM(ClassWeightTotals, BaseStreamingAUC):
         "constraint": [StrOptions({"l2", "l1"})],
         "average": [StrOptions({"pre", "post"})],
         **PASS_ORDER,
+        **FORGETTING,
     }
+    #: ``forget_scale_`` came with forgetting; an older file (no forgetting) gets the
+    #: fresh value 1.
+    _state_added_later = (*ClassWeightTotals._state_added_later, "forget_scale_")
 
     def __init__(
         self,
@@ -365,12 +449,14 @@ class SOLAM(ClassWeightTotals, BaseStreamingAUC):
         average: str = "pre",
         shuffle: bool = False,
         random_state=None,
+        half_life: float | None = None,
     ):
         self.R = R
         self.zeta = zeta
         self.kappa = kappa
         self.constraint = constraint
         self.average = average
+        self.half_life = half_life
         self.shuffle = shuffle
         self.random_state = random_state
 
@@ -381,6 +467,7 @@ class SOLAM(ClassWeightTotals, BaseStreamingAUC):
         self.scalars_ = np.zeros(_N_SCALARS)
         self.scalars_[_SIGMA] = 1.0
         self.counts_ = np.zeros(2, dtype=np.int64)
+        self.forget_scale_ = np.ones(1)
         start_class_totals(self)
 
     def _update(self, chunk: Chunk) -> None:
@@ -388,8 +475,15 @@ class SOLAM(ClassWeightTotals, BaseStreamingAUC):
 
     def _bind_update(self, chunk: Chunk, reuse: bool = False):
         use_l1 = self.constraint == "l1"
+        half_life = self.half_life
         cfg = SolamConfig(
-            float(self.R), float(self.zeta), float(self.kappa), use_l1, self.average == "pre"
+            float(self.R),
+            float(self.zeta),
+            float(self.kappa),
+            use_l1,
+            self.average == "pre",
+            decay_per_example(half_life),
+            0.0 if half_life is None else float(half_life),
         )
         work = np.empty(4 * self.u_.shape[0] if use_l1 else 0)
         totals = np.zeros(2)
@@ -399,6 +493,7 @@ class SOLAM(ClassWeightTotals, BaseStreamingAUC):
             self.scalars_,
             self.counts_,
             totals,
+            self.forget_scale_,
             rows_of(chunk),
             chunk.pre_scores,
             chunk.sample_weight,
@@ -445,7 +540,7 @@ class SOLAM(ClassWeightTotals, BaseStreamingAUC):
         logged arrays by rows), else 0; see :meth:`BaseStreamingAUC._plan_variant`."""
         if self.constraint != "l2" or not self._row_logged_state():
             return 0
-        return 0 if _fold_due(self.scalars_, self.counts_) else 1
+        return 0 if _fold_due(self.scalars_, self.counts_, self.forget_scale_) else 1
 
     def _coef(self) -> np.ndarray:
         s = self.scalars_
@@ -473,6 +568,9 @@ class SOLAM(ClassWeightTotals, BaseStreamingAUC):
         if min(s[_GSUM], s[_NRM2], s[_NRM1]) < 0.0 or (s[_GSUM] > 0.0) != (t > 0):
             raise ValueError("scalars_ holds a negative sum or norm, or sums without examples")
         check_class_totals(self, self._class_counts())
+        inflation = self.forget_scale_[0]
+        if not 1.0 <= inflation <= _INFLATION_MAX / DECAY_MIN:
+            raise ValueError(f"forget_scale_ = {inflation!r} is outside its range")
 
     def _merge(self, other: SOLAM) -> None:
         r"""Combine two SOLAM learners that learnt disjoint parts of a stream.
@@ -498,7 +596,12 @@ class SOLAM(ClassWeightTotals, BaseStreamingAUC):
         totals = class_totals(self) + class_totals(other)
         self.counts_ = self.counts_ + other.counts_
         store_class_totals(self, totals)
-        gsum = self.scalars_[_GSUM] + other.scalars_[_GSUM]
+        # the running sums without their inflation (forgetting; 1 otherwise)
+        gsum = (
+            self.scalars_[_GSUM] / self.forget_scale_[0]
+            + other.scalars_[_GSUM] / other.forget_scale_[0]
+        )
+        self.forget_scale_ = np.ones(1)
         self.u_ = merged["w"]
         self.avg_base_ = gsum * merged["wbar"]
         self.avg_corr_ = np.zeros_like(self.u_)
@@ -557,10 +660,12 @@ class SOLAML1(SOLAM):
         average: str = "pre",
         shuffle: bool = False,
         random_state=None,
+        half_life: float | None = None,
     ):
         self.R = R
         self.zeta = zeta
         self.kappa = kappa
         self.average = average
+        self.half_life = half_life
         self.shuffle = shuffle
         self.random_state = random_state

@@ -38,6 +38,31 @@ W^{y_t})`), the shrinkage is :math:`(1 - \eta\lambda)^\omega` (exactly
 weights 1 this is the update above, bit for bit. ``weights="prior"`` takes no
 sample weights (its class weights are fixed before the pass from unweighted counts).
 
+Forgetting (``half_life``, a library addition for streams that change)
+-----------------------------------------------------------------------
+The step size is constant, so SGD already follows a changing stream; what it
+accumulates are the class weight totals behind the running class weights. With
+:math:`h` = ``half_life`` and :math:`\gamma = 2^{-1/h}`
+(:func:`aucstream._params.decay_per_example`), an example of weight :math:`\omega`
+of class :math:`y_t` updates them as
+
+.. math::
+
+    W^{\pm} \leftarrow \gamma^{\omega} W^{\pm}, \qquad
+    W^{y_t} \leftarrow W^{y_t} + \omega, \qquad
+    \rho_t = \frac{W^- + W^+}{2 W^{y_t}},
+
+so :math:`W^\pm = \sum_s \omega_s \gamma^{\Omega_t - \Omega_s}[y_s = \pm]` (with
+:math:`\Omega_t` the weight seen up to t): the class ratio of the last few
+half-lives, which follows a change of the class prior. A total that is positive stays
+at least the smallest normal float (a class seen long ago still counts as seen).
+``None`` (the default) is the update above exactly. The prior weights
+(``weights="prior"``) and ``"none"`` are fixed, and forgetting leaves them so. The
+weights themselves are forgotten by the L2 term: the shrink :math:`1 - \eta\lambda`
+per example gives a step a half-life of :math:`\ln 2 / (\eta\lambda)` examples
+(to first order); with ``lam=0`` a changed concept is followed at the pace of
+:math:`\eta`.
+
 Merging
 -------
 :meth:`merge` averages :math:`(w, b)` of the two learners weighted by the examples
@@ -94,7 +119,16 @@ from ._kernels import (
     start_class_totals,
     store_class_totals,
 )
-from ._params import PASS_ORDER, InvalidParameterError, StrOptions, non_negative, positive
+from ._kernels._lazy import decay_factor, decay_totals
+from ._params import (
+    FORGETTING,
+    PASS_ORDER,
+    InvalidParameterError,
+    StrOptions,
+    decay_per_example,
+    non_negative,
+    positive,
+)
 from ._runtime import LearnerTags
 
 __all__ = ["UnivariateOnline", "univariate_loss"]
@@ -130,7 +164,9 @@ def _loss_value(code, z):
 
 #: The constants of one run: loss and weight codes, step size, L2 weight, intercept?,
 #: and the prior class weights (used with ``weights="prior"``).
-UniConfig = namedtuple("UniConfig", ["loss", "eta", "lam", "fit_intercept", "weights", "prior"])
+UniConfig = namedtuple(
+    "UniConfig", ["loss", "eta", "lam", "fit_intercept", "weights", "prior", "decay"]
+)
 
 
 @jit
@@ -166,6 +202,8 @@ def _univariate_chunk(v, scale, b, counts, totals, rows, pre, weights, cfg, cali
             continue
         cls = 1 if y > 0 else 0
         counts[cls] += 1
+        if cfg.decay < 1.0:  # forgetting: the past weighs decay ** weight less
+            decay_totals(totals, decay_factor(cfg.decay, weight))
         totals[cls] += weight
         rho = _class_weight(totals, cls, cfg)
         step = cfg.eta * weight * rho * _loss_derivative(cfg.loss, y * s) * y
@@ -237,6 +275,11 @@ class UnivariateOnline(ClassWeightTotals, BaseStreamingAUC):
         Whether ``fit`` visits the examples in a random order (one pass still).
     random_state : int, Generator or None, default=None
         Seed of the shuffle.
+    half_life : float or None, default=None
+        Forgetting (module docstring): the class weight totals behind the running
+        class weights shrink by :math:`\gamma = 2^{-1/h}` per example, so that
+        :math:`\rho_t` follows the recent class ratio. None: running totals of the
+        whole stream. Acts on ``weights="running"`` only.
 
     Attributes
     ----------
@@ -287,6 +330,7 @@ class UnivariateOnline(ClassWeightTotals, BaseStreamingAUC):
         "weights": [StrOptions(set(_WEIGHTS))],
         "lam": [non_negative()],
         **PASS_ORDER,
+        **FORGETTING,
     }
 
     def __init__(
@@ -298,12 +342,14 @@ class UnivariateOnline(ClassWeightTotals, BaseStreamingAUC):
         lam: float = 0.0,
         shuffle: bool = False,
         random_state=None,
+        half_life: float | None = None,
     ):
         self.loss = loss
         self.eta = eta
         self.fit_intercept = fit_intercept
         self.weights = weights
         self.lam = lam
+        self.half_life = half_life
         self.shuffle = shuffle
         self.random_state = random_state
 
@@ -357,6 +403,7 @@ class UnivariateOnline(ClassWeightTotals, BaseStreamingAUC):
             bool(self.fit_intercept),
             _WEIGHTS[self.weights],
             self.prior_weights_,
+            decay_per_example(self.half_life),
         )
         totals = np.zeros(2)
         run = bound_call(

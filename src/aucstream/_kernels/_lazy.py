@@ -46,12 +46,16 @@ from ._rows import col
 
 __all__ = [
     "AVERAGE_SCALE_MIN",
+    "DECAY_MIN",
     "FOLD_EVERY",
     "LazySum",
     "SCALE_MAX",
     "SCALE_MIN",
+    "TOTAL_FLOOR",
     "check_class_totals",
     "class_totals",
+    "decay_factor",
+    "decay_totals",
     "fold_due",
     "fold_scale",
     "lazy_axpy",
@@ -164,6 +168,34 @@ def mean_by_count(a, n_a, b, n_b):
 # files of aucstream 0.1) and the weights learnt per class in two float scalars,
 # ``weight_neg_`` and ``weight_pos_``. Files written before the scalars existed (where
 # every weight was 1) get them from the counts when loaded (``upgrade_class_totals``).
+#: Forgetting (``half_life``) shrinks the class weight totals geometrically; a positive
+#: total stays at least this (the smallest normal float64), so that a class seen long
+#: ago still counts as seen (:func:`check_class_totals`).
+TOTAL_FLOOR = float(np.finfo(np.float64).tiny)
+#: The least factor one example shrinks the past by under forgetting (64 half-lives at
+#: once): a heavier example, or a half-life under 1/64 example, forgets the past down
+#: to 2^-64 of its weight, not to 0 (which would leave no finite scale to fold).
+DECAY_MIN = 2.0**-64
+
+
+@jit(inline="always")
+def decay_factor(decay, weight):
+    r"""What an example of weight :math:`\omega` does to the past under forgetting:
+    :math:`\gamma^\omega` (:math:`\omega` examples of weight 1 in a row), with
+    :math:`\gamma` = ``decay`` = :func:`aucstream._params.decay_per_example`, at least
+    :data:`DECAY_MIN`."""
+    return max(decay if weight == 1.0 else decay**weight, DECAY_MIN)
+
+
+@jit(inline="always")
+def decay_totals(totals, factor):
+    """Both class weight totals ``[W-, W+]`` shrink by ``factor``; a positive one stays
+    at least :data:`TOTAL_FLOOR`."""
+    for c in range(2):
+        if totals[c] > 0.0:
+            totals[c] = max(totals[c] * factor, TOTAL_FLOOR)
+
+
 def start_class_totals(learner) -> None:
     """No weight learnt yet: ``weight_neg_ = weight_pos_ = 0``."""
     learner.weight_neg_ = learner.weight_pos_ = 0.0

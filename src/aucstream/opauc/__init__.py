@@ -108,6 +108,49 @@ itself: :meth:`aucstream.covariance.FrequentDirectionsCovariance.shrink_deferred
 :mod:`aucstream._kernels` or becomes 0 (:math:`\eta\lambda = 1`). All of this happens
 at positions fixed by the stream, so chunking never changes the model.
 
+Forgetting
+----------
+``half_life`` = h (in examples of the stream, both classes; None: the papers' OPAUC)
+makes the class statistics exponentially weighted, a library extension for streams
+that change (none of G13, G16 forgets). With :math:`\gamma = 2^{-1/h}` per example
+and t the current position of the stream, example i weighs :math:`\gamma^{t-i}`:
+
+.. math::
+
+    W = \sum_i \gamma^{t-i}, \quad c = \frac1W \sum_i \gamma^{t-i} x_i, \quad
+    S = \frac1W \sum_i \gamma^{t-i} (x_i - c)(x_i - c)^\top ,
+
+and the step reads the opposite class's c and S as before (G16 Eqs. 7-8 with these
+weighted statistics). Advancing a summary by :math:`\Delta` examples multiplies W,
+:math:`s = Wc` and :math:`P = \sum_i \gamma^{t-i} x_i x_i^\top` by
+:math:`\gamma^\Delta` and leaves c and S unchanged; adding x then adds 1 to W, x to
+s and :math:`x x^\top` to P. The clock is the stream's, shared by the two classes: a
+rare class's W shrinks between its arrivals, so its statistics are those of its
+recent examples whatever its frequency (a per-class clock would keep a rare class's
+old examples for longer in time).
+
+Nothing is multiplied per example (that would be an O(d^2) pass over the other
+class's scatter): the summaries store :math:`2^{t/h - E} \times` (W, s, P), so that
+example t enters with the weight :math:`g_t = 2^{t/h - E}` and no stored value
+changes as time advances; c and S are ratios, in which the factor cancels. The
+integer E (``forget_[1]``, with the clock t in ``forget_[0]``) is raised when
+:math:`\lfloor t/h\rfloor - E` would pass 40 (the stored weights stay below
+:math:`2^{41}`), and the stored statistics are then multiplied by the exact power of 2
+:math:`2^{-\Delta E}`: every ratio is unchanged bit for bit, so the model does not
+depend on when that happens, nor on chunking. With ``sample_weight`` the example
+enters with :math:`\omega_t g_t` and steps with :math:`\omega_t` as without
+forgetting; an example of weight 0 is not learnt and does not advance the clock.
+
+Merging two learners that learnt disjoint shards (the weighted merge of the
+statistics, exact): each learner's statistics are brought to its own present (its
+latest example weighs 1), scaled by :math:`2^{(t/h - E) - (t_k/h - E_k)}`, and added;
+the merged clock is :math:`t = t_1 + t_2`. So every example keeps the weight it had in
+its shard, and the next one weighs 1.
+
+Forgetting is available for "full" and "sparse" (whose summaries take example
+weights); the low-rank kinds refuse ``half_life`` (their implicit weights assume unit
+additions, as for ``sample_weight``).
+
 Dimension-reduction variants (OPAUC^f, OPAUC^rp, OPAUC^pca) are scikit-learn
 pipelines in front of OPAUC: see :mod:`aucstream.reduction`. Random Fourier
 features for dense data (G16 §7.2) are in :mod:`aucstream.random_features`.

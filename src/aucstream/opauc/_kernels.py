@@ -12,6 +12,7 @@ row's weight.
 
 from __future__ import annotations
 
+import math
 from collections import namedtuple
 
 import numpy as np
@@ -99,8 +100,31 @@ def _opauc_step(w, idx, val, y, opp, cov_w, c_w, eta, lam):
     sparse_axpy(w, -eta * alpha, idx, val)
 
 
+@borrowing_njit
+def forgetting_weight(forget, half_life):
+    r"""The weight :math:`g_t = 2^{t/h - E}` under which the example at clock t
+    (``forget[0]``) enters its class's summary, ``forget[1]`` = E the exponent the
+    stored statistics are relative to (:data:`FORGET_LIMIT`); 1.0 without forgetting
+    (``half_life`` 0). :math:`2^{t/h - q}` with :math:`q = \lfloor t/h \rfloor` is
+    computed from t alone and scaled by the exact power :math:`2^{q - E}`, so the
+    weight does not depend on when E last changed: returns ``(g, q - E)``."""
+    if half_life == 0.0:
+        return 1.0, 0
+    ratio = forget[0] / half_life
+    q = math.floor(ratio)
+    shift = q - forget[1]
+    return 2.0 ** (ratio - q) * math.ldexp(1.0, shift), shift
+
+
+#: Forgetting keeps :math:`q - E` (:func:`forgetting_weight`) in [0, FORGET_LIMIT]: the
+#: stored weights stay below :math:`2^{41}`, far from overflow also for a float32
+#: scatter (the engine scales the stored statistics by an exact power of 2 when an
+#: example would leave the range).
+FORGET_LIMIT = 40
+
+
 @jit
-def _opauc_chunk(w, classes, rows, pre, weights, start, eta, lam, calibration):
+def _opauc_chunk(w, classes, rows, pre, weights, eta, lam, calibration, forget, half_life, start):
     """OPAUC with explicit summaries (G16 Alg. 1; Alg. 3 for "sparse") over rows
     ``start:``; ``classes``: the two summaries' ``arrays()``; ``rows``: the chunk's
     :data:`aucstream._kernels.Rows` (CSR, or dense for "full"). When ``pre`` has one
@@ -108,10 +132,13 @@ def _opauc_chunk(w, classes, rows, pre, weights, start, eta, lam, calibration):
     and fits the ``calibration`` (:func:`aucstream._calibration.step`) once the row
     will not be resumed. ``weights`` is empty or holds the examples' weights (a row
     of weight 0 is not learnt; otherwise its statistics and its step are weighted:
-    class docstring).
+    class docstring). With forgetting (``half_life`` > 0) each learnt row enters its
+    summary with the weight :func:`forgetting_weight` gives at the clock
+    ``forget[0]``, which then advances (package docstring, "Forgetting").
 
-    Returns the first row whose class summary must reserve room before it can take
-    the example (or n when done)."""
+    Returns the first row whose class summary must reserve room, or whose forgetting
+    weight leaves [1, 2^FORGET_LIMIT] (the stored statistics must be rescaled), before
+    it can take the example (or n when done)."""
     cov_w = np.empty(w.shape[0])
     n = n_rows(rows)
     scores = pre.shape[0] == n
@@ -123,9 +150,14 @@ def _opauc_chunk(w, classes, rows, pre, weights, start, eta, lam, calibration):
         omega = weights[r] if weighted else 1.0
         if omega == 0.0:
             continue
-        own, opp = own_and_opposite(classes, y)
-        if not add_example(own, idx, val, omega):
+        g, shift = forgetting_weight(forget, half_life)
+        if shift < 0 or shift > FORGET_LIMIT:
             return r
+        own, opp = own_and_opposite(classes, y)
+        if not add_example(own, idx, val, omega * g):
+            return r
+        if half_life != 0.0:
+            forget[0] += 1
         if scores:  # (a step of weight 0 changes nothing)
             calibration_step(calibration, pre[r], y, omega)
         if opp.count[0] > 0:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._base import BaseStreamingAUC
-from .._params import StrOptions, non_negative, positive, positive_int
+from .._params import FORGETTING, StrOptions, non_negative, positive, positive_int
 from ..covariance import COVARIANCE_KINDS, SUMMARY_DTYPES
 from ._engine import Engine
 from ._fd import FrequentDirectionsEngine
@@ -175,6 +175,13 @@ class OPAUC(BaseStreamingAUC):
         loads and resumes exactly. "sparse" takes "float64" only (its hash table
         would save a quarter, not half: ``InvalidParameterError``). Models of
         different dtypes do not merge.
+    half_life : float or None, default=None
+        Forgetting, in examples of the stream (both classes): the class counts, means
+        and covariances become exponentially weighted, an example seen ``half_life``
+        examples ago weighing half the latest (:math:`\gamma = 2^{-1/h}` per example,
+        :func:`aucstream._params.decay_per_example`; the equations are in the package
+        docstring, "Forgetting"). None (the default) forgets nothing: the papers'
+        OPAUC bit for bit.
 
     Attributes
     ----------
@@ -217,6 +224,7 @@ class OPAUC(BaseStreamingAUC):
     }
 
     _parameter_constraints = {
+        **FORGETTING,
         "eta": [positive()],
         "lam": [non_negative()],
         "covariance": [StrOptions(set(COVARIANCE_KINDS))],
@@ -229,6 +237,8 @@ class OPAUC(BaseStreamingAUC):
         "dtype": [StrOptions(set(SUMMARY_DTYPES))],
     }
 
+    #: State added after format 1 (the forgetting clock: zeros for older files).
+    _state_added_later = (*BaseStreamingAUC._state_added_later, "forget_")
     #: Examples between two re-basings of the implicit weights (low-rank kinds).
     _rebase_every = 1 << 17
     #: Every this many re-basings, the summaries' products are recomputed too.
@@ -246,6 +256,7 @@ class OPAUC(BaseStreamingAUC):
         shuffle: bool = False,
         random_state=None,
         dtype: str = "float64",
+        half_life: float | None = None,
     ):
         self.eta = eta
         self.lam = lam
@@ -257,6 +268,7 @@ class OPAUC(BaseStreamingAUC):
         self.shuffle = shuffle
         self.random_state = random_state
         self.dtype = dtype
+        self.half_life = half_life
 
     @property
     def _engine(self) -> Engine:

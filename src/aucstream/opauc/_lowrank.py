@@ -48,6 +48,7 @@ class LowRankEngine(Engine):
 
     tags = replace(Engine.tags, sample_weight=False)
     extra_bytes_per_feature = 8  # v
+    forgets = False  # (the implicit weights assume unit additions, as for sample_weight)
 
     def check_sample_weight(self, learner, sample_weight) -> None:
         """The implicit weights assume unit additions to the class sums and counts."""

@@ -147,9 +147,23 @@ latest example weighs 1), scaled by :math:`2^{(t/h - E) - (t_k/h - E_k)}`, and a
 the merged clock is :math:`t = t_1 + t_2`. So every example keeps the weight it had in
 its shard, and the next one weighs 1.
 
-Forgetting is available for "full" and "sparse" (whose summaries take example
-weights); the low-rank kinds refuse ``half_life`` (their implicit weights assume unit
-additions, as for ``sample_weight``).
+The linear sketches ("randomized", "hash") forget the same way: example t enters
+with :math:`s \mathrel{+}= g_t x`, :math:`W \mathrel{+}= g_t` and the draw
+:math:`\sqrt{g_t}\,a_t`, so that :math:`E[Z Z^\top] = \sum_i g_i x_i x_i^\top`, and
+a rescaling multiplies Z and u by :math:`2^{-\Delta E/2}` (:math:`\Delta E` even:
+exact), s, W and the Gram matrix by :math:`2^{-\Delta E}`, and the implicit weights'
+coefficients and maintained products by the powers that keep w (exact too). The
+implicit form compensates each new example's weight in v (the compensation of
+:math:`\gamma_c s_c` grows as :math:`2^{t/h}` relative to w since the last
+re-basing), so with forgetting these kinds rescale every 8 half-lives and re-base at
+each rescaling (O(d tau)), which keeps that cancellation within :math:`2^8` of w (the
+weights then differ from the weighted OPAUC's by rounding of relative order
+:math:`2^{16}\epsilon`). The estimates "g16" and "exact" are ratios in which the
+scale cancels; G13's mean term :math:`\|u/T\|^2 c c^\top` is not (it would change
+at each rescaling), so with ``half_life`` ``centering=None`` means "g16" for every
+sketch and "g13" is refused. Frequent directions refuses ``half_life``: its shrink
+acts on the columns of a sketch whose rows would carry different weights, which this
+version does not do.
 
 Dimension-reduction variants (OPAUC^f, OPAUC^rp, OPAUC^pca) are scikit-learn
 pipelines in front of OPAUC: see :mod:`aucstream.reduction`. Random Fourier

@@ -88,8 +88,14 @@ class Engine:
             raise InvalidParameterError(
                 f"The 'half_life' parameter of {type(learner).__name__} must be None with "
                 f"covariance={learner.covariance!r} (forgetting is available for "
-                "covariance='full' and 'sparse'). Got "
+                "covariance='full', 'sparse', 'randomized' and 'hash'). Got "
                 f"{learner.half_life!r} instead."
+            )
+        if learner.half_life is not None and learner.centering == "g13":
+            raise InvalidParameterError(
+                f"The 'centering' parameter of {type(learner).__name__} must be 'g16', "
+                "'exact' or None with half_life (G13's mean term is not scale-free under "
+                "weights: package docstring, 'Forgetting'). Got 'g13' instead."
             )
         if learner.dtype != "float64" and learner.covariance not in DTYPE_KINDS:
             raise InvalidParameterError(
@@ -106,8 +112,11 @@ class Engine:
     def summary_options(learner) -> dict:
         """The settings of :func:`~aucstream.covariance.make_covariance` that the
         parameters give."""
+        centering = learner.centering
+        if centering is None and learner.half_life is not None:
+            centering = "g16"  # (G13's mean term is not scale-free: package docstring)
         return {
-            "centering": learner.centering,
+            "centering": centering,
             "shrink": learner.shrink,
             "prune_slack": learner.prune_slack,
             "dtype": learner.dtype,
@@ -138,13 +147,16 @@ class Engine:
         t, exponent = (int(v) for v in learner.forget_)
         return math.floor((t + ahead) / float(learner.half_life)) - exponent
 
+    #: The largest exponent of the stored weights before :meth:`rescale`.
+    forget_limit = FORGET_LIMIT
+
     def rescale_due(self, learner, n: int) -> bool:
         """Whether learning ``n`` more examples may rescale the stored statistics
         (:meth:`rescale`), which writes both summaries whole."""
         if learner.half_life is None or n <= 0:
             return False
         low, high = self.forgetting_shift(learner), self.forgetting_shift(learner, n - 1)
-        return low < 0 or high > FORGET_LIMIT
+        return low < 0 or high > self.forget_limit
 
     def rescale(self, learner) -> bool:
         r"""If the next example's weight :math:`2^{t/h - E}` would leave
@@ -157,12 +169,19 @@ class Engine:
         if learner.half_life is None:
             return False
         shift = self.forgetting_shift(learner)
-        if 0 <= shift <= FORGET_LIMIT:
+        if 0 <= shift <= self.forget_limit:
             return False
+        shift -= shift % 2  # even: the sketches scale by its square root (exact too)
+        factor = math.ldexp(1.0, -shift)
         for summary in learner.stats_:
-            summary.scale(math.ldexp(1.0, -shift))
+            summary.scale(factor)
+        self.scale_implicit(learner, factor)
         learner.forget_[1] += shift
         return True
+
+    def scale_implicit(self, learner, factor: float) -> None:
+        """Keep the weights fixed while the summaries scale by ``factor`` (nothing to
+        do: the weights are explicit)."""
 
     #: Bytes per feature of the state beyond the summaries, ``w_`` and the work vector.
     extra_bytes_per_feature = 0

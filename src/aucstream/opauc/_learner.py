@@ -181,7 +181,8 @@ class OPAUC(BaseStreamingAUC):
         examples ago weighing half the latest (:math:`\gamma = 2^{-1/h}` per example,
         :func:`aucstream._params.decay_per_example`; the equations are in the package
         docstring, "Forgetting"). None (the default) forgets nothing: the papers'
-        OPAUC bit for bit.
+        OPAUC bit for bit. Kinds "full", "sparse", "randomized" and "hash" (with
+        ``centering`` "g16" or "exact"; None then means "g16"); "fd" refuses it.
 
     Attributes
     ----------
@@ -311,6 +312,7 @@ class OPAUC(BaseStreamingAUC):
             raise AttributeError(f"{type(self).__name__!r} object has no attribute 'w_'") from None
         if state.get("v_") is not None:  # (only the implicit form needs forming)
             self._engine.form_weights(self)
+            return state["w_"]  # (a read-only w_ is replaced when formed)
         return w
 
     @w_.setter

@@ -19,7 +19,13 @@ from .._chunks import Chunk
 from .._kernels import mean_by_count
 from .._params import InvalidParameterError
 from .._runtime import LearnerTags
-from ..covariance import DTYPE_KINDS, make_covariance, solve_from_statistics, summary_nbytes
+from ..covariance import (
+    DTYPE_KINDS,
+    make_covariance,
+    resolve_dtype,
+    solve_from_statistics,
+    summary_nbytes,
+)
 from ._kernels import FORGET_LIMIT
 
 
@@ -97,7 +103,7 @@ class Engine:
                 "'exact' or None with half_life (G13's mean term is not scale-free under "
                 "weights: package docstring, 'Forgetting'). Got 'g13' instead."
             )
-        if learner.dtype != "float64" and learner.covariance not in DTYPE_KINDS:
+        if learner.dtype == "float32" and learner.covariance not in DTYPE_KINDS:
             raise InvalidParameterError(
                 f"The 'dtype' parameter of {type(learner).__name__} must be 'float64' with "
                 f"covariance={learner.covariance!r} (float32 storage is available for "
@@ -190,7 +196,7 @@ class Engine:
         """The two summaries (:func:`aucstream.covariance.summary_nbytes`), w and the
         kernel's work vector, and :attr:`extra_bytes_per_feature` per feature."""
         d = int(n_features)
-        itemsize = np.dtype(learner.dtype).itemsize
+        itemsize = np.dtype(resolve_dtype(learner.covariance, d, learner.dtype)).itemsize
         summaries = summary_nbytes(
             learner.covariance, d, learner.sketch_size, learner.prune_slack, itemsize
         )

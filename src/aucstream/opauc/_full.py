@@ -37,7 +37,7 @@ class FullEngine(ExplicitEngine):
             'covariance="full" keeps two exact d x d scatter matrices (O(d^2) memory); '
             'for many features use a sketch in O(d * sketch_size): covariance="fd", '
             '"randomized", "hash" or "sparse"'
-            + ('; dtype="float32" halves them' if learner.dtype == "float64" else "")
+            + ('; dtype="float32" halves them' if learner.dtype != "float32" else "")
         )
 
     def update(self, learner, chunk: Chunk) -> None:

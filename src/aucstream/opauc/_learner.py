@@ -159,9 +159,12 @@ class OPAUC(BaseStreamingAUC):
     random_state : int, Generator or None, default=None
         Seed of the shuffle and of the sketches' random draws ("randomized": tau
         Gaussians per example; "hash": one uniform per example).
-    dtype : {"float64", "float32"}, default="float64"
+    dtype : {"auto", "float64", "float32"}, default="auto"
         Storage of the summaries' large arrays: the d x d scatters of "full", the
-        d x tau sketches of "randomized", "hash" and "fd". "float32" halves their
+        d x tau sketches of "randomized", "hash" and "fd". "auto" is "float32" for
+        the sketches from :data:`aucstream.covariance.AUTO_FLOAT32_FROM` (10^5)
+        features on, where their rows come from memory, and "float64" below and for
+        "full" and "sparse" (so small problems are unchanged). "float32" halves their
         memory (``_state_nbytes`` and the memory budget count it so) and the memory
         traffic of the per-example passes over them, which bound "full"'s O(d^2)
         step. Everything else stays float64: the weights (``w_`` and the implicit
@@ -172,9 +175,9 @@ class OPAUC(BaseStreamingAUC):
         model differs from the float64 one by that rounding of the summaries only
         (measured: AUC within 1e-3 on a9a and generated streams); fit and any split
         into partial_fit calls give the same float32 model bit for bit, and it saves,
-        loads and resumes exactly. "sparse" takes "float64" only (its hash table
+        loads and resumes exactly. "sparse" refuses "float32" (its hash table
         would save a quarter, not half: ``InvalidParameterError``). Models of
-        different dtypes do not merge.
+        different storage do not merge.
     half_life : float or None, default=None
         Forgetting, in examples of the stream (both classes): the class counts, means
         and covariances become exponentially weighted, an example seen ``half_life``
@@ -235,7 +238,7 @@ class OPAUC(BaseStreamingAUC):
         "prune_slack": [non_negative()],
         "shuffle": ["boolean"],
         "random_state": ["random_state", np.random.Generator],
-        "dtype": [StrOptions(set(SUMMARY_DTYPES))],
+        "dtype": [StrOptions({*SUMMARY_DTYPES, "auto"})],
     }
 
     #: State added after format 1 (the forgetting clock: zeros for older files).
@@ -256,7 +259,7 @@ class OPAUC(BaseStreamingAUC):
         prune_slack: float = 0.1,
         shuffle: bool = False,
         random_state=None,
-        dtype: str = "float64",
+        dtype: str = "auto",
         half_life: float | None = None,
     ):
         self.eta = eta

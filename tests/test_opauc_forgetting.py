@@ -289,3 +289,23 @@ def test_the_battery_with_forgetting(covariance, fast_path):
 
     with config_context(fast_path=fast_path):
         check_estimator(OPAUC(covariance=covariance, half_life=2.0, random_state=0))
+
+
+def test_from_statistics_takes_the_summaries_as_they_weigh():
+    """Summaries handed over (here plain counts) keep their examples' weights, the
+    next example weighs 1 and the past gamma per example from then on."""
+    from aucstream.covariance import FullCovariance
+
+    X, y = _stream(n=100)
+    h, gamma = 20.0, decay_per_example(20.0)
+    neg, pos = (FullCovariance(X.shape[1]).update(X[(y > 0) == bool(c)]) for c in (0, 1))
+    model = OPAUC(half_life=h).from_statistics(neg, pos, classes=[0, 1])
+    Xn, yn = _stream(n=7, seed=7)
+    model.partial_fit(Xn, yn)
+    for c in (0, 1):
+        old = X[(y > 0) == bool(c)]
+        ages_new = 6 - np.flatnonzero((yn > 0) == bool(c))
+        rows = np.vstack([old, Xn[(yn > 0) == bool(c)]])
+        weights = np.concatenate([np.full(len(old), gamma**7), gamma**ages_new])
+        mean = weights @ rows / weights.sum()
+        np.testing.assert_allclose(model.stats_[c].mean, mean, rtol=1e-12)

@@ -145,7 +145,10 @@ Merging two learners that learnt disjoint shards (the weighted merge of the
 statistics, exact): each learner's statistics are brought to its own present (its
 latest example weighs 1), scaled by :math:`2^{(t/h - E) - (t_k/h - E_k)}`, and added;
 the merged clock is :math:`t = t_1 + t_2`. So every example keeps the weight it had in
-its shard, and the next one weighs 1.
+its shard, and the next one weighs 1 (its shards' latest :math:`\gamma`).
+``OPAUC.from_statistics`` with ``half_life`` takes the summaries' weights as they
+hold them (e.g. counts: every example 1) as of its latest example, so that the next
+example weighs 1 and the summarized ones :math:`\gamma` times their weights.
 
 The linear sketches ("randomized", "hash") forget the same way: example t enters
 with :math:`s \mathrel{+}= g_t x`, :math:`W \mathrel{+}= g_t` and the draw

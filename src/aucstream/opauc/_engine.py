@@ -366,11 +366,17 @@ class Engine:
             if hasattr(learner, "feature_names_in_"):
                 del learner.feature_names_in_
             learner.stats_ = [neg, pos]
+            learner.n_samples_seen_ = t = int(neg.count + pos.count)
+            if learner.half_life is not None:
+                # the summaries' weights as they hold them now, as if after the
+                # example before the next (stored weights 2^(t/h - E) and 2^((t-1)/h - E))
+                h = float(learner.half_life)
+                exponent = math.floor(t / h)
+                learner.forget_[:] = (t, exponent)
+                for s in learner.stats_:
+                    if s.count:
+                        s.scale(2.0 ** ((t - 1) / h - exponent))
             self.set_weights(learner, w)
-            learner.n_samples_seen_ = int(neg.count + pos.count)
-            if learner.half_life is not None:  # the summaries' weights are today's
-                t = learner.n_samples_seen_
-                learner.forget_[:] = (t, math.floor(t / float(learner.half_life)))
         return learner
 
 

@@ -25,9 +25,19 @@ measured against float64 in the same run at d = 784 and 2000 (784 only with
 float32 faster), the bytes of the two summaries and the difference of the two models'
 AUC on 2000 held-out rows of the same stream (``--dtype`` runs only this table).
 
+The sketched OPAUC at its memory floor (``--floor``, issue 33): at d = 10^6 with 50
+non-zeros a row (``bench_highdim.make_stream``), the randomized and hashed sketches
+(tau = 50) in float64 and float32 each learn ``--floor-rows`` examples in chunks of
+8192, and the rows per second of the second half of the pass are compared with
+those of ``bench_highdim.read_floor`` over the same rows in the same run: a compiled
+loop that reads the rows of both sketches, the class sums and v that the pass must
+read (with the same prefetch) and does nothing else. Ratio = pass / floor (at most 1).
+With ``--half-life``, the same passes with forgetting (``OPAUC(half_life=...)``).
+
 Usage::
 
     python benchmarks/bench_opauc.py [--quick] [--repeats 3] [--dtype]
+    python benchmarks/bench_opauc.py --floor [--floor-rows 40000] [--half-life 10000]
 """
 
 from __future__ import annotations
@@ -184,12 +194,65 @@ def run_dtype(quick: bool = False, repeats: int = 3) -> list[dict]:
     return results
 
 
+def run_floor(n: int = 40000, half_life: float | None = None, d: int = 10**6) -> list[dict]:
+    """The linear sketches' passes at d = 10^6 against their memory floor (module)."""
+    import gc
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from bench_highdim import make_stream, read_floor
+
+    X, y = make_stream(n, d, 50, seed=0)
+    results, chunk = [], 8192
+    half = (n // 2) // chunk * chunk
+    for kind in ("randomized", "hash"):
+        for dtype in ("float64", "float32"):
+            params = dict(covariance=kind, sketch_size=50, random_state=0, dtype=dtype)
+            params["half_life"] = half_life
+            OPAUC(**{**params, "sketch_size": 4}).fit(X[:300, :1000], y[:300])  # compile
+            model = OPAUC(eta=2**-10, lam=2**-10, **params)
+            for lo in range(0, n, chunk):
+                if lo == half:
+                    start = time.perf_counter()
+                model.partial_fit(X[lo : lo + chunk], y[lo : lo + chunk], classes=[-1, 1])
+            rate = (n - half) / (time.perf_counter() - start)
+            floor = read_floor(model, X[half:])
+            results.append(
+                {
+                    "benchmark": "OPAUC sketches at d = 10^6 against their memory floor",
+                    "name": f"OPAUC(covariance={kind!r}, dtype={dtype!r}"
+                    + ("" if half_life is None else f", half_life={half_life:g}")
+                    + ")",
+                    "d": d,
+                    "rows": n - half,
+                    "rows_per_s": rate,
+                    "peer": "memory floor (bench_highdim.read_floor)",
+                    "peer_rows_per_s": floor,
+                    "ratio": rate / floor,
+                }
+            )
+            del model
+            gc.collect()
+    return results
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--dtype", action="store_true", help="only float32 against float64")
+    parser.add_argument("--floor", action="store_true", help="only the sketches at their floor")
+    parser.add_argument("--floor-rows", type=int, default=40000)
+    parser.add_argument("--half-life", type=float, default=None)
     args = parser.parse_args()
+    if args.floor:
+        for r in run_floor(args.floor_rows, args.half_life):
+            print(
+                f"{r['name']:<60}{r['rows_per_s']:>10,.0f}{r['peer_rows_per_s']:>12,.0f}"
+                f"{r['ratio']:>7.2f}"
+            )
+        return
     print(f"{'d':>6}{'rows/s':>12}{'peer rows/s':>14}{'ratio':>8}  peer")
     rows = [] if args.dtype else run(args.quick, args.repeats, with_dtype=False)
     rows += run_dtype(args.quick, args.repeats)

@@ -121,14 +121,43 @@ def test_float32_dense_and_sparse_input_agree(kind):
     np.testing.assert_allclose(csr.w_, dense.w_, rtol=1e-5, atol=1e-9)
 
 
-def test_float64_is_the_default_and_unchanged():
+def _learnt(model) -> dict:
+    return {k: v for k, v in vars(model).items() if k.endswith("_")}
+
+
+def test_float64_is_the_default_below_a_hundred_thousand_features_and_unchanged():
     X, y = make_stream(200, 10)
     for kind in KINDS:
         default = OPAUC(covariance=kind, sketch_size=4, random_state=0).fit(X, y)
         explicit = OPAUC(covariance=kind, sketch_size=4, random_state=0, dtype="float64")
         explicit.fit(X, y)
+        assert default.dtype == "auto"
         assert all(s.dtype == np.float64 for s in default.stats_)
-        assert_same_state(snapshot(vars(default)), snapshot(vars(explicit)))
+        assert_same_state(snapshot(_learnt(default)), snapshot(_learnt(explicit)))
+
+
+@pytest.mark.parametrize("kind", ["randomized", "hash", "fd", "sparse"])
+def test_auto_is_float32_for_the_sketches_from_a_hundred_thousand_features(kind):
+    """``dtype="auto"`` (the default): float32 sketches from 10^5 features on, the
+    same model as ``dtype="float32"``; float64 on request; "sparse" stays float64."""
+    from aucstream.covariance import AUTO_FLOAT32_FROM
+
+    rng = np.random.default_rng(0)
+    d, n = AUTO_FLOAT32_FROM, 60
+    X = sp.random(n, d, density=20 / d, format="csr", random_state=rng)
+    y = np.arange(n) % 3 == 0
+    params = dict(covariance=kind, sketch_size=4, random_state=0)
+    auto = OPAUC(**params).fit(X, y)
+    expected = np.float64 if kind == "sparse" else np.float32
+    assert all(s.dtype == expected for s in auto.stats_)
+    assert auto._state_nbytes(d) == OPAUC(**params, dtype=expected.__name__)._state_nbytes(d)
+    if kind != "sparse":
+        same = OPAUC(**params, dtype="float32").fit(X, y)
+        assert_same_state(snapshot(_learnt(auto)), snapshot(_learnt(same)))
+        wide = OPAUC(**params, dtype="float64").fit(X, y)
+        assert all(s.dtype == np.float64 for s in wide.stats_)
+    small = OPAUC(**params).fit(X[:, : d - 1], y)
+    assert all(s.dtype == np.float64 for s in small.stats_)
 
 
 # ------------------------------------------------------------------ refusals

@@ -148,6 +148,8 @@ __all__ = [
     "CENTER_G16",
     "COVARIANCE_KINDS",
     "DTYPE_KINDS",
+    "AUTO_FLOAT32_FROM",
+    "resolve_dtype",
     "SUMMARY_DTYPES",
     "CovarianceSummary",
     "add_example",
@@ -208,6 +210,31 @@ COVARIANCE_KINDS = ("full", "randomized", "fd", "sparse", "hash")
 #: their exact order.
 DTYPE_KINDS = ("full", "randomized", "fd", "hash")
 
+#: ``dtype="auto"`` stores the d x tau sketches ("randomized", "hash", "fd") in
+#: float32 from this many features on (float64 below, and always for "full" and
+#: "sparse"): from there the sketches no longer fit the caches, every example's rows
+#: come from memory, and half the bytes per row is what a pass gains most from
+#: (``benchmarks/bench_highdim.py`` and ``benchmarks/bench_opauc.py``, reported in
+#: docs/benchmarks.md). ("full" at 10^5 features would need 80 GB either way.)
+AUTO_FLOAT32_FROM = 100_000
+
+
+def resolve_dtype(kind: str, n_features: int, dtype="auto"):
+    """The storage ``dtype`` means for a summary of ``kind`` over ``n_features``:
+    ``"auto"`` gives ``"float32"`` for the sketches ("randomized", "hash", "fd") from
+    :data:`AUTO_FLOAT32_FROM` features on, else ``"float64"``; any other value is
+    returned as it is (checked by the summary).
+
+    Examples
+    --------
+    >>> resolve_dtype("hash", 10**6), resolve_dtype("hash", 1000), resolve_dtype("sparse", 10**6)
+    ('float32', 'float64', 'float64')
+    """
+    if isinstance(dtype, str) and dtype == "auto":
+        big = kind in ("randomized", "hash", "fd") and int(n_features) >= AUTO_FLOAT32_FROM
+        return "float32" if big else "float64"
+    return dtype
+
 
 def make_covariance(
     kind: str, n_features: int, sketch_size: int = 50, **options
@@ -228,13 +255,14 @@ def make_covariance(
         ``centering`` (randomized, hash, fd; None for each paper's form), ``shrink``
         (fd), ``prune_slack`` (sparse), ``dtype`` (np.float64, the default, or
         np.float32: the storage of the large array of the kinds in
-        :data:`DTYPE_KINDS`; "sparse" takes float64 only).
+        :data:`DTYPE_KINDS`; "sparse" takes float64 only; "auto":
+        :func:`resolve_dtype`).
 
     Returns
     -------
     CovarianceSummary
     """
-    dtype = check_dtype(options.get("dtype", np.float64))
+    dtype = check_dtype(resolve_dtype(kind, n_features, options.get("dtype", np.float64)))
     if kind == "full":
         return FullCovariance(n_features, dtype)
     if kind == "randomized":

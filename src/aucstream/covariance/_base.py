@@ -128,6 +128,24 @@ class CovarianceSummary:
         r""":math:`\|\hat P\|_F^2`."""
         raise NotImplementedError
 
+    #: The arrays :meth:`scale` multiplies: those linear in the examples' weights (the
+    #: kinds that take example weights).
+    _weighted_state: tuple[str, ...] = ()
+
+    def scale(self, factor: float) -> None:
+        r"""Multiply every example's weight by ``factor`` > 0 in place: W, s and
+        :math:`\hat P` scale, the mean :math:`c = s/W` and the estimate
+        :math:`\hat P/W - c c^\top` stay (exactly so for a power of 2, barring
+        underflow). Exponential forgetting (:mod:`aucstream.opauc`, "Forgetting")
+        uses it to keep the growing weights of its stored statistics in range."""
+        if not self._weighted_state:
+            raise TypeError(f"{type(self).__name__} does not take weighted examples")
+        if not (np.isfinite(factor) and factor > 0):
+            raise ValueError(f"factor must be a finite number > 0, got {factor!r}")
+        for name in self._weighted_state:
+            array = getattr(self, name)
+            array *= array.dtype.type(factor)
+
     def _check_dim(self, d: int) -> None:
         if d != self.n_features:
             raise ValueError(

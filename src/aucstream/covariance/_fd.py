@@ -189,6 +189,7 @@ def fd_insert(arrays, idx, val, ztx, bx, bs):
     for q in range(idx.shape[0]):
         sums[idx[q]] += val[q]
     arrays.count[0] += 1
+    arrays.weight[0] += 1.0
     return xx
 
 
@@ -344,6 +345,7 @@ class FrequentDirectionsCovariance(_LowRankSummary):
 
     #: Members older files lack (no deferred shrinks: :meth:`_upgrade_state`).
     _state_added_later: ClassVar[tuple[str, ...]] = (
+        "weight_",
         "version_",
         "defer_base_",
         "defer_P_",
@@ -353,8 +355,11 @@ class FrequentDirectionsCovariance(_LowRankSummary):
     )
 
     def _upgrade_state(self, missing: set) -> None:
-        """An older file's sketch is up to date: no shrink is deferred."""
-        self.defer_base_ = self.n_shrinks_.copy()
+        """An older file's sketch is up to date: no shrink is deferred; its examples
+        weigh 1 each."""
+        super()._upgrade_state(missing)
+        if "defer_base_" in missing:
+            self.defer_base_ = self.n_shrinks_.copy()
 
     @property
     def center_code(self) -> int:
@@ -704,6 +709,7 @@ class FrequentDirectionsCovariance(_LowRankSummary):
             self.n_features, self.sketch_size, self.shrink, self.centering, self.dtype
         )
         merged.count_[:] = self.count_ + other.count_
+        merged.weight_[:] = self.weight_ + other.weight_
         merged.sum_[:] = self.sum_ + other.sum_
         merged.frob_[:] = self.frob_ + other.frob_
         merged.n_shrinks_[:] = self.n_shrinks_ + other.n_shrinks_

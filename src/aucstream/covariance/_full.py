@@ -375,6 +375,7 @@ class FullCovariance(CovarianceSummary):
     #: Members that model files written before they existed lack (see
     #: :meth:`_upgrade_state`).
     _state_added_later = ("weight_", "pending_", "pending_weight_", "n_pending_")
+    _weighted_state = ("weight_", "sum_", "scatter_", "pending_weight_")
 
     def _check_state(self) -> None:
         r"""Consistency of a loaded state (:mod:`._checks`): the shapes follow

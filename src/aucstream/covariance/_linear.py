@@ -33,9 +33,13 @@ _CENTER_CODES = {"g16": CENTER_G16, "g13": CENTER_G13, "exact": CENTER_EXACT}
 
 
 @borrowing_step
-def lowrank_add(arrays, idx, val, a, ztx):
-    """Add one example with draw ``a`` to a linear sketch (:data:`LowRankArrays`):
-    ``Z += x a^T``, ``s += x``, ``T += 1``, ``u += a``. Returns ``|x|^2``.
+def lowrank_add(arrays, idx, val, a, ztx, omega):
+    r"""Add one example with draw ``a`` and weight ``omega`` to a linear sketch
+    (:data:`LowRankArrays`): ``Z += x a^T``, ``s += omega x``, ``T += 1``, ``W +=
+    omega``, ``u += a``. Returns ``|x|^2``. A weighted example's draw is
+    :math:`\sqrt\omega` times a unit one (the caller scales it), so that
+    :math:`E[Z Z^\top] = \sum_i \omega_i x_i x_i^\top`; ``omega = 1`` is the
+    unweighted arithmetic exactly.
 
     ``ztx`` must hold ``Z^T x`` before the update; the Gram matrix ``G = Z^T Z`` is
     updated by ``G += (Z^T x) a^T + a (Z^T x)^T + |x|^2 a a^T``, entry (i, j) by the
@@ -49,9 +53,10 @@ def lowrank_add(arrays, idx, val, a, ztx):
     for q in range(idx.shape[0]):
         v = val[q]
         xx += v * v
-        sums[idx[q]] += v
+        sums[idx[q]] += omega * v
     sketch_add_outer(sketch, idx, val, a)
     arrays.count[0] += 1
+    arrays.weight[0] += omega
     h = single_nonzero(a)
     if h >= 0:  # a hashed draw: row and column h change (the other terms are zeros)
         for j in range(tau):
@@ -76,7 +81,7 @@ def _lowrank_add_rows(arrays, indptr, indices, data, A):
         lo, hi = indptr[r], indptr[r + 1]
         idx, val = indices[lo:hi], data[lo:hi]
         sketch_tdot(sketch, idx, val, ztx)
-        lowrank_add(arrays, idx, val, A[r], ztx)
+        lowrank_add(arrays, idx, val, A[r], ztx, 1.0)
 
 
 class _LinearSketch(_LowRankSummary):
@@ -143,6 +148,20 @@ class _LinearSketch(_LowRankSummary):
         if self.sketch_.dtype == np.float64:
             return (self.sum_, self.sketch_)
         return (self.sum_,)
+
+    def scale(self, factor: float) -> None:
+        r"""Multiply every example's weight by ``factor`` > 0 in place: W and s scale
+        by it, Z, u by its square root (the draws of weighted examples, as
+        :func:`lowrank_add`), and the Gram matrix by it; the estimate
+        (``"g16"``, ``"exact"``) is unchanged, exactly so for an even power of 2
+        (:meth:`CovarianceSummary.scale`)."""
+        if not (np.isfinite(factor) and factor > 0):
+            raise ValueError(f"factor must be a finite number > 0, got {factor!r}")
+        root = float(np.sqrt(factor))
+        for name, by in (("weight_", factor), ("sum_", factor), ("gram_", factor)):
+            getattr(self, name)[...] *= by
+        self.sketch_ *= self.sketch_.dtype.type(root)
+        self.asum_ *= root
 
     def draws(self, rng: np.random.Generator, n: int) -> np.ndarray:
         """The vectors :math:`a_i` of n examples, shape (n, tau) (:meth:`draw`)."""
@@ -214,6 +233,7 @@ class _LinearSketch(_LowRankSummary):
             )
         merged = type(self)(self.n_features, self.sketch_size, self.centering, self.dtype)
         merged.count_[:] = self.count_ + other.count_
+        merged.weight_[:] = self.weight_ + other.weight_
         merged.sum_[:] = self.sum_ + other.sum_
         merged.sketch_[:] = self.sketch_ + other.sketch_
         merged.asum_[:] = self.asum_ + other.asum_

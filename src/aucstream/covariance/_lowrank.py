@@ -41,7 +41,7 @@ from ._base import (
     check_sketch_size,
     symmetrize,
 )
-from ._checks import check_array, check_count, check_int_setting
+from ._checks import check_array, check_count, check_empty, check_int_setting, check_weight
 
 __all__ = [
     "CENTERED_SKETCH",
@@ -64,8 +64,9 @@ CENTER_G16, CENTER_G13, CENTER_EXACT, CENTERED_SKETCH = 0, 1, 2, 3
 
 #: The arrays of a low-rank summary as the compiled functions take them. Every kind
 #: fills every field: ``asum`` (the draws' sum u) belongs to the linear sketches, the
-#: fields from ``nfill`` on to frequent directions; a kind without a field gets a
-#: small unused array of the right type, so both kinds share one compiled kernel.
+#: fields from ``nfill`` to ``beta`` to frequent directions; a kind without a field
+#: gets a small unused array of the right type, so both kinds share one compiled
+#: kernel. ``weight`` is the total weight W of the examples (T without forgetting).
 LowRankArrays = namedtuple(
     "LowRankArrays",
     [
@@ -82,6 +83,7 @@ LowRankArrays = namedtuple(
         "zs",
         "ss",
         "beta",
+        "weight",
     ],
 )
 
@@ -251,8 +253,11 @@ class _LowRankSummary(CovarianceSummary):
     ----------
     count_ : ndarray of shape (1,), int64
         Number of examples T.
+    weight_ : ndarray of shape (1,)
+        Their total weight W: T, but for the linear sketches of a forgetting learner
+        (:meth:`_LinearSketch.scale`), whose examples weigh :math:`\omega_i`.
     sum_ : ndarray of shape (d,)
-        :math:`s = \sum x_i`.
+        :math:`s = \sum \omega_i x_i`.
     sketch_ : ndarray of shape (d, tau), of ``dtype``
         Z, row-major (row i belongs to feature i); float32 or float64 (module
         docstring).
@@ -272,9 +277,18 @@ class _LowRankSummary(CovarianceSummary):
         self.sketch_size = check_sketch_size(sketch_size, minimum_size)
         dtype = check_dtype(dtype)
         self.count_ = np.zeros(1, dtype=np.int64)
+        self.weight_ = np.zeros(1)
         self.sum_ = np.zeros(self.n_features)
         self.sketch_ = np.zeros((self.n_features, self.sketch_size), dtype=dtype)
         self.gram_ = np.zeros((self.sketch_size, self.sketch_size))
+
+    #: Members that model files written before they existed lack.
+    _state_added_later: ClassVar[tuple[str, ...]] = ("weight_",)
+
+    def _upgrade_state(self, missing: set) -> None:
+        """A summary saved before weights: every example weighed 1, W = T."""
+        if "weight_" in missing:
+            self.weight_ = self.count_.astype(np.float64)
 
     @property
     def dtype(self) -> np.dtype:
@@ -311,7 +325,13 @@ class _LowRankSummary(CovarianceSummary):
     def arrays(self) -> LowRankArrays:
         """:data:`LowRankArrays` of this summary (its own arrays, updated in place)."""
         return LowRankArrays(
-            self.count_, self.sum_, self.sketch_, self.gram_, self._asum(), *self._fd_fields()
+            self.count_,
+            self.sum_,
+            self.sketch_,
+            self.gram_,
+            self._asum(),
+            *self._fd_fields(),
+            self.weight_,
         )
 
     def _check_lowrank_state(self, codes: dict, minimum_size: int = 1) -> tuple[int, int, int]:
@@ -323,6 +343,8 @@ class _LowRankSummary(CovarianceSummary):
         tau = check_int_setting("sketch_size", self.sketch_size, minimum_size)
         t = check_count(self)
         check_array(self, "sum_", (d,), "f")
+        check_empty(self, t, ("sum_",))
+        check_weight(self, t)
         check_array(self, "sketch_", (d, tau), "f")
         check_array(self, "gram_", (tau, tau), "f")
         if not isinstance(self.centering, str) or self.centering not in codes:
@@ -398,7 +420,7 @@ class _LowRankSummary(CovarianceSummary):
         phi = np.empty(self.sketch_size)
         cv = float(self.mean @ v)
         psi = center_terms(
-            self.center_code, self.count, self._asum(), sketch_tmatvec(Z, v), cv, phi
+            self.center_code, self.total_weight, self._asum(), sketch_tmatvec(Z, v), cv, phi
         )
         return sketch_matvec(Z, phi) - self.sum_ * psi
 

@@ -48,14 +48,14 @@ def summary_nbytes(
 
     d, tau = int(n_features), int(sketch_size)
     common = 8 * (d + 1)  # sum_, count_
-    weight = 8  # weight_: the exact summaries take example weights
+    weight = 8  # weight_: the total weight of the examples (every kind keeps it)
     if kind == "full":
         from ._full import PENDING_ROWS
 
         # scatter_, and the held-back rows pending_ with pending_weight_ and n_pending_
         return common + weight + itemsize * d * d + 8 * PENDING_ROWS * (d + 1) + 8
     if kind in ("randomized", "hash"):
-        return common + itemsize * d * tau + 8 * (tau * tau + tau)
+        return common + weight + itemsize * d * tau + 8 * (tau * tau + tau)
     if kind == "fd":
         from ._fd_shrink import defer_capacity
 
@@ -65,7 +65,9 @@ def summary_nbytes(
         # defer_P_, defer_q_, defer_dw_, defer_dc_)
         cap = defer_capacity(d, tau)
         deferred = 8 + (8 * d + 8 * (cap + 1) * (tau * tau + 2 * tau + 1) if cap else 0)
-        return common + itemsize * d * tau + 8 * (tau * tau + 2 * tau + d + 5) + d + deferred
+        return (
+            common + weight + itemsize * d * tau + 8 * (tau * tau + 2 * tau + d + 5) + d + deferred
+        )
 
     def table(capacity: int) -> int:  # keys_, values_, index_ (int32), info_
         return 16 * capacity + 4 * index_size(capacity) + 24

@@ -369,6 +369,7 @@ class SparsifiedCovariance(CovarianceSummary):
     #: Members that model files written before they existed lack (see
     #: :meth:`_upgrade_state`).
     _state_added_later = ("weight_",)
+    _weighted_state = ("weight_", "sum_", "values_")
 
     def _upgrade_state(self, missing: set) -> None:
         """A summary saved before example weights: every example weighed 1, W = T."""

@@ -108,6 +108,66 @@ itself: :meth:`aucstream.covariance.FrequentDirectionsCovariance.shrink_deferred
 :mod:`aucstream._kernels` or becomes 0 (:math:`\eta\lambda = 1`). All of this happens
 at positions fixed by the stream, so chunking never changes the model.
 
+Forgetting
+----------
+``half_life`` = h (in examples of the stream, both classes; None: the papers' OPAUC)
+makes the class statistics exponentially weighted, a library extension for streams
+that change (none of G13, G16 forgets). With :math:`\gamma = 2^{-1/h}` per example
+and t the current position of the stream, example i weighs :math:`\gamma^{t-i}`:
+
+.. math::
+
+    W = \sum_i \gamma^{t-i}, \quad c = \frac1W \sum_i \gamma^{t-i} x_i, \quad
+    S = \frac1W \sum_i \gamma^{t-i} (x_i - c)(x_i - c)^\top ,
+
+and the step reads the opposite class's c and S as before (G16 Eqs. 7-8 with these
+weighted statistics). Advancing a summary by :math:`\Delta` examples multiplies W,
+:math:`s = Wc` and :math:`P = \sum_i \gamma^{t-i} x_i x_i^\top` by
+:math:`\gamma^\Delta` and leaves c and S unchanged; adding x then adds 1 to W, x to
+s and :math:`x x^\top` to P. The clock is the stream's, shared by the two classes: a
+rare class's W shrinks between its arrivals, so its statistics are those of its
+recent examples whatever its frequency (a per-class clock would keep a rare class's
+old examples for longer in time).
+
+Nothing is multiplied per example (that would be an O(d^2) pass over the other
+class's scatter): the summaries store :math:`2^{t/h - E} \times` (W, s, P), so that
+example t enters with the weight :math:`g_t = 2^{t/h - E}` and no stored value
+changes as time advances; c and S are ratios, in which the factor cancels. The
+integer E (``forget_[1]``, with the clock t in ``forget_[0]``) is raised when
+:math:`\lfloor t/h\rfloor - E` would pass 40 (the stored weights stay below
+:math:`2^{41}`), and the stored statistics are then multiplied by the exact power of 2
+:math:`2^{-\Delta E}`: every ratio is unchanged bit for bit, so the model does not
+depend on when that happens, nor on chunking. With ``sample_weight`` the example
+enters with :math:`\omega_t g_t` and steps with :math:`\omega_t` as without
+forgetting; an example of weight 0 is not learnt and does not advance the clock.
+
+Merging two learners that learnt disjoint shards (the weighted merge of the
+statistics, exact): each learner's statistics are brought to its own present (its
+latest example weighs 1), scaled by :math:`2^{(t/h - E) - (t_k/h - E_k)}`, and added;
+the merged clock is :math:`t = t_1 + t_2`. So every example keeps the weight it had in
+its shard, and the next one weighs 1 (its shards' latest :math:`\gamma`).
+``OPAUC.from_statistics`` with ``half_life`` takes the summaries' weights as they
+hold them (e.g. counts: every example 1) as of its latest example, so that the next
+example weighs 1 and the summarized ones :math:`\gamma` times their weights.
+
+The linear sketches ("randomized", "hash") forget the same way: example t enters
+with :math:`s \mathrel{+}= g_t x`, :math:`W \mathrel{+}= g_t` and the draw
+:math:`\sqrt{g_t}\,a_t`, so that :math:`E[Z Z^\top] = \sum_i g_i x_i x_i^\top`, and
+a rescaling multiplies Z and u by :math:`2^{-\Delta E/2}` (:math:`\Delta E` even:
+exact), s, W and the Gram matrix by :math:`2^{-\Delta E}`, and the implicit weights'
+coefficients and maintained products by the powers that keep w (exact too). The
+implicit form compensates each new example's weight in v (the compensation of
+:math:`\gamma_c s_c` grows as :math:`2^{t/h}` relative to w since the last
+re-basing), so with forgetting these kinds rescale every 8 half-lives and re-base at
+each rescaling (O(d tau)), which keeps that cancellation within :math:`2^8` of w (the
+weights then differ from the weighted OPAUC's by rounding of relative order
+:math:`2^{16}\epsilon`). The estimates "g16" and "exact" are ratios in which the
+scale cancels; G13's mean term :math:`\|u/T\|^2 c c^\top` is not (it would change
+at each rescaling), so with ``half_life`` ``centering=None`` means "g16" for every
+sketch and "g13" is refused. Frequent directions refuses ``half_life``: its shrink
+acts on the columns of a sketch whose rows would carry different weights, which this
+version does not do.
+
 Dimension-reduction variants (OPAUC^f, OPAUC^rp, OPAUC^pca) are scikit-learn
 pipelines in front of OPAUC: see :mod:`aucstream.reduction`. Random Fourier
 features for dense data (G16 §7.2) are in :mod:`aucstream.random_features`.

@@ -11,13 +11,22 @@ compiled call (:func:`aucstream.opauc._kernels._opauc_chunk`) applies G16 Alg. 1
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .._chunks import Chunk
 from .._kernels import mean_by_count
 from .._params import InvalidParameterError
 from .._runtime import LearnerTags
-from ..covariance import DTYPE_KINDS, make_covariance, solve_from_statistics, summary_nbytes
+from ..covariance import (
+    DTYPE_KINDS,
+    make_covariance,
+    resolve_dtype,
+    solve_from_statistics,
+    summary_nbytes,
+)
+from ._kernels import FORGET_LIMIT
 
 
 def opauc_gradient(w: np.ndarray, x: np.ndarray, y: float, opposite, lam: float) -> np.ndarray:
@@ -74,10 +83,27 @@ class Engine:
     tags = LearnerTags(kernel_prequential=True, kernel_calibrates=True, sample_weight=True)
 
     # ------------------------------------------------------------- parameters
+    #: Whether the kind forgets (``half_life``).
+    forgets = True
+
     def check_params(self, learner) -> None:
         """The parameter rules that depend on the kind: a "float32" ``dtype`` only for
-        the kinds in :data:`aucstream.covariance.DTYPE_KINDS`."""
-        if learner.dtype != "float64" and learner.covariance not in DTYPE_KINDS:
+        the kinds in :data:`aucstream.covariance.DTYPE_KINDS`, ``half_life`` only for
+        the kinds that forget."""
+        if learner.half_life is not None and not self.forgets:
+            raise InvalidParameterError(
+                f"The 'half_life' parameter of {type(learner).__name__} must be None with "
+                f"covariance={learner.covariance!r} (forgetting is available for "
+                "covariance='full', 'sparse', 'randomized' and 'hash'). Got "
+                f"{learner.half_life!r} instead."
+            )
+        if learner.half_life is not None and learner.centering == "g13":
+            raise InvalidParameterError(
+                f"The 'centering' parameter of {type(learner).__name__} must be 'g16', "
+                "'exact' or None with half_life (G13's mean term is not scale-free under "
+                "weights: package docstring, 'Forgetting'). Got 'g13' instead."
+            )
+        if learner.dtype == "float32" and learner.covariance not in DTYPE_KINDS:
             raise InvalidParameterError(
                 f"The 'dtype' parameter of {type(learner).__name__} must be 'float64' with "
                 f"covariance={learner.covariance!r} (float32 storage is available for "
@@ -92,8 +118,11 @@ class Engine:
     def summary_options(learner) -> dict:
         """The settings of :func:`~aucstream.covariance.make_covariance` that the
         parameters give."""
+        centering = learner.centering
+        if centering is None and learner.half_life is not None:
+            centering = "g16"  # (G13's mean term is not scale-free: package docstring)
         return {
-            "centering": learner.centering,
+            "centering": centering,
             "shrink": learner.shrink,
             "prune_slack": learner.prune_slack,
             "dtype": learner.dtype,
@@ -105,9 +134,60 @@ class Engine:
         return make_covariance(learner.covariance, n_features, learner.sketch_size, **options)
 
     def init_state(self, learner, n_features: int) -> None:
-        """Allocate the weights and the two class summaries."""
+        """Allocate the weights, the two class summaries and the forgetting clock."""
         learner.w_ = np.zeros(n_features)
         learner.stats_ = [self.make_summary(learner, n_features) for _ in range(2)]
+        learner.forget_ = np.zeros(2, dtype=np.int64)
+
+    # ------------------------------------------------------------- forgetting
+    @staticmethod
+    def half_life(learner) -> float:
+        """``half_life`` as the kernels take it: 0.0 for None (no forgetting)."""
+        return 0.0 if learner.half_life is None else float(learner.half_life)
+
+    @staticmethod
+    def forgetting_shift(learner, ahead: int = 0) -> int:
+        r""":math:`\lfloor t/h \rfloor - E` at the clock t = ``forget_[0]`` +
+        ``ahead`` (:func:`aucstream.opauc._kernels.forgetting_weight`, the same
+        division and floor)."""
+        t, exponent = (int(v) for v in learner.forget_)
+        return math.floor((t + ahead) / float(learner.half_life)) - exponent
+
+    #: The largest exponent of the stored weights before :meth:`rescale`.
+    forget_limit = FORGET_LIMIT
+
+    def rescale_due(self, learner, n: int) -> bool:
+        """Whether learning ``n`` more examples may rescale the stored statistics
+        (:meth:`rescale`), which writes both summaries whole."""
+        if learner.half_life is None or n <= 0:
+            return False
+        low, high = self.forgetting_shift(learner), self.forgetting_shift(learner, n - 1)
+        return low < 0 or high > self.forget_limit
+
+    def rescale(self, learner) -> bool:
+        r"""If the next example's weight :math:`2^{t/h - E}` would leave
+        :math:`[1, 2^{\text{FORGET\_LIMIT}+1})`, multiply both summaries' stored
+        statistics by the exact power :math:`2^{E - q}` (:math:`q = \lfloor t/h
+        \rfloor`) and make q the new E: the statistics, hence every ratio the step
+        reads, are those without the rescaling, bit for bit (barring underflow of
+        weights already below :math:`2^{-1000}` of the latest). Returns whether it
+        rescaled."""
+        if learner.half_life is None:
+            return False
+        shift = self.forgetting_shift(learner)
+        if 0 <= shift <= self.forget_limit:
+            return False
+        shift -= shift % 2  # even: the sketches scale by its square root (exact too)
+        factor = math.ldexp(1.0, -shift)
+        for summary in learner.stats_:
+            summary.scale(factor)
+        self.scale_implicit(learner, factor)
+        learner.forget_[1] += shift
+        return True
+
+    def scale_implicit(self, learner, factor: float) -> None:
+        """Keep the weights fixed while the summaries scale by ``factor`` (nothing to
+        do: the weights are explicit)."""
 
     #: Bytes per feature of the state beyond the summaries, ``w_`` and the work vector.
     extra_bytes_per_feature = 0
@@ -116,7 +196,7 @@ class Engine:
         """The two summaries (:func:`aucstream.covariance.summary_nbytes`), w and the
         kernel's work vector, and :attr:`extra_bytes_per_feature` per feature."""
         d = int(n_features)
-        itemsize = np.dtype(learner.dtype).itemsize
+        itemsize = np.dtype(resolve_dtype(learner.covariance, d, learner.dtype)).itemsize
         summaries = summary_nbytes(
             learner.covariance, d, learner.sketch_size, learner.prune_slack, itemsize
         )
@@ -152,6 +232,18 @@ class Engine:
         if total > learner.n_samples_seen_:
             raise ValueError(
                 f"stats_ count {total} examples, more than the {learner.n_samples_seen_} seen"
+            )
+        forget = learner.forget_
+        if (
+            not isinstance(forget, np.ndarray)
+            or forget.shape != (2,)
+            or forget.dtype != np.int64
+            or forget[0] < 0
+            or forget[0] > learner.n_samples_seen_
+        ):
+            raise ValueError(
+                "forget_ must be two int64 (the forgetting clock, at most the "
+                f"{learner.n_samples_seen_} examples seen, and its exponent), got {forget!r}"
             )
 
     # ---------------------------------------------------------------- weights
@@ -208,12 +300,37 @@ class Engine:
     # ---------------------------------------------------------------- merging
     def merge(self, learner, other) -> None:
         """Merge the summaries and average the weights by examples learnt
-        (:meth:`aucstream.opauc.OPAUC._merge`)."""
+        (:meth:`aucstream.opauc.OPAUC._merge`). With forgetting, each learner's
+        statistics are first brought to the weights of its own present (its latest
+        example weighs 1), and the merged clock is the sum of the two clocks (package
+        docstring, "Forgetting")."""
         n1 = sum(s.count for s in learner.stats_)
         n2 = sum(s.count for s in other.stats_)
         w = mean_by_count(learner.w_, n1, other.w_, n2) if n1 + n2 > 0 else learner.w_.copy()
-        learner.stats_ = [mine.merge(theirs) for mine, theirs in zip(learner.stats_, other.stats_)]
+        mine, theirs = learner.stats_, other.stats_
+        if learner.half_life is not None:
+            clock = int(learner.forget_[0] + other.forget_[0])
+            exponent = math.floor(clock / float(learner.half_life))
+            mine, theirs = (self.presented(x, clock, exponent) for x in (learner, other))
+            learner.forget_[:] = (clock, exponent)
+        learner.stats_ = [a.merge(b) for a, b in zip(mine, theirs)]
         self.set_weights(learner, w)
+
+    @staticmethod
+    def presented(learner, clock: int, exponent: int) -> list:
+        r"""Copies of the learner's summaries whose examples weigh, relative to the
+        stored weight :math:`2^{t/h - E}` of an example at the merged ``clock`` t and
+        ``exponent`` E, what they weigh now in the learner (its latest example 1)."""
+        import copy
+
+        h = float(learner.half_life)
+        own_t, own_e = (int(v) for v in learner.forget_)
+        log2 = (clock / h - exponent) - (own_t / h - own_e)
+        stats = copy.deepcopy(learner.stats_)
+        for s in stats:
+            if s.count:
+                s.scale(2.0**log2)
+        return stats
 
     def from_statistics(self, learner, neg, pos, classes, coef):
         """:meth:`aucstream.opauc.OPAUC.from_statistics`'s work."""
@@ -249,8 +366,17 @@ class Engine:
             if hasattr(learner, "feature_names_in_"):
                 del learner.feature_names_in_
             learner.stats_ = [neg, pos]
+            learner.n_samples_seen_ = t = int(neg.count + pos.count)
+            if learner.half_life is not None:
+                # the summaries' weights as they hold them now, as if after the
+                # example before the next (stored weights 2^(t/h - E) and 2^((t-1)/h - E))
+                h = float(learner.half_life)
+                exponent = math.floor(t / h)
+                learner.forget_[:] = (t, exponent)
+                for s in learner.stats_:
+                    if s.count:
+                        s.scale(2.0 ** ((t - 1) / h - exponent))
             self.set_weights(learner, w)
-            learner.n_samples_seen_ = int(neg.count + pos.count)
         return learner
 
 
@@ -274,10 +400,40 @@ class ExplicitEngine(Engine):
         kernel only reads, and the random generator, which these kinds do not use.
         With "full" and a ``chunk`` of dense rows that can not fill its class's
         held-back rows, also that class's scatter, which the chunk does not touch
-        (:meth:`plan_variant`); see ``BaseStreamingAUC._read_only_state``."""
+        (:meth:`plan_variant`); see ``BaseStreamingAUC._read_only_state``. When the
+        chunk may rescale the forgetting weights (:meth:`rescale_due`), which writes
+        both summaries, the generator only."""
+        if self.rescale_due(learner, y_pm.shape[0]):
+            return (learner._rng,)
         c = learner._chunk_class(y_pm)
         if c is None:
             return ()
-        if self.plan_variant(learner, chunk) == UNTOUCHED:
+        if self.layout_variant(learner, chunk) == UNTOUCHED:
             return (learner.stats_[1 - c], learner._rng, learner.stats_[c].scatter_)
         return (learner.stats_[1 - c], learner._rng)
+
+    def layout_variant(self, learner, chunk: Chunk | None) -> int:
+        """What the declarations depend on besides forgetting (:meth:`plan_variant`):
+        nothing here (0)."""
+        return 0
+
+    def plan_variant(self, learner, chunk: Chunk | None):
+        """``BaseStreamingAUC._plan_variant``: :meth:`layout_variant`, and with
+        forgetting whether the chunk may rescale (:meth:`rescale_due`)."""
+        variant = self.layout_variant(learner, chunk)
+        if learner.half_life is None or chunk is None:
+            return variant
+        return (variant, self.rescale_due(learner, chunk.n_samples))
+
+    def stepper(self, learner, kernel, n: int):
+        """``kernel(start)`` (learning rows ``start:`` of n, returning where it stopped)
+        run on until it is done or stops for something other than a forgetting
+        rescale, which it makes (:meth:`rescale`)."""
+
+        def step(start: int) -> int:
+            r = kernel(start)
+            while r < n and self.rescale(learner):
+                r = kernel(r)
+            return r
+
+        return step

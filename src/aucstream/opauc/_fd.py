@@ -34,6 +34,9 @@ from ._lowrank import LowRankEngine
 class FrequentDirectionsEngine(LowRankEngine):
     """Frequent-directions sketches: shrinks, deferred rows, windows."""
 
+    #: No forgetting: a shrink would have to act on weighted columns (not done yet).
+    forgets = False
+
     def check_params(self, learner) -> None:
         """tau >= 2, a shrink index within 1..tau and no "g13" centering (the G13 form
         belongs to the linear sketches)."""

@@ -37,7 +37,7 @@ class FullEngine(ExplicitEngine):
             'covariance="full" keeps two exact d x d scatter matrices (O(d^2) memory); '
             'for many features use a sketch in O(d * sketch_size): covariance="fd", '
             '"randomized", "hash" or "sparse"'
-            + ('; dtype="float32" halves them' if learner.dtype == "float64" else "")
+            + ('; dtype="float32" halves them' if learner.dtype != "float32" else "")
         )
 
     def update(self, learner, chunk: Chunk) -> None:
@@ -46,23 +46,26 @@ class FullEngine(ExplicitEngine):
     def bind_update(self, learner, chunk: Chunk, reuse: bool = False):
         """The kernel's call with its arguments made once (the exact summaries always
         have room: one kernel call learns the chunk)."""
-        run = bound_call(
+        kernel = bound_call(
             _PACKAGE._opauc_chunk,
             learner.w_,
             self.classes(learner),
             rows_of(chunk),
             chunk.pre_scores,
             chunk.sample_weight,
-            0,
             float(learner.eta),
             float(learner.lam),
             learner.calibration_,
+            learner.forget_,
+            self.half_life(learner),
             reuse=reuse,
+            late=(0,),
         )
         n = chunk.n_samples
+        run = self.stepper(learner, kernel, n) if learner.half_life is not None else kernel
 
         def update(learner) -> None:
-            if run() != n:
+            if run(0) != n:
                 raise RuntimeError("OPAUC's full covariance ran out of room")
 
         return update
@@ -80,6 +83,8 @@ class FullEngine(ExplicitEngine):
         """The class sums, and the scatters, but for dense rows only those that the
         chunk's rows can not make full (:meth:`FullCovariance.fills_pending`: a
         scatter takes held-back rows whole)."""
+        if self.rescale_due(learner, chunk.n_samples):
+            return ()  # (a rescale writes the summaries whole)
         if chunk.indices is not None:
             return self.row_logged_state(learner)
         filled = self.filled_scatters(learner, chunk)
@@ -97,7 +102,7 @@ class FullEngine(ExplicitEngine):
         counts = (chunk.n_samples - pos, pos)
         return tuple(s.fills_pending(n) for s, n in zip(learner.stats_, counts))
 
-    def plan_variant(self, learner, chunk: Chunk | None) -> int:
+    def layout_variant(self, learner, chunk: Chunk | None) -> int:
         """With a ``chunk`` of dense rows: whether it fills its class's held-back rows
         (:data:`FILLED`: the scatter is written whole) or not (:data:`UNTOUCHED`: not
         written); otherwise 0."""

@@ -12,6 +12,7 @@ row's weight.
 
 from __future__ import annotations
 
+import math
 from collections import namedtuple
 
 import numpy as np
@@ -56,10 +57,21 @@ Implicit = namedtuple("Implicit", ["v", "p", "gamma", "scale", "zz", "zs", "ss",
 
 #: Settings of the low-rank kernel: step size, lambda, the summaries' centering code
 #: (``aucstream.covariance.CENTER_*``), whether they fill columns (frequent
-#: directions), the re-basing period and whether to prefetch the next example's rows
-#: (:data:`PREFETCH_BYTES`).
+#: directions), the re-basing period, whether to prefetch the next example's rows
+#: (:data:`PREFETCH_BYTES`), the half-life of forgetting (0.0: none) and the largest
+#: exponent of its weights before a rescaling (:data:`FORGET_LIMIT`).
 LowRankSettings = namedtuple(
-    "LowRankSettings", ["eta", "lam", "center", "fills_columns", "rebase_every", "prefetch"]
+    "LowRankSettings",
+    [
+        "eta",
+        "lam",
+        "center",
+        "fills_columns",
+        "rebase_every",
+        "prefetch",
+        "half_life",
+        "forget_limit",
+    ],
 )
 
 #: The kernel prefetches the next example's rows of the sketches, class sums and v
@@ -78,8 +90,9 @@ PREFETCH_BYTES = 4 << 20
 Scratch = namedtuple("Scratch", ["zx", "sx", "a", "zoz", "q", "phi"])
 
 #: Why the low-rank kernel returned: the chunk is done; a frequent-directions sketch
-#: is full and must be shrunk; the implicit weights are due for re-basing.
-_DONE, _SHRINK, _REBASE = 0, 1, 2
+#: is full and must be shrunk; the implicit weights are due for re-basing; the
+#: forgetting weights must be rescaled (:func:`forgetting_weight`).
+_DONE, _SHRINK, _REBASE, _RESCALE = 0, 1, 2, 3
 
 
 # ------------------------------------------------------- exact and sparse kinds
@@ -99,8 +112,31 @@ def _opauc_step(w, idx, val, y, opp, cov_w, c_w, eta, lam):
     sparse_axpy(w, -eta * alpha, idx, val)
 
 
+@borrowing_njit
+def forgetting_weight(forget, half_life):
+    r"""The weight :math:`g_t = 2^{t/h - E}` under which the example at clock t
+    (``forget[0]``) enters its class's summary, ``forget[1]`` = E the exponent the
+    stored statistics are relative to (:data:`FORGET_LIMIT`); 1.0 without forgetting
+    (``half_life`` 0). :math:`2^{t/h - q}` with :math:`q = \lfloor t/h \rfloor` is
+    computed from t alone and scaled by the exact power :math:`2^{q - E}`, so the
+    weight does not depend on when E last changed: returns ``(g, q - E)``."""
+    if half_life == 0.0:
+        return 1.0, 0
+    ratio = forget[0] / half_life
+    q = math.floor(ratio)
+    shift = q - forget[1]
+    return 2.0 ** (ratio - q) * math.ldexp(1.0, shift), shift
+
+
+#: Forgetting keeps :math:`q - E` (:func:`forgetting_weight`) in [0, FORGET_LIMIT]: the
+#: stored weights stay below :math:`2^{41}`, far from overflow also for a float32
+#: scatter (the engine scales the stored statistics by an exact power of 2 when an
+#: example would leave the range).
+FORGET_LIMIT = 40
+
+
 @jit
-def _opauc_chunk(w, classes, rows, pre, weights, start, eta, lam, calibration):
+def _opauc_chunk(w, classes, rows, pre, weights, eta, lam, calibration, forget, half_life, start):
     """OPAUC with explicit summaries (G16 Alg. 1; Alg. 3 for "sparse") over rows
     ``start:``; ``classes``: the two summaries' ``arrays()``; ``rows``: the chunk's
     :data:`aucstream._kernels.Rows` (CSR, or dense for "full"). When ``pre`` has one
@@ -108,10 +144,13 @@ def _opauc_chunk(w, classes, rows, pre, weights, start, eta, lam, calibration):
     and fits the ``calibration`` (:func:`aucstream._calibration.step`) once the row
     will not be resumed. ``weights`` is empty or holds the examples' weights (a row
     of weight 0 is not learnt; otherwise its statistics and its step are weighted:
-    class docstring).
+    class docstring). With forgetting (``half_life`` > 0) each learnt row enters its
+    summary with the weight :func:`forgetting_weight` gives at the clock
+    ``forget[0]``, which then advances (package docstring, "Forgetting").
 
-    Returns the first row whose class summary must reserve room before it can take
-    the example (or n when done)."""
+    Returns the first row whose class summary must reserve room, or whose forgetting
+    weight leaves [1, 2^FORGET_LIMIT] (the stored statistics must be rescaled), before
+    it can take the example (or n when done)."""
     cov_w = np.empty(w.shape[0])
     n = n_rows(rows)
     scores = pre.shape[0] == n
@@ -123,9 +162,14 @@ def _opauc_chunk(w, classes, rows, pre, weights, start, eta, lam, calibration):
         omega = weights[r] if weighted else 1.0
         if omega == 0.0:
             continue
-        own, opp = own_and_opposite(classes, y)
-        if not add_example(own, idx, val, omega):
+        g, shift = forgetting_weight(forget, half_life)
+        if shift < 0 or shift > FORGET_LIMIT:
             return r
+        own, opp = own_and_opposite(classes, y)
+        if not add_example(own, idx, val, omega * g):
+            return r
+        if half_life != 0.0:
+            forget[0] += 1
         if scores:  # (a step of weight 0 changes nothing)
             calibration_step(calibration, pre[r], y, omega)
         if opp.count[0] > 0:
@@ -162,11 +206,12 @@ def _sketch_x(sketch, sums, beta, fills_columns, idx, val, scratch, b):
 
 
 @borrowing_step
-def _new_column(own, settings, xx, A, r, scratch):
+def _new_column(own, settings, xx, A, r, scratch, root):
     """The change ``z a^T`` that x brings to its class's sketch: write ``a``, return
     the coefficients ``(bx, bs)`` of ``z = bx x - bs s`` (s: the class sum before x).
 
-    Linear sketches add ``x a^T`` with the example's draw ``A[r]``; frequent
+    Linear sketches add ``x a^T`` with the example's draw ``A[r]`` times ``root``
+    (the square root of its forgetting weight, 1.0 without forgetting); frequent
     directions writes ``z`` (:func:`aucstream.covariance.fd_column`) into its first
     zero column (a = that unit vector, or 0 when nothing is inserted).
     """
@@ -178,30 +223,31 @@ def _new_column(own, settings, xx, A, r, scratch):
             a[own.nfill[0]] = 1.0
         return bx, bs
     for j in range(a.shape[0]):
-        a[j] = A[r, j]
+        a[j] = A[r, j] * root
     return 1.0, 0.0
 
 
 @borrowing_step
-def _compensation(imp, c, scratch, bx, bs):
-    r"""Keep w fixed while class c gains :math:`z a^\top` and x: :math:`Z_c p_c` gains
-    :math:`(a^\top p_c)\,z = (a^\top p_c)(b_x + b_s)x - (a^\top p_c) b_s s_c^{new}` and
-    :math:`\gamma_c s_c` gains :math:`\gamma_c x`, so :math:`\gamma_c` takes
-    :math:`(a^\top p_c) b_s` more (done here) and v must take the returned multiple
-    of x."""
+def _compensation(imp, c, scratch, bx, bs, g):
+    r"""Keep w fixed while class c gains :math:`z a^\top` and x of weight g (its sum
+    :math:`g x`): :math:`Z_c p_c` gains :math:`(a^\top p_c)\,z = (a^\top p_c)(b_x +
+    b_s g)x - (a^\top p_c) b_s s_c^{new}` and :math:`\gamma_c s_c` gains
+    :math:`\gamma_c g x`, so :math:`\gamma_c` takes :math:`(a^\top p_c) b_s` more
+    (done here) and v must take the returned multiple of x."""
     p, gamma, a = imp.p, imp.gamma, scratch.a
     ap = 0.0
     for j in range(a.shape[0]):
         ap += a[j] * p[c, j]
     gamma_old = gamma[c]
     gamma[c] += ap * bs
-    return -gamma_old - ap * (bx + bs)
+    return -gamma_old * g - ap * (bx + bs * g)
 
 
 @borrowing_step
-def _update_products(imp, c, scratch, bx, bs, vx, xx):
-    r"""The maintained products after class c gains :math:`z a^\top` and x (from the
-    old :math:`Z^\top x`, :math:`s^\top x`, :math:`v^\top x`); return :math:`z^\top x`."""
+def _update_products(imp, c, scratch, bx, bs, vx, xx, g):
+    r"""The maintained products after class c gains :math:`z a^\top` and x of weight
+    g (:math:`s_c \mathrel{+}= g x`; from the old :math:`Z^\top x`, :math:`s^\top x`,
+    :math:`v^\top x`); return :math:`z^\top x`."""
     o = 1 - c
     zz, zs, ss, zv, sv = imp.zz, imp.zs, imp.ss, imp.zv, imp.sv
     zx, sx, a, zoz = scratch.zx, scratch.sx, scratch.a, scratch.zoz
@@ -235,38 +281,39 @@ def _update_products(imp, c, scratch, bx, bs, vx, xx):
         else:
             for i in range(tau):
                 zz[i, h] += zoz[i] * ah
-    for j in range(tau):
-        zs[c, c, j] += zx[c, j] + a[j] * (z_sc + z_x)
+    for j in range(tau):  # (g = 1.0 without forgetting: the same numbers)
+        zs[c, c, j] += g * zx[c, j] + a[j] * (z_sc + g * z_x)
         zs[c, o, j] += a[j] * z_so
-        zs[o, c, j] += zx[o, j]
+        zs[o, c, j] += g * zx[o, j]
         zv[c, j] += a[j] * z_v
-    ss[c, c] += 2.0 * sx[c] + xx
-    ss[c, o] += sx[o]
-    ss[o, c] += sx[o]
-    sv[c] += vx
+    ss[c, c] += 2.0 * g * sx[c] + g * g * xx
+    ss[c, o] += g * sx[o]
+    ss[o, c] += g * sx[o]
+    sv[c] += g * vx
     return z_x
 
 
 @borrowing_step
-def _add_own_example(own, c, imp, settings, idx, val, A, r, vx, scratch):
-    r"""Add x to its class c (summary ``own``) while w stays fixed, and bring
-    ``zx[c]``, ``sx[c]`` to the new sketch and sum; return the new :math:`v^\top x`
-    and whether a frequent-directions sketch is full."""
+def _add_own_example(own, c, imp, settings, idx, val, A, r, vx, scratch, g):
+    r"""Add x with forgetting weight g (1.0 without forgetting, and always for
+    frequent directions) to its class c (summary ``own``) while w stays fixed, and
+    bring ``zx[c]``, ``sx[c]`` to the new sketch and sum; return the new
+    :math:`v^\top x` and whether a frequent-directions sketch is full."""
     xx = squared_norm(val)
-    bx, bs = _new_column(own, settings, xx, A, r, scratch)
-    beta = _compensation(imp, c, scratch, bx, bs)
+    bx, bs = _new_column(own, settings, xx, A, r, scratch, math.sqrt(g))
+    beta = _compensation(imp, c, scratch, bx, bs, g)
     if beta != 0.0:
         _add_to_v(imp, idx, val, beta, scratch)
         vx += beta * xx
-    z_x = _update_products(imp, c, scratch, bx, bs, vx, xx)
+    z_x = _update_products(imp, c, scratch, bx, bs, vx, xx, g)
     a, zxc = scratch.a, scratch.zx[c]
     if settings.fills_columns:
         fd_insert(own, idx, val, zxc, bx, bs)
     else:
-        lowrank_add(own, idx, val, a, zxc)
+        lowrank_add(own, idx, val, a, zxc, g)
     for j in range(a.shape[0]):
         zxc[j] += a[j] * z_x
-    scratch.sx[c] += xx
+    scratch.sx[c] += g * xx
     return vx, settings.fills_columns and own.nfill[0] == a.shape[0]
 
 
@@ -353,7 +400,7 @@ def _rescale(imp, new_scale):
 def _opposite_step(opp, o, imp, settings, idx, val, y, vx, scratch):
     """The OPAUC step against the opposite class o (non-empty), in implicit form."""
     sigma, sw, xw = _opposite_products(opp.gram, o, imp, vx, scratch)
-    count = opp.count[0]
+    count = opp.weight[0]  # W: the count T (exactly) without forgetting
     inv_t = 1.0 / count
     cw = sigma * sw * inv_t
     alpha = sigma * xw - cw - y
@@ -372,7 +419,20 @@ def _opposite_step(opp, o, imp, settings, idx, val, y, vx, scratch):
 
 @borrowing_njit
 def _opauc_lowrank_chunk(
-    classes, imp, indptr, indices, data, ys, pre, A, start, resume, settings, scratch, calibration
+    classes,
+    imp,
+    indptr,
+    indices,
+    data,
+    ys,
+    pre,
+    A,
+    start,
+    resume,
+    settings,
+    scratch,
+    calibration,
+    forget,
 ):
     r"""The OPAUC step with low-rank summaries in implicit form (module docstring).
 
@@ -381,9 +441,13 @@ def _opauc_lowrank_chunk(
     ``scratch`` a :data:`Scratch`. Returns ``(row, event)``: ``_DONE``; ``_SHRINK``
     (row ``row`` was inserted and filled its class's sketch: shrink, then resume at
     ``row`` with ``resume``); ``_REBASE`` (resume at ``row`` after the periodic
-    re-basing). When ``pre`` has one entry per row, each row's score ``w^T x``
-    before it is learnt is written there and fits the ``calibration``
+    re-basing); ``_RESCALE`` (row ``row``'s forgetting weight leaves its range:
+    rescale, then resume at ``row``). When ``pre`` has one entry per row, each row's
+    score ``w^T x`` before it is learnt is written there and fits the ``calibration``
     (:func:`aucstream._calibration.step`; neither again when the row is resumed).
+    With forgetting (``settings.half_life`` > 0) each example enters its class with
+    the weight :func:`forgetting_weight` gives at the clock ``forget[0]``, which then
+    advances.
     """
     neg, pos = classes
     z0, s0, b0 = neg.sketch, neg.sums, neg.beta
@@ -411,10 +475,15 @@ def _opauc_lowrank_chunk(
         own, opp = own_and_opposite(classes, y)
         c = 1 if y > 0 else 0
         if not (resume and r == start):
+            g, shift = forgetting_weight(forget, settings.half_life)
+            if shift < 0 or shift > settings.forget_limit:
+                return r, _RESCALE
             if scores:
                 pre[r] = _implicit_dot(imp, vx, scratch)
                 calibration_step(calibration, pre[r], y, 1.0)
-            vx, full = _add_own_example(own, c, imp, settings, idx, val, A, r, vx, scratch)
+            vx, full = _add_own_example(own, c, imp, settings, idx, val, A, r, vx, scratch, g)
+            if settings.half_life != 0.0:
+                forget[0] += 1
             if full:
                 return r, _SHRINK
         if opp.count[0] > 0:

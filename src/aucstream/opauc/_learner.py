@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._base import BaseStreamingAUC
-from .._params import StrOptions, non_negative, positive, positive_int
+from .._params import FORGETTING, StrOptions, non_negative, positive, positive_int
 from ..covariance import COVARIANCE_KINDS, SUMMARY_DTYPES
 from ._engine import Engine
 from ._fd import FrequentDirectionsEngine
@@ -159,9 +159,12 @@ class OPAUC(BaseStreamingAUC):
     random_state : int, Generator or None, default=None
         Seed of the shuffle and of the sketches' random draws ("randomized": tau
         Gaussians per example; "hash": one uniform per example).
-    dtype : {"float64", "float32"}, default="float64"
+    dtype : {"auto", "float64", "float32"}, default="auto"
         Storage of the summaries' large arrays: the d x d scatters of "full", the
-        d x tau sketches of "randomized", "hash" and "fd". "float32" halves their
+        d x tau sketches of "randomized", "hash" and "fd". "auto" is "float32" for
+        the sketches from :data:`aucstream.covariance.AUTO_FLOAT32_FROM` (10^5)
+        features on, where their rows come from memory, and "float64" below and for
+        "full" and "sparse" (so small problems are unchanged). "float32" halves their
         memory (``_state_nbytes`` and the memory budget count it so) and the memory
         traffic of the per-example passes over them, which bound "full"'s O(d^2)
         step. Everything else stays float64: the weights (``w_`` and the implicit
@@ -172,9 +175,17 @@ class OPAUC(BaseStreamingAUC):
         model differs from the float64 one by that rounding of the summaries only
         (measured: AUC within 1e-3 on a9a and generated streams); fit and any split
         into partial_fit calls give the same float32 model bit for bit, and it saves,
-        loads and resumes exactly. "sparse" takes "float64" only (its hash table
+        loads and resumes exactly. "sparse" refuses "float32" (its hash table
         would save a quarter, not half: ``InvalidParameterError``). Models of
-        different dtypes do not merge.
+        different storage do not merge.
+    half_life : float or None, default=None
+        Forgetting, in examples of the stream (both classes): the class counts, means
+        and covariances become exponentially weighted, an example seen ``half_life``
+        examples ago weighing half the latest (:math:`\gamma = 2^{-1/h}` per example,
+        :func:`aucstream._params.decay_per_example`; the equations are in the package
+        docstring, "Forgetting"). None (the default) forgets nothing: the papers'
+        OPAUC bit for bit. Kinds "full", "sparse", "randomized" and "hash" (with
+        ``centering`` "g16" or "exact"; None then means "g16"); "fd" refuses it.
 
     Attributes
     ----------
@@ -217,6 +228,7 @@ class OPAUC(BaseStreamingAUC):
     }
 
     _parameter_constraints = {
+        **FORGETTING,
         "eta": [positive()],
         "lam": [non_negative()],
         "covariance": [StrOptions(set(COVARIANCE_KINDS))],
@@ -226,9 +238,11 @@ class OPAUC(BaseStreamingAUC):
         "prune_slack": [non_negative()],
         "shuffle": ["boolean"],
         "random_state": ["random_state", np.random.Generator],
-        "dtype": [StrOptions(set(SUMMARY_DTYPES))],
+        "dtype": [StrOptions({*SUMMARY_DTYPES, "auto"})],
     }
 
+    #: State added after format 1 (the forgetting clock: zeros for older files).
+    _state_added_later = (*BaseStreamingAUC._state_added_later, "forget_")
     #: Examples between two re-basings of the implicit weights (low-rank kinds).
     _rebase_every = 1 << 17
     #: Every this many re-basings, the summaries' products are recomputed too.
@@ -245,7 +259,8 @@ class OPAUC(BaseStreamingAUC):
         prune_slack: float = 0.1,
         shuffle: bool = False,
         random_state=None,
-        dtype: str = "float64",
+        dtype: str = "auto",
+        half_life: float | None = None,
     ):
         self.eta = eta
         self.lam = lam
@@ -257,6 +272,7 @@ class OPAUC(BaseStreamingAUC):
         self.shuffle = shuffle
         self.random_state = random_state
         self.dtype = dtype
+        self.half_life = half_life
 
     @property
     def _engine(self) -> Engine:
@@ -299,6 +315,7 @@ class OPAUC(BaseStreamingAUC):
             raise AttributeError(f"{type(self).__name__!r} object has no attribute 'w_'") from None
         if state.get("v_") is not None:  # (only the implicit form needs forming)
             self._engine.form_weights(self)
+            return state["w_"]  # (a read-only w_ is replaced when formed)
         return w
 
     @w_.setter

@@ -30,7 +30,7 @@ from .._chunks import Chunk
 from .._kernels import SCALE_MAX, SCALE_MIN
 from ..covariance import sketch_cross, sketch_tmatvec
 from ._engine import Engine
-from ._kernels import _DONE, _SHRINK, Implicit, LowRankSettings, Scratch
+from ._kernels import _DONE, _RESCALE, _SHRINK, Implicit, LowRankSettings, Scratch
 
 #: The package, whose namespace holds the kernel and ``PREFETCH_BYTES`` this engine
 #: uses (looked up at each call: the one place to instrument or tune them).
@@ -48,6 +48,11 @@ class LowRankEngine(Engine):
 
     tags = replace(Engine.tags, sample_weight=False)
     extra_bytes_per_feature = 8  # v
+    #: Each forgetting rescale also re-bases the implicit weights (package docstring,
+    #: "Forgetting"), every 8 half-lives: the terms of the implicit form that the
+    #: growing weights of new examples compensate grow as 2^(t/h) between re-basings,
+    #: and their cancellation with them.
+    forget_limit = 8
 
     def check_sample_weight(self, learner, sample_weight) -> None:
         """The implicit weights assume unit additions to the class sums and counts."""
@@ -102,7 +107,11 @@ class LowRankEngine(Engine):
 
     def materialize(self, learner) -> None:
         """Form the weights from the implicit form into ``w_`` (O(d tau))."""
-        learner.__dict__["w_"][:] = learner.scale_[0] * self.implicit_sum(learner)
+        w = learner.scale_[0] * self.implicit_sum(learner)
+        if learner.__dict__["w_"].flags.writeable:
+            learner.__dict__["w_"][:] = w
+        else:  # (a read-only state, e.g. unpickled from a read-only memory map)
+            learner.__dict__["w_"] = w
         _FORMED.add(learner)
 
     def form_weights(self, learner) -> None:
@@ -121,6 +130,20 @@ class LowRankEngine(Engine):
         learner.scale_[0] = 1.0
         self.rebase(learner)
         self.materialize(learner)
+
+    def scale_implicit(self, learner, factor: float) -> None:
+        r"""Keep w fixed while the summaries scale (:meth:`Engine.rescale`): Z and u by
+        :math:`\rho = \sqrt f`, s and W by f, so :math:`p \mathrel{/}= \rho`,
+        :math:`\gamma \mathrel{/}= f`, and the products with Z or s by the same
+        factors (exact for the even powers of 2 a rescaling uses)."""
+        root = float(np.sqrt(factor))
+        learner.p_ /= root
+        learner.gamma_ /= factor
+        learner.zz_ *= factor
+        learner.zs_ *= root * factor
+        learner.ss_ *= factor * factor
+        learner.zv_ *= root
+        learner.sv_ *= factor
 
     # -------------------------------------------------------------- re-basing
     def full_rebase_within(self, learner, n: int) -> bool:
@@ -202,6 +225,8 @@ class LowRankEngine(Engine):
             neg.fills_columns,
             int(learner._rebase_every),
             sum(st.sketch_.nbytes for st in learner.stats_) > _PACKAGE.PREFETCH_BYTES,
+            self.half_life(learner),
+            self.forget_limit,
         )
         A = neg.draws(learner._rng, chunk.n_samples)
         tau = neg.sketch_size
@@ -222,6 +247,7 @@ class LowRankEngine(Engine):
             settings,
             scratch,
             learner.calibration_,
+            learner.forget_,
         )
 
     def update(self, learner, chunk: Chunk) -> None:
@@ -236,6 +262,9 @@ class LowRankEngine(Engine):
                     break
             elif event == _SHRINK:  # pragma: no cover - the linear sketches never shrink
                 raise RuntimeError("a linear sketch asked for a shrink")
+            elif event == _RESCALE:
+                self.rescale(learner)
+                self.rebase(learner, full=False)
             else:
                 self.rebase(learner, full=self.full_rebase_within(learner, 0))
 
@@ -263,8 +292,8 @@ class LowRankEngine(Engine):
         shrink within the chunk (its class has examples enough to fill it), or every
         sketch when a full re-basing falls within the chunk
         (:meth:`aucstream.covariance.FrequentDirectionsCovariance.rows_only`)."""
-        if not learner._row_logged_state():
-            return ()
+        if not learner._row_logged_state() or self.rescale_due(learner, chunk.n_samples):
+            return ()  # (a forgetting rescale writes the sketches whole)
         refresh = self.full_rebase_within(learner, chunk.n_samples)
         pos = int(np.count_nonzero(chunk.y > 0))
         inserts = (chunk.n_samples - pos, pos)

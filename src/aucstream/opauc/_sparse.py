@@ -29,11 +29,22 @@ class SparseEngine(ExplicitEngine):
         rows = rows_of(chunk)
         pre, weights = chunk.pre_scores, chunk.sample_weight
         eta, lam, calibration = float(learner.eta), float(learner.lam), learner.calibration_
-        kernel = _PACKAGE._opauc_chunk
-        _PACKAGE.run_reserving(
+        kernel, half_life = _PACKAGE._opauc_chunk, self.half_life(learner)
+        step = self.stepper(
+            learner,
             lambda r: kernel(
-                learner.w_, self.classes(learner), rows, pre, weights, r, eta, lam, calibration
+                learner.w_,
+                self.classes(learner),
+                rows,
+                pre,
+                weights,
+                eta,
+                lam,
+                calibration,
+                learner.forget_,
+                half_life,
+                r,
             ),
-            learner.stats_,
-            chunk,
+            chunk.n_samples,
         )
+        _PACKAGE.run_reserving(step, learner.stats_, chunk)

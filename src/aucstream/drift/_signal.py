@@ -156,6 +156,10 @@ class RankSignal(BaseEstimator):
         "min_other": [Interval(Integral, 1, None, closed="left")],
     }
 
+    #: The labels seen grow from none to two (a model file holding a signal, see
+    #: :mod:`aucstream.persistence`, stores them as a list of scalars).
+    _growable_state = ("_labels",)
+
     def __init__(self, window: int = 1000, min_other: int = 1, pos_label=None) -> None:
         self.window = window
         self.min_other = min_other

@@ -8,7 +8,8 @@ reopens the race when the incumbent's AUC drops.
 The watch
 ---------
 The **incumbent** is the round leader, whose prequential scores are the search's own.
-At every block of ``_DRIFT_BLOCK`` examples (and at rounds) its scores of the block
+At every ``_DRIFT_BLOCK`` examples of the search's buffer (and when the buffer is
+flushed into the metrics: at its ends and at rounds) its scores since the last feed
 are fed, with their labels, to an :class:`aucstream.drift.AUCDriftDetector`: each
 example becomes the :class:`~aucstream.drift.RankSignal` value whose mean is the AUC
 (the share of the recent examples of the other class it is ranked correctly against),
@@ -77,7 +78,14 @@ from ._base import BaseStreamingAUC
 from ._streaming_auc import PrequentialAUC, RollingAUC
 from .drift import AUCDriftDetector, DriftDetector, PageHinkley
 
-__all__ = ["fresh_candidates", "new_detector", "pauc_candidates", "reopen", "watch"]
+__all__ = [
+    "fresh_candidates",
+    "new_detector",
+    "pauc_candidates",
+    "reopen",
+    "until_watch",
+    "watch",
+]
 
 #: Examples per block of the incumbent's scores fed to the detector (and of the
 #: metrics' updates) while ``drift`` is on: the delay of a reaction is at most a block.
@@ -87,8 +95,8 @@ _FRESH_HALF_LIFE = 5000.0
 #: Candidate status codes of the reopened race (after those of aucstream.search).
 WAITING, RETIRED = 4, 5
 #: ``race_``: [start of the current race, reopenings, alarms, position of the last
-#: alarm, number of candidates of the first race].
-START, REOPENS, ALARMS, LAST_ALARM, N_FIRST = range(5)
+#: alarm, number of candidates of the first race, buffered examples fed].
+START, REOPENS, ALARMS, LAST_ALARM, N_FIRST, FED = range(6)
 
 
 def pauc_candidates(max_fpr: float) -> list[BaseStreamingAUC]:
@@ -132,20 +140,30 @@ def new_detector(drift) -> AUCDriftDetector:
     return AUCDriftDetector(base, pos_label=1)
 
 
-def watch(search, labels: np.ndarray, scores: np.ndarray) -> bool:
-    """Feed the incumbent's scores of a block to the detector; on an alarm in a settled
-    race, reopen it. Whether it reopened."""
-    alarms = search.drift_.update_many(scores, labels)
-    if not alarms.size:
+def until_watch(buffered: int) -> int:
+    """Examples from a buffer of ``buffered`` to the detector's next feed."""
+    return _DRIFT_BLOCK - buffered % _DRIFT_BLOCK
+
+
+def watch(search) -> bool:
+    """Feed the incumbent's buffered scores not yet fed to the detector; whether an
+    alarm calls for reopening the race (not while the race is young)."""
+    if search.drift_ is None:
         return False
     race = search.race_
+    fed, m = int(race[FED]), int(search.progress_[0])
+    if fed == m:
+        return False
+    race[FED] = m
+    lead = int(search.progress_[2])
+    scores = search.pending_scores_[lead, fed:m]
+    alarms = search.drift_.update_many(scores, search.pending_labels_[fed:m])
+    if not alarms.size:
+        return False
     n = search.n_samples_seen_
     race[ALARMS] += alarms.size
     race[LAST_ALARM] = n - scores.size + int(alarms[-1]) + 1
-    if n - race[START] < 2 * search.first_round:
-        return False
-    reopen(search)
-    return True
+    return n - race[START] >= 2 * search.first_round
 
 
 def reopen(search) -> None:
@@ -177,6 +195,19 @@ def reopen(search) -> None:
     search.race_[REOPENS] += 1
     search.progress_[1] = n + int(search.first_round)
     search.drift_ = new_detector(search.drift)
+
+
+def check_state(search) -> None:
+    """The reopening's counters of a loaded search (raise ValueError)."""
+    k, n, race = len(search.candidates_), search.n_samples_seen_, search.race_
+    if search.started_at_.shape != (k,) or race.shape != (6,):
+        raise ValueError("started_at_ needs one entry per candidate, race_ 6 counters")
+    if np.any((search.started_at_ < 0) | (search.started_at_ > n)) or not (
+        0 <= race[START] <= n and np.all(race[1:4] >= 0) and race[LAST_ALARM] <= n
+    ):
+        raise ValueError("started_at_ or race_ is out of range")
+    if race[N_FIRST] != (k if search.drift is None else k // 2):
+        raise ValueError("race_ does not count the candidates of the first race")
 
 
 def metrics(window: int, exact_scores: int, max_fpr) -> tuple[PrequentialAUC, RollingAUC]:

@@ -75,13 +75,9 @@ span of the stream it covers, its windowed AUC, its examples, its status and whe
 it is in the ensemble. A dropped candidate's AUC covers the stream up to its drop
 only, so AUCs of different rows are comparable only over the same span.
 
-Streams that change, and other targets
---------------------------------------
-With ``drift="auto"`` (the default) a detector on the AUC watches the round leader
-and, when its AUC drops, reopens the race with fresh candidates (forgetting ones where
-the learners take ``half_life``) while the leader keeps scoring until a newcomer is
-better; with ``max_fpr`` the race is run by the exact partial AUC. Both are described
-in :mod:`aucstream._race_drift`. ``drift=None`` is the race above exactly.
+Streams that change (``drift``, on by default: the race reopens when the leader's AUC
+drops) and the partial AUC as the racing statistic (``max_fpr``):
+:mod:`aucstream._race_drift`. ``drift=None`` is the race above exactly.
 
 Everything happens at stream positions, never at chunk boundaries (scores are
 buffered and the metrics updated at multiples of ``_BLOCK`` examples and at rounds),
@@ -319,9 +315,10 @@ class OnePassSearch(BaseStreamingAUC):
         it).
     drift_ : aucstream.drift.AUCDriftDetector or None
         The leader's watch (None with ``drift=None``).
-    race_ : ndarray of int64 of shape (5,)
+    race_ : ndarray of int64 of shape (6,)
         Start of the current race, reopenings, alarms, position of the last alarm
-        (examples seen after it; 0 before any), candidates of the first race.
+        (examples seen after it; 0 before any), candidates of the first race, buffered
+        examples already fed to the detector.
     classes_, n_samples_seen_, n_features_in_
         As for every learner.
 
@@ -458,7 +455,7 @@ class OnePassSearch(BaseStreamingAUC):
         self.overall_ = [self._overall_metric() for _ in range(k)]
         self.recent_ = [self._window_metric() for _ in range(k)]
         self.drift_ = None if self.drift is None else _race_drift.new_detector(self.drift)
-        self.race_ = np.array([0, 0, 0, 0, first], dtype=np.int64)
+        self.race_ = np.array([0, 0, 0, 0, first, 0], dtype=np.int64)
         self.pending_scores_ = np.zeros((k, self._BLOCK))
         self.pending_labels_ = np.zeros(self._BLOCK, dtype=np.int8)
         # [examples buffered, next round position, round leader, rounds held]
@@ -639,14 +636,10 @@ class OnePassSearch(BaseStreamingAUC):
     def _piece_length(self) -> int:
         """Examples until the next metric update (a block end or a round)."""
         buffered, next_round = int(self.progress_[0]), int(self.progress_[1])
-        return min(self._block() - buffered, max(1, next_round - self.n_samples_seen_))
-
-    def _block(self) -> int:
-        """Examples between metric updates: shorter while a detector watches (its
-        reaction waits for a block end)."""
+        n = min(self._BLOCK - buffered, max(1, next_round - self.n_samples_seen_))
         if self.__dict__.get("drift_") is None:
-            return self._BLOCK
-        return _race_drift._DRIFT_BLOCK
+            return n
+        return min(n, _race_drift.until_watch(buffered))  # or the detector's next feed
 
     def _learn_piece(self, X, y, labels, weights) -> np.ndarray:
         lead = int(self.progress_[2])  # the round leader: fixed before the labels
@@ -675,11 +668,22 @@ class OnePassSearch(BaseStreamingAUC):
         self.progress_[0] += X.shape[0]
         self.n_samples_seen_ += X.shape[0]
         at_round = self.n_samples_seen_ >= self.progress_[1]
-        if at_round or self.progress_[0] == self._block():
+        if at_round or self.progress_[0] == self._BLOCK:
             reopened = self._flush()
             if at_round and not reopened:  # a reopening schedules its own rounds
                 self._round()
+        elif self.drift_ is not None and _race_drift.until_watch(int(self.progress_[0])) == (
+            _race_drift._DRIFT_BLOCK
+        ):
+            if self._watch():  # an alarm: the metrics take the buffer, then the reopening
+                self._flush(reopen=True)
         return scores
+
+    def _watch(self) -> bool:
+        """Feed the detector (:func:`aucstream._race_drift.watch`); whether to reopen."""
+        if self in _FROZEN:
+            raise RuntimeError("internal error: OnePassSearch fed its detector in a frozen call")
+        return _race_drift.watch(self)
 
     def _crown(self, lead: int) -> None:
         """Make ``lead`` the round leader; a new one gets a watch of its own."""
@@ -697,11 +701,15 @@ class OnePassSearch(BaseStreamingAUC):
         if n is None or n < 0 or "progress_" not in self.__dict__:
             return False
         buffered, next_round = int(self.progress_[0]), int(self.progress_[1])
-        return buffered + n < self._block() and self.n_samples_seen_ + n < next_round
+        watched = self.__dict__.get("drift_") is not None
+        if watched and n >= _race_drift.until_watch(buffered):  # reaches a feed of the detector
+            return False
+        return buffered + n < self._BLOCK and self.n_samples_seen_ + n < next_round
 
-    def _flush(self) -> bool:
-        """Feed the buffered scores to the metrics of the candidates that produced them,
-        and the round leader's to the detector; whether the race reopened."""
+    def _flush(self, reopen: bool = False) -> bool:
+        """Feed the buffered scores to the metrics of the candidates that produced them
+        (and the leader's to the detector); reopen the race on an alarm (or when told);
+        whether it reopened."""
         if self in _FROZEN:
             raise RuntimeError(
                 "internal error: OnePassSearch updated its metrics inside a call declared "
@@ -710,15 +718,16 @@ class OnePassSearch(BaseStreamingAUC):
         m = int(self.progress_[0])
         if m == 0:
             return False
+        reopen = self._watch() or reopen
         labels = self.pending_labels_[:m]
         for i in np.flatnonzero(self.status_ == ALIVE):  # a diverged one's block is lost
             self.overall_[i].update(labels, self.pending_scores_[i, :m])
             self.recent_[i].update(labels, self.pending_scores_[i, :m])
         self.progress_[0] = 0
-        if self.drift_ is None:
-            return False
-        lead = int(self.progress_[2])
-        return _race_drift.watch(self, labels, self.pending_scores_[lead, :m])
+        self.race_[_race_drift.FED] = 0
+        if reopen:
+            _race_drift.reopen(self)
+        return reopen
 
     def _drop(self, i: int, why: int, at: int) -> None:
         self.status_[i] = why
@@ -868,15 +877,7 @@ class OnePassSearch(BaseStreamingAUC):
         k = len(self.candidates_)
         if self.status_.shape != (k,) or self.dropped_at_.shape != (k,):
             raise ValueError("status_ and dropped_at_ must have one entry per candidate")
-        if self.started_at_.shape != (k,) or self.race_.shape != (5,):
-            raise ValueError("started_at_ needs one entry per candidate, race_ 5 counters")
-        n = self.n_samples_seen_
-        if np.any((self.started_at_ < 0) | (self.started_at_ > n)) or not (
-            0 <= self.race_[0] <= n and np.all(self.race_[1:4] >= 0) and self.race_[3] <= n
-        ):
-            raise ValueError("started_at_ or race_ is out of range")
-        if self.race_[4] != (k if self.drift is None else k // 2):
-            raise ValueError("race_ does not count the candidates of the first race")
+        _race_drift.check_state(self)
         if np.any((self.status_ < ALIVE) | (self.status_ > _race_drift.RETIRED)):
             raise ValueError("status_ holds an unknown code")
         if len(self.overall_) != k or len(self.recent_) != k:
@@ -884,7 +885,8 @@ class OnePassSearch(BaseStreamingAUC):
         if self.progress_.shape != (4,):
             raise ValueError("progress_ must hold 4 counters")
         buffered, next_round, leader, rounds = (int(v) for v in self.progress_)
-        if not (0 <= buffered < self._block() and 0 <= leader < k and 0 <= rounds):
+        fed = int(self.race_[_race_drift.FED])
+        if not (0 <= fed <= buffered < self._BLOCK and 0 <= leader < k and 0 <= rounds):
             raise ValueError("progress_ is out of range")
         if next_round < self.first_round:
             raise ValueError("progress_ is out of range")

@@ -43,6 +43,12 @@ On an alarm, unless the current race is younger than ``2 * first_round`` example
 5. the rounds restart: at :math:`p + n_0 2^k`, with the racing and halving rules of
    :mod:`aucstream.search` over the incumbent and the newcomers.
 
+A reopening writes no metric: it can happen inside a call of a few rows, whose
+transaction copies only the small state (:func:`aucstream.search.search_transaction`).
+The buffered scores of the rows before it still go to the incumbent's prequential AUC at
+the next block end, not to its (emptied) window nor to the restarted candidates'
+metrics; a retired candidate's metrics stop at the last block end before it.
+
 So a newcomer takes over only at a round where its windowed AUC (over the span since
 :math:`p`, which both have seen) is the best, the incumbent winning ties by its
 earlier position in ``candidates_`` unless it is itself a fresh slot. Until then the

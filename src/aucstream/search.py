@@ -515,9 +515,16 @@ class OnePassSearch(BaseStreamingAUC):
         """Candidate i's AUC over its window with the buffered scores included (a
         peek: the metric is not changed)."""
         m = int(self.progress_[0])
-        if not m or self.status_[i] != ALIVE:
+        lo = self._buffered_from(i, windowed=True)
+        if lo >= m or self.status_[i] != ALIVE:
             return self.recent_[i].get()
-        return self.recent_[i]._peek(self.pending_labels_[:m], self.pending_scores_[i, :m])
+        return self.recent_[i]._peek(self.pending_labels_[lo:m], self.pending_scores_[i, lo:m])
+
+    def _buffered_from(self, i: int, windowed: bool) -> int:
+        """The first buffered row of candidate i's metric (rows before a reopening
+        are not in it, :mod:`aucstream._race_drift`)."""
+        start = self.race_[_race_drift.START] if windowed else self.started_at_[i]
+        return max(0, int(start) - (self.n_samples_seen_ - int(self.progress_[0])))
 
     def _calibrated(self, i: int) -> bool:
         return _calibration.is_ready(self.candidates_[i].calibration_)
@@ -542,8 +549,9 @@ class OnePassSearch(BaseStreamingAUC):
         out = []
         for i in which:
             metric = metrics[i]
-            if m and self.status_[i] == ALIVE:
-                labels, scores = self.pending_labels_[:m], self.pending_scores_[i, :m]
+            lo = self._buffered_from(i, windowed)
+            if lo < m and self.status_[i] == ALIVE:
+                labels, scores = self.pending_labels_[lo:m], self.pending_scores_[i, lo:m]
                 metric = copy.deepcopy(metric).update(labels, scores)
             out.append(metric)
         return out
@@ -675,15 +683,9 @@ class OnePassSearch(BaseStreamingAUC):
         elif self.drift_ is not None and _race_drift.until_watch(int(self.progress_[0])) == (
             _race_drift._DRIFT_BLOCK
         ):
-            if self._watch():  # an alarm: the metrics take the buffer, then the reopening
-                self._flush(reopen=True)
+            if _race_drift.watch(self):  # an alarm
+                _race_drift.reopen(self)
         return scores
-
-    def _watch(self) -> bool:
-        """Feed the detector (:func:`aucstream._race_drift.watch`); whether to reopen."""
-        if self in _FROZEN:
-            raise RuntimeError("internal error: OnePassSearch fed its detector in a frozen call")
-        return _race_drift.watch(self)
 
     def _crown(self, lead: int) -> None:
         """Make ``lead`` the round leader; a new one gets a watch of its own."""
@@ -701,15 +703,11 @@ class OnePassSearch(BaseStreamingAUC):
         if n is None or n < 0 or "progress_" not in self.__dict__:
             return False
         buffered, next_round = int(self.progress_[0]), int(self.progress_[1])
-        watched = self.__dict__.get("drift_") is not None
-        if watched and n >= _race_drift.until_watch(buffered):  # reaches a feed of the detector
-            return False
         return buffered + n < self._BLOCK and self.n_samples_seen_ + n < next_round
 
-    def _flush(self, reopen: bool = False) -> bool:
+    def _flush(self) -> bool:
         """Feed the buffered scores to the metrics of the candidates that produced them
-        (and the leader's to the detector); reopen the race on an alarm (or when told);
-        whether it reopened."""
+        (the leader's to the detector); reopen on an alarm; whether it reopened."""
         if self in _FROZEN:
             raise RuntimeError(
                 "internal error: OnePassSearch updated its metrics inside a call declared "
@@ -718,11 +716,15 @@ class OnePassSearch(BaseStreamingAUC):
         m = int(self.progress_[0])
         if m == 0:
             return False
-        reopen = self._watch() or reopen
-        labels = self.pending_labels_[:m]
+        reopen = _race_drift.watch(self)
+        labels = self.pending_labels_
         for i in np.flatnonzero(self.status_ == ALIVE):  # a diverged one's block is lost
-            self.overall_[i].update(labels, self.pending_scores_[i, :m])
-            self.recent_[i].update(labels, self.pending_scores_[i, :m])
+            for metric, lo in (
+                (self.overall_[i], self._buffered_from(i, windowed=False)),
+                (self.recent_[i], self._buffered_from(i, windowed=True)),
+            ):
+                if lo < m:
+                    metric.update(labels[lo:m], self.pending_scores_[i, lo:m])
         self.progress_[0] = 0
         self.race_[_race_drift.FED] = 0
         if reopen:

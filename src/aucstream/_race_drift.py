@@ -16,10 +16,9 @@ example becomes the :class:`~aucstream.drift.RankSignal` value whose mean is the
 and a change detector watches the mean of that signal. ``drift="auto"`` uses
 :class:`~aucstream.drift.PageHinkley` with ``mode="down"``: only a *drop* of the AUC
 is a drift to react to (a learner's AUC rises as it learns, which a two-sided
-detector reads as a change), and ``threshold=100`` (twice River's default): the
-default raised false alarms on stationary streams with a learning incumbent, whose
-signal values are correlated (``benchmarks/bench_drift.py`` measures both the delays
-and the false alarms); any :class:`~aucstream.drift.DriftDetector` may be given
+detector reads as a change), with River's default threshold (50): twice that missed
+changes and reacted later in ``benchmarks/bench_drift.py``, while a false alarm costs
+computation only (see below); any :class:`~aucstream.drift.DriftDetector` may be given
 instead. The detector starts afresh whenever the incumbent changes (a round crowns
 another candidate, a reopening), so it never ranks one scorer's scores against
 another's.
@@ -40,8 +39,10 @@ On an alarm, unless the current race is younger than ``2 * first_round`` example
    old concept, and the newcomers include their kind);
 4. the incumbent's window is emptied: from :math:`p` on, the incumbent and every
    newcomer are judged on the same examples, the ones all of them have seen;
-5. the rounds restart: at :math:`p + n_0 2^k`, with the racing and halving rules of
-   :mod:`aucstream.search` over the incumbent and the newcomers.
+5. the rounds restart: at :math:`p + (n_0/4) 2^k` (``first_round // 4`` rather than
+   ``first_round``: the incumbent's alarm is itself evidence against it, and every row
+   it keeps scoring after a change is scored by the old concept), with the racing and
+   halving rules of :mod:`aucstream.search` over the incumbent and the newcomers.
 
 A reopening writes no metric: it can happen inside a call of a few rows, whose
 transaction copies only the small state (:func:`aucstream.search.search_transaction`).
@@ -90,6 +91,8 @@ __all__ = [
     "pauc_candidates",
     "reopen",
     "until_watch",
+    "first_round",
+    "frozen_ok",
     "watch",
 ]
 
@@ -141,7 +144,7 @@ def fresh_candidates(first: list[BaseStreamingAUC]) -> list[BaseStreamingAUC]:
 
 def new_detector(drift) -> AUCDriftDetector:
     """The incumbent's watch for ``drift`` ("auto" or a DriftDetector), with no history."""
-    base = PageHinkley(mode="down", threshold=100.0) if drift == "auto" else clone(drift)
+    base = PageHinkley(mode="down") if drift == "auto" else clone(drift)
     assert isinstance(base, DriftDetector)
     return AUCDriftDetector(base, pos_label=1)
 
@@ -149,6 +152,18 @@ def new_detector(drift) -> AUCDriftDetector:
 def until_watch(buffered: int) -> int:
     """Examples from a buffer of ``buffered`` to the detector's next feed."""
     return _DRIFT_BLOCK - buffered % _DRIFT_BLOCK
+
+
+def first_round(search) -> int:
+    """Examples from a reopening to the first round of its race."""
+    return max(1, int(search.first_round) // 4)
+
+
+def frozen_ok(search, n: int) -> bool:
+    """Whether a call of ``n`` rows can leave the metrics untouched as far as the
+    watch goes: it reaches no feed of the detector, or it is too short to reach the
+    first round of a race reopened at one."""
+    return n < until_watch(int(search.progress_[0])) or n <= first_round(search)
 
 
 def watch(search) -> bool:
@@ -199,7 +214,7 @@ def reopen(search) -> None:
     search.recent_[lead] = search._window_metric()
     search.race_[START] = n
     search.race_[REOPENS] += 1
-    search.progress_[1] = n + int(search.first_round)
+    search.progress_[1] = n + first_round(search)
     search.drift_ = new_detector(search.drift)
 
 

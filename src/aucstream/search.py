@@ -285,7 +285,7 @@ class OnePassSearch(BaseStreamingAUC):
     drift : "auto", aucstream.drift.DriftDetector or None, default="auto"
         React to a drop of the leader's AUC by reopening the race
         (:mod:`aucstream._race_drift`): ``"auto"`` watches with
-        ``PageHinkley(mode="down", threshold=100)`` on the AUC's ranking signal, a detector instance
+        ``PageHinkley(mode="down")`` on the AUC's ranking signal, a detector instance
         (``ADWIN()``, ``PageHinkley(...)``) watches with that one, None never reopens
         (the race of the module docstring exactly; a stationary stream that raises no
         alarm is learnt the same either way).
@@ -405,9 +405,8 @@ class OnePassSearch(BaseStreamingAUC):
                 )
 
     def _first_list(self, n_features: int, fresh: bool = True) -> list[BaseStreamingAUC]:
-        """The candidates of the first race for a stream of ``n_features``: new unfitted
-        learners, or with ``fresh=False`` the given ones themselves (to read, not to
-        fit)."""
+        """The first race's candidates for ``n_features``: new unfitted learners, or with
+        ``fresh=False`` the given ones themselves (to read, not to fit)."""
         if self.candidates is None:  # new instances: nothing to clone
             first = default_candidates(n_features)
             if self.max_fpr is not None:
@@ -426,7 +425,7 @@ class OnePassSearch(BaseStreamingAUC):
     def _overall_metric(self) -> PrequentialAUC:
         return _race_drift.metrics(self.window, self.exact_scores, self.max_fpr)[0]
 
-    def _window_metric(self) -> RollingAUC:
+    def _window_metric(self) -> RollingAUC:  # the racing statistic
         return _race_drift.metrics(self.window, self.exact_scores, self.max_fpr)[1]
 
     # ------------------------------------------------------------------ state
@@ -703,7 +702,8 @@ class OnePassSearch(BaseStreamingAUC):
         if n is None or n < 0 or "progress_" not in self.__dict__:
             return False
         buffered, next_round = int(self.progress_[0]), int(self.progress_[1])
-        return buffered + n < self._BLOCK and self.n_samples_seen_ + n < next_round
+        quiet = self.__dict__.get("drift_") is None or _race_drift.frozen_ok(self, n)
+        return quiet and buffered + n < self._BLOCK and self.n_samples_seen_ + n < next_round
 
     def _flush(self) -> bool:
         """Feed the buffered scores to the metrics of the candidates that produced them

@@ -18,6 +18,12 @@ from aucstream.preprocessing import OnlineStandardScaler
 CHANGE = 12000
 
 
+def small_search(**kw):
+    """A search over a few candidates (the default list costs more time)."""
+    candidates = [OPAUC(eta=2**-6), OPAUC(eta=2**-9), UnivariateOnline(eta=2**-6)]
+    return OnePassSearch(candidates, **kw)
+
+
 def concepts(n=CHANGE, k=2, d=8, rate=0.2, seed=0):
     """``k`` concepts of ``n`` rows each: a new random linear rule per concept."""
     rng = np.random.default_rng(seed)
@@ -103,11 +109,11 @@ def assert_same_state(a, b):
 def test_reopened_race_survives_chunking_save_load_and_resume(abrupt, tmp_path):
     X, y = abrupt
     X, y = X[: CHANGE + 6000], y[: CHANGE + 6000]
-    whole = StreamPipeline()
+    whole = StreamPipeline(estimator=small_search())
     scores = whole.test_then_train(X, y)
     assert whole.estimator_.race_[1] >= 1
     cut = CHANGE + 2500  # after the reopening, with the new race under way
-    first = StreamPipeline()
+    first = StreamPipeline(estimator=small_search())
     parts = [
         first.test_then_train(X[a : min(a + 777, cut)], y[a : min(a + 777, cut)])
         for a in range(0, cut, 777)
@@ -190,3 +196,20 @@ def test_max_fpr_races_by_the_exact_partial_auc():
         OnePassSearch(max_fpr=0.0).fit(X[:50], y[:50])
     with pytest.raises(InvalidParameterError, match="max_fpr"):
         StreamPipeline(max_fpr=True).fit(X[:50], y[:50])
+
+
+def test_one_row_calls_across_a_reopening_equal_one_pass(abrupt):
+    X, y = abrupt
+    n = CHANGE + 3000
+    whole = StreamPipeline(OnlineStandardScaler(half_life=10_000.0), small_search())
+    scores = whole.test_then_train(X[:n], y[:n])
+    assert whole.estimator_.race_[1] >= 1
+    alarm = int(whole.estimator_.race_[3])
+    start = alarm - 50  # one row at a time through the alarm and the reopening
+    rows = StreamPipeline(OnlineStandardScaler(half_life=10_000.0), small_search())
+    got = [rows.test_then_train(X[:start], y[:start])]
+    got += [rows.test_then_train(X[i : i + 1], y[i : i + 1]) for i in range(start, alarm + 600)]
+    got.append(rows.test_then_train(X[alarm + 600 : n], y[alarm + 600 : n]))
+    assert rows.estimator_.race_[0] <= alarm + 600  # the reopening came in a one-row call
+    np.testing.assert_array_equal(np.concatenate(got), scores)
+    assert_same_state(rows, whole)

@@ -282,7 +282,8 @@ class RankSignal(BaseEstimator):
     def _apply(self, scores, numbers, known, positive) -> np.ndarray:
         """The signal of checked examples (see :meth:`_check`), which are then stored."""
         out = np.empty(scores.size)
-        self._labels = known
+        if known != self._labels:  # kept when unchanged: a learner's kept walk of its
+            self._labels = known  # state (aucstream._state.FlatState) stays current
         _rank_run(
             numbers, scores, self._ring, self._ranked, self._meta, positive, self.min_other, out
         )

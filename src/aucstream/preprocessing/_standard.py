@@ -115,6 +115,8 @@ def _caught_up(count, mean, m2, n, decay):
     if decay == 1.0:
         return _combine(count, mean, m2, n - count, 0.0, 0.0)
     skipped = n - count
+    if skipped == 0:  # a dense column: nothing to absorb
+        return mean, m2
     return _combine_faded(
         _weight(count, decay), mean, m2, _weight(skipped, decay), 0.0, 0.0, decay**skipped
     )

@@ -9,7 +9,15 @@ import copy
 import numpy as np
 import pytest
 
-from aucstream import OPAUC, OnePassSearch, StreamPipeline, UnivariateOnline, load_model, save_model
+from aucstream import (
+    OPAUC,
+    OnePassSearch,
+    StreamPipeline,
+    UnivariateOnline,
+    config_context,
+    load_model,
+    save_model,
+)
 from aucstream._params import InvalidParameterError
 from aucstream.drift import ADWIN, PageHinkley
 from aucstream.metrics import roc_auc
@@ -201,8 +209,14 @@ def test_max_fpr_races_by_the_exact_partial_auc():
         StreamPipeline(max_fpr=True).fit(X[:50], y[:50])
 
 
-def test_one_row_calls_across_a_reopening_equal_one_pass(abrupt):
+@pytest.mark.parametrize("fast_path", [True, False])
+def test_one_row_calls_across_a_reopening_equal_one_pass(abrupt, fast_path):
     X, y = abrupt
+    with config_context(fast_path=fast_path):
+        _one_rows_equal_one_pass(X, y)
+
+
+def _one_rows_equal_one_pass(X, y):
     n = CHANGE + 3000
     whole = StreamPipeline(OnlineStandardScaler(half_life=10_000.0), small_search())
     scores = whole.test_then_train(X[:n], y[:n])

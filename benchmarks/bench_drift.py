@@ -412,7 +412,15 @@ def main():
     args.out.parent.mkdir(parents=True, exist_ok=True)
     plots(results, args.out.parent)
     report(results, memory, args, args.out)
-    slim = [{k: v for k, v in r.items()} for r in results]
+    slim = [  # the curves are in the plots
+        {
+            k: (
+                {m: x for m, x in v.items() if m not in ("curve", "ends")} if k in CONTENDERS else v
+            )
+            for k, v in r.items()
+        }
+        for r in results
+    ]
     args.out.with_suffix(".json").write_text(json.dumps({"results": slim, "memory": memory}))
     print(args.out.read_text())
 

@@ -18,7 +18,7 @@ from aucstream import (
     load_model,
     save_model,
 )
-from aucstream._params import InvalidParameterError
+from aucstream._params import FORGETTING, InvalidParameterError
 from aucstream.drift import ADWIN, PageHinkley
 from aucstream.metrics import roc_auc
 from aucstream.preprocessing import OnlineStandardScaler
@@ -174,15 +174,62 @@ def test_a_given_detector_watches_and_none_has_no_watch():
     assert none.drift_ is None and len(none.candidates_) == 1
 
 
-def test_fresh_candidates_forget_when_their_class_takes_half_life():
-    from aucstream._race_drift import _FRESH_HALF_LIFE, fresh_candidates
+class ForgettingStandIn(UnivariateOnline):
+    """A learner whose class takes ``half_life`` (stands in for the forgetting learners;
+    it accepts the parameter and forgets nothing)."""
 
-    scaler_like = [OnlineStandardScaler(), UnivariateOnline()]
-    fresh = fresh_candidates(scaler_like)
-    assert fresh[0].half_life == _FRESH_HALF_LIFE  # takes half_life: forgets
-    assert fresh[1].get_params() == UnivariateOnline().get_params() or "half_life" in (
-        fresh[1].get_params()
-    )
+    _parameter_constraints = {**UnivariateOnline._parameter_constraints, **FORGETTING}
+
+    def __init__(self, eta=2**-6, half_life=None):
+        super().__init__(eta=eta)
+        self.half_life = half_life
+
+
+def test_a_reopened_race_starts_forgetting_candidates_when_their_class_takes_half_life():
+    from aucstream._race_drift import _FRESH_HALF_LIFE
+
+    X, y = concepts(n=4000, seed=3)
+    search = OnePassSearch(
+        [OPAUC(eta=2**-4), ForgettingStandIn(eta=2**-8)],
+        first_round=500,
+        drift=PageHinkley(mode="down", threshold=30.0),
+    ).fit(X, y)
+    assert search.race_[1] >= 1
+    first, fresh = search.candidates_[:2], search.candidates_[2:]
+    assert first[1].half_life is None  # the first race: the candidates as given
+    assert fresh[1].half_life == _FRESH_HALF_LIFE  # a fresh one forgets
+    assert fresh[0].get_params() == OPAUC(eta=2**-4).get_params()  # takes none: as given
+    assert (search.started_at_[2:] == search.race_[0]).all() or search.race_[1] > 1
+
+
+def test_partial_auc_learners_join_when_aucstream_pauc_exists(monkeypatch):
+    import sys
+    import types
+
+    from aucstream._race_drift import pauc_candidates
+
+    assert pauc_candidates(0.05) == [] or "aucstream.pauc" in sys.modules
+
+    class PartialStandIn(UnivariateOnline):
+        _parameter_constraints = {**UnivariateOnline._parameter_constraints, "max_fpr": [float]}
+
+        def __init__(self, eta=2**-6, max_fpr=1.0):
+            super().__init__(eta=eta)
+            self.max_fpr = max_fpr
+
+    fake = types.ModuleType("aucstream.pauc")
+    fake.__all__ = ["PartialStandIn", "roc_like"]
+    fake.PartialStandIn, fake.roc_like = PartialStandIn, roc_auc
+    monkeypatch.setitem(sys.modules, "aucstream.pauc", fake)
+    import aucstream
+
+    monkeypatch.setattr(aucstream, "pauc", fake, raising=False)
+    found = pauc_candidates(0.05)
+    assert [type(c) for c in found] == [PartialStandIn] and found[0].max_fpr == 0.05
+    X, y = concepts(n=300, k=1, seed=6)
+    search = OnePassSearch(max_fpr=0.05, drift=None).fit(X, y)
+    assert isinstance(search.candidates_[-1], PartialStandIn)
+    assert not any(isinstance(c, PartialStandIn) for c in OnePassSearch(drift=None)._first_list(8))
 
 
 def test_max_fpr_races_by_the_exact_partial_auc():

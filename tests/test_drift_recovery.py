@@ -277,3 +277,15 @@ def _one_rows_equal_one_pass(X, y):
     assert rows.estimator_.race_[0] <= alarm + 600  # the reopening came in a one-row call
     np.testing.assert_array_equal(np.concatenate(got), scores)
     assert_same_state(rows, whole)
+
+
+def test_a_pipeline_with_a_forgetting_scaler_merges():
+    X, y = concepts(n=400, k=1, seed=8)
+    a = StreamPipeline(estimator=OPAUC(eta=2**-6)).fit(X[:200], y[:200])
+    b = StreamPipeline(estimator=OPAUC(eta=2**-6)).fit(X[200:], y[200:])
+    one = StreamPipeline(estimator=OPAUC(eta=2**-6)).fit(X, y)
+    assert a.transformer_.half_life is not None  # drift="auto": the scaler forgets
+    a.merge(b)
+    assert a.n_samples_seen_ == 400
+    np.testing.assert_allclose(a.transformer_.mean_, one.transformer_.mean_, atol=1e-12)
+    np.testing.assert_allclose(a.transformer_.var_, one.transformer_.var_, rtol=1e-10)

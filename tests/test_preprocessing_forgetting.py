@@ -74,9 +74,18 @@ def test_bad_half_life_is_refused_before_any_change(bad):
     np.testing.assert_array_equal(scaler.running_mean_, before[0])
 
 
-def test_a_forgetting_scaler_refuses_to_merge():
-    X = np.random.default_rng(3).normal(size=(20, 2))
-    a = OnlineStandardScaler(half_life=5.0).partial_fit(X[:10])
-    b = OnlineStandardScaler(half_life=5.0).partial_fit(X[10:])
-    with pytest.raises(ValueError, match="does not merge"):
-        a.merge(b)
+def test_forgetting_merge_is_the_two_streams_one_after_the_other():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(60, 3)) + [0.0, 5.0, -2.0]
+    a = OnlineStandardScaler(half_life=15.0).partial_fit(X[:25])
+    b = OnlineStandardScaler(half_life=15.0).partial_fit(X[25:])
+    both = OnlineStandardScaler(half_life=15.0).partial_fit(X)
+    a.merge(b)
+    np.testing.assert_allclose(a.mean_, both.mean_, rtol=1e-12)
+    np.testing.assert_allclose(a.var_, both.var_, rtol=1e-10)
+    after = X[:5] + 1.0  # and it goes on as the one pass does
+    np.testing.assert_allclose(
+        a.partial_fit_transform(after), both.partial_fit_transform(after), rtol=1e-9
+    )
+    with pytest.raises(ValueError, match="half_life"):
+        a.merge(OnlineStandardScaler().partial_fit(X[:5]))

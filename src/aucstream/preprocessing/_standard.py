@@ -212,12 +212,19 @@ def _columns(stats, n, options):
 
 
 @jit
-def _merge_columns(mean_a, m2_a, n_a, mean_b, m2_b, n_b):
-    """Per-column :func:`_combine` of two complete sets of statistics."""
+def _merge_columns(mean_a, m2_a, n_a, mean_b, m2_b, n_b, decay):
+    """Per-column :func:`_combine` of two complete sets of statistics; with forgetting,
+    ``b``'s rows come after ``a``'s (:func:`_combine_faded`)."""
     d = mean_a.shape[0]
     mean, m2 = np.empty(d), np.empty(d)
     for j in range(d):
-        mean[j], m2[j] = _combine(n_a, mean_a[j], m2_a[j], n_b, mean_b[j], m2_b[j])
+        if decay == 1.0:
+            mean[j], m2[j] = _combine(n_a, mean_a[j], m2_a[j], n_b, mean_b[j], m2_b[j])
+        else:
+            w_a, w_b = _weight(n_a, decay), _weight(n_b, decay)
+            mean[j], m2[j] = _combine_faded(
+                w_a, mean_a[j], m2_a[j], w_b, mean_b[j], m2_b[j], decay**n_b
+            )
     return mean, m2
 
 
@@ -347,8 +354,9 @@ class OnlineStandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator
     then :math:`\mu = \mu_a + \delta w_b / w` and
     :math:`M = M_a + M_b + \delta^2 w_a w_b / w`; a sparse column's skipped zeros are
     one set of weight :math:`W_k`. So forgetting keeps the O(nnz) sparse rows and the
-    chunk invariance. A forgetting scaler does not :meth:`merge`: the weights of two
-    streams' rows depend on an order between them that a merge does not have.
+    chunk invariance. :meth:`merge` of forgetting scalers puts the other scaler's rows
+    after this one's (the weights need an order): the statistics of the two streams
+    one after the other.
 
     **Sparse input** is never densified: it is scaled, not centered, and keeps its
     sparsity structure (a column with no usable scale gives stored zeros). CSC input
@@ -528,7 +536,8 @@ class OnlineStandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator
 
         Afterwards this scaler's statistics are those of all the rows both scalers
         learnt (to rounding; Chan, Golub & LeVeque's pairwise update), as if it had
-        seen them all. ``other`` is not changed.
+        seen them all. With ``half_life`` (the same in both), the other's rows count
+        as the later ones. ``other`` is not changed.
 
         Parameters
         ----------
@@ -544,10 +553,10 @@ class OnlineStandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator
         if not isinstance(other, OnlineStandardScaler):
             raise TypeError(f"can only merge an OnlineStandardScaler, not {type(other).__name__}")
         check_is_fitted(other, "n_samples_seen_")
-        if self.half_life is not None or other.half_life is not None:
+        if self.half_life != other.half_life:
             raise ValueError(
-                "a forgetting scaler (half_life set) does not merge: the weights of the "
-                "two streams' rows depend on an order between them that a merge lacks"
+                f"cannot merge a scaler with half_life={other.half_life} into one with "
+                f"half_life={self.half_life}"
             )
         if other.n_features_in_ != self.n_features_in_:
             raise ValueError(
@@ -567,7 +576,8 @@ class OnlineStandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator
         n_a, n_b = self.n_samples_seen_, other.n_samples_seen_
         mean_a, m2_a = self._columns()[:2]
         mean_b, m2_b = other._columns()[:2]
-        mean, m2 = _merge_columns(mean_a, m2_a, n_a, mean_b, m2_b, n_b)
+        decay = decay_per_example(self.half_life)
+        mean, m2 = _merge_columns(mean_a, m2_a, n_a, mean_b, m2_b, n_b, decay)
         self.n_samples_seen_ = n_a + n_b
         self.running_count_ = np.full(self.n_features_in_, n_a + n_b, dtype=np.int64)
         self.running_mean_, self.running_m2_ = mean, m2

@@ -106,6 +106,7 @@ def test_racing_drops_a_confidently_worse_candidate_and_keeps_close_ones():
         first_round=4000,
         window=4000,
         halving=False,
+        drift=None,
     ).fit(X, y)
     status = dict(zip(range(3), search.status_))
     assert status[2] == 1  # dropped by racing
@@ -126,7 +127,9 @@ def test_halving_bounds_the_work():
 def test_a_diverging_candidate_is_dropped_and_the_search_goes_on():
     X, y = stream(5000)
     X = X * 100.0  # unscaled: a large step diverges at once
-    search = OnePassSearch([OPAUC(eta=8.0), UnivariateOnline(eta=2**-12)], first_round=10**6)
+    search = OnePassSearch(
+        [OPAUC(eta=8.0), UnivariateOnline(eta=2**-12)], first_round=10**6, drift=None
+    )
     search.fit(X, y)
     assert list(search.status_) == [3, 0]
     assert search.leader_ == 1
@@ -149,7 +152,7 @@ def test_one_example_on_which_every_candidate_diverges_changes_nothing():
     from conftest import assert_same_state
 
     X, y = stream(500)
-    search = OnePassSearch([OPAUC(eta=64.0), OPAUC(eta=32.0)], first_round=10**6)
+    search = OnePassSearch([OPAUC(eta=64.0), OPAUC(eta=32.0)], first_round=10**6, drift=None)
     search.partial_fit(X[:20], y[:20], classes=[0, 1])
     before = _bits(search)
     with pytest.raises(FloatingPointError, match="every candidate diverged"):
@@ -163,7 +166,10 @@ def test_rounds_wait_for_both_classes_in_the_window():
     X, y = stream(4000)
     y[:3000] = 0  # the first round's window has no positive
     search = OnePassSearch(
-        [UnivariateOnline(eta=2**-6), UnivariateOnline(eta=2**-9)], first_round=1000, window=500
+        [UnivariateOnline(eta=2**-6), UnivariateOnline(eta=2**-9)],
+        first_round=1000,
+        window=500,
+        drift=None,
     )
     search.partial_fit(X[:2999], y[:2999], classes=[0, 1])
     assert (search.status_ == 0).all() and search.progress_[3] == 0

@@ -67,6 +67,7 @@ def _allowed_classes() -> dict[str, type]:
     from ._discovery import all_estimators
     from ._streaming_auc import PrequentialAUC, RollingAUC
     from .covariance import CovarianceSummary
+    from .drift import AUCDriftDetector, DriftDetector, RankSignal
     from .preprocessing import OnlineStandardScaler
     from .reservoir import Reservoir
 
@@ -79,6 +80,9 @@ def _allowed_classes() -> dict[str, type]:
         OnlineStandardScaler,
         PrequentialAUC,
         RollingAUC,
+        DriftDetector,  # a search's watch (OnePassSearch(drift=...))
+        AUCDriftDetector,
+        RankSignal,
     ]
     while stack:
         cls = stack.pop()

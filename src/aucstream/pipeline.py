@@ -22,10 +22,18 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._base import BaseStreamingAUC
 from ._chunks import check_sparse_structure
+from ._params import Interval, Real, StrOptions
 from ._runtime import LearnerTags
+from .drift import DriftDetector
 from .metrics import roc_auc
 
 __all__ = ["ChunkedPipeline", "StreamPipeline"]
+
+#: ``half_life`` of the default scaler when ``drift`` is on (examples): long against
+#: the scaler's own noise (a standard deviation from about ``2.9 * half_life``
+#: weighted rows), short against the concepts of the drift benchmark
+#: (``benchmarks/bench_drift.py``).
+_SCALER_HALF_LIFE = 10_000.0
 
 
 class ChunkedPipeline(ClassifierMixin, BaseEstimator):
@@ -146,7 +154,10 @@ class StreamPipeline(BaseStreamingAUC):
     ``StreamPipeline()`` with no arguments is the library's tuning-free learner: the
     online scaler in front of :class:`~aucstream.OnePassSearch`, which races the
     online AUC learners on the stream and keeps the best. It needs neither a scaled
-    file nor a tuning grid.
+    file nor a tuning grid. By default it also recovers from changes of the stream
+    (``drift="auto"``): the search watches its leader's AUC and reopens its race when
+    it drops (:mod:`aucstream._race_drift`), and the scaler forgets, with
+    ``half_life`` = ``_SCALER_HALF_LIFE`` examples.
 
     Parameters
     ----------
@@ -155,7 +166,16 @@ class StreamPipeline(BaseStreamingAUC):
         ``transform(X)``, ``affine_map()`` and ``merge(other)``; None means
         ``OnlineStandardScaler()``.
     estimator : aucstream online learner or None, default=None
-        The learner fed the transformed rows; None means ``OnePassSearch()``.
+        The learner fed the transformed rows; None means
+        ``OnePassSearch(drift=drift, max_fpr=max_fpr)``.
+    drift : "auto", aucstream.drift.DriftDetector or None, default="auto"
+        How the default steps meet a stream that changes: passed to the default
+        estimator (see :class:`~aucstream.OnePassSearch`), and, unless None, the
+        default scaler forgets (``OnlineStandardScaler(half_life=_SCALER_HALF_LIFE)``).
+        None: the stationary pipeline exactly. Given steps are used as they are.
+    max_fpr : float in (0, 1] or None, default=None
+        Passed to the default estimator: the race selects by the partial AUC over
+        false positive rates up to ``max_fpr``.
 
     Attributes
     ----------
@@ -187,11 +207,15 @@ class StreamPipeline(BaseStreamingAUC):
             None,
         ],
         "estimator": [HasMethods(["partial_fit", "test_then_train", "decision_function"]), None],
+        "drift": [StrOptions({"auto"}), None, DriftDetector],
+        "max_fpr": [None, Interval(Real, 0, 1, closed="right")],
     }
 
-    def __init__(self, transformer=None, estimator=None):
+    def __init__(self, transformer=None, estimator=None, drift="auto", max_fpr=None):
         self.transformer = transformer
         self.estimator = estimator
+        self.drift = drift
+        self.max_fpr = max_fpr
 
     @classmethod
     def _unit_test_params(cls) -> dict:
@@ -205,18 +229,24 @@ class StreamPipeline(BaseStreamingAUC):
         }
 
     # ------------------------------------------------------------------ state
-    def _steps(self):
-        from .preprocessing import OnlineStandardScaler
+    def _default_estimator(self):
+        """The estimator ``estimator=None`` stands for."""
         from .search import OnePassSearch
 
-        transformer = OnlineStandardScaler() if self.transformer is None else self.transformer
-        estimator = OnePassSearch() if self.estimator is None else self.estimator
+        return OnePassSearch(drift=self.drift, max_fpr=self.max_fpr)
+
+    def _steps(self):
+        from .preprocessing import OnlineStandardScaler
+
+        transformer = self.transformer
+        if transformer is None:
+            forgetting = None if self.drift is None else _SCALER_HALF_LIFE
+            transformer = OnlineStandardScaler(half_life=forgetting)
+        estimator = self._default_estimator() if self.estimator is None else self.estimator
         return clone(transformer), clone(estimator)
 
     def _state_nbytes(self, n_features: int) -> int:
-        from .search import OnePassSearch
-
-        estimator = OnePassSearch() if self.estimator is None else self.estimator
+        estimator = self._default_estimator() if self.estimator is None else self.estimator
         return estimator._state_nbytes(n_features)  # reads the parameters only
 
     def _init_state(self, n_features: int) -> None:
@@ -243,9 +273,7 @@ class StreamPipeline(BaseStreamingAUC):
         kernel speed when its estimator's do."""
         inner = self.__dict__.get("estimator_", self.estimator)
         if inner is None:  # not fitted: the default estimator it will clone
-            from .search import OnePassSearch
-
-            inner = OnePassSearch()
+            inner = self._default_estimator()
         tags = getattr(inner, "_tags", None)  # (an invalid estimator: its check says so)
         prequential = isinstance(tags, LearnerTags) and tags.kernel_prequential
         return LearnerTags(fast_path=False, kernel_prequential=prequential)

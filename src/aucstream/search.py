@@ -75,6 +75,10 @@ span of the stream it covers, its windowed AUC, its examples, its status and whe
 it is in the ensemble. A dropped candidate's AUC covers the stream up to its drop
 only, so AUCs of different rows are comparable only over the same span.
 
+Streams that change (``drift``, on by default: the race reopens when the leader's AUC
+drops) and the partial AUC as the racing statistic (``max_fpr``):
+:mod:`aucstream._race_drift`. ``drift=None`` is the race above exactly.
+
 Everything happens at stream positions, never at chunk boundaries (scores are
 buffered and the metrics updated at multiples of ``_BLOCK`` examples and at rounds),
 so the search, like every aucstream learner, does not depend on how the stream is
@@ -94,9 +98,9 @@ import numpy as np
 from sklearn.base import clone
 from sklearn.utils.validation import check_is_fitted
 
-from . import _calibration, _state
+from . import _calibration, _race_drift, _state
 from ._base import BaseStreamingAUC
-from ._params import positive_int, unit_open
+from ._params import Interval, Real, StrOptions, positive_int, unit_open
 from ._runtime import _NOT_TAKEN, LearnerTags
 from ._streaming_auc import PrequentialAUC, RollingAUC
 
@@ -111,6 +115,8 @@ _ROUNDS = 64
 ALIVE, RACED, HALVED, DIVERGED = 0, 1, 2, 3
 _STATUS = {ALIVE: "alive", RACED: "dropped (racing)", HALVED: "dropped (halving)"}
 _STATUS[DIVERGED] = "diverged"
+_STATUS[_race_drift.WAITING] = "waiting"
+_STATUS[_race_drift.RETIRED] = "retired (drift)"
 
 
 def default_candidates(n_features: int) -> list[BaseStreamingAUC]:
@@ -276,6 +282,17 @@ class OnePassSearch(BaseStreamingAUC):
         Scores come from the average calibrated log-odds of the (at most) ``ensemble``
         alive candidates with the best windowed AUC (module docstring, "The
         scores"); 1 means the leader alone.
+    drift : "auto", aucstream.drift.DriftDetector or None, default="auto"
+        React to a drop of the leader's AUC by reopening the race
+        (:mod:`aucstream._race_drift`): ``"auto"`` watches with
+        ``PageHinkley(mode="down")`` on the AUC's ranking signal, a detector instance
+        (``ADWIN()``, ``PageHinkley(...)``) watches with that one, None never reopens
+        (the race of the module docstring exactly; a stationary stream that raises no
+        alarm is learnt the same either way).
+    max_fpr : float in (0, 1] or None, default=None
+        Race by the exact partial AUC over false positive rates up to ``max_fpr``
+        (McClish-standardized) instead of the AUC; the default candidates then include
+        ``aucstream.pauc``'s partial-AUC learners when that module is present.
 
     Attributes
     ----------
@@ -293,6 +310,15 @@ class OnePassSearch(BaseStreamingAUC):
     leaderboard_ : pandas.DataFrame
         One row per candidate: status, each AUC and the span of the stream it was
         measured on (see :attr:`leaderboard_`).
+    started_at_ : ndarray of int64
+        Examples seen when each candidate started (0, or the reopening that restarted
+        it).
+    drift_ : aucstream.drift.AUCDriftDetector or None
+        The leader's watch (None with ``drift=None``).
+    race_ : ndarray of int64 of shape (6,)
+        Start of the current race, reopenings, alarms, position of the last alarm
+        (examples seen after it; 0 before any), candidates of the first race, buffered
+        examples already fed to the detector.
     classes_, n_samples_seen_, n_features_in_
         As for every learner.
 
@@ -320,6 +346,8 @@ class OnePassSearch(BaseStreamingAUC):
         "min_class": [positive_int()],
         "exact_scores": [positive_int(7)],
         "ensemble": [positive_int()],
+        "drift": [StrOptions({"auto"}), None, _race_drift.DriftDetector],
+        "max_fpr": [None, Interval(Real, 0, 1, closed="right")],
     }
     #: Metrics are updated at multiples of this many examples (and at rounds).
     _BLOCK = 4096
@@ -334,6 +362,8 @@ class OnePassSearch(BaseStreamingAUC):
         min_class: int = 20,
         exact_scores: int = 1 << 17,
         ensemble: int = 3,
+        drift="auto",
+        max_fpr: float | None = None,
     ):
         self.candidates = candidates
         self.first_round = first_round
@@ -343,6 +373,8 @@ class OnePassSearch(BaseStreamingAUC):
         self.min_class = min_class
         self.exact_scores = exact_scores
         self.ensemble = ensemble
+        self.drift = drift
+        self.max_fpr = max_fpr
 
     @classmethod
     def _unit_test_params(cls) -> dict:
@@ -372,17 +404,35 @@ class OnePassSearch(BaseStreamingAUC):
                     ": it needs the stream length in advance"
                 )
 
-    def _candidate_list(self, n_features: int, fresh: bool = True) -> list[BaseStreamingAUC]:
-        """The candidates for a stream of ``n_features``: new unfitted learners, or with
+    def _first_list(self, n_features: int, fresh: bool = True) -> list[BaseStreamingAUC]:
+        """The first race's candidates for ``n_features``: new unfitted learners, or with
         ``fresh=False`` the given ones themselves (to read, not to fit)."""
-        if self.candidates is None:
-            return default_candidates(n_features)  # new instances: nothing to clone
+        if self.candidates is None:  # new instances: nothing to clone
+            first = default_candidates(n_features)
+            if self.max_fpr is not None:
+                first += _race_drift.pauc_candidates(self.max_fpr)
+            return first
         return [clone(c) for c in self.candidates] if fresh else list(self.candidates)
+
+    def _candidate_list(self, n_features: int, fresh: bool = True) -> list[BaseStreamingAUC]:
+        """The first race's candidates, then (with ``drift``) the fresh slots of a
+        reopened race (:func:`aucstream._race_drift.fresh_candidates`)."""
+        first = self._first_list(n_features, fresh)
+        if self.drift is None:
+            return first
+        return first + _race_drift.fresh_candidates(first)
+
+    def _overall_metric(self) -> PrequentialAUC:
+        return _race_drift.metrics(self.window, self.exact_scores, self.max_fpr)[0]
+
+    def _window_metric(self) -> RollingAUC:  # the racing statistic
+        return _race_drift.metrics(self.window, self.exact_scores, self.max_fpr)[1]
 
     # ------------------------------------------------------------------ state
     def _state_nbytes(self, n_features: int) -> int:
         per_metric = 25 * self.window + 16 * self.exact_scores + 8 * self._BLOCK
-        return sum(
+        watch = 0 if self.drift is None else 32 * 1000  # the detector's signal
+        return watch + sum(
             c._state_nbytes(n_features) + per_metric
             for c in self._candidate_list(n_features, fresh=False)
         )
@@ -396,12 +446,15 @@ class OnePassSearch(BaseStreamingAUC):
             c._validate_params()
             c._reset(self.classes_, n_features)
             c.n_features_in_ = n_features
+        first = k if self.drift is None else k // 2
         self.status_ = np.zeros(k, dtype=np.int8)
+        self.status_[first:] = _race_drift.WAITING
         self.dropped_at_ = np.full(k, -1, dtype=np.int64)
-        self.overall_ = [
-            PrequentialAUC(pos_label=1, max_memory=self.exact_scores) for _ in range(k)
-        ]
-        self.recent_ = [RollingAUC(self.window, pos_label=1) for _ in range(k)]
+        self.started_at_ = np.zeros(k, dtype=np.int64)
+        self.overall_ = [self._overall_metric() for _ in range(k)]
+        self.recent_ = [self._window_metric() for _ in range(k)]
+        self.drift_ = None if self.drift is None else _race_drift.new_detector(self.drift)
+        self.race_ = np.array([0, 0, 0, 0, first, 0], dtype=np.int64)
         self.pending_scores_ = np.zeros((k, self._BLOCK))
         self.pending_labels_ = np.zeros(self._BLOCK, dtype=np.int8)
         # [examples buffered, next round position, round leader, rounds held]
@@ -461,9 +514,16 @@ class OnePassSearch(BaseStreamingAUC):
         """Candidate i's AUC over its window with the buffered scores included (a
         peek: the metric is not changed)."""
         m = int(self.progress_[0])
-        if not m or self.status_[i] != ALIVE:
+        lo = self._buffered_from(i, windowed=True)
+        if lo >= m or self.status_[i] != ALIVE:
             return self.recent_[i].get()
-        return self.recent_[i]._peek(self.pending_labels_[:m], self.pending_scores_[i, :m])
+        return self.recent_[i]._peek(self.pending_labels_[lo:m], self.pending_scores_[i, lo:m])
+
+    def _buffered_from(self, i: int, windowed: bool) -> int:
+        """The first buffered row of candidate i's metric (rows before a reopening
+        are not in it, :mod:`aucstream._race_drift`)."""
+        start = self.race_[_race_drift.START] if windowed else self.started_at_[i]
+        return max(0, int(start) - (self.n_samples_seen_ - int(self.progress_[0])))
 
     def _calibrated(self, i: int) -> bool:
         return _calibration.is_ready(self.candidates_[i].calibration_)
@@ -488,8 +548,9 @@ class OnePassSearch(BaseStreamingAUC):
         out = []
         for i in which:
             metric = metrics[i]
-            if m and self.status_[i] == ALIVE:
-                labels, scores = self.pending_labels_[:m], self.pending_scores_[i, :m]
+            lo = self._buffered_from(i, windowed)
+            if lo < m and self.status_[i] == ALIVE:
+                labels, scores = self.pending_labels_[lo:m], self.pending_scores_[i, lo:m]
                 metric = copy.deepcopy(metric).update(labels, scores)
             out.append(metric)
         return out
@@ -582,7 +643,10 @@ class OnePassSearch(BaseStreamingAUC):
     def _piece_length(self) -> int:
         """Examples until the next metric update (a block end or a round)."""
         buffered, next_round = int(self.progress_[0]), int(self.progress_[1])
-        return min(self._BLOCK - buffered, max(1, next_round - self.n_samples_seen_))
+        n = min(self._BLOCK - buffered, max(1, next_round - self.n_samples_seen_))
+        if self.__dict__.get("drift_") is None:
+            return n
+        return min(n, _race_drift.until_watch(buffered))  # or the detector's next feed
 
     def _learn_piece(self, X, y, labels, weights) -> np.ndarray:
         lead = int(self.progress_[2])  # the round leader: fixed before the labels
@@ -605,17 +669,28 @@ class OnePassSearch(BaseStreamingAUC):
             alive = np.flatnonzero(self.status_ == ALIVE)
             recent = np.array([np.nan_to_num(self.recent_[i].get(), nan=0.0) for i in alive])
             lead = int(alive[np.lexsort((alive, -recent))[0]])
-            self.progress_[2] = lead
+            self._crown(lead)
         scores = self.pending_scores_[lead, rows].copy()
         self.pending_labels_[rows] = labels
         self.progress_[0] += X.shape[0]
         self.n_samples_seen_ += X.shape[0]
-        if self.n_samples_seen_ >= self.progress_[1]:
-            self._flush()
-            self._round()
-        elif self.progress_[0] == self._BLOCK:
-            self._flush()
+        at_round = self.n_samples_seen_ >= self.progress_[1]
+        if at_round or self.progress_[0] == self._BLOCK:
+            reopened = self._flush()
+            if at_round and not reopened:  # a reopening schedules its own rounds
+                self._round()
+        elif self.drift_ is not None and _race_drift.until_watch(int(self.progress_[0])) == (
+            _race_drift._DRIFT_BLOCK
+        ):
+            if _race_drift.watch(self):  # an alarm
+                _race_drift.reopen(self)
         return scores
+
+    def _crown(self, lead: int) -> None:
+        """Make ``lead`` the round leader; a new one gets a watch of its own."""
+        if lead != self.progress_[2] and self.drift_ is not None:
+            self.drift_ = _race_drift.new_detector(self.drift)
+        self.progress_[2] = lead
 
     def _transaction(self, X=None):
         return search_transaction(self, self, X)
@@ -627,10 +702,12 @@ class OnePassSearch(BaseStreamingAUC):
         if n is None or n < 0 or "progress_" not in self.__dict__:
             return False
         buffered, next_round = int(self.progress_[0]), int(self.progress_[1])
-        return buffered + n < self._BLOCK and self.n_samples_seen_ + n < next_round
+        quiet = self.__dict__.get("drift_") is None or _race_drift.frozen_ok(self, n)
+        return quiet and buffered + n < self._BLOCK and self.n_samples_seen_ + n < next_round
 
-    def _flush(self) -> None:
-        """Feed the buffered scores to the metrics of the candidates that produced them."""
+    def _flush(self) -> bool:
+        """Feed the buffered scores to the metrics of the candidates that produced them
+        (the leader's to the detector); reopen on an alarm; whether it reopened."""
         if self in _FROZEN:
             raise RuntimeError(
                 "internal error: OnePassSearch updated its metrics inside a call declared "
@@ -638,12 +715,21 @@ class OnePassSearch(BaseStreamingAUC):
             )
         m = int(self.progress_[0])
         if m == 0:
-            return
-        labels = self.pending_labels_[:m]
+            return False
+        reopen = _race_drift.watch(self)
+        labels = self.pending_labels_
         for i in np.flatnonzero(self.status_ == ALIVE):  # a diverged one's block is lost
-            self.overall_[i].update(labels, self.pending_scores_[i, :m])
-            self.recent_[i].update(labels, self.pending_scores_[i, :m])
+            for metric, lo in (
+                (self.overall_[i], self._buffered_from(i, windowed=False)),
+                (self.recent_[i], self._buffered_from(i, windowed=True)),
+            ):
+                if lo < m:
+                    metric.update(labels[lo:m], self.pending_scores_[i, lo:m])
         self.progress_[0] = 0
+        self.race_[_race_drift.FED] = 0
+        if reopen:
+            _race_drift.reopen(self)
+        return reopen
 
     def _drop(self, i: int, why: int, at: int) -> None:
         self.status_[i] = why
@@ -651,16 +737,19 @@ class OnePassSearch(BaseStreamingAUC):
 
     def _round(self) -> None:
         """An elimination round (module docstring); the next one at twice the position."""
-        self.progress_[1] *= 2
+        start = self.race_[_race_drift.START]  # 0 but in a reopened race
+        self.progress_[1] = start + 2 * (self.progress_[1] - start)
         alive = np.flatnonzero(self.status_ == ALIVE)
         if alive.size <= 1:
             if alive.size == 1:
-                self.progress_[2] = alive[0]
+                self._crown(int(alive[0]))
             return
         recent = self.recent_[alive[0]]
         m = min(recent.n_positive, recent.n_negative)
         if m < self.min_class:
             return
+        if self.max_fpr is not None:  # the pairs with the top negatives (_race_drift)
+            m = min(recent.n_positive, max(1, math.floor(self.max_fpr * recent.n_negative)))
         self.progress_[3] += 1
         auc = np.array([self.recent_[i].get() for i in alive])
         order = np.lexsort((alive, -auc))  # best first; ties by candidate order
@@ -678,7 +767,7 @@ class OnePassSearch(BaseStreamingAUC):
             for j in kept[limit:]:
                 self._drop(alive[j], HALVED, self.n_samples_seen_)
             kept = kept[:limit]
-        self.progress_[2] = alive[kept[0]]
+        self._crown(int(alive[kept[0]]))
 
     def _merge(self, other: OnePassSearch) -> None:
         raise NotImplementedError(
@@ -691,7 +780,8 @@ class OnePassSearch(BaseStreamingAUC):
     def leaderboard_(self) -> pd.DataFrame:
         """Every candidate, with each AUC and the span of the stream it was measured on.
 
-        One row per candidate (the index is its position in ``candidates_``): the
+        One row per candidate that ran (the index is its position in ``candidates_``;
+        the fresh slots of ``drift`` appear once a reopening starts them): the
         alive ones first, then by windowed AUC, best first (ties: candidate order).
 
         Why the spans differ: every candidate starts at example 1, but a dropped one
@@ -746,35 +836,36 @@ class OnePassSearch(BaseStreamingAUC):
         check_is_fitted(self, "n_samples_seen_")
         import pandas as pd
 
-        rows = []
+        rows = {}
         everyone = range(len(self.candidates_))
         overalls = self._current_metrics(everyone, windowed=False)
         recents = self._current_metrics(everyone, windowed=True)
         leader, members = self._choice()
         members = set(members)
         for i, c in enumerate(self.candidates_):
+            if self.status_[i] == _race_drift.WAITING:  # a fresh slot never started
+                continue
             overall, recent = overalls[i], recents[i]
-            last = int(overall.n_positive + overall.n_negative)
+            first = int(self.started_at_[i]) + 1
+            last = first - 1 + int(overall.n_positive + overall.n_negative)
             in_window = int(recent.n_positive + recent.n_negative)
             alive = self.status_[i] == ALIVE
-            rows.append(
-                {
-                    "candidate": repr(c),
-                    "status": _STATUS[int(self.status_[i])],
-                    "dropped_at": pd.NA if alive else int(self.dropped_at_[i]),
-                    "leader": i == leader,
-                    "in_ensemble": i in members,
-                    "n_samples_seen": int(c.n_samples_seen_),
-                    "prequential_auc": overall.get(),
-                    "auc_error_bound": overall.error_bound(),
-                    "first_example": 1,
-                    "last_example": last,
-                    "recent_auc": recent.get(),
-                    "recent_first_example": last - in_window + 1,
-                }
-            )
+            rows[i] = {
+                "candidate": repr(c),
+                "status": _STATUS[int(self.status_[i])],
+                "dropped_at": pd.NA if alive else int(self.dropped_at_[i]),
+                "leader": i == leader,
+                "in_ensemble": i in members,
+                "n_samples_seen": int(c.n_samples_seen_),
+                "prequential_auc": overall.get(),
+                "auc_error_bound": overall.error_bound(),
+                "first_example": first,
+                "last_example": last,
+                "recent_auc": recent.get(),
+                "recent_first_example": last - in_window + 1,
+            }
         order = sorted(
-            range(len(rows)),
+            rows,
             key=lambda i: (
                 self.status_[i] != ALIVE,
                 -np.nan_to_num(rows[i]["recent_auc"], nan=-1.0),
@@ -788,14 +879,16 @@ class OnePassSearch(BaseStreamingAUC):
         k = len(self.candidates_)
         if self.status_.shape != (k,) or self.dropped_at_.shape != (k,):
             raise ValueError("status_ and dropped_at_ must have one entry per candidate")
-        if np.any((self.status_ < ALIVE) | (self.status_ > DIVERGED)):
+        _race_drift.check_state(self)
+        if np.any((self.status_ < ALIVE) | (self.status_ > _race_drift.RETIRED)):
             raise ValueError("status_ holds an unknown code")
         if len(self.overall_) != k or len(self.recent_) != k:
             raise ValueError("one metric of each kind per candidate")
         if self.progress_.shape != (4,):
             raise ValueError("progress_ must hold 4 counters")
         buffered, next_round, leader, rounds = (int(v) for v in self.progress_)
-        if not (0 <= buffered < self._BLOCK and 0 <= leader < k and 0 <= rounds):
+        fed = int(self.race_[_race_drift.FED])
+        if not (0 <= fed <= buffered < self._BLOCK and 0 <= leader < k and 0 <= rounds):
             raise ValueError("progress_ is out of range")
         if next_round < self.first_round:
             raise ValueError("progress_ is out of range")

@@ -33,6 +33,10 @@ from ._base import DriftDetector
 __all__ = ["PageHinkley"]
 
 _MODES = {"both": 0, "up": 1, "down": 2}
+#: The start of the running minimum :math:`m^+`: the largest float rather than
+#: :math:`+\infty` (the first :math:`S^+_t` replaces either, so the alarms are the
+#: same), so that the state stays finite, as a model file holding a detector requires.
+_HUGE = float(np.finfo(np.float64).max)
 
 
 @jit
@@ -55,7 +59,7 @@ def _page_hinkley_run(
             state[1] = 0.0
             state[2] = 0.0
             state[3] = 0.0
-            state[4] = np.inf
+            state[4] = _HUGE
             state[5] = -1.0
             flags[0] = 0
         state[0] += 1.0
@@ -149,7 +153,7 @@ class PageHinkley(DriftDetector):
                 raise ValueError(f"{name} must be finite, got {getattr(self, name)}")
 
     def _reset_state(self) -> None:
-        self._state = np.array([0.0, 0.0, 0.0, 0.0, np.inf, -1.0])
+        self._state = np.array([0.0, 0.0, 0.0, 0.0, _HUGE, -1.0])
         self._flags = np.zeros(2, dtype=np.int64)
 
     def _run(self, values: np.ndarray, alarms: np.ndarray, limit: int) -> int:

@@ -156,6 +156,10 @@ class RankSignal(BaseEstimator):
         "min_other": [Interval(Integral, 1, None, closed="left")],
     }
 
+    #: The labels seen grow from none to two (a model file holding a signal, see
+    #: :mod:`aucstream.persistence`, stores them as a list of scalars).
+    _growable_state = ("_labels",)
+
     def __init__(self, window: int = 1000, min_other: int = 1, pos_label=None) -> None:
         self.window = window
         self.min_other = min_other
@@ -278,7 +282,8 @@ class RankSignal(BaseEstimator):
     def _apply(self, scores, numbers, known, positive) -> np.ndarray:
         """The signal of checked examples (see :meth:`_check`), which are then stored."""
         out = np.empty(scores.size)
-        self._labels = known
+        if known != self._labels:  # kept when unchanged: a learner's kept walk of its
+            self._labels = known  # state (aucstream._state.FlatState) stays current
         _rank_run(
             numbers, scores, self._ring, self._ranked, self._meta, positive, self.min_other, out
         )

@@ -31,7 +31,14 @@ from .. import _state
 from .._chunks import check_sparse_structure, csr_arrays, plain_rows
 from .._fastpath import validate_params_once
 from .._kernels import jit
-from .._params import InvalidParameterError, StrOptions, check_parameters, positive
+from .._params import (
+    FORGETTING,
+    InvalidParameterError,
+    StrOptions,
+    check_parameters,
+    decay_per_example,
+    positive,
+)
 
 __all__ = ["OnlineStandardScaler"]
 
@@ -43,8 +50,10 @@ _EPS = float(np.finfo(np.float64).eps)
 #: summarized by their mean ``mean[j]`` and sum of squared deviations ``m2[j]``.
 _Stats = namedtuple("_Stats", "count mean m2")
 #: How a value is transformed: subtract the mean, divide by the standard deviation,
-#: clip to ``[-clip, clip]`` (``inf`` for no clipping).
-_Options = namedtuple("_Options", "centered scaled clip")
+#: clip to ``[-clip, clip]`` (``inf`` for no clipping); ``decay`` is the factor
+#: :math:`\gamma = 2^{-1/h}` by which each row shrinks the weight of the rows before it
+#: (1.0: no forgetting, the exact statistics).
+_Options = namedtuple("_Options", "centered scaled clip decay")
 #: The running state arrays and their dtypes.
 _RUNNING_DTYPES = {
     "running_count_": np.int64,
@@ -73,9 +82,44 @@ def _combine(n_a, mean_a, m2_a, n_b, mean_b, m2_b):
 
 
 @jit
-def _caught_up(count, mean, m2, n):
+def _weight(n, decay):
+    r"""The total weight of ``n`` rows, :math:`W_n = \sum_{i<n} \gamma^i =
+    (1 - \gamma^n)/(1 - \gamma)` (``n`` itself without forgetting)."""
+    if decay == 1.0:
+        return float(n)
+    return (1.0 - decay**n) / (1.0 - decay)
+
+
+@jit
+def _combine_faded(w_a, mean_a, m2_a, w_b, mean_b, m2_b, fade):
+    r""":func:`_combine` of weighted sets of rows, the older one ``a`` faded by ``fade``
+    (:math:`\gamma^{k_b}` for the :math:`k_b` rows of ``b``): with
+    :math:`w'_a = \text{fade}\,w_a`, :math:`M'_a = \text{fade}\,M_a`,
+    :math:`w = w'_a + w_b` and :math:`\delta = \mu_b - \mu_a`,
+    :math:`\mu = \mu_a + \delta w_b / w` and
+    :math:`M = M'_a + M_b + \delta^2 w'_a w_b / w` (West's weighted update)."""
+    w_a = w_a * fade
+    m2_a = m2_a * fade
+    if w_b == 0.0:
+        return mean_a, m2_a
+    if w_a == 0.0:
+        return mean_b, m2_b
+    share = w_b / (w_a + w_b)
+    delta = mean_b - mean_a
+    return mean_a + delta * share, m2_a + m2_b + delta * delta * (w_a * share)
+
+
+@jit
+def _caught_up(count, mean, m2, n, decay):
     """A column's statistics over ``n`` rows: it absorbs the zeros of the rows it skipped."""
-    return _combine(count, mean, m2, n - count, 0.0, 0.0)
+    if decay == 1.0:
+        return _combine(count, mean, m2, n - count, 0.0, 0.0)
+    skipped = n - count
+    if skipped == 0:  # a dense column: nothing to absorb
+        return mean, m2
+    return _combine_faded(
+        _weight(count, decay), mean, m2, _weight(skipped, decay), 0.0, 0.0, decay**skipped
+    )
 
 
 @jit
@@ -89,8 +133,9 @@ def _center_scale(n, mean, m2, options):
     offset = mean if options.centered else 0.0
     if not options.scaled:
         return offset, 0.0 if options.centered and n == 0 else 1.0
-    var = m2 / n if n > 0 else 0.0
-    if var <= n * _EPS * var + (n * mean * _EPS) ** 2:
+    w = _weight(n, options.decay)  # the rows' total weight (n without forgetting)
+    var = m2 / w if n > 0 else 0.0
+    if var <= w * _EPS * var + (w * mean * _EPS) ** 2:
         return offset, 0.0
     return offset, np.sqrt(var)
 
@@ -111,13 +156,17 @@ def _entry(count, mean, m2, x, n, options, learn, emit):
     the column's statistics over ``n + 1`` rows with ``x`` learnt (if ``learn``; over
     ``n`` rows otherwise). Scalars only: the loops below read and write the arrays.
     """
-    mean, m2 = _caught_up(count, mean, m2, n)
+    mean, m2 = _caught_up(count, mean, m2, n, options.decay)
     z = 0.0
     if emit:
         offset, scale = _center_scale(n, mean, m2, options)
         z = _standardize(x, offset, scale, options.clip)
     if learn:
-        mean, m2 = _combine(n, mean, m2, 1, x, 0.0)
+        if options.decay == 1.0:
+            mean, m2 = _combine(n, mean, m2, 1, x, 0.0)
+        else:
+            w = _weight(n, options.decay)
+            mean, m2 = _combine_faded(w, mean, m2, 1.0, x, 0.0, options.decay)
     return z, mean, m2
 
 
@@ -157,18 +206,25 @@ def _columns(stats, n, options):
     d = means.shape[0]
     mean, m2, offset, scale = np.empty(d), np.empty(d), np.empty(d), np.empty(d)
     for j in range(d):
-        mean[j], m2[j] = _caught_up(count[j], means[j], m2s[j], n)
+        mean[j], m2[j] = _caught_up(count[j], means[j], m2s[j], n, options.decay)
         offset[j], scale[j] = _center_scale(n, mean[j], m2[j], options)
     return mean, m2, offset, scale
 
 
 @jit
-def _merge_columns(mean_a, m2_a, n_a, mean_b, m2_b, n_b):
-    """Per-column :func:`_combine` of two complete sets of statistics."""
+def _merge_columns(mean_a, m2_a, n_a, mean_b, m2_b, n_b, decay):
+    """Per-column :func:`_combine` of two complete sets of statistics; with forgetting,
+    ``b``'s rows come after ``a``'s (:func:`_combine_faded`)."""
     d = mean_a.shape[0]
     mean, m2 = np.empty(d), np.empty(d)
     for j in range(d):
-        mean[j], m2[j] = _combine(n_a, mean_a[j], m2_a[j], n_b, mean_b[j], m2_b[j])
+        if decay == 1.0:
+            mean[j], m2[j] = _combine(n_a, mean_a[j], m2_a[j], n_b, mean_b[j], m2_b[j])
+        else:
+            w_a, w_b = _weight(n_a, decay), _weight(n_b, decay)
+            mean[j], m2[j] = _combine_faded(
+                w_a, mean_a[j], m2_a[j], w_b, mean_b[j], m2_b[j], decay**n_b
+            )
     return mean, m2
 
 
@@ -195,6 +251,12 @@ class OnlineStandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator
     clip : float > 0 or None, default=10.0
         Clip every transformed value to ``[-clip, clip]``; ``None`` does not clip. See
         the notes for the default.
+    half_life : float > 0 or None, default=None
+        Forget: a row seen ``half_life`` rows ago weighs half as much as the latest in
+        the mean and the variance (the library's one meaning of ``half_life``,
+        :data:`aucstream._params.FORGETTING`; see the notes). ``None`` keeps the exact
+        statistics of every row. :class:`aucstream.StreamPipeline` uses a forgetting
+        scaler when its ``drift`` is on.
 
     Attributes
     ----------
@@ -281,6 +343,21 @@ class OnlineStandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator
     stream is split into chunks, bit for bit. Dense and sparse input of the same rows
     agree to rounding (explicit zeros are learnt one by one, implicit ones in runs).
 
+    **Forgetting.** With ``half_life`` :math:`h`, each row shrinks the weight of every
+    earlier row by :math:`\gamma = 2^{-1/h}`
+    (:func:`aucstream._params.decay_per_example`): after :math:`n` rows the weights are
+    :math:`\gamma^{n-1-i}` for row :math:`i`, of total
+    :math:`W_n = (1 - \gamma^n)/(1 - \gamma)` (the same for every column, its implicit
+    zeros included), and :math:`\mu_j`, :math:`\sigma_j^2 = M_j / W_n` are the weighted
+    mean and variance. The same pairwise update holds with weights (West 1979): the older
+    set's weight and :math:`M` fade by :math:`\gamma^{k}` for the :math:`k` newer rows,
+    then :math:`\mu = \mu_a + \delta w_b / w` and
+    :math:`M = M_a + M_b + \delta^2 w_a w_b / w`; a sparse column's skipped zeros are
+    one set of weight :math:`W_k`. So forgetting keeps the O(nnz) sparse rows and the
+    chunk invariance. :meth:`merge` of forgetting scalers puts the other scaler's rows
+    after this one's (the weights need an order): the statistics of the two streams
+    one after the other.
+
     **Sparse input** is never densified: it is scaled, not centered, and keeps its
     sparsity structure (a column with no usable scale gives stored zeros). CSC input
     gives CSC output. Every output is float64. The state is numpy arrays and scalars
@@ -296,6 +373,8 @@ class OnlineStandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator
     .. [3] T. F. Chan, G. H. Golub, R. J. LeVeque. Algorithms for computing the sample
        variance: analysis and recommendations. *The American Statistician*
        37(3):242-247, 1983.
+    .. [4] D. H. D. West. Updating mean and variance estimates: an improved method.
+       *Communications of the ACM* 22(9):532-535, 1979.
 
     Examples
     --------
@@ -330,14 +409,20 @@ class OnlineStandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator
         "with_mean": [StrOptions({"auto"}), "boolean"],
         "with_std": ["boolean"],
         "clip": [None, positive()],
+        **FORGETTING,
     }
 
     def __init__(
-        self, with_mean: str | bool = "auto", with_std: bool = True, clip: float | None = 10.0
+        self,
+        with_mean: str | bool = "auto",
+        with_std: bool = True,
+        clip: float | None = 10.0,
+        half_life: float | None = None,
     ):
         self.with_mean = with_mean
         self.with_std = with_std
         self.clip = clip
+        self.half_life = half_life
 
     # ------------------------------------------------------------- public API
     def partial_fit_transform(self, X: ArrayLike, y=None) -> np.ndarray | _Sparse:
@@ -451,7 +536,8 @@ class OnlineStandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator
 
         Afterwards this scaler's statistics are those of all the rows both scalers
         learnt (to rounding; Chan, Golub & LeVeque's pairwise update), as if it had
-        seen them all. ``other`` is not changed.
+        seen them all. With ``half_life`` (the same in both), the other's rows count
+        as the later ones. ``other`` is not changed.
 
         Parameters
         ----------
@@ -467,6 +553,11 @@ class OnlineStandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator
         if not isinstance(other, OnlineStandardScaler):
             raise TypeError(f"can only merge an OnlineStandardScaler, not {type(other).__name__}")
         check_is_fitted(other, "n_samples_seen_")
+        if self.half_life != other.half_life:
+            raise ValueError(
+                f"cannot merge a scaler with half_life={other.half_life} into one with "
+                f"half_life={self.half_life}"
+            )
         if other.n_features_in_ != self.n_features_in_:
             raise ValueError(
                 f"cannot merge a scaler of {other.n_features_in_} features into one of "
@@ -485,7 +576,8 @@ class OnlineStandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator
         n_a, n_b = self.n_samples_seen_, other.n_samples_seen_
         mean_a, m2_a = self._columns()[:2]
         mean_b, m2_b = other._columns()[:2]
-        mean, m2 = _merge_columns(mean_a, m2_a, n_a, mean_b, m2_b, n_b)
+        decay = decay_per_example(self.half_life)
+        mean, m2 = _merge_columns(mean_a, m2_a, n_a, mean_b, m2_b, n_b, decay)
         self.n_samples_seen_ = n_a + n_b
         self.running_count_ = np.full(self.n_features_in_, n_a + n_b, dtype=np.int64)
         self.running_mean_, self.running_m2_ = mean, m2
@@ -498,8 +590,10 @@ class OnlineStandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator
 
     @property
     def var_(self) -> np.ndarray:
-        """Population variance (divisor ``n_samples_seen_``) of every column."""
-        return self._columns()[1] / self.n_samples_seen_  # a fitted scaler has seen a row
+        """Population variance (divisor ``n_samples_seen_``; with ``half_life``, the
+        weighted variance, divisor the rows' total weight) of every column."""
+        weight = _weight(self.n_samples_seen_, decay_per_example(self.half_life))
+        return self._columns()[1] / weight  # a fitted scaler has seen a row
 
     @property
     def scale_(self) -> np.ndarray:
@@ -623,7 +717,8 @@ class OnlineStandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator
 
     def _options(self) -> _Options:
         clip = np.inf if self.clip is None else float(self.clip)
-        return _Options(bool(self.with_mean_), bool(self.with_std), clip)
+        decay = decay_per_example(self.half_life)
+        return _Options(bool(self.with_mean_), bool(self.with_std), clip, decay)
 
     def _stats(self) -> _Stats:
         """The running arrays, writable and C-contiguous (a memory-mapped pickle's are

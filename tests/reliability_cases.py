@@ -55,15 +55,21 @@ def run_isolated(code: str, timeout: float = 120.0) -> list[dict]:
     return lines
 
 
+_FROM_STDIN = "json.loads(sys.stdin.read())"
+
+
 def run_isolated_cases(script: str, cases: list[str], timeout: float = 600.0) -> list[dict]:
-    """Run ``script`` (formatted with ``cases=[...]``) over ``cases`` in fresh
-    interpreters; a case during which the interpreter dies is reported as
-    ``{"case": case, "outcome": "crash ..."}`` and the run resumes after it."""
+    """Run ``script`` over ``cases`` in fresh interpreters; a case during which the
+    interpreter dies is reported as ``{"case": case, "outcome": "crash ..."}`` and the
+    run resumes after it. ``{cases}`` in the script is an expression that reads the
+    list from standard input (JSON; thousands of cases exceed a command line), so the
+    script must import ``json`` and ``sys``."""
     results: list[dict] = []
     remaining = list(cases)
     while remaining:
         proc = subprocess.run(
-            [sys.executable, "-c", textwrap.dedent(script.format(cases=remaining))],
+            [sys.executable, "-c", textwrap.dedent(script.format(cases=_FROM_STDIN))],
+            input=json.dumps(remaining),
             capture_output=True,
             text=True,
             timeout=timeout,

@@ -145,7 +145,7 @@ import numpy as np
 from reliability_cases import stream
 from aucstream import load_model
 X, y = stream()
-for path in {cases!r}:
+for path in {cases}:
     print(json.dumps({{"case": path}}), flush=True)
     faulthandler.dump_traceback_later(20, exit=True)  # a hang ends this interpreter
     try:

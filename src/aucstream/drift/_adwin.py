@@ -294,6 +294,29 @@ class ADWIN(DriftDetector):
         self._scalars = np.zeros(3)
         self._flags = np.array([0, 0, 1, 0], dtype=np.int64)
 
+    def _check_state(self) -> None:
+        """Consistency of a loaded state (a model file), before a kernel reads it: the
+        histogram's shapes, its counts inside its rows, the rows in use and finite
+        sums (the kernels index the histogram by these counts)."""
+        b = self.max_buckets + 1
+        for name in ("_totals", "_variances"):
+            a = getattr(self, name)
+            if not (isinstance(a, np.ndarray) and a.dtype == np.float64 and a.shape == (_ROWS, b)):
+                raise ValueError(f"{name} must be a float64 array of shape ({_ROWS}, {b})")
+        counts, flags, scalars = self._counts, self._flags, self._scalars
+        if not (isinstance(counts, np.ndarray) and counts.dtype == np.int64):
+            raise ValueError("_counts must be an int64 array")
+        if counts.shape != (_ROWS,) or counts.min() < 0 or counts.max() > self.max_buckets:
+            raise ValueError(f"_counts must hold {_ROWS} counts in [0, {self.max_buckets}]")
+        if not (isinstance(flags, np.ndarray) and flags.dtype == np.int64 and flags.shape == (4,)):
+            raise ValueError("_flags must be an int64 array of shape (4,)")
+        if not (1 <= flags[_ROWS_USED] <= _ROWS and flags[_TICK] >= 0 and flags[1] >= 0):
+            raise ValueError(f"_flags {flags.tolist()} are out of range")
+        if not (isinstance(scalars, np.ndarray) and scalars.shape == (3,)):
+            raise ValueError("_scalars must be an array of shape (3,)")
+        if not (np.isfinite(scalars).all() and np.isfinite(self._totals).all()):
+            raise ValueError("the window's sums are not finite")
+
     def _run(self, values: np.ndarray, alarms: np.ndarray, limit: int) -> int:
         return int(
             _adwin_run(

@@ -156,6 +156,19 @@ class PageHinkley(DriftDetector):
         self._state = np.array([0.0, 0.0, 0.0, 0.0, _HUGE, -1.0])
         self._flags = np.zeros(2, dtype=np.int64)
 
+    def _check_state(self) -> None:
+        """Consistency of a loaded state (a model file): the statistics' shapes, finite
+        sums and non-negative counters."""
+        state, flags = self._state, self._flags
+        if not (isinstance(state, np.ndarray) and state.dtype == np.float64) or state.shape != (6,):
+            raise ValueError("_state must be a float64 array of shape (6,)")
+        if not np.isfinite(state).all():
+            raise ValueError("_state must be finite")
+        if not (isinstance(flags, np.ndarray) and flags.dtype == np.int64 and flags.shape == (2,)):
+            raise ValueError("_flags must be an int64 array of shape (2,)")
+        if flags.min() < 0:
+            raise ValueError(f"_flags {flags.tolist()} must not be negative")
+
     def _run(self, values: np.ndarray, alarms: np.ndarray, limit: int) -> int:
         return int(
             _page_hinkley_run(

@@ -186,6 +186,37 @@ class RankSignal(BaseEstimator):
         self.n_seen = 0
         return self
 
+    def _check_state(self) -> None:
+        """Consistency of a loaded state (a model file), before a kernel reads it:
+        the arrays' shapes and dtypes, ring positions and sizes inside the window, the
+        stored scores finite and each class's sorted copy sorted."""
+        w = self.window
+        if not (isinstance(w, (int, np.integer)) and not isinstance(w, bool) and w >= 1):
+            raise ValueError(f"window must be a positive int, got {w!r}")
+        for name in ("_ring", "_ranked"):
+            a = getattr(self, name)
+            if not (isinstance(a, np.ndarray) and a.dtype == np.float64 and a.shape == (2, w)):
+                raise ValueError(f"{name} must be a float64 array of shape (2, {w})")
+        meta = self._meta
+        if not (isinstance(meta, np.ndarray) and meta.dtype == np.int64 and meta.shape == (4,)):
+            raise ValueError("_meta must be an int64 array of shape (4,)")
+        for k in range(2):
+            start, size = int(meta[2 * k]), int(meta[2 * k + 1])
+            if not (0 <= start < w and 0 <= size <= w and (size == w or start == 0)):
+                raise ValueError(
+                    f"_meta gives class {k} {size} scores from position {start}: not a ring "
+                    f"of window {w}"
+                )
+            kept = self._ranked[k, :size]
+            if not np.isfinite(kept).all() or np.any(np.diff(kept) < 0):
+                raise ValueError(f"the sorted scores of class {k} are not finite and sorted")
+            if not np.isfinite(self._ring[k, :size]).all():
+                raise ValueError(f"the stored scores of class {k} are not finite")
+        if not isinstance(self._labels, list) or len(self._labels) > 2:
+            raise ValueError("_labels must be a list of at most two labels")
+        if not (isinstance(self.n_seen, (int, np.integer)) and self.n_seen >= 0):
+            raise ValueError(f"n_seen must be a non-negative int, got {self.n_seen!r}")
+
     def update(self, score: float, label) -> float:
         """The signal of one example, which is then stored.
 

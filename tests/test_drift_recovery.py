@@ -198,7 +198,8 @@ def test_a_reopened_race_starts_forgetting_candidates_when_their_class_takes_hal
     first, fresh = search.candidates_[:2], search.candidates_[2:]
     assert first[1].half_life is None  # the first race: the candidates as given
     assert fresh[1].half_life == _FRESH_HALF_LIFE  # a fresh one forgets
-    assert fresh[0].get_params() == OPAUC(eta=2**-4).get_params()  # takes none: as given
+    # OPAUC takes half_life too (issue 30): its fresh copy forgets, the rest as given
+    assert fresh[0].get_params() == OPAUC(eta=2**-4, half_life=_FRESH_HALF_LIFE).get_params()
     assert (search.started_at_[2:] == search.race_[0]).all() or search.race_[1] > 1
 
 

@@ -112,7 +112,7 @@ def pauc_candidates(max_fpr: float) -> list[BaseStreamingAUC]:
     """The partial-AUC learners of ``aucstream.pauc`` set to ``max_fpr`` (none while
     that module is absent): its exported online learners that take ``max_fpr``."""
     try:
-        from . import pauc  # type: ignore[attr-defined]
+        from . import pauc
     except ImportError:
         return []
     found: list[BaseStreamingAUC] = []

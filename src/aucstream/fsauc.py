@@ -620,8 +620,8 @@ class FSAUC(ClassWeightTotals, BaseStreamingAUC):
             return
         if n1 == 0:
             n1, n2 = 0, 1  # self has used nothing: take the other's points
-        mine, theirs = self._points(), other._points()
-        points = {k: kern.mean_by_count(mine[k], n1, theirs[k], n2) for k in mine}
+        own_points, their_points = self._points(), other._points()
+        merged = {k: kern.mean_by_count(own_points[k], n1, their_points[k], n2) for k in own_points}
         totals = kern.class_totals(self) + kern.class_totals(other)
         stage_sum = self._stage_sum() + other._stage_sum()
         phi1, phi2 = self.forget_[0], other.forget_[0]  # (1 without forgetting)
@@ -633,14 +633,14 @@ class FSAUC(ClassWeightTotals, BaseStreamingAUC):
         self.acc_pos_ = self.acc_pos_ / phi1 + other.acc_pos_ / phi2
         self.acc_neg_ = self.acc_neg_ / phi1 + other.acc_neg_ / phi2
         self.forget_ = forget
-        self.v1_ = points["v1"]
-        self.u_ = points["w"] - points["v1"]
+        self.v1_ = merged["v1"]
+        self.u_ = merged["w"] - merged["v1"]
         self.avg_base_ = stage_sum
         self.avg_corr_ = np.zeros_like(self.u_)
         sc = np.zeros(_N_SCALARS)
         sc[_SIGMA] = sc[_TAU] = 1.0
-        sc[[_A, _B, _ALPHA, _A1, _B1, _ALPHA1]] = points["scalars"]
-        sc[[_RADIUS, _D, _BETA, _ETA]] = points["constants"]
+        sc[[_A, _B, _ALPHA, _A1, _B1, _ALPHA1]] = merged["scalars"]
+        sc[[_RADIUS, _D, _BETA, _ETA]] = merged["constants"]
         sc[[_SUM_A, _SUM_B]] = sums_ab
         sc[_NRM2_U], sc[_DOT_UV1] = self.u_ @ self.u_, self.u_ @ self.v1_
         sc[_NRM1_U] = np.abs(self.u_).sum()

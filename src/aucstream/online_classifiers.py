@@ -123,6 +123,7 @@ Deviations
 from __future__ import annotations
 
 import math
+from typing import ClassVar
 
 import numpy as np
 from scipy.stats import norm
@@ -432,7 +433,7 @@ class Perceptron(_LinearOnline):
     True
     """
 
-    param_grid: dict = {}
+    param_grid: ClassVar[dict] = {}
     _parameter_constraints = {**PASS_ORDER, **FORGETTING}
 
     def __init__(self, shuffle: bool = False, random_state=None, half_life: float | None = None):
@@ -708,4 +709,5 @@ class ConfidenceWeighted(BaseStreamingAUC):
         stacked = np.vstack(
             [math.sqrt(n1 / total) * self.sqrt_cov_.T, math.sqrt(n2 / total) * other.sqrt_cov_.T]
         )
-        self.sqrt_cov_ = np.ascontiguousarray(np.linalg.qr(stacked, mode="r").T)
+        r_factor: np.ndarray = np.linalg.qr(stacked, mode="r")  # type: ignore[assignment]
+        self.sqrt_cov_ = np.ascontiguousarray(r_factor.T)

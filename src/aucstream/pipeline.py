@@ -267,8 +267,8 @@ class StreamPipeline(BaseStreamingAUC):
     def _begin_pass(self, y_pm: np.ndarray) -> None:
         self.estimator_._begin_pass(y_pm)
 
-    @property
-    def _tags(self) -> LearnerTags:
+    @property  # the steps' answers, not a class constant
+    def _tags(self) -> LearnerTags:  # type: ignore[override]
         """Learns through ``_learn`` (not the fast path); its prequential scores come at
         kernel speed when its estimator's do."""
         inner = self.__dict__.get("estimator_", self.estimator)

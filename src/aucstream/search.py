@@ -92,7 +92,7 @@ import math
 import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, cast
 
 import numpy as np
 from sklearn.base import clone
@@ -145,7 +145,7 @@ def default_candidates(n_features: int) -> list[BaseStreamingAUC]:
     from .univariate import UnivariateOnline
 
     small = n_features <= 1000
-    summary = {} if small else {"covariance": "hash", "centering": "exact", "sketch_size": 50}
+    summary: dict = {} if small else {"covariance": "hash", "centering": "exact", "sketch_size": 50}
     candidates: list[BaseStreamingAUC] = [
         OPAUC(eta=2.0**k, lam=2.0**-8, **summary) for k in (-6, -9, -12, -3)
     ]
@@ -229,7 +229,7 @@ def search_transaction(owner, search: OnePassSearch, X) -> Iterator[None]:
         flat = _SHALLOW_WALKS[owner] = _state.FlatState(owner, opaque=frozenset(map(id, opaque)))
     scores, labels = search.pending_scores_, search.pending_labels_
     at = int(search.progress_[0])
-    columns = slice(at, at + n)
+    columns = slice(at, at + (n or 0))  # (n is known here: _between_updates took it)
     kept = scores[:, columns].copy(), labels[columns].copy()
     saved = flat.save(flat.plan((scores, labels)))
     journal: list = []
@@ -336,7 +336,6 @@ class OnePassSearch(BaseStreamingAUC):
     True
     """
 
-    _tags = LearnerTags(fast_path=False)  # learns through _learn, not the fast path
     _parameter_constraints: ClassVar[dict] = {
         "candidates": [list, None],
         "first_round": [positive_int()],
@@ -510,7 +509,7 @@ class OnePassSearch(BaseStreamingAUC):
                 members = [lead]
         return lead, tuple(members)
 
-    def _windowed_auc(self, i: int) -> float:
+    def _windowed_auc(self, i: int | np.integer) -> float:
         """Candidate i's AUC over its window with the buffered scores included (a
         peek: the metric is not changed)."""
         m = int(self.progress_[0])
@@ -519,7 +518,7 @@ class OnePassSearch(BaseStreamingAUC):
             return self.recent_[i].get()
         return self.recent_[i]._peek(self.pending_labels_[lo:m], self.pending_scores_[i, lo:m])
 
-    def _buffered_from(self, i: int, windowed: bool) -> int:
+    def _buffered_from(self, i: int | np.integer, windowed: bool) -> int:
         """The first buffered row of candidate i's metric (rows before a reopening
         are not in it, :mod:`aucstream._race_drift`)."""
         start = self.race_[_race_drift.START] if windowed else self.started_at_[i]
@@ -579,7 +578,7 @@ class OnePassSearch(BaseStreamingAUC):
         members = self._members()
         if not members:
             return self._leader()._coef()
-        return sum(slope * c._coef() for c, slope, _ in members) / len(members)
+        return cast(np.ndarray, sum(slope * c._coef() for c, slope, _ in members) / len(members))
 
     def _intercept(self) -> float:
         members = self._members()
@@ -609,18 +608,19 @@ class OnePassSearch(BaseStreamingAUC):
         return default_candidates(1) if self.candidates is None else list(self.candidates)
 
     @property
-    def _tags(self) -> LearnerTags:
+    def _tags(self) -> LearnerTags:  # type: ignore[override]
         """Its own scores come at kernel speed, and it takes example weights, when every
         candidate's do."""
         try:
             candidates = [getattr(c, "_tags", None) for c in self._current_candidates()]
         except TypeError:  # invalid candidates: their parameter check says so
             candidates = [None]
-        valid = all(isinstance(t, LearnerTags) for t in candidates)
-        return LearnerTags(
+        tags = [t for t in candidates if isinstance(t, LearnerTags)]
+        valid = len(tags) == len(candidates)
+        return LearnerTags(  # learns through _learn, not the fast path
             fast_path=False,
-            kernel_prequential=valid and all(t.kernel_prequential for t in candidates),
-            sample_weight=valid and all(t.sample_weight for t in candidates),
+            kernel_prequential=valid and all(t.kernel_prequential for t in tags),
+            sample_weight=valid and all(t.sample_weight for t in tags),
         )
 
     # --------------------------------------------------------------- learning
@@ -731,7 +731,7 @@ class OnePassSearch(BaseStreamingAUC):
             _race_drift.reopen(self)
         return reopen
 
-    def _drop(self, i: int, why: int, at: int) -> None:
+    def _drop(self, i: int | np.integer, why: int, at: int) -> None:
         self.status_[i] = why
         self.dropped_at_[i] = at
 
@@ -840,8 +840,8 @@ class OnePassSearch(BaseStreamingAUC):
         everyone = range(len(self.candidates_))
         overalls = self._current_metrics(everyone, windowed=False)
         recents = self._current_metrics(everyone, windowed=True)
-        leader, members = self._choice()
-        members = set(members)
+        leader, chosen = self._choice()
+        members = set(chosen)
         for i, c in enumerate(self.candidates_):
             if self.status_[i] == _race_drift.WAITING:  # a fresh slot never started
                 continue

@@ -159,7 +159,11 @@ class ClassWeightTotals:
     (:meth:`_class_counts`).
     """
 
-    _state_added_later = (*StateDeclarations._state_added_later, "weight_neg_", "weight_pos_")
+    _state_added_later: ClassVar[tuple[str, ...]] = (
+        *StateDeclarations._state_added_later,
+        "weight_neg_",
+        "weight_pos_",
+    )
 
     def _class_counts(self) -> np.ndarray:
         """Examples learnt per class, ``[negative, positive]``."""

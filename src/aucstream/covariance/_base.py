@@ -10,6 +10,7 @@ plain settings, so a learner holding summaries pickles, saves and resumes exactl
 from __future__ import annotations
 
 from numbers import Integral
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -66,6 +67,10 @@ class CovarianceSummary:
     sketches add ``refresh`` and the sketch products (:class:`_LowRankSummary`).
     """
 
+    # the state every summary holds (set by the subclasses' constructors)
+    count_: np.ndarray
+    sum_: np.ndarray
+
     n_features: int
 
     @property
@@ -113,7 +118,7 @@ class CovarianceSummary:
     def matvec(self, v: ArrayLike) -> np.ndarray:  # pragma: no cover - abstract
         raise NotImplementedError
 
-    def merge(self, other: CovarianceSummary) -> CovarianceSummary:  # pragma: no cover
+    def merge(self, other: Any) -> CovarianceSummary:  # pragma: no cover
         raise NotImplementedError
 
     def arrays(self) -> tuple:  # pragma: no cover - abstract

@@ -728,14 +728,14 @@ class FrequentDirectionsCovariance(_LowRankSummary):
             if np.any(between):
                 cols.append(between[:, None])
                 merged.frob_[0] += between @ between
-        cols = np.hstack(cols).astype(np.float64, copy=False)  # float32 sketches: sum in float64
-        m = cols.shape[1]
+        block = np.hstack(cols).astype(np.float64, copy=False)  # float32 sketches: in float64
+        m = block.shape[1]
         if m < self.sketch_size:
-            merged.sketch_[:, :m] = cols
+            merged.sketch_[:, :m] = block
             merged.nfill_[0] = m
         else:
-            M = _shrink_matrix(cols.T @ cols, self.shrink_index)
-            merged.sketch_[:, : M.shape[1]] = cols @ M
+            M = _shrink_matrix(block.T @ block, self.shrink_index)
+            merged.sketch_[:, : M.shape[1]] = block @ M
             merged.nfill_[0] = M.shape[1]
             merged.n_shrinks_[0] += 1
         merged.defer_base_[0] = merged.n_shrinks_[0]

@@ -96,7 +96,7 @@ def _fd_shrink_rows(sketch, sums, beta, rows, M, dump_coef, dump_out, dump, dump
                 sketch[i, j] = 0.0
 
 
-_BLAS_CONTROLLER = []
+_BLAS_CONTROLLER: list = []
 
 
 def _one_blas_thread():

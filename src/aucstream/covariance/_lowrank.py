@@ -26,7 +26,7 @@ matrix of the rounded Z by that rounding (relative :math:`\epsilon_{32} \approx
 from __future__ import annotations
 
 from collections import namedtuple
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -265,6 +265,9 @@ class _LowRankSummary(CovarianceSummary):
         :math:`Z^\top Z`, maintained incrementally.
     """
 
+    centering: Any
+    asum_: Any
+
     #: Whether examples fill the sketch's columns one by one, so that the sketch must
     #: be shrunk when full (frequent directions), rather than being added to all
     #: columns at once through random draws (the linear sketches).
@@ -324,7 +327,7 @@ class _LowRankSummary(CovarianceSummary):
 
     def arrays(self) -> LowRankArrays:
         """:data:`LowRankArrays` of this summary (its own arrays, updated in place)."""
-        return LowRankArrays(
+        return LowRankArrays(  # type: ignore[call-arg]  # (_fd_fields: the FD fields)
             self.count_,
             self.sum_,
             self.sketch_,

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import math
 from collections import namedtuple
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -299,7 +300,7 @@ class SparsifiedCovariance(CovarianceSummary):
         ):
             raise ValueError(f"prune_slack must be a non-negative number, got {prune_slack!r}")
         self.n_features = check_n_features(n_features)
-        self.sketch_size = check_sketch_size(sketch_size)
+        self.sketch_size: int | None = check_sketch_size(sketch_size)
         self.prune_slack = float(prune_slack)
         d = self.n_features
         self.full = d * (d + 1) // 2
@@ -472,7 +473,7 @@ class SparsifiedCovariance(CovarianceSummary):
         r""":math:`\|P\|_F^2`; O(nnz)."""
         return float(frobenius_sq(self._table()))
 
-    def merge(self, other: SparsifiedCovariance) -> SparsifiedCovariance:
+    def merge(self, other: Any) -> SparsifiedCovariance:
         r"""The sparsification of the sum of both summaries (a new object).
 
         :math:`P = \mathrm{prune}(P_a + P_b)` to :math:`d\tau` non-zeros. By the
@@ -486,7 +487,7 @@ class SparsifiedCovariance(CovarianceSummary):
             raise ValueError(
                 f"cannot merge summaries of sizes {self.sketch_size} and {other.sketch_size}"
             )
-        merged = SparsifiedCovariance(self.n_features, self.sketch_size, self.prune_slack)
+        merged = SparsifiedCovariance(self.n_features, int(self.sketch_size or 0), self.prune_slack)
         standard = merged.capacity
         merged.count_[:] = self.count_ + other.count_
         merged.weight_[:] = self.weight_ + other.weight_
@@ -553,7 +554,7 @@ class ExactSparseCovariance(SparsifiedCovariance):
             isinstance(capacity, (int, np.integer)) and capacity >= 1
         ):
             raise ValueError(f"capacity must be an int >= 1, got {capacity!r}")
-        self.sketch_size = None
+        self.sketch_size = None  # no pruning budget: exact
         self.prune_slack = 0.0
         self.full = self.budget = self.trigger = d * (d + 1) // 2  # never prunes
         self._allocate(min(int(capacity), self.full))
@@ -561,7 +562,7 @@ class ExactSparseCovariance(SparsifiedCovariance):
         self.support_ = np.zeros(d, dtype=np.int64)
         self.n_support_ = np.zeros(1, dtype=np.int64)
 
-    def arrays(self) -> ExactSparseArrays:
+    def arrays(self) -> ExactSparseArrays:  # type: ignore[override]  # the exact kind's
         """:data:`ExactSparseArrays` of this summary (its own arrays, updated in place)."""
         return ExactSparseArrays(
             self.count_,
@@ -609,7 +610,7 @@ class ExactSparseCovariance(SparsifiedCovariance):
     def prune(self) -> None:
         """Nothing: an exact summary is never pruned."""
 
-    def merge(self, other: ExactSparseCovariance) -> ExactSparseCovariance:
+    def merge(self, other: Any) -> ExactSparseCovariance:
         """The exact summary of both streams together (a new object)."""
         if not isinstance(other, ExactSparseCovariance):
             raise TypeError(f"cannot merge ExactSparseCovariance with {type(other).__name__}")

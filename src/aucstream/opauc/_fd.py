@@ -20,6 +20,8 @@ with what a sketch that fills its columns one example at a time adds:
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from .._base import BaseStreamingAUC
@@ -79,16 +81,18 @@ class FrequentDirectionsEngine(LowRankEngine):
         """The kernel window by window, shrinking and re-basing where it stops."""
         settings, A, scratch = self._prepare(learner, chunk)
         rows = (chunk.indptr, chunk.indices, chunk.data, chunk.y)
+        indptr: Any = chunk.indptr  # CSR: the frequent-directions engine reads rows so
+        indices: Any = chunk.indices
         r, resume, n = 0, False, chunk.n_samples
         labels = np.asarray(chunk.y) > 0
         members = (np.flatnonzero(~labels), np.flatnonzero(labels))
         while True:
             # the rows up to the next possible shrink, brought up to date
             end = self.window(learner, members, r + 1 if resume else r, n)
-            features = chunk.indices[chunk.indptr[r] : chunk.indptr[end + 1]]
+            features = indices[indptr[r] : indptr[end + 1]]
             for s in learner.stats_:
                 s.catch_up(features, learner.v_)
-            sub = (chunk.indptr[: end + 2], *rows[1:])
+            sub = (indptr[: end + 2], *rows[1:])
             pre = chunk.pre_scores
             pre = pre[: end + 1] if pre.shape[0] == n else pre
             r, event = self._run(learner, sub, pre, A, r, resume, settings, scratch)

@@ -62,6 +62,9 @@ class MinMaxScalerPM1(MinMaxScaler):
            [ 1.,  0.]])
     """
 
+    scale_: np.ndarray
+    min_: np.ndarray
+
     _parameter_constraints: dict = {"copy": ["boolean"]}
 
     def __init__(self, *, copy: bool = True):

@@ -19,7 +19,7 @@ Usage inside a stream::
 from __future__ import annotations
 
 from collections import namedtuple
-from typing import ClassVar
+from typing import Any, ClassVar, TypeAlias
 
 import numpy as np
 import scipy.sparse as sp
@@ -42,7 +42,7 @@ from .._params import (
 
 __all__ = ["OnlineStandardScaler"]
 
-_Sparse = sp.spmatrix | sp.sparray
+_Sparse: TypeAlias = sp.spmatrix | sp.sparray
 
 _EPS = float(np.finfo(np.float64).eps)
 
@@ -405,6 +405,11 @@ class OnlineStandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator
            [ 1.521,  1.732]])
     """
 
+    # fitted state (set by partial_fit; the pieces merge checks)
+    n_features_in_: int
+    n_samples_seen_: Any
+    with_mean_: bool | None
+
     _parameter_constraints: ClassVar[dict[str, list]] = {
         "with_mean": [StrOptions({"auto"}), "boolean"],
         "with_std": ["boolean"],
@@ -570,7 +575,7 @@ class OnlineStandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator
             )
         names, other_names = (getattr(s, "feature_names_in_", None) for s in (self, other))
         if (names is None) != (other_names is None) or (
-            names is not None and not np.array_equal(names, other_names)
+            names is not None and other_names is not None and not np.array_equal(names, other_names)
         ):
             raise ValueError("cannot merge scalers fitted on different feature names")
         n_a, n_b = self.n_samples_seen_, other.n_samples_seen_
@@ -700,7 +705,7 @@ class OnlineStandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator
         if reset:
             centered = not sparse if self.with_mean == "auto" else bool(self.with_mean)
         else:
-            centered = self.with_mean_
+            centered = bool(self.with_mean_)
             if self.with_mean != "auto" and bool(self.with_mean) != centered:
                 raise InvalidParameterError(
                     f"The 'with_mean' parameter of OnlineStandardScaler is {self.with_mean} "

@@ -6,10 +6,9 @@ chunk by chunk. Validation, label encoding and the streaming loop live here, onc
 a learner only allocates its state (``_init_state``) and runs its compiled kernel
 over one validated chunk (``_update``).
 
-Chunks reach the kernels in one layout: CSR arrays (``indptr``, ``indices``, ``data``)
-with int64 indices and float64 values, whatever the input was. A dense chunk becomes
-CSR arrays that store every entry, including zeros, so dense and sparse input run
-the very same arithmetic (zeros contribute exact zeros) and give the same model.
+Chunks reach the kernels in one layout (:class:`aucstream._chunks.Chunk`: dense rows
+read in place, or CSR with int64 indices), one kernel serving both: dense and sparse
+input give the same model.
 
 The machinery behind these methods — validation, the learning step and its
 transaction, the state declarations and the fast path of small calls — is the learning
@@ -327,42 +326,6 @@ class BaseStreamingAUC(SmallCalls, StateDeclarations, LearningStep, ClassifierMi
         self._stream(X, [y], classes, None, prequential=False)
         return self
 
-    def predict_one(self, x):
-        """The predicted label of one example (see :meth:`predict`).
-
-        Parameters
-        ----------
-        x : array-like of shape (n_features,) or dict
-            The example (a dict maps feature indices to values, as in
-            :meth:`learn_one`).
-
-        Returns
-        -------
-        label
-            A value of ``classes_``.
-        """
-        score = self._score_one(x)
-        if score is None:
-            return self.predict(self._one_row(x))[0]
-        return self.classes_[int(score - self._threshold() > 0)]
-
-    def decision_one(self, x) -> float:
-        """The score of one example (see :meth:`decision_function`).
-
-        Parameters
-        ----------
-        x : array-like of shape (n_features,) or dict
-            The example.
-
-        Returns
-        -------
-        float
-        """
-        score = self._score_one(x)
-        if score is None:
-            return float(self.decision_function(self._one_row(x))[0])
-        return score - self._threshold()
-
     # ------------------------------------------------------------------- merging
     def merge(self, other: BaseStreamingAUC) -> BaseStreamingAUC:
         """Absorb a learner of the same kind that learnt another part of the stream.
@@ -523,13 +486,11 @@ class BaseStreamingAUC(SmallCalls, StateDeclarations, LearningStep, ClassifierMi
         """Labels: ``classes_[1]`` where the calibrated probability exceeds 1/2, or
         where the score exceeds the threshold of an operating point.
 
-        By default that is where :meth:`decision_function` is positive. Without a
-        calibration yet (fewer than two scores of each class seen, or a learner that
-        reports no prequential scores) the model's score is thresholded at 0, as
-        scikit-learn's linear classifiers do. On rare positives the probability 1/2 may
-        flag nothing: ``threshold`` then chooses the operating point from the
-        prequential scores of the same pass (:mod:`aucstream._calibration`: the last
-        few thousand scores of negatives and of all examples).
+        By default that is where :meth:`decision_function` is positive (the score
+        itself, thresholded at 0, before a calibration is ready). On rare positives
+        the probability 1/2 may flag nothing: ``threshold`` then chooses the operating
+        point from the last prequential scores of the same pass
+        (:mod:`aucstream._calibration`).
 
         Parameters
         ----------
@@ -552,8 +513,7 @@ class BaseStreamingAUC(SmallCalls, StateDeclarations, LearningStep, ClassifierMi
         Raises
         ------
         ValueError
-            For a malformed ``threshold``, a rate outside (0, 1), or an operating point
-            asked of a learner that has no prequential scores yet.
+            A malformed ``threshold``, a rate outside (0, 1), or no prequential scores.
 
         Examples
         --------
@@ -580,12 +540,10 @@ class BaseStreamingAUC(SmallCalls, StateDeclarations, LearningStep, ClassifierMi
         return self.classes_[positive.astype(np.intp)]
 
     def _operating_cut(self, kind: str, rate: float) -> float:
-        """The score (on the scale of :meth:`_own_scores`) above which a row is flagged
-        for the operating point ``kind`` ("fpr" or "alert_rate") at ``rate``, from the
-        windows of prequential scores (:func:`aucstream._calibration.operating_threshold`).
-        A learner whose windows are empty and that wraps a fitted learner
-        (``estimator_``, a pipeline) takes that learner's, moved to its own scale
-        (its scores are the inner learner's decision values)."""
+        """The score (scale of :meth:`_own_scores`) above which a row is flagged at the
+        operating point ``kind`` ("fpr", "alert_rate") and ``rate``, from the windows
+        (:func:`aucstream._calibration.operating_threshold`), else from the wrapped
+        ``estimator_``'s (a pipeline's scores are its decision values)."""
         window = getattr(self, "score_window_", None)
         inner: Any = getattr(self, "estimator_", None)
         if (window is None or not window[:, 0].any()) and hasattr(inner, "_operating_cut"):
@@ -628,11 +586,8 @@ class BaseStreamingAUC(SmallCalls, StateDeclarations, LearningStep, ClassifierMi
 
     @property
     def intercept_(self) -> np.ndarray:
-        """Intercept of :meth:`decision_function`, shape (1,).
-
-        The model's own intercept (0 for the pairwise learners: AUC ignores shifts)
-        minus the calibrated threshold.
-        """
+        """Intercept of :meth:`decision_function`, shape (1,): the model's own (0 for the
+        pairwise learners: AUC ignores shifts) minus the calibrated threshold."""
         check_is_fitted(self, "n_samples_seen_")
         return np.array([self._intercept() - self._threshold()])
 

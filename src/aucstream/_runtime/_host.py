@@ -59,6 +59,9 @@ if TYPE_CHECKING:
         _bounded_state: Callable[[], tuple]
         _plan_variant: Callable[..., Any]
         _chunk_rows: Callable[..., np.ndarray]
+        _threshold: Callable[[], float]
+        predict: Callable[..., np.ndarray]
+        decision_function: Callable[..., np.ndarray]
 
 else:  # at run time the mixins derive from object: nothing above exists
     LearnerHost = object

@@ -443,6 +443,42 @@ class SmallCalls(LearnerHost):
                 cache.plans[key] = plan
         return plan
 
+    def predict_one(self, x):
+        """The predicted label of one example (see ``predict``).
+
+        Parameters
+        ----------
+        x : array-like of shape (n_features,) or dict
+            The example (a dict maps feature indices to values, as in
+            ``learn_one``).
+
+        Returns
+        -------
+        label
+            A value of ``classes_``.
+        """
+        score = self._score_one(x)
+        if score is None:
+            return self.predict(self._one_row(x))[0]
+        return self.classes_[int(score - self._threshold() > 0)]
+
+    def decision_one(self, x) -> float:
+        """The score of one example (see ``decision_function``).
+
+        Parameters
+        ----------
+        x : array-like of shape (n_features,) or dict
+            The example.
+
+        Returns
+        -------
+        float
+        """
+        score = self._score_one(x)
+        if score is None:
+            return float(self.decision_function(self._one_row(x))[0])
+        return score - self._threshold()
+
     def _score_one(self, x) -> float | None:
         """The model's own score ``w^T x + b`` of one plainly valid example (a finite
         float, equal bit for bit to what :meth:`decision_function` adds the threshold

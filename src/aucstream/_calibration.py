@@ -353,6 +353,17 @@ def record(window, scores, y_pm, weights):
     _push(window, scores, y_pm, weights)
 
 
+def learnt(learner, scores: np.ndarray, y_pm: np.ndarray, weights: np.ndarray) -> None:
+    """After a learning step whose kernel wrote the prequential ``scores``: the
+    learner's calibration learns them (unless its kernel fitted it,
+    ``_tags.kernel_calibrates``) and its operating-point windows take them. (The
+    per-example entry decides which once, :class:`aucstream._runtime._entry.OneStep`.)"""
+    if learner._tags.kernel_calibrates:
+        record(learner.score_window_, scores, y_pm, weights)
+    else:
+        observe(learner.calibration_, learner.score_window_, scores, y_pm, weights)
+
+
 def window_scores(window: np.ndarray, which: int) -> np.ndarray:
     """The scores held by row ``which`` of ``window`` (0: negatives, 1: all), in ring
     order (a view)."""

@@ -248,19 +248,7 @@ class LearningStep(LearnerHost):
         before = self.n_samples_seen_
         self.n_samples_seen_ += chunk.n_samples
         if self._tags.kernel_prequential and not self.is_batch:
-            # the calibration (unless the kernel fitted it) and the operating-point windows
-            if self._tags.kernel_calibrates:
-                _calibration.record(
-                    self.score_window_, chunk.pre_scores, chunk.y, chunk.sample_weight
-                )
-            else:
-                _calibration.observe(
-                    self.calibration_,
-                    self.score_window_,
-                    chunk.pre_scores,
-                    chunk.y,
-                    chunk.sample_weight,
-                )
+            _calibration.learnt(self, chunk.pre_scores, chunk.y, chunk.sample_weight)
         elif self.is_batch:
             scores = self._raw_scores(X)
             _calibration.fit_batch(self.calibration_, scores, chunk.y, chunk.sample_weight)

@@ -261,12 +261,7 @@ class SmallCalls(LearnerHost):
             before = self.n_samples_seen_
             self.n_samples_seen_ = before + 1
             if self._tags.kernel_prequential:
-                if self._tags.kernel_calibrates:
-                    _calibration.record(self.score_window_, one.scores, one.y, NONE)
-                else:
-                    _calibration.observe(
-                        self.calibration_, self.score_window_, one.scores, one.y, NONE
-                    )
+                _calibration.learnt(self, one.scores, one.y, NONE)
             if not flat.all_finite(plan, rows):  # current: a bound update keeps it so
                 self._check_finite(one.exact_chunk(), before)
         except BaseException:
@@ -384,12 +379,7 @@ class SmallCalls(LearnerHost):
                 before = self.n_samples_seen_
                 self.n_samples_seen_ = before + n
                 if calibrate:
-                    if self._tags.kernel_calibrates:
-                        _calibration.record(self.score_window_, scores, y_pm, NONE)
-                    else:
-                        _calibration.observe(
-                            self.calibration_, self.score_window_, scores, y_pm, NONE
-                        )
+                    _calibration.learnt(self, scores, y_pm, NONE)
                 if not (flat.current(self) and flat.all_finite(plan, rows)):
                     self._check_finite(chunk, before)
             else:  # no prequential kernel: score and learn row by row

@@ -164,3 +164,21 @@ def test_a_pipeline_uses_its_learners_windows():
     np.testing.assert_array_equal(model.predict(X, threshold="alert_rate:0.01"), expected)
     with pytest.raises(ValueError, match="records no prequential scores"):
         BatchUnivariate().fit(X, y).predict(X, threshold="fpr:0.1")
+
+
+def test_the_tuning_free_pipeline_has_an_operating_point():
+    """StreamPipeline() (the search's race) fills its windows at block ends, on the
+    scale it scores with, so an alert budget flags about its rate, whatever the chunks."""
+    from aucstream import StreamPipeline
+
+    X, y = _rare(12000, rate=0.01)
+    one = StreamPipeline().fit(X, y)
+    flagged = one.predict(X, threshold="alert_rate:0.02").mean()
+    assert 0.005 < flagged < 0.05, flagged
+    chunked = StreamPipeline()
+    for start in range(0, X.shape[0], 777):
+        chunked.partial_fit(X[start : start + 777], y[start : start + 777], classes=[0, 1])
+    np.testing.assert_array_equal(chunked.estimator_.score_window_, one.estimator_.score_window_)
+    np.testing.assert_array_equal(
+        chunked.predict(X, threshold="fpr:0.01"), one.predict(X, threshold="fpr:0.01")
+    )

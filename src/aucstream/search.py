@@ -1,12 +1,10 @@
 r"""One-pass model selection: race AUC learners on the stream by exact prequential AUC.
 
-The papers choose step sizes and regularization by cross-validation over many passes
-(G13 §6.1, G16 §7.1, Z11 §4.1), which a stream does not allow. :class:`OnePassSearch`
-runs a set of candidate learners on the same stream, in the same pass, and keeps the
-best: every example is first scored by every candidate (test), then learnt by it
-(train), so each candidate's scores are out-of-sample and all candidates are compared
-on exactly the same examples. Candidates that are confidently worse are dropped, so
-the cost stays a small multiple of one learner's.
+The papers tune by cross-validation over many passes (G13 §6.1, G16 §7.1, Z11 §4.1),
+which a stream does not allow. :class:`OnePassSearch` runs candidate learners on the
+same stream in the same pass and keeps the best: every example is scored by every
+candidate (test), then learnt (train), so all are compared out-of-sample on the same
+examples. Confidently worse candidates are dropped: the cost stays a small multiple.
 
 The rule
 --------
@@ -33,12 +31,10 @@ with :math:`m = \min(n_+, n_-)` the smaller class count of that window:
    price is that a slow starter can be dropped before it overtakes (the racing step
    alone would keep it while it is not confidently worse).
 
-A round is postponed while the window holds fewer than ``min_class`` examples of
-either class. A candidate whose state becomes infinite (a step size too large for the
-data) is dropped at once; its last good state is kept for the leaderboard. Both
-statistics are caveated in the usual way: the scorers change while they learn, so
-the i.i.d. premise holds only approximately; what is exact is the AUC itself and the
-fact that all candidates are judged on the same examples.
+A round waits for ``min_class`` examples of each class in the window. A diverged
+candidate is dropped at once (its last good state kept). The scorers change while
+they learn, so the i.i.d. premise holds only approximately; what is exact is the AUC
+and that all candidates are judged on the same examples.
 
 The scores
 ----------
@@ -68,12 +64,9 @@ average is the leader alone. A candidate whose calibration is not ready (both cl
 seen, with a spread of scores) is left out; with fewer than two calibrated members
 the leader scores alone, with its own calibration.
 
-The leaderboard (``leaderboard_``, a pandas DataFrame) lists every candidate's exact
-prequential AUC over all the examples it learnt (exact up to ``2**17`` of them, then
-within the bound it reports, see :class:`aucstream.metrics.PrequentialAUC`) with the
-span of the stream it covers, its windowed AUC, its examples, its status and whether
-it is in the ensemble. A dropped candidate's AUC covers the stream up to its drop
-only, so AUCs of different rows are comparable only over the same span.
+The leaderboard (``leaderboard_``, a DataFrame) lists each candidate's exact
+prequential AUC with the span of the stream it covers (a dropped one's ends at its
+drop: compare rows over the same span), its windowed AUC, status and membership.
 
 Streams that change (``drift``, on by default: the race reopens when the leader's AUC
 drops) and the partial AUC as the racing statistic (``max_fpr``):
@@ -163,6 +156,8 @@ _FROZEN: weakref.WeakSet = weakref.WeakSet()
 _JOURNALS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 #: The walks of such calls' owners, with the candidates and metrics opaque.
 _SHALLOW_WALKS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_NONE = np.empty(0)  # no example weights
+
 #: Each search's leader and ensemble at its current stream position (``_choice``).
 _CHOICES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
@@ -266,29 +261,24 @@ class OnePassSearch(BaseStreamingAUC):
         Examples before the first elimination round; round k happens after
         ``first_round * 2**k`` examples.
     window : int, default=20000
-        The racing statistic is each candidate's exact AUC over the last ``window``
-        examples (memory: 25 bytes per example per candidate).
+        The racing statistic: the exact AUC over the last ``window`` examples (25 bytes
+        per example per candidate).
     delta : float in (0, 1), default=0.05
         Confidence of the racing step.
     halving : bool, default=True
-        Whether each round also keeps at most half of the candidates (cost control).
+        Each round also keeps at most half of the candidates (cost control).
     min_class : int, default=20
-        A round needs at least this many positives and negatives in the window.
+        A round needs this many positives and negatives in the window.
     exact_scores : int, default=2**17
-        Scores each candidate keeps for its exact prequential AUC on the leaderboard
-        (16 bytes each); beyond that the AUC is binned and reported with its error
-        bound, so the search's memory stays bounded.
+        Scores each candidate keeps for its exact prequential AUC (16 bytes each);
+        beyond, the AUC is binned and reported with its error bound (bounded memory).
     ensemble : int, default=3
-        Scores come from the average calibrated log-odds of the (at most) ``ensemble``
-        alive candidates with the best windowed AUC (module docstring, "The
-        scores"); 1 means the leader alone.
+        Scores average the calibrated log-odds of the (at most) ``ensemble`` best alive
+        candidates (module docstring, "The scores"); 1 means the leader alone.
     drift : "auto", aucstream.drift.DriftDetector or None, default="auto"
-        React to a drop of the leader's AUC by reopening the race
-        (:mod:`aucstream._race_drift`): ``"auto"`` watches with
-        ``PageHinkley(mode="down")`` on the AUC's ranking signal, a detector instance
-        (``ADWIN()``, ``PageHinkley(...)``) watches with that one, None never reopens
-        (the race of the module docstring exactly; a stationary stream that raises no
-        alarm is learnt the same either way).
+        Reopen the race when the leader's AUC drops (:mod:`aucstream._race_drift`):
+        ``"auto"`` watches with ``PageHinkley(mode="down")``, a detector instance with
+        that one; None never reopens (a stationary stream is learnt the same either way).
     max_fpr : float in (0, 1] or None, default=None
         Race by the exact partial AUC over false positive rates up to ``max_fpr``
         (McClish-standardized) instead of the AUC; the default candidates then include
@@ -305,20 +295,16 @@ class OnePassSearch(BaseStreamingAUC):
     leader_ : int
         Index of the leading candidate (``best_estimator_``).
     ensemble_ : ndarray of int64 of shape (ensemble,)
-        The candidates whose calibrated log-odds are averaged into the scores, best
-        first (-1 pads; only the leader's entry when it scores alone).
+        The candidates averaged into the scores, best first (-1 pads).
     leaderboard_ : pandas.DataFrame
-        One row per candidate: status, each AUC and the span of the stream it was
-        measured on (see :attr:`leaderboard_`).
+        One row per candidate: status, each AUC and the span it was measured on.
     started_at_ : ndarray of int64
-        Examples seen when each candidate started (0, or the reopening that restarted
-        it).
+        Examples seen when each candidate started (0, or its reopening).
     drift_ : aucstream.drift.AUCDriftDetector or None
         The leader's watch (None with ``drift=None``).
     race_ : ndarray of int64 of shape (6,)
-        Start of the current race, reopenings, alarms, position of the last alarm
-        (examples seen after it; 0 before any), candidates of the first race, buffered
-        examples already fed to the detector.
+        Race start, reopenings, alarms, last alarm's position (0: none), first race's
+        candidates, buffered examples fed to the detector.
     classes_, n_samples_seen_, n_features_in_
         As for every learner.
 
@@ -705,6 +691,20 @@ class OnePassSearch(BaseStreamingAUC):
         quiet = self.__dict__.get("drift_") is None or _race_drift.frozen_ok(self, n)
         return quiet and buffered + n < self._BLOCK and self.n_samples_seen_ + n < next_round
 
+    def _record_window(self, m: int) -> None:
+        """The operating-point windows (``predict(threshold=...)``) take the block's
+        scores on the search's scale: the leader's, or the ensemble's mean log-odds,
+        over the rows every member scored (a block end is a stream position)."""
+        leader, chosen = self._choose()  # (not _choice: its cache is by position)
+        members = list(chosen) if len(chosen) > 1 else [leader]
+        lo = max(self._buffered_from(i, windowed=False) for i in members)
+        scores = [self.pending_scores_[i, lo:m] for i in members]
+        if len(members) > 1:
+            maps = [_calibration.logit_map(self.candidates_[i].calibration_) for i in members]
+            scores = [np.mean([a * s + b for (a, b), s in zip(maps, scores)], axis=0)]
+        y_pm = 2.0 * self.pending_labels_[lo:m] - 1.0
+        _calibration.record(self.score_window_, np.ascontiguousarray(scores[0]), y_pm, _NONE)
+
     def _flush(self) -> bool:
         """Feed the buffered scores to the metrics of the candidates that produced them
         (the leader's to the detector); reopen on an alarm; whether it reopened."""
@@ -718,6 +718,7 @@ class OnePassSearch(BaseStreamingAUC):
             return False
         reopen = _race_drift.watch(self)
         labels = self.pending_labels_
+        self._record_window(m)
         for i in np.flatnonzero(self.status_ == ALIVE):  # a diverged one's block is lost
             for metric, lo in (
                 (self.overall_[i], self._buffered_from(i, windowed=False)),
@@ -799,8 +800,7 @@ class OnePassSearch(BaseStreamingAUC):
         candidate : str
             The candidate's ``repr``.
         status : str
-            ``"alive"``, ``"dropped (racing)"``, ``"dropped (halving)"`` or
-            ``"diverged"`` (a state that became infinite).
+            ``"alive"``, ``"dropped (racing)"``, ``"dropped (halving)"``, ``"diverged"``.
         dropped_at : Int64
             The number of examples seen when it was dropped (``<NA>`` while alive).
         leader, in_ensemble : bool

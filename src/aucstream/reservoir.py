@@ -406,13 +406,19 @@ class Reservoir:
         self.counts_ = np.array([rows.shape[0], n1 + n2], dtype=np.int64)
         return self
 
-    def offer(self, X: ArrayLike, rng: np.random.Generator) -> Reservoir:
-        """Offer the rows of ``X`` in order, one uniform draw each; returns self."""
+    def _reserved_rows(self, X: ArrayLike) -> tuple:
+        """The CSR arrays of the rows of ``X`` and their number, checked against the
+        width, with room reserved for them (what both rules of offering share)."""
         indptr, indices, data, d = csr_arrays(X)
         if d != self.n_features:
             raise ValueError(f"Reservoir holds {self.n_features} features, got {d}")
         n = indptr.shape[0] - 1
         self.reserve(n)
+        return indptr, indices, data, n
+
+    def offer(self, X: ArrayLike, rng: np.random.Generator) -> Reservoir:
+        """Offer the rows of ``X`` in order, one uniform draw each; returns self."""
+        indptr, indices, data, n = self._reserved_rows(X)
         _offer_rows(
             self.items_,
             self.sq_norms_,
@@ -522,11 +528,7 @@ class BiasedReservoir(Reservoir):
     def offer(self, X: ArrayLike, rng: np.random.Generator) -> BiasedReservoir:
         """Tick and offer the rows of ``X`` in order, three uniform draws each; returns
         self."""
-        indptr, indices, data, d = csr_arrays(X)
-        if d != self.n_features:
-            raise ValueError(f"Reservoir holds {self.n_features} features, got {d}")
-        n = indptr.shape[0] - 1
-        self.reserve(n)
+        indptr, indices, data, n = self._reserved_rows(X)
         _offer_biased_rows(
             *self.kernel_arrays(),
             self.gamma,

@@ -99,7 +99,7 @@ from ._chunks import Chunk
 from ._kernels import col, jit, n_rows, row, rows_of
 from ._params import PASS_ORDER, non_negative, positive
 from ._runtime import LearnerTags
-from .ftrl import auc_gradient_scale, by_rows, observe_score
+from .ftrl import _ROW_LOG_MIN, auc_gradient_scale, by_rows, observe_score
 
 __all__ = ["SPAM", "lazy_prox_weights"]
 
@@ -110,8 +110,6 @@ _AHAT, _BHAT, _A, _B = 0, 1, 2, 3
 A_MIN = 1e-100
 #: ... or B has grown beyond this (cancellation in v - B).
 B_MAX = 1e6
-
-_ROW_LOG_MIN = 4096
 
 
 @jit(inline="always")

@@ -36,9 +36,27 @@ __all__ = [
 Rows = namedtuple("Rows", ["indptr", "indices", "data", "y"])
 
 
+def _read_only(a):
+    """``a``, or a read-only view of it when it is writeable (None stays None)."""
+    if a is None or not a.flags.writeable:
+        return a
+    view = a.view()
+    view.flags.writeable = False
+    return view
+
+
 def rows_of(chunk) -> Rows:
-    """The :class:`Rows` of an :class:`aucstream._chunks.Chunk`."""
-    return Rows(chunk.indptr, chunk.indices, chunk.data, chunk.y)
+    """The :class:`Rows` of an :class:`aucstream._chunks.Chunk`.
+
+    The row arrays are passed read-only, whatever the caller's arrays are: numba
+    compiles one specialization per mutability, and a kernel reads its rows and never
+    writes them, so read-only rows (a pandas frame under copy-on-write, a memory map,
+    scikit-learn's read-only checks) and writeable ones share one compiled kernel
+    instead of two (the largest kernels take seconds to compile each).
+    """
+    return Rows(
+        _read_only(chunk.indptr), _read_only(chunk.indices), _read_only(chunk.data), chunk.y
+    )
 
 
 # Dense and sparse rows through one set of helpers. Each helper below is a numba

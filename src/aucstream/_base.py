@@ -32,6 +32,7 @@ from ._chunks import (
     dict_row,
     dict_row_arrays,
 )
+from ._fastpath import FAST
 from ._runtime import (
     ClassWeightTotals,
     LearnerTags,
@@ -304,8 +305,16 @@ class BaseStreamingAUC(SmallCalls, StateDeclarations, LearningStep, ClassifierMi
         -------
         self
         """
-        if classes is None and not _own_partial_fit(type(self)) and self._learn_one_fast(x, y):
-            return self
+        if classes is None and not _own_partial_fit(type(self)):
+            # the per-example entry (aucstream._runtime._entry.OneStep), else the
+            # one-row fast path, which makes it
+            cache = FAST.get(self)
+            if cache is not None:
+                step = cache.sparse_step if type(x) is dict else cache.dense_step
+                if step is not None and step.learn(self, x, y):
+                    return self
+            if self._learn_one_fast(x, y):
+                return self
         if np.ndim(y) != 0:
             raise ValueError(f"y must be one label (learn_one learns one example), got {y!r}")
         if _own_partial_fit(type(self)):
@@ -476,6 +485,10 @@ class BaseStreamingAUC(SmallCalls, StateDeclarations, LearningStep, ClassifierMi
         ndarray of shape (2,)
             ``P(classes_[0])`` and ``P(classes_[1])``.
         """
+        if type(x) is dict:
+            proba = self._dict_score(x, True)
+            if proba is not None:
+                return proba
         score = self._score_one(x)
         if score is None:
             return self.predict_proba(self._one_row(x))[0]

@@ -8,7 +8,6 @@ arithmetic (zeros contribute exact zeros) and give the same model.
 
 from __future__ import annotations
 
-import functools
 import operator
 import struct
 from typing import NamedTuple
@@ -16,6 +15,7 @@ from typing import NamedTuple
 import numpy as np
 import scipy.sparse as sp
 
+from ._calibration import probability_one, threshold_one
 from ._kernels import jit
 
 __all__ = [
@@ -308,6 +308,44 @@ def sparse_row_dot(idx, vals, coef):
 
 
 @jit
+def score_packed_row(indices, data, coef, calibration, proba, out, k):
+    """Score the row packed into the first ``k`` entries of ``indices`` and ``data``
+    (sorted in place, :func:`sort_row`) with the weights ``coef[:-1]`` and the
+    intercept ``coef[-1]``: the decision ``w^T x + b - t`` (``t``: the calibration's
+    threshold, :func:`aucstream._calibration.threshold_one`; 0.0 for an empty
+    ``calibration``), or, with ``proba``, the probability of the positive class
+    (:func:`aucstream._calibration.probability_one`), with ``out[0], out[1]`` = the
+    two classes' probabilities. The dot is summed in index order from 0.0, as
+    :func:`sparse_row_dot`, so the results are those of ``decision_function`` /
+    ``predict_proba`` of the same CSR row bit for bit. NaN, ``out`` unspecified,
+    when :func:`_values_ok` refuses the values, an index is outside
+    ``[0, coef.shape[0] - 1)`` or repeats, ``k`` exceeds the buffers, or
+    ``w^T x + b`` is not finite (the usual path then says why)."""
+    if k < 0 or k > indices.shape[0] or k > data.shape[0]:
+        return np.nan
+    idx, vals = indices[:k], data[:k]
+    if not _values_ok(vals):
+        return np.nan
+    sort_row(idx, vals)
+    d = coef.shape[0] - 1
+    s = 0.0
+    for a in range(k):
+        c = idx[a]
+        if c < 0 or c >= d or (a > 0 and c == idx[a - 1]):
+            return np.nan
+        s += vals[a] * coef[c]
+    s += coef[d]
+    if not np.isfinite(s):
+        return np.nan
+    if proba:
+        p = probability_one(calibration, s)
+        out[0] = 1.0 - p
+        out[1] = p
+        return p
+    return s - (threshold_one(calibration) if calibration.shape[0] else 0.0)
+
+
+@jit
 def flagged(seen):
     """The indices of the true entries of the boolean ``seen``, sorted (int64)."""
     out = np.empty(np.count_nonzero(seen), dtype=np.int64)
@@ -506,11 +544,18 @@ def to_chunk(
     return Chunk(indptr, indices, data, y, d, scores, weights)
 
 
-@functools.lru_cache(maxsize=256)
+#: The layouts of ``k`` int64 keys and ``k`` float64 values, by ``k`` (kept: building
+#: one costs a visible part of a one-row call; a dict lookup costs less than a cached
+#: function's call).
+_DICT_ROW_STRUCTS: dict[int, tuple[struct.Struct, struct.Struct]] = {}
+
+
 def _dict_row_structs(k: int) -> tuple[struct.Struct, struct.Struct]:
-    """The layouts of ``k`` int64 keys and ``k`` float64 values (kept: building one
-    costs a visible part of a one-row call)."""
-    return struct.Struct(f"={k}q"), struct.Struct(f"={k}d")
+    """The layouts of ``k`` keys and ``k`` values (made once per ``k``)."""
+    if len(_DICT_ROW_STRUCTS) >= 1024:
+        _DICT_ROW_STRUCTS.clear()
+    found = _DICT_ROW_STRUCTS[k] = struct.Struct(f"={k}q"), struct.Struct(f"={k}d")
+    return found
 
 
 def pack_dict_row(x: dict, indices: np.ndarray, data: np.ndarray) -> bool:
@@ -529,7 +574,8 @@ def pack_dict_row(x: dict, indices: np.ndarray, data: np.ndarray) -> bool:
     of the keys and an ``array("d")`` of the values (``learn_one, dict`` in
     ``benchmarks/bench_base.py``, reported in docs/benchmarks.md).
     """
-    key_layout, value_layout = _dict_row_structs(len(x))
+    layouts = _DICT_ROW_STRUCTS.get(len(x))
+    key_layout, value_layout = _dict_row_structs(len(x)) if layouts is None else layouts
     try:
         # (numpy arrays are buffers; the stubs of Python 3.10 cannot say so)
         key_layout.pack_into(indices, 0, *x)  # type: ignore[arg-type]

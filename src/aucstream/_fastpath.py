@@ -9,14 +9,21 @@ its state, the parameters last validated and the labels, and check labels cheapl
 from __future__ import annotations
 
 import weakref
+from functools import partial
 from operator import attrgetter, is_
 from typing import Any
 
 import numpy as np
 
 from . import _chunks
-from ._chunks import Chunk, load_dense_row, load_row_in_place, load_sparse_row
-from ._kernels import bound_call
+from ._chunks import (
+    Chunk,
+    load_dense_row,
+    load_row_in_place,
+    load_sparse_row,
+    score_packed_row,
+)
+from ._kernels import bound_call, compiled_entry
 
 #: Parameter values of these types are kept by identity between validations: they are
 #: immutable, or (generators) their validity does not depend on their contents.
@@ -63,6 +70,7 @@ class FastCache:
         "kinds",
         "sparse_step",
         "dense_step",
+        "scorer",
     )
     # what the slots hold (set when the cache is filled; None until then)
     params: Any
@@ -75,6 +83,7 @@ class FastCache:
     kinds: Any
     sparse_step: Any
     dense_step: Any
+    scorer: Any
 
     def __init__(self):
         self.params = self.flat = self.classes = None
@@ -88,6 +97,8 @@ class FastCache:
         #: the per-example entries (:class:`aucstream._runtime._entry.OneStep`) of
         #: dict rows and of 1-D float64 rows, once made
         self.sparse_step = self.dense_step = None
+        #: the prepared scoring of dict rows (:class:`OneScore`), once made
+        self.scorer = None
 
 
 class ByIdentity:
@@ -374,3 +385,70 @@ class OneRow:
             data=self.data[:k].copy(),
             y=self.y.copy(),
         )
+
+
+#: The calibration of a learner without one (:func:`aucstream._chunks.score_packed_row`
+#: then subtracts no threshold).
+NO_CALIBRATION = np.zeros(0)
+
+
+class OneScore:
+    """A learner's prepared scoring of one dict row (``decision_one``,
+    ``predict_one``, ``predict_proba_one``): buffers of ``n_features`` entries that
+    each call packs the row into (:func:`aucstream._chunks.pack_dict_row`), the
+    weights and intercept (``coef``: ``_coef()`` then ``_intercept()``), and
+    :func:`aucstream._chunks.score_packed_row` at its compiled entry point, bound to
+    them and to the learner's calibration.
+
+    The weights are kept from one call to the next while the fast path's walk of the
+    state (:class:`aucstream._state.FlatState`, pinning the parameters) is still
+    current and ``n_samples_seen_`` is unchanged: every call that learns changes it
+    (and a call undone puts back the state it had with it), and replacing a state
+    object or a parameter ends the walk. Otherwise (no walk yet: a learner only
+    ``fit``) each call reads ``_coef()`` again. Kept in a :class:`FastCache`, outside
+    the learner's state.
+    """
+
+    __slots__ = ("indices", "data", "coef", "out", "seen", "flat", "calibration", "calls")
+
+    def __init__(self, width: int):
+        self.indices = np.zeros(width, dtype=np.int64)
+        self.data = np.zeros(width)
+        self.coef = np.zeros(width + 1)
+        self.out = np.zeros(2)
+        #: n_samples_seen_ and the walk that ``coef`` was read with (None: not kept)
+        self.seen: Any = None
+        self.flat: Any = None
+        #: the calibration bound (``NO_CALIBRATION`` for none), and the bound calls
+        #: (decision, probability)
+        self.calibration: Any = None
+        self.calls: Any = None
+
+    def bind(self, calibration: np.ndarray) -> None:
+        """Bind the compiled scoring to ``calibration`` (a learner's ``calibration_``,
+        or an empty array: no threshold)."""
+        args = (self.indices, self.data, self.coef, calibration)
+        entry = compiled_entry(score_packed_row, (*args, True, self.out, 0))
+        self.calls = (
+            partial(entry, *args, False, self.out),
+            partial(entry, *args, True, self.out),
+        )
+        self.calibration = calibration
+
+    def read_weights(self, learner, cache: FastCache) -> bool:
+        """Read the learner's weights and intercept into ``coef``, and keep them when
+        the cache's walk is current (see the class docstring); False (the usual
+        path) when ``_coef()`` is not a float64 vector of the learner's width."""
+        coef = learner._coef()
+        width = self.coef.shape[0] - 1
+        if type(coef) is not np.ndarray or coef.shape != (width,) or coef.dtype != np.float64:
+            self.seen = self.flat = None
+            return False
+        self.coef[:width] = coef
+        self.coef[width] = learner._intercept()
+        flat = cache.flat
+        if flat is not None and cache.pinned and flat.current(learner):
+            self.seen, self.flat = learner.n_samples_seen_, flat
+        else:
+            self.seen = self.flat = None
+        return True

@@ -52,17 +52,20 @@ from .._chunks import (
     _values_ok,
     dict_row,
     dict_row_values,
+    pack_dict_row,
     quick_rows,
     sparse_row_dot,
 )
-from .._config import fast_path_on
+from .._config import _local, fast_path_on
 from .._fastpath import (
     FAST,
     LABEL_KINDS,
+    NO_CALIBRATION,
     NONE,
     STABLE_PARAM_TYPES,
     FastCache,
     OneRow,
+    OneScore,
     one_label,
     param_names,
     param_values,
@@ -112,18 +115,13 @@ class SmallCalls(LearnerHost):
         """
 
     def _learn_one_fast(self, x, y) -> bool:
-        """``learn_one(x, y)`` through the learner's per-example entry
-        (:class:`aucstream._runtime._entry.OneStep`), else :meth:`_learn_row_fast`
-        (which then makes the entry): True when learnt, False (nothing touched) when
-        the call must take the usual path."""
+        """``learn_one(x, y)`` through :meth:`_learn_row_fast` (which then makes the
+        learner's per-example entry, :class:`aucstream._runtime._entry.OneStep`, that
+        ``learn_one`` tries first): True when learnt, False (nothing touched) when the
+        call must take the usual path."""
         dense = type(x) is np.ndarray
         if not dense and type(x) is not dict:
             return False
-        cache = FAST.get(self)
-        if cache is not None:
-            step = cache.dense_step if dense else cache.sparse_step
-            if step is not None and step.learn(self, x, y):
-                return True
         if dense and x.ndim != 1:
             return False
         if self._learn_row_fast(x, None, None, y, False) is _NOT_TAKEN:
@@ -447,6 +445,10 @@ class SmallCalls(LearnerHost):
         label
             A value of ``classes_``.
         """
+        if type(x) is dict:
+            decision = self._dict_score(x, False)
+            if decision is not None:
+                return self.classes_[int(decision > 0)]
         score = self._score_one(x)
         if score is None:
             return self.predict(self._one_row(x))[0]
@@ -464,10 +466,64 @@ class SmallCalls(LearnerHost):
         -------
         float
         """
+        if type(x) is dict:
+            decision = self._dict_score(x, False)
+            if decision is not None:
+                return decision
         score = self._score_one(x)
         if score is None:
             return float(self.decision_function(self._one_row(x))[0])
         return score - self._threshold()
+
+    def _dict_score(self, x: dict, proba: bool):
+        """The decision (a float) or, with ``proba``, the class probabilities (an
+        array of two) of the dict row ``x``, through the cache's prepared scoring of
+        dict rows (:class:`aucstream._fastpath.OneScore`: the row packed into its
+        buffers, then one compiled call that checks it, takes the dot with the kept
+        weights and applies the calibration), equal bit for bit to
+        ``decision_function`` / ``predict_proba`` of the row; or None when the row or
+        the learner must take the usual path (as :meth:`_score_one`)."""
+        state = self.__dict__
+        width = state.get("n_features_in_")
+        if (
+            not _local.fast_path
+            or not self._scores_by_coef
+            or width is None
+            or "n_samples_seen_" not in state
+            or "feature_names_in_" in state
+        ):
+            return None
+        cache = FAST.get(self)
+        if cache is None:
+            cache = FAST[self] = FastCache()
+        scorer = cache.scorer
+        if scorer is None or scorer.indices.shape[0] != width:
+            scorer = cache.scorer = OneScore(width)
+        k = len(x)
+        if k > width or not pack_dict_row(x, scorer.indices, scorer.data):
+            return None
+        flat = scorer.flat
+        if not (
+            flat is cache.flat
+            and flat is not None
+            and scorer.seen == state["n_samples_seen_"]
+            and flat.current(self)
+        ) and not scorer.read_weights(self, cache):
+            return None
+        calibration = state.get("calibration_") if self._has_calibration() else NO_CALIBRATION
+        if calibration is not scorer.calibration:
+            if not (
+                type(calibration) is np.ndarray
+                and calibration.shape == (8,)
+                and calibration.dtype == _FLOAT64
+                and calibration.flags.c_contiguous
+            ):
+                return None
+            scorer.bind(calibration)
+        value = scorer.calls[proba](k)
+        if value != value:  # refused (NaN): the usual path says why
+            return None
+        return scorer.out.copy() if proba else value
 
     def _score_one(self, x) -> float | None:
         """The model's own score ``w^T x + b`` of one plainly valid example (a finite

@@ -17,6 +17,7 @@ runtime, :mod:`aucstream._runtime`, whose three mixins this class combines.
 
 from __future__ import annotations
 
+import inspect
 from typing import Any, ClassVar, cast
 
 import numpy as np
@@ -117,13 +118,32 @@ class BaseStreamingAUC(SmallCalls, StateDeclarations, LearningStep, ClassifierMi
         ``available_if`` checks ``is_batch`` (a class constant) at every attribute
         access, a visible part of a one-row ``learn_one`` (``benchmarks/bench_base.py``,
         reported in docs/benchmarks.md); a batch class keeps the descriptors, so it has
-        no such attribute.
+        no such attribute. Likewise ``predict_proba`` and ``predict_proba_one`` (the
+        check of ``available_if(_has_calibration)`` cost as much as the rest of a
+        ``predict_proba_one`` of a dict row) are plain functions in a class that
+        always has them (batch, or tags that are a class constant with a prequential
+        kernel).
         """
         super().__init_subclass__(**kwargs)
+        base = BaseStreamingAUC.__dict__
+
+        def the_base_ones(name: str) -> bool:  # (or the plain function of its descriptor)
+            found = next(c.__dict__[name] for c in cls.__mro__ if name in c.__dict__)
+            return found is base[name] or found is getattr(base[name], "fn", None)
+
         cls._scores_by_coef = all(
-            next(c for c in cls.__mro__ if name in c.__dict__) is BaseStreamingAUC
-            for name in ("_raw_scores", "decision_function", "predict", "predict_proba")
+            map(the_base_ones, ("_raw_scores", "decision_function", "predict", "predict_proba"))
         )
+        # the probabilities: plain functions too when the class always has them (its
+        # tags a class constant); else (tags of a property) the descriptors
+        tags = inspect.getattr_static(cls, "_tags", None)
+        always = cls.is_batch is True or (
+            isinstance(tags, LearnerTags) and tags.kernel_prequential is True
+        )
+        for name in ("predict_proba", "predict_proba_one"):
+            descriptor = base[name]
+            if the_base_ones(name):
+                setattr(cls, name, descriptor.fn if always else descriptor)
         if cls.is_batch:
             return
         for name in BaseStreamingAUC._ONLINE_METHODS:

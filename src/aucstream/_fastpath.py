@@ -400,29 +400,39 @@ class OneScore:
     :func:`aucstream._chunks.score_packed_row` at its compiled entry point, bound to
     them and to the learner's calibration.
 
-    The weights are kept from one call to the next while the fast path's walk of the
-    state (:class:`aucstream._state.FlatState`, pinning the parameters) is still
-    current and ``n_samples_seen_`` is unchanged: every call that learns changes it
-    (and a call undone puts back the state it had with it), and replacing a state
-    object or a parameter ends the walk. Otherwise (no walk yet: a learner only
-    ``fit``) each call reads ``_coef()`` again. Kept in a :class:`FastCache`, outside
-    the learner's state.
+    The weights are kept from one call to the next while the learner's members are
+    the very objects they were when they were read (:meth:`current`: one C-level
+    pass of identity comparisons). Every call that learns sets ``n_samples_seen_``
+    to a new value (a call undone puts back the members it had), ``fit`` makes new
+    state objects and ``set_params`` new values, so any of them reads the weights
+    again. (Writing into a state array from outside the library is not seen until
+    one of those.) Kept in a :class:`FastCache`, outside the learner's state; it
+    holds the learner's ``__dict__`` and members, not the learner.
     """
 
-    __slots__ = ("indices", "data", "coef", "out", "seen", "flat", "calibration", "calls")
+    __slots__ = ("indices", "data", "coef", "out", "members", "values", "calibration", "calls")
 
     def __init__(self, width: int):
         self.indices = np.zeros(width, dtype=np.int64)
         self.data = np.zeros(width)
         self.coef = np.zeros(width + 1)
         self.out = np.zeros(2)
-        #: n_samples_seen_ and the walk that ``coef`` was read with (None: not kept)
-        self.seen: Any = None
-        self.flat: Any = None
+        #: the learner's ``__dict__`` and its values when ``coef`` was read
+        self.members: Any = None
+        self.values: tuple = ()
         #: the calibration bound (``NO_CALIBRATION`` for none), and the bound calls
         #: (decision, probability)
         self.calibration: Any = None
         self.calls: Any = None
+
+    def current(self, members: dict) -> bool:
+        """Whether the kept weights are those of the learner whose ``__dict__`` is
+        ``members``."""
+        return (
+            members is self.members
+            and len(members) == len(self.values)
+            and all(map(is_, members.values(), self.values))
+        )
 
     def bind(self, calibration: np.ndarray) -> None:
         """Bind the compiled scoring to ``calibration`` (a learner's ``calibration_``,
@@ -435,20 +445,17 @@ class OneScore:
         )
         self.calibration = calibration
 
-    def read_weights(self, learner, cache: FastCache) -> bool:
-        """Read the learner's weights and intercept into ``coef``, and keep them when
-        the cache's walk is current (see the class docstring); False (the usual
-        path) when ``_coef()`` is not a float64 vector of the learner's width."""
+    def read_weights(self, learner) -> bool:
+        """Read the learner's weights and intercept into ``coef`` and keep them (see
+        the class docstring); False (the usual path) when ``_coef()`` is not a
+        float64 vector of the learner's width."""
+        self.members, self.values = None, ()
         coef = learner._coef()
         width = self.coef.shape[0] - 1
         if type(coef) is not np.ndarray or coef.shape != (width,) or coef.dtype != np.float64:
-            self.seen = self.flat = None
             return False
         self.coef[:width] = coef
         self.coef[width] = learner._intercept()
-        flat = cache.flat
-        if flat is not None and cache.pinned and flat.current(learner):
-            self.seen, self.flat = learner.n_samples_seen_, flat
-        else:
-            self.seen = self.flat = None
+        members = learner.__dict__
+        self.members, self.values = members, tuple(members.values())
         return True

@@ -502,13 +502,7 @@ class SmallCalls(LearnerHost):
         k = len(x)
         if k > width or not pack_dict_row(x, scorer.indices, scorer.data):
             return None
-        flat = scorer.flat
-        if not (
-            flat is cache.flat
-            and flat is not None
-            and scorer.seen == state["n_samples_seen_"]
-            and flat.current(self)
-        ) and not scorer.read_weights(self, cache):
+        if not scorer.current(state) and not scorer.read_weights(self):
             return None
         calibration = state.get("calibration_") if self._has_calibration() else NO_CALIBRATION
         if calibration is not scorer.calibration:

@@ -3,7 +3,9 @@
 ``BaseStreamingAUC._quick_chunk`` / ``_quick_learn`` (see :mod:`aucstream._base`) take
 plainly valid small calls of a learner that has already learnt through a path without
 scikit-learn's general validation; the helpers here remember, per learner and outside
-its state, the parameters last validated and the labels, and check labels cheaply.
+its state, the parameters last validated and the labels, and check labels cheaply;
+the prepared one-row learning call (:class:`OneRow`) and the prepared scoring of dict
+rows (:class:`OneScore`) live here too.
 """
 
 from __future__ import annotations

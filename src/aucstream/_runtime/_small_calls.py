@@ -34,7 +34,10 @@ few attribute reads around a compiled check-load-save, the update and a compiled
 finiteness check). Scoring one example (``decision_one``, ``predict_one``,
 ``predict_proba_one``) skips scikit-learn's validation the same way
 (:meth:`BaseStreamingAUC._score_one`), with the scores of ``decision_function`` bit
-for bit.
+for bit; a dict row goes further (:meth:`BaseStreamingAUC._dict_score`): packed into
+prepared buffers and scored, checked and calibrated in one compiled call with the
+weights kept between calls while the learner's members are the same objects
+(:class:`aucstream._fastpath.OneScore`).
 """
 
 from __future__ import annotations

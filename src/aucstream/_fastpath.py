@@ -412,9 +412,20 @@ class OneScore:
     holds the learner's ``__dict__`` and members, not the learner.
     """
 
-    __slots__ = ("indices", "data", "coef", "out", "members", "values", "calibration", "calls")
+    __slots__ = (
+        "width",
+        "indices",
+        "data",
+        "coef",
+        "out",
+        "members",
+        "values",
+        "calibration",
+        "calls",
+    )
 
     def __init__(self, width: int):
+        self.width = width
         self.indices = np.zeros(width, dtype=np.int64)
         self.data = np.zeros(width)
         self.coef = np.zeros(width + 1)
@@ -429,12 +440,16 @@ class OneScore:
 
     def current(self, members: dict) -> bool:
         """Whether the kept weights are those of the learner whose ``__dict__`` is
-        ``members``."""
+        ``members`` (``BaseStreamingAUC._dict_score`` makes the same check inline)."""
         return (
             members is self.members
             and len(members) == len(self.values)
             and all(map(is_, members.values(), self.values))
         )
+
+    def forget(self) -> None:
+        """Keep no weights (the next call reads them again)."""
+        self.members, self.values = None, ()
 
     def bind(self, calibration: np.ndarray) -> None:
         """Bind the compiled scoring to ``calibration`` (a learner's ``calibration_``,
@@ -451,9 +466,9 @@ class OneScore:
         """Read the learner's weights and intercept into ``coef`` and keep them (see
         the class docstring); False (the usual path) when ``_coef()`` is not a
         float64 vector of the learner's width."""
-        self.members, self.values = None, ()
+        self.forget()
         coef = learner._coef()
-        width = self.coef.shape[0] - 1
+        width = self.width
         if type(coef) is not np.ndarray or coef.shape != (width,) or coef.dtype != np.float64:
             return False
         self.coef[:width] = coef

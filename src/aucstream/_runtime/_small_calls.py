@@ -486,11 +486,38 @@ class SmallCalls(LearnerHost):
         weights and applies the calibration), equal bit for bit to
         ``decision_function`` / ``predict_proba`` of the row; or None when the row or
         the learner must take the usual path (as :meth:`_score_one`)."""
+        if not _local.fast_path:
+            return None
+        cache = FAST.get(self)
+        scorer = None if cache is None else cache.scorer
+        state = self.__dict__
+        # kept weights: the members are the objects they were (then so is everything
+        # _prepare_scorer checked of them)
+        if scorer is None or not (
+            scorer.members is state
+            and len(state) == len(scorer.values)
+            and all(map(is_, state.values(), scorer.values))
+        ):
+            scorer = self._prepare_scorer()
+            if scorer is None:
+                return None
+        k = len(x)
+        if k > scorer.width or not pack_dict_row(x, scorer.indices, scorer.data):
+            return None
+        value = scorer.calls[proba](k)
+        if value != value:  # refused (NaN): the usual path says why
+            return None
+        return scorer.out.copy() if proba else value
+
+    def _prepare_scorer(self) -> OneScore | None:
+        """The cache's prepared scoring of dict rows with the learner's weights read
+        (:meth:`aucstream._fastpath.OneScore.read_weights`) and its calibration bound,
+        or None when the learner must score through the usual path: not fitted, with
+        feature names, scores of its own (a pipeline), or weights it can not read."""
         state = self.__dict__
         width = state.get("n_features_in_")
         if (
-            not _local.fast_path
-            or not self._scores_by_coef
+            not self._scores_by_coef
             or width is None
             or "n_samples_seen_" not in state
             or "feature_names_in_" in state
@@ -500,27 +527,22 @@ class SmallCalls(LearnerHost):
         if cache is None:
             cache = FAST[self] = FastCache()
         scorer = cache.scorer
-        if scorer is None or scorer.indices.shape[0] != width:
+        if scorer is None or scorer.width != width:
             scorer = cache.scorer = OneScore(width)
-        k = len(x)
-        if k > width or not pack_dict_row(x, scorer.indices, scorer.data):
-            return None
-        if not scorer.current(state) and not scorer.read_weights(self):
+        if not scorer.read_weights(self):
             return None
         calibration = state.get("calibration_") if self._has_calibration() else NO_CALIBRATION
         if calibration is not scorer.calibration:
             if not (
                 type(calibration) is np.ndarray
-                and calibration.shape == (8,)
+                and calibration.shape in ((8,), (0,))
                 and calibration.dtype == _FLOAT64
                 and calibration.flags.c_contiguous
             ):
+                scorer.forget()
                 return None
             scorer.bind(calibration)
-        value = scorer.calls[proba](k)
-        if value != value:  # refused (NaN): the usual path says why
-            return None
-        return scorer.out.copy() if proba else value
+        return scorer
 
     def _score_one(self, x) -> float | None:
         """The model's own score ``w^T x + b`` of one plainly valid example (a finite

@@ -396,8 +396,8 @@ NO_CALIBRATION = np.zeros(0)
 
 class OneScore:
     """A learner's prepared scoring of one dict row (``decision_one``,
-    ``predict_one``, ``predict_proba_one``): buffers of ``n_features`` entries that
-    each call packs the row into (:func:`aucstream._chunks.pack_dict_row`), the
+    ``predict_one``, ``predict_proba_one``): a buffer of ``n_features`` keys and values
+    that each call packs the row into (:func:`aucstream._chunks.pack_dict_pairs`), the
     weights and intercept (``coef``: ``_coef()`` then ``_intercept()``), and
     :func:`aucstream._chunks.score_packed_row` at its compiled entry point, bound to
     them and to the learner's calibration.
@@ -414,8 +414,8 @@ class OneScore:
 
     __slots__ = (
         "width",
-        "indices",
-        "data",
+        "buffer",
+        "keys",
         "coef",
         "out",
         "members",
@@ -426,8 +426,10 @@ class OneScore:
 
     def __init__(self, width: int):
         self.width = width
-        self.indices = np.zeros(width, dtype=np.int64)
-        self.data = np.zeros(width)
+        #: the packed row (:func:`aucstream._chunks.pack_dict_pairs`): as float64
+        #: (``buffer``) and as int64 (``keys``)
+        self.buffer = np.zeros(2 * width)
+        self.keys = self.buffer.view(np.int64)
         self.coef = np.zeros(width + 1)
         self.out = np.zeros(2)
         #: the learner's ``__dict__`` and its values when ``coef`` was read
@@ -454,7 +456,7 @@ class OneScore:
     def bind(self, calibration: np.ndarray) -> None:
         """Bind the compiled scoring to ``calibration`` (a learner's ``calibration_``,
         or an empty array: no threshold)."""
-        args = (self.indices, self.data, self.coef, calibration)
+        args = (self.keys, self.buffer, self.coef, calibration)
         entry = compiled_entry(score_packed_row, (*args, True, self.out, 0))
         self.calls = (
             partial(entry, *args, False, self.out),

@@ -15,13 +15,15 @@ keeps its outcome: the buffers, the bound update (``_bind_update``) and, per pla
    state still the one the step was made from and still current (the state holds the
    objects it held, the parameters are the same objects), the label one of the two
    classes;
-2. :func:`_begin_sparse` / :func:`_begin_dense`, one compiled call: the label stored,
-   the row checked (indices inside ``[0, n_features)`` and distinct, values finite
-   and below the magnitude limit: :func:`aucstream._chunks.load_row_in_place`,
+2. :func:`_begin_sparse` / :func:`_begin_dense`, one compiled call (after a dict row
+   was packed into the step's buffer by one :mod:`struct` call,
+   :func:`aucstream._chunks.pack_dict_pairs`): the label stored, the row checked
+   (indices inside ``[0, n_features)`` and distinct, values finite and below the
+   magnitude limit: :func:`aucstream._chunks.load_row_in_place`,
    :func:`aucstream._chunks.load_dense_row`) and loaded into the buffers, and the
-   state it may write saved into the walk's shadow copies (what the plan copies whole,
-   and the rows the example names of what it writes by rows): the undo log of the
-   call. A refused row returns before anything is saved, and the call goes the usual
+   state it may write saved into the walk's shadow copies (what the plan copies
+   whole, and the rows the example names of what it writes by rows): the undo log of
+   the call. A refused row returns before anything is saved, and the call goes the usual
    way, which says what is wrong;
 3. the learner's bound update (its kernel at its compiled entry point);
 4. the state's Python floats checked finite, then :func:`_finish`, one compiled call:
@@ -58,7 +60,7 @@ import numpy as np
 
 from .._calibration import record
 from .._calibration import update as calibration_update
-from .._chunks import load_dense_row, load_row_in_place, pack_dict_row
+from .._chunks import load_dense_row, load_row_in_place, pack_dict_pairs
 from .._config import _local
 from .._fastpath import _SCALAR_LABELS, NONE
 from .._kernels import compiled_entry, jit
@@ -76,12 +78,19 @@ _FLOAT64 = np.dtype(np.float64)
 
 
 @jit
-def _begin_sparse(indptr, indices, data, n_cols, copy, rows_copy, y, label, k):
-    """Check and load the first ``k`` packed entries of a row (sorted in place) and its
-    label (``y[0]``), then save what the plan copies: the tables ``copy`` (whole
-    arrays) and ``rows_copy`` (the row's indices of arrays written by rows). Returns
-    ``k``, or -1 (nothing saved) when the row is refused."""
+def _begin_sparse(indptr, indices, data, n_cols, copy, rows_copy, y, keys, values, label, k):
+    """Load the row of ``k`` entries packed by :func:`aucstream._chunks.pack_dict_pairs`
+    (``keys[:k]``, ``values[k:2 k]``: views of its buffer) into the first ``k``
+    entries of the buffers ``indices`` and ``data``, check it (sorted in place) and
+    store its label (``y[0]``), then save what the plan copies: the tables ``copy``
+    (whole arrays) and ``rows_copy`` (the row's indices of arrays written by rows).
+    Returns ``k``, or -1 (nothing saved) when the row is refused."""
     y[0] = label
+    if k < 0 or k > indices.shape[0] or k > data.shape[0] or 2 * k > keys.shape[0]:
+        return -1
+    for a in range(k):
+        indices[a] = keys[a]
+        data[a] = values[k + a]
     if load_row_in_place(indptr, indices, data, n_cols, k) < 0:
         return -1
     if rows_copy.shape[0] and not _copy_rows(rows_copy, indices[:k]):
@@ -191,6 +200,8 @@ class OneStep:
         "check_hook",
         "current",
         "layout",
+        "pairs",
+        "keys",
     )
 
     def __init__(self, learner, cache, one, dense: bool, variant, check_hook):
@@ -221,6 +232,10 @@ class OneStep:
         self.check_hook = check_hook
         self.current = flat.current  # the walk's check (a function of the learner)
         self.layout = ("one", dense)  # the key of the prepared buffers in the cache
+        #: a dict row packed (:func:`aucstream._chunks.pack_dict_pairs`, up to the
+        #: buffers' capacity): as float64 (``pairs``) and as int64 (``keys``)
+        self.pairs = np.zeros(2 * (0 if dense else one.capacity))
+        self.keys = self.pairs.view(np.int64)
 
     def valid(self, learner) -> bool:
         """Whether the step may serve a call now (step 1 of the module docstring;
@@ -270,7 +285,10 @@ class OneStep:
             plans: tuple = (plan, plan if whole is None else whole)
             rows = one.nonzero
         else:
-            args = (one.indptr, one.indices, one.data, self.width, plan.copy, plan.rows_copy, one.y)
+            args = (
+                *(one.indptr, one.indices, one.data, self.width, plan.copy, plan.rows_copy),
+                *(one.y, self.keys, self.pairs),
+            )
             entry = compiled_entry(_begin_sparse, (*args, 1.0, 0))
             plans = (plan,)
             rows = one.indices
@@ -318,7 +336,7 @@ class OneStep:
             if type(x) is not dict:
                 return False
             k = len(x)
-            if k > one.capacity or not pack_dict_row(x, one.indices, one.data):
+            if k > one.capacity or not pack_dict_pairs(x, self.pairs):
                 return False
             whole = not self.by_rows or 2 * k > self.width
         variant = None if self.variant is None else self.variant(learner, one.chunk)

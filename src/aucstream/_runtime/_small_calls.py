@@ -55,7 +55,7 @@ from .._chunks import (
     _values_ok,
     dict_row,
     dict_row_values,
-    pack_dict_row,
+    pack_dict_pairs,
     quick_rows,
     sparse_row_dot,
 )
@@ -502,7 +502,7 @@ class SmallCalls(LearnerHost):
             if scorer is None:
                 return None
         k = len(x)
-        if k > scorer.width or not pack_dict_row(x, scorer.indices, scorer.data):
+        if k > scorer.width or not pack_dict_pairs(x, scorer.buffer):
             return None
         value = scorer.calls[proba](k)
         if value != value:  # refused (NaN): the usual path says why

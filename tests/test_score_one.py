@@ -172,3 +172,36 @@ def test_dict_scores_follow_the_model_between_calls(cls):
     arrays = [k for k, v in vars(model).items() if isinstance(v, np.ndarray) and v.ndim == 1]
     setattr(model, arrays[-1], getattr(model, arrays[-1]).copy())  # a new state object
     agree(5)
+
+
+def test_threads_that_score_at_once_get_their_own_rows_scores():
+    """Each thread packs its dict rows into buffers of its own
+    (``aucstream._fastpath.FastCache.scorers``)."""
+    import sys
+    import threading
+
+    model, X = fitted(SOLAM)
+    rows = [as_dict(X[i]) for i in range(X.shape[0])]
+    expected = model.decision_function(sp.csr_matrix(X)).tolist()
+    wrong = []
+
+    def score(offset):
+        try:
+            for _ in range(30):
+                for i in range(offset, len(rows), 2):
+                    if model.decision_one(rows[i]) != expected[i]:
+                        wrong.append(i)
+        except Exception as error:  # (a thread's exception would go unseen)
+            wrong.append(error)
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # switch threads as often as possible
+    try:
+        threads = [threading.Thread(target=score, args=(t,)) for t in (0, 1)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert not wrong

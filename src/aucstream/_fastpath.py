@@ -72,7 +72,7 @@ class FastCache:
         "kinds",
         "sparse_step",
         "dense_step",
-        "scorer",
+        "scorers",
     )
     # what the slots hold (set when the cache is filled; None until then)
     params: Any
@@ -85,7 +85,6 @@ class FastCache:
     kinds: Any
     sparse_step: Any
     dense_step: Any
-    scorer: Any
 
     def __init__(self):
         self.params = self.flat = self.classes = None
@@ -99,8 +98,9 @@ class FastCache:
         #: the per-example entries (:class:`aucstream._runtime._entry.OneStep`) of
         #: dict rows and of 1-D float64 rows, once made
         self.sparse_step = self.dense_step = None
-        #: the prepared scoring of dict rows (:class:`OneScore`), once made
-        self.scorer = None
+        #: the prepared scorings of dict rows (:class:`OneScore`), one per thread (by
+        #: ``threading.get_ident``: threads that score at once do not share buffers)
+        self.scorers: dict[int, OneScore] = {}
 
 
 class ByIdentity:
@@ -408,8 +408,8 @@ class OneScore:
     to a new value (a call undone puts back the members it had), ``fit`` makes new
     state objects and ``set_params`` new values, so any of them reads the weights
     again. (Writing into a state array from outside the library is not seen until
-    one of those.) Kept in a :class:`FastCache`, outside the learner's state; it
-    holds the learner's ``__dict__`` and members, not the learner.
+    one of those.) Kept in a :class:`FastCache`, one per thread, outside the
+    learner's state; it holds the learner's ``__dict__`` and members, not the learner.
     """
 
     __slots__ = (

@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import math
 from operator import is_
+from threading import get_ident
 from typing import Any
 
 import numpy as np
@@ -489,7 +490,7 @@ class SmallCalls(LearnerHost):
         if not _local.fast_path:
             return None
         cache = FAST.get(self)
-        scorer = None if cache is None else cache.scorer
+        scorer = None if cache is None else cache.scorers.get(get_ident())
         state = self.__dict__
         # kept weights: the members are the objects they were (then so is everything
         # _prepare_scorer checked of them)
@@ -526,9 +527,12 @@ class SmallCalls(LearnerHost):
         cache = FAST.get(self)
         if cache is None:
             cache = FAST[self] = FastCache()
-        scorer = cache.scorer
+        scorers, thread = cache.scorers, get_ident()  # (the buffers are the thread's)
+        scorer = scorers.get(thread)
         if scorer is None or scorer.width != width:
-            scorer = cache.scorer = OneScore(width)
+            if len(scorers) >= 64:  # (threads that ended)
+                scorers.clear()
+            scorer = scorers[thread] = OneScore(width)
         if not scorer.read_weights(self):
             return None
         calibration = state.get("calibration_") if self._has_calibration() else NO_CALIBRATION

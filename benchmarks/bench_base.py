@@ -265,8 +265,11 @@ def _river_lr(dicts: list[dict], ys: np.ndarray):
 
 
 def scoring_costs(quick: bool) -> list[dict]:
-    """Scoring one example: ``decision_one`` / ``predict_proba_one`` against River's
-    ``predict_proba_one`` (dicts) and scikit-learn's one-row ``decision_function``."""
+    """Scoring one example: ``decision_one`` / ``predict_proba_one`` of dicts against
+    River's ``predict_proba_one`` (issue 29's peer for both), of 1-D arrays against
+    scikit-learn's one-row ``decision_function``. The learners have learnt their first
+    rows by ``partial_fit`` and score the same rows again and again (the weights kept
+    between calls, ``aucstream._fastpath.OneScore``)."""
     from sklearn.linear_model import SGDClassifier
 
     n = 400 if quick else 2000
@@ -302,7 +305,11 @@ def scoring_costs(quick: bool) -> list[dict]:
         model = cls().partial_fit(X[:100], y[:100], classes=[-1.0, 1.0])
         calls = {
             "decision_one, 1-D array": (lambda i, m=model: m.decision_one(dense[i]), sgd_us, "SGD"),
-            "decision_one, dict": (lambda i, m=model: m.decision_one(dicts[i]), sgd_us, "SGD"),
+            "decision_one, dict": (
+                lambda i, m=model: m.decision_one(dicts[i]),
+                river_us,
+                "River predict_proba_one",
+            ),
             "predict_proba_one, dict": (
                 lambda i, m=model: m.predict_proba_one(dicts[i]),
                 river_us,

@@ -15,7 +15,14 @@ import pytest
 import scipy.sparse as sp
 from conftest import assert_same_state, make_stream, snapshot
 
-from aucstream import OPAUC, SOLAM, UnivariateOnline, config_context, get_config
+from aucstream import (
+    OPAUC,
+    SOLAM,
+    PassiveAggressive,
+    UnivariateOnline,
+    config_context,
+    get_config,
+)
 from aucstream._fastpath import FAST
 from aucstream._runtime import _entry
 from aucstream._runtime._entry import OneStep
@@ -25,6 +32,8 @@ LEARNERS = {
     "SOLAM": lambda: SOLAM(random_state=0),
     "UnivariateOnline": lambda: UnivariateOnline(random_state=0),
     "OPAUC": lambda: OPAUC(eta=0.05, lam=0.01, random_state=0),
+    # (a kernel that does not fit the calibration: the step's last call does)
+    "PassiveAggressive": lambda: PassiveAggressive(random_state=0),
 }
 
 
@@ -219,3 +228,21 @@ def test_the_step_does_not_keep_the_learner_alive():
     del model
     gc.collect()
     assert ref() is None
+
+
+@pytest.mark.parametrize("name", LEARNERS)
+def test_the_window_is_pushed_after_the_checks_and_not_saved(name):
+    """The operating-point windows are left out of the step's saved and checked tables
+    (``_entry._window_apart``); the step pushes each score after its checks."""
+    X, y = stream()
+    model = ready(name, X, y, dense=False)
+    step = FAST.get(model).sparse_step
+    address = model.score_window_.__array_interface__["data"][0]
+    plans = [check[0] for found in step.steps.values() if found for check in found[1]]
+    assert plans and step.mode in (1, 2)
+    for plan in plans:
+        assert not (plan.copy[:, 0] == address).any() and not (plan.back[:, 1] == address).any()
+        assert not (plan.floats[:, 0] == address).any()
+    pushed = model.score_window_[1, 0]
+    model.learn_one(as_dict(X[20]), y[20])
+    assert model.score_window_[1, 0] == pushed + 1

@@ -139,3 +139,69 @@ def test_dict_rows_in_any_key_order_score_as_their_csr_row():
     for idx in ([1, 3, 1], [0, 5], [-1, 2]):  # repeated, outside
         assert np.isnan(sparse_row_dot(np.array(idx), np.ones(len(idx)), coef))
     assert sparse_row_dot(np.array([4, 0, 2]), np.array([1.0, 2.0, 3.0]), coef) == 10.0
+
+
+@pytest.mark.parametrize("cls", ESTIMATORS, ids=lambda c: c.__name__)
+def test_dict_scores_follow_the_model_between_calls(cls):
+    """The prepared scoring of dict rows keeps the weights between calls
+    (``aucstream._fastpath.OneScore``): interleaved with learning, a new fit of as many
+    rows, and a state object replaced, every score is still the batch method's."""
+    if not cls._scores_by_coef or cls.is_batch:
+        pytest.skip("scores of its own, or no learn_one")
+    X, y = stream(n=80, d=6)
+    model = make(cls).partial_fit(X[:20], y[:20], classes=np.unique(y))
+    S = sp.csr_matrix(X)
+    has_proba = hasattr(model, "predict_proba")
+
+    def agree(i):
+        x = as_dict(X[i])
+        assert model.decision_one(x) == model.decision_function(S[i])[0]
+        assert model.decision_one(x) == model.decision_function(S[i])[0]  # (kept weights)
+        assert model.predict_one(x) == model.predict(S[i])[0]
+        if has_proba:
+            np.testing.assert_array_equal(model.predict_proba_one(x), model.predict_proba(S[i])[0])
+
+    for i in range(20, 40):
+        agree(i)
+        model.learn_one(as_dict(X[i]), y[i])
+        agree((i + 7) % 80)
+    assert model.n_samples_seen_ == 40
+    model.fit(X[40:], y[40:])  # as many rows as before: new state objects
+    agree(3)
+    model.partial_fit(X[:10], y[:10])
+    arrays = [k for k, v in vars(model).items() if isinstance(v, np.ndarray) and v.ndim == 1]
+    setattr(model, arrays[-1], getattr(model, arrays[-1]).copy())  # a new state object
+    agree(5)
+
+
+def test_threads_that_score_at_once_get_their_own_rows_scores():
+    """Each thread packs its dict rows into buffers of its own
+    (``aucstream._fastpath.FastCache.scorers``)."""
+    import sys
+    import threading
+
+    model, X = fitted(SOLAM)
+    rows = [as_dict(X[i]) for i in range(X.shape[0])]
+    expected = model.decision_function(sp.csr_matrix(X)).tolist()
+    wrong = []
+
+    def score(offset):
+        try:
+            for _ in range(30):
+                for i in range(offset, len(rows), 2):
+                    if model.decision_one(rows[i]) != expected[i]:
+                        wrong.append(i)
+        except Exception as error:  # (a thread's exception would go unseen)
+            wrong.append(error)
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # switch threads as often as possible
+    try:
+        threads = [threading.Thread(target=score, args=(t,)) for t in (0, 1)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert not wrong

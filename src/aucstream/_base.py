@@ -17,6 +17,7 @@ runtime, :mod:`aucstream._runtime`, whose three mixins this class combines.
 
 from __future__ import annotations
 
+import inspect
 from typing import Any, ClassVar, cast
 
 import numpy as np
@@ -32,6 +33,7 @@ from ._chunks import (
     dict_row,
     dict_row_arrays,
 )
+from ._fastpath import FAST
 from ._runtime import (
     ClassWeightTotals,
     LearnerTags,
@@ -116,13 +118,32 @@ class BaseStreamingAUC(SmallCalls, StateDeclarations, LearningStep, ClassifierMi
         ``available_if`` checks ``is_batch`` (a class constant) at every attribute
         access, a visible part of a one-row ``learn_one`` (``benchmarks/bench_base.py``,
         reported in docs/benchmarks.md); a batch class keeps the descriptors, so it has
-        no such attribute.
+        no such attribute. Likewise ``predict_proba`` and ``predict_proba_one`` (the
+        check of ``available_if(_has_calibration)`` cost as much as the rest of a
+        ``predict_proba_one`` of a dict row) are plain functions in a class that
+        always has them (batch, or tags that are a class constant with a prequential
+        kernel).
         """
         super().__init_subclass__(**kwargs)
+        base = BaseStreamingAUC.__dict__
+
+        def the_base_ones(name: str) -> bool:  # (or the plain function of its descriptor)
+            found = next(c.__dict__[name] for c in cls.__mro__ if name in c.__dict__)
+            return found is base[name] or found is getattr(base[name], "fn", None)
+
         cls._scores_by_coef = all(
-            next(c for c in cls.__mro__ if name in c.__dict__) is BaseStreamingAUC
-            for name in ("_raw_scores", "decision_function", "predict", "predict_proba")
+            map(the_base_ones, ("_raw_scores", "decision_function", "predict", "predict_proba"))
         )
+        # the probabilities: plain functions too when the class always has them (its
+        # tags a class constant); else (tags of a property) the descriptors
+        tags = inspect.getattr_static(cls, "_tags", None)
+        always = cls.is_batch is True or (
+            isinstance(tags, LearnerTags) and tags.kernel_prequential is True
+        )
+        for name in ("predict_proba", "predict_proba_one"):
+            descriptor = base[name]
+            if the_base_ones(name):
+                setattr(cls, name, descriptor.fn if always else descriptor)
         if cls.is_batch:
             return
         for name in BaseStreamingAUC._ONLINE_METHODS:
@@ -304,8 +325,16 @@ class BaseStreamingAUC(SmallCalls, StateDeclarations, LearningStep, ClassifierMi
         -------
         self
         """
-        if classes is None and not _own_partial_fit(type(self)) and self._learn_one_fast(x, y):
-            return self
+        if classes is None and not _own_partial_fit(type(self)):
+            # the per-example entry (aucstream._runtime._entry.OneStep), else the
+            # one-row fast path, which makes it
+            cache = FAST.get(self)
+            if cache is not None:
+                step = cache.sparse_step if type(x) is dict else cache.dense_step
+                if step is not None and step.learn(self, x, y):
+                    return self
+            if self._learn_one_fast(x, y):
+                return self
         if np.ndim(y) != 0:
             raise ValueError(f"y must be one label (learn_one learns one example), got {y!r}")
         if _own_partial_fit(type(self)):
@@ -476,6 +505,10 @@ class BaseStreamingAUC(SmallCalls, StateDeclarations, LearningStep, ClassifierMi
         ndarray of shape (2,)
             ``P(classes_[0])`` and ``P(classes_[1])``.
         """
+        if type(x) is dict:
+            proba = self._dict_score(x, True)
+            if proba is not None:
+                return proba
         score = self._score_one(x)
         if score is None:
             return self.predict_proba(self._one_row(x))[0]

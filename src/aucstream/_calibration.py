@@ -80,6 +80,7 @@ __all__ = [
     "probability",
     "is_ready",
     "threshold",
+    "threshold_one",
     "logit_map",
     "logistic_state",
     "capped_logistic",
@@ -246,6 +247,16 @@ def _probabilities(state, scores, out):
     """``out[i] = P(y = +1 | scores[i])`` (see :func:`probability`)."""
     for i in range(scores.shape[0]):
         out[i] = probability_one(state, scores[i])
+
+
+@jit
+def threshold_one(state):
+    """:func:`threshold` compiled (the same IEEE operations): the score whose
+    calibrated probability is 1/2, 0.0 before the calibration is ready."""
+    n, m2 = state[_N], state[_M2]
+    if not (0.0 < state[_NPOS] < n and m2 > 0.0):
+        return 0.0
+    return state[_MEAN] - state[_B] * math.sqrt(m2 / n) / state[_A]
 
 
 @jit

@@ -8,7 +8,6 @@ arithmetic (zeros contribute exact zeros) and give the same model.
 
 from __future__ import annotations
 
-import functools
 import operator
 import struct
 from typing import NamedTuple
@@ -16,6 +15,7 @@ from typing import NamedTuple
 import numpy as np
 import scipy.sparse as sp
 
+from ._calibration import probability_one, threshold_one
 from ._kernels import jit
 
 __all__ = [
@@ -308,6 +308,46 @@ def sparse_row_dot(idx, vals, coef):
 
 
 @jit
+def score_packed_row(keys, values, coef, calibration, proba, out, k):
+    """Score the row of ``k`` entries packed by :func:`pack_dict_pairs` (the int64
+    view ``keys`` and the float64 view ``values`` of its buffer: the indices are
+    ``keys[:k]``, the values ``values[k:2 k]``; sorted in place, :func:`sort_row`)
+    with the weights ``coef[:-1]`` and the intercept ``coef[-1]``: the decision
+    ``w^T x + b - t`` (``t``: the calibration's threshold,
+    :func:`aucstream._calibration.threshold_one`; 0.0 for an empty ``calibration``),
+    or, with ``proba``, the probability of the positive class
+    (:func:`aucstream._calibration.probability_one`), with ``out[0], out[1]`` = the
+    two classes' probabilities. The dot is summed in index order from 0.0, as
+    :func:`sparse_row_dot`, so the results are those of ``decision_function`` /
+    ``predict_proba`` of the same CSR row bit for bit. NaN, ``out`` unspecified,
+    when :func:`_values_ok` refuses the values, an index is outside
+    ``[0, coef.shape[0] - 1)`` or repeats, ``k`` exceeds the buffers, or
+    ``w^T x + b`` is not finite (the usual path then says why)."""
+    if k < 0 or 2 * k > keys.shape[0] or 2 * k > values.shape[0]:
+        return np.nan
+    idx, vals = keys[:k], values[k : 2 * k]
+    if not _values_ok(vals):
+        return np.nan
+    sort_row(idx, vals)
+    d = coef.shape[0] - 1
+    s = 0.0
+    for a in range(k):
+        c = idx[a]
+        if c < 0 or c >= d or (a > 0 and c == idx[a - 1]):
+            return np.nan
+        s += vals[a] * coef[c]
+    s += coef[d]
+    if not np.isfinite(s):
+        return np.nan
+    if proba:
+        p = probability_one(calibration, s)
+        out[0] = 1.0 - p
+        out[1] = p
+        return p
+    return s - (threshold_one(calibration) if calibration.shape[0] else 0.0)
+
+
+@jit
 def flagged(seen):
     """The indices of the true entries of the boolean ``seen``, sorted (int64)."""
     out = np.empty(np.count_nonzero(seen), dtype=np.int64)
@@ -506,11 +546,18 @@ def to_chunk(
     return Chunk(indptr, indices, data, y, d, scores, weights)
 
 
-@functools.lru_cache(maxsize=256)
+#: The layouts of ``k`` int64 keys and ``k`` float64 values, by ``k`` (kept: building
+#: one costs a visible part of a one-row call; a dict lookup costs less than a cached
+#: function's call).
+_DICT_ROW_STRUCTS: dict[int, tuple[struct.Struct, struct.Struct]] = {}
+
+
 def _dict_row_structs(k: int) -> tuple[struct.Struct, struct.Struct]:
-    """The layouts of ``k`` int64 keys and ``k`` float64 values (kept: building one
-    costs a visible part of a one-row call)."""
-    return struct.Struct(f"={k}q"), struct.Struct(f"={k}d")
+    """The layouts of ``k`` keys and ``k`` values (made once per ``k``)."""
+    if len(_DICT_ROW_STRUCTS) >= 1024:
+        _DICT_ROW_STRUCTS.clear()
+    found = _DICT_ROW_STRUCTS[k] = struct.Struct(f"={k}q"), struct.Struct(f"={k}d")
+    return found
 
 
 def pack_dict_row(x: dict, indices: np.ndarray, data: np.ndarray) -> bool:
@@ -529,21 +576,51 @@ def pack_dict_row(x: dict, indices: np.ndarray, data: np.ndarray) -> bool:
     of the keys and an ``array("d")`` of the values (``learn_one, dict`` in
     ``benchmarks/bench_base.py``, reported in docs/benchmarks.md).
     """
-    key_layout, value_layout = _dict_row_structs(len(x))
+    layouts = _DICT_ROW_STRUCTS.get(len(x))
+    key_layout, value_layout = _dict_row_structs(len(x)) if layouts is None else layouts
     try:
         # (numpy arrays are buffers; the stubs of Python 3.10 cannot say so)
         key_layout.pack_into(indices, 0, *x)  # type: ignore[arg-type]
         value_layout.pack_into(data, 0, *x.values())  # type: ignore[arg-type]
     except (struct.error, TypeError, ValueError, OverflowError):
         return False
-    # struct takes True and False as 1 and 0: only the key equal to 0 or 1 can be a
-    # bool (a scan of every key's type would cost more than the packing)
+    return _no_bool_key(x)
+
+
+def _no_bool_key(x: dict) -> bool:
+    """Whether no key of ``x`` is a bool. :mod:`struct` takes True and False as 1 and
+    0: only the key equal to 0 or 1 can be a bool (a scan of every key's type would
+    cost more than the packing)."""
     if 0 in x or 1 in x:
         keys = list(x)
         if 0 in x and type(keys[keys.index(0)]) is bool:
             return False
         return not (1 in x and type(keys[keys.index(1)]) is bool)
     return True
+
+
+#: The layouts of ``k`` int64 keys followed by ``k`` float64 values, by ``k``.
+_DICT_PAIR_STRUCTS: dict[int, struct.Struct] = {}
+
+
+def pack_dict_pairs(x: dict, buffer: np.ndarray) -> bool:
+    """:func:`pack_dict_row` in one :mod:`struct` call: the keys of ``x`` (int64)
+    then its values (float64), ``k = len(x)`` of each, into the first ``16 k`` bytes
+    of ``buffer`` (C-contiguous, writeable): as int64 the keys are ``buffer[:k]``,
+    as float64 the values ``buffer[k:2 k]`` (:func:`score_packed_row` reads them so).
+    One call (one argument tuple, one buffer export) costs about two thirds of the
+    two of :func:`pack_dict_row`. The same rule and the same False."""
+    k = len(x)
+    layout = _DICT_PAIR_STRUCTS.get(k)
+    if layout is None:
+        if len(_DICT_PAIR_STRUCTS) >= 1024:
+            _DICT_PAIR_STRUCTS.clear()
+        layout = _DICT_PAIR_STRUCTS[k] = struct.Struct(f"={k}q{k}d")
+    try:
+        layout.pack_into(buffer, 0, *x, *x.values())  # type: ignore[arg-type]
+    except (struct.error, TypeError, ValueError, OverflowError):
+        return False
+    return _no_bool_key(x)
 
 
 def dict_row_values(x: dict) -> tuple[np.ndarray, np.ndarray] | None:

@@ -3,20 +3,29 @@
 ``BaseStreamingAUC._quick_chunk`` / ``_quick_learn`` (see :mod:`aucstream._base`) take
 plainly valid small calls of a learner that has already learnt through a path without
 scikit-learn's general validation; the helpers here remember, per learner and outside
-its state, the parameters last validated and the labels, and check labels cheaply.
+its state, the parameters last validated and the labels, and check labels cheaply;
+the prepared one-row learning call (:class:`OneRow`) and the prepared scoring of dict
+rows (:class:`OneScore`) live here too.
 """
 
 from __future__ import annotations
 
 import weakref
+from functools import partial
 from operator import attrgetter, is_
 from typing import Any
 
 import numpy as np
 
 from . import _chunks
-from ._chunks import Chunk, load_dense_row, load_row_in_place, load_sparse_row
-from ._kernels import bound_call
+from ._chunks import (
+    Chunk,
+    load_dense_row,
+    load_row_in_place,
+    load_sparse_row,
+    score_packed_row,
+)
+from ._kernels import bound_call, compiled_entry
 
 #: Parameter values of these types are kept by identity between validations: they are
 #: immutable, or (generators) their validity does not depend on their contents.
@@ -63,6 +72,7 @@ class FastCache:
         "kinds",
         "sparse_step",
         "dense_step",
+        "scorers",
     )
     # what the slots hold (set when the cache is filled; None until then)
     params: Any
@@ -88,6 +98,9 @@ class FastCache:
         #: the per-example entries (:class:`aucstream._runtime._entry.OneStep`) of
         #: dict rows and of 1-D float64 rows, once made
         self.sparse_step = self.dense_step = None
+        #: the prepared scorings of dict rows (:class:`OneScore`), one per thread (by
+        #: ``threading.get_ident``: threads that score at once do not share buffers)
+        self.scorers: dict[int, OneScore] = {}
 
 
 class ByIdentity:
@@ -374,3 +387,94 @@ class OneRow:
             data=self.data[:k].copy(),
             y=self.y.copy(),
         )
+
+
+#: The calibration of a learner without one (:func:`aucstream._chunks.score_packed_row`
+#: then subtracts no threshold).
+NO_CALIBRATION = np.zeros(0)
+
+
+class OneScore:
+    """A learner's prepared scoring of one dict row (``decision_one``,
+    ``predict_one``, ``predict_proba_one``): a buffer of ``n_features`` keys and values
+    that each call packs the row into (:func:`aucstream._chunks.pack_dict_pairs`), the
+    weights and intercept (``coef``: ``_coef()`` then ``_intercept()``), and
+    :func:`aucstream._chunks.score_packed_row` at its compiled entry point, bound to
+    them and to the learner's calibration.
+
+    The weights are kept from one call to the next while the learner's members are
+    the very objects they were when they were read (:meth:`current`: one C-level
+    pass of identity comparisons). Every call that learns sets ``n_samples_seen_``
+    to a new value (a call undone puts back the members it had), ``fit`` makes new
+    state objects and ``set_params`` new values, so any of them reads the weights
+    again. (Writing into a state array from outside the library is not seen until
+    one of those.) Kept in a :class:`FastCache`, one per thread, outside the
+    learner's state; it holds the learner's ``__dict__`` and members, not the learner.
+    """
+
+    __slots__ = (
+        "width",
+        "buffer",
+        "keys",
+        "coef",
+        "out",
+        "members",
+        "values",
+        "calibration",
+        "calls",
+    )
+
+    def __init__(self, width: int):
+        self.width = width
+        #: the packed row (:func:`aucstream._chunks.pack_dict_pairs`): as float64
+        #: (``buffer``) and as int64 (``keys``)
+        self.buffer = np.zeros(2 * width)
+        self.keys = self.buffer.view(np.int64)
+        self.coef = np.zeros(width + 1)
+        self.out = np.zeros(2)
+        #: the learner's ``__dict__`` and its values when ``coef`` was read
+        self.members: Any = None
+        self.values: tuple = ()
+        #: the calibration bound (``NO_CALIBRATION`` for none), and the bound calls
+        #: (decision, probability)
+        self.calibration: Any = None
+        self.calls: Any = None
+
+    def current(self, members: dict) -> bool:
+        """Whether the kept weights are those of the learner whose ``__dict__`` is
+        ``members`` (``BaseStreamingAUC._dict_score`` makes the same check inline)."""
+        return (
+            members is self.members
+            and len(members) == len(self.values)
+            and all(map(is_, members.values(), self.values))
+        )
+
+    def forget(self) -> None:
+        """Keep no weights (the next call reads them again)."""
+        self.members, self.values = None, ()
+
+    def bind(self, calibration: np.ndarray) -> None:
+        """Bind the compiled scoring to ``calibration`` (a learner's ``calibration_``,
+        or an empty array: no threshold)."""
+        args = (self.keys, self.buffer, self.coef, calibration)
+        entry = compiled_entry(score_packed_row, (*args, True, self.out, 0))
+        self.calls = (
+            partial(entry, *args, False, self.out),
+            partial(entry, *args, True, self.out),
+        )
+        self.calibration = calibration
+
+    def read_weights(self, learner) -> bool:
+        """Read the learner's weights and intercept into ``coef`` and keep them (see
+        the class docstring); False (the usual path) when ``_coef()`` is not a
+        float64 vector of the learner's width."""
+        self.forget()
+        coef = learner._coef()
+        width = self.width
+        if type(coef) is not np.ndarray or coef.shape != (width,) or coef.dtype != np.float64:
+            return False
+        self.coef[:width] = coef
+        self.coef[width] = learner._intercept()
+        members = learner.__dict__
+        self.members, self.values = members, tuple(members.values())
+        return True

@@ -1,5 +1,6 @@
 """The compiled per-example entry: ``learn_one`` (and one-row ``partial_fit`` of a 2-D
-array) of a learner seen before, in a few attribute reads around three compiled calls.
+array) of a learner seen before, in a few attribute reads and two compiled calls around the
+learner's bound update.
 
 The fast path of small calls (:mod:`aucstream._runtime._small_calls`) makes every
 decision of a one-row call again at each call: which prepared buffers, which plan of
@@ -14,19 +15,33 @@ keeps its outcome: the buffers, the bound update (``_bind_update``) and, per pla
    state still the one the step was made from and still current (the state holds the
    objects it held, the parameters are the same objects), the label one of the two
    classes;
-2. :func:`_begin_sparse` / :func:`_begin_dense`, one compiled call: the row checked
+2. :func:`_begin_sparse` / :func:`_begin_dense`, one compiled call (after a dict row
+   was packed into the step's buffer by one :mod:`struct` call,
+   :func:`aucstream._chunks.pack_dict_pairs`): the label stored, the row checked
    (indices inside ``[0, n_features)`` and distinct, values finite and below the
    magnitude limit: :func:`aucstream._chunks.load_row_in_place`,
    :func:`aucstream._chunks.load_dense_row`) and loaded into the buffers, and the
-   state it may write saved into the walk's shadow copies (what the plan copies whole,
-   and the rows the example names of what it writes by rows): the undo log of the
-   call. A refused row returns before anything is saved, and the call goes the usual
+   state it may write saved into the walk's shadow copies (what the plan copies
+   whole, and the rows the example names of what it writes by rows): the undo log of
+   the call. A refused row returns before anything is saved, and the call goes the usual
    way, which says what is wrong;
 3. the learner's bound update (its kernel at its compiled entry point);
-4. :func:`_finite_after`, one compiled call: the arrays the plan copies, and the saved
-   rows, still finite (the divergence check), then the state's Python floats.
+4. the state's Python floats checked finite, then :func:`_finish`, one compiled call:
+   the calibration learns the prequential score (unless the kernel fitted it), the
+   arrays the plan copies and the saved rows are checked finite (the divergence
+   check), and only then the score is pushed into the operating-point windows
+   (:func:`aucstream._calibration.record`).
 
-A call that raises (a kernel error, divergence) puts the state back from the shadow
+The operating-point windows (``score_window_``, two rings of 2,048 scores) are left out
+of the saved and checked tables (:func:`_window_apart`): a call writes one slot of
+each, after every check has passed, so there is nothing of them to undo (a bound
+update never writes them: the base class's push is their only writer in a learning
+call). Copying and checking them whole was the largest part of the saved state of
+SOLAM and UnivariateOnline. A call whose state is no longer finite is put back and
+handed to the usual path, which learns the row again and raises the error that
+names the array.
+
+A call that raises (a kernel error, an interruption) puts the state back from the shadow
 copies and the copies of the state's dicts (:meth:`aucstream._state.FlatState.restore`),
 as the fast path does, so a refused call changes nothing. The model is the one the
 usual fast path and the full validation give, bit for bit (``set_config(fast_path=False)``
@@ -37,12 +52,15 @@ rows of a learner that saves rows) is left to the usual path.
 
 from __future__ import annotations
 
-import math
+import copy
+from functools import partial
+from math import isfinite
 
 import numpy as np
 
-from .. import _calibration
-from .._chunks import load_dense_row, load_row_in_place, pack_dict_row
+from .._calibration import record
+from .._calibration import update as calibration_update
+from .._chunks import load_dense_row, load_row_in_place, pack_dict_pairs
 from .._config import _local
 from .._fastpath import _SCALAR_LABELS, NONE
 from .._kernels import compiled_entry, jit
@@ -53,14 +71,26 @@ __all__ = ["OneStep"]
 
 #: An empty copy table (a dense row's whole plan, when there is none).
 _TABLE = np.zeros((0, 3), dtype=np.int64)
+#: What :func:`_finish` takes for the calibration and the window of a learner without
+#: a prequential kernel (never read: its mode is 0).
+_NO_CALIBRATION, _NO_WINDOW = np.zeros(8), np.zeros((2, 2))
+_FLOAT64 = np.dtype(np.float64)
 
 
 @jit
-def _begin_sparse(indptr, indices, data, n_cols, copy, rows_copy, k):
-    """Check and load the first ``k`` packed entries of a row (sorted in place), then
-    save what the plan copies: the tables ``copy`` (whole arrays) and ``rows_copy``
-    (the row's indices of arrays written by rows). Returns ``k``, or -1 (nothing
-    saved) when the row is refused."""
+def _begin_sparse(indptr, indices, data, n_cols, copy, rows_copy, y, keys, values, label, k):
+    """Load the row of ``k`` entries packed by :func:`aucstream._chunks.pack_dict_pairs`
+    (``keys[:k]``, ``values[k:2 k]``: views of its buffer) into the first ``k``
+    entries of the buffers ``indices`` and ``data``, check it (sorted in place) and
+    store its label (``y[0]``), then save what the plan copies: the tables ``copy``
+    (whole arrays) and ``rows_copy`` (the row's indices of arrays written by rows).
+    Returns ``k``, or -1 (nothing saved) when the row is refused."""
+    y[0] = label
+    if k < 0 or k > indices.shape[0] or k > data.shape[0] or 2 * k > keys.shape[0]:
+        return -1
+    for a in range(k):
+        indices[a] = keys[a]
+        data[a] = values[k + a]
     if load_row_in_place(indptr, indices, data, n_cols, k) < 0:
         return -1
     if rows_copy.shape[0] and not _copy_rows(rows_copy, indices[:k]):
@@ -70,13 +100,14 @@ def _begin_sparse(indptr, indices, data, n_cols, copy, rows_copy, k):
 
 
 @jit
-def _begin_dense(out, nonzero, n_cols, copy, rows_copy, whole, has_whole, values):
+def _begin_dense(out, nonzero, n_cols, copy, rows_copy, whole, has_whole, y, label, values):
     """Check and load the 1-D ``values`` into row 0 of ``out`` (its non-zero columns
-    into ``nonzero``), then save what the plan copies: the tables ``copy`` and
-    ``rows_copy`` (the row's non-zero columns), or, when the row names more than half
-    the columns, the table ``whole`` (the plan that copies everything whole; -2,
-    nothing saved, when there is none: ``has_whole`` False). Returns the number of
-    non-zeros, or -1 (nothing saved) when the row is refused."""
+    into ``nonzero``) and its label (``y[0]``), then save what the plan copies: the
+    tables ``copy`` and ``rows_copy`` (the row's non-zero columns), or, when the row
+    names more than half the columns, the table ``whole`` (the plan that copies
+    everything whole; -2, nothing saved, when there is none: ``has_whole`` False).
+    Returns the number of non-zeros, or -1 (nothing saved) when the row is refused."""
+    y[0] = label
     named = load_dense_row(values, out, nonzero)
     if named < 0:
         return -1
@@ -92,14 +123,43 @@ def _begin_dense(out, nonzero, n_cols, copy, rows_copy, whole, has_whole, values
 
 
 @jit
-def _finite_after(floats, rows_floats, indices, k):
-    """Whether the arrays of the table ``floats`` and the rows ``indices[:k]`` of
-    those of ``rows_floats`` are finite (the saved part of the state)."""
+def _finish(floats, rows_floats, indices, mode, calibration, window, scores, y, weights, k):
+    """After the update: with ``mode`` 2 the calibration learns the prequential score
+    (:func:`aucstream._calibration.update`); then whether the arrays of the table
+    ``floats``, the rows ``indices[:k]`` of those of ``rows_floats`` (the saved part
+    of the state) and, with ``mode`` 1 or 2, the score are finite; if so (only then)
+    the score goes into the operating-point ``window``
+    (:func:`aucstream._calibration.record`). ``mode`` 0: the check alone."""
+    if mode == 2:
+        calibration_update(calibration, scores, y, weights)
     if not _all_finite(floats):
         return False
     if rows_floats.shape[0] and not _rows_finite64(rows_floats, indices[:k]):
         return False
+    if mode:
+        if not np.isfinite(scores[0]):
+            return False
+        record(window, scores, y, weights)
     return True
+
+
+def _without(table: np.ndarray, column: int, address: int) -> np.ndarray:
+    """The rows of a table of addresses whose ``column`` is not ``address``."""
+    return np.ascontiguousarray(table[table[:, column] != address])
+
+
+def _window_apart(plan, address: int):
+    """``plan`` without the array at ``address`` (the operating-point window, saved and
+    checked apart: module docstring), as a shallow copy; ``plan`` itself when it does
+    not hold it."""
+    if not (plan.copy[:, 0] == address).any():
+        return plan
+    apart = copy.copy(plan)
+    apart.copy = _without(plan.copy, 0, address)
+    apart.back = _without(plan.back, 1, address)
+    apart.floats = _without(plan.floats, 0, address)
+    apart.copy_call = apart.finite_call = None  # (the step calls its own kernels)
+    return apart
 
 
 def _simple(plan) -> bool:
@@ -129,8 +189,9 @@ class OneStep:
         "width",
         "by_rows",
         "variant",
-        "calibrate",
-        "record",
+        "mode",
+        "calibration",
+        "window",
         "steps",
         "vars",
         "dicts",
@@ -139,6 +200,8 @@ class OneStep:
         "check_hook",
         "current",
         "layout",
+        "pairs",
+        "keys",
     )
 
     def __init__(self, learner, cache, one, dense: bool, variant, check_hook):
@@ -149,11 +212,16 @@ class OneStep:
         #: learner), or None when it does not override it
         self.variant = variant
         tags = learner._tags
-        # after the update: the calibration and the operating-point window learn the
-        # row's prequential score (the window alone when the kernel calibrated)
-        self.calibrate = tags.kernel_prequential and not tags.kernel_calibrates
-        self.record = tags.kernel_prequential and tags.kernel_calibrates
-        #: plan key -> (plan, begin, finite) or None (not handled)
+        # after the update (_finish): 2, the calibration and the operating-point window
+        # learn the row's prequential score; 1, the window alone (the kernel
+        # calibrated); 0, neither (no prequential kernel)
+        self.mode = 0
+        self.calibration, self.window = _NO_CALIBRATION, _NO_WINDOW
+        if tags.kernel_prequential:
+            self.mode = 1 if tags.kernel_calibrates else 2
+            # (objects of the walked state: the walk's check keeps them the learner's)
+            self.calibration, self.window = learner.calibration_, learner.score_window_
+        #: plan key -> (begin, checks) or None (not handled)
         self.steps: dict[tuple, tuple | None] = {}
         flat = cache.flat
         self.vars = flat._vars
@@ -164,6 +232,10 @@ class OneStep:
         self.check_hook = check_hook
         self.current = flat.current  # the walk's check (a function of the learner)
         self.layout = ("one", dense)  # the key of the prepared buffers in the cache
+        #: a dict row packed (:func:`aucstream._chunks.pack_dict_pairs`, up to the
+        #: buffers' capacity): as float64 (``pairs``) and as int64 (``keys``)
+        self.pairs = np.zeros(2 * (0 if dense else one.capacity))
+        self.keys = self.pairs.view(np.int64)
 
     def valid(self, learner) -> bool:
         """Whether the step may serve a call now (step 1 of the module docstring;
@@ -176,18 +248,28 @@ class OneStep:
             and cache.plans.get(self.layout) is self.one
         )
 
+    def _apart(self, plan):
+        """``plan`` without the operating-point window when the step pushes it
+        (:func:`_window_apart`), else ``plan``."""
+        if not self.mode:
+            return plan
+        return _window_apart(plan, self.window.__array_interface__["data"][0])
+
     def _step(self, key: tuple):
         """The plans of ``key`` kept by the fast path, with the compiled calls bound to
         their tables, or None (not handled, or not yet planned).
 
-        A step is ``(begin, args, checks)``: ``begin(*args, row)`` checks, loads and
-        saves; ``checks[i]`` is ``(plan, finite, arguments)`` of the plan used, ``i``
-        = 1 for a dense row of a learner that saves rows when it names more than
-        half the columns (its plan copies everything whole), else 0."""
+        A step is ``(begin, checks)``: ``begin(label, row)`` checks, loads and saves
+        (``row``: the number of packed entries, or the 1-D array); ``checks[i]`` is
+        ``(plan, finish)`` of the plan used (without the window), ``finish(k)`` the
+        bound :func:`_finish`, ``i`` = 1 for a dense row of a learner that saves rows
+        when it names more than half the columns (its plan copies everything whole),
+        else 0."""
         cache = self.cache
         plan = cache.plans.get(key)
         if plan is None or not self.flat._verified or not _simple(plan):
             return None
+        plan = self._apart(plan)
         one = self.one
         if self.dense:
             whole = plan  # (no rows saved: unused)
@@ -195,27 +277,36 @@ class OneStep:
                 whole = cache.plans.get((key[0], True, key[2]))
                 if whole is not None and (not _simple(whole) or whole.rows_copy.shape[0]):
                     return None
+                if whole is not None:
+                    whole = self._apart(whole)
             tables = (plan.copy, plan.rows_copy, _TABLE if whole is None else whole.copy)
-            args: tuple = (one.data, one.nonzero, self.width, *tables, whole is not None)
-            begin = compiled_entry(_begin_dense, (*args, np.zeros(self.width)))
+            args: tuple = (one.data, one.nonzero, self.width, *tables, whole is not None, one.y)
+            entry = compiled_entry(_begin_dense, (*args, 1.0, np.zeros(self.width)))
             plans: tuple = (plan, plan if whole is None else whole)
             rows = one.nonzero
         else:
-            args = (one.indptr, one.indices, one.data, self.width, plan.copy, plan.rows_copy)
-            begin = compiled_entry(_begin_sparse, (*args, 0))
+            args = (
+                *(one.indptr, one.indices, one.data, self.width, plan.copy, plan.rows_copy),
+                *(one.y, self.keys, self.pairs),
+            )
+            entry = compiled_entry(_begin_sparse, (*args, 1.0, 0))
             plans = (plan,)
             rows = one.indices
         checks = []
+        tail = (self.mode, self.calibration, self.window, one.scores, one.y, NONE)
         for p in plans:
-            arguments = (p.floats, p.rows_floats, rows)
-            checks.append((p, compiled_entry(_finite_after, (*arguments, 0)), arguments))
-        step = (begin, args, tuple(checks))
+            arguments = (p.floats, p.rows_floats, rows, *tail)
+            finish = compiled_entry(_finish, (*arguments, 0))
+            checks.append((p, partial(finish, *arguments)))
+        step = (partial(entry, *args), tuple(checks))
         self.steps[key] = step
         return step
 
     def learn(self, learner, x, y) -> bool:
         """Learn the example ``(x, y)``: True when learnt (or raised, having changed
-        nothing), False, having changed nothing, when it must take the usual path."""
+        nothing), False, having changed nothing, when it must take the usual path (a
+        row or label not plainly valid; a state that diverged, which the usual path
+        learns again and reports)."""
         cache = self.cache
         if not (
             _local.fast_path
@@ -233,12 +324,11 @@ class OneStep:
             return False
         one = self.one
         if self.dense:
-            if type(x) is not np.ndarray or x.ndim != 1 or x.dtype != np.float64:
+            if type(x) is not np.ndarray or x.ndim != 1 or x.dtype != _FLOAT64:
                 return False
             flags = x.flags  # (the compiled entry takes arrays of exactly one type)
             if not (flags.c_contiguous and flags.writeable and flags.aligned):
                 return False
-            k = 0
             # a learner that saves rows: the plan that saves them (the compiled load
             # takes the whole plan instead for a row of many non-zeros)
             whole = not self.by_rows
@@ -246,7 +336,7 @@ class OneStep:
             if type(x) is not dict:
                 return False
             k = len(x)
-            if k > one.capacity or not pack_dict_row(x, one.indices, one.data):
+            if k > one.capacity or not pack_dict_pairs(x, self.pairs):
                 return False
             whole = not self.by_rows or 2 * k > self.width
         variant = None if self.variant is None else self.variant(learner, one.chunk)
@@ -256,49 +346,47 @@ class OneStep:
             step = self._step(key)
             if step is None:
                 return False
-        begin, args, checks = step
+        begin, checks = step
         if self.check_hook is not None:
             self.check_hook(learner)
         if self.dense:
-            k = begin(*args, x)
-            plan, finite, arguments = checks[self.by_rows and 2 * k > self.width]
+            k = begin(label, x)
+            plan, finish = checks[self.by_rows and 2 * k > self.width]
         else:
-            k = begin(*args, k)
-            plan, finite, arguments = checks[0]
+            k = begin(label, k)
+            plan, finish = checks[0]
         if k < 0:  # refused: the usual path says why (nothing was saved)
             if k == -2:  # no whole plan yet: the usual path makes it, then a new step
                 del self.steps[key]
             return False
-        one.y[0] = label
-        dicts = [d.copy() for d in self.dicts]
+        dicts = list(map(dict.copy, self.dicts))  # (the state's dicts are plain dicts)
         lists = [c.copy() for c in self.lists] if self.lists else ()
         try:
             try:
                 one.update(learner)
             except _KERNEL_ERRORS as error:
                 raise learner._kernel_error(one.exact_chunk(), error) from error
-            before = learner.n_samples_seen_
-            learner.n_samples_seen_ = before + 1
-            if self.calibrate:
-                _calibration.observe(
-                    learner.calibration_, learner.score_window_, one.scores, one.y, NONE
-                )
-            elif self.record:
-                _calibration.record(learner.score_window_, one.scores, one.y, NONE)
-            if not (finite(*arguments, k) and _scalars_finite(self.vars, self.scalars)):
-                learner._check_finite(one.exact_chunk(), before)
+            learner.n_samples_seen_ += 1
+            # the Python floats first: _finish pushes the window (not saved) last
+            if _scalars_finite(self.vars, self.scalars) and finish(k):
+                return True
         except BaseException:
-            self.flat.restore((plan, arguments[2][:k], None, (), dicts, lists, ()))
+            self._restore(plan, k, dicts, lists)
             raise
-        return True
+        # diverged: put back, and let the usual path learn the row again and say so
+        self._restore(plan, k, dicts, lists)
+        return False
+
+    def _restore(self, plan, k: int, dicts: list, lists) -> None:
+        """Put the state back as :meth:`learn` saved it (the window was not written)."""
+        rows = (self.one.nonzero if self.dense else self.one.indices)[:k]
+        self.flat.restore((plan, rows, None, (), dicts, lists, ()))
 
 
 def _scalars_finite(members: dict, names: tuple) -> bool:
     """Whether the state's Python floats ``names`` of ``members`` are finite (as
     :meth:`aucstream._state.FlatState.all_finite` checks them)."""
-    get = members.get
-    for name in names:
-        value = get(name)
-        if isinstance(value, float) and not math.isfinite(value):
+    for value in map(members.get, names):
+        if isinstance(value, float) and not isfinite(value):
             return False
     return True

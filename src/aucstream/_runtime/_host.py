@@ -60,6 +60,7 @@ if TYPE_CHECKING:
         _plan_variant: Callable[..., Any]
         _chunk_rows: Callable[..., np.ndarray]
         _threshold: Callable[[], float]
+        _has_calibration: Callable[[], bool]
         predict: Callable[..., np.ndarray]
         decision_function: Callable[..., np.ndarray]
 

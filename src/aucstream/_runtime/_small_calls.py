@@ -34,13 +34,17 @@ few attribute reads around a compiled check-load-save, the update and a compiled
 finiteness check). Scoring one example (``decision_one``, ``predict_one``,
 ``predict_proba_one``) skips scikit-learn's validation the same way
 (:meth:`BaseStreamingAUC._score_one`), with the scores of ``decision_function`` bit
-for bit.
+for bit; a dict row goes further (:meth:`BaseStreamingAUC._dict_score`): packed into
+prepared buffers and scored, checked and calibrated in one compiled call with the
+weights kept between calls while the learner's members are the same objects
+(:class:`aucstream._fastpath.OneScore`).
 """
 
 from __future__ import annotations
 
 import math
 from operator import is_
+from threading import get_ident
 from typing import Any
 
 import numpy as np
@@ -52,17 +56,20 @@ from .._chunks import (
     _values_ok,
     dict_row,
     dict_row_values,
+    pack_dict_pairs,
     quick_rows,
     sparse_row_dot,
 )
-from .._config import fast_path_on
+from .._config import _local, fast_path_on
 from .._fastpath import (
     FAST,
     LABEL_KINDS,
+    NO_CALIBRATION,
     NONE,
     STABLE_PARAM_TYPES,
     FastCache,
     OneRow,
+    OneScore,
     one_label,
     param_names,
     param_values,
@@ -112,18 +119,13 @@ class SmallCalls(LearnerHost):
         """
 
     def _learn_one_fast(self, x, y) -> bool:
-        """``learn_one(x, y)`` through the learner's per-example entry
-        (:class:`aucstream._runtime._entry.OneStep`), else :meth:`_learn_row_fast`
-        (which then makes the entry): True when learnt, False (nothing touched) when
-        the call must take the usual path."""
+        """``learn_one(x, y)`` through :meth:`_learn_row_fast` (which then makes the
+        learner's per-example entry, :class:`aucstream._runtime._entry.OneStep`, that
+        ``learn_one`` tries first): True when learnt, False (nothing touched) when the
+        call must take the usual path."""
         dense = type(x) is np.ndarray
         if not dense and type(x) is not dict:
             return False
-        cache = FAST.get(self)
-        if cache is not None:
-            step = cache.dense_step if dense else cache.sparse_step
-            if step is not None and step.learn(self, x, y):
-                return True
         if dense and x.ndim != 1:
             return False
         if self._learn_row_fast(x, None, None, y, False) is _NOT_TAKEN:
@@ -447,6 +449,10 @@ class SmallCalls(LearnerHost):
         label
             A value of ``classes_``.
         """
+        if type(x) is dict:
+            decision = self._dict_score(x, False)
+            if decision is not None:
+                return self.classes_[int(decision > 0)]
         score = self._score_one(x)
         if score is None:
             return self.predict(self._one_row(x))[0]
@@ -464,10 +470,83 @@ class SmallCalls(LearnerHost):
         -------
         float
         """
+        if type(x) is dict:
+            decision = self._dict_score(x, False)
+            if decision is not None:
+                return decision
         score = self._score_one(x)
         if score is None:
             return float(self.decision_function(self._one_row(x))[0])
         return score - self._threshold()
+
+    def _dict_score(self, x: dict, proba: bool):
+        """The decision (a float) or, with ``proba``, the class probabilities (an
+        array of two) of the dict row ``x``, through the cache's prepared scoring of
+        dict rows (:class:`aucstream._fastpath.OneScore`: the row packed into its
+        buffers, then one compiled call that checks it, takes the dot with the kept
+        weights and applies the calibration), equal bit for bit to
+        ``decision_function`` / ``predict_proba`` of the row; or None when the row or
+        the learner must take the usual path (as :meth:`_score_one`)."""
+        if not _local.fast_path:
+            return None
+        cache = FAST.get(self)
+        scorer = None if cache is None else cache.scorers.get(get_ident())
+        state = self.__dict__
+        # kept weights: the members are the objects they were (then so is everything
+        # _prepare_scorer checked of them)
+        if scorer is None or not (
+            scorer.members is state
+            and len(state) == len(scorer.values)
+            and all(map(is_, state.values(), scorer.values))
+        ):
+            scorer = self._prepare_scorer()
+            if scorer is None:
+                return None
+        k = len(x)
+        if k > scorer.width or not pack_dict_pairs(x, scorer.buffer):
+            return None
+        value = scorer.calls[proba](k)
+        if value != value:  # refused (NaN): the usual path says why
+            return None
+        return scorer.out.copy() if proba else value
+
+    def _prepare_scorer(self) -> OneScore | None:
+        """The cache's prepared scoring of dict rows with the learner's weights read
+        (:meth:`aucstream._fastpath.OneScore.read_weights`) and its calibration bound,
+        or None when the learner must score through the usual path: not fitted, with
+        feature names, scores of its own (a pipeline), or weights it can not read."""
+        state = self.__dict__
+        width = state.get("n_features_in_")
+        if (
+            not self._scores_by_coef
+            or width is None
+            or "n_samples_seen_" not in state
+            or "feature_names_in_" in state
+        ):
+            return None
+        cache = FAST.get(self)
+        if cache is None:
+            cache = FAST[self] = FastCache()
+        scorers, thread = cache.scorers, get_ident()  # (the buffers are the thread's)
+        scorer = scorers.get(thread)
+        if scorer is None or scorer.width != width:
+            if len(scorers) >= 64:  # (threads that ended)
+                scorers.clear()
+            scorer = scorers[thread] = OneScore(width)
+        if not scorer.read_weights(self):
+            return None
+        calibration = state.get("calibration_") if self._has_calibration() else NO_CALIBRATION
+        if calibration is not scorer.calibration:
+            if not (
+                type(calibration) is np.ndarray
+                and calibration.shape in ((8,), (0,))
+                and calibration.dtype == _FLOAT64
+                and calibration.flags.c_contiguous
+            ):
+                scorer.forget()
+                return None
+            scorer.bind(calibration)
+        return scorer
 
     def _score_one(self, x) -> float | None:
         """The model's own score ``w^T x + b`` of one plainly valid example (a finite

@@ -108,6 +108,19 @@ def _as_1d(name: str, a: np.ndarray) -> np.ndarray:
     return a.ravel()
 
 
+def _equal(y: np.ndarray, label) -> np.ndarray | None:
+    """``y == label`` elementwise as a boolean array, or None when numpy does not give
+    one (labels of types it does not compare elementwise: the caller takes the general
+    path)."""
+    try:
+        eq = y == label
+    except (TypeError, ValueError):
+        return None
+    if isinstance(eq, np.ndarray) and eq.dtype == bool and eq.shape == y.shape:
+        return eq
+    return None
+
+
 def _cell_index(edges: np.ndarray, x: np.ndarray) -> np.ndarray:
     r"""The cell of each ``x`` among the edges: :math:`2\,\#\{e < x\} + \#\{e = x\}`.
 
@@ -283,6 +296,12 @@ class _BinaryPairs:
         if y.shape != s.shape:
             raise ValueError(f"y_true and y_score have different lengths: {y.size} and {s.size}")
         self._check_finite(s)
+        if len(self._labels) == 2:  # both labels known: two comparisons, no np.unique
+            ones = _equal(y, self._labels[1])
+            if ones is not None:
+                zeros = _equal(y, self._labels[0])
+                if zeros is not None and bool((ones | zeros).all()):
+                    return ones.astype(np.int8), s
         self._labels = self._labels_with(np.unique(y), y)
         if len(self._labels) < 2:
             return np.zeros(y.size, np.int8), s

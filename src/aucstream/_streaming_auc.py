@@ -579,6 +579,10 @@ class PrequentialAUC(_BinaryPairs):
         return self._runs[number]
 
     def _ingest(self, numbers: np.ndarray, scores: np.ndarray) -> None:
+        if scores.size == 1:  # one pair (a read after each single pair): no split, no sort
+            one = [scores.copy()]  # stored: never a caller's array
+            self._absorb([], one, 0) if numbers[0] else self._absorb(one, [], 0)
+            return
         zeros, ones = np.sort(scores[numbers == 0]), np.sort(scores[numbers == 1])
         self._absorb([zeros], [ones], int(_count(ones, zeros)))
 
@@ -645,17 +649,19 @@ class PrequentialAUC(_BinaryPairs):
     def _absorb(self, zeros: list[np.ndarray], ones: list[np.ndarray], pairs: int) -> None:
         """Count sorted runs of new scores, with ``pairs`` counted among them, and keep them."""
         if self._cells is not None:
-            new = np.stack([self._histogram(np.concatenate(part)) for part in (zeros, ones)])
+            new = np.stack(
+                [self._histogram(np.concatenate([np.empty(0), *part])) for part in (zeros, ones)]
+            )
             self._absorb_cells(new, pairs)
             return
+        zeros, ones = [a for a in zeros if a.size], [a for a in ones if a.size]
         self._pairs += pairs
         self._pairs += sum(int(_count(a, b)) for a in ones for b in self._runs[0])
         self._pairs += sum(int(_count(a, b)) for a in self._runs[1] for b in zeros)
         for runs, added in zip(self._runs, (zeros, ones)):
             for run in added:
-                if run.size:
-                    runs.append(run)
-                    _compact(runs)
+                runs.append(run)
+                _compact(runs)
         if self.max_memory is not None and sum(self._class_sizes()) > self.max_memory:
             self._switch_to_cells(self._quantile_edges())
 

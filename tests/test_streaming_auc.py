@@ -481,3 +481,35 @@ def test_a_bool_score_is_the_number_it_is_in_an_array(make_metric):
         by_pair.update(label, score)
     as_floats = make_metric().update(y, np.array(s, float)).get()
     assert by_pair.get() == make_metric().update(y, s).get() == as_floats
+
+
+@pytest.mark.parametrize("make_metric", ONE_BY_ONE)
+def test_arrays_after_both_labels_are_known(make_metric):
+    """Once both labels are known an array is numbered by two comparisons: a label of
+    another type is a third label (nothing changed), and True counts as 1, as before."""
+    metric = make_metric().update(["a", "b", "a"], [0.1, 0.7, 0.4])
+    before = snapshot(metric)
+    with pytest.raises(ValueError, match=r"y_true\[0\] = 1 is a third label"):
+        metric.update([1, 1], [0.2, 0.3])
+    with pytest.raises(ValueError, match="NaN"):
+        make_metric().update([0.0, 1.0], [0.1, 0.2]).update([1.0, np.nan], [0.3, 0.4])
+    assert_same_state(before, snapshot(metric))
+    ints = (
+        make_metric().update([0, 1, 0], [0.1, 0.7, 0.4]).update(np.array([True, False]), [0.5, 0.2])
+    )
+    assert ints.get() == make_metric().update([0, 1, 0, 1, 0], [0.1, 0.7, 0.4, 0.5, 0.2]).get()
+
+
+def test_single_pairs_read_one_by_one_in_bounded_memory():
+    """After the switch to a histogram, pairs read one at a time are counted by their
+    cells, within the error bound of the exact AUC."""
+    rng = np.random.default_rng(5)
+    y, s = rng.integers(0, 2, 300), rng.normal(size=300)
+    metric = PrequentialAUC(max_memory=40).update(y[:100], s[:100])
+    assert metric._cells is not None
+    for i in range(100, 300):
+        metric.update(int(y[i]), float(s[i]))
+        if i % 50 == 0:
+            assert abs(metric.get() - roc_auc(y[: i + 1], s[: i + 1])) <= metric.error_bound()
+    assert metric.n_seen == 300 and metric.n_positive + metric.n_negative == 300
+    assert abs(metric.get() - roc_auc(y, s)) <= metric.error_bound()

@@ -405,7 +405,8 @@ class PrequentialAUC(_BinaryPairs):
     O(log n) and O(log^2 n) for single pairs. The pair count is an integer
     (``2 #greater + #equal`` over positive-negative pairs), so the AUC is exact. Pairs
     given one at a time (a scalar label and score) are checked at once and counted
-    in arrays of a few hundred (see :meth:`update`).
+    in arrays of a few hundred (see :meth:`update`), or at the next read: one pair
+    read at once is counted against each run of the other class without a sort.
 
     Parameters
     ----------

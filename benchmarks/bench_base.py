@@ -34,7 +34,8 @@ positives), this measures, on the same rows:
   faster): the progressive loop on dicts (``predict_proba_one``, a one-pair
   ``PrequentialAUC.update``, ``learn_one``) against River's LogisticRegression with
   its ROCAUC, ``decision_one`` against River's ``predict_proba_one``, the one-pair
-  metric update against River's ``ROCAUC.update``, and ``StreamPipeline().learn_one``
+  metric update against River's ``ROCAUC.update`` (and with a read after every pair,
+  against ``update`` and ``get``), and ``StreamPipeline().learn_one``
   against ``OPAUC().learn_one``;
 - ``learn_one`` through the per-example entry against the fast path's one-row call
   it replaces (the entry switched off), in one process with interleaved rounds, and
@@ -423,6 +424,7 @@ def progressive_loop(quick: bool) -> list[dict]:
         "loop": per_call(river_step, work, rounds),
         "proba": per_call(lambda i: lr.predict_proba_one(dicts[i]), work, rounds),
         "metric": per_call(lambda i: roc.update(labels[i], 0.25), work, rounds),
+        "metric_read": per_call(lambda i: (roc.update(labels[i], 0.25), roc.get()), work, rounds),
     }
     rows = [
         {
@@ -461,6 +463,10 @@ def progressive_loop(quick: bool) -> list[dict]:
     metric = PrequentialAUC()
     one = per_call(lambda i: metric.update(y[i], 0.25), work, rounds)
     rows.append(row("PrequentialAUC", "update, one pair", one, "River ROCAUC", peers["metric"]))
+    metric = PrequentialAUC()  # a read after every pair counts each pair at once
+    read = per_call(lambda i: metric.update(y[i], 0.25).get(), work, rounds)
+    peer = peers["metric_read"]
+    rows.append(row("PrequentialAUC", "update + get, one pair", read, "River ROCAUC", peer))
     dense = X.toarray()
     times = {}
     for make in (OPAUC, StreamPipeline):

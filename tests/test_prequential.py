@@ -484,3 +484,42 @@ def test_cli_evaluate_output_follows_the_umask(tmp_path):
         os.umask(old)
     assert out.stat().st_mode & 0o777 == 0o644
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+
+
+class Growing:
+    """A stand-in model whose state changes size: an array replaced by a longer one,
+    an array resized in place, and a list that grows (read by a walk every time)."""
+
+    def __init__(self, with_list):
+        self.rows_ = np.zeros(0)
+        self.fixed_ = np.zeros(3)  # the same object throughout
+        if with_list:
+            self.history_ = []
+
+    def partial_fit(self, X, y, classes=None):
+        self.classes_ = getattr(self, "classes_", np.array([0, 1]))
+        self.n_ = getattr(self, "n_", 0) + X.shape[0]  # a plain value, a new object
+        if self.n_ <= 60:  # a new, longer array; then the same one (read from the cache)
+            self.rows_ = np.zeros(self.n_)
+        if hasattr(self, "history_"):
+            self.history_.append(np.zeros(X.shape[0]))  # grows in place
+        return self
+
+    def decision_function(self, X):
+        return np.asarray(X)[:, 0]
+
+
+def test_memory_is_read_at_every_checkpoint():
+    """model_bytes at each checkpoint is the state's size then, whether the state is
+    flat (read from the arrays found last time while they are the same objects) or
+    holds containers (walked again)."""
+    X, y = data(120)
+    for with_list in (False, True):
+        curve = prequential(Growing(with_list), iter_chunks(X, y, 30), every=30, classes=[0, 1])
+        n = curve["n_learnt"].to_numpy()
+        expected = 8 * np.minimum(n, 60) + with_list * 8 * n + 8 * 3 + 8 * 2  # + fixed_, classes_
+        assert curve["model_bytes"].tolist() == expected.tolist()
+    curve = prequential(SOLAM(), iter_chunks(X, y, 30), every=30, classes=[0, 1])
+    model = SOLAM()
+    prequential(model, iter_chunks(X, y, 30), classes=[0, 1])
+    assert curve["model_bytes"].iloc[-1] == model_bytes(model) > 0

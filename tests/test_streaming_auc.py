@@ -411,3 +411,105 @@ def test_partial_auc_equals_batch_after_every_update(stream, region, window, sta
                 np.nan if np.unique(yp).size < 2 else roc_auc(yp, sp, pos_label=pos_label, **k)
             )
             assert_auc(metric.get(), reference)
+
+
+ONE_BY_ONE = [
+    PrequentialAUC,
+    lambda: RollingAUC(40),
+    lambda: PrequentialAUC(max_fpr=0.3),
+    lambda: RollingAUC(40, max_fpr=0.3, min_tpr=0.2),
+]
+
+
+@pytest.mark.parametrize("make_metric", ONE_BY_ONE)
+@pytest.mark.parametrize("read_every", [1, 7, 10**6])
+def test_pair_by_pair_equals_one_chunk_bit_for_bit(make_metric, read_every):
+    """Python scalars, numpy scalars and bool labels one at a time (read after every
+    ``read_every`` pairs, which counts the held ones) give the float one array gives,
+    and the same integer counts and sorted scores: ties one half, whatever the cut."""
+    rng = np.random.default_rng(3)
+    n = 700  # past the hold of 512 single pairs
+    y, s = rng.integers(0, 2, n), rng.integers(0, 6, n) / 4.0  # many ties
+    by_pair, by_chunk = make_metric(), make_metric().update(y, s)
+    for i in range(n):
+        label = [int(y[i]), np.int64(y[i]), bool(y[i])][i % 3]  # True == 1: one label
+        by_pair.update(label, float(s[i]) if i % 2 else s[i])
+        if i % read_every == read_every - 1:
+            by_pair.get()
+    value = by_pair.get()
+    assert value == by_chunk.get() and not np.isnan(value)
+    assert by_pair.n_seen == by_chunk.n_seen == n
+    # label numbers follow the order of appearance: the pair count of label 1 over
+    # label 0, and each label's sorted scores, compared label by label
+    counts, scores = [], []
+    for m in (by_pair, by_chunk):
+        first = m._labels.index(0)  # the number of label 0
+        n0, n1 = m._class_sizes()
+        counts.append(m._counted() if first == 0 else 2 * n0 * n1 - m._counted())
+        scores.append([np.sort(np.concatenate([[], *m._sorted_runs(k ^ first)])) for k in (0, 1)])
+    assert counts[0] == counts[1]
+    assert all(np.array_equal(a, b) for a, b in zip(*scores))
+
+
+@pytest.mark.parametrize("make_metric", ONE_BY_ONE)
+@pytest.mark.parametrize(
+    "label, score, message",
+    [
+        (1, float("nan"), r"y_score\[0\] = nan is not finite"),
+        (0, float("inf"), r"y_score\[0\] = inf is not finite"),
+        (1, -np.inf, r"y_score\[0\] = -inf is not finite"),
+        (np.float64(np.nan), 0.5, "NaN"),
+        (2, 0.5, r"y_true\[0\] = 2 is a third label"),
+        ("1", 0.5, r"y_true\[0\] = '1' is a third label"),
+    ],
+)
+def test_bad_single_pairs_are_refused_and_change_nothing(make_metric, label, score, message):
+    metric = make_metric().update([0, 1, 1], [0.3, 0.6, 0.2]).update(1, 0.4)  # one held
+    before = snapshot(metric)
+    with pytest.raises(ValueError, match=message):
+        metric.update(label, score)
+    assert_same_state(before, snapshot(metric))
+
+
+@pytest.mark.parametrize("make_metric", ONE_BY_ONE)
+def test_a_bool_score_is_the_number_it_is_in_an_array(make_metric):
+    """A score True or False counts as 1.0 or 0.0 as it does in an array (and in
+    scikit-learn's roc_auc_score): a 0/1 predictor has an AUC."""
+    y, s = [0, 1, 1, 0, 1], [False, True, False, False, True]
+    by_pair = make_metric()
+    for label, score in zip(y, s):
+        by_pair.update(label, score)
+    as_floats = make_metric().update(y, np.array(s, float)).get()
+    assert by_pair.get() == make_metric().update(y, s).get() == as_floats
+
+
+@pytest.mark.parametrize("make_metric", ONE_BY_ONE)
+def test_arrays_after_both_labels_are_known(make_metric):
+    """Once both labels are known an array is numbered by two comparisons: a label of
+    another type is a third label (nothing changed), and True counts as 1, as before."""
+    metric = make_metric().update(["a", "b", "a"], [0.1, 0.7, 0.4])
+    before = snapshot(metric)
+    with pytest.raises(ValueError, match=r"y_true\[0\] = 1 is a third label"):
+        metric.update([1, 1], [0.2, 0.3])
+    with pytest.raises(ValueError, match="NaN"):
+        make_metric().update([0.0, 1.0], [0.1, 0.2]).update([1.0, np.nan], [0.3, 0.4])
+    assert_same_state(before, snapshot(metric))
+    ints = (
+        make_metric().update([0, 1, 0], [0.1, 0.7, 0.4]).update(np.array([True, False]), [0.5, 0.2])
+    )
+    assert ints.get() == make_metric().update([0, 1, 0, 1, 0], [0.1, 0.7, 0.4, 0.5, 0.2]).get()
+
+
+def test_single_pairs_read_one_by_one_in_bounded_memory():
+    """After the switch to a histogram, pairs read one at a time are counted by their
+    cells, within the error bound of the exact AUC."""
+    rng = np.random.default_rng(5)
+    y, s = rng.integers(0, 2, 300), rng.normal(size=300)
+    metric = PrequentialAUC(max_memory=40).update(y[:100], s[:100])
+    assert metric._cells is not None
+    for i in range(100, 300):
+        metric.update(int(y[i]), float(s[i]))
+        if i % 50 == 0:
+            assert abs(metric.get() - roc_auc(y[: i + 1], s[: i + 1])) <= metric.error_bound()
+    assert metric.n_seen == 300 and metric.n_positive + metric.n_negative == 300
+    assert abs(metric.get() - roc_auc(y, s)) <= metric.error_bound()

@@ -135,18 +135,29 @@ def step(state, s, y, w):
     """
     if w == 0.0:
         return
-    target = 1.0 if y > 0 else 0.0
     n = state[_N]
     if n > 0.0 and state[_M2] > 0.0:
         z = (s - state[_MEAN]) / math.sqrt(state[_M2] / n)
-        g = w * (_sigmoid(state[_A] * z + state[_B]) - target)
+        _fit(state, s, y, w, True, z, _sigmoid(state[_A] * z + state[_B]))
+    else:
+        _fit(state, s, y, w, False, 0.0, 0.0)
+
+
+@jit
+def _fit(state, s, y, w, ready, z, q):
+    """:func:`step` given the standardized score ``z`` and ``q = sigmoid(a z + b)``
+    when ``ready`` (scores to standardize by); :func:`replay` shares ``q`` with the
+    probability it writes."""
+    target = 1.0 if y > 0 else 0.0
+    if ready:
+        g = w * (q - target)
         state[_GA] += (g * z) ** 2
         state[_GB] += g * g
         if state[_GA] > 0.0:  # a stays positive: probabilities rank as the scores
             state[_A] = max(state[_A] - ETA * g * z / math.sqrt(state[_GA]), A_MIN)
         if state[_GB] > 0.0:  # no step before the first non-zero gradient
             state[_B] -= ETA * g / math.sqrt(state[_GB])
-    n_new = n + w  # weighted Welford
+    n_new = state[_N] + w  # weighted Welford
     delta = s - state[_MEAN]
     state[_MEAN] += delta * w / n_new
     state[_M2] += w * delta * (s - state[_MEAN])
@@ -313,14 +324,17 @@ def replay(state, scores, y_pm, decision, proba):
             state[_B],
             state[_NPOS],
         )
-        if 0.0 < n_pos < n and m2 > 0.0:
+        if 0.0 < n_pos < n and m2 > 0.0:  # the step's sigmoid is the probability's
             sd = math.sqrt(m2 / n)
+            z = (scores[i] - mean) / sd
+            q = _sigmoid(a * z + b)
             decision[i] = scores[i] - (mean - b * sd / a)
-            proba[i] = _capped(_sigmoid(a * ((scores[i] - mean) / sd) + b))
+            proba[i] = _capped(q)
+            _fit(state, scores[i], y_pm[i], 1.0, True, z, q)
         else:
             decision[i] = scores[i] - 0.0
             proba[i] = _capped((n_pos + 1.0) / (n + 2.0))
-        step(state, scores[i], y_pm[i], 1.0)
+            step(state, scores[i], y_pm[i], 1.0)
 
 
 def new_window() -> np.ndarray:

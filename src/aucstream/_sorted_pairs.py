@@ -98,7 +98,8 @@ def _rank_sum(hay, needles):
     n, lo, hi, total = hay.shape[0], 0, 0, 0
     for x in needles:
         lo = _gallop(hay, lo, n, x, False)
-        hi = _gallop(hay, max(lo, hi), n, x, True)
+        # past the scores equal to x: none (one comparison) unless x is tied in hay
+        hi = lo if lo == n or hay[lo] != x else _gallop(hay, max(lo, hi), n, x, True)
         total += lo + hi
     return total
 

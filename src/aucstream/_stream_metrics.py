@@ -32,6 +32,8 @@ import math
 
 import numpy as np
 
+from ._kernels import jit
+
 __all__ = [
     "StreamingAveragePrecision",
     "StreamingBrier",
@@ -62,8 +64,28 @@ class _Counted:
         raise NotImplementedError
 
 
+@jit
+def _log_loss_sum(positive, p):
+    """The sum of the log-losses of a chunk, in one pass."""
+    total = 0.0
+    for i in range(p.shape[0]):
+        total -= math.log(p[i]) if positive[i] else math.log1p(-p[i])
+    return total
+
+
+@jit
+def _brier_sum(positive, p):
+    """The sum of the squared errors of a chunk, in one pass."""
+    total = 0.0
+    for i in range(p.shape[0]):
+        e = p[i] - 1.0 if positive[i] else p[i]
+        total += e * e
+    return total
+
+
 class _MeanLoss(_Counted):
-    """The mean of a per-example loss of the probabilities (:meth:`_losses`)."""
+    """The mean of a per-example loss of the probabilities, summed over each chunk in
+    one compiled pass (``_sum``)."""
 
     needs = frozenset({"proba"})
 
@@ -72,12 +94,13 @@ class _MeanLoss(_Counted):
         self.total = 0.0
 
     @staticmethod
-    def _losses(positive: np.ndarray, p: np.ndarray) -> np.ndarray:  # pragma: no cover
+    def _sum(positive: np.ndarray, p: np.ndarray) -> float:  # pragma: no cover
         raise NotImplementedError
 
     def update(self, positive, scores=None, proba=None, predicted=None) -> None:
-        p = np.asarray(proba, dtype=np.float64)
-        self.total += float(np.sum(self._losses(positive, p)))
+        p = np.ascontiguousarray(proba, dtype=np.float64).reshape(-1)
+        positive = np.ascontiguousarray(positive, dtype=bool).reshape(-1)
+        self.total += float(self._sum(positive, p))
         self.n += p.shape[0]
 
     def get(self) -> float:
@@ -94,9 +117,7 @@ class StreamingLogLoss(_MeanLoss):
     0.366985
     """
 
-    @staticmethod
-    def _losses(positive, p):
-        return -np.where(positive, np.log(p), np.log1p(-p))
+    _sum = staticmethod(_log_loss_sum)
 
 
 class StreamingBrier(_MeanLoss):
@@ -109,9 +130,7 @@ class StreamingBrier(_MeanLoss):
     0.1
     """
 
-    @staticmethod
-    def _losses(positive, p):
-        return (p - positive) ** 2
+    _sum = staticmethod(_brier_sum)
 
 
 def _ece_bins(p: np.ndarray) -> np.ndarray:

@@ -108,6 +108,19 @@ def _as_1d(name: str, a: np.ndarray) -> np.ndarray:
     return a.ravel()
 
 
+def _equal(y: np.ndarray, label) -> np.ndarray | None:
+    """``y == label`` elementwise as a boolean array, or None when numpy does not give
+    one (labels of types it does not compare elementwise: the caller takes the general
+    path)."""
+    try:
+        eq = y == label
+    except (TypeError, ValueError):
+        return None
+    if isinstance(eq, np.ndarray) and eq.dtype == bool and eq.shape == y.shape:
+        return eq
+    return None
+
+
 def _cell_index(edges: np.ndarray, x: np.ndarray) -> np.ndarray:
     r"""The cell of each ``x`` among the edges: :math:`2\,\#\{e < x\} + \#\{e = x\}`.
 
@@ -283,6 +296,12 @@ class _BinaryPairs:
         if y.shape != s.shape:
             raise ValueError(f"y_true and y_score have different lengths: {y.size} and {s.size}")
         self._check_finite(s)
+        if len(self._labels) == 2:  # both labels known: two comparisons, no np.unique
+            ones = _equal(y, self._labels[1])
+            if ones is not None:
+                zeros = _equal(y, self._labels[0])
+                if zeros is not None and bool((ones | zeros).all()):
+                    return ones.astype(np.int8), s
         self._labels = self._labels_with(np.unique(y), y)
         if len(self._labels) < 2:
             return np.zeros(y.size, np.int8), s
@@ -386,7 +405,8 @@ class PrequentialAUC(_BinaryPairs):
     O(log n) and O(log^2 n) for single pairs. The pair count is an integer
     (``2 #greater + #equal`` over positive-negative pairs), so the AUC is exact. Pairs
     given one at a time (a scalar label and score) are checked at once and counted
-    in arrays of a few hundred (see :meth:`update`).
+    in arrays of a few hundred (see :meth:`update`), or at the next read: one pair
+    read at once is counted against each run of the other class without a sort.
 
     Parameters
     ----------
@@ -560,6 +580,10 @@ class PrequentialAUC(_BinaryPairs):
         return self._runs[number]
 
     def _ingest(self, numbers: np.ndarray, scores: np.ndarray) -> None:
+        if scores.size == 1:  # one pair (a read after each single pair): no split, no sort
+            one = [scores.copy()]  # stored: never a caller's array
+            self._absorb([], one, 0) if numbers[0] else self._absorb(one, [], 0)
+            return
         zeros, ones = np.sort(scores[numbers == 0]), np.sort(scores[numbers == 1])
         self._absorb([zeros], [ones], int(_count(ones, zeros)))
 
@@ -626,17 +650,19 @@ class PrequentialAUC(_BinaryPairs):
     def _absorb(self, zeros: list[np.ndarray], ones: list[np.ndarray], pairs: int) -> None:
         """Count sorted runs of new scores, with ``pairs`` counted among them, and keep them."""
         if self._cells is not None:
-            new = np.stack([self._histogram(np.concatenate(part)) for part in (zeros, ones)])
+            new = np.stack(
+                [self._histogram(np.concatenate([np.empty(0), *part])) for part in (zeros, ones)]
+            )
             self._absorb_cells(new, pairs)
             return
+        zeros, ones = [a for a in zeros if a.size], [a for a in ones if a.size]
         self._pairs += pairs
         self._pairs += sum(int(_count(a, b)) for a in ones for b in self._runs[0])
         self._pairs += sum(int(_count(a, b)) for a in self._runs[1] for b in zeros)
         for runs, added in zip(self._runs, (zeros, ones)):
             for run in added:
-                if run.size:
-                    runs.append(run)
-                    _compact(runs)
+                runs.append(run)
+                _compact(runs)
         if self.max_memory is not None and sum(self._class_sizes()) > self.max_memory:
             self._switch_to_cells(self._quantile_edges())
 

@@ -116,6 +116,41 @@ def model_bytes(model: Any) -> int:
     return _nbytes(state_items(model))
 
 
+class _MemoryReading:
+    """:func:`model_bytes` at each checkpoint, read cheaply when it cannot have changed.
+
+    A learner whose state attributes are arrays and plain values (no lists, dicts or
+    components, which can grow in place) holds the bytes of those arrays as long as
+    its attributes other than plain values are the same objects: then a reading sums
+    the ``nbytes`` of the arrays found last time, and otherwise walks the state again.
+    """
+
+    _PLAIN = (int, float, str, bool, type(None), np.generic)
+    _LEAVES = (np.ndarray, np.random.Generator, *_PLAIN)
+
+    def __init__(self, model) -> None:
+        self.model = model
+        self.key: tuple | None = None
+        self.arrays: list[np.ndarray] = []
+
+    def read(self) -> int:
+        values = vars(self.model)
+        plain = self._PLAIN
+        key = (
+            tuple(values),
+            tuple(None if isinstance(v, plain) else id(v) for v in values.values()),
+        )
+        if key == self.key:
+            return sum(a.nbytes for a in self.arrays)
+        state = state_items(self.model)
+        if all(isinstance(v, self._LEAVES) for v in state.values()):
+            self.key = key
+            self.arrays = [v for v in state.values() if isinstance(v, np.ndarray)]
+        else:
+            self.key = None
+        return model_bytes(self.model)
+
+
 # --------------------------------------------------------------- the parameters
 def _is_int(value) -> bool:
     return isinstance(value, (numbers.Integral, np.integer)) and not isinstance(
@@ -305,6 +340,7 @@ class _Evaluation:
         self.held: list[tuple] = []  # scored rows not yet counted (see count)
         self.n_held = 0
         self.start = time.process_time()
+        self.memory = _MemoryReading(model)
         #: decision_function - threshold, predict_proba and predict are the base class's
         self.plain = _replays_calibration(model)
         #: decision_function, predict_proba and predict from one _own_scores
@@ -551,13 +587,19 @@ class _Evaluation:
         _calibration.replay(state, raw, np.where(positive, 1.0, -1.0), decision, proba)
         if fresh:  # nothing learnt before the first example: the untrained model's score
             decision[0] = 0.0
-        predicted = decision > 0
+        predicted = decision > 0 if "predicted" in self.needs else None
         cur = 0
         while cur < n:  # the metrics counted up to each checkpoint
             stop = n
             if self.every is not None:
                 stop = min(stop, (self.n_seen // self.every + 1) * self.every - base)
-            self.count(positive[cur:stop], decision[cur:stop], proba[cur:stop], predicted[cur:stop])
+            part = slice(cur, stop)
+            self.count(
+                positive[part],
+                decision[part],
+                proba[part],
+                None if predicted is None else predicted[part],
+            )
             self.n_seen = self.n_learnt = base + stop
             cur = stop
             self.checkpoint()
@@ -570,7 +612,7 @@ class _Evaluation:
         for name, metric in self.columns.items():
             row[name] = metric.get()
         row["cpu_seconds"] = time.process_time() - self.start
-        row["model_bytes"] = model_bytes(self.model) if self.fitted else 0
+        row["model_bytes"] = self.memory.read() if self.fitted else 0
         if self.rows and self.rows[-1]["n_seen"] == self.n_seen:
             self.rows[-1] = row
         else:

@@ -46,6 +46,13 @@ changes dashed, the default's alarms as red ticks.
 Usage::
 
     python benchmarks/bench_drift.py [--quick] [--out docs/results/drift.md]
+                                     [--river-from docs/results/drift.json]
+                                     [--rates 0.1 0.02]
+
+``--river-from`` takes River's numbers (mean AUC, recovery, CPU seconds, peak memory)
+from an earlier run's JSON instead of running River again: its model and the streams
+(generators, seeds, ``--concept``, ``--width``) must be the same; its curves are then
+missing from the plots. The report says so.
 """
 
 from __future__ import annotations
@@ -231,11 +238,29 @@ def peak_memory(fn, X, y):
 CONTENDERS = ("default", "drift=None", "restarted", "River LR")
 
 
+def detection_delays(alarms, changes, n):
+    """Rows from each true change to the default's first alarm after it and before the
+    next change (None: no alarm)."""
+    out = []
+    for c, nxt in zip(changes, [*changes[1:], n]):
+        after = [a for a in alarms if c <= a < nxt]
+        out.append(after[0] - c if after else None)
+    return out
+
+
+def _earlier_river(path):
+    """River's rows of an earlier run, by (generator, kind, rate), and its memory."""
+    data = json.loads(Path(path).read_text())
+    rows = {(r["generator"], r["kind"], r["rate"]): r["River LR"] for r in data["results"]}
+    return rows, data["memory"].get("River LR")
+
+
 def run(args):
     generators = ["linear", "RBF"] if args.quick else ["SEA", "hyperplane", "linear", "RBF"]
-    rates = [0.10, 0.02] if args.quick else [0.10, 0.02, 0.01]
+    rates = args.rates or ([0.10, 0.02] if args.quick else [0.10, 0.02, 0.01])
     kinds = ["abrupt", "gradual", "recurring", "stationary"]
     results = []
+    river = _earlier_river(args.river_from) if args.river_from else None
     for rate in rates:
         for g_i, generator in enumerate(generators):
             for k_i, kind in enumerate(kinds):
@@ -243,6 +268,9 @@ def run(args):
                 X, y, changes = make_stream(generator, kind, rate, args.concept, args.width, seed)
                 row = {"generator": generator, "kind": kind, "rate": rate, "changes": changes}
                 for name in CONTENDERS:
+                    if name == "River LR" and river is not None:
+                        row[name] = {**river[0][(generator, kind, rate)], "curve": None}
+                        continue
                     if name == "default":
                         s, cpu, alarms = run_pipeline(X, y)
                     elif name == "drift=None":
@@ -254,6 +282,7 @@ def run(args):
                     ends, auc = windowed(y, s)
                     row[name] = {
                         "mean_auc": float(np.nanmean(auc)),
+                        "delay": detection_delays(alarms, changes, len(y)),
                         "recovery": recovery(ends, auc, changes, len(y))
                         if kind in ("abrupt", "recurring")
                         else [],
@@ -273,7 +302,9 @@ def run(args):
     memory = {
         "default": peak_memory(lambda X, y: run_pipeline(X, y), X, y),
         "drift=None": peak_memory(lambda X, y: run_pipeline(X, y, drift=None), X, y),
-        "River LR": peak_memory(run_river, X[: len(y) // 4], y[: len(y) // 4]),
+        "River LR": river[1]
+        if river is not None
+        else peak_memory(run_river, X[: len(y) // 4], y[: len(y) // 4]),
     }
     return results, memory
 
@@ -286,23 +317,33 @@ def report(results, memory, args, out: Path):
     lines = [
         "# One pass that recovers: StreamPipeline() under drift",
         "",
-        f"`python benchmarks/bench_drift.py{' --quick' if args.quick else ''}` "
+        f"`python benchmarks/bench_drift.py{' --quick' if args.quick else ''}"
+        f"{' --rates ' + ' '.join(map(str, args.rates)) if args.rates else ''}"
+        f"{' --river-from ' + str(args.river_from) if args.river_from else ''}` "
         f"({platform.machine()}, Python {platform.python_version()}; the machine is shared "
         "and noisy: CPU seconds are comparable within a row only). Concepts of "
         f"{args.concept:,} rows, three per stream; gradual changes {args.width:,} rows wide; "
         f"prequential scores in chunks of {CHUNK}; windowed AUC over {WINDOW:,} rows every "
         f"{STEP}. Recovery: rows after an abrupt change until a window wholly after it is "
         f"within {NEAR} of the window ending at it (— : not before the next change). "
-        "The generators and contenders are described in the benchmark's docstring.",
+        "The generators and contenders are described in the benchmark's docstring. "
+        "Delay: rows from each true change to the default's first alarm after it.",
         "",
     ]
+    if args.river_from:
+        lines += [
+            f"River LR's numbers are those of the earlier run `{args.river_from}` "
+            "(the same streams; River was not run again): its curves are not plotted.",
+            "",
+        ]
     for rate in sorted({r["rate"] for r in results}, reverse=True):
         lines += [
             f"## {rate:.0%} positives",
             "",
             "| stream | default | drift=None | restarted | River LR | default − None "
-            "| default − restarted | recovery default [restarted] | alarms | CPU default / None |",
-            "|---|---|---|---|---|---|---|---|---|---|",
+            "| default − restarted | recovery default [restarted] | delay | alarms "
+            "| CPU default / None |",
+            "|---|---|---|---|---|---|---|---|---|---|---|",
         ]
         for r in (r for r in results if r["rate"] == rate):
             d, n, re, rv = (r[c] for c in CONTENDERS)
@@ -311,6 +352,7 @@ def report(results, memory, args, out: Path):
                 f"| {re['mean_auc']:.4f} | {rv['mean_auc']:.4f} "
                 f"| {d['mean_auc'] - n['mean_auc']:+.4f} | {d['mean_auc'] - re['mean_auc']:+.4f} "
                 f"| {_fmt_rec(d['recovery'])} [{_fmt_rec(re['recovery'])}] "
+                f"| {_fmt_rec(d['delay'])} "
                 f"| {', '.join(f'{a:,}' for a in d['alarms']) or '—'} "
                 f"| {d['cpu']:.1f} / {n['cpu']:.1f} = {d['cpu'] / n['cpu']:.2f} |"
             )
@@ -385,6 +427,8 @@ def plots(results, out_dir: Path):
         for r in rows:
             ax = axes[gens.index(r["generator"]), kinds.index(r["kind"])]
             for name, style in zip(CONTENDERS, ("-", "--", ":", "-.")):
+                if r[name].get("curve") is None:  # River's numbers from an earlier run
+                    continue
                 ax.plot(r[name]["ends"], r[name]["curve"], style, lw=1, label=name)
             for c in r["changes"]:
                 ax.axvline(c, color="grey", ls="--", lw=0.8)
@@ -405,6 +449,8 @@ def main():
     parser.add_argument("--concept", type=int, default=None)
     parser.add_argument("--width", type=int, default=None)
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "results" / "drift.md")
+    parser.add_argument("--rates", type=float, nargs="+", default=None, help="positive rates")
+    parser.add_argument("--river-from", type=Path, default=None, help="River's numbers from JSON")
     args = parser.parse_args()
     args.concept = args.concept or (10_000 if args.quick else 40_000)
     args.width = args.width or args.concept // 2

@@ -290,3 +290,37 @@ def test_a_pipeline_with_a_forgetting_scaler_merges():
     assert a.n_samples_seen_ == 400
     np.testing.assert_allclose(a.transformer_.mean_, one.transformer_.mean_, atol=1e-12)
     np.testing.assert_allclose(a.transformer_.var_, one.transformer_.var_, rtol=1e-10)
+
+
+def test_a_rejected_call_across_a_reopening_changes_nothing(abrupt, monkeypatch):
+    """The reopening starts fresh slots and retires candidates inside the call; the
+    call's transaction leaves the idle candidates out (``untouched``) and still
+    restores every bit when the call fails after the reopening."""
+    from conftest import assert_same_state as same_bits
+    from conftest import snapshot
+
+    from aucstream import _race_drift
+    from aucstream._state import state_items
+
+    X, y = abrupt
+    model = StreamPipeline(OnlineStandardScaler(half_life=10_000.0), small_search())
+    model.partial_fit(X[:CHANGE], y[:CHANGE])
+    search = model.estimator_
+    assert search.race_[1] == 0 and _race_drift.untouched(search)  # dropped ones
+    before = snapshot(dict(state_items(model)))
+    reopen = _race_drift.reopen
+
+    def reopen_then_fail(s):
+        reopen(s)
+        raise KeyboardInterrupt
+
+    with monkeypatch.context() as patch:
+        patch.setattr(_race_drift, "reopen", reopen_then_fail)
+        with pytest.raises(KeyboardInterrupt):
+            model.partial_fit(X[CHANGE : CHANGE + 3000], y[CHANGE : CHANGE + 3000])
+    same_bits(before, snapshot(dict(state_items(model))))
+    whole = StreamPipeline(OnlineStandardScaler(half_life=10_000.0), small_search())
+    whole.partial_fit(X[: CHANGE + 3000], y[: CHANGE + 3000])
+    model.partial_fit(X[CHANGE : CHANGE + 3000], y[CHANGE : CHANGE + 3000])  # and it goes on
+    assert model.estimator_.race_[1] >= 1
+    assert_same_state(model, whole)

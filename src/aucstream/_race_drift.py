@@ -55,7 +55,10 @@ So a newcomer takes over only at a round where its windowed AUC (over the span s
 earlier position in ``candidates_`` unless it is itself a fresh slot. Until then the
 incumbent scores: a false alarm costs computation (the reopened race), never the
 search's scores, and a stationary stream that raises no alarm is learnt exactly as with
-``drift=None``, bit for bit (the fresh slots wait, learning nothing).
+``drift=None``, bit for bit (the fresh slots wait, learning nothing). The transaction
+of a call that reaches a block end or a round does not copy the candidates that are
+not alive at its start (:func:`untouched`): a dropped or retired one is never written
+again, and a waiting slot is replaced, not written, when a reopening starts it.
 
 Everything happens at stream positions (blocks and rounds), so chunking, saving and
 resuming stay exact; the detector is part of the state (``drift_``).
@@ -91,6 +94,7 @@ __all__ = [
     "pauc_candidates",
     "reopen",
     "until_watch",
+    "untouched",
     "first_round",
     "frozen_ok",
     "watch",
@@ -147,6 +151,23 @@ def new_detector(drift) -> AUCDriftDetector:
     base = PageHinkley(mode="down") if drift == "auto" else clone(drift)
     assert isinstance(base, DriftDetector)
     return AUCDriftDetector(base, pos_label=1)
+
+
+def untouched(search) -> tuple:
+    """What a call to ``search`` can not write (a transaction need not copy it): the
+    candidates that are not alive at its start, with their metrics. A dropped or
+    retired candidate never learns again and its metrics stop; a waiting fresh slot
+    is replaced, objects and metrics, when a reopening starts it, never written."""
+    from .search import ALIVE
+
+    if "status_" not in search.__dict__:
+        return ()
+    idle = np.flatnonzero(search.status_ != ALIVE)
+    return tuple(
+        part
+        for i in idle
+        for part in (search.candidates_[i], search.overall_[i], search.recent_[i])
+    )
 
 
 def until_watch(buffered: int) -> int:

@@ -214,8 +214,8 @@ def search_transaction(owner, search: OnePassSearch, X) -> Iterator[None]:
     copy of the whole state.
     """
     n = _n_rows(X)
-    if not search._between_updates(n):
-        with _state.walked_transaction(owner):
+    if not search._between_updates(n):  # (nor can it write the idle candidates)
+        with _state.walked_transaction(owner, read_only=_race_drift.untouched(search)):
             yield
         return
     flat = _SHALLOW_WALKS.get(owner)

@@ -53,7 +53,7 @@ def sparse_stream(
     --------
     >>> from aucstream.evaluation._generated import sparse_stream
     >>> X, y = sparse_stream(1000, 10000, 20, 0.05)
-    >>> X.shape, int((y == 1).sum()), X.getnnz(axis=1).max() <= 20
+    >>> X.shape, int((y == 1).sum()), bool(X.getnnz(axis=1).max() <= 20)
     ((1000, 10000), 50, True)
     """
     if not (n >= 2 and d >= 1 and k >= 1 and 0.0 < positive_rate < 1.0):

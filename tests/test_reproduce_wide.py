@@ -80,8 +80,9 @@ def test_the_zys_values_are_the_papers():
 @pytest.mark.slow
 def test_ftrl_auc_and_spam_on_news20_reach_their_measured_auc():
     """One run of the ZYS fast protocol on news20 (random halves of the 20 classes,
-    3,993 rows, 62,060 features): FTRL-AUC and SPAM-l1 at the AUC that the committed
-    results report (docs/results/zys20_table.md), less a margin."""
+    3,993 rows, 62,060 features): FTRL-AUC and SPAM-l1 near the AUC of the committed
+    results (docs/results/zys20_table.md, 3 runs: .9222 +- .0007 and .8842 +- .0126),
+    and FTRL-AUC ahead, as in ZYS."""
     data = require_data("news20.t.xz")
     r = REPRODUCTIONS["zys20-table"]
     learners = [s for s in r.learners if s.title in ("FTRL-AUC", "SPAM-l1")]
@@ -89,4 +90,5 @@ def test_ftrl_auc_and_spam_on_news20_reach_their_measured_auc():
     protocol = r.protocol_for("fast").replace(n_trials=1)
     result = compare(learners, [news20], protocol, n_jobs=1, data_home=data, progress=False)
     aucs = {run["learner"]: run["auc"] for run in result.runs}
-    assert aucs["FTRL-AUC"] > 0.85 and aucs["SPAM-l1"] > 0.85, aucs
+    assert aucs["FTRL-AUC"] > 0.91 and aucs["SPAM-l1"] > 0.85, aucs
+    assert aucs["FTRL-AUC"] > aucs["SPAM-l1"], aucs

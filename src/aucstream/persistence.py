@@ -20,10 +20,30 @@ arrays, nor inflate a small file into a huge allocation; counters and indices ar
 checked by the learner's and components' ``_check_state``. Any problem is a
 ``ValueError`` naming the file and the member.
 
+Sparse arrays
+-------------
+A large array that is mostly zeros (at least :data:`SPARSE_MIN_SIZE` elements, at
+least 90% of them zero) is stored as its non-zeros: the entry ``{"kind": "sparse",
+"shape": [...], "dtype": "<f8"}`` and the members ``PATH.indices`` (the flat C-order
+positions of the non-zero elements, strictly increasing, in the smallest of ``int16``,
+``int32``, ``int64`` that holds them) and
+``PATH.values`` (their values, of the array's dtype). FTRL-AUC's weights and its
+``z, sqrt(n)`` accumulators on a wide sparse stream, SPAM's and SOLAM-l1's weights are
+such arrays: the file then grows with the non-zeros, not with ``d``. "Zero" means all
+bits zero, so a ``-0.0`` is kept as a value and the array comes back bit for bit.
+The decision is made from the array's content at save time: no learner declares it.
+Loading checks the declared shape and dtype against the fresh learner's state as for
+a dense array, charges the dense size to the memory budget, and refuses indices that
+are not integers, not strictly increasing or outside the array, and values of another
+dtype or count.
+
 Format history
 --------------
 1
     First version.
+2
+    Sparse entries (above). A file is written with the lowest version that holds it:
+    a file without sparse entries is still version 1, readable by older versions.
 """
 
 from __future__ import annotations
@@ -54,10 +74,16 @@ __all__ = [
     "atomic_write",
     "FORMAT_NAME",
     "FORMAT_VERSION",
+    "SPARSE_MIN_SIZE",
 ]
 
 FORMAT_NAME = "aucstream-model"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+#: Arrays of at least this many elements are stored sparse when at least
+#: :data:`_SPARSE_ZEROS` of them are zero (all bits zero: ``-0.0`` is a value).
+SPARSE_MIN_SIZE = 4096
+#: The share of zero elements from which a large array is stored sparse.
+_SPARSE_ZEROS = 0.9
 #: Largest metadata document a model file may hold (bytes).
 _META_LIMIT = 16 << 20
 
@@ -107,10 +133,35 @@ def _plain(value: Any) -> Any:
     return to_jsonable(value, exact=True, default=_estimator_entry)
 
 
+def _nonzero_bits(array: np.ndarray) -> np.ndarray | None:
+    """The flat positions of the elements of ``array`` whose bits are not all zero,
+    when ``array`` is large, C-contiguous, numeric and at least 90% zero; else None."""
+    if (
+        array.size < SPARSE_MIN_SIZE
+        or array.dtype.kind not in "fiub"
+        or array.dtype.itemsize not in (1, 2, 4, 8)
+        or not array.flags.c_contiguous
+    ):
+        return None
+    bits = array.reshape(-1).view(f"u{array.dtype.itemsize}")
+    where = np.flatnonzero(bits)
+    if where.size > (1.0 - _SPARSE_ZEROS) * array.size:
+        return None
+    for kind in (np.int16, np.int32):  # the smallest that holds every position
+        if array.size - 1 <= np.iinfo(kind).max:
+            return where.astype(kind)
+    return where.astype(np.int64)
+
+
 def _encode(value: Any, path: str, arrays: dict[str, np.ndarray], allowed: dict) -> dict:
     if isinstance(value, np.ndarray):
         if value.dtype == object:
             value = value.astype(str)
+        where = _nonzero_bits(value)
+        if where is not None:
+            arrays[f"{path}.indices"] = where
+            arrays[f"{path}.values"] = value.reshape(-1)[where]
+            return {"kind": "sparse", "shape": list(value.shape), "dtype": value.dtype.str}
         arrays[path] = value
         return {"kind": "array"}
     if isinstance(value, np.random.Generator):
@@ -183,9 +234,10 @@ def save_model(model, path: str | os.PathLike) -> Path:
     }
     from . import __version__
 
+    sparse = any(name.endswith(".indices") for name in arrays)
     meta = {
         "format": FORMAT_NAME,
-        "format_version": FORMAT_VERSION,
+        "format_version": FORMAT_VERSION if sparse else 1,
         "aucstream_version": __version__,
         "class": type(model).__name__,
         "params": _plain(params),
@@ -341,6 +393,8 @@ def _array_members(spec, path: str, out: set[str]) -> None:
     kind = spec.get("kind")
     if kind == "array":
         out.add(f"{path}.npy")
+    elif kind == "sparse":
+        out.update((f"{path}.indices.npy", f"{path}.values.npy"))
     elif kind == "list" and isinstance(spec.get("items"), list):
         for i, item in enumerate(spec["items"]):
             _array_members(item, f"{path}/{i}", out)
@@ -400,16 +454,28 @@ class _Reader:
         nbytes = int(np.prod(shape, dtype=object)) * dtype.itemsize
         if nbytes > self.sizes[member]:
             raise self.fail(name, f"declares {nbytes} bytes but holds {self.sizes[member]}")
+        self.charge(name, nbytes)
+        return shape, dtype
+
+    def charge(self, name: str, nbytes: int) -> None:
+        """Count ``nbytes`` more against the memory budget."""
         self.loaded += nbytes
         if self.loaded > self.budget:
             raise self.fail(
                 name,
                 f"the arrays need more than the memory budget ({format_bytes(self.budget)})",
             )
-        return shape, dtype
 
-    def array(self, name: str, reference, growable: bool) -> np.ndarray:
-        shape, dtype = self.header(name)
+    def read(self, name: str) -> np.ndarray:
+        try:
+            with self.zip.open(f"{name}.npy") as f:
+                return np.lib.format.read_array(f, allow_pickle=False)
+        except _DAMAGED as error:
+            raise self.fail(name, f"cannot be read ({error})") from error
+
+    @staticmethod
+    def check_shape(name: str, shape: tuple, dtype: np.dtype, reference, growable: bool) -> None:
+        """The declared shape and dtype against the fresh learner's array."""
         if isinstance(reference, np.ndarray):
             probe = np.empty((0,) * len(shape), dtype=dtype)
             _state.check_like(
@@ -418,11 +484,50 @@ class _Reader:
                 name,
                 growable,
             )
+
+    def array(self, name: str, reference, growable: bool) -> np.ndarray:
+        shape, dtype = self.header(name)
+        self.check_shape(name, shape, dtype, reference, growable)
+        return self.read(name)
+
+    def sparse(self, name: str, spec: dict, reference, growable: bool) -> np.ndarray:
+        """A sparse entry (see the module docstring), checked, then made dense."""
+        shape, code = spec.get("shape"), spec.get("dtype")
+        if not isinstance(shape, list) or not all(
+            isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in shape
+        ):
+            raise self.fail(name, f"sparse shape {shape!r} is not a list of sizes")
         try:
-            with self.zip.open(f"{name}.npy") as f:
-                return np.lib.format.read_array(f, allow_pickle=False)
-        except _DAMAGED as error:
-            raise self.fail(name, f"cannot be read ({error})") from error
+            dtype = np.dtype(code) if isinstance(code, str) else None
+        except TypeError:
+            dtype = None
+        if dtype is None or dtype.kind not in "fiub" or dtype.itemsize not in (1, 2, 4, 8):
+            raise self.fail(name, f"sparse dtype {code!r} is not a numeric dtype")
+        self.check_shape(name, tuple(shape), dtype, reference, growable)
+        size = int(np.prod(shape, dtype=object))
+        self.charge(name, size * dtype.itemsize)
+        ishape, idtype = self.header(f"{name}.indices")
+        vshape, vdtype = self.header(f"{name}.values")
+        if idtype.kind not in "iu" or len(ishape) != 1:
+            raise self.fail(f"{name}.indices", f"{idtype}{list(ishape)} are not flat positions")
+        if vdtype != dtype or vshape != ishape:
+            raise self.fail(
+                f"{name}.values",
+                f"{vdtype}{list(vshape)}, expected {dtype}[{ishape[0]}] (one per index)",
+            )
+        if ishape[0] > size:
+            raise self.fail(f"{name}.indices", f"{ishape[0]} positions in {size} elements")
+        indices = self.read(f"{name}.indices")
+        values = self.read(f"{name}.values")
+        if indices.size and (
+            indices.min() < 0
+            or indices.max() >= size
+            or np.any(np.diff(indices.astype(np.int64)) <= 0)
+        ):
+            raise self.fail(f"{name}.indices", f"not strictly increasing positions in [0, {size})")
+        out = np.zeros(shape, dtype=dtype)
+        out.reshape(-1)[indices] = values
+        return out
 
     def meta(self) -> dict:
         if "__meta__.npy" not in self.sizes:
@@ -474,6 +579,8 @@ class _Reader:
         kind = spec["kind"]
         if kind == "array":
             return self.array(path, reference, growable)
+        if kind == "sparse":
+            return self.sparse(path, spec, reference, growable)
         if kind == "scalar":
             value = spec.get("value")
             if value is not None and not isinstance(value, (bool, int, float, str)):

@@ -62,6 +62,12 @@ class Reproduction:
         For ``kind="curve"``.
     n_splits : int or None
         Outer splits used by curves and sweeps (None: all of the mode).
+    generated : tuple of GeneratedStream
+        Generated datasets, written into the cache on first use and run before
+        ``datasets`` (their labels may be named in ``quick_datasets``).
+    paper_protocol : Protocol or None
+        The paper's protocol when it is not in ``PAPER_PROTOCOLS`` (``protocol`` is
+        then its name).
     """
 
     id: str
@@ -80,6 +86,8 @@ class Reproduction:
     sweep: tuple | None = None
     checkpoints: int = 40
     n_splits: int | None = None
+    generated: tuple = ()
+    paper_protocol: Protocol | None = None
 
     @property
     def name(self) -> str:
@@ -88,7 +96,7 @@ class Reproduction:
 
     def protocol_for(self, mode: str) -> Protocol:
         """The protocol of ``mode`` ("paper", "fast", "quick")."""
-        base = get_protocol(self.protocol)
+        base = self.paper_protocol or get_protocol(self.protocol)
         if mode == "paper":
             return base
         if mode == "quick":
@@ -104,7 +112,8 @@ class Reproduction:
         if mode != "quick":
             return list(self.datasets)
         known = {d.title: d for d in self.datasets}
-        return [known.get(name, DataSpec(name)) for name in self.quick_datasets]
+        made = {g.label for g in self.generated}
+        return [known.get(name, DataSpec(name)) for name in self.quick_datasets if name not in made]
 
 
 # ----------------------------------------------------------------------- G16 (AIJ)
@@ -787,3 +796,6 @@ _register(
         "stage starts.",
     )
 )
+
+# the sparse, wide and imbalanced experiments (ZYS, NYL) register themselves
+from . import _catalogue_wide  # noqa: E402, F401

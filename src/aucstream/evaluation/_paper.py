@@ -1,15 +1,17 @@
 """Numbers copied from the papers' tables: data, printed beside ours by the reports.
 
 The papers are G16 (Gao, Wang, Jin, Zhu, Zhou, AIJ 2016), Z11 (Zhao, Hoi, Jin, Yang,
-ICML 2011), L18 (Liu, Zhang, Chen, Wang, Yang, ICML 2018) and D16 (Ding, Zhao, Hoi,
-Ong, 2016; its table values are missing from the text we hold). Only the rows of
-datasets are kept; the values are as printed (G16 with 4 decimals, Z11 with 3, L18
+ICML 2011), L18 (Liu, Zhang, Chen, Wang, Yang, ICML 2018), D16 (Ding, Zhao, Hoi,
+Ong, 2016; its table values are missing from the text we hold), ZYS (Zhou, Ying,
+Skiena, ICDM 2020) and NYL (Natole, Ying, Lyu, ICML 2018; only its abstract is held).
+Only the rows of datasets are kept; the values are as printed (G16 with 4 decimals, Z11 with 3, L18
 with 6). ● / ○ are the papers' markers (the proposed method is significantly better /
 worse than that column's method).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -20,8 +22,10 @@ __all__ = [
     "G16_TABLE4",
     "G16_TABLE6",
     "L18_TABLE2",
+    "NYL18_VALUES",
     "PaperTable",
     "Z11_TABLE2",
+    "ZYS20_TABLE",
 ]
 
 
@@ -214,4 +218,30 @@ real-sim|.991862±.000243|.990473±.000111|.979830±.000911|.988357±.000147
 rcv1_binary|.995448±.000052|.993601±.000044|.994767±.000071|.990634±.000039
 news20.binary|.975428±.000513|.956472±.000957|.937493±.006501|.967471±.000721
 """,
+)
+
+#: Zhou, Ying, Skiena, Online AUC Optimization for Sparse High-Dimensional Datasets,
+#: ICDM 2020 (ZYS): the test AUC of the online methods on its balanced datasets, as
+#: printed in the AUC table of the submitted version held in the authors' repository
+#: (``baojianzhou/ftrl-auc``, ``submitted.pdf``). The table prints means only (no
+#: standard deviations: NaN here); its number and page in the ICDM proceedings were not
+#: checked. Only the FTRL-AUC, SPAUC and SPAM-l1 columns were transcribed.
+ZYS20_TABLE = PaperTable(
+    "Zhou, Ying, Skiena 2020 (ZYS), AUC table of the submitted version",
+    {
+        (dataset, learner): (value, math.nan, "")
+        for dataset, row in {
+            "real-sim": (0.9923, 0.9939, 0.9854),
+            "rcv1b": (0.9949, 0.9955, 0.9926),
+            "news20b": (0.9743, 0.9924, 0.9442),
+            "imdb": (0.9461, 0.9498, 0.8677),
+        }.items()
+        for learner, value in zip(("FTRL-AUC", "SPAUC", "SPAM-l1"), row, strict=True)
+    },
+)
+
+#: Natole, Ying, Lyu, Stochastic Proximal Algorithms for AUC Maximization, ICML 2018
+#: (NYL): the text held in the project is the abstract, so no value can be copied.
+NYL18_VALUES = PaperTable(
+    "Natole, Ying, Lyu 2018 (NYL): only the abstract of the paper is held, no table values"
 )

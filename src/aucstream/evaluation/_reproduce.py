@@ -79,7 +79,12 @@ def reproduce(
         data_home=data_home,
         progress=progress,
     )
-    datasets = r.datasets_for(mode)
+    quick = mode == "quick"
+    made = [g for g in r.generated if not quick or g.label in r.quick_datasets]
+    # quick mode generates a 2,000-row stream (it keeps 300 rows of it anyway)
+    datasets = [
+        (g.smaller(2000) if quick else g).spec(cache / "generated") for g in made
+    ] + r.datasets_for(mode)
     n_splits = r.n_splits if mode != "quick" else 1
     start = time.perf_counter()
     if r.kind in ("table", "time"):
@@ -106,7 +111,8 @@ def reproduce(
             )
         )
     if mode == "quick":
-        skipped = [d.title for d in r.datasets if d.title not in r.quick_datasets]
+        titles = [g.label for g in r.generated] + [d.title for d in r.datasets]
+        skipped = [t for t in titles if t not in r.quick_datasets]
         for name in skipped:
             result.datasets.append(DatasetMeta(DataSpec(name), skipped="left out in quick mode"))
     command = f"aucstream reproduce {table} --mode {mode}"
@@ -120,6 +126,7 @@ def reproduce(
         notes=r.notes,
         intro=r.intro,
         command=command,
+        reference_protocol=r.paper_protocol,
     )
 
 

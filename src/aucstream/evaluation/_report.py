@@ -558,7 +558,9 @@ def write_json(
         "datasets": [
             {
                 "name": m.title,
-                "source": Path(m.spec.name).name,  # a generated file: its name, not where it was cached
+                "source": Path(
+                    m.spec.name
+                ).name,  # a generated file: its name, not where it was cached
                 "n_samples": m.n_samples,
                 "n_available": m.n_available,
                 "paper_n": m.spec.paper_n,

@@ -79,6 +79,19 @@ uses a buffer of at most ``buffer_size`` opposite examples instead of the whole 
 class. The :math:`1/\beta` weights of SOPA's gradient are absorbed into AdaGrad's
 per-coordinate scaling (it is invariant to a constant factor of the gradient).
 
+Merging
+-------
+:meth:`~aucstream._base.BaseStreamingAUC.merge` of two learners of two parts of a
+stream: the class counts and AdaGrad's sums of squared gradients (the sums over both
+parts' steps) add exactly; each buffer becomes a uniform sample of the union of the two
+streams of examples offered to it (:meth:`aucstream.reservoir.Reservoir.merge`, exact
+in distribution). Approximate, as for every merged gradient learner: the last iterates
+and the averages of the iterates combine by examples seen (model averaging; ``U`` is
+set so that the merged average is read from the merged last iterate as before), and
+each class's quantile tracker (its quantile and scale) by that class's examples seen:
+an average of two quantile estimates, not the quantile of the union, and the buffers'
+"hard" examples were selected under two different models.
+
 Cost per example: :math:`O(k)` for an example that is not hard (most negatives, a
 fraction :math:`1 - \beta`), :math:`O(N d)` for a hard one (buffers of :math:`N` rows
 of :math:`d` features). Memory :math:`O(N d)`, independent of the stream length.
@@ -109,7 +122,16 @@ import numpy as np
 
 from ._base import BaseStreamingAUC
 from ._chunks import Chunk
-from ._kernels import REASSOC, jit, n_rows, row, rows_of, sparse_axpy, sparse_dot
+from ._kernels import (
+    REASSOC,
+    jit,
+    mean_by_count,
+    n_rows,
+    row,
+    rows_of,
+    sparse_axpy,
+    sparse_dot,
+)
 from ._params import PASS_ORDER, Interval, positive, positive_int
 from ._runtime import LearnerTags
 from .reservoir import Reservoir, reservoir_offer
@@ -355,6 +377,38 @@ class OnlinePAUC(BaseStreamingAUC):
             float(self.eta),
             two_way,
         )
+
+    def _merge(self, other: OnlinePAUC) -> None:
+        """Module docstring, "Merging": the counts and AdaGrad's sums add exactly, the
+        buffers merge into uniform samples of the union of both streams of hard
+        examples (:meth:`Reservoir.merge`), the last iterates, the averages of the
+        iterates and each class's quantile tracker combine by examples seen (of the
+        class, for the trackers)."""
+        t_a, t_b = float(self.class_counts_.sum()), float(other.class_counts_.sum())
+        if t_b == 0:
+            return
+        if t_a == 0:  # nothing learnt here: take the other's state as it is
+            self.w_[:] = other.w_
+            self.steps_[:] = other.steps_
+            self.quantiles_[:] = other.quantiles_
+        else:
+            average = mean_by_count(self._coef(), t_a, other._coef(), t_b)
+            self.w_ = mean_by_count(self.w_, t_a, other.w_, t_b)
+            t = t_a + t_b  # U such that ((t + 1) w - U) / t is the merged average
+            self.steps_ = (t + 1.0) * self.w_ - t * average
+            for q, sc, c in ((_QN, _SN, 0), (_QP, _SP, 1)):
+                n_a, n_b = self.class_counts_[c], other.class_counts_[c]
+                if n_b == 0:
+                    continue
+                if n_a == 0:
+                    self.quantiles_[[q, sc]] = other.quantiles_[[q, sc]]
+                else:
+                    both = mean_by_count(self.quantiles_, n_a, other.quantiles_, n_b)
+                    self.quantiles_[[q, sc]] = both[[q, sc]]
+        self.grad_sq_ += other.grad_sq_
+        for mine, theirs in zip(self.buffers_, other.buffers_):
+            mine.merge(theirs, self._rng)
+        self.class_counts_ += other.class_counts_
 
     def _coef(self) -> np.ndarray:
         t = float(self.class_counts_.sum())

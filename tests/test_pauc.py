@@ -227,3 +227,25 @@ def test_merge_into_a_learner_of_one_class():
     assert a.quantiles_[2:].tolist() == b.quantiles_[2:].tolist()
     assert a.class_counts_.tolist() == [100 + int((y < 0).sum()), int((y > 0).sum())]
     assert np.all(np.isfinite(a.decision_function(X)))
+
+
+def test_the_partial_auc_race_is_reproducible():
+    """OnePassSearch(max_fpr=) races OnlinePAUC at its _race_settings, seeded: the
+    same stream gives the same scores."""
+    from aucstream import OnePassSearch
+    from aucstream._race_drift import pauc_candidates
+
+    found = pauc_candidates(0.05)
+    assert [(type(c), c.max_fpr, c.random_state) for c in found] == [
+        (OnlinePAUC, 0.05, 0),
+        (OnlinePAUC, 0.1, 0),
+    ]
+    assert found[1].eta == pytest.approx(OnlinePAUC().eta / 3)
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(600, 4))
+    y = np.where(X[:, 0] + rng.normal(size=600) > 1.5, 1, -1)
+    first, second = (
+        OnePassSearch(max_fpr=0.05, drift=None, first_round=100).test_then_train(X, y)
+        for _ in range(2)
+    )
+    np.testing.assert_array_equal(first, second)

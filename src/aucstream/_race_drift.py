@@ -112,7 +112,9 @@ def pauc_candidates(max_fpr: float) -> list[BaseStreamingAUC]:
     """The partial-AUC learners of ``aucstream.pauc`` set to ``max_fpr`` (none while
     that module is absent): its exported online learners that take ``max_fpr``, each
     once per setting its class's ``_race_settings(max_fpr)`` lists (parameter dicts),
-    or once at ``max_fpr`` when the class lists none."""
+    or once at ``max_fpr`` when the class lists none; a learner that draws random
+    numbers draws them from seed 0 (as the default candidates do: the same stream gives
+    the same race)."""
     try:
         from . import pauc
     except ImportError:
@@ -133,7 +135,10 @@ def pauc_candidates(max_fpr: float) -> list[BaseStreamingAUC]:
             continue
         settings = getattr(cls, "_race_settings", None)
         for params in settings(max_fpr) if settings else [{"max_fpr": max_fpr}]:
-            found.append(clone(learner).set_params(**params))
+            candidate = clone(learner).set_params(**params)
+            if getattr(candidate, "random_state", 0) is None:  # seeded: a reproducible race
+                candidate.set_params(random_state=0)
+            found.append(candidate)
     return found
 
 

@@ -136,7 +136,7 @@ def pauc_candidates(max_fpr: float) -> list[BaseStreamingAUC]:
         settings = getattr(cls, "_race_settings", None)
         for params in settings(max_fpr) if settings else [{"max_fpr": max_fpr}]:
             candidate = clone(learner).set_params(**params)
-            if getattr(candidate, "random_state", 0) is None:  # seeded: a reproducible race
+            if candidate.get_params(deep=False).get("random_state", 0) is None:  # reproducible
                 candidate.set_params(random_state=0)
             found.append(candidate)
     return found

@@ -178,3 +178,74 @@ def test_w8a_partial_auc():
     pauc = roc_auc(yt > 0, model.decision_function(Xt), max_fpr=0.01)
     peer = roc_auc(yt > 0, OPAUC().fit(X, y).decision_function(Xt), max_fpr=0.01)
     assert pauc > 0.74 and pauc > peer
+
+
+def test_merge_adds_what_adds_and_averages_the_rest():
+    """The module docstring's "Merging": counts, AdaGrad sums and the buffers' offers add
+    exactly; the last iterates, the averages of the iterates (coef_) and each class's
+    tracker combine by examples seen (of the class)."""
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(900, 6))
+    y = np.where(X[:, 0] + 0.5 * rng.normal(size=900) > 1.2, 1, -1)
+    a = OnlinePAUC(buffer_size=20, random_state=0).fit(X[:500], y[:500])
+    b = OnlinePAUC(buffer_size=20, random_state=1).fit(X[500:], y[500:])
+    ta, tb = a.class_counts_.sum(), b.class_counts_.sum()
+    coef = (ta * a.coef_ + tb * b.coef_) / (ta + tb)
+    w = (ta * a.w_ + tb * b.w_) / (ta + tb)
+    G = a.grad_sq_ + b.grad_sq_
+    na, nb = a.class_counts_.copy(), b.class_counts_.copy()
+    q = [
+        (na[0] * a.quantiles_[:2] + nb[0] * b.quantiles_[:2]) / (na[0] + nb[0]),
+        (na[1] * a.quantiles_[2:] + nb[1] * b.quantiles_[2:]) / (na[1] + nb[1]),
+    ]
+    offered = [x.n_seen + z.n_seen for x, z in zip(a.buffers_, b.buffers_)]
+    before_b = b.coef_.copy()
+    a.merge(b)
+    np.testing.assert_array_equal(a.class_counts_, na + nb)
+    assert a.n_samples_seen_ == 900
+    np.testing.assert_allclose(a.grad_sq_, G, rtol=1e-12)
+    np.testing.assert_allclose(a.coef_, coef, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(a.w_, w, rtol=1e-12)
+    np.testing.assert_allclose(a.quantiles_, np.concatenate(q), rtol=1e-12)
+    assert [buf.n_seen for buf in a.buffers_] == offered
+    assert all(buf.size == min(20, n) for buf, n in zip(a.buffers_, offered))
+    np.testing.assert_array_equal(b.coef_, before_b)  # the merged-in learner unchanged
+    # the merged learner learns on from there, and still ranks
+    a.partial_fit(X[:300], y[:300])
+    assert roc_auc(y, a.decision_function(X), max_fpr=0.05) > 0.6
+
+
+def test_merge_into_a_learner_of_one_class():
+    """A learner that saw no positive takes the other's positive tracker as it is."""
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(400, 4))
+    y = np.where(X[:, 0] > 1.0, 1, -1)
+    neg = np.flatnonzero(y < 0)[:100]
+    a = OnlinePAUC(random_state=0).partial_fit(X[neg], y[neg], classes=[-1, 1])
+    b = OnlinePAUC(random_state=0).fit(X, y)
+    a.merge(b)
+    assert a.quantiles_[2:].tolist() == b.quantiles_[2:].tolist()
+    assert a.class_counts_.tolist() == [100 + int((y < 0).sum()), int((y > 0).sum())]
+    assert np.all(np.isfinite(a.decision_function(X)))
+
+
+def test_the_partial_auc_race_is_reproducible():
+    """OnePassSearch(max_fpr=) races OnlinePAUC at its _race_settings, seeded: the
+    same stream gives the same scores."""
+    from aucstream import OnePassSearch
+    from aucstream._race_drift import pauc_candidates
+
+    found = pauc_candidates(0.05)
+    assert [(type(c), c.max_fpr, c.random_state) for c in found] == [
+        (OnlinePAUC, 0.05, 0),
+        (OnlinePAUC, 0.1, 0),
+    ]
+    assert found[1].eta == pytest.approx(OnlinePAUC().eta / 3)
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(600, 4))
+    y = np.where(X[:, 0] + rng.normal(size=600) > 1.5, 1, -1)
+    first, second = (
+        OnePassSearch(max_fpr=0.05, drift=None, first_round=100).test_then_train(X, y)
+        for _ in range(2)
+    )
+    np.testing.assert_array_equal(first, second)

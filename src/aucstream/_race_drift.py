@@ -114,7 +114,11 @@ START, REOPENS, ALARMS, LAST_ALARM, N_FIRST, FED = range(6)
 
 def pauc_candidates(max_fpr: float) -> list[BaseStreamingAUC]:
     """The partial-AUC learners of ``aucstream.pauc`` set to ``max_fpr`` (none while
-    that module is absent): its exported online learners that take ``max_fpr``."""
+    that module is absent): its exported online learners that take ``max_fpr``, each
+    once per setting its class's ``_race_settings(max_fpr)`` lists (parameter dicts),
+    or once at ``max_fpr`` when the class lists none; a learner that draws random
+    numbers draws them from seed 0 (as the default candidates do: the same stream gives
+    the same race)."""
     try:
         from . import pauc
     except ImportError:
@@ -128,8 +132,17 @@ def pauc_candidates(max_fpr: float) -> list[BaseStreamingAUC]:
             learner = cls()
         except TypeError:  # needs arguments: not a default candidate
             continue
-        if "max_fpr" in learner.get_params(deep=False) and learner.stream_length_param is None:
-            found.append(learner.set_params(max_fpr=max_fpr))
+        if (
+            "max_fpr" not in learner.get_params(deep=False)
+            or learner.stream_length_param is not None
+        ):
+            continue
+        settings = getattr(cls, "_race_settings", None)
+        for params in settings(max_fpr) if settings else [{"max_fpr": max_fpr}]:
+            candidate = clone(learner).set_params(**params)
+            if candidate.get_params(deep=False).get("random_state", 0) is None:  # reproducible
+                candidate.set_params(random_state=0)
+            found.append(candidate)
     return found
 
 

@@ -79,20 +79,42 @@ uses a buffer of at most ``buffer_size`` opposite examples instead of the whole 
 class. The :math:`1/\beta` weights of SOPA's gradient are absorbed into AdaGrad's
 per-coordinate scaling (it is invariant to a constant factor of the gradient).
 
+Merging
+-------
+:meth:`~aucstream._base.BaseStreamingAUC.merge` of two learners of two parts of a
+stream: the class counts and AdaGrad's sums of squared gradients (the sums over both
+parts' steps) add exactly; each buffer becomes a uniform sample of the union of the two
+streams of examples offered to it (:meth:`aucstream.reservoir.Reservoir.merge`, exact
+in distribution). Approximate, as for every merged gradient learner: the last iterates
+and the averages of the iterates combine by examples seen (model averaging; ``U`` is
+set so that the merged average is read from the merged last iterate as before), and
+each class's quantile tracker (its quantile and scale) by that class's examples seen:
+an average of two quantile estimates, not the quantile of the union, and the buffers'
+"hard" examples were selected under two different models.
+
 Cost per example: :math:`O(k)` for an example that is not hard (most negatives, a
 fraction :math:`1 - \beta`), :math:`O(N d)` for a hard one (buffers of :math:`N` rows
 of :math:`d` features). Memory :math:`O(N d)`, independent of the stream length.
-``benchmarks/bench_pauc.py`` compares it with OPAUC and SOLAM (docs/results/pauc.md).
+``benchmarks/bench_pauc.py`` compares it with OPAUC, SOLAM, OAM, the tuning-free
+pipelines and LibAUC's multi-epoch partial-AUC losses (docs/results/pauc.md).
 
 Choices measured while building it (one pass over w8a, ijcnn1, a9a and an imbalanced
 ``make_classification`` stream, test partial AUC at FPR <= 0.05 and 0.01): predicting
 with the average of the iterates (kept lazily: :math:`U = \sum_t t\,\Delta_t` over the
 coordinates a step changes, :math:`\bar w_T = ((T + 1) w_T - U) / T`) instead of the
 last iterate raised the partial AUC on a9a and make_classification and lost a little
-on ijcnn1; ``eta`` = 0.1 was the best of {0.01, 0.1, 1}. Not implemented: PAUCI's
-instance-wise min-max form (Shao et al., NeurIPS 2022), which needs a bounded score
-(a sigmoid of :math:`w^\top x`) and five extra primal-dual variables with their own
-step sizes.
+on ijcnn1; ``eta`` = 0.1 was the best of {0.01, 0.1, 1}; buffers of 300 rather than
+100 raised the partial AUC at FPR <= 0.05 on all six streams of
+``benchmarks/bench_pauc.py`` (by 0.003 to 0.006 on five; fraud-like, measured on its
+first 100,000 rows, by more, but on the whole stream the spread over four seeds, 0.53 to
+0.61 with buffers of 100 and 0.54 to 0.55 with 300, is larger than the difference), and
+1000 did better than 300 on one of the six only (a9a, by 0.001).
+A warm-up that treats every negative as hard at first (a region
+:math:`\max(\beta, W/n_-)`) lowered the final partial AUC on five of those six streams
+with :math:`W` = 1000 and on four with 3000 (a9a rose by 0.015), and is not used.
+Not implemented: PAUCI's instance-wise min-max form (Shao et al., NeurIPS 2022), which
+needs a bounded score (a sigmoid of :math:`w^\top x`) and five extra primal-dual
+variables with their own step sizes.
 """
 
 from __future__ import annotations
@@ -104,7 +126,16 @@ import numpy as np
 
 from ._base import BaseStreamingAUC
 from ._chunks import Chunk
-from ._kernels import REASSOC, jit, n_rows, row, rows_of, sparse_axpy, sparse_dot
+from ._kernels import (
+    REASSOC,
+    jit,
+    mean_by_count,
+    n_rows,
+    row,
+    rows_of,
+    sparse_axpy,
+    sparse_dot,
+)
 from ._params import PASS_ORDER, Interval, positive, positive_int
 from ._runtime import LearnerTags
 from .reservoir import Reservoir, reservoir_offer
@@ -245,7 +276,7 @@ class OnlinePAUC(BaseStreamingAUC):
         lowest ``1 - min_tpr`` fraction; 0 keeps all, as one-way).
     eta : float, default=0.1
         AdaGrad step size.
-    buffer_size : int, default=100
+    buffer_size : int, default=300
         Capacity of each reservoir (hard negatives, positives).
     shuffle : bool, default=False
         Whether ``fit`` visits the examples in a random order.
@@ -297,7 +328,7 @@ class OnlinePAUC(BaseStreamingAUC):
         max_fpr: float = 0.05,
         min_tpr: float | None = None,
         eta: float = 0.1,
-        buffer_size: int = 100,
+        buffer_size: int = 300,
         shuffle: bool = False,
         random_state=None,
     ):
@@ -307,6 +338,17 @@ class OnlinePAUC(BaseStreamingAUC):
         self.buffer_size = buffer_size
         self.shuffle = shuffle
         self.random_state = random_state
+
+    @classmethod
+    def _race_settings(cls, max_fpr: float) -> list[dict]:
+        """The settings with which ``OnePassSearch(max_fpr=...)`` races this learner
+        (:func:`aucstream._race_drift.pauc_candidates`): the defaults at ``max_fpr``,
+        and a slower learner (a third of the default ``eta``) of twice the region (at
+        most 1), which selects its hard negatives among more of them. One pass with
+        each, behind the online scaler (``benchmarks/bench_pauc.py``'s streams): the
+        second was the higher at FPR <= 0.05 on five of the six, ijcnn1 excepted."""
+        eta = cls().eta
+        return [{"max_fpr": max_fpr}, {"max_fpr": min(1.0, 2.0 * max_fpr), "eta": eta / 3.0}]
 
     def _init_state(self, n_features: int) -> None:
         self.w_ = np.zeros(n_features)
@@ -339,6 +381,38 @@ class OnlinePAUC(BaseStreamingAUC):
             float(self.eta),
             two_way,
         )
+
+    def _merge(self, other: OnlinePAUC) -> None:
+        """Module docstring, "Merging": the counts and AdaGrad's sums add exactly, the
+        buffers merge into uniform samples of the union of both streams of hard
+        examples (:meth:`Reservoir.merge`), the last iterates, the averages of the
+        iterates and each class's quantile tracker combine by examples seen (of the
+        class, for the trackers)."""
+        t_a, t_b = float(self.class_counts_.sum()), float(other.class_counts_.sum())
+        if t_b == 0:
+            return
+        if t_a == 0:  # nothing learnt here: take the other's state as it is
+            self.w_[:] = other.w_
+            self.steps_[:] = other.steps_
+            self.quantiles_[:] = other.quantiles_
+        else:
+            average = mean_by_count(self._coef(), t_a, other._coef(), t_b)
+            self.w_ = mean_by_count(self.w_, t_a, other.w_, t_b)
+            t = t_a + t_b  # U such that ((t + 1) w - U) / t is the merged average
+            self.steps_ = (t + 1.0) * self.w_ - t * average
+            for q, sc, c in ((_QN, _SN, 0), (_QP, _SP, 1)):
+                n_a, n_b = self.class_counts_[c], other.class_counts_[c]
+                if n_b == 0:
+                    continue
+                if n_a == 0:
+                    self.quantiles_[[q, sc]] = other.quantiles_[[q, sc]]
+                else:
+                    both = mean_by_count(self.quantiles_, n_a, other.quantiles_, n_b)
+                    self.quantiles_[[q, sc]] = both[[q, sc]]
+        self.grad_sq_ += other.grad_sq_
+        for mine, theirs in zip(self.buffers_, other.buffers_):
+            mine.merge(theirs, self._rng)
+        self.class_counts_ += other.class_counts_
 
     def _coef(self) -> np.ndarray:
         t = float(self.class_counts_.sum())

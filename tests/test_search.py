@@ -218,6 +218,7 @@ def _bits(obj):
 
     from aucstream._state import state_items
 
+    getattr(obj, "estimator_", None)  # a pipeline's held examples are learnt first
     return snapshot({k: v for k, v in state_items(obj).items()})
 
 

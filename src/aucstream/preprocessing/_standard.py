@@ -28,7 +28,15 @@ from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .. import _state
-from .._chunks import check_sparse_structure, csr_arrays, plain_rows
+from .._chunks import (
+    _values_ok,
+    check_sparse_structure,
+    csr_arrays,
+    dict_row,
+    dict_row_values,
+    plain_rows,
+    sort_row,
+)
 from .._fastpath import validate_params_once
 from .._kernels import jit
 from .._params import (
@@ -452,6 +460,130 @@ class OnlineStandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator
             structure).
         """
         return self._learn(X, reset=False, emit=True)
+
+    def partial_fit_transform_one(self, x: dict | np.ndarray) -> dict | np.ndarray:
+        """:meth:`partial_fit_transform` of one example: transform it with the rows
+        before it, then learn it.
+
+        The row's values go through the compiled pass of
+        :meth:`partial_fit_transform` (the same arithmetic, so the same values bit for
+        bit), with the checks of a one-row call in a few compiled calls: a call on a
+        fitted scaler pays no scikit-learn validation and no copy of the statistics
+        (only the row's columns are saved, and put back if the statistics overflow).
+        Anything else (a first row, values beyond the plain range) goes through
+        :meth:`partial_fit_transform` itself, which converts or refuses it as usual. A
+        refused example changes nothing.
+
+        Parameters
+        ----------
+        x : dict or array-like of shape (n_features,)
+            The example: ``{feature index: value}`` (missing indices are 0; a sparse
+            row, so the scaler must not center), or a 1-D array.
+
+        Returns
+        -------
+        dict or ndarray of shape (n_features,)
+            The transformed example: a dict of the same keys (in increasing order) for
+            a dict, else a 1-D float64 array.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from aucstream.preprocessing import OnlineStandardScaler
+        >>> scaler = OnlineStandardScaler(with_mean=False).partial_fit(np.eye(3))
+        >>> scaler.partial_fit_transform_one({2: 1.0})  # scaled by the rows before it
+        {2: 2.1213203435596424}
+        """
+        if type(x) is dict:
+            out = self._one_sparse(x)
+            if out is not None:
+                return out
+            width = self.__dict__.get("n_features_in_")
+            if width is None:
+                raise ValueError(
+                    "OnlineStandardScaler does not know its number of features yet: learn "
+                    "a first example as an array (or through partial_fit) before dicts"
+                )
+            Z = self.partial_fit_transform(dict_row(x, width))
+            return dict(zip(Z.indices.tolist(), Z.data.tolist()))
+        if type(x) is np.ndarray:
+            out = self._one_dense(x)
+            if out is not None:
+                return out
+        row = np.asarray(x)
+        if row.ndim != 1:
+            raise ValueError(
+                f"x must be one example (a 1-D array or a dict), got shape {row.shape}"
+            )
+        return np.asarray(self.partial_fit_transform(row.reshape(1, -1)))[0]
+
+    def _one_ready(self, centered_ok: bool) -> bool:
+        """Whether a one-example call may take the compiled path: a fitted scaler whose
+        parameters are valid (and, for a sparse row, that does not center)."""
+        state = self.__dict__
+        if state.get("with_mean_") is None or "n_samples_seen_" not in state:
+            return False
+        validate_params_once(self)
+        return centered_ok or not self.with_mean_
+
+    def _one_sparse(self, x: dict) -> dict | None:
+        """A plainly valid dict row transformed and learnt, else None (nothing touched)."""
+        if not self._one_ready(centered_ok=False):
+            return None
+        row = dict_row_values(x)
+        if row is None:
+            return None
+        idx, vals = row
+        if idx.size and (int(idx.min()) < 0 or int(idx.max()) >= self.n_features_in_):
+            return None
+        sort_row(idx, vals)
+        if not _values_ok(vals) or (idx.size > 1 and not (idx[1:] > idx[:-1]).all()):
+            return None
+        out = np.empty(idx.size)
+        indptr = np.array([0, idx.size], dtype=np.int64)
+
+        def run(stats, args):
+            _pass_csr(indptr, idx, vals, out, stats, *args)
+
+        if not self._one_pass(idx, run, out):
+            return None
+        return dict(zip(idx.tolist(), out.tolist()))
+
+    def _one_dense(self, x: np.ndarray) -> np.ndarray | None:
+        """A plainly valid 1-D float64 row transformed and learnt, else None."""
+        if x.ndim != 1 or x.dtype != np.float64 or not self._one_ready(centered_ok=True):
+            return None
+        if x.shape[0] != self.n_features_in_ or not _values_ok(np.ascontiguousarray(x)):
+            return None
+        X = np.ascontiguousarray(x).reshape(1, -1)
+        out = np.empty((1, x.shape[0]))
+
+        def run(stats, args):
+            _pass_dense(X, out, stats, *args)
+
+        if not self._one_pass(None, run, out):
+            return None
+        return out[0]
+
+    def _one_pass(self, columns, run, out) -> bool:
+        """Run the compiled pass of one row (``run(stats, args)``) over the statistics,
+        saving the columns it writes (``columns``; None: all) first; True when the
+        statistics and the output stayed finite, else everything is put back (the
+        caller then takes the full path, which reports the overflow)."""
+        stats = self._stats()
+        where = slice(None) if columns is None else columns
+        saved = [a[where].copy() for a in stats]
+        run(stats, (self.n_samples_seen_, self._options(), True, True))
+        if (
+            np.isfinite(stats.mean[where]).all()
+            and np.isfinite(stats.m2[where]).all()
+            and (np.isfinite(out).all())
+        ):
+            self.n_samples_seen_ += 1
+            return True
+        for a, s in zip(stats, saved):
+            a[where] = s
+        return False
 
     def partial_fit(self, X: ArrayLike, y=None) -> OnlineStandardScaler:
         """Learn the statistics of one more chunk (no transform).

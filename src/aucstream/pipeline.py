@@ -32,9 +32,7 @@ as they are, and a model resumed from it goes on exactly.
 What changes: an example that makes the estimator refuse its chunk (every
 candidate of a search diverging) is reported by the call that catches up, not by
 the ``learn_one`` of that example, and the rows stay held (the estimator's
-``partial_fit`` changes nothing when it refuses). Attributes of ``estimator_``'s
-own state lag until ``estimator_`` is read (it is the estimator as of the last
-catch-up).
+``partial_fit`` changes nothing when it refuses).
 """
 
 from __future__ import annotations
@@ -256,7 +254,7 @@ class StreamPipeline(BaseStreamingAUC):
         "queue_labels_",
     )
     #: Examples :meth:`learn_one` holds before the estimator learns them as one chunk.
-    _QUEUE_ROWS: ClassVar[int] = 64
+    _QUEUE_ROWS: ClassVar[int] = 128
     #: Most stored values the held examples may take (a dense row takes n_features).
     _QUEUE_VALUES: ClassVar[int] = 1 << 15
 

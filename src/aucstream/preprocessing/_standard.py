@@ -236,6 +236,47 @@ def _merge_columns(mean_a, m2_a, n_a, mean_b, m2_b, n_b, decay):
     return mean, m2
 
 
+@jit
+def _one_csr(idx, vals, out, stats, n_seen, options):
+    """One dict row (``idx``, ``vals``: sorted here) transformed into ``out`` and learnt,
+    when its indices lie inside the statistics without repeats, its values are plainly
+    valid (:func:`aucstream._chunks._values_ok`), and the statistics and the output
+    stay finite; else False, with the statistics as they were."""
+    sort_row(idx, vals)
+    count, means, m2s = stats
+    k = idx.shape[0]
+    if not _values_ok(vals):
+        return False
+    for a in range(k):
+        if idx[a] < 0 or idx[a] >= means.shape[0] or (a > 0 and idx[a] <= idx[a - 1]):
+            return False
+    saved_count, saved_mean, saved_m2 = count[idx], means[idx], m2s[idx]
+    _pass_csr(np.array([0, k]), idx, vals, out, stats, n_seen, options, True, True)
+    ok = True
+    for a in range(k):
+        j = idx[a]
+        ok &= np.isfinite(means[j]) and np.isfinite(m2s[j]) and np.isfinite(out[a])
+    if not ok:
+        count[idx], means[idx], m2s[idx] = saved_count, saved_mean, saved_m2
+    return ok
+
+
+@jit
+def _one_dense(X, out, stats, n_seen, options):
+    """:func:`_one_csr` of one dense row (``X`` of shape (1, n_features))."""
+    count, means, m2s = stats
+    if not _values_ok(X[0]):
+        return False
+    saved_count, saved_mean, saved_m2 = count.copy(), means.copy(), m2s.copy()
+    _pass_dense(X, out, stats, n_seen, options, True, True)
+    ok = True
+    for j in range(means.shape[0]):
+        ok &= np.isfinite(means[j]) and np.isfinite(m2s[j]) and np.isfinite(out[0, j])
+    if not ok:
+        count[:], means[:], m2s[:] = saved_count, saved_mean, saved_m2
+    return ok
+
+
 # ---------------------------------------------------------------------- estimator
 class OnlineStandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     r"""Standardize features with running statistics, inside the single pass.
@@ -534,56 +575,33 @@ class OnlineStandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator
         if row is None:
             return None
         idx, vals = row
-        if idx.size and (int(idx.min()) < 0 or int(idx.max()) >= self.n_features_in_):
-            return None
-        sort_row(idx, vals)
-        if not _values_ok(vals) or (idx.size > 1 and not (idx[1:] > idx[:-1]).all()):
-            return None
         out = np.empty(idx.size)
-        indptr = np.array([0, idx.size], dtype=np.int64)
-
-        def run(stats, args):
-            _pass_csr(indptr, idx, vals, out, stats, *args)
-
-        if not self._one_pass(idx, run, out):
+        if not _one_csr(idx, vals, out, self._one_stats(), self.n_samples_seen_, self._options()):
             return None
+        self.n_samples_seen_ += 1
         return dict(zip(idx.tolist(), out.tolist()))
 
     def _one_dense(self, x: np.ndarray) -> np.ndarray | None:
         """A plainly valid 1-D float64 row transformed and learnt, else None."""
         if x.ndim != 1 or x.dtype != np.float64 or not self._one_ready(centered_ok=True):
             return None
-        if x.shape[0] != self.n_features_in_ or not _values_ok(np.ascontiguousarray(x)):
+        if x.shape[0] != self.n_features_in_:
             return None
         X = np.ascontiguousarray(x).reshape(1, -1)
-        out = np.empty((1, x.shape[0]))
-
-        def run(stats, args):
-            _pass_dense(X, out, stats, *args)
-
-        if not self._one_pass(None, run, out):
+        out = np.empty(X.shape)
+        if not _one_dense(X, out, self._one_stats(), self.n_samples_seen_, self._options()):
             return None
+        self.n_samples_seen_ += 1
         return out[0]
 
-    def _one_pass(self, columns, run, out) -> bool:
-        """Run the compiled pass of one row (``run(stats, args)``) over the statistics,
-        saving the columns it writes (``columns``; None: all) first; True when the
-        statistics and the output stayed finite, else everything is put back (the
-        caller then takes the full path, which reports the overflow)."""
-        stats = self._stats()
-        where = slice(None) if columns is None else columns
-        saved = [a[where].copy() for a in stats]
-        run(stats, (self.n_samples_seen_, self._options(), True, True))
-        if (
-            np.isfinite(stats.mean[where]).all()
-            and np.isfinite(stats.m2[where]).all()
-            and (np.isfinite(out).all())
-        ):
-            self.n_samples_seen_ += 1
-            return True
-        for a, s in zip(stats, saved):
-            a[where] = s
-        return False
+    def _one_stats(self) -> _Stats:
+        """:meth:`_stats` without its conversions when the arrays need none."""
+        stats = _Stats(self.running_count_, self.running_mean_, self.running_m2_)
+        for a, dtype in zip(stats, _RUNNING_DTYPES.values()):
+            flags = a.flags
+            if not (flags.writeable and flags.c_contiguous and a.dtype == dtype):
+                return self._stats()
+        return stats
 
     def partial_fit(self, X: ArrayLike, y=None) -> OnlineStandardScaler:
         """Learn the statistics of one more chunk (no transform).

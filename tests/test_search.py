@@ -183,12 +183,12 @@ def test_pipeline_learns_an_unscaled_stream_that_diverges_without_it():
         OPAUC(eta=2**-4).fit(X, y)
     model = StreamPipeline(estimator=OPAUC(eta=2**-4)).fit(X, y)
     assert model.score(X, y) > 0.85
-    # coef_ maps raw rows to the learner's score (no row is clipped here)
-    inner = model.estimator_._raw_scores(model.transformer_.transform(X))
-    np.testing.assert_allclose(X @ model.coef_[0] + model.intercept_[0], inner, atol=1e-8)
-    # and decision_function is that score minus the learner's calibrated threshold
+    # decision_function is the learner's decision value of the transformed rows, and
+    # coef_, intercept_ map raw rows to it (no row is clipped here), as for every learner
     shifted = model.estimator_.decision_function(model.transformer_.transform(X))
     np.testing.assert_allclose(model.decision_function(X), shifted, atol=1e-8)
+    np.testing.assert_allclose(X @ model.coef_[0] + model.intercept_[0], shifted, atol=1e-8)
+    assert model.estimator_.intercept_[0] != model.estimator_._intercept()  # a threshold
 
 
 def test_pipeline_scores_equal_scaler_then_learner():

@@ -37,6 +37,9 @@ the ``learn_one`` of that example, and the rows stay held (the estimator's
 
 from __future__ import annotations
 
+import weakref
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import ClassVar
 
 import numpy as np
@@ -46,6 +49,7 @@ from sklearn.utils._param_validation import HasMethods
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from . import _state
 from ._base import BaseStreamingAUC
 from ._chunks import check_sparse_structure
 from ._config import fast_path_on
@@ -62,6 +66,27 @@ __all__ = ["ChunkedPipeline", "StreamPipeline"]
 #: weighted rows), short against the concepts of the drift benchmark
 #: (``benchmarks/bench_drift.py``).
 _SCALER_HALF_LIFE = 10_000.0
+
+
+#: The walks of pipelines' own state, the estimator opaque (``_steps_transaction``).
+_WALKS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+@contextmanager
+def _steps_transaction(owner: StreamPipeline, estimator) -> Iterator[None]:
+    """Run a block so that, if it raises, ``owner``'s own state is as before; the
+    ``estimator`` it holds is not entered (see ``StreamPipeline._transaction``)."""
+    flat = _WALKS.get(owner)
+    if flat is None or not flat.current(owner):
+        flat = _WALKS[owner] = _state.FlatState(owner, opaque=frozenset({id(estimator)}))
+    saved = flat.save()
+    try:
+        yield
+    except BaseException:
+        flat.restore(saved)
+        raise
+    if not flat.current(owner):  # the block replaced state objects: do not hold the old
+        del _WALKS[owner]
 
 
 class ChunkedPipeline(ClassifierMixin, BaseEstimator):
@@ -315,14 +340,13 @@ class StreamPipeline(BaseStreamingAUC):
     def _state_nbytes(self, n_features: int) -> int:
         estimator = self._default_estimator() if self.estimator is None else self.estimator
         queue = 16 * self._queue_values(n_features) + 9 * self._QUEUE_ROWS
-        return queue + estimator._state_nbytes(n_features)  # reads the parameters only
+        return queue + estimator.state_nbytes(n_features)  # reads the parameters only
 
     def _init_state(self, n_features: int) -> None:
-        self.transformer_, self.estimator_ = self._steps()
-        self.transformer_.start(n_features)
-        self.estimator_._validate_params()
-        self.estimator_._reset(self.classes_, n_features)
-        self.estimator_.n_features_in_ = n_features
+        transformer, estimator = self._steps()
+        transformer.start(n_features)
+        self.transformer_ = transformer
+        self.estimator_ = estimator.start(n_features, self.classes_)
         values, rows = self._queue_values(n_features), self._QUEUE_ROWS
         # the examples learn_one holds: [how many, layout (0 none, 1 dense, 2 sparse)],
         # their rows as CSR (dense rows: n_features values each) and their labels
@@ -446,13 +470,17 @@ class StreamPipeline(BaseStreamingAUC):
         queue[:] = 0
 
     def _transaction(self, X=None):
-        from .search import OnePassSearch, search_transaction
-
+        """A learning call's transaction (``X`` given, the steps fitted): the pipeline's
+        own state (the transformer, the held examples, the counters) through a walk
+        kept between calls, with the estimator left out (opaque): it learns through
+        its own ``partial_fit`` / ``test_then_train``, whose transaction leaves it
+        unchanged when the call fails, and after which nothing else can fail. Other
+        calls (``fit``, ``merge``, a first call) save the whole state."""
         self._catch_up()  # before the transaction: the call's own rows come after
-        search = self.__dict__.get("estimator_")
-        if not isinstance(search, OnePassSearch):
+        estimator = self.__dict__.get("estimator_")
+        if X is None or estimator is None:
             return super()._transaction(X)
-        return search_transaction(self, search, X)
+        return _steps_transaction(self, estimator)
 
     def _check_state(self) -> None:
         """The held examples (read by :meth:`_catch_up`) must fit their arrays."""
@@ -490,13 +518,16 @@ class StreamPipeline(BaseStreamingAUC):
 
     # --------------------------------------------------------------- learning
     def _learn(self, X, y, pre_scores=None, sample_weight=None) -> None:
+        if pre_scores is not None:
+            pre_scores[:] = self._learn_prequential(X, y, sample_weight)
+            return
         Z = self.transformer_.partial_fit_transform(X)
-        self.estimator_._learn(Z, y, pre_scores=pre_scores, sample_weight=sample_weight)
+        self.estimator_.partial_fit(Z, y, sample_weight=sample_weight)
         self.n_samples_seen_ += X.shape[0]
 
     def _learn_prequential(self, X, y, weights) -> np.ndarray:
         Z = self.transformer_.partial_fit_transform(X)
-        scores = self.estimator_._learn_prequential(Z, y, weights)
+        scores = self.estimator_.test_then_train(Z, y, sample_weight=weights)
         self.n_samples_seen_ += X.shape[0]
         return scores
 
@@ -528,9 +559,12 @@ class StreamPipeline(BaseStreamingAUC):
     def _coef(self) -> np.ndarray:
         """The learner's weights on the raw features: ``w * multiplier``."""
         _, multiplier = self.transformer_.affine_map()
-        return self.estimator_._coef() * multiplier
+        return self.estimator_.coef_.ravel() * multiplier
 
     def _intercept(self) -> float:
+        """The learner's intercept (its calibrated threshold included: the pipeline's
+        scores are its decision values) moved to the raw features."""
         offset, multiplier = self.transformer_.affine_map()
-        w = self.estimator_._coef()
-        return float(self.estimator_._intercept() - np.dot(w * multiplier, offset))
+        estimator = self.estimator_
+        w = estimator.coef_.ravel()
+        return float(estimator.intercept_[0] - np.dot(w * multiplier, offset))

@@ -29,13 +29,11 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .. import _state
 from .._chunks import (
-    _values_ok,
     check_sparse_structure,
     csr_arrays,
     dict_row,
     dict_row_values,
     plain_rows,
-    sort_row,
 )
 from .._fastpath import validate_params_once
 from .._kernels import jit
@@ -234,47 +232,6 @@ def _merge_columns(mean_a, m2_a, n_a, mean_b, m2_b, n_b, decay):
                 w_a, mean_a[j], m2_a[j], w_b, mean_b[j], m2_b[j], decay**n_b
             )
     return mean, m2
-
-
-@jit
-def _one_csr(idx, vals, out, stats, n_seen, options):
-    """One dict row (``idx``, ``vals``: sorted here) transformed into ``out`` and learnt,
-    when its indices lie inside the statistics without repeats, its values are plainly
-    valid (:func:`aucstream._chunks._values_ok`), and the statistics and the output
-    stay finite; else False, with the statistics as they were."""
-    sort_row(idx, vals)
-    count, means, m2s = stats
-    k = idx.shape[0]
-    if not _values_ok(vals):
-        return False
-    for a in range(k):
-        if idx[a] < 0 or idx[a] >= means.shape[0] or (a > 0 and idx[a] <= idx[a - 1]):
-            return False
-    saved_count, saved_mean, saved_m2 = count[idx], means[idx], m2s[idx]
-    _pass_csr(np.array([0, k]), idx, vals, out, stats, n_seen, options, True, True)
-    ok = True
-    for a in range(k):
-        j = idx[a]
-        ok &= np.isfinite(means[j]) and np.isfinite(m2s[j]) and np.isfinite(out[a])
-    if not ok:
-        count[idx], means[idx], m2s[idx] = saved_count, saved_mean, saved_m2
-    return ok
-
-
-@jit
-def _one_dense(X, out, stats, n_seen, options):
-    """:func:`_one_csr` of one dense row (``X`` of shape (1, n_features))."""
-    count, means, m2s = stats
-    if not _values_ok(X[0]):
-        return False
-    saved_count, saved_mean, saved_m2 = count.copy(), means.copy(), m2s.copy()
-    _pass_dense(X, out, stats, n_seen, options, True, True)
-    ok = True
-    for j in range(means.shape[0]):
-        ok &= np.isfinite(means[j]) and np.isfinite(m2s[j]) and np.isfinite(out[0, j])
-    if not ok:
-        count[:], means[:], m2s[:] = saved_count, saved_mean, saved_m2
-    return ok
 
 
 # ---------------------------------------------------------------------- estimator
@@ -536,16 +493,16 @@ class OnlineStandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator
         {2: 2.1213203435596424}
         """
         if type(x) is dict:
-            out = self._one_sparse(x)
-            if out is not None:
-                return out
+            learnt = self._one_sparse(x)
+            if learnt is not None:
+                return learnt
             width = self.__dict__.get("n_features_in_")
             if width is None:
                 raise ValueError(
                     "OnlineStandardScaler does not know its number of features yet: learn "
                     "a first example as an array (or through partial_fit) before dicts"
                 )
-            Z = self.partial_fit_transform(dict_row(x, width))
+            Z: Any = self.partial_fit_transform(dict_row(x, width))
             return dict(zip(Z.indices.tolist(), Z.data.tolist()))
         if type(x) is np.ndarray:
             out = self._one_dense(x)
@@ -575,8 +532,10 @@ class OnlineStandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator
         if row is None:
             return None
         idx, vals = row
+        from ._standard_one import one_csr
+
         out = np.empty(idx.size)
-        if not _one_csr(idx, vals, out, self._one_stats(), self.n_samples_seen_, self._options()):
+        if not one_csr(idx, vals, out, self._one_stats(), self.n_samples_seen_, self._options()):
             return None
         self.n_samples_seen_ += 1
         return dict(zip(idx.tolist(), out.tolist()))
@@ -587,9 +546,11 @@ class OnlineStandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator
             return None
         if x.shape[0] != self.n_features_in_:
             return None
+        from ._standard_one import one_dense
+
         X = np.ascontiguousarray(x).reshape(1, -1)
         out = np.empty(X.shape)
-        if not _one_dense(X, out, self._one_stats(), self.n_samples_seen_, self._options()):
+        if not one_dense(X, out, self._one_stats(), self.n_samples_seen_, self._options()):
             return None
         self.n_samples_seen_ += 1
         return out[0]

@@ -37,15 +37,23 @@ def _held(model) -> int:
     return int(model.__dict__["queue_"][0])  # (read without catching up)
 
 
-@pytest.mark.parametrize("layout", ["dict", "array"])
+@pytest.mark.parametrize("layout", ["dict", "array", "one-row CSR", "one-row array"])
 def test_learn_one_gives_the_model_of_one_chunk_bit_for_bit(layout):
+    """learn_one, and partial_fit of one row (held alike), row by row."""
     X, y = stream()
     S = sp.csr_matrix(X)
-    start = X[:30] if layout == "array" else S[:30]
-    whole = _search_pipeline().partial_fit(X if layout == "array" else S, y, classes=[0, 1])
+    dense = "array" in layout
+    start = X[:30] if dense else S[:30]
+    whole = _search_pipeline().partial_fit(X if dense else S, y, classes=[0, 1])
     single = _search_pipeline().partial_fit(start, y[:30], classes=[0, 1])
+    calls = {
+        "dict": lambda i: single.learn_one(_dict(X[i]), y[i]),
+        "array": lambda i: single.learn_one(X[i], y[i]),
+        "one-row CSR": lambda i: single.partial_fit(S[i], y[i : i + 1]),
+        "one-row array": lambda i: single.partial_fit(X[i : i + 1], y[i : i + 1]),
+    }
     for i in range(30, len(y)):
-        single.learn_one(_dict(X[i]) if layout == "dict" else X[i], y[i])
+        calls[layout](i)
     assert _held(single) > 0
     assert pickled_state(single) == pickled_state(whole)  # (pickling learns the held rows)
     assert _held(single) == 0

@@ -40,7 +40,7 @@ from __future__ import annotations
 import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import ClassVar
+from typing import ClassVar, cast
 
 import numpy as np
 import scipy.sparse as sp
@@ -51,7 +51,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _state
 from ._base import BaseStreamingAUC
-from ._chunks import check_sparse_structure
+from ._chunks import CSR_TYPES, check_sparse_structure
 from ._config import fast_path_on
 from ._fastpath import LABEL_KINDS, validate_params_once
 from ._params import Interval, Real, StrOptions
@@ -391,6 +391,48 @@ class StreamPipeline(BaseStreamingAUC):
             return self
         self._catch_up()
         return BaseStreamingAUC.learn_one(self, x, y, classes)
+
+    def partial_fit(self, X, y, classes=None, sample_weight=None) -> StreamPipeline:
+        """Continue the stream with one chunk of examples (see
+        :meth:`BaseStreamingAUC.partial_fit`); a call of one row (a 2-D array, or a
+        CSR matrix in canonical form) is held as :meth:`learn_one` holds its example.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The chunk; it must not be empty.
+        y : array-like of shape (n_samples,)
+            Labels of the chunk.
+        classes : array-like of shape (2,), optional
+            Both label values (required on the first call unless it holds both).
+        sample_weight : array-like of shape (n_samples,), optional
+            Weights of the chunk's examples, when the estimator takes them.
+
+        Returns
+        -------
+        self
+        """
+        if (
+            classes is None
+            and sample_weight is None
+            and type(y) in (list, tuple, np.ndarray)
+            and len(y) == 1
+            and self._hold_row(X, y[0])
+        ):
+            return self
+        return cast(
+            StreamPipeline, BaseStreamingAUC.partial_fit(self, X, y, classes, sample_weight)
+        )
+
+    def _hold_row(self, X, y) -> bool:
+        """:meth:`_hold_one` of the row of a one-row chunk."""
+        if type(X) is np.ndarray:
+            return X.ndim == 2 and X.shape[0] == 1 and self._hold_one(X[0], y)
+        if type(X) in CSR_TYPES and X.shape[0] == 1 and X.has_canonical_format:
+            if "queue_" not in self.__dict__ or X.shape[1] != self.n_features_in_:
+                return False
+            return self._hold_one(dict(zip(X.indices.tolist(), X.data.tolist())), y)
+        return False
 
     def _hold_one(self, x, y) -> bool:
         """Transform ``x`` and hold it for the estimator (learnt by :meth:`_catch_up`):

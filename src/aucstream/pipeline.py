@@ -51,7 +51,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _state
 from ._base import BaseStreamingAUC
-from ._chunks import CSR_TYPES, check_sparse_structure
+from ._chunks import CSR_TYPES, _values_ok, check_sparse_structure, dict_row_values
 from ._config import fast_path_on
 from ._fastpath import LABEL_KINDS, validate_params_once
 from ._params import Interval, Real, StrOptions
@@ -457,8 +457,17 @@ class StreamPipeline(BaseStreamingAUC):
         width = self.n_features_in_
         size = width if dense else len(x)
         layout = 1 if dense else 2
-        if dense and x.ndim != 1:
-            return False
+        # values the pipeline's own validation takes as they are (else it converts or
+        # refuses them, and says why)
+        if dense:
+            if x.ndim != 1 or x.dtype != np.float64 or x.shape[0] != width:
+                return False
+            if not _values_ok(np.ascontiguousarray(x)):
+                return False
+        else:
+            parsed = dict_row_values(x)
+            if parsed is None or not _values_ok(parsed[1]):
+                return False
         rows = int(queue[0])
         indptr = self.queue_indptr_
         capacity = self.queue_data_.shape[0]

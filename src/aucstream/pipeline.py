@@ -32,7 +32,10 @@ as they are, and a model resumed from it goes on exactly.
 What changes: an example that makes the estimator refuse its chunk (every
 candidate of a search diverging) is reported by the call that catches up, not by
 the ``learn_one`` of that example, and the rows stay held (the estimator's
-``partial_fit`` changes nothing when it refuses).
+``partial_fit`` changes nothing when it refuses). A call that takes the usual path
+(an example the fast checks do not take, a chunk, a read) catches up first, so a
+refused one may have had the estimator learn the held examples: the same model.
+One-row ``partial_fit`` calls are held as ``learn_one``'s examples are.
 """
 
 from __future__ import annotations

@@ -604,6 +604,63 @@ def race_learn_one_later(quick: bool) -> list[dict]:
     return rows
 
 
+def pipeline_learn_one(quick: bool) -> list[dict]:
+    """Issue 29's target on dict rows: ``StreamPipeline().learn_one`` against
+    ``OPAUC().learn_one`` (both after 100 examples, the rounds interleaved), and
+    ``RiverClassifier(StreamPipeline()).learn_one`` against River's
+    ``LogisticRegression.learn_one`` on the same River-style dicts."""
+    from aucstream import OPAUC, StreamPipeline
+
+    n = 600 if quick else 2000
+    rounds = 2 if quick else 3
+    X, y, source = stream(n + 100)
+    dicts = [dict(zip(r.indices.tolist(), r.data.tolist())) for r in (X[i] for i in range(n + 100))]
+    named = [{f"x{j}": v for j, v in d.items()} for d in dicts]
+    labels = [bool(v > 0) for v in y]
+    work = range(100, n + 100)
+    best: dict[str, float] = {}
+    for _ in range(rounds):  # fresh models each round: the same examples, the same state
+        calls = {}
+        for make in (OPAUC, StreamPipeline):
+            model = make().partial_fit(X[:100], y[:100], classes=[-1.0, 1.0])
+            calls[make.__name__] = lambda i, m=model: m.learn_one(dicts[i], y[i])
+        lr = _river_lr(named, y)
+        if lr is not None:
+            from aucstream.river import RiverClassifier
+
+            wrapped = RiverClassifier(StreamPipeline(), n_features=D)
+            for i in range(100):
+                wrapped.learn_one(named[i], labels[i])
+            calls["river"] = lambda i, m=lr: m.learn_one(named[i], labels[i])
+            calls["wrapped"] = lambda i, m=wrapped: m.learn_one(named[i], labels[i])
+        for key, fn in calls.items():
+            best[key] = min(best.get(key, float("inf")), per_call(fn, work, 1))
+    rows = [
+        {
+            "learner": "StreamPipeline()",
+            "call": "learn_one, dict",
+            "us_per_call": round(best["StreamPipeline"] * 1e6, 2),
+            "peer": "OPAUC().learn_one",
+            "peer_us": round(best["OPAUC"] * 1e6, 2),
+            "ratio_to_peer": round(best["StreamPipeline"] / best["OPAUC"], 3),
+            "data": source,
+        }
+    ]
+    if "river" in best:
+        rows.append(
+            {
+                "learner": "RiverClassifier(StreamPipeline())",
+                "call": "learn_one, River dict",
+                "us_per_call": round(best["wrapped"] * 1e6, 2),
+                "peer": "River LogisticRegression.learn_one",
+                "peer_us": round(best["river"] * 1e6, 2),
+                "ratio_to_peer": round(best["wrapped"] / best["river"], 3),
+                "data": source,
+            }
+        )
+    return rows
+
+
 def run(quick: bool = False) -> list[dict]:
     """Every measurement of this module, one dict per row (see the module docstring)."""
     return (
@@ -614,6 +671,7 @@ def run(quick: bool = False) -> list[dict]:
         + entry_on_off(quick)
         + every_learner_learn_one(quick)
         + race_learn_one_later(quick)
+        + pipeline_learn_one(quick)
         + big_chunks(quick)
     )
 

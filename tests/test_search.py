@@ -183,12 +183,12 @@ def test_pipeline_learns_an_unscaled_stream_that_diverges_without_it():
         OPAUC(eta=2**-4).fit(X, y)
     model = StreamPipeline(estimator=OPAUC(eta=2**-4)).fit(X, y)
     assert model.score(X, y) > 0.85
-    # coef_ maps raw rows to the learner's score (no row is clipped here)
-    inner = model.estimator_._raw_scores(model.transformer_.transform(X))
-    np.testing.assert_allclose(X @ model.coef_[0] + model.intercept_[0], inner, atol=1e-8)
-    # and decision_function is that score minus the learner's calibrated threshold
+    # decision_function is the learner's decision value of the transformed rows, and
+    # coef_, intercept_ map raw rows to it (no row is clipped here), as for every learner
     shifted = model.estimator_.decision_function(model.transformer_.transform(X))
     np.testing.assert_allclose(model.decision_function(X), shifted, atol=1e-8)
+    np.testing.assert_allclose(X @ model.coef_[0] + model.intercept_[0], shifted, atol=1e-8)
+    assert model.estimator_.intercept_[0] != model.estimator_._intercept()  # a threshold
 
 
 def test_pipeline_scores_equal_scaler_then_learner():
@@ -218,6 +218,7 @@ def _bits(obj):
 
     from aucstream._state import state_items
 
+    getattr(obj, "estimator_", None)  # a pipeline's held examples are learnt first
     return snapshot({k: v for k, v in state_items(obj).items()})
 
 
@@ -250,8 +251,10 @@ def test_a_rejected_call_changes_nothing_whether_or_not_it_reaches_a_block_end(
     weights = np.full(rows, 0.5) if weighted else None
     with monkeypatch.context() as patch:
         patch_update(patch, SOLAM, interrupt)
-        with pytest.raises(KeyboardInterrupt):
-            model.partial_fit(X[700 : 700 + rows], y[700 : 700 + rows], sample_weight=weights)
+        with pytest.raises(KeyboardInterrupt):  # (classes: a pipeline would hold one row)
+            model.partial_fit(
+                X[700 : 700 + rows], y[700 : 700 + rows], classes=[0, 1], sample_weight=weights
+            )
     assert_same_state(before, _bits(model))
     assert search.leader_ == leader
     model.partial_fit(X[700:], y[700:])  # and it goes on
@@ -275,9 +278,10 @@ def test_a_metric_update_inside_a_call_declared_not_to_reach_one_is_refused(monk
 
 
 def test_one_example_at_a_time_learns_through_the_candidates_bound_updates(monkeypatch):
-    """learn_one / one-row partial_fit of the pipeline: each candidate learns the row
+    """learn_one / one-row partial_fit of the search: each candidate learns the row
     through its bound one-row update (not a walk of its state), and the model is the
-    one a single call learns, bit for bit, across two rounds."""
+    one a single call learns, bit for bit, across two rounds. (A pipeline holds such
+    rows and its search learns them in chunks: tests/test_pipeline_one.py.)"""
     from conftest import assert_same_state
 
     from aucstream._base import BaseStreamingAUC
@@ -294,7 +298,7 @@ def test_one_example_at_a_time_learns_through_the_candidates_bound_updates(monke
     candidates = [UnivariateOnline(eta=2**-6), SOLAM(), OPAUC()]
 
     def make():
-        return StreamPipeline(OnlineStandardScaler(), OnePassSearch(candidates, first_round=600))
+        return OnePassSearch(candidates, first_round=600)
 
     whole = make().fit(X, y)
     calls.clear()

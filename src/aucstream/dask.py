@@ -703,7 +703,7 @@ _MIX_SAFE = {"classes_", "n_samples_seen_", "n_features_in_", "feature_names_in_
 def _check_mixable(template: BaseStreamingAUC, classes: np.ndarray) -> None:
     """Refuse ``rounds > 1`` for learners whose state is more than weights (module doc)."""
     probe = clone(template)
-    probe._reset(classes, 1)  # the state's structure, at d = 1
+    probe.start(1, classes)  # the state's structure, at d = 1
     for name, value in _state.state_items(probe).items():
         if name in _MIX_SAFE:
             continue
@@ -723,7 +723,6 @@ def _fitted(template, classes: np.ndarray, n_features: int, summaries: list, w: 
     if isinstance(est, OPAUC):
         neg, pos = summaries
         return est.from_statistics(neg, pos, classes=classes, coef=w)
-    est._reset(np.asarray(classes), n_features)
-    est.n_features_in_ = n_features
+    est.start(n_features, classes)
     est.w_[:] = w
     return est

@@ -8,20 +8,55 @@ guarantee of the others (chunk invariance, transactions, merging, saving).
 chunk by chunk: random Fourier features of G16 §7.2 (``d + 50,000`` dense columns,
 see :mod:`aucstream.random_features`) or a fitted dimension reduction
 (:mod:`aucstream.reduction`). Memory is that of one transformed chunk.
+
+One example at a time
+---------------------
+A stream learnt one example at a time pays each layer's per-call work once per
+example, and the default estimator, :class:`~aucstream.OnePassSearch`, runs a dozen
+candidates: a call per candidate per example. So ``StreamPipeline.learn_one`` of a
+fitted pipeline transforms the example at once (the transformer's
+``partial_fit_transform_one``: its statistics are those of the examples before it,
+as in a chunk) and *holds* the transformed row, with its label, in the state
+(``queue_*``, at most ``_QUEUE_ROWS`` rows); the estimator learns the held rows as one
+chunk through its ``partial_fit`` when the queue is full, and before anything reads
+or continues it: reading ``estimator_`` (every score, ``coef_``, ``merge``, each
+other learning call) and pickling or copying the pipeline make it catch up first.
+The estimator learns each example once, in the stream's order, from the same
+transformed values; its model does not depend on how the stream is cut into calls
+(each aucstream learner's guarantee), so the pipeline's model is the one of
+``partial_fit`` on the same examples, bit for bit (``tests/test_pipeline_one.py``).
+Dense rows and dict rows are held apart (a change of layout catches up first): the
+estimator sees each row in the layout it was given. A model file keeps the held rows
+as they are, and a model resumed from it goes on exactly.
+
+What changes: an example that makes the estimator refuse its chunk (every
+candidate of a search diverging) is reported by the call that catches up, not by
+the ``learn_one`` of that example, and the rows stay held (the estimator's
+``partial_fit`` changes nothing when it refuses). A call that takes the usual path
+(an example the fast checks do not take, a chunk, a read) catches up first, so a
+refused one may have had the estimator learn the held examples: the same model.
+One-row ``partial_fit`` calls are held as ``learn_one``'s examples are.
 """
 
 from __future__ import annotations
 
-from typing import ClassVar
+import weakref
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import ClassVar, cast
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils._param_validation import HasMethods
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from . import _state
 from ._base import BaseStreamingAUC
-from ._chunks import check_sparse_structure
+from ._chunks import CSR_TYPES, _values_ok, check_sparse_structure, dict_row_values
+from ._config import fast_path_on
+from ._fastpath import LABEL_KINDS, validate_params_once
 from ._params import Interval, Real, StrOptions
 from ._runtime import LearnerTags
 from .drift import DriftDetector
@@ -34,6 +69,27 @@ __all__ = ["ChunkedPipeline", "StreamPipeline"]
 #: weighted rows), short against the concepts of the drift benchmark
 #: (``benchmarks/bench_drift.py``).
 _SCALER_HALF_LIFE = 10_000.0
+
+
+#: The walks of pipelines' own state, the estimator opaque (``_steps_transaction``).
+_WALKS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+@contextmanager
+def _steps_transaction(owner: StreamPipeline, estimator) -> Iterator[None]:
+    """Run a block so that, if it raises, ``owner``'s own state is as before; the
+    ``estimator`` it holds is not entered (see ``StreamPipeline._transaction``)."""
+    flat = _WALKS.get(owner)
+    if flat is None or not flat.current(owner):
+        flat = _WALKS[owner] = _state.FlatState(owner, opaque=frozenset({id(estimator)}))
+    saved = flat.save()
+    try:
+        yield
+    except BaseException:
+        flat.restore(saved)
+        raise
+    if not flat.current(owner):  # the block replaced state objects: do not hold the old
+        del _WALKS[owner]
 
 
 class ChunkedPipeline(ClassifierMixin, BaseEstimator):
@@ -217,6 +273,42 @@ class StreamPipeline(BaseStreamingAUC):
         self.drift = drift
         self.max_fpr = max_fpr
 
+    #: Members that model files written before them lack (loaded empty).
+    _state_added_later: ClassVar[tuple[str, ...]] = (
+        "queue_",
+        "queue_indptr_",
+        "queue_indices_",
+        "queue_data_",
+        "queue_labels_",
+    )
+    #: Examples :meth:`learn_one` holds before the estimator learns them as one chunk.
+    _QUEUE_ROWS: ClassVar[int] = 128
+    #: Most stored values the held examples may take (a dense row takes n_features).
+    _QUEUE_VALUES: ClassVar[int] = 1 << 15
+
+    @property
+    def estimator_(self):
+        """The fitted estimator, up to date: reading it first makes it learn the
+        examples :meth:`learn_one` holds (module docstring, "One example at a time")."""
+        try:
+            estimator = self.__dict__["estimator_"]
+        except KeyError:
+            raise AttributeError(
+                f"'{type(self).__name__}' object has no attribute 'estimator_'"
+            ) from None
+        self._catch_up()
+        return estimator
+
+    @estimator_.setter
+    def estimator_(self, value) -> None:
+        self.__dict__["estimator_"] = value
+
+    def __getstate__(self) -> dict:
+        """The state with the held examples learnt (so that a pickle, a copy, and the
+        state compared bit for bit do not depend on how the stream was cut)."""
+        self._catch_up()
+        return super().__getstate__()
+
     @classmethod
     def _unit_test_params(cls) -> dict:
         from .preprocessing import OnlineStandardScaler
@@ -245,24 +337,224 @@ class StreamPipeline(BaseStreamingAUC):
         estimator = self._default_estimator() if self.estimator is None else self.estimator
         return clone(transformer), clone(estimator)
 
+    def _queue_values(self, n_features: int) -> int:
+        return min(self._QUEUE_ROWS * n_features, self._QUEUE_VALUES)
+
     def _state_nbytes(self, n_features: int) -> int:
         estimator = self._default_estimator() if self.estimator is None else self.estimator
-        return estimator._state_nbytes(n_features)  # reads the parameters only
+        queue = 16 * self._queue_values(n_features) + 9 * self._QUEUE_ROWS
+        return queue + estimator.state_nbytes(n_features)  # reads the parameters only
 
     def _init_state(self, n_features: int) -> None:
-        self.transformer_, self.estimator_ = self._steps()
-        self.transformer_.start(n_features)
-        self.estimator_._validate_params()
-        self.estimator_._reset(self.classes_, n_features)
-        self.estimator_.n_features_in_ = n_features
+        transformer, estimator = self._steps()
+        transformer.start(n_features)
+        self.transformer_ = transformer
+        self.estimator_ = estimator.start(n_features, self.classes_)
+        values, rows = self._queue_values(n_features), self._QUEUE_ROWS
+        # the examples learn_one holds: [how many, layout (0 none, 1 dense, 2 sparse)],
+        # their rows as CSR (dense rows: n_features values each) and their labels
+        self.queue_ = np.zeros(2, dtype=np.int64)
+        self.queue_indptr_ = np.zeros(rows + 1, dtype=np.int64)
+        self.queue_indices_ = np.zeros(values, dtype=np.int64)
+        self.queue_data_ = np.zeros(values)
+        self.queue_labels_ = np.zeros(rows, dtype=np.int8)
+
+    # ------------------------------------------------------- one example at a time
+    def learn_one(self, x, y, classes=None) -> StreamPipeline:
+        """Learn from one example (module docstring, "One example at a time").
+
+        Parameters
+        ----------
+        x : array-like of shape (n_features,) or dict
+            The example (a dict maps feature indices to values, as for every learner).
+        y : label
+            Its label.
+        classes : array-like of shape (2,), optional
+            Both labels, on the first call.
+
+        Returns
+        -------
+        self
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from aucstream import OPAUC, StreamPipeline
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.normal(size=(300, 3)) * [1.0, 300.0, 0.01]
+        >>> y = (X[:, 1] / 300 + rng.normal(size=300) > 0).astype(int)
+        >>> model = StreamPipeline(estimator=OPAUC(eta=2**-6))
+        >>> model = model.partial_fit(X[:10], y[:10], classes=[0, 1])
+        >>> for xi, yi in zip(X[10:], y[10:]):
+        ...     model = model.learn_one(xi, yi)
+        >>> model.n_samples_seen_
+        300
+        """
+        if classes is None and self._hold_one(x, y):
+            return self
+        self._catch_up()
+        return BaseStreamingAUC.learn_one(self, x, y, classes)
+
+    def partial_fit(self, X, y, classes=None, sample_weight=None) -> StreamPipeline:
+        """Continue the stream with one chunk of examples (see
+        :meth:`BaseStreamingAUC.partial_fit`); a call of one row (a 2-D array, or a
+        CSR matrix in canonical form) is held as :meth:`learn_one` holds its example.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The chunk; it must not be empty.
+        y : array-like of shape (n_samples,)
+            Labels of the chunk.
+        classes : array-like of shape (2,), optional
+            Both label values (required on the first call unless it holds both).
+        sample_weight : array-like of shape (n_samples,), optional
+            Weights of the chunk's examples, when the estimator takes them.
+
+        Returns
+        -------
+        self
+        """
+        if (
+            classes is None
+            and sample_weight is None
+            and type(y) in (list, tuple, np.ndarray)
+            and len(y) == 1
+            and self._hold_row(X, y[0])
+        ):
+            return self
+        return cast(
+            StreamPipeline, BaseStreamingAUC.partial_fit(self, X, y, classes, sample_weight)
+        )
+
+    def _hold_row(self, X, y) -> bool:
+        """:meth:`_hold_one` of the row of a one-row chunk."""
+        if type(X) is np.ndarray:
+            return X.ndim == 2 and X.shape[0] == 1 and self._hold_one(X[0], y)
+        if type(X) in CSR_TYPES and X.shape[0] == 1 and X.has_canonical_format:
+            if "queue_" not in self.__dict__ or X.shape[1] != self.n_features_in_:
+                return False
+            return self._hold_one(dict(zip(X.indices.tolist(), X.data.tolist())), y)
+        return False
+
+    def _hold_one(self, x, y) -> bool:
+        """Transform ``x`` and hold it for the estimator (learnt by :meth:`_catch_up`):
+        True, or False with the model unchanged when the call must take the usual
+        path (a first call, input the fast checks do not take, a step without the
+        one-example method, a queue that can not take the row)."""
+        state = self.__dict__
+        queue = state.get("queue_")
+        if queue is None or "feature_names_in_" in state or not fast_path_on():
+            return False
+        dense = type(x) is np.ndarray
+        if not (dense or type(x) is dict) or np.ndim(y) != 0:
+            return False
+        transform_one = getattr(state["transformer_"], "partial_fit_transform_one", None)
+        classes = self.classes_
+        label = np.asarray(y)
+        if transform_one is None or label.dtype.kind not in LABEL_KINDS.get(classes.dtype.kind, ""):
+            return False
+        positive = bool(label == classes[1])
+        if not positive and not bool(label == classes[0]):
+            return False
+        width = self.n_features_in_
+        size = width if dense else len(x)
+        layout = 1 if dense else 2
+        # values the pipeline's own validation takes as they are (else it converts or
+        # refuses them, and says why)
+        if dense:
+            if x.ndim != 1 or x.dtype != np.float64 or x.shape[0] != width:
+                return False
+            if not _values_ok(np.ascontiguousarray(x)):
+                return False
+        else:
+            parsed = dict_row_values(x)
+            if parsed is None or not _values_ok(parsed[1]):
+                return False
+        rows = int(queue[0])
+        indptr = self.queue_indptr_
+        capacity = self.queue_data_.shape[0]
+        if size > capacity:
+            return False
+        if rows and (
+            rows == self._QUEUE_ROWS or queue[1] != layout or indptr[rows] + size > capacity
+        ):
+            self._catch_up()  # (its own transaction: a refused catch-up changes nothing)
+            rows = 0
+        validate_params_once(self)
+        z = transform_one(x)  # the model is unchanged if it refuses x
+        at = int(indptr[rows])
+        if dense:
+            end = at + width
+            self.queue_indices_[at:end] = np.arange(width)
+            self.queue_data_[at:end] = z
+        else:
+            end = at + len(z)
+            self.queue_indices_[at:end] = np.fromiter(z, np.int64, len(z))
+            self.queue_data_[at:end] = np.fromiter(z.values(), np.float64, len(z))
+        indptr[rows + 1] = end
+        self.queue_labels_[rows] = positive
+        queue[0], queue[1] = rows + 1, layout
+        self.n_samples_seen_ += 1
+        return True
+
+    def _catch_up(self) -> None:
+        """The estimator learns the examples :meth:`learn_one` holds, as one chunk
+        through its ``partial_fit`` (which leaves it unchanged if it refuses them:
+        then they stay held, and the error is raised)."""
+        state = self.__dict__
+        queue = state.get("queue_")
+        if queue is None or queue[0] == 0:
+            return
+        rows, width = int(queue[0]), self.n_features_in_
+        indptr = self.queue_indptr_
+        end = int(indptr[rows])
+        data = self.queue_data_[:end].copy()
+        if queue[1] == 1:
+            X = data.reshape(rows, width)
+        else:
+            indices, ends = self.queue_indices_[:end].copy(), indptr[: rows + 1].copy()
+            X = sp.csr_matrix((data, indices, ends), shape=(rows, width))
+        y = self.classes_[self.queue_labels_[:rows]]
+        state["estimator_"].partial_fit(X, y)
+        self.queue_data_[:end] = 0.0
+        self.queue_indices_[:end] = 0
+        indptr[: rows + 1] = 0
+        self.queue_labels_[:rows] = 0
+        queue[:] = 0
 
     def _transaction(self, X=None):
-        from .search import OnePassSearch, search_transaction
-
-        search = self.__dict__.get("estimator_")
-        if not isinstance(search, OnePassSearch):
+        """A learning call's transaction (``X`` given, the steps fitted): the pipeline's
+        own state (the transformer, the held examples, the counters) through a walk
+        kept between calls, with the estimator left out (opaque): it learns through
+        its own ``partial_fit`` / ``test_then_train``, whose transaction leaves it
+        unchanged when the call fails, and after which nothing else can fail. Other
+        calls (``fit``, ``merge``, a first call) save the whole state."""
+        self._catch_up()  # before the transaction: the call's own rows come after
+        estimator = self.__dict__.get("estimator_")
+        if X is None or estimator is None:
             return super()._transaction(X)
-        return search_transaction(self, search, X)
+        return _steps_transaction(self, estimator)
+
+    def _check_state(self) -> None:
+        """The held examples (read by :meth:`_catch_up`) must fit their arrays."""
+        queue, indptr = self.queue_, self.queue_indptr_
+        rows = int(queue[0])
+        if queue.shape != (2,) or not (0 <= rows <= self._QUEUE_ROWS and 0 <= queue[1] <= 2):
+            raise ValueError("queue_ is out of range")
+        if (rows == 0) != (queue[1] == 0):
+            raise ValueError("queue_ holds examples without a layout")
+        ends = indptr[: rows + 1]
+        if ends[0] != 0 or np.any(np.diff(ends) < 0) or ends[-1] > self.queue_data_.shape[0]:
+            raise ValueError("queue_indptr_ is out of range")
+        width = self.n_features_in_
+        if queue[1] == 1 and np.any(np.diff(ends) != width):
+            raise ValueError("queue_indptr_ does not hold dense rows")
+        indices = self.queue_indices_[: ends[-1]]
+        if np.any((indices < 0) | (indices >= width)):
+            raise ValueError("queue_indices_ holds indices outside the features")
+        if np.any((self.queue_labels_ != 0) & (self.queue_labels_ != 1)):
+            raise ValueError("queue_labels_ must hold 0/1 labels")
 
     def _begin_pass(self, y_pm: np.ndarray) -> None:
         self.estimator_._begin_pass(y_pm)
@@ -280,13 +572,16 @@ class StreamPipeline(BaseStreamingAUC):
 
     # --------------------------------------------------------------- learning
     def _learn(self, X, y, pre_scores=None, sample_weight=None) -> None:
+        if pre_scores is not None:
+            pre_scores[:] = self._learn_prequential(X, y, sample_weight)
+            return
         Z = self.transformer_.partial_fit_transform(X)
-        self.estimator_._learn(Z, y, pre_scores=pre_scores, sample_weight=sample_weight)
+        self.estimator_.partial_fit(Z, y, sample_weight=sample_weight)
         self.n_samples_seen_ += X.shape[0]
 
     def _learn_prequential(self, X, y, weights) -> np.ndarray:
         Z = self.transformer_.partial_fit_transform(X)
-        scores = self.estimator_._learn_prequential(Z, y, weights)
+        scores = self.estimator_.test_then_train(Z, y, sample_weight=weights)
         self.n_samples_seen_ += X.shape[0]
         return scores
 
@@ -318,9 +613,12 @@ class StreamPipeline(BaseStreamingAUC):
     def _coef(self) -> np.ndarray:
         """The learner's weights on the raw features: ``w * multiplier``."""
         _, multiplier = self.transformer_.affine_map()
-        return self.estimator_._coef() * multiplier
+        return self.estimator_.coef_.ravel() * multiplier
 
     def _intercept(self) -> float:
+        """The learner's intercept (its calibrated threshold included: the pipeline's
+        scores are its decision values) moved to the raw features."""
         offset, multiplier = self.transformer_.affine_map()
-        w = self.estimator_._coef()
-        return float(self.estimator_._intercept() - np.dot(w * multiplier, offset))
+        estimator = self.estimator_
+        w = estimator.coef_.ravel()
+        return float(estimator.intercept_[0] - np.dot(w * multiplier, offset))

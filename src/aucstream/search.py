@@ -418,7 +418,7 @@ class OnePassSearch(BaseStreamingAUC):
         per_metric = 25 * self.window + 16 * self.exact_scores + 8 * self._BLOCK
         watch = 0 if self.drift is None else 32 * 1000  # the detector's signal
         return watch + sum(
-            c._state_nbytes(n_features) + per_metric
+            c.state_nbytes(n_features) + per_metric
             for c in self._candidate_list(n_features, fresh=False)
         )
 
@@ -428,9 +428,7 @@ class OnePassSearch(BaseStreamingAUC):
         if k == 0:
             raise ValueError("OnePassSearch needs at least one candidate")
         for c in self.candidates_:
-            c._validate_params()
-            c._reset(self.classes_, n_features)
-            c.n_features_in_ = n_features
+            c.start(n_features, self.classes_)
         first = k if self.drift is None else k // 2
         self.status_ = np.zeros(k, dtype=np.int8)
         self.status_[first:] = _race_drift.WAITING

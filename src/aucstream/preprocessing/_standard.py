@@ -28,7 +28,13 @@ from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .. import _state
-from .._chunks import check_sparse_structure, csr_arrays, plain_rows
+from .._chunks import (
+    check_sparse_structure,
+    csr_arrays,
+    dict_row,
+    dict_row_values,
+    plain_rows,
+)
 from .._fastpath import validate_params_once
 from .._kernels import jit
 from .._params import (
@@ -452,6 +458,111 @@ class OnlineStandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator
             structure).
         """
         return self._learn(X, reset=False, emit=True)
+
+    def partial_fit_transform_one(self, x: dict | np.ndarray) -> dict | np.ndarray:
+        """:meth:`partial_fit_transform` of one example: transform it with the rows
+        before it, then learn it.
+
+        The row's values go through the compiled pass of
+        :meth:`partial_fit_transform` (the same arithmetic, so the same values bit for
+        bit), with the checks of a one-row call in a few compiled calls: a call on a
+        fitted scaler pays no scikit-learn validation and no copy of the statistics
+        (only the row's columns are saved, and put back if the statistics overflow).
+        Anything else (a first row, values beyond the plain range) goes through
+        :meth:`partial_fit_transform` itself, which converts or refuses it as usual. A
+        refused example changes nothing.
+
+        Parameters
+        ----------
+        x : dict or array-like of shape (n_features,)
+            The example: ``{feature index: value}`` (missing indices are 0; a sparse
+            row, so the scaler must not center), or a 1-D array.
+
+        Returns
+        -------
+        dict or ndarray of shape (n_features,)
+            The transformed example: a dict of the same keys (in increasing order) for
+            a dict, else a 1-D float64 array.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from aucstream.preprocessing import OnlineStandardScaler
+        >>> scaler = OnlineStandardScaler(with_mean=False).partial_fit(np.eye(3))
+        >>> scaler.partial_fit_transform_one({2: 1.0})  # scaled by the rows before it
+        {2: 2.1213203435596424}
+        """
+        if type(x) is dict:
+            learnt = self._one_sparse(x)
+            if learnt is not None:
+                return learnt
+            width = self.__dict__.get("n_features_in_")
+            if width is None:
+                raise ValueError(
+                    "OnlineStandardScaler does not know its number of features yet: learn "
+                    "a first example as an array (or through partial_fit) before dicts"
+                )
+            Z: Any = self.partial_fit_transform(dict_row(x, width))
+            return dict(zip(Z.indices.tolist(), Z.data.tolist()))
+        if type(x) is np.ndarray:
+            out = self._one_dense(x)
+            if out is not None:
+                return out
+        row = np.asarray(x)
+        if row.ndim != 1:
+            raise ValueError(
+                f"x must be one example (a 1-D array or a dict), got shape {row.shape}"
+            )
+        return np.asarray(self.partial_fit_transform(row.reshape(1, -1)))[0]
+
+    def _one_ready(self, centered_ok: bool) -> bool:
+        """Whether a one-example call may take the compiled path: a fitted scaler whose
+        parameters are valid (and, for a sparse row, that does not center)."""
+        state = self.__dict__
+        if state.get("with_mean_") is None or "n_samples_seen_" not in state:
+            return False
+        validate_params_once(self)
+        return centered_ok or not self.with_mean_
+
+    def _one_sparse(self, x: dict) -> dict | None:
+        """A plainly valid dict row transformed and learnt, else None (nothing touched)."""
+        if not self._one_ready(centered_ok=False):
+            return None
+        row = dict_row_values(x)
+        if row is None:
+            return None
+        idx, vals = row
+        from ._standard_one import one_csr
+
+        out = np.empty(idx.size)
+        if not one_csr(idx, vals, out, self._one_stats(), self.n_samples_seen_, self._options()):
+            return None
+        self.n_samples_seen_ += 1
+        return dict(zip(idx.tolist(), out.tolist()))
+
+    def _one_dense(self, x: np.ndarray) -> np.ndarray | None:
+        """A plainly valid 1-D float64 row transformed and learnt, else None."""
+        if x.ndim != 1 or x.dtype != np.float64 or not self._one_ready(centered_ok=True):
+            return None
+        if x.shape[0] != self.n_features_in_:
+            return None
+        from ._standard_one import one_dense
+
+        X = np.ascontiguousarray(x).reshape(1, -1)
+        out = np.empty(X.shape)
+        if not one_dense(X, out, self._one_stats(), self.n_samples_seen_, self._options()):
+            return None
+        self.n_samples_seen_ += 1
+        return out[0]
+
+    def _one_stats(self) -> _Stats:
+        """:meth:`_stats` without its conversions when the arrays need none."""
+        stats = _Stats(self.running_count_, self.running_mean_, self.running_m2_)
+        for a, dtype in zip(stats, _RUNNING_DTYPES.values()):
+            flags = a.flags
+            if not (flags.writeable and flags.c_contiguous and a.dtype == dtype):
+                return self._stats()
+        return stats
 
     def partial_fit(self, X: ArrayLike, y=None) -> OnlineStandardScaler:
         """Learn the statistics of one more chunk (no transform).

@@ -134,6 +134,27 @@ def forgetting_weight(forget, half_life):
 #: example would leave the range).
 FORGET_LIMIT = 40
 
+#: With forgetting, the low-rank kernel re-bases its implicit weights every
+#: REBASE_HALF_LIVES half-lives of the stream (:func:`forgetting_rebase_due`): the
+#: compensation terms of the implicit form grow as :math:`2^{t/h}` relative to w
+#: between two re-basings (package docstring, "Forgetting").
+REBASE_HALF_LIVES = 8
+
+
+@borrowing_njit
+def forgetting_rebase_due(clock, half_life):
+    r"""Whether the low-rank implicit weights are re-based after the example that
+    brought the forgetting clock to ``clock`` (> 0): when :math:`\max(\lfloor t/h
+    \rfloor - 1, 0)` passes a multiple of :data:`REBASE_HALF_LIVES`, i.e. at the
+    first example of half-lives 9, 17, 25, ... (where the stored weights were once
+    rescaled, and re-based with them). A function of the clock alone, so chunking
+    never moves it; never without forgetting (``half_life`` 0)."""
+    if half_life == 0.0:
+        return False
+    now = max(math.floor(clock / half_life) - 1, 0) // REBASE_HALF_LIVES
+    before = max(math.floor((clock - 1) / half_life) - 1, 0) // REBASE_HALF_LIVES
+    return now > before
+
 
 @jit
 def _opauc_chunk(w, classes, rows, pre, weights, eta, lam, calibration, forget, half_life, start):
@@ -490,5 +511,7 @@ def _opauc_lowrank_chunk(
             _opposite_step(opp, 1 - c, imp, settings, idx, val, y, vx, scratch)
         seen = neg.count[0] + pos.count[0]
         if settings.rebase_every > 0 and seen % settings.rebase_every == 0:
+            return r + 1, _REBASE
+        if forgetting_rebase_due(forget[0], settings.half_life):
             return r + 1, _REBASE
     return n, _DONE

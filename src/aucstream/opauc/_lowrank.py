@@ -48,11 +48,6 @@ class LowRankEngine(Engine):
 
     tags = replace(Engine.tags, sample_weight=False)
     extra_bytes_per_feature = 8  # v
-    #: Each forgetting rescale also re-bases the implicit weights (package docstring,
-    #: "Forgetting"), every 8 half-lives: the terms of the implicit form that the
-    #: growing weights of new examples compensate grow as 2^(t/h) between re-basings,
-    #: and their cancellation with them.
-    forget_limit = 8
 
     def check_sample_weight(self, learner, sample_weight) -> None:
         """The implicit weights assume unit additions to the class sums and counts."""
@@ -262,9 +257,8 @@ class LowRankEngine(Engine):
                     break
             elif event == _SHRINK:  # pragma: no cover - the linear sketches never shrink
                 raise RuntimeError("a linear sketch asked for a shrink")
-            elif event == _RESCALE:
+            elif event == _RESCALE:  # exact: no re-basing needed (package docstring)
                 self.rescale(learner)
-                self.rebase(learner, full=False)
             else:
                 self.rebase(learner, full=self.full_rebase_within(learner, 0))
 

@@ -515,3 +515,37 @@ def _opauc_lowrank_chunk(
         if forgetting_rebase_due(forget[0], settings.half_life):
             return r + 1, _REBASE
     return n, _DONE
+
+
+@jit(fastmath=REASSOC)
+def _fold_implicit(z0, z1, s0, s1, v, p, gamma, sigma, zv, sv):
+    r"""Re-base the implicit weights of the linear sketches in one pass over the rows:
+    :math:`v \leftarrow \sigma(v + Z_0 p_0 + Z_1 p_1 + \gamma_0 s_0 + \gamma_1 s_1)`
+    (= w) and, from the new v, ``zv[a]`` = :math:`Z_a^\top v` and ``sv[a]`` =
+    :math:`s_a^\top v`, summed in float64 (also for float32 sketches).
+
+    One read of each d x tau sketch, where a matrix-vector product per term read them
+    four times (:meth:`aucstream.opauc._lowrank.LowRankEngine.rebase`). The dot
+    product of a row with p is summed in any order (``fastmath`` reassociation, so
+    that it vectorizes: rounding only); the sums over the rows run in row order, and
+    rows whose new v is 0 add nothing. Deterministic: the same numbers whatever the
+    chunking or the BLAS threads."""
+    tau = p.shape[1]
+    zv[:] = 0.0
+    sv[:] = 0.0
+    p0, p1 = p[0], p[1]
+    zv0, zv1 = zv[0], zv[1]
+    g0, g1 = gamma[0], gamma[1]
+    for i in range(v.shape[0]):
+        r0, r1 = z0[i], z1[i]
+        acc = 0.0
+        for j in range(tau):
+            acc += r0[j] * p0[j] + r1[j] * p1[j]
+        u = sigma * (v[i] + acc + g0 * s0[i] + g1 * s1[i])
+        v[i] = u
+        if u != 0.0:
+            for j in range(tau):
+                zv0[j] += np.float64(r0[j]) * u
+                zv1[j] += np.float64(r1[j]) * u
+            sv[0] += s0[i] * u
+            sv[1] += s1[i] * u

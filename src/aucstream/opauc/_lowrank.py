@@ -30,7 +30,15 @@ from .._chunks import Chunk
 from .._kernels import SCALE_MAX, SCALE_MIN
 from ..covariance import sketch_cross, sketch_tmatvec
 from ._engine import Engine
-from ._kernels import _DONE, _RESCALE, _SHRINK, Implicit, LowRankSettings, Scratch
+from ._kernels import (
+    _DONE,
+    _RESCALE,
+    _SHRINK,
+    Implicit,
+    LowRankSettings,
+    Scratch,
+    _fold_implicit,
+)
 
 #: The package, whose namespace holds the kernel and ``PREFETCH_BYTES`` this engine
 #: uses (looked up at each call: the one place to instrument or tune them).
@@ -173,22 +181,43 @@ class LowRankEngine(Engine):
             self._rebase_products(learner, full or learner.stats_[0].fills_columns)
 
     def _rebase_products(self, learner, full: bool) -> None:
-        """:meth:`rebase`'s work."""
+        """:meth:`rebase`'s work. The linear sketches fold the implicit form into v and
+        take the products with v in one compiled pass over the rows
+        (:func:`~aucstream.opauc._kernels._fold_implicit`); frequent directions, whose
+        summaries own their products with p (deferred shrinks), by products per term."""
         _FORMED.discard(learner)
-        learner.v_[:] = learner.scale_[0] * self.implicit_sum(learner)
+        Z = [s.sketch_ for s in learner.stats_]
+        S = [s.sum_ for s in learner.stats_]
+        fold = not learner.stats_[0].fills_columns
+        if fold:
+            _fold_implicit(
+                Z[0],
+                Z[1],
+                S[0],
+                S[1],
+                learner.v_,
+                learner.p_,
+                learner.gamma_,
+                float(learner.scale_[0]),
+                learner.zv_,
+                learner.sv_,
+            )
+        else:
+            learner.v_[:] = learner.scale_[0] * self.implicit_sum(learner)
         learner.scale_[0] = 1.0
         learner.p_[:] = 0.0
         learner.gamma_[:] = 0.0
         if full:
             for s in learner.stats_:
                 s.refresh()  # exact Gram matrices (frequent directions: settled first)
-        Z = [s.sketch_ for s in learner.stats_]
+        Z = [s.sketch_ for s in learner.stats_]  # (frequent directions: settled)
         S = [s.sum_ for s in learner.stats_]
         if full:
             learner.zz_[:] = sketch_cross(Z[0], Z[1])  # float64 sums for float32 sketches
         for a in (0, 1):
-            learner.zv_[a] = sketch_tmatvec(Z[a], learner.v_)
-            learner.sv_[a] = S[a] @ learner.v_
+            if not fold:
+                learner.zv_[a] = sketch_tmatvec(Z[a], learner.v_)
+                learner.sv_[a] = S[a] @ learner.v_
             if full:
                 for b in (0, 1):
                     learner.zs_[a, b] = sketch_tmatvec(Z[a], S[b])

@@ -167,6 +167,8 @@ class LowRankEngine(Engine):
     def rebase(self, learner, full: bool = True) -> None:
         """Fold the implicit weights into v and recompute the products with v exactly
         (O(d tau)); with ``full``, also every product of the summaries (O(d tau^2)).
+        The linear sketches do the first part in one compiled pass over the rows
+        (:meth:`_rebase_products`), deterministic whatever the BLAS threads.
 
         The products run on one BLAS thread: a d x tau Gram matrix took over ten times
         as long at d = 10^6 when the BLAS threads competed for busy cores

@@ -35,12 +35,15 @@ read (with the same prefetch) and does nothing else. Ratio = pass / floor (at mo
 ``SGDClassifier(loss="log_loss")`` learns the same chunks in the same run (its second
 half's rows per second: the peer of the O(k) learners). ``--half-lives none 1000``
 adds the passes with forgetting (``OPAUC(half_life=...)``); ``--repeats`` keeps the
-best of that many passes of each; ``--markdown FILE`` appends the table.
+best of that many passes of each; ``--markdown FILE`` appends the table;
+``--floor-d 2000`` runs the same where the sketches fit in the caches (the pass's
+arithmetic against the floor loop's).
 
 Usage::
 
     python benchmarks/bench_opauc.py [--quick] [--repeats 3] [--dtype]
-    python benchmarks/bench_opauc.py --floor [--floor-rows 40000] [--half-lives none 1000]
+    python benchmarks/bench_opauc.py --floor [--floor-rows 40000] [--floor-d 1000000]
+        [--half-lives none 1000]
         [--repeats 1] [--markdown docs/results/highdim_bench.md]
 """
 
@@ -248,7 +251,7 @@ def run_floor(
                     sgd = max(sgd, _sgd_rate(X, y, half, chunk))
                 results.append(
                     {
-                        "benchmark": "OPAUC sketches at d = 10^6 against their memory floor",
+                        "benchmark": f"OPAUC sketches at d = {d:,} against their memory floor",
                         "name": f"OPAUC(covariance={kind!r}, dtype={dtype!r}"
                         + ("" if half_life is None else f", half_life={half_life:g}")
                         + ")",
@@ -286,6 +289,7 @@ def main() -> None:
     parser.add_argument("--dtype", action="store_true", help="only float32 against float64")
     parser.add_argument("--floor", action="store_true", help="only the sketches at their floor")
     parser.add_argument("--floor-rows", type=int, default=40000)
+    parser.add_argument("--floor-d", type=int, default=10**6, help="with --floor: d")
     parser.add_argument(
         "--half-lives",
         nargs="+",
@@ -296,7 +300,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.floor:
         half_lives = tuple(None if h == "none" else float(h) for h in args.half_lives)
-        rows = run_floor(args.floor_rows, half_lives, repeats=args.repeats)
+        rows = run_floor(args.floor_rows, half_lives, args.floor_d, args.repeats)
         table = floor_table(rows)
         print(table)
         if args.markdown:

@@ -97,7 +97,7 @@ def test_linear_sketches_exact(covariance, centering, half_life, monkeypatch):
         half_life=half_life,
     ).fit(X, y)
     expected = _reference(X, y, 2**-4, 2**-6, half_life)
-    # (the implicit form cancels terms up to 2^8 times w between re-basings)
+    # (the implicit form cancels terms up to 2^9 times w between re-basings)
     np.testing.assert_allclose(model.w_, expected, rtol=1e-8, atol=1e-9)
     gamma = decay_per_example(half_life)
     last = X.shape[0] - 1

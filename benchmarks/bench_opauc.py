@@ -32,12 +32,19 @@ non-zeros a row (``bench_highdim.make_stream``), the randomized and hashed sketc
 those of ``bench_highdim.read_floor`` over the same rows in the same run: a compiled
 loop that reads the rows of both sketches, the class sums and v that the pass must
 read (with the same prefetch) and does nothing else. Ratio = pass / floor (at most 1).
-With ``--half-life``, the same passes with forgetting (``OPAUC(half_life=...)``).
+``SGDClassifier(loss="log_loss")`` learns the same chunks in the same run (its second
+half's rows per second: the peer of the O(k) learners). ``--half-lives none 1000``
+adds the passes with forgetting (``OPAUC(half_life=...)``); ``--repeats`` keeps the
+best of that many passes of each; ``--markdown FILE`` appends the table;
+``--floor-d 2000`` runs the same where the sketches fit in the caches (the pass's
+arithmetic against the floor loop's).
 
 Usage::
 
     python benchmarks/bench_opauc.py [--quick] [--repeats 3] [--dtype]
-    python benchmarks/bench_opauc.py --floor [--floor-rows 40000] [--half-life 10000]
+    python benchmarks/bench_opauc.py --floor [--floor-rows 40000] [--floor-d 1000000]
+        [--half-lives none 1000]
+        [--repeats 1] [--markdown docs/results/highdim_bench.md]
 """
 
 from __future__ import annotations
@@ -194,8 +201,26 @@ def run_dtype(quick: bool = False, repeats: int = 3) -> list[dict]:
     return results
 
 
-def run_floor(n: int = 40000, half_life: float | None = None, d: int = 10**6) -> list[dict]:
-    """The linear sketches' passes at d = 10^6 against their memory floor (module)."""
+def _sgd_rate(X, y, half: int, chunk: int) -> float:
+    """Rows per second of ``SGDClassifier(loss="log_loss")`` over the second half of
+    the same pass (``partial_fit`` in the same chunks): the peer of every row."""
+    from sklearn.linear_model import SGDClassifier
+
+    model = SGDClassifier(loss="log_loss", random_state=0)
+    n = X.shape[0]
+    for lo in range(0, n, chunk):
+        if lo == half:
+            start = time.perf_counter()
+        model.partial_fit(X[lo : lo + chunk], y[lo : lo + chunk], classes=[-1, 1])
+    return (n - half) / (time.perf_counter() - start)
+
+
+def run_floor(
+    n: int = 40000, half_lives: tuple = (None,), d: int = 10**6, repeats: int = 1
+) -> list[dict]:
+    """The linear sketches' passes at d = 10^6 against their memory floor and against
+    ``SGDClassifier(loss="log_loss")``, each measured right after the pass (module
+    docstring); one row per (kind, dtype, half-life), the best of ``repeats`` rounds."""
     import gc
     import sys
     from pathlib import Path
@@ -206,35 +231,55 @@ def run_floor(n: int = 40000, half_life: float | None = None, d: int = 10**6) ->
     X, y = make_stream(n, d, 50, seed=0)
     results, chunk = [], 8192
     half = (n // 2) // chunk * chunk
-    for kind in ("randomized", "hash"):
-        for dtype in ("float64", "float32"):
-            params = dict(covariance=kind, sketch_size=50, random_state=0, dtype=dtype)
-            params["half_life"] = half_life
-            OPAUC(**{**params, "sketch_size": 4}).fit(X[:300, :1000], y[:300])  # compile
-            model = OPAUC(eta=2**-10, lam=2**-10, **params)
-            for lo in range(0, n, chunk):
-                if lo == half:
-                    start = time.perf_counter()
-                model.partial_fit(X[lo : lo + chunk], y[lo : lo + chunk], classes=[-1, 1])
-            rate = (n - half) / (time.perf_counter() - start)
-            floor = read_floor(model, X[half:])
-            results.append(
-                {
-                    "benchmark": "OPAUC sketches at d = 10^6 against their memory floor",
-                    "name": f"OPAUC(covariance={kind!r}, dtype={dtype!r}"
-                    + ("" if half_life is None else f", half_life={half_life:g}")
-                    + ")",
-                    "d": d,
-                    "rows": n - half,
-                    "rows_per_s": rate,
-                    "peer": "memory floor (bench_highdim.read_floor)",
-                    "peer_rows_per_s": floor,
-                    "ratio": rate / floor,
-                }
-            )
-            del model
-            gc.collect()
+    for half_life in half_lives:
+        for kind in ("randomized", "hash"):
+            for dtype in ("float64", "float32"):
+                params = dict(covariance=kind, sketch_size=50, random_state=0, dtype=dtype)
+                params["half_life"] = half_life
+                OPAUC(**{**params, "sketch_size": 4}).fit(X[:300, :1000], y[:300])  # compile
+                rate, floor, sgd = 0.0, 0.0, 0.0
+                for _ in range(repeats):  # the three measured back to back (a busy machine)
+                    model = OPAUC(eta=2**-10, lam=2**-10, **params)
+                    for lo in range(0, n, chunk):
+                        if lo == half:
+                            start = time.perf_counter()
+                        model.partial_fit(X[lo : lo + chunk], y[lo : lo + chunk], classes=[-1, 1])
+                    rate = max(rate, (n - half) / (time.perf_counter() - start))
+                    floor = max(floor, read_floor(model, X[half:]))
+                    del model
+                    gc.collect()
+                    sgd = max(sgd, _sgd_rate(X, y, half, chunk))
+                results.append(
+                    {
+                        "benchmark": f"OPAUC sketches at d = {d:,} against their memory floor",
+                        "name": f"OPAUC(covariance={kind!r}, dtype={dtype!r}"
+                        + ("" if half_life is None else f", half_life={half_life:g}")
+                        + ")",
+                        "d": d,
+                        "rows": n - half,
+                        "rows_per_s": rate,
+                        "peer": "memory floor (bench_highdim.read_floor)",
+                        "peer_rows_per_s": floor,
+                        "ratio": rate / floor,
+                        "sgd_rows_per_s": sgd,
+                        "sgd_ratio": rate / sgd,
+                    }
+                )
     return results
+
+
+def floor_table(rows: list[dict]) -> str:
+    """The rows of :func:`run_floor` as a Markdown table."""
+    lines = [
+        "| learner | rows/s | floor rows/s | pass / floor | SGD(log_loss) rows/s | pass / SGD |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for r in rows:
+        lines.append(
+            f"| {r['name']} | {r['rows_per_s']:,.0f} | {r['peer_rows_per_s']:,.0f} "
+            f"| {r['ratio']:.2f} | {r['sgd_rows_per_s']:,.0f} | {r['sgd_ratio']:.2f} |"
+        )
+    return "\n".join(lines)
 
 
 def main() -> None:
@@ -244,14 +289,23 @@ def main() -> None:
     parser.add_argument("--dtype", action="store_true", help="only float32 against float64")
     parser.add_argument("--floor", action="store_true", help="only the sketches at their floor")
     parser.add_argument("--floor-rows", type=int, default=40000)
-    parser.add_argument("--half-life", type=float, default=None)
+    parser.add_argument("--floor-d", type=int, default=10**6, help="with --floor: d")
+    parser.add_argument(
+        "--half-lives",
+        nargs="+",
+        default=["none"],
+        help="with --floor: the passes' half_life values ('none': no forgetting)",
+    )
+    parser.add_argument("--markdown", help="with --floor: also append the table to this file")
     args = parser.parse_args()
     if args.floor:
-        for r in run_floor(args.floor_rows, args.half_life):
-            print(
-                f"{r['name']:<60}{r['rows_per_s']:>10,.0f}{r['peer_rows_per_s']:>12,.0f}"
-                f"{r['ratio']:>7.2f}"
-            )
+        half_lives = tuple(None if h == "none" else float(h) for h in args.half_lives)
+        rows = run_floor(args.floor_rows, half_lives, args.floor_d, args.repeats)
+        table = floor_table(rows)
+        print(table)
+        if args.markdown:
+            with open(args.markdown, "a") as fh:
+                fh.write(table + "\n\n")
         return
     print(f"{'d':>6}{'rows/s':>12}{'peer rows/s':>14}{'ratio':>8}  peer")
     rows = [] if args.dtype else run(args.quick, args.repeats, with_dtype=False)

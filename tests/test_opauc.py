@@ -431,3 +431,32 @@ def test_full_dense_rows_held_back_chunking_resuming_and_tampering(tmp_path):
         save_model(bad, tmp_path / "bad.npz")
         with pytest.raises(ValueError, match=match):
             load_model(tmp_path / "bad.npz")
+
+
+@pytest.mark.parametrize("covariance", ["randomized", "hash"])
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("half_life", [None, 3.0])
+def test_rebase_folds_the_implicit_form_to_rounding(covariance, dtype, half_life):
+    """The linear sketches' re-basing (one compiled pass over the rows) gives v = w
+    and the products of v with the sketches and sums as the matrix products do, to
+    rounding (rtol 1e-12), and resets p, gamma and the scale."""
+    rng = np.random.default_rng(5)
+    X = sp.random(400, 30, density=0.3, random_state=5, format="csr")
+    y = rng.integers(0, 2, 400)
+    model = OPAUC(
+        covariance=covariance, dtype=dtype, sketch_size=8, random_state=0, half_life=half_life
+    )
+    model._rebase_every = 0  # no re-basing while learning: p, gamma and the scale build up
+    model.fit(X, y)
+    assert np.abs(model.p_).max() > 0 and model.scale_[0] != 1.0
+    w = model.scale_[0] * model._engine.implicit_sum(model)
+    model._engine.rebase(model, full=False)
+    scale = np.abs(w).max()
+    np.testing.assert_allclose(model.v_, w, rtol=1e-12, atol=1e-14 * scale)
+    for a, s in enumerate(model.stats_):
+        Z = s.sketch_.astype(np.float64)
+        expected = Z.T @ model.v_
+        np.testing.assert_allclose(model.zv_[a], expected, rtol=1e-12, atol=1e-13 * scale)
+        assert model.sv_[a] == pytest.approx(s.sum_ @ model.v_, rel=1e-12, abs=1e-13 * scale)
+    assert not model.p_.any() and not model.gamma_.any() and model.scale_[0] == 1.0
+    np.testing.assert_allclose(model.w_, w, rtol=1e-12, atol=1e-14 * scale)

@@ -97,7 +97,7 @@ def test_linear_sketches_exact(covariance, centering, half_life, monkeypatch):
         half_life=half_life,
     ).fit(X, y)
     expected = _reference(X, y, 2**-4, 2**-6, half_life)
-    # (the implicit form cancels terms up to 2^8 times w between re-basings)
+    # (the implicit form cancels terms up to 2^9 times w between re-basings)
     np.testing.assert_allclose(model.w_, expected, rtol=1e-8, atol=1e-9)
     gamma = decay_per_example(half_life)
     last = X.shape[0] - 1
@@ -309,3 +309,42 @@ def test_from_statistics_takes_the_summaries_as_they_weigh():
         weights = np.concatenate([np.full(len(old), gamma**7), gamma**ages_new])
         mean = weights @ rows / weights.sum()
         np.testing.assert_allclose(model.stats_[c].mean, mean, rtol=1e-12)
+
+
+def test_low_rank_rebasing_falls_on_the_clock():
+    """The low-rank kinds re-base after the first example of half-lives 9, 17, 25, ...
+    of the clock (h >= 1: one per crossing), whatever the exponent E."""
+    from aucstream.opauc._kernels import forgetting_rebase_due
+
+    for h in (1.0, 3.0, 25.0):
+        due = [t for t in range(1, int(40 * h)) if forgetting_rebase_due(t, h)]
+        assert due == [int(np.ceil(q * h)) for q in (9, 17, 25, 33)]
+    assert not any(forgetting_rebase_due(t, 0.0) for t in range(1, 100))
+    # h < 1: the clock may skip a whole half-life; still one re-basing per 8
+    due = [t for t in range(1, 200) if forgetting_rebase_due(t, 0.7)]
+    assert len(due) == int((np.floor(199 / 0.7) - 1) // 8)
+
+
+@pytest.mark.parametrize("covariance", LINEAR)
+def test_low_rank_forgetting_logs_rows_between_rescalings(covariance):
+    """A chunk that re-bases (every 8 half-lives) but does not rescale the stored
+    weights (every 40) writes the sketches only in its examples' rows: the call's
+    transaction saves those rows, not the d x tau sketches whole; the rescaling of
+    the stored weights, when due, still declares them whole."""
+    from aucstream._chunks import to_chunk
+
+    X, y = _stream(n=200)
+    model = OPAUC(covariance=covariance, half_life=2.0, random_state=0)
+    model.partial_fit(X[:10], y[:10], classes=[0, 1])
+    v_before = model.v_.copy()
+    chunk = to_chunk(X[10:30], np.where(y[10:30] > 0, 1.0, -1.0))
+    assert not model._engine.rescale_due(model, chunk.n_samples)
+    assert model._engine.row_written_state(model, chunk)  # rows only
+    model.partial_fit(X[10:30], y[10:30])  # clock 10 -> 30: re-bases at 17 and 25
+    assert model.forget_[1] == 0 and not np.array_equal(v_before, model.v_)
+    while not model._engine.rescale_due(model, 20):
+        model.partial_fit(X[:20], y[:20])
+    chunk = to_chunk(X[:20], np.where(y[:20] > 0, 1.0, -1.0))
+    assert model._engine.row_written_state(model, chunk) == ()
+    model.partial_fit(X[:20], y[:20])
+    assert model.forget_[1] == 40

@@ -158,10 +158,20 @@ exact), s, W and the Gram matrix by :math:`2^{-\Delta E}`, and the implicit weig
 coefficients and maintained products by the powers that keep w (exact too). The
 implicit form compensates each new example's weight in v (the compensation of
 :math:`\gamma_c s_c` grows as :math:`2^{t/h}` relative to w since the last
-re-basing), so with forgetting these kinds rescale every 8 half-lives and re-base at
-each rescaling (O(d tau)), which keeps that cancellation within :math:`2^8` of w (the
-weights then differ from the weighted OPAUC's by rounding of relative order
-:math:`2^{16}\epsilon`). The estimates "g16" and "exact" are ratios in which the
+re-basing), so with forgetting these kinds re-base every 8 half-lives (O(d tau)
+reads, v written; at the first example of half-lives 9, 17, 25, ... of the clock:
+:func:`~aucstream.opauc._kernels.forgetting_rebase_due`), which keeps that
+cancellation within :math:`2^9` of w (the weights then differ from the weighted
+OPAUC's by rounding of relative order :math:`2^{18}\epsilon`). The re-basing writes
+neither the sketches nor the sums: only the rescaling of the stored weights does
+(when :math:`\lfloor t/h\rfloor - E` passes 40, as for the explicit kinds), which is
+exact and needs no re-basing, so between two rescalings a call's transaction saves
+only the rows its examples write, and forgetting costs about what the stationary
+pass does plus one re-basing every 8 half-lives. (Earlier these kinds rescaled and
+re-based together every 8 half-lives, writing both d x tau sketches whole each time;
+the models are the same bit for bit when no example advances the clock by a whole
+half-life, :math:`h \ge 1`, and to rounding otherwise, where the re-basings fall on
+other examples.) The estimates "g16" and "exact" are ratios in which the
 scale cancels; G13's mean term :math:`\|u/T\|^2 c c^\top` is not (it would change
 at each rescaling), so with ``half_life`` ``centering=None`` means "g16" for every
 sketch and "g13" is refused. Frequent directions refuses ``half_life``: its shrink

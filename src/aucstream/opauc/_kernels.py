@@ -134,6 +134,27 @@ def forgetting_weight(forget, half_life):
 #: example would leave the range).
 FORGET_LIMIT = 40
 
+#: With forgetting, the low-rank kernel re-bases its implicit weights every
+#: REBASE_HALF_LIVES half-lives of the stream (:func:`forgetting_rebase_due`): the
+#: compensation terms of the implicit form grow as :math:`2^{t/h}` relative to w
+#: between two re-basings (package docstring, "Forgetting").
+REBASE_HALF_LIVES = 8
+
+
+@borrowing_njit
+def forgetting_rebase_due(clock, half_life):
+    r"""Whether the low-rank implicit weights are re-based after the example that
+    brought the forgetting clock to ``clock`` (> 0): when :math:`\max(\lfloor t/h
+    \rfloor - 1, 0)` passes a multiple of :data:`REBASE_HALF_LIVES`, i.e. at the
+    first example of half-lives 9, 17, 25, ... (where the stored weights were once
+    rescaled, and re-based with them). A function of the clock alone, so chunking
+    never moves it; never without forgetting (``half_life`` 0)."""
+    if half_life == 0.0:
+        return False
+    now = max(math.floor(clock / half_life) - 1, 0) // REBASE_HALF_LIVES
+    before = max(math.floor((clock - 1) / half_life) - 1, 0) // REBASE_HALF_LIVES
+    return now > before
+
 
 @jit
 def _opauc_chunk(w, classes, rows, pre, weights, eta, lam, calibration, forget, half_life, start):
@@ -491,4 +512,40 @@ def _opauc_lowrank_chunk(
         seen = neg.count[0] + pos.count[0]
         if settings.rebase_every > 0 and seen % settings.rebase_every == 0:
             return r + 1, _REBASE
+        if forgetting_rebase_due(forget[0], settings.half_life):
+            return r + 1, _REBASE
     return n, _DONE
+
+
+@jit(fastmath=REASSOC)
+def _fold_implicit(z0, z1, s0, s1, v, p, gamma, sigma, zv, sv):
+    r"""Re-base the implicit weights of the linear sketches in one pass over the rows:
+    :math:`v \leftarrow \sigma(v + Z_0 p_0 + Z_1 p_1 + \gamma_0 s_0 + \gamma_1 s_1)`
+    (= w) and, from the new v, ``zv[a]`` = :math:`Z_a^\top v` and ``sv[a]`` =
+    :math:`s_a^\top v`, summed in float64 (also for float32 sketches).
+
+    One read of each d x tau sketch, where a matrix-vector product per term read them
+    four times (:meth:`aucstream.opauc._lowrank.LowRankEngine.rebase`). The dot
+    product of a row with p is summed in any order (``fastmath`` reassociation, so
+    that it vectorizes: rounding only); the sums over the rows run in row order, and
+    rows whose new v is 0 add nothing. Deterministic: the same numbers whatever the
+    chunking or the BLAS threads."""
+    tau = p.shape[1]
+    zv[:] = 0.0
+    sv[:] = 0.0
+    p0, p1 = p[0], p[1]
+    zv0, zv1 = zv[0], zv[1]
+    g0, g1 = gamma[0], gamma[1]
+    for i in range(v.shape[0]):
+        r0, r1 = z0[i], z1[i]
+        acc = 0.0
+        for j in range(tau):
+            acc += r0[j] * p0[j] + r1[j] * p1[j]
+        u = sigma * (v[i] + acc + g0 * s0[i] + g1 * s1[i])
+        v[i] = u
+        if u != 0.0:
+            for j in range(tau):
+                zv0[j] += np.float64(r0[j]) * u
+                zv1[j] += np.float64(r1[j]) * u
+            sv[0] += s0[i] * u
+            sv[1] += s1[i] * u

@@ -30,7 +30,15 @@ from .._chunks import Chunk
 from .._kernels import SCALE_MAX, SCALE_MIN
 from ..covariance import sketch_cross, sketch_tmatvec
 from ._engine import Engine
-from ._kernels import _DONE, _RESCALE, _SHRINK, Implicit, LowRankSettings, Scratch
+from ._kernels import (
+    _DONE,
+    _RESCALE,
+    _SHRINK,
+    Implicit,
+    LowRankSettings,
+    Scratch,
+    _fold_implicit,
+)
 
 #: The package, whose namespace holds the kernel and ``PREFETCH_BYTES`` this engine
 #: uses (looked up at each call: the one place to instrument or tune them).
@@ -48,11 +56,6 @@ class LowRankEngine(Engine):
 
     tags = replace(Engine.tags, sample_weight=False)
     extra_bytes_per_feature = 8  # v
-    #: Each forgetting rescale also re-bases the implicit weights (package docstring,
-    #: "Forgetting"), every 8 half-lives: the terms of the implicit form that the
-    #: growing weights of new examples compensate grow as 2^(t/h) between re-basings,
-    #: and their cancellation with them.
-    forget_limit = 8
 
     def check_sample_weight(self, learner, sample_weight) -> None:
         """The implicit weights assume unit additions to the class sums and counts."""
@@ -164,6 +167,8 @@ class LowRankEngine(Engine):
     def rebase(self, learner, full: bool = True) -> None:
         """Fold the implicit weights into v and recompute the products with v exactly
         (O(d tau)); with ``full``, also every product of the summaries (O(d tau^2)).
+        The linear sketches do the first part in one compiled pass over the rows
+        (:meth:`_rebase_products`), deterministic whatever the BLAS threads.
 
         The products run on one BLAS thread: a d x tau Gram matrix took over ten times
         as long at d = 10^6 when the BLAS threads competed for busy cores
@@ -178,22 +183,43 @@ class LowRankEngine(Engine):
             self._rebase_products(learner, full or learner.stats_[0].fills_columns)
 
     def _rebase_products(self, learner, full: bool) -> None:
-        """:meth:`rebase`'s work."""
+        """:meth:`rebase`'s work. The linear sketches fold the implicit form into v and
+        take the products with v in one compiled pass over the rows
+        (:func:`~aucstream.opauc._kernels._fold_implicit`); frequent directions, whose
+        summaries own their products with p (deferred shrinks), by products per term."""
         _FORMED.discard(learner)
-        learner.v_[:] = learner.scale_[0] * self.implicit_sum(learner)
+        Z = [s.sketch_ for s in learner.stats_]
+        S = [s.sum_ for s in learner.stats_]
+        fold = not learner.stats_[0].fills_columns
+        if fold:
+            _fold_implicit(
+                Z[0],
+                Z[1],
+                S[0],
+                S[1],
+                learner.v_,
+                learner.p_,
+                learner.gamma_,
+                float(learner.scale_[0]),
+                learner.zv_,
+                learner.sv_,
+            )
+        else:
+            learner.v_[:] = learner.scale_[0] * self.implicit_sum(learner)
         learner.scale_[0] = 1.0
         learner.p_[:] = 0.0
         learner.gamma_[:] = 0.0
         if full:
             for s in learner.stats_:
                 s.refresh()  # exact Gram matrices (frequent directions: settled first)
-        Z = [s.sketch_ for s in learner.stats_]
+        Z = [s.sketch_ for s in learner.stats_]  # (frequent directions: settled)
         S = [s.sum_ for s in learner.stats_]
         if full:
             learner.zz_[:] = sketch_cross(Z[0], Z[1])  # float64 sums for float32 sketches
         for a in (0, 1):
-            learner.zv_[a] = sketch_tmatvec(Z[a], learner.v_)
-            learner.sv_[a] = S[a] @ learner.v_
+            if not fold:
+                learner.zv_[a] = sketch_tmatvec(Z[a], learner.v_)
+                learner.sv_[a] = S[a] @ learner.v_
             if full:
                 for b in (0, 1):
                     learner.zs_[a, b] = sketch_tmatvec(Z[a], S[b])
@@ -262,9 +288,8 @@ class LowRankEngine(Engine):
                     break
             elif event == _SHRINK:  # pragma: no cover - the linear sketches never shrink
                 raise RuntimeError("a linear sketch asked for a shrink")
-            elif event == _RESCALE:
+            elif event == _RESCALE:  # exact: no re-basing needed (package docstring)
                 self.rescale(learner)
-                self.rebase(learner, full=False)
             else:
                 self.rebase(learner, full=self.full_rebase_within(learner, 0))
 

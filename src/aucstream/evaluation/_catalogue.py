@@ -703,8 +703,10 @@ _register(
 
 _L18_LEARNERS = (
     L("FSAUC", "FSAUC"),
-    L("SOLAM", "SOLAM"),
-    L("SOLAM_l1", "SOLAML1"),
+    # the papers' updates on the (normalized) rows as they come, not the library's
+    # default running column scale
+    L("SOLAM", "SOLAM", column_scale=None),
+    L("SOLAM_l1", "SOLAML1", column_scale=None),
     L(
         "OPAUC",
         "OPAUC",

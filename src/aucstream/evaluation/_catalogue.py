@@ -702,9 +702,9 @@ _register(
 # ------------------------------------------------------------------- L18 (ICML 2018)
 
 _L18_LEARNERS = (
-    L("FSAUC", "FSAUC"),
     # the papers' updates on the (normalized) rows as they come, not the library's
     # default running column scale
+    L("FSAUC", "FSAUC", column_scale=None),
     L("SOLAM", "SOLAM", column_scale=None),
     L("SOLAM_l1", "SOLAML1", column_scale=None),
     L(

@@ -239,11 +239,12 @@ DIVERGING = {
     "Perceptron": "calibration_",
     "AdaOAM": "sq_grad_sum_",  # squared gradients of about 1e200 a step
 }
-#: SOLAM's default learns each column in its running scale, which such rows do not
-#: break (tests/test_raw_data.py): the paper's steps on the rows as they come do.
+#: SOLAM's and AdaOAM's defaults learn each column in its running scale, which such
+#: rows do not break (tests/test_raw_data.py): the papers' steps on the raw rows do.
 PAPER_STEPS = {
     "SOLAM": lambda: SOLAM(random_state=0, column_scale=None),
     "SOLAML1": lambda: SOLAML1(random_state=0, column_scale=None),
+    "AdaOAM": lambda: AdaOAM(random_state=0, column_scale=None),
 }
 
 

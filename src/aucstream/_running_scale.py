@@ -32,7 +32,7 @@ import numpy as np
 
 from ._kernels import col, jit
 
-__all__ = ["coef_in_columns", "grow_scale", "merged_scale", "scaled_values"]
+__all__ = ["coef_in_columns", "grow_scale", "merged_scale", "scaled_dot", "scaled_values"]
 
 
 @jit(inline="always")
@@ -73,3 +73,15 @@ def coef_in_columns(coef: np.ndarray, scale: np.ndarray) -> np.ndarray:
 def merged_scale(mine: np.ndarray, theirs: np.ndarray) -> np.ndarray:
     """The running maximum of two disjoint parts of a stream."""
     return np.maximum(mine, theirs)
+
+
+@jit(inline="always")
+def scaled_dot(w, scale, idx, val):
+    """:math:`\\sum_i w_i x_i / s_i` over the row's non-zeros (0 where s_i = 0, whose
+    weight is 0): the score of a row under weights of the scaled columns."""
+    total = 0.0
+    for a in range(val.shape[0]):
+        c = col(idx, a)
+        if scale[c] > 0.0:
+            total += w[c] * (val[a] / scale[c])
+    return total

@@ -626,7 +626,9 @@ _register(
 # -------------------------------------------------------------- D16 (AdaOAM, 2016)
 
 _D16_LEARNERS = (
-    L("AdaOAM", "AdaOAM"),
+    # D16's updates on the (normalized) rows as they come, not the library's default
+    # running column scale
+    L("AdaOAM", "AdaOAM", column_scale=None),
     L("SAdaOAM", "SAdaOAM"),
     L("OPAUC", "OPAUC"),
     *_oam_and_univariate(100, losses=("log", "exp")),

@@ -272,9 +272,12 @@ class FSAUC(ClassWeightTotals, BaseStreamingAUC):
     R : float, default=1.0
         Radius of the constraint on w (boxes of radius R kappa for a, b and
         2 R kappa for alpha). Tuned over 10^[-1:5] in L18 §5. Library default.
-    eta1 : float, default=1.0
+    eta1 : float, default=0.1
         Step size of the first stage; tuned over 2^[-10:10] in L18 §5, which tunes
-        eta1 in place of G. Library default.
+        eta1 in place of G. Library default (0.1 since ``column_scale``: on columns in
+        their running scale the first stage's steps of 1 were too long on every raw
+        stream of ``tests/test_raw_data.py``; a model file keeps the value it was
+        saved with).
     n_samples : int or None, default=None
         Length n of the stream, which fixes the stage schedule. None: ``fit`` uses
         ``X.shape[0]`` and ``partial_fit`` warns and runs a single stage.
@@ -387,7 +390,7 @@ class FSAUC(ClassWeightTotals, BaseStreamingAUC):
     def __init__(
         self,
         R: float = 1.0,
-        eta1: float = 1.0,
+        eta1: float = 0.1,
         n_samples: int | None = None,
         kappa: float = 1.0,
         constraint: str = "l1",

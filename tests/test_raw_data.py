@@ -33,12 +33,11 @@ KNOWN_DIVERGING = {"OPAUC"}
 
 #: The learners whose defaults adapt to each column's scale (``column_scale=
 #: "max_abs"``; OnePassSearch races learners behind an online scaler), and the floor
-#: of their prequential AUC per stream, set from measurement (the lowest measured:
-#: loop FSAUC 0.666, SOLAM 0.763, SOLAM-l1 0.798, AdaOAM 0.864, OnePassSearch 0.864;
-#: Phishing FSAUC 0.879, others 0.93-0.955; Shuttle SOLAM 0.843, FSAUC 0.950, others
-#: 0.98-0.986).
+#: of their prequential AUC per stream, set from measurement (measured: loop FSAUC
+#: 0.755, SOLAM 0.763, SOLAM-l1 0.798, AdaOAM 0.864, OnePassSearch 0.864; Phishing
+#: FSAUC 0.924, the others 0.930-0.955; Shuttle SOLAM 0.843, the others 0.979-0.986).
 SCALE_ADAPTIVE = {"SOLAM", "SOLAML1", "FSAUC", "AdaOAM", "OnePassSearch"}
-FLOOR = {"loop": 0.62, "phishing": 0.85, "shuttle": 0.8}
+FLOOR = {"loop": 0.7, "phishing": 0.88, "shuttle": 0.8}
 #: The others' defaults see the columns as they come: they finish, but where one
 #: column is 1e7 times another they learn little. Their floors only say "finishes
 #: and is not worse than chance"; measured: loop 0.497 (FTRLAUC) to 0.666

@@ -47,8 +47,12 @@ def reference_h_projection(v, h, radius):
     return h * v / (h + mu)
 
 
-def reference_run(X, y, eta, lam, delta=1e-8, projection="H", theta=None):
-    """AdaOAM (theta None) or eager SAdaOAM by brute force over the stored examples."""
+def reference_run(X, y, eta, lam, delta=1e-8, projection="H", theta=None, running=None):
+    """AdaOAM (theta None) or eager SAdaOAM by brute force over the stored examples.
+
+    ``running`` (an array of d zeros): every column divided by the running maximum of
+    its absolute values at each step, all stored examples included (AdaOAM's
+    ``column_scale="max_abs"``); w is then the weights of the scaled columns."""
     d = X.shape[1]
     w, s = np.zeros(d), np.zeros(d)
     seen = {1: [], -1: []}
@@ -56,9 +60,15 @@ def reference_run(X, y, eta, lam, delta=1e-8, projection="H", theta=None):
     n_projected = 0
     for x, yt in zip(X, y):
         seen[yt].append(x)
+        if running is not None:
+            running[:] = np.maximum(running, np.abs(x))
         if not seen[-yt]:
             continue
-        g = pairwise_step_grad(w, x, yt, np.array(seen[-yt]), lam)
+        if running is not None:
+            inv = np.divide(1.0, running, out=np.zeros(d), where=running > 0)
+            g = pairwise_step_grad(w, x * inv, yt, np.array(seen[-yt]) * inv, lam)
+        else:
+            g = pairwise_step_grad(w, x, yt, np.array(seen[-yt]), lam)
         s += g * g
         h = delta + np.sqrt(s)
         u = w - eta * g / h
@@ -127,7 +137,7 @@ def test_reference_gradient_matches_finite_differences():
 @pytest.mark.parametrize("lam", [0.0, 2**-8, 4.0])
 def test_adaoam_matches_brute_force_reference(projection, lam):
     X, y = stream(80, 6, seed=2, sparsity=0.3)
-    model = AdaOAM(eta=2.0, lam=lam, projection=projection).fit(X, y)
+    model = AdaOAM(eta=2.0, lam=lam, projection=projection, column_scale=None).fit(X, y)
     w, s, n_projected = reference_run(X, y, eta=2.0, lam=lam, projection=projection)
     if lam == 4.0 and projection != "none":
         assert n_projected > 25  # the ball constraint was active
@@ -135,6 +145,27 @@ def test_adaoam_matches_brute_force_reference(projection, lam):
     np.testing.assert_allclose(model.coef_[0], w, rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(model.sq_grad_sum_, s, rtol=1e-9, atol=1e-12)
     assert model.n_updates_[0] == len(y) - np.argmax(y != y[0])
+
+
+@pytest.mark.parametrize("projection", ["H", "none"])
+def test_adaoam_default_learns_each_column_in_its_running_scale(projection):
+    """column_scale="max_abs" (the default): D16's steps on the columns divided by
+    their running maximum |x| (the summaries', too), whatever the columns' scales."""
+    X, y = stream(80, 6, seed=2, sparsity=0.3)
+    X *= np.logspace(-3, 4, 6)
+    model = AdaOAM(eta=2.0, lam=2**-8, projection=projection).fit(X, y)
+    running = np.zeros(6)
+    w, s, _ = reference_run(X, y, eta=2.0, lam=2**-8, projection=projection, running=running)
+    np.testing.assert_array_equal(model.scale_, running)
+    np.testing.assert_allclose(model.w_, w, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(model.coef_[0], w / running, rtol=1e-9, atol=0)
+    np.testing.assert_allclose(model.sq_grad_sum_, s, rtol=1e-9, atol=1e-12)
+    # the prequential score of an example is the model's before it, on its raw row
+    fresh = AdaOAM(eta=2.0, lam=2**-8, projection=projection).fit(X[:40], y[:40])
+    X[50] *= 50.0  # an example that raises every column's scale
+    for i in range(40, 60):
+        before = fresh.decision_function(X[i : i + 1]) + fresh._threshold()
+        np.testing.assert_allclose(fresh.test_then_train(X[i : i + 1], y[i : i + 1]), before)
 
 
 def test_adaoam_steps_are_skipped_until_both_classes_are_seen():
@@ -292,7 +323,7 @@ def test_lazy_chunking_is_exact_with_lam_zero():
 
 def test_theta_zero_is_adaoam_without_projection():
     X, y = stream(60, 5, seed=5, sparsity=0.4)
-    a = AdaOAM(eta=0.3, lam=0.01, projection="none").fit(X, y)
+    a = AdaOAM(eta=0.3, lam=0.01, projection="none", column_scale=None).fit(X, y)
     s = SAdaOAM(eta=0.3, lam=0.01, theta=0.0).fit(X, y)
     np.testing.assert_allclose(s.coef_, a.coef_, rtol=1e-10, atol=1e-13)
 
@@ -380,7 +411,7 @@ def test_adaoam_auc_on_real_data(name, n_features, params, threshold):
     aucs = []
     for seed in range(3):
         Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.25, stratify=y, random_state=seed)
-        model = AdaOAM(**params).fit(Xtr, ytr)
+        model = AdaOAM(**params, column_scale=None).fit(Xtr, ytr)  # D16's setting
         aucs.append(roc_auc(yte, model.decision_function(Xte)))
     assert np.mean(aucs) > threshold, aucs
 
@@ -388,7 +419,7 @@ def test_adaoam_auc_on_real_data(name, n_features, params, threshold):
 def test_sadaoam_is_sparser_than_adaoam_at_equal_auc_on_a9a():
     Xtr, ytr = _load("a9a.xz", 123)
     Xte, yte = _load("a9a.t.xz", 123)
-    dense = AdaOAM(eta=2**-3, lam=2**-8).fit(Xtr, ytr)
+    dense = AdaOAM(eta=2**-3, lam=2**-8, column_scale=None).fit(Xtr, ytr)
     sparse = SAdaOAM(eta=2**-3, lam=2**-8, theta=3e-3).fit(Xtr, ytr)
     auc_dense = dense.score(Xte, yte)
     auc_sparse = sparse.score(Xte, yte)

@@ -180,7 +180,13 @@ def test_solam_matches_eager_reference(h, weighted):
     X, y, om = stream(n=1500)
     om = om if weighted else np.ones(len(y))
     for Xk in (X, sp.csr_matrix(X)):
-        model = run(SOLAM(R=10.0, half_life=h), Xk, y, om if weighted else None, chunk=211)
+        model = run(
+            SOLAM(R=10.0, half_life=h, column_scale=None),
+            Xk,
+            y,
+            om if weighted else None,
+            chunk=211,
+        )
         wbar, tot = ref_solam(X, y, om, h)
         np.testing.assert_allclose(model.coef_.ravel(), wbar, rtol=1e-9, atol=1e-11)
         np.testing.assert_allclose([model.weight_neg_, model.weight_pos_], tot, rtol=1e-12)
@@ -232,7 +238,7 @@ def test_fsauc_matches_eager_reference(weighted):
     om = om if weighted else np.ones(len(y))
     for h in (30.0, 1.5):  # 1.5: the sums inflate past 2^512 and are deflated
         for Xk in (X, sp.csr_matrix(X)):
-            model = FSAUC(R=10.0, eta1=0.5, constraint="l2", half_life=h)
+            model = FSAUC(R=10.0, eta1=0.5, constraint="l2", half_life=h, column_scale=None)
             with pytest.warns(UserWarning, match="n_samples"):
                 run(model, Xk, y, om if weighted else None, chunk=173)
             wbar, tot, acc = ref_fsauc_one_stage(X, y, om, h)
@@ -250,13 +256,16 @@ def test_half_life_changed_mid_stream(first, then):
     with the new rule (the inflated sums stay consistent either way)."""
     X, y, om = stream(n=700)
     hs = [first] * 350 + [then] * 350
-    solam = run(SOLAM(R=10.0, half_life=first), X[:350], y[:350], om[:350])
+    solam = run(SOLAM(R=10.0, half_life=first, column_scale=None), X[:350], y[:350], om[:350])
     run(solam.set_params(half_life=then), X[350:], y[350:], om[350:])
     np.testing.assert_allclose(
         solam.coef_.ravel(), ref_solam(X, y, om, hs)[0], rtol=1e-9, atol=1e-11
     )
     fsauc = run(
-        FSAUC(R=10.0, eta1=0.5, constraint="l2", half_life=first), X[:350], y[:350], om[:350]
+        FSAUC(R=10.0, eta1=0.5, constraint="l2", half_life=first, column_scale=None),
+        X[:350],
+        y[:350],
+        om[:350],
     )
     run(fsauc.set_params(half_life=then), X[350:], y[350:], om[350:])
     np.testing.assert_allclose(

@@ -149,7 +149,7 @@ def test_adaoam_follows_the_decayed_reference(h):
     # 400 examples at h = 3 wrap the class clocks (32 per wrap) four times
     X, y = _stream(400, 4, 0)
     weights = np.random.default_rng(1).choice([0.0, 0.5, 1.0, 2.0], size=400)
-    model = AdaOAM(eta=0.1, lam=0.05, projection="euclidean", half_life=h)
+    model = AdaOAM(eta=0.1, lam=0.05, projection="euclidean", half_life=h, column_scale=None)
     model.partial_fit(X, y, classes=[-1, 1], sample_weight=weights)
     w, s, W, S, P = _reference(X, y, h, 0.1, 0.05, 1e-8, weights=weights)
     np.testing.assert_allclose(model.coef_.ravel(), w, rtol=1e-9, atol=1e-12)
@@ -170,7 +170,7 @@ def test_a_class_absent_for_hundreds_of_half_lives_stays_exact():
     positives come back, still follow the reference."""
     X, _ = _stream(400, 3, 10)
     y = np.array([1, -1] * 20 + [-1] * 300 + [1, -1] * 30)
-    model = AdaOAM(eta=0.1, lam=0.05, projection="euclidean", half_life=1.0)
+    model = AdaOAM(eta=0.1, lam=0.05, projection="euclidean", half_life=1.0, column_scale=None)
     model.partial_fit(X[:340], y[:340], classes=[-1, 1])
     assert 0 < model.stats_[1].weight_[0] < 2.0**-224  # frozen, not zero
     *_, W, S, P = _reference(X[:340], y[:340], 1.0, 0.1, 0.05, 1e-8)
@@ -195,7 +195,7 @@ def test_sadaoam_follows_the_decayed_reference(lazy, lam):
 def test_without_half_life_nothing_decays():
     """The failing control: half_life=None is AdaGrad's undecayed sum."""
     X, y = _stream(200, 3, 4)
-    model = AdaOAM(eta=0.1, lam=0.05, projection="euclidean").fit(X, y)
+    model = AdaOAM(eta=0.1, lam=0.05, projection="euclidean", column_scale=None).fit(X, y)
     w, s, *_ = _reference(X, y, np.inf, 0.1, 0.05, 1e-8)
     np.testing.assert_allclose(model.sq_grad_sum_, s, rtol=1e-9)
     assert not np.allclose(_reference(X, y, 10.0, 0.1, 0.05, 1e-8)[1], s, rtol=1e-3)

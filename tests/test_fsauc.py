@@ -113,7 +113,7 @@ def test_schedule_formula(n):
 
 def test_stages_and_their_lengths_in_the_kernel():
     X, y = normalized_stream(1000, 4, seed=0)
-    model = FSAUC(R=1.0, eta1=0.5, n_samples=1000)
+    model = FSAUC(R=1.0, eta1=0.5, n_samples=1000, column_scale=None)
     boundaries = []
     for t in range(1000):
         before = model._stage_state()["stage"] if t else 1
@@ -129,11 +129,11 @@ def test_stages_and_their_lengths_in_the_kernel():
 
 def test_leftover_examples_are_dropped_or_join_the_last_stage():
     X, y = normalized_stream(1003, 4, seed=1)  # m = 2, n0 = 501: one example left over
-    dropped = FSAUC(R=1.0, eta1=0.5).fit(X, y)
+    dropped = FSAUC(R=1.0, eta1=0.5, column_scale=None).fit(X, y)
     assert (dropped.n_stages_, dropped.stage_length_) == (2, 501)
-    first = FSAUC(R=1.0, eta1=0.5, n_samples=1003).fit(X[:1002], y[:1002])
+    first = FSAUC(R=1.0, eta1=0.5, n_samples=1003, column_scale=None).fit(X[:1002], y[:1002])
     np.testing.assert_array_equal(dropped.coef_, first.coef_)
-    joined = FSAUC(R=1.0, eta1=0.5, leftover="last_stage").fit(X, y)
+    joined = FSAUC(R=1.0, eta1=0.5, leftover="last_stage", column_scale=None).fit(X, y)
     assert not np.array_equal(joined.coef_, dropped.coef_)
     expected, _ = fsauc_reference(X, y, 1.0, 0.5, leftover="last_stage")
     np.testing.assert_allclose(joined.coef_[0], expected, rtol=1e-9, atol=1e-12)
@@ -161,7 +161,7 @@ def test_first_steps_follow_finite_difference_gradients():
     """Without active constraints, each PDSG step is v - eta grad F (by FD), alpha + ..."""
     X, y = normalized_stream(10, 3, seed=4)
     eta, h = 0.05, 1e-6
-    model = FSAUC(R=1e4, eta1=eta, n_samples=1000)
+    model = FSAUC(R=1e4, eta1=eta, n_samples=1000, column_scale=None)
     q = np.zeros(6)  # (w, a, b, alpha)
     for t in range(10):
         model.partial_fit(X[t : t + 1], y[t : t + 1], classes=[-1, 1])
@@ -181,7 +181,9 @@ def test_first_steps_follow_finite_difference_gradients():
 @pytest.mark.parametrize("accumulators", ["global", "per_stage"])
 def test_kernel_equals_the_dense_reference(constraint, R, eta1, accumulators):
     X, y = normalized_stream(1500, 6, seed=2, sparsity=0.4)
-    model = FSAUC(R=R, eta1=eta1, constraint=constraint, accumulators=accumulators).fit(X, y)
+    model = FSAUC(
+        R=R, eta1=eta1, constraint=constraint, accumulators=accumulators, column_scale=None
+    ).fit(X, y)
     expected, stages = fsauc_reference(
         X, y, R, eta1, constraint=constraint, per_stage=accumulators == "per_stage"
     )
@@ -197,7 +199,9 @@ def test_stage_parameters_follow_alg1_and_lemma1():
     assert m == 3
     _, stages = fsauc_reference(X, y, R, eta1)
     r0 = 2 * math.sqrt(3) * R
-    model = FSAUC(R=R, eta1=eta1, n_samples=4000).partial_fit(X[:1], y[:1], classes=[-1, 1])
+    model = FSAUC(R=R, eta1=eta1, n_samples=4000, column_scale=None).partial_fit(
+        X[:1], y[:1], classes=[-1, 1]
+    )
     state = model._stage_state()
     assert (state["stage"], state["radius"], state["eta"]) == (1, pytest.approx(r0), eta1)
     assert state["D"] == pytest.approx(2 * math.sqrt(2) * r0)
@@ -230,7 +234,7 @@ def test_stage_parameters_follow_alg1_and_lemma1():
 def test_every_iterate_lies_in_omega_and_the_stage_balls(constraint):
     X, y = normalized_stream(600, 5, seed=3, sparsity=0.3)
     R, kappa = 0.5, 1.0
-    model = FSAUC(R=R, eta1=4.0, n_samples=600, constraint=constraint)
+    model = FSAUC(R=R, eta1=4.0, n_samples=600, constraint=constraint, column_scale=None)
     radii = set()
     for t in range(600):
         model.partial_fit(X[t : t + 1], y[t : t + 1], classes=[-1, 1])
@@ -270,23 +274,27 @@ def test_ball_constraint_is_active_in_that_test():
 # ------------------------------------------------------------------ stream length
 def test_shorter_and_longer_streams_than_announced():
     X, y = normalized_stream(900, 4, seed=8)
-    short = FSAUC(R=1.0, eta1=0.5, n_samples=1200).fit(X, y)  # m = 2, n0 = 600
+    short = FSAUC(R=1.0, eta1=0.5, n_samples=1200, column_scale=None).fit(X, y)  # m = 2, n0 = 600
     expected, _ = fsauc_reference(X, y, 1.0, 0.5, n=1200)
     np.testing.assert_allclose(short.coef_[0], expected, rtol=1e-9, atol=1e-12)
     assert short._stage_state()["stage"] == 2 and short._stage_state()["in_stage"] == 300
     with pytest.warns(UserWarning, match="longer than the announced"):
-        long = FSAUC(R=1.0, eta1=0.5, n_samples=600).fit(X, y)
-    np.testing.assert_array_equal(long.coef_, FSAUC(R=1.0, eta1=0.5).fit(X[:600], y[:600]).coef_)
+        long = FSAUC(R=1.0, eta1=0.5, n_samples=600, column_scale=None).fit(X, y)
+    np.testing.assert_array_equal(
+        long.coef_, FSAUC(R=1.0, eta1=0.5, column_scale=None).fit(X[:600], y[:600]).coef_
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        kept = FSAUC(R=1.0, eta1=0.5, n_samples=600, leftover="last_stage").fit(X, y)
+        kept = FSAUC(R=1.0, eta1=0.5, n_samples=600, leftover="last_stage", column_scale=None).fit(
+            X, y
+        )
     expected, _ = fsauc_reference(X, y, 1.0, 0.5, n=600, leftover="last_stage")
     np.testing.assert_allclose(kept.coef_[0], expected, rtol=1e-9, atol=1e-12)
 
 
 def test_partial_fit_without_n_samples_runs_one_stage():
     X, y = normalized_stream(300, 4, seed=9)
-    model = FSAUC(R=1.0, eta1=0.5)
+    model = FSAUC(R=1.0, eta1=0.5, column_scale=None)
     with pytest.warns(UserWarning, match="n_samples"):
         model.partial_fit(X[:100], y[:100])
     model.partial_fit(X[100:], y[100:])
@@ -298,8 +306,8 @@ def test_partial_fit_without_n_samples_runs_one_stage():
 
 def test_fit_and_partial_fit_agree_when_n_is_announced():
     X, y = normalized_stream(700, 5, seed=10, sparsity=0.5)
-    whole = FSAUC(R=0.5, eta1=1.0).fit(X, y)
-    streamed = FSAUC(R=0.5, eta1=1.0, n_samples=700)
+    whole = FSAUC(R=0.5, eta1=1.0, column_scale=None).fit(X, y)
+    streamed = FSAUC(R=0.5, eta1=1.0, n_samples=700, column_scale=None)
     for lo in range(0, 700, 97):
         streamed.partial_fit(X[lo : lo + 97], y[lo : lo + 97], classes=[-1, 1])
     np.testing.assert_array_equal(whole.coef_, streamed.coef_)
@@ -312,7 +320,7 @@ def test_converges_to_the_population_optimum():
     y = np.where(rng.random(n) < 0.3, 1, -1)
     X = rng.multivariate_normal(np.zeros(3), cov, size=n) + np.outer(y > 0, mean)
     w_star = np.linalg.solve(2 * cov + np.outer(mean, mean), mean)
-    w = FSAUC(R=10.0, eta1=0.01, kappa=5.0).fit(X, y).coef_[0]
+    w = FSAUC(R=10.0, eta1=0.01, kappa=5.0, column_scale=None).fit(X, y).coef_[0]
     assert np.abs(w_star).sum() < 10.0  # the optimum lies inside the l1 ball
     cosine = w @ w_star / np.linalg.norm(w) / np.linalg.norm(w_star)
     assert cosine > 0.995
@@ -347,7 +355,7 @@ def test_param_grid_is_the_papers():
 def test_auc_on_a9a():
     """One pass over a9a (l2-normalized rows); L18 Table 2 reports 0.9008."""
     X, y, Xt, yt = a9a_normalized()
-    model = FSAUC(R=100.0, eta1=2.0**-4, shuffle=True, random_state=0)
+    model = FSAUC(R=100.0, eta1=2.0**-4, shuffle=True, random_state=0, column_scale=None)
     model.fit(X, y)
     assert model.n_stages_ == 5
     assert model.score(Xt, yt) > 0.897
@@ -374,3 +382,23 @@ def test_warnings_name_the_callers_line():
         with pytest.warns(UserWarning, match="n_samples") as record:
             call()
         assert {w.filename for w in record if "n_samples" in str(w.message)} == {__file__}
+
+
+@pytest.mark.parametrize("constraint", ["l1", "l2"])
+def test_default_is_alg1_on_each_column_in_its_running_scale(constraint):
+    """column_scale="max_abs" (the default) is Algs. 1-3 on x / (running max |x|),
+    whatever the columns' scales, and its coef_ is in the units of the raw columns."""
+    X, y = make_stream(600, 6, seed=4, sparsity=0.3)
+    X *= np.logspace(-3, 4, 6)
+    running = np.maximum.accumulate(np.abs(X), axis=0)
+    scaled = np.divide(X, running, out=np.zeros_like(X), where=running > 0)
+    model = FSAUC(R=2.0, eta1=0.5, constraint=constraint).fit(X, y)
+    paper = FSAUC(R=2.0, eta1=0.5, constraint=constraint, column_scale=None).fit(scaled, y)
+    np.testing.assert_array_equal(model.scale_, running[-1])
+    np.testing.assert_allclose(model.coef_[0] * running[-1], paper.coef_[0], rtol=1e-9, atol=1e-13)
+    # the prequential score of an example is the model's before it, on its raw row
+    fresh = FSAUC(R=2.0, eta1=0.5, n_samples=600, constraint=constraint).fit(X[:100], y[:100])
+    X[120] *= 50.0  # an example that raises every column's scale
+    for i in range(100, 140):
+        before = fresh.decision_function(X[i : i + 1]) + fresh._threshold()
+        np.testing.assert_allclose(fresh.test_then_train(X[i : i + 1], y[i : i + 1]), before)

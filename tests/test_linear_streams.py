@@ -181,7 +181,7 @@ def test_weighted_solam_follows_its_definition():
         a = float(np.clip(a - omega * gamma * ga, -R, R))
         b = float(np.clip(b - omega * gamma * gb, -R, R))
         alpha = float(np.clip(alpha + omega * gamma * galpha, -2 * R, 2 * R))
-    model = SOLAM(R=R, zeta=zeta).fit(X, y, sample_weight=weights)
+    model = SOLAM(R=R, zeta=zeta, column_scale=None).fit(X, y, sample_weight=weights)
     np.testing.assert_allclose(model.coef_[0], total / gsum, rtol=1e-10)
     np.testing.assert_allclose(model._iterate()[0], w, rtol=1e-10)
 
@@ -303,7 +303,10 @@ def test_oam_merge_averages_w_and_keeps_uniform_buffers():
 @pytest.mark.slow
 @pytest.mark.parametrize(
     "cls, params",
-    [(SOLAM, {"R": 10.0, "zeta": 16.0}), (UnivariateOnline, {"loss": "log", "eta": 2.0**-3})],
+    [
+        (SOLAM, {"R": 10.0, "zeta": 16.0, "column_scale": None}),
+        (UnivariateOnline, {"loss": "log", "eta": 2.0**-3}),
+    ],
 )
 def test_averaging_four_shards_on_a9a_is_as_good_as_one_pass(cls, params):
     """Four learners on four shards, merged once: the test AUC of one pass (0.005).

@@ -120,7 +120,7 @@ def adagrad_reference(model, X, y, theta=None):
 @pytest.mark.parametrize(
     "make, theta",
     [
-        (lambda: AdaOAM(eta=0.1, lam=0.01, projection="none"), None),
+        (lambda: AdaOAM(eta=0.1, lam=0.01, projection="none", column_scale=None), None),
         (lambda: SAdaOAM(eta=0.1, lam=0.01, theta=1e-2, lazy=True), 1e-2),
         (lambda: SAdaOAM(eta=0.1, lam=0.01, theta=1e-2, lazy=False), 1e-2),
     ],

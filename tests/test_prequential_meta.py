@@ -24,7 +24,11 @@ from aucstream.evaluation._prequential import _calibration_owner
 from aucstream.preprocessing import OnlineStandardScaler
 
 PIPELINES = {
-    "scaler+SOLAM": lambda: StreamPipeline(OnlineStandardScaler(), SOLAM(random_state=0)),
+    # the papers' updates: the running column scale's first scaled values (+-1) give
+    # analytic ties that the kernel and decision_function round either way
+    "scaler+SOLAM": lambda: StreamPipeline(
+        OnlineStandardScaler(), SOLAM(random_state=0, column_scale=None)
+    ),
     "scaler+OPAUC": lambda: StreamPipeline(OnlineStandardScaler(), OPAUC(random_state=0)),
 }
 

@@ -22,13 +22,18 @@ def finite_difference_gradient(w, a, b, alpha, x, y, p, h=1e-6):
     return grad
 
 
-def solam_reference(X, y, R, zeta, kappa=1.0, constraint="l2", average="pre"):
-    """SPEC §10 with dense numpy arrays, one example at a time."""
+def solam_reference(X, y, R, zeta, kappa=1.0, constraint="l2", average="pre", running=False):
+    """SPEC §10 with dense numpy arrays, one example at a time; ``running``: each
+    column divided by the running maximum of its absolute values (column_scale)."""
     n, d = X.shape
     w, a, b, alpha = np.zeros(d), 0.0, 0.0, 0.0
     total, weights, n_pos = np.zeros(d), 0.0, 0
+    scale = np.zeros(d)
     for t in range(1, n + 1):
         x, label = X[t - 1], y[t - 1]
+        if running:
+            scale = np.maximum(scale, np.abs(x))
+            x = np.divide(x, scale, out=np.zeros(d), where=scale > 0)
         n_pos += label > 0
         p, gamma = n_pos / t, zeta / np.sqrt(t)
         gw, ga, gb, galpha = saddle_gradient(w, a, b, alpha, x, label, p)
@@ -44,7 +49,10 @@ def solam_reference(X, y, R, zeta, kappa=1.0, constraint="l2", average="pre"):
         alpha = float(np.clip(alpha + gamma * galpha, -2 * R * kappa, 2 * R * kappa))
         if average == "post":
             total, weights = total + gamma * w, weights + gamma
-    return total / weights, (w, a, b, alpha)
+    wbar = total / weights
+    if running:
+        wbar = np.divide(wbar, scale, out=np.zeros(d), where=scale > 0)
+    return wbar, (w, a, b, alpha)
 
 
 @pytest.mark.parametrize("label", [1, -1])
@@ -66,7 +74,7 @@ def test_first_steps_follow_finite_difference_gradients():
     """The kernel's iterate after each example equals a step along the FD gradient."""
     X, y = make_stream(12, 4, seed=7)
     zeta, R = 0.3, 100.0
-    model = SOLAM(R=R, zeta=zeta)
+    model = SOLAM(R=R, zeta=zeta, column_scale=None)
     w, a, b, alpha = np.zeros(4), 0.0, 0.0, 0.0
     for t in range(1, 13):
         model.partial_fit(X[t - 1 : t], y[t - 1 : t], classes=[-1, 1])
@@ -86,7 +94,9 @@ def test_first_steps_follow_finite_difference_gradients():
 def test_kernel_equals_the_dense_reference(constraint, average, R):
     X, y = make_stream(300, 7, seed=11, sparsity=0.5)
     X /= np.maximum(np.linalg.norm(X, axis=1, keepdims=True), 1e-12)
-    model = SOLAM(R=R, zeta=0.8, constraint=constraint, average=average).fit(X, y)
+    model = SOLAM(R=R, zeta=0.8, constraint=constraint, average=average, column_scale=None).fit(
+        X, y
+    )
     wbar, (w, a, b, alpha) = solam_reference(X, y, R, 0.8, constraint=constraint, average=average)
     np.testing.assert_allclose(model.coef_[0], wbar, rtol=1e-9, atol=1e-11)
     got = model._iterate()
@@ -94,10 +104,31 @@ def test_kernel_equals_the_dense_reference(constraint, average, R):
     np.testing.assert_allclose(got[1:], [a, b, alpha], rtol=1e-9, atol=1e-12)
 
 
+@pytest.mark.parametrize("constraint", ["l2", "l1"])
+def test_default_learns_each_column_in_its_running_scale(constraint):
+    """column_scale="max_abs" (the default): Alg. 1 on x / (running max |x|), exactly,
+    whatever the columns' scales; its scores are those of coef_ on the raw columns."""
+    X, y = make_stream(300, 6, seed=4, sparsity=0.3)
+    X *= np.logspace(-3, 4, 6)
+    model = SOLAM(R=2.0, zeta=0.8, constraint=constraint).fit(X, y)
+    wbar, (w, a, b, alpha) = solam_reference(X, y, 2.0, 0.8, constraint=constraint, running=True)
+    np.testing.assert_allclose(model.coef_[0], wbar, rtol=1e-9, atol=1e-14)
+    np.testing.assert_allclose(model._iterate()[0], w, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(model.scale_, np.abs(X).max(axis=0), rtol=0)
+    # the prequential score of an example is the model's before it, on its raw row
+    fresh = SOLAM(R=2.0, zeta=0.8, constraint=constraint).partial_fit(X[:100], y[:100])
+    X[120] *= 50.0  # an example that raises every column's scale
+    for i in range(100, 140):
+        # (test_then_train gives w.x itself; decision_function is centred on the
+        # calibration's threshold)
+        before = fresh.decision_function(X[i : i + 1]) + fresh._threshold()
+        np.testing.assert_allclose(fresh.test_then_train(X[i : i + 1], y[i : i + 1]), before)
+
+
 def test_lazy_rescaling_is_flushed_and_stays_exact():
     """A tight l2 ball shrinks sigma below 1e-4 many times; the result stays exact."""
     X, y = make_stream(400, 5, seed=3)
-    model = SOLAM(R=0.05, zeta=4.0, kappa=3.0).fit(X, y)
+    model = SOLAM(R=0.05, zeta=4.0, kappa=3.0, column_scale=None).fit(X, y)
     assert np.any(model.avg_base_ != 0)  # at least one flush happened
     wbar, (w, *_rest) = solam_reference(X, y, 0.05, 4.0, kappa=3.0)
     np.testing.assert_allclose(model.coef_[0], wbar, rtol=1e-9, atol=1e-12)
@@ -108,7 +139,7 @@ def test_lazy_rescaling_is_flushed_and_stays_exact():
 def test_every_iterate_lies_in_the_domain(constraint):
     X, y = make_stream(150, 6, seed=5, sparsity=0.3)
     R, kappa = 0.5, 2.0
-    model = SOLAM(R=R, zeta=8.0, kappa=kappa, constraint=constraint)
+    model = SOLAM(R=R, zeta=8.0, kappa=kappa, constraint=constraint, column_scale=None)
     for t in range(150):
         model.partial_fit(X[t : t + 1], y[t : t + 1], classes=[-1, 1])
         w, a, b, alpha = model._iterate()
@@ -135,7 +166,7 @@ def test_converges_to_the_population_optimum():
     y = np.where(rng.random(n) < 0.3, 1, -1)
     X = rng.multivariate_normal(np.zeros(3), cov, size=n) + np.outer(y > 0, mean)
     w_star = np.linalg.solve(2 * cov + np.outer(mean, mean), mean)
-    w = SOLAM(R=100.0, zeta=0.5, kappa=10.0).fit(X, y).coef_[0]
+    w = SOLAM(R=100.0, zeta=0.5, kappa=10.0, column_scale=None).fit(X, y).coef_[0]
     cosine = w @ w_star / np.linalg.norm(w) / np.linalg.norm(w_star)
     assert cosine > 0.995
     assert np.linalg.norm(w - w_star) < 0.1 * np.linalg.norm(w_star)
@@ -170,7 +201,7 @@ def test_param_grid_is_the_papers():
 def test_auc_on_a9a(cls, params):
     """One pass over a9a (l2-normalized rows); L18 Table 2 reports about 0.899."""
     X, y, Xt, yt = a9a_normalized()
-    model = cls(shuffle=True, random_state=0, **params).fit(X, y)
+    model = cls(shuffle=True, random_state=0, column_scale=None, **params).fit(X, y)
     assert model.score(Xt, yt) > 0.893
 
 
@@ -210,7 +241,7 @@ def test_one_example_calls_write_only_their_rows_unless_they_fold(R, monkeypatch
             model.partial_fit(X[i], y[i : i + 1])
     np.testing.assert_array_equal(model.coef_, whole.coef_)  # the same model, bit for bit
     model.learn_one(X[0].toarray()[0], y[0])  # a dense row: its non-zero columns
-    assert declared.count(3) > 100  # by rows
+    assert declared.count(4) > 100  # by rows (u_, the average's two arrays, scale_)
     if R < 1.0:
         assert 0 < declared.count(0)  # folds due (38 of 180 calls): saved whole
 

@@ -23,6 +23,7 @@ from ._kernels import (
     sparse_dot,
 )
 from ._kernels._lazy import decay_factor, decay_totals
+from ._running_scale import grow_scale, scaled_values
 from ._saddle import clip, l1_change, project_l1_lazy, rebase, saddle_grad_scalars, warm_start
 
 # indices into FSAUC.scalars_
@@ -58,7 +59,8 @@ _UNBOUNDED = 1e7
 #: The constants of one run: radius R, bound kappa on ||x||, confidence delta, the
 #: schedule (m stages of n0 examples), l1 ball?, leftover joins the last stage?,
 #: class accumulators reset at every stage?
-#: forgetting's decay per example (1.0: none) and half-life (0.0: none).
+#: forgetting's decay per example (1.0: none) and half-life (0.0: none), and whether
+#: the columns are learnt in their running scale (``column_scale="max_abs"``).
 FsaucConfig = namedtuple(
     "FsaucConfig",
     [
@@ -72,6 +74,7 @@ FsaucConfig = namedtuple(
         "per_stage",
         "decay",
         "half_life",
+        "rescale",
     ],
 )
 #: The state of a stage: the lazy iterate w = tau v1 + sigma u with its running sum,
@@ -310,14 +313,17 @@ def _stage_end_due(counts, cfg):
 
 # no reference counting: the kernel allocates nothing (see aucstream._kernels)
 @jit(fastmath=REASSOC, borrowing=True)
-def _fsauc_chunk(st, scal, counts, totals, rows, pre, weights, cfg, work, calibration):
+def _fsauc_chunk(st, scal, counts, totals, rows, pre, weights, cfg, work, calibration, scale, vbuf):
     """Run PDSG (L18 Alg. 2, steps (a)-(f) of the module docstring) over a chunk.
 
     Returns the number of examples dropped. An example of weight omega counts omega
     times in p and in the class sums and takes the step omega * eta; weight 0 skips
     it. The steps are helpers over (a part of) the state; the loop stays here. With
     prequential scores, each one (dropped examples' too) also fits the
-    ``calibration`` (:func:`aucstream._calibration.step`).
+    ``calibration`` (:func:`aucstream._calibration.step`). With ``cfg.rescale``, each
+    example is read in the running scale of its columns (``scale``,
+    :mod:`aucstream._running_scale`): scored before, and used after, its values join
+    the scale (``vbuf``: the scaled values).
     """
     scores = pre.shape[0] == n_rows(rows)
     weighted = weights.shape[0] > 0
@@ -329,7 +335,8 @@ def _fsauc_chunk(st, scal, counts, totals, rows, pre, weights, cfg, work, calibr
     # choose where the projection's passes start, which does not change their result.
     norm, nnz = 0.0, -1
     for r in range(n_rows(rows)):
-        idx, val, y = row(rows, r)
+        idx, raw, y = row(rows, r)
+        val = scaled_values(scale, idx, raw, vbuf, cfg.rescale)
         v1x, ux = sparse_dot(st.v1, idx, val), sparse_dot(st.lz.u, idx, val)
         if scores:  # the score under the current output (FSAUC._coef), written out here:
             # a helper that is not inlined costs a reference count per array and row
@@ -347,6 +354,9 @@ def _fsauc_chunk(st, scal, counts, totals, rows, pre, weights, cfg, work, calibr
         if counts[_DONE]:
             dropped += 1
             continue
+        if cfg.rescale and grow_scale(scale, idx, raw):  # the step sees the new scale
+            val = scaled_values(scale, idx, raw, vbuf, True)
+            v1x, ux = sparse_dot(st.v1, idx, val), sparse_dot(st.lz.u, idx, val)
         if forgetting:  # the past shrinks by decay ** weight (the sums: inflation)
             factor = decay_factor(cfg.decay, weight)
             decay_totals(totals, factor)

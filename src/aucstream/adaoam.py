@@ -148,8 +148,31 @@ as parallel shards) and adds them; the sums :math:`s` add. SAdaOAM's lazy update
 need :math:`h_i` constant between a coordinate's updates, which decay breaks: with
 forgetting every feature seen so far is updated at each step (as with ``lam > 0``).
 
+Columns in their running scale (AdaOAM's ``column_scale``, a library default)
+----------------------------------------------------------------------------
+AdaGrad moves each weight by about :math:`\eta` per step whatever its column's units,
+and the ball :math:`\|w\| \le 1/\sqrt\lambda` and the penalty
+:math:`\frac\lambda2\|w\|^2` (objective (2)) weigh all weights alike: on raw columns
+(sensor readings in the thousands next to rates in [0, 1]) the large columns dominate
+every score and the small ones are never learnt. So AdaOAM by default
+(``column_scale="max_abs"``) learns the weights :math:`\tilde w = s \odot w` of the
+columns in their running scale :math:`s_i = \max_{t' \le t}|x_{t',i}|` (the running
+maximum of the normalized updates of Ross, Mineiro and Langford, UAI 2013): the class
+summaries stay those of the raw rows, and the gradient of Eqs. (3)-(4) in
+:math:`\tilde w` is :math:`\lambda\tilde w + D^{-1}(\Gamma w + e(e^\top w) - y e)`
+with :math:`D = \mathrm{diag}(s_t)` and :math:`w = D^{-1}\tilde w`, the gradient of
+objective (2) on the columns divided by the current scale (all examples so far
+included); the AdaGrad step and the projection act on :math:`\tilde w`, and
+``coef_`` is :math:`w`. An example's columns join the scale before its step, after
+its prequential score (:mod:`aucstream._running_scale`). ``column_scale=None`` is
+D16 Alg. 1 exactly, as the reproduction harness passes it; a file saved before the
+parameter existed loads with ``None``. SAdaOAM has no such option (its lazy l1
+updates would have to follow every change of scale).
+
 Deviations from D16
 -------------------
+- AdaOAM's ``column_scale="max_abs"`` (the default) learns in each column's running
+  scale (section above); ``None`` is D16 Alg. 1.
 - The formulas are reconstructed (see the top of this docstring): diagonal AdaGrad with
   :math:`\delta = 10^{-8}` (D16: "a very small value"), H-norm projection onto
   :math:`\|w\| \le 1/\sqrt\lambda`; SAdaOAM has no ball projection (Alg. 2 has none).
@@ -176,28 +199,24 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ._adaoam_step import EUCLIDEAN, H_NORM, NO_PROJECTION, _adaoam_chunk, _h_project
 from ._base import BaseStreamingAUC
 from ._chunks import Chunk
-from ._kernels import bound_call, jit, mean_by_count, n_rows, row, rows_of, sparse_axpy, sparse_dot
+from ._kernels import bound_call, mean_by_count, rows_of
 from ._params import FORGETTING, StrOptions, decay_per_example, non_negative, positive
+from ._running_scale import coef_in_columns
 from ._runtime import LearnerTags
 from ._sadaoam_step import (
     CLOCK_SPAN,
     _caught_up,
     _l1_coord,
     _sadaoam_chunk,
-    advance_clocks,
-    forget_weight,
 )
 from .covariance import (
     SUMMARY_DTYPES,
     ExactSparseCovariance,
     FullCovariance,
-    add_example,
     borrowing_njit,
-    borrowing_step,
-    cov_matvec,
-    own_and_opposite,
     run_reserving,
 )
 from .covariance._nbytes import summary_nbytes
@@ -211,8 +230,7 @@ __all__ = [
 ]
 
 #: Projection codes of the AdaOAM kernel.
-_NO_PROJECTION, _EUCLIDEAN, _H_NORM = 0, 1, 2
-_PROJECTIONS = {"none": _NO_PROJECTION, "euclidean": _EUCLIDEAN, "H": _H_NORM}
+_PROJECTIONS = {"none": NO_PROJECTION, "euclidean": EUCLIDEAN, "H": H_NORM}
 
 #: Constraints of the parameters both learners share.
 _COMMON_CONSTRAINTS = {
@@ -227,7 +245,8 @@ _COMMON_CONSTRAINTS = {
 #: The AdaOAM kernel's settings; ``radius`` = 1/sqrt(lam) (inf when lam = 0).
 #: Both kernels' ``gamma`` = 2^(-1/h) and ``step`` = 1/h (1.0 and 0.0 without forgetting).
 AdaOAMSettings = namedtuple(
-    "AdaOAMSettings", ["eta", "lam", "delta", "projection", "radius", "gamma", "step"]
+    "AdaOAMSettings",
+    ["eta", "lam", "delta", "projection", "radius", "gamma", "step", "rescale"],
 )
 #: The SAdaOAM kernel's settings.
 SAdaOAMSettings = namedtuple(
@@ -239,57 +258,6 @@ SAdaOAMState = namedtuple("SAdaOAMState", ["w", "s", "last", "steps", "clocks"])
 
 
 # --------------------------------------------------------------------------- helpers
-@borrowing_njit
-def _h_project(u, h, radius):
-    """Project ``u`` in place onto ``||u|| <= radius`` in the norm of diag(h); return mu.
-
-    ``h > 0``. The solution is ``h_i u_i / (h_i + mu)`` with ``||.|| = radius``; mu is
-    found by Newton steps on phi(mu) = 1/||u(mu)|| - 1/radius (increasing, concave),
-    kept inside the bracket [lo, hi] with bisection as a safeguard.
-    """
-    d = u.shape[0]
-    sq = 0.0
-    h_max = 0.0
-    for i in range(d):
-        sq += u[i] * u[i]
-        if h[i] > h_max:
-            h_max = h[i]
-    if not (radius < np.inf) or sq <= radius * radius:
-        return 0.0
-    norm = math.sqrt(sq)
-    lo = 0.0
-    hi = h_max * (norm / radius - 1.0)  # ||u(hi)|| <= radius
-    mu = 0.0
-    inv_r = 1.0 / radius
-    for _ in range(200):
-        q = 0.0
-        dq = 0.0
-        for i in range(d):
-            f = h[i] / (h[i] + mu)
-            t = f * u[i]
-            q += t * t
-            dq += t * t / (h[i] + mu)  # -(1/2) dq/dmu
-        n = math.sqrt(q)
-        if abs(n - radius) <= 1e-13 * radius:
-            break
-        phi = 1.0 / n - inv_r
-        if phi < 0.0:
-            lo = mu
-        else:
-            hi = mu
-        # d(1/n)/dmu = (sum t^2/(h+mu)) / n^3
-        step = phi / (dq / (n * q))
-        new = mu - step
-        if not (lo < new < hi):
-            new = 0.5 * (lo + hi)
-        if new == mu or hi - lo <= 1e-16 * hi:
-            break
-        mu = new
-    for i in range(d):
-        u[i] = h[i] * u[i] / (h[i] + mu)
-    return mu
-
-
 def h_norm_projection(v: ArrayLike, h: ArrayLike, radius: float) -> np.ndarray:
     r"""Projection onto the Euclidean ball in the norm of ``diag(h)`` (AdaOAM's step).
 
@@ -375,80 +343,6 @@ def adagrad_l1_step(
     out = np.empty_like(w)
     _l1_step_all(w, g, h, float(eta), float(eta) * float(theta), out)
     return out
-
-
-# ---------------------------------------------------------------------------- AdaOAM
-@borrowing_step
-def _exact_gradient(w, idx, val, y, opp, cov_w, c_w, lam, omega, g):
-    """``g = omega (lam w + S w + alpha (x - c))`` with ``alpha = e^T w - y``, ``e = x
-    - c`` (opposite class ``opp``; ``cov_w`` = ``S w``, ``c_w`` = ``c^T w``)."""
-    inv_t = 1.0 / opp.weight[0]
-    alpha = (sparse_dot(w, idx, val) - c_w) - y  # e^T w - y
-    sums = opp.sums
-    for i in range(w.shape[0]):
-        g[i] = lam * w[i] + cov_w[i] - alpha * (sums[i] * inv_t)
-    sparse_axpy(g, alpha, idx, val)
-    if omega != 1.0:
-        for i in range(w.shape[0]):
-            g[i] *= omega
-
-
-@borrowing_step
-def _adagrad_step(w, s, g, h, eta, delta, gamma):
-    """``s = gamma s + g^2``, ``h = delta + sqrt(s)``, ``w -= eta g / h``; return
-    ``|w|^2``."""
-    sq = 0.0
-    for i in range(w.shape[0]):
-        if gamma < 1.0:  # forgetting (module docstring)
-            s[i] *= gamma
-        s[i] += g[i] * g[i]
-        h[i] = delta + math.sqrt(s[i])
-        w[i] -= eta * g[i] / h[i]
-        sq += w[i] * w[i]
-    return sq
-
-
-@borrowing_step
-def _project(w, h, sq, projection, radius):
-    """Project w (with ``|w|^2 = sq``) onto the ball of the given radius."""
-    if projection == _H_NORM:
-        _h_project(w, h, radius)
-    elif projection == _EUCLIDEAN and sq > radius * radius:
-        scale = radius / math.sqrt(sq)
-        for i in range(w.shape[0]):
-            w[i] *= scale
-
-
-@jit
-def _adaoam_chunk(w, s, steps, clocks, classes, rows, pre, weights, settings):
-    """AdaOAM (D16 Alg. 1) over the rows; ``classes``: the two summaries' arrays.
-    When ``pre`` has one entry per row, each row's score ``w^T x`` before it is
-    learnt is written there; ``weights`` is empty or holds the examples' weights."""
-    d = w.shape[0]
-    cov_w = np.empty(d)
-    g = np.empty(d)
-    h = np.empty(d)
-    n = n_rows(rows)
-    scores = pre.shape[0] == n
-    weighted = weights.shape[0] == n
-    for r in range(n):
-        idx, val, y = row(rows, r)
-        if scores:
-            pre[r] = sparse_dot(w, idx, val)
-        omega = weights[r] if weighted else 1.0
-        if omega == 0.0:
-            continue
-        own, opp = own_and_opposite(classes, y)
-        advance_clocks(classes, clocks, settings.step)
-        added = forget_weight(clocks, 1 if y > 0 else 0, settings.step, omega)
-        add_example(own, idx, val, added)  # exact summaries never run out of room
-        if opp.count[0] == 0:
-            continue
-        c_w = cov_matvec(opp, w, cov_w)
-        _exact_gradient(w, idx, val, y, opp, cov_w, c_w, settings.lam, omega, g)
-        sq = _adagrad_step(w, s, g, h, settings.eta, settings.delta, settings.gamma)
-        _project(w, h, sq, settings.projection, settings.radius)
-        steps[0] += 1
 
 
 def _rescaled(summary, factor: float):
@@ -611,11 +505,20 @@ class AdaOAM(_AdaGradAUC):
         Forgetting: an example seen ``half_life`` examples ago weighs half the latest
         one in the squared-gradient sums and the class statistics (module docstring).
         None: D16 exactly.
+    column_scale : {"max_abs"} or None, default="max_abs"
+        ``"max_abs"``: learn each column in its running scale (the running maximum
+        of its absolute values, module docstring "Columns in their running scale"),
+        so that the defaults learn on raw, unscaled columns. None: the rows as they
+        come, D16 Alg. 1 exactly (the paper's setting, for rows scaled beforehand).
 
     Attributes
     ----------
     w_ : ndarray of shape (n_features,)
-        Current weights.
+        Current weights (of the scaled columns with ``column_scale="max_abs"``:
+        ``coef_`` is ``w_ / scale_``).
+    scale_ : ndarray of shape (n_features,)
+        The running maximum of each column's absolute values (``column_scale=
+        "max_abs"``; zeros otherwise).
     sq_grad_sum_ : ndarray of shape (n_features,)
         AdaGrad's sum of squared gradients s (decayed with ``half_life``).
     stats_ : list of two FullCovariance
@@ -644,6 +547,7 @@ class AdaOAM(_AdaGradAUC):
         **_COMMON_CONSTRAINTS,
         "projection": [StrOptions(set(_PROJECTIONS))],
         "dtype": [StrOptions(set(SUMMARY_DTYPES))],
+        "column_scale": [StrOptions({"max_abs"}), None],
     }
     _tags = replace(_AdaGradAUC._tags, dense_kernels=True)
 
@@ -657,6 +561,7 @@ class AdaOAM(_AdaGradAUC):
         random_state=None,
         dtype: str = "float64",
         half_life: float | None = None,
+        column_scale: str | None = "max_abs",
     ):
         self.eta = eta
         self.lam = lam
@@ -666,6 +571,7 @@ class AdaOAM(_AdaGradAUC):
         self.shuffle = shuffle
         self.random_state = random_state
         self.dtype = dtype
+        self.column_scale = column_scale
 
     def _new_summary(self, n_features: int) -> FullCovariance:
         """An empty exact summary whose scatter is stored in ``dtype``."""
@@ -699,6 +605,7 @@ class AdaOAM(_AdaGradAUC):
             _PROJECTIONS[self.projection],
             1.0 / math.sqrt(self.lam) if self.lam > 0 else math.inf,
             *self._forgetting(),
+            self.column_scale == "max_abs",
         )
         run = bound_call(
             _adaoam_chunk,
@@ -711,6 +618,7 @@ class AdaOAM(_AdaGradAUC):
             chunk.pre_scores,
             chunk.sample_weight,
             settings,
+            self.scale_,
             reuse=reuse,
         )
 
@@ -719,8 +627,38 @@ class AdaOAM(_AdaGradAUC):
 
         return update
 
+    def _init_state(self, n_features: int) -> None:
+        super()._init_state(n_features)
+        self.scale_ = np.zeros(n_features)
+
+    #: ``scale_`` came with ``column_scale``: an older file learnt the rows as they
+    #: came, and keeps doing so (:meth:`_upgrade_state`).
+    _state_added_later: ClassVar[tuple[str, ...]] = (
+        *_AdaGradAUC._state_added_later,
+        "scale_",
+    )
+
+    def _upgrade_state(self, missing: set[str]) -> None:
+        """A file saved before ``column_scale`` existed keeps the updates it was learnt
+        with (``column_scale=None``)."""
+        super()._upgrade_state(missing)
+        if "scale_" in missing:
+            self.column_scale = None
+
     def _coef(self) -> np.ndarray:
+        if self.column_scale == "max_abs":
+            return coef_in_columns(self.w_.copy(), self.scale_)
         return self.w_
+
+    def _merge(self, other: _AdaGradAUC) -> None:
+        """As :meth:`_AdaGradAUC._merge` on the models in the raw columns' units; with
+        ``column_scale="max_abs"`` the running scales merge into their maximum and the
+        merged model is put in its units."""
+        scale = np.maximum(self.scale_, other.scale_)  # (read before the merge)
+        super()._merge(other)
+        if self.column_scale == "max_abs":
+            self.scale_ = scale
+            self.w_ = self.w_ * scale  # _AdaGradAUC._merge averaged the raw models
 
     def _plan_variant(self, chunk: Chunk) -> int:
         """1 when learning ``chunk`` may bring a class clock to its span (forgetting:

@@ -131,8 +131,28 @@ all weights 1 this is Algs. 1-3 bit for bit. Each example's score under the curr
 output is written before the example is learnt (``test_then_train``).
 :meth:`FSAUC._merge` defines merging (only at the same stage of the same schedule).
 
+Columns in their running scale (``column_scale``, a library default)
+--------------------------------------------------------------------
+L18's constants are set for rows of norm at most :math:`\kappa` (1 by default): the
+radii :math:`R_0 = 2\sqrt{1+2\kappa^2}R` and :math:`D_0` (Alg. 1 line 1), the boxes
+of a, b and :math:`\alpha` (Eq. 2) and Lemma 1's D and :math:`\beta`. On raw
+columns (sensor readings in the thousands next to rates in [0, 1]) the steps in w are
+far too long along the large columns and the boxes far too small for
+:math:`w^\top x`, and FSAUC at its defaults ranks no better than chance. So by default
+(``column_scale="max_abs"``) each column is learnt in its running scale,
+:math:`\tilde x_i = x_i / \max_{t' \le t}|x_{t',i}|` (the running maximum of the
+normalized updates of Ross, Mineiro and Langford, UAI 2013), with Algs. 1-3 unchanged
+on :math:`\tilde x` (the class sums :math:`A_\pm` included), and the output is
+:math:`\bar w_i / s_i` on the raw columns (:mod:`aucstream._running_scale`: the scale
+an example's columns reach joins before its step, after its prequential score).
+``column_scale=None`` is Algs. 1-3 exactly (the paper's setting, rows scaled
+beforehand, as the reproduction harness passes it). A file saved before the
+parameter existed loads with ``column_scale=None``, the updates it was learnt with.
+
 Deviations and choices
 ----------------------
+* ``column_scale="max_abs"`` (the default) learns in each column's running scale
+  (section above); ``None`` is L18's Algs. 1-3.
 * :math:`\kappa` is a parameter (default 1, right for l2-normalized rows), not
   computed from the training set as the largest norm, so that ``partial_fit`` needs
   no pass over the data.
@@ -204,6 +224,7 @@ from ._params import (
     positive_int,
     unit_open,
 )
+from ._running_scale import coef_in_columns, merged_scale
 from ._runtime import LearnerTags
 from ._warn import caller_stacklevel
 
@@ -251,9 +272,12 @@ class FSAUC(ClassWeightTotals, BaseStreamingAUC):
     R : float, default=1.0
         Radius of the constraint on w (boxes of radius R kappa for a, b and
         2 R kappa for alpha). Tuned over 10^[-1:5] in L18 §5. Library default.
-    eta1 : float, default=1.0
+    eta1 : float, default=0.1
         Step size of the first stage; tuned over 2^[-10:10] in L18 §5, which tunes
-        eta1 in place of G. Library default.
+        eta1 in place of G. Library default (0.1 since ``column_scale``: on columns in
+        their running scale the first stage's steps of 1 were too long on every raw
+        stream of ``tests/test_raw_data.py``; a model file keeps the value it was
+        saved with).
     n_samples : int or None, default=None
         Length n of the stream, which fixes the stage schedule. None: ``fit`` uses
         ``X.shape[0]`` and ``partial_fit`` warns and runs a single stage.
@@ -277,6 +301,11 @@ class FSAUC(ClassWeightTotals, BaseStreamingAUC):
         Forgetting (module docstring), in examples: the class statistics and the
         stage's average forget the past with this half-life, and the stages stop
         shrinking the step and radius once t >= half_life. None: L18 exactly.
+    column_scale : {"max_abs"} or None, default="max_abs"
+        ``"max_abs"``: learn each column in its running scale (the running maximum
+        of its absolute values, module docstring "Columns in their running scale"),
+        so that the defaults learn on raw, unscaled columns. None: the rows as they
+        come, L18 exactly (the paper's setting, for rows scaled beforehand).
 
     Attributes
     ----------
@@ -302,6 +331,9 @@ class FSAUC(ClassWeightTotals, BaseStreamingAUC):
     forget_ : ndarray of shape (2,)
         The inflation phi of the sums under forgetting (1 without) and the stage's
         inflated sum of iterate weights (without forgetting: its examples).
+    scale_ : ndarray of shape (n_features,)
+        The running maximum of each column's absolute values (``column_scale=
+        "max_abs"``; zeros otherwise).
     classes_, n_samples_seen_, n_features_in_
         As for every aucstream learner.
 
@@ -348,15 +380,17 @@ class FSAUC(ClassWeightTotals, BaseStreamingAUC):
         "delta": [unit_open()],
         **PASS_ORDER,
         **FORGETTING,
+        "column_scale": [StrOptions({"max_abs"}), None],
     }
     #: ``forget_`` came with forgetting; an older file (no forgetting) gets the fresh
-    #: value.
-    _state_added_later = (*ClassWeightTotals._state_added_later, "forget_")
+    #: value. ``scale_`` came with ``column_scale``: an older file learnt the rows as
+    #: they came, and keeps doing so (:meth:`_upgrade_state`).
+    _state_added_later = (*ClassWeightTotals._state_added_later, "forget_", "scale_")
 
     def __init__(
         self,
         R: float = 1.0,
-        eta1: float = 1.0,
+        eta1: float = 0.1,
         n_samples: int | None = None,
         kappa: float = 1.0,
         constraint: str = "l1",
@@ -366,6 +400,7 @@ class FSAUC(ClassWeightTotals, BaseStreamingAUC):
         shuffle: bool = False,
         random_state=None,
         half_life: float | None = None,
+        column_scale: str | None = "max_abs",
     ):
         self.R = R
         self.eta1 = eta1
@@ -378,6 +413,7 @@ class FSAUC(ClassWeightTotals, BaseStreamingAUC):
         self.half_life = half_life
         self.shuffle = shuffle
         self.random_state = random_state
+        self.column_scale = column_scale
 
     @classmethod
     def _unit_test_params(cls) -> dict:
@@ -409,6 +445,7 @@ class FSAUC(ClassWeightTotals, BaseStreamingAUC):
         self.counts_ = np.zeros(6, dtype=np.int64)
         self.counts_[_STAGE] = 1
         self.forget_ = np.array([1.0, 0.0])
+        self.scale_ = np.zeros(n_features)
         kern.start_class_totals(self)
 
     def _begin_pass(self, y_pm: np.ndarray) -> None:
@@ -437,9 +474,10 @@ class FSAUC(ClassWeightTotals, BaseStreamingAUC):
             chunk.sample_weight,
         )
         config, calibration = self._config(), self.calibration_
+        columns = (self.scale_, np.empty(self.u_.shape[0]))
         bound = [
             config,
-            kern.bound_call(_fsauc_chunk, *args, config, work, calibration, reuse=reuse),
+            kern.bound_call(_fsauc_chunk, *args, config, work, calibration, *columns, reuse=reuse),
         ]
 
         def update(learner: FSAUC) -> None:
@@ -456,7 +494,9 @@ class FSAUC(ClassWeightTotals, BaseStreamingAUC):
                 config = config._replace(n_stages=learner.n_stages_, n0=learner.stage_length_)
                 bound[:] = (
                     config,
-                    kern.bound_call(_fsauc_chunk, *args, config, work, calibration, reuse=reuse),
+                    kern.bound_call(
+                        _fsauc_chunk, *args, config, work, calibration, *columns, reuse=reuse
+                    ),
                 )
             kern.class_totals(learner, totals)
             dropped = bound[1]()
@@ -484,6 +524,7 @@ class FSAUC(ClassWeightTotals, BaseStreamingAUC):
             self.accumulators == "per_stage",
             decay_per_example(self.half_life),
             0.0 if self.half_life is None else float(self.half_life),
+            self.column_scale == "max_abs",
         )
 
     def _arrays(self) -> FsaucArrays:
@@ -501,8 +542,16 @@ class FSAUC(ClassWeightTotals, BaseStreamingAUC):
         super()._upgrade_state(missing)
         if "forget_" in missing:
             self.forget_ = np.array([1.0, float(self.counts_[_IN_STAGE])])
+        if "scale_" in missing:  # saved before column_scale: the rows as they came
+            self.column_scale = None
 
     def _coef(self) -> np.ndarray:
+        """The output in the units of the raw columns."""
+        coef = self._scaled_coef()
+        return coef_in_columns(coef, self.scale_) if self.column_scale == "max_abs" else coef
+
+    def _scaled_coef(self) -> np.ndarray:
+        """The output in the units the iterates learn in."""
         count = int(self.counts_[_IN_STAGE])
         if count == 0 or self.counts_[_DONE]:
             return self.v1_.copy()
@@ -600,6 +649,12 @@ class FSAUC(ClassWeightTotals, BaseStreamingAUC):
 
         If the merged stage holds its n0 examples or more, it ends as after its last
         example (Alg. 2 lines 8-10, Alg. 1 lines 4-5).
+
+        With ``column_scale="max_abs"`` the running scales merge into their maximum,
+        and both sides are first put in its units (weights times a column's old scale
+        over the new one, class sums of scaled values the inverse), which keeps each
+        side's model on the raw columns; a point so rescaled may leave its ball,
+        which the next step's projection (d) corrects.
         """
         schedule = (self.n_announced_, self.n_stages_, self.stage_length_)
         theirs = (other.n_announced_, other.n_stages_, other.stage_length_)
@@ -620,18 +675,24 @@ class FSAUC(ClassWeightTotals, BaseStreamingAUC):
             return
         if n1 == 0:
             n1, n2 = 0, 1  # self has used nothing: take the other's points
-        own_points, their_points = self._points(), other._points()
+        scale = merged_scale(self.scale_, other.scale_)
+        f1, f2 = self._rescaling(scale), other._rescaling(scale)
+        own_points, their_points = self._points(f1), other._points(f2)
         merged = {k: kern.mean_by_count(own_points[k], n1, their_points[k], n2) for k in own_points}
         totals = kern.class_totals(self) + kern.class_totals(other)
-        stage_sum = self._stage_sum() + other._stage_sum()
+        stage_sum = self._stage_sum() * f1 + other._stage_sum() * f2
         phi1, phi2 = self.forget_[0], other.forget_[0]  # (1 without forgetting)
         sums_ab = self.scalars_[[_SUM_A, _SUM_B]] / phi1 + other.scalars_[[_SUM_A, _SUM_B]] / phi2
         forget = np.array([1.0, self.forget_[1] / phi1 + other.forget_[1] / phi2])
         counts = self.counts_.copy()
         for k in (_T, _IN_STAGE, _TPOS, _TNEG):
             counts[k] += other.counts_[k]
-        self.acc_pos_ = self.acc_pos_ / phi1 + other.acc_pos_ / phi2
-        self.acc_neg_ = self.acc_neg_ / phi1 + other.acc_neg_ / phi2
+        # the class sums of scaled values, in the merged scale (x / s: the inverse
+        # factor of the weights')
+        g1, g2 = _inverse(f1), _inverse(f2)
+        self.acc_pos_ = self.acc_pos_ * g1 / phi1 + other.acc_pos_ * g2 / phi2
+        self.acc_neg_ = self.acc_neg_ * g1 / phi1 + other.acc_neg_ * g2 / phi2
+        self.scale_ = scale
         self.forget_ = forget
         self.v1_ = merged["v1"]
         self.u_ = merged["w"] - merged["v1"]
@@ -655,13 +716,23 @@ class FSAUC(ClassWeightTotals, BaseStreamingAUC):
             )
         kern.store_class_totals(self, totals)
 
-    def _points(self) -> dict[str, np.ndarray]:
-        """The current iterate, the stage start and the stage constants (to average)."""
+    def _rescaling(self, scale: np.ndarray) -> np.ndarray:
+        """Per column, the factor that puts this learner's weights in the units of the
+        running ``scale`` of a merge (1 without ``column_scale``; 0 for a column this
+        learner has not seen, whose weights are 0)."""
+        if self.column_scale != "max_abs":
+            return np.ones_like(scale)
+        old = self.scale_
+        return np.divide(scale, old, out=np.zeros_like(old), where=old > 0.0)
+
+    def _points(self, factor: np.ndarray) -> dict[str, np.ndarray]:
+        """The current iterate, the stage start and the stage constants (to average),
+        the points in the units of a merge (``factor``: :meth:`_rescaling`)."""
         sc = self.scalars_
         w, a, b, alpha = self._iterate()
         return {
-            "w": w,
-            "v1": self.v1_,
+            "w": w * factor,
+            "v1": self.v1_ * factor,
             "scalars": np.array([a, b, alpha, sc[_A1], sc[_B1], sc[_ALPHA1]]),
             "constants": sc[[_RADIUS, _D, _BETA, _ETA]],
         }
@@ -672,4 +743,9 @@ class FSAUC(ClassWeightTotals, BaseStreamingAUC):
         used = int(self.counts_[_IN_STAGE])
         if used == 0 or self.counts_[_DONE]:
             return np.zeros_like(self.u_)
-        return self._stage_weight() / self.forget_[0] * self._coef()
+        return self._stage_weight() / self.forget_[0] * self._scaled_coef()
+
+
+def _inverse(factor: np.ndarray) -> np.ndarray:
+    """1 / factor, 0 where it is 0 (columns a learner has not seen: their sums are 0)."""
+    return np.divide(1.0, factor, out=np.zeros_like(factor), where=factor > 0.0)

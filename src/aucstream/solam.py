@@ -116,8 +116,29 @@ the example is learnt (``test_then_train``). :meth:`SOLAM._merge` defines mergin
 Dense products are summed in any order (``fastmath`` reassociation,
 :data:`aucstream._kernels.REASSOC`): results change by rounding only.
 
+Columns in their running scale (``column_scale``, a library default)
+--------------------------------------------------------------------
+Y16's steps (Alg. 1, :math:`\gamma_t = \zeta/\sqrt t`) and boxes (:math:`|a|, |b|
+\le R\kappa`) are set for rows of norm at most :math:`\kappa`: on raw columns (Shuttle's
+sensor readings in the hundreds and thousands, an amount next to a rate) the step in
+w is far too long along the large columns and the boxes far too small for
+:math:`w^\top x`, and SOLAM-l1 at its defaults ranks worse than chance. So by default
+(``column_scale="max_abs"``) each column is learnt in its running scale,
+:math:`\tilde x_i = x_i / \max_{t' \le t}|x_{t',i}|` (the running maximum of
+Ross, Mineiro and Langford's normalized updates, UAI 2013), with every step of Alg. 1
+unchanged on :math:`\tilde x`, and the model is :math:`\bar w_i / s_i` on the raw
+columns (:mod:`aucstream._running_scale`: the scale an example's columns reach joins
+before its step, after its prequential score). This is a deviation from Y16 Alg. 1,
+whose iterates live in the units of x; ``column_scale=None`` is Alg. 1 exactly (the
+papers' setting: rows scaled beforehand, as the reproduction harness passes it). A
+column's running maximum depends only on the examples learnt, so chunking, saving and
+resuming stay exact; a model file written before the parameter existed loads with
+``column_scale=None``, the updates it was learnt with.
+
 Deviations
 ----------
+* ``column_scale="max_abs"`` (the default) learns in each column's running scale
+  (section above); ``None`` is Y16 Alg. 1.
 * :math:`\kappa` is a parameter (default 1, right for l2-normalized rows) rather
   than computed from the training set as :math:`\max_i\|x_i\|_2`, so that
   ``partial_fit`` on a stream needs no pass over the data.
@@ -154,6 +175,7 @@ from ._kernels import (
 )
 from ._kernels._lazy import DECAY_MIN, decay_factor, decay_totals
 from ._params import FORGETTING, PASS_ORDER, StrOptions, decay_per_example, positive
+from ._running_scale import coef_in_columns, grow_scale, merged_scale, scaled_values
 from ._runtime import LearnerTags
 from ._saddle import (
     clip,
@@ -165,6 +187,7 @@ from ._saddle import (
     saddle_objective,
     warm_start,
 )
+from .projections import project_l1_ball, project_l2_ball
 
 __all__ = ["SOLAM", "SOLAML1", "saddle_gradient", "saddle_objective"]
 
@@ -175,9 +198,10 @@ _N_SCALARS = 11
 #: The constants of one run: radius, step constant, bound on ||x||, l1 ball?, average
 #: the iterates at which the gradients are taken ("pre")?
 #: the per-example decay gamma of forgetting (1.0: none) and the half-life h (the
-#: step stops decaying at t = h; 0.0: none).
+#: step stops decaying at t = h; 0.0: none), and whether the columns are learnt in
+#: their running scale (``column_scale="max_abs"``).
 SolamConfig = namedtuple(
-    "SolamConfig", ["R", "zeta", "kappa", "use_l1", "pre", "decay", "half_life"]
+    "SolamConfig", ["R", "zeta", "kappa", "use_l1", "pre", "decay", "half_life", "rescale"]
 )
 
 #: Forgetting: the running sums are kept inflated by ``forget_scale_`` (module
@@ -280,7 +304,9 @@ def _project_l1(lz, scal, R, nnz, work):
 
 # no reference counting: the kernel allocates nothing (see aucstream._kernels)
 @jit(fastmath=REASSOC, borrowing=True)
-def _solam_chunk(lz, scal, counts, totals, inflation, rows, pre, weights, cfg, work, calibration):
+def _solam_chunk(
+    lz, scal, counts, totals, inflation, rows, pre, weights, cfg, work, calibration, scale, vbuf
+):
     """Y16 Alg. 1 over a chunk: per example, gradients at the old point, projected steps.
 
     An example of weight omega counts omega times in the class rate and takes the
@@ -289,7 +315,10 @@ def _solam_chunk(lz, scal, counts, totals, inflation, rows, pre, weights, cfg, w
     one also fits the ``calibration`` (:func:`aucstream._calibration.step`). With
     forgetting (``cfg.decay`` < 1), the class totals and the running sums shrink by
     decay ** omega per example (the sums by inflating the later terms, ``inflation``)
-    and gamma_t stops decaying at t = half-life (module docstring).
+    and gamma_t stops decaying at t = half-life (module docstring). With
+    ``cfg.rescale``, each example is read in the running scale of its columns
+    (``scale``, :mod:`aucstream._running_scale`): scored before and learnt after its
+    values join the scale (``vbuf``: the scaled values).
     """
     scores = pre.shape[0] == n_rows(rows)
     weighted = weights.shape[0] > 0
@@ -300,7 +329,8 @@ def _solam_chunk(lz, scal, counts, totals, inflation, rows, pre, weights, cfg, w
     # projection's passes start, which does not change their result.
     nnz = -1
     for r in range(n_rows(rows)):
-        idx, val, y = row(rows, r)
+        idx, raw, y = row(rows, r)
+        val = scaled_values(scale, idx, raw, vbuf, cfg.rescale)
         ux = sparse_dot(lz.u, idx, val)
         if scores:  # the averaged model's score, (base + c u - corr).x / sum of gammas,
             # written out here: a helper that is not inlined costs a reference count per
@@ -314,6 +344,9 @@ def _solam_chunk(lz, scal, counts, totals, inflation, rows, pre, weights, cfg, w
             calibration_step(calibration, pre[r], y, weight)
         if weight == 0.0:
             continue
+        if cfg.rescale and grow_scale(scale, idx, raw):  # the step sees the new scale
+            val = scaled_values(scale, idx, raw, vbuf, True)
+            ux = sparse_dot(lz.u, idx, val)
         if _fold_due(scal, counts, inflation):  # before the step (see the module docstring)
             _rebased(scal, rebase(lz, scal[_C], None, 1.0, scal[_SIGMA], 0.0))
             _deflate(lz.base, scal, inflation)
@@ -381,6 +414,11 @@ class SOLAM(ClassWeightTotals, BaseStreamingAUC):
         Forgetting (module docstring), in examples: the class rate and the average
         forget the past with this half-life, and the step stops decaying at
         t = half_life. None: Y16 Alg. 1 exactly.
+    column_scale : {"max_abs"} or None, default="max_abs"
+        ``"max_abs"``: learn each column in its running scale (the running maximum
+        of its absolute values, module docstring "Columns in their running scale"),
+        so that the defaults learn on raw, unscaled columns. None: the rows as they
+        come, Y16 Alg. 1 exactly (the papers' setting, for rows scaled beforehand).
 
     Attributes
     ----------
@@ -397,6 +435,9 @@ class SOLAM(ClassWeightTotals, BaseStreamingAUC):
         weights were given; decayed under forgetting); set by the first learning call.
     forget_scale_ : ndarray of shape (1,)
         The inflation :math:`\phi` of the running sums under forgetting (1 without).
+    scale_ : ndarray of shape (n_features,)
+        The running maximum of each column's absolute values (``column_scale=
+        "max_abs"``; zeros otherwise).
     classes_, n_samples_seen_, n_features_in_
         As for every aucstream learner.
 
@@ -435,10 +476,12 @@ class SOLAM(ClassWeightTotals, BaseStreamingAUC):
         "average": [StrOptions({"pre", "post"})],
         **PASS_ORDER,
         **FORGETTING,
+        "column_scale": [StrOptions({"max_abs"}), None],
     }
     #: ``forget_scale_`` came with forgetting; an older file (no forgetting) gets the
-    #: fresh value 1.
-    _state_added_later = (*ClassWeightTotals._state_added_later, "forget_scale_")
+    #: fresh value 1. ``scale_`` came with ``column_scale``: an older file learnt the
+    #: rows as they came, and keeps doing so (:meth:`_upgrade_state`).
+    _state_added_later = (*ClassWeightTotals._state_added_later, "forget_scale_", "scale_")
 
     def __init__(
         self,
@@ -450,6 +493,7 @@ class SOLAM(ClassWeightTotals, BaseStreamingAUC):
         shuffle: bool = False,
         random_state=None,
         half_life: float | None = None,
+        column_scale: str | None = "max_abs",
     ):
         self.R = R
         self.zeta = zeta
@@ -459,6 +503,7 @@ class SOLAM(ClassWeightTotals, BaseStreamingAUC):
         self.half_life = half_life
         self.shuffle = shuffle
         self.random_state = random_state
+        self.column_scale = column_scale
 
     def _init_state(self, n_features: int) -> None:
         self.u_ = np.zeros(n_features)
@@ -468,7 +513,15 @@ class SOLAM(ClassWeightTotals, BaseStreamingAUC):
         self.scalars_[_SIGMA] = 1.0
         self.counts_ = np.zeros(2, dtype=np.int64)
         self.forget_scale_ = np.ones(1)
+        self.scale_ = np.zeros(n_features)
         start_class_totals(self)
+
+    def _upgrade_state(self, missing: set[str]) -> None:
+        """A file saved before ``column_scale`` existed learnt the rows as they came:
+        it keeps doing so (``column_scale=None``), with the scores it was saved with."""
+        super()._upgrade_state(missing)
+        if "scale_" in missing:
+            self.column_scale = None
 
     def _update(self, chunk: Chunk) -> None:
         self._bind_update(chunk)(self)
@@ -484,6 +537,7 @@ class SOLAM(ClassWeightTotals, BaseStreamingAUC):
             self.average == "pre",
             decay_per_example(half_life),
             0.0 if half_life is None else float(half_life),
+            self.column_scale == "max_abs",
         )
         work = np.empty(4 * self.u_.shape[0] if use_l1 else 0)
         totals = np.zeros(2)
@@ -500,6 +554,8 @@ class SOLAM(ClassWeightTotals, BaseStreamingAUC):
             cfg,
             work,
             self.calibration_,
+            self.scale_,
+            np.empty(self.u_.shape[0]),
             reuse=reuse,
         )
 
@@ -519,12 +575,13 @@ class SOLAM(ClassWeightTotals, BaseStreamingAUC):
 
     # -------------------------------------------------------------- write sets
     def _row_logged_state(self) -> tuple:
-        """``u_``, ``avg_base_``, ``avg_corr_``: O(d), written by a step in the rows of
-        the example's features only, and whole by a fold or an l1 projection; see
+        """``u_``, ``avg_base_``, ``avg_corr_``, ``scale_``: O(d), written by a step in
+        the rows of the example's features only (u and the average whole by a fold or
+        an l1 projection); see
         :meth:`BaseStreamingAUC._row_logged_state`."""
         if "u_" not in self.__dict__ or self.u_.shape[0] < _ROW_LOG_MIN:
             return ()
-        return (self.u_, self.avg_base_, self.avg_corr_)
+        return (self.u_, self.avg_base_, self.avg_corr_, self.scale_)
 
     def _row_written_state(self, chunk: Chunk) -> tuple:
         """All of :meth:`_row_logged_state` for one example under the l2 constraint
@@ -543,6 +600,12 @@ class SOLAM(ClassWeightTotals, BaseStreamingAUC):
         return 0 if _fold_due(self.scalars_, self.counts_, self.forget_scale_) else 1
 
     def _coef(self) -> np.ndarray:
+        """The averaged model in the units of the raw columns."""
+        coef = self._scaled_coef()
+        return coef_in_columns(coef, self.scale_) if self.column_scale == "max_abs" else coef
+
+    def _scaled_coef(self) -> np.ndarray:
+        """The averaged model in the units the iterates learn in."""
         s = self.scalars_
         out = np.zeros(self.u_.shape)  # (np.zeros_like costs a visible part of a one-row score)
         if s[_GSUM] != 0.0:
@@ -585,13 +648,20 @@ class SOLAM(ClassWeightTotals, BaseStreamingAUC):
         not count in :math:`n`; an unfitted learner is refused by :meth:`merge`, and
         every learning call learns at least one example (scikit-learn refuses a chunk
         whose weights are all 0), so both sides have learnt something.
+
+        With ``column_scale="max_abs"`` the running scales merge into their maximum
+        and both sides' iterates are first put in its units (each column's weights
+        times its old scale over the new one, which keeps each side's model on raw
+        columns); the merged iterate is then projected onto its ball again (putting
+        a side in a larger scale can leave it).
         """
         n1, n2 = int(self.counts_[0]), int(other.counts_[0])
         if n2 == 0:
             return
         if n1 == 0:
             n1, n2 = 0, 1  # self has learnt nothing: take the other's iterates
-        mine, theirs = self._snapshot(), other._snapshot()
+        scale = merged_scale(self.scale_, other.scale_)
+        mine, theirs = self._snapshot(scale), other._snapshot(scale)
         merged = {k: mean_by_count(mine[k], n1, theirs[k], n2) for k in mine}
         totals = class_totals(self) + class_totals(other)
         self.counts_ = self.counts_ + other.counts_
@@ -603,6 +673,12 @@ class SOLAM(ClassWeightTotals, BaseStreamingAUC):
         )
         self.forget_scale_ = np.ones(1)
         self.u_ = merged["w"]
+        if self.column_scale == "max_abs":
+            self.scale_ = scale
+            if self.constraint == "l1":
+                self.u_ = project_l1_ball(self.u_, self.R)
+            else:
+                self.u_ = project_l2_ball(self.u_, self.R)
         self.avg_base_ = gsum * merged["wbar"]
         self.avg_corr_ = np.zeros_like(self.u_)
         s = np.zeros(_N_SCALARS)
@@ -614,14 +690,20 @@ class SOLAM(ClassWeightTotals, BaseStreamingAUC):
         s[_NRM1] = float(np.abs(self.u_).sum())
         self.scalars_ = s
 
-    def _snapshot(self) -> dict[str, np.ndarray]:
-        """The current and the averaged iterate, as arrays to average."""
+    def _snapshot(self, scale: np.ndarray) -> dict[str, np.ndarray]:
+        """The current and the averaged iterate, as arrays to average (in the units of
+        the running ``scale`` of the merge, with ``column_scale="max_abs"``)."""
         s = self.scalars_
         gsum = s[_GSUM] if s[_GSUM] > 0 else 1.0
         w, a, b, alpha = self._iterate()
+        wbar = self._scaled_coef()
+        if self.column_scale == "max_abs":
+            old = self.scale_
+            factor = np.divide(scale, old, out=np.zeros_like(old), where=old > 0.0)
+            w, wbar = w * factor, wbar * factor
         return {
             "w": w,
-            "wbar": self._coef(),
+            "wbar": wbar,
             "abalpha": np.array([a, b, alpha]),
             "abalpha_bar": s[[_SA, _SB, _SAL]] / gsum,
         }
@@ -661,6 +743,7 @@ class SOLAML1(SOLAM):
         shuffle: bool = False,
         random_state=None,
         half_life: float | None = None,
+        column_scale: str | None = "max_abs",
     ):
         self.R = R
         self.zeta = zeta
@@ -669,3 +752,4 @@ class SOLAML1(SOLAM):
         self.half_life = half_life
         self.shuffle = shuffle
         self.random_state = random_state
+        self.column_scale = column_scale

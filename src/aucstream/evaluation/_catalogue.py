@@ -635,7 +635,9 @@ _register(
 # -------------------------------------------------------------- D16 (AdaOAM, 2016)
 
 _D16_LEARNERS = (
-    L("AdaOAM", "AdaOAM"),
+    # D16's updates on the (normalized) rows as they come, not the library's default
+    # running column scale
+    L("AdaOAM", "AdaOAM", column_scale=None),
     L("SAdaOAM", "SAdaOAM"),
     L("OPAUC", "OPAUC"),
     *_oam_and_univariate(100, losses=("log", "exp")),
@@ -711,9 +713,11 @@ _register(
 # ------------------------------------------------------------------- L18 (ICML 2018)
 
 _L18_LEARNERS = (
-    L("FSAUC", "FSAUC"),
-    L("SOLAM", "SOLAM"),
-    L("SOLAM_l1", "SOLAML1"),
+    # the papers' updates on the (normalized) rows as they come, not the library's
+    # default running column scale
+    L("FSAUC", "FSAUC", column_scale=None),
+    L("SOLAM", "SOLAM", column_scale=None),
+    L("SOLAM_l1", "SOLAML1", column_scale=None),
     L(
         "OPAUC",
         "OPAUC",

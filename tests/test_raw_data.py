@@ -1,0 +1,186 @@
+"""Bare learners on raw, unscaled columns: every online learner at its defaults.
+
+No scaler in front: the README's prequential loop (``test_then_train`` chunk by chunk
+into :class:`~aucstream.metrics.PrequentialAUC`) on a generated stream whose columns
+span scales 1e-3 to 1e4 (with offsets), and River's ``progressive_val_score`` with
+:class:`~aucstream.river.RiverClassifier` on River's bundled Phishing and Shuttle
+(raw sensor readings in the tens to thousands; the first rows). Each run must finish
+(no FloatingPointError) with an AUC above a floor set from measurement: a learner
+whose defaults ignore the columns' scales either stops or ranks near chance here.
+"""
+
+from __future__ import annotations
+
+import itertools
+import warnings
+
+import numpy as np
+import pytest
+
+import aucstream
+from aucstream.metrics import PrequentialAUC, roc_auc
+
+LEARNERS = {
+    name: cls
+    for name, cls in aucstream.all_estimators("online")
+    if name != "StreamPipeline"  # needs its steps
+}
+
+#: OPAUC's defaults diverge on raw columns (its step is not scale-adaptive; its module
+#: is being restructured elsewhere): measured, it stops in the first chunk of the
+#: generated stream and after 164 rows of Shuttle in River.
+KNOWN_DIVERGING = {"OPAUC"}
+
+#: The learners whose defaults adapt to each column's scale (``column_scale=
+#: "max_abs"``; OnePassSearch races learners behind an online scaler), and the floor
+#: of their prequential AUC per stream, set from measurement (measured: loop FSAUC
+#: 0.755, SOLAM 0.763, SOLAM-l1 0.798, AdaOAM 0.864, OnePassSearch 0.864; Phishing
+#: FSAUC 0.924, the others 0.930-0.955; Shuttle SOLAM 0.843, the others 0.979-0.986).
+SCALE_ADAPTIVE = {"SOLAM", "SOLAML1", "FSAUC", "AdaOAM", "OnePassSearch"}
+FLOOR = {"loop": 0.7, "phishing": 0.88, "shuttle": 0.8}
+#: The others' defaults see the columns as they come: they finish, but where one
+#: column is 1e7 times another they learn little. Their floors only say "finishes
+#: and is not worse than chance"; measured: loop 0.497 (FTRLAUC) to 0.666
+#: (ConfidenceWeighted), most 0.51-0.58; Phishing 0.645 (ConfidenceWeighted) to
+#: 0.958; Shuttle FTRLAUC 0.509, SPAM 0.609, SAdaOAM 0.698, the rest 0.965-0.985.
+FLOOR_UNADAPTED = {"loop": 0.45, "phishing": 0.6, "shuttle": 0.45}
+
+
+def raw_stream(n: int = 3000, seed: int = 0):
+    """12 columns of scales 1e-3 ... 1e4 (and offsets of up to 3 scales): y depends on
+    all columns equally once each is standardized."""
+    rng = np.random.default_rng(seed)
+    d = 12
+    scales = np.logspace(-3, 4, d)
+    Z = rng.normal(size=(n, d))
+    y = (Z @ rng.normal(size=d) + rng.logistic(size=n) > 1.0).astype(int)
+    return (Z + rng.uniform(0, 3, size=d)) * scales, y
+
+
+def default(cls, n: int):
+    return cls(n_samples=n) if cls.stream_length_param else cls()
+
+
+def readme_loop(model, X, y, chunk: int = 100) -> float:
+    """The README's loop: each chunk scored, then learnt."""
+    auc = PrequentialAUC()
+    for start in range(0, len(y), chunk):
+        Xc, yc = X[start : start + chunk], y[start : start + chunk]
+        auc.update(yc, model.test_then_train(Xc, yc, classes=[0, 1]))
+    return float(auc.get())
+
+
+def river_auc(model, dataset) -> float:
+    """River's progressive_val_score, with the exact AUC of its predictions."""
+    from river import evaluate
+    from river.metrics.base import BinaryMetric
+
+    class ExactAUC(BinaryMetric):
+        def __init__(self):
+            super().__init__()
+            self.y, self.p = [], []
+
+        @property
+        def requires_labels(self):
+            return False
+
+        def update(self, y_true, y_pred, w=1.0):
+            self.y.append(int(y_true))
+            self.p.append(y_pred.get(True, 0.5) if isinstance(y_pred, dict) else y_pred)
+
+        def revert(self, y_true, y_pred, w=1.0):  # pragma: no cover - not called
+            raise NotImplementedError
+
+        def get(self):
+            return float(roc_auc(np.array(self.y), np.array(self.p, dtype=float)))
+
+    metric = ExactAUC()
+    evaluate.progressive_val_score(dataset, model, metric)
+    return metric.get()
+
+
+def check(name: str, stream: str, run) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # FSAUC's schedule, calibration notes
+        try:
+            auc = run()
+        except FloatingPointError:
+            if name in KNOWN_DIVERGING:
+                pytest.xfail(f"{name}'s defaults diverge on raw columns (KNOWN_DIVERGING)")
+            raise
+    assert np.isfinite(auc)
+    floor = (FLOOR if name in SCALE_ADAPTIVE else FLOOR_UNADAPTED)[stream]
+    assert auc > floor, f"{name} on {stream}: AUC {auc:.3f}"
+
+
+@pytest.mark.parametrize("name", sorted(LEARNERS))
+def test_the_readme_loop_on_raw_columns(name):
+    X, y = raw_stream()
+    check(name, "loop", lambda: readme_loop(default(LEARNERS[name], len(y)), X, y))
+
+
+#: OnePassSearch races many learners: tens of seconds per River stream.
+IN_RIVER = [
+    pytest.param(name, marks=pytest.mark.slow) if name == "OnePassSearch" else name
+    for name in sorted(LEARNERS)
+]
+
+
+@pytest.mark.parametrize("name", IN_RIVER)
+def test_river_progressive_val_score_on_phishing(name):
+    datasets = pytest.importorskip("river.datasets")
+    from aucstream.river import RiverClassifier
+
+    model = RiverClassifier(default(LEARNERS[name], 1250), n_features=16)
+    check(name, "phishing", lambda: river_auc(model, datasets.Phishing()))
+
+
+@pytest.mark.parametrize("eta", [None, 2**-6])
+def test_the_readme_river_example(eta):
+    """The README's ``RiverClassifier(OPAUC(eta=2**-6), n_features=16)`` on Phishing
+    (and the bare ``OPAUC()``)."""
+    datasets = pytest.importorskip("river.datasets")
+    from aucstream.river import RiverClassifier
+
+    learner = aucstream.OPAUC() if eta is None else aucstream.OPAUC(eta=eta)
+    model = RiverClassifier(learner, n_features=16)
+    check("OPAUC", "phishing", lambda: river_auc(model, datasets.Phishing()))
+
+
+@pytest.fixture(scope="module")
+def shuttle():
+    datasets = pytest.importorskip("river.datasets")
+    return list(itertools.islice(datasets.Shuttle(), 3000))
+
+
+@pytest.mark.parametrize("name", IN_RIVER)
+def test_river_progressive_val_score_on_raw_shuttle(name, shuttle):
+    from aucstream.river import RiverClassifier
+
+    model = RiverClassifier(default(LEARNERS[name], len(shuttle)), n_features=16)
+    check(name, "shuttle", lambda: river_auc(model, shuttle))
+
+
+@pytest.mark.parametrize(
+    "cls", [aucstream.SOLAM, aucstream.SOLAML1, aucstream.FSAUC, aucstream.AdaOAM]
+)
+def test_rows_scaled_by_1e100_do_not_break_the_running_column_scale(cls):
+    """The running column scale makes the defaults invariant to a column's units:
+    the same stream with every value times 1e100 (or 1e-100) gives the same ranking."""
+    X, y = raw_stream(600)
+    ref = default(cls, 600).fit(X, y)
+    for factor in (1e100, 1e-100):
+        model = default(cls, 600).fit(X * factor, y)
+        np.testing.assert_allclose(model.coef_ * factor, ref.coef_, rtol=1e-9, atol=0)
+
+
+@pytest.mark.parametrize("cls", [aucstream.SOLAM, aucstream.SOLAML1, aucstream.AdaOAM])
+def test_the_papers_steps_stay_available_and_diverge_where_the_default_does_not(cls):
+    """column_scale=None (the papers' updates, as the reproductions run them) still
+    stops on rows of 1e100, which the default learns."""
+    X, y = raw_stream(300)
+    default(cls, 300).fit(X * 1e100, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(FloatingPointError):
+            cls(column_scale=None).fit(X * 1e100, y)

@@ -277,3 +277,27 @@ def _partial_area(neg, pos, m, a):
         fp += f
         tp = top
     return 0.5 * twice - a * width + part
+
+
+def _cell_index(edges: np.ndarray, x: np.ndarray) -> np.ndarray:
+    r"""The cell of each ``x`` among the edges: :math:`2\,\#\{e < x\} + \#\{e = x\}`.
+
+    Even cells are the open intervals between edges, odd cells the edges themselves.
+    """
+    return np.searchsorted(edges, x, "left") + np.searchsorted(edges, x, "right")
+
+
+def _cell_pair_count(ones: np.ndarray, zeros: np.ndarray) -> int:
+    r""":math:`C` over pairs of two histograms on the same ordered cells (same cell: a tie)."""
+    return int(np.dot(ones, 2 * np.cumsum(zeros) - zeros))
+
+
+def _compact(runs: list[np.ndarray]) -> None:
+    """Merge the last runs while the one before the last is at most twice the last.
+
+    Afterwards every run is more than twice the next, so a class of n scores has at most
+    log2(n) + 1 runs, and a score is moved O(log n) times in all (amortized).
+    """
+    while len(runs) > 1 and runs[-2].size <= 2 * runs[-1].size:
+        last = runs.pop()
+        runs[-1] = _merged(runs[-1], last)

@@ -63,7 +63,8 @@ from numpy.typing import ArrayLike
 from aucstream._config import format_bytes, get_config
 from aucstream._params import Interval, positive_int, validate_parameter_constraints
 
-from ._sorted_pairs import _count, _merged, _partial_auc, _peek_counts, _slide, _tops
+from . import _sorted_pairs as _sp
+from ._sorted_pairs import _count, _partial_auc, _peek_counts, _slide, _tops
 
 __all__ = ["PrequentialAUC", "RollingAUC"]
 
@@ -119,19 +120,6 @@ def _equal(y: np.ndarray, label) -> np.ndarray | None:
     if isinstance(eq, np.ndarray) and eq.dtype == bool and eq.shape == y.shape:
         return eq
     return None
-
-
-def _cell_index(edges: np.ndarray, x: np.ndarray) -> np.ndarray:
-    r"""The cell of each ``x`` among the edges: :math:`2\,\#\{e < x\} + \#\{e = x\}`.
-
-    Even cells are the open intervals between edges, odd cells the edges themselves.
-    """
-    return np.searchsorted(edges, x, "left") + np.searchsorted(edges, x, "right")
-
-
-def _cell_pair_count(ones: np.ndarray, zeros: np.ndarray) -> int:
-    r""":math:`C` over pairs of two histograms on the same ordered cells (same cell: a tie)."""
-    return int(np.dot(ones, 2 * np.cumsum(zeros) - zeros))
 
 
 class _BinaryPairs:
@@ -662,7 +650,7 @@ class PrequentialAUC(_BinaryPairs):
         for runs, added in zip(self._runs, (zeros, ones)):
             for run in added:
                 runs.append(run)
-                _compact(runs)
+                _sp._compact(runs)
         if self.max_memory is not None and sum(self._class_sizes()) > self.max_memory:
             self._switch_to_cells(self._quantile_edges())
 
@@ -670,12 +658,12 @@ class PrequentialAUC(_BinaryPairs):
         """Count per-cell counts ``new`` (shape (2, cells)) with ``pairs`` among them."""
         cells = self._cells
         self._pairs += (
-            pairs + _cell_pair_count(new[1], cells[0]) + _cell_pair_count(cells[1], new[0])
+            pairs + _sp._cell_pair_count(new[1], cells[0]) + _sp._cell_pair_count(cells[1], new[0])
         )
         self._cells = cells + new
 
     def _histogram(self, scores: np.ndarray) -> np.ndarray:
-        return np.bincount(_cell_index(self._edges, scores), minlength=2 * self._edges.size + 1)
+        return np.bincount(_sp._cell_index(self._edges, scores), minlength=2 * self._edges.size + 1)
 
     def _quantile_edges(self) -> np.ndarray:
         stored = np.sort(np.concatenate([run for runs in self._runs for run in runs]))
@@ -717,17 +705,6 @@ class PrequentialAUC(_BinaryPairs):
     def __repr__(self) -> str:
         bound = f", error_bound={self.error_bound():.3g}" if self._cells is not None else ""
         return f"PrequentialAUC({self._describe()}{bound})"
-
-
-def _compact(runs: list[np.ndarray]) -> None:
-    """Merge the last runs while the one before the last is at most twice the last.
-
-    Afterwards every run is more than twice the next, so a class of n scores has at most
-    log2(n) + 1 runs, and a score is moved O(log n) times in all (amortized).
-    """
-    while len(runs) > 1 and runs[-2].size <= 2 * runs[-1].size:
-        last = runs.pop()
-        runs[-1] = _merged(runs[-1], last)
 
 
 class RollingAUC(_BinaryPairs):

@@ -40,9 +40,6 @@ One-row ``partial_fit`` calls are held as ``learn_one``'s examples are.
 
 from __future__ import annotations
 
-import weakref
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import ClassVar, cast
 
 import numpy as np
@@ -52,7 +49,6 @@ from sklearn.utils._param_validation import HasMethods
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from . import _state
 from ._base import BaseStreamingAUC
 from ._chunks import CSR_TYPES, _values_ok, check_sparse_structure, dict_row_values
 from ._config import fast_path_on
@@ -69,27 +65,6 @@ __all__ = ["ChunkedPipeline", "StreamPipeline"]
 #: weighted rows), short against the concepts of the drift benchmark
 #: (``benchmarks/bench_drift.py``).
 _SCALER_HALF_LIFE = 10_000.0
-
-
-#: The walks of pipelines' own state, the estimator opaque (``_steps_transaction``).
-_WALKS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
-@contextmanager
-def _steps_transaction(owner: StreamPipeline, estimator) -> Iterator[None]:
-    """Run a block so that, if it raises, ``owner``'s own state is as before; the
-    ``estimator`` it holds is not entered (see ``StreamPipeline._transaction``)."""
-    flat = _WALKS.get(owner)
-    if flat is None or not flat.current(owner):
-        flat = _WALKS[owner] = _state.FlatState(owner, opaque=frozenset({id(estimator)}))
-    saved = flat.save()
-    try:
-        yield
-    except BaseException:
-        flat.restore(saved)
-        raise
-    if not flat.current(owner):  # the block replaced state objects: do not hold the old
-        del _WALKS[owner]
 
 
 class ChunkedPipeline(ClassifierMixin, BaseEstimator):
@@ -517,24 +492,20 @@ class StreamPipeline(BaseStreamingAUC):
             X = sp.csr_matrix((data, indices, ends), shape=(rows, width))
         y = self.classes_[self.queue_labels_[:rows]]
         state["estimator_"].partial_fit(X, y)
+        queue[:] = 0  # at once: nothing is held (the rest only clears the stale rows)
         self.queue_data_[:end] = 0.0
         self.queue_indices_[:end] = 0
         indptr[: rows + 1] = 0
         self.queue_labels_[:rows] = 0
-        queue[:] = 0
 
     def _transaction(self, X=None):
-        """A learning call's transaction (``X`` given, the steps fitted): the pipeline's
-        own state (the transformer, the held examples, the counters) through a walk
-        kept between calls, with the estimator left out (opaque): it learns through
-        its own ``partial_fit`` / ``test_then_train``, whose transaction leaves it
-        unchanged when the call fails, and after which nothing else can fail. Other
-        calls (``fit``, ``merge``, a first call) save the whole state."""
-        self._catch_up()  # before the transaction: the call's own rows come after
-        estimator = self.__dict__.get("estimator_")
-        if X is None or estimator is None:
-            return super()._transaction(X)
-        return _steps_transaction(self, estimator)
+        """A call's transaction: the whole state, the estimator included (the
+        estimator's own transaction, inside, can not undo the steps after it: an
+        interrupt after the estimator learnt must undo its learning too). The held
+        examples are learnt first, outside it: that changes no score (the module
+        docstring, "One example at a time")."""
+        self._catch_up()
+        return super()._transaction(X)
 
     def _check_state(self) -> None:
         """The held examples (read by :meth:`_catch_up`) must fit their arrays."""
@@ -555,6 +526,9 @@ class StreamPipeline(BaseStreamingAUC):
             raise ValueError("queue_indices_ holds indices outside the features")
         if np.any((self.queue_labels_ != 0) & (self.queue_labels_ != 1)):
             raise ValueError("queue_labels_ must hold 0/1 labels")
+        inner = self.__dict__["estimator_"].__dict__.get("classes_")
+        if inner is not None and not np.array_equal(inner, self.classes_):
+            raise ValueError("estimator_.classes_ differs from classes_")
 
     def _begin_pass(self, y_pm: np.ndarray) -> None:
         self.estimator_._begin_pass(y_pm)

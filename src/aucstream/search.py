@@ -142,9 +142,11 @@ def default_candidates(n_features: int) -> list[BaseStreamingAUC]:
     candidates: list[BaseStreamingAUC] = [
         OPAUC(eta=2.0**k, lam=2.0**-8, **summary) for k in (-6, -9, -12, -3)
     ]
+    # the papers' updates (column_scale=None): the grid is set for rows the online
+    # scaler has standardized, which a running column maximum would rescale again
     if small:
-        candidates += [AdaOAM(eta=2.0**k) for k in (-3, -6)]
-    candidates += [SOLAM(R=float(r)) for r in (1, 10, 100)]
+        candidates += [AdaOAM(eta=2.0**k, column_scale=None) for k in (-3, -6)]
+    candidates += [SOLAM(R=float(r), column_scale=None) for r in (1, 10, 100)]
     candidates += [UnivariateOnline(loss="log", eta=2.0**k) for k in (-4, -7, -10)]
     candidates += [OAM(update="gra", C=2.0**k, random_state=0) for k in (-8, -14)]
     return candidates

@@ -355,69 +355,6 @@ class BaseStreamingAUC(SmallCalls, StateDeclarations, LearningStep, ClassifierMi
         self._stream(X, [y], classes, None, prequential=False)
         return self
 
-    # ------------------------------------------------- for learners that hold others
-    def start(self, n_features: int, classes: ArrayLike) -> BaseStreamingAUC:
-        """Begin a new stream of ``n_features`` columns and two ``classes``, learning
-        nothing: validate the parameters and allocate the state, as ``fit`` and a first
-        ``partial_fit`` do before their first example.
-
-        A learner that holds others (:class:`~aucstream.StreamPipeline`,
-        :class:`~aucstream.OnePassSearch`) starts them with it, so that its state has
-        the same members before and after its first example. What was learnt before
-        is discarded.
-
-        Parameters
-        ----------
-        n_features : int
-            The width of the stream.
-        classes : array-like of shape (2,)
-            Both labels (the larger is the positive class, ``classes_[1]``).
-
-        Returns
-        -------
-        self
-
-        Examples
-        --------
-        >>> from aucstream import SOLAM
-        >>> model = SOLAM().start(3, [0, 1])
-        >>> model.n_samples_seen_, model.coef_.shape
-        (0, (1, 3))
-        """
-        if isinstance(n_features, bool) or not isinstance(n_features, (int, np.integer)):
-            raise TypeError(f"n_features must be an int, got {n_features!r}")
-        if n_features < 1:
-            raise ValueError(f"n_features must be >= 1, got {n_features}")
-        self._validate_params()
-        classes = self._check_two_classes(np.unique(np.asarray(classes)), "classes")
-        with self._transaction():
-            self._reset(classes, int(n_features))
-            self.n_features_in_ = int(n_features)
-            self.__dict__.pop("feature_names_in_", None)
-        return self
-
-    def state_nbytes(self, n_features: int) -> int:
-        """Bytes of the state the learner allocates for ``n_features`` columns, from its
-        parameters alone (what the memory budget, ``aucstream.set_config``, is checked
-        against when the stream starts; 0 for a state of O(n_features) bytes).
-
-        Parameters
-        ----------
-        n_features : int
-            The width of the stream.
-
-        Returns
-        -------
-        int
-
-        Examples
-        --------
-        >>> from aucstream import OPAUC
-        >>> OPAUC().state_nbytes(1000) >= 2 * 8 * 1000**2  # two d x d class summaries
-        True
-        """
-        return int(self._state_nbytes(n_features))
-
     # ------------------------------------------------------------------- merging
     def merge(self, other: BaseStreamingAUC) -> BaseStreamingAUC:
         """Absorb a learner of the same kind that learnt another part of the stream.
@@ -620,7 +557,7 @@ class BaseStreamingAUC(SmallCalls, StateDeclarations, LearningStep, ClassifierMi
         >>> model = SOLAM().fit(X, y)
         >>> int(model.predict(X).sum())  # rare positives: nothing above probability 1/2
         0
-        >>> bool(0.003 < model.predict(X, threshold="alert_rate:0.005").mean() < 0.008)
+        >>> bool(0.003 < model.predict(X, threshold="alert_rate:0.005").mean() < 0.01)
         True
         """
         if threshold is None:

@@ -35,6 +35,10 @@ if TYPE_CHECKING:
         _intercept: Callable[[], float]
         _state_nbytes: Callable[[int], int]
         _check_params: Callable[[], None]
+        _validate_params: Callable[[], None]
+        _check_two_classes: Callable[..., np.ndarray]
+        _transaction: Callable[..., Any]
+        _reset: Callable[..., None]
 
         # -- the fitted state the runtime keeps for every learner
         classes_: np.ndarray

@@ -5,8 +5,6 @@ from __future__ import annotations
 import functools
 import lzma
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -37,27 +35,6 @@ def require_data(*files: str) -> Path:
         if not (DATA_DIR / name).exists():
             pytest.skip(f"{name} not found in {DATA_DIR}")
     return DATA_DIR
-
-
-def pytest_configure(config) -> None:
-    """Before the pytest-xdist workers start, compile the learners' kernels once, in
-    one process per worker (``tests/_warmup.py`` says why);
-    ``AUCSTREAM_TEST_WARMUP=0`` skips it."""
-    workers = getattr(config.option, "numprocesses", None)
-    if (
-        hasattr(config, "workerinput")  # a worker: the controller warmed up
-        or not isinstance(workers, int)
-        or workers < 2
-        or os.environ.get("AUCSTREAM_TEST_WARMUP", "1") == "0"
-    ):
-        return
-    script = Path(__file__).with_name("_warmup.py")
-    runs = [
-        subprocess.Popen([sys.executable, str(script), str(part), str(workers)])
-        for part in range(workers)
-    ]
-    for run in runs:
-        run.wait()
 
 
 @pytest.fixture

@@ -155,25 +155,20 @@ class BaseStreamingAUC(SmallCalls, StateDeclarations, LearningStep, ClassifierMi
     def _init_state(self, n_features: int) -> None:  # pragma: no cover - abstract
         raise NotImplementedError
 
-    def _update(self, chunk: Chunk) -> None:  # pragma: no cover - abstract
-        raise NotImplementedError
+    def _update(self, chunk: Chunk) -> None:
+        """Learn ``chunk``: the learner's compiled step, ``_bind_update(chunk)`` run on
+        the learner (so that the one-row fast path and every other call run the same
+        code). A learner that binds no update overrides this."""
+        step = self._bind_update(chunk)
+        if step is None:  # pragma: no cover - a learner that defines neither
+            raise NotImplementedError(f"{type(self).__name__} defines no _bind_update")
+        step(self)
 
     def _coef(self) -> np.ndarray:  # pragma: no cover - abstract
         raise NotImplementedError
 
     def _intercept(self) -> float:
         return 0.0
-
-    def _state_nbytes(self, n_features: int) -> int:
-        """Bytes of the state ``_init_state`` would allocate (checked against the budget).
-
-        Learners whose state grows faster than O(n_features) override this; the
-        default counts nothing.
-        """
-        return 0
-
-    #: What to suggest when the state does not fit the memory budget.
-    _low_memory_hint: ClassVar[str] = ""
 
     def _check_state(self) -> None:
         """Consistency checks of a loaded state that shapes cannot express.

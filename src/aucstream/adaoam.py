@@ -205,7 +205,7 @@ from ._chunks import Chunk
 from ._kernels import bound_call, mean_by_count, rows_of
 from ._params import FORGETTING, StrOptions, decay_per_example, non_negative, positive
 from ._running_scale import coef_in_columns
-from ._runtime import LearnerTags
+from ._runtime import LearnerTags, StateSpec
 from ._sadaoam_step import (
     CLOCK_SPAN,
     _caught_up,
@@ -470,6 +470,34 @@ class _AdaGradAUC(BaseStreamingAUC):
         return float(np.mean(coef == 0.0)) if coef.size else 0.0
 
 
+def _adaoam_nbytes(learner: AdaOAM, n_features: int) -> int:
+    """The two d x d summaries, w, the squared-gradient sums and the kernel's three work
+    vectors (``StateSpec.nbytes``)."""
+    d = int(n_features)
+    itemsize = np.dtype(learner.dtype).itemsize
+    return 2 * summary_nbytes("full", d, itemsize=itemsize) + 8 * (5 * d + 1)
+
+
+def _adaoam_variant(learner: AdaOAM, chunk: Chunk) -> int:
+    """1 when learning ``chunk`` may bring a class clock to its span (forgetting: the
+    kernel then rescales that class's summary, :func:`advance_clocks`), else 0 (a
+    bound, with a margin for the rounding of the clocks' sums); ``StateSpec.variant``."""
+    if learner.half_life is None:
+        return 0
+    ahead = chunk.n_samples / float(learner.half_life) * (1.0 + 1e-9) + 1e-9
+    return int(float(learner.class_clocks_.max()) + ahead >= CLOCK_SPAN)
+
+
+def _adaoam_read_only(learner: AdaOAM, y_pm: np.ndarray, chunk: Chunk | None = None) -> tuple:
+    """The summary of the class no example of the chunk belongs to, which the kernel
+    (:func:`_adaoam_chunk`) only reads (unless forgetting may rescale it within the
+    chunk, :func:`_adaoam_variant`); ``StateSpec.read_only``."""
+    if learner.half_life is not None and (chunk is None or learner._plan_variant(chunk)):
+        return ()
+    c = learner._chunk_class(y_pm)
+    return () if c is None else (learner.stats_[1 - c],)
+
+
 class AdaOAM(_AdaGradAUC):
     """Adaptive online AUC maximization (AdaOAM, D16 Alg. 1), diagonal AdaGrad.
 
@@ -550,6 +578,17 @@ class AdaOAM(_AdaGradAUC):
         "column_scale": [StrOptions({"max_abs"}), None],
     }
     _tags = replace(_AdaGradAUC._tags, dense_kernels=True)
+    _state_spec = StateSpec(
+        read_only=_adaoam_read_only,
+        variant=_adaoam_variant,
+        nbytes=_adaoam_nbytes,
+        memory_hint=(
+            "AdaOAM keeps two exact d x d covariance matrices (O(d^2) memory); for many "
+            "features use SAdaOAM (exact sparse covariances: memory grows with the pairs "
+            'of features that occur together) or OPAUC with a sketch (covariance="fd", '
+            '"randomized", "hash" or "sparse")'
+        ),
+    )
 
     def __init__(
         self,
@@ -576,23 +615,6 @@ class AdaOAM(_AdaGradAUC):
     def _new_summary(self, n_features: int) -> FullCovariance:
         """An empty exact summary whose scatter is stored in ``dtype``."""
         return FullCovariance(n_features, self.dtype)
-
-    _low_memory_hint: ClassVar[str] = (
-        "AdaOAM keeps two exact d x d covariance matrices (O(d^2) memory); for many "
-        "features use SAdaOAM (exact sparse covariances: memory grows with the pairs of "
-        'features that occur together) or OPAUC with a sketch (covariance="fd", '
-        '"randomized", "hash" or "sparse")'
-    )
-
-    def _state_nbytes(self, n_features: int) -> int:
-        """The two d x d summaries, w, the squared-gradient sums and the kernel's three
-        work vectors."""
-        d = int(n_features)
-        itemsize = np.dtype(self.dtype).itemsize
-        return 2 * summary_nbytes("full", d, itemsize=itemsize) + 8 * (5 * d + 1)
-
-    def _update(self, chunk: Chunk) -> None:
-        self._bind_update(chunk)(self)
 
     def _bind_update(self, chunk: Chunk, reuse: bool = False):
         """The kernel's call with its arguments made once (the exact d x d summaries
@@ -632,18 +654,12 @@ class AdaOAM(_AdaGradAUC):
         self.scale_ = np.zeros(n_features)
 
     #: ``scale_`` came with ``column_scale``: an older file learnt the rows as they
-    #: came, and keeps doing so (:meth:`_upgrade_state`).
+    #: came, and keeps doing so (``_upgrades``).
     _state_added_later: ClassVar[tuple[str, ...]] = (
         *_AdaGradAUC._state_added_later,
         "scale_",
     )
-
-    def _upgrade_state(self, missing: set[str]) -> None:
-        """A file saved before ``column_scale`` existed keeps the updates it was learnt
-        with (``column_scale=None``)."""
-        super()._upgrade_state(missing)
-        if "scale_" in missing:
-            self.column_scale = None
+    _upgrades = {"scale_": {"column_scale": None}}
 
     def _coef(self) -> np.ndarray:
         if self.column_scale == "max_abs":
@@ -659,26 +675,6 @@ class AdaOAM(_AdaGradAUC):
         if self.column_scale == "max_abs":
             self.scale_ = scale
             self.w_ = self.w_ * scale  # _AdaGradAUC._merge averaged the raw models
-
-    def _plan_variant(self, chunk: Chunk) -> int:
-        """1 when learning ``chunk`` may bring a class clock to its span (forgetting:
-        the kernel then rescales that class's summary, :func:`advance_clocks`), else 0
-        (a bound, with a margin for the rounding of the clocks' sums); see
-        :meth:`aucstream._base.BaseStreamingAUC._plan_variant`."""
-        if self.half_life is None:
-            return 0
-        ahead = chunk.n_samples / float(self.half_life) * (1.0 + 1e-9) + 1e-9
-        return int(float(self.class_clocks_.max()) + ahead >= CLOCK_SPAN)
-
-    def _read_only_state(self, y_pm: np.ndarray, chunk: Chunk | None = None) -> tuple:
-        """The summary of the class no example of the chunk belongs to, which the kernel
-        (:func:`_adaoam_chunk`) only reads (unless forgetting may rescale it within the
-        chunk, :meth:`_plan_variant`); see
-        :meth:`aucstream._base.BaseStreamingAUC._read_only_state`."""
-        if self.half_life is not None and (chunk is None or self._plan_variant(chunk)):
-            return ()
-        c = self._chunk_class(y_pm)
-        return () if c is None else (self.stats_[1 - c],)
 
 
 # --------------------------------------------------------------------------- SAdaOAM
@@ -753,6 +749,11 @@ class SAdaOAM(_AdaGradAUC):
         "theta": [10.0**k for k in range(-8, 0)],
     }
     _summary = ExactSparseCovariance
+    #: The summaries as created (their tables then grow with the pairs of features that
+    #: occur together), w, s, ``last_`` and the kernel's three work vectors.
+    _state_spec = StateSpec(
+        nbytes=lambda learner, d: 2 * summary_nbytes("exact_sparse", int(d)) + 8 * (6 * int(d) + 1)
+    )
 
     _parameter_constraints = {
         **_COMMON_CONSTRAINTS,
@@ -783,12 +784,6 @@ class SAdaOAM(_AdaGradAUC):
     def _init_state(self, n_features: int) -> None:
         super()._init_state(n_features)
         self.last_ = np.zeros(n_features, dtype=np.int64)
-
-    def _state_nbytes(self, n_features: int) -> int:
-        """The summaries as created (their tables then grow with the pairs of features
-        that occur together), w, s, ``last_`` and the kernel's three work vectors."""
-        d = int(n_features)
-        return 2 * summary_nbytes("exact_sparse", d) + 8 * (6 * d + 1)
 
     def _check_state(self) -> None:
         """As for AdaOAM, and ``last_`` (the step at which each coordinate was last

@@ -132,7 +132,7 @@ from ._base import BaseStreamingAUC
 from ._chunks import Chunk
 from ._kernels import jit
 from ._params import StrOptions, positive, positive_int
-from ._runtime import LearnerTags
+from ._runtime import LearnerTags, StateSpec
 from ._warn import caller_stacklevel
 
 __all__ = [
@@ -272,16 +272,14 @@ class LSSVMAUC(_BatchLearner):
 
     param_grid = {"lam": list(_LAM_GRID)}
     _parameter_constraints = {"lam": [positive()]}
-    _low_memory_hint = _SQUARE_HINT
+    #: two class covariances, A, its factor
+    _state_spec = StateSpec(nbytes=lambda learner, d: 8 * 4 * d * d, memory_hint=_SQUARE_HINT)
 
     def __init__(self, lam: float = 1.0):
         self.lam = lam
 
     def _init_state(self, n_features: int) -> None:
         self.w_ = np.zeros(n_features)
-
-    def _state_nbytes(self, n_features: int) -> int:
-        return 8 * 4 * n_features * n_features  # two class covariances, A, its factor
 
     def _update(self, chunk: Chunk) -> None:
         X, y, weights = self._weighted_design(chunk)
@@ -342,7 +340,10 @@ class BatchUnivariate(_BatchLearner):
     """
 
     param_grid = {"lam": list(_LAM_GRID)}
-    _low_memory_hint = _SQUARE_HINT
+    _state_spec = StateSpec(
+        nbytes=lambda learner, d: 8 * 2 * d * d if learner.loss == "squ" else 0,
+        memory_hint=_SQUARE_HINT,
+    )
     _parameter_constraints = {
         "loss": [StrOptions({"log", "squ"})],
         "lam": [positive()],
@@ -361,9 +362,6 @@ class BatchUnivariate(_BatchLearner):
     def _init_state(self, n_features: int) -> None:
         self.w_ = np.zeros(n_features)
         self.b_ = 0.0
-
-    def _state_nbytes(self, n_features: int) -> int:
-        return 8 * 2 * n_features * n_features if self.loss == "squ" else 0
 
     def _update(self, chunk: Chunk) -> None:
         X, y, weights = self._weighted_design(chunk)

@@ -90,7 +90,7 @@ from sklearn.svm import SVC
 from ._base import BaseStreamingAUC
 from ._chunks import Chunk
 from ._params import Interval, InvalidParameterError, positive, positive_int, unit_open
-from ._runtime import LearnerTags
+from ._runtime import LearnerTags, StateSpec
 from .batch import PairwiseHingeSVM
 
 __all__ = ["CAPO"]
@@ -159,6 +159,14 @@ def _stratified_parts(
         aux.append(order[:k])
         rest.append(order[k:])
     return np.sort(np.concatenate(aux)), np.sort(np.concatenate(rest))
+
+
+def _state_nbytes(learner: CAPO, n_features: int) -> int:
+    """The bytes CAPO's state takes for ``n_features`` columns, from its parameters
+    (``StateSpec.nbytes``)."""
+    n_aux = int(learner.aux_max_samples)
+    support = len(learner.gamma_scales) * n_aux * (n_features + 1)
+    return 8 * (support + 2 * n_aux * n_aux + n_aux * n_features)
 
 
 class CAPO(BaseStreamingAUC):
@@ -238,6 +246,7 @@ class CAPO(BaseStreamingAUC):
 
     is_batch: ClassVar[bool] = True
     _tags = LearnerTags(dense_kernels=True)
+    _state_spec = StateSpec(nbytes=_state_nbytes, memory_hint="Use a smaller aux_max_samples.")
     param_grid: ClassVar[dict[str, list]] = {"lam": [2.0**k for k in range(-10, 11)]}
     _parameter_constraints: ClassVar[dict[str, list]] = {
         "lam": [positive()],
@@ -250,7 +259,6 @@ class CAPO(BaseStreamingAUC):
         "max_iter": [positive_int(1)],
         "random_state": ["random_state", np.random.Generator],
     }
-    _low_memory_hint: ClassVar[str] = "Use a smaller aux_max_samples."
 
     def __init__(
         self,
@@ -288,11 +296,6 @@ class CAPO(BaseStreamingAUC):
                 f"The 'gamma_scales' parameter of {type(self).__name__} must hold finite "
                 f"numbers. Got {scales!r} instead."
             )
-
-    def _state_nbytes(self, n_features: int) -> int:
-        n_aux = int(self.aux_max_samples)
-        support = len(self.gamma_scales) * n_aux * (n_features + 1)
-        return 8 * (support + 2 * n_aux * n_aux + n_aux * n_features)
 
     def _init_state(self, n_features: int) -> None:
         m = len(self.gamma_scales)

@@ -384,8 +384,14 @@ class FSAUC(ClassWeightTotals, BaseStreamingAUC):
     }
     #: ``forget_`` came with forgetting; an older file (no forgetting) gets the fresh
     #: value. ``scale_`` came with ``column_scale``: an older file learnt the rows as
-    #: they came, and keeps doing so (:meth:`_upgrade_state`).
+    #: they came, and keeps doing so (``_upgrades``).
     _state_added_later = (*ClassWeightTotals._state_added_later, "forget_", "scale_")
+    _upgrades = {
+        # a file written before forgetting: no inflation, and the stage's weight is
+        # the number of its examples
+        "forget_": {"forget_": lambda learner: np.array([1.0, float(learner.counts_[_IN_STAGE])])},
+        "scale_": {"column_scale": None},  # saved before column_scale: the rows as they came
+    }
 
     def __init__(
         self,
@@ -453,9 +459,6 @@ class FSAUC(ClassWeightTotals, BaseStreamingAUC):
         if self.n_samples is None:
             self.n_stages_, self.stage_length_ = fsauc_schedule(y_pm.shape[0])
             self.n_announced_ = int(y_pm.shape[0])
-
-    def _update(self, chunk: Chunk) -> None:
-        self._bind_update(chunk)(self)
 
     def _bind_update(self, chunk: Chunk, reuse: bool = False):
         """The kernel's call with its arguments made once (every array is written in
@@ -535,15 +538,6 @@ class FSAUC(ClassWeightTotals, BaseStreamingAUC):
         """What the stage's sums are divided by: the inflated sum of its iterates'
         weights (its examples without forgetting)."""
         return float(self.forget_[1])
-
-    def _upgrade_state(self, missing: set[str]) -> None:
-        """A file written before forgetting: no inflation, and the stage's weight is
-        the number of its examples."""
-        super()._upgrade_state(missing)
-        if "forget_" in missing:
-            self.forget_ = np.array([1.0, float(self.counts_[_IN_STAGE])])
-        if "scale_" in missing:  # saved before column_scale: the rows as they came
-            self.column_scale = None
 
     def _coef(self) -> np.ndarray:
         """The output in the units of the raw columns."""

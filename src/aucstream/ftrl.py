@@ -94,7 +94,7 @@ from ._base import BaseStreamingAUC
 from ._chunks import Chunk
 from ._kernels import col, jit, n_rows, row, rows_of
 from ._params import PASS_ORDER, non_negative, positive
-from ._runtime import LearnerTags
+from ._runtime import LearnerTags, StateSpec
 
 __all__ = ["FTRLAUC", "auc_gradient_scale", "ftrl_weights"]
 
@@ -102,7 +102,7 @@ __all__ = ["FTRLAUC", "auc_gradient_scale", "ftrl_weights"]
 _AHAT, _BHAT = 0, 1
 
 #: From this many features on, a call saves only the rows of the state that its
-#: examples touch (:meth:`FTRLAUC._row_logged_state`) rather than copying it whole.
+#: examples touch (``FTRLAUC._state_spec``) rather than copying it whole.
 _ROW_LOG_MIN = 4096
 
 
@@ -204,6 +204,21 @@ def _ftrl_reference_chunk(zn, w, scal, counts, rows, pre, gamma, beta, l1, l2):
         observe_score(s, y, counts, scal)
 
 
+def _logged(learner: FTRLAUC) -> tuple:
+    """``zn_`` (and ``w_``): a call writes them in the rows of its examples' features
+    only (``StateSpec.logged``), from :data:`_ROW_LOG_MIN` features on."""
+    if "zn_" not in learner.__dict__ or learner.zn_.shape[0] < _ROW_LOG_MIN:
+        return ()
+    return (learner.zn_, learner.w_) if learner.reference_order else (learner.zn_,)
+
+
+def _saved_by_rows(learner: FTRLAUC, chunk: Chunk) -> bool:
+    """Every call writes ``zn_`` (and ``w_``) in the rows of its features only; they
+    are saved by rows when the chunk has few stored values (:func:`by_rows`), else
+    whole (one sequential copy costs less than many scattered ones)."""
+    return by_rows(chunk)
+
+
 def by_rows(chunk: Chunk) -> bool:
     """Whether a call's transaction saves the state's rows of the chunk's features
     rather than whole arrays: when the chunk stores at most 1/32 as many values as
@@ -293,6 +308,7 @@ class FTRLAUC(BaseStreamingAUC):
     # (what a call saves by rows depends on its number of stored values, not on its
     # label only: row_written_by_class stays False)
     _tags = LearnerTags(dense_kernels=True, kernel_prequential=True, update_draws=False)
+    _state_spec = StateSpec(logged=_logged, by_rows=_saved_by_rows)
     _parameter_constraints = {
         "gamma": [positive()],
         "l1": [non_negative()],
@@ -367,20 +383,6 @@ class FTRLAUC(BaseStreamingAUC):
         """Fraction of the weights (of ``coef_``) that are exactly zero."""
         check_is_fitted(self, "n_samples_seen_")
         return float(np.mean(self._coef() == 0.0)) if self.zn_.size else 0.0
-
-    # -------------------------------------------------------------- write sets
-    def _row_logged_state(self) -> tuple:
-        """``zn_`` (and ``w_``): a call writes them in the rows of its examples'
-        features only; see :meth:`BaseStreamingAUC._row_logged_state`."""
-        if "zn_" not in self.__dict__ or self.zn_.shape[0] < _ROW_LOG_MIN:
-            return ()
-        return (self.zn_, self.w_) if self.reference_order else (self.zn_,)
-
-    def _row_written_state(self, chunk: Chunk) -> tuple:
-        """Every call writes ``zn_`` (and ``w_``) in the rows of its features only; they
-        are saved by rows when the chunk has few stored values (:func:`by_rows`), else
-        whole (one sequential copy costs less than many scattered ones)."""
-        return self._row_logged_state() if by_rows(chunk) else ()
 
     def _check_state(self) -> None:
         t, pos = (int(c) for c in self.counts_)

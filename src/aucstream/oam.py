@@ -96,7 +96,7 @@ from ._kernels import (
     sparse_dot,
 )
 from ._params import FORGETTING, PASS_ORDER, StrOptions, decay_per_example, positive, positive_int
-from ._runtime import LearnerTags
+from ._runtime import LearnerTags, StateSpec
 from .reservoir import BiasedReservoir, Reservoir, biased_offer, biased_tick, reservoir_offer
 
 __all__ = ["OAM"]
@@ -182,6 +182,15 @@ def _oam_chunk(w, buffers, rows, pre, uniforms, C, sequential, gamma):
             _oam_gra(w, idx, val, y, opp_items, size, 0.5 * c_t, violated)
 
 
+def _state_nbytes(learner: OAM, n_features: int) -> int:
+    """Two buffers of N rows (unbounded buffers start at 64 rows and grow; with
+    half_life, to about 1.44 half_life rows), their lifetimes with half_life
+    (``StateSpec.nbytes``)."""
+    rows = learner.buffer_size if learner.buffer_size is not None else 64
+    lifetimes = learner.half_life is not None
+    return 8 * (2 * rows * (n_features + 1 + lifetimes) + n_features)
+
+
 class OAM(BaseStreamingAUC):
     """Online AUC maximization (OAM) with reservoir-sampled class buffers.
 
@@ -234,6 +243,7 @@ class OAM(BaseStreamingAUC):
     #: Z11's 2^[-10:10] extended down to 2^-20 (see ``C`` above).
     param_grid = {"C": [2.0**k for k in range(-20, 11)]}
     _tags = LearnerTags(dense_kernels=True, kernel_prequential=True)
+    _state_spec = StateSpec(nbytes=_state_nbytes)
     _parameter_constraints = {
         "C": [positive()],
         "buffer_size": [positive_int(), None],
@@ -319,13 +329,6 @@ class OAM(BaseStreamingAUC):
 
     def _coef(self) -> np.ndarray:
         return self.w_
-
-    def _state_nbytes(self, n_features: int) -> int:
-        # two buffers of N rows (unbounded buffers start at 64 rows and grow; with
-        # half_life, to about 1.44 half_life rows), their lifetimes with half_life
-        rows = self.buffer_size if self.buffer_size is not None else 64
-        lifetimes = self.half_life is not None
-        return 8 * (2 * rows * (n_features + 1 + lifetimes) + n_features)
 
     def _check_state(self) -> None:
         for label, buffer in zip(("negative", "positive"), self.buffers_):

@@ -156,7 +156,7 @@ from ._params import (
     decay_per_example,
     positive,
 )
-from ._runtime import LearnerTags
+from ._runtime import LearnerTags, StateSpec
 
 __all__ = [
     "ConfidenceWeighted",
@@ -356,9 +356,6 @@ class _LinearOnline(BaseStreamingAUC):
     def _rule(self) -> tuple[float, int, float]:
         """``(C, mode, sqrt_rho_pos)`` of :func:`_linear_chunk`, from the parameters."""
         raise NotImplementedError  # pragma: no cover - abstract
-
-    def _update(self, chunk: Chunk) -> None:
-        self._bind_update(chunk)(self)
 
     def _bind_update(self, chunk: Chunk, reuse: bool = False):
         """The kernel's call with its arguments made once (``w_`` and ``scale_`` are
@@ -560,6 +557,12 @@ class CostSensitivePA(_LinearOnline):
         return float(self.C), mode, math.sqrt(float(self.rho_pos))
 
 
+def _cw_nbytes(learner: ConfidenceWeighted, n_features: int) -> int:
+    """The factor A, mu (and the sum of the means) and the kernel's two work vectors
+    (``StateSpec.nbytes``)."""
+    return 8 * (n_features * n_features + (4 if learner.average else 3) * n_features)
+
+
 class ConfidenceWeighted(BaseStreamingAUC):
     r"""Confidence-weighted learning with a full covariance (CW-full, exact update).
 
@@ -630,9 +633,12 @@ class ConfidenceWeighted(BaseStreamingAUC):
         **PASS_ORDER,
     }
     _tags = LearnerTags(dense_kernels=True, kernel_prequential=True, update_draws=False)
-    _low_memory_hint = (
-        "CW-full keeps a d x d covariance factor; for many features use a learner with "
-        "O(d) state (SOLAM, UnivariateOnline, PassiveAggressive, CostSensitivePA)"
+    _state_spec = StateSpec(
+        nbytes=_cw_nbytes,
+        memory_hint=(
+            "CW-full keeps a d x d covariance factor; for many features use a learner "
+            "with O(d) state (SOLAM, UnivariateOnline, PassiveAggressive, CostSensitivePA)"
+        ),
     )
 
     def __init__(
@@ -660,9 +666,6 @@ class ConfidenceWeighted(BaseStreamingAUC):
         check_is_fitted(self, "n_samples_seen_")
         return self.sqrt_cov_ @ self.sqrt_cov_.T
 
-    def _update(self, chunk: Chunk) -> None:
-        self._bind_update(chunk)(self)
-
     def _bind_update(self, chunk: Chunk, reuse: bool = False):
         """The kernel's call with its arguments made once (``phi_`` from ``eta``; the
         arrays written in place), ``n_samples_seen_`` read at each call; see
@@ -688,10 +691,6 @@ class ConfidenceWeighted(BaseStreamingAUC):
         if self.average:
             return self.mu_sum_ / max(self.n_samples_seen_, 1)
         return self.mu_
-
-    def _state_nbytes(self, n_features: int) -> int:
-        # the factor A, mu (and the sum of the means) and the kernel's two work vectors
-        return 8 * (n_features * n_features + (4 if self.average else 3) * n_features)
 
     def _merge(self, other: ConfidenceWeighted) -> None:
         r"""Mean and covariance become the averages of both, weighted by examples seen.

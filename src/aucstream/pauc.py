@@ -137,7 +137,7 @@ from ._kernels import (
     sparse_dot,
 )
 from ._params import PASS_ORDER, Interval, positive, positive_int
-from ._runtime import LearnerTags
+from ._runtime import LearnerTags, StateSpec
 from .reservoir import Reservoir, reservoir_offer
 
 __all__ = ["OnlinePAUC"]
@@ -256,6 +256,11 @@ def _fraction(low_open: bool):
     return Interval(Real, 0, 1, closed="left")
 
 
+def _state_nbytes(learner: OnlinePAUC, n_features: int) -> int:
+    """The two buffers and two vectors of d (``StateSpec.nbytes``)."""
+    return 8 * (2 * learner.buffer_size * (n_features + 1) + 2 * n_features)
+
+
 class OnlinePAUC(BaseStreamingAUC):
     r"""One-pass partial-AUC maximization: one-way (FPR <= max_fpr) or two-way (also
     TPR >= min_tpr), a CVaR-weighted pairwise loss against buffers of hard examples.
@@ -315,6 +320,7 @@ class OnlinePAUC(BaseStreamingAUC):
 
     param_grid = {"eta": [0.01, 0.03, 0.1, 0.3, 1.0], "max_fpr": [0.01, 0.05, 0.1]}
     _tags = LearnerTags(dense_kernels=True, kernel_prequential=True)
+    _state_spec = StateSpec(nbytes=_state_nbytes)
     _parameter_constraints = {
         "max_fpr": [_fraction(True)],
         "min_tpr": [_fraction(False), None],
@@ -419,9 +425,6 @@ class OnlinePAUC(BaseStreamingAUC):
         if t == 0:
             return np.zeros_like(self.w_)
         return ((t + 1.0) * self.w_ - self.steps_) / t
-
-    def _state_nbytes(self, n_features: int) -> int:
-        return 8 * (2 * self.buffer_size * (n_features + 1) + 2 * n_features)
 
     def _check_state(self) -> None:
         if (self.class_counts_ < 0).any() or self.class_counts_.sum() != self.n_samples_seen_:

@@ -57,7 +57,7 @@ bit-identical models. The fold comes before the step of the next example, not af
 the step that made it due: so whether a call folds is known before it runs, and a
 call of one example that does not fold (SOLAM, l2) writes u and the average only in
 the rows of its features, which is all its transaction saves
-(:meth:`SOLAM._row_written_state`; at d = 10^6 a call no longer copies the 24 MB
+(``SOLAM._state_spec``; at d = 10^6 a call no longer copies the 24 MB
 state).
 
 A lazy threshold (keep :math:`|w_i| = \max(m_i - \Theta, 0)` with a global
@@ -176,7 +176,7 @@ from ._kernels import (
 from ._kernels._lazy import DECAY_MIN, decay_factor, decay_totals
 from ._params import FORGETTING, PASS_ORDER, StrOptions, decay_per_example, positive
 from ._running_scale import coef_in_columns, grow_scale, merged_scale, scaled_values
-from ._runtime import LearnerTags
+from ._runtime import LearnerTags, StateSpec
 from ._saddle import (
     clip,
     l1_change,
@@ -212,11 +212,35 @@ _INFLATION_MAX = 2.0**512
 _DEFLATE_ABOVE = 2.0**256
 
 #: From this many features on, a call saves the rows of u and of the average that its
-#: example writes rather than the whole arrays (:meth:`SOLAM._row_logged_state`);
+#: example writes rather than the whole arrays (``SOLAM._state_spec``);
 #: below, copying three arrays of d floats costs less than handling rows (one-row
 #: calls with 14 non-zeros: rows are the slower way at d = 123 and the faster one
 #: from about 4,000 features on).
 _ROW_LOG_MIN = 4096
+
+
+def _logged(learner: SOLAM) -> tuple:
+    """``u_``, ``avg_base_``, ``avg_corr_``, ``scale_`` from :data:`_ROW_LOG_MIN`
+    features on (``StateSpec.logged``)."""
+    if "u_" not in learner.__dict__ or learner.u_.shape[0] < _ROW_LOG_MIN:
+        return ()
+    return (learner.u_, learner.avg_base_, learner.avg_corr_, learner.scale_)
+
+
+def _plan_variant(learner: SOLAM, chunk: Chunk | None) -> int:
+    """1 when the learner logs rows and a chunk's first example takes its step under
+    the l2 constraint without a fold first (then one example writes the logged arrays
+    by rows), else 0 (``StateSpec.variant``)."""
+    if learner.constraint != "l2" or not learner._row_logged_state():
+        return 0
+    return 0 if _fold_due(learner.scalars_, learner.counts_, learner.forget_scale_) else 1
+
+
+def _one_step_by_rows(learner: SOLAM, chunk: Chunk) -> bool:
+    """One example under the l2 constraint that does not fold first
+    (:func:`_plan_variant`); else an l1 projection, or a fold due after a step
+    within the chunk, rewrites the logged arrays whole (``StateSpec.by_rows``)."""
+    return chunk.n_samples == 1 and learner._plan_variant(chunk) == 1
 
 
 @jit(inline="always")
@@ -480,8 +504,18 @@ class SOLAM(ClassWeightTotals, BaseStreamingAUC):
     }
     #: ``forget_scale_`` came with forgetting; an older file (no forgetting) gets the
     #: fresh value 1. ``scale_`` came with ``column_scale``: an older file learnt the
-    #: rows as they came, and keeps doing so (:meth:`_upgrade_state`).
+    #: rows as they came, and keeps doing so (``_upgrades``).
     _state_added_later = (*ClassWeightTotals._state_added_later, "forget_scale_", "scale_")
+    _upgrades = {"scale_": {"column_scale": None}}
+    #: ``u_``, ``avg_base_``, ``avg_corr_``, ``scale_``: O(d), written by a step in the
+    #: rows of the example's features only (u and the average whole by a fold or an
+    #: l1 projection): by rows for one example under the l2 constraint that does not
+    #: fold first (:func:`_plan_variant`).
+    _state_spec = StateSpec(
+        logged=_logged,
+        by_rows=_one_step_by_rows,
+        variant=_plan_variant,
+    )
 
     def __init__(
         self,
@@ -515,16 +549,6 @@ class SOLAM(ClassWeightTotals, BaseStreamingAUC):
         self.forget_scale_ = np.ones(1)
         self.scale_ = np.zeros(n_features)
         start_class_totals(self)
-
-    def _upgrade_state(self, missing: set[str]) -> None:
-        """A file saved before ``column_scale`` existed learnt the rows as they came:
-        it keeps doing so (``column_scale=None``), with the scores it was saved with."""
-        super()._upgrade_state(missing)
-        if "scale_" in missing:
-            self.column_scale = None
-
-    def _update(self, chunk: Chunk) -> None:
-        self._bind_update(chunk)(self)
 
     def _bind_update(self, chunk: Chunk, reuse: bool = False):
         use_l1 = self.constraint == "l1"
@@ -572,32 +596,6 @@ class SOLAM(ClassWeightTotals, BaseStreamingAUC):
 
     def _lazy_sum(self) -> LazySum:
         return LazySum(self.u_, self.avg_base_, self.avg_corr_)
-
-    # -------------------------------------------------------------- write sets
-    def _row_logged_state(self) -> tuple:
-        """``u_``, ``avg_base_``, ``avg_corr_``, ``scale_``: O(d), written by a step in
-        the rows of the example's features only (u and the average whole by a fold or
-        an l1 projection); see
-        :meth:`BaseStreamingAUC._row_logged_state`."""
-        if "u_" not in self.__dict__ or self.u_.shape[0] < _ROW_LOG_MIN:
-            return ()
-        return (self.u_, self.avg_base_, self.avg_corr_, self.scale_)
-
-    def _row_written_state(self, chunk: Chunk) -> tuple:
-        """All of :meth:`_row_logged_state` for one example under the l2 constraint
-        that does not fold first (:meth:`_plan_variant`), else none (an l1 projection,
-        or a fold due after a step within the chunk, rewrites them whole)."""
-        if chunk.n_samples == 1 and self._plan_variant(chunk) == 1:
-            return self._row_logged_state()
-        return ()
-
-    def _plan_variant(self, chunk: Chunk | None) -> int:
-        """1 when the learner logs rows and a chunk's first example takes its step
-        under the l2 constraint without a fold first (then one example writes the
-        logged arrays by rows), else 0; see :meth:`BaseStreamingAUC._plan_variant`."""
-        if self.constraint != "l2" or not self._row_logged_state():
-            return 0
-        return 0 if _fold_due(self.scalars_, self.counts_, self.forget_scale_) else 1
 
     def _coef(self) -> np.ndarray:
         """The averaged model in the units of the raw columns."""

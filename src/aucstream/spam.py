@@ -98,7 +98,7 @@ from ._base import BaseStreamingAUC
 from ._chunks import Chunk
 from ._kernels import col, jit, n_rows, row, rows_of
 from ._params import PASS_ORDER, non_negative, positive
-from ._runtime import LearnerTags
+from ._runtime import LearnerTags, StateSpec
 from .ftrl import _ROW_LOG_MIN, auc_gradient_scale, by_rows, observe_score
 
 __all__ = ["SPAM", "lazy_prox_weights"]
@@ -178,6 +178,29 @@ def lazy_prox_weights(v: np.ndarray, A: float, B: float) -> np.ndarray:
     return np.where(v > 0.0, w, -w)
 
 
+def _logged(learner: SPAM) -> tuple:
+    """``v_``: a call writes it in the rows of its examples' features only, unless it
+    folds (:func:`_no_fold_in`); ``StateSpec.logged``."""
+    if "v_" not in learner.__dict__ or learner.v_.shape[0] < _ROW_LOG_MIN:
+        return ()
+    return (learner.v_,)
+
+
+def _no_fold_in(learner: SPAM, chunk: Chunk) -> bool:
+    """Whether ``v_`` is written by rows: no fold can happen within ``chunk`` (A and B
+    after its steps, computed from the step sizes with a margin of a factor 2, stay in
+    range) and the chunk is small (:func:`aucstream.ftrl.by_rows`); else a fold
+    rewrites ``v_`` whole, or a large chunk is saved whole (``StateSpec.by_rows``)."""
+    if not by_rows(chunk):
+        return False
+    t = np.arange(learner.counts_[0] + 1, learner.counts_[0] + chunk.n_samples + 1, dtype=float)
+    eta = float(learner.eta0) / np.sqrt(t)
+    A, B = learner.scalars_[_A], learner.scalars_[_B]
+    log_a = np.log(A) - np.log1p(eta * float(learner.l2)).sum()
+    b_end = B + float(learner.l1) * eta.sum() / np.exp(log_a)
+    return not (log_a < np.log(A_MIN) + np.log(2.0) or b_end > B_MAX / 2)
+
+
 class SPAM(BaseStreamingAUC):
     r"""Stochastic proximal AUC maximization (SPAM, NYL), online with lazy O(k) steps.
 
@@ -233,6 +256,7 @@ class SPAM(BaseStreamingAUC):
         "l2": [0.0] + [10.0**k for k in range(-6, 0)],
     }
     _tags = LearnerTags(dense_kernels=True, kernel_prequential=True, update_draws=False)
+    _state_spec = StateSpec(logged=_logged, by_rows=_no_fold_in)
     _parameter_constraints = {
         "eta0": [positive()],
         "l1": [non_negative()],
@@ -286,31 +310,6 @@ class SPAM(BaseStreamingAUC):
         """Fraction of the weights (of ``coef_``) that are exactly zero."""
         check_is_fitted(self, "n_samples_seen_")
         return float(np.mean(self._coef() == 0.0)) if self.v_.size else 0.0
-
-    # -------------------------------------------------------------- write sets
-    def _row_logged_state(self) -> tuple:
-        """``v_``: a call writes it in the rows of its examples' features only, unless
-        it folds (:meth:`_row_written_state`)."""
-        if "v_" not in self.__dict__ or self.v_.shape[0] < _ROW_LOG_MIN:
-            return ()
-        return (self.v_,)
-
-    def _row_written_state(self, chunk: Chunk) -> tuple:
-        """``v_`` when no fold can happen within ``chunk`` (A and B after its steps,
-        computed from the step sizes with a margin of a factor 2, stay in range) and the
-        chunk is small (:func:`aucstream.ftrl.by_rows`), else none (a fold rewrites
-        ``v_`` whole; a large chunk is saved whole)."""
-        logged = self._row_logged_state()
-        if not logged or not by_rows(chunk):
-            return ()
-        t = np.arange(self.counts_[0] + 1, self.counts_[0] + chunk.n_samples + 1, dtype=float)
-        eta = float(self.eta0) / np.sqrt(t)
-        A, B = self.scalars_[_A], self.scalars_[_B]
-        log_a = np.log(A) - np.log1p(eta * float(self.l2)).sum()
-        b_end = B + float(self.l1) * eta.sum() / np.exp(log_a)
-        if log_a < np.log(A_MIN) + np.log(2.0) or b_end > B_MAX / 2:
-            return ()
-        return logged
 
     def _check_state(self) -> None:
         t, pos = (int(c) for c in self.counts_)

@@ -391,9 +391,6 @@ class UnivariateOnline(ClassWeightTotals, BaseStreamingAUC):
             )
         self._prior_rows -= chunk.n_samples
 
-    def _update(self, chunk: Chunk) -> None:
-        self._bind_update(chunk)(self)
-
     def _bind_update(self, chunk: Chunk, reuse: bool = False):
         prior = self.weights == "prior"
         cfg = UniConfig(

@@ -7,8 +7,10 @@ from three mixins, read in this order:
 - :class:`~aucstream._runtime._learning.LearningStep` — input validation, the one
   learning step (a chunk, the learner's compiled ``_update``, the calibration, the
   finiteness check) and its transaction;
-- :class:`~aucstream._runtime._declarations.StateDeclarations` — what a learner declares
-  about its state so that a transaction copies only what a call can write;
+- :class:`~aucstream._runtime._declarations.StateDeclarations` — the runtime's questions
+  about a learner's state, answered from what it declares once (its ``_state_spec``, a
+  :class:`~aucstream._runtime._declarations.StateSpec`) so that a transaction copies
+  only what a call can write;
 - :class:`~aucstream._runtime._small_calls.SmallCalls` — the fast path of calls that
   learn or score a few examples, and behind it, for a learner seen before,
   :class:`~aucstream._runtime._entry.OneStep`: the per-example entry of ``learn_one``
@@ -24,7 +26,7 @@ which save only the rows a kernel call writes, are :mod:`aucstream._runtime._und
 :mod:`aucstream._kernels` (the compile policy and the shared compiled pieces).
 """
 
-from ._declarations import ClassWeightTotals, StateDeclarations
+from ._declarations import ClassWeightTotals, StateDeclarations, StateSpec
 from ._learning import _NOT_TAKEN, LearningStep, make_rng
 from ._merging import check_mergeable
 from ._small_calls import SmallCalls
@@ -37,6 +39,7 @@ __all__ = [
     "LearningStep",
     "SmallCalls",
     "StateDeclarations",
+    "StateSpec",
     "make_rng",
     "_NOT_TAKEN",
 ]

@@ -1,18 +1,26 @@
-"""What a learner declares about its state, for the transactions of the fast path.
+"""What a learner declares about its state, once, for the transactions of the fast path.
 
 A learning call must change nothing when it raises. The general transaction copies the
-whole state (:func:`aucstream._state.transaction`); the declarations here let the
-runtime copy, restore and check only what a call can write: state a chunk can not write
-(:meth:`StateDeclarations._read_only_state`), and large arrays indexed by feature that a
-call writes only in the rows its examples name (:meth:`StateDeclarations._row_logged_state`,
-:meth:`StateDeclarations._row_written_state`). A declaration that is wrong breaks the
-transactions: ``tests/test_write_sets.py`` and ``tests/test_undo_log.py`` check each
-learner's declarations against copies.
+whole state (:func:`aucstream._state.transaction`); a learner's declaration,
+:class:`StateSpec` (its ``_state_spec``), lets the runtime copy, restore and check only
+what a call can write: state a chunk can not write (``read_only``), and large arrays
+indexed by feature that a call writes only in the rows its examples name (``logged``,
+``by_rows``), some of which it keeps bounded (``bounded``); with the state's size
+(``nbytes``), for the memory budget. :class:`StateDeclarations` reads the declaration
+for the rest of the runtime (``_row_logged_state``, ``_read_only_state`` and so on: the
+runtime's questions, which a learner does not override). A declaration that is wrong
+breaks the transactions: ``tests/test_write_sets.py`` and ``tests/test_undo_log.py``
+check each learner's declarations against copies.
+
+Model files written before a member of the state existed are completed from a
+declared table too (``_upgrades``, read by :meth:`StateDeclarations._upgrade_state`).
 """
 
 from __future__ import annotations
 
-from typing import ClassVar, TypeVar
+from collections.abc import Callable, Hashable, Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar, TypeVar
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -25,14 +33,97 @@ from .._chunks import (
 from .._kernels import upgrade_class_totals
 from ._host import LearnerHost
 
-__all__ = ["StateDeclarations"]
+__all__ = ["StateDeclarations", "StateSpec"]
 
 _Learner = TypeVar("_Learner", bound="StateDeclarations")
 
+#: Arrays of the state: attribute names, or a function of the learner giving them.
+_Arrays = tuple[str, ...] | Callable[[Any], tuple]
+
+
+@dataclass(frozen=True)
+class StateSpec:
+    """A learner's declaration of its state (its ``_state_spec``): which arrays a call
+    writes by rows, which it keeps bounded, which it can not write, and how large the
+    state is. Every field has the default of a learner that declares nothing (the
+    whole state copied by each call's transaction).
+
+    A learner declares ``_state_spec = StateSpec(...)``; a learner whose declaration
+    depends on its parameters (OPAUC's covariance kind) makes ``_state_spec`` a
+    property that returns the one of its parameters (as ``_tags``). The functions
+    take the learner first; the runtime asks them through the methods of
+    :class:`StateDeclarations`, whose docstrings give the contracts.
+
+    Attributes
+    ----------
+    logged : tuple of str, or callable(learner) -> tuple, default=()
+        Large state arrays, indexed by feature along axis 0, that only ``_update``
+        writes (:meth:`StateDeclarations._row_logged_state`). Names are read from the
+        learner; a state that lacks the first (not started) logs nothing.
+    log_from : int, default=0
+        Named ``logged`` arrays are logged from this many rows on (below, copying
+        them whole costs less).
+    by_rows : callable(learner, chunk) -> bool, optional
+        Whether ``_update(chunk)`` writes every ``logged`` array only in the rows the
+        chunk names (:meth:`StateDeclarations._row_written_state`); None: never.
+    written : callable(learner, chunk) -> tuple, optional
+        Those of ``logged`` that ``_update(chunk)`` writes only in the rows the chunk
+        names, when they are not all or none (``by_rows`` is then ignored).
+    rows : callable(learner, chunk, written) -> dict, optional
+        ``{id(array): rows}`` of the arrays ``written`` names, when fewer than the
+        chunk's features (:meth:`StateDeclarations._written_rows`).
+    bounded : tuple of str, or callable(learner) -> tuple, default=()
+        Those of ``logged`` that a kernel call keeps finite
+        (:meth:`StateDeclarations._bounded_state`).
+    read_only : callable(learner, y_pm, chunk) -> tuple, optional
+        State that learning a chunk of labels ``y_pm`` can not write
+        (:meth:`StateDeclarations._read_only_state`); None: the random generator of a
+        learner whose update draws nothing from it.
+    variant : callable(learner, chunk) -> hashable, optional
+        What, besides its label, the declarations of a one-row chunk depend on
+        (:meth:`StateDeclarations._plan_variant`); None: nothing.
+    nbytes : callable(learner, n_features) -> int, optional
+        Bytes of the state ``_init_state`` would allocate for ``n_features`` columns,
+        from the parameters alone (:meth:`StateDeclarations.state_nbytes`); None: a
+        state of O(n_features), counted as 0.
+    memory_hint : str or callable(learner) -> str, default=""
+        What to suggest when the state does not fit the memory budget.
+    """
+
+    logged: _Arrays = ()
+    log_from: int = 0
+    by_rows: Callable[[Any, Chunk], bool] | None = None
+    written: Callable[[Any, Chunk], tuple] | None = None
+    rows: Callable[[Any, Chunk, tuple], dict] | None = None
+    bounded: _Arrays = ()
+    read_only: Callable[[Any, np.ndarray, Chunk | None], tuple] | None = None
+    variant: Callable[[Any, Chunk], Hashable] | None = None
+    nbytes: Callable[[Any, int], int] | None = None
+    memory_hint: str | Callable[[Any], str] = ""
+
+
+def _arrays(learner, declared: _Arrays) -> tuple:
+    """The arrays ``declared`` names (or gives) of ``learner``."""
+    if callable(declared):
+        return declared(learner)
+    return tuple(getattr(learner, name) for name in declared)
+
+
+def _declared_variant(learner, chunk: Chunk):
+    """The ``_plan_variant`` of a learner that declares a ``variant`` (or whose
+    declaration is a property): the fast path's per-example entry asks it for every
+    example (:func:`aucstream._runtime._small_calls._override`)."""
+    variant = learner._state_spec.variant
+    return None if variant is None else variant(learner, chunk)
+
 
 class StateDeclarations(LearnerHost):
-    """Mixin of :class:`aucstream._base.BaseStreamingAUC`: the state declarations a
-    learner may override, with their defaults (module docstring)."""
+    """Mixin of :class:`aucstream._base.BaseStreamingAUC`: the runtime's questions
+    about a learner's state, answered from its declaration (module docstring). A
+    learner declares; it does not override these."""
+
+    #: The learner's declaration of its state (:class:`StateSpec`).
+    _state_spec: ClassVar[StateSpec] = StateSpec()
 
     #: State members added after format 1 was first written: a model file without
     #: them gets the fresh value, then :meth:`_upgrade_state` (e.g. an uncalibrated
@@ -42,15 +133,41 @@ class StateDeclarations(LearnerHost):
         "score_window_",  # the operating-point windows (aucstream._calibration)
     )
 
+    #: How a file that lacks a member of ``_state_added_later`` is completed, after
+    #: that member got its fresh value: ``{member: {attribute: value}}``, a value
+    #: being what the file's learner had (e.g. ``{"scale_": {"column_scale": None}}``:
+    #: a file saved before ``column_scale`` learnt the rows as they came, and keeps
+    #: doing so), or a function of the learner that computes it from the loaded state.
+    _upgrades: ClassVar[Mapping[str, Mapping[str, Any]]] = {}
+
+    def __init_subclass__(cls, **kwargs):
+        """A class whose declaration has a ``variant`` (or is a property) gets the
+        runtime's :func:`_declared_variant` as its ``_plan_variant``: the fast path's
+        per-example entry asks the variant of such classes only. Checks the
+        ``_upgrades`` table against ``_state_added_later``."""
+        super().__init_subclass__(**kwargs)
+        spec = cls.__dict__.get("_state_spec")
+        if spec is not None and (not isinstance(spec, StateSpec) or spec.variant is not None):
+            cls._plan_variant = _declared_variant  # type: ignore[method-assign,assignment]
+        unknown = set(cls._upgrades) - set(cls._state_added_later)
+        if unknown:
+            raise TypeError(f"{cls.__name__}._upgrades names {sorted(unknown)}, not added later")
+
     def _upgrade_state(self, missing: set[str]) -> None:
         """Complete the ``missing`` members of an older file from the rest of the state.
 
         Called by :func:`aucstream.load_model` after the fresh values were set and
-        before :meth:`_check_state`. The default keeps the fresh values.
+        before :meth:`_check_state`: applies the declared ``_upgrades`` of the
+        missing members, in their order.
         """
+        for member, values in self._upgrades.items():
+            if member in missing:
+                for name, value in values.items():
+                    setattr(self, name, value(self) if callable(value) else value)
 
     def _read_only_state(self, y_pm: np.ndarray, chunk: Chunk | None = None) -> tuple:
-        """State that learning a chunk of labels ``y_pm`` (+1/-1) can not write.
+        """State that learning a chunk of labels ``y_pm`` (+1/-1) can not write
+        (the declaration's ``read_only``).
 
         Arrays, components (all they hold) or random generators of the state that
         ``_update`` of such a chunk — and everything the base class does around it —
@@ -65,33 +182,45 @@ class StateDeclarations(LearnerHost):
         same objects, so a declaration may depend on the state's objects, the
         parameters and the labels only, unless it also depends on the ``chunk`` itself
         (given by the fast path: its layout, the state's counts), and then
-        :meth:`_plan_variant` says how. The default declares the random
+        :meth:`_plan_variant` says how. Undeclared: the random
         generator ``_rng`` of a learner whose update draws nothing from it
         (``_tags.update_draws`` False: saving a generator's state costs more than a
         one-row update), and nothing otherwise.
         """
+        declared = self._state_spec.read_only
+        if declared is not None:
+            return declared(self, y_pm, chunk)
         return () if self._tags.update_draws else (self._rng,)
 
     def _plan_variant(self, chunk: Chunk):
         """What, besides its label, the declarations of a one-row ``chunk``
         (:meth:`_read_only_state` with the chunk, :meth:`_row_written_state`) depend on:
-        a hashable value that keys the fast path's kept plans with the label. The
-        default: nothing (None)."""
+        a hashable value that keys the fast path's kept plans with the label (the
+        declaration's ``variant``). Undeclared: nothing (None)."""
         return None
 
     def _row_logged_state(self) -> tuple:
         """Large state arrays, indexed by feature along axis 0, that only ``_update``
         writes (not the code around it, nor any other method that runs in the
-        transaction of a ``partial_fit``-like call).
+        transaction of a ``partial_fit``-like call): the declaration's ``logged``.
 
         Those calls do not copy them: :meth:`_learn_chunk` saves, before each kernel
         call, the rows that :meth:`_row_written_state` declares (the whole array for
         the others) into the call's undo log (:class:`aucstream._state.UndoLog`), and
         checks only those rows afterwards. For states of O(d tau) (OPAUC's sketches).
         A declaration that is wrong breaks the transactions: tests/test_undo_log.py
-        checks each against a copy. The default declares nothing.
+        checks each against a copy. Undeclared: nothing.
         """
-        return ()
+        spec = self._state_spec
+        logged = spec.logged
+        if not logged:
+            return ()
+        if callable(logged):
+            return logged(self)
+        first = self.__dict__.get(logged[0])
+        if first is None or first.shape[0] < spec.log_from:
+            return ()
+        return tuple(getattr(self, name) for name in logged)
 
     def _undo_logged(self) -> bool:
         """Whether the arrays of :meth:`_row_logged_state` hold more than
@@ -104,20 +233,62 @@ class StateDeclarations(LearnerHost):
 
     def _bounded_state(self) -> tuple:
         """Those of :meth:`_row_logged_state` that a kernel call keeps finite when
-        they were finite before it, whatever the checked input: the input checks
-        (finite values, rows with a finite squared norm) bound every entry it can
-        write there (the learner's docstring says why). :meth:`_learn_chunk` still
-        saves their rows into the undo log but does not check them afterwards: at
-        d = 10^6 that check read about 60 MB per chunk of 8192 examples, a fifth of
-        OPAUC's time with the hashed sketch. The default declares nothing."""
-        return ()
+        they were finite before it, whatever the checked input (the declaration's
+        ``bounded``): the input checks (finite values, rows with a finite squared
+        norm) bound every entry it can write there (the learner's docstring says why).
+        :meth:`_learn_chunk` still saves their rows into the undo log but does not
+        check them afterwards: at d = 10^6 that check read about 60 MB per chunk of
+        8192 examples, a fifth of OPAUC's time with the hashed sketch. Undeclared:
+        nothing."""
+        bounded = self._state_spec.bounded
+        return _arrays(self, bounded) if bounded else ()
 
     def _row_written_state(self, chunk: Chunk) -> tuple:
         """The arrays of :meth:`_row_logged_state` that ``_update(chunk)`` writes only
         in the rows that the chunk names (:meth:`_chunk_rows`: ``chunk.indices``, or for
         dense rows read in place their non-zero columns), whatever happens (the others
-        are saved whole). Called before the update, with a validated chunk."""
-        return ()
+        are saved whole): the declaration's ``written``, else all of them when its
+        ``by_rows`` holds for the chunk. Called before the update, with a validated
+        chunk."""
+        spec = self._state_spec
+        if spec.written is not None:
+            return spec.written(self, chunk)
+        if spec.by_rows is None:
+            return ()
+        logged = self._row_logged_state()
+        return logged if logged and spec.by_rows(self, chunk) else ()
+
+    def _written_rows(self, chunk: Chunk, written: tuple) -> dict:
+        """``{id(array): rows}``: the rows (distinct, sorted) that ``_update(chunk)``
+        may write of each array of :meth:`_row_written_state` (``written``). Undeclared
+        (the declaration's ``rows``): the chunk's features (:meth:`_chunk_rows`) for
+        every one; a learner may name fewer per array (OPAUC: a class's summary, the
+        features of the chunk's examples of that class)."""
+        declared = self._state_spec.rows
+        if declared is not None:
+            return declared(self, chunk, written)
+        return self._features_written(chunk, written)
+
+    @classmethod
+    def _features_written(cls, chunk: Chunk, written: tuple) -> dict:
+        """``{id(array): rows}``: the chunk's features (distinct, sorted) for every
+        array of ``written`` (what :meth:`_written_rows` answers undeclared)."""
+        rows = _state.unique_rows(cls._chunk_rows(chunk), chunk.n_features)
+        return dict.fromkeys(map(id, written), rows)
+
+    def _state_nbytes(self, n_features: int) -> int:
+        """Bytes of the state ``_init_state`` would allocate (checked against the
+        budget): the declaration's ``nbytes``; undeclared, 0 (a state of
+        O(n_features))."""
+        nbytes = self._state_spec.nbytes
+        return 0 if nbytes is None else nbytes(self, n_features)
+
+    @property
+    def _low_memory_hint(self) -> str:
+        """What to suggest when the state does not fit the memory budget (the
+        declaration's ``memory_hint``)."""
+        hint = self._state_spec.memory_hint
+        return hint(self) if callable(hint) else hint
 
     @staticmethod
     def _chunk_rows(chunk: Chunk) -> np.ndarray:
@@ -238,3 +409,4 @@ class ClassWeightTotals:
     def _upgrade_state(self, missing: set[str]) -> None:
         if "weight_pos_" in missing:  # a file of aucstream 0.1: every weight was 1
             upgrade_class_totals(self, self._class_counts())
+        super()._upgrade_state(missing)  # type: ignore[misc]  # (the declared table)

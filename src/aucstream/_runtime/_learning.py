@@ -278,15 +278,6 @@ class LearningStep(LearnerHost):
         unchecked = np.zeros(0, dtype=np.int64)  # no row to check
         return {id(a): unchecked if id(a) in bounded else rows[id(a)] for a in finite}
 
-    def _written_rows(self, chunk: Chunk, written: tuple) -> dict:
-        """``{id(array): rows}``: the rows (distinct, sorted) that ``_update(chunk)``
-        may write of each array of :meth:`_row_written_state` (``written``). The
-        default: the chunk's features (:meth:`_chunk_rows`) for every one; a learner
-        may name fewer per array (OPAUC: a class's summary, the features of the
-        chunk's examples of that class)."""
-        rows = _state.unique_rows(self._chunk_rows(chunk), chunk.n_features)
-        return dict.fromkeys(map(id, written), rows)
-
     def _kernel_error(self, chunk: Chunk, error: Exception) -> FloatingPointError:
         """The error that reports an arithmetic ``error`` raised by ``_update``."""
         return FloatingPointError(

@@ -158,8 +158,8 @@ class FrequentDirectionsEngine(LowRankEngine):
     # ------------------------------------------------------------- write sets
     def written_rows(self, learner, chunk: Chunk, written: tuple) -> dict:
         """Every row an example reads: the catch-up before each window brings them up
-        to date (``BaseStreamingAUC._written_rows``)."""
-        return BaseStreamingAUC._written_rows(learner, chunk, written)
+        to date (``BaseStreamingAUC._features_written``)."""
+        return BaseStreamingAUC._features_written(chunk, written)
 
     # ---------------------------------------------------------------- merging
     def merge(self, learner, other) -> None:

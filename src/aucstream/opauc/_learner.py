@@ -12,6 +12,7 @@ import numpy as np
 
 from .._base import BaseStreamingAUC
 from .._params import FORGETTING, StrOptions, non_negative, positive, positive_int
+from .._runtime import StateSpec
 from ..covariance import COVARIANCE_KINDS, SUMMARY_DTYPES
 from ._engine import Engine
 from ._fd import FrequentDirectionsEngine
@@ -61,6 +62,32 @@ def _declared(name: str) -> property:
         return by_kind.get(kind, unknown) if isinstance(kind, str) else unknown
 
     return property(get, doc=f"The engine's ``{name}``.")
+
+
+def _spec(engine: Engine) -> StateSpec:
+    """The declaration of the state of the engine's kind: its answers
+    (``row_logged_state`` and so on, :class:`~aucstream.opauc._engine.Engine`)."""
+    return StateSpec(
+        logged=engine.row_logged_state,
+        written=engine.row_written_state,
+        rows=engine.written_rows,
+        bounded=engine.bounded_state,
+        read_only=engine.read_only_state,
+        variant=engine.plan_variant,
+        nbytes=engine.state_nbytes,
+        memory_hint=engine.low_memory_hint,
+    )
+
+
+#: The declaration of each kind's state (and of a kind not validated yet).
+_SPECS = {kind: _spec(engine) for kind, engine in _ENGINES.items()}
+_UNKNOWN_SPEC = _spec(_UNKNOWN)
+
+
+def _state_spec_of(learner) -> StateSpec:
+    """The learner's ``_state_spec``: its covariance kind's."""
+    kind = learner.covariance
+    return _SPECS.get(kind, _UNKNOWN_SPEC) if isinstance(kind, str) else _UNKNOWN_SPEC
 
 
 def engine_for(covariance) -> Engine:
@@ -281,19 +308,12 @@ class OPAUC(BaseStreamingAUC):
 
     # ------------------------------------------- the base class's hooks, forwarded
     _tags = _declared("tags")
-    _low_memory_hint = property(lambda self: self._engine.low_memory_hint(self))
+    _state_spec = property(_state_spec_of, doc="The engine's declaration of the state.")
     _check_params = _forward("check_params")
     _init_state = _forward("init_state")
-    _state_nbytes = _forward("state_nbytes")
     _check_state = _forward("check_state")
     _update = _forward("update")
     _bind_update = _forward("bind_update")
-    _row_logged_state = _forward("row_logged_state")
-    _bounded_state = _forward("bounded_state")
-    _row_written_state = _forward("row_written_state")
-    _written_rows = _forward("written_rows")
-    _read_only_state = _forward("read_only_state")
-    _plan_variant = _forward("plan_variant")
     _merge = _forward("merge")  # package docstring, "Merging"
 
     def _validate_weights(self, sample_weight, X):

@@ -40,7 +40,7 @@ One-row ``partial_fit`` calls are held as ``learn_one``'s examples are.
 
 from __future__ import annotations
 
-from typing import ClassVar, cast
+from typing import ClassVar, NamedTuple, cast
 
 import numpy as np
 import scipy.sparse as sp
@@ -54,7 +54,7 @@ from ._chunks import CSR_TYPES, _values_ok, check_sparse_structure, dict_row_val
 from ._config import fast_path_on
 from ._fastpath import LABEL_KINDS, validate_params_once
 from ._params import Interval, Real, StrOptions
-from ._runtime import LearnerTags
+from ._runtime import HoldsLearners, LearnerTags, StateSpec
 from .drift import DriftDetector
 from .metrics import roc_auc
 
@@ -170,7 +170,16 @@ class ChunkedPipeline(ClassifierMixin, BaseEstimator):
         return roc_auc(y == self.classes_[-1], self.decision_function(X))
 
 
-class StreamPipeline(BaseStreamingAUC):
+def _state_nbytes(pipeline: StreamPipeline, n_features: int) -> int:
+    """The held examples' arrays and the estimator's state (``StateSpec.nbytes``)."""
+    estimator = pipeline.estimator
+    if estimator is None:
+        estimator = pipeline._default_estimator()
+    queue = 16 * pipeline._queue_values(n_features) + 9 * pipeline._QUEUE_ROWS
+    return queue + estimator.state_nbytes(n_features)  # reads the parameters only
+
+
+class StreamPipeline(HoldsLearners, BaseStreamingAUC):
     r"""An online transformer in front of a learner, both learning in the same pass.
 
     Every chunk goes through ``transformer.partial_fit_transform`` — each row is
@@ -260,6 +269,7 @@ class StreamPipeline(BaseStreamingAUC):
     _QUEUE_ROWS: ClassVar[int] = 128
     #: Most stored values the held examples may take (a dense row takes n_features).
     _QUEUE_VALUES: ClassVar[int] = 1 << 15
+    _state_spec = StateSpec(nbytes=_state_nbytes)
 
     @property
     def estimator_(self):
@@ -314,11 +324,6 @@ class StreamPipeline(BaseStreamingAUC):
 
     def _queue_values(self, n_features: int) -> int:
         return min(self._QUEUE_ROWS * n_features, self._QUEUE_VALUES)
-
-    def _state_nbytes(self, n_features: int) -> int:
-        estimator = self._default_estimator() if self.estimator is None else self.estimator
-        queue = 16 * self._queue_values(n_features) + 9 * self._QUEUE_ROWS
-        return queue + estimator.state_nbytes(n_features)  # reads the parameters only
 
     def _init_state(self, n_features: int) -> None:
         transformer, estimator = self._steps()
@@ -545,17 +550,13 @@ class StreamPipeline(BaseStreamingAUC):
         return LearnerTags(fast_path=False, kernel_prequential=prequential)
 
     # --------------------------------------------------------------- learning
-    def _learn(self, X, y, pre_scores=None, sample_weight=None) -> None:
-        if pre_scores is not None:
-            pre_scores[:] = self._learn_prequential(X, y, sample_weight)
-            return
+    def _learn_rows(self, X, y, weights, prequential: bool) -> np.ndarray | None:
         Z = self.transformer_.partial_fit_transform(X)
-        self.estimator_.partial_fit(Z, y, sample_weight=sample_weight)
-        self.n_samples_seen_ += X.shape[0]
-
-    def _learn_prequential(self, X, y, weights) -> np.ndarray:
-        Z = self.transformer_.partial_fit_transform(X)
-        scores = self.estimator_.test_then_train(Z, y, sample_weight=weights)
+        if prequential:
+            scores = self.estimator_.test_then_train(Z, y, sample_weight=weights)
+        else:
+            scores = None
+            self.estimator_.partial_fit(Z, y, sample_weight=weights)
         self.n_samples_seen_ += X.shape[0]
         return scores
 
@@ -564,11 +565,8 @@ class StreamPipeline(BaseStreamingAUC):
         self.estimator_.merge(other.estimator_)
 
     # ---------------------------------------------------------------- scoring
-    def _raw_scores(self, X) -> np.ndarray:
-        return self.estimator_.decision_function(self.transformer_.transform(X))
-
-    def _threshold(self) -> float:
-        return 0.0  # the learner's scores are already centred on its calibration
+    def _scorer(self) -> _OnTransformed:
+        return _OnTransformed(self)
 
     def _has_calibration(self) -> bool:
         estimator = getattr(self, "estimator_", None)
@@ -584,15 +582,29 @@ class StreamPipeline(BaseStreamingAUC):
         X = validate_data(self, X, accept_sparse="csr", dtype=[np.float64, np.float32], reset=False)
         return self.estimator_.predict_proba(self.transformer_.transform(X))
 
+
+class _OnTransformed(NamedTuple):
+    """A pipeline's scores: its learner's decision values of the transformed rows (so
+    already centred on the learner's calibration: no threshold of its own)."""
+
+    pipeline: StreamPipeline
+
+    def _raw_scores(self, X) -> np.ndarray:
+        pipeline = self.pipeline
+        return pipeline.estimator_.decision_function(pipeline.transformer_.transform(X))
+
+    def _threshold(self) -> float:
+        return 0.0
+
     def _coef(self) -> np.ndarray:
         """The learner's weights on the raw features: ``w * multiplier``."""
-        _, multiplier = self.transformer_.affine_map()
-        return self.estimator_.coef_.ravel() * multiplier
+        _, multiplier = self.pipeline.transformer_.affine_map()
+        return self.pipeline.estimator_.coef_.ravel() * multiplier
 
     def _intercept(self) -> float:
         """The learner's intercept (its calibrated threshold included: the pipeline's
         scores are its decision values) moved to the raw features."""
-        offset, multiplier = self.transformer_.affine_map()
-        estimator = self.estimator_
+        offset, multiplier = self.pipeline.transformer_.affine_map()
+        estimator = self.pipeline.estimator_
         w = estimator.coef_.ravel()
         return float(estimator.intercept_[0] - np.dot(w * multiplier, offset))

@@ -85,7 +85,7 @@ import math
 import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, ClassVar, cast
+from typing import TYPE_CHECKING, ClassVar, NamedTuple, cast
 
 import numpy as np
 from sklearn.base import clone
@@ -94,7 +94,7 @@ from sklearn.utils.validation import check_is_fitted
 from . import _calibration, _race_drift, _state
 from ._base import BaseStreamingAUC
 from ._params import Interval, Real, StrOptions, positive_int, unit_open
-from ._runtime import _NOT_TAKEN, LearnerTags
+from ._runtime import _NOT_TAKEN, HoldsLearners, LearnerTags, StateSpec
 from ._streaming_auc import PrequentialAUC, RollingAUC
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -247,7 +247,38 @@ def search_transaction(owner, search: OnePassSearch, X) -> Iterator[None]:
         del _SHALLOW_WALKS[owner]
 
 
-class OnePassSearch(BaseStreamingAUC):
+def _state_nbytes(search: OnePassSearch, n_features: int) -> int:
+    """The candidates' states and metrics, the detector's signal (``StateSpec.nbytes``)."""
+    per_metric = 25 * search.window + 16 * search.exact_scores + 8 * search._BLOCK
+    watch = 0 if search.drift is None else 32 * 1000  # the detector's signal
+    candidates = search._candidate_list(n_features, fresh=False)
+    return watch + sum(c.state_nbytes(n_features) + per_metric for c in candidates)
+
+
+class _Ensemble(NamedTuple):
+    """The mean of the calibrated members' scores mapped by their slopes and offsets."""
+
+    members: list[tuple[BaseStreamingAUC, float, float]]
+
+    def _raw_scores(self, X) -> np.ndarray:
+        total = np.zeros(X.shape[0])
+        for candidate, slope, offset in self.members:
+            total += slope * candidate._raw_scores(X) + offset
+        return total / len(self.members)
+
+    def _coef(self) -> np.ndarray:
+        members = self.members
+        return cast(np.ndarray, sum(slope * c._coef() for c, slope, _ in members) / len(members))
+
+    def _intercept(self) -> float:
+        members = self.members
+        return sum(slope * c._intercept() + offset for c, slope, offset in members) / len(members)
+
+    def _threshold(self) -> float:
+        return 0.0
+
+
+class OnePassSearch(HoldsLearners, BaseStreamingAUC):
     """Tuning-free one-pass learning: race candidate learners by exact prequential AUC.
 
     See the module docstring for the rule, its guarantee and its cost. Use it behind
@@ -338,6 +369,7 @@ class OnePassSearch(BaseStreamingAUC):
     }
     #: Metrics are updated at multiples of this many examples (and at rounds).
     _BLOCK = 4096
+    _state_spec = StateSpec(nbytes=_state_nbytes)
 
     def __init__(
         self,
@@ -416,14 +448,6 @@ class OnePassSearch(BaseStreamingAUC):
         return _race_drift.metrics(self.window, self.exact_scores, self.max_fpr)[1]
 
     # ------------------------------------------------------------------ state
-    def _state_nbytes(self, n_features: int) -> int:
-        per_metric = 25 * self.window + 16 * self.exact_scores + 8 * self._BLOCK
-        watch = 0 if self.drift is None else 32 * 1000  # the detector's signal
-        return watch + sum(
-            c.state_nbytes(n_features) + per_metric
-            for c in self._candidate_list(n_features, fresh=False)
-        )
-
     def _init_state(self, n_features: int) -> None:
         self.candidates_ = self._candidate_list(n_features)
         k = len(self.candidates_)
@@ -551,31 +575,9 @@ class OnePassSearch(BaseStreamingAUC):
         """The leading candidate (:attr:`best_estimator_` without the check)."""
         return self.candidates_[self._choice()[0]]
 
-    def _raw_scores(self, X) -> np.ndarray:
+    def _scorer(self) -> BaseStreamingAUC | _Ensemble:  # the leader, or the members
         members = self._members()
-        if not members:
-            return self._leader()._raw_scores(X)
-        total = np.zeros(X.shape[0])
-        for candidate, slope, offset in members:
-            total += slope * candidate._raw_scores(X) + offset
-        return total / len(members)
-
-    def _coef(self) -> np.ndarray:
-        members = self._members()
-        if not members:
-            return self._leader()._coef()
-        return cast(np.ndarray, sum(slope * c._coef() for c, slope, _ in members) / len(members))
-
-    def _intercept(self) -> float:
-        members = self._members()
-        if not members:
-            return self._leader()._intercept()
-        return sum(slope * c._intercept() + offset for c, slope, offset in members) / len(members)
-
-    def _threshold(self) -> float:
-        if not self._members():
-            return self._leader()._threshold()
-        return 0.0
+        return _Ensemble(members) if members else self._leader()
 
     @property
     def calibration_(self) -> np.ndarray:  # the leader's, or the logistic map of log-odds
@@ -610,10 +612,8 @@ class OnePassSearch(BaseStreamingAUC):
         )
 
     # --------------------------------------------------------------- learning
-    def _learn(self, X, y, pre_scores=None, sample_weight=None) -> None:
-        self._learn_prequential(X, y, sample_weight)
-
-    def _learn_prequential(self, X, y, weights) -> np.ndarray:
+    def _learn_rows(self, X, y, weights, prequential: bool) -> np.ndarray:
+        """(The scores are computed whether ``prequential`` or not.)"""
         n = X.shape[0]
         scores = np.empty(n)
         labels = (y == self.classes_[1]).astype(np.int8)

@@ -26,7 +26,7 @@ which save only the rows a kernel call writes, are :mod:`aucstream._runtime._und
 :mod:`aucstream._kernels` (the compile policy and the shared compiled pieces).
 """
 
-from ._declarations import ClassWeightTotals, StateDeclarations, StateSpec
+from ._declarations import ClassWeightTotals, HoldsLearners, StateDeclarations, StateSpec
 from ._learning import _NOT_TAKEN, LearningStep, make_rng
 from ._merging import check_mergeable
 from ._small_calls import SmallCalls
@@ -35,6 +35,7 @@ from ._tags import LearnerTags
 __all__ = [
     "check_mergeable",
     "ClassWeightTotals",
+    "HoldsLearners",
     "LearnerTags",
     "LearningStep",
     "SmallCalls",

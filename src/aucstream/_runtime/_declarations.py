@@ -33,7 +33,7 @@ from .._chunks import (
 from .._kernels import upgrade_class_totals
 from ._host import LearnerHost
 
-__all__ = ["StateDeclarations", "StateSpec"]
+__all__ = ["HoldsLearners", "StateDeclarations", "StateSpec"]
 
 _Learner = TypeVar("_Learner", bound="StateDeclarations")
 
@@ -410,3 +410,48 @@ class ClassWeightTotals:
         if "weight_pos_" in missing:  # a file of aucstream 0.1: every weight was 1
             upgrade_class_totals(self, self._class_counts())
         super()._upgrade_state(missing)  # type: ignore[misc]  # (the declared table)
+
+
+class HoldsLearners:
+    """Mixin of the learners that hold others (:class:`~aucstream.StreamPipeline`,
+    :class:`~aucstream.OnePassSearch`), listed before :class:`BaseStreamingAUC`: they
+    learn through the learners they hold, not through a compiled step of their own,
+    and score as some of them do. Such a learner says how once each:
+
+    - :meth:`_learn_rows` learns validated rows (what ``_learn`` and
+      ``_learn_prequential`` of the base class do for a learner with a kernel);
+    - :meth:`_scorer` gives the object whose ``_raw_scores``, ``_coef``,
+      ``_intercept`` and ``_threshold`` are the learner's (a learner it holds, or a
+      view of them: a pipeline's transformed rows, a search's ensemble).
+    """
+
+    def _learn_rows(self, X, y, weights: np.ndarray | None, prequential: bool):
+        """Learn the validated rows ``(X, y)`` with their ``weights`` (or None), and
+        count them in ``n_samples_seen_``; return their prequential scores (the
+        learner's decision values before each row was learnt) when ``prequential``
+        (else they may be None)."""
+        raise NotImplementedError
+
+    def _scorer(self) -> Any:
+        """What scores for the learner now (module docstring of the class)."""
+        raise NotImplementedError
+
+    def _learn(self, X, y, pre_scores=None, sample_weight=None) -> None:
+        scores = self._learn_rows(X, y, sample_weight, pre_scores is not None)
+        if pre_scores is not None:
+            pre_scores[:] = scores
+
+    def _learn_prequential(self, X, y, weights: np.ndarray | None) -> np.ndarray:
+        return self._learn_rows(X, y, weights, True)
+
+    def _raw_scores(self, X) -> np.ndarray:
+        return self._scorer()._raw_scores(X)
+
+    def _coef(self) -> np.ndarray:
+        return self._scorer()._coef()
+
+    def _intercept(self) -> float:
+        return self._scorer()._intercept()
+
+    def _threshold(self) -> float:
+        return self._scorer()._threshold()

@@ -148,7 +148,7 @@ class StateDeclarations(LearnerHost):
         super().__init_subclass__(**kwargs)
         spec = cls.__dict__.get("_state_spec")
         if spec is not None and (not isinstance(spec, StateSpec) or spec.variant is not None):
-            cls._plan_variant = _declared_variant  # type: ignore[method-assign,assignment]
+            cls._plan_variant = _declared_variant
         unknown = set(cls._upgrades) - set(cls._state_added_later)
         if unknown:
             raise TypeError(f"{cls.__name__}._upgrades names {sorted(unknown)}, not added later")

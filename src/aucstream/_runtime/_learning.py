@@ -188,7 +188,7 @@ class LearningStep(LearnerHost):
                 f"n_features={n_features}, above the memory budget of "
                 f"{format_bytes(budget // 2)} (half of aucstream's memory_budget, which "
                 "also holds a copy during each call; aucstream.set_config(memory_budget=...) "
-                f"raises it). {self._low_memory_hint}".rstrip()
+                f"raises it). {self._low_memory_hint}".rstrip()  # type: ignore[attr-defined]
             )
 
     def _validate_weights(self, sample_weight, X) -> np.ndarray | None:

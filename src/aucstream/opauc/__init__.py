@@ -223,11 +223,12 @@ covariance     engine                                      module
 ``from_statistics``), :func:`opauc_gradient` and ``ExplicitEngine`` (what "full" and
 "sparse" share); ``_kernels`` the compiled steps of both kinds of kernel. An engine
 owns its kind's state allocation, update, re-basing and forming of the weights,
-merge, loaded-state checks and the answers to the base class's declarations (what a
-call writes by rows, reads only, keeps bounded: ``_row_logged_state``,
-``_row_written_state``, ``_written_rows``, ``_read_only_state``, ``_bounded_state``,
-``_plan_variant``, ``_tags``, ...); the estimator forwards each hook to it, so the base
-class sees the answers of the kind.
+merge, loaded-state checks and the declaration of its state (what a call writes by
+rows, reads only, keeps bounded, and the state's size: the learner's ``_state_spec``,
+made of the engine's ``row_logged_state``, ``row_written_state``, ``written_rows``,
+``read_only_state``, ``bounded_state``, ``plan_variant``, ``state_nbytes``) and
+``_tags``; the estimator forwards each hook to it, so the base class sees the answers
+of the kind.
 
 Engines are **stateless strategy objects**: one instance per kind, shared by every
 learner, whose methods take the learner and read and write its state. The engine is

@@ -206,19 +206,21 @@ def test_auc_on_a9a(cls, params):
 
 
 # ------------------------------------------------- one example, rows of the state
-# From _ROW_LOG_MIN features on, SOLAM (l2) declares u_ and the average's arrays
-# written by rows (SOLAM._row_written_state): a one-example call that does not fold
+# From 4096 features on (log_from), SOLAM (l2) declares u_ and the average's arrays
+# written by rows (SOLAM._state_spec): a one-example call that does not fold
 # first saves and checks only the rows of its features. Tested at a small d by
 # lowering the limit; a small R makes sigma fall below 1e-4 often, so folds come
 # between the calls.
 
 
 def _row_logging_stream(monkeypatch, shadow_limit=None):
+    from dataclasses import replace
+
     import scipy.sparse as sp
 
-    from aucstream import _state, solam
+    from aucstream import _state
 
-    monkeypatch.setattr(solam, "_ROW_LOG_MIN", 8)
+    monkeypatch.setattr(SOLAM, "_state_spec", replace(SOLAM._state_spec, log_from=8))
     if shadow_limit is not None:  # 0: every call through the undo log
         monkeypatch.setattr(_state, "SHADOW_LIMIT", shadow_limit)
     X, y = make_stream(200, 40, seed=9, sparsity=0.85)

@@ -154,9 +154,11 @@ def test_auc_on_a9a():
 def test_battery_with_rows_of_the_state_logged(monkeypatch):
     """The battery with v_ saved by rows at every call that cannot fold, as at
     d >= 4096 with small chunks."""
+    from dataclasses import replace
+
     import aucstream.spam as spam
 
-    monkeypatch.setattr(spam, "_ROW_LOG_MIN", 1)
+    monkeypatch.setattr(SPAM, "_state_spec", replace(SPAM._state_spec, log_from=1))
     monkeypatch.setattr(spam, "by_rows", lambda chunk: True)
     X, y = sparse_stream()
     model = SPAM().fit(X, y)

@@ -219,14 +219,6 @@ _DEFLATE_ABOVE = 2.0**256
 _ROW_LOG_MIN = 4096
 
 
-def _logged(learner: SOLAM) -> tuple:
-    """``u_``, ``avg_base_``, ``avg_corr_``, ``scale_`` from :data:`_ROW_LOG_MIN`
-    features on (``StateSpec.logged``)."""
-    if "u_" not in learner.__dict__ or learner.u_.shape[0] < _ROW_LOG_MIN:
-        return ()
-    return (learner.u_, learner.avg_base_, learner.avg_corr_, learner.scale_)
-
-
 def _plan_variant(learner: SOLAM, chunk: Chunk | None) -> int:
     """1 when the learner logs rows and a chunk's first example takes its step under
     the l2 constraint without a fold first (then one example writes the logged arrays
@@ -512,7 +504,8 @@ class SOLAM(ClassWeightTotals, BaseStreamingAUC):
     #: l1 projection): by rows for one example under the l2 constraint that does not
     #: fold first (:func:`_plan_variant`).
     _state_spec = StateSpec(
-        logged=_logged,
+        logged=("u_", "avg_base_", "avg_corr_", "scale_"),
+        log_from=_ROW_LOG_MIN,
         by_rows=_one_step_by_rows,
         variant=_plan_variant,
     )

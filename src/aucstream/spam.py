@@ -178,14 +178,6 @@ def lazy_prox_weights(v: np.ndarray, A: float, B: float) -> np.ndarray:
     return np.where(v > 0.0, w, -w)
 
 
-def _logged(learner: SPAM) -> tuple:
-    """``v_``: a call writes it in the rows of its examples' features only, unless it
-    folds (:func:`_no_fold_in`); ``StateSpec.logged``."""
-    if "v_" not in learner.__dict__ or learner.v_.shape[0] < _ROW_LOG_MIN:
-        return ()
-    return (learner.v_,)
-
-
 def _no_fold_in(learner: SPAM, chunk: Chunk) -> bool:
     """Whether ``v_`` is written by rows: no fold can happen within ``chunk`` (A and B
     after its steps, computed from the step sizes with a margin of a factor 2, stay in
@@ -256,7 +248,9 @@ class SPAM(BaseStreamingAUC):
         "l2": [0.0] + [10.0**k for k in range(-6, 0)],
     }
     _tags = LearnerTags(dense_kernels=True, kernel_prequential=True, update_draws=False)
-    _state_spec = StateSpec(logged=_logged, by_rows=_no_fold_in)
+    #: ``v_``: a call writes it in the rows of its examples' features only, unless it
+    #: folds (:func:`_no_fold_in`)
+    _state_spec = StateSpec(logged=("v_",), log_from=_ROW_LOG_MIN, by_rows=_no_fold_in)
     _parameter_constraints = {
         "eta0": [positive()],
         "l1": [non_negative()],

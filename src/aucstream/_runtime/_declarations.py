@@ -147,7 +147,8 @@ class StateDeclarations(LearnerHost):
         ``_upgrades`` table against ``_state_added_later``."""
         super().__init_subclass__(**kwargs)
         spec = cls.__dict__.get("_state_spec")
-        if spec is not None and (not isinstance(spec, StateSpec) or spec.variant is not None):
+        declares = spec is not None and (not isinstance(spec, StateSpec) or spec.variant)
+        if declares and "_plan_variant" not in cls.__dict__:
             cls._plan_variant = _declared_variant
         unknown = set(cls._upgrades) - set(cls._state_added_later)
         if unknown:

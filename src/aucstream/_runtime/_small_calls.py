@@ -66,7 +66,9 @@ from .._fastpath import (
     LABEL_KINDS,
     NO_CALIBRATION,
     NONE,
+    READS_DICTS,
     STABLE_PARAM_TYPES,
+    STALE,
     FastCache,
     OneRow,
     OneScore,
@@ -492,20 +494,30 @@ class SmallCalls(LearnerHost):
         cache = FAST.get(self)
         scorer = None if cache is None else cache.scorers.get(get_ident())
         state = self.__dict__
-        # kept weights: the members are the objects they were (then so is everything
-        # _prepare_scorer checked of them)
-        if scorer is None or not (
-            scorer.members is state
-            and len(state) == len(scorer.values)
-            and all(map(is_, state.values(), scorer.values))
-        ):
-            scorer = self._prepare_scorer()
-            if scorer is None:
-                return None
         k = len(x)
-        if k > scorer.width or not pack_dict_pairs(x, scorer.buffer):
-            return None
-        value = scorer.calls[proba](k)
+        if READS_DICTS:  # the kept weights are checked in the compiled call
+            value = STALE
+            if scorer is not None and scorer.calls is not None:
+                value = scorer.calls[proba](id(x), k, id(state))
+            if value == STALE:
+                scorer = self._prepare_scorer()
+                if scorer is None:
+                    return None
+                value = scorer.calls[proba](id(x), k, id(state))
+        else:
+            # kept weights: the members are the objects they were (then so is
+            # everything _prepare_scorer checked of them)
+            if scorer is None or not (
+                scorer.members is state
+                and len(state) == len(scorer.values)
+                and all(map(is_, state.values(), scorer.values))
+            ):
+                scorer = self._prepare_scorer()
+                if scorer is None:
+                    return None
+            if k > scorer.width or not pack_dict_pairs(x, scorer.buffer):
+                return None
+            value = scorer.calls[proba](k)
         if value != value:  # refused (NaN): the usual path says why
             return None
         return scorer.out.copy() if proba else value
@@ -533,8 +545,6 @@ class SmallCalls(LearnerHost):
             if len(scorers) >= 64:  # (threads that ended)
                 scorers.clear()
             scorer = scorers[thread] = OneScore(width)
-        if not scorer.read_weights(self):
-            return None
         calibration = state.get("calibration_") if self._has_calibration() else NO_CALIBRATION
         if calibration is not scorer.calibration:
             if not (
@@ -546,6 +556,8 @@ class SmallCalls(LearnerHost):
                 scorer.forget()
                 return None
             scorer.bind(calibration)
+        if not scorer.read_weights(self):
+            return None
         return scorer
 
     def _score_one(self, x) -> float | None:

@@ -193,6 +193,7 @@ def param_values(estimator) -> tuple:
 
 
 NONE = np.empty(0)
+_FLOAT64 = np.dtype(np.float64)
 _PLUS_ONE, _MINUS_ONE = np.ones(1), -np.ones(1)
 
 
@@ -435,7 +436,9 @@ def ints_at(where, n):
 
 
 @jit(inline="always")
-def _type_of(obj, offset):
+def type_of(obj, offset):
+    """The address of the type of the Python object at address ``obj`` (``offset``:
+    :data:`aucstream._kernels._pyobjects.TYPE_OFFSET`, a block's first value)."""
     return nb.carray(pointer(obj + offset, nb.int64), 1)[0]
 
 
@@ -457,10 +460,10 @@ def read_dict(where, scratch, keys, values):
     while dict_next(where, walk):
         if n >= keys.shape[0] or n >= values.shape[0]:
             return -1
-        kind = _type_of(walk[1], offset)
+        kind = type_of(walk[1], offset)
         if kind != scratch[1] and kind != scratch[2]:
             return -1
-        kind = _type_of(walk[2], offset)
+        kind = type_of(walk[2], offset)
         if kind != scratch[3] and kind != scratch[4] and kind != scratch[5]:
             return -1
         key = long_value(walk[1])
@@ -496,6 +499,34 @@ def _same_members(args, members):
             return False
         seen += 1
     return seen == n
+
+
+@jit
+def keep_members(args, coef, intercept, members):
+    """Keep in the block ``args`` (:meth:`OneScore.bind`) the weights ``coef`` (of
+    the learner's width) and the ``intercept``, and the dict at address ``members``
+    with the addresses of its values, in order (:func:`_same_members` compares
+    them): their number, or -1 (no weights kept) when the block's array of
+    addresses is too short."""
+    s = BLOCK_START
+    kept = ints_at(args[s + 8], args[s + 9])
+    args[s + 11] = 0
+    walk = args[6:9]
+    walk[0] = 0
+    n = 0
+    while dict_next(members, walk):
+        if n >= kept.shape[0]:
+            return -1
+        kept[n] = walk[2]
+        n += 1
+    weights = floats_at(args[s + 2], args[s + 3])
+    if coef.shape[0] != weights.shape[0] - 1:
+        return -1
+    weights[:-1] = coef
+    weights[-1] = intercept
+    args[s + 10] = n
+    args[s + 11] = members
+    return n
 
 
 @jit
@@ -560,6 +591,7 @@ class OneScore:
         "values",
         "calibration",
         "calls",
+        "keep",
         "args",
     )
 
@@ -580,8 +612,10 @@ class OneScore:
         #: (decision, probability)
         self.calibration: Any = None
         self.calls: Any = None
-        #: the block of the compiled scoring's arrays (:func:`block`; kept with them)
+        #: the block of the compiled scoring's arrays (:func:`block`; kept with them),
+        #: and :func:`keep_members` bound to it
         self.args: Any = None
+        self.keep: Any = None
 
     def current(self, members: dict) -> bool:
         """Whether the kept weights are those of the learner whose ``__dict__`` is
@@ -610,6 +644,8 @@ class OneScore:
             args = block(self.buffer, self.coef, calibration, self.out, self.ids, 0, 0)
             entry = compiled_entry(score_dict, (args, True, 0, 0, 0))
             self.calls = (partial(entry, args, False), partial(entry, args, True))
+            keep = compiled_entry(keep_members, (args, self.coef[:-1], 0.0, 0))
+            self.keep = partial(keep, args)
             self.args = args
         else:
             packed = (self.keys, self.buffer, self.coef, calibration)
@@ -627,19 +663,26 @@ class OneScore:
         self.forget()
         coef = learner._coef()
         width = self.width
-        if type(coef) is not np.ndarray or coef.shape != (width,) or coef.dtype != np.float64:
+        if (
+            type(coef) is not np.ndarray
+            or coef.ndim != 1
+            or coef.shape[0] != width
+            or not (coef.dtype is _FLOAT64 or coef.dtype == _FLOAT64)
+        ):
             return False
-        self.coef[:width] = coef
-        self.coef[width] = learner._intercept()
         members = learner.__dict__
         values = tuple(members.values())
         if READS_DICTS:
-            n = len(values)
-            if n > self.ids.shape[0]:  # more members: a larger array, bound again
-                self.ids = np.zeros(2 * n, dtype=np.int64)
+            if not coef.flags.c_contiguous:  # (the compiled entry reads C arrays)
+                coef = np.ascontiguousarray(coef)
+            intercept = float(learner._intercept())
+            if self.keep(coef, intercept, id(members)) < 0:  # a larger array, bound again
+                self.ids = np.zeros(2 * len(values), dtype=np.int64)
                 self.bind(self.calibration)
-            self.ids[:n] = list(map(id, values))
-            self.args[BLOCK_START + 10] = n
-            self.args[BLOCK_START + 11] = id(members)
+                if self.keep(coef, intercept, id(members)) < 0:
+                    return False
+        else:
+            self.coef[:width] = coef
+            self.coef[width] = learner._intercept()
         self.members, self.values = members, values
         return True

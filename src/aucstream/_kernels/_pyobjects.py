@@ -3,10 +3,12 @@
 A row passed as ``{index: value}`` (``learn_one``, ``decision_one``,
 ``predict_proba_one``) reaches the compiled code as the dict's address: the
 intrinsics here call CPython's own C functions (``PyDict_Next``,
-``PyLong_AsLongLong``, ``PyFloat_AsDouble``, ``PyErr_Occurred``, ``PyErr_Clear``),
-which the compiled code finds by name in the running interpreter as numba's own
-wrappers do, so no Python tuple of the keys and values is made and no :mod:`struct`
-call packs them (the two cost more than the rest of a one-row score).
+``PyLong_AsLongLong``, ``PyFloat_AsDouble``, ``PyErr_Occurred``, ``PyErr_Clear``; and,
+for the per-example entry's checks of a learner's state by identity, ``PyDict_Size``,
+``PyDict_GetItem``, ``PyList_Size``, ``PyList_GetItem``, ``PyType_IsSubtype``), which
+the compiled code finds by name in the running interpreter as numba's own wrappers do,
+so no Python tuple of the keys and values is made and no :mod:`struct` call packs them
+(the two cost more than the rest of a one-row score).
 
 Safety rules (for the callers, :func:`aucstream._fastpath.read_dict`):
 
@@ -34,7 +36,19 @@ from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-__all__ = ["LAYOUT", "TYPE_OFFSET", "dict_next", "error_clear", "float_value", "long_value"]
+__all__ = [
+    "LAYOUT",
+    "TYPE_OFFSET",
+    "dict_item",
+    "dict_next",
+    "dict_size",
+    "error_clear",
+    "float_value",
+    "is_subtype",
+    "list_item",
+    "list_size",
+    "long_value",
+]
 
 _BYTE_P = ir.IntType(8).as_pointer()
 _I64 = ir.IntType(64)
@@ -115,6 +129,74 @@ def error_clear(typingctx):
         return raised
 
     return sig, codegen
+
+
+def _address_call(builder, name: str, arguments: list, values: list):
+    """The call of the C function ``name`` returning an object (its address, 0 for
+    NULL) or a ``Py_ssize_t`` (an int64)."""
+    fn = _c_function(builder, name, _I64, arguments)
+    return builder.call(fn, values)
+
+
+@intrinsic
+def dict_size(typingctx, container):
+    """``PyDict_Size`` of the dict at address ``container``."""
+
+    def codegen(context, builder, signature, args):
+        return _address_call(
+            builder, "PyDict_Size", [_BYTE_P], [builder.inttoptr(args[0], _BYTE_P)]
+        )
+
+    return types.int64(container), codegen
+
+
+@intrinsic
+def dict_item(typingctx, container, key):
+    """``PyDict_GetItem``: the address of the value of the key at address ``key`` in
+    the dict at address ``container`` (a borrowed reference), 0 when it has none
+    (the keys of the callers are str objects: no error is possible)."""
+
+    def codegen(context, builder, signature, args):
+        pointers = [builder.inttoptr(a, _BYTE_P) for a in args]
+        return _address_call(builder, "PyDict_GetItem", [_BYTE_P, _BYTE_P], pointers)
+
+    return types.int64(container, key), codegen
+
+
+@intrinsic
+def list_size(typingctx, container):
+    """``PyList_Size`` of the list at address ``container``."""
+
+    def codegen(context, builder, signature, args):
+        return _address_call(
+            builder, "PyList_Size", [_BYTE_P], [builder.inttoptr(args[0], _BYTE_P)]
+        )
+
+    return types.int64(container), codegen
+
+
+@intrinsic
+def list_item(typingctx, container, index):
+    """``PyList_GetItem``: the address of item ``index`` (inside the list: the
+    callers check its size first) of the list at address ``container``."""
+
+    def codegen(context, builder, signature, args):
+        values = [builder.inttoptr(args[0], _BYTE_P), args[1]]
+        return _address_call(builder, "PyList_GetItem", [_BYTE_P, _I64], values)
+
+    return types.int64(container, index), codegen
+
+
+@intrinsic
+def is_subtype(typingctx, kind, base):
+    """``PyType_IsSubtype`` of the type objects at addresses ``kind`` and ``base``."""
+
+    def codegen(context, builder, signature, args):
+        fn = _c_function(builder, "PyType_IsSubtype", ir.IntType(32), [_BYTE_P, _BYTE_P])
+        found = builder.call(fn, [builder.inttoptr(a, _BYTE_P) for a in args])
+        return builder.icmp_signed("!=", found, ir.IntType(32)(0))
+
+    return types.boolean(kind, base), codegen
 
 
 #: The offset of ``ob_type`` in CPython's object header.

@@ -504,6 +504,8 @@ class SmallCalls(LearnerHost):
                 if scorer is None:
                     return None
                 value = scorer.calls[proba](id(x), k, id(state))
+                if value == STALE:  # (not kept: the usual path)
+                    return None
         else:
             # kept weights: the members are the objects they were (then so is
             # everything _prepare_scorer checked of them)

@@ -396,6 +396,8 @@ class OneRow:
 #: :data:`aucstream._kernels._pyobjects.LAYOUT` (6 values) and the position and the
 #: item of :func:`read_dict`'s walk of a dict (3 values).
 BLOCK_START = 9
+#: The most values of a block (compiled code reads a block from its address).
+BLOCK_WIDTH = BLOCK_START + 32
 #: Whether dict rows can be read in compiled code (:func:`read_dict`).
 READS_DICTS = LAYOUT is not None
 
@@ -410,8 +412,11 @@ def block(*items) -> np.ndarray:
     about as much per array argument as for the rest of a one-row call): the layout
     that :func:`read_dict` reads, two free values, then per item its address and
     length (a C-contiguous array; a 2-D array's length is its number of rows) or
-    the integer itself. The caller keeps the arrays alive for as long as the block,
-    and reads them back in compiled code with :func:`floats_at` / :func:`ints_at`."""
+    the integer itself (at most :data:`BLOCK_WIDTH` values in all). The caller keeps
+    the arrays alive for as long as the block, passes the block to compiled code as
+    its address (:func:`address`; an int costs less to pass than an array) and
+    reads it back there with ``ints_at(at, BLOCK_WIDTH)``, and the arrays with
+    :func:`floats_at` / :func:`ints_at`."""
     out = [*(LAYOUT if LAYOUT is not None else np.zeros(6, dtype=np.int64)), 0, 0, 0]
     for item in items:
         if isinstance(item, np.ndarray):
@@ -420,7 +425,9 @@ def block(*items) -> np.ndarray:
             out += [address(item), item.shape[0] if item.ndim else 1]
         else:
             out.append(int(item))
-    return np.array(out, dtype=np.int64)
+    if len(out) > BLOCK_WIDTH:
+        raise ValueError("too many items for a block")
+    return np.array(out + [0] * (BLOCK_WIDTH - len(out)), dtype=np.int64)
 
 
 @jit(inline="always")
@@ -502,12 +509,13 @@ def _same_members(args, members):
 
 
 @jit
-def keep_members(args, coef, intercept, members):
+def keep_members(at, coef, intercept, members):
     """Keep in the block ``args`` (:meth:`OneScore.bind`) the weights ``coef`` (of
     the learner's width) and the ``intercept``, and the dict at address ``members``
     with the addresses of its values, in order (:func:`_same_members` compares
     them): their number, or -1 (no weights kept) when the block's array of
     addresses is too short."""
+    args = ints_at(at, BLOCK_WIDTH)
     s = BLOCK_START
     kept = ints_at(args[s + 8], args[s + 9])
     args[s + 11] = 0
@@ -530,13 +538,14 @@ def keep_members(args, coef, intercept, members):
 
 
 @jit
-def score_dict(args, proba, where, k, members):
+def score_dict(at, proba, where, k, members):
     """:func:`aucstream._chunks.score_packed_row` of the dict at address ``where``
     (``k`` items) read by :func:`read_dict` into the packed layout, with the arrays
     of the block ``args`` (:meth:`OneScore.bind`): the buffer, the weights and
     intercept, the calibration, the output. :data:`STALE` when the learner's
     ``__dict__`` (at address ``members``) does not hold the members kept with the
     weights, NaN when the row is refused."""
+    args = ints_at(at, BLOCK_WIDTH)
     if not _same_members(args, members):
         return STALE
     s = BLOCK_START
@@ -642,10 +651,10 @@ class OneScore:
         self.forget()
         if READS_DICTS:
             args = block(self.buffer, self.coef, calibration, self.out, self.ids, 0, 0)
-            entry = compiled_entry(score_dict, (args, True, 0, 0, 0))
-            self.calls = (partial(entry, args, False), partial(entry, args, True))
-            keep = compiled_entry(keep_members, (args, self.coef[:-1], 0.0, 0))
-            self.keep = partial(keep, args)
+            at = address(args)  # (an int: numba unboxes an array argument slowly)
+            entry = compiled_entry(score_dict, (at, True, 0, 0, 0))
+            self.calls = (partial(entry, at, False), partial(entry, at, True))
+            self.keep = partial(compiled_entry(keep_members, (at, self.coef[:-1], 0.0, 0)), at)
             self.args = args
         else:
             packed = (self.keys, self.buffer, self.coef, calibration)

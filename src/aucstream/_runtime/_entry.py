@@ -64,8 +64,10 @@ from .._config import _local
 from .._fastpath import (
     _SCALAR_LABELS,
     BLOCK_START,
+    BLOCK_WIDTH,
     NONE,
     READS_DICTS,
+    address,
     block,
     floats_at,
     ints_at,
@@ -169,7 +171,7 @@ def _table_at(where, rows, columns):
 
 
 @jit
-def _begin_dict(args, label, where, k):
+def _begin_dict(at, label, where, k):
     """:func:`_begin_sparse` of the dict of ``k`` items at address ``where`` (held by
     the caller), read by :func:`aucstream._fastpath.read_dict` straight into the
     buffers, with the arrays of the block ``args`` (:meth:`OneStep._step`): the
@@ -177,6 +179,7 @@ def _begin_dict(args, label, where, k):
     ``rows_copy``, the label's ``y``, the walk's table (:func:`_walk_table`, checked
     first). Returns ``k``, -1 (nothing saved) when the row is refused, or -3
     (nothing done) when the walk is not current."""
+    args = ints_at(at, BLOCK_WIDTH)
     s = BLOCK_START
     if not _walk_current(ints_at(args[s + 13], args[s + 14])):
         return -3
@@ -197,10 +200,11 @@ def _begin_dict(args, label, where, k):
 
 
 @jit
-def _begin_dense_block(args, label, values):
+def _begin_dense_block(at, label, values):
     """:func:`_begin_dense` with the arrays of the block ``args``
     (:meth:`OneStep._step`): ``out`` (one row), ``nonzero``, the width, the tables
     ``copy``, ``rows_copy`` and ``whole``, ``has_whole``, the label's ``y``."""
+    args = ints_at(at, BLOCK_WIDTH)
     s = BLOCK_START
     width = args[s + 4]
     return _begin_dense(
@@ -218,12 +222,13 @@ def _begin_dense_block(args, label, values):
 
 
 @jit
-def _finish_block(args, k):
+def _finish_block(at, k):
     """:func:`_finish` with the arrays of the block ``args`` (:meth:`OneStep._step`):
     the tables ``floats`` and ``rows_floats``, the row's indices, the mode, the
     calibration, the window, the scores, ``y`` and the (empty) weights; first the
     state's Python floats (:func:`_scalars_ok`: the learner's ``__dict__`` and the
     addresses of their names)."""
+    args = ints_at(at, BLOCK_WIDTH)
     s = BLOCK_START
     if not _scalars_ok(args, args[s + 18], ints_at(args[s + 19], args[s + 20])):
         return False
@@ -369,6 +374,7 @@ class OneStep:
         "walk",
         "names",
         "early",
+        "blocks",
     )
 
     def __init__(self, learner, cache, one, dense: bool, variant, check_hook):
@@ -406,6 +412,8 @@ class OneStep:
         #: the walk's check as a table for the compiled entry (dict rows), or None
         #: (:func:`_walk_table`)
         self.walk = None if dense or not READS_DICTS else _walk_table(flat)
+        #: the blocks of the compiled calls' arguments (:func:`aucstream._fastpath.block`)
+        self.blocks: list[np.ndarray] = []
         #: the compiled walk's check as a call of its own, made first when code of the
         #: learner runs before the compiled entry (``_plan_variant``, the hook: they may
         #: pass the state to a kernel), else None (the entry makes it)
@@ -459,14 +467,14 @@ class OneStep:
                     whole = self._apart(whole)
             tables = (plan.copy, plan.rows_copy, _TABLE if whole is None else whole.copy)
             args = block(one.data, one.nonzero, self.width, *tables, whole is not None, one.y)
-            entry = compiled_entry(_begin_dense_block, (args, 1.0, np.zeros(self.width)))
+            entry = compiled_entry(_begin_dense_block, (0, 1.0, np.zeros(self.width)))
             plans: tuple = (plan, plan if whole is None else whole)
             rows = one.nonzero
         elif READS_DICTS:
             buffers = (one.indptr, one.indices, one.data, self.width)
             walk = _NO_WALK if self.walk is None or self.early is not None else self.walk
             args = block(*buffers, plan.copy, plan.rows_copy, one.y, walk)
-            entry = compiled_entry(_begin_dict, (args, 1.0, 0, 0))
+            entry = compiled_entry(_begin_dict, (0, 1.0, 0, 0))
             plans = (plan,)
             rows = one.indices
         else:
@@ -478,7 +486,8 @@ class OneStep:
             step = (partial(entry, *packed), self._checks((plan,), one.indices))
             self.steps[key] = step
             return step
-        step = (partial(entry, args), self._checks(plans, rows))
+        self.blocks.append(args)  # (alive with the step: its calls take its address)
+        step = (partial(entry, address(args)), self._checks(plans, rows))
         self.steps[key] = step
         return step
 
@@ -488,12 +497,12 @@ class OneStep:
         one, window = self.one, self.window
         checks = []
         for p in plans:
-            tables = (p.floats, p.rows_floats, rows)
-            args = block(*tables, self.mode, self.calibration, window, window.shape[1])
+            tables = (p.floats, p.rows_floats, rows, self.mode, self.calibration)
             tail = (one.scores, one.y, NONE, id(self.vars), self.names)
-            args = np.append(args, block(*tail)[BLOCK_START:])
-            finish = compiled_entry(_finish_block, (args, 0))
-            checks.append((p, partial(finish, args)))
+            args = block(*tables, window, window.shape[1], *tail)
+            finish = compiled_entry(_finish_block, (0, 0))
+            self.blocks.append(args)
+            checks.append((p, partial(finish, address(args))))
         return tuple(checks)
 
     def learn(self, learner, x, y) -> bool:

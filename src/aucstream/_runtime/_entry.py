@@ -1,6 +1,6 @@
 """The compiled per-example entry: ``learn_one`` (and one-row ``partial_fit`` of a 2-D
-array) of a learner seen before, in a few attribute reads and two compiled calls around the
-learner's bound update.
+array) of a learner seen before, in a few attribute reads and two compiled calls around
+the learner's bound update.
 
 The fast path of small calls (:mod:`aucstream._runtime._small_calls`) makes every
 decision of a one-row call again at each call: which prepared buffers, which plan of
@@ -15,22 +15,33 @@ keeps its outcome: the buffers, the bound update (``_bind_update``) and, per pla
    state still the one the step was made from and still current (the state holds the
    objects it held, the parameters are the same objects), the label one of the two
    classes;
-2. :func:`_begin_sparse` / :func:`_begin_dense`, one compiled call (after a dict row
-   was packed into the step's buffer by one :mod:`struct` call,
-   :func:`aucstream._chunks.pack_dict_pairs`): the label stored, the row checked
+2. one compiled call that checks, loads and saves: for a dict row :func:`_begin_dict`,
+   which first makes the walk's check itself (:func:`_walk_current`, from a table of
+   the walk's containers, keys and objects by address, :func:`_walk_table`; made in
+   Python, or by a compiled call of its own when the learner's ``_plan_variant`` or
+   ``_check_partial_fit`` runs first, :attr:`OneStep.early`) and reads the dict
+   where it lies (:func:`aucstream._fastpath.read_dict`: keys and values of the
+   plain types, through CPython's C API, no tuple and no :mod:`struct` packing);
+   for a 1-D array :func:`_begin_dense_block`. The label is stored, the row checked
    (indices inside ``[0, n_features)`` and distinct, values finite and below the
    magnitude limit: :func:`aucstream._chunks.load_row_in_place`,
    :func:`aucstream._chunks.load_dense_row`) and loaded into the buffers, and the
    state it may write saved into the walk's shadow copies (what the plan copies
    whole, and the rows the example names of what it writes by rows): the undo log of
-   the call. A refused row returns before anything is saved, and the call goes the usual
-   way, which says what is wrong;
+   the call. A refused row returns before anything is saved, and the call goes the
+   usual way, which says what is wrong;
 3. the learner's bound update (its kernel at its compiled entry point);
-4. the state's Python floats checked finite, then :func:`_finish`, one compiled call:
-   the calibration learns the prequential score (unless the kernel fitted it), the
-   arrays the plan copies and the saved rows are checked finite (the divergence
-   check), and only then the score is pushed into the operating-point windows
+4. :func:`_finish_block`, one compiled call: the state's Python floats checked finite
+   (:func:`_scalars_ok`, read from the learner's ``__dict__``), the calibration learns
+   the prequential score (unless the kernel fitted it), the arrays the plan copies
+   and the saved rows are checked finite (the divergence check), and only then the
+   score is pushed into the operating-point windows
    (:func:`aucstream._calibration.record`).
+
+The compiled calls take their arrays as one block of addresses, passed as an int
+(:func:`aucstream._fastpath.block`): numba unboxes each array argument at every call,
+which cost more than the work of a one-row load or check. The step keeps the blocks
+and every array they name alive.
 
 The operating-point windows (``score_window_``, two rings of 2,048 scores) are left out
 of the saved and checked tables (:func:`_window_apart`): a call writes one slot of
@@ -445,12 +456,14 @@ class OneStep:
         """The plans of ``key`` kept by the fast path, with the compiled calls bound to
         their tables, or None (not handled, or not yet planned).
 
-        A step is ``(begin, checks)``: ``begin(label, row)`` checks, loads and saves
-        (``row``: the number of packed entries, or the 1-D array); ``checks[i]`` is
-        ``(plan, finish)`` of the plan used (without the window), ``finish(k)`` the
-        bound :func:`_finish`, ``i`` = 1 for a dense row of a learner that saves rows
-        when it names more than half the columns (its plan copies everything whole),
-        else 0."""
+        A step is ``(begin, checks)``: ``begin(label, ...)`` checks, loads and saves
+        (``begin(label, address, k)`` of a dict of ``k`` items, :func:`_begin_dict`;
+        ``begin(label, row)`` of a 1-D array; ``begin(label, k)`` of a dict packed by
+        :mod:`struct` without :data:`aucstream._fastpath.READS_DICTS`); ``checks[i]``
+        is ``(plan, finish)`` of the plan used (without the window), ``finish(k)`` the
+        bound :func:`_finish_block`, ``i`` = 1 for a dense row of a learner that
+        saves rows when it names more than half the columns (its plan copies
+        everything whole), else 0."""
         cache = self.cache
         plan = cache.plans.get(key)
         if plan is None or not self.flat._verified or not _simple(plan):

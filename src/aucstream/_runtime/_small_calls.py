@@ -34,9 +34,9 @@ few attribute reads around a compiled check-load-save, the update and a compiled
 finiteness check). Scoring one example (``decision_one``, ``predict_one``,
 ``predict_proba_one``) skips scikit-learn's validation the same way
 (:meth:`BaseStreamingAUC._score_one`), with the scores of ``decision_function`` bit
-for bit; a dict row goes further (:meth:`BaseStreamingAUC._dict_score`): packed into
-prepared buffers and scored, checked and calibrated in one compiled call with the
-weights kept between calls while the learner's members are the same objects
+for bit; a dict row goes further (:meth:`BaseStreamingAUC._dict_score`): one compiled
+call checks that the learner's members are the objects they were when the weights
+were read, reads the dict where it lies, and scores, checks and calibrates the row
 (:class:`aucstream._fastpath.OneScore`).
 """
 
@@ -484,9 +484,10 @@ class SmallCalls(LearnerHost):
     def _dict_score(self, x: dict, proba: bool):
         """The decision (a float) or, with ``proba``, the class probabilities (an
         array of two) of the dict row ``x``, through the cache's prepared scoring of
-        dict rows (:class:`aucstream._fastpath.OneScore`: the row packed into its
-        buffers, then one compiled call that checks it, takes the dot with the kept
-        weights and applies the calibration), equal bit for bit to
+        dict rows (:class:`aucstream._fastpath.OneScore`: one compiled call that
+        checks the kept weights are the learner's, reads and checks the row, takes the
+        dot with the weights and applies the calibration; the weights read again when
+        they are not), equal bit for bit to
         ``decision_function`` / ``predict_proba`` of the row; or None when the row or
         the learner must take the usual path (as :meth:`_score_one`)."""
         if not _local.fast_path:

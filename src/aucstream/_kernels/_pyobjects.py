@@ -208,7 +208,7 @@ def _layout() -> np.ndarray | None:
     type offset, then the addresses of the key types (``int``, ``numpy.int64``) and of
     the value types (``float``, ``numpy.float64``, ``int``) it converts; None when the
     offset does not give these objects' types (another object layout)."""
-    samples = (1, np.int64(1), 1.5, np.float64(1.5), True, "a", None, {})
+    samples: tuple = (1, np.int64(1), 1.5, np.float64(1.5), True, "a", None, {})
     for obj in samples:
         if ctypes.c_void_p.from_address(id(obj) + TYPE_OFFSET).value != id(type(obj)):
             return None

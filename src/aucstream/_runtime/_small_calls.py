@@ -501,9 +501,10 @@ class SmallCalls(LearnerHost):
             if scorer is not None and scorer.calls is not None:
                 value = scorer.calls[proba](id(x), k, id(state))
             if value == STALE:
-                scorer = self._prepare_scorer()
-                if scorer is None:
-                    return None
+                if scorer is None or not self._read_again(scorer, state):
+                    scorer = self._prepare_scorer()
+                    if scorer is None:
+                        return None
                 value = scorer.calls[proba](id(x), k, id(state))
                 if value == STALE:  # (not kept: the usual path)
                     return None
@@ -521,9 +522,25 @@ class SmallCalls(LearnerHost):
             if k > scorer.width or not pack_dict_pairs(x, scorer.buffer):
                 return None
             value = scorer.calls[proba](k)
-        if value != value:  # refused (NaN): the usual path says why
+        if value != value or scorer is None:  # refused (NaN): the usual path says why
             return None
         return scorer.out.copy() if proba else value
+
+    def _read_again(self, scorer: OneScore, state: dict) -> bool:
+        """Read the weights again into a scorer already prepared for this learner
+        (:meth:`_prepare_scorer`) whose members changed since (it learnt): True when
+        its ``__dict__``, width and calibration are still those it was prepared for
+        and the weights were read; False, for :meth:`_prepare_scorer`, otherwise."""
+        if (
+            scorer.calls is None
+            or scorer.members is not state
+            or state.get("n_features_in_") != scorer.width
+            or "n_samples_seen_" not in state
+            or "feature_names_in_" in state
+        ):
+            return False
+        calibration = state.get("calibration_") if self._has_calibration() else NO_CALIBRATION
+        return calibration is scorer.calibration and scorer.read_weights(self)
 
     def _prepare_scorer(self) -> OneScore | None:
         """The cache's prepared scoring of dict rows with the learner's weights read

@@ -5,6 +5,11 @@ For SOLAM, UnivariateOnline and OPAUC (full covariance) at d = 123 (a9a from
 ``$AUCSTREAM_DATA``, or a generated stream of its shape: 11% non-zeros, 24%
 positives), this measures, on the same rows:
 
+- issue 29's targets on dict rows, each call and its River peer in the same
+  interleaved rounds (``issue29_targets``: ``learn_one``, ``predict_proba_one`` and
+  ``decision_one`` against River's ``LogisticRegression``, the progressive loop
+  against River's LogisticRegression with its ROCAUC; ``ratio_to_peer`` against
+  ``TARGETS``);
 - ``learn_one`` with dict rows (the non-zeros) against River's
   ``LogisticRegression.learn_one`` on the same dicts (when River is installed);
 - ``learn_one`` with 1-D arrays, and one-row ``partial_fit`` with dense and with CSR

@@ -142,3 +142,28 @@ def test_the_step_reads_the_dict_in_its_compiled_call():
         model.learn_one({j: float(X[i, j]) for j in np.flatnonzero(X[i])}, y[i])
     step = FAST.get(model).sparse_step
     assert step is not None and step.walk is not None and step.walk.shape[0] > 0
+
+
+def test_without_the_compiled_reader_dicts_are_packed_with_the_same_results(monkeypatch):
+    """Where the object layout is not CPython's usual one (``LAYOUT`` None), dict rows
+    are packed by :mod:`struct` (the path kept for it): the same models and scores."""
+    from aucstream import _fastpath
+    from aucstream._runtime import _entry, _small_calls
+
+    X, y = make_stream(50, 6, seed=7, sparsity=0.4)
+    rows = [{int(j): float(X[i, j]) for j in np.flatnonzero(X[i])} for i in range(50)]
+    outcomes = []
+    for reads in (True, False):
+        with monkeypatch.context() as patch:
+            for module in (_fastpath, _entry, _small_calls):
+                patch.setattr(module, "READS_DICTS", reads)
+            model = SOLAM(random_state=0).partial_fit(X[:10], y[:10], classes=[-1, 1])
+            scores = []
+            for i in range(10, 50):
+                scores.append((model.decision_one(rows[i]), *model.predict_proba_one(rows[i])))
+                model.learn_one(rows[i], y[i])
+            step = FAST.get(model).sparse_step
+            assert (step.walk is not None) is reads
+            outcomes.append((snapshot(vars(model)), scores))
+    assert_same_state(outcomes[0][0], outcomes[1][0])
+    np.testing.assert_array_equal(np.array(outcomes[0][1]), np.array(outcomes[1][1]))

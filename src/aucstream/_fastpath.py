@@ -5,7 +5,10 @@ plainly valid small calls of a learner that has already learnt through a path wi
 scikit-learn's general validation; the helpers here remember, per learner and outside
 its state, the parameters last validated and the labels, and check labels cheaply;
 the prepared one-row learning call (:class:`OneRow`) and the prepared scoring of dict
-rows (:class:`OneScore`) live here too.
+rows (:class:`OneScore`) live here too, with what the compiled per-example calls share:
+the reading of a dict row where it lies (:func:`read_dict`, through
+:mod:`aucstream._kernels._pyobjects`) and the blocks that pass a call's arrays as one
+address (:func:`block`).
 """
 
 from __future__ import annotations

@@ -167,3 +167,18 @@ def test_without_the_compiled_reader_dicts_are_packed_with_the_same_results(monk
             outcomes.append((snapshot(vars(model)), scores))
     assert_same_state(outcomes[0][0], outcomes[1][0])
     np.testing.assert_array_equal(np.array(outcomes[0][1]), np.array(outcomes[1][1]))
+
+
+def test_a_learner_of_many_members_is_scored_and_seen_changing():
+    """More members than the scorer's first array of addresses: it grows."""
+    X, y = make_stream(40, 6, seed=4, sparsity=0.3)
+    model = SOLAM(random_state=0).partial_fit(X, y, classes=[-1, 1])
+    x, row = {1: 0.5, 4: -1.0}, np.array([[0, 0.5, 0, 0, -1.0, 0]])
+    model.decision_one(x)
+    for j in range(100):
+        setattr(model, f"note_{j}", j)
+    np.testing.assert_array_equal(model.predict_proba_one(x), model.predict_proba(row)[0])
+    (scorer,) = FAST.get(model).scorers.values()
+    assert scorer.ids.shape[0] >= len(vars(model)) > 100
+    model.learn_one(x, 1)
+    assert model.decision_one(x) == model.decision_function(row)[0]

@@ -683,18 +683,21 @@ class OneScore:
         ):
             return False
         members = learner.__dict__
-        values = tuple(members.values())
         if READS_DICTS:
             if not coef.flags.c_contiguous:  # (the compiled entry reads C arrays)
                 coef = np.ascontiguousarray(coef)
             intercept = float(learner._intercept())
+            # the objects held, then their addresses kept: no Python code between
+            values = tuple(members.values())
             if self.keep(coef, intercept, id(members)) < 0:  # a larger array, bound again
                 self.ids = np.zeros(2 * len(values), dtype=np.int64)
                 self.bind(self.calibration)
+                values = tuple(members.values())
                 if self.keep(coef, intercept, id(members)) < 0:
                     return False
         else:
             self.coef[:width] = coef
             self.coef[width] = learner._intercept()
+            values = tuple(members.values())
         self.members, self.values = members, values
         return True

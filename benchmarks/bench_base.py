@@ -5,6 +5,11 @@ For SOLAM, UnivariateOnline and OPAUC (full covariance) at d = 123 (a9a from
 ``$AUCSTREAM_DATA``, or a generated stream of its shape: 11% non-zeros, 24%
 positives), this measures, on the same rows:
 
+- issue 29's targets on dict rows, each call and its River peer in the same
+  interleaved rounds (``issue29_targets``: ``learn_one``, ``predict_proba_one`` and
+  ``decision_one`` against River's ``LogisticRegression``, the progressive loop
+  against River's LogisticRegression with its ROCAUC; ``ratio_to_peer`` against
+  ``TARGETS``);
 - ``learn_one`` with dict rows (the non-zeros) against River's
   ``LogisticRegression.learn_one`` on the same dicts (when River is installed);
 - ``learn_one`` with 1-D arrays, and one-row ``partial_fit`` with dense and with CSR
@@ -52,7 +57,9 @@ compares two measurements of the same run.
 
 Usage::
 
-    python benchmarks/bench_base.py [--quick]
+    python benchmarks/bench_base.py [--quick] [--targets]
+
+(``--targets``: the rows of issue 29's targets alone, ``issue29_targets``.)
 """
 
 from __future__ import annotations
@@ -661,10 +668,109 @@ def pipeline_learn_one(quick: bool) -> list[dict]:
     return rows
 
 
+#: Issue 29's targets on dict rows: the most time per call as a multiple of River's
+#: peer (``learn_one``: ``LogisticRegression.learn_one``; ``predict_proba_one`` and
+#: ``decision_one``: its ``predict_proba_one``; the progressive loop: River's
+#: LogisticRegression with its ROCAUC).
+TARGETS = {
+    ("SOLAM", "learn_one"): 0.8,
+    ("UnivariateOnline", "learn_one"): 0.8,
+    ("OPAUC", "learn_one"): 1.5,
+    "predict_proba_one": 1.0,
+    "decision_one": 1.0,
+    "progressive loop": 0.8,
+}
+
+
+def issue29_targets(quick: bool) -> list[dict]:
+    """Issue 29's targets on a9a's dict rows, every call and its River peer measured
+    in the same rounds (interleaved, best pass of each): ``learn_one`` (a learner
+    after 100 examples, learning the rows once per round), ``predict_proba_one`` and
+    ``decision_one`` (a learner after 100 examples, scoring the same rows each round),
+    and the progressive loop (``predict_proba_one``, a one-pair
+    ``PrequentialAUC.update``, ``learn_one``), with ``ratio_to_peer`` against
+    :data:`TARGETS` (``met``)."""
+    try:
+        from river import metrics as river_metrics
+    except ImportError:
+        return []
+    from aucstream.metrics import PrequentialAUC
+
+    n = 400 if quick else 2000
+    rounds = 5 if quick else 9
+    X, y, source = stream(n + 100)
+    dicts = [dict(zip(r.indices.tolist(), r.data.tolist())) for r in (X[i] for i in range(n + 100))]
+    labels = [bool(v > 0) for v in y]
+    work = range(100, n + 100)
+    lr = _river_lr(dicts, y)
+    if lr is None:
+        return []
+    roc = river_metrics.ROCAUC()
+
+    def river_step(i):
+        roc.update(labels[i], lr.predict_proba_one(dicts[i]).get(True, 0.0))
+        lr.learn_one(dicts[i], labels[i])
+
+    calls = {
+        ("River", "learn_one"): lambda i: lr.learn_one(dicts[i], labels[i]),
+        ("River", "predict_proba_one"): lambda i: lr.predict_proba_one(dicts[i]),
+        ("River", "progressive loop"): river_step,
+    }
+
+    def started(cls):
+        model = cls().partial_fit(X[:100], y[:100], classes=[-1.0, 1.0])
+        model.learn_one(dicts[0], y[0])  # (the per-example entry made)
+        return model
+
+    for name, cls in _learners().items():
+        learner, scorer, looped = started(cls), started(cls), started(cls)
+        metric = PrequentialAUC()
+
+        def step(i, m=looped, auc=metric):
+            auc.update(y[i], m.predict_proba_one(dicts[i])[1])
+            m.learn_one(dicts[i], y[i])
+
+        calls[name, "learn_one"] = lambda i, m=learner: m.learn_one(dicts[i], y[i])
+        calls[name, "predict_proba_one"] = lambda i, m=scorer: m.predict_proba_one(dicts[i])
+        calls[name, "decision_one"] = lambda i, m=scorer: m.decision_one(dicts[i])
+        calls[name, "progressive loop"] = step
+    best = dict.fromkeys(calls, float("inf"))
+    for _ in range(rounds):
+        for key, fn in calls.items():
+            best[key] = min(best[key], per_call(fn, work, 1))
+    peer_of = {
+        "learn_one": "learn_one",
+        "predict_proba_one": "predict_proba_one",
+        "decision_one": "predict_proba_one",
+        "progressive loop": "progressive loop",
+    }
+    rows = []
+    for (name, call), seconds in best.items():
+        if name == "River":
+            continue
+        peer = best["River", peer_of[call]]
+        target = TARGETS.get((name, call), TARGETS.get(call))
+        rows.append(
+            {
+                "learner": name,
+                "call": f"{call}, dict",
+                "us_per_call": round(seconds * 1e6, 2),
+                "peer": f"River {peer_of[call]}",
+                "peer_us": round(peer * 1e6, 2),
+                "ratio_to_peer": round(seconds / peer, 3),
+                "target": target,
+                "met": seconds / peer <= target,
+                "data": source,
+            }
+        )
+    return rows
+
+
 def run(quick: bool = False) -> list[dict]:
     """Every measurement of this module, one dict per row (see the module docstring)."""
     return (
-        one_row_costs(quick)
+        issue29_targets(quick)
+        + one_row_costs(quick)
         + scoring_costs(quick)
         + river_wrapper_costs(quick)
         + progressive_loop(quick)
@@ -677,6 +783,12 @@ def run(quick: bool = False) -> list[dict]:
 
 
 if __name__ == "__main__":
-    from run import standalone
+    import sys
 
-    standalone(run, __doc__)
+    if "--targets" in sys.argv:  # issue 29's targets alone (a few minutes less)
+        for found in issue29_targets("--quick" in sys.argv):
+            print(found)
+    else:
+        from run import standalone
+
+        standalone(run, __doc__)

@@ -5,7 +5,10 @@ plainly valid small calls of a learner that has already learnt through a path wi
 scikit-learn's general validation; the helpers here remember, per learner and outside
 its state, the parameters last validated and the labels, and check labels cheaply;
 the prepared one-row learning call (:class:`OneRow`) and the prepared scoring of dict
-rows (:class:`OneScore`) live here too.
+rows (:class:`OneScore`) live here too, with what the compiled per-example calls share:
+the reading of a dict row where it lies (:func:`read_dict`, through
+:mod:`aucstream._kernels._pyobjects`) and the blocks that pass a call's arrays as one
+address (:func:`block`).
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from functools import partial
 from operator import attrgetter, is_
 from typing import Any
 
+import numba as nb
 import numpy as np
 
 from . import _chunks
@@ -25,7 +29,8 @@ from ._chunks import (
     load_sparse_row,
     score_packed_row,
 )
-from ._kernels import bound_call, compiled_entry
+from ._kernels import bound_call, compiled_entry, jit, pointer
+from ._kernels._pyobjects import LAYOUT, dict_next, error_clear, float_value, long_value
 
 #: Parameter values of these types are kept by identity between validations: they are
 #: immutable, or (generators) their validity does not depend on their contents.
@@ -191,6 +196,7 @@ def param_values(estimator) -> tuple:
 
 
 NONE = np.empty(0)
+_FLOAT64 = np.dtype(np.float64)
 _PLUS_ONE, _MINUS_ONE = np.ones(1), -np.ones(1)
 
 
@@ -389,6 +395,175 @@ class OneRow:
         )
 
 
+#: Where a block (:func:`block`) starts its addresses: before them, the layout of
+#: :data:`aucstream._kernels._pyobjects.LAYOUT` (6 values) and the position and the
+#: item of :func:`read_dict`'s walk of a dict (3 values).
+BLOCK_START = 9
+#: The most values of a block (compiled code reads a block from its address).
+BLOCK_WIDTH = BLOCK_START + 32
+#: Whether dict rows can be read in compiled code (:func:`read_dict`).
+READS_DICTS = LAYOUT is not None
+
+
+def address(array: np.ndarray) -> int:
+    """The address of an array's data."""
+    return array.__array_interface__["data"][0]
+
+
+def block(*items) -> np.ndarray:
+    """The arguments of a compiled call as one int64 array (a compiled call costs
+    about as much per array argument as for the rest of a one-row call): the layout
+    that :func:`read_dict` reads, two free values, then per item its address and
+    length (a C-contiguous array; a 2-D array's length is its number of rows) or
+    the integer itself (at most :data:`BLOCK_WIDTH` values in all). The caller keeps
+    the arrays alive for as long as the block, passes the block to compiled code as
+    its address (:func:`address`; an int costs less to pass than an array) and
+    reads it back there with ``ints_at(at, BLOCK_WIDTH)``, and the arrays with
+    :func:`floats_at` / :func:`ints_at`."""
+    out = [*(LAYOUT if LAYOUT is not None else np.zeros(6, dtype=np.int64)), 0, 0, 0]
+    for item in items:
+        if isinstance(item, np.ndarray):
+            if not item.flags.c_contiguous:
+                raise ValueError("a block holds C-contiguous arrays only")
+            out += [address(item), item.shape[0] if item.ndim else 1]
+        else:
+            out.append(int(item))
+    if len(out) > BLOCK_WIDTH:
+        raise ValueError("too many items for a block")
+    return np.array(out + [0] * (BLOCK_WIDTH - len(out)), dtype=np.int64)
+
+
+@jit(inline="always")
+def floats_at(where, n):
+    """The ``n`` float64 values at address ``where`` (an array of a block)."""
+    return nb.carray(pointer(where, nb.float64), n)
+
+
+@jit(inline="always")
+def ints_at(where, n):
+    """The ``n`` int64 values at address ``where`` (an array of a block)."""
+    return nb.carray(pointer(where, nb.int64), n)
+
+
+@jit(inline="always")
+def type_of(obj, offset):
+    """The address of the type of the Python object at address ``obj`` (``offset``:
+    :data:`aucstream._kernels._pyobjects.TYPE_OFFSET`, a block's first value)."""
+    return nb.carray(pointer(obj + offset, nb.int64), 1)[0]
+
+
+@jit
+def read_dict(where, scratch, keys, values):
+    """Read the Python dict at address ``where`` (held by the caller) into
+    ``keys[:n]`` (int64) and ``values[:n]`` (float64), in its order: ``n``, its
+    number of items, or -1 (the buffers unspecified) when it has more items than the
+    buffers hold or a key is not an ``int`` / ``numpy.int64`` or does not fit in
+    int64, or a value is not a ``float`` / ``numpy.float64`` / ``int`` or does not
+    convert (the same conversions as :func:`aucstream._chunks.pack_dict_pairs`'s
+    :mod:`struct` packing; bools, keys or values, are refused). ``scratch``: a
+    block (:func:`block`), whose first values are the layout and the walk's state.
+    See :mod:`aucstream._kernels._pyobjects` for why this is safe. The values are
+    not checked here (finite, magnitude): the callers' loads do that."""
+    walk = scratch[6:9]
+    walk[0] = 0
+    offset, n = scratch[0], 0
+    while dict_next(where, walk):
+        if n >= keys.shape[0] or n >= values.shape[0]:
+            return -1
+        kind = type_of(walk[1], offset)
+        if kind != scratch[1] and kind != scratch[2]:
+            return -1
+        kind = type_of(walk[2], offset)
+        if kind != scratch[3] and kind != scratch[4] and kind != scratch[5]:
+            return -1
+        key = long_value(walk[1])
+        if key == -1 and error_clear():
+            return -1
+        value = float_value(walk[2])
+        if value == -1.0 and error_clear():
+            return -1
+        keys[n] = key
+        values[n] = value
+        n += 1
+    return n
+
+
+#: What :func:`score_dict` returns when the kept weights are not the learner's.
+STALE = float("inf")
+
+
+@jit(inline="always")
+def _same_members(args, members):
+    """Whether the dict at address ``members`` is the one of the block ``args``
+    (:meth:`OneScore.bind`) and holds the objects whose addresses it kept, in order."""
+    s = BLOCK_START
+    if members != args[s + 11]:
+        return False
+    n = args[s + 10]
+    kept = ints_at(args[s + 8], args[s + 9])
+    walk = args[6:9]
+    walk[0] = 0
+    seen = 0
+    while dict_next(members, walk):
+        if seen >= n or walk[2] != kept[seen]:
+            return False
+        seen += 1
+    return seen == n
+
+
+@jit
+def keep_members(at, coef, intercept, members):
+    """Keep in the block ``args`` (:meth:`OneScore.bind`) the weights ``coef`` (of
+    the learner's width) and the ``intercept``, and the dict at address ``members``
+    with the addresses of its values, in order (:func:`_same_members` compares
+    them): their number, or -1 (no weights kept) when the block's array of
+    addresses is too short."""
+    args = ints_at(at, BLOCK_WIDTH)
+    s = BLOCK_START
+    kept = ints_at(args[s + 8], args[s + 9])
+    args[s + 11] = 0
+    walk = args[6:9]
+    walk[0] = 0
+    n = 0
+    while dict_next(members, walk):
+        if n >= kept.shape[0]:
+            return -1
+        kept[n] = walk[2]
+        n += 1
+    weights = floats_at(args[s + 2], args[s + 3])
+    if coef.shape[0] != weights.shape[0] - 1:
+        return -1
+    weights[:-1] = coef
+    weights[-1] = intercept
+    args[s + 10] = n
+    args[s + 11] = members
+    return n
+
+
+@jit
+def score_dict(at, proba, where, k, members):
+    """:func:`aucstream._chunks.score_packed_row` of the dict at address ``where``
+    (``k`` items) read by :func:`read_dict` into the packed layout, with the arrays
+    of the block ``args`` (:meth:`OneScore.bind`): the buffer, the weights and
+    intercept, the calibration, the output. :data:`STALE` when the learner's
+    ``__dict__`` (at address ``members``) does not hold the members kept with the
+    weights, NaN when the row is refused."""
+    args = ints_at(at, BLOCK_WIDTH)
+    if not _same_members(args, members):
+        return STALE
+    s = BLOCK_START
+    size = args[s + 1]
+    buffer, keys = floats_at(args[s], size), ints_at(args[s], size)
+    if k < 0 or 2 * k > size:
+        return np.nan
+    if read_dict(where, args, keys[:k], buffer[k : 2 * k]) != k:
+        return np.nan
+    coef = floats_at(args[s + 2], args[s + 3])
+    calibration = floats_at(args[s + 4], args[s + 5])
+    out = floats_at(args[s + 6], args[s + 7])
+    return score_packed_row(keys, buffer, coef, calibration, proba, out, k)
+
+
 #: The calibration of a learner without one (:func:`aucstream._chunks.score_packed_row`
 #: then subtracts no threshold).
 NO_CALIBRATION = np.zeros(0)
@@ -396,20 +571,25 @@ NO_CALIBRATION = np.zeros(0)
 
 class OneScore:
     """A learner's prepared scoring of one dict row (``decision_one``,
-    ``predict_one``, ``predict_proba_one``): a buffer of ``n_features`` keys and values
-    that each call packs the row into (:func:`aucstream._chunks.pack_dict_pairs`), the
-    weights and intercept (``coef``: ``_coef()`` then ``_intercept()``), and
-    :func:`aucstream._chunks.score_packed_row` at its compiled entry point, bound to
-    them and to the learner's calibration.
+    ``predict_one``, ``predict_proba_one``): a buffer of ``n_features`` keys and
+    values, the weights and intercept (``coef``: ``_coef()`` then ``_intercept()``),
+    and one compiled call at its entry point (:func:`score_dict`, bound to them and
+    to the learner's calibration) that reads the dict into the buffer
+    (:func:`read_dict`) and scores it (:func:`aucstream._chunks.score_packed_row`).
 
     The weights are kept from one call to the next while the learner's members are
-    the very objects they were when they were read (:meth:`current`: one C-level
-    pass of identity comparisons). Every call that learns sets ``n_samples_seen_``
-    to a new value (a call undone puts back the members it had), ``fit`` makes new
-    state objects and ``set_params`` new values, so any of them reads the weights
-    again. (Writing into a state array from outside the library is not seen until
-    one of those.) Kept in a :class:`FastCache`, one per thread, outside the
-    learner's state; it holds the learner's ``__dict__`` and members, not the learner.
+    the very objects they were when they were read: the compiled call first compares
+    the addresses of the learner's ``__dict__`` values with those kept (``ids``, in
+    the dict's order, while ``values`` holds the objects so that no address is
+    reused) and returns :data:`STALE` when one differs. Every call that learns sets
+    ``n_samples_seen_`` to a new value (a call undone puts back the members it had),
+    ``fit`` makes new state objects and ``set_params`` new values, so any of them
+    reads the weights again. (Writing into a state array from outside the library
+    is not seen until one of those.) Without :data:`READS_DICTS` the row is packed
+    by :mod:`struct` (:func:`aucstream._chunks.pack_dict_pairs`) and the members
+    compared in Python (:meth:`current`). Kept in a :class:`FastCache`, one per
+    thread, outside the learner's state; it holds the learner's ``__dict__`` and
+    members, not the learner.
     """
 
     __slots__ = (
@@ -418,10 +598,13 @@ class OneScore:
         "keys",
         "coef",
         "out",
+        "ids",
         "members",
         "values",
         "calibration",
         "calls",
+        "keep",
+        "args",
     )
 
     def __init__(self, width: int):
@@ -432,6 +615,8 @@ class OneScore:
         self.keys = self.buffer.view(np.int64)
         self.coef = np.zeros(width + 1)
         self.out = np.zeros(2)
+        #: the addresses of ``values`` (the compiled check of the members)
+        self.ids = np.zeros(64, dtype=np.int64)
         #: the learner's ``__dict__`` and its values when ``coef`` was read
         self.members: Any = None
         self.values: tuple = ()
@@ -439,10 +624,14 @@ class OneScore:
         #: (decision, probability)
         self.calibration: Any = None
         self.calls: Any = None
+        #: the block of the compiled scoring's arrays (:func:`block`; kept with them),
+        #: and :func:`keep_members` bound to it
+        self.args: Any = None
+        self.keep: Any = None
 
     def current(self, members: dict) -> bool:
         """Whether the kept weights are those of the learner whose ``__dict__`` is
-        ``members`` (``BaseStreamingAUC._dict_score`` makes the same check inline)."""
+        ``members`` (:func:`score_dict` makes the same check compiled)."""
         return (
             members is self.members
             and len(members) == len(self.values)
@@ -452,29 +641,63 @@ class OneScore:
     def forget(self) -> None:
         """Keep no weights (the next call reads them again)."""
         self.members, self.values = None, ()
+        if self.args is not None:
+            self.args[BLOCK_START + 11] = 0  # (no dict is at address 0)
 
     def bind(self, calibration: np.ndarray) -> None:
         """Bind the compiled scoring to ``calibration`` (a learner's ``calibration_``,
-        or an empty array: no threshold)."""
-        args = (self.keys, self.buffer, self.coef, calibration)
-        entry = compiled_entry(score_packed_row, (*args, True, self.out, 0))
-        self.calls = (
-            partial(entry, *args, False, self.out),
-            partial(entry, *args, True, self.out),
-        )
+        or an empty array: no threshold): ``calls[proba](where, k, members)`` scores
+        the dict of ``k`` items at address ``where`` for the learner whose
+        ``__dict__`` is at address ``members`` (:func:`score_dict`) or, without
+        :data:`READS_DICTS`, ``calls[proba](k)`` the row of ``k`` entries packed
+        into ``buffer``. Forgets the weights."""
+        self.forget()
+        if READS_DICTS:
+            args = block(self.buffer, self.coef, calibration, self.out, self.ids, 0, 0)
+            at = address(args)  # (an int: numba unboxes an array argument slowly)
+            entry = compiled_entry(score_dict, (at, True, 0, 0, 0))
+            self.calls = (partial(entry, at, False), partial(entry, at, True))
+            self.keep = partial(compiled_entry(keep_members, (at, self.coef[:-1], 0.0, 0)), at)
+            self.args = args
+        else:
+            packed = (self.keys, self.buffer, self.coef, calibration)
+            entry = compiled_entry(score_packed_row, (*packed, True, self.out, 0))
+            self.calls = (
+                partial(entry, *packed, False, self.out),
+                partial(entry, *packed, True, self.out),
+            )
         self.calibration = calibration
 
     def read_weights(self, learner) -> bool:
         """Read the learner's weights and intercept into ``coef`` and keep them (see
         the class docstring); False (the usual path) when ``_coef()`` is not a
-        float64 vector of the learner's width."""
+        float64 vector of the learner's width. Call :meth:`bind` first."""
         self.forget()
         coef = learner._coef()
         width = self.width
-        if type(coef) is not np.ndarray or coef.shape != (width,) or coef.dtype != np.float64:
+        if (
+            type(coef) is not np.ndarray
+            or coef.ndim != 1
+            or coef.shape[0] != width
+            or not (coef.dtype is _FLOAT64 or coef.dtype == _FLOAT64)
+        ):
             return False
-        self.coef[:width] = coef
-        self.coef[width] = learner._intercept()
         members = learner.__dict__
-        self.members, self.values = members, tuple(members.values())
+        if READS_DICTS:
+            if not coef.flags.c_contiguous:  # (the compiled entry reads C arrays)
+                coef = np.ascontiguousarray(coef)
+            intercept = float(learner._intercept())
+            # the objects held, then their addresses kept: no Python code between
+            values = tuple(members.values())
+            if self.keep(coef, intercept, id(members)) < 0:  # a larger array, bound again
+                self.ids = np.zeros(2 * len(values), dtype=np.int64)
+                self.bind(self.calibration)
+                values = tuple(members.values())
+                if self.keep(coef, intercept, id(members)) < 0:
+                    return False
+        else:
+            self.coef[:width] = coef
+            self.coef[width] = learner._intercept()
+            values = tuple(members.values())
+        self.members, self.values = members, values
         return True

@@ -1,6 +1,6 @@
 """The compiled per-example entry: ``learn_one`` (and one-row ``partial_fit`` of a 2-D
-array) of a learner seen before, in a few attribute reads and two compiled calls around the
-learner's bound update.
+array) of a learner seen before, in a few attribute reads and two compiled calls around
+the learner's bound update.
 
 The fast path of small calls (:mod:`aucstream._runtime._small_calls`) makes every
 decision of a one-row call again at each call: which prepared buffers, which plan of
@@ -15,22 +15,33 @@ keeps its outcome: the buffers, the bound update (``_bind_update``) and, per pla
    state still the one the step was made from and still current (the state holds the
    objects it held, the parameters are the same objects), the label one of the two
    classes;
-2. :func:`_begin_sparse` / :func:`_begin_dense`, one compiled call (after a dict row
-   was packed into the step's buffer by one :mod:`struct` call,
-   :func:`aucstream._chunks.pack_dict_pairs`): the label stored, the row checked
+2. one compiled call that checks, loads and saves: for a dict row :func:`_begin_dict`,
+   which first makes the walk's check itself (:func:`_walk_current`, from a table of
+   the walk's containers, keys and objects by address, :func:`_walk_table`; made in
+   Python, or by a compiled call of its own when the learner's ``_plan_variant`` or
+   ``_check_partial_fit`` runs first, :attr:`OneStep.early`) and reads the dict
+   where it lies (:func:`aucstream._fastpath.read_dict`: keys and values of the
+   plain types, through CPython's C API, no tuple and no :mod:`struct` packing);
+   for a 1-D array :func:`_begin_dense_block`. The label is stored, the row checked
    (indices inside ``[0, n_features)`` and distinct, values finite and below the
    magnitude limit: :func:`aucstream._chunks.load_row_in_place`,
    :func:`aucstream._chunks.load_dense_row`) and loaded into the buffers, and the
    state it may write saved into the walk's shadow copies (what the plan copies
    whole, and the rows the example names of what it writes by rows): the undo log of
-   the call. A refused row returns before anything is saved, and the call goes the usual
-   way, which says what is wrong;
+   the call. A refused row returns before anything is saved, and the call goes the
+   usual way, which says what is wrong;
 3. the learner's bound update (its kernel at its compiled entry point);
-4. the state's Python floats checked finite, then :func:`_finish`, one compiled call:
-   the calibration learns the prequential score (unless the kernel fitted it), the
-   arrays the plan copies and the saved rows are checked finite (the divergence
-   check), and only then the score is pushed into the operating-point windows
+4. :func:`_finish_block`, one compiled call: the state's Python floats checked finite
+   (:func:`_scalars_ok`, read from the learner's ``__dict__``), the calibration learns
+   the prequential score (unless the kernel fitted it), the arrays the plan copies
+   and the saved rows are checked finite (the divergence check), and only then the
+   score is pushed into the operating-point windows
    (:func:`aucstream._calibration.record`).
+
+The compiled calls take their arrays as one block of addresses, passed as an int
+(:func:`aucstream._fastpath.block`): numba unboxes each array argument at every call,
+which cost more than the work of a one-row load or check. The step keeps the blocks
+and every array they name alive.
 
 The operating-point windows (``score_window_``, two rings of 2,048 scores) are left out
 of the saved and checked tables (:func:`_window_apart`): a call writes one slot of
@@ -54,7 +65,6 @@ from __future__ import annotations
 
 import copy
 from functools import partial
-from math import isfinite
 
 import numpy as np
 
@@ -62,8 +72,28 @@ from .._calibration import record
 from .._calibration import update as calibration_update
 from .._chunks import load_dense_row, load_row_in_place, pack_dict_pairs
 from .._config import _local
-from .._fastpath import _SCALAR_LABELS, NONE
+from .._fastpath import (
+    _SCALAR_LABELS,
+    BLOCK_START,
+    BLOCK_WIDTH,
+    NONE,
+    READS_DICTS,
+    address,
+    block,
+    floats_at,
+    ints_at,
+    read_dict,
+    type_of,
+)
 from .._kernels import compiled_entry, jit
+from .._kernels._pyobjects import (
+    dict_item,
+    dict_size,
+    float_value,
+    is_subtype,
+    list_item,
+    list_size,
+)
 from .._state import _all_finite, _copy_rows, _copy_table, _rows_finite64
 from ._learning import _KERNEL_ERRORS
 
@@ -75,6 +105,8 @@ _TABLE = np.zeros((0, 3), dtype=np.int64)
 #: a prequential kernel (never read: its mode is 0).
 _NO_CALIBRATION, _NO_WINDOW = np.zeros(8), np.zeros((2, 2))
 _FLOAT64 = np.dtype(np.float64)
+#: The walk's table when the walk is checked in Python (:func:`_walk_table`).
+_NO_WALK = np.zeros(0, dtype=np.int64)
 
 
 @jit
@@ -143,6 +175,154 @@ def _finish(floats, rows_floats, indices, mode, calibration, window, scores, y, 
     return True
 
 
+@jit(inline="always")
+def _table_at(where, rows, columns):
+    """The int64 table of ``rows`` x ``columns`` at address ``where`` (of a block)."""
+    return ints_at(where, rows * columns).reshape((rows, columns))
+
+
+@jit
+def _begin_dict(at, label, where, k):
+    """:func:`_begin_sparse` of the dict of ``k`` items at address ``where`` (held by
+    the caller), read by :func:`aucstream._fastpath.read_dict` straight into the
+    buffers, with the arrays of the block ``args`` (:meth:`OneStep._step`): the
+    buffers ``indptr``, ``indices``, ``data``, the width, the tables ``copy`` and
+    ``rows_copy``, the label's ``y``, the walk's table (:func:`_walk_table`, checked
+    first). Returns ``k``, -1 (nothing saved) when the row is refused, or -3
+    (nothing done) when the walk is not current."""
+    args = ints_at(at, BLOCK_WIDTH)
+    s = BLOCK_START
+    if not _walk_current(ints_at(args[s + 13], args[s + 14])):
+        return -3
+    y = floats_at(args[s + 11], 1)
+    y[0] = label
+    indices, data = ints_at(args[s + 2], args[s + 3]), floats_at(args[s + 4], args[s + 5])
+    if k < 0 or k > indices.shape[0] or k > data.shape[0]:
+        return -1
+    if read_dict(where, args, indices[:k], data[:k]) != k:
+        return -1
+    if load_row_in_place(ints_at(args[s], args[s + 1]), indices, data, args[s + 6], k) < 0:
+        return -1
+    rows_copy = _table_at(args[s + 9], args[s + 10], 4)
+    if rows_copy.shape[0] and not _copy_rows(rows_copy, indices[:k]):
+        return -1
+    _copy_table(_table_at(args[s + 7], args[s + 8], 3))
+    return k
+
+
+@jit
+def _begin_dense_block(at, label, values):
+    """:func:`_begin_dense` with the arrays of the block ``args``
+    (:meth:`OneStep._step`): ``out`` (one row), ``nonzero``, the width, the tables
+    ``copy``, ``rows_copy`` and ``whole``, ``has_whole``, the label's ``y``."""
+    args = ints_at(at, BLOCK_WIDTH)
+    s = BLOCK_START
+    width = args[s + 4]
+    return _begin_dense(
+        floats_at(args[s], width).reshape((1, width)),
+        ints_at(args[s + 2], args[s + 3]),
+        width,
+        _table_at(args[s + 5], args[s + 6], 3),
+        _table_at(args[s + 7], args[s + 8], 4),
+        _table_at(args[s + 9], args[s + 10], 3),
+        args[s + 11] != 0,
+        floats_at(args[s + 12], 1),
+        label,
+        values,
+    )
+
+
+@jit
+def _finish_block(at, k):
+    """:func:`_finish` with the arrays of the block ``args`` (:meth:`OneStep._step`):
+    the tables ``floats`` and ``rows_floats``, the row's indices, the mode, the
+    calibration, the window, the scores, ``y`` and the (empty) weights; first the
+    state's Python floats (:func:`_scalars_ok`: the learner's ``__dict__`` and the
+    addresses of their names)."""
+    args = ints_at(at, BLOCK_WIDTH)
+    s = BLOCK_START
+    if not _scalars_ok(args, args[s + 18], ints_at(args[s + 19], args[s + 20])):
+        return False
+    return _finish(
+        _table_at(args[s], args[s + 1], 2),
+        _table_at(args[s + 2], args[s + 3], 3),
+        ints_at(args[s + 4], args[s + 5]),
+        args[s + 6],
+        floats_at(args[s + 7], args[s + 8]),
+        floats_at(args[s + 9], 2 * args[s + 11]).reshape((2, args[s + 11])),
+        floats_at(args[s + 12], args[s + 13]),
+        floats_at(args[s + 14], args[s + 15]),
+        floats_at(args[s + 16], args[s + 17]),
+        k,
+    )
+
+
+def _walk_table(flat) -> np.ndarray | None:
+    """The walk's check (``flat.current``: the state's containers hold the objects
+    walked, by identity, and have the sizes walked) as one int64 table for
+    :func:`_walk_current`: per container its address, 0 (a dict) or 1 (a list), its
+    size and number of entries, then per entry the key's address (a dict's) or the
+    index (a list's) and the value's address. The walk holds every object named.
+    None when a container is not exactly a dict or a list (the check stays in
+    Python)."""
+    table: list[int] = []
+    for container, size, keys, values in flat._records:
+        if type(container) is dict:
+            kind, names = 0, [id(k) for k in keys]
+        elif type(container) is list:
+            kind, names = 1, list(keys)
+        else:
+            return None
+        table += [id(container), kind, size, len(values)]
+        for key, value in zip(names, values):
+            table += [key, id(value)]
+    return np.array(table, dtype=np.int64)
+
+
+@jit(inline="always")
+def _walk_current(walk):
+    """Whether the containers of the table ``walk`` (:func:`_walk_table`) hold the
+    objects and have the sizes it names (the walk's check, compiled)."""
+    i = 0
+    while i < walk.shape[0]:
+        container, kind, size, n = walk[i], walk[i + 1], walk[i + 2], walk[i + 3]
+        i += 4
+        if (dict_size(container) if kind == 0 else list_size(container)) != size:
+            return False
+        for _ in range(n):
+            key = walk[i]
+            found = dict_item(container, key) if kind == 0 else list_item(container, key)
+            if found != walk[i + 1]:
+                return False
+            i += 2
+    return True
+
+
+@jit
+def _walk_check(walk):
+    """:func:`_walk_current` as a call of its own (:attr:`OneStep.early`)."""
+    return _walk_current(walk)
+
+
+@jit(inline="always")
+def _scalars_ok(layout, members, names):
+    """Whether the values of the dict at address ``members`` under the names at the
+    addresses ``names`` that are floats (``float`` or a subclass; ``layout``: a
+    block's first values) are finite: the state's Python floats, checked as
+    :meth:`aucstream._state.FlatState.all_finite` checks them."""
+    offset, integer, real = layout[0], layout[1], layout[3]
+    for i in range(names.shape[0]):
+        value = dict_item(members, names[i])
+        if value == 0:
+            continue
+        kind = type_of(value, offset)
+        if kind != real and (kind == integer or not is_subtype(kind, real)):
+            continue
+        if not np.isfinite(float_value(value)):
+            return False
+    return True
+
+
 def _without(table: np.ndarray, column: int, address: int) -> np.ndarray:
     """The rows of a table of addresses whose ``column`` is not ``address``."""
     return np.ascontiguousarray(table[table[:, column] != address])
@@ -202,6 +382,10 @@ class OneStep:
         "layout",
         "pairs",
         "keys",
+        "walk",
+        "names",
+        "early",
+        "blocks",
     )
 
     def __init__(self, learner, cache, one, dense: bool, variant, check_hook):
@@ -236,6 +420,19 @@ class OneStep:
         #: buffers' capacity): as float64 (``pairs``) and as int64 (``keys``)
         self.pairs = np.zeros(2 * (0 if dense else one.capacity))
         self.keys = self.pairs.view(np.int64)
+        #: the walk's check as a table for the compiled entry (dict rows), or None
+        #: (:func:`_walk_table`)
+        self.walk = None if dense or not READS_DICTS else _walk_table(flat)
+        #: the blocks of the compiled calls' arguments (:func:`aucstream._fastpath.block`)
+        self.blocks: list[np.ndarray] = []
+        #: the compiled walk's check as a call of its own, made first when code of the
+        #: learner runs before the compiled entry (``_plan_variant``, the hook: they may
+        #: pass the state to a kernel), else None (the entry makes it)
+        self.early = None
+        if self.walk is not None and (variant is not None or check_hook is not None):
+            self.early = partial(compiled_entry(_walk_check, (self.walk,)), self.walk)
+        #: the addresses of the names of the state's Python scalars (:func:`_scalars_ok`)
+        self.names = np.array([id(name) for name in self.scalars], dtype=np.int64)
 
     def valid(self, learner) -> bool:
         """Whether the step may serve a call now (step 1 of the module docstring;
@@ -259,12 +456,14 @@ class OneStep:
         """The plans of ``key`` kept by the fast path, with the compiled calls bound to
         their tables, or None (not handled, or not yet planned).
 
-        A step is ``(begin, checks)``: ``begin(label, row)`` checks, loads and saves
-        (``row``: the number of packed entries, or the 1-D array); ``checks[i]`` is
-        ``(plan, finish)`` of the plan used (without the window), ``finish(k)`` the
-        bound :func:`_finish`, ``i`` = 1 for a dense row of a learner that saves rows
-        when it names more than half the columns (its plan copies everything whole),
-        else 0."""
+        A step is ``(begin, checks)``: ``begin(label, ...)`` checks, loads and saves
+        (``begin(label, address, k)`` of a dict of ``k`` items, :func:`_begin_dict`;
+        ``begin(label, row)`` of a 1-D array; ``begin(label, k)`` of a dict packed by
+        :mod:`struct` without :data:`aucstream._fastpath.READS_DICTS`); ``checks[i]``
+        is ``(plan, finish)`` of the plan used (without the window), ``finish(k)`` the
+        bound :func:`_finish_block`, ``i`` = 1 for a dense row of a learner that
+        saves rows when it names more than half the columns (its plan copies
+        everything whole), else 0."""
         cache = self.cache
         plan = cache.plans.get(key)
         if plan is None or not self.flat._verified or not _simple(plan):
@@ -280,27 +479,44 @@ class OneStep:
                 if whole is not None:
                     whole = self._apart(whole)
             tables = (plan.copy, plan.rows_copy, _TABLE if whole is None else whole.copy)
-            args: tuple = (one.data, one.nonzero, self.width, *tables, whole is not None, one.y)
-            entry = compiled_entry(_begin_dense, (*args, 1.0, np.zeros(self.width)))
+            args = block(one.data, one.nonzero, self.width, *tables, whole is not None, one.y)
+            entry = compiled_entry(_begin_dense_block, (0, 1.0, np.zeros(self.width)))
             plans: tuple = (plan, plan if whole is None else whole)
             rows = one.nonzero
+        elif READS_DICTS:
+            buffers = (one.indptr, one.indices, one.data, self.width)
+            walk = _NO_WALK if self.walk is None or self.early is not None else self.walk
+            args = block(*buffers, plan.copy, plan.rows_copy, one.y, walk)
+            entry = compiled_entry(_begin_dict, (0, 1.0, 0, 0))
+            plans = (plan,)
+            rows = one.indices
         else:
-            args = (
+            packed = (
                 *(one.indptr, one.indices, one.data, self.width, plan.copy, plan.rows_copy),
                 *(one.y, self.keys, self.pairs),
             )
-            entry = compiled_entry(_begin_sparse, (*args, 1.0, 0))
-            plans = (plan,)
-            rows = one.indices
-        checks = []
-        tail = (self.mode, self.calibration, self.window, one.scores, one.y, NONE)
-        for p in plans:
-            arguments = (p.floats, p.rows_floats, rows, *tail)
-            finish = compiled_entry(_finish, (*arguments, 0))
-            checks.append((p, partial(finish, *arguments)))
-        step = (partial(entry, *args), tuple(checks))
+            entry = compiled_entry(_begin_sparse, (*packed, 1.0, 0))
+            step = (partial(entry, *packed), self._checks((plan,), one.indices))
+            self.steps[key] = step
+            return step
+        self.blocks.append(args)  # (alive with the step: its calls take its address)
+        step = (partial(entry, address(args)), self._checks(plans, rows))
         self.steps[key] = step
         return step
+
+    def _checks(self, plans: tuple, rows: np.ndarray) -> tuple:
+        """``(plan, finish)`` per plan of :meth:`_step`: :func:`_finish_block` bound
+        to a block of the plan's tables and the step's arrays."""
+        one, window = self.one, self.window
+        checks = []
+        for p in plans:
+            tables = (p.floats, p.rows_floats, rows, self.mode, self.calibration)
+            tail = (one.scores, one.y, NONE, id(self.vars), self.names)
+            args = block(*tables, window, window.shape[1], *tail)
+            finish = compiled_entry(_finish_block, (0, 0))
+            self.blocks.append(args)
+            checks.append((p, partial(finish, address(args))))
+        return tuple(checks)
 
     def learn(self, learner, x, y) -> bool:
         """Learn the example ``(x, y)``: True when learnt (or raised, having changed
@@ -311,7 +527,8 @@ class OneStep:
         if not (
             _local.fast_path
             and cache.flat is self.flat
-            and self.current(learner)
+            and learner.__dict__ is self.vars
+            and (self.walk is not None or self.current(learner))  # (else compiled)
             and cache.plans.get(self.layout) is self.one
             and isinstance(y, _SCALAR_LABELS)
         ):
@@ -336,9 +553,11 @@ class OneStep:
             if type(x) is not dict:
                 return False
             k = len(x)
-            if k > one.capacity or not pack_dict_pairs(x, self.pairs):
+            if k > one.capacity or not (READS_DICTS or pack_dict_pairs(x, self.pairs)):
                 return False
             whole = not self.by_rows or 2 * k > self.width
+        if self.early is not None and not self.early():
+            return False
         variant = None if self.variant is None else self.variant(learner, one.chunk)
         key = (label > 0.0, whole, variant)
         step = self.steps.get(key)
@@ -353,9 +572,9 @@ class OneStep:
             k = begin(label, x)
             plan, finish = checks[self.by_rows and 2 * k > self.width]
         else:
-            k = begin(label, k)
+            k = begin(label, id(x), k) if READS_DICTS else begin(label, k)
             plan, finish = checks[0]
-        if k < 0:  # refused: the usual path says why (nothing was saved)
+        if k < 0:  # refused (the usual path says why) or not current: nothing saved
             if k == -2:  # no whole plan yet: the usual path makes it, then a new step
                 del self.steps[key]
             return False
@@ -367,8 +586,8 @@ class OneStep:
             except _KERNEL_ERRORS as error:
                 raise learner._kernel_error(one.exact_chunk(), error) from error
             learner.n_samples_seen_ += 1
-            # the Python floats first: _finish pushes the window (not saved) last
-            if _scalars_finite(self.vars, self.scalars) and finish(k):
+            # the Python floats and the arrays checked, then the window pushed (last)
+            if finish(k):
                 return True
         except BaseException:
             self._restore(plan, k, dicts, lists)
@@ -381,12 +600,3 @@ class OneStep:
         """Put the state back as :meth:`learn` saved it (the window was not written)."""
         rows = (self.one.nonzero if self.dense else self.one.indices)[:k]
         self.flat.restore((plan, rows, None, (), dicts, lists, ()))
-
-
-def _scalars_finite(members: dict, names: tuple) -> bool:
-    """Whether the state's Python floats ``names`` of ``members`` are finite (as
-    :meth:`aucstream._state.FlatState.all_finite` checks them)."""
-    for value in map(members.get, names):
-        if isinstance(value, float) and not isfinite(value):
-            return False
-    return True

@@ -34,9 +34,9 @@ few attribute reads around a compiled check-load-save, the update and a compiled
 finiteness check). Scoring one example (``decision_one``, ``predict_one``,
 ``predict_proba_one``) skips scikit-learn's validation the same way
 (:meth:`BaseStreamingAUC._score_one`), with the scores of ``decision_function`` bit
-for bit; a dict row goes further (:meth:`BaseStreamingAUC._dict_score`): packed into
-prepared buffers and scored, checked and calibrated in one compiled call with the
-weights kept between calls while the learner's members are the same objects
+for bit; a dict row goes further (:meth:`BaseStreamingAUC._dict_score`): one compiled
+call checks that the learner's members are the objects they were when the weights
+were read, reads the dict where it lies, and scores, checks and calibrates the row
 (:class:`aucstream._fastpath.OneScore`).
 """
 
@@ -66,7 +66,9 @@ from .._fastpath import (
     LABEL_KINDS,
     NO_CALIBRATION,
     NONE,
+    READS_DICTS,
     STABLE_PARAM_TYPES,
+    STALE,
     FastCache,
     OneRow,
     OneScore,
@@ -482,9 +484,10 @@ class SmallCalls(LearnerHost):
     def _dict_score(self, x: dict, proba: bool):
         """The decision (a float) or, with ``proba``, the class probabilities (an
         array of two) of the dict row ``x``, through the cache's prepared scoring of
-        dict rows (:class:`aucstream._fastpath.OneScore`: the row packed into its
-        buffers, then one compiled call that checks it, takes the dot with the kept
-        weights and applies the calibration), equal bit for bit to
+        dict rows (:class:`aucstream._fastpath.OneScore`: one compiled call that
+        checks the kept weights are the learner's, reads and checks the row, takes the
+        dot with the weights and applies the calibration; the weights read again when
+        they are not), equal bit for bit to
         ``decision_function`` / ``predict_proba`` of the row; or None when the row or
         the learner must take the usual path (as :meth:`_score_one`)."""
         if not _local.fast_path:
@@ -492,23 +495,52 @@ class SmallCalls(LearnerHost):
         cache = FAST.get(self)
         scorer = None if cache is None else cache.scorers.get(get_ident())
         state = self.__dict__
-        # kept weights: the members are the objects they were (then so is everything
-        # _prepare_scorer checked of them)
-        if scorer is None or not (
-            scorer.members is state
-            and len(state) == len(scorer.values)
-            and all(map(is_, state.values(), scorer.values))
-        ):
-            scorer = self._prepare_scorer()
-            if scorer is None:
-                return None
         k = len(x)
-        if k > scorer.width or not pack_dict_pairs(x, scorer.buffer):
-            return None
-        value = scorer.calls[proba](k)
-        if value != value:  # refused (NaN): the usual path says why
+        if READS_DICTS:  # the kept weights are checked in the compiled call
+            value = STALE
+            if scorer is not None and scorer.calls is not None:
+                value = scorer.calls[proba](id(x), k, id(state))
+            if value == STALE:
+                if scorer is None or not self._read_again(scorer, state):
+                    scorer = self._prepare_scorer()
+                    if scorer is None:
+                        return None
+                value = scorer.calls[proba](id(x), k, id(state))
+                if value == STALE:  # (not kept: the usual path)
+                    return None
+        else:
+            # kept weights: the members are the objects they were (then so is
+            # everything _prepare_scorer checked of them)
+            if scorer is None or not (
+                scorer.members is state
+                and len(state) == len(scorer.values)
+                and all(map(is_, state.values(), scorer.values))
+            ):
+                scorer = self._prepare_scorer()
+                if scorer is None:
+                    return None
+            if k > scorer.width or not pack_dict_pairs(x, scorer.buffer):
+                return None
+            value = scorer.calls[proba](k)
+        if value != value or scorer is None:  # refused (NaN): the usual path says why
             return None
         return scorer.out.copy() if proba else value
+
+    def _read_again(self, scorer: OneScore, state: dict) -> bool:
+        """Read the weights again into a scorer already prepared for this learner
+        (:meth:`_prepare_scorer`) whose members changed since (it learnt): True when
+        its ``__dict__``, width and calibration are still those it was prepared for
+        and the weights were read; False, for :meth:`_prepare_scorer`, otherwise."""
+        if (
+            scorer.calls is None
+            or scorer.members is not state
+            or state.get("n_features_in_") != scorer.width
+            or "n_samples_seen_" not in state
+            or "feature_names_in_" in state
+        ):
+            return False
+        calibration = state.get("calibration_") if self._has_calibration() else NO_CALIBRATION
+        return calibration is scorer.calibration and scorer.read_weights(self)
 
     def _prepare_scorer(self) -> OneScore | None:
         """The cache's prepared scoring of dict rows with the learner's weights read
@@ -533,8 +565,6 @@ class SmallCalls(LearnerHost):
             if len(scorers) >= 64:  # (threads that ended)
                 scorers.clear()
             scorer = scorers[thread] = OneScore(width)
-        if not scorer.read_weights(self):
-            return None
         calibration = state.get("calibration_") if self._has_calibration() else NO_CALIBRATION
         if calibration is not scorer.calibration:
             if not (
@@ -546,6 +576,8 @@ class SmallCalls(LearnerHost):
                 scorer.forget()
                 return None
             scorer.bind(calibration)
+        if not scorer.read_weights(self):
+            return None
         return scorer
 
     def _score_one(self, x) -> float | None:

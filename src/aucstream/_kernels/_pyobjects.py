@@ -1,0 +1,224 @@
+"""Reading a Python dict of numbers from compiled code (LLVM written by hand).
+
+A row passed as ``{index: value}`` (``learn_one``, ``decision_one``,
+``predict_proba_one``) reaches the compiled code as the dict's address: the
+intrinsics here call CPython's own C functions (``PyDict_Next``,
+``PyLong_AsLongLong``, ``PyFloat_AsDouble``, ``PyErr_Occurred``, ``PyErr_Clear``; and,
+for the per-example entry's checks of a learner's state by identity, ``PyDict_Size``,
+``PyDict_GetItem``, ``PyList_Size``, ``PyList_GetItem``, ``PyType_IsSubtype``), which
+the compiled code finds by name in the running interpreter as numba's own wrappers do,
+so no Python tuple of the keys and values is made and no :mod:`struct` call packs them
+(the two cost more than the rest of a one-row score).
+
+Safety rules (for the callers, :func:`aucstream._fastpath.read_dict`):
+
+- the compiled function runs with the GIL held (numba's default), and the caller
+  holds the dict for the whole call;
+- only objects of the exact types listed in :data:`LAYOUT` are converted, so no
+  Python code (a ``__float__`` or ``__index__`` of the user's) runs inside the
+  compiled call and the dict can not change during it; any other key or value
+  refuses the row (the caller then takes its usual path, which says what is wrong);
+- a conversion that fails (an int key beyond int64) sets a Python exception, which
+  is cleared (:func:`error_clear`) and refuses the row;
+- the type of an object is read at ``address + TYPE_OFFSET`` (``ob_type``, the last
+  field of CPython's object header, whose size is ``object.__basicsize__``); the
+  offset is checked on live objects at import, and :data:`LAYOUT` is None (every
+  caller then takes its other path) when it does not hold.
+"""
+
+from __future__ import annotations
+
+import ctypes
+
+import numpy as np
+from llvmlite import ir
+from numba import types
+from numba.core import cgutils
+from numba.extending import intrinsic
+
+__all__ = [
+    "LAYOUT",
+    "TYPE_OFFSET",
+    "dict_item",
+    "dict_next",
+    "dict_size",
+    "error_clear",
+    "float_value",
+    "is_subtype",
+    "list_item",
+    "list_size",
+    "long_value",
+]
+
+_BYTE_P = ir.IntType(8).as_pointer()
+_I64 = ir.IntType(64)
+
+
+def _c_function(builder, name: str, result, arguments: list):
+    return cgutils.get_or_insert_function(builder.module, ir.FunctionType(result, arguments), name)
+
+
+@intrinsic
+def dict_next(typingctx, address, scratch):
+    """``PyDict_Next`` of the dict at ``address``: the position is ``scratch[0]``
+    (0 before the first item), the key's and the value's addresses go to
+    ``scratch[1]`` and ``scratch[2]`` (borrowed references). True while there is an
+    item. ``scratch``: an int64 array of at least 3 values (not checked)."""
+    sig = types.boolean(address, scratch)
+
+    def codegen(context, builder, signature, args):
+        data = context.make_array(signature.args[1])(context, builder, args[1]).data
+        slots = builder.bitcast(data, _I64.as_pointer())
+        objects = builder.bitcast(slots, _BYTE_P.as_pointer())
+        fn = _c_function(
+            builder,
+            "PyDict_Next",
+            ir.IntType(32),
+            [_BYTE_P, _I64.as_pointer(), _BYTE_P.as_pointer(), _BYTE_P.as_pointer()],
+        )
+        found = builder.call(
+            fn,
+            [
+                builder.inttoptr(args[0], _BYTE_P),
+                slots,
+                builder.gep(objects, [_I64(1)]),
+                builder.gep(objects, [_I64(2)]),
+            ],
+        )
+        return builder.icmp_signed("!=", found, ir.IntType(32)(0))
+
+    return sig, codegen
+
+
+@intrinsic
+def long_value(typingctx, address):
+    """``PyLong_AsLongLong`` of the object at ``address`` (-1 with an exception set
+    when it does not fit: :func:`error_clear`)."""
+    sig = types.int64(address)
+
+    def codegen(context, builder, signature, args):
+        fn = _c_function(builder, "PyLong_AsLongLong", _I64, [_BYTE_P])
+        return builder.call(fn, [builder.inttoptr(args[0], _BYTE_P)])
+
+    return sig, codegen
+
+
+@intrinsic
+def float_value(typingctx, address):
+    """``PyFloat_AsDouble`` of the object at ``address`` (-1.0 with an exception set
+    when it fails: :func:`error_clear`)."""
+    sig = types.float64(address)
+
+    def codegen(context, builder, signature, args):
+        fn = _c_function(builder, "PyFloat_AsDouble", ir.DoubleType(), [_BYTE_P])
+        return builder.call(fn, [builder.inttoptr(args[0], _BYTE_P)])
+
+    return sig, codegen
+
+
+@intrinsic
+def error_clear(typingctx):
+    """Whether a Python exception is set (``PyErr_Occurred``); it is cleared."""
+    sig = types.boolean()
+
+    def codegen(context, builder, signature, args):
+        occurred = builder.call(_c_function(builder, "PyErr_Occurred", _BYTE_P, []), [])
+        raised = builder.icmp_unsigned("!=", occurred, ir.Constant(_BYTE_P, None))
+        with builder.if_then(raised):
+            builder.call(_c_function(builder, "PyErr_Clear", ir.VoidType(), []), [])
+        return raised
+
+    return sig, codegen
+
+
+def _address_call(builder, name: str, arguments: list, values: list):
+    """The call of the C function ``name`` returning an object (its address, 0 for
+    NULL) or a ``Py_ssize_t`` (an int64)."""
+    fn = _c_function(builder, name, _I64, arguments)
+    return builder.call(fn, values)
+
+
+@intrinsic
+def dict_size(typingctx, container):
+    """``PyDict_Size`` of the dict at address ``container``."""
+
+    def codegen(context, builder, signature, args):
+        return _address_call(
+            builder, "PyDict_Size", [_BYTE_P], [builder.inttoptr(args[0], _BYTE_P)]
+        )
+
+    return types.int64(container), codegen
+
+
+@intrinsic
+def dict_item(typingctx, container, key):
+    """``PyDict_GetItem``: the address of the value of the key at address ``key`` in
+    the dict at address ``container`` (a borrowed reference), 0 when it has none
+    (the keys of the callers are str objects: no error is possible)."""
+
+    def codegen(context, builder, signature, args):
+        pointers = [builder.inttoptr(a, _BYTE_P) for a in args]
+        return _address_call(builder, "PyDict_GetItem", [_BYTE_P, _BYTE_P], pointers)
+
+    return types.int64(container, key), codegen
+
+
+@intrinsic
+def list_size(typingctx, container):
+    """``PyList_Size`` of the list at address ``container``."""
+
+    def codegen(context, builder, signature, args):
+        return _address_call(
+            builder, "PyList_Size", [_BYTE_P], [builder.inttoptr(args[0], _BYTE_P)]
+        )
+
+    return types.int64(container), codegen
+
+
+@intrinsic
+def list_item(typingctx, container, index):
+    """``PyList_GetItem``: the address of item ``index`` (inside the list: the
+    callers check its size first) of the list at address ``container``."""
+
+    def codegen(context, builder, signature, args):
+        values = [builder.inttoptr(args[0], _BYTE_P), args[1]]
+        return _address_call(builder, "PyList_GetItem", [_BYTE_P, _I64], values)
+
+    return types.int64(container, index), codegen
+
+
+@intrinsic
+def is_subtype(typingctx, kind, base):
+    """``PyType_IsSubtype`` of the type objects at addresses ``kind`` and ``base``."""
+
+    def codegen(context, builder, signature, args):
+        fn = _c_function(builder, "PyType_IsSubtype", ir.IntType(32), [_BYTE_P, _BYTE_P])
+        found = builder.call(fn, [builder.inttoptr(a, _BYTE_P) for a in args])
+        return builder.icmp_signed("!=", found, ir.IntType(32)(0))
+
+    return types.boolean(kind, base), codegen
+
+
+#: The offset of ``ob_type`` in CPython's object header.
+TYPE_OFFSET = object.__basicsize__ - ctypes.sizeof(ctypes.c_void_p)
+
+
+def _layout() -> np.ndarray | None:
+    """What the compiled reader takes (:func:`aucstream._fastpath.read_dict`): the
+    type offset, then the addresses of the key types (``int``, ``numpy.int64``) and of
+    the value types (``float``, ``numpy.float64``, ``int``) it converts; None when the
+    offset does not give these objects' types (another object layout)."""
+    samples: tuple = (1, np.int64(1), 1.5, np.float64(1.5), True, "a", None, {})
+    for obj in samples:
+        if ctypes.c_void_p.from_address(id(obj) + TYPE_OFFSET).value != id(type(obj)):
+            return None
+    return np.array(
+        [TYPE_OFFSET, id(int), id(np.int64), id(float), id(np.float64), id(int)],
+        dtype=np.int64,
+    )
+
+
+#: See :func:`_layout` (read-only).
+LAYOUT = _layout()
+if LAYOUT is not None:
+    LAYOUT.flags.writeable = False

@@ -37,13 +37,18 @@ half's rows per second: the peer of the O(k) learners). ``--half-lives none 1000
 adds the passes with forgetting (``OPAUC(half_life=...)``); ``--repeats`` keeps the
 best of that many passes of each; ``--markdown FILE`` appends the table;
 ``--floor-d 2000`` runs the same where the sketches fit in the caches (the pass's
-arithmetic against the floor loop's).
+arithmetic against the floor loop's). ``--split`` adds the per-row split of the
+second half's processor time (``time.thread_time``: less sensitive than wall time
+to a machine shared with other work): the compiled kernel (``OPAUC._update``), the
+undo log's saving of the rows the chunk will write (``UndoLog.cover``) and the rest
+(input checks, the rows' finiteness checks), and the floor loop's processor time
+per row.
 
 Usage::
 
     python benchmarks/bench_opauc.py [--quick] [--repeats 3] [--dtype]
     python benchmarks/bench_opauc.py --floor [--floor-rows 40000] [--floor-d 1000000]
-        [--half-lives none 1000]
+        [--half-lives none 1000] [--split]
         [--repeats 1] [--markdown docs/results/highdim_bench.md]
 """
 
@@ -215,12 +220,65 @@ def _sgd_rate(X, y, half: int, chunk: int) -> float:
     return (n - half) / (time.perf_counter() - start)
 
 
+class _Split:
+    """Processor time (``time.thread_time``) spent in ``OPAUC._update`` and in
+    ``UndoLog.cover`` while active (``--split``), by wrapping both; ``restore`` puts
+    the originals back."""
+
+    def __init__(self):
+        from aucstream._runtime import _undo
+
+        self.seconds = {"kernel": 0.0, "undo": 0.0}
+        self._originals = [(OPAUC, "_update", "kernel"), (_undo.UndoLog, "cover", "undo")]
+        self._saved = [getattr(owner, name) for owner, name, _ in self._originals]
+        for (owner, name, key), method in zip(self._originals, self._saved):
+            setattr(owner, name, self._timed(method, key))
+
+    def _timed(self, method, key):
+        def timed(*args, **kwargs):
+            start = time.thread_time()
+            try:
+                return method(*args, **kwargs)
+            finally:
+                self.seconds[key] += time.thread_time() - start
+
+        return timed
+
+    def restore(self) -> None:
+        for (owner, name, _), method in zip(self._originals, self._saved):
+            setattr(owner, name, method)
+
+
+def _floor_cpu_us(model, X) -> float:
+    """Processor microseconds per row of ``bench_highdim._read_rows`` over ``X`` with
+    the sketches of ``model`` (best of 3, after a call that loads it)."""
+    from bench_highdim import _read_rows
+
+    (neg, pos), v = model.stats_, model.v_
+    args = (neg.sketch_, pos.sketch_, neg.sum_, pos.sum_, v)
+    out = np.zeros(neg.sketch_.shape[1])
+    indptr, indices = X.indptr.astype(np.int64), X.indices.astype(np.int64)
+    _read_rows(*args, indptr[:3], indices, out)
+    best = np.inf
+    for _ in range(3):
+        start = time.thread_time()
+        _read_rows(*args, indptr, indices, out)
+        best = min(best, time.thread_time() - start)
+    return 1e6 * best / (indptr.shape[0] - 1)
+
+
 def run_floor(
-    n: int = 40000, half_lives: tuple = (None,), d: int = 10**6, repeats: int = 1
+    n: int = 40000,
+    half_lives: tuple = (None,),
+    d: int = 10**6,
+    repeats: int = 1,
+    split: bool = False,
 ) -> list[dict]:
     """The linear sketches' passes at d = 10^6 against their memory floor and against
     ``SGDClassifier(loss="log_loss")``, each measured right after the pass (module
-    docstring); one row per (kind, dtype, half-life), the best of ``repeats`` rounds."""
+    docstring); one row per (kind, dtype, half-life), the best of ``repeats`` rounds.
+    With ``split``, each row also holds the per-row processor time of the last
+    round's second half (``--split``)."""
     import gc
     import sys
     from pathlib import Path
@@ -238,13 +296,23 @@ def run_floor(
                 params["half_life"] = half_life
                 OPAUC(**{**params, "sketch_size": 4}).fit(X[:300, :1000], y[:300])  # compile
                 rate, floor, sgd = 0.0, 0.0, 0.0
+                times: dict = {}
                 for _ in range(repeats):  # the three measured back to back (a busy machine)
                     model = OPAUC(eta=2**-10, lam=2**-10, **params)
                     for lo in range(0, n, chunk):
                         if lo == half:
                             start = time.perf_counter()
+                            if split:
+                                timer, cpu = _Split(), time.thread_time()
                         model.partial_fit(X[lo : lo + chunk], y[lo : lo + chunk], classes=[-1, 1])
                     rate = max(rate, (n - half) / (time.perf_counter() - start))
+                    if split:
+                        timer.restore()
+                        per_row = 1e6 / (n - half)
+                        times = {key: per_row * t for key, t in timer.seconds.items()}
+                        times["total"] = per_row * (time.thread_time() - cpu)
+                        times["other"] = times["total"] - times["kernel"] - times["undo"]
+                        times["floor"] = _floor_cpu_us(model, X[half:])
                     floor = max(floor, read_floor(model, X[half:]))
                     del model
                     gc.collect()
@@ -263,6 +331,7 @@ def run_floor(
                         "ratio": rate / floor,
                         "sgd_rows_per_s": sgd,
                         "sgd_ratio": rate / sgd,
+                        **{f"cpu_us_{key}": t for key, t in times.items()},
                     }
                 )
     return results
@@ -279,6 +348,19 @@ def floor_table(rows: list[dict]) -> str:
             f"| {r['name']} | {r['rows_per_s']:,.0f} | {r['peer_rows_per_s']:,.0f} "
             f"| {r['ratio']:.2f} | {r['sgd_rows_per_s']:,.0f} | {r['sgd_ratio']:.2f} |"
         )
+    if rows and "cpu_us_total" in rows[0]:
+        lines += [
+            "",
+            "| learner | processor us/row: pass | kernel | undo log | other | floor "
+            "| floor / pass |",
+            "|---|---:|---:|---:|---:|---:|---:|",
+        ]
+        for r in rows:
+            lines.append(
+                f"| {r['name']} | {r['cpu_us_total']:.2f} | {r['cpu_us_kernel']:.2f} "
+                f"| {r['cpu_us_undo']:.2f} | {r['cpu_us_other']:.2f} | {r['cpu_us_floor']:.2f} "
+                f"| {r['cpu_us_floor'] / r['cpu_us_total']:.2f} |"
+            )
     return "\n".join(lines)
 
 
@@ -297,10 +379,13 @@ def main() -> None:
         help="with --floor: the passes' half_life values ('none': no forgetting)",
     )
     parser.add_argument("--markdown", help="with --floor: also append the table to this file")
+    parser.add_argument(
+        "--split", action="store_true", help="with --floor: the per-row processor time split"
+    )
     args = parser.parse_args()
     if args.floor:
         half_lives = tuple(None if h == "none" else float(h) for h in args.half_lives)
-        rows = run_floor(args.floor_rows, half_lives, args.floor_d, args.repeats)
+        rows = run_floor(args.floor_rows, half_lives, args.floor_d, args.repeats, args.split)
         table = floor_table(rows)
         print(table)
         if args.markdown:

@@ -13,6 +13,7 @@ from aucstream.covariance import (
     make_covariance,
 )
 from aucstream.covariance._full import PENDING_ROWS, TRIANGLE_MATH, full_add
+from aucstream.covariance._lowrank import sketch_tdot_pair, sketch_tdot_pair_add
 
 
 @pytest.fixture
@@ -238,3 +239,59 @@ def test_full_dense_rows_held_back_equal_rowwise_adds(dtype):
             summary._check_state()
             n = summary.n_pending_[0]
             assert not summary.pending_[n:].any() and not summary.pending_weight_[n:].any()
+
+
+# ------------------------------------------- the linear sketches' products with x
+
+
+@nb.njit
+def _tdot_pair(first, second, idx, val, out):
+    sketch_tdot_pair(first, second, idx, val, out)
+
+
+@nb.njit
+def _tdot_pair_add(first, second, idx, val, out, c, draw):
+    sketch_tdot_pair_add(first, second, idx, val, out, c, draw)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_sketch_products_two_features_at_a_time_are_the_sums_in_feature_order(dtype):
+    """``sketch_tdot_pair`` (two features at a time) and ``sketch_tdot_pair_add``
+    (the same pass also adds x a^T to one sketch) give, bit for bit, the sums over the
+    features one after the other, zeros of x skipped, and the sketch of
+    ``Z[i] += v a`` in float64 rounded once to the sketch's type: odd and even
+    numbers of non-zeros, explicit zeros, dense and hashed draws, no draw."""
+    rng = np.random.default_rng(2)
+    d, tau = 40, 13
+    for trial in range(60):
+        k = int(rng.integers(0, 12))
+        idx = np.sort(rng.choice(d, size=k, replace=False)).astype(np.int64)
+        val = rng.normal(size=k)
+        val[rng.random(k) < 0.3] = 0.0
+        if trial % 3 == 0:
+            draw = rng.normal(size=tau)
+        elif trial % 3 == 1:
+            draw = np.zeros(tau)
+            draw[rng.integers(tau)] = rng.choice([-1.0, 1.0])
+        else:
+            draw = np.zeros(tau)
+        Z = [rng.normal(size=(d, tau)).astype(dtype) for _ in range(2)]
+        expected = np.zeros((2, tau))
+        for v, i in zip(val, idx):
+            if v != 0.0:
+                for b in (0, 1):
+                    expected[b] = expected[b] + v * Z[b][i].astype(np.float64)
+        out = np.full((2, tau), np.nan)
+        _tdot_pair(Z[0], Z[1], idx, val, out)
+        np.testing.assert_array_equal(out, expected)
+        c = trial % 2
+        updated = Z[c].copy()
+        for v, i in zip(val, idx):
+            if v != 0.0 and draw.any():
+                updated[i] = (updated[i].astype(np.float64) + v * draw).astype(dtype)
+        other = Z[1 - c].copy()
+        out[:] = np.nan
+        _tdot_pair_add(Z[0], Z[1], idx, val, out, c, draw)
+        np.testing.assert_array_equal(out, expected)
+        np.testing.assert_array_equal(Z[c], updated)
+        np.testing.assert_array_equal(Z[1 - c], other)

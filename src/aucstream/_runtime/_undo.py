@@ -96,7 +96,10 @@ class UndoLog:
         else:  # a new one; release offers both (a new one above an eighth is not kept)
             if spare is not None:
                 self._buffers.append((array, spare))
-            out = spare = _take_rows(array, rows)
+            n = rows.shape[0]  # an eighth more rows (within an eighth of the array): the
+            room = max(n, min(n + n // 8, array.shape[0] // 8))  # next calls name about as many
+            spare = np.empty((room, *array.shape[1:]), dtype=array.dtype)
+            out = _take_rows(array, rows, spare[:n])
         self._buffers.append((array, spare))
         return out
 
@@ -130,7 +133,10 @@ class UndoLog:
 #: costs its pages' first touch, a large part of the copy (OPAUC with the hashed
 #: sketch, ``benchmarks/bench_highdim.py``, reported in docs/benchmarks.md). A buffer
 #: is lent to one log at a time
-#: (taken out by ``pop``) and goes when its array does, and at most an eighth of
+#: (taken out by ``pop``) and goes when its array does; a new one has room for an
+#: eighth more rows than the call names (the next chunk names about as many: a
+#: buffer of exactly this call's rows was replaced at every chunk that named more,
+#: and its pages touched again), and at most an eighth of
 #: each logged array's size is kept: saves of larger calls (chunks naming more than
 #: an eighth of the features) take new buffers.
 _SPARES = ByIdentity()

@@ -112,7 +112,7 @@ from ._base import (
 from ._fd import FrequentDirectionsCovariance, fd_column, fd_insert, fd_shrink_index, fd_tdot
 from ._full import FullArrays, FullCovariance, full_add, full_cov_matvec
 from ._hashtable import sparse_scatter_add
-from ._linear import HashedCovariance, RandomizedCovariance, lowrank_add
+from ._linear import HashedCovariance, RandomizedCovariance, lowrank_add, lowrank_add_stats
 from ._lowrank import (
     CENTER_EXACT,
     CENTER_G13,
@@ -124,6 +124,7 @@ from ._lowrank import (
     sketch_cross,
     sketch_tdot,
     sketch_tdot_pair,
+    sketch_tdot_pair_add,
     sketch_tmatvec,
 )
 from ._nbytes import summary_nbytes
@@ -176,6 +177,7 @@ __all__ = [
     "full_add",
     "full_cov_matvec",
     "lowrank_add",
+    "lowrank_add_stats",
     "make_covariance",
     "own_and_opposite",
     "register",
@@ -184,6 +186,7 @@ __all__ = [
     "sketch_cross",
     "sketch_tdot",
     "sketch_tdot_pair",
+    "sketch_tdot_pair_add",
     "sketch_tmatvec",
     "solve_from_statistics",
     "sparse_add",

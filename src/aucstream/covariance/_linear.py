@@ -27,7 +27,7 @@ from ._lowrank import (
     sketch_tdot,
 )
 
-__all__ = ["HashedCovariance", "RandomizedCovariance", "lowrank_add"]
+__all__ = ["HashedCovariance", "RandomizedCovariance", "lowrank_add", "lowrank_add_stats"]
 
 _CENTER_CODES = {"g16": CENTER_G16, "g13": CENTER_G13, "exact": CENTER_EXACT}
 
@@ -47,14 +47,21 @@ def lowrank_add(arrays, idx, val, a, ztx, omega):
     reads its rows for its columns). O(k tau + tau^2);
     O(k + tau) for a hashed draw (one non-zero: :func:`single_nonzero`).
     """
-    sums, sketch, gram, asum = arrays.sums, arrays.sketch, arrays.gram, arrays.asum
-    tau = sketch.shape[1]
+    sketch_add_outer(arrays.sketch, idx, val, a)
+    return lowrank_add_stats(arrays, idx, val, a, ztx, omega)
+
+
+@borrowing_step
+def lowrank_add_stats(arrays, idx, val, a, ztx, omega):
+    """:func:`lowrank_add` but ``Z += x a^T``, for a caller that wrote it already
+    (:func:`aucstream.covariance.sketch_tdot_pair_add`). Returns ``|x|^2``."""
+    sums, gram, asum = arrays.sums, arrays.gram, arrays.asum
+    tau = gram.shape[0]
     xx = 0.0
     for q in range(idx.shape[0]):
         v = val[q]
         xx += v * v
         sums[idx[q]] += omega * v
-    sketch_add_outer(sketch, idx, val, a)
     arrays.count[0] += 1
     arrays.weight[0] += omega
     h = single_nonzero(a)

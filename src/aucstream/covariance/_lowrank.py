@@ -56,6 +56,7 @@ __all__ = [
     "sketch_matvec",
     "sketch_tdot",
     "sketch_tdot_pair",
+    "sketch_tdot_pair_add",
     "sketch_tmatvec",
 ]
 
@@ -100,19 +101,79 @@ def sketch_tdot(sketch, idx, val, out):
 
 
 @borrowing_step
+def _next_nonzero(val, a):
+    """The first position from ``a`` on where ``val`` is not zero (its length if none)."""
+    while a < val.shape[0] and val[a] == 0.0:
+        a += 1
+    return a
+
+
+@borrowing_step
 def sketch_tdot_pair(first, second, idx, val, out):
     """Write ``Z_0^T x`` into ``out[0]`` and ``Z_1^T x`` into ``out[1]`` for two
     sketches of the same shape, in one pass over the example's features (the same
-    sums, in the same order, as :func:`sketch_tdot` on each); O(k tau)."""
+    sums, in the same order, as :func:`sketch_tdot` on each); O(k tau).
+
+    Two features at a time: each entry of ``out`` takes the two products one after
+    the other (the same additions in the same order as one feature at a time) with
+    one load and one store of it, where one feature at a time loaded and stored it
+    for each (the loop's bound is the sketch size, unknown to the compiler, so the
+    sums can not stay in registers across features)."""
     out[:] = 0.0
     out0, out1 = out[0], out[1]
-    for a in range(idx.shape[0]):
-        v, i = val[a], idx[a]
-        if v != 0.0:
-            row0, row1 = first[i], second[i]
-            for j in range(out0.shape[0]):  # reads row i of both
-                out0[j] += v * row0[j]
-                out1[j] += v * row1[j]
+    a = _next_nonzero(val, 0)
+    while a < idx.shape[0]:
+        b = _next_nonzero(val, a + 1)
+        va, ra0, ra1 = val[a], first[idx[a]], second[idx[a]]
+        if b < idx.shape[0]:
+            vb, rb0, rb1 = val[b], first[idx[b]], second[idx[b]]
+            for j in range(out0.shape[0]):  # reads rows idx[a] and idx[b] of both
+                out0[j] = (out0[j] + va * ra0[j]) + vb * rb0[j]
+                out1[j] = (out1[j] + va * ra1[j]) + vb * rb1[j]
+            a = _next_nonzero(val, b + 1)
+        else:
+            for j in range(out0.shape[0]):
+                out0[j] += va * ra0[j]
+                out1[j] += va * ra1[j]
+            a = b
+
+
+@borrowing_step
+def sketch_tdot_pair_add(first, second, idx, val, out, c, draw):
+    r""":func:`sketch_tdot_pair` (``out``: :math:`Z_0^\top x`, :math:`Z_1^\top x`
+    before the update) and then :math:`Z_c \mathrel{+}= x a^\top` (``c`` 0: ``first``,
+    1: ``second``; ``draw`` = a) in the same pass over the rows: each row of
+    :math:`Z_c` is written while it is in the cache, the same numbers as
+    :func:`sketch_add_outer` after :func:`sketch_tdot_pair` (x's features are
+    distinct, so no row is read after it was written). O(k tau)."""
+    h = single_nonzero(draw)
+    if h != -2:  # a hashed draw (one non-zero) or none: one entry per row, or nothing
+        sketch_tdot_pair(first, second, idx, val, out)
+        sketch_add_outer(first if c == 0 else second, idx, val, draw)
+        return
+    out[:] = 0.0
+    own, other = (first, second) if c == 0 else (second, first)
+    out_own, out_other = (out[0], out[1]) if c == 0 else (out[1], out[0])
+    a = _next_nonzero(val, 0)
+    while a < idx.shape[0]:
+        b = _next_nonzero(val, a + 1)
+        va, ra, sa = val[a], own[idx[a]], other[idx[a]]
+        if b < idx.shape[0]:
+            vb, rb, sb = val[b], own[idx[b]], other[idx[b]]
+            for j in range(out_own.shape[0]):
+                za, zb = ra[j], rb[j]
+                out_own[j] = (out_own[j] + va * za) + vb * zb
+                out_other[j] = (out_other[j] + va * sa[j]) + vb * sb[j]
+                ra[j] = za + va * draw[j]
+                rb[j] = zb + vb * draw[j]
+            a = _next_nonzero(val, b + 1)
+        else:
+            for j in range(out_own.shape[0]):
+                za = ra[j]
+                out_own[j] += va * za
+                out_other[j] += va * sa[j]
+                ra[j] = za + va * draw[j]
+            a = b
 
 
 @borrowing_step

@@ -41,10 +41,12 @@ from ..covariance import (
     fd_insert,
     fd_tdot,
     lowrank_add,
+    lowrank_add_stats,
     own_and_opposite,
     single_nonzero,
     sketch_tdot,
     sketch_tdot_pair,
+    sketch_tdot_pair_add,
 )
 
 #: The implicit weights of the low-rank kinds and the products maintained with them
@@ -227,6 +229,23 @@ def _sketch_x(sketch, sums, beta, fills_columns, idx, val, scratch, b):
 
 
 @borrowing_step
+def _sketch_and_add(z0, z1, idx, val, scratch, c, A, r, root, adding):
+    r"""The linear sketches' products with x (``zx``: :math:`Z_0^\top x`,
+    :math:`Z_1^\top x`) and, when ``adding``, class c's sketch gains :math:`x a^\top`
+    with the draw ``a`` = ``A[r]`` times ``root`` (written into ``scratch.a``, as
+    :func:`_new_column`), in one pass over the rows of x's features
+    (:func:`aucstream.covariance.sketch_tdot_pair_add`): the rows of class c are
+    written while they are in the cache, rather than read again."""
+    if not adding:
+        sketch_tdot_pair(z0, z1, idx, val, scratch.zx)
+        return
+    a = scratch.a
+    for j in range(a.shape[0]):
+        a[j] = A[r, j] * root
+    sketch_tdot_pair_add(z0, z1, idx, val, scratch.zx, c, a)
+
+
+@borrowing_step
 def _new_column(own, settings, xx, A, r, scratch, root):
     """The change ``z a^T`` that x brings to its class's sketch: write ``a``, return
     the coefficients ``(bx, bs)`` of ``z = bx x - bs s`` (s: the class sum before x).
@@ -315,13 +334,18 @@ def _update_products(imp, c, scratch, bx, bs, vx, xx, g):
 
 
 @borrowing_step
-def _add_own_example(own, c, imp, settings, idx, val, A, r, vx, scratch, g):
+def _add_own_example(own, c, imp, settings, idx, val, A, r, vx, scratch, g, sketched):
     r"""Add x with forgetting weight g (1.0 without forgetting, and always for
     frequent directions) to its class c (summary ``own``) while w stays fixed, and
     bring ``zx[c]``, ``sx[c]`` to the new sketch and sum; return the new
-    :math:`v^\top x` and whether a frequent-directions sketch is full."""
+    :math:`v^\top x` and whether a frequent-directions sketch is full. With
+    ``sketched`` (linear sketches), :math:`Z_c \mathrel{+}= x a^\top` was done with the
+    example's sketch products (:func:`_sketch_and_add`), and ``scratch.a`` holds a."""
     xx = squared_norm(val)
-    bx, bs = _new_column(own, settings, xx, A, r, scratch, math.sqrt(g))
+    if sketched:
+        bx, bs = 1.0, 0.0
+    else:
+        bx, bs = _new_column(own, settings, xx, A, r, scratch, math.sqrt(g))
     beta = _compensation(imp, c, scratch, bx, bs, g)
     if beta != 0.0:
         _add_to_v(imp, idx, val, beta, scratch)
@@ -330,6 +354,8 @@ def _add_own_example(own, c, imp, settings, idx, val, A, r, vx, scratch, g):
     a, zxc = scratch.a, scratch.zx[c]
     if settings.fills_columns:
         fd_insert(own, idx, val, zxc, bx, bs)
+    elif sketched:
+        lowrank_add_stats(own, idx, val, a, zxc, g)
     else:
         lowrank_add(own, idx, val, a, zxc, g)
     for j in range(a.shape[0]):
@@ -485,24 +511,30 @@ def _opauc_lowrank_chunk(
             prefetch_rows(s0, ahead)
             prefetch_rows(s1, ahead)
             prefetch_rows(imp.v, ahead)
+        c = 1 if y > 0 else 0
+        adding = not (resume and r == start)
+        g = 1.0
+        if adding:
+            g, shift = forgetting_weight(forget, settings.half_life)
+            if shift < 0 or shift > settings.forget_limit:
+                return r, _RESCALE
+        sketched = adding and not settings.fills_columns
         if settings.fills_columns:
             _sketch_x(z0, s0, b0, True, idx, val, scratch, 0)
             _sketch_x(z1, s1, b1, True, idx, val, scratch, 1)
-        else:  # both linear sketches' rows in one pass
-            sketch_tdot_pair(z0, z1, idx, val, scratch.zx)
+        else:  # both linear sketches' rows in one pass (and x's column of its own)
+            _sketch_and_add(z0, z1, idx, val, scratch, c, A, r, math.sqrt(g), sketched)
             scratch.sx[0] = sparse_dot(s0, idx, val)
             scratch.sx[1] = sparse_dot(s1, idx, val)
         vx = sparse_dot(imp.v, idx, val)
         own, opp = own_and_opposite(classes, y)
-        c = 1 if y > 0 else 0
-        if not (resume and r == start):
-            g, shift = forgetting_weight(forget, settings.half_life)
-            if shift < 0 or shift > settings.forget_limit:
-                return r, _RESCALE
+        if adding:
             if scores:
                 pre[r] = _implicit_dot(imp, vx, scratch)
                 calibration_step(calibration, pre[r], y, 1.0)
-            vx, full = _add_own_example(own, c, imp, settings, idx, val, A, r, vx, scratch, g)
+            vx, full = _add_own_example(
+                own, c, imp, settings, idx, val, A, r, vx, scratch, g, sketched
+            )
             if settings.half_life != 0.0:
                 forget[0] += 1
             if full:

@@ -379,9 +379,11 @@ def main() -> None:
         "memory reading that sums the arrays found last time while the learner's "
         "attributes are the same objects; the checkpoint rows): `prequential()` costs "
         f"{c['prequential'] / c['floor']:.2f}x the floor. With one checkpoint at the "
-        "end the metrics are fed in blocks of 65,536 rows. Below the floor would go a "
-        "learner kernel that writes the calibrated scores as it learns (no replay), "
-        "and fewer checkpoints. A learner with more work per row "
+        "end the metrics are fed in blocks of 65,536 rows. SOLAM's kernel writes the "
+        "decision scores and probabilities as it learns (`_calibration.step_written`, "
+        "the replay's floats), so `prequential` replays only its first chunk and can go "
+        "below this floor by the replay's share; what is left is the exact AUC and the "
+        "loop. A learner with more work per row "
         "leaves the evaluation a smaller share: OPAUC (full covariance, d = 123):",
         "",
         "| OPAUC run | CPU s | ratio |",
@@ -404,7 +406,7 @@ def main() -> None:
         f"A meta-learner at `delay=0`: `StreamPipeline(OnlineStandardScaler(with_mean="
         f"False), SOLAM())` on the first {mt['rows']:,} rows, chunks of 1,000, one "
         "checkpoint per chunk. `prequential` now feeds it whole chunks (one "
-        "`test_then_train`, its learner's calibration replayed): "
+        "`test_then_train`, its learner's kernel writing the calibrated scores): "
         f"{1e6 * mt['chunked']:.1f} us per example, against {1e6 * mt['row_by_row']:.0f} "
         f"us through the row-by-row path it replaced "
         f"({mt['row_by_row'] / mt['chunked']:.0f}x faster) and {1e6 * mt['alone']:.1f} us "

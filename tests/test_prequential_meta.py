@@ -17,7 +17,7 @@ from test_prequential import (
     delays_of,
 )
 
-from aucstream import OPAUC, SOLAM, OnePassSearch, StreamPipeline
+from aucstream import OPAUC, SOLAM, OnePassSearch, StreamPipeline, _calibration
 from aucstream.datasets import iter_chunks
 from aucstream.evaluation import prequential
 from aucstream.evaluation._prequential import _calibration_owner
@@ -113,3 +113,62 @@ def test_delay_0_scores_equal_decision_function_to_rounding(make):
     curve = prequential(make(), iter_chunks(X, y, 40), detector=recorder, metrics=["alarms"])
     assert curve["n_seen"].iloc[-1] == 80
     np.testing.assert_allclose(recorder.scores, ref["scores"], rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "kwargs", [{}, {"column_scale": None}, {"constraint": "l1"}, {"half_life": 50}]
+)
+def test_solams_kernel_writes_what_the_replayed_calibration_gives(kwargs):
+    """Asked to (``_calibration.writing``), SOLAM's kernel writes as it learns the
+    decision scores and probabilities that replaying the calibration over its
+    prequential scores gives, bit for bit, and learns the same model; a request of
+    another size or for another learner is not taken."""
+    X, y = data(600, seed=5)
+    ours, ref = SOLAM(**kwargs), SOLAM(**kwargs)
+    for model in (ours, ref):
+        model.partial_fit(X[:100], y[:100], classes=[0, 1])
+    state = ref.calibration_.copy()
+    for lo in range(100, 600, 125):
+        rows = slice(lo, lo + 125)
+        out = np.full((2, 125), np.nan)
+        with _calibration.writing(ours, out) as taken:
+            raw = ours.test_then_train(X[rows], y[rows])
+        assert taken[0]
+        expected = ref.test_then_train(X[rows], y[rows])
+        decision, proba = np.empty(125), np.empty(125)
+        _calibration.replay(state, expected, np.where(y[rows] == 1, 1.0, -1.0), decision, proba)
+        np.testing.assert_array_equal(raw, expected)
+        np.testing.assert_array_equal(out, [decision, proba])
+        np.testing.assert_array_equal(ours.calibration_, ref.calibration_)
+    np.testing.assert_array_equal(ours.coef_, ref.coef_)
+    for learner, size in ((ours, 3), (ref, 2)):
+        with _calibration.writing(learner, np.empty((2, size))) as taken:
+            ours.test_then_train(X[:2], y[:2])
+        assert not taken[0]
+
+
+@pytest.mark.parametrize(
+    "make, replays", [(lambda: SOLAM(column_scale=None), 1), (OPAUC, 4)], ids=["SOLAM", "OPAUC"]
+)
+def test_delay_0_replays_only_what_no_kernel_wrote(make, replays, monkeypatch):
+    """prequential replays the calibration over the chunk before the model exists and
+    over the chunks of a learner whose kernel does not write the calibrated scores
+    (OPAUC's), and takes SOLAM's from its kernel; the curve is the brute force's."""
+    X, y = data(200, seed=2)
+    ref = brute_force(make(), X, y, np.zeros(200, int), (0, 1))
+    sizes = []
+    replay = _calibration.replay
+    monkeypatch.setattr(
+        _calibration, "replay", lambda s, *a: sizes.append(a[0].size) or replay(s, *a)
+    )
+    emitted = Recorder()
+    curve = prequential(
+        make(), iter_chunks(X, y, 50), metrics=[*ALL, "alarms"], every=50, detector=emitted
+    )
+    assert sizes == [50] * replays
+    # equal to rounding: SOLAM's third score is 0 in exact arithmetic, rounding noise
+    # of either sign in the kernel and in decision_function (see test_prequential)
+    np.testing.assert_allclose(emitted.scores, ref["scores"], rtol=0, atol=1e-12)
+    ref["scores"] = np.asarray(emitted.scores)
+    ref["pred"] = ref["scores"] > 0
+    check_columns(curve, ref, y, (0, 1))

@@ -112,7 +112,9 @@ primal-dual step :math:`\omega\gamma_t` (for v and :math:`\alpha`); the schedule
 examples learnt, and each learnt example's iterate weighs :math:`\gamma_t`). Weight
 0 leaves the learner untouched, counters included; with all weights 1 this is Y16
 Alg. 1 bit for bit. Each example's score under the averaged model is written before
-the example is learnt (``test_then_train``). :meth:`SOLAM._merge` defines merging.
+the example is learnt (``test_then_train``), and, when
+:func:`aucstream.evaluation.prequential` asks, its calibrated decision score and
+probability too (:func:`aucstream._calibration.step_written`). :meth:`SOLAM._merge` defines merging.
 Dense products are summed in any order (``fastmath`` reassociation,
 :data:`aucstream._kernels.REASSOC`): results change by rounding only.
 
@@ -153,6 +155,7 @@ import numpy as np
 
 from ._base import BaseStreamingAUC, ClassWeightTotals
 from ._calibration import step as calibration_step
+from ._calibration import step_written, written_for
 from ._chunks import Chunk
 from ._kernels import (
     REASSOC,
@@ -305,14 +308,29 @@ def _project_l1(lz, scal, R, nnz, work):
 # no reference counting: the kernel allocates nothing (see aucstream._kernels)
 @jit(fastmath=REASSOC, borrowing=True)
 def _solam_chunk(
-    lz, scal, counts, totals, inflation, rows, pre, weights, cfg, work, calibration, scale, vbuf
+    lz,
+    scal,
+    counts,
+    totals,
+    inflation,
+    rows,
+    pre,
+    weights,
+    cfg,
+    work,
+    calibration,
+    scale,
+    vbuf,
+    calibrated,
 ):
     """Y16 Alg. 1 over a chunk: per example, gradients at the old point, projected steps.
 
     An example of weight omega counts omega times in the class rate and takes the
     primal-dual step omega * gamma_t; weight 0 skips it. The steps are helpers over (a
     part of) the state; the loop itself stays here. With prequential scores, each
-    one also fits the ``calibration`` (:func:`aucstream._calibration.step`). With
+    one also fits the ``calibration`` (:func:`aucstream._calibration.step`), and
+    writes into ``calibrated`` (unless it is empty) the decision score and the
+    probability it had (:func:`aucstream._calibration.step_written`). With
     forgetting (``cfg.decay`` < 1), the class totals and the running sums shrink by
     decay ** omega per example (the sums by inflating the later terms, ``inflation``)
     and gamma_t stops decaying at t = half-life (module docstring). With
@@ -321,6 +339,7 @@ def _solam_chunk(
     values join the scale (``vbuf``: the scaled values).
     """
     scores = pre.shape[0] == n_rows(rows)
+    written = scores and calibrated.shape[1] == n_rows(rows)
     weighted = weights.shape[0] > 0
     forgetting = cfg.decay < 1.0
     rk = cfg.R * cfg.kappa
@@ -340,7 +359,9 @@ def _solam_chunk(
                 bx, cx = sparse_dot(lz.base, idx, val), sparse_dot(lz.corr, idx, val)
                 pre[r] = (bx + scal[_C] * ux - cx) / scal[_GSUM]
         weight = weights[r] if weighted else 1.0
-        if scores:
+        if written:
+            step_written(calibration, pre[r], y, weight, calibrated, r)
+        elif scores:
             calibration_step(calibration, pre[r], y, weight)
         if weight == 0.0:
             continue
@@ -556,6 +577,7 @@ class SOLAM(ClassWeightTotals, BaseStreamingAUC):
             self.calibration_,
             self.scale_,
             np.empty(self.u_.shape[0]),
+            written_for(self, chunk.pre_scores.shape[0]),  # (asked by prequential)
             reuse=reuse,
         )
 

@@ -164,6 +164,7 @@ from ._kernels import (
     bound_call,
     check_class_totals,
     class_totals,
+    col,
     fold_due,
     jit,
     lazy_axpy,
@@ -305,6 +306,21 @@ def _project_l1(lz, scal, R, nnz, work):
     return nnz
 
 
+@jit(fastmath=REASSOC, inline="always")
+def _averaged_dot(lz, c, idx, val):
+    r""":math:`\sum_i (\mathrm{base}_i + c u_i - \mathrm{corr}_i) x_i`, the row's score
+    under the unnormalized average, summed coordinate by coordinate as ``coef_`` is
+    formed (:func:`aucstream._kernels.lazy_mean`): a coordinate whose terms cancel
+    exactly (0 in exact arithmetic, e.g. after the first steps) adds 0.0, as in
+    ``decision_function``, where three dot products combined left rounding noise of
+    either sign (and broke the ties ``decision_function`` keeps)."""
+    acc = 0.0
+    for a in range(val.shape[0]):
+        i = col(idx, a)
+        acc += (lz.base[i] + c * lz.u[i] - lz.corr[i]) * val[a]
+    return acc
+
+
 # no reference counting: the kernel allocates nothing (see aucstream._kernels)
 @jit(fastmath=REASSOC, borrowing=True)
 def _solam_chunk(
@@ -356,8 +372,7 @@ def _solam_chunk(
             # array and row
             pre[r] = 0.0
             if scal[_GSUM] != 0.0:
-                bx, cx = sparse_dot(lz.base, idx, val), sparse_dot(lz.corr, idx, val)
-                pre[r] = (bx + scal[_C] * ux - cx) / scal[_GSUM]
+                pre[r] = _averaged_dot(lz, scal[_C], idx, val) / scal[_GSUM]
         weight = weights[r] if weighted else 1.0
         if written:
             step_written(calibration, pre[r], y, weight, calibrated, r)

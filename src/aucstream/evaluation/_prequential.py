@@ -30,9 +30,11 @@ written by the learner's kernel as it learns (SOLAM's,
 :func:`aucstream._calibration.step_written`), or else recovered by replaying the
 calibration (:mod:`aucstream._calibration`) over the prequential scores (the same
 IEEE operations either way): exactly, up to the rounding of the learner's kernel, whose
-prequential score can differ from ``decision_function``'s in the last bits (a score
-``decision_function`` gives as an analytic 0.0 may come out near 1e-15), which
-breaks ties the row-by-row definition keeps (``tests/test_prequential_meta.py``).
+prequential score can differ from ``decision_function``'s in the last bits. SOLAM's
+kernel sums its score coordinate by coordinate as ``coef_`` is formed, so a score
+``decision_function`` gives as an analytic 0.0 is 0.0 there too (it came out near
+1e-15 and broke ties the row-by-row definition keeps); other kernels may still
+round such a score either way (``tests/test_prequential_meta.py``).
 
 Before anything is learnt a model has no scores: an example scored then gets 0.0,
 the probability 1/2 (the Laplace-smoothed prior of no examples) and the negative

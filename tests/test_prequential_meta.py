@@ -17,7 +17,7 @@ from test_prequential import (
     delays_of,
 )
 
-from aucstream import OPAUC, SOLAM, OnePassSearch, StreamPipeline
+from aucstream import OPAUC, SOLAM, OnePassSearch, StreamPipeline, _calibration
 from aucstream.datasets import iter_chunks
 from aucstream.evaluation import prequential
 from aucstream.evaluation._prequential import _calibration_owner
@@ -97,12 +97,11 @@ def test_a_fitted_pipeline_continues_on_its_learners_calibration():
     ids=["SOLAM", "scaler+SOLAM"],
 )
 def test_delay_0_scores_equal_decision_function_to_rounding(make):
-    """The delay-0 path's scores are the kernel's prequential scores with the
-    calibration replayed: decision_function's up to rounding. Where decision_function
+    """The delay-0 path's scores are the kernel's prequential scores calibrated as
+    they are learnt: decision_function's up to rounding. Where decision_function
     gives an analytic 0 exactly (seed 1: the first rows, before the model has a
-    direction) the kernel gives about 1e-15, which breaks ties the brute force keeps:
-    the AUC can then differ by a few pairs (a limit of the kernels, not of the
-    replay)."""
+    direction) the kernel gives 0.0 too (it sums the average's score coordinate by
+    coordinate, as coef_ is formed), so no tie the brute force keeps is broken."""
     X, y = data(80, seed=1)
     if not isinstance(make(), StreamPipeline):
         scaler = OnlineStandardScaler()
@@ -113,3 +112,73 @@ def test_delay_0_scores_equal_decision_function_to_rounding(make):
     curve = prequential(make(), iter_chunks(X, y, 40), detector=recorder, metrics=["alarms"])
     assert curve["n_seen"].iloc[-1] == 80
     np.testing.assert_allclose(recorder.scores, ref["scores"], rtol=0, atol=1e-12)
+    zeros = ref["scores"] == 0.0
+    assert zeros.any()
+    np.testing.assert_array_equal(np.asarray(recorder.scores)[zeros], 0.0)
+
+
+@pytest.mark.parametrize(
+    "kwargs", [{}, {"column_scale": None}, {"constraint": "l1"}, {"half_life": 50}]
+)
+def test_solams_kernel_writes_what_the_replayed_calibration_gives(kwargs):
+    """Asked to (``_calibration.writing``), SOLAM's kernel writes as it learns the
+    decision scores and probabilities that replaying the calibration over its
+    prequential scores gives, bit for bit, and learns the same model; a request of
+    another size or for another learner is not taken."""
+    X, y = data(600, seed=5)
+    ours, ref = SOLAM(**kwargs), SOLAM(**kwargs)
+    for model in (ours, ref):
+        model.partial_fit(X[:100], y[:100], classes=[0, 1])
+    state = ref.calibration_.copy()
+    for lo in range(100, 600, 125):
+        rows = slice(lo, lo + 125)
+        out = np.full((2, 125), np.nan)
+        with _calibration.writing(ours, out) as taken:
+            raw = ours.test_then_train(X[rows], y[rows])
+        assert taken[0]
+        expected = ref.test_then_train(X[rows], y[rows])
+        decision, proba = np.empty(125), np.empty(125)
+        _calibration.replay(state, expected, np.where(y[rows] == 1, 1.0, -1.0), decision, proba)
+        np.testing.assert_array_equal(raw, expected)
+        np.testing.assert_array_equal(out, [decision, proba])
+        np.testing.assert_array_equal(ours.calibration_, ref.calibration_)
+    np.testing.assert_array_equal(ours.coef_, ref.coef_)
+    for learner, size in ((ours, 3), (ref, 2)):
+        with _calibration.writing(learner, np.empty((2, size))) as taken:
+            ours.test_then_train(X[:2], y[:2])
+        assert not taken[0]
+
+
+@pytest.mark.parametrize(
+    "make, replays",
+    [
+        (SOLAM, 1),
+        (lambda: SOLAM(column_scale=None), 1),
+        (lambda: StreamPipeline(OnlineStandardScaler(), SOLAM()), 1),
+        (OPAUC, 4),
+    ],
+    ids=["SOLAM", "SOLAM-papers", "scaler+SOLAM", "OPAUC"],
+)
+def test_delay_0_replays_only_what_no_kernel_wrote(make, replays, monkeypatch):
+    """prequential replays the calibration over the chunk before the model exists and
+    over the chunks of a learner whose kernel does not write the calibrated scores
+    (OPAUC's), and takes SOLAM's from its kernel (behind a pipeline too); the curve is
+    the brute force's."""
+    X, y = data(200, seed=2)
+    ref = brute_force(make(), X, y, np.zeros(200, int), (0, 1))
+    sizes = []
+    replay = _calibration.replay
+    monkeypatch.setattr(
+        _calibration, "replay", lambda s, *a: sizes.append(a[0].size) or replay(s, *a)
+    )
+    emitted = Recorder()
+    curve = prequential(
+        make(), iter_chunks(X, y, 50), metrics=[*ALL, "alarms"], every=50, detector=emitted
+    )
+    assert sizes == [50] * replays
+    # equal to rounding (SOLAM's analytic zeros exactly: its AUCs are the brute force's)
+    np.testing.assert_allclose(emitted.scores, ref["scores"], rtol=0, atol=1e-12)
+    if make is OPAUC:
+        ref["scores"] = np.asarray(emitted.scores)
+        ref["pred"] = ref["scores"] > 0
+    check_columns(curve, ref, y, (0, 1))

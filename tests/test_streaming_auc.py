@@ -513,3 +513,30 @@ def test_single_pairs_read_one_by_one_in_bounded_memory():
             assert abs(metric.get() - roc_auc(y[: i + 1], s[: i + 1])) <= metric.error_bound()
     assert metric.n_seen == 300 and metric.n_positive + metric.n_negative == 300
     assert abs(metric.get() - roc_auc(y, s)) <= metric.error_bound()
+
+
+@pytest.mark.parametrize("pos_label", [True, False, None])
+@pytest.mark.parametrize(
+    "make_metric", [PrequentialAUC, lambda pos_label: RollingAUC(50, pos_label)]
+)
+def test_boolean_chunks_count_as_the_same_labels_as_integers(make_metric, pos_label):
+    """Boolean labels with float64 scores (prequential's chunks) are numbered without
+    comparisons once both are known: the same counts, bit for bit, as the labels 0/1
+    given as integers; a NaN among them is still refused with nothing changed."""
+    rng = np.random.default_rng(7)
+    y = rng.random(700) < 0.3
+    s = np.round(rng.normal(size=700) + y, 1)  # ties within and across chunks
+    as_int = None if pos_label is None else int(pos_label)
+    ours, ints = make_metric(pos_label=pos_label), make_metric(pos_label=as_int)
+    for lo in range(0, 700, 70):
+        ours.update(y[lo : lo + 70], s[lo : lo + 70])
+        ints.update(y[lo : lo + 70].astype(int), s[lo : lo + 70])
+        assert ours.get() == ints.get()
+        assert (ours.n_positive, ours.n_negative) == (ints.n_positive, ints.n_negative)
+    last = slice(-50, None) if isinstance(ours, RollingAUC) else slice(None)
+    reference = roc_auc(y[last], s[last], pos_label=pos_label)
+    assert ours.get() == pytest.approx(reference, abs=1e-12)
+    before = snapshot(ours)
+    with pytest.raises(ValueError, match=r"y_score\[1\] = nan"):
+        ours.update(np.array([True, False]), np.array([0.5, np.nan]))
+    assert_same_state(before, snapshot(ours))

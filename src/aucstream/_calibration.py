@@ -39,6 +39,13 @@ made the log-loss of early predictions infinite. Rankings are unchanged except a
 scores whose log-odds lie beyond the cap (they tie), where float64 probabilities
 already rounded to 1 above about 36.7.
 
+A kernel that fits the calibration as it scores can also write, per example, the
+decision score (the score minus the threshold :math:`m - b \sqrt{v} / a` whose
+probability is 1/2) and the probability it had before the step
+(:func:`step_written`, asked for by :func:`writing`):
+:func:`aucstream.evaluation.prequential` then needs no second pass over the scores
+(:func:`replay`, which gives the same floats).
+
 Batch learners have no prequential scores: they fit :math:`(a, b)` by Newton's method
 on their training scores after the fit (in-sample, as the documentation of their
 ``predict_proba`` says).
@@ -65,6 +72,9 @@ windows.
 from __future__ import annotations
 
 import math
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import numpy as np
 
@@ -85,6 +95,9 @@ __all__ = [
     "logistic_state",
     "capped_logistic",
     "replay",
+    "step_written",
+    "writing",
+    "written_for",
     "WINDOW",
     "new_window",
     "observe",
@@ -335,6 +348,68 @@ def replay(state, scores, y_pm, decision, proba):
             decision[i] = scores[i] - 0.0
             proba[i] = _capped((n_pos + 1.0) / (n + 2.0))
             step(state, scores[i], y_pm[i], 1.0)
+
+
+@jit
+def step_written(state, s, y, w, out, r):
+    """:func:`step` of a kernel that also writes, for its example ``r``, ``out[0, r]``
+    the decision score and ``out[1, r]`` the probability the learner gave it before
+    learning it: what :func:`replay` writes (the same IEEE operations), so that
+    :func:`aucstream.evaluation.prequential` needs no replay (:func:`writing`)."""
+    n, mean, m2, a, b, n_pos = (
+        state[_N],
+        state[_MEAN],
+        state[_M2],
+        state[_A],
+        state[_B],
+        state[_NPOS],
+    )
+    if 0.0 < n_pos < n and m2 > 0.0:  # the step's sigmoid is the probability's
+        sd = math.sqrt(m2 / n)
+        z = (s - mean) / sd
+        q = _sigmoid(a * z + b)
+        out[0, r] = s - (mean - b * sd / a)
+        out[1, r] = _capped(q)
+        if w != 0.0:
+            _fit(state, s, y, w, True, z, q)
+    else:
+        out[0, r] = s - 0.0
+        out[1, r] = _capped((n_pos + 1.0) / (n + 2.0))
+        step(state, s, y, w)
+
+
+#: The request of :func:`writing`, per thread: ``(learner, out, [taken])``.
+_WRITING = threading.local()
+_NOT_WRITTEN = np.empty((2, 0))
+
+
+@contextmanager
+def writing(learner, out: np.ndarray) -> Iterator[list[bool]]:
+    """Ask ``learner``'s next kernel call of ``out.shape[1]`` examples with prequential
+    scores to write their decision scores and probabilities into ``out`` (shape
+    ``(2, n)``, :func:`step_written`); yields a list whose one item tells, afterwards,
+    whether a kernel took the request (learners whose kernel does not write, or a call
+    of another size, leave it False: then replay the calibration)."""
+    taken = [False]
+    before = getattr(_WRITING, "request", None)
+    _WRITING.request = (learner, out, taken)
+    try:
+        yield taken
+    finally:
+        _WRITING.request = before
+
+
+def written_for(learner, n: int) -> np.ndarray:
+    """The ``(2, n)`` array a learner's kernel writes into (:func:`writing`), taken once;
+    an empty ``(2, 0)`` array when there is no request for this learner and size."""
+    request = getattr(_WRITING, "request", None)
+    if request is None or request[0] is not learner or request[2][0]:
+        return _NOT_WRITTEN
+    out = request[1]
+    if out.shape[1] != n:
+        return _NOT_WRITTEN
+    request[2][0] = True
+    return out
 
 
 def new_window() -> np.ndarray:

@@ -276,9 +276,16 @@ class _BinaryPairs:
     def _accept(self, y_true: ArrayLike, y_score: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
         """Checked arrays: the label number of each pair and the float64 scores.
 
-        Every check comes before the one change, recording a new label: a refused update
-        changes nothing.
+        Every check precedes the one change (a new label): a refused update changes nothing.
         """
+        if (  # boolean labels once both labels (equal to 0 and 1) are known: no comparison
+            type(y_true) is type(y_score) is np.ndarray
+            and (y_true.dtype, y_true.shape, y_score.dtype, y_score.ndim)
+            == (bool, (y_score.size,), np.float64, 1)
+            and self._labels in ([True, False], [False, True])
+        ):
+            self._check_finite(y_score)  # label 1 where y_true equals self._labels[1]
+            return (y_true if self._labels[1] else ~y_true).view(np.int8), y_score
         y = _as_1d("y_true", np.atleast_1d(np.asarray(y_true)))
         s = _as_1d("y_score", np.atleast_1d(np.asarray(y_score, dtype=np.float64)))
         if y.shape != s.shape:

@@ -112,7 +112,9 @@ primal-dual step :math:`\omega\gamma_t` (for v and :math:`\alpha`); the schedule
 examples learnt, and each learnt example's iterate weighs :math:`\gamma_t`). Weight
 0 leaves the learner untouched, counters included; with all weights 1 this is Y16
 Alg. 1 bit for bit. Each example's score under the averaged model is written before
-the example is learnt (``test_then_train``). :meth:`SOLAM._merge` defines merging.
+the example is learnt (``test_then_train``), and, when
+:func:`aucstream.evaluation.prequential` asks, its calibrated decision score and
+probability too (:func:`aucstream._calibration.step_written`). :meth:`SOLAM._merge` defines merging.
 Dense products are summed in any order (``fastmath`` reassociation,
 :data:`aucstream._kernels.REASSOC`): results change by rounding only.
 
@@ -153,6 +155,7 @@ import numpy as np
 
 from ._base import BaseStreamingAUC, ClassWeightTotals
 from ._calibration import step as calibration_step
+from ._calibration import step_written, written_for
 from ._chunks import Chunk
 from ._kernels import (
     REASSOC,
@@ -161,6 +164,7 @@ from ._kernels import (
     bound_call,
     check_class_totals,
     class_totals,
+    col,
     fold_due,
     jit,
     lazy_axpy,
@@ -318,17 +322,47 @@ def _project_l1(lz, scal, R, nnz, work):
     return nnz
 
 
+@jit(fastmath=REASSOC, inline="always")
+def _averaged_dot(lz, c, idx, val):
+    r""":math:`\sum_i (\mathrm{base}_i + c u_i - \mathrm{corr}_i) x_i`, the row's score
+    under the unnormalized average, summed coordinate by coordinate as ``coef_`` is
+    formed (:func:`aucstream._kernels.lazy_mean`): a coordinate whose terms cancel
+    exactly (0 in exact arithmetic, e.g. after the first steps) adds 0.0, as in
+    ``decision_function``, where three dot products combined left rounding noise of
+    either sign (and broke the ties ``decision_function`` keeps)."""
+    acc = 0.0
+    for a in range(val.shape[0]):
+        i = col(idx, a)
+        acc += (lz.base[i] + c * lz.u[i] - lz.corr[i]) * val[a]
+    return acc
+
+
 # no reference counting: the kernel allocates nothing (see aucstream._kernels)
 @jit(fastmath=REASSOC, borrowing=True)
 def _solam_chunk(
-    lz, scal, counts, totals, inflation, rows, pre, weights, cfg, work, calibration, scale, vbuf
+    lz,
+    scal,
+    counts,
+    totals,
+    inflation,
+    rows,
+    pre,
+    weights,
+    cfg,
+    work,
+    calibration,
+    scale,
+    vbuf,
+    calibrated,
 ):
     """Y16 Alg. 1 over a chunk: per example, gradients at the old point, projected steps.
 
     An example of weight omega counts omega times in the class rate and takes the
     primal-dual step omega * gamma_t; weight 0 skips it. The steps are helpers over (a
     part of) the state; the loop itself stays here. With prequential scores, each
-    one also fits the ``calibration`` (:func:`aucstream._calibration.step`). With
+    one also fits the ``calibration`` (:func:`aucstream._calibration.step`), and
+    writes into ``calibrated`` (unless it is empty) the decision score and the
+    probability it had (:func:`aucstream._calibration.step_written`). With
     forgetting (``cfg.decay`` < 1), the class totals and the running sums shrink by
     decay ** omega per example (the sums by inflating the later terms, ``inflation``)
     and gamma_t stops decaying at t = half-life (module docstring). With
@@ -337,6 +371,7 @@ def _solam_chunk(
     values join the scale (``vbuf``: the scaled values).
     """
     scores = pre.shape[0] == n_rows(rows)
+    written = scores and calibrated.shape[1] == n_rows(rows)
     weighted = weights.shape[0] > 0
     forgetting = cfg.decay < 1.0
     rk = cfg.R * cfg.kappa
@@ -353,10 +388,11 @@ def _solam_chunk(
             # array and row
             pre[r] = 0.0
             if scal[_GSUM] != 0.0:
-                bx, cx = sparse_dot(lz.base, idx, val), sparse_dot(lz.corr, idx, val)
-                pre[r] = (bx + scal[_C] * ux - cx) / scal[_GSUM]
+                pre[r] = _averaged_dot(lz, scal[_C], idx, val) / scal[_GSUM]
         weight = weights[r] if weighted else 1.0
-        if scores:
+        if written:
+            step_written(calibration, pre[r], y, weight, calibrated, r)
+        elif scores:
             calibration_step(calibration, pre[r], y, weight)
         if weight == 0.0:
             continue
@@ -573,6 +609,7 @@ class SOLAM(ClassWeightTotals, BaseStreamingAUC):
             self.calibration_,
             self.scale_,
             np.empty(self.u_.shape[0]),
+            written_for(self, chunk.pre_scores.shape[0]),  # (asked by prequential)
             reuse=reuse,
         )
 

@@ -26,11 +26,15 @@ whose kernels score each example before learning it (or a
 :class:`~aucstream.StreamPipeline` in front of one) runs one ``test_then_train``
 per chunk, and the scores ``decision_function`` would have given (the model's own
 score minus the calibrated threshold of that moment) and the probabilities are
-recovered by replaying the calibration (:mod:`aucstream._calibration`) over the
-prequential scores: exactly, up to the rounding of the learner's kernel, whose
-prequential score can differ from ``decision_function``'s in the last bits (a score
-``decision_function`` gives as an analytic 0.0 may come out near 1e-15), which
-breaks ties the row-by-row definition keeps (``tests/test_prequential_meta.py``).
+written by the learner's kernel as it learns (SOLAM's,
+:func:`aucstream._calibration.step_written`), or else recovered by replaying the
+calibration (:mod:`aucstream._calibration`) over the prequential scores (the same
+IEEE operations either way): exactly, up to the rounding of the learner's kernel, whose
+prequential score can differ from ``decision_function``'s in the last bits. SOLAM's
+kernel sums its score coordinate by coordinate as ``coef_`` is formed, so a score
+``decision_function`` gives as an analytic 0.0 is 0.0 there too (it came out near
+1e-15 and broke ties the row-by-row definition keeps); other kernels may still
+round such a score either way (``tests/test_prequential_meta.py``).
 
 Before anything is learnt a model has no scores: an example scored then gets 0.0,
 the probability 1/2 (the Laplace-smoothed prior of no examples) and the negative
@@ -574,17 +578,26 @@ class _Evaluation:
         """``delay=0`` through one ``test_then_train`` (see the module docstring)."""
         model = self.model
         n = y.shape[0]
-        state = self.owner().calibration_.copy() if self.fitted else _calibration.new_state()
         fresh = not self.fitted
-        if self.first_fit:
-            raw = model.test_then_train(X, y, classes=np.asarray(self.classes))
-            self.first_fit = False
+        if fresh:
+            state, owner = _calibration.new_state(), None
         else:
-            raw = model.test_then_train(X, y)
+            owner = self.owner()
+            state = owner.calibration_.copy()
+        written = np.empty((2, n))
+        # a kernel that writes the decision scores and probabilities as it learns
+        # (SOLAM's) spares the replay; one row goes through the one-example path
+        with _calibration.writing(owner if n > 1 else None, written) as taken:
+            if self.first_fit:
+                raw = model.test_then_train(X, y, classes=np.asarray(self.classes))
+                self.first_fit = False
+            else:
+                raw = model.test_then_train(X, y)
         self.fitted = True
-        raw = np.asarray(raw, dtype=np.float64)
-        decision, proba = np.empty(n), np.empty(n)
-        _calibration.replay(state, raw, np.where(positive, 1.0, -1.0), decision, proba)
+        decision, proba = written
+        if not taken[0]:
+            raw = np.asarray(raw, dtype=np.float64)
+            _calibration.replay(state, raw, np.where(positive, 1.0, -1.0), decision, proba)
         if fresh:  # nothing learnt before the first example: the untrained model's score
             decision[0] = 0.0
         predicted = decision > 0 if "predicted" in self.needs else None

@@ -21,6 +21,28 @@ settings.register_profile("reproducible", derandomize=True, deadline=None)
 settings.register_profile("explore", derandomize=False, deadline=None)
 settings.load_profile("reproducible")
 
+#: The test modules whose items take longest (mypy; the site's build, with its
+#: examples; interpreters loading hundreds of tampered files; the leak check's
+#: interpreter), run first and each in one piece: with pytest-xdist (``-n auto``,
+#: which hands each worker runs of consecutive items) they are then in the first
+#: worker's first run, so no worker is left running one of them at the end while
+#: the others idle, and a module's fixture (the site, the tampered files) is built
+#: by one worker only, never twice.
+FIRST = ("test_typing.py", "test_docs.py", "test_reliability_files.py", "test_covariance_nrt.py")
+
+
+def pytest_collection_modifyitems(config, items) -> None:
+    """Run the modules of :data:`FIRST` first, in that order (the rest keep theirs)."""
+    tests = Path(__file__).resolve().parent
+    rank = {name: i for i, name in enumerate(FIRST)}
+
+    def key(item) -> int:
+        path = Path(item.path)
+        return rank.get(path.name, len(FIRST)) if path.parent == tests else len(FIRST)
+
+    items.sort(key=key)  # stable: the order within each module, and of the rest, stays
+
+
 #: ``../shared/data`` next to the repository, unless AUCSTREAM_DATA says otherwise.
 DATA_DIR = Path(
     os.environ.get("AUCSTREAM_DATA", Path(__file__).resolve().parents[1].parent / "shared" / "data")

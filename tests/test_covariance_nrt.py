@@ -2,21 +2,33 @@
 ``borrowing_step``, and SOLAM's and FSAUC's chunk kernels: numba's ``_nrt=False``)
 neither leak nor release what they do not own.
 
-See ``aucstream.covariance._base`` for the argument. A leak would show as numba
-memory-info blocks allocated and never freed, or as reference counts of the
-learners' arrays that grow from call to call; a release of references never taken
-as blocks freed more often than allocated, counts that fall, or a crash. The learning
-runs in a subprocess with numba's allocation statistics on (NUMBA_NRT_STATS=1, read
-at import), so a crash fails the test instead of the test run.
+See ``aucstream._kernels._compile`` ("Reference counts") for the argument. Its rules on
+return types are enforced by the compile policy itself, at every compilation
+(``check_compiled``): the tests below check that it refuses what it must, on functions
+compiled in a temporary folder. A leak would show as numba memory-info blocks
+allocated and never freed, or as reference counts of the learners' arrays that grow
+from call to call; a release of references never taken as blocks freed more often
+than allocated, counts that fall, or a crash. The learning runs in a subprocess with
+numba's allocation statistics on (NUMBA_NRT_STATS=1, read at import), so a crash
+fails the test instead of the test run; it uses the usual numba cache.
 """
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import subprocess
 import sys
 import textwrap
+
+import numpy as np
+import pytest
+from numba.core import event
+
+from aucstream._kernels import BorrowingRuleError
+from aucstream._kernels._compile import REFERENCE_COUNT_RULE
+from aucstream.covariance import own_and_opposite
 
 SCRIPT = textwrap.dedent(
     """
@@ -51,36 +63,6 @@ SCRIPT = textwrap.dedent(
         SOLAM=SOLAM(), SOLAML1=SOLAML1(R=1.0), FSAUC=FSAUC(R=1.0, n_samples=400),
         FSAUC_l2=FSAUC(constraint="l2", n_samples=400),
     )
-    def check_dispatchers():
-        import numba as nb
-        from aucstream.covariance import own_and_opposite
-
-        def holds_array(t):
-            if isinstance(t, nb.types.Array):
-                return True
-            return any(holds_array(u) for u in getattr(t, "types", ()) if u is not t)
-
-        bad, checked = [], 0
-        assert own_and_opposite.targetoptions.get("inline") == "always"
-        for mod in [m for n, m in list(sys.modules.items()) if n.startswith("aucstream.")]:
-            for value in vars(mod).values():
-                if not isinstance(value, nb.core.registry.CPUDispatcher):
-                    continue
-                borrowing = value.targetoptions.get("_nrt") is False
-                inlined = value.targetoptions.get("inline") == "always"
-                for result in value.overloads.values():
-                    checked += 1
-                    if holds_array(result.signature.return_type) and (borrowing or not inlined):
-                        if borrowing or value.py_func.__module__.startswith(
-                            (
-                                "aucstream.covariance", "aucstream.opauc", "aucstream.adaoam",
-                                "aucstream.solam", "aucstream.fsauc", "aucstream._saddle",
-                                "aucstream._kernels", "aucstream.projections",
-                            )
-                        ):
-                            bad.append(value.py_func.__qualname__)
-        return {"bad": sorted(set(bad)), "checked": checked}
-
     report = {}
     for name, model in models.items():
         model.partial_fit(X[:40], y[:40], classes=[-1, 1])
@@ -133,25 +115,114 @@ SCRIPT = textwrap.dedent(
                 now != then for now, then in zip([sys.getrefcount(a) for a in state], counts)
             ),
         }
-    report["dispatchers"] = check_dispatchers()
+    from aucstream._kernels._compile import REFERENCE_COUNT_RULE
+    from numba.core import event
+
+    report["rule"] = REFERENCE_COUNT_RULE in event._registered["numba:compile"]
     print(json.dumps(report))
     """
 )
 
 
-def test_kernels_without_reference_counting_leak_nothing(tmp_path):
-    # a fresh numba cache: every function is compiled here, so each compiled version
-    # (callees included) is visible to the check of the return types
-    env = {**os.environ, "NUMBA_NRT_STATS": "1", "NUMBA_CACHE_DIR": str(tmp_path)}
+def test_kernels_without_reference_counting_leak_nothing():
+    env = {**os.environ, "NUMBA_NRT_STATS": "1"}
     done = subprocess.run(
         [sys.executable, "-c", SCRIPT], capture_output=True, text=True, env=env, timeout=900
     )
     assert done.returncode == 0, done.stderr[-3000:]
     report = json.loads(done.stdout.strip().splitlines()[-1])
-    dispatchers = report.pop("dispatchers")
-    # no function compiled without reference counting returns an array, and every
-    # kernel-side function that returns arrays is inlined (see _base)
-    assert dispatchers["bad"] == [] and dispatchers["checked"] > 50, dispatchers
+    # every version compiled in that interpreter was checked by the compile policy
+    assert report.pop("rule") is True
     assert len(report) == 18
     for name, found in report.items():
         assert found == {"meminfo_leaked": 0, "alloc_leaked": 0, "refcounts_changed": 0}, name
+
+
+# ------------------------------------------- the compile policy's rules, enforced
+KERNELS = """
+from aucstream._kernels import jit
+
+
+@jit
+def view(a):  # returns an array, not inlined
+    return a
+
+
+@jit(borrowing=True)
+def borrows_view(a):  # borrowing code calling it
+    return view(a)[0]
+
+
+@jit
+def counts_view(a):  # code with reference counts calling it
+    return view(a).sum()
+
+
+@jit(inline="always")
+def inlined_view(a):
+    return a
+
+
+@jit(borrowing=True)
+def borrows_inlined(a):
+    return inlined_view(a)[0] + inlined_view(a)[-1]
+
+
+@jit(borrowing=True)
+def returns_argument(a):
+    return a
+
+
+@jit(borrowing=True)
+def returns_number(a):
+    a[0] += 1.0
+    return a.shape[0]
+"""
+
+
+@pytest.fixture
+def kernels(tmp_path, monkeypatch):
+    """Functions compiled by the policy in a new folder (so in a new numba cache: each
+    test compiles them)."""
+    name = f"nrt_rule_{tmp_path.name.replace('-', '_')}"
+    (tmp_path / f"{name}.py").write_text(KERNELS)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    module = importlib.import_module(name)
+    yield module
+    sys.modules.pop(name, None)
+
+
+def test_the_rule_listens_to_every_compilation():
+    assert REFERENCE_COUNT_RULE in event._registered["numba:compile"]
+    # the kernels' shared helper returning arrays is inlined into both kinds of code
+    assert own_and_opposite.targetoptions.get("inline") == "always"
+
+
+def test_a_borrowing_function_returning_an_array_is_refused(kernels):
+    a = np.ones(3)
+    for _ in range(2):  # nothing refused is kept: a second call is refused again
+        with pytest.raises(BorrowingRuleError, match=r"returns_argument.*returns array"):
+            kernels.returns_argument(a)
+
+
+def test_a_helper_compiled_for_borrowing_code_then_called_with_counts_is_refused(kernels):
+    a = np.ones(3)
+    with pytest.raises(BorrowingRuleError, match=r"\.view\(.*without reference counting"):
+        kernels.borrows_view(a)
+    assert kernels.counts_view(a) == 3.0  # the refused version was not kept
+    assert not kernels.borrows_view.overloads
+
+
+def test_a_helper_compiled_with_counts_then_called_by_borrowing_code_is_refused(kernels):
+    a = np.ones(3)
+    assert kernels.counts_view(a) == 3.0
+    with pytest.raises(BorrowingRuleError, match=r"borrows_view.*calls .*\.view, which returns"):
+        kernels.borrows_view(a)
+
+
+def test_the_allowed_forms_compile(kernels):
+    a = np.arange(3.0)
+    checked = REFERENCE_COUNT_RULE.checked
+    assert kernels.borrows_inlined(a) == 2.0
+    assert kernels.returns_number(a) == 3 and a[0] == 1.0
+    assert REFERENCE_COUNT_RULE.checked >= checked + 2  # both were compiled and checked

@@ -48,6 +48,7 @@ Format history
 
 from __future__ import annotations
 
+import functools
 import inspect
 import json
 import os
@@ -88,16 +89,23 @@ _SPARSE_ZEROS = 0.9
 _META_LIMIT = 16 << 20
 
 
+@functools.cache
+def _import_learner_modules() -> None:
+    """Import every learner module (once: walking the package is most of a small load)."""
+    from ._discovery import all_estimators
+
+    all_estimators()
+
+
 def _allowed_classes() -> dict[str, type]:
     from ._base import BaseStreamingAUC
-    from ._discovery import all_estimators
     from ._streaming_auc import PrequentialAUC, RollingAUC
     from .covariance import CovarianceSummary
     from .drift import AUCDriftDetector, DriftDetector, RankSignal
     from .preprocessing import OnlineStandardScaler
     from .reservoir import Reservoir
 
-    all_estimators()  # imports every learner module so that subclasses are registered
+    _import_learner_modules()  # so that every learner's class is a registered subclass
     found: dict[str, type] = {}
     stack = [
         BaseStreamingAUC,

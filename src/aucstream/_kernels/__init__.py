@@ -11,6 +11,7 @@
 
 from ._compile import (
     REASSOC,
+    BorrowingRuleError,
     bits_of_float,
     borrowing_njit,
     borrowing_step,
@@ -65,6 +66,7 @@ __all__ = [
     "REASSOC",
     "SCALE_MAX",
     "SCALE_MIN",
+    "BorrowingRuleError",
     "LazySum",
     "Rows",
     "borrowing_njit",

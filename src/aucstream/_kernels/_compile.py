@@ -58,6 +58,16 @@ its own string helpers). Why this is safe, precisely (numba's behaviour, checked
   :data:`compiled_step` function (which may return arrays) is called from a borrowing
   one.
 
+The policy enforces these rules itself, whenever numba compiles a new version of a
+function made here (numba's ``numba:compile`` event; :func:`check_compiled`): a
+version compiled without reference counting (borrowing, or called from borrowing code)
+that returns an array and is not inlined, or that calls a function that returns an
+array and is not inlined, is refused with a :class:`BorrowingRuleError` naming both,
+before numba uses or caches it. So every version compiled anywhere (in the tests, from
+a cold cache: each one once) has been checked, and ``tests/test_covariance_nrt.py``
+checks the leaks and reference counts of the learners and that this check refuses
+what it must.
+
 Raw pointers and compiled entry points
 --------------------------------------
 Two devices skip numba's per-call work, and both move a check from numba to us:
@@ -82,6 +92,7 @@ from __future__ import annotations
 
 import os
 import warnings
+import weakref
 from collections.abc import Callable, Iterable
 from functools import partial
 from typing import Any, Literal
@@ -90,11 +101,14 @@ import numba as nb
 from llvmlite import ir
 from numba import types
 from numba.core import cgutils
+from numba.core import event as numba_event
 from numba.core.errors import NumbaIRAssumptionWarning
 from numba.extending import intrinsic, overload
 
 __all__ = [
     "REASSOC",
+    "BorrowingRuleError",
+    "check_compiled",
     "jit",
     "borrowing_njit",
     "borrowing_step",
@@ -171,7 +185,106 @@ def jit(
         options["no_cpython_wrapper"] = True
         options["no_cfunc_wrapper"] = True
     decorate = nb.njit(**options)
-    return decorate if fn is None else decorate(fn)
+    if fn is None:
+        return lambda f: _made_here(decorate(f))
+    return _made_here(decorate(fn))
+
+
+# ------------------------------------------------ the reference-count rules, enforced
+class BorrowingRuleError(TypeError):
+    """A compiled version breaks the rules of the functions compiled without
+    reference counting (module docstring, "Reference counts")."""
+
+
+#: the dispatchers made by :func:`jit`: the ones whose compiled versions are checked
+_MADE: weakref.WeakSet = weakref.WeakSet()
+
+
+def _made_here(dispatcher):
+    _MADE.add(dispatcher)
+    return dispatcher
+
+
+def _holds_array(t) -> bool:
+    if isinstance(t, types.Array):
+        return True
+    return any(_holds_array(u) for u in getattr(t, "types", ()) if u is not t)
+
+
+def _inlined(dispatcher) -> bool:
+    return getattr(dispatcher, "targetoptions", {}).get("inline") == "always"
+
+
+def _name(dispatcher) -> str:
+    fn = dispatcher.py_func
+    return f"{fn.__module__}.{fn.__qualname__}"
+
+
+def check_compiled(dispatcher, cres) -> str | None:
+    """Why the compiled version ``cres`` of ``dispatcher`` (a function made by
+    :func:`jit`) breaks the rules of "Reference counts" (module docstring), or None.
+
+    A version compiled without reference counting (the function's own ``borrowing``
+    option, or inherited from a borrowing caller) must not return an array unless the
+    function is inlined into its callers, and must not call a function that returns
+    an array unless that one is inlined: numba keeps one version per signature, and a
+    version without reference counts that serves a caller with them (or the reverse)
+    releases references never taken (or takes references never released).
+    """
+    if cres.target_context.enable_nrt:
+        return None
+    sig = cres.signature
+    if _holds_array(sig.return_type) and not _inlined(dispatcher):
+        return (
+            f"{_name(dispatcher)}{tuple(sig.args)} is compiled without reference "
+            f"counting and returns {sig.return_type}: a borrowing function returns no "
+            "array, and a helper returning arrays that borrowing code calls must be "
+            "inlined (inline='always')"
+        )
+    typemap = cres.fndesc.typemap
+    for expr, call in cres.fndesc.calltypes.items():
+        func = getattr(expr, "func", None) if getattr(expr, "op", None) == "call" else None
+        callee = typemap.get(func.name) if func is not None else None
+        if not isinstance(callee, types.Dispatcher) or call is None:
+            continue
+        if _holds_array(call.return_type) and not _inlined(callee.dispatcher):
+            return (
+                f"{_name(dispatcher)}{tuple(sig.args)} is compiled without reference "
+                f"counting and calls {_name(callee.dispatcher)}, which returns "
+                f"{call.return_type} and is not inlined: make the callee "
+                "inline='always', or return no array from it"
+            )
+    return None
+
+
+class _ReferenceCountRule(numba_event.Listener):
+    """Checks each version numba compiles of a function made by :func:`jit`
+    (:func:`check_compiled`); a version breaking the rules is dropped, before numba
+    caches it, and the compilation raises :class:`BorrowingRuleError`."""
+
+    def __init__(self) -> None:
+        self.checked = 0
+
+    def on_start(self, event) -> None:
+        pass
+
+    def on_end(self, event) -> None:
+        dispatcher = event.data["dispatcher"]
+        if dispatcher not in _MADE:
+            return
+        cres = dispatcher.overloads.get(tuple(event.data["args"]))
+        if cres is None:  # the compilation failed
+            return
+        self.checked += 1
+        problem = check_compiled(dispatcher, cres)
+        if problem is not None:
+            dispatcher._reset_overloads()  # a later call compiles, and is refused, again
+            raise BorrowingRuleError(problem)
+
+
+#: the listener, registered once for the process (numba's compile event)
+REFERENCE_COUNT_RULE = _ReferenceCountRule()
+numba_event.register("numba:compile", REFERENCE_COUNT_RULE)
 
 
 #: Decorator of the compiled functions that only borrow arrays: they read and write

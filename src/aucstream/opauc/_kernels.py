@@ -227,22 +227,24 @@ def _sketch_x(sketch, sums, beta, fills_columns, idx, val, scratch, b):
 
 
 @borrowing_step
-def _new_column(own, settings, xx, A, r, scratch, root):
+def _new_column(own, settings, xx, A, r, scratch, g):
     """The change ``z a^T`` that x brings to its class's sketch: write ``a``, return
     the coefficients ``(bx, bs)`` of ``z = bx x - bs s`` (s: the class sum before x).
 
-    Linear sketches add ``x a^T`` with the example's draw ``A[r]`` times ``root``
-    (the square root of its forgetting weight, 1.0 without forgetting); frequent
-    directions writes ``z`` (:func:`aucstream.covariance.fd_column`) into its first
-    zero column (a = that unit vector, or 0 when nothing is inserted).
+    Linear sketches add ``x a^T`` with the example's draw ``A[r]`` times the square
+    root of its forgetting weight g (1.0 without forgetting); frequent directions
+    writes ``z`` (:func:`aucstream.covariance.fd_column`, the column of an example of
+    weight g) into its first zero column (a = that unit vector, or 0 when nothing is
+    inserted).
     """
     a = scratch.a
     if settings.fills_columns:
-        bx, bs = fd_column(own.count, xx, settings.center == CENTERED_SKETCH)
+        bx, bs = fd_column(own.weight, xx, settings.center == CENTERED_SKETCH, g)
         a[:] = 0.0
         if bx != 0.0:
             a[own.nfill[0]] = 1.0
         return bx, bs
+    root = math.sqrt(g)
     for j in range(a.shape[0]):
         a[j] = A[r, j] * root
     return 1.0, 0.0
@@ -316,12 +318,12 @@ def _update_products(imp, c, scratch, bx, bs, vx, xx, g):
 
 @borrowing_step
 def _add_own_example(own, c, imp, settings, idx, val, A, r, vx, scratch, g):
-    r"""Add x with forgetting weight g (1.0 without forgetting, and always for
-    frequent directions) to its class c (summary ``own``) while w stays fixed, and
-    bring ``zx[c]``, ``sx[c]`` to the new sketch and sum; return the new
+    r"""Add x with forgetting weight g (1.0 without forgetting) to its class c
+    (summary ``own``) while w stays fixed, and bring ``zx[c]``, ``sx[c]`` to the new
+    sketch and sum; return the new
     :math:`v^\top x` and whether a frequent-directions sketch is full."""
     xx = squared_norm(val)
-    bx, bs = _new_column(own, settings, xx, A, r, scratch, math.sqrt(g))
+    bx, bs = _new_column(own, settings, xx, A, r, scratch, g)
     beta = _compensation(imp, c, scratch, bx, bs, g)
     if beta != 0.0:
         _add_to_v(imp, idx, val, beta, scratch)
@@ -329,7 +331,7 @@ def _add_own_example(own, c, imp, settings, idx, val, A, r, vx, scratch, g):
     z_x = _update_products(imp, c, scratch, bx, bs, vx, xx, g)
     a, zxc = scratch.a, scratch.zx[c]
     if settings.fills_columns:
-        fd_insert(own, idx, val, zxc, bx, bs)
+        fd_insert(own, idx, val, zxc, bx, bs, g)
     else:
         lowrank_add(own, idx, val, a, zxc, g)
     for j in range(a.shape[0]):

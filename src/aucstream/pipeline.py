@@ -184,10 +184,9 @@ class StreamPipeline(BaseStreamingAUC):
     it drops (:mod:`aucstream._race_drift`). The default scaler does not forget: on a
     stream with a column that grows with time (a timestamp), a forgetting scaler
     standardizes that column by its recent spread, and the rows to score, later
-    still, then lie far outside what the learner saw (a fraud-like stream of
-    ``benchmarks/bench_onepass.py``: test AUC 0.59 with ``half_life=10_000`` against
-    0.87 without, ``docs/results/drift.md``); the feature distributions of the drift
-    benchmark's concepts change little, where the learners' own forgetting matters.
+    still, then lie far outside what the learner saw (the fraud-like stream of
+    ``benchmarks/bench_onepass.py``, measured in ``docs/results/drift.md``), while on
+    the drift benchmark's streams the learners' own forgetting does the work.
 
     Parameters
     ----------

@@ -383,7 +383,9 @@ def report(results, memory, args, out: Path):
                 f"| {', '.join(f'{a:,}' for a in d.get('reopens', [])) or '—'} "
                 f"| {d['cpu']:.1f} / {n['cpu']:.1f} = {d['cpu'] / n['cpu']:.2f} |"
             )
-        lines += ["", f"![windowed AUC, {rate:.0%} positives](drift_{int(rate * 100)}.png)", ""]
+        lines += [""]
+        if _plotted(results):
+            lines += [f"![windowed AUC, {rate:.0%} positives](drift_{int(rate * 100)}.png)", ""]
     lines += _targets(results)
     if args.baselines_from:
         lines += [
@@ -459,6 +461,11 @@ def _targets(results):
     ]
 
 
+def _plotted(results) -> bool:
+    """Whether a contender of this run has curves (the reused ones have none)."""
+    return any(r[c].get("curve") is not None for r in results for c in CONTENDERS if c in r)
+
+
 def plots(results, out_dir: Path):
     import matplotlib
 
@@ -508,7 +515,7 @@ def main():
     parser.add_argument("--skip-memory", action="store_true", help="no peak-memory pass")
     parser.add_argument(
         "--contenders",
-        nargs="+",
+        nargs="*",
         default=list(CONTENDERS),
         help="the contenders to run (the others from --reuse-from; without them, only "
         "the JSON is written)",
@@ -529,7 +536,8 @@ def main():
     args.out.parent.mkdir(parents=True, exist_ok=True)
     complete = all(c in r for r in results for c in CONTENDERS)
     if complete:
-        plots(results, args.out.parent)
+        if _plotted(results):
+            plots(results, args.out.parent)
         report(results, memory, args, args.out)
     slim = [  # the curves are in the plots
         {

@@ -1,10 +1,10 @@
 """The confirmation of an alarm (aucstream._race_drift, "The confirmation").
 
 An alarm of the ranking signal reopens the race only when the incumbent's exact AUC
-over its latest rows is below its AUC over blocks of as many rows just before them by
-more than two standard errors: scores whose scale drifts while their ranking holds
-(a growing column, a learner still moving) must not reopen, a real drop must, and a
-history too short to tell reopens as before.
+over its latest rows is below the mean of its AUCs over blocks of the older half of
+its history by more than one standard error: scores whose scale drifts while their
+ranking holds (a growing column, a learner still moving) must seldom reopen, a real
+drop must, and a history too short to tell reopens as before.
 """
 
 from __future__ import annotations
@@ -59,26 +59,41 @@ def test_the_history_is_the_incumbents_rows_in_order():
     np.testing.assert_array_equal(got_scores, scores[200:])
 
 
-def test_a_drifting_scale_with_a_steady_ranking_is_not_confirmed():
+def test_a_drifting_scale_with_a_steady_ranking_is_seldom_confirmed():
     """Every block ranks as well as the others (AUC near 0.9), but the scores rise
-    with time: pooled over the history the AUC is far lower, the blocks' are not."""
-    rng = np.random.default_rng(1)
-    n = 12_000
-    labels = (rng.random(n) < 0.05).astype(np.int8)
-    scores = _scores(labels, 1.8, rng) + np.linspace(0.0, 30.0, n)
-    assert roc_auc(labels, scores) < 0.8  # what a signal ranking across time sees
-    assert not confirmed(_search(labels, scores), 0, 300)
+    with time: pooled over the history the AUC is far lower, the blocks' are not. A
+    one-sided test at one standard error confirms about one such alarm in six."""
+    verdicts = []
+    for seed in range(30):
+        rng = np.random.default_rng(seed)
+        n = 12_000
+        labels = (rng.random(n) < 0.05).astype(np.int8)
+        scores = _scores(labels, 1.8, rng) + np.linspace(0.0, 30.0, n)
+        if seed == 0:
+            assert roc_auc(labels, scores) < 0.8  # what a signal ranking across time sees
+        verdicts.append(confirmed(_search(labels, scores), 0, 300))
+    assert np.mean(verdicts) < 0.35
 
 
 def test_a_real_drop_is_confirmed():
-    rng = np.random.default_rng(2)
-    n = 12_000
-    labels = (rng.random(n) < 0.1).astype(np.int8)
+    for seed in range(10):
+        rng = np.random.default_rng(100 + seed)
+        n = 12_000
+        labels = (rng.random(n) < 0.1).astype(np.int8)
+        scores = _scores(labels, 1.8, rng)
+        scores[-900:] = _scores(labels[-900:], 0.3, rng)  # the last rows: AUC near 0.58
+        assert confirmed(_search(labels, scores), 0, 300)
+
+
+def test_a_drop_seen_late_is_confirmed_against_the_older_blocks():
+    """The drop came 6,000 rows before the alarm: the blocks just before the latest
+    rows are as bad as they are, the older half of the window is not."""
+    rng = np.random.default_rng(7)
+    n = 18_000
+    labels = (rng.random(n) < 0.05).astype(np.int8)
     scores = _scores(labels, 1.8, rng)
-    scores[-900:] = _scores(labels[-900:], 0.3, rng)  # the last rows: AUC near 0.58
+    scores[-6000:] = _scores(labels[-6000:], 0.8, rng)
     assert confirmed(_search(labels, scores), 0, 300)
-    same = _scores(labels, 1.8, rng)  # no drop: not confirmed
-    assert not confirmed(_search(labels, same), 0, 300)
 
 
 def test_a_history_too_short_to_tell_reopens():
@@ -112,12 +127,11 @@ def test_the_default_scaler_does_not_forget():
 
 def test_a_rare_class_takes_longer_blocks():
     """0.5% positives: blocks of 1,024 rows hold five positives; each block grows until
-    it holds enough of both classes, and the verdicts are those of the common case."""
+    it holds enough of both classes, and a real drop is still confirmed."""
     rng = np.random.default_rng(5)
     n = 20_000
     labels = (rng.random(n) < 0.005).astype(np.int8)
     steady = _scores(labels, 1.8, rng) + np.linspace(0.0, 30.0, n)
-    assert not confirmed(_search(labels, steady), 0, 300)
     dropped = steady.copy()
     k = n - np.flatnonzero(labels)[-_CONFIRM_CLASS]  # the latest rows with enough positives
     dropped[-k:] = _scores(labels[-k:], -0.5, rng) + 30.0

@@ -32,9 +32,10 @@ AUC does not, and with a rare positive class the negatives' values, which such a
 drift lowers, make nearly all of the signal. So an alarm is only a suspicion. It
 reopens the race when the incumbent's exact AUC over its latest k rows, :math:`A_1`
 (the fewest rows, at least ``_CONFIRM_ROWS``, with ``_CONFIRM_CLASS`` of each class),
-is below the mean :math:`A_0` of its AUCs over the B blocks just before them (at
-most ``_CONFIRM_BLOCKS``, each the fewest rows, at least k, with ``_CONFIRM_CLASS``
-of each class, as far back as its window reaches) by more than ``_CONFIRM_Z``
+is below the mean :math:`A_0` of its AUCs over the B blocks of the older half of the
+rest of its history (cut backwards into blocks of the fewest rows, at least k, with
+``_CONFIRM_CLASS`` of each class, as far back as its window reaches: its level
+before a change that the detector may have seen late) by more than ``_CONFIRM_Z``
 standard errors of the difference,
 
 .. math::
@@ -142,9 +143,7 @@ WAITING, RETIRED = 4, 5
 #: and a drop of this many standard errors of the difference.
 _CONFIRM_ROWS = 1024
 _CONFIRM_CLASS = 20
-_CONFIRM_Z = 2.0
-#: ... against at most this many blocks of as many rows just before them.
-_CONFIRM_BLOCKS = 3
+_CONFIRM_Z = 1.0
 #: An unconfirmed alarm is checked again at each feed of the detector for this many
 #: examples after it (its latest rows then come more and more after the change).
 _CONFIRM_WAIT = 3 * _DRIFT_BLOCK
@@ -305,13 +304,14 @@ def confirmed(search, lead: int, m: int) -> bool:
     """Whether the incumbent's AUC really dropped (module docstring, "The
     confirmation"): its AUC over its latest rows (at least ``_CONFIRM_ROWS``, and
     ``_CONFIRM_CLASS`` of each class) is below the mean of its AUCs over the blocks
-    before them by more than ``_CONFIRM_Z`` standard errors of the difference. True
+    of the older half of its history by more than ``_CONFIRM_Z`` standard errors of
+    the difference. True
     when the history is too short to tell (a young race, a rare class): the alarm
     then reopens, as without the confirmation."""
     labels, scores = history(search, lead, m)
     blocks: list[tuple[int, int]] = []  # (lo, hi): the latest rows, then those before
     hi, rows = labels.size, _CONFIRM_ROWS
-    while len(blocks) <= _CONFIRM_BLOCKS:
+    while True:
         lo = block_start(labels, hi, rows)
         if lo < 0:
             break
@@ -321,7 +321,9 @@ def confirmed(search, lead: int, m: int) -> bool:
     if len(blocks) < 2:
         return True
     a_after, v_after = auc_and_variance(*(a[blocks[0][0] : blocks[0][1]] for a in (labels, scores)))
-    before = [auc_and_variance(labels[lo:hi], scores[lo:hi]) for lo, hi in blocks[1:]]
+    earlier = blocks[1:]
+    older = earlier[len(earlier) // 2 :]  # the older half (the latest block's alone: itself)
+    before = [auc_and_variance(labels[lo:hi], scores[lo:hi]) for lo, hi in older]
     a_before = float(np.mean([a for a, _ in before]))
     v_before = float(np.mean([v for _, v in before])) / len(before)
     return a_before - a_after > _CONFIRM_Z * np.sqrt(v_before + v_after)

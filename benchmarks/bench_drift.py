@@ -174,9 +174,10 @@ def make_stream(generator, kind, rate, concept, width, seed):
 # ------------------------------------------------------------------------ contenders
 def run_pipeline(X, y, drift="auto", restarts=()):
     """Prequential scores of StreamPipeline(drift=...) (restarted at ``restarts``),
-    CPU seconds and the alarms (positions) of its search."""
+    CPU seconds, the alarms (positions) of its search and its reopenings (positions:
+    the alarms it confirmed, ``aucstream._race_drift``)."""
     scores = np.empty(len(y))
-    alarms = []
+    alarms, reopens = [], []
     cuts = sorted(set(range(0, len(y), CHUNK)) | set(restarts))
     t = time.process_time()
     model = StreamPipeline(drift=drift)
@@ -184,11 +185,14 @@ def run_pipeline(X, y, drift="auto", restarts=()):
         if a in restarts:
             model = StreamPipeline(drift=drift)
         heard = model.estimator_.race_[2] if hasattr(model, "estimator_") else 0
+        opened = model.estimator_.race_[1] if hasattr(model, "estimator_") else 0
         scores[a:b] = model.test_then_train(X[a:b], y[a:b], classes=[0, 1])
         race = model.estimator_.race_
         if race[2] != heard:
             alarms.append(int(race[3]))
-    return scores, time.process_time() - t, alarms
+        if race[1] != opened:
+            reopens.append(int(race[0]))
+    return scores, time.process_time() - t, alarms, reopens
 
 
 def run_river(X, y):
@@ -201,7 +205,7 @@ def run_river(X, y):
         x = dict(enumerate(X[i].tolist()))
         scores[i] = model.predict_proba_one(x).get(True, 0.0)
         model.learn_one(x, bool(y[i]))
-    return scores, time.process_time() - t, []
+    return scores, time.process_time() - t, [], []
 
 
 # --------------------------------------------------------------------------- metrics
@@ -248,37 +252,54 @@ def detection_delays(alarms, changes, n):
     return out
 
 
-def _earlier_river(path):
-    """River's rows of an earlier run, by (generator, kind, rate), and its memory."""
+def _earlier_river(path, name="River LR"):
+    """A contender's rows of an earlier run, by (generator, kind, rate), and its memory."""
     data = json.loads(Path(path).read_text())
-    rows = {(r["generator"], r["kind"], r["rate"]): r["River LR"] for r in data["results"]}
-    return rows, data["memory"].get("River LR")
+    rows = {(r["generator"], r["kind"], r["rate"]): r[name] for r in data["results"]}
+    return rows, data["memory"].get(name)
 
 
 def run(args):
-    generators = ["linear", "RBF"] if args.quick else ["SEA", "hyperplane", "linear", "RBF"]
+    every = ["linear", "RBF"] if args.quick else ["SEA", "hyperplane", "linear", "RBF"]
+    generators = [g for g in every if not args.generators or g in args.generators]
     rates = args.rates or ([0.10, 0.02] if args.quick else [0.10, 0.02, 0.01])
     kinds = ["abrupt", "gradual", "recurring", "stationary"]
     results = []
     river = _earlier_river(args.river_from) if args.river_from else None
+    earlier = {}  # drift=None and restarted of an earlier run (--baselines-from)
+    if args.baselines_from:
+        earlier = {c: _earlier_river(args.baselines_from, c)[0] for c in CONTENDERS[1:3]}
+    for path in args.reuse_from or []:  # every contender not run (--contenders)
+        for c in CONTENDERS:
+            if c not in args.contenders and c not in earlier:
+                try:
+                    earlier[c] = _earlier_river(path, c)[0]
+                except KeyError:
+                    continue
     for rate in rates:
-        for g_i, generator in enumerate(generators):
+        for generator in generators:
+            g_i = every.index(generator)  # (the seed of a generator of the full run)
             for k_i, kind in enumerate(kinds):
-                seed = 1000 * g_i + 10 * k_i + int(rate * 100)
+                seed = 1000 * g_i + 10 * k_i + int(rate * 100) + args.seed_shift
                 X, y, changes = make_stream(generator, kind, rate, args.concept, args.width, seed)
                 row = {"generator": generator, "kind": kind, "rate": rate, "changes": changes}
                 for name in CONTENDERS:
                     if name == "River LR" and river is not None:
                         row[name] = {**river[0][(generator, kind, rate)], "curve": None}
                         continue
+                    if name in earlier:
+                        row[name] = {**earlier[name][(generator, kind, rate)], "curve": None}
+                        continue
+                    if name not in args.contenders:
+                        continue
                     if name == "default":
-                        s, cpu, alarms = run_pipeline(X, y)
+                        s, cpu, alarms, reopens = run_pipeline(X, y)
                     elif name == "drift=None":
-                        s, cpu, alarms = run_pipeline(X, y, drift=None)
+                        s, cpu, alarms, reopens = run_pipeline(X, y, drift=None)
                     elif name == "restarted":
-                        s, cpu, alarms = run_pipeline(X, y, drift=None, restarts=changes)
+                        s, cpu, alarms, reopens = run_pipeline(X, y, drift=None, restarts=changes)
                     else:
-                        s, cpu, alarms = run_river(X, y)
+                        s, cpu, alarms, reopens = run_river(X, y)
                     ends, auc = windowed(y, s)
                     row[name] = {
                         "mean_auc": float(np.nanmean(auc)),
@@ -288,17 +309,20 @@ def run(args):
                         else [],
                         "cpu": cpu,
                         "alarms": alarms,
+                        "reopens": reopens,
                         "curve": auc.tolist(),
                         "ends": ends.tolist(),
                     }
                     print(
                         f"{rate:.2f} {generator} {kind} {name}: "
                         f"{row[name]['mean_auc']:.4f} cpu {cpu:.1f} "
-                        f"rec {row[name]['recovery']} alarms {alarms}",
+                        f"rec {row[name]['recovery']} alarms {alarms} reopens {reopens}",
                         flush=True,
                     )
                 results.append(row)
     X, y, _ = make_stream("hyperplane", "abrupt", 0.10, args.concept, args.width, 7)
+    if args.skip_memory:
+        return results, {}
     memory = {
         "default": peak_memory(lambda X, y: run_pipeline(X, y), X, y),
         "drift=None": peak_memory(lambda X, y: run_pipeline(X, y, drift=None), X, y),
@@ -319,7 +343,11 @@ def report(results, memory, args, out: Path):
         "",
         f"`python benchmarks/bench_drift.py{' --quick' if args.quick else ''}"
         f"{' --rates ' + ' '.join(map(str, args.rates)) if args.rates else ''}"
-        f"{' --river-from ' + str(args.river_from) if args.river_from else ''}` "
+        f"{' --river-from ' + str(args.river_from) if args.river_from else ''}"
+        f"{' --seed-shift ' + str(args.seed_shift) if args.seed_shift else ''}"
+        f"{' --baselines-from ' + str(args.baselines_from) if args.baselines_from else ''}"
+        f"{' --contenders ' + ' '.join(args.contenders) if args.reuse_from else ''}"
+        f"{' --reuse-from ' + ' '.join(map(str, args.reuse_from)) if args.reuse_from else ''}` "
         f"({platform.machine()}, Python {platform.python_version()}; the machine is shared "
         "and noisy: CPU seconds are comparable within a row only). Concepts of "
         f"{args.concept:,} rows, three per stream; gradual changes {args.width:,} rows wide; "
@@ -342,8 +370,8 @@ def report(results, memory, args, out: Path):
             "",
             "| stream | default | drift=None | restarted | River LR | default − None "
             "| default − restarted | recovery default [restarted] | delay | alarms "
-            "| CPU default / None |",
-            "|---|---|---|---|---|---|---|---|---|---|---|",
+            "| reopened | CPU default / None |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|",
         ]
         for r in (r for r in results if r["rate"] == rate):
             d, n, re, rv = (r[c] for c in CONTENDERS)
@@ -354,21 +382,45 @@ def report(results, memory, args, out: Path):
                 f"| {_fmt_rec(d['recovery'])} [{_fmt_rec(re['recovery'])}] "
                 f"| {_fmt_rec(d['delay'])} "
                 f"| {', '.join(f'{a:,}' for a in d['alarms']) or '—'} "
+                f"| {', '.join(f'{a:,}' for a in d.get('reopens', [])) or '—'} "
                 f"| {d['cpu']:.1f} / {n['cpu']:.1f} = {d['cpu'] / n['cpu']:.2f} |"
             )
-        lines += ["", f"![windowed AUC, {rate:.0%} positives](drift_{int(rate * 100)}.png)", ""]
+        lines += [""]
+        if _plotted(results):
+            lines += [f"![windowed AUC, {rate:.0%} positives](drift_{int(rate * 100)}.png)", ""]
     lines += _targets(results)
-    lines += [
-        "## Peak memory",
-        "",
-        "`tracemalloc` peak (numpy arrays included) over the hyperplane abrupt stream, "
-        "10% positives (River LR: its first quarter; its model does not grow):",
-        "",
-        "| contender | peak MiB |",
-        "|---|---|",
-        *[f"| {k} | {v / 2**20:.1f} |" for k, v in memory.items()],
-        "",
-    ]
+    if args.baselines_from:
+        lines += [
+            f"drift=None's and the restarted pipeline's numbers (AUC, recovery, CPU seconds) "
+            f"are those of the earlier run `{args.baselines_from}` (the same streams; they "
+            "do not depend on the drift machinery): their curves are not plotted, and the "
+            "CPU ratios compare two runs.",
+            "",
+        ]
+    if args.reuse_from:
+        lines += [
+            "The contenders not in `--contenders` are those of the earlier runs "
+            f"{', '.join(f'`{p}`' for p in args.reuse_from)} (the same streams): their "
+            "curves are not plotted, and the CPU ratios compare two runs.",
+            "",
+        ]
+    if not memory:
+        lines += ["Peak memory was not measured in this run (`--skip-memory`).", ""]
+    lines += (
+        [
+            "## Peak memory",
+            "",
+            "`tracemalloc` peak (numpy arrays included) over the hyperplane abrupt stream, "
+            "10% positives (River LR: its first quarter; its model does not grow):",
+            "",
+            "| contender | peak MiB |",
+            "|---|---|",
+            *[f"| {k} | {v / 2**20:.1f} |" for k, v in memory.items()],
+            "",
+        ]
+        if memory
+        else []
+    )
     out.write_text("\n".join(lines))
 
 
@@ -411,6 +463,11 @@ def _targets(results):
     ]
 
 
+def _plotted(results) -> bool:
+    """Whether a contender of this run has curves (the reused ones have none)."""
+    return any(r[c].get("curve") is not None for r in results for c in CONTENDERS if c in r)
+
+
 def plots(results, out_dir: Path):
     import matplotlib
 
@@ -451,13 +508,40 @@ def main():
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "results" / "drift.md")
     parser.add_argument("--rates", type=float, nargs="+", default=None, help="positive rates")
     parser.add_argument("--river-from", type=Path, default=None, help="River's numbers from JSON")
+    parser.add_argument(
+        "--baselines-from",
+        type=Path,
+        default=None,
+        help="drift=None's and the restarted pipeline's numbers from an earlier run's JSON",
+    )
+    parser.add_argument("--skip-memory", action="store_true", help="no peak-memory pass")
+    parser.add_argument("--generators", nargs="+", default=None, help="a subset of them")
+    parser.add_argument(
+        "--contenders",
+        nargs="*",
+        default=list(CONTENDERS),
+        help="the contenders to run (the others from --reuse-from; without them, only "
+        "the JSON is written)",
+    )
+    parser.add_argument(
+        "--reuse-from", type=Path, nargs="+", default=None, help="earlier runs' JSON files"
+    )
+    parser.add_argument(
+        "--seed-shift",
+        type=int,
+        default=0,
+        help="add to every stream's seed (held-out draws of the same generators)",
+    )
     args = parser.parse_args()
     args.concept = args.concept or (10_000 if args.quick else 40_000)
     args.width = args.width or args.concept // 2
     results, memory = run(args)
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    plots(results, args.out.parent)
-    report(results, memory, args, args.out)
+    complete = all(c in r for r in results for c in CONTENDERS)
+    if complete:
+        if _plotted(results):
+            plots(results, args.out.parent)
+        report(results, memory, args, args.out)
     slim = [  # the curves are in the plots
         {
             k: (
@@ -468,7 +552,8 @@ def main():
         for r in results
     ]
     args.out.with_suffix(".json").write_text(json.dumps({"results": slim, "memory": memory}))
-    print(args.out.read_text())
+    if complete:
+        print(args.out.read_text())
 
 
 if __name__ == "__main__":

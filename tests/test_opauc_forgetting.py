@@ -19,7 +19,7 @@ from aucstream.metrics import roc_auc
 
 EXPLICIT = ("full", "sparse")
 LINEAR = ("randomized", "hash")
-FORGETTING_KINDS = EXPLICIT + LINEAR
+FORGETTING_KINDS = EXPLICIT + LINEAR + ("fd",)
 
 
 def _stream(n=240, d=6, seed=0, rate=0.3):
@@ -108,6 +108,41 @@ def test_linear_sketches_exact(covariance, centering, half_life, monkeypatch):
         cov = ((X[rows] - mean).T * weights) @ (X[rows] - mean) / weights.sum()
         np.testing.assert_allclose(model.stats_[c].mean, mean, rtol=1e-9, atol=1e-12)
         np.testing.assert_allclose(model.stats_[c].covariance, cov, rtol=1e-8, atol=1e-12)
+    if half_life < 1:
+        assert model.forget_[1] > 0  # the stored statistics were rescaled
+
+
+@pytest.mark.parametrize("centering", [None, "exact"])
+@pytest.mark.parametrize("half_life", [0.7, 25.0])
+def test_frequent_directions_exact_while_no_shrink(centering, half_life):
+    """Frequent directions that never shrinks (tau > n) holds the weighted columns
+    exactly: the implicit-weights kernel must give the weighted OPAUC, with the
+    weighted Welford columns for "exact"."""
+    X, y = _stream(n=60)
+    model = OPAUC(
+        eta=2**-4,
+        lam=2**-6,
+        covariance="fd",
+        sketch_size=64,
+        centering=centering,
+        half_life=half_life,
+    ).fit(X, y)
+    assert all(int(s.n_shrinks_[0]) == 0 for s in model.stats_)
+    expected = _reference(X, y, 2**-4, 2**-6, half_life)
+    np.testing.assert_allclose(model.w_, expected, rtol=1e-8, atol=1e-9)
+    gamma = decay_per_example(half_life)
+    last = X.shape[0] - 1
+    for c in (0, 1):
+        rows = np.flatnonzero((y > 0) == bool(c))
+        weights = gamma ** (last - rows)
+        mean = weights @ X[rows] / weights.sum()
+        centered = X[rows] - (mean if centering == "exact" else 0.0)
+        scatter = (centered.T * weights) @ centered / weights.sum()
+        Z = model.stats_[c].sketch_matrix()
+        np.testing.assert_allclose(model.stats_[c].mean, mean, rtol=1e-9, atol=1e-12)
+        np.testing.assert_allclose(
+            Z @ Z.T / model.stats_[c].total_weight, scatter, rtol=1e-8, atol=1e-12
+        )
     if half_life < 1:
         assert model.forget_[1] > 0  # the stored statistics were rescaled
 
@@ -229,13 +264,12 @@ def test_forgetting_recovers_after_an_abrupt_drift(covariance):
 @pytest.mark.parametrize(
     "params",
     [
-        dict(covariance="fd"),
         dict(covariance="randomized", centering="g13"),
         dict(covariance="hash", centering="g13"),
     ],
 )
 def test_refused_with_half_life(params):
-    """Frequent directions does not forget (yet); G13's centering is not scale-free."""
+    """G13's centering is not scale-free."""
     X, y = _stream(n=20)
     model = OPAUC(half_life=100, **params)
     with pytest.raises(InvalidParameterError, match="half_life"):

@@ -23,11 +23,42 @@ instead. The detector starts afresh whenever the incumbent changes (a round crow
 another candidate, a reopening), so it never ranks one scorer's scores against
 another's.
 
+The confirmation
+----------------
+The ranking signal compares each example's score with the recent scores of the
+other class, which a learner produced earlier: when the scores drift as a whole (a
+column that grows with time, a learner still moving) the signal moves although the
+AUC does not, and with a rare positive class the negatives' values, which such a
+drift lowers, make nearly all of the signal. So an alarm is only a suspicion. It
+reopens the race when the incumbent's exact AUC over its latest k rows, :math:`A_1`
+(the fewest rows, at least ``_CONFIRM_ROWS``, with ``_CONFIRM_CLASS`` of each class),
+is below the mean :math:`A_0` of its AUCs over the B blocks of the older half of the
+rest of its history (cut backwards into blocks of the fewest rows, at least k, with
+``_CONFIRM_CLASS`` of each class, as far back as its window reaches: its level
+before a change that the detector may have seen late) by more than ``_CONFIRM_Z``
+standard errors of the difference,
+
+.. math::
+
+    A_0 - A_1 > z \sqrt{\bar\sigma_0^2/B + \sigma_1^2},
+
+with Hanley & McNeil's (1982) variance of each AUC (:func:`auc_and_variance`; the
+blocks share no pair, and are treated as independent). Each AUC ranks the scores of
+one block against each other: pooled over a longer span, the scores of a learner
+that moves (or of a drifting column) are not comparable, which is the trouble with
+the signal in the first place. When the incumbent's history is too short to tell (a
+race reopened less than a window ago, too few examples of a class), the alarm
+reopens as before. An unconfirmed
+alarm is checked again at each feed of the detector (every ``_DRIFT_BLOCK``
+examples) for ``_CONFIRM_WAIT`` examples after it, while the latest rows come more
+and more after the change (the alarm came within a few hundred rows of it, and they
+then mix both concepts); the detector, restarted by the alarm, may raise the next.
+
 The reopening
 -------------
-On an alarm, unless the current race is younger than ``2 * first_round`` examples
-(a new race gets time to settle before it can be reopened), at stream position
-:math:`p`:
+On a confirmed alarm, unless the current race is younger than ``2 * first_round``
+examples (a new race gets time to settle before it can be reopened), at stream
+position :math:`p`:
 
 1. the incumbent keeps learning and scoring (the search's scores stay its scores);
 2. the **fresh candidates** start from nothing at :math:`p`: one per candidate of the
@@ -107,6 +138,15 @@ _DRIFT_BLOCK = 512
 _FRESH_HALF_LIFE = 5000.0
 #: Candidate status codes of the reopened race (after those of aucstream.search).
 WAITING, RETIRED = 4, 5
+#: The confirmation of an alarm (:func:`confirmed`): the latest rows of the incumbent
+#: compared with those before them, at least this many rows, this many of each class,
+#: and a drop of this many standard errors of the difference.
+_CONFIRM_ROWS = 1024
+_CONFIRM_CLASS = 20
+_CONFIRM_Z = 1.0
+#: An unconfirmed alarm is checked again at each feed of the detector for this many
+#: examples after it (its latest rows then come more and more after the change).
+_CONFIRM_WAIT = 3 * _DRIFT_BLOCK
 #: ``race_``: [start of the current race, reopenings, alarms, position of the last
 #: alarm, number of candidates of the first race, buffered examples fed].
 START, REOPENS, ALARMS, LAST_ALARM, N_FIRST, FED = range(6)
@@ -213,12 +253,80 @@ def watch(search) -> bool:
     lead = int(search.progress_[2])
     scores = search.pending_scores_[lead, fed:m]
     alarms = search.drift_.update_many(scores, search.pending_labels_[fed:m])
-    if not alarms.size:
-        return False
     n = search.n_samples_seen_
-    race[ALARMS] += alarms.size
-    race[LAST_ALARM] = n - scores.size + int(alarms[-1]) + 1
-    return n - race[START] >= 2 * search.first_round
+    if alarms.size:
+        race[ALARMS] += alarms.size
+        race[LAST_ALARM] = n - scores.size + int(alarms[-1]) + 1
+    elif not (race[LAST_ALARM] > race[START] and n - race[LAST_ALARM] <= _CONFIRM_WAIT):
+        return False  # no alarm, and none waits for its confirmation
+    return n - race[START] >= 2 * search.first_round and confirmed(search, lead, m)
+
+
+def history(search, lead: int, m: int) -> tuple[np.ndarray, np.ndarray]:
+    """The incumbent's labels (0/1) and scores in arrival order, as far back as its
+    window metric reaches (``recent_``, emptied at each reopening) and then the
+    buffered rows ``:m`` that metric has not taken yet."""
+    recent = search.recent_[lead]
+    start, size = int(recent._counters[0]), int(recent._counters[1])
+    at = (start + np.arange(size)) % recent.window
+    lo = search._buffered_from(lead, windowed=True)
+    # (the ring numbers a class as the metric does: 0 for the positive one)
+    labels = np.concatenate([1 - recent._ring_label[at], search.pending_labels_[lo:m]])
+    scores = np.concatenate([recent._ring_score[at], search.pending_scores_[lead, lo:m]])
+    return labels, scores
+
+
+def auc_and_variance(labels: np.ndarray, scores: np.ndarray) -> tuple[float, float]:
+    """The exact AUC of the pairs and Hanley & McNeil's (1982) variance of it,
+    :math:`(A(1-A) + (n_+ - 1)(Q_1 - A^2) + (n_- - 1)(Q_2 - A^2))/(n_+ n_-)` with
+    :math:`Q_1 = A/(2 - A)`, :math:`Q_2 = 2A^2/(1 + A)`."""
+    from .metrics import roc_auc
+
+    n1 = int(labels.sum())
+    n0 = labels.size - n1
+    a = float(roc_auc(labels, scores))
+    q1, q2 = a / (2.0 - a), 2.0 * a * a / (1.0 + a)
+    var = (a * (1.0 - a) + (n1 - 1) * (q1 - a * a) + (n0 - 1) * (q2 - a * a)) / (n1 * n0)
+    return a, max(var, 0.0)
+
+
+def block_start(labels: np.ndarray, end: int, rows: int) -> int:
+    """The start of the shortest block ending at ``end`` with at least ``rows`` rows
+    and ``_CONFIRM_CLASS`` of each class (-1: there is none)."""
+    part = labels[:end][::-1]
+    pos = np.cumsum(part)
+    neg = np.arange(1, end + 1) - pos
+    enough = (np.arange(1, end + 1) >= rows) & (np.minimum(pos, neg) >= _CONFIRM_CLASS)
+    return end - (int(np.argmax(enough)) + 1) if enough.any() else -1
+
+
+def confirmed(search, lead: int, m: int) -> bool:
+    """Whether the incumbent's AUC really dropped (module docstring, "The
+    confirmation"): its AUC over its latest rows (at least ``_CONFIRM_ROWS``, and
+    ``_CONFIRM_CLASS`` of each class) is below the mean of its AUCs over the blocks
+    of the older half of its history by more than ``_CONFIRM_Z`` standard errors of
+    the difference. True
+    when the history is too short to tell (a young race, a rare class): the alarm
+    then reopens, as without the confirmation."""
+    labels, scores = history(search, lead, m)
+    blocks: list[tuple[int, int]] = []  # (lo, hi): the latest rows, then those before
+    hi, rows = labels.size, _CONFIRM_ROWS
+    while True:
+        lo = block_start(labels, hi, rows)
+        if lo < 0:
+            break
+        blocks.append((lo, hi))
+        rows = blocks[0][1] - blocks[0][0]  # the blocks before: at least as long
+        hi = lo
+    if len(blocks) < 2:
+        return True
+    a_after, v_after = auc_and_variance(*(a[blocks[0][0] : blocks[0][1]] for a in (labels, scores)))
+    earlier = blocks[1:]
+    older = earlier[len(earlier) // 2 :]  # the older half (the latest block's alone: itself)
+    before = [auc_and_variance(labels[lo:hi], scores[lo:hi]) for lo, hi in older]
+    a_before = float(np.mean([a for a, _ in before]))
+    v_before = float(np.mean([v for _, v in before])) / len(before)
+    return a_before - a_after > _CONFIRM_Z * np.sqrt(v_before + v_after)
 
 
 def reopen(search) -> None:

@@ -60,12 +60,6 @@ from .metrics import roc_auc
 
 __all__ = ["ChunkedPipeline", "StreamPipeline"]
 
-#: ``half_life`` of the default scaler when ``drift`` is on (examples): long against
-#: the scaler's own noise (a standard deviation from about ``2.9 * half_life``
-#: weighted rows), short against the concepts of the drift benchmark
-#: (``benchmarks/bench_drift.py``).
-_SCALER_HALF_LIFE = 10_000.0
-
 
 class ChunkedPipeline(ClassifierMixin, BaseEstimator):
     """A transformer followed by a streaming learner, fed one chunk of rows at a time.
@@ -196,8 +190,12 @@ class StreamPipeline(HoldsLearners, BaseStreamingAUC):
     online AUC learners on the stream and keeps the best. It needs neither a scaled
     file nor a tuning grid. By default it also recovers from changes of the stream
     (``drift="auto"``): the search watches its leader's AUC and reopens its race when
-    it drops (:mod:`aucstream._race_drift`), and the scaler forgets, with
-    ``half_life`` = ``_SCALER_HALF_LIFE`` examples.
+    it drops (:mod:`aucstream._race_drift`). The default scaler does not forget: on a
+    stream with a column that grows with time (a timestamp), a forgetting scaler
+    standardizes that column by its recent spread, and the rows to score, later
+    still, then lie far outside what the learner saw (the fraud-like stream of
+    ``benchmarks/bench_onepass.py``, measured in ``docs/results/drift.md``), while on
+    the drift benchmark's streams the learners' own forgetting does the work.
 
     Parameters
     ----------
@@ -210,9 +208,9 @@ class StreamPipeline(HoldsLearners, BaseStreamingAUC):
         ``OnePassSearch(drift=drift, max_fpr=max_fpr)``.
     drift : "auto", aucstream.drift.DriftDetector or None, default="auto"
         How the default steps meet a stream that changes: passed to the default
-        estimator (see :class:`~aucstream.OnePassSearch`), and, unless None, the
-        default scaler forgets (``OnlineStandardScaler(half_life=_SCALER_HALF_LIFE)``).
-        None: the stationary pipeline exactly. Given steps are used as they are.
+        estimator (see :class:`~aucstream.OnePassSearch`); the default scaler is
+        ``OnlineStandardScaler()`` either way. None: the stationary pipeline exactly.
+        Given steps are used as they are.
     max_fpr : float in (0, 1] or None, default=None
         Passed to the default estimator: the race selects by the partial AUC over
         false positive rates up to ``max_fpr``.
@@ -316,9 +314,8 @@ class StreamPipeline(HoldsLearners, BaseStreamingAUC):
         from .preprocessing import OnlineStandardScaler
 
         transformer = self.transformer
-        if transformer is None:
-            forgetting = None if self.drift is None else _SCALER_HALF_LIFE
-            transformer = OnlineStandardScaler(half_life=forgetting)
+        if transformer is None:  # (no forgetting: the class docstring says why)
+            transformer = OnlineStandardScaler()
         estimator = self._default_estimator() if self.estimator is None else self.estimator
         return clone(transformer), clone(estimator)
 

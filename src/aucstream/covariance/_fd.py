@@ -53,6 +53,27 @@ Implementation choices
   10^6 passing over the support at every shrink made a pass several times slower
   (the pass's throughput: ``OPAUC(covariance='fd')`` in
   ``benchmarks/bench_highdim.py``, reported in docs/benchmarks.md).
+- Weighted examples and forgetting (a library extension; neither paper forgets).
+  An example of weight :math:`\omega` enters as the column :math:`\sqrt\omega\,x`
+  (centered: :math:`\sqrt{W\omega/(W+\omega)}\,(x - s/W)`, Welford's update weighted
+  as in West 1979, W the class's weight before x), s takes :math:`\omega x` and W
+  :math:`\omega` (:func:`fd_column`, :func:`fd_insert`; ``update(X,
+  sample_weight)``). The sketch is then Alg. 2 run on the columns
+  :math:`\sqrt{\omega_i}\,x_i`, so Liberty's guarantee holds for the weighted scatter
+  :math:`A = \sum_i \omega_i x_i x_i^\top`: :math:`0 \preceq Z Z^\top \preceq A` and
+  :math:`\|A - Z Z^\top\|_2 \le (\sum_i \omega_i\|x_i\|^2 - \|Z\|_F^2)/\ell`
+  (``frob_`` sums :math:`\omega_i\|x_i\|^2`). Exponential forgetting with
+  :math:`\gamma = 2^{-1/h}` per example multiplies every stored column by
+  :math:`\sqrt\gamma` before each insert; :meth:`FrequentDirectionsCovariance.scale`
+  does that in bulk (Z by :math:`\sqrt f`, s, W, the Gram matrix and ``frob_`` by f,
+  and the deferred history with them), and it commutes with the shrink (the shrink
+  of the scaled sketch subtracts :math:`f\sigma_\ell^2`), so scaling lazily gives
+  the same sketch: OPAUC inserts example t as the column :math:`\sqrt{g_t}\,x_t` with
+  :math:`g_t = 2^{t/h - E}` and rescales by an exact power of 2 now and then
+  (:mod:`aucstream.opauc`, "Forgetting"). The sketch is then one of the decayed
+  scatter :math:`\sum_i \gamma^{t-i} x_i x_i^\top`, with the bound above on the
+  decayed mass :math:`\sum_i \gamma^{t-i}\|x_i\|^2` (in stored units: divide by the
+  latest example's weight).
 """
 
 from __future__ import annotations
@@ -65,7 +86,7 @@ from numpy.typing import ArrayLike
 
 from .._chunks import csr_arrays
 from .._kernels import jit, squared_norm
-from ._base import borrowing_step, symmetrize, track_support
+from ._base import borrowing_step, check_sample_weight, symmetrize, track_support
 from ._checks import (
     check_array,
     check_derived,
@@ -89,6 +110,7 @@ from ._lowrank import (
     CENTER_G16,
     CENTERED_SKETCH,
     _LowRankSummary,
+    single_nonzero,
     sketch_add_outer,
     sketch_matvec,
     sketch_tdot,
@@ -107,28 +129,36 @@ _CENTER_CODES = {"g16": CENTER_G16, "exact": CENTERED_SKETCH}
 
 
 @borrowing_step
-def fd_column(count, xx, centered):
+def fd_column(weight, xx, centered, g=1.0):
     r"""Coefficients ``(bx, bs)`` of the column ``z = bx x - bs s`` that frequent
-    directions inserts for an example x with ``|x|^2 = xx`` (s: the class sum before x).
+    directions inserts for an example x of weight g with ``|x|^2 = xx`` (s: the class
+    sum before x, ``weight[0]`` = W its total weight, the count T when every example
+    weighs 1).
 
-    G16 form (``centered`` false): ``z = x``, skipped when x is all zero.
-    Centered: ``z = sqrt(T/(T+1)) (x - s/T)`` with T the class count before x, so that
-    :math:`\sum z z^\top` is the centered scatter :math:`\sum_i (x_i - c)(x_i - c)^\top`
-    (Welford's update); nothing is inserted for a class's first example.
+    G16 form (``centered`` false): ``z = sqrt(g) x``, skipped when x is all zero.
+    Centered: ``z = sqrt(W g/(W + g)) (x - s/W)`` (``sqrt(T/(T+1)) (x - s/T)`` for unit
+    weights), so that :math:`\sum z z^\top` is the (weighted) centered scatter
+    :math:`\sum_i g_i (x_i - c)(x_i - c)^\top` (Welford's update, weighted by West
+    1979); nothing is inserted for a class's first example.
     """
     if centered:
-        t = count[0]
-        if t == 0:
+        t = weight[0]
+        if t == 0.0:
             return 0.0, 0.0
-        bx = math.sqrt(t / (t + 1.0))
+        if g == 1.0:
+            bx = math.sqrt(t / (t + 1.0))
+        else:
+            bx = math.sqrt(t * g / (t + g))
         return bx, bx / t
-    return (1.0 if xx > 0.0 else 0.0), 0.0
+    if xx > 0.0:
+        return (1.0 if g == 1.0 else math.sqrt(g)), 0.0
+    return 0.0, 0.0
 
 
 @borrowing_step
-def _fd_fill_column(arrays, j, ztx, bx, bs, xx, sx):
+def _fd_fill_column(arrays, j, ztx, bx, bs, xx, sx, g):
     """Column j of Z becomes ``z = bx x - bs s`` (``bx != 0``): update G, ``Z^T s``,
-    ``beta`` and the Frobenius norm, before s gains x."""
+    ``beta`` and the Frobenius norm, before s gains ``g x``."""
     gram, zs, ss, beta = arrays.gram, arrays.zs, arrays.ss, arrays.beta
     # |z|^2 = bx^2 |x|^2 - 2 bx bs s^T x + bs^2 |s|^2 (= T/(T+1) |x - c|^2 centered)
     zz = bx * bx * xx - 2.0 * bx * bs * sx + bs * bs * ss[0]
@@ -137,29 +167,47 @@ def _fd_fill_column(arrays, j, ztx, bx, bs, xx, sx):
     zsold = bx * sx - bs * ss[0]  # z^T s (old s)
     zx = bx * xx - bs * sx  # z^T x
     for i in range(gram.shape[0]):
-        g = bx * ztx[i] - bs * zs[i]  # (Z^T z)_i, old Z (column j is zero)
-        gram[i, j] += g
-        gram[j, i] += g
+        zi = bx * ztx[i] - bs * zs[i]  # (Z^T z)_i, old Z (column j is zero)
+        gram[i, j] += zi
+        gram[j, i] += zi
     gram[j, j] += zz
     for i in range(zs.shape[0]):
-        zs[i] += ztx[i]
-    zs[j] += zsold + zx
+        zs[i] += g * ztx[i]
+    zs[j] += zsold + g * zx
     beta[j] += bs
     arrays.frob[0] += zz
     arrays.nfill[0] = j + 1
 
 
 @borrowing_step
-def fd_insert(arrays, idx, val, ztx, bx, bs):
+def _add_outer_weighted(sketch, idx, val, beta, g, j):
+    """``Y += x (g beta + beta[j] e_j)^T`` off column j's ``g`` (column j takes
+    ``beta[j]`` as it is); O(k) when beta is zero off column j (the G16 form)."""
+    h = single_nonzero(beta)
+    if h == -1:
+        return
+    for q in range(idx.shape[0]):
+        v, i = val[q], idx[q]
+        if v == 0.0:
+            continue
+        if h >= 0:
+            sketch[i, h] += v * (beta[h] if h == j else g * beta[h])
+        else:
+            for k in range(beta.shape[0]):
+                sketch[i, k] += v * (beta[k] if k == j else g * beta[k])
+
+
+@borrowing_step
+def fd_insert(arrays, idx, val, ztx, bx, bs, g=1.0):
     """Frequent directions, first step of Alg. 2: make ``z = bx x - bs s`` (s the
     class sum before x, see :func:`fd_column`) the first zero column of Z, then add x
-    to the class (count, sum); ``bx == 0`` inserts nothing. ``arrays``:
-    :data:`LowRankArrays`.
+    of weight g (1 without forgetting) to the class (count, weight, sum ``+= g x``);
+    ``bx == 0`` inserts nothing. ``arrays``: :data:`LowRankArrays`.
 
     Z is kept as ``Y - s beta^T`` (``sketch`` holds Y), so that the mean part of the
     centered columns, which is dense, costs nothing here: with
-    ``Y += x (beta + (bx + bs) e_j)^T`` and ``beta += bs e_j``, Z gains exactly
-    ``z e_j^T`` while s gains x. O(k tau + tau^2). ``ztx`` must hold ``Z^T x``;
+    ``Y += x (g beta + (bx + g bs) e_j)^T`` and ``beta += bs e_j``, Z gains exactly
+    ``z e_j^T`` while s gains ``g x``. O(k tau + tau^2). ``ztx`` must hold ``Z^T x``;
     ``zs`` (``Z^T s``) and ``ss`` (``s^T s``) are maintained here, and so is the Gram
     matrix. Rows receiving their first non-zero join the support. Returns ``|x|^2``;
     the caller shrinks when ``nfill[0] == tau``.
@@ -176,20 +224,23 @@ def fd_insert(arrays, idx, val, ztx, bx, bs):
         xx += v * v
         sx += sums[idx[q]] * v
     track_support(seen, support, n_support, idx, val)
-    # beta[j] is 0 (column j is free): Y += x (beta + (bx + bs) e_j)^T
-    beta[j] = bx + bs if bx != 0.0 else 0.0
-    sketch_add_outer(sketch, idx, val, beta)
+    # beta[j] is 0 (column j is free): Y += x (g beta + (bx + g bs) e_j)^T
+    beta[j] = bx + g * bs if bx != 0.0 else 0.0
+    if g == 1.0:
+        sketch_add_outer(sketch, idx, val, beta)
+    else:
+        _add_outer_weighted(sketch, idx, val, beta, g, j)
     beta[j] = 0.0
     if bx != 0.0:
-        _fd_fill_column(arrays, j, ztx, bx, bs, xx, sx)
+        _fd_fill_column(arrays, j, ztx, bx, bs, xx, sx, g)
     else:
         for i in range(zs.shape[0]):
-            zs[i] += ztx[i]
-    arrays.ss[0] += 2.0 * sx + xx
+            zs[i] += g * ztx[i]
+    arrays.ss[0] += g * (2.0 * sx + g * xx)
     for q in range(idx.shape[0]):
-        sums[idx[q]] += val[q]
+        sums[idx[q]] += g * val[q]
     arrays.count[0] += 1
-    arrays.weight[0] += 1.0
+    arrays.weight[0] += g
     return xx
 
 
@@ -208,19 +259,25 @@ def fd_tdot(sketch, sums, beta, idx, val, out):
 
 
 @jit
-def _fd_add_rows(arrays, indptr, indices, data, start, centered):
-    """Insert rows from ``start``; return the row after the one that filled Z (or n)."""
-    count, nfill = arrays.count, arrays.nfill
+def _fd_add_rows(arrays, indptr, indices, data, weights, start, centered):
+    """Insert rows from ``start`` (with the weights in ``weights``, or 1 each when it
+    is empty; a row of weight 0 is skipped); return the row after the one that filled
+    Z (or n)."""
+    nfill = arrays.nfill
     sketch, sums, beta = arrays.sketch, arrays.sums, arrays.beta
     tau = sketch.shape[1]
     ztx = np.empty(tau)
     n = indptr.shape[0] - 1
+    weighted = weights.shape[0] == n
     for r in range(start, n):
+        g = weights[r] if weighted else 1.0
+        if g == 0.0:
+            continue
         lo, hi = indptr[r], indptr[r + 1]
         idx, val = indices[lo:hi], data[lo:hi]
         fd_tdot(sketch, sums, beta, idx, val, ztx)
-        bx, bs = fd_column(count, squared_norm(val), centered)
-        fd_insert(arrays, idx, val, ztx, bx, bs)
+        bx, bs = fd_column(arrays.weight, squared_norm(val), centered, g)
+        fd_insert(arrays, idx, val, ztx, bx, bs, g)
         if nfill[0] == tau:
             return r + 1
     return n
@@ -593,19 +650,66 @@ class FrequentDirectionsCovariance(_LowRankSummary):
         (centered: X holds the centered examples, and :math:`X^\top X` is the scatter)."""
         return max(float(self.frob_[0] - np.trace(self.gram_)), 0.0) / self.shrink_index
 
-    def update(self, X: ArrayLike):
-        """Insert the rows of ``X`` (Alg. 2: insert, then shrink when full); returns self."""
+    def update(self, X: ArrayLike, sample_weight: ArrayLike | None = None):
+        r"""Insert the rows of ``X`` (Alg. 2: insert, then shrink when full); returns self.
+
+        ``sample_weight`` (finite, >= 0; a row of weight 0 is skipped) inserts row i
+        as the column :math:`\sqrt{\omega_i} x_i` (centered: the weighted Welford
+        column, :func:`fd_column`) and adds :math:`\omega_i x_i` to the sum and
+        :math:`\omega_i` to W: the sketch of :math:`\sum_i \omega_i x_i x_i^\top`,
+        with the bound of :attr:`error_bound` (``frob_`` sums :math:`\omega_i
+        \|x_i\|^2`). Exponential forgetting is the weights :math:`\gamma^{t-i}`
+        (:meth:`scale` by :math:`\gamma^\Delta` ages the summary by Delta examples).
+        """
         indptr, indices, data, d = csr_arrays(X)
         self._check_dim(d)
-        self.catch_up_all()  # the shrinks below visit every row
         n = indptr.shape[0] - 1
+        weights = check_sample_weight(sample_weight, n)
+        self.catch_up_all()  # the shrinks below visit every row
         centered = self.center_code == CENTERED_SKETCH
         r = 0
         while r < n:
-            r = _fd_add_rows(self.arrays(), indptr, indices, data, r, centered)
+            r = _fd_add_rows(self.arrays(), indptr, indices, data, weights, r, centered)
             if self.nfill_[0] == self.sketch_size:
                 self.shrink_now()
         return self
+
+    def scale(self, factor: float) -> None:
+        r"""Multiply every example's weight by ``factor`` > 0 in place.
+
+        The sketch of :math:`\sum_i \omega_i x_i x_i^\top` becomes that of
+        :math:`\sum_i f\omega_i x_i x_i^\top`: Z (``sketch_``) scales by
+        :math:`\rho = \sqrt f`, W, s, the Gram matrix and ``frob_`` by f,
+        :math:`Z^\top s` by :math:`\rho f`, :math:`s^\top s` by :math:`f^2`, and
+        ``beta_`` (:math:`Z = Y - s\beta^\top`) by :math:`1/\rho`. The deferred shrinks'
+        history (a row at shrink h is :math:`y P_h - s q_h`, and OPAUC's v takes
+        :math:`y^\top w_h - s c_h`) keeps its maps P and scales q and w by
+        :math:`1/\rho`, c by :math:`1/f`, so that what a row and v will be given is
+        unchanged (OPAUC's implicit weights scale with it:
+        :meth:`aucstream.opauc._lowrank.LowRankEngine.scale_implicit`). Frequent
+        directions commutes with the scaling (each shrink subtracts a squared singular
+        value of the scaled sketch, :math:`f\sigma_\ell^2`), so this is forgetting:
+        scaling by :math:`\gamma` before each insert makes the sketch a
+        frequent-directions sketch of the decayed scatter :math:`\sum_i \gamma^{t-i}
+        x_i x_i^\top`, with the bound of :attr:`error_bound` on its decayed mass.
+        Exact (every estimate unchanged bit for bit) for an even power of 2."""
+        if not (np.isfinite(factor) and factor > 0):
+            raise ValueError(f"factor must be a finite number > 0, got {factor!r}")
+        root = math.sqrt(factor)
+        for name, by in (
+            ("weight_", factor),
+            ("sum_", factor),
+            ("gram_", factor),
+            ("frob_", factor),
+            ("zs_", root * factor),
+            ("ss_", factor * factor),
+            ("beta_", 1.0 / root),
+            ("defer_q_", 1.0 / root),
+            ("defer_dw_", 1.0 / root),
+            ("defer_dc_", 1.0 / factor),
+        ):
+            getattr(self, name)[...] *= by
+        self.sketch_ *= self.sketch_.dtype.type(root)
 
     def shrink_now(
         self,
@@ -722,7 +826,7 @@ class FrequentDirectionsCovariance(_LowRankSummary):
             self.sketch_matrix()[:, : self.nfill_[0]],
             other.sketch_matrix()[:, : other.nfill_[0]],
         ]
-        t1, t2 = self.count, other.count
+        t1, t2 = self.total_weight, other.total_weight
         if self.centering == "exact" and t1 > 0 and t2 > 0:
             between = np.sqrt(t1 * t2 / (t1 + t2)) * (self.mean - other.mean)
             if np.any(between):

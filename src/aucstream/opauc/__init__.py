@@ -174,9 +174,22 @@ half-life, :math:`h \ge 1`, and to rounding otherwise, where the re-basings fall
 other examples.) The estimates "g16" and "exact" are ratios in which the
 scale cancels; G13's mean term :math:`\|u/T\|^2 c c^\top` is not (it would change
 at each rescaling), so with ``half_life`` ``centering=None`` means "g16" for every
-sketch and "g13" is refused. Frequent directions refuses ``half_life``: its shrink
-acts on the columns of a sketch whose rows would carry different weights, which this
-version does not do.
+sketch and "g13" is refused.
+
+Frequent directions forgets the same way (Liberty 2013's sketch of the weighted
+columns): example t enters as the column :math:`\sqrt{g_t}\,x_t` ("g16"; "exact":
+the weighted Welford column :math:`\sqrt{W g_t/(W + g_t)}\,(x_t - c)`), s and W
+take :math:`g_t x_t` and :math:`g_t`, and a rescaling multiplies the sketch by
+:math:`2^{-\Delta E/2}` (with its deferred shrinks' history, exact). Scaling every
+stored column by :math:`\sqrt\gamma` per example, which the clock does lazily,
+commutes with the shrink (it subtracts a squared singular value of the scaled
+sketch), so the sketch is a frequent-directions sketch of the decayed scatter
+:math:`\sum_i \gamma^{t-i} x_i x_i^\top` (of the decayed centered scatter for
+"exact"), with the bound :math:`\|\sum_i \gamma^{t-i} x_i x_i^\top - Z Z^\top\|_2
+\le (\sum_i \gamma^{t-i}\|x_i\|^2 - \|Z\|_F^2)/\ell` on its decayed mass
+(:attr:`aucstream.covariance.FrequentDirectionsCovariance.error_bound`, in stored
+units: divide by the latest example's weight). Its re-basings are full ones, as
+without forgetting.
 
 Dimension-reduction variants (OPAUC^f, OPAUC^rp, OPAUC^pca) are scikit-learn
 pipelines in front of OPAUC: see :mod:`aucstream.reduction`. Random Fourier

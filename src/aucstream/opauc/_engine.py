@@ -94,7 +94,7 @@ class Engine:
             raise InvalidParameterError(
                 f"The 'half_life' parameter of {type(learner).__name__} must be None with "
                 f"covariance={learner.covariance!r} (forgetting is available for "
-                "covariance='full', 'sparse', 'randomized' and 'hash'). Got "
+                "covariance='full', 'sparse', 'randomized', 'hash' and 'fd'). Got "
                 f"{learner.half_life!r} instead."
             )
         if learner.half_life is not None and learner.centering == "g13":

@@ -14,6 +14,14 @@ with what a sketch that fills its columns one example at a time adds:
   date before it (:meth:`~aucstream.covariance.FrequentDirectionsCovariance.catch_up`),
   and every row before a re-basing;
 - every re-basing is a full one (its refresh settles the sketch);
+- forgetting (``half_life``) as the linear sketches: example t enters as the column
+  :math:`\sqrt{g_t}\,x_t` (centered: the weighted Welford column, :func:`aucstream.
+  covariance.fd_column`) with :math:`g_t = 2^{t/h - E}`, and the rescaling of the
+  stored weights multiplies the sketch by :math:`2^{-\Delta E/2}`, its deferred
+  shrinks' history with it (:meth:`aucstream.covariance.FrequentDirectionsCovariance.
+  scale`); a shrink subtracts :math:`\sigma_\ell^2` of the weighted sketch, which
+  is frequent directions on the columns :math:`\sqrt{g_i}\,x_i`, so the sketch
+  carries the frequent-directions bound on the decayed scatter;
 - no random draws: any two learners merge, and the write sets name every row an
   example reads (a catch-up writes them).
 """
@@ -29,15 +37,12 @@ from .._chunks import Chunk
 from .._params import InvalidParameterError
 from ..covariance import fd_shrink_index
 from ._engine import Engine
-from ._kernels import _DONE, _SHRINK
+from ._kernels import _DONE, _RESCALE, _SHRINK
 from ._lowrank import LowRankEngine
 
 
 class FrequentDirectionsEngine(LowRankEngine):
     """Frequent-directions sketches: shrinks, deferred rows, windows."""
-
-    #: No forgetting: a shrink would have to act on weighted columns (not done yet).
-    forgets = False
 
     def check_params(self, learner) -> None:
         """tau >= 2, a shrink index within 1..tau and no "g13" centering (the G13 form
@@ -103,6 +108,9 @@ class FrequentDirectionsEngine(LowRankEngine):
             elif event == _SHRINK:
                 self.shrink(learner, int(chunk.y[r] > 0))
                 resume = True
+            elif event == _RESCALE:  # exact: no re-basing needed (package docstring)
+                self.rescale(learner)
+                resume = False
             else:
                 self.rebase(learner, full=self.full_rebase_within(learner, 0))
                 resume = False

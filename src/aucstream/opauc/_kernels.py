@@ -246,22 +246,24 @@ def _sketch_and_add(z0, z1, idx, val, scratch, c, A, r, root, adding):
 
 
 @borrowing_step
-def _new_column(own, settings, xx, A, r, scratch, root):
+def _new_column(own, settings, xx, A, r, scratch, g):
     """The change ``z a^T`` that x brings to its class's sketch: write ``a``, return
     the coefficients ``(bx, bs)`` of ``z = bx x - bs s`` (s: the class sum before x).
 
-    Linear sketches add ``x a^T`` with the example's draw ``A[r]`` times ``root``
-    (the square root of its forgetting weight, 1.0 without forgetting); frequent
-    directions writes ``z`` (:func:`aucstream.covariance.fd_column`) into its first
-    zero column (a = that unit vector, or 0 when nothing is inserted).
+    Linear sketches add ``x a^T`` with the example's draw ``A[r]`` times the square
+    root of its forgetting weight g (1.0 without forgetting); frequent directions
+    writes ``z`` (:func:`aucstream.covariance.fd_column`, the column of an example of
+    weight g) into its first zero column (a = that unit vector, or 0 when nothing is
+    inserted).
     """
     a = scratch.a
     if settings.fills_columns:
-        bx, bs = fd_column(own.count, xx, settings.center == CENTERED_SKETCH)
+        bx, bs = fd_column(own.weight, xx, settings.center == CENTERED_SKETCH, g)
         a[:] = 0.0
         if bx != 0.0:
             a[own.nfill[0]] = 1.0
         return bx, bs
+    root = math.sqrt(g)
     for j in range(a.shape[0]):
         a[j] = A[r, j] * root
     return 1.0, 0.0
@@ -335,9 +337,9 @@ def _update_products(imp, c, scratch, bx, bs, vx, xx, g):
 
 @borrowing_step
 def _add_own_example(own, c, imp, settings, idx, val, A, r, vx, scratch, g, sketched):
-    r"""Add x with forgetting weight g (1.0 without forgetting, and always for
-    frequent directions) to its class c (summary ``own``) while w stays fixed, and
-    bring ``zx[c]``, ``sx[c]`` to the new sketch and sum; return the new
+    r"""Add x with forgetting weight g (1.0 without forgetting) to its class c
+    (summary ``own``) while w stays fixed, and bring ``zx[c]``, ``sx[c]`` to the new
+    sketch and sum; return the new
     :math:`v^\top x` and whether a frequent-directions sketch is full. With
     ``sketched`` (linear sketches), :math:`Z_c \mathrel{+}= x a^\top` was done with the
     example's sketch products (:func:`_sketch_and_add`), and ``scratch.a`` holds a."""
@@ -345,7 +347,7 @@ def _add_own_example(own, c, imp, settings, idx, val, A, r, vx, scratch, g, sket
     if sketched:
         bx, bs = 1.0, 0.0
     else:
-        bx, bs = _new_column(own, settings, xx, A, r, scratch, math.sqrt(g))
+        bx, bs = _new_column(own, settings, xx, A, r, scratch, g)
     beta = _compensation(imp, c, scratch, bx, bs, g)
     if beta != 0.0:
         _add_to_v(imp, idx, val, beta, scratch)
@@ -353,7 +355,7 @@ def _add_own_example(own, c, imp, settings, idx, val, A, r, vx, scratch, g, sket
     z_x = _update_products(imp, c, scratch, bx, bs, vx, xx, g)
     a, zxc = scratch.a, scratch.zx[c]
     if settings.fills_columns:
-        fd_insert(own, idx, val, zxc, bx, bs)
+        fd_insert(own, idx, val, zxc, bx, bs, g)
     elif sketched:
         lowrank_add_stats(own, idx, val, a, zxc, g)
     else:

@@ -211,8 +211,9 @@ class OPAUC(BaseStreamingAUC):
         examples ago weighing half the latest (:math:`\gamma = 2^{-1/h}` per example,
         :func:`aucstream._params.decay_per_example`; the equations are in the package
         docstring, "Forgetting"). None (the default) forgets nothing: the papers'
-        OPAUC bit for bit. Kinds "full", "sparse", "randomized" and "hash" (with
-        ``centering`` "g16" or "exact"; None then means "g16"); "fd" refuses it.
+        OPAUC bit for bit. Every kind (the sketches with ``centering`` "g16" or
+        "exact"; None then means "g16"; frequent directions keeps its bound on the
+        decayed scatter).
 
     Attributes
     ----------

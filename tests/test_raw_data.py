@@ -239,3 +239,26 @@ def test_the_papers_steps_stay_available_and_diverge_where_the_default_does_not(
         warnings.simplefilter("ignore")
         with pytest.raises(FloatingPointError):
             cls(column_scale=None).fit(X * 1e100, y)
+
+
+@pytest.mark.parametrize("cls", [aucstream.FTRLAUC, aucstream.SPAM])
+@pytest.mark.parametrize("reference_order", [False, True])
+def test_max_abs_1_is_the_papers_update_on_rows_in_the_unit_box(cls, reference_order):
+    """The default of FTRL-AUC and SPAM divides each column by its running maximum of
+    |x| or 1, whichever is larger: on rows inside [-1, 1] (ZYS's and NYL's unit-norm
+    rows) it is the papers' update bit for bit; beyond, the papers' update on the
+    rows divided by max(1, the column's maximum) when that is known from the first
+    row."""
+    params = {"reference_order": True} if reference_order else {}
+    if cls is aucstream.SPAM and reference_order:
+        pytest.skip("SPAM has one order")
+    X, y = raw_stream(400, seed=4)
+    unit = X / np.abs(X).max(axis=0) * 0.9
+    ours, paper = cls(**params), cls(column_scale=None, **params)
+    pre = ours.test_then_train(unit, y, classes=[0, 1])
+    np.testing.assert_array_equal(pre, paper.test_then_train(unit, y, classes=[0, 1]))
+    np.testing.assert_array_equal(ours.coef_, paper.coef_)
+    top = np.maximum(np.abs(X).max(axis=0), 1.0)
+    X, y = np.vstack([top, X]), np.concatenate([[1], y])
+    ours, paper = cls(**params).fit(X, y), cls(column_scale=None, **params).fit(X / top, y)
+    np.testing.assert_allclose(ours.coef_ * top, paper.coef_, rtol=1e-9, atol=1e-12)

@@ -95,7 +95,7 @@ Order of operations and deviations
   is read and written only in the row's non-zeros: O(k) still. When a column's
   scale grows its z, n (so its :math:`\tilde w_i`) are kept. "max_abs" divides by
   the running maximum itself; the default "max_abs_1" by
-  :math:`\max(1, s_i)` (the scale starts at 1), so that the columns within [-1, 1]
+  :math:`\max(1, s_i)`, so that the columns within [-1, 1]
   are left as they come and only the larger ones are brought into [-1, 1]: on rows
   inside the unit box (ZYS's unit-norm rows) it is ZYS Alg. 1 bit for bit. It was
   chosen so because on such rows the plain maximum costs AUC where rare features
@@ -172,32 +172,33 @@ def _weight(z, root_n, gamma, beta, l1, l2):
 
 
 @jit(inline="always")
-def in_scale(scale, i, v):
-    """A value of column i in its running scale (0 where the scale is 0); the value
-    itself when there is no scale (``scale`` empty)."""
+def in_scale(scale, floor, i, v):
+    """A value of column i in its running scale, at least ``floor`` (0 where that is
+    0); the value itself when there is no scale (``scale`` empty)."""
     if scale.shape[0] == 0:
         return v
-    c = scale[i]
+    c = max(scale[i], floor)
     return v / c if c > 0.0 else 0.0
 
 
 @jit(inline="always")
-def scaled_score(scale, idx, val, work):
+def scaled_score(scale, floor, idx, val, work):
     """The row's score under the weights ``work`` of its columns, in the scale."""
     s = 0.0
     for a in range(val.shape[0]):
-        s += work[a] * in_scale(scale, col(idx, a), val[a])
+        s += work[a] * in_scale(scale, floor, col(idx, a), val[a])
     return s
 
 
 @jit(borrowing=True)
-def _ftrl_chunk(zn, scal, counts, rows, pre, work, gamma, beta, l1, l2, scale):
+def _ftrl_chunk(zn, scal, counts, rows, pre, work, gamma, beta, l1, l2, scale, floor):
     """ZYS Alg. 1 over a chunk, standard FTRL order (module docstring): per example,
     the touched weights from (z, sqrt n) into ``work``, the score (written to ``pre``
     when asked), then z, sqrt n updated with the gradient and the class's mean score
     moved. ``zn`` holds z_i and sqrt(n_i) side by side (one cache line a coordinate).
-    A non-empty ``scale`` is the running column scale, grown by the row after its
-    prequential score; the step then takes the row in it (module docstring)."""
+    A non-empty ``scale`` is the running maximum of each column's |x|, grown by the
+    row after its prequential score; the step then takes the row divided by it (at
+    least ``floor``: module docstring)."""
     scores = pre.shape[0] == n_rows(rows)
     for r in range(n_rows(rows)):
         idx, val, y = row(rows, r)
@@ -206,14 +207,14 @@ def _ftrl_chunk(zn, scal, counts, rows, pre, work, gamma, beta, l1, l2, scale):
             i = col(idx, a)
             w = _weight(zn[i, 0], zn[i, 1], gamma, beta, l1, l2)
             work[a] = w
-            s += w * in_scale(scale, i, val[a])
+            s += w * in_scale(scale, floor, i, val[a])
         if scores:
             pre[r] = s
         if scale.shape[0] > 0 and grow_scale(scale, idx, val):
-            s = scaled_score(scale, idx, val, work)
+            s = scaled_score(scale, floor, idx, val, work)
         c = auc_gradient_scale(s, y, counts, scal)
         for a in range(val.shape[0]):
-            g = c * in_scale(scale, col(idx, a), val[a])
+            g = c * in_scale(scale, floor, col(idx, a), val[a])
             if g != 0.0:
                 i = col(idx, a)
                 root = zn[i, 1]
@@ -224,7 +225,7 @@ def _ftrl_chunk(zn, scal, counts, rows, pre, work, gamma, beta, l1, l2, scale):
 
 
 @jit(borrowing=True)
-def _ftrl_reference_chunk(zn, w, scal, counts, rows, pre, gamma, beta, l1, l2, scale):
+def _ftrl_reference_chunk(zn, w, scal, counts, rows, pre, gamma, beta, l1, l2, scale, floor):
     """The authors' C code's order (``reference_order=True``, module docstring): per
     example, the score with the weights ``w`` cached at each coordinate's previous
     touch, p with the current example counted, then the touched weights recomputed
@@ -236,14 +237,14 @@ def _ftrl_reference_chunk(zn, w, scal, counts, rows, pre, gamma, beta, l1, l2, s
         s = 0.0
         for a in range(val.shape[0]):
             i = col(idx, a)
-            s += w[i] * in_scale(scale, i, val[a])
+            s += w[i] * in_scale(scale, floor, i, val[a])
         if scores:
             pre[r] = s
         if scale.shape[0] > 0 and grow_scale(scale, idx, val):
             s = 0.0
             for a in range(val.shape[0]):
                 i = col(idx, a)
-                s += w[i] * in_scale(scale, i, val[a])
+                s += w[i] * in_scale(scale, floor, i, val[a])
         p = (counts[1] + (1 if y > 0 else 0)) / (counts[0] + 1.0)
         if y > 0:
             c = 2.0 * (1.0 - p) * (s - scal[_BHAT] - 1.0)
@@ -254,7 +255,7 @@ def _ftrl_reference_chunk(zn, w, scal, counts, rows, pre, gamma, beta, l1, l2, s
                 i = col(idx, a)
                 w[i] = _weight(zn[i, 0], zn[i, 1], gamma, beta, l1, l2)
         for a in range(val.shape[0]):
-            g = c * in_scale(scale, col(idx, a), val[a])
+            g = c * in_scale(scale, floor, col(idx, a), val[a])
             if g != 0.0:
                 i = col(idx, a)
                 root = zn[i, 1]
@@ -332,8 +333,9 @@ class FTRLAUC(BaseStreamingAUC):
     scalars_ : ndarray of shape (2,)
         The running mean scores of the positives and of the negatives.
     scale_ : ndarray of shape (n_features,)
-        The running maximum of each column's absolute values (starting at 1 with
-        "max_abs_1"; unused with ``column_scale=None``).
+        The running maximum of each column's absolute values (the columns are
+        divided by it, by at least 1 with "max_abs_1"; unused with
+        ``column_scale=None``).
     counts_ : ndarray of shape (2,)
         Examples learnt and positives learnt.
     sparsity_ : float
@@ -406,9 +408,12 @@ class FTRLAUC(BaseStreamingAUC):
         """The running column scale as the kernels take it (empty when off)."""
         return self.scale_ if self.column_scale is not None else _NO_SCALE
 
+    def _floor(self) -> float:
+        """The least divisor of a column: 1 with "max_abs_1", else 0."""
+        return 1.0 if self.column_scale == "max_abs_1" else 0.0
+
     def _init_state(self, n_features: int) -> None:
-        # (a scale that starts at 1 leaves the columns within [-1, 1] as they come)
-        self.scale_ = np.full(n_features, 1.0 if self.column_scale == "max_abs_1" else 0.0)
+        self.scale_ = np.zeros(n_features)
         self.zn_ = np.zeros((n_features, 2))
         self.scalars_ = np.zeros(2)
         self.counts_ = np.zeros(2, dtype=np.int64)
@@ -421,7 +426,15 @@ class FTRLAUC(BaseStreamingAUC):
         if self.reference_order:
             pre = chunk.pre_scores
             _ftrl_reference_chunk(
-                self.zn_, self.w_, self.scalars_, self.counts_, rows, pre, *params, self._scale()
+                self.zn_,
+                self.w_,
+                self.scalars_,
+                self.counts_,
+                rows,
+                pre,
+                *params,
+                self._scale(),
+                self._floor(),
             )
             return
         if chunk.indptr is None:
@@ -437,6 +450,7 @@ class FTRLAUC(BaseStreamingAUC):
             np.empty(width),
             *params,
             self._scale(),
+            self._floor(),
         )
 
     def _coef(self) -> np.ndarray:
@@ -451,7 +465,9 @@ class FTRLAUC(BaseStreamingAUC):
                 float(self.l1),
                 float(self.l2),
             )
-        return coef_in_columns(coef, self.scale_) if self.column_scale is not None else coef
+        if self.column_scale is None:
+            return coef
+        return coef_in_columns(coef, np.maximum(self.scale_, self._floor()))
 
     @property
     def sparsity_(self) -> float:

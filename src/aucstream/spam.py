@@ -158,11 +158,12 @@ def _fold(v, scal):
 
 
 @jit(borrowing=True)
-def _spam_chunk(v, scal, counts, rows, pre, work, eta0, l1, l2, a_min, b_max, scale):
+def _spam_chunk(v, scal, counts, rows, pre, work, eta0, l1, l2, a_min, b_max, scale, floor):
     """SPAM over a chunk with lazy proximal steps (module docstring); the form is
     folded before a step when A < ``a_min`` or B > ``b_max``. A non-empty ``scale``
-    is the running column scale, grown by the row after its prequential score; the
-    step then takes the row in it (module docstring)."""
+    is the running maximum of each column's |x|, grown by the row after its
+    prequential score; the step then takes the row divided by it (at least
+    ``floor``: module docstring)."""
     scores = pre.shape[0] == n_rows(rows)
     for r in range(n_rows(rows)):
         idx, val, y = row(rows, r)
@@ -174,14 +175,14 @@ def _spam_chunk(v, scal, counts, rows, pre, work, eta0, l1, l2, a_min, b_max, sc
             i = col(idx, a)
             w = _current(v[i], A, B)
             work[a] = w
-            s += w * in_scale(scale, i, val[a])
+            s += w * in_scale(scale, floor, i, val[a])
         if scores:
             pre[r] = s
         if scale.shape[0] > 0 and grow_scale(scale, idx, val):
-            s = scaled_score(scale, idx, val, work)
+            s = scaled_score(scale, floor, idx, val, work)
         sq = 0.0
         for a in range(val.shape[0]):
-            x = in_scale(scale, col(idx, a), val[a])
+            x = in_scale(scale, floor, col(idx, a), val[a])
             sq += x * x
         eta = eta0 / np.sqrt(counts[0] + 1.0)
         # the gradient of a row of norm > 1 is divided by its squared norm (deviations)
@@ -191,7 +192,7 @@ def _spam_chunk(v, scal, counts, rows, pre, work, eta0, l1, l2, a_min, b_max, sc
         A_new = A * d
         B_new = B + shrink / A
         for a in range(val.shape[0]):
-            u = work[a] - eta * c * in_scale(scale, col(idx, a), val[a])
+            u = work[a] - eta * c * in_scale(scale, floor, col(idx, a), val[a])
             m = abs(u) - shrink
             if m <= 0.0:
                 v[col(idx, a)] = 0.0
@@ -307,8 +308,7 @@ class SPAM(BaseStreamingAUC):
             self.column_scale = None
 
     def _init_state(self, n_features: int) -> None:
-        # (a scale that starts at 1 leaves the columns within [-1, 1] as they come)
-        self.scale_ = np.full(n_features, 1.0 if self.column_scale == "max_abs_1" else 0.0)
+        self.scale_ = np.zeros(n_features)
         self.v_ = np.zeros(n_features)
         self.scalars_ = np.array([0.0, 0.0, 1.0, 0.0])
         self.counts_ = np.zeros(2, dtype=np.int64)
@@ -331,11 +331,18 @@ class SPAM(BaseStreamingAUC):
             A_MIN,
             B_MAX,
             self.scale_ if self.column_scale is not None else _NO_SCALE,
+            self._floor(),
         )
+
+    def _floor(self) -> float:
+        """The least divisor of a column: 1 with "max_abs_1", else 0."""
+        return 1.0 if self.column_scale == "max_abs_1" else 0.0
 
     def _coef(self) -> np.ndarray:
         coef = lazy_prox_weights(self.v_, self.scalars_[_A], self.scalars_[_B])
-        return coef_in_columns(coef, self.scale_) if self.column_scale is not None else coef
+        if self.column_scale is None:
+            return coef
+        return coef_in_columns(coef, np.maximum(self.scale_, self._floor()))
 
     @property
     def sparsity_(self) -> float:
@@ -393,7 +400,7 @@ class SPAM(BaseStreamingAUC):
         w = (n1 * self._coef() + n2 * other._coef()) / (n1 + n2)
         if self.column_scale is not None:
             self.scale_ = np.maximum(self.scale_, other.scale_)
-            w = w * self.scale_
+            w = w * np.maximum(self.scale_, self._floor())
         p1, p2 = int(self.counts_[1]), int(other.counts_[1])
         scal = np.array([0.0, 0.0, 1.0, 0.0])
         if p1 + p2:

@@ -269,3 +269,21 @@ def test_max_abs_1_is_the_papers_update_on_rows_in_the_unit_box(cls, reference_o
     X, y = np.vstack([top, X]), np.concatenate([[1], y])
     ours, paper = cls(**params).fit(X, y), cls(column_scale=None, **params).fit(X / top, y)
     np.testing.assert_allclose(ours.coef_ * top, paper.coef_, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("covariance", ["randomized", "hash", "fd"])
+def test_opauc_low_rank_kinds_take_the_papers_step(covariance):
+    """ "auto" is the papers' update for the low-rank kinds (no column scale in their
+    state), and "max_abs" is refused with them before any state changes."""
+    from aucstream._params import InvalidParameterError
+
+    X, y = raw_stream(200)
+    X = X / np.abs(X).max(axis=0)
+    model = aucstream.OPAUC(covariance=covariance, sketch_size=4, random_state=0).fit(X, y)
+    assert not hasattr(model, "column_scale_")
+    paper = aucstream.OPAUC(covariance=covariance, sketch_size=4, random_state=0)
+    np.testing.assert_array_equal(model.coef_, paper.set_params(column_scale=None).fit(X, y).coef_)
+    refused = aucstream.OPAUC(covariance=covariance, column_scale="max_abs")
+    with pytest.raises(InvalidParameterError, match="column_scale"):
+        refused.fit(X, y)
+    assert not hasattr(refused, "n_samples_seen_")

@@ -263,7 +263,7 @@ def test_l1_step_matches_the_prox_objective_minimized_numerically(seed):
 @pytest.mark.parametrize("lam", [0.0, 0.05])
 def test_sadaoam_matches_brute_force_reference(lazy, lam):
     X, y = class_specific_stream(150, 40, seed=1)
-    model = SAdaOAM(eta=0.5, lam=lam, theta=0.05, lazy=lazy).fit(X, y)
+    model = SAdaOAM(eta=0.5, lam=lam, theta=0.05, lazy=lazy, column_scale=None).fit(X, y)
     w, s, _ = reference_run(X, y, eta=0.5, lam=lam, theta=0.05)
     assert 0.1 < np.mean(w == 0) < 0.9
     np.testing.assert_allclose(model.coef_[0], w, rtol=1e-9, atol=1e-12)
@@ -321,10 +321,14 @@ def test_lazy_chunking_is_exact_with_lam_zero():
     np.testing.assert_array_equal(whole.w_, parts.w_)
 
 
-def test_theta_zero_is_adaoam_without_projection():
+@pytest.mark.parametrize("column_scale", [None, "max_abs"])
+def test_theta_zero_is_adaoam_without_projection(column_scale):
+    """Also in the running column scale (the defaults), where both step on the scaled
+    weights and keep them when a scale grows."""
     X, y = stream(60, 5, seed=5, sparsity=0.4)
-    a = AdaOAM(eta=0.3, lam=0.01, projection="none", column_scale=None).fit(X, y)
-    s = SAdaOAM(eta=0.3, lam=0.01, theta=0.0).fit(X, y)
+    X = X * [1.0, 100.0, 0.01, 3.0, 1.0]
+    a = AdaOAM(eta=0.3, lam=0.01, projection="none", column_scale=column_scale).fit(X, y)
+    s = SAdaOAM(eta=0.3, lam=0.01, theta=0.0, column_scale=column_scale).fit(X, y)
     np.testing.assert_allclose(s.coef_, a.coef_, rtol=1e-10, atol=1e-13)
 
 

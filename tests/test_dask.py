@@ -196,7 +196,8 @@ def test_statistics_is_deterministic(sync):
 
 def test_fitted_opauc_saves_loads_and_continues(sync, tmp_path):
     X, y = stream(800, 5, 6)
-    model = ParallelPass(OPAUC(eta=2**-6, lam=2**-6)).fit(
+    # (the papers' OPAUC: the summaries hold no running column scale to continue from)
+    model = ParallelPass(OPAUC(eta=2**-6, lam=2**-6, column_scale=None)).fit(
         da.from_array(X[:600], chunks=(150, 5)), y[:600]
     )
     est = model.estimator_
@@ -207,7 +208,7 @@ def test_fitted_opauc_saves_loads_and_continues(sync, tmp_path):
     assert np.array_equal(loaded.decision_function(X), est.decision_function(X))
     assert loaded.n_samples_seen_ == 600
     # continuing the stream: the same as an OPAUC whose state was built by one pass
-    reference = OPAUC(eta=2**-6, lam=2**-6).fit(X[:600], y[:600])
+    reference = OPAUC(eta=2**-6, lam=2**-6, column_scale=None).fit(X[:600], y[:600])
     reference.w_[:] = est.w_
     loaded.partial_fit(X[600:], y[600:])
     reference.partial_fit(X[600:], y[600:])

@@ -148,7 +148,9 @@ def test_merge_refuses_classes_of_another_kind():
 @pytest.mark.parametrize(
     "fitted, changed, member",
     [
-        ({}, {"covariance": "fd"}, "gamma_"),  # a full summary where an fd one belongs
+        # a full summary where an fd one belongs (the papers' OPAUC: the default full
+        # one also keeps a running column scale, which fd has not)
+        ({"column_scale": None}, {"covariance": "fd", "column_scale": None}, "gamma_"),
         ({"dtype": "float32"}, {"dtype": "float64"}, "float32"),
     ],
 )

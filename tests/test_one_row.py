@@ -239,9 +239,11 @@ DIVERGING = {
     "Perceptron": "calibration_",
     "AdaOAM": "sq_grad_sum_",  # squared gradients of about 1e200 a step
 }
-#: SOLAM's and AdaOAM's defaults learn each column in its running scale, which such
-#: rows do not break (tests/test_raw_data.py): the papers' steps on the raw rows do.
+#: SOLAM's, AdaOAM's and OPAUC's defaults learn each column in its running scale,
+#: which such rows do not break (tests/test_raw_data.py): the papers' steps on the raw
+#: rows do.
 PAPER_STEPS = {
+    "OPAUC-full": lambda: OPAUC(eta=0.05, lam=0.01, random_state=0, column_scale=None),
     "SOLAM": lambda: SOLAM(random_state=0, column_scale=None),
     "SOLAML1": lambda: SOLAML1(random_state=0, column_scale=None),
     "AdaOAM": lambda: AdaOAM(random_state=0, column_scale=None),

@@ -48,7 +48,7 @@ def test_gradient_equals_brute_force_over_pairs():
 def test_kernel_follows_the_brute_force_recursion():
     X, y = make_stream(60, 4, seed=2, sparsity=0.3)
     eta, lam = 0.05, 0.01
-    model = OPAUC(eta=eta, lam=lam).fit(X, y)
+    model = OPAUC(eta=eta, lam=lam, column_scale=None).fit(X, y)
     w = np.zeros(4)
     for t in range(60):
         if np.any(y[:t] != y[t]):
@@ -72,7 +72,7 @@ def test_converges_to_the_closed_form_optimum():
     n, d, lam = 60_000, 3, 0.1
     y = np.where(rng.random(n) < 0.3, 1, -1)
     X = rng.normal(size=(n, d)) @ np.diag([1.0, 0.5, 2.0]) + np.outer(y, [0.5, -0.3, 0.2])
-    model = OPAUC(eta=2**-8, lam=lam).fit(X, y)
+    model = OPAUC(eta=2**-8, lam=lam, column_scale=None).fit(X, y)
     pos, neg = X[y > 0], X[y < 0]
     delta = pos.mean(0) - neg.mean(0)
     cov = np.cov(pos.T, bias=True) + np.cov(neg.T, bias=True)
@@ -88,7 +88,7 @@ def test_pairwise_loss_decreases_over_a_pass_on_separable_data():
     X = rng.normal(size=(400, 5))
     y = np.where(X @ v > 0, 1, -1)
     X = X + 0.2 * y[:, None] * v  # a margin: the data are separable
-    model = OPAUC(eta=2**-9, lam=2**-10)
+    model = OPAUC(eta=2**-9, lam=2**-10, column_scale=None)
     losses = [pairwise_auc_loss(y, np.zeros(400))]
     for lo in range(0, 400, 50):
         model.partial_fit(X[lo : lo + 50], y[lo : lo + 50], classes=[-1, 1])
@@ -155,7 +155,13 @@ def test_sketched_kernel_follows_the_reference_recursion(kind, options):
     X, y = make_stream(150, 6, seed=3, sparsity=0.3)
     tau = 2 if kind == "sparse" else 4
     model = OPAUC(
-        eta=0.05, lam=0.01, covariance=kind, sketch_size=tau, random_state=0, **options
+        eta=0.05,
+        lam=0.01,
+        covariance=kind,
+        sketch_size=tau,
+        random_state=0,
+        column_scale=None,
+        **options,
     ).fit(X, y)
     w = sketch_reference(kind, X, y, 0.05, 0.01, tau, **options)
     np.testing.assert_allclose(model.w_, w, rtol=1e-11, atol=1e-12 * np.abs(w).max())
@@ -280,8 +286,10 @@ def test_sketches_at_full_size_match_full_opauc():
     """Where a sketch is exact the model is full OPAUC's (to rounding): sparse with a
     budget of d^2 entries, FD before its first shrink; close for the random ones."""
     X, y = make_stream(200, 6, seed=8, sparsity=0.3)
-    full = OPAUC(eta=0.05, lam=0.01).fit(X, y)
-    sparse = OPAUC(eta=0.05, lam=0.01, covariance="sparse", sketch_size=6).fit(X, y)
+    # (the papers' OPAUC: the low-rank kinds have no running column scale)
+    full = OPAUC(eta=0.05, lam=0.01, column_scale=None).fit(X, y)
+    sparse = OPAUC(eta=0.05, lam=0.01, covariance="sparse", sketch_size=6, column_scale=None)
+    sparse.fit(X, y)
     np.testing.assert_allclose(sparse.w_, full.w_, rtol=1e-10, atol=1e-12)
     for centering in ("g16", "exact"):
         fd = OPAUC(eta=0.05, lam=0.01, covariance="fd", sketch_size=200, centering=centering).fit(

@@ -63,7 +63,9 @@ def test_matches_brute_force(covariance, half_life):
     """The weights and the class statistics are those of the weighted sample (h = 0.7
     rescales the stored weights many times within the stream)."""
     X, y = _stream()
-    model = OPAUC(eta=2**-4, lam=2**-6, covariance=covariance, half_life=half_life).fit(X, y)
+    model = OPAUC(
+        eta=2**-4, lam=2**-6, covariance=covariance, half_life=half_life, column_scale=None
+    ).fit(X, y)
     expected = _reference(X, y, 2**-4, 2**-6, half_life)
     np.testing.assert_allclose(model.w_, expected, rtol=1e-9, atol=1e-12)
     gamma = decay_per_example(half_life)

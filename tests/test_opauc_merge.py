@@ -29,7 +29,7 @@ def opauc(kind, centering, seed):
     tau = 2 if kind == "sparse" else 4
     return OPAUC(
         eta=0.05, lam=0.01, covariance=kind, sketch_size=tau, centering=centering,
-        random_state=seed,
+        random_state=seed, column_scale=None,  # (the papers' OPAUC, as the references)
     )  # fmt: skip
 
 
@@ -121,8 +121,8 @@ def adagrad_reference(model, X, y, theta=None):
     "make, theta",
     [
         (lambda: AdaOAM(eta=0.1, lam=0.01, projection="none", column_scale=None), None),
-        (lambda: SAdaOAM(eta=0.1, lam=0.01, theta=1e-2, lazy=True), 1e-2),
-        (lambda: SAdaOAM(eta=0.1, lam=0.01, theta=1e-2, lazy=False), 1e-2),
+        (lambda: SAdaOAM(eta=0.1, lam=0.01, theta=1e-2, lazy=True, column_scale=None), 1e-2),
+        (lambda: SAdaOAM(eta=0.1, lam=0.01, theta=1e-2, lazy=False, column_scale=None), 1e-2),
     ],
     ids=["AdaOAM", "SAdaOAM-lazy", "SAdaOAM-eager"],
 )
@@ -160,7 +160,8 @@ def test_from_statistics_of_merged_shards_is_lssvmauc(tmp_path):
     ]
     neg = shards[0][0].merge(shards[1][0]).merge(shards[2][0])
     pos = shards[0][1].merge(shards[1][1]).merge(shards[2][1])
-    model = OPAUC(eta=2**-6, lam=2**-5).from_statistics(neg, pos, classes=["pos", "neg"])
+    model = OPAUC(eta=2**-6, lam=2**-5, column_scale=None)
+    model.from_statistics(neg, pos, classes=["pos", "neg"])
     reference = LSSVMAUC(lam=2**-5).fit(X, y)
     np.testing.assert_allclose(model.coef_[0], reference.w_, rtol=1e-8, atol=1e-12)
     assert model.classes_.tolist() == ["neg", "pos"] and model.n_samples_seen_ == 600

@@ -59,6 +59,7 @@ def test_lazy_kernel_matches_eager_brute_force(params):
     X, y = sparse_stream()
     X = X * 1.5  # some rows above norm 1 (their gradient is scaled)
     ref_scores, ref_w = brute_force(X.toarray(), y, **params)
+    params = {**params, "column_scale": None}  # the update on the rows as they come
     model = SPAM(**params).fit(X, y)
     np.testing.assert_allclose(model.coef_.ravel(), ref_w, rtol=1e-11, atol=1e-12)
     one = SPAM(**params).partial_fit(X[:1], y[:1], classes=[-1, 1])
@@ -163,7 +164,7 @@ def test_battery_with_rows_of_the_state_logged(monkeypatch):
     X, y = sparse_stream()
     model = SPAM().fit(X, y)
     chunk = SimpleNamespace(n_samples=10)
-    assert model._row_written_state(chunk) == (model.v_,)
+    assert model._row_written_state(chunk) == (model.v_, model.scale_)
     monkeypatch.setattr(spam, "B_MAX", 0.0)  # a fold is due: the whole v_ is saved
     assert model._row_written_state(chunk) == ()
     monkeypatch.setattr(spam, "B_MAX", 1e6)
@@ -173,9 +174,9 @@ def test_battery_with_rows_of_the_state_logged(monkeypatch):
 
 @pytest.mark.slow
 def test_auc_on_w8a():
-    """w8a at the defaults: about 0.803, below SGDClassifier(log_loss)'s 0.824 (its
-    single step size favours wide streams; eta0=2 gives about 0.852, see
-    docs/results/highdim_bench.md)."""
+    """w8a (unit rows: the running column scale changes nothing) at the defaults
+    (eta0=2): about 0.852, above SGDClassifier(log_loss)'s 0.824; the earlier default
+    eta0=4 gave about 0.803 (docs/results/highdim_bench.md)."""
     X, y, Xt, yt = w8a_normalized()
-    assert roc_auc(yt, SPAM().fit(X, y).decision_function(Xt)) > 0.79
-    assert roc_auc(yt, SPAM(eta0=2.0).fit(X, y).decision_function(Xt)) > 0.845
+    assert roc_auc(yt, SPAM().fit(X, y).decision_function(Xt)) > 0.845
+    assert roc_auc(yt, SPAM(eta0=4.0).fit(X, y).decision_function(Xt)) > 0.79

@@ -24,6 +24,13 @@ values, and from then on the update is the paper's on :math:`\tilde x`.
 
 The scale depends only on the examples learnt (weight 0 leaves it), so chunking does
 not change it; it is written only in the columns of each example's non-zeros.
+
+Who uses it: SOLAM, SOLAM-l1, FSAUC and AdaOAM (here), SAdaOAM (its lazy l1 steps on
+:math:`\tilde w`, :mod:`aucstream._sadaoam_step`), FTRL-AUC and SPAM (O(k): a scale
+read and grown in the row's non-zeros; their default "max_abs_1" divides by at least
+1, so columns within [-1, 1] are learnt as they come) and OPAUC's explicit kinds
+(a diagonal preconditioner on its step, :mod:`aucstream.opauc`, "Columns in their
+running scale").
 """
 
 from __future__ import annotations

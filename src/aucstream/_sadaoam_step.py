@@ -12,6 +12,10 @@ may be left lazy, are derived in the module docstring of :mod:`aucstream.adaoam`
   summaries (:class:`aucstream.covariance.ExactSparseCovariance`);
 - :func:`_sadaoam_example` and :func:`_sadaoam_chunk`: an example, and the rows of a
   chunk (stopping where a class's summary must reserve room first);
+- the running column scale (``column_scale="max_abs"``; module docstring of
+  :mod:`aucstream.adaoam`): :func:`_grow_scale` and, in every function above that
+  moves a coordinate, its step taken in the scaled column (weights stored in the
+  raw columns' units, ``state.colscale`` empty when off);
 - forgetting (``half_life``), shared with AdaOAM's kernel: :func:`forget_weight` (the
   weight an example joins its class's summary with) and :func:`advance_clocks` (the
   class clocks, and the exact rescaling of a summary by :func:`rescale_summary`); the
@@ -129,36 +133,67 @@ def _shrunk(wi, n, eta_theta, h):
 
 
 @borrowing_step
-def _catch_up(w, s, last, i, now, eta_theta, delta):
+def _shrunk_in(colscale, i, wi, n, eta_theta, h):
+    """:func:`_shrunk` of coordinate i, in its running scale when ``colscale`` is
+    not empty (the scaled weight :math:`s_i w_i` shrinks; w stays in raw units)."""
+    if colscale.shape[0] == 0:
+        return _shrunk(wi, n, eta_theta, h)
+    if n == 0 or wi == 0.0:
+        return wi
+    c = colscale[i]
+    return _shrunk(wi * c, n, eta_theta, h) / c
+
+
+@borrowing_step
+def _catch_up(w, s, last, i, now, eta_theta, delta, colscale):
     """Bring coordinate i up to date at step ``now``: apply the shrinkage it owes
     since ``last[i]``."""
     n = now - last[i]
     if n > 0:
         if w[i] != 0.0:
-            w[i] = _shrunk(w[i], n, eta_theta, delta + math.sqrt(s[i]))
+            w[i] = _shrunk_in(colscale, i, w[i], n, eta_theta, delta + math.sqrt(s[i]))
         last[i] = now
 
 
 @borrowing_step
 def _caught_up_dot(state, idx, val, eta_theta, delta):
     """``w^T x`` with the coordinates of x brought up to date (state unchanged)."""
-    w, s, last = state.w, state.s, state.last
+    w, s, last, colscale = state.w, state.s, state.last, state.colscale
     now = state.steps[0]
     acc = 0.0
     for a in range(idx.shape[0]):
         i = idx[a]
         if w[i] != 0.0:
-            acc += _shrunk(w[i], now - last[i], eta_theta, delta + math.sqrt(s[i])) * val[a]
+            h = delta + math.sqrt(s[i])
+            acc += _shrunk_in(colscale, i, w[i], now - last[i], eta_theta, h) * val[a]
     return acc
 
 
 @borrowing_njit
 def _caught_up(state, eta_theta, delta, out):
     """Write every coordinate of w, brought up to date, into ``out`` (state unchanged)."""
-    w, s, last = state.w, state.s, state.last
+    w, s, last, colscale = state.w, state.s, state.last, state.colscale
     now = state.steps[0]
     for i in range(out.shape[0]):
-        out[i] = _shrunk(w[i], now - last[i], eta_theta, delta + math.sqrt(s[i]))
+        h = delta + math.sqrt(s[i])
+        out[i] = _shrunk_in(colscale, i, w[i], now - last[i], eta_theta, h)
+
+
+@borrowing_step
+def _grow_scale(state, idx, val, eta_theta, delta):
+    """Raise the running maximum of |x| of the row's columns, each brought up to date
+    first (its owed shrinkage is in its old scale), keeping its scaled weight
+    :math:`s_i w_i` (the raw weight times old over new scale)."""
+    w, colscale, now = state.w, state.colscale, state.steps[0]
+    for a in range(idx.shape[0]):
+        i = idx[a]
+        v = abs(val[a])
+        c = colscale[i]
+        if v > c:
+            _catch_up(w, state.s, state.last, i, now, eta_theta, delta, colscale)
+            if c > 0.0:
+                w[i] *= c / v
+            colscale[i] = v
 
 
 @borrowing_step
@@ -190,7 +225,9 @@ def _active_coordinates(own, opp, idx, val, every_seen, active):
 def _sparse_gradient(w, idx, val, y, opp, active, n_active, lam, pw, gbuf):
     """Write ``g_i = lam w_i + (Pw)_i/T - c_i (c^T w + alpha) + alpha x_i`` into
     ``gbuf`` for the active coordinates (opposite class ``opp``; ``pw`` receives
-    ``P w``). ``gbuf`` and ``pw`` are zero outside the active coordinates."""
+    ``P w``). ``gbuf`` and ``pw`` are zero outside the active coordinates. (With the
+    running column scale the caller passes ``lam`` 0 and adds the regularization in
+    the scaled column, :func:`_l1_updates`.)"""
     sums, support = opp.sums, opp.support
     inv_t = 1.0 / opp.weight[0]
     xw = sparse_dot(w, idx, val)
@@ -210,22 +247,35 @@ def _sparse_gradient(w, idx, val, y, opp, active, n_active, lam, pw, gbuf):
 
 @borrowing_step
 def _l1_updates(state, active, n_active, gbuf, pw, omega, settings):
-    """AdaGrad's l1 step of every active coordinate from the gradient ``omega *
+    r"""AdaGrad's l1 step of every active coordinate from the gradient ``omega *
     gbuf`` (``gbuf`` cleared, with ``pw``, for the next step); they are up to date
-    after this step."""
+    after this step. With the running column scale s the step is AdaGrad's on the
+    scaled column: gradient :math:`\omega\,(\lambda s_i w_i + g_i / s_i)` (``gbuf``
+    holds the loss part :math:`g_i` in raw units) for the scaled weight
+    :math:`s_i w_i` (a column never non-zero, s = 0, does not move)."""
     now = state.steps[0]
-    w, s, last = state.w, state.s, state.last
+    w, s, last, colscale = state.w, state.s, state.last, state.colscale
     eta, delta = settings.eta, settings.delta
     eta_theta = eta * settings.theta
+    scaled = colscale.shape[0] > 0
     for q in range(n_active):
         i = active[q]
         g = omega * gbuf[i]  # exact when omega = 1
         gbuf[i] = 0.0
         pw[i] = 0.0
+        wi, c = w[i], 1.0
+        if scaled:
+            c = colscale[i]
+            if c == 0.0:
+                last[i] = now + 1
+                continue
+            wi = wi * c
+            g = omega * settings.lam * wi + g / c
         if settings.gamma < 1.0:  # forgetting: s decays by gamma per example
             s[i] *= settings.gamma
         s[i] += g * g
-        w[i] = _l1_coord(w[i], g, delta + math.sqrt(s[i]), eta, eta_theta)
+        wi = _l1_coord(wi, g, delta + math.sqrt(s[i]), eta, eta_theta)
+        w[i] = wi / c if scaled else wi
         last[i] = now + 1
     state.steps[0] = now + 1
 
@@ -238,6 +288,10 @@ def _sadaoam_example(own, opp, state, idx, val, y, omega, added, settings, scrat
     class's summary must reserve room first."""
     if not add_example(own, idx, val, added):
         return False
+    eta_theta = settings.eta * settings.theta
+    scaled = state.colscale.shape[0] > 0
+    if scaled:
+        _grow_scale(state, idx, val, eta_theta, settings.delta)
     if opp.count[0] == 0:
         return True
     pw, gbuf, active = scratch
@@ -246,10 +300,11 @@ def _sadaoam_example(own, opp, state, idx, val, y, omega, added, settings, scrat
     if settings.lazy:
         every_seen = settings.lam > 0.0 or settings.gamma < 1.0
         n_active = _active_coordinates(own, opp, idx, val, every_seen, active)
-        now, eta_theta = state.steps[0], settings.eta * settings.theta
+        now = state.steps[0]
         for q in range(n_active):
-            _catch_up(w, s, last, active[q], now, eta_theta, settings.delta)
-    _sparse_gradient(w, idx, val, y, opp, active, n_active, settings.lam, pw, gbuf)
+            _catch_up(w, s, last, active[q], now, eta_theta, settings.delta, state.colscale)
+    lam = 0.0 if scaled else settings.lam
+    _sparse_gradient(w, idx, val, y, opp, active, n_active, lam, pw, gbuf)
     _l1_updates(state, active, n_active, gbuf, pw, omega, settings)
     return True
 

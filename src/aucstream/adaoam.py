@@ -166,13 +166,21 @@ included); the AdaGrad step and the projection act on :math:`\tilde w`, and
 ``coef_`` is :math:`w`. An example's columns join the scale before its step, after
 its prequential score (:mod:`aucstream._running_scale`). ``column_scale=None`` is
 D16 Alg. 1 exactly, as the reproduction harness passes it; a file saved before the
-parameter existed loads with ``None``. SAdaOAM has no such option (its lazy l1
-updates would have to follow every change of scale).
+parameter existed loads with ``None``. SAdaOAM has the same default, kept O(k) per
+touched column: it stores :math:`w` (raw units, so the class summaries' products
+:math:`Pw`, :math:`c^\top w`, :math:`x^\top w` are as before), a column's scale is
+read and grown only where the row is non-zero (the column first brought up to date,
+its owed shrinkage being in the old scale; then :math:`w_i \leftarrow w_i s_i/s'_i`,
+which keeps :math:`\tilde w_i`), and each AdaGrad l1 step and each lazy shrinkage of
+Alg. 2 acts on :math:`\tilde w_i = s_i w_i` with the gradient
+:math:`\lambda\tilde w_i + g_i/s_i` (the l1 term :math:`\theta\|\tilde w\|_1`
+likewise on the scaled weights): between two changes of :math:`s_i` the lazy form is
+exact as before, since a column's scale changes only at an example that touches it.
 
 Deviations from D16
 -------------------
-- AdaOAM's ``column_scale="max_abs"`` (the default) learns in each column's running
-  scale (section above); ``None`` is D16 Alg. 1.
+- AdaOAM's and SAdaOAM's ``column_scale="max_abs"`` (the default) learns in each
+  column's running scale (section above); ``None`` is D16 Algs. 1-2.
 - The formulas are reconstructed (see the top of this docstring): diagonal AdaGrad with
   :math:`\delta = 10^{-8}` (D16: "a very small value"), H-norm projection onto
   :math:`\|w\| \le 1/\sqrt\lambda`; SAdaOAM has no ball projection (Alg. 2 has none).
@@ -254,7 +262,8 @@ SAdaOAMSettings = namedtuple(
 )
 #: SAdaOAM's state: weights w, squared-gradient sums s, each coordinate's last
 #: up-to-date step, the step counter (shape (1,)) and the two class clocks.
-SAdaOAMState = namedtuple("SAdaOAMState", ["w", "s", "last", "steps", "clocks"])
+#: ``colscale`` is the running column scale (empty without ``column_scale``).
+SAdaOAMState = namedtuple("SAdaOAMState", ["w", "s", "last", "steps", "clocks", "colscale"])
 
 
 # --------------------------------------------------------------------------- helpers
@@ -678,6 +687,10 @@ class AdaOAM(_AdaGradAUC):
 
 
 # --------------------------------------------------------------------------- SAdaOAM
+#: SAdaOAM's kernels' "no running column scale".
+_NO_SCALE = np.empty(0)
+
+
 class SAdaOAM(_AdaGradAUC):
     """Sparse AdaOAM (D16 Alg. 2): l1-regularized AdaGrad with lazy updates.
 
@@ -711,6 +724,11 @@ class SAdaOAM(_AdaGradAUC):
         Seed of the shuffle.
     half_life : float or None, default=None
         Forgetting, as for :class:`AdaOAM` (module docstring). None: D16 exactly.
+    column_scale : {"max_abs"} or None, default="max_abs"
+        "max_abs" learns each column in its running scale (the running maximum of its
+        |x|; module docstring, "Columns in their running scale"), so that the
+        defaults learn on raw, unscaled columns; None is D16 Alg. 2 on the rows as
+        they come (the paper's setting, rows scaled beforehand). A library option.
 
     Attributes
     ----------
@@ -727,6 +745,9 @@ class SAdaOAM(_AdaGradAUC):
         Summaries of the negative and the positive class.
     class_clocks_ : ndarray of shape (2,)
         The class clocks of forgetting (zeros without).
+    scale_ : ndarray of shape (n_features,)
+        The running maximum of each column's absolute values (``column_scale=
+        "max_abs"``; zeros and unused with None).
     sparsity_ : float
         Fraction of exactly zero weights in ``coef_``.
     classes_, n_samples_seen_, n_features_in_
@@ -750,16 +771,25 @@ class SAdaOAM(_AdaGradAUC):
     }
     _summary = ExactSparseCovariance
     #: The summaries as created (their tables then grow with the pairs of features that
-    #: occur together), w, s, ``last_`` and the kernel's three work vectors.
+    #: occur together), w, s, ``last_``, the column scale and the kernel's three work
+    #: vectors.
     _state_spec = StateSpec(
-        nbytes=lambda learner, d: 2 * summary_nbytes("exact_sparse", int(d)) + 8 * (6 * int(d) + 1)
+        nbytes=lambda learner, d: 2 * summary_nbytes("exact_sparse", int(d)) + 8 * (7 * int(d) + 1)
     )
 
     _parameter_constraints = {
         **_COMMON_CONSTRAINTS,
         "theta": [non_negative()],
         "lazy": ["boolean"],
+        "column_scale": [StrOptions({"max_abs"}), None],
     }
+    #: ``scale_`` came with ``column_scale``: an older file learnt the rows as they
+    #: came, and keeps doing so (``_upgrades``).
+    _state_added_later: ClassVar[tuple[str, ...]] = (
+        *_AdaGradAUC._state_added_later,
+        "scale_",
+    )
+    _upgrades = {"scale_": {"column_scale": None}}
 
     def __init__(
         self,
@@ -771,6 +801,7 @@ class SAdaOAM(_AdaGradAUC):
         shuffle: bool = False,
         random_state=None,
         half_life: float | None = None,
+        column_scale: str | None = "max_abs",
     ):
         self.eta = eta
         self.lam = lam
@@ -780,10 +811,20 @@ class SAdaOAM(_AdaGradAUC):
         self.half_life = half_life
         self.shuffle = shuffle
         self.random_state = random_state
+        self.column_scale = column_scale
 
     def _init_state(self, n_features: int) -> None:
         super()._init_state(n_features)
         self.last_ = np.zeros(n_features, dtype=np.int64)
+        self.scale_ = np.zeros(n_features)
+
+    def _merge(self, other: _AdaGradAUC) -> None:
+        """As :meth:`_AdaGradAUC._merge` (the raw models averaged); with
+        ``column_scale="max_abs"`` the running scales merge into their maximum."""
+        scale = np.maximum(self.scale_, other.scale_)  # (read before the merge)
+        super()._merge(other)
+        if self.column_scale == "max_abs":
+            self.scale_ = scale
 
     def _check_state(self) -> None:
         """As for AdaOAM, and ``last_`` (the step at which each coordinate was last
@@ -794,6 +835,9 @@ class SAdaOAM(_AdaGradAUC):
             raise ValueError(
                 f"last_ holds a step outside [0, n_updates_ = {int(self.n_updates_[0])}]"
             )
+        scale = self.scale_
+        if scale.shape != self.w_.shape or not np.all(np.isfinite(scale) & (scale >= 0.0)):
+            raise ValueError("scale_ must hold a finite, non-negative maximum |x| per column")
 
     def _update(self, chunk: Chunk) -> None:
         """Not bound (one-row calls take the usual path): the exact sparse summaries make
@@ -819,8 +863,9 @@ class SAdaOAM(_AdaGradAUC):
         )
 
     def _state(self) -> SAdaOAMState:
+        colscale = self.scale_ if self.column_scale == "max_abs" else _NO_SCALE
         return SAdaOAMState(
-            self.w_, self.sq_grad_sum_, self.last_, self.n_updates_, self.class_clocks_
+            self.w_, self.sq_grad_sum_, self.last_, self.n_updates_, self.class_clocks_, colscale
         )
 
     def _coef(self) -> np.ndarray:

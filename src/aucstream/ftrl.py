@@ -79,6 +79,32 @@ Order of operations and deviations
   (``docs/results/highdim_bench.md``): the AUC changes little for :math:`\gamma` in
   [0.3, 2], and :math:`\lambda_1` trades AUC for zeros; 0.5 keeps most weights
   exactly zero on the wide stream for a small loss of AUC.
+* **Columns in their running scale** (``column_scale``, a library option; the
+  default "max_abs_1"). FTRL's per-coordinate rate :math:`\gamma/(\beta + \sqrt{n_i})`
+  moves a weight by about :math:`\gamma` whatever its column's units, and
+  :math:`\lambda_1` weighs all weights alike: on raw columns (readings in the
+  thousands next to rates in [0, 1]) the large columns swamp the scores and the
+  small ones are never learnt (ZYS normalize their rows). So by default the
+  learner runs Alg. 1 on :math:`\tilde x_i = x_i/s_i`, :math:`s_i` the running
+  maximum of the column's :math:`|x|` (Ross, Mineiro and Langford, *Normalized
+  Online Learning*, UAI 2013; :mod:`aucstream._running_scale`): z, n and the
+  closed-form weights are those of the scaled columns, and ``coef_`` is
+  :math:`\tilde w_i/s_i`. A row's columns join the scale after its prequential
+  score (computed with the scale before it) and before its step, whose score (for
+  the gradient and the class mean scores) is taken on :math:`\tilde x_t`. A scale
+  is read and written only in the row's non-zeros: O(k) still. When a column's
+  scale grows its z, n (so its :math:`\tilde w_i`) are kept. "max_abs" divides by
+  the running maximum itself; the default "max_abs_1" by
+  :math:`\max(1, s_i)`, so that the columns within [-1, 1]
+  are left as they come and only the larger ones are brought into [-1, 1]: on rows
+  inside the unit box (ZYS's unit-norm rows) it is ZYS Alg. 1 bit for bit. It was
+  chosen so because on such rows the plain maximum costs AUC where rare features
+  get their scale from one or two values (measured: on the generated wide stream of
+  ``benchmarks/bench_highdim.py``, 30,000 rows of d = 10^5, prequential AUC 0.80 as
+  the paper and with "max_abs_1", 0.71 with "max_abs"), while on raw columns both
+  learn (docs/results/raw_data.md). ``column_scale=None`` is ZYS Alg. 1 on the rows
+  as they come (the paper's setting, rows normalized beforehand); a file saved
+  before the parameter existed loads with None.
 * Example weights are not supported (refused with an error): ZYS define none.
 * Merging two learners is not defined (:meth:`merge` raises): the per-coordinate
   sums :math:`z, n` of two streams do not combine into the state of their union
@@ -93,10 +119,14 @@ from sklearn.utils.validation import check_is_fitted
 from ._base import BaseStreamingAUC
 from ._chunks import Chunk
 from ._kernels import col, jit, n_rows, row, rows_of
-from ._params import PASS_ORDER, non_negative, positive
+from ._params import PASS_ORDER, StrOptions, non_negative, positive
+from ._running_scale import coef_in_columns, grow_scale
 from ._runtime import LearnerTags, StateSpec
 
 __all__ = ["FTRLAUC", "auc_gradient_scale", "ftrl_weights"]
+
+#: The kernels' "no running column scale".
+_NO_SCALE = np.empty(0)
 
 # indices into scalars_: the running mean scores of the positives and the negatives
 _AHAT, _BHAT = 0, 1
@@ -141,12 +171,34 @@ def _weight(z, root_n, gamma, beta, l1, l2):
     return -shrunk / ((beta + root_n) / gamma + l2)
 
 
+@jit(inline="always")
+def in_scale(scale, floor, i, v):
+    """A value of column i in its running scale, at least ``floor`` (0 where that is
+    0); the value itself when there is no scale (``scale`` empty)."""
+    if scale.shape[0] == 0:
+        return v
+    c = max(scale[i], floor)
+    return v / c if c > 0.0 else 0.0
+
+
+@jit(inline="always")
+def scaled_score(scale, floor, idx, val, work):
+    """The row's score under the weights ``work`` of its columns, in the scale."""
+    s = 0.0
+    for a in range(val.shape[0]):
+        s += work[a] * in_scale(scale, floor, col(idx, a), val[a])
+    return s
+
+
 @jit(borrowing=True)
-def _ftrl_chunk(zn, scal, counts, rows, pre, work, gamma, beta, l1, l2):
+def _ftrl_chunk(zn, scal, counts, rows, pre, work, gamma, beta, l1, l2, scale, floor):
     """ZYS Alg. 1 over a chunk, standard FTRL order (module docstring): per example,
     the touched weights from (z, sqrt n) into ``work``, the score (written to ``pre``
     when asked), then z, sqrt n updated with the gradient and the class's mean score
-    moved. ``zn`` holds z_i and sqrt(n_i) side by side (one cache line a coordinate)."""
+    moved. ``zn`` holds z_i and sqrt(n_i) side by side (one cache line a coordinate).
+    A non-empty ``scale`` is the running maximum of each column's |x|, grown by the
+    row after its prequential score; the step then takes the row divided by it (at
+    least ``floor``: module docstring)."""
     scores = pre.shape[0] == n_rows(rows)
     for r in range(n_rows(rows)):
         idx, val, y = row(rows, r)
@@ -155,12 +207,14 @@ def _ftrl_chunk(zn, scal, counts, rows, pre, work, gamma, beta, l1, l2):
             i = col(idx, a)
             w = _weight(zn[i, 0], zn[i, 1], gamma, beta, l1, l2)
             work[a] = w
-            s += w * val[a]
+            s += w * in_scale(scale, floor, i, val[a])
         if scores:
             pre[r] = s
+        if scale.shape[0] > 0 and grow_scale(scale, idx, val):
+            s = scaled_score(scale, floor, idx, val, work)
         c = auc_gradient_scale(s, y, counts, scal)
         for a in range(val.shape[0]):
-            g = c * val[a]
+            g = c * in_scale(scale, floor, col(idx, a), val[a])
             if g != 0.0:
                 i = col(idx, a)
                 root = zn[i, 1]
@@ -171,19 +225,26 @@ def _ftrl_chunk(zn, scal, counts, rows, pre, work, gamma, beta, l1, l2):
 
 
 @jit(borrowing=True)
-def _ftrl_reference_chunk(zn, w, scal, counts, rows, pre, gamma, beta, l1, l2):
+def _ftrl_reference_chunk(zn, w, scal, counts, rows, pre, gamma, beta, l1, l2, scale, floor):
     """The authors' C code's order (``reference_order=True``, module docstring): per
     example, the score with the weights ``w`` cached at each coordinate's previous
     touch, p with the current example counted, then the touched weights recomputed
-    from (z, sqrt n) into ``w`` and z, sqrt n updated with them."""
+    from (z, sqrt n) into ``w`` and z, sqrt n updated with them (in the running
+    column ``scale`` when not empty, as :func:`_ftrl_chunk`)."""
     scores = pre.shape[0] == n_rows(rows)
     for r in range(n_rows(rows)):
         idx, val, y = row(rows, r)
         s = 0.0
         for a in range(val.shape[0]):
-            s += w[col(idx, a)] * val[a]
+            i = col(idx, a)
+            s += w[i] * in_scale(scale, floor, i, val[a])
         if scores:
             pre[r] = s
+        if scale.shape[0] > 0 and grow_scale(scale, idx, val):
+            s = 0.0
+            for a in range(val.shape[0]):
+                i = col(idx, a)
+                s += w[i] * in_scale(scale, floor, i, val[a])
         p = (counts[1] + (1 if y > 0 else 0)) / (counts[0] + 1.0)
         if y > 0:
             c = 2.0 * (1.0 - p) * (s - scal[_BHAT] - 1.0)
@@ -194,7 +255,7 @@ def _ftrl_reference_chunk(zn, w, scal, counts, rows, pre, gamma, beta, l1, l2):
                 i = col(idx, a)
                 w[i] = _weight(zn[i, 0], zn[i, 1], gamma, beta, l1, l2)
         for a in range(val.shape[0]):
-            g = c * val[a]
+            g = c * in_scale(scale, floor, col(idx, a), val[a])
             if g != 0.0:
                 i = col(idx, a)
                 root = zn[i, 1]
@@ -205,11 +266,13 @@ def _ftrl_reference_chunk(zn, w, scal, counts, rows, pre, gamma, beta, l1, l2):
 
 
 def _logged(learner: FTRLAUC) -> tuple:
-    """``zn_`` (and ``w_``): a call writes them in the rows of its examples' features
-    only (``StateSpec.logged``), from :data:`_ROW_LOG_MIN` features on."""
+    """``zn_``, the running column scale when on (and ``w_``): a call writes them in the rows of its
+    examples' features only (``StateSpec.logged``), from :data:`_ROW_LOG_MIN`
+    features on."""
     if "zn_" not in learner.__dict__ or learner.zn_.shape[0] < _ROW_LOG_MIN:
         return ()
-    return (learner.zn_, learner.w_) if learner.reference_order else (learner.zn_,)
+    rows = (learner.zn_,) if learner.column_scale is None else (learner.zn_, learner.scale_)
+    return (*rows, learner.w_) if learner.reference_order else rows
 
 
 def _saved_by_rows(learner: FTRLAUC, chunk: Chunk) -> bool:
@@ -268,6 +331,12 @@ class FTRLAUC(BaseStreamingAUC):
         Whether ``fit`` visits the examples in a random order (still one pass).
     random_state : int, Generator or None, default=None
         Seed of the shuffle.
+    column_scale : {"max_abs_1", "max_abs"} or None, default="max_abs_1"
+        "max_abs" learns each column in its running scale (the running maximum of
+        its |x|; module docstring), "max_abs_1" in the larger of that and 1 (the
+        columns within [-1, 1] as they come), so that the defaults learn on raw,
+        unscaled columns; None is ZYS Alg. 1 on the rows as they come (their
+        setting: rows normalized beforehand). A library option.
 
     Attributes
     ----------
@@ -280,6 +349,10 @@ class FTRLAUC(BaseStreamingAUC):
         last touch (the C code's model).
     scalars_ : ndarray of shape (2,)
         The running mean scores of the positives and of the negatives.
+    scale_ : ndarray of shape (n_features,)
+        The running maximum of each column's absolute values (the columns are
+        divided by it, by at least 1 with "max_abs_1"; unused with
+        ``column_scale=None``).
     counts_ : ndarray of shape (2,)
         Examples learnt and positives learnt.
     sparsity_ : float
@@ -316,7 +389,12 @@ class FTRLAUC(BaseStreamingAUC):
         "beta": [non_negative()],
         "reference_order": ["boolean"],
         **PASS_ORDER,
+        "column_scale": [StrOptions({"max_abs", "max_abs_1"}), None],
     }
+    #: ``scale_`` came with ``column_scale``: an older file learnt the rows as they
+    #: came, and keeps doing so (``_upgrades``).
+    _state_added_later = (*BaseStreamingAUC._state_added_later, "scale_")
+    _upgrades = {"scale_": {"column_scale": None}}
 
     def __init__(
         self,
@@ -327,6 +405,7 @@ class FTRLAUC(BaseStreamingAUC):
         reference_order: bool = False,
         shuffle: bool = False,
         random_state=None,
+        column_scale: str | None = "max_abs_1",
     ):
         self.gamma = gamma
         self.l1 = l1
@@ -335,8 +414,18 @@ class FTRLAUC(BaseStreamingAUC):
         self.reference_order = reference_order
         self.shuffle = shuffle
         self.random_state = random_state
+        self.column_scale = column_scale
+
+    def _scale(self) -> np.ndarray:
+        """The running column scale as the kernels take it (empty when off)."""
+        return self.scale_ if self.column_scale is not None else _NO_SCALE
+
+    def _floor(self) -> float:
+        """The least divisor of a column: 1 with "max_abs_1", else 0."""
+        return 1.0 if self.column_scale == "max_abs_1" else 0.0
 
     def _init_state(self, n_features: int) -> None:
+        self.scale_ = np.zeros(n_features)
         self.zn_ = np.zeros((n_features, 2))
         self.scalars_ = np.zeros(2)
         self.counts_ = np.zeros(2, dtype=np.int64)
@@ -349,7 +438,15 @@ class FTRLAUC(BaseStreamingAUC):
         if self.reference_order:
             pre = chunk.pre_scores
             _ftrl_reference_chunk(
-                self.zn_, self.w_, self.scalars_, self.counts_, rows, pre, *params
+                self.zn_,
+                self.w_,
+                self.scalars_,
+                self.counts_,
+                rows,
+                pre,
+                *params,
+                self._scale(),
+                self._floor(),
             )
             return
         if chunk.indptr is None:
@@ -364,19 +461,25 @@ class FTRLAUC(BaseStreamingAUC):
             chunk.pre_scores,
             np.empty(width),
             *params,
+            self._scale(),
+            self._floor(),
         )
 
     def _coef(self) -> np.ndarray:
         if self.reference_order:
-            return self.w_.copy()
-        return ftrl_weights(
-            self.zn_[:, 0],
-            self.zn_[:, 1],
-            float(self.gamma),
-            float(self.beta),
-            float(self.l1),
-            float(self.l2),
-        )
+            coef = self.w_.copy()
+        else:
+            coef = ftrl_weights(
+                self.zn_[:, 0],
+                self.zn_[:, 1],
+                float(self.gamma),
+                float(self.beta),
+                float(self.l1),
+                float(self.l2),
+            )
+        if self.column_scale is None:
+            return coef
+        return coef_in_columns(coef, np.maximum(self.scale_, self._floor()))
 
     @property
     def sparsity_(self) -> float:
@@ -391,6 +494,9 @@ class FTRLAUC(BaseStreamingAUC):
                 f"counts_ {self.counts_.tolist()} are not counts of examples and positives "
                 f"among the {self.n_samples_seen_} seen"
             )
+        scale = self.scale_
+        if scale.shape != (self.zn_.shape[0],) or not np.all(np.isfinite(scale) & (scale >= 0)):
+            raise ValueError("scale_ must hold a finite, non-negative maximum |x| per column")
         if np.any(self.zn_[:, 1] < 0):
             raise ValueError(
                 "zn_[:, 1] holds a negative value, but it is a root of a sum of squares"

@@ -139,16 +139,16 @@ def default_candidates(n_features: int) -> list[BaseStreamingAUC]:
 
     small = n_features <= 1000
     summary: dict = {} if small else {"covariance": "hash", "centering": "exact", "sketch_size": 50}
-    candidates: list[BaseStreamingAUC] = [
-        OPAUC(eta=2.0**k, lam=2.0**-8, **summary) for k in (-6, -9, -12, -3)
-    ]
-    # the papers' updates (column_scale=None): the grid is set for rows the online
-    # scaler has standardized, which a running column maximum would rescale again
-    if small:
+    # the first (round leader until the first round) learns raw (a bare search) or
+    # standardized columns; column_scale=None: for the rows the scaler standardizes
+    candidates: list[BaseStreamingAUC] = [OPAUC(eta=2.0**-6) if small else SOLAM()]
+    candidates += [OPAUC(eta=2.0**k, column_scale=None, **summary) for k in (-6, -9, -12, -3)]
+    if small:  # (AdaOAM() and SOLAM(): in the running scale too, for raw columns)
         candidates += [AdaOAM(eta=2.0**k, column_scale=None) for k in (-3, -6)]
     candidates += [SOLAM(R=float(r), column_scale=None) for r in (1, 10, 100)]
     candidates += [UnivariateOnline(loss="log", eta=2.0**k) for k in (-4, -7, -10)]
     candidates += [OAM(update="gra", C=2.0**k, random_state=0) for k in (-8, -14)]
+    candidates += [AdaOAM(), SOLAM()] if small else []
     return candidates
 
 

@@ -26,13 +26,14 @@ which save only the rows a kernel call writes, are :mod:`aucstream._runtime._und
 :mod:`aucstream._kernels` (the compile policy and the shared compiled pieces).
 """
 
-from ._declarations import ClassWeightTotals, HoldsLearners, StateDeclarations, StateSpec
+from ._declarations import DROP, ClassWeightTotals, HoldsLearners, StateDeclarations, StateSpec
 from ._learning import _NOT_TAKEN, LearningStep, make_rng
 from ._merging import check_mergeable
 from ._small_calls import SmallCalls
 from ._tags import LearnerTags
 
 __all__ = [
+    "DROP",
     "check_mergeable",
     "ClassWeightTotals",
     "HoldsLearners",

@@ -117,6 +117,10 @@ def _declared_variant(learner, chunk: Chunk):
     return None if variant is None else variant(learner, chunk)
 
 
+#: In an ``_upgrades`` table: remove the attribute (see ``StateDeclarations._upgrades``).
+DROP = object()
+
+
 class StateDeclarations(LearnerHost):
     """Mixin of :class:`aucstream._base.BaseStreamingAUC`: the runtime's questions
     about a learner's state, answered from its declaration (module docstring). A
@@ -137,7 +141,9 @@ class StateDeclarations(LearnerHost):
     #: that member got its fresh value: ``{member: {attribute: value}}``, a value
     #: being what the file's learner had (e.g. ``{"scale_": {"column_scale": None}}``:
     #: a file saved before ``column_scale`` learnt the rows as they came, and keeps
-    #: doing so), or a function of the learner that computes it from the loaded state.
+    #: doing so), or a function of the learner that computes it from the loaded state,
+    #: or :data:`DROP`: the attribute is removed (a member that exists only with an
+    #: option the file's learner did not have).
     _upgrades: ClassVar[Mapping[str, Mapping[str, Any]]] = {}
 
     def __init_subclass__(cls, **kwargs):
@@ -164,7 +170,10 @@ class StateDeclarations(LearnerHost):
         for member, values in self._upgrades.items():
             if member in missing:
                 for name, value in values.items():
-                    setattr(self, name, value(self) if callable(value) else value)
+                    if value is DROP:
+                        delattr(self, name)
+                    else:
+                        setattr(self, name, value(self) if callable(value) else value)
 
     def _read_only_state(self, y_pm: np.ndarray, chunk: Chunk | None = None) -> tuple:
         """State that learning a chunk of labels ``y_pm`` (+1/-1) can not write

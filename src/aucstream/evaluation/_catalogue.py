@@ -25,7 +25,21 @@ from ._runner import LearnerSpec
 
 __all__ = ["REPRODUCTIONS", "Reproduction"]
 
-L = LearnerSpec.make
+#: The learners whose library default learns each column in its running scale
+#: (``column_scale``, a library option): the reproductions run the papers' updates on
+#: the rows as the papers' protocols scale them, so :func:`L` pins
+#: ``column_scale=None`` for them unless an entry says otherwise.
+RUNNING_SCALE_LEARNERS = frozenset(
+    {"AdaOAM", "FSAUC", "FTRLAUC", "OPAUC", "SAdaOAM", "SOLAM", "SOLAML1", "SPAM"}
+)
+
+
+def L(label: str, estimator: str, **kwargs) -> LearnerSpec:
+    """:meth:`LearnerSpec.make`, with the papers' updates (``column_scale=None``) for
+    the learners of :data:`RUNNING_SCALE_LEARNERS`."""
+    if estimator in RUNNING_SCALE_LEARNERS:
+        kwargs.setdefault("column_scale", None)
+    return LearnerSpec.make(label, estimator, **kwargs)
 
 
 @dataclass(frozen=True)

@@ -191,6 +191,49 @@ sketch), so the sketch is a frequent-directions sketch of the decayed scatter
 units: divide by the latest example's weight). Its re-basings are full ones, as
 without forgetting.
 
+Columns in their running scale
+------------------------------
+A library option (``column_scale``), not the papers'. The step
+:math:`w \leftarrow w - \eta g_t` contracts only when :math:`\eta` times the largest
+curvature of the loss, of the order of :math:`\|x\|^2`, stays below 2: the papers
+scale their rows first (G16 §7.1 tunes :math:`\eta` for features in [0, 1] or
+[-1, 1]), and on raw columns (readings in the thousands next to rates in [0, 1]) any
+fixed :math:`\eta` that the large columns allow leaves the small ones unlearnt, while
+the default diverges in the first rows. With ``column_scale="max_abs"`` (what the
+default "auto" means for "full" and "sparse") OPAUC learns the columns in their
+running scale :math:`s_i = \max_{t' \le t} |x_{t',i}|` (the scale of the normalized
+updates of Ross, Mineiro and Langford, *Normalized Online Learning*, UAI 2013), as
+:mod:`aucstream.solam` and :mod:`aucstream.adaoam` do: with :math:`D =
+\operatorname{diag}(1/s)` (0 where :math:`s_i = 0`, a column never non-zero) the
+learner is OPAUC on the rows :math:`\tilde x = D x` with weights :math:`\tilde w =
+D^{-1} w`. The class summaries keep the statistics of the raw rows, and the step reads
+them in the current scale: the scaled rows' mean is :math:`Dc` and covariance
+:math:`DSD`, i.e. every example so far is taken in today's scale (not the scale it
+had when it arrived), which is what the summaries of the scaled rows would hold had
+the scale been known from the start. The step on :math:`\tilde w`,
+:math:`\tilde w \leftarrow (1 - \eta\lambda)\tilde w - \eta D(Sw + \alpha e)` with
+:math:`\alpha = e^\top w - y_t` (:math:`e^\top w = \tilde e^\top \tilde w`), is in
+the units of the raw columns
+
+.. math::
+
+    w \leftarrow (1 - \eta\lambda)\, w - \eta D^2 (S w + \alpha e) ,
+
+G16 Eq. 8 with a diagonal preconditioner: the same O(d) pass over the opposite
+class's :math:`Sw` (``w_`` stays the model in raw units). The example's columns join
+the scale after its prequential score and before its step; a column whose scale
+grows from s to s' keeps :math:`\tilde w_i` (:math:`w_i \leftarrow w_i s/s'`; the
+convention of :mod:`aucstream._running_scale`). Nothing here depends on chunking
+(the scale is a running maximum of the examples learnt; an example of weight 0
+leaves it). ``merge`` takes the maximum of the two scales and averages the two
+models with their scaled weights kept in it. ``from_statistics`` starts the scale
+from the next examples (the summaries hold no maxima). Forgetting (``half_life``)
+forgets the statistics, not the maxima. The low-rank kinds keep their weights in an
+implicit form over their sketches (above), which a per-column step would leave; with
+them "auto" means None and "max_abs" is refused. ``column_scale=None`` is the papers'
+OPAUC bit for bit (the reproduction harness pins it); a file saved before the option
+existed loads with None.
+
 Dimension-reduction variants (OPAUC^f, OPAUC^rp, OPAUC^pca) are scikit-learn
 pipelines in front of OPAUC: see :mod:`aucstream.reduction`. Random Fourier
 features for dense data (G16 §7.2) are in :mod:`aucstream.random_features`.

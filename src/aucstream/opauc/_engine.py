@@ -6,7 +6,7 @@ their own. :class:`Engine` holds the answers common to every covariance kind, ea
 one a default that a kind's engine overrides; :class:`ExplicitEngine` the part of
 "full" and "sparse", whose summaries hold the statistics explicitly so that one
 compiled call (:func:`aucstream.opauc._kernels._opauc_chunk`) applies G16 Alg. 1
-(Alg. 3 for "sparse") to a chunk.
+(Alg. 3 for "sparse") to a chunk, with the columns in their running scale or not.
 """
 
 from __future__ import annotations
@@ -27,6 +27,9 @@ from ..covariance import (
     summary_nbytes,
 )
 from ._kernels import FORGET_LIMIT
+
+#: The kernels' "no running column scale" (an empty array).
+_NO_SCALE = np.empty(0)
 
 
 def opauc_gradient(w: np.ndarray, x: np.ndarray, y: float, opposite, lam: float) -> np.ndarray:
@@ -85,6 +88,19 @@ class Engine:
     # ------------------------------------------------------------- parameters
     #: Whether the kind forgets (``half_life``).
     forgets = True
+    #: Whether the kind can learn the columns in their running scale
+    #: (``column_scale``): the kinds with explicit statistics.
+    scales_columns = False
+
+    def column_scaled(self, learner) -> bool:
+        """Whether the learner learns the columns in their running scale:
+        ``column_scale="max_abs"``, or "auto" with a kind that can."""
+        option = getattr(learner, "column_scale", None)
+        return option == "max_abs" or (option == "auto" and self.scales_columns)
+
+    def column_scale(self, learner) -> np.ndarray:
+        """The running column scale as the kernel takes it (empty when off)."""
+        return learner.column_scale_ if self.column_scaled(learner) else _NO_SCALE
 
     def check_params(self, learner) -> None:
         """The parameter rules that depend on the kind: a "float32" ``dtype`` only for
@@ -102,6 +118,12 @@ class Engine:
                 f"The 'centering' parameter of {type(learner).__name__} must be 'g16', "
                 "'exact' or None with half_life (G13's mean term is not scale-free under "
                 "weights: package docstring, 'Forgetting'). Got 'g13' instead."
+            )
+        if learner.column_scale == "max_abs" and not self.scales_columns:
+            raise InvalidParameterError(
+                f"The 'column_scale' parameter of {type(learner).__name__} must be 'auto' "
+                f"or None with covariance={learner.covariance!r} (the running column scale "
+                "is available for covariance='full' and 'sparse'). Got 'max_abs' instead."
             )
         if learner.dtype == "float32" and learner.covariance not in DTYPE_KINDS:
             raise InvalidParameterError(
@@ -138,6 +160,8 @@ class Engine:
         learner.w_ = np.zeros(n_features)
         learner.stats_ = [self.make_summary(learner, n_features) for _ in range(2)]
         learner.forget_ = np.zeros(2, dtype=np.int64)
+        if self.column_scaled(learner):
+            learner.column_scale_ = np.zeros(n_features)
 
     # ------------------------------------------------------------- forgetting
     @staticmethod
@@ -200,7 +224,8 @@ class Engine:
         summaries = summary_nbytes(
             learner.covariance, d, learner.sketch_size, learner.prune_slack, itemsize
         )
-        return 2 * summaries + 16 * d + self.extra_bytes_per_feature * d
+        scale = 8 * d if self.column_scaled(learner) else 0
+        return 2 * summaries + 16 * d + self.extra_bytes_per_feature * d + scale
 
     def low_memory_hint(self, learner) -> str:
         """What to do when the state does not fit the memory budget."""
@@ -233,6 +258,19 @@ class Engine:
             raise ValueError(
                 f"stats_ count {total} examples, more than the {learner.n_samples_seen_} seen"
             )
+        if self.column_scaled(learner):
+            s = learner.column_scale_
+            if (
+                not isinstance(s, np.ndarray)
+                or s.shape != (d,)
+                or s.dtype != np.float64
+                or not np.all(np.isfinite(s))
+                or np.any(s < 0.0)
+            ):
+                raise ValueError(
+                    f"column_scale_ must be {d} finite non-negative float64 (the running "
+                    "maximum of each column's |x|)"
+                )
         forget = learner.forget_
         if (
             not isinstance(forget, np.ndarray)
@@ -303,10 +341,18 @@ class Engine:
         (:meth:`aucstream.opauc.OPAUC._merge`). With forgetting, each learner's
         statistics are first brought to the weights of its own present (its latest
         example weighs 1), and the merged clock is the sum of the two clocks (package
-        docstring, "Forgetting")."""
+        docstring, "Forgetting"). With the running column scale, the scales merge
+        into their maximum and each side's weights of the scaled columns are kept
+        (its weights times its old scale over the new one, as when a scale grows)
+        before they are averaged."""
         n1 = sum(s.count for s in learner.stats_)
         n2 = sum(s.count for s in other.stats_)
-        w = mean_by_count(learner.w_, n1, other.w_, n2) if n1 + n2 > 0 else learner.w_.copy()
+        w1, w2 = learner.w_, other.w_
+        if self.column_scaled(learner):
+            scale = np.maximum(learner.column_scale_, other.column_scale_)
+            w1, w2 = (self.in_scale(x, scale) for x in (learner, other))
+            learner.column_scale_ = scale
+        w = mean_by_count(w1, n1, w2, n2) if n1 + n2 > 0 else w1.copy()
         mine, theirs = learner.stats_, other.stats_
         if learner.half_life is not None:
             clock = int(learner.forget_[0] + other.forget_[0])
@@ -315,6 +361,16 @@ class Engine:
             learner.forget_[:] = (clock, exponent)
         learner.stats_ = [a.merge(b) for a, b in zip(mine, theirs)]
         self.set_weights(learner, w)
+
+    @staticmethod
+    def in_scale(learner, scale: np.ndarray) -> np.ndarray:
+        """The learner's weights with the weights of its scaled columns kept in the
+        larger running ``scale`` (a column of old scale 0 keeps its weight)."""
+        old = learner.column_scale_
+        grown = (old > 0.0) & (scale > old)
+        w = learner.w_.copy()
+        w[grown] *= old[grown] / scale[grown]
+        return w
 
     @staticmethod
     def presented(learner, clock: int, exponent: int) -> list:
@@ -389,6 +445,8 @@ class ExplicitEngine(Engine):
     """The kinds whose summaries hold the statistics explicitly ("full", "sparse"):
     the kernel :func:`~aucstream.opauc._kernels._opauc_chunk` adds each example to its
     class's summary and steps with the opposite one's :math:`\\hat S w`."""
+
+    scales_columns = True
 
     @staticmethod
     def classes(learner) -> tuple:

@@ -57,6 +57,7 @@ class FullEngine(ExplicitEngine):
             float(learner.lam),
             learner.calibration_,
             learner.forget_,
+            self.column_scale(learner),
             self.half_life(learner),
             reuse=reuse,
             late=(0,),

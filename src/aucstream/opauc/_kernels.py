@@ -22,6 +22,7 @@ from .._kernels import (
     REASSOC,
     SCALE_MAX,
     SCALE_MIN,
+    col,
     jit,
     n_rows,
     prefetch_rows,
@@ -99,19 +100,49 @@ _DONE, _SHRINK, _REBASE, _RESCALE = 0, 1, 2, 3
 
 # ------------------------------------------------------- exact and sparse kinds
 @borrowing_step
-def _opauc_step(w, idx, val, y, opp, cov_w, c_w, eta, lam):
-    """w <- w - eta * (lam w + S w + (e.w - y) e), e = x - c (opposite class ``opp``).
+def _opauc_step(w, idx, val, y, opp, cov_w, c_w, eta, lam, colscale):
+    r"""w <- w - eta * (lam w + S w + (e.w - y) e), e = x - c (opposite class ``opp``).
 
     ``cov_w`` is ``S w`` and ``c_w`` is ``c^T w`` of the opposite class, both at the
     current w; ``c = opp.sums / W`` (W = ``opp.weight``, the class's total weight).
+    With a running column scale s (``colscale`` non-empty; package docstring,
+    "Columns in their running scale") the loss part of the step is taken in the
+    scaled columns: :math:`w \leftarrow (1 - \eta\lambda) w - \eta D^2 (S w +
+    \alpha e)`, :math:`D = \operatorname{diag}(1/s)` (0 where s = 0).
     """
     inv_t = 1.0 / opp.weight[0]
     alpha = (sparse_dot(w, idx, val) - c_w) - y  # e^T w - y
     shrink = 1.0 - eta * lam
     sums = opp.sums
+    if colscale.shape[0] == 0:
+        for i in range(w.shape[0]):
+            w[i] = shrink * w[i] - eta * cov_w[i] + eta * alpha * sums[i] * inv_t
+        sparse_axpy(w, -eta * alpha, idx, val)
+        return
     for i in range(w.shape[0]):
-        w[i] = shrink * w[i] - eta * cov_w[i] + eta * alpha * sums[i] * inv_t
-    sparse_axpy(w, -eta * alpha, idx, val)
+        s = colscale[i]
+        q = eta / (s * s) if s > 0.0 else 0.0
+        w[i] = shrink * w[i] - q * (cov_w[i] - alpha * sums[i] * inv_t)
+    for a in range(val.shape[0]):
+        i = col(idx, a)
+        s = colscale[i]
+        if s > 0.0:
+            w[i] -= eta * alpha * val[a] / (s * s)
+
+
+@borrowing_step
+def grow_column_scale(w, colscale, idx, val):
+    """Raise each column's running maximum of |x| to the row's, keeping the weights
+    of the scaled columns (:math:`\tilde w_i = s_i w_i`): a column whose scale grows
+    from :math:`s > 0` to :math:`s'` has its weight multiplied by :math:`s/s'`."""
+    for a in range(val.shape[0]):
+        v = abs(val[a])
+        i = col(idx, a)
+        s = colscale[i]
+        if v > s:
+            if s > 0.0:
+                w[i] *= s / v
+            colscale[i] = v
 
 
 @borrowing_njit
@@ -159,7 +190,9 @@ def forgetting_rebase_due(clock, half_life):
 
 
 @jit
-def _opauc_chunk(w, classes, rows, pre, weights, eta, lam, calibration, forget, half_life, start):
+def _opauc_chunk(
+    w, classes, rows, pre, weights, eta, lam, calibration, forget, colscale, half_life, start
+):
     """OPAUC with explicit summaries (G16 Alg. 1; Alg. 3 for "sparse") over rows
     ``start:``; ``classes``: the two summaries' ``arrays()``; ``rows``: the chunk's
     :data:`aucstream._kernels.Rows` (CSR, or dense for "full"). When ``pre`` has one
@@ -169,7 +202,10 @@ def _opauc_chunk(w, classes, rows, pre, weights, eta, lam, calibration, forget, 
     of weight 0 is not learnt; otherwise its statistics and its step are weighted:
     class docstring). With forgetting (``half_life`` > 0) each learnt row enters its
     summary with the weight :func:`forgetting_weight` gives at the clock
-    ``forget[0]``, which then advances (package docstring, "Forgetting").
+    ``forget[0]``, which then advances (package docstring, "Forgetting"). A
+    non-empty ``colscale`` is the running maximum of each column's |x|, grown by
+    each learnt row before its step, which then takes the columns in that scale
+    (:func:`_opauc_step`).
 
     Returns the first row whose class summary must reserve room, or whose forgetting
     weight leaves [1, 2^FORGET_LIMIT] (the stored statistics must be rescaled), before
@@ -195,9 +231,11 @@ def _opauc_chunk(w, classes, rows, pre, weights, eta, lam, calibration, forget, 
             forget[0] += 1
         if scores:  # (a step of weight 0 changes nothing)
             calibration_step(calibration, pre[r], y, omega)
+        if colscale.shape[0] > 0:
+            grow_column_scale(w, colscale, idx, val)
         if opp.count[0] > 0:
             c_w = cov_matvec(opp, w, cov_w)
-            _opauc_step(w, idx, val, y, opp, cov_w, c_w, eta * omega, lam)
+            _opauc_step(w, idx, val, y, opp, cov_w, c_w, eta * omega, lam, colscale)
     return n
 
 

@@ -12,7 +12,7 @@ import numpy as np
 
 from .._base import BaseStreamingAUC
 from .._params import FORGETTING, StrOptions, non_negative, positive, positive_int
-from .._runtime import StateSpec
+from .._runtime import DROP, StateSpec
 from ..covariance import COVARIANCE_KINDS, SUMMARY_DTYPES
 from ._engine import Engine
 from ._fd import FrequentDirectionsEngine
@@ -153,7 +153,8 @@ class OPAUC(BaseStreamingAUC):
         :class:`~aucstream.preprocessing.OnlineStandardScaler` (unit-variance
         features, so squared row norms near d) it converged on every shared dataset
         and generated stream we measured, where 2^-8 diverged on w8a and scored lower
-        on 11 of 13 (docs/results/onepass.md and the issue notes).
+        on 11 of 13 (docs/results/onepass.md and the issue notes). With the running
+        column scale (``column_scale``) it is the step in the scaled columns.
     lam : float, default=2**-8
         L2 regularization lambda, tuned over 2^[-10:2] in the papers.
     covariance : {"full", "randomized", "fd", "sparse", "hash"}, default="full"
@@ -214,11 +215,23 @@ class OPAUC(BaseStreamingAUC):
         OPAUC bit for bit. Every kind (the sketches with ``centering`` "g16" or
         "exact"; None then means "g16"; frequent directions keeps its bound on the
         decayed scatter).
+    column_scale : {"auto", "max_abs"} or None, default="auto"
+        "max_abs" learns each column in its running scale (the running maximum of
+        its |x|, after Ross, Mineiro and Langford 2013; package docstring, "Columns
+        in their running scale"), so that the defaults converge on raw, unscaled
+        columns; None steps on the rows as they come, the papers' OPAUC exactly
+        (what the reproductions run). "auto" (the default) is "max_abs" for
+        "full" and "sparse" and None for the low-rank kinds, whose implicit
+        weights do not take a per-column step (they refuse "max_abs"). A library
+        option.
 
     Attributes
     ----------
     w_ : ndarray of shape (n_features,)
         Current weights (also ``coef_[0]``).
+    column_scale_ : ndarray of shape (n_features,)
+        With the running column scale only: the largest |x| of each column learnt
+        so far (0 for a column never non-zero).
     stats_ : list of two CovarianceSummary
         Summaries of the negative and the positive class (:class:`FullCovariance`,
         :class:`RandomizedCovariance`, :class:`FrequentDirectionsCovariance`,
@@ -267,10 +280,16 @@ class OPAUC(BaseStreamingAUC):
         "shuffle": ["boolean"],
         "random_state": ["random_state", np.random.Generator],
         "dtype": [StrOptions({*SUMMARY_DTYPES, "auto"})],
+        "column_scale": [StrOptions({"auto", "max_abs"}), None],
     }
 
-    #: State added after format 1 (the forgetting clock: zeros for older files).
-    _state_added_later = (*BaseStreamingAUC._state_added_later, "forget_")
+    #: State added after format 1 (the forgetting clock: zeros for older files; the
+    #: running column scale: an older file learnt the rows as they came, and keeps
+    #: doing so, :meth:`_upgrade_state`).
+    _state_added_later = (*BaseStreamingAUC._state_added_later, "forget_", "column_scale_")
+    #: A file saved before ``column_scale`` existed learnt the rows as they came: it
+    #: keeps doing so (``column_scale=None``, which has no ``column_scale_``).
+    _upgrades = {"column_scale_": {"column_scale": None, "column_scale_": DROP}}
     #: Examples between two re-basings of the implicit weights (low-rank kinds).
     _rebase_every = 1 << 17
     #: Every this many re-basings, the summaries' products are recomputed too.
@@ -289,6 +308,7 @@ class OPAUC(BaseStreamingAUC):
         random_state=None,
         dtype: str = "auto",
         half_life: float | None = None,
+        column_scale: str | None = "auto",
     ):
         self.eta = eta
         self.lam = lam
@@ -301,6 +321,7 @@ class OPAUC(BaseStreamingAUC):
         self.random_state = random_state
         self.dtype = dtype
         self.half_life = half_life
+        self.column_scale = column_scale
 
     @property
     def _engine(self) -> Engine:

@@ -30,6 +30,7 @@ class SparseEngine(ExplicitEngine):
         pre, weights = chunk.pre_scores, chunk.sample_weight
         eta, lam, calibration = float(learner.eta), float(learner.lam), learner.calibration_
         kernel, half_life = _PACKAGE._opauc_chunk, self.half_life(learner)
+        colscale = self.column_scale(learner)
         step = self.stepper(
             learner,
             lambda r: kernel(
@@ -42,6 +43,7 @@ class SparseEngine(ExplicitEngine):
                 lam,
                 calibration,
                 learner.forget_,
+                colscale,
                 half_life,
                 r,
             ),

@@ -44,6 +44,12 @@ Format history
 2
     Sparse entries (above). A file is written with the lowest version that holds it:
     a file without sparse entries is still version 1, readable by older versions.
+3
+    The entry ``"reading"`` of ``__meta__``: how the command line read the file the
+    model learnt from, ``{"index_base": 0}`` for a LIBSVM file read 0-based (issue
+    34: ``aucstream score`` and ``predict`` then read their files 0-based too, where
+    they read a file without an index 0 1-based and shifted every column). Written
+    only for such a model; any other key or value is refused.
 """
 
 from __future__ import annotations
@@ -71,6 +77,7 @@ __all__ = [
     "save_model",
     "load_model",
     "model_file",
+    "model_reading",
     "atomic_write",
     "FORMAT_NAME",
     "FORMAT_VERSION",
@@ -78,7 +85,7 @@ __all__ = [
 ]
 
 FORMAT_NAME = "aucstream-model"
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
 #: Arrays of at least this many elements are stored sparse when at least
 #: :data:`_SPARSE_ZEROS` of them are zero (all bits zero: ``-0.0`` is a value).
 SPARSE_MIN_SIZE = 4096
@@ -218,6 +225,12 @@ def save_model(model, path: str | os.PathLike) -> Path:
     >>> np.array_equal(load_model(path).decision_function(X), model.decision_function(X))
     True
     """
+    return _save(model, path)
+
+
+def _save(model, path: str | os.PathLike, reading: dict | None = None) -> Path:
+    """:func:`save_model`, with the ``reading`` entry of format 3 (the command line's
+    ``fit`` records there that it read a LIBSVM file 0-based)."""
     from sklearn.utils.validation import check_is_fitted
 
     check_is_fitted(model, "n_samples_seen_")
@@ -237,12 +250,15 @@ def save_model(model, path: str | os.PathLike) -> Path:
     sparse = any(name.endswith(".indices") for name in arrays)
     meta = {
         "format": FORMAT_NAME,
-        "format_version": FORMAT_VERSION if sparse else 1,
+        "format_version": 2 if sparse else 1,
         "aucstream_version": __version__,
         "class": type(model).__name__,
         "params": _plain(params),
         "state": state,
     }
+    if reading:
+        _check_reading(reading, "reading")
+        meta["reading"], meta["format_version"] = dict(reading), 3
     target = model_file(path)
     _write_atomically(target, __meta__=np.array(json.dumps(meta)), **arrays)
     return target
@@ -371,7 +387,63 @@ def _write_atomically(target: Path, **arrays: np.ndarray) -> None:
 _OPTIONAL_STATE = {"feature_names_in_"}
 
 #: The entries of a model file's ``__meta__`` document.
-_META_KEYS = {"format", "format_version", "aucstream_version", "class", "params", "state"}
+_META_KEYS = {
+    "format",
+    "format_version",
+    "aucstream_version",
+    "class",
+    "params",
+    "state",
+    "reading",
+}
+#: The entries a ``reading`` entry may hold, and their values.
+_READING = {"index_base": (0,)}
+
+
+def _check_reading(reading, where: str) -> None:
+    """Refuse a ``reading`` entry (format 3) with keys or values it may not hold."""
+    if not isinstance(reading, dict) or not reading:
+        raise ValueError(f"{where} {reading!r} is not a non-empty dict")
+    for key, value in reading.items():
+        if key not in _READING:
+            raise ValueError(f"{where}: unknown entry {key!r}")
+        if isinstance(value, bool) or value not in _READING[key]:
+            raise ValueError(f"{where}: {key} = {value!r}, expected one of {list(_READING[key])}")
+
+
+def model_reading(path: str | os.PathLike) -> dict:
+    """How the command line read the file the model in ``path`` learnt from: the
+    checked ``reading`` entry of its metadata (format 3), ``{}`` when it has none.
+
+    Parameters
+    ----------
+    path : str or path-like
+        A model file (checked as :func:`load_model` checks its metadata).
+
+    Returns
+    -------
+    dict
+        ``{"index_base": 0}`` for a model that ``aucstream fit`` learnt from a LIBSVM
+        file read 0-based, else ``{}``.
+
+    Examples
+    --------
+    >>> import numpy as np, tempfile, os
+    >>> from aucstream import SOLAM, save_model
+    >>> X = np.random.default_rng(0).normal(size=(20, 2)); y = X[:, 0] > 0
+    >>> path = save_model(SOLAM().fit(X, y), os.path.join(tempfile.mkdtemp(), "m"))
+    >>> model_reading(path)
+    {}
+    """
+    path = _saved_path(path)
+    try:
+        archive = zipfile.ZipFile(path)
+    except (zipfile.BadZipFile, NotImplementedError, ValueError, EOFError) as error:
+        raise ValueError(
+            f"{os.fspath(path)} is not a model file (not a valid zip archive)"
+        ) from error
+    with archive:
+        return dict(_Reader(path, archive).meta().get("reading", {}))
 
 
 def _documents(cls: type, name: str) -> bool:
@@ -562,6 +634,11 @@ class _Reader:
         unknown = sorted(set(meta) - _META_KEYS)
         if unknown:
             raise self.fail("__meta__", f"unknown entries {unknown}")
+        if "reading" in meta:
+            try:
+                _check_reading(meta["reading"], "reading")
+            except ValueError as error:
+                raise self.fail("__meta__", str(error)) from None
         read: set[str] = set()
         for key, spec in meta["state"].items():
             _array_members(spec, f"state/{key}", read)

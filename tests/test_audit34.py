@@ -1,0 +1,121 @@
+"""Issue 34's second audit: cases a new round of hostile probes found silently wrong
+or unchecked, each with its regression test (the checklist of every case of the issue
+and its test is ``docs/results/issue34_audit.md``).
+
+- A model ``aucstream fit`` learnt from a LIBSVM file read 0-based scored and
+  predicted another 0-based file 1-based whenever that file held no index 0: every
+  column shifted by one, exit 0. The model file now records the base (format 3's
+  ``reading`` entry) and ``score``/``predict`` read with it.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from sklearn.datasets import dump_svmlight_file
+
+from aucstream import SOLAM, load_model, save_model
+from aucstream.cli import main
+from aucstream.datasets import load_svmlight
+from aucstream.persistence import model_reading
+
+
+def run(capsys, *argv):
+    try:
+        code = main([str(a) for a in argv])
+    except SystemExit as stop:
+        code = stop.code
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _meta(path):
+    with np.load(path, allow_pickle=False) as archive:
+        return json.loads(str(archive["__meta__"]))
+
+
+def _rewrite_meta(path, target, edit):
+    with np.load(path, allow_pickle=False) as archive:
+        arrays = {k: archive[k] for k in archive.files}
+    meta = json.loads(str(arrays.pop("__meta__")))
+    edit(meta)
+    with open(target, "wb") as f:
+        np.savez(f, __meta__=np.array(json.dumps(meta)), **arrays)
+    return target
+
+
+# ------------------------------------------------- the index base of a fitted model
+
+
+@pytest.fixture
+def zero_based_files(tmp_path):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(400, 4)).round(4)
+    y = np.where(X[:, 0] + 0.5 * X[:, 1] > 0, 1, -1)
+    train, test = tmp_path / "train.svm", tmp_path / "test.svm"
+    dump_svmlight_file(X[:300], y[:300], str(train), zero_based=True)
+    X_test = X[300:].copy()
+    X_test[:, 0] = 0.0  # no index 0 anywhere: "auto" alone would read it 1-based
+    dump_svmlight_file(X_test, y[300:], str(test), zero_based=True)
+    return train, test
+
+
+def test_score_and_predict_read_with_the_base_fit_read_the_model_file_with(
+    zero_based_files, tmp_path, capsys
+):
+    train, test = zero_based_files
+    model_path = tmp_path / "m.npz"
+    code, _, err = run(capsys, "fit", train, "--learner", "SOLAM", "--no-scale", "-o", model_path)
+    assert code == 0 and "read as 0-based" in err and "--index-base 0" in err
+    assert model_reading(model_path) == {"index_base": 0}
+    assert _meta(model_path)["format_version"] == 3
+    model = load_model(model_path)
+    X, y = load_svmlight(test, n_features=model.n_features_in_, zero_based=True)
+    expected = model.decision_function(X)
+    out = tmp_path / "p.csv"
+    assert run(capsys, "predict", model_path, test, "-o", out)[0] == 0
+    got = np.loadtxt(out, delimiter=",", skiprows=1)
+    np.testing.assert_array_equal(got, expected)  # the columns as fit read them
+    code, stdout, _ = run(capsys, "score", model_path, test)
+    from aucstream.metrics import roc_auc
+
+    assert code == 0 and f"ROC AUC {roc_auc(y > 0, expected):.6f}" in stdout
+    # an explicit base is the user's: read 1-based, shifted (the columns 1..3 as 0..2)
+    assert run(capsys, "predict", model_path, test, "-o", out, "--index-base", "1")[0] == 0
+    shifted, _ = load_svmlight(test, n_features=model.n_features_in_, zero_based=False)
+    got = np.loadtxt(out, delimiter=",", skiprows=1)
+    np.testing.assert_array_equal(got, model.decision_function(shifted))
+
+
+def test_a_one_based_fit_records_nothing_and_keeps_an_older_format(tmp_path, capsys):
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(200, 3)).round(4)
+    y = np.where(X[:, 0] > 0, 1, -1)
+    data = tmp_path / "one.svm"
+    dump_svmlight_file(X, y, str(data), zero_based=False)
+    model_path = tmp_path / "m.npz"
+    assert run(capsys, "fit", data, "--learner", "SOLAM", "--no-scale", "-o", model_path)[0] == 0
+    assert model_reading(model_path) == {} and "reading" not in _meta(model_path)
+    assert _meta(model_path)["format_version"] < 3  # readable by older versions
+
+
+@pytest.mark.parametrize(
+    "reading, problem",
+    [
+        ({"index_base": 1}, "index_base = 1, expected one of [0]"),
+        ({"index_base": True}, "index_base = True"),
+        ({"index_base": 0, "delimiter": ","}, "unknown entry 'delimiter'"),
+        ({}, "is not a non-empty dict"),
+        ([0], "is not a non-empty dict"),
+    ],
+)
+def test_a_tampered_reading_entry_is_refused_by_name(tmp_path, reading, problem):
+    X = np.random.default_rng(2).normal(size=(40, 2))
+    path = save_model(SOLAM().fit(X, X[:, 0] > 0), tmp_path / "m.npz")
+    bad = _rewrite_meta(path, tmp_path / "bad.npz", lambda m: m.update(reading=reading))
+    for read in (load_model, model_reading):
+        with pytest.raises(ValueError, match=r"bad\.npz: __meta__: reading.*") as info:
+            read(bad)
+        assert problem in str(info.value)

@@ -119,3 +119,95 @@ def test_a_tampered_reading_entry_is_refused_by_name(tmp_path, reading, problem)
         with pytest.raises(ValueError, match=r"bad\.npz: __meta__: reading.*") as info:
             read(bad)
         assert problem in str(info.value)
+
+
+# ------------------------------------- every user-set size against the memory budget
+
+
+def _fit(make):
+    def run():
+        rng = np.random.default_rng(0)
+        X = rng.normal(size=(40, 3))
+        make().fit(X, (X[:, 0] > 0).astype(int))
+
+    return run
+
+
+def _fit_wide(make):
+    """Fit on 10^5 sparse columns: a sketch's size is capped by the dimension."""
+
+    def run():
+        import scipy.sparse as sp
+
+        X = sp.random(40, 10**5, density=1e-3, format="csr", random_state=0)
+        make().fit(X, np.arange(40) % 2)
+
+    return run
+
+
+def _sizes():
+    import aucstream
+    from aucstream import covariance, drift, metrics, random_features, reservoir
+    from aucstream.evaluation import prequential
+
+    N = 10**12
+    X = np.random.default_rng(0).normal(size=(40, 3))
+    y = (X[:, 0] > 0).astype(int)
+    cases = {
+        "OAM(buffer_size)": _fit(lambda: aucstream.OAM(buffer_size=N)),
+        "OnlinePAUC(buffer_size)": _fit(lambda: aucstream.OnlinePAUC(buffer_size=N)),
+        "CAPO(aux_max_samples)": _fit(lambda: aucstream.CAPO(aux_max_samples=N)),
+        "OnePassSearch(window)": _fit(lambda: aucstream.OnePassSearch(window=N)),
+        "OnePassSearch(exact_scores)": _fit(lambda: aucstream.OnePassSearch(exact_scores=N)),
+        "RollingAUC(window)": lambda: metrics.RollingAUC(N),
+        "prequential(window=)": lambda: prequential(aucstream.SOLAM(), [(X, y)], window=N),
+        "ADWIN(max_buckets)": lambda: drift.ADWIN(max_buckets=N).update(0.5),
+        "RankSignal(window)": lambda: drift.RankSignal(window=N).update(1, 0.5),
+        "AUCDriftDetector(window)": lambda: drift.AUCDriftDetector(window=N).update(1, 0.5),
+        "Reservoir(capacity)": lambda: reservoir.Reservoir(3, N),
+        "BiasedReservoir(capacity)": lambda: reservoir.BiasedReservoir(3, N, 10.0),
+        "make_covariance(full, n_features)": lambda: covariance.make_covariance("full", 10**7),
+        "RandomFourierFeatures(n_components)": lambda: (
+            random_features.RandomFourierFeatures(n_components=N).fit(X).transform(X)
+        ),
+    }
+    for kind in ("fd", "randomized", "hash", "sparse"):
+        cases[f"OPAUC(covariance={kind}, sketch_size)"] = _fit_wide(
+            lambda k=kind: aucstream.OPAUC(covariance=k, sketch_size=10**7, random_state=0)
+        )
+        cases[f"make_covariance({kind}, sketch_size)"] = lambda k=kind: covariance.make_covariance(
+            k, 10**7, sketch_size=10**7
+        )
+    return [pytest.param(run, id=name) for name, run in cases.items()]
+
+
+@pytest.mark.parametrize("allocate", _sizes())
+def test_every_size_a_user_sets_is_checked_against_the_budget_before_allocating(allocate):
+    """Each size (windows, buffers, sketches, candidates' windows, transforms) far
+    beyond the budget is refused by the budget check, naming it, before numpy is asked
+    for the memory (a bare numpy MemoryError, or an allocation that succeeds, fails)."""
+    from aucstream import config_context
+
+    with config_context(memory_budget=10**6):
+        with pytest.raises((MemoryError, ValueError)) as info:
+            allocate()
+    message = str(info.value)
+    assert "memory_budget" in message or "memory budget" in message, message
+    assert "Unable to allocate" not in message  # numpy's own error
+
+
+def test_components_within_the_budget_still_build():
+    from aucstream import config_context
+    from aucstream.covariance import make_covariance, summary_nbytes
+    from aucstream.reservoir import BiasedReservoir, Reservoir
+
+    need = summary_nbytes("full", 30)
+    with config_context(memory_budget=need):
+        assert make_covariance("full", 30).n_features == 30
+    with config_context(memory_budget=need - 1):
+        with pytest.raises(MemoryError, match=r"make_covariance\('full', n_features=30"):
+            make_covariance("full", 30)
+    with config_context(memory_budget=8 * 100 * (5 + 2)):
+        assert Reservoir(5, 100).capacity == BiasedReservoir(5, 100, 3.0).capacity == 100
+        with pytest.raises(MemoryError, match=r"BiasedReservoir\(n_features=5, capacity=101\)"):
+            BiasedReservoir(5, 101, 3.0)

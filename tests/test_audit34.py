@@ -211,3 +211,26 @@ def test_components_within_the_budget_still_build():
         assert Reservoir(5, 100).capacity == BiasedReservoir(5, 100, 3.0).capacity == 100
         with pytest.raises(MemoryError, match=r"BiasedReservoir\(n_features=5, capacity=101\)"):
             BiasedReservoir(5, 101, 3.0)
+
+
+# ------------------------------------------------------------ huge sample weights
+
+
+@pytest.mark.parametrize("name", ["AdaOAM", "SAdaOAM", "SOLAM"])
+def test_huge_sample_weights_are_refused_by_name_and_change_nothing(name):
+    """Weights of 1e308 made the calibration divide by zero: AdaOAM and SAdaOAM raised
+    a bare ZeroDivisionError; now every learner says which call failed and why."""
+    import copy
+
+    import aucstream
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(36, 3))
+    y = (X[:, 0] > 0).astype(int)
+    model = getattr(aucstream, name)().fit(X[:30], y[:30])
+    before = copy.deepcopy(model)
+    with pytest.raises(FloatingPointError, match=rf"{name} .*after 30 .*smaller sample weights"):
+        model.partial_fit(X[30:], y[30:], sample_weight=np.full(6, 1e308))
+    assert model.n_samples_seen_ == 30
+    np.testing.assert_array_equal(model.decision_function(X), before.decision_function(X))
+    assert np.array_equal(model.calibration_, before.calibration_)

@@ -234,3 +234,39 @@ def test_huge_sample_weights_are_refused_by_name_and_change_nothing(name):
     assert model.n_samples_seen_ == 30
     np.testing.assert_array_equal(model.decision_function(X), before.decision_function(X))
     assert np.array_equal(model.calibration_, before.calibration_)
+
+
+# ------------------------------------------------- a tampered random generator state
+
+
+def _rng_specs(node, path=""):
+    """(path, spec) of every random generator entry of a model file's state."""
+    if isinstance(node, dict):
+        if node.get("kind") == "rng":
+            yield path, node
+        for key, value in node.items():
+            yield from _rng_specs(value, f"{path}/{key}")
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            yield from _rng_specs(value, f"{path}/{i}")
+
+
+@pytest.mark.parametrize("value", [-1, 2**128])
+def test_a_random_state_outside_its_integers_is_refused_by_name(tmp_path, value):
+    """A generator's state counter of -1 (or beyond its 128 bits) raised numpy's bare
+    OverflowError from load_model (found by fuzzing the metadata's values)."""
+    from aucstream import FSAUC
+
+    X = np.random.default_rng(3).normal(size=(60, 3))
+    path = save_model(FSAUC(n_samples=100, random_state=0).fit(X, X[:, 0] > 0), tmp_path / "m")
+    meta = _meta(path)
+    assert list(_rng_specs(meta["state"]))  # FSAUC keeps its generator
+
+    def edit(m):
+        _, spec = next(_rng_specs(m["state"]))
+        spec["state"]["state"]["state"] = value
+
+    bad = _rewrite_meta(path, tmp_path / "bad.npz", edit)
+    with pytest.raises(ValueError, match=r"bad\.npz: state/.*invalid random generator state"):
+        load_model(bad)
+    assert load_model(path).n_samples_seen_ == 60

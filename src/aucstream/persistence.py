@@ -688,7 +688,7 @@ class _Reader:
         bitgen = bitgen_cls()
         try:
             bitgen.state = spec["state"]
-        except (TypeError, ValueError, KeyError) as error:
+        except (TypeError, ValueError, KeyError, OverflowError) as error:  # -1 as a uint64
             raise self.fail(path, f"invalid random generator state ({error})") from error
         return np.random.Generator(bitgen)
 

@@ -270,3 +270,42 @@ def test_a_random_state_outside_its_integers_is_refused_by_name(tmp_path, value)
     with pytest.raises(ValueError, match=r"bad\.npz: state/.*invalid random generator state"):
         load_model(bad)
     assert load_model(path).n_samples_seen_ == 60
+
+
+# ------------------------------------------------------ duplicate CSR column indices
+
+
+def _online():
+    import aucstream
+
+    return [
+        pytest.param(cls, id=name)
+        for name, cls in aucstream.all_estimators("online")
+        if name not in ("StreamPipeline",)
+    ]
+
+
+@pytest.mark.parametrize("cls", _online())
+def test_a_chunk_with_duplicate_csr_indices_is_learnt_as_its_sum(cls):
+    """A CSR chunk whose rows repeat a column (scipy sums such entries) is learnt as its
+    canonical form, bit for bit, and the caller's matrix is left as it was."""
+    import copy
+
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(30, 3))
+    y = (X[:, 0] > 0).astype(int)
+    data, indices = np.array([1.0, 2.0, 3.0, -0.5]), np.array([0, 0, 2, 1])
+    dup = sp.csr_matrix((data, indices, [0, 2, 3, 4, 4, 4, 4]), shape=(6, 3))
+    assert not dup.has_canonical_format
+    canonical = dup.copy()
+    canonical.sum_duplicates()
+    y_new = np.array([0, 1, 0, 1, 1, 0])
+    base = (cls(n_samples=100) if cls.__name__ == "FSAUC" else cls()).fit(X, y)
+    got = copy.deepcopy(base).partial_fit(dup, y_new)
+    want = copy.deepcopy(base).partial_fit(canonical, y_new)
+    np.testing.assert_array_equal(got.decision_function(X), want.decision_function(X))
+    assert got.n_samples_seen_ == 36
+    np.testing.assert_array_equal(dup.indices, indices)  # the caller's matrix unchanged
+    np.testing.assert_array_equal(dup.data, data)

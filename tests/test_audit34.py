@@ -309,3 +309,17 @@ def test_a_chunk_with_duplicate_csr_indices_is_learnt_as_its_sum(cls):
     assert got.n_samples_seen_ == 36
     np.testing.assert_array_equal(dup.indices, indices)  # the caller's matrix unchanged
     np.testing.assert_array_equal(dup.data, data)
+
+
+def test_save_model_refuses_an_existing_directory(tmp_path):
+    """save_model("models") with a folder of that name wrote models.npz beside it
+    (as the command line's fit -o did before it refused)."""
+    folder = tmp_path / "models"
+    folder.mkdir()
+    X = np.random.default_rng(5).normal(size=(30, 2))
+    model = SOLAM().fit(X, X[:, 0] > 0)
+    for given in (folder, str(folder), f"{folder}/"):
+        with pytest.raises(ValueError, match="is an existing directory, not a model file"):
+            save_model(model, given)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["models"] and not any(folder.iterdir())
+    assert save_model(model, folder / "m").name == "m.npz"

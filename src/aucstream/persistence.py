@@ -202,7 +202,8 @@ def save_model(model, path: str | os.PathLike) -> Path:
     model : BaseStreamingAUC
         A fitted learner (or one in mid-stream).
     path : str or path-like
-        Destination; ``.npz`` is appended if the name lacks it. An existing file is
+        Destination (not an existing directory); ``.npz`` is appended if the name
+        lacks it. An existing file is
         replaced only once the new one is completely on disk. The file's mode is
         the one ``open()`` gives a new file (``0o666`` less the umask: 0644 under the
         usual umask 022), so that another account can read it where the umask lets
@@ -233,6 +234,11 @@ def _save(model, path: str | os.PathLike, reading: dict | None = None) -> Path:
     ``fit`` records there that it read a LIBSVM file 0-based)."""
     from sklearn.utils.validation import check_is_fitted
 
+    if isinstance(path, (str, os.PathLike)) and Path(path).is_dir():
+        raise ValueError(  # "DIR.npz" written beside it would surprise
+            f"{os.fspath(path)} is an existing directory, not a model file: give a file "
+            f"name, e.g. {Path(path) / 'model.npz'}"
+        )
     check_is_fitted(model, "n_samples_seen_")
     allowed = _allowed_classes()
     if type(model).__name__ not in allowed:

@@ -323,3 +323,44 @@ def test_save_model_refuses_an_existing_directory(tmp_path):
             save_model(model, given)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["models"] and not any(folder.iterdir())
     assert save_model(model, folder / "m").name == "m.npz"
+
+
+# ------------------------------------------------- a tampered calibration state
+
+
+@pytest.mark.parametrize(
+    "index, value, problem",
+    [
+        (3, 0.0, "slope a = 0.0 < A_MIN"),  # divided by zero when the model scored
+        (3, -1.0, "slope a = -1.0"),
+        (2, -5.0, "m2 = -5.0 < 0"),
+        (7, 1e9, "counts n = "),
+        (0, -1.0, "counts n = -1.0"),
+        (5, -2.0, "AdaGrad sums"),
+    ],
+)
+def test_a_calibration_state_outside_its_invariants_is_refused(tmp_path, index, value, problem):
+    """Found by fuzzing model files by meaning (tests/test_fuzz_models.py): an OAM file
+    whose calibration slope was 0 loaded, then decision_function raised
+    ZeroDivisionError."""
+    from aucstream import OAM, StreamPipeline
+    from aucstream.preprocessing import OnlineStandardScaler
+
+    X = np.random.default_rng(6).normal(size=(80, 3))
+    y = X[:, 0] > 0
+    for model in (OAM(buffer_size=10, random_state=0), StreamPipeline(OnlineStandardScaler())):
+        path = save_model(model.fit(X, y), tmp_path / "m")
+        with np.load(path, allow_pickle=False) as archive:
+            arrays = {k: archive[k] for k in archive.files}
+        key = next(k for k in sorted(arrays) if k.endswith("calibration_"))
+        arrays[key] = arrays[key].copy()
+        arrays[key][index] = value
+        bad = tmp_path / "bad.npz"
+        with open(bad, "wb") as f:
+            np.savez(f, **arrays)
+        with pytest.raises(ValueError, match=r"bad\.npz: state/.*calibration_: ") as info:
+            load_model(bad)
+        assert problem in str(info.value)
+        np.testing.assert_array_equal(
+            load_model(path).decision_function(X), model.decision_function(X)
+        )

@@ -881,8 +881,28 @@ def load_model(path: str | os.PathLike):
     where = _state.first_non_finite(model)
     if where is not None:
         raise reader.fail(f"state/{where}", "holds NaN or infinity")
+    _check_calibration(model, reader)
     try:
         model._check_state()
     except ValueError as error:
         raise reader.fail("state", str(error)) from error
     return model
+
+
+def _check_calibration(model, reader: _Reader) -> None:
+    """The invariants of the probability calibration of a learner (and of a
+    pipeline's estimator, a search's candidates), named on failure: a slope set to
+    0 in a file divided by zero when the model scored."""
+    from . import _calibration
+
+    learners = [("", model)]
+    if hasattr(model, "estimator_"):
+        learners.append(("estimator_.", model.estimator_))
+    for i, candidate in enumerate(getattr(model, "candidates_", None) or ()):
+        learners.append((f"candidates_/{i}.", candidate))
+    for prefix, learner in learners:
+        state = getattr(learner, "calibration_", None)
+        if isinstance(state, np.ndarray) and state.shape == (8,):
+            problem = _calibration.check_state(state)
+            if problem is not None:
+                raise reader.fail(f"state/{prefix}calibration_", problem)

@@ -364,3 +364,21 @@ def test_a_calibration_state_outside_its_invariants_is_refused(tmp_path, index, 
         np.testing.assert_array_equal(
             load_model(path).decision_function(X), model.decision_function(X)
         )
+
+
+def test_a_warning_raised_as_an_error_is_an_input_error_not_an_internal_one(tmp_path, capsys):
+    """Under ``-W error`` the reader's 0-based warning became "an internal error: rerun
+    with --debug and report it", exit 1 (found by fuzzing the command line)."""
+    import warnings
+
+    data = tmp_path / "zero.svm"
+    data.write_text("1 0:1 1:2\n-1 0:2 2:1\n1 1:1\n")
+    argv = ["fit", data, "--learner", "SOLAM", "--no-scale", "-o", tmp_path / "m"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        code, _, err = run(capsys, *argv)
+    assert code == 2 and len(err.strip().splitlines()) == 1, err
+    assert "read as 0-based" in err and "internal error" not in err
+    assert not (tmp_path / "m.npz").exists()
+    code, _, err = run(capsys, *argv)  # the default filters: a warning line, a model
+    assert code == 0 and err.startswith("aucstream: warning: ") and (tmp_path / "m.npz").is_file()

@@ -881,11 +881,11 @@ def load_model(path: str | os.PathLike):
     where = _state.first_non_finite(model)
     if where is not None:
         raise reader.fail(f"state/{where}", "holds NaN or infinity")
-    _check_calibration(model, reader)
     try:
         model._check_state()
     except ValueError as error:
         raise reader.fail("state", str(error)) from error
+    _check_calibration(model, reader)
     return model
 
 
@@ -896,9 +896,10 @@ def _check_calibration(model, reader: _Reader) -> None:
     from . import _calibration
 
     learners = [("", model)]
-    if hasattr(model, "estimator_"):
-        learners.append(("estimator_.", model.estimator_))
-    for i, candidate in enumerate(getattr(model, "candidates_", None) or ()):
+    members = vars(model)  # not the pipeline's estimator_ property: it learns held rows
+    if members.get("estimator_") is not None:
+        learners.append(("estimator_.", members["estimator_"]))
+    for i, candidate in enumerate(members.get("candidates_") or ()):
         learners.append((f"candidates_/{i}.", candidate))
     for prefix, learner in learners:
         state = getattr(learner, "calibration_", None)

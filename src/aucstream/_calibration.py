@@ -74,6 +74,7 @@ __all__ = [
     "ETA",
     "EPS",
     "check_state",
+    "check_learner",
     "new_state",
     "step",
     "update",
@@ -122,6 +123,25 @@ def check_state(state: np.ndarray) -> str | None:
         return f"slope a = {a!r} < A_MIN = {A_MIN}"
     if not (g_a >= 0 and g_b >= 0):
         return f"AdaGrad sums {g_a!r}, {g_b!r} < 0"
+    return None
+
+
+def check_learner(model) -> tuple[str, str] | None:
+    """``(member, problem)`` for the first calibration state of a loaded learner, of a
+    pipeline's estimator or of a search's candidates that breaks its invariants
+    (:func:`check_state`), or None."""
+    learners = [("", model)]
+    members = vars(model)  # not the pipeline's estimator_ property: it learns held rows
+    if members.get("estimator_") is not None:
+        learners.append(("estimator_.", members["estimator_"]))
+    for i, candidate in enumerate(members.get("candidates_") or ()):
+        learners.append((f"candidates_/{i}.", candidate))
+    for prefix, learner in learners:
+        state = getattr(learner, "calibration_", None)
+        if isinstance(state, np.ndarray) and state.shape == (_SIZE,):
+            problem = check_state(state)
+            if problem is not None:
+                return f"state/{prefix}calibration_", problem
     return None
 
 

@@ -885,25 +885,9 @@ def load_model(path: str | os.PathLike):
         model._check_state()
     except ValueError as error:
         raise reader.fail("state", str(error)) from error
-    _check_calibration(model, reader)
+    from ._calibration import check_learner
+
+    found = check_learner(model)  # a slope of 0 divided by zero when the model scored
+    if found is not None:
+        raise reader.fail(*found)
     return model
-
-
-def _check_calibration(model, reader: _Reader) -> None:
-    """The invariants of the probability calibration of a learner (and of a
-    pipeline's estimator, a search's candidates), named on failure: a slope set to
-    0 in a file divided by zero when the model scored."""
-    from . import _calibration
-
-    learners = [("", model)]
-    members = vars(model)  # not the pipeline's estimator_ property: it learns held rows
-    if members.get("estimator_") is not None:
-        learners.append(("estimator_.", members["estimator_"]))
-    for i, candidate in enumerate(members.get("candidates_") or ()):
-        learners.append((f"candidates_/{i}.", candidate))
-    for prefix, learner in learners:
-        state = getattr(learner, "calibration_", None)
-        if isinstance(state, np.ndarray) and state.shape == (8,):
-            problem = _calibration.check_state(state)
-            if problem is not None:
-                raise reader.fail(f"state/{prefix}calibration_", problem)

@@ -887,7 +887,7 @@ def load_model(path: str | os.PathLike):
         raise reader.fail("state", str(error)) from error
     from ._calibration import check_learner
 
-    found = check_learner(model)  # a slope of 0 divided by zero when the model scored
-    if found is not None:
-        raise reader.fail(*found)
+    broken = check_learner(model)  # a slope of 0 divided by zero when the model scored
+    if broken is not None:
+        raise reader.fail(*broken)
     return model

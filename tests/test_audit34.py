@@ -382,3 +382,35 @@ def test_a_warning_raised_as_an_error_is_an_input_error_not_an_internal_one(tmp_
     assert not (tmp_path / "m.npz").exists()
     code, _, err = run(capsys, *argv)  # the default filters: a warning line, a model
     assert code == 0 and err.startswith("aucstream: warning: ") and (tmp_path / "m.npz").is_file()
+
+
+@pytest.mark.parametrize(
+    "step, attr, value, problem",
+    [
+        ("estimator_", "n_features_in_", 0, "n_features_in_ = 0, not 5"),
+        ("transformer_", "n_features_in_", 4, "n_features_in_ = 4, not 5"),
+        ("transformer_", "clip", 0, "'clip' parameter of OnlineStandardScaler"),
+        ("transformer_", "half_life", -3.0, "'half_life' parameter"),
+    ],
+)
+def test_a_pipeline_step_tampered_in_its_file_is_refused_on_load(
+    tmp_path, step, attr, value, problem
+):
+    """A pipeline's steps are learners in the file too: a width or a parameter edited
+    there loaded, and the first score failed ('X has 5 features, but SOLAM is
+    expecting 0 features'; found by fuzzing model files by meaning)."""
+    from aucstream import StreamPipeline
+    from aucstream.preprocessing import OnlineStandardScaler
+
+    X = np.random.default_rng(7).normal(size=(80, 5))
+    model = StreamPipeline(OnlineStandardScaler(), SOLAM()).fit(X, X[:, 0] > 0)
+    path = save_model(model, tmp_path / "m")
+
+    def edit(meta):
+        meta["state"][step]["attrs"][attr]["value"] = value
+
+    bad = _rewrite_meta(path, tmp_path / "bad.npz", edit)
+    with pytest.raises(ValueError, match=rf"bad\.npz: state/{step}: ") as info:
+        load_model(bad)
+    assert problem in str(info.value)
+    np.testing.assert_array_equal(load_model(path).decision_function(X), model.decision_function(X))

@@ -393,15 +393,8 @@ def _write_atomically(target: Path, **arrays: np.ndarray) -> None:
 _OPTIONAL_STATE = {"feature_names_in_"}
 
 #: The entries of a model file's ``__meta__`` document.
-_META_KEYS = {
-    "format",
-    "format_version",
-    "aucstream_version",
-    "class",
-    "params",
-    "state",
-    "reading",
-}
+_META_KEYS = {"format", "format_version", "aucstream_version", "class", "params", "state"}
+_META_KEYS.add("reading")  # format 3
 #: The entries a ``reading`` entry may hold, and their values.
 _READING = {"index_base": (0,)}
 
@@ -429,27 +422,29 @@ def model_reading(path: str | os.PathLike) -> dict:
     Returns
     -------
     dict
-        ``{"index_base": 0}`` for a model that ``aucstream fit`` learnt from a LIBSVM
-        file read 0-based, else ``{}``.
+        ``{"index_base": 0}`` after a LIBSVM file read 0-based, else ``{}``.
 
     Examples
     --------
-    >>> import numpy as np, tempfile, os
+    >>> import numpy as np, tempfile
     >>> from aucstream import SOLAM, save_model
-    >>> X = np.random.default_rng(0).normal(size=(20, 2)); y = X[:, 0] > 0
-    >>> path = save_model(SOLAM().fit(X, y), os.path.join(tempfile.mkdtemp(), "m"))
-    >>> model_reading(path)
+    >>> X = np.random.default_rng(0).normal(size=(20, 2))
+    >>> model_reading(save_model(SOLAM().fit(X, X[:, 0] > 0), tempfile.mktemp()))
     {}
     """
+    path, archive = _open_archive(path)
+    with archive:
+        return dict(_Reader(path, archive).meta().get("reading", {}))
+
+
+def _open_archive(path: str | os.PathLike) -> tuple[str | os.PathLike, zipfile.ZipFile]:
     path = _saved_path(path)
     try:
-        archive = zipfile.ZipFile(path)
+        return path, zipfile.ZipFile(path)
     except (zipfile.BadZipFile, NotImplementedError, ValueError, EOFError) as error:
         raise ValueError(
             f"{os.fspath(path)} is not a model file (not a valid zip archive)"
         ) from error
-    with archive:
-        return dict(_Reader(path, archive).meta().get("reading", {}))
 
 
 def _documents(cls: type, name: str) -> bool:
@@ -821,13 +816,7 @@ def load_model(path: str | os.PathLike):
         If ``path`` is not a str or a path-like.
     """
     allowed = _allowed_classes()
-    path = _saved_path(path)
-    try:
-        archive = zipfile.ZipFile(path)
-    except (zipfile.BadZipFile, NotImplementedError, ValueError, EOFError) as error:
-        raise ValueError(
-            f"{os.fspath(path)} is not a model file (not a valid zip archive)"
-        ) from error
+    path, archive = _open_archive(path)
     with archive:
         reader = _Reader(path, archive)
         meta = reader.meta()
@@ -890,4 +879,16 @@ def load_model(path: str | os.PathLike):
     broken = check_learner(model)  # a slope of 0 divided by zero when the model scored
     if broken is not None:
         raise reader.fail(*broken)
+    members = vars(model)  # a pipeline's steps, a search's candidates: learners too
+    steps = [(k, members.get(k)) for k in ("transformer_", "estimator_")]
+    steps += [(f"candidates_/{i}", c) for i, c in enumerate(members.get("candidates_") or ())]
+    for key, step in steps:
+        try:
+            if hasattr(step, "_validate_params"):
+                step._validate_params()
+            width = getattr(step, "n_features_in_", model.n_features_in_)
+            if width != model.n_features_in_:
+                raise ValueError(f"n_features_in_ = {width!r}, not {model.n_features_in_}")
+        except ValueError as error:  # the parameters' InvalidParameterError too
+            raise reader.fail(f"state/{key}", str(error)) from None
     return model

@@ -414,3 +414,25 @@ def test_a_pipeline_step_tampered_in_its_file_is_refused_on_load(
         load_model(bad)
     assert problem in str(info.value)
     np.testing.assert_array_equal(load_model(path).decision_function(X), model.decision_function(X))
+
+
+@pytest.mark.parametrize("where", ["component", "estimator"])
+def test_a_class_name_that_is_not_a_string_is_refused_by_name(tmp_path, where):
+    """A component's or a parameter estimator's class written as a list raised
+    "TypeError: unhashable type: 'list'" from load_model (found by fuzzing)."""
+    from aucstream import OnePassSearch
+
+    X = np.random.default_rng(8).normal(size=(60, 3))
+    path = save_model(OnePassSearch().fit(X, X[:, 0] > 0), tmp_path / "m")
+
+    def edit(meta):
+        if where == "component":
+            spec = meta["state"]["candidates_"]["items"][0]
+            assert spec["kind"] == "object"
+            spec["class"] = []
+        else:
+            meta["params"]["candidates"] = [{"__estimator__": [], "params": {}}]
+
+    bad = _rewrite_meta(path, tmp_path / "bad.npz", edit)
+    with pytest.raises(ValueError, match=r"bad\.npz.*unknown (class|estimator) \[\]"):
+        load_model(bad)

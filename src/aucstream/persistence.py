@@ -694,7 +694,8 @@ class _Reader:
         return np.random.Generator(bitgen)
 
     def component(self, spec: dict, path: str, reference, allowed: dict):
-        cls = allowed.get(spec.get("class"))
+        name = spec.get("class")
+        cls = allowed.get(name) if isinstance(name, str) else None  # a list: unhashable
         if cls is None:
             raise self.fail(path, f"unknown class {spec.get('class')!r}")
         if reference is not None and cls is not type(reference):
@@ -744,7 +745,8 @@ def _unplain(value: Any, allowed: dict, where: str) -> Any:
         return [_unplain(v, allowed, where) for v in value]
     if isinstance(value, dict):
         if "__estimator__" in value:
-            cls = allowed.get(value["__estimator__"])
+            name = value["__estimator__"]
+            cls = allowed.get(name) if isinstance(name, str) else None
             if cls is None or not isinstance(value.get("params"), dict):
                 raise ValueError(f"{where}: unknown estimator {value['__estimator__']!r}")
             return cls(**_unplain(value["params"], allowed, where))

@@ -83,6 +83,8 @@ from ._kernels import jit
 __all__ = [
     "ETA",
     "EPS",
+    "check_state",
+    "check_learner",
     "new_state",
     "step",
     "update",
@@ -119,6 +121,41 @@ EPS = 1e-15
 WINDOW = 2048
 _N, _MEAN, _M2, _A, _B, _GA, _GB, _NPOS = range(8)
 _SIZE = 8
+
+
+def check_state(state: np.ndarray) -> str | None:
+    """What a loaded calibration state breaks of its invariants (a weighted count
+    ``n >= 0`` with ``0 <= n_+ <= n``, ``m2 >= 0``, the slope ``a >= A_MIN``, AdaGrad
+    sums ``>= 0``), or None: a slope of 0 divided by zero in :func:`threshold`."""
+    n, _, m2, a, _, g_a, g_b, n_pos = state.tolist()
+    if not (n >= 0 and 0 <= n_pos <= n):
+        return f"counts n = {n!r}, n_pos = {n_pos!r} (0 <= n_pos <= n)"
+    if not m2 >= 0:
+        return f"m2 = {m2!r} < 0"
+    if not a >= A_MIN:
+        return f"slope a = {a!r} < A_MIN = {A_MIN}"
+    if not (g_a >= 0 and g_b >= 0):
+        return f"AdaGrad sums {g_a!r}, {g_b!r} < 0"
+    return None
+
+
+def check_learner(model) -> tuple[str, str] | None:
+    """``(member, problem)`` for the first calibration state of a loaded learner, of a
+    pipeline's estimator or of a search's candidates that breaks its invariants
+    (:func:`check_state`), or None."""
+    learners = [("", model)]
+    members = vars(model)  # not the pipeline's estimator_ property: it learns held rows
+    if members.get("estimator_") is not None:
+        learners.append(("estimator_.", members["estimator_"]))
+    for i, candidate in enumerate(members.get("candidates_") or ()):
+        learners.append((f"candidates_/{i}.", candidate))
+    for prefix, learner in learners:
+        state = getattr(learner, "calibration_", None)
+        if isinstance(state, np.ndarray) and state.shape == (_SIZE,):
+            problem = check_state(state)
+            if problem is not None:
+                return f"state/{prefix}calibration_", problem
+    return None
 
 
 def new_state() -> np.ndarray:

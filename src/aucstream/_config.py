@@ -20,7 +20,14 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-__all__ = ["get_config", "set_config", "config_context", "fast_path_on", "format_bytes"]
+__all__ = [
+    "get_config",
+    "set_config",
+    "config_context",
+    "fast_path_on",
+    "format_bytes",
+    "check_budget",
+]
 
 
 def _physical_memory() -> int | None:
@@ -112,6 +119,29 @@ def config_context(**changes) -> Iterator[None]:
     finally:
         _settings().update(old)
         _local.fast_path = old["fast_path"]
+
+
+def check_budget(nbytes: int, what: str) -> None:
+    """Refuse, before allocating it, an allocation of ``nbytes`` above ``memory_budget``:
+    a MemoryError naming ``what`` (the component and the sizes its user set), for the
+    public components whose size a user sets (covariance summaries, reservoirs); a
+    learner checks its whole state with the copy it keeps (``_check_budget``).
+
+    Examples
+    --------
+    >>> from aucstream._config import check_budget, config_context
+    >>> with config_context(memory_budget=1000):
+    ...     check_budget(2000, "Reservoir(capacity=250)")
+    Traceback (most recent call last):
+    ...
+    MemoryError: Reservoir(capacity=250) needs 2.0 kB, above aucstream's memory_budget ...
+    """
+    budget = _settings()["memory_budget"]
+    if nbytes > budget:
+        raise MemoryError(
+            f"{what} needs {format_bytes(nbytes)}, above aucstream's memory_budget of "
+            f"{format_bytes(budget)}; aucstream.set_config(memory_budget=...) raises it"
+        )
 
 
 def format_bytes(n: float) -> str:

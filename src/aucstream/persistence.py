@@ -44,6 +44,12 @@ Format history
 2
     Sparse entries (above). A file is written with the lowest version that holds it:
     a file without sparse entries is still version 1, readable by older versions.
+3
+    The entry ``"reading"`` of ``__meta__``: how the command line read the file the
+    model learnt from, ``{"index_base": 0}`` for a LIBSVM file read 0-based (issue
+    34: ``aucstream score`` and ``predict`` then read their files 0-based too, where
+    they read a file without an index 0 1-based and shifted every column). Written
+    only for such a model; any other key or value is refused.
 """
 
 from __future__ import annotations
@@ -72,6 +78,7 @@ __all__ = [
     "save_model",
     "load_model",
     "model_file",
+    "model_reading",
     "atomic_write",
     "FORMAT_NAME",
     "FORMAT_VERSION",
@@ -79,7 +86,7 @@ __all__ = [
 ]
 
 FORMAT_NAME = "aucstream-model"
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
 #: Arrays of at least this many elements are stored sparse when at least
 #: :data:`_SPARSE_ZEROS` of them are zero (all bits zero: ``-0.0`` is a value).
 SPARSE_MIN_SIZE = 4096
@@ -203,7 +210,8 @@ def save_model(model, path: str | os.PathLike) -> Path:
     model : BaseStreamingAUC
         A fitted learner (or one in mid-stream).
     path : str or path-like
-        Destination; ``.npz`` is appended if the name lacks it. An existing file is
+        Destination (not an existing directory); ``.npz`` is appended if the name
+        lacks it. An existing file is
         replaced only once the new one is completely on disk. The file's mode is
         the one ``open()`` gives a new file (``0o666`` less the umask: 0644 under the
         usual umask 022), so that another account can read it where the umask lets
@@ -226,8 +234,19 @@ def save_model(model, path: str | os.PathLike) -> Path:
     >>> np.array_equal(load_model(path).decision_function(X), model.decision_function(X))
     True
     """
+    return _save(model, path)
+
+
+def _save(model, path: str | os.PathLike, reading: dict | None = None) -> Path:
+    """:func:`save_model`, with the ``reading`` entry of format 3 (the command line's
+    ``fit`` records there that it read a LIBSVM file 0-based)."""
     from sklearn.utils.validation import check_is_fitted
 
+    if isinstance(path, (str, os.PathLike)) and Path(path).is_dir():
+        raise ValueError(  # "DIR.npz" written beside it would surprise
+            f"{os.fspath(path)} is an existing directory, not a model file: give a file "
+            f"name, e.g. {Path(path) / 'model.npz'}"
+        )
     check_is_fitted(model, "n_samples_seen_")
     allowed = _allowed_classes()
     if type(model).__name__ not in allowed:
@@ -245,12 +264,15 @@ def save_model(model, path: str | os.PathLike) -> Path:
     sparse = any(name.endswith(".indices") for name in arrays)
     meta = {
         "format": FORMAT_NAME,
-        "format_version": FORMAT_VERSION if sparse else 1,
+        "format_version": 2 if sparse else 1,
         "aucstream_version": __version__,
         "class": type(model).__name__,
         "params": _plain(params),
         "state": state,
     }
+    if reading:
+        _check_reading(reading, "reading")
+        meta["reading"], meta["format_version"] = dict(reading), 3
     target = model_file(path)
     _write_atomically(target, __meta__=np.array(json.dumps(meta)), **arrays)
     return target
@@ -380,6 +402,57 @@ _OPTIONAL_STATE = {"feature_names_in_"}
 
 #: The entries of a model file's ``__meta__`` document.
 _META_KEYS = {"format", "format_version", "aucstream_version", "class", "params", "state"}
+_META_KEYS.add("reading")  # format 3
+#: The entries a ``reading`` entry may hold, and their values.
+_READING = {"index_base": (0,)}
+
+
+def _check_reading(reading, where: str) -> None:
+    """Refuse a ``reading`` entry (format 3) with keys or values it may not hold."""
+    if not isinstance(reading, dict) or not reading:
+        raise ValueError(f"{where} {reading!r} is not a non-empty dict")
+    for key, value in reading.items():
+        if key not in _READING:
+            raise ValueError(f"{where}: unknown entry {key!r}")
+        if isinstance(value, bool) or value not in _READING[key]:
+            raise ValueError(f"{where}: {key} = {value!r}, expected one of {list(_READING[key])}")
+
+
+def model_reading(path: str | os.PathLike) -> dict:
+    """How the command line read the file the model in ``path`` learnt from: the
+    checked ``reading`` entry of its metadata (format 3), ``{}`` when it has none.
+
+    Parameters
+    ----------
+    path : str or path-like
+        A model file (checked as :func:`load_model` checks its metadata).
+
+    Returns
+    -------
+    dict
+        ``{"index_base": 0}`` after a LIBSVM file read 0-based, else ``{}``.
+
+    Examples
+    --------
+    >>> import numpy as np, tempfile
+    >>> from aucstream import SOLAM, save_model
+    >>> X = np.random.default_rng(0).normal(size=(20, 2))
+    >>> model_reading(save_model(SOLAM().fit(X, X[:, 0] > 0), tempfile.mktemp()))
+    {}
+    """
+    path, archive = _open_archive(path)
+    with archive:
+        return dict(_Reader(path, archive).meta().get("reading", {}))
+
+
+def _open_archive(path: str | os.PathLike) -> tuple[str | os.PathLike, zipfile.ZipFile]:
+    path = _saved_path(path)
+    try:
+        return path, zipfile.ZipFile(path)
+    except (zipfile.BadZipFile, NotImplementedError, ValueError, EOFError) as error:
+        raise ValueError(
+            f"{os.fspath(path)} is not a model file (not a valid zip archive)"
+        ) from error
 
 
 def _documents(cls: type, name: str) -> bool:
@@ -570,6 +643,11 @@ class _Reader:
         unknown = sorted(set(meta) - _META_KEYS)
         if unknown:
             raise self.fail("__meta__", f"unknown entries {unknown}")
+        if "reading" in meta:
+            try:
+                _check_reading(meta["reading"], "reading")
+            except ValueError as error:
+                raise self.fail("__meta__", str(error)) from None
         read: set[str] = set()
         for key, spec in meta["state"].items():
             _array_members(spec, f"state/{key}", read)
@@ -619,12 +697,13 @@ class _Reader:
         bitgen = bitgen_cls()
         try:
             bitgen.state = spec["state"]
-        except (TypeError, ValueError, KeyError) as error:
+        except (TypeError, ValueError, KeyError, OverflowError) as error:  # -1 as a uint64
             raise self.fail(path, f"invalid random generator state ({error})") from error
         return np.random.Generator(bitgen)
 
     def component(self, spec: dict, path: str, reference, allowed: dict):
-        cls = allowed.get(spec.get("class"))
+        name = spec.get("class")
+        cls = allowed.get(name) if isinstance(name, str) else None  # a list: unhashable
         if cls is None:
             raise self.fail(path, f"unknown class {spec.get('class')!r}")
         if reference is not None and cls is not type(reference):
@@ -674,7 +753,8 @@ def _unplain(value: Any, allowed: dict, where: str) -> Any:
         return [_unplain(v, allowed, where) for v in value]
     if isinstance(value, dict):
         if "__estimator__" in value:
-            cls = allowed.get(value["__estimator__"])
+            name = value["__estimator__"]
+            cls = allowed.get(name) if isinstance(name, str) else None
             if cls is None or not isinstance(value.get("params"), dict):
                 raise ValueError(f"{where}: unknown estimator {value['__estimator__']!r}")
             return cls(**_unplain(value["params"], allowed, where))
@@ -746,13 +826,7 @@ def load_model(path: str | os.PathLike):
         If ``path`` is not a str or a path-like.
     """
     allowed = _allowed_classes()
-    path = _saved_path(path)
-    try:
-        archive = zipfile.ZipFile(path)
-    except (zipfile.BadZipFile, NotImplementedError, ValueError, EOFError) as error:
-        raise ValueError(
-            f"{os.fspath(path)} is not a model file (not a valid zip archive)"
-        ) from error
+    path, archive = _open_archive(path)
     with archive:
         reader = _Reader(path, archive)
         meta = reader.meta()
@@ -810,4 +884,21 @@ def load_model(path: str | os.PathLike):
         model._check_state()
     except ValueError as error:
         raise reader.fail("state", str(error)) from error
+    from ._calibration import check_learner
+
+    broken = check_learner(model)  # a slope of 0 divided by zero when the model scored
+    if broken is not None:
+        raise reader.fail(*broken)
+    members = vars(model)  # a pipeline's steps, a search's candidates: learners too
+    steps = [(k, members.get(k)) for k in ("transformer_", "estimator_")]
+    steps += [(f"candidates_/{i}", c) for i, c in enumerate(members.get("candidates_") or ())]
+    for key, step in steps:
+        try:
+            if hasattr(step, "_validate_params"):
+                step._validate_params()
+            width = getattr(step, "n_features_in_", model.n_features_in_)
+            if width != model.n_features_in_:
+                raise ValueError(f"n_features_in_ = {width!r}, not {model.n_features_in_}")
+        except ValueError as error:  # the parameters' InvalidParameterError too
+            raise reader.fail(f"state/{key}", str(error)) from None
     return model

@@ -174,6 +174,14 @@ class RandomFourierFeatures(TransformerMixin, BaseEstimator):
         n, d = X.shape
         D = int(self.n_components)
         offset = d if self.append else 0
+        from ._config import check_budget  # n_components and block_size are the user's
+
+        width = min(int(self.block_size), D)
+        check_budget(
+            n * (offset + D) * np.dtype(self.dtype).itemsize + 8 * (d + n) * width,
+            f"RandomFourierFeatures(n_components={D}, block_size={self.block_size})"
+            f".transform of {n} rows",
+        )
         out = np.empty((n, offset + D), dtype=self.dtype)
         if self.append:
             out[:, :d] = X.toarray() if sp.issparse(X) else X

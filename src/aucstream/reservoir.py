@@ -283,12 +283,21 @@ class Reservoir:
     #: Arrays whose first axis grows with the stream (an unbounded buffer).
     _growable_state: tuple[str, ...] = ("items_", "sq_norms_")
 
+    #: Arrays of one value per stored row besides the rows (sq_norms_; expiry_ too).
+    _ROW_ARRAYS: int = 1
+
     def __init__(self, n_features: int, capacity: int | None):
         if capacity is not None and capacity < 1:
             raise ValueError(f"capacity must be a positive int or None, got {capacity}")
         self.n_features = int(n_features)
         self.capacity = None if capacity is None else int(capacity)
         initial = self.capacity if self.capacity is not None else 64
+        from ._config import check_budget  # before allocating: capacity is the user's
+
+        check_budget(
+            8 * initial * (self.n_features + self._ROW_ARRAYS),
+            f"{type(self).__name__}(n_features={self.n_features}, capacity={self.capacity})",
+        )
         self.items_ = np.zeros((initial, self.n_features))
         self.sq_norms_ = np.zeros(initial)
         self.counts_ = np.zeros(2, dtype=np.int64)
@@ -470,6 +479,8 @@ class BiasedReservoir(Reservoir):
     """
 
     _growable_state = ("items_", "sq_norms_", "expiry_")
+
+    _ROW_ARRAYS = 2
 
     def __init__(self, n_features: int, capacity: int | None, half_life: float):
         super().__init__(n_features, capacity)

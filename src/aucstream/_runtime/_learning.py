@@ -248,7 +248,11 @@ class LearningStep(LearnerHost):
         before = self.n_samples_seen_
         self.n_samples_seen_ += chunk.n_samples
         if self._tags.kernel_prequential and not self.is_batch:
-            _calibration.learnt(self, chunk.pre_scores, chunk.y, chunk.sample_weight)
+            try:  # huge sample weights: an arithmetic error named, not a bare one
+                _calibration.learnt(self, chunk.pre_scores, chunk.y, chunk.sample_weight)
+            except _KERNEL_ERRORS as error:
+                self.n_samples_seen_ = before  # the call's transaction restores the rest
+                raise self._kernel_error(chunk, error) from error
         elif self.is_batch:
             scores = self._raw_scores(X)
             _calibration.fit_batch(self.calibration_, scores, chunk.y, chunk.sample_weight)
@@ -284,6 +288,7 @@ class LearningStep(LearnerHost):
             f"{type(self).__name__} failed on a chunk of {chunk.n_samples} examples after "
             f"{self.n_samples_seen_} ({type(error).__name__}: {error}); the chunk was not "
             "learnt. Scale the features or use a smaller step size"
+            + ("" if chunk.sample_weight is None else ", or smaller sample weights")
         )
 
     def _check_finite(self, chunk: Chunk, before: int, rows: dict | None = None) -> None:

@@ -103,7 +103,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 #: Errors of the input or the environment (exit status 2); anything else is a bug (1).
-_EXPECTED = (ValueError, OSError, EOFError, FloatingPointError, MemoryError)
+#: A warning raised as an error (``python -W error``, ``PYTHONWARNINGS=error``) is the
+#: environment's choice: its message, exit status 2, not "an internal error".
+_EXPECTED = (ValueError, OSError, EOFError, FloatingPointError, MemoryError, Warning)
 
 
 def _one_line(error: BaseException) -> str:

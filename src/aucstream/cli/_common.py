@@ -384,8 +384,8 @@ def _add_file_options(parser: argparse.ArgumentParser, labels: bool = True) -> N
         help="the first feature index of a LIBSVM file: 1 (the LIBSVM convention; an "
         "index 0 is an error), 0, or auto (default): for fit, 0 when index 0 occurs in "
         "the first chunk (with a warning), else 1 and an index 0 further on is an error "
-        "naming its line; for score and predict (the width is the model's), 1 "
-        "(see aucstream.datasets.iter_svmlight)",
+        "naming its line; for score and predict (the width is the model's), the base "
+        "fit read the model's own file with (see aucstream.datasets.iter_svmlight)",
     )
     parser.add_argument(
         "--zero-based",

@@ -36,7 +36,7 @@ def _cmd_fit(args) -> int:
     learner: StreamPipeline(OnlineStandardScaler(), OnePassSearch()), which needs no
     tuning. The older form `fit LEARNER FILE` means `--learner LEARNER --no-scale`.
     """
-    from ..persistence import model_file, save_model
+    from ..persistence import _save, model_file
 
     if args.legacy_data is not None:  # the 0.1 form `fit LEARNER FILE`: the learner alone
         if args.learner is not None:
@@ -70,7 +70,9 @@ def _cmd_fit(args) -> int:
     if stream.n_seen == 0:
         raise _no_examples(stream)
     labels.check_positive()
-    written = save_model(model, args.output)
+    # a LIBSVM file read 0-based: score and predict read their files 0-based too
+    zero_based = getattr(stream.source, "zero_based", None) is True
+    written = _save(model, args.output, {"index_base": 0} if zero_based else None)
     auc = last[-1].auc if last else float("nan")
     running = f"; prequential AUC {auc:.4f}" if np.isfinite(auc) else ""
     chosen = _scoring_text(getattr(model, "estimator_", model))
@@ -115,6 +117,18 @@ class _SeenLabels(_BinaryLabels):
             )
 
 
+def _fitted_index_base(args) -> None:
+    """``score`` and ``predict`` read a LIBSVM file with the index base the model's own
+    file was read with (format 3's ``reading`` entry, written by ``fit``), unless
+    ``--index-base`` (or ``--zero-based``) says otherwise: a file of a model fitted
+    0-based that happens to hold no index 0 was read 1-based, every column shifted."""
+    from ..persistence import model_reading
+
+    if getattr(args, "index_base", None) is None and getattr(args, "zero_based", None) is None:
+        if model_reading(args.model).get("index_base") == 0:
+            args.index_base = "0"
+
+
 def _scores(model, stream: ChunkStream, progress: Progress):
     """Scores and labels of every chunk of ``stream`` (the model's decision values)."""
     scores, labels = [], []
@@ -142,6 +156,7 @@ def _cmd_score(args) -> int:
         _check_writable(Path(args.plot), "plot")
         _need_matplotlib()
     model = load_model(args.model)
+    _fitted_index_base(args)
     labels = _ModelLabels(model, _positive(args))
     stream = _labelled_stream(args, labels, getattr(model, "n_features_in_", None))
     scores, positive = _scores(model, stream, Progress("score", enabled=args.progress))
@@ -254,6 +269,7 @@ def _cmd_predict(args) -> int:
     target = Path(args.output) if args.output else None
     if target is not None:
         _check_writable(target, "output file")
+    _fitted_index_base(args)
     stream = _read(args, getattr(model, "n_features_in_", None), any_label=True)
     if target is None:
         try:

@@ -239,6 +239,28 @@ def resolve_dtype(kind: str, n_features: int, dtype="auto"):
     return dtype
 
 
+def _check_summary_budget(kind, n_features, sketch_size, options, dtype) -> None:
+    """The summary's bytes against the memory budget, before allocating (sizes that are
+    not positive ints are left to the summaries' own checks)."""
+    from .._config import check_budget
+
+    sizes = (n_features, 1 if kind == "full" else sketch_size)
+    if kind not in COVARIANCE_KINDS or not all(
+        isinstance(v, (int, np.integer)) and not isinstance(v, bool) and v > 0 for v in sizes
+    ):
+        return
+    slack = options.get("prune_slack", 0.1)
+    what = f"make_covariance({kind!r}, n_features={n_features}, sketch_size={sketch_size})"
+    nbytes = summary_nbytes(
+        kind,
+        int(n_features),
+        int(sketch_size),
+        prune_slack=slack if isinstance(slack, float) else 0.1,
+        itemsize=dtype.itemsize,
+    )
+    check_budget(nbytes, what)
+
+
 def make_covariance(
     kind: str, n_features: int, sketch_size: int = 50, **options
 ) -> CovarianceSummary:
@@ -266,6 +288,7 @@ def make_covariance(
     CovarianceSummary
     """
     dtype = check_dtype(resolve_dtype(kind, n_features, options.get("dtype", np.float64)))
+    _check_summary_budget(kind, n_features, sketch_size, options, dtype)
     if kind == "full":
         return FullCovariance(n_features, dtype)
     if kind == "randomized":

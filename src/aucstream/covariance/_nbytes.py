@@ -70,7 +70,11 @@ def summary_nbytes(
         )
 
     def table(capacity: int) -> int:  # keys_, values_, index_ (int32), info_
-        return 16 * capacity + 4 * index_size(capacity) + 24
+        try:
+            index = index_size(capacity)
+        except MemoryError:  # no int32 index addresses it: counted, for the budget's message
+            index = 2 * capacity
+        return 16 * capacity + 4 * index + 24
 
     full = d * (d + 1) // 2
     if kind == "sparse":

@@ -113,7 +113,8 @@ def _svmlight_slow(
             if col < 0:
                 raise ValueError(
                     f"{where}: feature index 0 in token {tok!r}, but the file is read as "
-                    f"1-based{why}; pass zero_based=True to read it as 0-based"
+                    f"1-based{why}; pass zero_based=True (on the command line: --index-base 0) to "
+                    "read it as 0-based"
                 )
             if n_features is not None and col >= n_features:
                 raise ValueError(
@@ -621,8 +622,9 @@ def _decide_base(reader: FileChunks, zero: _ZeroIndex) -> tuple[bool, str]:
         warnings.warn(
             f"{reader.name}: read as 0-based because feature index 0 occurs in its first "
             f"chunk of {zero.first_chunk_rows} examples (first at line {zero.first_line}); "
-            "LIBSVM files are 1-based: pass zero_based=True to read a 0-based file "
-            "without this warning, or zero_based=False to refuse index 0",
+            "LIBSVM files are 1-based: pass zero_based=True (on the command line: --index-base "
+            "0) to read a 0-based file without this warning, or zero_based=False "
+            "(--index-base 1) to refuse index 0",
             UserWarning,
             stacklevel=caller_stacklevel(),
         )

@@ -185,7 +185,7 @@ def test_a_class_absent_for_hundreds_of_half_lives_stays_exact():
 @pytest.mark.parametrize("lam", [0.0, 0.05])
 def test_sadaoam_follows_the_decayed_reference(lazy, lam):
     X, y = _stream(300, 6, 2, sparse_cols=True)
-    model = SAdaOAM(eta=0.1, lam=lam, theta=0.01, lazy=lazy, half_life=5.0)
+    model = SAdaOAM(eta=0.1, lam=lam, theta=0.01, lazy=lazy, half_life=5.0, column_scale=None)
     model.partial_fit(sp.csr_matrix(X), y, classes=[-1, 1])
     w, s, *_ = _reference(X, y, 5.0, 0.1, lam, 1e-8, theta=0.01)
     np.testing.assert_allclose(model.coef_.ravel(), w, rtol=1e-9, atol=1e-12)

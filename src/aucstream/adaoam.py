@@ -760,7 +760,7 @@ class SAdaOAM(_AdaGradAUC):
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(400, 20))
     >>> y = np.where(X[:, 0] - X[:, 1] + 0.5 * rng.normal(size=400) > 0, 1, -1)
-    >>> model = SAdaOAM(eta=0.1, lam=0.0, theta=0.5).fit(X[:300], y[:300])
+    >>> model = SAdaOAM(eta=0.1, lam=0.0, theta=0.2).fit(X[:300], y[:300])
     >>> bool(model.score(X[300:], y[300:]) > 0.9), model.sparsity_ >= 0.5
     (True, True)
     """

@@ -49,6 +49,18 @@ DATA_DIR = Path(
 )
 
 
+def run_cli(capsys, *argv):
+    """(exit status, stdout, stderr) of ``aucstream ARGV``, in process."""
+    from aucstream.cli import main
+
+    try:
+        code = main([str(a) for a in argv])
+    except SystemExit as stop:
+        code = stop.code
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
 def require_data(*files: str) -> Path:
     """The data directory, or skip the test when it (or one of ``files``) is absent."""
     if not DATA_DIR.is_dir():

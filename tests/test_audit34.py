@@ -14,21 +14,12 @@ import json
 
 import numpy as np
 import pytest
+from conftest import run_cli as run
 from sklearn.datasets import dump_svmlight_file
 
 from aucstream import SOLAM, load_model, save_model
-from aucstream.cli import main
 from aucstream.datasets import load_svmlight
 from aucstream.persistence import model_reading
-
-
-def run(capsys, *argv):
-    try:
-        code = main([str(a) for a in argv])
-    except SystemExit as stop:
-        code = stop.code
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def _meta(path):

@@ -11,20 +11,11 @@ import zipfile
 
 import numpy as np
 import pytest
+from conftest import run_cli as run
 from sklearn.datasets import dump_svmlight_file
 
 from aucstream import OPAUC, UnivariateOnline, load_model, save_model
 from aucstream.cli import main
-
-
-def run(capsys, *argv):
-    """(exit status, stdout, stderr) of ``aucstream ARGV``."""
-    try:
-        code = main([str(a) for a in argv])
-    except SystemExit as stop:
-        code = stop.code
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def one_line(err: str) -> str:

@@ -3,22 +3,12 @@ low-FPR plot, predict --alert-rate / --fpr."""
 
 import numpy as np
 import pytest
+from conftest import run_cli as run
 from sklearn.datasets import dump_svmlight_file
 
 from aucstream import LSSVMAUC, SOLAM, load_model, save_model
-from aucstream.cli import main
 from aucstream.datasets import load_file
 from aucstream.metrics import roc_auc
-
-
-def run(capsys, *argv):
-    """(exit status, stdout, stderr) of ``aucstream ARGV``."""
-    try:
-        code = main([str(a) for a in argv])
-    except SystemExit as stop:
-        code = stop.code
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture(scope="module")

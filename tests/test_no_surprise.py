@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import run_cli as run
 from sklearn.datasets import dump_svmlight_file
 
 import aucstream
@@ -33,21 +34,10 @@ from aucstream import (
     save_model,
 )
 from aucstream._state import state_items
-from aucstream.cli import main
 from aucstream.metrics import roc_auc
 from aucstream.preprocessing import OnlineStandardScaler
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def run(capsys, *argv):
-    """(exit status, stdout, stderr) of ``aucstream ARGV``, in process."""
-    try:
-        code = main([str(a) for a in argv])
-    except SystemExit as stop:
-        code = stop.code
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def one_line(err: str) -> str:

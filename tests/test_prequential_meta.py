@@ -137,10 +137,10 @@ def test_solams_kernel_writes_what_the_replayed_calibration_gives(kwargs):
             raw = ours.test_then_train(X[rows], y[rows])
         assert taken[0]
         expected = ref.test_then_train(X[rows], y[rows])
-        decision, proba = np.empty(125), np.empty(125)
-        _calibration.replay(state, expected, np.where(y[rows] == 1, 1.0, -1.0), decision, proba)
+        replayed = np.empty((2, 125))
+        _calibration.replay(state, expected, np.where(y[rows] == 1, 1.0, -1.0), replayed)
         np.testing.assert_array_equal(raw, expected)
-        np.testing.assert_array_equal(out, [decision, proba])
+        np.testing.assert_array_equal(out, replayed)
         np.testing.assert_array_equal(ours.calibration_, ref.calibration_)
     np.testing.assert_array_equal(ours.coef_, ref.coef_)
     for learner, size in ((ours, 3), (ref, 2)):

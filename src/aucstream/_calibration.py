@@ -357,34 +357,16 @@ def capped_logistic(scores) -> np.ndarray:
 
 
 @jit
-def replay(state, scores, y_pm, decision, proba):
+def replay(state, scores, y_pm, out):
     """Replay the calibration over prequential ``scores`` of +/-1 labels (in place, as
-    :func:`update` with weights 1), writing for each example the decision score
-    ``score - threshold`` (:func:`threshold_one`) and the probability
-    (:func:`probability_one`) the learner gave it before learning it: what
-    ``decision_function`` and ``predict_proba`` returned then (the same IEEE
-    operations, one square root shared). Used by
+    :func:`update` with weights 1), writing for each example ``i`` the decision score
+    ``score - threshold`` (:func:`threshold_one`) into ``out[0, i]`` and the
+    probability (:func:`probability_one`) into ``out[1, i]`` that the learner gave it
+    before learning it: what ``decision_function`` and ``predict_proba`` returned then
+    (:func:`step_written`, example by example). Used by
     :func:`aucstream.evaluation.prequential` after ``test_then_train``."""
     for i in range(scores.shape[0]):
-        n, mean, m2, a, b, n_pos = (
-            state[_N],
-            state[_MEAN],
-            state[_M2],
-            state[_A],
-            state[_B],
-            state[_NPOS],
-        )
-        if 0.0 < n_pos < n and m2 > 0.0:  # the step's sigmoid is the probability's
-            sd = math.sqrt(m2 / n)
-            z = (scores[i] - mean) / sd
-            q = _sigmoid(a * z + b)
-            decision[i] = scores[i] - (mean - b * sd / a)
-            proba[i] = _capped(q)
-            _fit(state, scores[i], y_pm[i], 1.0, True, z, q)
-        else:
-            decision[i] = scores[i] - 0.0
-            proba[i] = _capped((n_pos + 1.0) / (n + 2.0))
-            step(state, scores[i], y_pm[i], 1.0)
+        step_written(state, scores[i], y_pm[i], 1.0, out, i)
 
 
 @jit

@@ -594,10 +594,10 @@ class _Evaluation:
             else:
                 raw = model.test_then_train(X, y)
         self.fitted = True
-        decision, proba = written
         if not taken[0]:
             raw = np.asarray(raw, dtype=np.float64)
-            _calibration.replay(state, raw, np.where(positive, 1.0, -1.0), decision, proba)
+            _calibration.replay(state, raw, np.where(positive, 1.0, -1.0), written)
+        decision, proba = written
         if fresh:  # nothing learnt before the first example: the untrained model's score
             decision[0] = 0.0
         predicted = decision > 0 if "predicted" in self.needs else None

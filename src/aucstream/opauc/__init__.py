@@ -238,6 +238,33 @@ Dimension-reduction variants (OPAUC^f, OPAUC^rp, OPAUC^pca) are scikit-learn
 pipelines in front of OPAUC: see :mod:`aucstream.reduction`. Random Fourier
 features for dense data (G16 §7.2) are in :mod:`aucstream.random_features`.
 
+Example weights
+---------------
+``sample_weight`` ("full" and "sparse" only). With weights
+:math:`\omega_i \ge 0` the objective is the weighted square pairwise loss
+
+.. math::
+
+    \frac\lambda2\|w\|^2 + \frac{1}{2W_+W_-} \sum_{i\in+,\,j\in-}
+        \omega_i\omega_j \big(1 - w^\top(x_i - x_j)\big)^2,
+    \qquad W_\pm = \sum_{i\in\pm} \omega_i ,
+
+and its per-step form weighs example t's loss against the opposite class by
+:math:`\omega_t`. The class summaries hold the statistics of the weighted
+sample (:math:`W`, :math:`s = \sum \omega_i x_i`, :math:`P = \sum \omega_i
+x_i x_i^\top`, so :math:`c = s/W` and :math:`S = P/W - c c^\top`; "sparse"
+prunes the weighted P) and the step is scaled by the example's weight:
+:math:`w \leftarrow w - \eta\,\omega_t g_t`. A weight of 0 leaves the model
+exactly as it was (the example is not learnt at all); weights all equal to 1 give
+the unweighted arithmetic bit for bit. An integer weight m gives the class
+statistics of the example repeated m times, but one step of size
+:math:`m\eta` instead of m steps. The low-rank kinds refuse weights: a linear
+sketch of weighted rows is the sketch of :math:`\sqrt{\omega_i}\,x_i` (and
+frequent directions would insert :math:`\sqrt{\omega_i}\,x_i`, with its
+:math:`\|X\|_F^2/\ell` error bound then in the weighted Frobenius norm), but
+the implicit form of the weights (above) assumes unit additions to
+the class sums and counts, and is not extended to them here.
+
 Merging
 -------
 ``merge`` combines two OPAUC learners that learnt disjoint parts of a stream. The

@@ -397,6 +397,23 @@ def river_wrapper_costs(quick: bool) -> list[dict]:
     return rows
 
 
+def _river_dict_rows(n: int, river_metrics):
+    """a9a's first ``n + 100`` rows as dicts, their labels, the working range (after
+    100 examples), River's ``LogisticRegression`` (or None), a ``ROCAUC`` and River's
+    progressive step (score, update the metric, learn)."""
+    X, y, source = stream(n + 100)
+    dicts = [dict(zip(r.indices.tolist(), r.data.tolist())) for r in (X[i] for i in range(n + 100))]
+    labels = [bool(v > 0) for v in y]
+    lr = _river_lr(dicts, y)
+    roc = river_metrics.ROCAUC()
+
+    def river_step(i):
+        roc.update(labels[i], lr.predict_proba_one(dicts[i]).get(True, 0.0))
+        lr.learn_one(dicts[i], labels[i])
+
+    return X, y, source, dicts, labels, range(100, n + 100), lr, roc, river_step
+
+
 def progressive_loop(quick: bool) -> list[dict]:
     """The targets of issue 29 on dict rows, each against its peer in the same run:
     the progressive loop (``predict_proba_one``, a one-pair ``PrequentialAUC.update``,
@@ -414,18 +431,9 @@ def progressive_loop(quick: bool) -> list[dict]:
 
     n = 400 if quick else 2000
     rounds = 3 if quick else 7
-    X, y, source = stream(n + 100)
-    dicts = [dict(zip(r.indices.tolist(), r.data.tolist())) for r in (X[i] for i in range(n + 100))]
-    labels = [bool(v > 0) for v in y]
-    work = range(100, n + 100)
-    lr = _river_lr(dicts, y)
+    X, y, source, dicts, labels, work, lr, roc, river_step = _river_dict_rows(n, river_metrics)
     if lr is None:
         return []
-    roc = river_metrics.ROCAUC()
-
-    def river_step(i):
-        roc.update(labels[i], lr.predict_proba_one(dicts[i]).get(True, 0.0))
-        lr.learn_one(dicts[i], labels[i])
 
     peers = {
         "loop": per_call(river_step, work, rounds),
@@ -698,18 +706,9 @@ def issue29_targets(quick: bool) -> list[dict]:
 
     n = 400 if quick else 2000
     rounds = 5 if quick else 9
-    X, y, source = stream(n + 100)
-    dicts = [dict(zip(r.indices.tolist(), r.data.tolist())) for r in (X[i] for i in range(n + 100))]
-    labels = [bool(v > 0) for v in y]
-    work = range(100, n + 100)
-    lr = _river_lr(dicts, y)
+    X, y, source, dicts, labels, work, lr, roc, river_step = _river_dict_rows(n, river_metrics)
     if lr is None:
         return []
-    roc = river_metrics.ROCAUC()
-
-    def river_step(i):
-        roc.update(labels[i], lr.predict_proba_one(dicts[i]).get(True, 0.0))
-        lr.learn_one(dicts[i], labels[i])
 
     calls = {
         ("River", "learn_one"): lambda i: lr.learn_one(dicts[i], labels[i]),

@@ -511,14 +511,11 @@ def _same_members(args, members):
     return seen == n
 
 
-@jit
-def keep_members(at, coef, intercept, members):
-    """Keep in the block ``args`` (:meth:`OneScore.bind`) the weights ``coef`` (of
-    the learner's width) and the ``intercept``, and the dict at address ``members``
-    with the addresses of its values, in order (:func:`_same_members` compares
-    them): their number, or -1 (no weights kept) when the block's array of
-    addresses is too short."""
-    args = ints_at(at, BLOCK_WIDTH)
+@jit(inline="always")
+def _keep_ids(args, members):
+    """Keep in the block ``args`` the dict at address ``members`` with the addresses
+    of its values, in order (:func:`_same_members` compares them): their number, or
+    -1 (nothing kept) when the block's array of addresses is too short."""
     s = BLOCK_START
     kept = ints_at(args[s + 8], args[s + 9])
     args[s + 11] = 0
@@ -530,14 +527,33 @@ def keep_members(at, coef, intercept, members):
             return -1
         kept[n] = walk[2]
         n += 1
+    args[s + 10] = n
+    args[s + 11] = members
+    return n
+
+
+@jit
+def keep_members(at, coef, intercept, members):
+    """Keep in the block ``args`` (:meth:`OneScore.bind`) the weights ``coef`` (of
+    the learner's width) and the ``intercept``, and the dict at address ``members``
+    with the addresses of its values (:func:`_keep_ids`): their number, or -1 (no
+    weights kept) when the block's array of addresses is too short."""
+    args = ints_at(at, BLOCK_WIDTH)
+    s = BLOCK_START
+    args[s + 11] = 0
     weights = floats_at(args[s + 2], args[s + 3])
     if coef.shape[0] != weights.shape[0] - 1:
         return -1
     weights[:-1] = coef
     weights[-1] = intercept
-    args[s + 10] = n
-    args[s + 11] = members
-    return n
+    return _keep_ids(args, members)
+
+
+@jit
+def keep_filled(at, members):
+    """:func:`keep_members` of weights already written into the block's array (by a
+    learner's bound weights, :meth:`OneScore.read_weights`)."""
+    return _keep_ids(ints_at(at, BLOCK_WIDTH), members)
 
 
 @jit
@@ -604,7 +620,9 @@ class OneScore:
         "calibration",
         "calls",
         "keep",
+        "keep_filled",
         "args",
+        "filler",
     )
 
     def __init__(self, width: int):
@@ -628,6 +646,11 @@ class OneScore:
         #: and :func:`keep_members` bound to it
         self.args: Any = None
         self.keep: Any = None
+        self.keep_filled: Any = None
+        #: the learner's weights bound to ``coef`` (:meth:`_fill`): its ``__dict__``,
+        #: the function that fills, the names of the members it holds and those
+        #: members; or None
+        self.filler: Any = None
 
     def current(self, members: dict) -> bool:
         """Whether the kept weights are those of the learner whose ``__dict__`` is
@@ -658,6 +681,7 @@ class OneScore:
             entry = compiled_entry(score_dict, (at, True, 0, 0, 0))
             self.calls = (partial(entry, at, False), partial(entry, at, True))
             self.keep = partial(compiled_entry(keep_members, (at, self.coef[:-1], 0.0, 0)), at)
+            self.keep_filled = partial(compiled_entry(keep_filled, (at, 0)), at)
             self.args = args
         else:
             packed = (self.keys, self.buffer, self.coef, calibration)
@@ -673,6 +697,18 @@ class OneScore:
         the class docstring); False (the usual path) when ``_coef()`` is not a
         float64 vector of the learner's width. Call :meth:`bind` first."""
         self.forget()
+        members = learner.__dict__
+        if READS_DICTS and self._fill(learner, members):
+            # the objects held, then their addresses kept: no Python code between
+            values = tuple(members.values())
+            if self.keep_filled(id(members)) < 0:  # a larger array, bound again
+                self.ids = np.zeros(2 * len(values), dtype=np.int64)
+                self.bind(self.calibration)
+                values = tuple(members.values())
+                if self.keep_filled(id(members)) < 0:
+                    return False
+            self.members, self.values = members, values
+            return True
         coef = learner._coef()
         width = self.width
         if (
@@ -682,7 +718,6 @@ class OneScore:
             or not (coef.dtype is _FLOAT64 or coef.dtype == _FLOAT64)
         ):
             return False
-        members = learner.__dict__
         if READS_DICTS:
             if not coef.flags.c_contiguous:  # (the compiled entry reads C arrays)
                 coef = np.ascontiguousarray(coef)
@@ -701,3 +736,22 @@ class OneScore:
             values = tuple(members.values())
         self.members, self.values = members, values
         return True
+
+    def _fill(self, learner, members: dict) -> bool:
+        """Write the learner's weights and intercept into ``coef`` through its bound
+        weights (``_bind_coef``, bound here once per state: again when a member it
+        holds is no longer the learner's): True when written, False when the learner
+        binds none (or they refused the state), for ``_coef()``."""
+        filler = self.filler
+        if (
+            filler is None
+            or filler[0] is not members
+            or not all(map(is_, map(members.get, filler[2]), filler[3]))
+        ):
+            bound = learner._bind_coef(self.coef)
+            if bound is None:
+                self.filler = None
+                return False
+            fill, names = bound
+            filler = self.filler = (members, fill, names, tuple(map(members.get, names)))
+        return filler[1](learner)

@@ -179,6 +179,21 @@ def _class_weight(totals, cls, cfg):
     return 1.0
 
 
+@jit
+def _weights_into(v, scale, b, out):
+    """``scale[0] * v`` and ``b[0]`` into ``out`` (the weights and intercept, bit for
+    bit as ``_coef()`` and ``_intercept()``: :meth:`UnivariateOnline._bind_coef`);
+    False, nothing written, when the arrays do not fit."""
+    d = v.shape[0]
+    if out.shape[0] != d + 1 or scale.shape[0] < 1 or b.shape[0] < 1:
+        return False
+    s = scale[0]
+    for j in range(d):
+        out[j] = s * v[j]
+    out[d] = b[0]
+    return True
+
+
 @jit(fastmath=REASSOC)
 def _univariate_chunk(v, scale, b, counts, totals, rows, pre, weights, cfg, calibration):
     """Class-weighted SGD over a chunk with w = scale * v (module docstring).
@@ -429,6 +444,10 @@ class UnivariateOnline(ClassWeightTotals, BaseStreamingAUC):
 
     def _coef(self) -> np.ndarray:
         return self.scale_[0] * self.v_
+
+    def _bind_coef(self, out: np.ndarray):
+        fill = bound_call(_weights_into, self.v_, self.scale_, self.b_, out, reuse=True)
+        return (lambda learner: fill()), ("v_", "scale_", "b_")
 
     def _intercept(self) -> float:
         return float(self.b_[0])

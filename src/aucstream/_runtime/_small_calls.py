@@ -658,3 +658,20 @@ class SmallCalls(LearnerHost):
         (:func:`_binds_its_update`).
         """
         return None
+
+    def _bind_coef(self, out: np.ndarray):
+        """The learner's weights bound to ``out`` (float64, ``n_features_in_ + 1``):
+        ``(fill, names)``, or None (the default: ``_coef()`` and ``_intercept()`` are
+        called instead).
+
+        ``fill(learner)`` writes ``_coef()`` into ``out[:-1]`` and ``_intercept()``
+        into ``out[-1]``, bit for bit, and returns True (False, ``out`` unspecified,
+        when the state does not fit it). Scoring a dict row
+        (:meth:`_dict_score`) reads the weights again after every learning call, so
+        a learner whose ``_coef`` costs more than a compiled call (an averaged model
+        computed from its lazy sums) binds one compiled call instead. The function
+        may hold the state arrays of the members ``names`` (it is bound again when one
+        of them is no longer the learner's) and ``out``; it reads every other member
+        and the parameters when called, and must not hold the learner (pass it).
+        """
+        return None

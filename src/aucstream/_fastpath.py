@@ -69,6 +69,7 @@ class FastCache:
         "pinned",
         "plans",
         "by_rows",
+        "variant_matters",
         "classes",
         "c0",
         "c1",
@@ -97,6 +98,10 @@ class FastCache:
         self.pinned = False
         #: whether the learner logs rows (``_row_logged_state``), for ``flat``
         self.by_rows = False
+        #: whether a one-row plan may depend on the learner's ``_plan_variant`` (it
+        #: logs rows, or declares what it only reads), for ``flat``: else the plans
+        #: are kept by label alone and the variant is not asked
+        self.variant_matters = True
         #: the plans of one-row calls by class (+1: True) and whether they handle no
         #: rows, for ``flat`` and ``params``
         self.plans: dict[tuple, Any] = {}
@@ -433,6 +438,21 @@ def block(*items) -> np.ndarray:
     return np.array(out + [0] * (BLOCK_WIDTH - len(out)), dtype=np.int64)
 
 
+def block_call(kernel, *items, late: tuple = ()):
+    """``kernel(at, *values)`` bound to the block of ``items`` (:func:`block`; ``at``
+    its address): a function of the ``values`` (examples of their types in
+    ``late``), calling the compiled overload at its entry point
+    (:func:`aucstream._kernels.compiled_entry`). It holds the block and the items,
+    so a call passes one int where binding the arrays themselves would unbox each
+    at every call; ``kernel`` reads them back with :func:`floats_at` /
+    :func:`ints_at`, and checks what their lengths must be."""
+    args = block(*items)
+    at = address(args)
+    call = partial(compiled_entry(kernel, (at, *late)), at)
+    call.held = (args, items)  # type: ignore[attr-defined]
+    return call
+
+
 @jit(inline="always")
 def floats_at(where, n):
     """The ``n`` float64 values at address ``where`` (an array of a block)."""
@@ -603,7 +623,9 @@ class OneScore:
     reads the weights again. (Writing into a state array from outside the library
     is not seen until one of those.) Without :data:`READS_DICTS` the row is packed
     by :mod:`struct` (:func:`aucstream._chunks.pack_dict_pairs`) and the members
-    compared in Python (:meth:`current`). Kept in a :class:`FastCache`, one per
+    compared in Python (:meth:`current`). The weights are read by the learner's
+    bound weights when it binds them (``_bind_coef``, :meth:`_fill`), else by
+    ``_coef()`` and ``_intercept()``. Kept in a :class:`FastCache`, one per
     thread, outside the learner's state; it holds the learner's ``__dict__`` and
     members, not the learner.
     """
@@ -617,6 +639,7 @@ class OneScore:
         "ids",
         "members",
         "values",
+        "seen",
         "calibration",
         "calls",
         "keep",
@@ -638,6 +661,11 @@ class OneScore:
         #: the learner's ``__dict__`` and its values when ``coef`` was read
         self.members: Any = None
         self.values: tuple = ()
+        #: ``values``' ``n_samples_seen_`` (None: not kept): every learning call
+        #: sets a new one, so a learner whose count is another object has learnt
+        #: since, and its scoring reads the weights again without asking the
+        #: compiled check first
+        self.seen: Any = None
         #: the calibration bound (``NO_CALIBRATION`` for none), and the bound calls
         #: (decision, probability)
         self.calibration: Any = None
@@ -648,7 +676,7 @@ class OneScore:
         self.keep: Any = None
         self.keep_filled: Any = None
         #: the learner's weights bound to ``coef`` (:meth:`_fill`): its ``__dict__``,
-        #: the function that fills, the names of the members it holds and those
+        #: the function that fills, a getter of the members it holds and those
         #: members; or None
         self.filler: Any = None
 
@@ -663,7 +691,7 @@ class OneScore:
 
     def forget(self) -> None:
         """Keep no weights (the next call reads them again)."""
-        self.members, self.values = None, ()
+        self.members, self.values, self.seen = None, (), None
         if self.args is not None:
             self.args[BLOCK_START + 11] = 0  # (no dict is at address 0)
 
@@ -707,8 +735,7 @@ class OneScore:
                 values = tuple(members.values())
                 if self.keep_filled(id(members)) < 0:
                     return False
-            self.members, self.values = members, values
-            return True
+            return self._kept(members, values)
         coef = learner._coef()
         width = self.width
         if (
@@ -734,7 +761,12 @@ class OneScore:
             self.coef[:width] = coef
             self.coef[width] = learner._intercept()
             values = tuple(members.values())
+        return self._kept(members, values)
+
+    def _kept(self, members: dict, values: tuple) -> bool:
+        """Keep the learner's ``__dict__`` and its values with the weights read."""
         self.members, self.values = members, values
+        self.seen = members.get("n_samples_seen_")
         return True
 
     def _fill(self, learner, members: dict) -> bool:
@@ -746,12 +778,16 @@ class OneScore:
         if (
             filler is None
             or filler[0] is not members
-            or not all(map(is_, map(members.get, filler[2]), filler[3]))
+            or not all(map(is_, filler[2](learner), filler[3]))
         ):
-            bound = learner._bind_coef(self.coef)
+            try:
+                bound = learner._bind_coef(self.coef)
+            except ValueError:  # (arrays a block does not hold: _coef() instead)
+                bound = None
             if bound is None:
                 self.filler = None
                 return False
             fill, names = bound
-            filler = self.filler = (members, fill, names, tuple(map(members.get, names)))
+            held = attrgetter(*names, names[0])  # (a tuple of them, even of one name)
+            filler = self.filler = (members, fill, held, held(learner))
         return filler[1](learner)

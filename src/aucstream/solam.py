@@ -157,6 +157,7 @@ from ._base import BaseStreamingAUC, ClassWeightTotals
 from ._calibration import step as calibration_step
 from ._calibration import step_written, written_for
 from ._chunks import Chunk
+from ._fastpath import BLOCK_START, BLOCK_WIDTH, block_call, floats_at, ints_at
 from ._kernels import (
     REASSOC,
     SCALE_MAX,
@@ -338,7 +339,7 @@ def _averaged_dot(lz, c, idx, val):
     return acc
 
 
-@jit
+@jit(inline="always")
 def _averaged_coef(u, base, corr, scal, scale, out, rescale):
     """The averaged model (in the units of the raw columns with ``rescale``) and the
     intercept 0 into ``out``, bit for bit as ``SOLAM._coef()`` (``_scaled_coef``, then
@@ -362,6 +363,22 @@ def _averaged_coef(u, base, corr, scal, scale, out, rescale):
             coef[j] = coef[j] / scale[j] if scale[j] > 0.0 else 0.0
     out[d] = 0.0
     return True
+
+
+@jit
+def _averaged_coef_at(at, rescale):
+    """:func:`_averaged_coef` of the arrays of the block at ``at``
+    (:func:`aucstream._fastpath.block_call`)."""
+    a, s = ints_at(at, BLOCK_WIDTH), BLOCK_START
+    return _averaged_coef(
+        floats_at(a[s], a[s + 1]),
+        floats_at(a[s + 2], a[s + 3]),
+        floats_at(a[s + 4], a[s + 5]),
+        floats_at(a[s + 6], a[s + 7]),
+        floats_at(a[s + 8], a[s + 9]),
+        floats_at(a[s + 10], a[s + 11]),
+        rescale,
+    )
 
 
 # no reference counting: the kernel allocates nothing (see aucstream._kernels)
@@ -661,7 +678,7 @@ class SOLAM(ClassWeightTotals, BaseStreamingAUC):
 
     def _bind_coef(self, out: np.ndarray):
         arrays = (self.u_, self.avg_base_, self.avg_corr_, self.scalars_, self.scale_, out)
-        fill = bound_call(_averaged_coef, *arrays, reuse=True, late=(True,))
+        fill = block_call(_averaged_coef_at, *arrays, late=(True,))
 
         def fill_weights(learner: SOLAM) -> bool:
             return fill(learner.column_scale == "max_abs")

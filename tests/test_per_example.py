@@ -237,3 +237,28 @@ def test_the_window_is_pushed_after_the_checks_and_not_saved(name):
     pushed = model.score_window_[1, 0]
     model.learn_one(as_dict(X[20]), y[20])
     assert model.score_window_[1, 0] == pushed + 1
+
+
+def test_the_variant_is_asked_only_when_a_plan_may_depend_on_it(monkeypatch):
+    """SOLAM at a width whose rows it does not log keeps its one-row plans by label
+    alone and does not ask its ``_plan_variant`` per example (its plans can not depend
+    on it); OPAUC, which logs rows and declares what it only reads, does. The model is
+    the full path's either way (test above)."""
+    X, y = stream()
+    asked = []
+    for name, cls in (("SOLAM", SOLAM), ("OPAUC", OPAUC)):
+        variant = cls._plan_variant
+
+        def counted(self, chunk, variant=variant, name=name):
+            asked.append(name)
+            return variant(self, chunk)
+
+        monkeypatch.setattr(cls, "_plan_variant", counted)
+        model = ready(name, X, y, dense=False)
+        cache = FAST.get(model)
+        assert cache.variant_matters is (name == "OPAUC")
+        asked.clear()
+        for i in range(20, 30):
+            model.learn_one(as_dict(X[i]), y[i])
+        assert (name in asked) is (name == "OPAUC")
+        assert all(key[2] is None for key in cache.plans if len(key) == 3) is (name == "SOLAM")

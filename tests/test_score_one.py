@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from reliability_cases import ESTIMATORS, make, stream
+from reliability_cases import ESTIMATORS, ONLINE, make, stream
 
 from aucstream import SOLAM, OnePassSearch, StreamPipeline
 from aucstream._base import BaseStreamingAUC
@@ -205,3 +205,30 @@ def test_threads_that_score_at_once_get_their_own_rows_scores():
     finally:
         sys.setswitchinterval(interval)
     assert not wrong
+
+
+@pytest.mark.parametrize("cls", ONLINE, ids=lambda c: c.__name__)
+def test_bound_weights_are_the_learners_weights(cls):
+    """A learner's bound weights (``_bind_coef``, read by the dict scoring after every
+    learning call) write ``_coef()`` and ``_intercept()`` bit for bit, follow the
+    parameters they read when called, and refuse arrays that do not fit."""
+    X, y = stream(n=60, d=6)
+    model = make(cls).partial_fit(X[:30], y[:30], classes=np.unique(y))
+    out = np.full(X.shape[1] + 1, np.nan)
+    bound = model._bind_coef(out) if cls._scores_by_coef else None
+    if bound is None:
+        pytest.skip("binds no weights")
+    fill, names = bound
+    assert all(isinstance(getattr(model, name), np.ndarray) for name in names)
+    for i in range(30, 60):
+        model.learn_one(X[i], y[i])
+        assert fill(model) is True
+        np.testing.assert_array_equal(out[:-1], model._coef())
+        assert out[-1] == model._intercept()
+    if "column_scale" in model.get_params():  # a parameter read at each call
+        model.set_params(column_scale=None)
+        assert fill(model) is True
+        np.testing.assert_array_equal(out[:-1], model._coef())
+    short = np.zeros(X.shape[1])  # one too few: refused, nothing written
+    fill_short, _ = model._bind_coef(short)
+    assert fill_short(model) is False and not short.any()

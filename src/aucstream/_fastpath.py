@@ -69,6 +69,7 @@ class FastCache:
         "pinned",
         "plans",
         "by_rows",
+        "variant_matters",
         "classes",
         "c0",
         "c1",
@@ -97,6 +98,10 @@ class FastCache:
         self.pinned = False
         #: whether the learner logs rows (``_row_logged_state``), for ``flat``
         self.by_rows = False
+        #: whether a one-row plan may depend on the learner's ``_plan_variant`` (it
+        #: logs rows, or declares what it only reads), for ``flat``: else the plans
+        #: are kept by label alone and the variant is not asked
+        self.variant_matters = True
         #: the plans of one-row calls by class (+1: True) and whether they handle no
         #: rows, for ``flat`` and ``params``
         self.plans: dict[tuple, Any] = {}
@@ -433,6 +438,21 @@ def block(*items) -> np.ndarray:
     return np.array(out + [0] * (BLOCK_WIDTH - len(out)), dtype=np.int64)
 
 
+def block_call(kernel, *items, late: tuple = ()):
+    """``kernel(at, *values)`` bound to the block of ``items`` (:func:`block`; ``at``
+    its address): a function of the ``values`` (examples of their types in
+    ``late``), calling the compiled overload at its entry point
+    (:func:`aucstream._kernels.compiled_entry`). It holds the block and the items,
+    so a call passes one int where binding the arrays themselves would unbox each
+    at every call; ``kernel`` reads them back with :func:`floats_at` /
+    :func:`ints_at`, and checks what their lengths must be."""
+    args = block(*items)
+    at = address(args)
+    call = partial(compiled_entry(kernel, (at, *late)), at)
+    call.held = (args, items)  # type: ignore[attr-defined]
+    return call
+
+
 @jit(inline="always")
 def floats_at(where, n):
     """The ``n`` float64 values at address ``where`` (an array of a block)."""
@@ -511,14 +531,11 @@ def _same_members(args, members):
     return seen == n
 
 
-@jit
-def keep_members(at, coef, intercept, members):
-    """Keep in the block ``args`` (:meth:`OneScore.bind`) the weights ``coef`` (of
-    the learner's width) and the ``intercept``, and the dict at address ``members``
-    with the addresses of its values, in order (:func:`_same_members` compares
-    them): their number, or -1 (no weights kept) when the block's array of
-    addresses is too short."""
-    args = ints_at(at, BLOCK_WIDTH)
+@jit(inline="always")
+def _keep_ids(args, members):
+    """Keep in the block ``args`` the dict at address ``members`` with the addresses
+    of its values, in order (:func:`_same_members` compares them): their number, or
+    -1 (nothing kept) when the block's array of addresses is too short."""
     s = BLOCK_START
     kept = ints_at(args[s + 8], args[s + 9])
     args[s + 11] = 0
@@ -530,14 +547,33 @@ def keep_members(at, coef, intercept, members):
             return -1
         kept[n] = walk[2]
         n += 1
+    args[s + 10] = n
+    args[s + 11] = members
+    return n
+
+
+@jit
+def keep_members(at, coef, intercept, members):
+    """Keep in the block ``args`` (:meth:`OneScore.bind`) the weights ``coef`` (of
+    the learner's width) and the ``intercept``, and the dict at address ``members``
+    with the addresses of its values (:func:`_keep_ids`): their number, or -1 (no
+    weights kept) when the block's array of addresses is too short."""
+    args = ints_at(at, BLOCK_WIDTH)
+    s = BLOCK_START
+    args[s + 11] = 0
     weights = floats_at(args[s + 2], args[s + 3])
     if coef.shape[0] != weights.shape[0] - 1:
         return -1
     weights[:-1] = coef
     weights[-1] = intercept
-    args[s + 10] = n
-    args[s + 11] = members
-    return n
+    return _keep_ids(args, members)
+
+
+@jit
+def keep_filled(at, members):
+    """:func:`keep_members` of weights already written into the block's array (by a
+    learner's bound weights, :meth:`OneScore.read_weights`)."""
+    return _keep_ids(ints_at(at, BLOCK_WIDTH), members)
 
 
 @jit
@@ -587,7 +623,9 @@ class OneScore:
     reads the weights again. (Writing into a state array from outside the library
     is not seen until one of those.) Without :data:`READS_DICTS` the row is packed
     by :mod:`struct` (:func:`aucstream._chunks.pack_dict_pairs`) and the members
-    compared in Python (:meth:`current`). Kept in a :class:`FastCache`, one per
+    compared in Python (:meth:`current`). The weights are read by the learner's
+    bound weights when it binds them (``_bind_coef``, :meth:`_fill`), else by
+    ``_coef()`` and ``_intercept()``. Kept in a :class:`FastCache`, one per
     thread, outside the learner's state; it holds the learner's ``__dict__`` and
     members, not the learner.
     """
@@ -601,10 +639,13 @@ class OneScore:
         "ids",
         "members",
         "values",
+        "seen",
         "calibration",
         "calls",
         "keep",
+        "keep_filled",
         "args",
+        "filler",
     )
 
     def __init__(self, width: int):
@@ -620,6 +661,11 @@ class OneScore:
         #: the learner's ``__dict__`` and its values when ``coef`` was read
         self.members: Any = None
         self.values: tuple = ()
+        #: ``values``' ``n_samples_seen_`` (None: not kept): every learning call
+        #: sets a new one, so a learner whose count is another object has learnt
+        #: since, and its scoring reads the weights again without asking the
+        #: compiled check first
+        self.seen: Any = None
         #: the calibration bound (``NO_CALIBRATION`` for none), and the bound calls
         #: (decision, probability)
         self.calibration: Any = None
@@ -628,6 +674,11 @@ class OneScore:
         #: and :func:`keep_members` bound to it
         self.args: Any = None
         self.keep: Any = None
+        self.keep_filled: Any = None
+        #: the learner's weights bound to ``coef`` (:meth:`_fill`): its ``__dict__``,
+        #: the function that fills, a getter of the members it holds and those
+        #: members; or None
+        self.filler: Any = None
 
     def current(self, members: dict) -> bool:
         """Whether the kept weights are those of the learner whose ``__dict__`` is
@@ -640,7 +691,7 @@ class OneScore:
 
     def forget(self) -> None:
         """Keep no weights (the next call reads them again)."""
-        self.members, self.values = None, ()
+        self.members, self.values, self.seen = None, (), None
         if self.args is not None:
             self.args[BLOCK_START + 11] = 0  # (no dict is at address 0)
 
@@ -658,6 +709,7 @@ class OneScore:
             entry = compiled_entry(score_dict, (at, True, 0, 0, 0))
             self.calls = (partial(entry, at, False), partial(entry, at, True))
             self.keep = partial(compiled_entry(keep_members, (at, self.coef[:-1], 0.0, 0)), at)
+            self.keep_filled = partial(compiled_entry(keep_filled, (at, 0)), at)
             self.args = args
         else:
             packed = (self.keys, self.buffer, self.coef, calibration)
@@ -673,6 +725,17 @@ class OneScore:
         the class docstring); False (the usual path) when ``_coef()`` is not a
         float64 vector of the learner's width. Call :meth:`bind` first."""
         self.forget()
+        members = learner.__dict__
+        if READS_DICTS and self._fill(learner, members):
+            # the objects held, then their addresses kept: no Python code between
+            values = tuple(members.values())
+            if self.keep_filled(id(members)) < 0:  # a larger array, bound again
+                self.ids = np.zeros(2 * len(values), dtype=np.int64)
+                self.bind(self.calibration)
+                values = tuple(members.values())
+                if self.keep_filled(id(members)) < 0:
+                    return False
+            return self._kept(members, values)
         coef = learner._coef()
         width = self.width
         if (
@@ -682,7 +745,6 @@ class OneScore:
             or not (coef.dtype is _FLOAT64 or coef.dtype == _FLOAT64)
         ):
             return False
-        members = learner.__dict__
         if READS_DICTS:
             if not coef.flags.c_contiguous:  # (the compiled entry reads C arrays)
                 coef = np.ascontiguousarray(coef)
@@ -699,5 +761,33 @@ class OneScore:
             self.coef[:width] = coef
             self.coef[width] = learner._intercept()
             values = tuple(members.values())
+        return self._kept(members, values)
+
+    def _kept(self, members: dict, values: tuple) -> bool:
+        """Keep the learner's ``__dict__`` and its values with the weights read."""
         self.members, self.values = members, values
+        self.seen = members.get("n_samples_seen_")
         return True
+
+    def _fill(self, learner, members: dict) -> bool:
+        """Write the learner's weights and intercept into ``coef`` through its bound
+        weights (``_bind_coef``, bound here once per state: again when a member it
+        holds is no longer the learner's): True when written, False when the learner
+        binds none (or they refused the state), for ``_coef()``."""
+        filler = self.filler
+        if (
+            filler is None
+            or filler[0] is not members
+            or not all(map(is_, filler[2](learner), filler[3]))
+        ):
+            try:
+                bound = learner._bind_coef(self.coef)
+            except ValueError:  # (arrays a block does not hold: _coef() instead)
+                bound = None
+            if bound is None:
+                self.filler = None
+                return False
+            fill, names = bound
+            held = attrgetter(*names, names[0])  # (a tuple of them, even of one name)
+            filler = self.filler = (members, fill, held, held(learner))
+        return filler[1](learner)

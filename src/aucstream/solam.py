@@ -157,6 +157,7 @@ from ._base import BaseStreamingAUC, ClassWeightTotals
 from ._calibration import step as calibration_step
 from ._calibration import step_written, written_for
 from ._chunks import Chunk
+from ._fastpath import BLOCK_START, BLOCK_WIDTH, block_call, floats_at, ints_at
 from ._kernels import (
     REASSOC,
     SCALE_MAX,
@@ -168,6 +169,7 @@ from ._kernels import (
     fold_due,
     jit,
     lazy_axpy,
+    lazy_mean,
     lazy_mean_of,
     mean_by_count,
     n_rows,
@@ -335,6 +337,48 @@ def _averaged_dot(lz, c, idx, val):
         i = col(idx, a)
         acc += (lz.base[i] + c * lz.u[i] - lz.corr[i]) * val[a]
     return acc
+
+
+@jit(inline="always")
+def _averaged_coef(u, base, corr, scal, scale, out, rescale):
+    """The averaged model (in the units of the raw columns with ``rescale``) and the
+    intercept 0 into ``out``, bit for bit as ``SOLAM._coef()`` (``_scaled_coef``, then
+    ``coef_in_columns``): :meth:`SOLAM._bind_coef`. False, nothing written, when the
+    arrays do not fit."""
+    d = u.shape[0]
+    if (
+        out.shape[0] != d + 1
+        or base.shape[0] != d
+        or corr.shape[0] != d
+        or scale.shape[0] != d
+        or scal.shape[0] != _N_SCALARS
+    ):
+        return False
+    coef = out[:d]
+    coef[:] = 0.0
+    if scal[_GSUM] != 0.0:
+        lazy_mean(LazySum(u, base, corr), scal[_C], u[:0], 0.0, scal[_GSUM], coef)
+    if rescale:
+        for j in range(d):
+            coef[j] = coef[j] / scale[j] if scale[j] > 0.0 else 0.0
+    out[d] = 0.0
+    return True
+
+
+@jit
+def _averaged_coef_at(at, rescale):
+    """:func:`_averaged_coef` of the arrays of the block at ``at``
+    (:func:`aucstream._fastpath.block_call`)."""
+    a, s = ints_at(at, BLOCK_WIDTH), BLOCK_START
+    return _averaged_coef(
+        floats_at(a[s], a[s + 1]),
+        floats_at(a[s + 2], a[s + 3]),
+        floats_at(a[s + 4], a[s + 5]),
+        floats_at(a[s + 6], a[s + 7]),
+        floats_at(a[s + 8], a[s + 9]),
+        floats_at(a[s + 10], a[s + 11]),
+        rescale,
+    )
 
 
 # no reference counting: the kernel allocates nothing (see aucstream._kernels)
@@ -631,6 +675,15 @@ class SOLAM(ClassWeightTotals, BaseStreamingAUC):
         """The averaged model in the units of the raw columns."""
         coef = self._scaled_coef()
         return coef_in_columns(coef, self.scale_) if self.column_scale == "max_abs" else coef
+
+    def _bind_coef(self, out: np.ndarray):
+        arrays = (self.u_, self.avg_base_, self.avg_corr_, self.scalars_, self.scale_, out)
+        fill = block_call(_averaged_coef_at, *arrays, late=(True,))
+
+        def fill_weights(learner: SOLAM) -> bool:
+            return fill(learner.column_scale == "max_abs")
+
+        return fill_weights, ("u_", "avg_base_", "avg_corr_", "scalars_", "scale_")
 
     def _scaled_coef(self) -> np.ndarray:
         """The averaged model in the units the iterates learn in."""

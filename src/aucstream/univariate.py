@@ -101,6 +101,7 @@ from numpy.typing import ArrayLike
 from ._base import BaseStreamingAUC, ClassWeightTotals
 from ._calibration import step as calibration_step
 from ._chunks import Chunk
+from ._fastpath import BLOCK_START, BLOCK_WIDTH, block_call, floats_at, ints_at
 from ._kernels import (
     REASSOC,
     SCALE_MIN,
@@ -179,7 +180,36 @@ def _class_weight(totals, cls, cfg):
     return 1.0
 
 
-@jit(fastmath=REASSOC)
+@jit(inline="always")
+def _weights_into(v, scale, b, out):
+    """``scale[0] * v`` and ``b[0]`` into ``out`` (the weights and intercept, bit for
+    bit as ``_coef()`` and ``_intercept()``: :meth:`UnivariateOnline._bind_coef`);
+    False, nothing written, when the arrays do not fit."""
+    d = v.shape[0]
+    if out.shape[0] != d + 1 or scale.shape[0] < 1 or b.shape[0] < 1:
+        return False
+    s = scale[0]
+    for j in range(d):
+        out[j] = s * v[j]
+    out[d] = b[0]
+    return True
+
+
+@jit
+def _weights_at(at):
+    """:func:`_weights_into` of the arrays of the block at ``at``
+    (:func:`aucstream._fastpath.block_call`)."""
+    a, s = ints_at(at, BLOCK_WIDTH), BLOCK_START
+    return _weights_into(
+        floats_at(a[s], a[s + 1]),
+        floats_at(a[s + 2], a[s + 3]),
+        floats_at(a[s + 4], a[s + 5]),
+        floats_at(a[s + 6], a[s + 7]),
+    )
+
+
+# no reference counting: the kernel allocates nothing (see aucstream._kernels)
+@jit(fastmath=REASSOC, borrowing=True)
 def _univariate_chunk(v, scale, b, counts, totals, rows, pre, weights, cfg, calibration):
     """Class-weighted SGD over a chunk with w = scale * v (module docstring).
 
@@ -429,6 +459,10 @@ class UnivariateOnline(ClassWeightTotals, BaseStreamingAUC):
 
     def _coef(self) -> np.ndarray:
         return self.scale_[0] * self.v_
+
+    def _bind_coef(self, out: np.ndarray):
+        fill = block_call(_weights_at, self.v_, self.scale_, self.b_, out)
+        return (lambda learner: fill()), ("v_", "scale_", "b_")
 
     def _intercept(self) -> float:
         return float(self.b_[0])

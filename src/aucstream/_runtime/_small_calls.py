@@ -37,7 +37,16 @@ finiteness check). Scoring one example (``decision_one``, ``predict_one``,
 for bit; a dict row goes further (:meth:`BaseStreamingAUC._dict_score`): one compiled
 call checks that the learner's members are the objects they were when the weights
 were read, reads the dict where it lies, and scores, checks and calibrates the row
-(:class:`aucstream._fastpath.OneScore`).
+(:class:`aucstream._fastpath.OneScore`). After a learning call the weights are read
+again (a learner whose ``n_samples_seen_`` is another object has learnt: the compiled
+check is not asked first), through the learner's bound weights when it has them
+(:meth:`SmallCalls._bind_coef`: one compiled call writes ``_coef()`` and
+``_intercept()`` into the scorer's buffer), so that a progressive loop
+(``predict_proba_one``, then ``learn_one``) does not pay an averaged model's
+``_coef()`` through numba's dispatcher at every example. The plans of a one-row call
+are kept by label alone, and the learner's ``_plan_variant`` is not asked, when they
+can not depend on it (a learner that logs no rows and declares nothing it only reads:
+:func:`_declares_read_only`).
 """
 
 from __future__ import annotations
@@ -102,6 +111,15 @@ def _binds_its_update(cls: type) -> bool:
     return issubclass(owner("_bind_update"), owner("_update"))
 
 
+def _declares_read_only(learner) -> bool:
+    """Whether the learner's ``_read_only_state`` is its own or declared (it may then
+    depend on ``_plan_variant``); the runtime's default depends on the tags alone."""
+    default = StateDeclarations._read_only_state
+    return type(learner)._read_only_state is not default or (
+        learner._state_spec.read_only is not None
+    )
+
+
 def _override(cls: type, name: str, base: type):
     """``cls``'s function ``name`` when it is not ``base``'s (the default), else None."""
     found = getattr(cls, name)
@@ -146,7 +164,9 @@ class SmallCalls(LearnerHost):
         if step is not None and step.one is one and step.flat is cache.flat:
             return
         cls = type(self)  # (functions, not bound methods: the cache must not hold self)
-        variant = _override(cls, "_plan_variant", StateDeclarations)
+        variant = None  # (the plans do not depend on it: not asked, _fast_plan)
+        if cache.variant_matters:
+            variant = _override(cls, "_plan_variant", StateDeclarations)
         hook = _override(cls, "_check_partial_fit", SmallCalls)
         from ._entry import OneStep  # here: _entry reads aucstream._state, which imports us
 
@@ -326,6 +346,7 @@ class SmallCalls(LearnerHost):
             cache.flat = _state.FlatState(self, names if cache.pinned else ())
             cache.plans = {}
             cache.by_rows = bool(self._row_logged_state())
+            cache.variant_matters = cache.by_rows or _declares_read_only(self)
         if type(X) is tuple:  # the arrays of a dict row (learn_one)
             rows = X if quick_csr(X, width) else None
         else:
@@ -428,7 +449,8 @@ class SmallCalls(LearnerHost):
         if keep:
             if positive is None:
                 positive = bool(chunk.y[0] > 0.0)
-            key = (positive, rows is None, self._plan_variant(chunk))
+            variant = self._plan_variant(chunk) if cache.variant_matters else None
+            key = (positive, rows is None, variant)
             plan = cache.plans.get(key)
         if plan is None:
             by_rows = () if rows is None else self._row_written_state(chunk)
@@ -498,7 +520,11 @@ class SmallCalls(LearnerHost):
         k = len(x)
         if READS_DICTS:  # the kept weights are checked in the compiled call
             value = STALE
-            if scorer is not None and scorer.calls is not None:
+            if (
+                scorer is not None
+                and scorer.calls is not None
+                and state.get("n_samples_seen_") is scorer.seen  # (else it learnt since)
+            ):
                 value = scorer.calls[proba](id(x), k, id(state))
             if value == STALE:
                 if scorer is None or not self._read_again(scorer, state):
@@ -656,5 +682,22 @@ class SmallCalls(LearnerHost):
         ``self._bind_update(chunk)(self)``, so both paths run the same code; a
         subclass that overrides ``_update`` alone is not bound
         (:func:`_binds_its_update`).
+        """
+        return None
+
+    def _bind_coef(self, out: np.ndarray):
+        """The learner's weights bound to ``out`` (float64, ``n_features_in_ + 1``):
+        ``(fill, names)``, or None (the default: ``_coef()`` and ``_intercept()`` are
+        called instead).
+
+        ``fill(learner)`` writes ``_coef()`` into ``out[:-1]`` and ``_intercept()``
+        into ``out[-1]``, bit for bit, and returns True (False, ``out`` unspecified,
+        when the state does not fit it). Scoring a dict row
+        (:meth:`_dict_score`) reads the weights again after every learning call, so
+        a learner whose ``_coef`` costs more than a compiled call (an averaged model
+        computed from its lazy sums) binds one compiled call instead. The function
+        may hold the state arrays of the members ``names`` (it is bound again when one
+        of them is no longer the learner's) and ``out``; it reads every other member
+        and the parameters when called, and must not hold the learner (pass it).
         """
         return None

@@ -121,6 +121,7 @@ from .drift import AUCDriftDetector, DriftDetector, PageHinkley
 
 __all__ = [
     "fresh_candidates",
+    "lead_first",
     "new_detector",
     "pauc_candidates",
     "reopen",
@@ -220,6 +221,7 @@ def untouched(search) -> tuple:
         part
         for i in idle
         for part in (search.candidates_[i], search.overall_[i], search.recent_[i])
+        if part is not None
     )
 
 
@@ -260,6 +262,71 @@ def watch(search) -> bool:
     elif not (race[LAST_ALARM] > race[START] and n - race[LAST_ALARM] <= _CONFIRM_WAIT):
         return False  # no alarm, and none waits for its confirmation
     return n - race[START] >= 2 * search.first_round and confirmed(search, lead, m)
+
+
+def lead_first(search, X, y, labels, weights, journal) -> tuple[int, bool]:
+    """Learn a piece of the search's buffer with the incumbent first and watch it
+    (module docstring, "The watch, call by call"): the incumbent learns the whole
+    piece in one call, its scores are fed to the detector at each feed position
+    inside it (the piece's end too, unless it is a block end or a round, whose flush
+    feeds it). Returns ``(k, reopen)``: the rows of the piece the other alive
+    candidates are to learn (all of them, or up to a confirmed alarm, where the race
+    reopens once they learnt them: ``reopen``), the incumbent having learnt exactly
+    those ``k`` rows.
+
+    ``journal`` (a list, or None): see :func:`aucstream.search.search_transaction`.
+    """
+    from .search import DIVERGED, _learn_candidate
+
+    lead, n = int(search.progress_[2]), X.shape[0]
+    at, seen = int(search.progress_[0]), search.n_samples_seen_
+    stale = (
+        search.pending_labels_[at : at + n].copy(),
+        search.pending_scores_[lead, at : at + n].copy(),
+    )
+    search.pending_labels_[at : at + n] = labels
+    saved: list = []  # the incumbent's transaction, to undo its rows after a reopening
+    try:
+        search.pending_scores_[lead, at : at + n] = _learn_candidate(
+            search.candidates_[lead], X, y, weights, saved
+        )
+    except FloatingPointError:  # the search crowns another (the feed waits for its flush)
+        search._drop(lead, DIVERGED, seen)
+        return n, False
+    finally:
+        if journal is not None:
+            journal.extend(saved)
+    flushed = at + n == search._BLOCK or seen + n >= search.progress_[1]
+    last = at + n - (1 if flushed else 0)
+    cut = 0
+    try:
+        for g in range(at + until_watch(at), last + 1, _DRIFT_BLOCK):
+            search.progress_[0], search.n_samples_seen_ = g, seen + g - at
+            if watch(search):
+                cut = g - at
+                break
+    finally:
+        search.progress_[0], search.n_samples_seen_ = at, seen
+    if not cut:
+        return n, False
+    if cut < n:  # the incumbent learnt past the reopening: its rows up to it only
+        for walk, undo in reversed(saved):
+            walk.restore(undo)
+        search.pending_labels_[at + cut : at + n] = stale[0][cut:]  # (as they were)
+        search.pending_scores_[lead, at + cut : at + n] = stale[1][cut:]
+        again: list = []
+        rows = slice(0, cut)
+        w = None if weights is None else weights[rows]
+        try:
+            search.pending_scores_[lead, at : at + cut] = _learn_candidate(
+                search.candidates_[lead], X[rows], y[rows], w, again
+            )
+        except FloatingPointError:
+            search._drop(lead, DIVERGED, seen)
+        finally:
+            if journal is not None:
+                journal.extend(again)
+    return cut, True
 
 
 def history(search, lead: int, m: int) -> tuple[np.ndarray, np.ndarray]:

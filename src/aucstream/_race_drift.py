@@ -23,6 +23,24 @@ instead. The detector starts afresh whenever the incumbent changes (a round crow
 another candidate, a reopening), so it never ranks one scorer's scores against
 another's.
 
+The watch, call by call
+-----------------------
+Feeding the detector every ``_DRIFT_BLOCK`` examples must not cut the candidates'
+calls there (a call of a few hundred rows would then make two calls of every alive
+candidate, each with its own transaction: twice the cost of ``drift=None``). So a
+piece of the search's buffer (up to a block end, a round or the end of the call) is
+learnt by the incumbent first, in one call (:func:`lead_first`); its scores are then
+fed to the detector at each feed position inside the piece, exactly as if the piece
+had been cut there, and the other alive candidates learn the piece in one call each.
+Only when a confirmed alarm reopens the race at a feed position inside the piece is
+the piece cut there: the incumbent's call is undone (its transaction) and made again
+up to that position, the others learn up to it, the race reopens, and the rest of the
+call goes on from it. Learning is invariant to chunking, so this is the watch of a
+piece cut at every feed, bit for bit, at the cost of one incumbent call more per
+reopening; the positions of alarms and reopenings do not depend on how the stream
+is cut into calls. (When the incumbent diverges inside a piece, the crowned one's
+scores wait for the next flush: an exception, since the search scales nothing.)
+
 The confirmation
 ----------------
 The ranking signal compares each example's score with the recent scores of the

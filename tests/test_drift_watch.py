@@ -59,7 +59,6 @@ def test_a_reopening_inside_one_call_cuts_it_there(calls):
     whole = small_search()
     scores = whole.test_then_train(X, y)  # one call: pieces of up to a block
     assert whole.race_[1] >= 1
-    at = int(whole.race_[0])  # the last reopening, inside a piece of the one call
     # the incumbent's call of the piece holding the reopening was undone and made again
     # up to it: one call more than the pieces
     undone = [

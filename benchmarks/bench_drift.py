@@ -339,6 +339,13 @@ def _fmt_rec(values):
     return ", ".join("—" if v is None else f"{v:,}" for v in values) or "n/a"
 
 
+def _warm_up(args) -> None:
+    """Load the compiled kernels before any timing (the first stream would pay it)."""
+    X, y, _ = make_stream("linear", "abrupt", 0.1, 3000, 1500, 99)
+    for drift in ("auto", None):
+        run_pipeline(X, y, drift=drift)
+
+
 def _commit() -> str:
     """The checkout's commit (``+`` when it has uncommitted changes)."""
     try:
@@ -372,7 +379,7 @@ def report(results, memory, args, out: Path):
         f"{' --baselines-from ' + str(args.baselines_from) if args.baselines_from else ''}"
         f"{' --contenders ' + ' '.join(args.contenders) if args.reuse_from else ''}"
         f"{' --reuse-from ' + ' '.join(map(str, args.reuse_from)) if args.reuse_from else ''}` "
-        f"at commit `{_commit()}` ({platform.machine()}, Python {platform.python_version()}; "
+        f"at commit `{args.commit}` ({platform.machine()}, Python {platform.python_version()}; "
         f"load average {args.load[0]:.1f} at the start, {args.load[1]:.1f} at the end, on "
         f"{os.cpu_count()} CPUs: the machine is shared and noisy, CPU seconds are "
         "comparable within a row only). Concepts of "
@@ -628,7 +635,8 @@ def main():
     args = parser.parse_args()
     args.concept = args.concept or (10_000 if args.quick else 40_000)
     args.width = args.width or args.concept // 2
-    start_load = os.getloadavg()[0]
+    start_load, args.commit = os.getloadavg()[0], _commit()  # (the code that runs)
+    _warm_up(args)
     results, memory = run(args)
     args.load = (start_load, os.getloadavg()[0])
     args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -89,3 +89,19 @@ def test_waiting_slots_hold_no_metrics_until_a_reopening():
     started = np.flatnonzero(model.started_at_ > 0)
     assert started.size and all(model.recent_[i] is not None for i in started)
     assert all(model.recent_[i].window == model.window for i in started)
+
+
+def test_a_reopened_race_runs_the_fresh_copies_of_the_first_races_survivors():
+    X, y = concepts()
+    etas = [2**-k for k in (2, 4, 6, 8, 10)]
+    model = OnePassSearch([OPAUC(eta=e) for e in etas] + [UnivariateOnline(eta=2**-6)])
+    model.fit(X, y)
+    assert model.race_[1] >= 1
+    first = int(model.race_[_race_drift.N_FIRST])
+    assert first == 6 > _race_drift._FRESH_ALL
+    last = model.first_round * 2 ** (_race_drift._FRESH_ROUNDS - 1)
+    for i in range(first):
+        early = 0 <= model.dropped_at_[i] <= last and model.status_[i] != _race_drift.RETIRED
+        assert (model.status_[first + i] == _race_drift.WAITING) == early
+    assert (model.status_[first:] == _race_drift.WAITING).any()
+    assert (model.status_[first:] != _race_drift.WAITING).any()

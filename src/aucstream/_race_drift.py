@@ -83,7 +83,12 @@ position :math:`p`:
    first race, with its parameters and, when its class takes ``half_life``
    (``get_params()``), ``half_life = _FRESH_HALF_LIFE`` (forgetting, the library's
    one meaning, :data:`aucstream._params.FORGETTING`), so that the newcomers keep
-   adapting; a fresh candidate that is itself the incumbent is kept as it is;
+   adapting; a fresh candidate that is itself the incumbent is kept as it is. Of a
+   first race of more than ``_FRESH_ALL`` candidates, only those that survived its
+   first ``_FRESH_ROUNDS`` rounds get a fresh copy (:func:`slow`): those rounds
+   measured how fast each learns from nothing, which is what a reopened race asks,
+   and a reopened race of all of them cost as much as the first race again (in
+   ``benchmarks/bench_drift.py``, about the same AUC; docs/results/drift.md);
 3. the other candidates of the previous race are retired (their states reflect the
    old concept, and the newcomers include their kind);
 4. the incumbent's window is emptied: from :math:`p` on, the incumbent and every
@@ -155,6 +160,11 @@ __all__ = [
 _DRIFT_BLOCK = 512
 #: ``half_life`` of the fresh candidates whose class takes one (in examples).
 _FRESH_HALF_LIFE = 5000.0
+#: A reopened race runs the fresh slots of the first race's candidates that survived
+#: its first ``_FRESH_ROUNDS`` rounds (:func:`slow`).
+_FRESH_ROUNDS = 2
+#: ... unless the first race had at most this many candidates: then all of them.
+_FRESH_ALL = 4
 #: Candidate status codes of the reopened race (after those of aucstream.search).
 WAITING, RETIRED = 4, 5
 #: The confirmation of an alarm (:func:`confirmed`): the latest rows of the incumbent
@@ -414,6 +424,21 @@ def confirmed(search, lead: int, m: int) -> bool:
     return a_before - a_after > _CONFIRM_Z * np.sqrt(v_before + v_after)
 
 
+def slow(search, i: int) -> bool:
+    """Whether the first race's candidate ``i`` diverged, or was dropped at (or before)
+    that race's round ``_FRESH_ROUNDS`` of a list of more than ``_FRESH_ALL``: its
+    fresh slot does not run in a reopened race (module docstring, "The reopening")."""
+    from .search import DIVERGED
+
+    dropped = int(search.dropped_at_[i])
+    if search.status_[i] == DIVERGED:
+        return True
+    if search.race_[N_FIRST] <= _FRESH_ALL:  # a short list: every slot runs
+        return False
+    last = int(search.first_round) * 2 ** (_FRESH_ROUNDS - 1)  # its round _FRESH_ROUNDS
+    return 0 <= dropped <= last and search.status_[i] != RETIRED
+
+
 def reopen(search) -> None:
     """Reopen the race at the current position (module docstring, "The reopening")."""
     from .search import ALIVE
@@ -425,7 +450,7 @@ def reopen(search) -> None:
     for i, candidate in enumerate(search.candidates_):
         if i == lead:
             continue
-        if i >= first:
+        if i >= first and not slow(search, i - first):
             fresh = clone(candidate)
             fresh._validate_params()
             fresh._reset(search.classes_, d)

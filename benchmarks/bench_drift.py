@@ -455,7 +455,7 @@ def report(results, memory, args, out: Path):
             "",
             "| contender | peak MiB |",
             "|---|---|",
-            *[f"| {k} | {v / 2**20:.1f} |" for k, v in memory.items()],
+            *[f"| {k} | {v / 2**20:.1f} |" for k, v in memory.items() if v is not None],
             "",
         ]
         if memory

@@ -135,6 +135,9 @@ drop is the change of concept.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 from sklearn.base import clone
 
@@ -148,6 +151,7 @@ __all__ = [
     "new_detector",
     "pauc_candidates",
     "reopen",
+    "slot_metrics",
     "until_watch",
     "untouched",
     "first_round",
@@ -233,6 +237,13 @@ def new_detector(drift) -> AUCDriftDetector:
     base = PageHinkley(mode="down") if drift == "auto" else clone(drift)
     assert isinstance(base, DriftDetector)
     return AUCDriftDetector(base, pos_label=1)
+
+
+def slot_metrics(make: Callable[[], Any], first: int, k: int) -> list[Any]:
+    """A metric per candidate of the first race, None per waiting fresh slot: a
+    reopening gives a slot it starts its metrics (a window of 25 bytes per example
+    that every transaction copying the search would otherwise copy, empty)."""
+    return [make() for _ in range(first)] + [None] * (k - first)
 
 
 def untouched(search) -> tuple:

@@ -460,8 +460,8 @@ class OnePassSearch(HoldsLearners, BaseStreamingAUC):
         self.status_[first:] = _race_drift.WAITING
         self.dropped_at_ = np.full(k, -1, dtype=np.int64)
         self.started_at_ = np.zeros(k, dtype=np.int64)
-        self.overall_ = [self._overall_metric() for _ in range(first)] + [None] * (k - first)
-        self.recent_ = [self._window_metric() for _ in range(first)] + [None] * (k - first)
+        self.overall_ = _race_drift.slot_metrics(self._overall_metric, first, k)
+        self.recent_ = _race_drift.slot_metrics(self._window_metric, first, k)
         self.drift_ = None if self.drift is None else _race_drift.new_detector(self.drift)
         self.race_ = np.array([0, 0, 0, 0, first, 0], dtype=np.int64)
         self.pending_scores_ = np.zeros((k, self._BLOCK))

@@ -23,6 +23,24 @@ instead. The detector starts afresh whenever the incumbent changes (a round crow
 another candidate, a reopening), so it never ranks one scorer's scores against
 another's.
 
+The watch, call by call
+-----------------------
+Feeding the detector every ``_DRIFT_BLOCK`` examples must not cut the candidates'
+calls there (a call of a few hundred rows would then make two calls of every alive
+candidate, each with its own transaction: twice the cost of ``drift=None``). So a
+piece of the search's buffer (up to a block end, a round or the end of the call) is
+learnt by the incumbent first, in one call (:func:`lead_first`); its scores are then
+fed to the detector at each feed position inside the piece, exactly as if the piece
+had been cut there, and the other alive candidates learn the piece in one call each.
+Only when a confirmed alarm reopens the race at a feed position inside the piece is
+the piece cut there: the incumbent's call is undone (its transaction) and made again
+up to that position, the others learn up to it, the race reopens, and the rest of the
+call goes on from it. Learning is invariant to chunking, so this is the watch of a
+piece cut at every feed, bit for bit, at the cost of one incumbent call more per
+reopening; the positions of alarms and reopenings do not depend on how the stream
+is cut into calls. (When the incumbent diverges inside a piece, the crowned one's
+scores wait for the next flush: an exception, since the search scales nothing.)
+
 The confirmation
 ----------------
 The ranking signal compares each example's score with the recent scores of the
@@ -65,7 +83,12 @@ position :math:`p`:
    first race, with its parameters and, when its class takes ``half_life``
    (``get_params()``), ``half_life = _FRESH_HALF_LIFE`` (forgetting, the library's
    one meaning, :data:`aucstream._params.FORGETTING`), so that the newcomers keep
-   adapting; a fresh candidate that is itself the incumbent is kept as it is;
+   adapting; a fresh candidate that is itself the incumbent is kept as it is. Of a
+   first race of more than ``_FRESH_ALL`` candidates, only those that survived its
+   first ``_FRESH_ROUNDS`` rounds get a fresh copy (:func:`slow`): those rounds
+   measured how fast each learns from nothing, which is what a reopened race asks,
+   and a reopened race of all of them cost as much as the first race again (in
+   ``benchmarks/bench_drift.py``, about the same AUC; docs/results/drift.md);
 3. the other candidates of the previous race are retired (their states reflect the
    old concept, and the newcomers include their kind);
 4. the incumbent's window is emptied: from :math:`p` on, the incumbent and every
@@ -112,6 +135,9 @@ drop is the change of concept.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 from sklearn.base import clone
 
@@ -121,9 +147,11 @@ from .drift import AUCDriftDetector, DriftDetector, PageHinkley
 
 __all__ = [
     "fresh_candidates",
+    "lead_first",
     "new_detector",
     "pauc_candidates",
     "reopen",
+    "slot_metrics",
     "until_watch",
     "untouched",
     "first_round",
@@ -136,6 +164,11 @@ __all__ = [
 _DRIFT_BLOCK = 512
 #: ``half_life`` of the fresh candidates whose class takes one (in examples).
 _FRESH_HALF_LIFE = 5000.0
+#: A reopened race runs the fresh slots of the first race's candidates that survived
+#: its first ``_FRESH_ROUNDS`` rounds (:func:`slow`).
+_FRESH_ROUNDS = 2
+#: ... unless the first race had at most this many candidates: then all of them.
+_FRESH_ALL = 4
 #: Candidate status codes of the reopened race (after those of aucstream.search).
 WAITING, RETIRED = 4, 5
 #: The confirmation of an alarm (:func:`confirmed`): the latest rows of the incumbent
@@ -206,6 +239,13 @@ def new_detector(drift) -> AUCDriftDetector:
     return AUCDriftDetector(base, pos_label=1)
 
 
+def slot_metrics(make: Callable[[], Any], first: int, k: int) -> list[Any]:
+    """A metric per candidate of the first race, None per waiting fresh slot: a
+    reopening gives a slot it starts its metrics (a window of 25 bytes per example
+    that every transaction copying the search would otherwise copy, empty)."""
+    return [make() for _ in range(first)] + [None] * (k - first)
+
+
 def untouched(search) -> tuple:
     """What a call to ``search`` can not write (a transaction need not copy it): the
     candidates that are not alive at its start, with their metrics. A dropped or
@@ -220,6 +260,7 @@ def untouched(search) -> tuple:
         part
         for i in idle
         for part in (search.candidates_[i], search.overall_[i], search.recent_[i])
+        if part is not None
     )
 
 
@@ -260,6 +301,71 @@ def watch(search) -> bool:
     elif not (race[LAST_ALARM] > race[START] and n - race[LAST_ALARM] <= _CONFIRM_WAIT):
         return False  # no alarm, and none waits for its confirmation
     return n - race[START] >= 2 * search.first_round and confirmed(search, lead, m)
+
+
+def lead_first(search, X, y, labels, weights, journal) -> tuple[int, bool]:
+    """Learn a piece of the search's buffer with the incumbent first and watch it
+    (module docstring, "The watch, call by call"): the incumbent learns the whole
+    piece in one call, its scores are fed to the detector at each feed position
+    inside it (the piece's end too, unless it is a block end or a round, whose flush
+    feeds it). Returns ``(k, reopen)``: the rows of the piece the other alive
+    candidates are to learn (all of them, or up to a confirmed alarm, where the race
+    reopens once they learnt them: ``reopen``), the incumbent having learnt exactly
+    those ``k`` rows.
+
+    ``journal`` (a list, or None): see :func:`aucstream.search.search_transaction`.
+    """
+    from .search import DIVERGED, _learn_candidate
+
+    lead, n = int(search.progress_[2]), X.shape[0]
+    at, seen = int(search.progress_[0]), search.n_samples_seen_
+    stale = (
+        search.pending_labels_[at : at + n].copy(),
+        search.pending_scores_[lead, at : at + n].copy(),
+    )
+    search.pending_labels_[at : at + n] = labels
+    saved: list = []  # the incumbent's transaction, to undo its rows after a reopening
+    try:
+        search.pending_scores_[lead, at : at + n] = _learn_candidate(
+            search.candidates_[lead], X, y, weights, saved
+        )
+    except FloatingPointError:  # the search crowns another (the feed waits for its flush)
+        search._drop(lead, DIVERGED, seen)
+        return n, False
+    finally:
+        if journal is not None:
+            journal.extend(saved)
+    flushed = at + n == search._BLOCK or seen + n >= search.progress_[1]
+    last = at + n - (1 if flushed else 0)
+    cut = 0
+    try:
+        for g in range(at + until_watch(at), last + 1, _DRIFT_BLOCK):
+            search.progress_[0], search.n_samples_seen_ = g, seen + g - at
+            if watch(search):
+                cut = g - at
+                break
+    finally:
+        search.progress_[0], search.n_samples_seen_ = at, seen
+    if not cut:
+        return n, False
+    if cut < n:  # the incumbent learnt past the reopening: its rows up to it only
+        for walk, undo in reversed(saved):
+            walk.restore(undo)
+        search.pending_labels_[at + cut : at + n] = stale[0][cut:]  # (as they were)
+        search.pending_scores_[lead, at + cut : at + n] = stale[1][cut:]
+        again: list = []
+        rows = slice(0, cut)
+        w = None if weights is None else weights[rows]
+        try:
+            search.pending_scores_[lead, at : at + cut] = _learn_candidate(
+                search.candidates_[lead], X[rows], y[rows], w, again
+            )
+        except FloatingPointError:
+            search._drop(lead, DIVERGED, seen)
+        finally:
+            if journal is not None:
+                journal.extend(again)
+    return cut, True
 
 
 def history(search, lead: int, m: int) -> tuple[np.ndarray, np.ndarray]:
@@ -329,6 +435,21 @@ def confirmed(search, lead: int, m: int) -> bool:
     return a_before - a_after > _CONFIRM_Z * np.sqrt(v_before + v_after)
 
 
+def slow(search, i: int) -> bool:
+    """Whether the first race's candidate ``i`` diverged, or was dropped at (or before)
+    that race's round ``_FRESH_ROUNDS`` of a list of more than ``_FRESH_ALL``: its
+    fresh slot does not run in a reopened race (module docstring, "The reopening")."""
+    from .search import DIVERGED
+
+    dropped = int(search.dropped_at_[i])
+    if search.status_[i] == DIVERGED:
+        return True
+    if search.race_[N_FIRST] <= _FRESH_ALL:  # a short list: every slot runs
+        return False
+    last = int(search.first_round) * 2 ** (_FRESH_ROUNDS - 1)  # its round _FRESH_ROUNDS
+    return 0 <= dropped <= last and search.status_[i] != RETIRED
+
+
 def reopen(search) -> None:
     """Reopen the race at the current position (module docstring, "The reopening")."""
     from .search import ALIVE
@@ -340,7 +461,7 @@ def reopen(search) -> None:
     for i, candidate in enumerate(search.candidates_):
         if i == lead:
             continue
-        if i >= first:
+        if i >= first and not slow(search, i - first):
             fresh = clone(candidate)
             fresh._validate_params()
             fresh._reset(search.classes_, d)

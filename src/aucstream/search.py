@@ -460,8 +460,8 @@ class OnePassSearch(HoldsLearners, BaseStreamingAUC):
         self.status_[first:] = _race_drift.WAITING
         self.dropped_at_ = np.full(k, -1, dtype=np.int64)
         self.started_at_ = np.zeros(k, dtype=np.int64)
-        self.overall_ = [self._overall_metric() for _ in range(k)]
-        self.recent_ = [self._window_metric() for _ in range(k)]
+        self.overall_ = _race_drift.slot_metrics(self._overall_metric, first, k)
+        self.recent_ = _race_drift.slot_metrics(self._window_metric, first, k)
         self.drift_ = None if self.drift is None else _race_drift.new_detector(self.drift)
         self.race_ = np.array([0, 0, 0, 0, first, 0], dtype=np.int64)
         self.pending_scores_ = np.zeros((k, self._BLOCK))
@@ -618,28 +618,31 @@ class OnePassSearch(HoldsLearners, BaseStreamingAUC):
         scores = np.empty(n)
         labels = (y == self.classes_[1]).astype(np.int8)
         start = 0
-        while start < n:
-            stop = min(n, start + self._piece_length())
-            rows = slice(start, stop)
+        while start < n:  # (a piece stops early at a reopening: _race_drift.lead_first)
+            rows = slice(start, min(n, start + self._piece_length()))
             w = None if weights is None else weights[rows]
-            scores[rows] = self._learn_piece(X[rows], y[rows], labels[rows], w)
-            start = stop
+            got = self._learn_piece(X[rows], y[rows], labels[rows], w)
+            scores[start : start + got.size] = got
+            start += got.size
         return scores
 
     def _piece_length(self) -> int:
         """Examples until the next metric update (a block end or a round)."""
         buffered, next_round = int(self.progress_[0]), int(self.progress_[1])
-        n = min(self._BLOCK - buffered, max(1, next_round - self.n_samples_seen_))
-        if self.__dict__.get("drift_") is None:
-            return n
-        return min(n, _race_drift.until_watch(buffered))  # or the detector's next feed
+        return min(self._BLOCK - buffered, max(1, next_round - self.n_samples_seen_))
 
     def _learn_piece(self, X, y, labels, weights) -> np.ndarray:
         lead = int(self.progress_[2])  # the round leader: fixed before the labels
         at = int(self.progress_[0])
-        rows = slice(at, at + X.shape[0])
         journal = _JOURNALS.get(self)  # a call that declared its metrics untouched
+        k, reopen = X.shape[0], False
+        if self.drift_ is not None:  # the leader first, watched (_race_drift.lead_first)
+            k, reopen = _race_drift.lead_first(self, X, y, labels, weights, journal)
+            X, y, labels, weights = (a if a is None else a[:k] for a in (X, y, labels, weights))
+        rows = slice(at, at + k)
         for i in np.flatnonzero(self.status_ == ALIVE):
+            if i == lead and self.drift_ is not None:
+                continue
             try:
                 self.pending_scores_[i, rows] = _learn_candidate(
                     self.candidates_[i], X, y, weights, journal
@@ -665,11 +668,8 @@ class OnePassSearch(HoldsLearners, BaseStreamingAUC):
             reopened = self._flush()
             if at_round and not reopened:  # a reopening schedules its own rounds
                 self._round()
-        elif self.drift_ is not None and _race_drift.until_watch(int(self.progress_[0])) == (
-            _race_drift._DRIFT_BLOCK
-        ):
-            if _race_drift.watch(self):  # an alarm
-                _race_drift.reopen(self)
+        elif reopen:  # (a leader that diverged leaves the feed to the flush)
+            _race_drift.reopen(self)
         return scores
 
     def _crown(self, lead: int) -> None:

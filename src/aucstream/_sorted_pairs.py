@@ -9,7 +9,11 @@ and :class:`~aucstream.metrics.RollingAUC` (:mod:`aucstream._streaming_auc`).
   :func:`_peek_counts`);
 - the partial AUC read from sorted runs: :func:`_tops` (the scores the region can
   reach, merged from the runs) and :func:`_partial_auc` (the walk down the ROC curve,
-  :func:`_partial_area`).
+  :func:`_partial_area`);
+- :class:`StreamRuns`: the pair count of a stream with each class's runs in one
+  buffer, updated in two compiled calls per chunk (:func:`_split_into`,
+  :func:`_count_new`), what :func:`aucstream.evaluation.prequential`'s ``auc`` column
+  keeps.
 """
 
 from __future__ import annotations
@@ -320,7 +324,8 @@ def _compact(runs: list[np.ndarray]) -> None:
 
 # ------------------------------------------------- the runs of a stream, in one buffer
 #: Runs a class can hold: each run is more than twice the next (:func:`_push_run`), so
-#: 62 runs would hold more than 2**62 scores.
+#: 62 runs would hold more than 2**62 scores (one more slot holds a new run before it
+#: is merged).
 _MAX_RUNS = 62
 
 
@@ -399,12 +404,14 @@ class StreamRuns:
     are split by class, sorted, counted against each other and the other class's runs
     by galloping searches (:func:`_count`), and merged into the runs as
     :func:`_compact` merges them. ``auc()`` is :math:`C / (2 n_+ n_-)`, the float
-    ``PrequentialAUC.get()`` gives from the same integer count.
+    ``PrequentialAUC.get()`` gives from the same integer count. Memory: 8 bytes a
+    score, up to twice that as the buffers grow by doubling (room for a chunk after
+    the runs).
     """
 
     def __init__(self) -> None:
         self.buffers = [np.empty(1024), np.empty(1024)]
-        self.meta = np.zeros((2, _MAX_RUNS + 1), dtype=np.int64)
+        self.meta = np.zeros((2, _MAX_RUNS + 2), dtype=np.int64)  # see _push_run
         self.pairs = 0
 
     def sizes(self) -> tuple[int, int]:

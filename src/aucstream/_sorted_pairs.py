@@ -96,25 +96,10 @@ def _gallop(a, lo, n, x, right):
     return lo
 
 
-#: Up to this many hay scores per needle, :func:`_rank_sum` walks the hay (a step of
-#: a predictable loop per score) instead of galloping (a few unpredictable branches
-#: per needle).
-_WALK = 8
-
-
 @jit
 def _rank_sum(hay, needles):
     r""":math:`\sum_x 2\,\#\{z < x\} + \#\{z = x\}` over sorted ``needles`` x, sorted ``hay`` z."""
     n, lo, hi, total = hay.shape[0], 0, 0, 0
-    if n <= _WALK * needles.shape[0]:  # dense needles: one walk through hay, O(n + k)
-        for x in needles:
-            while lo < n and hay[lo] < x:
-                lo += 1
-            hi = max(hi, lo)
-            while hi < n and hay[hi] <= x:
-                hi += 1
-            total += lo + hi
-        return total
     for x in needles:
         lo = _gallop(hay, lo, n, x, False)
         # past the scores equal to x: none (one comparison) unless x is tied in hay

@@ -43,6 +43,7 @@ __all__ = [
     "StreamingLogLoss",
     "StreamingPositiveRate",
     "expected_calibration_error",
+    "update_together",
 ]
 
 #: Equal-width probability bins of the expected calibration error.
@@ -81,6 +82,49 @@ def _brier_sum(positive, p):
         e = p[i] - 1.0 if positive[i] else p[i]
         total += e * e
     return total
+
+
+@jit
+def _chunk_sums(positive, p, out):
+    """Add a chunk's log-loss sum to ``out[0]``, its squared-error sum to ``out[1]``
+    (the sums of :func:`_log_loss_sum` and :func:`_brier_sum`, the same operations in
+    the same order; skipped when ``p`` is empty) and its positives to ``out[2]``."""
+    log_loss = brier = 0.0
+    n_pos = 0
+    for i in range(positive.shape[0]):
+        n_pos += positive[i]
+    for i in range(p.shape[0]):
+        log_loss -= math.log(p[i]) if positive[i] else math.log1p(-p[i])
+        e = p[i] - 1.0 if positive[i] else p[i]
+        brier += e * e
+    out[0], out[1], out[2] = log_loss, brier, n_pos
+
+
+def update_together(metrics, positive: np.ndarray, proba) -> list:
+    """Feed one chunk to the :class:`StreamingLogLoss`, :class:`StreamingBrier` and
+    :class:`StreamingPositiveRate` among ``metrics`` in one compiled pass
+    (:func:`_chunk_sums`), each as its ``update`` would; the other metrics are
+    returned, not fed."""
+    together = (StreamingLogLoss, StreamingBrier, StreamingPositiveRate)
+    fed = [m for m in metrics if type(m) in together]
+    if not fed:
+        return list(metrics)
+    positive = np.ascontiguousarray(positive, dtype=bool).reshape(-1)
+    p = _NO_PROBA
+    if any(type(m) is not StreamingPositiveRate for m in fed):
+        p = np.ascontiguousarray(proba, dtype=np.float64).reshape(-1)
+    sums = np.empty(3)
+    _chunk_sums(positive, p, sums)
+    for m in fed:
+        if type(m) is StreamingPositiveRate:
+            m.n_pos += int(sums[2])
+        else:
+            m.total += float(sums[0] if type(m) is StreamingLogLoss else sums[1])
+        m.n += positive.shape[0]
+    return [m for m in metrics if type(m) not in together]
+
+
+_NO_PROBA = np.empty(0)
 
 
 class _MeanLoss(_Counted):

@@ -81,6 +81,7 @@ from .._config import format_bytes, get_config
 from .._dask_tasks import _nbytes
 from .._rng import make_rng
 from .._state import state_items
+from .._stream_metrics import update_together
 from .._streaming_auc import PrequentialAUC
 from ._prequential_columns import METRICS, chosen_metrics
 
@@ -134,24 +135,25 @@ class _MemoryReading:
 
     def __init__(self, model) -> None:
         self.model = model
-        self.key: tuple | None = None
+        self.names: tuple = ()
+        self.held: list[tuple[str, Any]] = []  # (name, object) of each value not plain
         self.arrays: list[np.ndarray] = []
+        self.known = False
 
     def read(self) -> int:
         values = vars(self.model)
-        plain = self._PLAIN
-        key = (
-            tuple(values),
-            tuple(None if isinstance(v, plain) else id(v) for v in values.values()),
-        )
-        if key == self.key:
+        if (
+            self.known
+            and tuple(values) == self.names
+            and all(values[name] is value for name, value in self.held)
+        ):
             return sum(a.nbytes for a in self.arrays)
         state = state_items(self.model)
-        if all(isinstance(v, self._LEAVES) for v in state.values()):
-            self.key = key
+        self.known = all(isinstance(v, self._LEAVES) for v in state.values())
+        if self.known:
+            self.names = tuple(values)
+            self.held = [(k, v) for k, v in values.items() if not isinstance(v, self._PLAIN)]
             self.arrays = [v for v in state.values() if isinstance(v, np.ndarray)]
-        else:
-            self.key = None
         return model_bytes(self.model)
 
 
@@ -480,9 +482,12 @@ class _Evaluation:
                 None if parts[0] is None else np.concatenate(parts) for parts in zip(*self.held)
             )
         self.held, self.n_held = [], 0
+        # the log-loss, Brier score and positive rate in one compiled pass
+        apart = {id(m) for m in update_together(self.columns.values(), positive, proba)}
         for name, metric in self.columns.items():
-            ranked = proba if name in self.by_proba else scores
-            metric.update(positive, ranked, proba, predicted)
+            if id(metric) in apart:
+                ranked = proba if name in self.by_proba else scores
+                metric.update(positive, ranked, proba, predicted)
 
     # -------------------------------------------------------------- learning
     def learn_row(self, X, y: np.ndarray, j: int) -> None:

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from .._sorted_pairs import StreamRuns
 from .._stream_metrics import (
     StreamingAveragePrecision,
     StreamingBrier,
@@ -42,6 +43,26 @@ class _PairMetric:
 
     def get(self) -> float:
         return float(self.metric.get())
+
+
+class _CumulativeAUC:
+    """``auc``: :class:`~aucstream.metrics.PrequentialAUC`'s value (the same integer
+    pair count, the same float) in two compiled calls per update
+    (:class:`aucstream._sorted_pairs.StreamRuns`)."""
+
+    needs = frozenset({"scores"})
+    ranks = True
+
+    def __init__(self) -> None:
+        self.runs = StreamRuns()
+
+    def update(self, positive, scores, proba=None, predicted=None) -> None:
+        self.runs.add(
+            np.ascontiguousarray(positive, dtype=bool), np.ascontiguousarray(scores, np.float64)
+        )
+
+    def get(self) -> float:
+        return self.runs.auc()
 
 
 class _Alarms:
@@ -94,7 +115,7 @@ class _Column:
 
 #: The metric columns by name. Adding a column is one entry here.
 METRICS: dict[str, _Column] = {
-    "auc": _Column(lambda o: _PairMetric(PrequentialAUC(pos_label=True)), default=True),
+    "auc": _Column(lambda o: _CumulativeAUC(), default=True),
     "window_auc": _Column(
         lambda o: _PairMetric(RollingAUC(o["window"], pos_label=True)),
         default=True,

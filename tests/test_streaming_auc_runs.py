@@ -1,0 +1,112 @@
+"""The buffered runs behind prequential's ``auc`` column (``_sorted_pairs.StreamRuns``)
+and the fused probability sums (``_stream_metrics.update_together``).
+
+``StreamRuns`` gives, after every chunk of hypothesis-drawn streams (few distinct
+scores: many ties; chunk sizes from 0 up, single scores included), the very float
+``PrequentialAUC.get()`` gives and the exact rational AUC rounded once; its runs stay
+sorted and each more than twice the next. ``update_together`` feeds the log-loss,
+Brier score and positive rate what their own ``update`` would, bit for bit.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from aucstream._sorted_pairs import StreamRuns
+from aucstream._stream_metrics import (
+    StreamingBrier,
+    StreamingECE,
+    StreamingLogLoss,
+    StreamingPositiveRate,
+    update_together,
+)
+from aucstream._streaming_auc import PrequentialAUC
+
+
+def exact_auc(positive: np.ndarray, scores: np.ndarray) -> float:
+    pos, neg = scores[positive], scores[~positive]
+    if not pos.size or not neg.size:
+        return math.nan
+    twice = sum(2 * int(np.sum(p > neg)) + int(np.sum(p == neg)) for p in pos)
+    return float(Fraction(twice, 2 * pos.size * neg.size))
+
+
+def check_runs(runs: StreamRuns) -> None:
+    for j in (0, 1):
+        ends = runs.meta[j, 1 : runs.meta[j, 0] + 1]
+        starts = np.r_[0, ends[:-1]]
+        sizes = ends - starts
+        assert np.all(sizes > 0) and np.all(sizes[:-1] > 2 * sizes[1:])
+        for start, end in zip(starts, ends):
+            assert np.all(np.diff(runs.buffers[j][start:end]) >= 0)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    levels=st.integers(1, 6),
+    sizes=st.lists(st.integers(0, 300), min_size=1, max_size=25),
+)
+def test_equals_prequential_auc_and_the_exact_value(seed, levels, sizes):
+    rng = np.random.default_rng(seed)
+    n = sum(sizes)
+    scores = rng.integers(0, levels, n).astype(np.float64) / levels
+    positive = rng.random(n) < rng.random()
+    runs, reference = StreamRuns(), PrequentialAUC(pos_label=True)
+    start = 0
+    for size in sizes:
+        part = slice(start, start + size)
+        runs.add(positive[part], scores[part])
+        reference.update(positive[part], scores[part])
+        start += size
+        got, want = runs.auc(), reference.get()
+        assert (math.isnan(got) and math.isnan(want)) or got == want
+        assert runs.auc() == exact_auc(positive[:start], scores[:start]) or math.isnan(got)
+        assert runs.sizes() == (int((~positive[:start]).sum()), int(positive[:start].sum()))
+        check_runs(runs)
+
+
+def test_chunking_does_not_change_the_value_and_buffers_grow():
+    rng = np.random.default_rng(1)
+    scores, positive = rng.normal(size=5000), rng.random(5000) < 0.3
+    values = []
+    for size in (1, 7, 1000, 5000):
+        runs = StreamRuns()
+        for start in range(0, 5000, size):
+            runs.add(positive[start : start + size], scores[start : start + size])
+        check_runs(runs)
+        values.append(runs.auc())
+    assert len(set(values)) == 1 and values[0] == exact_auc(positive, scores)
+
+
+def test_a_score_not_finite_is_refused_and_nothing_counted():
+    runs = StreamRuns()
+    runs.add(np.array([True, False]), np.array([0.5, 0.1]))
+    with pytest.raises(ValueError, match="score 1 = nan is not finite"):
+        runs.add(np.array([False, True, False]), np.array([0.2, np.nan, 0.3]))
+    assert runs.sizes() == (1, 1) and runs.pairs == 2 and runs.auc() == 1.0
+    runs.add(np.array([False]), np.array([0.9]))
+    assert runs.auc() == 0.5
+
+
+def test_update_together_feeds_each_metric_as_its_update():
+    rng = np.random.default_rng(2)
+    alone = [StreamingLogLoss(), StreamingBrier(), StreamingPositiveRate(), StreamingECE()]
+    fused = [StreamingLogLoss(), StreamingBrier(), StreamingPositiveRate(), StreamingECE()]
+    for size in (1, 50, 333):
+        positive, proba = rng.random(size) < 0.4, rng.random(size)
+        for metric in alone:
+            metric.update(positive, None, proba)
+        rest = update_together(fused, positive, proba)
+        assert rest == [fused[3]]
+        rest[0].update(positive, None, proba)
+        assert [m.get() for m in fused] == [m.get() for m in alone]
+    rate = StreamingPositiveRate()  # no probabilities needed
+    assert update_together([rate], np.array([True, False]), None) == []
+    assert rate.get() == 0.5

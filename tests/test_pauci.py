@@ -48,10 +48,10 @@ def test_gradients_are_those_of_the_objective(y, two_way):
     beta, alpha, kappa, omega, p = 0.1, 0.4, 3.0, 0.5, 0.2
     for _ in range(20):
         v = np.array([*rng.uniform(0.05, 0.95, 3), rng.uniform(-0.9, 0.9), *rng.uniform(0, 2, 2)])
-        scal = np.array([v[1], v[2], v[3], v[4], v[5]])
-        out = np.empty(5)
+        scal = np.array([v[1], v[2], v[3], v[4], v[5], 0.0])
+        out = np.empty(6)
         df = _scalar_gradients(v[0], y, scal, p, beta, alpha, kappa, omega, two_way, out)
-        got = np.array([df, *out])  # d/d[f, a, b, gamma, s', s]
+        got = np.array([df, *out[:5]])  # d/d[f, a, b, gamma, s', s]
         h = 1e-6
         want = np.empty(6)
         for k in range(6):
@@ -68,7 +68,7 @@ def _reference(X, y, max_fpr, min_tpr, eta, kappa, omega):
     taken by finite differences of ``_term`` (not by the kernel's formulas)."""
     n, d = X.shape
     w, G, U = np.zeros(d), np.zeros(d), np.zeros(d)
-    scal, sq = np.array(_INITIAL, dtype=float), np.zeros(5)
+    scal, sq = np.array(_INITIAL, dtype=float), np.zeros(6)
     two_way = min_tpr is not None
     alpha = 1.0 - min_tpr if two_way else 1.0
     counts = [0, 0]
@@ -80,8 +80,8 @@ def _reference(X, y, max_fpr, min_tpr, eta, kappa, omega):
         t = t0 + 1
         counts[yi > 0] += 1
         p = (counts[1] + 1) / (t + 2)
-        f = 1 / (1 + math.exp(-z))
-        v = np.array([f, *scal])
+        f = 1 / (1 + math.exp(-(z + scal[5])))
+        v = np.array([f, *scal[:5]])
         grad = np.empty(6)
         for k in range(6):
             up, down = v.copy(), v.copy()
@@ -96,10 +96,10 @@ def _reference(X, y, max_fpr, min_tpr, eta, kappa, omega):
         delta[nz] = eta * gw[nz] / (np.sqrt(G[nz]) + 1e-12)
         w -= delta
         U -= t * delta
-        gs = grad[1:]
+        gs = np.append(grad[1:], grad[0] * f * (1 - f))  # ..., d/dc
         nz = gs != 0
         sq[nz] += gs[nz] ** 2
-        step = np.zeros(5)
+        step = np.zeros(6)
         step[nz] = eta * gs[nz] / (np.sqrt(sq[nz]) + 1e-12)
         step[2] = -step[2]  # ascent on gamma
         scal -= step

@@ -116,6 +116,7 @@ import numpy as np
 from sklearn.base import clone
 
 from ._base import BaseStreamingAUC
+from ._pauc_race import GuardedPartialAUC
 from ._streaming_auc import PrequentialAUC, RollingAUC
 from .drift import AUCDriftDetector, DriftDetector, PageHinkley
 
@@ -384,8 +385,9 @@ def check_state(search) -> None:
 
 def metrics(window: int, exact_scores: int, max_fpr) -> tuple[PrequentialAUC, RollingAUC]:
     """A candidate's two metrics: its prequential AUC (the leaderboard's) and its
-    windowed racing statistic (the partial AUC with ``max_fpr``)."""
+    windowed racing statistic (with ``max_fpr``, the partial AUC guarded by the full
+    AUC: :mod:`aucstream._pauc_race`)."""
     overall = PrequentialAUC(pos_label=1, max_memory=exact_scores)
     if max_fpr is None:
         return overall, RollingAUC(window, pos_label=1)
-    return overall, RollingAUC(window, pos_label=1, max_fpr=max_fpr)
+    return overall, GuardedPartialAUC(window, pos_label=1, max_fpr=max_fpr)

@@ -343,6 +343,7 @@ class PAUCI(BaseStreamingAUC):
 
     def _update(self, chunk: Chunk) -> None:
         two_way = self.min_tpr is not None
+        alpha = 1.0 - float(self.min_tpr) if self.min_tpr is not None else 1.0
         _pauci_chunk(
             self.w_,
             self.grad_sq_,
@@ -353,7 +354,7 @@ class PAUCI(BaseStreamingAUC):
             rows_of(chunk),
             chunk.pre_scores,
             float(self.max_fpr),
-            1.0 - float(self.min_tpr) if two_way else 1.0,
+            alpha,
             float(self.kappa),
             float(self.omega),
             float(self.eta),

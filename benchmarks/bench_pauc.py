@@ -9,13 +9,15 @@ training files in one random order, seed 0, the same for everyone), on the test 
 - the partial AUC at FPR <= 0.05 and <= 0.01 (McClish-standardized, as scikit-learn's
   ``roc_auc_score(max_fpr=)``; :func:`aucstream.metrics.roc_auc`), the two-way partial
   AUC at TPR >= 0.5, FPR <= 0.05, and the full AUC;
-- of :class:`aucstream.OnlinePAUC` (one-way at max_fpr 0.05 and 0.01, two-way at
-  min_tpr 0.5), the full-AUC learners OPAUC, SOLAM and OAM at their defaults, each
-  behind the online standard scaler (``StreamPipeline(OnlineStandardScaler(), L)``:
-  the fraud-like stream's columns span nine orders of magnitude), and the tuning-free
-  ``StreamPipeline()`` and ``StreamPipeline(max_fpr=0.05)`` (racing by partial AUC);
+- of :class:`aucstream.OnlinePAUC` and :class:`aucstream.PAUCI` (each one-way at
+  max_fpr 0.05 and 0.01, two-way at min_tpr 0.5), the full-AUC learners OPAUC, SOLAM
+  and OAM at their defaults, each behind the online standard scaler
+  (``StreamPipeline(OnlineStandardScaler(), L)``: the fraud-like stream's columns
+  span nine orders of magnitude), and the tuning-free ``StreamPipeline()`` and
+  ``StreamPipeline(max_fpr=0.05)`` (racing by partial AUC);
 - the CPU seconds of each pass (best of ``REPEATS``), and the bare per-example cost of
-  OnlinePAUC over OPAUC's on the same standardized rows (the issue's target: at most 2).
+  OnlinePAUC and PAUCI over OPAUC's on the same standardized rows (the issue's target:
+  at most 2).
 
 LibAUC's partial-AUC losses (``pAUC_CVaR_Loss`` with its optimizer SOPA,
 ``pAUC_DRO_Loss`` with SOPA-s) on a linear model, after 1 and 3 epochs (``libauc_runs``),
@@ -23,11 +25,14 @@ need ``libauc`` and ``torch`` (CPU; ``pip install aucstream[bench]``); when they
 be imported, they are skipped and the report says so. The benchmark only calls them.
 
 Run ``python benchmarks/bench_pauc.py [--quick]``; results go to docs/results/pauc.md.
+Streams may be measured in separate processes (``--stream NAME --rows FILE``, then
+``--from-rows FILE...`` writes the report from all of them).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from pathlib import Path
@@ -37,7 +42,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_onepass import load, make_fraud, make_imbalanced  # noqa: E402
 
-from aucstream import OAM, OPAUC, SOLAM, OnlinePAUC, StreamPipeline  # noqa: E402
+from aucstream import OAM, OPAUC, PAUCI, SOLAM, OnlinePAUC, StreamPipeline  # noqa: E402
 from aucstream.metrics import roc_auc  # noqa: E402
 from aucstream.preprocessing import OnlineStandardScaler  # noqa: E402
 
@@ -47,6 +52,9 @@ LEARNERS = {
     "OnlinePAUC(max_fpr=0.05)": lambda: OnlinePAUC(max_fpr=0.05, random_state=0),
     "OnlinePAUC(max_fpr=0.01)": lambda: OnlinePAUC(max_fpr=0.01, random_state=0),
     "OnlinePAUC(0.05, min_tpr=0.5)": lambda: OnlinePAUC(0.05, min_tpr=0.5, random_state=0),
+    "PAUCI(max_fpr=0.05)": lambda: PAUCI(max_fpr=0.05),
+    "PAUCI(max_fpr=0.01)": lambda: PAUCI(max_fpr=0.01),
+    "PAUCI(0.05, min_tpr=0.5)": lambda: PAUCI(0.05, min_tpr=0.5),
     "OPAUC()": OPAUC,
     "SOLAM()": SOLAM,
     "OAM()": lambda: OAM(random_state=0),
@@ -112,12 +120,13 @@ def race(model) -> dict:
     return {"members": members, "reopens": int(search.race_[1])}
 
 
-def bare_cost(X, y) -> float:
-    """Per-example CPU time of OnlinePAUC over OPAUC's on the same standardized rows
-    (best of three each)."""
+def bare_cost(X, y) -> dict:
+    """Per-example CPU time of OnlinePAUC and PAUCI over OPAUC's on the same
+    standardized rows (best of three each)."""
     Z = OnlineStandardScaler().partial_fit(X).transform(X)
     times = {}
-    for name, make in (("pauc", lambda: OnlinePAUC(random_state=0)), ("opauc", OPAUC)):
+    makers = (("pauc", lambda: OnlinePAUC(random_state=0)), ("pauci", PAUCI), ("opauc", OPAUC))
+    for name, make in makers:
         make().fit(Z[:200], y[:200])  # compiled before timing
         best = float("inf")
         for _ in range(3):
@@ -126,7 +135,7 @@ def bare_cost(X, y) -> float:
             model.fit(Z, y)
             best = min(best, time.process_time() - tic)
         times[name] = best
-    return times["pauc"] / times["opauc"]
+    return {k: times[k] / times["opauc"] for k in ("pauc", "pauci")}
 
 
 def libauc_available() -> bool:
@@ -219,9 +228,11 @@ def _test_metrics(positive, s) -> dict:
     }
 
 
-def run(quick: bool = False) -> list[dict]:
+def run(quick: bool = False, only: list[str] | None = None) -> list[dict]:
     rows = []
     for name, make_data in streams(quick).items():
+        if only and name not in only:
+            continue
         try:
             Xtr, ytr, Xte, yte = make_data()
         except FileNotFoundError as error:
@@ -249,7 +260,7 @@ def run(quick: bool = False) -> list[dict]:
                 print(rows[-1], file=sys.stderr, flush=True)
         dense = Xtr[:20000].toarray() if hasattr(Xtr, "toarray") else Xtr[:20000]
         rows.append(
-            {**base, "learner": "cost OnlinePAUC / OPAUC", "ratio": bare_cost(dense, ytr[:20000])}
+            {**base, "learner": "cost over OPAUC's", "ratio": bare_cost(dense, ytr[:20000])}
         )
         print(rows[-1], file=sys.stderr, flush=True)
     return rows
@@ -312,8 +323,9 @@ def write(rows: list[dict], path: Path, quick: bool) -> None:
         if ratio:
             lines += [
                 "",
-                f"Bare per-example cost of OnlinePAUC over OPAUC's (first 20,000 standardized"
-                f" rows, dense, best of 3): {ratio[0]:.2f}.",
+                "Bare per-example cost over OPAUC's (first 20,000 standardized rows, dense,"
+                f" best of 3): OnlinePAUC {ratio[0]['pauc']:.2f}, PAUCI"
+                f" {ratio[0]['pauci']:.2f}.",
             ]
         lines.append("")
     lines += _reading(rows)
@@ -351,7 +363,7 @@ def _reading(rows: list[dict]) -> list[str]:
             f"range {min(gaps):+.4f} to {max(gaps):+.4f}."
         )
     for epochs in LIBAUC_EPOCHS:
-        for one_pass in (ours, "StreamPipeline(max_fpr=0.05)"):
+        for one_pass in (ours, "PAUCI(max_fpr=0.05)", "StreamPipeline(max_fpr=0.05)"):
             wins, gaps = [], []
             for stream, sub in streams_.items():
                 libauc = [
@@ -371,6 +383,21 @@ def _reading(rows: list[dict]) -> list[str]:
                     f" mean difference {np.mean(gaps):+.4f}, range {min(gaps):+.4f} to "
                     f"{max(gaps):+.4f}."
                 )
+    one_way = ("OnlinePAUC(max_fpr=0.05)", "PAUCI(max_fpr=0.05)")
+    for two_way in ("OnlinePAUC(0.05, min_tpr=0.5)", "PAUCI(0.05, min_tpr=0.5)"):
+        gaps = [
+            (stream, sub[two_way]["two_way"] - max(sub[k]["two_way"] for k in one_way))
+            for stream, sub in streams_.items()
+            if two_way in sub and all(k in sub for k in one_way)
+        ]
+        if gaps:
+            above = [stream for stream, g in gaps if g > 0]
+            out.append(
+                f"- two-way partial AUC (TPR >= 0.5, FPR <= 0.05): {two_way} against the"
+                f" better one-way learner at 0.05 (OnlinePAUC or PAUCI): above on"
+                f" {len(above)} of {len(gaps)} streams ({', '.join(above) or 'none'}),"
+                f" mean difference {np.mean([g for _, g in gaps]):+.4f}."
+            )
     for full_race, pauc_race in (
         ("StreamPipeline()", "StreamPipeline(max_fpr=0.05)"),
         ("StreamPipeline(drift=None)", "StreamPipeline(drift=None, max_fpr=0.05)"),
@@ -397,19 +424,33 @@ def _reading(rows: list[dict]) -> list[str]:
                 f"{', '.join(a['members'])} ({a['reopens']}); {full_race} {b['pauc05']:.4f} "
                 f"with {', '.join(b['members'])} ({b['reopens']})."
             )
-    ratios = [r["ratio"] for r in rows if "ratio" in r]
-    out.append(
-        f"- bare per-example cost of OnlinePAUC over OPAUC's: {min(ratios):.2f} to "
-        f"{max(ratios):.2f} (target: at most 2)."
-    )
+    for key, label in (("pauc", "OnlinePAUC"), ("pauci", "PAUCI")):
+        ratios = [r["ratio"][key] for r in rows if "ratio" in r]
+        out.append(
+            f"- bare per-example cost of {label} over OPAUC's: {min(ratios):.2f} to "
+            f"{max(ratios):.2f} (target: at most 2)."
+        )
     return [*out, ""]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--stream", action="append", help="measure only this stream (repeatable)")
+    parser.add_argument("--rows", help="write the measured rows to this JSON file only")
+    parser.add_argument(
+        "--from-rows", nargs="+", help="write the report from these JSON files of rows"
+    )
     args = parser.parse_args()
-    rows = run(args.quick)
+    if args.from_rows:  # streams measured in separate processes, reported together
+        rows = [r for f in args.from_rows for r in json.loads(Path(f).read_text())]
+        order = list(streams(args.quick))
+        rows.sort(key=lambda r: order.index(r["stream"]))  # stable: rows keep their order
+    else:
+        rows = run(args.quick, args.stream)
+        if args.rows:
+            Path(args.rows).write_text(json.dumps(rows))
+            return
     write(rows, ROOT / "docs" / "results" / "pauc.md", args.quick)
 
 

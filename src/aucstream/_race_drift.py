@@ -142,6 +142,7 @@ import numpy as np
 from sklearn.base import clone
 
 from ._base import BaseStreamingAUC
+from ._pauc_race import GuardedPartialAUC
 from ._streaming_auc import PrequentialAUC, RollingAUC
 from .drift import AUCDriftDetector, DriftDetector, PageHinkley
 
@@ -186,16 +187,25 @@ START, REOPENS, ALARMS, LAST_ALARM, N_FIRST, FED = range(6)
 
 
 def pauc_candidates(max_fpr: float) -> list[BaseStreamingAUC]:
-    """The partial-AUC learners of ``aucstream.pauc`` set to ``max_fpr`` (none while
-    that module is absent): its exported online learners that take ``max_fpr``, each
-    once per setting its class's ``_race_settings(max_fpr)`` lists (parameter dicts),
-    or once at ``max_fpr`` when the class lists none; a learner that draws random
-    numbers draws them from seed 0 (as the default candidates do: the same stream gives
-    the same race)."""
-    try:
-        from . import pauc
-    except ImportError:
-        return []
+    """The partial-AUC learners of ``aucstream.pauc`` and ``aucstream.pauci`` set to
+    ``max_fpr`` (none of a module that is absent): their exported online learners that
+    take ``max_fpr``, each once per setting its class's ``_race_settings(max_fpr)``
+    lists (parameter dicts), or once at ``max_fpr`` when the class lists none; a
+    learner that draws random numbers draws them from seed 0 (as the default
+    candidates do: the same stream gives the same race)."""
+    import importlib
+
+    found: list[BaseStreamingAUC] = []
+    for module in ("pauc", "pauci"):  # the partial-AUC learners' modules
+        try:
+            found += _module_candidates(importlib.import_module(f"aucstream.{module}"), max_fpr)
+        except ImportError:
+            continue
+    return found
+
+
+def _module_candidates(pauc, max_fpr: float) -> list[BaseStreamingAUC]:
+    """:func:`pauc_candidates` of one module."""
     found: list[BaseStreamingAUC] = []
     for name in getattr(pauc, "__all__", ()):
         cls = getattr(pauc, name, None)
@@ -496,8 +506,9 @@ def check_state(search) -> None:
 
 def metrics(window: int, exact_scores: int, max_fpr) -> tuple[PrequentialAUC, RollingAUC]:
     """A candidate's two metrics: its prequential AUC (the leaderboard's) and its
-    windowed racing statistic (the partial AUC with ``max_fpr``)."""
+    windowed racing statistic (with ``max_fpr``, the partial AUC guarded by the full
+    AUC: :mod:`aucstream._pauc_race`)."""
     overall = PrequentialAUC(pos_label=1, max_memory=exact_scores)
     if max_fpr is None:
         return overall, RollingAUC(window, pos_label=1)
-    return overall, RollingAUC(window, pos_label=1, max_fpr=max_fpr)
+    return overall, GuardedPartialAUC(window, pos_label=1, max_fpr=max_fpr)

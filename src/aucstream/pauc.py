@@ -112,9 +112,9 @@ first 100,000 rows, by more, but on the whole stream the spread over four seeds,
 A warm-up that treats every negative as hard at first (a region
 :math:`\max(\beta, W/n_-)`) lowered the final partial AUC on five of those six streams
 with :math:`W` = 1000 and on four with 3000 (a9a rose by 0.015), and is not used.
-Not implemented: PAUCI's instance-wise min-max form (Shao et al., NeurIPS 2022), which
-needs a bounded score (a sigmoid of :math:`w^\top x`) and five extra primal-dual
-variables with their own step sizes.
+PAUCI's instance-wise min-max form (Shao et al., NeurIPS 2022), with a bounded score
+and a few extra primal-dual scalars instead of buffers, is :class:`aucstream.PAUCI`
+(:mod:`aucstream.pauci`); both race in ``OnePassSearch(max_fpr=...)``.
 """
 
 from __future__ import annotations

@@ -21,6 +21,7 @@ from .._params import InvalidParameterError
 from .._runtime import LearnerTags
 from ..covariance import (
     DTYPE_KINDS,
+    CovarianceSummary,
     make_covariance,
     resolve_dtype,
     solve_from_statistics,
@@ -32,7 +33,9 @@ from ._kernels import FORGET_LIMIT
 _NO_SCALE = np.empty(0)
 
 
-def opauc_gradient(w: np.ndarray, x: np.ndarray, y: float, opposite, lam: float) -> np.ndarray:
+def opauc_gradient(
+    w: np.ndarray, x: np.ndarray, y: float, opposite: CovarianceSummary, lam: float
+) -> np.ndarray:
     r"""The OPAUC gradient g_t (G16 Eqs. 7-8) from an opposite-class summary.
 
     With a sketched summary this is the approximate gradient of G13 Eqs. 10-11 or

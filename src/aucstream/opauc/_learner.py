@@ -9,11 +9,13 @@ method that depends on the covariance kind forwards to the kind's engine
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._base import BaseStreamingAUC
 from .._params import FORGETTING, StrOptions, non_negative, positive, positive_int
 from .._runtime import DROP, StateSpec
-from ..covariance import COVARIANCE_KINDS, SUMMARY_DTYPES
+from .._typing import RandomState
+from ..covariance import COVARIANCE_KINDS, SUMMARY_DTYPES, CovarianceSummary
 from ._engine import Engine
 from ._fd import FrequentDirectionsEngine
 from ._full import FullEngine
@@ -280,10 +282,10 @@ class OPAUC(BaseStreamingAUC):
         covariance: str = "full",
         sketch_size: int = 50,
         centering: str | None = None,
-        shrink="half",
+        shrink: str | int = "half",
         prune_slack: float = 0.1,
         shuffle: bool = False,
-        random_state=None,
+        random_state: RandomState = None,
         dtype: str = "auto",
         half_life: float | None = None,
         column_scale: str | None = "auto",
@@ -354,7 +356,14 @@ class OPAUC(BaseStreamingAUC):
     _implicit_sum = _forward("implicit_sum")
     _filled_scatters = _forward("filled_scatters")
 
-    def from_statistics(self, neg, pos, *, classes, coef=None) -> OPAUC:
+    def from_statistics(
+        self,
+        neg: CovarianceSummary,
+        pos: CovarianceSummary,
+        *,
+        classes: ArrayLike,
+        coef: ArrayLike | None = None,
+    ) -> OPAUC:
         r"""Make this learner the OPAUC fitted on the examples two class summaries hold.
 
         Its summaries become ``neg`` and ``pos`` (taken over, not copied) and its

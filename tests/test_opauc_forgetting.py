@@ -97,6 +97,7 @@ def test_linear_sketches_exact(covariance, centering, half_life, monkeypatch):
         sketch_size=64,
         centering=centering,
         half_life=half_life,
+        column_scale=None,  # the papers' update (the reference's)
     ).fit(X, y)
     expected = _reference(X, y, 2**-4, 2**-6, half_life)
     # (the implicit form cancels terms up to 2^9 times w between re-basings)
@@ -128,6 +129,7 @@ def test_frequent_directions_exact_while_no_shrink(centering, half_life):
         sketch_size=64,
         centering=centering,
         half_life=half_life,
+        column_scale=None,  # the papers' update (the reference's)
     ).fit(X, y)
     assert all(int(s.n_shrinks_[0]) == 0 for s in model.stats_)
     expected = _reference(X, y, 2**-4, 2**-6, half_life)
@@ -218,8 +220,9 @@ def test_merge_is_the_weighted_union(covariance):
     X, y = _stream(n=300)
     h = 40.0
     gamma = decay_per_example(h)
-    a = OPAUC(covariance=covariance, half_life=h, random_state=1).fit(X[:180], y[:180])
-    b = OPAUC(covariance=covariance, half_life=h, random_state=2).fit(X[180:], y[180:])
+    a = OPAUC(covariance=covariance, half_life=h, random_state=1, column_scale=None)
+    b = OPAUC(covariance=covariance, half_life=h, random_state=2, column_scale=None)
+    a, b = a.fit(X[:180], y[:180]), b.fit(X[180:], y[180:])
     a.merge(b)
     assert a.forget_[0] == 300
     ages = np.concatenate([179 - np.arange(180), 119 - np.arange(120)])
@@ -257,6 +260,7 @@ def test_forgetting_recovers_after_an_abrupt_drift(covariance):
     scores = {}
     for h in (None, 300.0):
         model = OPAUC(eta=2**-5, lam=2**-8, covariance=covariance, half_life=h, random_state=0)
+        model.set_params(column_scale=None)  # (the papers' update: forgetting alone)
         pre = model.test_then_train(X, y, classes=[0, 1])
         scores[h] = roc_auc(y[after], pre[after])
     assert scores[300.0] > 0.95

@@ -62,6 +62,15 @@ def raw_stream(n: int = 3000, seed: int = 0):
     return (Z + rng.uniform(0, 3, size=d)) * scales, y
 
 
+#: OPAUC's low-rank kinds (their running column scale: the rows enter the sketches
+#: in it; package docstring of aucstream.opauc).
+LOW_RANK = ["randomized", "hash", "fd"]
+
+
+def low_rank(covariance: str, **params):
+    return aucstream.OPAUC(covariance=covariance, random_state=0, **params)
+
+
 def default(cls, n: int):
     return cls(n_samples=n) if cls.stream_length_param else cls()
 
@@ -171,6 +180,10 @@ MAX_ABS = [
     aucstream.SAdaOAM,
     aucstream.OPAUC,
     pytest.param(lambda: aucstream.OPAUC(covariance="sparse", sketch_size=12), id="OPAUC_s"),
+    *(
+        pytest.param(lambda k=k: low_rank(k, sketch_size=6, column_scale="max_abs"), id=k)
+        for k in LOW_RANK
+    ),
     pytest.param(lambda: aucstream.FTRLAUC(column_scale="max_abs"), id="FTRLAUC"),
     pytest.param(lambda: aucstream.SPAM(column_scale="max_abs"), id="SPAM"),
 ]
@@ -199,6 +212,10 @@ def test_rows_scaled_by_1e100_do_not_break_the_running_column_scale(cls):
 SCALED_IS_THE_PAPER_ON_SCALED_ROWS = [
     aucstream.OPAUC,
     pytest.param(lambda: aucstream.OPAUC(covariance="sparse", sketch_size=12), id="OPAUC_s"),
+    *(
+        pytest.param(lambda k=k: low_rank(k, sketch_size=6, column_scale="max_abs"), id=k)
+        for k in LOW_RANK
+    ),
     aucstream.SAdaOAM,
     pytest.param(lambda: aucstream.SAdaOAM(lazy=False, lam=0.0), id="SAdaOAM_eager"),
     pytest.param(lambda: aucstream.FTRLAUC(column_scale="max_abs"), id="FTRLAUC"),
@@ -271,19 +288,101 @@ def test_max_abs_1_is_the_papers_update_on_rows_in_the_unit_box(cls, reference_o
     np.testing.assert_allclose(ours.coef_ * top, paper.coef_, rtol=1e-9, atol=1e-12)
 
 
-@pytest.mark.parametrize("covariance", ["randomized", "hash", "fd"])
-def test_opauc_low_rank_kinds_take_the_papers_step(covariance):
-    """ "auto" is the papers' update for the low-rank kinds (no column scale in their
-    state), and "max_abs" is refused with them before any state changes."""
+@pytest.mark.parametrize("covariance", LOW_RANK)
+def test_opauc_low_rank_kinds_learn_raw_columns(covariance):
+    """The low-rank kinds at their defaults (``column_scale="auto"``: the running
+    column scale) in the README's loop on the raw stream, and the papers' update
+    (``column_scale=None``), which stops there, still available."""
+    X, y = raw_stream()
+    model = low_rank(covariance)
+    check("OPAUC", "loop", lambda: readme_loop(model, X, y))
+    assert np.all(np.isfinite(model.coef_)) and np.all(model.column_scale_ > 0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(FloatingPointError):
+            readme_loop(low_rank(covariance, column_scale=None), X, y)
+
+
+@pytest.mark.parametrize("covariance", LOW_RANK)
+def test_opauc_low_rank_kinds_on_raw_shuttle_and_phishing(covariance, shuttle):
+    datasets = pytest.importorskip("river.datasets")
+    from aucstream.river import RiverClassifier
+
+    model = RiverClassifier(low_rank(covariance), n_features=16)
+    check("OPAUC", "shuttle", lambda: river_auc(model, shuttle))
+    model = RiverClassifier(low_rank(covariance), n_features=16)
+    check("OPAUC", "phishing", lambda: river_auc(model, datasets.Phishing()))
+
+
+@pytest.mark.parametrize("covariance", LOW_RANK)
+def test_opauc_low_rank_default_is_the_papers_update_on_rows_in_the_unit_box(covariance):
+    """The low-rank kinds' default ("auto": "max_abs_1") divides each column by the
+    larger of 1 and its running maximum of |x|: on rows inside [-1, 1] it is the
+    papers' update (``column_scale=None``, no scale in the state) bit for bit, the
+    prequential scores too; and "max_abs_1" is refused by the explicit kinds before
+    any state changes."""
     from aucstream._params import InvalidParameterError
 
-    X, y = raw_stream(200)
-    X = X / np.abs(X).max(axis=0)
-    model = aucstream.OPAUC(covariance=covariance, sketch_size=4, random_state=0).fit(X, y)
-    assert not hasattr(model, "column_scale_")
-    paper = aucstream.OPAUC(covariance=covariance, sketch_size=4, random_state=0)
-    np.testing.assert_array_equal(model.coef_, paper.set_params(column_scale=None).fit(X, y).coef_)
-    refused = aucstream.OPAUC(covariance=covariance, column_scale="max_abs")
-    with pytest.raises(InvalidParameterError, match="column_scale"):
+    X, y = raw_stream(300, seed=4)
+    X = X / np.abs(X).max(axis=0) * 0.9
+    paper = low_rank(covariance, sketch_size=4, column_scale=None)
+    expected = paper.test_then_train(X, y, classes=[0, 1])
+    assert not hasattr(paper, "column_scale_")
+    model = low_rank(covariance, sketch_size=4)
+    np.testing.assert_array_equal(model.test_then_train(X, y, classes=[0, 1]), expected)
+    np.testing.assert_array_equal(model.coef_, paper.coef_)
+    np.testing.assert_array_equal(model.column_scale_, np.abs(X).max(axis=0))
+    refused = aucstream.OPAUC(column_scale="max_abs_1")
+    with pytest.raises(InvalidParameterError, match="max_abs_1"):
         refused.fit(X, y)
     assert not hasattr(refused, "n_samples_seen_")
+
+
+@pytest.mark.parametrize("column_scale", ["max_abs", "max_abs_1"])
+@pytest.mark.parametrize("covariance", LOW_RANK)
+def test_opauc_low_rank_scaled_chunks_resumes_and_merges(covariance, column_scale):
+    """In the running scale on raw columns: any chunking gives the same model and
+    prequential scores, a save and load mid-stream resumes bit for bit, dense and CSR
+    rows give the same model, and two learners of disjoint halves merge (the larger
+    scale, the weights averaged in raw units)."""
+    import os
+    import tempfile
+
+    import scipy.sparse as sp
+
+    from aucstream import load_model, save_model
+
+    X, y = raw_stream(400, seed=5)
+    X[np.random.default_rng(2).random(X.shape) < 0.3] = 0.0
+
+    def make(seed=0):
+        return low_rank(covariance, sketch_size=5, column_scale=column_scale).set_params(
+            random_state=seed
+        )
+
+    whole = make()
+    pre = whole.test_then_train(X, y, classes=[0, 1])
+    parts = make()
+    got = [
+        parts.test_then_train(X[a : a + 37], y[a : a + 37], classes=[0, 1])
+        for a in range(0, 400, 37)
+    ]
+    np.testing.assert_array_equal(np.concatenate(got), pre)
+    np.testing.assert_array_equal(parts.coef_, whole.coef_)
+    np.testing.assert_array_equal(make().fit(sp.csr_matrix(X), y).coef_, make().fit(X, y).coef_)
+    half = make().partial_fit(X[:200], y[:200], classes=[0, 1])
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "model.npz")
+        save_model(half, path)
+        resumed = load_model(path)
+    half.partial_fit(X[200:], y[200:])
+    resumed.partial_fit(X[200:], y[200:])
+    np.testing.assert_array_equal(resumed.coef_, half.coef_)
+    np.testing.assert_array_equal(resumed.column_scale_, half.column_scale_)
+    a = make(1).fit(X[:200], y[:200])
+    b = make(2).fit(X[200:], y[200:])
+    raw = (a.coef_[0] * 200 + b.coef_[0] * 200) / 400
+    merged = a.merge(b)
+    np.testing.assert_array_equal(merged.column_scale_, np.abs(X).max(axis=0))
+    np.testing.assert_allclose(merged.coef_[0], raw, rtol=1e-9, atol=1e-12)
+    assert np.isfinite(merged.decision_function(X)).all()

@@ -43,6 +43,7 @@ from ._runtime import (
     check_mergeable,
     make_rng,
 )
+from ._typing import Label, Row
 from .metrics import roc_auc
 
 __all__ = ["BaseStreamingAUC", "ClassWeightTotals", "make_rng"]
@@ -302,7 +303,7 @@ class BaseStreamingAUC(SmallCalls, StateDeclarations, LearningStep, ClassifierMi
 
     # ------------------------------------------------------- one example at a time
     @available_if(_is_online)
-    def learn_one(self, x, y, classes: ArrayLike | None = None) -> BaseStreamingAUC:
+    def learn_one(self, x: Row, y: Label, classes: ArrayLike | None = None) -> BaseStreamingAUC:
         """Learn from one example: ``partial_fit`` on a single row.
 
         Parameters
@@ -487,7 +488,7 @@ class BaseStreamingAUC(SmallCalls, StateDeclarations, LearningStep, ClassifierMi
         return np.column_stack([1.0 - p, p])
 
     @available_if(_has_calibration)
-    def predict_proba_one(self, x) -> np.ndarray:
+    def predict_proba_one(self, x: Row) -> np.ndarray:
         """The class probabilities of one example (see :meth:`predict_proba`).
 
         Parameters
@@ -584,7 +585,7 @@ class BaseStreamingAUC(SmallCalls, StateDeclarations, LearningStep, ClassifierMi
             )
         return _calibration.operating_threshold(window, kind, rate)
 
-    def score(self, X: ArrayLike, y: ArrayLike, sample_weight=None) -> float:
+    def score(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> float:
         """ROC AUC of the scores on ``(X, y)`` (not accuracy).
 
         Parameters

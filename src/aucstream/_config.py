@@ -19,6 +19,7 @@ import os
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 __all__ = [
     "get_config",
@@ -102,7 +103,7 @@ def set_config(memory_budget: int | None = None, fast_path: bool | None = None) 
 
 
 @contextmanager
-def config_context(**changes) -> Iterator[None]:
+def config_context(**changes: Any) -> Iterator[None]:
     """Temporarily change settings (see :func:`set_config`).
 
     Examples

@@ -31,6 +31,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ._kernels import jit
 
@@ -141,7 +142,13 @@ class _MeanLoss(_Counted):
     def _sum(positive: np.ndarray, p: np.ndarray) -> float:  # pragma: no cover
         raise NotImplementedError
 
-    def update(self, positive, scores=None, proba=None, predicted=None) -> None:
+    def update(
+        self,
+        positive: np.ndarray,
+        scores: np.ndarray | None = None,
+        proba: np.ndarray | None = None,
+        predicted: np.ndarray | None = None,
+    ) -> None:
         p = np.ascontiguousarray(proba, dtype=np.float64).reshape(-1)
         positive = np.ascontiguousarray(positive, dtype=bool).reshape(-1)
         self.total += float(self._sum(positive, p))
@@ -181,7 +188,7 @@ def _ece_bins(p: np.ndarray) -> np.ndarray:
     return np.minimum((p * ECE_BINS).astype(np.intp), ECE_BINS - 1)
 
 
-def expected_calibration_error(positive, proba) -> float:
+def expected_calibration_error(positive: ArrayLike, proba: ArrayLike) -> float:
     """The expected calibration error of a sample (10 equal-width bins), in batch.
 
     Parameters
@@ -223,7 +230,13 @@ class StreamingECE(_Counted):
         self.sum_p = np.zeros(ECE_BINS)
         self.n_pos = np.zeros(ECE_BINS)
 
-    def update(self, positive, scores=None, proba=None, predicted=None) -> None:
+    def update(
+        self,
+        positive: np.ndarray,
+        scores: np.ndarray | None = None,
+        proba: np.ndarray | None = None,
+        predicted: np.ndarray | None = None,
+    ) -> None:
         p = np.asarray(proba, dtype=np.float64)
         bins = _ece_bins(p)
         self.sum_p += np.bincount(bins, weights=p, minlength=ECE_BINS)
@@ -245,7 +258,13 @@ class _Confusion(_Counted):
         super().__init__()
         self.counts = np.zeros(4, dtype=np.int64)  # tp, fn, fp, tn
 
-    def update(self, positive, scores=None, proba=None, predicted=None) -> None:
+    def update(
+        self,
+        positive: np.ndarray,
+        scores: np.ndarray | None = None,
+        proba: np.ndarray | None = None,
+        predicted: np.ndarray | None = None,
+    ) -> None:
         positive = np.asarray(positive, dtype=bool)
         predicted = np.asarray(predicted, dtype=bool)
         cell = 2 * (~positive).astype(np.intp) + (~predicted).astype(np.intp)
@@ -315,7 +334,13 @@ class StreamingAveragePrecision(_Counted):
         self._scores = np.empty(1024)
         self._positive = np.empty(1024, dtype=bool)
 
-    def update(self, positive, scores=None, proba=None, predicted=None) -> None:
+    def update(
+        self,
+        positive: np.ndarray,
+        scores: np.ndarray,
+        proba: np.ndarray | None = None,
+        predicted: np.ndarray | None = None,
+    ) -> None:
         k = len(scores)
         if self.n + k > self._scores.size:
             size = max(2 * self._scores.size, self.n + k)
@@ -347,7 +372,13 @@ class StreamingPositiveRate(_Counted):
         super().__init__()
         self.n_pos = 0
 
-    def update(self, positive, scores=None, proba=None, predicted=None) -> None:
+    def update(
+        self,
+        positive: np.ndarray,
+        scores: np.ndarray | None = None,
+        proba: np.ndarray | None = None,
+        predicted: np.ndarray | None = None,
+    ) -> None:
         self.n_pos += int(np.count_nonzero(positive))
         self.n += len(positive)
 

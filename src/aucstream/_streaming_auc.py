@@ -58,13 +58,13 @@ from numbers import Real
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
-from numpy.typing import ArrayLike
 
 from aucstream._config import format_bytes, get_config
 from aucstream._params import Interval, positive_int, validate_parameter_constraints
 
 from . import _sorted_pairs as _sp
 from ._sorted_pairs import _count, _partial_auc, _peek_counts, _slide, _tops
+from ._typing import ArrayLike, Label
 
 __all__ = ["PrequentialAUC", "RollingAUC"]
 
@@ -497,7 +497,7 @@ class PrequentialAUC(_BinaryPairs):
 
     def __init__(
         self,
-        pos_label=None,
+        pos_label: Label | None = None,
         max_memory: int | None = None,
         *,
         max_fpr: float | None = None,
@@ -783,7 +783,7 @@ class RollingAUC(_BinaryPairs):
     def __init__(
         self,
         window: int,
-        pos_label=None,
+        pos_label: Label | None = None,
         *,
         max_fpr: float | None = None,
         min_tpr: float | None = None,

@@ -220,6 +220,7 @@ from ._sadaoam_step import (
     _l1_coord,
     _sadaoam_chunk,
 )
+from ._typing import RandomState
 from .covariance import (
     SUMMARY_DTYPES,
     ExactSparseCovariance,
@@ -606,7 +607,7 @@ class AdaOAM(_AdaGradAUC):
         delta: float = 1e-8,
         projection: str = "H",
         shuffle: bool = False,
-        random_state=None,
+        random_state: RandomState = None,
         dtype: str = "float64",
         half_life: float | None = None,
         column_scale: str | None = "max_abs",
@@ -799,7 +800,7 @@ class SAdaOAM(_AdaGradAUC):
         delta: float = 1e-8,
         lazy: bool = True,
         shuffle: bool = False,
-        random_state=None,
+        random_state: RandomState = None,
         half_life: float | None = None,
         column_scale: str | None = "max_abs",
     ):

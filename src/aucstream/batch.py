@@ -133,6 +133,7 @@ from ._chunks import Chunk
 from ._kernels import jit
 from ._params import StrOptions, positive, positive_int
 from ._runtime import LearnerTags, StateSpec
+from ._typing import Matrix
 from ._warn import caller_stacklevel
 
 __all__ = [
@@ -529,8 +530,8 @@ def _simplex_qp(gram, b, theta, scale, tol, max_iter):
 
 
 def cutting_plane_hinge(
-    X_pos,
-    X_neg,
+    X_pos: Matrix,
+    X_neg: Matrix,
     lam: float,
     tol: float = 1e-3,
     max_iter: int = 2000,

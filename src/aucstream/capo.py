@@ -91,6 +91,7 @@ from ._base import BaseStreamingAUC
 from ._chunks import Chunk
 from ._params import Interval, InvalidParameterError, positive, positive_int, unit_open
 from ._runtime import LearnerTags, StateSpec
+from ._typing import RandomState
 from .batch import PairwiseHingeSVM
 
 __all__ = ["CAPO"]
@@ -270,7 +271,7 @@ class CAPO(BaseStreamingAUC):
         aux_fraction: float = 0.5,
         tol: float = 1e-3,
         max_iter: int = 2000,
-        random_state=None,
+        random_state: RandomState = None,
     ):
         self.lam = lam
         self.aux_penalty = aux_penalty

@@ -78,7 +78,7 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import clone
+from sklearn.base import BaseEstimator, clone
 from sklearn.exceptions import NotFittedError
 
 __all__ = ["check_estimator", "yield_checks", "make_stream", "pickled_state"]
@@ -92,7 +92,9 @@ _SKIPPED_SKLEARN = {"check_array_api_input", "check_classifier_data_not_an_array
 
 
 # ------------------------------------------------------------------------- data
-def make_stream(n: int = N, d: int = 5, seed: int = 0, sparsity: float = 0.0):
+def make_stream(
+    n: int = N, d: int = 5, seed: int = 0, sparsity: float = 0.0
+) -> tuple[np.ndarray, np.ndarray]:
     """A seeded stream: ``(X, y)`` with Gaussian features (a fraction ``sparsity`` of
     them set to 0) and labels in {-1, +1} from a noisy linear rule.
 
@@ -142,7 +144,7 @@ def _fresh(estimator, **params):
     return model
 
 
-def pickled_state(obj, _seeded: bool = True, _seen: frozenset = frozenset()) -> Any:
+def pickled_state(obj: object, _seeded: bool = True, _seen: frozenset = frozenset()) -> Any:
     """The state pickle saves of ``obj`` as nested tuples that compare bit for bit.
 
     Arrays become (dtype, shape, bytes) (object arrays their values), floats their
@@ -762,7 +764,9 @@ def _sklearn_checks(estimator) -> Iterator[Callable[[], None]]:
         yield run
 
 
-def yield_checks(estimator, *, sklearn_checks: bool = True) -> Iterator[Callable[[], None]]:
+def yield_checks(
+    estimator: BaseEstimator, *, sklearn_checks: bool = True
+) -> Iterator[Callable[[], None]]:
     """The checks of :func:`check_estimator` for ``estimator``, one by one.
 
     Parameters
@@ -826,7 +830,7 @@ def yield_checks(estimator, *, sklearn_checks: bool = True) -> Iterator[Callable
         yield from _sklearn_checks(estimator)
 
 
-def check_estimator(estimator, *, sklearn_checks: bool = True) -> None:
+def check_estimator(estimator: BaseEstimator, *, sklearn_checks: bool = True) -> None:
     """Run every check of :func:`yield_checks` on ``estimator``.
 
     Parameters

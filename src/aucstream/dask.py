@@ -103,6 +103,7 @@ import copy
 import numbers
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -125,10 +126,14 @@ from ._dask_tasks import (
     sketch_rng,
 )
 from ._params import Integral, Interval, StrOptions, check_parameters
+from ._typing import MatrixLike, PathLike
 from .batch import LSSVMAUC
 from .covariance import solve_from_statistics
 from .metrics import roc_auc
 from .opauc import OPAUC
+
+if TYPE_CHECKING:  # pragma: no cover (dask is an extra)
+    from dask.typing import DaskCollection
 
 __all__ = ["ParallelPass", "sketch_rng"]
 
@@ -349,8 +354,8 @@ class ParallelPass(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     # -------------------------------------------------------------------- fit
     def fit(
         self,
-        X,
-        y=None,
+        X: DaskCollection | Sequence[PathLike],
+        y: DaskCollection | ArrayLike | str | None = None,
         *,
         classes: ArrayLike | None = None,
         n_features: int | None = None,
@@ -615,7 +620,7 @@ class ParallelPass(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         return mixed, classes, n_seen, sizes
 
     # ------------------------------------------------------------- prediction
-    def decision_function(self, X):
+    def decision_function(self, X: MatrixLike | DaskCollection) -> np.ndarray | DaskCollection:
         """Scores of the fitted learner; a dask array gives a dask array (by blocks).
 
         Parameters
@@ -629,7 +634,7 @@ class ParallelPass(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         """
         return self._by_blocks(X, "decision_function", np.float64)
 
-    def predict(self, X):
+    def predict(self, X: MatrixLike | DaskCollection) -> np.ndarray | DaskCollection:
         """Labels of the fitted learner (``classes_[1]`` where the score is positive).
 
         ``X`` is as in :meth:`decision_function`, and so is the type of the result.
@@ -645,12 +650,17 @@ class ParallelPass(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         return function(X)
 
     @available_if(lambda self: hasattr(self.estimator, "predict_proba"))
-    def predict_proba(self, X):
+    def predict_proba(self, X: MatrixLike) -> np.ndarray:
         """Class probabilities of the fitted learner (for learners that have them)."""
         check_is_fitted(self, "estimator_")
         return self.estimator_.predict_proba(X)
 
-    def score(self, X, y, sample_weight=None) -> float:
+    def score(
+        self,
+        X: MatrixLike | DaskCollection,
+        y: ArrayLike | DaskCollection,
+        sample_weight: ArrayLike | DaskCollection | None = None,
+    ) -> float:
         """Exact ROC AUC of the scores on ``(X, y)``; dask collections are computed.
 
         Parameters

@@ -226,6 +226,7 @@ from ._params import (
 )
 from ._running_scale import coef_in_columns, merged_scale
 from ._runtime import LearnerTags
+from ._typing import RandomState
 from ._warn import caller_stacklevel
 
 __all__ = ["FSAUC", "fsauc_schedule"]
@@ -404,7 +405,7 @@ class FSAUC(ClassWeightTotals, BaseStreamingAUC):
         accumulators: str = "global",
         delta: float = 0.1,
         shuffle: bool = False,
-        random_state=None,
+        random_state: RandomState = None,
         half_life: float | None = None,
         column_scale: str | None = "max_abs",
     ):

@@ -122,6 +122,7 @@ from ._kernels import col, jit, n_rows, row, rows_of
 from ._params import PASS_ORDER, StrOptions, non_negative, positive
 from ._running_scale import coef_in_columns, grow_scale
 from ._runtime import LearnerTags, StateSpec
+from ._typing import RandomState
 
 __all__ = ["FTRLAUC", "auc_gradient_scale", "ftrl_weights"]
 
@@ -291,7 +292,9 @@ def by_rows(chunk: Chunk) -> bool:
     return 32 * stored <= chunk.n_features
 
 
-def ftrl_weights(z, root_n, gamma: float, beta: float, l1: float, l2: float) -> np.ndarray:
+def ftrl_weights(
+    z: np.ndarray, root_n: np.ndarray, gamma: float, beta: float, l1: float, l2: float
+) -> np.ndarray:
     """The weights of FTRL-Proximal's closed form for whole arrays ``z`` and
     ``root_n`` = sqrt(n) (module docstring); the kernel's arithmetic, element by
     element."""
@@ -404,7 +407,7 @@ class FTRLAUC(BaseStreamingAUC):
         beta: float = 1.0,
         reference_order: bool = False,
         shuffle: bool = False,
-        random_state=None,
+        random_state: RandomState = None,
         column_scale: str | None = "max_abs_1",
     ):
         self.gamma = gamma

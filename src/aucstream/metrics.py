@@ -46,6 +46,7 @@ from ._stream_metrics import (
     expected_calibration_error,
 )
 from ._streaming_auc import PrequentialAUC, RollingAUC, _as_1d, _partial_auc, _partial_region
+from ._typing import Label
 
 __all__ = [
     "roc_auc",
@@ -97,7 +98,7 @@ def roc_auc(
     y_true: ArrayLike,
     y_score: ArrayLike,
     *,
-    pos_label=None,
+    pos_label: Label | None = None,
     max_fpr: float | None = None,
     min_tpr: float | None = None,
     standardized: bool = True,
@@ -216,7 +217,7 @@ def roc_auc(
     return (rank_sum - n_pos * (n_pos + 1) / 2.0) / (float(n_pos) * float(n_neg))
 
 
-def pr_auc(y_true: ArrayLike, y_score: ArrayLike, *, pos_label=None) -> float:
+def pr_auc(y_true: ArrayLike, y_score: ArrayLike, *, pos_label: Label | None = None) -> float:
     """Area under the precision-recall curve, as average precision.
 
     ``AP = sum_k (R_k - R_{k-1}) P_k`` over the distinct score thresholds, from the

@@ -97,6 +97,7 @@ from ._kernels import (
 )
 from ._params import FORGETTING, PASS_ORDER, StrOptions, decay_per_example, positive, positive_int
 from ._runtime import LearnerTags, StateSpec
+from ._typing import RandomState
 from .reservoir import BiasedReservoir, Reservoir, biased_offer, biased_tick, reservoir_offer
 
 __all__ = ["OAM"]
@@ -258,7 +259,7 @@ class OAM(BaseStreamingAUC):
         buffer_size: int | None = 100,
         update: str = "seq",
         shuffle: bool = False,
-        random_state=None,
+        random_state: RandomState = None,
         half_life: float | None = None,
     ):
         self.C = C

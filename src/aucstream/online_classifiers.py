@@ -157,6 +157,7 @@ from ._params import (
     positive,
 )
 from ._runtime import LearnerTags, StateSpec
+from ._typing import RandomState
 
 __all__ = [
     "ConfidenceWeighted",
@@ -433,7 +434,12 @@ class Perceptron(_LinearOnline):
     param_grid: ClassVar[dict] = {}
     _parameter_constraints = {**PASS_ORDER, **FORGETTING}
 
-    def __init__(self, shuffle: bool = False, random_state=None, half_life: float | None = None):
+    def __init__(
+        self,
+        shuffle: bool = False,
+        random_state: RandomState = None,
+        half_life: float | None = None,
+    ):
         self.half_life = half_life
         self.shuffle = shuffle
         self.random_state = random_state
@@ -477,7 +483,7 @@ class PassiveAggressive(_LinearOnline):
         self,
         C: float = 1.0,
         shuffle: bool = False,
-        random_state=None,
+        random_state: RandomState = None,
         half_life: float | None = None,
     ):
         self.C = C
@@ -542,7 +548,7 @@ class CostSensitivePA(_LinearOnline):
         C: float = 1.0,
         rho_pos: float = 1.0,
         shuffle: bool = False,
-        random_state=None,
+        random_state: RandomState = None,
         half_life: float | None = None,
     ):
         self.variant = variant
@@ -642,7 +648,11 @@ class ConfidenceWeighted(BaseStreamingAUC):
     )
 
     def __init__(
-        self, eta: float = 0.7, average: bool = False, shuffle: bool = False, random_state=None
+        self,
+        eta: float = 0.7,
+        average: bool = False,
+        shuffle: bool = False,
+        random_state: RandomState = None,
     ):
         self.eta = eta
         self.average = average

@@ -138,6 +138,7 @@ from ._kernels import (
 )
 from ._params import PASS_ORDER, Interval, positive, positive_int
 from ._runtime import LearnerTags, StateSpec
+from ._typing import RandomState
 from .reservoir import Reservoir, reservoir_offer
 
 __all__ = ["OnlinePAUC"]
@@ -336,7 +337,7 @@ class OnlinePAUC(BaseStreamingAUC):
         eta: float = 0.1,
         buffer_size: int = 300,
         shuffle: bool = False,
-        random_state=None,
+        random_state: RandomState = None,
     ):
         self.max_fpr = max_fpr
         self.min_tpr = min_tpr

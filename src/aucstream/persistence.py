@@ -63,7 +63,7 @@ import tokenize
 import zipfile
 import zlib
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -71,6 +71,9 @@ from . import _state
 from ._config import format_bytes, get_config
 from ._files import atomic_write
 from ._json import to_jsonable
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ._base import BaseStreamingAUC
 
 __all__ = [
     "save_model",
@@ -200,7 +203,7 @@ def _encode(value: Any, path: str, arrays: dict[str, np.ndarray], allowed: dict)
     return {"kind": "scalar", "value": _plain(value)}
 
 
-def save_model(model, path: str | os.PathLike) -> Path:
+def save_model(model: BaseStreamingAUC, path: str | os.PathLike) -> Path:
     """Save a fitted aucstream learner to ``path`` (a ``.npz`` file, no pickle), atomically.
 
     Parameters
@@ -726,7 +729,7 @@ def _fresh(cls, meta: dict, reader: _Reader):
     return model, classes, reference
 
 
-def load_model(path: str | os.PathLike):
+def load_model(path: str | os.PathLike) -> BaseStreamingAUC:
     """Load a learner saved by :func:`save_model`, checking everything in the file.
 
     Parameters

@@ -40,10 +40,12 @@ One-row ``partial_fit`` calls are held as ``learn_one``'s examples are.
 
 from __future__ import annotations
 
-from typing import ClassVar, NamedTuple, cast
+from collections.abc import Sequence
+from typing import Any, ClassVar, NamedTuple, cast
 
 import numpy as np
 import scipy.sparse as sp
+from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils._param_validation import HasMethods
 from sklearn.utils.metaestimators import available_if
@@ -55,6 +57,7 @@ from ._config import fast_path_on
 from ._fastpath import LABEL_KINDS, validate_params_once
 from ._params import Interval, Real, StrOptions
 from ._runtime import HoldsLearners, LearnerTags, StateSpec
+from ._typing import Label, Matrix, MatrixLike, Row
 from .drift import DriftDetector
 from .metrics import roc_auc
 
@@ -105,7 +108,7 @@ class ChunkedPipeline(ClassifierMixin, BaseEstimator):
     True
     """
 
-    def __init__(self, transformer, estimator, chunk_size: int = 256):
+    def __init__(self, transformer: BaseEstimator, estimator: BaseEstimator, chunk_size: int = 256):
         self.transformer = transformer
         self.estimator = estimator
         self.chunk_size = chunk_size
@@ -128,20 +131,22 @@ class ChunkedPipeline(ClassifierMixin, BaseEstimator):
             )
         return self
 
-    def fit(self, X, y) -> ChunkedPipeline:
+    def fit(self, X: MatrixLike, y: ArrayLike) -> ChunkedPipeline:
         """Fit the transformer, then one pass of the learner over the chunks."""
         y = np.asarray(y)
         self._start(X, y, None)
         return self._feed(X, y)
 
-    def partial_fit(self, X, y, classes=None) -> ChunkedPipeline:
+    def partial_fit(
+        self, X: MatrixLike, y: ArrayLike, classes: ArrayLike | None = None
+    ) -> ChunkedPipeline:
         """Continue the stream; the first call also fits the transformer on ``X``."""
         y = np.asarray(y)
         if not hasattr(self, "estimator_"):
             self._start(X, y, classes)
         return self._feed(X, y)
 
-    def decision_function(self, X) -> np.ndarray:
+    def decision_function(self, X: Matrix) -> np.ndarray:
         """Scores of the rows of ``X``, computed chunk by chunk."""
         check_is_fitted(self, "estimator_")
         parts = [
@@ -152,11 +157,11 @@ class ChunkedPipeline(ClassifierMixin, BaseEstimator):
         ]
         return np.concatenate(parts) if parts else np.zeros(0)
 
-    def predict(self, X) -> np.ndarray:
+    def predict(self, X: MatrixLike) -> np.ndarray:
         """Labels from thresholding the scores at 0."""
         return self.classes_[(self.decision_function(X) > 0).astype(np.intp)]
 
-    def score(self, X, y, sample_weight=None) -> float:
+    def score(self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> float:
         """ROC AUC of the scores (not accuracy)."""
         if sample_weight is not None:
             raise ValueError("score does not support sample_weight")
@@ -249,7 +254,13 @@ class StreamPipeline(HoldsLearners, BaseStreamingAUC):
         "max_fpr": [None, Interval(Real, 0, 1, closed="right")],
     }
 
-    def __init__(self, transformer=None, estimator=None, drift="auto", max_fpr=None):
+    def __init__(
+        self,
+        transformer: BaseEstimator | None = None,
+        estimator: BaseStreamingAUC | None = None,
+        drift: str | DriftDetector | None = "auto",
+        max_fpr: float | None = None,
+    ):
         self.transformer = transformer
         self.estimator = estimator
         self.drift = drift
@@ -270,7 +281,7 @@ class StreamPipeline(HoldsLearners, BaseStreamingAUC):
     _state_spec = StateSpec(nbytes=_state_nbytes)
 
     @property
-    def estimator_(self):
+    def estimator_(self) -> BaseStreamingAUC:
         """The fitted estimator, up to date: reading it first makes it learn the
         examples :meth:`learn_one` holds (module docstring, "One example at a time")."""
         try:
@@ -337,7 +348,7 @@ class StreamPipeline(HoldsLearners, BaseStreamingAUC):
         self.queue_labels_ = np.zeros(rows, dtype=np.int8)
 
     # ------------------------------------------------------- one example at a time
-    def learn_one(self, x, y, classes=None) -> StreamPipeline:
+    def learn_one(self, x: Row, y: Label, classes: ArrayLike | None = None) -> StreamPipeline:
         """Learn from one example (module docstring, "One example at a time").
 
         Parameters
@@ -372,7 +383,13 @@ class StreamPipeline(HoldsLearners, BaseStreamingAUC):
         self._catch_up()
         return BaseStreamingAUC.learn_one(self, x, y, classes)
 
-    def partial_fit(self, X, y, classes=None, sample_weight=None) -> StreamPipeline:
+    def partial_fit(
+        self,
+        X: MatrixLike,
+        y: np.ndarray | Sequence[Any],
+        classes: ArrayLike | None = None,
+        sample_weight: ArrayLike | None = None,
+    ) -> StreamPipeline:
         """Continue the stream with one chunk of examples (see
         :meth:`BaseStreamingAUC.partial_fit`); a call of one row (a 2-D array, or a
         CSR matrix in canonical form) is held as :meth:`learn_one` holds its example.
@@ -572,7 +589,7 @@ class StreamPipeline(HoldsLearners, BaseStreamingAUC):
         return hasattr(estimator, "predict_proba")
 
     @available_if(_has_calibration)
-    def predict_proba(self, X) -> np.ndarray:
+    def predict_proba(self, X: MatrixLike) -> np.ndarray:
         """The learner's calibrated probabilities of the transformed rows."""
         check_is_fitted(self, "n_samples_seen_")
         check_sparse_structure(X, "X")

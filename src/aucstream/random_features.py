@@ -49,10 +49,12 @@ from collections.abc import Iterator
 
 import numpy as np
 import scipy.sparse as sp
+from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._rng import make_rng
+from ._typing import DType, Matrix, MatrixLike, RandomState
 from .pipeline import ChunkedPipeline  # re-exported: it lived here
 
 __all__ = ["ChunkedPipeline", "RandomFourierFeatures"]
@@ -115,11 +117,11 @@ class RandomFourierFeatures(TransformerMixin, BaseEstimator):
     def __init__(
         self,
         n_components: int = 50_000,
-        sigma=1.0,
+        sigma: float | str = 1.0,
         append: bool = True,
-        dtype=np.float32,
+        dtype: DType = np.float32,
         block_size: int = 2048,
-        random_state=0,
+        random_state: RandomState = 0,
     ):
         self.n_components = n_components
         self.sigma = sigma
@@ -128,7 +130,7 @@ class RandomFourierFeatures(TransformerMixin, BaseEstimator):
         self.block_size = block_size
         self.random_state = random_state
 
-    def fit(self, X, y=None):
+    def fit(self, X: MatrixLike, y: ArrayLike | None = None) -> RandomFourierFeatures:
         """Fix the width and the seed (the features themselves are never stored)."""
         X = validate_data(self, X, accept_sparse="csr", dtype=[np.float64, np.float32], reset=True)
         for name in ("n_components", "block_size"):
@@ -163,7 +165,7 @@ class RandomFourierFeatures(TransformerMixin, BaseEstimator):
         phase = rng.uniform(0.0, 2.0 * np.pi, size=width)
         return omega, phase
 
-    def transform(self, X) -> np.ndarray:
+    def transform(self, X: MatrixLike) -> np.ndarray:
         """``[x, z(x)]`` (or ``z(x)``) for the rows of ``X``, as a dense array.
 
         Call it on chunks of rows (see :meth:`iter_transform`); the output has
@@ -195,7 +197,7 @@ class RandomFourierFeatures(TransformerMixin, BaseEstimator):
             out[:, offset + lo : offset + lo + omega.shape[1]] = proj
         return out
 
-    def iter_transform(self, X, chunk_size: int = 256) -> Iterator[np.ndarray]:
+    def iter_transform(self, X: Matrix, chunk_size: int = 256) -> Iterator[np.ndarray]:
         """Transform ``X`` chunk by chunk of rows (never the whole expansion at once)."""
         for lo in range(0, X.shape[0], chunk_size):
             yield self.transform(X[lo : lo + chunk_size])

@@ -46,8 +46,11 @@ factors, where the randomized sketch replaces one.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import scipy.sparse as sp
+from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.decomposition import PCA
 from sklearn.pipeline import Pipeline
@@ -55,6 +58,7 @@ from sklearn.random_projection import GaussianRandomProjection, SparseRandomProj
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._rng import make_rng, seed_from
+from ._typing import Matrix, MatrixLike, RandomState
 from .opauc import OPAUC
 
 __all__ = [
@@ -98,11 +102,11 @@ class RandomFeatureSubset(TransformerMixin, BaseEstimator):
     (2, 3)
     """
 
-    def __init__(self, n_components: int = 1000, random_state=None):
+    def __init__(self, n_components: int = 1000, random_state: RandomState = None):
         self.n_components = n_components
         self.random_state = random_state
 
-    def fit(self, X, y=None):
+    def fit(self, X: MatrixLike, y: ArrayLike | None = None) -> RandomFeatureSubset:
         """Choose the features; returns self."""
         X = validate_data(self, X, accept_sparse=("csr", "csc"), dtype=None, reset=True)
         k = _check_n_components(self.n_components)
@@ -114,7 +118,7 @@ class RandomFeatureSubset(TransformerMixin, BaseEstimator):
             self.features_ = np.sort(rng.choice(d, size=k, replace=False))
         return self
 
-    def transform(self, X):
+    def transform(self, X: MatrixLike) -> Matrix:
         """The kept columns of ``X`` (sparse stays sparse)."""
         check_is_fitted(self, "features_")
         X = validate_data(self, X, accept_sparse=("csr", "csc"), dtype=None, reset=False)
@@ -161,12 +165,14 @@ class ReduceDimension(TransformerMixin, BaseEstimator):
 
     _METHODS = ("subset", "gaussian", "sparse", "pca")
 
-    def __init__(self, method: str = "gaussian", n_components: int = 1000, random_state=None):
+    def __init__(
+        self, method: str = "gaussian", n_components: int = 1000, random_state: RandomState = None
+    ):
         self.method = method
         self.n_components = n_components
         self.random_state = random_state
 
-    def fit(self, X, y=None):
+    def fit(self, X: MatrixLike, y: ArrayLike | None = None) -> ReduceDimension:
         """Fit the reduction on ``X``; returns self."""
         X = validate_data(
             self, X, accept_sparse=("csr", "csc"), dtype=[np.float64, np.float32], reset=True
@@ -192,7 +198,7 @@ class ReduceDimension(TransformerMixin, BaseEstimator):
         self.reducer_ = reducer.fit(X)
         return self
 
-    def transform(self, X):
+    def transform(self, X: MatrixLike) -> Matrix:
         """The reduced rows (dense, except a subset of sparse input)."""
         check_is_fitted(self, "reducer_")
         X = validate_data(
@@ -216,7 +222,7 @@ def _pipeline(method: str, k: int, random_state, opauc_params: dict) -> Pipeline
     )
 
 
-def make_opauc_f(k: int = 1000, random_state=None, **opauc_params) -> Pipeline:
+def make_opauc_f(k: int = 1000, random_state: RandomState = None, **opauc_params: Any) -> Pipeline:
     """OPAUC^f: k random features, then exact OPAUC (G13 §6.2, G16 §7.2).
 
     Parameters
@@ -237,7 +243,10 @@ def make_opauc_f(k: int = 1000, random_state=None, **opauc_params) -> Pipeline:
 
 
 def make_opauc_rp(
-    k: int = 1000, projection: str = "gaussian", random_state=None, **opauc_params
+    k: int = 1000,
+    projection: str = "gaussian",
+    random_state: RandomState = None,
+    **opauc_params: Any,
 ) -> Pipeline:
     r"""OPAUC^rp: a random projection to k dimensions, then exact OPAUC (G13 Remark, §6.2).
 
@@ -262,7 +271,9 @@ def make_opauc_rp(
     return _pipeline(projection, k, random_state, dict(opauc_params))
 
 
-def make_opauc_pca(k: int = 1000, random_state=None, **opauc_params) -> Pipeline:
+def make_opauc_pca(
+    k: int = 1000, random_state: RandomState = None, **opauc_params: Any
+) -> Pipeline:
     """OPAUC^pca: the top-k principal components, then exact OPAUC (G16 §7.2).
 
     Parameters

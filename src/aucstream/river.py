@@ -74,7 +74,7 @@ from __future__ import annotations
 
 import hashlib
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -82,6 +82,10 @@ from sklearn.base import clone
 
 from ._base import BaseStreamingAUC
 from ._calibration import capped_logistic
+from ._typing import Label
+
+if TYPE_CHECKING:  # pragma: no cover (pandas comes with river)
+    import pandas as pd
 
 try:
     from river import base as _river_base
@@ -322,7 +326,7 @@ class RiverClassifier(_Base):
         self._provisional = provisional
         self._pending = []
 
-    def learn_one(self, x: dict, y) -> None:
+    def learn_one(self, x: dict, y: Label) -> None:
         """Learn one example.
 
         Parameters
@@ -391,7 +395,7 @@ class RiverClassifier(_Base):
             row[column] = 0.0 + value
         return row
 
-    def learn_many(self, X, y) -> None:
+    def learn_many(self, X: pd.DataFrame, y: pd.Series) -> None:
         """Learn the rows of a dataframe in order: the same as ``learn_one`` on each.
 
         Parameters
@@ -439,7 +443,7 @@ class RiverClassifier(_Base):
             p = float(capped_logistic(np.array([self.estimator_.decision_one(row)]))[0])
         return {labels[0]: 1.0 - p, labels[1]: p}
 
-    def predict_one(self, x: dict):
+    def predict_one(self, x: dict) -> Label | None:
         """The learner's predicted label (``classes[1]`` where its score is positive);
         None while the labels are not known, ``classes[0]`` before anything is learnt."""
         labels = self._known_labels()
@@ -461,7 +465,7 @@ class RiverClassifier(_Base):
             return float(self.estimator_.decision_one(row))
         return float(self.estimator_.decision_function(self._encode([x], grow=False)[0])[0])
 
-    def predict_proba_many(self, X):
+    def predict_proba_many(self, X: pd.DataFrame) -> pd.DataFrame:
         """``predict_proba_one`` for every row of a dataframe, as a dataframe."""
         import pandas as pd
 
@@ -471,7 +475,7 @@ class RiverClassifier(_Base):
         p = self._positive_proba(self._encode(X.to_dict(orient="records"), grow=False)[0])
         return pd.DataFrame({labels[0]: 1.0 - p, labels[1]: p}, index=X.index)
 
-    def predict_many(self, X):
+    def predict_many(self, X: pd.DataFrame) -> pd.Series:
         """``predict_one`` for every row of a dataframe, as a series."""
         import pandas as pd
 

@@ -195,7 +195,7 @@ def _learn_candidate(candidate: BaseStreamingAUC, X, y, weights, journal=None) -
 
 
 @contextmanager
-def search_transaction(owner, search: OnePassSearch, X) -> Iterator[None]:
+def search_transaction(owner: BaseStreamingAUC, search: OnePassSearch, X: object) -> Iterator[None]:
     """The transaction of a call of ``X``'s rows to ``owner`` (the search itself, or a
     pipeline that holds it) that leaves out what the call can not write.
 
@@ -381,7 +381,7 @@ class OnePassSearch(HoldsLearners, BaseStreamingAUC):
         min_class: int = 20,
         exact_scores: int = 1 << 17,
         ensemble: int = 3,
-        drift="auto",
+        drift: str | _race_drift.DriftDetector | None = "auto",
         max_fpr: float | None = None,
     ):
         self.candidates = candidates

@@ -49,13 +49,19 @@ Plotting needs matplotlib (the optional extra ``plot``); it is imported only the
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import scipy.sparse as sp
+from numpy.typing import ArrayLike
 
+from ._typing import MatrixLike, PathLike
 from .covariance import CovarianceSummary, make_covariance
+
+if TYPE_CHECKING:  # pragma: no cover (matplotlib is an extra)
+    from matplotlib.figure import Figure
 
 __all__ = [
     "SketchErrorCurve",
@@ -83,7 +89,7 @@ def _as_csr(A) -> sp.csr_matrix:
     return A
 
 
-def gram_frobenius_sq(A, block: int = 512) -> float:
+def gram_frobenius_sq(A: MatrixLike, block: int = 512) -> float:
     r""":math:`\|A^\top A\|_F^2 = \|A A^\top\|_F^2`, from blocks of rows of
     :math:`A A^\top` (memory O(block n))."""
     A = _as_csr(A)
@@ -100,7 +106,7 @@ def gram_frobenius_sq(A, block: int = 512) -> float:
 
 
 def sketch_error(
-    A, summary: CovarianceSummary, gram_sq: float | None = None
+    A: MatrixLike, summary: CovarianceSummary, gram_sq: float | None = None
 ) -> tuple[float, float]:
     r"""``(absolute, relative)`` error of a summary of the rows of A.
 
@@ -129,7 +135,9 @@ def sketch_error(
     return err, err / norm if norm > 0 else float("nan")
 
 
-def expected_error(A, kind: str, sketch_size: int, gram_sq: float | None = None) -> float:
+def expected_error(
+    A: MatrixLike, kind: str, sketch_size: int, gram_sq: float | None = None
+) -> float:
     """Root of the expected squared error of the randomized or hashing sketch.
 
     See the module docstring; NaN for the deterministic kinds.
@@ -197,11 +205,11 @@ class SketchErrorCurve:
 
 
 def sketch_error_curve(
-    A,
-    kinds=KINDS,
-    sketch_sizes=(10, 20, 50, 100, 200),
+    A: MatrixLike,
+    kinds: Sequence[str] = KINDS,
+    sketch_sizes: Sequence[int] = (10, 20, 50, 100, 200),
     n_repeats: int = 1,
-    random_state=0,
+    random_state: int = 0,
     prune_slack: float = 0.1,
     name: str = "",
 ) -> SketchErrorCurve:
@@ -272,7 +280,7 @@ def sketch_error_curve(
     )
 
 
-def class_error_curves(X, y, **kwargs) -> dict:
+def class_error_curves(X: MatrixLike, y: ArrayLike, **kwargs: Any) -> dict:
     """:func:`sketch_error_curve` for the examples of each class of ``y``.
 
     Returns
@@ -289,7 +297,12 @@ def class_error_curves(X, y, **kwargs) -> dict:
     }
 
 
-def plot_sketch_error(curves, relative: bool = True, path=None, title: str | None = None):
+def plot_sketch_error(
+    curves: SketchErrorCurve | Mapping[Any, SketchErrorCurve] | Sequence[SketchErrorCurve],
+    relative: bool = True,
+    path: PathLike | None = None,
+    title: str | None = None,
+) -> Figure:
     r"""Error against sketch size, one panel per curve (matplotlib, imported here).
 
     Parameters

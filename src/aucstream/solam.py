@@ -193,6 +193,7 @@ from ._saddle import (
     saddle_objective,
     warm_start,
 )
+from ._typing import RandomState
 from .projections import project_l1_ball, project_l2_ball
 
 __all__ = ["SOLAM", "SOLAML1", "saddle_gradient", "saddle_objective"]
@@ -598,7 +599,7 @@ class SOLAM(ClassWeightTotals, BaseStreamingAUC):
         constraint: str = "l2",
         average: str = "pre",
         shuffle: bool = False,
-        random_state=None,
+        random_state: RandomState = None,
         half_life: float | None = None,
         column_scale: str | None = "max_abs",
     ):
@@ -822,7 +823,7 @@ class SOLAML1(SOLAM):
         kappa: float = 1.0,
         average: str = "pre",
         shuffle: bool = False,
-        random_state=None,
+        random_state: RandomState = None,
         half_life: float | None = None,
         column_scale: str | None = "max_abs",
     ):

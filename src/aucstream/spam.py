@@ -122,6 +122,7 @@ from ._kernels import col, jit, n_rows, row, rows_of
 from ._params import PASS_ORDER, StrOptions, non_negative, positive
 from ._running_scale import coef_in_columns, grow_scale
 from ._runtime import LearnerTags, StateSpec
+from ._typing import RandomState
 from .ftrl import _ROW_LOG_MIN, auc_gradient_scale, by_rows, in_scale, observe_score, scaled_score
 
 __all__ = ["SPAM", "lazy_prox_weights"]
@@ -309,7 +310,7 @@ class SPAM(BaseStreamingAUC):
         l1: float = 1e-5,
         l2: float = 0.0,
         shuffle: bool = False,
-        random_state=None,
+        random_state: RandomState = None,
         column_scale: str | None = "max_abs_1",
     ):
         self.eta0 = eta0

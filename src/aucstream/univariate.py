@@ -131,6 +131,7 @@ from ._params import (
     positive,
 )
 from ._runtime import LearnerTags
+from ._typing import RandomState
 
 __all__ = ["UnivariateOnline", "univariate_loss"]
 
@@ -371,7 +372,7 @@ class UnivariateOnline(ClassWeightTotals, BaseStreamingAUC):
         weights: str = "running",
         lam: float = 0.0,
         shuffle: bool = False,
-        random_state=None,
+        random_state: RandomState = None,
         half_life: float | None = None,
     ):
         self.loss = loss

@@ -186,7 +186,11 @@ def jit(
         options["no_cfunc_wrapper"] = True
     decorate = nb.njit(**options)
     if fn is None:
-        return lambda f: _made_here(decorate(f))
+
+        def decorator(f: Callable) -> Any:
+            return _made_here(decorate(f))
+
+        return decorator
     return _made_here(decorate(fn))
 
 

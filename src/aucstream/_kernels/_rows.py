@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections import namedtuple
 
+import numpy as np
 from numba import types
 
 from ._compile import inline_overload, jit, prefetch
@@ -105,7 +106,7 @@ def _col(idx, a):
     return lambda idx, a: idx[a]
 
 
-def sparse_dot(dense, idx, val):
+def sparse_dot(dense: np.ndarray, idx: np.ndarray | None, val: np.ndarray) -> float:
     r""":math:`a \cdot x` for the dense vector a and the row x given by ``idx``, ``val``.
 
     ``idx`` None: the row is dense.

@@ -90,6 +90,7 @@ from .._fastpath import (
     same_classes,
     validate_params_once,
 )
+from .._typing import Label, Row
 from ._declarations import StateDeclarations
 from ._host import LearnerHost
 from ._learning import _KERNEL_ERRORS, _NOT_TAKEN
@@ -459,7 +460,7 @@ class SmallCalls(LearnerHost):
                 cache.plans[key] = plan
         return plan
 
-    def predict_one(self, x):
+    def predict_one(self, x: Row) -> Label:
         """The predicted label of one example (see ``predict``).
 
         Parameters
@@ -482,7 +483,7 @@ class SmallCalls(LearnerHost):
             return self.predict(self._one_row(x))[0]
         return self.classes_[int(score - self._threshold() > 0)]
 
-    def decision_one(self, x) -> float:
+    def decision_one(self, x: Row) -> float:
         """The score of one example (see ``decision_function``).
 
         Parameters

@@ -93,9 +93,12 @@ and exact sparse), ``_hashtable`` (the entry storage of the sparse kinds) and
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from .._kernels import sparse_dot
+from .._typing import DType
 from ._base import (
     SUMMARY_DTYPES,
     CovarianceSummary,
@@ -222,7 +225,7 @@ DTYPE_KINDS = ("full", "randomized", "fd", "hash")
 AUTO_FLOAT32_FROM = 100_000
 
 
-def resolve_dtype(kind: str, n_features: int, dtype="auto"):
+def resolve_dtype(kind: str, n_features: int, dtype: DType = "auto") -> DType:
     """The storage ``dtype`` means for a summary of ``kind`` over ``n_features``:
     ``"auto"`` gives ``"float32"`` for the sketches ("randomized", "hash", "fd") from
     :data:`AUTO_FLOAT32_FROM` features on, else ``"float64"``; any other value is
@@ -262,7 +265,7 @@ def _check_summary_budget(kind, n_features, sketch_size, options, dtype) -> None
 
 
 def make_covariance(
-    kind: str, n_features: int, sketch_size: int = 50, **options
+    kind: str, n_features: int, sketch_size: int = 50, **options: Any
 ) -> CovarianceSummary:
     """A summary of the given kind.
 

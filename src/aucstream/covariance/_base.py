@@ -9,13 +9,19 @@ plain settings, so a learner holding summaries pickles, saves and resumes exactl
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from numbers import Integral
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._chunks import Chunk
 from .._kernels import borrowing_njit, borrowing_step, compiled_step, jit, register_overload
+from .._typing import Matrix
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ._sparse import SparsifiedCovariance
 
 __all__ = [
     "CovarianceSummary",
@@ -125,7 +131,7 @@ class CovarianceSummary:
         """The state arrays as the compiled functions of this kind take them."""
         raise NotImplementedError
 
-    def scatter_inner(self, X) -> float:  # pragma: no cover - abstract
+    def scatter_inner(self, X: Matrix) -> float:  # pragma: no cover - abstract
         r""":math:`\langle X^\top X, \hat P\rangle = \sum_t x_t^\top \hat P x_t`."""
         raise NotImplementedError
 
@@ -172,7 +178,9 @@ class CovarianceSummary:
         return v
 
 
-def run_reserving(step, summaries, chunk) -> None:
+def run_reserving(
+    step: Callable[[int], int], summaries: Sequence[SparsifiedCovariance], chunk: Chunk
+) -> None:
     """Run a learner's kernel over a chunk, making room in the sparse summaries.
 
     ``step(start)`` processes the chunk's rows from ``start`` and returns the first row
@@ -181,6 +189,7 @@ def run_reserving(step, summaries, chunk) -> None:
     ``[1]`` for the positive one) reserves room for the row and the kernel resumes
     there; summaries that never run out of room never stop it.
     """
+    assert chunk.indptr is not None  # (the kernels that reserve take CSR rows)
     r = 0
     while True:
         r = step(r)
@@ -238,7 +247,7 @@ def symmetrize(a: np.ndarray) -> np.ndarray:
 
 
 # ------------------------------------------------- the kernel-level protocol
-def add_example(arrays, idx, val, omega):
+def add_example(arrays: tuple, idx: np.ndarray | None, val: np.ndarray, omega: float) -> bool:
     r"""Add one example (non-zeros ``val`` at columns ``idx``) of weight ``omega`` > 0
     to the summary whose ``arrays()`` bundle is given; return False, changing nothing,
     if the summary must reserve room first (``reserve``), else True.
@@ -256,14 +265,14 @@ def add_example(arrays, idx, val, omega):
     raise NotImplementedError("add_example is called from compiled code only")
 
 
-def cov_matvec(arrays, v, out):
+def cov_matvec(arrays: tuple, v: np.ndarray, out: np.ndarray) -> float:
     r"""Write :math:`\hat\Gamma v` of the summary whose ``arrays()`` bundle is given
     into ``out``; return :math:`c^\top v` (compiled code only; see
     :func:`add_example`)."""
     raise NotImplementedError("cov_matvec is called from compiled code only")
 
 
-def register(protocol, bundle_types: tuple, impl) -> None:
+def register(protocol: Callable[..., Any], bundle_types: tuple, impl: Callable[..., Any]) -> None:
     """Make ``impl(arrays, *args)`` (a Python function, compiled by numba where used)
     the implementation of :func:`add_example` or :func:`cov_matvec` for bundles whose
     namedtuple class is one of ``bundle_types``."""

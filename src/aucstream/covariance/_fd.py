@@ -86,6 +86,7 @@ from numpy.typing import ArrayLike
 
 from .._chunks import csr_arrays
 from .._kernels import jit, squared_norm
+from .._typing import DType
 from ._base import borrowing_step, check_sample_weight, symmetrize, track_support
 from ._checks import (
     check_array,
@@ -370,9 +371,9 @@ class FrequentDirectionsCovariance(_LowRankSummary):
         self,
         n_features: int,
         sketch_size: int = 50,
-        shrink="half",
+        shrink: str | int = "half",
         centering: str | None = None,
-        dtype=np.float64,
+        dtype: DType = np.float64,
     ):
         centering = "g16" if centering is None else centering
         if centering not in _CENTER_CODES:
@@ -650,7 +651,9 @@ class FrequentDirectionsCovariance(_LowRankSummary):
         (centered: X holds the centered examples, and :math:`X^\top X` is the scatter)."""
         return max(float(self.frob_[0] - np.trace(self.gram_)), 0.0) / self.shrink_index
 
-    def update(self, X: ArrayLike, sample_weight: ArrayLike | None = None):
+    def update(
+        self, X: ArrayLike, sample_weight: ArrayLike | None = None
+    ) -> FrequentDirectionsCovariance:
         r"""Insert the rows of ``X`` (Alg. 2: insert, then shrink when full); returns self.
 
         ``sample_weight`` (finite, >= 0; a row of weight 0 is skipped) inserts row i
@@ -760,7 +763,9 @@ class FrequentDirectionsCovariance(_LowRankSummary):
         self.nfill_[0] = m
         self.n_shrinks_[0] += 1
 
-    def shrink_deferred(self, dump_coef: np.ndarray, dump_sum: float, v_out: np.ndarray):
+    def shrink_deferred(
+        self, dump_coef: np.ndarray, dump_sum: float, v_out: np.ndarray
+    ) -> np.ndarray:
         """:meth:`shrink_now` (with its dump into ``v_out``) for OPAUC, the rows' pass
         deferred; return M.
 

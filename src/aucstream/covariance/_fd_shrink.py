@@ -202,7 +202,7 @@ def _fd_deferred_dump(sketch, sums, version, rows, dw, dc, base, out):
         out[i] += acc - sums[i] * dc[h]
 
 
-def fd_shrink_index(shrink, sketch_size: int) -> int:
+def fd_shrink_index(shrink: str | int, sketch_size: int) -> int:
     """The 1-based index l whose squared singular value frequent directions subtracts.
 
     ``"half"``: floor(tau/2) (G16 Alg. 2); ``"ceil_0.9"``: ceil(0.9 tau) (the authors'

@@ -59,6 +59,7 @@ from numpy.typing import ArrayLike
 
 from .._chunks import csr_arrays
 from .._kernels import inline_overload, is_none_type, jit
+from .._typing import DType, Matrix
 from ._base import (
     CovarianceSummary,
     add_example,
@@ -189,7 +190,7 @@ def _add_dense(count, weight, sums, upper, pending, pending_weight, n_pending, v
     n_pending[0] = n
 
 
-def full_add(arrays, idx, val, omega):
+def full_add(arrays: tuple, idx: np.ndarray | None, val: np.ndarray, omega: float) -> bool:
     """Add one example (non-zeros ``val`` at columns ``idx``; ``idx`` None: the dense
     row ``val``) of weight ``omega``: ``T += 1``, ``W += omega``, ``s += omega x``,
     ``P += omega x x^T`` on the upper triangle; O(k^2) (compiled code only)."""
@@ -353,7 +354,7 @@ class FullCovariance(CovarianceSummary):
     True
     """
 
-    def __init__(self, n_features: int, dtype=np.float64):
+    def __init__(self, n_features: int, dtype: DType = np.float64):
         self.n_features = check_n_features(n_features)
         self.count_ = np.zeros(1, dtype=np.int64)
         self.weight_ = np.zeros(1)
@@ -469,7 +470,7 @@ class FullCovariance(CovarianceSummary):
         full_cov_matvec(self.arrays(), self._vector(v), out)
         return out
 
-    def scatter_inner(self, X) -> float:
+    def scatter_inner(self, X: Matrix) -> float:
         r""":math:`\sum_t x_t^\top P x_t` over the rows of X (forms :math:`X^\top X`)."""
         gram = X.T @ X
         gram = gram.toarray() if sp.issparse(gram) else np.asarray(gram)

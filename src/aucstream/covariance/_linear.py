@@ -15,6 +15,7 @@ from numpy.typing import ArrayLike
 from .._chunks import csr_arrays
 from .._kernels import jit
 from .._rng import make_rng
+from .._typing import DType, RandomState
 from ._base import borrowing_step
 from ._checks import check_array, check_empty
 from ._lowrank import (
@@ -119,7 +120,7 @@ class _LinearSketch(_LowRankSummary):
         n_features: int,
         sketch_size: int = 50,
         centering: str | None = None,
-        dtype=np.float64,
+        dtype: DType = np.float64,
     ):
         centering = self._DEFAULT_CENTERING if centering is None else centering
         if centering not in _CENTER_CODES:
@@ -177,7 +178,9 @@ class _LinearSketch(_LowRankSummary):
     def _asum(self) -> np.ndarray:
         return self.asum_
 
-    def update(self, X: ArrayLike, rng=None, *, draws: ArrayLike | None = None):
+    def update(
+        self, X: ArrayLike, rng: RandomState = None, *, draws: ArrayLike | None = None
+    ) -> _LinearSketch:
         """Add the rows of ``X``; returns self.
 
         Parameters
@@ -201,7 +204,7 @@ class _LinearSketch(_LowRankSummary):
         _lowrank_add_rows(self.arrays(), indptr, indices, data, A)
         return self
 
-    def merge(self, other):
+    def merge(self, other: _LinearSketch) -> _LinearSketch:
         r"""The sketch of both streams (a new object).
 
         Z is linear in the stream: the sum of the two sketches (and of their draws'

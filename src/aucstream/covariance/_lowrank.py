@@ -32,6 +32,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._kernels import jit
+from .._typing import DType, Matrix
 from ._base import (
     CovarianceSummary,
     borrowing_njit,
@@ -335,7 +336,11 @@ class _LowRankSummary(CovarianceSummary):
     fills_columns: ClassVar[bool] = False
 
     def __init__(
-        self, n_features: int, sketch_size: int = 50, minimum_size: int = 1, dtype=np.float64
+        self,
+        n_features: int,
+        sketch_size: int = 50,
+        minimum_size: int = 1,
+        dtype: DType = np.float64,
     ):
         self.n_features = check_n_features(n_features)
         self.sketch_size = check_sketch_size(sketch_size, minimum_size)
@@ -461,7 +466,7 @@ class _LowRankSummary(CovarianceSummary):
         Z = self.sketch_matrix()
         return sketch_matvec(Z, sketch_tmatvec(Z, v))
 
-    def scatter_inner(self, X) -> float:
+    def scatter_inner(self, X: Matrix) -> float:
         r""":math:`\sum_t x_t^\top Z Z^\top x_t = \|X Z\|_F^2`; O(nnz(X) tau)."""
         return float(np.sum(np.square(X @ self.sketch_matrix().astype(np.float64, copy=False))))
 

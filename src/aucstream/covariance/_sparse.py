@@ -39,6 +39,7 @@ from numpy.typing import ArrayLike
 
 from .._chunks import csr_arrays
 from .._kernels import jit
+from .._typing import Matrix
 from ._base import (
     CovarianceSummary,
     add_example,
@@ -462,7 +463,7 @@ class SparsifiedCovariance(CovarianceSummary):
         sparse_cov_matvec(self.arrays(), self._vector(v), out)
         return out
 
-    def scatter_inner(self, X) -> float:
+    def scatter_inner(self, X: Matrix) -> float:
         r""":math:`\sum_t x_t^\top P x_t` over the rows of X: one lookup per pair of
         non-zeros of each row."""
         indptr, indices, data, d = csr_arrays(X)

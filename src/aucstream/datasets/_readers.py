@@ -43,9 +43,10 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike
 
+from .._typing import PathLike
+
 __all__ = ["FileChunks", "detect_compression", "iter_chunks", "load_idx", "open_file"]
 
-PathLike = str | os.PathLike
 
 _GZIP_MAGIC = b"\x1f\x8b"
 _XZ_MAGIC = b"\xfd7zXZ\x00"

@@ -838,7 +838,7 @@ _EMBEDDED_DOC = """Load the embedded ``{name}`` set ({summary}).
 
 
 def _embedded_loader(name: str, summary: str):
-    def load(*, data_home=None, verify: bool = True) -> Dataset:
+    def load(*, data_home: str | os.PathLike | None = None, verify: bool = True) -> Dataset:
         return load_dataset(name, data_home=data_home, verify=verify)
 
     load.__name__ = load.__qualname__ = f"load_{name}"

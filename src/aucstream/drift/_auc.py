@@ -10,6 +10,7 @@ from sklearn.base import BaseEstimator, clone
 
 from aucstream._params import Integral, Interval
 
+from .._typing import ChangeDetector, Label
 from ._adwin import ADWIN
 from ._base import DriftDetector
 from ._checks import check_params
@@ -110,11 +111,11 @@ class AUCDriftDetector(BaseEstimator):
 
     def __init__(
         self,
-        detector=None,
+        detector: ChangeDetector | None = None,
         window: int = 1000,
         min_other: int = 30,
         restart_signal: bool = True,
-        pos_label=None,
+        pos_label: Label | None = None,
     ) -> None:
         self.detector = detector
         self.window = window
@@ -149,7 +150,7 @@ class AUCDriftDetector(BaseEstimator):
         self._drift = False
         return self
 
-    def update(self, score: float, label) -> AUCDriftDetector:
+    def update(self, score: float, label: Label) -> AUCDriftDetector:
         """Add one prequential score and its label.
 
         Parameters

@@ -51,6 +51,7 @@ from aucstream._params import Integral, Interval
 
 from .._kernels import jit
 from .._sorted_pairs import _gallop
+from .._typing import Label
 from ._checks import check_memory, check_params
 
 __all__ = ["RankSignal"]
@@ -160,7 +161,9 @@ class RankSignal(BaseEstimator):
     #: :mod:`aucstream.persistence`, stores them as a list of scalars).
     _growable_state = ("_labels",)
 
-    def __init__(self, window: int = 1000, min_other: int = 1, pos_label=None) -> None:
+    def __init__(
+        self, window: int = 1000, min_other: int = 1, pos_label: Label | None = None
+    ) -> None:
         self.window = window
         self.min_other = min_other
         self.pos_label = pos_label
@@ -217,7 +220,7 @@ class RankSignal(BaseEstimator):
         if not (isinstance(self.n_seen, (int, np.integer)) and self.n_seen >= 0):
             raise ValueError(f"n_seen must be a non-negative int, got {self.n_seen!r}")
 
-    def update(self, score: float, label) -> float:
+    def update(self, score: float, label: Label) -> float:
         """The signal of one example, which is then stored.
 
         Parameters

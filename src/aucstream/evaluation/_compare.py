@@ -13,13 +13,15 @@ from __future__ import annotations
 
 import os
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from sklearn.model_selection import ParameterGrid
 
+from .._typing import PathLike
 from ._cache import RunCache
 from ._data import DataSpec, data_available, parse_data_spec
 from ._protocol import Protocol
@@ -107,7 +109,7 @@ class Comparison:
         """The datasets that ran."""
         return [d for d in self.datasets if d.skipped is None]
 
-    def values(self, dataset: str, learner: str, value=None) -> dict[tuple[int, int], float]:
+    def values(self, dataset: str, learner: str, value: Any = None) -> dict[tuple[int, int], float]:
         """Test AUC per (trial, fold) of one cell (of one swept value)."""
         return {
             (r["trial"], r["fold"]): r["auc"]
@@ -171,7 +173,7 @@ def _as_data(datasets: Iterable) -> list[DataSpec]:
     return [x if isinstance(x, DataSpec) else parse_data_spec(str(x)) for x in datasets]
 
 
-def unavailable(spec: DataSpec, data_home=None) -> str | None:
+def unavailable(spec: DataSpec, data_home: PathLike | None = None) -> str | None:
     """None when the files of ``spec`` are present, else why not, naming where they
     were looked for: the folder and what gave it (``data_home`` or the environment
     variable ``AUCSTREAM_DATA``), or that the variable is not set."""
@@ -357,9 +359,9 @@ def compare(
     reference: str | None = None,
     cache_dir: str | Path | None = None,
     n_jobs: int = 2,
-    data_home=None,
+    data_home: PathLike | None = None,
     progress: bool | None = None,
-    on_record=None,
+    on_record: Callable[[Job, dict], None] | None = None,
 ) -> Comparison:
     """Compare learners on datasets under ``protocol`` (the papers' tables).
 
@@ -407,7 +409,7 @@ def convergence(
     reference: str | None = None,
     cache_dir: str | Path | None = None,
     n_jobs: int = 2,
-    data_home=None,
+    data_home: PathLike | None = None,
     progress: bool | None = None,
 ) -> Comparison:
     """Test AUC along one pass: after each of ``checkpoints`` consecutive chunks.
@@ -449,7 +451,7 @@ def parameter_sweep(
     reference: str | None = None,
     cache_dir: str | Path | None = None,
     n_jobs: int = 2,
-    data_home=None,
+    data_home: PathLike | None = None,
     progress: bool | None = None,
 ) -> Comparison:
     """Test AUC against one parameter (the papers' parameter-influence figures).

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from .._json import to_jsonable
+from .._typing import PathLike
 from ._values import parse_value, split_top_level
 
 __all__ = ["DataSpec", "LoadedData", "load_data", "parse_data_spec"]
@@ -154,7 +155,7 @@ class LoadedData:
         return int((self.y == 1).sum())
 
 
-def load_data(spec: DataSpec, data_home=None) -> LoadedData:
+def load_data(spec: DataSpec, data_home: PathLike | None = None) -> LoadedData:
     """Load the data of ``spec`` with labels in {-1, +1}.
 
     A file is read as :func:`aucstream.datasets.detect_format` decides and its labels
@@ -187,7 +188,7 @@ def load_data(spec: DataSpec, data_home=None) -> LoadedData:
     return LoadedData(data.X, np.asarray(data.y, dtype=np.int64), data.binary_rule)
 
 
-def data_available(spec: DataSpec, data_home=None) -> str | None:
+def data_available(spec: DataSpec, data_home: PathLike | None = None) -> str | None:
     """None when the files of ``spec`` are present, else the reason they are not."""
     if spec.is_file:
         return None if Path(spec.name).exists() else f"file {spec.name} not found"

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from numpy.typing import ArrayLike
-from sklearn.base import clone
+from sklearn.base import BaseEstimator, clone
 from sklearn.model_selection import ParameterGrid, StratifiedKFold, train_test_split
 
 from ._protocol import coarse_grid
@@ -54,7 +54,7 @@ def _validation_aucs(estimator, X, y, params: dict, folds, n_jobs) -> list[float
 
 
 def tune_and_test(
-    estimator,
+    estimator: BaseEstimator,
     X_train: ArrayLike,
     y_train: ArrayLike,
     X_test: ArrayLike,

@@ -25,6 +25,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -132,7 +133,7 @@ class Protocol:
             raise ValueError("inner_folds must be >= 2")
 
     # ------------------------------------------------------------------ modes
-    def replace(self, **changes) -> Protocol:
+    def replace(self, **changes: Any) -> Protocol:
         """A copy with some fields changed (``mode`` becomes "custom" unless given)."""
         changes.setdefault("mode", "custom")
         return dataclasses.replace(self, **changes)

@@ -21,7 +21,7 @@ import numpy as np
 from .._json import dumps
 from ._compare import Comparison
 from ._paper import PaperTable
-from ._protocol import PAPER_PROTOCOLS, deviations
+from ._protocol import PAPER_PROTOCOLS, Protocol, deviations
 from ._stats import MARKERS, mean_std, win_tie_loss
 
 __all__ = ["PaperTable", "format_auc", "markdown_table", "write_report"]
@@ -603,7 +603,7 @@ def write_report(
     notes: Mapping[str, str] | None = None,
     intro: str = "",
     command: str = "",
-    reference_protocol=None,
+    reference_protocol: Protocol | None = None,
 ) -> dict[str, Path]:
     """Write ``NAME.md``, ``NAME.csv``, ``NAME.json`` and PNG plots into ``out_dir``.
 

@@ -15,14 +15,17 @@ Every report states the mode and its deviations from the paper.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
+from .._typing import PathLike
 from ._catalogue import REPRODUCTIONS, Reproduction
 from ._compare import Comparison, DatasetMeta, compare, convergence, parameter_sweep
 from ._data import DataSpec
 from ._protocol import Protocol
 from ._report import write_report
+from ._runner import Job
 
 __all__ = ["REPRODUCTIONS", "Reproduction", "compare_and_report", "reproduce"]
 
@@ -34,9 +37,9 @@ def reproduce(
     mode: str = "fast",
     cache_dir: str | Path | None = None,
     n_jobs: int = 2,
-    data_home=None,
+    data_home: PathLike | None = None,
     progress: bool | None = None,
-    on_record=None,
+    on_record: Callable[[Job, dict], None] | None = None,
 ) -> dict[str, Path]:
     """Run a reproduction and write its report.
 
@@ -72,7 +75,7 @@ def reproduce(
     out = Path(out_dir) if out_dir is not None else Path("aucstream-results")
     cache = Path(cache_dir) if cache_dir is not None else out / "cache"
     protocol = r.protocol_for(mode)
-    kwargs = dict(
+    kwargs: dict[str, Any] = dict(
         reference=r.reference,
         cache_dir=cache,
         n_jobs=n_jobs,
@@ -140,7 +143,7 @@ def compare_and_report(
     curves: int = 0,
     sweep: tuple[str, Sequence] | None = None,
     command: str = "",
-    **options,
+    **options: Any,
 ) -> tuple[Comparison, list[dict[str, Path]]]:
     """:func:`compare` (and optionally curves and a sweep) with their reports.
 

@@ -27,8 +27,10 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 import numpy as np
-from sklearn.base import clone
+from numpy.typing import ArrayLike
+from sklearn.base import BaseEstimator, clone
 
+from .._typing import MatrixLike, PathLike
 from ..metrics import roc_auc
 from ..streaming import Progress
 from ._cache import RunCache, config_hash
@@ -144,7 +146,7 @@ class LearnerSpec:
         note: str = "",
         grid: Mapping | None = None,
         features: Mapping | None = None,
-        **params,
+        **params: Any,
     ) -> LearnerSpec:
         """Convenience constructor: ``LearnerSpec.make("OAM_gra", "OAM", update="gra")``."""
         return cls(
@@ -197,7 +199,9 @@ class LearnerSpec:
             grid = coarse_grid(grid, protocol.coarse_values)
         return grid
 
-    def build(self, params: Mapping | None = None, random_state: int | None = None):
+    def build(
+        self, params: Mapping | None = None, random_state: int | None = None
+    ) -> BaseEstimator:
         """An unfitted learner with the fixed parameters updated by ``params``."""
         kwargs = {**self.fixed, **(params or {})}
         estimator = self.cls(**kwargs)
@@ -438,7 +442,14 @@ def _curve(estimator, X_train, y_train, X_test, y_test, checkpoints: int) -> dic
 
 
 def fit_and_score(
-    estimator, X_train, y_train, X_test, y_test, *, chunk: int | None = None, checkpoints: int = 0
+    estimator: BaseEstimator,
+    X_train: MatrixLike,
+    y_train: ArrayLike,
+    X_test: MatrixLike,
+    y_test: ArrayLike,
+    *,
+    chunk: int | None = None,
+    checkpoints: int = 0,
 ) -> dict:
     """Train ``estimator`` by one pass and measure its test AUC: the core of every run.
 
@@ -519,7 +530,7 @@ def best_params(candidates: Iterable[tuple[tuple, Sequence[float]]]) -> tuple[tu
     return best, (best_score if best else np.nan), failed
 
 
-def execute_job(job: Job, data_home=None) -> dict:
+def execute_job(job: Job, data_home: PathLike | None = None) -> dict:
     """Run one job (in the current process) and return its record.
 
     Parameters
@@ -648,7 +659,7 @@ def run_jobs(
     jobs: Sequence[Job],
     cache: RunCache | None = None,
     n_jobs: int = 2,
-    data_home=None,
+    data_home: PathLike | None = None,
     progress: bool | None = None,
     label: str = "runs",
     on_record: Callable[[Job, dict], None] | None = None,

@@ -200,7 +200,7 @@ scale their rows first (G16 §7.1 tunes :math:`\eta` for features in [0, 1] or
 [-1, 1]), and on raw columns (readings in the thousands next to rates in [0, 1]) any
 fixed :math:`\eta` that the large columns allow leaves the small ones unlearnt, while
 the default diverges in the first rows. With ``column_scale="max_abs"`` (what the
-default "auto" means for "full" and "sparse") OPAUC learns the columns in their
+default "auto" means) OPAUC learns the columns in their
 running scale :math:`s_i = \max_{t' \le t} |x_{t',i}|` (the scale of the normalized
 updates of Ross, Mineiro and Langford, *Normalized Online Learning*, UAI 2013), as
 :mod:`aucstream.solam` and :mod:`aucstream.adaoam` do: with :math:`D =
@@ -228,11 +228,41 @@ convention of :mod:`aucstream._running_scale`). Nothing here depends on chunking
 leaves it). ``merge`` takes the maximum of the two scales and averages the two
 models with their scaled weights kept in it. ``from_statistics`` starts the scale
 from the next examples (the summaries hold no maxima). Forgetting (``half_life``)
-forgets the statistics, not the maxima. The low-rank kinds keep their weights in an
-implicit form over their sketches (above), which a per-column step would leave; with
-them "auto" means None and "max_abs" is refused. ``column_scale=None`` is the papers'
-OPAUC bit for bit (the reproduction harness pins it); a file saved before the option
-existed loads with None.
+forgets the statistics, not the maxima. ``column_scale=None`` is the papers' OPAUC
+bit for bit (the reproduction harness pins it); a file saved before the option
+existed loads with None, and so does one of a low-rank kind saved before they had it
+(its "auto" then meant None: it has no ``column_scale_``).
+
+The low-rank kinds ("randomized", "hash", "fd") keep their weights in an implicit form
+over their sketches (above), which a per-column step :math:`D^2` would leave, and their
+sketches can not be read in another scale than the one their rows entered in. They learn
+in the running scale another way, which keeps the sketch update of the papers (G13 Eqs.
+10-11, G16 Eqs. 14-17 and Alg. 2) as it is: each row enters it already divided by the
+running scale, :math:`\tilde x_t = \hat D_t x_t` with :math:`\hat D_t =
+\operatorname{diag}(1/\hat s_t)`, the scale as it is after the example joins it: with
+``column_scale="max_abs_1"`` (what "auto" means for them) :math:`\hat s_{t,i} = \max(1,
+\max_{t' \le t} |x_{t',i}|)`, so that rows inside [-1, 1] (the papers' scaled data,
+unit-norm sparse rows, where dividing by a rare feature's one value would inflate the
+row) are learnt as they come, bit for bit; with "max_abs" the running maximum itself (1
+while it is 0). ``column_scale_`` holds the running maxima either way; the sketches,
+class sums and the step (G16 Eq. 8) are those of the papers on the stream :math:`\tilde
+x_1, \tilde x_2, \dots`, and the implicit weights are :math:`\tilde w` (of the scaled
+rows), ``w_`` = ``coef_`` being :math:`\hat D_t \tilde w` in raw units. Deviations from
+the explicit kinds' running scale, and why: (i) a summarized row stays in the scale it
+entered with (the explicit kinds read every example in today's scale), since rescaling a
+sketch's rows would change every maintained product of the implicit form; the scaled
+rows all lie in :math:`[-1, 1]`, which is what keeps G16 Eq. 8's fixed step contracting.
+(ii) When an example raises the scale of columns, their weights in raw units are kept
+(:math:`\tilde w_i \leftarrow \tilde w_i \hat s'_i/\hat s_i`, before the example's
+prequential score and step), not their scaled weights: the kernel scores a row in the
+scale it learns it in, and keeping :math:`w_i` makes that score the one of the model
+before the example (:math:`\tilde w'^\top \hat D_t x_t = w^\top x_t`). The engine cuts a
+chunk before each such example (rare once the maxima are known) and updates v and its
+products with the sketches for the grown columns (O(tau) each); the cuts fall on
+examples fixed by the stream, so the model does not depend on the chunking. ``merge``
+takes the larger scale and averages the weights in raw units (the sketches then sum rows
+of both scales, as (i)). ``from_statistics`` starts the scale from the next examples
+(the summaries are taken as they are).
 
 Dimension-reduction variants (OPAUC^f, OPAUC^rp, OPAUC^pca) are scikit-learn
 pipelines in front of OPAUC: see :mod:`aucstream.reduction`. Random Fourier

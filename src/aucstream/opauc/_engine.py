@@ -21,6 +21,7 @@ from .._params import InvalidParameterError
 from .._runtime import LearnerTags
 from ..covariance import (
     DTYPE_KINDS,
+    CovarianceSummary,
     make_covariance,
     resolve_dtype,
     solve_from_statistics,
@@ -32,7 +33,9 @@ from ._kernels import FORGET_LIMIT
 _NO_SCALE = np.empty(0)
 
 
-def opauc_gradient(w: np.ndarray, x: np.ndarray, y: float, opposite, lam: float) -> np.ndarray:
+def opauc_gradient(
+    w: np.ndarray, x: np.ndarray, y: float, opposite: CovarianceSummary, lam: float
+) -> np.ndarray:
     r"""The OPAUC gradient g_t (G16 Eqs. 7-8) from an opposite-class summary.
 
     With a sketched summary this is the approximate gradient of G13 Eqs. 10-11 or
@@ -89,8 +92,10 @@ class Engine:
     #: Whether the kind forgets (``half_life``).
     forgets = True
     #: Whether the kind can learn the columns in their running scale
-    #: (``column_scale``): the kinds with explicit statistics.
+    #: (``column_scale``): every kind but the base's.
     scales_columns = False
+    #: Whether the kind has "max_abs_1" (the scale floored at 1: the low-rank kinds).
+    floors_scales = False
 
     def column_scaled(self, learner) -> bool:
         """Whether the learner learns the columns in their running scale:
@@ -124,6 +129,12 @@ class Engine:
                 f"The 'column_scale' parameter of {type(learner).__name__} must be 'auto' "
                 f"or None with covariance={learner.covariance!r} (the running column scale "
                 "is available for covariance='full' and 'sparse'). Got 'max_abs' instead."
+            )
+        if learner.column_scale == "max_abs_1" and not self.floors_scales:
+            raise InvalidParameterError(
+                f"The 'column_scale' parameter of {type(learner).__name__} must be 'auto', "
+                f"'max_abs' or None with covariance={learner.covariance!r} ('max_abs_1' is "
+                "for the low-rank kinds). Got 'max_abs_1' instead."
             )
         if learner.dtype == "float32" and learner.covariance not in DTYPE_KINDS:
             raise InvalidParameterError(
@@ -296,6 +307,11 @@ class Engine:
     def update(self, learner, chunk: Chunk) -> None:  # pragma: no cover - abstract
         """Learn ``chunk`` (``BaseStreamingAUC._update``)."""
         raise NotImplementedError
+
+    def learn(self, learner, chunk: Chunk) -> None:
+        """``BaseStreamingAUC._update``: :meth:`update` (the low-rank kinds first put
+        the rows in the running column scale)."""
+        self.update(learner, chunk)
 
     def bind_update(self, learner, chunk: Chunk, reuse: bool = False):
         """The update bound to ``chunk`` (``BaseStreamingAUC._bind_update``): None, the

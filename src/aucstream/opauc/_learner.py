@@ -9,11 +9,13 @@ method that depends on the covariance kind forwards to the kind's engine
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._base import BaseStreamingAUC
 from .._params import FORGETTING, StrOptions, non_negative, positive, positive_int
 from .._runtime import DROP, StateSpec
-from ..covariance import COVARIANCE_KINDS, SUMMARY_DTYPES
+from .._typing import RandomState
+from ..covariance import COVARIANCE_KINDS, SUMMARY_DTYPES, CovarianceSummary
 from ._engine import Engine
 from ._fd import FrequentDirectionsEngine
 from ._full import FullEngine
@@ -193,15 +195,17 @@ class OPAUC(BaseStreamingAUC):
         OPAUC bit for bit. Every kind (the sketches with ``centering`` "g16" or
         "exact"; None then means "g16"; frequent directions keeps its bound on the
         decayed scatter).
-    column_scale : {"auto", "max_abs"} or None, default="auto"
+    column_scale : {"auto", "max_abs", "max_abs_1"} or None, default="auto"
         "max_abs" learns each column in its running scale (the running maximum of
         its |x|, after Ross, Mineiro and Langford 2013; package docstring, "Columns
         in their running scale"), so that the defaults converge on raw, unscaled
         columns; None steps on the rows as they come, the papers' OPAUC exactly
-        (what the reproductions run). "auto" (the default) is "max_abs" for
-        "full" and "sparse" and None for the low-rank kinds, whose implicit
-        weights do not take a per-column step (they refuse "max_abs"). A library
-        option.
+        (what the reproductions run). The low-rank kinds take the scale in the rows
+        they sketch (package docstring), and have "max_abs_1": each column divided
+        by the larger of 1 and its running maximum, so that rows inside [-1, 1]
+        (the papers' scaled data, unit-norm sparse rows) are learnt as they come, bit
+        for bit. "auto" (the default) is "max_abs" for "full" and "sparse" and
+        "max_abs_1" for the low-rank kinds. A library option.
 
     Attributes
     ----------
@@ -258,7 +262,7 @@ class OPAUC(BaseStreamingAUC):
         "shuffle": ["boolean"],
         "random_state": ["random_state", np.random.Generator],
         "dtype": [StrOptions({*SUMMARY_DTYPES, "auto"})],
-        "column_scale": [StrOptions({"auto", "max_abs"}), None],
+        "column_scale": [StrOptions({"auto", "max_abs", "max_abs_1"}), None],
     }
 
     #: State added after format 1 (the forgetting clock: zeros for older files; the
@@ -280,10 +284,10 @@ class OPAUC(BaseStreamingAUC):
         covariance: str = "full",
         sketch_size: int = 50,
         centering: str | None = None,
-        shrink="half",
+        shrink: str | int = "half",
         prune_slack: float = 0.1,
         shuffle: bool = False,
-        random_state=None,
+        random_state: RandomState = None,
         dtype: str = "auto",
         half_life: float | None = None,
         column_scale: str | None = "auto",
@@ -312,7 +316,7 @@ class OPAUC(BaseStreamingAUC):
     _check_params = _forward("check_params")
     _init_state = _forward("init_state")
     _check_state = _forward("check_state")
-    _update = _forward("update")
+    _update = _forward("learn")  # (the low-rank kinds: in the running column scale)
     _bind_update = _forward("bind_update")
     _merge = _forward("merge")  # package docstring, "Merging"
 
@@ -354,7 +358,14 @@ class OPAUC(BaseStreamingAUC):
     _implicit_sum = _forward("implicit_sum")
     _filled_scatters = _forward("filled_scatters")
 
-    def from_statistics(self, neg, pos, *, classes, coef=None) -> OPAUC:
+    def from_statistics(
+        self,
+        neg: CovarianceSummary,
+        pos: CovarianceSummary,
+        *,
+        classes: ArrayLike,
+        coef: ArrayLike | None = None,
+    ) -> OPAUC:
         r"""Make this learner the OPAUC fitted on the examples two class summaries hold.
 
         Its summaries become ``neg`` and ``pos`` (taken over, not copied) and its

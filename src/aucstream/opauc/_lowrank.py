@@ -23,11 +23,12 @@ from __future__ import annotations
 import importlib
 import weakref
 from dataclasses import replace
+from typing import Any
 
 import numpy as np
 
 from .._chunks import Chunk
-from .._kernels import SCALE_MAX, SCALE_MIN
+from .._kernels import SCALE_MAX, SCALE_MIN, jit
 from ..covariance import sketch_cross, sketch_tmatvec
 from ._engine import Engine
 from ._kernels import (
@@ -51,11 +52,62 @@ _PACKAGE = importlib.import_module(__package__)
 _FORMED: weakref.WeakSet = weakref.WeakSet()
 
 
+@jit
+def _scale_rows(
+    colscale, floor, v, indptr, indices, data, scaled, factors, grows
+):  # pragma: no cover
+    r"""The rows in the running column scale (package docstring, "Columns in their
+    running scale"): row by row, each column's running maximum ``colscale`` of
+    :math:`|x_i|` rises to the row's, ``scaled`` gets :math:`x_i / \hat s_i`
+    (:math:`\hat s_i` = the maximum where it exceeds ``floor``, else 1: ``floor`` 1
+    for "max_abs_1", 0 for "max_abs") and ``factors`` the growth :math:`\hat s'_i /
+    \hat s_i` of each entry's column (1 where it did not grow). ``grows[r]``: whether
+    row r raises the scale of a column whose scaled weight may be non-zero (a column
+    seen before, or one never seen whose v is non-zero: the others weigh 0)."""
+    for r in range(indptr.shape[0] - 1):
+        grown = False
+        for k in range(indptr[r], indptr[r + 1]):
+            i = indices[k]
+            a = abs(data[k])
+            s = colscale[i]
+            hat = s if s > floor else 1.0
+            factors[k] = 1.0
+            if a > s:
+                colscale[i] = a
+                if a > floor:
+                    factors[k] = a / hat
+                    grown = grown or s > 0.0 or v[i] != 0.0
+                    hat = a
+            scaled[k] = data[k] / hat
+        grows[r] = grown
+
+
+def _rows_of(chunk: Chunk, a: int, b: int, data: np.ndarray) -> Chunk:
+    """Rows ``a:b`` of a CSR ``chunk``, with ``data`` for its values (views but
+    ``indptr``; the prequential scores written into the chunk's own)."""
+    indptr: Any = chunk.indptr
+    lo, hi = indptr[a], indptr[b]
+    indices: Any = chunk.indices
+    pre = chunk.pre_scores
+    return chunk._replace(
+        indptr=indptr[a : b + 1] - lo,
+        indices=indices[lo:hi],
+        data=data[lo:hi],
+        y=chunk.y[a:b],
+        pre_scores=pre[a:b] if pre.shape[0] == chunk.n_samples else pre,
+    )
+
+
 class LowRankEngine(Engine):
     """The d x tau sketches whose draws are random ("randomized", "hash")."""
 
     tags = replace(Engine.tags, sample_weight=False)
     extra_bytes_per_feature = 8  # v
+    #: The rows enter the sketches in the running column scale (``column_scale``;
+    #: package docstring): the weights stay in the implicit form, of the scaled rows.
+    scales_columns = True
+    #: "max_abs_1" (the default here): the columns inside [-1, 1] as they come.
+    floors_scales = True
 
     def check_sample_weight(self, learner, sample_weight) -> None:
         """The implicit weights assume unit additions to the class sums and counts."""
@@ -111,6 +163,8 @@ class LowRankEngine(Engine):
     def materialize(self, learner) -> None:
         """Form the weights from the implicit form into ``w_`` (O(d tau))."""
         w = learner.scale_[0] * self.implicit_sum(learner)
+        if self.column_scaled(learner):  # (the weights of the scaled columns, in raw units)
+            w /= self.scale_hat(learner)
         if learner.__dict__["w_"].flags.writeable:
             learner.__dict__["w_"][:] = w
         else:  # (a read-only state, e.g. unpickled from a read-only memory map)
@@ -127,12 +181,60 @@ class LowRankEngine(Engine):
         summaries."""
         w = np.array(w, dtype=np.float64, copy=True)
         learner.w_ = w
-        learner.v_ = w.copy()
+        learner.v_ = w * self.scale_hat(learner) if self.column_scaled(learner) else w.copy()
         learner.p_[:] = 0.0
         learner.gamma_[:] = 0.0
         learner.scale_[0] = 1.0
         self.rebase(learner)
         self.materialize(learner)
+
+    def column_scaled(self, learner) -> bool:
+        """Whether the rows enter in the running column scale: ``column_scale`` "auto"
+        (which is "max_abs_1" here), "max_abs" or "max_abs_1"."""
+        return getattr(learner, "column_scale", None) is not None
+
+    @staticmethod
+    def scale_floor(learner) -> float:
+        """The scales the rows keep: 1 for "max_abs_1" (and "auto": the columns inside
+        [-1, 1] as they come), 0 for "max_abs"."""
+        return 0.0 if learner.column_scale == "max_abs" else 1.0
+
+    def scale_hat(self, learner) -> np.ndarray:
+        r"""The running column scale :math:`\hat s` the rows are divided by:
+        ``column_scale_`` where it exceeds :meth:`scale_floor`, else 1."""
+        s = learner.column_scale_
+        return np.where(s > self.scale_floor(learner), s, 1.0)
+
+    @staticmethod
+    def in_scale(learner, scale: np.ndarray) -> np.ndarray:
+        """``merge``: the weights in raw units are kept when the scale grows (as when
+        an example raises it: :meth:`grow_weights`)."""
+        return learner.w_.copy()
+
+    def grow_weights(self, learner, columns: np.ndarray, factors: np.ndarray) -> None:
+        r"""Multiply the scaled weights :math:`\tilde w_i` of ``columns`` by ``factors``
+        (their scales' growth :math:`\hat s'_i/\hat s_i`), which keeps their weights in
+        raw units, :math:`w_i = \tilde w_i/\hat s_i`: v gains :math:`(f_i - 1)` times
+        the implicit sum's entry (:math:`\tilde w_i/\sigma`) and the maintained
+        products with v (``zv_``, ``sv_``) follow, O(tau) per column (frequent
+        directions brings the rows read up to date first)."""
+        if learner.stats_[0].fills_columns:  # (frequent directions: deferred rows)
+            for summary in learner.stats_:
+                summary.catch_up(columns, learner.v_)
+        S = [s.sum_[columns] for s in learner.stats_]
+        Z = [np.asarray(s.sketch_[columns], dtype=np.float64) for s in learner.stats_]
+        for c, summary in enumerate(learner.stats_):
+            beta = getattr(summary, "beta_", None)  # (frequent directions: Z = Y - s beta^T)
+            if beta is not None:
+                Z[c] -= np.outer(S[c], beta)
+        implicit = learner.v_[columns].copy()
+        for c in (0, 1):
+            implicit += Z[c] @ learner.p_[c] + learner.gamma_[c] * S[c]
+        dv = (factors - 1.0) * implicit
+        learner.v_[columns] += dv
+        for c in (0, 1):
+            learner.zv_[c] += dv @ Z[c]
+            learner.sv_[c] += float(S[c] @ dv)
 
     def scale_implicit(self, learner, factor: float) -> None:
         r"""Keep w fixed while the summaries scale (:meth:`Engine.rescale`): Z and u by
@@ -275,6 +377,31 @@ class LowRankEngine(Engine):
             learner.calibration_,
             learner.forget_,
         )
+
+    def learn(self, learner, chunk: Chunk) -> None:
+        """Learn ``chunk`` (:meth:`update`), in the running column scale when the
+        learner's ``column_scale`` asks for it: the rows divided by the scale as it is
+        after each (:func:`_scale_rows`), and, before a row that raises the scale of a
+        column with a non-zero weight, the weights of its grown columns multiplied by
+        the growth (:meth:`grow_weights`), so that the kernel's prequential score of
+        the row is that of the model before it (package docstring)."""
+        if not self.column_scaled(learner):
+            self.update(learner, chunk)
+            return
+        data = chunk.data
+        scaled, factors = np.empty_like(data), np.empty_like(data)
+        grows = np.zeros(chunk.n_samples, dtype=np.bool_)
+        rows = (chunk.indptr, chunk.indices, data, scaled, factors, grows)
+        _scale_rows(learner.column_scale_, self.scale_floor(learner), learner.v_, *rows)
+        indptr: Any = chunk.indptr
+        indices: Any = chunk.indices
+        starts = [0, *(int(r) for r in np.flatnonzero(grows) if r > 0), chunk.n_samples]
+        for a, b in zip(starts[:-1], starts[1:]):
+            if grows[a]:
+                lo, hi = indptr[a], indptr[a + 1]
+                grown = np.flatnonzero(factors[lo:hi] != 1.0)
+                self.grow_weights(learner, indices[lo:hi][grown], factors[lo:hi][grown])
+            self.update(learner, _rows_of(chunk, a, b, scaled))
 
     def update(self, learner, chunk: Chunk) -> None:
         """The kernel over the whole chunk, re-basing where it stops for it."""

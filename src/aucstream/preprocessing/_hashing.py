@@ -41,7 +41,10 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
+from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, TransformerMixin
+
+from .._typing import DictRow, MatrixLike
 
 __all__ = ["FeatureHashing", "check_hash_width", "hash_rows"]
 
@@ -223,7 +226,9 @@ class FeatureHashing(TransformerMixin, BaseEstimator):
     def __init__(self, n_features: int = DEFAULT_WIDTH):
         self.n_features = n_features
 
-    def fit(self, X=None, y=None) -> FeatureHashing:
+    def fit(
+        self, X: MatrixLike | Iterable[DictRow] | None = None, y: ArrayLike | None = None
+    ) -> FeatureHashing:
         """Check the width (nothing is learnt: the hashing is fixed).
 
         Parameters
@@ -237,7 +242,9 @@ class FeatureHashing(TransformerMixin, BaseEstimator):
         self.n_features_out_ = check_hash_width(self.n_features, "n_features")
         return self
 
-    def partial_fit(self, X=None, y=None) -> FeatureHashing:
+    def partial_fit(
+        self, X: MatrixLike | Iterable[DictRow] | None = None, y: ArrayLike | None = None
+    ) -> FeatureHashing:
         """As :meth:`fit` (for streams).
 
         Parameters
@@ -250,7 +257,7 @@ class FeatureHashing(TransformerMixin, BaseEstimator):
         """
         return self.fit(X, y)
 
-    def transform(self, X) -> sp.csr_matrix:
+    def transform(self, X: MatrixLike | Iterable[DictRow]) -> sp.csr_matrix:
         """The hashed rows.
 
         Parameters

@@ -436,7 +436,9 @@ class OnlineStandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator
         self.half_life = half_life
 
     # ------------------------------------------------------------- public API
-    def partial_fit_transform(self, X: ArrayLike, y=None) -> np.ndarray | _Sparse:
+    def partial_fit_transform(
+        self, X: ArrayLike, y: ArrayLike | None = None
+    ) -> np.ndarray | _Sparse:
         """Prequential step: transform each row with the rows before it, then learn it.
 
         Row ``i`` of the result uses the statistics of every row learnt before it —
@@ -564,7 +566,7 @@ class OnlineStandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator
                 return self._stats()
         return stats
 
-    def partial_fit(self, X: ArrayLike, y=None) -> OnlineStandardScaler:
+    def partial_fit(self, X: ArrayLike, y: ArrayLike | None = None) -> OnlineStandardScaler:
         """Learn the statistics of one more chunk (no transform).
 
         Parameters
@@ -582,7 +584,7 @@ class OnlineStandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator
         self._learn(X, reset=False, emit=False)
         return self
 
-    def fit(self, X: ArrayLike, y=None) -> OnlineStandardScaler:
+    def fit(self, X: ArrayLike, y: ArrayLike | None = None) -> OnlineStandardScaler:
         """Learn the statistics of ``X``, forgetting any earlier stream.
 
         Parameters

@@ -145,6 +145,7 @@ from ._chunks import Chunk
 from ._kernels import REASSOC, col, jit, mean_by_count, n_rows, row, rows_of, sparse_dot
 from ._params import PASS_ORDER, Interval, positive
 from ._runtime import LearnerTags, StateSpec
+from ._typing import RandomState
 
 __all__ = ["PAUCI"]
 
@@ -318,7 +319,7 @@ class PAUCI(BaseStreamingAUC):
         kappa: float = 10.0,
         omega: float = 0.0,
         shuffle: bool = False,
-        random_state=None,
+        random_state: RandomState = None,
     ):
         self.max_fpr = max_fpr
         self.min_tpr = min_tpr

@@ -53,7 +53,8 @@ class Journalled:
     """While the ``with`` block runs, every learning call of ``learner``
     (``partial_fit``, ``test_then_train``) appends ``(walk, saved)`` to ``journal``
     once it has saved what it can write: ``walk.restore(saved)`` undoes the call after
-    it succeeded, until the learner's next transaction.
+    it succeeded, until the learner's next transaction (which may reuse what the walk
+    saved: a holder journals one call of each learner).
 
     For a learner that holds others and makes one transaction of its own call without
     copying them (:func:`aucstream.search.search_transaction`): it calls their public

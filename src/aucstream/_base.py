@@ -11,8 +11,8 @@ read in place, or CSR with int64 indices), one kernel serving both: dense and sp
 input give the same model.
 
 The machinery behind these methods — validation, the learning step and its
-transaction, the state declarations and the fast path of small calls — is the learning
-runtime, :mod:`aucstream._runtime`, whose four mixins this class combines.
+transaction, the state declarations, the fast path of small calls and merging — is the
+learning runtime, :mod:`aucstream._runtime`, whose four mixins this class combines.
 """
 
 from __future__ import annotations

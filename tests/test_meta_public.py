@@ -201,7 +201,7 @@ def test_journalled_calls_are_undone_from_the_journal(rows, weighted):
     journal: list = []
     weights = np.linspace(0.5, 2.0, rows) if weighted else None
     part = slice(200, 200 + rows)
-    with Journalled([learner], journal):
+    with Journalled(learner, journal):
         scores = learner.test_then_train(X[part], y[part], sample_weight=weights)
     assert scores.shape == (rows,) and len(journal) == 1
     reference = UnivariateOnline().fit(X[:100], y[:100])

@@ -154,6 +154,8 @@ def default_candidates(n_features: int) -> list[BaseStreamingAUC]:
 
 #: Searches inside a call that declared their metrics untouched (``search_transaction``).
 _FROZEN: weakref.WeakSet = weakref.WeakSet()
+#: The journal of such a call: what undoes each candidate's transaction.
+_JOURNALS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 #: The walks of such calls' owners, with the candidates and metrics opaque.
 _SHALLOW_WALKS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _NONE = np.empty(0)  # no example weights
@@ -170,17 +172,19 @@ def _n_rows(X) -> int | None:
     return int(shape[0])
 
 
-def _learn_candidate(candidate: BaseStreamingAUC, X, y, weights) -> np.ndarray:
+def _learn_candidate(candidate: BaseStreamingAUC, X, y, weights, journal=None) -> np.ndarray:
     """A candidate learns the rows of ``X`` (validated by the search) in a transaction
     of its own, which a divergence rolls back; returns their prequential scores.
 
     Its public ``test_then_train``, which takes the fast path of small calls (one row:
-    the bound one-row update, as ``learn_one``). Inside a call that
-    :func:`search_transaction` journals, the candidates are
-    :class:`~aucstream._runtime.Journalled`: what undoes the candidate's transaction
-    goes to the call's journal.
+    the bound one-row update, as ``learn_one``); ``journal`` (a list, or None)
+    receives what undoes the candidate's transaction (``(walk, saved)``, see
+    :func:`search_transaction` and :class:`aucstream._runtime.Journalled`).
     """
-    return candidate.test_then_train(X, y, sample_weight=weights)
+    if journal is None:
+        return candidate.test_then_train(X, y, sample_weight=weights)
+    with Journalled(candidate, journal):
+        return candidate.test_then_train(X, y, sample_weight=weights)
 
 
 @contextmanager
@@ -218,11 +222,11 @@ def search_transaction(owner, search: OnePassSearch, X) -> Iterator[None]:
     columns = slice(at, at + (n or 0))  # (n is known here: _between_updates took it)
     kept = scores[:, columns].copy(), labels[columns].copy()
     saved = flat.save(flat.plan((scores, labels)))
-    journal: list = []  # what undoes each candidate's transaction
+    journal: list = []
     _FROZEN.add(search)
+    _JOURNALS[search] = journal
     try:
-        with Journalled(search.candidates_, journal):
-            yield
+        yield
     except BaseException:
         for walk, undo in reversed(journal):
             walk.restore(undo)
@@ -231,6 +235,7 @@ def search_transaction(owner, search: OnePassSearch, X) -> Iterator[None]:
         raise
     finally:
         _FROZEN.discard(search)
+        _JOURNALS.pop(search, None)
     if not flat.current(owner):  # the call replaced state objects: do not hold the old
         del _SHALLOW_WALKS[owner]
 
@@ -627,9 +632,12 @@ class OnePassSearch(HoldsLearners, BaseStreamingAUC):
         lead = int(self.progress_[2])  # the round leader: fixed before the labels
         at = int(self.progress_[0])
         rows = slice(at, at + X.shape[0])
+        journal = _JOURNALS.get(self)  # a call that declared its metrics untouched
         for i in np.flatnonzero(self.status_ == ALIVE):
             try:
-                self.pending_scores_[i, rows] = _learn_candidate(self.candidates_[i], X, y, weights)
+                self.pending_scores_[i, rows] = _learn_candidate(
+                    self.candidates_[i], X, y, weights, journal
+                )
             except FloatingPointError:
                 self._drop(i, DIVERGED, self.n_samples_seen_)
         if not np.any(self.status_ == ALIVE):

@@ -50,7 +50,7 @@ _JOURNALS: dict[int, list] = {}
 
 
 class Journalled:
-    """While the ``with`` block runs, every learning call of the ``learners``
+    """While the ``with`` block runs, every learning call of ``learner``
     (``partial_fit``, ``test_then_train``) appends ``(walk, saved)`` to ``journal``
     once it has saved what it can write: ``walk.restore(saved)`` undoes the call after
     it succeeded, until the learner's next transaction (which may reuse what the walk
@@ -58,22 +58,20 @@ class Journalled:
 
     For a learner that holds others and makes one transaction of its own call without
     copying them (:func:`aucstream.search.search_transaction`): it calls their public
-    methods inside such a block, and a failure later in its call undoes theirs from
-    the journal, last first.
+    methods inside such blocks, and a failure later in its call undoes theirs from the
+    journal, last first.
     """
 
-    __slots__ = ("keys", "journal")
+    __slots__ = ("key", "journal")
 
-    def __init__(self, learners, journal: list):
-        self.keys, self.journal = [id(learner) for learner in learners], journal
+    def __init__(self, learner, journal: list):
+        self.key, self.journal = id(learner), journal
 
     def __enter__(self) -> None:
-        for key in self.keys:
-            _JOURNALS[key] = self.journal
+        _JOURNALS[self.key] = self.journal
 
     def __exit__(self, *exc) -> None:
-        for key in self.keys:
-            _JOURNALS.pop(key, None)
+        del _JOURNALS[self.key]
 
 
 def _plain_labels(y) -> np.ndarray | None:

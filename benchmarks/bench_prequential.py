@@ -220,7 +220,7 @@ def meta(X, y, rows: int, repeat: int) -> dict:
     out = {name: min(t) / rows for name, t in times.items()}
     out.update(rows=rows, auc_diff=same)
     # OnePassSearch row by row: scored through one validation (decision, probability
-    # and prediction from one _own_scores) against the three calls it replaced
+    # and prediction from one score_samples) against the three calls it replaced
     from aucstream import OnePassSearch
 
     few = min(rows, 400)
@@ -477,7 +477,7 @@ def main() -> None:
         "row: before each example it scores with the candidate of the best windowed AUC "
         "at that example, which its `test_then_train` scores do not tell. Its rows are "
         "now scored through one validation (decision score, probability and prediction "
-        f"from one `_own_scores`): {1e6 * mt['search']:.0f} us per example on the first "
+        f"from one `score_samples`): {1e6 * mt['search']:.0f} us per example on the first "
         f"{mt['search_rows']:,} rows, against {1e6 * mt['three_calls']:.0f} us with the "
         "three calls (`decision_function`, `predict_proba`, `predict`) it replaced; most "
         "of what is left is its choice of the leader before each example.",

@@ -11,8 +11,8 @@ read in place, or CSR with int64 indices), one kernel serving both: dense and sp
 input give the same model.
 
 The machinery behind these methods — validation, the learning step and its
-transaction, the state declarations and the fast path of small calls — is the learning
-runtime, :mod:`aucstream._runtime`, whose three mixins this class combines.
+transaction, the state declarations, the fast path of small calls and merging — is the
+learning runtime, :mod:`aucstream._runtime`, whose four mixins this class combines.
 """
 
 from __future__ import annotations
@@ -32,15 +32,16 @@ from ._chunks import (
     check_sparse_structure,
     dict_row,
     dict_row_arrays,
+    plain_rows,
 )
 from ._fastpath import FAST
 from ._runtime import (
     ClassWeightTotals,
     LearnerTags,
     LearningStep,
+    Merging,
     SmallCalls,
     StateDeclarations,
-    check_mergeable,
     make_rng,
 )
 from ._typing import Label, Row
@@ -68,7 +69,9 @@ def _is_online(estimator) -> bool:
     return not estimator.is_batch
 
 
-class BaseStreamingAUC(SmallCalls, StateDeclarations, LearningStep, ClassifierMixin, BaseEstimator):
+class BaseStreamingAUC(
+    SmallCalls, StateDeclarations, LearningStep, Merging, ClassifierMixin, BaseEstimator
+):
     """Base class of the online AUC learners (one pass, chunked, compiled kernels).
 
     Subclasses implement ``_init_state(n_features)``, ``_update(chunk)`` and
@@ -170,28 +173,6 @@ class BaseStreamingAUC(SmallCalls, StateDeclarations, LearningStep, ClassifierMi
 
     def _intercept(self) -> float:
         return 0.0
-
-    def _check_state(self) -> None:
-        """Consistency checks of a loaded state that shapes cannot express.
-
-        Called by :func:`aucstream.load_model` after every member has been checked
-        against a freshly allocated state; raise ``ValueError`` naming the member.
-        """
-
-    def _check_params(self) -> None:
-        """Checks across parameters that single constraints cannot state.
-
-        Called after the declared constraints, before any state is touched; raise
-        ``InvalidParameterError`` naming the parameters. The default does nothing.
-        """
-
-    def _begin_pass(self, y_pm: np.ndarray) -> None:
-        """Called by ``fit`` (not ``partial_fit``) once the state is allocated.
-
-        ``y_pm`` holds the +1/-1 labels of the whole pass, for learners that need the
-        stream length or the class counts in advance (FSAUC's stage schedule, prior
-        class weights). The default does nothing.
-        """
 
     # ------------------------------------------------------------- public API
     def fit(
@@ -351,62 +332,6 @@ class BaseStreamingAUC(SmallCalls, StateDeclarations, LearningStep, ClassifierMi
         self._stream(X, [y], classes, None, prequential=False)
         return self
 
-    # ------------------------------------------------------------------- merging
-    def merge(self, other: BaseStreamingAUC) -> BaseStreamingAUC:
-        """Absorb a learner of the same kind that learnt another part of the stream.
-
-        Both must have the same class and parameters (``random_state`` may differ; an
-        estimator given as a parameter, a pipeline's steps, is compared by class and
-        parameters), the same features (their number, and the column names of
-        ``feature_names_in_``: both learnt from named columns with equal names, or
-        neither did, as :meth:`partial_fit` requires of its input), the same classes
-        (values and kind: ``[0, 1]`` and ``[0.0, 1.0]`` are different labels to
-        :meth:`predict`) and a state of the same kind (the same members, array dtypes
-        and components: a parameter changed by ``set_params`` after learning leaves a
-        state of the old kind). What merging means is the learner's own (see its
-        ``_merge``): class summaries add exactly, weights combine by examples seen,
-        reservoirs merge into a uniform sample of the union. Either way
-        ``n_samples_seen_`` becomes the sum. A refused merge changes nothing.
-
-        Parameters
-        ----------
-        other : BaseStreamingAUC
-            The other learner (left unchanged).
-
-        Returns
-        -------
-        self
-
-        Raises
-        ------
-        TypeError
-            If ``other`` is of another class.
-        ValueError
-            If the two differ in parameters, features, feature names, classes or the
-            kind of their state (the message names what differs).
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from aucstream import OPAUC
-        >>> X = np.random.default_rng(0).normal(size=(200, 3)); y = X[:, 0] > 0
-        >>> a, b = OPAUC().fit(X[:100], y[:100]), OPAUC().fit(X[100:], y[100:])
-        >>> int(a.merge(b).n_samples_seen_)
-        200
-        """
-        check_mergeable(self, other)
-        with self._transaction():
-            self._merge(other)
-            self.n_samples_seen_ += other.n_samples_seen_
-        return self
-
-    def _merge(self, other: BaseStreamingAUC) -> None:
-        raise NotImplementedError(f"{type(self).__name__} does not support merge() yet")
-
-    def _merges(self) -> bool:
-        """Whether the learner defines ``_merge`` (merging is its own)."""
-        return type(self)._merge is not BaseStreamingAUC._merge
-
     def decision_function(self, X: ArrayLike) -> np.ndarray:
         """Scores: larger means more likely ``classes_[1]``; positive means predicted so.
 
@@ -427,16 +352,50 @@ class BaseStreamingAUC(SmallCalls, StateDeclarations, LearningStep, ClassifierMi
         ndarray of shape (n_samples,)
             The scores.
         """
-        return self._own_scores(X) - self._threshold()
+        return self.score_samples(X) - self._threshold()
 
-    def _own_scores(self, X) -> np.ndarray:
-        """The model's own scores ``w^T x + b`` of rows validated here (what
-        :meth:`decision_function` shifts by the threshold and :meth:`predict_proba`
-        calibrates). Raises ``FloatingPointError`` for a score that overflowed."""
+    def score_samples(self, X: ArrayLike) -> np.ndarray:
+        """The model's own scores ``w^T x + b``, before the calibrated shift.
+
+        What :meth:`predict_proba` calibrates and :meth:`decision_function` shifts:
+        ``decision_function(X) == score_samples(X) - offset_``, as in scikit-learn's
+        outlier detectors. A learner that holds others (a pipeline, a search) uses it
+        to score through them.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Examples to score.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The scores.
+
+        Raises
+        ------
+        FloatingPointError
+            A score overflowed (the features are too large for the weights).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from aucstream import SOLAM
+        >>> X = np.random.default_rng(0).normal(size=(500, 3)); y = X[:, 0] > 0
+        >>> model = SOLAM().fit(X, y)
+        >>> bool(np.all(model.score_samples(X) - model.offset_ == model.decision_function(X)))
+        True
+        """
         check_is_fitted(self, "n_samples_seen_")
-        check_sparse_structure(X, "X")
-        X = validate_data(self, X, accept_sparse="csr", dtype=[np.float64, np.float32], reset=False)
-        scores = self._raw_scores(X)
+        rows = None
+        if type(X) is not np.ndarray or X.flags.c_contiguous:  # (an F-ordered product rounds
+            rows = plain_rows(self, X)  # otherwise: validate_data keeps the order)
+        if rows is None:
+            check_sparse_structure(X, "X")
+            rows = validate_data(
+                self, X, accept_sparse="csr", dtype=[np.float64, np.float32], reset=False
+            )
+        scores = self._raw_scores(rows)
         if not np.isfinite(scores).all():
             bad = np.flatnonzero(~np.isfinite(scores))
             raise FloatingPointError(
@@ -483,7 +442,7 @@ class BaseStreamingAUC(SmallCalls, StateDeclarations, LearningStep, ClassifierMi
         ndarray of shape (n_samples, 2)
             ``P(classes_[0])`` and ``P(classes_[1])`` per row.
         """
-        scores = self._own_scores(X)  # checks first that the learner is fitted
+        scores = self.score_samples(X)  # checks first that the learner is fitted
         p = _calibration.probability(self.calibration_, scores)
         return np.column_stack([1.0 - p, p])
 
@@ -565,11 +524,11 @@ class BaseStreamingAUC(SmallCalls, StateDeclarations, LearningStep, ClassifierMi
             else:
                 check_is_fitted(self, "n_samples_seen_")
                 cut = self._operating_cut(kind, value)
-                positive = self._own_scores(X) > cut
+                positive = self.score_samples(X) > cut
         return self.classes_[positive.astype(np.intp)]
 
     def _operating_cut(self, kind: str, rate: float) -> float:
-        """The score (scale of :meth:`_own_scores`) above which a row is flagged at the
+        """The score (scale of :meth:`score_samples`) above which a row is flagged at the
         operating point ``kind`` ("fpr", "alert_rate") and ``rate``, from the windows
         (:func:`aucstream._calibration.operating_threshold`), else from the wrapped
         ``estimator_``'s (a pipeline's scores are its decision values)."""
@@ -619,6 +578,14 @@ class BaseStreamingAUC(SmallCalls, StateDeclarations, LearningStep, ClassifierMi
         pairwise learners: AUC ignores shifts) minus the calibrated threshold."""
         check_is_fitted(self, "n_samples_seen_")
         return np.array([self._intercept() - self._threshold()])
+
+    @property
+    def offset_(self) -> float:
+        """The calibrated threshold: the score whose probability is 1/2, 0.0 before
+        the calibration has seen both classes (``decision_function`` is
+        ``score_samples`` minus it)."""
+        check_is_fitted(self, "n_samples_seen_")
+        return self._threshold()
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

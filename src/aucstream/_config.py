@@ -126,7 +126,7 @@ def check_budget(nbytes: int, what: str) -> None:
     """Refuse, before allocating it, an allocation of ``nbytes`` above ``memory_budget``:
     a MemoryError naming ``what`` (the component and the sizes its user set), for the
     public components whose size a user sets (covariance summaries, reservoirs); a
-    learner checks its whole state with the copy it keeps (``_check_budget``).
+    learner checks its whole state with the copy it keeps (``aucstream._runtime.check_budget``).
 
     Examples
     --------

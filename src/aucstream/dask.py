@@ -126,6 +126,7 @@ from ._dask_tasks import (
     sketch_rng,
 )
 from ._params import Integral, Interval, StrOptions, check_parameters
+from ._runtime import check_budget, validate_params
 from ._typing import MatrixLike, PathLike
 from .batch import LSSVMAUC
 from .covariance import solve_from_statistics
@@ -333,8 +334,7 @@ class ParallelPass(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
 
     def _check_setup(self) -> None:
         check_parameters(self)
-        check_parameters(self.estimator)
-        self.estimator._check_params()
+        validate_params(self.estimator)  # (the learner's constraints and cross-checks)
         name = type(self.estimator).__name__
         if self.strategy == "statistics":
             if not isinstance(self.estimator, _CLOSED_FORM):
@@ -396,7 +396,7 @@ class ParallelPass(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             raise ValueError("X has no partitions")
         # every partition task holds the learner's state (or its two class summaries):
         # the learner's memory guard, before any task allocates it
-        clone(self.estimator)._check_budget(spec.n_features)
+        check_budget(clone(self.estimator), spec.n_features)
         seeds = [
             int(s) for s in np.random.SeedSequence(self.random_state).generate_state(len(parts))
         ]

@@ -244,6 +244,7 @@ class StreamPipeline(HoldsLearners, BaseStreamingAUC):
     True
     """
 
+    _fit_tells: ClassVar[str | None] = "estimator_"  # fit's labels: FSAUC's schedule...
     _parameter_constraints: ClassVar[dict] = {
         "transformer": [
             HasMethods(["start", "partial_fit_transform", "transform", "affine_map"]),
@@ -548,9 +549,6 @@ class StreamPipeline(HoldsLearners, BaseStreamingAUC):
         inner = self.__dict__["estimator_"].__dict__.get("classes_")
         if inner is not None and not np.array_equal(inner, self.classes_):
             raise ValueError("estimator_.classes_ differs from classes_")
-
-    def _begin_pass(self, y_pm: np.ndarray) -> None:
-        self.estimator_._begin_pass(y_pm)
 
     @property  # the steps' answers, not a class constant
     def _tags(self) -> LearnerTags:  # type: ignore[override]

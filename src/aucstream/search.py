@@ -94,7 +94,7 @@ from sklearn.utils.validation import check_is_fitted
 from . import _calibration, _race_drift, _state
 from ._base import BaseStreamingAUC
 from ._params import Interval, Real, StrOptions, positive_int, unit_open
-from ._runtime import _NOT_TAKEN, HoldsLearners, LearnerTags, StateSpec
+from ._runtime import HoldsLearners, Journalled, LearnerTags, StateSpec
 from ._streaming_auc import PrequentialAUC, RollingAUC
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -176,22 +176,15 @@ def _learn_candidate(candidate: BaseStreamingAUC, X, y, weights, journal=None) -
     """A candidate learns the rows of ``X`` (validated by the search) in a transaction
     of its own, which a divergence rolls back; returns their prequential scores.
 
-    Through the candidate's fast path when the rows are plainly valid for it (one
-    row: its bound one-row update, as ``learn_one``; more rows:
-    :meth:`BaseStreamingAUC._quick_chunk`), else through ``_learn_prequential``; all
-    learn the same model bit for bit. ``journal`` (a list, or None) receives what
-    undoes the candidate's transaction (``(walk, saved)``, see
-    :func:`search_transaction`).
+    Its public ``test_then_train``, which takes the fast path of small calls (one row:
+    the bound one-row update, as ``learn_one``); ``journal`` (a list, or None)
+    receives what undoes the candidate's transaction (``(walk, saved)``, see
+    :func:`search_transaction` and :class:`aucstream._runtime.Journalled`).
     """
-    if weights is None:
-        scores = candidate._partial_fit_row_fast(X, y, True, journal)
-        if scores is not _NOT_TAKEN:
-            return scores
-    quick = candidate._quick_chunk(X, y, None, weights)
-    if quick is not None:
-        return candidate._quick_learn(quick, X, prequential=True, journal=journal)
-    with _state.walked_transaction(candidate, journal=journal):
-        return candidate._learn_prequential(X, y, weights)
+    if journal is None:
+        return candidate.test_then_train(X, y, sample_weight=weights)
+    with Journalled(candidate, journal):
+        return candidate.test_then_train(X, y, sample_weight=weights)
 
 
 @contextmanager
@@ -263,16 +256,17 @@ class _Ensemble(NamedTuple):
     def _raw_scores(self, X) -> np.ndarray:
         total = np.zeros(X.shape[0])
         for candidate, slope, offset in self.members:
-            total += slope * candidate._raw_scores(X) + offset
+            total += slope * candidate.score_samples(X) + offset
         return total / len(self.members)
 
     def _coef(self) -> np.ndarray:
         members = self.members
-        return cast(np.ndarray, sum(slope * c._coef() for c, slope, _ in members) / len(members))
+        return cast(np.ndarray, sum(slope * c.coef_[0] for c, slope, _ in members) / len(members))
 
-    def _intercept(self) -> float:
+    def _intercept(self) -> float:  # (the members' own intercepts: score_samples's)
         members = self.members
-        return sum(slope * c._intercept() + offset for c, slope, offset in members) / len(members)
+        own = [(c.intercept_[0] + c.offset_, slope, offset) for c, slope, offset in members]
+        return sum(slope * b + offset for b, slope, offset in own) / len(members)
 
     def _threshold(self) -> float:
         return 0.0

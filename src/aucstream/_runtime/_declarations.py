@@ -160,6 +160,13 @@ class StateDeclarations(LearnerHost):
         if unknown:
             raise TypeError(f"{cls.__name__}._upgrades names {sorted(unknown)}, not added later")
 
+    def _check_state(self) -> None:
+        """Consistency checks of a loaded state that shapes cannot express.
+
+        Called by :func:`aucstream.load_model` after every member has been checked
+        against a freshly allocated state; raise ``ValueError`` naming the member.
+        """
+
     def _upgrade_state(self, missing: set[str]) -> None:
         """Complete the ``missing`` members of an older file from the rest of the state.
 
@@ -432,8 +439,22 @@ class HoldsLearners:
       ``_learn_prequential`` of the base class do for a learner with a kernel);
     - :meth:`_scorer` gives the object whose ``_raw_scores``, ``_coef``,
       ``_intercept`` and ``_threshold`` are the learner's (a learner it holds, or a
-      view of them: a pipeline's transformed rows, a search's ensemble).
+      view of them: a pipeline's transformed rows, a search's ensemble);
+    - :attr:`_fit_tells`, when ``fit`` must tell a learner it holds about the pass
+      (its labels, before the first example: FSAUC's stage schedule, prior class
+      weights), names the attribute that holds it.
+
+    It calls only the public methods of the learners it holds; the runtime's hooks
+    of theirs are the runtime's to call (here, and in the functions of
+    :mod:`aucstream._runtime`).
     """
+
+    #: The attribute holding the learner that ``fit`` tells about its pass, or None.
+    _fit_tells: ClassVar[str | None] = None
+
+    def _begin_pass(self, y_pm: np.ndarray) -> None:
+        if self._fit_tells is not None:
+            getattr(self, self._fit_tells)._begin_pass(y_pm)
 
     def _learn_rows(self, X, y, weights: np.ndarray | None, prequential: bool):
         """Learn the validated rows ``(X, y)`` with their ``weights`` (or None), and

@@ -35,7 +35,7 @@ from .._params import check_parameters
 from .._rng import make_rng  # the one coercion of random_state (aucstream._rng)
 from ._host import LearnerHost
 
-__all__ = ["LearningStep", "make_rng"]
+__all__ = ["Journalled", "LearningStep", "check_budget", "make_rng", "validate_params"]
 
 #: Arithmetic errors of a kernel, reported as a FloatingPointError naming the chunk.
 _KERNEL_ERRORS = (ZeroDivisionError, OverflowError, FloatingPointError)
@@ -43,6 +43,35 @@ _KERNEL_ERRORS = (ZeroDivisionError, OverflowError, FloatingPointError)
 
 #: What the one-row fast path returns when it does not take a call.
 _NOT_TAKEN = object()
+
+#: The journals of learners whose calls a holder undoes itself (:class:`Journalled`),
+#: by the learner's ``id`` (an entry lives only while its block runs).
+_JOURNALS: dict[int, list] = {}
+
+
+class Journalled:
+    """While the ``with`` block runs, every learning call of ``learner``
+    (``partial_fit``, ``test_then_train``) appends ``(walk, saved)`` to ``journal``
+    once it has saved what it can write: ``walk.restore(saved)`` undoes the call after
+    it succeeded, until the learner's next transaction (which may reuse what the walk
+    saved: a holder journals one call of each learner).
+
+    For a learner that holds others and makes one transaction of its own call without
+    copying them (:func:`aucstream.search.search_transaction`): it calls their public
+    methods inside such blocks, and a failure later in its call undoes theirs from the
+    journal, last first.
+    """
+
+    __slots__ = ("key", "journal")
+
+    def __init__(self, learner, journal: list):
+        self.key, self.journal = id(learner), journal
+
+    def __enter__(self) -> None:
+        _JOURNALS[self.key] = self.journal
+
+    def __exit__(self, *exc) -> None:
+        del _JOURNALS[self.key]
 
 
 def _plain_labels(y) -> np.ndarray | None:
@@ -108,14 +137,53 @@ def _unknown_labels(y: np.ndarray, classes: np.ndarray) -> np.ndarray:
     return ~np.isin(y, classes)
 
 
+def validate_params(learner) -> None:
+    """Check ``learner``'s parameters as every learning call does first, touching no
+    state: its declared constraints, then its cross-parameter rules (its
+    ``_check_params``). Raises ``InvalidParameterError`` naming the parameter."""
+    check_parameters(learner)
+    learner._check_params()
+
+
+def check_budget(learner, n_features: int) -> None:
+    """Raise ``MemoryError`` when ``learner``'s state for ``n_features`` columns (and
+    its copy while a call is in progress) would not fit the memory budget
+    (``aucstream.set_config``), before anything is allocated: what a stream's start
+    checks, for a caller that allocates the state elsewhere (``aucstream.dask``)."""
+    need = learner.state_nbytes(n_features)
+    budget = get_config()["memory_budget"]
+    if 2 * need > budget:  # the state, and its copy while a call is in progress
+        raise MemoryError(
+            f"{type(learner).__name__} needs {format_bytes(need)} for its state at "
+            f"n_features={n_features}, above the memory budget of "
+            f"{format_bytes(budget // 2)} (half of aucstream's memory_budget, which "
+            "also holds a copy during each call; aucstream.set_config(memory_budget=...) "
+            f"raises it). {learner._low_memory_hint}".rstrip()
+        )
+
+
 class LearningStep(LearnerHost):
     """Mixin of :class:`aucstream._base.BaseStreamingAUC`: validation, the learning
     step and its transaction (module docstring)."""
 
     def _validate_params(self) -> None:
         """Declared constraints, then cross-parameter checks (no state touched)."""
-        check_parameters(self)
-        self._check_params()
+        validate_params(self)
+
+    def _check_params(self) -> None:
+        """Checks across parameters that single constraints cannot state.
+
+        Called after the declared constraints, before any state is touched; raise
+        ``InvalidParameterError`` naming the parameters. The default does nothing.
+        """
+
+    def _begin_pass(self, y_pm: np.ndarray) -> None:
+        """Called by ``fit`` (not ``partial_fit``) once the state is allocated.
+
+        ``y_pm`` holds the +1/-1 labels of the whole pass, for learners that need the
+        stream length or the class counts in advance (FSAUC's stage schedule, prior
+        class weights). The default does nothing.
+        """
 
     def _transaction(self, X=None):
         """A call that raises leaves the learner exactly as it was (state, generator).
@@ -170,7 +238,7 @@ class LearningStep(LearnerHost):
         )
 
     def _reset(self, classes: np.ndarray, n_features: int) -> None:
-        self._check_budget(n_features)
+        check_budget(self, n_features)
         self.classes_ = classes
         self.n_samples_seen_ = 0
         self.calibration_ = _calibration.new_state()
@@ -178,18 +246,6 @@ class LearningStep(LearnerHost):
         self._rng = make_rng(getattr(self, "random_state", None))
         self._init_state(n_features)
         _state.mark_finite(self, self._row_logged_state())  # freshly allocated
-
-    def _check_budget(self, n_features: int) -> None:
-        need = int(self._state_nbytes(n_features))
-        budget = get_config()["memory_budget"]
-        if 2 * need > budget:  # the state, and its copy while a call is in progress
-            raise MemoryError(
-                f"{type(self).__name__} needs {format_bytes(need)} for its state at "
-                f"n_features={n_features}, above the memory budget of "
-                f"{format_bytes(budget // 2)} (half of aucstream's memory_budget, which "
-                "also holds a copy during each call; aucstream.set_config(memory_budget=...) "
-                f"raises it). {self._low_memory_hint}".rstrip()  # type: ignore[attr-defined]
-            )
 
     def _validate_weights(self, sample_weight, X) -> np.ndarray | None:
         if sample_weight is None:
@@ -326,15 +382,20 @@ class LearningStep(LearnerHost):
         Returns the prequential scores when ``prequential``.
         """
         self._check_partial_fit()
+        journal = _JOURNALS.get(id(self)) if _JOURNALS else None  # (Journalled)
         if classes is None and sample_weight is None:
-            learnt = self._partial_fit_row_fast(X, y, prequential)
+            learnt = self._partial_fit_row_fast(X, y, prequential, journal)
             if learnt is not _NOT_TAKEN:
                 return learnt
         quick = self._quick_chunk(X, y, classes, sample_weight)
         if quick is not None:
-            return self._quick_learn(quick, X, prequential)
+            return self._quick_learn(quick, X, prequential, journal)
         scores: list[np.ndarray] | None = [] if prequential else None
-        with self._transaction(X):
+        if journal is None:
+            transaction = self._transaction(X)
+        else:  # a transaction that the journal can undo after it succeeded
+            transaction = _state.walked_transaction(self, journal=journal)
+        with transaction:
             self._continue(X, y, classes, sample_weight, scores)
         return scores[0] if scores is not None else None
 

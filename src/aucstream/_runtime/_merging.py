@@ -1,25 +1,29 @@
 """What two learners must share to merge, checked before either is touched.
 
-:meth:`aucstream._base.BaseStreamingAUC.merge` absorbs a learner that learnt another
-part of the stream. :func:`check_mergeable` refuses the merge, naming what differs,
-unless both have the same class and parameters (estimator-valued parameters compared by
-class and parameters, ``random_state`` aside), the same features and feature names, the
-same classes (values and kind), and states of the same kind (members, array dtypes and
-axes, component classes: a parameter changed by ``set_params`` after learning leaves a
-state of the old kind).
+:meth:`Merging.merge` (a mixin of :class:`aucstream._base.BaseStreamingAUC`) absorbs a
+learner that learnt another part of the stream. :func:`check_mergeable` refuses the
+merge, naming what differs, unless both have the same class and parameters
+(estimator-valued parameters compared by class and parameters, ``random_state`` aside), the same
+features and feature names, the same classes (values and kind), and states of the same
+kind (members, array dtypes and axes, component classes: a parameter changed by
+``set_params`` after learning leaves a state of the old kind).
 """
 
 from __future__ import annotations
 
 import numbers
+from typing import TypeVar
 
 import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
 from .. import _state
+from ._host import LearnerHost
 
-__all__ = ["check_mergeable", "kind_difference", "same_param", "state_kind_difference"]
+__all__ = ["Merging", "check_mergeable", "kind_difference", "same_param", "state_kind_difference"]
+
+_Learner = TypeVar("_Learner", bound="Merging")
 
 
 def same_param(a, b) -> bool:
@@ -162,3 +166,63 @@ def check_mergeable(learner, other) -> None:
             f"cannot merge {name}s whose states are of different kinds: {found} (a "
             "parameter changed by set_params after learning?)"
         )
+
+
+class Merging(LearnerHost):
+    """Mixin of :class:`aucstream._base.BaseStreamingAUC`: ``merge`` (module
+    docstring); a learner says what merging means for it in ``_merge``."""
+
+    def merge(self: _Learner, other: _Learner) -> _Learner:
+        """Absorb a learner of the same kind that learnt another part of the stream.
+
+        Both must have the same class and parameters (``random_state`` may differ; an
+        estimator given as a parameter, a pipeline's steps, is compared by class and
+        parameters), the same features (their number, and the column names of
+        ``feature_names_in_``: both learnt from named columns with equal names, or
+        neither did, as :meth:`partial_fit` requires of its input), the same classes
+        (values and kind: ``[0, 1]`` and ``[0.0, 1.0]`` are different labels to
+        :meth:`predict`) and a state of the same kind (the same members, array dtypes
+        and components: a parameter changed by ``set_params`` after learning leaves a
+        state of the old kind). What merging means is the learner's own (see its
+        ``_merge``): class summaries add exactly, weights combine by examples seen,
+        reservoirs merge into a uniform sample of the union. Either way
+        ``n_samples_seen_`` becomes the sum. A refused merge changes nothing.
+
+        Parameters
+        ----------
+        other : BaseStreamingAUC
+            The other learner (left unchanged).
+
+        Returns
+        -------
+        self
+
+        Raises
+        ------
+        TypeError
+            If ``other`` is of another class.
+        ValueError
+            If the two differ in parameters, features, feature names, classes or the
+            kind of their state (the message names what differs).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from aucstream import OPAUC
+        >>> X = np.random.default_rng(0).normal(size=(200, 3)); y = X[:, 0] > 0
+        >>> a, b = OPAUC().fit(X[:100], y[:100]), OPAUC().fit(X[100:], y[100:])
+        >>> int(a.merge(b).n_samples_seen_)
+        200
+        """
+        check_mergeable(self, other)
+        with self._transaction():
+            self._merge(other)
+            self.n_samples_seen_ += other.n_samples_seen_
+        return self
+
+    def _merge(self, other) -> None:
+        raise NotImplementedError(f"{type(self).__name__} does not support merge() yet")
+
+    def _merges(self) -> bool:
+        """Whether the learner defines ``_merge`` (merging is its own)."""
+        return type(self)._merge is not Merging._merge

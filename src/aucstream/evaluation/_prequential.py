@@ -270,10 +270,10 @@ def _scores_as_base(model) -> bool:
     are :class:`~aucstream._base.BaseStreamingAUC`'s over its own scores (its
     ``_raw_scores``, ``_threshold`` and ``calibration_`` may be its own, as
     :class:`~aucstream.OnePassSearch`'s are): then one validation and one
-    ``_own_scores`` give all three, with the same arithmetic."""
+    ``score_samples`` give all three, with the same arithmetic."""
     if not isinstance(model, BaseStreamingAUC) or not hasattr(model, "predict_proba"):
         return False
-    names = ("decision_function", "predict", "predict_proba", "_own_scores")
+    names = ("decision_function", "predict", "predict_proba", "score_samples")
     return all(
         next(c for c in type(model).__mro__ if name in c.__dict__) is BaseStreamingAUC
         for name in names
@@ -349,7 +349,7 @@ class _Evaluation:
         self.memory = _MemoryReading(model)
         #: decision_function - threshold, predict_proba and predict are the base class's
         self.plain = _replays_calibration(model)
-        #: decision_function, predict_proba and predict from one _own_scores
+        #: decision_function, predict_proba and predict from one score_samples
         self.as_base = self.plain or _scores_as_base(model)
         #: the learner whose calibration fast_chunk replays (see _calibration_owner)
         self.owner = _calibration_owner(model, self.plain)
@@ -428,7 +428,7 @@ class _Evaluation:
             return scores, proba, predicted
         model = self.model
         if self.as_base:  # decision_function, predict_proba and predict from one validation
-            raw = model._own_scores(X)
+            raw = model.score_samples(X)
             return self.scored(raw, predicted)
         scores = np.asarray(model.decision_function(X), dtype=np.float64).ravel()
         if "proba" in self.needs:
@@ -445,7 +445,7 @@ class _Evaluation:
         """What ``decision_function``, ``predict_proba`` and ``predict`` of a plain
         learner give rows of own scores ``raw`` (the base class's arithmetic)."""
         model, proba = self.model, None
-        scores = raw - model._threshold()
+        scores = raw - model.offset_
         if "proba" in self.needs:
             proba = _calibration.probability(model.calibration_, raw)
         if "predicted" in self.needs:
@@ -453,16 +453,21 @@ class _Evaluation:
         return scores, proba, predicted
 
     def score_row(self, X, j: int):
-        """:meth:`score` of row ``j`` alone, through the learner's one-example path
-        when it applies (no slice and no
-        scikit-learn check), else None."""
+        """:meth:`score` of row ``j`` alone, through the learner's one-example methods
+        (no slice and no scikit-learn check; the arithmetic of :meth:`scored`) when
+        the row is plain, else None."""
         if not (self.plain and self.fitted):
             return None
         row = _plain_row(X, j)
-        raw = None if row is None else self.model._score_one(row)
-        if raw is None:
+        if row is None:
             return None
-        return self.scored(np.array([raw]))
+        model, proba, predicted = self.model, None, None
+        decision = model.decision_one(row)
+        if "proba" in self.needs:
+            proba = np.array([model.predict_proba_one(row)[1]])
+        if "predicted" in self.needs:
+            predicted = np.array([decision > 0])
+        return np.array([decision]), proba, predicted
 
     def count(self, positive, scores, proba, predicted) -> None:
         """Count scored rows in the metrics (held, in order, until a read or _HOLD rows:

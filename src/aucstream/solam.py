@@ -344,7 +344,7 @@ def _averaged_dot(lz, c, idx, val):
 def _averaged_coef(u, base, corr, scal, scale, out, rescale):
     """The averaged model (in the units of the raw columns with ``rescale``) and the
     intercept 0 into ``out``, bit for bit as ``SOLAM._coef()`` (``_scaled_coef``, then
-    ``coef_in_columns``): :meth:`SOLAM._bind_coef`. False, nothing written, when the
+    ``coef_in_columns``): :func:`_bound_weights`. False, nothing written, when the
     arrays do not fit."""
     d = u.shape[0]
     if (
@@ -380,6 +380,17 @@ def _averaged_coef_at(at, rescale):
         floats_at(a[s + 10], a[s + 11]),
         rescale,
     )
+
+
+def _bound_weights(learner: SOLAM, out: np.ndarray) -> tuple:
+    """The averaged model of ``learner`` bound to ``out`` (``StateSpec.weights``)."""
+    arrays = (learner.u_, learner.avg_base_, learner.avg_corr_, learner.scalars_, learner.scale_)
+    fill = block_call(_averaged_coef_at, *arrays, out, late=(True,))
+
+    def fill_weights(learner: SOLAM) -> bool:
+        return fill(learner.column_scale == "max_abs")
+
+    return fill_weights, ("u_", "avg_base_", "avg_corr_", "scalars_", "scale_")
 
 
 # no reference counting: the kernel allocates nothing (see aucstream._kernels)
@@ -589,6 +600,7 @@ class SOLAM(ClassWeightTotals, BaseStreamingAUC):
         log_from=_ROW_LOG_MIN,
         by_rows=_one_step_by_rows,
         variant=_plan_variant,
+        weights=_bound_weights,
     )
 
     def __init__(
@@ -676,15 +688,6 @@ class SOLAM(ClassWeightTotals, BaseStreamingAUC):
         """The averaged model in the units of the raw columns."""
         coef = self._scaled_coef()
         return coef_in_columns(coef, self.scale_) if self.column_scale == "max_abs" else coef
-
-    def _bind_coef(self, out: np.ndarray):
-        arrays = (self.u_, self.avg_base_, self.avg_corr_, self.scalars_, self.scale_, out)
-        fill = block_call(_averaged_coef_at, *arrays, late=(True,))
-
-        def fill_weights(learner: SOLAM) -> bool:
-            return fill(learner.column_scale == "max_abs")
-
-        return fill_weights, ("u_", "avg_base_", "avg_corr_", "scalars_", "scale_")
 
     def _scaled_coef(self) -> np.ndarray:
         """The averaged model in the units the iterates learn in."""

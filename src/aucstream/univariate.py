@@ -130,7 +130,7 @@ from ._params import (
     non_negative,
     positive,
 )
-from ._runtime import LearnerTags
+from ._runtime import LearnerTags, StateSpec
 from ._typing import RandomState
 
 __all__ = ["UnivariateOnline", "univariate_loss"]
@@ -184,7 +184,7 @@ def _class_weight(totals, cls, cfg):
 @jit(inline="always")
 def _weights_into(v, scale, b, out):
     """``scale[0] * v`` and ``b[0]`` into ``out`` (the weights and intercept, bit for
-    bit as ``_coef()`` and ``_intercept()``: :meth:`UnivariateOnline._bind_coef`);
+    bit as ``_coef()`` and ``_intercept()``: :func:`_bound_weights`);
     False, nothing written, when the arrays do not fit."""
     d = v.shape[0]
     if out.shape[0] != d + 1 or scale.shape[0] < 1 or b.shape[0] < 1:
@@ -207,6 +207,12 @@ def _weights_at(at):
         floats_at(a[s + 4], a[s + 5]),
         floats_at(a[s + 6], a[s + 7]),
     )
+
+
+def _bound_weights(learner: UnivariateOnline, out: np.ndarray) -> tuple:
+    """The weights of ``learner`` bound to ``out`` (``StateSpec.weights``)."""
+    fill = block_call(_weights_at, learner.v_, learner.scale_, learner.b_, out)
+    return (lambda learner: fill()), ("v_", "scale_", "b_")
 
 
 # no reference counting: the kernel allocates nothing (see aucstream._kernels)
@@ -350,6 +356,7 @@ class UnivariateOnline(ClassWeightTotals, BaseStreamingAUC):
         update_draws=False,
         kernel_calibrates=True,
     )
+    _state_spec = StateSpec(weights=_bound_weights)
 
     def _class_counts(self) -> np.ndarray:
         return self.class_counts_
@@ -460,10 +467,6 @@ class UnivariateOnline(ClassWeightTotals, BaseStreamingAUC):
 
     def _coef(self) -> np.ndarray:
         return self.scale_[0] * self.v_
-
-    def _bind_coef(self, out: np.ndarray):
-        fill = block_call(_weights_at, self.v_, self.scale_, self.b_, out)
-        return (lambda learner: fill()), ("v_", "scale_", "b_")
 
     def _intercept(self) -> float:
         return float(self.b_[0])

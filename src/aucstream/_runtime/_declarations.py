@@ -88,6 +88,11 @@ class StateSpec:
         state of O(n_features), counted as 0.
     memory_hint : str or callable(learner) -> str, default=""
         What to suggest when the state does not fit the memory budget.
+    weights : callable(learner, out) -> (fill, names), optional
+        The learner's weights bound to ``out`` (:meth:`SmallCalls._bind_coef
+        <aucstream._runtime._small_calls.SmallCalls._bind_coef>` gives the contract);
+        None: a scored dict row reads ``_coef()`` and ``_intercept()`` after each
+        learning call.
     """
 
     logged: _Arrays = ()
@@ -100,6 +105,7 @@ class StateSpec:
     variant: Callable[[Any, Chunk], Hashable] | None = None
     nbytes: Callable[[Any, int], int] | None = None
     memory_hint: str | Callable[[Any], str] = ""
+    weights: Callable[[Any, np.ndarray], tuple] | None = None
 
 
 def _arrays(learner, declared: _Arrays) -> tuple:

@@ -689,7 +689,7 @@ class SmallCalls(LearnerHost):
     def _bind_coef(self, out: np.ndarray):
         """The learner's weights bound to ``out`` (float64, ``n_features_in_ + 1``):
         ``(fill, names)``, or None (the default: ``_coef()`` and ``_intercept()`` are
-        called instead).
+        called instead), as the learner's ``_state_spec.weights`` declares.
 
         ``fill(learner)`` writes ``_coef()`` into ``out[:-1]`` and ``_intercept()``
         into ``out[-1]``, bit for bit, and returns True (False, ``out`` unspecified,
@@ -701,4 +701,5 @@ class SmallCalls(LearnerHost):
         of them is no longer the learner's) and ``out``; it reads every other member
         and the parameters when called, and must not hold the learner (pass it).
         """
-        return None
+        bind = self._state_spec.weights
+        return None if bind is None else bind(self, out)

@@ -238,10 +238,18 @@ def _gather(values, rows, out):
             target[j] = source[j]
 
 
+def _rows_contiguous(array: np.ndarray) -> bool:
+    """C-contiguous, or 2-D with contiguous rows (OPAUC's sketches, views of their
+    interleaved pair: :func:`aucstream.covariance.sketch_pair`)."""
+    if array.ndim == 0:
+        return False
+    return array.flags.c_contiguous or (array.ndim == 2 and array.strides[1] == array.itemsize)
+
+
 def _take_rows(array: np.ndarray, rows: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     """``array[rows]`` (rows along axis 0, inside the array), into ``out`` (of that
     shape and dtype, C-contiguous) or a new array."""
-    if not array.flags.c_contiguous or array.ndim == 0 or array.dtype.hasobject:
+    if not _rows_contiguous(array) or array.dtype.hasobject:
         return array[rows]
     if rows.size and (rows.min() < 0 or rows.max() >= array.shape[0]):
         raise ValueError("rows outside the array")
@@ -283,7 +291,7 @@ def _finite(array: np.ndarray, rows: np.ndarray | None) -> bool:
         rows is None
         or array.ndim == 0
         or array.dtype not in (np.float64, np.float32)
-        or not array.flags.c_contiguous
+        or not _rows_contiguous(array)
     ):
         return bool(np.isfinite(array if rows is None else array[rows]).all())
     if rows.size and (rows.min() < 0 or rows.max() >= array.shape[0]):

@@ -7,6 +7,15 @@ O(k tau). It also maintains the Gram matrix :math:`G = Z^\top Z` (O(tau^2) per
 example), which frequent directions needs for its shrink and OPAUC's compiled kernel
 for its O(k tau + tau^2) step (:mod:`aucstream.opauc`).
 
+Interleaved pair: OPAUC keeps its two classes' linear sketches as the two halves of
+one d x 2 tau array (:func:`aucstream.covariance.sketch_pair`; row i is row i of
+:math:`Z_0` followed by row i of :math:`Z_1`), each summary's ``sketch_`` a view of its
+half, so that the per-example pass reads one row (one random memory access) per
+feature for both classes (:func:`sketch_pair_tdot`, :func:`sketch_pair_tdot_add`: the
+same numbers as :func:`sketch_tdot_pair` and :func:`sketch_tdot_pair_add` on the two
+sketches apart). Everything else sees two d x tau sketches with contiguous rows;
+pickled and saved copies hold them apart.
+
 The covariance estimate is :math:`\hat\Gamma v = Z\varphi - s\,\psi` with coefficients
 that depend on how the class mean is removed (:func:`center_terms`; the ``CENTER_*``
 codes are listed in the package docstring).

@@ -73,3 +73,19 @@ def test_a_rejected_call_that_interleaved_changes_nothing():
     copy.partial_fit(X[300:], y[300:])
     model.partial_fit(X[300:], y[300:])
     np.testing.assert_array_equal(copy.decision_function(X), model.decision_function(X))
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_undo_log_rows_of_the_halves_of_a_pair(dtype):
+    """The undo log's compiled gather and finiteness check take the rows of a half
+    of the pair (a view with contiguous rows) as numpy's indexing does."""
+    from aucstream._runtime._undo import _finite, _take_rows
+
+    pair = np.arange(60, dtype=dtype).reshape(6, 10)
+    rows = np.array([0, 3, 5])
+    for half in (pair[:, :5], pair[:, 5:]):
+        np.testing.assert_array_equal(_take_rows(half, rows), half[rows])
+        assert _finite(half, rows)
+    pair[3, 7] = np.inf
+    assert not _finite(pair[:, 5:], rows) and _finite(pair[:, :5], rows)
+    assert _finite(pair[:, 5:], np.array([0, 5]))

@@ -193,24 +193,28 @@ def sketch_pair_tdot(pair, idx, val, out):
     for two d x tau sketches interleaved in ``pair`` (d x 2 tau: row i is row i of
     :math:`Z_0` followed by row i of :math:`Z_1`, :func:`aucstream.covariance.sketch_pair`):
     one read of one row per feature, the sums of :func:`sketch_tdot_pair` in its
-    order (the same numbers); O(k tau)."""
+    order (the same numbers); O(k tau). Each row is taken as its two halves (slices:
+    the loops of :func:`sketch_tdot_pair`, which vectorize; indexing one row at two
+    offsets made them several times slower)."""
     out[:] = 0.0
     out0, out1 = out[0], out[1]
     tau = out0.shape[0]
     a = _next_nonzero(val, 0)
     while a < idx.shape[0]:
         b = _next_nonzero(val, a + 1)
-        va, ra = val[a], pair[idx[a]]
+        va, row = val[a], pair[idx[a]]
+        ra0, ra1 = row[:tau], row[tau:]
         if b < idx.shape[0]:
-            vb, rb = val[b], pair[idx[b]]
+            vb, row = val[b], pair[idx[b]]
+            rb0, rb1 = row[:tau], row[tau:]
             for j in range(tau):  # reads rows idx[a] and idx[b] of the pair
-                out0[j] = (out0[j] + va * ra[j]) + vb * rb[j]
-                out1[j] = (out1[j] + va * ra[tau + j]) + vb * rb[tau + j]
+                out0[j] = (out0[j] + va * ra0[j]) + vb * rb0[j]
+                out1[j] = (out1[j] + va * ra1[j]) + vb * rb1[j]
             a = _next_nonzero(val, b + 1)
         else:
             for j in range(tau):
-                out0[j] += va * ra[j]
-                out1[j] += va * ra[tau + j]
+                out0[j] += va * ra0[j]
+                out1[j] += va * ra1[j]
             a = b
 
 
@@ -219,7 +223,8 @@ def sketch_pair_tdot_add(pair, idx, val, out, c, draw):
     r""":func:`sketch_pair_tdot` (``out``: :math:`Z_0^\top x`, :math:`Z_1^\top x`
     before the update) and then :math:`Z_c \mathrel{+}= x a^\top` (``draw`` = a) on
     the interleaved ``pair``, in the same pass over its rows: the numbers of
-    :func:`sketch_tdot_pair_add` on the two sketches apart. O(k tau)."""
+    :func:`sketch_tdot_pair_add` on the two sketches apart (and its loops, on the
+    halves of each row). O(k tau)."""
     tau = out.shape[1]
     h = single_nonzero(draw)
     if h != -2:  # a hashed draw (one non-zero) or none: one entry per row, or nothing
@@ -237,22 +242,24 @@ def sketch_pair_tdot_add(pair, idx, val, out, c, draw):
     a = _next_nonzero(val, 0)
     while a < idx.shape[0]:
         b = _next_nonzero(val, a + 1)
-        va, ra = val[a], pair[idx[a]]
+        va, row = val[a], pair[idx[a]]
+        ra, sa = row[own : own + tau], row[other : other + tau]
         if b < idx.shape[0]:
-            vb, rb = val[b], pair[idx[b]]
+            vb, row = val[b], pair[idx[b]]
+            rb, sb = row[own : own + tau], row[other : other + tau]
             for j in range(tau):
-                za, zb = ra[own + j], rb[own + j]
+                za, zb = ra[j], rb[j]
                 out_own[j] = (out_own[j] + va * za) + vb * zb
-                out_other[j] = (out_other[j] + va * ra[other + j]) + vb * rb[other + j]
-                ra[own + j] = za + va * draw[j]
-                rb[own + j] = zb + vb * draw[j]
+                out_other[j] = (out_other[j] + va * sa[j]) + vb * sb[j]
+                ra[j] = za + va * draw[j]
+                rb[j] = zb + vb * draw[j]
             a = _next_nonzero(val, b + 1)
         else:
             for j in range(tau):
-                za = ra[own + j]
+                za = ra[j]
                 out_own[j] += va * za
-                out_other[j] += va * ra[other + j]
-                ra[own + j] = za + va * draw[j]
+                out_other[j] += va * sa[j]
+                ra[j] = za + va * draw[j]
             a = b
 
 

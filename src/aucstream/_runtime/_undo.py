@@ -311,9 +311,11 @@ def _rows_finite(values, first, width, rows):
 
 def _finite(array: np.ndarray, rows: np.ndarray | None) -> bool:
     """Whether ``array`` is finite, or only its rows ``rows`` (along axis 0) if given."""
-    source = None if rows is None else _c_rows(array)
+    if rows is None:
+        return bool(np.isfinite(array).all())
+    source = _c_rows(array)
     if source is None or array.dtype not in (np.float64, np.float32):
-        return bool(np.isfinite(array if rows is None else array[rows]).all())
+        return bool(np.isfinite(array[rows]).all())
     if rows.size and (rows.min() < 0 or rows.max() >= array.shape[0]):
         raise ValueError("rows outside the array")
     width = int(np.prod(array.shape[1:], dtype=np.int64))

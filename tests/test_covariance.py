@@ -13,7 +13,12 @@ from aucstream.covariance import (
     make_covariance,
 )
 from aucstream.covariance._full import PENDING_ROWS, TRIANGLE_MATH, full_add
-from aucstream.covariance._lowrank import sketch_tdot_pair, sketch_tdot_pair_add
+from aucstream.covariance._lowrank import (
+    sketch_pair_tdot,
+    sketch_pair_tdot_add,
+    sketch_tdot_pair,
+    sketch_tdot_pair_add,
+)
 
 
 @pytest.fixture
@@ -254,6 +259,16 @@ def _tdot_pair_add(first, second, idx, val, out, c, draw):
     sketch_tdot_pair_add(first, second, idx, val, out, c, draw)
 
 
+@nb.njit
+def _pair_tdot(pair, idx, val, out):
+    sketch_pair_tdot(pair, idx, val, out)
+
+
+@nb.njit
+def _pair_tdot_add(pair, idx, val, out, c, draw):
+    sketch_pair_tdot_add(pair, idx, val, out, c, draw)
+
+
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_sketch_products_two_features_at_a_time_are_the_sums_in_feature_order(dtype):
     """``sketch_tdot_pair`` (two features at a time) and ``sketch_tdot_pair_add``
@@ -276,6 +291,7 @@ def test_sketch_products_two_features_at_a_time_are_the_sums_in_feature_order(dt
         else:
             draw = np.zeros(tau)
         Z = [rng.normal(size=(d, tau)).astype(dtype) for _ in range(2)]
+        pair = np.hstack(Z)  # both sketches interleaved (sketch_pair)
         expected = np.zeros((2, tau))
         for v, i in zip(val, idx):
             if v != 0.0:
@@ -295,3 +311,45 @@ def test_sketch_products_two_features_at_a_time_are_the_sums_in_feature_order(dt
         np.testing.assert_array_equal(out, expected)
         np.testing.assert_array_equal(Z[c], updated)
         np.testing.assert_array_equal(Z[1 - c], other)
+        out[:] = np.nan  # the same on the interleaved pair
+        _pair_tdot(pair, idx, val, out)
+        np.testing.assert_array_equal(out, expected)
+        out[:] = np.nan
+        _pair_tdot_add(pair, idx, val, out, c, draw)
+        np.testing.assert_array_equal(out, expected)
+        np.testing.assert_array_equal(pair[:, c * tau : (c + 1) * tau], updated)
+        np.testing.assert_array_equal(pair[:, (1 - c) * tau : (2 - c) * tau], other)
+
+
+@pytest.mark.parametrize("kind", [RandomizedCovariance, HashedCovariance])
+def test_sketch_pair_interleaves_two_linear_sketches_without_changing_them(kind):
+    """``sketch_pair`` puts both sketches' rows side by side in one d x 2 tau array,
+    each summary's ``sketch_`` a view of its half with the same values; it returns
+    the same array while they stay interleaved, makes a new one after they came apart
+    (a pickled copy), and None for frequent directions."""
+    import pickle
+
+    from aucstream.covariance import sketch_pair
+
+    X = np.random.default_rng(3).normal(size=(40, 6))
+    first, second = kind(6, sketch_size=4), kind(6, sketch_size=4)
+    second.update(X, rng=1)
+    before = [first.sketch_.copy(), second.sketch_.copy()]
+    pair = sketch_pair(first, second)
+    assert pair.shape == (6, 8) and pair.flags.c_contiguous
+    assert first.sketch_.base is pair and second.sketch_.base is pair
+    np.testing.assert_array_equal(first.sketch_, before[0])
+    np.testing.assert_array_equal(second.sketch_, before[1])
+    first.update(X[:10], rng=2)  # the views are the sketches: updates land in the pair
+    np.testing.assert_array_equal(pair[:, :4], first.sketch_)
+    np.testing.assert_allclose(first.gram_, first.sketch_.T @ first.sketch_, atol=1e-12)
+    assert sketch_pair(first, second) is pair
+    copies = pickle.loads(pickle.dumps((first, second)))
+    assert not np.shares_memory(copies[0].sketch_, copies[1].sketch_)  # (apart)
+    again = sketch_pair(*copies)
+    assert again is not pair
+    np.testing.assert_array_equal(again, pair)
+    fd = [FrequentDirectionsCovariance(6, sketch_size=4) for _ in range(2)]
+    assert sketch_pair(*fd) is None
+    with pytest.raises(ValueError, match="interleave"):
+        sketch_pair(kind(6, sketch_size=4), kind(6, sketch_size=3))

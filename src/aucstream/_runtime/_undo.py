@@ -220,35 +220,66 @@ def unique_rows_by_class(
 
 
 @jit
-def _gather(values, rows, out):
-    """``out[t] = values[rows[t]]`` for 2-D arrays (rows inside: checked by the caller).
+def _gather(values, first, rows, out):
+    """``out[t] = values[rows[t], first:first + w]`` (w = ``out.shape[1]``) for 2-D
+    C-contiguous arrays (rows inside: checked by the caller).
 
     Each row is prefetched 8 rows ahead: the rows of an undo log are scattered over
     arrays of up to a gigabyte, so each read would otherwise wait on memory."""
     step = values.strides[0]
+    skip = first * values.itemsize
+    width = out.shape[1]
     n = rows.shape[0]
     for t in range(n):
         if t + 8 < n:
-            start = rows[t + 8] * step
-            for b in range(0, step, 64):
+            start = rows[t + 8] * step + skip
+            for b in range(0, width * values.itemsize, 64):
                 prefetch(values, start + b)
         source = values[rows[t]]
         target = out[t]
-        for j in range(source.shape[0]):
-            target[j] = source[j]
+        for j in range(width):
+            target[j] = source[first + j]
+
+
+def _c_rows(array: np.ndarray) -> tuple[np.ndarray, int] | None:
+    """``(values, first)``: a C-contiguous 2-D array whose columns ``first`` on hold
+    the rows of ``array`` (axis 0): the array itself, flattened after axis 0, or the
+    C-contiguous base of which it is a block of columns (OPAUC's sketches, the halves
+    of their interleaved pair: :func:`aucstream.covariance.sketch_pair`); None for
+    other arrays."""
+    if array.ndim == 0:
+        return None
+    if array.flags.c_contiguous:
+        return array.reshape(array.shape[0], -1), 0
+    base = array.base
+    if not (
+        array.ndim == 2
+        and isinstance(base, np.ndarray)
+        and base.ndim == 2
+        and base.flags.c_contiguous
+        and base.dtype == array.dtype
+        and base.shape[0] == array.shape[0]
+        and array.strides == base.strides
+    ):
+        return None
+    first, rest = divmod(array.ctypes.data - base.ctypes.data, base.itemsize)
+    if rest or first < 0 or first + array.shape[1] > base.shape[1]:
+        return None
+    return base, first
 
 
 def _take_rows(array: np.ndarray, rows: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     """``array[rows]`` (rows along axis 0, inside the array), into ``out`` (of that
     shape and dtype, C-contiguous) or a new array."""
-    if not array.flags.c_contiguous or array.ndim == 0 or array.dtype.hasobject:
+    source = _c_rows(array)
+    if source is None or array.dtype.hasobject:
         return array[rows]
     if rows.size and (rows.min() < 0 or rows.max() >= array.shape[0]):
         raise ValueError("rows outside the array")
     if out is None:
         out = np.empty((rows.shape[0], *array.shape[1:]), dtype=array.dtype)
     width = int(np.prod(array.shape[1:], dtype=np.int64))
-    _gather(array.reshape(array.shape[0], width), rows, out.reshape(rows.shape[0], width))
+    _gather(*source, rows, out.reshape(rows.shape[0], width))
     return out
 
 
@@ -257,21 +288,22 @@ _AHEAD = 16
 
 
 @jit
-def _rows_finite(values, rows):
-    """Whether rows ``rows`` (inside ``values``: checked by the caller) of the 2-D
-    float64 or float32 ``values`` are finite (``x * 0.0`` is 0 exactly for a finite
-    x; the flags' conjunction vectorizes, where a sum of the products ran one
-    addition at a time)."""
+def _rows_finite(values, first, width, rows):
+    """Whether rows ``rows`` (inside ``values``: checked by the caller) of columns
+    ``first`` to ``first + width`` of the 2-D C-contiguous float64 or float32
+    ``values`` are finite (``x * 0.0`` is 0 exactly for a finite x; the flags'
+    conjunction vectorizes, where a sum of the products ran one addition at a time)."""
     step = values.strides[0]
+    skip = first * values.itemsize
     for q in range(rows.shape[0]):
         if q + _AHEAD < rows.shape[0]:  # random rows: ask for one well ahead
-            start = rows[q + _AHEAD] * step
-            for b in range(0, step, 64):
+            start = rows[q + _AHEAD] * step + skip
+            for b in range(0, width * values.itemsize, 64):
                 prefetch(values, start + b)
         row = values[rows[q]]
         ok = True
-        for j in range(row.shape[0]):
-            ok &= row[j] * 0.0 == 0.0
+        for j in range(width):
+            ok &= row[first + j] * 0.0 == 0.0
         if not ok:
             return False
     return True
@@ -279,13 +311,12 @@ def _rows_finite(values, rows):
 
 def _finite(array: np.ndarray, rows: np.ndarray | None) -> bool:
     """Whether ``array`` is finite, or only its rows ``rows`` (along axis 0) if given."""
-    if (
-        rows is None
-        or array.ndim == 0
-        or array.dtype not in (np.float64, np.float32)
-        or not array.flags.c_contiguous
-    ):
-        return bool(np.isfinite(array if rows is None else array[rows]).all())
+    if rows is None:
+        return bool(np.isfinite(array).all())
+    source = _c_rows(array)
+    if source is None or array.dtype not in (np.float64, np.float32):
+        return bool(np.isfinite(array[rows]).all())
     if rows.size and (rows.min() < 0 or rows.max() >= array.shape[0]):
         raise ValueError("rows outside the array")
-    return _rows_finite(array.reshape(array.shape[0], -1), rows)
+    width = int(np.prod(array.shape[1:], dtype=np.int64))
+    return _rows_finite(source[0], source[1], width, rows)

@@ -115,7 +115,13 @@ from ._base import (
 from ._fd import FrequentDirectionsCovariance, fd_column, fd_insert, fd_shrink_index, fd_tdot
 from ._full import FullArrays, FullCovariance, full_add, full_cov_matvec
 from ._hashtable import sparse_scatter_add
-from ._linear import HashedCovariance, RandomizedCovariance, lowrank_add, lowrank_add_stats
+from ._linear import (
+    HashedCovariance,
+    RandomizedCovariance,
+    lowrank_add,
+    lowrank_add_stats,
+    sketch_pair,
+)
 from ._lowrank import (
     CENTER_EXACT,
     CENTER_G13,
@@ -125,6 +131,8 @@ from ._lowrank import (
     center_terms,
     single_nonzero,
     sketch_cross,
+    sketch_pair_tdot,
+    sketch_pair_tdot_add,
     sketch_tdot,
     sketch_tdot_pair,
     sketch_tdot_pair_add,
@@ -187,6 +195,9 @@ __all__ = [
     "run_reserving",
     "single_nonzero",
     "sketch_cross",
+    "sketch_pair",
+    "sketch_pair_tdot",
+    "sketch_pair_tdot_add",
     "sketch_tdot",
     "sketch_tdot_pair",
     "sketch_tdot_pair_add",

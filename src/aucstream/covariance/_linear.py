@@ -28,7 +28,13 @@ from ._lowrank import (
     sketch_tdot,
 )
 
-__all__ = ["HashedCovariance", "RandomizedCovariance", "lowrank_add", "lowrank_add_stats"]
+__all__ = [
+    "HashedCovariance",
+    "RandomizedCovariance",
+    "lowrank_add",
+    "lowrank_add_stats",
+    "sketch_pair",
+]
 
 _CENTER_CODES = {"g16": CENTER_G16, "g13": CENTER_G13, "exact": CENTER_EXACT}
 
@@ -249,6 +255,63 @@ class _LinearSketch(_LowRankSummary):
         merged.asum_[:] = self.asum_ + other.asum_
         merged.refresh()
         return merged
+
+
+def _interleaved(pair, first: np.ndarray, second: np.ndarray) -> bool:
+    """Whether ``first`` and ``second`` are the left and right halves of ``pair``."""
+    if not isinstance(pair, np.ndarray) or second.base is not pair:
+        return False
+    d, tau = first.shape
+    return (
+        pair.flags.c_contiguous
+        and pair.shape == (d, 2 * tau)
+        and pair.dtype == first.dtype
+        and first.ctypes.data == pair.ctypes.data
+        and second.ctypes.data == pair.ctypes.data + tau * pair.itemsize
+    )
+
+
+def sketch_pair(first, second) -> np.ndarray | None:
+    r"""The d x 2 tau array whose row i holds row i of ``first``'s sketch followed by
+    row i of ``second``'s, for two linear sketches of the same shape and dtype (the two
+    classes of OPAUC): each summary's ``sketch_`` is a view of its half, so one
+    random read of one row serves both sketches for a feature
+    (:func:`aucstream.covariance.sketch_pair_tdot_add`). Makes it, copying the two
+    sketches in, when they are not interleaved yet (a fresh pair of summaries, or
+    sketches loaded, unpickled or copied, which come apart); None for other kinds
+    (frequent directions keeps its sketches apart). The values, the public
+    attributes and the saved files are those of two separate sketches.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from aucstream.covariance import HashedCovariance, sketch_pair
+    >>> neg, pos = HashedCovariance(3, sketch_size=2), HashedCovariance(3, sketch_size=2)
+    >>> pos.update(np.eye(3), rng=0).sketch_.flags.c_contiguous
+    True
+    >>> before = pos.sketch_.copy()
+    >>> pair = sketch_pair(neg, pos)
+    >>> pair.shape, bool(np.array_equal(pair[:, 2:], before)), pos.sketch_.base is pair
+    ((3, 4), True, True)
+    """
+    if not (isinstance(first, _LinearSketch) and isinstance(second, _LinearSketch)):
+        return None
+    z0, z1 = first.sketch_, second.sketch_
+    if z0.shape != z1.shape or z0.dtype != z1.dtype:
+        raise ValueError(
+            f"cannot interleave sketches of shapes {z0.shape} and {z1.shape} "
+            f"({z0.dtype}, {z1.dtype})"
+        )
+    if _interleaved(z0.base, z0, z1):
+        return z0.base
+    d, tau = z0.shape
+    pair = np.zeros((d, 2 * tau), dtype=z0.dtype)  # (untouched pages: no cost for empty ones)
+    if first.count > 0:  # (an empty sketch is zeros: _check_state)
+        pair[:, :tau] = z0
+    if second.count > 0:
+        pair[:, tau:] = z1
+    first.sketch_, second.sketch_ = pair[:, :tau], pair[:, tau:]
+    return pair
 
 
 class RandomizedCovariance(_LinearSketch):

@@ -7,6 +7,15 @@ O(k tau). It also maintains the Gram matrix :math:`G = Z^\top Z` (O(tau^2) per
 example), which frequent directions needs for its shrink and OPAUC's compiled kernel
 for its O(k tau + tau^2) step (:mod:`aucstream.opauc`).
 
+Interleaved pair: OPAUC keeps its two classes' linear sketches as the two halves of
+one d x 2 tau array (:func:`aucstream.covariance.sketch_pair`; row i is row i of
+:math:`Z_0` followed by row i of :math:`Z_1`), each summary's ``sketch_`` a view of its
+half, so that the per-example pass reads one row (one random memory access) per
+feature for both classes (:func:`sketch_pair_tdot`, :func:`sketch_pair_tdot_add`: the
+same numbers as :func:`sketch_tdot_pair` and :func:`sketch_tdot_pair_add` on the two
+sketches apart). Everything else sees two d x tau sketches with contiguous rows;
+pickled and saved copies hold them apart.
+
 The covariance estimate is :math:`\hat\Gamma v = Z\varphi - s\,\psi` with coefficients
 that depend on how the class mean is removed (:func:`center_terms`; the ``CENTER_*``
 codes are listed in the package docstring).
@@ -55,6 +64,8 @@ __all__ = [
     "sketch_add_outer",
     "sketch_cross",
     "sketch_matvec",
+    "sketch_pair_tdot",
+    "sketch_pair_tdot_add",
     "sketch_tdot",
     "sketch_tdot_pair",
     "sketch_tdot_pair_add",
@@ -170,6 +181,82 @@ def sketch_tdot_pair_add(first, second, idx, val, out, c, draw):
             a = _next_nonzero(val, b + 1)
         else:
             for j in range(out_own.shape[0]):
+                za = ra[j]
+                out_own[j] += va * za
+                out_other[j] += va * sa[j]
+                ra[j] = za + va * draw[j]
+            a = b
+
+
+@borrowing_step
+def sketch_pair_tdot(pair, idx, val, out):
+    r"""Write :math:`Z_0^\top x` into ``out[0]`` and :math:`Z_1^\top x` into ``out[1]``
+    for two d x tau sketches interleaved in ``pair`` (d x 2 tau: row i is row i of
+    :math:`Z_0` followed by row i of :math:`Z_1`, :func:`aucstream.covariance.sketch_pair`):
+    one read of one row per feature, the sums of :func:`sketch_tdot_pair` in its
+    order (the same numbers); O(k tau). Each row is taken as its two halves (slices:
+    the loops of :func:`sketch_tdot_pair`, which vectorize; indexing one row at two
+    offsets made them several times slower)."""
+    out[:] = 0.0
+    out0, out1 = out[0], out[1]
+    tau = out0.shape[0]
+    a = _next_nonzero(val, 0)
+    while a < idx.shape[0]:
+        b = _next_nonzero(val, a + 1)
+        va, row = val[a], pair[idx[a]]
+        ra0, ra1 = row[:tau], row[tau:]
+        if b < idx.shape[0]:
+            vb, row = val[b], pair[idx[b]]
+            rb0, rb1 = row[:tau], row[tau:]
+            for j in range(tau):  # reads rows idx[a] and idx[b] of the pair
+                out0[j] = (out0[j] + va * ra0[j]) + vb * rb0[j]
+                out1[j] = (out1[j] + va * ra1[j]) + vb * rb1[j]
+            a = _next_nonzero(val, b + 1)
+        else:
+            for j in range(tau):
+                out0[j] += va * ra0[j]
+                out1[j] += va * ra1[j]
+            a = b
+
+
+@borrowing_step
+def sketch_pair_tdot_add(pair, idx, val, out, c, draw):
+    r""":func:`sketch_pair_tdot` (``out``: :math:`Z_0^\top x`, :math:`Z_1^\top x`
+    before the update) and then :math:`Z_c \mathrel{+}= x a^\top` (``draw`` = a) on
+    the interleaved ``pair``, in the same pass over its rows: the numbers of
+    :func:`sketch_tdot_pair_add` on the two sketches apart (and its loops, on the
+    halves of each row). O(k tau)."""
+    tau = out.shape[1]
+    h = single_nonzero(draw)
+    if h != -2:  # a hashed draw (one non-zero) or none: one entry per row, or nothing
+        sketch_pair_tdot(pair, idx, val, out)
+        if h >= 0:
+            column, ah = c * tau + h, draw[h]
+            for q in range(idx.shape[0]):
+                v = val[q]
+                if v != 0.0:
+                    pair[idx[q], column] += v * ah
+        return
+    out[:] = 0.0
+    own, other = c * tau, (1 - c) * tau
+    out_own, out_other = out[c], out[1 - c]
+    a = _next_nonzero(val, 0)
+    while a < idx.shape[0]:
+        b = _next_nonzero(val, a + 1)
+        va, row = val[a], pair[idx[a]]
+        ra, sa = row[own : own + tau], row[other : other + tau]
+        if b < idx.shape[0]:
+            vb, row = val[b], pair[idx[b]]
+            rb, sb = row[own : own + tau], row[other : other + tau]
+            for j in range(tau):
+                za, zb = ra[j], rb[j]
+                out_own[j] = (out_own[j] + va * za) + vb * zb
+                out_other[j] = (out_other[j] + va * sa[j]) + vb * sb[j]
+                ra[j] = za + va * draw[j]
+                rb[j] = zb + vb * draw[j]
+            a = _next_nonzero(val, b + 1)
+        else:
+            for j in range(tau):
                 za = ra[j]
                 out_own[j] += va * za
                 out_other[j] += va * sa[j]
@@ -300,8 +387,8 @@ def sketch_cross(A: np.ndarray, B: np.ndarray) -> np.ndarray:
     if A.dtype == np.float64 and B.dtype == np.float64:
         return A.T @ B
     out = np.zeros((A.shape[1], B.shape[1]))
-    if A.dtype == np.float32 and B.dtype == np.float32:
-        _cross32(np.ascontiguousarray(A), np.ascontiguousarray(B), out)
+    if A.dtype == np.float32 and B.dtype == np.float32:  # (rows may be views: sketch_pair)
+        _cross32(A, B, out)
         return out
     for lo in range(0, A.shape[0], _BLOCK_ROWS):  # mixed precision (inspection only)
         out += A[lo : lo + _BLOCK_ROWS].astype(np.float64).T @ B[lo : lo + _BLOCK_ROWS]

@@ -41,13 +41,12 @@ from ..covariance import (
     fd_column,
     fd_insert,
     fd_tdot,
-    lowrank_add,
     lowrank_add_stats,
     own_and_opposite,
     single_nonzero,
+    sketch_pair_tdot,
+    sketch_pair_tdot_add,
     sketch_tdot,
-    sketch_tdot_pair,
-    sketch_tdot_pair_add,
 )
 
 #: The implicit weights of the low-rank kinds and the products maintained with them
@@ -267,20 +266,22 @@ def _sketch_x(sketch, sums, beta, fills_columns, idx, val, scratch, b):
 
 
 @borrowing_step
-def _sketch_and_add(z0, z1, idx, val, scratch, c, A, r, root, adding):
+def _sketch_and_add(pair, idx, val, scratch, c, A, r, root, adding):
     r"""The linear sketches' products with x (``zx``: :math:`Z_0^\top x`,
     :math:`Z_1^\top x`) and, when ``adding``, class c's sketch gains :math:`x a^\top`
     with the draw ``a`` = ``A[r]`` times ``root`` (written into ``scratch.a``, as
-    :func:`_new_column`), in one pass over the rows of x's features
-    (:func:`aucstream.covariance.sketch_tdot_pair_add`): the rows of class c are
-    written while they are in the cache, rather than read again."""
+    :func:`_new_column`), in one pass over the rows of x's features in ``pair``, where
+    both classes' sketches are interleaved (:func:`aucstream.covariance.sketch_pair`:
+    one random read per feature serves both; :func:`aucstream.covariance.sketch_pair_tdot_add`):
+    the rows of class c are written while they are in the cache, rather than read
+    again."""
     if not adding:
-        sketch_tdot_pair(z0, z1, idx, val, scratch.zx)
+        sketch_pair_tdot(pair, idx, val, scratch.zx)
         return
     a = scratch.a
     for j in range(a.shape[0]):
         a[j] = A[r, j] * root
-    sketch_tdot_pair_add(z0, z1, idx, val, scratch.zx, c, a)
+    sketch_pair_tdot_add(pair, idx, val, scratch.zx, c, a)
 
 
 @borrowing_step
@@ -394,10 +395,8 @@ def _add_own_example(own, c, imp, settings, idx, val, A, r, vx, scratch, g, sket
     a, zxc = scratch.a, scratch.zx[c]
     if settings.fills_columns:
         fd_insert(own, idx, val, zxc, bx, bs, g)
-    elif sketched:
+    else:  # (Z_c += x a^T is done: _sketch_and_add)
         lowrank_add_stats(own, idx, val, a, zxc, g)
-    else:
-        lowrank_add(own, idx, val, a, zxc, g)
     for j in range(a.shape[0]):
         zxc[j] += a[j] * z_x
     scratch.sx[c] += g * xx
@@ -523,7 +522,9 @@ def _opauc_lowrank_chunk(
 ):
     r"""The OPAUC step with low-rank summaries in implicit form (module docstring).
 
-    ``classes`` holds the two ``LowRankArrays`` (negative, positive), ``imp`` the
+    ``classes`` holds the two ``LowRankArrays`` (negative, positive; for the linear
+    sketches, the ``sketch`` of both is their interleaved pair,
+    :func:`aucstream.covariance.sketch_pair`), ``imp`` the
     :data:`Implicit` weights, ``A`` the per-example draws of the linear sketches and
     ``scratch`` a :data:`Scratch`. Returns ``(row, event)``: ``_DONE``; ``_SHRINK``
     (row ``row`` was inserted and filled its class's sketch: shrink, then resume at
@@ -546,8 +547,9 @@ def _opauc_lowrank_chunk(
         idx, val, y = indices[lo:hi], data[lo:hi], ys[r]
         if settings.prefetch and r + 1 < n:  # the next example's rows (PREFETCH_BYTES)
             ahead = indices[hi : indptr[r + 2]]
-            prefetch_rows(z0, ahead)
-            prefetch_rows(z1, ahead)
+            prefetch_rows(z0, ahead)  # (the linear sketches: the pair, both classes)
+            if settings.fills_columns:
+                prefetch_rows(z1, ahead)
             prefetch_rows(s0, ahead)
             prefetch_rows(s1, ahead)
             prefetch_rows(imp.v, ahead)
@@ -563,7 +565,7 @@ def _opauc_lowrank_chunk(
             _sketch_x(z0, s0, b0, True, idx, val, scratch, 0)
             _sketch_x(z1, s1, b1, True, idx, val, scratch, 1)
         else:  # both linear sketches' rows in one pass (and x's column of its own)
-            _sketch_and_add(z0, z1, idx, val, scratch, c, A, r, math.sqrt(g), sketched)
+            _sketch_and_add(z0, idx, val, scratch, c, A, r, math.sqrt(g), sketched)
             scratch.sx[0] = sparse_dot(s0, idx, val)
             scratch.sx[1] = sparse_dot(s1, idx, val)
         vx = sparse_dot(imp.v, idx, val)
@@ -590,8 +592,10 @@ def _opauc_lowrank_chunk(
 
 
 @jit(fastmath=REASSOC)
-def _fold_implicit(z0, z1, s0, s1, v, p, gamma, sigma, zv, sv):
-    r"""Re-base the implicit weights of the linear sketches in one pass over the rows:
+def _fold_implicit(pair, s0, s1, v, p, gamma, sigma, zv, sv):
+    r"""Re-base the implicit weights of the linear sketches in one pass over the rows
+    of their interleaved ``pair`` (:func:`aucstream.covariance.sketch_pair`: row i
+    is row i of :math:`Z_0` then row i of :math:`Z_1`):
     :math:`v \leftarrow \sigma(v + Z_0 p_0 + Z_1 p_1 + \gamma_0 s_0 + \gamma_1 s_1)`
     (= w) and, from the new v, ``zv[a]`` = :math:`Z_a^\top v` and ``sv[a]`` =
     :math:`s_a^\top v`, summed in float64 (also for float32 sketches).
@@ -609,15 +613,15 @@ def _fold_implicit(z0, z1, s0, s1, v, p, gamma, sigma, zv, sv):
     zv0, zv1 = zv[0], zv[1]
     g0, g1 = gamma[0], gamma[1]
     for i in range(v.shape[0]):
-        r0, r1 = z0[i], z1[i]
+        row = pair[i]
         acc = 0.0
         for j in range(tau):
-            acc += r0[j] * p0[j] + r1[j] * p1[j]
+            acc += row[j] * p0[j] + row[tau + j] * p1[j]
         u = sigma * (v[i] + acc + g0 * s0[i] + g1 * s1[i])
         v[i] = u
         if u != 0.0:
             for j in range(tau):
-                zv0[j] += np.float64(r0[j]) * u
-                zv1[j] += np.float64(r1[j]) * u
+                zv0[j] += np.float64(row[j]) * u
+                zv1[j] += np.float64(row[tau + j]) * u
             sv[0] += s0[i] * u
             sv[1] += s1[i] * u

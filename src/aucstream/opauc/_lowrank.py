@@ -29,7 +29,7 @@ import numpy as np
 
 from .._chunks import Chunk
 from .._kernels import SCALE_MAX, SCALE_MIN, jit
-from ..covariance import sketch_cross, sketch_tmatvec
+from ..covariance import sketch_cross, sketch_pair, sketch_tmatvec
 from ._engine import Engine
 from ._kernels import (
     _DONE,
@@ -122,6 +122,7 @@ class LowRankEngine(Engine):
     def init_state(self, learner, n_features: int) -> None:
         """The summaries, and the implicit weights at w = 0 with their products."""
         super().init_state(learner, n_features)
+        sketch_pair(*learner.stats_)  # the linear sketches' rows side by side
         tau = learner.stats_[0].sketch_size
         learner.v_ = np.zeros(n_features)
         learner.p_ = np.zeros((2, tau))
@@ -295,8 +296,7 @@ class LowRankEngine(Engine):
         fold = not learner.stats_[0].fills_columns
         if fold:
             _fold_implicit(
-                Z[0],
-                Z[1],
+                sketch_pair(*learner.stats_),
                 S[0],
                 S[1],
                 learner.v_,
@@ -364,8 +364,12 @@ class LowRankEngine(Engine):
 
     def _run(self, learner, rows, pre, A, r, resume, settings, scratch) -> tuple[int, int]:
         """One call of the kernel from row ``r``: (the row it stopped at, why)."""
+        pair = sketch_pair(*learner.stats_)  # (linear sketches: interleaved, one read a row)
         return _PACKAGE._opauc_lowrank_chunk(
-            tuple(s.arrays() for s in learner.stats_),
+            tuple(
+                s.arrays() if pair is None else s.arrays()._replace(sketch=pair)
+                for s in learner.stats_
+            ),
             self._implicit(learner),
             *rows,
             pre,

@@ -19,6 +19,7 @@ import numpy as np
 
 if TYPE_CHECKING:
     from .._chunks import Chunk
+    from ._declarations import StateSpec
     from ._tags import LearnerTags
 
     class LearnerHost:
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
 
         # -- what a learner declares and writes
         _tags: ClassVar[LearnerTags]
+        _state_spec: ClassVar[StateSpec]
         is_batch: ClassVar[bool]
         _scores_by_coef: ClassVar[bool]
         _init_state: Callable[[int], None]

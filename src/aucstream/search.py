@@ -874,6 +874,9 @@ class OnePassSearch(HoldsLearners, BaseStreamingAUC):
         if self.status_.shape != (k,) or self.dropped_at_.shape != (k,):
             raise ValueError("status_ and dropped_at_ must have one entry per candidate")
         _race_drift.check_state(self)
+        for c in self.candidates_:
+            if hasattr(c, "classes_") and not np.array_equal(c.classes_, self.classes_):
+                raise ValueError("a candidate's classes_ differ from the search's")
         if np.any((self.status_ < ALIVE) | (self.status_ > _race_drift.RETIRED)):
             raise ValueError("status_ holds an unknown code")
         if len(self.overall_) != k or len(self.recent_) != k:

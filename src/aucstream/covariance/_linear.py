@@ -271,7 +271,7 @@ def _interleaved(pair, first: np.ndarray, second: np.ndarray) -> bool:
     )
 
 
-def sketch_pair(first, second) -> np.ndarray | None:
+def sketch_pair(first: _LowRankSummary, second: _LowRankSummary) -> np.ndarray | None:
     r"""The d x 2 tau array whose row i holds row i of ``first``'s sketch followed by
     row i of ``second``'s, for two linear sketches of the same shape and dtype (the two
     classes of OPAUC): each summary's ``sketch_`` is a view of its half, so one

@@ -472,11 +472,7 @@ def reopen(search) -> None:
         if i == lead:
             continue
         if i >= first and not slow(search, i - first):
-            fresh = clone(candidate)
-            fresh._validate_params()
-            fresh._reset(search.classes_, d)
-            fresh.n_features_in_ = d
-            search.candidates_[i] = fresh
+            search.candidates_[i] = clone(candidate).start(d, search.classes_)
             search.status_[i] = ALIVE
             search.dropped_at_[i] = -1
             search.started_at_[i] = n

@@ -134,8 +134,6 @@ from ._lowrank import (
     sketch_pair_tdot,
     sketch_pair_tdot_add,
     sketch_tdot,
-    sketch_tdot_pair,
-    sketch_tdot_pair_add,
     sketch_tmatvec,
 )
 from ._nbytes import summary_nbytes
@@ -199,8 +197,6 @@ __all__ = [
     "sketch_pair_tdot",
     "sketch_pair_tdot_add",
     "sketch_tdot",
-    "sketch_tdot_pair",
-    "sketch_tdot_pair_add",
     "sketch_tmatvec",
     "solve_from_statistics",
     "sparse_add",

@@ -61,7 +61,7 @@ def lowrank_add(arrays, idx, val, a, ztx, omega):
 @borrowing_step
 def lowrank_add_stats(arrays, idx, val, a, ztx, omega):
     """:func:`lowrank_add` but ``Z += x a^T``, for a caller that wrote it already
-    (:func:`aucstream.covariance.sketch_tdot_pair_add`). Returns ``|x|^2``."""
+    (:func:`aucstream.covariance.sketch_pair_tdot_add`). Returns ``|x|^2``."""
     sums, gram, asum = arrays.sums, arrays.gram, arrays.asum
     tau = gram.shape[0]
     xx = 0.0

@@ -12,8 +12,8 @@ one d x 2 tau array (:func:`aucstream.covariance.sketch_pair`; row i is row i of
 :math:`Z_0` followed by row i of :math:`Z_1`), each summary's ``sketch_`` a view of its
 half, so that the per-example pass reads one row (one random memory access) per
 feature for both classes (:func:`sketch_pair_tdot`, :func:`sketch_pair_tdot_add`: the
-same numbers as :func:`sketch_tdot_pair` and :func:`sketch_tdot_pair_add` on the two
-sketches apart). Everything else sees two d x tau sketches with contiguous rows;
+same numbers as :func:`sketch_tdot` and :func:`sketch_add_outer` on each sketch
+apart). Everything else sees two d x tau sketches with contiguous rows;
 pickled and saved copies hold them apart.
 
 The covariance estimate is :math:`\hat\Gamma v = Z\varphi - s\,\psi` with coefficients
@@ -67,8 +67,6 @@ __all__ = [
     "sketch_pair_tdot",
     "sketch_pair_tdot_add",
     "sketch_tdot",
-    "sketch_tdot_pair",
-    "sketch_tdot_pair_add",
     "sketch_tmatvec",
 ]
 
@@ -121,81 +119,18 @@ def _next_nonzero(val, a):
 
 
 @borrowing_step
-def sketch_tdot_pair(first, second, idx, val, out):
-    """Write ``Z_0^T x`` into ``out[0]`` and ``Z_1^T x`` into ``out[1]`` for two
-    sketches of the same shape, in one pass over the example's features (the same
-    sums, in the same order, as :func:`sketch_tdot` on each); O(k tau).
-
-    Two features at a time: each entry of ``out`` takes the two products one after
-    the other (the same additions in the same order as one feature at a time) with
-    one load and one store of it, where one feature at a time loaded and stored it
-    for each (the loop's bound is the sketch size, unknown to the compiler, so the
-    sums can not stay in registers across features)."""
-    out[:] = 0.0
-    out0, out1 = out[0], out[1]
-    a = _next_nonzero(val, 0)
-    while a < idx.shape[0]:
-        b = _next_nonzero(val, a + 1)
-        va, ra0, ra1 = val[a], first[idx[a]], second[idx[a]]
-        if b < idx.shape[0]:
-            vb, rb0, rb1 = val[b], first[idx[b]], second[idx[b]]
-            for j in range(out0.shape[0]):  # reads rows idx[a] and idx[b] of both
-                out0[j] = (out0[j] + va * ra0[j]) + vb * rb0[j]
-                out1[j] = (out1[j] + va * ra1[j]) + vb * rb1[j]
-            a = _next_nonzero(val, b + 1)
-        else:
-            for j in range(out0.shape[0]):
-                out0[j] += va * ra0[j]
-                out1[j] += va * ra1[j]
-            a = b
-
-
-@borrowing_step
-def sketch_tdot_pair_add(first, second, idx, val, out, c, draw):
-    r""":func:`sketch_tdot_pair` (``out``: :math:`Z_0^\top x`, :math:`Z_1^\top x`
-    before the update) and then :math:`Z_c \mathrel{+}= x a^\top` (``c`` 0: ``first``,
-    1: ``second``; ``draw`` = a) in the same pass over the rows: each row of
-    :math:`Z_c` is written while it is in the cache, the same numbers as
-    :func:`sketch_add_outer` after :func:`sketch_tdot_pair` (x's features are
-    distinct, so no row is read after it was written). O(k tau)."""
-    h = single_nonzero(draw)
-    if h != -2:  # a hashed draw (one non-zero) or none: one entry per row, or nothing
-        sketch_tdot_pair(first, second, idx, val, out)
-        sketch_add_outer(first if c == 0 else second, idx, val, draw)
-        return
-    out[:] = 0.0
-    own, other = (first, second) if c == 0 else (second, first)
-    out_own, out_other = (out[0], out[1]) if c == 0 else (out[1], out[0])
-    a = _next_nonzero(val, 0)
-    while a < idx.shape[0]:
-        b = _next_nonzero(val, a + 1)
-        va, ra, sa = val[a], own[idx[a]], other[idx[a]]
-        if b < idx.shape[0]:
-            vb, rb, sb = val[b], own[idx[b]], other[idx[b]]
-            for j in range(out_own.shape[0]):
-                za, zb = ra[j], rb[j]
-                out_own[j] = (out_own[j] + va * za) + vb * zb
-                out_other[j] = (out_other[j] + va * sa[j]) + vb * sb[j]
-                ra[j] = za + va * draw[j]
-                rb[j] = zb + vb * draw[j]
-            a = _next_nonzero(val, b + 1)
-        else:
-            for j in range(out_own.shape[0]):
-                za = ra[j]
-                out_own[j] += va * za
-                out_other[j] += va * sa[j]
-                ra[j] = za + va * draw[j]
-            a = b
-
-
-@borrowing_step
 def sketch_pair_tdot(pair, idx, val, out):
     r"""Write :math:`Z_0^\top x` into ``out[0]`` and :math:`Z_1^\top x` into ``out[1]``
     for two d x tau sketches interleaved in ``pair`` (d x 2 tau: row i is row i of
     :math:`Z_0` followed by row i of :math:`Z_1`, :func:`aucstream.covariance.sketch_pair`):
-    one read of one row per feature, the sums of :func:`sketch_tdot_pair` in its
-    order (the same numbers); O(k tau). Each row is taken as its two halves (slices:
-    the loops of :func:`sketch_tdot_pair`, which vectorize; indexing one row at two
+    one read of one row per feature, the sums of :func:`sketch_tdot` on each sketch
+    in its order (the same numbers); O(k tau).
+
+    Two features at a time: each entry of ``out`` takes the two products one after
+    the other (the same additions in the same order as one feature at a time) with
+    one load and one store of it (the loop's bound is the sketch size, unknown to the
+    compiler, so the sums can not stay in registers across features). Each row is
+    taken as its two halves (slices, whose loops vectorize; indexing one row at two
     offsets made them several times slower)."""
     out[:] = 0.0
     out0, out1 = out[0], out[1]
@@ -223,9 +158,10 @@ def sketch_pair_tdot(pair, idx, val, out):
 def sketch_pair_tdot_add(pair, idx, val, out, c, draw):
     r""":func:`sketch_pair_tdot` (``out``: :math:`Z_0^\top x`, :math:`Z_1^\top x`
     before the update) and then :math:`Z_c \mathrel{+}= x a^\top` (``draw`` = a) on
-    the interleaved ``pair``, in the same pass over its rows: the numbers of
-    :func:`sketch_tdot_pair_add` on the two sketches apart (and its loops, on the
-    halves of each row). O(k tau)."""
+    the interleaved ``pair``, in the same pass over its rows: each row of
+    :math:`Z_c` is written while it is in the cache, the same numbers as
+    :func:`sketch_add_outer` after :func:`sketch_pair_tdot` (x's features are
+    distinct, so no row is read after it was written). O(k tau)."""
     tau = out.shape[1]
     h = single_nonzero(draw)
     if h != -2:  # a hashed draw (one non-zero) or none: one entry per row, or nothing

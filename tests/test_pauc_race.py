@@ -53,3 +53,78 @@ def test_the_search_races_by_it_and_resumes_exactly(tmp_path):
     assert type(resumed.recent_[0]) is GuardedPartialAUC
     np.testing.assert_array_equal(resumed.decision_function(X), whole.decision_function(X))
     assert resumed.leader_ == whole.leader_
+
+
+def _stream(n=3000, seed=3):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 5))
+    y = np.where(X[:, 0] + 0.5 * X[:, 1] + rng.normal(size=n) > 2.0, 1, 0)
+    return X, y
+
+
+def _candidates():
+    from aucstream import OPAUC, PAUCI, SOLAM, OnlinePAUC
+
+    return [
+        OPAUC(eta=2.0**-12),
+        OPAUC(eta=2.0**-14),
+        SOLAM(R=0.01),
+        OPAUC(eta=2.0**-13),
+        PAUCI(max_fpr=0.1, eta=0.1),
+        OnlinePAUC(max_fpr=0.1, random_state=0),
+    ]
+
+
+def test_halving_spares_the_partial_auc_learners_only_with_max_fpr():
+    X, y = _stream()
+    kw = {"drift": None, "first_round": 200, "delta": 0.999}  # rounds at 200, 400, ...
+    race = OnePassSearch(_candidates(), max_fpr=0.1, **kw).fit(X, y)
+    status = race.status_
+    # the partial-AUC learners (the last two) are never halved; of the 4 others,
+    # halving keeps ceil(4/2) = 2, then 1
+    assert all(status[4:] != 2)
+    assert (status[:4] == 0).sum() == 1 and (status[:4] == 2).sum() == 3
+    plain = OnePassSearch(_candidates(), **kw).fit(X, y)
+    assert (plain.status_ == 0).sum() == 1  # without max_fpr: halving down to one
+
+
+def test_the_ensemble_is_the_leader_and_the_best_full_auc_learner():
+    """With max_fpr the scores average the leader (the best racing statistic) and the
+    alive full-AUC learner with the best full AUC over the window, computed here
+    from each candidate's own test-then-train scores (the scores the search gave it)."""
+    from sklearn.base import clone
+
+    X, y = _stream()
+    search = OnePassSearch(_candidates(), max_fpr=0.1, drift=None, first_round=200, delta=0.999)
+    search.fit(X, y)
+    w = search.window
+    alive = np.flatnonzero(search.status_ == 0)
+    stat, full = {}, {}
+    for i in alive:
+        s = clone(search.candidates[i]).test_then_train(X, y, classes=[0, 1])
+        stat[i] = 0.5 * (roc_auc(y[-w:], s[-w:], max_fpr=0.1) + roc_auc(y[-w:], s[-w:]))
+        full[i] = roc_auc(y[-w:], s[-w:])
+    leader = max(alive, key=lambda i: (stat[i], -i))
+    assert search.leader_ == leader
+    best_full = max((i for i in alive if i < 4), key=lambda i: (full[i], -i))
+    want = [leader] if best_full == leader else [leader, best_full]
+    assert len(alive) == 3 and want != [leader]  # the test is not trivial
+    assert [i for i in search.ensemble_ if i >= 0] == want
+
+
+@pytest.mark.parametrize("chunks", [[3000], [1, 700, 1299, 1000]])
+def test_sparing_race_is_chunk_invariant_and_resumes_exactly(tmp_path, chunks):
+    X, y = _stream()
+    kw = {"max_fpr": 0.1, "drift": None, "first_round": 200}
+    whole = OnePassSearch(_candidates(), **kw).fit(X, y)
+    part = OnePassSearch(_candidates(), **kw)
+    at = 0
+    for k in chunks:
+        part.partial_fit(X[at : at + k], y[at : at + k], classes=[0, 1])
+        if at == 0:
+            save_model(part, tmp_path / "s.model")
+            part = load_model(tmp_path / "s.model")
+        at += k
+    np.testing.assert_array_equal(part.status_, whole.status_)
+    np.testing.assert_array_equal(part.ensemble_, whole.ensemble_)
+    np.testing.assert_array_equal(part.decision_function(X), whole.decision_function(X))

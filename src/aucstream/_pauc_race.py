@@ -27,9 +27,13 @@ the mean).
 
 from __future__ import annotations
 
+import math
+
+import numpy as np
+
 from ._streaming_auc import RollingAUC
 
-__all__ = ["GuardedPartialAUC"]
+__all__ = ["GuardedPartialAUC", "halve", "members", "spared"]
 
 #: The weight of the partial AUC in the racing statistic (the full AUC has the rest).
 #: One half: on the three streams where the race by the partial AUC alone had chosen
@@ -57,8 +61,61 @@ class GuardedPartialAUC(RollingAUC):
         partial = super().get()
         if partial != partial:  # NaN: one class missing
             return partial
+        return PARTIAL_WEIGHT * partial + (1.0 - PARTIAL_WEIGHT) * self.full()
+
+    def full(self) -> float:
+        """The full AUC of the window (ties one half); NaN while one class is missing."""
+        self._flush()
         n0, n1 = self._class_sizes()
+        if n0 == 0 or n1 == 0:
+            return float("nan")
         pairs = self._counted()
         if self._positive_number() == 0:
             pairs = 2 * n0 * n1 - pairs
-        return PARTIAL_WEIGHT * partial + (1.0 - PARTIAL_WEIGHT) * pairs / (2 * n0 * n1)
+        return pairs / (2 * n0 * n1)
+
+
+def spared(search, alive) -> set[int]:
+    """The positions in ``alive`` (indices of ``search.candidates_``) of the candidates
+    that the halving of ``OnePassSearch(max_fpr=β)`` spares: none without ``max_fpr``;
+    with it, the partial-AUC learners (the candidates that take ``max_fpr``; module
+    docstring, "Sparing")."""
+    if search.max_fpr is None:
+        return set()
+    candidates = search.candidates_
+    return {j for j, i in enumerate(alive) if "max_fpr" in candidates[i].get_params(deep=False)}
+
+
+def halve(search, alive, kept: list, why: int) -> list:
+    """The halving step of an elimination round of ``OnePassSearch``: of ``kept``
+    (positions in ``alive``, best first), the candidates not :func:`spared` beyond the
+    first half (at least one) of the alive ones not spared are dropped (``why``);
+    returns the positions kept, best first. Without ``max_fpr`` nothing is spared:
+    the first ``ceil(len(alive) / 2)`` are kept, as the search always did."""
+    protected = spared(search, alive)
+    limit = max(1, math.ceil((len(alive) - len(protected)) / 2))
+    halved = [j for j in kept if j not in protected][limit:]
+    for j in halved:
+        search._drop(alive[j], why, search.n_samples_seen_)
+    return [j for j in kept if j not in halved]
+
+
+def members(search, ranked) -> list:
+    """The candidates that may average into the scores, best first (``ranked``: the
+    alive ones by the racing statistic, best first); the search keeps the calibrated
+    ones. Without ``max_fpr`` (or with ``ensemble`` 1), the first ``ensemble``. With
+    it, the ensemble's last place goes to the candidate with the best windowed full
+    AUC (the earlier in ``ranked`` on ties) when it is not among the first
+    ``ensemble`` already (module docstring, "The full-AUC member")."""
+    size = int(search.ensemble)
+    top = [int(i) for i in ranked[:size]]
+    if search.max_fpr is None or size < 2:
+        return top
+    others = [i for j, i in enumerate(ranked) if j not in spared(search, ranked)]
+    if not others:
+        return top
+    full = [m.full() for m in search._current_metrics(others, windowed=True)]
+    if any(f != f for f in full):  # a class missing: no full AUC yet
+        return top
+    best = int(others[int(np.argmax(full))])
+    return top[:1] if best == top[0] else [top[0], best]

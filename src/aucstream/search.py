@@ -91,7 +91,7 @@ import numpy as np
 from sklearn.base import clone
 from sklearn.utils.validation import check_is_fitted
 
-from . import _calibration, _race_drift, _state
+from . import _calibration, _pauc_race, _race_drift, _state
 from ._base import BaseStreamingAUC
 from ._params import Interval, Real, StrOptions, positive_int, unit_open
 from ._runtime import HoldsLearners, Journalled, LearnerTags, StateSpec
@@ -508,7 +508,7 @@ class OnePassSearch(HoldsLearners, BaseStreamingAUC):
         if alive.size and not np.isnan(auc).any():
             ranked = alive[np.lexsort((alive, -auc))]
             lead = int(ranked[0])
-            members = [int(i) for i in ranked[: self.ensemble] if self._calibrated(i)]
+            members = [int(i) for i in _pauc_race.members(self, ranked) if self._calibrated(i)]
             if lead not in members or len(members) < 2:
                 members = [lead]
         return lead, tuple(members)
@@ -757,11 +757,8 @@ class OnePassSearch(HoldsLearners, BaseStreamingAUC):
                 self._drop(alive[j], RACED, self.n_samples_seen_)
             else:
                 kept.append(j)
-        if self.halving:
-            limit = max(1, math.ceil(alive.size / 2))
-            for j in kept[limit:]:
-                self._drop(alive[j], HALVED, self.n_samples_seen_)
-            kept = kept[:limit]
+        if self.halving:  # half of the candidates (max_fpr: not the spared, _pauc_race)
+            kept = _pauc_race.halve(self, alive, kept, HALVED)
         self._crown(int(alive[kept[0]]))
 
     def _merge(self, other: OnePassSearch) -> None:

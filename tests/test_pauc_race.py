@@ -84,6 +84,9 @@ def test_halving_spares_the_partial_auc_learners_only_with_max_fpr():
     # halving keeps ceil(4/2) = 2, then 1
     assert all(status[4:] != 2)
     assert (status[:4] == 0).sum() == 1 and (status[:4] == 2).sum() == 3
+    # the round's incumbent (the search's prequential scores, the drift watch) is the
+    # full-AUC learner left, whichever candidate leads the racing statistic
+    assert race.progress_[2] == np.flatnonzero(status[:4] == 0)[0]
     plain = OnePassSearch(_candidates(), **kw).fit(X, y)
     assert (plain.status_ == 0).sum() == 1  # without max_fpr: halving down to one
 

@@ -33,7 +33,7 @@ import numpy as np
 
 from ._streaming_auc import RollingAUC
 
-__all__ = ["GuardedPartialAUC", "halve", "members", "spared"]
+__all__ = ["GuardedPartialAUC", "halve", "incumbent", "members", "spared"]
 
 #: The weight of the partial AUC in the racing statistic (the full AUC has the rest).
 #: One half: on the three streams where the race by the partial AUC alone had chosen
@@ -119,3 +119,13 @@ def members(search, ranked) -> list:
         return top
     best = int(others[int(np.argmax(full))])
     return top[:1] if best == top[0] else [top[0], best]
+
+
+def incumbent(search, alive, kept: list) -> int:
+    """The candidate an elimination round crowns (the search's prequential scores,
+    the one the drift watch follows): the first of ``kept`` (positions in ``alive``,
+    best first); with ``max_fpr``, the first that is not :func:`spared`, when there is
+    one (module docstring, "The incumbent")."""
+    protected = spared(search, alive)
+    first = next((j for j in kept if j not in protected), kept[0])
+    return int(alive[first])

@@ -759,7 +759,7 @@ class OnePassSearch(HoldsLearners, BaseStreamingAUC):
                 kept.append(j)
         if self.halving:  # half of the candidates (max_fpr: not the spared, _pauc_race)
             kept = _pauc_race.halve(self, alive, kept, HALVED)
-        self._crown(int(alive[kept[0]]))
+        self._crown(_pauc_race.incumbent(self, alive, kept))
 
     def _merge(self, other: OnePassSearch) -> None:
         raise NotImplementedError(

@@ -1,5 +1,5 @@
-r"""The racing statistic of ``OnePassSearch(max_fpr=β)``: partial AUC guarded by the
-full AUC.
+r"""The race of ``OnePassSearch(max_fpr=β)``: its statistic (partial AUC guarded by
+the full AUC), its halving, its ensemble and its incumbent.
 
 :class:`GuardedPartialAUC` is the exact windowed AUC of
 :class:`aucstream.metrics.RollingAUC`, read as the mean of the McClish-standardized
@@ -23,6 +23,59 @@ streams of ``benchmarks/bench_pauc.py`` within 0.0002. Both terms are on the sam
 than it is worse overall still leads, and one that is better on both leads as before.
 The racing bound of ``_round`` is unchanged (that of the partial AUC: conservative for
 the mean).
+
+Sparing
+-------
+Halving (each round keeps the better half of the alive candidates,
+``OnePassSearch(halving=True)``) ranks them by :math:`G` over a window of a few
+thousand examples, and the partial-AUC learners (:class:`aucstream.PAUCI`,
+:class:`aucstream.OnlinePAUC`) learn slowly: their loss selects the top
+:math:`\beta` fraction of the negatives, a few percent of the examples, so few
+examples move them, and they started with the decision rule at zero. With every
+candidate kept alive (one pass, ``benchmarks/bench_pauc.py``'s streams, the windowed
+statistic of the last 20,000 examples against the partial AUC at FPR :math:`\le`
+0.05 on the test part), PAUCI had the best windowed partial AUC on
+make_classification from example 32,000 on (test 0.640, the best of the 21
+candidates) and PAUCI at ``eta`` = 0.3 on ijcnn1 (test 0.731), but at the first
+rounds (2,000 to 16,000 examples) they ranked 10th to 19th, and halving had
+dropped them by example 2,000 to 4,000. So with ``max_fpr`` the candidates that take
+``max_fpr`` (:func:`spared`) are not halved: each round halves the others only
+(:func:`halve`; at least one is kept); the racing bound, a statistical test, still
+drops any candidate. The partial-AUC learners of the default list (four) then run
+for the whole stream; each costs less than OPAUC per example
+(docs/results/pauc.md).
+
+The full-AUC member
+-------------------
+A partial-AUC learner that leads may have a lower full AUC (PAUCI on
+make_classification: test AUC 0.770 against 0.786 for ``StreamPipeline()``'s
+choice), and the leaders of :math:`G` at the top of the ranking were within the
+windowed statistic's noise of each other on streams of few positives (fraud-like:
+about 100 positives per window). With ``max_fpr`` the scores therefore average the
+calibrated log-odds of two candidates (the search's ensemble, module docstring of
+:mod:`aucstream.search`): the leader by :math:`G`, and the alive candidate that does
+not take ``max_fpr`` with the best windowed full AUC (:func:`members`; the leader
+alone when it is that candidate). Measured with ``drift=None`` (one pass, test part,
+against ``StreamPipeline(drift=None)``; pAUC at FPR :math:`\le` 0.05 / full AUC):
+the top three by :math:`G` after sparing gave make_classification +0.037 / -0.008
+and a9a (3% positives) -0.0056 / -0.004 (the spared learners entered the average);
+the leader with the best windowed full AUC of all alive candidates gave fraud-like
+-0.004 / -0.016 (a partial-AUC learner had it); this rule gave fraud-like +0.002 /
+-0.005, make_classification +0.032 / -0.004, ijcnn1 +0.028 / +0.006, w8a +0.017 /
++0.000, and a9a and a9a (3% positives) unchanged.
+
+The incumbent
+-------------
+A round crowns the incumbent: the candidate whose prequential scores are the
+search's own and whose AUC the drift watch follows (:mod:`aucstream._race_drift`).
+With ``max_fpr`` it is the best by :math:`G` among the kept candidates that do not
+take ``max_fpr`` (:func:`incumbent`): the watch reads the full AUC, and a
+partial-AUC learner's full AUC may fall while its partial AUC rises, which the
+watch took for a drift (make_classification with ``drift="auto"``: two reopenings
+with PAUCI as incumbent, the second near the end of the stream, after which the
+full-AUC member was a fresh candidate, test AUC -0.015; none with this rule).
+Without ``max_fpr`` all of this is the search as before: nothing spared, the first
+``ensemble`` candidates by the windowed AUC, the best kept one crowned.
 """
 
 from __future__ import annotations

@@ -308,8 +308,8 @@ class OnePassSearch(HoldsLearners, BaseStreamingAUC):
         that one; None never reopens (a stationary stream is learnt the same either way).
     max_fpr : float in (0, 1] or None, default=None
         Race by the exact partial AUC over false positive rates up to ``max_fpr``
-        (McClish-standardized) instead of the AUC; the default candidates then include
-        ``aucstream.pauc``'s partial-AUC learners when that module is present.
+        (McClish-standardized), guarded by the full AUC; the default candidates then
+        include the partial-AUC learners, spared by halving (:mod:`aucstream._pauc_race`).
 
     Attributes
     ----------

@@ -116,10 +116,13 @@ def test_the_ensemble_is_the_leader_and_the_best_full_auc_learner():
 
 
 @pytest.mark.parametrize("chunks", [[3000], [1, 700, 1299, 1000]])
-def test_sparing_race_is_chunk_invariant_and_resumes_exactly(tmp_path, chunks):
-    X, y = _stream()
-    kw = {"max_fpr": 0.1, "drift": None, "first_round": 200}
+@pytest.mark.parametrize("drift", [None, "auto"])
+def test_sparing_race_is_chunk_invariant_and_resumes_exactly(tmp_path, chunks, drift):
+    X, y = _stream(seed=2)
+    X[1500:, 0] *= -1  # a change: with drift, the race reopens
+    kw = {"max_fpr": 0.1, "drift": drift, "first_round": 200}
     whole = OnePassSearch(_candidates(), **kw).fit(X, y)
+    assert whole.race_[1] == (0 if drift is None else 1)
     part = OnePassSearch(_candidates(), **kw)
     at = 0
     for k in chunks:

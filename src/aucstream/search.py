@@ -497,9 +497,9 @@ class OnePassSearch(HoldsLearners, BaseStreamingAUC):
         The leader is the alive candidate with the best windowed AUC over everything
         learnt so far, buffered rows included (ties: the earlier candidate); the round
         leader while the window lacks a class. The ensemble is the leader and the next
-        best alive candidates, those whose calibration is ready. A function of the
-        state, so it does not depend on how the stream was cut; it never changes
-        learning.
+        best alive candidates (max_fpr: :func:`._pauc_race.members`), those whose
+        calibration is ready. A function of the state, so it does not depend on how
+        the stream was cut; it never changes learning.
         """
         lead = int(self.progress_[2])
         alive = np.flatnonzero(self.status_ == ALIVE)

@@ -73,8 +73,6 @@ from __future__ import annotations
 
 import math
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 import numpy as np
 
@@ -402,20 +400,32 @@ _WRITING = threading.local()
 _NOT_WRITTEN = np.empty((2, 0))
 
 
-@contextmanager
-def writing(learner, out: np.ndarray) -> Iterator[list[bool]]:
+class writing:
     """Ask ``learner``'s next kernel call of ``out.shape[1]`` examples with prequential
     scores to write their decision scores and probabilities into ``out`` (shape
-    ``(2, n)``, :func:`step_written`); yields a list whose one item tells, afterwards,
-    whether a kernel took the request (learners whose kernel does not write, or a call
-    of another size, leave it False: then replay the calibration)."""
-    taken = [False]
-    before = getattr(_WRITING, "request", None)
-    _WRITING.request = (learner, out, taken)
-    try:
-        yield taken
-    finally:
-        _WRITING.request = before
+    ``(2, n)``, :func:`step_written`); a context manager whose ``as`` target is a list
+    whose one item tells, afterwards, whether a kernel took the request (learners whose
+    kernel does not write, or a call of another size, leave it False: then replay the
+    calibration).
+
+    A class rather than a generator-based context manager: it is entered once per
+    chunk of :func:`aucstream.evaluation.prequential`, and a generator's frame costs
+    more than the rest of the request.
+    """
+
+    __slots__ = ("request", "before")
+
+    def __init__(self, learner, out: np.ndarray) -> None:
+        self.request = (learner, out, [False])
+        self.before = None
+
+    def __enter__(self) -> list[bool]:
+        self.before = getattr(_WRITING, "request", None)
+        _WRITING.request = self.request
+        return self.request[2]
+
+    def __exit__(self, *exc) -> None:
+        _WRITING.request = self.before
 
 
 def written_for(learner, n: int) -> np.ndarray:

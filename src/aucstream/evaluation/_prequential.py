@@ -659,6 +659,21 @@ def _is_fitted(model) -> bool:
     return True
 
 
+def _distinct(y: np.ndarray) -> np.ndarray:
+    """``np.unique(y)`` (the distinct labels, sorted), without a sort when the labels
+    are numbers of at most two values (the smallest and the largest, then one count;
+    not for a float zero, whose sign ``np.unique`` picks)."""
+    if y.size and y.dtype.kind in "biuf":
+        lo, hi = y.min(), y.max()
+        if y.dtype.kind == "f" and (lo == 0 or hi == 0):
+            return np.unique(y)
+        if lo == hi:
+            return y[:1].copy()
+        if np.count_nonzero((y == lo) | (y == hi)) == y.size:  # (False with a NaN)
+            return np.array([lo, hi], dtype=y.dtype)
+    return np.unique(y)
+
+
 def _pair_from(values: np.ndarray) -> tuple | None:
     """Both classes from the distinct labels seen (sorted, as ``np.unique`` gives
     them), when they tell them (two labels, or bools)."""
@@ -824,9 +839,9 @@ def prequential(
                 run.n_chunks += 1
                 ahead.append((X, y))
                 seen = (
-                    np.unique(y)
+                    _distinct(y)
                     if not seen.size
-                    else np.unique(np.concatenate([seen.astype(y.dtype), np.unique(y)]))
+                    else np.unique(np.concatenate([seen.astype(y.dtype), _distinct(y)]))
                 )
                 rows += y.shape[0]
                 pair = _pair_from(seen)

@@ -593,8 +593,8 @@ class _Evaluation:
         model = self.model
         n = y.shape[0]
         fresh = not self.fitted
-        if fresh:
-            state, owner = _calibration.new_state(), None
+        if fresh:  # a plain learner starts from an empty calibration: its kernel writes
+            state, owner = _calibration.new_state(), model if self.plain else None
         else:
             owner = self.owner()
             state = owner.calibration_.copy()

@@ -325,8 +325,13 @@ class _Evaluation:
         self.delay = delay
         self.classes = classes
         self.label_probability = label_probability
-        #: the label drops' draws (none without label_probability)
-        self.rng = None if label_probability is None else make_rng(random_state)
+        #: the label drops' draws (none without label_probability: a generator is not
+        #: made for nothing, but a bad seed is refused all the same)
+        self.rng = None
+        if label_probability is not None:
+            self.rng = make_rng(random_state)
+        elif random_state is not None:
+            make_rng(random_state)
         self.columns = columns
         self.needs = frozenset().union(*(c.needs for c in columns.values()))
         #: the columns that rank the probabilities (rank="proba"), not the scores

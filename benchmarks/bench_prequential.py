@@ -25,11 +25,13 @@ aucstream against River on River's Phishing, in one run.
 Usage::
 
     python benchmarks/bench_prequential.py [--repeat 3] [--out docs/results/prequential.md]
+    PYTHONPATH=OTHER/src python benchmarks/bench_prequential.py --cost-only SOLAM
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import lzma
 import os
 import platform
@@ -377,10 +379,22 @@ def main() -> None:
     parser.add_argument("--delayed-rows", type=int, default=5000)
     parser.add_argument("--meta-rows", type=int, default=3000)
     parser.add_argument("--out", default=str(ROOT / "docs" / "results" / "prequential.md"))
+    parser.add_argument(
+        "--cost-only",
+        choices=("SOLAM", "OPAUC"),
+        help="print section 1's paired median ratios for this learner as JSON and stop "
+        "(to compare two versions of the library: run it under each one's PYTHONPATH, "
+        "in turn)",
+    )
     args = parser.parse_args()
     from aucstream import OPAUC, SOLAM
 
     X, y, name = a9a()
+    if args.cost_only:
+        learner = {"SOLAM": SOLAM, "OPAUC": OPAUC}[args.cost_only]
+        only = cost(X, y, args.repeat, lambda: learner(random_state=0))
+        print(json.dumps({"ratios": only["r"], "alone": only["alone"]}))
+        return
     c = cost(X, y, args.repeat, lambda: SOLAM(random_state=0))
     o = cost(X, y, args.repeat, lambda: OPAUC(random_state=0))
     d = delayed(X, y, args.delayed_rows)

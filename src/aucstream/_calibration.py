@@ -42,7 +42,7 @@ already rounded to 1 above about 36.7.
 A kernel that fits the calibration as it scores can also write, per example, the
 decision score (the score minus the threshold :math:`m - b \sqrt{v} / a` whose
 probability is 1/2) and the probability it had before the step
-(:func:`step_written`, asked for by :func:`writing`):
+(:func:`step_written`, asked for by :class:`writing`):
 :func:`aucstream.evaluation.prequential` then needs no second pass over the scores
 (:func:`replay`, which gives the same floats).
 
@@ -372,7 +372,7 @@ def step_written(state, s, y, w, out, r):
     """:func:`step` of a kernel that also writes, for its example ``r``, ``out[0, r]``
     the decision score and ``out[1, r]`` the probability the learner gave it before
     learning it: what :func:`replay` writes (the same IEEE operations), so that
-    :func:`aucstream.evaluation.prequential` needs no replay (:func:`writing`)."""
+    :func:`aucstream.evaluation.prequential` needs no replay (:class:`writing`)."""
     n, mean, m2, a, b, n_pos = (
         state[_N],
         state[_MEAN],
@@ -395,7 +395,7 @@ def step_written(state, s, y, w, out, r):
         step(state, s, y, w)
 
 
-#: The request of :func:`writing`, per thread: ``(learner, out, [taken])``.
+#: The request of :class:`writing`, per thread: ``(learner, out, [taken])``.
 _WRITING = threading.local()
 _NOT_WRITTEN = np.empty((2, 0))
 
@@ -429,7 +429,7 @@ class writing:
 
 
 def written_for(learner, n: int) -> np.ndarray:
-    """The ``(2, n)`` array a learner's kernel writes into (:func:`writing`), taken once;
+    """The ``(2, n)`` array a learner's kernel writes into (:class:`writing`), taken once;
     an empty ``(2, 0)`` array when there is no request for this learner and size."""
     request = getattr(_WRITING, "request", None)
     if request is None or request[0] is not learner or request[2][0]:

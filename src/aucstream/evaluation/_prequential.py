@@ -64,7 +64,6 @@ checks that the windows it compares hold no ties.
 from __future__ import annotations
 
 import copy
-import functools
 import heapq
 import math
 import numbers
@@ -84,7 +83,7 @@ from .._rng import make_rng
 from .._state import state_items
 from .._stream_metrics import Together
 from .._streaming_auc import PrequentialAUC
-from ._prequential_columns import METRICS, chosen_metrics
+from ._prequential_columns import METRICS, chosen_metrics, curve_frame
 
 __all__ = ["prequential", "METRICS", "model_bytes"]
 
@@ -879,30 +878,7 @@ def prequential(
     finally:
         if bar is not None:
             bar.close()
-    return _frame(run.rows)
-
-
-def _frame(rows: list[dict]) -> pd.DataFrame:
-    """The curve: one column array each (faster than a frame of row dicts), keyed by
-    position and then named with the column index built once per set of names (a
-    frame of named arrays builds its index of strings anew: most of its cost)."""
-    integers = ("n_seen", "n_learnt", "model_bytes")
-    names = tuple(rows[0])
-    frame = pd.DataFrame(
-        {
-            i: np.array([row[name] for row in rows], dtype=np.int64 if name in integers else None)
-            for i, name in enumerate(names)
-        },
-        copy=False,  # (the arrays are new)
-    )
-    frame.columns = _column_index(names).copy()  # (its own: a name set on it stays there)
-    return frame
-
-
-@functools.lru_cache(maxsize=64)
-def _column_index(names: tuple[str, ...]) -> pd.Index:
-    """The columns of a curve (an immutable index, shared by the curves with these names)."""
-    return pd.DataFrame({name: [] for name in names}).columns
+    return curve_frame(run.rows)
 
 
 def _one(run: _Evaluation, X, y, bar, chunks) -> None:

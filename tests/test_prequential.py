@@ -530,3 +530,43 @@ def test_memory_is_read_at_every_checkpoint():
     model = SOLAM()
     prequential(model, iter_chunks(X, y, 30), classes=[0, 1])
     assert curve["model_bytes"].iloc[-1] == model_bytes(model) > 0
+
+
+@pytest.mark.parametrize(
+    "labels",
+    [
+        [1.0, -1.0, 1.0],
+        [0.0, 1.0, 0.0],
+        [-0.0, 0.0, 1.0],
+        [2.0, 2.0],
+        [3, 1, 2],
+        [True, False, True],
+        [np.nan, 1.0],
+        [np.inf, -np.inf],
+        ["b", "a"],
+        [],
+    ],
+)
+def test_the_look_ahead_finds_the_labels_np_unique_finds(labels):
+    """The look-ahead for the classes reads the distinct labels without a sort when
+    they are two numbers: the same array (values, dtype, sign of zero) as np.unique."""
+    from aucstream.evaluation._prequential import _distinct
+
+    y = np.array(labels)
+    ours, theirs = _distinct(y), np.unique(y)
+    assert ours.dtype == theirs.dtype and ours.shape == theirs.shape
+    assert np.array_equal(ours, theirs, equal_nan=ours.dtype.kind == "f")
+    if ours.dtype.kind == "f":
+        assert np.signbit(ours).tolist() == np.signbit(theirs).tolist()
+
+
+def test_curves_do_not_share_their_column_index():
+    """The curve's columns come from an index built once per set of names: a name
+    given to one curve's columns does not reach the next curve."""
+    X, y = data(100)
+    first = prequential(SOLAM(), iter_chunks(X, y, 50))
+    first.columns.name = "mine"
+    second = prequential(SOLAM(), iter_chunks(X, y, 50))
+    assert second.columns.name is None
+    assert list(second.columns) == list(first.columns)
+    assert first.equals(first.copy()) and second["n_seen"].dtype == np.int64

@@ -152,18 +152,18 @@ def test_solams_kernel_writes_what_the_replayed_calibration_gives(kwargs):
 @pytest.mark.parametrize(
     "make, replays",
     [
-        (SOLAM, 1),
-        (lambda: SOLAM(column_scale=None), 1),
+        (SOLAM, 0),
+        (lambda: SOLAM(column_scale=None), 0),
         (lambda: StreamPipeline(OnlineStandardScaler(), SOLAM()), 1),
         (OPAUC, 4),
     ],
     ids=["SOLAM", "SOLAM-papers", "scaler+SOLAM", "OPAUC"],
 )
 def test_delay_0_replays_only_what_no_kernel_wrote(make, replays, monkeypatch):
-    """prequential replays the calibration over the chunk before the model exists and
-    over the chunks of a learner whose kernel does not write the calibrated scores
-    (OPAUC's), and takes SOLAM's from its kernel (behind a pipeline too); the curve is
-    the brute force's."""
+    """prequential replays the calibration over the chunks of a learner whose kernel
+    does not write the calibrated scores (OPAUC's) and over a pipeline's chunk before
+    its learner exists, and takes SOLAM's from its kernel (from the first chunk, and
+    behind a pipeline after it); the curve is the brute force's."""
     X, y = data(200, seed=2)
     ref = brute_force(make(), X, y, np.zeros(200, int), (0, 1))
     sizes = []

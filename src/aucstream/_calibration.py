@@ -42,7 +42,7 @@ already rounded to 1 above about 36.7.
 A kernel that fits the calibration as it scores can also write, per example, the
 decision score (the score minus the threshold :math:`m - b \sqrt{v} / a` whose
 probability is 1/2) and the probability it had before the step
-(:func:`step_written`, asked for by :func:`writing`):
+(:func:`step_written`, asked for by :class:`writing`):
 :func:`aucstream.evaluation.prequential` then needs no second pass over the scores
 (:func:`replay`, which gives the same floats).
 
@@ -73,8 +73,6 @@ from __future__ import annotations
 
 import math
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 import numpy as np
 
@@ -374,7 +372,7 @@ def step_written(state, s, y, w, out, r):
     """:func:`step` of a kernel that also writes, for its example ``r``, ``out[0, r]``
     the decision score and ``out[1, r]`` the probability the learner gave it before
     learning it: what :func:`replay` writes (the same IEEE operations), so that
-    :func:`aucstream.evaluation.prequential` needs no replay (:func:`writing`)."""
+    :func:`aucstream.evaluation.prequential` needs no replay (:class:`writing`)."""
     n, mean, m2, a, b, n_pos = (
         state[_N],
         state[_MEAN],
@@ -397,29 +395,41 @@ def step_written(state, s, y, w, out, r):
         step(state, s, y, w)
 
 
-#: The request of :func:`writing`, per thread: ``(learner, out, [taken])``.
+#: The request of :class:`writing`, per thread: ``(learner, out, [taken])``.
 _WRITING = threading.local()
 _NOT_WRITTEN = np.empty((2, 0))
 
 
-@contextmanager
-def writing(learner, out: np.ndarray) -> Iterator[list[bool]]:
+class writing:
     """Ask ``learner``'s next kernel call of ``out.shape[1]`` examples with prequential
     scores to write their decision scores and probabilities into ``out`` (shape
-    ``(2, n)``, :func:`step_written`); yields a list whose one item tells, afterwards,
-    whether a kernel took the request (learners whose kernel does not write, or a call
-    of another size, leave it False: then replay the calibration)."""
-    taken = [False]
-    before = getattr(_WRITING, "request", None)
-    _WRITING.request = (learner, out, taken)
-    try:
-        yield taken
-    finally:
-        _WRITING.request = before
+    ``(2, n)``, :func:`step_written`); a context manager whose ``as`` target is a list
+    whose one item tells, afterwards, whether a kernel took the request (learners whose
+    kernel does not write, or a call of another size, leave it False: then replay the
+    calibration).
+
+    A class rather than a generator-based context manager: it is entered once per
+    chunk of :func:`aucstream.evaluation.prequential`, and a generator's frame costs
+    more than the rest of the request.
+    """
+
+    __slots__ = ("request", "before")
+
+    def __init__(self, learner, out: np.ndarray) -> None:
+        self.request = (learner, out, [False])
+        self.before = None
+
+    def __enter__(self) -> list[bool]:
+        self.before = getattr(_WRITING, "request", None)
+        _WRITING.request = self.request
+        return self.request[2]
+
+    def __exit__(self, *exc) -> None:
+        _WRITING.request = self.before
 
 
 def written_for(learner, n: int) -> np.ndarray:
-    """The ``(2, n)`` array a learner's kernel writes into (:func:`writing`), taken once;
+    """The ``(2, n)`` array a learner's kernel writes into (:class:`writing`), taken once;
     an empty ``(2, 0)`` array when there is no request for this learner and size."""
     request = getattr(_WRITING, "request", None)
     if request is None or request[0] is not learner or request[2][0]:

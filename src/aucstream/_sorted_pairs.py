@@ -407,21 +407,23 @@ class StreamRuns:
     def add(self, positive: np.ndarray, scores: np.ndarray) -> None:
         """Count the pairs of a chunk (boolean labels, float64 scores; contiguous)."""
         n = scores.shape[0]
-        sizes = self.sizes()
-        for j in (0, 1):
-            if sizes[j] + n > self.buffers[j].shape[0]:  # room for the chunk after the runs
-                grown = np.empty(max(2 * self.buffers[j].shape[0], sizes[j] + n))
-                grown[: sizes[j]] = self.buffers[j][: sizes[j]]
-                self.buffers[j] = grown
-        buf0, buf1 = self.buffers
-        k1 = int(_split_into(buf0, buf1, self.meta, scores, positive))
+        meta, buffers = self.meta, self.buffers
+        n0, n1 = int(meta[0, meta[0, 0]]), int(meta[1, meta[1, 0]])
+        if n0 + n > buffers[0].shape[0] or n1 + n > buffers[1].shape[0]:
+            for j, size in ((0, n0), (1, n1)):  # room for the chunk after the runs
+                if size + n > buffers[j].shape[0]:
+                    grown = np.empty(max(2 * buffers[j].shape[0], size + n))
+                    grown[:size] = buffers[j][:size]
+                    buffers[j] = grown
+        buf0, buf1 = buffers
+        k1 = int(_split_into(buf0, buf1, meta, scores, positive))
         if k1 < 0:
             i = -1 - k1
             raise ValueError(f"score {i} = {scores[i]} is not finite (nothing was counted)")
         k0 = n - k1
-        buf0[sizes[0] : sizes[0] + k0].sort()
-        buf1[sizes[1] : sizes[1] + k1].sort()
-        self.pairs += int(_count_new(buf0, buf1, self.meta, k0, k1))
+        buf0[n0 : n0 + k0].sort()
+        buf1[n1 : n1 + k1].sort()
+        self.pairs += int(_count_new(buf0, buf1, meta, k0, k1))
 
     def auc(self) -> float:
         """The AUC of the pairs counted, ties one half; NaN while a class is missing."""

@@ -44,6 +44,7 @@ __all__ = [
     "StreamingLogLoss",
     "StreamingPositiveRate",
     "expected_calibration_error",
+    "Together",
     "update_together",
 ]
 
@@ -101,28 +102,48 @@ def _chunk_sums(positive, p, out):
     out[0], out[1], out[2] = log_loss, brier, n_pos
 
 
+class Together:
+    """The :class:`StreamingLogLoss`, :class:`StreamingBrier` and
+    :class:`StreamingPositiveRate` among ``metrics``, fed together in one compiled
+    pass (:func:`_chunk_sums`), each as its ``update`` would; ``rest`` holds the
+    other metrics (not fed). Sorted out once, for a stream of chunks.
+    """
+
+    _KINDS: tuple[type, ...] = ()  # (set below, after the classes)
+
+    def __init__(self, metrics) -> None:
+        metrics = list(metrics)
+        self.fed = [m for m in metrics if type(m) in self._KINDS]
+        self.rest = [m for m in metrics if type(m) not in self._KINDS]
+        self.needs_proba = any(type(m) is not StreamingPositiveRate for m in self.fed)
+        self.sums = np.empty(3)
+
+    def update(self, positive: np.ndarray, proba) -> None:
+        """Feed one chunk (boolean labels, probabilities of the positive class)."""
+        if not self.fed:
+            return
+        positive = np.ascontiguousarray(positive, dtype=bool).reshape(-1)
+        p = _NO_PROBA
+        if self.needs_proba:
+            p = np.ascontiguousarray(proba, dtype=np.float64).reshape(-1)
+        sums, n = self.sums, positive.shape[0]
+        _chunk_sums(positive, p, sums)
+        for m in self.fed:
+            if type(m) is StreamingPositiveRate:
+                m.n_pos += int(sums[2])
+            else:
+                m.total += float(sums[0] if type(m) is StreamingLogLoss else sums[1])
+            m.n += n
+
+
 def update_together(metrics, positive: np.ndarray, proba) -> list:
     """Feed one chunk to the :class:`StreamingLogLoss`, :class:`StreamingBrier` and
     :class:`StreamingPositiveRate` among ``metrics`` in one compiled pass
     (:func:`_chunk_sums`), each as its ``update`` would; the other metrics are
-    returned, not fed."""
-    together = (StreamingLogLoss, StreamingBrier, StreamingPositiveRate)
-    fed = [m for m in metrics if type(m) in together]
-    if not fed:
-        return list(metrics)
-    positive = np.ascontiguousarray(positive, dtype=bool).reshape(-1)
-    p = _NO_PROBA
-    if any(type(m) is not StreamingPositiveRate for m in fed):
-        p = np.ascontiguousarray(proba, dtype=np.float64).reshape(-1)
-    sums = np.empty(3)
-    _chunk_sums(positive, p, sums)
-    for m in fed:
-        if type(m) is StreamingPositiveRate:
-            m.n_pos += int(sums[2])
-        else:
-            m.total += float(sums[0] if type(m) is StreamingLogLoss else sums[1])
-        m.n += positive.shape[0]
-    return [m for m in metrics if type(m) not in together]
+    returned, not fed (:class:`Together`, sorted out for this one chunk)."""
+    together = Together(metrics)
+    together.update(positive, proba)
+    return together.rest
 
 
 _NO_PROBA = np.empty(0)
@@ -384,3 +405,6 @@ class StreamingPositiveRate(_Counted):
 
     def get(self) -> float:
         return self.n_pos / self.n if self.n else math.nan
+
+
+Together._KINDS = (StreamingLogLoss, StreamingBrier, StreamingPositiveRate)

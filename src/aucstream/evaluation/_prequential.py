@@ -81,9 +81,9 @@ from .._config import format_bytes, get_config
 from .._dask_tasks import _nbytes
 from .._rng import make_rng
 from .._state import state_items
-from .._stream_metrics import update_together
+from .._stream_metrics import Together
 from .._streaming_auc import PrequentialAUC
-from ._prequential_columns import METRICS, chosen_metrics
+from ._prequential_columns import METRICS, chosen_metrics, curve_frame
 
 __all__ = ["prequential", "METRICS", "model_bytes"]
 
@@ -154,7 +154,7 @@ class _MemoryReading:
             self.names = tuple(values)
             self.held = [(k, v) for k, v in values.items() if not isinstance(v, self._PLAIN)]
             self.arrays = [v for v in state.values() if isinstance(v, np.ndarray)]
-        return model_bytes(self.model)
+        return _nbytes(state)  # (model_bytes, on the state just read)
 
 
 # --------------------------------------------------------------- the parameters
@@ -318,13 +318,19 @@ class _Evaluation:
     """The state of one :func:`prequential` run."""
 
     def __init__(
-        self, model, delay, classes, label_probability, random_state, columns, every, rank
+        self, model, delay, classes, label_probability, random_state, columns, every, rank, fitted
     ):
         self.model = model
         self.delay = delay
         self.classes = classes
         self.label_probability = label_probability
-        self.rng = make_rng(random_state)
+        #: the label drops' draws (none without label_probability: a generator is not
+        #: made for nothing, but a bad seed is refused all the same)
+        self.rng = None
+        if label_probability is not None:
+            self.rng = make_rng(random_state)
+        elif random_state is not None:
+            make_rng(random_state)
         self.columns = columns
         self.needs = frozenset().union(*(c.needs for c in columns.values()))
         #: the columns that rank the probabilities (rank="proba"), not the scores
@@ -333,8 +339,13 @@ class _Evaluation:
         )
         if self.by_proba:
             self.needs = self.needs | {"proba"}
+        #: the log-loss, Brier score and positive rate, fed in one compiled pass; the
+        #: other columns, each with whether it ranks the probabilities
+        self.together = Together(columns.values())
+        rest = {id(m) for m in self.together.rest}
+        self.apart = [(m, name in self.by_proba) for name, m in columns.items() if id(m) in rest]
         self.every = every
-        self.fitted = _is_fitted(model)
+        self.fitted = fitted
         self.first_fit = not self.fitted
         self.has_proba = hasattr(model, "predict_proba")
         self.width: int | None = None
@@ -487,12 +498,9 @@ class _Evaluation:
                 None if parts[0] is None else np.concatenate(parts) for parts in zip(*self.held)
             )
         self.held, self.n_held = [], 0
-        # the log-loss, Brier score and positive rate in one compiled pass
-        apart = {id(m) for m in update_together(self.columns.values(), positive, proba)}
-        for name, metric in self.columns.items():
-            if id(metric) in apart:
-                ranked = proba if name in self.by_proba else scores
-                metric.update(positive, ranked, proba, predicted)
+        self.together.update(positive, proba)  # the log-loss, Brier score, positive rate
+        for metric, by_proba in self.apart:
+            metric.update(positive, proba if by_proba else scores, proba, predicted)
 
     # -------------------------------------------------------------- learning
     def learn_row(self, X, y: np.ndarray, j: int) -> None:
@@ -561,7 +569,7 @@ class _Evaluation:
         delays = self.delays(X, y, base)
         kept = (
             np.ones(n, dtype=bool)
-            if self.label_probability is None
+            if self.rng is None  # (None exactly without label_probability)
             else self.rng.random(n) < self.label_probability
         )
         chunk_id = self.n_chunks
@@ -589,8 +597,8 @@ class _Evaluation:
         model = self.model
         n = y.shape[0]
         fresh = not self.fitted
-        if fresh:
-            state, owner = _calibration.new_state(), None
+        if fresh:  # a plain learner starts from an empty calibration: its kernel writes
+            state, owner = _calibration.new_state(), model if self.plain else None
         else:
             owner = self.owner()
             state = owner.calibration_.copy()
@@ -655,9 +663,24 @@ def _is_fitted(model) -> bool:
     return True
 
 
-def _pair_from(labels: np.ndarray) -> tuple | None:
-    """Both classes from the labels seen, when they tell them (two labels, or bools)."""
-    values = np.unique(labels)
+def _distinct(y: np.ndarray) -> np.ndarray:
+    """``np.unique(y)`` (the distinct labels, sorted), without a sort when the labels
+    are numbers of at most two values (the smallest and the largest, then one count;
+    not for a float zero, whose sign ``np.unique`` picks)."""
+    if y.size and y.dtype.kind in "biuf":
+        lo, hi = y.min(), y.max()
+        if y.dtype.kind == "f" and (lo == 0 or hi == 0):
+            return np.unique(y)
+        if lo == hi:
+            return y[:1].copy()
+        if np.count_nonzero((y == lo) | (y == hi)) == y.size:  # (False with a NaN)
+            return np.array([lo, hi], dtype=y.dtype)
+    return np.unique(y)
+
+
+def _pair_from(values: np.ndarray) -> tuple | None:
+    """Both classes from the distinct labels seen (sorted, as ``np.unique`` gives
+    them), when they tell them (two labels, or bools)."""
     if values.size > 2:
         raise ValueError(
             f"the stream holds more than two labels ({values[:5].tolist()}); prequential "
@@ -665,7 +688,7 @@ def _pair_from(labels: np.ndarray) -> tuple | None:
         )
     if values.size == 2:
         return tuple(v.item() if isinstance(v, np.generic) else v for v in values)
-    if values.size == 1 and labels.dtype == bool:
+    if values.size == 1 and values.dtype == bool:
         return (False, True)
     return None
 
@@ -804,7 +827,9 @@ def prequential(
     columns = {name: METRICS[name].make(options) for name in names}
     fitted = _is_fitted(model)
     classes = _classes_for(model, classes, fitted)
-    run = _Evaluation(model, delay, classes, label_probability, random_state, columns, every, rank)
+    run = _Evaluation(
+        model, delay, classes, label_probability, random_state, columns, every, rank, fitted
+    )
     bar = Progress("prequential", enabled=True) if progress is True else progress or None
     chunks = stream if isinstance(stream, ChunkStream) else ChunkStream(stream)
     saved = copy.deepcopy(vars(model))
@@ -817,7 +842,11 @@ def prequential(
                 X, y = run.check_chunk(X, y)
                 run.n_chunks += 1
                 ahead.append((X, y))
-                seen = np.unique(np.concatenate([seen.astype(y.dtype), np.unique(y)]))
+                seen = (
+                    _distinct(y)
+                    if not seen.size
+                    else np.unique(np.concatenate([seen.astype(y.dtype), _distinct(y)]))
+                )
                 rows += y.shape[0]
                 pair = _pair_from(seen)
                 if pair is not None or rows >= _LOOKAHEAD:
@@ -849,20 +878,7 @@ def prequential(
     finally:
         if bar is not None:
             bar.close()
-    return _frame(run.rows)
-
-
-def _frame(rows: list[dict]) -> pd.DataFrame:
-    """The curve: one column array each (faster than a frame of row dicts)."""
-    integers = ("n_seen", "n_learnt", "model_bytes")
-    return pd.DataFrame(
-        {
-            name: np.array(
-                [row[name] for row in rows], dtype=np.int64 if name in integers else None
-            )
-            for name in rows[0]
-        }
-    )
+    return curve_frame(run.rows)
 
 
 def _one(run: _Evaluation, X, y, bar, chunks) -> None:

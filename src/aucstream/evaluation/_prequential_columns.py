@@ -8,11 +8,13 @@ the probabilities instead of the decision scores with ``rank="proba"``.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from .._sorted_pairs import StreamRuns
 from .._stream_metrics import (
@@ -26,7 +28,7 @@ from .._stream_metrics import (
 )
 from .._streaming_auc import PrequentialAUC, RollingAUC
 
-__all__ = ["METRICS", "chosen_metrics"]
+__all__ = ["METRICS", "chosen_metrics", "curve_frame"]
 
 
 class _PairMetric:
@@ -163,3 +165,27 @@ def chosen_metrics(metrics, options: dict) -> list[str]:
     if len(set(names)) != len(names):
         raise ValueError(f"metrics names a column twice: {names}")
     return names
+
+
+def curve_frame(rows: list[dict]) -> pd.DataFrame:
+    """The curve of :func:`~aucstream.evaluation.prequential` from its checkpoint
+    rows: one column array each (faster than a frame of row dicts), keyed by
+    position and then named with the column index built once per set of names (a
+    frame of named arrays builds its index of strings anew: most of its cost)."""
+    integers = ("n_seen", "n_learnt", "model_bytes")
+    names = tuple(rows[0])
+    frame = pd.DataFrame(
+        {
+            i: np.array([row[name] for row in rows], dtype=np.int64 if name in integers else None)
+            for i, name in enumerate(names)
+        },
+        copy=False,  # (the arrays are new)
+    )
+    frame.columns = _column_index(names).copy()  # (its own: a name set on it stays there)
+    return frame
+
+
+@functools.lru_cache(maxsize=64)
+def _column_index(names: tuple[str, ...]) -> pd.Index:
+    """The columns of a curve (an immutable index, shared by the curves with these names)."""
+    return pd.DataFrame({name: [] for name in names}).columns

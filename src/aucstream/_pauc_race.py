@@ -164,7 +164,8 @@ def members(search, ranked) -> list:
     top = [int(i) for i in ranked[:size]]
     if search.max_fpr is None or size < 2:
         return top
-    others = [i for j, i in enumerate(ranked) if j not in spared(search, ranked)]
+    protected = spared(search, ranked)
+    others = [i for j, i in enumerate(ranked) if j not in protected]
     if not others:
         return top
     full = [m.full() for m in search._current_metrics(others, windowed=True)]

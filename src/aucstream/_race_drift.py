@@ -135,12 +135,15 @@ drop is the change of concept.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import weakref
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
 from sklearn.base import clone
 
+from . import _state
 from ._base import BaseStreamingAUC
 from ._pauc_race import GuardedPartialAUC
 from ._streaming_auc import PrequentialAUC, RollingAUC
@@ -155,6 +158,8 @@ __all__ = [
     "slot_metrics",
     "until_watch",
     "untouched",
+    "held_transaction",
+    "quiet_call",
     "first_round",
     "frozen_ok",
     "watch",
@@ -261,9 +266,9 @@ def untouched(search) -> tuple:
     candidates that are not alive at its start, with their metrics. A dropped or
     retired candidate never learns again and its metrics stop; a waiting fresh slot
     is replaced, objects and metrics, when a reopening starts it, never written."""
-    from .search import ALIVE
+    from .search import ALIVE, OnePassSearch
 
-    if "status_" not in search.__dict__:
+    if not isinstance(search, OnePassSearch) or "status_" not in search.__dict__:
         return ()
     idle = np.flatnonzero(search.status_ != ALIVE)
     return tuple(
@@ -272,6 +277,70 @@ def untouched(search) -> tuple:
         for part in (search.candidates_[i], search.overall_[i], search.recent_[i])
         if part is not None
     )
+
+
+#: The walks of :func:`held_transaction`, by owner (kept while the owner lives).
+_HELD_WALKS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+@contextmanager
+def held_transaction(owner, search, quiet: bool) -> Iterator[None]:
+    """The whole state's transaction of a call to ``owner`` (``search`` itself, or a
+    :class:`~aucstream.StreamPipeline` that holds it) that reaches a metric update
+    (``quiet`` False), or not (True: the call can not write the metrics).
+
+    Through a walk of ``owner``'s state kept between calls (one compiled copy per
+    call instead of a Python walk of everything), in which the search's metrics and
+    its idle candidates (:func:`untouched`: the waiting fresh slots, which the
+    search's transactions would otherwise walk at every call, the dropped and
+    retired ones) are opaque: checked by identity, not entered. The metrics change
+    their arrays' objects as they merge their runs (a walk entering them would be
+    stale after every update): the metrics of the alive candidates are copied apart
+    (:func:`aucstream._state.snapshot`) when the call may update them; the idle
+    candidates and metrics are never written (a waiting slot is replaced, not
+    written, which makes the walk stale: it is walked again). A call that fails
+    puts everything back, as a copy of the whole state would.
+    """
+    from .search import ALIVE
+
+    if "status_" not in search.__dict__:  # not started: a copy of the whole state
+        with _state.transaction(owner):
+            yield
+        return
+    idle = untouched(search)
+    flat = _HELD_WALKS.get(owner)
+    if flat is None or not flat.current(owner):
+        metrics = [m for m in (*search.overall_, *search.recent_) if m is not None]
+        opaque = frozenset(map(id, (*metrics, *idle)))
+        flat = _HELD_WALKS[owner] = _state.FlatState(owner, opaque=opaque)
+    saved = flat.save(flat.plan(idle))
+    written = () if quiet else np.flatnonzero(search.status_ == ALIVE)
+    apart = [
+        (metric, _state.snapshot(metric))
+        for i in written
+        for metric in (search.overall_[i], search.recent_[i])
+    ]
+    try:
+        yield
+    except BaseException:
+        flat.restore(saved)
+        for metric, contents in apart:
+            _state.restore(metric, contents)
+        raise
+    if not flat.current(owner):  # the call replaced state objects: do not hold the old
+        del _HELD_WALKS[owner]
+
+
+def quiet_call(search, n: int | None) -> bool | None:
+    """Whether a call of ``n`` rows to ``search`` reaches no metric update (no block
+    end, no round, no reopening's round: ``OnePassSearch._between_updates``); None
+    for anything but a fitted :class:`~aucstream.OnePassSearch`. For the transaction
+    of a holder (:class:`~aucstream.StreamPipeline`, :func:`held_transaction`)."""
+    from .search import OnePassSearch
+
+    if not isinstance(search, OnePassSearch) or "progress_" not in search.__dict__:
+        return None
+    return search._between_updates(n)
 
 
 def until_watch(buffered: int) -> int:

@@ -210,7 +210,7 @@ def search_transaction(owner: BaseStreamingAUC, search: OnePassSearch, X: object
     """
     n = _n_rows(X)
     if not search._between_updates(n):  # (nor can it write the idle candidates)
-        with _state.walked_transaction(owner, read_only=_race_drift.untouched(search)):
+        with _race_drift.held_transaction(owner, search, quiet=False):
             yield
         return
     flat = _SHALLOW_WALKS.get(owner)

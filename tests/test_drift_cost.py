@@ -117,3 +117,52 @@ def test_drift_none_is_learnt_as_before_through_the_kept_walk():
         np.concatenate(parts), whole.test_then_train(X, y, classes=[0, 1])
     )
     assert_same_state(state(whole), state(cut))
+
+
+def handover_stream(seed=1):
+    """A concept, then its opposite (the incumbent ranks backwards), 4% positives."""
+    rng = np.random.default_rng(seed)
+    w = rng.normal(size=6)
+    X = rng.normal(size=(8000, 6))
+    s = X @ w + 0.3 * rng.normal(size=8000)
+    s[4000:] *= -1
+    y = np.zeros(8000, dtype=int)
+    for lo in (0, 4000):
+        part = s[lo : lo + 4000]
+        y[lo : lo + 4000] = part > np.quantile(part, 0.96)
+    return X, y
+
+
+@pytest.mark.parametrize("z", [2.0, None], ids=["handover", "rounds-only"])
+def test_a_reopened_race_hands_the_scoring_over_before_its_round_can(z, monkeypatch):
+    """The first round of the race reopened at p (p + 500) lacks min_class positives
+    (4% of 500): only the handover crowns a newcomer there, and the scores do not
+    depend on how the stream is cut."""
+    monkeypatch.setattr(_race_drift, "_HANDOVER_Z", z)
+    X, y = handover_stream()
+
+    def make():
+        candidates = [UnivariateOnline(eta=2**-8), OPAUC(eta=2**-8)]
+        detector = PageHinkley(mode="down", threshold=20.0)
+        return OnePassSearch(candidates, first_round=1000, window=4000, drift=detector)
+
+    search, leads = make(), []
+    scores = []
+    for a in range(0, len(y), 250):
+        scores.append(search.test_then_train(X[a : a + 250], y[a : a + 250], classes=[0, 1]))
+        leads.append((search.n_samples_seen_, int(search.progress_[2]), int(search.race_[0])))
+    assert search.race_[_race_drift.REOPENS] >= 1
+    p = next(start for _, _, start in leads if start > 0)
+    lead_at_p = next(lead for n, lead, _ in leads if n >= p)
+    first = p + _race_drift.first_round(search)
+    after = next(lead for n, lead, _ in leads if n >= first)
+    if z is None:
+        assert after == lead_at_p  # the round waits for positives: the incumbent scores
+    else:
+        assert after != lead_at_p and after >= 2  # a newcomer took over
+    rng = np.random.default_rng(0)
+    cuts = np.unique(np.r_[0, rng.integers(1, len(y), 30), len(y)])
+    other = make()
+    parts = [other.test_then_train(X[a:b], y[a:b], classes=[0, 1]) for a, b in zip(cuts, cuts[1:])]
+    np.testing.assert_array_equal(np.concatenate(parts), np.concatenate(scores))
+    np.testing.assert_array_equal(other.progress_, search.progress_)

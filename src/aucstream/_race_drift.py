@@ -104,15 +104,49 @@ The buffered scores of the rows before it still go to the incumbent's prequentia
 the next block end, not to its (emptied) window nor to the restarted candidates'
 metrics; a retired candidate's metrics stop at the last block end before it.
 
-So a newcomer takes over only at a round where its windowed AUC (over the span since
+So a newcomer takes over at a round where its windowed AUC (over the span since
 :math:`p`, which both have seen) is the best, the incumbent winning ties by its
-earlier position in ``candidates_`` unless it is itself a fresh slot. Until then the
-incumbent scores: a false alarm costs computation (the reopened race), never the
-search's scores, and a stationary stream that raises no alarm is learnt exactly as with
-``drift=None``, bit for bit (the fresh slots wait, learning nothing). The transaction
-of a call that reaches a block end or a round does not copy the candidates that are
-not alive at its start (:func:`untouched`): a dropped or retired one is never written
-again, and a waiting slot is replaced, not written, when a reopening starts it.
+earlier position in ``candidates_`` unless it is itself a fresh slot, or earlier by
+the handover (below). Until then the incumbent scores: a false alarm costs
+computation (the reopened race), never the search's scores, and a stationary stream
+that raises no alarm is learnt exactly as with ``drift=None``, bit for bit (the
+fresh slots wait, learning nothing). The transaction of a call that reaches a block
+end or a round does not copy the candidates that are not alive at its start
+(:func:`untouched`): a dropped or retired one is never written again, and a waiting
+slot is replaced, not written, when a reopening starts it.
+
+The handover
+------------
+A round of the reopened race waits for ``min_class`` examples of each class in the
+window: with 2% positives its first rounds (at :math:`p + 500` and :math:`p + 1000`
+by default) pass without a decision, while an incumbent that the change broke keeps
+scoring near chance (``benchmarks/bench_drift.py``, linear abrupt 2%: about 2,000
+rows). So at every metric update of a reopened race (block ends and rounds) the
+alive candidate :math:`i` whose windowed AUC :math:`A_i` beats the round leader's
+:math:`A_l` by the most takes the scoring over (:func:`handover`: it becomes the
+round leader, the race itself goes on) when
+
+.. math::
+
+    A_i - A_l > z \sqrt{V_i + V_l},
+
+with Hanley & McNeil's (1982) variances :math:`V` (:func:`hanley_mcneil`) of the two
+windows (the same rows since :math:`p`; treated as independent, which overstates the
+variance of the difference of two positively correlated AUCs: the test is
+conservative), ``_HANDOVER_Z`` :math:`= z = 2`, and at least ``_HANDOVER_CLASS`` (5)
+examples of each class in the window. It needs no more rows than the rounds' own
+schedule of metric updates, so it moves no cut of the candidates' calls.
+
+The transactions
+----------------
+A call to the search, or to a :class:`~aucstream.StreamPipeline` holding it, that
+reaches a metric update (and every learning call of such a pipeline) saves the state
+through :func:`held_transaction`: a walk of the state kept between calls in which
+the metrics and the idle candidates (:func:`untouched`: the waiting fresh slots, the
+dropped and retired ones) are opaque, plus a copy of the alive candidates' metrics
+when the call may update them. A Python copy of the whole search at every call (the
+17 waiting fresh slots of the default candidates included) was most of the cost of
+``drift`` on a stream without an alarm (docs/results/drift.md).
 
 Everything happens at stream positions (blocks and rounds), so chunking, saving and
 resuming stay exact; the detector is part of the state (``drift_``).
@@ -186,6 +220,12 @@ _CONFIRM_Z = 1.0
 #: An unconfirmed alarm is checked again at each feed of the detector for this many
 #: examples after it (its latest rows then come more and more after the change).
 _CONFIRM_WAIT = 3 * _DRIFT_BLOCK
+#: The handover in a reopened race (:func:`handover`): a candidate takes the scoring
+#: over from the round leader at a metric update when its windowed AUC beats the
+#: leader's by this many standard errors of the difference (None: at rounds only),
+#: the windows holding at least ``_HANDOVER_CLASS`` examples of each class.
+_HANDOVER_Z: float | None = 2.0
+_HANDOVER_CLASS = 5
 #: ``race_``: [start of the current race, reopenings, alarms, position of the last
 #: alarm, number of candidates of the first race, buffered examples fed].
 START, REOPENS, ALARMS, LAST_ALARM, N_FIRST, FED = range(6)
@@ -462,17 +502,61 @@ def history(search, lead: int, m: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def auc_and_variance(labels: np.ndarray, scores: np.ndarray) -> tuple[float, float]:
-    """The exact AUC of the pairs and Hanley & McNeil's (1982) variance of it,
-    :math:`(A(1-A) + (n_+ - 1)(Q_1 - A^2) + (n_- - 1)(Q_2 - A^2))/(n_+ n_-)` with
-    :math:`Q_1 = A/(2 - A)`, :math:`Q_2 = 2A^2/(1 + A)`."""
+    """The exact AUC of the pairs and Hanley & McNeil's (1982) variance of it
+    (:func:`hanley_mcneil`)."""
     from .metrics import roc_auc
 
     n1 = int(labels.sum())
-    n0 = labels.size - n1
     a = float(roc_auc(labels, scores))
+    return a, hanley_mcneil(a, n1, labels.size - n1)
+
+
+def hanley_mcneil(a: float, n1: int, n0: int) -> float:
+    """Hanley & McNeil's (1982) variance of an AUC ``a`` of ``n1`` positives and
+    ``n0`` negatives,
+    :math:`(A(1-A) + (n_+ - 1)(Q_1 - A^2) + (n_- - 1)(Q_2 - A^2))/(n_+ n_-)` with
+    :math:`Q_1 = A/(2 - A)`, :math:`Q_2 = 2A^2/(1 + A)`."""
     q1, q2 = a / (2.0 - a), 2.0 * a * a / (1.0 + a)
     var = (a * (1.0 - a) + (n1 - 1) * (q1 - a * a) + (n0 - 1) * (q2 - a * a)) / (n1 * n0)
-    return a, max(var, 0.0)
+    return max(var, 0.0)
+
+
+def after_flush(search, confirmed_alarm: bool) -> None:
+    """After a metric update: reopen the race on a confirmed alarm, else perhaps hand
+    the scoring over (:func:`handover`)."""
+    if confirmed_alarm:
+        reopen(search)
+    else:
+        handover(search)
+
+
+def handover(search) -> None:
+    """In a reopened race, crown the alive candidate whose windowed AUC beats the
+    round leader's by the most, if by more than ``_HANDOVER_Z`` standard errors of
+    the difference (module docstring, "The handover")."""
+    from .search import ALIVE
+
+    if search.drift_ is None or not search.race_[REOPENS] or _HANDOVER_Z is None:
+        return
+    lead = int(search.progress_[2])
+    alive = np.flatnonzero(search.status_ == ALIVE)
+    if alive.size < 2 or search.status_[lead] != ALIVE:
+        return
+    stats = {}
+    for i in alive:
+        recent = search.recent_[i]
+        n1, n0 = int(recent.n_positive), int(recent.n_negative)
+        if min(n1, n0) < _HANDOVER_CLASS:
+            return  # (the windows hold the same rows since the reopening)
+        a = float(recent.get())
+        stats[int(i)] = (a, hanley_mcneil(a, n1, n0))
+    a_lead, v_lead = stats.pop(lead)
+    best, margin = -1, 0.0
+    for i, (a, v) in stats.items():
+        if a - a_lead > max(margin, _HANDOVER_Z * np.sqrt(v + v_lead)):
+            best, margin = i, a - a_lead
+    if best >= 0:
+        search._crown(best)
 
 
 def block_start(labels: np.ndarray, end: int, rows: int) -> int:

@@ -722,8 +722,7 @@ class OnePassSearch(HoldsLearners, BaseStreamingAUC):
                     metric.update(labels[lo:m], self.pending_scores_[i, lo:m])
         self.progress_[0] = 0
         self.race_[_race_drift.FED] = 0
-        if reopen:
-            _race_drift.reopen(self)
+        _race_drift.after_flush(self, reopen)  # a reopening, or perhaps a handover
         return reopen
 
     def _drop(self, i: int | np.integer, why: int, at: int) -> None:

@@ -348,12 +348,14 @@ def held_transaction(owner, search, quiet: bool) -> Iterator[None]:
             yield
         return
     idle = untouched(search)
-    flat = _HELD_WALKS.get(owner)
+    flat, opaque = _HELD_WALKS.get(owner, (None, frozenset()))
     if flat is None or not flat.current(owner):
         metrics = [m for m in (*search.overall_, *search.recent_) if m is not None]
         opaque = frozenset(map(id, (*metrics, *idle)))
-        flat = _HELD_WALKS[owner] = _state.FlatState(owner, opaque=opaque)
-    saved = flat.save(flat.plan(idle))
+        flat = _state.FlatState(owner, opaque=opaque)
+        _HELD_WALKS[owner] = (flat, opaque)
+    # (what the walk did not enter needs no declaring: only candidates dropped since)
+    saved = flat.save(flat.plan(tuple(part for part in idle if id(part) not in opaque)))
     written = () if quiet else np.flatnonzero(search.status_ == ALIVE)
     apart = [
         (metric, _state.snapshot(metric))

@@ -554,9 +554,9 @@ def handover(search) -> None:
         stats[int(i)] = (a, hanley_mcneil(a, n1, n0))
     a_lead, v_lead = stats.pop(lead)
     best, margin = -1, 0.0
-    for i, (a, v) in stats.items():
+    for j, (a, v) in stats.items():
         if a - a_lead > max(margin, _HANDOVER_Z * np.sqrt(v + v_lead)):
-            best, margin = i, a - a_lead
+            best, margin = j, a - a_lead
     if best >= 0:
         search._crown(best)
 

@@ -373,16 +373,17 @@ def held_transaction(owner, search, quiet: bool) -> Iterator[None]:
         del _HELD_WALKS[owner]
 
 
-def quiet_call(search, n: int | None) -> bool | None:
-    """Whether a call of ``n`` rows to ``search`` reaches no metric update (no block
-    end, no round, no reopening's round: ``OnePassSearch._between_updates``); None
-    for anything but a fitted :class:`~aucstream.OnePassSearch`. For the transaction
-    of a holder (:class:`~aucstream.StreamPipeline`, :func:`held_transaction`)."""
-    from .search import OnePassSearch
+def quiet_call(search, X: object) -> bool | None:
+    """Whether a call of ``X``'s rows to ``search`` reaches no metric update (no block
+    end, no round, no reopening's round: ``OnePassSearch._between_updates``; False
+    when ``X`` is not 2-D); None for anything but a fitted
+    :class:`~aucstream.OnePassSearch`. For the transaction of a holder
+    (:class:`~aucstream.StreamPipeline`, :func:`held_transaction`)."""
+    from .search import OnePassSearch, _n_rows
 
     if not isinstance(search, OnePassSearch) or "progress_" not in search.__dict__:
         return None
-    return search._between_updates(n)
+    return search._between_updates(_n_rows(X))
 
 
 def until_watch(buffered: int) -> int:

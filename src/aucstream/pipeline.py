@@ -522,18 +522,19 @@ class StreamPipeline(HoldsLearners, BaseStreamingAUC):
     def _transaction(self, X=None):
         """A call's transaction: the whole state, the estimator included (the
         estimator's own transaction, inside, can not undo the steps after it: an
-        interrupt after the estimator learnt must undo its learning too). The held
-        examples are learnt first, outside it: that changes no score (the module
-        docstring, "One example at a time")."""
+        interrupt after the estimator learnt must undo its learning too); for a
+        learning call to a pipeline holding a search, through a walk kept between
+        calls that leaves out what the call can not write
+        (:func:`aucstream._race_drift.held_transaction`). The held examples are
+        learnt first, outside it: that changes no score (the module docstring, "One
+        example at a time")."""
         self._catch_up()
         estimator = self.__dict__.get("estimator_")
         if X is None or estimator is None:
             return super()._transaction(X)
-        quiet = _race_drift.quiet_call(estimator, getattr(X, "shape", (None,))[0])
+        quiet = _race_drift.quiet_call(estimator, X)
         if quiet is None:
             return super()._transaction(X)
-        # a search: the same, through a walk kept between calls that copies neither
-        # its idle candidates nor, in a call that can not update them, its metrics
         return _race_drift.held_transaction(self, estimator, quiet)
 
     def _check_state(self) -> None:

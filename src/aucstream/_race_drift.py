@@ -134,7 +134,8 @@ with Hanley & McNeil's (1982) variances :math:`V` (:func:`hanley_mcneil`) of the
 windows (the same rows since :math:`p`; treated as independent, which overstates the
 variance of the difference of two positively correlated AUCs: the test is
 conservative), ``_HANDOVER_Z`` :math:`= z = 2`, and at least ``_HANDOVER_CLASS`` (5)
-examples of each class in the window. It needs no more rows than the rounds' own
+examples of each class in the window (not when the race is by the partial AUC,
+``max_fpr``: the variance is the full AUC's). It needs no more rows than the rounds' own
 schedule of metric updates, so it moves no cut of the candidates' calls.
 
 The transactions
@@ -540,6 +541,8 @@ def handover(search) -> None:
     from .search import ALIVE
 
     if search.drift_ is None or not search.race_[REOPENS] or _HANDOVER_Z is None:
+        return
+    if search.max_fpr is not None:  # (the variance is the full AUC's: rounds only)
         return
     lead = int(search.progress_[2])
     alive = np.flatnonzero(search.status_ == ALIVE)

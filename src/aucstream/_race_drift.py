@@ -104,15 +104,50 @@ The buffered scores of the rows before it still go to the incumbent's prequentia
 the next block end, not to its (emptied) window nor to the restarted candidates'
 metrics; a retired candidate's metrics stop at the last block end before it.
 
-So a newcomer takes over only at a round where its windowed AUC (over the span since
+So a newcomer takes over at a round where its windowed AUC (over the span since
 :math:`p`, which both have seen) is the best, the incumbent winning ties by its
-earlier position in ``candidates_`` unless it is itself a fresh slot. Until then the
-incumbent scores: a false alarm costs computation (the reopened race), never the
-search's scores, and a stationary stream that raises no alarm is learnt exactly as with
-``drift=None``, bit for bit (the fresh slots wait, learning nothing). The transaction
-of a call that reaches a block end or a round does not copy the candidates that are
-not alive at its start (:func:`untouched`): a dropped or retired one is never written
-again, and a waiting slot is replaced, not written, when a reopening starts it.
+earlier position in ``candidates_`` unless it is itself a fresh slot, or earlier by
+the handover (below). Until then the incumbent scores: a false alarm costs
+computation (the reopened race), never the search's scores, and a stationary stream
+that raises no alarm is learnt exactly as with ``drift=None``, bit for bit (the
+fresh slots wait, learning nothing). The transaction of a call that reaches a block
+end or a round does not copy the candidates that are not alive at its start
+(:func:`untouched`): a dropped or retired one is never written again, and a waiting
+slot is replaced, not written, when a reopening starts it.
+
+The handover
+------------
+A round of the reopened race waits for ``min_class`` examples of each class in the
+window: with 2% positives its first rounds (at :math:`p + 500` and :math:`p + 1000`
+by default) pass without a decision, while an incumbent that the change broke keeps
+scoring near chance (``benchmarks/bench_drift.py``, linear abrupt 2%: about 2,000
+rows). So at every metric update of a reopened race (block ends and rounds) the
+alive candidate :math:`i` whose windowed AUC :math:`A_i` beats the round leader's
+:math:`A_l` by the most takes the scoring over (:func:`handover`: it becomes the
+round leader, the race itself goes on) when
+
+.. math::
+
+    A_i - A_l > z \sqrt{V_i + V_l},
+
+with Hanley & McNeil's (1982) variances :math:`V` (:func:`hanley_mcneil`) of the two
+windows (the same rows since :math:`p`; treated as independent, which overstates the
+variance of the difference of two positively correlated AUCs: the test is
+conservative), ``_HANDOVER_Z`` :math:`= z = 2`, and at least ``_HANDOVER_CLASS`` (5)
+examples of each class in the window (not when the race is by the partial AUC,
+``max_fpr``: the variance is the full AUC's). It needs no more rows than the rounds' own
+schedule of metric updates, so it moves no cut of the candidates' calls.
+
+The transactions
+----------------
+A call to the search, or to a :class:`~aucstream.StreamPipeline` holding it, that
+reaches a metric update (and every learning call of such a pipeline) saves the state
+through :func:`held_transaction`: a walk of the state kept between calls in which
+the metrics and the idle candidates (:func:`untouched`: the waiting fresh slots, the
+dropped and retired ones) are opaque, plus a copy of the alive candidates' metrics
+when the call may update them. A Python copy of the whole search at every call (the
+17 waiting fresh slots of the default candidates included) was most of the cost of
+``drift`` on a stream without an alarm (docs/results/drift.md).
 
 Everything happens at stream positions (blocks and rounds), so chunking, saving and
 resuming stay exact; the detector is part of the state (``drift_``).
@@ -135,12 +170,15 @@ drop is the change of concept.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import weakref
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
 from sklearn.base import clone
 
+from . import _state
 from ._base import BaseStreamingAUC
 from ._pauc_race import GuardedPartialAUC
 from ._streaming_auc import PrequentialAUC, RollingAUC
@@ -155,6 +193,8 @@ __all__ = [
     "slot_metrics",
     "until_watch",
     "untouched",
+    "held_transaction",
+    "quiet_call",
     "first_round",
     "frozen_ok",
     "watch",
@@ -181,6 +221,12 @@ _CONFIRM_Z = 1.0
 #: An unconfirmed alarm is checked again at each feed of the detector for this many
 #: examples after it (its latest rows then come more and more after the change).
 _CONFIRM_WAIT = 3 * _DRIFT_BLOCK
+#: The handover in a reopened race (:func:`handover`): a candidate takes the scoring
+#: over from the round leader at a metric update when its windowed AUC beats the
+#: leader's by this many standard errors of the difference (None: at rounds only),
+#: the windows holding at least ``_HANDOVER_CLASS`` examples of each class.
+_HANDOVER_Z: float | None = 2.0
+_HANDOVER_CLASS = 5
 #: ``race_``: [start of the current race, reopenings, alarms, position of the last
 #: alarm, number of candidates of the first race, buffered examples fed].
 START, REOPENS, ALARMS, LAST_ALARM, N_FIRST, FED = range(6)
@@ -261,9 +307,9 @@ def untouched(search) -> tuple:
     candidates that are not alive at its start, with their metrics. A dropped or
     retired candidate never learns again and its metrics stop; a waiting fresh slot
     is replaced, objects and metrics, when a reopening starts it, never written."""
-    from .search import ALIVE
+    from .search import ALIVE, OnePassSearch
 
-    if "status_" not in search.__dict__:
+    if not isinstance(search, OnePassSearch) or "status_" not in search.__dict__:
         return ()
     idle = np.flatnonzero(search.status_ != ALIVE)
     return tuple(
@@ -272,6 +318,73 @@ def untouched(search) -> tuple:
         for part in (search.candidates_[i], search.overall_[i], search.recent_[i])
         if part is not None
     )
+
+
+#: The walks of :func:`held_transaction`, by owner (kept while the owner lives).
+_HELD_WALKS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+@contextmanager
+def held_transaction(owner, search, quiet: bool) -> Iterator[None]:
+    """The whole state's transaction of a call to ``owner`` (``search`` itself, or a
+    :class:`~aucstream.StreamPipeline` that holds it) that reaches a metric update
+    (``quiet`` False), or not (True: the call can not write the metrics).
+
+    Through a walk of ``owner``'s state kept between calls (one compiled copy per
+    call instead of a Python walk of everything), in which the search's metrics and
+    its idle candidates (:func:`untouched`: the waiting fresh slots, which the
+    search's transactions would otherwise walk at every call, the dropped and
+    retired ones) are opaque: checked by identity, not entered. The metrics change
+    their arrays' objects as they merge their runs (a walk entering them would be
+    stale after every update): the metrics of the alive candidates are copied apart
+    (:func:`aucstream._state.snapshot`) when the call may update them; the idle
+    candidates and metrics are never written (a waiting slot is replaced, not
+    written, which makes the walk stale: it is walked again). A call that fails
+    puts everything back, as a copy of the whole state would.
+    """
+    from .search import ALIVE
+
+    if "status_" not in search.__dict__:  # not started: a copy of the whole state
+        with _state.transaction(owner):
+            yield
+        return
+    idle = untouched(search)
+    flat, opaque = _HELD_WALKS.get(owner, (None, frozenset()))
+    if flat is None or not flat.current(owner):
+        metrics = [m for m in (*search.overall_, *search.recent_) if m is not None]
+        opaque = frozenset(map(id, (*metrics, *idle)))
+        flat = _state.FlatState(owner, opaque=opaque)
+        _HELD_WALKS[owner] = (flat, opaque)
+    # (what the walk did not enter needs no declaring: only candidates dropped since)
+    saved = flat.save(flat.plan(tuple(part for part in idle if id(part) not in opaque)))
+    written = () if quiet else np.flatnonzero(search.status_ == ALIVE)
+    apart = [
+        (metric, _state.snapshot(metric))
+        for i in written
+        for metric in (search.overall_[i], search.recent_[i])
+    ]
+    try:
+        yield
+    except BaseException:
+        flat.restore(saved)
+        for metric, contents in apart:
+            _state.restore(metric, contents)
+        raise
+    if not flat.current(owner):  # the call replaced state objects: do not hold the old
+        del _HELD_WALKS[owner]
+
+
+def quiet_call(search, X: object) -> bool | None:
+    """Whether a call of ``X``'s rows to ``search`` reaches no metric update (no block
+    end, no round, no reopening's round: ``OnePassSearch._between_updates``; False
+    when ``X`` is not 2-D); None for anything but a fitted
+    :class:`~aucstream.OnePassSearch`. For the transaction of a holder
+    (:class:`~aucstream.StreamPipeline`, :func:`held_transaction`)."""
+    from .search import OnePassSearch, _n_rows
+
+    if not isinstance(search, OnePassSearch) or "progress_" not in search.__dict__:
+        return None
+    return search._between_updates(_n_rows(X))
 
 
 def until_watch(buffered: int) -> int:
@@ -393,17 +506,63 @@ def history(search, lead: int, m: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def auc_and_variance(labels: np.ndarray, scores: np.ndarray) -> tuple[float, float]:
-    """The exact AUC of the pairs and Hanley & McNeil's (1982) variance of it,
-    :math:`(A(1-A) + (n_+ - 1)(Q_1 - A^2) + (n_- - 1)(Q_2 - A^2))/(n_+ n_-)` with
-    :math:`Q_1 = A/(2 - A)`, :math:`Q_2 = 2A^2/(1 + A)`."""
+    """The exact AUC of the pairs and Hanley & McNeil's (1982) variance of it
+    (:func:`hanley_mcneil`)."""
     from .metrics import roc_auc
 
     n1 = int(labels.sum())
-    n0 = labels.size - n1
     a = float(roc_auc(labels, scores))
+    return a, hanley_mcneil(a, n1, labels.size - n1)
+
+
+def hanley_mcneil(a: float, n1: int, n0: int) -> float:
+    """Hanley & McNeil's (1982) variance of an AUC ``a`` of ``n1`` positives and
+    ``n0`` negatives,
+    :math:`(A(1-A) + (n_+ - 1)(Q_1 - A^2) + (n_- - 1)(Q_2 - A^2))/(n_+ n_-)` with
+    :math:`Q_1 = A/(2 - A)`, :math:`Q_2 = 2A^2/(1 + A)`."""
     q1, q2 = a / (2.0 - a), 2.0 * a * a / (1.0 + a)
     var = (a * (1.0 - a) + (n1 - 1) * (q1 - a * a) + (n0 - 1) * (q2 - a * a)) / (n1 * n0)
-    return a, max(var, 0.0)
+    return max(var, 0.0)
+
+
+def after_flush(search, confirmed_alarm: bool) -> None:
+    """After a metric update: reopen the race on a confirmed alarm, else perhaps hand
+    the scoring over (:func:`handover`)."""
+    if confirmed_alarm:
+        reopen(search)
+    else:
+        handover(search)
+
+
+def handover(search) -> None:
+    """In a reopened race, crown the alive candidate whose windowed AUC beats the
+    round leader's by the most, if by more than ``_HANDOVER_Z`` standard errors of
+    the difference (module docstring, "The handover")."""
+    from .search import ALIVE
+
+    if search.drift_ is None or not search.race_[REOPENS] or _HANDOVER_Z is None:
+        return
+    if search.max_fpr is not None:  # (the variance is the full AUC's: rounds only)
+        return
+    lead = int(search.progress_[2])
+    alive = np.flatnonzero(search.status_ == ALIVE)
+    if alive.size < 2 or search.status_[lead] != ALIVE:
+        return
+    stats = {}
+    for i in alive:
+        recent = search.recent_[i]
+        n1, n0 = int(recent.n_positive), int(recent.n_negative)
+        if min(n1, n0) < _HANDOVER_CLASS:
+            return  # (the windows hold the same rows since the reopening)
+        a = float(recent.get())
+        stats[int(i)] = (a, hanley_mcneil(a, n1, n0))
+    a_lead, v_lead = stats.pop(lead)
+    best, margin = -1, 0.0
+    for j, (a, v) in stats.items():
+        if a - a_lead > max(margin, _HANDOVER_Z * np.sqrt(v + v_lead)):
+            best, margin = j, a - a_lead
+    if best >= 0:
+        search._crown(best)
 
 
 def block_start(labels: np.ndarray, end: int, rows: int) -> int:

@@ -51,6 +51,7 @@ from sklearn.utils._param_validation import HasMethods
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from . import _race_drift
 from ._base import BaseStreamingAUC
 from ._chunks import CSR_TYPES, _values_ok, check_sparse_structure, dict_row_values
 from ._config import fast_path_on
@@ -521,11 +522,20 @@ class StreamPipeline(HoldsLearners, BaseStreamingAUC):
     def _transaction(self, X=None):
         """A call's transaction: the whole state, the estimator included (the
         estimator's own transaction, inside, can not undo the steps after it: an
-        interrupt after the estimator learnt must undo its learning too). The held
-        examples are learnt first, outside it: that changes no score (the module
-        docstring, "One example at a time")."""
+        interrupt after the estimator learnt must undo its learning too); for a
+        learning call to a pipeline holding a search, through a walk kept between
+        calls that leaves out what the call can not write
+        (:func:`aucstream._race_drift.held_transaction`). The held examples are
+        learnt first, outside it: that changes no score (the module docstring, "One
+        example at a time")."""
         self._catch_up()
-        return super()._transaction(X)
+        estimator = self.__dict__.get("estimator_")
+        if X is None or estimator is None:
+            return super()._transaction(X)
+        quiet = _race_drift.quiet_call(estimator, X)
+        if quiet is None:
+            return super()._transaction(X)
+        return _race_drift.held_transaction(self, estimator, quiet)
 
     def _check_state(self) -> None:
         """The held examples (read by :meth:`_catch_up`) must fit their arrays."""

@@ -210,7 +210,7 @@ def search_transaction(owner: BaseStreamingAUC, search: OnePassSearch, X: object
     """
     n = _n_rows(X)
     if not search._between_updates(n):  # (nor can it write the idle candidates)
-        with _state.walked_transaction(owner, read_only=_race_drift.untouched(search)):
+        with _race_drift.held_transaction(owner, search, quiet=False):
             yield
         return
     flat = _SHALLOW_WALKS.get(owner)
@@ -722,8 +722,7 @@ class OnePassSearch(HoldsLearners, BaseStreamingAUC):
                     metric.update(labels[lo:m], self.pending_scores_[i, lo:m])
         self.progress_[0] = 0
         self.race_[_race_drift.FED] = 0
-        if reopen:
-            _race_drift.reopen(self)
+        _race_drift.after_flush(self, reopen)  # a reopening, or perhaps a handover
         return reopen
 
     def _drop(self, i: int | np.integer, why: int, at: int) -> None:

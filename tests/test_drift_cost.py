@@ -1,0 +1,168 @@
+"""The transactions of a search and of the pipeline that holds it
+(:func:`aucstream._race_drift.held_transaction`): a walk kept between calls, the
+search's metrics and idle candidates (the waiting fresh slots of ``drift``) opaque.
+A call interrupted after the estimator learnt — between metric updates, across a
+block end and a round, across a reopening — changes nothing, bit for bit, and the
+model then goes on exactly as one that never saw the call."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import assert_same_state, snapshot
+
+from aucstream import OPAUC, OnePassSearch, StreamPipeline, UnivariateOnline, _race_drift
+from aucstream.drift import PageHinkley
+from aucstream.preprocessing import OnlineStandardScaler
+
+
+def concepts(n=3000, k=2, d=6, rate=0.2, seed=0):
+    rng = np.random.default_rng(seed)
+    Xs, ys = [], []
+    for _ in range(k):
+        w = rng.normal(size=d)
+        X = rng.normal(size=(n, d)) * np.linspace(0.5, 3.0, d)
+        s = X @ w / np.linalg.norm(w) + 0.3 * rng.normal(size=n)
+        ys.append((s > np.quantile(s, 1 - rate)).astype(int))
+        Xs.append(X)
+    return np.vstack(Xs), np.concatenate(ys)
+
+
+def model(drift="auto", pipeline=True):
+    candidates = [OPAUC(eta=2**-6), OPAUC(eta=2**-9), UnivariateOnline(eta=2**-6)]
+    detector = PageHinkley(mode="down", threshold=20.0) if drift else None
+    search = OnePassSearch(candidates, first_round=500, window=2000, drift=detector)
+    return StreamPipeline(OnlineStandardScaler(), search) if pipeline else search
+
+
+class _Interrupt(BaseException):
+    pass
+
+
+def reopening_call(X, y, drift="auto", pipeline=True) -> tuple[int, int]:
+    """The call (start, end) of 256 rows whose learning reopens the race."""
+    probe = model(drift, pipeline)
+    for a in range(0, len(y), 256):
+        probe.partial_fit(X[a : a + 256], y[a : a + 256], classes=[0, 1])
+        search = probe.estimator_ if pipeline else probe
+        if search.race_[_race_drift.REOPENS]:
+            return a, a + 256
+    raise AssertionError("no reopening")
+
+
+@pytest.mark.parametrize("pipeline", [True, False], ids=["pipeline", "search"])
+@pytest.mark.parametrize("where", ["quiet", "block", "reopening"])
+def test_an_interrupted_call_changes_nothing_and_the_stream_goes_on(where, pipeline, monkeypatch):
+    X, y = concepts()
+    if not pipeline:  # (no scaler: unit columns)
+        X = X / np.linspace(0.5, 3.0, X.shape[1])
+    lo, hi = {"quiet": (1000, 1100), "block": (3900, 4400)}.get(where, (0, 0))
+    if where == "reopening":
+        lo, hi = reopening_call(X, y, pipeline=pipeline)
+    learner, reference = model(pipeline=pipeline), model(pipeline=pipeline)
+    for m in (learner, reference):
+        for a in range(0, lo, 256):
+            m.partial_fit(X[a : min(a + 256, lo)], y[a : min(a + 256, lo)], classes=[0, 1])
+    search = learner.estimator_ if pipeline else learner
+    assert where != "quiet" or search.status_.tolist().count(_race_drift.WAITING) == 3
+    before = snapshot(vars(learner))
+    cls = type(learner)
+    step = cls._learn_rows
+
+    def learn_then_interrupt(self, *args, **kwargs):
+        step(self, *args, **kwargs)
+        raise _Interrupt
+
+    with monkeypatch.context() as patch:
+        patch.setattr(cls, "_learn_rows", learn_then_interrupt)
+        with pytest.raises(_Interrupt):
+            learner.partial_fit(X[lo:hi], y[lo:hi])
+    assert_same_state(before, snapshot(vars(learner)))
+    if where == "reopening":  # (the call did reopen: the reference's does)
+        reference.partial_fit(X[lo:hi], y[lo:hi])
+        ref_search = reference.estimator_ if pipeline else reference
+        assert ref_search.race_[_race_drift.REOPENS] == 1
+        reference = model(pipeline=pipeline)
+        for a in range(0, lo, 256):
+            reference.partial_fit(X[a : min(a + 256, lo)], y[a : min(a + 256, lo)], classes=[0, 1])
+    rest = [learner.test_then_train(X[a : a + 300], y[a : a + 300]) for a in range(lo, len(y), 300)]
+    whole = reference.test_then_train(X[lo:], y[lo:])
+    np.testing.assert_array_equal(np.concatenate(rest), whole)
+    assert_same_state(state(reference), state(learner))
+
+
+def state(learner):
+    """The state but the generators (two instances draw their own seeds)."""
+
+    def strip(value):
+        if isinstance(value, dict):
+            return {k: strip(v) for k, v in value.items() if k != "_rng"}
+        if isinstance(value, (list, tuple)):
+            return type(value)(strip(v) for v in value)
+        return value
+
+    return strip(snapshot(vars(learner)))
+
+
+def test_drift_none_is_learnt_as_before_through_the_kept_walk():
+    """drift=None: the pipeline's calls in 300-row pieces and in one call give the same
+    scores and state (its transactions never change what is learnt)."""
+    X, y = concepts()
+    cut, whole = model(drift=None), model(drift=None)
+    parts = [
+        cut.test_then_train(X[a : a + 300], y[a : a + 300], classes=[0, 1])
+        for a in range(0, len(y), 300)
+    ]
+    np.testing.assert_array_equal(
+        np.concatenate(parts), whole.test_then_train(X, y, classes=[0, 1])
+    )
+    assert_same_state(state(whole), state(cut))
+
+
+def handover_stream(seed=1):
+    """A concept, then its opposite (the incumbent ranks backwards), 4% positives."""
+    rng = np.random.default_rng(seed)
+    w = rng.normal(size=6)
+    X = rng.normal(size=(8000, 6))
+    s = X @ w + 0.3 * rng.normal(size=8000)
+    s[4000:] *= -1
+    y = np.zeros(8000, dtype=int)
+    for lo in (0, 4000):
+        part = s[lo : lo + 4000]
+        y[lo : lo + 4000] = part > np.quantile(part, 0.96)
+    return X, y
+
+
+@pytest.mark.parametrize("z", [2.0, None], ids=["handover", "rounds-only"])
+def test_a_reopened_race_hands_the_scoring_over_before_its_round_can(z, monkeypatch):
+    """The first round of the race reopened at p (p + 500) lacks min_class positives
+    (4% of 500): only the handover crowns a newcomer there, and the scores do not
+    depend on how the stream is cut."""
+    monkeypatch.setattr(_race_drift, "_HANDOVER_Z", z)
+    X, y = handover_stream()
+
+    def make():
+        candidates = [UnivariateOnline(eta=2**-8), OPAUC(eta=2**-8)]
+        detector = PageHinkley(mode="down", threshold=20.0)
+        return OnePassSearch(candidates, first_round=1000, window=4000, drift=detector)
+
+    search, leads = make(), []
+    scores = []
+    for a in range(0, len(y), 250):
+        scores.append(search.test_then_train(X[a : a + 250], y[a : a + 250], classes=[0, 1]))
+        leads.append((search.n_samples_seen_, int(search.progress_[2]), int(search.race_[0])))
+    assert search.race_[_race_drift.REOPENS] >= 1
+    p = next(start for _, _, start in leads if start > 0)
+    lead_at_p = next(lead for n, lead, _ in leads if n >= p)
+    first = p + _race_drift.first_round(search)
+    after = next(lead for n, lead, _ in leads if n >= first)
+    if z is None:
+        assert after == lead_at_p  # the round waits for positives: the incumbent scores
+    else:
+        assert after != lead_at_p and after >= 2  # a newcomer took over
+    rng = np.random.default_rng(0)
+    cuts = np.unique(np.r_[0, rng.integers(1, len(y), 30), len(y)])
+    other = make()
+    parts = [other.test_then_train(X[a:b], y[a:b], classes=[0, 1]) for a, b in zip(cuts, cuts[1:])]
+    np.testing.assert_array_equal(np.concatenate(parts), np.concatenate(scores))
+    np.testing.assert_array_equal(other.progress_, search.progress_)

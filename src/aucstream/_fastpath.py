@@ -30,7 +30,14 @@ from ._chunks import (
     score_packed_row,
 )
 from ._kernels import bound_call, compiled_entry, jit, pointer
-from ._kernels._pyobjects import LAYOUT, dict_next, error_clear, float_value, long_value
+from ._kernels._pyobjects import (
+    DICT_VERSION_OFFSET,
+    LAYOUT,
+    dict_next,
+    error_clear,
+    float_value,
+    long_value,
+)
 
 #: Parameter values of these types are kept by identity between validations: they are
 #: immutable, or (generators) their validity does not depend on their contents.
@@ -513,12 +520,23 @@ STALE = float("inf")
 
 
 @jit(inline="always")
+def _dict_version(members):
+    """The version of the dict at address ``members``
+    (:data:`aucstream._kernels._pyobjects.DICT_VERSION_OFFSET`, which must be >= 0)."""
+    return nb.carray(pointer(members + DICT_VERSION_OFFSET, nb.int64), 1)[0]
+
+
+@jit(inline="always")
 def _same_members(args, members):
     """Whether the dict at address ``members`` is the one of the block ``args``
-    (:meth:`OneScore.bind`) and holds the objects whose addresses it kept, in order."""
+    (:meth:`OneScore.bind`) and holds the objects whose addresses it kept, in order:
+    where the interpreter versions its dicts, whether it has the version kept (no
+    change of the dict since), else by comparing the addresses."""
     s = BLOCK_START
     if members != args[s + 11]:
         return False
+    if DICT_VERSION_OFFSET >= 0:
+        return _dict_version(members) == args[s + 12]
     n = args[s + 10]
     kept = ints_at(args[s + 8], args[s + 9])
     walk = args[6:9]
@@ -549,6 +567,8 @@ def _keep_ids(args, members):
         n += 1
     args[s + 10] = n
     args[s + 11] = members
+    if DICT_VERSION_OFFSET >= 0:
+        args[s + 12] = _dict_version(members)
     return n
 
 
@@ -617,7 +637,10 @@ class OneScore:
     the very objects they were when they were read: the compiled call first compares
     the addresses of the learner's ``__dict__`` values with those kept (``ids``, in
     the dict's order, while ``values`` holds the objects so that no address is
-    reused) and returns :data:`STALE` when one differs. Every call that learns sets
+    reused; where the interpreter versions its dicts, it compares the dict's version
+    with the one kept instead, :data:`aucstream._kernels._pyobjects.DICT_VERSION_OFFSET`:
+    the dict has not changed since) and returns :data:`STALE` when one differs. Every
+    call that learns sets
     ``n_samples_seen_`` to a new value (a call undone puts back the members it had),
     ``fit`` makes new state objects and ``set_params`` new values, so any of them
     reads the weights again. (Writing into a state array from outside the library
@@ -704,7 +727,8 @@ class OneScore:
         into ``buffer``. Forgets the weights."""
         self.forget()
         if READS_DICTS:
-            args = block(self.buffer, self.coef, calibration, self.out, self.ids, 0, 0)
+            # (then the kept dict's number of values, its address and version)
+            args = block(self.buffer, self.coef, calibration, self.out, self.ids, 0, 0, 0)
             at = address(args)  # (an int: numba unboxes an array argument slowly)
             entry = compiled_entry(score_dict, (at, True, 0, 0, 0))
             self.calls = (partial(entry, at, False), partial(entry, at, True))

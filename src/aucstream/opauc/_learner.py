@@ -394,3 +394,24 @@ class OPAUC(BaseStreamingAUC):
         self
         """
         return self._engine.from_statistics(self, neg, pos, classes, coef)
+
+
+def _always_calibrated(cls: type) -> None:
+    """Give ``cls`` the base class's ``predict_proba`` and ``predict_proba_one`` as
+    plain functions when every covariance kind (and a kind not validated yet) has a
+    prequential kernel, as the base class does for a class whose tags are a class
+    constant (``BaseStreamingAUC.__init_subclass__``): OPAUC's ``_tags`` is a
+    property, so the base class keeps scikit-learn's ``available_if`` descriptors,
+    whose check (the property, then the wrapper it makes) cost more than the rest of a
+    ``predict_proba_one`` of a dict row; here the check would always pass."""
+    engines = (*_ENGINES.values(), _UNKNOWN)
+    if not all(engine.tags.kernel_prequential is True for engine in engines):
+        return
+    for name in ("predict_proba", "predict_proba_one"):
+        found = cls.__dict__.get(name)
+        descriptor = BaseStreamingAUC.__dict__[name]
+        if found is descriptor:
+            setattr(cls, name, descriptor.fn)
+
+
+_always_calibrated(OPAUC)

@@ -620,6 +620,14 @@ def score_dict(at, proba, where, k, members):
     return score_packed_row(keys, buffer, coef, calibration, proba, out, k)
 
 
+def _held(members: dict) -> tuple:
+    """The values of a learner's ``__dict__`` that a scorer holds with the addresses
+    it keeps, so that none is reused while kept: none when the compiled check
+    compares the dict's version instead (:func:`_same_members`; the scorer holds the
+    dict itself)."""
+    return () if DICT_VERSION_OFFSET >= 0 else tuple(members.values())
+
+
 #: The calibration of a learner without one (:func:`aucstream._chunks.score_packed_row`
 #: then subtracts no threshold).
 NO_CALIBRATION = np.zeros(0)
@@ -752,11 +760,11 @@ class OneScore:
         members = learner.__dict__
         if READS_DICTS and self._fill(learner, members):
             # the objects held, then their addresses kept: no Python code between
-            values = tuple(members.values())
+            values = _held(members)
             if self.keep_filled(id(members)) < 0:  # a larger array, bound again
-                self.ids = np.zeros(2 * len(values), dtype=np.int64)
+                self.ids = np.zeros(2 * len(members), dtype=np.int64)
                 self.bind(self.calibration)
-                values = tuple(members.values())
+                values = _held(members)
                 if self.keep_filled(id(members)) < 0:
                     return False
             return self._kept(members, values)
@@ -774,11 +782,11 @@ class OneScore:
                 coef = np.ascontiguousarray(coef)
             intercept = float(learner._intercept())
             # the objects held, then their addresses kept: no Python code between
-            values = tuple(members.values())
+            values = _held(members)
             if self.keep(coef, intercept, id(members)) < 0:  # a larger array, bound again
-                self.ids = np.zeros(2 * len(values), dtype=np.int64)
+                self.ids = np.zeros(2 * len(members), dtype=np.int64)
                 self.bind(self.calibration)
-                values = tuple(members.values())
+                values = _held(members)
                 if self.keep(coef, intercept, id(members)) < 0:
                     return False
         else:

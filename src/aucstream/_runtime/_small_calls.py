@@ -519,7 +519,7 @@ class SmallCalls(LearnerHost):
         if not _local.fast_path:
             return None
         entry = _BY_ID.get(id(self))  # (FAST.get, inline: this runs on every call)
-        cache = entry[1] if entry is not None and entry[0]() is self else None
+        cache: Any = entry[1] if entry is not None and entry[0]() is self else None
         scorer = None if cache is None else cache.scorers.get(get_ident())
         state = self.__dict__
         k = len(x)

@@ -8,6 +8,8 @@ method that depends on the covariance kind forwards to the kind's engine
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numpy.typing import ArrayLike
 
@@ -408,10 +410,10 @@ def _always_calibrated(cls: type) -> None:
     if not all(engine.tags.kernel_prequential is True for engine in engines):
         return
     for name in ("predict_proba", "predict_proba_one"):
-        found = cls.__dict__.get(name)
-        descriptor = BaseStreamingAUC.__dict__[name]
-        if found is descriptor:
-            setattr(cls, name, descriptor.fn)
+        descriptor: Any = BaseStreamingAUC.__dict__[name]
+        plain = descriptor.fn
+        if cls.__dict__.get(name) is descriptor:
+            setattr(cls, name, plain)
 
 
 _always_calibrated(OPAUC)

@@ -172,3 +172,21 @@ def test_a_raising_call_with_one_dict_of_state_puts_it_back(monkeypatch):
     with pytest.raises(KeyboardInterrupt):
         model.learn_one(as_dict(X[4]), y[4])
     assert_same_state(before, snapshot(vars(model)))
+
+
+@pytest.mark.parametrize("half_life", [None, 15.0])
+def test_opauc_full_packed_update_gives_the_full_paths_bits(half_life):
+    """OPAUC's exact summaries: the one-row update packed (``_full_packed``), the same
+    bits as the full validation's call."""
+    from aucstream.opauc import _full
+
+    X, y = stream()
+
+    def make():
+        return OPAUC(half_life=half_life, random_state=0)
+
+    fast, fast_scores = learnt(make, X, y, True)
+    slow, slow_scores = learnt(make, X, y, False)
+    assert_same_state(snapshot(vars(slow)), snapshot(vars(fast)))
+    np.testing.assert_array_equal(fast_scores, slow_scores)
+    assert _full._full_packed.signatures  # (the packed call was made)

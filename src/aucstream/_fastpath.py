@@ -34,6 +34,7 @@ from ._kernels._pyobjects import (
     DICT_VERSION_OFFSET,
     LAYOUT,
     dict_next,
+    dict_size,
     error_clear,
     float_value,
     long_value,
@@ -552,11 +553,20 @@ def _same_members(args, members):
 @jit(inline="always")
 def _keep_ids(args, members):
     """Keep in the block ``args`` the dict at address ``members`` with the addresses
-    of its values, in order (:func:`_same_members` compares them): their number, or
-    -1 (nothing kept) when the block's array of addresses is too short."""
+    of its values, in order (:func:`_same_members` compares them; where the
+    interpreter versions its dicts, its version instead): their number, or -1
+    (nothing kept) when the block's array of addresses is too short."""
     s = BLOCK_START
     kept = ints_at(args[s + 8], args[s + 9])
     args[s + 11] = 0
+    if DICT_VERSION_OFFSET >= 0:  # (the version is compared, not the addresses)
+        n = dict_size(members)
+        if n > kept.shape[0]:
+            return -1
+        args[s + 10] = n
+        args[s + 11] = members
+        args[s + 12] = _dict_version(members)
+        return n
     walk = args[6:9]
     walk[0] = 0
     n = 0
@@ -567,8 +577,6 @@ def _keep_ids(args, members):
         n += 1
     args[s + 10] = n
     args[s + 11] = members
-    if DICT_VERSION_OFFSET >= 0:
-        args[s + 12] = _dict_version(members)
     return n
 
 

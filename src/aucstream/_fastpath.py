@@ -30,7 +30,15 @@ from ._chunks import (
     score_packed_row,
 )
 from ._kernels import bound_call, compiled_entry, jit, pointer
-from ._kernels._pyobjects import LAYOUT, dict_next, error_clear, float_value, long_value
+from ._kernels._pyobjects import (
+    DICT_VERSION_OFFSET,
+    LAYOUT,
+    dict_next,
+    dict_size,
+    error_clear,
+    float_value,
+    long_value,
+)
 
 #: Parameter values of these types are kept by identity between validations: they are
 #: immutable, or (generators) their validity does not depend on their contents.
@@ -513,12 +521,23 @@ STALE = float("inf")
 
 
 @jit(inline="always")
+def _dict_version(members):
+    """The version of the dict at address ``members``
+    (:data:`aucstream._kernels._pyobjects.DICT_VERSION_OFFSET`, which must be >= 0)."""
+    return nb.carray(pointer(members + DICT_VERSION_OFFSET, nb.int64), 1)[0]
+
+
+@jit(inline="always")
 def _same_members(args, members):
     """Whether the dict at address ``members`` is the one of the block ``args``
-    (:meth:`OneScore.bind`) and holds the objects whose addresses it kept, in order."""
+    (:meth:`OneScore.bind`) and holds the objects whose addresses it kept, in order:
+    where the interpreter versions its dicts, whether it has the version kept (no
+    change of the dict since), else by comparing the addresses."""
     s = BLOCK_START
     if members != args[s + 11]:
         return False
+    if DICT_VERSION_OFFSET >= 0:
+        return _dict_version(members) == args[s + 12]
     n = args[s + 10]
     kept = ints_at(args[s + 8], args[s + 9])
     walk = args[6:9]
@@ -534,11 +553,20 @@ def _same_members(args, members):
 @jit(inline="always")
 def _keep_ids(args, members):
     """Keep in the block ``args`` the dict at address ``members`` with the addresses
-    of its values, in order (:func:`_same_members` compares them): their number, or
-    -1 (nothing kept) when the block's array of addresses is too short."""
+    of its values, in order (:func:`_same_members` compares them; where the
+    interpreter versions its dicts, its version instead): their number, or -1
+    (nothing kept) when the block's array of addresses is too short."""
     s = BLOCK_START
     kept = ints_at(args[s + 8], args[s + 9])
     args[s + 11] = 0
+    if DICT_VERSION_OFFSET >= 0:  # (the version is compared, not the addresses)
+        n = dict_size(members)
+        if n > kept.shape[0]:
+            return -1
+        args[s + 10] = n
+        args[s + 11] = members
+        args[s + 12] = _dict_version(members)
+        return n
     walk = args[6:9]
     walk[0] = 0
     n = 0
@@ -600,6 +628,14 @@ def score_dict(at, proba, where, k, members):
     return score_packed_row(keys, buffer, coef, calibration, proba, out, k)
 
 
+def _held(members: dict) -> tuple:
+    """The values of a learner's ``__dict__`` that a scorer holds with the addresses
+    it keeps, so that none is reused while kept: none when the compiled check
+    compares the dict's version instead (:func:`_same_members`; the scorer holds the
+    dict itself)."""
+    return () if DICT_VERSION_OFFSET >= 0 else tuple(members.values())
+
+
 #: The calibration of a learner without one (:func:`aucstream._chunks.score_packed_row`
 #: then subtracts no threshold).
 NO_CALIBRATION = np.zeros(0)
@@ -617,7 +653,10 @@ class OneScore:
     the very objects they were when they were read: the compiled call first compares
     the addresses of the learner's ``__dict__`` values with those kept (``ids``, in
     the dict's order, while ``values`` holds the objects so that no address is
-    reused) and returns :data:`STALE` when one differs. Every call that learns sets
+    reused; where the interpreter versions its dicts, it compares the dict's version
+    with the one kept instead, :data:`aucstream._kernels._pyobjects.DICT_VERSION_OFFSET`:
+    the dict has not changed since) and returns :data:`STALE` when one differs. Every
+    call that learns sets
     ``n_samples_seen_`` to a new value (a call undone puts back the members it had),
     ``fit`` makes new state objects and ``set_params`` new values, so any of them
     reads the weights again. (Writing into a state array from outside the library
@@ -704,7 +743,8 @@ class OneScore:
         into ``buffer``. Forgets the weights."""
         self.forget()
         if READS_DICTS:
-            args = block(self.buffer, self.coef, calibration, self.out, self.ids, 0, 0)
+            # (then the kept dict's number of values, its address and version)
+            args = block(self.buffer, self.coef, calibration, self.out, self.ids, 0, 0, 0)
             at = address(args)  # (an int: numba unboxes an array argument slowly)
             entry = compiled_entry(score_dict, (at, True, 0, 0, 0))
             self.calls = (partial(entry, at, False), partial(entry, at, True))
@@ -728,11 +768,11 @@ class OneScore:
         members = learner.__dict__
         if READS_DICTS and self._fill(learner, members):
             # the objects held, then their addresses kept: no Python code between
-            values = tuple(members.values())
+            values = _held(members)
             if self.keep_filled(id(members)) < 0:  # a larger array, bound again
-                self.ids = np.zeros(2 * len(values), dtype=np.int64)
+                self.ids = np.zeros(2 * len(members), dtype=np.int64)
                 self.bind(self.calibration)
-                values = tuple(members.values())
+                values = _held(members)
                 if self.keep_filled(id(members)) < 0:
                     return False
             return self._kept(members, values)
@@ -750,11 +790,11 @@ class OneScore:
                 coef = np.ascontiguousarray(coef)
             intercept = float(learner._intercept())
             # the objects held, then their addresses kept: no Python code between
-            values = tuple(members.values())
+            values = _held(members)
             if self.keep(coef, intercept, id(members)) < 0:  # a larger array, bound again
-                self.ids = np.zeros(2 * len(values), dtype=np.int64)
+                self.ids = np.zeros(2 * len(members), dtype=np.int64)
                 self.bind(self.calibration)
-                values = tuple(members.values())
+                values = _held(members)
                 if self.keep(coef, intercept, id(members)) < 0:
                     return False
         else:

@@ -162,6 +162,7 @@ from ._kernels import (
     REASSOC,
     SCALE_MAX,
     LazySum,
+    Rows,
     bound_call,
     check_class_totals,
     class_totals,
@@ -180,6 +181,19 @@ from ._kernels import (
     store_class_totals,
 )
 from ._kernels._lazy import DECAY_MIN, decay_factor, decay_totals
+from ._kernels._packed import (
+    TOTALS,
+    f64,
+    f64_2d,
+    i64,
+    packed_call,
+    read_only,
+    real,
+    totals_in,
+    totals_out,
+    totals_update,
+    values_at,
+)
 from ._params import FORGETTING, PASS_ORDER, StrOptions, decay_per_example, positive
 from ._running_scale import coef_in_columns, grow_scale, merged_scale, scaled_values
 from ._runtime import LearnerTags, StateSpec
@@ -491,6 +505,53 @@ def _solam_chunk(
             _add_to_average(scal, gamma * avg_weight)
 
 
+#: The layout :func:`_solam_packed` reads (:func:`aucstream._kernels._packed.pack` of
+#: :func:`_solam_chunk`'s arguments for CSR rows).
+_PACKED = "f1 f1 f1 f1 i1 f1 f1 i1r i1r f1r f1 f1 f1 d d d b b d d b f1 f1 f1 f1 f2 n n n n"
+
+
+@jit
+def _solam_packed(at, members):
+    """:func:`_solam_chunk` of its arguments packed at address ``at`` (layout
+    :data:`_PACKED`, then :data:`aucstream._kernels._packed.TOTALS`), the class
+    totals read from and kept in the learner's ``__dict__`` at address ``members``:
+    the one-row path's call, which unboxes two integers
+    (:mod:`aucstream._kernels._packed`; with reference counts: views made here are
+    returned by numba's own helpers, which code without them refuses; the views own
+    nothing, so they count nothing). 0; -1, nothing done, when the totals are not
+    plain floats; -2 when they could not be kept (out of memory)."""
+    a = values_at(at, 49)
+    totals = f64(a, 10)
+    if not totals_in(a, 45, members, totals):
+        return -1
+    _solam_chunk(
+        LazySum(f64(a, 0), f64(a, 2), f64(a, 4)),
+        f64(a, 6),
+        i64(a, 8),
+        f64(a, 10),
+        f64(a, 12),
+        Rows(read_only(i64(a, 14)), read_only(i64(a, 16)), read_only(f64(a, 18)), f64(a, 20)),
+        f64(a, 22),
+        f64(a, 24),
+        SolamConfig(
+            real(a, 26),
+            real(a, 27),
+            real(a, 28),
+            a[29] != 0,
+            a[30] != 0,
+            real(a, 31),
+            real(a, 32),
+            a[33] != 0,
+        ),
+        f64(a, 34),
+        f64(a, 36),
+        f64(a, 38),
+        f64(a, 40),
+        f64_2d(a, 42),
+    )
+    return 0 if totals_out(a, 45, members, totals) else -2
+
+
 class SOLAM(ClassWeightTotals, BaseStreamingAUC):
     r"""Stochastic online AUC maximization (SOLAM), l2- or l1-constrained.
 
@@ -651,8 +712,7 @@ class SOLAM(ClassWeightTotals, BaseStreamingAUC):
         )
         work = np.empty(4 * self.u_.shape[0] if use_l1 else 0)
         totals = np.zeros(2)
-        run = bound_call(
-            _solam_chunk,
+        args = (
             self._lazy_sum(),
             self.scalars_,
             self.counts_,
@@ -667,15 +727,13 @@ class SOLAM(ClassWeightTotals, BaseStreamingAUC):
             self.scale_,
             np.empty(self.u_.shape[0]),
             written_for(self, chunk.pre_scores.shape[0]),  # (asked by prequential)
-            reuse=reuse,
         )
+        # a call made many times (the one-row path): its arguments packed, when they
+        # fit the layout of the packed call (CSR rows), else bound
+        packed = packed_call(_solam_packed, _PACKED, *args, TOTALS, late=(0,)) if reuse else None
+        run = bound_call(_solam_chunk, *args, reuse=reuse)
 
-        def update(learner: SOLAM) -> None:
-            class_totals(learner, totals)
-            run()
-            store_class_totals(learner, totals)
-
-        return update
+        return totals_update(packed, run, totals, "SOLAM")
 
     def _class_counts(self) -> np.ndarray:
         """Examples learnt per class (negative, positive)."""

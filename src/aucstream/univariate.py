@@ -105,6 +105,7 @@ from ._fastpath import BLOCK_START, BLOCK_WIDTH, block_call, floats_at, ints_at
 from ._kernels import (
     REASSOC,
     SCALE_MIN,
+    Rows,
     bound_call,
     check_class_totals,
     class_totals,
@@ -121,6 +122,18 @@ from ._kernels import (
     store_class_totals,
 )
 from ._kernels._lazy import decay_factor, decay_totals
+from ._kernels._packed import (
+    TOTALS,
+    f64,
+    i64,
+    packed_call,
+    read_only,
+    real,
+    totals_in,
+    totals_out,
+    totals_update,
+    values_at,
+)
 from ._params import (
     FORGETTING,
     PASS_ORDER,
@@ -287,6 +300,38 @@ def univariate_loss(z: ArrayLike, loss: str = "log", derivative: bool = False) -
     return np.array([fn(code, float(v)) for v in z.ravel()]).reshape(z.shape)
 
 
+#: The layout :func:`_univariate_packed` reads (:func:`aucstream._kernels._packed.pack`
+#: of :func:`_univariate_chunk`'s arguments for CSR rows).
+_PACKED = "f1 f1 f1 i1 f1 i1r i1r f1r f1 f1 f1 n d d b n f1 d f1 n n n n"
+
+
+@jit
+def _univariate_packed(at, members):
+    """:func:`_univariate_chunk` of its arguments packed at address ``at`` (layout
+    :data:`_PACKED`, then :data:`aucstream._kernels._packed.TOTALS`), the class
+    totals read from and kept in the learner's ``__dict__`` at address ``members``:
+    the one-row path's call, which unboxes two integers
+    (:mod:`aucstream._kernels._packed`). 0; -1, nothing done, when the totals are
+    not plain floats; -2 when they could not be kept (out of memory)."""
+    a = values_at(at, 36)
+    totals = f64(a, 8)
+    if not totals_in(a, 32, members, totals):
+        return -1
+    _univariate_chunk(
+        f64(a, 0),
+        f64(a, 2),
+        f64(a, 4),
+        i64(a, 6),
+        f64(a, 8),
+        Rows(read_only(i64(a, 10)), read_only(i64(a, 12)), read_only(f64(a, 14)), f64(a, 16)),
+        f64(a, 18),
+        f64(a, 20),
+        UniConfig(a[22], real(a, 23), real(a, 24), a[25] != 0, a[26], f64(a, 27), real(a, 29)),
+        f64(a, 30),
+    )
+    return 0 if totals_out(a, 32, members, totals) else -2
+
+
 class UnivariateOnline(ClassWeightTotals, BaseStreamingAUC):
     r"""Online univariate AUC baseline (Uni-Exp / Uni-Log / Uni-Squ), class-weighted SGD.
 
@@ -441,8 +486,7 @@ class UnivariateOnline(ClassWeightTotals, BaseStreamingAUC):
             decay_per_example(self.half_life),
         )
         totals = np.zeros(2)
-        run = bound_call(
-            _univariate_chunk,
+        args = (
             self.v_,
             self.scale_,
             self.b_,
@@ -453,15 +497,21 @@ class UnivariateOnline(ClassWeightTotals, BaseStreamingAUC):
             chunk.sample_weight,
             cfg,
             self.calibration_,
-            reuse=reuse,
         )
+        # a call made many times (the one-row path): its arguments packed, when they
+        # fit the layout of the packed call (CSR rows), else bound
+        packed = None
+        if reuse:
+            packed = packed_call(_univariate_packed, _PACKED, *args, TOTALS, late=(0,))
+        run = bound_call(_univariate_chunk, *args, reuse=reuse)
+
+        step = totals_update(packed, run, totals, "UnivariateOnline")
+        if not prior:
+            return step
 
         def update(learner: UnivariateOnline) -> None:
-            if prior:
-                learner._check_prior_rows(chunk)
-            class_totals(learner, totals)
-            run()
-            store_class_totals(learner, totals)
+            learner._check_prior_rows(chunk)
+            step(learner)
 
         return update
 

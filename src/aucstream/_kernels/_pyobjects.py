@@ -41,6 +41,7 @@ __all__ = [
     "TYPE_OFFSET",
     "dict_item",
     "dict_next",
+    "dict_set_float",
     "dict_size",
     "error_clear",
     "float_value",
@@ -199,6 +200,33 @@ def is_subtype(typingctx, kind, base):
     return types.boolean(kind, base), codegen
 
 
+@intrinsic
+def dict_set_float(typingctx, container, key, value):
+    """Set the key at address ``key`` (a str) of the dict at address ``container`` to
+    a new Python float of ``value`` (``PyFloat_FromDouble``, ``PyDict_SetItem``, then
+    the new reference released: the dict holds it, and releases the value it
+    replaces, a float, whose release runs no Python code). False, nothing set, with
+    an exception set (:func:`error_clear`) when either fails (out of memory)."""
+
+    def codegen(context, builder, signature, args):
+        made = _c_function(builder, "PyFloat_FromDouble", _BYTE_P, [ir.DoubleType()])
+        obj = builder.call(made, [args[2]])
+        done = cgutils.alloca_once_value(builder, ir.IntType(1)(0))
+        with builder.if_then(builder.icmp_unsigned("!=", obj, ir.Constant(_BYTE_P, None))):
+            setter = _c_function(
+                builder, "PyDict_SetItem", ir.IntType(32), [_BYTE_P, _BYTE_P, _BYTE_P]
+            )
+            status = builder.call(
+                setter,
+                [builder.inttoptr(args[0], _BYTE_P), builder.inttoptr(args[1], _BYTE_P), obj],
+            )
+            builder.call(_c_function(builder, "Py_DecRef", ir.VoidType(), [_BYTE_P]), [obj])
+            builder.store(builder.icmp_signed("==", status, ir.IntType(32)(0)), done)
+        return builder.load(done)
+
+    return types.boolean(container, key, value), codegen
+
+
 #: The offset of ``ob_type`` in CPython's object header.
 TYPE_OFFSET = object.__basicsize__ - ctypes.sizeof(ctypes.c_void_p)
 
@@ -222,3 +250,40 @@ def _layout() -> np.ndarray | None:
 LAYOUT = _layout()
 if LAYOUT is not None:
     LAYOUT.flags.writeable = False
+
+
+def _dict_version_offset() -> int:
+    """The offset of a dict's version (CPython's ``ma_version_tag``, PEP 509: a value
+    that every change of any dict makes new, from one counter of the interpreter)
+    after the object header and ``ma_used``; -1 when this interpreter has none there
+    (checked on live dicts: the size where ``ma_used`` must be, a version that stays
+    while the dict does not change and changes when a value is replaced, and two
+    dicts' versions distinct), and the callers compare the dict's values instead."""
+    word = ctypes.sizeof(ctypes.c_ssize_t)
+    used, offset = object.__basicsize__, object.__basicsize__ + word
+    if ctypes.sizeof(ctypes.c_void_p) != 8 or word != 8:
+        return -1
+
+    def read(d: dict, at: int) -> int:
+        return ctypes.c_int64.from_address(id(d) + at).value
+
+    one, other = {"a": 1.5, "b": 2.5, "c": 3.5}, {"a": 1.5}
+    if read(one, used) != 3 or read(other, used) != 1:
+        return -1
+    before = read(one, offset)
+    same = read(one, offset)
+    _ = one.get("a"), len(one), list(one.values())
+    unchanged = read(one, offset)
+    one["a"] = 4.5
+    after = read(one, offset)
+    one["a"] = 5.5
+    again = read(one, offset)
+    if not (before == same == unchanged and len({before, after, again}) == 3):
+        return -1
+    if read(other, offset) in (before, after, again):
+        return -1
+    return offset
+
+
+#: See :func:`_dict_version_offset` (-1: none).
+DICT_VERSION_OFFSET = _dict_version_offset()

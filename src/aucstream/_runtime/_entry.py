@@ -17,7 +17,9 @@ keeps its outcome: the buffers, the bound update (``_bind_update``) and, per pla
    classes;
 2. one compiled call that checks, loads and saves: for a dict row :func:`_begin_dict`,
    which first makes the walk's check itself (:func:`_walk_current`, from a table of
-   the walk's containers, keys and objects by address, :func:`_walk_table`; made in
+   the walk's containers, keys and objects by address, :func:`_walk_table`; at once
+   when the interpreter versions its dicts, every container is a dict and none has
+   changed since the end of the last call that passed it, :func:`_unchanged`; made in
    Python, or by a compiled call of its own when the learner's ``_plan_variant`` or
    ``_check_partial_fit`` runs first, :attr:`OneStep.early`) and reads the dict
    where it lies (:func:`aucstream._fastpath.read_dict`: keys and values of the
@@ -36,7 +38,8 @@ keeps its outcome: the buffers, the bound update (``_bind_update``) and, per pla
    the prequential score (unless the kernel fitted it), the arrays the plan copies
    and the saved rows are checked finite (the divergence check), and only then the
    score is pushed into the operating-point windows
-   (:func:`aucstream._calibration.record`).
+   (:func:`aucstream._calibration.record`); then the versions of the walk's dicts are
+   kept (:func:`_keep_versions`).
 
 The compiled calls take their arrays as one block of addresses, passed as an int
 (:func:`aucstream._fastpath.block`): numba unboxes each array argument at every call,
@@ -66,6 +69,7 @@ from __future__ import annotations
 import copy
 from functools import partial
 
+import numba as nb
 import numpy as np
 
 from .._calibration import record
@@ -85,8 +89,9 @@ from .._fastpath import (
     read_dict,
     type_of,
 )
-from .._kernels import compiled_entry, jit
+from .._kernels import compiled_entry, jit, pointer
 from .._kernels._pyobjects import (
+    DICT_VERSION_OFFSET,
     dict_item,
     dict_size,
     float_value,
@@ -192,7 +197,7 @@ def _begin_dict(at, label, where, k):
     (nothing done) when the walk is not current."""
     args = ints_at(at, BLOCK_WIDTH)
     s = BLOCK_START
-    if not _walk_current(ints_at(args[s + 13], args[s + 14])):
+    if not _walk_current(ints_at(args[s + 13], args[s + 14]), ints_at(args[s + 15], args[s + 16])):
         return -3
     y = floats_at(args[s + 11], 1)
     y[0] = label
@@ -243,7 +248,7 @@ def _finish_block(at, k):
     s = BLOCK_START
     if not _scalars_ok(args, args[s + 18], ints_at(args[s + 19], args[s + 20])):
         return False
-    return _finish(
+    done = _finish(
         _table_at(args[s], args[s + 1], 2),
         _table_at(args[s + 2], args[s + 3], 3),
         ints_at(args[s + 4], args[s + 5]),
@@ -255,6 +260,9 @@ def _finish_block(at, k):
         floats_at(args[s + 16], args[s + 17]),
         k,
     )
+    if done:  # (the state as the next call will find it, if nothing changes it)
+        _keep_versions(ints_at(args[s + 21], args[s + 22]), ints_at(args[s + 23], args[s + 24]))
+    return done
 
 
 def _walk_table(flat) -> np.ndarray | None:
@@ -279,10 +287,65 @@ def _walk_table(flat) -> np.ndarray | None:
     return np.array(table, dtype=np.int64)
 
 
+def _versions_for(walk: np.ndarray | None) -> np.ndarray:
+    """The versions :func:`_unchanged` compares for the walk's table ``walk``: one
+    per container (-1: none kept yet) when every container is a dict and the
+    interpreter versions its dicts, else an empty array."""
+    if walk is None or DICT_VERSION_OFFSET < 0:
+        return _NO_WALK
+    kinds, i = [], 0
+    while i < walk.shape[0]:
+        kinds.append(int(walk[i + 1]))
+        i += 4 + 2 * int(walk[i + 3])
+    if not kinds or any(kinds):  # (a list: no version)
+        return _NO_WALK
+    return np.full(len(kinds), -1, dtype=np.int64)
+
+
 @jit(inline="always")
-def _walk_current(walk):
+def _dict_version(container):
+    """The version of the dict at address ``container``
+    (:data:`aucstream._kernels._pyobjects.DICT_VERSION_OFFSET`, which must be >= 0)."""
+    return nb.carray(pointer(container + DICT_VERSION_OFFSET, nb.int64), 1)[0]
+
+
+@jit(inline="always")
+def _unchanged(walk, versions):
+    """Whether ``versions`` (one per container of the table ``walk``, all dicts: an
+    empty array otherwise) are the containers' versions now: none of them changed
+    since :func:`_keep_versions` kept them, at the end of a call whose check passed."""
+    if not versions.shape[0]:
+        return False
+    i, c = 0, 0
+    while i < walk.shape[0]:
+        if _dict_version(walk[i]) != versions[c]:
+            return False
+        i += 4 + 2 * walk[i + 3]
+        c += 1
+    return True
+
+
+@jit(inline="always")
+def _keep_versions(walk, versions):
+    """Keep the versions of the containers of ``walk`` in ``versions`` (when it is not
+    empty: :func:`_unchanged`)."""
+    if not versions.shape[0]:
+        return
+    i, c = 0, 0
+    while i < walk.shape[0]:
+        versions[c] = _dict_version(walk[i])
+        i += 4 + 2 * walk[i + 3]
+        c += 1
+
+
+@jit(inline="always")
+def _walk_current(walk, versions):
     """Whether the containers of the table ``walk`` (:func:`_walk_table`) hold the
-    objects and have the sizes it names (the walk's check, compiled)."""
+    objects and have the sizes it names (the walk's check, compiled): at once when
+    none of them changed since the end of the last call whose check passed
+    (:func:`_unchanged`)."""
+    if _unchanged(walk, versions):
+        return True
     i = 0
     while i < walk.shape[0]:
         container, kind, size, n = walk[i], walk[i + 1], walk[i + 2], walk[i + 3]
@@ -299,9 +362,9 @@ def _walk_current(walk):
 
 
 @jit
-def _walk_check(walk):
+def _walk_check(walk, versions):
     """:func:`_walk_current` as a call of its own (:attr:`OneStep.early`)."""
-    return _walk_current(walk)
+    return _walk_current(walk, versions)
 
 
 @jit(inline="always")
@@ -375,6 +438,7 @@ class OneStep:
         "steps",
         "vars",
         "dicts",
+        "single",
         "lists",
         "scalars",
         "check_hook",
@@ -383,6 +447,7 @@ class OneStep:
         "pairs",
         "keys",
         "walk",
+        "versions",
         "names",
         "early",
         "blocks",
@@ -411,6 +476,9 @@ class OneStep:
         self.vars = flat._vars
         self.dicts = tuple(flat._dicts)
         self.lists = tuple(flat._lists)
+        #: the state's one dict when it has one and no list (the undo copies it alone:
+        #: a plain ``dict.copy``, not a list made by ``map``), else None
+        self.single = self.dicts[0] if len(self.dicts) == 1 and not self.lists else None
         self.scalars = flat._scalar_names
         #: the class's _check_partial_fit, or None when it does not override it
         self.check_hook = check_hook
@@ -423,6 +491,10 @@ class OneStep:
         #: the walk's check as a table for the compiled entry (dict rows), or None
         #: (:func:`_walk_table`)
         self.walk = None if dense or not READS_DICTS else _walk_table(flat)
+        #: the versions of the walk's containers at the end of the last call whose
+        #: check passed (:func:`_unchanged`), when the interpreter versions its dicts
+        #: and every container is a dict; else empty (the check compares them all)
+        self.versions = _versions_for(self.walk)
         #: the blocks of the compiled calls' arguments (:func:`aucstream._fastpath.block`)
         self.blocks: list[np.ndarray] = []
         #: the compiled walk's check as a call of its own, made first when code of the
@@ -430,7 +502,8 @@ class OneStep:
         #: pass the state to a kernel), else None (the entry makes it)
         self.early = None
         if self.walk is not None and (variant is not None or check_hook is not None):
-            self.early = partial(compiled_entry(_walk_check, (self.walk,)), self.walk)
+            check = compiled_entry(_walk_check, (self.walk, self.versions))
+            self.early = partial(check, self.walk, self.versions)
         #: the addresses of the names of the state's Python scalars (:func:`_scalars_ok`)
         self.names = np.array([id(name) for name in self.scalars], dtype=np.int64)
 
@@ -486,7 +559,8 @@ class OneStep:
         elif READS_DICTS:
             buffers = (one.indptr, one.indices, one.data, self.width)
             walk = _NO_WALK if self.walk is None or self.early is not None else self.walk
-            args = block(*buffers, plan.copy, plan.rows_copy, one.y, walk)
+            versions = self.versions if walk is self.walk else _NO_WALK
+            args = block(*buffers, plan.copy, plan.rows_copy, one.y, walk, versions)
             entry = compiled_entry(_begin_dict, (0, 1.0, 0, 0))
             plans = (plan,)
             rows = one.indices
@@ -512,7 +586,8 @@ class OneStep:
         for p in plans:
             tables = (p.floats, p.rows_floats, rows, self.mode, self.calibration)
             tail = (one.scores, one.y, NONE, id(self.vars), self.names)
-            args = block(*tables, window, window.shape[1], *tail)
+            walk = _NO_WALK if self.walk is None else self.walk
+            args = block(*tables, window, window.shape[1], *tail, walk, self.versions)
             finish = compiled_entry(_finish_block, (0, 0))
             self.blocks.append(args)
             checks.append((p, partial(finish, address(args))))
@@ -578,7 +653,9 @@ class OneStep:
             if k == -2:  # no whole plan yet: the usual path makes it, then a new step
                 del self.steps[key]
             return False
-        dicts = list(map(dict.copy, self.dicts))  # (the state's dicts are plain dicts)
+        # (the state's dicts are plain dicts)
+        single = self.single
+        dicts = single.copy() if single is not None else list(map(dict.copy, self.dicts))
         lists = [c.copy() for c in self.lists] if self.lists else ()
         try:
             try:
@@ -596,7 +673,10 @@ class OneStep:
         self._restore(plan, k, dicts, lists)
         return False
 
-    def _restore(self, plan, k: int, dicts: list, lists) -> None:
-        """Put the state back as :meth:`learn` saved it (the window was not written)."""
+    def _restore(self, plan, k: int, dicts, lists) -> None:
+        """Put the state back as :meth:`learn` saved it (the window was not written;
+        ``dicts``: the copy of :attr:`single` alone when there is one)."""
+        if self.single is not None:
+            dicts = [dicts]
         rows = (self.one.nonzero if self.dense else self.one.indices)[:k]
         self.flat.restore((plan, rows, None, (), dicts, lists, ()))

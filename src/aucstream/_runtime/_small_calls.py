@@ -95,6 +95,9 @@ from ._declarations import StateDeclarations
 from ._host import LearnerHost
 from ._learning import _KERNEL_ERRORS, _NOT_TAKEN
 
+#: The entries of :data:`aucstream._fastpath.FAST` by ``id`` (its ``get``, inline).
+_BY_ID = FAST._data
+
 __all__ = ["SmallCalls"]
 
 #: The float64 dtype (rows of it take the one-row fast path).
@@ -515,7 +518,8 @@ class SmallCalls(LearnerHost):
         the learner must take the usual path (as :meth:`_score_one`)."""
         if not _local.fast_path:
             return None
-        cache = FAST.get(self)
+        entry = _BY_ID.get(id(self))  # (FAST.get, inline: this runs on every call)
+        cache: Any = entry[1] if entry is not None and entry[0]() is self else None
         scorer = None if cache is None else cache.scorers.get(get_ident())
         state = self.__dict__
         k = len(x)

@@ -19,12 +19,43 @@ from dataclasses import replace
 import numpy as np
 
 from .._chunks import Chunk
-from .._kernels import bound_call, rows_of
+from .._kernels import Rows, bound_call, jit, rows_of
+from .._kernels._packed import f64, f64_2d, i64, packed_call, read_only, real, values_at
+from ..covariance import FullArrays
+from . import _kernels
 from ._engine import FILLED, UNTOUCHED, ExplicitEngine
 
 #: The package, whose namespace holds the kernel this engine binds (looked up at
 #: each binding: the one place to instrument it).
 _PACKAGE = importlib.import_module(__package__)
+
+
+#: The layout :func:`_full_packed` reads (:func:`aucstream._kernels._packed.pack` of
+#: :func:`~aucstream.opauc._kernels._opauc_chunk`'s arguments with the summaries'
+#: :class:`~aucstream.covariance.FullArrays` and CSR rows).
+_PACKED = "f1 i1 f1 f1 f2 f2 f1 i1 i1 f1 f1 f2 f2 f1 i1 i1r i1r f1r f1 f1 f1 d d f1 i1 f1 d"
+
+
+@jit(inline="always")
+def _summary(a, i):
+    """The :class:`~aucstream.covariance.FullArrays` packed at position ``i`` (16 values)."""
+    return FullArrays(
+        i64(a, i), f64(a, i + 2), f64(a, i + 4), f64_2d(a, i + 6), f64_2d(a, i + 9),
+        f64(a, i + 12), i64(a, i + 14),
+    )  # fmt: skip
+
+
+@jit
+def _full_packed(at, start):
+    """:func:`~aucstream.opauc._kernels._opauc_chunk` of its arguments packed at address
+    ``at`` (layout :data:`_PACKED`) from row ``start``: the one-row path's call, which
+    unboxes two integers (:mod:`aucstream._kernels._packed`)."""
+    a = values_at(at, 55)
+    rows = Rows(read_only(i64(a, 34)), read_only(i64(a, 36)), read_only(f64(a, 38)), f64(a, 40))
+    return _kernels._opauc_chunk(
+        f64(a, 0), (_summary(a, 2), _summary(a, 18)), rows, f64(a, 42), f64(a, 44),
+        real(a, 46), real(a, 47), f64(a, 48), i64(a, 50), f64(a, 52), real(a, 54), start,
+    )  # fmt: skip
 
 
 class FullEngine(ExplicitEngine):
@@ -46,8 +77,7 @@ class FullEngine(ExplicitEngine):
     def bind_update(self, learner, chunk: Chunk, reuse: bool = False):
         """The kernel's call with its arguments made once (the exact summaries always
         have room: one kernel call learns the chunk)."""
-        kernel = bound_call(
-            _PACKAGE._opauc_chunk,
+        args = (
             learner.w_,
             self.classes(learner),
             rows_of(chunk),
@@ -59,9 +89,14 @@ class FullEngine(ExplicitEngine):
             learner.forget_,
             self.column_scale(learner),
             self.half_life(learner),
-            reuse=reuse,
-            late=(0,),
         )
+        kernel = None
+        if reuse and _PACKAGE._opauc_chunk is _kernels._opauc_chunk:  # (not instrumented)
+            # a call made many times (the one-row path): its arguments packed, when
+            # they fit the layout of the packed call (CSR rows)
+            kernel = packed_call(_full_packed, _PACKED, *args, late=(0,))
+        if kernel is None:
+            kernel = bound_call(_PACKAGE._opauc_chunk, *args, reuse=reuse, late=(0,))
         n = chunk.n_samples
         run = self.stepper(learner, kernel, n) if learner.half_life is not None else kernel
 

@@ -8,6 +8,8 @@ method that depends on the covariance kind forwards to the kind's engine
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numpy.typing import ArrayLike
 
@@ -394,3 +396,24 @@ class OPAUC(BaseStreamingAUC):
         self
         """
         return self._engine.from_statistics(self, neg, pos, classes, coef)
+
+
+def _always_calibrated(cls: type) -> None:
+    """Give ``cls`` the base class's ``predict_proba`` and ``predict_proba_one`` as
+    plain functions when every covariance kind (and a kind not validated yet) has a
+    prequential kernel, as the base class does for a class whose tags are a class
+    constant (``BaseStreamingAUC.__init_subclass__``): OPAUC's ``_tags`` is a
+    property, so the base class keeps scikit-learn's ``available_if`` descriptors,
+    whose check (the property, then the wrapper it makes) cost more than the rest of a
+    ``predict_proba_one`` of a dict row; here the check would always pass."""
+    engines = (*_ENGINES.values(), _UNKNOWN)
+    if not all(engine.tags.kernel_prequential is True for engine in engines):
+        return
+    for name in ("predict_proba", "predict_proba_one"):
+        descriptor: Any = BaseStreamingAUC.__dict__[name]
+        plain = descriptor.fn
+        if cls.__dict__.get(name) is descriptor:
+            setattr(cls, name, plain)
+
+
+_always_calibrated(OPAUC)

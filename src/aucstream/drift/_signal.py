@@ -333,6 +333,15 @@ class RankSignal(BaseEstimator):
         if bad.any():
             i = int(np.argmax(bad))
             raise ValueError(f"scores[{i}] = {s[i]} is not finite (nothing changed)")
+        known = self._labels
+        if len(known) == 2 and y.dtype.kind in "biuf" and all(map(_is_number, known)):
+            # both labels known (a detector's every chunk after its first): no search
+            # for new ones unless a label is neither (then it names the third one)
+            second = y == known[1]
+            if not (second | (y == known[0])).all():
+                self._labels_after(y)
+                raise AssertionError("a third label passed the check")  # pragma: no cover
+            return s, second.astype(np.int64), list(known), self._positive(known)
         known = self._labels_after(y)
         numbers = np.zeros(y.size, dtype=np.int64)
         if len(known) == 2:
@@ -396,6 +405,10 @@ class RankSignal(BaseEstimator):
 
 def _is_label(value) -> bool:
     return isinstance(value, (Real, np.bool_, str, np.str_)) and not isinstance(value, complex)
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, (Real, np.bool_)) and not isinstance(value, complex)
 
 
 def _plain(value):

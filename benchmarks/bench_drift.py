@@ -306,6 +306,7 @@ def run(args):
                     row[name] = {
                         "mean_auc": float(np.nanmean(auc)),
                         "delay": detection_delays(alarms, changes, len(y)),
+                        "reopen_delay": detection_delays(reopens, changes, len(y)),
                         "recovery": recovery(ends, auc, changes, len(y))
                         if kind in ("abrupt", "recurring")
                         else [],
@@ -333,6 +334,37 @@ def run(args):
         else peak_memory(run_river, X[: len(y) // 4], y[: len(y) // 4]),
     }
     return results, memory
+
+
+#: ``--set`` names: the watch's settings in ``aucstream._race_drift`` (the confirmation's
+#: wait follows the block unless set), and the threshold of its Page-Hinkley detector.
+SETTINGS = ("block", "confirm_wait", "confirm_z", "confirm_rows", "threshold")
+
+
+def apply_settings(pairs) -> None:
+    """Patch the watch's settings for this run (``--set NAME=VALUE``)."""
+    import functools
+
+    from aucstream import _race_drift
+    from aucstream.drift import PageHinkley
+
+    given = dict(pair.split("=", 1) for pair in pairs)
+    unknown = set(given) - set(SETTINGS)
+    if unknown:
+        raise SystemExit(f"--set: unknown {sorted(unknown)}; known: {', '.join(SETTINGS)}")
+    if "block" in given:
+        _race_drift._DRIFT_BLOCK = int(given["block"])
+        _race_drift._CONFIRM_WAIT = 3 * _race_drift._DRIFT_BLOCK
+    if "confirm_wait" in given:
+        _race_drift._CONFIRM_WAIT = int(given["confirm_wait"])
+    if "confirm_z" in given:
+        _race_drift._CONFIRM_Z = float(given["confirm_z"])
+    if "confirm_rows" in given:
+        _race_drift._CONFIRM_ROWS = int(given["confirm_rows"])
+    if "threshold" in given:
+        _race_drift.PageHinkley = functools.partial(  # type: ignore[misc]
+            PageHinkley, threshold=float(given["threshold"])
+        )
 
 
 def _fmt_rec(values):
@@ -376,6 +408,7 @@ def report(results, memory, args, out: Path):
         f"{' --seed-shift ' + str(args.seed_shift) if args.seed_shift else ''}"
         f"{' --generators ' + ' '.join(args.generators) if args.generators else ''}"
         f"{' --skip-memory' if args.skip_memory else ''}"
+        f"{' --set ' + ' '.join(args.set) if args.set else ''}"
         f"{' --baselines-from ' + str(args.baselines_from) if args.baselines_from else ''}"
         f"{' --contenders ' + ' '.join(args.contenders) if args.reuse_from else ''}"
         f"{' --reuse-from ' + ' '.join(map(str, args.reuse_from)) if args.reuse_from else ''}` "
@@ -632,7 +665,17 @@ def main():
         default=0,
         help="add to every stream's seed (held-out draws of the same generators)",
     )
+    parser.add_argument(
+        "--set",
+        nargs="+",
+        default=[],
+        metavar="NAME=VALUE",
+        help="explore the watch's settings (the default contender's): "
+        + ", ".join(SETTINGS)
+        + " (docs/results/drift.md, the detection delay)",
+    )
     args = parser.parse_args()
+    apply_settings(args.set)
     args.concept = args.concept or (10_000 if args.quick else 40_000)
     args.width = args.width or args.concept // 2
     start_load, args.commit = os.getloadavg()[0], _commit()  # (the code that runs)

@@ -179,6 +179,18 @@ def test_rank_signal_labels():
     np.testing.assert_array_equal(flipped, _brute_signal(-scores, labels, 40, positive=-1))
     booleans = RankSignal(40).update_many(scores, labels == 1)
     np.testing.assert_array_equal(booleans, expected)
+    # once both labels are known, a chunk's labels are matched to them (any dtype)
+    zero_one, sig = (labels == 1).astype(int), RankSignal(40)
+    parts = [
+        sig.update_many(scores[:100], zero_one[:100]),
+        sig.update_many(scores[100:200], zero_one[100:200].astype(float)),
+        sig.update_many(scores[200:], zero_one[200:] == 1),
+    ]
+    np.testing.assert_array_equal(np.concatenate(parts), expected)
+    before = _state(sig)
+    with pytest.raises(ValueError, match=r"labels\[1\] = 2 is a third label"):
+        sig.update_many([0.1, 0.2], [1, 2])
+    assert _state(sig) == before
 
 
 def test_rank_signal_identity_and_mean():

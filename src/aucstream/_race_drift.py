@@ -202,6 +202,9 @@ __all__ = [
 
 #: Examples per block of the incumbent's scores fed to the detector (and of the
 #: metrics' updates) while ``drift`` is on: the delay of a reaction is at most a block.
+#: (Smaller blocks reopen sooner after a change, but, confirming each alarm more often,
+#: also after more false alarms: no better on ``benchmarks/bench_drift.py``'s streams,
+#: nor a lower Page-Hinkley threshold or a looser confirmation; docs/results/drift.md.)
 _DRIFT_BLOCK = 512
 #: ``half_life`` of the fresh candidates whose class takes one (in examples).
 _FRESH_HALF_LIFE = 5000.0

@@ -21,14 +21,17 @@ settings.register_profile("reproducible", derandomize=True, deadline=None)
 settings.register_profile("explore", derandomize=False, deadline=None)
 settings.load_profile("reproducible")
 
-#: The test modules whose items take longest (mypy; the site's build, with its
-#: examples; interpreters loading hundreds of tampered files; the leak check's
-#: interpreter), run first and each in one piece: with pytest-xdist (``-n auto``,
-#: which hands each worker runs of consecutive items) they are then in the first
-#: worker's first run, so no worker is left running one of them at the end while
-#: the others idle, and a module's fixture (the site, the tampered files) is built
-#: by one worker only, never twice.
-FIRST = ("test_typing.py", "test_docs.py", "test_reliability_files.py", "test_covariance_nrt.py")
+#: The test modules whose items take longest (mypy; interpreters loading hundreds of
+#: tampered files; the leak check's interpreter), run first and each in one piece:
+#: with pytest-xdist (``-n auto``, which hands each worker runs of consecutive items)
+#: they are then in the first worker's first run, so no worker is left running one of
+#: them at the end while the others idle, and a module's fixture (the tampered files)
+#: is built by one worker only, never twice. The site's build (``test_docs.py``) is
+#: not among them: it keeps its place in the collection, after the common battery,
+#: whose kernels its examples then load from numba's cache instead of compiling them
+#: at the same time as the other worker (cold, the build took four times as long as
+#: warm in one run here); its fixture is built once for all workers.
+FIRST = ("test_typing.py", "test_reliability_files.py", "test_covariance_nrt.py")
 
 
 def pytest_collection_modifyitems(config, items) -> None:

@@ -5,6 +5,12 @@ temporary folder and built there, so the test never writes into the source tree
 (sphinx-gallery writes its pages next to the sources). Skipped when the ``docs``
 extra (sphinx, pydata-sphinx-theme, numpydoc, sphinx-gallery, myst-parser,
 sphinx-mathjax-offline) is not installed.
+
+With pytest-xdist the site is built once for all workers: into the session's shared
+temporary folder, under a lock (the first worker that needs it builds it, the others
+wait and read the same build), as pytest-xdist's documentation recommends for
+expensive fixtures; a worker never builds it a second time when the scheduler splits
+this module's tests between workers.
 """
 
 from __future__ import annotations
@@ -17,6 +23,11 @@ import sys
 from pathlib import Path
 
 import pytest
+
+try:  # the lock of the shared build (POSIX; elsewhere each worker builds its own)
+    import fcntl
+except ImportError:  # pragma: no cover - Windows
+    fcntl = None  # type: ignore[assignment]
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = sorted((ROOT / "examples").glob("plot_*.py"))
@@ -32,10 +43,9 @@ for module in (
     pytest.importorskip(module, reason="the docs extra is not installed")
 
 
-@pytest.fixture(scope="module")
-def built(tmp_path_factory) -> Path:
-    """The site built from a copy of the sources; returns the copy's root."""
-    root = tmp_path_factory.mktemp("site")
+def _build(root: Path) -> str:
+    """Build the site from a copy of the sources into ``root``; sphinx's stderr when
+    it fails, else the empty string."""
     ignore = shutil.ignore_patterns("_build", "generated", "_generated", "auto_examples")
     shutil.copytree(ROOT / "docs", root / "docs", ignore=ignore)
     shutil.copytree(ROOT / "examples", root / "examples")
@@ -50,7 +60,28 @@ def built(tmp_path_factory) -> Path:
         timeout=900,
         check=False,
     )
-    assert proc.returncode == 0, f"sphinx-build -W failed:\n{proc.stderr[-6000:]}"
+    return "" if proc.returncode == 0 else proc.stderr[-6000:] or "(no stderr)"
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory) -> Path:
+    """The site built from a copy of the sources; returns the copy's root (shared by
+    the xdist workers of this session: module docstring)."""
+    if "PYTEST_XDIST_WORKER" not in os.environ or fcntl is None:
+        root = tmp_path_factory.mktemp("site")
+        failure = _build(root)
+        assert not failure, f"sphinx-build -W failed:\n{failure}"
+        return root
+    shared = tmp_path_factory.getbasetemp().parent  # (the workers' common folder)
+    root, outcome = shared / "site", shared / "site.outcome"
+    with open(shared / "site.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        if not outcome.exists():
+            shutil.rmtree(root, ignore_errors=True)  # (a build interrupted earlier)
+            root.mkdir()
+            outcome.write_text(_build(root))
+        failure = outcome.read_text()
+    assert not failure, f"sphinx-build -W failed:\n{failure}"
     return root
 
 

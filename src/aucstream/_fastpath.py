@@ -764,8 +764,21 @@ class OneScore:
         """Read the learner's weights and intercept into ``coef`` and keep them (see
         the class docstring); False (the usual path) when ``_coef()`` is not a
         float64 vector of the learner's width. Call :meth:`bind` first."""
-        self.forget()
         members = learner.__dict__
+        filler = self.filler
+        if (  # (the usual case, inline: the bound weights still hold the learner's)
+            DICT_VERSION_OFFSET >= 0
+            and READS_DICTS
+            and filler is not None
+            and filler[0] is members
+            and all(map(is_, filler[2](learner), filler[3]))
+        ):
+            self.members, self.values, self.seen = None, (), None  # (forget)
+            self.args[BLOCK_START + 11] = 0
+            if filler[1](learner) and self.keep_filled(id(members)) >= 0:
+                self.members, self.seen = members, members.get("n_samples_seen_")
+                return True
+        self.forget()
         if READS_DICTS and self._fill(learner, members):
             # the objects held, then their addresses kept: no Python code between
             values = _held(members)

@@ -215,7 +215,7 @@ class _BinaryPairs:
         """
         one = type(y_score) in _SCORES and type(y_true) in _LABELS  # (no ABC check: faster)
         if one or isinstance(y_score, Real) and not isinstance(y_true, (list, tuple, np.ndarray)):
-            score = float(y_score)
+            score = float(y_score)  # type: ignore[arg-type]  # (a Real, checked above)
             if score - score != 0.0:  # (inf - inf and nan - nan are nan)
                 self._check_finite(np.array([score]))
             if y_true not in self._labels:

@@ -473,8 +473,9 @@ class BaseStreamingAUC(
                 and scorer is not None
                 and scorer.calls is not None
                 and scorer.seen is state.get("n_samples_seen_")
+                and scorer.members is state
             ):
-                value = scorer.calls[True](id(x), len(x), id(state))
+                value = scorer.calls[True](id(x))
                 if value == value and value != STALE:
                     return scorer.out.copy()
             proba = self._dict_score_with(x, True, scorer)

@@ -508,8 +508,9 @@ class SmallCalls(LearnerHost):
                 and scorer is not None
                 and scorer.calls is not None
                 and state.get("n_samples_seen_") is scorer.seen  # (else it learnt since)
+                and scorer.members is state
             ):
-                value = scorer.calls[False](id(x), len(x), id(state))
+                value = scorer.calls[False](id(x))
                 if value == value and value != STALE:  # (else as _dict_score says)
                     return value
             decision = self._dict_score_with(x, False, scorer)
@@ -548,14 +549,15 @@ class SmallCalls(LearnerHost):
                 scorer is not None
                 and scorer.calls is not None
                 and state.get("n_samples_seen_") is scorer.seen  # (else it learnt since)
+                and scorer.members is state
             ):
-                value = scorer.calls[proba](id(x), k, id(state))
+                value = scorer.calls[proba](id(x))
             if value == STALE:
                 if scorer is None or not self._read_again(scorer, state):
                     scorer = self._prepare_scorer()
                     if scorer is None:
                         return None
-                value = scorer.calls[proba](id(x), k, id(state))
+                value = scorer.calls[proba](id(x))  # (its members: the learner's, read)
                 if value == STALE:  # (not kept: the usual path)
                     return None
         else:

@@ -605,17 +605,20 @@ def keep_filled(at, members):
 
 
 @jit
-def score_dict(at, proba, where, k, members):
+def score_dict(at, proba, where):
     """:func:`aucstream._chunks.score_packed_row` of the dict at address ``where``
-    (``k`` items) read by :func:`read_dict` into the packed layout, with the arrays
-    of the block ``args`` (:meth:`OneScore.bind`): the buffer, the weights and
-    intercept, the calibration, the output. :data:`STALE` when the learner's
-    ``__dict__`` (at address ``members``) does not hold the members kept with the
-    weights, NaN when the row is refused."""
+    read by :func:`read_dict` into the packed layout, with the arrays of the block
+    ``args`` (:meth:`OneScore.bind`): the buffer, the weights and intercept, the
+    calibration, the output. :data:`STALE` when no weights are kept or the kept
+    learner's ``__dict__`` (the caller checks that it is the learner's:
+    ``OneScore.members``) no longer holds the members kept with them, NaN when the
+    row is refused."""
     args = ints_at(at, BLOCK_WIDTH)
-    if not _same_members(args, members):
-        return STALE
     s = BLOCK_START
+    members = args[s + 11]
+    if members == 0 or not _same_members(args, members):
+        return STALE
+    k = dict_size(where)
     size = args[s + 1]
     buffer, keys = floats_at(args[s], size), ints_at(args[s], size)
     if k < 0 or 2 * k > size:
@@ -736,9 +739,9 @@ class OneScore:
 
     def bind(self, calibration: np.ndarray) -> None:
         """Bind the compiled scoring to ``calibration`` (a learner's ``calibration_``,
-        or an empty array: no threshold): ``calls[proba](where, k, members)`` scores
-        the dict of ``k`` items at address ``where`` for the learner whose
-        ``__dict__`` is at address ``members`` (:func:`score_dict`) or, without
+        or an empty array: no threshold): ``calls[proba](where)`` scores the dict at
+        address ``where`` for the learner whose ``__dict__`` is :attr:`members`
+        (the caller checks that: :func:`score_dict`) or, without
         :data:`READS_DICTS`, ``calls[proba](k)`` the row of ``k`` entries packed
         into ``buffer``. Forgets the weights."""
         self.forget()
@@ -746,7 +749,7 @@ class OneScore:
             # (then the kept dict's number of values, its address and version)
             args = block(self.buffer, self.coef, calibration, self.out, self.ids, 0, 0, 0)
             at = address(args)  # (an int: numba unboxes an array argument slowly)
-            entry = compiled_entry(score_dict, (at, True, 0, 0, 0))
+            entry = compiled_entry(score_dict, (at, True, 0))
             self.calls = (partial(entry, at, False), partial(entry, at, True))
             self.keep = partial(compiled_entry(keep_members, (at, self.coef[:-1], 0.0, 0)), at)
             self.keep_filled = partial(compiled_entry(keep_filled, (at, 0)), at)
@@ -764,8 +767,21 @@ class OneScore:
         """Read the learner's weights and intercept into ``coef`` and keep them (see
         the class docstring); False (the usual path) when ``_coef()`` is not a
         float64 vector of the learner's width. Call :meth:`bind` first."""
-        self.forget()
         members = learner.__dict__
+        filler = self.filler
+        if (  # (the usual case, inline: the bound weights still hold the learner's)
+            DICT_VERSION_OFFSET >= 0
+            and READS_DICTS
+            and filler is not None
+            and filler[0] is members
+            and all(map(is_, filler[2](learner), filler[3]))
+        ):
+            self.members, self.values, self.seen = None, (), None  # (forget)
+            self.args[BLOCK_START + 11] = 0
+            if filler[1](learner) and self.keep_filled(id(members)) >= 0:
+                self.members, self.seen = members, members.get("n_samples_seen_")
+                return True
+        self.forget()
         if READS_DICTS and self._fill(learner, members):
             # the objects held, then their addresses kept: no Python code between
             values = _held(members)

@@ -69,6 +69,8 @@ from ._typing import ArrayLike, Label
 __all__ = ["PrequentialAUC", "RollingAUC"]
 
 _Metric = TypeVar("_Metric", bound="_BinaryPairs")
+_SCORES = frozenset((float, np.float64))  # (some Real scores and scalar labels, by type)
+_LABELS = frozenset((bool, int, float, str, np.bool_, np.int64, np.float64))
 
 #: The partial-AUC parameters shared by ``roc_auc``, PrequentialAUC and RollingAUC.
 _PARTIAL_CONSTRAINTS: dict = {
@@ -110,9 +112,8 @@ def _as_1d(name: str, a: np.ndarray) -> np.ndarray:
 
 
 def _equal(y: np.ndarray, label) -> np.ndarray | None:
-    """``y == label`` elementwise as a boolean array, or None when numpy does not give
-    one (labels of types it does not compare elementwise: the caller takes the general
-    path)."""
+    """``y == label`` elementwise as a boolean array, or None when numpy does not give one
+    (labels of types it does not compare elementwise: the caller's general path)."""
     try:
         eq = y == label
     except (TypeError, ValueError):
@@ -131,9 +132,8 @@ class _BinaryPairs:
     for label 1, and ``_counted()``, the count :math:`C` of label-1 over label-0 pairs.
 
     A single pair (a scalar label and score) is checked at once but held in a short
-    buffer and counted with the next array, read or pickle (every public reader
-    flushes it first): a call on arrays has a fixed cost many times that of holding a
-    pair (``benchmarks/bench_streaming_auc.py``, reported in docs/benchmarks.md).
+    buffer and counted with the next array, read or pickle (every public reader flushes
+    it first): a call on arrays costs many times as much as holding a pair.
     """
 
     if TYPE_CHECKING:  # what each subclass defines (above)
@@ -147,7 +147,7 @@ class _BinaryPairs:
         def _sorted_runs(self, number: int) -> list[np.ndarray]: ...
 
     #: Single pairs held before they are counted as one array.
-    _HOLD = 512
+    _HOLD = 512  # (benchmarks/bench_streaming_auc.py, reported in docs/benchmarks.md)
     #: Members whose length varies with the stream (checked by ``_check_state`` when a
     #: model holding the metric is loaded, see :mod:`aucstream.persistence`).
     _growable_state: tuple[str, ...] = ("_labels", "_held_numbers", "_held_scores")
@@ -192,8 +192,7 @@ class _BinaryPairs:
         """Count a batch of pairs (arrays, or one label and one score).
 
         One pair (a scalar label and a real score) is checked now and counted with the
-        next ones, in arrays of up to 512 pairs, before any read: feeding pairs one by
-        one costs about as much per pair as a pure-Python call.
+        next ones, in arrays of up to 512 pairs, before any read.
 
         Parameters
         ----------
@@ -214,9 +213,10 @@ class _BinaryPairs:
             score is NaN or infinite, or a label is a third label. The message names the
             first offending position; nothing is changed.
         """
-        if isinstance(y_score, Real) and not isinstance(y_true, (list, tuple, np.ndarray)):
-            score = float(y_score)
-            if not math.isfinite(score):
+        one = type(y_score) in _SCORES and type(y_true) in _LABELS  # (no ABC check: faster)
+        if one or isinstance(y_score, Real) and not isinstance(y_true, (list, tuple, np.ndarray)):
+            score = float(y_score)  # type: ignore[arg-type]  # (a Real, checked above)
+            if score - score != 0.0:  # (inf - inf and nan - nan are nan)
                 self._check_finite(np.array([score]))
             if y_true not in self._labels:
                 self._labels = self._labels_with([y_true], y_true)

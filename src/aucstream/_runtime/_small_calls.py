@@ -498,8 +498,22 @@ class SmallCalls(LearnerHost):
         -------
         float
         """
-        if type(x) is dict:
-            decision = self._dict_score(x, False)
+        if type(x) is dict and _local.fast_path:
+            entry = _BY_ID.get(id(self))  # (:meth:`_dict_score`, inline: the kept weights)
+            cache: Any = entry[1] if entry is not None and entry[0]() is self else None
+            scorer = None if cache is None else cache.scorers.get(get_ident())
+            state = self.__dict__
+            if (
+                READS_DICTS
+                and scorer is not None
+                and scorer.calls is not None
+                and state.get("n_samples_seen_") is scorer.seen  # (else it learnt since)
+                and scorer.members is state
+            ):
+                value = scorer.calls[False](id(x))
+                if value == value and value != STALE:  # (else as _dict_score says)
+                    return value
+            decision = self._dict_score_with(x, False, scorer)
             if decision is not None:
                 return decision
         score = self._score_one(x)
@@ -520,7 +534,13 @@ class SmallCalls(LearnerHost):
             return None
         entry = _BY_ID.get(id(self))  # (FAST.get, inline: this runs on every call)
         cache: Any = entry[1] if entry is not None and entry[0]() is self else None
-        scorer = None if cache is None else cache.scorers.get(get_ident())
+        return self._dict_score_with(
+            x, proba, None if cache is None else cache.scorers.get(get_ident())
+        )
+
+    def _dict_score_with(self, x: dict, proba: bool, scorer: OneScore | None):
+        """:meth:`_dict_score` with the thread's scorer of the learner's cache found
+        (None: none)."""
         state = self.__dict__
         k = len(x)
         if READS_DICTS:  # the kept weights are checked in the compiled call
@@ -529,14 +549,15 @@ class SmallCalls(LearnerHost):
                 scorer is not None
                 and scorer.calls is not None
                 and state.get("n_samples_seen_") is scorer.seen  # (else it learnt since)
+                and scorer.members is state
             ):
-                value = scorer.calls[proba](id(x), k, id(state))
+                value = scorer.calls[proba](id(x))
             if value == STALE:
                 if scorer is None or not self._read_again(scorer, state):
                     scorer = self._prepare_scorer()
                     if scorer is None:
                         return None
-                value = scorer.calls[proba](id(x), k, id(state))
+                value = scorer.calls[proba](id(x))  # (its members: the learner's, read)
                 if value == STALE:  # (not kept: the usual path)
                     return None
         else:

@@ -147,7 +147,7 @@ def test_the_step_reads_the_dict_in_its_compiled_call():
 def test_without_the_compiled_reader_dicts_are_packed_with_the_same_results(monkeypatch):
     """Where the object layout is not CPython's usual one (``LAYOUT`` None), dict rows
     are packed by :mod:`struct` (the path kept for it): the same models and scores."""
-    from aucstream import _base, _fastpath
+    from aucstream import _fastpath
     from aucstream._runtime import _entry, _small_calls
 
     X, y = make_stream(50, 6, seed=7, sparsity=0.4)
@@ -155,7 +155,7 @@ def test_without_the_compiled_reader_dicts_are_packed_with_the_same_results(monk
     outcomes = []
     for reads in (True, False):
         with monkeypatch.context() as patch:
-            for module in (_fastpath, _entry, _small_calls, _base):
+            for module in (_fastpath, _entry, _small_calls):
                 patch.setattr(module, "READS_DICTS", reads)
             model = SOLAM(random_state=0).partial_fit(X[:10], y[:10], classes=[-1, 1])
             scores = []

@@ -18,7 +18,6 @@ learning runtime, :mod:`aucstream._runtime`, whose four mixins this class combin
 from __future__ import annotations
 
 import inspect
-from threading import get_ident
 from typing import Any, ClassVar, cast
 
 import numpy as np
@@ -35,8 +34,7 @@ from ._chunks import (
     dict_row_arrays,
     plain_rows,
 )
-from ._config import _local
-from ._fastpath import FAST, READS_DICTS, STALE
+from ._fastpath import FAST
 from ._runtime import (
     ClassWeightTotals,
     LearnerTags,
@@ -46,7 +44,6 @@ from ._runtime import (
     StateDeclarations,
     make_rng,
 )
-from ._runtime._small_calls import _BY_ID
 from ._typing import Label, Row
 from .metrics import roc_auc
 
@@ -463,22 +460,8 @@ class BaseStreamingAUC(
         ndarray of shape (2,)
             ``P(classes_[0])`` and ``P(classes_[1])``.
         """
-        if type(x) is dict and _local.fast_path:  # (as decision_one)
-            entry = _BY_ID.get(id(self))
-            cache: Any = entry[1] if entry is not None and entry[0]() is self else None
-            scorer = None if cache is None else cache.scorers.get(get_ident())
-            state = self.__dict__
-            if (
-                READS_DICTS
-                and scorer is not None
-                and scorer.calls is not None
-                and scorer.seen is state.get("n_samples_seen_")
-                and scorer.members is state
-            ):
-                value = scorer.calls[True](id(x))
-                if value == value and value != STALE:
-                    return scorer.out.copy()
-            proba = self._dict_score_with(x, True, scorer)
+        if type(x) is dict:
+            proba = self._dict_score(x, True)
             if proba is not None:
                 return proba
         score = self._score_one(x)

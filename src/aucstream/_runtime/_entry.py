@@ -669,7 +669,7 @@ class OneStep:
         # (the state's dicts are plain dicts)
         single = self.single
         dicts = single.copy() if single is not None else list(map(dict.copy, self.dicts))
-        lists = [c.copy() for c in self.lists] if self.lists else ()
+        lists = list(map(list.copy, self.lists)) if self.lists else ()
         try:
             try:
                 one.update(learner)

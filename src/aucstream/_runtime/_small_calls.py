@@ -506,7 +506,7 @@ class SmallCalls(LearnerHost):
             if scorer is not None and scorer.members is state:
                 if state.get("n_samples_seen_") is scorer.seen:
                     value = scorer.calls[False](id(x))
-                    if value == value and value != STALE:  # (else as _dict_score says)
+                    if value < STALE:  # (not NaN nor STALE: else as _dict_score says)
                         return value
                 decision = self._dict_score_with(x, False, scorer)
             else:
@@ -536,7 +536,7 @@ class SmallCalls(LearnerHost):
             return self._dict_score(x, True)
         if state.get("n_samples_seen_") is scorer.seen:
             p = scorer.calls[True](id(x))
-            if p == p and p != STALE:
+            if p < STALE:  # (not NaN nor STALE)
                 return scorer.out.copy()
         return self._dict_score_with(x, True, scorer)  # (it learnt since: read again)
 

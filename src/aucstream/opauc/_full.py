@@ -156,6 +156,13 @@ class FullEngine(ExplicitEngine):
         counts = (chunk.n_samples - pos, pos)
         return tuple(s.fills_pending(n) for s, n in zip(learner.stats_, counts))
 
+    def plan_variant(self, learner, chunk: Chunk | None):
+        """:meth:`ExplicitEngine.plan_variant`, at once for a chunk of sparse rows
+        without forgetting (0: :meth:`layout_variant`'s answer; asked per example)."""
+        if chunk is not None and chunk.indices is not None and learner.half_life is None:
+            return 0
+        return super().plan_variant(learner, chunk)
+
     def layout_variant(self, learner, chunk: Chunk | None) -> int:
         """With a ``chunk`` of dense rows: whether it fills its class's held-back rows
         (:data:`FILLED`: the scatter is written whole) or not (:data:`UNTOUCHED`: not

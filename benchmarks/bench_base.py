@@ -277,7 +277,7 @@ def scoring_costs(quick: bool) -> list[dict]:
     River's ``predict_proba_one`` (issue 29's peer for both), of 1-D arrays against
     scikit-learn's one-row ``decision_function``. The learners have learnt their first
     rows by ``partial_fit`` and score the same rows again and again (the weights kept
-    between calls, ``aucstream._fastpath.OneScore``)."""
+    between calls, ``aucstream._dict_scoring.OneScore``)."""
     from sklearn.linear_model import SGDClassifier
 
     n = 400 if quick else 2000

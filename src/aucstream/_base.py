@@ -461,7 +461,7 @@ class BaseStreamingAUC(
             ``P(classes_[0])`` and ``P(classes_[1])``.
         """
         if type(x) is dict:
-            proba = self._dict_score(x, True)
+            proba = self._dict_proba(x)
             if proba is not None:
                 return proba
         score = self._score_one(x)

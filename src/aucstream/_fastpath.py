@@ -4,11 +4,11 @@
 plainly valid small calls of a learner that has already learnt through a path without
 scikit-learn's general validation; the helpers here remember, per learner and outside
 its state, the parameters last validated and the labels, and check labels cheaply;
-the prepared one-row learning call (:class:`OneRow`) and the prepared scoring of dict
-rows (:class:`OneScore`) live here too, with what the compiled per-example calls share:
-the reading of a dict row where it lies (:func:`read_dict`, through
-:mod:`aucstream._kernels._pyobjects`) and the blocks that pass a call's arrays as one
-address (:func:`block`).
+the prepared one-row learning call (:class:`OneRow`) lives here too, with what the
+compiled per-example calls share: the reading of a dict row where it lies
+(:func:`read_dict`, through :mod:`aucstream._kernels._pyobjects`) and the blocks that
+pass a call's arrays as one address (:func:`block`). The prepared scoring of dict rows
+is :mod:`aucstream._dict_scoring`.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from __future__ import annotations
 import weakref
 from functools import partial
 from operator import attrgetter, is_
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numba as nb
 import numpy as np
@@ -27,18 +27,20 @@ from ._chunks import (
     load_dense_row,
     load_row_in_place,
     load_sparse_row,
-    score_packed_row,
 )
 from ._kernels import bound_call, compiled_entry, jit, pointer
 from ._kernels._pyobjects import (
-    DICT_VERSION_OFFSET,
+    DIGIT_OFFSET,
+    FLOAT_OFFSET,
     LAYOUT,
     dict_next,
-    dict_size,
     error_clear,
     float_value,
     long_value,
 )
+
+if TYPE_CHECKING:
+    from ._dict_scoring import OneScore
 
 #: Parameter values of these types are kept by identity between validations: they are
 #: immutable, or (generators) their validity does not depend on their contents.
@@ -498,352 +500,28 @@ def read_dict(where, scratch, keys, values):
     while dict_next(where, walk):
         if n >= keys.shape[0] or n >= values.shape[0]:
             return -1
-        kind = type_of(walk[1], offset)
-        if kind != scratch[1] and kind != scratch[2]:
+        key_kind = type_of(walk[1], offset)
+        if key_kind != scratch[1] and key_kind != scratch[2]:
             return -1
         kind = type_of(walk[2], offset)
         if kind != scratch[3] and kind != scratch[4] and kind != scratch[5]:
             return -1
-        key = long_value(walk[1])
-        if key == -1 and error_clear():
-            return -1
-        value = float_value(walk[2])
-        if value == -1.0 and error_clear():
-            return -1
+        key = -1
+        if DIGIT_OFFSET >= 0 and key_kind == scratch[1]:  # an int of at most one digit
+            size = nb.carray(pointer(walk[1] + DIGIT_OFFSET - 8, nb.int64), 1)[0]
+            if size == 0 or size == 1 or size == -1:
+                key = size * np.int64(nb.carray(pointer(walk[1] + DIGIT_OFFSET, nb.uint32), 1)[0])
+        if key == -1:
+            key = long_value(walk[1])
+            if key == -1 and error_clear():
+                return -1
+        if FLOAT_OFFSET >= 0 and kind == scratch[3]:  # an exact float: its value
+            value = nb.carray(pointer(walk[2] + FLOAT_OFFSET, nb.float64), 1)[0]
+        else:
+            value = float_value(walk[2])
+            if value == -1.0 and error_clear():
+                return -1
         keys[n] = key
         values[n] = value
         n += 1
     return n
-
-
-#: What :func:`score_dict` returns when the kept weights are not the learner's.
-STALE = float("inf")
-
-
-@jit(inline="always")
-def _dict_version(members):
-    """The version of the dict at address ``members``
-    (:data:`aucstream._kernels._pyobjects.DICT_VERSION_OFFSET`, which must be >= 0)."""
-    return nb.carray(pointer(members + DICT_VERSION_OFFSET, nb.int64), 1)[0]
-
-
-@jit(inline="always")
-def _same_members(args, members):
-    """Whether the dict at address ``members`` is the one of the block ``args``
-    (:meth:`OneScore.bind`) and holds the objects whose addresses it kept, in order:
-    where the interpreter versions its dicts, whether it has the version kept (no
-    change of the dict since), else by comparing the addresses."""
-    s = BLOCK_START
-    if members != args[s + 11]:
-        return False
-    if DICT_VERSION_OFFSET >= 0:
-        return _dict_version(members) == args[s + 12]
-    n = args[s + 10]
-    kept = ints_at(args[s + 8], args[s + 9])
-    walk = args[6:9]
-    walk[0] = 0
-    seen = 0
-    while dict_next(members, walk):
-        if seen >= n or walk[2] != kept[seen]:
-            return False
-        seen += 1
-    return seen == n
-
-
-@jit(inline="always")
-def _keep_ids(args, members):
-    """Keep in the block ``args`` the dict at address ``members`` with the addresses
-    of its values, in order (:func:`_same_members` compares them; where the
-    interpreter versions its dicts, its version instead): their number, or -1
-    (nothing kept) when the block's array of addresses is too short."""
-    s = BLOCK_START
-    kept = ints_at(args[s + 8], args[s + 9])
-    args[s + 11] = 0
-    if DICT_VERSION_OFFSET >= 0:  # (the version is compared, not the addresses)
-        n = dict_size(members)
-        if n > kept.shape[0]:
-            return -1
-        args[s + 10] = n
-        args[s + 11] = members
-        args[s + 12] = _dict_version(members)
-        return n
-    walk = args[6:9]
-    walk[0] = 0
-    n = 0
-    while dict_next(members, walk):
-        if n >= kept.shape[0]:
-            return -1
-        kept[n] = walk[2]
-        n += 1
-    args[s + 10] = n
-    args[s + 11] = members
-    return n
-
-
-@jit
-def keep_members(at, coef, intercept, members):
-    """Keep in the block ``args`` (:meth:`OneScore.bind`) the weights ``coef`` (of
-    the learner's width) and the ``intercept``, and the dict at address ``members``
-    with the addresses of its values (:func:`_keep_ids`): their number, or -1 (no
-    weights kept) when the block's array of addresses is too short."""
-    args = ints_at(at, BLOCK_WIDTH)
-    s = BLOCK_START
-    args[s + 11] = 0
-    weights = floats_at(args[s + 2], args[s + 3])
-    if coef.shape[0] != weights.shape[0] - 1:
-        return -1
-    weights[:-1] = coef
-    weights[-1] = intercept
-    return _keep_ids(args, members)
-
-
-@jit
-def keep_filled(at, members):
-    """:func:`keep_members` of weights already written into the block's array (by a
-    learner's bound weights, :meth:`OneScore.read_weights`)."""
-    return _keep_ids(ints_at(at, BLOCK_WIDTH), members)
-
-
-@jit
-def score_dict(at, proba, where):
-    """:func:`aucstream._chunks.score_packed_row` of the dict at address ``where``
-    read by :func:`read_dict` into the packed layout, with the arrays of the block
-    ``args`` (:meth:`OneScore.bind`): the buffer, the weights and intercept, the
-    calibration, the output. :data:`STALE` when no weights are kept or the kept
-    learner's ``__dict__`` (the caller checks that it is the learner's:
-    ``OneScore.members``) no longer holds the members kept with them, NaN when the
-    row is refused."""
-    args = ints_at(at, BLOCK_WIDTH)
-    s = BLOCK_START
-    members = args[s + 11]
-    if members == 0 or not _same_members(args, members):
-        return STALE
-    k = dict_size(where)
-    size = args[s + 1]
-    buffer, keys = floats_at(args[s], size), ints_at(args[s], size)
-    if k < 0 or 2 * k > size:
-        return np.nan
-    if read_dict(where, args, keys[:k], buffer[k : 2 * k]) != k:
-        return np.nan
-    coef = floats_at(args[s + 2], args[s + 3])
-    calibration = floats_at(args[s + 4], args[s + 5])
-    out = floats_at(args[s + 6], args[s + 7])
-    return score_packed_row(keys, buffer, coef, calibration, proba, out, k)
-
-
-def _held(members: dict) -> tuple:
-    """The values of a learner's ``__dict__`` that a scorer holds with the addresses
-    it keeps, so that none is reused while kept: none when the compiled check
-    compares the dict's version instead (:func:`_same_members`; the scorer holds the
-    dict itself)."""
-    return () if DICT_VERSION_OFFSET >= 0 else tuple(members.values())
-
-
-#: The calibration of a learner without one (:func:`aucstream._chunks.score_packed_row`
-#: then subtracts no threshold).
-NO_CALIBRATION = np.zeros(0)
-
-
-class OneScore:
-    """A learner's prepared scoring of one dict row (``decision_one``,
-    ``predict_one``, ``predict_proba_one``): a buffer of ``n_features`` keys and
-    values, the weights and intercept (``coef``: ``_coef()`` then ``_intercept()``),
-    and one compiled call at its entry point (:func:`score_dict`, bound to them and
-    to the learner's calibration) that reads the dict into the buffer
-    (:func:`read_dict`) and scores it (:func:`aucstream._chunks.score_packed_row`).
-
-    The weights are kept from one call to the next while the learner's members are
-    the very objects they were when they were read: the compiled call first compares
-    the addresses of the learner's ``__dict__`` values with those kept (``ids``, in
-    the dict's order, while ``values`` holds the objects so that no address is
-    reused; where the interpreter versions its dicts, it compares the dict's version
-    with the one kept instead, :data:`aucstream._kernels._pyobjects.DICT_VERSION_OFFSET`:
-    the dict has not changed since) and returns :data:`STALE` when one differs. Every
-    call that learns sets
-    ``n_samples_seen_`` to a new value (a call undone puts back the members it had),
-    ``fit`` makes new state objects and ``set_params`` new values, so any of them
-    reads the weights again. (Writing into a state array from outside the library
-    is not seen until one of those.) Without :data:`READS_DICTS` the row is packed
-    by :mod:`struct` (:func:`aucstream._chunks.pack_dict_pairs`) and the members
-    compared in Python (:meth:`current`). The weights are read by the learner's
-    bound weights when it binds them (``_bind_coef``, :meth:`_fill`), else by
-    ``_coef()`` and ``_intercept()``. Kept in a :class:`FastCache`, one per
-    thread, outside the learner's state; it holds the learner's ``__dict__`` and
-    members, not the learner.
-    """
-
-    __slots__ = (
-        "width",
-        "buffer",
-        "keys",
-        "coef",
-        "out",
-        "ids",
-        "members",
-        "values",
-        "seen",
-        "calibration",
-        "calls",
-        "keep",
-        "keep_filled",
-        "args",
-        "filler",
-    )
-
-    def __init__(self, width: int):
-        self.width = width
-        #: the packed row (:func:`aucstream._chunks.pack_dict_pairs`): as float64
-        #: (``buffer``) and as int64 (``keys``)
-        self.buffer = np.zeros(2 * width)
-        self.keys = self.buffer.view(np.int64)
-        self.coef = np.zeros(width + 1)
-        self.out = np.zeros(2)
-        #: the addresses of ``values`` (the compiled check of the members)
-        self.ids = np.zeros(64, dtype=np.int64)
-        #: the learner's ``__dict__`` and its values when ``coef`` was read
-        self.members: Any = None
-        self.values: tuple = ()
-        #: ``values``' ``n_samples_seen_`` (None: not kept): every learning call
-        #: sets a new one, so a learner whose count is another object has learnt
-        #: since, and its scoring reads the weights again without asking the
-        #: compiled check first
-        self.seen: Any = None
-        #: the calibration bound (``NO_CALIBRATION`` for none), and the bound calls
-        #: (decision, probability)
-        self.calibration: Any = None
-        self.calls: Any = None
-        #: the block of the compiled scoring's arrays (:func:`block`; kept with them),
-        #: and :func:`keep_members` bound to it
-        self.args: Any = None
-        self.keep: Any = None
-        self.keep_filled: Any = None
-        #: the learner's weights bound to ``coef`` (:meth:`_fill`): its ``__dict__``,
-        #: the function that fills, a getter of the members it holds and those
-        #: members; or None
-        self.filler: Any = None
-
-    def current(self, members: dict) -> bool:
-        """Whether the kept weights are those of the learner whose ``__dict__`` is
-        ``members`` (:func:`score_dict` makes the same check compiled)."""
-        return (
-            members is self.members
-            and len(members) == len(self.values)
-            and all(map(is_, members.values(), self.values))
-        )
-
-    def forget(self) -> None:
-        """Keep no weights (the next call reads them again)."""
-        self.members, self.values, self.seen = None, (), None
-        if self.args is not None:
-            self.args[BLOCK_START + 11] = 0  # (no dict is at address 0)
-
-    def bind(self, calibration: np.ndarray) -> None:
-        """Bind the compiled scoring to ``calibration`` (a learner's ``calibration_``,
-        or an empty array: no threshold): ``calls[proba](where)`` scores the dict at
-        address ``where`` for the learner whose ``__dict__`` is :attr:`members`
-        (the caller checks that: :func:`score_dict`) or, without
-        :data:`READS_DICTS`, ``calls[proba](k)`` the row of ``k`` entries packed
-        into ``buffer``. Forgets the weights."""
-        self.forget()
-        if READS_DICTS:
-            # (then the kept dict's number of values, its address and version)
-            args = block(self.buffer, self.coef, calibration, self.out, self.ids, 0, 0, 0)
-            at = address(args)  # (an int: numba unboxes an array argument slowly)
-            entry = compiled_entry(score_dict, (at, True, 0))
-            self.calls = (partial(entry, at, False), partial(entry, at, True))
-            self.keep = partial(compiled_entry(keep_members, (at, self.coef[:-1], 0.0, 0)), at)
-            self.keep_filled = partial(compiled_entry(keep_filled, (at, 0)), at)
-            self.args = args
-        else:
-            packed = (self.keys, self.buffer, self.coef, calibration)
-            entry = compiled_entry(score_packed_row, (*packed, True, self.out, 0))
-            self.calls = (
-                partial(entry, *packed, False, self.out),
-                partial(entry, *packed, True, self.out),
-            )
-        self.calibration = calibration
-
-    def read_weights(self, learner) -> bool:
-        """Read the learner's weights and intercept into ``coef`` and keep them (see
-        the class docstring); False (the usual path) when ``_coef()`` is not a
-        float64 vector of the learner's width. Call :meth:`bind` first."""
-        members = learner.__dict__
-        filler = self.filler
-        if (  # (the usual case, inline: the bound weights still hold the learner's)
-            DICT_VERSION_OFFSET >= 0
-            and READS_DICTS
-            and filler is not None
-            and filler[0] is members
-            and all(map(is_, filler[2](learner), filler[3]))
-        ):
-            self.members, self.values, self.seen = None, (), None  # (forget)
-            self.args[BLOCK_START + 11] = 0
-            if filler[1](learner) and self.keep_filled(id(members)) >= 0:
-                self.members, self.seen = members, members.get("n_samples_seen_")
-                return True
-        self.forget()
-        if READS_DICTS and self._fill(learner, members):
-            # the objects held, then their addresses kept: no Python code between
-            values = _held(members)
-            if self.keep_filled(id(members)) < 0:  # a larger array, bound again
-                self.ids = np.zeros(2 * len(members), dtype=np.int64)
-                self.bind(self.calibration)
-                values = _held(members)
-                if self.keep_filled(id(members)) < 0:
-                    return False
-            return self._kept(members, values)
-        coef = learner._coef()
-        width = self.width
-        if (
-            type(coef) is not np.ndarray
-            or coef.ndim != 1
-            or coef.shape[0] != width
-            or not (coef.dtype is _FLOAT64 or coef.dtype == _FLOAT64)
-        ):
-            return False
-        if READS_DICTS:
-            if not coef.flags.c_contiguous:  # (the compiled entry reads C arrays)
-                coef = np.ascontiguousarray(coef)
-            intercept = float(learner._intercept())
-            # the objects held, then their addresses kept: no Python code between
-            values = _held(members)
-            if self.keep(coef, intercept, id(members)) < 0:  # a larger array, bound again
-                self.ids = np.zeros(2 * len(members), dtype=np.int64)
-                self.bind(self.calibration)
-                values = _held(members)
-                if self.keep(coef, intercept, id(members)) < 0:
-                    return False
-        else:
-            self.coef[:width] = coef
-            self.coef[width] = learner._intercept()
-            values = tuple(members.values())
-        return self._kept(members, values)
-
-    def _kept(self, members: dict, values: tuple) -> bool:
-        """Keep the learner's ``__dict__`` and its values with the weights read."""
-        self.members, self.values = members, values
-        self.seen = members.get("n_samples_seen_")
-        return True
-
-    def _fill(self, learner, members: dict) -> bool:
-        """Write the learner's weights and intercept into ``coef`` through its bound
-        weights (``_bind_coef``, bound here once per state: again when a member it
-        holds is no longer the learner's): True when written, False when the learner
-        binds none (or they refused the state), for ``_coef()``."""
-        filler = self.filler
-        if (
-            filler is None
-            or filler[0] is not members
-            or not all(map(is_, filler[2](learner), filler[3]))
-        ):
-            try:
-                bound = learner._bind_coef(self.coef)
-            except ValueError:  # (arrays a block does not hold: _coef() instead)
-                bound = None
-            if bound is None:
-                self.filler = None
-                return False
-            fill, names = bound
-            held = attrgetter(*names, names[0])  # (a tuple of them, even of one name)
-            filler = self.filler = (members, fill, held, held(learner))
-        return filler[1](learner)

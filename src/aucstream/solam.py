@@ -157,6 +157,7 @@ from ._base import BaseStreamingAUC, ClassWeightTotals
 from ._calibration import step as calibration_step
 from ._calibration import step_written, written_for
 from ._chunks import Chunk
+from ._dict_scoring import weights_begin, weights_end
 from ._fastpath import BLOCK_START, BLOCK_WIDTH, block_call, floats_at, ints_at
 from ._kernels import (
     REASSOC,
@@ -381,11 +382,15 @@ def _averaged_coef(u, base, corr, scal, scale, out, rescale):
 
 
 @jit
-def _averaged_coef_at(at, rescale):
+def _averaged_coef_at(at, rescale, keep, members):
     """:func:`_averaged_coef` of the arrays of the block at ``at``
-    (:func:`aucstream._fastpath.block_call`)."""
+    (:func:`aucstream._fastpath.block_call`): 1 when written, 0 when not; with a
+    scorer's block at ``keep`` (0: none), fused with its keeping of the weights
+    (:func:`aucstream._dict_scoring.weights_begin`: -2, -1 or the number kept)."""
+    if keep != 0 and not weights_begin(keep, members):
+        return -2
     a, s = ints_at(at, BLOCK_WIDTH), BLOCK_START
-    return _averaged_coef(
+    written = _averaged_coef(
         floats_at(a[s], a[s + 1]),
         floats_at(a[s + 2], a[s + 3]),
         floats_at(a[s + 4], a[s + 5]),
@@ -394,37 +399,31 @@ def _averaged_coef_at(at, rescale):
         floats_at(a[s + 10], a[s + 11]),
         rescale,
     )
+    if keep != 0:
+        return weights_end(keep, members, written)
+    return 1 if written else 0
 
 
 def _bound_weights(learner: SOLAM, out: np.ndarray) -> tuple:
-    """The averaged model of ``learner`` bound to ``out`` (``StateSpec.weights``)."""
+    """The averaged model of ``learner`` bound to ``out`` (``StateSpec.weights``; a
+    function that also keeps a scorer's weights, ``keeps``)."""
     arrays = (learner.u_, learner.avg_base_, learner.avg_corr_, learner.scalars_, learner.scale_)
-    fill = block_call(_averaged_coef_at, *arrays, out, late=(True,))
+    fill = block_call(_averaged_coef_at, *arrays, out, late=(True, 0, 0))
 
-    def fill_weights(learner: SOLAM) -> bool:
-        return fill(learner.column_scale == "max_abs")
+    def fill_weights(learner: SOLAM, keep: int = 0, members: int = 0):
+        done = fill(learner.column_scale == "max_abs", keep, members)
+        return done if keep else done > 0
 
+    fill_weights.keeps = True  # type: ignore[attr-defined]
     return fill_weights, ("u_", "avg_base_", "avg_corr_", "scalars_", "scale_")
 
 
 # no reference counting: the kernel allocates nothing (see aucstream._kernels)
 @jit(fastmath=REASSOC, borrowing=True)
 def _solam_chunk(
-    lz,
-    scal,
-    counts,
-    totals,
-    inflation,
-    rows,
-    pre,
-    weights,
-    cfg,
-    work,
-    calibration,
-    scale,
-    vbuf,
-    calibrated,
-):
+    lz, scal, counts, totals, inflation, rows, pre, weights, cfg, work, calibration, scale,
+    vbuf, calibrated,
+):  # fmt: skip
     """Y16 Alg. 1 over a chunk: per example, gradients at the old point, projected steps.
 
     An example of weight omega counts omega times in the class rate and takes the

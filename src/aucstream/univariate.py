@@ -101,6 +101,7 @@ from numpy.typing import ArrayLike
 from ._base import BaseStreamingAUC, ClassWeightTotals
 from ._calibration import step as calibration_step
 from ._chunks import Chunk
+from ._dict_scoring import weights_begin, weights_end
 from ._fastpath import BLOCK_START, BLOCK_WIDTH, block_call, floats_at, ints_at
 from ._kernels import (
     REASSOC,
@@ -210,22 +211,36 @@ def _weights_into(v, scale, b, out):
 
 
 @jit
-def _weights_at(at):
+def _weights_at(at, keep, members):
     """:func:`_weights_into` of the arrays of the block at ``at``
-    (:func:`aucstream._fastpath.block_call`)."""
+    (:func:`aucstream._fastpath.block_call`): 1 when written, 0 when not; with a
+    scorer's block at ``keep`` (0: none), fused with its keeping of the weights
+    (as ``aucstream.solam._averaged_coef_at``)."""
+    if keep != 0 and not weights_begin(keep, members):
+        return -2
     a, s = ints_at(at, BLOCK_WIDTH), BLOCK_START
-    return _weights_into(
+    written = _weights_into(
         floats_at(a[s], a[s + 1]),
         floats_at(a[s + 2], a[s + 3]),
         floats_at(a[s + 4], a[s + 5]),
         floats_at(a[s + 6], a[s + 7]),
     )
+    if keep != 0:
+        return weights_end(keep, members, written)
+    return 1 if written else 0
 
 
 def _bound_weights(learner: UnivariateOnline, out: np.ndarray) -> tuple:
-    """The weights of ``learner`` bound to ``out`` (``StateSpec.weights``)."""
-    fill = block_call(_weights_at, learner.v_, learner.scale_, learner.b_, out)
-    return (lambda learner: fill()), ("v_", "scale_", "b_")
+    """The weights of ``learner`` bound to ``out`` (``StateSpec.weights``; a function
+    that also keeps a scorer's weights, ``keeps``)."""
+    fill = block_call(_weights_at, learner.v_, learner.scale_, learner.b_, out, late=(0, 0))
+
+    def fill_weights(learner: UnivariateOnline, keep: int = 0, members: int = 0):
+        done = fill(keep, members)
+        return done if keep else done > 0
+
+    fill_weights.keeps = True  # type: ignore[attr-defined]
+    return fill_weights, ("v_", "scale_", "b_")
 
 
 # no reference counting: the kernel allocates nothing (see aucstream._kernels)

@@ -29,6 +29,8 @@ Safety rules (for the callers, :func:`aucstream._fastpath.read_dict`):
 from __future__ import annotations
 
 import ctypes
+import struct
+import sys
 
 import numpy as np
 from llvmlite import ir
@@ -37,6 +39,8 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 __all__ = [
+    "DIGIT_OFFSET",
+    "FLOAT_OFFSET",
     "LAYOUT",
     "TYPE_OFFSET",
     "dict_item",
@@ -287,3 +291,46 @@ def _dict_version_offset() -> int:
 
 #: See :func:`_dict_version_offset` (-1: none).
 DICT_VERSION_OFFSET = _dict_version_offset()
+
+
+def _float_offset() -> int:
+    """The offset of an exact ``float``'s value (CPython's ``ob_fval``, right after the
+    object header), checked on live floats (their 8 bytes there are theirs); -1 when
+    it does not hold, and the callers convert through ``PyFloat_AsDouble``."""
+    at = object.__basicsize__
+    if float.__basicsize__ != at + 8:
+        return -1
+    for value in (1.5, -0.0, 1e300, -2.5e-310, float("inf"), 0.1):
+        if ctypes.string_at(id(value) + at, 8) != struct.pack("d", value):
+            return -1
+    return at
+
+
+def _digit_offset() -> int:
+    """The offset of an exact ``int``'s first digit when the interpreter stores an int
+    as its signed number of digits (CPython's ``ob_size``, right after the object
+    header) and then 30-bit digits (CPython up to 3.11): an int of at most one digit
+    (absolute value below 2^30) is then its size's sign times that digit. Checked on
+    live ints; -1 when it does not hold (3.12 changed the layout), and the callers
+    convert through ``PyLong_AsLongLong``."""
+    size_at = object.__basicsize__
+    digit_at = size_at + 8
+    info = sys.int_info
+    if sys.version_info >= (3, 12) or info.bits_per_digit != 30 or info.sizeof_digit != 4:
+        return -1
+    if int.__basicsize__ != digit_at or ctypes.sizeof(ctypes.c_ssize_t) != 8:
+        return -1
+    for value in (0, 1, 7, 122, 2**29 + 3, 2**30 - 1, -5, -(2**30 - 1), 2**30, -(2**31)):
+        size = ctypes.c_int64.from_address(id(value) + size_at).value
+        digits = (abs(value).bit_length() + 29) // 30
+        if size != (digits if value >= 0 else -digits):
+            return -1
+        if digits == 1 and ctypes.c_uint32.from_address(id(value) + digit_at).value != abs(value):
+            return -1
+    return digit_at
+
+
+#: See :func:`_float_offset` (-1: none).
+FLOAT_OFFSET = _float_offset()
+#: See :func:`_digit_offset` (-1: none).
+DIGIT_OFFSET = _digit_offset()

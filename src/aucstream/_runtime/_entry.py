@@ -18,8 +18,9 @@ keeps its outcome: the buffers, the bound update (``_bind_update``) and, per pla
 2. one compiled call that checks, loads and saves: for a dict row :func:`_begin_dict`,
    which first makes the walk's check itself (:func:`_walk_current`, from a table of
    the walk's containers, keys and objects by address, :func:`_walk_table`; at once
-   when the interpreter versions its dicts, every container is a dict and none has
-   changed since the end of the last call that passed it, :func:`_unchanged`; made in
+   when the interpreter versions its dicts and none of the walk's dicts has changed
+   since the end of the last call that passed it, its lists compared item by item,
+   :func:`_unchanged`; made in
    Python, or by a compiled call of its own when the learner's ``_plan_variant`` or
    ``_check_partial_fit`` runs first, :attr:`OneStep.early`) and reads the dict
    where it lies (:func:`aucstream._fastpath.read_dict`: keys and values of the
@@ -289,15 +290,16 @@ def _walk_table(flat) -> np.ndarray | None:
 
 def _versions_for(walk: np.ndarray | None) -> np.ndarray:
     """The versions :func:`_unchanged` compares for the walk's table ``walk``: one
-    per container (-1: none kept yet) when every container is a dict and the
-    interpreter versions its dicts, else an empty array."""
+    per container (-1: none kept yet; a list's stays -1, its items are compared
+    instead) when the interpreter versions its dicts and a container is a dict,
+    else an empty array."""
     if walk is None or DICT_VERSION_OFFSET < 0:
         return _NO_WALK
     kinds, i = [], 0
     while i < walk.shape[0]:
         kinds.append(int(walk[i + 1]))
         i += 4 + 2 * int(walk[i + 3])
-    if not kinds or any(kinds):  # (a list: no version)
+    if not kinds or all(kinds):  # (lists alone: nothing versioned)
         return _NO_WALK
     return np.full(len(kinds), -1, dtype=np.int64)
 
@@ -311,29 +313,40 @@ def _dict_version(container):
 
 @jit(inline="always")
 def _unchanged(walk, versions):
-    """Whether ``versions`` (one per container of the table ``walk``, all dicts: an
-    empty array otherwise) are the containers' versions now: none of them changed
-    since :func:`_keep_versions` kept them, at the end of a call whose check passed."""
+    """Whether ``versions`` (one per container of the table ``walk``: an empty
+    array when none is a dict) are the dicts' versions now, none of them changed
+    since :func:`_keep_versions` kept them, at the end of a call whose check passed,
+    and every list (a list has no version: the state's list of components) has the
+    size and holds the objects the walk names."""
     if not versions.shape[0]:
         return False
     i, c = 0, 0
     while i < walk.shape[0]:
-        if _dict_version(walk[i]) != versions[c]:
+        container, n = walk[i], walk[i + 3]
+        if walk[i + 1] == 0:
+            if _dict_version(container) != versions[c]:
+                return False
+        elif list_size(container) != walk[i + 2]:
             return False
-        i += 4 + 2 * walk[i + 3]
+        else:
+            for e in range(n):
+                if list_item(container, walk[i + 4 + 2 * e]) != walk[i + 5 + 2 * e]:
+                    return False
+        i += 4 + 2 * n
         c += 1
     return True
 
 
 @jit(inline="always")
 def _keep_versions(walk, versions):
-    """Keep the versions of the containers of ``walk`` in ``versions`` (when it is not
+    """Keep the versions of the dicts of ``walk`` in ``versions`` (when it is not
     empty: :func:`_unchanged`)."""
     if not versions.shape[0]:
         return
     i, c = 0, 0
     while i < walk.shape[0]:
-        versions[c] = _dict_version(walk[i])
+        if walk[i + 1] == 0:
+            versions[c] = _dict_version(walk[i])
         i += 4 + 2 * walk[i + 3]
         c += 1
 
@@ -493,7 +506,7 @@ class OneStep:
         self.walk = None if dense or not READS_DICTS else _walk_table(flat)
         #: the versions of the walk's containers at the end of the last call whose
         #: check passed (:func:`_unchanged`), when the interpreter versions its dicts
-        #: and every container is a dict; else empty (the check compares them all)
+        #: and a container is a dict; else empty (the check compares them all)
         self.versions = _versions_for(self.walk)
         #: the blocks of the compiled calls' arguments (:func:`aucstream._fastpath.block`)
         self.blocks: list[np.ndarray] = []
@@ -656,7 +669,7 @@ class OneStep:
         # (the state's dicts are plain dicts)
         single = self.single
         dicts = single.copy() if single is not None else list(map(dict.copy, self.dicts))
-        lists = [c.copy() for c in self.lists] if self.lists else ()
+        lists = list(map(list.copy, self.lists)) if self.lists else ()
         try:
             try:
                 one.update(learner)

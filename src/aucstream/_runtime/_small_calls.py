@@ -37,7 +37,7 @@ finiteness check). Scoring one example (``decision_one``, ``predict_one``,
 for bit; a dict row goes further (:meth:`BaseStreamingAUC._dict_score`): one compiled
 call checks that the learner's members are the objects they were when the weights
 were read, reads the dict where it lies, and scores, checks and calibrates the row
-(:class:`aucstream._fastpath.OneScore`). After a learning call the weights are read
+(:class:`aucstream._dict_scoring.OneScore`). After a learning call the weights are read
 again (a learner whose ``n_samples_seen_`` is another object has learnt: the compiled
 check is not asked first), through the learner's bound weights when it has them
 (:meth:`SmallCalls._bind_coef`: one compiled call writes ``_coef()`` and
@@ -70,17 +70,15 @@ from .._chunks import (
     sparse_row_dot,
 )
 from .._config import _local, fast_path_on
+from .._dict_scoring import LAST_SCORER, NO_CALIBRATION, STALE, OneScore
 from .._fastpath import (
     FAST,
     LABEL_KINDS,
-    NO_CALIBRATION,
     NONE,
     READS_DICTS,
     STABLE_PARAM_TYPES,
-    STALE,
     FastCache,
     OneRow,
-    OneScore,
     one_label,
     param_names,
     param_values,
@@ -91,7 +89,7 @@ from .._fastpath import (
     validate_params_once,
 )
 from .._typing import Label, Row
-from ._declarations import StateDeclarations
+from ._declarations import StateDeclarations, _declared_variant
 from ._host import LearnerHost
 from ._learning import _KERNEL_ERRORS, _NOT_TAKEN
 
@@ -171,6 +169,8 @@ class SmallCalls(LearnerHost):
         variant = None  # (the plans do not depend on it: not asked, _fast_plan)
         if cache.variant_matters:
             variant = _override(cls, "_plan_variant", StateDeclarations)
+            if variant is _declared_variant:  # (the declaration's: the parameters are
+                variant = self._state_spec.variant  # pinned while the step serves)
         hook = _override(cls, "_check_partial_fit", SmallCalls)
         from ._entry import OneStep  # here: _entry reads aucstream._state, which imports us
 
@@ -499,21 +499,18 @@ class SmallCalls(LearnerHost):
         float
         """
         if type(x) is dict and _local.fast_path:
-            entry = _BY_ID.get(id(self))  # (:meth:`_dict_score`, inline: the kept weights)
-            cache: Any = entry[1] if entry is not None and entry[0]() is self else None
-            scorer = None if cache is None else cache.scorers.get(get_ident())
+            # the thread's last scorer, when it is this learner's and the learner has
+            # not learnt since (:meth:`_dict_proba`); else through its cache
+            scorer = LAST_SCORER.ref()
             state = self.__dict__
-            if (
-                READS_DICTS
-                and scorer is not None
-                and scorer.calls is not None
-                and state.get("n_samples_seen_") is scorer.seen  # (else it learnt since)
-                and scorer.members is state
-            ):
-                value = scorer.calls[False](id(x))
-                if value == value and value != STALE:  # (else as _dict_score says)
-                    return value
-            decision = self._dict_score_with(x, False, scorer)
+            if scorer is not None and scorer.members is state:
+                if state.get("n_samples_seen_") is scorer.seen:
+                    value = scorer.calls[False](id(x))
+                    if value < STALE:  # (not NaN nor STALE: else as _dict_score says)
+                        return value
+                decision = self._dict_score_with(x, False, scorer)
+            else:
+                decision = self._dict_score(x, False)
             if decision is not None:
                 return decision
         score = self._score_one(x)
@@ -521,10 +518,32 @@ class SmallCalls(LearnerHost):
             return float(self.decision_function(self._one_row(x))[0])
         return score - self._threshold()
 
+    def _dict_proba(self, x: dict):
+        """:meth:`_dict_score` of the probabilities (``predict_proba_one`` of a dict
+        row), through the thread's last scorer
+        (:data:`aucstream._dict_scoring.LAST_SCORER`) when it holds this learner's
+        ``__dict__`` (only the learner's own scorer of this thread can): at once
+        when the learner has not learnt since its weights were read (its
+        ``n_samples_seen_`` the object kept; the compiled call checks the rest, its
+        :data:`~aucstream._dict_scoring.STALE` or NaN for a refused row taking the
+        usual way), else with the weights read again (:meth:`_dict_score_with`);
+        other scorers through the learner's cache."""
+        if not _local.fast_path:
+            return None
+        scorer = LAST_SCORER.ref()
+        state = self.__dict__
+        if scorer is None or scorer.members is not state:
+            return self._dict_score(x, True)
+        if state.get("n_samples_seen_") is scorer.seen:
+            p = scorer.calls[True](id(x))
+            if p < STALE:  # (not NaN nor STALE)
+                return scorer.out.copy()
+        return self._dict_score_with(x, True, scorer)  # (it learnt since: read again)
+
     def _dict_score(self, x: dict, proba: bool):
         """The decision (a float) or, with ``proba``, the class probabilities (an
         array of two) of the dict row ``x``, through the cache's prepared scoring of
-        dict rows (:class:`aucstream._fastpath.OneScore`: one compiled call that
+        dict rows (:class:`aucstream._dict_scoring.OneScore`: one compiled call that
         checks the kept weights are the learner's, reads and checks the row, takes the
         dot with the weights and applies the calibration; the weights read again when
         they are not), equal bit for bit to
@@ -576,6 +595,8 @@ class SmallCalls(LearnerHost):
             value = scorer.calls[proba](k)
         if value != value or scorer is None:  # refused (NaN): the usual path says why
             return None
+        if READS_DICTS:  # (the next call of the thread tries it first)
+            LAST_SCORER.ref = scorer.ref
         return scorer.out.copy() if proba else value
 
     def _read_again(self, scorer: OneScore, state: dict) -> bool:
@@ -596,7 +617,7 @@ class SmallCalls(LearnerHost):
 
     def _prepare_scorer(self) -> OneScore | None:
         """The cache's prepared scoring of dict rows with the learner's weights read
-        (:meth:`aucstream._fastpath.OneScore.read_weights`) and its calibration bound,
+        (:meth:`aucstream._dict_scoring.OneScore.read_weights`) and its calibration bound,
         or None when the learner must score through the usual path: not fitted, with
         feature names, scores of its own (a pipeline), or weights it can not read."""
         state = self.__dict__
@@ -725,6 +746,12 @@ class SmallCalls(LearnerHost):
         may hold the state arrays of the members ``names`` (it is bound again when one
         of them is no longer the learner's) and ``out``; it reads every other member
         and the parameters when called, and must not hold the learner (pass it).
+        A function with ``keeps = True`` also takes ``fill(learner, keep, members)``:
+        the same weights written by one compiled call that first checks the members
+        are those bound and then keeps them in the scorer's block at ``keep``
+        (:func:`aucstream._dict_scoring.weights_begin`, ``weights_end``; ``members``:
+        the address of the learner's ``__dict__``), returning what ``weights_end``
+        does (-2 when the members are not those bound).
         """
         bind = self._state_spec.weights
         return None if bind is None else bind(self, out)

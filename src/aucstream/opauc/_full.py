@@ -107,6 +107,24 @@ class FullEngine(ExplicitEngine):
         return update
 
     # ------------------------------------------------------------- write sets
+    def read_only_state(self, learner, y_pm: np.ndarray, chunk: Chunk | None = None) -> tuple:
+        """:meth:`ExplicitEngine.read_only_state`, and for a ``chunk`` of sparse rows
+        also the held-back dense rows of the summaries it declares none of
+        (``pending_``, ``pending_weight_``, ``n_pending_``): a sparse row goes
+        straight into the scatter's rows of its features and never touches them
+        (:func:`aucstream.covariance._full._add_sparse`), so a one-row call neither
+        copies nor checks a class's d x 16 held-back rows. With a chunk that may
+        rescale the summaries (both written whole), the inherited answer alone."""
+        found = super().read_only_state(learner, y_pm, chunk)
+        if chunk is None or chunk.indices is None or self.rescale_due(learner, y_pm.shape[0]):
+            return found
+        c = learner._chunk_class(y_pm)
+        return found + tuple(
+            a
+            for s in (learner.stats_ if c is None else (learner.stats_[c],))
+            for a in (s.pending_, s.pending_weight_, s.n_pending_)
+        )
+
     def row_logged_state(self, learner) -> tuple:
         """The class sums and scatters (:meth:`FullCovariance.row_state`: O(d^2),
         written in the rows of the examples' features only)."""
@@ -137,6 +155,13 @@ class FullEngine(ExplicitEngine):
         pos = int(np.count_nonzero(chunk.y > 0))
         counts = (chunk.n_samples - pos, pos)
         return tuple(s.fills_pending(n) for s, n in zip(learner.stats_, counts))
+
+    def plan_variant(self, learner, chunk: Chunk | None):
+        """:meth:`ExplicitEngine.plan_variant`, at once for a chunk of sparse rows
+        without forgetting (0: :meth:`layout_variant`'s answer; asked per example)."""
+        if chunk is not None and chunk.indices is not None and learner.half_life is None:
+            return 0
+        return super().plan_variant(learner, chunk)
 
     def layout_variant(self, learner, chunk: Chunk | None) -> int:
         """With a ``chunk`` of dense rows: whether it fills its class's held-back rows

@@ -72,37 +72,42 @@ KINDS = ("randomized", "hash", "fd", "sparse")
 
 
 @nb.njit(cache=True)
-def _read_rows(z0, z1, s0, s1, v, indptr, indices, out):
+def _read_rows(pair, s0, s1, v, indptr, indices, out):
     """What a pass of the linear sketches must read, and nothing else: for each
-    example, the rows of its features in both d x tau sketches and the entries of the
-    class sums and of v, with the kernel's prefetch of the next example's rows
-    (:func:`aucstream._kernels.prefetch_rows`; the kernel prefetches at d = 10^6, where
-    the floor is measured: ``aucstream.opauc.PREFETCH_BYTES``). Sums them
-    into ``out`` (tau,)."""
+    example, the rows of its features in the d x 2 tau array that holds both classes'
+    sketches side by side (``aucstream.covariance.sketch_pair``: the array the pass
+    reads, one row per feature) and the entries of the class sums and of v, with the
+    kernel's prefetch of the next example's rows
+    (:func:`aucstream._kernels.prefetch_rows`, on the same arrays: the kernel
+    prefetches at d = 10^6, where the floor is measured,
+    ``aucstream.opauc.PREFETCH_BYTES``). Sums them into ``out`` (2 tau,)."""
     n = indptr.shape[0] - 1
     for r in range(n):
         lo, hi = indptr[r], indptr[r + 1]
         if r + 1 < n:
             ahead = indices[hi : indptr[r + 2]]
-            prefetch_rows(z0, ahead)
-            prefetch_rows(z1, ahead)
+            prefetch_rows(pair, ahead)
             prefetch_rows(s0, ahead)
             prefetch_rows(s1, ahead)
             prefetch_rows(v, ahead)
         for a in range(lo, hi):
             i = indices[a]
+            row = pair[i]
             for j in range(out.shape[0]):
-                out[j] += z0[i, j] + z1[i, j]
+                out[j] += row[j]
             out[0] += s0[i] + s1[i] + v[i]
 
 
 def read_floor(model, X) -> float:
     """Examples per second of :func:`_read_rows` over the CSR stream ``X`` with the
-    sketches, class sums and ``v_`` of a fitted low-rank ``model``: the memory
-    floor of a pass (best of 3; the first run also compiles)."""
+    interleaved sketches, class sums and ``v_`` of a fitted low-rank ``model``: the
+    memory floor of a pass (best of 3; the first run also compiles)."""
+    from aucstream.covariance import sketch_pair
+
     (neg, pos), v = model.stats_, model.v_
-    args = (neg.sketch_, pos.sketch_, neg.sum_, pos.sum_, v)
-    out = np.zeros(neg.sketch_.shape[1])
+    pair = sketch_pair(neg, pos)
+    args = (pair, neg.sum_, pos.sum_, v)
+    out = np.zeros(pair.shape[1])
     indptr, indices = X.indptr.astype(np.int64), X.indices.astype(np.int64)
     _read_rows(*args, indptr[:3], indices, out)
     best = np.inf

@@ -49,6 +49,7 @@ Usage::
     python benchmarks/bench_highdim.py --kinds hash fd --centering exact
     python benchmarks/bench_highdim.py --kinds hash fd --dtype float32
     python benchmarks/bench_highdim.py --product-cost 50000   # OPAUC_s's P w at full budget
+    python benchmarks/bench_highdim.py --overlap   # do reads and arithmetic overlap here?
 """
 
 from __future__ import annotations
@@ -72,37 +73,42 @@ KINDS = ("randomized", "hash", "fd", "sparse")
 
 
 @nb.njit(cache=True)
-def _read_rows(z0, z1, s0, s1, v, indptr, indices, out):
+def _read_rows(pair, s0, s1, v, indptr, indices, out):
     """What a pass of the linear sketches must read, and nothing else: for each
-    example, the rows of its features in both d x tau sketches and the entries of the
-    class sums and of v, with the kernel's prefetch of the next example's rows
-    (:func:`aucstream._kernels.prefetch_rows`; the kernel prefetches at d = 10^6, where
-    the floor is measured: ``aucstream.opauc.PREFETCH_BYTES``). Sums them
-    into ``out`` (tau,)."""
+    example, the rows of its features in the d x 2 tau array that holds both classes'
+    sketches side by side (``aucstream.covariance.sketch_pair``: the array the pass
+    reads, one row per feature) and the entries of the class sums and of v, with the
+    kernel's prefetch of the next example's rows
+    (:func:`aucstream._kernels.prefetch_rows`, on the same arrays: the kernel
+    prefetches at d = 10^6, where the floor is measured,
+    ``aucstream.opauc.PREFETCH_BYTES``). Sums them into ``out`` (2 tau,)."""
     n = indptr.shape[0] - 1
     for r in range(n):
         lo, hi = indptr[r], indptr[r + 1]
         if r + 1 < n:
             ahead = indices[hi : indptr[r + 2]]
-            prefetch_rows(z0, ahead)
-            prefetch_rows(z1, ahead)
+            prefetch_rows(pair, ahead)
             prefetch_rows(s0, ahead)
             prefetch_rows(s1, ahead)
             prefetch_rows(v, ahead)
         for a in range(lo, hi):
             i = indices[a]
+            row = pair[i]
             for j in range(out.shape[0]):
-                out[j] += z0[i, j] + z1[i, j]
+                out[j] += row[j]
             out[0] += s0[i] + s1[i] + v[i]
 
 
 def read_floor(model, X) -> float:
     """Examples per second of :func:`_read_rows` over the CSR stream ``X`` with the
-    sketches, class sums and ``v_`` of a fitted low-rank ``model``: the memory
-    floor of a pass (best of 3; the first run also compiles)."""
+    interleaved sketches, class sums and ``v_`` of a fitted low-rank ``model``: the
+    memory floor of a pass (best of 3; the first run also compiles)."""
+    from aucstream.covariance import sketch_pair
+
     (neg, pos), v = model.stats_, model.v_
-    args = (neg.sketch_, pos.sketch_, neg.sum_, pos.sum_, v)
-    out = np.zeros(neg.sketch_.shape[1])
+    pair = sketch_pair(neg, pos)
+    args = (pair, neg.sum_, pos.sum_, v)
+    out = np.zeros(pair.shape[1])
     indptr, indices = X.indptr.astype(np.int64), X.indices.astype(np.int64)
     _read_rows(*args, indptr[:3], indices, out)
     best = np.inf
@@ -111,6 +117,63 @@ def read_floor(model, X) -> float:
         _read_rows(*args, indptr, indices, out)
         best = min(best, time.perf_counter() - start)
     return (indptr.shape[0] - 1) / best
+
+
+@nb.njit(cache=True)
+def _read_and_work(pair, indptr, indices, out, work, sweeps, prefetching):
+    """:func:`_read_rows`' reads of the ``pair`` (with its prefetch of the next
+    example's rows when ``prefetching``) and, after each row read, ``sweeps`` sweeps
+    of arithmetic over ``work`` (a small array, in the caches, that does not depend
+    on the rows read): a pass whose memory reads and arithmetic could overlap
+    completely (:func:`overlap_probe`)."""
+    n = indptr.shape[0] - 1
+    for r in range(n):
+        lo, hi = indptr[r], indptr[r + 1]
+        if prefetching and r + 1 < n:
+            prefetch_rows(pair, indices[hi : indptr[r + 2]])
+        for a in range(lo, hi):
+            row = pair[indices[a]]
+            for j in range(out.shape[0]):
+                out[j] += row[j]
+            for _ in range(sweeps):
+                for j in range(work.shape[0]):
+                    work[j] = work[j] * 0.999 + 1e-9
+
+
+def overlap_probe(n: int = 30_000, d: int = 1_000_000, k: int = 50, tau: int = 50) -> list:
+    """Whether this machine overlaps a pass's random reads with its arithmetic: the
+    reads of :func:`_read_rows` alone (the memory), the arithmetic alone (every row
+    read is the same one, in the caches), and both in one loop with the prefetch of
+    the next example's rows and without it (:func:`_read_and_work`), in microseconds
+    per example (median of 3, alternated), for a few amounts of arithmetic per row.
+    ``overlap`` is the share of the shorter part hidden under the longer: 1 when the
+    loop takes the longer of the two, 0 when it takes their sum. A pass's ratio to
+    its memory floor is bounded by it: with no overlap, a pass with as much
+    arithmetic per example as reading its rows takes costs twice its floor."""
+    X, _ = make_stream(n, d, k, seed=1)
+    pair = np.full((d, 2 * tau), 1e-3)  # (every page touched)
+    indptr, indices = X.indptr.astype(np.int64), X.indices.astype(np.int64)
+    same = np.zeros_like(indices)
+    out, work = np.zeros(2 * tau), np.ones(2 * tau)
+    _read_and_work(pair, indptr[:3], indices, out, work, 1, True)
+
+    def per_example(idx, sweeps, prefetching):
+        start = time.perf_counter()
+        _read_and_work(pair, indptr, idx, out, work, sweeps, prefetching)
+        return (time.perf_counter() - start) / n * 1e6
+
+    rows = []
+    for sweeps in (2, 4, 8):
+        t = {"memory": [], "arithmetic": [], "both": [], "both, no prefetch": []}
+        for _ in range(3):
+            t["memory"].append(per_example(indices, 0, True))
+            t["arithmetic"].append(per_example(same, sweeps, False))
+            t["both"].append(per_example(indices, sweeps, True))
+            t["both, no prefetch"].append(per_example(indices, sweeps, False))
+        m = {key: float(np.median(v)) for key, v in t.items()}
+        hidden = m["memory"] + m["arithmetic"] - m["both"]
+        rows.append({"sweeps": sweeps, **m, "overlap": hidden / min(m["memory"], m["arithmetic"])})
+    return rows
 
 
 @nb.njit(cache=True)
@@ -631,9 +694,29 @@ def main(argv=None) -> None:
         metavar="N_FILL",
         help="time P w of one class's sparse summary after N_FILL examples",
     )
+    parser.add_argument(
+        "--overlap",
+        action="store_true",
+        help="measure whether the machine overlaps the random reads with arithmetic",
+    )
     parser.add_argument("--json", help="also write the results to this file")
     parser.add_argument("--markdown", help="also write the table to this file")
     args = parser.parse_args(argv)
+    if args.overlap:
+        lines = [
+            f"d = {args.d:,}, k = {args.k}, tau = {args.tau}: microseconds per example",
+            "",
+            "| arithmetic sweeps per row read | memory | arithmetic | both | both, no prefetch "
+            "| overlap |",
+            "|---:|---:|---:|---:|---:|---:|",
+        ]
+        for r in overlap_probe(30_000, args.d, args.k, args.tau):
+            lines.append(
+                f"| {r['sweeps']} | {r['memory']:.1f} | {r['arithmetic']:.1f} | {r['both']:.1f} "
+                f"| {r['both, no prefetch']:.1f} | {r['overlap']:.2f} |"
+            )
+        print("\n".join(lines))
+        return
     if args.product_cost:
         print(json.dumps(product_cost(args.product_cost, args.d, args.k, args.tau, args.seed)))
         return

@@ -248,7 +248,8 @@ def test_sketched_chunking_dense_sparse_and_resuming_are_exact(kind, centering, 
 @pytest.mark.parametrize("kind, centering", LOWRANK)
 def test_prefetching_changes_no_result(kind, centering, monkeypatch):
     """The low-rank kernel prefetches the next example's rows only for sketches too
-    large for the caches (``PREFETCH_BYTES``, never at the sizes tested here): the
+    large for the caches (``PREFETCH_BYTES``, never at the sizes tested here), and
+    the running column scale its entries a few rows ahead (``SCALE_AHEAD``): the
     same stream learnt with prefetching forced on gives the same model, bit for bit,
     and a model too large for the caches takes it."""
     X, y = make_stream(200, 9, seed=8, sparsity=0.5)

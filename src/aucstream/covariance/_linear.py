@@ -361,7 +361,9 @@ class RandomizedCovariance(_LinearSketch):
     @staticmethod
     def draw(rng: np.random.Generator, n: int, sketch_size: int) -> np.ndarray:
         r"""The vectors :math:`a_i = r_i/\sqrt\tau` of n examples, shape (n, tau)."""
-        return rng.standard_normal((n, sketch_size)) / np.sqrt(sketch_size)
+        draws = rng.standard_normal((n, sketch_size))
+        draws /= np.sqrt(sketch_size)  # (in place: the same numbers, no second array)
+        return draws
 
 
 class HashedCovariance(_LinearSketch):

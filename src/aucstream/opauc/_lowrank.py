@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from .._chunks import Chunk
-from .._kernels import SCALE_MAX, SCALE_MIN, jit
+from .._kernels import SCALE_MAX, SCALE_MIN, jit, prefetch_rows
 from ..covariance import sketch_cross, sketch_pair, sketch_tmatvec
 from ._engine import Engine
 from ._kernels import (
@@ -52,9 +52,15 @@ _PACKAGE = importlib.import_module(__package__)
 _FORMED: weakref.WeakSet = weakref.WeakSet()
 
 
+#: Rows ahead of the one scaled whose entries of the column scale :func:`_scale_rows`
+#: prefetches, when the learner prefetches (``PREFETCH_BYTES``): each entry is a
+#: random read of a d-vector, a few rows' work ahead of its use.
+SCALE_AHEAD = 8
+
+
 @jit
 def _scale_rows(
-    colscale, floor, v, indptr, indices, data, scaled, factors, grows
+    colscale, floor, v, indptr, indices, data, scaled, factors, grows, ahead
 ):  # pragma: no cover
     r"""The rows in the running column scale (package docstring, "Columns in their
     running scale"): row by row, each column's running maximum ``colscale`` of
@@ -63,8 +69,13 @@ def _scale_rows(
     for "max_abs_1", 0 for "max_abs") and ``factors`` the growth :math:`\hat s'_i /
     \hat s_i` of each entry's column (1 where it did not grow). ``grows[r]``: whether
     row r raises the scale of a column whose scaled weight may be non-zero (a column
-    seen before, or one never seen whose v is non-zero: the others weigh 0)."""
-    for r in range(indptr.shape[0] - 1):
+    seen before, or one never seen whose v is non-zero: the others weigh 0).
+    ``ahead`` > 0: prefetch the column scale of row ``r + ahead`` while scaling row
+    r (changes no result)."""
+    n = indptr.shape[0] - 1
+    for r in range(n):
+        if ahead > 0 and r + ahead < n:
+            prefetch_rows(colscale, indices[indptr[r + ahead] : indptr[r + ahead + 1]])
         grown = False
         for k in range(indptr[r], indptr[r + 1]):
             i = indices[k]
@@ -342,6 +353,12 @@ class LowRankEngine(Engine):
             learner.sv_,
         )
 
+    @staticmethod
+    def prefetches(learner) -> bool:
+        """Whether the passes prefetch the rows they will read: when the two sketches
+        take more than ``PREFETCH_BYTES`` (too large for the caches)."""
+        return sum(st.sketch_.nbytes for st in learner.stats_) > _PACKAGE.PREFETCH_BYTES
+
     def _prepare(self, learner, chunk: Chunk) -> tuple:
         """The kernel's settings, the chunk's random draws and scratch vectors."""
         _FORMED.discard(learner)  # w_ is formed again when read (OPAUC.w_)
@@ -352,7 +369,7 @@ class LowRankEngine(Engine):
             neg.center_code,
             neg.fills_columns,
             int(learner._rebase_every),
-            sum(st.sketch_.nbytes for st in learner.stats_) > _PACKAGE.PREFETCH_BYTES,
+            self.prefetches(learner),
             self.half_life(learner),
             self.forget_limit,
         )
@@ -396,7 +413,8 @@ class LowRankEngine(Engine):
         scaled, factors = np.empty_like(data), np.empty_like(data)
         grows = np.zeros(chunk.n_samples, dtype=np.bool_)
         rows = (chunk.indptr, chunk.indices, data, scaled, factors, grows)
-        _scale_rows(learner.column_scale_, self.scale_floor(learner), learner.v_, *rows)
+        ahead = SCALE_AHEAD if self.prefetches(learner) else 0
+        _scale_rows(learner.column_scale_, self.scale_floor(learner), learner.v_, *rows, ahead)
         indptr: Any = chunk.indptr
         indices: Any = chunk.indices
         starts = [0, *(int(r) for r in np.flatnonzero(grows) if r > 0), chunk.n_samples]

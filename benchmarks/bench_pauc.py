@@ -44,9 +44,17 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_onepass import load, make_fraud, make_imbalanced  # noqa: E402
+from bench_onepass import DATA, load, make_fraud, make_imbalanced  # noqa: E402
 
-from aucstream import OAM, OPAUC, PAUCI, SOLAM, OnlinePAUC, StreamPipeline  # noqa: E402
+from aucstream import (  # noqa: E402
+    LSPAUC,
+    OAM,
+    OPAUC,
+    PAUCI,
+    SOLAM,
+    OnlinePAUC,
+    StreamPipeline,
+)
 from aucstream.metrics import roc_auc  # noqa: E402
 from aucstream.preprocessing import OnlineStandardScaler  # noqa: E402
 
@@ -59,6 +67,7 @@ LEARNERS = {
     "PAUCI(max_fpr=0.05)": lambda: PAUCI(max_fpr=0.05),
     "PAUCI(max_fpr=0.01)": lambda: PAUCI(max_fpr=0.01),
     "PAUCI(0.05, min_tpr=0.5)": lambda: PAUCI(0.05, min_tpr=0.5),
+    "LSPAUC(max_fpr=0.05)": lambda: LSPAUC(max_fpr=0.05),
     "OPAUC()": OPAUC,
     "SOLAM()": SOLAM,
     "OAM()": lambda: OAM(random_state=0),
@@ -98,6 +107,90 @@ def streams(quick: bool) -> dict:
         "a9a": lambda: load("a9a"),
         "a9a (3% positives)": thinned_a9a,
     }
+
+
+def _thinned(X, y, Xt, yt, seed: int = 0, rate: float = 0.03):
+    """The parts with their positives thinned to ``rate`` (as :func:`thinned_a9a`)."""
+    rng = np.random.default_rng(seed)
+
+    def thin(X, y):
+        pos, neg = np.flatnonzero(y > 0), np.flatnonzero(y <= 0)
+        keep = rng.choice(pos, size=min(pos.size, int(rate / (1 - rate) * neg.size)), replace=False)
+        rows = np.sort(np.concatenate([neg, keep]))
+        return X[rows], y[rows]
+
+    return (*thin(X, y), *thin(Xt, yt))
+
+
+def _held_out(name: str, binary, thin: bool):
+    """A held-out stream: a shared dataset (its test file, else 80/20) with ``binary``
+    labels, the training part in one random order (seed 0), thinned to 3% positives."""
+    from sklearn.model_selection import train_test_split
+
+    from aucstream.datasets import load_dataset
+
+    data = load_dataset(name, data_home=DATA, return_parts=True, binary=binary)
+    if data.has_test:
+        parts = (data.X, data.y, data.X_test, data.y_test)
+    else:
+        Xtr, Xte, ytr, yte = train_test_split(
+            data.X, data.y, test_size=0.2, stratify=data.y, random_state=0
+        )
+        parts = (Xtr, ytr, Xte, yte)
+    if thin:
+        parts = _thinned(*parts)
+    order = np.random.default_rng(0).permutation(len(parts[1]))
+    return parts[0][order], parts[1][order], parts[2], parts[3]
+
+
+def held_out_streams() -> dict:
+    """Imbalanced streams outside the benchmark's, on which LSPAUC's defaults were chosen
+    (``--validate``): letter A against the rest (4% positives), USPS 8 against the rest,
+    magic04, phishing and skin with their positives thinned to 3%, connect-4's draws."""
+    return {
+        "letter (A vs rest)": lambda: _held_out("letter", ("one_vs_rest", 1.0), False),
+        "usps (8 vs rest)": lambda: _held_out("usps", ("one_vs_rest", 8.0), False),
+        "magic04 (3% positives)": lambda: _held_out("magic04", None, True),
+        "phishing (3% positives)": lambda: _held_out("phishing", None, True),
+        "skin (3% positives)": lambda: _held_out("skin", None, True),
+        "connect-4 (draws)": lambda: _held_out("connect_4", "smallest_vs_rest", False),
+    }
+
+
+#: LSPAUC's settings measured on the held-out streams (``--validate``).
+VALIDATED = {
+    "partial_weight": (0.0, 0.5, 0.7, 0.9),
+    "lam": (1e-3, 1e-2, 1e-1, 1.0),
+}
+
+
+def validate(only: list[str] | None = None) -> list[dict]:
+    """LSPAUC at each setting of ``VALIDATED``, and the other learners of ``LEARNERS``
+    at 0.05, on the held-out streams: one pass, test metrics (as :func:`run`)."""
+    makers = {k: v for k, v in LEARNERS.items() if "0.01" not in k and "min_tpr" not in k}
+    for mu in VALIDATED["partial_weight"]:
+        for lam in VALIDATED["lam"]:
+            makers[f"LSPAUC(partial_weight={mu:g}, lam={lam:g})"] = lambda mu=mu, lam=lam: LSPAUC(
+                partial_weight=mu, lam=lam
+            )
+    rows = []
+    for name, make_data in held_out_streams().items():
+        if only and name not in only:
+            continue
+        Xtr, ytr, Xte, yte = make_data()
+        base = {"stream": name, "n_train": len(ytr), "positives": float(np.mean(ytr > 0))}
+        base["d"] = Xtr.shape[1]
+        for label, make in makers.items():
+            row = measure(
+                lambda make=make: StreamPipeline(OnlineStandardScaler(), make()),
+                Xtr,
+                ytr,
+                Xte,
+                yte,
+            )
+            rows.append({**base, "learner": label, **row})
+            print(rows[-1], file=sys.stderr, flush=True)
+    return rows
 
 
 def measure(make, X, y, Xt, yt) -> dict:
@@ -170,7 +263,12 @@ def bare_cost(X, y) -> dict:
     standardized rows (best of three each)."""
     Z = OnlineStandardScaler().partial_fit(X).transform(X)
     times = {}
-    makers = (("pauc", lambda: OnlinePAUC(random_state=0)), ("pauci", PAUCI), ("opauc", OPAUC))
+    makers = (
+        ("pauc", lambda: OnlinePAUC(random_state=0)),
+        ("pauci", PAUCI),
+        ("lspauc", LSPAUC),
+        ("opauc", OPAUC),
+    )
     for name, make in makers:
         make().fit(Z[:200], y[:200])  # compiled before timing
         best = float("inf")
@@ -180,7 +278,7 @@ def bare_cost(X, y) -> dict:
             model.fit(Z, y)
             best = min(best, time.process_time() - tic)
         times[name] = best
-    return {k: times[k] / times["opauc"] for k in ("pauc", "pauci")}
+    return {k: times[k] / times["opauc"] for k in ("pauc", "pauci", "lspauc")}
 
 
 def libauc_available() -> bool:
@@ -349,7 +447,7 @@ def run(quick: bool = False, only: list[str] | None = None, reuse=None) -> list[
     return rows
 
 
-def write(rows: list[dict], path: Path, quick: bool) -> None:
+def write(rows: list[dict], path: Path, quick: bool, held: list[dict] | None = None) -> None:
     lines = [
         "# Partial AUC of one-pass learners on imbalanced streams",
         "",
@@ -417,11 +515,40 @@ def write(rows: list[dict], path: Path, quick: bool) -> None:
                 "",
                 "Bare per-example cost over OPAUC's (first 20,000 standardized rows, dense,"
                 f" best of 3): OnlinePAUC {ratio[0]['pauc']:.2f}, PAUCI"
-                f" {ratio[0]['pauci']:.2f}.",
+                f" {ratio[0]['pauci']:.2f}"
+                + (f", LSPAUC {ratio[0]['lspauc']:.2f}" if "lspauc" in ratio[0] else "")
+                + ".",
             ]
         lines.append("")
     lines += _reading(rows)
+    lines += _held_out_lines(held or [])
     path.write_text("\n".join(lines))
+
+
+def _held_out_lines(held: list[dict]) -> list[str]:
+    """The table of ``--validate``'s rows: partial AUC (FPR <= 0.05) / full AUC of
+    each learner on each held-out stream, and each learner's mean partial AUC."""
+    if not held:
+        return []
+    names = list(dict.fromkeys(r["stream"] for r in held))
+    cell = {(r["stream"], r["learner"]): r for r in held}
+    lines = [
+        "## LSPAUC's defaults: held-out streams",
+        "",
+        "Written from `python benchmarks/bench_pauc.py --validate --rows FILE`"
+        " (`held_out_streams`: streams outside the tables above; one pass, test part,"
+        " each learner behind the online standard scaler). Cells: partial AUC at FPR"
+        " <= 0.05 / full AUC.",
+        "",
+        "| learner | " + " | ".join(names) + " | mean pAUC |",
+        "|---|" + "---|" * (len(names) + 1),
+    ]
+    for learner in dict.fromkeys(r["learner"] for r in held):
+        got = [cell.get((n, learner)) for n in names]
+        cells = [f"{g['pauc05']:.4f} / {g['auc']:.4f}" if g else "" for g in got]
+        mean = np.mean([g["pauc05"] for g in got if g])
+        lines.append(f"| {learner} | " + " | ".join(cells) + f" | {mean:.4f} |")
+    return [*lines, ""]
 
 
 def _by_stream(rows: list[dict]) -> dict[str, dict[str, dict]]:
@@ -455,7 +582,12 @@ def _reading(rows: list[dict]) -> list[str]:
             f"range {min(gaps):+.4f} to {max(gaps):+.4f}."
         )
     for epochs in LIBAUC_EPOCHS:
-        for one_pass in (ours, "PAUCI(max_fpr=0.05)", "StreamPipeline(max_fpr=0.05)"):
+        for one_pass in (
+            ours,
+            "PAUCI(max_fpr=0.05)",
+            "LSPAUC(max_fpr=0.05)",
+            "StreamPipeline(max_fpr=0.05)",
+        ):
             wins, gaps = [], []
             for stream, sub in streams_.items():
                 libauc = [
@@ -517,8 +649,10 @@ def _reading(rows: list[dict]) -> list[str]:
                 f"with {', '.join(b['members'])} ({b['reopens']})."
             )
     out += _gap_reading(streams_)
-    for key, label in (("pauc", "OnlinePAUC"), ("pauci", "PAUCI")):
-        ratios = [r["ratio"][key] for r in rows if "ratio" in r]
+    for key, label in (("pauc", "OnlinePAUC"), ("pauci", "PAUCI"), ("lspauc", "LSPAUC")):
+        ratios = [r["ratio"][key] for r in rows if "ratio" in r and key in r["ratio"]]
+        if not ratios:
+            continue
         out.append(
             f"- bare per-example cost of {label} over OPAUC's: {min(ratios):.2f} to "
             f"{max(ratios):.2f} (target: at most 2)."
@@ -577,18 +711,30 @@ def main() -> None:
         nargs="+",
         help="reuse LibAUC's rows from these JSON rows files or reports (stored_libauc)",
     )
+    parser.add_argument(
+        "--validate",
+        action="store_true",
+        help="measure LSPAUC's settings on the held-out streams (validate) into --rows",
+    )
     args = parser.parse_args()
+    if args.validate:
+        rows = [{**r, "held_out": True} for r in validate(args.stream)]
+        Path(args.rows or "validation.json").write_text(json.dumps(rows))
+        return
     reuse = stored_libauc(args.libauc_from) if args.libauc_from else None
     if args.from_rows:  # streams measured in separate processes, reported together
         rows = [r for f in args.from_rows for r in json.loads(Path(f).read_text())]
+        held = [r for r in rows if r.get("held_out")]
+        rows = [r for r in rows if not r.get("held_out")]
         order = list(streams(args.quick))
         rows.sort(key=lambda r: order.index(r["stream"]))  # stable: rows keep their order
     else:
+        held = []
         rows = run(args.quick, args.stream, reuse)
         if args.rows:
             Path(args.rows).write_text(json.dumps(rows))
             return
-    write(rows, ROOT / "docs" / "results" / "pauc.md", args.quick)
+    write(rows, ROOT / "docs" / "results" / "pauc.md", args.quick, held)
 
 
 if __name__ == "__main__":

@@ -10,14 +10,21 @@ training files in one random order, seed 0, the same for everyone), on the test 
   ``roc_auc_score(max_fpr=)``; :func:`aucstream.metrics.roc_auc`), the two-way partial
   AUC at TPR >= 0.5, FPR <= 0.05, and the full AUC;
 - of :class:`aucstream.OnlinePAUC` and :class:`aucstream.PAUCI` (each one-way at
-  max_fpr 0.05 and 0.01, two-way at min_tpr 0.5), the full-AUC learners OPAUC, SOLAM
-  and OAM at their defaults, each behind the online standard scaler
-  (``StreamPipeline(OnlineStandardScaler(), L)``: the fraud-like stream's columns
-  span nine orders of magnitude), and the tuning-free ``StreamPipeline()`` and
-  ``StreamPipeline(max_fpr=0.05)`` (racing by partial AUC);
+  max_fpr 0.05 and 0.01, two-way at min_tpr 0.5), :class:`aucstream.LSPAUC` at max_fpr
+  0.05, the full-AUC learners OPAUC, SOLAM and OAM at their defaults, each behind
+  the online standard scaler (``StreamPipeline(OnlineStandardScaler(), L)``: the
+  fraud-like stream's columns span nine orders of magnitude), and the tuning-free
+  ``StreamPipeline()`` and ``StreamPipeline(max_fpr=0.05)`` (racing by partial AUC);
 - the CPU seconds of each pass (best of ``REPEATS``), and the bare per-example cost of
-  OnlinePAUC and PAUCI over OPAUC's on the same standardized rows (the issue's target:
-  at most 2).
+  OnlinePAUC, PAUCI and LSPAUC over OPAUC's on the same standardized rows (the issue's
+  target: at most 2);
+- for ``StreamPipeline(max_fpr=0.05)``, the test metrics of averages of its alive
+  candidates at the end of the pass (``alternatives``: whether a gap to LibAUC is the
+  learners' or the race's choice).
+
+``--validate`` measures LSPAUC's settings (``VALIDATED``) and the other learners on
+imbalanced streams outside these (``held_out_streams``), where its defaults were
+chosen; ``--from-rows`` with those rows adds their table to the report.
 
 LibAUC's partial-AUC losses (``pAUC_CVaR_Loss`` with its optimizer SOPA,
 ``pAUC_DRO_Loss`` with SOPA-s) on a linear model, after 1 and 3 epochs (``libauc_runs``),

@@ -232,7 +232,7 @@ def test_merge_into_a_learner_of_one_class():
 def test_the_partial_auc_race_is_reproducible():
     """OnePassSearch(max_fpr=) races OnlinePAUC at its _race_settings, seeded: the
     same stream gives the same scores."""
-    from aucstream import PAUCI, OnePassSearch
+    from aucstream import LSPAUC, PAUCI, OnePassSearch
     from aucstream._race_drift import pauc_candidates
 
     found = pauc_candidates(0.05)
@@ -241,6 +241,7 @@ def test_the_partial_auc_race_is_reproducible():
         (OnlinePAUC, 0.1, 0),
         (PAUCI, 0.05, 0),
         (PAUCI, 0.05, 0),
+        (LSPAUC, 0.05, 0),
     ]
     assert found[3].eta == pytest.approx(10 * PAUCI().eta)
     assert found[1].eta == pytest.approx(OnlinePAUC().eta / 3)

@@ -91,10 +91,11 @@ def test_halving_spares_the_partial_auc_learners_only_with_max_fpr():
     assert (plain.status_ == 0).sum() == 1  # without max_fpr: halving down to one
 
 
-def test_the_ensemble_is_the_leader_and_the_best_full_auc_learner():
-    """With max_fpr the scores average the leader (the best racing statistic) and the
-    alive full-AUC learner with the best full AUC over the window, computed here
-    from each candidate's own test-then-train scores (the scores the search gave it)."""
+def test_the_ensemble_is_the_first_two_and_the_best_full_auc_learner():
+    """With max_fpr the scores average the first two by the racing statistic and the
+    alive full-AUC learner with the best full AUC over the window (that learner alone
+    when it leads), computed here from each candidate's own test-then-train scores
+    (the scores the search gave it)."""
     from sklearn.base import clone
 
     X, y = _stream()
@@ -107,10 +108,13 @@ def test_the_ensemble_is_the_leader_and_the_best_full_auc_learner():
         s = clone(search.candidates[i]).test_then_train(X, y, classes=[0, 1])
         stat[i] = 0.5 * (roc_auc(y[-w:], s[-w:], max_fpr=0.1) + roc_auc(y[-w:], s[-w:]))
         full[i] = roc_auc(y[-w:], s[-w:])
-    leader = max(alive, key=lambda i: (stat[i], -i))
+    ranked = sorted(alive, key=lambda i: (-stat[i], i))
+    leader = ranked[0]
     assert search.leader_ == leader
     best_full = max((i for i in alive if i < 4), key=lambda i: (full[i], -i))
-    want = [leader] if best_full == leader else [leader, best_full]
+    want = (
+        [leader] if best_full == leader else [*[i for i in ranked[:2] if i != best_full], best_full]
+    )
     assert len(alive) == 3 and want != [leader]  # the test is not trivial
     assert [i for i in search.ensemble_ if i >= 0] == want
 
@@ -134,3 +138,33 @@ def test_sparing_race_is_chunk_invariant_and_resumes_exactly(tmp_path, chunks, d
     np.testing.assert_array_equal(part.status_, whole.status_)
     np.testing.assert_array_equal(part.ensemble_, whole.ensemble_)
     np.testing.assert_array_equal(part.decision_function(X), whole.decision_function(X))
+
+
+def test_members_rule_on_a_stand_in_search():
+    """:func:`aucstream._pauc_race.members` on a stand-in of the search: the first
+    ``ensemble - 1`` by the racing statistic, then the full-AUC learner with the best
+    windowed full AUC; that learner alone when it leads; the first ``ensemble``
+    without max_fpr."""
+    from types import SimpleNamespace
+
+    from aucstream import OPAUC, PAUCI, SOLAM, OnlinePAUC
+    from aucstream._pauc_race import members
+
+    candidates = [PAUCI(), OnlinePAUC(), OPAUC(), SOLAM()]  # the first two take max_fpr
+    full = {0: 0.99, 1: 0.99, 2: 0.80, 3: 0.90}  # the partial-AUC learners' never count
+
+    def metrics(which, windowed):
+        return [SimpleNamespace(full=lambda i=i: full[i]) for i in which]
+
+    search = SimpleNamespace(
+        ensemble=3, max_fpr=0.05, candidates_=candidates, _current_metrics=metrics
+    )
+    assert members(search, [0, 1, 2, 3]) == [0, 1, 3]
+    assert members(search, [0, 3, 1, 2]) == [0, 3]
+    assert members(search, [3, 0, 1, 2]) == [3]
+    full[2] = 0.95
+    assert members(search, [0, 1, 2, 3]) == [0, 1, 2]
+    search.ensemble = 2
+    assert members(search, [0, 1, 2, 3]) == [0, 2]
+    search.max_fpr = None
+    assert members(search, [0, 1, 2, 3]) == [0, 1]

@@ -64,6 +64,18 @@ the leader with the best windowed full AUC of all alive candidates gave fraud-li
 -0.005, make_classification +0.032 / -0.004, ijcnn1 +0.028 / +0.006, w8a +0.017 /
 +0.000, and a9a and a9a (3% positives) unchanged.
 
+With :class:`aucstream.LSPAUC` among the candidates, the first ``ensemble - 1`` by
+:math:`G` (two, by default) average with the full-AUC member, when that member does
+not lead (a full-AUC learner that leads by :math:`G` and has the best windowed full
+AUC scores alone, as before). Measured against the leader and the full-AUC member
+alone (``StreamPipeline(max_fpr=0.05)``, one pass, test pAUC at FPR :math:`\le`
+0.05 / full AUC): ijcnn1 0.6755 / 0.9078 to 0.6837 / 0.9097, w8a 0.8860 / 0.9752 to
+0.8912 / 0.9750, make_classification 0.6250 / 0.7813 to 0.6360 / 0.7764 (the full AUC
+0.009 below ``StreamPipeline()``'s), a9a and a9a (3% positives) unchanged (a full-AUC
+learner leads); on the held-out streams of ``benchmarks/bench_pauc.py``
+(``held_out_streams``) skin (3% positives) +0.012, letter -0.001, the four others
+unchanged.
+
 The incumbent
 -------------
 A round crowns the incumbent: the candidate whose prequential scores are the
@@ -157,9 +169,9 @@ def members(search, ranked) -> list:
     """The candidates that may average into the scores, best first (``ranked``: the
     alive ones by the racing statistic, best first); the search keeps the calibrated
     ones. Without ``max_fpr`` (or with ``ensemble`` 1), the first ``ensemble``. With
-    it, the ensemble's last place goes to the candidate with the best windowed full
-    AUC (the earlier in ``ranked`` on ties) when it is not among the first
-    ``ensemble`` already (module docstring, "The full-AUC member")."""
+    it, the first ``ensemble - 1`` and the candidate not taking ``max_fpr`` with the
+    best windowed full AUC (the earlier in ``ranked`` on ties); that candidate alone
+    when it leads (module docstring, "The full-AUC member")."""
     size = int(search.ensemble)
     top = [int(i) for i in ranked[:size]]
     if search.max_fpr is None or size < 2:
@@ -172,7 +184,9 @@ def members(search, ranked) -> list:
     if any(f != f for f in full):  # a class missing: no full AUC yet
         return top
     best = int(others[int(np.argmax(full))])
-    return top[:1] if best == top[0] else [top[0], best]
+    if best == top[0]:
+        return top[:1]
+    return [*[i for i in top[: size - 1] if i != best], best]
 
 
 def incumbent(search, alive, kept: list) -> int:

@@ -245,7 +245,7 @@ def pauc_candidates(max_fpr: float) -> list[BaseStreamingAUC]:
     import importlib
 
     found: list[BaseStreamingAUC] = []
-    for module in ("pauc", "pauci"):  # the partial-AUC learners' modules
+    for module in ("pauc", "pauci", "lspauc"):  # the partial-AUC learners' modules
         try:
             found += _module_candidates(importlib.import_module(f"aucstream.{module}"), max_fpr)
         except ImportError:

@@ -114,7 +114,10 @@ A warm-up that treats every negative as hard at first (a region
 with :math:`W` = 1000 and on four with 3000 (a9a rose by 0.015), and is not used.
 PAUCI's instance-wise min-max form (Shao et al., NeurIPS 2022), with a bounded score
 and a few extra primal-dual scalars instead of buffers, is :class:`aucstream.PAUCI`
-(:mod:`aucstream.pauci`); both race in ``OnePassSearch(max_fpr=...)``.
+(:mod:`aucstream.pauci`); the square loss's form with the hard negatives weighted
+up in the class statistics and solved exactly, with no step size, is
+:class:`aucstream.LSPAUC` (:mod:`aucstream.lspauc`); all three race in
+``OnePassSearch(max_fpr=...)``.
 """
 
 from __future__ import annotations

@@ -209,6 +209,11 @@ def search_transaction(owner: BaseStreamingAUC, search: OnePassSearch, X: object
     copy of the whole state.
     """
     n = _n_rows(X)
+    held = _race_drift.under_holder(search, n)  # a holder's transaction saved it all
+    if held is not None:
+        with held:
+            yield
+        return
     if not search._between_updates(n):  # (nor can it write the idle candidates)
         with _race_drift.held_transaction(owner, search, quiet=False):
             yield

@@ -201,3 +201,21 @@ def test_a_reopened_race_hands_the_scoring_over_before_its_round_can(z, monkeypa
     parts = [other.test_then_train(X[a:b], y[a:b], classes=[0, 1]) for a, b in zip(cuts, cuts[1:])]
     np.testing.assert_array_equal(np.concatenate(parts), np.concatenate(scores))
     np.testing.assert_array_equal(other.progress_, search.progress_)
+
+
+def test_the_watch_restarts_in_place():
+    """A new incumbent's watch and a reopening's are the same detector reset (as
+    new: ``new_detector``), so the pipeline's kept walk, where it is opaque, stays
+    current; an interrupted call restores it (the tests above)."""
+    X, y = concepts()
+    learner = model()
+    learner.partial_fit(X[:256], y[:256], classes=[0, 1])
+    search = learner.estimator_
+    watch, crowned = search.drift_, set()
+    for a in range(256, len(y), 256):
+        learner.partial_fit(X[a : a + 256], y[a : a + 256])
+        crowned.add(int(search.progress_[2]))
+        assert search.drift_ is watch
+    assert search.race_[_race_drift.REOPENS] >= 1 and len(crowned) > 1
+    watch.reset()
+    assert_same_state(snapshot(vars(_race_drift.new_detector(search.drift))), snapshot(vars(watch)))

@@ -151,7 +151,10 @@ when the call may update them. A Python copy of the whole search at every call (
 transaction the search makes none of its own (:func:`under_holder`): the holder's
 already saved all the search's call can write, and a second walk, of the search, was
 rebuilt (its identity check compiled anew) each time a reopened race replaced a
-candidate or a new incumbent its detector.
+candidate or a new incumbent its detector. The detector too is opaque in the walk and
+copied apart at every call (it is small): a new incumbent's watch is the same
+detector reset (:func:`restart_watch`), which would otherwise make the walk stale at
+every crowning.
 
 Everything happens at stream positions (blocks and rounds), so chunking, saving and
 resuming stay exact; the detector is part of the state (``drift_``).
@@ -194,6 +197,7 @@ __all__ = [
     "new_detector",
     "pauc_candidates",
     "reopen",
+    "restart_watch",
     "slot_metrics",
     "until_watch",
     "under_holder",
@@ -303,6 +307,14 @@ def new_detector(drift) -> AUCDriftDetector:
     return AUCDriftDetector(base, pos_label=1)
 
 
+def restart_watch(search) -> None:
+    """The incumbent's watch with no history, in place: :meth:`AUCDriftDetector.reset
+    <aucstream.drift.AUCDriftDetector.reset>` leaves it as :func:`new_detector` makes
+    it (its parts afresh), and the same object keeps a holder's kept walk, in which it
+    is opaque (:func:`held_transaction`), current."""
+    search.drift_.reset()
+
+
 def slot_metrics(make: Callable[[], Any], first: int, k: int) -> list[Any]:
     """A metric per candidate of the first race, None per waiting fresh slot: a
     reopening gives a slot it starts its metrics (a window of 25 bytes per example
@@ -388,10 +400,11 @@ def held_transaction(owner, search, quiet: bool) -> Iterator[None]:
             yield
         return
     idle = untouched(search)
+    watch = search.drift_
     flat, opaque = _HELD_WALKS.get(owner, (None, frozenset()))
     if flat is None or not flat.current(owner):
         metrics = [m for m in (*search.overall_, *search.recent_) if m is not None]
-        opaque = frozenset(map(id, (*metrics, *idle)))
+        opaque = frozenset(map(id, (*metrics, *idle, *([watch] if watch is not None else []))))
         flat = _state.FlatState(owner, opaque=opaque)
         _HELD_WALKS[owner] = (flat, opaque)
     # (what the walk did not enter needs no declaring: only candidates dropped since)
@@ -402,6 +415,8 @@ def held_transaction(owner, search, quiet: bool) -> Iterator[None]:
         for i in written
         for metric in (search.overall_[i], search.recent_[i])
     ]
+    if watch is not None:  # (small; restarted in place: restart_watch)
+        apart.append((watch, _state.snapshot(watch)))
     covering = owner is not search
     if covering:
         _COVERED[search] = quiet
@@ -716,7 +731,7 @@ def reopen(search) -> None:
     search.race_[START] = n
     search.race_[REOPENS] += 1
     search.progress_[1] = n + first_round(search)
-    search.drift_ = new_detector(search.drift)
+    restart_watch(search)
 
 
 def check_state(search) -> None:

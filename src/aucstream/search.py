@@ -674,7 +674,7 @@ class OnePassSearch(HoldsLearners, BaseStreamingAUC):
     def _crown(self, lead: int) -> None:
         """Make ``lead`` the round leader; a new one gets a watch of its own."""
         if lead != self.progress_[2] and self.drift_ is not None:
-            self.drift_ = _race_drift.new_detector(self.drift)
+            _race_drift.restart_watch(self)
         self.progress_[2] = lead
 
     def _transaction(self, X=None):

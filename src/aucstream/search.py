@@ -672,7 +672,7 @@ class OnePassSearch(HoldsLearners, BaseStreamingAUC):
         return scores
 
     def _crown(self, lead: int) -> None:
-        """Make ``lead`` the round leader; a new one gets a watch of its own."""
+        """Make ``lead`` the round leader; a new one gets its watch afresh."""
         if lead != self.progress_[2] and self.drift_ is not None:
             _race_drift.restart_watch(self)
         self.progress_[2] = lead

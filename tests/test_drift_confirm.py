@@ -18,6 +18,7 @@ from aucstream._race_drift import (
     _CONFIRM_CLASS,
     _CONFIRM_ROWS,
     auc_and_variance,
+    block_start,
     confirmed,
     history,
 )
@@ -136,3 +137,33 @@ def test_a_rare_class_takes_longer_blocks():
     k = n - np.flatnonzero(labels)[-_CONFIRM_CLASS]  # the latest rows with enough positives
     dropped[-k:] = _scores(labels[-k:], -0.5, rng) + 30.0
     assert confirmed(_search(labels, dropped), 0, 300)
+
+
+def test_block_start_is_the_shortest_block():
+    """Against a search of every length: the shortest block ending at ``end`` with
+    ``rows`` rows and ``_CONFIRM_CLASS`` of each class (-1: none)."""
+    rng = np.random.default_rng(6)
+    for _ in range(400):
+        n = int(rng.integers(0, 300))
+        labels = (rng.random(n) < rng.choice([0.02, 0.3, 0.5, 0.97])).astype(np.int8)
+        end, rows = int(rng.integers(0, n + 1)), int(rng.integers(0, 150))
+        expected = -1
+        for k in range(1, end + 1):
+            block = labels[end - k : end]
+            if k >= rows and min(block.sum(), k - block.sum()) >= _CONFIRM_CLASS:
+                expected = end - k
+                break
+        assert block_start(labels, end, rows) == expected
+
+
+def test_auc_is_roc_auc_to_the_bit():
+    """Ties (rounded scores, a constant block) count one half, as in roc_auc."""
+    rng = np.random.default_rng(7)
+    for t in range(200):
+        n = int(rng.integers(2, 2000))
+        labels = (rng.random(n) < rng.choice([0.02, 0.2, 0.5])).astype(np.int8)
+        labels[:2] = (0, 1)
+        scores = rng.normal(size=n) if t % 3 else np.round(rng.normal(size=n), 1)
+        if t % 10 == 0:
+            scores[:] = 0.0
+        assert auc_and_variance(labels, scores)[0] == roc_auc(labels, scores)

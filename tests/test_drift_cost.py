@@ -12,6 +12,7 @@ import pytest
 from conftest import assert_same_state, snapshot
 
 from aucstream import OPAUC, OnePassSearch, StreamPipeline, UnivariateOnline, _race_drift
+from aucstream import search as search_module
 from aucstream.drift import PageHinkley
 from aucstream.preprocessing import OnlineStandardScaler
 
@@ -50,9 +51,15 @@ def reopening_call(X, y, drift="auto", pipeline=True) -> tuple[int, int]:
     raise AssertionError("no reopening")
 
 
-@pytest.mark.parametrize("pipeline", [True, False], ids=["pipeline", "search"])
+@pytest.mark.parametrize(
+    "pipeline", [True, False, "inside"], ids=["pipeline", "search", "inside-pipeline"]
+)
 @pytest.mark.parametrize("where", ["quiet", "block", "reopening"])
 def test_an_interrupted_call_changes_nothing_and_the_stream_goes_on(where, pipeline, monkeypatch):
+    """``inside``: a pipeline's call interrupted inside its search, after the search
+    learnt: the search's own transaction is left to the pipeline's
+    (:func:`aucstream._race_drift.under_holder`), which undoes it all."""
+    inside, pipeline = pipeline == "inside", bool(pipeline)
     X, y = concepts()
     if not pipeline:  # (no scaler: unit columns)
         X = X / np.linspace(0.5, 3.0, X.shape[1])
@@ -66,7 +73,7 @@ def test_an_interrupted_call_changes_nothing_and_the_stream_goes_on(where, pipel
     search = learner.estimator_ if pipeline else learner
     assert where != "quiet" or search.status_.tolist().count(_race_drift.WAITING) == 3
     before = snapshot(vars(learner))
-    cls = type(learner)
+    cls = OnePassSearch if inside else type(learner)
     step = cls._learn_rows
 
     def learn_then_interrupt(self, *args, **kwargs):
@@ -89,6 +96,34 @@ def test_an_interrupted_call_changes_nothing_and_the_stream_goes_on(where, pipel
     whole = reference.test_then_train(X[lo:], y[lo:])
     np.testing.assert_array_equal(np.concatenate(rest), whole)
     assert_same_state(state(reference), state(learner))
+
+
+def test_a_pipeline_leaves_its_search_no_transaction_of_its_own(monkeypatch):
+    """Inside the pipeline's transaction, which saves all the search's call can write,
+    the search makes none of its own, through block ends, rounds and a reopening;
+    called directly, it makes its own."""
+    X, y = concepts()
+    learner = model()
+    learner.partial_fit(X[:256], y[:256], classes=[0, 1])  # (the first call: a copy)
+    search = learner.estimator_
+    owners, held = [], _race_drift.held_transaction
+
+    def spy(owner, *args, **kwargs):
+        owners.append(owner)
+        return held(owner, *args, **kwargs)
+
+    monkeypatch.setattr(_race_drift, "held_transaction", spy)
+    search_module._SHALLOW_WALKS.pop(search, None)
+    for a in range(256, len(y), 256):
+        learner.partial_fit(X[a : a + 256], y[a : a + 256])
+    assert search.race_[_race_drift.REOPENS] >= 1
+    assert owners and all(owner is learner for owner in owners)
+    assert search not in search_module._SHALLOW_WALKS
+    Z = learner.transformer_.transform(X[: search._BLOCK])
+    search.partial_fit(Z[:10], y[:10])  # between updates: the search's shallow walk
+    assert search in search_module._SHALLOW_WALKS
+    search.partial_fit(Z, y[: search._BLOCK])  # to a block end: its own held walk
+    assert owners[-1] is search
 
 
 def state(learner):
@@ -166,3 +201,21 @@ def test_a_reopened_race_hands_the_scoring_over_before_its_round_can(z, monkeypa
     parts = [other.test_then_train(X[a:b], y[a:b], classes=[0, 1]) for a, b in zip(cuts, cuts[1:])]
     np.testing.assert_array_equal(np.concatenate(parts), np.concatenate(scores))
     np.testing.assert_array_equal(other.progress_, search.progress_)
+
+
+def test_the_watch_restarts_in_place():
+    """A new incumbent's watch and a reopening's are the same detector reset (as
+    new: ``new_detector``), so the pipeline's kept walk, where it is opaque, stays
+    current; an interrupted call restores it (the tests above)."""
+    X, y = concepts()
+    learner = model()
+    learner.partial_fit(X[:256], y[:256], classes=[0, 1])
+    search = learner.estimator_
+    watch, crowned = search.drift_, set()
+    for a in range(256, len(y), 256):
+        learner.partial_fit(X[a : a + 256], y[a : a + 256])
+        crowned.add(int(search.progress_[2]))
+        assert search.drift_ is watch
+    assert search.race_[_race_drift.REOPENS] >= 1 and len(crowned) > 1
+    watch.reset()
+    assert_same_state(snapshot(vars(_race_drift.new_detector(search.drift))), snapshot(vars(watch)))

@@ -147,7 +147,14 @@ the metrics and the idle candidates (:func:`untouched`: the waiting fresh slots,
 dropped and retired ones) are opaque, plus a copy of the alive candidates' metrics
 when the call may update them. A Python copy of the whole search at every call (the
 17 waiting fresh slots of the default candidates included) was most of the cost of
-``drift`` on a stream without an alarm (docs/results/drift.md).
+``drift`` on a stream without an alarm (docs/results/drift.md). Inside a holder's
+transaction the search makes none of its own (:func:`under_holder`): the holder's
+already saved all the search's call can write, and a second walk, of the search, was
+rebuilt (its identity check compiled anew) each time a reopened race replaced a
+candidate or a new incumbent its detector. The detector too is opaque in the walk and
+copied apart at every call (it is small): a new incumbent's watch is the same
+detector reset (:func:`restart_watch`), which would otherwise make the walk stale at
+every crowning.
 
 Everything happens at stream positions (blocks and rounds), so chunking, saving and
 resuming stay exact; the detector is part of the state (``drift_``).
@@ -172,7 +179,7 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from typing import Any
 
 import numpy as np
@@ -190,8 +197,10 @@ __all__ = [
     "new_detector",
     "pauc_candidates",
     "reopen",
+    "restart_watch",
     "slot_metrics",
     "until_watch",
+    "under_holder",
     "untouched",
     "held_transaction",
     "quiet_call",
@@ -298,6 +307,14 @@ def new_detector(drift) -> AUCDriftDetector:
     return AUCDriftDetector(base, pos_label=1)
 
 
+def restart_watch(search) -> None:
+    """The incumbent's watch with no history, in place: :meth:`AUCDriftDetector.reset
+    <aucstream.drift.AUCDriftDetector.reset>` leaves it as :func:`new_detector` makes
+    it (its parts afresh), and the same object keeps a holder's kept walk, in which it
+    is opaque (:func:`held_transaction`), current."""
+    search.drift_.reset()
+
+
 def slot_metrics(make: Callable[[], Any], first: int, k: int) -> list[Any]:
     """A metric per candidate of the first race, None per waiting fresh slot: a
     reopening gives a slot it starts its metrics (a window of 25 bytes per example
@@ -321,6 +338,37 @@ def untouched(search) -> tuple:
         for part in (search.candidates_[i], search.overall_[i], search.recent_[i])
         if part is not None
     )
+
+
+#: The searches whose holder's :func:`held_transaction` runs, with its ``quiet``.
+_COVERED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def under_holder(search, n: int | None):
+    """The transaction of a call of ``n`` rows to ``search`` inside a transaction of its
+    holder (:func:`held_transaction`, a :class:`~aucstream.StreamPipeline`'s) that
+    saved all the call can write, or None (no such holder's transaction runs; or it
+    left the metrics out and the call may update them): the holder's restores the
+    search if the call fails, so the search's own would copy it all again for nothing
+    (a walk rebuilt, and compiled, each time a reopened race replaces a candidate or
+    the detector). With the metrics left out, the search's guard refuses an update
+    (:func:`aucstream.search.search_transaction`)."""
+    quiet = _COVERED.get(search)
+    if quiet is None or (quiet and not search._between_updates(n)):
+        return None
+    return _guarded(search) if quiet else nullcontext()
+
+
+@contextmanager
+def _guarded(search) -> Iterator[None]:
+    """No metric update of ``search`` while the block runs (an internal error)."""
+    from .search import _FROZEN
+
+    _FROZEN.add(search)
+    try:
+        yield
+    finally:
+        _FROZEN.discard(search)
 
 
 #: The walks of :func:`held_transaction`, by owner (kept while the owner lives).
@@ -352,10 +400,11 @@ def held_transaction(owner, search, quiet: bool) -> Iterator[None]:
             yield
         return
     idle = untouched(search)
+    watch = search.drift_
     flat, opaque = _HELD_WALKS.get(owner, (None, frozenset()))
     if flat is None or not flat.current(owner):
         metrics = [m for m in (*search.overall_, *search.recent_) if m is not None]
-        opaque = frozenset(map(id, (*metrics, *idle)))
+        opaque = frozenset(map(id, (*metrics, *idle, *([watch] if watch is not None else []))))
         flat = _state.FlatState(owner, opaque=opaque)
         _HELD_WALKS[owner] = (flat, opaque)
     # (what the walk did not enter needs no declaring: only candidates dropped since)
@@ -366,6 +415,11 @@ def held_transaction(owner, search, quiet: bool) -> Iterator[None]:
         for i in written
         for metric in (search.overall_[i], search.recent_[i])
     ]
+    if watch is not None:  # (small; restarted in place: restart_watch)
+        apart.append((watch, _state.snapshot(watch)))
+    covering = owner is not search
+    if covering:
+        _COVERED[search] = quiet
     try:
         yield
     except BaseException:
@@ -373,6 +427,9 @@ def held_transaction(owner, search, quiet: bool) -> Iterator[None]:
         for metric, contents in apart:
             _state.restore(metric, contents)
         raise
+    finally:
+        if covering:
+            _COVERED.pop(search, None)
     if not flat.current(owner):  # the call replaced state objects: do not hold the old
         del _HELD_WALKS[owner]
 
@@ -509,13 +566,26 @@ def history(search, lead: int, m: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def auc_and_variance(labels: np.ndarray, scores: np.ndarray) -> tuple[float, float]:
-    """The exact AUC of the pairs and Hanley & McNeil's (1982) variance of it
-    (:func:`hanley_mcneil`)."""
-    from .metrics import roc_auc
+    """The exact AUC of the pairs (0/1 ``labels``, both present; finite ``scores``)
+    and Hanley & McNeil's (1982) variance of it (:func:`hanley_mcneil`).
 
-    n1 = int(labels.sum())
-    a = float(roc_auc(labels, scores))
-    return a, hanley_mcneil(a, n1, labels.size - n1)
+    The AUC is :func:`aucstream.metrics.roc_auc`'s, to the bit: the Mann-Whitney
+    statistic from the positives' midranks (ties share the mean of their ranks), whose
+    sum of half-integers is exact in any order, without the checks and the general
+    ranking of the public function (the confirmation computes a dozen at each check).
+    """
+    n, n1 = labels.size, int(labels.sum())
+    order = np.argsort(scores, kind="stable")
+    ordered = scores[order]
+    new = np.empty(n, dtype=bool)
+    new[0] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=new[1:])
+    starts = np.flatnonzero(new)
+    ends = np.append(starts[1:], n)
+    midrank = (starts + ends + 1) / 2.0  # (1-based ranks a + 1 .. b of the tied group)
+    rank_sum = float(midrank[np.cumsum(new) - 1][labels[order] == 1].sum())
+    a = (rank_sum - n1 * (n1 + 1) / 2.0) / (float(n1) * float(n - n1))
+    return a, hanley_mcneil(a, n1, n - n1)
 
 
 def hanley_mcneil(a: float, n1: int, n0: int) -> float:
@@ -571,11 +641,24 @@ def handover(search) -> None:
 def block_start(labels: np.ndarray, end: int, rows: int) -> int:
     """The start of the shortest block ending at ``end`` with at least ``rows`` rows
     and ``_CONFIRM_CLASS`` of each class (-1: there is none)."""
-    part = labels[:end][::-1]
-    pos = np.cumsum(part)
-    neg = np.arange(1, end + 1) - pos
-    enough = (np.arange(1, end + 1) >= rows) & (np.minimum(pos, neg) >= _CONFIRM_CLASS)
-    return end - (int(np.argmax(enough)) + 1) if enough.any() else -1
+    return _block_start(np.concatenate(([0], np.cumsum(labels[:end]))), end, rows)
+
+
+def _block_start(ones: np.ndarray, end: int, rows: int, zeros: np.ndarray | None = None) -> int:
+    """:func:`block_start` from the counts of positives before each position
+    (``ones[i]``: among the first ``i`` labels; ``zeros``, of negatives, from them
+    when not given): the latest start that leaves ``rows`` rows, the latest that
+    leaves ``_CONFIRM_CLASS`` positives and the latest that leaves as many negatives
+    (each condition holds from its latest start backwards, the counts never
+    decreasing: the shortest block starts at the earliest of the three)."""
+    if zeros is None:
+        zeros = np.arange(ones.size) - ones
+    lo = min(
+        end - rows,
+        int(np.searchsorted(ones, ones[end] - _CONFIRM_CLASS, side="right")) - 1,
+        int(np.searchsorted(zeros, zeros[end] - _CONFIRM_CLASS, side="right")) - 1,
+    )
+    return lo if lo >= 0 else -1
 
 
 def confirmed(search, lead: int, m: int) -> bool:
@@ -587,10 +670,12 @@ def confirmed(search, lead: int, m: int) -> bool:
     when the history is too short to tell (a young race, a rare class): the alarm
     then reopens, as without the confirmation."""
     labels, scores = history(search, lead, m)
+    ones = np.concatenate(([0], np.cumsum(labels, dtype=np.int64)))
+    zeros = np.arange(ones.size) - ones
     blocks: list[tuple[int, int]] = []  # (lo, hi): the latest rows, then those before
     hi, rows = labels.size, _CONFIRM_ROWS
     while True:
-        lo = block_start(labels, hi, rows)
+        lo = _block_start(ones, hi, rows, zeros)
         if lo < 0:
             break
         blocks.append((lo, hi))
@@ -646,7 +731,7 @@ def reopen(search) -> None:
     search.race_[START] = n
     search.race_[REOPENS] += 1
     search.progress_[1] = n + first_round(search)
-    search.drift_ = new_detector(search.drift)
+    restart_watch(search)
 
 
 def check_state(search) -> None:

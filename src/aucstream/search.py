@@ -209,6 +209,11 @@ def search_transaction(owner: BaseStreamingAUC, search: OnePassSearch, X: object
     copy of the whole state.
     """
     n = _n_rows(X)
+    held = _race_drift.under_holder(search, n)  # a holder's transaction saved it all
+    if held is not None:
+        with held:
+            yield
+        return
     if not search._between_updates(n):  # (nor can it write the idle candidates)
         with _race_drift.held_transaction(owner, search, quiet=False):
             yield
@@ -667,9 +672,9 @@ class OnePassSearch(HoldsLearners, BaseStreamingAUC):
         return scores
 
     def _crown(self, lead: int) -> None:
-        """Make ``lead`` the round leader; a new one gets a watch of its own."""
+        """Make ``lead`` the round leader; a new one gets its watch afresh."""
         if lead != self.progress_[2] and self.drift_ is not None:
-            self.drift_ = _race_drift.new_detector(self.drift)
+            _race_drift.restart_watch(self)
         self.progress_[2] = lead
 
     def _transaction(self, X=None):

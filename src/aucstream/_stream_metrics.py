@@ -173,6 +173,11 @@ class Together:
         self.fed = [m for m in metrics if type(m) in self._KINDS]
         self.rest = [m for m in metrics if type(m) not in self._KINDS]
         self.needs_proba = any(type(m) is not StreamingPositiveRate for m in self.fed)
+        #: each fed metric with the place of its sum in ``sums`` (2: the positives)
+        self.slots = [
+            (m, {StreamingLogLoss: 0, StreamingBrier: 1, StreamingPositiveRate: 2}[type(m)])
+            for m in self.fed
+        ]
         self.sums = np.empty(3)
 
     def update(self, positive: np.ndarray, proba) -> None:
@@ -183,13 +188,14 @@ class Together:
         p = _NO_PROBA
         if self.needs_proba:
             p = np.ascontiguousarray(proba, dtype=np.float64).reshape(-1)
-        sums, n = self.sums, positive.shape[0]
-        _chunk_sums(positive, p, sums)
-        for m in self.fed:
-            if type(m) is StreamingPositiveRate:
+        n = positive.shape[0]
+        _chunk_sums(positive, p, self.sums)
+        sums = self.sums.tolist()
+        for m, slot in self.slots:
+            if slot == 2:
                 m.n_pos += int(sums[2])
             else:
-                m.total += float(sums[0] if type(m) is StreamingLogLoss else sums[1])
+                m.total += sums[slot]
             m.n += n
 
 

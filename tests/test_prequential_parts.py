@@ -130,3 +130,27 @@ def test_the_branch_free_merge_sorts_with_ties():
         a = np.sort(rng.integers(0, 4, rng.integers(0, 30)).astype(np.float64))
         b = np.sort(rng.integers(0, 4, rng.integers(0, 30)).astype(np.float64))
         assert np.array_equal(_merged(a, b), np.sort(np.concatenate([a, b])))
+
+
+def test_the_writing_request_stands_on_the_learner_only_while_asked():
+    from aucstream import _calibration
+
+    X = np.random.default_rng(1).normal(size=(60, 4))
+    y = X[:, 0] > 0
+    model = SOLAM().fit(X[:20], y[:20])
+    names = set(vars(model))
+    out = np.empty((2, 40))
+    with _calibration.writing(model, out) as taken:
+        assert _calibration.written_for(model, 39).shape == (2, 0)  # another size
+        model.test_then_train(X[20:], y[20:])
+    assert taken[0] and set(vars(model)) == names
+    with _calibration.writing(model, np.empty((2, 5))) as taken:
+        with _calibration.writing(model, np.empty((2, 7))) as inner:
+            pass
+        assert _calibration.written_for(model, 5).shape == (2, 5)  # the outer, put back
+    assert not inner[0] and taken[0] and set(vars(model)) == names
+    with pytest.raises(RuntimeError):
+        with _calibration.writing(model, out):
+            raise RuntimeError
+    assert set(vars(model)) == names
+    assert _calibration.written_for(model, 40).shape == (2, 0)

@@ -72,7 +72,6 @@ windows.
 from __future__ import annotations
 
 import math
-import threading
 
 import numpy as np
 
@@ -395,8 +394,9 @@ def step_written(state, s, y, w, out, r):
         step(state, s, y, w)
 
 
-#: The request of :class:`writing`, per thread: ``(learner, out, [taken])``.
-_WRITING = threading.local()
+#: The learner's attribute holding the request of :class:`writing` while it stands
+#: (no trailing underscore: not state; removed when the request ends).
+_REQUEST = "_calibration_request"
 _NOT_WRITTEN = np.empty((2, 0))
 
 
@@ -406,39 +406,47 @@ class writing:
     ``(2, n)``, :func:`step_written`); a context manager whose ``as`` target is a list
     whose one item tells, afterwards, whether a kernel took the request (learners whose
     kernel does not write, or a call of another size, leave it False: then replay the
-    calibration).
+    calibration). ``learner`` None asks nothing.
 
-    A class rather than a generator-based context manager: it is entered once per
-    chunk of :func:`aucstream.evaluation.prequential`, and a generator's frame costs
-    more than the rest of the request.
+    The request stands on the learner itself (an attribute named :data:`_REQUEST`,
+    removed on exit, the one it replaced put back), not in a thread-local: the
+    learner's kernel reads it from the learner it runs for, and a learner is not
+    learnt by two threads at once. A class rather than a generator-based context
+    manager: it is entered once per chunk of :func:`aucstream.evaluation.prequential`.
     """
 
-    __slots__ = ("request", "before")
+    __slots__ = ("learner", "out", "taken", "before")
 
     def __init__(self, learner, out: np.ndarray) -> None:
-        self.request = (learner, out, [False])
+        self.learner, self.out, self.taken = learner, out, [False]
         self.before = None
 
     def __enter__(self) -> list[bool]:
-        self.before = getattr(_WRITING, "request", None)
-        _WRITING.request = self.request
-        return self.request[2]
+        learner = self.learner
+        if learner is not None:
+            values = vars(learner)
+            self.before = values.get(_REQUEST)
+            values[_REQUEST] = self
+        return self.taken
 
     def __exit__(self, *exc) -> None:
-        _WRITING.request = self.before
+        learner = self.learner
+        if learner is not None:
+            values = vars(learner)
+            if self.before is None:
+                values.pop(_REQUEST, None)
+            else:
+                values[_REQUEST] = self.before
 
 
 def written_for(learner, n: int) -> np.ndarray:
     """The ``(2, n)`` array a learner's kernel writes into (:class:`writing`), taken once;
     an empty ``(2, 0)`` array when there is no request for this learner and size."""
-    request = getattr(_WRITING, "request", None)
-    if request is None or request[0] is not learner or request[2][0]:
+    request = learner.__dict__.get(_REQUEST)
+    if request is None or request.taken[0] or request.out.shape[1] != n:
         return _NOT_WRITTEN
-    out = request[1]
-    if out.shape[1] != n:
-        return _NOT_WRITTEN
-    request[2][0] = True
-    return out
+    request.taken[0] = True
+    return request.out
 
 
 def new_window() -> np.ndarray:

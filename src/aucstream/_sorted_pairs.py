@@ -165,17 +165,24 @@ def _remove_sorted(a, n, gone):
 
 @jit
 def _insert_sorted(a, n, new):
-    """Merge sorted ``new`` into sorted ``a[:n]`` (room follows), from the top; the new length."""
-    i, p = n - 1, new.shape[0] - 1
-    for write in range(n + new.shape[0] - 1, -1, -1):
-        if p < 0:
-            break
-        if i >= 0 and a[i] > new[p]:
-            a[write] = a[i]
-            i -= 1
-        else:
-            a[write] = new[p]
-            p -= 1
+    """Merge sorted ``new`` into sorted ``a[:n]`` (room follows), from the top; the new length.
+
+    Branch-free: each step writes the larger of the two tops and moves past it by a
+    comparison's 0 or 1 (the branch of an interleaved merge is a coin toss to a
+    predictor); it stops once ``new`` is placed, the rest of ``a`` being in place.
+    """
+    i, p, write = n - 1, new.shape[0] - 1, n + new.shape[0] - 1
+    while p >= 0 and i >= 0:
+        x, y = a[i], new[p]
+        top = x > y
+        a[write] = x if top else y
+        i -= top
+        p -= not top
+        write -= 1
+    while p >= 0:
+        a[write] = new[p]
+        p -= 1
+        write -= 1
     return n + new.shape[0]
 
 
@@ -398,17 +405,16 @@ class StreamRuns:
         self.buffers = [np.empty(1024), np.empty(1024)]
         self.meta = np.zeros((2, _MAX_RUNS + 2), dtype=np.int64)  # see _push_run
         self.pairs = 0
+        self.n0 = self.n1 = 0  # (the class sizes of meta, as Python ints)
 
     def sizes(self) -> tuple[int, int]:
         """The number of scores of class 0 (negatives) and of class 1 (positives)."""
-        meta = self.meta
-        return int(meta[0, meta[0, 0]]), int(meta[1, meta[1, 0]])
+        return self.n0, self.n1
 
     def add(self, positive: np.ndarray, scores: np.ndarray) -> None:
         """Count the pairs of a chunk (boolean labels, float64 scores; contiguous)."""
         n = scores.shape[0]
-        meta, buffers = self.meta, self.buffers
-        n0, n1 = int(meta[0, meta[0, 0]]), int(meta[1, meta[1, 0]])
+        n0, n1, buffers = self.n0, self.n1, self.buffers
         if n0 + n > buffers[0].shape[0] or n1 + n > buffers[1].shape[0]:
             for j, size in ((0, n0), (1, n1)):  # room for the chunk after the runs
                 if size + n > buffers[j].shape[0]:
@@ -416,18 +422,19 @@ class StreamRuns:
                     grown[:size] = buffers[j][:size]
                     buffers[j] = grown
         buf0, buf1 = buffers
-        k1 = int(_split_into(buf0, buf1, meta, scores, positive))
+        k1 = int(_split_into(buf0, buf1, self.meta, scores, positive))
         if k1 < 0:
             i = -1 - k1
             raise ValueError(f"score {i} = {scores[i]} is not finite (nothing was counted)")
         k0 = n - k1
         buf0[n0 : n0 + k0].sort()
         buf1[n1 : n1 + k1].sort()
-        self.pairs += int(_count_new(buf0, buf1, meta, k0, k1))
+        self.pairs += int(_count_new(buf0, buf1, self.meta, k0, k1))
+        self.n0, self.n1 = n0 + k0, n1 + k1
 
     def auc(self) -> float:
         """The AUC of the pairs counted, ties one half; NaN while a class is missing."""
-        n0, n1 = self.sizes()
+        n0, n1 = self.n0, self.n1
         if n0 == 0 or n1 == 0:
             return math.nan
         return self.pairs / (2 * n0 * n1)

@@ -3,7 +3,8 @@ r"""Streaming probability and threshold metrics, exact at every read.
 Each metric counts ``(label, score, probability, prediction)`` of a stream in
 arrival order, a chunk at a time, and reads its value at any point: the value equals
 the batch metric on everything counted so far (scikit-learn's, up to the order of
-floating-point sums).
+floating-point sums; the log-loss sums the logarithms of products of 16 probabilities,
+one logarithm per 16 rows, whose rounding is of the same size: :func:`_loss_sums`).
 
 - :class:`StreamingLogLoss`: :math:`-\frac1n \sum_i y_i \log p_i + (1 - y_i) \log (1 - p_i)`
   (``sklearn.metrics.log_loss``);
@@ -67,39 +68,95 @@ class _Counted:
         raise NotImplementedError
 
 
+#: Factors of one product before its logarithm: each factor of a block taken as a
+#: product lies in [LOG_FLOOR, 1], so the product stays above 1e-240, a normal float.
+_BLOCK = 16
+#: The smallest factor a product takes (smaller ones, NaN and factors above 1 send
+#: their block through one logarithm per row).
+LOG_FLOOR = 1e-15
+
+
+@jit
+def _loss_sums(positive, p, out):
+    r"""The sums of a chunk's log-losses and squared errors into ``out[0]`` and
+    ``out[1]``, in one pass.
+
+    The log-loss of row :math:`i` is :math:`-\log q_i` with :math:`q_i = p_i` for a
+    positive and :math:`1 - p_i` for a negative (``sklearn.metrics.log_loss``'s
+    :math:`\log(1 - p)`). Rows go in blocks of 64, four interleaved lanes of 16 rows
+    each: a lane's 16 factors are multiplied and the block adds the logarithms of its
+    four products, one logarithm per 16 rows instead of one per row. Each product
+    rounds 15 times (relative error at most :math:`15 \cdot 2^{-53}`, so at most
+    :math:`1.7 \cdot 10^{-15}` on its logarithm, the size of the rounding of the sum
+    itself); a block holding a factor outside :math:`[10^{-15}, 1]` (an uncapped
+    probability, NaN) takes one logarithm per row, as the rows after the last whole
+    block do. The squared errors are summed in the same four lanes.
+    """
+    n = p.shape[0]
+    log_loss = 0.0
+    b0 = b1 = b2 = b3 = 0.0
+    i = 0
+    while i + 4 * _BLOCK <= n:
+        m0 = m1 = m2 = m3 = 1.0
+        ok = True
+        for j in range(i, i + 4 * _BLOCK, 4):
+            q0 = p[j] if positive[j] else 1.0 - p[j]
+            q1 = p[j + 1] if positive[j + 1] else 1.0 - p[j + 1]
+            q2 = p[j + 2] if positive[j + 2] else 1.0 - p[j + 2]
+            q3 = p[j + 3] if positive[j + 3] else 1.0 - p[j + 3]
+            ok &= (q0 >= LOG_FLOOR) & (q0 <= 1.0) & (q1 >= LOG_FLOOR) & (q1 <= 1.0)
+            ok &= (q2 >= LOG_FLOOR) & (q2 <= 1.0) & (q3 >= LOG_FLOOR) & (q3 <= 1.0)
+            m0 *= q0
+            m1 *= q1
+            m2 *= q2
+            m3 *= q3
+            e0 = p[j] - 1.0 if positive[j] else p[j]
+            e1 = p[j + 1] - 1.0 if positive[j + 1] else p[j + 1]
+            e2 = p[j + 2] - 1.0 if positive[j + 2] else p[j + 2]
+            e3 = p[j + 3] - 1.0 if positive[j + 3] else p[j + 3]
+            b0 += e0 * e0
+            b1 += e1 * e1
+            b2 += e2 * e2
+            b3 += e3 * e3
+        if ok:
+            log_loss -= (math.log(m0) + math.log(m1)) + (math.log(m2) + math.log(m3))
+        else:
+            for j in range(i, i + 4 * _BLOCK):
+                log_loss -= math.log(p[j] if positive[j] else 1.0 - p[j])
+        i += 4 * _BLOCK
+    for j in range(i, n):
+        log_loss -= math.log(p[j] if positive[j] else 1.0 - p[j])
+        e = p[j] - 1.0 if positive[j] else p[j]
+        b0 += e * e
+    out[0], out[1] = log_loss, (b0 + b1) + (b2 + b3)
+
+
 @jit
 def _log_loss_sum(positive, p):
-    """The sum of the log-losses of a chunk, in one pass."""
-    total = 0.0
-    for i in range(p.shape[0]):
-        total -= math.log(p[i]) if positive[i] else math.log1p(-p[i])
-    return total
+    """The sum of the log-losses of a chunk (:func:`_loss_sums`)."""
+    out = np.empty(2)
+    _loss_sums(positive, p, out)
+    return out[0]
 
 
 @jit
 def _brier_sum(positive, p):
-    """The sum of the squared errors of a chunk, in one pass."""
-    total = 0.0
-    for i in range(p.shape[0]):
-        e = p[i] - 1.0 if positive[i] else p[i]
-        total += e * e
-    return total
+    """The sum of the squared errors of a chunk (:func:`_loss_sums`)."""
+    out = np.empty(2)
+    _loss_sums(positive, p, out)
+    return out[1]
 
 
 @jit
 def _chunk_sums(positive, p, out):
     """Add a chunk's log-loss sum to ``out[0]``, its squared-error sum to ``out[1]``
-    (the sums of :func:`_log_loss_sum` and :func:`_brier_sum`, the same operations in
-    the same order; skipped when ``p`` is empty) and its positives to ``out[2]``."""
-    log_loss = brier = 0.0
+    (those of :func:`_log_loss_sum` and :func:`_brier_sum`: :func:`_loss_sums`,
+    skipped when ``p`` is empty) and its positives to ``out[2]``."""
     n_pos = 0
     for i in range(positive.shape[0]):
         n_pos += positive[i]
-    for i in range(p.shape[0]):
-        log_loss -= math.log(p[i]) if positive[i] else math.log1p(-p[i])
-        e = p[i] - 1.0 if positive[i] else p[i]
-        brier += e * e
-    out[0], out[1], out[2] = log_loss, brier, n_pos
+    _loss_sums(positive, p, out)
+    out[2] = n_pos
 
 
 class Together:
@@ -116,6 +173,11 @@ class Together:
         self.fed = [m for m in metrics if type(m) in self._KINDS]
         self.rest = [m for m in metrics if type(m) not in self._KINDS]
         self.needs_proba = any(type(m) is not StreamingPositiveRate for m in self.fed)
+        #: each fed metric with the place of its sum in ``sums`` (2: the positives)
+        self.slots = [
+            (m, {StreamingLogLoss: 0, StreamingBrier: 1, StreamingPositiveRate: 2}[type(m)])
+            for m in self.fed
+        ]
         self.sums = np.empty(3)
 
     def update(self, positive: np.ndarray, proba) -> None:
@@ -126,13 +188,14 @@ class Together:
         p = _NO_PROBA
         if self.needs_proba:
             p = np.ascontiguousarray(proba, dtype=np.float64).reshape(-1)
-        sums, n = self.sums, positive.shape[0]
-        _chunk_sums(positive, p, sums)
-        for m in self.fed:
-            if type(m) is StreamingPositiveRate:
+        n = positive.shape[0]
+        _chunk_sums(positive, p, self.sums)
+        sums = self.sums.tolist()
+        for m, slot in self.slots:
+            if slot == 2:
                 m.n_pos += int(sums[2])
             else:
-                m.total += float(sums[0] if type(m) is StreamingLogLoss else sums[1])
+                m.total += sums[slot]
             m.n += n
 
 

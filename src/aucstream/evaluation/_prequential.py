@@ -84,6 +84,7 @@ from .._state import state_items
 from .._stream_metrics import Together
 from .._streaming_auc import PrequentialAUC
 from ._prequential_columns import METRICS, chosen_metrics, curve_frame
+from ._prequential_parts import MemoryReading, positive_of
 
 __all__ = ["prequential", "METRICS", "model_bytes"]
 
@@ -119,42 +120,6 @@ def model_bytes(model: Any) -> int:
     True
     """
     return _nbytes(state_items(model))
-
-
-class _MemoryReading:
-    """:func:`model_bytes` at each checkpoint, read cheaply when it cannot have changed.
-
-    A learner whose state attributes are arrays and plain values (no lists, dicts or
-    components, which can grow in place) holds the bytes of those arrays as long as
-    its attributes other than plain values are the same objects: then a reading sums
-    the ``nbytes`` of the arrays found last time, and otherwise walks the state again.
-    """
-
-    _PLAIN = (int, float, str, bool, type(None), np.generic)
-    _LEAVES = (np.ndarray, np.random.Generator, *_PLAIN)
-
-    def __init__(self, model) -> None:
-        self.model = model
-        self.names: tuple = ()
-        self.held: list[tuple[str, Any]] = []  # (name, object) of each value not plain
-        self.arrays: list[np.ndarray] = []
-        self.known = False
-
-    def read(self) -> int:
-        values = vars(self.model)
-        if (
-            self.known
-            and tuple(values) == self.names
-            and all(values[name] is value for name, value in self.held)
-        ):
-            return sum(a.nbytes for a in self.arrays)
-        state = state_items(self.model)
-        self.known = all(isinstance(v, self._LEAVES) for v in state.values())
-        if self.known:
-            self.names = tuple(values)
-            self.held = [(k, v) for k, v in values.items() if not isinstance(v, self._PLAIN)]
-            self.arrays = [v for v in state.values() if isinstance(v, np.ndarray)]
-        return _nbytes(state)  # (model_bytes, on the state just read)
 
 
 # --------------------------------------------------------------- the parameters
@@ -357,7 +322,7 @@ class _Evaluation:
         self.held: list[tuple] = []  # scored rows not yet counted (see count)
         self.n_held = 0
         self.start = time.process_time()
-        self.memory = _MemoryReading(model)
+        self.memory = MemoryReading(model)
         #: decision_function - threshold, predict_proba and predict are the base class's
         self.plain = _replays_calibration(model)
         #: decision_function, predict_proba and predict from one score_samples
@@ -396,6 +361,9 @@ class _Evaluation:
 
     def check_labels(self, y: np.ndarray, base: int) -> np.ndarray:
         """``y == classes[1]``, after checking every label is a class."""
+        fast = positive_of(y, self.classes)  # (one compiled pass for numeric labels)
+        if fast is not None and fast[1] < 0:
+            return fast[0]
         try:
             positive = y == self.classes[1]
             known = positive | (y == self.classes[0])

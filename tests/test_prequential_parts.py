@@ -1,0 +1,156 @@
+"""The per-chunk pieces of ``prequential`` made cheaper in issue 32: the log-loss's
+products of 16 factors, the labels' compiled check, the memory reading, the
+branch-free merge of the sorted runs. Each against its plain definition."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from sklearn.metrics import brier_score_loss, log_loss
+
+from aucstream import SOLAM
+from aucstream._sorted_pairs import _merged
+from aucstream._stream_metrics import (
+    StreamingBrier,
+    StreamingLogLoss,
+    StreamingPositiveRate,
+    Together,
+)
+from aucstream.evaluation._prequential import model_bytes
+from aucstream.evaluation._prequential_parts import MemoryReading, positive_of
+
+
+def per_row_log_loss(positive, p) -> float:
+    return -sum(math.log(q) for q in np.where(positive, p, 1.0 - p))
+
+
+@pytest.mark.parametrize("n", [0, 1, 63, 64, 65, 127, 128, 1000, 4099])
+def test_log_loss_and_brier_equal_scikit_learn(n):
+    rng = np.random.default_rng(n)
+    p = np.clip(rng.random(n) ** 3, 1e-15, 1 - 1e-15)  # (many small probabilities)
+    positive = rng.random(n) < 0.3
+    loss, brier = StreamingLogLoss(), StreamingBrier()
+    loss.update(positive, None, p)
+    brier.update(positive, None, p)
+    if n == 0:
+        assert math.isnan(loss.get()) and math.isnan(brier.get())
+        return
+    assert loss.get() == pytest.approx(log_loss(positive, p, labels=[False, True]), rel=1e-13)
+    assert loss.get() == pytest.approx(per_row_log_loss(positive, p) / n, rel=1e-13)
+    assert brier.get() == pytest.approx(brier_score_loss(positive, p), rel=1e-13)
+
+
+@pytest.mark.parametrize(
+    "odd, expected",
+    [
+        (0.0, math.inf),  # a positive given 0: the log-loss is infinite, as before
+        (1e-300, None),  # below the floor: that block goes row by row (no underflow)
+        (1.5, None),  # not a probability: row by row too
+        (math.nan, math.nan),
+    ],
+)
+def test_a_block_with_a_factor_outside_the_floor_goes_row_by_row(odd, expected):
+    p = np.full(200, 0.5)
+    positive = np.ones(200, dtype=bool)
+    p[70] = odd  # inside the second block of 64
+    loss = StreamingLogLoss()
+    loss.update(positive, None, p)
+    if expected is None:
+        assert loss.get() == pytest.approx(per_row_log_loss(positive, p) / 200, rel=1e-14)
+    elif math.isnan(expected):
+        assert math.isnan(loss.get())
+    else:
+        assert loss.get() == expected
+
+
+def test_together_feeds_each_metric_as_its_own_update():
+    rng = np.random.default_rng(3)
+    alone = [StreamingLogLoss(), StreamingBrier(), StreamingPositiveRate()]
+    fed = [StreamingLogLoss(), StreamingBrier(), StreamingPositiveRate()]
+    together = Together(fed)
+    for n in (1, 64, 300, 1000):
+        positive, p = rng.random(n) < 0.4, rng.random(n)
+        together.update(positive, p)
+        for m in alone:
+            m.update(positive, None, p)
+    for a, b in zip(alone, fed):
+        assert a.get() == b.get() and a.n == b.n
+
+
+@pytest.mark.parametrize(
+    "y, classes",
+    [
+        (np.array([-1.0, 1.0, 1.0, -1.0]), (-1.0, 1.0)),
+        (np.array([0.0, 1.0, 1.0]), (0, 1)),
+        (np.array([3, 7, 7, 3], dtype=np.int64), (3, 7)),
+        (np.array([3, 7], dtype=np.int64), (3.0, 7.0)),
+    ],
+)
+def test_the_compiled_label_check_equals_numpy(y, classes):
+    positive, first = positive_of(y, classes)
+    assert first == -1 and np.array_equal(positive, y == classes[1])
+    bad = np.concatenate([y, y[:1] * 0 + 5])  # a third label, last
+    assert positive_of(bad, classes)[1] == y.size
+    if y.dtype == np.float64:
+        assert positive_of(np.array([np.nan, classes[1]]), classes)[1] == 0
+
+
+@pytest.mark.parametrize(
+    "y, classes",
+    [
+        (np.array(["a", "b"]), ("a", "b")),
+        (np.array([True, False]), (False, True)),
+        (np.array([1, 2], dtype=np.int32), (1, 2)),
+        (np.array([1, 2], dtype=np.int64), (1.5, 2)),  # no int holds 1.5
+    ],
+)
+def test_other_labels_are_left_to_numpy(y, classes):
+    assert positive_of(y, classes) is None
+
+
+def test_memory_reading_follows_the_state():
+    X = np.random.default_rng(0).normal(size=(40, 5))
+    y = X[:, 0] > 0
+    model = SOLAM().fit(X, y)
+    reading = MemoryReading(model)
+    assert reading.read() == model_bytes(model) == reading.read()
+    model.u_ = np.zeros(50)  # a state array replaced by a larger one
+    assert reading.read() == model_bytes(model)
+    model.extra_ = [np.zeros(3)]  # a list: walked again at every reading
+    assert reading.read() == model_bytes(model)
+    model.extra_.append(np.zeros(7))
+    assert reading.read() == model_bytes(model)
+
+
+def test_the_branch_free_merge_sorts_with_ties():
+    rng = np.random.default_rng(4)
+    for _ in range(500):
+        a = np.sort(rng.integers(0, 4, rng.integers(0, 30)).astype(np.float64))
+        b = np.sort(rng.integers(0, 4, rng.integers(0, 30)).astype(np.float64))
+        assert np.array_equal(_merged(a, b), np.sort(np.concatenate([a, b])))
+
+
+def test_the_writing_request_stands_on_the_learner_only_while_asked():
+    from aucstream import _calibration
+
+    X = np.random.default_rng(1).normal(size=(60, 4))
+    y = X[:, 0] > 0
+    model = SOLAM().fit(X[:20], y[:20])
+    names = set(vars(model))
+    out = np.empty((2, 40))
+    with _calibration.writing(model, out) as taken:
+        assert _calibration.written_for(model, 39).shape == (2, 0)  # another size
+        model.test_then_train(X[20:], y[20:])
+    assert taken[0] and set(vars(model)) == names
+    with _calibration.writing(model, np.empty((2, 5))) as taken:
+        with _calibration.writing(model, np.empty((2, 7))) as inner:
+            pass
+        assert _calibration.written_for(model, 5).shape == (2, 5)  # the outer, put back
+    assert not inner[0] and taken[0] and set(vars(model)) == names
+    with pytest.raises(RuntimeError):
+        with _calibration.writing(model, out):
+            raise RuntimeError
+    assert set(vars(model)) == names
+    assert _calibration.written_for(model, 40).shape == (2, 0)

@@ -169,29 +169,19 @@ def chosen_metrics(metrics, options: dict) -> list[str]:
 
 def curve_frame(rows: list[dict]) -> pd.DataFrame:
     """The curve of :func:`~aucstream.evaluation.prequential` from its checkpoint
-    rows: one column array each (faster than a frame of row dicts), named with the
-    column index built once per set of names (a frame of named arrays builds its
-    index of strings anew: most of its cost). The arrays are new and of one dtype
-    each (int64 or float64), so pandas' own constructor of a frame from arrays skips
-    their checks (``DataFrame._from_arrays`` with ``verify_integrity=False``, about
-    half the cost of a frame of a dict); the public constructor where it is missing."""
+    rows: one column array each (faster than a frame of row dicts), keyed by
+    position and then named with the column index built once per set of names (a
+    frame of named arrays builds its index of strings anew: most of its cost)."""
     integers = ("n_seen", "n_learnt", "model_bytes")
     names = tuple(rows[0])
-    arrays = [
-        np.array([row[name] for row in rows], dtype=np.int64 if name in integers else None)
-        for name in names
-    ]
-    columns = _column_index(names).copy()  # (its own: a name set on it stays there)
-    build = getattr(pd.DataFrame, "_from_arrays", None)
-    if build is not None:
-        try:
-            return build(
-                arrays, columns=columns, index=pd.RangeIndex(len(rows)), verify_integrity=False
-            )
-        except TypeError:  # (another signature)
-            pass
-    frame = pd.DataFrame(dict(enumerate(arrays)), copy=False)
-    frame.columns = columns
+    frame = pd.DataFrame(
+        {
+            i: np.array([row[name] for row in rows], dtype=np.int64 if name in integers else None)
+            for i, name in enumerate(names)
+        },
+        copy=False,  # (the arrays are new)
+    )
+    frame.columns = _column_index(names).copy()  # (its own: a name set on it stays there)
     return frame
 
 

@@ -184,19 +184,26 @@ def validate(only: list[str] | None = None) -> list[dict]:
     for name, make_data in held_out_streams().items():
         if only and name not in only:
             continue
-        Xtr, ytr, Xte, yte = make_data()
-        base = {"stream": name, "n_train": len(ytr), "positives": float(np.mean(ytr > 0))}
-        base["d"] = Xtr.shape[1]
-        for label, make in makers.items():
-            row = measure(
-                lambda make=make: StreamPipeline(OnlineStandardScaler(), make()),
-                Xtr,
-                ytr,
-                Xte,
-                yte,
-            )
-            rows.append({**base, "learner": label, **row})
-            print(rows[-1], file=sys.stderr, flush=True)
+        rows += one_pass_rows(name, makers, *make_data())
+    return rows
+
+
+def stream_row(name: str, Xtr, ytr) -> dict:
+    """The columns every row of a stream starts with."""
+    positives = float(np.mean(ytr > 0))
+    return {"stream": name, "n_train": len(ytr), "positives": positives, "d": Xtr.shape[1]}
+
+
+def one_pass_rows(name: str, makers: dict, Xtr, ytr, Xte, yte) -> list[dict]:
+    """One row per learner of ``makers``, each behind the online scaler, learnt in one
+    pass over the training part and measured on the test part (:func:`measure`)."""
+    base, rows = stream_row(name, Xtr, ytr), []
+    for label, make in makers.items():
+        row = measure(
+            lambda make=make: StreamPipeline(OnlineStandardScaler(), make()), Xtr, ytr, Xte, yte
+        )
+        rows.append({**base, "learner": label, **row})
+        print(rows[-1], file=sys.stderr, flush=True)
     return rows
 
 
@@ -423,18 +430,8 @@ def run(quick: bool = False, only: list[str] | None = None, reuse=None) -> list[
         except FileNotFoundError as error:
             print(f"{name}: skipped ({error})", file=sys.stderr)
             continue
-        base = {"stream": name, "n_train": len(ytr), "positives": float(np.mean(ytr > 0))}
-        base["d"] = Xtr.shape[1]
-        for label, make in LEARNERS.items():
-            row = measure(
-                lambda make=make: StreamPipeline(OnlineStandardScaler(), make()),
-                Xtr,
-                ytr,
-                Xte,
-                yte,
-            )
-            rows.append({**base, "learner": label, **row})
-            print(rows[-1], file=sys.stderr, flush=True)
+        rows += one_pass_rows(name, LEARNERS, Xtr, ytr, Xte, yte)
+        base = stream_row(name, Xtr, ytr)
         if not quick or name != "fraud-like":
             for label, make in PIPELINES.items():
                 rows.append({**base, "learner": label, **measure(make, Xtr, ytr, Xte, yte)})

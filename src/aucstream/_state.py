@@ -44,10 +44,12 @@ from ._runtime._undo import (
     UndoLog,
     _finite,
     active_log,
+    declare_upper_cells,
     mark_finite,
     marked_finite,
     unique_rows,
     unique_rows_by_class,
+    upper_cells,
 )
 from ._runtime._undo import _SPARES as _SPARES  # (re-exported: tests lend buffers)
 
@@ -61,6 +63,7 @@ __all__ = [
     "active_log",
     "unique_rows",
     "unique_rows_by_class",
+    "declare_upper_cells",
     "mark_finite",
     "marked_finite",
     "walked_transaction",
@@ -298,21 +301,49 @@ def _all_finite32(table):
     return True
 
 
+@jit(inline="always")
+def _copy_cells(source, target, n, rows, dtype):
+    """Copy the cells ``(r, c)``, ``r <= c``, of rows and columns ``rows`` (inside: checked
+    by the caller) of the n x n array of ``dtype`` values at address ``source`` to the
+    same places of the one at ``target`` (compiled code only: ``dtype`` is a numba
+    class)."""
+    src = nb.carray(pointer(source, dtype), n * n)
+    out = nb.carray(pointer(target, dtype), n * n)
+    for r in rows:
+        base = r * n
+        for c in rows:
+            if c >= r:
+                out[base + c] = src[base + c]
+
+
 @jit
 def _copy_rows(table, rows):
     """Copy rows ``rows`` of arrays to the same places of others: per table row
-    (source address, target address, bytes per row, number of rows).
+    (source address, target address, bytes per row, number of rows, cells), where
+    cells is 0 (the rows whole) or the item size (4 or 8) of a square array of which
+    only the cells ``(r, c)``, ``r <= c``, of the rows and columns ``rows`` are copied
+    (:func:`aucstream._runtime._undo.declare_upper_cells`).
 
     Returns False, having copied nothing, when a row is outside an array (the
     addresses are those of arrays the caller keeps alive, as for
     :func:`_copy_table`). A row named twice is copied twice, to the same place.
     """
     for i in range(table.shape[0]):
+        cell = table[i, 4]
+        if cell != 0 and table[i, 2] != cell * table[i, 3]:
+            return False  # (not square: never planned so)
         for r in rows:
             if r < 0 or r >= table[i, 3]:
                 return False
     for i in range(table.shape[0]):
         width = table[i, 2]
+        cell = table[i, 4]
+        if cell == 8:
+            _copy_cells(table[i, 0], table[i, 1], table[i, 3], rows, nb.uint64)
+            continue
+        if cell == 4:
+            _copy_cells(table[i, 0], table[i, 1], table[i, 3], rows, nb.uint32)
+            continue
         size = width * table[i, 3]
         source = nb.carray(pointer(table[i, 0], nb.uint8), size)
         target = nb.carray(pointer(table[i, 1], nb.uint8), size)
@@ -327,20 +358,30 @@ def _copy_rows(table, rows):
 @jit(fastmath={"reassoc"})
 def _table_rows_finite(table, rows, dtype):
     """Whether rows ``rows`` of the arrays of ``dtype`` values in ``table`` (address,
-    values per row, number of rows) are finite, as :func:`_all_finite` checks them;
-    False also for a row outside an array. Compiled code only (``dtype`` is a
-    compile-time numba class): :func:`_rows_finite64`, :func:`_rows_finite32`."""
+    values per row, number of rows, cells) are finite, as :func:`_all_finite` checks
+    them (with cells 1, a square array's cells ``(r, c)``, ``r <= c``, of the rows and
+    columns ``rows`` only: :func:`_copy_rows`); False also for a row outside an array.
+    Compiled code only (``dtype`` is a compile-time numba class):
+    :func:`_rows_finite64`, :func:`_rows_finite32`."""
     zero = dtype(0.0)
     for i in range(table.shape[0]):
         width, n = table[i, 1], table[i, 2]
         values = nb.carray(pointer(table[i, 0], dtype), width * n)
+        cells = table[i, 3] != 0
+        if cells and width != n:
+            return False  # (not square: never planned so)
         for r in rows:
             if r < 0 or r >= n:
                 return False
             acc = zero
             row = values[r * width : (r + 1) * width]
-            for j in range(width):
-                acc += row[j] * zero
+            if cells:
+                for c in rows:
+                    if c >= r:
+                        acc += row[c] * zero
+            else:
+                for j in range(width):
+                    acc += row[j] * zero
             if acc != zero:
                 return False
     return True
@@ -606,21 +647,24 @@ class FlatState:
         if self._kept and by_rows:
             rowed = [e for e in kept if id(e[0]) in by_rows and _by_rows(e)]
             kept = [e for e in kept if not (id(e[0]) in by_rows and _by_rows(e))]
-        copies: list[tuple[int, int, int, int]] = []
-        floats64: list[tuple[int, int, int]] = []
-        floats32_rows: list[tuple[int, int, int]] = []
+        copies: list[tuple[int, int, int, int, int]] = []
+        floats64: list[tuple[int, int, int, int]] = []
+        floats32_rows: list[tuple[int, int, int, int]] = []
         for a, _, data, shadow in rowed:
             n = a.shape[0]
             width = a.size // n if n else 0
-            copies.append((_address(data), _address(shadow), width * a.itemsize, n))
+            # a square array written only in the upper cells of the rows and columns
+            # named (declare_upper_cells): those cells alone
+            cell = a.itemsize if a.itemsize in (4, 8) and upper_cells(a) else 0
+            copies.append((_address(data), _address(shadow), width * a.itemsize, n, cell))
             if a.dtype == np.float64:
-                floats64.append((_address(data), width, n))
+                floats64.append((_address(data), width, n, int(cell != 0)))
             elif a.dtype == np.float32:
-                floats32_rows.append((_address(data), width, n))
-        plan.rows_copy = np.array(copies, dtype=np.int64).reshape(-1, 4)
-        plan.rows_back = np.ascontiguousarray(plan.rows_copy[:, [1, 0, 2, 3]])
-        plan.rows_floats = np.array(floats64, dtype=np.int64).reshape(-1, 3)
-        plan.rows_floats32 = np.array(floats32_rows, dtype=np.int64).reshape(-1, 3)
+                floats32_rows.append((_address(data), width, n, int(cell != 0)))
+        plan.rows_copy = np.array(copies, dtype=np.int64).reshape(-1, 5)
+        plan.rows_back = np.ascontiguousarray(plan.rows_copy[:, [1, 0, 2, 3, 4]])
+        plan.rows_floats = np.array(floats64, dtype=np.int64).reshape(-1, 4)
+        plan.rows_floats32 = np.array(floats32_rows, dtype=np.int64).reshape(-1, 4)
         plan.views = [data for _, _, data, _ in kept if data is not None]
         plan.shadows = [shadow for _, _, data, shadow in kept if data is not None]
         plan.others = [a for a, _, data, _ in kept if data is None]

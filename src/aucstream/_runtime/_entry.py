@@ -209,7 +209,7 @@ def _begin_dict(at, label, where, k):
         return -1
     if load_row_in_place(ints_at(args[s], args[s + 1]), indices, data, args[s + 6], k) < 0:
         return -1
-    rows_copy = _table_at(args[s + 9], args[s + 10], 4)
+    rows_copy = _table_at(args[s + 9], args[s + 10], 5)
     if rows_copy.shape[0] and not _copy_rows(rows_copy, indices[:k]):
         return -1
     _copy_table(_table_at(args[s + 7], args[s + 8], 3))
@@ -229,7 +229,7 @@ def _begin_dense_block(at, label, values):
         ints_at(args[s + 2], args[s + 3]),
         width,
         _table_at(args[s + 5], args[s + 6], 3),
-        _table_at(args[s + 7], args[s + 8], 4),
+        _table_at(args[s + 7], args[s + 8], 5),
         _table_at(args[s + 9], args[s + 10], 3),
         args[s + 11] != 0,
         floats_at(args[s + 12], 1),
@@ -251,7 +251,7 @@ def _finish_block(at, k):
         return False
     done = _finish(
         _table_at(args[s], args[s + 1], 2),
-        _table_at(args[s + 2], args[s + 3], 3),
+        _table_at(args[s + 2], args[s + 3], 4),
         ints_at(args[s + 4], args[s + 5]),
         args[s + 6],
         floats_at(args[s + 7], args[s + 8]),

@@ -12,7 +12,11 @@ only them afterwards. This module holds that job:
   compiled gather of those rows (:func:`_take_rows`);
 - the finiteness of those rows only: :func:`mark_finite` / :func:`marked_finite`
   (which arrays were finite before the call) and :func:`_finite`, which
-  :func:`aucstream._state.first_non_finite` calls per array.
+  :func:`aucstream._state.first_non_finite` calls per array;
+- the square arrays whose kernel calls write, of the rows named, only the cells of the
+  upper triangle whose column is named too (:func:`declare_upper_cells`,
+  :func:`upper_cells`): the one-row transactions of :class:`aucstream._state.FlatState`
+  save and check those cells alone.
 """
 
 from __future__ import annotations
@@ -32,6 +36,8 @@ __all__ = [
     "unique_rows_by_class",
     "mark_finite",
     "marked_finite",
+    "declare_upper_cells",
+    "upper_cells",
 ]
 
 
@@ -160,6 +166,33 @@ def marked_finite(obj, arrays: tuple) -> tuple:
     if not known:
         return ()
     return tuple(a for a in arrays if (r := known.get(id(a))) is not None and r() is a)
+
+
+#: The arrays declared by :func:`declare_upper_cells` (weakly, by identity).
+_UPPER_CELLS = ByIdentity()
+
+
+def declare_upper_cells(*arrays: np.ndarray) -> None:
+    r"""Declare square arrays (d x d) that a kernel call, when a declaration names them
+    by rows (a learner's ``_row_written_state``), writes only in the cells
+    :math:`(i, j)`, :math:`i \le j`, whose row i and column j are both among the rows
+    named: the upper triangle of a scatter :math:`P \mathrel{+}= \omega x x^\top`
+    kept for the stored indices of sparse rows
+    (:func:`aucstream.covariance._full._add_sparse`: k (k + 1) / 2 cells, where the
+    rows hold k d). A plan of :class:`aucstream._state.FlatState` then saves, restores
+    and checks those cells only. The declaration holds for every later call that
+    names the array by rows (a call that may write more must declare it whole), and
+    goes with the array."""
+    for array in arrays:
+        if _UPPER_CELLS.get(array) is None:
+            _UPPER_CELLS[array] = True
+
+
+def upper_cells(array: np.ndarray) -> bool:
+    """Whether :func:`declare_upper_cells` declared ``array`` (a square 2-D array)."""
+    return (
+        array.ndim == 2 and array.shape[0] == array.shape[1] and _UPPER_CELLS.get(array) is not None
+    )
 
 
 @jit

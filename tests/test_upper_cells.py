@@ -164,3 +164,36 @@ def test_bad_dict_rows_are_refused_with_nothing_changed():
         with pytest.raises(error):
             m.learn_one(x, label)
         assert_same_bytes(before, state_bytes(m))
+
+
+# --------------------------------------- the components' dicts, copied when changed
+# The per-example entry copies the learner's ``__dict__`` at each call, and its
+# components' dicts (OPAUC's two summaries) only when their versions changed since
+# their last copies (``_entry._components_unchanged``); the lists are the walk's.
+
+
+@pytest.mark.parametrize("half_life", [None, 40])
+def test_components_are_copied_again_when_they_changed(half_life, monkeypatch):
+    X, y = data(seed=8)
+    armed: list = []
+    patch_update(monkeypatch, OPAUC, _armed("interrupt", armed))
+    m = model(X, y, half_life=half_life)
+    for i in range(20, 30):
+        m.learn_one(as_dict(X, i), y[i])
+    step = FAST[m].sparse_step
+    copies = step.copies
+    assert copies is not None and len(copies) == 2
+    for i in range(30, 36):  # unchanged: the same copies serve
+        m.learn_one(as_dict(X, i), y[i])
+    assert step.copies is copies
+    for value in (31, 30):  # a component's scalar rebound, then a call interrupted
+        m.stats_[0].n_features = value
+        before = state_bytes(m)
+        armed.append(1)
+        with pytest.raises(_Interrupt):
+            m.learn_one(as_dict(X, 36), y[36])
+        armed.clear()
+        assert FAST[m].sparse_step is step and step.copies is not copies
+        assert_same_bytes(before, state_bytes(m))
+        assert m.stats_[0].n_features == value
+        copies = step.copies

@@ -566,7 +566,8 @@ class OneStep:
         #: the versions of the components' dicts when :attr:`copies` were made
         #: (:func:`_components_unchanged`; empty when the compiled entry checks no
         #: versions), and those copies (None: none yet)
-        self.starts = np.full(self.versions.shape[0], -1, dtype=np.int64)
+        components = len(self.dicts) > 1
+        self.starts = np.full(self.versions.shape[0] if components else 0, -1, dtype=np.int64)
         self.copies: list | None = None
         #: the copies of the state's lists: the walk holds all their items, and a
         #: call's walk is current when they are copied (the walk's items, once)
@@ -724,16 +725,15 @@ class OneStep:
             return False
         # (the state's dicts are plain dicts; the walk is current, so the lists hold
         # the walk's items)
+        same = k >= _SAME  # (the components' dicts unchanged since their copies)
+        if same:
+            k -= _SAME
         single = self.single
         if single is not None:
             dicts = single.copy()
         else:
             copies = self.copies
-            if k >= _SAME and copies is not None:  # (the components' dicts unchanged)
-                k -= _SAME
-            else:
-                if k >= _SAME:
-                    k -= _SAME
+            if not same or copies is None:
                 self.copies = None  # (until made: the versions are those of now)
                 copies = self.copies = list(map(dict.copy, self.dicts[1:]))
             dicts = [self.vars.copy(), *copies]

@@ -42,7 +42,10 @@ from ._kernels import compiled_entry, jit, pointer
 from ._runtime._undo import (
     _LOGS,
     UndoLog,
+    _copy_rows,
     _finite,
+    _rows_finite32,
+    _rows_finite64,
     active_log,
     declare_upper_cells,
     mark_finite,
@@ -299,104 +302,6 @@ def _all_finite32(table):
         if acc != 0.0:
             return False
     return True
-
-
-@jit(inline="always")
-def _copy_cells(source, target, n, rows, dtype):
-    """Copy the cells ``(r, c)``, ``r <= c``, of rows and columns ``rows`` (inside: checked
-    by the caller) of the n x n array of ``dtype`` values at address ``source`` to the
-    same places of the one at ``target`` (compiled code only: ``dtype`` is a numba
-    class)."""
-    src = nb.carray(pointer(source, dtype), n * n)
-    out = nb.carray(pointer(target, dtype), n * n)
-    for r in rows:
-        base = r * n
-        for c in rows:
-            if c >= r:
-                out[base + c] = src[base + c]
-
-
-@jit
-def _copy_rows(table, rows):
-    """Copy rows ``rows`` of arrays to the same places of others: per table row
-    (source address, target address, bytes per row, number of rows, cells), where
-    cells is 0 (the rows whole) or the item size (4 or 8) of a square array of which
-    only the cells ``(r, c)``, ``r <= c``, of the rows and columns ``rows`` are copied
-    (:func:`aucstream._runtime._undo.declare_upper_cells`).
-
-    Returns False, having copied nothing, when a row is outside an array (the
-    addresses are those of arrays the caller keeps alive, as for
-    :func:`_copy_table`). A row named twice is copied twice, to the same place.
-    """
-    for i in range(table.shape[0]):
-        cell = table[i, 4]
-        if cell != 0 and table[i, 2] != cell * table[i, 3]:
-            return False  # (not square: never planned so)
-        for r in rows:
-            if r < 0 or r >= table[i, 3]:
-                return False
-    for i in range(table.shape[0]):
-        width = table[i, 2]
-        cell = table[i, 4]
-        if cell == 8:
-            _copy_cells(table[i, 0], table[i, 1], table[i, 3], rows, nb.uint64)
-            continue
-        if cell == 4:
-            _copy_cells(table[i, 0], table[i, 1], table[i, 3], rows, nb.uint32)
-            continue
-        size = width * table[i, 3]
-        source = nb.carray(pointer(table[i, 0], nb.uint8), size)
-        target = nb.carray(pointer(table[i, 1], nb.uint8), size)
-        for r in rows:
-            # slices, so that the loop indexes from 0 without wraparound (it vectorizes)
-            row, out = source[r * width : (r + 1) * width], target[r * width : (r + 1) * width]
-            for j in range(width):
-                out[j] = row[j]
-    return True
-
-
-@jit(fastmath={"reassoc"})
-def _table_rows_finite(table, rows, dtype):
-    """Whether rows ``rows`` of the arrays of ``dtype`` values in ``table`` (address,
-    values per row, number of rows, cells) are finite, as :func:`_all_finite` checks
-    them (with cells 1, a square array's cells ``(r, c)``, ``r <= c``, of the rows and
-    columns ``rows`` only: :func:`_copy_rows`); False also for a row outside an array.
-    Compiled code only (``dtype`` is a compile-time numba class):
-    :func:`_rows_finite64`, :func:`_rows_finite32`."""
-    zero = dtype(0.0)
-    for i in range(table.shape[0]):
-        width, n = table[i, 1], table[i, 2]
-        values = nb.carray(pointer(table[i, 0], dtype), width * n)
-        cells = table[i, 3] != 0
-        if cells and width != n:
-            return False  # (not square: never planned so)
-        for r in rows:
-            if r < 0 or r >= n:
-                return False
-            acc = zero
-            row = values[r * width : (r + 1) * width]
-            if cells:
-                for c in rows:
-                    if c >= r:
-                        acc += row[c] * zero
-            else:
-                for j in range(width):
-                    acc += row[j] * zero
-            if acc != zero:
-                return False
-    return True
-
-
-@jit
-def _rows_finite64(table, rows):
-    """:func:`_table_rows_finite` of float64 arrays."""
-    return _table_rows_finite(table, rows, np.float64)
-
-
-@jit
-def _rows_finite32(table, rows):
-    """:func:`_table_rows_finite` of float32 arrays."""
-    return _table_rows_finite(table, rows, np.float32)
 
 
 def _address(array: np.ndarray) -> int:

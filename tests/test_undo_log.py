@@ -103,8 +103,8 @@ def _failing(how):
         if self.covariance == "full":
             if chunk.indices is None and not self._filled_scatters(chunk)[c]:
                 summary.sum_[row] = np.nan
-            else:
-                summary.scatter_[row, -1] = np.nan
+            else:  # (a cell the row wrote: the one-row plans check those alone)
+                summary.scatter_[row, row] = np.nan
             return
         if any(a is summary.sketch_ for a in self._bounded_state()):
             summary.gram_[0, 0] = np.nan

@@ -42,12 +42,17 @@ from ._kernels import compiled_entry, jit, pointer
 from ._runtime._undo import (
     _LOGS,
     UndoLog,
+    _copy_rows,
     _finite,
+    _rows_finite32,
+    _rows_finite64,
     active_log,
+    declare_upper_cells,
     mark_finite,
     marked_finite,
     unique_rows,
     unique_rows_by_class,
+    upper_cells,
 )
 from ._runtime._undo import _SPARES as _SPARES  # (re-exported: tests lend buffers)
 
@@ -61,6 +66,7 @@ __all__ = [
     "active_log",
     "unique_rows",
     "unique_rows_by_class",
+    "declare_upper_cells",
     "mark_finite",
     "marked_finite",
     "walked_transaction",
@@ -296,66 +302,6 @@ def _all_finite32(table):
         if acc != 0.0:
             return False
     return True
-
-
-@jit
-def _copy_rows(table, rows):
-    """Copy rows ``rows`` of arrays to the same places of others: per table row
-    (source address, target address, bytes per row, number of rows).
-
-    Returns False, having copied nothing, when a row is outside an array (the
-    addresses are those of arrays the caller keeps alive, as for
-    :func:`_copy_table`). A row named twice is copied twice, to the same place.
-    """
-    for i in range(table.shape[0]):
-        for r in rows:
-            if r < 0 or r >= table[i, 3]:
-                return False
-    for i in range(table.shape[0]):
-        width = table[i, 2]
-        size = width * table[i, 3]
-        source = nb.carray(pointer(table[i, 0], nb.uint8), size)
-        target = nb.carray(pointer(table[i, 1], nb.uint8), size)
-        for r in rows:
-            # slices, so that the loop indexes from 0 without wraparound (it vectorizes)
-            row, out = source[r * width : (r + 1) * width], target[r * width : (r + 1) * width]
-            for j in range(width):
-                out[j] = row[j]
-    return True
-
-
-@jit(fastmath={"reassoc"})
-def _table_rows_finite(table, rows, dtype):
-    """Whether rows ``rows`` of the arrays of ``dtype`` values in ``table`` (address,
-    values per row, number of rows) are finite, as :func:`_all_finite` checks them;
-    False also for a row outside an array. Compiled code only (``dtype`` is a
-    compile-time numba class): :func:`_rows_finite64`, :func:`_rows_finite32`."""
-    zero = dtype(0.0)
-    for i in range(table.shape[0]):
-        width, n = table[i, 1], table[i, 2]
-        values = nb.carray(pointer(table[i, 0], dtype), width * n)
-        for r in rows:
-            if r < 0 or r >= n:
-                return False
-            acc = zero
-            row = values[r * width : (r + 1) * width]
-            for j in range(width):
-                acc += row[j] * zero
-            if acc != zero:
-                return False
-    return True
-
-
-@jit
-def _rows_finite64(table, rows):
-    """:func:`_table_rows_finite` of float64 arrays."""
-    return _table_rows_finite(table, rows, np.float64)
-
-
-@jit
-def _rows_finite32(table, rows):
-    """:func:`_table_rows_finite` of float32 arrays."""
-    return _table_rows_finite(table, rows, np.float32)
 
 
 def _address(array: np.ndarray) -> int:
@@ -606,21 +552,24 @@ class FlatState:
         if self._kept and by_rows:
             rowed = [e for e in kept if id(e[0]) in by_rows and _by_rows(e)]
             kept = [e for e in kept if not (id(e[0]) in by_rows and _by_rows(e))]
-        copies: list[tuple[int, int, int, int]] = []
-        floats64: list[tuple[int, int, int]] = []
-        floats32_rows: list[tuple[int, int, int]] = []
+        copies: list[tuple[int, int, int, int, int]] = []
+        floats64: list[tuple[int, int, int, int]] = []
+        floats32_rows: list[tuple[int, int, int, int]] = []
         for a, _, data, shadow in rowed:
             n = a.shape[0]
             width = a.size // n if n else 0
-            copies.append((_address(data), _address(shadow), width * a.itemsize, n))
+            # a square array written only in the upper cells of the rows and columns
+            # named (declare_upper_cells): those cells alone
+            cell = a.itemsize if a.itemsize in (4, 8) and upper_cells(a) else 0
+            copies.append((_address(data), _address(shadow), width * a.itemsize, n, cell))
             if a.dtype == np.float64:
-                floats64.append((_address(data), width, n))
+                floats64.append((_address(data), width, n, int(cell != 0)))
             elif a.dtype == np.float32:
-                floats32_rows.append((_address(data), width, n))
-        plan.rows_copy = np.array(copies, dtype=np.int64).reshape(-1, 4)
-        plan.rows_back = np.ascontiguousarray(plan.rows_copy[:, [1, 0, 2, 3]])
-        plan.rows_floats = np.array(floats64, dtype=np.int64).reshape(-1, 3)
-        plan.rows_floats32 = np.array(floats32_rows, dtype=np.int64).reshape(-1, 3)
+                floats32_rows.append((_address(data), width, n, int(cell != 0)))
+        plan.rows_copy = np.array(copies, dtype=np.int64).reshape(-1, 5)
+        plan.rows_back = np.ascontiguousarray(plan.rows_copy[:, [1, 0, 2, 3, 4]])
+        plan.rows_floats = np.array(floats64, dtype=np.int64).reshape(-1, 4)
+        plan.rows_floats32 = np.array(floats32_rows, dtype=np.int64).reshape(-1, 4)
         plan.views = [data for _, _, data, _ in kept if data is not None]
         plan.shadows = [shadow for _, _, data, shadow in kept if data is not None]
         plan.others = [a for a, _, data, _ in kept if data is None]

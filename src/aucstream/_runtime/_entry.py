@@ -58,7 +58,10 @@ names the array.
 
 A call that raises (a kernel error, an interruption) puts the state back from the shadow
 copies and the copies of the state's dicts (:meth:`aucstream._state.FlatState.restore`),
-as the fast path does, so a refused call changes nothing. The model is the one the
+as the fast path does, so a refused call changes nothing. The learner's ``__dict__`` is
+copied at each call; its components' dicts only when they changed since their last
+copies (their versions, compared in the compiled entry: :func:`_components_unchanged`),
+and its lists not at all (the walk, current, holds their items). The model is the one the
 usual fast path and the full validation give, bit for bit (``set_config(fast_path=False)``
 switches all of them off; tests/test_per_example.py). What the step can not handle
 (a plan with arrays numpy copies, float32 arrays, a random generator to save; dense
@@ -194,8 +197,11 @@ def _begin_dict(at, label, where, k):
     buffers, with the arrays of the block ``args`` (:meth:`OneStep._step`): the
     buffers ``indptr``, ``indices``, ``data``, the width, the tables ``copy`` and
     ``rows_copy``, the label's ``y``, the walk's table (:func:`_walk_table`, checked
-    first). Returns ``k``, -1 (nothing saved) when the row is refused, or -3
-    (nothing done) when the walk is not current."""
+    first; empty when :attr:`OneStep.early` checks it), its versions, and the walk's
+    table again with the components' versions at their copies
+    (:func:`_components_unchanged`; empty: not asked). Returns ``k`` (plus :data:`_SAME` when the
+    components' dicts are unchanged since their copies), -1 (nothing saved) when the
+    row is refused, or -3 (nothing done) when the walk is not current."""
     args = ints_at(at, BLOCK_WIDTH)
     s = BLOCK_START
     if not _walk_current(ints_at(args[s + 13], args[s + 14]), ints_at(args[s + 15], args[s + 16])):
@@ -209,10 +215,13 @@ def _begin_dict(at, label, where, k):
         return -1
     if load_row_in_place(ints_at(args[s], args[s + 1]), indices, data, args[s + 6], k) < 0:
         return -1
-    rows_copy = _table_at(args[s + 9], args[s + 10], 4)
+    rows_copy = _table_at(args[s + 9], args[s + 10], 5)
     if rows_copy.shape[0] and not _copy_rows(rows_copy, indices[:k]):
         return -1
     _copy_table(_table_at(args[s + 7], args[s + 8], 3))
+    starts = ints_at(args[s + 19], args[s + 20])
+    if _components_unchanged(ints_at(args[s + 17], args[s + 18]), starts):
+        return k + _SAME
     return k
 
 
@@ -229,7 +238,7 @@ def _begin_dense_block(at, label, values):
         ints_at(args[s + 2], args[s + 3]),
         width,
         _table_at(args[s + 5], args[s + 6], 3),
-        _table_at(args[s + 7], args[s + 8], 4),
+        _table_at(args[s + 7], args[s + 8], 5),
         _table_at(args[s + 9], args[s + 10], 3),
         args[s + 11] != 0,
         floats_at(args[s + 12], 1),
@@ -251,7 +260,7 @@ def _finish_block(at, k):
         return False
     done = _finish(
         _table_at(args[s], args[s + 1], 2),
-        _table_at(args[s + 2], args[s + 3], 3),
+        _table_at(args[s + 2], args[s + 3], 4),
         ints_at(args[s + 4], args[s + 5]),
         args[s + 6],
         floats_at(args[s + 7], args[s + 8]),
@@ -349,6 +358,38 @@ def _keep_versions(walk, versions):
             versions[c] = _dict_version(walk[i])
         i += 4 + 2 * walk[i + 3]
         c += 1
+
+
+#: Added to what :func:`_begin_dict` returns when the state's components' dicts are
+#: unchanged since :meth:`OneStep.learn` copied them (their copies serve again).
+_SAME = 1 << 40
+
+
+@jit(inline="always")
+def _components_unchanged(walk, starts):
+    """Whether the dicts of the walk's table ``walk`` but its first (the learner's
+    ``__dict__``, written at each call) have the versions ``starts`` (one per
+    container, kept when their copies were made; empty: never); if not, ``starts``
+    takes their versions now (the caller copies them anew). A dict's version changes
+    at every change of the dict (CPython's global counter), so equal versions mean
+    that the copies hold what the dicts hold."""
+    if not starts.shape[0]:
+        return False
+    i, c, same = 0, 0, True
+    while i < walk.shape[0]:
+        if c > 0 and walk[i + 1] == 0 and _dict_version(walk[i]) != starts[c]:
+            same = False
+        i += 4 + 2 * walk[i + 3]
+        c += 1
+    if same:
+        return True
+    i, c = 0, 0
+    while i < walk.shape[0]:
+        if c > 0 and walk[i + 1] == 0:
+            starts[c] = _dict_version(walk[i])
+        i += 4 + 2 * walk[i + 3]
+        c += 1
+    return False
 
 
 @jit(inline="always")
@@ -464,6 +505,9 @@ class OneStep:
         "names",
         "early",
         "blocks",
+        "starts",
+        "copies",
+        "list_copies",
     )
 
     def __init__(self, learner, cache, one, dense: bool, variant, check_hook):
@@ -519,6 +563,16 @@ class OneStep:
             self.early = partial(check, self.walk, self.versions)
         #: the addresses of the names of the state's Python scalars (:func:`_scalars_ok`)
         self.names = np.array([id(name) for name in self.scalars], dtype=np.int64)
+        #: the versions of the components' dicts when :attr:`copies` were made
+        #: (:func:`_components_unchanged`; empty when the compiled entry checks no
+        #: versions), and those copies (None: none yet)
+        components = len(self.dicts) > 1
+        self.starts = np.full(self.versions.shape[0] if components else 0, -1, dtype=np.int64)
+        self.copies: list | None = None
+        #: the copies of the state's lists: the walk holds all their items, and a
+        #: call's walk is current when they are copied (the walk's items, once)
+        walked = {id(record[0]): record[3] for record in flat._records}
+        self.list_copies = tuple(list(walked[id(c)]) for c in flat._lists)
 
     def valid(self, learner) -> bool:
         """Whether the step may serve a call now (step 1 of the module docstring;
@@ -573,7 +627,10 @@ class OneStep:
             buffers = (one.indptr, one.indices, one.data, self.width)
             walk = _NO_WALK if self.walk is None or self.early is not None else self.walk
             versions = self.versions if walk is self.walk else _NO_WALK
-            args = block(*buffers, plan.copy, plan.rows_copy, one.y, walk, versions)
+            # (the components' versions: asked whenever the walk's table has versions)
+            have = self.walk is not None and self.starts.shape[0] > 0
+            seen = (self.walk, self.starts) if have else (_NO_WALK, _NO_WALK)
+            args = block(*buffers, plan.copy, plan.rows_copy, one.y, walk, versions, *seen)
             entry = compiled_entry(_begin_dict, (0, 1.0, 0, 0))
             plans = (plan,)
             rows = one.indices
@@ -666,10 +723,21 @@ class OneStep:
             if k == -2:  # no whole plan yet: the usual path makes it, then a new step
                 del self.steps[key]
             return False
-        # (the state's dicts are plain dicts)
+        # (the state's dicts are plain dicts; the walk is current, so the lists hold
+        # the walk's items)
+        same = k >= _SAME  # (the components' dicts unchanged since their copies)
+        if same:
+            k -= _SAME
         single = self.single
-        dicts = single.copy() if single is not None else list(map(dict.copy, self.dicts))
-        lists = list(map(list.copy, self.lists)) if self.lists else ()
+        if single is not None:
+            dicts = single.copy()
+        else:
+            copies = self.copies
+            if not same or copies is None:
+                self.copies = None  # (until made: the versions are those of now)
+                copies = self.copies = list(map(dict.copy, self.dicts[1:]))
+            dicts = [self.vars.copy(), *copies]
+        lists = self.list_copies
         try:
             try:
                 one.update(learner)

@@ -12,18 +12,25 @@ only them afterwards. This module holds that job:
   compiled gather of those rows (:func:`_take_rows`);
 - the finiteness of those rows only: :func:`mark_finite` / :func:`marked_finite`
   (which arrays were finite before the call) and :func:`_finite`, which
-  :func:`aucstream._state.first_non_finite` calls per array.
+  :func:`aucstream._state.first_non_finite` calls per array;
+- the copies and checks of the rows of :class:`aucstream._state.FlatState`'s plans
+  (:func:`_copy_rows`, :func:`_rows_finite64`, :func:`_rows_finite32`);
+- the square arrays whose kernel calls write, of the rows named, only the cells of the
+  upper triangle whose column is named too (:func:`declare_upper_cells`,
+  :func:`upper_cells`): the one-row transactions of :class:`aucstream._state.FlatState`
+  save and check those cells alone.
 """
 
 from __future__ import annotations
 
 import weakref
 
+import numba as nb
 import numpy as np
 
 from .._chunks import flagged
 from .._fastpath import ByIdentity
-from .._kernels import jit, prefetch
+from .._kernels import jit, pointer, prefetch
 
 __all__ = [
     "UndoLog",
@@ -32,6 +39,8 @@ __all__ = [
     "unique_rows_by_class",
     "mark_finite",
     "marked_finite",
+    "declare_upper_cells",
+    "upper_cells",
 ]
 
 
@@ -160,6 +169,136 @@ def marked_finite(obj, arrays: tuple) -> tuple:
     if not known:
         return ()
     return tuple(a for a in arrays if (r := known.get(id(a))) is not None and r() is a)
+
+
+# ------------------------------------- the row tables of FlatState's plans
+# (:class:`aucstream._state.FlatState`: per array of a plan saved by rows, the
+# addresses of the array and of its shadow copy; see :func:`_copy_rows`)
+@jit(inline="always")
+def _copy_cells(source, target, n, rows, dtype):
+    """Copy the cells ``(r, c)``, ``r <= c``, of rows and columns ``rows`` (inside: checked
+    by the caller) of the n x n array of ``dtype`` values at address ``source`` to the
+    same places of the one at ``target`` (compiled code only: ``dtype`` is a numba
+    class)."""
+    src = nb.carray(pointer(source, dtype), n * n)
+    out = nb.carray(pointer(target, dtype), n * n)
+    for r in rows:
+        base = r * n
+        for c in rows:
+            if c >= r:
+                out[base + c] = src[base + c]
+
+
+@jit
+def _copy_rows(table, rows):
+    """Copy rows ``rows`` of arrays to the same places of others: per table row
+    (source address, target address, bytes per row, number of rows, cells), where
+    cells is 0 (the rows whole) or the item size (4 or 8) of a square array of which
+    only the cells ``(r, c)``, ``r <= c``, of the rows and columns ``rows`` are copied
+    (:func:`declare_upper_cells`).
+
+    Returns False, having copied nothing, when a row is outside an array (the
+    addresses are those of arrays the caller keeps alive, as for
+    :func:`aucstream._state._copy_table`). A row named twice is copied twice, to the
+    same place.
+    """
+    for i in range(table.shape[0]):
+        cell = table[i, 4]
+        if cell != 0 and table[i, 2] != cell * table[i, 3]:
+            return False  # (not square: never planned so)
+        for r in rows:
+            if r < 0 or r >= table[i, 3]:
+                return False
+    for i in range(table.shape[0]):
+        width = table[i, 2]
+        cell = table[i, 4]
+        if cell == 8:
+            _copy_cells(table[i, 0], table[i, 1], table[i, 3], rows, nb.uint64)
+            continue
+        if cell == 4:
+            _copy_cells(table[i, 0], table[i, 1], table[i, 3], rows, nb.uint32)
+            continue
+        size = width * table[i, 3]
+        source = nb.carray(pointer(table[i, 0], nb.uint8), size)
+        target = nb.carray(pointer(table[i, 1], nb.uint8), size)
+        for r in rows:
+            # slices, so that the loop indexes from 0 without wraparound (it vectorizes)
+            row, out = source[r * width : (r + 1) * width], target[r * width : (r + 1) * width]
+            for j in range(width):
+                out[j] = row[j]
+    return True
+
+
+@jit(fastmath={"reassoc"})
+def _table_rows_finite(table, rows, dtype):
+    """Whether rows ``rows`` of the arrays of ``dtype`` values in ``table`` (address,
+    values per row, number of rows, cells) are finite, as
+    :func:`aucstream._state._all_finite` checks them (with cells 1, a square array's
+    cells ``(r, c)``, ``r <= c``, of the rows and columns ``rows`` only:
+    :func:`_copy_rows`); False also for a row outside an array.
+    Compiled code only (``dtype`` is a compile-time numba class):
+    :func:`_rows_finite64`, :func:`_rows_finite32`."""
+    zero = dtype(0.0)
+    for i in range(table.shape[0]):
+        width, n = table[i, 1], table[i, 2]
+        values = nb.carray(pointer(table[i, 0], dtype), width * n)
+        cells = table[i, 3] != 0
+        if cells and width != n:
+            return False  # (not square: never planned so)
+        for r in rows:
+            if r < 0 or r >= n:
+                return False
+            acc = zero
+            row = values[r * width : (r + 1) * width]
+            if cells:
+                for c in rows:
+                    if c >= r:
+                        acc += row[c] * zero
+            else:
+                for j in range(width):
+                    acc += row[j] * zero
+            if acc != zero:
+                return False
+    return True
+
+
+@jit
+def _rows_finite64(table, rows):
+    """:func:`_table_rows_finite` of float64 arrays."""
+    return _table_rows_finite(table, rows, np.float64)
+
+
+@jit
+def _rows_finite32(table, rows):
+    """:func:`_table_rows_finite` of float32 arrays."""
+    return _table_rows_finite(table, rows, np.float32)
+
+
+#: The arrays declared by :func:`declare_upper_cells` (weakly, by identity).
+_UPPER_CELLS = ByIdentity()
+
+
+def declare_upper_cells(*arrays: np.ndarray) -> None:
+    r"""Declare square arrays (d x d) that a kernel call, when a declaration names them
+    by rows (a learner's ``_row_written_state``), writes only in the cells
+    :math:`(i, j)`, :math:`i \le j`, whose row i and column j are both among the rows
+    named: the upper triangle of a scatter :math:`P \mathrel{+}= \omega x x^\top`
+    kept for the stored indices of sparse rows
+    (:func:`aucstream.covariance._full._add_sparse`: k (k + 1) / 2 cells, where the
+    rows hold k d). A plan of :class:`aucstream._state.FlatState` then saves, restores
+    and checks those cells only. The declaration holds for every later call that
+    names the array by rows (a call that may write more must declare it whole), and
+    goes with the array."""
+    for array in arrays:
+        if _UPPER_CELLS.get(array) is None:
+            _UPPER_CELLS[array] = True
+
+
+def upper_cells(array: np.ndarray) -> bool:
+    """Whether :func:`declare_upper_cells` declared ``array`` (a square 2-D array)."""
+    return (
+        array.ndim == 2 and array.shape[0] == array.shape[1] and _UPPER_CELLS.get(array) is not None
+    )
 
 
 @jit

@@ -21,6 +21,7 @@ import numpy as np
 from .._chunks import Chunk
 from .._kernels import Rows, bound_call, jit, rows_of
 from .._kernels._packed import f64, f64_2d, i64, packed_call, read_only, real, values_at
+from .._state import declare_upper_cells
 from ..covariance import FullArrays
 from . import _kernels
 from ._engine import FILLED, UNTOUCHED, ExplicitEngine
@@ -33,7 +34,7 @@ _PACKAGE = importlib.import_module(__package__)
 #: The layout :func:`_full_packed` reads (:func:`aucstream._kernels._packed.pack` of
 #: :func:`~aucstream.opauc._kernels._opauc_chunk`'s arguments with the summaries'
 #: :class:`~aucstream.covariance.FullArrays` and CSR rows).
-_PACKED = "f1 i1 f1 f1 f2 f2 f1 i1 i1 f1 f1 f2 f2 f1 i1 i1r i1r f1r f1 f1 f1 d d f1 i1 f1 d"
+_PACKED = "f1 i1 f1 f1 f2 f2 f1 i1 i1 f1 f1 f2 f2 f1 i1 i1r i1r f1r f1 f1 f1 d d f1 i1 f1 d f1"
 
 
 @jit(inline="always")
@@ -48,13 +49,15 @@ def _summary(a, i):
 @jit
 def _full_packed(at, start):
     """:func:`~aucstream.opauc._kernels._opauc_chunk` of its arguments packed at address
-    ``at`` (layout :data:`_PACKED`) from row ``start``: the one-row path's call, which
-    unboxes two integers (:mod:`aucstream._kernels._packed`)."""
-    a = values_at(at, 55)
+    ``at`` (layout :data:`_PACKED`: then its work vector, bound once, not allocated per
+    call: :func:`~aucstream.opauc._kernels._opauc_rows`) from row ``start``: the
+    one-row path's call, which unboxes two integers (:mod:`aucstream._kernels._packed`)."""
+    a = values_at(at, 57)
     rows = Rows(read_only(i64(a, 34)), read_only(i64(a, 36)), read_only(f64(a, 38)), f64(a, 40))
-    return _kernels._opauc_chunk(
+    return _kernels._opauc_rows(
         f64(a, 0), (_summary(a, 2), _summary(a, 18)), rows, f64(a, 42), f64(a, 44),
-        real(a, 46), real(a, 47), f64(a, 48), i64(a, 50), f64(a, 52), real(a, 54), start,
+        real(a, 46), real(a, 47), f64(a, 48), i64(a, 50), f64(a, 52), real(a, 54),
+        f64(a, 55), start,
     )  # fmt: skip
 
 
@@ -93,8 +96,10 @@ class FullEngine(ExplicitEngine):
         kernel = None
         if reuse and _PACKAGE._opauc_chunk is _kernels._opauc_chunk:  # (not instrumented)
             # a call made many times (the one-row path): its arguments packed, when
-            # they fit the layout of the packed call (CSR rows)
-            kernel = packed_call(_full_packed, _PACKED, *args, late=(0,))
+            # they fit the layout of the packed call (CSR rows), with a work vector of
+            # its own (held by the call)
+            work = np.empty(learner.w_.shape[0])
+            kernel = packed_call(_full_packed, _PACKED, *args, work, late=(0,))
         if kernel is None:
             kernel = bound_call(_PACKAGE._opauc_chunk, *args, reuse=reuse, late=(0,))
         n = chunk.n_samples
@@ -127,10 +132,17 @@ class FullEngine(ExplicitEngine):
 
     def row_logged_state(self, learner) -> tuple:
         """The class sums and scatters (:meth:`FullCovariance.row_state`: O(d^2),
-        written in the rows of the examples' features only)."""
+        written in the rows of the examples' features only). The scatters are declared
+        written, when named by rows, only in the cells of their upper triangle whose
+        row and column are both named (:func:`aucstream._state.declare_upper_cells`):
+        a sparse row of k stored indices writes k (k + 1) / 2 cells
+        (:func:`aucstream.covariance._full._add_sparse`), where its rows hold k d, and
+        a dense row that does not fill its class's held-back rows writes none (one
+        that does is declared whole: :meth:`row_written_state`)."""
         stats = learner.__dict__.get("stats_")
         if not stats:
             return ()
+        declare_upper_cells(stats[0].scatter_, stats[1].scatter_)
         return (*stats[0].row_state(), *stats[1].row_state())
 
     def row_written_state(self, learner, chunk: Chunk) -> tuple:

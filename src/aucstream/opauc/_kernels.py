@@ -209,7 +209,20 @@ def _opauc_chunk(
     Returns the first row whose class summary must reserve room, or whose forgetting
     weight leaves [1, 2^FORGET_LIMIT] (the stored statistics must be rescaled), before
     it can take the example (or n when done)."""
-    cov_w = np.empty(w.shape[0])
+    return _opauc_rows(
+        w, classes, rows, pre, weights, eta, lam, calibration, forget, colscale, half_life,
+        np.empty(w.shape[0]), start,
+    )  # fmt: skip
+
+
+@jit
+def _opauc_rows(
+    w, classes, rows, pre, weights, eta, lam, calibration, forget, colscale, half_life, cov_w,
+    start,
+):  # fmt: skip
+    """:func:`_opauc_chunk` with its work vector ``cov_w`` (d values, overwritten before
+    each read) given: the one-row path binds one for all its calls
+    (:func:`aucstream.opauc._full._full_packed`), where the chunk's call allocates it."""
     n = n_rows(rows)
     scores = pre.shape[0] == n
     weighted = weights.shape[0] == n

@@ -197,3 +197,35 @@ def test_components_are_copied_again_when_they_changed(half_life, monkeypatch):
         assert_same_bytes(before, state_bytes(m))
         assert m.stats_[0].n_features == value
         copies = step.copies
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_a_sparse_row_writes_only_the_upper_cells_of_its_indices(dtype):
+    """What the reduced record relies on: learning a sparse row (``learn_one`` of a
+    dict, and ``partial_fit`` of the one-row CSR) changes its class's scatter in the
+    cells (i, j), i <= j, of its stored indices only, and the other class's not at
+    all; a kernel writing elsewhere would be left unrestored by a rejected call."""
+    X, y = data()
+    for one_row in (True, False):
+        learner = model(X, y, dtype=dtype)
+        for i in range(20, 60):
+            before = [s.scatter_.copy() for s in learner.stats_]
+            if one_row:
+                learner.learn_one(as_dict(X, i), int(y[i]))
+            else:
+                learner.partial_fit(X[i : i + 1], y[i : i + 1])
+            own = int(y[i] > 0)
+            idx = X[i].indices
+            allowed = np.zeros(before[own].shape, dtype=bool)
+            allowed[np.ix_(idx, idx)] = True
+            allowed &= np.triu(np.ones_like(allowed))
+            changed = [
+                (old.view(np.uint8) != s.scatter_.view(np.uint8))
+                .reshape(*old.shape, -1)
+                .any(axis=-1)
+                for old, s in zip(before, learner.stats_)
+            ]
+            assert not changed[1 - own].any(), (i, "the other class's scatter changed")
+            assert changed[own].any(), (i, "nothing written: the test would see nothing")
+            outside = np.argwhere(changed[own] & ~allowed)
+            assert outside.size == 0, (i, outside[:5])

@@ -14,7 +14,6 @@ from functools import partial
 from operator import attrgetter, is_
 from typing import Any
 
-import numba as nb
 import numpy as np
 
 from . import _fastpath
@@ -25,22 +24,16 @@ from ._fastpath import (
     BLOCK_WIDTH,
     address,
     block,
+    dict_version,
     floats_at,
     ints_at,
     read_dict,
 )
-from ._kernels import compiled_entry, jit, pointer
+from ._kernels import compiled_entry, jit
 from ._kernels._pyobjects import DICT_VERSION_OFFSET, dict_item, dict_next, dict_size
 
 #: What :func:`score_dict` returns when the kept weights are not the learner's.
 STALE = float("inf")
-
-
-@jit(inline="always")
-def _dict_version(members):
-    """The version of the dict at address ``members``
-    (:data:`aucstream._kernels._pyobjects.DICT_VERSION_OFFSET`, which must be >= 0)."""
-    return nb.carray(pointer(members + DICT_VERSION_OFFSET, nb.int64), 1)[0]
 
 
 @jit(inline="always")
@@ -53,7 +46,7 @@ def _same_members(args, members):
     if members != args[s + 11]:
         return False
     if DICT_VERSION_OFFSET >= 0:
-        return _dict_version(members) == args[s + 12]
+        return dict_version(members) == args[s + 12]
     n = args[s + 10]
     kept = ints_at(args[s + 8], args[s + 9])
     walk = args[6:9]
@@ -81,7 +74,7 @@ def _keep_ids(args, members):
             return -1
         args[s + 10] = n
         args[s + 11] = members
-        args[s + 12] = _dict_version(members)
+        args[s + 12] = dict_version(members)
         return n
     walk = args[6:9]
     walk[0] = 0

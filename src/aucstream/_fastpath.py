@@ -30,6 +30,7 @@ from ._chunks import (
 )
 from ._kernels import bound_call, compiled_entry, jit, pointer
 from ._kernels._pyobjects import (
+    DICT_VERSION_OFFSET,
     DIGIT_OFFSET,
     FLOAT_OFFSET,
     LAYOUT,
@@ -480,6 +481,14 @@ def type_of(obj, offset):
     """The address of the type of the Python object at address ``obj`` (``offset``:
     :data:`aucstream._kernels._pyobjects.TYPE_OFFSET`, a block's first value)."""
     return nb.carray(pointer(obj + offset, nb.int64), 1)[0]
+
+
+@jit(inline="always")
+def dict_version(container):
+    """The version of the dict at address ``container`` (CPython's ``ma_version_tag``,
+    PEP 509, at :data:`aucstream._kernels._pyobjects.DICT_VERSION_OFFSET`, which the
+    caller must have found >= 0)."""
+    return ints_at(container + DICT_VERSION_OFFSET, 1)[0]
 
 
 @jit

@@ -73,7 +73,6 @@ from __future__ import annotations
 import copy
 from functools import partial
 
-import numba as nb
 import numpy as np
 
 from .._calibration import record
@@ -88,12 +87,13 @@ from .._fastpath import (
     READS_DICTS,
     address,
     block,
+    dict_version,
     floats_at,
     ints_at,
     read_dict,
     type_of,
 )
-from .._kernels import compiled_entry, jit, pointer
+from .._kernels import compiled_entry, jit
 from .._kernels._pyobjects import (
     DICT_VERSION_OFFSET,
     dict_item,
@@ -314,13 +314,6 @@ def _versions_for(walk: np.ndarray | None) -> np.ndarray:
 
 
 @jit(inline="always")
-def _dict_version(container):
-    """The version of the dict at address ``container``
-    (:data:`aucstream._kernels._pyobjects.DICT_VERSION_OFFSET`, which must be >= 0)."""
-    return nb.carray(pointer(container + DICT_VERSION_OFFSET, nb.int64), 1)[0]
-
-
-@jit(inline="always")
 def _unchanged(walk, versions):
     """Whether ``versions`` (one per container of the table ``walk``: an empty
     array when none is a dict) are the dicts' versions now, none of them changed
@@ -333,7 +326,7 @@ def _unchanged(walk, versions):
     while i < walk.shape[0]:
         container, n = walk[i], walk[i + 3]
         if walk[i + 1] == 0:
-            if _dict_version(container) != versions[c]:
+            if dict_version(container) != versions[c]:
                 return False
         elif list_size(container) != walk[i + 2]:
             return False
@@ -355,7 +348,7 @@ def _keep_versions(walk, versions):
     i, c = 0, 0
     while i < walk.shape[0]:
         if walk[i + 1] == 0:
-            versions[c] = _dict_version(walk[i])
+            versions[c] = dict_version(walk[i])
         i += 4 + 2 * walk[i + 3]
         c += 1
 
@@ -377,7 +370,7 @@ def _components_unchanged(walk, starts):
         return False
     i, c, same = 0, 0, True
     while i < walk.shape[0]:
-        if c > 0 and walk[i + 1] == 0 and _dict_version(walk[i]) != starts[c]:
+        if c > 0 and walk[i + 1] == 0 and dict_version(walk[i]) != starts[c]:
             same = False
         i += 4 + 2 * walk[i + 3]
         c += 1
@@ -386,7 +379,7 @@ def _components_unchanged(walk, starts):
     i, c = 0, 0
     while i < walk.shape[0]:
         if c > 0 and walk[i + 1] == 0:
-            starts[c] = _dict_version(walk[i])
+            starts[c] = dict_version(walk[i])
         i += 4 + 2 * walk[i + 3]
         c += 1
     return False

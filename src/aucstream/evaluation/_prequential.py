@@ -75,7 +75,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from .. import _calibration
+from .. import _calibration, _search_scores
 from .._base import BaseStreamingAUC
 from .._config import format_bytes, get_config
 from .._dask_tasks import _nbytes
@@ -278,6 +278,36 @@ def _calibration_owner(model, plain: bool | None = None) -> Callable[[], Any] | 
     return None
 
 
+#: Whether delay 0 records :class:`~aucstream.OnePassSearch`'s decisions as it learns
+#: (:func:`_search_of`); False: row by row, as before (the tests compare the two).
+_RECORD_SEARCH = True
+
+
+def _search_of(model) -> Callable[[], Any] | None:
+    """How to reach the :class:`~aucstream.OnePassSearch` whose decisions before each
+    row, recorded while it learns a chunk (:mod:`aucstream._search_scores`), are
+    ``model``'s ``decision_function`` and ``predict_proba`` as they were: the search
+    itself, or the one a :class:`~aucstream.StreamPipeline` holds (its scores are the
+    search's on the rows it transformed, as for a plain learner, :func:`_calibration_owner`).
+    None otherwise (then delay 0 goes row by row)."""
+    from ..pipeline import StreamPipeline
+    from ..search import OnePassSearch
+
+    if type(model) is OnePassSearch:
+        return lambda: model
+    if type(model) is StreamPipeline and type(model)._threshold is StreamPipeline._threshold:
+
+        def inner():
+            fitted = model.__dict__.get("estimator_")
+            if fitted is not None:
+                return fitted
+            return model._default_estimator() if model.estimator is None else model.estimator
+
+        if type(inner()) is OnePassSearch:
+            return inner
+    return None
+
+
 # ------------------------------------------------------------------ the loop
 class _Evaluation:
     """The state of one :func:`prequential` run."""
@@ -329,8 +359,10 @@ class _Evaluation:
         self.as_base = self.plain or _scores_as_base(model)
         #: the learner whose calibration fast_chunk replays (see _calibration_owner)
         self.owner = _calibration_owner(model, self.plain)
+        #: the search whose decisions the learning records (see _search_of)
+        self.search = None if self.owner is not None else _search_of(model)
         self.fast = (
-            self.owner is not None
+            (self.owner is not None or self.search is not None)
             and delay == 0
             and not callable(delay)
             and label_probability is None
@@ -532,8 +564,12 @@ class _Evaluation:
         base = self.n_seen
         positive = self.check_labels(y, base)
         if self.fast:  # delay 0, every label kept: no release schedule to keep
-            self.fast_chunk(X, y, positive, base)
-            return
+            written = (
+                self.search_chunk(X, y) if self.owner is None else self.fast_chunk(X, y, positive)
+            )
+            if written is not None:
+                self.count_written(written, positive, base)
+                return
         delays = self.delays(X, y, base)
         kept = (
             np.ones(n, dtype=bool)
@@ -560,7 +596,36 @@ class _Evaluation:
             cur = stop
             self.checkpoint()
 
-    def fast_chunk(self, X, y, positive, base) -> None:
+    def search_chunk(self, X, y) -> np.ndarray | None:
+        """``delay=0`` through one ``test_then_train`` of a search that records its
+        decisions and probabilities before each row (:mod:`aucstream._search_scores`);
+        None, the model unchanged, when it cannot (then the chunk goes row by row)."""
+        assert self.search is not None
+        if not (_RECORD_SEARCH and _search_scores.recordable(self.search(), self.width or 0)):
+            return None
+        n = y.shape[0]
+        written = np.empty((2, n))
+        fresh = not self.fitted
+        try:
+            with _search_scores.recording(written) as request:
+                if self.first_fit:
+                    self.model.test_then_train(X, y, classes=np.asarray(self.classes))
+                else:
+                    self.model.test_then_train(X, y)
+        except _search_scores.NotExact:  # the call was undone (the search's transaction)
+            return None
+        self.first_fit = False
+        self.fitted = True
+        if request.filled != n:
+            raise RuntimeError(
+                f"internal error: the search recorded {request.filled} of {n} rows; "
+                "please report it"
+            )
+        if fresh:  # nothing learnt before the first example: the untrained model's score
+            written[:, 0] = 0.0, 0.5
+        return written
+
+    def fast_chunk(self, X, y, positive) -> np.ndarray:
         """``delay=0`` through one ``test_then_train`` (see the module docstring)."""
         model = self.model
         n = y.shape[0]
@@ -583,9 +648,14 @@ class _Evaluation:
         if not taken[0]:
             raw = np.asarray(raw, dtype=np.float64)
             _calibration.replay(state, raw, np.where(positive, 1.0, -1.0), written)
-        decision, proba = written
         if fresh:  # nothing learnt before the first example: the untrained model's score
-            decision[0] = 0.0
+            written[0, 0] = 0.0
+        return written
+
+    def count_written(self, written: np.ndarray, positive, base) -> None:
+        """Count a chunk's decisions and probabilities as they were before each row."""
+        n = written.shape[1]
+        decision, proba = written
         predicted = decision > 0 if "predicted" in self.needs else None
         cur = 0
         while cur < n:  # the metrics counted up to each checkpoint

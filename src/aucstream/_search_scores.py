@@ -52,7 +52,15 @@ from ._kernels import jit
 from ._sorted_pairs import _gallop
 from ._streaming_auc import RollingAUC
 
-__all__ = ["NotExact", "recording", "learn_piece", "recordable", "window_pairs", "decisions"]
+__all__ = [
+    "NotExact",
+    "recording",
+    "learn_piece",
+    "recordable",
+    "held_by",
+    "window_pairs",
+    "decisions",
+]
 
 
 class NotExact(Exception):
@@ -100,6 +108,15 @@ def recordable(search, width: int) -> bool:
         except Exception:  # an invalid list: its own check says so when it learns
             return False
     return bool(candidates) and all(_replays_calibration(c) for c in candidates)
+
+
+def held_by(pipeline):
+    """The estimator a :class:`~aucstream.StreamPipeline` learns with: its fitted
+    ``estimator_``, else the one it will clone (``estimator``, or its default)."""
+    fitted = pipeline.__dict__.get("estimator_")
+    if fitted is not None:
+        return fitted
+    return pipeline._default_estimator() if pipeline.estimator is None else pipeline.estimator
 
 
 def _window_of(metric) -> tuple | None:

@@ -298,10 +298,7 @@ def _search_of(model) -> Callable[[], Any] | None:
     if type(model) is StreamPipeline and type(model)._threshold is StreamPipeline._threshold:
 
         def inner():
-            fitted = model.__dict__.get("estimator_")
-            if fitted is not None:
-                return fitted
-            return model._default_estimator() if model.estimator is None else model.estimator
+            return _search_scores.held_by(model)
 
         if type(inner()) is OnePassSearch:
             return inner

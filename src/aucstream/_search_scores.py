@@ -44,6 +44,8 @@ are not kernel-prequential (:func:`recordable`).
 from __future__ import annotations
 
 import contextvars
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -58,6 +60,8 @@ __all__ = [
     "learn_piece",
     "recordable",
     "held_by",
+    "search_of",
+    "learnt_chunk",
     "window_pairs",
     "decisions",
 ]
@@ -108,6 +112,43 @@ def recordable(search, width: int) -> bool:
         except Exception:  # an invalid list: its own check says so when it learns
             return False
     return bool(candidates) and all(_replays_calibration(c) for c in candidates)
+
+
+def search_of(model) -> Callable[[], Any] | None:
+    """How :func:`aucstream.evaluation.prequential` reaches the search whose decisions
+    before each row, recorded while it learns a chunk, are ``model``'s
+    ``decision_function`` and ``predict_proba`` as they were: the
+    :class:`~aucstream.OnePassSearch` itself, or the one a
+    :class:`~aucstream.StreamPipeline` holds (its scores are the search's on the rows
+    it transformed, as for a plain learner); None otherwise (row by row)."""
+    from .pipeline import StreamPipeline
+    from .search import OnePassSearch
+
+    if type(model) is OnePassSearch:
+        return lambda: model
+    if type(model) is StreamPipeline and type(model)._threshold is StreamPipeline._threshold:
+        if type(held_by(model)) is OnePassSearch:
+            return lambda: held_by(model)
+    return None
+
+
+def learnt_chunk(model, X, y, classes) -> np.ndarray | None:
+    """``model.test_then_train(X, y)`` (``classes`` on the first call) with the
+    decision score and probability before each row recorded (``(2, n)``), or None,
+    the call undone by the model's transaction, when a piece is :class:`NotExact`."""
+    written = np.empty((2, y.shape[0]))
+    extra = {} if classes is None else {"classes": classes}
+    try:
+        with recording(written) as request:
+            model.test_then_train(X, y, **extra)
+    except NotExact:
+        return None
+    if request.filled != y.shape[0]:
+        raise RuntimeError(
+            f"internal error: the search recorded {request.filled} of {y.shape[0]} rows; "
+            "please report it"
+        )
+    return written
 
 
 def held_by(pipeline):

@@ -283,28 +283,6 @@ def _calibration_owner(model, plain: bool | None = None) -> Callable[[], Any] | 
 _RECORD_SEARCH = True
 
 
-def _search_of(model) -> Callable[[], Any] | None:
-    """How to reach the :class:`~aucstream.OnePassSearch` whose decisions before each
-    row, recorded while it learns a chunk (:mod:`aucstream._search_scores`), are
-    ``model``'s ``decision_function`` and ``predict_proba`` as they were: the search
-    itself, or the one a :class:`~aucstream.StreamPipeline` holds (its scores are the
-    search's on the rows it transformed, as for a plain learner, :func:`_calibration_owner`).
-    None otherwise (then delay 0 goes row by row)."""
-    from ..pipeline import StreamPipeline
-    from ..search import OnePassSearch
-
-    if type(model) is OnePassSearch:
-        return lambda: model
-    if type(model) is StreamPipeline and type(model)._threshold is StreamPipeline._threshold:
-
-        def inner():
-            return _search_scores.held_by(model)
-
-        if type(inner()) is OnePassSearch:
-            return inner
-    return None
-
-
 # ------------------------------------------------------------------ the loop
 class _Evaluation:
     """The state of one :func:`prequential` run."""
@@ -357,7 +335,7 @@ class _Evaluation:
         #: the learner whose calibration fast_chunk replays (see _calibration_owner)
         self.owner = _calibration_owner(model, self.plain)
         #: the search whose decisions the learning records (see _search_of)
-        self.search = None if self.owner is not None else _search_of(model)
+        self.search = None if self.owner is not None else _search_scores.search_of(model)
         self.fast = (
             (self.owner is not None or self.search is not None)
             and delay == 0
@@ -600,26 +578,12 @@ class _Evaluation:
         assert self.search is not None
         if not (_RECORD_SEARCH and _search_scores.recordable(self.search(), self.width or 0)):
             return None
-        n = y.shape[0]
-        written = np.empty((2, n))
-        fresh = not self.fitted
-        try:
-            with _search_scores.recording(written) as request:
-                if self.first_fit:
-                    self.model.test_then_train(X, y, classes=np.asarray(self.classes))
-                else:
-                    self.model.test_then_train(X, y)
-        except _search_scores.NotExact:  # the call was undone (the search's transaction)
-            return None
-        self.first_fit = False
-        self.fitted = True
-        if request.filled != n:
-            raise RuntimeError(
-                f"internal error: the search recorded {request.filled} of {n} rows; "
-                "please report it"
-            )
-        if fresh:  # nothing learnt before the first example: the untrained model's score
-            written[:, 0] = 0.0, 0.5
+        classes = np.asarray(self.classes) if self.first_fit else None
+        written = _search_scores.learnt_chunk(self.model, X, y, classes)
+        if written is not None:
+            if not self.fitted:  # nothing learnt before the first example: as untrained
+                written[:, 0] = 0.0, 0.5
+            self.first_fit, self.fitted = False, True
         return written
 
     def fast_chunk(self, X, y, positive) -> np.ndarray:

@@ -82,7 +82,9 @@ class recording:
     __slots__ = ("out", "filled", "search", "token")
 
     def __init__(self, out: np.ndarray) -> None:
-        self.out, self.filled, self.search, self.token = out, 0, None, None
+        self.out, self.filled = out, 0
+        self.search: Any = None  # the search that claimed the request
+        self.token: Any = None
 
     def __enter__(self) -> recording:
         self.token = _REQUEST.set(self)
@@ -189,8 +191,9 @@ class _Piece:
             flush = (
                 self.at + k >= search._BLOCK or search.n_samples_seen_ + k >= search.progress_[1]
             )
-            windows = [_window_of(search.recent_[i]) for i in self.alive]
-            if any(w is None for w in windows):
+            found = [_window_of(search.recent_[i]) for i in self.alive]
+            windows = [w for w in found if w is not None]
+            if len(windows) < len(found):
                 raise NotExact("a windowed metric is not a plain RollingAUC")
             # the piece's flush updates the metrics in place: its windows as they were
             self.windows = [tuple(a.copy() for a in w) if flush else w for w in windows]

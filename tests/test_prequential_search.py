@@ -85,7 +85,7 @@ def assert_same(a, b):
 @pytest.mark.parametrize("chunk", [1, 250, 1000])
 @pytest.mark.parametrize("name", list(MODELS))
 def test_recorded_decisions_equal_the_row_by_row_path(name, chunk, monkeypatch):
-    X, y = stream(1600 if chunk == 1 else 2400)
+    X, y = stream(1200)
     taken = Taken(monkeypatch)
     (fast, model), (slow, _) = both(
         MODELS[name], X, y, chunk, monkeypatch, window=300, every=400, metrics=ALL
@@ -123,7 +123,7 @@ def test_the_search_records_what_decision_function_gave():
 
 
 def test_delay_and_partial_auc_race_go_row_by_row(monkeypatch):
-    X, y = stream(1200)
+    X, y = stream(800)
     taken = Taken(monkeypatch)
     (a, _), (b, _) = both(small_search, X, y, 250, monkeypatch, delay=3, every=400)
     assert_same(a, b)

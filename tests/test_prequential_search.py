@@ -133,7 +133,8 @@ def test_delay_and_partial_auc_race_go_row_by_row(monkeypatch):
     assert taken.calls and not any(taken.calls)  # not recordable: row by row
 
 
-def test_a_candidate_that_diverges_inside_a_chunk_sends_it_row_by_row(monkeypatch):
+@pytest.mark.parametrize("name", ["search", "pipeline"])
+def test_a_candidate_that_diverges_inside_a_chunk_sends_it_row_by_row(name, monkeypatch):
     """A candidate failing inside a piece leaves the race at its row row by row: the
     recording refuses the piece, the search's transaction undoes the call, and that
     chunk goes row by row (the others are recorded)."""
@@ -148,9 +149,9 @@ def test_a_candidate_that_diverges_inside_a_chunk_sends_it_row_by_row(monkeypatc
     monkeypatch.setattr(search_module, "_learn_candidate", failing)
     X, y = stream(1500, change=False)
     taken = Taken(monkeypatch)
-    (a, model), (b, _) = both(small_search, X, y, 50, monkeypatch, window=300, every=250)
+    (a, model), (b, _) = both(MODELS[name], X, y, 50, monkeypatch, window=300, every=250)
     assert_same(a, b)
-    assert model.status_[2] == search_module.DIVERGED
+    assert getattr(model, "estimator_", model).status_[2] == search_module.DIVERGED
     assert taken.calls.count(False) == 1 and taken.calls.count(True) >= 4
 
 

@@ -140,6 +140,7 @@ def learnt_chunk(model, X, y, classes) -> np.ndarray | None:
     the call undone by the model's transaction, when a piece is :class:`NotExact`."""
     written = np.empty((2, y.shape[0]))
     extra = {} if classes is None else {"classes": classes}
+    getattr(model, "estimator_", None)  # (a pipeline learns the rows it holds first)
     try:
         with recording(written) as request:
             model.test_then_train(X, y, **extra)

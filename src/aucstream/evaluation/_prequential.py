@@ -34,7 +34,11 @@ prequential score can differ from ``decision_function``'s in the last bits. SOLA
 kernel sums its score coordinate by coordinate as ``coef_`` is formed, so a score
 ``decision_function`` gives as an analytic 0.0 is 0.0 there too (it came out near
 1e-15 and broke ties the row-by-row definition keeps); other kernels may still
-round such a score either way (``tests/test_prequential_meta.py``).
+round such a score either way (``tests/test_prequential_meta.py``). A
+:class:`~aucstream.OnePassSearch`, or a pipeline over one, also runs one
+``test_then_train`` per chunk: the search records, as it learns, the decision score
+and probability it gave each row before learning it (:mod:`aucstream._search_scores`),
+and a chunk it cannot record exactly goes row by row.
 
 Before anything is learnt a model has no scores: an example scored then gets 0.0,
 the probability 1/2 (the Laplace-smoothed prior of no examples) and the negative
@@ -260,7 +264,8 @@ def _calibration_owner(model, plain: bool | None = None) -> Callable[[], Any] | 
     learner's calibration, replayed, gives them. :class:`~aucstream.OnePassSearch`
     has no such owner: before each example it scores with the candidate of the best
     windowed AUC at that example (and an ensemble of calibrated ones), which its
-    ``test_then_train`` scores (the round leader's) do not tell. ``plain`` is
+    ``test_then_train`` scores (the round leader's) do not tell; it records them
+    instead (:func:`aucstream._search_scores.search_of`). ``plain`` is
     ``_replays_calibration(model)`` when the caller knows it already.
     """
     if _replays_calibration(model) if plain is None else plain:

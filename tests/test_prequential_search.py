@@ -165,9 +165,10 @@ def test_window_pairs_equal_the_peek(window):
     labels = rng.integers(0, 2, 60).astype(np.int8)
     scores = rng.integers(0, 6, 60).astype(float)
     first, k = 7, 60 - 7
-    counts = np.empty((3, k), dtype=np.int64)
-    S.window_pairs(*S._window_of(metric), (1 - labels).astype(np.int8), scores, first, counts)
-    got = S._auc(counts)
-    for r in range(k):
-        want = metric._peek(labels[: first + r], scores[: first + r])
-        assert got[r] == want or (np.isnan(got[r]) and np.isnan(want))
+    for count in (S.window_pairs, S.peek_pairs):
+        counts = np.empty((3, k), dtype=np.int64)
+        count(*S._window_of(metric), (1 - labels).astype(np.int8), scores, first, counts)
+        got = S._auc(counts)
+        for r in range(k):
+            want = metric._peek(labels[: first + r], scores[: first + r])
+            assert got[r] == want or (np.isnan(got[r]) and np.isnan(want))

@@ -51,7 +51,7 @@ import numpy as np
 
 from . import _calibration
 from ._kernels import jit
-from ._sorted_pairs import _gallop
+from ._sorted_pairs import _gallop, _peek_counts
 from ._streaming_auc import RollingAUC
 
 __all__ = [
@@ -63,6 +63,7 @@ __all__ = [
     "search_of",
     "learnt_chunk",
     "window_pairs",
+    "peek_pairs",
     "decisions",
 ]
 
@@ -220,7 +221,8 @@ class _Piece:
             pairs = np.empty((3, k), dtype=np.int64)
             for j, window in enumerate(self.windows):
                 row = np.ascontiguousarray(search.pending_scores_[self.alive[j], self.lo : at + k])
-                window_pairs(*window, numbers, row, at - self.lo, pairs)
+                counts = window_pairs if k > _FEW else peek_pairs
+                counts(*window, numbers, row, at - self.lo, pairs)
                 auc[j] = _auc(pairs)
         lead = int(np.flatnonzero(self.alive == self.lead)[0])
         part = out[:, request.filled : request.filled + k]
@@ -229,6 +231,21 @@ class _Piece:
 
 
 _LOGISTIC = _calibration.logistic_state()
+#: Pieces of at most this many rows peek row by row (:func:`peek_pairs`): the slide of
+#: :func:`window_pairs` sorts the buffered rows once per piece, which a short piece
+#: does not repay.
+_FEW = 4
+
+
+def peek_pairs(ring_score, ring_label, sorted_scores, counters, numbers, scores, first, out):
+    """:func:`window_pairs` by one peek per row (``RollingAUC._peek``'s counts)."""
+    w = ring_score.shape[0]
+    for r in range(out.shape[1]):
+        m = first + r
+        lo = max(0, m - w)  # (only the last ``window`` rows count)
+        out[:, r] = _peek_counts(
+            ring_score, ring_label, sorted_scores, counters, numbers[lo:m], scores[lo:m]
+        )
 
 
 def _auc(pairs: np.ndarray) -> np.ndarray:

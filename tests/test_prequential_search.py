@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_prequential import ALL
+from test_prequential import ALL, Flagger
 
 from aucstream import OPAUC, SOLAM, OnePassSearch, StreamPipeline, UnivariateOnline
 from aucstream import _search_scores as S
@@ -95,6 +95,49 @@ def test_recorded_decisions_equal_the_row_by_row_path(name, chunk, monkeypatch):
     search = getattr(model, "estimator_", model)
     if search.drift is not None:
         assert search.race_[1] >= 1  # the change reopened the race
+
+
+def test_partial_aucs_probability_ranks_and_a_detector(monkeypatch):
+    """The options that read the same decisions and probabilities: the partial AUCs,
+    ranking by probability, a detector fed the decision scores."""
+    X, y = stream(1200, seed=4)
+    (a, _), (b, _) = both(
+        MODELS["pipeline"],
+        X,
+        y,
+        250,
+        monkeypatch,
+        window=300,
+        every=300,
+        max_fpr=0.3,
+        rank="proba",
+        detector=Flagger(),
+    )
+    assert {"partial_auc", "window_partial_auc", "alarms"} <= set(a.columns)
+    assert a["alarms"].iloc[-1] > 0
+    assert_same(a, b)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("make", [StreamPipeline, OnePassSearch])
+def test_the_default_search_on_a_changing_stream(make, monkeypatch):
+    """The defaults (17 candidates, a window of 20,000, blocks of 4,096, rounds from
+    2,000, drift="auto") on unscaled columns whose concept flips at the middle."""
+    rng = np.random.default_rng(5)
+    n, d = 12000, 10
+    X = rng.normal(size=(n, d)) * rng.uniform(0.1, 10, size=d)
+    s = X @ rng.normal(size=d)
+    s[n // 2 :] = -s[n // 2 :]
+    y = (s + s.std() * rng.normal(size=n) > 0.3 * s.std()).astype(int)
+    taken = Taken(monkeypatch)
+    (a, model), (b, _) = both(make, X, y, 1000, monkeypatch, window=2000, every=1000, metrics=ALL)
+    assert_same(a, b)
+    search = getattr(model, "estimator_", model)
+    assert search.progress_[3] >= 3  # rounds held
+    # a chunk goes row by row only where a candidate diverged (the bare search's
+    # unscaled columns), every other chunk is recorded
+    diverged = int(np.sum(search.status_ == search_module.DIVERGED))
+    assert taken.calls.count(False) <= diverged and taken.calls.count(True) >= 10
 
 
 def test_the_search_records_what_decision_function_gave():

@@ -119,25 +119,22 @@ def test_partial_aucs_probability_ranks_and_a_detector(monkeypatch):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("make", [StreamPipeline, OnePassSearch])
-def test_the_default_search_on_a_changing_stream(make, monkeypatch):
+def test_the_default_pipeline_on_a_changing_stream(monkeypatch):  # (the row path: most)
     """The defaults (17 candidates, a window of 20,000, blocks of 4,096, rounds from
     2,000, drift="auto") on unscaled columns whose concept flips at the middle."""
     rng = np.random.default_rng(5)
-    n, d = 12000, 10
+    n, d = 4000, 10
     X = rng.normal(size=(n, d)) * rng.uniform(0.1, 10, size=d)
     s = X @ rng.normal(size=d)
     s[n // 2 :] = -s[n // 2 :]
     y = (s + s.std() * rng.normal(size=n) > 0.3 * s.std()).astype(int)
     taken = Taken(monkeypatch)
-    (a, model), (b, _) = both(make, X, y, 1000, monkeypatch, window=2000, every=1000, metrics=ALL)
+    (a, model), (b, _) = both(
+        StreamPipeline, X, y, 1000, monkeypatch, window=2000, every=1000, metrics=ALL
+    )
     assert_same(a, b)
-    search = getattr(model, "estimator_", model)
-    assert search.progress_[3] >= 3  # rounds held
-    # a chunk goes row by row only where a candidate diverged (the bare search's
-    # unscaled columns), every other chunk is recorded
-    diverged = int(np.sum(search.status_ == search_module.DIVERGED))
-    assert taken.calls.count(False) <= diverged and taken.calls.count(True) >= 10
+    assert model.estimator_.progress_[3] >= 2  # rounds held
+    assert len(taken.calls) == 4 and all(taken.calls)
 
 
 def test_the_search_records_what_decision_function_gave():

@@ -221,7 +221,7 @@ class _Piece:
             pairs = np.empty((3, k), dtype=np.int64)
             for j, window in enumerate(self.windows):
                 row = np.ascontiguousarray(search.pending_scores_[self.alive[j], self.lo : at + k])
-                counts = window_pairs if k > _FEW else peek_pairs
+                counts: Any = window_pairs if k > _FEW else peek_pairs
                 counts(*window, numbers, row, at - self.lo, pairs)
                 auc[j] = _auc(pairs)
         lead = int(np.flatnonzero(self.alive == self.lead)[0])

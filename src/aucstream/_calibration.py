@@ -94,6 +94,7 @@ __all__ = [
     "logistic_state",
     "capped_logistic",
     "replay",
+    "replay_maps",
     "step_written",
     "writing",
     "written_for",
@@ -363,6 +364,26 @@ def replay(state, scores, y_pm, out):
     (:func:`step_written`, example by example). Used by
     :func:`aucstream.evaluation.prequential` after ``test_then_train``."""
     for i in range(scores.shape[0]):
+        step_written(state, scores[i], y_pm[i], 1.0, out, i)
+
+
+@jit
+def replay_maps(state, scores, y_pm, out):
+    """:func:`replay`, also writing for each example ``i`` the map of the calibrated
+    log-odds the learner had before learning it: ``out[2, i]`` 1.0 when the
+    calibration was ready (:func:`is_ready`), else 0.0, and then ``out[3, i]``,
+    ``out[4, i]`` the slope and offset of :func:`logit_map` (the same IEEE
+    operations). What :class:`~aucstream.OnePassSearch`'s ensemble averaged before
+    each example (:mod:`aucstream._search_scores`)."""
+    for i in range(scores.shape[0]):
+        n, m2, n_pos = state[_N], state[_M2], state[_NPOS]
+        if 0.0 < n_pos < n and m2 > 0.0:
+            sd = math.sqrt(m2 / n)
+            out[2, i] = 1.0
+            out[3, i] = state[_A] / sd
+            out[4, i] = state[_B] - state[_A] * state[_MEAN] / sd
+        else:
+            out[2, i], out[3, i], out[4, i] = 0.0, 0.0, 0.0
         step_written(state, scores[i], y_pm[i], 1.0, out, i)
 
 

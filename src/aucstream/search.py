@@ -91,7 +91,7 @@ import numpy as np
 from sklearn.base import clone
 from sklearn.utils.validation import check_is_fitted
 
-from . import _calibration, _pauc_race, _race_drift, _state
+from . import _calibration, _pauc_race, _race_drift, _search_scores, _state
 from ._base import BaseStreamingAUC
 from ._params import Interval, Real, StrOptions, positive_int, unit_open
 from ._runtime import HoldsLearners, Journalled, LearnerTags, StateSpec
@@ -620,7 +620,7 @@ class OnePassSearch(HoldsLearners, BaseStreamingAUC):
         while start < n:  # (a piece stops early at a reopening: _race_drift.lead_first)
             rows = slice(start, min(n, start + self._piece_length()))
             w = None if weights is None else weights[rows]
-            got = self._learn_piece(X[rows], y[rows], labels[rows], w)
+            got = _search_scores.learn_piece(self, X[rows], y[rows], labels[rows], w)
             scores[start : start + got.size] = got
             start += got.size
         return scores

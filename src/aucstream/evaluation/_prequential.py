@@ -34,7 +34,11 @@ prequential score can differ from ``decision_function``'s in the last bits. SOLA
 kernel sums its score coordinate by coordinate as ``coef_`` is formed, so a score
 ``decision_function`` gives as an analytic 0.0 is 0.0 there too (it came out near
 1e-15 and broke ties the row-by-row definition keeps); other kernels may still
-round such a score either way (``tests/test_prequential_meta.py``).
+round such a score either way (``tests/test_prequential_meta.py``). A
+:class:`~aucstream.OnePassSearch`, or a pipeline over one, also runs one
+``test_then_train`` per chunk: the search records, as it learns, the decision score
+and probability it gave each row before learning it (:mod:`aucstream._search_scores`),
+and a chunk it cannot record exactly goes row by row.
 
 Before anything is learnt a model has no scores: an example scored then gets 0.0,
 the probability 1/2 (the Laplace-smoothed prior of no examples) and the negative
@@ -75,7 +79,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from .. import _calibration
+from .. import _calibration, _search_scores
 from .._base import BaseStreamingAUC
 from .._config import format_bytes, get_config
 from .._dask_tasks import _nbytes
@@ -260,7 +264,8 @@ def _calibration_owner(model, plain: bool | None = None) -> Callable[[], Any] | 
     learner's calibration, replayed, gives them. :class:`~aucstream.OnePassSearch`
     has no such owner: before each example it scores with the candidate of the best
     windowed AUC at that example (and an ensemble of calibrated ones), which its
-    ``test_then_train`` scores (the round leader's) do not tell. ``plain`` is
+    ``test_then_train`` scores (the round leader's) do not tell; it records them
+    instead (:func:`aucstream._search_scores.search_of`). ``plain`` is
     ``_replays_calibration(model)`` when the caller knows it already.
     """
     if _replays_calibration(model) if plain is None else plain:
@@ -276,6 +281,11 @@ def _calibration_owner(model, plain: bool | None = None) -> Callable[[], Any] | 
         if inner is not None and _replays_calibration(inner):
             return lambda: model.estimator_
     return None
+
+
+#: Whether delay 0 records :class:`~aucstream.OnePassSearch`'s decisions as it learns
+#: (:func:`_search_of`); False: row by row, as before (the tests compare the two).
+_RECORD_SEARCH = True
 
 
 # ------------------------------------------------------------------ the loop
@@ -329,8 +339,10 @@ class _Evaluation:
         self.as_base = self.plain or _scores_as_base(model)
         #: the learner whose calibration fast_chunk replays (see _calibration_owner)
         self.owner = _calibration_owner(model, self.plain)
+        #: the search whose decisions the learning records (see _search_of)
+        self.search = None if self.owner is not None else _search_scores.search_of(model)
         self.fast = (
-            self.owner is not None
+            (self.owner is not None or self.search is not None)
             and delay == 0
             and not callable(delay)
             and label_probability is None
@@ -532,8 +544,12 @@ class _Evaluation:
         base = self.n_seen
         positive = self.check_labels(y, base)
         if self.fast:  # delay 0, every label kept: no release schedule to keep
-            self.fast_chunk(X, y, positive, base)
-            return
+            written = (
+                self.search_chunk(X, y) if self.owner is None else self.fast_chunk(X, y, positive)
+            )
+            if written is not None:
+                self.count_written(written, positive, base)
+                return
         delays = self.delays(X, y, base)
         kept = (
             np.ones(n, dtype=bool)
@@ -560,7 +576,22 @@ class _Evaluation:
             cur = stop
             self.checkpoint()
 
-    def fast_chunk(self, X, y, positive, base) -> None:
+    def search_chunk(self, X, y) -> np.ndarray | None:
+        """``delay=0`` through one ``test_then_train`` of a search that records its
+        decisions and probabilities before each row (:mod:`aucstream._search_scores`);
+        None, the model unchanged, when it cannot (then the chunk goes row by row)."""
+        assert self.search is not None
+        if not (_RECORD_SEARCH and _search_scores.recordable(self.search(), self.width or 0)):
+            return None
+        classes = np.asarray(self.classes) if self.first_fit else None
+        written = _search_scores.learnt_chunk(self.model, X, y, classes)
+        if written is not None:
+            if not self.fitted:  # nothing learnt before the first example: as untrained
+                written[:, 0] = 0.0, 0.5
+            self.first_fit, self.fitted = False, True
+        return written
+
+    def fast_chunk(self, X, y, positive) -> np.ndarray:
         """``delay=0`` through one ``test_then_train`` (see the module docstring)."""
         model = self.model
         n = y.shape[0]
@@ -583,9 +614,14 @@ class _Evaluation:
         if not taken[0]:
             raw = np.asarray(raw, dtype=np.float64)
             _calibration.replay(state, raw, np.where(positive, 1.0, -1.0), written)
-        decision, proba = written
         if fresh:  # nothing learnt before the first example: the untrained model's score
-            decision[0] = 0.0
+            written[0, 0] = 0.0
+        return written
+
+    def count_written(self, written: np.ndarray, positive, base) -> None:
+        """Count a chunk's decisions and probabilities as they were before each row."""
+        n = written.shape[1]
+        decision, proba = written
         predicted = decision > 0 if "predicted" in self.needs else None
         cur = 0
         while cur < n:  # the metrics counted up to each checkpoint

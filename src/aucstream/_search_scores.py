@@ -1,0 +1,407 @@
+r""":class:`~aucstream.OnePassSearch`'s decision before each example, recorded while it
+learns a chunk: what :func:`aucstream.evaluation.prequential` needs at delay 0.
+
+Before each example the search scores with its leader, or the mean calibrated log-odds
+of its ensemble (:mod:`aucstream.search`, "The scores"): the alive candidate with the
+best windowed AUC over everything learnt so far, the buffered rows included, and the
+next best calibrated ones. That is not what ``test_then_train`` returns (the round
+leader's scores), so prequential used to score the search one row at a time. Within a
+*piece* of the search's buffer (:meth:`~aucstream.OnePassSearch._learn_piece`: the
+rows up to the next block end, round or reopening, where the metrics, the alive
+candidates and the round leader change) everything the decision before row :math:`r`
+reads is a function of what the piece leaves behind:
+
+- each alive candidate's score of row :math:`r` is its prequential score
+  (``pending_scores_``), the score it gives the row before learning it;
+- its windowed AUC before row :math:`r` is its :class:`~aucstream.metrics.RollingAUC`
+  peeked with the buffered rows before :math:`r`: :func:`window_pairs` slides a copy
+  of the window's pair count over them one row at a time (each row that enters or
+  leaves counts its pairs against the window's other class: the sorted scores of
+  the window for the rows that were in it, a Fenwick tree over the ranks of the rows
+  that entered or left since), the same integer counts as the peek, so the same AUC;
+- its calibration before row :math:`r` is its calibration at the piece's start with
+  the piece's rows before :math:`r` learnt (:func:`aucstream._calibration.replay_maps`:
+  the same steps the candidate took, hence the same floats).
+
+:func:`decisions` then ranks the candidates row by row, as ``_choose`` does (best
+windowed AUC, ties by position; the round leader while a window lacks a class; the
+first ``ensemble`` of them whose calibration is ready, or the leader alone), and
+writes the leader's decision score and probability, or the ensemble's mean log-odds
+and its logistic, with the arithmetic of ``decision_function`` and
+``predict_proba``. Exact up to the candidates' kernels, whose prequential scores can
+differ from ``score_samples``'s in the last bits (as for a plain learner,
+:mod:`aucstream.evaluation._prequential`).
+
+What is not reproduced here is refused, never approximated: a candidate that
+diverges inside a piece (it leaves the race at the row where it fails, row by row,
+but with the whole piece here) makes :func:`learn_piece` raise :class:`NotExact`,
+which the search's transaction rolls back, and prequential goes row by row over that
+chunk; prequential does not ask a search that races by the partial AUC
+(``max_fpr``, whose ensemble reads windowed full AUCs) or whose candidates' scores
+are not kernel-prequential (:func:`recordable`).
+"""
+
+from __future__ import annotations
+
+import contextvars
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from . import _calibration
+from ._kernels import jit
+from ._sorted_pairs import _gallop, _peek_counts
+from ._streaming_auc import RollingAUC
+
+__all__ = [
+    "NotExact",
+    "recording",
+    "learn_piece",
+    "recordable",
+    "held_by",
+    "search_of",
+    "learnt_chunk",
+    "window_pairs",
+    "peek_pairs",
+    "decisions",
+]
+
+
+class NotExact(Exception):
+    """A piece whose decisions the recording cannot give exactly (a candidate diverged
+    inside it): raised inside the search's call, whose transaction undoes it."""
+
+
+class recording:
+    """Ask the next :class:`~aucstream.OnePassSearch` that learns (the first to claim it,
+    e.g. inside a :class:`~aucstream.StreamPipeline`) to write the decision score and
+    probability it gave each row before learning it into ``out`` (shape ``(2, n)``);
+    a context manager whose ``as`` target is the request (``filled``: rows written).
+    Asks through a context variable: the search may not exist before the call."""
+
+    __slots__ = ("out", "filled", "search", "token")
+
+    def __init__(self, out: np.ndarray) -> None:
+        self.out, self.filled = out, 0
+        self.search: Any = None  # the search that claimed the request
+        self.token: Any = None
+
+    def __enter__(self) -> recording:
+        self.token = _REQUEST.set(self)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        _REQUEST.reset(self.token)
+
+
+_REQUEST: contextvars.ContextVar[recording | None] = contextvars.ContextVar(
+    "aucstream_search_scores", default=None
+)
+
+
+def recordable(search, width: int) -> bool:
+    """Whether ``search``'s decisions can be recorded (module docstring): no
+    ``max_fpr``, and every candidate (those of a fitted search, or the first race's)
+    a plain online learner whose calibration replays over its prequential scores."""
+    from .evaluation._prequential import _replays_calibration
+
+    if search.max_fpr is not None:
+        return False
+    candidates = search.__dict__.get("candidates_")
+    if candidates is None:
+        try:
+            candidates = search._first_list(width, fresh=False)
+        except Exception:  # an invalid list: its own check says so when it learns
+            return False
+    return bool(candidates) and all(_replays_calibration(c) for c in candidates)
+
+
+def search_of(model) -> Callable[[], Any] | None:
+    """How :func:`aucstream.evaluation.prequential` reaches the search whose decisions
+    before each row, recorded while it learns a chunk, are ``model``'s
+    ``decision_function`` and ``predict_proba`` as they were: the
+    :class:`~aucstream.OnePassSearch` itself, or the one a
+    :class:`~aucstream.StreamPipeline` holds (its scores are the search's on the rows
+    it transformed, as for a plain learner); None otherwise (row by row)."""
+    from .pipeline import StreamPipeline
+    from .search import OnePassSearch
+
+    if type(model) is OnePassSearch:
+        return lambda: model
+    if type(model) is StreamPipeline and type(model)._threshold is StreamPipeline._threshold:
+        if type(held_by(model)) is OnePassSearch:
+            return lambda: held_by(model)
+    return None
+
+
+def learnt_chunk(model, X, y, classes) -> np.ndarray | None:
+    """``model.test_then_train(X, y)`` (``classes`` on the first call) with the
+    decision score and probability before each row recorded (``(2, n)``), or None,
+    the call undone by the model's transaction, when a piece is :class:`NotExact`."""
+    written = np.empty((2, y.shape[0]))
+    extra = {} if classes is None else {"classes": classes}
+    getattr(model, "estimator_", None)  # (a pipeline learns the rows it holds first)
+    try:
+        with recording(written) as request:
+            model.test_then_train(X, y, **extra)
+    except NotExact:
+        return None
+    if request.filled != y.shape[0]:
+        raise RuntimeError(
+            f"internal error: the search recorded {request.filled} of {y.shape[0]} rows; "
+            "please report it"
+        )
+    return written
+
+
+def held_by(pipeline):
+    """The estimator a :class:`~aucstream.StreamPipeline` learns with: its fitted
+    ``estimator_``, else the one it will clone (``estimator``, or its default)."""
+    fitted = pipeline.__dict__.get("estimator_")
+    if fitted is not None:
+        return fitted
+    return pipeline._default_estimator() if pipeline.estimator is None else pipeline.estimator
+
+
+def _window_of(metric) -> tuple | None:
+    """``(ring_score, ring_label, sorted, counters)`` of a search's windowed metric, or
+    None when it is not the plain :class:`RollingAUC` of 0/1 labels (positive 1)."""
+    if type(metric) is not RollingAUC or metric.max_fpr is not None or metric.min_tpr is not None:
+        return None
+    metric._flush()  # (a search's metrics hold no single pairs)
+    if metric.pos_label != 1 or [int(v) for v in metric._labels] not in ([1], [1, 0]):
+        return None
+    return metric._ring_score, metric._ring_label, metric._sorted, metric._counters
+
+
+class _Piece:
+    """What a piece's decisions need from before the search learns it."""
+
+    def __init__(self, search, k: int) -> None:
+        from .search import ALIVE
+
+        self.at = int(search.progress_[0])
+        self.lead = int(search.progress_[2])
+        self.alive = np.flatnonzero(search.status_ == ALIVE)
+        self.states = [search.candidates_[i].calibration_.copy() for i in self.alive]
+        self.lo = search._buffered_from(self.lead, windowed=True)
+        self.windows: list | None = None
+        if self.lead not in self.alive:
+            raise NotExact("the round leader is not alive")
+        if self.alive.size > 1:
+            flush = (
+                self.at + k >= search._BLOCK or search.n_samples_seen_ + k >= search.progress_[1]
+            )
+            found = [_window_of(search.recent_[i]) for i in self.alive]
+            windows = [w for w in found if w is not None]
+            if len(windows) < len(found):
+                raise NotExact("a windowed metric is not a plain RollingAUC")
+            # the piece's flush updates the metrics in place: its windows as they were
+            self.windows = [tuple(a.copy() for a in w) if flush else w for w in windows]
+
+    def write(self, search, k: int, request: recording) -> None:
+        from .search import DIVERGED
+
+        if np.any(search.status_[self.alive] == DIVERGED):
+            raise NotExact("a candidate diverged inside the piece")
+        out = request.out
+        if request.filled + k > out.shape[1]:
+            raise NotExact("more rows than recorded")
+        at, a = self.at, self.alive.size
+        scores = np.ascontiguousarray(search.pending_scores_[self.alive, at : at + k])
+        labels = search.pending_labels_[at : at + k]
+        y_pm = 2.0 * labels - 1.0
+        maps = np.empty((a, 5, k))
+        for j in range(a):
+            _calibration.replay_maps(self.states[j], scores[j], y_pm, maps[j])
+        auc = np.zeros((a, k))
+        if self.windows is not None:
+            numbers = (1 - search.pending_labels_[self.lo : at + k]).astype(np.int8)
+            pairs = np.empty((3, k), dtype=np.int64)
+            for j, window in enumerate(self.windows):
+                row = np.ascontiguousarray(search.pending_scores_[self.alive[j], self.lo : at + k])
+                counts: Any = window_pairs if k > _FEW else peek_pairs
+                counts(*window, numbers, row, at - self.lo, pairs)
+                auc[j] = _auc(pairs)
+        lead = int(np.flatnonzero(self.alive == self.lead)[0])
+        part = out[:, request.filled : request.filled + k]
+        decisions(scores, maps, auc, lead, int(search.ensemble), _LOGISTIC, part)
+        request.filled += k
+
+
+_LOGISTIC = _calibration.logistic_state()
+#: Pieces of at most this many rows peek row by row (:func:`peek_pairs`): the slide of
+#: :func:`window_pairs` sorts the buffered rows once per piece, which a short piece
+#: does not repay.
+_FEW = 4
+
+
+def peek_pairs(ring_score, ring_label, sorted_scores, counters, numbers, scores, first, out):
+    """:func:`window_pairs` by one peek per row (``RollingAUC._peek``'s counts)."""
+    w = ring_score.shape[0]
+    for r in range(out.shape[1]):
+        m = first + r
+        lo = max(0, m - w)  # (only the last ``window`` rows count)
+        out[:, r] = _peek_counts(
+            ring_score, ring_label, sorted_scores, counters, numbers[lo:m], scores[lo:m]
+        )
+
+
+def _auc(pairs: np.ndarray) -> np.ndarray:
+    """The windowed AUCs of :func:`window_pairs`'s counts, as ``RollingAUC`` reads them
+    (positive class number 0: ``(2 n0 n1 - C) / (2 n0 n1)``; NaN with a class missing)."""
+    c, n0, n1 = pairs
+    total = 2 * n0 * n1
+    out = np.full(c.shape, np.nan)
+    ok = total > 0
+    out[ok] = (total[ok] - c[ok]) / total[ok]
+    return out
+
+
+def learn_piece(search, X, y, labels, weights) -> np.ndarray:
+    """``search._learn_piece(X, y, labels, weights)``, recording the decisions before
+    each of its rows when a :class:`recording` asks (module docstring)."""
+    request = _REQUEST.get()
+    if request is None or (request.search is not None and request.search is not search):
+        return search._learn_piece(X, y, labels, weights)
+    request.search = search
+    piece = _Piece(search, X.shape[0])
+    scores = search._learn_piece(X, y, labels, weights)
+    piece.write(search, scores.size, request)
+    return scores
+
+
+@jit
+def _fenwick_add(tree, p, v):
+    p += 1
+    while p < tree.shape[0]:
+        tree[p] += v
+        p += p & -p
+
+
+@jit
+def _fenwick_sum(tree, p):
+    """The sum of the first ``p`` positions."""
+    total = 0
+    while p > 0:
+        total += tree[p]
+        p -= p & -p
+    return total
+
+
+@jit
+def _below(sorted_scores, sizes, keys, tree, c, v):
+    """(#< v, #<= v) among the window's class ``c``: its sorted scores (``sizes``) and
+    the signed Fenwick tree of the rows that entered or left since."""
+    n = sizes[c]
+    lo = _gallop(sorted_scores[c], 0, n, v, False)
+    hi = _gallop(sorted_scores[c], lo, n, v, True)
+    k = keys.shape[0]
+    dlo = _gallop(keys, 0, k, v, False)
+    dhi = _gallop(keys, dlo, k, v, True)
+    return lo + _fenwick_sum(tree[c], dlo), hi + _fenwick_sum(tree[c], dhi)
+
+
+@jit
+def _pairs_of(sorted_scores, sizes, keys, tree, n1, c, v):
+    """The pair count C of one row (class ``c``, score ``v``) against the other class."""
+    if c == 1:  # a "one" above the zeros: 2 #{z < v} + #{z = v}
+        less, most = _below(sorted_scores, sizes, keys, tree, 0, v)
+        return less + most
+    less, most = _below(sorted_scores, sizes, keys, tree, 1, v)
+    return 2 * n1 - most - less  # the ones above it: 2 #{o > v} + #{o = v}
+
+
+@jit
+def window_pairs(ring_score, ring_label, sorted_scores, counters, numbers, scores, first, out):
+    """``out[:, r]`` = (C, size of class 0, of class 1) of a ``RollingAUC`` window (its
+    arrays) after ``update`` with the first ``first + r`` of ``numbers`` (label numbers)
+    and ``scores``, for each ``r < out.shape[1]``: the counts ``_peek`` gives for those
+    rows, one row at a time (module docstring), nothing changed."""
+    w, k = ring_score.shape[0], out.shape[1]
+    start, size, pairs = counters[0], counters[1], counters[2]
+    sizes = counters[3:5].copy()
+    adds = first + k - 1
+    gone = min(size, max(0, size + adds - w))  # ring rows that may leave
+    keys = np.empty(gone + adds)
+    for j in range(gone):
+        keys[j] = ring_score[(start + j) % w]
+    keys[gone:] = scores[:adds]
+    keys = np.sort(keys)
+    tree = np.zeros((2, keys.shape[0] + 1), dtype=np.int64)
+    dyn = np.zeros(2, dtype=np.int64)
+    held, ring_left, pend_left = size, 0, 0
+    for t in range(first + k):
+        if t >= first:
+            out[0, t - first] = pairs
+            out[1, t - first] = sizes[0] + dyn[0]
+            out[2, t - first] = sizes[1] + dyn[1]
+        if t == adds:
+            break
+        if held == w:  # the oldest row leaves
+            if ring_left < size:
+                p = (start + ring_left) % w
+                c, v = ring_label[p], ring_score[p]
+                ring_left += 1
+            else:
+                c, v = numbers[pend_left], scores[pend_left]
+                pend_left += 1
+            _fenwick_add(tree[c], _gallop(keys, 0, keys.shape[0], v, False), -1)
+            dyn[c] -= 1
+            pairs -= _pairs_of(sorted_scores, sizes, keys, tree, sizes[1] + dyn[1], c, v)
+            held -= 1
+        c, v = numbers[t], scores[t]
+        pairs += _pairs_of(sorted_scores, sizes, keys, tree, sizes[1] + dyn[1], c, v)
+        _fenwick_add(tree[c], _gallop(keys, 0, keys.shape[0], v, False), 1)
+        dyn[c] += 1
+        held += 1
+
+
+@jit
+def decisions(scores, maps, auc, lead, ensemble, logistic, out):
+    """The search's decision score ``out[0, r]`` and probability ``out[1, r]`` before
+    each row ``r`` of a piece (module docstring; ``_choose`` and the arithmetic of
+    ``decision_function`` / ``predict_proba``), from the alive candidates' prequential
+    ``scores`` (rows in candidate order), their :func:`aucstream._calibration.replay_maps`
+    ``maps``, their windowed ``auc`` before each row and the round leader's row ``lead``."""
+    a, k = scores.shape
+    top = np.empty(max(1, min(ensemble, a)), dtype=np.int64)
+    chosen = np.empty(a, dtype=np.bool_)
+    members = np.empty(top.shape[0], dtype=np.int64)
+    for r in range(k):
+        missing = a < 2
+        for j in range(a):
+            if auc[j, r] != auc[j, r]:
+                missing = True
+        count = 1
+        members[0] = lead
+        if not missing:
+            chosen[:] = False
+            for m in range(top.shape[0]):  # best first, ties by candidate order
+                best = -1
+                for j in range(a):
+                    if not chosen[j] and (best < 0 or auc[j, r] > auc[best, r]):
+                        best = j
+                chosen[best] = True
+                top[m] = best
+            count = 0
+            for m in range(top.shape[0]):
+                if maps[top[m], 2, r] != 0.0:
+                    members[count] = top[m]
+                    count += 1
+            if count < 2 or maps[top[0], 2, r] == 0.0:
+                count = 1
+                members[0] = top[0]
+        if count == 1:
+            j = members[0]
+            out[0, r] = maps[j, 0, r]
+            out[1, r] = maps[j, 1, r]
+            continue
+        total = 0.0
+        for m in range(count):
+            j = members[m]
+            total += maps[j, 3, r] * scores[j, r] + maps[j, 4, r]
+        mean = total / count
+        out[0, r] = mean - 0.0
+        out[1, r] = _calibration.probability_one(logistic, mean)

@@ -1,0 +1,214 @@
+"""prequential at delay 0 feeds OnePassSearch (and a StreamPipeline over one) whole
+chunks, the search recording its decision before each row while it learns
+(:mod:`aucstream._search_scores`): the same columns as the row-by-row path (kept
+behind ``_prequential._RECORD_SEARCH``), on a stream with a stationary part and an
+abrupt change (drift reopenings), with ensembles, for chunks of 1, 250 and 1000."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from test_prequential import ALL, Flagger
+
+from aucstream import OPAUC, SOLAM, OnePassSearch, StreamPipeline, UnivariateOnline
+from aucstream import _search_scores as S
+from aucstream import search as search_module
+from aucstream.datasets import iter_chunks
+from aucstream.evaluation import _prequential as P
+from aucstream.evaluation import prequential
+from aucstream.metrics import RollingAUC
+
+
+def stream(n=2400, d=4, seed=0, change=True):
+    """A stationary stream whose concept flips at the middle (when ``change``)."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    s = X @ np.array([1.0, -0.5, 0.3, 0.0][:d])
+    if change:
+        s[n // 2 :] = -s[n // 2 :]
+    y = (s + 0.5 * rng.normal(size=n) > 0.3).astype(int)
+    return X, y
+
+
+def small_search(**kw):
+    candidates = [
+        OPAUC(eta=2.0**-6, random_state=0),
+        OPAUC(eta=2.0**-9, random_state=0),
+        SOLAM(random_state=0),
+        UnivariateOnline(loss="log", eta=2.0**-6),
+    ]
+    return OnePassSearch(candidates, first_round=200, window=400, min_class=5, **kw)
+
+
+MODELS = {
+    "search": small_search,
+    "pipeline": lambda: StreamPipeline(estimator=small_search()),
+    "search-ensemble-1": lambda: small_search(ensemble=1, drift=None),
+}
+
+
+class Taken:
+    """Whether each chunk went through the recording (``search_chunk`` gave values)."""
+
+    def __init__(self, monkeypatch):
+        self.calls: list[bool] = []
+        method = P._Evaluation.search_chunk
+
+        def spy(run, X, y):
+            written = method(run, X, y)
+            if P._RECORD_SEARCH:  # (the recording's run, not the row-by-row one)
+                self.calls.append(written is not None)
+            return written
+
+        monkeypatch.setattr(P._Evaluation, "search_chunk", spy)
+
+
+def both(make, X, y, chunk, monkeypatch, **kw):
+    """The curves of the recording and of the row-by-row path, and the models."""
+    out = []
+    for record in (True, False):
+        monkeypatch.setattr(P, "_RECORD_SEARCH", record)
+        model = make()
+        curve = prequential(model, iter_chunks(X, y, chunk), **kw)
+        out.append((curve, model))
+    return out
+
+
+def assert_same(a, b):
+    cols = [c for c in a.columns if c not in ("cpu_seconds", "model_bytes")]
+    assert list(a.columns) == list(b.columns)
+    np.testing.assert_allclose(
+        a[cols].to_numpy(float), b[cols].to_numpy(float), rtol=0, atol=1e-12, equal_nan=True
+    )
+
+
+@pytest.mark.parametrize("chunk", [1, 250, 1000])
+@pytest.mark.parametrize("name", list(MODELS))
+def test_recorded_decisions_equal_the_row_by_row_path(name, chunk, monkeypatch):
+    X, y = stream(1200)
+    taken = Taken(monkeypatch)
+    (fast, model), (slow, _) = both(
+        MODELS[name], X, y, chunk, monkeypatch, window=300, every=400, metrics=ALL
+    )
+    assert_same(fast, slow)
+    assert taken.calls and all(taken.calls)  # every chunk recorded, none row by row
+    search = getattr(model, "estimator_", model)
+    if search.drift is not None:
+        assert search.race_[1] >= 1  # the change reopened the race
+
+
+def test_partial_aucs_probability_ranks_and_a_detector(monkeypatch):
+    """The options that read the same decisions and probabilities: the partial AUCs,
+    ranking by probability, a detector fed the decision scores."""
+    X, y = stream(1200, seed=4)
+    (a, _), (b, _) = both(
+        MODELS["pipeline"],
+        X,
+        y,
+        250,
+        monkeypatch,
+        window=300,
+        every=300,
+        max_fpr=0.3,
+        rank="proba",
+        detector=Flagger(),
+    )
+    assert {"partial_auc", "window_partial_auc", "alarms"} <= set(a.columns)
+    assert a["alarms"].iloc[-1] > 0
+    assert_same(a, b)
+
+
+@pytest.mark.slow
+def test_the_default_pipeline_on_a_changing_stream(monkeypatch):  # (the row path: most)
+    """The defaults (17 candidates, a window of 20,000, blocks of 4,096, rounds from
+    2,000, drift="auto") on unscaled columns whose concept flips at the middle."""
+    rng = np.random.default_rng(5)
+    n, d = 4000, 10
+    X = rng.normal(size=(n, d)) * rng.uniform(0.1, 10, size=d)
+    s = X @ rng.normal(size=d)
+    s[n // 2 :] = -s[n // 2 :]
+    y = (s + s.std() * rng.normal(size=n) > 0.3 * s.std()).astype(int)
+    taken = Taken(monkeypatch)
+    (a, model), (b, _) = both(
+        StreamPipeline, X, y, 1000, monkeypatch, window=2000, every=1000, metrics=ALL
+    )
+    assert_same(a, b)
+    assert model.estimator_.progress_[3] >= 2  # rounds held
+    assert len(taken.calls) == 4 and all(taken.calls)
+
+
+def test_the_search_records_what_decision_function_gave():
+    """The recorded values against decision_function and predict_proba called before
+    each row of a copy learnt one row at a time (ensembles form and dissolve)."""
+    X, y = stream(1500, seed=3)
+    loop, chunked = small_search(), small_search()
+    expected = np.empty((2, y.size))
+    ensembles = 0
+    for i in range(y.size):
+        if i:
+            expected[:, i] = (
+                loop.decision_function(X[i : i + 1])[0],
+                loop.predict_proba(X[i : i + 1])[0, 1],
+            )
+            ensembles += len(loop._choice()[1]) > 1
+        loop.partial_fit(X[i : i + 1], y[i : i + 1], classes=[0, 1])
+    written = np.empty((2, y.size))
+    for lo in range(0, y.size, 300):
+        part = written[:, lo : lo + 300]
+        with S.recording(part) as request:
+            chunked.test_then_train(X[lo : lo + 300], y[lo : lo + 300], classes=[0, 1])
+        assert request.filled == part.shape[1] and request.search is chunked
+    np.testing.assert_allclose(written[:, 1:], expected[:, 1:], rtol=0, atol=1e-12)
+    assert ensembles > 100 and chunked.race_[1] >= 1
+
+
+def test_delay_and_partial_auc_race_go_row_by_row(monkeypatch):
+    X, y = stream(800)
+    taken = Taken(monkeypatch)
+    (a, _), (b, _) = both(small_search, X, y, 250, monkeypatch, delay=3, every=400)
+    assert_same(a, b)
+    assert not taken.calls  # delay > 0: the release schedule, untouched
+    (a, _), (b, _) = both(lambda: small_search(max_fpr=0.2), X, y, 250, monkeypatch, every=400)
+    assert_same(a, b)
+    assert taken.calls and not any(taken.calls)  # not recordable: row by row
+
+
+@pytest.mark.parametrize("name", ["search", "pipeline"])
+def test_a_candidate_that_diverges_inside_a_chunk_sends_it_row_by_row(name, monkeypatch):
+    """A candidate failing inside a piece leaves the race at its row row by row: the
+    recording refuses the piece, the search's transaction undoes the call, and that
+    chunk goes row by row (the others are recorded)."""
+    learn = search_module._learn_candidate
+
+    def failing(candidate, X, y, weights, journal=None):
+        seen = candidate.__dict__.get("n_samples_seen_", 0)
+        if isinstance(candidate, SOLAM) and seen + X.shape[0] > 120:  # at its row 120
+            raise FloatingPointError("diverged")
+        return learn(candidate, X, y, weights, journal)
+
+    monkeypatch.setattr(search_module, "_learn_candidate", failing)
+    X, y = stream(1500, change=False)
+    taken = Taken(monkeypatch)
+    (a, model), (b, _) = both(MODELS[name], X, y, 50, monkeypatch, window=300, every=250)
+    assert_same(a, b)
+    assert getattr(model, "estimator_", model).status_[2] == search_module.DIVERGED
+    assert taken.calls.count(False) == 1 and taken.calls.count(True) >= 4
+
+
+@pytest.mark.parametrize("window", [5, 40, 1000])
+def test_window_pairs_equal_the_peek(window):
+    """Each prefix's counts against RollingAUC._peek (ties, rows leaving the window
+    from its ring and from the rows added)."""
+    rng = np.random.default_rng(window)
+    metric = RollingAUC(window, pos_label=1)
+    metric.update(rng.integers(0, 2, 30), rng.integers(0, 6, 30).astype(float))
+    labels = rng.integers(0, 2, 60).astype(np.int8)
+    scores = rng.integers(0, 6, 60).astype(float)
+    first, k = 7, 60 - 7
+    for count in (S.window_pairs, S.peek_pairs):
+        counts = np.empty((3, k), dtype=np.int64)
+        count(*S._window_of(metric), (1 - labels).astype(np.int8), scores, first, counts)
+        got = S._auc(counts)
+        for r in range(k):
+            want = metric._peek(labels[: first + r], scores[: first + r])
+            assert got[r] == want or (np.isnan(got[r]) and np.isnan(want))

@@ -1,6 +1,8 @@
 """prequential feeds a StreamPipeline over a plain learner whole chunks at delay 0 (one
-``test_then_train`` per chunk), with the brute-force loop's results; OnePassSearch,
-whose scoring leader changes with every example, still goes row by row."""
+``test_then_train`` per chunk), with the brute-force loop's results. OnePassSearch,
+whose scoring leader can change with every example, has no calibration to replay: it
+records its decisions while it learns a chunk instead (``aucstream._search_scores``,
+``tests/test_prequential_search.py``)."""
 
 from __future__ import annotations
 

@@ -29,6 +29,8 @@ from ._chunks import (
     load_sparse_row,
 )
 from ._kernels import bound_call, compiled_entry, jit, pointer
+from ._kernels._packed import floats_at as floats_at  # (re-exported: the blocks' readers)
+from ._kernels._packed import ints_at
 from ._kernels._pyobjects import (
     DICT_VERSION_OFFSET,
     DIGIT_OFFSET,
@@ -462,18 +464,6 @@ def block_call(kernel, *items, late: tuple = ()):
     call = partial(compiled_entry(kernel, (at, *late)), at)
     call.held = (args, items)  # type: ignore[attr-defined]
     return call
-
-
-@jit(inline="always")
-def floats_at(where, n):
-    """The ``n`` float64 values at address ``where`` (an array of a block)."""
-    return nb.carray(pointer(where, nb.float64), n)
-
-
-@jit(inline="always")
-def ints_at(where, n):
-    """The ``n`` int64 values at address ``where`` (an array of a block)."""
-    return nb.carray(pointer(where, nb.int64), n)
 
 
 @jit(inline="always")

@@ -193,7 +193,6 @@ from ._kernels._packed import (
     totals_in,
     totals_out,
     totals_update,
-    values_at,
 )
 from ._params import FORGETTING, PASS_ORDER, StrOptions, decay_per_example, positive
 from ._running_scale import coef_in_columns, grow_scale, merged_scale, scaled_values
@@ -519,7 +518,7 @@ def _solam_packed(at, members):
     returned by numba's own helpers, which code without them refuses; the views own
     nothing, so they count nothing). 0; -1, nothing done, when the totals are not
     plain floats; -2 when they could not be kept (out of memory)."""
-    a = values_at(at, 49)
+    a = ints_at(at, 49)
     totals = f64(a, 10)
     if not totals_in(a, 45, members, totals):
         return -1

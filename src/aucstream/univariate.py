@@ -133,7 +133,6 @@ from ._kernels._packed import (
     totals_in,
     totals_out,
     totals_update,
-    values_at,
 )
 from ._params import (
     FORGETTING,
@@ -328,7 +327,7 @@ def _univariate_packed(at, members):
     the one-row path's call, which unboxes two integers
     (:mod:`aucstream._kernels._packed`). 0; -1, nothing done, when the totals are
     not plain floats; -2 when they could not be kept (out of memory)."""
-    a = values_at(at, 36)
+    a = ints_at(at, 36)
     totals = f64(a, 8)
     if not totals_in(a, 32, members, totals):
         return -1

@@ -38,6 +38,8 @@ from ._lazy import class_totals, store_class_totals
 from ._pyobjects import TYPE_OFFSET, dict_item, dict_set_float, error_clear, float_value
 
 __all__ = [
+    "floats_at",
+    "ints_at",
     "TOTALS",
     "f64",
     "f64_2d",
@@ -49,7 +51,6 @@ __all__ = [
     "totals_in",
     "totals_out",
     "totals_update",
-    "values_at",
 ]
 
 #: The names of the class totals a learner keeps as Python floats
@@ -143,9 +144,16 @@ def totals_update(packed, run, totals: np.ndarray, name: str):
 
 
 @jit(inline="always")
-def values_at(at, n):
-    """The ``n`` int64 values of a packing at address ``at``."""
+def ints_at(at, n):
+    """The ``n`` int64 values at address ``at`` (a packing, or an array of a block of
+    :mod:`aucstream._fastpath`)."""
     return nb.carray(pointer(at, nb.int64), n)
+
+
+@jit(inline="always")
+def floats_at(at, n):
+    """The ``n`` float64 values at address ``at`` (an array of a block)."""
+    return nb.carray(pointer(at, nb.float64), n)
 
 
 @jit(inline="always")

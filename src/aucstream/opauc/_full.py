@@ -20,7 +20,7 @@ import numpy as np
 
 from .._chunks import Chunk
 from .._kernels import Rows, bound_call, jit, rows_of
-from .._kernels._packed import f64, f64_2d, i64, packed_call, read_only, real, values_at
+from .._kernels._packed import f64, f64_2d, i64, ints_at, packed_call, read_only, real
 from .._state import declare_upper_cells
 from ..covariance import FullArrays
 from . import _kernels
@@ -52,7 +52,7 @@ def _full_packed(at, start):
     ``at`` (layout :data:`_PACKED`: then its work vector, bound once, not allocated per
     call: :func:`~aucstream.opauc._kernels._opauc_rows`) from row ``start``: the
     one-row path's call, which unboxes two integers (:mod:`aucstream._kernels._packed`)."""
-    a = values_at(at, 57)
+    a = ints_at(at, 57)
     rows = Rows(read_only(i64(a, 34)), read_only(i64(a, 36)), read_only(f64(a, 38)), f64(a, 40))
     return _kernels._opauc_rows(
         f64(a, 0), (_summary(a, 2), _summary(a, 18)), rows, f64(a, 42), f64(a, 44),

@@ -22,7 +22,8 @@ keeps its outcome: the buffers, the bound update (``_bind_update``) and, per pla
    since the end of the last call that passed it, its lists compared item by item,
    :func:`_unchanged`; made in
    Python, or by a compiled call of its own when the learner's ``_plan_variant`` or
-   ``_check_partial_fit`` runs first, :attr:`OneStep.early`) and reads the dict
+   ``_check_partial_fit`` runs first, :attr:`OneStep.early`; a variant known for the
+   whole layout, :func:`_fixed_variant`, is not asked per call) and reads the dict
    where it lies (:func:`aucstream._fastpath.read_dict`: keys and values of the
    plain types, through CPython's C API, no tuple and no :mod:`struct` packing);
    for a 1-D array :func:`_begin_dense_block`. The label is stored, the row checked
@@ -433,6 +434,19 @@ def _scalars_ok(layout, members, names):
     return True
 
 
+def _fixed_variant(learner, variant, dense: bool) -> tuple | None:
+    """``(v,)`` when the learner's ``_plan_variant`` answers ``v`` for every one-row
+    chunk of the layout (``dense``: 1-D arrays, else dict rows) while the learner's
+    parameters are the objects they are now: asked of the object whose bound method
+    the variant is (an engine), through its ``one_row_variant(learner, dense)``
+    (``(v,)``, or None when the answer depends on the row or the state); None when
+    it has none. The step then asks no variant per call, so no learner code runs
+    before the compiled entry, which checks the walk itself (:attr:`OneStep.early`
+    is not needed)."""
+    fixed = getattr(getattr(variant, "__self__", None), "one_row_variant", None)
+    return None if fixed is None else fixed(learner, dense)
+
+
 def _without(table: np.ndarray, column: int, address: int) -> np.ndarray:
     """The rows of a table of addresses whose ``column`` is not ``address``."""
     return np.ascontiguousarray(table[table[:, column] != address])
@@ -497,6 +511,7 @@ class OneStep:
         "versions",
         "names",
         "early",
+        "fixed",
         "blocks",
         "starts",
         "copies",
@@ -507,8 +522,14 @@ class OneStep:
         self.cache, self.flat, self.one, self.dense = cache, cache.flat, one, dense
         self.width = learner.n_features_in_
         self.by_rows = cache.by_rows
+        #: the variant of every call of this layout when the variant's owner knows it
+        #: in advance (:func:`_fixed_variant`; the parameters are pinned while the
+        #: step serves), else None
+        self.fixed = _fixed_variant(learner, variant, dense)
+        if self.fixed is not None:
+            variant = None  # (not asked: no learner code before the compiled entry)
         #: the class's _plan_variant (a function: the cache must not hold the
-        #: learner), or None when it does not override it
+        #: learner), or None when it does not override it or its answer is fixed
         self.variant = variant
         tags = learner._tags
         # after the update (_finish): 2, the calibration and the operating-point window
@@ -696,7 +717,10 @@ class OneStep:
             whole = not self.by_rows or 2 * k > self.width
         if self.early is not None and not self.early():
             return False
-        variant = None if self.variant is None else self.variant(learner, one.chunk)
+        if self.variant is not None:
+            variant = self.variant(learner, one.chunk)
+        else:
+            variant = None if self.fixed is None else self.fixed[0]
         key = (label > 0.0, whole, variant)
         step = self.steps.get(key)
         if step is None:

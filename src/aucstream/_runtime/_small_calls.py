@@ -536,8 +536,8 @@ class SmallCalls(LearnerHost):
             return self._dict_score(x, True)
         if state.get("n_samples_seen_") is scorer.seen:
             p = scorer.calls[True](id(x))
-            if p < STALE:  # (not NaN nor STALE)
-                return scorer.out.copy()
+            if p < STALE:  # (not NaN nor STALE; IN_OUT: written into ``out``)
+                return scorer.given if p >= 0.0 else scorer.out.copy()
         return self._dict_score_with(x, True, scorer)  # (it learnt since: read again)
 
     def _dict_score(self, x: dict, proba: bool):
@@ -597,7 +597,9 @@ class SmallCalls(LearnerHost):
             return None
         if READS_DICTS:  # (the next call of the thread tries it first)
             LAST_SCORER.ref = scorer.ref
-        return scorer.out.copy() if proba else value
+        if proba:  # (the array handed out when written into, else a copy of ``out``)
+            return scorer.given if READS_DICTS and value >= 0.0 else scorer.out.copy()
+        return value
 
     def _read_again(self, scorer: OneScore, state: dict) -> bool:
         """Read the weights again into a scorer already prepared for this learner

@@ -518,6 +518,39 @@ class SmallCalls(LearnerHost):
             return float(self.decision_function(self._one_row(x))[0])
         return score - self._threshold()
 
+    def predict_proba_one(self, x: Row) -> np.ndarray:
+        """The class probabilities of one example (see ``predict_proba``).
+
+        Parameters
+        ----------
+        x : array-like of shape (n_features,) or dict
+            The example.
+
+        Returns
+        -------
+        ndarray of shape (2,)
+            ``P(classes_[0])`` and ``P(classes_[1])``.
+        """
+        # (the base class makes it available where the learner has a calibration)
+        if type(x) is dict:
+            # the first case of _dict_proba, inline: the thread's last scorer is this
+            # learner's and the learner has not learnt since
+            scorer = LAST_SCORER.ref()
+            state = self.__dict__
+            if _local.fast_path and scorer is not None and scorer.members is state:
+                if state.get("n_samples_seen_") is scorer.seen:
+                    p = scorer.calls[True](id(x))
+                    if p < STALE:  # (not NaN nor STALE; IN_OUT: written into ``out``)
+                        return scorer.given if p >= 0.0 else scorer.out.copy()
+            proba = self._dict_proba(x)
+            if proba is not None:
+                return proba
+        score = self._score_one(x)
+        if score is None:
+            return self.predict_proba(self._one_row(x))[0]
+        p = _calibration.probability_one(self.calibration_, score)
+        return np.array([1.0 - p, p])
+
     def _dict_proba(self, x: dict):
         """:meth:`_dict_score` of the probabilities (``predict_proba_one`` of a dict
         row), through the thread's last scorer

@@ -512,6 +512,7 @@ class OneStep:
         "names",
         "early",
         "fixed",
+        "settled",
         "blocks",
         "starts",
         "copies",
@@ -526,8 +527,11 @@ class OneStep:
         #: in advance (:func:`_fixed_variant`; the parameters are pinned while the
         #: step serves), else None
         self.fixed = _fixed_variant(learner, variant, dense)
+        #: the variant of the plan key when none is asked per call (the fixed one)
+        self.settled = None
         if self.fixed is not None:
             variant = None  # (not asked: no learner code before the compiled entry)
+            self.settled = self.fixed[0]
         #: the class's _plan_variant (a function: the cache must not hold the
         #: learner), or None when it does not override it or its answer is fixed
         self.variant = variant
@@ -715,13 +719,10 @@ class OneStep:
             if k > one.capacity or not (READS_DICTS or pack_dict_pairs(x, self.pairs)):
                 return False
             whole = not self.by_rows or 2 * k > self.width
-        if self.early is not None and not self.early():
+        early, ask = self.early, self.variant
+        if early is not None and not early():
             return False
-        if self.variant is not None:
-            variant = self.variant(learner, one.chunk)
-        else:
-            variant = None if self.fixed is None else self.fixed[0]
-        key = (label > 0.0, whole, variant)
+        key = (label > 0.0, whole, self.settled if ask is None else ask(learner, one.chunk))
         step = self.steps.get(key)
         if step is None:
             step = self._step(key)
@@ -748,12 +749,11 @@ class OneStep:
         single = self.single
         if single is not None:
             dicts = single.copy()
-        else:
-            copies = self.copies
-            if not same or copies is None:
+        else:  # (the learner's __dict__; the components' copies are :attr:`copies`)
+            if not same or self.copies is None:
                 self.copies = None  # (until made: the versions are those of now)
-                copies = self.copies = list(map(dict.copy, self.dicts[1:]))
-            dicts = [self.vars.copy(), *copies]
+                self.copies = list(map(dict.copy, self.dicts[1:]))
+            dicts = self.vars.copy()
         lists = self.list_copies
         try:
             try:
@@ -773,8 +773,8 @@ class OneStep:
 
     def _restore(self, plan, k: int, dicts, lists) -> None:
         """Put the state back as :meth:`learn` saved it (the window was not written;
-        ``dicts``: the copy of :attr:`single` alone when there is one)."""
-        if self.single is not None:
-            dicts = [dicts]
+        ``dicts``: the copy of :attr:`single` when there is one, else of the learner's
+        ``__dict__``, the components' copies being :attr:`copies`)."""
+        dicts = [dicts] if self.single is not None else [dicts, *(self.copies or ())]
         rows = (self.one.nonzero if self.dense else self.one.indices)[:k]
         self.flat.restore((plan, rows, None, (), dicts, lists, ()))

@@ -309,7 +309,7 @@ class BaseStreamingAUC(
             # one-row fast path, which makes it (FAST.get inline: on every call)
             entry = _BY_ID.get(id(self))
             if entry is not None and entry[0]() is self:
-                cache = entry[1]
+                cache: Any = entry[1]
                 step = cache.sparse_step if type(x) is dict else cache.dense_step
                 if step is not None and step.learn(self, x, y):
                     return self

@@ -546,8 +546,9 @@ class SmallCalls(LearnerHost):
             if proba is not None:
                 return proba
         score = self._score_one(x)
-        if score is None:
-            return self.predict_proba(self._one_row(x))[0]
+        if score is None:  # (the usual path: the base class's predict_proba)
+            learner: Any = self
+            return learner.predict_proba(self._one_row(x))[0]
         p = _calibration.probability_one(self.calibration_, score)
         return np.array([1.0 - p, p])
 

@@ -242,8 +242,11 @@ def test_the_window_is_pushed_after_the_checks_and_not_saved(name):
 def test_the_variant_is_asked_only_when_a_plan_may_depend_on_it(monkeypatch):
     """SOLAM at a width whose rows it does not log keeps its one-row plans by label
     alone and does not ask its ``_plan_variant`` per example (its plans can not depend
-    on it); OPAUC, which logs rows and declares what it only reads, does. The model is
-    the full path's either way (test above)."""
+    on it); OPAUC, which logs rows and declares what it only reads, does when its
+    variant is a function of its own, as here (its engine's own variant, whose answer
+    for dict rows without forgetting is fixed, is not asked per call:
+    tests/test_proba_one_array.py). The model is the full path's either way (test
+    above)."""
     X, y = stream()
     asked = []
     for name, cls in (("SOLAM", SOLAM), ("OPAUC", OPAUC)):

@@ -53,6 +53,7 @@ __all__ = ["BaseStreamingAUC", "ClassWeightTotals", "make_rng"]
 _Maybe = ArrayLike | None
 
 _OWN_PARTIAL_FIT: dict[type, bool] = {}
+_BY_ID = FAST._data  # (read inline by learn_one)
 
 
 def _own_partial_fit(cls: type) -> bool:
@@ -302,11 +303,13 @@ class BaseStreamingAUC(
         -------
         self
         """
-        if classes is None and not _own_partial_fit(type(self)):
+        own = _OWN_PARTIAL_FIT.get(type(self))  # (_own_partial_fit, inline when known)
+        if classes is None and not (_own_partial_fit(type(self)) if own is None else own):
             # the per-example entry (aucstream._runtime._entry.OneStep), else the
-            # one-row fast path, which makes it
-            cache = FAST.get(self)
-            if cache is not None:
+            # one-row fast path, which makes it (FAST.get inline: on every call)
+            entry = _BY_ID.get(id(self))
+            if entry is not None and entry[0]() is self:
+                cache: Any = entry[1]
                 step = cache.sparse_step if type(x) is dict else cache.dense_step
                 if step is not None and step.learn(self, x, y):
                     return self
@@ -446,29 +449,9 @@ class BaseStreamingAUC(
         p = _calibration.probability(self.calibration_, scores)
         return np.column_stack([1.0 - p, p])
 
-    @available_if(_has_calibration)
-    def predict_proba_one(self, x: Row) -> np.ndarray:
-        """The class probabilities of one example (see :meth:`predict_proba`).
-
-        Parameters
-        ----------
-        x : array-like of shape (n_features,) or dict
-            The example.
-
-        Returns
-        -------
-        ndarray of shape (2,)
-            ``P(classes_[0])`` and ``P(classes_[1])``.
-        """
-        if type(x) is dict:
-            proba = self._dict_proba(x)
-            if proba is not None:
-                return proba
-        score = self._score_one(x)
-        if score is None:
-            return self.predict_proba(self._one_row(x))[0]
-        p = _calibration.probability_one(self.calibration_, score)
-        return np.array([1.0 - p, p])
+    #: The class probabilities of one example (written beside the scoring of dict
+    #: rows whose first case it makes inline: :mod:`aucstream._runtime._small_calls`).
+    predict_proba_one = available_if(_has_calibration)(SmallCalls.predict_proba_one)
 
     def predict(self, X: ArrayLike, threshold: float | str | None = None) -> np.ndarray:
         """Labels: ``classes_[1]`` where the calibrated probability exceeds 1/2, or

@@ -8,6 +8,8 @@ and the thread's last scorer (:data:`LAST_SCORER`).
 
 from __future__ import annotations
 
+import ctypes
+import sys
 import threading
 import weakref
 from functools import partial
@@ -30,10 +32,58 @@ from ._fastpath import (
     read_dict,
 )
 from ._kernels import compiled_entry, jit
-from ._kernels._pyobjects import DICT_VERSION_OFFSET, dict_item, dict_next, dict_size
+from ._kernels._pyobjects import (
+    DICT_VERSION_OFFSET,
+    TYPE_OFFSET,
+    dict_item,
+    dict_next,
+    dict_size,
+)
 
 #: What :func:`score_dict` returns when the kept weights are not the learner's.
 STALE = float("inf")
+#: What :func:`score_dict` returns, with ``proba``, when it wrote the probabilities
+#: into the scorer's own array ``out`` because the one it hands out
+#: (:attr:`OneScore.given`) is still held elsewhere (the caller then returns a copy of
+#: ``out``); a probability written into ``given`` is returned as itself, in [0, 1].
+IN_OUT = -1.0
+
+
+def _refcount_offset() -> int:
+    """The offset of an object's reference count (CPython's ``ob_refcnt``, the word
+    before ``ob_type`` in the object header), checked on a live array: the count
+    ``sys.getrefcount`` reports, one more for each new reference, and back when they
+    go; -1 when it does not hold (another object layout, e.g. a free-threaded build),
+    and every probability array is then a copy."""
+    word = ctypes.sizeof(ctypes.c_ssize_t)
+    at = TYPE_OFFSET - word
+    if word != 8 or at < 0:
+        return -1
+    probe = np.empty(2)
+
+    def read() -> int:
+        return ctypes.c_int64.from_address(id(probe) + at).value
+
+    before = read()
+    if before != sys.getrefcount(probe) - 1:  # (getrefcount holds one of its own)
+        return -1
+    held = [probe, probe]
+    more = read()
+    del held
+    return at if more == before + 2 and read() == before else -1
+
+
+#: See :func:`_refcount_offset` (-1: none).
+REFCOUNT_OFFSET = _refcount_offset()
+
+
+@jit(inline="always")
+def _held_elsewhere(obj):
+    """Whether the object at address ``obj`` (an array a scorer holds, 0: none) has a
+    reference besides the scorer's own (or can not be told)."""
+    if REFCOUNT_OFFSET < 0 or obj == 0:
+        return True
+    return ints_at(obj + REFCOUNT_OFFSET, 1)[0] != 1
 
 
 @jit(inline="always")
@@ -156,7 +206,13 @@ def score_dict(at, proba, where):
     calibration, the output. :data:`STALE` when no weights are kept or the kept
     learner's ``__dict__`` (the caller checks that it is the learner's:
     ``OneScore.members``) no longer holds the members kept with them, NaN when the
-    row is refused."""
+    row is refused.
+
+    With ``proba``, the two probabilities go into the array the scorer hands out
+    (:attr:`OneScore.given`) when nothing but the scorer holds it (its reference
+    count, :data:`REFCOUNT_OFFSET`: the caller dropped the array of its last call, so
+    no one can see it change), and the probability is returned; else into the
+    scorer's ``out``, and :data:`IN_OUT` is returned (the caller copies ``out``)."""
     args = ints_at(at, BLOCK_WIDTH)
     s = BLOCK_START
     members = args[s + 11]
@@ -171,8 +227,12 @@ def score_dict(at, proba, where):
         return np.nan
     coef = floats_at(args[s + 2], args[s + 3])
     calibration = floats_at(args[s + 4], args[s + 5])
+    if proba and not _held_elsewhere(args[s + 17]):
+        given = floats_at(args[s + 15], args[s + 16])
+        return score_packed_row(keys, buffer, coef, calibration, proba, given, k)
     out = floats_at(args[s + 6], args[s + 7])
-    return score_packed_row(keys, buffer, coef, calibration, proba, out, k)
+    p = score_packed_row(keys, buffer, coef, calibration, proba, out, k)
+    return IN_OUT if proba and p == p else p
 
 
 def _held(members: dict) -> tuple:
@@ -231,6 +291,14 @@ class OneScore:
     ``_coef()`` and ``_intercept()``. Kept in a :class:`aucstream._fastpath.FastCache`, one per
     thread, outside the learner's state; it holds the learner's ``__dict__`` and
     members, not the learner.
+
+    ``predict_proba_one`` returns the scorer's array :attr:`given` itself when the
+    compiled call could write into it, i.e. when nothing but the scorer held it (the
+    caller dropped the array of its previous call, as a progressive loop does): a new
+    array would cost as much as the rest of the call. An array the caller still holds
+    (or a view of it) is never written again; the probabilities then go into ``out``
+    and the caller gets a copy. (A weak reference does not hold it: an array referred
+    to only weakly may be written again.)
     """
 
     __slots__ = (
@@ -241,6 +309,7 @@ class OneScore:
         "keys",
         "coef",
         "out",
+        "given",
         "ids",
         "members",
         "values",
@@ -265,6 +334,10 @@ class OneScore:
         self.keys = self.buffer.view(np.int64)
         self.coef = np.zeros(width + 1)
         self.out = np.zeros(2)
+        #: the array of probabilities that ``predict_proba_one`` returns: written
+        #: again only once no one else holds it (:func:`score_dict`), else the
+        #: probabilities go into ``out`` and the caller returns a copy
+        self.given = np.zeros(2)
         #: the addresses of ``values`` (the compiled check of the members)
         self.ids = np.zeros(64, dtype=np.int64)
         #: the learner's ``__dict__`` and its values when ``coef`` was read
@@ -321,8 +394,11 @@ class OneScore:
         if _fastpath.READS_DICTS:
             # (then the kept dict's number of values, its address and version, and
             # the members the bound weights hold)
+            # (and the array handed out, by its data and, to read its reference
+            # count, as an object: 0 when the count can not be read)
             items = (self.buffer, self.coef, calibration, self.out, self.ids, 0, 0, 0)
-            args = block(*items, self.pairs)
+            given = id(self.given) if REFCOUNT_OFFSET >= 0 else 0
+            args = block(*items, self.pairs, self.given, given)
             at = self.at = address(args)  # (an int: numba unboxes an array argument slowly)
             entry = compiled_entry(score_dict, (at, True, 0))
             self.calls = (partial(entry, at, False), partial(entry, at, True))

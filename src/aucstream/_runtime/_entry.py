@@ -22,7 +22,8 @@ keeps its outcome: the buffers, the bound update (``_bind_update``) and, per pla
    since the end of the last call that passed it, its lists compared item by item,
    :func:`_unchanged`; made in
    Python, or by a compiled call of its own when the learner's ``_plan_variant`` or
-   ``_check_partial_fit`` runs first, :attr:`OneStep.early`) and reads the dict
+   ``_check_partial_fit`` runs first, :attr:`OneStep.early`; a variant known for the
+   whole layout, :func:`_fixed_variant`, is not asked per call) and reads the dict
    where it lies (:func:`aucstream._fastpath.read_dict`: keys and values of the
    plain types, through CPython's C API, no tuple and no :mod:`struct` packing);
    for a 1-D array :func:`_begin_dense_block`. The label is stored, the row checked
@@ -433,6 +434,19 @@ def _scalars_ok(layout, members, names):
     return True
 
 
+def _fixed_variant(learner, variant, dense: bool) -> tuple | None:
+    """``(v,)`` when the learner's ``_plan_variant`` answers ``v`` for every one-row
+    chunk of the layout (``dense``: 1-D arrays, else dict rows) while the learner's
+    parameters are the objects they are now: asked of the object whose bound method
+    the variant is (an engine), through its ``one_row_variant(learner, dense)``
+    (``(v,)``, or None when the answer depends on the row or the state); None when
+    it has none. The step then asks no variant per call, so no learner code runs
+    before the compiled entry, which checks the walk itself (:attr:`OneStep.early`
+    is not needed)."""
+    fixed = getattr(getattr(variant, "__self__", None), "one_row_variant", None)
+    return None if fixed is None else fixed(learner, dense)
+
+
 def _without(table: np.ndarray, column: int, address: int) -> np.ndarray:
     """The rows of a table of addresses whose ``column`` is not ``address``."""
     return np.ascontiguousarray(table[table[:, column] != address])
@@ -497,6 +511,8 @@ class OneStep:
         "versions",
         "names",
         "early",
+        "fixed",
+        "settled",
         "blocks",
         "starts",
         "copies",
@@ -507,8 +523,17 @@ class OneStep:
         self.cache, self.flat, self.one, self.dense = cache, cache.flat, one, dense
         self.width = learner.n_features_in_
         self.by_rows = cache.by_rows
+        #: the variant of every call of this layout when the variant's owner knows it
+        #: in advance (:func:`_fixed_variant`; the parameters are pinned while the
+        #: step serves), else None
+        self.fixed = _fixed_variant(learner, variant, dense)
+        #: the variant of the plan key when none is asked per call (the fixed one)
+        self.settled = None
+        if self.fixed is not None:
+            variant = None  # (not asked: no learner code before the compiled entry)
+            self.settled = self.fixed[0]
         #: the class's _plan_variant (a function: the cache must not hold the
-        #: learner), or None when it does not override it
+        #: learner), or None when it does not override it or its answer is fixed
         self.variant = variant
         tags = learner._tags
         # after the update (_finish): 2, the calibration and the operating-point window
@@ -694,10 +719,10 @@ class OneStep:
             if k > one.capacity or not (READS_DICTS or pack_dict_pairs(x, self.pairs)):
                 return False
             whole = not self.by_rows or 2 * k > self.width
-        if self.early is not None and not self.early():
+        early, ask = self.early, self.variant
+        if early is not None and not early():
             return False
-        variant = None if self.variant is None else self.variant(learner, one.chunk)
-        key = (label > 0.0, whole, variant)
+        key = (label > 0.0, whole, self.settled if ask is None else ask(learner, one.chunk))
         step = self.steps.get(key)
         if step is None:
             step = self._step(key)
@@ -724,12 +749,11 @@ class OneStep:
         single = self.single
         if single is not None:
             dicts = single.copy()
-        else:
-            copies = self.copies
-            if not same or copies is None:
+        else:  # (the learner's __dict__; the components' copies are :attr:`copies`)
+            if not same or self.copies is None:
                 self.copies = None  # (until made: the versions are those of now)
-                copies = self.copies = list(map(dict.copy, self.dicts[1:]))
-            dicts = [self.vars.copy(), *copies]
+                self.copies = list(map(dict.copy, self.dicts[1:]))
+            dicts = self.vars.copy()
         lists = self.list_copies
         try:
             try:
@@ -749,8 +773,8 @@ class OneStep:
 
     def _restore(self, plan, k: int, dicts, lists) -> None:
         """Put the state back as :meth:`learn` saved it (the window was not written;
-        ``dicts``: the copy of :attr:`single` alone when there is one)."""
-        if self.single is not None:
-            dicts = [dicts]
+        ``dicts``: the copy of :attr:`single` when there is one, else of the learner's
+        ``__dict__``, the components' copies being :attr:`copies`)."""
+        dicts = [dicts] if self.single is not None else [dicts, *(self.copies or ())]
         rows = (self.one.nonzero if self.dense else self.one.indices)[:k]
         self.flat.restore((plan, rows, None, (), dicts, lists, ()))

@@ -518,6 +518,40 @@ class SmallCalls(LearnerHost):
             return float(self.decision_function(self._one_row(x))[0])
         return score - self._threshold()
 
+    def predict_proba_one(self, x: Row) -> np.ndarray:
+        """The class probabilities of one example (see ``predict_proba``).
+
+        Parameters
+        ----------
+        x : array-like of shape (n_features,) or dict
+            The example.
+
+        Returns
+        -------
+        ndarray of shape (2,)
+            ``P(classes_[0])`` and ``P(classes_[1])``.
+        """
+        # (the base class makes it available where the learner has a calibration)
+        if type(x) is dict:
+            # the first case of _dict_proba, inline: the thread's last scorer is this
+            # learner's and the learner has not learnt since
+            scorer = LAST_SCORER.ref()
+            state = self.__dict__
+            if _local.fast_path and scorer is not None and scorer.members is state:
+                if state.get("n_samples_seen_") is scorer.seen:
+                    p = scorer.calls[True](id(x))
+                    if p < STALE:  # (not NaN nor STALE; IN_OUT: written into ``out``)
+                        return scorer.given if p >= 0.0 else scorer.out.copy()
+            proba = self._dict_proba(x)
+            if proba is not None:
+                return proba
+        score = self._score_one(x)
+        if score is None:  # (the usual path: the base class's predict_proba)
+            learner: Any = self
+            return learner.predict_proba(self._one_row(x))[0]
+        p = _calibration.probability_one(self.calibration_, score)
+        return np.array([1.0 - p, p])
+
     def _dict_proba(self, x: dict):
         """:meth:`_dict_score` of the probabilities (``predict_proba_one`` of a dict
         row), through the thread's last scorer
@@ -536,8 +570,8 @@ class SmallCalls(LearnerHost):
             return self._dict_score(x, True)
         if state.get("n_samples_seen_") is scorer.seen:
             p = scorer.calls[True](id(x))
-            if p < STALE:  # (not NaN nor STALE)
-                return scorer.out.copy()
+            if p < STALE:  # (not NaN nor STALE; IN_OUT: written into ``out``)
+                return scorer.given if p >= 0.0 else scorer.out.copy()
         return self._dict_score_with(x, True, scorer)  # (it learnt since: read again)
 
     def _dict_score(self, x: dict, proba: bool):
@@ -597,7 +631,9 @@ class SmallCalls(LearnerHost):
             return None
         if READS_DICTS:  # (the next call of the thread tries it first)
             LAST_SCORER.ref = scorer.ref
-        return scorer.out.copy() if proba else value
+        if proba:  # (the array handed out when written into, else a copy of ``out``)
+            return scorer.given if READS_DICTS and value >= 0.0 else scorer.out.copy()
+        return value
 
     def _read_again(self, scorer: OneScore, state: dict) -> bool:
         """Read the weights again into a scorer already prepared for this learner

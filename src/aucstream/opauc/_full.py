@@ -175,6 +175,13 @@ class FullEngine(ExplicitEngine):
             return 0
         return super().plan_variant(learner, chunk)
 
+    def one_row_variant(self, learner, dense: bool) -> tuple | None:
+        """:meth:`plan_variant` of every one-row chunk of a layout, when it is known in
+        advance (``(0,)``: sparse rows without forgetting), else None (asked per
+        example); the per-example entry then asks no variant at each call
+        (``aucstream._runtime._entry._fixed_variant``)."""
+        return (0,) if not dense and learner.half_life is None else None
+
     def layout_variant(self, learner, chunk: Chunk | None) -> int:
         """With a ``chunk`` of dense rows: whether it fills its class's held-back rows
         (:data:`FILLED`: the scatter is written whole) or not (:data:`UNTOUCHED`: not

@@ -90,7 +90,8 @@ def stream(n: int, d: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
 
 def opauc_pass(X: np.ndarray, y: np.ndarray, dtype: str = "float64") -> np.ndarray:
     """One pass of OPAUC(covariance="full") over the rows (one chunk)."""
-    return OPAUC(eta=ETA, lam=LAM, dtype=dtype).partial_fit(X, y, classes=[-1, 1]).w_
+    model = OPAUC(eta=ETA, lam=LAM, dtype=dtype, column_scale=None)  # (the peers do not scale)
+    return model.partial_fit(X, y, classes=[-1, 1]).w_
 
 
 def blas_pass(X: np.ndarray, y: np.ndarray) -> np.ndarray:

@@ -91,6 +91,18 @@ def test_halving_spares_the_partial_auc_learners_only_with_max_fpr():
     assert (plain.status_ == 0).sum() == 1  # without max_fpr: halving down to one
 
 
+@pytest.mark.parametrize("beta", [0.05, 0.3, 1.0])
+def test_window_aucs_are_roc_auc(beta):
+    from aucstream._pauc_race import _window_aucs
+
+    rng = np.random.default_rng(1)
+    y = rng.random(500) < 0.2
+    s = rng.integers(0, 9, size=500).astype(float) + y  # many ties
+    partial, full = _window_aucs(y, s, beta)
+    assert full == pytest.approx(roc_auc(y, s), abs=1e-12)
+    assert partial == pytest.approx(roc_auc(y, s, max_fpr=beta), abs=1e-12)
+
+
 def _brute_force_choice(search, scores, y, ranked):
     """The rule of :func:`aucstream._pauc_race.choose` from the candidates' own
     test-then-train scores over the window: the sets (the full-AUC learner with the best

@@ -116,6 +116,7 @@ import math
 import numpy as np
 
 from . import _calibration
+from ._sorted_pairs import _count, _partial_auc
 from ._streaming_auc import RollingAUC
 
 __all__ = ["GuardedPartialAUC", "choices", "choose", "halve", "incumbent", "members", "spared"]
@@ -213,22 +214,21 @@ def choose(search, ranked) -> tuple[int, tuple[int, ...]]:
     ``FULL_AUC_TOLERANCE`` below the full-AUC member's (the earlier set on ties); its
     best candidate by :math:`G` leads. The leader alone (``ensemble`` 1, a class
     missing from the window, or no candidate that does not take ``max_fpr``)."""
-    from .metrics import roc_auc
-
     lead = int(ranked[0])
     sets = choices(search, ranked)
     if not sets:
         return lead, (lead,)
     needed = sorted({i for chosen in sets for i in chosen})
     windows = dict(zip(needed, (m.window_scores() for m in search._current_metrics(needed, True))))
-    reference = roc_auc(*windows[sets[0][0]])  # the full-AUC member alone
-    best, best_value = sets[0], -math.inf
+    beta = float(search.max_fpr)
+    best, best_value, reference = sets[0], -math.inf, math.nan
     for chosen in sets:
-        y, s = _average(search, chosen, windows)
-        auc = roc_auc(y, s)
-        if auc < reference - FULL_AUC_TOLERANCE:
+        partial, auc = _window_aucs(*_average(search, chosen, windows), beta)
+        if chosen is sets[0]:  # the full-AUC member alone
+            reference = auc
+        elif auc < reference - FULL_AUC_TOLERANCE:
             continue
-        value = PARTIAL_WEIGHT * roc_auc(y, s, max_fpr=search.max_fpr) + (1 - PARTIAL_WEIGHT) * auc
+        value = PARTIAL_WEIGHT * partial + (1 - PARTIAL_WEIGHT) * auc
         if value > best_value:
             best, best_value = chosen, value
     order = {int(i): j for j, i in enumerate(ranked)}
@@ -260,6 +260,17 @@ def choices(search, ranked) -> list[list[int]]:
         if search._calibrated(member):
             sets.append([*partial[:k], member])
     return sets
+
+
+def _window_aucs(positive: np.ndarray, scores: np.ndarray, beta: float) -> tuple[float, float]:
+    """The partial AUC at FPR <= ``beta`` (McClish-standardized) and the full AUC of a
+    window, exact (ties one half), from one sort of each class: the values of
+    :func:`aucstream.metrics.roc_auc`."""
+    neg, pos = np.sort(scores[~positive]), np.sort(scores[positive])
+    full = float(_count(pos, neg)) / (2.0 * pos.size * neg.size)
+    if beta >= 1.0:
+        return full, full
+    return _partial_auc(neg, pos, neg.size, pos.size, (beta, None), True), full
 
 
 def _average(search, chosen, windows) -> tuple[np.ndarray, np.ndarray]:

@@ -101,6 +101,7 @@ def test_window_aucs_are_roc_auc(beta):
     partial, full = _window_aucs(y, s, beta)
     assert full == pytest.approx(roc_auc(y, s), abs=1e-12)
     assert partial == pytest.approx(roc_auc(y, s, max_fpr=beta), abs=1e-12)
+    assert np.isnan(_window_aucs(np.zeros(5, bool), s[:5], beta)).all()
 
 
 def _brute_force_choice(search, scores, y, ranked):

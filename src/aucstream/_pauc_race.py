@@ -265,8 +265,10 @@ def choices(search, ranked) -> list[list[int]]:
 def _window_aucs(positive: np.ndarray, scores: np.ndarray, beta: float) -> tuple[float, float]:
     """The partial AUC at FPR <= ``beta`` (McClish-standardized) and the full AUC of a
     window, exact (ties one half), from one sort of each class: the values of
-    :func:`aucstream.metrics.roc_auc`."""
+    :func:`aucstream.metrics.roc_auc`; NaN for both when a class is missing."""
     neg, pos = np.sort(scores[~positive]), np.sort(scores[positive])
+    if pos.size == 0 or neg.size == 0:  # undefined: never chosen (NaN compares false)
+        return math.nan, math.nan
     full = float(_count(pos, neg)) / (2.0 * pos.size * neg.size)
     if beta >= 1.0:
         return full, full

@@ -24,7 +24,9 @@ training files in one random order, seed 0, the same for everyone), on the test 
 
 ``--validate`` measures LSPAUC's settings (``VALIDATED``) and the other learners on
 imbalanced streams outside these (``held_out_streams``), where its defaults were
-chosen; ``--from-rows`` with those rows adds their table to the report.
+chosen, and ``--held-out-pipelines`` the two pipelines there, where the ensemble rule
+of ``StreamPipeline(max_fpr=)`` was chosen; ``--from-rows`` with those rows adds their
+table to the report.
 
 LibAUC's partial-AUC losses (``pAUC_CVaR_Loss`` with its optimizer SOPA,
 ``pAUC_DRO_Loss`` with SOPA-s) on a linear model, after 1 and 3 epochs (``libauc_runs``),
@@ -185,6 +187,27 @@ def validate(only: list[str] | None = None) -> list[dict]:
         if only and name not in only:
             continue
         rows += one_pass_rows(name, makers, *make_data())
+    return rows
+
+
+#: The tuning-free pipelines measured on the held-out streams (``--held-out-pipelines``):
+#: where the ensemble rule of ``OnePassSearch(max_fpr=)`` was chosen
+#: (:mod:`aucstream._pauc_race`, "The ensemble").
+HELD_OUT_PIPELINES = ("StreamPipeline()", "StreamPipeline(max_fpr=0.05)")
+
+
+def held_out_pipelines(only: list[str] | None = None) -> list[dict]:
+    """``HELD_OUT_PIPELINES`` on the held-out streams: one pass, test metrics, and what
+    the race chose (as :func:`run`)."""
+    rows = []
+    for name, make_data in held_out_streams().items():
+        if only and name not in only:
+            continue
+        Xtr, ytr, Xte, yte = make_data()
+        for label in HELD_OUT_PIPELINES:
+            row = measure(PIPELINES[label], Xtr, ytr, Xte, yte)
+            rows.append({**stream_row(name, Xtr, ytr), "learner": label, **row})
+            print(rows[-1], file=sys.stderr, flush=True)
     return rows
 
 
@@ -537,12 +560,13 @@ def _held_out_lines(held: list[dict]) -> list[str]:
     names = list(dict.fromkeys(r["stream"] for r in held))
     cell = {(r["stream"], r["learner"]): r for r in held}
     lines = [
-        "## LSPAUC's defaults: held-out streams",
+        "## Held-out streams: LSPAUC's defaults, the pipelines' ensemble rule",
         "",
-        "Written from `python benchmarks/bench_pauc.py --validate --rows FILE`"
+        "Written from `python benchmarks/bench_pauc.py --validate --rows FILE` and"
+        " `--held-out-pipelines --rows FILE`"
         " (`held_out_streams`: streams outside the tables above; one pass, test part,"
-        " each learner behind the online standard scaler). Cells: partial AUC at FPR"
-        " <= 0.05 / full AUC.",
+        " each bare learner behind the online standard scaler, the pipelines as they"
+        " are). Cells: partial AUC at FPR <= 0.05 / full AUC.",
         "",
         "| learner | " + " | ".join(names) + " | mean pAUC |",
         "|---|" + "---|" * (len(names) + 1),
@@ -552,6 +576,21 @@ def _held_out_lines(held: list[dict]) -> list[str]:
         cells = [f"{g['pauc05']:.4f} / {g['auc']:.4f}" if g else "" for g in got]
         mean = np.mean([g["pauc05"] for g in got if g])
         lines.append(f"| {learner} | " + " | ".join(cells) + f" | {mean:.4f} |")
+    full, ours = HELD_OUT_PIPELINES
+    pairs = [(n, cell[(n, ours)], cell[(n, full)]) for n in names if (n, ours) in cell]
+    if pairs and all((n, full) in cell for n, _, _ in pairs):
+        gain = [a["pauc05"] - b["pauc05"] for _, a, b in pairs]
+        gap = [a["auc"] - b["auc"] for _, a, b in pairs]
+        lines += [
+            "",
+            f"{ours} against {full} on the held-out streams (`--held-out-pipelines`; the"
+            " ensemble rule of `aucstream._pauc_race` was chosen here): partial AUC (FPR"
+            f" <= 0.05) {np.mean(gain):+.4f} on average (range {min(gain):+.4f} to"
+            f" {max(gain):+.4f}); full AUC {min(gap):+.4f} to {max(gap):+.4f}. The"
+            " scoring candidates at the end, the leader first:",
+            "",
+        ]
+        lines += [f"- {n}: {', '.join(a['members'])}." for n, a, _ in pairs]
     return [*lines, ""]
 
 
@@ -720,7 +759,16 @@ def main() -> None:
         action="store_true",
         help="measure LSPAUC's settings on the held-out streams (validate) into --rows",
     )
+    parser.add_argument(
+        "--held-out-pipelines",
+        action="store_true",
+        help="measure the pipelines on the held-out streams (held_out_pipelines) into --rows",
+    )
     args = parser.parse_args()
+    if args.held_out_pipelines:
+        rows = [{**r, "held_out": True} for r in held_out_pipelines(args.stream)]
+        Path(args.rows or "held_out_pipelines.json").write_text(json.dumps(rows))
+        return
     if args.validate:
         rows = [{**r, "held_out": True} for r in validate(args.stream)]
         Path(args.rows or "validation.json").write_text(json.dumps(rows))

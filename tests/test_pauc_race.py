@@ -91,10 +91,49 @@ def test_halving_spares_the_partial_auc_learners_only_with_max_fpr():
     assert (plain.status_ == 0).sum() == 1  # without max_fpr: halving down to one
 
 
-def test_the_ensemble_is_the_first_two_and_the_best_full_auc_learner():
-    """With max_fpr the scores average the first two by the racing statistic and the
-    alive full-AUC learner with the best full AUC over the window (that learner alone
-    when it leads), computed here from each candidate's own test-then-train scores
+@pytest.mark.parametrize("beta", [0.05, 0.3, 1.0])
+def test_window_aucs_are_roc_auc(beta):
+    from aucstream._pauc_race import _window_aucs
+
+    rng = np.random.default_rng(1)
+    y = rng.random(500) < 0.2
+    s = rng.integers(0, 9, size=500).astype(float) + y  # many ties
+    partial, full = _window_aucs(y, s, beta)
+    assert full == pytest.approx(roc_auc(y, s), abs=1e-12)
+    assert partial == pytest.approx(roc_auc(y, s, max_fpr=beta), abs=1e-12)
+    assert np.isnan(_window_aucs(np.zeros(5, bool), s[:5], beta)).all()
+
+
+def _brute_force_choice(search, scores, y, ranked):
+    """The rule of :func:`aucstream._pauc_race.choose` from the candidates' own
+    test-then-train scores over the window: the sets (the full-AUC learner with the best
+    windowed full AUC alone, then the first k partial-AUC learners by the racing
+    statistic, alone and with it), the best mean of partial and full AUC of their mean
+    calibrated log-odds among those whose full AUC is at most 0.01 below that learner's."""
+    from aucstream import _calibration
+
+    w, beta = search.window, search.max_fpr
+    partial = [i for i in ranked if "max_fpr" in search.candidates_[i].get_params()]
+    others = [i for i in ranked if i not in partial]
+    full = {i: roc_auc(y[-w:], scores[i][-w:]) for i in others}
+    member = max(others, key=lambda i: (full[i], -ranked.index(i)))
+    sets = [[member]]
+    for k in range(1, search.ensemble):
+        sets += [partial[:k], [*partial[:k], member]]
+    best, value = None, -1.0
+    for chosen in sets:
+        maps = [_calibration.logit_map(search.candidates_[i].calibration_) for i in chosen]
+        t = sum(a * scores[i][-w:] + b for (a, b), i in zip(maps, chosen)) / len(chosen)
+        auc = roc_auc(y[-w:], t)
+        if auc >= full[member] - 0.01 and 0.5 * (roc_auc(y[-w:], t, max_fpr=beta) + auc) > value:
+            best, value = chosen, 0.5 * (roc_auc(y[-w:], t, max_fpr=beta) + auc)
+    return sorted(best, key=ranked.index), sets
+
+
+def test_the_ensemble_is_the_set_with_the_best_windowed_statistic():
+    """With max_fpr the scores average the set of :func:`aucstream._pauc_race.choices`
+    whose own windowed statistic is the best within the full-AUC tolerance, its best
+    candidate leading; recomputed here from each candidate's own test-then-train scores
     (the scores the search gave it)."""
     from sklearn.base import clone
 
@@ -102,21 +141,17 @@ def test_the_ensemble_is_the_first_two_and_the_best_full_auc_learner():
     search = OnePassSearch(_candidates(), max_fpr=0.1, drift=None, first_round=200, delta=0.999)
     search.fit(X, y)
     w = search.window
-    alive = np.flatnonzero(search.status_ == 0)
-    stat, full = {}, {}
+    alive = [int(i) for i in np.flatnonzero(search.status_ == 0)]
+    scores, stat = {}, {}
     for i in alive:
-        s = clone(search.candidates[i]).test_then_train(X, y, classes=[0, 1])
-        stat[i] = 0.5 * (roc_auc(y[-w:], s[-w:], max_fpr=0.1) + roc_auc(y[-w:], s[-w:]))
-        full[i] = roc_auc(y[-w:], s[-w:])
+        scores[i] = clone(search.candidates[i]).test_then_train(X, y, classes=[0, 1])
+        s = scores[i][-w:]
+        stat[i] = 0.5 * (roc_auc(y[-w:], s, max_fpr=0.1) + roc_auc(y[-w:], s))
     ranked = sorted(alive, key=lambda i: (-stat[i], i))
-    leader = ranked[0]
-    assert search.leader_ == leader
-    best_full = max((i for i in alive if i < 4), key=lambda i: (full[i], -i))
-    want = (
-        [leader] if best_full == leader else [*[i for i in ranked[:2] if i != best_full], best_full]
-    )
-    assert len(alive) == 3 and want != [leader]  # the test is not trivial
+    want, sets = _brute_force_choice(search, scores, y, ranked)
+    assert len(alive) == 3 and len(sets) == 5  # the test is not trivial
     assert [i for i in search.ensemble_ if i >= 0] == want
+    assert search.leader_ == want[0]
 
 
 @pytest.mark.parametrize("chunks", [[3000], [1, 700, 1299, 1000]])
@@ -140,31 +175,53 @@ def test_sparing_race_is_chunk_invariant_and_resumes_exactly(tmp_path, chunks, d
     np.testing.assert_array_equal(part.decision_function(X), whole.decision_function(X))
 
 
-def test_members_rule_on_a_stand_in_search():
-    """:func:`aucstream._pauc_race.members` on a stand-in of the search: the first
-    ``ensemble - 1`` by the racing statistic, then the full-AUC learner with the best
-    windowed full AUC; that learner alone when it leads; the first ``ensemble``
-    without max_fpr."""
+def test_choice_rule_on_a_stand_in_search():
+    """:func:`aucstream._pauc_race.choose` on a stand-in of the search with given
+    windows: a partial-AUC learner that ranks perfectly scores alone; one that is noise
+    does not enter; an average whose full AUC falls more than the tolerance below the
+    full-AUC learner's is not chosen; without a learner that does not take max_fpr, or
+    with ``ensemble`` 1, the leader alone; without max_fpr, the first ``ensemble``."""
     from types import SimpleNamespace
 
-    from aucstream import OPAUC, PAUCI, SOLAM, OnlinePAUC
-    from aucstream._pauc_race import members
+    from aucstream import OPAUC, PAUCI, SOLAM, OnlinePAUC, _calibration
+    from aucstream._pauc_race import FULL_AUC_TOLERANCE, choices, choose, members
 
+    rng = np.random.default_rng(0)
+    y = rng.random(2000) < 0.1
+    good = y + rng.normal(scale=0.8, size=y.size)  # a full-AUC learner: AUC about 0.8
+    windows = {
+        0: y + rng.normal(scale=0.05, size=y.size),  # PAUCI: perfect
+        1: rng.normal(size=y.size),  # OnlinePAUC: noise
+        2: good,  # OPAUC
+        3: good - 0.5 * y,  # SOLAM: worse than OPAUC
+    }
     candidates = [PAUCI(), OnlinePAUC(), OPAUC(), SOLAM()]  # the first two take max_fpr
-    full = {0: 0.99, 1: 0.99, 2: 0.80, 3: 0.90}  # the partial-AUC learners' never count
+    for c in candidates:  # calibrated: the log-odds are the scores
+        c.calibration_ = _calibration.logistic_state()
 
-    def metrics(which, windowed):
-        return [SimpleNamespace(full=lambda i=i: full[i]) for i in which]
+    def metric(i):
+        return SimpleNamespace(
+            full=lambda: roc_auc(y, windows[i]), window_scores=lambda: (y, windows[i])
+        )
 
     search = SimpleNamespace(
-        ensemble=3, max_fpr=0.05, candidates_=candidates, _current_metrics=metrics
+        ensemble=3,
+        max_fpr=0.05,
+        candidates_=candidates,
+        _current_metrics=lambda which, windowed: [metric(i) for i in which],
+        _calibrated=lambda i: True,
     )
-    assert members(search, [0, 1, 2, 3]) == [0, 1, 3]
-    assert members(search, [0, 3, 1, 2]) == [0, 3]
-    assert members(search, [3, 0, 1, 2]) == [3]
-    full[2] = 0.95
+    assert choices(search, [0, 1, 2, 3]) == [[2], [0], [0, 2], [0, 1], [0, 1, 2]]
+    assert choose(search, [0, 3, 1, 2]) == (0, (0,))
+    windows[0] = y + rng.normal(scale=0.8, size=y.size)  # as good as OPAUC, other errors
+    lead, chosen = choose(search, [3, 0, 1, 2])
+    assert chosen == (0, 2) and lead == 0  # the average beats either; noise stays out
+    windows[0] = 3 * y * rng.random(y.size) - 2 * y  # top: right; overall: wrong
+    assert roc_auc(y, (windows[0] + windows[2]) / 2) < roc_auc(y, good) - FULL_AUC_TOLERANCE
+    assert choose(search, [0, 1, 2, 3]) == (2, (2,))
+    search.candidates_ = [PAUCI(), OnlinePAUC(), PAUCI(), OnlinePAUC()]  # all spared
+    assert choose(search, [1, 0, 2, 3]) == (1, (1,))
+    search.candidates_, search.ensemble = candidates, 1
+    assert choose(search, [1, 0, 2, 3]) == (1, (1,))
+    search.ensemble, search.max_fpr = 3, None
     assert members(search, [0, 1, 2, 3]) == [0, 1, 2]
-    search.ensemble = 2
-    assert members(search, [0, 1, 2, 3]) == [0, 2]
-    search.max_fpr = None
-    assert members(search, [0, 1, 2, 3]) == [0, 1]

@@ -502,9 +502,9 @@ class OnePassSearch(HoldsLearners, BaseStreamingAUC):
         The leader is the alive candidate with the best windowed AUC over everything
         learnt so far, buffered rows included (ties: the earlier candidate); the round
         leader while the window lacks a class. The ensemble is the leader and the next
-        best alive candidates (max_fpr: :func:`._pauc_race.members`), those whose
-        calibration is ready. A function of the state, so it does not depend on how
-        the stream was cut; it never changes learning.
+        best alive candidates, those whose calibration is ready (max_fpr: the leader
+        and the ensemble of :func:`._pauc_race.choose`). A function of the state, so it
+        does not depend on how the stream was cut; it never changes learning.
         """
         lead = int(self.progress_[2])
         alive = np.flatnonzero(self.status_ == ALIVE)
@@ -512,6 +512,8 @@ class OnePassSearch(HoldsLearners, BaseStreamingAUC):
         members = [lead]
         if alive.size and not np.isnan(auc).any():
             ranked = alive[np.lexsort((alive, -auc))]
+            if self.max_fpr is not None:  # the ensemble by its own windowed statistic
+                return _pauc_race.choose(self, ranked)
             lead = int(ranked[0])
             members = [int(i) for i in _pauc_race.members(self, ranked) if self._calibrated(i)]
             if lead not in members or len(members) < 2:

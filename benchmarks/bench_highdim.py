@@ -50,6 +50,7 @@ Usage::
     python benchmarks/bench_highdim.py --kinds hash fd --dtype float32
     python benchmarks/bench_highdim.py --product-cost 50000   # OPAUC_s's P w at full budget
     python benchmarks/bench_highdim.py --overlap   # do reads and arithmetic overlap here?
+    python benchmarks/bench_highdim.py --split --kinds randomized   # pass, kernel, floor
 """
 
 from __future__ import annotations
@@ -117,6 +118,83 @@ def read_floor(model, X) -> float:
         _read_rows(*args, indptr, indices, out)
         best = min(best, time.perf_counter() - start)
     return (indptr.shape[0] - 1) / best
+
+
+def _floor_cpu(model, X) -> float:
+    """Processor microseconds per example of :func:`_read_rows` over ``X`` (best of 3):
+    :func:`read_floor` in processor time, comparable with a pass timed the same way on
+    a machine whose other jobs take turns on the cores."""
+    from aucstream.covariance import sketch_pair
+
+    (neg, pos), v = model.stats_, model.v_
+    pair = sketch_pair(neg, pos)
+    args = (pair, neg.sum_, pos.sum_, v)
+    out = np.zeros(pair.shape[1])
+    indptr, indices = X.indptr.astype(np.int64), X.indices.astype(np.int64)
+    _read_rows(*args, indptr[:3], indices, out)
+    best = np.inf
+    for _ in range(3):
+        start = time.process_time()
+        _read_rows(*args, indptr, indices, out)
+        best = min(best, time.process_time() - start)
+    return best / X.shape[0] * 1e6
+
+
+def split_pass(kind: str, dtype: str, n: int, d: int, k: int, tau: int, seed: int) -> dict:
+    """Where a pass's time goes, against its floor, in processor time: OPAUC
+    (``eta = lam = 2^-10``, chunks of 8192) learns the first half of the stream; then
+    for each chunk of the second half, the floor over its rows (:func:`_floor_cpu`)
+    and right after it the chunk's ``partial_fit``, with the compiled kernel timed
+    apart (``aucstream.opauc._opauc_lowrank_chunk``, looked up by the engine at each
+    call). Returns the medians over the chunks of microseconds per example (floor,
+    pass, kernel, wall time of the pass) and of the ratios floor / pass and floor /
+    kernel (the pass's and the kernel's rate over the floor's), and a checksum of the
+    model (the same code gives the same number)."""
+    import aucstream.opauc as package
+    from aucstream import OPAUC
+
+    X, y = make_stream(n, d, k, seed)
+    warm = OPAUC(covariance=kind, sketch_size=4, random_state=0, dtype=dtype)
+    warm.fit(X[:300, :1000], y[:300])
+    model = OPAUC(
+        eta=2**-10, lam=2**-10, covariance=kind, sketch_size=tau, random_state=0, dtype=dtype
+    )
+    chunk, half = 8192, (n // 2) // 8192 * 8192
+    model.partial_fit(X[:chunk], y[:chunk], classes=[-1, 1])
+    for lo in range(chunk, half, chunk):
+        model.partial_fit(X[lo : lo + chunk], y[lo : lo + chunk])
+    kernel, spent = package._opauc_lowrank_chunk, [0.0]
+
+    def timed(*args):
+        start = time.process_time()
+        try:
+            return kernel(*args)
+        finally:
+            spent[0] += time.process_time() - start
+
+    package._opauc_lowrank_chunk = timed
+    parts = []
+    try:
+        for lo in range(half, n, chunk):
+            rows = X[lo : lo + chunk]
+            floor = _floor_cpu(model, rows)
+            spent[0] = 0.0
+            start, wall = time.process_time(), time.perf_counter()
+            model.partial_fit(rows, y[lo : lo + chunk])
+            cpu, wall = time.process_time() - start, time.perf_counter() - wall
+            m = rows.shape[0] / 1e6
+            parts.append((floor, cpu / m, spent[0] / m, wall / m))
+    finally:
+        package._opauc_lowrank_chunk = kernel
+    t = np.array(parts)
+    return {
+        "kind": kind,
+        "dtype": dtype,
+        **dict(zip(("floor_us", "pass_us", "kernel_us", "wall_us"), np.median(t, axis=0))),
+        "floor / pass": float(np.median(t[:, 0] / t[:, 1])),
+        "floor / kernel": float(np.median(t[:, 0] / t[:, 2])),
+        "checksum": float(model.w_[:1000].sum()),
+    }
 
 
 @nb.njit(cache=True)
@@ -699,9 +777,21 @@ def main(argv=None) -> None:
         action="store_true",
         help="measure whether the machine overlaps the random reads with arithmetic",
     )
+    parser.add_argument(
+        "--split",
+        action="store_true",
+        help="the linear sketches' second half against its floor in processor time, "
+        "the kernel apart (split_pass), for --kinds and both dtypes",
+    )
     parser.add_argument("--json", help="also write the results to this file")
     parser.add_argument("--markdown", help="also write the table to this file")
     args = parser.parse_args(argv)
+    if args.split:
+        for kind in (k for k in args.kinds if k in ("randomized", "hash")):
+            for dtype in ("float64", "float32"):
+                shape = (args.n, args.d, args.k, args.tau, args.seed)
+                print(json.dumps(split_pass(kind, dtype, *shape)), flush=True)
+        return
     if args.overlap:
         lines = [
             f"d = {args.d:,}, k = {args.k}, tau = {args.tau}: microseconds per example",

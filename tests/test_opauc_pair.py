@@ -89,3 +89,17 @@ def test_undo_log_rows_of_the_halves_of_a_pair(dtype):
     pair[3, 7] = np.inf
     assert not _finite(pair[:, 5:], rows) and _finite(pair[:, :5], rows)
     assert _finite(pair[:, 5:], np.array([0, 5]))
+
+
+@pytest.mark.parametrize("kind", ["randomized", "hash"])
+def test_the_kernels_gram_matrices_are_their_sketches_and_exactly_symmetric(kind):
+    """The Gram matrix each class keeps while OPAUC learns (the randomized one by the
+    symmetric rank-2 update, aucstream.covariance._lowrank.gram_add_rank2, with the
+    kernel's work vector; no re-basing refreshes it in this stream) is Z^T Z of its
+    sketch and symmetric bit for bit (the kernel reads its rows for its columns)."""
+    X, y = _stream(seed=3)
+    model = _model(kind, "float64").fit(X, y)
+    for s in model.stats_:
+        Z = np.asarray(s.sketch_)
+        np.testing.assert_allclose(s.gram_, Z.T @ Z, rtol=1e-10, atol=1e-10)
+        assert np.array_equal(s.gram_, s.gram_.T)

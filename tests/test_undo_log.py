@@ -32,6 +32,7 @@ from test_write_sets import assert_same_bytes, state_bytes
 
 from aucstream import OPAUC, _state, load_model, save_model
 from aucstream import opauc as opauc_module
+from aucstream._runtime import _undo
 
 #: (covariance, centering) of every low-rank variant.
 VARIANTS = [
@@ -215,6 +216,52 @@ def test_unique_rows_are_sorted_and_checked():
     for bad in (10, -1):
         with pytest.raises(ValueError, match="outside"):
             _state.unique_rows(np.array([1, bad]), 10)
+
+
+def test_union_rows_merges_sorted_row_sets():
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        a = np.unique(rng.integers(0, 50, rng.integers(0, 30)))
+        b = np.unique(rng.integers(0, 50, rng.integers(0, 30)))
+        np.testing.assert_array_equal(_undo.union_rows(a, b), np.union1d(a, b))
+    with pytest.raises(ValueError, match="sorted"):
+        _undo.union_rows(np.array([3, 1]), np.array([2]))
+
+
+@pytest.mark.parametrize("kind", ["randomized", "hash"])
+def test_linear_sketches_log_their_weights_by_rows(kind, logged, monkeypatch):
+    """v_, w_ and column_scale_ are logged, not copied: by the chunk's rows (w_ by
+    none: a call does not form it), and v_ whole when the chunk may re-base or fold
+    the implicit scale into v (here eta * lam = 0.95: sigma leaves [1e-9, 1e9] every
+    seven steps), the declaration checked against the rows each call wrote."""
+    X, y = data(seed=6)
+    model = make(kind, None, eta=0.5, lam=1.9)
+    checked = watch_rows_outside(monkeypatch, OPAUC)
+    model.partial_fit(X[:3], y[:3], classes=[-1, 1])
+    logged_ids = {id(model.v_), id(model.__dict__["w_"]), id(model.column_scale_)}
+    assert logged_ids <= set(map(id, model._row_logged_state()))
+    engine = model._engine  # one step cannot fold sigma, eight can
+    assert not engine.folds_within(model, 1)
+    assert engine.folds_within(model, 8)
+    for lo, hi in [(3, 4), (4, 5), (5, 40), (40, 41), (41, 240)]:
+        model.partial_fit(X[lo:hi], y[lo:hi])
+    assert len(checked) == 6
+    assert max(checked) == len(model._row_logged_state())  # v_ by rows (one-row chunks)
+    assert min(checked) == max(checked) - 1  # v_ whole (a fold may fall in the chunk)
+    reference = make(kind, None, eta=0.5, lam=1.9)
+    monkeypatch.setattr(_state, "SHADOW_LIMIT", 1 << 40)  # (copies: no undo log)
+    reference.partial_fit(X[:3], y[:3], classes=[-1, 1])
+    for lo, hi in [(3, 4), (4, 5), (5, 40), (40, 41), (41, 240)]:
+        reference.partial_fit(X[lo:hi], y[lo:hi])
+    np.testing.assert_array_equal(model.coef_, reference.coef_)
+    # the check can fail: v_ declared by rows in a chunk whose folds write it whole
+    monkeypatch.setattr(_state, "SHADOW_LIMIT", 0)
+    narrow = X[:40].multiply(np.arange(40) < 20).tocsr()  # (rows left outside)
+    narrow.eliminate_zeros()
+    model.partial_fit(narrow, y[:40])  # (declared right: v_ whole)
+    monkeypatch.setattr(type(model._engine), "folds_within", lambda *args: False)
+    with pytest.raises(AssertionError):
+        model.partial_fit(narrow, y[:40])
 
 
 @pytest.mark.parametrize("kind, centering", [("hash", None), ("fd", "exact")])

@@ -37,6 +37,7 @@ __all__ = [
     "active_log",
     "unique_rows",
     "unique_rows_by_class",
+    "union_rows",
     "mark_finite",
     "marked_finite",
     "declare_upper_cells",
@@ -356,6 +357,43 @@ def unique_rows_by_class(
     if named.size and (named.min() < 0 or named.max() >= n):
         raise ValueError(f"row indices outside [0, {n})")
     return _distinct_by_class(indptr - indptr[0], named, positive, n)
+
+
+@jit
+def _union(a, b):
+    """The sorted union of the sorted, distinct int64 ``a`` and ``b`` (one merge)."""
+    out = np.empty(a.shape[0] + b.shape[0], dtype=np.int64)
+    i = j = m = 0
+    while i < a.shape[0] and j < b.shape[0]:
+        x, y = a[i], b[j]
+        if x <= y:
+            out[m] = x
+            i += 1
+            j += x == y
+        else:
+            out[m] = y
+            j += 1
+        m += 1
+    while i < a.shape[0]:
+        out[m] = a[i]
+        i += 1
+        m += 1
+    while j < b.shape[0]:
+        out[m] = b[j]
+        j += 1
+        m += 1
+    return out[:m].copy()
+
+
+def union_rows(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The sorted union of two sorted arrays of distinct row indices (as
+    :func:`unique_rows_by_class` gives them): O(len(a) + len(b)), where ``np.union1d``
+    sorts them again (OPAUC's v, of the features of both classes' examples)."""
+    a = np.ascontiguousarray(a, dtype=np.int64)
+    b = np.ascontiguousarray(b, dtype=np.int64)
+    if (a.size > 1 and (np.diff(a) <= 0).any()) or (b.size > 1 and (np.diff(b) <= 0).any()):
+        raise ValueError("union_rows takes sorted arrays of distinct rows")
+    return _union(a, b)
 
 
 @jit

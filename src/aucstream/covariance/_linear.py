@@ -23,6 +23,7 @@ from ._lowrank import (
     CENTER_G13,
     CENTER_G16,
     _LowRankSummary,
+    gram_add_rank2,
     single_nonzero,
     sketch_add_outer,
     sketch_tdot,
@@ -40,7 +41,7 @@ _CENTER_CODES = {"g16": CENTER_G16, "g13": CENTER_G13, "exact": CENTER_EXACT}
 
 
 @borrowing_step
-def lowrank_add(arrays, idx, val, a, ztx, omega):
+def lowrank_add(arrays, idx, val, a, ztx, omega, u):
     r"""Add one example with draw ``a`` and weight ``omega`` to a linear sketch
     (:data:`LowRankArrays`): ``Z += x a^T``, ``s += omega x``, ``T += 1``, ``W +=
     omega``, ``u += a``. Returns ``|x|^2``. A weighted example's draw is
@@ -51,15 +52,17 @@ def lowrank_add(arrays, idx, val, a, ztx, omega):
     ``ztx`` must hold ``Z^T x`` before the update; the Gram matrix ``G = Z^T Z`` is
     updated by ``G += (Z^T x) a^T + a (Z^T x)^T + |x|^2 a a^T``, entry (i, j) by the
     same numbers as (j, i), so G stays exactly symmetric (the low-rank OPAUC kernel
-    reads its rows for its columns). O(k tau + tau^2);
+    reads its rows for its columns); for a dense draw as a symmetric rank-2 update
+    (:func:`aucstream.covariance._lowrank.gram_add_rank2`, ``u`` its work vector of tau
+    values). O(k tau + tau^2);
     O(k + tau) for a hashed draw (one non-zero: :func:`single_nonzero`).
     """
     sketch_add_outer(arrays.sketch, idx, val, a)
-    return lowrank_add_stats(arrays, idx, val, a, ztx, omega)
+    return lowrank_add_stats(arrays, idx, val, a, ztx, omega, u)
 
 
 @borrowing_step
-def lowrank_add_stats(arrays, idx, val, a, ztx, omega):
+def lowrank_add_stats(arrays, idx, val, a, ztx, omega, u):
     """:func:`lowrank_add` but ``Z += x a^T``, for a caller that wrote it already
     (:func:`aucstream.covariance.sketch_pair_tdot_add`). Returns ``|x|^2``."""
     sums, gram, asum = arrays.sums, arrays.gram, arrays.asum
@@ -79,9 +82,7 @@ def lowrank_add_stats(arrays, idx, val, a, ztx, omega):
             if i != h:
                 gram[i, h] += ztx[i] * a[h] + a[i] * ztx[h] + xx * (a[i] * a[h])
     else:
-        for i in range(tau):
-            for j in range(tau):
-                gram[i, j] += ztx[i] * a[j] + a[i] * ztx[j] + xx * (a[i] * a[j])
+        gram_add_rank2(gram, ztx, a, xx, u)
     for j in range(tau):
         asum[j] += a[j]
     return xx
@@ -90,12 +91,12 @@ def lowrank_add_stats(arrays, idx, val, a, ztx, omega):
 @jit
 def _lowrank_add_rows(arrays, indptr, indices, data, A):
     sketch = arrays.sketch
-    ztx = np.empty(sketch.shape[1])
+    ztx, u = np.empty(sketch.shape[1]), np.empty(sketch.shape[1])
     for r in range(indptr.shape[0] - 1):
         lo, hi = indptr[r], indptr[r + 1]
         idx, val = indices[lo:hi], data[lo:hi]
         sketch_tdot(sketch, idx, val, ztx)
-        lowrank_add(arrays, idx, val, A[r], ztx, 1.0)
+        lowrank_add(arrays, idx, val, A[r], ztx, 1.0, u)
 
 
 class _LinearSketch(_LowRankSummary):

@@ -218,6 +218,26 @@ def single_nonzero(a):
 
 
 @borrowing_step
+def gram_add_rank2(gram, ztx, a, xx, u):
+    r"""The Gram matrix of a linear sketch after it gains :math:`x a^\top` (a dense
+    draw): :math:`G \mathrel{+}= (Z^\top x) a^\top + a (Z^\top x)^\top + \|x\|^2 a
+    a^\top`, as the symmetric rank-2 update :math:`G \mathrel{+}= u a^\top + a
+    u^\top` with :math:`u = Z^\top x + (\|x\|^2/2)\,a` (written into ``u``, a work
+    vector of tau values): two products and two additions per entry instead of four
+    and three (a change by rounding only). Entry (i, j) adds the same two products as
+    (j, i) in the other order, and floating-point addition commutes, so G stays
+    exactly symmetric (the low-rank OPAUC kernel reads its rows for its columns).
+    O(tau^2)."""
+    half = 0.5 * xx
+    for i in range(u.shape[0]):
+        u[i] = ztx[i] + half * a[i]
+    for i in range(u.shape[0]):
+        row, ui, ai = gram[i], u[i], a[i]
+        for j in range(u.shape[0]):  # rows of G: the loop vectorizes
+            row[j] += ui * a[j] + ai * u[j]
+
+
+@borrowing_step
 def sketch_add_outer(sketch, idx, val, a):
     """``Z += x a^T`` for x given by its non-zeros; O(k tau), O(k) for a with one
     non-zero (:func:`single_nonzero`). Zeros are skipped."""

@@ -409,7 +409,7 @@ def _add_own_example(own, c, imp, settings, idx, val, A, r, vx, scratch, g, sket
     if settings.fills_columns:
         fd_insert(own, idx, val, zxc, bx, bs, g)
     else:  # (Z_c += x a^T is done: _sketch_and_add)
-        lowrank_add_stats(own, idx, val, a, zxc, g)
+        lowrank_add_stats(own, idx, val, a, zxc, g, scratch.zoz)  # (zoz: done with)
     for j in range(a.shape[0]):
         zxc[j] += a[j] * z_x
     scratch.sx[c] += g * xx

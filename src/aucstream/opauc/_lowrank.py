@@ -29,6 +29,7 @@ import numpy as np
 
 from .._chunks import Chunk
 from .._kernels import SCALE_MAX, SCALE_MIN, jit, prefetch_rows
+from .._runtime._undo import union_rows
 from ..covariance import sketch_cross, sketch_pair, sketch_tmatvec
 from ._engine import Engine
 from ._kernels import (
@@ -443,16 +444,29 @@ class LowRankEngine(Engine):
                 self.rebase(learner, full=self.full_rebase_within(learner, 0))
 
     # ------------------------------------------------------------- write sets
+    @staticmethod
+    def _weight_arrays(learner) -> tuple:
+        """``v_``, ``w_`` and ``column_scale_`` (when kept) of a learner whose sketches
+        are linear: O(d) arrays that a call writes in the rows of its chunk's features
+        (:meth:`row_written_state`), logged by rows rather than copied whole (three
+        copies of d floats per call). Frequent directions: none (copied whole)."""
+        if learner.stats_[0].fills_columns:
+            return ()
+        state = learner.__dict__
+        named = (state.get("v_"), state.get("w_"), state.get("column_scale_"))
+        return tuple(a for a in named if isinstance(a, np.ndarray))
+
     def row_logged_state(self, learner) -> tuple:
         """The sketches and class sums (and frequent directions' ``seen_``): O(d tau),
         written by the kernel in the rows of the examples' features, and as a whole
-        only by a shrink or a re-basing (:meth:`row_written_state`). ``v_`` (written
-        whole by a rescaling in the kernel), ``w_`` and the small arrays are copied by
-        the transaction."""
+        only by a shrink or a re-basing (:meth:`row_written_state`); for the linear
+        sketches also ``v_``, ``w_`` and ``column_scale_`` (:meth:`_weight_arrays`).
+        Frequent directions' ``v_`` and ``w_`` and the small arrays are copied by the
+        transaction."""
         stats = learner.__dict__.get("stats_")
         if not stats or learner.__dict__.get("v_") is None:
             return ()
-        return tuple(a for s in stats for a in s.row_state())
+        return tuple(a for s in stats for a in s.row_state()) + self._weight_arrays(learner)
 
     def bounded_state(self, learner) -> tuple:
         """The class sums and the float64 linear sketches (their ``bounded_rows``):
@@ -461,19 +475,69 @@ class LowRankEngine(Engine):
             return ()
         return tuple(a for s in learner.stats_ for a in s.bounded_rows())
 
+    def folds_within(self, learner, n: int) -> bool:
+        r"""Whether learning ``n`` more examples may write ``v_`` whole: a re-basing
+        (every ``_rebase_every`` examples, or one of forgetting's), or the implicit
+        scale :math:`\sigma` folded into v when it leaves [``SCALE_MIN``,
+        ``SCALE_MAX``] (:func:`aucstream.opauc._kernels._rescale`). Each step
+        multiplies :math:`\sigma` by :math:`1 - \eta\lambda` and nothing else
+        changes it between re-basings, so after at most n steps :math:`|\sigma|` lies
+        between :math:`|\sigma| f_-^n` and :math:`|\sigma| f_+^n` (:math:`f_\pm` the
+        larger and smaller of 1 and :math:`|1 - \eta\lambda|`); a factor of 2 of margin
+        covers the rounding of the products."""
+        every = int(learner._rebase_every)
+        seen = sum(int(s.count) for s in learner.stats_)
+        if every > 0 and (seen + n) // every > seen // every:
+            return True
+        if learner.half_life is not None:  # (forgetting's re-basings: not predicted)
+            return True
+        factor = abs(1.0 - float(learner.eta) * float(learner.lam))
+        sigma = abs(float(learner.scale_[0]))
+        if factor == 0.0 or not np.isfinite(factor):
+            return True
+        with np.errstate(over="ignore", under="ignore"):
+            reach = sigma * factor ** float(n)
+        return not (2.0 * SCALE_MIN <= min(sigma, reach) and max(sigma, reach) <= 0.5 * SCALE_MAX)
+
     def row_written_state(self, learner, chunk: Chunk) -> tuple:
         """All of :meth:`row_logged_state` but a frequent-directions sketch that may
         shrink within the chunk (its class has examples enough to fill it), or every
         sketch when a full re-basing falls within the chunk
-        (:meth:`aucstream.covariance.FrequentDirectionsCovariance.rows_only`)."""
+        (:meth:`aucstream.covariance.FrequentDirectionsCovariance.rows_only`), and
+        ``v_`` when the chunk may write it whole (:meth:`folds_within`). ``w_`` is
+        never written by a call that learns (it is formed when read, ``OPAUC.w_``)
+        and ``column_scale_`` only in the chunk's features (:func:`_scale_rows`)."""
         if not learner._row_logged_state() or self.rescale_due(learner, chunk.n_samples):
             return ()  # (a forgetting rescale writes the sketches whole)
         refresh = self.full_rebase_within(learner, chunk.n_samples)
         pos = int(np.count_nonzero(chunk.y > 0))
         inserts = (chunk.n_samples - pos, pos)
-        return tuple(
+        stats = tuple(
             a for c, s in enumerate(learner.stats_) for a in s.rows_only(inserts[c], refresh)
         )
+        weights = self._weight_arrays(learner)
+        if weights and self.folds_within(learner, chunk.n_samples):
+            weights = tuple(a for a in weights if a is not learner.v_)
+        return stats + weights
+
+    def written_rows(self, learner, chunk: Chunk, written: tuple) -> dict:
+        """:meth:`Engine.written_rows` (each class's summary in its examples'
+        features), and for :meth:`_weight_arrays`: ``v_`` and ``column_scale_`` in the
+        features of every example of the chunk, ``w_`` in none."""
+        by_class = learner._chunk_rows_by_class(chunk)
+        ids = frozenset(map(id, written))
+        rows = {
+            id(a): by_class[c]
+            for c, s in enumerate(learner.stats_)
+            for a in s.row_state()
+            if id(a) in ids
+        }
+        weights = [a for a in self._weight_arrays(learner) if id(a) in ids]
+        if weights:
+            both = union_rows(*by_class)
+            for a in weights:
+                rows[id(a)] = both if a is not learner.__dict__["w_"] else both[:0]
+        return rows
 
     # ---------------------------------------------------------------- merging
     def merge(self, learner, other) -> None:

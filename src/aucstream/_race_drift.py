@@ -376,10 +376,11 @@ _HELD_WALKS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 @contextmanager
-def held_transaction(owner, search, quiet: bool) -> Iterator[None]:
+def held_transaction(owner, search, quiet: bool, X: object = None) -> Iterator[None]:
     """The whole state's transaction of a call to ``owner`` (``search`` itself, or a
-    :class:`~aucstream.StreamPipeline` that holds it) that reaches a metric update
-    (``quiet`` False), or not (True: the call can not write the metrics).
+    :class:`~aucstream.StreamPipeline` that holds it) of ``X``'s rows (None: unknown)
+    that reaches a metric update (``quiet`` False), or not (True: the call can not
+    write the metrics).
 
     Through a walk of ``owner``'s state kept between calls (one compiled copy per
     call instead of a Python walk of everything), in which the search's metrics and
@@ -390,10 +391,15 @@ def held_transaction(owner, search, quiet: bool) -> Iterator[None]:
     stale after every update): the metrics of the alive candidates are copied apart
     (:func:`aucstream._state.snapshot`) when the call may update them; the idle
     candidates and metrics are never written (a waiting slot is replaced, not
-    written, which makes the walk stale: it is walked again). A call that fails
-    puts everything back, as a copy of the whole state would.
+    written, which makes the walk stale: it is walked again). A quiet call of ``n``
+    known rows reaches no block end, so it writes the search's buffer
+    (``pending_scores_``, one row per candidate, the waiting slots' included, and
+    ``pending_labels_``) in its columns ``at .. at + n`` only: those columns are
+    copied apart, not the whole buffer (as the search's own quiet transaction does,
+    :func:`aucstream.search.search_transaction`). A call that fails puts everything
+    back, as a copy of the whole state would.
     """
-    from .search import ALIVE
+    from .search import ALIVE, _n_rows
 
     if "status_" not in search.__dict__:  # not started: a copy of the whole state
         with _state.transaction(owner):
@@ -408,7 +414,15 @@ def held_transaction(owner, search, quiet: bool) -> Iterator[None]:
         flat = _state.FlatState(owner, opaque=opaque)
         _HELD_WALKS[owner] = (flat, opaque)
     # (what the walk did not enter needs no declaring: only candidates dropped since)
-    saved = flat.save(flat.plan(tuple(part for part in idle if id(part) not in opaque)))
+    read_only = tuple(part for part in idle if id(part) not in opaque)
+    buffer, columns, kept = (search.pending_scores_, search.pending_labels_), None, ()
+    n = _n_rows(X) if quiet and X is not None else None
+    if n is not None:  # (no block end: the buffer's columns of the call's rows only)
+        at = int(search.progress_[0])
+        columns = slice(at, at + n)
+        kept = tuple(a[..., columns].copy() for a in buffer)
+        read_only += buffer
+    saved = flat.save(flat.plan(read_only))
     written = () if quiet else np.flatnonzero(search.status_ == ALIVE)
     apart = [
         (metric, _state.snapshot(metric))
@@ -424,6 +438,8 @@ def held_transaction(owner, search, quiet: bool) -> Iterator[None]:
         yield
     except BaseException:
         flat.restore(saved)
+        for a, old in zip(buffer, kept):
+            a[..., columns] = old
         for metric, contents in apart:
             _state.restore(metric, contents)
         raise

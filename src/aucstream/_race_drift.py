@@ -415,7 +415,9 @@ def held_transaction(owner, search, quiet: bool, X: object = None) -> Iterator[N
         _HELD_WALKS[owner] = (flat, opaque)
     # (what the walk did not enter needs no declaring: only candidates dropped since)
     read_only = tuple(part for part in idle if id(part) not in opaque)
-    buffer, columns, kept = (search.pending_scores_, search.pending_labels_), None, ()
+    buffer = (search.pending_scores_, search.pending_labels_)
+    columns: slice | None = None
+    kept: tuple[np.ndarray, ...] = ()
     n = _n_rows(X) if quiet and X is not None else None
     if n is not None:  # (no block end: the buffer's columns of the call's rows only)
         at = int(search.progress_[0])

@@ -154,7 +154,9 @@ rebuilt (its identity check compiled anew) each time a reopened race replaced a
 candidate or a new incumbent its detector. The detector too is opaque in the walk and
 copied apart at every call (it is small): a new incumbent's watch is the same
 detector reset (:func:`restart_watch`), which would otherwise make the walk stale at
-every crowning.
+every crowning. A call that reaches no metric update (no block end) writes the
+search's buffer (a row per candidate, the waiting slots' included) only in the columns
+of its own rows: its transaction copies those columns apart, not the whole buffer.
 
 Everything happens at stream positions (blocks and rounds), so chunking, saving and
 resuming stay exact; the detector is part of the state (``drift_``).

@@ -195,6 +195,7 @@ from .drift import AUCDriftDetector, DriftDetector, PageHinkley
 
 __all__ = [
     "fresh_candidates",
+    "may_reopen",
     "lead_first",
     "new_detector",
     "pauc_candidates",
@@ -438,8 +439,10 @@ def held_transaction(owner, search, quiet: bool, X: object = None) -> Iterator[N
     covering = owner is not search
     if covering:
         _COVERED[search] = quiet
+    guard = _guarded(search) if quiet and not covering else nullcontext()
     try:
-        yield
+        with guard:  # (the search's own quiet call: no metric update, as its holder's)
+            yield
     except BaseException:
         flat.restore(saved)
         for a, old in zip(buffer, kept):
@@ -470,6 +473,16 @@ def quiet_call(search, X: object) -> bool | None:
 def until_watch(buffered: int) -> int:
     """Examples from a buffer of ``buffered`` to the detector's next feed."""
     return _DRIFT_BLOCK - buffered % _DRIFT_BLOCK
+
+
+def may_reopen(search, n: int | None) -> bool:
+    """Whether a call of ``n`` rows reaches a feed of the detector, so may reopen the
+    race: its incumbent then learns twice (up to the reopening, and after it), which a
+    journal of one call per learner (:class:`aucstream._runtime.Journalled`) can not
+    undo; its quiet transaction is :func:`held_transaction`'s."""
+    if search.__dict__.get("drift_") is None or n is None:
+        return False
+    return n >= until_watch(int(search.progress_[0]))
 
 
 def first_round(search) -> int:
@@ -554,6 +567,8 @@ def lead_first(search, X, y, labels, weights, journal) -> tuple[int, bool]:
     if cut < n:  # the incumbent learnt past the reopening: its rows up to it only
         for walk, undo in reversed(saved):
             walk.restore(undo)
+        if journal is not None and saved:  # (undone: a journal holds one call of a
+            del journal[-len(saved) :]  # learner, whose next one may reuse its copies)
         search.pending_labels_[at + cut : at + n] = stale[0][cut:]  # (as they were)
         search.pending_scores_[lead, at + cut : at + n] = stale[1][cut:]
         again: list = []

@@ -38,8 +38,12 @@ Reported per stream: the mean windowed AUC (exact AUC of 2,000 consecutive
 prequential scores, every 500 rows); the recovery time after each abrupt change
 (abrupt and recurring streams): rows from the change until a window lying wholly after
 it has an AUC within 0.02 of the window just before it (2,000 at best; ``>k`` when it
-does not happen before the next change); CPU seconds (``time.process_time``);
-the default's alarms. Peak memory (``tracemalloc``, numpy arrays included) is measured
+does not happen before the next change); CPU seconds (``time.process_time``: the
+least of ``--repeats`` runs (3) of each pipeline contender, the contenders of a stream
+interleaved, run after run, so that a burst of load on the shared machine, which only
+ever adds time, touches one run of each rather than the whole of one contender; every
+repeat must give the same scores, alarms and reopenings, bit for bit, or the run
+stops); the default's alarms. Peak memory (``tracemalloc``, numpy arrays included) is measured
 in a separate pass over the first abrupt stream. Plots: windowed AUC over time, true
 changes dashed, the default's alarms as red ticks.
 
@@ -197,6 +201,17 @@ def run_pipeline(X, y, drift="auto", restarts=()):
     return scores, time.process_time() - t, alarms, reopens
 
 
+def _run_contender(name, X, y, changes):
+    """``run_pipeline``'s outputs for one contender."""
+    if name == "default":
+        return run_pipeline(X, y)
+    if name == "drift=None":
+        return run_pipeline(X, y, drift=None)
+    if name == "restarted":
+        return run_pipeline(X, y, drift=None, restarts=changes)
+    return run_river(X, y)
+
+
 def run_river(X, y):
     from river import linear_model, preprocessing
 
@@ -285,23 +300,29 @@ def run(args):
                 seed = 1000 * g_i + 10 * k_i + int(rate * 100) + args.seed_shift
                 X, y, changes = make_stream(generator, kind, rate, args.concept, args.width, seed)
                 row = {"generator": generator, "kind": kind, "rate": rate, "changes": changes}
+                runs = {}  # a contender's outputs and its CPU seconds of every repeat
                 for name in CONTENDERS:
                     if name == "River LR" and river is not None:
                         row[name] = {**river[0][(generator, kind, rate)], "curve": None}
-                        continue
-                    if name in earlier:
+                    elif name in earlier:
                         row[name] = {**earlier[name][(generator, kind, rate)], "curve": None}
-                        continue
-                    if name not in args.contenders:
-                        continue
-                    if name == "default":
-                        s, cpu, alarms, reopens = run_pipeline(X, y)
-                    elif name == "drift=None":
-                        s, cpu, alarms, reopens = run_pipeline(X, y, drift=None)
-                    elif name == "restarted":
-                        s, cpu, alarms, reopens = run_pipeline(X, y, drift=None, restarts=changes)
-                    else:
-                        s, cpu, alarms, reopens = run_river(X, y)
+                    elif name in args.contenders:
+                        runs[name] = None
+                repeats = {n: (1 if n == "River LR" else args.repeats) for n in runs}
+                for rep in range(max(repeats.values(), default=0)):  # interleaved
+                    for name in runs:
+                        if rep >= repeats[name]:
+                            continue
+                        out = _run_contender(name, X, y, changes)
+                        if runs[name] is None:
+                            runs[name] = (out, [out[1]])
+                            continue
+                        first, cpus = runs[name]
+                        if not (np.array_equal(first[0], out[0]) and first[2:] == out[2:]):
+                            raise RuntimeError(f"{name}: a repeat gave other scores")
+                        cpus.append(out[1])
+                for name, ((s, _, alarms, reopens), cpus) in runs.items():
+                    cpu = min(cpus)  # (another process only ever adds time)
                     ends, auc = windowed(y, s)
                     row[name] = {
                         "mean_auc": float(np.nanmean(auc)),
@@ -311,6 +332,7 @@ def run(args):
                         if kind in ("abrupt", "recurring")
                         else [],
                         "cpu": cpu,
+                        "cpu_runs": cpus,
                         "alarms": alarms,
                         "reopens": reopens,
                         "curve": auc.tolist(),
@@ -318,7 +340,8 @@ def run(args):
                     }
                     print(
                         f"{rate:.2f} {generator} {kind} {name}: "
-                        f"{row[name]['mean_auc']:.4f} cpu {cpu:.1f} "
+                        f"{row[name]['mean_auc']:.4f} cpu {cpu:.3f} "
+                        f"({', '.join(f'{c:.3f}' for c in cpus)}) "
                         f"rec {row[name]['recovery']} alarms {alarms} reopens {reopens}",
                         flush=True,
                     )
@@ -406,6 +429,7 @@ def report(results, memory, args, out: Path):
         f"{' --rates ' + ' '.join(map(str, args.rates)) if args.rates else ''}"
         f"{' --river-from ' + str(args.river_from) if args.river_from else ''}"
         f"{' --seed-shift ' + str(args.seed_shift) if args.seed_shift else ''}"
+        f"{' --repeats ' + str(args.repeats) if args.repeats != 3 else ''}"
         f"{' --generators ' + ' '.join(args.generators) if args.generators else ''}"
         f"{' --skip-memory' if args.skip_memory else ''}"
         f"{' --set ' + ' '.join(args.set) if args.set else ''}"
@@ -415,7 +439,8 @@ def report(results, memory, args, out: Path):
         f"at commit `{args.commit}` ({platform.machine()}, Python {platform.python_version()}; "
         f"load average {args.load[0]:.1f} at the start, {args.load[1]:.1f} at the end, on "
         f"{os.cpu_count()} CPUs: the machine is shared and noisy, CPU seconds are "
-        "comparable within a row only). Concepts of "
+        "comparable within a row only; each the least of "
+        f"{args.repeats} interleaved runs). Concepts of "
         f"{args.concept:,} rows, three per stream; gradual changes {args.width:,} rows wide; "
         f"prequential scores in chunks of {CHUNK}; windowed AUC over {WINDOW:,} rows every "
         f"{STEP}. Recovery: rows after an abrupt change until a window wholly after it is "
@@ -449,7 +474,7 @@ def report(results, memory, args, out: Path):
                 f"| {_fmt_rec(d['delay'])} "
                 f"| {', '.join(f'{a:,}' for a in d['alarms']) or '—'} "
                 f"| {', '.join(f'{a:,}' for a in d.get('reopens', [])) or '—'} "
-                f"| {d['cpu']:.1f} / {n['cpu']:.1f} = {d['cpu'] / n['cpu']:.2f} |"
+                f"| {d['cpu']:.3f} / {n['cpu']:.3f} = {d['cpu'] / n['cpu']:.2f} |"
             )
         lines += [""]
         if _plotted(results):
@@ -520,6 +545,10 @@ def _targets(results):
     within = sum(v is not None and v <= 5000 for v in recs)
     within_fair = sum(v is not None and v <= 5000 for v in fair)
     cost = [r["default"]["cpu"] / r["drift=None"]["cpu"] for r in results]
+    total = sum(r["default"]["cpu"] for r in results) / sum(r["drift=None"]["cpu"] for r in results)
+    oracle_cost = [
+        r["restarted"]["cpu"] / r["drift=None"]["cpu"] for r in results if r["kind"] != "stationary"
+    ]
 
     def verdict(ok):
         return "met" if ok else "**not met**"
@@ -549,8 +578,14 @@ def _targets(results):
         f"{len(recs)} changes | {verdict(within == len(recs))} |",
         f"| the same, on the changes the restarted pipeline recovers from within 5,000 rows "
         f"| {within_fair} of {len(fair)} | {verdict(within_fair == len(fair))} |",
-        f"| cost ≤ 1.3× drift=None (CPU) | median {np.median(cost):.2f}, worst "
-        f"{max(cost):.2f} | {verdict(max(cost) <= 1.3)} |",
+        f"| cost ≤ 1.3× drift=None (CPU, per stream) | median {np.median(cost):.2f}, worst "
+        f"{max(cost):.2f}; {sum(c <= 1.3 for c in cost)} of {len(cost)} streams ≤ 1.3 "
+        f"| {verdict(max(cost) <= 1.3)} |",
+        f"| the same, all streams together (sum / sum) | {total:.2f} | {verdict(total <= 1.3)} |",
+        f"| restarted (the oracle) / drift=None, streams that change | median "
+        f"{np.median(oracle_cost):.2f}, worst {max(oracle_cost):.2f} | (for scale) |"
+        if oracle_cost
+        else "",
         "",
     ]
 
@@ -658,6 +693,12 @@ def main():
     )
     parser.add_argument(
         "--reuse-from", type=Path, nargs="+", default=None, help="earlier runs' JSON files"
+    )
+    parser.add_argument(
+        "--repeats",
+        type=int,
+        default=3,
+        help="runs of each pipeline contender per stream, interleaved; CPU seconds: the least",
     )
     parser.add_argument(
         "--seed-shift",

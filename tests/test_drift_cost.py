@@ -40,38 +40,43 @@ class _Interrupt(BaseException):
     pass
 
 
-def reopening_call(X, y, drift="auto", pipeline=True) -> tuple[int, int]:
-    """The call (start, end) of 256 rows whose learning reopens the race."""
+def reopening_call(X, y, drift="auto", pipeline=True, size=256) -> tuple[int, int]:
+    """The call (start, end) of ``size`` rows whose learning reopens the race."""
     probe = model(drift, pipeline)
-    for a in range(0, len(y), 256):
-        probe.partial_fit(X[a : a + 256], y[a : a + 256], classes=[0, 1])
+    for a in range(0, len(y), size):
+        probe.partial_fit(X[a : a + size], y[a : a + size], classes=[0, 1])
         search = probe.estimator_ if pipeline else probe
         if search.race_[_race_drift.REOPENS]:
-            return a, a + 256
+            return a, a + size
     raise AssertionError("no reopening")
 
 
 @pytest.mark.parametrize(
     "pipeline", [True, False, "inside"], ids=["pipeline", "search", "inside-pipeline"]
 )
-@pytest.mark.parametrize("where", ["quiet", "block", "reopening"])
+@pytest.mark.parametrize("where", ["quiet", "block", "reopening", "quiet-reopening"])
 def test_an_interrupted_call_changes_nothing_and_the_stream_goes_on(where, pipeline, monkeypatch):
     """``inside``: a pipeline's call interrupted inside its search, after the search
     learnt: the search's own transaction is left to the pipeline's
-    (:func:`aucstream._race_drift.under_holder`), which undoes it all."""
+    (:func:`aucstream._race_drift.under_holder`), which undoes it all.
+    ``quiet-reopening``: a call too short to reach the reopened race's first round,
+    which reaches no metric update (its transaction copies the buffer's columns of
+    its rows only) although fresh slots start and write their rows of the buffer."""
     inside, pipeline = pipeline == "inside", bool(pipeline)
     X, y = concepts()
     if not pipeline:  # (no scaler: unit columns)
         X = X / np.linspace(0.5, 3.0, X.shape[1])
     lo, hi = {"quiet": (1000, 1100), "block": (3900, 4400)}.get(where, (0, 0))
-    if where == "reopening":
-        lo, hi = reopening_call(X, y, pipeline=pipeline)
+    if where.endswith("reopening"):
+        size = 100 if where == "quiet-reopening" else 256
+        lo, hi = reopening_call(X, y, pipeline=pipeline, size=size)
     learner, reference = model(pipeline=pipeline), model(pipeline=pipeline)
     for m in (learner, reference):
         for a in range(0, lo, 256):
             m.partial_fit(X[a : min(a + 256, lo)], y[a : min(a + 256, lo)], classes=[0, 1])
     search = learner.estimator_ if pipeline else learner
     assert where != "quiet" or search.status_.tolist().count(_race_drift.WAITING) == 3
+    assert _race_drift.quiet_call(search, X[lo:hi]) == where.startswith("quiet")
     before = snapshot(vars(learner))
     cls = OnePassSearch if inside else type(learner)
     step = cls._learn_rows
@@ -85,7 +90,7 @@ def test_an_interrupted_call_changes_nothing_and_the_stream_goes_on(where, pipel
         with pytest.raises(_Interrupt):
             learner.partial_fit(X[lo:hi], y[lo:hi])
     assert_same_state(before, snapshot(vars(learner)))
-    if where == "reopening":  # (the call did reopen: the reference's does)
+    if where.endswith("reopening"):  # (the call did reopen: the reference's does)
         reference.partial_fit(X[lo:hi], y[lo:hi])
         ref_search = reference.estimator_ if pipeline else reference
         assert ref_search.race_[_race_drift.REOPENS] == 1

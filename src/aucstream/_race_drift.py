@@ -154,7 +154,9 @@ rebuilt (its identity check compiled anew) each time a reopened race replaced a
 candidate or a new incumbent its detector. The detector too is opaque in the walk and
 copied apart at every call (it is small): a new incumbent's watch is the same
 detector reset (:func:`restart_watch`), which would otherwise make the walk stale at
-every crowning.
+every crowning. A call that reaches no metric update (no block end) writes the
+search's buffer (a row per candidate, the waiting slots' included) only in the columns
+of its own rows: its transaction copies those columns apart, not the whole buffer.
 
 Everything happens at stream positions (blocks and rounds), so chunking, saving and
 resuming stay exact; the detector is part of the state (``drift_``).
@@ -193,6 +195,7 @@ from .drift import AUCDriftDetector, DriftDetector, PageHinkley
 
 __all__ = [
     "fresh_candidates",
+    "may_reopen",
     "lead_first",
     "new_detector",
     "pauc_candidates",
@@ -376,10 +379,11 @@ _HELD_WALKS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 @contextmanager
-def held_transaction(owner, search, quiet: bool) -> Iterator[None]:
+def held_transaction(owner, search, quiet: bool, X: object = None) -> Iterator[None]:
     """The whole state's transaction of a call to ``owner`` (``search`` itself, or a
-    :class:`~aucstream.StreamPipeline` that holds it) that reaches a metric update
-    (``quiet`` False), or not (True: the call can not write the metrics).
+    :class:`~aucstream.StreamPipeline` that holds it) of ``X``'s rows (None: unknown)
+    that reaches a metric update (``quiet`` False), or not (True: the call can not
+    write the metrics).
 
     Through a walk of ``owner``'s state kept between calls (one compiled copy per
     call instead of a Python walk of everything), in which the search's metrics and
@@ -390,10 +394,15 @@ def held_transaction(owner, search, quiet: bool) -> Iterator[None]:
     stale after every update): the metrics of the alive candidates are copied apart
     (:func:`aucstream._state.snapshot`) when the call may update them; the idle
     candidates and metrics are never written (a waiting slot is replaced, not
-    written, which makes the walk stale: it is walked again). A call that fails
-    puts everything back, as a copy of the whole state would.
+    written, which makes the walk stale: it is walked again). A quiet call of ``n``
+    known rows reaches no block end, so it writes the search's buffer
+    (``pending_scores_``, one row per candidate, the waiting slots' included, and
+    ``pending_labels_``) in its columns ``at .. at + n`` only: those columns are
+    copied apart, not the whole buffer (as the search's own quiet transaction does,
+    :func:`aucstream.search.search_transaction`). A call that fails puts everything
+    back, as a copy of the whole state would.
     """
-    from .search import ALIVE
+    from .search import ALIVE, _n_rows
 
     if "status_" not in search.__dict__:  # not started: a copy of the whole state
         with _state.transaction(owner):
@@ -408,7 +417,17 @@ def held_transaction(owner, search, quiet: bool) -> Iterator[None]:
         flat = _state.FlatState(owner, opaque=opaque)
         _HELD_WALKS[owner] = (flat, opaque)
     # (what the walk did not enter needs no declaring: only candidates dropped since)
-    saved = flat.save(flat.plan(tuple(part for part in idle if id(part) not in opaque)))
+    read_only = tuple(part for part in idle if id(part) not in opaque)
+    buffer = (search.pending_scores_, search.pending_labels_)
+    columns: slice | None = None
+    kept: tuple[np.ndarray, ...] = ()
+    n = _n_rows(X) if quiet and X is not None else None
+    if n is not None:  # (no block end: the buffer's columns of the call's rows only)
+        at = int(search.progress_[0])
+        columns = slice(at, at + n)
+        kept = tuple(a[..., columns].copy() for a in buffer)
+        read_only += buffer
+    saved = flat.save(flat.plan(read_only))
     written = () if quiet else np.flatnonzero(search.status_ == ALIVE)
     apart = [
         (metric, _state.snapshot(metric))
@@ -420,10 +439,14 @@ def held_transaction(owner, search, quiet: bool) -> Iterator[None]:
     covering = owner is not search
     if covering:
         _COVERED[search] = quiet
+    guard = _guarded(search) if quiet and not covering else nullcontext()
     try:
-        yield
+        with guard:  # (the search's own quiet call: no metric update, as its holder's)
+            yield
     except BaseException:
         flat.restore(saved)
+        for a, old in zip(buffer, kept):
+            a[..., columns] = old
         for metric, contents in apart:
             _state.restore(metric, contents)
         raise
@@ -450,6 +473,16 @@ def quiet_call(search, X: object) -> bool | None:
 def until_watch(buffered: int) -> int:
     """Examples from a buffer of ``buffered`` to the detector's next feed."""
     return _DRIFT_BLOCK - buffered % _DRIFT_BLOCK
+
+
+def may_reopen(search, n: int | None) -> bool:
+    """Whether a call of ``n`` rows reaches a feed of the detector, so may reopen the
+    race: its incumbent then learns twice (up to the reopening, and after it), which a
+    journal of one call per learner (:class:`aucstream._runtime.Journalled`) can not
+    undo; its quiet transaction is :func:`held_transaction`'s."""
+    if search.__dict__.get("drift_") is None or n is None:
+        return False
+    return n >= until_watch(int(search.progress_[0]))
 
 
 def first_round(search) -> int:
@@ -534,6 +567,8 @@ def lead_first(search, X, y, labels, weights, journal) -> tuple[int, bool]:
     if cut < n:  # the incumbent learnt past the reopening: its rows up to it only
         for walk, undo in reversed(saved):
             walk.restore(undo)
+        if journal is not None and saved:  # (undone: a journal holds one call of a
+            del journal[-len(saved) :]  # learner, whose next one may reuse its copies)
         search.pending_labels_[at + cut : at + n] = stale[0][cut:]  # (as they were)
         search.pending_scores_[lead, at + cut : at + n] = stale[1][cut:]
         again: list = []

@@ -535,7 +535,7 @@ class StreamPipeline(HoldsLearners, BaseStreamingAUC):
         quiet = _race_drift.quiet_call(estimator, X)
         if quiet is None:
             return super()._transaction(X)
-        return _race_drift.held_transaction(self, estimator, quiet)
+        return _race_drift.held_transaction(self, estimator, quiet, X)
 
     def _check_state(self) -> None:
         """The held examples (read by :meth:`_catch_up`) must fit their arrays."""

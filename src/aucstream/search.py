@@ -214,8 +214,9 @@ def search_transaction(owner: BaseStreamingAUC, search: OnePassSearch, X: object
         with held:
             yield
         return
-    if not search._between_updates(n):  # (nor can it write the idle candidates)
-        with _race_drift.held_transaction(owner, search, quiet=False):
+    quiet = search._between_updates(n)  # (else nor can it write the idle candidates)
+    if not quiet or _race_drift.may_reopen(search, n):  # (one may learn twice: no journal)
+        with _race_drift.held_transaction(owner, search, quiet, X):
             yield
         return
     flat = _SHALLOW_WALKS.get(owner)

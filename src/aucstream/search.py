@@ -502,10 +502,9 @@ class OnePassSearch(HoldsLearners, BaseStreamingAUC):
 
         The leader is the alive candidate with the best windowed AUC over everything
         learnt so far, buffered rows included (ties: the earlier candidate); the round
-        leader while the window lacks a class. The ensemble is the leader and the next
-        best alive candidates, those whose calibration is ready (max_fpr: the leader
-        and the ensemble of :func:`._pauc_race.choose`). A function of the state, so it
-        does not depend on how the stream was cut; it never changes learning.
+        leader while the window lacks a class. The ensemble: the leader and the next best
+        alive calibrated candidates (max_fpr: :func:`._pauc_race.choose`). A function of
+        the state (not of the chunking); it never changes learning.
         """
         lead = int(self.progress_[2])
         alive = np.flatnonzero(self.status_ == ALIVE)

@@ -48,6 +48,8 @@ the buckets are gathered back into the sorted array at the call's end: the state
 and every value, are those of one sorted array updated example by example. One
 compiled call runs a whole chunk; its loop runs without reference counts (the
 buckets are allocated by a wrapper: :mod:`aucstream._kernels`, "Reference counts").
+The buckets, allocated at each call and freed after it, take about as many bytes as
+the state again.
 """
 
 from __future__ import annotations

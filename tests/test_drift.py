@@ -167,6 +167,28 @@ def test_rank_signal_is_exact(window):
         assert _state(sig) == _state(one)
 
 
+@pytest.mark.parametrize("trend", [1.0, -1.0])
+def test_rank_signal_is_exact_when_the_scores_move(trend):
+    """Scores that rise (or fall) with time: every new score lands in the last (first)
+    bucket of its class and every removed one leaves the other end, so buckets fill and
+    empty again and again (spread afresh); drawn from a few values, so they tie."""
+    rng = np.random.default_rng(7)
+    n, window = 3000, 90
+    labels = (rng.random(n) < 0.3).astype(int)
+    scores = np.round(trend * np.arange(n) / 40 + rng.normal(size=n) + labels)
+    expected = _brute_signal(scores, labels, window, 1)
+    for chunk in (1, 97, n):
+        sig = RankSignal(window)
+        got = [
+            sig.update_many(scores[i : i + chunk], labels[i : i + chunk])
+            for i in range(0, n, chunk)
+        ]
+        np.testing.assert_array_equal(np.concatenate(got), expected)
+        for k in range(2):  # the state: each class's last scores, sorted
+            kept = scores[labels == k][-window:]
+            np.testing.assert_array_equal(sig._ranked[k, : kept.size], np.sort(kept))
+
+
 def test_rank_signal_labels():
     rng = np.random.default_rng(5)
     labels = np.where(rng.random(300) < 0.3, 1, -1)

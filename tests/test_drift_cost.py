@@ -13,7 +13,7 @@ from conftest import assert_same_state, snapshot
 
 from aucstream import OPAUC, OnePassSearch, StreamPipeline, UnivariateOnline, _race_drift
 from aucstream import search as search_module
-from aucstream.drift import PageHinkley
+from aucstream.drift import ADWIN, PageHinkley
 from aucstream.preprocessing import OnlineStandardScaler
 
 
@@ -224,3 +224,27 @@ def test_the_watch_restarts_in_place():
     assert search.race_[_race_drift.REOPENS] >= 1 and len(crowned) > 1
     watch.reset()
     assert_same_state(snapshot(vars(_race_drift.new_detector(search.drift))), snapshot(vars(watch)))
+
+
+@pytest.mark.parametrize("drift", ["auto", ADWIN(delta=0.01)])
+def test_watch_snapshot_puts_the_watch_back(drift):
+    """The transaction's copy of the watch (a copy of each part's attributes for the
+    default, the generic snapshot for any other detector) puts it back bit for bit,
+    the same objects, after calls that alarm, restart the signal and grow its labels."""
+    import pickle
+
+    watch = _race_drift.new_detector(drift)
+    rng = np.random.default_rng(3)
+    y = (rng.random(4000) < 0.1).astype(int)
+    s = rng.normal(size=4000) + y
+    for fed in (0, 5, 3000):  # empty, one label only, full windows
+        watch.update_many(s[:fed], np.zeros(fed, int) if fed == 5 else y[:fed])
+        before, parts = pickle.dumps(watch), (watch.signal_, watch.detector_)
+        saved = _race_drift._watch_snapshot(watch)
+        assert isinstance(saved, list) == (drift == "auto")
+        watch.update_many(-3 * s, y)  # (the AUC falls: alarms, the signal restarts)
+        watch.update_many(s[:100], y[:100])
+        assert pickle.dumps(watch) != before
+        _race_drift._watch_restore(saved)
+        assert pickle.dumps(watch) == before
+        assert (watch.signal_, watch.detector_) == parts

@@ -191,7 +191,7 @@ from . import _state
 from ._base import BaseStreamingAUC
 from ._pauc_race import GuardedPartialAUC
 from ._streaming_auc import PrequentialAUC, RollingAUC
-from .drift import AUCDriftDetector, DriftDetector, PageHinkley
+from .drift import AUCDriftDetector, DriftDetector, PageHinkley, RankSignal
 
 __all__ = [
     "fresh_candidates",
@@ -435,7 +435,7 @@ def held_transaction(owner, search, quiet: bool, X: object = None) -> Iterator[N
         for metric in (search.overall_[i], search.recent_[i])
     ]
     if watch is not None:  # (small; restarted in place: restart_watch)
-        apart.append((watch, _state.snapshot(watch)))
+        apart.append((watch, _watch_snapshot(watch)))
     covering = owner is not search
     if covering:
         _COVERED[search] = quiet
@@ -447,14 +447,55 @@ def held_transaction(owner, search, quiet: bool, X: object = None) -> Iterator[N
         flat.restore(saved)
         for a, old in zip(buffer, kept):
             a[..., columns] = old
-        for metric, contents in apart:
-            _state.restore(metric, contents)
+        for part, contents in apart:
+            if part is watch:
+                _watch_restore(contents)
+            else:
+                _state.restore(part, contents)
         raise
     finally:
         if covering:
             _COVERED.pop(search, None)
     if not flat.current(owner):  # the call replaced state objects: do not hold the old
         del _HELD_WALKS[owner]
+
+
+#: The types of the default watch's attributes kept by reference in its snapshot.
+_PLAIN = frozenset((int, float, str, bool, type(None), RankSignal, PageHinkley))
+
+
+def _watch_snapshot(watch) -> Any:
+    """:func:`aucstream._state.snapshot` of the incumbent's watch, for a
+    transaction: the default's (an :class:`~aucstream.drift.AUCDriftDetector` of a
+    :class:`~aucstream.drift.PageHinkley`, whose parts hold scalars, arrays and a list
+    of labels only) as a copy of each part's attributes, four dictionaries (the
+    generic walk visits every attribute: most of the watch's cost in a quiet call);
+    any other, the generic snapshot (a pair ``(watch, snapshot)``)."""
+    signal, detector = watch.__dict__.get("signal_"), watch.__dict__.get("detector_")
+    parts = (watch, signal, detector, watch.__dict__.get("detector"))
+    if not (type(signal) is RankSignal and all(type(p) is PageHinkley for p in parts[2:])):
+        return (watch, _state.snapshot(watch))
+    saved = []
+    for part in parts:
+        contents = vars(part).copy()
+        for k, v in contents.items():
+            kind = type(v)
+            if kind is np.ndarray or kind is list:
+                contents[k] = v.copy()
+            elif kind not in _PLAIN:
+                return (watch, _state.snapshot(watch))  # (a part of another kind)
+        saved.append((part, contents))
+    return saved
+
+
+def _watch_restore(saved) -> None:
+    """Put the watch back to a :func:`_watch_snapshot` (the same objects)."""
+    if isinstance(saved, tuple):
+        _state.restore(*saved)
+        return
+    for part, contents in saved:
+        vars(part).clear()
+        vars(part).update(contents)
 
 
 def quiet_call(search, X: object) -> bool | None:

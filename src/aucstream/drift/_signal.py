@@ -33,10 +33,23 @@ change in the AUC: drift detectors on the mean of a stream of values
 through it.
 
 Each class keeps its last ``window`` scores in a ring (arrival order) and in a
-sorted array. A score is ranked by a binary search in the other class's sorted
-array (a second one when it ties a stored score); storing it moves only the entries
-between the position of the score it replaces and its own (O(window) in the worst
-case, a third of the window on average). One compiled call runs a whole chunk.
+sorted array (the state). During a call the sorted scores of each class are held in
+buckets: consecutive runs of the sorted array, ``f = max(8, isqrt(window))`` scores
+each to begin with, at most ``2f``, with the largest score of each bucket apart. A
+score is ranked by counting the buckets whose largest score is below it (adding
+their sizes), then the scores below it in the one bucket that may hold more (a
+second count when it ties a stored score); storing it, and removing the score it
+replaces, moves the entries of one bucket only. The counts have no branch per entry
+(their loops vectorize): about :math:`2\sqrt{w}` comparisons and :math:`\sqrt{w}`
+moves per example, with no mispredicted branch of a binary search, instead of three
+binary searches and a third of the window moved on average in one sorted array. A
+bucket that fills or empties is spread afresh (all of them: O(window), rarely), and
+the buckets are gathered back into the sorted array at the call's end: the state,
+and every value, are those of one sorted array updated example by example. One
+compiled call runs a whole chunk; its loop runs without reference counts (the
+buckets are allocated by a wrapper: :mod:`aucstream._kernels`, "Reference counts").
+The buckets, allocated at each call and freed after it, take about as many bytes as
+the state again.
 """
 
 from __future__ import annotations
@@ -58,38 +71,103 @@ __all__ = ["RankSignal"]
 
 
 @jit(inline="always")
-def _bisect(a, n, x, right):  # pragma: no cover - compiled
-    """The first position in sorted ``a[:n]`` whose entry is >= x (> x when ``right``).
-
-    Plain halving: about log2(n) comparisons wherever the position is (a galloping
-    search from 0, :func:`aucstream._sorted_pairs._gallop`, takes twice as many for a
-    position in the middle, where the scores of a window mostly fall).
-    """
-    lo, size = 0, n
-    while size > 0:
-        half = size >> 1
-        v = a[lo + half]
-        if v < x or (right and v == x):
-            lo += half + 1
-            size -= half + 1
-        else:
-            size = half
-    return lo
+def _below(v, k, lo, hi, s, right):  # pragma: no cover - compiled
+    """How many of ``v[k, lo:hi]`` are below ``s`` (at most ``s`` when ``right``): a
+    count with no branch per entry (its loop vectorizes; unsigned: no wraparound
+    test), faster than a binary search over the few entries it is given."""
+    n = 0
+    if right:
+        for e in range(np.uint64(lo), np.uint64(hi)):
+            n += v[k, e] <= s
+    else:
+        for e in range(np.uint64(lo), np.uint64(hi)):
+            n += v[k, e] < s
+    return n
 
 
 @jit(inline="always")
-def _shift_down(a, lo, hi):  # pragma: no cover - compiled
-    """``a[lo:hi] = a[lo + 1:hi + 1]``, with unsigned indices: no wraparound test per
-    entry (numba's for a signed index), in the loop that costs the signal most."""
-    for j in range(np.uint64(lo), np.uint64(hi)):
-        a[j] = a[j + np.uint64(1)]
+def _below_in(v, k, b, hi, s, right):  # pragma: no cover - compiled
+    """How many of ``v[k, b, :hi]`` are below ``s`` (as :func:`_below`)."""
+    n = 0
+    if right:
+        for e in range(np.uint64(hi)):
+            n += v[k, b, e] <= s
+    else:
+        for e in range(np.uint64(hi)):
+            n += v[k, b, e] < s
+    return n
 
 
 @jit(inline="always")
-def _shift_up(a, lo, hi):  # pragma: no cover - compiled
-    """``a[lo + 1:hi + 1] = a[lo:hi]`` (from the top down), unsigned as :func:`_shift_down`."""
-    for j in range(np.uint64(hi), np.uint64(lo), -1):
-        a[j] = a[j - np.uint64(1)]
+def _spread(a, k, size, fill, buckets, sizes, tops):  # pragma: no cover - compiled
+    """Sorted ``a[k, :size]`` into buckets of ``fill`` (the last holds the rest); their
+    number (one, empty, when ``size`` is 0)."""
+    nb = max(1, (size + fill - 1) // fill)
+    for b in range(nb):
+        lo = b * fill
+        hi = min(size, lo + fill)
+        sizes[k, b] = hi - lo
+        for e in range(lo, hi):
+            buckets[k, b, e - lo] = a[k, e]
+        if hi > lo:
+            tops[k, b] = a[k, hi - 1]
+    return nb
+
+
+@jit(inline="always")
+def _gather(a, k, nb, buckets, sizes):  # pragma: no cover - compiled
+    """The buckets' scores, in order, into ``a[k]`` (the inverse of :func:`_spread`)."""
+    w = 0
+    for b in range(nb):
+        for e in range(sizes[k, b]):
+            a[k, w] = buckets[k, b, e]
+            w += 1
+
+
+@jit(inline="always")
+def _rank(k, nb, buckets, sizes, tops, s, right):  # pragma: no cover - compiled
+    """How many of class k's bucketed scores are below ``s`` (at most ``s`` when
+    ``right``), and the next score (infinite if none): the buckets whose largest is
+    below, then the one bucket that holds the next (no bucket is empty)."""
+    c = _below(tops, k, 0, nb, s, right)
+    n = 0
+    for b in range(np.uint64(c)):
+        n += sizes[k, b]
+    if c == nb:
+        return n, np.inf
+    within = _below_in(buckets, k, c, sizes[k, c], s, right)
+    return n + within, buckets[k, c, within]
+
+
+@jit(inline="always")
+def _insert(k, nb, buckets, sizes, tops, s):  # pragma: no cover - compiled
+    """Store ``s`` in class k's bucket for it (after the scores equal to it); whether
+    the bucket is now full."""
+    c = min(_below(tops, k, 0, nb, s, True), nb - 1)
+    z = sizes[k, c]
+    q = _below_in(buckets, k, c, z, s, True)
+    for j in range(np.uint64(z), np.uint64(q), -1):
+        buckets[k, c, j] = buckets[k, c, j - np.uint64(1)]
+    buckets[k, c, q] = s
+    sizes[k, c] = z + 1
+    if q == z:
+        tops[k, c] = s
+    return z + 1 == buckets.shape[2]
+
+
+@jit(inline="always")
+def _remove(k, nb, buckets, sizes, tops, s):  # pragma: no cover - compiled
+    """Remove one score equal to ``s`` (one is stored) from class k's buckets; whether
+    its bucket is now empty."""
+    c = _below(tops, k, 0, nb, s, False)
+    z = sizes[k, c]
+    p = _below_in(buckets, k, c, z, s, False)
+    for j in range(np.uint64(p), np.uint64(z - 1)):
+        buckets[k, c, j] = buckets[k, c, j + np.uint64(1)]
+    sizes[k, c] = z - 1
+    if z > 1:
+        tops[k, c] = buckets[k, c, z - 2]
+    return z == 1
 
 
 @jit
@@ -98,8 +176,30 @@ def _rank_run(numbers, scores, ring, ranked, meta, positive, min_other, out):  #
 
     ``ring[k]`` holds class k's last scores in arrival order from ``meta[2k]`` (the
     oldest), ``meta[2k + 1]`` of them, and ``ranked[k, :meta[2k + 1]]`` the same sorted.
+    During the call the sorted scores are kept in buckets (module docstring), spread
+    from ``ranked`` at its start and gathered back at its end (and whenever a bucket
+    fills or empties).
     """
     window = ring.shape[1]
+    fill = max(8, int(math.sqrt(window)))
+    most = window // fill + 2
+    buckets = np.empty((2, most, 2 * fill))
+    sizes = np.zeros((2, most), dtype=np.int64)
+    tops = np.zeros((2, most))
+    nb = np.zeros(2, dtype=np.int64)
+    state = (ring, ranked, meta)
+    _rank_core(numbers, scores, state, positive, min_other, out, (buckets, sizes, tops, nb), fill)
+
+
+@jit(borrowing=True)
+def _rank_core(numbers, scores, state, positive, min_other, out, held, fill):  # pragma: no cover
+    """:func:`_rank_run` with its buckets ``held`` = (buckets, sizes, tops, numbers
+    of buckets) allocated (no allocation here: no reference count in the loop)."""
+    ring, ranked, meta = state
+    buckets, sizes, tops, nb = held
+    window = ring.shape[1]
+    for k in range(2):
+        nb[k] = _spread(ranked, k, meta[2 * k + 1], fill, buckets, sizes, tops)
     for i in range(scores.shape[0]):
         k = numbers[i]
         s = scores[i]
@@ -108,33 +208,31 @@ def _rank_run(numbers, scores, ring, ranked, meta, positive, min_other, out):  #
         if m < min_other:
             out[i] = np.nan
         else:
-            b = ranked[other]
-            lo = _bisect(b, m, s, False)
-            hi = lo if lo == m or b[lo] != s else _bisect(b, m, s, True)  # (ties only)
+            lo, after = _rank(other, nb[other], buckets, sizes, tops, s, False)
+            hi = lo
+            if after == s:  # (ties only)
+                hi = _rank(other, nb[other], buckets, sizes, tops, s, True)[0]
             if k == positive:
                 out[i] = (2 * lo + (hi - lo)) / (2.0 * m)
             else:
                 out[i] = (2 * (m - hi) + (hi - lo)) / (2.0 * m)
         start = meta[2 * k]
         size = meta[2 * k + 1]
-        a = ranked[k]
-        q = _bisect(a, size, s, True)
         if size < window:
             ring[k, (start + size) % window] = s
             meta[2 * k + 1] = size + 1
-            _shift_up(a, q, size)
-            a[q] = s
         else:
             old = ring[k, start]
             ring[k, start] = s
-            meta[2 * k] = (start + 1) % window
-            p = _bisect(a, size, old, False)
-            if q > p:
-                _shift_down(a, p, q - 1)
-                a[q - 1] = s
-            else:
-                _shift_up(a, q, p)
-                a[q] = s
+            meta[2 * k] = start + 1 if start + 1 < window else 0
+            if _remove(k, nb[k], buckets, sizes, tops, old):  # (an empty bucket)
+                _gather(ranked, k, nb[k], buckets, sizes)
+                nb[k] = _spread(ranked, k, size - 1, fill, buckets, sizes, tops)
+        if _insert(k, nb[k], buckets, sizes, tops, s):  # (a full bucket)
+            _gather(ranked, k, nb[k], buckets, sizes)
+            nb[k] = _spread(ranked, k, meta[2 * k + 1], fill, buckets, sizes, tops)
+    for k in range(2):
+        _gather(ranked, k, nb[k], buckets, sizes)
 
 
 class RankSignal(BaseEstimator):

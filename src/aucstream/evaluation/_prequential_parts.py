@@ -55,7 +55,10 @@ class MemoryReading:
             self.held_names = tuple(k for k, _ in held)
             self.held = tuple(v for _, v in held)
             self.arrays = [v for v in state.values() if isinstance(v, np.ndarray)]
-        self.total = _nbytes(state)  # (model_bytes, on the state just read)
+            # (model_bytes: only the arrays of such a state hold bytes)
+            self.total = sum(int(array.nbytes) for array in self.arrays)
+        else:
+            self.total = _nbytes(state)  # (model_bytes, on the state just read)
         return self.total
 
 

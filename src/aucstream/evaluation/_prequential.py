@@ -632,15 +632,15 @@ class _Evaluation:
         n = written.shape[1]
         decision, proba = written
         predicted = decision > 0 if "predicted" in self.needs else None
-        if self.every is None:  # no checkpoint inside the chunk (none but the last)
+        every = self.every
+        if every is None or (base // every + 1) * every - base >= n:  # one part
             self.count(positive, decision, proba, predicted)
             self.n_seen = self.n_learnt = base + n
+            self.checkpoint()  # (at the chunk's end, when one is due there)
             return
         cur = 0
         while cur < n:  # the metrics counted up to each checkpoint
-            stop = n
-            if self.every is not None:
-                stop = min(stop, (self.n_seen // self.every + 1) * self.every - base)
+            stop = min(n, (self.n_seen // every + 1) * every - base)
             part = slice(cur, stop)
             self.count(
                 positive[part],

@@ -1,6 +1,7 @@
-"""Per-chunk helpers of :func:`aucstream.evaluation.prequential`: the memory reading at
-each checkpoint (:class:`MemoryReading`) and the labels' check in one compiled pass
-(:func:`positive_of`)."""
+"""Helpers of :func:`aucstream.evaluation.prequential`: the memory reading at each
+checkpoint (:class:`MemoryReading`), the labels' check in one compiled pass
+(:func:`positive_of`, :class:`LabelCheck` for a run's classes), and the classes of a
+run (:func:`is_fitted`, :func:`classes_for`, :func:`pair_from`)."""
 
 from __future__ import annotations
 
@@ -131,6 +132,7 @@ def positive_of(y: np.ndarray, classes: tuple) -> tuple[np.ndarray, int] | None:
 
 
 def is_fitted(model) -> bool:
+    """Whether scikit-learn's ``check_is_fitted`` accepts ``model``."""
     from sklearn.exceptions import NotFittedError
     from sklearn.utils.validation import check_is_fitted
 
@@ -159,6 +161,8 @@ def pair_from(values: np.ndarray) -> tuple | None:
 
 
 def classes_for(model, classes, fitted: bool) -> tuple | None:
+    """The run's two classes: the model's when fitted (``classes`` must agree), else
+    ``classes`` checked and sorted, else None (read from the stream)."""
     if classes is not None:
         values = np.unique(np.asarray(classes))
         if len(classes) != 2 or values.size != 2:

@@ -104,10 +104,22 @@ def test_the_compiled_label_check_equals_numpy(y, classes):
         (np.array([True, False]), (False, True)),
         (np.array([1, 2], dtype=np.int32), (1, 2)),
         (np.array([1, 2], dtype=np.int64), (1.5, 2)),  # no int holds 1.5
+        (np.array([1, 2], dtype=np.int64), (1, math.inf)),  # nor an infinity
+        (np.array([1, 2], dtype=np.int64), (math.nan, 1)),  # nor a NaN
     ],
 )
 def test_other_labels_are_left_to_numpy(y, classes):
     assert positive_of(y, classes) is None
+
+
+def test_a_label_of_neither_class_is_found_wherever_it_is():
+    rng = np.random.default_rng(0)
+    y = np.where(rng.random(200) < 0.3, 1.0, -1.0)
+    for at in (0, 1, 57, 199):
+        bad = y.copy()
+        bad[at] = 0.0
+        bad[at + 1 :: 3] = 2.0 if at < 199 else bad[at + 1 :: 3]  # later ones too
+        assert positive_of(bad, (-1, 1))[1] == at
 
 
 def test_memory_reading_follows_the_state():

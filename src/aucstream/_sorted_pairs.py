@@ -325,19 +325,24 @@ _MAX_RUNS = 62
 def _split_into(buf0, buf1, meta, scores, positive):
     """Append each class's new scores after its runs (unsorted); the number of
     positives, or -1 - i when ``scores[i]`` is the first that is not finite (then
-    nothing that counts has changed: the sizes in ``meta`` are the same)."""
+    nothing that counts has changed: the sizes in ``meta`` are the same).
+
+    Without a branch on the label: each score is written after both classes' new
+    scores and only its class's count moves past it (the other class's slot is
+    written again by its next score; each buffer has room for the whole chunk after
+    its runs, :meth:`StreamRuns.add`).
+    """
     t0, t1 = meta[0, meta[0, 0]], meta[1, meta[1, 0]]
     k0 = k1 = 0
     for i in range(scores.shape[0]):
         s = scores[i]
         if not math.isfinite(s):
             return -1 - i
-        if positive[i]:
-            buf1[t1 + k1] = s
-            k1 += 1
-        else:
-            buf0[t0 + k0] = s
-            k0 += 1
+        is_positive = np.int64(positive[i])
+        buf1[t1 + k1] = s
+        buf0[t0 + k0] = s
+        k1 += is_positive
+        k0 += 1 - is_positive
     return k1
 
 

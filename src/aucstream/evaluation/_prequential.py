@@ -88,7 +88,7 @@ from .._state import state_items
 from .._stream_metrics import Together
 from .._streaming_auc import PrequentialAUC
 from ._prequential_columns import METRICS, chosen_metrics, curve_frame
-from ._prequential_parts import MemoryReading, positive_of
+from ._prequential_parts import LabelCheck, MemoryReading, classes_for, is_fitted, pair_from
 
 __all__ = ["prequential", "METRICS", "model_bytes"]
 
@@ -324,6 +324,7 @@ class _Evaluation:
         self.first_fit = not self.fitted
         self.has_proba = hasattr(model, "predict_proba")
         self.width: int | None = None
+        self.label_check: LabelCheck | None = None
         self.n_seen = self.n_learnt = 0
         self.pending: list[tuple[int, int, int, int]] = []  # (release, arrival, chunk, row)
         self.chunks: dict[int, list] = {}  # chunk id -> [X, y, rows still pending]
@@ -350,7 +351,20 @@ class _Evaluation:
 
     # ---------------------------------------------------------------- checks
     def check_chunk(self, X, y) -> tuple[Any, np.ndarray]:
-        width = _width(X)
+        shape = getattr(X, "shape", None)
+        if shape is None or len(shape) != 2 or shape[1] != self.width:
+            self.check_width(_width(X))
+        if type(y) is not np.ndarray or y.ndim != 1:
+            y = np.asarray(y)
+            if y.ndim != 1:
+                y = y.ravel() if y.ndim == 2 and 1 in y.shape else y
+        if y.ndim != 1 or y.shape[0] != X.shape[0]:
+            raise ValueError(
+                f"chunk {self.n_chunks}: X has {X.shape[0]} rows and y shape {np.shape(y)}"
+            )
+        return X, y
+
+    def check_width(self, width: int) -> None:
         if self.width is None:
             known = getattr(self.model, "n_features_in_", None) if self.fitted else None
             if known is not None and known != width:
@@ -362,18 +376,13 @@ class _Evaluation:
             raise ValueError(
                 f"chunk {self.n_chunks} has {width} features; the earlier chunks had {self.width}"
             )
-        y = np.asarray(y)
-        if y.ndim != 1:
-            y = y.ravel() if y.ndim == 2 and 1 in y.shape else y
-        if y.ndim != 1 or y.shape[0] != X.shape[0]:
-            raise ValueError(
-                f"chunk {self.n_chunks}: X has {X.shape[0]} rows and y shape {np.shape(y)}"
-            )
-        return X, y
 
     def check_labels(self, y: np.ndarray, base: int) -> np.ndarray:
         """``y == classes[1]``, after checking every label is a class."""
-        fast = positive_of(y, self.classes)  # (one compiled pass for numeric labels)
+        check = self.label_check  # (one compiled pass for numeric labels)
+        if check is None or check.classes is not self.classes:
+            check = self.label_check = LabelCheck(self.classes)
+        fast = check(y)
         if fast is not None and fast[1] < 0:
             return fast[0]
         try:
@@ -623,11 +632,15 @@ class _Evaluation:
         n = written.shape[1]
         decision, proba = written
         predicted = decision > 0 if "predicted" in self.needs else None
+        every = self.every
+        if every is None or (base // every + 1) * every - base >= n:  # one part
+            self.count(positive, decision, proba, predicted)
+            self.n_seen = self.n_learnt = base + n
+            self.checkpoint()  # (at the chunk's end, when one is due there)
+            return
         cur = 0
         while cur < n:  # the metrics counted up to each checkpoint
-            stop = n
-            if self.every is not None:
-                stop = min(stop, (self.n_seen // self.every + 1) * self.every - base)
+            stop = min(n, (self.n_seen // every + 1) * every - base)
             part = slice(cur, stop)
             self.count(
                 positive[part],
@@ -654,19 +667,6 @@ class _Evaluation:
             self.rows.append(row)
 
 
-def _is_fitted(model) -> bool:
-    from sklearn.exceptions import NotFittedError
-    from sklearn.utils.validation import check_is_fitted
-
-    try:
-        check_is_fitted(model)
-    except NotFittedError:
-        return False
-    except TypeError:
-        return False
-    return True
-
-
 def _distinct(y: np.ndarray) -> np.ndarray:
     """``np.unique(y)`` (the distinct labels, sorted), without a sort when the labels
     are numbers of at most two values (the smallest and the largest, then one count;
@@ -680,35 +680,6 @@ def _distinct(y: np.ndarray) -> np.ndarray:
         if np.count_nonzero((y == lo) | (y == hi)) == y.size:  # (False with a NaN)
             return np.array([lo, hi], dtype=y.dtype)
     return np.unique(y)
-
-
-def _pair_from(values: np.ndarray) -> tuple | None:
-    """Both classes from the distinct labels seen (sorted, as ``np.unique`` gives
-    them), when they tell them (two labels, or bools)."""
-    if values.size > 2:
-        raise ValueError(
-            f"the stream holds more than two labels ({values[:5].tolist()}); prequential "
-            "evaluates binary classifiers"
-        )
-    if values.size == 2:
-        return tuple(v.item() if isinstance(v, np.generic) else v for v in values)
-    if values.size == 1 and values.dtype == bool:
-        return (False, True)
-    return None
-
-
-def _classes_for(model, classes, fitted: bool) -> tuple | None:
-    if classes is not None:
-        values = np.unique(np.asarray(classes))
-        if len(classes) != 2 or values.size != 2:
-            raise ValueError(f"classes must hold two different labels, got {classes!r}")
-        classes = tuple(v.item() if isinstance(v, np.generic) else v for v in values)
-    if fitted and hasattr(model, "classes_"):
-        known = tuple(v.item() if isinstance(v, np.generic) else v for v in model.classes_)
-        if classes is not None and list(classes) != list(known):
-            raise ValueError(f"classes={list(classes)} differs from the model's {list(known)}")
-        return known
-    return classes
 
 
 def prequential(
@@ -829,13 +800,16 @@ def prequential(
         raise TypeError("detector must have update(score, label) and drift_detected")
     names = chosen_metrics(metrics, options)
     columns = {name: METRICS[name].make(options) for name in names}
-    fitted = _is_fitted(model)
-    classes = _classes_for(model, classes, fitted)
+    fitted = is_fitted(model)
+    classes = classes_for(model, classes, fitted)
     run = _Evaluation(
         model, delay, classes, label_probability, random_state, columns, every, rank, fitted
     )
     bar = Progress("prequential", enabled=True) if progress is True else progress or None
-    chunks = stream if isinstance(stream, ChunkStream) else ChunkStream(stream)
+    # (the progress bar reads the stream's ChunkStream; without it, the stream itself)
+    chunks: Any = stream if isinstance(stream, ChunkStream) else None
+    if chunks is None:
+        chunks = iter(stream) if bar is None else ChunkStream(stream)
     saved = copy.deepcopy(vars(model))
     try:
         ahead: list[tuple[Any, np.ndarray]] = []
@@ -852,13 +826,13 @@ def prequential(
                     else np.unique(np.concatenate([seen.astype(y.dtype), _distinct(y)]))
                 )
                 rows += y.shape[0]
-                pair = _pair_from(seen)
+                pair = pair_from(seen)
                 if pair is not None or rows >= _LOOKAHEAD:
                     break
             else:
                 pair = None
             if rows and pair is None:
-                pair = _pair_from(seen)
+                pair = pair_from(seen)
             if pair is None and rows:
                 raise ValueError(
                     f"the first {rows} labels are all {seen[0]!r}: pass classes=[neg, pos]"
@@ -868,9 +842,15 @@ def prequential(
         for X, y in ahead:
             _one(run, X, y, bar, chunks)
         del ahead
+        check, chunk = run.check_chunk, run.chunk
         for X, y in chunks:
-            X, y = run.check_chunk(X, y)
-            _one(run, X, y, bar, chunks)
+            X, y = check(X, y)
+            if bar is None:
+                if y.shape[0]:
+                    chunk(X, y)
+                run.n_chunks += 1
+            else:
+                _one(run, X, y, bar, chunks)
         if run.n_seen == 0:
             raise ValueError("the stream holds no examples")
         run.release(math.inf)

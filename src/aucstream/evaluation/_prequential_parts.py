@@ -1,6 +1,7 @@
-"""Per-chunk helpers of :func:`aucstream.evaluation.prequential`: the memory reading at
-each checkpoint (:class:`MemoryReading`) and the labels' check in one compiled pass
-(:func:`positive_of`)."""
+"""Helpers of :func:`aucstream.evaluation.prequential`: the memory reading at each
+checkpoint (:class:`MemoryReading`), the labels' check in one compiled pass
+(:func:`positive_of`, :class:`LabelCheck` for a run's classes), and the classes of a
+run (:func:`is_fitted`, :func:`classes_for`, :func:`pair_from`)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from .._dask_tasks import _nbytes
 from .._kernels import jit
 from .._state import state_items
 
-__all__ = ["MemoryReading", "positive_of"]
+__all__ = ["LabelCheck", "MemoryReading", "classes_for", "is_fitted", "pair_from", "positive_of"]
 
 
 class MemoryReading:
@@ -55,41 +56,121 @@ class MemoryReading:
             self.held_names = tuple(k for k, _ in held)
             self.held = tuple(v for _, v in held)
             self.arrays = [v for v in state.values() if isinstance(v, np.ndarray)]
-        self.total = _nbytes(state)  # (model_bytes, on the state just read)
+            # (model_bytes: only the arrays of such a state hold bytes)
+            self.total = sum(int(array.nbytes) for array in self.arrays)
+        else:
+            self.total = _nbytes(state)  # (model_bytes, on the state just read)
         return self.total
 
 
 @jit
 def _positive_of(y, negative, positive, out):
-    """``out = y == positive``; the first position whose label is neither class, or -1."""
+    """``out = y == positive``; the first position whose label is neither class, or -1
+    (a pass without a branch on the labels, then a search only when one is bad)."""
+    bad = 0
     for i in range(y.shape[0]):
         v = y[i]
-        out[i] = v == positive
-        if not (out[i] or v == negative):
-            return i
+        is_positive = v == positive
+        out[i] = is_positive
+        bad += not (is_positive | (v == negative))
+    if bad:
+        for i in range(y.shape[0]):
+            if not (y[i] == positive or y[i] == negative):
+                return i
     return -1
 
 
 _NUMBERS = (int, float)
 
 
+def _cast_classes(classes: tuple, cast: type) -> tuple | None:
+    """Both classes as ``cast`` (float for float64 labels, int for int64) when they
+    are ints or floats that dtype holds exactly; else None."""
+    negative, positive = classes
+    if type(negative) not in _NUMBERS or type(positive) not in _NUMBERS:
+        return None
+    try:
+        if cast(negative) != negative or cast(positive) != positive:
+            return None
+    except (OverflowError, ValueError):  # (int of an infinity or a NaN)
+        return None
+    if cast is int and not (-(2**63) <= negative < 2**63 and -(2**63) <= positive < 2**63):
+        return None
+    return cast(negative), cast(positive)
+
+
+class LabelCheck:
+    """:func:`positive_of` for one pair of classes, the classes cast once (a run of
+    :func:`~aucstream.evaluation.prequential` checks every chunk's labels)."""
+
+    __slots__ = ("classes", "as_float", "as_int")
+
+    def __init__(self, classes: tuple) -> None:
+        self.classes = classes
+        self.as_float = _cast_classes(classes, float)
+        self.as_int = _cast_classes(classes, int)
+
+    def __call__(self, y: np.ndarray) -> tuple[np.ndarray, int] | None:
+        dtype = y.dtype
+        if dtype == np.float64:
+            cast = self.as_float
+        elif dtype == np.int64:
+            cast = self.as_int
+        else:
+            return None
+        if cast is None:
+            return None
+        out = np.empty(y.shape[0], dtype=bool)
+        return out, int(_positive_of(np.ascontiguousarray(y), cast[0], cast[1], out))
+
+
 def positive_of(y: np.ndarray, classes: tuple) -> tuple[np.ndarray, int] | None:
     """``(y == classes[1], first position of a label of neither class or -1)`` in one
     compiled pass, for float64 or int64 labels and classes that are ints or floats
     (that dtype holds exactly); None otherwise (numpy's comparisons then)."""
-    if y.dtype == np.float64:
-        cast: Any = float
-    elif y.dtype == np.int64:
-        cast = int
-    else:
-        return None
-    negative, positive = classes
-    if type(negative) not in _NUMBERS or type(positive) not in _NUMBERS:
-        return None
-    if cast(negative) != negative or cast(positive) != positive:
-        return None
-    if cast is int and not (-(2**63) <= negative < 2**63 and -(2**63) <= positive < 2**63):
-        return None
-    out = np.empty(y.shape[0], dtype=bool)
-    first = int(_positive_of(np.ascontiguousarray(y), cast(negative), cast(positive), out))
-    return out, first
+    return LabelCheck(classes)(y)
+
+
+def is_fitted(model) -> bool:
+    """Whether scikit-learn's ``check_is_fitted`` accepts ``model``."""
+    from sklearn.exceptions import NotFittedError
+    from sklearn.utils.validation import check_is_fitted
+
+    try:
+        check_is_fitted(model)
+    except NotFittedError:
+        return False
+    except TypeError:
+        return False
+    return True
+
+
+def pair_from(values: np.ndarray) -> tuple | None:
+    """Both classes from the distinct labels seen (sorted, as ``np.unique`` gives
+    them), when they tell them (two labels, or bools)."""
+    if values.size > 2:
+        raise ValueError(
+            f"the stream holds more than two labels ({values[:5].tolist()}); prequential "
+            "evaluates binary classifiers"
+        )
+    if values.size == 2:
+        return tuple(v.item() if isinstance(v, np.generic) else v for v in values)
+    if values.size == 1 and values.dtype == bool:
+        return (False, True)
+    return None
+
+
+def classes_for(model, classes, fitted: bool) -> tuple | None:
+    """The run's two classes: the model's when fitted (``classes`` must agree), else
+    ``classes`` checked and sorted, else None (read from the stream)."""
+    if classes is not None:
+        values = np.unique(np.asarray(classes))
+        if len(classes) != 2 or values.size != 2:
+            raise ValueError(f"classes must hold two different labels, got {classes!r}")
+        classes = tuple(v.item() if isinstance(v, np.generic) else v for v in values)
+    if fitted and hasattr(model, "classes_"):
+        known = tuple(v.item() if isinstance(v, np.generic) else v for v in model.classes_)
+        if classes is not None and list(classes) != list(known):
+            raise ValueError(f"classes={list(classes)} differs from the model's {list(known)}")
+        return known
+    return classes

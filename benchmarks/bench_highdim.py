@@ -100,10 +100,10 @@ def _read_rows(pair, s0, s1, v, indptr, indices, out):
             out[0] += s0[i] + s1[i] + v[i]
 
 
-def read_floor(model, X) -> float:
-    """Examples per second of :func:`_read_rows` over the CSR stream ``X`` with the
-    interleaved sketches, class sums and ``v_`` of a fitted low-rank ``model``: the
-    memory floor of a pass (best of 3; the first run also compiles)."""
+def _floor_seconds(model, X, clock) -> float:
+    """Seconds (by ``clock``, best of 3) of :func:`_read_rows` over the CSR stream ``X``
+    with the interleaved sketches, class sums and ``v_`` of a fitted low-rank
+    ``model``: the memory floor of a pass (a first short run compiles)."""
     from aucstream.covariance import sketch_pair
 
     (neg, pos), v = model.stats_, model.v_
@@ -114,30 +114,22 @@ def read_floor(model, X) -> float:
     _read_rows(*args, indptr[:3], indices, out)
     best = np.inf
     for _ in range(3):
-        start = time.perf_counter()
+        start = clock()
         _read_rows(*args, indptr, indices, out)
-        best = min(best, time.perf_counter() - start)
-    return (indptr.shape[0] - 1) / best
+        best = min(best, clock() - start)
+    return best
+
+
+def read_floor(model, X) -> float:
+    """Examples per second of the memory floor (:func:`_floor_seconds`, wall clock)."""
+    return X.shape[0] / _floor_seconds(model, X, time.perf_counter)
 
 
 def _floor_cpu(model, X) -> float:
-    """Processor microseconds per example of :func:`_read_rows` over ``X`` (best of 3):
-    :func:`read_floor` in processor time, comparable with a pass timed the same way on
-    a machine whose other jobs take turns on the cores."""
-    from aucstream.covariance import sketch_pair
-
-    (neg, pos), v = model.stats_, model.v_
-    pair = sketch_pair(neg, pos)
-    args = (pair, neg.sum_, pos.sum_, v)
-    out = np.zeros(pair.shape[1])
-    indptr, indices = X.indptr.astype(np.int64), X.indices.astype(np.int64)
-    _read_rows(*args, indptr[:3], indices, out)
-    best = np.inf
-    for _ in range(3):
-        start = time.process_time()
-        _read_rows(*args, indptr, indices, out)
-        best = min(best, time.process_time() - start)
-    return best / X.shape[0] * 1e6
+    """Processor microseconds per example of the floor (:func:`_floor_seconds`),
+    comparable with a pass timed the same way on a machine whose other jobs take
+    turns on the cores."""
+    return _floor_seconds(model, X, time.process_time) / X.shape[0] * 1e6
 
 
 def split_pass(kind: str, dtype: str, n: int, d: int, k: int, tau: int, seed: int) -> dict:

@@ -69,8 +69,8 @@ prequential AUC with the span of the stream it covers (a dropped one's ends at i
 drop: compare rows over the same span), its windowed AUC, status and membership.
 
 Streams that change (``drift``, on by default: the race reopens when the leader's AUC
-drops) and the partial AUC as the racing statistic (``max_fpr``):
-:mod:`aucstream._race_drift`. ``drift=None`` is the race above exactly.
+drops): :mod:`aucstream._race_drift`; ``drift=None`` is the race above exactly. The
+partial AUC as the racing statistic and its ensemble (``max_fpr``): ``_pauc_race``.
 
 Everything happens at stream positions, never at chunk boundaries (scores are
 buffered and the metrics updated at multiples of ``_BLOCK`` examples and at rounds),

@@ -182,3 +182,28 @@ def test_the_tuning_free_pipeline_has_an_operating_point():
     np.testing.assert_array_equal(
         chunked.predict(X, threshold="fpr:0.01"), one.predict(X, threshold="fpr:0.01")
     )
+
+
+def test_operating_cut_is_the_cut_predict_applies():
+    """The public cut: predict(threshold=T) flags exactly the rows whose score_samples
+    exceed operating_cut(T), for a learner and a pipeline (whose learner's windows
+    choose it, on the pipeline's scale); a number or a learner without windows is
+    refused by name, before anything changes."""
+    from aucstream import StreamPipeline
+    from aucstream.batch import BatchUnivariate
+
+    X, y = _rare(8000, rate=0.02)
+    for model in (SOLAM().fit(X, y), StreamPipeline(estimator=OPAUC()).fit(X * 3.0 + 1.0, y)):
+        Z = X if isinstance(model, SOLAM) else X * 3.0 + 1.0
+        for threshold in ("fpr:0.01", "alert_rate:0.05"):
+            cut = model.operating_cut(threshold)
+            np.testing.assert_array_equal(
+                model.predict(Z, threshold=threshold) == 1, model.score_samples(Z) > cut
+            )
+    model = SOLAM().fit(X, y)
+    with pytest.raises(ValueError, match="give 'fpr:R' or 'alert_rate:R'"):
+        model.operating_cut(0.5)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="the rate must lie in"):
+        model.operating_cut("fpr:1.5")
+    with pytest.raises(ValueError, match="records no prequential scores"):
+        BatchUnivariate().fit(X, y).operating_cut("fpr:0.1")

@@ -505,20 +505,42 @@ class BaseStreamingAUC(
             if kind == "score":
                 positive = self.decision_function(X) > value
             else:
-                check_is_fitted(self, "n_samples_seen_")
-                cut = self._operating_cut(kind, value)
-                positive = self.score_samples(X) > cut
+                positive = self.score_samples(X) > self.operating_cut(threshold)
         return self.classes_[positive.astype(np.intp)]
 
-    def _operating_cut(self, kind: str, rate: float) -> float:
-        """The score (scale of :meth:`score_samples`) above which a row is flagged at the
-        operating point ``kind`` ("fpr", "alert_rate") and ``rate``, from the windows
-        (:func:`aucstream._calibration.operating_threshold`), else from the wrapped
-        ``estimator_``'s (a pipeline's scores are its decision values)."""
+    def operating_cut(self, threshold: str) -> float:
+        """The score above which :meth:`predict` flags a row at an operating point.
+
+        Parameters
+        ----------
+        threshold : str
+            ``"fpr:R"`` or ``"alert_rate:R"``, R in (0, 1), as in :meth:`predict`.
+
+        Returns
+        -------
+        float
+            The cut on the scale of :meth:`score_samples`, from the recent prequential
+            scores (else from the wrapped ``estimator_``'s). A ``ValueError`` for a
+            malformed ``threshold`` or a learner that records no prequential scores.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from aucstream import SOLAM
+        >>> X = np.random.default_rng(0).normal(size=(5000, 3)); y = X[:, 0] > 2
+        >>> model = SOLAM().fit(X, y); cut = model.operating_cut("alert_rate:0.01")
+        >>> bool(np.array_equal(model.score_samples(X) > cut,
+        ...                     model.predict(X, threshold="alert_rate:0.01") == 1))
+        True
+        """
+        kind, rate = _calibration.parse_operating_point(threshold)
+        if kind == "score":
+            raise ValueError(f"threshold {threshold!r}: give 'fpr:R' or 'alert_rate:R'")
+        check_is_fitted(self, "n_samples_seen_")
         window = getattr(self, "score_window_", None)
         inner: Any = getattr(self, "estimator_", None)
-        if (window is None or not window[:, 0].any()) and hasattr(inner, "_operating_cut"):
-            return inner._operating_cut(kind, rate) - inner._threshold()
+        if (window is None or not window[:, 0].any()) and hasattr(inner, "operating_cut"):
+            return inner.operating_cut(threshold) - inner._threshold()
         if window is None or (not window[:, 0].any() and self.n_samples_seen_ > 0):
             raise ValueError(
                 f"{type(self).__name__} records no prequential scores, from which an "

@@ -256,12 +256,12 @@ def _cmd_predict(args) -> int:
     args.threshold = None
     if args.alert_rate is not None or args.fpr is not None:
         kind, rate = ("alert_rate", args.alert_rate) if args.fpr is None else ("fpr", args.fpr)
+        args.threshold = f"{kind}:{rate!r}"
         try:  # the operating point can be chosen: said before any row is read
-            model._operating_cut(kind, rate)
+            model.operating_cut(args.threshold)
         except (AttributeError, ValueError) as error:
             flag = "--alert-rate" if kind == "alert_rate" else "--fpr"
             raise CommandError(f"{flag} {rate}: {error}") from None
-        args.threshold = f"{kind}:{rate!r}"
     if args.proba and not hasattr(model, "predict_proba"):
         raise CommandError(
             f"{type(model).__name__} gives no probabilities (no predict_proba): drop --proba"

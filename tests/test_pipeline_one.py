@@ -182,3 +182,23 @@ def test_scaler_one_example_equals_its_one_row_chunk():
     with pytest.raises(ValueError, match="one example"):
         centered.partial_fit_transform_one(X[:2])
     assert centered.n_samples_seen_ == 5
+
+
+def test_dict_rows_after_dense_chunks_are_centered_dense_rows():
+    """A pipeline started on dense chunks centers: a dict row then means the dense row
+    with zeros at its missing keys (learnt and scored as that row), not a sparse row
+    the scaler must refuse."""
+    X, y = stream(n=400)
+    dicts = _search_pipeline().partial_fit(X[:100], y[:100], classes=[0, 1])
+    arrays = _search_pipeline().partial_fit(X[:100], y[:100], classes=[0, 1])
+    assert dicts.transformer_.with_mean_
+    for i in range(100, 400):
+        np.testing.assert_array_equal(
+            dicts.predict_proba_one(_dict(X[i])), arrays.predict_proba_one(X[i])
+        )
+        dicts.learn_one(_dict(X[i]), y[i])
+        arrays.learn_one(X[i], y[i])
+    assert pickled_state(dicts) == pickled_state(arrays)
+    with pytest.raises(ValueError, match="feature"):
+        dicts.learn_one({12: 1.0}, 1)  # a key beyond the width: refused by name
+    assert pickled_state(dicts) == pickled_state(arrays)

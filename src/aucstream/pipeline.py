@@ -433,6 +433,15 @@ class StreamPipeline(HoldsLearners, BaseStreamingAUC):
             return self._hold_one(dict(zip(X.indices.tolist(), X.data.tolist())), y)
         return False
 
+    def _centers(self) -> bool:
+        return bool(getattr(self.__dict__.get("transformer_"), "with_mean_", False))
+
+    def _one_row(self, x):
+        """A dict row as a dense row when the scaler centers (it started on dense
+        chunks): its missing features are zeros to center, as in a dense row."""
+        row = super()._one_row(x)
+        return row.toarray() if sp.issparse(row) and self._centers() else row
+
     def _hold_one(self, x, y) -> bool:
         """Transform ``x`` and hold it for the estimator (learnt by :meth:`_catch_up`):
         True, or False with the model unchanged when the call must take the usual
@@ -443,7 +452,7 @@ class StreamPipeline(HoldsLearners, BaseStreamingAUC):
         if queue is None or "feature_names_in_" in state or not fast_path_on():
             return False
         dense = type(x) is np.ndarray
-        if not (dense or type(x) is dict) or np.ndim(y) != 0:
+        if not (dense or type(x) is dict) or np.ndim(y) != 0 or not dense and self._centers():
             return False
         transform_one = getattr(state["transformer_"], "partial_fit_transform_one", None)
         classes = self.classes_

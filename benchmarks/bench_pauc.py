@@ -447,6 +447,15 @@ def pauc_standard_error(positive, s, max_fpr: float = 0.05) -> float:
     taken as fixed (the threshold of the top negatives is itself estimated), so this is
     the usual approximation; at ``max_fpr`` 1 it is DeLong's standard error of the AUC.
     For reading the benchmark's gaps (one test part, one run): not a library metric."""
+    x, y, scale = pauc_components(positive, s, max_fpr)
+    return scale * float(np.sqrt(np.var(x, ddof=1) / x.size + np.var(y, ddof=1) / y.size))
+
+
+def pauc_components(positive, s, max_fpr: float = 0.05):
+    """``(x, y, scale)`` of :func:`pauc_standard_error`: the components of the
+    positives and of the negatives (each averages to the raw partial AUC) and the
+    McClish scale; the components of two scorers on the same examples give the
+    standard error of their difference (DeLong et al. 1988)."""
     positive = np.asarray(positive, dtype=bool)
     s = np.asarray(s, dtype=float)
     pos, neg = s[positive], s[~positive]
@@ -460,8 +469,7 @@ def pauc_standard_error(positive, s, max_fpr: float = 0.05) -> float:
     poss = np.sort(pos)
     lo, hi = np.searchsorted(poss, neg, "left"), np.searchsorted(poss, neg, "right")
     y = weight * (n1 - hi + 0.5 * (hi - lo)) / n1
-    scale = 1.0 / (2.0 * (max_fpr - max_fpr * max_fpr / 2.0))
-    return scale * float(np.sqrt(np.var(x, ddof=1) / n1 + np.var(y, ddof=1) / n0))
+    return x, y, 1.0 / (2.0 * (max_fpr - max_fpr * max_fpr / 2.0))
 
 
 def _test_metrics(positive, s) -> dict:

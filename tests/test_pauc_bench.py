@@ -1,7 +1,8 @@
-"""``benchmarks/bench_pauc.py``'s standard error of a test partial AUC: its weighted
-pairs make :func:`aucstream.metrics.roc_auc`'s partial AUC, its value is that of the
-components from the pair matrix (brute force), and at ``max_fpr`` 1 it is DeLong's
-standard error of the AUC."""
+"""The partial-AUC benchmarks' helpers: ``bench_pauc.pauc_standard_error`` (its
+weighted pairs make :func:`aucstream.metrics.roc_auc`'s partial AUC, its value is that
+of the components from the pair matrix, brute force, and at ``max_fpr`` 1 it is DeLong's
+standard error of the AUC) and ``pauc_choice_variants`` (its re-scoring reproduces the
+search's own choice)."""
 
 import sys
 from pathlib import Path
@@ -59,3 +60,27 @@ def test_partial_components_and_scale(max_fpr):
             assert got == pytest.approx(want, rel=1e-10)
         errors.append(got)
     assert 2.0 < errors[0] / errors[1] < 8.0  # sqrt(16) = 4
+
+
+def test_choice_variants_rule_is_choose():
+    """``pauc_choice_variants``'s re-scoring: its ``rule`` picks the set the search
+    scores with (``ensemble_``), and every variant picks one of the compared sets."""
+    variants_module = pytest.importorskip("pauc_choice_variants")
+    from sklearn.datasets import make_classification
+
+    from aucstream import StreamPipeline
+
+    X, y = make_classification(
+        n_samples=9_000, n_features=8, n_informative=4, weights=[0.9], random_state=0
+    )
+    model = StreamPipeline(max_fpr=0.05, drift=None).fit(X[:7_000], y[:7_000])
+    sets = variants_module.candidates_sets(model, X[7_000:], y[7_000:])
+    assert len(sets) > 1 and sets[0]["first"]
+    chosen = variants_module.variants(sets)
+    members = [int(i) for i in model.estimator_.ensemble_ if i >= 0]
+    assert sorted(chosen["rule"]["set"]) == sorted(members)
+    assert all(any(c is s for s in sets) for c in chosen.values())
+    for s in sets:  # the window's statistic: the mean of its two terms
+        assert s["G"] == pytest.approx(0.5 * (s["partial"] + s["full"]))
+        x, _, _, _ = s["components"]
+        assert np.isfinite(x).all()

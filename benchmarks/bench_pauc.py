@@ -20,7 +20,8 @@ training files in one random order, seed 0, the same for everyone), on the test 
   target: at most 2);
 - for ``StreamPipeline(max_fpr=0.05)``, the test metrics of averages of its alive
   candidates at the end of the pass (``alternatives``: whether a gap to LibAUC is the
-  learners' or the race's choice).
+  learners' or the race's choice), and the standard error of its test partial AUC
+  (``pauc_standard_error``: how large a gap one test part can tell).
 
 ``--validate`` measures LSPAUC's settings (``VALIDATED``) and the other learners on
 imbalanced streams outside these (``held_out_streams``), where its defaults were
@@ -255,6 +256,7 @@ def race(model, Xt, positive) -> dict:
     members = [repr(search.candidates_[i]) for i in search.ensemble_ if i >= 0]
     out = {"members": members, "reopens": int(search.race_[1])}
     if search.max_fpr is not None:
+        out["pauc05_se"] = pauc_standard_error(positive, model.decision_function(Xt))
         out["alternatives"] = alternatives(search, model.transformer_.transform(Xt), positive)
     return out
 
@@ -429,6 +431,45 @@ def stored_libauc(paths: list[str]) -> dict[str, list[dict]]:
         for r in rows:
             out.setdefault(r["stream"], []).append({**r, "reused": path})
     return out
+
+
+def pauc_standard_error(positive, s, max_fpr: float = 0.05) -> float:
+    r"""The standard error of a test partial AUC at FPR <= ``max_fpr``
+    (McClish-standardized, as :func:`aucstream.metrics.roc_auc`), from the structural
+    components of DeLong, DeLong and Clarke-Pearson (Biometrics 44, 1988) restricted to
+    the top of the negatives: with :math:`k = \beta n_-` and weights :math:`\omega_j`
+    (1 for the :math:`\lfloor k\rfloor` highest negatives, the fraction left of
+    :math:`k` for the next, 0 below), the raw partial AUC is the mean over positives of
+    :math:`X_i = \frac{1}{n_-}\sum_j \omega_j [s_i > s_j]` and over negatives of
+    :math:`Y_j = \frac{\omega_j}{n_+}\sum_i [s_i > s_j]` (ties one half), and its
+    variance is about :math:`\mathrm{var}(X)/n_+ + \mathrm{var}(Y)/n_-`; the
+    standardization scales it by :math:`1 / (2(\beta - \beta^2/2))`. The weights are
+    taken as fixed (the threshold of the top negatives is itself estimated), so this is
+    the usual approximation; at ``max_fpr`` 1 it is DeLong's standard error of the AUC.
+    For reading the benchmark's gaps (one test part, one run): not a library metric."""
+    x, y, scale = pauc_components(positive, s, max_fpr)
+    return scale * float(np.sqrt(np.var(x, ddof=1) / x.size + np.var(y, ddof=1) / y.size))
+
+
+def pauc_components(positive, s, max_fpr: float = 0.05):
+    """``(x, y, scale)`` of :func:`pauc_standard_error`: the components of the
+    positives and of the negatives (each averages to the raw partial AUC) and the
+    McClish scale; the components of two scorers on the same examples give the
+    standard error of their difference (DeLong et al. 1988)."""
+    positive = np.asarray(positive, dtype=bool)
+    s = np.asarray(s, dtype=float)
+    pos, neg = s[positive], s[~positive]
+    n1, n0 = pos.size, neg.size
+    weight = np.empty(n0)
+    weight[np.argsort(-neg, kind="stable")] = np.clip(max_fpr * n0 - np.arange(n0), 0.0, 1.0)
+    by_score = np.argsort(neg, kind="stable")
+    negs, cum = neg[by_score], np.concatenate([[0.0], np.cumsum(weight[by_score])])
+    lo, hi = np.searchsorted(negs, pos, "left"), np.searchsorted(negs, pos, "right")
+    x = (cum[lo] + 0.5 * (cum[hi] - cum[lo])) / n0
+    poss = np.sort(pos)
+    lo, hi = np.searchsorted(poss, neg, "left"), np.searchsorted(poss, neg, "right")
+    y = weight * (n1 - hi + 0.5 * (hi - lo)) / n1
+    return x, y, 1.0 / (2.0 * (max_fpr - max_fpr * max_fpr / 2.0))
 
 
 def _test_metrics(positive, s) -> dict:
@@ -709,7 +750,8 @@ def _gap_reading(streams_: dict) -> list[str]:
     test part (:func:`alternatives`): with any full AUC, and with a full AUC within
     0.01 of StreamPipeline()'s (the issue's guard). A stream where even the latter
     reaches LibAUC's best has a deficit of the race's choice; one where it does not,
-    of the learners."""
+    of the learners. With the standard error of the pipeline's test partial AUC
+    (:func:`pauc_standard_error`)."""
     ours, full_race = "StreamPipeline(max_fpr=0.05)", "StreamPipeline()"
     out = []
     for stream, sub in streams_.items():
@@ -729,8 +771,11 @@ def _gap_reading(streams_: dict) -> list[str]:
         floor = sub[full_race]["auc"] - 0.01
         best = max(alts, key=lambda a: a["pauc05"])
         guarded = [a for a in alts if a["auc"] >= floor]
+        se = sub[ours].get("pauc05_se")
         line = (
-            f"  - {stream}: {sub[ours]['pauc05']:.4f}; best {best['pauc05']:.4f} (AUC"
+            f"  - {stream}: {sub[ours]['pauc05']:.4f}"
+            + (f" (standard error {se:.4f}, pauc_standard_error)" if se is not None else "")
+            + f"; best {best['pauc05']:.4f} (AUC"
             f" {best['auc']:.4f}: {' + '.join(best['members'])})"
         )
         if guarded:

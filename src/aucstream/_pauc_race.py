@@ -91,27 +91,25 @@ and w8a the same), full AUC -0.0042 to +0.0051 against -0.0091 to +0.0055
 (docs/results/pauc.md).
 
 Variants measured after this rule and not kept (``benchmarks/pauc_choice_variants.py``:
-the end state of one pass per stream re-scored; on the held-out streams, mean gain
-over ``StreamPipeline()`` and worst, against +0.0266 and 0.0000 for this rule): every
-subset of up to ``ensemble - 1`` partial-AUC learners instead of the first ones (the
-same, +0.0266; on ijcnn1 the sets with PAUCI at ``eta`` = 0.3 are then compared, but
-every set that is as high as LibAUC's best there on the test part has a windowed full
-AUC 0.015 to 0.042 below the member's: the guard, not the order, leaves them out);
-complexity-aware
+the end state of one pass per stream re-scored; on the held-out streams, mean gain over
+``StreamPipeline()`` and worst, against +0.0266 and 0.0000 for this rule): every subset
+of up to ``ensemble - 1`` partial-AUC learners instead of the first ones (the same,
++0.0266; on ijcnn1 the sets with PAUCI at ``eta`` = 0.3 are then compared, but every set
+that is as high as LibAUC's best there on the test part has a windowed full AUC 0.015 to
+0.042 below the member's: the guard, not the order, leaves them out); complexity-aware
 choices with the standard error of a difference of :math:`G` on the window (DeLong's
-structural components of both terms): the member alone unless the chosen set's
-:math:`G` exceeds its own by 0.5, 1 or 1.645 standard errors (+0.0231, +0.0190,
-+0.0165; worst down to -0.0025), the smallest set within 0.5 or 1 standard error of
-the best (+0.0210, +0.0188); a guard that leaves a set out only when its deficit
-exceeds the tolerance by 1.645 standard errors of the full-AUC difference (+0.0266 on
-the held-out streams, but on make_classification PAUCI alone, a test full AUC 0.015
-below ``StreamPipeline()``'s: out of the issue's tolerance); averaging the union of the
-sets within 0.5 or 1 standard error of the best (+0.0280 at both, from one held-out
-stream, usps; on the benchmark's streams the same at 0.5 and -0.0026 on average at 1,
-ijcnn1 -0.0154). On five of the six
+structural components of both terms): the member alone unless the chosen set's :math:`G`
+exceeds its own by 0.5, 1 or 1.645 standard errors (+0.0231, +0.0190, +0.0165; worst
+down to -0.0025), the smallest set within 0.5 or 1 standard error of the best (+0.0210,
++0.0188); a guard that leaves a set out only when its deficit exceeds the tolerance by
+1.645 standard errors of the full-AUC difference (+0.0266 on the held-out streams, but
+on make_classification PAUCI alone, a test full AUC 0.015 below ``StreamPipeline()``'s:
+out of the issue's tolerance); averaging the union of the sets within 0.5 or 1 standard
+error of the best (+0.0280 at both, from one held-out stream, usps; on the benchmark's
+streams the same at 0.5 and -0.0026 on average at 1, ijcnn1 -0.0154). On five of the six
 benchmark streams the chosen set leads the next three within the guard by 0.1 to 0.8
-standard errors of the difference (make_classification: 0.7 to 2.6): the window does
-not resolve the choice among them, and no rule of these raised the held-out gain.
+standard errors of the difference (make_classification: 0.7 to 2.6): the window does not
+resolve the choice among them, and no rule of these raised the held-out gain.
 
 Cost: a choice reads the windows of at most ``ensemble`` candidates and computes
 :math:`2(2\,\mathrm{ensemble} - 1)` exact AUCs of a window (:math:`O(w \log w)` each),

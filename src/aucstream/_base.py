@@ -505,7 +505,7 @@ class BaseStreamingAUC(
             if kind == "score":
                 positive = self.decision_function(X) > value
             else:
-                positive = self.score_samples(X) > self.operating_cut(threshold)
+                positive = self.score_samples(X) > self.operating_cut(cast(str, threshold))
         return self.classes_[positive.astype(np.intp)]
 
     def operating_cut(self, threshold: str) -> float:

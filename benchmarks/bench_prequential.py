@@ -27,6 +27,14 @@ Usage::
     python benchmarks/bench_prequential.py [--repeat 3] [--out docs/results/prequential.md]
     PYTHONPATH=OTHER/src python benchmarks/bench_prequential.py --cost-only SOLAM
     PYTHONPATH=OTHER/src python benchmarks/bench_prequential.py --own-cost --repeat 30
+    python benchmarks/bench_prequential.py --paired SOLAM --repeat 60 [--sliced]
+
+``--paired`` is the way to read the cost target on a busy machine (:func:`paired`):
+one process, single passes of learning alone and of ``prequential`` interleaved
+A B B A with warm caches, CPU time of each, the ratios of the least and of the
+median times, and each pass's ratio over the learning pass next to it (median,
+quartiles, 10th and 90th percentiles). The ratio runs of ``--cost-only`` (and section
+1) time blocks of 5 passes in turn and were seen to move by 0.1 between runs.
 """
 
 from __future__ import annotations
@@ -232,6 +240,91 @@ def own_cost(X, y, repeat: int) -> dict:
         learning()
         best["learning"] = min(best["learning"], time.process_time() - start)
     return {name: 1e6 * t / len(parts) for name, t in best.items()}
+
+
+def paired(X, y, repeat: int, make, sliced: bool = False) -> dict:
+    """The cost ratio resolved in ONE process: CPU time (``time.process_time_ns``, the
+    process's own, so another job's time slices are not counted) of single passes of
+    ``test_then_train`` alone and of :func:`~aucstream.evaluation.prequential`,
+    interleaved, many times.
+
+    Two passes timed in two processes, or minutes apart, differ by more than the 0.1
+    the target resolves (the machine's load moves, caches and frequency with it);
+    here each pass of ``prequential`` has a pass of learning alone next to it, in
+    turn A B B A (so that neither always runs first), with the same warm caches
+    (three passes of each first: numba's caches loaded, the allocator warm), the
+    garbage collector run before each pass and disabled during it (a collection
+    falls in one pass and not the next). Reported per run: the ratio of the least
+    times (the passes least disturbed), the ratio of the medians, and each pass's
+    ratio over the learning pass next to it, as a median with its quartiles and its
+    10th and 90th percentiles (the spread a reader should see). ``sliced``: the
+    chunks are sliced inside each pass (both runs, as :func:`cost` does); else once
+    beforehand, so that learning alone is the kernel and its validation (stricter).
+    """
+    import gc
+
+    from aucstream.evaluation import prequential
+
+    parts = list(chunks(X, y, 1000))
+
+    def stream():
+        return chunks(X, y, 1000) if sliced else iter(parts)
+
+    def alone():
+        model = make()
+        for k, (Xc, yc) in enumerate(stream()):
+            model.test_then_train(Xc, yc, classes=[-1, 1] if k == 0 else None)
+
+    runs = {
+        "alone": alone,
+        "default": lambda: prequential(make(), stream()),
+        "every": lambda: prequential(make(), stream(), every=1000),
+        "loop": lambda: prequential(make(), stream(), metrics=["positive_rate"]),
+    }
+    names = list(runs)
+    for _ in range(3):
+        for fn in runs.values():
+            fn()
+    times: dict[str, list[int]] = {name: [] for name in names}
+    enabled = gc.isenabled()
+    load = [os.getloadavg()[0]]
+    try:
+        gc.disable()
+        for r in range(repeat):
+            for name in names if r % 2 == 0 else names[::-1]:
+                gc.collect()
+                start = time.process_time_ns()
+                runs[name]()
+                times[name].append(time.process_time_ns() - start)
+            if r % 10 == 9:
+                load.append(os.getloadavg()[0])
+    finally:
+        if enabled:
+            gc.enable()
+    load.append(os.getloadavg()[0])
+    base = np.array(times["alone"], dtype=float)
+    out: dict = {
+        "repeat": repeat,
+        "sliced": sliced,
+        "chunks": len(parts),
+        "load": (min(load), max(load)),
+        "alone_us_a_chunk": (
+            float(base.min()) / 1e3 / len(parts),
+            float(np.median(base)) / 1e3 / len(parts),
+        ),
+    }
+    for name in names[1:]:
+        t = np.array(times[name], dtype=float)
+        ratio = t / base
+        out[name] = {
+            "least": float(t.min() / base.min()),
+            "medians": float(np.median(t) / np.median(base)),
+            "paired": float(np.median(ratio)),
+            "quartiles": tuple(float(q) for q in np.percentile(ratio, [25, 75])),
+            "p10_p90": tuple(float(q) for q in np.percentile(ratio, [10, 90])),
+            "own_us_a_chunk": float(t.min() - base.min()) / 1e3 / len(parts),
+        }
+    return out
 
 
 def delayed(X, y, rows: int) -> dict:
@@ -449,12 +542,32 @@ def main() -> None:
         "(to compare two versions of the library: run it under each one's PYTHONPATH, "
         "in turn)",
     )
+    parser.add_argument(
+        "--paired",
+        choices=("SOLAM", "OPAUC"),
+        help="the cost ratio in one process: single passes of learning alone and of "
+        "prequential, interleaved (A B B A), CPU time, --repeat times (at least 40); "
+        "prints the ratios of the least and the median times and the paired ratios' "
+        "median and spread as JSON and stops (see paired())",
+    )
+    parser.add_argument(
+        "--sliced",
+        action="store_true",
+        help="with --paired: slice the chunks inside each pass (both runs), as section 1 does",
+    )
     args = parser.parse_args()
     from aucstream import OPAUC, SOLAM
 
     X, y, name = a9a()
     if args.own_cost:
         print(json.dumps(own_cost(X, y, max(args.repeat, 10))))
+        return
+    if args.paired:
+        learner = {"SOLAM": SOLAM, "OPAUC": OPAUC}[args.paired]
+        result = paired(
+            X, y, max(args.repeat, 40), lambda: learner(random_state=0), sliced=args.sliced
+        )
+        print(json.dumps(result))
         return
     if args.cost_only:
         learner = {"SOLAM": SOLAM, "OPAUC": OPAUC}[args.cost_only]

@@ -19,7 +19,7 @@ from aucstream._stream_metrics import (
     Together,
 )
 from aucstream.evaluation._prequential import model_bytes
-from aucstream.evaluation._prequential_parts import MemoryReading, positive_of
+from aucstream.evaluation._prequential_parts import MemoryReading, distinct, positive_of
 
 
 def per_row_log_loss(positive, p) -> float:
@@ -166,3 +166,33 @@ def test_the_writing_request_stands_on_the_learner_only_while_asked():
             raise RuntimeError
     assert set(vars(model)) == names
     assert _calibration.written_for(model, 40).shape == (2, 0)
+
+
+def test_distinct_labels_equal_np_unique():
+    """The look-ahead's compiled span of float64 and int64 labels gives np.unique's
+    array (values, dtype, sign of zero) on two-valued, one-valued and other labels."""
+    rng = np.random.default_rng(3)
+    cases = [
+        np.array([np.nan, 1.0, 1.0]),
+        np.array([1.0, np.nan]),
+        np.array([np.inf, 1.0, np.inf]),
+        np.array([-np.inf]),
+        np.array([0.0, -0.0]),
+        np.array([-1.0, 0.0]),
+        np.array([5, 5, 5], dtype=np.int64),
+        np.array([-(2**63), 2**63 - 1], dtype=np.int64),
+        np.array([1.0, 2.0, 3.0]),
+        np.array([2, 1, 3], dtype=np.int64),
+        np.array([1.0, 2.0, 1.0])[::2],  # (not contiguous)
+        np.array([1, 2], dtype=np.int32),
+    ]
+    for _ in range(200):
+        values = rng.choice([-3.5, -1.0, 1.0, 2.0, 7.0], size=2, replace=False)
+        y = values[rng.integers(0, 2, rng.integers(1, 40))]
+        cases += [y, y.astype(np.int64)]
+    for y in cases:
+        ours, theirs = distinct(y), np.unique(y)
+        assert ours.dtype == theirs.dtype and ours.shape == theirs.shape, y
+        assert np.array_equal(ours, theirs, equal_nan=ours.dtype.kind == "f"), y
+        if ours.dtype.kind == "f":
+            assert np.signbit(ours).tolist() == np.signbit(theirs).tolist(), y

@@ -88,7 +88,14 @@ from .._state import state_items
 from .._stream_metrics import Together
 from .._streaming_auc import PrequentialAUC
 from ._prequential_columns import METRICS, chosen_metrics, curve_frame
-from ._prequential_parts import LabelCheck, MemoryReading, classes_for, is_fitted, pair_from
+from ._prequential_parts import (
+    LabelCheck,
+    MemoryReading,
+    classes_for,
+    distinct,
+    is_fitted,
+    pair_from,
+)
 
 __all__ = ["prequential", "METRICS", "model_bytes"]
 
@@ -314,6 +321,7 @@ class _Evaluation:
         )
         if self.by_proba:
             self.needs = self.needs | {"proba"}
+        self.predicts = "predicted" in self.needs
         #: the log-loss, Brier score and positive rate, fed in one compiled pass; the
         #: other columns, each with whether it ranks the probabilities
         self.together = Together(columns.values())
@@ -630,10 +638,17 @@ class _Evaluation:
     def count_written(self, written: np.ndarray, positive, base) -> None:
         """Count a chunk's decisions and probabilities as they were before each row."""
         n = written.shape[1]
-        decision, proba = written
-        predicted = decision > 0 if "predicted" in self.needs else None
+        decision, proba = written[0], written[1]
+        predicted = decision > 0 if self.predicts else None
         every = self.every
-        if every is None or (base // every + 1) * every - base >= n:  # one part
+        if every is None:  # one part, no checkpoint: held (count, inlined)
+            self.held.append((positive, decision, proba, predicted))
+            self.n_held += n
+            self.n_seen = self.n_learnt = base + n
+            if self.n_held >= _HOLD:
+                self.flush()
+            return
+        if (base // every + 1) * every - base >= n:  # one part
             self.count(positive, decision, proba, predicted)
             self.n_seen = self.n_learnt = base + n
             self.checkpoint()  # (at the chunk's end, when one is due there)
@@ -667,19 +682,8 @@ class _Evaluation:
             self.rows.append(row)
 
 
-def _distinct(y: np.ndarray) -> np.ndarray:
-    """``np.unique(y)`` (the distinct labels, sorted), without a sort when the labels
-    are numbers of at most two values (the smallest and the largest, then one count;
-    not for a float zero, whose sign ``np.unique`` picks)."""
-    if y.size and y.dtype.kind in "biuf":
-        lo, hi = y.min(), y.max()
-        if y.dtype.kind == "f" and (lo == 0 or hi == 0):
-            return np.unique(y)
-        if lo == hi:
-            return y[:1].copy()
-        if np.count_nonzero((y == lo) | (y == hi)) == y.size:  # (False with a NaN)
-            return np.array([lo, hi], dtype=y.dtype)
-    return np.unique(y)
+#: (the look-ahead's distinct labels; kept under this name for the tests)
+_distinct = distinct
 
 
 def prequential(
@@ -821,9 +825,9 @@ def prequential(
                 run.n_chunks += 1
                 ahead.append((X, y))
                 seen = (
-                    _distinct(y)
+                    distinct(y)
                     if not seen.size
-                    else np.unique(np.concatenate([seen.astype(y.dtype), _distinct(y)]))
+                    else np.unique(np.concatenate([seen.astype(y.dtype), distinct(y)]))
                 )
                 rows += y.shape[0]
                 pair = pair_from(seen)

@@ -14,7 +14,15 @@ from .._dask_tasks import _nbytes
 from .._kernels import jit
 from .._state import state_items
 
-__all__ = ["LabelCheck", "MemoryReading", "classes_for", "is_fitted", "pair_from", "positive_of"]
+__all__ = [
+    "LabelCheck",
+    "MemoryReading",
+    "classes_for",
+    "distinct",
+    "is_fitted",
+    "pair_from",
+    "positive_of",
+]
 
 
 class MemoryReading:
@@ -129,6 +137,48 @@ def positive_of(y: np.ndarray, classes: tuple) -> tuple[np.ndarray, int] | None:
     compiled pass, for float64 or int64 labels and classes that are ints or floats
     (that dtype holds exactly); None otherwise (numpy's comparisons then)."""
     return LabelCheck(classes)(y)
+
+
+@jit
+def _span(y):
+    """``(smallest, largest, labels equal to neither)`` of non-empty ``y`` in two
+    passes without a sort (a NaN equals neither: it is counted)."""
+    lo = hi = y[0]
+    for i in range(1, y.shape[0]):
+        v = y[i]
+        if v < lo:
+            lo = v
+        if v > hi:
+            hi = v
+    others = 0
+    for i in range(y.shape[0]):
+        others += not ((y[i] == lo) | (y[i] == hi))
+    return lo, hi, others
+
+
+def distinct(y: np.ndarray) -> np.ndarray:
+    """``np.unique(y)`` (the distinct labels, sorted), without a sort when the labels
+    are numbers of at most two values (the smallest and the largest, then one count,
+    in one compiled call for float64 and int64 labels; not for a float zero, whose
+    sign ``np.unique`` picks, nor a NaN)."""
+    if y.size and y.dtype in (np.float64, np.int64) and y.ndim == 1:
+        lo, hi, others = _span(np.ascontiguousarray(y))
+        if others:
+            return np.unique(y)
+        if y.dtype == np.float64 and (lo == 0 or hi == 0):
+            return np.unique(y)
+        if lo == hi:
+            return y[:1].copy()
+        return np.array([lo, hi], dtype=y.dtype)
+    if y.size and y.dtype.kind in "biuf":
+        lo, hi = y.min(), y.max()
+        if y.dtype.kind == "f" and (lo == 0 or hi == 0):
+            return np.unique(y)
+        if lo == hi:
+            return y[:1].copy()
+        if np.count_nonzero((y == lo) | (y == hi)) == y.size:  # (False with a NaN)
+            return np.array([lo, hi], dtype=y.dtype)
+    return np.unique(y)
 
 
 def is_fitted(model) -> bool:

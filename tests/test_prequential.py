@@ -550,10 +550,10 @@ def test_memory_is_read_at_every_checkpoint():
 def test_the_look_ahead_finds_the_labels_np_unique_finds(labels):
     """The look-ahead for the classes reads the distinct labels without a sort when
     they are two numbers: the same array (values, dtype, sign of zero) as np.unique."""
-    from aucstream.evaluation._prequential import _distinct
+    from aucstream.evaluation._prequential_parts import distinct
 
     y = np.array(labels)
-    ours, theirs = _distinct(y), np.unique(y)
+    ours, theirs = distinct(y), np.unique(y)
     assert ours.dtype == theirs.dtype and ours.shape == theirs.shape
     assert np.array_equal(ours, theirs, equal_nan=ours.dtype.kind == "f")
     if ours.dtype.kind == "f":

@@ -682,10 +682,6 @@ class _Evaluation:
             self.rows.append(row)
 
 
-#: (the look-ahead's distinct labels; kept under this name for the tests)
-_distinct = distinct
-
-
 def prequential(
     model: Any,
     stream: Iterable[tuple],

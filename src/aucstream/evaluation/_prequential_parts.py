@@ -158,27 +158,21 @@ def _span(y):
 
 def distinct(y: np.ndarray) -> np.ndarray:
     """``np.unique(y)`` (the distinct labels, sorted), without a sort when the labels
-    are numbers of at most two values (the smallest and the largest, then one count,
-    in one compiled call for float64 and int64 labels; not for a float zero, whose
+    are numbers of at most two values (the smallest and the largest, then one count:
+    one compiled call for 1-D float64 and int64 labels; not for a float zero, whose
     sign ``np.unique`` picks, nor a NaN)."""
-    if y.size and y.dtype in (np.float64, np.int64) and y.ndim == 1:
+    if not y.size or y.dtype.kind not in "biuf":
+        return np.unique(y)
+    if y.dtype in (np.float64, np.int64) and y.ndim == 1:
         lo, hi, others = _span(np.ascontiguousarray(y))
-        if others:
-            return np.unique(y)
-        if y.dtype == np.float64 and (lo == 0 or hi == 0):
-            return np.unique(y)
-        if lo == hi:
-            return y[:1].copy()
-        return np.array([lo, hi], dtype=y.dtype)
-    if y.size and y.dtype.kind in "biuf":
+    else:
         lo, hi = y.min(), y.max()
-        if y.dtype.kind == "f" and (lo == 0 or hi == 0):
-            return np.unique(y)
-        if lo == hi:
-            return y[:1].copy()
-        if np.count_nonzero((y == lo) | (y == hi)) == y.size:  # (False with a NaN)
-            return np.array([lo, hi], dtype=y.dtype)
-    return np.unique(y)
+        others = y.size - np.count_nonzero((y == lo) | (y == hi))  # (a NaN: all)
+    if others or (y.dtype.kind == "f" and (lo == 0 or hi == 0)):
+        return np.unique(y)
+    if lo == hi:
+        return y[:1].copy()
+    return np.array([lo, hi], dtype=y.dtype)
 
 
 def is_fitted(model) -> bool:

@@ -471,6 +471,34 @@ class OneScore:
             values = tuple(members.values())
         return self._kept(members, values)
 
+    def refill(self, learner, members: dict) -> bool:
+        """:meth:`read_weights` of its usual case for a learner whose ``__dict__``
+        (``members``) is the one kept and which learnt since (``predict_proba_one`` of
+        a progressive loop, which has checked that the learner has a calibration):
+        True when its bound weights, one compiled call, found the members they were
+        bound to and wrote and kept the weights; False (nothing kept, the usual path
+        reads them) otherwise. The checks of ``_read_again`` come first: the same
+        calibration, width and no feature names."""
+        filler = self.filler
+        if (
+            filler is None
+            or not filler[4]  # (a filler that keeps: READS_DICTS)
+            or filler[0] is not members
+            or DICT_VERSION_OFFSET < 0
+            or members.get("calibration_") is not self.calibration
+            or members.get("n_features_in_") != self.width
+            or "feature_names_in_" in members
+        ):
+            return False
+        seen = members.get("n_samples_seen_")
+        if seen is None:
+            return False
+        self.members, self.values, self.seen = None, (), None  # (forget)
+        if filler[1](learner, self.at, id(members)) < 0:
+            return False
+        self.members, self.seen = members, seen
+        return True
+
     def _kept(self, members: dict, values: tuple) -> bool:
         """Keep the learner's ``__dict__`` and its values with the weights read."""
         self.members, self.values = members, values

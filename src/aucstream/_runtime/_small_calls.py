@@ -538,7 +538,9 @@ class SmallCalls(LearnerHost):
             scorer = LAST_SCORER.ref()
             state = self.__dict__
             if _local.fast_path and scorer is not None and scorer.members is state:
-                if state.get("n_samples_seen_") is scorer.seen:
+                # (it learnt since: the weights read again first, through its bound
+                # weights, OneScore.refill)
+                if state.get("n_samples_seen_") is scorer.seen or scorer.refill(self, state):
                     p = scorer.calls[True](id(x))
                     if p < STALE:  # (not NaN nor STALE; IN_OUT: written into ``out``)
                         return scorer.given if p >= 0.0 else scorer.out.copy()

@@ -1,6 +1,6 @@
 """``predict_proba_one`` of a dict row right after a learning call (a progressive
 loop) reads the weights again through the learner's bound weights in one compiled
-call (:meth:`aucstream._dict_scoring.OneScore.refill`, OPAUC's exact kinds through
+call (:meth:`aucstream._dict_scoring.OneScore.refill_score`, OPAUC's exact kinds through
 ``ExplicitEngine.bound_weights``): the probabilities stay ``predict_proba``'s bit
 for bit, with the fast path on and off, and the refill steps aside (the usual path
 reads the weights) when the members it was bound to are no longer the learner's."""
@@ -11,7 +11,7 @@ import scipy.sparse as sp
 from conftest import make_stream
 
 from aucstream import OPAUC, SOLAM, UnivariateOnline, config_context
-from aucstream._dict_scoring import OneScore
+from aucstream._dict_scoring import STALE, OneScore
 from aucstream._fastpath import READS_DICTS
 
 LEARNERS = [
@@ -44,14 +44,14 @@ def test_progressive_loop_equals_predict_proba_fast_path_on_and_off(make, monkey
     X, y = make_stream(70, 6, seed=3, sparsity=0.4)
     rows = _rows(X)
     refilled = []
-    refill = OneScore.refill
+    refill = OneScore.refill_score
 
-    def counted(self, learner, members):
-        done = refill(self, learner, members)
-        refilled.append(done)
+    def counted(self, learner, members, where):
+        done = refill(self, learner, members, where)
+        refilled.append(done < STALE)
         return done
 
-    monkeypatch.setattr(OneScore, "refill", counted)
+    monkeypatch.setattr(OneScore, "refill_score", counted)
     got, want, on = _loop(make, X, y, rows)
     np.testing.assert_array_equal(got, want)
     with config_context(fast_path=False):
@@ -74,7 +74,7 @@ def test_opauc_binds_its_weights_only_for_the_exact_kinds():
         assert (bound is not None) == binds
         if binds:
             fill, names = bound
-            assert names == ("w_",)
+            assert names == ("w_",) and fill.keeps and fill.scores is not None
             out[:] = np.nan
             assert fill(model) is True
             np.testing.assert_array_equal(out[:-1], model._coef())

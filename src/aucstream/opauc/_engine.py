@@ -16,7 +16,7 @@ import math
 import numpy as np
 
 from .._chunks import Chunk
-from .._dict_scoring import weights_begin, weights_end
+from .._dict_scoring import STALE, score_dict, weights_begin, weights_end
 from .._fastpath import BLOCK_START, BLOCK_WIDTH, block_call, floats_at, ints_at
 from .._kernels import jit, mean_by_count
 from .._params import InvalidParameterError
@@ -479,6 +479,18 @@ def _weights_at(at, keep, members):
     return 1 if written else 0
 
 
+@jit
+def _weights_then_score(at, keep, members, proba, where):
+    """:func:`_weights_at` with a scorer's block at ``keep``, then, the weights kept,
+    that scorer's :func:`aucstream._dict_scoring.score_dict` of the dict at address
+    ``where``: one compiled call for ``predict_proba_one`` after a learning call
+    (``OneScore.refill_score``). :data:`~aucstream._dict_scoring.STALE` when the
+    weights were not kept."""
+    if _weights_at(at, keep, members) < 0:
+        return STALE
+    return score_dict(keep, proba, where)
+
+
 class ExplicitEngine(Engine):
     """The kinds whose summaries hold the statistics explicitly ("full", "sparse"):
     the kernel :func:`~aucstream.opauc._kernels._opauc_chunk` adds each example to its
@@ -524,7 +536,8 @@ class ExplicitEngine(Engine):
     def bound_weights(self, learner, out: np.ndarray):
         """``StateSpec.weights``: ``w_`` (the weights themselves for these kinds:
         ``OPAUC._coef``) and the intercept 0 copied into ``out`` by one compiled call
-        that also keeps a scorer's weights (``keeps``), so that scoring a dict row
+        that also keeps a scorer's weights (``keeps``; ``scores``: and scores a dict
+        row, :func:`_weights_then_score`), so that scoring a dict row
         after a learning call reads them again without ``_coef()`` and an unboxed
         array (``SmallCalls._bind_coef``; ``out`` of another length than ``w_``'s
         plus one is refused by the compiled call, nothing written); None when ``w_``
@@ -541,6 +554,9 @@ class ExplicitEngine(Engine):
             return done if keep else done > 0
 
         fill_weights.keeps = True  # type: ignore[attr-defined]
+        # (the weights kept and a dict row scored by one compiled call)
+        late = (0, 0, True, 0)
+        fill_weights.scores = block_call(_weights_then_score, w, out, late=late)  # type: ignore[attr-defined]
         return fill_weights, ("w_",)
 
     def stepper(self, learner, kernel, n: int):

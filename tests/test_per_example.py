@@ -24,7 +24,7 @@ from aucstream import (
     get_config,
 )
 from aucstream._fastpath import FAST
-from aucstream._runtime._entry import OneStep
+from aucstream._runtime._entry import RAN_OUT, OneStep
 
 LEARNERS = {
     "SOLAM": lambda: SOLAM(random_state=0),
@@ -265,3 +265,66 @@ def test_the_variant_is_asked_only_when_a_plan_may_depend_on_it(monkeypatch):
             model.learn_one(as_dict(X[i]), y[i])
         assert (name in asked) is (name == "OPAUC")
         assert all(key[2] is None for key in cache.plans if len(key) == 3) is (name == "SOLAM")
+
+
+def _fused_ready():
+    X, y = stream()
+    model = ready("OPAUC", X, y, dense=False)
+    step = FAST.get(model).sparse_step
+    assert step.fused is not None  # (OPAUC's full covariance fuses its update)
+    return X, y, model, step
+
+
+@pytest.mark.parametrize("how", ["raises", "interrupted", "ran out"])
+def test_a_fused_update_that_fails_changes_nothing(how, monkeypatch):
+    """The fused load-and-learn (``OneStep.fused``): an error raised once the row was
+    saved and learnt puts the state back (and reports a kernel error as the usual
+    path does); a kernel that learnt less than the row is put back and the usual
+    path learns the row once."""
+    X, y, model, step = _fused_ready()
+    with config_context(fast_path=False):
+        full = ready("OPAUC", X, y, dense=False)
+    before = snapshot(vars(model))
+    make_step, failed = OneStep._step, []
+
+    def failing_step(self, key):
+        made = make_step(self, key)
+        begin, checks = made
+
+        def failing(label, where, k):
+            begin(label, where, k)  # (the row saved and learnt)
+            failed.append(key)
+            if how == "raises":
+                raise ZeroDivisionError("float division by zero")
+            if how == "interrupted":
+                raise KeyboardInterrupt
+            return RAN_OUT
+
+        return (failing, checks)
+
+    monkeypatch.setattr(OneStep, "_step", failing_step)
+    step.steps.clear()
+    x = as_dict(X[20])
+    if how == "ran out":
+        model.learn_one(x, y[20])
+        full.learn_one(x, y[20])
+        assert failed and step.steps  # (the usual path learnt it)
+        assert_same_state(snapshot(vars(full)), snapshot(vars(model)))
+        return
+    with pytest.raises(FloatingPointError if how == "raises" else KeyboardInterrupt):
+        model.learn_one(x, y[20])
+    assert failed
+    assert_same_state(before, snapshot(vars(model)))
+
+
+def test_the_fusion_is_dropped_when_the_update_is_replaced():
+    X, y, model, step = _fused_ready()
+    update, calls = step.one.update, []
+
+    def counted(learner):
+        calls.append(1)
+        update(learner)
+
+    step.one.update = counted
+    model.learn_one(as_dict(X[20]), y[20])
+    assert calls == [1] and step.fused is None

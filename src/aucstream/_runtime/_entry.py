@@ -34,7 +34,10 @@ keeps its outcome: the buffers, the bound update (``_bind_update``) and, per pla
    whole, and the rows the example names of what it writes by rows): the undo log of
    the call. A refused row returns before anything is saved, and the call goes the
    usual way, which says what is wrong;
-3. the learner's bound update (its kernel at its compiled entry point);
+3. the learner's bound update (its kernel at its compiled entry point); for a dict
+   row of a learner whose bound update offers it (``update.fused``: OPAUC's full
+   covariance), in the same compiled call as step 2 (:attr:`OneStep.fused`; a
+   compiled call costs about as much as the Python around it);
 4. :func:`_finish_block`, one compiled call: the state's Python floats checked finite
    (:func:`_scalars_ok`, read from the learner's ``__dict__``), the calibration learns
    the prequential score (unless the kernel fitted it), the arrays the plan copies
@@ -274,6 +277,14 @@ def _finish_block(at, k):
     if done:  # (the state as the next call will find it, if nothing changes it)
         _keep_versions(ints_at(args[s + 21], args[s + 22]), ints_at(args[s + 23], args[s + 24]))
     return done
+
+
+#: :func:`_begin_dict` by a name other modules call it by (a learner's fused
+#: load-and-learn, :attr:`OneStep.fused`).
+begin_dict = _begin_dict
+#: What a fused load-and-learn returns when the learner's kernel learnt less than the
+#: row (the state is put back and the usual path learns the row, raising its error).
+RAN_OUT = -4
 
 
 def _walk_table(flat) -> np.ndarray | None:
@@ -517,6 +528,8 @@ class OneStep:
         "starts",
         "copies",
         "list_copies",
+        "fused",
+        "fused_update",
     )
 
     def __init__(self, learner, cache, one, dense: bool, variant, check_hook):
@@ -591,6 +604,19 @@ class OneStep:
         #: call's walk is current when they are copied (the walk's items, once)
         walked = {id(record[0]): record[3] for record in flat._records}
         self.list_copies = tuple(list(walked[id(c)]) for c in flat._lists)
+        #: the bound update's fused load-and-learn of a dict row, when it offers one
+        #: (``update.fused``: a compiled function of ``(at, kernel, label, where,
+        #: k)`` that runs :func:`_begin_dict` of the block at ``at`` and, the row
+        #: taken, the kernel of the packing at ``kernel``, returning what
+        #: ``_begin_dict`` does or :data:`RAN_OUT`; the update must change no dict of
+        #: the state, which are copied after it), and the entry compiles the walk's
+        #: check: one compiled call before the finiteness check, not two; else None
+        #: (the fusion serves while the buffers' update is the one that offered it:
+        #: :meth:`learn` drops it, and the steps made with it, otherwise)
+        fused = getattr(one.update, "fused", None)
+        usable = not dense and READS_DICTS and self.walk is not None and self.early is None
+        self.fused = fused if usable else None
+        self.fused_update = one.update
 
     def valid(self, learner) -> bool:
         """Whether the step may serve a call now (step 1 of the module docstring;
@@ -649,9 +675,16 @@ class OneStep:
             have = self.walk is not None and self.starts.shape[0] > 0
             seen = (self.walk, self.starts) if have else (_NO_WALK, _NO_WALK)
             args = block(*buffers, plan.copy, plan.rows_copy, one.y, walk, versions, *seen)
-            entry = compiled_entry(_begin_dict, (0, 1.0, 0, 0))
             plans = (plan,)
             rows = one.indices
+            if self.fused is not None:  # (the update runs in the same compiled call)
+                function, kernel = self.fused
+                entry = compiled_entry(function, (0, kernel, 1.0, 0, 0))
+                self.blocks.append(args)
+                step = (partial(entry, address(args), kernel), self._checks(plans, rows))
+                self.steps[key] = step
+                return step
+            entry = compiled_entry(_begin_dict, (0, 1.0, 0, 0))
         else:
             packed = (
                 *(one.indptr, one.indices, one.data, self.width, plan.copy, plan.rows_copy),
@@ -719,6 +752,9 @@ class OneStep:
             if k > one.capacity or not (READS_DICTS or pack_dict_pairs(x, self.pairs)):
                 return False
             whole = not self.by_rows or 2 * k > self.width
+        if self.fused is not None and one.update is not self.fused_update:
+            self.fused = None  # (another update: not the one fused; steps made anew)
+            self.steps.clear()
         early, ask = self.early, self.variant
         if early is not None and not early():
             return False
@@ -731,9 +767,22 @@ class OneStep:
         begin, checks = step
         if self.check_hook is not None:
             self.check_hook(learner)
+        fused = self.fused is not None and not self.dense
         if self.dense:
             k = begin(label, x)
             plan, finish = checks[self.by_rows and 2 * k > self.width]
+        elif fused:  # the load and save, then the update, in one compiled call
+            plan, finish = checks[0]
+            try:
+                k = begin(label, id(x), k)
+            except BaseException as error:  # (raised by the update: the row was saved)
+                self._put_back(plan, len(x))
+                if isinstance(error, _KERNEL_ERRORS):
+                    raise learner._kernel_error(one.exact_chunk(), error) from error
+                raise
+            if k == RAN_OUT:  # put back; the usual path learns the row and says why
+                self._put_back(plan, len(x))
+                return False
         else:
             k = begin(label, id(x), k) if READS_DICTS else begin(label, k)
             plan, finish = checks[0]
@@ -756,10 +805,11 @@ class OneStep:
             dicts = self.vars.copy()
         lists = self.list_copies
         try:
-            try:
-                one.update(learner)
-            except _KERNEL_ERRORS as error:
-                raise learner._kernel_error(one.exact_chunk(), error) from error
+            if not fused:
+                try:
+                    one.update(learner)
+                except _KERNEL_ERRORS as error:
+                    raise learner._kernel_error(one.exact_chunk(), error) from error
             learner.n_samples_seen_ += 1
             # the Python floats and the arrays checked, then the window pushed (last)
             if finish(k):
@@ -770,6 +820,14 @@ class OneStep:
         # diverged: put back, and let the usual path learn the row again and say so
         self._restore(plan, k, dicts, lists)
         return False
+
+    def _put_back(self, plan, k: int) -> None:
+        """:meth:`_restore` after a fused load-and-learn (:attr:`fused`) that saved the
+        row of ``k`` entries and whose update then failed: the state's dicts, which a
+        compiled update does not change, copied now."""
+        self.copies = None if self.single is not None else list(map(dict.copy, self.dicts[1:]))
+        dicts = self.single.copy() if self.single is not None else self.vars.copy()
+        self._restore(plan, k, dicts, self.list_copies)
 
     def _restore(self, plan, k: int, dicts, lists) -> None:
         """Put the state back as :meth:`learn` saved it (the window was not written;

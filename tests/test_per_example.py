@@ -275,12 +275,12 @@ def _fused_ready():
     return X, y, model, step
 
 
-@pytest.mark.parametrize("how", ["raises", "interrupted", "ran out"])
+@pytest.mark.parametrize("how", ["raises", "interrupted", "ran out", "nan"])
 def test_a_fused_update_that_fails_changes_nothing(how, monkeypatch):
     """The fused load-and-learn (``OneStep.fused``): an error raised once the row was
     saved and learnt puts the state back (and reports a kernel error as the usual
-    path does); a kernel that learnt less than the row is put back and the usual
-    path learns the row once."""
+    path does); a kernel that learnt less than the row, or a state that is no longer
+    finite after it, is put back and the usual path learns the row once."""
     X, y, model, step = _fused_ready()
     with config_context(fast_path=False):
         full = ready("OPAUC", X, y, dense=False)
@@ -292,8 +292,11 @@ def test_a_fused_update_that_fails_changes_nothing(how, monkeypatch):
         begin, checks = made
 
         def failing(label, where, k):
-            begin(label, where, k)  # (the row saved and learnt)
+            got = begin(label, where, k)  # (the row saved and learnt)
             failed.append(key)
+            if how == "nan":  # (an array the step checks whole)
+                model.calibration_[0] = np.nan
+                return got
             if how == "raises":
                 raise ZeroDivisionError("float division by zero")
             if how == "interrupted":
@@ -305,7 +308,7 @@ def test_a_fused_update_that_fails_changes_nothing(how, monkeypatch):
     monkeypatch.setattr(OneStep, "_step", failing_step)
     step.steps.clear()
     x = as_dict(X[20])
-    if how == "ran out":
+    if how in ("ran out", "nan"):
         model.learn_one(x, y[20])
         full.learn_one(x, y[20])
         assert failed and step.steps  # (the usual path learnt it)

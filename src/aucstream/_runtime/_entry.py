@@ -795,6 +795,8 @@ class OneStep:
         same = k >= _SAME  # (the components' dicts unchanged since their copies)
         if same:
             k -= _SAME
+        if fused:
+            return self._fused_finish(learner, plan, finish, k, same)
         single = self.single
         if single is not None:
             dicts = single.copy()
@@ -805,11 +807,10 @@ class OneStep:
             dicts = self.vars.copy()
         lists = self.list_copies
         try:
-            if not fused:
-                try:
-                    one.update(learner)
-                except _KERNEL_ERRORS as error:
-                    raise learner._kernel_error(one.exact_chunk(), error) from error
+            try:
+                one.update(learner)
+            except _KERNEL_ERRORS as error:
+                raise learner._kernel_error(one.exact_chunk(), error) from error
             learner.n_samples_seen_ += 1
             # the Python floats and the arrays checked, then the window pushed (last)
             if finish(k):
@@ -819,6 +820,28 @@ class OneStep:
             raise
         # diverged: put back, and let the usual path learn the row again and say so
         self._restore(plan, k, dicts, lists)
+        return False
+
+    def _fused_finish(self, learner, plan, finish, k: int, same: bool) -> bool:
+        """The end of :meth:`learn` after a fused load-and-learn (:attr:`fused`): the
+        update changed no dict of the state, so the one change before the checks is
+        the count, and the dicts are copied only when the call is put back
+        (:meth:`_put_back`), not at every call."""
+        if not same:  # (the components' versions kept are those of now: copied anew)
+            self.copies = None
+        seen = learner.n_samples_seen_
+        try:
+            learner.n_samples_seen_ = seen + 1
+            # the Python floats and the arrays checked, then the window pushed (last)
+            if finish(k):
+                return True
+        except BaseException:
+            learner.n_samples_seen_ = seen
+            self._put_back(plan, k)
+            raise
+        # diverged: put back, and let the usual path learn the row again and say so
+        learner.n_samples_seen_ = seen
+        self._put_back(plan, k)
         return False
 
     def _put_back(self, plan, k: int) -> None:

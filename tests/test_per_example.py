@@ -10,6 +10,8 @@ parameters change.
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -24,7 +26,8 @@ from aucstream import (
     get_config,
 )
 from aucstream._fastpath import FAST
-from aucstream._runtime._entry import RAN_OUT, OneStep
+from aucstream._kernels import compiled_entry
+from aucstream._runtime._entry import DIVERGED, RAN_OUT, OneStep, _begin_dict
 
 LEARNERS = {
     "SOLAM": lambda: SOLAM(random_state=0),
@@ -290,17 +293,24 @@ def test_a_fused_update_that_fails_changes_nothing(how, monkeypatch):
     def failing_step(self, key):
         made = make_step(self, key)
         begin, checks = made
+        # the fused call failing after the save and the kernel, before the count and
+        # the checks (where a kernel's error would leave it), or as count_then_finish
+        # leaves a state that is no longer finite (the count set)
+        plain = partial(compiled_entry(_begin_dict, (0, 1.0, 0, 0)), begin.args[0])
 
         def failing(label, where, k):
-            got = begin(label, where, k)  # (the row saved and learnt)
+            got = plain(label, where, k)  # (loaded and saved)
+            assert got >= 0
+            self.one.update(model)  # (learnt)
             failed.append(key)
-            if how == "nan":  # (an array the step checks whole)
-                model.calibration_[0] = np.nan
-                return got
             if how == "raises":
                 raise ZeroDivisionError("float division by zero")
             if how == "interrupted":
                 raise KeyboardInterrupt
+            if how == "nan":
+                model.n_samples_seen_ += 1
+                model.calibration_[0] = np.nan
+                return DIVERGED
             return RAN_OUT
 
         return (failing, checks)
@@ -331,3 +341,20 @@ def test_the_fusion_is_dropped_when_the_update_is_replaced():
     step.one.update = counted
     model.learn_one(as_dict(X[20]), y[20])
     assert calls == [1] and step.fused is None
+
+
+def test_a_count_that_is_not_an_int_is_counted_in_python():
+    """The fused call sets the count only when it is a plain int; another (here a
+    NumPy integer) is counted by ``+= 1`` in Python, as the usual path does."""
+    X, y, model, step = _fused_ready()
+    with config_context(fast_path=False):
+        full = ready("OPAUC", X, y, dense=False)
+    for m in (model, full):
+        m.n_samples_seen_ = np.int64(m.n_samples_seen_)
+    for i in range(20, 30):
+        model.learn_one(as_dict(X[i]), y[i])
+        with config_context(fast_path=False):
+            full.learn_one(as_dict(X[i]), y[i])
+    assert type(model.n_samples_seen_) is type(full.n_samples_seen_)
+    assert_same_state(snapshot(vars(full)), snapshot(vars(model)))
+    assert step.fused is not None and step.steps

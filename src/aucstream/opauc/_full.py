@@ -21,7 +21,14 @@ import numpy as np
 from .._chunks import Chunk
 from .._kernels import Rows, bound_call, jit, rows_of
 from .._kernels._packed import f64, f64_2d, i64, ints_at, packed_call, read_only, real
-from .._runtime._entry import RAN_OUT, begin_dict
+from .._runtime._entry import (
+    DIVERGED,
+    NOT_COUNTED,
+    RAN_OUT,
+    SAME,
+    begin_dict,
+    count_then_finish,
+)
 from .._state import declare_upper_cells
 from ..covariance import FullArrays
 from . import _kernels
@@ -63,19 +70,25 @@ def _full_packed(at, start):
 
 
 @jit
-def _begin_then_learn(at, kernel, label, where, k):
+def _begin_then_learn(at, kernel, finish, name, label, where, k):
     """The per-example entry's load and save of a dict row
-    (:func:`aucstream._runtime._entry.begin_dict`, its block at ``at``) and, when the
-    row was taken, the one-row kernel (:func:`_full_packed` of the packing at
-    ``kernel``) in one compiled call: what ``begin_dict`` returns, or
-    :data:`~aucstream._runtime._entry.RAN_OUT` when the kernel learnt less than the
-    row (the caller puts the state back)."""
+    (:func:`aucstream._runtime._entry.begin_dict`, its block at ``at``), then, the row
+    taken, the one-row kernel (:func:`_full_packed` of the packing at ``kernel``) and
+    the count and the checks (:func:`aucstream._runtime._entry.count_then_finish`,
+    its block at ``finish``, the count's name at ``name``): one compiled call per
+    example. What ``begin_dict`` returns, or ``RAN_OUT`` (the kernel learnt less than
+    the row), ``DIVERGED`` (the state is no longer finite; the count was set) or
+    ``NOT_COUNTED`` (learnt; the caller counts and checks); the caller puts the
+    state back after the first two."""
     got = begin_dict(at, label, where, k)
     if got < 0:
         return got
     if _full_packed(kernel, 0) != 1:
         return RAN_OUT
-    return got
+    done = count_then_finish(finish, name, got - SAME if got >= SAME else got)
+    if done < 0:
+        return NOT_COUNTED
+    return got if done else DIVERGED
 
 
 class FullEngine(ExplicitEngine):

@@ -787,8 +787,9 @@ class OneStep:
             if k > one.capacity or not (READS_DICTS or pack_dict_pairs(x, self.pairs)):
                 return False
             whole = not self.by_rows or 2 * k > self.width
-        if self.fused is not None and one.update is not self.fused_update:
-            self.fused = None  # (another update: not the one fused; steps made anew)
+        fused = self.fused  # (dict rows only)
+        if fused is not None and one.update is not self.fused_update:
+            self.fused = fused = None  # (another update: not the one fused; new steps)
             self.steps.clear()
         early, ask = self.early, self.variant
         if early is not None and not early():
@@ -802,18 +803,16 @@ class OneStep:
         begin, checks = step
         if self.check_hook is not None:
             self.check_hook(learner)
-        fused = self.fused is not None and not self.dense
         if self.dense:
             k = begin(label, x)
             plan, finish = checks[self.by_rows and 2 * k > self.width]
-        elif fused:  # the load and save, the update, the count and the checks at once
-            plan, finish = checks[0]
+        elif fused is not None:  # the load and save, the update, the count, the checks
             seen = learner.n_samples_seen_  # (the count before: put back on failure)
             try:
                 k = begin(label, id(x), k)
             except BaseException as error:  # (raised by the update: the row was saved)
                 learner.n_samples_seen_ = seen
-                self._put_back(plan, len(x))
+                self._put_back(checks[0][0], len(x))
                 if isinstance(error, _KERNEL_ERRORS):
                     raise learner._kernel_error(one.exact_chunk(), error) from error
                 raise
@@ -822,10 +821,11 @@ class OneStep:
                     self.copies = None
                 return True
             if k == NOT_COUNTED:  # learnt: counted and checked in Python
+                plan, finish = checks[0]
                 return self._fused_finish(learner, plan, finish, len(x))
             if k == RAN_OUT or k == DIVERGED:  # put back; the usual path learns the row
                 learner.n_samples_seen_ = seen  # (and says why)
-                self._put_back(plan, len(x))
+                self._put_back(checks[0][0], len(x))
                 return False
         else:
             k = begin(label, id(x), k) if READS_DICTS else begin(label, k)

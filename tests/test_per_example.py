@@ -10,6 +10,8 @@ parameters change.
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -24,7 +26,8 @@ from aucstream import (
     get_config,
 )
 from aucstream._fastpath import FAST
-from aucstream._runtime._entry import OneStep
+from aucstream._kernels import compiled_entry
+from aucstream._runtime._entry import DIVERGED, RAN_OUT, OneStep, _begin_dict
 
 LEARNERS = {
     "SOLAM": lambda: SOLAM(random_state=0),
@@ -265,3 +268,93 @@ def test_the_variant_is_asked_only_when_a_plan_may_depend_on_it(monkeypatch):
             model.learn_one(as_dict(X[i]), y[i])
         assert (name in asked) is (name == "OPAUC")
         assert all(key[2] is None for key in cache.plans if len(key) == 3) is (name == "SOLAM")
+
+
+def _fused_ready():
+    X, y = stream()
+    model = ready("OPAUC", X, y, dense=False)
+    step = FAST.get(model).sparse_step
+    assert step.fused is not None  # (OPAUC's full covariance fuses its update)
+    return X, y, model, step
+
+
+@pytest.mark.parametrize("how", ["raises", "interrupted", "ran out", "nan"])
+def test_a_fused_update_that_fails_changes_nothing(how, monkeypatch):
+    """The fused load-and-learn (``OneStep.fused``): an error raised once the row was
+    saved and learnt puts the state back (and reports a kernel error as the usual
+    path does); a kernel that learnt less than the row, or a state that is no longer
+    finite after it, is put back and the usual path learns the row once."""
+    X, y, model, step = _fused_ready()
+    with config_context(fast_path=False):
+        full = ready("OPAUC", X, y, dense=False)
+    before = snapshot(vars(model))
+    make_step, failed = OneStep._step, []
+
+    def failing_step(self, key):
+        made = make_step(self, key)
+        begin, checks = made
+        # the fused call failing after the save and the kernel, before the count and
+        # the checks (where a kernel's error would leave it), or as count_then_finish
+        # leaves a state that is no longer finite (the count set)
+        plain = partial(compiled_entry(_begin_dict, (0, 1.0, 0, 0)), begin.args[0])
+
+        def failing(label, where, k):
+            got = plain(label, where, k)  # (loaded and saved)
+            assert got >= 0
+            self.one.update(model)  # (learnt)
+            failed.append(key)
+            if how == "raises":
+                raise ZeroDivisionError("float division by zero")
+            if how == "interrupted":
+                raise KeyboardInterrupt
+            if how == "nan":
+                model.n_samples_seen_ += 1
+                model.calibration_[0] = np.nan
+                return DIVERGED
+            return RAN_OUT
+
+        return (failing, checks)
+
+    monkeypatch.setattr(OneStep, "_step", failing_step)
+    step.steps.clear()
+    x = as_dict(X[20])
+    if how in ("ran out", "nan"):
+        model.learn_one(x, y[20])
+        full.learn_one(x, y[20])
+        assert failed and step.steps  # (the usual path learnt it)
+        assert_same_state(snapshot(vars(full)), snapshot(vars(model)))
+        return
+    with pytest.raises(FloatingPointError if how == "raises" else KeyboardInterrupt):
+        model.learn_one(x, y[20])
+    assert failed
+    assert_same_state(before, snapshot(vars(model)))
+
+
+def test_the_fusion_is_dropped_when_the_update_is_replaced():
+    X, y, model, step = _fused_ready()
+    update, calls = step.one.update, []
+
+    def counted(learner):
+        calls.append(1)
+        update(learner)
+
+    step.one.update = counted
+    model.learn_one(as_dict(X[20]), y[20])
+    assert calls == [1] and step.fused is None
+
+
+def test_a_count_that_is_not_an_int_is_counted_in_python():
+    """The fused call sets the count only when it is a plain int; another (here a
+    NumPy integer) is counted by ``+= 1`` in Python, as the usual path does."""
+    X, y, model, step = _fused_ready()
+    with config_context(fast_path=False):
+        full = ready("OPAUC", X, y, dense=False)
+    for m in (model, full):
+        m.n_samples_seen_ = np.int64(m.n_samples_seen_)
+    for i in range(20, 30):
+        model.learn_one(as_dict(X[i]), y[i])
+        with config_context(fast_path=False):
+            full.learn_one(as_dict(X[i]), y[i])
+    assert type(model.n_samples_seen_) is type(full.n_samples_seen_)
+    assert_same_state(snapshot(vars(full)), snapshot(vars(model)))
+    assert step.fused is not None and step.steps

@@ -363,9 +363,9 @@ class OneScore:
         #: hold (:func:`weights_begin`; zeros after the last), in the block
         self.pairs = np.zeros(2 * HELD_PAIRS, dtype=np.int64)
         #: the learner's weights bound to ``coef`` (:meth:`_fill`): its ``__dict__``,
-        #: the function that fills, a getter of the members it holds, those members
-        #: and whether the function also keeps the weights (:meth:`read_weights`);
-        #: or None
+        #: the function that fills, a getter of the members it holds, those members,
+        #: whether the function also keeps the weights (:meth:`read_weights`), their
+        #: names and the function's ``scores`` (:meth:`refill_score`; None); or None
         self.filler: Any = None
 
     def current(self, members: dict) -> bool:
@@ -471,6 +471,43 @@ class OneScore:
             values = tuple(members.values())
         return self._kept(members, values)
 
+    def refill_score(self, learner, members: dict, where: int) -> float:
+        """``calls[True](where)`` after :meth:`read_weights` of its usual case, for a
+        learner whose ``__dict__`` (``members``) is the one kept and which learnt
+        since (``predict_proba_one`` in a progressive loop; the caller has checked
+        that the learner has a calibration): the learner's bound weights, which
+        find the members they were bound to, write and keep the weights, then the
+        scoring of the dict at address ``where``, both in one compiled call when the
+        bound weights offer it (their ``scores``: ``scores(keep, members, proba,
+        where)``), else in two. What :func:`score_dict` returns, or :data:`STALE`
+        with no weights kept (the usual path reads them) when a check fails: those
+        of ``_read_again`` first (the same calibration, width, no feature names)."""
+        filler = self.filler
+        if (
+            filler is None
+            or not filler[4]  # (a filler that keeps: READS_DICTS)
+            or filler[0] is not members
+            or DICT_VERSION_OFFSET < 0
+            or members.get("calibration_") is not self.calibration
+            or members.get("n_features_in_") != self.width
+            or "feature_names_in_" in members
+        ):
+            return STALE
+        seen = members.get("n_samples_seen_")
+        if seen is None:
+            return STALE
+        self.members, self.values, self.seen = None, (), None  # (forget)
+        scores = filler[6]
+        if scores is not None:
+            p = scores(self.at, id(members), True, where)
+            if p != STALE:  # (kept: the probabilities, or NaN for a refused row)
+                self.members, self.seen = members, seen
+            return p
+        if filler[1](learner, self.at, id(members)) < 0:
+            return STALE
+        self.members, self.seen = members, seen
+        return self.calls[True](where)
+
     def _kept(self, members: dict, values: tuple) -> bool:
         """Keep the learner's ``__dict__`` and its values with the weights read."""
         self.members, self.values = members, values
@@ -505,5 +542,7 @@ class OneScore:
             if keeps:
                 for i, (name, obj) in enumerate(zip(names, objects)):
                     self.pairs[2 * i : 2 * i + 2] = id(name), id(obj)
-            filler = self.filler = (members, fill, held, objects, keeps, names)
+            # (and the weights fused with the scoring, when the function has it)
+            scores = getattr(fill, "scores", None) if keeps else None
+            filler = self.filler = (members, fill, held, objects, keeps, names, scores)
         return filler[1](learner)

@@ -46,6 +46,7 @@ __all__ = [
     "dict_item",
     "dict_next",
     "dict_set_float",
+    "dict_set_int",
     "dict_size",
     "error_clear",
     "float_value",
@@ -214,6 +215,30 @@ def dict_set_float(typingctx, container, key, value):
 
     def codegen(context, builder, signature, args):
         made = _c_function(builder, "PyFloat_FromDouble", _BYTE_P, [ir.DoubleType()])
+        obj = builder.call(made, [args[2]])
+        done = cgutils.alloca_once_value(builder, ir.IntType(1)(0))
+        with builder.if_then(builder.icmp_unsigned("!=", obj, ir.Constant(_BYTE_P, None))):
+            setter = _c_function(
+                builder, "PyDict_SetItem", ir.IntType(32), [_BYTE_P, _BYTE_P, _BYTE_P]
+            )
+            status = builder.call(
+                setter,
+                [builder.inttoptr(args[0], _BYTE_P), builder.inttoptr(args[1], _BYTE_P), obj],
+            )
+            builder.call(_c_function(builder, "Py_DecRef", ir.VoidType(), [_BYTE_P]), [obj])
+            builder.store(builder.icmp_signed("==", status, ir.IntType(32)(0)), done)
+        return builder.load(done)
+
+    return types.boolean(container, key, value), codegen
+
+
+@intrinsic
+def dict_set_int(typingctx, container, key, value):
+    """:func:`dict_set_float` of a new Python int of ``value`` (``PyLong_FromLongLong``;
+    the value it replaces must be an int, whose release runs no Python code)."""
+
+    def codegen(context, builder, signature, args):
+        made = _c_function(builder, "PyLong_FromLongLong", _BYTE_P, [_I64])
         obj = builder.call(made, [args[2]])
         done = cgutils.alloca_once_value(builder, ir.IntType(1)(0))
         with builder.if_then(builder.icmp_unsigned("!=", obj, ir.Constant(_BYTE_P, None))):

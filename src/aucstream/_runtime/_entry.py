@@ -34,7 +34,10 @@ keeps its outcome: the buffers, the bound update (``_bind_update``) and, per pla
    whole, and the rows the example names of what it writes by rows): the undo log of
    the call. A refused row returns before anything is saved, and the call goes the
    usual way, which says what is wrong;
-3. the learner's bound update (its kernel at its compiled entry point);
+3. the learner's bound update (its kernel at its compiled entry point); for a dict
+   row of a learner whose bound update offers it (``update.fused``: OPAUC's full
+   covariance), in the same compiled call as step 2 (:attr:`OneStep.fused`; a
+   compiled call costs about as much as the Python around it);
 4. :func:`_finish_block`, one compiled call: the state's Python floats checked finite
    (:func:`_scalars_ok`, read from the learner's ``__dict__``), the calibration learns
    the prequential score (unless the kernel fitted it), the arrays the plan copies
@@ -98,11 +101,14 @@ from .._kernels import compiled_entry, jit
 from .._kernels._pyobjects import (
     DICT_VERSION_OFFSET,
     dict_item,
+    dict_set_int,
     dict_size,
+    error_clear,
     float_value,
     is_subtype,
     list_item,
     list_size,
+    long_value,
 )
 from .._state import _all_finite, _copy_rows, _copy_table, _rows_finite64
 from ._learning import _KERNEL_ERRORS
@@ -276,6 +282,43 @@ def _finish_block(at, k):
     return done
 
 
+#: :func:`_begin_dict` by a name other modules call it by (a learner's fused
+#: load-and-learn, :attr:`OneStep.fused`).
+begin_dict = _begin_dict
+#: What a fused load-and-learn returns when the learner's kernel learnt less than the
+#: row (the state is put back and the usual path learns the row, raising its error),
+#: when the state is no longer finite after it (put back, the count too; the usual
+#: path learns the row again and says so), and when it could not set the count (not
+#: a plain int: :meth:`OneStep.learn` counts and checks in Python).
+RAN_OUT, DIVERGED, NOT_COUNTED = -4, -6, -5
+#: Added to what :func:`_begin_dict` returns when the state's components' dicts are
+#: unchanged since :meth:`OneStep.learn` copied them (their copies serve again).
+SAME = 1 << 40
+
+
+@jit(inline="always")
+def count_then_finish(at, name, k):
+    """The end of a fused load-and-learn (:attr:`OneStep.fused`): the learner's count
+    (the key at address ``name`` of its ``__dict__``, whose address the block at
+    ``at`` holds) set to one more, a new int, as ``learner.n_samples_seen_ += 1``
+    does, then :func:`_finish_block` of the block at ``at`` and the row's ``k``
+    entries: 1 when finished, 0 when the state is no longer finite (the count set:
+    the caller puts it back), -1 (nothing done) when the count is not a plain int or
+    could not be set."""
+    args = ints_at(at, BLOCK_WIDTH)
+    members = args[BLOCK_START + 18]
+    count = dict_item(members, name)
+    if count == 0 or type_of(count, args[0]) != args[1]:  # (an int, not a bool)
+        return -1
+    n = long_value(count)
+    if (n == -1 and error_clear()) or n < 0 or n >= 9223372036854775807:
+        return -1
+    if not dict_set_int(members, name, n + 1):
+        error_clear()
+        return -1
+    return 1 if _finish_block(at, k) else 0
+
+
 def _walk_table(flat) -> np.ndarray | None:
     """The walk's check (``flat.current``: the state's containers hold the objects
     walked, by identity, and have the sizes walked) as one int64 table for
@@ -354,9 +397,7 @@ def _keep_versions(walk, versions):
         c += 1
 
 
-#: Added to what :func:`_begin_dict` returns when the state's components' dicts are
-#: unchanged since :meth:`OneStep.learn` copied them (their copies serve again).
-_SAME = 1 << 40
+_SAME = SAME  # (the flag of :func:`_begin_dict`'s answer, :data:`SAME`)
 
 
 @jit(inline="always")
@@ -517,6 +558,8 @@ class OneStep:
         "starts",
         "copies",
         "list_copies",
+        "fused",
+        "fused_update",
     )
 
     def __init__(self, learner, cache, one, dense: bool, variant, check_hook):
@@ -591,6 +634,21 @@ class OneStep:
         #: call's walk is current when they are copied (the walk's items, once)
         walked = {id(record[0]): record[3] for record in flat._records}
         self.list_copies = tuple(list(walked[id(c)]) for c in flat._lists)
+        #: the bound update's fused load-and-learn of a dict row, when it offers one
+        #: (``update.fused``: a compiled function of ``(at, kernel, finish, name,
+        #: label, where, k)`` that runs :func:`_begin_dict` of the block at ``at``
+        #: and, the row taken, the kernel of the packing at ``kernel``, then
+        #: :func:`count_then_finish` of the block at ``finish``, returning what
+        #: ``_begin_dict`` does, :data:`RAN_OUT`, :data:`DIVERGED` or
+        #: :data:`NOT_COUNTED`; the update must change no dict of the state, which
+        #: are copied only when a call is put back), and the entry compiles the
+        #: walk's check: one compiled call per example, not three; else None
+        #: (the fusion serves while the buffers' update is the one that offered it:
+        #: :meth:`learn` drops it, and the steps made with it, otherwise)
+        fused = getattr(one.update, "fused", None)
+        usable = not dense and READS_DICTS and self.walk is not None and self.early is None
+        self.fused = fused if usable else None
+        self.fused_update = one.update
 
     def valid(self, learner) -> bool:
         """Whether the step may serve a call now (step 1 of the module docstring;
@@ -649,9 +707,19 @@ class OneStep:
             have = self.walk is not None and self.starts.shape[0] > 0
             seen = (self.walk, self.starts) if have else (_NO_WALK, _NO_WALK)
             args = block(*buffers, plan.copy, plan.rows_copy, one.y, walk, versions, *seen)
-            entry = compiled_entry(_begin_dict, (0, 1.0, 0, 0))
             plans = (plan,)
             rows = one.indices
+            if self.fused is not None:  # (the update and the checks in the same call)
+                function, kernel = self.fused
+                checks = self._checks(plans, rows)
+                finish_at = checks[0][1].args[0]  # (the block of its _finish_block)
+                bound = (address(args), kernel, finish_at, id("n_samples_seen_"))
+                entry = compiled_entry(function, (*bound, 1.0, 0, 0))
+                self.blocks.append(args)
+                step = (partial(entry, *bound), checks)
+                self.steps[key] = step
+                return step
+            entry = compiled_entry(_begin_dict, (0, 1.0, 0, 0))
         else:
             packed = (
                 *(one.indptr, one.indices, one.data, self.width, plan.copy, plan.rows_copy),
@@ -719,6 +787,10 @@ class OneStep:
             if k > one.capacity or not (READS_DICTS or pack_dict_pairs(x, self.pairs)):
                 return False
             whole = not self.by_rows or 2 * k > self.width
+        fused = self.fused  # (dict rows only)
+        if fused is not None and one.update is not self.fused_update:
+            self.fused = fused = None  # (another update: not the one fused; new steps)
+            self.steps.clear()
         early, ask = self.early, self.variant
         if early is not None and not early():
             return False
@@ -734,6 +806,27 @@ class OneStep:
         if self.dense:
             k = begin(label, x)
             plan, finish = checks[self.by_rows and 2 * k > self.width]
+        elif fused is not None:  # the load and save, the update, the count, the checks
+            seen = learner.n_samples_seen_  # (the count before: put back on failure)
+            try:
+                k = begin(label, id(x), k)
+            except BaseException as error:  # (raised by the update: the row was saved)
+                learner.n_samples_seen_ = seen
+                self._put_back(checks[0][0], len(x))
+                if isinstance(error, _KERNEL_ERRORS):
+                    raise learner._kernel_error(one.exact_chunk(), error) from error
+                raise
+            if k >= 0:  # learnt, counted, checked, the window pushed
+                if k < _SAME:  # (the components' versions are those of now)
+                    self.copies = None
+                return True
+            if k == NOT_COUNTED:  # learnt: counted and checked in Python
+                plan, finish = checks[0]
+                return self._fused_finish(learner, plan, finish, len(x))
+            if k == RAN_OUT or k == DIVERGED:  # put back; the usual path learns the row
+                learner.n_samples_seen_ = seen  # (and says why)
+                self._put_back(checks[0][0], len(x))
+                return False
         else:
             k = begin(label, id(x), k) if READS_DICTS else begin(label, k)
             plan, finish = checks[0]
@@ -770,6 +863,32 @@ class OneStep:
         # diverged: put back, and let the usual path learn the row again and say so
         self._restore(plan, k, dicts, lists)
         return False
+
+    def _fused_finish(self, learner, plan, finish, k: int) -> bool:
+        """The end of :meth:`learn` after a fused load-and-learn that did not count
+        (:data:`NOT_COUNTED`): the count and the checks in Python, the dicts copied
+        only when the call is put back (:meth:`_put_back`; the update changed none)."""
+        self.copies = None  # (the components' versions kept may be those of now)
+        seen = learner.n_samples_seen_
+        try:
+            learner.n_samples_seen_ = seen + 1
+            if finish(k):  # (the floats and arrays checked, then the window pushed)
+                return True
+        except BaseException:
+            learner.n_samples_seen_ = seen
+            self._put_back(plan, k)
+            raise
+        learner.n_samples_seen_ = seen  # diverged: put back, the usual path says so
+        self._put_back(plan, k)
+        return False
+
+    def _put_back(self, plan, k: int) -> None:
+        """:meth:`_restore` after a fused load-and-learn (:attr:`fused`) that saved the
+        row of ``k`` entries and whose update then failed: the state's dicts, which a
+        compiled update does not change, copied now."""
+        self.copies = None if self.single is not None else list(map(dict.copy, self.dicts[1:]))
+        dicts = self.single.copy() if self.single is not None else self.vars.copy()
+        self._restore(plan, k, dicts, self.list_copies)
 
     def _restore(self, plan, k: int, dicts, lists) -> None:
         """Put the state back as :meth:`learn` saved it (the window was not written;

@@ -540,8 +540,10 @@ class SmallCalls(LearnerHost):
             if _local.fast_path and scorer is not None and scorer.members is state:
                 if state.get("n_samples_seen_") is scorer.seen:
                     p = scorer.calls[True](id(x))
-                    if p < STALE:  # (not NaN nor STALE; IN_OUT: written into ``out``)
-                        return scorer.given if p >= 0.0 else scorer.out.copy()
+                else:  # (it learnt since: the weights read again first)
+                    p = scorer.refill_score(self, state, id(x))
+                if p < STALE:  # (not NaN nor STALE; IN_OUT: written into ``out``)
+                    return scorer.given if p >= 0.0 else scorer.out.copy()
             proba = self._dict_proba(x)
             if proba is not None:
                 return proba

@@ -16,7 +16,9 @@ import math
 import numpy as np
 
 from .._chunks import Chunk
-from .._kernels import mean_by_count
+from .._dict_scoring import STALE, score_dict, weights_begin, weights_end
+from .._fastpath import BLOCK_START, BLOCK_WIDTH, block_call, floats_at, ints_at
+from .._kernels import jit, mean_by_count
 from .._params import InvalidParameterError
 from .._runtime import LearnerTags
 from ..covariance import (
@@ -457,6 +459,38 @@ class Engine:
 FILLED, UNTOUCHED = 1, 2
 
 
+@jit
+def _weights_at(at, keep, members):
+    """``w_`` and the intercept 0 into ``out`` (the arrays of the block at ``at``,
+    :func:`aucstream._fastpath.block_call`): 1 when written, 0 when the lengths do not
+    fit; with a scorer's block at ``keep`` (0: none), fused with its keeping of the
+    weights (:func:`aucstream._dict_scoring.weights_begin`: -2, -1 or the number
+    kept). :meth:`ExplicitEngine.bound_weights`."""
+    if keep != 0 and not weights_begin(keep, members):
+        return -2
+    a, s = ints_at(at, BLOCK_WIDTH), BLOCK_START
+    w, out = floats_at(a[s], a[s + 1]), floats_at(a[s + 2], a[s + 3])
+    written = out.shape[0] == w.shape[0] + 1
+    if written:
+        out[:-1] = w
+        out[-1] = 0.0
+    if keep != 0:
+        return weights_end(keep, members, written)
+    return 1 if written else 0
+
+
+@jit
+def _weights_then_score(at, keep, members, proba, where):
+    """:func:`_weights_at` with a scorer's block at ``keep``, then, the weights kept,
+    that scorer's :func:`aucstream._dict_scoring.score_dict` of the dict at address
+    ``where``: one compiled call for ``predict_proba_one`` after a learning call
+    (``OneScore.refill_score``). :data:`~aucstream._dict_scoring.STALE` when the
+    weights were not kept."""
+    if _weights_at(at, keep, members) < 0:
+        return STALE
+    return score_dict(keep, proba, where)
+
+
 class ExplicitEngine(Engine):
     """The kinds whose summaries hold the statistics explicitly ("full", "sparse"):
     the kernel :func:`~aucstream.opauc._kernels._opauc_chunk` adds each example to its
@@ -498,6 +532,32 @@ class ExplicitEngine(Engine):
         if learner.half_life is None or chunk is None:
             return variant
         return (variant, self.rescale_due(learner, chunk.n_samples))
+
+    def bound_weights(self, learner, out: np.ndarray):
+        """``StateSpec.weights``: ``w_`` (the weights themselves for these kinds:
+        ``OPAUC._coef``) and the intercept 0 copied into ``out`` by one compiled call
+        that also keeps a scorer's weights (``keeps``; ``scores``: and scores a dict
+        row, :func:`_weights_then_score`), so that scoring a dict row
+        after a learning call reads them again without ``_coef()`` and an unboxed
+        array (``SmallCalls._bind_coef``; ``out`` of another length than ``w_``'s
+        plus one is refused by the compiled call, nothing written); None when ``w_``
+        is not a C-contiguous float64 vector."""
+        w = learner.__dict__.get("w_")
+        if not (
+            type(w) is np.ndarray and w.dtype == np.float64 and w.ndim == 1 and w.flags.c_contiguous
+        ):
+            return None
+        fill = block_call(_weights_at, w, out, late=(0, 0))
+
+        def fill_weights(learner, keep: int = 0, members: int = 0):
+            done = fill(keep, members)
+            return done if keep else done > 0
+
+        fill_weights.keeps = True  # type: ignore[attr-defined]
+        # (the weights kept and a dict row scored by one compiled call)
+        late = (0, 0, True, 0)
+        fill_weights.scores = block_call(_weights_then_score, w, out, late=late)  # type: ignore[attr-defined]
+        return fill_weights, ("w_",)
 
     def stepper(self, learner, kernel, n: int):
         """``kernel(start)`` (learning rows ``start:`` of n, returning where it stopped)

@@ -21,6 +21,14 @@ import numpy as np
 from .._chunks import Chunk
 from .._kernels import Rows, bound_call, jit, rows_of
 from .._kernels._packed import f64, f64_2d, i64, ints_at, packed_call, read_only, real
+from .._runtime._entry import (
+    DIVERGED,
+    NOT_COUNTED,
+    RAN_OUT,
+    SAME,
+    begin_dict,
+    count_then_finish,
+)
 from .._state import declare_upper_cells
 from ..covariance import FullArrays
 from . import _kernels
@@ -61,6 +69,28 @@ def _full_packed(at, start):
     )  # fmt: skip
 
 
+@jit
+def _begin_then_learn(at, kernel, finish, name, label, where, k):
+    """The per-example entry's load and save of a dict row
+    (:func:`aucstream._runtime._entry.begin_dict`, its block at ``at``), then, the row
+    taken, the one-row kernel (:func:`_full_packed` of the packing at ``kernel``) and
+    the count and the checks (:func:`aucstream._runtime._entry.count_then_finish`,
+    its block at ``finish``, the count's name at ``name``): one compiled call per
+    example. What ``begin_dict`` returns, or ``RAN_OUT`` (the kernel learnt less than
+    the row), ``DIVERGED`` (the state is no longer finite; the count was set) or
+    ``NOT_COUNTED`` (learnt; the caller counts and checks); the caller puts the
+    state back after the first two."""
+    got = begin_dict(at, label, where, k)
+    if got < 0:
+        return got
+    if _full_packed(kernel, 0) != 1:
+        return RAN_OUT
+    done = count_then_finish(finish, name, got - SAME if got >= SAME else got)
+    if done < 0:
+        return NOT_COUNTED
+    return got if done else DIVERGED
+
+
 class FullEngine(ExplicitEngine):
     """Exact summaries: dense rows read in place, rows written by class."""
 
@@ -93,13 +123,13 @@ class FullEngine(ExplicitEngine):
             self.column_scale(learner),
             self.half_life(learner),
         )
-        kernel = None
+        kernel = packed = None
         if reuse and _PACKAGE._opauc_chunk is _kernels._opauc_chunk:  # (not instrumented)
             # a call made many times (the one-row path): its arguments packed, when
             # they fit the layout of the packed call (CSR rows), with a work vector of
             # its own (held by the call)
             work = np.empty(learner.w_.shape[0])
-            kernel = packed_call(_full_packed, _PACKED, *args, work, late=(0,))
+            kernel = packed = packed_call(_full_packed, _PACKED, *args, work, late=(0,))
         if kernel is None:
             kernel = bound_call(_PACKAGE._opauc_chunk, *args, reuse=reuse, late=(0,))
         n = chunk.n_samples
@@ -109,6 +139,11 @@ class FullEngine(ExplicitEngine):
             if run(0) != n:
                 raise RuntimeError("OPAUC's full covariance ran out of room")
 
+        if packed is not None and run is packed and n == 1:
+            # the packed one-row call: the per-example entry may run it in its own
+            # compiled load-and-save of a dict row (``update.fused``: the function
+            # and the packing's address)
+            update.fused = (_begin_then_learn, packed.args[0])  # type: ignore[attr-defined]
         return update
 
     # ------------------------------------------------------------- write sets

@@ -80,6 +80,7 @@ def _spec(engine: Engine) -> StateSpec:
         variant=engine.plan_variant,
         nbytes=engine.state_nbytes,
         memory_hint=engine.low_memory_hint,
+        weights=getattr(engine, "bound_weights", None),
     )
 
 

@@ -302,3 +302,13 @@ def test_adaoam_float32_is_chunk_invariant_saves_and_refuses_mixing(tmp_path):
         AdaOAM().fit(X, y).merge(whole)
     with pytest.raises(InvalidParameterError, match="The 'dtype' parameter of AdaOAM"):
         AdaOAM(dtype="float16").fit(X, y)
+
+
+@pytest.mark.parametrize("params", [{}, {"covariance": "randomized", "sketch_size": 4}])
+def test_the_dense_sparse_check_reads_float32_at_its_precision(params):
+    """check_dense_and_sparse_input_give_the_same_model on float32 summaries: dense
+    and CSR rows sum in other orders, so the models agree to float32's rounding (the
+    check's float64 tolerance, 1e-10, refused OPAUC(dtype="float32"))."""
+    from aucstream.checks import check_dense_and_sparse_input_give_the_same_model
+
+    check_dense_and_sparse_input_give_the_same_model(OPAUC(dtype="float32", **params))

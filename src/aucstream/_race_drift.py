@@ -85,10 +85,13 @@ position :math:`p`:
    one meaning, :data:`aucstream._params.FORGETTING`), so that the newcomers keep
    adapting; a fresh candidate that is itself the incumbent is kept as it is. Of a
    first race of more than ``_FRESH_ALL`` candidates, only those that survived its
-   first ``_FRESH_ROUNDS`` rounds get a fresh copy (:func:`slow`): those rounds
+   first ``_FRESH_ROUNDS`` rounds get a fresh copy (:func:`slow`): that round
    measured how fast each learns from nothing, which is what a reopened race asks,
    and a reopened race of all of them cost as much as the first race again (in
-   ``benchmarks/bench_drift.py``, about the same AUC; docs/results/drift.md);
+   ``benchmarks/bench_drift.py``, about the same AUC; docs/results/drift.md); the
+   survivors of two rounds left out learners that start slower but overtake within
+   the concept, which a pipeline restarted at the change finds (RBF abrupt 2%: an
+   OPAUC; one round is kept, docs/results/drift.md, branch drift30f);
 3. the other candidates of the previous race are retired (their states reflect the
    old concept, and the newcomers include their kind);
 4. the incumbent's window is emptied: from :math:`p` on, the incumbent and every
@@ -133,7 +136,9 @@ round leader, the race itself goes on) when
 with Hanley & McNeil's (1982) variances :math:`V` (:func:`hanley_mcneil`) of the two
 windows (the same rows since :math:`p`; treated as independent, which overstates the
 variance of the difference of two positively correlated AUCs: the test is
-conservative), ``_HANDOVER_Z`` :math:`= z = 2`, and at least ``_HANDOVER_CLASS`` (5)
+conservative), ``_HANDOVER_Z`` :math:`= z = 1` (2 until branch drift30f: 1 was as
+good or better on every draw measured, docs/results/drift.md), and at least
+``_HANDOVER_CLASS`` (5)
 examples of each class in the window (not when the race is by the partial AUC,
 ``max_fpr``: the variance is the full AUC's). It needs no more rows than the rounds' own
 schedule of metric updates, so it moves no cut of the candidates' calls.
@@ -222,7 +227,7 @@ _DRIFT_BLOCK = 512
 _FRESH_HALF_LIFE = 5000.0
 #: A reopened race runs the fresh slots of the first race's candidates that survived
 #: its first ``_FRESH_ROUNDS`` rounds (:func:`slow`).
-_FRESH_ROUNDS = 2
+_FRESH_ROUNDS = 1
 #: ... unless the first race had at most this many candidates: then all of them.
 _FRESH_ALL = 4
 #: Candidate status codes of the reopened race (after those of aucstream.search).
@@ -240,7 +245,7 @@ _CONFIRM_WAIT = 3 * _DRIFT_BLOCK
 #: over from the round leader at a metric update when its windowed AUC beats the
 #: leader's by this many standard errors of the difference (None: at rounds only),
 #: the windows holding at least ``_HANDOVER_CLASS`` examples of each class.
-_HANDOVER_Z: float | None = 2.0
+_HANDOVER_Z: float | None = 1.0
 _HANDOVER_CLASS = 5
 #: ``race_``: [start of the current race, reopenings, alarms, position of the last
 #: alarm, number of candidates of the first race, buffered examples fed].

@@ -85,13 +85,12 @@ position :math:`p`:
    one meaning, :data:`aucstream._params.FORGETTING`), so that the newcomers keep
    adapting; a fresh candidate that is itself the incumbent is kept as it is. Of a
    first race of more than ``_FRESH_ALL`` candidates, only those that survived its
-   first ``_FRESH_ROUNDS`` rounds get a fresh copy (:func:`slow`): that round
+   first ``_FRESH_ROUNDS`` rounds get a fresh copy (:func:`slow`): those rounds
    measured how fast each learns from nothing, which is what a reopened race asks,
    and a reopened race of all of them cost as much as the first race again (in
-   ``benchmarks/bench_drift.py``, about the same AUC; docs/results/drift.md); the
-   survivors of two rounds left out learners that start slower but overtake within
-   the concept, which a pipeline restarted at the change finds (RBF abrupt 2%: an
-   OPAUC; one round is kept, docs/results/drift.md, branch drift30f);
+   ``benchmarks/bench_drift.py``, about the same AUC; docs/results/drift.md; the
+   survivors of one round: a better worst abrupt stream, on held-out draws too, but
+   reopenings about a tenth dearer, over the cost target);
 3. the other candidates of the previous race are retired (their states reflect the
    old concept, and the newcomers include their kind);
 4. the incumbent's window is emptied: from :math:`p` on, the incumbent and every
@@ -227,7 +226,7 @@ _DRIFT_BLOCK = 512
 _FRESH_HALF_LIFE = 5000.0
 #: A reopened race runs the fresh slots of the first race's candidates that survived
 #: its first ``_FRESH_ROUNDS`` rounds (:func:`slow`).
-_FRESH_ROUNDS = 1
+_FRESH_ROUNDS = 2
 #: ... unless the first race had at most this many candidates: then all of them.
 _FRESH_ALL = 4
 #: Candidate status codes of the reopened race (after those of aucstream.search).

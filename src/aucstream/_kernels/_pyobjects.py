@@ -205,6 +205,30 @@ def is_subtype(typingctx, kind, base):
     return types.boolean(kind, base), codegen
 
 
+def _dict_set_codegen(maker: str, value_type):
+    """The codegen of :func:`dict_set_float` and :func:`dict_set_int`: a new Python
+    object of the value made by the C function ``maker`` (taking ``value_type``), set
+    with ``PyDict_SetItem``, then the new reference released."""
+
+    def codegen(context, builder, signature, args):
+        made = _c_function(builder, maker, _BYTE_P, [value_type])
+        obj = builder.call(made, [args[2]])
+        done = cgutils.alloca_once_value(builder, ir.IntType(1)(0))
+        with builder.if_then(builder.icmp_unsigned("!=", obj, ir.Constant(_BYTE_P, None))):
+            setter = _c_function(
+                builder, "PyDict_SetItem", ir.IntType(32), [_BYTE_P, _BYTE_P, _BYTE_P]
+            )
+            status = builder.call(
+                setter,
+                [builder.inttoptr(args[0], _BYTE_P), builder.inttoptr(args[1], _BYTE_P), obj],
+            )
+            builder.call(_c_function(builder, "Py_DecRef", ir.VoidType(), [_BYTE_P]), [obj])
+            builder.store(builder.icmp_signed("==", status, ir.IntType(32)(0)), done)
+        return builder.load(done)
+
+    return codegen
+
+
 @intrinsic
 def dict_set_float(typingctx, container, key, value):
     """Set the key at address ``key`` (a str) of the dict at address ``container`` to
@@ -212,23 +236,7 @@ def dict_set_float(typingctx, container, key, value):
     the new reference released: the dict holds it, and releases the value it
     replaces, a float, whose release runs no Python code). False, nothing set, with
     an exception set (:func:`error_clear`) when either fails (out of memory)."""
-
-    def codegen(context, builder, signature, args):
-        made = _c_function(builder, "PyFloat_FromDouble", _BYTE_P, [ir.DoubleType()])
-        obj = builder.call(made, [args[2]])
-        done = cgutils.alloca_once_value(builder, ir.IntType(1)(0))
-        with builder.if_then(builder.icmp_unsigned("!=", obj, ir.Constant(_BYTE_P, None))):
-            setter = _c_function(
-                builder, "PyDict_SetItem", ir.IntType(32), [_BYTE_P, _BYTE_P, _BYTE_P]
-            )
-            status = builder.call(
-                setter,
-                [builder.inttoptr(args[0], _BYTE_P), builder.inttoptr(args[1], _BYTE_P), obj],
-            )
-            builder.call(_c_function(builder, "Py_DecRef", ir.VoidType(), [_BYTE_P]), [obj])
-            builder.store(builder.icmp_signed("==", status, ir.IntType(32)(0)), done)
-        return builder.load(done)
-
+    codegen = _dict_set_codegen("PyFloat_FromDouble", ir.DoubleType())
     return types.boolean(container, key, value), codegen
 
 
@@ -236,24 +244,7 @@ def dict_set_float(typingctx, container, key, value):
 def dict_set_int(typingctx, container, key, value):
     """:func:`dict_set_float` of a new Python int of ``value`` (``PyLong_FromLongLong``;
     the value it replaces must be an int, whose release runs no Python code)."""
-
-    def codegen(context, builder, signature, args):
-        made = _c_function(builder, "PyLong_FromLongLong", _BYTE_P, [_I64])
-        obj = builder.call(made, [args[2]])
-        done = cgutils.alloca_once_value(builder, ir.IntType(1)(0))
-        with builder.if_then(builder.icmp_unsigned("!=", obj, ir.Constant(_BYTE_P, None))):
-            setter = _c_function(
-                builder, "PyDict_SetItem", ir.IntType(32), [_BYTE_P, _BYTE_P, _BYTE_P]
-            )
-            status = builder.call(
-                setter,
-                [builder.inttoptr(args[0], _BYTE_P), builder.inttoptr(args[1], _BYTE_P), obj],
-            )
-            builder.call(_c_function(builder, "Py_DecRef", ir.VoidType(), [_BYTE_P]), [obj])
-            builder.store(builder.icmp_signed("==", status, ir.IntType(32)(0)), done)
-        return builder.load(done)
-
-    return types.boolean(container, key, value), codegen
+    return types.boolean(container, key, value), _dict_set_codegen("PyLong_FromLongLong", _I64)
 
 
 #: The offset of ``ob_type`` in CPython's object header.

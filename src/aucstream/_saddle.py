@@ -74,7 +74,7 @@ def clip(v, lo, hi):
     return min(max(v, lo), hi)
 
 
-@jit(fastmath=REASSOC, inline="always")
+@jit(fastmath=REASSOC)
 def rebase(lz, c, center, tau, sigma, theta):
     r"""Fold the running sum into ``base`` and restart u from the explicit iterate.
 
@@ -165,7 +165,7 @@ def warm_start(norm, nnz, radius):
     return 0.0
 
 
-@jit(fastmath=REASSOC, inline="always")
+@jit(fastmath=REASSOC)
 def project_l1_lazy(lz, c, center, tau, sigma, radius, rho0, work):
     r"""Project :math:`w = \tau v_1 + \sigma u` onto :math:`\|w\|_1 \le` ``radius``.
 

@@ -83,8 +83,12 @@ def rebase(lz, c, center, tau, sigma, theta):
     ``theta = 0`` changes nothing). Afterwards :math:`w = v_1 + u`
     (:math:`\sigma = \tau = 1`, ``c = 0``, ``corr = 0``). One pass without branches on
     the data, so it vectorizes; ``center is None`` is decided when numba compiles, so
-    each learner gets a single loop. It is inlined into its callers, which are all
-    compiled with the same ``fastmath`` reassociation.
+    each learner gets a single loop. Compiled once per argument layout, not inlined:
+    an O(d) pass, rare (a fold or an active projection), whose call costs nothing
+    next to it (its callers are compiled without reference counts), while numba's
+    inlining re-typed and copied it at every call site of every kernel. Its own
+    ``fastmath`` is its callers' (reassociation), so its results are those it had
+    inlined.
 
     Returns
     -------
@@ -176,8 +180,9 @@ def project_l1_lazy(lz, c, center, tau, sigma, radius, rho0, work):
     chunk; :func:`warm_start`) and, if the projection is active, rebases the lazy
     iterate onto the projection (:func:`rebase`). From a start close below
     :math:`\theta`, one pass over d floats usually finds it, and the rebase is the
-    second. Everything is inlined (a call that is not inlined costs a reference count
-    per array). ``work`` holds at least 3 d floats.
+    second. The passes are inlined into this function, which is compiled once per
+    argument layout and called, not inlined (as :func:`rebase`: O(d) work, whose
+    call costs nothing next to it). ``work`` holds at least 3 d floats.
 
     Returns
     -------

@@ -74,7 +74,7 @@ def clip(v, lo, hi):
     return min(max(v, lo), hi)
 
 
-@jit(fastmath=REASSOC, inline="always")
+@jit(fastmath=REASSOC, inline="llvm")
 def rebase(lz, c, center, tau, sigma, theta):
     r"""Fold the running sum into ``base`` and restart u from the explicit iterate.
 
@@ -83,8 +83,10 @@ def rebase(lz, c, center, tau, sigma, theta):
     ``theta = 0`` changes nothing). Afterwards :math:`w = v_1 + u`
     (:math:`\sigma = \tau = 1`, ``c = 0``, ``corr = 0``). One pass without branches on
     the data, so it vectorizes; ``center is None`` is decided when numba compiles, so
-    each learner gets a single loop. It is inlined into its callers, which are all
-    compiled with the same ``fastmath`` reassociation.
+    each learner gets a single loop. Compiled once per argument layout and inlined
+    by LLVM (``inline="llvm"``), not by numba, which typed it again and copied its IR
+    at every call site of every kernel. Its own ``fastmath`` is its callers'
+    (reassociation), so its code is the one numba's inlining made.
 
     Returns
     -------
@@ -165,7 +167,7 @@ def warm_start(norm, nnz, radius):
     return 0.0
 
 
-@jit(fastmath=REASSOC, inline="always")
+@jit(fastmath=REASSOC, inline="llvm")
 def project_l1_lazy(lz, c, center, tau, sigma, radius, rho0, work):
     r"""Project :math:`w = \tau v_1 + \sigma u` onto :math:`\|w\|_1 \le` ``radius``.
 
@@ -176,8 +178,9 @@ def project_l1_lazy(lz, c, center, tau, sigma, radius, rho0, work):
     chunk; :func:`warm_start`) and, if the projection is active, rebases the lazy
     iterate onto the projection (:func:`rebase`). From a start close below
     :math:`\theta`, one pass over d floats usually finds it, and the rebase is the
-    second. Everything is inlined (a call that is not inlined costs a reference count
-    per array). ``work`` holds at least 3 d floats.
+    second. The passes are inlined into this function, which is compiled once per
+    argument layout and inlined by LLVM into its callers, as :func:`rebase`.
+    ``work`` holds at least 3 d floats.
 
     Returns
     -------

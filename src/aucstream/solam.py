@@ -46,7 +46,7 @@ one pass that finds the threshold, warm-started from the maintained
 :math:`\|u\|_1` and the number of non-zeros of u (Michelot's passes from their first
 threshold, which the pass certifies, :func:`aucstream._saddle.project_l1_lazy`; more
 passes on a few steps), and one pass that soft-thresholds and folds the lazy form; all
-are branch-free loops that vectorize, inlined into the kernel. The count of non-zeros
+are branch-free loops that vectorize, compiled once, inlined by LLVM. The count of non-zeros
 is kept within a chunk from the k entries each step moves; the threshold does not
 depend on the start of the passes, so neither does the model. It is skipped in O(1)
 when the maintained :math:`\|w\|_1 \le R`. The lazy form is also folded (O(d)) when

@@ -13,7 +13,8 @@ The variants
     ``numba.njit(cache=True, ...)``: the default. ``fastmath`` takes flag sets such as
     :data:`REASSOC`; ``inline="always"`` inlines the function into its callers at
     numba's IR level (a call that is not inlined costs a call and a reference count per
-    array argument).
+    array argument); ``inline="llvm"`` compiles it once and lets LLVM inline it (the
+    same code, far less compile time for a large callee).
 :func:`jit` with ``borrowing=True`` (:data:`borrowing_njit`)
     compiled without reference counting; see "Reference counts" below.
 :func:`jit` with ``entry_only=True`` (:data:`compiled_step`, :data:`borrowing_step`)
@@ -162,8 +163,14 @@ def jit(
         The function; without it, a decorator is returned.
     fastmath : bool or set of str, default=False
         numba's ``fastmath`` (the library uses :data:`REASSOC` and flag sets of its own).
-    inline : {"never", "always"}, default="never"
-        Inline into compiled callers at numba's IR level.
+    inline : {"never", "always", "llvm"}, default="never"
+        ``"always"``: inline into compiled callers at numba's IR level (the callee is
+        typed again, and its IR copied, at every call site). ``"llvm"``: compiled once
+        per signature by numba, then inlined by LLVM into each caller (LLVM's
+        ``alwaysinline``; numba's ``forceinline``): the code of ``"always"`` at a
+        fraction of its compile time, for a large callee whose call costs (in a
+        loop) must not be paid. Such a callee keeps its own ``fastmath`` (set it to
+        its callers'), and the functions it calls inherit ``forceinline``.
     borrowing : bool, default=False
         Compile without reference counting (see "Reference counts" in the module
         docstring): the function must allocate nothing and return no array.
@@ -177,7 +184,9 @@ def jit(
     options: dict[str, Any] = {"cache": True}
     if fastmath:
         options["fastmath"] = fastmath
-    if inline != "never":
+    if inline == "llvm":
+        options["forceinline"] = True
+    elif inline != "never":
         options["inline"] = inline
     if borrowing:
         options["_nrt"] = False

@@ -21,23 +21,29 @@ settings.register_profile("reproducible", derandomize=True, deadline=None)
 settings.register_profile("explore", derandomize=False, deadline=None)
 settings.load_profile("reproducible")
 
-#: The test modules whose items take longest (mypy; interpreters loading hundreds of
-#: tampered files; the leak check's interpreter), run first and each in one piece:
-#: with pytest-xdist (``-n auto``, which hands each worker runs of consecutive items)
-#: they are then in the first worker's first run, so no worker is left running one of
-#: them at the end while the others idle, and a module's fixture (the tampered files)
-#: is built by one worker only, never twice. The site's build (``test_docs.py``) is
-#: not among them: it keeps its place in the collection, after the common battery,
-#: whose kernels its examples then load from numba's cache instead of compiling them
-#: at the same time as the other worker (cold, the build took four times as long as
-#: warm in one run here); its fixture is built once for all workers.
-FIRST = ("test_typing.py", "test_reliability_files.py", "test_covariance_nrt.py")
+#: The test module whose item takes longest without compiling anything (mypy), run
+#: first: with pytest-xdist (``-n auto``, which hands each worker runs of consecutive
+#: items) it is in the first worker's first run, never left running at the end while
+#: the other worker idles.
+FIRST = ("test_typing.py",)
+#: The modules that start interpreters of their own which use the learners' kernels
+#: (hundreds of tampered files loaded and used; the leak check's interpreter), run
+#: last: by then the workers have compiled those kernels into numba's cache, which the
+#: interpreters load instead of compiling them again (in a fresh clone, as in CI, the
+#: tampered files' interpreter took 5-10 times as long with an empty cache as with a
+#: filled one). The tampered files' tests are one xdist group (``--dist loadgroup``),
+#: so their module fixtures are built by one worker only. The site's build
+#: (``test_docs.py``) keeps its place, after the common battery, whose kernels its
+#: examples then load from the cache; its fixture is built once for all workers.
+LAST = ("test_reliability_files.py", "test_covariance_nrt.py")
 
 
 def pytest_collection_modifyitems(config, items) -> None:
-    """Run the modules of :data:`FIRST` first, in that order (the rest keep theirs)."""
+    """Run the modules of :data:`FIRST` first and those of :data:`LAST` last, each in
+    that order (the rest keep theirs, between them)."""
     tests = Path(__file__).resolve().parent
     rank = {name: i for i, name in enumerate(FIRST)}
+    rank.update({name: len(FIRST) + 1 + i for i, name in enumerate(LAST)})
 
     def key(item) -> int:
         path = Path(item.path)

@@ -34,9 +34,7 @@ what the pass must read, in the layout the pass reads it, (with the same prefetc
 and does nothing else: the row of each feature in the d x 2 tau array that
 interleaves both classes' sketches (:func:`aucstream.covariance.sketch_pair`: one
 random read per feature), the class sums and v (``_read_pair_rows``). Ratio = pass /
-floor (at most 1). The "old floor" is the floor of the layout before the sketches were
-interleaved (``bench_highdim._read_rows`` on contiguous copies of the two d x tau
-sketches: two random reads per feature), reported beside it.
+floor (at most 1).
 ``SGDClassifier(loss="log_loss")`` learns the same chunks in the same run (its second
 half's rows per second: the peer of the O(k) learners). ``--half-lives none 1000``
 adds the passes with forgetting (``OPAUC(half_life=...)``); ``--repeats`` keeps the
@@ -46,7 +44,7 @@ arithmetic against the floor loop's). ``--split`` adds the per-row split of the
 second half's processor time (``time.thread_time``: less sensitive than wall time
 to a machine shared with other work): the compiled kernel (``OPAUC._update``), the
 undo log's saving of the rows the chunk will write (``UndoLog.cover``) and the rest
-(input checks, the rows' finiteness checks), and the two floor loops' processor time
+(input checks, the rows' finiteness checks), and the floor loop's processor time
 per row.
 
 Usage::
@@ -292,26 +290,12 @@ def sketch_pair(neg, pos) -> np.ndarray:
     return pair_of(neg, pos)
 
 
-def _floor_args(model, layout: str) -> tuple:
-    """The arrays a floor loop reads: ``"pair"``, the interleaved sketches the pass
-    reads (:func:`_read_pair_rows`); ``"apart"``, contiguous copies of the two
-    sketches, the layout before they were interleaved (``bench_highdim._read_rows``)."""
-    (neg, pos), v = model.stats_, model.v_
-    if layout == "pair":
-        pair = sketch_pair(neg, pos)
-        return (pair, neg.sum_, pos.sum_, v)
-    apart = (np.ascontiguousarray(neg.sketch_), np.ascontiguousarray(pos.sketch_))
-    return (*apart, neg.sum_, pos.sum_, v)
-
-
-def _floor(model, X, layout: str) -> tuple[float, float]:
+def _floor(model, X) -> tuple[float, float]:
     """Rows per second (wall time) and processor microseconds per row
-    (``time.thread_time``) of the floor loop of ``layout`` (:func:`_floor_args`) over
-    ``X``, each the best of 3 after a call that loads it."""
-    from bench_highdim import _read_rows
-
-    loop = _read_pair_rows if layout == "pair" else _read_rows
-    args = _floor_args(model, layout)
+    (``time.thread_time``) of the floor loop (:func:`_read_pair_rows`, on the arrays
+    the pass reads) over ``X``, each the best of 3 after a call that loads it."""
+    (neg, pos), v = model.stats_, model.v_
+    loop, args = _read_pair_rows, (sketch_pair(neg, pos), neg.sum_, pos.sum_, v)
     out = np.zeros(model.stats_[0].sketch_size)
     indptr, indices = X.indptr.astype(np.int64), X.indices.astype(np.int64)
     loop(*args, indptr[:3], indices, out)
@@ -353,7 +337,7 @@ def run_floor(
                 params = dict(covariance=kind, sketch_size=50, random_state=0, dtype=dtype)
                 params["half_life"] = half_life
                 OPAUC(**{**params, "sketch_size": 4}).fit(X[:300, :1000], y[:300])  # compile
-                rate, floor, floor_apart, sgd = 0.0, 0.0, 0.0, 0.0
+                rate, floor, sgd = 0.0, 0.0, 0.0
                 times: dict = {}
                 for _ in range(repeats):  # the three measured back to back (a busy machine)
                     model = OPAUC(eta=2**-10, lam=2**-10, **params)
@@ -370,12 +354,10 @@ def run_floor(
                         times = {key: per_row * t for key, t in timer.seconds.items()}
                         times["total"] = per_row * (time.thread_time() - cpu)
                         times["other"] = times["total"] - times["kernel"] - times["undo"]
-                    pair_rate, pair_cpu = _floor(model, X[half:], "pair")
-                    apart_rate, apart_cpu = _floor(model, X[half:], "apart")
+                    pair_rate, pair_cpu = _floor(model, X[half:])
                     if split:
-                        times["floor"], times["floor_apart"] = pair_cpu, apart_cpu
+                        times["floor"] = pair_cpu
                     floor = max(floor, pair_rate)
-                    floor_apart = max(floor_apart, apart_rate)
                     del model
                     gc.collect()
                     sgd = max(sgd, _sgd_rate(X, y, half, chunk))
@@ -391,8 +373,6 @@ def run_floor(
                         "peer": "memory floor (interleaved rows, _read_pair_rows)",
                         "peer_rows_per_s": floor,
                         "ratio": rate / floor,
-                        "floor_apart_rows_per_s": floor_apart,
-                        "ratio_apart": rate / floor_apart,
                         "sgd_rows_per_s": sgd,
                         "sgd_ratio": rate / sgd,
                         **{f"cpu_us_{key}": t for key, t in times.items()},
@@ -404,30 +384,27 @@ def run_floor(
 def floor_table(rows: list[dict]) -> str:
     """The rows of :func:`run_floor` as a Markdown table."""
     lines = [
-        "| learner | rows/s | floor rows/s | pass / floor | old floor rows/s "
-        "| pass / old floor | SGD(log_loss) rows/s | pass / SGD |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|",
+        "| learner | rows/s | floor rows/s | pass / floor | SGD(log_loss) rows/s | pass / SGD |",
+        "|---|---:|---:|---:|---:|---:|",
     ]
     for r in rows:
         lines.append(
             f"| {r['name']} | {r['rows_per_s']:,.0f} | {r['peer_rows_per_s']:,.0f} "
-            f"| {r['ratio']:.2f} | {r['floor_apart_rows_per_s']:,.0f} | {r['ratio_apart']:.2f} "
-            f"| {r['sgd_rows_per_s']:,.0f} | {r['sgd_ratio']:.2f} |"
+            f"| {r['ratio']:.2f} | {r['sgd_rows_per_s']:,.0f} | {r['sgd_ratio']:.2f} |"
         )
     if rows and "cpu_us_total" in rows[0]:
         lines += [
             "",
             "| learner | processor us/row: pass | kernel | undo log | other | floor "
-            "| floor / pass | old floor | old floor / pass |",
-            "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+            "| floor / pass | floor / kernel |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|",
         ]
         for r in rows:
             lines.append(
                 f"| {r['name']} | {r['cpu_us_total']:.2f} | {r['cpu_us_kernel']:.2f} "
                 f"| {r['cpu_us_undo']:.2f} | {r['cpu_us_other']:.2f} | {r['cpu_us_floor']:.2f} "
                 f"| {r['cpu_us_floor'] / r['cpu_us_total']:.2f} "
-                f"| {r['cpu_us_floor_apart']:.2f} "
-                f"| {r['cpu_us_floor_apart'] / r['cpu_us_total']:.2f} |"
+                f"| {r['cpu_us_floor'] / r['cpu_us_kernel']:.2f} |"
             )
     return "\n".join(lines)
 

@@ -77,6 +77,9 @@ LEARNERS = {
     "PAUCI(max_fpr=0.05)": lambda: PAUCI(max_fpr=0.05),
     "PAUCI(max_fpr=0.01)": lambda: PAUCI(max_fpr=0.01),
     "PAUCI(0.05, min_tpr=0.5)": lambda: PAUCI(0.05, min_tpr=0.5),
+    # the polynomial-decay average that OnePassSearch(max_fpr=) races (RACE_AVERAGE_DECAY)
+    "OnlinePAUC(0.05, average_decay=1)": lambda: OnlinePAUC(0.05, average_decay=1, random_state=0),
+    "PAUCI(0.05, average_decay=1)": lambda: PAUCI(0.05, average_decay=1),
     "LSPAUC(max_fpr=0.05)": lambda: LSPAUC(max_fpr=0.05),
     "OPAUC()": OPAUC,
     "SOLAM()": SOLAM,
@@ -246,6 +249,11 @@ def measure(make, X, y, Xt, yt) -> dict:
     return {**_test_metrics(positive, s), "seconds": best, **race(model, Xt, positive)}
 
 
+def _name(learner) -> str:
+    """A learner's repr on one line (a long one wraps)."""
+    return " ".join(repr(learner).split())
+
+
 def race(model, Xt, positive) -> dict:
     """What a tuning-free pipeline's race chose: the candidates that score at the end
     (the leader first) and how often the race reopened (none for other learners); with
@@ -253,7 +261,7 @@ def race(model, Xt, positive) -> dict:
     search = getattr(model, "estimator_", None)
     if not hasattr(search, "ensemble_"):
         return {}
-    members = [repr(search.candidates_[i]) for i in search.ensemble_ if i >= 0]
+    members = [_name(search.candidates_[i]) for i in search.ensemble_ if i >= 0]
     out = {"members": members, "reopens": int(search.race_[1])}
     if search.max_fpr is not None:
         out["pauc05_se"] = pauc_standard_error(positive, model.decision_function(Xt))
@@ -289,7 +297,7 @@ def alternatives(search, Zt, positive) -> list[dict]:
             t = sum(logits[i] for i in chosen) / k
             out.append(
                 {
-                    "members": [repr(search.candidates_[i]) for i in chosen],
+                    "members": [_name(search.candidates_[i]) for i in chosen],
                     "pauc05": roc_auc(positive, t, max_fpr=0.05),
                     "auc": roc_auc(positive, t),
                 }

@@ -13,7 +13,7 @@ import scipy.sparse as sp
 from aucstream import OPAUC, OnlinePAUC
 from aucstream._rng import make_rng
 from aucstream.metrics import roc_auc
-from aucstream.pauc import _SCALE_WINDOW, QUANTILE_STEP
+from aucstream.pauc import _SCALE_WINDOW, QUANTILE_STEP, RACE_AVERAGE_DECAY
 
 DATA = Path(os.environ.get("AUCSTREAM_DATA", Path(__file__).resolve().parents[2] / "shared/data"))
 
@@ -245,6 +245,7 @@ def test_the_partial_auc_race_is_reproducible():
     ]
     assert found[3].eta == pytest.approx(10 * PAUCI().eta)
     assert found[1].eta == pytest.approx(OnlinePAUC().eta / 3)
+    assert [c.average_decay for c in found[:4]] == [RACE_AVERAGE_DECAY] * 4 == [1] * 4
     rng = np.random.default_rng(5)
     X = rng.normal(size=(600, 4))
     y = np.where(X[:, 0] + rng.normal(size=600) > 1.5, 1, -1)

@@ -73,7 +73,13 @@ per scalar) â€” descent on :math:`w, c, a, b, s, s'`, ascent on :math:`\gamma` â
 projected on its interval (:math:`\gamma` last, on the interval the new :math:`a, b`
 give). The model scores with the average :math:`\bar w` of the iterates (Polyak-
 Ruppert; kept lazily as :class:`aucstream.OnlinePAUC` does, :math:`U = \sum_t t\,
-\Delta_t`, :math:`\bar w_T = ((T + 1) w_T - U)/T`).
+\Delta_t`, :math:`\bar w_T = ((T + 1) w_T - U)/T`), or with ``average_decay``
+:math:`= \eta > 0` the polynomial-decay average of Shamir and Zhang (ICML 2013), which
+weighs the iterate :math:`w_t` by :math:`t (t + 1) \cdots (t + \eta - 1)`
+(:mod:`aucstream.pauc`, step 4: then :math:`U = \sum_t (A_{t-1} + 1)\,\Delta_t`
+and :math:`\bar w_T = ((A_T + 1) w_T - U)/A_T`). Neither average is PAUCI's (its
+ASGDA is analysed for its iterates over many epochs): it is this one-pass version's,
+as the other one-pass learners of aucstream score.
 
 Approximations and deviations, with their reasons:
 
@@ -144,7 +150,7 @@ drift handling) restart a learner instead.
 from __future__ import annotations
 
 import math
-from numbers import Real
+from numbers import Integral, Real
 
 import numpy as np
 
@@ -154,6 +160,7 @@ from ._kernels import REASSOC, col, jit, mean_by_count, n_rows, row, rows_of, sp
 from ._params import PASS_ORDER, Interval, positive
 from ._runtime import LearnerTags, StateSpec
 from ._typing import RandomState
+from .pauc import MAX_AVERAGE_DECAY, RACE_AVERAGE_DECAY, averaging_total
 
 __all__ = ["PAUCI"]
 
@@ -207,18 +214,21 @@ def _scalar_gradients(f, y, scal, p, beta, alpha, kappa, omega, two_way, out):
 
 @jit(fastmath=REASSOC)
 def _pauci_chunk(
-    w, G, U, scal, scal_sq, counts, rows, pre, beta, alpha, kappa, omega, eta, two_way
+    w, G, U, scal, scal_sq, counts, rows, pre, beta, alpha, kappa, omega, eta, two_way, decay
 ):
-    """The module's algorithm over a chunk; ``counts`` is ``[n_neg, n_pos]``."""
+    r"""The module's algorithm over a chunk; ``counts`` is ``[n_neg, n_pos]``, ``decay``
+    the averaging's :math:`\eta` (:func:`aucstream.pauc.averaging_total`)."""
     scoring = pre.shape[0] == n_rows(rows)
     grads = np.empty(6)
     for r in range(n_rows(rows)):
         idx, val, y = row(rows, r)
         z = sparse_dot(w, idx, val)
         t = float(counts[0] + counts[1])  # examples learnt before this one
+        total = averaging_total(t, decay)  # A_t
         if scoring:  # the average of the iterates so far
-            pre[r] = ((t + 1.0) * z - sparse_dot(U, idx, val)) / t if t > 0 else 0.0
+            pre[r] = ((total + 1.0) * z - sparse_dot(U, idx, val)) / total if t > 0 else 0.0
         t += 1.0
+        factor = total + 1.0  # U's factor of a step made now (t for the uniform average)
         counts[1 if y > 0 else 0] += 1
         p = (counts[1] + 1.0) / (t + 2.0)
         f = _sigmoid(z + scal[_C])
@@ -233,7 +243,7 @@ def _pauci_chunk(
                     G[j] += g * g
                     delta = eta * g / (math.sqrt(G[j]) + 1e-12)
                     w[j] -= delta
-                    U[j] -= t * delta
+                    U[j] -= factor * delta
         for k in range(6):
             g = grads[k]
             if g != 0.0:
@@ -272,6 +282,9 @@ class PAUCI(BaseStreamingAUC):
         module docstring, "Defaults").
     omega : float, default=0.0
         Extra weight of the dual variable's regularization :math:`-\omega\gamma^2`.
+    average_decay : int in [0, 16], default=0
+        The :math:`\eta` of the polynomial-decay average of the iterates that scores
+        (as :class:`aucstream.OnlinePAUC`'s; 0: the uniform average).
     shuffle : bool, default=False
         Whether ``fit`` visits the examples in a random order.
     random_state : int, Generator or None, default=None
@@ -284,7 +297,7 @@ class PAUCI(BaseStreamingAUC):
     grad_sq_ : ndarray of shape (n_features,)
         AdaGrad's sums of squared gradients of ``w_``.
     steps_ : ndarray of shape (n_features,)
-        :math:`U = \sum_t t\,\Delta_t`, from which ``coef_`` is read.
+        :math:`U = \sum_t (A_{t-1} + 1)\,\Delta_t`, from which ``coef_`` is read.
     scalars_ : ndarray of shape (6,)
         :math:`[a, b, \gamma, s', s, c]`.
     scalars_sq_ : ndarray of shape (6,)
@@ -316,6 +329,7 @@ class PAUCI(BaseStreamingAUC):
         "eta": [positive()],
         "kappa": [positive()],
         "omega": [Interval(Real, 0, None, closed="left")],
+        "average_decay": [Interval(Integral, 0, MAX_AVERAGE_DECAY, closed="both")],
         **PASS_ORDER,
     }
 
@@ -326,6 +340,7 @@ class PAUCI(BaseStreamingAUC):
         eta: float = 0.03,
         kappa: float = 10.0,
         omega: float = 0.0,
+        average_decay: int = 0,
         shuffle: bool = False,
         random_state: RandomState = None,
     ):
@@ -334,6 +349,7 @@ class PAUCI(BaseStreamingAUC):
         self.eta = eta
         self.kappa = kappa
         self.omega = omega
+        self.average_decay = average_decay
         self.shuffle = shuffle
         self.random_state = random_state
 
@@ -342,8 +358,13 @@ class PAUCI(BaseStreamingAUC):
         """The settings with which ``OnePassSearch(max_fpr=...)`` races this learner
         (:func:`aucstream._race_drift.pauc_candidates`): the defaults at ``max_fpr``,
         and a ten times larger ``eta`` (the best of the steps tried on ijcnn1, the
-        worst on make_classification: the race decides)."""
-        return [{"max_fpr": max_fpr}, {"max_fpr": max_fpr, "eta": 10.0 * cls().eta}]
+        worst on make_classification: the race decides); both score with the
+        polynomial-decay average of :data:`aucstream.pauc.RACE_AVERAGE_DECAY`."""
+        decay = RACE_AVERAGE_DECAY
+        return [
+            {"max_fpr": max_fpr, "average_decay": decay},
+            {"max_fpr": max_fpr, "eta": 10.0 * cls().eta, "average_decay": decay},
+        ]
 
     def _init_state(self, n_features: int) -> None:
         self.w_ = np.zeros(n_features)
@@ -371,13 +392,15 @@ class PAUCI(BaseStreamingAUC):
             float(self.omega),
             float(self.eta),
             two_way,
+            int(self.average_decay),
         )
 
     def _coef(self) -> np.ndarray:
         t = float(self.class_counts_.sum())
         if t == 0:
             return np.zeros_like(self.w_)
-        return ((t + 1.0) * self.w_ - self.steps_) / t
+        total = averaging_total(t, int(self.average_decay))
+        return ((total + 1.0) * self.w_ - self.steps_) / total
 
     def _merge(self, other: PAUCI) -> None:
         """Module docstring, "Merging"."""
@@ -391,8 +414,8 @@ class PAUCI(BaseStreamingAUC):
         else:
             average = mean_by_count(self._coef(), t_a, other._coef(), t_b)
             self.w_ = mean_by_count(self.w_, t_a, other.w_, t_b)
-            t = t_a + t_b
-            self.steps_ = (t + 1.0) * self.w_ - t * average
+            total = averaging_total(t_a + t_b, int(self.average_decay))
+            self.steps_ = (total + 1.0) * self.w_ - total * average
             both = mean_by_count(self.scalars_, t_a, other.scalars_, t_b)
             n_a, n_b = self.class_counts_, other.class_counts_
             by_class = {_A: 1, _SP: 1, _B: 0, _SN: 0}  # gamma and c: by all examples

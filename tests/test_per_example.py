@@ -10,6 +10,7 @@ parameters change.
 
 from __future__ import annotations
 
+import ctypes
 from functools import partial
 
 import numpy as np
@@ -289,6 +290,7 @@ def test_a_fused_update_that_fails_changes_nothing(how, monkeypatch):
         full = ready("OPAUC", X, y, dense=False)
     before = snapshot(vars(model))
     make_step, failed = OneStep._step, []
+    x = as_dict(X[20])
 
     def failing_step(self, key):
         made = make_step(self, key)
@@ -296,10 +298,13 @@ def test_a_fused_update_that_fails_changes_nothing(how, monkeypatch):
         # the fused call failing after the save and the kernel, before the count and
         # the checks (where a kernel's error would leave it), or as count_then_finish
         # leaves a state that is no longer finite (the count set)
-        plain = partial(compiled_entry(_begin_dict, (0, 1.0, 0, 0)), begin.args[0])
+        # (the fused call's block: _begin_dict's block first, the label's bits last)
+        values = np.ctypeslib.as_array((ctypes.c_int64 * 5).from_address(begin.args[0]))
+        plain = partial(compiled_entry(_begin_dict, (0, 1.0, 0, 0)), int(values[0]))
+        label = float(values[4:].view(np.float64)[0])
 
-        def failing(label, where, k):
-            got = plain(label, where, k)  # (loaded and saved)
+        def failing(where):
+            got = plain(label, where, len(x))  # (loaded and saved)
             assert got >= 0
             self.one.update(model)  # (learnt)
             failed.append(key)
@@ -317,7 +322,6 @@ def test_a_fused_update_that_fails_changes_nothing(how, monkeypatch):
 
     monkeypatch.setattr(OneStep, "_step", failing_step)
     step.steps.clear()
-    x = as_dict(X[20])
     if how in ("ran out", "nan"):
         model.learn_one(x, y[20])
         full.learn_one(x, y[20])

@@ -77,6 +77,7 @@ from __future__ import annotations
 import copy
 from functools import partial
 
+import numba as nb
 import numpy as np
 
 from .._calibration import record
@@ -96,7 +97,7 @@ from .._fastpath import (
     read_dict,
     type_of,
 )
-from .._kernels import compiled_entry, float_of_bits, jit
+from .._kernels import compiled_entry, float_of_bits, jit, pointer
 from .._kernels._pyobjects import (
     dict_item,
     dict_set_int,
@@ -196,8 +197,9 @@ def _finish(floats, rows_floats, indices, mode, calibration, window, scores, y, 
 
 @jit(inline="always")
 def _table_at(where, rows, columns):
-    """The int64 table of ``rows`` x ``columns`` at address ``where`` (of a block)."""
-    return ints_at(where, rows * columns).reshape((rows, columns))
+    """The int64 table of ``rows`` x ``columns`` at address ``where`` (of a block),
+    made 2-D at once (``reshape`` calls a helper of numba's at every call)."""
+    return nb.carray(pointer(where, nb.int64), (rows, columns))
 
 
 @jit
@@ -244,7 +246,7 @@ def _begin_dense_block(at, label, values):
     s = BLOCK_START
     width = args[s + 4]
     return _begin_dense(
-        floats_at(args[s], width).reshape((1, width)),
+        nb.carray(pointer(args[s], nb.float64), (1, width)),
         ints_at(args[s + 2], args[s + 3]),
         width,
         _table_at(args[s + 5], args[s + 6], 3),
@@ -274,7 +276,7 @@ def _finish_block(at, k):
         ints_at(args[s + 4], args[s + 5]),
         args[s + 6],
         floats_at(args[s + 7], args[s + 8]),
-        floats_at(args[s + 9], 2 * args[s + 11]).reshape((2, args[s + 11])),
+        nb.carray(pointer(args[s + 9], nb.float64), (2, args[s + 11])),
         floats_at(args[s + 12], args[s + 13]),
         floats_at(args[s + 14], args[s + 15]),
         floats_at(args[s + 16], args[s + 17]),
@@ -677,22 +679,20 @@ class OneStep:
         if fused is not None and one.update is not self.fused_update:
             self.fused = fused = None  # (another update: not the one fused; new steps)
             self.steps.clear()
-        early, ask = self.early, self.variant
-        if early is not None and not early():
-            return False
-        key = (label > 0.0, whole, self.settled if ask is None else ask(learner, one.chunk))
+        if fused is None:
+            early, ask = self.early, self.variant
+            if early is not None and not early():
+                return False
+            key = (label > 0.0, whole, self.settled if ask is None else ask(learner, one.chunk))
+        else:  # (a fused step has no early check, no variant asked and no hook)
+            key = (label > 0.0, whole, self.settled)
         step = self.steps.get(key)
         if step is None:
             step = self._step(key)
             if step is None:
                 return False
         begin, checks = step
-        if self.check_hook is not None:
-            self.check_hook(learner)
-        if self.dense:
-            k = begin(label, x)
-            plan, finish = checks[self.by_rows and 2 * k > self.width]
-        elif fused is not None:  # the load and save, the update, the count, the checks
+        if fused is not None:  # the load and save, the update, the count, the checks
             seen = learner.n_samples_seen_  # (the count before: put back on failure)
             try:
                 k = begin(id(x))  # (the label and the size: the step's, the dict's)
@@ -714,8 +714,14 @@ class OneStep:
                 self._put_back(checks[0][0], len(x))
                 return False
         else:
-            k = begin(label, id(x), k) if READS_DICTS else begin(label, k)
-            plan, finish = checks[0]
+            if self.check_hook is not None:
+                self.check_hook(learner)
+            if self.dense:
+                k = begin(label, x)
+                plan, finish = checks[self.by_rows and 2 * k > self.width]
+            else:
+                k = begin(label, id(x), k) if READS_DICTS else begin(label, k)
+                plan, finish = checks[0]
         if k < 0:  # refused (the usual path says why) or not current: nothing saved
             if k == -2:  # no whole plan yet: the usual path makes it, then a new step
                 del self.steps[key]

@@ -362,3 +362,30 @@ def test_a_count_that_is_not_an_int_is_counted_in_python():
     assert type(model.n_samples_seen_) is type(full.n_samples_seen_)
     assert_same_state(snapshot(vars(full)), snapshot(vars(model)))
     assert step.fused is not None and step.steps
+
+
+def test_a_column_scale_whose_square_underflows_is_refused_as_before():
+    """OPAUC's scaled step divides by each column's squared scale (``np.true_divide``,
+    so that the loop vectorizes): a scale whose square underflows to 0 still raises
+    ZeroDivisionError, reported as the kernel's error, in the fused call (the state
+    put back) and in a chunk (nothing learnt), as ``/`` did. The scale is set by a
+    row learnt before the other class has any (no step), so the row that fails does
+    not name the column."""
+    X, y = stream()
+    X = np.hstack([X, np.zeros((X.shape[0], 1))])
+    positive = np.flatnonzero(y > 0)
+    X[positive[0], -1] = 1e-170  # (its scale's square is 0)
+    model = OPAUC().partial_fit(X[positive[:1]], [1], classes=[-1, 1])
+    for i in positive[1:4]:  # (the fused step made, on rows of the same class)
+        model.learn_one(as_dict(X[i]), y[i])
+    step = FAST.get(model).sparse_step
+    assert step is not None and step.fused is not None
+    before = snapshot(vars(model))
+    i = int(np.flatnonzero(y < 0)[0])
+    for learn in (
+        lambda: model.learn_one(as_dict(X[i]), y[i]),
+        lambda: model.partial_fit(X[i : i + 1], y[i : i + 1]),
+    ):
+        with pytest.raises(FloatingPointError, match="ZeroDivisionError"):
+            learn()
+        assert_same_state(before, snapshot(vars(model)))

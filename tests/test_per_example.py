@@ -384,7 +384,7 @@ def test_a_column_scale_whose_square_underflows_is_refused_as_before():
     i = int(np.flatnonzero(y < 0)[0])
     for learn in (
         lambda: model.learn_one(as_dict(X[i]), y[i]),
-        lambda: model.partial_fit(X[i : i + 1], y[i : i + 1]),
+        lambda: model.partial_fit(sp.csr_matrix(X[i : i + 1]), y[i : i + 1]),
     ):
         with pytest.raises(FloatingPointError, match="ZeroDivisionError"):
             learn()

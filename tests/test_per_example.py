@@ -10,6 +10,7 @@ parameters change.
 
 from __future__ import annotations
 
+import ctypes
 from functools import partial
 
 import numpy as np
@@ -289,6 +290,7 @@ def test_a_fused_update_that_fails_changes_nothing(how, monkeypatch):
         full = ready("OPAUC", X, y, dense=False)
     before = snapshot(vars(model))
     make_step, failed = OneStep._step, []
+    x = as_dict(X[20])
 
     def failing_step(self, key):
         made = make_step(self, key)
@@ -296,10 +298,13 @@ def test_a_fused_update_that_fails_changes_nothing(how, monkeypatch):
         # the fused call failing after the save and the kernel, before the count and
         # the checks (where a kernel's error would leave it), or as count_then_finish
         # leaves a state that is no longer finite (the count set)
-        plain = partial(compiled_entry(_begin_dict, (0, 1.0, 0, 0)), begin.args[0])
+        # (the fused call's block: _begin_dict's block first, the label's bits last)
+        values = np.ctypeslib.as_array((ctypes.c_int64 * 5).from_address(begin.args[0]))
+        plain = partial(compiled_entry(_begin_dict, (0, 1.0, 0, 0)), int(values[0]))
+        label = float(values[4:].view(np.float64)[0])
 
-        def failing(label, where, k):
-            got = plain(label, where, k)  # (loaded and saved)
+        def failing(where):
+            got = plain(label, where, len(x))  # (loaded and saved)
             assert got >= 0
             self.one.update(model)  # (learnt)
             failed.append(key)
@@ -317,7 +322,6 @@ def test_a_fused_update_that_fails_changes_nothing(how, monkeypatch):
 
     monkeypatch.setattr(OneStep, "_step", failing_step)
     step.steps.clear()
-    x = as_dict(X[20])
     if how in ("ran out", "nan"):
         model.learn_one(x, y[20])
         full.learn_one(x, y[20])
@@ -358,3 +362,30 @@ def test_a_count_that_is_not_an_int_is_counted_in_python():
     assert type(model.n_samples_seen_) is type(full.n_samples_seen_)
     assert_same_state(snapshot(vars(full)), snapshot(vars(model)))
     assert step.fused is not None and step.steps
+
+
+def test_a_column_scale_whose_square_underflows_is_refused_as_before():
+    """OPAUC's scaled step divides by each column's squared scale (``np.true_divide``,
+    so that the loop vectorizes): a scale whose square underflows to 0 still raises
+    ZeroDivisionError, reported as the kernel's error, in the fused call (the state
+    put back) and in a chunk (nothing learnt), as ``/`` did. The scale is set by a
+    row learnt before the other class has any (no step), so the row that fails does
+    not name the column."""
+    X, y = stream()
+    X = np.hstack([X, np.zeros((X.shape[0], 1))])
+    positive = np.flatnonzero(y > 0)
+    X[positive[0], -1] = 1e-170  # (its scale's square is 0)
+    model = OPAUC().partial_fit(X[positive[:1]], [1], classes=[-1, 1])
+    for i in positive[1:4]:  # (the fused step made, on rows of the same class)
+        model.learn_one(as_dict(X[i]), y[i])
+    step = FAST.get(model).sparse_step
+    assert step is not None and step.fused is not None
+    before = snapshot(vars(model))
+    i = int(np.flatnonzero(y < 0)[0])
+    for learn in (
+        lambda: model.learn_one(as_dict(X[i]), y[i]),
+        lambda: model.partial_fit(sp.csr_matrix(X[i : i + 1]), y[i : i + 1]),
+    ):
+        with pytest.raises(FloatingPointError, match="ZeroDivisionError"):
+            learn()
+        assert_same_state(before, snapshot(vars(model)))

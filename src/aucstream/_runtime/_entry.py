@@ -20,7 +20,7 @@ keeps its outcome: the buffers, the bound update (``_bind_update``) and, per pla
    the walk's containers, keys and objects by address, :func:`_walk_table`; at once
    when the interpreter versions its dicts and none of the walk's dicts has changed
    since the end of the last call that passed it, its lists compared item by item,
-   :func:`_unchanged`; made in
+   :func:`~aucstream._runtime._walk._unchanged`; made in
    Python, or by a compiled call of its own when the learner's ``_plan_variant`` or
    ``_check_partial_fit`` runs first, :attr:`OneStep.early`; a variant known for the
    whole layout, :func:`_fixed_variant`, is not asked per call) and reads the dict
@@ -77,6 +77,7 @@ from __future__ import annotations
 import copy
 from functools import partial
 
+import numba as nb
 import numpy as np
 
 from .._calibration import record
@@ -91,27 +92,32 @@ from .._fastpath import (
     READS_DICTS,
     address,
     block,
-    dict_version,
     floats_at,
     ints_at,
     read_dict,
     type_of,
 )
-from .._kernels import compiled_entry, jit
+from .._kernels import compiled_entry, float_of_bits, jit, pointer
 from .._kernels._pyobjects import (
-    DICT_VERSION_OFFSET,
     dict_item,
     dict_set_int,
     dict_size,
     error_clear,
     float_value,
     is_subtype,
-    list_item,
-    list_size,
     long_value,
 )
 from .._state import _all_finite, _copy_rows, _copy_table, _rows_finite64
 from ._learning import _KERNEL_ERRORS
+from ._walk import (
+    _NO_WALK,
+    _components_unchanged,
+    _keep_versions,
+    _versions_for,
+    _walk_check,
+    _walk_current,
+    _walk_table,
+)
 
 __all__ = ["OneStep"]
 
@@ -121,8 +127,6 @@ _TABLE = np.zeros((0, 3), dtype=np.int64)
 #: a prequential kernel (never read: its mode is 0).
 _NO_CALIBRATION, _NO_WINDOW = np.zeros(8), np.zeros((2, 2))
 _FLOAT64 = np.dtype(np.float64)
-#: The walk's table when the walk is checked in Python (:func:`_walk_table`).
-_NO_WALK = np.zeros(0, dtype=np.int64)
 
 
 @jit
@@ -193,8 +197,9 @@ def _finish(floats, rows_floats, indices, mode, calibration, window, scores, y, 
 
 @jit(inline="always")
 def _table_at(where, rows, columns):
-    """The int64 table of ``rows`` x ``columns`` at address ``where`` (of a block)."""
-    return ints_at(where, rows * columns).reshape((rows, columns))
+    """The int64 table of ``rows`` x ``columns`` at address ``where`` (of a block),
+    made 2-D at once (``reshape`` calls a helper of numba's at every call)."""
+    return nb.carray(pointer(where, nb.int64), (rows, columns))
 
 
 @jit
@@ -241,7 +246,7 @@ def _begin_dense_block(at, label, values):
     s = BLOCK_START
     width = args[s + 4]
     return _begin_dense(
-        floats_at(args[s], width).reshape((1, width)),
+        nb.carray(pointer(args[s], nb.float64), (1, width)),
         ints_at(args[s + 2], args[s + 3]),
         width,
         _table_at(args[s + 5], args[s + 6], 3),
@@ -271,7 +276,7 @@ def _finish_block(at, k):
         ints_at(args[s + 4], args[s + 5]),
         args[s + 6],
         floats_at(args[s + 7], args[s + 8]),
-        floats_at(args[s + 9], 2 * args[s + 11]).reshape((2, args[s + 11])),
+        nb.carray(pointer(args[s + 9], nb.float64), (2, args[s + 11])),
         floats_at(args[s + 12], args[s + 13]),
         floats_at(args[s + 14], args[s + 15]),
         floats_at(args[s + 16], args[s + 17]),
@@ -294,6 +299,20 @@ RAN_OUT, DIVERGED, NOT_COUNTED = -4, -6, -5
 #: Added to what :func:`_begin_dict` returns when the state's components' dicts are
 #: unchanged since :meth:`OneStep.learn` copied them (their copies serve again).
 SAME = 1 << 40
+#: The values of a fused load-and-learn's block (:attr:`OneStep.fused`, one per plan
+#: key): the addresses of :func:`_begin_dict`'s block, of the kernel's packing, of
+#: :func:`_finish_block`'s block and of the count's name, then the label's bits.
+_FUSED_VALUES = 5
+
+
+@jit(inline="always")
+def fused_arguments(block, where):
+    """What a fused load-and-learn reads from its block at address ``block``:
+    ``(at, kernel, finish, name, label, k)``, ``k`` the size of the dict at address
+    ``where``. The call takes two integers: numba unboxes each argument of a call,
+    and the seven of a call that passed them all cost a visible part of it."""
+    a = ints_at(block, _FUSED_VALUES)
+    return a[0], a[1], a[2], a[3], float_of_bits(a[4]), dict_size(where)
 
 
 @jit(inline="always")
@@ -319,141 +338,7 @@ def count_then_finish(at, name, k):
     return 1 if _finish_block(at, k) else 0
 
 
-def _walk_table(flat) -> np.ndarray | None:
-    """The walk's check (``flat.current``: the state's containers hold the objects
-    walked, by identity, and have the sizes walked) as one int64 table for
-    :func:`_walk_current`: per container its address, 0 (a dict) or 1 (a list), its
-    size and number of entries, then per entry the key's address (a dict's) or the
-    index (a list's) and the value's address. The walk holds every object named.
-    None when a container is not exactly a dict or a list (the check stays in
-    Python)."""
-    table: list[int] = []
-    for container, size, keys, values in flat._records:
-        if type(container) is dict:
-            kind, names = 0, [id(k) for k in keys]
-        elif type(container) is list:
-            kind, names = 1, list(keys)
-        else:
-            return None
-        table += [id(container), kind, size, len(values)]
-        for key, value in zip(names, values):
-            table += [key, id(value)]
-    return np.array(table, dtype=np.int64)
-
-
-def _versions_for(walk: np.ndarray | None) -> np.ndarray:
-    """The versions :func:`_unchanged` compares for the walk's table ``walk``: one
-    per container (-1: none kept yet; a list's stays -1, its items are compared
-    instead) when the interpreter versions its dicts and a container is a dict,
-    else an empty array."""
-    if walk is None or DICT_VERSION_OFFSET < 0:
-        return _NO_WALK
-    kinds, i = [], 0
-    while i < walk.shape[0]:
-        kinds.append(int(walk[i + 1]))
-        i += 4 + 2 * int(walk[i + 3])
-    if not kinds or all(kinds):  # (lists alone: nothing versioned)
-        return _NO_WALK
-    return np.full(len(kinds), -1, dtype=np.int64)
-
-
-@jit(inline="always")
-def _unchanged(walk, versions):
-    """Whether ``versions`` (one per container of the table ``walk``: an empty
-    array when none is a dict) are the dicts' versions now, none of them changed
-    since :func:`_keep_versions` kept them, at the end of a call whose check passed,
-    and every list (a list has no version: the state's list of components) has the
-    size and holds the objects the walk names."""
-    if not versions.shape[0]:
-        return False
-    i, c = 0, 0
-    while i < walk.shape[0]:
-        container, n = walk[i], walk[i + 3]
-        if walk[i + 1] == 0:
-            if dict_version(container) != versions[c]:
-                return False
-        elif list_size(container) != walk[i + 2]:
-            return False
-        else:
-            for e in range(n):
-                if list_item(container, walk[i + 4 + 2 * e]) != walk[i + 5 + 2 * e]:
-                    return False
-        i += 4 + 2 * n
-        c += 1
-    return True
-
-
-@jit(inline="always")
-def _keep_versions(walk, versions):
-    """Keep the versions of the dicts of ``walk`` in ``versions`` (when it is not
-    empty: :func:`_unchanged`)."""
-    if not versions.shape[0]:
-        return
-    i, c = 0, 0
-    while i < walk.shape[0]:
-        if walk[i + 1] == 0:
-            versions[c] = dict_version(walk[i])
-        i += 4 + 2 * walk[i + 3]
-        c += 1
-
-
 _SAME = SAME  # (the flag of :func:`_begin_dict`'s answer, :data:`SAME`)
-
-
-@jit(inline="always")
-def _components_unchanged(walk, starts):
-    """Whether the dicts of the walk's table ``walk`` but its first (the learner's
-    ``__dict__``, written at each call) have the versions ``starts`` (one per
-    container, kept when their copies were made; empty: never); if not, ``starts``
-    takes their versions now (the caller copies them anew). A dict's version changes
-    at every change of the dict (CPython's global counter), so equal versions mean
-    that the copies hold what the dicts hold."""
-    if not starts.shape[0]:
-        return False
-    i, c, same = 0, 0, True
-    while i < walk.shape[0]:
-        if c > 0 and walk[i + 1] == 0 and dict_version(walk[i]) != starts[c]:
-            same = False
-        i += 4 + 2 * walk[i + 3]
-        c += 1
-    if same:
-        return True
-    i, c = 0, 0
-    while i < walk.shape[0]:
-        if c > 0 and walk[i + 1] == 0:
-            starts[c] = dict_version(walk[i])
-        i += 4 + 2 * walk[i + 3]
-        c += 1
-    return False
-
-
-@jit(inline="always")
-def _walk_current(walk, versions):
-    """Whether the containers of the table ``walk`` (:func:`_walk_table`) hold the
-    objects and have the sizes it names (the walk's check, compiled): at once when
-    none of them changed since the end of the last call whose check passed
-    (:func:`_unchanged`)."""
-    if _unchanged(walk, versions):
-        return True
-    i = 0
-    while i < walk.shape[0]:
-        container, kind, size, n = walk[i], walk[i + 1], walk[i + 2], walk[i + 3]
-        i += 4
-        if (dict_size(container) if kind == 0 else list_size(container)) != size:
-            return False
-        for _ in range(n):
-            key = walk[i]
-            found = dict_item(container, key) if kind == 0 else list_item(container, key)
-            if found != walk[i + 1]:
-                return False
-            i += 2
-    return True
-
-
-@jit
-def _walk_check(walk, versions):
-    """:func:`_walk_current` as a call of its own (:attr:`OneStep.early`)."""
-    return _walk_current(walk, versions)
 
 
 @jit(inline="always")
@@ -610,7 +495,7 @@ class OneStep:
         #: (:func:`_walk_table`)
         self.walk = None if dense or not READS_DICTS else _walk_table(flat)
         #: the versions of the walk's containers at the end of the last call whose
-        #: check passed (:func:`_unchanged`), when the interpreter versions its dicts
+        #: check passed (:func:`~._walk._unchanged`), when the interpreter versions its dicts
         #: and a container is a dict; else empty (the check compares them all)
         self.versions = _versions_for(self.walk)
         #: the blocks of the compiled calls' arguments (:func:`aucstream._fastpath.block`)
@@ -635,10 +520,11 @@ class OneStep:
         walked = {id(record[0]): record[3] for record in flat._records}
         self.list_copies = tuple(list(walked[id(c)]) for c in flat._lists)
         #: the bound update's fused load-and-learn of a dict row, when it offers one
-        #: (``update.fused``: a compiled function of ``(at, kernel, finish, name,
-        #: label, where, k)`` that runs :func:`_begin_dict` of the block at ``at``
-        #: and, the row taken, the kernel of the packing at ``kernel``, then
-        #: :func:`count_then_finish` of the block at ``finish``, returning what
+        #: (``update.fused``: a compiled function of ``(block, where)`` that reads
+        #: ``(at, kernel, finish, name, label, k)`` by :func:`fused_arguments` and
+        #: runs :func:`_begin_dict` of the block at ``at`` and, the row taken, the
+        #: kernel of the packing at ``kernel``, then :func:`count_then_finish` of the
+        #: block at ``finish``, returning what
         #: ``_begin_dict`` does, :data:`RAN_OUT`, :data:`DIVERGED` or
         #: :data:`NOT_COUNTED`; the update must change no dict of the state, which
         #: are copied only when a call is put back), and the entry compiles the
@@ -713,10 +599,12 @@ class OneStep:
                 function, kernel = self.fused
                 checks = self._checks(plans, rows)
                 finish_at = checks[0][1].args[0]  # (the block of its _finish_block)
-                bound = (address(args), kernel, finish_at, id("n_samples_seen_"))
-                entry = compiled_entry(function, (*bound, 1.0, 0, 0))
-                self.blocks.append(args)
-                step = (partial(entry, *bound), checks)
+                label = int(np.float64(1.0 if key[0] else -1.0).view(np.int64))
+                values = (address(args), kernel, finish_at, id("n_samples_seen_"), label)
+                fused = np.array(values, dtype=np.int64)  # (fused_arguments)
+                entry = compiled_entry(function, (0, 0))
+                self.blocks += [args, fused]
+                step = (partial(entry, address(fused)), checks)
                 self.steps[key] = step
                 return step
             entry = compiled_entry(_begin_dict, (0, 1.0, 0, 0))
@@ -791,25 +679,23 @@ class OneStep:
         if fused is not None and one.update is not self.fused_update:
             self.fused = fused = None  # (another update: not the one fused; new steps)
             self.steps.clear()
-        early, ask = self.early, self.variant
-        if early is not None and not early():
-            return False
-        key = (label > 0.0, whole, self.settled if ask is None else ask(learner, one.chunk))
+        if fused is None:
+            early, ask = self.early, self.variant
+            if early is not None and not early():
+                return False
+            key = (label > 0.0, whole, self.settled if ask is None else ask(learner, one.chunk))
+        else:  # (a fused step has no early check, no variant asked and no hook)
+            key = (label > 0.0, whole, self.settled)
         step = self.steps.get(key)
         if step is None:
             step = self._step(key)
             if step is None:
                 return False
         begin, checks = step
-        if self.check_hook is not None:
-            self.check_hook(learner)
-        if self.dense:
-            k = begin(label, x)
-            plan, finish = checks[self.by_rows and 2 * k > self.width]
-        elif fused is not None:  # the load and save, the update, the count, the checks
+        if fused is not None:  # the load and save, the update, the count, the checks
             seen = learner.n_samples_seen_  # (the count before: put back on failure)
             try:
-                k = begin(label, id(x), k)
+                k = begin(id(x))  # (the label and the size: the step's, the dict's)
             except BaseException as error:  # (raised by the update: the row was saved)
                 learner.n_samples_seen_ = seen
                 self._put_back(checks[0][0], len(x))
@@ -828,8 +714,14 @@ class OneStep:
                 self._put_back(checks[0][0], len(x))
                 return False
         else:
-            k = begin(label, id(x), k) if READS_DICTS else begin(label, k)
-            plan, finish = checks[0]
+            if self.check_hook is not None:
+                self.check_hook(learner)
+            if self.dense:
+                k = begin(label, x)
+                plan, finish = checks[self.by_rows and 2 * k > self.width]
+            else:
+                k = begin(label, id(x), k) if READS_DICTS else begin(label, k)
+                plan, finish = checks[0]
         if k < 0:  # refused (the usual path says why) or not current: nothing saved
             if k == -2:  # no whole plan yet: the usual path makes it, then a new step
                 del self.steps[key]

@@ -28,6 +28,7 @@ from .._runtime._entry import (
     SAME,
     begin_dict,
     count_then_finish,
+    fused_arguments,
 )
 from .._state import declare_upper_cells
 from ..covariance import FullArrays
@@ -70,16 +71,18 @@ def _full_packed(at, start):
 
 
 @jit
-def _begin_then_learn(at, kernel, finish, name, label, where, k):
-    """The per-example entry's load and save of a dict row
+def _begin_then_learn(block, where):
+    """The per-example entry's load and save of the dict at address ``where``
     (:func:`aucstream._runtime._entry.begin_dict`, its block at ``at``), then, the row
     taken, the one-row kernel (:func:`_full_packed` of the packing at ``kernel``) and
     the count and the checks (:func:`aucstream._runtime._entry.count_then_finish`,
     its block at ``finish``, the count's name at ``name``): one compiled call per
-    example. What ``begin_dict`` returns, or ``RAN_OUT`` (the kernel learnt less than
-    the row), ``DIVERGED`` (the state is no longer finite; the count was set) or
-    ``NOT_COUNTED`` (learnt; the caller counts and checks); the caller puts the
-    state back after the first two."""
+    example, whose block at ``block`` holds these addresses and the label
+    (:func:`aucstream._runtime._entry.fused_arguments`). What ``begin_dict`` returns,
+    or ``RAN_OUT`` (the kernel learnt less than the row), ``DIVERGED`` (the state is
+    no longer finite; the count was set) or ``NOT_COUNTED`` (learnt; the caller
+    counts and checks); the caller puts the state back after the first two."""
+    at, kernel, finish, name, label, k = fused_arguments(block, where)
     got = begin_dict(at, label, where, k)
     if got < 0:
         return got

@@ -108,6 +108,11 @@ def _opauc_step(w, idx, val, y, opp, cov_w, c_w, eta, lam, colscale):
     "Columns in their running scale") the loss part of the step is taken in the
     scaled columns: :math:`w \leftarrow (1 - \eta\lambda) w - \eta D^2 (S w +
     \alpha e)`, :math:`D = \operatorname{diag}(1/s)` (0 where s = 0).
+
+    The scaled loop divides with ``np.true_divide`` (the same IEEE division, which
+    numba compiles without its zero check, so that the loop vectorizes) and raises
+    ZeroDivisionError after it when a column's :math:`s^2` underflowed to 0, as
+    ``/`` raised in it (the caller puts the state back either way).
     """
     inv_t = 1.0 / opp.weight[0]
     alpha = (sparse_dot(w, idx, val) - c_w) - y  # e^T w - y
@@ -118,10 +123,15 @@ def _opauc_step(w, idx, val, y, opp, cov_w, c_w, eta, lam, colscale):
             w[i] = shrink * w[i] - eta * cov_w[i] + eta * alpha * sums[i] * inv_t
         sparse_axpy(w, -eta * alpha, idx, val)
         return
+    underflow = False
     for i in range(w.shape[0]):
         s = colscale[i]
-        q = eta / (s * s) if s > 0.0 else 0.0
+        square = s * s
+        q = np.true_divide(eta, square) if s > 0.0 else 0.0
+        underflow |= s > 0.0 and square == 0.0
         w[i] = shrink * w[i] - q * (cov_w[i] - alpha * sums[i] * inv_t)
+    if underflow:
+        raise ZeroDivisionError("division by zero")
     for a in range(val.shape[0]):
         i = col(idx, a)
         s = colscale[i]

@@ -248,3 +248,56 @@ def test_watch_snapshot_puts_the_watch_back(drift):
         _race_drift._watch_restore(saved)
         assert pickle.dumps(watch) == before
         assert (watch.signal_, watch.detector_) == parts
+
+
+def _clone_then_set(c):
+    """The fresh slot as it was made before: sklearn's clone, then set_params."""
+    from sklearn.base import clone
+
+    fresh = clone(c)
+    params = fresh.get_params(deep=False)
+    if "half_life" in params and params["half_life"] is None:
+        fresh.set_params(half_life=_race_drift._FRESH_HALF_LIFE)
+    return fresh
+
+
+@pytest.mark.parametrize("width", [5, 2000])
+def test_fresh_candidates_are_clones_with_the_half_life(width):
+    """The fresh slots (made reading the parameters once) are what ``clone`` then
+    ``set_params`` made: the same class and parameters, new parameter objects."""
+    first = search_module.default_candidates(width) + [OPAUC(eta=2**-3, half_life=100.0)]
+    fresh = _race_drift.fresh_candidates(first)
+    assert len(fresh) == len(first)
+    for c, f in zip(first, fresh):
+        expected = _clone_then_set(c)
+        assert type(f) is type(expected) and f is not c
+        assert repr(f.get_params(deep=False)) == repr(expected.get_params(deep=False))
+        assert not hasattr(f, "n_samples_seen_")
+    assert [f.half_life for f in fresh if "half_life" in f.get_params()][-1] == 100.0
+
+
+def test_the_declared_idle_candidates_follow_the_statuses(monkeypatch):
+    """held_transaction keeps what it declares read-only per statuses while its walk
+    is current: at every call, that is what the idle candidates give afresh (through
+    drops at rounds and reopenings)."""
+    X, y = concepts()
+    learner = model()
+    checked = []
+    plan = _race_drift._state.FlatState.plan
+
+    def spy(flat, read_only, *args, **kwargs):
+        search = learner.__dict__.get("estimator_")
+        walks = _race_drift._HELD_WALKS.get(learner)
+        if search is not None and walks is not None and walks[0] is flat:
+            opaque = walks[1]
+            fresh = tuple(p for p in _race_drift.untouched(search) if id(p) not in opaque)
+            assert all(a is b for a, b in zip(read_only, fresh))
+            assert len(read_only) - len(fresh) in (0, 2)  # (+ a quiet call's buffer)
+            checked.append(len(fresh))
+        return plan(flat, read_only, *args, **kwargs)
+
+    monkeypatch.setattr(_race_drift._state.FlatState, "plan", spy)
+    for a in range(0, len(y), 200):
+        learner.partial_fit(X[a : a + 200], y[a : a + 200], classes=[0, 1])
+    assert learner.estimator_.race_[_race_drift.REOPENS] >= 1
+    assert any(checked)  # some candidates were dropped since a walk was made

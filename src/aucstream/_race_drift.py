@@ -299,12 +299,22 @@ def fresh_candidates(first: list[BaseStreamingAUC]) -> list[BaseStreamingAUC]:
     ``half_life = _FRESH_HALF_LIFE`` when its class takes one and it does not forget."""
     out = []
     for c in first:
-        fresh = clone(c)
-        params = fresh.get_params(deep=False)
-        if "half_life" in params and params["half_life"] is None:
-            fresh.set_params(half_life=_FRESH_HALF_LIFE)
-        out.append(fresh)
+        params = c.get_params(deep=False)
+        forgets = "half_life" in params and params["half_life"] is None
+        out.append(_unfitted(c, params, half_life=_FRESH_HALF_LIFE) if forgets else _unfitted(c))
     return out
+
+
+def _unfitted(c: BaseStreamingAUC, params: dict | None = None, **changes) -> BaseStreamingAUC:
+    """A new unfitted learner of ``c``'s class with its parameters (``params``: read
+    already) each cloned, then ``changes``: :func:`sklearn.base.clone` then
+    ``set_params``, reading the parameters once (those read them four times, most of
+    the cost of a search's start, which makes the fresh slots at each
+    ``state_nbytes``, and of a reopening). Not carried: a metadata request or an
+    output configuration (``set_output``), which a search never uses."""
+    params = c.get_params(deep=False) if params is None else params
+    cloned = {k: clone(v, safe=False) for k, v in params.items()}
+    return type(c)(**{**cloned, **changes})
 
 
 def new_detector(drift) -> AUCDriftDetector:
@@ -412,16 +422,24 @@ def held_transaction(owner, search, quiet: bool, X: object = None) -> Iterator[N
         with _state.transaction(owner):
             yield
         return
-    idle = untouched(search)
     watch = search.drift_
-    flat, opaque = _HELD_WALKS.get(owner, (None, frozenset()))
+    flat, opaque, declared = _HELD_WALKS.get(owner, (None, frozenset(), {}))
     if flat is None or not flat.current(owner):
+        idle = untouched(search)
         metrics = [m for m in (*search.overall_, *search.recent_) if m is not None]
         opaque = frozenset(map(id, (*metrics, *idle, *([watch] if watch is not None else []))))
-        flat = _state.FlatState(owner, opaque=opaque)
-        _HELD_WALKS[owner] = (flat, opaque)
-    # (what the walk did not enter needs no declaring: only candidates dropped since)
-    read_only = tuple(part for part in idle if id(part) not in opaque)
+        flat, declared = _state.FlatState(owner, opaque=opaque), {}
+        _HELD_WALKS[owner] = (flat, opaque, declared)
+    # (what the walk did not enter needs no declaring: only candidates dropped since).
+    # While the walk is current, the candidates and metrics are the objects it found:
+    # what is idle is a function of the statuses (kept per statuses with the walk)
+    status = search.status_.tobytes()
+    read_only = declared.get(status)
+    if read_only is None:
+        read_only = tuple(part for part in untouched(search) if id(part) not in opaque)
+        if len(declared) >= 16:
+            declared.clear()
+        declared[status] = read_only
     buffer = (search.pending_scores_, search.pending_labels_)
     columns: slice | None = None
     kept: tuple[np.ndarray, ...] = ()
@@ -799,7 +817,7 @@ def reopen(search) -> None:
         if i == lead:
             continue
         if i >= first and not slow(search, i - first):
-            search.candidates_[i] = clone(candidate).start(d, search.classes_)
+            search.candidates_[i] = _unfitted(candidate).start(d, search.classes_)
             search.status_[i] = ALIVE
             search.dropped_at_[i] = -1
             search.started_at_[i] = n

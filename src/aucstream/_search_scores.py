@@ -39,13 +39,16 @@ which the search's transaction rolls back, and prequential goes row by row over 
 chunk; prequential does not ask a search that races by the partial AUC
 (``max_fpr``, whose ensemble reads windowed full AUCs) or whose candidates' scores
 are not kernel-prequential (:func:`recordable`).
+
+:class:`Ensemble` is what scores for the search after the chunk, when its ensemble
+averages: ``decision_function``'s arithmetic, which :func:`decisions` repeats row by row.
 """
 
 from __future__ import annotations
 
 import contextvars
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple, cast
 
 import numpy as np
 
@@ -55,6 +58,7 @@ from ._sorted_pairs import _gallop, _peek_counts
 from ._streaming_auc import RollingAUC
 
 __all__ = [
+    "Ensemble",
     "NotExact",
     "recording",
     "learn_piece",
@@ -66,6 +70,31 @@ __all__ = [
     "peek_pairs",
     "decisions",
 ]
+
+
+class Ensemble(NamedTuple):
+    """What scores for a search whose ensemble averages (``OnePassSearch._scorer``):
+    the mean of the calibrated members' scores mapped by their slopes and offsets."""
+
+    members: list[tuple[Any, float, float]]
+
+    def _raw_scores(self, X) -> np.ndarray:
+        total = np.zeros(X.shape[0])
+        for candidate, slope, offset in self.members:
+            total += slope * candidate.score_samples(X) + offset
+        return total / len(self.members)
+
+    def _coef(self) -> np.ndarray:
+        members = self.members
+        return cast(np.ndarray, sum(slope * c.coef_[0] for c, slope, _ in members) / len(members))
+
+    def _intercept(self) -> float:  # (the members' own intercepts: score_samples's)
+        members = self.members
+        own = [(c.intercept_[0] + c.offset_, slope, offset) for c, slope, offset in members]
+        return sum(slope * b + offset for b, slope, offset in own) / len(members)
+
+    def _threshold(self) -> float:
+        return 0.0
 
 
 class NotExact(Exception):

@@ -85,7 +85,7 @@ import math
 import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, ClassVar, NamedTuple, cast
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 from sklearn.base import clone
@@ -252,30 +252,6 @@ def _state_nbytes(search: OnePassSearch, n_features: int) -> int:
     watch = 0 if search.drift is None else 32 * 1000  # the detector's signal
     candidates = search._candidate_list(n_features, fresh=False)
     return watch + sum(c.state_nbytes(n_features) + per_metric for c in candidates)
-
-
-class _Ensemble(NamedTuple):
-    """The mean of the calibrated members' scores mapped by their slopes and offsets."""
-
-    members: list[tuple[BaseStreamingAUC, float, float]]
-
-    def _raw_scores(self, X) -> np.ndarray:
-        total = np.zeros(X.shape[0])
-        for candidate, slope, offset in self.members:
-            total += slope * candidate.score_samples(X) + offset
-        return total / len(self.members)
-
-    def _coef(self) -> np.ndarray:
-        members = self.members
-        return cast(np.ndarray, sum(slope * c.coef_[0] for c, slope, _ in members) / len(members))
-
-    def _intercept(self) -> float:  # (the members' own intercepts: score_samples's)
-        members = self.members
-        own = [(c.intercept_[0] + c.offset_, slope, offset) for c, slope, offset in members]
-        return sum(slope * b + offset for b, slope, offset in own) / len(members)
-
-    def _threshold(self) -> float:
-        return 0.0
 
 
 class OnePassSearch(HoldsLearners, BaseStreamingAUC):
@@ -497,18 +473,23 @@ class OnePassSearch(HoldsLearners, BaseStreamingAUC):
             cached = _CHOICES[self] = (key, self._choose())
         return cached[1]
 
-    def _choose(self) -> tuple[int, tuple[int, ...]]:
+    def _choose(self, fed: bool = False) -> tuple[int, tuple[int, ...]]:
         """The leader and the ensemble now (module docstring, "The scores").
 
         The leader is the alive candidate with the best windowed AUC over everything
         learnt so far, buffered rows included (ties: the earlier candidate); the round
         leader while the window lacks a class. The ensemble: the leader and the next best
         alive calibrated candidates (max_fpr: :func:`._pauc_race.choose`). A function of
-        the state (not of the chunking); it never changes learning.
+        the state (not of the chunking); it never changes learning. ``fed``: the
+        windowed metrics took the buffered rows already (a flush): each AUC is read,
+        the same float as its peek before (the same integer pair counts).
         """
         lead = int(self.progress_[2])
         alive = np.flatnonzero(self.status_ == ALIVE)
-        auc = np.array([self._windowed_auc(i) for i in alive])
+        if fed:
+            auc = np.array([self.recent_[i].get() for i in alive])
+        else:
+            auc = np.array([self._windowed_auc(i) for i in alive])
         members = [lead]
         if alive.size and not np.isnan(auc).any():
             ranked = alive[np.lexsort((alive, -auc))]
@@ -576,9 +557,9 @@ class OnePassSearch(HoldsLearners, BaseStreamingAUC):
         """The leading candidate (:attr:`best_estimator_` without the check)."""
         return self.candidates_[self._choice()[0]]
 
-    def _scorer(self) -> BaseStreamingAUC | _Ensemble:  # the leader, or the members
+    def _scorer(self) -> BaseStreamingAUC | _search_scores.Ensemble:  # the leader, or members
         members = self._members()
-        return _Ensemble(members) if members else self._leader()
+        return _search_scores.Ensemble(members) if members else self._leader()
 
     @property
     def calibration_(self) -> np.ndarray:  # the leader's, or the logistic map of log-odds
@@ -692,11 +673,12 @@ class OnePassSearch(HoldsLearners, BaseStreamingAUC):
         quiet = self.__dict__.get("drift_") is None or _race_drift.frozen_ok(self, n)
         return quiet and buffered + n < self._BLOCK and self.n_samples_seen_ + n < next_round
 
-    def _record_window(self, m: int) -> None:
+    def _record_window(self, m: int, fed: bool = False) -> None:
         """The operating-point windows (``predict(threshold=...)``) take the block's
         scores on the search's scale: the leader's, or the ensemble's mean log-odds,
-        over the rows every member scored (a block end is a stream position)."""
-        leader, chosen = self._choose()  # (not _choice: its cache is by position)
+        over the rows every member scored (a block end is a stream position).
+        ``fed``: the windowed metrics already took the buffered rows (``_choose``)."""
+        leader, chosen = self._choose(fed)  # (not _choice: its cache is by position)
         members = list(chosen) if len(chosen) > 1 else [leader]
         lo = max(self._buffered_from(i, windowed=False) for i in members)
         scores = [self.pending_scores_[i, lo:m] for i in members]
@@ -719,7 +701,9 @@ class OnePassSearch(HoldsLearners, BaseStreamingAUC):
             return False
         reopen = _race_drift.watch(self)
         labels = self.pending_labels_
-        self._record_window(m)
+        fed = self.max_fpr is None  # (max_fpr: its ensemble reads copies updated with the
+        if not fed:  # buffered rows, _current_metrics: before the update)
+            self._record_window(m)
         for i in np.flatnonzero(self.status_ == ALIVE):  # a diverged one's block is lost
             for metric, lo in (
                 (self.overall_[i], self._buffered_from(i, windowed=False)),
@@ -727,6 +711,8 @@ class OnePassSearch(HoldsLearners, BaseStreamingAUC):
             ):
                 if lo < m:
                     metric.update(labels[lo:m], self.pending_scores_[i, lo:m])
+        if fed:  # the windows now hold the buffered rows: read, not peeked
+            self._record_window(m, fed=True)
         self.progress_[0] = 0
         self.race_[_race_drift.FED] = 0
         _race_drift.after_flush(self, reopen)  # a reopening, or perhaps a handover

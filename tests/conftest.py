@@ -59,6 +59,8 @@ def pytest_xdist_make_scheduler(config, log):
 
     class Grouped(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
+            if nodeid.rfind("@") > nodeid.rfind("]"):  # an xdist_group mark (older pytest)
+                return nodeid.rpartition("@")[2]
             return group_of(nodeid) or nodeid
 
     return Grouped(config, log)

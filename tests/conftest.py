@@ -21,20 +21,58 @@ settings.register_profile("reproducible", derandomize=True, deadline=None)
 settings.register_profile("explore", derandomize=False, deadline=None)
 settings.load_profile("reproducible")
 
-#: The test module whose item takes longest without compiling anything (mypy), run
-#: first: with pytest-xdist (``-n auto``, which hands each worker runs of consecutive
-#: items) it is in the first worker's first run, never left running at the end while
-#: the other worker idles.
+#: The xdist groups of the test command's ``--dist loadgroup``: a group's tests are one
+#: work unit, run by one worker. By module (the file's name) or, for the common
+#: battery, one per learner (``test_common.py::test_common[LEARNER-check]``): a
+#: learner's kernels (seconds each to compile, cold) are compiled by one worker, where
+#: consecutive tests spread over both workers had both compile them at the same time.
+#: The tampered files' module builds hundreds of files in its module fixtures, once;
+#: the site's build (``test_docs.py``) runs in one worker while the other runs tests,
+#: instead of waiting for it when the scheduler hands it some of these tests.
+GROUPS = {"test_reliability_files.py": "tampered-files", "test_docs.py": "docs"}
+
+
+def group_of(nodeid: str) -> str | None:
+    """The xdist group of the test ``nodeid`` (:data:`GROUPS`), or None."""
+    path, _, name = nodeid.partition("::")
+    module = path.rpartition("/")[2]
+    if module == "test_common.py" and name.startswith("test_common["):
+        return "common-" + name[len("test_common[") :].partition("-")[0]
+    return GROUPS.get(module)
+
+
+@pytest.hookimpl(tryfirst=True)  # (before pytest-xdist's own)
+def pytest_xdist_make_scheduler(config, log):
+    """``--dist loadgroup`` with the groups of :func:`group_of`.
+
+    pytest-xdist marks a test's group (``xdist_group``) by appending it to the node id,
+    which pytest 9 no longer lets it change: its loadgroup then groups nothing
+    (pytest-xdist issue 1386). The groups are therefore named here, from the node ids
+    the scheduler sees. pytest-xdist hands out the work units largest first (its
+    ``--loadscope-reorder``, on by default): the battery's groups, then the tampered
+    files' (whose interpreters then load the learners' kernels from numba's cache, 5-10
+    times faster than compiling them as in a fresh clone), then the site's, then the
+    single tests in the order of :func:`pytest_collection_modifyitems`."""
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class Grouped(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            if nodeid.rfind("@") > nodeid.rfind("]"):  # an xdist_group mark (older pytest)
+                return nodeid.rpartition("@")[2]
+            return group_of(nodeid) or nodeid
+
+    return Grouped(config, log)
+
+
+#: The single test (not in a group: :data:`GROUPS`) that takes longest without
+#: compiling anything (mypy), run first among them, so that it is not left running at
+#: the end while the other worker idles; and those that start interpreters of their
+#: own which use the learners' kernels (the leak check's), run last, when numba's
+#: cache holds them (the tampered files' too, when run without the groups).
 FIRST = ("test_typing.py",)
-#: The modules that start interpreters of their own which use the learners' kernels
-#: (hundreds of tampered files loaded and used; the leak check's interpreter), run
-#: last: by then the workers have compiled those kernels into numba's cache, which the
-#: interpreters load instead of compiling them again (in a fresh clone, as in CI, the
-#: tampered files' interpreter took 5-10 times as long with an empty cache as with a
-#: filled one). The tampered files' tests are one xdist group (``--dist loadgroup``),
-#: so their module fixtures are built by one worker only. The site's build
-#: (``test_docs.py``) keeps its place, after the common battery, whose kernels its
-#: examples then load from the cache; its fixture is built once for all workers.
+#: see :data:`FIRST`
 LAST = ("test_reliability_files.py", "test_covariance_nrt.py")
 
 

@@ -21,8 +21,7 @@ from reliability_cases import ESTIMATORS, make, run_isolated_cases, stream
 from aucstream import load_model, save_model
 
 TESTS = Path(__file__).resolve().parent
-#: one worker builds the module's fixtures (tests/conftest.py, LAST)
-pytestmark = pytest.mark.xdist_group("tampered-files")
+# (one worker builds the module's fixtures: its tests are one xdist group, tests/conftest.py)
 
 
 def read_members(path) -> tuple[dict, dict[str, bytes]]:

@@ -855,8 +855,8 @@ class SAdaOAM(_AdaGradAUC):
             bool(self.lazy),
             *self._forgetting(),
         )
-        rows: tuple = (chunk.indptr, chunk.indices, chunk.data, chunk.y, chunk.pre_scores)
-        rows += (chunk.sample_weight,)
+        # read-only CSR arrays, whatever the input's (rows_of): one compiled kernel
+        rows: tuple = (*rows_of(chunk), chunk.pre_scores, chunk.sample_weight)
         run_reserving(
             lambda r: _sadaoam_chunk(state, self._classes(), *rows, r, settings, scratch),
             self.stats_,

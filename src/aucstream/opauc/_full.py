@@ -86,7 +86,9 @@ def _begin_then_learn(block, where):
     got = begin_dict(at, label, where, k)
     if got < 0:
         return got
-    if _full_packed(kernel, 0) != 1:
+    # (from row np.int64(0), not 0: a literal 0 would compile _full_packed and the
+    # kernel again, for the literal's type, beside the chunk path's int64)
+    if _full_packed(kernel, np.int64(0)) != 1:
         return RAN_OUT
     done = count_then_finish(finish, name, got - SAME if got >= SAME else got)
     if done < 0:

@@ -134,6 +134,15 @@ def test_memory_reading_follows_the_state():
     assert reading.read() == model_bytes(model)
     model.extra_.append(np.zeros(7))
     assert reading.read() == model_bytes(model)
+    del model.extra_
+    model.sub_ = np.zeros((1, 6)).view(np.matrix)  # an array of a subclass counts
+    model.hyper = np.zeros(9)  # not state: does not count
+    assert reading.read() == model_bytes(model) == reading.read()
+    assert reading.known and model_bytes(model) == 48 + sum(
+        v.nbytes
+        for k, v in vars(model).items()
+        if k.endswith("_") and k != "sub_" and isinstance(v, np.ndarray)
+    )
 
 
 def test_the_branch_free_merge_sorts_with_ties():

@@ -205,3 +205,31 @@ def test_distinct_labels_equal_np_unique():
         assert np.array_equal(ours, theirs, equal_nan=ours.dtype.kind == "f"), y
         if ours.dtype.kind == "f":
             assert np.signbit(ours).tolist() == np.signbit(theirs).tolist(), y
+
+
+def test_the_curve_is_the_frame_of_its_rows():
+    """``curve_frame`` (one block per dtype) gives what a frame of the row dicts gives:
+    the columns in order, int64 counts, numpy's dtype for the others (an int column
+    such as ``alarms`` stays int64), a fresh RangeIndex, writable values."""
+    import pandas as pd
+
+    from aucstream.evaluation._prequential_columns import curve_frame
+
+    rows = [
+        {
+            "n_seen": 10 * i,
+            "n_learnt": 9 * i,
+            "auc": math.nan if i == 0 else 0.5 + i / 100,
+            "alarms": i % 3,
+            "cpu_seconds": 0.01 * i,
+            "model_bytes": 1000 + i,
+        }
+        for i in range(5)
+    ]
+    for part in (rows, rows[:1]):
+        curve = curve_frame(part)
+        want = pd.DataFrame(part).astype({"n_seen": np.int64, "n_learnt": np.int64})
+        pd.testing.assert_frame_equal(curve, want, check_exact=True)
+        assert curve["alarms"].dtype == np.int64 and curve["auc"].dtype == np.float64
+    curve.loc[0, "auc"] = 1.0
+    assert curve.loc[0, "auc"] == 1.0 and math.isnan(curve_frame(rows).loc[0, "auc"])

@@ -134,6 +134,15 @@ def test_memory_reading_follows_the_state():
     assert reading.read() == model_bytes(model)
     model.extra_.append(np.zeros(7))
     assert reading.read() == model_bytes(model)
+    del model.extra_
+    model.sub_ = np.zeros((1, 6)).view(np.matrix)  # an array of a subclass counts
+    model.hyper = np.zeros(9)  # not state: does not count
+    assert reading.read() == model_bytes(model) == reading.read()
+    assert reading.known and model_bytes(model) == 48 + sum(
+        v.nbytes
+        for k, v in vars(model).items()
+        if k.endswith("_") and k != "sub_" and isinstance(v, np.ndarray)
+    )
 
 
 def test_the_branch_free_merge_sorts_with_ties():
@@ -196,3 +205,31 @@ def test_distinct_labels_equal_np_unique():
         assert np.array_equal(ours, theirs, equal_nan=ours.dtype.kind == "f"), y
         if ours.dtype.kind == "f":
             assert np.signbit(ours).tolist() == np.signbit(theirs).tolist(), y
+
+
+def test_the_curve_is_the_frame_of_its_rows():
+    """``curve_frame`` (one block per dtype) gives what a frame of the row dicts gives:
+    the columns in order, int64 counts, numpy's dtype for the others (an int column
+    such as ``alarms`` stays int64), a fresh RangeIndex, writable values."""
+    import pandas as pd
+
+    from aucstream.evaluation._prequential_columns import curve_frame
+
+    rows = [
+        {
+            "n_seen": 10 * i,
+            "n_learnt": 9 * i,
+            "auc": math.nan if i == 0 else 0.5 + i / 100,
+            "alarms": i % 3,
+            "cpu_seconds": 0.01 * i,
+            "model_bytes": 1000 + i,
+        }
+        for i in range(5)
+    ]
+    for part in (rows, rows[:1]):
+        curve = curve_frame(part)
+        want = pd.DataFrame(part).astype({"n_seen": np.int64, "n_learnt": np.int64})
+        pd.testing.assert_frame_equal(curve, want, check_exact=True)
+        assert curve["alarms"].dtype == np.int64 and curve["auc"].dtype == np.float64
+    curve.loc[0, "auc"] = 1.0
+    assert curve.loc[0, "auc"] == 1.0 and math.isnan(curve_frame(rows).loc[0, "auc"])

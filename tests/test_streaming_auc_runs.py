@@ -4,7 +4,9 @@ and the fused probability sums (``_stream_metrics.update_together``).
 ``StreamRuns`` gives, after every chunk of hypothesis-drawn streams (few distinct
 scores: many ties; chunk sizes from 0 up, single scores included), the very float
 ``PrequentialAUC.get()`` gives and the exact rational AUC rounded once; its runs stay
-sorted and each more than twice the next. ``update_together`` feeds the log-loss,
+sorted and each more than twice the next; a large first chunk is counted without a
+sort (``_count_unsorted``, buckets) to the same count, or falls back to the sort when
+its buckets are too full (ties) or its range overflows. ``update_together`` feeds the log-loss,
 Brier score and positive rate what their own ``update`` would, bit for bit.
 """
 
@@ -18,7 +20,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from aucstream._sorted_pairs import StreamRuns
+from aucstream._sorted_pairs import (
+    _UNSORTED_FROM,
+    StreamRuns,
+    _count,
+    _count_unsorted,
+)
 from aucstream._stream_metrics import (
     StreamingBrier,
     StreamingECE,
@@ -38,6 +45,8 @@ def exact_auc(positive: np.ndarray, scores: np.ndarray) -> float:
 
 
 def check_runs(runs: StreamRuns) -> None:
+    runs.settle()  # (a first chunk counted unsorted: sorted now, as the next add would)
+    assert not runs.unsorted
     for j in (0, 1):
         ends = runs.meta[j, 1 : runs.meta[j, 0] + 1]
         starts = np.r_[0, ends[:-1]]
@@ -110,3 +119,69 @@ def test_update_together_feeds_each_metric_as_its_update():
     rate = StreamingPositiveRate()  # no probabilities needed
     assert update_together([rate], np.array([True, False]), None) == []
     assert rate.get() == 0.5
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_unsorted_count_equals_the_sorted_count_or_declines(seed):
+    rng = np.random.default_rng(seed)
+    declined = 0
+    for _ in range(60):
+        n = int(rng.integers(1, 3000))
+        kind = rng.integers(4)
+        if kind == 0:  # few distinct values: full buckets
+            scores = rng.integers(0, int(rng.integers(1, 40)), n) / 7.0
+        elif kind == 1:  # a huge range
+            scores = rng.normal(size=n) * 10.0 ** float(rng.integers(-300, 300))
+        elif kind == 2:  # a cluster and outliers
+            scores = np.where(rng.random(n) < 0.05, rng.normal(size=n) * 1e6, rng.normal(size=n))
+        else:
+            scores = rng.standard_t(3, size=n)
+        positive = rng.random(n) < rng.random()
+        ones, zeros = scores[positive].copy(), scores[~positive].copy()
+        got = _count_unsorted(ones, zeros)
+        want = _count(np.sort(ones), np.sort(zeros))
+        declined += got == -1
+        assert got == want or got == -1
+    assert declined < 60  # (the buckets count most of these)
+
+
+def test_a_large_first_chunk_is_counted_unsorted_then_sorted_by_the_next():
+    rng = np.random.default_rng(3)
+    n = _UNSORTED_FROM + 500
+    scores, positive = rng.normal(size=n + 700), rng.random(n + 700) < 0.3
+    scores[:50] = 0.0  # some ties
+    runs, reference = StreamRuns(), PrequentialAUC(pos_label=True)
+    runs.add(positive[:n], scores[:n])
+    reference.update(positive[:n], scores[:n])
+    assert runs.unsorted and runs.auc() == reference.get() == exact_auc(positive[:n], scores[:n])
+    assert runs.sizes() == (int((~positive[:n]).sum()), int(positive[:n].sum()))
+    for part in (slice(n, n + 300), slice(n + 300, n + 700)):
+        runs.add(positive[part], scores[part])
+        reference.update(positive[part], scores[part])
+        assert not runs.unsorted and runs.auc() == reference.get()
+        check_runs(runs)
+    assert runs.auc() == exact_auc(positive, scores)
+
+
+@pytest.mark.parametrize("kind", ["ties", "range"])
+def test_a_large_first_chunk_the_buckets_decline_is_sorted(kind):
+    rng = np.random.default_rng(4)
+    n = _UNSORTED_FROM
+    if kind == "ties":
+        scores = rng.integers(0, 5, n).astype(np.float64)
+    else:
+        scores = np.where(rng.random(n) < 0.5, -1e308, 1e308) * rng.random(n)
+    positive = rng.random(n) < 0.4
+    runs = StreamRuns()
+    runs.add(positive, scores)
+    assert not runs.unsorted and runs.auc() == exact_auc(positive, scores)
+    check_runs(runs)
+
+
+def test_a_large_first_chunk_not_finite_is_refused():
+    scores = np.linspace(0.0, 1.0, _UNSORTED_FROM)
+    scores[5000] = np.inf
+    runs = StreamRuns()
+    with pytest.raises(ValueError, match="score 5000 = inf is not finite"):
+        runs.add(np.arange(scores.size) % 2 == 0, scores)
+    assert runs.sizes() == (0, 0) and runs.pairs == 0 and not runs.unsorted

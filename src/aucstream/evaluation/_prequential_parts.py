@@ -12,7 +12,7 @@ import numpy as np
 
 from .._dask_tasks import _nbytes
 from .._kernels import jit
-from .._state import state_items
+from .._state import is_state_name
 
 __all__ = [
     "LabelCheck",
@@ -56,18 +56,26 @@ class MemoryReading:
             and all(map(operator.is_, map(values.__getitem__, self.held_names), self.held))
         ):
             return self.total
-        state = state_items(self.model)
-        self.known = all(isinstance(v, self._LEAVES) for v in state.values())
+        # one pass over the attributes (what state_items and model_bytes walk)
+        arrays, held_names, held, other = [], [], [], {}
+        for name, value in values.items():
+            if isinstance(value, self._PLAIN):
+                continue
+            held_names.append(name)
+            held.append(value)
+            if not is_state_name(name):
+                continue
+            if isinstance(value, np.ndarray):
+                arrays.append(value)
+            elif not isinstance(value, self._LEAVES):
+                other[name] = value  # a list, dict or component: not known
+        # (model_bytes: the arrays' bytes, and those reachable from the other values)
+        self.total = sum(int(array.nbytes) for array in arrays) + _nbytes(other)
+        self.known = not other
         if self.known:
             self.names = tuple(values)
-            held = [(k, v) for k, v in values.items() if not isinstance(v, self._PLAIN)]
-            self.held_names = tuple(k for k, _ in held)
-            self.held = tuple(v for _, v in held)
-            self.arrays = [v for v in state.values() if isinstance(v, np.ndarray)]
-            # (model_bytes: only the arrays of such a state hold bytes)
-            self.total = sum(int(array.nbytes) for array in self.arrays)
-        else:
-            self.total = _nbytes(state)  # (model_bytes, on the state just read)
+            self.held_names, self.held = tuple(held_names), tuple(held)
+            self.arrays = arrays
         return self.total
 
 

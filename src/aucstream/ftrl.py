@@ -113,6 +113,8 @@ Order of operations and deviations
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
@@ -305,7 +307,56 @@ def ftrl_weights(
     return w
 
 
-class FTRLAUC(BaseStreamingAUC):
+class SparseScaled:
+    """What the O(k) sparse learners (:class:`FTRLAUC`, :class:`aucstream.spam.SPAM`)
+    share: their running column scale ``scale_`` (:mod:`aucstream._running_scale`;
+    ``column_scale`` in {"max_abs", "max_abs_1", None}), their coefficients in the
+    raw columns' units, the fraction of them that are zero, and the check of their
+    counts and scale. A learner defines ``_coef`` (the weights in the scaled units,
+    a new array) and holds ``counts_`` = [examples, positives]."""
+
+    column_scale: str | None
+    scale_: np.ndarray
+    counts_: np.ndarray
+    n_samples_seen_: int
+    _coef: Callable[[], np.ndarray]
+
+    def _scale(self) -> np.ndarray:
+        """The running column scale as the kernels take it (empty when off)."""
+        return self.scale_ if self.column_scale is not None else _NO_SCALE
+
+    def _floor(self) -> float:
+        """The least divisor of a column: 1 with "max_abs_1", else 0."""
+        return 1.0 if self.column_scale == "max_abs_1" else 0.0
+
+    def _in_columns(self, coef: np.ndarray) -> np.ndarray:
+        """``coef`` (scaled units, a new array) in the raw columns' units."""
+        if self.column_scale is None:
+            return coef
+        return coef_in_columns(coef, np.maximum(self.scale_, self._floor()))
+
+    @property
+    def sparsity_(self) -> float:
+        """Fraction of the weights (of ``coef_``) that are exactly zero."""
+        check_is_fitted(self, "n_samples_seen_")
+        coef = self._coef()
+        return float(np.mean(coef == 0.0)) if coef.size else 0.0
+
+    def _check_counts_and_scale(self, width: int) -> None:
+        """``counts_`` are counts of the examples seen and ``scale_`` holds ``width``
+        finite, non-negative maxima."""
+        t, pos = (int(c) for c in self.counts_)
+        if not 0 <= pos <= t <= self.n_samples_seen_:
+            raise ValueError(
+                f"counts_ {self.counts_.tolist()} are not counts of examples and positives "
+                f"among the {self.n_samples_seen_} seen"
+            )
+        scale = self.scale_
+        if scale.shape != (width,) or not np.all(np.isfinite(scale) & (scale >= 0)):
+            raise ValueError("scale_ must hold a finite, non-negative maximum |x| per column")
+
+
+class FTRLAUC(SparseScaled, BaseStreamingAUC):
     r"""FTRL-AUC: online AUC maximization by FTRL-Proximal, O(k) per example (ZYS).
 
     See the module docstring for the objective, the update, the lazy class scores and
@@ -419,14 +470,6 @@ class FTRLAUC(BaseStreamingAUC):
         self.random_state = random_state
         self.column_scale = column_scale
 
-    def _scale(self) -> np.ndarray:
-        """The running column scale as the kernels take it (empty when off)."""
-        return self.scale_ if self.column_scale is not None else _NO_SCALE
-
-    def _floor(self) -> float:
-        """The least divisor of a column: 1 with "max_abs_1", else 0."""
-        return 1.0 if self.column_scale == "max_abs_1" else 0.0
-
     def _init_state(self, n_features: int) -> None:
         self.scale_ = np.zeros(n_features)
         self.zn_ = np.zeros((n_features, 2))
@@ -480,26 +523,10 @@ class FTRLAUC(BaseStreamingAUC):
                 float(self.l1),
                 float(self.l2),
             )
-        if self.column_scale is None:
-            return coef
-        return coef_in_columns(coef, np.maximum(self.scale_, self._floor()))
-
-    @property
-    def sparsity_(self) -> float:
-        """Fraction of the weights (of ``coef_``) that are exactly zero."""
-        check_is_fitted(self, "n_samples_seen_")
-        return float(np.mean(self._coef() == 0.0)) if self.zn_.size else 0.0
+        return self._in_columns(coef)
 
     def _check_state(self) -> None:
-        t, pos = (int(c) for c in self.counts_)
-        if not 0 <= pos <= t <= self.n_samples_seen_:
-            raise ValueError(
-                f"counts_ {self.counts_.tolist()} are not counts of examples and positives "
-                f"among the {self.n_samples_seen_} seen"
-            )
-        scale = self.scale_
-        if scale.shape != (self.zn_.shape[0],) or not np.all(np.isfinite(scale) & (scale >= 0)):
-            raise ValueError("scale_ must hold a finite, non-negative maximum |x| per column")
+        self._check_counts_and_scale(self.zn_.shape[0])
         if np.any(self.zn_[:, 1] < 0):
             raise ValueError(
                 "zn_[:, 1] holds a negative value, but it is a root of a sum of squares"

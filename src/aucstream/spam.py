@@ -114,21 +114,26 @@ Deviations
 from __future__ import annotations
 
 import numpy as np
-from sklearn.utils.validation import check_is_fitted
 
 from ._base import BaseStreamingAUC
 from ._chunks import Chunk
 from ._kernels import col, jit, n_rows, row, rows_of
 from ._params import PASS_ORDER, StrOptions, non_negative, positive
-from ._running_scale import coef_in_columns, grow_scale
+from ._running_scale import grow_scale
 from ._runtime import LearnerTags, StateSpec
 from ._typing import RandomState
-from .ftrl import _ROW_LOG_MIN, auc_gradient_scale, by_rows, in_scale, observe_score, scaled_score
+from .ftrl import (
+    _ROW_LOG_MIN,
+    SparseScaled,
+    auc_gradient_scale,
+    by_rows,
+    in_scale,
+    observe_score,
+    scaled_score,
+)
 
 __all__ = ["SPAM", "lazy_prox_weights"]
 
-#: The kernel's "no running column scale".
-_NO_SCALE = np.empty(0)
 
 # indices into scalars_: running mean scores of positives and negatives, then A and B
 _AHAT, _BHAT, _A, _B = 0, 1, 2, 3
@@ -228,7 +233,7 @@ def _no_fold_in(learner: SPAM, chunk: Chunk) -> bool:
     return not (log_a < np.log(A_MIN) + np.log(2.0) or b_end > B_MAX / 2)
 
 
-class SPAM(BaseStreamingAUC):
+class SPAM(SparseScaled, BaseStreamingAUC):
     r"""Stochastic proximal AUC maximization (SPAM, NYL), online with lazy O(k) steps.
 
     See the module docstring for the objective, the lazy proximal steps and the
@@ -343,36 +348,15 @@ class SPAM(BaseStreamingAUC):
             float(self.l2),
             A_MIN,
             B_MAX,
-            self.scale_ if self.column_scale is not None else _NO_SCALE,
+            self._scale(),
             self._floor(),
         )
 
-    def _floor(self) -> float:
-        """The least divisor of a column: 1 with "max_abs_1", else 0."""
-        return 1.0 if self.column_scale == "max_abs_1" else 0.0
-
     def _coef(self) -> np.ndarray:
-        coef = lazy_prox_weights(self.v_, self.scalars_[_A], self.scalars_[_B])
-        if self.column_scale is None:
-            return coef
-        return coef_in_columns(coef, np.maximum(self.scale_, self._floor()))
-
-    @property
-    def sparsity_(self) -> float:
-        """Fraction of the weights (of ``coef_``) that are exactly zero."""
-        check_is_fitted(self, "n_samples_seen_")
-        return float(np.mean(self._coef() == 0.0)) if self.v_.size else 0.0
+        return self._in_columns(lazy_prox_weights(self.v_, self.scalars_[_A], self.scalars_[_B]))
 
     def _check_state(self) -> None:
-        t, pos = (int(c) for c in self.counts_)
-        if not 0 <= pos <= t <= self.n_samples_seen_:
-            raise ValueError(
-                f"counts_ {self.counts_.tolist()} are not counts of examples and positives "
-                f"among the {self.n_samples_seen_} seen"
-            )
-        scale = self.scale_
-        if scale.shape != self.v_.shape or not np.all(np.isfinite(scale) & (scale >= 0)):
-            raise ValueError("scale_ must hold a finite, non-negative maximum |x| per column")
+        self._check_counts_and_scale(self.v_.shape[0])
         A, B = self.scalars_[_A], self.scalars_[_B]
         if not 0.0 < A <= 1.0 or B < 0.0:
             raise ValueError(f"scalars_ A = {A!r}, B = {B!r} outside A in (0, 1], B >= 0")

@@ -29,7 +29,18 @@ settings.load_profile("reproducible")
 #: The tampered files' module builds hundreds of files in its module fixtures, once;
 #: the site's build (``test_docs.py``) runs in one worker while the other runs tests,
 #: instead of waiting for it when the scheduler hands it some of these tests.
-GROUPS = {"test_reliability_files.py": "tampered-files", "test_docs.py": "docs"}
+GROUPS = {
+    "test_reliability_files.py": "tampered-files",
+    "test_docs.py": "docs",
+    # the covariance summaries' kernels (frequent directions' shrink, the sparse
+    # summary's rows), which both workers compiled at once when their tests spread
+    "test_covariance.py": "covariance",
+    "test_covariance_state.py": "covariance",
+    "test_covariance_solve.py": "covariance",
+    "test_covariance_merge.py": "covariance",
+    # every learner's kernels on duplicate CSR indices and a file read back
+    "test_audit34.py": "audit34",
+}
 
 
 def group_of(nodeid: str) -> str | None:

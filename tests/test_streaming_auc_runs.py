@@ -185,3 +185,12 @@ def test_a_large_first_chunk_not_finite_is_refused():
     with pytest.raises(ValueError, match="score 5000 = inf is not finite"):
         runs.add(np.arange(scores.size) % 2 == 0, scores)
     assert runs.sizes() == (0, 0) and runs.pairs == 0 and not runs.unsorted
+
+
+def test_a_range_that_overflows_declines_before_any_bucket():
+    """Finite scores whose range overflows (hi - lo = inf): no bucket can be computed
+    ((v - lo) * 0 is NaN for v = hi), so the count declines at once; a few scores,
+    where a too-full bucket would not have made it decline."""
+    ones = np.array([-1.7e308, 1.7e308])
+    zeros = np.array([0.0, 1.0, -1.0])
+    assert _count_unsorted(ones, zeros) == -1

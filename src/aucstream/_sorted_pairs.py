@@ -387,7 +387,10 @@ def _count_unsorted(ones, zeros):
         lo = min(lo, v)
         hi = max(hi, v)
     buckets = min(_BUCKETS_PER_SCORE * min(k0, k1), _MAX_BUCKETS)
-    scale = buckets / (hi - lo) if hi > lo else 0.0
+    span = hi - lo
+    if not math.isfinite(span):  # (else (hi - lo) * 0 is NaN: no bucket)
+        return -1
+    scale = buckets / span if span > 0.0 else 0.0
     if not math.isfinite(scale):
         return -1
     if k0 <= k1:

@@ -121,6 +121,7 @@ from sklearn.utils.validation import check_is_fitted
 from ._base import BaseStreamingAUC
 from ._chunks import Chunk
 from ._kernels import col, jit, n_rows, row, rows_of
+from ._kernels._lazy import check_example_counts
 from ._params import PASS_ORDER, StrOptions, non_negative, positive
 from ._running_scale import coef_in_columns, grow_scale
 from ._runtime import LearnerTags, StateSpec
@@ -345,12 +346,7 @@ class SparseScaled:
     def _check_counts_and_scale(self, width: int) -> None:
         """``counts_`` are counts of the examples seen and ``scale_`` holds ``width``
         finite, non-negative maxima."""
-        t, pos = (int(c) for c in self.counts_)
-        if not 0 <= pos <= t <= self.n_samples_seen_:
-            raise ValueError(
-                f"counts_ {self.counts_.tolist()} are not counts of examples and positives "
-                f"among the {self.n_samples_seen_} seen"
-            )
+        check_example_counts(self)
         scale = self.scale_
         if scale.shape != (width,) or not np.all(np.isfinite(scale) & (scale >= 0)):
             raise ValueError("scale_ must hold a finite, non-negative maximum |x| per column")

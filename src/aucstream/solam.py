@@ -181,7 +181,7 @@ from ._kernels import (
     start_class_totals,
     store_class_totals,
 )
-from ._kernels._lazy import DECAY_MIN, decay_factor, decay_totals
+from ._kernels._lazy import DECAY_MIN, check_example_counts, decay_factor, decay_totals
 from ._kernels._packed import (
     TOTALS,
     f64,
@@ -760,12 +760,7 @@ class SOLAM(ClassWeightTotals, BaseStreamingAUC):
         return s[_SIGMA] * self.u_, float(s[_A]), float(s[_B]), float(s[_ALPHA])
 
     def _check_state(self) -> None:
-        t, pos = (int(c) for c in self.counts_)
-        if not 0 <= pos <= t <= self.n_samples_seen_:
-            raise ValueError(
-                f"counts_ {self.counts_.tolist()} are not counts of examples and positives "
-                f"among the {self.n_samples_seen_} seen"
-            )
+        t, _ = check_example_counts(self)
         s = self.scalars_
         if not 0.0 < s[_SIGMA] <= SCALE_MAX:  # (below 1e-4: folded before the next step)
             raise ValueError(f"scalars_[0] (sigma) = {s[_SIGMA]!r} is outside its range")

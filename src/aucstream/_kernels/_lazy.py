@@ -220,6 +220,18 @@ def upgrade_class_totals(learner, counts) -> None:
     store_class_totals(learner, np.asarray(counts, dtype=np.float64))
 
 
+def check_example_counts(learner) -> tuple[int, int]:
+    """A loaded ``counts_`` must be ``[t, positives]`` with ``0 <= positives <= t <=
+    n_samples_seen_``. Returns ``(t, positives)``; raises ValueError."""
+    t, pos = (int(c) for c in learner.counts_)
+    if not 0 <= pos <= t <= learner.n_samples_seen_:
+        raise ValueError(
+            f"counts_ {learner.counts_.tolist()} are not counts of examples and positives "
+            f"among the {learner.n_samples_seen_} seen"
+        )
+    return t, pos
+
+
 def check_class_totals(learner, counts) -> None:
     """A loaded ``weight_neg_``/``weight_pos_`` must be finite, >= 0, and positive
     exactly for the classes with examples learnt (``counts``). Raises ValueError."""

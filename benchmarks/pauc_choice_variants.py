@@ -1,4 +1,4 @@
-"""Variants of the ensemble rule of ``StreamPipeline(max_fpr=0.05)``, re-scored.
+r"""Variants of the ensemble rule of ``StreamPipeline(max_fpr=0.05)``, re-scored.
 
 The choice of :func:`aucstream._pauc_race.choose` is a function of the search's state
 that never changes learning, so after one pass a variant of it can be applied to the
@@ -23,7 +23,15 @@ after 3 epochs (``--libauc-from``, as ``bench_pauc.py``). The variants:
 - ``noise guard z``: a set is out only when its windowed full AUC is below the member's
   by more than the tolerance plus ``z`` standard errors of the difference;
 - ``partial within z``: among the sets within ``z`` standard errors of the best
-  :math:`G`, the highest windowed partial AUC (the target metric).
+  :math:`G`, the highest windowed partial AUC (the target metric);
+- ``blend a``: the rule's sets and, for each of its sets with the full-AUC member
+  :math:`F`, the blend ``a`` times the mean calibrated log-odds of its partial-AUC
+  learners plus ``1 - a`` times :math:`F`'s (the rule's own weight is
+  :math:`k / (k + 1)` for :math:`k` of them), by :math:`G` within the guard;
+  ``blends``: every ``a`` of ``BLENDS`` at once;
+- ``weight w``: the rule with :math:`w` the weight of the partial AUC in the
+  compared statistic (:math:`w\,\mathrm{pAUC} + (1 - w)\,\mathrm{AUC}`; the rule's is
+  ``PARTIAL_WEIGHT``, 1/2).
 
 Run ``python benchmarks/pauc_choice_variants.py [--benchmark] [--libauc-from FILE]``.
 """
@@ -47,6 +55,10 @@ from aucstream.metrics import roc_auc  # noqa: E402
 from aucstream.search import ALIVE  # noqa: E402
 
 BETA = 0.05
+#: The weights of the partial-AUC learners' mean in the ``blend`` variants.
+BLENDS = (1 / 4, 1 / 3, 1 / 2, 2 / 3, 3 / 4)
+#: The weights of the partial AUC in the compared statistic of the ``weight`` variants.
+WEIGHTS = (0.3, 0.4, 0.5, 0.6, 0.75, 1.0)  # (0.5: the rule's, a check)
 
 
 def _sets(search, ranked, every: bool) -> list[list[int]]:
@@ -97,22 +109,43 @@ def candidates_sets(model, Xt, yt) -> list[dict]:
         raw = search.candidates_[i].decision_function(Zt)
         logit[i] = a * raw + b if search._calibrated(i) else raw
     out = []
+
+    def entry(s, y, scores, test, blend=None):
+        partial, full = race._window_aucs(y, scores, BETA)
+        return {
+            "set": s,
+            "first": tuple(s) in first and blend is None,
+            "blend": blend,
+            "G": 0.5 * (partial + full),
+            "partial": partial,
+            "full": full,
+            "components": _g_components(y, scores),
+            "test": roc_auc(positive, test, max_fpr=BETA),
+            "test_auc": roc_auc(positive, test),
+        }
+
     for s in every:
         y, scores = race._average(search, s, windows)
-        partial, full = race._window_aucs(y, scores, BETA)
-        test = sum(logit[i] for i in s) / len(s)
-        out.append(
-            {
-                "set": s,
-                "first": tuple(s) in first,
-                "G": 0.5 * (partial + full),
-                "partial": partial,
-                "full": full,
-                "components": _g_components(y, scores),
-                "test": roc_auc(positive, test, max_fpr=BETA),
-                "test_auc": roc_auc(positive, test),
-            }
-        )
+        out.append(entry(s, y, scores, sum(logit[i] for i in s) / len(s)))
+    member = every[0][0]
+    for s in every:  # the blends of a first set with the member (``blend a``)
+        if tuple(s) not in first or len(s) < 2 or member not in s:
+            continue
+        partial = [i for i in s if i != member]
+        y, _ = race._average(search, s, windows)
+        n = y.size
+        log_odds = {}
+        for i in s:
+            a, b = _calibration.logit_map(search.candidates_[i].calibration_)
+            log_odds[i] = a * windows[i][1][windows[i][1].size - n :] + b
+        mean = sum(log_odds[i] for i in partial) / len(partial)
+        test_mean = sum(logit[i] for i in partial) / len(partial)
+        for a in BLENDS:
+            if math.isclose(a, len(partial) / len(s)):  # the rule's own average
+                continue
+            scores = a * mean + (1 - a) * log_odds[member]
+            test = a * test_mean + (1 - a) * logit[member]
+            out.append(entry(s, y, scores, test, blend=a))
     return out
 
 
@@ -124,12 +157,20 @@ def variants(sets: list[dict]) -> dict[str, dict]:
     """The set each variant picks."""
     tol = race.FULL_AUC_TOLERANCE
     first = [s for s in sets if s["first"]]
+    blends = [s for s in sets if s.get("blend") is not None]
     member = sets[0]
 
     def within(s):
         return s["full"] >= member["full"] - tol
 
-    out = {"rule": _best(first, within), "subsets": _best(sets, within)}
+    unblended = [s for s in sets if s.get("blend") is None]
+    out = {"rule": _best(first, within), "subsets": _best(unblended, within)}
+    for a in BLENDS:
+        out[f"blend {a:.2f}"] = _best(first + [s for s in blends if s["blend"] == a], within)
+    out["blends"] = _best(first + blends, within)
+    for w in WEIGHTS:
+        allowed = [s for s in first if s is member or within(s)]
+        out[f"weight {w:g}"] = max(allowed, key=lambda s: w * s["partial"] + (1 - w) * s["full"])
     for z in (0.5, 1.0, 1.645):
         best = out["rule"]
         keep = best is member or best["G"] - member["G"] > z * _se(best, member)

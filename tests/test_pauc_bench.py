@@ -68,7 +68,7 @@ def test_choice_variants_rule_is_choose():
     variants_module = pytest.importorskip("pauc_choice_variants")
     from sklearn.datasets import make_classification
 
-    from aucstream import StreamPipeline
+    from aucstream import StreamPipeline, _calibration
 
     X, y = make_classification(
         n_samples=9_000, n_features=8, n_informative=4, weights=[0.9], random_state=0
@@ -80,6 +80,24 @@ def test_choice_variants_rule_is_choose():
     members = [int(i) for i in model.estimator_.ensemble_ if i >= 0]
     assert sorted(chosen["rule"]["set"]) == sorted(members)
     assert all(any(c is s for s in sets) for c in chosen.values())
+    assert chosen["weight 0.5"]["set"] == chosen["rule"]["set"]  # the rule's own weight
+    member = sets[0]["set"][0]
+    blends = [s for s in sets if s["blend"] is not None]
+    assert blends and all(member in s["set"] and not s["first"] for s in blends)
+    for a in variants_module.BLENDS:  # a blend variant picks a rule's set or a blend at a
+        picked = chosen[f"blend {a:.2f}"]
+        assert picked["first"] or picked["blend"] == a
+    search, Zt = model.estimator_, model.transformer_.transform(X[7_000:])
+
+    def log_odds(i):
+        slope, offset = _calibration.logit_map(search.candidates_[i].calibration_)
+        return slope * search.candidates_[i].decision_function(Zt) + offset
+
+    for s in blends:  # its test scores: the weighted mean of the members' log-odds
+        partial = [i for i in s["set"] if i != member]
+        mean = sum(log_odds(i) for i in partial) / len(partial)
+        scores = s["blend"] * mean + (1 - s["blend"]) * log_odds(member)
+        assert s["test_auc"] == pytest.approx(roc_auc(y[7_000:] == 1, scores), abs=1e-12)
     for s in sets:  # the window's statistic: the mean of its two terms
         assert s["G"] == pytest.approx(0.5 * (s["partial"] + s["full"]))
         x, _, _, _ = s["components"]

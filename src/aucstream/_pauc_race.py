@@ -110,21 +110,6 @@ streams the same at 0.5 and -0.0026 on average at 1, ijcnn1 -0.0154). On five of
 benchmark streams the chosen set leads the next three within the guard by 0.1 to 0.8
 standard errors of the difference (make_classification: 0.7 to 2.6): the window does not
 resolve the choice among them, and no rule of these raised the held-out gain.
-After the race's ``average_decay`` (the same script; held-out mean gain and worst against
-+0.0296 and 0.0000 for this rule; on the benchmark's streams +0.0190, LibAUC's best after
-3 epochs reached on 1 of 6): weighted blends, ``a`` times the partial-AUC learners' mean
-log-odds plus ``1 - a`` times the full-AUC member's, beside this rule's sets: ``a`` = 1/4,
-1/3, 1/2 gave +0.0301, +0.0305, +0.0309, mostly from connect-4, where a blend of fresh
-candidates after the race's reopenings passes the windowed guard with a test full AUC
-0.005, 0.010, 0.021 below ``StreamPipeline()``'s; 2/3 and 3/4 chose as this rule (the
-benchmark: at most 2 of 6). The weight of the partial AUC in the compared statistic at
-0.3, 0.4, 0.6, 0.75 or 1 instead of 1/2: +0.0295 to +0.0296 (the benchmark: 1 or 2 of 6).
-One pass with a race setting added (:class:`aucstream.LSPAUC` at ``partial_weight`` 0.25
-or 0.7, ``lam`` 0.01, or ``max_fpr`` 2β; OnlinePAUC at ``max_fpr`` 4β and a third of
-``eta``; PAUCI at ``max_fpr`` 2β and ten times ``eta``): the held-out streams the same or
-lower (magic04 -0.003 to -0.005); on the benchmark, LSPAUC at ``partial_weight`` 0.7 and
-at ``lam`` 0.01 (the same on the held-out streams) gave ijcnn1 0.687 and 0.701, w8a 0.889
-and 0.886 (this rule 0.700, 0.892), the others as before: 1 of 6.
 
 Cost: a choice reads the windows of at most ``ensemble`` candidates and computes
 :math:`2(2\,\mathrm{ensemble} - 1)` exact AUCs of a window (:math:`O(w \log w)` each),

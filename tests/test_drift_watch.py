@@ -91,6 +91,27 @@ def test_waiting_slots_hold_no_metrics_until_a_reopening():
     assert all(model.recent_[i].window == model.window for i in started)
 
 
+def runs_in_a_reopened_race(model, i: int) -> bool:
+    """The rule of :func:`aucstream._race_drift.slow`, written out: a first-race
+    candidate's fresh slot runs when it survived round ``_FRESH_ROUNDS``, or survived
+    the round before and is the first such one of a learner type none of whose
+    candidates survived round ``_FRESH_ROUNDS`` (diverged ones never run)."""
+    first = int(model.race_[_race_drift.N_FIRST])
+    last = model.first_round * 2 ** (_race_drift._FRESH_ROUNDS - 1)
+
+    def survived(j, at):
+        if model.status_[j] == search.DIVERGED:
+            return False
+        return model.status_[j] == _race_drift.RETIRED or not 0 <= model.dropped_at_[j] <= at
+
+    if survived(i, last):
+        return True
+    kin = [j for j in range(first) if type(model.candidates_[j]) is type(model.candidates_[i])]
+    if any(survived(j, last) for j in kin):
+        return False
+    return [j for j in kin if survived(j, last // 2)][:1] == [i]
+
+
 def test_a_reopened_race_runs_the_fresh_copies_of_the_first_races_survivors():
     X, y = concepts()
     etas = [2**-k for k in (2, 4, 6, 8, 10)]
@@ -99,9 +120,40 @@ def test_a_reopened_race_runs_the_fresh_copies_of_the_first_races_survivors():
     assert model.race_[1] >= 1
     first = int(model.race_[_race_drift.N_FIRST])
     assert first == 6 > _race_drift._FRESH_ALL
-    last = model.first_round * 2 ** (_race_drift._FRESH_ROUNDS - 1)
     for i in range(first):
-        early = 0 <= model.dropped_at_[i] <= last and model.status_[i] != _race_drift.RETIRED
-        assert (model.status_[first + i] == _race_drift.WAITING) == early
+        runs = runs_in_a_reopened_race(model, i)
+        assert (model.status_[first + i] == _race_drift.WAITING) != runs
     assert (model.status_[first:] == _race_drift.WAITING).any()
     assert (model.status_[first:] != _race_drift.WAITING).any()
+
+
+class _Other(OPAUC):
+    """Another learner type (the rule tells types apart)."""
+
+
+@pytest.mark.parametrize(
+    "dropped, runs",
+    [
+        # the survivors of two rounds only, one type of each
+        ([-1, 4000, 2000, -1, 2000, 2000], [1, 0, 0, 1, 0, 0]),
+        # type A: none survived round 2; its first survivor of round 1 runs, no other
+        ([4000, 4000, 2000, -1, 2000, 2000], [1, 0, 0, 1, 0, 0]),
+        ([2000, 4000, 4000, -1, 2000, 2000], [0, 1, 0, 1, 0, 0]),
+        # both types: none survived round 2
+        ([2000, 2000, 2000, 4000, 2000, 4000], [0, 0, 0, 1, 0, 0]),
+        # a later drop (8000) is a survivor of round 2
+        ([8000, 4000, 4000, 4000, 2000, 2000], [1, 0, 0, 1, 0, 0]),
+    ],
+)
+def test_a_type_that_lost_every_candidate_in_round_two_keeps_one(dropped, runs):
+    model = OnePassSearch([OPAUC(eta=2**-k) for k in (2, 4, 6)] + [_Other() for _ in range(3)])
+    model.fit(*concepts(n=300, k=1))  # (started: 12 slots; the statuses are set below)
+    first = 6
+    assert model.race_[_race_drift.N_FIRST] == first and model.first_round == 2000
+    model.status_[:first] = [0 if d < 0 else search.RACED for d in dropped]
+    model.dropped_at_[:first] = dropped
+    got = [not _race_drift.slow(model, i) for i in range(first)]
+    assert got == [bool(r) for r in runs]
+    assert got == [runs_in_a_reopened_race(model, i) for i in range(first)]
+    model.status_[3] = search.DIVERGED  # the other type's survivor of two rounds
+    assert _race_drift.slow(model, 3)

@@ -85,12 +85,16 @@ position :math:`p`:
    one meaning, :data:`aucstream._params.FORGETTING`), so that the newcomers keep
    adapting; a fresh candidate that is itself the incumbent is kept as it is. Of a
    first race of more than ``_FRESH_ALL`` candidates, only those that survived its
-   first ``_FRESH_ROUNDS`` rounds get a fresh copy (:func:`slow`): those rounds
-   measured how fast each learns from nothing, which is what a reopened race asks,
-   and a reopened race of all of them cost as much as the first race again (in
-   ``benchmarks/bench_drift.py``, about the same AUC; docs/results/drift.md; the
-   survivors of one round: a better worst abrupt stream, on held-out draws too, but
-   reopenings about a tenth dearer, over the cost target);
+   first ``_FRESH_ROUNDS`` rounds get a fresh copy (:func:`slow`), and of each
+   learner type none of whose candidates did, the first that survived the round
+   before: those rounds measured how fast each learns from nothing, which is what a
+   reopened race asks, and a reopened race of all of them cost as much as the first
+   race again (in ``benchmarks/bench_drift.py``, about the same AUC;
+   docs/results/drift.md). The survivors of one round gave a better worst abrupt
+   stream, on held-out draws too, but reopenings about a tenth dearer, over the cost
+   target: what they added there was a type (OPAUC) the first race had dropped at its
+   second round, which a new concept may favour again; a type's first survivor of
+   round one keeps that at the cost of one candidate;
 3. the other candidates of the previous race are retired (their states reflect the
    old concept, and the newcomers include their kind);
 4. the incumbent's window is emptied: from :math:`p` on, the incumbent and every
@@ -225,7 +229,8 @@ _DRIFT_BLOCK = 512
 #: ``half_life`` of the fresh candidates whose class takes one (in examples).
 _FRESH_HALF_LIFE = 5000.0
 #: A reopened race runs the fresh slots of the first race's candidates that survived
-#: its first ``_FRESH_ROUNDS`` rounds (:func:`slow`).
+#: its first ``_FRESH_ROUNDS`` rounds, and one per learner type that lost all its
+#: candidates in the last of them (:func:`slow`).
 _FRESH_ROUNDS = 2
 #: ... unless the first race had at most this many candidates: then all of them.
 _FRESH_ALL = 4
@@ -791,18 +796,38 @@ def confirmed(search, lead: int, m: int) -> bool:
 
 
 def slow(search, i: int) -> bool:
-    """Whether the first race's candidate ``i`` diverged, or was dropped at (or before)
-    that race's round ``_FRESH_ROUNDS`` of a list of more than ``_FRESH_ALL``: its
-    fresh slot does not run in a reopened race (module docstring, "The reopening")."""
+    """Whether the first race's candidate ``i``'s fresh slot stays out of a reopened
+    race (module docstring, "The reopening"): it diverged; or, of a list of more than
+    ``_FRESH_ALL``, it was dropped at (or before) that race's round ``_FRESH_ROUNDS``,
+    unless it survived the round before and is the first such candidate of a class
+    (a learner type) of which none survived round ``_FRESH_ROUNDS``."""
     from .search import DIVERGED
 
-    dropped = int(search.dropped_at_[i])
     if search.status_[i] == DIVERGED:
         return True
     if search.race_[N_FIRST] <= _FRESH_ALL:  # a short list: every slot runs
         return False
     last = int(search.first_round) * 2 ** (_FRESH_ROUNDS - 1)  # its round _FRESH_ROUNDS
-    return 0 <= dropped <= last and search.status_[i] != RETIRED
+    if _survived(search, i, last):
+        return False
+    if _FRESH_ROUNDS < 2 or not _survived(search, i, last // 2):
+        return True
+    kind = type(search.candidates_[i])
+    kin = [
+        j
+        for j in range(int(search.race_[N_FIRST]))
+        if type(search.candidates_[j]) is kind and search.status_[j] != DIVERGED
+    ]
+    if any(_survived(search, j, last) for j in kin):
+        return True  # (its class runs)
+    return next(j for j in kin if _survived(search, j, last // 2)) != i
+
+
+def _survived(search, i: int, at: int) -> bool:
+    """Whether the first race's candidate ``i`` was not dropped at (or before) position
+    ``at`` of that race (a retired one was not: its race was reopened)."""
+    dropped = int(search.dropped_at_[i])
+    return not (0 <= dropped <= at) or search.status_[i] == RETIRED
 
 
 def reopen(search) -> None:

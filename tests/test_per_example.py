@@ -389,3 +389,35 @@ def test_a_column_scale_whose_square_underflows_is_refused_as_before():
         with pytest.raises(FloatingPointError, match="ZeroDivisionError"):
             learn()
         assert_same_state(before, snapshot(vars(model)))
+
+
+def test_a_fused_step_found_by_the_labels_value_learns_as_the_full_path():
+    """The fused steps are found by one lookup of the label (``OneStep.by_label``):
+    labels equal to a class but of another type (int, NumPy float, bool) learn as the
+    full path does, a label of neither class is refused with nothing changed, and
+    after a fit with other classes the lookup made for the old ones is not used."""
+    X, y, model, step = _fused_ready()
+    assert step.by_label[0] is FAST.get(model).classes and step.by_label[1]
+    labels = [int(v) for v in y[20:26]] + [np.float64(v) for v in y[26:30]]
+    labels += [True if v > 0 else -1.0 for v in y[30:34]]
+    rows = range(20, 34)
+    for i, label in zip(rows, labels):
+        model.learn_one(as_dict(X[i]), label)
+    with config_context(fast_path=False):
+        full = ready("OPAUC", X, y, dense=False)
+        for i in rows:
+            full.learn_one(as_dict(X[i]), y[i])
+    assert_same_state(snapshot(vars(full)), snapshot(vars(model)))
+    before = snapshot(vars(model))
+    for bad in (2.0, np.float64("nan"), "1"):
+        with pytest.raises(ValueError):
+            model.learn_one(as_dict(X[34]), bad)
+        assert_same_state(before, snapshot(vars(model)))
+    # a fit with other classes, where the label 1 is now the negative class
+    again = OPAUC(eta=0.05, lam=0.01, random_state=0)
+    for m in (model, again):
+        m.fit(X[:10], np.where(y[:10] > 0, 2, 1))
+        for i in range(10, 20):
+            m.learn_one(as_dict(X[i]), 2 if y[i] > 0 else 1)
+    assert_same_state(snapshot(vars(again)), snapshot(vars(model)))
+    assert FAST.get(model).sparse_step.by_label[1]  # (found by the new labels)

@@ -485,7 +485,6 @@ class OneScore:
         filler = self.filler
         if (
             filler is None
-            or not filler[4]  # (a filler that keeps: READS_DICTS)
             or filler[0] is not members
             or DICT_VERSION_OFFSET < 0
             or members.get("calibration_") is not self.calibration
@@ -494,15 +493,19 @@ class OneScore:
         ):
             return STALE
         seen = members.get("n_samples_seen_")
-        if seen is None:
-            return STALE
-        self.members, self.values, self.seen = None, (), None  # (forget)
-        scores = filler[6]
-        if scores is not None:
+        scores = filler[6]  # (a filler that scores keeps: READS_DICTS)
+        if scores is not None and seen is not None:
+            # (the weights kept are forgotten by the call itself, before it writes
+            # them: the scorer's members and count are set after it, either way)
             p = scores(self.at, id(members), True, where)
             if p != STALE:  # (kept: the probabilities, or NaN for a refused row)
                 self.members, self.seen = members, seen
+            else:
+                self.members, self.values, self.seen = None, (), None  # (forget)
             return p
+        if seen is None or not filler[4]:  # (a filler that keeps: READS_DICTS)
+            return STALE
+        self.members, self.values, self.seen = None, (), None  # (forget)
         if filler[1](learner, self.at, id(members)) < 0:
             return STALE
         self.members, self.seen = members, seen

@@ -445,6 +445,7 @@ class OneStep:
         "list_copies",
         "fused",
         "fused_update",
+        "by_label",
     )
 
     def __init__(self, learner, cache, one, dense: bool, variant, check_hook):
@@ -535,6 +536,12 @@ class OneStep:
         usable = not dense and READS_DICTS and self.walk is not None and self.early is None
         self.fused = fused if usable else None
         self.fused_update = one.update
+        #: the fused steps by the label's value (``cache.py1`` or ``cache.py0``),
+        #: for rows whose plan saves rows (``whole`` False), and the classes they
+        #: were made for: :meth:`learn` finds the step by one lookup of ``y``, which
+        #: for these labels matches as ``y == cache.py1`` and ``y == cache.py0`` do
+        #: (labels of ``_SCALAR_LABELS``: equal values hash alike)
+        self.by_label: tuple = (None, {})
 
     def valid(self, learner) -> bool:
         """Whether the step may serve a call now (step 1 of the module docstring;
@@ -652,6 +659,14 @@ class OneStep:
             and isinstance(y, _SCALAR_LABELS)
         ):
             return False
+        if type(x) is dict and self.by_label[0] is cache.classes:
+            # a fused step made for this label and these classes, found at once (a
+            # row of more than half the columns, or of more entries than the buffers
+            # hold, goes the way below); its update still the one fused (else below)
+            k = len(x)
+            step = self.by_label[1].get(y) if 2 * k <= self.width else None
+            if step is not None and k <= self.one.capacity and self.one.update is self.fused_update:
+                return self._fused_learn(learner, x, step)
         if y == cache.py1:
             label = 1.0
         elif y == cache.py0:
@@ -679,6 +694,7 @@ class OneStep:
         if fused is not None and one.update is not self.fused_update:
             self.fused = fused = None  # (another update: not the one fused; new steps)
             self.steps.clear()
+            self.by_label = (None, {})
         if fused is None:
             early, ask = self.early, self.variant
             if early is not None and not early():
@@ -693,26 +709,11 @@ class OneStep:
                 return False
         begin, checks = step
         if fused is not None:  # the load and save, the update, the count, the checks
-            seen = learner.n_samples_seen_  # (the count before: put back on failure)
-            try:
-                k = begin(id(x))  # (the label and the size: the step's, the dict's)
-            except BaseException as error:  # (raised by the update: the row was saved)
-                learner.n_samples_seen_ = seen
-                self._put_back(checks[0][0], len(x))
-                if isinstance(error, _KERNEL_ERRORS):
-                    raise learner._kernel_error(one.exact_chunk(), error) from error
-                raise
-            if k >= 0:  # learnt, counted, checked, the window pushed
-                if k < _SAME:  # (the components' versions are those of now)
-                    self.copies = None
-                return True
-            if k == NOT_COUNTED:  # learnt: counted and checked in Python
-                plan, finish = checks[0]
-                return self._fused_finish(learner, plan, finish, len(x))
-            if k == RAN_OUT or k == DIVERGED:  # put back; the usual path learns the row
-                learner.n_samples_seen_ = seen  # (and says why)
-                self._put_back(checks[0][0], len(x))
-                return False
+            if self.by_rows and not whole:  # (found at once from now on: by_label)
+                if self.by_label[0] is not cache.classes:
+                    self.by_label = (cache.classes, {})
+                self.by_label[1][cache.py1 if label > 0.0 else cache.py0] = step
+            return self._fused_learn(learner, x, step)
         else:
             if self.check_hook is not None:
                 self.check_hook(learner)
@@ -755,6 +756,33 @@ class OneStep:
         # diverged: put back, and let the usual path learn the row again and say so
         self._restore(plan, k, dicts, lists)
         return False
+
+    def _fused_learn(self, learner, x: dict, step: tuple) -> bool:
+        """:meth:`learn` of the dict row ``x`` by a fused step (:attr:`fused`): the
+        load and save, the update, the count and the checks in one compiled call."""
+        begin, checks = step
+        seen = learner.n_samples_seen_  # (the count before: put back on failure)
+        try:
+            k = begin(id(x))  # (the label and the size: the step's, the dict's)
+        except BaseException as error:  # (raised by the update: the row was saved)
+            learner.n_samples_seen_ = seen
+            self._put_back(checks[0][0], len(x))
+            if isinstance(error, _KERNEL_ERRORS):
+                raise learner._kernel_error(self.one.exact_chunk(), error) from error
+            raise
+        if k >= 0:  # learnt, counted, checked, the window pushed
+            if k < _SAME:  # (the components' versions are those of now)
+                self.copies = None
+            return True
+        if k == NOT_COUNTED:  # learnt: counted and checked in Python
+            plan, finish = checks[0]
+            return self._fused_finish(learner, plan, finish, len(x))
+        if k == RAN_OUT or k == DIVERGED:  # put back; the usual path learns the row
+            learner.n_samples_seen_ = seen  # (and says why)
+            self._put_back(checks[0][0], len(x))
+            return False
+        # (-1: refused, the usual path says why; -3: the walk is not current)
+        return False  # (nothing saved)
 
     def _fused_finish(self, learner, plan, finish, k: int) -> bool:
         """The end of :meth:`learn` after a fused load-and-learn that did not count

@@ -5,11 +5,13 @@ from __future__ import annotations
 import functools
 import lzma
 import os
+import time
 from pathlib import Path
 
 import numpy as np
 import pytest
 from hypothesis import settings
+from numba.core import event as numba_event
 
 from aucstream._fastpath import FAST
 
@@ -23,7 +25,8 @@ settings.load_profile("reproducible")
 
 #: The xdist groups of the test command's ``--dist loadgroup``: a group's tests are one
 #: work unit, run by one worker. By module (the file's name) or, for the common
-#: battery, one per learner (``test_common.py::test_common[LEARNER-check]``): a
+#: battery, one per learner (``test_common.py::test_common[LEARNER-check]``, and the
+#: module's other tests of one learner, ``test_common_...[LEARNER-...]``): a
 #: learner's kernels (seconds each to compile, cold) are compiled by one worker, where
 #: consecutive tests spread over both workers had both compile them at the same time.
 #: The tampered files' module builds hundreds of files in its module fixtures, once;
@@ -47,8 +50,8 @@ def group_of(nodeid: str) -> str | None:
     """The xdist group of the test ``nodeid`` (:data:`GROUPS`), or None."""
     path, _, name = nodeid.partition("::")
     module = path.rpartition("/")[2]
-    if module == "test_common.py" and name.startswith("test_common["):
-        return "common-" + name[len("test_common[") :].partition("-")[0]
+    if module == "test_common.py" and name.startswith("test_common") and "[" in name:
+        return "common-" + name.partition("[")[2].partition("-")[0]
     return GROUPS.get(module)
 
 
@@ -99,6 +102,60 @@ def pytest_collection_modifyitems(config, items) -> None:
         return rank.get(path.name, len(FIRST)) if path.parent == tests else len(FIRST)
 
     items.sort(key=key)  # stable: the order within each module, and of the rest, stays
+
+
+#: A directory: each process of the test command writes there (``numba-<worker>.json``)
+#: every signature of each compiled function of aucstream and, for each one compiled
+#: (not loaded from numba's cache), its compile seconds (its callees' excluded) and the
+#: test that compiled it; for finding duplicate compiles (two signatures where one
+#: would do). Unset: nothing is recorded.
+NUMBA_REPORT = os.environ.get("AUCSTREAM_NUMBA_REPORT")
+
+
+def pytest_configure(config) -> None:
+    if NUMBA_REPORT:
+        numba_event.register("numba:compile", _COMPILES)
+
+
+class _Compiles(numba_event.Listener):
+    """numba's compile events: (function, argument types, own seconds, test)."""
+
+    def __init__(self) -> None:
+        self.rows: list = []
+        self.open: list = []  # [start, seconds of nested compiles] of each open compile
+
+    def on_start(self, event) -> None:
+        self.open.append([time.perf_counter(), 0.0])
+
+    def on_end(self, event) -> None:
+        start, nested = self.open.pop()
+        took = time.perf_counter() - start
+        if self.open:
+            self.open[-1][1] += took
+        fn = event.data["dispatcher"].py_func
+        test = os.environ.get("PYTEST_CURRENT_TEST", "").rpartition(" (")[0]
+        name = f"{fn.__module__}.{fn.__qualname__}"
+        self.rows.append([name, str(tuple(event.data["args"])), took - nested, test])
+
+
+_COMPILES = _Compiles()
+
+
+def pytest_sessionfinish(session) -> None:
+    if not NUMBA_REPORT:
+        return
+    import json
+
+    from aucstream._kernels._compile import _MADE
+
+    signatures = {}
+    for d in list(_MADE):
+        fn = d.py_func
+        signatures[f"{fn.__module__}.{fn.__qualname__}"] = [str(s) for s in d.signatures]
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+    out = Path(NUMBA_REPORT) / f"numba-{worker}.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps({"signatures": signatures, "compiles": _COMPILES.rows}))
 
 
 #: ``../shared/data`` next to the repository, unless AUCSTREAM_DATA says otherwise.

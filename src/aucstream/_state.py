@@ -60,6 +60,7 @@ __all__ = [
     "STATE_EXTRA",
     "state_items",
     "snapshot",
+    "writeable_state",
     "restore",
     "transaction",
     "UndoLog",
@@ -132,6 +133,37 @@ def _restored(saved):
     if isinstance(saved, tuple):
         return tuple(_restored(v) for v in saved)
     return saved
+
+
+def writeable_state(obj) -> None:
+    """Give ``obj`` (a learner) writeable copies of its read-only state arrays, in
+    place, each array once (the same array named twice stays one array).
+
+    A learner's arrays are its own, written in place by every learning call, also
+    through raw pointers (:class:`FlatState`): an unpickled learner whose arrays are
+    read-only (joblib's memory maps, scikit-learn's ``readonly_memmap`` checks) crashed
+    there, and each kernel it read them with compiled a second, read-only version.
+    """
+    made: dict[int, np.ndarray] = {}
+
+    def own(value):
+        if isinstance(value, np.ndarray):
+            if value.flags.writeable:
+                return value
+            copy = made.get(id(value))
+            if copy is None:
+                copy = made[id(value)] = np.array(value)  # (a base ndarray, writeable)
+            return copy
+        if isinstance(value, list):
+            value[:] = [own(v) for v in value]
+        elif isinstance(value, tuple):
+            return tuple(own(v) for v in value)
+        elif _is_component(value):
+            vars(value).update({k: own(v) for k, v in vars(value).items()})
+        return value
+
+    for name, value in state_items(obj).items():
+        setattr(obj, name, own(value))
 
 
 def snapshot(obj, keep: frozenset = frozenset()) -> dict:

@@ -23,6 +23,7 @@ __all__ = [
     "is_none_type",
     "n_rows",
     "prefetch_rows",
+    "read_only_view",
     "row",
     "rows_of",
     "sparse_axpy",
@@ -37,8 +38,10 @@ __all__ = [
 Rows = namedtuple("Rows", ["indptr", "indices", "data", "y"])
 
 
-def _read_only(a):
-    """``a``, or a read-only view of it when it is writeable (None stays None)."""
+def read_only_view(a):
+    """``a``, or a read-only view of it when it is writeable (None stays None): the
+    argument of a kernel that only reads it, so that read-only and writeable arrays
+    share one compiled version (no copy)."""
     if a is None or not a.flags.writeable:
         return a
     view = a.view()
@@ -56,7 +59,10 @@ def rows_of(chunk) -> Rows:
     instead of two (the largest kernels take seconds to compile each).
     """
     return Rows(
-        _read_only(chunk.indptr), _read_only(chunk.indices), _read_only(chunk.data), chunk.y
+        read_only_view(chunk.indptr),
+        read_only_view(chunk.indices),
+        read_only_view(chunk.data),
+        chunk.y,
     )
 
 

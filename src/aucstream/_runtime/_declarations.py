@@ -166,6 +166,12 @@ class StateDeclarations(LearnerHost):
         if unknown:
             raise TypeError(f"{cls.__name__}._upgrades names {sorted(unknown)}, not added later")
 
+    def __setstate__(self, state: dict) -> None:
+        """Unpickling: the state's read-only arrays become writeable copies
+        (:func:`aucstream._state.writeable_state`)."""
+        super().__setstate__(state)  # type: ignore[misc]
+        _state.writeable_state(self)
+
     def _check_state(self) -> None:
         """Consistency checks of a loaded state that shapes cannot express.
 

@@ -36,7 +36,7 @@ from .._chunks import (
     plain_rows,
 )
 from .._fastpath import validate_params_once
-from .._kernels import jit
+from .._kernels import jit, read_only_view
 from .._params import (
     FORGETTING,
     InvalidParameterError,
@@ -856,7 +856,7 @@ class OnlineStandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator
         if not sp.issparse(X):
             X = np.ascontiguousarray(X, dtype=np.float64)
             out = np.empty(X.shape if emit else (0, 0))
-            _pass_dense(X, out, *args)
+            _pass_dense(read_only_view(X), out, *args)  # (one version for both kinds)
             return out if emit else None
         indptr, indices, data, d = csr_arrays(X)
         out = np.empty(data.shape[0] if emit else 0)

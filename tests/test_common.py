@@ -9,15 +9,12 @@ returning constructor arguments for these checks (for instance a stream length).
 
 from __future__ import annotations
 
-import joblib
 import numpy as np
 import pytest
-from conftest import assert_same_state, snapshot
 
 import aucstream
 from aucstream import SOLAM
-from aucstream._state import _arrays, state_items
-from aucstream.checks import check_estimator, make_stream, yield_checks
+from aucstream.checks import check_estimator, yield_checks
 
 
 def make(cls, **extra):
@@ -63,30 +60,6 @@ def test_every_learner_gets_the_battery():
 )
 def test_common(check):
     check()
-
-
-@pytest.mark.parametrize(
-    "cls",
-    [cls for _, cls in aucstream.all_estimators("online")],
-    ids=lambda cls: f"{cls.__name__}-memory_mapped",  # (the learner's group: conftest)
-)
-def test_common_a_memory_mapped_model_learns_on(cls, tmp_path):
-    """A learner unpickled from read-only memory maps (joblib's ``mmap_mode="r"``, as
-    in scikit-learn's ``readonly_memmap`` checks) gets writeable copies of its arrays
-    (it crashed writing to them, and its kernels compiled read-only versions): it
-    scores and learns on as the learner it was saved from, bit for bit."""
-    X, y = make_stream(200, 5, seed=4, sparsity=0.3)
-    first = make(cls).partial_fit(X[:50], y[:50], classes=[-1, 1])
-    joblib.dump(first, tmp_path / "model")
-    loaded = joblib.load(tmp_path / "model", mmap_mode="r")
-    arrays = [pair for k, v in state_items(loaded).items() for pair in _arrays(v, k)]
-    assert arrays and all(type(a) is np.ndarray and a.flags.writeable for _, a in arrays)
-    np.testing.assert_array_equal(loaded.decision_function(X), first.decision_function(X))
-    for model in (first, loaded):
-        model.partial_fit(X[50:150], y[50:150])
-        for x, label in zip(X[150:], y[150:]) if hasattr(model, "learn_one") else ():
-            model.learn_one(dict(enumerate(x)), label)  # (the one-row path: raw pointers)
-    assert_same_state(snapshot(state_items(loaded)), snapshot(state_items(first)))
 
 
 class OutsideSOLAM(SOLAM):

@@ -78,6 +78,7 @@ def test_check_estimator_passes_a_learner_from_outside_and_leaves_it_unchanged()
     names = [check.__name__ for check in yield_checks(model, sklearn_checks=False)]
     # save_model stores aucstream's own classes only: resumed through pickle
     assert "check_resuming_mid_stream_is_exact_pickle" in names
+    assert "check_resuming_mid_stream_is_exact_memory_mapped" in names
     assert "check_resuming_mid_stream_is_exact_save_model" not in names
     check_estimator(model, sklearn_checks=False)
     assert model.get_params() == OutsideSOLAM(zeta=0.5).get_params()

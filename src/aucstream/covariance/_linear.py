@@ -58,22 +58,28 @@ def lowrank_add(arrays, idx, val, a, ztx, omega, u):
     O(k + tau) for a hashed draw (one non-zero: :func:`single_nonzero`).
     """
     sketch_add_outer(arrays.sketch, idx, val, a)
-    return lowrank_add_stats(arrays, idx, val, a, ztx, omega, u)
+    return lowrank_add_stats(
+        arrays.count, arrays.weight, arrays.sums, arrays.gram, arrays.asum, idx, val, a, ztx,
+        omega, u,
+    )  # fmt: skip
 
 
 @borrowing_step
-def lowrank_add_stats(arrays, idx, val, a, ztx, omega, u):
+def lowrank_add_stats(count, weight, sums, gram, asum, idx, val, a, ztx, omega, u):
     """:func:`lowrank_add` but ``Z += x a^T``, for a caller that wrote it already
-    (:func:`aucstream.covariance.sketch_pair_tdot_add`). Returns ``|x|^2``."""
-    sums, gram, asum = arrays.sums, arrays.gram, arrays.asum
+    (:func:`aucstream.covariance.sketch_pair_tdot_add`); the fields of
+    :data:`LowRankArrays` it writes are passed apart (``count``, ``weight``,
+    ``sums``, ``gram``, ``asum``), so that a compiled caller pushes 5 arrays rather
+    than the bundle's 14 (numba passes each array's fields as separate arguments).
+    Returns ``|x|^2``."""
     tau = gram.shape[0]
     xx = 0.0
     for q in range(idx.shape[0]):
         v = val[q]
         xx += v * v
         sums[idx[q]] += omega * v
-    arrays.count[0] += 1
-    arrays.weight[0] += omega
+    count[0] += 1
+    weight[0] += omega
     h = single_nonzero(a)
     if h >= 0:  # a hashed draw: row and column h change (the other terms are zeros)
         for j in range(tau):

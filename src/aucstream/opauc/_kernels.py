@@ -84,12 +84,21 @@ LowRankSettings = namedtuple(
 #: docs/benchmarks.md). Prefetching changes no result.
 PREFETCH_BYTES = 4 << 20
 
-#: Scratch vectors of the low-rank kernel (tau = sketch size): ``zx`` (2, tau) and
-#: ``sx`` (2,) hold :math:`Z_a^\top x` and :math:`s_a^\top x` of the current example,
-#: ``a`` the coefficients of the column its class's sketch gains, ``zoz`` =
-#: :math:`Z_o^\top z`, ``q`` = :math:`Z_o^\top w` and ``phi`` the centering
-#: coefficients of the opposite class o.
-Scratch = namedtuple("Scratch", ["zx", "sx", "a", "zoz", "q", "phi"])
+#: Scratch vectors of the low-rank kernel (tau = sketch size), in two arrays: ``rows``
+#: (6, tau) holds, row by row, ``zx`` (rows 0 and 1: :math:`Z_a^\top x` of the current
+#: example), ``a`` (row :data:`_A`: the coefficients of the column its class's sketch
+#: gains), ``zoz`` (row :data:`_ZOZ`: :math:`Z_o^\top z`), ``q`` (row :data:`_Q`:
+#: :math:`Z_o^\top w`) and ``phi`` (row :data:`_PHI`: the centering coefficients of
+#: the opposite class o); ``sx`` (2,) holds :math:`s_a^\top x`. One array for six
+#: vectors because numba passes each array argument as its separate fields (7 words
+#: for a vector, 9 for a matrix) on the stack at every call that is not inlined: the
+#: per-example steps below take the one block and the arrays of the bundles they use,
+#: rather than whole bundles (some 250 words a call, a large part of the kernel
+#: body's time before; docs/results/highdim_bench.md, 2026-11-29).
+Scratch = namedtuple("Scratch", ["rows", "sx"])
+
+#: The rows of ``Scratch.rows`` after ``zx`` (rows 0 and 1).
+_A, _ZOZ, _Q, _PHI = 2, 3, 4, 5
 
 #: Why the low-rank kernel returned: the chunk is done; a frequent-directions sketch
 #: is full and must be shrunk; the implicit weights are due for re-basing; the
@@ -263,11 +272,10 @@ def _opauc_rows(
 
 # ------------------------------------------------------------- low-rank kinds
 @borrowing_step
-def _add_to_v(imp, idx, val, coef, scratch):
+def _add_to_v(v, zv, sv, idx, val, coef, rows, sx):
     """``v += coef x`` and the maintained ``Z_a^T v``, ``s_a^T v`` with it (from the
-    example's ``Z_a^T x`` and ``s_a^T x`` in ``scratch``); O(k + tau)."""
-    v, zv, sv = imp.v, imp.zv, imp.sv
-    zx, sx = scratch.zx, scratch.sx
+    example's ``Z_a^T x`` and ``s_a^T x`` in ``rows[:2]`` and ``sx``); O(k + tau)."""
+    zx = rows[:2]
     sparse_axpy(v, coef, idx, val)
     for j in range(zv.shape[1]):
         zv[0, j] += coef * zx[0, j]
@@ -277,38 +285,39 @@ def _add_to_v(imp, idx, val, coef, scratch):
 
 
 @borrowing_step
-def _sketch_x(sketch, sums, beta, fills_columns, idx, val, scratch, b):
-    r"""``zx[b]`` = :math:`Z^\top x` and ``sx[b]`` = :math:`s^\top x` of class b's
-    sketch and sum (frequent directions: :math:`Z = Y - s\beta^\top`); O(k tau)."""
-    out = scratch.zx[b]
+def _sketch_x(sketch, sums, beta, fills_columns, idx, val, rows, sx, b):
+    r"""``zx[b]`` (``rows[b]``) = :math:`Z^\top x` and ``sx[b]`` = :math:`s^\top x` of
+    class b's sketch and sum (frequent directions: :math:`Z = Y - s\beta^\top`);
+    O(k tau)."""
+    out = rows[b]
     if fills_columns:
-        scratch.sx[b] = fd_tdot(sketch, sums, beta, idx, val, out)
+        sx[b] = fd_tdot(sketch, sums, beta, idx, val, out)
     else:
         sketch_tdot(sketch, idx, val, out)
-        scratch.sx[b] = sparse_dot(sums, idx, val)
+        sx[b] = sparse_dot(sums, idx, val)
 
 
 @borrowing_step
-def _sketch_and_add(pair, idx, val, scratch, c, A, r, root, adding):
+def _sketch_and_add(pair, idx, val, rows, c, A, r, root, adding):
     r"""The linear sketches' products with x (``zx``: :math:`Z_0^\top x`,
     :math:`Z_1^\top x`) and, when ``adding``, class c's sketch gains :math:`x a^\top`
-    with the draw ``a`` = ``A[r]`` times ``root`` (written into ``scratch.a``, as
+    with the draw ``a`` = ``A[r]`` times ``root`` (written into ``rows[_A]``, as
     :func:`_new_column`), in one pass over the rows of x's features in ``pair``, where
     both classes' sketches are interleaved (:func:`aucstream.covariance.sketch_pair`:
     one random read per feature serves both; :func:`aucstream.covariance.sketch_pair_tdot_add`):
     the rows of class c are written while they are in the cache, rather than read
     again."""
     if not adding:
-        sketch_pair_tdot(pair, idx, val, scratch.zx)
+        sketch_pair_tdot(pair, idx, val, rows[:2])
         return
-    a = scratch.a
+    a = rows[_A]
     for j in range(a.shape[0]):
         a[j] = A[r, j] * root
-    sketch_pair_tdot_add(pair, idx, val, scratch.zx, c, a)
+    sketch_pair_tdot_add(pair, idx, val, rows[:2], c, a)
 
 
 @borrowing_step
-def _new_column(own, settings, xx, A, r, scratch, g):
+def _new_column(own, settings, xx, A, r, a, g):
     """The change ``z a^T`` that x brings to its class's sketch: write ``a``, return
     the coefficients ``(bx, bs)`` of ``z = bx x - bs s`` (s: the class sum before x).
 
@@ -318,7 +327,6 @@ def _new_column(own, settings, xx, A, r, scratch, g):
     weight g) into its first zero column (a = that unit vector, or 0 when nothing is
     inserted).
     """
-    a = scratch.a
     if settings.fills_columns:
         bx, bs = fd_column(own.weight, xx, settings.center == CENTERED_SKETCH, g)
         a[:] = 0.0
@@ -332,13 +340,12 @@ def _new_column(own, settings, xx, A, r, scratch, g):
 
 
 @borrowing_step
-def _compensation(imp, c, scratch, bx, bs, g):
+def _compensation(p, gamma, a, c, bx, bs, g):
     r"""Keep w fixed while class c gains :math:`z a^\top` and x of weight g (its sum
     :math:`g x`): :math:`Z_c p_c` gains :math:`(a^\top p_c)\,z = (a^\top p_c)(b_x +
     b_s g)x - (a^\top p_c) b_s s_c^{new}` and :math:`\gamma_c s_c` gains
     :math:`\gamma_c g x`, so :math:`\gamma_c` takes :math:`(a^\top p_c) b_s` more
     (done here) and v must take the returned multiple of x."""
-    p, gamma, a = imp.p, imp.gamma, scratch.a
     ap = 0.0
     for j in range(a.shape[0]):
         ap += a[j] * p[c, j]
@@ -348,13 +355,12 @@ def _compensation(imp, c, scratch, bx, bs, g):
 
 
 @borrowing_step
-def _update_products(imp, c, scratch, bx, bs, vx, xx, g):
+def _update_products(zz, zs, ss, zv, sv, c, rows, sx, bx, bs, vx, xx, g):
     r"""The maintained products after class c gains :math:`z a^\top` and x of weight
     g (:math:`s_c \mathrel{+}= g x`; from the old :math:`Z^\top x`, :math:`s^\top x`,
     :math:`v^\top x`); return :math:`z^\top x`."""
     o = 1 - c
-    zz, zs, ss, zv, sv = imp.zz, imp.zs, imp.ss, imp.zv, imp.sv
-    zx, sx, a, zoz = scratch.zx, scratch.sx, scratch.a, scratch.zoz
+    zx, a, zoz = rows[:2], rows[_A], rows[_ZOZ]
     z_x = bx * xx - bs * sx[c]
     z_sc = bx * sx[c] - bs * ss[c, c]
     z_so = bx * sx[o] - bs * ss[c, o]
@@ -398,31 +404,33 @@ def _update_products(imp, c, scratch, bx, bs, vx, xx, g):
 
 
 @borrowing_step
-def _add_own_example(own, c, imp, settings, idx, val, A, r, vx, scratch, g, sketched):
+def _add_own_example(own, c, imp, settings, idx, val, A, r, vx, rows, sx, g, sketched):
     r"""Add x with forgetting weight g (1.0 without forgetting) to its class c
     (summary ``own``) while w stays fixed, and bring ``zx[c]``, ``sx[c]`` to the new
     sketch and sum; return the new
     :math:`v^\top x` and whether a frequent-directions sketch is full. With
     ``sketched`` (linear sketches), :math:`Z_c \mathrel{+}= x a^\top` was done with the
-    example's sketch products (:func:`_sketch_and_add`), and ``scratch.a`` holds a."""
+    example's sketch products (:func:`_sketch_and_add`), and ``rows[_A]`` holds a."""
     xx = squared_norm(val)
+    a, zxc = rows[_A], rows[c]
     if sketched:
         bx, bs = 1.0, 0.0
     else:
-        bx, bs = _new_column(own, settings, xx, A, r, scratch, g)
-    beta = _compensation(imp, c, scratch, bx, bs, g)
+        bx, bs = _new_column(own, settings, xx, A, r, a, g)
+    beta = _compensation(imp.p, imp.gamma, a, c, bx, bs, g)
     if beta != 0.0:
-        _add_to_v(imp, idx, val, beta, scratch)
+        _add_to_v(imp.v, imp.zv, imp.sv, idx, val, beta, rows, sx)
         vx += beta * xx
-    z_x = _update_products(imp, c, scratch, bx, bs, vx, xx, g)
-    a, zxc = scratch.a, scratch.zx[c]
+    z_x = _update_products(imp.zz, imp.zs, imp.ss, imp.zv, imp.sv, c, rows, sx, bx, bs, vx, xx, g)
     if settings.fills_columns:
         fd_insert(own, idx, val, zxc, bx, bs, g)
-    else:  # (Z_c += x a^T is done: _sketch_and_add)
-        lowrank_add_stats(own, idx, val, a, zxc, g, scratch.zoz)  # (zoz: done with)
+    else:  # (Z_c += x a^T is done: _sketch_and_add; zoz: done with)
+        lowrank_add_stats(
+            own.count, own.weight, own.sums, own.gram, own.asum, idx, val, a, zxc, g, rows[_ZOZ]
+        )
     for j in range(a.shape[0]):
         zxc[j] += a[j] * z_x
-    scratch.sx[c] += g * xx
+    sx[c] += g * xx
     return vx, settings.fills_columns and own.nfill[0] == a.shape[0]
 
 
@@ -441,10 +449,10 @@ def _add_row_dots(mat, vec, out):
 
 
 @borrowing_step
-def _opposite_products(gram, o, imp, vx, scratch):
+def _opposite_products(gram, o, imp, vx, rows, sx):
     r"""Write :math:`Z_o^\top w` into ``q`` and return :math:`(\sigma, s_o^\top u,
     x^\top u)` for w = :math:`\sigma u`, all from the maintained products; O(tau^2)."""
-    q, zx, sx = scratch.q, scratch.zx, scratch.sx
+    q, zx = rows[_Q], rows[:2]
     zs, ss, zv, sv = imp.zs, imp.ss, imp.zv, imp.sv
     p, gamma, sigma = imp.p, imp.gamma, imp.scale[0]
     tau = q.shape[0]
@@ -483,46 +491,49 @@ def _opposite_products(gram, o, imp, vx, scratch):
 
 
 @borrowing_step
-def _implicit_dot(imp, vx, scratch):
-    r""":math:`w^\top x` from the implicit form, the example's sketch products
-    (``zx``, ``sx``) and ``vx`` = :math:`v^\top x`; O(tau)."""
-    p, gamma, zx, sx = imp.p, imp.gamma, scratch.zx, scratch.sx
+def _implicit_dot(p, gamma, scale, vx, rows, sx):
+    r""":math:`w^\top x` from the implicit form (``p``, ``gamma``, ``scale``), the
+    example's sketch products (``zx`` = ``rows[:2]``, ``sx``) and ``vx`` =
+    :math:`v^\top x`; O(tau)."""
+    zx = rows[:2]
     xu = vx + gamma[0] * sx[0] + gamma[1] * sx[1]
     for j in range(p.shape[1]):
         xu += zx[0, j] * p[0, j] + zx[1, j] * p[1, j]
-    return imp.scale[0] * xu
+    return scale[0] * xu
 
 
 @borrowing_step
-def _rescale(imp, new_scale):
+def _rescale(v, gamma, sv, p, zv, new_scale):
     """Fold a scale that left [SCALE_MIN, SCALE_MAX] (or became 0) into v, p, gamma
     and the products with v; return the scale to keep."""
     if new_scale != 0.0 and SCALE_MIN <= abs(new_scale) <= SCALE_MAX:
         return new_scale
-    for part in (imp.v, imp.gamma, imp.sv, imp.p.reshape(-1), imp.zv.reshape(-1)):
+    for part in (v, gamma, sv, p.reshape(-1), zv.reshape(-1)):
         for i in range(part.shape[0]):
             part[i] *= new_scale
     return 1.0
 
 
 @borrowing_step
-def _opposite_step(opp, o, imp, settings, idx, val, y, vx, scratch):
-    """The OPAUC step against the opposite class o (non-empty), in implicit form."""
-    sigma, sw, xw = _opposite_products(opp.gram, o, imp, vx, scratch)
-    count = opp.weight[0]  # W: the count T (exactly) without forgetting
+def _opposite_step(gram, weight, asum, o, imp, settings, idx, val, y, vx, rows, sx):
+    """The OPAUC step against the opposite class o (non-empty; ``gram``, ``weight``,
+    ``asum``: the fields of its :data:`aucstream.covariance.LowRankArrays` it reads),
+    in implicit form."""
+    sigma, sw, xw = _opposite_products(gram, o, imp, vx, rows, sx)
+    count = weight[0]  # W: the count T (exactly) without forgetting
     inv_t = 1.0 / count
     cw = sigma * sw * inv_t
     alpha = sigma * xw - cw - y
-    phi = scratch.phi
-    psi = center_terms(settings.center, count, opp.asum, scratch.q, cw, phi)
+    phi = rows[_PHI]
+    psi = center_terms(settings.center, count, asum, rows[_Q], cw, phi)
     eta = settings.eta
-    new_scale = _rescale(imp, sigma * (1.0 - eta * settings.lam))
+    p, gamma = imp.p, imp.gamma
+    new_scale = _rescale(imp.v, gamma, imp.sv, p, imp.zv, sigma * (1.0 - eta * settings.lam))
     inv_s = 1.0 / new_scale
-    p = imp.p
     for j in range(phi.shape[0]):
         p[o, j] -= eta * phi[j] * inv_s
-    imp.gamma[o] += eta * (psi + alpha * inv_t) * inv_s
-    _add_to_v(imp, idx, val, -eta * alpha * inv_s, scratch)
+    gamma[o] += eta * (psi + alpha * inv_t) * inv_s
+    _add_to_v(imp.v, imp.zv, imp.sv, idx, val, -eta * alpha * inv_s, rows, sx)
     imp.scale[0] = new_scale
 
 
@@ -561,6 +572,7 @@ def _opauc_lowrank_chunk(
     advances.
     """
     neg, pos = classes
+    rows, sx = scratch
     z0, s0, b0 = neg.sketch, neg.sums, neg.beta
     z1, s1, b1 = pos.sketch, pos.sums, pos.beta
     n = indptr.shape[0] - 1
@@ -577,6 +589,7 @@ def _opauc_lowrank_chunk(
             prefetch_rows(s1, ahead)
             prefetch_rows(imp.v, ahead)
         c = 1 if y > 0 else 0
+        o = 1 - c
         adding = not (resume and r == start)
         g = 1.0
         if adding:
@@ -585,27 +598,41 @@ def _opauc_lowrank_chunk(
                 return r, _RESCALE
         sketched = adding and not settings.fills_columns
         if settings.fills_columns:
-            _sketch_x(z0, s0, b0, True, idx, val, scratch, 0)
-            _sketch_x(z1, s1, b1, True, idx, val, scratch, 1)
+            _sketch_x(z0, s0, b0, True, idx, val, rows, sx, 0)
+            _sketch_x(z1, s1, b1, True, idx, val, rows, sx, 1)
         else:  # both linear sketches' rows in one pass (and x's column of its own)
-            _sketch_and_add(z0, idx, val, scratch, c, A, r, math.sqrt(g), sketched)
-            scratch.sx[0] = sparse_dot(s0, idx, val)
-            scratch.sx[1] = sparse_dot(s1, idx, val)
+            _sketch_and_add(z0, idx, val, rows, c, A, r, math.sqrt(g), sketched)
+            sx[0] = sparse_dot(s0, idx, val)
+            sx[1] = sparse_dot(s1, idx, val)
         vx = sparse_dot(imp.v, idx, val)
-        own, opp = own_and_opposite(classes, y)
         if adding:
             if scores:
-                pre[r] = _implicit_dot(imp, vx, scratch)
+                pre[r] = _implicit_dot(imp.p, imp.gamma, imp.scale, vx, rows, sx)
                 calibration_step(calibration, pre[r], y, 1.0)
-            vx, full = _add_own_example(
-                own, c, imp, settings, idx, val, A, r, vx, scratch, g, sketched
-            )
+            # (a call per class, rather than one with the summary picked by c: the
+            # bundle's arrays are passed from where they are, not copied first; c and
+            # o are passed as variables: a constant 0 or 1 would be typed as a literal,
+            # and numba would compile a version of the step for each)
+            if c == 1:
+                vx, full = _add_own_example(
+                    pos, c, imp, settings, idx, val, A, r, vx, rows, sx, g, sketched
+                )
+            else:
+                vx, full = _add_own_example(
+                    neg, c, imp, settings, idx, val, A, r, vx, rows, sx, g, sketched
+                )
             if settings.half_life != 0.0:
                 forget[0] += 1
             if full:
                 return r, _SHRINK
-        if opp.count[0] > 0:
-            _opposite_step(opp, 1 - c, imp, settings, idx, val, y, vx, scratch)
+        if c == 1 and neg.count[0] > 0:
+            _opposite_step(
+                neg.gram, neg.weight, neg.asum, o, imp, settings, idx, val, y, vx, rows, sx
+            )
+        elif c == 0 and pos.count[0] > 0:
+            _opposite_step(
+                pos.gram, pos.weight, pos.asum, o, imp, settings, idx, val, y, vx, rows, sx
+            )
         seen = neg.count[0] + pos.count[0]
         if settings.rebase_every > 0 and seen % settings.rebase_every == 0:
             return r + 1, _REBASE

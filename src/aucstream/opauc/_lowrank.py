@@ -376,8 +376,7 @@ class LowRankEngine(Engine):
         )
         A = neg.draws(learner._rng, chunk.n_samples)
         tau = neg.sketch_size
-        shapes = ((2, tau), 2, tau, tau, tau, tau)
-        scratch = Scratch(*(np.zeros(shape) for shape in shapes))
+        scratch = Scratch(np.zeros((6, tau)), np.zeros(2))
         return settings, A, scratch
 
     def _run(self, learner, rows, pre, A, r, resume, settings, scratch) -> tuple[int, int]:

@@ -71,3 +71,38 @@ def test_third_label_and_nan_label_refused():
     with pytest.raises(ValueError, match="contains NaN"):
         metric.update(float("nan"), 0.3)
     assert metric.n_seen == 2 and metric.get() == 1.0
+
+
+def test_refusal_of_a_new_label_is_not_chained_to_the_lookup():
+    """The one-scan lookup of a known label fails for a new one; the refusal that
+    follows is raised on its own (no 'not in list' error in its traceback)."""
+    metric = PrequentialAUC().update(1.0, 0.5).update(-1.0, 0.2)
+    with pytest.raises(ValueError, match="is a third label") as refused:
+        metric.update(np.float64(2.0), 0.3)
+    assert refused.value.__context__ is None
+    assert metric.n_seen == 2 and metric._labels == [1.0, -1.0]
+
+
+class _Uncomparable:
+    def __eq__(self, other):
+        raise ValueError("cannot compare this label")
+
+    __hash__ = None
+
+
+def test_a_label_whose_comparison_raises_is_refused_with_its_error():
+    metric = PrequentialAUC().update(1.0, 0.5).update(-1.0, 0.2)
+    with pytest.raises(ValueError, match="cannot compare this label"):
+        metric.update(_Uncomparable(), 0.3)
+    assert (metric.n_seen, metric._held_numbers, metric._labels) == (2, [0, 1], [1.0, -1.0])
+
+
+@pytest.mark.parametrize("held", [[1.0], [np.float64(0.0)], [2], ["1"]])
+def test_a_loaded_state_holds_label_numbers_0_and_1_as_ints(held):
+    """Held label numbers are counted from their bytes: a loaded state holding other
+    values (a float 1.0 among them) is refused."""
+    metric = PrequentialAUC().update(1.0, 0.5).update(-1.0, 0.2)
+    metric._check_state()
+    metric._held_numbers, metric._held_scores = held, [0.3]
+    with pytest.raises(ValueError, match="the held pairs are inconsistent"):
+        metric._check_state()

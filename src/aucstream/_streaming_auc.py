@@ -171,7 +171,7 @@ class _BinaryPairs:
         held = (self._held_numbers, self._held_scores)
         if not all(isinstance(h, list) for h in held) or len(held[0]) != len(held[1]):
             raise ValueError("the held pairs are inconsistent")
-        if any(n not in (0, 1) for n in held[0]) or not all(
+        if not all(isinstance(n, int) and n in (0, 1) for n in held[0]) or not all(
             isinstance(x, float) and math.isfinite(x) for x in held[1]
         ):
             raise ValueError("the held pairs are inconsistent")
@@ -218,9 +218,14 @@ class _BinaryPairs:
             score = float(y_score)  # type: ignore[arg-type]  # (a Real, checked above)
             if score - score != 0.0:  # (inf - inf and nan - nan are nan)
                 self._check_finite(np.array([score]))
-            if y_true not in self._labels:
+            try:  # a known label: one scan (``index`` compares as ``in`` does)
+                number = self._labels.index(y_true)
+            except ValueError:  # a new label (or a comparison that raised: again, below)
+                number = -1
+            if number < 0:  # checked (out of the except block: no chained traceback)
                 self._labels = self._labels_with([y_true], y_true)
-            self._held_numbers.append(self._labels.index(y_true))
+                number = self._labels.index(y_true)
+            self._held_numbers.append(number)
             self._held_scores.append(score)
             self.n_seen += 1
             if len(self._held_scores) >= self._HOLD:
@@ -234,8 +239,8 @@ class _BinaryPairs:
 
     def _flush(self) -> None:
         """Count the held single pairs."""
-        if self._held_scores:
-            numbers = np.array(self._held_numbers, dtype=np.int8)
+        if self._held_scores:  # (label numbers 0 and 1: their bytes, as a writable array)
+            numbers = np.frombuffer(bytearray(self._held_numbers), dtype=np.int8)
             scores = np.array(self._held_scores, dtype=np.float64)
             self._held_numbers, self._held_scores = [], []
             self._ingest(numbers, scores)
@@ -816,14 +821,9 @@ class RollingAUC(_BinaryPairs):
         w = self.window
         if not (isinstance(w, int) and w >= 1):
             raise ValueError("window must be a positive int")
-        arrays: tuple[np.ndarray, ...] = (
-            self._ring_score,
-            self._ring_label,
-            self._sorted,
-            self._counters,
-        )
+        kept: list[np.ndarray] = [self._ring_score, self._ring_label, self._sorted, self._counters]
         shapes: tuple[tuple[int, ...], ...] = ((w,), (w,), (2, w), (5,))
-        if any(a.shape != shape for a, shape in zip(arrays, shapes)):
+        if any(a.shape != shape for a, shape in zip(kept, shapes)):
             raise ValueError("the window's arrays do not match window")
         start, size, pairs, n0, n1 = (int(c) for c in self._counters)
         if not (0 <= start < w and 0 <= size <= w and n0 >= 0 and n1 >= 0 and n0 + n1 == size):

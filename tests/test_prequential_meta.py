@@ -184,3 +184,22 @@ def test_delay_0_replays_only_what_no_kernel_wrote(make, replays, monkeypatch):
         ref["scores"] = np.asarray(emitted.scores)
         ref["pred"] = ref["scores"] > 0
     check_columns(curve, ref, y, (0, 1))
+
+
+def test_step_scored_is_the_decision_and_probability_before_the_step():
+    """``_calibration.step_scored`` (what SOLAM's kernel stores when asked to write)
+    returns, bit for bit, ``score - threshold_one`` and ``probability_one`` of the
+    state before the example, and leaves the state that ``step`` leaves: before the
+    calibration is ready (one class, the prior), after, and for weight 0."""
+    rng = np.random.default_rng(3)
+    scores = rng.normal(size=400) * 3.0
+    y_pm = np.where(rng.random(400) < 0.3, 1.0, -1.0)
+    y_pm[:5] = -1.0  # one class first: not ready, the smoothed prior
+    weights = np.where(rng.random(400) < 0.1, 0.0, rng.random(400) + 0.5)
+    ours, ref = _calibration.new_state(), _calibration.new_state()
+    for s, y, w in zip(scores.tolist(), y_pm.tolist(), weights.tolist()):
+        expected = (s - _calibration.threshold_one(ref), _calibration.probability_one(ref, s))
+        assert _calibration.step_scored(ours, s, y, w) == expected
+        _calibration.step(ref, s, y, w)
+        np.testing.assert_array_equal(ours, ref)
+    assert _calibration.is_ready(ours)

@@ -96,6 +96,7 @@ __all__ = [
     "replay",
     "replay_maps",
     "step_written",
+    "step_scored",
     "writing",
     "written_for",
     "WINDOW",
@@ -391,8 +392,20 @@ def replay_maps(state, scores, y_pm, out):
 def step_written(state, s, y, w, out, r):
     """:func:`step` of a kernel that also writes, for its example ``r``, ``out[0, r]``
     the decision score and ``out[1, r]`` the probability the learner gave it before
-    learning it: what :func:`replay` writes (the same IEEE operations), so that
-    :func:`aucstream.evaluation.prequential` needs no replay (:class:`writing`)."""
+    learning it (:func:`step_scored`): what :func:`replay` writes (the same IEEE
+    operations), so that :func:`aucstream.evaluation.prequential` needs no replay
+    (:class:`writing`)."""
+    out[0, r], out[1, r] = step_scored(state, s, y, w)
+
+
+@jit
+def step_scored(state, s, y, w):
+    """:func:`step`, returning ``(decision score, probability)`` the learner gave the
+    score ``s`` before learning it (:func:`threshold_one`, :func:`probability_one`:
+    the same IEEE operations). A kernel's loop calls this rather than
+    :func:`step_written` and stores the pair itself: the call then passes what
+    :func:`step` is passed, not the output array too (fewer arguments and saved
+    registers per row; measured with ``benchmarks/bench_prequential.py --paired``)."""
     n, mean, m2, a, b, n_pos = (
         state[_N],
         state[_MEAN],
@@ -405,14 +418,12 @@ def step_written(state, s, y, w, out, r):
         sd = math.sqrt(m2 / n)
         z = (s - mean) / sd
         q = _sigmoid(a * z + b)
-        out[0, r] = s - (mean - b * sd / a)
-        out[1, r] = _capped(q)
+        decision = s - (mean - b * sd / a)
         if w != 0.0:
             _fit(state, s, y, w, True, z, q)
-    else:
-        out[0, r] = s - 0.0
-        out[1, r] = _capped((n_pos + 1.0) / (n + 2.0))
-        step(state, s, y, w)
+        return decision, _capped(q)
+    step(state, s, y, w)
+    return s - 0.0, _capped((n_pos + 1.0) / (n + 2.0))
 
 
 #: The learner's attribute holding the request of :class:`writing` while it stands

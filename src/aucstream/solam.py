@@ -114,7 +114,7 @@ examples learnt, and each learnt example's iterate weighs :math:`\gamma_t`). Wei
 Alg. 1 bit for bit. Each example's score under the averaged model is written before
 the example is learnt (``test_then_train``), and, when
 :func:`aucstream.evaluation.prequential` asks, its calibrated decision score and
-probability too (:func:`aucstream._calibration.step_written`). :meth:`SOLAM._merge` defines merging.
+probability too (:func:`aucstream._calibration.step_scored`). :meth:`SOLAM._merge` defines merging.
 Dense products are summed in any order (``fastmath`` reassociation,
 :data:`aucstream._kernels.REASSOC`): results change by rounding only.
 
@@ -155,7 +155,7 @@ import numpy as np
 
 from ._base import BaseStreamingAUC, ClassWeightTotals
 from ._calibration import step as calibration_step
-from ._calibration import step_written, written_for
+from ._calibration import step_scored, written_for
 from ._chunks import Chunk
 from ._dict_scoring import weights_begin, weights_end
 from ._fastpath import BLOCK_START, BLOCK_WIDTH, block_call, floats_at, ints_at
@@ -430,7 +430,7 @@ def _solam_chunk(
     part of) the state; the loop itself stays here. With prequential scores, each
     one also fits the ``calibration`` (:func:`aucstream._calibration.step`), and
     writes into ``calibrated`` (unless it is empty) the decision score and the
-    probability it had (:func:`aucstream._calibration.step_written`). With
+    probability it had (:func:`aucstream._calibration.step_scored`). With
     forgetting (``cfg.decay`` < 1), the class totals and the running sums shrink by
     decay ** omega per example (the sums by inflating the later terms, ``inflation``)
     and gamma_t stops decaying at t = half-life (module docstring). With
@@ -459,7 +459,7 @@ def _solam_chunk(
                 pre[r] = _averaged_dot(lz, scal[_C], idx, val) / scal[_GSUM]
         weight = weights[r] if weighted else 1.0
         if written:
-            step_written(calibration, pre[r], y, weight, calibrated, r)
+            calibrated[0, r], calibrated[1, r] = step_scored(calibration, pre[r], y, weight)
         elif scores:
             calibration_step(calibration, pre[r], y, weight)
         if weight == 0.0:

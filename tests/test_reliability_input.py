@@ -200,3 +200,27 @@ def test_an_overflowing_row_is_refused_or_harmless(cls, position):
 
     assert first_non_finite(model) is None
     assert np.isfinite(model.decision_function(X[:40])).all()
+
+
+def test_writeable_state_copies_read_only_arrays_once_and_keeps_containers():
+    """An unpickled learner's read-only state arrays (joblib's memory maps) become
+    writeable copies: an array named twice stays one array, a named tuple keeps its
+    type, and a container without read-only arrays is kept as it is."""
+    from collections import namedtuple
+
+    from aucstream import SOLAM
+    from aucstream._state import writeable_state
+
+    Pair = namedtuple("Pair", "a b")
+    model = SOLAM()
+    read_only, writeable = np.arange(3.0), np.arange(2.0)
+    read_only.setflags(write=False)
+    model.pair_ = Pair(read_only, writeable)
+    model.kept_ = (writeable, 1)
+    model.twice_ = [read_only, read_only]
+    kept = model.kept_
+    writeable_state(model)
+    assert type(model.pair_) is Pair and model.pair_.b is writeable
+    assert model.pair_.a.flags.writeable and model.pair_.a.tolist() == [0.0, 1.0, 2.0]
+    assert model.kept_ is kept
+    assert model.twice_[0] is model.twice_[1] and model.twice_[0].flags.writeable

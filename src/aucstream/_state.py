@@ -157,7 +157,9 @@ def writeable_state(obj) -> None:
         if isinstance(value, list):
             value[:] = [own(v) for v in value]
         elif isinstance(value, tuple):
-            return tuple(own(v) for v in value)
+            items = [own(v) for v in value]
+            if any(a is not b for a, b in zip(items, value)):  # (else kept as it is)
+                return type(value)(*items) if hasattr(value, "_fields") else tuple(items)
         elif _is_component(value):
             vars(value).update({k: own(v) for k, v in vars(value).items()})
         return value

@@ -635,7 +635,7 @@ def main() -> None:
         f"SOLAM learns {name} at {1e6 * c['alone'] / X.shape[0]:.2f} us a row, so every "
         "per-row cost of the metrics shows. The loop itself (labels checked, one "
         "`test_then_train` per chunk whose kernel writes the decision scores and "
-        "probabilities as it learns: `_calibration.step_written`, the floats a replay of "
+        "probabilities as it learns: `_calibration.step_scored`, the floats a replay of "
         f"the calibration gives, which alone costs {(rc['replayed'] - 1):.2f}x; the rows "
         "held for the metrics; the curve's DataFrame) costs "
         f"{(rc['loop_at_the_end'] - 1):.2f}x with one checkpoint and "

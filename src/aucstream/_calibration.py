@@ -42,7 +42,7 @@ already rounded to 1 above about 36.7.
 A kernel that fits the calibration as it scores can also write, per example, the
 decision score (the score minus the threshold :math:`m - b \sqrt{v} / a` whose
 probability is 1/2) and the probability it had before the step
-(:func:`step_written`, asked for by :class:`writing`):
+(:func:`step_scored`, asked for by :class:`writing`):
 :func:`aucstream.evaluation.prequential` then needs no second pass over the scores
 (:func:`replay`, which gives the same floats).
 
@@ -95,7 +95,6 @@ __all__ = [
     "capped_logistic",
     "replay",
     "replay_maps",
-    "step_written",
     "step_scored",
     "writing",
     "written_for",
@@ -362,10 +361,10 @@ def replay(state, scores, y_pm, out):
     ``score - threshold`` (:func:`threshold_one`) into ``out[0, i]`` and the
     probability (:func:`probability_one`) into ``out[1, i]`` that the learner gave it
     before learning it: what ``decision_function`` and ``predict_proba`` returned then
-    (:func:`step_written`, example by example). Used by
+    (:func:`step_scored`, example by example). Used by
     :func:`aucstream.evaluation.prequential` after ``test_then_train``."""
     for i in range(scores.shape[0]):
-        step_written(state, scores[i], y_pm[i], 1.0, out, i)
+        out[0, i], out[1, i] = step_scored(state, scores[i], y_pm[i], 1.0)
 
 
 @jit
@@ -385,27 +384,18 @@ def replay_maps(state, scores, y_pm, out):
             out[4, i] = state[_B] - state[_A] * state[_MEAN] / sd
         else:
             out[2, i], out[3, i], out[4, i] = 0.0, 0.0, 0.0
-        step_written(state, scores[i], y_pm[i], 1.0, out, i)
-
-
-@jit
-def step_written(state, s, y, w, out, r):
-    """:func:`step` of a kernel that also writes, for its example ``r``, ``out[0, r]``
-    the decision score and ``out[1, r]`` the probability the learner gave it before
-    learning it (:func:`step_scored`): what :func:`replay` writes (the same IEEE
-    operations), so that :func:`aucstream.evaluation.prequential` needs no replay
-    (:class:`writing`)."""
-    out[0, r], out[1, r] = step_scored(state, s, y, w)
+        out[0, i], out[1, i] = step_scored(state, scores[i], y_pm[i], 1.0)
 
 
 @jit
 def step_scored(state, s, y, w):
     """:func:`step`, returning ``(decision score, probability)`` the learner gave the
     score ``s`` before learning it (:func:`threshold_one`, :func:`probability_one`:
-    the same IEEE operations). A kernel's loop calls this rather than
-    :func:`step_written` and stores the pair itself: the call then passes what
-    :func:`step` is passed, not the output array too (fewer arguments and saved
-    registers per row; measured with ``benchmarks/bench_prequential.py --paired``)."""
+    the same IEEE operations): what :func:`replay` writes, so that
+    :func:`aucstream.evaluation.prequential` needs no replay (:class:`writing`). The
+    caller stores the pair: the call passes what :func:`step` is passed, not an output
+    array too (fewer arguments and saved registers per row; measured with
+    ``benchmarks/bench_prequential.py --paired``)."""
     n, mean, m2, a, b, n_pos = (
         state[_N],
         state[_MEAN],
@@ -435,7 +425,7 @@ _NOT_WRITTEN = np.empty((2, 0))
 class writing:
     """Ask ``learner``'s next kernel call of ``out.shape[1]`` examples with prequential
     scores to write their decision scores and probabilities into ``out`` (shape
-    ``(2, n)``, :func:`step_written`); a context manager whose ``as`` target is a list
+    ``(2, n)``, :func:`step_scored`); a context manager whose ``as`` target is a list
     whose one item tells, afterwards, whether a kernel took the request (learners whose
     kernel does not write, or a call of another size, leave it False: then replay the
     calibration). ``learner`` None asks nothing.

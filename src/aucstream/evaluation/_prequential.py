@@ -27,7 +27,7 @@ whose kernels score each example before learning it (or a
 per chunk, and the scores ``decision_function`` would have given (the model's own
 score minus the calibrated threshold of that moment) and the probabilities are
 written by the learner's kernel as it learns (SOLAM's,
-:func:`aucstream._calibration.step_written`), or else recovered by replaying the
+:func:`aucstream._calibration.step_scored`), or else recovered by replaying the
 calibration (:mod:`aucstream._calibration`) over the prequential scores (the same
 IEEE operations either way): exactly, up to the rounding of the learner's kernel, whose
 prequential score can differ from ``decision_function``'s in the last bits. SOLAM's

@@ -62,14 +62,16 @@ def pytest_xdist_make_scheduler(config, log):
     pytest-xdist marks a test's group (``xdist_group``) by appending it to the node id,
     which pytest 9 no longer lets it change: its loadgroup then groups nothing
     (pytest-xdist issue 1386). The groups are therefore named here, from the node ids
-    the scheduler sees. pytest-xdist hands out the work units largest first (its
-    ``--loadscope-reorder``, on by default): the battery's groups, then the tampered
-    files' (whose interpreters then load the learners' kernels from numba's cache, 5-10
-    times faster than compiling them as in a fresh clone), then the site's, then the
-    single tests in the order of :func:`pytest_collection_modifyitems`."""
+    the scheduler sees. The work units are handed out in the order of the collection,
+    which :func:`pytest_collection_modifyitems` sets (pytest-xdist's own
+    ``--loadscope-reorder``, largest unit first, is turned off: it would hand out the
+    site's build before the single tests, while they still compile the kernels its
+    examples use)."""
     if config.getvalue("dist") != "loadgroup":
         return None
     from xdist.scheduler import LoadScopeScheduling
+
+    config.option.loadscopereorder = False  # the order is the collection's (docstring)
 
     class Grouped(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
@@ -80,28 +82,46 @@ def pytest_xdist_make_scheduler(config, log):
     return Grouped(config, log)
 
 
-#: The single test (not in a group: :data:`GROUPS`) that takes longest without
-#: compiling anything (mypy), run first among them, so that it is not left running at
-#: the end while the other worker idles; and those that start interpreters of their
-#: own which use the learners' kernels (the leak check's), run last, when numba's
-#: cache holds them (the tampered files' too, when run without the groups).
-FIRST = ("test_typing.py",)
-#: see :data:`FIRST`
-LAST = ("test_reliability_files.py", "test_covariance_nrt.py")
+#: The order of the work units (:func:`pytest_collection_modifyitems`), by module:
+#: first the groups of :data:`GROUPS` and the battery's, largest first (they compile
+#: most of the learners' kernels, and the tampered files' interpreters then load them
+#: from numba's cache, 5-10 times faster than compiling them as in a fresh clone);
+#: then the single tests; then the site's build (``test_docs.py``), which runs the
+#: gallery's examples: every kernel signature they use is compiled by some other test
+#: (checked with ``AUCSTREAM_NUMBA_REPORT``), so run after those tests it loads them
+#: from the cache (the build alone: 206 s of CPU with a cold cache, 90 s warm); last,
+#: :data:`TAIL`.
+ORDER = ("groups", "single", "test_docs.py", "tail")
+#: The modules run beside the site's build, after it is handed out: long, and
+#: compiling nothing its examples use (mypy, the file readers' parser), so that one
+#: worker runs them while the other builds the site; and the leak check's, which
+#: starts interpreters of its own that load the learners' kernels from the cache.
+TAIL = ("test_typing.py", "test_readers_speed.py", "test_covariance_nrt.py")
 
 
 def pytest_collection_modifyitems(config, items) -> None:
-    """Run the modules of :data:`FIRST` first and those of :data:`LAST` last, each in
-    that order (the rest keep theirs, between them)."""
+    """Sort the tests into the work units' order, :data:`ORDER` (stable: the order
+    within each module, and of the single tests of one kind, stays)."""
     tests = Path(__file__).resolve().parent
-    rank = {name: i for i, name in enumerate(FIRST)}
-    rank.update({name: len(FIRST) + 1 + i for i, name in enumerate(LAST)})
+    size: dict[str, int] = {}
+    for item in items:
+        group = group_of(item.nodeid)
+        if group is not None:
+            size[group] = size.get(group, 0) + 1
 
-    def key(item) -> int:
+    def key(item) -> tuple[int, int]:
         path = Path(item.path)
-        return rank.get(path.name, len(FIRST)) if path.parent == tests else len(FIRST)
+        module = path.name if path.parent == tests else ""
+        group = group_of(item.nodeid)
+        if module in ORDER:
+            return ORDER.index(module), 0
+        if module in TAIL:
+            return ORDER.index("tail"), TAIL.index(module)
+        if group is not None:
+            return ORDER.index("groups"), -size[group]
+        return ORDER.index("single"), 0
 
-    items.sort(key=key)  # stable: the order within each module, and of the rest, stays
+    items.sort(key=key)
 
 
 #: A directory: each process of the test command writes there (``numba-<worker>.json``)

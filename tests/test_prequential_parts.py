@@ -17,6 +17,7 @@ from aucstream._stream_metrics import (
     StreamingLogLoss,
     StreamingPositiveRate,
     Together,
+    _loss_sums,
 )
 from aucstream.evaluation._prequential import model_bytes
 from aucstream.evaluation._prequential_parts import MemoryReading, distinct, positive_of
@@ -65,6 +66,53 @@ def test_a_block_with_a_factor_outside_the_floor_goes_row_by_row(odd, expected):
         assert loss.get() == expected
 
 
+def _log(v: float) -> float:
+    """``np.log``'s value (-inf at 0, NaN below) as a Python float."""
+    return math.log(v) if v > 0 else (-math.inf if v == 0 else math.nan)
+
+
+def lanes_reference(positive, p) -> tuple[float, float]:
+    """The sums of ``_loss_sums`` in Python, operation by operation: blocks of 64 rows
+    in four lanes of 16 (products, then four logarithms; a block with a factor outside
+    [1e-15, 1] or NaN one logarithm per row), the squared errors in the same lanes, the
+    rows after the last whole block one by one into lane 0."""
+    n, loss, lanes, i = len(p), 0.0, [0.0] * 4, 0
+    q = [float(p[j]) if positive[j] else 1.0 - float(p[j]) for j in range(n)]
+    e = [float(p[j]) - 1.0 if positive[j] else float(p[j]) for j in range(n)]
+    while i + 64 <= n:
+        m = [1.0] * 4
+        for j in range(i, i + 64):
+            m[j % 4] *= q[j]
+            lanes[j % 4] += e[j] * e[j]
+        if all(1e-15 <= v <= 1.0 for v in q[i : i + 64]):
+            loss -= (math.log(m[0]) + math.log(m[1])) + (math.log(m[2]) + math.log(m[3]))
+        else:
+            for j in range(i, i + 64):
+                loss -= _log(q[j])
+        i += 64
+    for j in range(i, n):
+        loss -= _log(q[j])
+        lanes[0] += e[j] * e[j]
+    return loss, (lanes[0] + lanes[1]) + (lanes[2] + lanes[3])
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_loss_sums_are_those_of_their_lanes_bit_for_bit(seed):
+    """The compiled sums (selects of the factors, errors p - label as floats) equal
+    the per-row definition in the same lanes bit for bit, odd probabilities included."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(150, 400))
+    p = rng.random(n) ** 3
+    odd = [0.0, -0.0, 1.0, 1e-16, 1 - 1e-16, 1.5, -0.5, 1e-300]
+    p[rng.integers(0, n, 4)] = rng.choice(odd, 4)
+    positive = rng.random(n) < 0.4
+    out = np.empty(2)
+    _loss_sums(positive, p, out)
+    with np.errstate(all="ignore"):
+        expected = np.array(lanes_reference(positive, p))
+    assert np.array_equal(out.view(np.int64), expected.view(np.int64)), (out, expected)
+
+
 def test_together_feeds_each_metric_as_its_own_update():
     rng = np.random.default_rng(3)
     alone = [StreamingLogLoss(), StreamingBrier(), StreamingPositiveRate()]
@@ -110,6 +158,28 @@ def test_the_compiled_label_check_equals_numpy(y, classes):
 )
 def test_other_labels_are_left_to_numpy(y, classes):
     assert positive_of(y, classes) is None
+
+
+@pytest.mark.parametrize("dtype, classes", [(np.float64, (-1.0, 1.0)), (np.int64, (-1, 1))])
+def test_plain_labels_take_the_compiled_entry_and_others_the_dispatcher_alike(dtype, classes):
+    """Plain labels (1-D, C-contiguous, writeable, aligned) go to the entry point
+    resolved once per dtype; read-only or strided labels, typed otherwise, go through
+    numba's dispatcher: the same positives and the same first bad label."""
+    from aucstream.evaluation import _prequential_parts as parts
+
+    rng = np.random.default_rng(5)
+    y = np.where(rng.random(301) < 0.3, 1, -1).astype(dtype)
+    y[250] = 0  # a bad label
+    parts._ENTRIES.clear()
+    plain = positive_of(y, classes)
+    assert set(parts._ENTRIES) == {"f" if dtype == np.float64 else "i"}
+    readonly = y.copy()
+    readonly.setflags(write=False)
+    strided = np.repeat(y, 2)[::2]
+    for other in (readonly, strided):
+        got = positive_of(other, classes)
+        assert got[1] == plain[1] == 250 and np.array_equal(got[0], plain[0])
+    assert np.array_equal(plain[0], y == classes[1])
 
 
 def test_a_label_of_neither_class_is_found_wherever_it_is():

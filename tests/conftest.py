@@ -90,8 +90,12 @@ def pytest_xdist_make_scheduler(config, log):
 #: gallery's examples: every kernel signature they use is compiled by some other test
 #: (checked with ``AUCSTREAM_NUMBA_REPORT``), so run after those tests it loads them
 #: from the cache (the build alone: 206 s of CPU with a cold cache, 90 s warm); last,
-#: :data:`TAIL`.
+#: :data:`TAIL`. The battery's groups of the meta-learners (:data:`META`) go after
+#: the other groups: they run the other learners' kernels, which then load from the
+#: cache (handed out beside them, both workers compiled SOLAM's, 6 s each).
 ORDER = ("groups", "single", "test_docs.py", "tail")
+#: see :data:`ORDER`
+META = ("common-OnePassSearch", "common-StreamPipeline")
 #: The modules run beside the site's build, after it is handed out: long, and
 #: compiling nothing its examples use (mypy, the file readers' parser), so that one
 #: worker runs them while the other builds the site; and the leak check's, which
@@ -109,17 +113,17 @@ def pytest_collection_modifyitems(config, items) -> None:
         if group is not None:
             size[group] = size.get(group, 0) + 1
 
-    def key(item) -> tuple[int, int]:
+    def key(item) -> tuple[int, bool, int]:
         path = Path(item.path)
         module = path.name if path.parent == tests else ""
         group = group_of(item.nodeid)
         if module in ORDER:
-            return ORDER.index(module), 0
+            return ORDER.index(module), False, 0
         if module in TAIL:
-            return ORDER.index("tail"), TAIL.index(module)
+            return ORDER.index("tail"), False, TAIL.index(module)
         if group is not None:
-            return ORDER.index("groups"), -size[group]
-        return ORDER.index("single"), 0
+            return ORDER.index("groups"), group in META, -size[group]
+        return ORDER.index("single"), False, 0
 
     items.sort(key=key)
 

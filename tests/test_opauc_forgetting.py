@@ -323,12 +323,17 @@ def test_a_call_that_fails_after_a_rescale_changes_nothing(covariance, one_row):
 @pytest.mark.parametrize("covariance", FORGETTING_KINDS)
 def test_the_battery_with_forgetting(covariance, fast_path):
     """``check_estimator`` with ``half_life`` short enough that the battery's streams
-    rescale the stored weights, the fast path on and off."""
+    rescale the stored weights, the fast path on and off (off: aucstream's own checks,
+    those of streams, chunks and resumes; scikit-learn's, of the API on whole arrays,
+    run with it on)."""
     from aucstream import config_context
     from aucstream.checks import check_estimator
 
     with config_context(fast_path=fast_path):
-        check_estimator(OPAUC(covariance=covariance, half_life=2.0, random_state=0))
+        check_estimator(
+            OPAUC(covariance=covariance, half_life=2.0, random_state=0),
+            sklearn_checks=fast_path,
+        )
 
 
 def test_from_statistics_takes_the_summaries_as_they_weigh():

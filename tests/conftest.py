@@ -64,9 +64,8 @@ def pytest_xdist_make_scheduler(config, log):
     (pytest-xdist issue 1386). The groups are therefore named here, from the node ids
     the scheduler sees. The work units are handed out in the order of the collection,
     which :func:`pytest_collection_modifyitems` sets (pytest-xdist's own
-    ``--loadscope-reorder``, largest unit first, is turned off: it would hand out the
-    site's build before the single tests, while they still compile the kernels its
-    examples use)."""
+    ``--loadscope-reorder``, largest unit first, is turned off: it can not put the
+    meta-learners' groups after the other learners')."""
     if config.getvalue("dist") != "loadgroup":
         return None
     from xdist.scheduler import LoadScopeScheduling
@@ -82,25 +81,25 @@ def pytest_xdist_make_scheduler(config, log):
     return Grouped(config, log)
 
 
-#: The order of the work units (:func:`pytest_collection_modifyitems`), by module:
-#: first the groups of :data:`GROUPS` and the battery's, largest first (they compile
-#: most of the learners' kernels, and the tampered files' interpreters then load them
-#: from numba's cache, 5-10 times faster than compiling them as in a fresh clone);
-#: then the single tests; then the site's build (``test_docs.py``), which runs the
-#: gallery's examples: every kernel signature they use is compiled by some other test
-#: (checked with ``AUCSTREAM_NUMBA_REPORT``), so run after those tests it loads them
-#: from the cache (the build alone: 206 s of CPU with a cold cache, 90 s warm); last,
-#: :data:`TAIL`. The battery's groups of the meta-learners (:data:`META`) go after
-#: the other groups: they run the other learners' kernels, which then load from the
-#: cache (handed out beside them, both workers compiled SOLAM's, 6 s each).
-ORDER = ("groups", "single", "test_docs.py", "tail")
+#: The order of the work units (:func:`pytest_collection_modifyitems`). First the
+#: groups of :data:`GROUPS` and the battery's, largest first: they compile most of the
+#: learners' kernels, and the tampered files' interpreters then load them from numba's
+#: cache (5-10 times faster than compiling them as in a fresh clone). The battery's
+#: groups of the meta-learners (:data:`META`) go after the other groups: they run the
+#: other learners' kernels, which then load from the cache (handed out beside them,
+#: both workers compiled SOLAM's, 6 s each). Then the site's build, while the other
+#: worker runs single tests (its examples' kernels are mostly in the cache by then;
+#: handed out after the single tests, it ran alone for its last 30 s); then the single
+#: tests, the longest that compiles nothing (mypy, :data:`FIRST`) first, so that it is
+#: not left running at the end while the other worker idles, and :data:`LAST` last.
+ORDER = ("groups", "test_docs.py", "first", "single", "last")
 #: see :data:`ORDER`
 META = ("common-OnePassSearch", "common-StreamPipeline")
-#: The modules run beside the site's build, after it is handed out: long, and
-#: compiling nothing its examples use (mypy, the file readers' parser), so that one
-#: worker runs them while the other builds the site; and the leak check's, which
-#: starts interpreters of its own that load the learners' kernels from the cache.
-TAIL = ("test_typing.py", "test_readers_speed.py", "test_covariance_nrt.py")
+#: see :data:`ORDER`
+FIRST = ("test_typing.py",)
+#: The leak check's module, which starts interpreters of its own that load the
+#: learners' kernels (from numba's cache, run last).
+LAST = ("test_covariance_nrt.py",)
 
 
 def pytest_collection_modifyitems(config, items) -> None:
@@ -119,8 +118,10 @@ def pytest_collection_modifyitems(config, items) -> None:
         group = group_of(item.nodeid)
         if module in ORDER:
             return ORDER.index(module), False, 0
-        if module in TAIL:
-            return ORDER.index("tail"), False, TAIL.index(module)
+        if module in FIRST:
+            return ORDER.index("first"), False, 0
+        if module in LAST:
+            return ORDER.index("last"), False, 0
         if group is not None:
             return ORDER.index("groups"), group in META, -size[group]
         return ORDER.index("single"), False, 0

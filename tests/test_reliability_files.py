@@ -61,7 +61,7 @@ def _repeated_candidate(meta: dict, name: str) -> bool:
     candidates are decoded by one loop (OnePassSearch's file holds two generations of
     its three candidates: tampering all of them would load the search some 500 times)."""
     parts = name.split("/")
-    if parts[:2] != ["state", "candidates_"] or not parts[2].isdigit():
+    if len(parts) < 4 or parts[:2] != ["state", "candidates_"] or not parts[2].isdigit():
         return False
     classes = [item["class"] for item in meta["state"]["candidates_"]["items"]]
     return classes[int(parts[2])] in classes[: int(parts[2])]

@@ -61,6 +61,7 @@ __all__ = [
     "state_items",
     "snapshot",
     "writeable_state",
+    "check_writeable_state",
     "restore",
     "transaction",
     "UndoLog",
@@ -181,6 +182,31 @@ def restore(obj, saved: dict) -> None:
     vars(obj).update(values)
 
 
+def check_writeable_state(obj) -> None:
+    """Refuse, by name, a learner whose state holds read-only arrays.
+
+    Learning writes the state in place, also through raw addresses
+    (:class:`FlatState`): a read-only array that a user assigned (say, a memory map
+    opened with ``mmap_mode="r"``) would crash the interpreter there, or fail in
+    numba's typing with a message that does not name it. Unpickled learners get
+    writeable copies already (:func:`writeable_state`). Raises ValueError before
+    anything changes.
+    """
+    names = [
+        path
+        for name, value in state_items(obj).items()
+        for path, array in _arrays(value, name)
+        if not array.flags.writeable
+    ]
+    if names:
+        shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+        raise ValueError(
+            f"{type(obj).__name__}'s state holds read-only arrays ({shown}): learning "
+            "writes its state in place. Give it writeable copies (np.array(a)); a model "
+            "loaded with load_model or joblib.load(..., mmap_mode='r') has them already."
+        )
+
+
 @contextmanager
 def transaction(obj, logged: tuple = ()) -> Iterator[None]:
     """Run a block so that, if it raises, ``obj`` is exactly as before (state, generator).
@@ -190,6 +216,7 @@ def transaction(obj, logged: tuple = ()) -> Iterator[None]:
     learners' kernel calls, :meth:`aucstream._base.BaseStreamingAUC._learn_chunk`):
     they are not copied here, and a block that raises puts back what the log saved.
     """
+    check_writeable_state(obj)
     log = UndoLog(logged) if logged else None
     saved = snapshot(obj, log.ids if log is not None else frozenset())
     if log is not None:
@@ -520,6 +547,8 @@ class FlatState:
         for k in names:
             self._visit(self._vars[k], arrays)
         self._arrays = list(arrays.values())
+        if not all(a.flags.writeable for a in self._arrays):
+            check_writeable_state(obj)  # (raises, naming them: the calls write through them)
         # (array, flat byte view or None, shadow or None) per array
         entries = []
         for a in self._arrays:

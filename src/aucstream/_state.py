@@ -183,15 +183,10 @@ def restore(obj, saved: dict) -> None:
 
 
 def check_writeable_state(obj) -> None:
-    """Refuse, by name, a learner whose state holds read-only arrays.
-
-    Learning writes the state in place, also through raw addresses
-    (:class:`FlatState`): a read-only array that a user assigned (say, a memory map
-    opened with ``mmap_mode="r"``) would crash the interpreter there, or fail in
-    numba's typing with a message that does not name it. Unpickled learners get
-    writeable copies already (:func:`writeable_state`). Raises ValueError before
-    anything changes.
-    """
+    """Refuse (ValueError, naming them) a state with read-only arrays, before anything
+    changes: learning writes in place, also through raw addresses (:class:`FlatState`),
+    where a read-only memory map a user assigned crashed the interpreter. Unpickled
+    learners get writeable copies already (:func:`writeable_state`)."""
     names = [
         path
         for name, value in state_items(obj).items()

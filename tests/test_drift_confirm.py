@@ -18,6 +18,7 @@ from aucstream._race_drift import (
     _CONFIRM_CLASS,
     _CONFIRM_ROWS,
     auc_and_variance,
+    block_aucs,
     block_start,
     confirmed,
     history,
@@ -167,3 +168,38 @@ def test_auc_is_roc_auc_to_the_bit():
         if t % 10 == 0:
             scores[:] = 0.0
         assert auc_and_variance(labels, scores)[0] == roc_auc(labels, scores)
+
+
+def _midrank_auc(labels, scores):
+    """The Mann-Whitney AUC from the positives' midranks (ties: the mean rank)."""
+    n, n1 = labels.size, int(labels.sum())
+    order = np.argsort(scores, kind="stable")
+    ordered = scores[order]
+    new = np.r_[True, ordered[1:] != ordered[:-1]]
+    starts = np.flatnonzero(new)
+    ends = np.append(starts[1:], n)
+    midrank = (starts + ends + 1) / 2.0
+    rank_sum = float(midrank[np.cumsum(new) - 1][labels[order] == 1].sum())
+    return (rank_sum - n1 * (n1 + 1) / 2.0) / (float(n1) * float(n - n1))
+
+
+def test_block_aucs_are_each_blocks_auc_to_the_bit():
+    """Each block's AUC, from counts in the sorted negatives, is the midranks' and
+    roc_auc's to the bit (ties, a constant block, a lone positive or negative)."""
+    rng = np.random.default_rng(8)
+    for t in range(200):
+        n = int(rng.integers(4, 3000))
+        labels = (rng.random(n) < rng.choice([0.02, 0.2, 0.5, 0.98])).astype(np.int8)
+        scores = rng.normal(size=n) if t % 3 else np.round(rng.normal(size=n), int(t % 2))
+        cuts = np.sort(rng.choice(np.arange(1, n), size=min(n - 1, 8), replace=False))
+        bounds = [0, *cuts.tolist(), n]
+        blocks = [
+            (lo, hi) for lo, hi in zip(bounds, bounds[1:]) if 0 < labels[lo:hi].sum() < hi - lo
+        ]
+        if t % 10 == 0 and blocks:
+            lo, hi = blocks[0]
+            scores[lo:hi] = 0.5
+        for (lo, hi), (a, var) in zip(blocks, block_aucs(labels, scores, blocks)):
+            y, s = labels[lo:hi], scores[lo:hi]
+            assert a == _midrank_auc(y, s) == roc_auc(y, s)
+            assert var == auc_and_variance(y, s)[1]

@@ -673,22 +673,38 @@ def auc_and_variance(labels: np.ndarray, scores: np.ndarray) -> tuple[float, flo
     and Hanley & McNeil's (1982) variance of it (:func:`hanley_mcneil`).
 
     The AUC is :func:`aucstream.metrics.roc_auc`'s, to the bit: the Mann-Whitney
-    statistic from the positives' midranks (ties share the mean of their ranks), whose
-    sum of half-integers is exact in any order, without the checks and the general
-    ranking of the public function (the confirmation computes a dozen at each check).
+    statistic (the positives' midranks, ties sharing the mean of their ranks, less
+    ``n1 (n1 + 1) / 2``), a half-integer computed exactly, without the checks and the general
+    ranking of the public function (the confirmation computes a dozen at each check);
+    computed as :func:`block_aucs` does, from the same statistic.
     """
-    n, n1 = labels.size, int(labels.sum())
-    order = np.argsort(scores, kind="stable")
-    ordered = scores[order]
-    new = np.empty(n, dtype=bool)
-    new[0] = True
-    np.not_equal(ordered[1:], ordered[:-1], out=new[1:])
-    starts = np.flatnonzero(new)
-    ends = np.append(starts[1:], n)
-    midrank = (starts + ends + 1) / 2.0  # (1-based ranks a + 1 .. b of the tied group)
-    rank_sum = float(midrank[np.cumsum(new) - 1][labels[order] == 1].sum())
-    a = (rank_sum - n1 * (n1 + 1) / 2.0) / (float(n1) * float(n - n1))
-    return a, hanley_mcneil(a, n1, n - n1)
+    return block_aucs(labels, scores, [(0, labels.size)])[0]
+
+
+def block_aucs(
+    labels: np.ndarray, scores: np.ndarray, blocks: list[tuple[int, int]]
+) -> list[tuple[float, float]]:
+    """:func:`auc_and_variance` of each block ``labels[lo:hi]``, ``scores[lo:hi]`` of
+    ``blocks`` (each with both classes), to the bit.
+
+    The Mann-Whitney statistic of a block counts, for each positive, the negatives
+    below it and half those tied with it: two binary searches of the positives in the
+    block's sorted negatives (a sort of the scores, not the stable sort of their
+    indices that midranks need). It is the midranks' ``rank_sum - n1 (n1 + 1) / 2``
+    exactly (a sum of half-integers, exact in any order), so the AUC is the same
+    float."""
+    out = []
+    for lo, hi in blocks:
+        y, s = labels[lo:hi], scores[lo:hi]
+        positive = y == 1
+        n1 = int(np.count_nonzero(positive))
+        negatives = np.sort(s[~positive])
+        below = np.searchsorted(negatives, s[positive], side="left")
+        upto = np.searchsorted(negatives, s[positive], side="right")
+        u = float(below.sum()) + float((upto - below).sum()) / 2.0
+        a = u / (float(n1) * float(s.size - n1))
+        out.append((a, hanley_mcneil(a, n1, s.size - n1)))
+    return out
 
 
 def hanley_mcneil(a: float, n1: int, n0: int) -> float:
@@ -786,10 +802,9 @@ def confirmed(search, lead: int, m: int) -> bool:
         hi = lo
     if len(blocks) < 2:
         return True
-    a_after, v_after = auc_and_variance(*(a[blocks[0][0] : blocks[0][1]] for a in (labels, scores)))
     earlier = blocks[1:]
     older = earlier[len(earlier) // 2 :]  # the older half (the latest block's alone: itself)
-    before = [auc_and_variance(labels[lo:hi], scores[lo:hi]) for lo, hi in older]
+    (a_after, v_after), *before = block_aucs(labels, scores, [blocks[0], *older])
     a_before = float(np.mean([a for a, _ in before]))
     v_before = float(np.mean([v for _, v in before])) / len(before)
     return a_before - a_after > _CONFIRM_Z * np.sqrt(v_before + v_after)

@@ -97,6 +97,11 @@ def test_read_only_state_is_refused_by_name_and_changes_nothing(cls, outcomes):
     assert len(results) >= 3, results
     if cls.__name__ in META:  # no crash (the run ended), a ValueError or a learnt call
         bad = [r for r in results if not r["outcome"].startswith(("refused", "learnt"))]
+        # the pipeline's held examples: refused by name before anything changes (the
+        # running scale learnt the row, then the queue refused it, before)
+        held = [r for r in results if r["case"].split()[-1].startswith("queue_")]
+        assert cls.__name__ != "StreamPipeline" or len(held) == 15, held
+        bad += [r for r in held if r["outcome"] != "refused" or not r["unchanged"]]
     else:
         bad = [r for r in results if r["outcome"] != "refused" or not r["unchanged"]]
     assert not bad, bad[:5]

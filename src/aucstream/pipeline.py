@@ -51,7 +51,7 @@ from sklearn.utils._param_validation import HasMethods
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from . import _race_drift
+from . import _race_drift, _state
 from ._base import BaseStreamingAUC
 from ._chunks import CSR_TYPES, _values_ok, check_sparse_structure, dict_row_values
 from ._config import fast_path_on
@@ -268,14 +268,16 @@ class StreamPipeline(HoldsLearners, BaseStreamingAUC):
         self.drift = drift
         self.max_fpr = max_fpr
 
-    #: Members that model files written before them lack (loaded empty).
-    _state_added_later: ClassVar[tuple[str, ...]] = (
+    #: The arrays of the held examples (:meth:`learn_one`).
+    _HELD: ClassVar[tuple[str, ...]] = (
         "queue_",
         "queue_indptr_",
         "queue_indices_",
         "queue_data_",
         "queue_labels_",
     )
+    #: Members that model files written before them lack (loaded empty).
+    _state_added_later: ClassVar[tuple[str, ...]] = _HELD
     #: Examples :meth:`learn_one` holds before the estimator learns them as one chunk.
     _QUEUE_ROWS: ClassVar[int] = 128
     #: Most stored values the held examples may take (a dense row takes n_features).
@@ -479,7 +481,7 @@ class StreamPipeline(HoldsLearners, BaseStreamingAUC):
         rows = int(queue[0])
         indptr = self.queue_indptr_
         capacity = self.queue_data_.shape[0]
-        if size > capacity:
+        if size > capacity or not self._queue_writeable():  # (the usual path names it)
             return False
         if rows and (
             rows == self._QUEUE_ROWS or queue[1] != layout or indptr[rows] + size > capacity
@@ -503,6 +505,18 @@ class StreamPipeline(HoldsLearners, BaseStreamingAUC):
         self.n_samples_seen_ += 1
         return True
 
+    def _queue_writeable(self) -> bool:
+        """Whether the held examples' arrays can be written (a user may have made them
+        read-only: learning must then refuse the state, not half-write it)."""
+        held = self.__dict__  # (spelt out: on the per-example path, 0.4 us not 1.8)
+        return bool(
+            held["queue_"].flags.writeable
+            and held["queue_indptr_"].flags.writeable
+            and held["queue_indices_"].flags.writeable
+            and held["queue_data_"].flags.writeable
+            and held["queue_labels_"].flags.writeable
+        )
+
     def _catch_up(self) -> None:
         """The estimator learns the examples :meth:`learn_one` holds, as one chunk
         through its ``partial_fit`` (which leaves it unchanged if it refuses them:
@@ -511,6 +525,8 @@ class StreamPipeline(HoldsLearners, BaseStreamingAUC):
         queue = state.get("queue_")
         if queue is None or queue[0] == 0:
             return
+        if not self._queue_writeable():  # (refused by name before the estimator learns)
+            _state.check_writeable_state(self)
         rows, width = int(queue[0]), self.n_features_in_
         indptr = self.queue_indptr_
         end = int(indptr[rows])

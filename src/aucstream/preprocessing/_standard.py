@@ -169,7 +169,8 @@ def _entry(count, mean, m2, x, n, options, learn, emit):
         z = _standardize(x, offset, scale, options.clip)
     if learn:
         if options.decay == 1.0:
-            mean, m2 = _combine(n, mean, m2, 1, x, 0.0)
+            # (an int64 1, not a literal: the version of _combine of _caught_up)
+            mean, m2 = _combine(n, mean, m2, np.int64(1), x, 0.0)
         else:
             w = _weight(n, options.decay)
             mean, m2 = _combine_faded(w, mean, m2, 1.0, x, 0.0, options.decay)
@@ -537,7 +538,8 @@ class OnlineStandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator
         from ._standard_one import one_csr
 
         out = np.empty(idx.size)
-        if not one_csr(idx, vals, out, self._one_stats(), self.n_samples_seen_, self._options()):
+        args = (self._one_stats(), self.n_samples_seen_, self._options(), True, True)
+        if not one_csr(idx, vals, out, *args):
             return None
         self.n_samples_seen_ += 1
         return dict(zip(idx.tolist(), out.tolist()))
@@ -552,7 +554,8 @@ class OnlineStandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator
 
         X = np.ascontiguousarray(x).reshape(1, -1)
         out = np.empty(X.shape)
-        if not one_dense(X, out, self._one_stats(), self.n_samples_seen_, self._options()):
+        args = (self._one_stats(), self.n_samples_seen_, self._options(), True, True)
+        if not one_dense(X, out, *args):
             return None
         self.n_samples_seen_ += 1
         return out[0]

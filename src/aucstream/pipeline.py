@@ -508,7 +508,7 @@ class StreamPipeline(HoldsLearners, BaseStreamingAUC):
     def _queue_writeable(self) -> bool:
         """Whether the held examples' arrays can be written (a user may have made them
         read-only: learning must then refuse the state, not half-write it)."""
-        held = self.__dict__  # (spelt out: on the per-example path, 0.4 us not 1.8)
+        held = self.__dict__  # (spelt out, not all(...): on the per-example path)
         return bool(
             held["queue_"].flags.writeable
             and held["queue_indptr_"].flags.writeable

@@ -137,14 +137,9 @@ def _restored(saved):
 
 
 def writeable_state(obj) -> None:
-    """Give ``obj`` (a learner) writeable copies of its read-only state arrays, in
-    place, each array once (the same array named twice stays one array).
-
-    A learner's arrays are its own, written in place by every learning call, also
-    through raw pointers (:class:`FlatState`): an unpickled learner whose arrays are
-    read-only (joblib's memory maps, scikit-learn's ``readonly_memmap`` checks) crashed
-    there, and each kernel it read them with compiled a second, read-only version.
-    """
+    """Give ``obj`` (a learner) writeable copies of its read-only state arrays, in place,
+    each array once: an unpickled learner's read-only arrays (joblib's memory maps)
+    crashed the compiled writes, and compiled a read-only version of each kernel."""
     made: dict[int, np.ndarray] = {}
 
     def own(value):
@@ -182,24 +177,30 @@ def restore(obj, saved: dict) -> None:
     vars(obj).update(values)
 
 
-def check_writeable_state(obj) -> None:
-    """Refuse (ValueError, naming them) a state with read-only arrays, before anything
-    changes: learning writes in place, also through raw addresses (:class:`FlatState`),
-    where a read-only memory map a user assigned crashed the interpreter. Unpickled
-    learners get writeable copies already (:func:`writeable_state`)."""
-    names = [
-        path
-        for name, value in state_items(obj).items()
-        for path, array in _arrays(value, name)
-        if not array.flags.writeable
-    ]
-    if names:
-        shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
-        raise ValueError(
-            f"{type(obj).__name__}'s state holds read-only arrays ({shown}): learning "
-            "writes its state in place. Give it writeable copies (np.array(a)); a model "
-            "loaded with load_model or joblib.load(..., mmap_mode='r') has them already."
-        )
+def check_writeable_state(obj, every: bool = False) -> None:
+    """Refuse by name, before anything changes, read-only state arrays (compiled writes
+    into a read-only map crash); those of held learners only when ``every``."""
+    if not every and all(_writeable(v) for k, v in vars(obj).items() if is_state_name(k)):
+        return
+    arrays = (found for k, v in state_items(obj).items() for found in _arrays(v, k))
+    names = [path for path, a in arrays if not a.flags.writeable]
+    shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+    raise ValueError(
+        f"{type(obj).__name__}'s state holds read-only arrays ({shown}): learning writes "
+        "its state in place. Give it writeable copies (np.array(a)); a model loaded with "
+        "load_model or joblib.load(..., mmap_mode='r') has them already."
+    )
+
+
+def _writeable(value) -> bool:
+    """Whether the arrays of ``value`` are writeable (a learner held: its calls check)."""
+    if isinstance(value, np.ndarray):
+        return value.flags.writeable
+    if isinstance(value, (list, tuple)):
+        return all(_writeable(v) for v in value)
+    if not _is_component(value) or hasattr(value, "partial_fit"):
+        return True
+    return all(_writeable(v) for v in vars(value).values())
 
 
 @contextmanager
@@ -543,7 +544,7 @@ class FlatState:
             self._visit(self._vars[k], arrays)
         self._arrays = list(arrays.values())
         if not all(a.flags.writeable for a in self._arrays):
-            check_writeable_state(obj)  # (raises, naming them: the calls write through them)
+            check_writeable_state(obj, every=True)  # (raises: the calls write through them)
         # (array, flat byte view or None, shadow or None) per array
         entries = []
         for a in self._arrays:

@@ -166,6 +166,48 @@ class _Compiles(numba_event.Listener):
 _COMPILES = _Compiles()
 
 
+class SumsApartFromStores(numba_event.Listener):
+    """Every version numba compiles in the test run (a fresh clone's run compiles every
+    kernel the tests reach) follows the rule of "Sums" in
+    :mod:`aucstream._kernels._compile`: no vectorized float sum behind a run-time
+    overlap check, whose result would depend on where the arrays lie in memory
+    (``tests/test_memory_layout.py``). A version loaded from numba's cache carries no
+    LLVM IR and is not read (it was checked when it was compiled)."""
+
+    #: kernels whose loops that write and sum run only on arrays of at least
+    #: ``aucstream._kernels.SAME_ORDER_BYTES`` (the reason, for the failure message)
+    EXEMPT = {
+        "aucstream.covariance._full.upper_matvec": "rows of SAME_ORDER_BYTES or more",
+    }
+
+    def on_start(self, event) -> None:
+        pass
+
+    def on_end(self, event) -> None:
+        from aucstream._kernels._compile import _MADE, sums_behind_overlap_checks
+
+        dispatcher = event.data["dispatcher"]
+        if dispatcher not in _MADE:
+            return
+        compiled = dispatcher.overloads.get(tuple(event.data["args"]))
+        if compiled is None:
+            return
+        if getattr(compiled.library, "_disable_inspection", False):
+            return  # (loaded from the cache: object code only)
+        ir = compiled.library.get_llvm_str()
+        broken = sorted(set(sums_behind_overlap_checks(ir)) - set(self.EXEMPT))
+        if broken:
+            raise AssertionError(
+                f"{', '.join(broken)} (compiled for {dispatcher.py_func.__qualname__}) "
+                "sums floats in a vectorized loop that also writes to an array: its "
+                "result depends on where the arrays lie in memory (aucstream._kernels, "
+                "'Sums'); sum in a loop of its own"
+            )
+
+
+numba_event.register("numba:compile", SumsApartFromStores())
+
+
 def pytest_sessionfinish(session) -> None:
     if not NUMBA_REPORT:
         return

@@ -244,15 +244,16 @@ def _restart(st, scal, wbar, a, b, alpha):
     """The stage output (wbar, a, b, alpha) becomes the centre and start of the next."""
     u, base, corr = st.lz
     v1 = st.v1
-    nrm2 = 0.0
-    nrm1 = 0.0
     for i in range(v1.shape[0]):
         v1[i] = wbar[i]
-        nrm2 += wbar[i] * wbar[i]
-        nrm1 += abs(wbar[i])
         u[i] = 0.0
         base[i] = 0.0
         corr[i] = 0.0
+    nrm2 = 0.0  # (summed apart from the stores: see aucstream._kernels, "Sums")
+    nrm1 = 0.0
+    for i in range(v1.shape[0]):
+        nrm2 += v1[i] * v1[i]
+        nrm1 += abs(v1[i])
     scal[_NRM2_V1] = nrm2
     scal[_NRM1_V1] = nrm1
     _rebased(scal, (0.0, 0.0, 0.0))  # u = 0, w = v1

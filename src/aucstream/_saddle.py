@@ -81,12 +81,13 @@ def rebase(lz, c, center, tau, sigma, theta):
     The iterate is :math:`w = \tau v_1 + \sigma u` (``center`` = :math:`v_1`, or None
     for :math:`w = \sigma u`), soft-thresholded by ``theta`` (the l1-ball projection;
     ``theta = 0`` changes nothing). Afterwards :math:`w = v_1 + u`
-    (:math:`\sigma = \tau = 1`, ``c = 0``, ``corr = 0``). One pass without branches on
-    the data, so it vectorizes; ``center is None`` is decided when numba compiles, so
-    each learner gets a single loop. Compiled once per argument layout and inlined
-    by LLVM (``inline="llvm"``), not by numba, which typed it again and copied its IR
-    at every call site of every kernel. Its own ``fastmath`` is its callers'
-    (reassociation), so its code is the one numba's inlining made.
+    (:math:`\sigma = \tau = 1`, ``c = 0``, ``corr = 0``). A pass without branches on
+    the data, so it vectorizes, then one that sums the norms (apart from the stores:
+    "Sums" in :mod:`aucstream._kernels._compile`); ``center is None`` is decided when
+    numba compiles, so each learner gets one version. Compiled once per argument
+    layout and inlined by LLVM (``inline="llvm"``), not by numba, which typed it again
+    and copied its IR at every call site of every kernel. Its own ``fastmath`` is its
+    callers' (reassociation), so its code is the one numba's inlining made.
 
     Returns
     -------
@@ -97,14 +98,18 @@ def rebase(lz, c, center, tau, sigma, theta):
     nrm2 = 0.0
     dot = 0.0
     nrm1 = 0.0
+    # the norms are summed in passes of their own, which only read: a loop that both
+    # writes and sums under reassociation sums in an order that depends on where the
+    # arrays lie in memory (aucstream._kernels, "Sums")
     if center is None:
         for i in range(u.shape[0]):
             ui = u[i]
             base[i] += c * ui - corr[i]
             corr[i] = 0.0
             wi = sigma * ui
-            ui = math.copysign(max(abs(wi) - theta, 0.0), wi)
-            u[i] = ui
+            u[i] = math.copysign(max(abs(wi) - theta, 0.0), wi)
+        for i in range(u.shape[0]):
+            ui = u[i]
             nrm2 += ui * ui
             nrm1 += abs(ui)
     else:
@@ -113,10 +118,11 @@ def rebase(lz, c, center, tau, sigma, theta):
             base[i] += c * ui - corr[i]
             corr[i] = 0.0
             wi = tau * ci + sigma * ui
-            ui = math.copysign(max(abs(wi) - theta, 0.0), wi) - ci
-            u[i] = ui
+            u[i] = math.copysign(max(abs(wi) - theta, 0.0), wi) - ci
+        for i in range(u.shape[0]):
+            ui = u[i]
             nrm2 += ui * ui
-            dot += ui * ci
+            dot += ui * center[i]
             nrm1 += abs(ui)
     return nrm2, dot, nrm1
 

@@ -11,6 +11,7 @@
 
 from ._compile import (
     REASSOC,
+    SAME_ORDER_BYTES,
     BorrowingRuleError,
     bits_of_float,
     borrowing_njit,
@@ -65,6 +66,7 @@ __all__ = [
     "AVERAGE_SCALE_MIN",
     "FOLD_EVERY",
     "REASSOC",
+    "SAME_ORDER_BYTES",
     "SCALE_MAX",
     "SCALE_MIN",
     "BorrowingRuleError",

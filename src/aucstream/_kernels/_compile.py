@@ -69,6 +69,25 @@ a cold cache: each one once) has been checked, and ``tests/test_covariance_nrt.p
 checks the leaks and reference counts of the learners and that this check refuses
 what it must.
 
+Sums
+----
+With :data:`REASSOC`, LLVM vectorizes a float sum (four lanes of partial sums, added
+at the end): a different order than the scalar loop's, a different rounding. A loop
+that sums *and writes to an array* is compiled twice, vectorized and scalar, with a
+check at run time that picks the scalar one when two of its arrays start within
+``VF * UF`` elements of each other (they could overlap), 128 bytes on this machine's
+AVX2. Small arrays allocated one after the other are that close or not depending on
+the allocator's history, so such a loop's sum would change in its last bits with
+where the arrays happen to lie: a learner's result would depend on what the process
+did before (seen: FSAUC's ``||v_1||^2`` one bit apart on 12 features). Hence the rule:
+under reassociation, a loop that writes to an array does not also sum floats (its
+sums go in a pass that only reads, :func:`aucstream._saddle.rebase`), unless every
+array it touches spans at least :data:`SAME_ORDER_BYTES` (then no two non-overlapping
+ones start that close; :func:`aucstream.covariance._full.upper_matvec` takes a loop
+that only reads below it). Integer sums are exact in any order and need no care.
+``tests/test_memory_layout.py`` checks the compiled code of every kernel the tests
+compile, and that learners give the same bits wherever their arrays lie.
+
 Raw pointers and compiled entry points
 --------------------------------------
 Two devices skip numba's per-call work, and both move a check from numba to us:
@@ -92,6 +111,7 @@ chunk checks of :mod:`aucstream._chunks`, the one-row loads of
 from __future__ import annotations
 
 import os
+import re
 import warnings
 import weakref
 from collections.abc import Callable, Iterable
@@ -108,8 +128,10 @@ from numba.extending import intrinsic, overload
 
 __all__ = [
     "REASSOC",
+    "SAME_ORDER_BYTES",
     "BorrowingRuleError",
     "check_compiled",
+    "sums_behind_overlap_checks",
     "jit",
     "borrowing_njit",
     "borrowing_step",
@@ -142,6 +164,12 @@ warnings.filterwarnings(
 #: that LLVM vectorizes the dense dot products and norms. The result changes by
 #: rounding only; a step that adds an exact zero still changes nothing.
 REASSOC = {"reassoc"}
+
+#: Arrays spanning at least this many bytes can not start close enough to each other
+#: for LLVM's run-time overlap check to pick a loop's scalar version over its vector
+#: one (``VF * UF`` elements: 128 bytes with AVX2, 256 with AVX-512; twice that, to
+#: spare): see "Sums" in the module docstring.
+SAME_ORDER_BYTES = 512
 
 
 def jit(
@@ -201,6 +229,47 @@ def jit(
 
         return decorator
     return _made_here(decorate(fn))
+
+
+# ------------------------------------------------ sums behind run-time overlap checks
+_DEFINE = re.compile(r"^define [^@]*@(\"[^\"]+\"|[\w$.]+)", re.M)
+_FLOAT_VECTOR_PHI = re.compile(r"= phi (?:[a-z]+ )*<\d+ x (?:double|float)>")
+
+
+def _qualname(symbol: str) -> str:
+    """The dotted path a numba symbol (``_ZN9aucstream5solam...``) names."""
+    parts, k = [], symbol.find("_ZN")
+    if k < 0:
+        return symbol
+    k += 3
+    while k < len(symbol) and symbol[k].isdigit():
+        j = k
+        while symbol[j].isdigit():
+            j += 1
+        n = int(symbol[k:j])
+        parts.append(symbol[j : j + n])
+        k = j + n
+    return ".".join(parts) or symbol
+
+
+def sums_behind_overlap_checks(llvm_ir: str) -> list[str]:
+    """The functions of ``llvm_ir`` (a compiled library's LLVM IR) that break the rule
+    of "Sums" (module docstring): a vectorized loop behind a run-time overlap check
+    (LLVM's ``vector.memcheck`` block) whose vector body carries a float vector phi (a
+    sum), as dotted names.
+    """
+    found = []
+    defines = list(_DEFINE.finditer(llvm_ir))
+    for m, after in zip(defines, [*defines[1:], None]):
+        body = llvm_ir[m.start() : after.start() if after else len(llvm_ir)]
+        k = body.find("\nvector.memcheck")
+        while k >= 0:
+            end = body.find("\nmiddle.block", k)
+            if _FLOAT_VECTOR_PHI.search(body, k, end if end > 0 else len(body)):
+                found.append(_qualname(m.group(1)))
+                break
+            k = body.find("\nvector.memcheck", k + 1)
+    return found
 
 
 # ------------------------------------------------ the reference-count rules, enforced

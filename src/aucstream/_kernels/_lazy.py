@@ -139,8 +139,21 @@ def lazy_axpy(u, corr, c, coef, idx, val, nrm2, nrm1):
     themselves, :func:`aucstream._saddle.l1_change`). Inlined into the kernels (a call
     costs a reference count per array).
     """
+    if idx is None:  # a dense row: the norms summed in a pass that only reads (the
+        # stores' pass would sum in an order that depends on where u and corr lie in
+        # memory: "Sums" in aucstream._kernels); the same floats as one pass
+        for a in range(val.shape[0]):
+            old = u[a]
+            new = old + coef * val[a]
+            nrm2 += new * new - old * old
+            nrm1 += abs(new) - abs(old)
+        for a in range(val.shape[0]):
+            du = coef * val[a]
+            u[a] += du
+            corr[a] += c * du
+        return nrm2, nrm1
     for a in range(val.shape[0]):
-        i = col(idx, a)
+        i = col(idx, a)  # (typed for a dense row too: numba types both branches)
         du = coef * val[a]
         old = u[i]
         new = old + du

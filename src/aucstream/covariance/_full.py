@@ -58,7 +58,7 @@ import scipy.sparse as sp
 from numpy.typing import ArrayLike
 
 from .._chunks import csr_arrays
-from .._kernels import inline_overload, is_none_type, jit
+from .._kernels import SAME_ORDER_BYTES, inline_overload, is_none_type, jit
 from .._typing import DType, Matrix
 from ._base import (
     CovarianceSummary,
@@ -232,8 +232,15 @@ def upper_matvec(upper, v, out):
     (:math:`j > i`) and of ``out[j]`` (the transposed entries), so that ``v[j]`` and
     ``out[j]`` are read and written once for four rows rather than once per row
     (``benchmarks/bench_opauc.py``, reported in docs/benchmarks.md); the last d mod 4
-    rows go one by one."""
+    rows go one by one.
+
+    A loop that both writes ``out`` and sums keeps its floats wherever the arrays lie
+    only for rows of at least ``SAME_ORDER_BYTES`` ("Sums" in
+    :mod:`aucstream._kernels._compile`); a smaller P sums each row's tail in a loop of
+    its own, then adds the transposed entries (the same rows read twice, in the
+    caches)."""
     d = v.shape[0]
+    apart = d * upper.itemsize < SAME_ORDER_BYTES  # (then sums apart from the stores)
     for i in range(d):
         out[i] = 0.0
     blocked = d - d % 4
@@ -249,14 +256,24 @@ def upper_matvec(upper, v, out):
         s = i + 4
         r0, r1, r2, r3 = upper[i, s:], upper[i + 1, s:], upper[i + 2, s:], upper[i + 3, s:]
         v_tail, out_tail = v[s:], out[s:]
-        for j in range(v_tail.shape[0]):
-            q0, q1, q2, q3 = r0[j], r1[j], r2[j], r3[j]
-            vj = v_tail[j]
-            acc0 += q0 * vj
-            acc1 += q1 * vj
-            acc2 += q2 * vj
-            acc3 += q3 * vj
-            out_tail[j] += q0 * v0 + q1 * v1 + q2 * v2 + q3 * v3
+        if apart:
+            for j in range(v_tail.shape[0]):
+                vj = v_tail[j]
+                acc0 += r0[j] * vj
+                acc1 += r1[j] * vj
+                acc2 += r2[j] * vj
+                acc3 += r3[j] * vj
+            for j in range(v_tail.shape[0]):
+                out_tail[j] += r0[j] * v0 + r1[j] * v1 + r2[j] * v2 + r3[j] * v3
+        else:
+            for j in range(v_tail.shape[0]):
+                q0, q1, q2, q3 = r0[j], r1[j], r2[j], r3[j]
+                vj = v_tail[j]
+                acc0 += q0 * vj
+                acc1 += q1 * vj
+                acc2 += q2 * vj
+                acc3 += q3 * vj
+                out_tail[j] += q0 * v0 + q1 * v1 + q2 * v2 + q3 * v3
         out[i] += acc0
         out[i + 1] += acc1
         out[i + 2] += acc2
@@ -265,10 +282,16 @@ def upper_matvec(upper, v, out):
         vi = v[i]
         acc = upper[i, i] * vi
         row, v_tail, out_tail = upper[i, i + 1 :], v[i + 1 :], out[i + 1 :]
-        for j in range(row.shape[0]):
-            p = row[j]
-            acc += p * v_tail[j]
-            out_tail[j] += p * vi
+        if apart:
+            for j in range(row.shape[0]):
+                acc += row[j] * v_tail[j]
+            for j in range(row.shape[0]):
+                out_tail[j] += row[j] * vi
+        else:
+            for j in range(row.shape[0]):
+                p = row[j]
+                acc += p * v_tail[j]
+                out_tail[j] += p * vi
         out[i] += acc
 
 

@@ -19,7 +19,7 @@ import pytest
 import scipy.sparse as sp
 
 import aucstream
-from aucstream._kernels import REASSOC
+from aucstream._kernels import REASSOC, jit
 from aucstream._kernels._compile import sums_behind_overlap_checks
 
 #: every online learner, with settings that reach the code of the folds, projections
@@ -153,3 +153,37 @@ def test_a_sum_apart_from_the_stores_does_not_depend_on_where_the_arrays_lie():
         b[:] = values
         results.add(compiled(a, b, 0.37))
     assert len(results) == 1
+
+
+# ---------------------------------------------------------------- flags of helpers
+@jit
+def _helper_sum(a):
+    s = 0.0
+    for i in range(a.shape[0]):
+        s += a[i]
+    return s
+
+
+@jit(fastmath=REASSOC)
+def _reassociating_caller(a):
+    return _helper_sum(a)
+
+
+@jit
+def _strict_caller(a):
+    return _helper_sum(a)
+
+
+def test_a_helper_keeps_its_own_flags_whoever_calls_it_first():
+    """A helper made by ``aucstream._kernels.jit`` without ``fastmath`` sums in order
+    even when a reassociating kernel is the first to call it ("Flags" in
+    :mod:`aucstream._kernels._compile`): numba would otherwise compile it with that
+    caller's flags and serve that version to every later caller."""
+    values = np.random.default_rng(3).normal(size=64) * 10.0 ** np.arange(-8, 8).repeat(4)
+    in_order = 0.0
+    for v in values:
+        in_order += v
+    reassociated = numba.njit(fastmath=REASSOC)(_helper_sum.py_func)(values)
+    assert reassociated != in_order  # (else this data could not tell the two apart)
+    assert _reassociating_caller(values) == in_order
+    assert _strict_caller(values) == in_order

@@ -75,7 +75,7 @@ import math
 
 import numpy as np
 
-from ._kernels import jit
+from ._kernels import REASSOC, jit
 
 __all__ = [
     "ETA",
@@ -163,7 +163,7 @@ def new_state() -> np.ndarray:
     return state
 
 
-@jit
+@jit(fastmath=REASSOC)
 def _sigmoid(t):
     if t >= 0.0:
         return 1.0 / (1.0 + math.exp(-t))
@@ -171,7 +171,7 @@ def _sigmoid(t):
     return e / (1.0 + e)
 
 
-@jit
+@jit(fastmath=REASSOC)
 def step(state, s, y, w):
     """Fit the calibration on one prequential score ``s`` of label ``y`` (+/-1) and
     weight ``w`` (:func:`update`'s step; a weight of 0 changes nothing).
@@ -191,7 +191,7 @@ def step(state, s, y, w):
         _fit(state, s, y, w, False, 0.0, 0.0)
 
 
-@jit
+@jit(fastmath=REASSOC)
 def _fit(state, s, y, w, ready, z, q):
     """:func:`step` given the standardized score ``z`` and ``q = sigmoid(a z + b)``
     when ``ready`` (scores to standardize by); :func:`replay` shares ``q`` with the
@@ -387,7 +387,7 @@ def replay_maps(state, scores, y_pm, out):
         out[0, i], out[1, i] = step_scored(state, scores[i], y_pm[i], 1.0)
 
 
-@jit
+@jit(fastmath=REASSOC)
 def step_scored(state, s, y, w):
     """:func:`step`, returning ``(decision score, probability)`` the learner gave the
     score ``s`` before learning it (:func:`threshold_one`, :func:`probability_one`:

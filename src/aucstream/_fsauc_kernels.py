@@ -176,7 +176,7 @@ def _add_to_sum(scal, fg):
     fg[1] += phi
 
 
-@jit
+@jit(fastmath=REASSOC)
 def _deflate(st, scal):
     """Forgetting: divide the folded sums (``c = 0``, ``corr = 0``) and the class sums
     by their inflation phi, which becomes 1."""
@@ -200,7 +200,7 @@ def _stage_weight(st):
     return st.fg[1]
 
 
-@jit
+@jit(fastmath=REASSOC)
 def _alpha_hat(st, totals, wbar):
     """Alg. 2 line 9: wbar . (mean of the negatives - mean of the positives)."""
     w_neg, w_pos = totals[0] * st.fg[0], totals[1] * st.fg[0]  # (class sums inflated)
@@ -215,7 +215,7 @@ def _alpha_hat(st, totals, wbar):
     return alpha_hat
 
 
-@jit
+@jit(fastmath=REASSOC)
 def _lemma1(r, p, n0, cfg):
     """D and beta of L18 Lemma 1 for the next stage (radius r, positive rate p)."""
     kappa, R = cfg.kappa, cfg.R
@@ -239,7 +239,7 @@ def _lemma1(r, p, n0, cfg):
     return D, beta
 
 
-@jit
+@jit(fastmath=REASSOC)
 def _restart(st, scal, wbar, a, b, alpha):
     """The stage output (wbar, a, b, alpha) becomes the centre and start of the next."""
     u, base, corr = st.lz
@@ -265,7 +265,7 @@ def _restart(st, scal, wbar, a, b, alpha):
     scal[_ALPHA1] = scal[_ALPHA] = alpha
 
 
-@jit
+@jit(fastmath=REASSOC)
 def _end_stage(st, scal, counts, totals, cfg, start_next, work):
     """L18 Alg. 2 lines 8-10 and Alg. 1 lines 4-5: the stage output and the next call.
 

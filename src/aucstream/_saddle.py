@@ -55,7 +55,7 @@ __all__ = [
 ]
 
 
-@jit
+@jit(fastmath=REASSOC)
 def saddle_grad_scalars(s, y, p, a, b, alpha):
     """Gradient of F at (w, a, b, alpha) for one example with score ``s = w.x``.
 
@@ -68,7 +68,7 @@ def saddle_grad_scalars(s, y, p, a, b, alpha):
     return q * (s - b + 1.0 + alpha), 0.0, -q * (s - b), q * (s - (1.0 - p) * alpha)
 
 
-@jit
+@jit(fastmath=REASSOC)
 def clip(v, lo, hi):
     """``v`` clipped to [lo, hi] (the projection onto an interval)."""
     return min(max(v, lo), hi)

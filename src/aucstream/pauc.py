@@ -183,7 +183,7 @@ _SCALE_WINDOW = 1000.0
 _QN, _SN, _QP, _SP = range(4)
 
 
-@jit
+@jit(fastmath=REASSOC)
 def _track(track, q, sc, s, n, above_weight, below_weight):
     """One step of a quantile tracker (module docstring, step 1): ``q`` moves up by
     ``above_weight`` of the step when ``s > q`` and down by ``below_weight`` otherwise;
@@ -201,7 +201,7 @@ def _track(track, q, sc, s, n, above_weight, below_weight):
         track[q] -= step * below_weight
 
 
-@jit
+@jit(fastmath=REASSOC)
 def averaging_total(t, decay):
     r""":math:`A_t = t (t + 1) \cdots (t + \eta) / (\eta + 1)` for ``decay`` =
     :math:`\eta`: the total weight of the iterates :math:`w_1, \dots, w_t` in

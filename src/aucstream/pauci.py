@@ -173,7 +173,7 @@ _SN_RANGE = (0.0, 5.0)
 _SP_RANGE = (-4.0, 1.0)
 
 
-@jit
+@jit(fastmath=REASSOC)
 def _sigmoid(z):
     if z >= 0.0:
         return 1.0 / (1.0 + math.exp(-z))
@@ -181,12 +181,12 @@ def _sigmoid(z):
     return e / (1.0 + e)
 
 
-@jit
+@jit(fastmath=REASSOC)
 def _clip(v, lo, hi):
     return min(max(v, lo), hi)
 
 
-@jit
+@jit(fastmath=REASSOC)
 def _scalar_gradients(f, y, scal, p, beta, alpha, kappa, omega, two_way, out):
     """The module docstring's partial derivatives of one example's term at score
     ``f``: ``out = [d/da, d/db, d/dgamma, d/ds', d/ds]``; returns ``d/df``."""

@@ -44,7 +44,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._kernels import bits_of_float, float_of_bits, jit
+from ._kernels import REASSOC, bits_of_float, float_of_bits, jit
 
 __all__ = [
     "l1_threshold",
@@ -62,7 +62,7 @@ __all__ = [
 
 
 # --------------------------------------------------------------------- compiled
-@jit
+@jit(fastmath=REASSOC)
 def l1_threshold(mags, radius, work):
     """Condat's threshold: theta with sum(max(mags - theta, 0)) = radius.
 

@@ -86,7 +86,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ._chunks import csr_arrays
-from ._kernels import Rows, col, jit, n_rows, row, sparse_axpy
+from ._kernels import REASSOC, Rows, col, jit, n_rows, row, sparse_axpy
 
 __all__ = ["BiasedReservoir", "Reservoir", "biased_offer", "biased_tick", "reservoir_offer"]
 
@@ -97,7 +97,7 @@ _CLOCK, _OUTSIDE, _C1, _C2 = 0, 1, 2, 3
 _MAX_LIFE = 1 << 62
 
 
-@jit
+@jit(fastmath=REASSOC)
 def reservoir_offer(items, sq_norms, counts, capacity, idx, val, u):
     """Offer one example to a reservoir; return the slot written, or -1.
 
@@ -132,7 +132,7 @@ def _offer_rows(items, sq_norms, counts, capacity, rows, uniforms):
         reservoir_offer(items, sq_norms, counts, capacity, idx, val, uniforms[r])
 
 
-@jit
+@jit(fastmath=REASSOC)
 def _store(items, sq_norms, slot, idx, val):
     """Write the example into ``slot`` with its squared norm."""
     stored = items[slot]
@@ -145,7 +145,7 @@ def _store(items, sq_norms, slot, idx, val):
     sq_norms[slot] = sq
 
 
-@jit
+@jit(fastmath=REASSOC)
 def _binomial(n, p, v):
     """Binomial(n, p) by inversion of the uniform ``v`` in [0, 1)."""
     if n <= 0 or p <= 0.0:
@@ -164,7 +164,7 @@ def _binomial(n, p, v):
     return k
 
 
-@jit
+@jit(fastmath=REASSOC)
 def biased_tick(items, sq_norms, counts, expiry, forget, gamma, v):
     """One example of the stream passes (module docstring): the clock advances, stored
     examples whose lifetime ends leave (the last stored row takes the freed slot; c1
@@ -194,7 +194,7 @@ def biased_tick(items, sq_norms, counts, expiry, forget, gamma, v):
     forget[_C2] += k
 
 
-@jit
+@jit(fastmath=REASSOC)
 def biased_offer(items, sq_norms, counts, capacity, expiry, forget, gamma, idx, val, u_life, u):
     """Offer an arrival to a biased reservoir (random pairing on the alive examples,
     module docstring); return the slot written, or -1. ``u_life`` draws its lifetime,

@@ -289,7 +289,7 @@ def _clip_scalars(scal, gamma, g_a, g_b, g_alpha, rk):
     scal[_ALPHA] = clip(scal[_ALPHA] + gamma * g_alpha, -2.0 * rk, 2.0 * rk)
 
 
-@jit
+@jit(fastmath=REASSOC)
 def _shrink_to_l2_ball(scal, R):
     """||w||_2 <= R by a change of sigma alone."""
     norm = scal[_SIGMA] * np.sqrt(max(scal[_NRM2], 0.0))

@@ -153,7 +153,7 @@ _WEIGHTS = {"running": 0, "prior": 1, "none": 2}
 _EXP_CLIP = -50.0
 
 
-@jit
+@jit(fastmath=REASSOC)
 def _loss_derivative(code, z):
     """l'(z) of the margin loss ``code`` (0 exp, 1 log, 2 squ), overflow-free."""
     if code == 0:
@@ -184,7 +184,7 @@ UniConfig = namedtuple(
 )
 
 
-@jit
+@jit(fastmath=REASSOC)
 def _class_weight(totals, cls, cfg):
     """rho_t of the example's class: running (W / (2 W_y)), prior, or 1."""
     if cfg.weights == 0:

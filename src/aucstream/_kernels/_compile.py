@@ -88,6 +88,22 @@ that only reads below it). Integer sums are exact in any order and need no care.
 ``tests/test_memory_layout.py`` checks the compiled code of every kernel the tests
 compile, and that learners give the same bits wherever their arrays lie.
 
+Flags
+-----
+A jitted function that does not set ``fastmath`` takes the setting of the jitted
+function that first calls it (numba's flag inheritance, as for reference counts), and
+numba keeps that one version per signature for every later caller and in its cache. A
+helper called from kernels with and without reassociation was thus compiled one way or
+the other depending on which kernel the process (or the cache) compiled first, and its
+floats with it (seen: ``aucstream._kernels.lazy_mean``, SOLAM's averaged model, took
+either version depending on the order in which learners were first used). So
+:func:`jit` always sets ``fastmath`` (``False`` included, which numba then does not
+override): each function's arithmetic is its own declaration, whoever calls it. The
+helpers that ran with their callers' reassociation declare it (:data:`REASSOC`), so
+their floats are the ones they had when called from those kernels. (Functions inlined
+at numba's IR level, ``inline="always"``, are compiled inside their callers, with the
+callers' flags.)
+
 Raw pointers and compiled entry points
 --------------------------------------
 Two devices skip numba's per-call work, and both move a check from numba to us:
@@ -190,7 +206,9 @@ def jit(
     fn : callable, optional
         The function; without it, a decorator is returned.
     fastmath : bool or set of str, default=False
-        numba's ``fastmath`` (the library uses :data:`REASSOC` and flag sets of its own).
+        numba's ``fastmath`` (the library uses :data:`REASSOC` and flag sets of its own),
+        always passed to numba, so that no caller's setting is inherited ("Flags" in
+        the module docstring).
     inline : {"never", "always", "llvm"}, default="never"
         ``"always"``: inline into compiled callers at numba's IR level (the callee is
         typed again, and its IR copied, at every call site). ``"llvm"``: compiled once
@@ -209,9 +227,10 @@ def jit(
     -------
     numba dispatcher, or a decorator making one
     """
-    options: dict[str, Any] = {"cache": True}
-    if fastmath:
-        options["fastmath"] = fastmath
+    # fastmath always set, False included: a function that leaves it unset takes its
+    # first caller's (numba's flag inheritance), and numba keeps that one version per
+    # signature for every later caller, and in its cache ("Flags" in the docstring)
+    options: dict[str, Any] = {"cache": True, "fastmath": fastmath}
     if inline == "llvm":
         options["forceinline"] = True
     elif inline != "never":

@@ -82,20 +82,20 @@ LazySum = namedtuple("LazySum", ["u", "base", "corr"])
 
 
 # ------------------------------------------------------------------ lazy scaling
-@jit
+@jit(fastmath=REASSOC)
 def scale_in_range(sigma):
     """Whether the implicit scale may stay as it is (SCALE_MIN <= |sigma| <= SCALE_MAX)."""
     return SCALE_MIN <= abs(sigma) <= SCALE_MAX
 
 
-@jit
+@jit(fastmath=REASSOC)
 def fold_due(sigma, count):
     """Whether an averaging learner folds: sigma below AVERAGE_SCALE_MIN or above
     SCALE_MAX, or ``count`` a multiple of FOLD_EVERY."""
     return not (AVERAGE_SCALE_MIN <= abs(sigma) <= SCALE_MAX) or count % FOLD_EVERY == 0
 
 
-@jit
+@jit(fastmath=REASSOC)
 def fold_scale(u, sigma):
     """``u *= sigma`` (w = sigma u is unchanged once sigma is reset); returns the new 1.0."""
     for i in range(u.shape[0]):
@@ -103,7 +103,7 @@ def fold_scale(u, sigma):
     return 1.0
 
 
-@jit
+@jit(fastmath=REASSOC)
 def lazy_mean(lz, c, center, sum_tau, count, out):
     r"""``out = S / count`` with :math:`S = (\sum\tau) v_1 + \mathrm{base} + c u - \mathrm{corr}`.
 

@@ -14,7 +14,7 @@ from collections import namedtuple
 import numpy as np
 from numba import types
 
-from ._compile import inline_overload, jit, prefetch
+from ._compile import REASSOC, inline_overload, jit, prefetch
 
 __all__ = [
     "Rows",
@@ -94,7 +94,7 @@ def _row(rows, r):
     return sparse
 
 
-@jit
+@jit(fastmath=REASSOC)
 def n_rows(rows):
     """Number of rows of ``rows``."""
     return rows.y.shape[0]

@@ -198,7 +198,12 @@ def test_dict_rows_after_dense_chunks_are_centered_dense_rows():
         )
         dicts.learn_one(_dict(X[i]), y[i])
         arrays.learn_one(X[i], y[i])
+    assert _held(dicts) == _held(arrays) > 0  # held alike: the one-example path
     assert pickled_state(dicts) == pickled_state(arrays)
+    for key in (12, -1):  # keys outside the features: refused by name, nothing held
+        with pytest.raises(ValueError, match="feature"):
+            dicts.learn_one({key: 1.0}, 1)
+        assert _held(dicts) == 0
     with pytest.raises(ValueError, match="feature"):
         dicts.learn_one({12: 1.0}, 1)  # a key beyond the width: refused by name
     assert pickled_state(dicts) == pickled_state(arrays)

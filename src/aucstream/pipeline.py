@@ -444,6 +444,20 @@ class StreamPipeline(HoldsLearners, BaseStreamingAUC):
         row = super()._one_row(x)
         return row.toarray() if sp.issparse(row) and self._centers() else row
 
+    def _dense_row(self, x: dict) -> np.ndarray | None:
+        """The dense row of a dict row (its missing features zeros), or None when its
+        keys are not integer indices of the features (the usual path says why)."""
+        parsed = dict_row_values(x)
+        if parsed is None:
+            return None
+        idx, values = parsed
+        width = self.n_features_in_
+        if idx.shape[0] and (idx.min() < 0 or idx.max() >= width):
+            return None
+        row = np.zeros(width)
+        row[idx] = values
+        return row
+
     def _hold_one(self, x, y) -> bool:
         """Transform ``x`` and hold it for the estimator (learnt by :meth:`_catch_up`):
         True, or False with the model unchanged when the call must take the usual
@@ -454,8 +468,13 @@ class StreamPipeline(HoldsLearners, BaseStreamingAUC):
         if queue is None or "feature_names_in_" in state or not fast_path_on():
             return False
         dense = type(x) is np.ndarray
-        if not (dense or type(x) is dict) or np.ndim(y) != 0 or not dense and self._centers():
+        if not (dense or type(x) is dict) or np.ndim(y) != 0:
             return False
+        if not dense and self._centers():  # held as the dense row it stands for
+            x = self._dense_row(x)  # (:meth:`_one_row`, the usual path's)
+            if x is None:
+                return False
+            dense = True
         transform_one = getattr(state["transformer_"], "partial_fit_transform_one", None)
         classes = self.classes_
         label = np.asarray(y)

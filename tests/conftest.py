@@ -14,6 +14,7 @@ from hypothesis import settings
 from numba.core import event as numba_event
 
 from aucstream._fastpath import FAST
+from aucstream._kernels._compile import CompileRule, sums_behind_overlap_checks
 
 # Property tests draw the same examples on every run, so CI is reproducible; use
 # ``pytest --hypothesis-profile=explore`` to search new ones. No deadline: an example's
@@ -166,7 +167,7 @@ class _Compiles(numba_event.Listener):
 _COMPILES = _Compiles()
 
 
-class SumsApartFromStores(numba_event.Listener):
+class SumsApartFromStores(CompileRule):
     """Every version numba compiles in the test run (a fresh clone's run compiles every
     kernel the tests reach) follows the rule of "Sums" in
     :mod:`aucstream._kernels._compile`: no vectorized float sum behind a run-time
@@ -174,28 +175,16 @@ class SumsApartFromStores(numba_event.Listener):
     (``tests/test_memory_layout.py``). A version loaded from numba's cache carries no
     LLVM IR and is not read (it was checked when it was compiled)."""
 
-    #: kernels whose loops that write and sum run only on arrays of at least
-    #: ``aucstream._kernels.SAME_ORDER_BYTES`` (the reason, for the failure message)
-    EXEMPT = {
-        "aucstream.covariance._full.upper_matvec": "rows of SAME_ORDER_BYTES or more",
-    }
+    #: the kernels whose loops that write and sum run only on arrays of at least
+    #: ``aucstream._kernels.SAME_ORDER_BYTES`` (a smaller one takes loops that sum
+    #: apart from the stores: its docstring)
+    EXEMPT = frozenset({"aucstream.covariance._full.upper_matvec"})
 
-    def on_start(self, event) -> None:
-        pass
-
-    def on_end(self, event) -> None:
-        from aucstream._kernels._compile import _MADE, sums_behind_overlap_checks
-
-        dispatcher = event.data["dispatcher"]
-        if dispatcher not in _MADE:
-            return
-        compiled = dispatcher.overloads.get(tuple(event.data["args"]))
-        if compiled is None:
-            return
-        if getattr(compiled.library, "_disable_inspection", False):
+    def check(self, dispatcher, cres) -> None:
+        if getattr(cres.library, "_disable_inspection", False):
             return  # (loaded from the cache: object code only)
-        ir = compiled.library.get_llvm_str()
-        broken = sorted(set(sums_behind_overlap_checks(ir)) - set(self.EXEMPT))
+        ir = cres.library.get_llvm_str()
+        broken = sorted(set(sums_behind_overlap_checks(ir)) - self.EXEMPT)
         if broken:
             raise AssertionError(
                 f"{', '.join(broken)} (compiled for {dispatcher.py_func.__qualname__}) "

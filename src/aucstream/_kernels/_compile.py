@@ -147,6 +147,7 @@ __all__ = [
     "SAME_ORDER_BYTES",
     "BorrowingRuleError",
     "check_compiled",
+    "CompileRule",
     "sums_behind_overlap_checks",
     "jit",
     "borrowing_njit",
@@ -358,13 +359,10 @@ def check_compiled(dispatcher, cres) -> str | None:
     return None
 
 
-class _ReferenceCountRule(numba_event.Listener):
-    """Checks each version numba compiles of a function made by :func:`jit`
-    (:func:`check_compiled`); a version breaking the rules is dropped, before numba
-    caches it, and the compilation raises :class:`BorrowingRuleError`."""
-
-    def __init__(self) -> None:
-        self.checked = 0
+class CompileRule(numba_event.Listener):
+    """A rule checked on each version numba compiles (or loads from its cache) of a
+    function made by :func:`jit`: subclasses define :meth:`check`, called after the
+    compilation with the dispatcher and the version (numba's compile event)."""
 
     def on_start(self, event) -> None:
         pass
@@ -374,8 +372,23 @@ class _ReferenceCountRule(numba_event.Listener):
         if dispatcher not in _MADE:
             return
         cres = dispatcher.overloads.get(tuple(event.data["args"]))
-        if cres is None:  # the compilation failed
-            return
+        if cres is not None:  # (None: the compilation failed)
+            self.check(dispatcher, cres)
+
+    def check(self, dispatcher, cres) -> None:
+        """Raise when ``cres``, a version of ``dispatcher``, breaks the rule."""
+        raise NotImplementedError
+
+
+class _ReferenceCountRule(CompileRule):
+    """Checks each version numba compiles of a function made by :func:`jit`
+    (:func:`check_compiled`); a version breaking the rules is dropped, before numba
+    caches it, and the compilation raises :class:`BorrowingRuleError`."""
+
+    def __init__(self) -> None:
+        self.checked = 0
+
+    def check(self, dispatcher, cres) -> None:
         self.checked += 1
         problem = check_compiled(dispatcher, cres)
         if problem is not None:

@@ -75,8 +75,8 @@ With :data:`REASSOC`, LLVM vectorizes a float sum (four lanes of partial sums, a
 at the end): a different order than the scalar loop's, a different rounding. A loop
 that sums *and writes to an array* is compiled twice, vectorized and scalar, with a
 check at run time that picks the scalar one when two of its arrays start within
-``VF * UF`` elements of each other (they could overlap), 128 bytes on this machine's
-AVX2. Small arrays allocated one after the other are that close or not depending on
+``VF * UF`` elements of each other (they could overlap): 128 bytes with AVX2. Small
+arrays allocated one after the other are that close or not depending on
 the allocator's history, so such a loop's sum would change in its last bits with
 where the arrays happen to lie: a learner's result would depend on what the process
 did before (seen: FSAUC's ``||v_1||^2`` one bit apart on 12 features). Hence the rule:
@@ -85,8 +85,10 @@ sums go in a pass that only reads, :func:`aucstream._saddle.rebase`), unless eve
 array it touches spans at least :data:`SAME_ORDER_BYTES` (then no two non-overlapping
 ones start that close; :func:`aucstream.covariance._full.upper_matvec` takes a loop
 that only reads below it). Integer sums are exact in any order and need no care.
-``tests/test_memory_layout.py`` checks the compiled code of every kernel the tests
-compile, and that learners give the same bits wherever their arrays lie.
+The test run checks the LLVM code of every kernel it compiles
+(:func:`sums_behind_overlap_checks`, in ``tests/conftest.py``), and
+``tests/test_memory_layout.py`` that learners give the same bits wherever their
+arrays lie.
 
 Flags
 -----
@@ -264,7 +266,7 @@ def _qualname(symbol: str) -> str:
     k += 3
     while k < len(symbol) and symbol[k].isdigit():
         j = k
-        while symbol[j].isdigit():
+        while j < len(symbol) and symbol[j].isdigit():
             j += 1
         n = int(symbol[k:j])
         parts.append(symbol[j : j + n])

@@ -65,6 +65,34 @@ exclude_patterns = [
 # --- API reference: autosummary pages from the docstrings (numpydoc format)
 autosummary_generate = True
 autosummary_ignore_module_all = False  # a module's members are its __all__
+
+
+def _documented_elsewhere() -> dict[str, dict[str, str]]:
+    """{module: {name: the page's name}} of the members a documented module re-exports
+    whose page is another module's: the package's own names (``aucstream.capo.CAPO``
+    is ``aucstream.CAPO``) and a class imported from the module that defines it
+    (``aucstream.random_features.ChunkedPipeline``). Their module pages link to that
+    one page (``_templates/autosummary/module.rst``) instead of a copy of it."""
+    import importlib
+
+    api = (DOCS / "api.rst").read_text()
+    names = re.findall(r"^ {3}(aucstream(?:\.\w+)*)\s*$", api, flags=re.M)
+    modules = {name: importlib.import_module(name) for name in names}
+    moved: dict[str, dict[str, str]] = {}
+    for name, module in modules.items():
+        if name == "aucstream":
+            continue  # (the package's page keeps all its names)
+        for item in getattr(module, "__all__", ()):
+            obj = getattr(module, item)
+            home = getattr(obj, "__module__", None)
+            if item in aucstream.__all__ and getattr(aucstream, item) is obj:
+                moved.setdefault(name, {})[item] = f"aucstream.{item}"
+            elif home != name and home in modules and item in modules[home].__all__:
+                moved.setdefault(name, {})[item] = f"{home}.{item}"
+    return moved
+
+
+autosummary_context = {"documented_elsewhere": _documented_elsewhere()}
 autodoc_default_options = {"member-order": "groupwise"}
 autodoc_typehints = "none"  # the numpydoc Parameters sections give the types
 numpydoc_show_class_members = False  # members are listed by the class template

@@ -100,6 +100,24 @@ def test_the_site_builds_with_warnings_as_errors(built):
     assert "class_weight" in (html / "user_guide" / "auc.html").read_text()
 
 
+def test_an_object_has_one_page(built):
+    """A name the package exports is documented once, on the package's page; the page
+    of the module it comes from links there (``docs/conf.py``): no two API pages
+    document the same object."""
+    import importlib
+
+    pages: dict[int, list[str]] = {}
+    for page in (built / "docs" / "_build" / "html" / "generated").glob("aucstream*.html"):
+        module, _, name = page.stem.rpartition(".")
+        if not module:
+            continue
+        obj = getattr(importlib.import_module(module), name)
+        pages.setdefault(id(obj), []).append(page.name)
+    assert len(pages) > 150
+    assert not [names for names in pages.values() if len(names) > 1]
+    assert (built / "docs" / "_build" / "html" / "generated" / "aucstream.CAPO.html").is_file()
+
+
 @pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.stem)
 def test_every_example_drew_its_picture(built, example):
     images = built / "docs" / "auto_examples" / "images"

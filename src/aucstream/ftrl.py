@@ -309,7 +309,7 @@ def ftrl_weights(
 
 
 class SparseScaled:
-    """What the O(k) sparse learners (:class:`FTRLAUC`, :class:`aucstream.spam.SPAM`)
+    """What the O(k) sparse learners (:class:`FTRLAUC`, :class:`~aucstream.SPAM`)
     share: their running column scale ``scale_`` (:mod:`aucstream._running_scale`;
     ``column_scale`` in {"max_abs", "max_abs_1", None}), their coefficients in the
     raw columns' units, the fraction of them that are zero, and the check of their

@@ -4,7 +4,7 @@ Fraud, anomaly and advertising teams act on the few highest scores: the region o
 ROC curve left of a small false-positive rate :math:`\beta` (one-way partial AUC), and
 sometimes only its part above a true-positive rate :math:`\alpha` (two-way partial AUC).
 :class:`OnlinePAUC` maximizes either in one pass with memory independent of the stream
-length (:func:`aucstream.metrics.roc_auc` measures both exactly).
+length (:func:`aucstream.roc_auc` measures both exactly).
 
 Objective
 ---------

@@ -87,6 +87,7 @@ ALIASES = [
     ("run", "--learners", "--learner"),
     ("compare", "--datasets", "--dataset"),
     ("compare", "--learners", "--learner"),
+    ("compile", "--learners", "--learner"),
     ("fit", "--params", "--param"),
     ("evaluate", "--params", "--param"),
     ("evaluate", "--positive-labels", "--positive"),
@@ -117,6 +118,7 @@ def test_the_singular_is_an_alias_of_the_plural(command, plural, singular):
     assert plural in sub.format_help()
     prefix = {
         "run": [],
+        "compile": [],
         "compare": ["--datasets", "x"] if plural != "--datasets" else [],
         "fit": ["data.svm", "-o", "m"],
         "evaluate": ["data.svm", "-o", "m"],

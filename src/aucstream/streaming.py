@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import lzma
 import math
+import os
 import shutil
 import sys
 import threading
@@ -44,6 +45,7 @@ __all__ = [
     "Progress",
     "StreamInfo",
     "fit_stream",
+    "compile_kernels",
     "kernels_compiled",
     "running_auc_is_cheap",
     "stream_bytes",
@@ -567,3 +569,154 @@ def kernels_compiled() -> bool | None:
     from ._kernels import kernels_cached
 
     return kernels_cached((_chunks._values_ok, _chunks._csr_ok, _chunks.nonzero_columns))
+
+
+def compile_kernels(
+    estimators: Iterable[Any] | None = None,
+    *,
+    sparse: bool = True,
+    n_jobs: int | None = None,
+    progress: bool | None = False,
+) -> list[str]:
+    """Compile the kernels of ``estimators`` now, ahead of their first learning call.
+
+    numba compiles a learner's kernels at its first call after an install (the
+    tuning-free ``StreamPipeline()`` compiles some twenty, its candidates' and the
+    race's; docs/benchmarks.md) and keeps them in its on-disk cache, from which later
+    processes load them. This makes those first calls now: in an image's build, before
+    timing a run, on each machine of a cluster that does not share the cache. Each
+    estimator (a clone, so the given ones stay unfitted) learns a generated stream
+    whose concept changes half way (an online one with ``fit``, then ``partial_fit`` of
+    chunks, of part of one and of one row, long enough for a search's rounds, windows
+    and drift alarms; a batch one fits its first 200 rows), scores it
+    (``decision_function``, ``predict_proba``) and, when it has them, learns and
+    scores one example with ``learn_one`` and ``predict_proba_one``; dense rows
+    (float64), and CSR rows when ``sparse``. Warnings of the learning (e.g. FSAUC's
+    unknown stream length) are not shown. The kernels of the evaluation
+    (:func:`aucstream.evaluation.prequential`'s metrics) compile at their first use.
+
+    Parameters
+    ----------
+    estimators : iterable of estimators, optional
+        Unfitted aucstream estimators. Default: every learner of
+        :func:`aucstream.all_estimators` with its default parameters (the tuning-free
+        ``StreamPipeline()`` and ``OnePassSearch()`` among them).
+    sparse : bool, default=True
+        Also compile the CSR paths (scipy.sparse input).
+    n_jobs : int or None, default=None
+        Processes compiling estimators side by side (numba compiles one function at
+        a time in a process); None or 1: this process, -1: one per CPU.
+    progress : bool or None, default=False
+        A progress line on stderr (None: when stderr is a terminal).
+
+    Returns
+    -------
+    list of str
+        The estimators' class names, in order.
+
+    Examples
+    --------
+    >>> from aucstream import UnivariateOnline
+    >>> from aucstream.streaming import compile_kernels
+    >>> compile_kernels([UnivariateOnline()], sparse=False)
+    ['UnivariateOnline']
+    """
+    from sklearn.base import clone
+
+    if estimators is None:
+        from . import all_estimators
+
+        estimators = [cls() for _, cls in all_estimators()]
+    given = list(estimators)
+    for i, estimator in enumerate(given):
+        if isinstance(estimator, type) or not (
+            callable(getattr(estimator, "fit", None)) and hasattr(estimator, "get_params")
+        ):
+            raise TypeError(
+                f"compile_kernels: estimators[{i}] is {estimator!r}, not an unfitted "
+                "estimator (an instance with fit and get_params)"
+            )
+    copies = [clone(estimator) for estimator in given]  # (refuses what clone can not copy)
+    if not isinstance(sparse, bool | np.bool_):
+        raise TypeError(f"compile_kernels: sparse must be a bool, got {sparse!r}")
+    if n_jobs is not None and (
+        isinstance(n_jobs, bool) or not isinstance(n_jobs, int | np.integer) or n_jobs == 0
+    ):
+        raise ValueError(
+            f"compile_kernels: n_jobs must be None, -1 or a positive int, got {n_jobs!r}"
+        )
+    workers = 1 if n_jobs is None else int(n_jobs)
+    if workers < 0:
+        workers = max(1, (os.cpu_count() or 1) + 1 + workers)
+    workers = min(workers, len(copies)) or 1
+    names = [type(estimator).__name__ for estimator in copies]
+    line = Progress("compiling", total=len(copies), unit="estimators", enabled=progress)
+    try:
+        if workers == 1:
+            for estimator in copies:
+                _compile_one(estimator, bool(sparse))
+                line.update()
+            return names
+        import warnings
+
+        from joblib import Parallel, delayed
+
+        # loky's processes: no fork of numba's state, no import of the caller's __main__
+        parallel = Parallel(n_jobs=workers, backend="loky", return_as="generator_unordered")
+        with warnings.catch_warnings():
+            # loky replaces a process whose memory grew past its leak guard (compiling
+            # grows it) after its task, and says so: nothing is lost
+            warnings.filterwarnings("ignore", "A worker stopped while some jobs", UserWarning)
+            for _ in parallel(delayed(_compile_one)(e, bool(sparse)) for e in copies):
+                line.update()
+        return names
+    finally:
+        line.close()
+
+
+#: The rows an online estimator learns in :func:`compile_kernels` (a batch one: 200)
+_COMPILE_ROWS = 5000
+
+
+def _compile_one(estimator: Any, sparse: bool) -> str:
+    """The learning and scoring calls of :func:`compile_kernels` on ``estimator``."""
+    import warnings
+
+    import scipy.sparse as sp
+    from sklearn.base import clone
+
+    # a concept that flips half way: the online learners' streams are long enough for
+    # a search's rounds, windows and drift alarms (kernels of their own)
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(_COMPILE_ROWS + 40, 6))
+    s = X @ np.linspace(1.0, -0.5, 6)
+    s[_COMPILE_ROWS // 2 :] *= -1.0
+    y = (s + 0.5 * rng.normal(size=s.shape[0]) > 0.5).astype(np.int64)
+    inputs = [X] + ([sp.csr_matrix(X)] if sparse else [])
+    n = _COMPILE_ROWS
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for rows in inputs:
+                model = clone(estimator).fit(rows[:200], y[:200])
+                if hasattr(model, "partial_fit"):
+                    for start in range(200, n, 1200):  # chunks, a part one, one row
+                        stop = min(start + 1200, n)
+                        model.partial_fit(rows[start:stop], y[start:stop])
+                    model.partial_fit(rows[n : n + 39], y[n : n + 39])
+                    model.partial_fit(rows[n + 39 :], y[n + 39 :])
+                model.decision_function(rows[-40:])
+                if hasattr(model, "predict_proba"):
+                    model.predict_proba(rows[-40:])
+                if hasattr(model, "learn_one"):  # a dict row, and after dense chunks an array
+                    one = [X[0], dict(enumerate(X[0].tolist()))] if rows is X else [{0: 1.0}]
+                    for row in one:
+                        model.learn_one(row, int(y[0]))
+                        if hasattr(model, "predict_proba_one"):
+                            model.predict_proba_one(row)
+    except Exception as error:
+        raise RuntimeError(
+            f"compile_kernels: {type(estimator).__name__} failed on a generated stream: "
+            f"{type(error).__name__}: {error}"
+        ) from error
+    return type(estimator).__name__

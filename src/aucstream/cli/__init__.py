@@ -27,6 +27,9 @@ Commands
     its label learnt N examples later; the metrics at every checkpoint, as CSV.
 ``aucstream list``
     The learners (with their tuning grids) and the registered datasets.
+``aucstream compile [--learners NAMES] [--jobs N] [--no-sparse]``
+    Compile the learners' kernels into numba's on-disk cache now (an image's build, a
+    cluster's machines), so that a later process's first learning call loads them.
 ``aucstream compare --learners A B --datasets x y [--protocol g16] [--quick] [--out DIR]``
     Compare learners on datasets (registry names or LIBSVM/CSV files) under a paper's
     protocol: repeated stratified k-fold, hyperparameters by inner cross-validation

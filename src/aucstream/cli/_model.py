@@ -13,10 +13,12 @@ from ..streaming import ChunkStream, Progress, fit_stream
 from ._common import (
     CommandError,
     _add_file_options,
+    _add_progress_option,
     _BinaryLabels,
     _check_writable,
     _label_text,
     _labelled_stream,
+    _learner_class,
     _model_name,
     _model_to_fit,
     _ModelLabels,
@@ -391,6 +393,50 @@ def _add_fit_parsers(command) -> None:
     )
 
     command("list", _cmd_list, help="list learners and datasets")
+
+    compile_ = command(
+        "compile", _cmd_compile, help="compile the learners' kernels now (numba's cache)"
+    )
+    compile_.add_argument(
+        "--learners",
+        "--learner",
+        nargs="+",
+        default=None,
+        metavar="NAME",
+        help="learner classes (see `aucstream list`); default: every one, the tuning-free "
+        "StreamPipeline() included",
+    )
+    compile_.add_argument(
+        "--jobs",
+        type=int,
+        default=1,
+        metavar="N",
+        help="processes compiling side by side (-1: one per CPU; default 1)",
+    )
+    compile_.add_argument(
+        "--no-sparse", action="store_true", help="only the dense paths (no CSR input)"
+    )
+    _add_progress_option(compile_)
+
+
+def _cmd_compile(args) -> int:
+    """Compile the kernels the learners learn and score with, into numba's on-disk
+    cache, so that the first learning call of a later process (a script, a command,
+    a worker of a cluster) loads them instead of compiling them. Without
+    --learners: every learner with its defaults (the tuning-free StreamPipeline()
+    included), dense and CSR input (aucstream.streaming.compile_kernels)."""
+    from ..streaming import compile_kernels
+
+    if args.jobs == 0 or args.jobs < -1:
+        raise CommandError(f"--jobs must be -1 or a positive number, got {args.jobs}")
+    estimators = None
+    if args.learners is not None:
+        estimators = [_learner_class(name)() for name in args.learners]
+    names = compile_kernels(
+        estimators, sparse=not args.no_sparse, n_jobs=args.jobs, progress=args.progress
+    )
+    print(f"compiled: {', '.join(names)}")
+    return 0
 
 
 def _scoring_text(model) -> str:

@@ -83,6 +83,9 @@ def test_processes_side_by_side_and_the_command(tmp_path, capsys):
     [
         ({"estimators": [UnivariateOnline]}, TypeError, r"estimators\[0\] is .*not an unfitted"),
         ({"estimators": [UnivariateOnline(), "OPAUC"]}, TypeError, r"estimators\[1\] is 'OPAUC'"),
+        ({"estimators": UnivariateOnline()}, TypeError, "must be a list of estimators"),
+        ({"estimators": "OPAUC"}, TypeError, "must be a list of estimators"),
+        ({"estimators": 3}, TypeError, "must be a list of estimators"),
         ({"estimators": [UnivariateOnline()], "n_jobs": 0}, ValueError, "n_jobs must be"),
         ({"estimators": [UnivariateOnline()], "n_jobs": True}, ValueError, "n_jobs must be"),
         ({"estimators": [UnivariateOnline()], "n_jobs": 1.5}, ValueError, "n_jobs must be"),

@@ -627,7 +627,16 @@ def compile_kernels(
         from . import all_estimators
 
         estimators = [cls() for _, cls in all_estimators()]
-    given = list(estimators)
+    if isinstance(estimators, str) or hasattr(estimators, "fit"):
+        raise TypeError(
+            f"compile_kernels: estimators must be a list of estimators, got {estimators!r}"
+        )
+    try:
+        given = list(estimators)
+    except TypeError:
+        raise TypeError(
+            f"compile_kernels: estimators must be a list of estimators, got {estimators!r}"
+        ) from None
     for i, estimator in enumerate(given):
         if isinstance(estimator, type) or not (
             callable(getattr(estimator, "fit", None)) and hasattr(estimator, "get_params")

@@ -183,7 +183,7 @@ def say_if_compiling() -> bool:
         return False
     print(
         "aucstream: compiling the kernels this command uses (once: numba caches them "
-        "for later runs)",
+        "for later runs; `aucstream compile` compiles them all ahead of time)",
         file=sys.stderr,
         flush=True,
     )

@@ -695,10 +695,11 @@ def _compile_one(estimator: Any, sparse: bool) -> str:
     from sklearn.base import clone
 
     # a concept that flips half way: the online learners' streams are long enough for
-    # a search's rounds, windows and drift alarms (kernels of their own)
+    # a search's rounds, windows and drift alarms (kernels of their own); 20 features
+    # outgrow a sparse summary's first table (its regrowth is a kernel too)
     rng = np.random.default_rng(0)
-    X = rng.normal(size=(_COMPILE_ROWS + 40, 6))
-    s = X @ np.linspace(1.0, -0.5, 6)
+    X = rng.normal(size=(_COMPILE_ROWS + 40, 20))
+    s = X @ np.linspace(1.0, -0.5, 20)
     s[_COMPILE_ROWS // 2 :] *= -1.0
     y = (s + 0.5 * rng.normal(size=s.shape[0]) > 0.5).astype(np.int64)
     inputs = [X] + ([sp.csr_matrix(X)] if sparse else [])

@@ -120,3 +120,21 @@ def test_a_failing_estimator_is_named():
 
     with pytest.raises(RuntimeError, match="Broken failed on a generated stream"):
         compile_kernels([Broken()], sparse=False)
+
+
+def test_nothing_runs_without_numba_s_jit(monkeypatch):
+    import numba
+
+    import aucstream.streaming as streaming
+
+    def never(*args):
+        raise AssertionError("ran with the JIT disabled")
+
+    monkeypatch.setattr(streaming, "_compile_one", never)
+    monkeypatch.setattr(numba.config, "DISABLE_JIT", True)
+    with pytest.warns(RuntimeWarning, match="JIT is disabled"):
+        assert compile_kernels([UnivariateOnline()]) == ["UnivariateOnline"]
+    from aucstream.cli import CommandError, main
+
+    with pytest.raises(CommandError, match="JIT is disabled"):
+        main(["compile", "--learners", "UnivariateOnline"])

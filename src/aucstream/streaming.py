@@ -654,6 +654,18 @@ def compile_kernels(
         raise ValueError(
             f"compile_kernels: n_jobs must be None, -1 or a positive int, got {n_jobs!r}"
         )
+    import numba
+
+    if numba.config.DISABLE_JIT:  # (the kernels would run as Python: minutes each)
+        import warnings
+
+        warnings.warn(
+            "compile_kernels: numba's JIT is disabled (NUMBA_DISABLE_JIT): there is "
+            "nothing to compile, nothing was run",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+        return [type(estimator).__name__ for estimator in copies]
     workers = 1 if n_jobs is None else int(n_jobs)
     if workers < 0:
         workers = max(1, (os.cpu_count() or 1) + 1 + workers)

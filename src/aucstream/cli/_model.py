@@ -425,10 +425,14 @@ def _cmd_compile(args) -> int:
     a worker of a cluster) loads them instead of compiling them. Without
     --learners: every learner with its defaults (the tuning-free StreamPipeline()
     included), dense and CSR input (aucstream.streaming.compile_kernels)."""
+    import numba
+
     from ..streaming import compile_kernels
 
     if args.jobs == 0 or args.jobs < -1:
         raise CommandError(f"--jobs must be -1 or a positive number, got {args.jobs}")
+    if numba.config.DISABLE_JIT:
+        raise CommandError("numba's JIT is disabled (NUMBA_DISABLE_JIT): nothing to compile")
     estimators = None
     if args.learners is not None:
         estimators = [_learner_class(name)() for name in args.learners]

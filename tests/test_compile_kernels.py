@@ -86,6 +86,7 @@ def test_processes_side_by_side_and_the_command(tmp_path, capsys):
         ({"estimators": [UnivariateOnline()], "n_jobs": True}, ValueError, "n_jobs must be"),
         ({"estimators": [UnivariateOnline()], "n_jobs": 1.5}, ValueError, "n_jobs must be"),
         ({"estimators": [UnivariateOnline()], "sparse": "no"}, TypeError, "sparse must be"),
+        ({"estimators": [UnivariateOnline(eta=-1.0)]}, ValueError, "eta"),
     ],
 )
 def test_bad_arguments_are_refused_by_name(kwargs, error, match, monkeypatch):

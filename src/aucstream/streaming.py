@@ -646,6 +646,10 @@ def compile_kernels(
                 "estimator (an instance with fit and get_params)"
             )
     copies = [clone(estimator) for estimator in given]  # (refuses what clone can not copy)
+    for estimator in copies:  # a bad parameter is refused by name, before any compile
+        validate = getattr(estimator, "_validate_params", None)
+        if validate is not None:
+            validate()
     if not isinstance(sparse, bool | np.bool_):
         raise TypeError(f"compile_kernels: sparse must be a bool, got {sparse!r}")
     if n_jobs is not None and (

@@ -32,6 +32,7 @@ import shutil
 import sys
 import threading
 import time
+import warnings
 import weakref
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -661,8 +662,6 @@ def compile_kernels(
     import numba
 
     if numba.config.DISABLE_JIT:  # (the kernels would run as Python: minutes each)
-        import warnings
-
         warnings.warn(
             "compile_kernels: numba's JIT is disabled (NUMBA_DISABLE_JIT): there is "
             "nothing to compile, nothing was run",
@@ -682,8 +681,6 @@ def compile_kernels(
                 _compile_one(estimator, bool(sparse))
                 line.update()
             return names
-        import warnings
-
         from joblib import Parallel, delayed
 
         # loky's processes: no fork of numba's state, no import of the caller's __main__
@@ -705,8 +702,6 @@ _COMPILE_ROWS = 5000
 
 def _compile_one(estimator: Any, sparse: bool) -> str:
     """The learning and scoring calls of :func:`compile_kernels` on ``estimator``."""
-    import warnings
-
     import scipy.sparse as sp
     from sklearn.base import clone
 

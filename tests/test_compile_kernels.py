@@ -83,6 +83,7 @@ def test_processes_side_by_side_and_the_command(tmp_path, capsys):
         ({"estimators": "OPAUC"}, TypeError, "must be a list of estimators"),
         ({"estimators": 3}, TypeError, "must be a list of estimators"),
         ({"estimators": [UnivariateOnline()], "n_jobs": 0}, ValueError, "n_jobs must be"),
+        ({"estimators": [UnivariateOnline()], "n_jobs": -2}, ValueError, "n_jobs must be"),
         ({"estimators": [UnivariateOnline()], "n_jobs": True}, ValueError, "n_jobs must be"),
         ({"estimators": [UnivariateOnline()], "n_jobs": 1.5}, ValueError, "n_jobs must be"),
         ({"estimators": [UnivariateOnline()], "sparse": "no"}, TypeError, "sparse must be"),

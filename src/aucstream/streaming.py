@@ -654,13 +654,17 @@ def compile_kernels(
     if not isinstance(sparse, bool | np.bool_):
         raise TypeError(f"compile_kernels: sparse must be a bool, got {sparse!r}")
     if n_jobs is not None and (
-        isinstance(n_jobs, bool) or not isinstance(n_jobs, int | np.integer) or n_jobs == 0
+        isinstance(n_jobs, bool)
+        or not isinstance(n_jobs, int | np.integer)
+        or n_jobs < -1
+        or n_jobs == 0
     ):
         raise ValueError(
             f"compile_kernels: n_jobs must be None, -1 or a positive int, got {n_jobs!r}"
         )
     import numba
 
+    names = [type(estimator).__name__ for estimator in copies]
     if numba.config.DISABLE_JIT:  # (the kernels would run as Python: minutes each)
         warnings.warn(
             "compile_kernels: numba's JIT is disabled (NUMBA_DISABLE_JIT): there is "
@@ -668,12 +672,9 @@ def compile_kernels(
             RuntimeWarning,
             stacklevel=2,
         )
-        return [type(estimator).__name__ for estimator in copies]
-    workers = 1 if n_jobs is None else int(n_jobs)
-    if workers < 0:
-        workers = max(1, (os.cpu_count() or 1) + 1 + workers)
-    workers = min(workers, len(copies)) or 1
-    names = [type(estimator).__name__ for estimator in copies]
+        return names
+    workers = (os.cpu_count() or 1) if n_jobs == -1 else (n_jobs or 1)
+    workers = min(int(workers), len(copies)) or 1
     line = Progress("compiling", total=len(copies), unit="estimators", enabled=progress)
     try:
         if workers == 1:
@@ -708,11 +709,10 @@ def _compile_one(estimator: Any, sparse: bool) -> str:
     # a concept that flips half way: the online learners' streams are long enough for
     # a search's rounds, windows and drift alarms (kernels of their own); 20 features
     # outgrow a sparse summary's first table (its regrowth is a kernel too)
-    rng = np.random.default_rng(0)
-    X = rng.normal(size=(_COMPILE_ROWS + 40, 20))
-    s = X @ np.linspace(1.0, -0.5, 20)
-    s[_COMPILE_ROWS // 2 :] *= -1.0
-    y = (s + 0.5 * rng.normal(size=s.shape[0]) > 0.5).astype(np.int64)
+    from .checks import make_stream
+
+    X, y = make_stream(_COMPILE_ROWS + 40, 20, seed=0)
+    y[_COMPILE_ROWS // 2 :] *= -1
     inputs = [X] + ([sp.csr_matrix(X)] if sparse else [])
     n = _COMPILE_ROWS
     try:

@@ -24,6 +24,7 @@ from sklearn.metrics import (
 import aucstream
 from aucstream import SOLAM, OnePassSearch, StreamPipeline
 from aucstream._stream_metrics import expected_calibration_error
+from aucstream.checks import pickled_state
 from aucstream.datasets import iter_chunks, iter_svmlight
 from aucstream.evaluation import prequential
 from aucstream.evaluation._prequential import METRICS, model_bytes
@@ -570,3 +571,40 @@ def test_curves_do_not_share_their_column_index():
     assert second.columns.name is None
     assert list(second.columns) == list(first.columns)
     assert first.equals(first.copy()) and second["n_seen"].dtype == np.int64
+
+
+# ------------------------------------- delay 0: the labels checked once per flush
+@pytest.mark.parametrize(
+    "make",
+    [SOLAM, aucstream.OPAUC, lambda: StreamPipeline(OnlineStandardScaler(), SOLAM())],
+    ids=["SOLAM", "OPAUC", "pipeline"],
+)
+@pytest.mark.parametrize("every", [None, 7])
+@pytest.mark.parametrize("bad", [2, np.nan])
+def test_delay_0_names_the_example_of_a_bad_label_and_changes_nothing(make, every, bad):
+    X, y = data(80)
+    model = make().fit(X[:20], y[:20])
+    before = pickled_state(model)
+    labels = y[20:].astype(float)
+    labels[37] = bad  # example 37 of the run (its count starts at 0)
+    with pytest.raises(ValueError, match=r"of example 37 is not one of the classes"):
+        prequential(model, iter_chunks(X[20:], labels, 25), every=every)
+    assert pickled_state(model) == before
+
+
+def test_delay_0_holds_its_own_copy_of_each_chunks_labels():
+    """A reader that fills the same label array for every chunk gives the curve of
+    fresh arrays (the run holds the labels until it counts them)."""
+    X, y = data(300)
+
+    def reused():
+        buffer = np.empty(50, dtype=y.dtype)
+        for start in range(0, 300, 50):
+            buffer[:] = y[start : start + 50]
+            yield X[start : start + 50], buffer
+
+    fresh = prequential(SOLAM(), iter_chunks(X, y, 50))
+    again = prequential(SOLAM(), reused())
+    pd.testing.assert_frame_equal(
+        fresh.drop(columns="cpu_seconds"), again.drop(columns="cpu_seconds")
+    )

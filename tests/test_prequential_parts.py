@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from sklearn.metrics import brier_score_loss, log_loss
 
-from aucstream import SOLAM
+from aucstream import SOLAM, all_estimators
 from aucstream._sorted_pairs import _merged
 from aucstream._stream_metrics import (
     StreamingBrier,
@@ -20,7 +20,12 @@ from aucstream._stream_metrics import (
     _loss_sums,
 )
 from aucstream.evaluation._prequential import model_bytes
-from aucstream.evaluation._prequential_parts import MemoryReading, distinct, positive_of
+from aucstream.evaluation._prequential_parts import (
+    MemoryReading,
+    distinct,
+    is_fitted,
+    positive_of,
+)
 
 
 def per_row_log_loss(positive, p) -> float:
@@ -303,3 +308,25 @@ def test_the_curve_is_the_frame_of_its_rows():
         assert curve["alarms"].dtype == np.int64 and curve["auc"].dtype == np.float64
     curve.loc[0, "auc"] = 1.0
     assert curve.loc[0, "auc"] == 1.0 and math.isnan(curve_frame(rows).loc[0, "auc"])
+
+
+# ------------------------------------------------------- is_fitted without the tags
+@pytest.mark.parametrize("name", [name for name, _ in all_estimators()])
+def test_is_fitted_agrees_with_check_is_fitted(name):
+    """The shortcut for aucstream learners gives check_is_fitted's answer."""
+    from sklearn.exceptions import NotFittedError
+    from sklearn.utils.validation import check_is_fitted
+
+    def reference(model) -> bool:
+        try:
+            check_is_fitted(model)
+        except NotFittedError:
+            return False
+        return True
+
+    model = dict(all_estimators())[name]()
+    assert is_fitted(model) is reference(model) is False
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 3))
+    model.fit(X, (X[:, 0] > 0).astype(int))
+    assert is_fitted(model) is reference(model) is True

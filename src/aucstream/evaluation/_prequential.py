@@ -356,6 +356,11 @@ class _Evaluation:
             and not callable(delay)
             and label_probability is None
         )
+        #: the labels held as given, checked and compared with the positive class once
+        #: per flush (:meth:`flush`) rather than per chunk: delay 0 through a learner
+        #: whose calibration is replayed, where every chunk is counted as written
+        self.raw_labels = self.fast and self.owner is not None
+        self.held_base = 0  # (raw_labels: the position of the first row held)
 
     # ---------------------------------------------------------------- checks
     def check_chunk(self, X, y) -> tuple[Any, np.ndarray]:
@@ -494,6 +499,8 @@ class _Evaluation:
             positive, scores, proba, predicted = (
                 None if parts[0] is None else np.concatenate(parts) for parts in zip(*self.held)
             )
+        if self.raw_labels:  # (the labels as given: checked here, once for all held)
+            positive = self.check_labels(positive, self.held_base)
         self.held, self.n_held = [], 0
         self.together.update(positive, proba)  # the log-loss, Brier score, positive rate
         for metric, by_proba in self.apart:
@@ -559,11 +566,13 @@ class _Evaluation:
     def chunk(self, X, y: np.ndarray) -> None:
         n = y.shape[0]
         base = self.n_seen
+        if self.raw_labels:  # the labels checked when counted (flush); a copy held (a
+            # reader may fill the same array again for its next chunk)
+            self.count_written(self.fast_chunk(X, y, base), y.copy(), base)
+            return
         positive = self.check_labels(y, base)
         if self.fast:  # delay 0, every label kept: no release schedule to keep
-            written = (
-                self.search_chunk(X, y) if self.owner is None else self.fast_chunk(X, y, positive)
-            )
+            written = self.search_chunk(X, y)
             if written is not None:
                 self.count_written(written, positive, base)
                 return
@@ -608,8 +617,14 @@ class _Evaluation:
             self.first_fit, self.fitted = False, True
         return written
 
-    def fast_chunk(self, X, y, positive) -> np.ndarray:
-        """``delay=0`` through one ``test_then_train`` (see the module docstring)."""
+    def fast_chunk(self, X, y, base: int) -> np.ndarray:
+        """``delay=0`` through one ``test_then_train`` (see the module docstring).
+
+        The labels are checked by the learner (its classes are the run's); a chunk it
+        refuses is checked here too, so that a label of neither class gets
+        :meth:`check_labels`'s message naming its example. Every label the learner
+        accepts is checked again when counted (:meth:`flush`), and a refusal there
+        restores the model as any error of the run does."""
         model = self.model
         n = y.shape[0]
         fresh = not self.fitted
@@ -622,25 +637,33 @@ class _Evaluation:
         # a kernel that writes the decision scores and probabilities as it learns
         # (SOLAM's) spares the replay; one row goes through the one-example path
         with _calibration.writing(owner if n > 1 else None, written) as taken:
-            if self.first_fit:
-                raw = model.test_then_train(X, y, classes=np.asarray(self.classes))
-                self.first_fit = False
-            else:
-                raw = model.test_then_train(X, y)
+            try:
+                if self.first_fit:
+                    raw = model.test_then_train(X, y, classes=np.asarray(self.classes))
+                    self.first_fit = False
+                else:
+                    raw = model.test_then_train(X, y)
+            except ValueError:
+                self.check_labels(y, base)  # (raises when a label is of neither class)
+                raise
         self.fitted = True
         if not taken[0]:
             raw = np.asarray(raw, dtype=np.float64)
+            positive = self.check_labels(y, base)
             _calibration.replay(state, raw, np.where(positive, 1.0, -1.0), written)
         if fresh:  # nothing learnt before the first example: the untrained model's score
             written[0, 0] = 0.0
         return written
 
     def count_written(self, written: np.ndarray, positive, base) -> None:
-        """Count a chunk's decisions and probabilities as they were before each row."""
+        """Count a chunk's decisions and probabilities as they were before each row
+        (``positive``: the chunk's labels as given with ``raw_labels``)."""
         n = written.shape[1]
         decision, proba = written[0], written[1]
         predicted = decision > 0 if self.predicts else None
         every = self.every
+        if not self.held:
+            self.held_base = base
         if every is None:  # one part, no checkpoint: held (count, inlined)
             self.held.append((positive, decision, proba, predicted))
             self.n_held += n
@@ -657,6 +680,8 @@ class _Evaluation:
         while cur < n:  # the metrics counted up to each checkpoint
             stop = min(n, (self.n_seen // every + 1) * every - base)
             part = slice(cur, stop)
+            if not self.held:
+                self.held_base = base + cur
             self.count(
                 positive[part],
                 decision[part],

@@ -6,7 +6,10 @@ scores: many ties; chunk sizes from 0 up, single scores included), the very floa
 ``PrequentialAUC.get()`` gives and the exact rational AUC rounded once; its runs stay
 sorted and each more than twice the next; a large first chunk is counted without a
 sort (``_count_unsorted``, buckets) to the same count, or falls back to the sort when
-its buckets are too full (ties) or its range overflows. ``update_together`` feeds the log-loss,
+its buckets are too full (ties) or its range overflows: buckets of 0, 1, 2 and up to
+the most scores, ties within them and scores a step apart across their edges, -0.0
+against 0.0; the split names the first score that is not finite (NaN of either sign,
+the infinities) and spans the rest exactly. ``update_together`` feeds the log-loss,
 Brier score and positive rate what their own ``update`` would, bit for bit.
 """
 
@@ -21,10 +24,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from aucstream._sorted_pairs import (
+    _BUCKET_MOST,
+    _BUCKETS_PER_SCORE,
     _UNSORTED_FROM,
     StreamRuns,
     _count,
     _count_unsorted,
+    _split_into,
 )
 from aucstream._stream_metrics import (
     StreamingBrier,
@@ -194,3 +200,83 @@ def test_a_range_that_overflows_declines_before_any_bucket():
     ones = np.array([-1.7e308, 1.7e308])
     zeros = np.array([0.0, 1.0, -1.0])
     assert _count_unsorted(ones, zeros) == -1
+
+
+def _buckets_of(hay: np.ndarray, needles: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The buckets :func:`_count_unsorted` gives each class (the smaller one's, hay)."""
+    lo = min(hay.min(), needles.min())
+    buckets = _BUCKETS_PER_SCORE * hay.size
+    scale = buckets / (max(hay.max(), needles.max()) - lo)
+    return tuple(
+        np.minimum(((v - lo) * scale).astype(np.int64), buckets - 1) for v in (hay, needles)
+    )
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_unsorted_count_with_buckets_of_0_1_2_and_more_scores(seed):
+    """Buckets of the smaller class holding 0, 1, 2 and more scores, the larger class's
+    scores in them below, equal to and above those (ties within a bucket and scores a
+    step apart across bucket edges), -0.0 against 0.0, both classes the smaller one,
+    and needle counts about the block of buckets computed at a time: the unsorted
+    count is the sorted one, never declined."""
+    rng = np.random.default_rng(seed)
+    for k, n in ((1, 300), (2, 255), (3, 256), (7, 257), (64, 1000), (301, 3000)):
+        grid = np.linspace(-1.0, 1.0, 2 * k + 1)  # fewer points than buckets: some share
+        hay = rng.choice(grid, k)
+        hay[:2] = 0.0
+        near = rng.choice(hay, n)
+        needles = np.select(
+            [rng.random(n) < 0.3, rng.random(n) < 0.5],
+            [near, np.nextafter(near, rng.choice([-np.inf, np.inf], n))],
+            rng.uniform(-1.0, 1.0, n),
+        )
+        needles[rng.random(n) < 0.1] = -0.0
+        needles[0], needles[1] = -1.0, 1.0  # (the span: hay's range may be narrower)
+        at_hay, at_needles = _buckets_of(hay, needles)
+        holding = np.bincount(at_hay, minlength=_BUCKETS_PER_SCORE * k)[at_needles]
+        if k >= 64:
+            assert {0, 1, 2} <= set(holding) and holding.max() >= 3
+        want = _count(np.sort(hay), np.sort(needles))
+        assert _count_unsorted(hay, needles) == want  # hay the positives (ones)
+        assert _count_unsorted(needles, hay) == 2 * k * n - want  # hay the negatives
+
+
+@pytest.mark.parametrize("most", [_BUCKET_MOST, _BUCKET_MOST + 1])
+def test_unsorted_count_declines_a_bucket_over_the_most(most):
+    """A bucket of the smaller class holding :data:`_BUCKET_MOST` scores is counted
+    (each score of the other class in it compared with all of them); one more declines."""
+    rng = np.random.default_rng(5)
+    hay = np.r_[np.full(most, 0.25), rng.uniform(-1.0, 1.0, 40)]
+    needles = np.r_[0.25, np.nextafter(0.25, 0.0), np.nextafter(0.25, 1.0), rng.normal(size=500)]
+    got = _count_unsorted(hay, needles)
+    assert got == (_count(np.sort(hay), np.sort(needles)) if most == _BUCKET_MOST else -1)
+
+
+@pytest.mark.parametrize("bad", [np.nan, -np.nan, np.inf, -np.inf])
+def test_the_split_names_the_first_score_not_finite(bad):
+    """The chunk's span is taken from the floats' bits: any score whose exponent bits are
+    all set (either sign of NaN, the infinities) is refused, the first named."""
+    rng = np.random.default_rng(6)
+    positive = rng.random(600) < 0.3
+    buffers, meta, span = np.empty((2, 600)), np.zeros((2, 64), dtype=np.int64), np.empty(2)
+    for at in (0, 299, 599):
+        scores = rng.normal(size=600)
+        scores[min(at + 7, 599)] = np.nan  # (a later one too)
+        scores[at] = bad
+        assert _split_into(*buffers, meta, scores, positive, span) == -1 - at
+
+
+def test_the_split_span_is_the_least_and_largest_score():
+    """Zeros of either sign, subnormals and the largest floats, each class in order."""
+    positive = np.arange(8) % 3 == 0
+    buffers, meta, span = np.empty((2, 8)), np.zeros((2, 64), dtype=np.int64), np.empty(2)
+    for scores in (
+        np.array([0.0, -0.0, 0.5, -0.5, 1e-300, -5e-324, 5e-324, 2.0]),
+        -np.geomspace(1e-300, 1.7e308, 8),
+        np.geomspace(5e-324, 1.7e308, 8)[::-1],
+        np.array([-0.0, 0.0] * 4),
+    ):
+        k1 = _split_into(*buffers, meta, scores, positive, span)
+        assert k1 == positive.sum() and (span[0], span[1]) == (scores.min(), scores.max())
+        assert np.array_equal(buffers[1, :k1], scores[positive])
+        assert np.array_equal(buffers[0, : 8 - k1], scores[~positive])

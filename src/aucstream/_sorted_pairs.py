@@ -22,7 +22,7 @@ import math
 
 import numpy as np
 
-from ._kernels import jit
+from ._kernels import bits_of_float, float_of_bits, jit
 
 
 def _partial_auc(neg, pos, n_neg: int, n_pos: int, region, standardized: bool) -> float:
@@ -327,6 +327,39 @@ _BUCKETS_PER_SCORE = 4
 _MAX_BUCKETS = 1 << 18
 #: Scores counted unsorted at most, less one (the buckets' counts are int32).
 _INT32_LIMIT = 2**31 - 1
+#: Scores of the larger class whose buckets are computed at a time, in a loop of their
+#: own (:func:`_bucketed_rank_sum`): int32 conversions vectorize where the lookups do
+#: not, and the block's buckets stay in the L1 cache until they are read.
+_NEEDLE_BLOCK = 256
+
+
+@jit
+def _prefix_sums(counts):
+    """Replace ``counts`` (int32, of even length) by its running sums, in place.
+
+    Two halves summed at once and the first's total then added to the second: two
+    chains of additions where one would wait on each previous sum.
+    """
+    half = counts.shape[0] // 2
+    a, b = counts[:half], counts[half:]
+    run_a = run_b = np.int32(0)
+    for i in range(half):
+        run_a += a[i]
+        a[i] = run_a
+        run_b += b[i]
+        b[i] = run_b
+    for i in range(half):
+        b[i] += run_a
+
+
+@jit
+def _rank_in_bucket(spread, start, stop, x):
+    r""":math:`\sum_z 2\,[x > z] + [x = z]` over ``spread[start:stop]``."""
+    total = 0
+    for j in range(start, stop):
+        z = spread[j]
+        total += 2 * (x > z) + (x == z)
+    return total
 
 
 @jit
@@ -340,38 +373,53 @@ def _bucketed_rank_sum(hay, needles, lo, scale, buckets):
     bucket is smaller and equal scores share a bucket. ``hay`` is scattered by bucket
     (a counting sort, no comparison); each needle then adds twice the hay of the
     buckets below its own and compares itself with the few of its own.
+
+    Each needle compares itself with the score at its bucket's start whatever the
+    bucket holds, without a branch (whether a bucket holds 0, 1 or 2 scores is a coin
+    toss to a predictor where the classes mix): when the bucket is empty, that score
+    lies in a higher bucket, so it is larger and adds nothing, and past the last
+    score a sentinel (+inf) does the same. Only a bucket of two or more scores
+    branches, to compare the rest (:func:`_rank_in_bucket`).
     """
-    top = buckets - 1
-    # int32 counts and buckets (the caller declines 2**31 scores or more): half the
-    # cache of int64 ones, the needles' lookups about a tenth faster
-    below = np.zeros(buckets + 2, dtype=np.int32)  # then: hay in the buckets below b
-    where = np.empty(hay.shape[0], dtype=np.int32)
-    for i in range(hay.shape[0]):
-        b = min(np.int64((hay[i] - lo) * scale), top)
-        where[i] = b
-        below[b + 2] += 1
-    most = 0
-    for b in range(2, buckets + 2):
-        most = max(most, below[b])
-        below[b] += below[b - 1]
+    top = np.int32(buckets - 1)
+    k = hay.shape[0]
+    # below[b + 2] counts bucket b, then (summed) the buckets up to b; int32 counts
+    # and buckets (the caller declines 2**31 scores or more): half the cache of int64
+    # ones, and a conversion to int32 vectorizes (the needles'); one more slot when
+    # buckets is odd (_prefix_sums's halves). Each hay's bucket is computed twice,
+    # here and as it is scattered: cheaper than an array of them written and read.
+    below = np.zeros(buckets + 2 + (buckets & 1), dtype=np.int32)
+    for i in range(k):  # (unsigned indices: no wraparound of negative ones to check)
+        below[np.uint32(min(np.int32((hay[i] - lo) * scale), top)) + np.uint32(2)] += 1
+    most = np.int32(0)
+    for count in below:
+        most = max(most, count)
     if most > _BUCKET_MOST:
         return -1
+    _prefix_sums(below[2:])
     # below[b + 1], the start of bucket b, is its filling position: once filled, it
     # is the bucket's end, so below[b] and below[b + 1] bound bucket b (no copy)
-    spread = np.empty(hay.shape[0])
-    for i in range(hay.shape[0]):
-        b = where[i]
-        spread[below[b + 1]] = hay[i]
-        below[b + 1] += 1
+    spread = np.empty(k + 1)
+    spread[k] = math.inf
+    for i in range(k):
+        b = np.uint32(min(np.int32((hay[i] - lo) * scale), top)) + np.uint32(1)
+        spread[below[b]] = hay[i]
+        below[b] += 1
     total = 0
-    for x in needles:
-        b = min(np.int64((x - lo) * scale), top)
-        start, stop = np.int64(below[b]), np.int64(below[b + 1])
-        t = 2 * start
-        for j in range(start, stop):
-            z = spread[j]
-            t += 2 * (x > z) + (x == z)
-        total += t
+    one = np.uint64(1)
+    at = np.empty(_NEEDLE_BLOCK, dtype=np.int32)
+    for first in range(0, needles.shape[0], _NEEDLE_BLOCK):
+        block = needles[first : first + _NEEDLE_BLOCK]
+        for i in range(block.shape[0]):
+            at[i] = min(np.int32((block[i] - lo) * scale), top)
+        for i in range(block.shape[0]):
+            b = np.uint64(np.uint32(at[i]))
+            start = np.uint64(np.uint32(below[b]))
+            stop = np.uint64(np.uint32(below[b + one]))
+            x, z = block[i], spread[start]
+            total += 2 * np.int64(start) + 2 * (x > z) + (x == z)
+            if stop - start > one:
+                total += _rank_in_bucket(spread, start + one, stop, x)
     return total
 
 
@@ -422,6 +470,35 @@ def _count_in_span(ones, zeros, lo, hi):
 _MAX_RUNS = 62
 
 
+#: The bits of a float64 but its sign, and those of its exponent (all set: not finite).
+_MAGNITUDE = 0x7FFF_FFFF_FFFF_FFFF
+_EXPONENT = 0x7FF0_0000_0000_0000
+
+
+@jit
+def _span_of(scores, span):
+    """Write the least and the largest of ``scores`` into ``span``; False when a score
+    is not finite (then ``span`` is left as it was).
+
+    Compared as integers, whose minimum vectorizes where a float one (without
+    finite-math flags) does not: a float64's bits, with those after the sign flipped
+    when the sign is set, order as the float does (-0.0 just below 0.0), and the same
+    flip undoes it. A score is not finite when its exponent's bits are all set.
+    """
+    lo, hi, bad = _MAGNITUDE, -_MAGNITUDE - 1, False
+    for i in range(scores.shape[0]):
+        bits = bits_of_float(scores[i])
+        key = bits ^ ((bits >> 63) & _MAGNITUDE)
+        lo = min(lo, key)
+        hi = max(hi, key)
+        bad |= (bits & _EXPONENT) == _EXPONENT
+    if bad:
+        return False
+    span[0] = float_of_bits(lo ^ ((lo >> 63) & _MAGNITUDE))
+    span[1] = float_of_bits(hi ^ ((hi >> 63) & _MAGNITUDE))
+    return True
+
+
 @jit
 def _split_into(buf0, buf1, meta, scores, positive, span):
     """Append each class's new scores after its runs (unsorted); the number of
@@ -429,27 +506,28 @@ def _split_into(buf0, buf1, meta, scores, positive, span):
     nothing that counts has changed: the sizes in ``meta`` are the same). ``span``
     receives the least and the largest score (what :func:`_count_in_span` needs).
 
-    Without a branch on the label: each score is written after both classes' new
-    scores and only its class's count moves past it (the other class's slot is
-    written again by its next score; each buffer has room for the whole chunk after
-    its runs, :meth:`StreamRuns.add`).
+    Two passes, faster than one loop doing both: the span and the finiteness
+    (:func:`_span_of`, vectorized), then the split, without a branch on the label:
+    each score is written after both classes' new scores and only its class's count
+    moves past it (the other class's slot is written again by its next score; each
+    buffer has room for the whole chunk after its runs, :meth:`StreamRuns.add`).
     """
-    t0, t1 = meta[0, meta[0, 0]], meta[1, meta[1, 0]]
-    k0 = k1 = 0
-    lo, hi = math.inf, -math.inf
+    if not _span_of(scores, span):
+        for i in range(scores.shape[0]):
+            if not math.isfinite(scores[i]):
+                return -1 - i
+    # unsigned positions: a signed index costs each write numba's wraparound (a
+    # negative one counts from the end)
+    t1 = np.uint64(meta[1, meta[1, 0]])
+    at0, at1 = np.uint64(meta[0, meta[0, 0]]), t1
     for i in range(scores.shape[0]):
         s = scores[i]
-        if not math.isfinite(s):
-            return -1 - i
-        lo = min(lo, s)
-        hi = max(hi, s)
-        is_positive = np.int64(positive[i])
-        buf1[t1 + k1] = s
-        buf0[t0 + k0] = s
-        k1 += is_positive
-        k0 += 1 - is_positive
-    span[0], span[1] = lo, hi
-    return k1
+        is_positive = np.uint64(positive[i])
+        buf1[at1] = s
+        buf0[at0] = s
+        at1 += is_positive
+        at0 += np.uint64(1) - is_positive
+    return np.int64(at1 - t1)
 
 
 @jit

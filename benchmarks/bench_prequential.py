@@ -27,7 +27,7 @@ Usage::
     python benchmarks/bench_prequential.py [--repeat 3] [--out docs/results/prequential.md]
     PYTHONPATH=OTHER/src python benchmarks/bench_prequential.py --cost-only SOLAM
     PYTHONPATH=OTHER/src python benchmarks/bench_prequential.py --own-cost --repeat 30
-    python benchmarks/bench_prequential.py --paired SOLAM --repeat 60 [--sliced]
+    python benchmarks/bench_prequential.py --paired SOLAM --repeat 60 [--sliced] [--times 10]
 
 ``--paired`` is the way to read the cost target on a busy machine (:func:`paired`):
 one process, single passes of learning alone and of ``prequential`` interleaved
@@ -555,6 +555,13 @@ def main() -> None:
         action="store_true",
         help="with --paired: slice the chunks inside each pass (both runs), as section 1 does",
     )
+    parser.add_argument(
+        "--times",
+        type=int,
+        default=1,
+        help="with --paired: the stream is the data set this many times in a row (a "
+        "longer pass, over which a call's fixed costs weigh less)",
+    )
     args = parser.parse_args()
     from aucstream import OPAUC, SOLAM
 
@@ -564,6 +571,10 @@ def main() -> None:
         return
     if args.paired:
         learner = {"SOLAM": SOLAM, "OPAUC": OPAUC}[args.paired]
+        if args.times < 1:
+            parser.error("--times must be at least 1")
+        if args.times > 1:
+            X, y = sp.vstack([X] * args.times, format="csr"), np.tile(y, args.times)
         result = paired(
             X, y, max(args.repeat, 40), lambda: learner(random_state=0), sliced=args.sliced
         )

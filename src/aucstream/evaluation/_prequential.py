@@ -87,6 +87,7 @@ from .._rng import make_rng
 from .._state import state_items
 from .._stream_metrics import Together
 from .._streaming_auc import PrequentialAUC
+from ..streaming import ChunkStream, Progress
 from ._prequential_columns import METRICS, chosen_metrics, curve_frame
 from ._prequential_parts import (
     LabelCheck,
@@ -811,8 +812,6 @@ def prequential(
     >>> bool(curve["auc"].iloc[-1] > 0.9)
     True
     """
-    from ..streaming import ChunkStream, Progress
-
     _check_params(model, delay, window, every, label_probability)
     if rank not in ("decision", "proba"):
         raise ValueError(f"rank must be 'decision' or 'proba', got {rank!r}")

@@ -145,12 +145,10 @@ METRICS: dict[str, _Column] = {
 
 
 def chosen_metrics(metrics, options: dict) -> list[str]:
+    """The names of the columns ``metrics`` asks for (refused by name when unknown, or
+    when an option they need is None); the default ones when it is None."""
     if metrics is None:
-        return [
-            name
-            for name, column in METRICS.items()
-            if column.default and not column.missing(options)
-        ]
+        return list(_default_names(tuple((k, v is None) for k, v in options.items())))
     if isinstance(metrics, str):
         metrics = [m.strip() for m in metrics.split(",") if m.strip()]
     names = list(metrics)
@@ -165,6 +163,16 @@ def chosen_metrics(metrics, options: dict) -> list[str]:
     if len(set(names)) != len(names):
         raise ValueError(f"metrics names a column twice: {names}")
     return names
+
+
+@functools.lru_cache(maxsize=16)
+def _default_names(unset: tuple[tuple[str, bool], ...]) -> tuple[str, ...]:
+    """The default columns given which options are None (``(name, is None)`` pairs):
+    one walk of :data:`METRICS` per such set, not per run."""
+    options = {name: None if is_none else True for name, is_none in unset}
+    return tuple(
+        name for name, column in METRICS.items() if column.default and not column.missing(options)
+    )
 
 
 def curve_frame(rows: list[dict]) -> pd.DataFrame:

@@ -9,7 +9,10 @@ import operator
 from typing import Any
 
 import numpy as np
+from sklearn.exceptions import NotFittedError
+from sklearn.utils.validation import check_is_fitted
 
+from .._base import BaseStreamingAUC
 from .._dask_tasks import _nbytes
 from .._kernels import compiled_entry, jit
 from .._state import is_state_name
@@ -218,11 +221,6 @@ def is_fitted(model) -> bool:
     and not starting with ``__``, without its tag lookup and the raised error (a fixed
     cost of every :func:`~aucstream.evaluation.prequential` run; the two agree:
     ``tests/test_prequential.py``)."""
-    from sklearn.exceptions import NotFittedError
-    from sklearn.utils.validation import check_is_fitted
-
-    from .._base import BaseStreamingAUC
-
     if isinstance(model, BaseStreamingAUC) and not hasattr(model, "__sklearn_is_fitted__"):
         return any(k.endswith("_") and not k.startswith("__") for k in vars(model))
     try:

@@ -151,7 +151,7 @@ def test_unsorted_count_equals_the_sorted_count_or_declines(seed):
     assert declined < 60  # (the buckets count most of these)
 
 
-def test_a_large_first_chunk_is_counted_unsorted_then_sorted_by_the_next():
+def test_a_large_first_chunk_is_counted_unsorted_then_sorted_by_the_next_count():
     rng = np.random.default_rng(3)
     n = _UNSORTED_FROM + 500
     scores, positive = rng.normal(size=n + 700), rng.random(n + 700) < 0.3
@@ -159,14 +159,56 @@ def test_a_large_first_chunk_is_counted_unsorted_then_sorted_by_the_next():
     runs, reference = StreamRuns(), PrequentialAUC(pos_label=True)
     runs.add(positive[:n], scores[:n])
     reference.update(positive[:n], scores[:n])
-    assert runs.unsorted and runs.auc() == reference.get() == exact_auc(positive[:n], scores[:n])
+    assert runs.auc() == reference.get() == exact_auc(positive[:n], scores[:n])
+    assert runs.unsorted  # (counted by the read, without a sort)
     assert runs.sizes() == (int((~positive[:n]).sum()), int(positive[:n].sum()))
     for part in (slice(n, n + 300), slice(n + 300, n + 700)):
         runs.add(positive[part], scores[part])
         reference.update(positive[part], scores[part])
-        assert not runs.unsorted and runs.auc() == reference.get()
+        assert runs.auc() == reference.get() and not runs.unsorted
         check_runs(runs)
     assert runs.auc() == exact_auc(positive, scores)
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    sizes=st.lists(st.integers(0, 3000), min_size=1, max_size=12),
+    reads=st.lists(st.booleans(), min_size=12, max_size=12),
+)
+def test_reads_at_any_time_give_the_count_of_every_score_added(seed, sizes, reads):
+    """The count waits for a read: pending scores (many before the first read: counted
+    unsorted; after it: sorted and counted against the runs) give the exact value
+    whenever it is read, and the runs stay sorted and geometric."""
+    rng = np.random.default_rng(seed)
+    n = sum(sizes)
+    scores = np.round(rng.normal(size=n), 2)  # (ties)
+    positive = rng.random(n) < rng.random()
+    runs, start = StreamRuns(), 0
+    for size, read in zip(sizes, reads):
+        runs.add(positive[start : start + size], scores[start : start + size])
+        start += size
+        assert runs.sizes() == (int((~positive[:start]).sum()), int(positive[:start].sum()))
+        if read:
+            got, want = runs.auc(), exact_auc(positive[:start], scores[:start])
+            assert got == want or (math.isnan(got) and math.isnan(want))
+    got, want = runs.auc(), exact_auc(positive, scores)
+    assert got == want or (math.isnan(got) and math.isnan(want))
+    check_runs(runs)
+
+
+def test_many_chunks_before_the_first_read_are_counted_without_a_sort():
+    rng = np.random.default_rng(7)
+    scores, positive = rng.normal(size=3 * _UNSORTED_FROM), rng.random(3 * _UNSORTED_FROM) < 0.2
+    runs = StreamRuns()
+    for start in range(0, scores.size, 1000):
+        runs.add(positive[start : start + 1000], scores[start : start + 1000])
+    assert runs.p0 + runs.p1 == scores.size and runs.n0 == runs.n1 == 0  # (pending)
+    assert runs.auc() == exact_auc(positive, scores) and runs.unsorted
+    runs.add(positive[:10], scores[:10])  # the next count sorts them first
+    assert runs.auc() == exact_auc(np.r_[positive, positive[:10]], np.r_[scores, scores[:10]])
+    assert not runs.unsorted
+    check_runs(runs)
 
 
 @pytest.mark.parametrize("kind", ["ties", "range"])
@@ -258,25 +300,25 @@ def test_the_split_names_the_first_score_not_finite(bad):
     all set (either sign of NaN, the infinities) is refused, the first named."""
     rng = np.random.default_rng(6)
     positive = rng.random(600) < 0.3
-    buffers, meta, span = np.empty((2, 600)), np.zeros((2, 64), dtype=np.int64), np.empty(2)
+    buffers, span = np.empty((2, 600)), np.empty(2)
     for at in (0, 299, 599):
         scores = rng.normal(size=600)
         scores[min(at + 7, 599)] = np.nan  # (a later one too)
         scores[at] = bad
-        assert _split_into(*buffers, meta, scores, positive, span) == -1 - at
+        assert _split_into(*buffers, 0, 0, scores, positive, span) == -1 - at
 
 
 def test_the_split_span_is_the_least_and_largest_score():
     """Zeros of either sign, subnormals and the largest floats, each class in order."""
     positive = np.arange(8) % 3 == 0
-    buffers, meta, span = np.empty((2, 8)), np.zeros((2, 64), dtype=np.int64), np.empty(2)
+    buffers, span = np.empty((2, 8)), np.empty(2)
     for scores in (
         np.array([0.0, -0.0, 0.5, -0.5, 1e-300, -5e-324, 5e-324, 2.0]),
         -np.geomspace(1e-300, 1.7e308, 8),
         np.geomspace(5e-324, 1.7e308, 8)[::-1],
         np.array([-0.0, 0.0] * 4),
     ):
-        k1 = _split_into(*buffers, meta, scores, positive, span)
+        k1 = _split_into(*buffers, 0, 0, scores, positive, span)
         assert k1 == positive.sum() and (span[0], span[1]) == (scores.min(), scores.max())
         assert np.array_equal(buffers[1, :k1], scores[positive])
         assert np.array_equal(buffers[0, : 8 - k1], scores[~positive])

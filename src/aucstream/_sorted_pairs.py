@@ -11,9 +11,10 @@ and :class:`~aucstream.metrics.RollingAUC` (:mod:`aucstream._streaming_auc`).
   reach, merged from the runs) and :func:`_partial_auc` (the walk down the ROC curve,
   :func:`_partial_area`);
 - :class:`StreamRuns`: the pair count of a stream with each class's runs in one
-  buffer, updated in two compiled calls per chunk (:func:`_split_into`,
-  :func:`_count_new`), what :func:`aucstream.evaluation.prequential`'s ``auc`` column
-  keeps; a large first chunk is counted without a sort (:func:`_count_unsorted`).
+  buffer, its chunks split by class as they come (:func:`_split_into`) and counted at
+  the next read (:func:`_count_new`), what :func:`aucstream.evaluation.prequential`'s
+  ``auc`` column keeps; many scores pending before the first count are counted
+  without a sort (:func:`_count_in_span`).
 """
 
 from __future__ import annotations
@@ -500,11 +501,11 @@ def _span_of(scores, span):
 
 
 @jit
-def _split_into(buf0, buf1, meta, scores, positive, span):
-    """Append each class's new scores after its runs (unsorted); the number of
-    positives, or -1 - i when ``scores[i]`` is the first that is not finite (then
-    nothing that counts has changed: the sizes in ``meta`` are the same). ``span``
-    receives the least and the largest score (what :func:`_count_in_span` needs).
+def _split_into(buf0, buf1, t0, t1, scores, positive, span):
+    """Write each class's scores (unsorted) from ``buf0[t0]`` and ``buf1[t1]`` on; the
+    number of positives, or -1 - i when ``scores[i]`` is the first that is not finite
+    (then nothing is written). ``span`` receives the least and the largest score (what
+    :func:`_count_in_span` needs).
 
     Two passes, faster than one loop doing both: the span and the finiteness
     (:func:`_span_of`, vectorized), then the split, without a branch on the label:
@@ -518,8 +519,7 @@ def _split_into(buf0, buf1, meta, scores, positive, span):
                 return -1 - i
     # unsigned positions: a signed index costs each write numba's wraparound (a
     # negative one counts from the end)
-    t1 = np.uint64(meta[1, meta[1, 0]])
-    at0, at1 = np.uint64(meta[0, meta[0, 0]]), t1
+    at0, at1 = np.uint64(t0), np.uint64(t1)
     for i in range(scores.shape[0]):
         s = scores[i]
         is_positive = np.uint64(positive[i])
@@ -527,7 +527,7 @@ def _split_into(buf0, buf1, meta, scores, positive, span):
         buf0[at0] = s
         at1 += is_positive
         at0 += np.uint64(1) - is_positive
-    return np.int64(at1 - t1)
+    return np.int64(at1 - np.uint64(t1))
 
 
 @jit
@@ -580,31 +580,47 @@ class StreamRuns:
     """The exact pair count :math:`C` of a labelled stream, each class's scores kept as
     sorted runs of geometrically shrinking sizes in one growing buffer per class.
 
-    What :class:`~aucstream.metrics.PrequentialAUC` counts, in two compiled calls per
-    update and one sort per class (no list of runs to walk in Python): a chunk's scores
-    are split by class, sorted, counted against each other and the other class's runs
-    by galloping searches (:func:`_count`), and merged into the runs as
-    :func:`_compact` merges them. ``auc()`` is :math:`C / (2 n_+ n_-)`, the float
-    ``PrequentialAUC.get()`` gives from the same integer count. Memory: 8 bytes a
-    score, up to twice that as the buffers grow by doubling (room for a chunk after
-    the runs).
+    What :class:`~aucstream.metrics.PrequentialAUC` counts, in a few compiled calls per
+    read and one sort per class (no list of runs to walk in Python): ``add`` splits a
+    chunk's scores by class after the runs (pending, not counted); a read
+    (:meth:`auc`, :attr:`pairs`, :meth:`settle`) sorts the pending scores of each
+    class, counts them against each other and the other class's runs by galloping
+    searches (:func:`_count`) and merges them into the runs as :func:`_compact` merges
+    them. ``auc()`` is :math:`C / (2 n_+ n_-)`, the float ``PrequentialAUC.get()``
+    gives from the same integer count. Memory: 8 bytes a score, up to twice that as
+    the buffers grow by doubling.
 
-    A first chunk of :data:`_UNSORTED_FROM` scores or more (prequential's default
-    holds every score of a short stream for one read at the end) is counted without
-    a sort (:func:`_count_unsorted`) and left unsorted, each class one run to be
-    (``unsorted``); the next ``add`` (or :meth:`settle`) sorts it first.
+    The count waits for a read because one count of many scores costs less than
+    several of fewer: prequential's default reads once, at the end, and its updates
+    come in blocks of at most 2**16 rows. When nothing was counted before and
+    :data:`_UNSORTED_FROM` scores or more are pending, they are counted without a
+    sort (:func:`_count_in_span`, buckets) and left unsorted, each class one run to be
+    (``unsorted``); the next count (or :meth:`settle`) sorts them first.
     """
 
     def __init__(self) -> None:
         self.buffers = [np.empty(1024), np.empty(1024)]
         self.meta = np.zeros((2, _MAX_RUNS + 2), dtype=np.int64)  # see _push_run
         self.span = np.empty(2)  # the least and the largest score of the last chunk
-        self.pairs = 0
+        self._pairs = 0
         self.n0 = self.n1 = 0  # (the class sizes of meta, as Python ints)
+        self.p0 = self.p1 = 0  # scores of each class after the runs, not yet counted
+        self.lo, self.hi = math.inf, -math.inf  # the span of the pending scores
         self.unsorted = False  # each class's scores one run still to sort (settle)
 
+    @property
+    def pairs(self) -> int:
+        """:math:`C` over every pair of the scores added (counted now if need be)."""
+        self.count()
+        return self._pairs
+
     def settle(self) -> None:
-        """Sort the scores of a first chunk counted unsorted, each class one run."""
+        """Count the pending scores, then sort those counted unsorted (each class one
+        run)."""
+        self.count()
+        self._sort_unsorted()
+
+    def _sort_unsorted(self) -> None:
         if not self.unsorted:
             return
         for j, size in ((0, self.n0), (1, self.n1)):
@@ -615,40 +631,54 @@ class StreamRuns:
 
     def sizes(self) -> tuple[int, int]:
         """The number of scores of class 0 (negatives) and of class 1 (positives)."""
-        return self.n0, self.n1
+        return self.n0 + self.p0, self.n1 + self.p1
 
     def add(self, positive: np.ndarray, scores: np.ndarray) -> None:
-        """Count the pairs of a chunk (boolean labels, float64 scores; contiguous)."""
+        """Add the pairs of a chunk (boolean labels, float64 scores; contiguous),
+        counted at the next read; a score that is not finite is refused and nothing
+        is added."""
         n = scores.shape[0]
-        if self.unsorted:
-            self.settle()
-        n0, n1, buffers = self.n0, self.n1, self.buffers
-        if n0 + n > buffers[0].shape[0] or n1 + n > buffers[1].shape[0]:
-            for j, size in ((0, n0), (1, n1)):  # room for the chunk after the runs
+        at0, at1, buffers = self.n0 + self.p0, self.n1 + self.p1, self.buffers
+        if at0 + n > buffers[0].shape[0] or at1 + n > buffers[1].shape[0]:
+            for j, size in ((0, at0), (1, at1)):  # room for the chunk after the others
                 if size + n > buffers[j].shape[0]:
                     grown = np.empty(max(2 * buffers[j].shape[0], size + n))
                     grown[:size] = buffers[j][:size]
                     buffers[j] = grown
-        buf0, buf1 = buffers
         span = self.span
-        k1 = int(_split_into(buf0, buf1, self.meta, scores, positive, span))
+        k1 = int(_split_into(buffers[0], buffers[1], at0, at1, scores, positive, span))
         if k1 < 0:
             i = -1 - k1
             raise ValueError(f"score {i} = {scores[i]} is not finite (nothing was counted)")
-        k0 = n - k1
-        if n >= _UNSORTED_FROM and n0 == n1 == 0:  # (k0 and k1 after empty runs)
-            pairs = int(_count_in_span(buf1[:k1], buf0[:k0], span[0], span[1]))
+        if n:
+            self.p0, self.p1 = self.p0 + n - k1, self.p1 + k1
+            self.lo, self.hi = min(self.lo, float(span[0])), max(self.hi, float(span[1]))
+
+    def count(self) -> None:
+        """Count the pairs the pending scores make with each other and with the runs."""
+        k0, k1 = self.p0, self.p1
+        if k0 == k1 == 0:
+            return
+        n0, n1 = self.n0, self.n1
+        buf0, buf1 = self.buffers
+        self.p0 = self.p1 = 0
+        lo, hi = self.lo, self.hi
+        self.lo, self.hi = math.inf, -math.inf
+        if k0 + k1 >= _UNSORTED_FROM and n0 == n1 == 0:  # (k0 and k1 after empty runs)
+            pairs = int(_count_in_span(buf1[:k1], buf0[:k0], lo, hi))
             if pairs >= 0:
-                self.pairs, self.n0, self.n1, self.unsorted = pairs, k0, k1, True
+                self._pairs, self.n0, self.n1, self.unsorted = pairs, k0, k1, True
                 return
+        self._sort_unsorted()
         buf0[n0 : n0 + k0].sort()
         buf1[n1 : n1 + k1].sort()
-        self.pairs += int(_count_new(buf0, buf1, self.meta, k0, k1))
+        self._pairs += int(_count_new(buf0, buf1, self.meta, k0, k1))
         self.n0, self.n1 = n0 + k0, n1 + k1
 
     def auc(self) -> float:
-        """The AUC of the pairs counted, ties one half; NaN while a class is missing."""
+        """The AUC of the pairs added, ties one half; NaN while a class is missing."""
+        self.count()
         n0, n1 = self.n0, self.n1
         if n0 == 0 or n1 == 0:
             return math.nan
-        return self.pairs / (2 * n0 * n1)
+        return self._pairs / (2 * n0 * n1)

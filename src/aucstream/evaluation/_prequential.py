@@ -77,7 +77,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-import scipy.sparse as sp
 
 from .. import _calibration, _search_scores
 from .._base import BaseStreamingAUC
@@ -96,6 +95,12 @@ from ._prequential_parts import (
     distinct,
     is_fitted,
     pair_from,
+    plain_row,
+    row_of,
+    slice_rows,
+    stack_rows,
+    take_rows,
+    width_of,
 )
 
 __all__ = ["prequential", "METRICS", "model_bytes"]
@@ -176,55 +181,6 @@ def _check_params(model, delay, window, every, label_probability) -> None:
             raise TypeError(f"label_probability must be a number, got {label_probability!r}")
         if not 0.0 < float(label_probability) <= 1.0:
             raise ValueError(f"label_probability must be in (0, 1], got {label_probability}")
-
-
-# ------------------------------------------------------------------- the rows
-def _width(X) -> int:
-    shape = getattr(X, "shape", None)
-    if shape is None or len(shape) != 2:
-        raise ValueError(f"each chunk's X must be 2-D, got {type(X).__name__} of shape {shape}")
-    return int(shape[1])
-
-
-def _take(X, rows: np.ndarray):
-    if isinstance(X, pd.DataFrame):
-        return X.iloc[rows]
-    return X[rows]
-
-
-def _slice(X, start: int, stop: int):
-    if isinstance(X, pd.DataFrame):
-        return X.iloc[start:stop]
-    return X[start:stop]
-
-
-def _stack(parts: list):
-    if len(parts) == 1:
-        return parts[0]
-    if isinstance(parts[0], pd.DataFrame):
-        return pd.concat(parts)
-    if sp.issparse(parts[0]):
-        return sp.vstack(parts, format="csr")
-    return np.concatenate(parts)
-
-
-def _plain_row(X, j: int):
-    """Row ``j`` as a learner's one-example methods take it without validation (a
-    float64 1-D array, or a dict of feature indices for a CSR row), or None."""
-    if type(X) is np.ndarray:
-        if X.dtype == np.float64 and X.ndim == 2 and X.flags.c_contiguous:
-            return X[j]
-        return None
-    if sp.issparse(X) and X.format == "csr" and X.has_canonical_format:
-        start, stop = X.indptr[j], X.indptr[j + 1]
-        return dict(zip(X.indices[start:stop].tolist(), X.data[start:stop].tolist()))
-    return None
-
-
-def _row(X, j: int):
-    if isinstance(X, pd.DataFrame):
-        return X.iloc[j]
-    return X[j]
 
 
 # ------------------------------------------------------------ the fast replay
@@ -347,7 +303,7 @@ class _Evaluation:
         self.plain = _replays_calibration(model)
         #: decision_function, predict_proba and predict from one score_samples
         self.as_base = self.plain or _scores_as_base(model)
-        #: the learner whose calibration fast_chunk replays (see _calibration_owner)
+        #: the learner whose calibration owned_chunk replays (see _calibration_owner)
         self.owner = _calibration_owner(model, self.plain)
         #: the search whose decisions the learning records (see _search_of)
         self.search = None if self.owner is not None else _search_scores.search_of(model)
@@ -367,7 +323,7 @@ class _Evaluation:
     def check_chunk(self, X, y) -> tuple[Any, np.ndarray]:
         shape = getattr(X, "shape", None)
         if shape is None or len(shape) != 2 or shape[1] != self.width:
-            self.check_width(_width(X))
+            self.check_width(width_of(X))
         if type(y) is not np.ndarray or y.ndim != 1:
             y = np.asarray(y)
             if y.ndim != 1:
@@ -420,7 +376,7 @@ class _Evaluation:
             return np.full(n, int(self.delay), dtype=np.int64)
         out = np.empty(n, dtype=np.int64)
         for j in range(n):
-            d = self.delay(base + j, _row(X, j), y[j].item() if hasattr(y[j], "item") else y[j])
+            d = self.delay(base + j, row_of(X, j), y[j].item() if hasattr(y[j], "item") else y[j])
             if not _is_int(d) or d < 0:
                 raise ValueError(
                     f"delay({base + j}, x, y) returned {d!r}; it must return an int >= 0"
@@ -472,7 +428,7 @@ class _Evaluation:
         the row is plain, else None."""
         if not (self.plain and self.fitted):
             return None
-        row = _plain_row(X, j)
+        row = plain_row(X, j)
         if row is None:
             return None
         model, proba, predicted = self.model, None, None
@@ -510,9 +466,9 @@ class _Evaluation:
     # -------------------------------------------------------------- learning
     def learn_row(self, X, y: np.ndarray, j: int) -> None:
         """Learn row ``j`` alone (the learner's one-example path when it applies)."""
-        row = _plain_row(X, j) if self.plain and not self.first_fit else None
+        row = plain_row(X, j) if self.plain and not self.first_fit else None
         if row is None:
-            self.learn(_slice(X, j, j + 1), y[j : j + 1])
+            self.learn(slice_rows(X, j, j + 1), y[j : j + 1])
             return
         self.model.learn_one(row, y[j])
         self.n_learnt += 1
@@ -552,25 +508,24 @@ class _Evaluation:
                     parts_X.append(held[0])
                     parts_y.append(held[1])
                 elif rows[-1] - rows[0] == rows.size - 1 and np.all(np.diff(rows) == 1):
-                    parts_X.append(_slice(held[0], int(rows[0]), int(rows[-1]) + 1))
+                    parts_X.append(slice_rows(held[0], int(rows[0]), int(rows[-1]) + 1))
                     parts_y.append(held[1][rows[0] : rows[-1] + 1])
                 else:
-                    parts_X.append(_take(held[0], rows))
+                    parts_X.append(take_rows(held[0], rows))
                     parts_y.append(held[1][rows])
                 held[2] -= rows.size
                 if held[2] == 0:
                     del self.chunks[run[start][0]]
                 start = k
-        self.learn(_stack(parts_X), np.concatenate(parts_y))
+        self.learn(stack_rows(parts_X), np.concatenate(parts_y))
 
     # ------------------------------------------------------------ one chunk
     def chunk(self, X, y: np.ndarray) -> None:
+        if self.raw_labels:
+            self.owned_chunk(X, y)
+            return
         n = y.shape[0]
         base = self.n_seen
-        if self.raw_labels:  # the labels checked when counted (flush); a copy held (a
-            # reader may fill the same array again for its next chunk)
-            self.count_written(self.fast_chunk(X, y, base), y.copy(), base)
-            return
         positive = self.check_labels(y, base)
         if self.fast:  # delay 0, every label kept: no release schedule to keep
             written = self.search_chunk(X, y)
@@ -596,7 +551,7 @@ class _Evaluation:
             if self.every is not None:
                 stop = min(stop, (self.n_seen // self.every + 1) * self.every - base)
             one = self.score_row(X, cur) if stop == cur + 1 else None
-            scores, proba, predicted = one or self.score(_slice(X, cur, stop))
+            scores, proba, predicted = one or self.score(slice_rows(X, cur, stop))
             self.count(positive[cur:stop], scores, proba, predicted)
             self.n_seen = base + stop
             self.release(self.n_seen - 1)
@@ -618,16 +573,20 @@ class _Evaluation:
             self.first_fit, self.fitted = False, True
         return written
 
-    def fast_chunk(self, X, y, base: int) -> np.ndarray:
-        """``delay=0`` through one ``test_then_train`` (see the module docstring).
+    def owned_chunk(self, X, y) -> None:
+        """``delay=0`` through one ``test_then_train`` (see the module docstring), the
+        chunk's decisions and probabilities counted with its labels as given
+        (``raw_labels``; one method: it runs for every chunk).
 
         The labels are checked by the learner (its classes are the run's); a chunk it
         refuses is checked here too, so that a label of neither class gets
         :meth:`check_labels`'s message naming its example. Every label the learner
         accepts is checked again when counted (:meth:`flush`), and a refusal there
-        restores the model as any error of the run does."""
+        restores the model as any error of the run does. A copy of the labels is held
+        (a reader may fill the same array again for its next chunk)."""
         model = self.model
         n = y.shape[0]
+        base = self.n_seen
         fresh = not self.fitted
         if fresh:  # a plain learner starts from an empty calibration: its kernel writes
             state, owner = _calibration.new_state(), model if self.plain else None
@@ -654,7 +613,17 @@ class _Evaluation:
             _calibration.replay(state, raw, np.where(positive, 1.0, -1.0), written)
         if fresh:  # nothing learnt before the first example: the untrained model's score
             written[0, 0] = 0.0
-        return written
+        if self.every is not None:
+            self.count_written(written, y.copy(), base)
+            return
+        if not self.held:  # one part, no checkpoint: held (count_written, inlined)
+            self.held_base = base
+        decision = written[0]
+        self.held.append((y.copy(), decision, written[1], decision > 0 if self.predicts else None))
+        self.n_held += n
+        self.n_seen = self.n_learnt = base + n
+        if self.n_held >= _HOLD:
+            self.flush()
 
     def count_written(self, written: np.ndarray, positive, base) -> None:
         """Count a chunk's decisions and probabilities as they were before each row
@@ -866,7 +835,7 @@ def prequential(
         for X, y in ahead:
             _one(run, X, y, bar, chunks)
         del ahead
-        check, chunk = run.check_chunk, run.chunk
+        check, chunk = run.check_chunk, (run.owned_chunk if run.raw_labels else run.chunk)
         for X, y in chunks:
             X, y = check(X, y)
             if bar is None:

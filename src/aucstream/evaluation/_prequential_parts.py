@@ -1,4 +1,5 @@
-"""Helpers of :func:`aucstream.evaluation.prequential`: the memory reading at each
+"""Helpers of :func:`aucstream.evaluation.prequential`: the rows of a chunk (its
+width, slices, stacks and plain rows), the memory reading at each
 checkpoint (:class:`MemoryReading`), the labels' check in one compiled pass
 (:func:`positive_of`, :class:`LabelCheck` for a run's classes), and the classes of a
 run (:func:`is_fitted`, :func:`classes_for`, :func:`pair_from`)."""
@@ -9,6 +10,8 @@ import operator
 from typing import Any
 
 import numpy as np
+import pandas as pd
+import scipy.sparse as sp
 from sklearn.exceptions import NotFittedError
 from sklearn.utils.validation import check_is_fitted
 
@@ -24,7 +27,13 @@ __all__ = [
     "distinct",
     "is_fitted",
     "pair_from",
+    "plain_row",
     "positive_of",
+    "row_of",
+    "slice_rows",
+    "stack_rows",
+    "take_rows",
+    "width_of",
 ]
 
 
@@ -261,3 +270,57 @@ def classes_for(model, classes, fitted: bool) -> tuple | None:
             raise ValueError(f"classes={list(classes)} differs from the model's {list(known)}")
         return known
     return classes
+
+
+# ------------------------------------------------------------------- the rows
+def width_of(X) -> int:
+    """The number of columns of a chunk (refused by name when it is not 2-D)."""
+    shape = getattr(X, "shape", None)
+    if shape is None or len(shape) != 2:
+        raise ValueError(f"each chunk's X must be 2-D, got {type(X).__name__} of shape {shape}")
+    return int(shape[1])
+
+
+def take_rows(X, rows: np.ndarray):
+    """The rows ``rows`` of a chunk (an array, a sparse matrix or a DataFrame)."""
+    if isinstance(X, pd.DataFrame):
+        return X.iloc[rows]
+    return X[rows]
+
+
+def slice_rows(X, start: int, stop: int):
+    """The rows ``start:stop`` of a chunk."""
+    if isinstance(X, pd.DataFrame):
+        return X.iloc[start:stop]
+    return X[start:stop]
+
+
+def stack_rows(parts: list):
+    """The chunks ``parts`` one after the other, as one of their kind."""
+    if len(parts) == 1:
+        return parts[0]
+    if isinstance(parts[0], pd.DataFrame):
+        return pd.concat(parts)
+    if sp.issparse(parts[0]):
+        return sp.vstack(parts, format="csr")
+    return np.concatenate(parts)
+
+
+def plain_row(X, j: int):
+    """Row ``j`` as a learner's one-example methods take it without validation (a
+    float64 1-D array, or a dict of feature indices for a CSR row), or None."""
+    if type(X) is np.ndarray:
+        if X.dtype == np.float64 and X.ndim == 2 and X.flags.c_contiguous:
+            return X[j]
+        return None
+    if sp.issparse(X) and X.format == "csr" and X.has_canonical_format:
+        start, stop = X.indptr[j], X.indptr[j + 1]
+        return dict(zip(X.indices[start:stop].tolist(), X.data[start:stop].tolist()))
+    return None
+
+
+def row_of(X, j: int):
+    """Row ``j`` of a chunk, as its kind gives one (what a ``delay`` callable gets)."""
+    if isinstance(X, pd.DataFrame):
+        return X.iloc[j]
+    return X[j]

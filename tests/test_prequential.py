@@ -608,3 +608,12 @@ def test_delay_0_holds_its_own_copy_of_each_chunks_labels():
     pd.testing.assert_frame_equal(
         fresh.drop(columns="cpu_seconds"), again.drop(columns="cpu_seconds")
     )
+
+
+@pytest.mark.parametrize("bad", ["maybe", 3.5, None])
+def test_delay_0_names_a_bad_label_among_strings(bad):
+    X, y = data(60)
+    labels = np.where(y == 1, "yes", "no").astype(object)
+    labels[45] = bad
+    with pytest.raises(ValueError, match=r"of example 45 is not one of the classes"):
+        prequential(SOLAM(), iter_chunks(X, labels, 30))

@@ -603,7 +603,7 @@ class _Evaluation:
                     self.first_fit = False
                 else:
                     raw = model.test_then_train(X, y)
-            except ValueError:
+            except (ValueError, TypeError):
                 self.check_labels(y, base)  # (raises when a label is of neither class)
                 raise
         self.fitted = True

@@ -420,7 +420,7 @@ def reads(n: int = 10**6, repeat: int = 3) -> dict:
         metric.update(y[i : i + 1000], s[i : i + 1000])
         runs.add(y[i : i + 1000], s[i : i + 1000])
     runs.auc()
-    best_get = best_runs = best_sort = np.inf
+    best_get = best_runs = best_counting = best_sort = np.inf
     for k in range(repeat):
         part = slice(last + 1000 * k, last + 1000 * (k + 1))
         metric.update(y[part], s[part])
@@ -429,7 +429,10 @@ def reads(n: int = 10**6, repeat: int = 3) -> dict:
         ours = metric.get()
         best_get = min(best_get, time.process_time() - start)
         start = time.process_time()
-        column = runs.auc()  # (counts the chunk added since the last read: part of a read)
+        runs.auc()  # (counts the chunk added since the last read: what its update deferred)
+        best_counting = min(best_counting, time.process_time() - start)
+        start = time.process_time()
+        column = runs.auc()  # (nothing pending: the read itself)
         best_runs = min(best_runs, time.process_time() - start)
         start = time.process_time()
         theirs = roc_auc_score(y, s)
@@ -438,6 +441,7 @@ def reads(n: int = 10**6, repeat: int = 3) -> dict:
         "n": n,
         "get": best_get,
         "runs": best_runs,
+        "runs_counting": best_counting,
         "sort": best_sort,
         "diff": abs(ours - theirs),
         "same": column == ours,
@@ -714,12 +718,14 @@ def main() -> None:
         f"| `PrequentialAUC.get()` (exact, counts kept) | {1e3 * r['get']:.3f} |",
         f"| the `auc` column's read (`StreamRuns.auc()`, the same count; the same float: "
         f"{r['same']}) | {1e3 * r['runs']:.3f} |",
+        "| the column's first read after a chunk of 1,000 (it counts the chunk, as "
+        f"`PrequentialAUC.update` does) | {1e3 * r['runs_counting']:.3f} |",
         f"| re-sorting all scores (`roc_auc_score`) | {1e3 * r['sort']:.1f} |",
         "",
         f"Ratio: re-sorting costs **{r['sort'] / max(r['get'], 1e-9):,.0f}x** a read of "
         f"`PrequentialAUC` and {r['sort'] / max(r['runs'], 1e-9):,.0f}x a read of the "
-        "column "
-        f"(values differ by {r['diff']:.1e}).",
+        f"column ({r['sort'] / max(r['runs_counting'], 1e-9):,.0f}x its first read after "
+        f"a chunk, with the chunk's count) (values differ by {r['diff']:.1e}).",
         "",
         f"## 3. River's Phishing ({p['n']:,} rows), progressive validation, same run",
         "",

@@ -229,7 +229,7 @@ def is_fitted(model) -> bool:
     ``check_is_fitted``'s own rule for such estimators, an attribute ending in ``_``
     and not starting with ``__``, without its tag lookup and the raised error (a fixed
     cost of every :func:`~aucstream.evaluation.prequential` run; the two agree:
-    ``tests/test_prequential.py``)."""
+    ``tests/test_prequential_parts.py``)."""
     if isinstance(model, BaseStreamingAUC) and not hasattr(model, "__sklearn_is_fitted__"):
         return any(k.endswith("_") and not k.startswith("__") for k in vars(model))
     try:

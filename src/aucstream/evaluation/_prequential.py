@@ -576,7 +576,7 @@ class _Evaluation:
     def owned_chunk(self, X, y) -> None:
         """``delay=0`` through one ``test_then_train`` (see the module docstring), the
         chunk's decisions and probabilities counted with its labels as given
-        (``raw_labels``; one method: it runs for every chunk).
+        (``raw_labels``).
 
         The labels are checked by the learner (its classes are the run's); a chunk it
         refuses is checked here too, so that a label of neither class gets
@@ -613,17 +613,7 @@ class _Evaluation:
             _calibration.replay(state, raw, np.where(positive, 1.0, -1.0), written)
         if fresh:  # nothing learnt before the first example: the untrained model's score
             written[0, 0] = 0.0
-        if self.every is not None:
-            self.count_written(written, y.copy(), base)
-            return
-        if not self.held:  # one part, no checkpoint: held (count_written, inlined)
-            self.held_base = base
-        decision = written[0]
-        self.held.append((y.copy(), decision, written[1], decision > 0 if self.predicts else None))
-        self.n_held += n
-        self.n_seen = self.n_learnt = base + n
-        if self.n_held >= _HOLD:
-            self.flush()
+        self.count_written(written, y.copy(), base)
 
     def count_written(self, written: np.ndarray, positive, base) -> None:
         """Count a chunk's decisions and probabilities as they were before each row

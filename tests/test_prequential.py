@@ -617,3 +617,46 @@ def test_delay_0_names_a_bad_label_among_strings(bad):
     labels[45] = bad
     with pytest.raises(ValueError, match=r"of example 45 is not one of the classes"):
         prequential(SOLAM(), iter_chunks(X, labels, 30))
+
+
+@pytest.mark.parametrize("every", [None, 30])
+@pytest.mark.parametrize(
+    "make",
+    [SOLAM, aucstream.OPAUC, lambda: StreamPipeline(OnlineStandardScaler(), SOLAM())],
+    ids=["SOLAM", "OPAUC", "pipeline"],
+)
+def test_delay_0_held_in_small_blocks_gives_the_curve_of_one_block(make, every, monkeypatch):
+    """The scored rows held in blocks of 64 (started over many times, a chunk of 100
+    longer than a block, labels of three dtypes in turn: int, float, then object) give
+    the curve of one large block, and every column equals scikit-learn's on the
+    brute-force loop's scores."""
+    X, y = data(700)
+    sizes = [10, 100, 3, 64, 1, 57, 200, 65, 80, 120]  # 700 rows
+
+    def chunks(labels_as):
+        start = 0
+        for k, size in enumerate(sizes):
+            labels = y[start : start + size]
+            yield X[start : start + size], labels_as(k, labels)
+            start += size
+
+    def mixed(k, labels):  # int, float, object labels, in turn (the same values)
+        return [labels, labels.astype(float), labels.astype(object)][k % 3]
+
+    metrics = [*ALL, "window_auc", "partial_auc", "alarms"]
+    options = {"every": every, "window": 90, "max_fpr": 0.25, "metrics": metrics}
+    whole = prequential(make(), chunks(lambda k, labels: labels), detector=Recorder(), **options)
+    monkeypatch.setattr(aucstream.evaluation._prequential, "_HOLD", 64)
+    emitted = Recorder()
+    small = prequential(make(), chunks(mixed), detector=emitted, **options)
+    pd.testing.assert_frame_equal(
+        whole.drop(columns="cpu_seconds"), small.drop(columns="cpu_seconds")
+    )
+    ref = brute_force(make(), X, y, np.zeros(len(y), dtype=int), (0, 1))
+    np.testing.assert_allclose(emitted.scores, ref["scores"], rtol=1e-12, atol=1e-15)
+    ref["scores"] = np.asarray(emitted.scores)  # (to rounding: see the exactness test)
+    ref["pred"] = ref["scores"] > 0
+    check_columns(small, ref, y, (0, 1), window=90)
+    assert small["n_seen"].tolist() == (
+        [len(y)] if every is None else [*range(30, len(y) + 1, 30), len(y)]
+    )

@@ -22,6 +22,7 @@ from aucstream._stream_metrics import (
 from aucstream.evaluation._prequential import model_bytes
 from aucstream.evaluation._prequential_parts import (
     MemoryReading,
+    ScoreBlock,
     distinct,
     is_fitted,
     positive_of,
@@ -250,6 +251,40 @@ def test_the_writing_request_stands_on_the_learner_only_while_asked():
             raise RuntimeError
     assert set(vars(model)) == names
     assert _calibration.written_for(model, 40).shape == (2, 0)
+    request = _calibration.writing(None, np.empty((2, 0)))  # asked again, for each call
+    for size in (7, 7, 3):
+        out = np.empty((2, size))
+        with request.ask(model, out) as taken:
+            assert _calibration.written_for(model, size) is out
+            assert _calibration.written_for(model, size).shape == (2, 0)  # taken once
+        assert taken[0] and set(vars(model)) == names
+
+
+def test_the_score_block_holds_rows_until_taken():
+    block = ScoreBlock(8)
+    assert not block.fits(1)  # nothing made before the first chunk
+    block.restart(100, 3)
+    assert block.scores.shape == (2, 8) and block.fits(8) and not block.fits(9)
+    block.columns(3)[:] = [[1, 2, 3], [0.1, 0.2, 0.3]]
+    y = np.array([1, 0, 1])
+    block.hold(y)
+    y[:] = 7  # (held as a copy)
+    block.columns(2)[:] = [[4, 5], [0.4, 0.5]]
+    assert block.labels_fit(np.array([0, 1])) and not block.labels_fit(np.array([0.0, 1.0]))
+    block.hold(np.array([0, 0]))
+    labels, scores, proba, base = block.take(2)  # up to row 2: the rest stays held
+    assert labels.tolist() == [1, 0] and scores.tolist() == [1, 2] and base == 100
+    labels, scores, proba, base = block.take(5)
+    assert labels.tolist() == [1, 0, 0] and proba.tolist() == [0.3, 0.4, 0.5] and base == 102
+    assert not block.fits(4)
+    block.restart(105, 20)  # a chunk longer than a block: a block as long
+    assert block.scores.shape == (2, 20) and block.start == block.end == 0
+    block.columns(20)[:] = 0.0
+    block.hold(np.array(["a"] * 20))  # labels of another dtype, nothing held
+    assert block.take(20)[0].tolist() == ["a"] * 20 and block.take(20)[3] == 125
+    block.columns(1)
+    with pytest.raises(AssertionError):  # (held rows are counted before a restart)
+        block.hold(np.array(["b"])), block.restart(0, 1)
 
 
 def test_distinct_labels_equal_np_unique():

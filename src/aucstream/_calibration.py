@@ -443,6 +443,13 @@ class writing:
         self.learner, self.out, self.taken = learner, out, [False]
         self.before = None
 
+    def ask(self, learner, out: np.ndarray) -> writing:
+        """This request again, of ``learner`` into ``out``, not yet taken: one object
+        for the calls of a run (:func:`aucstream.evaluation.prequential`'s chunks)."""
+        self.learner, self.out = learner, out
+        self.taken[0] = False
+        return self
+
     def __enter__(self) -> list[bool]:
         learner = self.learner
         if learner is not None:

@@ -91,6 +91,7 @@ from ._prequential_columns import METRICS, chosen_metrics, curve_frame
 from ._prequential_parts import (
     LabelCheck,
     MemoryReading,
+    ScoreBlock,
     classes_for,
     distinct,
     is_fitted,
@@ -256,6 +257,8 @@ _RECORD_SEARCH = True
 class _Evaluation:
     """The state of one :func:`prequential` run."""
 
+    _NOTHING = np.empty((2, 0))
+
     def __init__(
         self, model, delay, classes, label_probability, random_state, columns, every, rank, fitted
     ):
@@ -313,11 +316,14 @@ class _Evaluation:
             and not callable(delay)
             and label_probability is None
         )
-        #: the labels held as given, checked and compared with the positive class once
-        #: per flush (:meth:`flush`) rather than per chunk: delay 0 through a learner
-        #: whose calibration is replayed, where every chunk is counted as written
+        #: delay 0 through a learner whose calibration is replayed: each chunk's
+        #: decision scores and probabilities are written into a block of held rows
+        #: (:meth:`owned_chunk`) with the labels as given, which are checked and
+        #: compared with the positive class when the block is counted (:meth:`flush`)
         self.raw_labels = self.fast and self.owner is not None
-        self.held_base = 0  # (raw_labels: the position of the first row held)
+        self.block = ScoreBlock(_HOLD) if self.raw_labels else None
+        #: the request that the learner's kernel write into the block (one per run)
+        self.request = _calibration.writing(None, self._NOTHING)
 
     # ---------------------------------------------------------------- checks
     def check_chunk(self, X, y) -> tuple[Any, np.ndarray]:
@@ -448,17 +454,27 @@ class _Evaluation:
             self.flush()
 
     def flush(self) -> None:
-        if not self.held:
+        """Count the rows scored so far (``n_seen``) and not yet counted."""
+        block = self.block
+        predicted: np.ndarray | None
+        if block is not None:  # (raw_labels: the block's rows, the labels as given)
+            until = self.n_seen - block.base
+            if until <= block.start:
+                return
+            labels, scores, proba, base = block.take(until)
+            positive = self.check_labels(labels, base)
+            predicted = scores > 0 if self.predicts else None
+        elif not self.held:
             return
-        if len(self.held) == 1:
+        elif len(self.held) == 1:
             positive, scores, proba, predicted = self.held[0]
+            self.held, self.n_held = [], 0
         else:
-            positive, scores, proba, predicted = (
+            joined: Any = (
                 None if parts[0] is None else np.concatenate(parts) for parts in zip(*self.held)
             )
-        if self.raw_labels:  # (the labels as given: checked here, once for all held)
-            positive = self.check_labels(positive, self.held_base)
-        self.held, self.n_held = [], 0
+            positive, scores, proba, predicted = joined
+            self.held, self.n_held = [], 0
         self.together.update(positive, proba)  # the log-loss, Brier score, positive rate
         for metric, by_proba in self.apart:
             metric.update(positive, proba if by_proba else scores, proba, predicted)
@@ -575,28 +591,34 @@ class _Evaluation:
 
     def owned_chunk(self, X, y) -> None:
         """``delay=0`` through one ``test_then_train`` (see the module docstring), the
-        chunk's decisions and probabilities counted with its labels as given
-        (``raw_labels``).
+        chunk's decision scores and probabilities written into the next rows of the
+        block (:class:`~aucstream.evaluation._prequential_parts.ScoreBlock`), by the
+        learner's kernel as it learns or by the calibration replayed, and held there
+        with its labels as given until the metrics count them (:meth:`flush`): no
+        array made per chunk, none joined.
 
         The labels are checked by the learner (its classes are the run's); a chunk it
         refuses is checked here too, so that a label of neither class gets
         :meth:`check_labels`'s message naming its example. Every label the learner
         accepts is checked again when counted (:meth:`flush`), and a refusal there
-        restores the model as any error of the run does. A copy of the labels is held
-        (a reader may fill the same array again for its next chunk)."""
-        model = self.model
+        restores the model as any error of the run does. The labels are copied (a
+        reader may fill the same array again for its next chunk)."""
+        model, block = self.model, self.block
         n = y.shape[0]
         base = self.n_seen
+        if not block.fits(n):  # count what is held, start the block over
+            self.flush()
+            block.restart(base, n)
         fresh = not self.fitted
         if fresh:  # a plain learner starts from an empty calibration: its kernel writes
             state, owner = _calibration.new_state(), model if self.plain else None
         else:
             owner = self.owner()
             state = owner.calibration_.copy()
-        written = np.empty((2, n))
+        written = block.columns(n)
         # a kernel that writes the decision scores and probabilities as it learns
         # (SOLAM's) spares the replay; one row goes through the one-example path
-        with _calibration.writing(owner if n > 1 else None, written) as taken:
+        with self.request.ask(owner if n > 1 else None, written) as taken:
             try:
                 if self.first_fit:
                     raw = model.test_then_train(X, y, classes=np.asarray(self.classes))
@@ -613,17 +635,25 @@ class _Evaluation:
             _calibration.replay(state, raw, np.where(positive, 1.0, -1.0), written)
         if fresh:  # nothing learnt before the first example: the untrained model's score
             written[0, 0] = 0.0
-        self.count_written(written, y.copy(), base)
+        if not block.labels_fit(y):  # labels of another dtype: those held counted first
+            self.flush()
+        block.hold(y)
+        every = self.every
+        if every is not None:  # the checkpoints in the chunk, each after its rows
+            stop = (base // every + 1) * every
+            while stop <= base + n:
+                self.n_seen = self.n_learnt = stop
+                self.checkpoint()
+                stop += every
+        self.n_seen = self.n_learnt = base + n
 
     def count_written(self, written: np.ndarray, positive, base) -> None:
         """Count a chunk's decisions and probabilities as they were before each row
-        (``positive``: the chunk's labels as given with ``raw_labels``)."""
+        (``positive``: whether each row's label is the positive class)."""
         n = written.shape[1]
         decision, proba = written[0], written[1]
         predicted = decision > 0 if self.predicts else None
         every = self.every
-        if not self.held:
-            self.held_base = base
         if every is None:  # one part, no checkpoint: held (count, inlined)
             self.held.append((positive, decision, proba, predicted))
             self.n_held += n
@@ -640,8 +670,6 @@ class _Evaluation:
         while cur < n:  # the metrics counted up to each checkpoint
             stop = min(n, (self.n_seen // every + 1) * every - base)
             part = slice(cur, stop)
-            if not self.held:
-                self.held_base = base + cur
             self.count(
                 positive[part],
                 decision[part],

@@ -1,5 +1,6 @@
 """Helpers of :func:`aucstream.evaluation.prequential`: the rows of a chunk (its
-width, slices, stacks and plain rows), the memory reading at each
+width, slices, stacks and plain rows), the scored rows held until the metrics count
+them (:class:`ScoreBlock`), the memory reading at each
 checkpoint (:class:`MemoryReading`), the labels' check in one compiled pass
 (:func:`positive_of`, :class:`LabelCheck` for a run's classes), and the classes of a
 run (:func:`is_fitted`, :func:`classes_for`, :func:`pair_from`)."""
@@ -23,6 +24,7 @@ from .._state import is_state_name
 __all__ = [
     "LabelCheck",
     "MemoryReading",
+    "ScoreBlock",
     "classes_for",
     "distinct",
     "is_fitted",
@@ -35,6 +37,75 @@ __all__ = [
     "take_rows",
     "width_of",
 ]
+
+
+class ScoreBlock:
+    """The decision scores, probabilities and labels of consecutive scored rows, held
+    until the metrics count them: delay 0 through a learner whose kernel writes its
+    scores as it learns (``_Evaluation.owned_chunk``).
+
+    One ``(2, capacity)`` array: each chunk's rows are written (by the learner's kernel,
+    or by the calibration's replay) into the next columns (:meth:`columns`), and its
+    labels, as given, into one array of their dtype (:meth:`hold`). Nothing is made per
+    chunk and nothing joined when the metrics count the held rows (:meth:`take`): those
+    held lie one after another. The metrics' updates copy what they keep, so counted
+    columns are written again once the block starts over (:meth:`restart`).
+
+    Held are the rows ``start`` to ``end``; row ``r`` of the block is example ``base +
+    r`` of the stream.
+    """
+
+    def __init__(self, capacity: int) -> None:
+        self.capacity = capacity
+        self.scores = np.empty((2, 0))
+        self.labels = np.empty(0)
+        self.start = self.end = self.base = 0
+
+    def fits(self, n: int) -> bool:
+        """Whether ``n`` more rows fit after the held ones."""
+        return self.end + n <= self.scores.shape[1]
+
+    def restart(self, base: int, n: int) -> None:
+        """Start over at row 0, nothing held, before a chunk of ``n`` rows that is
+        example ``base`` on (an array at least that long: a chunk is not split)."""
+        assert self.start == self.end, "held rows not counted"
+        if self.scores.shape[1] < n or not self.scores.shape[1]:
+            self.scores = np.empty((2, max(self.capacity, n)))
+        self.start = self.end = 0
+        self.base = base
+
+    def columns(self, n: int) -> np.ndarray:
+        """The ``(2, n)`` columns of the next ``n`` rows (a view): decision scores in
+        row 0, probabilities in row 1."""
+        return self.scores[:, self.end : self.end + n]
+
+    def labels_fit(self, y: np.ndarray) -> bool:
+        """Whether the labels ``y`` can be held with those held (the same dtype)."""
+        return self.labels.dtype == y.dtype and self.labels.shape[0] == self.scores.shape[1]
+
+    def hold(self, y: np.ndarray) -> None:
+        """Hold the next ``len(y)`` rows, written into :meth:`columns`, with their
+        labels ``y`` (copied). Labels of another dtype than those held need the held
+        rows counted first (:meth:`labels_fit`)."""
+        n, end = y.shape[0], self.end
+        if not self.labels_fit(y):
+            assert self.start == end, "held labels of another dtype"
+            self.labels = np.empty(self.scores.shape[1], dtype=y.dtype)
+        self.labels[end : end + n] = y
+        self.end = end + n
+
+    def take(self, until: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+        """``(labels, decision scores, probabilities, base)`` of the held rows up to
+        row ``until`` of the block (views), which are no longer held; ``base`` is the
+        first one's place in the stream."""
+        start = self.start
+        self.start = until
+        return (
+            self.labels[start:until],
+            self.scores[0, start:until],
+            self.scores[1, start:until],
+            self.base + start,
+        )
 
 
 class MemoryReading:

@@ -100,6 +100,29 @@ def test_chunking_does_not_change_the_value_and_buffers_grow():
     assert len(set(values)) == 1 and values[0] == exact_auc(positive, scores)
 
 
+def test_each_buffer_grows_to_its_own_class_only():
+    """A chunk makes room for each class's new scores (and one slot), not for the whole
+    chunk in both buffers: a rare class's buffer stays about as large as the class,
+    through chunks of one class only, empty chunks and reads between adds."""
+    rng = np.random.default_rng(2)
+    runs, seen_pos, seen_scores = StreamRuns(), [], []
+    for k in range(40):
+        size = int(rng.choice([0, 1, 900, 5000]))
+        positive = rng.random(size) < (0.0 if k % 7 == 3 else 1.0 if k % 11 == 5 else 0.02)
+        scores = rng.normal(size=size) + positive
+        runs.add(positive, scores)
+        seen_pos.append(positive)
+        seen_scores.append(scores)
+        n0, n1 = runs.sizes()
+        for size_of_class, buffer in ((n0, runs.buffers[0]), (n1, runs.buffers[1])):
+            assert size_of_class < buffer.shape[0] <= max(1024, 2 * size_of_class + 2)
+        if k % 9 == 8:
+            all_pos, all_scores = np.concatenate(seen_pos), np.concatenate(seen_scores)
+            assert runs.auc() == exact_auc(all_pos, all_scores)
+            check_runs(runs)
+    assert runs.auc() == exact_auc(np.concatenate(seen_pos), np.concatenate(seen_scores))
+
+
 def test_a_score_not_finite_is_refused_and_nothing_counted():
     runs = StreamRuns()
     runs.add(np.array([True, False]), np.array([0.5, 0.1]))

@@ -228,14 +228,6 @@ except ImportError:  # pragma: no cover - pandas < 3
 
 
 @functools.lru_cache(maxsize=64)
-def _placements(names: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
-    """The positions of the integer columns and of the float columns among ``names``."""
-    integers = [i for i, name in enumerate(names) if name in _INTEGERS]
-    floats = [i for i, name in enumerate(names) if name not in _INTEGERS]
-    return np.array(integers, dtype=np.intp), np.array(floats, dtype=np.intp)
-
-
-@functools.lru_cache(maxsize=64)
 def _column_index(names: tuple[str, ...]) -> pd.Index:
     """The columns of a curve (an immutable index, shared by the curves with these names)."""
     return pd.DataFrame({name: [] for name in names}).columns

@@ -282,9 +282,9 @@ def test_the_score_block_holds_rows_until_taken():
     block.columns(20)[:] = 0.0
     block.hold(np.array(["a"] * 20))  # labels of another dtype, nothing held
     assert block.take(20)[0].tolist() == ["a"] * 20 and block.take(20)[3] == 125
-    block.columns(1)
+    block.hold(np.array(["b"]))  # (its column not written: this only holds a row)
     with pytest.raises(AssertionError):  # (held rows are counted before a restart)
-        block.hold(np.array(["b"])), block.restart(0, 1)
+        block.restart(0, 1)
 
 
 def test_distinct_labels_equal_np_unique():

@@ -640,9 +640,9 @@ class StreamRuns:
         n = scores.shape[0]
         at0, at1, buffers = self.n0 + self.p0, self.n1 + self.p1, self.buffers
         # room for each class's new scores and one slot more (_split_into), not for
-        # the whole chunk in both: fewer and smaller buffers made as they grow (a
-        # stream of 325,610 scores added in blocks of 2**16: 0.56 ms against 4.9, the
-        # rest fresh memory's page faults)
+        # the whole chunk in both: fewer and smaller buffers made as they grow, whose
+        # fresh memory's page faults were most of a long stream's adds (measured in
+        # docs/results/prequential.md, "the held rows in one block")
         k1 = int(np.count_nonzero(positive))
         for j, size, need in ((0, at0, at0 + n - k1 + 1), (1, at1, at1 + k1 + 1)):
             if need > buffers[j].shape[0]:

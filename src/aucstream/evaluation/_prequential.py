@@ -466,15 +466,14 @@ class _Evaluation:
             predicted = scores > 0 if self.predicts else None
         elif not self.held:
             return
-        elif len(self.held) == 1:
-            positive, scores, proba, predicted = self.held[0]
-            self.held, self.n_held = [], 0
         else:
+            held, self.held, self.n_held = self.held, [], 0
             joined: Any = (
-                None if parts[0] is None else np.concatenate(parts) for parts in zip(*self.held)
+                held[0]
+                if len(held) == 1
+                else (None if parts[0] is None else np.concatenate(parts) for parts in zip(*held))
             )
             positive, scores, proba, predicted = joined
-            self.held, self.n_held = [], 0
         self.together.update(positive, proba)  # the log-loss, Brier score, positive rate
         for metric, by_proba in self.apart:
             metric.update(positive, proba if by_proba else scores, proba, predicted)

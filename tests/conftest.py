@@ -47,12 +47,19 @@ GROUPS = {
 }
 
 
+#: Learners whose battery runs in the group of another learner: the same compiled
+#: kernels (SOLAML1 is SOLAM's kernel under the l1 ball), which both workers compiled
+#: at once when the two groups were handed out side by side.
+SAME_KERNELS = {"SOLAML1": "SOLAM"}
+
+
 def group_of(nodeid: str) -> str | None:
     """The xdist group of the test ``nodeid`` (:data:`GROUPS`), or None."""
     path, _, name = nodeid.partition("::")
     module = path.rpartition("/")[2]
     if module == "test_common.py" and name.startswith("test_common") and "[" in name:
-        return "common-" + name.partition("[")[2].partition("-")[0]
+        learner = name.partition("[")[2].partition("-")[0]
+        return "common-" + SAME_KERNELS.get(learner, learner)
     return GROUPS.get(module)
 
 

@@ -19,6 +19,7 @@ from aucstream._stream_metrics import (
     Together,
     _loss_sums,
 )
+from aucstream.evaluation import prequential
 from aucstream.evaluation._prequential import model_bytes
 from aucstream.evaluation._prequential_parts import (
     MemoryReading,
@@ -238,25 +239,29 @@ def test_the_writing_request_stands_on_the_learner_only_while_asked():
     names = set(vars(model))
     out = np.empty((2, 40))
     with _calibration.writing(model, out) as taken:
-        assert _calibration.written_for(model, 39).shape == (2, 0)  # another size
+        assert _calibration.written_for(model, 39)[0].shape == (0,)  # another size
         model.test_then_train(X[20:], y[20:])
     assert taken[0] and set(vars(model)) == names
     with _calibration.writing(model, np.empty((2, 5))) as taken:
         with _calibration.writing(model, np.empty((2, 7))) as inner:
             pass
-        assert _calibration.written_for(model, 5).shape == (2, 5)  # the outer, put back
+        assert _calibration.written_for(model, 5)[1].shape == (5,)  # the outer, put back
     assert not inner[0] and taken[0] and set(vars(model)) == names
     with pytest.raises(RuntimeError):
         with _calibration.writing(model, out):
             raise RuntimeError
     assert set(vars(model)) == names
-    assert _calibration.written_for(model, 40).shape == (2, 0)
+    assert _calibration.written_for(model, 40)[1].shape == (0,)
     request = _calibration.writing(None, np.empty((2, 0)))  # asked again, for each call
     for size in (7, 7, 3):
-        out = np.empty((2, size))
+        block = np.empty((2, 2 * size))
+        out = block[:, size:]  # (the columns of a block: rows of a view, contiguous)
         with request.ask(model, out) as taken:
-            assert _calibration.written_for(model, size) is out
-            assert _calibration.written_for(model, size).shape == (2, 0)  # taken once
+            scores, probs = _calibration.written_for(model, size)
+            assert scores.base is block and probs.base is block
+            assert scores.flags.c_contiguous and probs.flags.c_contiguous
+            assert np.shares_memory(scores, out[0]) and np.shares_memory(probs, out[1])
+            assert _calibration.written_for(model, size)[0].shape == (0,)  # taken once
         assert taken[0] and set(vars(model)) == names
 
 
@@ -365,3 +370,18 @@ def test_is_fitted_agrees_with_check_is_fitted(name):
     X = rng.normal(size=(60, 3))
     model.fit(X, (X[:, 0] > 0).astype(int))
     assert is_fitted(model) is reference(model) is True
+
+
+def test_prequential_runs_the_kernel_compiled_for_every_call():
+    """SOLAM's kernel writes prequential's rows into a block's columns (rows of a
+    view of a wider array): ``prequential`` runs the signatures of a plain call (a new
+    one would compile the kernel again, seconds in a fresh environment)."""
+    from aucstream.solam import _solam_chunk
+
+    X = np.random.default_rng(2).normal(size=(300, 5))
+    y = X[:, 0] + X[:, 1] > 0
+    SOLAM().test_then_train(X, y, classes=[False, True])
+    before = set(_solam_chunk.signatures)
+    chunks = [(X[i : i + 50], y[i : i + 50]) for i in range(0, 300, 50)]
+    prequential(SOLAM(), chunks, every=100)
+    assert set(_solam_chunk.signatures) == before

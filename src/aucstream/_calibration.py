@@ -419,7 +419,7 @@ def step_scored(state, s, y, w):
 #: The learner's attribute holding the request of :class:`writing` while it stands
 #: (no trailing underscore: not state; removed when the request ends).
 _REQUEST = "_calibration_request"
-_NOT_WRITTEN = np.empty((2, 0))
+_NOT_WRITTEN = (np.empty(0), np.empty(0))  # (empty: the kernel writes nothing)
 
 
 class writing:
@@ -468,14 +468,20 @@ class writing:
                 values[_REQUEST] = self.before
 
 
-def written_for(learner, n: int) -> np.ndarray:
-    """The ``(2, n)`` array a learner's kernel writes into (:class:`writing`), taken once;
-    an empty ``(2, 0)`` array when there is no request for this learner and size."""
+def written_for(learner, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """The two rows of the ``(2, n)`` array a learner's kernel writes into
+    (:class:`writing`; its decision scores, its probabilities), taken once; two empty
+    arrays when there is no request for this learner and size.
+
+    Rows, not the array: the array asked for is a view of the columns of a wider block
+    (:class:`aucstream.evaluation._prequential_parts.ScoreBlock`), not contiguous,
+    whose type would compile the kernel a second time; its rows are contiguous."""
     request = learner.__dict__.get(_REQUEST)
     if request is None or request.taken[0] or request.out.shape[1] != n:
         return _NOT_WRITTEN
     request.taken[0] = True
-    return request.out
+    out = request.out
+    return out[0], out[1]
 
 
 def new_window() -> np.ndarray:

@@ -185,7 +185,6 @@ from ._kernels._lazy import DECAY_MIN, check_example_counts, decay_factor, decay
 from ._kernels._packed import (
     TOTALS,
     f64,
-    f64_2d,
     i64,
     packed_call,
     read_only,
@@ -421,7 +420,7 @@ def _bound_weights(learner: SOLAM, out: np.ndarray) -> tuple:
 @jit(fastmath=REASSOC, borrowing=True)
 def _solam_chunk(
     lz, scal, counts, totals, inflation, rows, pre, weights, cfg, work, calibration, scale,
-    vbuf, calibrated,
+    vbuf, written_scores, written_probs,
 ):  # fmt: skip
     """Y16 Alg. 1 over a chunk: per example, gradients at the old point, projected steps.
 
@@ -429,8 +428,10 @@ def _solam_chunk(
     primal-dual step omega * gamma_t; weight 0 skips it. The steps are helpers over (a
     part of) the state; the loop itself stays here. With prequential scores, each
     one also fits the ``calibration`` (:func:`aucstream._calibration.step`), and
-    writes into ``calibrated`` (unless it is empty) the decision score and the
-    probability it had (:func:`aucstream._calibration.step_scored`). With
+    writes into ``written_scores`` and ``written_probs`` (unless they are empty) the
+    decision score and the probability it had
+    (:func:`aucstream._calibration.step_scored`; two 1-d arrays, so that the rows of a
+    ``(2, n)`` view of a wider block compile to the signature of every other call). With
     forgetting (``cfg.decay`` < 1), the class totals and the running sums shrink by
     decay ** omega per example (the sums by inflating the later terms, ``inflation``)
     and gamma_t stops decaying at t = half-life (module docstring). With
@@ -439,7 +440,7 @@ def _solam_chunk(
     values join the scale (``vbuf``: the scaled values).
     """
     scores = pre.shape[0] == n_rows(rows)
-    written = scores and calibrated.shape[1] == n_rows(rows)
+    written = scores and written_scores.shape[0] == n_rows(rows)
     weighted = weights.shape[0] > 0
     forgetting = cfg.decay < 1.0
     rk = cfg.R * cfg.kappa
@@ -459,7 +460,7 @@ def _solam_chunk(
                 pre[r] = _averaged_dot(lz, scal[_C], idx, val) / scal[_GSUM]
         weight = weights[r] if weighted else 1.0
         if written:
-            calibrated[0, r], calibrated[1, r] = step_scored(calibration, pre[r], y, weight)
+            written_scores[r], written_probs[r] = step_scored(calibration, pre[r], y, weight)
         elif scores:
             calibration_step(calibration, pre[r], y, weight)
         if weight == 0.0:
@@ -505,7 +506,7 @@ def _solam_chunk(
 
 #: The layout :func:`_solam_packed` reads (:func:`aucstream._kernels._packed.pack` of
 #: :func:`_solam_chunk`'s arguments for CSR rows).
-_PACKED = "f1 f1 f1 f1 i1 f1 f1 i1r i1r f1r f1 f1 f1 d d d b b d d b f1 f1 f1 f1 f2 n n n n"
+_PACKED = "f1 f1 f1 f1 i1 f1 f1 i1r i1r f1r f1 f1 f1 d d d b b d d b f1 f1 f1 f1 f1 f1 n n n n"
 
 
 @jit
@@ -518,9 +519,9 @@ def _solam_packed(at, members):
     returned by numba's own helpers, which code without them refuses; the views own
     nothing, so they count nothing). 0; -1, nothing done, when the totals are not
     plain floats; -2 when they could not be kept (out of memory)."""
-    a = ints_at(at, 49)
+    a = ints_at(at, 50)
     totals = f64(a, 10)
-    if not totals_in(a, 45, members, totals):
+    if not totals_in(a, 46, members, totals):
         return -1
     _solam_chunk(
         LazySum(f64(a, 0), f64(a, 2), f64(a, 4)),
@@ -545,9 +546,10 @@ def _solam_packed(at, members):
         f64(a, 36),
         f64(a, 38),
         f64(a, 40),
-        f64_2d(a, 42),
+        f64(a, 42),
+        f64(a, 44),
     )
-    return 0 if totals_out(a, 45, members, totals) else -2
+    return 0 if totals_out(a, 46, members, totals) else -2
 
 
 class SOLAM(ClassWeightTotals, BaseStreamingAUC):
@@ -724,7 +726,7 @@ class SOLAM(ClassWeightTotals, BaseStreamingAUC):
             self.calibration_,
             self.scale_,
             np.empty(self.u_.shape[0]),
-            written_for(self, chunk.pre_scores.shape[0]),  # (asked by prequential)
+            *written_for(self, chunk.pre_scores.shape[0]),  # (asked by prequential)
         )
         # a call made many times (the one-row path): its arguments packed, when they
         # fit the layout of the packed call (CSR rows), else bound

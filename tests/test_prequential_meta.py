@@ -140,7 +140,7 @@ def test_solams_kernel_writes_what_the_replayed_calibration_gives(kwargs):
         assert taken[0]
         expected = ref.test_then_train(X[rows], y[rows])
         replayed = np.empty((2, 125))
-        _calibration.replay(state, expected, np.where(y[rows] == 1, 1.0, -1.0), replayed)
+        _calibration.replay(state, expected, np.where(y[rows] == 1, 1.0, -1.0), *replayed)
         np.testing.assert_array_equal(raw, expected)
         np.testing.assert_array_equal(out, replayed)
         np.testing.assert_array_equal(ours.calibration_, ref.calibration_)

@@ -372,16 +372,28 @@ def test_is_fitted_agrees_with_check_is_fitted(name):
     assert is_fitted(model) is reference(model) is True
 
 
-def test_prequential_runs_the_kernel_compiled_for_every_call():
-    """SOLAM's kernel writes prequential's rows into a block's columns (rows of a
-    view of a wider array): ``prequential`` runs the signatures of a plain call (a new
-    one would compile the kernel again, seconds in a fresh environment)."""
+def test_prequential_runs_the_kernels_compiled_for_every_call(monkeypatch):
+    """The kernels that write prequential's rows into its score block (SOLAM's, the
+    calibration's replay for OPAUC, a search's recorded decisions) get the block's two
+    rows, contiguous, not a ``(2, n)`` view of its columns, which is contiguous only
+    when the chunk fills the block: each compiles once, whatever the view (a new
+    signature would compile the kernel again, seconds in a fresh environment)."""
+    from aucstream import OPAUC, OnePassSearch, _calibration, _search_scores
+    from aucstream.evaluation import _prequential
     from aucstream.solam import _solam_chunk
 
-    X = np.random.default_rng(2).normal(size=(300, 5))
+    kernels = (_solam_chunk, _calibration.replay, _search_scores.decisions)
+    X = np.random.default_rng(2).normal(size=(400, 5))
     y = X[:, 0] + X[:, 1] > 0
+    monkeypatch.setattr(_prequential, "_HOLD", 64)  # (blocks of 64 rows)
+
+    def run(size):
+        for make in (SOLAM, OPAUC, OnePassSearch):
+            chunks = [(X[i : i + size], y[i : i + size]) for i in range(0, 400, size)]
+            prequential(make(), chunks, every=100)
+
     SOLAM().test_then_train(X, y, classes=[False, True])
-    before = set(_solam_chunk.signatures)
-    chunks = [(X[i : i + 50], y[i : i + 50]) for i in range(0, 300, 50)]
-    prequential(SOLAM(), chunks, every=100)
-    assert set(_solam_chunk.signatures) == before
+    run(50)  # views of some of a block's columns
+    before = [set(kernel.signatures) for kernel in kernels]
+    run(100)  # chunks longer than a block: each its own block, a view of all of it
+    assert [set(kernel.signatures) for kernel in kernels] == before

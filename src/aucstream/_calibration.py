@@ -355,16 +355,18 @@ def capped_logistic(scores) -> np.ndarray:
 
 
 @jit
-def replay(state, scores, y_pm, out):
+def replay(state, scores, y_pm, decision, proba):
     """Replay the calibration over prequential ``scores`` of +/-1 labels (in place, as
     :func:`update` with weights 1), writing for each example ``i`` the decision score
-    ``score - threshold`` (:func:`threshold_one`) into ``out[0, i]`` and the
-    probability (:func:`probability_one`) into ``out[1, i]`` that the learner gave it
+    ``score - threshold`` (:func:`threshold_one`) into ``decision[i]`` and the
+    probability (:func:`probability_one`) into ``proba[i]`` that the learner gave it
     before learning it: what ``decision_function`` and ``predict_proba`` returned then
     (:func:`step_scored`, example by example). Used by
-    :func:`aucstream.evaluation.prequential` after ``test_then_train``."""
+    :func:`aucstream.evaluation.prequential` after ``test_then_train``, with the two
+    rows of a ``(2, n)`` view of its score block (contiguous, where the view is not:
+    one signature whatever the view; :func:`written_for`)."""
     for i in range(scores.shape[0]):
-        out[0, i], out[1, i] = step_scored(state, scores[i], y_pm[i], 1.0)
+        decision[i], proba[i] = step_scored(state, scores[i], y_pm[i], 1.0)
 
 
 @jit

@@ -255,7 +255,7 @@ class _Piece:
                 auc[j] = _auc(pairs)
         lead = int(np.flatnonzero(self.alive == self.lead)[0])
         part = out[:, request.filled : request.filled + k]
-        decisions(scores, maps, auc, lead, int(search.ensemble), _LOGISTIC, part)
+        decisions(scores, maps, auc, lead, int(search.ensemble), _LOGISTIC, *part)  # (rows)
         request.filled += k
 
 
@@ -388,8 +388,8 @@ def window_pairs(ring_score, ring_label, sorted_scores, counters, numbers, score
 
 
 @jit
-def decisions(scores, maps, auc, lead, ensemble, logistic, out):
-    """The search's decision score ``out[0, r]`` and probability ``out[1, r]`` before
+def decisions(scores, maps, auc, lead, ensemble, logistic, decision, proba):
+    """The search's decision score ``decision[r]`` and probability ``proba[r]`` before
     each row ``r`` of a piece (module docstring; ``_choose`` and the arithmetic of
     ``decision_function`` / ``predict_proba``), from the alive candidates' prequential
     ``scores`` (rows in candidate order), their :func:`aucstream._calibration.replay_maps`
@@ -424,13 +424,13 @@ def decisions(scores, maps, auc, lead, ensemble, logistic, out):
                 members[0] = top[0]
         if count == 1:
             j = members[0]
-            out[0, r] = maps[j, 0, r]
-            out[1, r] = maps[j, 1, r]
+            decision[r] = maps[j, 0, r]
+            proba[r] = maps[j, 1, r]
             continue
         total = 0.0
         for m in range(count):
             j = members[m]
             total += maps[j, 3, r] * scores[j, r] + maps[j, 4, r]
         mean = total / count
-        out[0, r] = mean - 0.0
-        out[1, r] = _calibration.probability_one(logistic, mean)
+        decision[r] = mean - 0.0
+        proba[r] = _calibration.probability_one(logistic, mean)

@@ -631,7 +631,7 @@ class _Evaluation:
         if not taken[0]:
             raw = np.asarray(raw, dtype=np.float64)
             positive = self.check_labels(y, base)
-            _calibration.replay(state, raw, np.where(positive, 1.0, -1.0), written)
+            _calibration.replay(state, raw, np.where(positive, 1.0, -1.0), *written)
         if fresh:  # nothing learnt before the first example: the untrained model's score
             written[0, 0] = 0.0
         if not block.labels_fit(y):  # labels of another dtype: those held counted first

@@ -41,11 +41,12 @@ __all__ = [
 
 class ScoreBlock:
     """The decision scores, probabilities and labels of consecutive scored rows, held
-    until the metrics count them: delay 0 through a learner whose kernel writes its
-    scores as it learns (``_Evaluation.owned_chunk``).
+    until the metrics count them: delay 0 through a learner that keeps its own
+    calibration (``_Evaluation.owned_chunk``).
 
     One ``(2, capacity)`` array: each chunk's rows are written (by the learner's kernel,
-    or by the calibration's replay) into the next columns (:meth:`columns`), and its
+    or by the calibration's replay, each given the two rows of the view:
+    :func:`aucstream._calibration.written_for`) into the next columns (:meth:`columns`), and its
     labels, as given, into one array of their dtype (:meth:`hold`). Nothing is made per
     chunk and nothing joined when the metrics count the held rows (:meth:`take`): those
     held lie one after another. The metrics' updates copy what they keep, so counted

@@ -105,7 +105,7 @@ def lanes_reference(positive, p) -> tuple[float, float]:
 
 @pytest.mark.parametrize("seed", range(6))
 def test_the_loss_sums_are_those_of_their_lanes_bit_for_bit(seed):
-    """The compiled sums (selects of the factors, errors p - label as floats) equal
+    """The compiled sums (factors and errors from the labels as floats) equal
     the per-row definition in the same lanes bit for bit, odd probabilities included."""
     rng = np.random.default_rng(seed)
     n = int(rng.integers(150, 400))
@@ -117,6 +117,23 @@ def test_the_loss_sums_are_those_of_their_lanes_bit_for_bit(seed):
     _loss_sums(positive, p, out)
     with np.errstate(all="ignore"):
         expected = np.array(lanes_reference(positive, p))
+    assert np.array_equal(out.view(np.int64), expected.view(np.int64)), (out, expected)
+
+
+def test_the_loss_sums_read_any_non_zero_label_byte_as_true():
+    """The labels' bytes are read as numbers (no branch per row): a boolean array whose
+    true bytes are not 1 (a view of other bytes) gives the sums of its canonical
+    copy, as numpy's comparisons read it."""
+    rng = np.random.default_rng(7)
+    n = 300
+    p = rng.random(n)
+    raw = (rng.random(n) < 0.4).astype(np.uint8) * rng.integers(1, 256, n).astype(np.uint8)
+    odd = raw.view(bool)
+    canonical = raw != 0
+    assert odd.view(np.uint8).max() > 1 and np.array_equal(odd, canonical)
+    out, expected = np.empty(2), np.empty(2)
+    _loss_sums(odd, p, out)
+    _loss_sums(canonical, p, expected)
     assert np.array_equal(out.view(np.int64), expected.view(np.int64)), (out, expected)
 
 

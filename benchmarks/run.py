@@ -7,7 +7,7 @@ chunks of 10,000; ``bench_opauc``: OPAUC's kernels against a BLAS loop;
 ``bench_linear``: the O(d) learners; ``bench_streaming_auc``: the streaming AUC
 against River; ``bench_highdim``: the sketches at 10^6 features; ``bench_onepass``:
 the tuning-free search against offline tuning; ``bench_scale``: a Dask pass against
-a serial one).
+a serial one; ``bench_scaler``: the online scaler against scikit-learn's).
 A module that is missing, has no such ``run``, or fails is listed as skipped or
 failed, with the reason, and the others still run. Every row a module returns is
 one line of its table in the report; the ratios in it compare measurements of the
@@ -50,6 +50,7 @@ MODULES = [
     "bench_highdim",
     "bench_onepass",
     "bench_scale",
+    "bench_scaler",
 ]
 _LIBRARIES = ["numpy", "scipy", "numba", "scikit-learn", "pandas", "river", "aucstream"]
 

@@ -123,8 +123,9 @@ def _caught_up(count, mean, m2, n, decay):
     skipped = n - count
     if skipped == 0:  # a dense column: nothing to absorb
         return mean, m2
+    fade = decay**skipped  # (one power for the fade and _weight(skipped, decay))
     return _combine_faded(
-        _weight(count, decay), mean, m2, _weight(skipped, decay), 0.0, 0.0, decay**skipped
+        _weight(count, decay), mean, m2, (1.0 - fade) / (1.0 - decay), 0.0, 0.0, fade
     )
 
 

@@ -24,7 +24,11 @@ one logarithm per 16 rows, whose rounding is of the same size: :func:`_loss_sums
 
 Every class has ``update(positive, scores, proba, predicted)`` (boolean labels,
 decision scores, probabilities of the positive class, boolean predictions; a metric
-reads only what it declares in ``needs``) and ``get()``, NaN while undefined.
+reads only what it declares in ``needs``) and ``get()``, NaN while undefined. An
+``update`` refuses, before it counts anything, labels that are not booleans (or 0/1),
+values it needs that are missing or of another length than the labels, arrays that
+are not one-dimensional (a column or a row is read as one), and for the ECE a
+probability outside [0, 1] (:func:`checked_pair`).
 """
 
 from __future__ import annotations
@@ -66,6 +70,57 @@ class _Counted:
 
     def get(self) -> float:  # pragma: no cover - abstract
         raise NotImplementedError
+
+
+def _flat(values, owner: str, what: str) -> np.ndarray:
+    """``values`` as a 1-D array (a column ``(n, 1)`` or a row ``(1, n)`` flattened),
+    else a ValueError naming ``owner`` and ``what``."""
+    values = np.asarray(values)
+    if values.ndim != 1:
+        if values.ndim == 2 and 1 in values.shape:
+            return values.reshape(-1)
+        raise ValueError(f"{owner}: {what} must be one-dimensional, got shape {values.shape}")
+    return values
+
+
+def _booleans(values, owner: str, what: str = "positive") -> np.ndarray:
+    """``values`` as a contiguous 1-D boolean array: booleans, or numbers that are all
+    0 or 1 (labels of another coding, such as -1/+1, would all read as true)."""
+    values = _flat(values, owner, what)
+    if values.dtype != bool:
+        if values.dtype.kind not in "biuf":
+            raise ValueError(f"{owner}: {what} must be booleans, got dtype {values.dtype}")
+        odd = (values != 0) & (values != 1)
+        if odd.any():
+            raise ValueError(
+                f"{owner}: {what} must be booleans or 0/1, got {values[odd][0].item()!r} at "
+                f"position {int(np.flatnonzero(odd)[0])}"
+            )
+    return np.ascontiguousarray(values, dtype=bool)
+
+
+def checked_pair(metric, positive, values, what: str, booleans: bool = False):
+    """``(positive, values)`` of one ``update`` of ``metric``, checked before anything is
+    counted: ``positive`` booleans (:func:`_booleans`), ``values`` (``what``: the
+    probabilities, scores or predictions it needs) given, 1-D and as long; float64, or
+    booleans when ``booleans``. Every array that reaches a compiled loop has passed
+    here (numba does not check bounds)."""
+    owner = f"{type(metric).__name__}.update"
+    positive = _booleans(positive, owner)
+    if values is None:
+        raise TypeError(f"{owner} needs {what}; got None")
+    if booleans:
+        values = _booleans(values, owner, what)
+    else:
+        values = _flat(values, owner, what)
+        if values.dtype.kind not in "biuf":
+            raise ValueError(f"{owner}: {what} must be numbers, got dtype {values.dtype}")
+        values = np.ascontiguousarray(values, dtype=np.float64)
+    if values.shape[0] != positive.shape[0]:
+        raise ValueError(
+            f"{owner}: {positive.shape[0]} labels (positive) and {values.shape[0]} {what}"
+        )
+    return positive, values
 
 
 #: Factors of one product before its logarithm: each factor of a block taken as a
@@ -204,10 +259,10 @@ class Together:
         """Feed one chunk (boolean labels, probabilities of the positive class)."""
         if not self.fed:
             return
-        positive = np.ascontiguousarray(positive, dtype=bool).reshape(-1)
-        p = _NO_PROBA
         if self.needs_proba:
-            p = np.ascontiguousarray(proba, dtype=np.float64).reshape(-1)
+            positive, p = checked_pair(self.fed[0], positive, proba, "probabilities")
+        else:
+            positive, p = _booleans(positive, "StreamingPositiveRate.update"), _NO_PROBA
         n = positive.shape[0]
         _chunk_sums(positive, p, self.sums)
         sums = self.sums.tolist()
@@ -253,8 +308,7 @@ class _MeanLoss(_Counted):
         proba: np.ndarray | None = None,
         predicted: np.ndarray | None = None,
     ) -> None:
-        p = np.ascontiguousarray(proba, dtype=np.float64).reshape(-1)
-        positive = np.ascontiguousarray(positive, dtype=bool).reshape(-1)
+        positive, p = checked_pair(self, positive, proba, "probabilities")
         self.total += float(self._sum(positive, p))
         self.n += p.shape[0]
 
@@ -341,10 +395,14 @@ class StreamingECE(_Counted):
         proba: np.ndarray | None = None,
         predicted: np.ndarray | None = None,
     ) -> None:
-        p = np.asarray(proba, dtype=np.float64)
+        positive, p = checked_pair(self, positive, proba, "probabilities")
+        bad = ~((p >= 0.0) & (p <= 1.0))  # (NaN included)
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise ValueError(f"StreamingECE.update: probability {p[i]!r} at position {i}")
         bins = _ece_bins(p)
         self.sum_p += np.bincount(bins, weights=p, minlength=ECE_BINS)
-        self.n_pos += np.bincount(bins, weights=np.asarray(positive, float), minlength=ECE_BINS)
+        self.n_pos += np.bincount(bins, weights=positive.astype(float), minlength=ECE_BINS)
         self.n += p.shape[0]
 
     def get(self) -> float:
@@ -369,8 +427,7 @@ class _Confusion(_Counted):
         proba: np.ndarray | None = None,
         predicted: np.ndarray | None = None,
     ) -> None:
-        positive = np.asarray(positive, dtype=bool)
-        predicted = np.asarray(predicted, dtype=bool)
+        positive, predicted = checked_pair(self, positive, predicted, "predictions", True)
         cell = 2 * (~positive).astype(np.intp) + (~predicted).astype(np.intp)
         self.counts += np.bincount(cell, minlength=4)
         self.n += positive.shape[0]
@@ -445,7 +502,8 @@ class StreamingAveragePrecision(_Counted):
         proba: np.ndarray | None = None,
         predicted: np.ndarray | None = None,
     ) -> None:
-        k = len(scores)
+        positive, scores = checked_pair(self, positive, scores, "scores")
+        k = scores.shape[0]
         if self.n + k > self._scores.size:
             size = max(2 * self._scores.size, self.n + k)
             self._scores = np.resize(self._scores, size)
@@ -483,8 +541,9 @@ class StreamingPositiveRate(_Counted):
         proba: np.ndarray | None = None,
         predicted: np.ndarray | None = None,
     ) -> None:
+        positive = _booleans(positive, "StreamingPositiveRate.update")
         self.n_pos += int(np.count_nonzero(positive))
-        self.n += len(positive)
+        self.n += positive.shape[0]
 
     def get(self) -> float:
         return self.n_pos / self.n if self.n else math.nan

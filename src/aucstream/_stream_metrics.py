@@ -399,7 +399,7 @@ class StreamingECE(_Counted):
         bad = ~((p >= 0.0) & (p <= 1.0))  # (NaN included)
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
-            raise ValueError(f"StreamingECE.update: probability {p[i]!r} at position {i}")
+            raise ValueError(f"StreamingECE.update: probability {p[i].item()!r} at position {i}")
         bins = _ece_bins(p)
         self.sum_p += np.bincount(bins, weights=p, minlength=ECE_BINS)
         self.n_pos += np.bincount(bins, weights=positive.astype(float), minlength=ECE_BINS)

@@ -60,7 +60,7 @@ def unchanged(before, after) -> bool:
         (POSITIVE, PROBA[:2], ValueError, "4 labels (positive) and 2"),
         (np.array([1, -1, 1, -1]), PROBA, ValueError, "booleans or 0/1, got -1 at position 1"),
         (np.array(["a", "b", "a", "b"]), PROBA, ValueError, "must be booleans, got dtype"),
-        (POSITIVE.reshape(2, 2), PROBA, ValueError, "one-dimensional, got shape (2, 2)"),
+        (POSITIVE.reshape(2, 2), PROBA, ValueError, "1-D (one value per pair); got shape (2, 2)"),
         (POSITIVE, None, TypeError, "needs"),
     ],
 )
@@ -82,7 +82,7 @@ def test_labels_and_values_as_columns_or_0_1_numbers_are_read_as_given():
         values = (PROBA > 0.5).astype(int) if what == "predicted" else PROBA
         a, b = cls(), cls()
         a.update(POSITIVE, **{what: values})
-        b.update(POSITIVE.astype(float).reshape(-1, 1), **{what: values.reshape(1, -1)})
+        b.update(POSITIVE.astype(float).reshape(-1, 1), **{what: values.reshape(-1, 1)})
         assert a.get() == b.get() or (math.isnan(a.get()) and math.isnan(b.get())), cls
 
 

@@ -27,7 +27,7 @@ decision scores, probabilities of the positive class, boolean predictions; a met
 reads only what it declares in ``needs``) and ``get()``, NaN while undefined. An
 ``update`` refuses, before it counts anything, labels that are not booleans (or 0/1),
 values it needs that are missing or of another length than the labels, arrays that
-are not one-dimensional (a column or a row is read as one), and for the ECE a
+are not 1-D (one column is read as one, as ``roc_auc`` reads it), and for the ECE a
 probability outside [0, 1] (:func:`checked_pair`).
 """
 
@@ -39,6 +39,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ._kernels import jit
+from ._streaming_auc import _as_1d
 
 __all__ = [
     "StreamingAveragePrecision",
@@ -72,21 +73,10 @@ class _Counted:
         raise NotImplementedError
 
 
-def _flat(values, owner: str, what: str) -> np.ndarray:
-    """``values`` as a 1-D array (a column ``(n, 1)`` or a row ``(1, n)`` flattened),
-    else a ValueError naming ``owner`` and ``what``."""
-    values = np.asarray(values)
-    if values.ndim != 1:
-        if values.ndim == 2 and 1 in values.shape:
-            return values.reshape(-1)
-        raise ValueError(f"{owner}: {what} must be one-dimensional, got shape {values.shape}")
-    return values
-
-
 def _booleans(values, owner: str, what: str = "positive") -> np.ndarray:
     """``values`` as a contiguous 1-D boolean array: booleans, or numbers that are all
     0 or 1 (labels of another coding, such as -1/+1, would all read as true)."""
-    values = _flat(values, owner, what)
+    values = _as_1d(f"{owner}: {what}", np.asarray(values))
     if values.dtype != bool:
         if values.dtype.kind not in "biuf":
             raise ValueError(f"{owner}: {what} must be booleans, got dtype {values.dtype}")
@@ -112,7 +102,7 @@ def checked_pair(metric, positive, values, what: str, booleans: bool = False):
     if booleans:
         values = _booleans(values, owner, what)
     else:
-        values = _flat(values, owner, what)
+        values = _as_1d(f"{owner}: {what}", np.asarray(values))
         if values.dtype.kind not in "biuf":
             raise ValueError(f"{owner}: {what} must be numbers, got dtype {values.dtype}")
         values = np.ascontiguousarray(values, dtype=np.float64)
@@ -254,13 +244,15 @@ class Together:
             for m in self.fed
         ]
         self.sums = np.empty(3)
+        #: the metric named by a refusal of the probabilities (one that reads them)
+        self.reader = next((m for m in self.fed if type(m) is not StreamingPositiveRate), None)
 
     def update(self, positive: np.ndarray, proba) -> None:
         """Feed one chunk (boolean labels, probabilities of the positive class)."""
         if not self.fed:
             return
         if self.needs_proba:
-            positive, p = checked_pair(self.fed[0], positive, proba, "probabilities")
+            positive, p = checked_pair(self.reader, positive, proba, "probabilities")
         else:
             positive, p = _booleans(positive, "StreamingPositiveRate.update"), _NO_PROBA
         n = positive.shape[0]

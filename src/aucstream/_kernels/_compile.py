@@ -199,6 +199,7 @@ def jit(
     inline: str = "never",
     borrowing: bool = False,
     entry_only: bool = False,
+    error_model: str = "python",
 ) -> Any:
     """Compile ``fn`` with numba under the library's policy (cached on disk).
 
@@ -225,6 +226,11 @@ def jit(
         docstring): the function must allocate nothing and return no array.
     entry_only : bool, default=False
         No Python or C wrapper: the function is called from compiled code only.
+    error_model : {"python", "numpy"}, default="python"
+        numba's ``error_model``: ``"python"`` checks every float division for a zero
+        divisor (raising ``ZeroDivisionError``), a branch per division that keeps a
+        loop from vectorizing; ``"numpy"`` divides as IEEE 754 does. For a kernel
+        whose divisors are never zero (its docstring says why), the same floats.
 
     Returns
     -------
@@ -233,7 +239,7 @@ def jit(
     # fastmath always set, False included: a function that leaves it unset takes its
     # first caller's (numba's flag inheritance), and numba keeps that one version per
     # signature for every later caller, and in its cache ("Flags" in the docstring)
-    options: dict[str, Any] = {"cache": True, "fastmath": fastmath}
+    options: dict[str, Any] = {"cache": True, "fastmath": fastmath, "error_model": error_model}
     if inline == "llvm":
         options["forceinline"] = True
     elif inline != "never":

@@ -181,19 +181,85 @@ def _entry(count, mean, m2, x, n, w, options, learn, emit):
     return z, mean, m2
 
 
-@jit
+@jit(error_model="numpy")
 def _pass_dense(X, out, stats, n_seen, options, learn, emit):
-    """Every row of the dense block ``X`` in order (``out[r]`` = transformed row ``r``)."""
+    """Every row of the dense block ``X`` in order (``out[r]`` = transformed row ``r``).
+
+    The floats of :func:`_entry` value by value, computed a row at a time: the
+    columns first catch up with the rows they skipped (:func:`_caught_up`, a stream
+    whose earlier chunks were sparse; a no-op otherwise, and after a learnt row), then
+    each row is transformed (:func:`_emit_row`) and learnt (:func:`_learn_row`) with
+    what every column of it shares (its weight, the step of the update) computed once,
+    in loops over the columns without a branch or a call, which the compiler
+    vectorizes (the loop of :func:`_entry` per value did not). Compiled with numba's
+    ``error_model="numpy"``, which lets the divisions vectorize: none of them has a
+    zero divisor (the rows' weight ``w > 0`` when ``n > 0``, a scale is divided by only
+    when usable, hence positive, and the steps divide by ``n + 1`` and ``w_a + 1``), so
+    the floats are those of the checked division. ``tests/test_scaler_dense_pass.py``
+    holds the two paths to the same bits."""
     count, means, m2s = stats
-    for r in range(X.shape[0]):
+    rows, d = X.shape
+    if rows == 0:
+        return
+    if learn:
+        mean, m2 = means, m2s  # (each row's statistics are the next row's)
+    else:
+        mean, m2 = np.empty(d), np.empty(d)
+    for j in range(d):
+        mean[j], m2[j] = _caught_up(count[j], means[j], m2s[j], n_seen, options.decay)
+    for r in range(rows):
         n = n_seen + r if learn else n_seen
         w = _weight(n, options.decay)
-        for j in range(X.shape[1]):
-            z, mean, m2 = _entry(count[j], means[j], m2s[j], X[r, j], n, w, options, learn, emit)
-            if learn:
-                count[j], means[j], m2s[j] = n + 1, mean, m2
-            if emit:
-                out[r, j] = z
+        if emit:
+            _emit_row(X[r], out[r], mean, m2, n, w, options)
+        if learn:
+            _learn_row(X[r], mean, m2, n, w, options.decay)
+    if learn:
+        count[:] = n_seen + rows
+
+
+@jit(inline="always")
+def _emit_row(x, z, mean, m2, n, w, options):
+    """``z`` = the row ``x`` transformed with the columns' statistics ``mean``, ``m2``
+    over ``n`` rows of weight ``w``: :func:`_center_scale` then :func:`_standardize`,
+    the same floats, branch-free over the columns when the columns are scaled."""
+    if not (options.scaled and n > 0):  # (every column the same case: per value)
+        for j in range(x.shape[0]):
+            offset, scale = _center_scale(n, w, mean[j], m2[j], options)
+            z[j] = _standardize(x[j], offset, scale, options.clip)
+        return
+    clip, centered = options.clip, options.centered
+    for j in range(x.shape[0]):
+        mu = mean[j]
+        var = m2[j] / w
+        usable = not (var <= w * _EPS * var + (w * mu * _EPS) ** 2)
+        q = (x[j] - (mu if centered else 0.0)) / (np.sqrt(var) if usable else 1.0)
+        z[j] = min(max(q, -clip), clip) if usable else 0.0
+
+
+@jit(inline="always")
+def _learn_row(x, mean, m2, n, w, decay):
+    """The columns' statistics with the row ``x`` learnt after ``n`` rows of weight
+    ``w``: :func:`_combine` (``decay`` 1) or :func:`_combine_faded` of each column
+    with the one value, the same floats, with the row's share and factors computed
+    once."""
+    if decay == 1.0:
+        first = n == 0
+        share = np.int64(1) / (n + np.int64(1))
+        fade, k = 1.0, n * share
+    else:
+        w_a = w * decay
+        first = w_a == 0.0
+        share = 1.0 / (w_a + 1.0)
+        fade, k = decay, w_a * share
+    if first:  # (the first row: its values, no deviation)
+        for j in range(x.shape[0]):
+            mean[j], m2[j] = x[j], 0.0
+        return
+    for j in range(x.shape[0]):
+        delta = x[j] - mean[j]
+        mean[j] = mean[j] + delta * share
+        m2[j] = m2[j] * fade + 0.0 + delta * delta * k
 
 
 @jit

@@ -116,11 +116,28 @@ def _state_of(scaler) -> dict:
     return snapshot({k: v for k, v in vars(scaler).items() if k.endswith("_")})
 
 
+@pytest.fixture(params=["columns", "whole"])
+def path(request, monkeypatch) -> str:
+    """Both transactions of a sparse call: the columns' (taken above
+    ``_state.SHADOW_LIMIT`` bytes of statistics, here at once) and the whole state's."""
+    if request.param == "columns":
+        monkeypatch.setattr(_state, "SHADOW_LIMIT", 0)
+    return request.param
+
+
+def test_the_columns_transaction_is_taken_above_the_shadow_limit(monkeypatch):
+    scaler = OnlineStandardScaler().partial_fit(_sparse_stream()[:100])
+    assert not scaler._by_columns()  # 4,000 columns: 96 KB of statistics
+    monkeypatch.setattr(_state, "SHADOW_LIMIT", 3 * 8 * 4000 - 1)
+    assert scaler._by_columns()
+
+
 @pytest.mark.parametrize("half_life", [None, 300.0])
 def test_sparse_chunks_learn_as_the_whole_state_transaction_does(half_life, monkeypatch):
     X = _sparse_stream()
     cuts = [0, 1, 97, 250, 251, 600]
     by_columns, whole = OnlineStandardScaler(half_life=half_life), None
+    monkeypatch.setattr(_state, "SHADOW_LIMIT", 0)
     outs = [by_columns.partial_fit_transform(X[a:b]) for a, b in zip(cuts, cuts[1:])]
     monkeypatch.setattr(OnlineStandardScaler, "_by_columns", lambda self: False)
     whole = OnlineStandardScaler(half_life=half_life)
@@ -131,6 +148,7 @@ def test_sparse_chunks_learn_as_the_whole_state_transaction_does(half_life, monk
 
 
 def test_a_sparse_call_saves_only_the_columns_it_names(monkeypatch):
+    monkeypatch.setattr(_state, "SHADOW_LIMIT", 0)
     scaler = OnlineStandardScaler().partial_fit(_sparse_stream()[:100])
     monkeypatch.setattr(
         _state, "walked_transaction", lambda *a, **k: pytest.fail("the whole state copied")
@@ -150,7 +168,7 @@ def test_a_sparse_call_saves_only_the_columns_it_names(monkeypatch):
         assert columns.tolist() == np.unique(chunk.indices).tolist()
 
 
-def test_a_refused_sparse_chunk_changes_nothing():
+def test_a_refused_sparse_chunk_changes_nothing(path):
     scaler = OnlineStandardScaler().partial_fit(_sparse_stream()[:100])
     before = _state_of(scaler)
     overflow = sp.csr_matrix(([1e308, -1e308, 1.0], ([0, 1, 1], [7, 7, 8])), shape=(2, 4000))
@@ -163,20 +181,23 @@ def test_a_refused_sparse_chunk_changes_nothing():
     assert_same_state(before, _state_of(scaler))
 
 
-def test_an_interrupted_sparse_call_changes_nothing(monkeypatch):
+def test_an_interrupted_sparse_call_changes_nothing(path, monkeypatch):
     scaler = OnlineStandardScaler(half_life=50.0).partial_fit(_sparse_stream()[:100])
     before = _state_of(scaler)
 
-    def interrupted(*args, **kwargs):
+    run = OnlineStandardScaler._pass
+
+    def interrupted(self, X, **options):
+        run(self, X, **options)  # the statistics written, then an interrupt
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(_state, "first_non_finite", interrupted)  # (after the pass)
+    monkeypatch.setattr(OnlineStandardScaler, "_pass", interrupted)
     with pytest.raises(KeyboardInterrupt):
         scaler.partial_fit_transform(_sparse_stream(seed=7)[:80])
     assert_same_state(before, _state_of(scaler))
 
 
-def test_csc_chunks_learn_as_their_csr_copies():
+def test_csc_chunks_learn_as_their_csr_copies(path):
     X = _sparse_stream(seed=8)
     a, b = OnlineStandardScaler(), OnlineStandardScaler()
     for lo, hi in ((0, 200), (200, 450), (450, 600)):
@@ -186,7 +207,7 @@ def test_csc_chunks_learn_as_their_csr_copies():
     assert_same_state(_state_of(a), _state_of(b))
 
 
-def test_a_read_only_state_is_refused_by_name_as_before():
+def test_a_read_only_state_is_refused_by_name_as_before(path):
     scaler = OnlineStandardScaler().partial_fit(_sparse_stream()[:100])
     scaler.running_mean_.flags.writeable = False
     assert not standard.OnlineStandardScaler._by_columns(scaler)  # the whole state's path

@@ -896,19 +896,26 @@ class OnlineStandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator
         return out
 
     def _by_columns(self) -> bool:
-        """Whether a sparse chunk's call can save only the columns it names
+        """Whether a sparse chunk's call saves only the columns it names
         (:meth:`_learn_columns`): a scaler that has learnt a chunk, whose running
         arrays are the writable C arrays :meth:`_stats` would keep (a loaded memory
-        map's are replaced by copies, inside the whole state's transaction)."""
+        map's are replaced by copies, inside the whole state's transaction), and
+        together larger than :data:`aucstream._state.SHADOW_LIMIT`. Below it the whole
+        state's transaction keeps its copy between calls and copies the arrays in one
+        compiled call, which costs less than the columns' saves and checks (about
+        0.3 ms a call more, up to 3 x 10^5 columns, in ``benchmarks/bench_scaler.py``'s
+        chunks of 500); above it that transaction allocates its copy at each call."""
         if getattr(self, "with_mean_", None) is None:
             return False
+        size = 0
         for name, dtype in _RUNNING_DTYPES.items():
             a = self.__dict__.get(name)
             if not (isinstance(a, np.ndarray) and a.dtype == dtype and a.ndim == 1):
                 return False
             if not (a.flags.c_contiguous and a.flags.writeable):
                 return False
-        return True
+            size += a.nbytes
+        return size > _state.SHADOW_LIMIT
 
     def _learn_columns(self, X, emit: bool):
         """:meth:`_learn` of a sparse chunk: a pass writes the statistics of the

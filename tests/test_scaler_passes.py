@@ -1,7 +1,7 @@
 """The passes of :class:`~aucstream.preprocessing.OnlineStandardScaler`.
 
 - The dense pass computes a row at a time, in vectorized loops over the columns, the
-  floats that the per-value path (:func:`aucstream.preprocessing._standard._entry`,
+  floats that the per-value path (:func:`aucstream.preprocessing._standard_kernels._entry`,
   which the CSR pass takes) computes value by value: the same transformed rows and
   statistics, bit for bit, for every option, with and without forgetting, learning or
   only transforming, from a fresh state and from one whose columns skipped rows (a
@@ -23,7 +23,7 @@ from conftest import assert_same_state, snapshot
 from aucstream import _state
 from aucstream.preprocessing import OnlineStandardScaler
 from aucstream.preprocessing import _standard as standard
-from aucstream.preprocessing._standard import _Options, _pass_csr, _pass_dense, _Stats
+from aucstream.preprocessing._standard_kernels import _Options, _pass_csr, _pass_dense, _Stats
 
 
 def _rows(seed: int, n: int = 300, d: int = 9) -> np.ndarray:

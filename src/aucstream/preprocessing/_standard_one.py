@@ -9,7 +9,7 @@ import numpy as np
 
 from .._chunks import _values_ok, sort_row
 from .._kernels import jit
-from ._standard import _pass_csr, _pass_dense
+from ._standard_kernels import _pass_csr, _pass_dense
 
 __all__ = ["one_csr", "one_dense"]
 

@@ -60,6 +60,16 @@ __all__ = ["OnlineStandardScaler"]
 _Sparse: TypeAlias = sp.spmatrix | sp.sparray
 
 
+def _refuse_overflow(where: str | None, X) -> None:
+    """Raise ``FloatingPointError`` when the statistics at ``where`` (a path, from
+    :func:`aucstream._state.first_non_finite`) overflowed on the chunk ``X``."""
+    if where is not None:
+        raise FloatingPointError(
+            f"the running statistics {where} overflowed on a chunk whose largest "
+            f"value is {float(abs(X).max()):.3g}; the chunk was not learnt"
+        )
+
+
 class OnlineStandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     r"""Standardize features with running statistics, inside the single pass.
 
@@ -621,12 +631,7 @@ class OnlineStandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator
             flat = _state.kept_walk(self)
             if flat is not None and flat.current(self) and flat.all_finite():
                 return out
-            where = _state.first_non_finite(self)
-            if where is not None:
-                raise FloatingPointError(
-                    f"the running statistics {where} overflowed on a chunk whose largest "
-                    f"value is {float(abs(X).max()):.3g}; the chunk was not learnt"
-                )
+            _refuse_overflow(_state.first_non_finite(self), X)
         return out
 
     def _by_columns(self) -> bool:
@@ -666,15 +671,12 @@ class OnlineStandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator
             columns = _state.unique_rows(csr_arrays(X)[1], self.n_features_in_)
             log = _state.active_log(self)
             assert log is not None
-            log.cover({id(a): columns for a in stats})
+            log.cover(dict.fromkeys(map(id, stats), columns))
             out = self._pass(X, learn=True, emit=emit)
             self.n_samples_seen_ += X.shape[0]
-            where = _state.first_non_finite(self, rows={id(a): columns for a in stats})
-            if where is not None:
-                raise FloatingPointError(
-                    f"the running statistics {where} overflowed on a chunk whose largest "
-                    f"value is {float(abs(X).max()):.3g}; the chunk was not learnt"
-                )
+            _refuse_overflow(
+                _state.first_non_finite(self, rows=dict.fromkeys(map(id, stats), columns)), X
+            )
         return out
 
     def _check_input(self, X, reset: bool):

@@ -529,7 +529,8 @@ def learner_rows(quick: bool = False) -> list[dict]:
 
 
 #: The learners of the O(k) comparison (issue 33): name -> constructor call. Other
-#: constructor calls of FTRLAUC, SPAM or SGDClassifier may be named on the command
+#: constructor calls of these classes (and SOLAM, UnivariateOnline, StreamPipeline) may be
+#: named on the command
 #: line (``--learners "FTRLAUC(gamma=1.0, l1=0.2)"``): how the defaults were chosen.
 LEARNERS = {
     "FTRLAUC()": "FTRLAUC()",
@@ -553,9 +554,16 @@ def _make_learner(name: str):
     """The learner of a name of :data:`LEARNERS` or of a constructor call."""
     from sklearn.linear_model import SGDClassifier
 
-    from aucstream import FTRLAUC, SPAM
+    from aucstream import FTRLAUC, SOLAM, SPAM, StreamPipeline, UnivariateOnline
 
-    names = {"FTRLAUC": FTRLAUC, "SPAM": SPAM, "SGDClassifier": SGDClassifier}
+    names = {
+        "FTRLAUC": FTRLAUC,
+        "SPAM": SPAM,
+        "SOLAM": SOLAM,
+        "UnivariateOnline": UnivariateOnline,
+        "StreamPipeline": StreamPipeline,
+        "SGDClassifier": SGDClassifier,
+    }
     return eval(LEARNERS.get(name, name), {"__builtins__": {}}, names)
 
 
@@ -749,7 +757,8 @@ def main(argv=None) -> None:
         nargs="*",
         metavar="LEARNER",
         help="run the O(k) learners against SGD (all of LEARNERS when none is named; "
-        "a constructor call of FTRLAUC, SPAM or SGDClassifier is also taken)",
+        "a constructor call of FTRLAUC, SPAM, SOLAM, UnivariateOnline, StreamPipeline or "
+        "SGDClassifier is also taken)",
     )
     parser.add_argument(
         "--real",

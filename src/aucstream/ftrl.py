@@ -120,7 +120,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._base import BaseStreamingAUC
 from ._chunks import Chunk
-from ._kernels import col, jit, n_rows, row, rows_of
+from ._kernels import col, jit, n_rows, prefetch_row_of, row, rows_of
 from ._kernels._lazy import check_example_counts
 from ._params import PASS_ORDER, StrOptions, non_negative, positive
 from ._running_scale import coef_in_columns, grow_scale
@@ -206,6 +206,8 @@ def _ftrl_chunk(zn, scal, counts, rows, pre, work, gamma, beta, l1, l2, scale, f
     scores = pre.shape[0] == n_rows(rows)
     for r in range(n_rows(rows)):
         idx, val, y = row(rows, r)
+        prefetch_row_of(zn, rows, r + 1)  # (the next example's, when zn is large)
+        prefetch_row_of(scale, rows, r + 1)
         s = 0.0
         for a in range(val.shape[0]):
             i = col(idx, a)

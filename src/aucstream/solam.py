@@ -175,6 +175,7 @@ from ._kernels import (
     lazy_mean_of,
     mean_by_count,
     n_rows,
+    prefetch_row_of,
     row,
     rows_of,
     sparse_dot,
@@ -450,6 +451,10 @@ def _solam_chunk(
     nnz = -1
     for r in range(n_rows(rows)):
         idx, raw, y = row(rows, r)
+        prefetch_row_of(lz.u, rows, r + 1)  # (the next example's, when they are large)
+        prefetch_row_of(lz.base, rows, r + 1)
+        prefetch_row_of(lz.corr, rows, r + 1)
+        prefetch_row_of(scale, rows, r + 1)
         val = scaled_values(scale, idx, raw, vbuf, cfg.rescale)
         ux = sparse_dot(lz.u, idx, val)
         if scores:  # the averaged model's score, (base + c u - corr).x / sum of gammas,

@@ -117,7 +117,7 @@ import numpy as np
 
 from ._base import BaseStreamingAUC
 from ._chunks import Chunk
-from ._kernels import col, jit, n_rows, row, rows_of
+from ._kernels import col, jit, n_rows, prefetch_row_of, row, rows_of
 from ._params import PASS_ORDER, StrOptions, non_negative, positive
 from ._running_scale import grow_scale
 from ._runtime import LearnerTags, StateSpec
@@ -173,6 +173,8 @@ def _spam_chunk(v, scal, counts, rows, pre, work, eta0, l1, l2, a_min, b_max, sc
     scores = pre.shape[0] == n_rows(rows)
     for r in range(n_rows(rows)):
         idx, val, y = row(rows, r)
+        prefetch_row_of(v, rows, r + 1)  # (the next example's, when v is large)
+        prefetch_row_of(scale, rows, r + 1)
         if scal[_A] < a_min or scal[_B] > b_max:
             _fold(v, scal)
         A, B = scal[_A], scal[_B]

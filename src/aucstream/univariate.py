@@ -114,6 +114,7 @@ from ._kernels import (
     jit,
     mean_by_count,
     n_rows,
+    prefetch_row_of,
     row,
     rows_of,
     scale_in_range,
@@ -256,6 +257,7 @@ def _univariate_chunk(v, scale, b, counts, totals, rows, pre, weights, cfg, cali
     shrink = 1.0 - cfg.eta * cfg.lam
     for r in range(n_rows(rows)):
         idx, val, y = row(rows, r)
+        prefetch_row_of(v, rows, r + 1)  # (the next example's, when v is large)
         s = scale[0] * sparse_dot(v, idx, val) + b[0]
         if scores:
             pre[r] = s

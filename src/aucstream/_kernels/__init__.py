@@ -48,11 +48,13 @@ from ._lazy import (
     upgrade_class_totals,
 )
 from ._rows import (
+    PREFETCH_MIN_BYTES,
     Rows,
     col,
     count_nonzero,
     is_none_type,
     n_rows,
+    prefetch_row_of,
     prefetch_rows,
     read_only_view,
     row,
@@ -97,6 +99,8 @@ __all__ = [
     "n_rows",
     "pointer",
     "prefetch",
+    "PREFETCH_MIN_BYTES",
+    "prefetch_row_of",
     "prefetch_rows",
     "read_only_view",
     "register_overload",

@@ -23,6 +23,7 @@ __all__ = [
     "is_none_type",
     "n_rows",
     "prefetch_rows",
+    "prefetch_row_of",
     "read_only_view",
     "row",
     "rows_of",
@@ -189,3 +190,31 @@ def prefetch_rows(array, idx):
         start = idx[q] * step
         for b in range(0, step, 64):
             prefetch(array, start + b)
+
+
+#: :func:`prefetch_row_of` prefetches arrays of at least this many bytes: below it
+#: they stay in the caches and the hints cost instructions for nothing (measured on
+#: the O(k) learners at d = 2,000 and 10^6, ``benchmarks/bench_highdim.py --learners``,
+#: reported in docs/benchmarks.md).
+PREFETCH_MIN_BYTES = 4 << 20
+
+
+def prefetch_row_of(array, rows, r):
+    """:func:`prefetch_rows` of ``array`` at the columns of row ``r`` of ``rows``, when
+    ``r`` is a row of a sparse chunk and ``array`` holds at least
+    :data:`PREFETCH_MIN_BYTES` (nothing for dense rows, past the last row, or for an
+    array the caches hold): a kernel visiting rows of a large array by column asks for
+    the next example's while it works on the current one. Changes no result."""
+    raise NotImplementedError("prefetch_row_of() is compiled inside kernels only")
+
+
+@inline_overload(prefetch_row_of)
+def _prefetch_row_of(array, rows, r):
+    if is_none_type(rows.types[1]):
+        return lambda array, rows, r: None
+
+    def sparse(array, rows, r):
+        if array.nbytes >= PREFETCH_MIN_BYTES and r + 1 < rows.indptr.shape[0]:
+            prefetch_rows(array, rows.indices[rows.indptr[r] : rows.indptr[r + 1]])
+
+    return sparse

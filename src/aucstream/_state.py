@@ -18,8 +18,9 @@ state once — by allocating it in ``_init_state`` — and gets, for free:
 - the same two for calls that come by the thousand (one example each):
   :class:`FlatState` walks the state once, keeps it as flat lists and preallocated
   shadow buffers, and then copies, restores and checks it in one compiled call each;
-- **checking a loaded state** (:func:`check_like`) against the state a fresh learner
-  with the same parameters allocates: the same members, dtypes and shapes.
+- a loaded state is checked against the state a fresh learner with the same
+  parameters allocates (:func:`aucstream.persistence.check_like`): the same members,
+  dtypes and shapes.
 
 Components and learners refine the last check with a ``_check_state()`` method for
 what a shape cannot say (counters within range, indices inside their arrays).
@@ -41,6 +42,7 @@ import numpy as np
 from ._kernels import compiled_entry, jit, pointer
 from ._runtime._undo import (
     _LOGS,
+    LoggedCall,
     UndoLog,
     _copy_rows,
     _finite,
@@ -48,6 +50,7 @@ from ._runtime._undo import (
     _rows_finite64,
     active_log,
     declare_upper_cells,
+    journal_of,
     mark_finite,
     marked_finite,
     unique_rows,
@@ -66,6 +69,7 @@ __all__ = [
     "transaction",
     "UndoLog",
     "active_log",
+    "journal_of",
     "unique_rows",
     "unique_rows_by_class",
     "declare_upper_cells",
@@ -74,7 +78,6 @@ __all__ = [
     "walked_transaction",
     "kept_walk",
     "first_non_finite",
-    "check_like",
     "FlatState",
 ]
 
@@ -92,7 +95,7 @@ def state_items(obj) -> dict[str, Any]:
     return {k: v for k, v in vars(obj).items() if is_state_name(k)}
 
 
-def _is_component(value) -> bool:
+def is_component(value) -> bool:
     return type(value).__module__.startswith("aucstream") and hasattr(value, "__dict__")
 
 
@@ -106,16 +109,19 @@ class _Saved:
 
 
 def _copy(value, keep: frozenset = frozenset()):
-    """A copy of a state value; arrays whose id is in ``keep`` are kept by reference."""
+    """A copy of a state value; arrays and components whose id is in ``keep`` are kept
+    by reference."""
+    if keep and id(value) in keep:
+        return value
     if isinstance(value, np.ndarray):
-        return value if id(value) in keep else value.copy()
+        return value.copy()
     if isinstance(value, list):
         return [_copy(v, keep) for v in value]
     if isinstance(value, tuple):
         return tuple(_copy(v, keep) for v in value)
     if isinstance(value, np.random.Generator):
         return _Saved(value, value.bit_generator.state)
-    if _is_component(value):
+    if is_component(value):
         return _Saved(value, {k: _copy(v, keep) for k, v in vars(value).items()})
     return value
 
@@ -156,7 +162,7 @@ def writeable_state(obj) -> None:
             items = [own(v) for v in value]
             if any(a is not b for a, b in zip(items, value)):  # (else kept as it is)
                 return type(value)(*items) if hasattr(value, "_fields") else tuple(items)
-        elif _is_component(value):
+        elif is_component(value):
             vars(value).update({k: own(v) for k, v in vars(value).items()})
         return value
 
@@ -166,7 +172,8 @@ def writeable_state(obj) -> None:
 
 def snapshot(obj, keep: frozenset = frozenset()) -> dict:
     """Everything needed to put ``obj`` back as it is now (arrays are copied, but those
-    whose id is in ``keep``: they are kept by reference, for an :class:`UndoLog`)."""
+    whose id is in ``keep``: they are kept by reference, for an :class:`UndoLog`; so are
+    components whose id is in it, for a holder that undoes their calls itself)."""
     return {k: _copy(v, keep) for k, v in vars(obj).items()}
 
 
@@ -198,25 +205,28 @@ def _writeable(value) -> bool:
         return value.flags.writeable
     if isinstance(value, (list, tuple)):
         return all(_writeable(v) for v in value)
-    if not _is_component(value) or hasattr(value, "partial_fit"):
+    if not is_component(value) or hasattr(value, "partial_fit"):
         return True
     return all(_writeable(v) for v in vars(value).values())
 
 
 @contextmanager
-def transaction(obj, logged: tuple = ()) -> Iterator[None]:
+def transaction(obj, logged: tuple = (), journal: list | None = None) -> Iterator[None]:
     """Run a block so that, if it raises, ``obj`` is exactly as before (state, generator).
 
     ``logged`` names state arrays that the block writes only after saving what it
     will write into the :class:`UndoLog` it finds with :func:`active_log` (the
     learners' kernel calls, :meth:`aucstream._base.BaseStreamingAUC._learn_chunk`):
     they are not copied here, and a block that raises puts back what the log saved.
+    ``journal`` (a list, or None): a block that succeeds appends what undoes it,
+    ``(LoggedCall, saved)`` (:class:`aucstream._runtime._undo.Journalled`).
     """
     check_writeable_state(obj)
     log = UndoLog(logged) if logged else None
     saved = snapshot(obj, log.ids if log is not None else frozenset())
     if log is not None:
         _LOGS.setdefault(obj, []).append(log)
+    kept = False
     try:
         yield
     except BaseException:
@@ -224,9 +234,14 @@ def transaction(obj, logged: tuple = ()) -> Iterator[None]:
             log.undo()
         restore(obj, saved)
         raise
+    else:
+        if journal is not None:
+            journal.append((LoggedCall(obj, log, restore), saved))
+            kept = True
     finally:
         if log is not None:
-            log.release()
+            if not kept:
+                log.release()
             stack = _LOGS[obj]
             stack.pop()
             if not stack:
@@ -278,7 +293,7 @@ def _arrays(value, path: str) -> Iterator[tuple[str, np.ndarray]]:
     elif isinstance(value, (list, tuple)):
         for i, v in enumerate(value):
             yield from _arrays(v, f"{path}[{i}]")
-    elif _is_component(value):
+    elif is_component(value):
         for k, v in vars(value).items():
             yield from _arrays(v, f"{path}.{k}")
 
@@ -563,7 +578,7 @@ class FlatState:
     @staticmethod
     def _is_held(value) -> bool:
         """Values kept by identity (scalars are kept by the dict copies)."""
-        return isinstance(value, (np.ndarray, list, tuple, np.random.Generator)) or _is_component(
+        return isinstance(value, (np.ndarray, list, tuple, np.random.Generator)) or is_component(
             value
         )
 
@@ -588,7 +603,7 @@ class FlatState:
                 self._visit(v, arrays)
         elif isinstance(value, np.random.Generator):
             self._generators.append(value)
-        elif _is_component(value):
+        elif is_component(value):
             members = vars(value)
             self._dicts.append(members)
             self._record(members, list(members))
@@ -703,7 +718,7 @@ class FlatState:
         elif isinstance(value, (list, tuple)):
             for v in value:
                 self._declared(v, skip)
-        elif _is_component(value):
+        elif is_component(value):
             for v in vars(value).values():
                 self._declared(v, skip)
 
@@ -841,59 +856,3 @@ class FlatState:
                 return False
         self._verified = True
         return True
-
-
-def check_like(value, reference, path: str, growable: bool = False) -> None:
-    """Check a loaded state value against the freshly allocated ``reference``.
-
-    Arrays must have the reference's dtype and number of dimensions, and its shape
-    except along axis 0 where ``growable`` (buffers that grow with the stream);
-    components must be of the same class with the same members; scalars of a
-    compatible type. Raises ``ValueError`` naming the member.
-    """
-    if isinstance(reference, np.ndarray):
-        if not isinstance(value, np.ndarray):
-            raise ValueError(f"{path}: expected an array, found {type(value).__name__}")
-        if value.dtype != reference.dtype and not (
-            value.dtype.kind in "UO" and reference.dtype.kind in "UO"
-        ):
-            raise ValueError(f"{path}: dtype {value.dtype}, expected {reference.dtype}")
-        if value.ndim != reference.ndim:
-            raise ValueError(f"{path}: shape {value.shape}, expected {reference.shape}")
-        lead = 1 if growable and value.ndim else 0
-        if value.shape[lead:] != reference.shape[lead:]:
-            raise ValueError(f"{path}: shape {value.shape}, expected {reference.shape}")
-        return
-    if isinstance(reference, (list, tuple)):
-        if not isinstance(value, (list, tuple)) or len(value) != len(reference):
-            raise ValueError(f"{path}: expected a list of {len(reference)} members")
-        for i, (v, r) in enumerate(zip(value, reference)):
-            check_like(v, r, f"{path}[{i}]", growable)
-        return
-    if _is_component(reference):
-        if type(value) is not type(reference):
-            raise ValueError(
-                f"{path}: expected a {type(reference).__name__}, found {type(value).__name__}"
-            )
-        growing = set(getattr(reference, "_growable_state", ()))
-        mine, theirs = set(vars(value)), set(vars(reference))
-        if mine != theirs:
-            raise ValueError(f"{path}: members {sorted(mine ^ theirs)} do not match")
-        for k in vars(reference):
-            check_like(vars(value)[k], vars(reference)[k], f"{path}.{k}", k in growing)
-        check = getattr(value, "_check_state", None)
-        if check is not None:
-            check()
-        return
-    if isinstance(reference, np.random.Generator):
-        if not isinstance(value, np.random.Generator):
-            raise ValueError(f"{path}: expected a random generator")
-        return
-    if reference is None or value is None:
-        return  # optional scalars (e.g. an unbounded capacity)
-    if isinstance(reference, bool) != isinstance(value, bool) or not isinstance(
-        value, (int, float, str, bool)
-    ):
-        raise ValueError(f"{path}: expected a {type(reference).__name__}, found {value!r}")
-    if isinstance(reference, (int, float)) and not isinstance(value, (int, float)):
-        raise ValueError(f"{path}: expected a number, found {value!r}")

@@ -486,7 +486,7 @@ class _Reader:
         """The declared shape and dtype against the fresh learner's array."""
         if isinstance(reference, np.ndarray):
             probe = np.empty((0,) * len(shape), dtype=dtype)
-            _state.check_like(
+            check_like(
                 np.lib.stride_tricks.as_strided(probe, shape=shape, strides=(0,) * len(shape)),
                 reference,
                 name,
@@ -598,7 +598,7 @@ class _Reader:
             value = spec.get("value")
             if value is not None and not isinstance(value, (bool, int, float, str)):
                 raise self.fail(path, f"unexpected value {value!r}")
-            _state.check_like(value, reference, path)
+            check_like(value, reference, path)
             return value
         if kind == "rng":
             return self.rng(spec, path)
@@ -829,3 +829,59 @@ def load_model(path: str | os.PathLike) -> BaseStreamingAUC:
         except ValueError as error:  # the parameters' InvalidParameterError too
             raise reader.fail(f"state/{key}", str(error)) from None
     return model
+
+
+def check_like(value, reference, path: str, growable: bool = False) -> None:
+    """Check a loaded state value against the freshly allocated ``reference``.
+
+    Arrays must have the reference's dtype and number of dimensions, and its shape
+    except along axis 0 where ``growable`` (buffers that grow with the stream);
+    components must be of the same class with the same members; scalars of a
+    compatible type. Raises ``ValueError`` naming the member.
+    """
+    if isinstance(reference, np.ndarray):
+        if not isinstance(value, np.ndarray):
+            raise ValueError(f"{path}: expected an array, found {type(value).__name__}")
+        if value.dtype != reference.dtype and not (
+            value.dtype.kind in "UO" and reference.dtype.kind in "UO"
+        ):
+            raise ValueError(f"{path}: dtype {value.dtype}, expected {reference.dtype}")
+        if value.ndim != reference.ndim:
+            raise ValueError(f"{path}: shape {value.shape}, expected {reference.shape}")
+        lead = 1 if growable and value.ndim else 0
+        if value.shape[lead:] != reference.shape[lead:]:
+            raise ValueError(f"{path}: shape {value.shape}, expected {reference.shape}")
+        return
+    if isinstance(reference, (list, tuple)):
+        if not isinstance(value, (list, tuple)) or len(value) != len(reference):
+            raise ValueError(f"{path}: expected a list of {len(reference)} members")
+        for i, (v, r) in enumerate(zip(value, reference)):
+            check_like(v, r, f"{path}[{i}]", growable)
+        return
+    if _state.is_component(reference):
+        if type(value) is not type(reference):
+            raise ValueError(
+                f"{path}: expected a {type(reference).__name__}, found {type(value).__name__}"
+            )
+        growing = set(getattr(reference, "_growable_state", ()))
+        mine, theirs = set(vars(value)), set(vars(reference))
+        if mine != theirs:
+            raise ValueError(f"{path}: members {sorted(mine ^ theirs)} do not match")
+        for k in vars(reference):
+            check_like(vars(value)[k], vars(reference)[k], f"{path}.{k}", k in growing)
+        check = getattr(value, "_check_state", None)
+        if check is not None:
+            check()
+        return
+    if isinstance(reference, np.random.Generator):
+        if not isinstance(value, np.random.Generator):
+            raise ValueError(f"{path}: expected a random generator")
+        return
+    if reference is None or value is None:
+        return  # optional scalars (e.g. an unbounded capacity)
+    if isinstance(reference, bool) != isinstance(value, bool) or not isinstance(
+        value, (int, float, str, bool)
+    ):
+        raise ValueError(f"{path}: expected a {type(reference).__name__}, found {value!r}")
+    if isinstance(reference, (int, float)) and not isinstance(value, (int, float)):
+        raise ValueError(f"{path}: expected a number, found {value!r}")

@@ -94,7 +94,7 @@ from sklearn.utils.validation import check_is_fitted
 from . import _calibration, _pauc_race, _race_drift, _search_scores, _state
 from ._base import BaseStreamingAUC
 from ._params import Interval, Real, StrOptions, positive_int, unit_open
-from ._runtime import HoldsLearners, Journalled, LearnerTags, StateSpec
+from ._runtime import HoldsLearners, Journalled, LearnerTags, StateSpec, settle
 from ._streaming_auc import PrequentialAUC, RollingAUC
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -242,6 +242,7 @@ def search_transaction(owner: BaseStreamingAUC, search: OnePassSearch, X: object
     finally:
         _FROZEN.discard(search)
         _JOURNALS.pop(search, None)
+    settle(journal)  # (the candidates' undo logs, if any: their buffers are spares again)
     if not flat.current(owner):  # the call replaced state objects: do not hold the old
         del _SHALLOW_WALKS[owner]
 

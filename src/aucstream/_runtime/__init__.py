@@ -40,10 +40,20 @@ which save only the rows a kernel call writes, are :mod:`aucstream._runtime._und
 """
 
 from ._declarations import DROP, ClassWeightTotals, HoldsLearners, StateDeclarations, StateSpec
-from ._learning import _NOT_TAKEN, Journalled, LearningStep, check_budget, make_rng, validate_params
+from ._learning import (
+    _NOT_TAKEN,
+    Journalled,
+    LearningStep,
+    check_budget,
+    journalled_transaction,
+    journals_calls,
+    make_rng,
+    validate_params,
+)
 from ._merging import Merging, check_mergeable
 from ._small_calls import SmallCalls
 from ._tags import LearnerTags
+from ._undo import settle
 
 __all__ = [
     "DROP",
@@ -52,6 +62,8 @@ __all__ = [
     "ClassWeightTotals",
     "HoldsLearners",
     "Journalled",
+    "journalled_transaction",
+    "journals_calls",
     "LearnerTags",
     "LearningStep",
     "Merging",
@@ -59,6 +71,7 @@ __all__ = [
     "StateDeclarations",
     "StateSpec",
     "make_rng",
+    "settle",
     "validate_params",
     "_NOT_TAKEN",
 ]

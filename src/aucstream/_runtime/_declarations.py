@@ -463,6 +463,10 @@ class HoldsLearners:
 
     #: The attribute holding the learner that ``fit`` tells about its pass, or None.
     _fit_tells: ClassVar[str | None] = None
+    #: Inside a ``Journalled`` block its calls journal a walk of its whole state, the
+    #: learners it holds included: a holder copies it instead
+    #: (:func:`aucstream._runtime._learning.journals_calls`).
+    _journals_calls: ClassVar[bool] = False
 
     def _begin_pass(self, y_pm: np.ndarray) -> None:
         if self._fit_tells is not None:

@@ -60,6 +60,7 @@ if TYPE_CHECKING:
         _quick_learn: Callable[..., Any]
         _read_only_state: Callable[..., tuple]
         _row_logged_state: Callable[[], tuple]
+        _undo_logged: Callable[[], bool]
         _written_rows: Callable[..., dict]
         _row_written_state: Callable[..., tuple]
         _bounded_state: Callable[[], tuple]

@@ -80,7 +80,7 @@ def kind_difference(a, b, path: str) -> str | None:
         return None
     if isinstance(a, BaseEstimator):  # a step or candidate: its own state
         return state_kind_difference(a, b, path)
-    if _state._is_component(a):
+    if _state.is_component(a):
         ka, kb = vars(a), vars(b)
         if ka.keys() != kb.keys():
             return f"{path} (members {sorted(ka.keys() ^ kb.keys())} in only one)"

@@ -33,7 +33,11 @@ from .._fastpath import ByIdentity
 from .._kernels import jit, pointer, prefetch
 
 __all__ = [
+    "Journalled",
+    "LoggedCall",
     "UndoLog",
+    "journal_of",
+    "settle",
     "active_log",
     "unique_rows",
     "unique_rows_by_class",
@@ -134,6 +138,78 @@ class UndoLog:
                 if kept is None or kept.nbytes < buffer.nbytes:
                     _SPARES[array] = buffer
         self._buffers.clear()
+
+
+#: The journals of objects whose calls a holder undoes itself (:class:`Journalled`),
+#: by the object's ``id`` (an entry lives only while its block runs).
+_JOURNALS: dict[int, list] = {}
+
+
+class Journalled:
+    """While the ``with`` block runs, every learning call of ``learner`` (a learner's
+    ``partial_fit``, ``test_then_train``; an online scaler's ``partial_fit_transform``)
+    appends ``(walk, saved)`` to ``journal`` once it has saved what it can write:
+    ``walk.restore(saved)`` undoes the call after it succeeded. A walk of the whole
+    state (:func:`aucstream._state.walked_transaction`) stays valid until the learner's
+    next transaction, which may reuse what the walk saved (a holder journals one call
+    of each learner); an undo log (:class:`LoggedCall`: a state above
+    :data:`aucstream._state.SHADOW_LIMIT`) until :func:`settle` releases it.
+
+    For a learner that holds others and makes one transaction of its own call without
+    copying them (:func:`aucstream.search.search_transaction`,
+    :func:`aucstream._runtime._learning.journalled_transaction`): it calls their public
+    methods inside such blocks, and a failure later in its call undoes theirs from the
+    journal, last first.
+    """
+
+    __slots__ = ("key", "journal")
+
+    def __init__(self, learner, journal: list):
+        self.key, self.journal = id(learner), journal
+
+    def __enter__(self) -> None:
+        _JOURNALS[self.key] = self.journal
+
+    def __exit__(self, *exc) -> None:
+        del _JOURNALS[self.key]
+
+
+def journal_of(obj) -> list | None:
+    """The journal of the :class:`Journalled` block of ``obj`` in progress, if any."""
+    return _JOURNALS.get(id(obj)) if _JOURNALS else None
+
+
+class LoggedCall:
+    """A journal's ``walk`` for a call whose transaction succeeded with an undo log
+    (:func:`aucstream._state.transaction` given a ``journal``): the log, kept with the
+    rows it saved, and what puts the rest of the state back (``put_back(obj, saved)``,
+    :func:`aucstream._state.restore` of the transaction's snapshot)."""
+
+    __slots__ = ("obj", "log", "put_back")
+
+    def __init__(self, obj, log: UndoLog | None, put_back):
+        self.obj, self.log, self.put_back = obj, log, put_back
+
+    def restore(self, saved: dict) -> None:
+        """Undo the call: its logged rows, then the rest of the state; release the log."""
+        if self.log is not None:
+            self.log.undo()
+        self.put_back(self.obj, saved)
+        self.release()
+
+    def release(self) -> None:
+        """Forget the saved rows (their buffers become spares again, :meth:`UndoLog.release`)."""
+        if self.log is not None:
+            self.log.release()
+            self.log = None
+
+
+def settle(journal: list) -> None:
+    """The call of a holder that journals succeeded: release the undo logs its journal
+    kept (:class:`LoggedCall`); the walks need nothing."""
+    for walk, _ in journal:
+        if type(walk) is LoggedCall:
+            walk.release()
 
 
 #: Spare row buffers of undo logs, one per logged array (weakly, by identity).

@@ -257,6 +257,11 @@ class OnlineStandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator
         "clip": [None, positive()],
         **FORGETTING,
     }
+    #: ``fit``, ``partial_fit`` and ``partial_fit_transform``, inside a ``Journalled``
+    #: block, journal what undoes them (:func:`aucstream._runtime.journals_calls`:
+    #: a pipeline's transaction then does not copy the statistics);
+    #: ``partial_fit_transform_one`` does not, and is called outside such blocks.
+    _journals_calls: ClassVar[bool] = True
 
     def __init__(
         self,
@@ -616,7 +621,7 @@ class OnlineStandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator
             return self._learn_columns(X, emit)
         # a walk of the state kept between calls (a one-row call costs a compiled copy
         # of the statistics, not a walk and a snapshot)
-        with _state.walked_transaction(self):
+        with _state.walked_transaction(self, journal=_state.journal_of(self)):
             validate_params_once(self)
             reset = reset or not hasattr(self, "n_samples_seen_")
             X = self._check_input(X, reset=reset)
@@ -664,7 +669,7 @@ class OnlineStandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator
         copy and a check of every column (at 10^6 columns, 24 MB for each call of a
         few hundred rows)."""
         stats = tuple(self.__dict__[name] for name in _RUNNING_DTYPES)
-        with _state.transaction(self, logged=stats):
+        with _state.transaction(self, logged=stats, journal=_state.journal_of(self)):
             validate_params_once(self)
             X = self._check_input(X, reset=False)
             self._centering(sp.issparse(X), reset=False)

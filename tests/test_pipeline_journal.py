@@ -123,3 +123,46 @@ def test_only_steps_that_journal_are_left_out_of_the_copy():
     assert journals_calls(FTRLAUC()) and journals_calls(OnlineStandardScaler())
     assert not journals_calls(OnePassSearch()) and not journals_calls(StreamPipeline())
     assert not journals_calls(None)
+
+
+class Recording(FTRLAUC):
+    """FTRL-AUC that records the kinds of the entries of the journal open at each of its
+    kernel calls, and whose call number ``fail_at`` is interrupted after its kernel."""
+
+    fail_at = -1
+    calls = 0
+    seen: list = []
+
+    def _update(self, chunk):
+        super()._update(chunk)
+        journal = _state.journal_of(self)
+        type(self).seen.append(None if journal is None else [type(w) for w, _ in journal])
+        type(self).calls += 1
+        if type(self).calls - 1 == self.fail_at:
+            raise KeyboardInterrupt
+
+
+def test_a_search_undoes_its_candidates_undo_logs(limit):
+    """A search's quiet call journals its candidates' calls (a learner above the shadow
+    limit: its undo log); a candidate interrupted after another one learnt leaves the
+    search as it was."""
+    chunks = _chunks(dense=False, n_chunks=5)
+    Recording.fail_at, Recording.calls, Recording.seen = 3, 0, []
+    search = OnePassSearch(
+        candidates=[FTRLAUC(random_state=0), Recording(gamma=1.0, random_state=0)],
+        drift=None,
+    )
+    for i, (X, y) in enumerate(chunks):
+        if Recording.calls == Recording.fail_at:
+            before = snapshot(search)
+            with pytest.raises(KeyboardInterrupt):
+                search.partial_fit(X, y)
+            assert_same_state(before, snapshot(search))
+            entries = Recording.seen[-1]
+            # the other candidate's call first (a walk's entry is made when its
+            # transaction starts: this one's own follows it; a log's when it succeeds)
+            assert entries is not None and len(entries) == (1 if limit == "logged" else 2)
+            assert (entries[0] is LoggedCall) == (limit == "logged")
+            continue
+        search.partial_fit(X, y, classes=[-1, 1] if i == 0 else None)
+    assert search.n_samples_seen_ == 4 * chunks[0][0].shape[0]

@@ -186,23 +186,27 @@ def in_scale(scale, floor, i, v):
 
 
 @jit(inline="always")
-def scaled_score(scale, floor, idx, val, work):
-    """The row's score under the weights ``work`` of its columns, in the scale."""
+def scaled_score(scale, floor, idx, val, work, xs):
+    """The row's score under the weights ``work`` of its columns, in the scale; its
+    values in the scale written to ``xs``."""
     s = 0.0
     for a in range(val.shape[0]):
-        s += work[a] * in_scale(scale, floor, col(idx, a), val[a])
+        x = in_scale(scale, floor, col(idx, a), val[a])
+        xs[a] = x
+        s += work[a] * x
     return s
 
 
 @jit(borrowing=True)
-def _ftrl_chunk(zn, scal, counts, rows, pre, work, gamma, beta, l1, l2, scale, floor):
+def _ftrl_chunk(zn, scal, counts, rows, pre, work, xs, gamma, beta, l1, l2, scale, floor):
     """ZYS Alg. 1 over a chunk, standard FTRL order (module docstring): per example,
     the touched weights from (z, sqrt n) into ``work``, the score (written to ``pre``
     when asked), then z, sqrt n updated with the gradient and the class's mean score
     moved. ``zn`` holds z_i and sqrt(n_i) side by side (one cache line a coordinate).
     A non-empty ``scale`` is the running maximum of each column's |x|, grown by the
     row after its prequential score; the step then takes the row divided by it (at
-    least ``floor``: module docstring)."""
+    least ``floor``: module docstring). ``xs`` keeps the row's values in the scale the
+    step takes (one division a value; computed again only when the scale grew)."""
     scores = pre.shape[0] == n_rows(rows)
     for r in range(n_rows(rows)):
         idx, val, y = row(rows, r)
@@ -213,14 +217,16 @@ def _ftrl_chunk(zn, scal, counts, rows, pre, work, gamma, beta, l1, l2, scale, f
             i = col(idx, a)
             w = _weight(zn[i, 0], zn[i, 1], gamma, beta, l1, l2)
             work[a] = w
-            s += w * in_scale(scale, floor, i, val[a])
+            x = in_scale(scale, floor, i, val[a])
+            xs[a] = x
+            s += w * x
         if scores:
             pre[r] = s
         if scale.shape[0] > 0 and grow_scale(scale, idx, val):
-            s = scaled_score(scale, floor, idx, val, work)
+            s = scaled_score(scale, floor, idx, val, work, xs)
         c = auc_gradient_scale(s, y, counts, scal)
         for a in range(val.shape[0]):
-            g = c * in_scale(scale, floor, col(idx, a), val[a])
+            g = c * xs[a]
             if g != 0.0:
                 i = col(idx, a)
                 root = zn[i, 1]
@@ -503,6 +509,7 @@ class FTRLAUC(SparseScaled, BaseStreamingAUC):
             self.counts_,
             rows,
             chunk.pre_scores,
+            np.empty(width),
             np.empty(width),
             *params,
             self._scale(),

@@ -164,12 +164,13 @@ def _fold(v, scal):
 
 
 @jit(borrowing=True)
-def _spam_chunk(v, scal, counts, rows, pre, work, eta0, l1, l2, a_min, b_max, scale, floor):
+def _spam_chunk(v, scal, counts, rows, pre, work, xs, eta0, l1, l2, a_min, b_max, scale, floor):
     """SPAM over a chunk with lazy proximal steps (module docstring); the form is
     folded before a step when A < ``a_min`` or B > ``b_max``. A non-empty ``scale``
     is the running maximum of each column's |x|, grown by the row after its
     prequential score; the step then takes the row divided by it (at least
-    ``floor``: module docstring)."""
+    ``floor``: module docstring). ``xs`` keeps the row's values in the scale the step
+    takes (one division a value; computed again only when the scale grew)."""
     scores = pre.shape[0] == n_rows(rows)
     for r in range(n_rows(rows)):
         idx, val, y = row(rows, r)
@@ -183,15 +184,16 @@ def _spam_chunk(v, scal, counts, rows, pre, work, eta0, l1, l2, a_min, b_max, sc
             i = col(idx, a)
             w = _current(v[i], A, B)
             work[a] = w
-            s += w * in_scale(scale, floor, i, val[a])
+            x = in_scale(scale, floor, i, val[a])
+            xs[a] = x
+            s += w * x
         if scores:
             pre[r] = s
         if scale.shape[0] > 0 and grow_scale(scale, idx, val):
-            s = scaled_score(scale, floor, idx, val, work)
+            s = scaled_score(scale, floor, idx, val, work, xs)
         sq = 0.0
         for a in range(val.shape[0]):
-            x = in_scale(scale, floor, col(idx, a), val[a])
-            sq += x * x
+            sq += xs[a] * xs[a]
         eta = eta0 / np.sqrt(counts[0] + 1.0)
         # the gradient of a row of norm > 1 is divided by its squared norm (deviations)
         c = auc_gradient_scale(s, y, counts, scal) / max(sq, 1.0)
@@ -200,7 +202,7 @@ def _spam_chunk(v, scal, counts, rows, pre, work, eta0, l1, l2, a_min, b_max, sc
         A_new = A * d
         B_new = B + shrink / A
         for a in range(val.shape[0]):
-            u = work[a] - eta * c * in_scale(scale, floor, col(idx, a), val[a])
+            u = work[a] - eta * c * xs[a]
             m = abs(u) - shrink
             if m <= 0.0:
                 v[col(idx, a)] = 0.0
@@ -344,6 +346,7 @@ class SPAM(SparseScaled, BaseStreamingAUC):
             self.counts_,
             rows_of(chunk),
             chunk.pre_scores,
+            np.empty(width),
             np.empty(width),
             float(self.eta0),
             float(self.l1),

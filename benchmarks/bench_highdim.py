@@ -567,10 +567,12 @@ def _make_learner(name: str):
     return eval(LEARNERS.get(name, name), {"__builtins__": {}}, names)
 
 
-def run_real(names, data_dir: str, chunk: int = 10_000) -> list[dict]:
+def run_real(names, data_dir: str, chunk: int = 10_000, spread: int | None = None) -> list[dict]:
     """Test AUC and zero coefficients of each learner after one pass (``partial_fit``
     in chunks of ``chunk``) over a9a and w8a with unit rows (their training and test
-    files from ``data_dir``)."""
+    files from ``data_dir``). ``spread``: the columns placed at random distinct
+    positions (in their order) among ``spread`` columns, as hashing without collisions
+    would place them: the same data at a hashed width."""
     import lzma
 
     from sklearn.datasets import load_svmlight_file
@@ -585,13 +587,19 @@ def run_real(names, data_dir: str, chunk: int = 10_000) -> list[dict]:
         with lzma.open(os.path.join(data_dir, f"{data}.t.xz")) as fh:
             X_test, y_test = load_svmlight_file(fh, n_features=d)
         X, X_test = normalize(X).tocsr(), normalize(X_test).tocsr()
+        if spread is not None:
+            at = np.sort(np.random.default_rng(0).choice(spread, d, replace=False))
+            X, X_test = (
+                sp.csr_matrix((M.data, at[M.indices], M.indptr), shape=(M.shape[0], spread))
+                for M in (X, X_test)
+            )
         for name in names:
             model = _make_learner(name)
             for lo in range(0, X.shape[0], chunk):
                 model.partial_fit(X[lo : lo + chunk], y[lo : lo + chunk], classes=[-1, 1])
             out.append(
                 {
-                    "data": data,
+                    "data": data if spread is None else f"{data} in {spread:,} columns",
                     "name": name,
                     "test_auc": roc_auc(y_test, model.decision_function(X_test)),
                     "zeros": float(np.mean(np.asarray(model.coef_) == 0.0)),
@@ -765,6 +773,12 @@ def main(argv=None) -> None:
         metavar="DATA_DIR",
         help="with --learners: one pass over a9a and w8a (from DATA_DIR) instead",
     )
+    parser.add_argument(
+        "--spread",
+        type=int,
+        metavar="D",
+        help="with --real: the columns at random positions among D (a hashed width)",
+    )
     parser.add_argument("--chunk", type=int, default=10_000, help="rows per partial_fit")
     parser.add_argument("--repeats", type=int, default=3, help="rounds of the learners")
     parser.add_argument(
@@ -817,7 +831,7 @@ def main(argv=None) -> None:
     if args.learners is not None and args.real:
         names = args.learners or tuple(LEARNERS)
         lines = ["| data | learner | test AUC | zero coefficients |", "|---|---|---:|---:|"]
-        for r in run_real(names, args.real, args.chunk):
+        for r in run_real(names, args.real, args.chunk, args.spread):
             lines.append(f"| {r['data']} | {r['name']} | {r['test_auc']:.4f} | {r['zeros']:.3f} |")
         print("\n".join(lines))
         if args.markdown:

@@ -14,11 +14,10 @@ from types import SimpleNamespace
 import numpy as np
 
 from aucstream import StreamPipeline
+from aucstream._auc_variance import auc_and_variance, block_aucs
 from aucstream._race_drift import (
     _CONFIRM_CLASS,
     _CONFIRM_ROWS,
-    auc_and_variance,
-    block_aucs,
     block_start,
     confirmed,
     history,

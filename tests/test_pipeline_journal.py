@@ -166,3 +166,53 @@ def test_a_search_undoes_its_candidates_undo_logs(limit):
             continue
         search.partial_fit(X, y, classes=[-1, 1] if i == 0 else None)
     assert search.n_samples_seen_ == 4 * chunks[0][0].shape[0]
+
+
+@pytest.mark.parametrize("drift", [None, "auto"])
+@pytest.mark.parametrize("where", ["candidate", "after"])
+def test_a_pipeline_holding_a_search_undoes_its_journal(limit, drift, where):
+    """A pipeline's call to the search it holds (``_race_drift.held_transaction``)
+    leaves the scaler and, above the shadow limit, the alive candidates out of its
+    copy and undoes their calls from a journal: a call that fails in a candidate, or
+    after everything learnt (calls that cross rounds and the detector's feeds), leaves
+    the pipeline as it was, and the stream goes on as if it had not been made."""
+    chunks = _chunks(dense=False, n_chunks=12, rows=300, seed=1)
+    failing = 6
+
+    def pipeline(cls, second):
+        search = OnePassSearch(
+            candidates=[FTRLAUC(random_state=0), second],
+            first_round=200,
+            halving=False,
+            delta=1e-12,  # (both candidates stay in the race)
+            drift=drift,
+        )
+        return cls(transformer=OnlineStandardScaler(with_mean=False), estimator=search)
+
+    Recording.fail_at, Recording.calls, Recording.seen = -1, 0, []
+    _reset(FailsAfter, -1)
+    model = pipeline(FailsAfter, Recording(gamma=1.0, random_state=0))
+    reference = pipeline(StreamPipeline, FTRLAUC(gamma=1.0, random_state=0))
+    for i, (X, y) in enumerate(chunks):
+        if i == failing:
+            if where == "candidate":
+                assert list(model.estimator_.status_[:2]) == [0, 0]  # both alive
+                Recording.fail_at = Recording.calls
+            else:
+                FailsAfter.fail_at = FailsAfter.calls
+            before = snapshot(model)
+            with pytest.raises(KeyboardInterrupt):
+                model.partial_fit(X, y)
+            assert_same_state(before, snapshot(model))
+            # its calls went into the holder's journal above the limit, else its copy
+            assert (Recording.seen[-1] is not None) == (limit == "logged")
+            Recording.fail_at = FailsAfter.fail_at = -1
+            continue
+        model.partial_fit(X, y, classes=[-1, 1] if i == 0 else None)
+        reference.partial_fit(X, y, classes=[-1, 1] if i == 0 else None)
+    assert model.n_samples_seen_ == reference.n_samples_seen_
+    np.testing.assert_array_equal(model.decision_function(X), reference.decision_function(X))
+    search, peer = model.estimator_, reference.estimator_
+    np.testing.assert_array_equal(search.status_, peer.status_)
+    for mine, theirs in zip(search.candidates_, peer.candidates_):
+        assert_same_state(snapshot(vars(theirs)), snapshot(vars(mine)))

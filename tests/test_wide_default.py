@@ -8,7 +8,15 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from aucstream import FTRLAUC, SOLAM, SPAM, OnePassSearch, StreamPipeline, UnivariateOnline
+from aucstream import (
+    FTRLAUC,
+    SOLAM,
+    SPAM,
+    OnePassSearch,
+    StreamPipeline,
+    UnivariateOnline,
+    _candidates,
+)
 from aucstream import search as search_module
 from aucstream.metrics import roc_auc
 
@@ -39,7 +47,7 @@ def _sparse_stream(n: int, d: int, k: int = 8, seed: int = 0):
 
 def test_the_default_pipeline_learns_a_wide_stream(monkeypatch):
     """(The width is lowered for the test: the candidates are the same at 10^6.)"""
-    monkeypatch.setattr(search_module, "WIDE", 100)
+    monkeypatch.setattr(_candidates, "WIDE", 100)
     X, y = _sparse_stream(6000, 400)
     model = StreamPipeline()
     for lo in range(0, 5000, 500):

@@ -60,7 +60,8 @@ standard errors of the difference,
 
     A_0 - A_1 > z \sqrt{\bar\sigma_0^2/B + \sigma_1^2},
 
-with Hanley & McNeil's (1982) variance of each AUC (:func:`auc_and_variance`; the
+with Hanley & McNeil's (1982) variance of each AUC
+(:func:`aucstream._auc_variance.auc_and_variance`; the
 blocks share no pair, and are treated as independent). Each AUC ranks the scores of
 one block against each other: pooled over a longer span, the scores of a learner
 that moves (or of a drifting column) are not comparable, which is the trouble with
@@ -136,7 +137,8 @@ round leader, the race itself goes on) when
 
     A_i - A_l > z \sqrt{V_i + V_l},
 
-with Hanley & McNeil's (1982) variances :math:`V` (:func:`hanley_mcneil`) of the two
+with Hanley & McNeil's (1982) variances :math:`V`
+(:func:`aucstream._auc_variance.hanley_mcneil`) of the two
 windows (the same rows since :math:`p`; treated as independent, which overstates the
 variance of the difference of two positively correlated AUCs: the test is
 conservative), ``_HANDOVER_Z`` :math:`= z = 1` (2 until branch drift30f: 1 was as
@@ -189,15 +191,17 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager, nullcontext
+from contextlib import ExitStack, contextmanager, nullcontext
 from typing import Any
 
 import numpy as np
 from sklearn.base import clone
 
 from . import _state
+from ._auc_variance import block_aucs, hanley_mcneil
 from ._base import BaseStreamingAUC
 from ._pauc_race import GuardedPartialAUC
+from ._runtime import Journalled, journals_by_log, journals_calls, settle
 from ._streaming_auc import PrequentialAUC, RollingAUC
 from .drift import AUCDriftDetector, DriftDetector, PageHinkley, RankSignal
 
@@ -395,10 +399,25 @@ def _guarded(search) -> Iterator[None]:
 
 #: The walks of :func:`held_transaction`, by owner (kept while the owner lives).
 _HELD_WALKS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+#: The journals of :func:`held_transaction`'s calls in progress, by search: the
+#: journal and the ids of the candidates whose calls go into it.
+_HELD_JOURNALS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def held_journal(search, candidate) -> list | None:
+    """The journal that ``candidate``'s calls go into during a :func:`held_transaction`
+    of ``search`` (a candidate that journals undo logs, left out of the walk), or None
+    (its calls are covered by the walk)."""
+    entry = _HELD_JOURNALS.get(search)
+    if entry is None or id(candidate) not in entry[1]:
+        return None
+    return entry[0]
 
 
 @contextmanager
-def held_transaction(owner, search, quiet: bool, X: object = None) -> Iterator[None]:
+def held_transaction(
+    owner, search, quiet: bool, X: object = None, steps: tuple = ()
+) -> Iterator[None]:
     """The whole state's transaction of a call to ``owner`` (``search`` itself, or a
     :class:`~aucstream.StreamPipeline` that holds it) of ``X``'s rows (None: unknown)
     that reaches a metric update (``quiet`` False), or not (True: the call can not
@@ -420,6 +439,15 @@ def held_transaction(owner, search, quiet: bool, X: object = None) -> Iterator[N
     copied apart, not the whole buffer (as the search's own quiet transaction does,
     :func:`aucstream.search.search_transaction`). A call that fails puts everything
     back, as a copy of the whole state would.
+
+    Neither are copied the alive candidates whose calls journal undo logs
+    (:func:`aucstream._runtime.journals_by_log`: states above
+    :data:`aucstream._state.SHADOW_LIMIT`, 24 to 32 MB each for the wide race at 10^6
+    features), nor ``steps``, the owner's other learners that journal their calls (a
+    pipeline's scaler, called once per call): their calls go into a journal
+    (:func:`held_journal`, :class:`aucstream._runtime.Journalled`), undone, last first,
+    when the call fails. An undo log stays valid across the several calls a
+    candidate may make in one call (a piece per block, twice across a reopening).
     """
     from .search import ALIVE, _n_rows
 
@@ -428,13 +456,19 @@ def held_transaction(owner, search, quiet: bool, X: object = None) -> Iterator[N
             yield
         return
     watch = search.drift_
-    flat, opaque, declared = _HELD_WALKS.get(owner, (None, frozenset(), {}))
+    steps = tuple(step for step in steps if journals_calls(step))
+    flat, opaque, declared, logged = _HELD_WALKS.get(owner, (None, frozenset(), {}, frozenset()))
     if flat is None or not flat.current(owner):
         idle = untouched(search)
         metrics = [m for m in (*search.overall_, *search.recent_) if m is not None]
-        opaque = frozenset(map(id, (*metrics, *idle, *([watch] if watch is not None else []))))
+        alive = np.flatnonzero(search.status_ == ALIVE)
+        logged = frozenset(
+            id(c) for c in (search.candidates_[i] for i in alive) if journals_by_log(c)
+        )
+        watched = [watch] if watch is not None else []
+        opaque = frozenset(map(id, (*metrics, *idle, *watched, *steps))) | logged
         flat, declared = _state.FlatState(owner, opaque=opaque), {}
-        _HELD_WALKS[owner] = (flat, opaque, declared)
+        _HELD_WALKS[owner] = (flat, opaque, declared, logged)
     # (what the walk did not enter needs no declaring: only candidates dropped since).
     # While the walk is current, the candidates and metrics are the objects it found:
     # what is idle is a function of the statuses (kept per statuses with the walk)
@@ -467,10 +501,17 @@ def held_transaction(owner, search, quiet: bool, X: object = None) -> Iterator[N
     if covering:
         _COVERED[search] = quiet
     guard = _guarded(search) if quiet and not covering else nullcontext()
+    journal: list = []
+    if logged:
+        _HELD_JOURNALS[search] = (journal, logged)
     try:
-        with guard:  # (the search's own quiet call: no metric update, as its holder's)
+        with ExitStack() as blocks, guard:  # (guard: the search's own quiet call makes
+            for step in steps:  # no metric update, as its holder's)
+                blocks.enter_context(Journalled(step, journal))
             yield
     except BaseException:
+        for walk, undo in reversed(journal):
+            walk.restore(undo)
         flat.restore(saved)
         for a, old in zip(buffer, kept):
             a[..., columns] = old
@@ -481,8 +522,10 @@ def held_transaction(owner, search, quiet: bool, X: object = None) -> Iterator[N
                 _state.restore(part, contents)
         raise
     finally:
+        _HELD_JOURNALS.pop(search, None)
         if covering:
             _COVERED.pop(search, None)
+    settle(journal)
     if not flat.current(owner):  # the call replaced state objects: do not hold the old
         del _HELD_WALKS[owner]
 
@@ -666,55 +709,6 @@ def history(search, lead: int, m: int) -> tuple[np.ndarray, np.ndarray]:
     labels = np.concatenate([1 - recent._ring_label[at], search.pending_labels_[lo:m]])
     scores = np.concatenate([recent._ring_score[at], search.pending_scores_[lead, lo:m]])
     return labels, scores
-
-
-def auc_and_variance(labels: np.ndarray, scores: np.ndarray) -> tuple[float, float]:
-    """The exact AUC of the pairs (0/1 ``labels``, both present; finite ``scores``)
-    and Hanley & McNeil's (1982) variance of it (:func:`hanley_mcneil`).
-
-    The AUC is :func:`aucstream.metrics.roc_auc`'s, to the bit: the Mann-Whitney
-    statistic (the positives' midranks, ties sharing the mean of their ranks, less
-    ``n1 (n1 + 1) / 2``), a half-integer computed exactly, without the checks and the general
-    ranking of the public function (the confirmation computes a dozen at each check);
-    computed as :func:`block_aucs` does, from the same statistic.
-    """
-    return block_aucs(labels, scores, [(0, labels.size)])[0]
-
-
-def block_aucs(
-    labels: np.ndarray, scores: np.ndarray, blocks: list[tuple[int, int]]
-) -> list[tuple[float, float]]:
-    """:func:`auc_and_variance` of each block ``labels[lo:hi]``, ``scores[lo:hi]`` of
-    ``blocks`` (each with both classes), to the bit.
-
-    The Mann-Whitney statistic of a block counts, for each positive, the negatives
-    below it and half those tied with it: two binary searches of the positives in the
-    block's sorted negatives (a sort of the scores, not the stable sort of their
-    indices that midranks need). It is the midranks' ``rank_sum - n1 (n1 + 1) / 2``
-    exactly (a sum of half-integers, exact in any order), so the AUC is the same
-    float."""
-    out = []
-    for lo, hi in blocks:
-        y, s = labels[lo:hi], scores[lo:hi]
-        positive = y == 1
-        n1 = int(np.count_nonzero(positive))
-        negatives = np.sort(s[~positive])
-        below = np.searchsorted(negatives, s[positive], side="left")
-        upto = np.searchsorted(negatives, s[positive], side="right")
-        u = float(below.sum()) + float((upto - below).sum()) / 2.0
-        a = u / (float(n1) * float(s.size - n1))
-        out.append((a, hanley_mcneil(a, n1, s.size - n1)))
-    return out
-
-
-def hanley_mcneil(a: float, n1: int, n0: int) -> float:
-    """Hanley & McNeil's (1982) variance of an AUC ``a`` of ``n1`` positives and
-    ``n0`` negatives,
-    :math:`(A(1-A) + (n_+ - 1)(Q_1 - A^2) + (n_- - 1)(Q_2 - A^2))/(n_+ n_-)` with
-    :math:`Q_1 = A/(2 - A)`, :math:`Q_2 = 2A^2/(1 + A)`."""
-    q1, q2 = a / (2.0 - a), 2.0 * a * a / (1.0 + a)
-    var = (a * (1.0 - a) + (n1 - 1) * (q1 - a * a) + (n0 - 1) * (q2 - a * a)) / (n1 * n0)
-    return max(var, 0.0)
 
 
 def after_flush(search, confirmed_alarm: bool) -> None:

@@ -95,8 +95,20 @@ def state_items(obj) -> dict[str, Any]:
     return {k: v for k, v in vars(obj).items() if is_state_name(k)}
 
 
+#: Whether each class met is an aucstream class or derives from one (:func:`is_component`).
+_COMPONENT_TYPES: dict[type, bool] = {}
+
+
 def is_component(value) -> bool:
-    return type(value).__module__.startswith("aucstream") and hasattr(value, "__dict__")
+    """Whether ``value`` is a part of a state to walk into: an object of an aucstream
+    class or of a class derived from one (a user's learner held by a search or a
+    pipeline: its state is copied and restored as a built-in learner's)."""
+    cls = type(value)
+    known = _COMPONENT_TYPES.get(cls)
+    if known is None:
+        known = any(c.__module__.startswith("aucstream") for c in cls.__mro__[:-1])
+        _COMPONENT_TYPES[cls] = known
+    return known and hasattr(value, "__dict__")
 
 
 class _Saved:

@@ -590,9 +590,9 @@ class StreamPipeline(HoldsLearners, BaseStreamingAUC):
         if X is None or estimator is None:
             return super()._transaction(X)
         quiet = _race_drift.quiet_call(estimator, X)
-        if quiet is not None:
-            return _race_drift.held_transaction(self, estimator, quiet, X)
         transformer = state.get("transformer_")
+        if quiet is not None:  # (the scaler journalled, not copied: held_transaction)
+            return _race_drift.held_transaction(self, estimator, quiet, X, (transformer,))
         if journals_calls(estimator) and journals_calls(transformer):
             return journalled_transaction(self, (transformer, estimator))
         return super()._transaction(X)

@@ -93,6 +93,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from . import _calibration, _pauc_race, _race_drift, _search_scores, _state
 from ._base import BaseStreamingAUC
+from ._candidates import WIDE, default_candidates
 from ._params import Interval, Real, StrOptions, positive_int, unit_open
 from ._runtime import HoldsLearners, Journalled, LearnerTags, StateSpec, settle
 from ._streaming_auc import PrequentialAUC, RollingAUC
@@ -100,7 +101,7 @@ from ._streaming_auc import PrequentialAUC, RollingAUC
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-__all__ = ["OnePassSearch", "default_candidates", "search_transaction"]
+__all__ = ["WIDE", "OnePassSearch", "default_candidates", "search_transaction"]
 
 #: Largest number of rounds the racing step's union bound allows for.
 _ROUNDS = 64
@@ -110,63 +111,6 @@ _STATUS = {ALIVE: "alive", RACED: "dropped (racing)", HALVED: "dropped (halving)
 _STATUS[DIVERGED] = "diverged"
 _STATUS[_race_drift.WAITING] = "waiting"
 _STATUS[_race_drift.RETIRED] = "retired (drift)"
-
-
-#: Above this many features the default candidates are the O(d)-state learners only
-#: (:func:`default_candidates`).
-WIDE = 1 << 18
-
-
-def default_candidates(n_features: int) -> list[BaseStreamingAUC]:
-    """The default candidates: the online AUC learners over a spread of step sizes.
-
-    The grid is wider than the papers' tuning grids where their optima sat at the
-    edges (step sizes down to 2^-12, OAM's C down to 2^-14): behind the online scaler
-    every feature has unit variance, and the stable step sizes shrink with the
-    dimension. The exact-covariance learners (O(d^2) memory) are used up to 1,000
-    features; above that OPAUC uses a hashed sketch of 50 columns (G16 §7.2). Above
-    :data:`WIDE` features (hashed widths) only the learners whose state is O(d) floats
-    and whose step is O(k) for k non-zeros race: SOLAM, FTRL-AUC, SPAM and the
-    univariate loss. The sketches and OAM's reservoirs (800 to 1,600 bytes a feature
-    each) took 9.3 GB at 10^6 features with the fresh slots of ``drift="auto"``,
-    above the default memory budget, and each learns a row in O(k tau).
-
-    Parameters
-    ----------
-    n_features : int
-        The dimension of the stream.
-
-    Returns
-    -------
-    list of BaseStreamingAUC
-        Unfitted learners.
-    """
-    from .adaoam import AdaOAM
-    from .oam import OAM
-    from .opauc import OPAUC
-    from .solam import SOLAM
-    from .univariate import UnivariateOnline
-
-    if n_features > WIDE:
-        from .ftrl import FTRLAUC
-        from .spam import SPAM
-
-        wide: list[BaseStreamingAUC] = [SOLAM(), FTRLAUC(), SPAM()]
-        wide += [SOLAM(R=float(r), column_scale=None) for r in (1, 10, 100)]
-        return wide + [UnivariateOnline(loss="log", eta=2.0**k) for k in (-4, -7, -10)]
-    small = n_features <= 1000
-    summary: dict = {} if small else {"covariance": "hash", "centering": "exact", "sketch_size": 50}
-    # the first (round leader until the first round) learns raw (a bare search) or
-    # standardized columns; column_scale=None: for the rows the scaler standardizes
-    candidates: list[BaseStreamingAUC] = [OPAUC(eta=2.0**-6) if small else SOLAM()]
-    candidates += [OPAUC(eta=2.0**k, column_scale=None, **summary) for k in (-6, -9, -12, -3)]
-    if small:  # (AdaOAM() and SOLAM(): in the running scale too, for raw columns)
-        candidates += [AdaOAM(eta=2.0**k, column_scale=None) for k in (-3, -6)]
-    candidates += [SOLAM(R=float(r), column_scale=None) for r in (1, 10, 100)]
-    candidates += [UnivariateOnline(loss="log", eta=2.0**k) for k in (-4, -7, -10)]
-    candidates += [OAM(update="gra", C=2.0**k, random_state=0) for k in (-8, -14)]
-    candidates += [AdaOAM(), SOLAM()] if small else []
-    return candidates
 
 
 #: Searches inside a call that declared their metrics untouched (``search_transaction``).
@@ -637,15 +581,17 @@ class OnePassSearch(HoldsLearners, BaseStreamingAUC):
         journal = _JOURNALS.get(self)  # a call that declared its metrics untouched
         k, reopen = X.shape[0], False
         if self.drift_ is not None:  # the leader first, watched (_race_drift.lead_first)
-            k, reopen = _race_drift.lead_first(self, X, y, labels, weights, journal)
+            mine = journal if journal is not None else self._held_journal(lead)
+            k, reopen = _race_drift.lead_first(self, X, y, labels, weights, mine)
             X, y, labels, weights = (a if a is None else a[:k] for a in (X, y, labels, weights))
         rows = slice(at, at + k)
         for i in np.flatnonzero(self.status_ == ALIVE):
             if i == lead and self.drift_ is not None:
                 continue
+            mine = journal if journal is not None else self._held_journal(int(i))
             try:
                 self.pending_scores_[i, rows] = _learn_candidate(
-                    self.candidates_[i], X, y, weights, journal
+                    self.candidates_[i], X, y, weights, mine
                 )
             except FloatingPointError:
                 self._drop(i, DIVERGED, self.n_samples_seen_)
@@ -671,6 +617,11 @@ class OnePassSearch(HoldsLearners, BaseStreamingAUC):
         elif reopen:  # (a leader that diverged leaves the feed to the flush)
             _race_drift.reopen(self)
         return scores
+
+    def _held_journal(self, i: int) -> list | None:
+        """The journal of candidate ``i``'s calls in a holder's transaction that leaves
+        it out of its copy (:func:`aucstream._race_drift.held_journal`), or None."""
+        return _race_drift.held_journal(self, self.candidates_[i])
 
     def _crown(self, lead: int) -> None:
         """Make ``lead`` the round leader; a new one gets its watch afresh."""

@@ -43,6 +43,7 @@ __all__ = [
     "LearningStep",
     "check_budget",
     "journalled_transaction",
+    "journals_by_log",
     "make_rng",
     "validate_params",
 ]
@@ -84,6 +85,17 @@ def journalled_transaction(owner, held: tuple) -> Iterator[None]:
             _state.restore(owner, saved)
             raise
         settle(journal)
+
+
+def journals_by_log(learner) -> bool:
+    """Whether ``learner``'s calls inside a
+    :class:`~aucstream._runtime._undo.Journalled` block journal undo logs
+    (:class:`~aucstream._runtime._undo.LoggedCall`: a fitted learner whose row-logged
+    arrays exceed :data:`aucstream._state.SHADOW_LIMIT`), which stay valid however
+    many calls of it the block makes; a walk's entry stays valid only until its next
+    call."""
+    state = learner.__dict__
+    return journals_calls(learner) and "n_features_in_" in state and learner._undo_logged()
 
 
 def journals_calls(obj) -> bool:
@@ -419,7 +431,7 @@ class LearningStep(LearnerHost):
         scores: list[np.ndarray] | None = [] if prequential else None
         if journal is None:
             transaction = self._transaction(X)
-        elif "n_features_in_" in self.__dict__ and self._undo_logged():
+        elif journals_by_log(self):
             # the rows it writes kept in the journal, which undoes the call after it
             # succeeded (a walk would copy the whole state into new buffers)
             transaction = _state.transaction(self, self._row_logged_state(), journal)

@@ -24,7 +24,7 @@ a pipeline, a search) and an integration (``aucstream.dask``, ``aucstream.river`
 evaluation) use only the public methods of the learners they hold
 (``tests/test_meta_public.py``): ``test_then_train`` learns a chunk prequentially, with
 the fast path of small calls inside it (a holder that undoes its held learners' calls
-itself runs it inside :class:`~aucstream._runtime._learning.Journalled`);
+itself runs it inside :class:`~aucstream._runtime._undo.Journalled`);
 ``score_samples`` and ``offset_`` are the scores before and the shift of the
 calibration (``decision_function`` is their difference); ``coef_``, ``decision_one``,
 ``predict_proba_one`` and ``state_nbytes`` as documented. What else they need of a

@@ -16,7 +16,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._calibration import probability_one, threshold_one
-from ._kernels import jit
+from ._kernels import jit, read_only_view
 
 __all__ = [
     "Chunk",
@@ -114,16 +114,37 @@ def check_magnitude(X) -> None:
         )
 
 
-def csr_arrays(X) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
-    """``(indptr, indices, data, n_features)`` of a dense array or sparse matrix.
+@jit
+def _rows_increase(indptr, indices) -> bool:
+    """Whether the indices of each row of a CSR structure (``indptr`` checked: from 0,
+    non-decreasing, within ``indices``) increase strictly: sorted, without duplicates."""
+    n = indptr.shape[0] - 1
+    falls = 0
+    for a in range(1, indptr[n]):
+        falls += indices[a] <= indices[a - 1]
+    for r in range(n):  # each non-empty row's first entry, once
+        lo = indptr[r]
+        if 0 < lo < indptr[r + 1]:
+            falls -= indices[lo] <= indices[lo - 1]
+    return falls == 0
 
-    Indices are int64 and values float64, C-contiguous; duplicate sparse entries are
-    summed. Dense input keeps its zeros as explicit entries.
+
+def csr_arrays(X) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """``(indptr, indices, data, n_features)`` of a dense array or sparse matrix
+    (checked by :func:`check_sparse_structure`).
+
+    Indices are int64 and values float64, C-contiguous; the indices of a row are
+    sorted and duplicate entries summed, whatever scipy's flags say (they are cached,
+    and stale once the index arrays are written in place). Dense input keeps its
+    zeros as explicit entries.
     """
     if sp.issparse(X):
         X = X.tocsr()
-        if not X.has_canonical_format:
+        indptr, indices = read_only_view(X.indptr), read_only_view(X.indices)
+        if indptr[0] != 0 or not _rows_increase(indptr, indices):  # (one compiled version)
             X = X.copy()
+            X.has_sorted_indices = False  # (the copy's flags: maybe stale ones)
+            X.has_canonical_format = False
             X.sum_duplicates()
         return (
             np.ascontiguousarray(X.indptr, dtype=np.int64),

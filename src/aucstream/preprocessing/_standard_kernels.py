@@ -39,24 +39,6 @@ _RUNNING_DTYPES = {
 
 # --------------------------------------------------------------------------- kernels
 @jit
-def _combine(n_a, mean_a, m2_a, n_b, mean_b, m2_b):
-    r"""Mean and sum of squared deviations of two disjoint sets of rows, pooled.
-
-    Chan, Golub & LeVeque's pairwise update: with :math:`n = n_a + n_b` and
-    :math:`\delta = \mu_b - \mu_a`,
-    :math:`\mu = \mu_a + \delta n_b / n` and
-    :math:`M = M_a + M_b + \delta^2 n_a n_b / n`.
-    """
-    if n_b == 0:
-        return mean_a, m2_a
-    if n_a == 0:
-        return mean_b, m2_b
-    share = n_b / (n_a + n_b)
-    delta = mean_b - mean_a
-    return mean_a + delta * share, m2_a + m2_b + delta * delta * (n_a * share)
-
-
-@jit
 def _weight(n, decay):
     r"""The total weight of ``n`` rows, :math:`W_n = \sum_{i<n} \gamma^i =
     (1 - \gamma^n)/(1 - \gamma)` (``n`` itself without forgetting)."""
@@ -66,13 +48,19 @@ def _weight(n, decay):
 
 
 @jit
-def _combine_faded(w_a, mean_a, m2_a, w_b, mean_b, m2_b, fade):
-    r""":func:`_combine` of weighted sets of rows, the older one ``a`` faded by ``fade``
-    (:math:`\gamma^{k_b}` for the :math:`k_b` rows of ``b``): with
-    :math:`w'_a = \text{fade}\,w_a`, :math:`M'_a = \text{fade}\,M_a`,
-    :math:`w = w'_a + w_b` and :math:`\delta = \mu_b - \mu_a`,
+def _combine(w_a, mean_a, m2_a, w_b, mean_b, m2_b, fade):
+    r"""Mean and sum of squared deviations of two disjoint sets of rows of weights
+    ``w_a`` and ``w_b`` (counts without forgetting), pooled; the older set ``a`` faded
+    by ``fade`` (:math:`\gamma^{k_b}` for the :math:`k_b` rows of ``b``; 1 without
+    forgetting).
+
+    With :math:`w'_a = \text{fade}\,w_a`, :math:`M'_a = \text{fade}\,M_a`,
+    :math:`w = w'_a + w_b` and :math:`\delta = \mu_b - \mu_a`:
     :math:`\mu = \mu_a + \delta w_b / w` and
-    :math:`M = M'_a + M_b + \delta^2 w'_a w_b / w` (West's weighted update)."""
+    :math:`M = M'_a + M_b + \delta^2 w'_a w_b / w`: Chan, Golub & LeVeque's pairwise
+    update, weighted as West's. Counts below :math:`2^{53}` are exact floats, so a
+    count's float gives the floats of the integer formula.
+    """
     w_a = w_a * fade
     m2_a = m2_a * fade
     if w_b == 0.0:
@@ -88,14 +76,12 @@ def _combine_faded(w_a, mean_a, m2_a, w_b, mean_b, m2_b, fade):
 def _caught_up(count, mean, m2, n, decay):
     """A column's statistics over ``n`` rows: it absorbs the zeros of the rows it skipped."""
     if decay == 1.0:
-        return _combine(count, mean, m2, n - count, 0.0, 0.0)
+        return _combine(float(count), mean, m2, float(n - count), 0.0, 0.0, 1.0)
     skipped = n - count
     if skipped == 0:  # a dense column: nothing to absorb
         return mean, m2
     fade = decay**skipped  # (one power for the fade and _weight(skipped, decay))
-    return _combine_faded(
-        _weight(count, decay), mean, m2, (1.0 - fade) / (1.0 - decay), 0.0, 0.0, fade
-    )
+    return _combine(_weight(count, decay), mean, m2, (1.0 - fade) / (1.0 - decay), 0.0, 0.0, fade)
 
 
 @jit
@@ -141,12 +127,8 @@ def _entry(count, mean, m2, x, n, w, options, learn, emit):
     if emit:
         offset, scale = _center_scale(n, w, mean, m2, options)
         z = _standardize(x, offset, scale, options.clip)
-    if learn:
-        if options.decay == 1.0:
-            # (an int64 1, not a literal: the version of _combine of _caught_up)
-            mean, m2 = _combine(n, mean, m2, np.int64(1), x, 0.0)
-        else:
-            mean, m2 = _combine_faded(w, mean, m2, 1.0, x, 0.0, options.decay)
+    if learn:  # (w: the n rows' weight, n itself without forgetting)
+        mean, m2 = _combine(w, mean, m2, 1.0, x, 0.0, options.decay)
     return z, mean, m2
 
 
@@ -209,7 +191,7 @@ def _emit_row(x, z, mean, m2, n, w, options):
 @jit(inline="always")
 def _learn_row(x, mean, m2, n, w, decay):
     """The columns' statistics with the row ``x`` learnt after ``n`` rows of weight
-    ``w``: :func:`_combine` (``decay`` 1) or :func:`_combine_faded` of each column
+    ``w``: :func:`_combine` of each column
     with the one value, the same floats, with the row's share and factors computed
     once."""
     if decay == 1.0:
@@ -277,15 +259,10 @@ def _columns(stats, n, options):
 @jit
 def _merge_columns(mean_a, m2_a, n_a, mean_b, m2_b, n_b, decay):
     """Per-column :func:`_combine` of two complete sets of statistics; with forgetting,
-    ``b``'s rows come after ``a``'s (:func:`_combine_faded`)."""
+    ``b``'s rows come after ``a``'s."""
     d = mean_a.shape[0]
     mean, m2 = np.empty(d), np.empty(d)
+    w_a, w_b, fade = _weight(n_a, decay), _weight(n_b, decay), decay**n_b
     for j in range(d):
-        if decay == 1.0:
-            mean[j], m2[j] = _combine(n_a, mean_a[j], m2_a[j], n_b, mean_b[j], m2_b[j])
-        else:
-            w_a, w_b = _weight(n_a, decay), _weight(n_b, decay)
-            mean[j], m2[j] = _combine_faded(
-                w_a, mean_a[j], m2_a[j], w_b, mean_b[j], m2_b[j], decay**n_b
-            )
+        mean[j], m2[j] = _combine(w_a, mean_a[j], m2_a[j], w_b, mean_b[j], m2_b[j], fade)
     return mean, m2

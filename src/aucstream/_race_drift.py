@@ -400,18 +400,16 @@ def _guarded(search) -> Iterator[None]:
 #: The walks of :func:`held_transaction`, by owner (kept while the owner lives).
 _HELD_WALKS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 #: The journals of :func:`held_transaction`'s calls in progress, by search: the
-#: journal and the ids of the candidates whose calls go into it.
+#: journal of each candidate left out of the walk, by the candidate's id.
 _HELD_JOURNALS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_NO_JOURNALS: dict = {}
 
 
-def held_journal(search, candidate) -> list | None:
-    """The journal that ``candidate``'s calls go into during a :func:`held_transaction`
-    of ``search`` (a candidate that journals undo logs, left out of the walk), or None
-    (its calls are covered by the walk)."""
-    entry = _HELD_JOURNALS.get(search)
-    if entry is None or id(candidate) not in entry[1]:
-        return None
-    return entry[0]
+def held_journals(search) -> dict:
+    """``{id(candidate): journal}`` of the candidates whose calls go into a journal
+    during a :func:`held_transaction` of ``search`` (those that journal undo logs,
+    left out of the walk); empty outside one (the walk covers every candidate)."""
+    return _HELD_JOURNALS.get(search, _NO_JOURNALS)
 
 
 @contextmanager
@@ -445,7 +443,7 @@ def held_transaction(
     :data:`aucstream._state.SHADOW_LIMIT`, 24 to 32 MB each for the wide race at 10^6
     features), nor ``steps``, the owner's other learners that journal their calls (a
     pipeline's scaler, called once per call): their calls go into a journal
-    (:func:`held_journal`, :class:`aucstream._runtime.Journalled`), undone, last first,
+    (:func:`held_journals`, :class:`aucstream._runtime.Journalled`), undone, last first,
     when the call fails. An undo log stays valid across the several calls a
     candidate may make in one call (a piece per block, twice across a reopening).
     """
@@ -503,7 +501,7 @@ def held_transaction(
     guard = _guarded(search) if quiet and not covering else nullcontext()
     journal: list = []
     if logged:
-        _HELD_JOURNALS[search] = (journal, logged)
+        _HELD_JOURNALS[search] = dict.fromkeys(logged, journal)
     try:
         with ExitStack() as blocks, guard:  # (guard: the search's own quiet call makes
             for step in steps:  # no metric update, as its holder's)

@@ -579,19 +579,21 @@ class OnePassSearch(HoldsLearners, BaseStreamingAUC):
         lead = int(self.progress_[2])  # the round leader: fixed before the labels
         at = int(self.progress_[0])
         journal = _JOURNALS.get(self)  # a call that declared its metrics untouched
+        # else, in a holder's transaction, the journals of the candidates it leaves out
+        held = _race_drift.held_journals(self) if journal is None else {}
         k, reopen = X.shape[0], False
         if self.drift_ is not None:  # the leader first, watched (_race_drift.lead_first)
-            mine = journal if journal is not None else self._held_journal(lead)
+            mine = held.get(id(self.candidates_[lead]), journal)
             k, reopen = _race_drift.lead_first(self, X, y, labels, weights, mine)
             X, y, labels, weights = (a if a is None else a[:k] for a in (X, y, labels, weights))
         rows = slice(at, at + k)
         for i in np.flatnonzero(self.status_ == ALIVE):
             if i == lead and self.drift_ is not None:
                 continue
-            mine = journal if journal is not None else self._held_journal(int(i))
+            candidate = self.candidates_[i]
             try:
                 self.pending_scores_[i, rows] = _learn_candidate(
-                    self.candidates_[i], X, y, weights, mine
+                    candidate, X, y, weights, held.get(id(candidate), journal)
                 )
             except FloatingPointError:
                 self._drop(i, DIVERGED, self.n_samples_seen_)
@@ -617,11 +619,6 @@ class OnePassSearch(HoldsLearners, BaseStreamingAUC):
         elif reopen:  # (a leader that diverged leaves the feed to the flush)
             _race_drift.reopen(self)
         return scores
-
-    def _held_journal(self, i: int) -> list | None:
-        """The journal of candidate ``i``'s calls in a holder's transaction that leaves
-        it out of its copy (:func:`aucstream._race_drift.held_journal`), or None."""
-        return _race_drift.held_journal(self, self.candidates_[i])
 
     def _crown(self, lead: int) -> None:
         """Make ``lead`` the round leader; a new one gets its watch afresh."""

@@ -60,3 +60,42 @@ def test_the_scaler_sums_stale_duplicates():
     out_a, out_b = a.partial_fit_transform(stale), b.partial_fit_transform(canonical)
     np.testing.assert_array_equal(out_a.toarray(), out_b.toarray())
     assert_same_state(snapshot(vars(b)), snapshot(vars(a)))
+
+
+def _stale_row(values, columns, width):
+    """A one-row CSR matrix whose cached flags call it canonical after its indices
+    were written in place to ``columns`` (which may repeat)."""
+    X = sp.csr_matrix((values, np.arange(len(values)), [0, len(values)]), shape=(1, width))
+    assert X.has_canonical_format  # (cached now)
+    X.indices[:] = columns
+    return X
+
+
+def test_one_row_calls_sum_stale_duplicates():
+    """``StreamPipeline``'s one-row path turned such a row into a dict, which kept the
+    last of a repeated column's values; it now learns what the summed row gives."""
+    stale, canonical, y = _stale_and_canonical(2)
+    a = StreamPipeline(estimator=SOLAM(random_state=0), drift=None)
+    b = StreamPipeline(estimator=SOLAM(random_state=0), drift=None)
+    a.partial_fit(canonical[:50], y[:50], classes=[0, 1])
+    b.partial_fit(canonical[:50], y[:50], classes=[0, 1])
+    for j, (values, columns) in enumerate([([1.0, 2.0, 0.5], [3, 3, 7]), ([0.3, -1.2], [9, 1])]):
+        row = _stale_row(np.array(values), np.array(columns), 40)
+        summed = sp.csr_matrix((values, columns, [0, len(values)]), shape=(1, 40))
+        summed.sum_duplicates()
+        a.partial_fit(row, y[j : j + 1])
+        b.partial_fit(summed, y[j : j + 1])
+    a.partial_fit(canonical[50:60], y[50:60])  # (releases what the pipeline holds)
+    b.partial_fit(canonical[50:60], y[50:60])
+    assert_same_state(snapshot(vars(b.estimator_)), snapshot(vars(a.estimator_)))
+    assert_same_state(snapshot(vars(b.transformer_)), snapshot(vars(a.transformer_)))
+
+
+def test_plain_row_refuses_a_stale_duplicate():
+    from aucstream.evaluation._prequential_parts import plain_row
+
+    stale, canonical, _ = _stale_and_canonical(3)
+    assert plain_row(stale, 1) is None  # a repeated column: the sliced path sums it
+    lo, hi = canonical.indptr[5], canonical.indptr[6]
+    expected = dict(zip(canonical.indices[lo:hi].tolist(), canonical.data[lo:hi].tolist()))
+    assert plain_row(stale, 5) == expected  # unsorted but distinct: the same row

@@ -464,6 +464,16 @@ def quick_rows(X, n_features: int, dense_in_place: bool):
     return indptr, indices, data
 
 
+def csr_row_dict(X, j: int) -> dict | None:
+    """Row ``j`` of a CSR matrix as ``{column: value}`` (a one-example method's dict
+    row), or None when a column repeats in it: scipy's cached flags can call such a
+    row canonical after its indices were written in place, and a dict would keep only
+    the last of the values that the full path sums (:func:`csr_arrays`)."""
+    start, stop = X.indptr[j], X.indptr[j + 1]
+    row = dict(zip(X.indices[start:stop].tolist(), X.data[start:stop].tolist()))
+    return row if len(row) == stop - start else None
+
+
 def plain_rows(owner, X):
     """``X`` as scikit-learn's ``validate_data`` would return it to ``owner`` (an
     estimator that knows its width and was not fitted with feature names), when it is

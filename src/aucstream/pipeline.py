@@ -53,7 +53,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _race_drift, _state
 from ._base import BaseStreamingAUC
-from ._chunks import CSR_TYPES, _values_ok, check_sparse_structure, dict_row_values
+from ._chunks import CSR_TYPES, _values_ok, check_sparse_structure, csr_row_dict, dict_row_values
 from ._config import fast_path_on
 from ._fastpath import LABEL_KINDS, validate_params_once
 from ._params import Interval, Real, StrOptions
@@ -435,10 +435,11 @@ class StreamPipeline(HoldsLearners, BaseStreamingAUC):
         """:meth:`_hold_one` of the row of a one-row chunk."""
         if type(X) is np.ndarray:
             return X.ndim == 2 and X.shape[0] == 1 and self._hold_one(X[0], y)
-        if type(X) in CSR_TYPES and X.shape[0] == 1 and X.has_canonical_format:
+        if type(X) in CSR_TYPES and X.shape[0] == 1:
             if "queue_" not in self.__dict__ or X.shape[1] != self.n_features_in_:
                 return False
-            return self._hold_one(dict(zip(X.indices.tolist(), X.data.tolist())), y)
+            row = csr_row_dict(X, 0)
+            return row is not None and self._hold_one(row, y)
         return False
 
     def _centers(self) -> bool:

@@ -17,6 +17,7 @@ from sklearn.exceptions import NotFittedError
 from sklearn.utils.validation import check_is_fitted
 
 from .._base import BaseStreamingAUC
+from .._chunks import csr_row_dict
 from .._dask_tasks import _nbytes
 from .._kernels import compiled_entry, jit
 from .._state import is_state_name
@@ -385,9 +386,8 @@ def plain_row(X, j: int):
         if X.dtype == np.float64 and X.ndim == 2 and X.flags.c_contiguous:
             return X[j]
         return None
-    if sp.issparse(X) and X.format == "csr" and X.has_canonical_format:
-        start, stop = X.indptr[j], X.indptr[j + 1]
-        return dict(zip(X.indices[start:stop].tolist(), X.data[start:stop].tolist()))
+    if sp.issparse(X) and X.format == "csr":
+        return csr_row_dict(X, j)
     return None
 
 

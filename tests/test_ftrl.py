@@ -201,7 +201,7 @@ def test_a_call_that_diverges_changes_nothing_at_large_d(rows):
     before = model.zn_.copy(), model.scalars_.copy(), model.counts_.copy()
     bad = X[200 : 200 + rows].copy()
     bad.data[-min(bad.nnz, 40) :] = 1e152  # finite squared norm, overflowing gradients
-    with pytest.raises(FloatingPointError, match="diverged"):
+    with pytest.raises(FloatingPointError, match="diverged: its state zn_ became"):
         model.partial_fit(bad, y[200 : 200 + rows])
     for got, want in zip((model.zn_, model.scalars_, model.counts_), before):
         np.testing.assert_array_equal(got, want)
@@ -254,3 +254,26 @@ def test_reference_order_matches_the_codes_order():
         one.partial_fit(X[i : i + 1], y[i : i + 1])
     np.testing.assert_allclose(pre, ref_scores[1:], rtol=1e-12, atol=1e-12)
     check_estimator(FTRLAUC(reference_order=True), sklearn_checks=False)
+
+
+@pytest.mark.parametrize("reference_order", [False, True])
+def test_the_kernel_checks_what_it_writes(reference_order, monkeypatch):
+    """At d >= 4096 the standard order's kernel says whether what it wrote to ``zn_``
+    is finite (``StateSpec.checked``): a chunk saved whole is then not read again for
+    NaN or infinity there (nor in ``scale_``); the reference order's is, whole."""
+    import aucstream._state as state
+
+    checks = []
+    real = state.first_non_finite
+
+    def spy(obj, rows=None):
+        checks.append({key: value.size for key, value in (rows or {}).items()})
+        return real(obj, rows)
+
+    monkeypatch.setattr(state, "first_non_finite", spy)
+    X, y = sparse_stream(n=400, d=5000, density=0.01, seed=5)
+    model = FTRLAUC(reference_order=reference_order).fit(X[:200], y[:200])
+    checks.clear()
+    model.partial_fit(X[200:], y[200:])  # (saved whole: 200 rows of 50 values)
+    skipped = {id(model.zn_): 0, id(model.scale_): 0}
+    assert checks == [{} if reference_order else skipped]

@@ -180,3 +180,24 @@ def test_auc_on_w8a():
     X, y, Xt, yt = w8a_normalized()
     assert roc_auc(yt, SPAM().fit(X, y).decision_function(Xt)) > 0.845
     assert roc_auc(yt, SPAM(eta0=4.0).fit(X, y).decision_function(Xt)) > 0.79
+
+
+def test_the_kernel_checks_what_it_writes(monkeypatch):
+    """At d >= 4096 the kernel says whether what it wrote to ``v_`` is finite
+    (``StateSpec.checked``): a chunk saved whole is then not read again for NaN or
+    infinity there (nor in ``scale_``)."""
+    import aucstream._state as state
+
+    checks = []
+    real = state.first_non_finite
+
+    def spy(obj, rows=None):
+        checks.append({key: value.size for key, value in (rows or {}).items()})
+        return real(obj, rows)
+
+    monkeypatch.setattr(state, "first_non_finite", spy)
+    X, y = sparse_stream(n=400, d=5000, density=0.01, seed=5)
+    model = SPAM().fit(X[:200], y[:200])
+    checks.clear()
+    model.partial_fit(X[200:], y[200:])  # (saved whole: 200 rows of 50 values)
+    assert checks == [{id(model.v_): 0, id(model.scale_): 0}]

@@ -160,14 +160,17 @@ class BaseStreamingAUC(
     def _init_state(self, n_features: int) -> None:  # pragma: no cover - abstract
         raise NotImplementedError
 
-    def _update(self, chunk: Chunk) -> None:
+    def _update(self, chunk: Chunk) -> bool | None:
         """Learn ``chunk``: the learner's compiled step, ``_bind_update(chunk)`` run on
         the learner (so that the one-row fast path and every other call run the same
-        code). A learner that binds no update overrides this."""
+        code). A learner that binds no update overrides this; its ``_update`` may return
+        True when its kernel checked that every value it wrote to the arrays it declares
+        ``checked`` is finite (``StateSpec.checked``)."""
         step = self._bind_update(chunk)
         if step is None:  # pragma: no cover - a learner that defines neither
             raise NotImplementedError(f"{type(self).__name__} defines no _bind_update")
         step(self)
+        return None
 
     def _coef(self) -> np.ndarray:  # pragma: no cover - abstract
         raise NotImplementedError

@@ -206,8 +206,11 @@ def _ftrl_chunk(zn, scal, counts, rows, pre, work, xs, gamma, beta, l1, l2, scal
     A non-empty ``scale`` is the running maximum of each column's |x|, grown by the
     row after its prequential score; the step then takes the row divided by it (at
     least ``floor``: module docstring). ``xs`` keeps the row's values in the scale the
-    step takes (one division a value; computed again only when the scale grew)."""
+    step takes (one division a value; computed again only when the scale grew).
+    Returns whether every value it wrote to ``zn`` is finite (``StateSpec.checked``:
+    the scale holds maxima of checked values)."""
     scores = pre.shape[0] == n_rows(rows)
+    finite = True
     for r in range(n_rows(rows)):
         idx, val, y = row(rows, r)
         prefetch_row_of(zn, rows, r + 1)  # (the next example's, when zn is large)
@@ -231,9 +234,12 @@ def _ftrl_chunk(zn, scal, counts, rows, pre, work, xs, gamma, beta, l1, l2, scal
                 i = col(idx, a)
                 root = zn[i, 1]
                 root_new = np.sqrt(root * root + g * g)
-                zn[i, 0] += g - (root_new - root) / gamma * work[a]
+                z = zn[i, 0] + (g - (root_new - root) / gamma * work[a])
+                zn[i, 0] = z
                 zn[i, 1] = root_new
+                finite &= (abs(z) < np.inf) & (root_new < np.inf)  # (False for NaN)
         observe_score(s, y, counts, scal)
+    return finite
 
 
 @jit(borrowing=True)
@@ -285,6 +291,13 @@ def _logged(learner: FTRLAUC) -> tuple:
         return ()
     rows = (learner.zn_,) if learner.column_scale is None else (learner.zn_, learner.scale_)
     return (*rows, learner.w_) if learner.reference_order else rows
+
+
+def _checked(learner: FTRLAUC) -> tuple:
+    """The arrays of :func:`_logged` whose writes :func:`_ftrl_chunk` checks (the
+    standard order's: it returns whether they are finite; the scale holds maxima of
+    checked values)."""
+    return () if learner.reference_order else _logged(learner)
 
 
 def _saved_by_rows(learner: FTRLAUC, chunk: Chunk) -> bool:
@@ -439,7 +452,7 @@ class FTRLAUC(SparseScaled, BaseStreamingAUC):
     # (what a call saves by rows depends on its number of stored values, not on its
     # label only: row_written_by_class stays False)
     _tags = LearnerTags(dense_kernels=True, kernel_prequential=True, update_draws=False)
-    _state_spec = StateSpec(logged=_logged, by_rows=_saved_by_rows)
+    _state_spec = StateSpec(logged=_logged, by_rows=_saved_by_rows, checked=_checked)
     _parameter_constraints = {
         "gamma": [positive()],
         "l1": [non_negative()],
@@ -482,7 +495,7 @@ class FTRLAUC(SparseScaled, BaseStreamingAUC):
         if self.reference_order:  # the C code's cache of the weights
             self.w_ = np.zeros(n_features)
 
-    def _update(self, chunk: Chunk) -> None:
+    def _update(self, chunk: Chunk) -> bool | None:
         rows = rows_of(chunk)
         params = float(self.gamma), float(self.beta), float(self.l1), float(self.l2)
         if self.reference_order:
@@ -498,12 +511,12 @@ class FTRLAUC(SparseScaled, BaseStreamingAUC):
                 self._scale(),
                 self._floor(),
             )
-            return
+            return None
         if chunk.indptr is None:
             width = chunk.n_features
         else:
             width = int(np.diff(chunk.indptr).max(initial=0))
-        _ftrl_chunk(
+        return _ftrl_chunk(
             self.zn_,
             self.scalars_,
             self.counts_,

@@ -170,8 +170,12 @@ def _spam_chunk(v, scal, counts, rows, pre, work, xs, eta0, l1, l2, a_min, b_max
     is the running maximum of each column's |x|, grown by the row after its
     prequential score; the step then takes the row divided by it (at least
     ``floor``: module docstring). ``xs`` keeps the row's values in the scale the step
-    takes (one division a value; computed again only when the scale grew)."""
+    takes (one division a value; computed again only when the scale grew). Returns
+    whether every value it wrote to ``v`` is finite (``StateSpec.checked``: a fold
+    writes weights no larger than the finite values it reads, the scale maxima of
+    checked values)."""
     scores = pre.shape[0] == n_rows(rows)
+    finite = True
     for r in range(n_rows(rows)):
         idx, val, y = row(rows, r)
         prefetch_row_of(v, rows, r + 1)  # (the next example's, when v is large)
@@ -209,9 +213,11 @@ def _spam_chunk(v, scal, counts, rows, pre, work, xs, eta0, l1, l2, a_min, b_max
             else:
                 stored = m * d / A_new + B_new
                 v[col(idx, a)] = stored if u > 0.0 else -stored
+                finite &= stored < np.inf  # (False for NaN)
         scal[_A] = A_new
         scal[_B] = B_new
         observe_score(s, y, counts, scal)
+    return finite
 
 
 def lazy_prox_weights(v: np.ndarray, A: float, B: float) -> np.ndarray:
@@ -300,7 +306,12 @@ class SPAM(SparseScaled, BaseStreamingAUC):
     _tags = LearnerTags(dense_kernels=True, kernel_prequential=True, update_draws=False)
     #: ``v_`` and ``scale_``: a call writes them in the rows of its examples' features
     #: only, unless it folds (:func:`_no_fold_in`)
-    _state_spec = StateSpec(logged=("v_", "scale_"), log_from=_ROW_LOG_MIN, by_rows=_no_fold_in)
+    _state_spec = StateSpec(
+        logged=("v_", "scale_"),
+        log_from=_ROW_LOG_MIN,
+        by_rows=_no_fold_in,
+        checked=("v_", "scale_"),
+    )
     _parameter_constraints = {
         "eta0": [positive()],
         "l1": [non_negative()],
@@ -335,12 +346,12 @@ class SPAM(SparseScaled, BaseStreamingAUC):
         self.scalars_ = np.array([0.0, 0.0, 1.0, 0.0])
         self.counts_ = np.zeros(2, dtype=np.int64)
 
-    def _update(self, chunk: Chunk) -> None:
+    def _update(self, chunk: Chunk) -> bool:
         if chunk.indptr is None:
             width = chunk.n_features
         else:
             width = int(np.diff(chunk.indptr).max(initial=0))
-        _spam_chunk(
+        return _spam_chunk(
             self.v_,
             self.scalars_,
             self.counts_,

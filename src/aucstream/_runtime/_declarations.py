@@ -6,7 +6,8 @@ whole state (:func:`aucstream._state.transaction`); a learner's declaration,
 what a call can write: state a chunk can not write (``read_only``), and large arrays
 indexed by feature that a call writes only in the rows its examples name (``logged``,
 ``by_rows``), some of which it keeps bounded (``bounded``); with the state's size
-(``nbytes``), for the memory budget. :class:`StateDeclarations` reads the declaration
+(``nbytes``), for the memory budget, and which of them the learner's kernel checks
+as it writes them (``checked``). :class:`StateDeclarations` reads the declaration
 for the rest of the runtime (``_row_logged_state``, ``_read_only_state`` and so on: the
 runtime's questions, which a learner does not override). A declaration that is wrong
 breaks the transactions: ``tests/test_write_sets.py`` and ``tests/test_undo_log.py``
@@ -75,6 +76,9 @@ class StateSpec:
     bounded : tuple of str, or callable(learner) -> tuple, default=()
         Those of ``logged`` that a kernel call keeps finite
         (:meth:`StateDeclarations._bounded_state`).
+    checked : tuple of str, or callable(learner) -> tuple, default=()
+        Those of ``logged`` whose every write ``_update`` checks as it makes it, and
+        says so by returning True (:meth:`StateDeclarations._checked_state`).
     read_only : callable(learner, y_pm, chunk) -> tuple, optional
         State that learning a chunk of labels ``y_pm`` can not write
         (:meth:`StateDeclarations._read_only_state`); None: the random generator of a
@@ -101,6 +105,7 @@ class StateSpec:
     written: Callable[[Any, Chunk], tuple] | None = None
     rows: Callable[[Any, Chunk, tuple], dict] | None = None
     bounded: _Arrays = ()
+    checked: _Arrays = ()
     read_only: Callable[[Any, np.ndarray, Chunk | None], tuple] | None = None
     variant: Callable[[Any, Chunk], Hashable] | None = None
     nbytes: Callable[[Any, int], int] | None = None
@@ -271,6 +276,17 @@ class StateDeclarations(LearnerHost):
         nothing."""
         bounded = self._state_spec.bounded
         return _arrays(self, bounded) if bounded else ()
+
+    def _checked_state(self) -> tuple:
+        """Those of :meth:`_row_logged_state` whose every write the learner's kernel
+        checks as it makes it (the declaration's ``checked``): an ``_update`` that
+        returns True has written only finite values there, so :meth:`_learn_chunk`
+        does not read them again when they were finite before the call (at d = 10^6
+        FTRL-AUC's check read its 24 MB after every chunk); one that returns anything
+        else has them checked whole, and a non-finite value is reported by name.
+        Undeclared: nothing."""
+        checked = self._state_spec.checked
+        return _arrays(self, checked) if checked else ()
 
     def _row_written_state(self, chunk: Chunk) -> tuple:
         """The arrays of :meth:`_row_logged_state` that ``_update(chunk)`` writes only

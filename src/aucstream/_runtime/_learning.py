@@ -52,6 +52,11 @@ __all__ = [
 _KERNEL_ERRORS = (ZeroDivisionError, OverflowError, FloatingPointError)
 
 
+#: No row to check (:meth:`LearningStep._check_finite`'s rows of an array that can not
+#: have become non-finite). Never written; not made read-only, which would compile the
+#: row check a second time.
+_NO_ROWS = np.zeros(0, dtype=np.int64)
+
 #: What the one-row fast path returns when it does not take a call.
 _NOT_TAKEN = object()
 
@@ -336,7 +341,7 @@ class LearningStep(LearnerHost):
         """
         rows = self._logged_rows(chunk)
         try:
-            self._update(chunk)
+            checked = self._update(chunk)
         except _KERNEL_ERRORS as error:
             raise self._kernel_error(chunk, error) from error
         before = self.n_samples_seen_
@@ -354,6 +359,8 @@ class LearningStep(LearnerHost):
             flat = _state.kept_walk(self)
         if flat is not None and flat.current(self) and flat.all_finite(plan):
             return
+        if checked is True:  # (the kernel checked its writes: _checked_state)
+            rows = self._skip_checked(rows)
         self._check_finite(chunk, before, rows)
 
     def _logged_rows(self, chunk: Chunk) -> dict | None:
@@ -373,8 +380,16 @@ class LearningStep(LearnerHost):
         if not finite:
             return None
         bounded = frozenset(map(id, self._bounded_state()))
-        unchecked = np.zeros(0, dtype=np.int64)  # no row to check
-        return {id(a): unchecked if id(a) in bounded else rows[id(a)] for a in finite}
+        return {id(a): _NO_ROWS if id(a) in bounded else rows[id(a)] for a in finite}
+
+    def _skip_checked(self, rows: dict | None) -> dict | None:
+        """``rows`` for :meth:`_check_finite` after an ``_update`` that checked its
+        writes (:meth:`_checked_state`): no row to read of those arrays that were
+        finite before the call."""
+        finite = _state.marked_finite(self, self._checked_state())
+        if not finite:
+            return rows
+        return {**(rows or {}), **dict.fromkeys(map(id, finite), _NO_ROWS)}
 
     def _kernel_error(self, chunk: Chunk, error: Exception) -> FloatingPointError:
         """The error that reports an arithmetic ``error`` raised by ``_update``."""

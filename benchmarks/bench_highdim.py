@@ -555,8 +555,10 @@ def _make_learner(name: str):
     from sklearn.linear_model import SGDClassifier
 
     from aucstream import FTRLAUC, SOLAM, SPAM, StreamPipeline, UnivariateOnline
+    from aucstream.preprocessing import OnlineStandardScaler
 
     names = {
+        "OnlineStandardScaler": OnlineStandardScaler,
         "FTRLAUC": FTRLAUC,
         "SPAM": SPAM,
         "SOLAM": SOLAM,
@@ -567,12 +569,20 @@ def _make_learner(name: str):
     return eval(LEARNERS.get(name, name), {"__builtins__": {}}, names)
 
 
-def run_real(names, data_dir: str, chunk: int = 10_000, spread: int | None = None) -> list[dict]:
+def run_real(
+    names,
+    data_dir: str,
+    chunk: int = 10_000,
+    spread: int | None = None,
+    shuffle: int | None = None,
+) -> list[dict]:
     """Test AUC and zero coefficients of each learner after one pass (``partial_fit``
     in chunks of ``chunk``) over a9a and w8a with unit rows (their training and test
     files from ``data_dir``). ``spread``: the columns placed at random distinct
     positions (in their order) among ``spread`` columns, as hashing without collisions
-    would place them: the same data at a hashed width."""
+    would place them: the same data at a hashed width. ``shuffle``: the training rows
+    in the random order of this seed (w8a's file is ordered: its 1,479 positives are
+    rows 740 to 2,218), else in the file's order."""
     import lzma
 
     from sklearn.datasets import load_svmlight_file
@@ -587,6 +597,9 @@ def run_real(names, data_dir: str, chunk: int = 10_000, spread: int | None = Non
         with lzma.open(os.path.join(data_dir, f"{data}.t.xz")) as fh:
             X_test, y_test = load_svmlight_file(fh, n_features=d)
         X, X_test = normalize(X).tocsr(), normalize(X_test).tocsr()
+        if shuffle is not None:
+            order = np.random.default_rng(shuffle).permutation(X.shape[0])
+            X, y = X[order], y[order]
         if spread is not None:
             at = np.sort(np.random.default_rng(0).choice(spread, d, replace=False))
             X, X_test = (
@@ -599,7 +612,8 @@ def run_real(names, data_dir: str, chunk: int = 10_000, spread: int | None = Non
                 model.partial_fit(X[lo : lo + chunk], y[lo : lo + chunk], classes=[-1, 1])
             out.append(
                 {
-                    "data": data if spread is None else f"{data} in {spread:,} columns",
+                    "data": (data if spread is None else f"{data} in {spread:,} columns")
+                    + ("" if shuffle is None else f", rows shuffled (seed {shuffle})"),
                     "name": name,
                     "test_auc": roc_auc(y_test, model.decision_function(X_test)),
                     "zeros": float(np.mean(np.asarray(model.coef_) == 0.0)),
@@ -765,8 +779,8 @@ def main(argv=None) -> None:
         nargs="*",
         metavar="LEARNER",
         help="run the O(k) learners against SGD (all of LEARNERS when none is named; "
-        "a constructor call of FTRLAUC, SPAM, SOLAM, UnivariateOnline, StreamPipeline or "
-        "SGDClassifier is also taken)",
+        "a constructor call of FTRLAUC, SPAM, SOLAM, UnivariateOnline, StreamPipeline, "
+        "OnlineStandardScaler or SGDClassifier is also taken)",
     )
     parser.add_argument(
         "--real",
@@ -778,6 +792,12 @@ def main(argv=None) -> None:
         type=int,
         metavar="D",
         help="with --real: the columns at random positions among D (a hashed width)",
+    )
+    parser.add_argument(
+        "--shuffle",
+        type=int,
+        metavar="SEED",
+        help="with --real: the training rows in a random order of this seed",
     )
     parser.add_argument("--chunk", type=int, default=10_000, help="rows per partial_fit")
     parser.add_argument("--repeats", type=int, default=3, help="rounds of the learners")
@@ -831,7 +851,7 @@ def main(argv=None) -> None:
     if args.learners is not None and args.real:
         names = args.learners or tuple(LEARNERS)
         lines = ["| data | learner | test AUC | zero coefficients |", "|---|---|---:|---:|"]
-        for r in run_real(names, args.real, args.chunk, args.spread):
+        for r in run_real(names, args.real, args.chunk, args.spread, args.shuffle):
             lines.append(f"| {r['data']} | {r['name']} | {r['test_auc']:.4f} | {r['zeros']:.3f} |")
         print("\n".join(lines))
         if args.markdown:

@@ -1,10 +1,12 @@
 """Library-wide settings (like ``sklearn.set_config``): the memory budget, the fast path.
 
-A learner whose state grows with the square of the dimension (OPAUC's exact
-covariances, AdaOAM, ConfidenceWeighted, the batch solvers) compares the bytes it
-would allocate with ``memory_budget`` before allocating anything, and refuses with an
-error that names the bytes and the learner's low-memory options, instead of dying in
-the middle of an allocation.
+A learner compares the bytes its state would take with ``memory_budget`` before
+allocating anything, and refuses with an error that names the bytes and the learner's
+low-memory options, instead of dying in the middle of an allocation: a state that
+grows with the square of the dimension (OPAUC's exact covariances, AdaOAM,
+ConfidenceWeighted, the batch solvers) and, from 16,384 features on, the O(d) states
+too (SOLAM, FTRL-AUC, SPAM... at a hashed width of 2^27 columns, the tuning-free
+pipeline's race would take about 50 GB).
 
 Calls that learn or score a few examples take a fast path that skips scikit-learn's
 general validation for plainly valid input (:mod:`aucstream._runtime._small_calls`).

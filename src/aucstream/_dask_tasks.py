@@ -15,6 +15,7 @@ import numpy as np
 from sklearn.utils.validation import check_array
 
 from ._chunks import check_magnitude, check_sparse_structure
+from ._state import nbytes_of
 from .covariance import make_covariance
 
 __all__ = ["sketch_rng"]
@@ -125,19 +126,6 @@ def _label_key(value):
     return value.item() if isinstance(value, np.generic) else value
 
 
-def _nbytes(obj) -> int:
-    """Bytes of the arrays reachable from summaries, a learner or a partial result."""
-    if isinstance(obj, np.ndarray):
-        return int(obj.nbytes)
-    if isinstance(obj, dict):
-        return sum(_nbytes(v) for v in obj.values())
-    if isinstance(obj, (list, tuple)):
-        return sum(_nbytes(v) for v in obj)
-    if hasattr(obj, "__dict__") and not isinstance(obj, np.random.Generator):
-        return sum(_nbytes(v) for v in vars(obj).values())
-    return 0
-
-
 def _in_partition(index: int, part, task):
     """Run ``task()``; an input error names the partition (and file)."""
     try:
@@ -198,7 +186,7 @@ def _statistics_task(part, index: int, spec: _Spec, kind: dict, seed: int) -> _P
                     stats[key].update(rows, rng=rngs[key])
                 else:
                     stats[key].update(rows)
-        return _Partial(stats, n, (_nbytes(stats),))
+        return _Partial(stats, n, (nbytes_of(stats),))
 
     return _in_partition(index, part, run)
 

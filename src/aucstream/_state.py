@@ -78,6 +78,7 @@ __all__ = [
     "walked_transaction",
     "kept_walk",
     "first_non_finite",
+    "nbytes_of",
     "FlatState",
 ]
 
@@ -308,6 +309,19 @@ def _arrays(value, path: str) -> Iterator[tuple[str, np.ndarray]]:
     elif is_component(value):
         for k, v in vars(value).items():
             yield from _arrays(v, f"{path}.{k}")
+
+
+def nbytes_of(obj) -> int:
+    """Bytes of the arrays reachable from a learner, summaries or a partial result."""
+    if isinstance(obj, np.ndarray):
+        return int(obj.nbytes)
+    if isinstance(obj, dict):
+        return sum(nbytes_of(v) for v in obj.values())
+    if isinstance(obj, (list, tuple)):
+        return sum(nbytes_of(v) for v in obj)
+    if hasattr(obj, "__dict__") and not isinstance(obj, np.random.Generator):
+        return sum(nbytes_of(v) for v in vars(obj).values())
+    return 0
 
 
 def first_non_finite(obj, rows: dict | None = None) -> str | None:

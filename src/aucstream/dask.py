@@ -119,7 +119,6 @@ from ._dask_tasks import (
     _in_partition,
     _label_key,
     _n_rows,
-    _nbytes,
     _rows,
     _Spec,
     _statistics_task,
@@ -193,7 +192,7 @@ def _model_facts(model) -> tuple[int, int | None]:
     """(bytes of the state, examples seen) of a partition model."""
     if model is None:
         return 0, None
-    return _nbytes(_state.state_items(model)), int(model.n_samples_seen_)
+    return _state.nbytes_of(_state.state_items(model)), int(model.n_samples_seen_)
 
 
 def _labels_task(part, spec: _Spec) -> list:

@@ -89,7 +89,8 @@ class StateSpec:
     nbytes : callable(learner, n_features) -> int, optional
         Bytes of the state ``_init_state`` would allocate for ``n_features`` columns,
         from the parameters alone (:meth:`StateDeclarations.state_nbytes`); None: a
-        state of O(n_features), counted as 0.
+        state whose size is a polynomial of degree at most 2 in ``n_features``,
+        measured (:func:`measured_nbytes`).
     memory_hint : str or callable(learner) -> str, default=""
         What to suggest when the state does not fit the memory budget.
     weights : callable(learner, out) -> (fill, names), optional
@@ -126,6 +127,35 @@ def _declared_variant(learner, chunk: Chunk):
     example (:func:`aucstream._runtime._small_calls._override`)."""
     variant = learner._state_spec.variant
     return None if variant is None else variant(learner, chunk)
+
+
+#: From this many features on, an undeclared state is measured for the memory budget
+#: (:func:`measured_nbytes`): 16,384 columns of one float64 array are 128 KB, and the
+#: measurement (three scratch states) would cost more than a small learner's start.
+MEASURED_FROM = 1 << 14
+
+
+def measured_nbytes(learner, n_features: int) -> int:
+    """Bytes of the state ``learner._init_state(n_features)`` allocates, from the
+    states it allocates for 1, 2 and 3 features in a scratch copy of its parameters:
+    exact for every state whose size is a polynomial of degree at most 2 in the width
+    (arrays of d, d x k or d x d entries), which an undeclared state is (a learner
+    whose state grows otherwise declares ``StateSpec.nbytes``)."""
+    from sklearn.base import clone
+
+    from .._rng import make_rng
+
+    sizes = []
+    for width in (1, 2, 3):
+        scratch = clone(learner)
+        scratch._rng = make_rng(getattr(learner, "random_state", None))
+        scratch._init_state(width)
+        sizes.append(_state.nbytes_of(_state.state_items(scratch)))
+    b1, b2, b3 = sizes
+    square = (b3 - 2 * b2 + b1) // 2  # b(d) = b1 + linear (d - 1) + square (d - 1)^2
+    linear = b2 - b1 - square
+    d = int(n_features) - 1
+    return b1 + linear * d + square * d * d
 
 
 #: In an ``_upgrades`` table: remove the attribute (see ``StateDeclarations._upgrades``).
@@ -323,10 +353,13 @@ class StateDeclarations(LearnerHost):
 
     def _state_nbytes(self, n_features: int) -> int:
         """Bytes of the state ``_init_state`` would allocate (checked against the
-        budget): the declaration's ``nbytes``; undeclared, 0 (a state of
-        O(n_features))."""
+        budget): the declaration's ``nbytes``; undeclared, what ``_init_state``
+        allocates, measured (:func:`measured_nbytes`) from :data:`MEASURED_FROM`
+        features on, 0 below (a state of a few arrays of O(n_features) floats)."""
         nbytes = self._state_spec.nbytes
-        return 0 if nbytes is None else nbytes(self, n_features)
+        if nbytes is not None:
+            return nbytes(self, n_features)
+        return measured_nbytes(self, n_features) if n_features >= MEASURED_FROM else 0
 
     @property
     def _low_memory_hint(self) -> str:
@@ -410,7 +443,8 @@ class StateDeclarations(LearnerHost):
     def state_nbytes(self, n_features: int) -> int:
         """Bytes of the state the learner allocates for ``n_features`` columns, from its
         parameters alone (what the memory budget, ``aucstream.set_config``, is checked
-        against when the stream starts; 0 for a state of O(n_features) bytes).
+        against when the stream starts; below 16,384 features, 0 for a state of
+        O(n_features) bytes, which is then small).
 
         Parameters
         ----------

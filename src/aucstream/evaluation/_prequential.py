@@ -81,9 +81,8 @@ import pandas as pd
 from .. import _calibration, _search_scores
 from .._base import BaseStreamingAUC
 from .._config import format_bytes, get_config
-from .._dask_tasks import _nbytes
 from .._rng import make_rng
-from .._state import state_items
+from .._state import nbytes_of, state_items
 from .._stream_metrics import Together
 from .._streaming_auc import PrequentialAUC
 from ..streaming import ChunkStream, Progress
@@ -137,7 +136,7 @@ def model_bytes(model: Any) -> int:
     >>> model_bytes(SOLAM().fit(np.eye(4), [0, 1, 0, 1])) > 0
     True
     """
-    return _nbytes(state_items(model))
+    return nbytes_of(state_items(model))
 
 
 # --------------------------------------------------------------- the parameters

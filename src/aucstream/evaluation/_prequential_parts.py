@@ -18,9 +18,8 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._base import BaseStreamingAUC
 from .._chunks import csr_row_dict
-from .._dask_tasks import _nbytes
 from .._kernels import compiled_entry, jit
-from .._state import is_state_name
+from .._state import is_state_name, nbytes_of
 
 __all__ = [
     "LabelCheck",
@@ -155,7 +154,7 @@ class MemoryReading:
             elif not isinstance(value, self._LEAVES):
                 other[name] = value  # a list, dict or component: not known
         # (model_bytes: the arrays' bytes, and those reachable from the other values)
-        self.total = sum(int(array.nbytes) for array in arrays) + _nbytes(other)
+        self.total = sum(int(array.nbytes) for array in arrays) + nbytes_of(other)
         self.known = not other
         if self.known:
             self.names = tuple(values)

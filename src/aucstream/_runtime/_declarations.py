@@ -25,6 +25,7 @@ from typing import Any, ClassVar, TypeVar
 
 import numpy as np
 from numpy.typing import ArrayLike
+from sklearn.base import clone
 
 from .. import _state
 from .._chunks import (
@@ -32,6 +33,7 @@ from .._chunks import (
     nonzero_columns,
 )
 from .._kernels import upgrade_class_totals
+from .._rng import make_rng
 from ._host import LearnerHost
 
 __all__ = ["HoldsLearners", "StateDeclarations", "StateSpec"]
@@ -141,10 +143,6 @@ def measured_nbytes(learner, n_features: int) -> int:
     exact for every state whose size is a polynomial of degree at most 2 in the width
     (arrays of d, d x k or d x d entries), which an undeclared state is (a learner
     whose state grows otherwise declares ``StateSpec.nbytes``)."""
-    from sklearn.base import clone
-
-    from .._rng import make_rng
-
     sizes = []
     for width in (1, 2, 3):
         scratch = clone(learner)

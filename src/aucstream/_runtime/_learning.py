@@ -35,6 +35,7 @@ from .._config import fast_path_on, format_bytes, get_config
 from .._fastpath import LABEL_KINDS, validate_params_once
 from .._params import check_parameters
 from .._rng import make_rng  # the one coercion of random_state (aucstream._rng)
+from ._declarations import MEASURED_FROM
 from ._host import LearnerHost
 from ._undo import Journalled, journal_of, settle
 
@@ -190,12 +191,18 @@ def check_budget(learner, n_features: int) -> None:
     need = learner.state_nbytes(n_features)
     budget = get_config()["memory_budget"]
     if 2 * need > budget:  # the state, and its copy while a call is in progress
+        hint = learner._low_memory_hint
+        if not hint and n_features >= MEASURED_FROM:  # (a state that grows with the width)
+            hint = (
+                "Fewer columns need less: hash the features into a smaller width, e.g. "
+                "aucstream.preprocessing.FeatureHashing(n_features=2**20)."
+            )
         raise MemoryError(
             f"{type(learner).__name__} needs {format_bytes(need)} for its state at "
             f"n_features={n_features}, above the memory budget of "
             f"{format_bytes(budget // 2)} (half of aucstream's memory_budget, which "
             "also holds a copy during each call; aucstream.set_config(memory_budget=...) "
-            f"raises it). {learner._low_memory_hint}".rstrip()
+            f"raises it). {hint}".rstrip()
         )
 
 

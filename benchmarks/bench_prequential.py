@@ -212,7 +212,8 @@ def own_cost(X, y, repeat: int) -> dict:
             if classes is not None:  # (the request, of another size, is left untaken)
                 super().test_then_train(X[:2], y[:2], classes=classes)
                 self.k_ = 0
-            _calibration.written_for(self, y.shape[0])[:] = recorded[self.k_]
+            scores, probabilities = _calibration.written_for(self, y.shape[0])
+            scores[:], probabilities[:] = recorded[self.k_]
             self.k_ += 1
 
     runs = {

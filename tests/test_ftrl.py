@@ -261,6 +261,19 @@ def test_the_kernel_checks_what_it_writes(reference_order, monkeypatch):
     """At d >= 4096 the standard order's kernel says whether what it wrote to ``zn_``
     is finite (``StateSpec.checked``): a chunk saved whole is then not read again for
     NaN or infinity there (nor in ``scale_``); the reference order's is, whole."""
+    checks = finite_checks(monkeypatch)
+    X, y = sparse_stream(n=400, d=5000, density=0.01, seed=5)
+    model = FTRLAUC(reference_order=reference_order).fit(X[:200], y[:200])
+    checks.clear()
+    model.partial_fit(X[200:], y[200:])  # (saved whole: 200 rows of 50 values)
+    skipped = {id(model.zn_): 0, id(model.scale_): 0}
+    assert checks == [{} if reference_order else skipped]
+
+
+def finite_checks(monkeypatch) -> list:
+    """The checks for NaN and infinity made from now on: per call of
+    ``first_non_finite``, ``{id(array): number of rows read}`` of the arrays checked
+    by rows (the others are read whole)."""
     import aucstream._state as state
 
     checks = []
@@ -271,9 +284,4 @@ def test_the_kernel_checks_what_it_writes(reference_order, monkeypatch):
         return real(obj, rows)
 
     monkeypatch.setattr(state, "first_non_finite", spy)
-    X, y = sparse_stream(n=400, d=5000, density=0.01, seed=5)
-    model = FTRLAUC(reference_order=reference_order).fit(X[:200], y[:200])
-    checks.clear()
-    model.partial_fit(X[200:], y[200:])  # (saved whole: 200 rows of 50 values)
-    skipped = {id(model.zn_): 0, id(model.scale_): 0}
-    assert checks == [{} if reference_order else skipped]
+    return checks

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from conftest import a9a_normalized
 from sklearn.exceptions import NotFittedError
-from test_ftrl import sparse_stream, w8a_normalized
+from test_ftrl import finite_checks, sparse_stream, w8a_normalized
 
 from aucstream import SPAM, load_model, save_model
 from aucstream.checks import check_estimator
@@ -186,16 +186,7 @@ def test_the_kernel_checks_what_it_writes(monkeypatch):
     """At d >= 4096 the kernel says whether what it wrote to ``v_`` is finite
     (``StateSpec.checked``): a chunk saved whole is then not read again for NaN or
     infinity there (nor in ``scale_``)."""
-    import aucstream._state as state
-
-    checks = []
-    real = state.first_non_finite
-
-    def spy(obj, rows=None):
-        checks.append({key: value.size for key, value in (rows or {}).items()})
-        return real(obj, rows)
-
-    monkeypatch.setattr(state, "first_non_finite", spy)
+    checks = finite_checks(monkeypatch)
     X, y = sparse_stream(n=400, d=5000, density=0.01, seed=5)
     model = SPAM().fit(X[:200], y[:200])
     checks.clear()

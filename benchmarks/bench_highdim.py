@@ -566,6 +566,8 @@ def _make_learner(name: str):
         "StreamPipeline": StreamPipeline,
         "SGDClassifier": SGDClassifier,
     }
+    if name in names:  # a bare class name: its defaults
+        return names[name]()
     return eval(LEARNERS.get(name, name), {"__builtins__": {}}, names)
 
 

@@ -17,10 +17,11 @@ NARROW, SPREAD = 64, 10_000  # the wide space: 640,000 columns
 LEARNERS = [FTRLAUC, SPAM, UnivariateOnline, SOLAM]
 
 
-def _stream(n: int = 600, k: int = 6, seed: int = 0):
+def wide_stream(n: int = 600, k: int = 6, seed: int = 0, lognormal: bool = False):
+    """The same rows in NARROW columns and spread over NARROW * SPREAD, and labels."""
     rng = np.random.default_rng(seed)
     cols = np.sort(np.array([rng.choice(NARROW, k, replace=False) for _ in range(n)]), axis=1)
-    vals = rng.normal(size=(n, k)) / np.sqrt(k)
+    vals = (rng.lognormal(size=(n, k)) if lognormal else rng.normal(size=(n, k))) / np.sqrt(k)
     truth = rng.normal(size=NARROW)
     y = np.where((vals * truth[cols]).sum(1) + 0.3 * rng.normal(size=n) > 0, 1, -1)
     indptr = np.arange(0, n * k + 1, k)
@@ -41,7 +42,7 @@ def _scores(cls, X, y, chunk: int = 97):
 
 @pytest.mark.parametrize("cls", LEARNERS, ids=lambda c: c.__name__)
 def test_wide_rows_learn_as_narrow_ones(cls):
-    narrow, wide, y = _stream()
+    narrow, wide, y = wide_stream()
     expected, small = _scores(cls, narrow, y)
     got, large = _scores(cls, wide, y)
     arrays = [a for a in vars(large).values() if isinstance(a, np.ndarray)]

@@ -54,11 +54,12 @@ when the maintained :math:`\|w\|_1 \le R`. The lazy form is also folded (O(d)) w
 lazy average) and every 65536 examples, which bounds round-off; both rules depend
 only on the stream, not on how it is cut into chunks, so any chunking gives
 bit-identical models. The fold comes before the step of the next example, not after
-the step that made it due: so whether a call folds is known before it runs, and a
-call of one example that does not fold (SOLAM, l2) writes u and the average only in
-the rows of its features, which is all its transaction saves
-(``SOLAM._state_spec``; at d = 10^6 a call no longer copies the 24 MB
-state).
+the step that made it due: so whether a call folds first is known before it runs,
+and a call that does not (SOLAM, l2) writes u and the average only in the rows of its
+features until a fold falls due, which is all its transaction saves until then
+(``SOLAM._state_spec``: one example, or sparse rows naming fewer than d/4 values
+under an undo log; at a fold inside the call the kernel stops, the call saves the
+arrays whole and goes on; at d = 10^6 a call no longer copies the 32 MB state).
 
 A lazy threshold (keep :math:`|w_i| = \max(m_i - \Theta, 0)` with a global
 :math:`\Theta`, as Duchi et al. 2008 §5 do with a search tree) would make the
@@ -149,7 +150,9 @@ Deviations
 
 from __future__ import annotations
 
+import weakref
 from collections import namedtuple
+from functools import partial
 
 import numpy as np
 
@@ -157,8 +160,7 @@ from ._base import BaseStreamingAUC, ClassWeightTotals
 from ._calibration import step as calibration_step
 from ._calibration import step_scored, written_for
 from ._chunks import Chunk
-from ._dict_scoring import weights_begin, weights_end
-from ._fastpath import BLOCK_START, BLOCK_WIDTH, block_call, floats_at, ints_at
+from ._fastpath import ints_at
 from ._kernels import (
     REASSOC,
     SCALE_MAX,
@@ -171,7 +173,6 @@ from ._kernels import (
     fold_due,
     jit,
     lazy_axpy,
-    lazy_mean,
     lazy_mean_of,
     mean_by_count,
     n_rows,
@@ -207,14 +208,27 @@ from ._saddle import (
     saddle_objective,
     warm_start,
 )
+from ._solam_weights import (  # (and the indices into scalars_)
+    _A,
+    _ALPHA,
+    _B,
+    _C,
+    _GSUM,
+    _N_SCALARS,
+    _NRM1,
+    _NRM2,
+    _SA,
+    _SAL,
+    _SB,
+    _SIGMA,
+    _bound_weights,
+)
+from ._state import active_log
 from ._typing import RandomState
 from .projections import project_l1_ball, project_l2_ball
 
 __all__ = ["SOLAM", "SOLAML1", "saddle_gradient", "saddle_objective"]
 
-# indices into SOLAM.scalars_
-_SIGMA, _C, _GSUM, _A, _B, _ALPHA, _SA, _SB, _SAL, _NRM2, _NRM1 = range(11)
-_N_SCALARS = 11
 
 #: The constants of one run: radius, step constant, bound on ||x||, l1 ball?, average
 #: the iterates at which the gradients are taken ("pre")?
@@ -238,6 +252,10 @@ _DEFLATE_ABOVE = 2.0**256
 #: calls with 14 non-zeros: rows are the slower way at d = 123 and the faster one
 #: from about 4,000 features on).
 _ROW_LOG_MIN = 4096
+#: A call of several sparse rows saves the logged arrays by rows when it names fewer
+#: than d / 4 values, else whole (a row saved costs a random access, about as much as
+#: copying a few consecutive floats of each array).
+_ROWS_PER_VALUE = 4
 
 
 def _plan_variant(learner: SOLAM, chunk: Chunk | None) -> int:
@@ -249,11 +267,22 @@ def _plan_variant(learner: SOLAM, chunk: Chunk | None) -> int:
     return 0 if _fold_due(learner.scalars_, learner.counts_, learner.forget_scale_) else 1
 
 
-def _one_step_by_rows(learner: SOLAM, chunk: Chunk) -> bool:
-    """One example under the l2 constraint that does not fold first
-    (:func:`_plan_variant`); else an l1 projection, or a fold due after a step
-    within the chunk, rewrites the logged arrays whole (``StateSpec.by_rows``)."""
-    return chunk.n_samples == 1 and learner._plan_variant(chunk) == 1
+def _by_rows(learner: SOLAM, chunk: Chunk) -> bool:
+    """Whether a call writes the logged arrays only in its rows (``StateSpec.by_rows``):
+    under the l2 constraint, a chunk that does not fold first (:func:`_plan_variant`),
+    of one example, or of sparse rows naming fewer than d / :data:`_ROWS_PER_VALUE`
+    values in a call with an undo log (an l1 projection rewrites the arrays whole).
+    Such a call stops before a fold that falls due inside it, saves the arrays whole
+    in its undo log and goes on (:meth:`SOLAM._bind_update`); without an undo log (a
+    state below ``aucstream._state.SHADOW_LIMIT``, copied by the fast path's walk)
+    there is nowhere to save them, so the call's chunk is saved whole."""
+    if chunk.n_samples > 1:
+        named = -1 if chunk.indptr is None else int(chunk.indptr[-1] - chunk.indptr[0])
+        if not 0 <= named * _ROWS_PER_VALUE < learner.u_.shape[0]:
+            return False
+        if active_log(learner) is None:
+            return False
+    return learner._plan_variant(chunk) == 1
 
 
 @jit(inline="always")
@@ -354,74 +383,11 @@ def _averaged_dot(lz, c, idx, val):
     return acc
 
 
-@jit(inline="always")
-def _averaged_coef(u, base, corr, scal, scale, out, rescale):
-    """The averaged model (in the units of the raw columns with ``rescale``) and the
-    intercept 0 into ``out``, bit for bit as ``SOLAM._coef()`` (``_scaled_coef``, then
-    ``coef_in_columns``): :func:`_bound_weights`. False, nothing written, when the
-    arrays do not fit."""
-    d = u.shape[0]
-    if (
-        out.shape[0] != d + 1
-        or base.shape[0] != d
-        or corr.shape[0] != d
-        or scale.shape[0] != d
-        or scal.shape[0] != _N_SCALARS
-    ):
-        return False
-    coef = out[:d]
-    coef[:] = 0.0
-    if scal[_GSUM] != 0.0:
-        lazy_mean(LazySum(u, base, corr), scal[_C], u[:0], 0.0, scal[_GSUM], coef)
-    if rescale:
-        for j in range(d):
-            coef[j] = coef[j] / scale[j] if scale[j] > 0.0 else 0.0
-    out[d] = 0.0
-    return True
-
-
-@jit
-def _averaged_coef_at(at, rescale, keep, members):
-    """:func:`_averaged_coef` of the arrays of the block at ``at``
-    (:func:`aucstream._fastpath.block_call`): 1 when written, 0 when not; with a
-    scorer's block at ``keep`` (0: none), fused with its keeping of the weights
-    (:func:`aucstream._dict_scoring.weights_begin`: -2, -1 or the number kept)."""
-    if keep != 0 and not weights_begin(keep, members):
-        return -2
-    a, s = ints_at(at, BLOCK_WIDTH), BLOCK_START
-    written = _averaged_coef(
-        floats_at(a[s], a[s + 1]),
-        floats_at(a[s + 2], a[s + 3]),
-        floats_at(a[s + 4], a[s + 5]),
-        floats_at(a[s + 6], a[s + 7]),
-        floats_at(a[s + 8], a[s + 9]),
-        floats_at(a[s + 10], a[s + 11]),
-        rescale,
-    )
-    if keep != 0:
-        return weights_end(keep, members, written)
-    return 1 if written else 0
-
-
-def _bound_weights(learner: SOLAM, out: np.ndarray) -> tuple:
-    """The averaged model of ``learner`` bound to ``out`` (``StateSpec.weights``; a
-    function that also keeps a scorer's weights, ``keeps``)."""
-    arrays = (learner.u_, learner.avg_base_, learner.avg_corr_, learner.scalars_, learner.scale_)
-    fill = block_call(_averaged_coef_at, *arrays, out, late=(True, 0, 0))
-
-    def fill_weights(learner: SOLAM, keep: int = 0, members: int = 0):
-        done = fill(learner.column_scale == "max_abs", keep, members)
-        return done if keep else done > 0
-
-    fill_weights.keeps = True  # type: ignore[attr-defined]
-    return fill_weights, ("u_", "avg_base_", "avg_corr_", "scalars_", "scale_")
-
-
 # no reference counting: the kernel allocates nothing (see aucstream._kernels)
 @jit(fastmath=REASSOC, borrowing=True)
 def _solam_chunk(
     lz, scal, counts, totals, inflation, rows, pre, weights, cfg, work, calibration, scale,
-    vbuf, written_scores, written_probs,
+    vbuf, written_scores, written_probs, start, stop,
 ):  # fmt: skip
     """Y16 Alg. 1 over a chunk: per example, gradients at the old point, projected steps.
 
@@ -438,7 +404,10 @@ def _solam_chunk(
     and gamma_t stops decaying at t = half-life (module docstring). With
     ``cfg.rescale``, each example is read in the running scale of its columns
     (``scale``, :mod:`aucstream._running_scale`): scored before and learnt after its
-    values join the scale (``vbuf``: the scaled values).
+    values join the scale (``vbuf``: the scaled values). The chunk's rows from
+    ``start`` on; with ``stop``, up to the first whose step a fold comes before (the
+    fold falls due before anything of that row is written): returns that row, or the
+    number of rows when none folds.
     """
     scores = pre.shape[0] == n_rows(rows)
     written = scores and written_scores.shape[0] == n_rows(rows)
@@ -449,7 +418,9 @@ def _solam_chunk(
     # chunk and kept up to date from then on (-1: not known). It only chooses where the
     # projection's passes start, which does not change their result.
     nnz = -1
-    for r in range(n_rows(rows)):
+    for r in range(start, n_rows(rows)):
+        if stop and _fold_due(scal, counts, inflation) and (not weighted or weights[r] != 0):
+            return r  # (the caller saves the arrays whole and goes on from row r)
         idx, raw, y = row(rows, r)
         prefetch_row_of(lz.u, rows, r + 1)  # (the next example's, when they are large)
         prefetch_row_of(lz.base, rows, r + 1)
@@ -507,6 +478,7 @@ def _solam_chunk(
             nnz = _project_l1(lz, scal, cfg.R, nnz, work)
         if not cfg.pre:
             _add_to_average(scal, gamma * avg_weight)
+    return n_rows(rows)
 
 
 #: The layout :func:`_solam_packed` reads (:func:`aucstream._kernels._packed.pack` of
@@ -553,6 +525,8 @@ def _solam_packed(at, members):
         f64(a, 40),
         f64(a, 42),
         f64(a, 44),
+        0,
+        False,
     )
     return 0 if totals_out(a, 46, members, totals) else -2
 
@@ -664,7 +638,7 @@ class SOLAM(ClassWeightTotals, BaseStreamingAUC):
     _state_spec = StateSpec(
         logged=("u_", "avg_base_", "avg_corr_", "scale_"),
         log_from=_ROW_LOG_MIN,
-        by_rows=_one_step_by_rows,
+        by_rows=_by_rows,
         variant=_plan_variant,
         weights=_bound_weights,
     )
@@ -736,9 +710,26 @@ class SOLAM(ClassWeightTotals, BaseStreamingAUC):
         # a call made many times (the one-row path): its arguments packed, when they
         # fit the layout of the packed call (CSR rows), else bound
         packed = packed_call(_solam_packed, _PACKED, *args, TOTALS, late=(0,)) if reuse else None
-        run = bound_call(_solam_chunk, *args, reuse=reuse)
+        kernel = bound_call(_solam_chunk, *args, reuse=reuse, late=(0, False))
+        if reuse or chunk.n_samples == 1 or not self._row_written_state(chunk):
+            return totals_update(packed, partial(kernel, 0, False), totals, "SOLAM")
+        learner = weakref.ref(self)  # (not kept alive by its bound update)
 
-        return totals_update(packed, run, totals, "SOLAM")
+        def by_rows_until_a_fold() -> None:  # (StateSpec.by_rows: _by_rows)
+            end = kernel(0, True)
+            if end == chunk.n_samples:
+                return
+            owner = learner()
+            log = None if owner is None else active_log(owner)
+            if log is None:  # (_by_rows asks for one: nowhere to save the arrays)
+                raise RuntimeError("SOLAM folds inside a call saved by rows without an undo log")
+            log.cover(None)  # the arrays whole, before the fold rewrites them
+            kernel(end, False)
+            for array in args[0]:  # (the runtime checks the chunk's rows only)
+                if not np.isfinite(array).all():
+                    raise FloatingPointError("a fold made the lazy sums infinite or NaN")
+
+        return totals_update(packed, by_rows_until_a_fold, totals, "SOLAM")
 
     def _class_counts(self) -> np.ndarray:
         """Examples learnt per class (negative, positive)."""

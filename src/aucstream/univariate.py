@@ -215,7 +215,7 @@ def _weights_at(at, keep, members):
     """:func:`_weights_into` of the arrays of the block at ``at``
     (:func:`aucstream._fastpath.block_call`): 1 when written, 0 when not; with a
     scorer's block at ``keep`` (0: none), fused with its keeping of the weights
-    (as ``aucstream.solam._averaged_coef_at``)."""
+    (as ``aucstream._solam_weights._averaged_coef_at``)."""
     if keep != 0 and not weights_begin(keep, members):
         return -2
     a, s = ints_at(at, BLOCK_WIDTH), BLOCK_START

@@ -68,7 +68,10 @@ class StateSpec:
         them whole costs less).
     by_rows : callable(learner, chunk) -> bool, optional
         Whether ``_update(chunk)`` writes every ``logged`` array only in the rows the
-        chunk names (:meth:`StateDeclarations._row_written_state`); None: never.
+        chunk names (:meth:`StateDeclarations._row_written_state`); None: never. An
+        update may write more once it has saved the arrays whole in the active undo
+        log (``active_log(learner).cover(None)``) and then checks them whole for
+        divergence itself (SOLAM: a fold that falls due inside a chunk).
     written : callable(learner, chunk) -> tuple, optional
         Those of ``logged`` that ``_update(chunk)`` writes only in the rows the chunk
         names, when they are not all or none (``by_rows`` is then ignored).

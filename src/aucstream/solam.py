@@ -57,7 +57,7 @@ bit-identical models. The fold comes before the step of the next example, not af
 the step that made it due: so whether a call folds first is known before it runs,
 and a call that does not (SOLAM, l2) writes u and the average only in the rows of its
 features until a fold falls due, which is all its transaction saves until then
-(``SOLAM._state_spec``: one example, or sparse rows naming fewer than d/4 values
+(``SOLAM._state_spec``: one example, or sparse rows naming fewer than d/16 values
 under an undo log; at a fold inside the call the kernel stops, the call saves the
 arrays whole and goes on; at d = 10^6 a call no longer copies the 32 MB state).
 
@@ -253,9 +253,10 @@ _DEFLATE_ABOVE = 2.0**256
 #: from about 4,000 features on).
 _ROW_LOG_MIN = 4096
 #: A call of several sparse rows saves the logged arrays by rows when it names fewer
-#: than d / 4 values, else whole (a row saved costs a random access, about as much as
-#: copying a few consecutive floats of each array).
-_ROWS_PER_VALUE = 4
+#: than d / 16 values, else whole: a row saved costs a random access in each of the
+#: four arrays (at d = 10^6 and 50 values a row, ``bench_highdim.py --learners
+#: "SOLAM()" --chunk``: chunks of 1,000 rows ran faster by rows, of 2,500 whole).
+_ROWS_PER_VALUE = 16
 
 
 def _plan_variant(learner: SOLAM, chunk: Chunk | None) -> int:

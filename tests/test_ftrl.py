@@ -155,10 +155,13 @@ def test_auc_on_a9a():
 def test_battery_with_rows_of_the_state_logged(monkeypatch):
     """The battery (transactions of refused calls, chunking, resuming) with the
     state saved by rows at every call, as at d >= 4096 with small chunks."""
+    from dataclasses import replace
+
     import aucstream.ftrl as ftrl
 
     monkeypatch.setattr(ftrl, "_ROW_LOG_MIN", 1)
-    monkeypatch.setattr(ftrl, "by_rows", lambda chunk: True)
+    by_rows = replace(FTRLAUC._state_spec, by_rows=lambda learner, chunk: True)
+    monkeypatch.setattr(FTRLAUC, "_state_spec", by_rows)
     model = FTRLAUC().fit(*sparse_stream())
     assert model._row_written_state(None) == (model.zn_, model.scale_)
     check_estimator(FTRLAUC(), sklearn_checks=False)

@@ -160,10 +160,10 @@ def test_battery_with_rows_of_the_state_logged(monkeypatch):
     import aucstream.spam as spam
 
     monkeypatch.setattr(SPAM, "_state_spec", replace(SPAM._state_spec, log_from=1))
-    monkeypatch.setattr(spam, "by_rows", lambda chunk: True)
+    monkeypatch.setattr(spam, "ROW_COPY", 0)  # (every chunk names few values)
     X, y = sparse_stream()
     model = SPAM().fit(X, y)
-    chunk = SimpleNamespace(n_samples=10)
+    chunk = SimpleNamespace(n_samples=10, names_few=lambda per_value: True)
     assert model._row_written_state(chunk) == (model.v_, model.scale_)
     monkeypatch.setattr(spam, "B_MAX", 0.0)  # a fold is due: the whole v_ is saved
     assert model._row_written_state(chunk) == ()

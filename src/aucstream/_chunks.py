@@ -541,6 +541,14 @@ class Chunk(NamedTuple):
         """Whether the rows are a dense 2-D array (``indptr`` and ``indices`` None)."""
         return self.indices is None
 
+    def names_few(self, per_value: int) -> bool:
+        """Whether the chunk stores at most 1/``per_value`` as many values as it has
+        features (a dense chunk stores them all): then a transaction saves the state's
+        rows of its features rather than whole arrays of d rows, a row saved (a random
+        access) costing about as much as copying ``per_value`` consecutive floats."""
+        stored = self.n_samples * self.n_features if self.indices is None else self.indices.size
+        return per_value * stored <= self.n_features
+
     def dense(self) -> np.ndarray:
         """The rows as a dense float64 array (for batch learners and tests)."""
         if self.indptr is None or self.indices is None:

@@ -127,7 +127,7 @@ from ._running_scale import coef_in_columns, grow_scale
 from ._runtime import LearnerTags, StateSpec
 from ._typing import RandomState
 
-__all__ = ["FTRLAUC", "auc_gradient_scale", "ftrl_weights"]
+__all__ = ["FTRLAUC", "ROW_COPY", "auc_gradient_scale", "ftrl_weights"]
 
 #: The kernels' "no running column scale".
 _NO_SCALE = np.empty(0)
@@ -138,6 +138,9 @@ _AHAT, _BHAT = 0, 1
 #: From this many features on, a call saves only the rows of the state that its
 #: examples touch (``FTRLAUC._state_spec``) rather than copying it whole.
 _ROW_LOG_MIN = 4096
+#: Saving a row of the state costs about as much as copying this many consecutive
+#: floats (``Chunk.names_few``): FTRL-AUC's and SPAM's one or two arrays.
+ROW_COPY = 32
 
 
 @jit(inline="always")
@@ -302,18 +305,10 @@ def _checked(learner: FTRLAUC) -> tuple:
 
 def _saved_by_rows(learner: FTRLAUC, chunk: Chunk) -> bool:
     """Every call writes ``zn_`` (and ``w_``) in the rows of its features only; they
-    are saved by rows when the chunk has few stored values (:func:`by_rows`), else
-    whole (one sequential copy costs less than many scattered ones)."""
-    return by_rows(chunk)
-
-
-def by_rows(chunk: Chunk) -> bool:
-    """Whether a call's transaction saves the state's rows of the chunk's features
-    rather than whole arrays: when the chunk stores at most 1/32 as many values as
-    there are features. Copying a row costs a random memory access, about as much as
-    copying 32 consecutive floats."""
-    stored = chunk.n_samples * chunk.n_features if chunk.indices is None else chunk.indices.size
-    return 32 * stored <= chunk.n_features
+    are saved by rows when the chunk stores at most 1/:data:`ROW_COPY` as many values
+    as there are features (:meth:`~aucstream._chunks.Chunk.names_few`), else whole
+    (one sequential copy costs less than many scattered ones)."""
+    return chunk.names_few(ROW_COPY)
 
 
 def ftrl_weights(

@@ -150,9 +150,7 @@ Deviations
 
 from __future__ import annotations
 
-import weakref
 from collections import namedtuple
-from functools import partial
 
 import numpy as np
 
@@ -252,9 +250,9 @@ _DEFLATE_ABOVE = 2.0**256
 #: calls with 14 non-zeros: rows are the slower way at d = 123 and the faster one
 #: from about 4,000 features on).
 _ROW_LOG_MIN = 4096
-#: A call of several sparse rows saves the logged arrays by rows when it names fewer
-#: than d / 16 values, else whole: a row saved costs a random access in each of the
-#: four arrays (at d = 10^6 and 50 values a row, ``bench_highdim.py --learners
+#: A call of several sparse rows saves the logged arrays by rows when it stores at
+#: most d / 16 values (``Chunk.names_few``), else whole: a row saved costs a random
+#: access in each of the four arrays (at d = 10^6 and 50 values a row, ``bench_highdim.py --learners
 #: "SOLAM()" --chunk``: chunks of 1,000 rows ran faster by rows, of 2,500 whole).
 _ROWS_PER_VALUE = 16
 
@@ -277,12 +275,10 @@ def _by_rows(learner: SOLAM, chunk: Chunk) -> bool:
     in its undo log and goes on (:meth:`SOLAM._bind_update`); without an undo log (a
     state below ``aucstream._state.SHADOW_LIMIT``, copied by the fast path's walk)
     there is nowhere to save them, so the call's chunk is saved whole."""
-    if chunk.n_samples > 1:
-        named = -1 if chunk.indptr is None else int(chunk.indptr[-1] - chunk.indptr[0])
-        if not 0 <= named * _ROWS_PER_VALUE < learner.u_.shape[0]:
-            return False
-        if active_log(learner) is None:
-            return False
+    if chunk.n_samples > 1 and (
+        not chunk.names_few(_ROWS_PER_VALUE) or active_log(learner) is None
+    ):
+        return False
     return learner._plan_variant(chunk) == 1
 
 
@@ -711,17 +707,16 @@ class SOLAM(ClassWeightTotals, BaseStreamingAUC):
         # a call made many times (the one-row path): its arguments packed, when they
         # fit the layout of the packed call (CSR rows), else bound
         packed = packed_call(_solam_packed, _PACKED, *args, TOTALS, late=(0,)) if reuse else None
-        kernel = bound_call(_solam_chunk, *args, reuse=reuse, late=(0, False))
         if reuse or chunk.n_samples == 1 or not self._row_written_state(chunk):
-            return totals_update(packed, partial(kernel, 0, False), totals, "SOLAM")
-        learner = weakref.ref(self)  # (not kept alive by its bound update)
+            run = bound_call(_solam_chunk, *args, 0, False, reuse=reuse)  # (every row)
+            return totals_update(packed, run, totals, "SOLAM")
+        kernel = bound_call(_solam_chunk, *args)
 
         def by_rows_until_a_fold() -> None:  # (StateSpec.by_rows: _by_rows)
             end = kernel(0, True)
             if end == chunk.n_samples:
                 return
-            owner = learner()
-            log = None if owner is None else active_log(owner)
+            log = active_log(self)
             if log is None:  # (_by_rows asks for one: nowhere to save the arrays)
                 raise RuntimeError("SOLAM folds inside a call saved by rows without an undo log")
             log.cover(None)  # the arrays whole, before the fold rewrites them

@@ -124,9 +124,9 @@ from ._runtime import LearnerTags, StateSpec
 from ._typing import RandomState
 from .ftrl import (
     _ROW_LOG_MIN,
+    ROW_COPY,
     SparseScaled,
     auc_gradient_scale,
-    by_rows,
     in_scale,
     observe_score,
     scaled_score,
@@ -231,9 +231,9 @@ def lazy_prox_weights(v: np.ndarray, A: float, B: float) -> np.ndarray:
 def _no_fold_in(learner: SPAM, chunk: Chunk) -> bool:
     """Whether ``v_`` is written by rows: no fold can happen within ``chunk`` (A and B
     after its steps, computed from the step sizes with a margin of a factor 2, stay in
-    range) and the chunk is small (:func:`aucstream.ftrl.by_rows`); else a fold
+    range) and the chunk is small (``chunk.names_few(ROW_COPY)``); else a fold
     rewrites ``v_`` whole, or a large chunk is saved whole (``StateSpec.by_rows``)."""
-    if not by_rows(chunk):
+    if not chunk.names_few(ROW_COPY):
         return False
     t = np.arange(learner.counts_[0] + 1, learner.counts_[0] + chunk.n_samples + 1, dtype=float)
     eta = float(learner.eta0) / np.sqrt(t)

@@ -156,7 +156,9 @@ def test_a_sparse_call_saves_only_the_columns_it_names(monkeypatch):
     covered = []
     cover = _state.UndoLog.cover
     monkeypatch.setattr(
-        _state.UndoLog, "cover", lambda log, rows: covered.append(rows) or cover(log, rows)
+        _state.UndoLog,
+        "cover",
+        lambda log, rows, fresh=False: covered.append(rows) or cover(log, rows, fresh),
     )
     chunk = _sparse_stream(seed=6)[:50]
     scaler.partial_fit_transform(chunk)

@@ -29,9 +29,9 @@ def _covers(monkeypatch) -> list:
     calls = []
     cover = _state.UndoLog.cover
 
-    def counting(self, rows):
+    def counting(self, rows, fresh=False):
         calls.append(rows is None)
-        cover(self, rows)
+        cover(self, rows, fresh)
 
     monkeypatch.setattr(_state.UndoLog, "cover", counting)
     return calls

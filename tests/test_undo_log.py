@@ -209,6 +209,93 @@ def test_undo_log_puts_back_overlapping_row_and_whole_saves():
         assert now.tobytes() == then.tobytes()
 
 
+@pytest.mark.parametrize("start", ["zeros", "negative zero", "one value"])
+def test_a_fresh_cover_saves_zeros_by_name_and_anything_else_by_copy(start, monkeypatch):
+    """``cover(fresh=True)``: an array of zero bits is not copied (its undo fills it
+    with zeros); one with a -0.0 or another value is, so every undo is bit for bit."""
+    rng = np.random.default_rng(1)
+    a, b = np.zeros((50, 3)), np.zeros(51, dtype=np.float32)  # (51: a tail of bytes)
+    if start == "negative zero":
+        a[49, 2] = -0.0
+        b[50] = -0.0
+    elif start == "one value":
+        a[0, 0] = 1e-300
+        b[50] = 3.0
+    before = [a.tobytes(), b.tobytes()]
+    copies = []
+    real_copy = np.ndarray.copy
+    log = _state.UndoLog((a, b))
+    monkeypatch.setattr(_undo, "_zero_bits", lambda x: copies.append(x) or _zero_bits(x))
+    log.cover({id(b): np.array([3, 7], dtype=np.int64)}, fresh=True)  # b by rows
+    b[[3, 7]] = 1.0
+    log.cover(None, fresh=True)  # a whole (zeros or not), b whole after its rows
+    a[...] = rng.normal(size=a.shape)
+    b[...] = 2.0
+    log.cover(None, fresh=True)  # both saved already: nothing more
+    a[5] = np.nan
+    assert [x is a for x in copies] == [True, False]  # b was no longer zero bits: copied
+    saved = {id(array): kept for array, rows, kept in log._entries if rows is None}
+    assert (saved[id(a)] is _undo._ZEROS) == (start == "zeros")
+    assert isinstance(saved[id(b)], np.ndarray)
+    log.undo()
+    assert [a.tobytes(), b.tobytes()] == before
+    assert real_copy is np.ndarray.copy
+
+
+_zero_bits = _undo._zero_bits
+
+
+def test_zero_bits_reads_every_byte():
+    assert _zero_bits(np.zeros(0)) and _zero_bits(np.zeros((9, 7), dtype=np.float32))
+    for dtype, size in [(np.float64, 17), (np.float32, 33), (np.int64, 8), (np.bool_, 13)]:
+        for at in (0, size // 2, size - 1):
+            x = np.zeros(size, dtype=dtype)
+            x.view(np.uint8)[at * x.itemsize + x.itemsize - 1] = 1  # the last byte of one
+            assert not _zero_bits(x)
+    assert not _zero_bits(np.array([0.0, -0.0]))
+    assert not _zero_bits(np.zeros((4, 4))[:, :2])  # not contiguous: copied, not read
+
+
+def test_a_wide_race_refused_in_its_first_call_changes_nothing(monkeypatch):
+    """The fresh candidates of a wide race cover their O(d) states by name (zeros) in
+    their first call; a call refused after their kernels wrote leaves the search as it
+    was (unstarted: the candidates made in the call are dropped, so the zeros put back
+    are checked by the test above), and it then learns as a copy that never saw it."""
+    from aucstream import FTRLAUC, SOLAM, OnePassSearch
+
+    monkeypatch.setattr(_state, "SHADOW_LIMIT", 64)
+    X, y = make_stream(400, 5000, seed=3, sparsity=0.995)  # (logged from 4096)
+    X = sp.csr_matrix(X)
+    search = OnePassSearch([SOLAM(), FTRLAUC(), SOLAM(R=10.0, column_scale=None)], drift=None)
+    twin = pickle.loads(pickle.dumps(search))
+    before = state_bytes(search)
+    zeros = []
+    cover = _undo.UndoLog.cover
+
+    def counted(log, rows, fresh=False):
+        zeros.extend(saved is _undo._ZEROS for _, _, saved in log._entries)
+        cover(log, rows, fresh)
+        zeros.extend(saved is _undo._ZEROS for _, _, saved in log._entries[-len(log.arrays) :])
+
+    def spoilt(learner, chunk, update):
+        update(learner, chunk)  # (after the candidate before it learnt too)
+        raise _Interrupt
+
+    with monkeypatch.context() as patch:
+        patch.setattr(_undo.UndoLog, "cover", counted)
+        patch_update(patch, FTRLAUC, spoilt)
+        with pytest.raises(_Interrupt):
+            search.partial_fit(X[:300], y[:300], classes=[-1, 1])
+    assert any(zeros), "no state was covered by name"
+    assert_same_bytes(state_bytes(search), before)
+    for model in (search, twin):
+        model.partial_fit(X, y, classes=[-1, 1])
+    learnt = [  # (the generators are seeded from entropy: random_state=None)
+        {k: v for k, v in state_bytes(m).items() if not k.endswith("_rng")} for m in (search, twin)
+    ]
+    assert_same_bytes(*learnt)
+
+
 def test_unique_rows_are_sorted_and_checked():
     indices = np.array([5, 3, 5, 9, 0, 3], dtype=np.int64)
     np.testing.assert_array_equal(_state.unique_rows(indices, 10), [0, 3, 5, 9])

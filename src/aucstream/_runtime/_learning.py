@@ -382,7 +382,7 @@ class LearningStep(LearnerHost):
         rows = self._written_rows(chunk, written) if written else {}
         log = _state.active_log(self)
         if log is not None:
-            log.cover(rows)
+            log.cover(rows, fresh=not self.n_samples_seen_)
         finite = _state.marked_finite(self, written)
         if not finite:
             return None

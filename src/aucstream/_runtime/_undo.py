@@ -59,6 +59,32 @@ def active_log(obj) -> UndoLog | None:
     return stack[-1] if stack else None
 
 
+#: What :meth:`UndoLog.cover` saves of an array that was all zero bits.
+_ZEROS = object()
+
+
+def _zero_bits(array: np.ndarray) -> bool:
+    """Whether every byte of ``array`` is 0 (a float array of +0.0 only; -0.0 and
+    NaN payloads are not); False for an array that is not contiguous."""
+    if not array.flags.c_contiguous or array.dtype.hasobject:
+        return False
+    data = array.reshape(-1).view(np.uint8)
+    cut = data.shape[0] - data.shape[0] % 8
+    return not _any_set(data[:cut].view(np.uint64), data[cut:])
+
+
+@jit
+def _any_set(words, tail):
+    """Whether a word or a byte is not 0, stopping at the first."""
+    for i in range(words.shape[0]):
+        if words[i] != 0:
+            return True
+    for i in range(tail.shape[0]):
+        if tail[i] != 0:
+            return True
+    return False
+
+
 class UndoLog:
     """What a transaction's kernel calls overwrote in the arrays it did not copy.
 
@@ -85,11 +111,18 @@ class UndoLog:
         self._whole: set[int] = set()
         self._buffers: list[tuple] = []  # (array, buffer) for release
 
-    def cover(self, rows: dict | None) -> None:
+    def cover(self, rows: dict | None, fresh: bool = False) -> None:
         """Save, before a kernel call, what it may write of the logged arrays: for
         each array whose id ``rows`` maps to row indices (distinct, inside the array:
         :func:`unique_rows`), those rows, and the whole of the others (``rows`` None:
-        every array whole)."""
+        every array whole).
+
+        ``fresh``: the learner has learnt nothing yet, so its arrays are likely as
+        allocated. An array to save whole whose every byte is 0 (:func:`_zero_bits`:
+        +0.0, not -0.0) is then not copied: its undo fills it with zeros, which
+        is the same bits. The copy it saves is of fresh memory, whose page faults
+        made the copies most of a wide race's first call (nine candidates' states
+        of O(d) at d = 10^6: docs/results/highdim_bench.md)."""
         for array in self.arrays:
             if id(array) in self._whole:
                 continue  # its values at the start are saved
@@ -99,7 +132,8 @@ class UndoLog:
                     self._entries.append((array, some, self._take(array, some)))
             else:
                 self._whole.add(id(array))
-                self._entries.append((array, None, array.copy()))
+                saved = _ZEROS if fresh and _zero_bits(array) else array.copy()
+                self._entries.append((array, None, saved))
 
     def _take(self, array: np.ndarray, rows: np.ndarray) -> np.ndarray:
         """``array[rows]`` into the array's spare buffer (:data:`_SPARES`) if it is
@@ -120,7 +154,9 @@ class UndoLog:
     def undo(self) -> None:
         """Put every logged array back as it was when the transaction began."""
         for array, rows, saved in reversed(self._entries):
-            if rows is None:
+            if saved is _ZEROS:
+                array.fill(0)
+            elif rows is None:
                 array[...] = saved
             else:
                 array[rows] = saved

@@ -579,8 +579,8 @@ def run_real(
     shuffle: int | None = None,
 ) -> list[dict]:
     """Test AUC and zero coefficients of each learner after one pass (``partial_fit``
-    in chunks of ``chunk``) over a9a and w8a with unit rows (their training and test
-    files from ``data_dir``). ``spread``: the columns placed at random distinct
+    in chunks of ``chunk``) over a9a, w8a and ijcnn1 with unit rows (their training
+    and test files from ``data_dir``). ``spread``: the columns placed at random distinct
     positions (in their order) among ``spread`` columns, as hashing without collisions
     would place them: the same data at a hashed width. ``shuffle``: the training rows
     in the random order of this seed (w8a's file is ordered: its 1,479 positives are
@@ -593,7 +593,7 @@ def run_real(
     from aucstream.metrics import roc_auc
 
     out = []
-    for data, d in (("a9a", 123), ("w8a", 300)):
+    for data, d in (("a9a", 123), ("w8a", 300), ("ijcnn1", 22)):
         with lzma.open(os.path.join(data_dir, f"{data}.xz")) as fh:
             X, y = load_svmlight_file(fh, n_features=d)
         with lzma.open(os.path.join(data_dir, f"{data}.t.xz")) as fh:
@@ -787,7 +787,7 @@ def main(argv=None) -> None:
     parser.add_argument(
         "--real",
         metavar="DATA_DIR",
-        help="with --learners: one pass over a9a and w8a (from DATA_DIR) instead",
+        help="with --learners: one pass over a9a, w8a and ijcnn1 (from DATA_DIR) instead",
     )
     parser.add_argument(
         "--spread",

@@ -29,8 +29,8 @@ LEARNERS = {
 #: The learners whose defaults adapt to each column's scale (``column_scale``; a bare
 #: OnePassSearch through its first candidates), and the floor of their prequential
 #: AUC per stream, set from measurement (docs/results/raw_data.md; measured: loop
-#: 0.755 (FSAUC) to 0.864 (AdaOAM, SAdaOAM), SPAM 0.765; Phishing 0.906 (SPAM) to
-#: 0.955; Shuttle SPAM 0.827, SOLAM 0.843, the others 0.973-0.985).
+#: 0.755 (FSAUC) to 0.864 (AdaOAM, SAdaOAM), SPAM 0.778; Phishing 0.934 (SPAM) to
+#: 0.955; Shuttle SOLAM 0.843, SPAM 0.863, the others 0.973-0.985).
 SCALE_ADAPTIVE = {
     "SOLAM",
     "SOLAML1",

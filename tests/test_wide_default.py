@@ -27,8 +27,9 @@ O_D = (SOLAM, FTRLAUC, SPAM, UnivariateOnline)
 def test_wide_candidates_keep_o_d_states():
     wide = search_module.default_candidates(search_module.WIDE + 1)
     assert {type(c) for c in wide} == set(O_D)
-    for c in wide:  # (O(d) states, counted from MEASURED_FROM features on)
-        assert 8 * 10**6 <= c.state_nbytes(10**6) <= 32 * 10**6 + 4096
+    for c in wide:  # (O(d) states, counted from MEASURED_FROM features on: SPAM's
+        # per-coordinate steps keep five floats a feature, the others one to four)
+        assert 8 * 10**6 <= c.state_nbytes(10**6) <= 40 * 10**6 + 4096
     narrow = {type(c).__name__ for c in search_module.default_candidates(search_module.WIDE)}
     assert "OPAUC" in narrow and "OAM" in narrow  # unchanged below the width
 

@@ -48,8 +48,8 @@ _SPAM_PENALTY = [1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1]
 
 _ZYS_LEARNERS = (
     L("FTRL-AUC", "FTRLAUC"),
-    L("SPAM-l1", "SPAM", l2=0.0, grid={"eta0": _SPAM_ETA, "l1": _SPAM_PENALTY}),
-    L("SPAM-NET", "SPAM"),
+    L("SPAM-l1", "SPAM", step="global", l2=0.0, grid={"eta0": _SPAM_ETA, "l1": _SPAM_PENALTY}),
+    L("SPAM-NET", "SPAM", step="global"),
     L("SOLAM", "SOLAM"),
     L("FSAUC", "FSAUC"),
 )
@@ -106,7 +106,8 @@ _register(
             "at positive rate 0.05 (`aucstream.evaluation._generated`). SPAUC is not in "
             "the library. ZYS's FTRL-AUC grid is `FTRLAUC.param_grid`; SPAM-l1 is tuned "
             "over eta0 in 10^[-3:3] (ZYS's xi) and l1 in 10^[-6:-1], SPAM-NET over "
-            "`SPAM.param_grid` (l1 and l2). SOLAM and FSAUC cost O(d) a step; FTRL-AUC "
+            "`SPAM.param_grid` (l1 and l2), both with NYL's global step "
+            "(`step='global'`). SOLAM and FSAUC cost O(d) a step; FTRL-AUC "
             "and SPAM O(k) (lazy updates).",
         },
         intro="Reproduction of the AUC experiments of Zhou, Ying, Skiena, *Online AUC "
@@ -135,8 +136,14 @@ _register(
         "table",
         "nyl18",
         (
-            L("SPAM-NET", "SPAM"),
-            L("SPAM-L2", "SPAM", l1=0.0, grid={"eta0": _SPAM_ETA, "l2": _SPAM_PENALTY}),
+            L("SPAM-NET", "SPAM", step="global"),
+            L(
+                "SPAM-L2",
+                "SPAM",
+                step="global",
+                l1=0.0,
+                grid={"eta0": _SPAM_ETA, "l2": _SPAM_PENALTY},
+            ),
             L("SOLAM", "SOLAM"),
             L("FSAUC", "FSAUC"),
             L("OPAUC", "OPAUC"),
@@ -159,7 +166,7 @@ _register(
             "the whole training set beforehand; the library's SPAM is online (one pass, "
             "running p and lazy class scores as ZYS run it), and so is every learner "
             "here. SPAM-NET is `SPAM` tuned over l1 and l2 (`SPAM.param_grid`), SPAM-L2 "
-            "has l1 = 0.",
+            "has l1 = 0; both with NYL's step eta0/sqrt(t) (`step='global'`).",
         },
         intro="Reproduction of the SPAM experiments of Natole, Ying, Lyu, *Stochastic "
         "Proximal Algorithms for AUC Maximization* (ICML 2018) on the datasets of the "

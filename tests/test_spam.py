@@ -248,3 +248,25 @@ def test_per_coordinate_states_that_do_not_hold_are_refused(tmp_path):
         save_model(model, tmp_path / "m")
         with pytest.raises(ValueError, match=message):
             load_model(tmp_path / "m")
+
+
+@pytest.mark.parametrize("before, after", [("global", "coordinate"), ("coordinate", "global")])
+def test_switching_step_after_fitting_is_refused_and_changes_nothing(before, after):
+    """The per-coordinate steps keep ``rates_`` (d rows), NYL's none: a model learnt
+    with one is refused with the other, by name, before its kernel runs."""
+    X, y = sparse_stream()
+    model = SPAM(step=before).fit(X[:100], y[:100])
+    kept = model.v_.copy(), model.rates_.copy()
+    model.set_params(step=after)
+    for call in (
+        lambda: model.partial_fit(X[100:], y[100:]),
+        lambda: model.test_then_train(X[100:], y[100:]),
+        lambda: model.decision_function(X[100:]),
+    ):
+        with pytest.raises(ValueError, match="switched"):
+            call()
+    np.testing.assert_array_equal(model.v_, kept[0])
+    np.testing.assert_array_equal(model.rates_, kept[1])
+    model.set_params(step=before)
+    model.partial_fit(X[100:], y[100:])  # (and it learns again)
+    np.testing.assert_array_equal(model.coef_, SPAM(step=before).fit(X, y).coef_)

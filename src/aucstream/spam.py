@@ -508,7 +508,20 @@ class SPAM(SparseScaled, BaseStreamingAUC):
         self.scalars_ = np.array([0.0, 0.0, 1.0, 0.0])
         self.counts_ = np.zeros(2, dtype=np.int64)
 
+    def _check_step(self) -> None:
+        """Refuse a state learnt with the other ``step`` (``set_params`` after fitting):
+        the kernel indexes ``rates_`` by feature."""
+        rows = self.v_.shape[0] if self.step == "coordinate" else 0
+        if self.rates_.shape[0] != rows:
+            had = "global" if self.step == "coordinate" else "coordinate"
+            raise ValueError(
+                f"SPAM's state was learnt with step={had!r} and step is now "
+                f"{self.step!r}: the per-coordinate steps can not be switched on or off "
+                "after fitting; set step back or start a new model"
+            )
+
     def _update(self, chunk: Chunk) -> bool:
+        self._check_step()
         if chunk.indptr is None:
             width = chunk.n_features
         else:
@@ -548,6 +561,7 @@ class SPAM(SparseScaled, BaseStreamingAUC):
 
     def _weights(self) -> np.ndarray:
         """The weights in the scaled units now (a new array)."""
+        self._check_step()
         if self.step == "coordinate":
             steps, l1, l2 = int(self.counts_[0]), float(self.l1), float(self.l2)
             return coordinate_weights(self.v_, self.rates_, steps, l1, l2)

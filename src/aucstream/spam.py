@@ -598,7 +598,9 @@ class SPAM(SparseScaled, BaseStreamingAUC):
     def _merge(self, other: SPAM) -> None:
         """Average the weights and the class mean scores by example counts (per class
         for the scores) and add the counts; the lazy form restarts at A = 1, B = 0.
-        The step-size clock continues from the sum of the examples learnt. With
+        The step-size clock continues from the sum of the examples learnt (with
+        per-coordinate steps, each coordinate's from the sum of its steps, every
+        weight as of the merged count: ``rates_``). With
         a ``column_scale`` the models are averaged in the raw columns' units,
         the running scales merge into their maximum and the merged model is put in
         its units."""

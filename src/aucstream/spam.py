@@ -204,6 +204,21 @@ def _fold(v, scal):
     scal[_B] = 0.0
 
 
+@jit(inline="always")
+def _gradient(s, y, counts, scal, scale, floor, idx, val, work, xs):
+    """After a row's prequential score ``s`` (its weights in ``work``, its values in
+    the scale in ``xs``): the running ``scale`` grown by the row (the score taken
+    again in the new scale when it grew), and the multiple of the row that is the
+    gradient, divided by the row's squared norm when above 1 (module docstring,
+    deviations). Returns (the score the step takes, the multiple)."""
+    if scale.shape[0] > 0 and grow_scale(scale, idx, val):
+        s = scaled_score(scale, floor, idx, val, work, xs)
+    sq = 0.0
+    for a in range(val.shape[0]):
+        sq += xs[a] * xs[a]
+    return s, auc_gradient_scale(s, y, counts, scal) / max(sq, 1.0)
+
+
 @jit(borrowing=True)
 def _spam_chunk(v, scal, counts, rows, pre, work, xs, eta0, l1, l2, a_min, b_max, scale, floor):
     """SPAM over a chunk with lazy proximal steps (module docstring); the form is
@@ -234,14 +249,8 @@ def _spam_chunk(v, scal, counts, rows, pre, work, xs, eta0, l1, l2, a_min, b_max
             s += w * x
         if scores:
             pre[r] = s
-        if scale.shape[0] > 0 and grow_scale(scale, idx, val):
-            s = scaled_score(scale, floor, idx, val, work, xs)
-        sq = 0.0
-        for a in range(val.shape[0]):
-            sq += xs[a] * xs[a]
+        s, c = _gradient(s, y, counts, scal, scale, floor, idx, val, work, xs)
         eta = eta0 / np.sqrt(counts[0] + 1.0)
-        # the gradient of a row of norm > 1 is divided by its squared norm (deviations)
-        c = auc_gradient_scale(s, y, counts, scal) / max(sq, 1.0)
         shrink = eta * l1
         d = 1.0 / (1.0 + eta * l2)
         A_new = A * d
@@ -311,13 +320,7 @@ def _spam_coordinate_chunk(v, rates, scal, counts, rows, pre, work, xs, eta0, l1
             s += w * x
         if scores:
             pre[r] = s
-        if scale.shape[0] > 0 and grow_scale(scale, idx, val):
-            s = scaled_score(scale, floor, idx, val, work, xs)
-        sq = 0.0
-        for a in range(val.shape[0]):
-            sq += xs[a] * xs[a]
-        # the gradient of a row of norm > 1 is divided by its squared norm (deviations)
-        c = auc_gradient_scale(s, y, counts, scal) / max(sq, 1.0)
+        s, c = _gradient(s, y, counts, scal, scale, floor, idx, val, work, xs)
         for a in range(val.shape[0]):
             if val[a] == 0.0:
                 continue

@@ -529,38 +529,16 @@ class SPAM(SparseScaled, BaseStreamingAUC):
             width = chunk.n_features
         else:
             width = int(np.diff(chunk.indptr).max(initial=0))
-        if self.step == "coordinate":
-            return _spam_coordinate_chunk(
-                self.v_,
-                self.rates_,
-                self.scalars_,
-                self.counts_,
-                rows_of(chunk),
-                chunk.pre_scores,
-                np.empty(width),
-                np.empty(width),
-                float(self.eta0),
-                float(self.l1),
-                float(self.l2),
-                self._scale(),
-                self._floor(),
-            )
-        return _spam_chunk(
-            self.v_,
-            self.scalars_,
-            self.counts_,
-            rows_of(chunk),
-            chunk.pre_scores,
-            np.empty(width),
-            np.empty(width),
-            float(self.eta0),
-            float(self.l1),
-            float(self.l2),
-            A_MIN,
-            B_MAX,
-            self._scale(),
-            self._floor(),
+        # the rows, the scores' and the row's buffers, the step and the penalty
+        args = (
+            *(rows_of(chunk), chunk.pre_scores, np.empty(width), np.empty(width)),
+            *(float(self.eta0), float(self.l1), float(self.l2)),
         )
+        scaled = (self._scale(), self._floor())
+        v, scal, counts = self.v_, self.scalars_, self.counts_
+        if self.step == "coordinate":
+            return _spam_coordinate_chunk(v, self.rates_, scal, counts, *args, *scaled)
+        return _spam_chunk(v, scal, counts, *args, A_MIN, B_MAX, *scaled)
 
     def _weights(self) -> np.ndarray:
         """The weights in the scaled units now (a new array)."""

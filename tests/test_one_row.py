@@ -22,10 +22,12 @@ from conftest import assert_same_state, make_stream, snapshot
 
 from aucstream import (
     FSAUC,
+    FTRLAUC,
     OAM,
     OPAUC,
     SOLAM,
     SOLAML1,
+    SPAM,
     AdaOAM,
     ConfidenceWeighted,
     CostSensitivePA,
@@ -54,6 +56,10 @@ BINDING = {
     "AdaOAM": lambda: AdaOAM(random_state=0),
     # buffers that fill: the reservoirs draw from _rng at each call
     "OAM": lambda: OAM(C=2**-4, buffer_size=20, random_state=0),
+    "FTRLAUC": lambda: FTRLAUC(random_state=0),
+    "FTRLAUC-reference": lambda: FTRLAUC(reference_order=True, random_state=0),
+    "SPAM": lambda: SPAM(l1=1e-3, random_state=0),
+    "SPAM-global": lambda: SPAM(step="global", l2=0.1, random_state=0),
 }
 
 

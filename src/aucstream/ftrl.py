@@ -120,7 +120,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._base import BaseStreamingAUC
 from ._chunks import Chunk
-from ._kernels import col, jit, n_rows, prefetch_row_of, row, rows_of
+from ._kernels import bound_call, col, jit, n_rows, prefetch_row_of, row, rows_of
 from ._kernels._lazy import check_example_counts
 from ._params import PASS_ORDER, StrOptions, non_negative, positive
 from ._running_scale import coef_in_columns, grow_scale
@@ -284,6 +284,17 @@ def _ftrl_reference_chunk(zn, w, scal, counts, rows, pre, gamma, beta, l1, l2, s
                 zn[i, 0] += g - (root_new - root) / gamma * w[i]
                 zn[i, 1] = root_new
         observe_score(s, y, counts, scal)
+
+
+def row_room(chunk: Chunk, reuse: bool) -> int:
+    """Room for the values of one row of ``chunk`` (the kernels' per-row buffers): its
+    widest row, or, for a chunk whose buffers every call refills (``reuse``: the
+    one-row path), as many values as its buffers hold."""
+    if chunk.indptr is None:
+        return chunk.n_features
+    if reuse:
+        return int(chunk.data.shape[0])
+    return int(np.diff(chunk.indptr).max(initial=0))
 
 
 def _logged(learner: FTRLAUC) -> tuple:
@@ -490,39 +501,25 @@ class FTRLAUC(SparseScaled, BaseStreamingAUC):
         if self.reference_order:  # the C code's cache of the weights
             self.w_ = np.zeros(n_features)
 
-    def _update(self, chunk: Chunk) -> bool | None:
-        rows = rows_of(chunk)
+    def _bind_update(self, chunk: Chunk, reuse: bool = False) -> Callable:
+        """The kernel's call with its arguments made once (every array is written in
+        place; see :meth:`BaseStreamingAUC._bind_update`): the one-row path calls it
+        without numba's dispatch. Returns the kernel's finite flag
+        (``StateSpec.checked``) in the standard order, None in the authors'."""
         params = float(self.gamma), float(self.beta), float(self.l1), float(self.l2)
+        scaled = (self._scale(), self._floor())
+        head = (self.scalars_, self.counts_, rows_of(chunk), chunk.pre_scores)
+        state: tuple
         if self.reference_order:
-            pre = chunk.pre_scores
-            _ftrl_reference_chunk(
-                self.zn_,
-                self.w_,
-                self.scalars_,
-                self.counts_,
-                rows,
-                pre,
-                *params,
-                self._scale(),
-                self._floor(),
-            )
-            return None
-        if chunk.indptr is None:
-            width = chunk.n_features
+            kernel, state = _ftrl_reference_chunk, (self.zn_, self.w_, *head)
         else:
-            width = int(np.diff(chunk.indptr).max(initial=0))
-        return _ftrl_chunk(
-            self.zn_,
-            self.scalars_,
-            self.counts_,
-            rows,
-            chunk.pre_scores,
-            np.empty(width),
-            np.empty(width),
-            *params,
-            self._scale(),
-            self._floor(),
-        )
+            room = row_room(chunk, reuse)
+            kernel, state = _ftrl_chunk, (self.zn_, *head, np.empty(room), np.empty(room))
+        run = bound_call(kernel, *state, *params, *scaled, reuse=reuse)
+        return lambda learner: run()
+
+    def _update(self, chunk: Chunk) -> bool | None:
+        return self._bind_update(chunk)(self)
 
     def _coef(self) -> np.ndarray:
         if self.reference_order:

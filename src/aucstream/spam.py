@@ -154,11 +154,13 @@ Deviations
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from ._base import BaseStreamingAUC
 from ._chunks import Chunk
-from ._kernels import col, jit, n_rows, prefetch_row_of, row, rows_of
+from ._kernels import bound_call, col, jit, n_rows, prefetch_row_of, row, rows_of
 from ._params import PASS_ORDER, StrOptions, non_negative, positive
 from ._running_scale import grow_scale
 from ._runtime import LearnerTags, StateSpec
@@ -170,6 +172,7 @@ from .ftrl import (
     auc_gradient_scale,
     in_scale,
     observe_score,
+    row_room,
     scaled_score,
 )
 
@@ -523,22 +526,29 @@ class SPAM(SparseScaled, BaseStreamingAUC):
                 "after fitting; set step back or start a new model"
             )
 
-    def _update(self, chunk: Chunk) -> bool:
+    def _bind_update(self, chunk: Chunk, reuse: bool = False) -> Callable:
+        """The kernel's call with its arguments made once (every array is written in
+        place; see :meth:`BaseStreamingAUC._bind_update`): the one-row path calls it
+        without numba's dispatch. Returns the kernel's finite flag."""
         self._check_step()
-        if chunk.indptr is None:
-            width = chunk.n_features
-        else:
-            width = int(np.diff(chunk.indptr).max(initial=0))
+        room = row_room(chunk, reuse)
         # the rows, the scores' and the row's buffers, the step and the penalty
         args = (
-            *(rows_of(chunk), chunk.pre_scores, np.empty(width), np.empty(width)),
+            *(rows_of(chunk), chunk.pre_scores, np.empty(room), np.empty(room)),
             *(float(self.eta0), float(self.l1), float(self.l2)),
         )
         scaled = (self._scale(), self._floor())
         v, scal, counts = self.v_, self.scalars_, self.counts_
         if self.step == "coordinate":
-            return _spam_coordinate_chunk(v, self.rates_, scal, counts, *args, *scaled)
-        return _spam_chunk(v, scal, counts, *args, A_MIN, B_MAX, *scaled)
+            state: tuple = (v, self.rates_, scal, counts)
+            run = bound_call(_spam_coordinate_chunk, *state, *args, *scaled, reuse=reuse)
+        else:
+            limits = (A_MIN, B_MAX)
+            run = bound_call(_spam_chunk, v, scal, counts, *args, *limits, *scaled, reuse=reuse)
+        return lambda learner: run()
+
+    def _update(self, chunk: Chunk) -> bool:
+        return self._bind_update(chunk)(self)
 
     def _weights(self) -> np.ndarray:
         """The weights in the scaled units now (a new array)."""

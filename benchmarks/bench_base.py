@@ -753,12 +753,12 @@ def issue29_targets(quick: bool) -> list[dict]:
         "decision_one": "predict_proba_one",
         "progressive loop": "progressive loop",
     }
-    rows = []
+    rows, targeted = [], set(_learners())
     for (name, call), seconds in best.items():
         if name == "River":
             continue
         peer = best["River", peer_of[call]]
-        target = TARGETS.get((name, call), TARGETS.get(call))
+        target = TARGETS.get((name, call), TARGETS.get(call)) if name in targeted else None
         rows.append(
             {
                 "learner": name,

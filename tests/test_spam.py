@@ -12,7 +12,7 @@ from conftest import a9a_normalized
 from sklearn.exceptions import NotFittedError
 from test_ftrl import finite_checks, sparse_stream, w8a_normalized
 
-from aucstream import SPAM, load_model, save_model
+from aucstream import FTRLAUC, SPAM, load_model, save_model
 from aucstream.checks import check_estimator
 from aucstream.metrics import roc_auc
 
@@ -270,3 +270,30 @@ def test_switching_step_after_fitting_is_refused_and_changes_nothing(before, aft
     model.set_params(step=before)
     model.partial_fit(X[100:], y[100:])  # (and it learns again)
     np.testing.assert_array_equal(model.coef_, SPAM(step=before).fit(X, y).coef_)
+
+
+@pytest.mark.parametrize(
+    "make, binds",
+    [
+        (lambda: SPAM(step="global", l1=0.05, l2=0.1), True),  # (zeros in v_: -0.0)
+        (lambda: SPAM(l1=1e-2, column_scale="max_abs"), True),
+        (lambda: SPAM(l2=0.1), False),  # (exp and expm1: _coef()'s numpy)
+        (lambda: FTRLAUC(reference_order=True), True),
+        (lambda: FTRLAUC(column_scale=None, l1=0.05), True),
+    ],
+)
+def test_bound_weights_of_the_variants_are_the_coefficients(make, binds):
+    """The weights a dict row's score reads after each learning call (``_bind_coef``)
+    are ``_coef()`` bit for bit, or refused (then ``_coef()`` is read)."""
+    X, y = sparse_stream(seed=6)
+    X = X * 3.0  # (columns beyond [-1, 1]: their running scale at work)
+    model = make().partial_fit(X[:40], y[:40], classes=[-1, 1])
+    out = np.full(X.shape[1] + 1, np.nan)
+    fill, _ = model._bind_coef(out)
+    for i in range(40, 80):
+        model.partial_fit(X[i], y[i : i + 1])
+        assert fill(model) is binds
+        if binds:  # (the bits: a -0.0 too)
+            assert out[:-1].tobytes() == model._coef().tobytes() and out[-1] == 0.0
+    row = {int(j): float(v) for j, v in zip(X[80].indices, X[80].data)}
+    assert model.decision_one(row) == pytest.approx(float(model.decision_function(X[80])[0]))

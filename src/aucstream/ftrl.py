@@ -286,6 +286,43 @@ def _ftrl_reference_chunk(zn, w, scal, counts, rows, pre, gamma, beta, l1, l2, s
         observe_score(s, y, counts, scal)
 
 
+@jit
+def _ftrl_weights_into(zn, w, scale, out, reference, scaled, floor, gamma, beta, l1, l2):
+    """``_coef()`` into ``out[:-1]`` and the intercept 0 into ``out[-1]``, bit for bit
+    (the closed form of :func:`_weight`, or the authors' cached ``w`` with
+    ``reference``; in the columns' units with ``scaled``, as
+    :func:`aucstream._running_scale.coef_in_columns`); False, nothing written, when
+    the arrays do not fit."""
+    d = zn.shape[0]
+    if out.shape[0] != d + 1 or scale.shape[0] != d or (reference and w.shape[0] != d):
+        return False
+    for j in range(d):
+        c = w[j] if reference else _weight(zn[j, 0], zn[j, 1], gamma, beta, l1, l2)
+        if scaled:
+            s = max(scale[j], floor)
+            c = c / s if s > 0.0 else 0.0
+        out[j] = c
+    out[d] = 0.0
+    return True
+
+
+def _bound_weights(learner: FTRLAUC, out: np.ndarray) -> tuple:
+    """The weights of ``learner`` bound to ``out`` (``StateSpec.weights``): its arrays
+    bound once, the parameters read at each call."""
+    reference = bool(learner.reference_order)
+    w = learner.w_ if reference else _NO_SCALE
+    late = (True, True, 1.0, 1.0, 1.0, 1.0, 1.0)
+    run = bound_call(_ftrl_weights_into, learner.zn_, w, learner.scale_, out, reuse=True, late=late)
+
+    def fill(learner: FTRLAUC) -> bool:
+        if bool(learner.reference_order) != reference:  # (bound to the other's arrays)
+            return False
+        params = float(learner.gamma), float(learner.beta), float(learner.l1), float(learner.l2)
+        return run(reference, learner.column_scale is not None, learner._floor(), *params)
+
+    return fill, ("zn_", "scale_", "w_") if reference else ("zn_", "scale_")
+
+
 def row_room(chunk: Chunk, reuse: bool) -> int:
     """Room for the values of one row of ``chunk`` (the kernels' per-row buffers): its
     widest row, or, for a chunk whose buffers every call refills (``reuse``: the
@@ -458,7 +495,9 @@ class FTRLAUC(SparseScaled, BaseStreamingAUC):
     # (what a call saves by rows depends on its number of stored values, not on its
     # label only: row_written_by_class stays False)
     _tags = LearnerTags(dense_kernels=True, kernel_prequential=True, update_draws=False)
-    _state_spec = StateSpec(logged=_logged, by_rows=_saved_by_rows, checked=_checked)
+    _state_spec = StateSpec(
+        logged=_logged, by_rows=_saved_by_rows, checked=_checked, weights=_bound_weights
+    )
     _parameter_constraints = {
         "gamma": [positive()],
         "l1": [non_negative()],

@@ -359,6 +359,53 @@ def coordinate_weights(
     return np.where((k <= 0.0) | (e == 0.0), v, w)
 
 
+@jit
+def _spam_weights_into(v, rates, scal, counts, scale, out, coordinate, scaled, floor, l1, l2):
+    """``_coef()`` into ``out[:-1]`` and the intercept 0 into ``out[-1]``, bit for bit
+    (:func:`coordinate_weights` without l2, or :func:`lazy_prox_weights`; in the
+    columns' units with ``scaled``, as
+    :func:`aucstream._running_scale.coef_in_columns`); False, nothing written, when
+    the arrays do not fit, or with per-coordinate steps and l2 (whose exp and expm1
+    ``_coef()`` takes from numpy)."""
+    d = v.shape[0]
+    if out.shape[0] != d + 1 or scale.shape[0] != d or counts.shape[0] < 1:
+        return False
+    if rates.shape[0] != (d if coordinate else 0) or (coordinate and l2 != 0.0):
+        return False
+    A, B, steps = scal[_A], scal[_B], counts[0]
+    for j in range(d):
+        vj = v[j]
+        if coordinate:
+            k = steps - rates[j, 1]
+            c = np.copysign(max(abs(vj) - k * (rates[j, 2] * l1), 0.0), vj)
+        else:
+            m = abs(vj) - B
+            c = A * m if m > 0.0 else 0.0
+            if not vj > 0.0:
+                c = -c
+        if scaled:
+            s = max(scale[j], floor)
+            c = c / s if s > 0.0 else 0.0
+        out[j] = c
+    out[d] = 0.0
+    return True
+
+
+def _bound_weights(learner: SPAM, out: np.ndarray) -> tuple:
+    """The weights of ``learner`` bound to ``out`` (``StateSpec.weights``): its arrays
+    bound once, the parameters read at each call."""
+    arrays = (learner.v_, learner.rates_, learner.scalars_, learner.counts_, learner.scale_)
+    late = (True, True, 1.0, 1.0, 1.0)
+    run = bound_call(_spam_weights_into, *arrays, out, reuse=True, late=late)
+
+    def fill(learner: SPAM) -> bool:
+        scaled = learner.column_scale is not None
+        coordinate = learner.step == "coordinate"
+        return run(coordinate, scaled, learner._floor(), float(learner.l1), float(learner.l2))
+
+    return fill, ("v_", "rates_", "scalars_", "counts_", "scale_")
+
+
 def _logged(learner: SPAM) -> tuple:
     """``v_``, ``scale_`` and, with per-coordinate steps, ``rates_``: a call writes them
     in the rows of its examples' features only, unless it folds (``StateSpec.logged``),
@@ -470,6 +517,7 @@ class SPAM(SparseScaled, BaseStreamingAUC):
         log_from=_ROW_LOG_MIN,
         by_rows=_no_fold_in,
         checked=_logged,
+        weights=_bound_weights,
     )
     _parameter_constraints = {
         "eta0": [positive()],

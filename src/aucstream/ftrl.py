@@ -189,6 +189,15 @@ def in_scale(scale, floor, i, v):
 
 
 @jit(inline="always")
+def weight_in_column(c, scale, floor, j):
+    """The weight ``c`` of column j in its running scale, in the raw column's units
+    (:func:`aucstream._running_scale.coef_in_columns`, one weight: 0 where the scale,
+    at least ``floor``, is 0)."""
+    s = max(scale[j], floor)
+    return c / s if s > 0.0 else 0.0
+
+
+@jit(inline="always")
 def scaled_score(scale, floor, idx, val, work, xs):
     """The row's score under the weights ``work`` of its columns, in the scale; its
     values in the scale written to ``xs``."""
@@ -298,10 +307,7 @@ def _ftrl_weights_into(zn, w, scale, out, reference, scaled, floor, gamma, beta,
         return False
     for j in range(d):
         c = w[j] if reference else _weight(zn[j, 0], zn[j, 1], gamma, beta, l1, l2)
-        if scaled:
-            s = max(scale[j], floor)
-            c = c / s if s > 0.0 else 0.0
-        out[j] = c
+        out[j] = weight_in_column(c, scale, floor, j) if scaled else c
     out[d] = 0.0
     return True
 

@@ -174,6 +174,7 @@ from .ftrl import (
     observe_score,
     row_room,
     scaled_score,
+    weight_in_column,
 )
 
 __all__ = ["SPAM", "lazy_prox_weights"]
@@ -383,10 +384,7 @@ def _spam_weights_into(v, rates, scal, counts, scale, out, coordinate, scaled, f
             c = A * m if m > 0.0 else 0.0
             if not vj > 0.0:
                 c = -c
-        if scaled:
-            s = max(scale[j], floor)
-            c = c / s if s > 0.0 else 0.0
-        out[j] = c
+        out[j] = weight_in_column(c, scale, floor, j) if scaled else c
     out[d] = 0.0
     return True
 

@@ -198,6 +198,17 @@ def weight_in_column(c, scale, floor, j):
 
 
 @jit(inline="always")
+def held_term(w, scale, floor, i, v, a, work, xs):
+    """The term ``w * x`` of a row's score, ``x`` the value ``v`` of column i in its
+    running scale (:func:`in_scale`); ``w`` kept in ``work[a]`` and ``x`` in
+    ``xs[a]`` for the step that follows (the O(k) learners' first pass over a row)."""
+    work[a] = w
+    x = in_scale(scale, floor, i, v)
+    xs[a] = x
+    return w * x
+
+
+@jit(inline="always")
 def scaled_score(scale, floor, idx, val, work, xs):
     """The row's score under the weights ``work`` of its columns, in the scale; its
     values in the scale written to ``xs``."""
@@ -231,10 +242,7 @@ def _ftrl_chunk(zn, scal, counts, rows, pre, work, xs, gamma, beta, l1, l2, scal
         for a in range(val.shape[0]):
             i = col(idx, a)
             w = _weight(zn[i, 0], zn[i, 1], gamma, beta, l1, l2)
-            work[a] = w
-            x = in_scale(scale, floor, i, val[a])
-            xs[a] = x
-            s += w * x
+            s += held_term(w, scale, floor, i, val[a], a, work, xs)
         if scores:
             pre[r] = s
         if scale.shape[0] > 0 and grow_scale(scale, idx, val):

@@ -170,7 +170,7 @@ from .ftrl import (
     ROW_COPY,
     SparseScaled,
     auc_gradient_scale,
-    in_scale,
+    held_term,
     observe_score,
     row_room,
     scaled_score,
@@ -247,10 +247,7 @@ def _spam_chunk(v, scal, counts, rows, pre, work, xs, eta0, l1, l2, a_min, b_max
         for a in range(val.shape[0]):
             i = col(idx, a)
             w = _current(v[i], A, B)
-            work[a] = w
-            x = in_scale(scale, floor, i, val[a])
-            xs[a] = x
-            s += w * x
+            s += held_term(w, scale, floor, i, val[a], a, work, xs)
         if scores:
             pre[r] = s
         s, c = _gradient(s, y, counts, scal, scale, floor, idx, val, work, xs)
@@ -318,10 +315,7 @@ def _spam_coordinate_chunk(v, rates, scal, counts, rows, pre, work, xs, eta0, l1
             w = 0.0
             if val[a] != 0.0:
                 w = _brought(v[i], rates[i, 2], t - 1.0 - rates[i, 1], l1, l2)
-            work[a] = w
-            x = in_scale(scale, floor, i, val[a])
-            xs[a] = x
-            s += w * x
+            s += held_term(w, scale, floor, i, val[a], a, work, xs)
         if scores:
             pre[r] = s
         s, c = _gradient(s, y, counts, scal, scale, floor, idx, val, work, xs)

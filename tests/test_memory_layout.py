@@ -179,7 +179,12 @@ def test_a_helper_keeps_its_own_flags_whoever_calls_it_first():
     even when a reassociating kernel is the first to call it ("Flags" in
     :mod:`aucstream._kernels._compile`): numba would otherwise compile it with that
     caller's flags and serve that version to every later caller."""
-    values = np.random.default_rng(3).normal(size=64) * 10.0 ** np.arange(-8, 8).repeat(4)
+    # In order, every 0.5 is lost against 1e16 (under half its ulp of 2); summed in
+    # lanes, whatever the vector width, the other lanes' halves add up exactly and
+    # then move 1e16. (Random data could not tell the two apart on every machine:
+    # with AVX-512's eight lanes one such draw summed to the same bits.)
+    values = np.full(64, 0.5)
+    values[0] = 1e16
     in_order = 0.0
     for v in values:
         in_order += v

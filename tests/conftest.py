@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import atexit
 import functools
 import lzma
 import os
+import sys
 import time
 from pathlib import Path
 
@@ -23,6 +25,27 @@ from aucstream._kernels._compile import CompileRule, sums_behind_overlap_checks
 settings.register_profile("reproducible", derandomize=True, deadline=None)
 settings.register_profile("explore", derandomize=False, deadline=None)
 settings.load_profile("reproducible")
+
+
+def _leave_without_teardown() -> None:
+    """End a pytest-xdist worker without tearing its interpreter down.
+
+    A worker's results are all with the controller by the time its interpreter exits
+    (pytest-xdist sends them as the tests end, and the session's end before
+    ``pytest_unconfigure``); what is left is freeing every object one by one, numba's
+    compiled libraries among them: 3 s after a run from numba's cache and 10-15 s after
+    a fresh clone's, while the controller waits (the tail of the test command). Runs
+    after the exit handlers registered later than this module's import (numba's,
+    dask's), flushes the worker's output and leaves with status 0: pytest-xdist reads
+    a worker's failures from its reports, never from its exit status.
+    """
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
+
+
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    atexit.register(_leave_without_teardown)
 
 #: The xdist groups of the test command's ``--dist loadgroup``: a group's tests are one
 #: work unit, run by one worker. By module (the file's name) or, for the common
@@ -44,6 +67,10 @@ GROUPS = {
     "test_covariance_merge.py": "covariance",
     # every learner's kernels on duplicate CSR indices and a file read back
     "test_audit34.py": "audit34",
+    # module fixtures that run every learner's hostile cases in an interpreter of
+    # their own (4-5 s each), once instead of once in each worker
+    "test_read_only_state.py": "read-only-state",
+    "test_reliability_input.py": "hostile-input",
 }
 
 

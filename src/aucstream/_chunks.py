@@ -133,7 +133,8 @@ def csr_arrays(X) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
     """``(indptr, indices, data, n_features)`` of a dense array or sparse matrix
     (checked by :func:`check_sparse_structure`).
 
-    Indices are int64 and values float64, C-contiguous; the indices of a row are
+    Indices are int64 and values float64, C-contiguous and read-only views (the
+    kernels that read them have one compiled version, whoever passes what); the indices of a row are
     sorted and duplicate entries summed, whatever scipy's flags say (they are cached,
     and stale once the index arrays are written in place). Dense input keeps its
     zeros as explicit entries.
@@ -147,15 +148,15 @@ def csr_arrays(X) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
             X.has_canonical_format = False
             X.sum_duplicates()
         return (
-            np.ascontiguousarray(X.indptr, dtype=np.int64),
-            np.ascontiguousarray(X.indices, dtype=np.int64),
-            np.ascontiguousarray(X.data, dtype=np.float64),
+            read_only_view(np.ascontiguousarray(X.indptr, dtype=np.int64)),
+            read_only_view(np.ascontiguousarray(X.indices, dtype=np.int64)),
+            read_only_view(np.ascontiguousarray(X.data, dtype=np.float64)),
             X.shape[1],
         )
     X = np.atleast_2d(np.asarray(X, dtype=np.float64))
     n, d = X.shape
     indptr, indices = _dense_index(n, d)
-    return indptr, indices, np.ascontiguousarray(X).ravel(), d
+    return indptr, indices, read_only_view(np.ascontiguousarray(X).ravel()), d
 
 
 #: Index arrays of small dense blocks, by shape (kernels only read them).
@@ -173,7 +174,10 @@ def _dense_index(n: int, d: int) -> tuple[np.ndarray, np.ndarray]:
     found = _DENSE_INDEX.get(key)
     if found is not None:
         return found
-    index = np.arange(n + 1, dtype=np.int64) * d, np.tile(np.arange(d, dtype=np.int64), n)
+    index = (
+        read_only_view(np.arange(n + 1, dtype=np.int64) * d),
+        read_only_view(np.tile(np.arange(d, dtype=np.int64), n)),
+    )
     if n <= _DENSE_INDEX_ROWS:
         if len(_DENSE_INDEX) >= 32:
             _DENSE_INDEX.clear()

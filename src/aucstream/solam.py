@@ -174,6 +174,7 @@ from ._kernels import (
     lazy_mean_of,
     mean_by_count,
     n_rows,
+    plain,
     prefetch_row_of,
     row,
     rows_of,
@@ -522,8 +523,8 @@ def _solam_packed(at, members):
         f64(a, 40),
         f64(a, 42),
         f64(a, 44),
-        0,
-        False,
+        plain(0),  # (not literals: the kernel's usual version, not one of its own)
+        plain(False),
     )
     return 0 if totals_out(a, 46, members, totals) else -2
 

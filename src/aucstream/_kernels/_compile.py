@@ -163,6 +163,7 @@ __all__ = [
     "pointer",
     "float_of_bits",
     "bits_of_float",
+    "plain",
     "prefetch",
 ]
 
@@ -493,6 +494,23 @@ def bits_of_float(typingctx, x):
         return builder.bitcast(args[0], ir.IntType(64))
 
     return types.int64(types.float64), codegen
+
+
+@intrinsic
+def plain(typingctx, x):
+    """``x`` as a value of its plain type (``int64`` for the constant ``0``).
+
+    A constant passed from compiled code to a jitted function types as a literal
+    (``Literal[int](0)``), and numba then compiles a version of that function for the
+    literal (for a large kernel, seconds, and for each value), even when it has one for
+    ``int64``; passed through ``plain``, it takes the function's usual version.
+    """
+    ty = types.unliteral(x)
+
+    def codegen(context, builder, signature, args):
+        return context.cast(builder, args[0], x, ty)
+
+    return ty(x), codegen
 
 
 def compiled_entry(kernel, args: tuple):

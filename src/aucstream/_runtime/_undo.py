@@ -30,7 +30,7 @@ import numpy as np
 
 from .._chunks import flagged
 from .._fastpath import ByIdentity
-from .._kernels import jit, pointer, prefetch
+from .._kernels import jit, pointer, prefetch, read_only_view
 
 __all__ = [
     "Journalled",
@@ -434,7 +434,7 @@ def unique_rows(indices: np.ndarray, n: int) -> np.ndarray:
         raise ValueError(f"row indices outside [0, {n})")
     if 64 * indices.size < n:
         return np.unique(indices)
-    return _distinct(indices, n)
+    return _distinct(read_only_view(indices), n)
 
 
 @jit

@@ -9,6 +9,7 @@ import numpy as np
 
 from .._chunks import _values_ok, sort_row
 from .._kernels import jit
+from .._kernels._packed import read_only
 from ._standard_kernels import _pass_csr, _pass_dense
 
 __all__ = ["one_csr", "one_dense"]
@@ -48,7 +49,7 @@ def one_dense(X, out, stats, n_seen, options, learn, emit):
     if not _values_ok(X[0]):
         return False
     saved_count, saved_mean, saved_m2 = count.copy(), means.copy(), m2s.copy()
-    _pass_dense(X, out, stats, n_seen, options, learn, emit)
+    _pass_dense(read_only(X), out, stats, n_seen, options, learn, emit)  # (as the chunks')
     ok = True
     for j in range(means.shape[0]):
         ok &= np.isfinite(means[j]) and np.isfinite(m2s[j]) and np.isfinite(out[0, j])

@@ -161,7 +161,9 @@ def _design(chunk: Chunk):
     if n * d == 0 or nnz >= _DENSE_FRACTION * n * d:
         return chunk.dense()
     X = sp.csr_matrix((chunk.data, chunk.indices, chunk.indptr), shape=(n, d))
-    X.eliminate_zeros()
+    if nnz < chunk.data.shape[0]:  # explicit zeros: dropped from a copy (the chunk's
+        X = X.copy()  # arrays are read-only views, maybe of the caller's matrix)
+        X.eliminate_zeros()
     return X
 
 

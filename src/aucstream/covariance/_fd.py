@@ -84,6 +84,7 @@ from typing import ClassVar
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._blas import one_blas_thread
 from .._chunks import csr_arrays
 from .._kernels import jit, squared_norm
 from .._typing import DType
@@ -102,7 +103,6 @@ from ._fd_shrink import (
     _fd_deferred_dump,
     _fd_settle,
     _fd_shrink_rows,
-    _one_blas_thread,
     _shrink_matrix,
     defer_capacity,
     fd_shrink_index,
@@ -732,7 +732,7 @@ class FrequentDirectionsCovariance(_LowRankSummary):
         rows = self.support_[: self.n_support_[0]]  # every other row of Z is zero
         rows[:] = np.sort(rows, kind="stable")  # sorted prefix + short tail: O(support)
         dump = dump_coef is not None
-        with _one_blas_thread():
+        with one_blas_thread():
             _fd_shrink_rows(
                 self.sketch_,
                 self.sum_,
@@ -779,7 +779,7 @@ class FrequentDirectionsCovariance(_LowRankSummary):
         M = _shrink_matrix(self.gram_, self.shrink_index)
         m = M.shape[1]
         P, q, dw, dc = self._deferred_arrays()
-        with _one_blas_thread():
+        with one_blas_thread():
             qb = q + self.beta_  # Z = Y - s beta^T: the rows' part of beta
             dw += P @ dump_coef
             dc += qb @ dump_coef - float(dump_sum)

@@ -4,7 +4,7 @@ its products.
 - :func:`fd_shrink_index` and :func:`_shrink_matrix`: which singular value a shrink
   subtracts, and the tau x m matrix ``M`` with ``Z M = U sqrt(max(S^2 - s_l^2, 0))``,
   from the eigendecomposition of the maintained Gram matrix (:func:`_eigh`);
-- :func:`_fd_shrink_rows` (with :func:`_one_blas_thread`) and :func:`_fd_settle`: the
+- :func:`_fd_shrink_rows` (with :func:`aucstream._blas.one_blas_thread`) and :func:`_fd_settle`: the
   product ``Z <- Z M`` over the rows of the support, in blocks, and the fold of a
   centered sketch's pending rank-one part;
 - :func:`defer_capacity`, :func:`_fd_catch_up`, :func:`_fd_deferred_dot` and
@@ -51,7 +51,7 @@ def _fd_shrink_rows(sketch, sums, beta, rows, M, dump_coef, dump_out, dump, dump
 
     The rows are gathered (in float64) into blocks of :data:`_SHRINK_BLOCK`, whose
     product with M is one BLAS ``dgemm`` each (numba's ``np.dot``); the caller limits
-    BLAS to one thread (:func:`_one_blas_thread`), so the result only depends on the
+    BLAS to one thread (:func:`aucstream._blas.one_blas_thread`), so the result only depends on the
     rows' positions in ``rows``, never on the thread count.
     """
     tau = sketch.shape[1]
@@ -94,24 +94,6 @@ def _fd_shrink_rows(sketch, sums, beta, rows, M, dump_coef, dump_out, dump, dump
                 sketch[i, j] = new[t, j]
             for j in range(m, tau):
                 sketch[i, j] = 0.0
-
-
-_BLAS_CONTROLLER: list = []
-
-
-def _one_blas_thread():
-    """A context in which BLAS runs on one thread (threadpoolctl, a dependency of
-    scikit-learn; the controller is built once: building it inspects the loaded
-    libraries).
-
-    The shrink's products are many small ``dgemm`` calls: threads competing with other
-    processes for busy cores made them many times slower, and one thread keeps the
-    result independent of the thread count."""
-    if not _BLAS_CONTROLLER:
-        from threadpoolctl import ThreadpoolController
-
-        _BLAS_CONTROLLER.append(ThreadpoolController())
-    return _BLAS_CONTROLLER[0].limit(limits=1, user_api="blas")
 
 
 #: At most this many shrinks are deferred (``defer_P_`` holds one tau x tau matrix

@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from .._blas import one_blas_thread
 from .._chunks import Chunk
 from .._kernels import SCALE_MAX, SCALE_MIN, jit, prefetch_rows
 from .._runtime._undo import union_rows
@@ -291,10 +292,8 @@ class LowRankEngine(Engine):
         re-based model) the same whatever the BLAS thread count (the matrix-vector
         products depend on it).
         """
-        from threadpoolctl import threadpool_limits  # a dependency of scikit-learn
-
         self.catch_up(learner)
-        with threadpool_limits(limits=1, user_api="blas"):
+        with one_blas_thread():
             self._rebase_products(learner, full or learner.stats_[0].fills_columns)
 
     def _rebase_products(self, learner, full: bool) -> None:

@@ -37,7 +37,7 @@ def test_full_auc_is_delong(ties):
 
 @pytest.mark.parametrize("max_fpr", [0.05, 0.1, 0.37])
 def test_partial_components_and_scale(max_fpr):
-    """The brute-force weighted pairs give the raw partial AUC of roc_auc (no ties),
+    """The weighted pairs (brute force at n = 2,000) give the raw partial AUC of roc_auc (no ties),
     and the standard error shrinks as the sample grows (about 1/sqrt(n))."""
     rng = np.random.default_rng(1)
     errors = []
@@ -48,12 +48,15 @@ def test_partial_components_and_scale(max_fpr):
         k = max_fpr * neg.size
         weight = np.empty(neg.size)
         weight[np.argsort(-neg)] = np.clip(k - np.arange(neg.size), 0.0, 1.0)
-        raw = ((pos[:, None] > neg[None, :]) * weight[None, :]).sum() / (pos.size * neg.size)
+        # each negative's weight times the positives above it (no ties: normal draws)
+        above = pos.size - np.searchsorted(np.sort(pos), neg, side="right")
+        raw = (weight * above).sum() / (pos.size * neg.size)
         standardized = 0.5 * (1 + (raw - max_fpr**2 / 2) / (max_fpr - max_fpr**2 / 2))
         assert standardized == pytest.approx(roc_auc(positive, s, max_fpr=max_fpr), abs=1e-12)
         got = bench_pauc.pauc_standard_error(positive, s, max_fpr=max_fpr)
-        if n == 2_000:  # the components from the pair matrix
+        if n == 2_000:  # the components from the pair matrix (and the sum above)
             psi = (pos[:, None] > neg[None, :]) * weight[None, :]
+            assert psi.sum() / (pos.size * neg.size) == pytest.approx(raw, rel=1e-12)
             x, y = psi.sum(axis=1) / neg.size, psi.sum(axis=0) / pos.size
             var = np.var(x, ddof=1) / pos.size + np.var(y, ddof=1) / neg.size
             want = np.sqrt(var) / (2 * (max_fpr - max_fpr**2 / 2))

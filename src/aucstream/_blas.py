@@ -8,9 +8,8 @@ took over ten times as long at d = 10^6, ``benchmarks/bench_highdim.py``), and o
 thread makes their results independent of the BLAS thread count.
 
 The controller is built once per process: building one (what threadpoolctl's
-``threadpool_limits`` does at every call) inspects every loaded library, about 2 ms
-with reads of files, where limiting an existing controller's threads costs
-microseconds.
+``threadpool_limits`` does at every call) inspects every loaded library, reading
+files, far more work than limiting the threads of an existing controller.
 """
 
 from __future__ import annotations

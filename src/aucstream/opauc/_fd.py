@@ -28,12 +28,11 @@ with what a sketch that fills its columns one example at a time adds:
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from .._base import BaseStreamingAUC
 from .._chunks import Chunk
+from .._kernels import read_only_view
 from .._params import InvalidParameterError
 from ..covariance import fd_shrink_index
 from ._engine import Engine
@@ -85,9 +84,11 @@ class FrequentDirectionsEngine(LowRankEngine):
     def update(self, learner, chunk: Chunk) -> None:
         """The kernel window by window, shrinking and re-basing where it stops."""
         settings, A, scratch = self._prepare(learner, chunk)
-        rows = (chunk.indptr, chunk.indices, chunk.data, chunk.y)
-        indptr: Any = chunk.indptr  # CSR: the frequent-directions engine reads rows so
-        indices: Any = chunk.indices
+        # read-only views: one compiled version whoever made the chunk's arrays
+        indptr, indices, data = (
+            read_only_view(a) for a in (chunk.indptr, chunk.indices, chunk.data)
+        )
+        rows = (indptr, indices, data, chunk.y)
         r, resume, n = 0, False, chunk.n_samples
         labels = np.asarray(chunk.y) > 0
         members = (np.flatnonzero(~labels), np.flatnonzero(labels))

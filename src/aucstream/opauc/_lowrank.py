@@ -29,7 +29,7 @@ import numpy as np
 
 from .._blas import one_blas_thread
 from .._chunks import Chunk
-from .._kernels import SCALE_MAX, SCALE_MIN, jit, prefetch_rows
+from .._kernels import SCALE_MAX, SCALE_MIN, jit, prefetch_rows, read_only_view
 from .._runtime._undo import union_rows
 from ..covariance import sketch_cross, sketch_pair, sketch_tmatvec
 from ._engine import Engine
@@ -411,11 +411,10 @@ class LowRankEngine(Engine):
         data = chunk.data
         scaled, factors = np.empty_like(data), np.empty_like(data)
         grows = np.zeros(chunk.n_samples, dtype=np.bool_)
-        rows = (chunk.indptr, chunk.indices, data, scaled, factors, grows)
+        indptr, indices = read_only_view(chunk.indptr), read_only_view(chunk.indices)
+        rows = (indptr, indices, read_only_view(data), scaled, factors, grows)
         ahead = SCALE_AHEAD if self.prefetches(learner) else 0
         _scale_rows(learner.column_scale_, self.scale_floor(learner), learner.v_, *rows, ahead)
-        indptr: Any = chunk.indptr
-        indices: Any = chunk.indices
         starts = [0, *(int(r) for r in np.flatnonzero(grows) if r > 0), chunk.n_samples]
         for a, b in zip(starts[:-1], starts[1:]):
             if grows[a]:
@@ -427,7 +426,8 @@ class LowRankEngine(Engine):
     def update(self, learner, chunk: Chunk) -> None:
         """The kernel over the whole chunk, re-basing where it stops for it."""
         settings, A, scratch = self._prepare(learner, chunk)
-        rows = (chunk.indptr, chunk.indices, chunk.data, chunk.y)
+        # read-only views: one compiled version whoever made the chunk's arrays
+        rows = (*(read_only_view(a) for a in (chunk.indptr, chunk.indices, chunk.data)), chunk.y)
         r, n = 0, chunk.n_samples
         while True:
             r, event = self._run(learner, rows, chunk.pre_scores, A, r, False, settings, scratch)

@@ -65,6 +65,7 @@ GROUPS = {
     "test_covariance_state.py": "covariance",
     "test_covariance_solve.py": "covariance",
     "test_covariance_merge.py": "covariance",
+    "test_compiled_versions.py": "covariance",  # (the low-rank OPAUC's kernels)
     # every learner's kernels on duplicate CSR indices and a file read back
     "test_audit34.py": "audit34",
     # module fixtures that run every learner's hostile cases in an interpreter of

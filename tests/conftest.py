@@ -72,6 +72,14 @@ GROUPS = {
     # their own (4-5 s each), once instead of once in each worker
     "test_read_only_state.py": "read-only-state",
     "test_reliability_input.py": "hostile-input",
+    # modules whose tests, spread over both workers, had both compile the same kernels
+    # (float32 summaries, the bound one-row updates, deferred shrinks, the scaler's
+    # passes, the streaming AUC's buckets): AUCSTREAM_NUMBA_REPORT's duplicates
+    "test_opauc_dtype.py": "opauc-float32",
+    "test_one_row.py": "one-row",
+    "test_fd_deferred.py": "fd-deferred",
+    "test_scaler_passes.py": "scaler-passes",
+    "test_streaming_auc_runs.py": "streaming-auc-runs",
 }
 
 

@@ -334,3 +334,58 @@ def test_sketch_pair_interleaves_two_linear_sketches_without_changing_them(kind)
     assert sketch_pair(*fd) is None
     with pytest.raises(ValueError, match="interleave"):
         sketch_pair(kind(6, sketch_size=4), kind(6, sketch_size=3))
+
+
+def _malformed_inputs():
+    """A caller's rows the summaries must refuse before any kernel reads them."""
+    outside = sp.csr_matrix((np.ones(2), np.array([0, 9]), np.array([0, 1, 2])), shape=(2, 6))
+    falling = sp.csr_matrix((2, 6))
+    falling.indptr = np.array([0, 2, 1])  # (a decreasing indptr, set after the checks)
+    falling.indices, falling.data = np.array([0, 1]), np.ones(2)
+    nan = np.zeros((2, 6))
+    nan[1, 3] = np.nan
+    inf = sp.csr_matrix(np.where(np.eye(6)[:2] > 0, np.inf, 0.0))
+    return {
+        "index outside the width": (outside, "column index 9 outside"),
+        "decreasing indptr": (falling, "indptr is not a non-decreasing"),
+        "nan": (nan, "NaN or infinity"),
+        "inf": (inf, "NaN or infinity"),
+    }
+
+
+@pytest.mark.parametrize("case", sorted(_malformed_inputs()))
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: FullCovariance(6),
+        lambda: SparsifiedCovariance(6),
+        lambda: FrequentDirectionsCovariance(6, 2),
+        lambda: RandomizedCovariance(6, 2),
+        lambda: HashedCovariance(6, 2),
+    ],
+    ids=["full", "sparse", "fd", "randomized", "hash"],
+)
+def test_a_malformed_update_is_refused_by_name_and_changes_nothing(make, case):
+    """The public ``update`` of every summary refuses sparse structures that would make
+    its kernels read or write outside their arrays (a crash, before), and values that
+    would turn the statistics into NaN, before anything changes."""
+    import pickle
+
+    X, message = _malformed_inputs()[case]
+    summary = make()
+    kwargs = {"rng": 0} if isinstance(summary, (RandomizedCovariance, HashedCovariance)) else {}
+    summary.update(np.arange(12.0).reshape(2, 6), **kwargs)
+    before = pickle.dumps(summary)
+    with pytest.raises(ValueError, match=message):
+        summary.update(X, **kwargs)
+    assert pickle.dumps(summary) == before
+
+
+def test_a_reservoir_refuses_a_malformed_offer():
+    from aucstream.reservoir import BiasedReservoir, Reservoir
+
+    for reservoir in (Reservoir(6, 10), BiasedReservoir(6, 10, 5.0)):
+        for X, message in _malformed_inputs().values():
+            with pytest.raises(ValueError, match=message):
+                reservoir.offer(X, np.random.default_rng(0))
+        assert reservoir.counts_.sum() == 0

@@ -129,9 +129,11 @@ def _rows_increase(indptr, indices) -> bool:
     return falls == 0
 
 
-def csr_arrays(X) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+def csr_arrays(X, *, finite: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
     """``(indptr, indices, data, n_features)`` of a dense array or sparse matrix
-    (checked by :func:`check_sparse_structure`).
+    (checked by :func:`check_sparse_structure`: a malformed one raises ``ValueError``
+    before anything reads it); with ``finite``, values that are NaN or infinite raise
+    ``ValueError`` too (the public components' input, which no learner checked).
 
     Indices are int64 and values float64, C-contiguous and read-only views (the
     kernels that read them have one compiled version, whoever passes what); the indices of a row are
@@ -140,6 +142,7 @@ def csr_arrays(X) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
     zeros as explicit entries.
     """
     if sp.issparse(X):
+        check_sparse_structure(X)
         X = X.tocsr()
         indptr, indices = read_only_view(X.indptr), read_only_view(X.indices)
         if indptr[0] != 0 or not _rows_increase(indptr, indices):  # (one compiled version)
@@ -147,16 +150,19 @@ def csr_arrays(X) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
             X.has_sorted_indices = False  # (the copy's flags: maybe stale ones)
             X.has_canonical_format = False
             X.sum_duplicates()
-        return (
+        arrays = (
             read_only_view(np.ascontiguousarray(X.indptr, dtype=np.int64)),
             read_only_view(np.ascontiguousarray(X.indices, dtype=np.int64)),
             read_only_view(np.ascontiguousarray(X.data, dtype=np.float64)),
             X.shape[1],
         )
-    X = np.atleast_2d(np.asarray(X, dtype=np.float64))
-    n, d = X.shape
-    indptr, indices = _dense_index(n, d)
-    return indptr, indices, read_only_view(np.ascontiguousarray(X).ravel()), d
+    else:
+        X = np.atleast_2d(np.asarray(X, dtype=np.float64))
+        n, d = X.shape
+        arrays = (*_dense_index(n, d), read_only_view(np.ascontiguousarray(X).ravel()), d)
+    if finite and not np.isfinite(arrays[2]).all():
+        raise ValueError("X contains NaN or infinity")
+    return arrays
 
 
 #: Index arrays of small dense blocks, by shape (kernels only read them).

@@ -418,7 +418,7 @@ class Reservoir:
     def _reserved_rows(self, X: ArrayLike) -> tuple:
         """The CSR arrays of the rows of ``X`` and their number, checked against the
         width, with room reserved for them (what both rules of offering share)."""
-        indptr, indices, data, d = csr_arrays(X)
+        indptr, indices, data, d = csr_arrays(X, finite=True)
         if d != self.n_features:
             raise ValueError(f"Reservoir holds {self.n_features} features, got {d}")
         n = indptr.shape[0] - 1

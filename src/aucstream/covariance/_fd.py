@@ -664,7 +664,7 @@ class FrequentDirectionsCovariance(_LowRankSummary):
         \|x_i\|^2`). Exponential forgetting is the weights :math:`\gamma^{t-i}`
         (:meth:`scale` by :math:`\gamma^\Delta` ages the summary by Delta examples).
         """
-        indptr, indices, data, d = csr_arrays(X)
+        indptr, indices, data, d = csr_arrays(X, finite=True)
         self._check_dim(d)
         n = indptr.shape[0] - 1
         weights = check_sample_weight(sample_weight, n)

@@ -467,7 +467,7 @@ class FullCovariance(CovarianceSummary):
     def update(self, X: ArrayLike, sample_weight: ArrayLike | None = None) -> FullCovariance:
         """Add the rows of ``X`` (dense or sparse), with optional non-negative weights
         (rows of weight 0 are not added); returns self."""
-        indptr, indices, data, d = csr_arrays(X)
+        indptr, indices, data, d = csr_arrays(X, finite=True)
         self._check_dim(d)
         weights = check_sample_weight(sample_weight, indptr.shape[0] - 1)
         add_rows(self.arrays(), indptr, indices, data, weights, 0)

@@ -206,7 +206,7 @@ class _LinearSketch(_LowRankSummary):
         draws : ndarray of shape (n, tau), optional
             The :math:`a_i` to use.
         """
-        indptr, indices, data, d = csr_arrays(X)
+        indptr, indices, data, d = csr_arrays(X, finite=True)
         self._check_dim(d)
         n = indptr.shape[0] - 1
         A = (

@@ -431,7 +431,7 @@ class SparsifiedCovariance(CovarianceSummary):
         """Add the rows of ``X`` (dense or sparse), with optional non-negative weights
         (rows of weight 0 are not added; see :class:`FullCovariance` for the weighted
         statistics); returns self."""
-        indptr, indices, data, d = csr_arrays(X)
+        indptr, indices, data, d = csr_arrays(X, finite=True)
         self._check_dim(d)
         n = indptr.shape[0] - 1
         weights = check_sample_weight(sample_weight, n)

@@ -22,7 +22,8 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from aucstream import OPAUC, roc_auc
 from aucstream._params import InvalidParameterError
-from aucstream.preprocessing import OnlineStandardScaler
+from aucstream.preprocessing import OnlineStandardScaler, UnitNormalizer
+from aucstream.random_features import RandomFourierFeatures
 
 N = 80
 TOL = {"rtol": 1e-12, "atol": 1e-12}
@@ -450,3 +451,39 @@ def test_plain_rows_skip_the_general_validation_and_change_nothing(monkeypatch):
     with pytest.raises(ValueError, match="4 features"):
         plain.partial_fit_transform(X[:1, :3])
     assert_same_state(snapshot(plain), snapshot(listed))
+
+
+def _malformed_csr():
+    outside = sp.csr_matrix((np.ones(2), np.array([0, 9]), np.array([0, 1, 2])), shape=(2, 6))
+    falling = sp.csr_matrix((2, 6))
+    falling.indptr = np.array([0, 2, 1])  # (set after scipy's own checks)
+    falling.indices, falling.data = np.array([0, 1]), np.ones(2)
+    return {"outside": outside, "falling": falling}
+
+
+@pytest.mark.parametrize("case", ["outside", "falling"])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda X: UnitNormalizer().fit(X),
+        lambda X: UnitNormalizer().partial_fit(X),
+        lambda X: UnitNormalizer().fit(np.ones((2, 6))).transform(X),
+        lambda X: RandomFourierFeatures(n_components=8, random_state=0).fit(X),
+        lambda X: (
+            RandomFourierFeatures(n_components=8, random_state=0).fit(np.ones((3, 6))).transform(X)
+        ),
+    ],
+    ids=[
+        "normalizer-fit",
+        "normalizer-partial_fit",
+        "normalizer-transform",
+        "rff-fit",
+        "rff-transform",
+    ],
+)
+def test_malformed_sparse_input_is_refused_before_compiled_code_reads_it(call, case):
+    """scipy and scikit-learn's compiled routines read ``indptr`` and ``indices`` as
+    they are: an index outside the width or a decreasing ``indptr`` is refused by name
+    first (before: a result read from outside the arrays)."""
+    with pytest.raises(ValueError, match="index 9 outside|indptr is not a non-decreasing"):
+        call(_malformed_csr()[case])

@@ -53,6 +53,7 @@ from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ._chunks import check_sparse_structure
 from ._rng import make_rng
 from ._typing import DType, Matrix, MatrixLike, RandomState
 from .pipeline import ChunkedPipeline  # re-exported: it lived here
@@ -132,6 +133,7 @@ class RandomFourierFeatures(TransformerMixin, BaseEstimator):
 
     def fit(self, X: MatrixLike, y: ArrayLike | None = None) -> RandomFourierFeatures:
         """Fix the width and the seed (the features themselves are never stored)."""
+        check_sparse_structure(X, "X")  # (scipy's products read the indices as they are)
         X = validate_data(self, X, accept_sparse="csr", dtype=[np.float64, np.float32], reset=True)
         for name in ("n_components", "block_size"):
             value = getattr(self, name)
@@ -172,6 +174,7 @@ class RandomFourierFeatures(TransformerMixin, BaseEstimator):
         ``n x (d + D)`` entries.
         """
         check_is_fitted(self, "seed_")
+        check_sparse_structure(X, "X")
         X = validate_data(self, X, accept_sparse="csr", dtype=[np.float64, np.float32], reset=False)
         n, d = X.shape
         D = int(self.n_components)

@@ -15,6 +15,8 @@ from numpy.typing import ArrayLike
 from sklearn.preprocessing import MinMaxScaler, Normalizer
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
+from .._chunks import check_sparse_structure
+
 __all__ = ["MinMaxScalerPM1", "UnitNormalizer"]
 
 
@@ -174,5 +176,19 @@ class UnitNormalizer(Normalizer):
         -------
         self : UnitNormalizer
         """
+        check_sparse_structure(X, "X")
         validate_data(self, X, accept_sparse="csr", reset=not hasattr(self, "n_features_in_"))
         return self
+
+    def fit(self, X: ArrayLike, y: object = None) -> UnitNormalizer:
+        """:class:`~sklearn.preprocessing.Normalizer`'s ``fit``, after the sparse
+        structure is checked (:func:`aucstream._chunks.check_sparse_structure`)."""
+        check_sparse_structure(X, "X")
+        return super().fit(X, y)
+
+    def transform(self, X: ArrayLike, copy: bool | None = None):
+        """:class:`~sklearn.preprocessing.Normalizer`'s ``transform``, after the sparse
+        structure is checked: scikit-learn's compiled row normalisation reads
+        ``indptr`` and ``indices`` as they are."""
+        check_sparse_structure(X, "X")
+        return super().transform(X, copy=copy)

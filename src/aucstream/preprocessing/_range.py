@@ -16,6 +16,7 @@ from sklearn.preprocessing import MinMaxScaler, Normalizer
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from .._chunks import check_sparse_structure
+from .._typing import Matrix
 
 __all__ = ["MinMaxScalerPM1", "UnitNormalizer"]
 
@@ -186,7 +187,7 @@ class UnitNormalizer(Normalizer):
         check_sparse_structure(X, "X")
         return super().fit(X, y)
 
-    def transform(self, X: ArrayLike, copy: bool | None = None):
+    def transform(self, X: ArrayLike, copy: bool | None = None) -> Matrix:
         """:class:`~sklearn.preprocessing.Normalizer`'s ``transform``, after the sparse
         structure is checked: scikit-learn's compiled row normalisation reads
         ``indptr`` and ``indices`` as they are."""

@@ -27,13 +27,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _calibration
-from ._chunks import (
-    Chunk,
-    check_sparse_structure,
-    dict_row,
-    dict_row_arrays,
-    plain_rows,
-)
+from ._chunks import Chunk, check_sparse_structure, dict_row, dict_row_arrays, plain_rows
 from ._fastpath import FAST
 from ._runtime import (
     ClassWeightTotals,

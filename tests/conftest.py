@@ -65,7 +65,6 @@ GROUPS = {
     "test_covariance_state.py": "covariance",
     "test_covariance_solve.py": "covariance",
     "test_covariance_merge.py": "covariance",
-    "test_compiled_versions.py": "covariance",  # (the low-rank OPAUC's kernels)
     # every learner's kernels on duplicate CSR indices and a file read back
     "test_audit34.py": "audit34",
     # module fixtures that run every learner's hostile cases in an interpreter of
@@ -77,6 +76,9 @@ GROUPS = {
     # passes, the streaming AUC's buckets): AUCSTREAM_NUMBA_REPORT's duplicates
     "test_opauc_dtype.py": "opauc-float32",
     "test_one_row.py": "one-row",
+    # SOLAM's one-row calls and the low-rank OPAUC's kernels (beside the one-row
+    # group, both workers compiled SOLAM's kernels at once, first thing in the run)
+    "test_compiled_versions.py": "one-row",
     "test_fd_deferred.py": "fd-deferred",
     "test_scaler_passes.py": "scaler-passes",
     "test_streaming_auc_runs.py": "streaming-auc-runs",

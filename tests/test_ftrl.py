@@ -87,6 +87,68 @@ def test_kernel_matches_brute_force(params):
     np.testing.assert_array_equal(one.coef_, model.coef_)
 
 
+def brute_force_in_scale(X, y, floor, gamma=0.5, l1=0.1, l2=0.0, beta=1.0):
+    """ZYS Alg. 1 on the columns in their running scale (the module docstring's
+    ``column_scale``): example t scored on x / max(s_{t-1}, floor), then learnt on
+    x / max(s_t, floor) (0 where the divisor is 0); returns the prequential scores and
+    the weights in the raw columns' units."""
+    d = X.shape[1]
+    z, n, s_max = np.zeros(d), np.zeros(d), np.zeros(d)
+    a_hat = b_hat = 0.0
+    t = pos = 0
+    scores = []
+
+    def weights():
+        w = -(z - np.sign(z) * l1) / ((beta + np.sqrt(n)) / gamma + l2)
+        w[np.abs(z) <= l1] = 0.0
+        return w
+
+    def in_scale(x):
+        c = np.maximum(s_max, floor)
+        return np.divide(x, c, out=np.zeros(d), where=c > 0)
+
+    for x, label in zip(X, y):
+        w = weights()
+        scores.append(float(w @ in_scale(x)))
+        s_max = np.maximum(s_max, np.abs(x))
+        xs = in_scale(x)
+        s = float(w @ xs)
+        p = pos / t if t else 0.5
+        g = (2 * (1 - p) * (s - b_hat - 1) if label > 0 else 2 * p * (s - a_hat + 1)) * xs
+        sigma = (np.sqrt(n + g * g) - np.sqrt(n)) / gamma
+        z += g - sigma * w
+        n += g * g
+        t += 1
+        if label > 0:
+            pos += 1
+            a_hat += (s - a_hat) / pos
+        else:
+            b_hat += (s - b_hat) / (t - pos)
+    c = np.maximum(s_max, floor)
+    return np.array(scores), np.divide(weights(), c, out=np.zeros(d), where=c > 0)
+
+
+@pytest.mark.parametrize("column_scale, floor", [("max_abs_1", 1.0), ("max_abs", 0.0)])
+def test_the_running_scale_matches_brute_force(column_scale, floor):
+    """Columns whose maxima cross 1 along the stream (rows scaled by 0.2 to 3): with
+    "max_abs_1" a maximum that grows below 1 leaves the divisor (the kernel takes the
+    score again only when a divisor moved), one that passes 1 moves it."""
+    X, y = sparse_stream(seed=3)
+    X = sp.diags(np.random.default_rng(3).uniform(0.2, 3.0, X.shape[0])) @ X
+    dense = X.toarray()
+    ref_scores, ref_w = brute_force_in_scale(dense, y, floor)
+    model = FTRLAUC(l1=0.1, column_scale=column_scale)
+    pre = []
+    for i in range(X.shape[0]):
+        if i:
+            pre.append(float(model.score_samples(X[i])[0]))
+        model.partial_fit(X[i], y[i : i + 1], classes=[-1, 1])
+    np.testing.assert_allclose(pre, ref_scores[1:], rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(model.coef_.ravel(), ref_w, rtol=1e-12, atol=1e-12)
+    whole = FTRLAUC(l1=0.1, column_scale=column_scale).fit(X, y)
+    np.testing.assert_array_equal(whole.coef_, model.coef_)
+
+
 def test_dense_equals_sparse():
     X, y = sparse_stream(seed=1)
     a = FTRLAUC(l1=0.05).fit(X, y)

@@ -135,7 +135,7 @@ def _adaoam_chunk(w, s, steps, clocks, classes, rows, pre, weights, settings, sc
         added = forget_weight(clocks, 1 if y > 0 else 0, settings.step, omega)
         add_example(own, idx, val, added)  # exact summaries never run out of room
         if settings.rescale:
-            grow_scale(scale, idx, val)
+            grow_scale(scale, idx, val, 0.0)
         if opp.count[0] == 0:
             continue
         if settings.rescale:  # the gradient in w~ = s w: lam w~ + (S w + alpha e) / s

@@ -355,7 +355,7 @@ def _fsauc_chunk(st, scal, counts, totals, rows, pre, weights, cfg, work, calibr
         if counts[_DONE]:
             dropped += 1
             continue
-        if cfg.rescale and grow_scale(scale, idx, raw):  # the step sees the new scale
+        if cfg.rescale and grow_scale(scale, idx, raw, 0.0):  # the step sees the new scale
             val = scaled_values(scale, idx, raw, vbuf, True)
             v1x, ux = sparse_dot(st.v1, idx, val), sparse_dot(st.lz.u, idx, val)
         if forgetting:  # the past shrinks by decay ** weight (the sums: inflation)

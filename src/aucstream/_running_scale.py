@@ -57,16 +57,23 @@ def scaled_values(scale, idx, val, out, on):
 
 
 @jit(inline="always")
-def grow_scale(scale, idx, val):
-    """Raise each column's running maximum of |x| to the row's; whether any grew."""
-    grew = False
+def grow_scale(scale, idx, val, floor):
+    r"""Raise each column's running maximum of |x| to the row's; whether the divisor of
+    a column, :math:`\max(s_i, \text{floor})`, changed (any growth with ``floor`` 0).
+    A maximum that grows from below ``floor`` to at most ``floor`` leaves the divisor,
+    so a row's values in the scale, and a score taken on them, stay as they were: the
+    learners that divide by at least 1 (FTRL-AUC's and SPAM's "max_abs_1") take the
+    score again only when a column's divisor moved, not whenever a column first
+    appears."""
+    changed = False
     for a in range(val.shape[0]):
         v = abs(val[a])
         c = col(idx, a)
         if v > scale[c]:
             scale[c] = v
-            grew = True
-    return grew
+            if v > floor:  # (the old divisor, max(s_i, floor), was below v)
+                changed = True
+    return changed
 
 
 def coef_in_columns(coef: np.ndarray, scale: np.ndarray) -> np.ndarray:

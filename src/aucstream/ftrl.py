@@ -245,7 +245,7 @@ def _ftrl_chunk(zn, scal, counts, rows, pre, work, xs, gamma, beta, l1, l2, scal
             s += held_term(w, scale, floor, i, val[a], a, work, xs)
         if scores:
             pre[r] = s
-        if scale.shape[0] > 0 and grow_scale(scale, idx, val):
+        if scale.shape[0] > 0 and grow_scale(scale, idx, val, floor):
             s = scaled_score(scale, floor, idx, val, work, xs)
         c = auc_gradient_scale(s, y, counts, scal)
         for a in range(val.shape[0]):
@@ -278,7 +278,7 @@ def _ftrl_reference_chunk(zn, w, scal, counts, rows, pre, gamma, beta, l1, l2, s
             s += w[i] * in_scale(scale, floor, i, val[a])
         if scores:
             pre[r] = s
-        if scale.shape[0] > 0 and grow_scale(scale, idx, val):
+        if scale.shape[0] > 0 and grow_scale(scale, idx, val, floor):
             s = 0.0
             for a in range(val.shape[0]):
                 i = col(idx, a)

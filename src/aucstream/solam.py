@@ -439,7 +439,7 @@ def _solam_chunk(
             calibration_step(calibration, pre[r], y, weight)
         if weight == 0.0:
             continue
-        if cfg.rescale and grow_scale(scale, idx, raw):  # the step sees the new scale
+        if cfg.rescale and grow_scale(scale, idx, raw, 0.0):  # the step sees the new scale
             val = scaled_values(scale, idx, raw, vbuf, True)
             ux = sparse_dot(lz.u, idx, val)
         if _fold_due(scal, counts, inflation):  # before the step (see the module docstring)

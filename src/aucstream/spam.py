@@ -215,7 +215,7 @@ def _gradient(s, y, counts, scal, scale, floor, idx, val, work, xs):
     again in the new scale when it grew), and the multiple of the row that is the
     gradient, divided by the row's squared norm when above 1 (module docstring,
     deviations). Returns (the score the step takes, the multiple)."""
-    if scale.shape[0] > 0 and grow_scale(scale, idx, val):
+    if scale.shape[0] > 0 and grow_scale(scale, idx, val, floor):
         s = scaled_score(scale, floor, idx, val, work, xs)
     sq = 0.0
     for a in range(val.shape[0]):

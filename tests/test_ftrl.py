@@ -15,12 +15,15 @@ from aucstream.checks import check_estimator
 from aucstream.metrics import roc_auc
 
 
-def brute_force(X, y, gamma, l1, l2, beta):
+def brute_force(X, y, gamma, l1, l2, beta, floor=None):
     """ZYS Alg. 1 in numpy over dense rows, every coordinate recomputed each step from
     (z, n) with n the plain sum of squared gradients; returns the prequential scores
-    and the final weights."""
+    and the final weights. With a ``floor``, on the columns in their running scale
+    (the module docstring's ``column_scale``): example t scored on x / max(s_{t-1},
+    floor), learnt on x / max(s_t, floor) (0 where the divisor is 0), the weights
+    returned in the raw columns' units."""
     d = X.shape[1]
-    z, n = np.zeros(d), np.zeros(d)
+    z, n, s_max = np.zeros(d), np.zeros(d), np.zeros(d)
     a_hat = b_hat = 0.0
     t = pos = 0
     scores = []
@@ -31,10 +34,18 @@ def brute_force(X, y, gamma, l1, l2, beta):
         w[np.abs(z) <= l1] = 0.0
         return w
 
+    def in_scale(x):
+        if floor is None:
+            return x
+        c = np.maximum(s_max, floor)
+        return np.divide(x, c, out=np.zeros(d), where=c > 0)
+
     for x, label in zip(X, y):
         w = weights()
+        scores.append(float(w @ in_scale(x)))
+        s_max = np.maximum(s_max, np.abs(x))
+        x = in_scale(x)
         s = float(w @ x)
-        scores.append(s)
         p = pos / t if t else 0.5
         if label > 0:
             g = 2 * (1 - p) * (s - b_hat - 1) * x
@@ -49,7 +60,7 @@ def brute_force(X, y, gamma, l1, l2, beta):
             a_hat += (s - a_hat) / pos
         else:
             b_hat += (s - b_hat) / (t - pos)
-    return np.array(scores), weights()
+    return np.array(scores), np.ravel(in_scale(weights()))
 
 
 def sparse_stream(n=300, d=40, density=0.2, seed=0):
@@ -87,47 +98,6 @@ def test_kernel_matches_brute_force(params):
     np.testing.assert_array_equal(one.coef_, model.coef_)
 
 
-def brute_force_in_scale(X, y, floor, gamma=0.5, l1=0.1, l2=0.0, beta=1.0):
-    """ZYS Alg. 1 on the columns in their running scale (the module docstring's
-    ``column_scale``): example t scored on x / max(s_{t-1}, floor), then learnt on
-    x / max(s_t, floor) (0 where the divisor is 0); returns the prequential scores and
-    the weights in the raw columns' units."""
-    d = X.shape[1]
-    z, n, s_max = np.zeros(d), np.zeros(d), np.zeros(d)
-    a_hat = b_hat = 0.0
-    t = pos = 0
-    scores = []
-
-    def weights():
-        w = -(z - np.sign(z) * l1) / ((beta + np.sqrt(n)) / gamma + l2)
-        w[np.abs(z) <= l1] = 0.0
-        return w
-
-    def in_scale(x):
-        c = np.maximum(s_max, floor)
-        return np.divide(x, c, out=np.zeros(d), where=c > 0)
-
-    for x, label in zip(X, y):
-        w = weights()
-        scores.append(float(w @ in_scale(x)))
-        s_max = np.maximum(s_max, np.abs(x))
-        xs = in_scale(x)
-        s = float(w @ xs)
-        p = pos / t if t else 0.5
-        g = (2 * (1 - p) * (s - b_hat - 1) if label > 0 else 2 * p * (s - a_hat + 1)) * xs
-        sigma = (np.sqrt(n + g * g) - np.sqrt(n)) / gamma
-        z += g - sigma * w
-        n += g * g
-        t += 1
-        if label > 0:
-            pos += 1
-            a_hat += (s - a_hat) / pos
-        else:
-            b_hat += (s - b_hat) / (t - pos)
-    c = np.maximum(s_max, floor)
-    return np.array(scores), np.divide(weights(), c, out=np.zeros(d), where=c > 0)
-
-
 @pytest.mark.parametrize("column_scale, floor", [("max_abs_1", 1.0), ("max_abs", 0.0)])
 def test_the_running_scale_matches_brute_force(column_scale, floor):
     """Columns whose maxima cross 1 along the stream (rows scaled by 0.2 to 3): with
@@ -136,7 +106,7 @@ def test_the_running_scale_matches_brute_force(column_scale, floor):
     X, y = sparse_stream(seed=3)
     X = sp.diags(np.random.default_rng(3).uniform(0.2, 3.0, X.shape[0])) @ X
     dense = X.toarray()
-    ref_scores, ref_w = brute_force_in_scale(dense, y, floor)
+    ref_scores, ref_w = brute_force(dense, y, 0.5, 0.1, 0.0, 1.0, floor)
     model = FTRLAUC(l1=0.1, column_scale=column_scale)
     pre = []
     for i in range(X.shape[0]):

@@ -229,9 +229,9 @@ def _ftrl_chunk(zn, scal, counts, rows, pre, work, xs, gamma, beta, l1, l2, scal
     A non-empty ``scale`` is the running maximum of each column's |x|, grown by the
     row after its prequential score; the step then takes the row divided by it (at
     least ``floor``: module docstring). ``xs`` keeps the row's values in the scale the
-    step takes (one division a value; computed again only when the scale grew).
-    Returns whether every value it wrote to ``zn`` is finite (``StateSpec.checked``:
-    the scale holds maxima of checked values)."""
+    step takes (one division a value; computed again only when a column's divisor
+    moved). Returns whether every value it wrote to ``zn`` is finite
+    (``StateSpec.checked``: the scale holds maxima of checked values)."""
     scores = pre.shape[0] == n_rows(rows)
     finite = True
     for r in range(n_rows(rows)):

@@ -212,9 +212,9 @@ def _fold(v, scal):
 def _gradient(s, y, counts, scal, scale, floor, idx, val, work, xs):
     """After a row's prequential score ``s`` (its weights in ``work``, its values in
     the scale in ``xs``): the running ``scale`` grown by the row (the score taken
-    again in the new scale when it grew), and the multiple of the row that is the
-    gradient, divided by the row's squared norm when above 1 (module docstring,
-    deviations). Returns (the score the step takes, the multiple)."""
+    again in the new scale when a column's divisor moved), and the multiple of the
+    row that is the gradient, divided by the row's squared norm when above 1 (module
+    docstring, deviations). Returns (the score the step takes, the multiple)."""
     if scale.shape[0] > 0 and grow_scale(scale, idx, val, floor):
         s = scaled_score(scale, floor, idx, val, work, xs)
     sq = 0.0
@@ -230,10 +230,10 @@ def _spam_chunk(v, scal, counts, rows, pre, work, xs, eta0, l1, l2, a_min, b_max
     is the running maximum of each column's |x|, grown by the row after its
     prequential score; the step then takes the row divided by it (at least
     ``floor``: module docstring). ``xs`` keeps the row's values in the scale the step
-    takes (one division a value; computed again only when the scale grew). Returns
-    whether every value it wrote to ``v`` is finite (``StateSpec.checked``: a fold
-    writes weights no larger than the finite values it reads, the scale maxima of
-    checked values)."""
+    takes (one division a value; computed again only when a column's divisor moved).
+    Returns whether every value it wrote to ``v`` is finite (``StateSpec.checked``: a
+    fold writes weights no larger than the finite values it reads, the scale maxima
+    of checked values)."""
     scores = pre.shape[0] == n_rows(rows)
     finite = True
     for r in range(n_rows(rows)):

@@ -597,6 +597,9 @@ def main() -> None:
         return
     c = cost(X, y, args.repeat, lambda: SOLAM(random_state=0))
     o = cost(X, y, args.repeat, lambda: OPAUC(random_state=0))
+    # the target's reading: single passes interleaved, many times, three rounds (paired())
+    rounds = [paired(X, y, 100, lambda: SOLAM(random_state=0)) for _ in range(3)]
+    target = float(np.median([run["default"]["paired"] for run in rounds]))
     d = delayed(X, y, args.delayed_rows)
     mt = meta(X, y, args.meta_rows, args.repeat)
     r = reads()
@@ -649,9 +652,28 @@ def main() -> None:
         f"pass over it: median {c['gain'][0]:.2f}, from {c['gain'][1]:.2f} to "
         f"{c['gain'][2]:.2f}.",
         "",
+        "The target's reading (`paired()`, `--paired SOLAM`): single passes of learning "
+        "alone and of `prequential` interleaved (A B B A), 100 of each, CPU time of the "
+        "process, the chunks sliced in both; each pass's ratio over the learning pass "
+        "next to it; three rounds:",
+        "",
+        "| round | `prequential()` (default: one checkpoint at the end) | a checkpoint per "
+        "chunk (`every=1000`) | the loop alone (`metrics=['positive_rate']`, a checkpoint "
+        "per chunk) | learning alone, us a chunk | load |",
+        "|---|---:|---:|---:|---:|---:|",
+        *(
+            f"| {k + 1} | {run['default']['paired']:.3f} ({run['default']['quartiles'][0]:.3f}"
+            f" to {run['default']['quartiles'][1]:.3f}) | {run['every']['paired']:.3f} | "
+            f"{run['loop']['paired']:.3f} | {run['alone_us_a_chunk'][1]:.0f} | "
+            f"{run['load'][0]:.1f} to {run['load'][1]:.1f} |"
+            for k, run in enumerate(rounds)
+        ),
+        "",
+        "(medians of the paired ratios, with their quartiles). "
         "Target: at most 1.1 over learning alone: "
-        f"**{'met' if rc['at_the_end'] <= 1.1 else 'not met'}** for SOLAM with the default "
-        f"columns and checkpoints ({rc['at_the_end']:.2f}), "
+        f"**{'met' if target <= 1.1 else 'not met'}** for SOLAM with the default "
+        f"columns and checkpoints (median of the rounds {target:.3f}; the table's "
+        f"5-repeat reading above: {rc['at_the_end']:.2f}), "
         f"**{'met' if ratio <= 1.1 else 'not met'}** with a checkpoint per chunk. "
         f"SOLAM learns {name} at {1e6 * c['alone'] / X.shape[0]:.2f} us a row, so every "
         "per-row cost of the metrics shows. The loop itself (labels checked, one "

@@ -654,8 +654,9 @@ def main() -> None:
         "",
         "The target's reading (`paired()`, `--paired SOLAM`): single passes of learning "
         "alone and of `prequential` interleaved (A B B A), 100 of each, CPU time of the "
-        "process, the chunks sliced in both; each pass's ratio over the learning pass "
-        "next to it; three rounds:",
+        "process, the chunks sliced once beforehand (so that learning alone is the "
+        "kernel and its checks: stricter than the table above, which slices in both "
+        "runs); each pass's ratio over the learning pass next to it; three rounds:",
         "",
         "| round | `prequential()` (default: one checkpoint at the end) | a checkpoint per "
         "chunk (`every=1000`) | the loop alone (`metrics=['positive_rate']`, a checkpoint "

@@ -89,3 +89,19 @@ def test_hash_features_refusals(tmp_path, capsys):
     assert main(["evaluate", str(svm), "--hash-features", "2^10", "-o", str(out)]) == 2
     assert "applies to CSV files" in capsys.readouterr().err
     assert not out.exists()
+
+
+def test_evaluate_plot_of_a_short_stream_says_how_to_get_a_curve(tmp_path, capsys):
+    """A stream shorter than the default checkpoint interval (the chunk size) gives
+    one checkpoint: the plot marks it, and the command says to pass --every."""
+    pytest.importorskip("matplotlib")
+    X, y = drifting(300)
+    path, out, png = tmp_path / "d.svm", tmp_path / "curve.csv", tmp_path / "curve.png"
+    dump_svmlight_file(X, y, str(path), zero_based=False)
+    argv = ["evaluate", str(path), "--learner", "SOLAM", "-o", str(out), "--plot", str(png)]
+    assert main(argv) == 0
+    err = capsys.readouterr().err
+    assert len(pd.read_csv(out)) == 1 and png.stat().st_size > 0
+    assert "one checkpoint" in err and "--every 10,000" in err
+    assert main([*argv, "--every", "50"]) == 0
+    assert len(pd.read_csv(out)) == 6 and "one checkpoint" not in capsys.readouterr().err

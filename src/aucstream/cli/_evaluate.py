@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import sys
 from pathlib import Path
 
 from ..streaming import Progress
@@ -89,11 +90,19 @@ def _cmd_evaluate(args) -> int:
     print(
         f"{_model_name(model)}: {int(last['n_seen']):,} examples scored, "
         f"{int(last['n_learnt']):,} learnt (delay {args.delay}); {', '.join(shown)}; "
-        f"{len(curve)} checkpoints written to {target}"
+        f"{len(curve)} checkpoint{'' if len(curve) == 1 else 's'} written to {target}"
     )
     if args.plot:
         _plot_curve(curve, args.plot, stream.name or "")
         print(f"wrote {args.plot}")
+        if len(curve) == 1:  # (a curve of one point: the stream ended before a checkpoint)
+            every = args.every if args.every is not None else args.chunk_size
+            print(
+                f"aucstream evaluate: one checkpoint: the stream's {int(last['n_seen']):,} "
+                f"examples are fewer than --every {every:,} (by default the chunk size); "
+                "pass a smaller --every for a curve over time",
+                file=sys.stderr,
+            )
     return 0
 
 
@@ -117,8 +126,9 @@ def _plot_curve(curve, path: str, title: str) -> None:
     windowed = [c for c in curve.columns if c.startswith("window_")]
     shown = windowed or [c for c in ("auc", "average_precision", "g_mean") if c in curve]
     fig, ax = plt.subplots(figsize=(8, 4.5))
+    few = len(curve) < 30  # (points marked: a curve of one checkpoint is one point)
     for name in shown:
-        ax.plot(curve["n_seen"], curve[name], label=name)
+        ax.plot(curve["n_seen"], curve[name], marker="o" if few else None, label=name)
     if "alarms" in curve:
         raised = curve["n_seen"][curve["alarms"].diff().fillna(curve["alarms"]) > 0]
         for k, n in enumerate(raised):

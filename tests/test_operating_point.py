@@ -167,8 +167,8 @@ def test_a_pipeline_uses_its_learners_windows():
 
 
 def test_the_tuning_free_pipeline_has_an_operating_point():
-    """StreamPipeline() (the search's race) fills its windows at block ends, on the
-    scale it scores with, so an alert budget flags about its rate, whatever the chunks."""
+    """StreamPipeline() (the search's race) cuts from what scores now, so an alert
+    budget flags about its rate, whatever the chunks."""
     from aucstream import StreamPipeline
 
     X, y = _rare(12000, rate=0.01)
@@ -178,10 +178,53 @@ def test_the_tuning_free_pipeline_has_an_operating_point():
     chunked = StreamPipeline()
     for start in range(0, X.shape[0], 777):
         chunked.partial_fit(X[start : start + 777], y[start : start + 777], classes=[0, 1])
-    np.testing.assert_array_equal(chunked.estimator_.score_window_, one.estimator_.score_window_)
+    for threshold in ("fpr:0.01", "alert_rate:0.02"):
+        assert chunked.operating_cut(threshold) == one.operating_cut(threshold)
     np.testing.assert_array_equal(
         chunked.predict(X, threshold="fpr:0.01"), one.predict(X, threshold="fpr:0.01")
     )
+
+
+def _search_stream(n, seed):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 5))
+    return X, (X[:, 0] + rng.normal(size=n) > 1.5).astype(int)
+
+
+@pytest.mark.parametrize("n", [3000, 60_000])
+def test_a_search_cuts_on_the_scale_it_scores_with(n):
+    """OnePassSearch's cut comes from what scores now: the leader's own cut when it
+    scores alone, else the quantile of the members' last common prequential scores
+    mapped to log-odds by their calibrations of now and averaged (as its scores are).
+    Its cut was once taken from a window recorded at the last block end, by the
+    ensemble chosen then: at 60,000 rows the leader scored alone on another scale, and
+    alert_rate:0.01 flagged 0.02% of new rows, fpr:0.05 19% of their negatives."""
+    from aucstream import OnePassSearch
+    from aucstream._calibration import logit_map
+
+    X, y = _search_stream(n, 0)
+    search = OnePassSearch().fit(X, y)
+    members = search._choice()[1]
+    assert (len(members) > 1) == (n == 3000)  # (both cases are met)
+    for threshold, kind, rate in (("fpr:0.05", 0, 0.05), ("alert_rate:0.01", 1, 0.01)):
+        cut = search.operating_cut(threshold)
+        if len(members) == 1:
+            assert cut == search.candidates_[members[0]].operating_cut(threshold)
+            continue
+        windows = [search.candidates_[i].score_window_ for i in members]
+        common = min(min(int(w[kind, 0]), WINDOW) for w in windows)
+        mapped = []
+        for i, w in zip(members, windows):
+            count = int(w[kind, 0])
+            last = [w[kind, 1 + (count - common + j) % WINDOW] for j in range(common)]
+            slope, offset = logit_map(search.candidates_[i].calibration_)
+            mapped.append(slope * np.array(last) + offset)
+        assert cut == pytest.approx(np.quantile(np.mean(mapped, axis=0), 1.0 - rate), rel=1e-12)
+    X_new, y_new = _search_stream(40_000, 1)  # new rows of the same stream
+    flagged = search.predict(X_new, threshold="alert_rate:0.01") == 1
+    assert 0.005 < flagged.mean() < 0.02, flagged.mean()
+    flagged = search.predict(X_new, threshold="fpr:0.05") == 1
+    assert 0.03 < flagged[y_new == 0].mean() < 0.07, flagged[y_new == 0].mean()
 
 
 def test_operating_cut_is_the_cut_predict_applies():

@@ -103,6 +103,8 @@ __all__ = [
     "observe",
     "record",
     "window_scores",
+    "recent_scores",
+    "quantile_cut",
     "operating_threshold",
     "parse_operating_point",
 ]
@@ -545,6 +547,35 @@ def window_scores(window: np.ndarray, which: int) -> np.ndarray:
     return window[which, 1 : 1 + filled]
 
 
+def recent_scores(windows: list[np.ndarray], kind: str) -> list[np.ndarray]:
+    """The scores of the last rows that every window of ``windows`` holds, in the
+    order they came (oldest first), from the row of ``kind`` ("fpr": the negatives;
+    "alert_rate": all): windows pushed the same rows last (learners that learnt the
+    same stream, :class:`aucstream.OnePassSearch`'s alive candidates), so the k-th
+    score of each is one row's. Empty arrays when a window holds none."""
+    which = _KINDS[kind]
+    size = windows[0].shape[1] - 1
+    common = min(min(int(w[which, 0]), size) for w in windows)
+    out = []
+    for w in windows:
+        n = int(w[which, 0])
+        out.append(w[which, 1 + np.arange(n - common, n) % size])
+    return out
+
+
+def quantile_cut(scores: np.ndarray, kind: str, rate: float) -> float:
+    """The exact ``(1 - rate)``-quantile of ``scores`` (numpy's linear interpolation):
+    the cut of an operating point of ``kind`` (:func:`operating_threshold`). Raises
+    ``ValueError`` when there is no score."""
+    if scores.size == 0:
+        whose = "negatives" if _KINDS[kind] == 0 else "examples"
+        raise ValueError(
+            f"no prequential scores of {whose} yet: a threshold for {kind}={rate} needs "
+            "an online learner that has learnt some (fit, partial_fit or test_then_train)"
+        )
+    return float(np.quantile(scores, 1.0 - rate))
+
+
 _KINDS = {"fpr": 0, "alert_rate": 1}
 
 
@@ -586,12 +617,4 @@ def operating_threshold(window: np.ndarray, kind: str, rate: float) -> float:
     (``kind="fpr"``) or alert rate (``"alert_rate"``): the exact ``(1 - rate)``-quantile
     of the window's scores (numpy's linear interpolation). Raises ``ValueError`` when
     the window is empty."""
-    which = _KINDS[kind]
-    scores = window_scores(window, which)
-    if scores.size == 0:
-        whose = "negatives" if which == 0 else "examples"
-        raise ValueError(
-            f"no prequential scores of {whose} yet: a threshold for {kind}={rate} needs "
-            "an online learner that has learnt some (fit, partial_fit or test_then_train)"
-        )
-    return float(np.quantile(scores, 1.0 - rate))
+    return quantile_cut(window_scores(window, _KINDS[kind]), kind, rate)

@@ -64,6 +64,13 @@ average is the leader alone. A candidate whose calibration is not ready (both cl
 seen, with a spread of scores) is left out; with fewer than two calibrated members
 the leader scores alone, with its own calibration.
 
+**Operating points** (``predict(X, threshold="fpr:R" | "alert_rate:R")``,
+:meth:`OnePassSearch.operating_cut`) are quantiles of what scores now, on its scale:
+the leader's own windows of its last prequential scores (:mod:`aucstream._calibration`)
+when it scores alone, else the members' windows, aligned on their last common rows
+(every alive candidate learns every row) and averaged on the log-odds scale with each
+member's calibration of now, as :math:`\bar t`.
+
 The leaderboard (``leaderboard_``, a DataFrame) lists each candidate's exact
 prequential AUC with the span of the stream it covers (a dropped one's ends at its
 drop: compare rows over the same span), its windowed AUC, status and membership.
@@ -85,7 +92,7 @@ import math
 import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, cast
 
 import numpy as np
 from sklearn.base import clone
@@ -435,23 +442,18 @@ class OnePassSearch(HoldsLearners, BaseStreamingAUC):
             cached = _CHOICES[self] = (key, self._choose())
         return cached[1]
 
-    def _choose(self, fed: bool = False) -> tuple[int, tuple[int, ...]]:
+    def _choose(self) -> tuple[int, tuple[int, ...]]:
         """The leader and the ensemble now (module docstring, "The scores").
 
         The leader is the alive candidate with the best windowed AUC over everything
         learnt so far, buffered rows included (ties: the earlier candidate); the round
         leader while the window lacks a class. The ensemble: the leader and the next best
         alive calibrated candidates (max_fpr: :func:`._pauc_race.choose`). A function of
-        the state (not of the chunking); it never changes learning. ``fed``: the
-        windowed metrics took the buffered rows already (a flush): each AUC is read,
-        the same float as its peek before (the same integer pair counts).
+        the state (not of the chunking); it never changes learning.
         """
         lead = int(self.progress_[2])
         alive = np.flatnonzero(self.status_ == ALIVE)
-        if fed:
-            auc = np.array([self.recent_[i].get() for i in alive])
-        else:
-            auc = np.array([self._windowed_auc(i) for i in alive])
+        auc = np.array([self._windowed_auc(i) for i in alive])
         members = [lead]
         if alive.size and not np.isnan(auc).any():
             ranked = alive[np.lexsort((alive, -auc))]
@@ -522,6 +524,42 @@ class OnePassSearch(HoldsLearners, BaseStreamingAUC):
     def _scorer(self) -> BaseStreamingAUC | _search_scores.Ensemble:  # the leader, or members
         members = self._members()
         return _search_scores.Ensemble(members) if members else self._leader()
+
+    def operating_cut(self, threshold: str) -> float:
+        """The score above which :meth:`predict` flags a row at an operating point.
+
+        From what scores now (module docstring, "Operating points"): the leader's own
+        cut when it scores alone, else the ``(1 - R)``-quantile of the members' recent
+        prequential scores averaged on the log-odds scale (their last common rows).
+
+        Parameters
+        ----------
+        threshold : str
+            ``"fpr:R"`` or ``"alert_rate:R"``, R in (0, 1), as in :meth:`predict`.
+
+        Returns
+        -------
+        float
+            The cut on the scale of :meth:`score_samples`. A ``ValueError`` for a
+            malformed ``threshold`` or members that record no prequential scores.
+        """
+        kind, rate = _calibration.parse_operating_point(threshold)
+        if kind == "score":
+            raise ValueError(f"threshold {threshold!r}: give 'fpr:R' or 'alert_rate:R'")
+        check_is_fitted(self, "n_samples_seen_")
+        members = self._members()
+        if not members:
+            return self._leader().operating_cut(threshold)
+        windows = [c.__dict__.get("score_window_") for c, _, _ in members]
+        if not all(isinstance(w, np.ndarray) for w in windows):
+            raise ValueError(
+                f"{type(self).__name__}: an ensemble member records no prequential scores, "
+                f"from which an operating point ({kind}={rate}) is chosen: give a float "
+                "threshold"
+            )
+        recent = _calibration.recent_scores(cast(list, windows), kind)
+        mapped = [slope * s + offset for (_, slope, offset), s in zip(members, recent)]
+        return _calibration.quantile_cut(np.mean(mapped, axis=0), kind, rate)
 
     @property
     def calibration_(self) -> np.ndarray:  # the leader's, or the logistic map of log-odds
@@ -639,21 +677,6 @@ class OnePassSearch(HoldsLearners, BaseStreamingAUC):
         quiet = self.__dict__.get("drift_") is None or _race_drift.frozen_ok(self, n)
         return quiet and buffered + n < self._BLOCK and self.n_samples_seen_ + n < next_round
 
-    def _record_window(self, m: int, fed: bool = False) -> None:
-        """The operating-point windows (``predict(threshold=...)``) take the block's
-        scores on the search's scale: the leader's, or the ensemble's mean log-odds,
-        over the rows every member scored (a block end is a stream position).
-        ``fed``: the windowed metrics already took the buffered rows (``_choose``)."""
-        leader, chosen = self._choose(fed)  # (not _choice: its cache is by position)
-        members = list(chosen) if len(chosen) > 1 else [leader]
-        lo = max(self._buffered_from(i, windowed=False) for i in members)
-        scores = [self.pending_scores_[i, lo:m] for i in members]
-        if len(members) > 1:
-            maps = [_calibration.logit_map(self.candidates_[i].calibration_) for i in members]
-            scores = [np.mean([a * s + b for (a, b), s in zip(maps, scores)], axis=0)]
-        y_pm = 2.0 * self.pending_labels_[lo:m] - 1.0
-        _calibration.record(self.score_window_, np.ascontiguousarray(scores[0]), y_pm, _NONE)
-
     def _flush(self) -> bool:
         """Feed the buffered scores to the metrics of the candidates that produced them
         (the leader's to the detector); reopen on an alarm; whether it reopened."""
@@ -667,9 +690,6 @@ class OnePassSearch(HoldsLearners, BaseStreamingAUC):
             return False
         reopen = _race_drift.watch(self)
         labels = self.pending_labels_
-        fed = self.max_fpr is None  # (max_fpr: its ensemble reads copies updated with the
-        if not fed:  # buffered rows, _current_metrics: before the update)
-            self._record_window(m)
         for i in np.flatnonzero(self.status_ == ALIVE):  # a diverged one's block is lost
             for metric, lo in (
                 (self.overall_[i], self._buffered_from(i, windowed=False)),
@@ -677,8 +697,6 @@ class OnePassSearch(HoldsLearners, BaseStreamingAUC):
             ):
                 if lo < m:
                     metric.update(labels[lo:m], self.pending_scores_[i, lo:m])
-        if fed:  # the windows now hold the buffered rows: read, not peeked
-            self._record_window(m, fed=True)
         self.progress_[0] = 0
         self.race_[_race_drift.FED] = 0
         _race_drift.after_flush(self, reopen)  # a reopening, or perhaps a handover

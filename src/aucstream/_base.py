@@ -534,6 +534,10 @@ class BaseStreamingAUC(
         if kind == "score":
             raise ValueError(f"threshold {threshold!r}: give 'fpr:R' or 'alert_rate:R'")
         check_is_fitted(self, "n_samples_seen_")
+        return self._operating_cut(threshold, kind, rate)
+
+    def _operating_cut(self, threshold: str, kind: str, rate: float) -> float:
+        """:meth:`operating_cut` of a checked threshold, from the prequential windows."""
         window = getattr(self, "score_window_", None)
         inner: Any = getattr(self, "estimator_", None)
         if (window is None or not window[:, 0].any()) and hasattr(inner, "operating_cut"):

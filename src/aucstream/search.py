@@ -525,28 +525,11 @@ class OnePassSearch(HoldsLearners, BaseStreamingAUC):
         members = self._members()
         return _search_scores.Ensemble(members) if members else self._leader()
 
-    def operating_cut(self, threshold: str) -> float:
-        """The score above which :meth:`predict` flags a row at an operating point.
-
-        From what scores now (module docstring, "Operating points"): the leader's own
-        cut when it scores alone, else the ``(1 - R)``-quantile of the members' recent
-        prequential scores averaged on the log-odds scale (their last common rows).
-
-        Parameters
-        ----------
-        threshold : str
-            ``"fpr:R"`` or ``"alert_rate:R"``, R in (0, 1), as in :meth:`predict`.
-
-        Returns
-        -------
-        float
-            The cut on the scale of :meth:`score_samples`. A ``ValueError`` for a
-            malformed ``threshold`` or members that record no prequential scores.
-        """
-        kind, rate = _calibration.parse_operating_point(threshold)
-        if kind == "score":
-            raise ValueError(f"threshold {threshold!r}: give 'fpr:R' or 'alert_rate:R'")
-        check_is_fitted(self, "n_samples_seen_")
+    def _operating_cut(self, threshold: str, kind: str, rate: float) -> float:
+        """The cut of :meth:`operating_cut` from what scores now (module docstring,
+        "Operating points"): the leader's own when it scores alone, else the
+        ``(1 - R)``-quantile of the members' last common prequential scores averaged on
+        the log-odds scale."""
         members = self._members()
         if not members:
             return self._leader().operating_cut(threshold)

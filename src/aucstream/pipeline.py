@@ -53,10 +53,18 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _race_drift, _state
 from ._base import BaseStreamingAUC
-from ._chunks import CSR_TYPES, _values_ok, check_sparse_structure, csr_row_dict, dict_row_values
+from ._chunks import (
+    CSR_TYPES,
+    _values_ok,
+    check_sparse_structure,
+    csr_row_dict,
+    dict_row_values,
+    pack_dict_row,
+)
 from ._config import fast_path_on
 from ._fastpath import LABEL_KINDS, validate_params_once
 from ._params import Interval, Real, StrOptions
+from ._pipeline_queue import dict_hold
 from ._runtime import (
     HoldsLearners,
     LearnerTags,
@@ -284,8 +292,13 @@ class StreamPipeline(HoldsLearners, BaseStreamingAUC):
     )
     #: Members that model files written before them lack (loaded empty).
     _state_added_later: ClassVar[tuple[str, ...]] = _HELD
-    #: Examples :meth:`learn_one` holds before the estimator learns them as one chunk.
-    _QUEUE_ROWS: ClassVar[int] = 128
+    #: The held examples' arrays may be of another length in a model file (one written
+    #: when ``_QUEUE_ROWS`` was 128): :meth:`_check_state` checks them together.
+    _growable_state: ClassVar[tuple[str, ...]] = _HELD[1:]
+    #: Examples :meth:`learn_one` holds before the estimator learns them as one chunk:
+    #: a catch-up's fixed cost (the search's transaction, its candidates' calls) is
+    #: paid once per this many examples (``benchmarks/bench_base.py``, issue 29).
+    _QUEUE_ROWS: ClassVar[int] = 1024
     #: Most stored values the held examples may take (a dense row takes n_features).
     _QUEUE_VALUES: ClassVar[int] = 1 << 15
     _state_spec = StateSpec(nbytes=_state_nbytes)
@@ -476,62 +489,92 @@ class StreamPipeline(HoldsLearners, BaseStreamingAUC):
         queue = state.get("queue_")
         if queue is None or "feature_names_in_" in state or not fast_path_on():
             return False
+        if type(x) is dict:  # in one compiled call when it can (aucstream._pipeline_queue)
+            hold = dict_hold(self)
+            if hold is not None and hold.hold(self, x, y):
+                return True
         dense = type(x) is np.ndarray
         if not (dense or type(x) is dict) or np.ndim(y) != 0:
             return False
-        if not dense and self._centers():  # held as the dense row it stands for
-            x = self._dense_row(x)  # (:meth:`_one_row`, the usual path's)
-            if x is None:
-                return False
-            dense = True
-        transform_one = getattr(state["transformer_"], "partial_fit_transform_one", None)
         classes = self.classes_
         label = np.asarray(y)
-        if transform_one is None or label.dtype.kind not in LABEL_KINDS.get(classes.dtype.kind, ""):
+        if label.dtype.kind not in LABEL_KINDS.get(classes.dtype.kind, ""):
             return False
         positive = bool(label == classes[1])
         if not positive and not bool(label == classes[0]):
             return False
+        if not dense:
+            if not self._centers():
+                return self._hold_sparse(x, positive)
+            x = self._dense_row(x)  # held as the dense row it stands for (:meth:`_one_row`)
+            if x is None:
+                return False
+        transform_one = getattr(state["transformer_"], "partial_fit_transform_one", None)
         width = self.n_features_in_
-        size = width if dense else len(x)
-        layout = 1 if dense else 2
         # values the pipeline's own validation takes as they are (else it converts or
         # refuses them, and says why)
-        if dense:
-            if x.ndim != 1 or x.dtype != np.float64 or x.shape[0] != width:
-                return False
-            if not _values_ok(np.ascontiguousarray(x)):
-                return False
-        else:
-            parsed = dict_row_values(x)
-            if parsed is None or not _values_ok(parsed[1]):
-                return False
-        rows = int(queue[0])
-        indptr = self.queue_indptr_
-        capacity = self.queue_data_.shape[0]
-        if size > capacity or not self._queue_writeable():  # (the usual path names it)
+        if transform_one is None or x.ndim != 1 or x.dtype != np.float64 or x.shape[0] != width:
             return False
-        if rows and (
-            rows == self._QUEUE_ROWS or queue[1] != layout or indptr[rows] + size > capacity
-        ):
-            self._catch_up()  # (its own transaction: a refused catch-up changes nothing)
-            rows = 0
+        if not _values_ok(np.ascontiguousarray(x)):
+            return False
+        at = self._queue_room(width, 1)
+        if at < 0:
+            return False
         validate_params_once(self)
         z = transform_one(x)  # the model is unchanged if it refuses x
-        at = int(indptr[rows])
-        if dense:
-            end = at + width
-            self.queue_indices_[at:end] = np.arange(width)
-            self.queue_data_[at:end] = z
-        else:
-            end = at + len(z)
-            self.queue_indices_[at:end] = np.fromiter(z, np.int64, len(z))
-            self.queue_data_[at:end] = np.fromiter(z.values(), np.float64, len(z))
-        indptr[rows + 1] = end
+        end = at + width
+        self.queue_indices_[at:end] = np.arange(width)
+        self.queue_data_[at:end] = z
+        self._held(end, positive, 1)
+        return True
+
+    def _hold_sparse(self, x: dict, positive: bool) -> bool:
+        """:meth:`_hold_one` of a dict row when the scaler does not center: its keys
+        and values packed straight into the queue (:func:`aucstream._chunks.pack_dict_row`)
+        and scaled there (``partial_fit_transform_sparse_one``), the free slots put back
+        to zeros (what the queue holds beyond its rows) when either refuses the row."""
+        transform = getattr(self.transformer_, "partial_fit_transform_sparse_one", None)
+        if transform is None:
+            return False
+        k = len(x)
+        at = self._queue_room(k, 2)
+        if at < 0:
+            return False
+        validate_params_once(self)
+        end = at + k
+        indices, data = self.queue_indices_[at:end], self.queue_data_[at:end]
+        if not (pack_dict_row(x, indices, data) and transform(indices, data)):
+            indices[:] = 0
+            data[:] = 0.0
+            return False
+        self._held(end, positive, 2)
+        return True
+
+    def _queue_room(self, size: int, layout: int) -> int:
+        """Where a row of ``size`` values in ``layout`` (1 dense, 2 sparse) goes in the
+        queue, the held rows learnt first when it can not join them; -1 when the queue
+        can never take it or can not be written (the usual path names it)."""
+        if size > self.queue_data_.shape[0] or not self._queue_writeable():
+            return -1
+        queue, indptr = self.queue_, self.queue_indptr_
+        rows = int(queue[0])
+        if rows and (
+            rows == self.queue_labels_.shape[0]
+            or queue[1] != layout
+            or indptr[rows] + size > self.queue_data_.shape[0]
+        ):
+            self._catch_up()  # (its own transaction: a refused catch-up changes nothing)
+            return 0
+        return int(indptr[rows])
+
+    def _held(self, end: int, positive: bool, layout: int) -> None:
+        """Count in the row just written into the queue up to ``end``."""
+        queue = self.queue_
+        rows = int(queue[0])
+        self.queue_indptr_[rows + 1] = end
         self.queue_labels_[rows] = positive
         queue[0], queue[1] = rows + 1, layout
         self.n_samples_seen_ += 1
-        return True
 
     def _queue_writeable(self) -> bool:
         """Whether the held examples' arrays can be written (a user may have made them
@@ -602,7 +645,12 @@ class StreamPipeline(HoldsLearners, BaseStreamingAUC):
         """The held examples (read by :meth:`_catch_up`) must fit their arrays."""
         queue, indptr = self.queue_, self.queue_indptr_
         rows = int(queue[0])
-        if queue.shape != (2,) or not (0 <= rows <= self._QUEUE_ROWS and 0 <= queue[1] <= 2):
+        labels = self.queue_labels_
+        if indptr.shape != (labels.shape[0] + 1,) or labels.shape[0] < 1:
+            raise ValueError("queue_indptr_ must hold one more entry than queue_labels_")
+        if self.queue_indices_.shape != self.queue_data_.shape:
+            raise ValueError("queue_indices_ and queue_data_ must be of one length")
+        if queue.shape != (2,) or not (0 <= rows <= labels.shape[0] and 0 <= queue[1] <= 2):
             raise ValueError("queue_ is out of range")
         if (rows == 0) != (queue[1] == 0):
             raise ValueError("queue_ holds examples without a layout")

@@ -54,6 +54,7 @@ from ._standard_kernels import (
     _Stats,
     _weight,
 )
+from ._standard_one import one_csr, one_dense
 
 __all__ = ["OnlineStandardScaler"]
 
@@ -366,22 +367,68 @@ class OnlineStandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator
         validate_params_once(self)
         return centered_ok or not self.with_mean_
 
+    def partial_fit_transform_sparse_one(self, indices: np.ndarray, values: np.ndarray) -> bool:
+        """:meth:`partial_fit_transform_one` of one sparse row given as its two arrays,
+        transformed in place: the allocation-free step of a caller that holds rows in
+        buffers of its own (:class:`aucstream.StreamPipeline` queues the rows of
+        ``learn_one`` so).
+
+        Parameters
+        ----------
+        indices : ndarray of int64 of shape (k,)
+            The row's column indices, in any order; sorted in place (with ``values``).
+        values : ndarray of float64 of shape (k,)
+            Its values; overwritten by the transformed values.
+
+        Returns
+        -------
+        bool
+            True: the row was learnt, and the arrays hold it sorted and transformed.
+            False, the scaler unchanged (and the arrays' contents unspecified), when the
+            call can not take it as it is: a scaler that is not fitted or that centers,
+            arrays that are not 1-D, C-contiguous, writeable, of these dtypes and of
+            one length, an index outside the features or repeated, a value that is not
+            finite or too large, statistics that would overflow.
+            :meth:`partial_fit_transform_one` of the row then converts or refuses it
+            and says why.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from aucstream.preprocessing import OnlineStandardScaler
+        >>> scaler = OnlineStandardScaler(with_mean=False).partial_fit(np.eye(3))
+        >>> idx, vals = np.array([2]), np.array([1.0])
+        >>> scaler.partial_fit_transform_sparse_one(idx, vals), vals
+        (True, array([2.12132034]))
+        """
+        if not self._one_ready(centered_ok=False):
+            return False
+        if not (
+            type(indices) is np.ndarray
+            and type(values) is np.ndarray
+            and indices.dtype == np.int64
+            and values.dtype == np.float64
+            and indices.ndim == values.ndim == 1
+            and indices.shape == values.shape
+            and indices.flags.c_contiguous
+            and values.flags.c_contiguous
+            and indices.flags.writeable
+            and values.flags.writeable
+        ):
+            return False
+        args = (self._one_stats(), self.n_samples_seen_, self._options(), True, True)
+        if not one_csr(indices, values, values, *args):  # (in place: each value read first)
+            return False
+        self.n_samples_seen_ += 1
+        return True
+
     def _one_sparse(self, x: dict) -> dict | None:
         """A plainly valid dict row transformed and learnt, else None (nothing touched)."""
-        if not self._one_ready(centered_ok=False):
-            return None
         row = dict_row_values(x)
-        if row is None:
+        if row is None or not self.partial_fit_transform_sparse_one(*row):
             return None
         idx, vals = row
-        from ._standard_one import one_csr
-
-        out = np.empty(idx.size)
-        args = (self._one_stats(), self.n_samples_seen_, self._options(), True, True)
-        if not one_csr(idx, vals, out, *args):
-            return None
-        self.n_samples_seen_ += 1
-        return dict(zip(idx.tolist(), out.tolist()))
+        return dict(zip(idx.tolist(), vals.tolist()))
 
     def _one_dense(self, x: np.ndarray) -> np.ndarray | None:
         """A plainly valid 1-D float64 row transformed and learnt, else None."""
@@ -389,8 +436,6 @@ class OnlineStandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator
             return None
         if x.shape[0] != self.n_features_in_:
             return None
-        from ._standard_one import one_dense
-
         X = np.ascontiguousarray(x).reshape(1, -1)
         out = np.empty(X.shape)
         args = (self._one_stats(), self.n_samples_seen_, self._options(), True, True)

@@ -152,6 +152,31 @@ def test_emerging_features_grow_the_map_exactly():
     assert "unseen" not in model.features_
 
 
+def test_new_keys_keep_a_pipeline_holding_its_examples():
+    """An example with a new key takes the learner's one-example path too (its column
+    as learn_many gives it): a StreamPipeline keeps holding its examples, and the
+    model is learn_many's bit for bit; a refused one maps no key."""
+    from aucstream import StreamPipeline
+
+    rng = np.random.default_rng(1)
+    rows = [{f"k{j}": float(rng.normal()) for j in range(min(2 + i // 25, 9))} for i in range(300)]
+    ys = [bool(x["k0"] + rng.normal() > 0) for x in rows]
+    one, many = (RiverClassifier(StreamPipeline(), n_features=12) for _ in "ab")
+    for x, y in zip(rows, ys):
+        one.learn_one(x, y)
+    many.learn_many(pd.DataFrame(rows), pd.Series(ys))
+    assert one.features_ == many.features_ == {f"k{j}": j for j in range(9)}
+    held = int(one.estimator_.__dict__["queue_"][0])  # (read without catching up)
+    assert held == 299  # (the first example starts the pipeline; none caught up since)
+    scores = [(one.decision_one(x), many.decision_one(x)) for x in rows[::7]]
+    assert all(a == b for a, b in scores)  # (the pipelines' unseeded generators differ)
+    before = pickle.dumps(one)
+    with pytest.raises(ValueError):
+        one.learn_one({"k0": 1.0, "new": float("inf")}, True)
+    assert "new" not in one.features_
+    assert pickle.dumps(one) == before
+
+
 def test_a_full_map_refuses_a_new_key_and_changes_nothing():
     model = RiverClassifier(SOLAM(), n_features=2)
     model.learn_one({"a": 1.0, "b": 2.0}, True)

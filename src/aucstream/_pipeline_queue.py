@@ -134,7 +134,12 @@ class DictHold:
         classes = self.classes = pipeline.classes_
         # the labels compared in Python: of the classes' own kind only, whose
         # comparisons are numpy's (the pipeline's checks take any other kind)
-        kinds = {"i": (int, np.int64), "u": (int, np.int64), "f": (float, np.float64)}
+        kinds = {
+            "b": (bool, np.bool_),
+            "i": (int, np.int64),
+            "u": (int, np.int64),
+            "f": (float, np.float64),
+        }
         kind = kinds.get(classes.dtype.kind, ())
         self.labels = (kind, *classes.tolist()) if classes.shape == (2,) else ((), 0, 0)
 
@@ -143,7 +148,7 @@ class DictHold:
         compiled hold does not take the call as it is (the pipeline's usual checks
         then do)."""
         kind, negative, positive = self.labels
-        if type(y) not in kind:
+        if type(x) is not dict or type(y) not in kind:  # (the kernel reads a dict only)
             return False
         if y == positive:
             label = 1

@@ -346,6 +346,14 @@ class RiverClassifier(_Base):
             if row is not None:  # the learner's one-example path, on column indices
                 self.estimator_.learn_one(row, y)
                 return
+            if not self.hashing and type(x) is dict:
+                # new keys: their columns as _encode gives them (taken only once the
+                # example is learnt), and still the one-example path (a chunk call of
+                # a pipeline would first learn the examples it holds)
+                X, added = self._encode([x], grow=True)
+                self.estimator_.learn_one(dict(zip(X.indices.tolist(), X.data.tolist())), y)
+                self.features_.update(added)
+                return
         self._learn([x], [y])
 
     def _row(self, x, learning: bool) -> dict | None:

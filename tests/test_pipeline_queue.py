@@ -35,6 +35,12 @@ def started(S, y, n=20):
     return pipeline().partial_fit(S[:n], y[:n], classes=[0.0, 1.0])
 
 
+def twins(seed):
+    """The stream, its dict rows and two pipelines started alike."""
+    S, y = stream(seed=seed)
+    return S, y, rows(S), started(S, y), started(S, y)
+
+
 def held(model) -> int:
     return int(model.__dict__["queue_"][0])  # (read without catching up)
 
@@ -62,9 +68,7 @@ def test_rows_the_kernel_refuses_take_the_usual_path():
     """Rows the compiled hold does not read (Decimal values, numpy keys) are held by
     the Python path as their float rows; rows it refuses as invalid are refused by
     name, and change nothing (the queue's free slots stay zeros)."""
-    S, y = stream(seed=1)
-    dicts = rows(S)
-    model, reference = started(S, y), started(S, y)
+    S, y, dicts, model, reference = twins(seed=1)
     for i in range(20, 60):
         model.learn_one(dicts[i], y[i])
         reference.learn_one(dicts[i], y[i])
@@ -92,9 +96,7 @@ def test_rows_the_kernel_refuses_take_the_usual_path():
 def test_a_stale_binding_is_bound_again():
     """The scaler's arrays, its parameters or the pipeline's queue replaced: the next
     call binds the new objects (never writes through the old ones)."""
-    S, y = stream(seed=2)
-    dicts = rows(S)
-    model, reference = started(S, y), started(S, y)
+    S, y, dicts, model, reference = twins(seed=2)
     for i in range(20, 200):
         model.learn_one(dicts[i], y[i])
         reference.learn_one(dicts[i], y[i])

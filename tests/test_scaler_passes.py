@@ -217,3 +217,25 @@ def test_a_read_only_state_is_refused_by_name_as_before(path):
     with pytest.raises(ValueError, match=r"read-only arrays \(running_mean_\)"):
         scaler.partial_fit_transform(_sparse_stream(seed=9)[:60])
     assert_same_state(before, _state_of(scaler))
+
+
+def test_transform_one_is_transform_of_the_row_and_learns_nothing():
+    """``transform_one``: the compiled path's values are ``transform``'s bit for bit,
+    for dict rows (a scaler that does not center) and arrays (one that centers);
+    nothing is learnt; bad rows get ``transform``'s error."""
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(300, 8)) * rng.uniform(0.1, 40, size=8)
+    X[rng.random(X.shape) < 0.5] = 0.0
+    S = sp.csr_matrix(X)
+    sparse = OnlineStandardScaler(clip=4.0).partial_fit(S[:200])
+    dense = OnlineStandardScaler().partial_fit(X[:200])
+    for i in range(200, 300):
+        row = dict(zip(S[i].indices.tolist(), S[i].data.tolist()))
+        Z = sparse.transform(S[i])
+        assert sparse.transform_one(row) == dict(zip(Z.indices.tolist(), Z.data.tolist()))
+        np.testing.assert_array_equal(dense.transform_one(X[i]), dense.transform(X[i : i + 1])[0])
+    assert sparse.n_samples_seen_ == dense.n_samples_seen_ == 200
+    with pytest.raises(ValueError, match="outside"):
+        sparse.transform_one({8: 1.0})
+    with pytest.raises(ValueError, match="center"):
+        dense.transform_one({0: 1.0})

@@ -32,14 +32,16 @@ def as_dict(row: np.ndarray) -> dict:
 def test_one_example_scores_equal_the_batch_methods(cls, monkeypatch):
     model, X = fitted(cls)
     taken = []
-    score_one = BaseStreamingAUC._score_one
+    score_one = cls._score_one  # (a holder's own: its members' public score_one)
+    short = cls._scores_by_coef or score_one is not BaseStreamingAUC._score_one
 
     def counted(self, x):
         found = score_one(self, x)
-        taken.append(found is not None)
+        if type(self) is cls:
+            taken.append(found is not None)
         return found
 
-    monkeypatch.setattr(BaseStreamingAUC, "_score_one", counted)
+    monkeypatch.setattr(cls, "_score_one", counted)
     S = sp.csr_matrix(X)
     for i in range(X.shape[0]):
         for x, batch in ((X[i], X[i : i + 1]), (as_dict(X[i]), S[i])):
@@ -48,8 +50,9 @@ def test_one_example_scores_equal_the_batch_methods(cls, monkeypatch):
             if hasattr(model, "predict_proba"):
                 proba = model.predict_proba(batch)[0]
                 np.testing.assert_array_equal(model.predict_proba_one(x), proba)
-    # the learners that score through their weights took the short path
-    assert all(taken) == cls._scores_by_coef and any(taken) == cls._scores_by_coef
+    # the learners that score through their weights, and those that hold others
+    # (through their members' score_one), took the short path
+    assert all(taken) == short and any(taken) == short
 
 
 def test_learners_with_scores_of_their_own_take_the_usual_path():
@@ -232,3 +235,18 @@ def test_bound_weights_are_the_learners_weights(cls):
     short = np.zeros(X.shape[1])  # one too few: refused, nothing written
     fill_short, _ = model._bind_coef(short)
     assert fill_short(model) is False and not short.any()
+
+
+@pytest.mark.parametrize("cls", ESTIMATORS, ids=lambda c: c.__name__)
+def test_score_one_is_score_samples_of_the_row(cls):
+    """The public one-example score (what a learner that holds others scores its
+    members with), dict and array rows, and the usual path's error for a bad row."""
+    model, X = fitted(cls)
+    if not hasattr(model, "score_one"):
+        pytest.skip("no one-example calls")
+    S = sp.csr_matrix(X)
+    for i in range(0, X.shape[0], 7):
+        assert model.score_one(X[i]) == model.score_samples(X[i : i + 1])[0]
+        assert model.score_one(as_dict(X[i])) == model.score_samples(S[i])[0]
+    with pytest.raises(ValueError, match="feature"):
+        model.score_one({X.shape[1]: 1.0})

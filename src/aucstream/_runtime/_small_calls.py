@@ -518,6 +518,36 @@ class SmallCalls(LearnerHost):
             return float(self.decision_function(self._one_row(x))[0])
         return score - self._threshold()
 
+    def score_one(self, x: Row) -> float:
+        """The model's own score of one example (see ``score_samples``): what
+        ``decision_one`` shifts by the calibrated threshold, and what a learner that
+        holds others scores one example through.
+
+        Parameters
+        ----------
+        x : array-like of shape (n_features,) or dict
+            The example.
+
+        Returns
+        -------
+        float
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from aucstream import SOLAM
+        >>> X = np.random.default_rng(0).normal(size=(500, 3)); y = X[:, 0] > 0
+        >>> model = SOLAM().fit(X, y)
+        >>> x = np.array([1.0, 0.0, 0.0])
+        >>> bool(model.score_one(x) == model.score_samples(x.reshape(1, -1))[0])
+        True
+        """
+        score = self._score_one(x)
+        if score is None:
+            learner: Any = self  # (the base class's score_samples validates in full)
+            return float(learner.score_samples(self._one_row(x))[0])
+        return score
+
     def predict_proba_one(self, x: Row) -> np.ndarray:
         """The class probabilities of one example (see ``predict_proba``).
 

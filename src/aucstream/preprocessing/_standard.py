@@ -358,6 +358,62 @@ class OnlineStandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator
             )
         return np.asarray(self.partial_fit_transform(row.reshape(1, -1)))[0]
 
+    def transform_one(self, x: dict | np.ndarray) -> dict | np.ndarray:
+        """:meth:`transform` of one example (River's name): nothing is learnt.
+
+        A plainly valid row (a dict of feature indices, or a 1-D float64 array of the
+        width, with plain values) goes through the compiled pass of :meth:`transform`
+        (the same arithmetic, so the same values bit for bit) without scikit-learn's
+        validation; anything else through :meth:`transform` itself, which converts or
+        refuses it and says why.
+
+        Parameters
+        ----------
+        x : dict or array-like of shape (n_features,)
+            The example: ``{feature index: value}`` (missing indices are 0; a sparse
+            row, so the scaler must not center), or a 1-D array.
+
+        Returns
+        -------
+        dict or ndarray of shape (n_features,)
+            The transformed example: a dict of the same keys (in increasing order) for
+            a dict, else a 1-D float64 array.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from aucstream.preprocessing import OnlineStandardScaler
+        >>> scaler = OnlineStandardScaler(with_mean=False).partial_fit(np.eye(3))
+        >>> scaler.transform_one({2: 1.0})
+        {2: 2.1213203435596424}
+        """
+        state = self.__dict__
+        if type(x) is dict and self._one_ready(centered_ok=False):
+            row = dict_row_values(x)
+            if row is not None:
+                idx, vals = row
+                args = (self._one_stats(), self.n_samples_seen_, self._options(), False, True)
+                if one_csr(idx, vals, vals, *args):  # (in place; nothing learnt)
+                    return dict(zip(idx.tolist(), vals.tolist()))
+        elif type(x) is np.ndarray and self._one_ready(centered_ok=True):
+            width = state.get("n_features_in_")
+            if x.ndim == 1 and x.dtype == np.float64 and x.shape[0] == width:
+                X = np.ascontiguousarray(x).reshape(1, -1)
+                out = np.empty(X.shape)
+                args = (self._one_stats(), self.n_samples_seen_, self._options(), False, True)
+                if one_dense(X, out, *args):
+                    return out[0]
+        if type(x) is dict:
+            check_is_fitted(self, "n_samples_seen_")
+            Z: Any = self.transform(dict_row(x, self.n_features_in_))
+            return dict(zip(Z.indices.tolist(), Z.data.tolist()))
+        one = np.asarray(x)
+        if one.ndim != 1:
+            raise ValueError(
+                f"x must be one example (a 1-D array or a dict), got shape {one.shape}"
+            )
+        return np.asarray(self.transform(one.reshape(1, -1)))[0]
+
     def _one_ready(self, centered_ok: bool) -> bool:
         """Whether a one-example call may take the compiled path: a fitted scaler whose
         parameters are valid (and, for a sparse row, that does not center)."""

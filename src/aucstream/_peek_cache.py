@@ -6,8 +6,8 @@ rows) and reads each alive candidate's windowed AUC with the buffered rows inclu
 (:meth:`aucstream.metrics.RollingAUC._peek`): an O(k log k) count over the k buffered
 rows, made again from scratch at every position where the search scores. One example at
 a time (a River progressive loop through ``StreamPipeline``), each prediction moves the
-position by one row, and the seventeen peeks of the first race took about 1.2 ms at
-1,100 buffered rows.
+position by one row, and the seventeen peeks of the first race cost more than the rest
+of the prediction (docs/benchmarks.md, issue 29's section).
 
 :func:`peek` keeps, per candidate, what the last peek counted, and counts only the rows
 buffered since. While the window takes the buffered rows without letting any pair leave

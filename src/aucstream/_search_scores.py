@@ -84,6 +84,14 @@ class Ensemble(NamedTuple):
             total += slope * candidate.score_samples(X) + offset
         return total / len(self.members)
 
+    def score_one(self, x) -> float:
+        """:meth:`_raw_scores` of one example through the members' ``score_one``: the
+        same arithmetic, so the same float."""
+        total = 0.0
+        for candidate, slope, offset in self.members:
+            total += slope * candidate.score_one(x) + offset
+        return total / len(self.members)
+
     def _coef(self) -> np.ndarray:
         members = self.members
         return cast(np.ndarray, sum(slope * c.coef_[0] for c, slope, _ in members) / len(members))

@@ -464,59 +464,6 @@ class StreamPipeline(HoldsLearners, BaseStreamingAUC):
         row = super()._one_row(x)
         return row.toarray() if sp.issparse(row) and self._centers() else row
 
-    def _transformed_one(self, x) -> dict | np.ndarray | None:
-        """The scaler's ``transform_one`` of a plainly valid example (a dict of feature
-        indices when the scaler does not center, or a 1-D float64 array of the width,
-        its values plain), else None: the usual path validates it."""
-        state = self.__dict__
-        width = state.get("n_features_in_")
-        if width is None or "n_samples_seen_" not in state or "feature_names_in_" in state:
-            return None
-        transform = getattr(state.get("transformer_"), "transform_one", None)
-        if transform is None or not fast_path_on():
-            return None
-        if type(x) is dict:
-            row = None if self._centers() else dict_row_values(x)
-            if row is None or not _values_ok(row[1]):
-                return None
-            idx = row[0]
-            if idx.size and (idx.min() < 0 or idx.max() >= width):
-                return None
-        elif not (
-            type(x) is np.ndarray
-            and x.ndim == 1
-            and x.shape == (width,)
-            and x.dtype == np.float64
-            and _values_ok(np.ascontiguousarray(x))
-        ):
-            return None
-        return transform(x)
-
-    def _score_one(self, x) -> float | None:
-        """The pipeline's score of one example: its estimator's ``decision_one`` of the
-        transformed example (``decision_function``'s arithmetic, one row), or None."""
-        z = self._transformed_one(x)
-        return None if z is None else self.estimator_.decision_one(z)
-
-    def predict_proba_one(self, x: Row) -> np.ndarray:
-        """The class probabilities of one example: its estimator's
-        ``predict_proba_one`` of the transformed example (see :meth:`predict_proba`).
-
-        Parameters
-        ----------
-        x : array-like of shape (n_features,) or dict
-            The example.
-
-        Returns
-        -------
-        ndarray of shape (2,)
-            ``P(classes_[0])`` and ``P(classes_[1])``.
-        """
-        z = self._transformed_one(x)
-        if z is None:
-            return self.predict_proba(self._one_row(x))[0]
-        return self.estimator_.predict_proba_one(z)
-
     def _dense_row(self, x: dict) -> np.ndarray | None:
         """The dense row of a dict row (its missing features zeros), or None when its
         keys are not integer indices of the features (the usual path says why)."""
@@ -779,6 +726,28 @@ class _OnTransformed(NamedTuple):
 
     def _threshold(self) -> float:
         return 0.0
+
+    def _transformed_one(self, x) -> dict | np.ndarray | None:
+        """The scaler's ``transform_one`` of an example the runtime found plainly valid
+        (``SmallCalls._plain_one``), or None (a dict to a scaler that centers: the usual
+        path makes it the dense row it stands for; a scaler without the method)."""
+        transformer = self.pipeline.transformer_
+        transform = getattr(transformer, "transform_one", None)
+        if transform is None or (type(x) is dict and getattr(transformer, "with_mean_", True)):
+            return None
+        return transform(x)
+
+    def score_one(self, x) -> float | None:
+        """The pipeline's score of one plainly valid example: its estimator's
+        ``decision_one`` of the transformed example (:meth:`_raw_scores` of one row)."""
+        z = self._transformed_one(x)
+        return None if z is None else self.pipeline.estimator_.decision_one(z)
+
+    def predict_proba_one(self, x) -> np.ndarray | None:
+        """The pipeline's probabilities of one plainly valid example: its estimator's
+        ``predict_proba_one`` of the transformed example (``predict_proba``, one row)."""
+        z = self._transformed_one(x)
+        return None if z is None else self.pipeline.estimator_.predict_proba_one(z)
 
     def _coef(self) -> np.ndarray:
         """The learner's weights on the raw features: ``w * multiplier``."""

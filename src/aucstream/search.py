@@ -101,8 +101,6 @@ from sklearn.utils.validation import check_is_fitted
 from . import _calibration, _pauc_race, _peek_cache, _race_drift, _search_scores, _state
 from ._base import BaseStreamingAUC
 from ._candidates import WIDE, default_candidates
-from ._chunks import _values_ok, dict_row_values
-from ._config import fast_path_on
 from ._params import Interval, Real, StrOptions, positive_int, unit_open
 from ._runtime import HoldsLearners, Journalled, LearnerTags, StateSpec, settle
 from ._streaming_auc import PrequentialAUC, RollingAUC
@@ -527,41 +525,6 @@ class OnePassSearch(HoldsLearners, BaseStreamingAUC):
     def _scorer(self) -> BaseStreamingAUC | _search_scores.Ensemble:  # the leader, or members
         members = self._members()
         return _search_scores.Ensemble(members) if members else self._leader()
-
-    def _score_one(self, x) -> float | None:
-        """``score_samples`` of one plainly valid example (a dict of feature indices
-        or a 1-D float64 array of the width, its values plain: else None, and the usual
-        path validates it) through the members' ``score_one``: the leader's score, or
-        the ensemble's mean of ``slope * score + offset`` in the arithmetic of
-        :meth:`aucstream._search_scores.Ensemble._raw_scores`, so the same float."""
-        state = self.__dict__
-        width = state.get("n_features_in_")
-        if width is None or "n_samples_seen_" not in state or "feature_names_in_" in state:
-            return None
-        if not fast_path_on():
-            return None
-        if type(x) is dict:
-            row = dict_row_values(x)
-            if row is None or not _values_ok(row[1]):
-                return None
-            idx = row[0]
-            if idx.size and (idx.min() < 0 or idx.max() >= width):
-                return None
-        elif not (
-            type(x) is np.ndarray
-            and x.ndim == 1
-            and x.shape == (width,)
-            and x.dtype == np.float64
-            and _values_ok(np.ascontiguousarray(x))
-        ):
-            return None
-        scorer = self._scorer()
-        if not isinstance(scorer, _search_scores.Ensemble):
-            return scorer.score_one(x)
-        total = 0.0
-        for candidate, slope, offset in scorer.members:
-            total += slope * candidate.score_one(x) + offset
-        return total / len(scorer.members)
 
     def _operating_cut(self, threshold: str, kind: str, rate: float) -> float:
         """The cut of :meth:`operating_cut` from what scores now (module docstring,

@@ -577,6 +577,17 @@ class SmallCalls(LearnerHost):
             proba = self._dict_proba(x)
             if proba is not None:
                 return proba
+        state = self.__dict__
+        if (
+            not self._scores_by_coef  # (a learner that holds others: its scorer's own)
+            and "n_samples_seen_" in state
+            and "n_features_in_" in state
+            and "feature_names_in_" not in state
+            and fast_path_on()
+        ):
+            proba = self._held_one(x, "predict_proba_one")
+            if proba is not None:
+                return proba
         score = self._score_one(x)
         if score is None:  # (the usual path: the base class's predict_proba)
             learner: Any = self
@@ -739,8 +750,10 @@ class SmallCalls(LearnerHost):
         width = state.get("n_features_in_")
         if width is None or "n_samples_seen_" not in state or "feature_names_in_" in state:
             return None
-        if not self._scores_by_coef or not fast_path_on():  # scores of its own (a pipeline)
+        if not fast_path_on():
             return None
+        if not self._scores_by_coef:  # scores of its own: a search's, a pipeline's
+            return self._held_one(x, "score_one")
         if type(x) is np.ndarray:
             if x.ndim != 1 or x.shape[0] != width or x.dtype != _FLOAT64:
                 return None
@@ -758,6 +771,35 @@ class SmallCalls(LearnerHost):
         if not math.isfinite(score):
             return None  # refused values, or an overflow: the usual path says which
         return score
+
+    def _held_one(self, x, method: str):
+        """For a learner that holds others (its ``_scorer``: a member, or an object of
+        its own such as a search's ensemble or a pipeline's transformed scores), the
+        scorer's ``method`` (``score_one`` or ``predict_proba_one``) of ``x`` when ``x``
+        is plainly valid (as for :meth:`_score_one`) and the scorer has the method, else
+        None (the usual path). A member is called through its public methods."""
+        scorer = getattr(self, "_scorer", None)
+        one = None if scorer is None else getattr(scorer(), method, None)
+        if one is None:
+            return None
+        width = self.__dict__["n_features_in_"]
+        if type(x) is dict:
+            row = dict_row_values(x)
+            if row is None or not _values_ok(row[1]):
+                return None
+            idx = row[0]
+            if idx.size and (idx.min() < 0 or idx.max() >= width):
+                return None
+        elif not (
+            type(x) is np.ndarray
+            and x.ndim == 1
+            and x.shape == (width,)
+            and x.dtype == _FLOAT64
+            and x.flags.c_contiguous
+            and _values_ok(x)
+        ):
+            return None
+        return one(x)
 
     def _known_width(self) -> int:
         width = getattr(self, "n_features_in_", None)

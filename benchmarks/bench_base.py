@@ -704,6 +704,68 @@ def pipeline_learn_one(quick: bool) -> list[dict]:
     return rows
 
 
+def pipeline_progressive(quick: bool) -> list[dict]:
+    """Beside issue 29's targets (none of its own): the progressive loop of the
+    tuning-free pipeline one example at a time (``predict_proba_one``, then
+    ``learn_one``: each prediction makes it learn the row it holds), on dict rows
+    against ``OPAUC()``'s, and inside River (``RiverClassifier(StreamPipeline())``)
+    against River's LogisticRegression, after 100 examples."""
+    from aucstream import OPAUC, StreamPipeline
+
+    n = 200 if quick else 1000
+    X, y, source = stream(n + 100)
+    dicts = [dict(zip(r.indices.tolist(), r.data.tolist())) for r in (X[i] for i in range(n + 100))]
+    named = [{f"x{j}": v for j, v in d.items()} for d in dicts]
+    labels = [bool(v > 0) for v in y]
+    work = range(100, n + 100)
+
+    def loop(model, rows, ys, i: int) -> None:
+        model.predict_proba_one(rows[i])
+        model.learn_one(rows[i], ys[i])
+
+    best: dict[str, float] = {}
+    for _ in range(2):  # fresh models each round
+        calls = {}
+        for make in (OPAUC, StreamPipeline):
+            model = make().partial_fit(X[:100], y[:100], classes=[-1.0, 1.0])
+            calls[make.__name__] = partial(loop, model, dicts, y)
+        lr = _river_lr(named, y)
+        if lr is not None:
+            from aucstream.river import RiverClassifier
+
+            wrapped = RiverClassifier(StreamPipeline(), n_features=D)
+            for i in range(100):
+                wrapped.learn_one(named[i], labels[i])
+            calls["river"] = partial(loop, lr, named, labels)
+            calls["wrapped"] = partial(loop, wrapped, named, labels)
+        for key, fn in calls.items():
+            best[key] = min(best.get(key, float("inf")), per_call(fn, work, 1))
+    rows = [
+        {
+            "learner": "StreamPipeline()",
+            "call": "progressive loop, dict",
+            "us_per_call": round(best["StreamPipeline"] * 1e6, 2),
+            "peer": "OPAUC() progressive loop",
+            "peer_us": round(best["OPAUC"] * 1e6, 2),
+            "ratio_to_peer": round(best["StreamPipeline"] / best["OPAUC"], 3),
+            "data": source,
+        }
+    ]
+    if "river" in best:
+        rows.append(
+            {
+                "learner": "RiverClassifier(StreamPipeline())",
+                "call": "progressive loop, River dict",
+                "us_per_call": round(best["wrapped"] * 1e6, 2),
+                "peer": "River LogisticRegression progressive loop",
+                "peer_us": round(best["river"] * 1e6, 2),
+                "ratio_to_peer": round(best["wrapped"] / best["river"], 3),
+                "data": source,
+            }
+        )
+    return rows
+
+
 #: Issue 29's targets on dict rows: the most time per call as a multiple of River's
 #: peer (``learn_one``: ``LogisticRegression.learn_one``; ``predict_proba_one`` and
 #: ``decision_one``: its ``predict_proba_one``; the progressive loop: River's
@@ -807,6 +869,7 @@ def run(quick: bool = False) -> list[dict]:
         + every_learner_learn_one(quick)
         + race_learn_one_later(quick)
         + pipeline_learn_one(quick)
+        + pipeline_progressive(quick)
         + big_chunks(quick)
     )
 

@@ -43,15 +43,6 @@ from ._kernels import jit
 __all__ = ["peek"]
 
 
-@jit
-def _same(kept_scores, kept_labels, scores, labels, k):
-    """Whether the first ``k`` buffered rows are the ones counted."""
-    for r in range(k):
-        if kept_scores[r] != scores[r] or kept_labels[r] != labels[r]:
-            return False
-    return True
-
-
 @jit(inline="always")
 def _pairs_with(part, s, positive):
     """The pairs of a row of score ``s`` with the sorted scores ``part`` of the other
@@ -62,17 +53,32 @@ def _pairs_with(part, s, positive):
     return below + up_to if positive else 2 * part.shape[0] - below - up_to
 
 
+#: What :func:`_grow` returns when the rows it kept are not the buffer's first rows
+#: (:data:`DIFFERENT`), or when a new row's label is not one it counts with (:data:`NEW_LABEL`).
+DIFFERENT, NEW_LABEL = -1, -2
+
+
 @jit
-def _grow(window, sizes, grown, grown_sizes, kept_scores, kept_labels, scores, labels, one, two, k):
-    """Count the buffered rows ``k:`` into the kept counts: per row its pairs with the
-    window's other class (``window[c, :sizes[c]]``, sorted) and with the buffered rows
-    of the other class before it (``grown``), then the row joins ``grown`` in order and
-    is kept (``kept_*``). ``one``: the label value numbered 1 when there are ``two``
-    labels (else every row is numbered 0). Returns the pairs added."""
+def _grow(
+    window, sizes, grown, grown_sizes, kept_scores, kept_labels, scores, labels, zero, one, k
+):
+    """Count the buffered rows ``k:`` into the kept counts, once the first ``k`` are
+    found to be the ones kept: per row its pairs with the window's other class
+    (``window[c, :sizes[c]]``, sorted) and with the buffered rows of the other class
+    before it (``grown``), then the row joins ``grown`` in order and is kept
+    (``kept_scores``, ``kept_labels``). ``zero`` and ``one``: the label values numbered
+    0 and 1 (equal when one label is known: every row is numbered 0). Returns the pairs added, or
+    :data:`DIFFERENT` or :data:`NEW_LABEL` with nothing counted."""
+    for r in range(k):
+        if kept_scores[r] != scores[r] or kept_labels[r] != labels[r]:
+            return DIFFERENT
+    for r in range(k, scores.shape[0]):
+        if labels[r] != zero and labels[r] != one:
+            return NEW_LABEL
     added = 0
     for r in range(k, scores.shape[0]):
         s = scores[r]
-        c = 1 if two and labels[r] == one else 0
+        c = 1 if labels[r] == one and one != zero else 0
         o = 1 - c
         added += _pairs_with(window[o, : sizes[o]], s, c == 1)
         added += _pairs_with(grown[o, : grown_sizes[o]], s, c == 1)
@@ -134,45 +140,38 @@ def peek(owner, i: int, metric, y: np.ndarray, scores: np.ndarray) -> float:
     key = (get_ident(), i)
     kept = table.get(key)
     state = tuple(counters.tolist())
-    if (
-        kept is None
-        or kept.metric is not metric
-        or kept.window is not metric._sorted
-        or kept.counters != state
-        or kept.known != metric._labels
-        or kept.k > k
-        or kept.scores.shape[0] < k
-        or kept.ys.dtype != y.dtype
-        or not _same(kept.scores, kept.ys, scores, y, kept.k)
-    ):
-        kept = None
-    else:  # the rows since: of the labels counted with (else counted again, below)
-        new = y[kept.k :]
-        labels = kept.labels
-        if new.size and not bool(
-            np.all(new == labels[0])
-            if len(labels) == 1
-            else np.all((new == labels[0]) | (new == labels[1]))
+    for fresh in (False, True):
+        if fresh or (
+            kept is None
+            or kept.metric is not metric
+            or kept.window is not metric._sorted
+            or kept.counters != state
+            or kept.known != metric._labels
+            or kept.k > k
+            or kept.scores.shape[0] < k
+            or kept.ys.dtype != y.dtype
         ):
-            kept = None
-    if kept is None:  # (the labels as the peek takes them: a third one refused by name)
-        labels = metric._labels_with(np.unique(y), y) if k else list(metric._labels)
-        if not labels:
+            # (the labels as the peek takes them: a third one refused by name)
+            labels = metric._labels_with(np.unique(y), y) if k else list(metric._labels)
+            if not labels:
+                return metric._peek(y, scores)
+            if len(table) >= 256:
+                table.clear()
+            kept = table[key] = _Kept(metric, state, labels, max(k, 4096), y.dtype)
+        labels = kept.labels
+        zero, one = (y.dtype.type(v) for v in (labels[0], labels[-1]))
+        if zero != labels[0] or one != labels[-1]:  # (not values of y's dtype)
             return metric._peek(y, scores)
-        if len(table) >= 256:
-            table.clear()
-        kept = table[key] = _Kept(metric, state, labels, max(k, 4096), y.dtype)
-    labels = kept.labels
-    if kept.k < k:
-        two = len(labels) == 2
-        one = y.dtype.type(labels[1] if two else labels[0])
-        if one != (labels[1] if two else labels[0]):  # (not a value of y's dtype)
-            return metric._peek(y, scores)
-        kept.pairs += _grow(
+        added = _grow(
             metric._sorted, counters[3:5], kept.grown, kept.sizes, kept.scores, kept.ys,
-            scores, y, one, two, kept.k,
+            scores, y, zero, one, kept.k,
         )  # fmt: skip
-        kept.k = k
+        if added >= 0:
+            break
+    else:  # (never: the rows just kept are the buffer's, of its labels)
+        return metric._peek(y, scores)
+    kept.pairs += added
+    kept.k = k
     n0 = int(counters[3] + kept.sizes[0])
     n1 = int(counters[4] + kept.sizes[1])
     if n0 == 0 or n1 == 0:

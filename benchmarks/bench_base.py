@@ -628,6 +628,49 @@ def race_learn_one_later(quick: bool) -> list[dict]:
     return rows
 
 
+def _dict_rows(n: int) -> tuple:
+    """The first ``n`` rows of the stream with their dicts (integer keys), River-style
+    dicts (``x{j}`` keys) and boolean labels."""
+    X, y, source = stream(n)
+    dicts = [dict(zip(r.indices.tolist(), r.data.tolist())) for r in (X[i] for i in range(n))]
+    named = [{f"x{j}": v for j, v in d.items()} for d in dicts]
+    return X, y, source, dicts, named, [bool(v > 0) for v in y]
+
+
+def _warm_wrapped(named: list, labels: list):
+    """``RiverClassifier(StreamPipeline())`` after the first 100 River-style rows."""
+    from aucstream import StreamPipeline
+    from aucstream.river import RiverClassifier
+
+    wrapped = RiverClassifier(StreamPipeline(), n_features=D)
+    for i in range(100):
+        wrapped.learn_one(named[i], labels[i])
+    return wrapped
+
+
+def _pipeline_rows(best: dict, what: str, peers: tuple[str, str], source: str) -> list[dict]:
+    """The rows of ``what`` (best seconds per call in ``best``): ``StreamPipeline()``
+    against ``OPAUC()``, and, with River, the wrapped pipeline against River's
+    LogisticRegression (``peers``: their names)."""
+    pairs = [
+        ("StreamPipeline()", "StreamPipeline", "OPAUC", f"{what}, dict", peers[0]),
+        ("RiverClassifier(StreamPipeline())", "wrapped", "river", f"{what}, River dict", peers[1]),
+    ]
+    return [
+        {
+            "learner": learner,
+            "call": call,
+            "us_per_call": round(best[key] * 1e6, 2),
+            "peer": peer,
+            "peer_us": round(best[other] * 1e6, 2),
+            "ratio_to_peer": round(best[key] / best[other], 3),
+            "data": source,
+        }
+        for learner, key, other, call, peer in pairs
+        if key in best and other in best
+    ]
+
+
 def _wrapped_learnt(wrapped, named: list, labels: list, last: int, i: int) -> None:
     """``RiverClassifier(StreamPipeline()).learn_one`` of example ``i``, the last one
     followed by its pipeline's catch-up (as in ``pipeline_learn_one``)."""
@@ -646,10 +689,7 @@ def pipeline_learn_one(quick: bool) -> list[dict]:
 
     n = 600 if quick else 2000
     rounds = 2 if quick else 3
-    X, y, source = stream(n + 100)
-    dicts = [dict(zip(r.indices.tolist(), r.data.tolist())) for r in (X[i] for i in range(n + 100))]
-    named = [{f"x{j}": v for j, v in d.items()} for d in dicts]
-    labels = [bool(v > 0) for v in y]
+    X, y, source, dicts, named, labels = _dict_rows(n + 100)
     work = range(100, n + 100)
     last = n + 99
 
@@ -669,39 +709,14 @@ def pipeline_learn_one(quick: bool) -> list[dict]:
             calls[make.__name__] = partial(learnt, model)
         lr = _river_lr(named, y)
         if lr is not None:
-            from aucstream.river import RiverClassifier
-
-            wrapped = RiverClassifier(StreamPipeline(), n_features=D)
-            for i in range(100):
-                wrapped.learn_one(named[i], labels[i])
+            wrapped = _warm_wrapped(named, labels)
             calls["river"] = lambda i, m=lr: m.learn_one(named[i], labels[i])
             calls["wrapped"] = partial(_wrapped_learnt, wrapped, named, labels, last)
         for key, fn in calls.items():
             best[key] = min(best.get(key, float("inf")), per_call(fn, work, 1))
-    rows = [
-        {
-            "learner": "StreamPipeline()",
-            "call": "learn_one, dict",
-            "us_per_call": round(best["StreamPipeline"] * 1e6, 2),
-            "peer": "OPAUC().learn_one",
-            "peer_us": round(best["OPAUC"] * 1e6, 2),
-            "ratio_to_peer": round(best["StreamPipeline"] / best["OPAUC"], 3),
-            "data": source,
-        }
-    ]
-    if "river" in best:
-        rows.append(
-            {
-                "learner": "RiverClassifier(StreamPipeline())",
-                "call": "learn_one, River dict",
-                "us_per_call": round(best["wrapped"] * 1e6, 2),
-                "peer": "River LogisticRegression.learn_one",
-                "peer_us": round(best["river"] * 1e6, 2),
-                "ratio_to_peer": round(best["wrapped"] / best["river"], 3),
-                "data": source,
-            }
-        )
-    return rows
+    return _pipeline_rows(
+        best, "learn_one", ("OPAUC().learn_one", "River LogisticRegression.learn_one"), source
+    )
 
 
 def pipeline_progressive(quick: bool) -> list[dict]:
@@ -713,10 +728,7 @@ def pipeline_progressive(quick: bool) -> list[dict]:
     from aucstream import OPAUC, StreamPipeline
 
     n = 200 if quick else 1000
-    X, y, source = stream(n + 100)
-    dicts = [dict(zip(r.indices.tolist(), r.data.tolist())) for r in (X[i] for i in range(n + 100))]
-    named = [{f"x{j}": v for j, v in d.items()} for d in dicts]
-    labels = [bool(v > 0) for v in y]
+    X, y, source, dicts, named, labels = _dict_rows(n + 100)
     work = range(100, n + 100)
 
     def loop(model, rows, ys, i: int) -> None:
@@ -731,39 +743,13 @@ def pipeline_progressive(quick: bool) -> list[dict]:
             calls[make.__name__] = partial(loop, model, dicts, y)
         lr = _river_lr(named, y)
         if lr is not None:
-            from aucstream.river import RiverClassifier
-
-            wrapped = RiverClassifier(StreamPipeline(), n_features=D)
-            for i in range(100):
-                wrapped.learn_one(named[i], labels[i])
+            wrapped = _warm_wrapped(named, labels)
             calls["river"] = partial(loop, lr, named, labels)
             calls["wrapped"] = partial(loop, wrapped, named, labels)
         for key, fn in calls.items():
             best[key] = min(best.get(key, float("inf")), per_call(fn, work, 1))
-    rows = [
-        {
-            "learner": "StreamPipeline()",
-            "call": "progressive loop, dict",
-            "us_per_call": round(best["StreamPipeline"] * 1e6, 2),
-            "peer": "OPAUC() progressive loop",
-            "peer_us": round(best["OPAUC"] * 1e6, 2),
-            "ratio_to_peer": round(best["StreamPipeline"] / best["OPAUC"], 3),
-            "data": source,
-        }
-    ]
-    if "river" in best:
-        rows.append(
-            {
-                "learner": "RiverClassifier(StreamPipeline())",
-                "call": "progressive loop, River dict",
-                "us_per_call": round(best["wrapped"] * 1e6, 2),
-                "peer": "River LogisticRegression progressive loop",
-                "peer_us": round(best["river"] * 1e6, 2),
-                "ratio_to_peer": round(best["wrapped"] / best["river"], 3),
-                "data": source,
-            }
-        )
-    return rows
+    peers = ("OPAUC() progressive loop", "River LogisticRegression progressive loop")
+    return _pipeline_rows(best, "progressive loop", peers, source)
 
 
 #: Issue 29's targets on dict rows: the most time per call as a multiple of River's

@@ -40,7 +40,7 @@ import numpy as np
 from ._fastpath import ByIdentity
 from ._kernels import jit
 
-__all__ = ["peek"]
+__all__ = ["peek", "peeked_auc"]
 
 
 @jit(inline="always")
@@ -172,11 +172,16 @@ def peek(owner, i: int, metric, y: np.ndarray, scores: np.ndarray) -> float:
         return metric._peek(y, scores)
     kept.pairs += added
     kept.k = k
-    n0 = int(counters[3] + kept.sizes[0])
-    n1 = int(counters[4] + kept.sizes[1])
+    n0, n1 = int(counters[3] + kept.sizes[0]), int(counters[4] + kept.sizes[1])
+    return peeked_auc(metric, int(counters[2]) + kept.pairs, n0, n1, labels)
+
+
+def peeked_auc(metric, pairs: int, n0: int, n1: int, labels: list) -> float:
+    """The AUC of a peek's counts: ``pairs`` (C) over the window's ``n0`` and ``n1``
+    scores of each label number, oriented by the positive label of the metric with
+    ``labels`` (NaN while a class is missing)."""
     if n0 == 0 or n1 == 0:
         return float("nan")
-    pairs = int(counters[2]) + kept.pairs
     saved, metric._labels = metric._labels, labels
     try:
         positive = metric._positive_number()

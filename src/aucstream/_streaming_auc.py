@@ -63,6 +63,7 @@ from aucstream._config import format_bytes, get_config
 from aucstream._params import Interval, positive_int, validate_parameter_constraints
 
 from . import _sorted_pairs as _sp
+from ._peek_cache import peeked_auc
 from ._sorted_pairs import _count, _partial_auc, _peek_counts, _slide, _tops
 from ._typing import ArrayLike, Label
 
@@ -885,16 +886,7 @@ class RollingAUC(_BinaryPairs):
             np.ascontiguousarray(numbers[last]),
             np.ascontiguousarray(scores[last]),
         )
-        if n0 == 0 or n1 == 0:
-            return float("nan")
-        saved, self._labels = self._labels, labels
-        try:
-            positive = self._positive_number()
-        finally:
-            self._labels = saved
-        if positive == 0:
-            pairs = 2 * n0 * n1 - pairs
-        return pairs / (2 * n0 * n1)
+        return peeked_auc(self, int(pairs), int(n0), int(n1), labels)
 
     def __repr__(self) -> str:
         return f"RollingAUC(window={self.window}, {self._describe()})"

@@ -587,7 +587,8 @@ class OnePassSearch(HoldsLearners, BaseStreamingAUC):
         while start < n:  # (a piece stops early at a reopening: _race_drift.lead_first)
             rows = slice(start, min(n, start + self._piece_length()))
             w = None if weights is None else weights[rows]
-            got = _search_scores.learn_piece(self, X[rows], y[rows], labels[rows], w)
+            part = X if rows.stop - rows.start == n else X[rows]  # (a sparse slice copies)
+            got = _search_scores.learn_piece(self, part, y[rows], labels[rows], w)
             scores[start : start + got.size] = got
             start += got.size
         return scores
@@ -607,7 +608,8 @@ class OnePassSearch(HoldsLearners, BaseStreamingAUC):
         if self.drift_ is not None:  # the leader first, watched (_race_drift.lead_first)
             mine = held.get(id(self.candidates_[lead]), journal)
             k, reopen = _race_drift.lead_first(self, X, y, labels, weights, mine)
-            X, y, labels, weights = (a if a is None else a[:k] for a in (X, y, labels, weights))
+            if k < X.shape[0]:
+                X, y, labels, weights = (a if a is None else a[:k] for a in (X, y, labels, weights))
         rows = slice(at, at + k)
         for i in np.flatnonzero(self.status_ == ALIVE):
             if i == lead and self.drift_ is not None:

@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import itertools
+import pickle
 
 import numpy as np
 import pytest
@@ -239,3 +240,30 @@ def test_transform_one_is_transform_of_the_row_and_learns_nothing():
         sparse.transform_one({8: 1.0})
     with pytest.raises(ValueError, match="center"):
         dense.transform_one({0: 1.0})
+
+
+def test_partial_fit_transform_sparse_one_in_place_or_nothing():
+    """The in-place one-row step: the values of ``partial_fit_transform_one`` of the
+    same dict (sorted), the scaler learnt; arrays it can not take, or a row it refuses,
+    leave the scaler as it was (False)."""
+    S = sp.random(200, 9, density=0.4, format="csr", random_state=6) * 30.0
+    one, other = (OnlineStandardScaler().partial_fit(S[:100]) for _ in "ab")
+    for i in range(100, 200):
+        idx, vals = S[i].indices[::-1].astype(np.int64), S[i].data[::-1].copy()
+        want = other.partial_fit_transform_one(dict(zip(idx.tolist(), vals.tolist())))
+        assert one.partial_fit_transform_sparse_one(idx, vals)
+        assert dict(zip(idx.tolist(), vals.tolist())) == want
+    before = pickle.dumps(one)
+    good = np.array([1, 4]), np.array([0.5, 2.0])
+    for idx, vals in (
+        (good[0].astype(np.int32), good[1]),  # dtypes
+        (good[0], good[1].astype(np.float32)),
+        (good[0], good[1][:1]),  # lengths
+        (good[0].reshape(1, 2), good[1].reshape(1, 2)),  # not 1-D
+        (np.array([1, 1]), good[1]),  # a repeated index
+        (np.array([1, 9]), good[1]),  # outside the features
+        (good[0], np.array([np.nan, 1.0])),
+        (good[0], np.array([1e300, 1.0])),
+    ):
+        assert not one.partial_fit_transform_sparse_one(idx, vals)
+        assert pickle.dumps(one) == before

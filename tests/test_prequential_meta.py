@@ -22,7 +22,7 @@ from test_prequential import (
 from aucstream import OPAUC, SOLAM, OnePassSearch, StreamPipeline, _calibration
 from aucstream.datasets import iter_chunks
 from aucstream.evaluation import prequential
-from aucstream.evaluation._prequential import _calibration_owner
+from aucstream.evaluation._prequential import _calibration_owner, _one_example
 from aucstream.preprocessing import OnlineStandardScaler
 
 PIPELINES = {
@@ -61,6 +61,33 @@ def test_pipelines_equal_the_brute_force_loop(name, chunk, delay):
     ref = brute_force(make(), X, y, delays_of(delay, X, y), (0, 1))
     curve = prequential(make(), iter_chunks(X, y, chunk), delay=delay, metrics=ALL, every=40)
     check_columns(curve, ref, y, (0, 1))
+
+
+@pytest.mark.parametrize("chunk", [1, 250])
+@pytest.mark.parametrize("make", [StreamPipeline, OnePassSearch], ids=["pipeline", "search"])
+def test_a_row_alone_goes_through_the_one_example_methods(make, chunk, monkeypatch):
+    """With a delay every row is scored and learnt alone: the default holders take
+    decision_one, predict_proba_one and learn_one (no validated chunk of one row), and
+    the run is still the brute-force loop's."""
+    X, y = data(150, seed=5)
+    ref = brute_force(make(), X, y, delays_of(3, X, y), (0, 1))
+    model = make()
+    assert _one_example(model) and not _one_example(Subclassed())
+    calls = Counting(model, monkeypatch)
+    monkeypatch.setattr(model, "decision_function", _refused)
+    curve = prequential(model, iter_chunks(X, y, chunk), delay=3, metrics=ALL, every=50)
+    check_columns(curve, ref, y, (0, 1))
+    # chunks learnt: the first label (with the classes) and the three the end releases
+    assert calls.calls == [("partial_fit", 1), ("partial_fit", 3)]
+
+
+class Subclassed(SOLAM):
+    def decision_function(self, X):  # (its decision_one would not follow it)
+        return super().decision_function(X) + 1.0
+
+
+def _refused(X):
+    raise AssertionError("decision_function called on a row alone")
 
 
 def test_delay_0_feeds_a_pipeline_whole_chunks(monkeypatch):

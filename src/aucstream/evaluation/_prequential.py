@@ -198,6 +198,24 @@ def _replays_calibration(model) -> bool:
     )
 
 
+def _one_example(model) -> bool:
+    """Whether ``decision_one``, ``predict_proba_one`` and ``learn_one`` of ``model``
+    are ``decision_function``, ``predict_proba`` and ``partial_fit`` of a one-row
+    chunk: an online aucstream learner, a holder (:class:`~aucstream.StreamPipeline`,
+    :class:`~aucstream.OnePassSearch`) included, none of whose six methods is
+    defined outside aucstream (``tests/test_score_one.py`` holds the scores equal,
+    ``tests/test_prequential_meta.py`` the runs with a delay). A row alone (a delay,
+    a checkpoint) then costs a one-example call, not a validated chunk of one row."""
+    if not isinstance(model, BaseStreamingAUC) or model.is_batch:
+        return False
+    names = ("decision_function", "predict_proba", "partial_fit")
+    for name in names + ("decision_one", "predict_proba_one", "learn_one"):
+        owner = next((c for c in type(model).__mro__ if name in c.__dict__), None)
+        if owner is None or not owner.__module__.startswith("aucstream."):
+            return False
+    return True
+
+
 def _scores_as_base(model) -> bool:
     """Whether ``decision_function``, ``predict_proba`` and ``predict`` of ``model``
     are :class:`~aucstream._base.BaseStreamingAUC`'s over its own scores (its
@@ -305,6 +323,9 @@ class _Evaluation:
         self.plain = _replays_calibration(model)
         #: decision_function, predict_proba and predict from one score_samples
         self.as_base = self.plain or _scores_as_base(model)
+        #: a row alone is scored and learnt through the one-example methods
+        self.one = self.plain or _one_example(model)
+        self.column: int | None = None
         #: the learner whose calibration owned_chunk replays (see _calibration_owner)
         self.owner = _calibration_owner(model, self.plain)
         #: the search whose decisions the learning records (see _search_of)
@@ -428,10 +449,10 @@ class _Evaluation:
         return scores, proba, predicted
 
     def score_row(self, X, j: int):
-        """:meth:`score` of row ``j`` alone, through the learner's one-example methods
-        (no slice and no scikit-learn check; the arithmetic of :meth:`scored`) when
-        the row is plain, else None."""
-        if not (self.plain and self.fitted):
+        """:meth:`score` of row ``j`` alone, through the model's one-example methods
+        (no slice and no scikit-learn check; :func:`_one_example`) when the row is
+        plain, else None."""
+        if not (self.one and self.fitted):
             return None
         row = plain_row(X, j)
         if row is None:
@@ -439,7 +460,12 @@ class _Evaluation:
         model, proba, predicted = self.model, None, None
         decision = model.decision_one(row)
         if "proba" in self.needs:
-            proba = np.array([model.predict_proba_one(row)[1]])
+            if not self.has_proba:
+                proba = _calibration.capped_logistic(np.array([decision]))
+            else:
+                if self.column is None:  # (of the positive class; classes_ is fitted)
+                    self.column = int(np.flatnonzero(model.classes_ == self.classes[1])[0])
+                proba = np.array([model.predict_proba_one(row)[self.column]])
         if "predicted" in self.needs:
             predicted = np.array([decision > 0])
         return np.array([decision]), proba, predicted
@@ -480,7 +506,7 @@ class _Evaluation:
     # -------------------------------------------------------------- learning
     def learn_row(self, X, y: np.ndarray, j: int) -> None:
         """Learn row ``j`` alone (the learner's one-example path when it applies)."""
-        row = plain_row(X, j) if self.plain and not self.first_fit else None
+        row = plain_row(X, j) if self.one and not self.first_fit else None
         if row is None:
             self.learn(slice_rows(X, j, j + 1), y[j : j + 1])
             return

@@ -52,12 +52,14 @@ class Taken:
 
     def __init__(self, monkeypatch):
         self.calls: list[bool] = []
+        self.sizes: list[int] = []  # (the rows of each call)
         method = P._Evaluation.search_chunk
 
         def spy(run, X, y):
             written = method(run, X, y)
             if P._RECORD_SEARCH:  # (the recording's run, not the row-by-row one)
                 self.calls.append(written is not None)
+                self.sizes.append(y.shape[0])
             return written
 
         monkeypatch.setattr(P._Evaluation, "search_chunk", spy)
@@ -174,10 +176,11 @@ def test_delay_and_partial_auc_race_go_row_by_row(monkeypatch):
 
 
 @pytest.mark.parametrize("name", ["search", "pipeline"])
-def test_a_candidate_that_diverges_inside_a_chunk_sends_it_row_by_row(name, monkeypatch):
+def test_a_candidate_that_diverges_inside_a_chunk_splits_it(name, monkeypatch):
     """A candidate failing inside a piece leaves the race at its row row by row: the
     recording refuses the piece, the search's transaction undoes the call, and that
-    chunk goes row by row (the others are recorded)."""
+    chunk is split in halves until the failing row goes alone (the row-by-row path);
+    every other row, before and after it, is recorded."""
     learn = search_module._learn_candidate
 
     def failing(candidate, X, y, weights, journal=None):
@@ -192,7 +195,12 @@ def test_a_candidate_that_diverges_inside_a_chunk_sends_it_row_by_row(name, monk
     (a, model), (b, _) = both(MODELS[name], X, y, 50, monkeypatch, window=300, every=250)
     assert_same(a, b)
     assert getattr(model, "estimator_", model).status_[2] == search_module.DIVERGED
-    assert taken.calls.count(False) == 1 and taken.calls.count(True) >= 4
+    refused = [n for ok, n in zip(taken.calls, taken.sizes) if not ok]
+    recorded = sum(n for ok, n in zip(taken.calls, taken.sizes) if ok)
+    # the halves of the failing chunk, each refused once, down to the row alone
+    assert refused[0] == 50 and refused[-1] == 1 and len(refused) <= 7
+    assert all(m in (n // 2, n - n // 2) for n, m in zip(refused, refused[1:]))
+    assert recorded == 1500 - 1
 
 
 @pytest.mark.parametrize("window", [5, 40, 1000])

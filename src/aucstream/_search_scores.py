@@ -34,9 +34,10 @@ differ from ``score_samples``'s in the last bits (as for a plain learner,
 
 What is not reproduced here is refused, never approximated: a candidate that
 diverges inside a piece (it leaves the race at the row where it fails, row by row,
-but with the whole piece here) makes :func:`learn_piece` raise :class:`NotExact`,
-which the search's transaction rolls back, and prequential goes row by row over that
-chunk; prequential does not ask a search that races by the partial AUC
+but with the whole piece here) makes :func:`learn_piece` raise :class:`Diverged`,
+which the search's transaction rolls back, and prequential splits that chunk in
+halves (the rows before the failing one are recorded, the failing one goes alone,
+as row by row); prequential does not ask a search that races by the partial AUC
 (``max_fpr``, whose ensemble reads windowed full AUCs) or whose candidates' scores
 are not kernel-prequential (:func:`recordable`).
 
@@ -59,6 +60,7 @@ from ._streaming_auc import RollingAUC
 
 __all__ = [
     "Ensemble",
+    "Diverged",
     "NotExact",
     "recording",
     "learn_piece",
@@ -106,8 +108,14 @@ class Ensemble(NamedTuple):
 
 
 class NotExact(Exception):
-    """A piece whose decisions the recording cannot give exactly (a candidate diverged
-    inside it): raised inside the search's call, whose transaction undoes it."""
+    """A piece whose decisions the recording cannot give exactly: raised inside the
+    search's call, whose transaction undoes it."""
+
+
+class Diverged(NotExact):
+    """A candidate diverged inside the piece: it leaves the race at the row where it
+    fails, which the rows before it, recorded, and the row itself, alone, give
+    exactly (:func:`learnt_chunk` raises it for its caller to split the chunk)."""
 
 
 class recording:
@@ -175,13 +183,16 @@ def search_of(model) -> Callable[[], Any] | None:
 def learnt_chunk(model, X, y, classes) -> np.ndarray | None:
     """``model.test_then_train(X, y)`` (``classes`` on the first call) with the
     decision score and probability before each row recorded (``(2, n)``), or None,
-    the call undone by the model's transaction, when a piece is :class:`NotExact`."""
+    the call undone by the model's transaction, when a piece is :class:`NotExact`;
+    :class:`Diverged` (the call undone) when a candidate diverged inside it."""
     written = np.empty((2, y.shape[0]))
     extra = {} if classes is None else {"classes": classes}
     getattr(model, "estimator_", None)  # (a pipeline learns the rows it holds first)
     try:
         with recording(written) as request:
             model.test_then_train(X, y, **extra)
+    except Diverged:
+        raise
     except NotExact:
         return None
     if request.filled != y.shape[0]:
@@ -241,7 +252,7 @@ class _Piece:
         from .search import DIVERGED
 
         if np.any(search.status_[self.alive] == DIVERGED):
-            raise NotExact("a candidate diverged inside the piece")
+            raise Diverged("a candidate diverged inside the piece")
         out = request.out
         if request.filled + k > out.shape[1]:
             raise NotExact("more rows than recorded")

@@ -341,6 +341,7 @@ class _Evaluation:
         #: (:meth:`owned_chunk`) with the labels as given, which are checked and
         #: compared with the positive class when the block is counted (:meth:`flush`)
         self.raw_labels = self.fast and self.owner is not None
+        self.diverged = False  # (search_chunk's last refusal: a candidate diverged)
         self.block = ScoreBlock(_HOLD) if self.raw_labels else None
         #: the request that the learner's kernel write into the block (one per run)
         self.request = _calibration.writing(None, self._NOTHING)
@@ -572,6 +573,10 @@ class _Evaluation:
             if written is not None:
                 self.count_written(written, positive, base)
                 return
+            if self.diverged and n > 1:  # the halves (bisection: the row alone below)
+                self.chunk(slice_rows(X, 0, n // 2), y[: n // 2])
+                self.chunk(slice_rows(X, n // 2, n), y[n // 2 :])
+                return
         delays = self.delays(X, y, base)
         kept = (
             np.ones(n, dtype=bool)
@@ -601,12 +606,19 @@ class _Evaluation:
     def search_chunk(self, X, y) -> np.ndarray | None:
         """``delay=0`` through one ``test_then_train`` of a search that records its
         decisions and probabilities before each row (:mod:`aucstream._search_scores`);
-        None, the model unchanged, when it cannot (then the chunk goes row by row)."""
+        None, the model unchanged, when it cannot: then the chunk goes row by row, or,
+        when a candidate diverged inside it (``diverged``), in halves, down to that
+        row alone (a row by row run drops the candidate there)."""
         assert self.search is not None
+        self.diverged = False
         if not (_RECORD_SEARCH and _search_scores.recordable(self.search(), self.width or 0)):
             return None
         classes = np.asarray(self.classes) if self.first_fit else None
-        written = _search_scores.learnt_chunk(self.model, X, y, classes)
+        try:
+            written = _search_scores.learnt_chunk(self.model, X, y, classes)
+        except _search_scores.Diverged:  # (undone) a candidate failed at a row inside
+            self.diverged = True
+            return None
         if written is not None:
             if not self.fitted:  # nothing learnt before the first example: as untrained
                 written[:, 0] = 0.0, 0.5

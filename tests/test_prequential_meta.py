@@ -22,7 +22,7 @@ from test_prequential import (
 from aucstream import OPAUC, SOLAM, OnePassSearch, StreamPipeline, _calibration
 from aucstream.datasets import iter_chunks
 from aucstream.evaluation import prequential
-from aucstream.evaluation._prequential import _calibration_owner, _one_example
+from aucstream.evaluation._prequential_parts import _calibration_owner, _one_example
 from aucstream.preprocessing import OnlineStandardScaler
 
 PIPELINES = {

@@ -149,7 +149,7 @@ def recordable(search, width: int) -> bool:
     """Whether ``search``'s decisions can be recorded (module docstring): no
     ``max_fpr``, and every candidate (those of a fitted search, or the first race's)
     a plain online learner whose calibration replays over its prequential scores."""
-    from .evaluation._prequential import _replays_calibration
+    from .evaluation._prequential_parts import _replays_calibration
 
     if search.max_fpr is not None:
         return False

@@ -2,12 +2,15 @@
 width, slices, stacks and plain rows), the scored rows held until the metrics count
 them (:class:`ScoreBlock`), the memory reading at each
 checkpoint (:class:`MemoryReading`), the labels' check in one compiled pass
-(:func:`positive_of`, :class:`LabelCheck` for a run's classes), and the classes of a
-run (:func:`is_fitted`, :func:`classes_for`, :func:`pair_from`)."""
+(:func:`positive_of`, :class:`LabelCheck` for a run's classes), the classes of a
+run (:func:`is_fitted`, :func:`classes_for`, :func:`pair_from`), and what a model's
+methods allow (:func:`_replays_calibration`, :func:`_scores_as_base`,
+:func:`_one_example`, :func:`_calibration_owner`)."""
 
 from __future__ import annotations
 
 import operator
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -161,6 +164,87 @@ class MemoryReading:
             self.held_names, self.held = tuple(held_names), tuple(held)
             self.arrays = arrays
         return self.total
+
+
+def _replays_calibration(model) -> bool:
+    """Whether ``test_then_train``'s scores and the calibration replayed over them give
+    ``decision_function``, ``predict_proba`` and ``predict`` as they were (a plain
+    aucstream learner whose kernels score each example before learning it)."""
+    return (
+        isinstance(model, BaseStreamingAUC)
+        and not model.is_batch
+        and type(model)._scores_by_coef
+        and type(model)._threshold is BaseStreamingAUC._threshold
+        and bool(getattr(getattr(model, "_tags", None), "kernel_prequential", False))
+        and callable(getattr(model, "test_then_train", None))
+    )
+
+
+def _one_example(model) -> bool:
+    """Whether ``decision_one``, ``predict_proba_one`` and ``learn_one`` of ``model``
+    are ``decision_function``, ``predict_proba`` and ``partial_fit`` of a one-row
+    chunk: an online aucstream learner, a holder (:class:`~aucstream.StreamPipeline`,
+    :class:`~aucstream.OnePassSearch`) included, none of whose six methods is
+    defined outside aucstream (``tests/test_score_one.py`` holds the scores equal,
+    ``tests/test_prequential_meta.py`` the runs with a delay). A row alone (a delay,
+    a checkpoint) then costs a one-example call, not a validated chunk of one row."""
+    if not isinstance(model, BaseStreamingAUC) or model.is_batch:
+        return False
+    names = ("decision_function", "predict_proba", "partial_fit")
+    for name in names + ("decision_one", "predict_proba_one", "learn_one"):
+        owner = next((c for c in type(model).__mro__ if name in c.__dict__), None)
+        if owner is None or not owner.__module__.startswith("aucstream."):
+            return False
+    return True
+
+
+def _scores_as_base(model) -> bool:
+    """Whether ``decision_function``, ``predict_proba`` and ``predict`` of ``model``
+    are :class:`~aucstream._base.BaseStreamingAUC`'s over its own scores (its
+    ``_raw_scores``, ``_threshold`` and ``calibration_`` may be its own, as
+    :class:`~aucstream.OnePassSearch`'s are): then one validation and one
+    ``score_samples`` give all three, with the same arithmetic."""
+    if not isinstance(model, BaseStreamingAUC) or not hasattr(model, "predict_proba"):
+        return False
+    names = ("decision_function", "predict", "predict_proba", "score_samples")
+    return all(
+        next(c for c in type(model).__mro__ if name in c.__dict__) is BaseStreamingAUC
+        for name in names
+    )
+
+
+def _calibration_owner(model, plain: bool | None = None) -> Callable[[], Any] | None:
+    """How to reach the learner whose calibration, replayed over ``model``'s
+    ``test_then_train`` scores, gives ``model``'s ``decision_function``,
+    ``predict_proba`` and ``predict`` as they were before each row was learnt; None
+    when there is none (then delay 0 goes row by row).
+
+    A plain learner (:func:`_replays_calibration`) owns its calibration. A
+    :class:`~aucstream.StreamPipeline` over a plain learner scores prequentially inside
+    ``partial_fit`` (each row transformed with the statistics of the rows before it,
+    then scored by the learner before the learner learns it), its
+    ``test_then_train`` returns the learner's scores, and its ``decision_function``,
+    ``predict_proba`` and ``predict`` are the learner's on the transformed rows: the
+    learner's calibration, replayed, gives them. :class:`~aucstream.OnePassSearch`
+    has no such owner: before each example it scores with the candidate of the best
+    windowed AUC at that example (and an ensemble of calibrated ones), which its
+    ``test_then_train`` scores (the round leader's) do not tell; it records them
+    instead (:func:`aucstream._search_scores.search_of`). ``plain`` is
+    ``_replays_calibration(model)`` when the caller knows it already.
+    """
+    if _replays_calibration(model) if plain is None else plain:
+        return lambda: model
+    from ..pipeline import StreamPipeline
+
+    if (
+        type(model) is StreamPipeline
+        and type(model)._threshold is StreamPipeline._threshold
+        and callable(getattr(model, "test_then_train", None))
+    ):
+        inner = model.__dict__.get("estimator_", model.estimator)
+        if inner is not None and _replays_calibration(inner):
+            return lambda: model.estimator_
+    return None
 
 
 @jit

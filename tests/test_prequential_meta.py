@@ -81,6 +81,29 @@ def test_a_row_alone_goes_through_the_one_example_methods(make, chunk, monkeypat
     assert calls.calls == [("partial_fit", 1), ("partial_fit", 3)]
 
 
+@pytest.mark.parametrize("delay", [0, 5])
+@pytest.mark.parametrize("make", [SOLAM, StreamPipeline], ids=["SOLAM", "pipeline"])
+def test_a_reader_that_refills_its_arrays(make, delay):
+    """Rows kept past their chunk (labels released later, chunks read ahead to find
+    both classes, a holder's queue) are the rows given: a reader that fills the same
+    arrays for every chunk changes nothing."""
+    X, y = data(300, seed=6)
+    order = np.r_[
+        np.flatnonzero(y == 0)[:130], np.flatnonzero(y == 1), np.flatnonzero(y == 0)[130:]
+    ]
+    X, y = X[order], y[order]  # the first two chunks of one class: read ahead
+
+    def refilled():
+        rows, labels = np.empty((60, X.shape[1])), np.empty(60, dtype=y.dtype)
+        for a in range(0, len(y), 60):
+            rows[:], labels[:] = X[a : a + 60], y[a : a + 60]
+            yield rows, labels
+
+    ref = brute_force(make(), X, y, delays_of(delay, X, y), (0, 1))
+    curve = prequential(make(), refilled(), delay=delay, metrics=ALL, every=150)
+    check_columns(curve, ref, y, (0, 1))
+
+
 class Subclassed(SOLAM):
     def decision_function(self, X):  # (its decision_one would not follow it)
         return super().decision_function(X) + 1.0

@@ -524,6 +524,9 @@ class _Evaluation:
             self.release(self.n_seen - 1)
             cur = stop
             self.checkpoint()
+        held = self.chunks.get(chunk_id)
+        if held is not None:  # labels released later: its rows kept (a reader may refill)
+            held[0], held[1] = held[0].copy(), held[1].copy()
 
     def search_chunk(self, X, y) -> np.ndarray | None:
         """``delay=0`` through one ``test_then_train`` of a search that records its
@@ -788,7 +791,7 @@ def prequential(
             for X, y in chunks:
                 X, y = run.check_chunk(X, y)
                 run.n_chunks += 1
-                ahead.append((X, y))
+                ahead.append((X.copy(), y.copy()))  # (a reader may refill its arrays)
                 seen = (
                     distinct(y)
                     if not seen.size

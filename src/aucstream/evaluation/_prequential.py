@@ -495,9 +495,8 @@ class _Evaluation:
             if written is not None:
                 self.count_written(written, positive, base)
                 return
-            if self.diverged and n > 1:  # the halves (bisection: the row alone below)
-                self.chunk(slice_rows(X, 0, n // 2), y[: n // 2])
-                self.chunk(slice_rows(X, n // 2, n), y[n // 2 :])
+            if self.diverged and n > 1:
+                self.around_divergence(X, y)
                 return
         delays = self.delays(X, y, base)
         kept = (
@@ -528,12 +527,36 @@ class _Evaluation:
         if held is not None:  # labels released later: its rows kept (a reader may refill)
             held[0], held[1] = held[0].copy(), held[1].copy()
 
+    def around_divergence(self, X, y) -> None:
+        """A chunk refused because a candidate diverged inside it (:meth:`search_chunk`):
+        the rows before the failing one recorded, in halving pieces (bisection: a
+        piece recorded moves past it, a piece refused holds the failing row), that
+        row alone as row by row (where a row-by-row run drops the candidate), then
+        the rest as one chunk again."""
+        lo, hi = 0, y.shape[0]
+        while hi - lo > 1:
+            mid = lo + (hi - lo) // 2
+            part, labels = slice_rows(X, lo, mid), y[lo:mid]
+            positive = self.check_labels(labels, self.n_seen)
+            written = self.search_chunk(part, labels)
+            if written is not None:
+                self.count_written(written, positive, self.n_seen)
+                lo = mid
+            elif self.diverged:
+                hi = mid
+            else:  # (refused for another reason: row by row, as any such chunk)
+                self.chunk(part, labels)
+                lo = mid
+        self.chunk(slice_rows(X, lo, lo + 1), y[lo : lo + 1])
+        if lo + 1 < y.shape[0]:
+            self.chunk(slice_rows(X, lo + 1, y.shape[0]), y[lo + 1 :])
+
     def search_chunk(self, X, y) -> np.ndarray | None:
         """``delay=0`` through one ``test_then_train`` of a search that records its
         decisions and probabilities before each row (:mod:`aucstream._search_scores`);
         None, the model unchanged, when it cannot: then the chunk goes row by row, or,
-        when a candidate diverged inside it (``diverged``), in halves, down to that
-        row alone (a row by row run drops the candidate there)."""
+        when a candidate diverged inside it (``diverged``), around that row
+        (:meth:`around_divergence`)."""
         assert self.search is not None
         self.diverged = False
         if not (_RECORD_SEARCH and _search_scores.recordable(self.search(), self.width or 0)):

@@ -371,27 +371,35 @@ class _Evaluation:
             predicted = scores > 0
         return scores, proba, predicted
 
-    def score_row(self, X, j: int):
-        """:meth:`score` of row ``j`` alone, through the model's one-example methods
-        (no slice and no scikit-learn check; :func:`_one_example`) when the row is
-        plain, else None."""
+    def score_row(self, X, j: int) -> tuple[float, float] | None:
+        """The decision score and probability (0.0 when not asked, or when
+        ``predict_proba`` is missing) of row ``j`` alone, through the model's
+        one-example methods (no slice and no scikit-learn check; :func:`_one_example`)
+        when the row is plain, else None."""
         if not (self.one and self.fitted):
             return None
         row = plain_row(X, j)
         if row is None:
             return None
-        model, proba, predicted = self.model, None, None
+        model, proba = self.model, 0.0
         decision = model.decision_one(row)
+        if "proba" in self.needs and self.has_proba:  # (else the chunk's, from decisions)
+            if self.column is None:  # (of the positive class; classes_ is fitted)
+                self.column = int(np.flatnonzero(model.classes_ == self.classes[1])[0])
+            proba = model.predict_proba_one(row)[self.column]
+        return decision, proba
+
+    def count_scored(self, positive, scored: tuple, start: int, stop: int) -> None:
+        """:meth:`count` rows ``start:stop`` of a chunk whose decision scores,
+        probabilities and predictions (``scored``) :meth:`score` and :meth:`score_row`
+        wrote (the probabilities of a model without ``predict_proba`` from the decision
+        scores, as :meth:`score` makes them)."""
+        decisions, probas, predictions = scored
+        scores, proba = decisions[start:stop], None
         if "proba" in self.needs:
-            if not self.has_proba:
-                proba = _calibration.capped_logistic(np.array([decision]))
-            else:
-                if self.column is None:  # (of the positive class; classes_ is fitted)
-                    self.column = int(np.flatnonzero(model.classes_ == self.classes[1])[0])
-                proba = np.array([model.predict_proba_one(row)[self.column]])
-        if "predicted" in self.needs:
-            predicted = np.array([decision > 0])
-        return np.array([decision]), proba, predicted
+            proba = probas[start:stop] if self.has_proba else _calibration.capped_logistic(scores)
+        predicted = predictions[start:stop] if self.predicts else None
+        self.count(positive[start:stop], scores, proba, predicted)
 
     def count(self, positive, scores, proba, predicted) -> None:
         """Count scored rows in the metrics (held, in order, until a read or _HOLD rows:
@@ -509,7 +517,10 @@ class _Evaluation:
             self.chunks[chunk_id] = [X, y, int(kept.sum())]
             for j in np.flatnonzero(kept).tolist():
                 heapq.heappush(self.pending, (base + j + int(delays[j]), base + j, chunk_id, j))
-        cur = 0
+        # the chunk's decision scores and probabilities, counted at its checkpoints and
+        # at its end (one count per run of one row cost more than the row)
+        decisions, probas, predictions = np.empty(n), np.empty(n), np.empty(n, dtype=bool)
+        cur = counted = 0
         while cur < n:
             stop = n
             if self.pending:  # the next release, after the scoring of this example
@@ -517,10 +528,21 @@ class _Evaluation:
             if self.every is not None:
                 stop = min(stop, (self.n_seen // self.every + 1) * self.every - base)
             one = self.score_row(X, cur) if stop == cur + 1 else None
-            scores, proba, predicted = one or self.score(slice_rows(X, cur, stop))
-            self.count(positive[cur:stop], scores, proba, predicted)
+            if one is None:
+                scores, proba, predicted = self.score(slice_rows(X, cur, stop))
+                decisions[cur:stop] = scores
+                if proba is not None:
+                    probas[cur:stop] = proba
+                if predicted is not None:
+                    predictions[cur:stop] = predicted
+            else:
+                decisions[cur], probas[cur] = one
+                predictions[cur] = one[0] > 0
             self.n_seen = base + stop
             self.release(self.n_seen - 1)
+            if self.every is not None and self.n_seen % self.every == 0 or stop == n:
+                self.count_scored(positive, (decisions, probas, predictions), counted, stop)
+                counted = stop
             cur = stop
             self.checkpoint()
         held = self.chunks.get(chunk_id)

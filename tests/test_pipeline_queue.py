@@ -10,7 +10,16 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from aucstream import OnePassSearch, StreamPipeline, load_model, save_model
+from aucstream import (
+    FTRLAUC,
+    OPAUC,
+    SOLAM,
+    AdaOAM,
+    OnePassSearch,
+    StreamPipeline,
+    load_model,
+    save_model,
+)
 from aucstream._pipeline_queue import _HOLDS, dict_hold
 from aucstream.checks import pickled_state
 
@@ -62,6 +71,33 @@ def test_compiled_hold_gives_the_model_of_one_chunk(monkeypatch, queue_rows):
     assert held(model) == (len(y) - 20) % queue_rows
     assert pickled_state(model) == pickled_state(whole)
     np.testing.assert_array_equal(model.decision_function(S), whole.decision_function(S))
+
+
+@pytest.mark.parametrize("make", [SOLAM, OPAUC, AdaOAM, FTRLAUC, OnePassSearch])
+def test_a_row_held_alone_is_learnt_through_learn_one(make, monkeypatch):
+    """Scored after each example (a progressive loop), the pipeline catches up one
+    held row at a time: through its estimator's learn_one, with the model of one
+    partial_fit per row, bit for bit."""
+    S, y = stream(n=400)
+    dicts = rows(S)
+    one, fit = (
+        StreamPipeline(estimator=make()).partial_fit(S[:20], y[:20], classes=[0.0, 1.0])
+        for _ in range(2)
+    )
+    calls = []
+    learn_one = one.estimator_.learn_one
+    monkeypatch.setattr(  # (counts the calls to one's estimator)
+        one.estimator_, "learn_one", lambda x, y_: calls.append(True) or learn_one(x, y_)
+    )
+    scores, expected = [], []
+    for i in range(20, len(y)):
+        scores.append(one.decision_one(dicts[i]))
+        expected.append(float(fit.decision_function(S[i : i + 1])[0]))
+        one.learn_one(dicts[i], y[i])
+        fit.partial_fit(S[i : i + 1], y[i : i + 1])
+    assert calls.count(True) == len(y) - 20 - 1  # (the last row: held, not scored after)
+    np.testing.assert_array_equal(scores, expected)
+    np.testing.assert_array_equal(one.decision_function(S), fit.decision_function(S))
 
 
 def test_rows_the_kernel_refuses_take_the_usual_path():

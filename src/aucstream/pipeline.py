@@ -602,13 +602,16 @@ class StreamPipeline(HoldsLearners, BaseStreamingAUC):
         indptr = self.queue_indptr_
         end = int(indptr[rows])
         data = self.queue_data_[:end].copy()
+        y = self.classes_[self.queue_labels_[:rows]]
         if queue[1] == 1:
-            X = data.reshape(rows, width)
+            state["estimator_"].partial_fit(data.reshape(rows, width), y)
+        elif rows == 1:  # one row: the estimator's one-example step (no sparse matrix)
+            row = dict(zip(self.queue_indices_[:end].tolist(), data.tolist()))
+            state["estimator_"].learn_one(row, y[0])
         else:
             indices, ends = self.queue_indices_[:end].copy(), indptr[: rows + 1].copy()
             X = sp.csr_matrix((data, indices, ends), shape=(rows, width))
-        y = self.classes_[self.queue_labels_[:rows]]
-        state["estimator_"].partial_fit(X, y)
+            state["estimator_"].partial_fit(X, y)
         queue[:] = 0  # at once: nothing is held (the rest only clears the stale rows)
         self.queue_data_[:end] = 0.0
         self.queue_indices_[:end] = 0

@@ -243,6 +243,31 @@ def test_a_changed_parameter_reaches_the_cross_parameter_checks():
     assert_same_state(before, snapshot(_state.state_items(model)))
 
 
+def test_a_pipeline_validates_its_steps_once_and_a_new_step_again(monkeypatch):
+    """A pipeline's own checks of its steps (their methods, their type) are made once
+    per step object: one example at a time they are not made again (scikit-learn's
+    validation cost more than the rest of the call); a step replaced is checked."""
+    from aucstream import SOLAM, StreamPipeline
+    from aucstream.preprocessing import OnlineStandardScaler
+
+    X, y = stream()
+    model = StreamPipeline(OnlineStandardScaler(), SOLAM()).partial_fit(X[:20], y[:20])
+    calls = []
+    validate = StreamPipeline._validate_params
+    monkeypatch.setattr(
+        StreamPipeline, "_validate_params", lambda m: calls.append(1) or validate(m)
+    )
+    for i in range(20, 40):
+        model.predict_proba_one(X[i])
+        model.learn_one(X[i], y[i])
+    assert len(calls) <= 1
+    model.estimator = object()  # assigned directly: a step without the methods
+    before = model.estimator_
+    with pytest.raises(InvalidParameterError, match="'estimator' parameter"):
+        model.learn_one(X[40], y[40])
+    assert model.estimator_ is before and model.n_samples_seen_ == 40
+
+
 class _Interrupt(BaseException):
     pass
 

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import numba as nb
 import numpy as np
+from sklearn.base import BaseEstimator
 
 from . import _chunks
 from ._chunks import (
@@ -184,14 +185,17 @@ _VALIDATED = ByIdentity()
 
 def validate_params_once(estimator) -> None:
     """``estimator._validate_params()``, unless its parameters are the very objects
-    validated last time, all of a type in :data:`STABLE_PARAM_TYPES` (scikit-learn's
-    validation costs about as much as a one-row call of a transformer)."""
+    validated last time, each of a type in :data:`STABLE_PARAM_TYPES` or an
+    estimator (scikit-learn's validation costs about as much as a one-row call of a
+    transformer). An estimator held as a parameter (a pipeline's steps, a drift
+    detector) is checked by its type and methods (``HasMethods``, ``isinstance``),
+    which its own parameters do not change; they are validated by its own calls."""
     params = param_values(estimator)
     last = _VALIDATED.get(estimator)
     if last is not None and all(map(is_, params, last)):
         return
     estimator._validate_params()
-    if all(type(v) in STABLE_PARAM_TYPES for v in params[:-2]):
+    if all(type(v) in STABLE_PARAM_TYPES or isinstance(v, BaseEstimator) for v in params[:-2]):
         _VALIDATED[estimator] = params
 
 

@@ -28,6 +28,7 @@ Usage::
     PYTHONPATH=OTHER/src python benchmarks/bench_prequential.py --cost-only SOLAM
     PYTHONPATH=OTHER/src python benchmarks/bench_prequential.py --own-cost --repeat 30
     python benchmarks/bench_prequential.py --paired SOLAM --repeat 60 [--sliced] [--times 10]
+    python benchmarks/bench_prequential.py --pipelines [--repeat 3] [--delayed-rows 5000]
 
 ``--paired`` is the way to read the cost target on a busy machine (:func:`paired`):
 one process, single passes of learning alone and of ``prequential`` interleaved
@@ -533,6 +534,55 @@ def machine() -> str:
     )
 
 
+def pipelines(X, y, repeat: int, delayed_rows: int) -> list[dict]:
+    """``prequential`` of the models users run, against a pass of their
+    ``test_then_train`` over the same chunks of 1,000 (process seconds, the least of
+    ``repeat`` runs, the two runs alternated), and with ``delay=100`` (process
+    microseconds a row over the first ``delayed_rows`` rows; the default pipeline
+    over a fifth of them, its rows cost fifty times more): ``SOLAM()``,
+    ``StreamPipeline(OnlineStandardScaler(), SOLAM())`` and the default
+    ``StreamPipeline()``, whose search records its decisions as it learns
+    (:mod:`aucstream._search_scores`)."""
+    from aucstream import SOLAM, StreamPipeline
+    from aucstream.datasets import iter_chunks
+    from aucstream.evaluation import prequential
+    from aucstream.preprocessing import OnlineStandardScaler
+
+    makes = {
+        "SOLAM()": lambda: SOLAM(random_state=0),
+        "StreamPipeline(OnlineStandardScaler(), SOLAM())": lambda: StreamPipeline(
+            OnlineStandardScaler(), SOLAM(random_state=0)
+        ),
+        "StreamPipeline()": StreamPipeline,
+    }
+    out = []
+    for name, make in makes.items():
+        prequential(make(), iter_chunks(X[:3000], y[:3000], 1000), delay=100)  # (warm)
+        best = {"prequential": np.inf, "test_then_train": np.inf}
+        for _ in range(repeat):
+            start = time.process_time()
+            prequential(make(), chunks(X, y, 1000))
+            best["prequential"] = min(best["prequential"], time.process_time() - start)
+            model, start = make(), time.process_time()
+            for k, (Xc, yc) in enumerate(chunks(X, y, 1000)):
+                model.test_then_train(Xc, yc, classes=[-1, 1] if k == 0 else None)
+            best["test_then_train"] = min(best["test_then_train"], time.process_time() - start)
+        rows = delayed_rows if name != "StreamPipeline()" else delayed_rows // 5
+        start = time.process_time()
+        prequential(make(), iter_chunks(X[:rows], y[:rows], 1000), delay=100)
+        out.append(
+            {
+                "model": name,
+                "prequential_s": round(best["prequential"], 3),
+                "test_then_train_s": round(best["test_then_train"], 3),
+                "ratio": round(best["prequential"] / best["test_then_train"], 2),
+                "delay_100_us_a_row": round((time.process_time() - start) / rows * 1e6, 1),
+                "delay_rows": rows,
+            }
+        )
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
@@ -572,10 +622,21 @@ def main() -> None:
         help="with --paired: the stream is the data set this many times in a row (a "
         "longer pass, over which a call's fixed costs weigh less)",
     )
+    parser.add_argument(
+        "--pipelines",
+        action="store_true",
+        help="prequential of SOLAM(), a pipeline over it and the default pipeline against "
+        "their test_then_train pass, and their cost a row with delay=100, as JSON "
+        "lines, and stop (see pipelines())",
+    )
     args = parser.parse_args()
     from aucstream import OPAUC, SOLAM
 
     X, y, name = a9a()
+    if args.pipelines:
+        for row in pipelines(X, y, args.repeat, args.delayed_rows):
+            print(json.dumps(row))
+        return
     if args.own_cost:
         print(json.dumps(own_cost(X, y, max(args.repeat, 10))))
         return

@@ -655,6 +655,13 @@ def _pipeline_rows(best: dict, what: str, peers: tuple[str, str], source: str) -
     pairs = [
         ("StreamPipeline()", "StreamPipeline", "OPAUC", f"{what}, dict", peers[0]),
         ("RiverClassifier(StreamPipeline())", "wrapped", "river", f"{what}, River dict", peers[1]),
+        (
+            "StreamPipeline(OnlineStandardScaler(), SOLAM())",
+            "over SOLAM",
+            "OPAUC",
+            f"{what}, dict",
+            peers[0],
+        ),
     ]
     return [
         {
@@ -724,8 +731,11 @@ def pipeline_progressive(quick: bool) -> list[dict]:
     tuning-free pipeline one example at a time (``predict_proba_one``, then
     ``learn_one``: each prediction makes it learn the row it holds), on dict rows
     against ``OPAUC()``'s, and inside River (``RiverClassifier(StreamPipeline())``)
-    against River's LogisticRegression, after 100 examples."""
-    from aucstream import OPAUC, StreamPipeline
+    against River's LogisticRegression, after 100 examples; and of a pipeline with steps
+    of its own, ``StreamPipeline(OnlineStandardScaler(), SOLAM())``, against
+    ``OPAUC()``'s."""
+    from aucstream import OPAUC, SOLAM, StreamPipeline
+    from aucstream.preprocessing import OnlineStandardScaler
 
     n = 200 if quick else 1000
     X, y, source, dicts, named, labels = _dict_rows(n + 100)
@@ -738,9 +748,14 @@ def pipeline_progressive(quick: bool) -> list[dict]:
     best: dict[str, float] = {}
     for _ in range(2):  # fresh models each round
         calls = {}
-        for make in (OPAUC, StreamPipeline):
+        makes = {
+            "OPAUC": OPAUC,
+            "StreamPipeline": StreamPipeline,
+            "over SOLAM": lambda: StreamPipeline(OnlineStandardScaler(), SOLAM()),
+        }
+        for key, make in makes.items():
             model = make().partial_fit(X[:100], y[:100], classes=[-1.0, 1.0])
-            calls[make.__name__] = partial(loop, model, dicts, y)
+            calls[key] = partial(loop, model, dicts, y)
         lr = _river_lr(named, y)
         if lr is not None:
             wrapped = _warm_wrapped(named, labels)

@@ -35,9 +35,9 @@ differ from ``score_samples``'s in the last bits (as for a plain learner,
 What is not reproduced here is refused, never approximated: a candidate that
 diverges inside a piece (it leaves the race at the row where it fails, row by row,
 but with the whole piece here) makes :func:`learn_piece` raise :class:`Diverged`,
-which the search's transaction rolls back, and prequential splits that chunk in
-halves (the rows before the failing one are recorded, the failing one goes alone,
-as row by row); prequential does not ask a search that races by the partial AUC
+which the search's transaction rolls back, and prequential records the rows before
+the failing one (a bisection), takes that row alone, as row by row, then records the
+rest; prequential does not ask a search that races by the partial AUC
 (``max_fpr``, whose ensemble reads windowed full AUCs) or whose candidates' scores
 are not kernel-prequential (:func:`recordable`).
 

@@ -540,7 +540,7 @@ class _Evaluation:
                 predictions[cur] = one[0] > 0
             self.n_seen = base + stop
             self.release(self.n_seen - 1)
-            if self.every is not None and self.n_seen % self.every == 0 or stop == n:
+            if stop == n or (self.every is not None and self.n_seen % self.every == 0):
                 self.count_scored(positive, (decisions, probas, predictions), counted, stop)
                 counted = stop
             cur = stop

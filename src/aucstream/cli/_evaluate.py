@@ -192,7 +192,8 @@ def _add_evaluate_parser(command) -> None:
         default=0,
         help="examples scored before a label is learnt (default 0: test then train); "
         "with a delay each row is scored and learnt alone, which the default pipeline's "
-        "race makes slow (about 1 ms a row): a single --learner is some 10 times faster",
+        "race makes slow: a single --learner is about ten times faster "
+        "(docs/results/prequential.md)",
     )
     parser.add_argument(
         "--window", type=_positive_int, default=None, help="add the AUC of the last W scores"

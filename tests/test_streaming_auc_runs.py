@@ -5,12 +5,13 @@ and the fused probability sums (``_stream_metrics.update_together``).
 scores: many ties; chunk sizes from 0 up, single scores included), the very float
 ``PrequentialAUC.get()`` gives and the exact rational AUC rounded once; its runs stay
 sorted and each more than twice the next; a large first chunk is counted without a
-sort (``_count_unsorted``, buckets) to the same count, or falls back to the sort when
-its buckets are too full (ties) or its range overflows: buckets of 0, 1, 2 and up to
-the most scores, ties within them and scores a step apart across their edges, -0.0
-against 0.0; the split names the first score that is not finite (NaN of either sign,
-the infinities) and spans the rest exactly. ``update_together`` feeds the log-loss,
-Brier score and positive rate what their own ``update`` would, bit for bit.
+sort (``_count_unsorted``, buckets; a crowded bucket sorted and searched) to the same
+count, or falls back to the sort when its range overflows: buckets of 0, 1, 2, up to
+the most scores compared one by one and more, ties within them and scores a step
+apart across their edges, -0.0 against 0.0; the split names the first score that is
+not finite (NaN of either sign, the infinities) and spans the rest exactly.
+``update_together`` feeds the log-loss, Brier score and positive rate what their own
+``update`` would, bit for bit.
 """
 
 from __future__ import annotations
@@ -171,7 +172,7 @@ def test_unsorted_count_equals_the_sorted_count_or_declines(seed):
         want = _count(np.sort(ones), np.sort(zeros))
         declined += got == -1
         assert got == want or got == -1
-    assert declined < 60  # (the buckets count most of these)
+    assert declined == 0  # (only a range that overflows declines)
 
 
 def test_a_large_first_chunk_is_counted_unsorted_then_sorted_by_the_next_count():
@@ -306,15 +307,20 @@ def test_unsorted_count_with_buckets_of_0_1_2_and_more_scores(seed):
         assert _count_unsorted(needles, hay) == 2 * k * n - want  # hay the negatives
 
 
-@pytest.mark.parametrize("most", [_BUCKET_MOST, _BUCKET_MOST + 1])
-def test_unsorted_count_declines_a_bucket_over_the_most(most):
-    """A bucket of the smaller class holding :data:`_BUCKET_MOST` scores is counted
-    (each score of the other class in it compared with all of them); one more declines."""
+@pytest.mark.parametrize("most", [_BUCKET_MOST, _BUCKET_MOST + 1, 5 * _BUCKET_MOST])
+def test_unsorted_count_of_a_bucket_over_the_most(most):
+    """A bucket of the smaller class holding :data:`_BUCKET_MOST` scores is counted by
+    comparing each score of the other class in it with all of them; a fuller one is
+    sorted and searched: the same count either way, never declined (ties of repeated
+    rows once made the whole count fall back to a sort)."""
     rng = np.random.default_rng(5)
-    hay = np.r_[np.full(most, 0.25), rng.uniform(-1.0, 1.0, 40)]
-    needles = np.r_[0.25, np.nextafter(0.25, 0.0), np.nextafter(0.25, 1.0), rng.normal(size=500)]
-    got = _count_unsorted(hay, needles)
-    assert got == (_count(np.sort(hay), np.sort(needles)) if most == _BUCKET_MOST else -1)
+    crowd = np.r_[np.full(most // 2, 0.25), 0.25 + rng.uniform(0, 1e-9, most - most // 2)]
+    hay = np.r_[rng.permutation(crowd), rng.uniform(-1.0, 1.0, 40)]
+    near = np.r_[0.25, np.nextafter(0.25, 0.0), np.nextafter(0.25, 1.0), rng.choice(crowd, 50)]
+    needles = np.r_[near, rng.normal(size=500)]
+    want = _count(np.sort(hay), np.sort(needles))
+    assert _count_unsorted(hay, needles) == want
+    assert _count_unsorted(needles, hay) == 2 * hay.size * needles.size - want
 
 
 @pytest.mark.parametrize("bad", [np.nan, -np.nan, np.inf, -np.inf])

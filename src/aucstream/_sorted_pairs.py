@@ -320,7 +320,8 @@ def _compact(runs: list[np.ndarray]) -> None:
 #: and sorted only when another chunk comes (a prequential run of one read at the end
 #: never sorts): below it, sorting costs about what the buckets do.
 _UNSORTED_FROM = 8192
-#: The most scores of the smaller class one bucket may hold (more: sorted instead).
+#: The most scores of the smaller class a bucket compares one by one (more: the bucket
+#: is sorted and searched, :func:`_bucketed_rank_sum`).
 _BUCKET_MOST = 32
 #: Buckets per score of the smaller class (a9a's 32k scores: 4 counted in about half
 #: the time of 1, 16 no faster: the counts outgrow the cache), and at most.
@@ -366,8 +367,7 @@ def _rank_in_bucket(spread, start, stop, x):
 @jit
 def _bucketed_rank_sum(hay, needles, lo, scale, buckets):
     r""":func:`_rank_sum` of unsorted ``needles`` against unsorted ``hay`` (each x
-    adds :math:`2\,\#\{z < x\} + \#\{z = x\}`), or -1 when a bucket of ``hay``
-    holds more than :data:`_BUCKET_MOST` scores.
+    adds :math:`2\,\#\{z < x\} + \#\{z = x\}`).
 
     A score v falls in bucket :math:`\min(\lfloor (v - lo)\, scale \rfloor,
     buckets - 1)`: each step is monotone under IEEE rounding, so a score in a lower
@@ -380,7 +380,11 @@ def _bucketed_rank_sum(hay, needles, lo, scale, buckets):
     toss to a predictor where the classes mix): when the bucket is empty, that score
     lies in a higher bucket, so it is larger and adds nothing, and past the last
     score a sentinel (+inf) does the same. Only a bucket of two or more scores
-    branches, to compare the rest (:func:`_rank_in_bucket`).
+    branches, to compare the rest (:func:`_rank_in_bucket`). A bucket of more than
+    :data:`_BUCKET_MOST` scores (ties: a stream of repeated rows; a cluster) is
+    sorted in place, and a needle in it finds its place by two binary searches: the
+    count degrades toward a sort where the scores crowd, and only there (before,
+    such a bucket declined the whole count, which then sorted every score).
     """
     top = np.int32(buckets - 1)
     k = hay.shape[0]
@@ -395,8 +399,6 @@ def _bucketed_rank_sum(hay, needles, lo, scale, buckets):
     most = np.int32(0)
     for count in below:
         most = max(most, count)
-    if most > _BUCKET_MOST:
-        return -1
     _prefix_sums(below[2:])
     # below[b + 1], the start of bucket b, is its filling position: once filled, it
     # is the bucket's end, so below[b] and below[b + 1] bound bucket b (no copy)
@@ -406,6 +408,10 @@ def _bucketed_rank_sum(hay, needles, lo, scale, buckets):
         b = np.uint32(min(np.int32((hay[i] - lo) * scale), top)) + np.uint32(1)
         spread[below[b]] = hay[i]
         below[b] += 1
+    if most > _BUCKET_MOST:  # the crowded buckets sorted (see the docstring)
+        for b in range(buckets):
+            if below[b + 1] - below[b] > _BUCKET_MOST:
+                spread[below[b] : below[b + 1]].sort()
     total = 0
     one = np.uint64(1)
     at = np.empty(_NEEDLE_BLOCK, dtype=np.int32)
@@ -419,7 +425,10 @@ def _bucketed_rank_sum(hay, needles, lo, scale, buckets):
             stop = np.uint64(np.uint32(below[b + one]))
             x, z = block[i], spread[start]
             total += 2 * np.int64(start) + 2 * (x > z) + (x == z)
-            if stop - start > one:
+            if stop - start > np.uint64(_BUCKET_MOST):  # (sorted)
+                rest = spread[start + one : stop]
+                total += np.searchsorted(rest, x, "left") + np.searchsorted(rest, x, "right")
+            elif stop - start > one:
                 total += _rank_in_bucket(spread, start + one, stop, x)
     return total
 
@@ -428,8 +437,8 @@ def _bucketed_rank_sum(hay, needles, lo, scale, buckets):
 def _count_unsorted(ones, zeros):
     """:func:`_count` of two unsorted arrays of finite scores, without sorting them
     (:func:`_bucketed_rank_sum`, four buckets a score of the smaller); -1
-    when their range does not make buckets (it overflows), a bucket holds too many
-    (ties, clusters) or they hold 2**31 - 1 scores or more: then sort and :func:`_count`."""
+    when their range does not make buckets (it overflows) or they hold 2**31 - 1
+    scores or more: then sort and :func:`_count`."""
     if ones.shape[0] == 0 or zeros.shape[0] == 0:
         return 0
     lo = hi = ones[0]

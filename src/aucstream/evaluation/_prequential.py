@@ -609,19 +609,19 @@ class _Evaluation:
         accepts is checked again when counted (:meth:`flush`), and a refusal there
         restores the model as any error of the run does. The labels are copied (a
         reader may fill the same array again for its next chunk)."""
-        model, block = self.model, self.block
-        n = y.shape[0]
-        base = self.n_seen
-        if not block.fits(n):  # count what is held, start the block over
+        model, block, n, base = self.model, self.block, y.shape[0], self.n_seen
+        end = block.end
+        if end + n > block.scores.shape[1]:  # count what is held, start the block over
             self.flush()
             block.restart(base, n)
+            end = 0
         fresh = not self.fitted
         if fresh:  # a plain learner starts from an empty calibration: its kernel writes
             state, owner = _calibration.new_state(), model if self.plain else None
         else:
             owner = self.owner()
             state = owner.calibration_.copy()
-        written = block.columns(n)
+        written = block.scores[:, end : end + n]
         # a kernel that writes the decision scores and probabilities as it learns
         # (SOLAM's) spares the replay; one row goes through the one-example path
         with self.request.ask(owner if n > 1 else None, written) as taken:
@@ -641,16 +641,24 @@ class _Evaluation:
             _calibration.replay(state, raw, np.where(positive, 1.0, -1.0), *written)
         if fresh:  # nothing learnt before the first example: the untrained model's score
             written[0, 0] = 0.0
-        if not block.labels_fit(y):  # labels of another dtype: those held counted first
+        if block.labels.dtype != y.dtype:  # labels of another dtype: those held counted
             self.flush()
         block.hold(y)
+        self.n_seen = self.n_learnt = base + n
         every = self.every
-        if every is not None:  # the checkpoints in the chunk, each after its rows
-            stop = (base // every + 1) * every
-            while stop <= base + n:
-                self.n_seen = self.n_learnt = stop
-                self.checkpoint()
-                stop += every
+        if every is not None and (base // every + 1) * every <= base + n:
+            self.checkpoints_in(base, n)
+
+    def checkpoints_in(self, base: int, n: int) -> None:
+        """The checkpoints among examples ``base`` to ``base + n`` (a chunk counted
+        whole: every checkpoint in it counts its rows up to it)."""
+        every = self.every
+        assert every is not None
+        stop = (base // every + 1) * every
+        while stop <= base + n:
+            self.n_seen = self.n_learnt = stop
+            self.checkpoint()
+            stop += every
         self.n_seen = self.n_learnt = base + n
 
     def count_written(self, written: np.ndarray, positive, base) -> None:
@@ -836,7 +844,7 @@ def prequential(
             for X, y in chunks:
                 X, y = run.check_chunk(X, y)
                 run.n_chunks += 1
-                ahead.append((X.copy(), y.copy()))  # (a reader may refill its arrays)
+                ahead.append((X, y))
                 seen = (
                     distinct(y)
                     if not seen.size
@@ -846,6 +854,8 @@ def prequential(
                 pair = pair_from(seen)
                 if pair is not None or rows >= _LOOKAHEAD:
                     break
+                # another chunk is read: a reader may refill this one's arrays
+                ahead[-1] = (X.copy(), y.copy())
             else:
                 pair = None
             if rows and pair is None:

@@ -28,6 +28,7 @@ Usage::
     PYTHONPATH=OTHER/src python benchmarks/bench_prequential.py --cost-only SOLAM
     PYTHONPATH=OTHER/src python benchmarks/bench_prequential.py --own-cost --repeat 30
     python benchmarks/bench_prequential.py --paired SOLAM --repeat 60 [--sliced] [--times 10]
+        [--data {a9a,ijcnn1,skin}]
     python benchmarks/bench_prequential.py --pipelines [--repeat 3] [--delayed-rows 5000]
 
 ``--paired`` is the way to read the cost target on a busy machine (:func:`paired`):
@@ -70,6 +71,21 @@ def a9a() -> tuple[sp.csr_matrix, np.ndarray, str]:
     X.data[:] = 1.0
     y = np.where(rng.random(n) < 0.24, 1.0, -1.0)
     return X, y, "generated (a9a shape)"
+
+
+def other_stream(name: str) -> tuple[object, np.ndarray, str]:
+    """``ijcnn1`` (``$AUCSTREAM_DATA/ijcnn1.xz``, 49,990 rows, 22 features) or ``skin``
+    (``Skin_NonSkin.txt.xz``, 245,057 rows of 3 colour values scaled to [0, 1], the
+    first 50,859 all positive: many repeated rows, so many tied scores), labels +/-1;
+    for ``--paired --data``. A learner costs little a row on both (ijcnn1's 13
+    non-zeros a row, skin's 3 dense values), so the evaluation's share shows."""
+    if name == "ijcnn1":
+        from sklearn.datasets import load_svmlight_file
+
+        X, y = load_svmlight_file(lzma.open(DATA / "ijcnn1.xz"))
+        return X.tocsr(), np.where(y > 0, 1.0, -1.0), "ijcnn1"
+    table = np.loadtxt(lzma.open(DATA / "Skin_NonSkin.txt.xz"))
+    return table[:, :3] / 255.0, np.where(table[:, 3] == 1, 1.0, -1.0), "skin"
 
 
 def chunks(X, y, size: int):
@@ -616,6 +632,12 @@ def main() -> None:
         help="with --paired: slice the chunks inside each pass (both runs), as section 1 does",
     )
     parser.add_argument(
+        "--data",
+        choices=("a9a", "ijcnn1", "skin"),
+        default="a9a",
+        help="with --paired: the stream (see other_stream(); these two need $AUCSTREAM_DATA)",
+    )
+    parser.add_argument(
         "--times",
         type=int,
         default=1,
@@ -632,7 +654,7 @@ def main() -> None:
     args = parser.parse_args()
     from aucstream import OPAUC, SOLAM
 
-    X, y, name = a9a()
+    X, y, name = a9a() if args.data == "a9a" else other_stream(args.data)
     if args.pipelines:
         for row in pipelines(X, y, args.repeat, args.delayed_rows):
             print(json.dumps(row))
@@ -645,11 +667,16 @@ def main() -> None:
         if args.times < 1:
             parser.error("--times must be at least 1")
         if args.times > 1:
-            X, y = sp.vstack([X] * args.times, format="csr"), np.tile(y, args.times)
+            X = (
+                sp.vstack([X] * args.times, format="csr")
+                if sp.issparse(X)
+                else np.tile(X, (args.times, 1))
+            )
+            y = np.tile(y, args.times)
         result = paired(
             X, y, max(args.repeat, 40), lambda: learner(random_state=0), sliced=args.sliced
         )
-        print(json.dumps(result))
+        print(json.dumps({"data": name, "rows": int(X.shape[0]), **result}))
         return
     if args.cost_only:
         learner = {"SOLAM": SOLAM, "OPAUC": OPAUC}[args.cost_only]

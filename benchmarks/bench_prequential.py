@@ -573,7 +573,8 @@ def pipelines(X, y, repeat: int, delayed_rows: int) -> list[dict]:
     }
     out = []
     for name, make in makes.items():
-        prequential(make(), iter_chunks(X[:3000], y[:3000], 1000), delay=100)  # (warm)
+        warm = iter_chunks(X[:3000], y[:3000], 1000)
+        prequential(make(), warm, delay=100, classes=[-1, 1])  # (warm)
         best = {"prequential": np.inf, "test_then_train": np.inf}
         for _ in range(repeat):
             start = time.process_time()
@@ -585,7 +586,7 @@ def pipelines(X, y, repeat: int, delayed_rows: int) -> list[dict]:
             best["test_then_train"] = min(best["test_then_train"], time.process_time() - start)
         rows = delayed_rows if name != "StreamPipeline()" else delayed_rows // 5
         start = time.process_time()
-        prequential(make(), iter_chunks(X[:rows], y[:rows], 1000), delay=100)
+        prequential(make(), iter_chunks(X[:rows], y[:rows], 1000), delay=100, classes=[-1, 1])
         out.append(
             {
                 "model": name,

@@ -175,12 +175,18 @@ def test_delay_and_partial_auc_race_go_row_by_row(monkeypatch):
     assert taken.calls and not any(taken.calls)  # not recordable: row by row
 
 
+@pytest.mark.parametrize("found", [True, False])
 @pytest.mark.parametrize("name", ["search", "pipeline"])
-def test_a_candidate_that_diverges_inside_a_chunk_splits_it(name, monkeypatch):
+def test_a_candidate_that_diverges_inside_a_chunk_splits_it(name, found, monkeypatch):
     """A candidate failing inside a piece leaves the race at its row row by row: the
-    recording refuses the piece, the search's transaction undoes the call, and that
-    chunk is split in halves until the failing row goes alone (the row-by-row path);
-    every other row, before and after it, is recorded."""
+    recording refuses the piece, the search's transaction undoes the call, and the
+    refusal names the failing row (``failing_row``, on copies of the candidate): the
+    rows before it are recorded in one call, the row goes alone (the row-by-row
+    path), the rest in one call. A candidate too large to copy (``found`` False)
+    names no row: the chunk is split in halves until the failing row goes alone.
+    Every other row, before and after it, is recorded."""
+    if not found:
+        monkeypatch.setattr(S, "_COPY_AT_MOST", -1)
     learn = search_module._learn_candidate
 
     def failing(candidate, X, y, weights, journal=None):
@@ -197,11 +203,15 @@ def test_a_candidate_that_diverges_inside_a_chunk_splits_it(name, monkeypatch):
     assert getattr(model, "estimator_", model).status_[2] == search_module.DIVERGED
     refused = [n for ok, n in zip(taken.calls, taken.sizes) if not ok]
     recorded = sum(n for ok, n in zip(taken.calls, taken.sizes) if ok)
+    assert recorded == 1500 - 1  # every row but the failing one
+    if found:  # the chunk, then its row 20 (the 120th) alone; 0-19 and 21-49 recorded
+        assert refused == [50, 1]
+        assert taken.calls.count(True) == 29 + 2
+        return
     # bisection of the failing chunk: pieces of at most half the last refused one,
-    # down to the failing row alone; every other row recorded
+    # down to the failing row alone
     assert refused[0] == 50 and refused[-1] == 1 and len(refused) <= 7
     assert all(m <= n // 2 + 1 for n, m in zip(refused, refused[1:]))
-    assert recorded == 1500 - 1
     # the other 29 chunks, at most 6 pieces before the failing row, the rest in one
     assert taken.calls.count(True) <= 29 + 6 + 1
 

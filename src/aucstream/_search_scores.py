@@ -35,9 +35,9 @@ differ from ``score_samples``'s in the last bits (as for a plain learner,
 What is not reproduced here is refused, never approximated: a candidate that
 diverges inside a piece (it leaves the race at the row where it fails, row by row,
 but with the whole piece here) makes :func:`learn_piece` raise :class:`Diverged`,
-which the search's transaction rolls back, and prequential records the rows before
-the failing one (a bisection), takes that row alone, as row by row, then records the
-rest; prequential does not ask a search that races by the partial AUC
+which the search's transaction rolls back, naming the failing row (found on copies of
+the candidate, :func:`failing_row`), and prequential records the rows before it, takes
+that row alone, as row by row, then records the rest; prequential does not ask a search that races by the partial AUC
 (``max_fpr``, whose ensemble reads windowed full AUCs) or whose candidates' scores
 are not kernel-prequential (:func:`recordable`).
 
@@ -68,6 +68,7 @@ __all__ = [
     "held_by",
     "search_of",
     "learnt_chunk",
+    "failing_row",
     "window_pairs",
     "peek_pairs",
     "decisions",
@@ -115,7 +116,14 @@ class NotExact(Exception):
 class Diverged(NotExact):
     """A candidate diverged inside the piece: it leaves the race at the row where it
     fails, which the rows before it, recorded, and the row itself, alone, give
-    exactly (:func:`learnt_chunk` raises it for its caller to split the chunk)."""
+    exactly (:func:`learnt_chunk` raises it for its caller to split the chunk).
+
+    ``row``: that row's place in the recorded call (0 for its first row), found by
+    :func:`failing_row`; None when it was not looked for (then the caller bisects)."""
+
+    def __init__(self, message: str, row: int | None = None) -> None:
+        super().__init__(message)
+        self.row = row
 
 
 class recording:
@@ -309,15 +317,76 @@ def _auc(pairs: np.ndarray) -> np.ndarray:
 
 def learn_piece(search, X, y, labels, weights) -> np.ndarray:
     """``search._learn_piece(X, y, labels, weights)``, recording the decisions before
-    each of its rows when a :class:`recording` asks (module docstring)."""
+    each of its rows when a :class:`recording` asks (module docstring); a candidate
+    that diverged raises :class:`Diverged` naming the row (:func:`failing_row`)."""
+    from .search import DIVERGED
+
     request = _REQUEST.get()
     if request is None or (request.search is not None and request.search is not search):
         return search._learn_piece(X, y, labels, weights)
     request.search = search
     piece = _Piece(search, X.shape[0])
     scores = search._learn_piece(X, y, labels, weights)
-    piece.write(search, scores.size, request)
+    try:
+        piece.write(search, scores.size, request)
+    except Diverged as error:
+        k = scores.size
+        rows = [
+            failing_row(
+                search.candidates_[i], X[:k], y[:k], None if weights is None else weights[:k]
+            )
+            for i in piece.alive[search.status_[piece.alive] == DIVERGED]
+        ]
+        found = [r for r in rows if r is not None]
+        if found and len(found) == len(rows):
+            error.row = request.filled + min(found)
+        raise
     return scores
+
+
+#: A diverged candidate whose state holds more bytes than this is not copied to find
+#: the failing row (:func:`failing_row`): the caller bisects the call instead.
+_COPY_AT_MOST = 1 << 26
+
+
+def failing_row(candidate, X, y, weights) -> int | None:
+    """The row of ``X`` at which ``candidate``, as it was before a piece it failed to
+    learn (its transaction undid the piece), diverges when it learns the rows one
+    call after another: a bisection on copies of it, each learning the rows from the
+    last good prefix on (O(k) rows learnt in all, O(log k) copies), where
+    :func:`aucstream.evaluation.prequential` used to bisect the whole search's call
+    (each half refused, all candidates learning it and the transaction undoing it:
+    about a third of ``prequential(StreamPipeline())`` on a9a). None when the
+    candidate is larger than :data:`_COPY_AT_MOST` or no prefix fails (a state that
+    became infinite and finite again within the piece: the caller bisects)."""
+    import copy
+
+    from ._state import nbytes_of
+    from .search import _learn_candidate
+
+    def fails(model, start: int, stop: int) -> bool:
+        w = None if weights is None else weights[start:stop]
+        try:
+            _learn_candidate(model, X[start:stop], y[start:stop], w)
+        except FloatingPointError:
+            return True
+        return False
+
+    if nbytes_of(candidate) > _COPY_AT_MOST:
+        return None
+    good, lo, hi = candidate, 0, y.shape[0]  # good has learnt X[:lo]; X[:hi] fails
+    while hi - lo > 1:
+        mid = lo + (hi - lo) // 2
+        trial = copy.deepcopy(good)
+        if fails(trial, lo, mid):
+            hi = mid
+        else:
+            good, lo = trial, mid
+    # (X[:hi] failing was seen in one call when hi is the whole piece: the row alone,
+    # after the others, is tried)
+    if hi == y.shape[0] and not fails(copy.deepcopy(good), lo, hi):
+        return None
+    return lo
 
 
 @jit
@@ -339,25 +408,29 @@ def _fenwick_sum(tree, p):
 
 
 @jit
-def _below(sorted_scores, sizes, keys, tree, c, v):
-    """(#< v, #<= v) among the window's class ``c``: its sorted scores (``sizes``) and
-    the signed Fenwick tree of the rows that entered or left since."""
-    n = sizes[c]
-    lo = _gallop(sorted_scores[c], 0, n, v, False)
-    hi = _gallop(sorted_scores[c], lo, n, v, True)
-    k = keys.shape[0]
-    dlo = _gallop(keys, 0, k, v, False)
-    dhi = _gallop(keys, dlo, k, v, True)
-    return lo + _fenwick_sum(tree[c], dlo), hi + _fenwick_sum(tree[c], dhi)
+def _ranks(keys, sorted_scores, sizes, c, below, at_most):
+    """For each of the sorted ``keys``: how many of the window's class ``c`` scores
+    (sorted, ``sizes[c]`` of them) are below it and how many at most it (the keys
+    sorted: each search goes on from the last, :func:`_gallop`)."""
+    n, lo, hi = sizes[c], 0, 0
+    for p in range(keys.shape[0]):
+        v = keys[p]
+        lo = _gallop(sorted_scores[c], lo, n, v, False)
+        hi = _gallop(sorted_scores[c], max(lo, hi), n, v, True)
+        below[p], at_most[p] = lo, hi
 
 
 @jit
-def _pairs_of(sorted_scores, sizes, keys, tree, n1, c, v):
-    """The pair count C of one row (class ``c``, score ``v``) against the other class."""
+def _pairs_of(ranks, ties, tree, n1, c, p):
+    """The pair count C of one row (class ``c``, its score the key at position ``p``)
+    against the other class: the window's scores (``ranks``) and the rows that
+    entered or left since (the signed Fenwick trees over the keys, ``ties``: the
+    first position of the key's value and the one after its last)."""
+    o = 1 - c
+    less = ranks[2 * o, p] + _fenwick_sum(tree[o], ties[0, p])
+    most = ranks[2 * o + 1, p] + _fenwick_sum(tree[o], ties[1, p])
     if c == 1:  # a "one" above the zeros: 2 #{z < v} + #{z = v}
-        less, most = _below(sorted_scores, sizes, keys, tree, 0, v)
         return less + most
-    less, most = _below(sorted_scores, sizes, keys, tree, 1, v)
     return 2 * n1 - most - less  # the ones above it: 2 #{o > v} + #{o = v}
 
 
@@ -366,18 +439,35 @@ def window_pairs(ring_score, ring_label, sorted_scores, counters, numbers, score
     """``out[:, r]`` = (C, size of class 0, of class 1) of a ``RollingAUC`` window (its
     arrays) after ``update`` with the first ``first + r`` of ``numbers`` (label numbers)
     and ``scores``, for each ``r < out.shape[1]``: the counts ``_peek`` gives for those
-    rows, one row at a time (module docstring), nothing changed."""
+    rows, one row at a time (module docstring), nothing changed.
+
+    Every score that enters or leaves is a *key*: the ring rows that may leave and the
+    rows added, sorted once. Before the slide each key gets its counts against the
+    window's scores of either class (:func:`_ranks`) and the span of its equal keys;
+    the slide then costs each row two Fenwick sums and an addition (no search)."""
     w, k = ring_score.shape[0], out.shape[1]
     start, size, pairs = counters[0], counters[1], counters[2]
     sizes = counters[3:5].copy()
     adds = first + k - 1
     gone = min(size, max(0, size + adds - w))  # ring rows that may leave
-    keys = np.empty(gone + adds)
+    unsorted = np.empty(gone + adds)
     for j in range(gone):
-        keys[j] = ring_score[(start + j) % w]
-    keys[gone:] = scores[:adds]
-    keys = np.sort(keys)
-    tree = np.zeros((2, keys.shape[0] + 1), dtype=np.int64)
+        unsorted[j] = ring_score[(start + j) % w]
+    unsorted[gone:] = scores[:adds]
+    order = np.argsort(unsorted, kind="mergesort")
+    keys = unsorted[order]
+    m = keys.shape[0]
+    where = np.empty(m, dtype=np.int64)  # each key's position in the sorted keys
+    ties = np.empty((2, m), dtype=np.int64)  # the first and past-the-last of its value
+    for p in range(m):
+        where[order[p]] = p
+        ties[0, p] = p if p == 0 or keys[p - 1] != keys[p] else ties[0, p - 1]
+    for p in range(m - 1, -1, -1):
+        ties[1, p] = p + 1 if p == m - 1 or keys[p + 1] != keys[p] else ties[1, p + 1]
+    ranks = np.empty((4, m), dtype=np.int64)  # class 0: below, at most; class 1: same
+    _ranks(keys, sorted_scores, sizes, 0, ranks[0], ranks[1])
+    _ranks(keys, sorted_scores, sizes, 1, ranks[2], ranks[3])
+    tree = np.zeros((2, m + 1), dtype=np.int64)
     dyn = np.zeros(2, dtype=np.int64)
     held, ring_left, pend_left = size, 0, 0
     for t in range(first + k):
@@ -389,19 +479,18 @@ def window_pairs(ring_score, ring_label, sorted_scores, counters, numbers, score
             break
         if held == w:  # the oldest row leaves
             if ring_left < size:
-                p = (start + ring_left) % w
-                c, v = ring_label[p], ring_score[p]
+                c, p = ring_label[(start + ring_left) % w], where[ring_left]
                 ring_left += 1
             else:
-                c, v = numbers[pend_left], scores[pend_left]
+                c, p = numbers[pend_left], where[gone + pend_left]
                 pend_left += 1
-            _fenwick_add(tree[c], _gallop(keys, 0, keys.shape[0], v, False), -1)
+            _fenwick_add(tree[c], ties[0, p], -1)
             dyn[c] -= 1
-            pairs -= _pairs_of(sorted_scores, sizes, keys, tree, sizes[1] + dyn[1], c, v)
+            pairs -= _pairs_of(ranks, ties, tree, sizes[1] + dyn[1], c, p)
             held -= 1
-        c, v = numbers[t], scores[t]
-        pairs += _pairs_of(sorted_scores, sizes, keys, tree, sizes[1] + dyn[1], c, v)
-        _fenwick_add(tree[c], _gallop(keys, 0, keys.shape[0], v, False), 1)
+        c, p = numbers[t], where[gone + t]
+        pairs += _pairs_of(ranks, ties, tree, sizes[1] + dyn[1], c, p)
+        _fenwick_add(tree[c], ties[0, p], 1)
         dyn[c] += 1
         held += 1
 

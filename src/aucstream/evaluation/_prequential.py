@@ -264,6 +264,7 @@ class _Evaluation:
         #: compared with the positive class when the block is counted (:meth:`flush`)
         self.raw_labels = self.fast and self.owner is not None
         self.diverged = False  # (search_chunk's last refusal: a candidate diverged)
+        self.failing: int | None = None  # (and the row it failed at, when found)
         self.block = ScoreBlock(_HOLD) if self.raw_labels else None
         #: the request that the learner's kernel write into the block (one per run)
         self.request = _calibration.writing(None, self._NOTHING)
@@ -551,13 +552,19 @@ class _Evaluation:
 
     def around_divergence(self, X, y) -> None:
         """A chunk refused because a candidate diverged inside it (:meth:`search_chunk`):
-        the rows before the failing one recorded, in halving pieces (bisection: a
-        piece recorded moves past it, a piece refused holds the failing row), that
-        row alone as row by row (where a row-by-row run drops the candidate), then
-        the rest as one chunk again."""
-        lo, hi = 0, y.shape[0]
+        the rows before the failing one recorded in one call, that row alone as row
+        by row (where a row-by-row run drops the candidate), then the rest as one
+        chunk again. The refusal names the failing row
+        (:func:`aucstream._search_scores.failing_row`); when it does not, the rows
+        before it are found by bisection (a piece recorded moves past it, a piece
+        refused holds the failing row)."""
+        lo, hi, at = 0, y.shape[0], self.failing  # (at: the failing row, when known)
         while hi - lo > 1:
-            mid = lo + (hi - lo) // 2
+            if at is not None:
+                hi = at + 1
+                if at == lo:
+                    break
+            mid = at if at is not None else lo + (hi - lo) // 2
             part, labels = slice_rows(X, lo, mid), y[lo:mid]
             positive = self.check_labels(labels, self.n_seen)
             written = self.search_chunk(part, labels)
@@ -565,7 +572,7 @@ class _Evaluation:
                 self.count_written(written, positive, self.n_seen)
                 lo = mid
             elif self.diverged:
-                hi = mid
+                hi, at = mid, None if self.failing is None else lo + self.failing
             else:  # (refused for another reason: row by row, as any such chunk)
                 self.chunk(part, labels)
                 lo = mid
@@ -580,14 +587,14 @@ class _Evaluation:
         when a candidate diverged inside it (``diverged``), around that row
         (:meth:`around_divergence`)."""
         assert self.search is not None
-        self.diverged = False
+        self.diverged, self.failing = False, None
         if not (_RECORD_SEARCH and _search_scores.recordable(self.search(), self.width or 0)):
             return None
         classes = np.asarray(self.classes) if self.first_fit else None
         try:
             written = _search_scores.learnt_chunk(self.model, X, y, classes)
-        except _search_scores.Diverged:  # (undone) a candidate failed at a row inside
-            self.diverged = True
+        except _search_scores.Diverged as error:  # (undone) a candidate failed inside
+            self.diverged, self.failing = True, error.row
             return None
         if written is not None:
             if not self.fitted:  # nothing learnt before the first example: as untrained

@@ -37,9 +37,9 @@ diverges inside a piece (it leaves the race at the row where it fails, row by ro
 but with the whole piece here) makes :func:`learn_piece` raise :class:`Diverged`,
 which the search's transaction rolls back, naming the failing row (found on copies of
 the candidate, :func:`failing_row`), and prequential records the rows before it, takes
-that row alone, as row by row, then records the rest; prequential does not ask a search that races by the partial AUC
-(``max_fpr``, whose ensemble reads windowed full AUCs) or whose candidates' scores
-are not kernel-prequential (:func:`recordable`).
+that row alone, as row by row, then records the rest; prequential does not ask a
+search that races by the partial AUC (``max_fpr``, whose ensemble reads windowed full
+AUCs) or whose candidates' scores are not kernel-prequential (:func:`recordable`).
 
 :class:`Ensemble` is what scores for the search after the chunk, when its ensemble
 averages: ``decision_function``'s arithmetic, which :func:`decisions` repeats row by row.

@@ -70,7 +70,6 @@ from __future__ import annotations
 import copy
 import heapq
 import math
-import numbers
 import time
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -79,7 +78,6 @@ import numpy as np
 import pandas as pd
 
 from .. import _calibration, _search_scores
-from .._config import format_bytes, get_config
 from .._rng import make_rng
 from .._state import nbytes_of, state_items
 from .._stream_metrics import Together
@@ -94,9 +92,11 @@ from ._prequential_parts import (
     _one_example,
     _replays_calibration,
     _scores_as_base,
+    check_params,
     classes_for,
     distinct,
     is_fitted,
+    is_int,
     pair_from,
     plain_row,
     row_of,
@@ -108,9 +108,6 @@ from ._prequential_parts import (
 
 __all__ = ["prequential", "METRICS", "model_bytes"]
 
-#: Bytes a window of :class:`~aucstream.metrics.RollingAUC` holds per example (its
-#: ring of scores and labels and the two sorted copies).
-_WINDOW_BYTES = 25
 #: Scored rows held before the metrics count them (a read counts them first): an
 #: update of the exact AUC has a per-call cost (its sorted runs are searched and
 #: merged per call), so fewer, larger updates cost less; 2**16 rows hold about 1 MB.
@@ -140,50 +137,6 @@ def model_bytes(model: Any) -> int:
     True
     """
     return nbytes_of(state_items(model))
-
-
-# --------------------------------------------------------------- the parameters
-def _is_int(value) -> bool:
-    return isinstance(value, (numbers.Integral, np.integer)) and not isinstance(
-        value, (bool, np.bool_)
-    )
-
-
-def _check_params(model, delay, window, every, label_probability) -> None:
-    for method in ("partial_fit", "decision_function"):
-        if not callable(getattr(model, method, None)):
-            raise TypeError(
-                f"model must have partial_fit and decision_function; "
-                f"{type(model).__name__} has no {method}"
-            )
-    if not callable(delay):
-        if not _is_int(delay):
-            raise TypeError(f"delay must be an int >= 0 or a callable, got {delay!r}")
-        if delay < 0:
-            raise ValueError(f"delay must be >= 0, got {delay}")
-    if window is not None:
-        if not _is_int(window):
-            raise TypeError(f"window must be a positive int or None, got {window!r}")
-        if window <= 0:
-            raise ValueError(f"window must be a positive int, got {window}")
-        budget = get_config()["memory_budget"]
-        if _WINDOW_BYTES * window > budget:
-            raise ValueError(
-                f"window={window} needs {format_bytes(_WINDOW_BYTES * window)}, above the "
-                f"memory budget of {format_bytes(budget)} (aucstream.set_config(memory_budget=))"
-            )
-    if every is not None:
-        if not _is_int(every):
-            raise TypeError(f"every must be a positive int or None, got {every!r}")
-        if every <= 0:
-            raise ValueError(f"every must be a positive int, got {every}")
-    if label_probability is not None:
-        if isinstance(label_probability, (bool, np.bool_)) or not isinstance(
-            label_probability, (numbers.Real, np.floating)
-        ):
-            raise TypeError(f"label_probability must be a number, got {label_probability!r}")
-        if not 0.0 < float(label_probability) <= 1.0:
-            raise ValueError(f"label_probability must be in (0, 1], got {label_probability}")
 
 
 # ------------------------------------------------------------ the fast replay
@@ -327,7 +280,7 @@ class _Evaluation:
         out = np.empty(n, dtype=np.int64)
         for j in range(n):
             d = self.delay(base + j, row_of(X, j), y[j].item() if hasattr(y[j], "item") else y[j])
-            if not _is_int(d) or d < 0:
+            if not is_int(d) or d < 0:
                 raise ValueError(
                     f"delay({base + j}, x, y) returned {d!r}; it must return an int >= 0"
                 )
@@ -820,7 +773,7 @@ def prequential(
     >>> bool(curve["auc"].iloc[-1] > 0.9)
     True
     """
-    _check_params(model, delay, window, every, label_probability)
+    check_params(model, delay, window, every, label_probability)
     if rank not in ("decision", "proba"):
         raise ValueError(f"rank must be 'decision' or 'proba', got {rank!r}")
     options = {"window": window, "detector": detector, "max_fpr": max_fpr}

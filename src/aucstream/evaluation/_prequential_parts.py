@@ -1,4 +1,5 @@
-"""Helpers of :func:`aucstream.evaluation.prequential`: the rows of a chunk (its
+"""Helpers of :func:`aucstream.evaluation.prequential`: its parameters' check
+(:func:`check_params`), the rows of a chunk (its
 width, slices, stacks and plain rows), the scored rows held until the metrics count
 them (:class:`ScoreBlock`), the memory reading at each
 checkpoint (:class:`MemoryReading`), the labels' check in one compiled pass
@@ -9,6 +10,7 @@ methods allow (:func:`_replays_calibration`, :func:`_scores_as_base`,
 
 from __future__ import annotations
 
+import numbers
 import operator
 from collections.abc import Callable
 from typing import Any
@@ -21,6 +23,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._base import BaseStreamingAUC
 from .._chunks import csr_row_dict
+from .._config import format_bytes, get_config
 from .._kernels import compiled_entry, jit
 from .._state import is_state_name, nbytes_of
 
@@ -28,9 +31,11 @@ __all__ = [
     "LabelCheck",
     "MemoryReading",
     "ScoreBlock",
+    "check_params",
     "classes_for",
     "distinct",
     "is_fitted",
+    "is_int",
     "pair_from",
     "plain_row",
     "positive_of",
@@ -40,6 +45,57 @@ __all__ = [
     "take_rows",
     "width_of",
 ]
+
+
+#: Bytes a window of :class:`~aucstream.metrics.RollingAUC` holds per example (its
+#: ring of scores and labels and the two sorted copies).
+_WINDOW_BYTES = 25
+
+
+def is_int(value) -> bool:
+    """Whether ``value`` is an integer (numpy's too), not a bool."""
+    return isinstance(value, (numbers.Integral, np.integer)) and not isinstance(
+        value, (bool, np.bool_)
+    )
+
+
+def check_params(model, delay, window, every, label_probability) -> None:
+    """Refuse :func:`~aucstream.evaluation.prequential`'s bad parameters before
+    anything is read."""
+    for method in ("partial_fit", "decision_function"):
+        if not callable(getattr(model, method, None)):
+            raise TypeError(
+                f"model must have partial_fit and decision_function; "
+                f"{type(model).__name__} has no {method}"
+            )
+    if not callable(delay):
+        if not is_int(delay):
+            raise TypeError(f"delay must be an int >= 0 or a callable, got {delay!r}")
+        if delay < 0:
+            raise ValueError(f"delay must be >= 0, got {delay}")
+    if window is not None:
+        if not is_int(window):
+            raise TypeError(f"window must be a positive int or None, got {window!r}")
+        if window <= 0:
+            raise ValueError(f"window must be a positive int, got {window}")
+        budget = get_config()["memory_budget"]
+        if _WINDOW_BYTES * window > budget:
+            raise ValueError(
+                f"window={window} needs {format_bytes(_WINDOW_BYTES * window)}, above the "
+                f"memory budget of {format_bytes(budget)} (aucstream.set_config(memory_budget=))"
+            )
+    if every is not None:
+        if not is_int(every):
+            raise TypeError(f"every must be a positive int or None, got {every!r}")
+        if every <= 0:
+            raise ValueError(f"every must be a positive int, got {every}")
+    if label_probability is not None:
+        if isinstance(label_probability, (bool, np.bool_)) or not isinstance(
+            label_probability, (numbers.Real, np.floating)
+        ):
+            raise TypeError(f"label_probability must be a number, got {label_probability!r}")
+        if not 0.0 < float(label_probability) <= 1.0:
+            raise ValueError(f"label_probability must be in (0, 1], got {label_probability}")
 
 
 class ScoreBlock:

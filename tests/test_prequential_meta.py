@@ -81,6 +81,38 @@ def test_a_row_alone_goes_through_the_one_example_methods(make, chunk, monkeypat
     assert calls.calls == [("partial_fit", 1), ("partial_fit", 3)]
 
 
+@pytest.mark.parametrize(
+    "make",
+    [lambda: SOLAM(random_state=0, column_scale=None), PIPELINES["scaler+SOLAM"], StreamPipeline],
+    ids=["SOLAM", "scaler+SOLAM", "default"],
+)
+def test_a_csr_row_scored_alone_is_learnt_from_the_same_dict(make, monkeypatch):
+    """With a delay a CSR row is scored alone and learnt alone later: its dict (the
+    one-example methods' row) is made once, when it is scored, and reused to learn it
+    (not made again); the run is still the brute-force loop's, and the model the
+    same. Rows whose labels are dropped are not kept."""
+    import scipy.sparse as sp
+
+    from aucstream.evaluation import _prequential as P
+
+    X, y = data(150, seed=5)
+    X[X < 0.2] = 0.0  # (rows of different lengths)
+    Xs = sp.csr_matrix(X)
+    made = []
+    plain = P.plain_row
+    monkeypatch.setattr(P, "plain_row", lambda X, j: made.append(j) or plain(X, j))
+    ref = brute_force(make(), Xs, y, delays_of(3, X, y), (0, 1))
+    model = make()
+    curve = prequential(model, iter_chunks(Xs, y, 40), delay=3, metrics=ALL, every=50)
+    check_columns(curve, ref, y, (0, 1))
+    # each row scored alone once (the first is scored untrained), learnt from its dict;
+    # the first label, learnt before anything is fitted, and the three the end
+    # releases go in chunks
+    assert len(made) == 149
+    kept = prequential(make(), iter_chunks(Xs, y, 40), delay=3, label_probability=0.5)
+    assert kept["n_learnt"].iloc[-1] < 150
+
+
 @pytest.mark.parametrize("delay", [0, 5])
 @pytest.mark.parametrize("make", [SOLAM, StreamPipeline], ids=["SOLAM", "pipeline"])
 def test_a_reader_that_refills_its_arrays(make, delay):

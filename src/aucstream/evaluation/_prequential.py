@@ -187,7 +187,10 @@ class _Evaluation:
         self.label_check: LabelCheck | None = None
         self.n_seen = self.n_learnt = 0
         self.pending: list[tuple[int, int, int, int]] = []  # (release, arrival, chunk, row)
-        self.chunks: dict[int, list] = {}  # chunk id -> [X, y, rows still pending]
+        #: chunk id -> [X, y, rows still pending, {row: its dict, as scored}]: a CSR
+        #: row scored alone is learnt alone later from the same dict (made once)
+        self.chunks: dict[int, list] = {}
+        self.scored_row: Any = None  # (the plain row score_row scored last)
         self.n_chunks = 0
         self.rows: list[dict] = []
         self.held: list[tuple] = []  # scored rows not yet counted (see count)
@@ -332,7 +335,7 @@ class _Evaluation:
         when the row is plain, else None."""
         if not (self.one and self.fitted):
             return None
-        row = plain_row(X, j)
+        row = self.scored_row = plain_row(X, j)
         if row is None:
             return None
         model, proba = self.model, 0.0
@@ -389,9 +392,13 @@ class _Evaluation:
             metric.update(positive, proba if by_proba else scores, proba, predicted)
 
     # -------------------------------------------------------------- learning
-    def learn_row(self, X, y: np.ndarray, j: int) -> None:
-        """Learn row ``j`` alone (the learner's one-example path when it applies)."""
-        row = plain_row(X, j) if self.one and not self.first_fit else None
+    def learn_row(self, X, y: np.ndarray, j: int, row: Any = None) -> None:
+        """Learn row ``j`` alone (the learner's one-example path when it applies;
+        ``row``: its plain row when :meth:`score_row` made it)."""
+        if not self.one or self.first_fit:
+            row = None
+        elif row is None:
+            row = plain_row(X, j)
         if row is None:
             self.learn(slice_rows(X, j, j + 1), y[j : j + 1])
             return
@@ -418,7 +425,7 @@ class _Evaluation:
             return
         if len(run) == 1:
             held = self.chunks[run[0][0]]
-            self.learn_row(held[0], held[1], run[0][1])
+            self.learn_row(held[0], held[1], run[0][1], held[3].pop(run[0][1], None))
             held[2] -= 1
             if held[2] == 0:
                 del self.chunks[run[0][0]]
@@ -441,6 +448,9 @@ class _Evaluation:
                 held[2] -= rows.size
                 if held[2] == 0:
                     del self.chunks[run[start][0]]
+                elif held[3]:
+                    for r in rows.tolist():
+                        held[3].pop(r, None)
                 start = k
         self.learn(stack_rows(parts_X), np.concatenate(parts_y))
 
@@ -468,7 +478,7 @@ class _Evaluation:
         )
         chunk_id = self.n_chunks
         if kept.any():
-            self.chunks[chunk_id] = [X, y, int(kept.sum())]
+            self.chunks[chunk_id] = [X, y, int(kept.sum()), {}]
             for j in np.flatnonzero(kept).tolist():
                 heapq.heappush(self.pending, (base + j + int(delays[j]), base + j, chunk_id, j))
         # the chunk's decision scores and probabilities, counted at its checkpoints and
@@ -492,6 +502,8 @@ class _Evaluation:
             else:
                 decisions[cur], probas[cur] = one
                 predictions[cur] = one[0] > 0
+                if type(self.scored_row) is dict and kept[cur]:  # (a copy: kept as is)
+                    self.chunks[chunk_id][3][cur] = self.scored_row
             self.n_seen = base + stop
             self.release(self.n_seen - 1)
             if stop == n or (self.every is not None and self.n_seen % self.every == 0):

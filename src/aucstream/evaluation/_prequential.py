@@ -582,18 +582,16 @@ class _Evaluation:
         restores the model as any error of the run does. The labels are copied (a
         reader may fill the same array again for its next chunk)."""
         model, block, n, base = self.model, self.block, y.shape[0], self.n_seen
-        end = block.end
-        if end + n > block.scores.shape[1]:  # count what is held, start the block over
+        if not block.fits(n):  # count what is held, start the block over
             self.flush()
             block.restart(base, n)
-            end = 0
         fresh = not self.fitted
         if fresh:  # a plain learner starts from an empty calibration: its kernel writes
             state, owner = _calibration.new_state(), model if self.plain else None
         else:
             owner = self.owner()
             state = owner.calibration_.copy()
-        written = block.scores[:, end : end + n]
+        written = block.columns(n)
         # a kernel that writes the decision scores and probabilities as it learns
         # (SOLAM's) spares the replay; one row goes through the one-example path
         with self.request.ask(owner if n > 1 else None, written) as taken:
@@ -613,7 +611,7 @@ class _Evaluation:
             _calibration.replay(state, raw, np.where(positive, 1.0, -1.0), *written)
         if fresh:  # nothing learnt before the first example: the untrained model's score
             written[0, 0] = 0.0
-        if block.labels.dtype != y.dtype:  # labels of another dtype: those held counted
+        if not block.labels_fit(y):  # labels of another dtype: those held counted first
             self.flush()
         block.hold(y)
         self.n_seen = self.n_learnt = base + n

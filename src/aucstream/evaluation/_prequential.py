@@ -815,11 +815,11 @@ def prequential(
                 X, y = run.check_chunk(X, y)
                 run.n_chunks += 1
                 ahead.append((X, y))
-                seen = (
-                    distinct(y)
-                    if not seen.size
-                    else np.unique(np.concatenate([seen.astype(y.dtype), distinct(y)]))
-                )
+                new = distinct(y)
+                if not seen.size:
+                    seen = new
+                elif not (new.size == seen.size == 1 and new[0] == seen[0]):  # a new label
+                    seen = np.unique(np.concatenate([seen.astype(y.dtype), new]))
                 rows += y.shape[0]
                 pair = pair_from(seen)
                 if pair is not None or rows >= _LOOKAHEAD:

@@ -129,10 +129,18 @@ def _rank(k, nb, buckets, sizes, tops, s, right):  # pragma: no cover - compiled
     """How many of class k's bucketed scores are below ``s`` (at most ``s`` when
     ``right``), and the next score (infinite if none): the buckets whose largest is
     below, then the one bucket that holds the next (no bucket is empty)."""
-    c = _below(tops, k, 0, nb, s, right)
+    c = 0  # the buckets whose largest is below, and their sizes summed, in one pass
     n = 0
-    for b in range(np.uint64(c)):
-        n += sizes[k, b]
+    if right:
+        for b in range(np.uint64(nb)):
+            t = tops[k, b] <= s
+            c += t
+            n += sizes[k, b] * t
+    else:
+        for b in range(np.uint64(nb)):
+            t = tops[k, b] < s
+            c += t
+            n += sizes[k, b] * t
     if c == nb:
         return n, np.inf
     within = _below_in(buckets, k, c, sizes[k, c], s, right)

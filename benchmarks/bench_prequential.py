@@ -116,7 +116,9 @@ def cost(X, y, repeat: int, make, inner: int = 5) -> dict:
         for Xc, yc in chunks(X, y, 1000):
             raw = model.test_then_train(Xc, yc, classes=[-1, 1])
             written = np.empty((2, raw.size))  # the decision scores and probabilities
-            _calibration.replay(state, raw, np.where(yc == 1, 1.0, -1.0), *written)
+            _calibration.replay(
+                state, raw, np.where(yc == 1, 1.0, -1.0), *written, _calibration.NO_WEIGHTS
+            )
 
     def floor():  # by_hand and the calibration replayed: the decision scores' exact AUC
         from aucstream import _calibration
@@ -127,7 +129,9 @@ def cost(X, y, repeat: int, make, inner: int = 5) -> dict:
         for Xc, yc in chunks(X, y, 1000):
             raw = model.test_then_train(Xc, yc, classes=[-1, 1])
             written = np.empty((2, raw.size))  # the decision scores and probabilities
-            _calibration.replay(state, raw, np.where(yc == 1, 1.0, -1.0), *written)
+            _calibration.replay(
+                state, raw, np.where(yc == 1, 1.0, -1.0), *written, _calibration.NO_WEIGHTS
+            )
             auc.update(yc == 1, written[0])
             auc.get()
 

@@ -101,6 +101,7 @@ def test_a_csr_row_scored_alone_is_learnt_from_the_same_dict(make, monkeypatch):
     made = []
     plain = P.plain_row
     monkeypatch.setattr(P, "plain_row", lambda X, j: made.append(j) or plain(X, j))
+    monkeypatch.setattr(P, "_WEAVE", False)  # (SOLAM's rows would be woven: row by row)
     ref = brute_force(make(), Xs, y, delays_of(3, X, y), (0, 1))
     model = make()
     curve = prequential(model, iter_chunks(Xs, y, 40), delay=3, metrics=ALL, every=50)
@@ -222,7 +223,9 @@ def test_solams_kernel_writes_what_the_replayed_calibration_gives(kwargs):
         assert taken[0]
         expected = ref.test_then_train(X[rows], y[rows])
         replayed = np.empty((2, 125))
-        _calibration.replay(state, expected, np.where(y[rows] == 1, 1.0, -1.0), *replayed)
+        _calibration.replay(
+            state, expected, np.where(y[rows] == 1, 1.0, -1.0), *replayed, _calibration.NO_WEIGHTS
+        )
         np.testing.assert_array_equal(raw, expected)
         np.testing.assert_array_equal(out, replayed)
         np.testing.assert_array_equal(ours.calibration_, ref.calibration_)

@@ -357,18 +357,23 @@ def capped_logistic(scores) -> np.ndarray:
 
 
 @jit
-def replay(state, scores, y_pm, decision, proba):
-    """Replay the calibration over prequential ``scores`` of +/-1 labels (in place, as
-    :func:`update` with weights 1), writing for each example ``i`` the decision score
-    ``score - threshold`` (:func:`threshold_one`) into ``decision[i]`` and the
-    probability (:func:`probability_one`) into ``proba[i]`` that the learner gave it
-    before learning it: what ``decision_function`` and ``predict_proba`` returned then
+def replay(state, scores, y_pm, decision, proba, weights):
+    """Replay the calibration over prequential ``scores`` of +/-1 labels and
+    ``weights`` (in place, as :func:`update`; ``weights`` empty: all 1), writing for
+    each example ``i`` the decision score ``score - threshold``
+    (:func:`threshold_one`) into ``decision[i]`` and the probability
+    (:func:`probability_one`) into ``proba[i]`` that the learner gave it before
+    learning it: what ``decision_function`` and ``predict_proba`` returned then
     (:func:`step_scored`, example by example). Used by
     :func:`aucstream.evaluation.prequential` after ``test_then_train``, with the two
     rows of a ``(2, n)`` view of its score block (contiguous, where the view is not:
-    one signature whatever the view; :func:`written_for`)."""
+    one signature whatever the view; :func:`written_for`), and with the weights of
+    the rows a delay weaves together (:mod:`aucstream.evaluation._prequential_weave`:
+    an example of weight 0 is scored, not learnt)."""
+    weighted = weights.shape[0] > 0
     for i in range(scores.shape[0]):
-        decision[i], proba[i] = step_scored(state, scores[i], y_pm[i], 1.0)
+        w = weights[i] if weighted else 1.0
+        decision[i], proba[i] = step_scored(state, scores[i], y_pm[i], w)
 
 
 @jit
@@ -424,6 +429,8 @@ def step_scored(state, s, y, w):
 #: (no trailing underscore: not state; removed when the request ends).
 _REQUEST = "_calibration_request"
 _NOT_WRITTEN = (np.empty(0), np.empty(0))  # (empty: the kernel writes nothing)
+#: The weights of :func:`replay` when every example weighs 1.
+NO_WEIGHTS = np.empty(0)
 
 
 class writing:

@@ -575,6 +575,7 @@ class OnePassSearch(HoldsLearners, BaseStreamingAUC):
             fast_path=False,
             kernel_prequential=valid and all(t.kernel_prequential for t in tags),
             sample_weight=valid and all(t.sample_weight for t in tags),
+            zero_weight_inert=False,  # (the race counts every example)
         )
 
     # --------------------------------------------------------------- learning

@@ -36,6 +36,12 @@ class LearnerTags:
     sample_weight : bool, default=False
         The update takes example weights from ``chunk.sample_weight`` (else they are
         refused with an error).
+    zero_weight_inert : bool, default=True
+        With ``sample_weight``: an example of weight 0 is scored and changes nothing
+        but ``n_samples_seen_`` (:func:`aucstream.checks.
+        check_zero_weight_rows_change_nothing`; :func:`aucstream.evaluation.prequential`
+        weaves a delay's labels into one call on it). A meta-learner whose race counts
+        examples says False.
     update_draws : bool, default=True
         ``_update`` (and the rest of a learning call) may draw from ``_rng``; a learner
         that never does says False, and the fast path then leaves the generator out
@@ -55,6 +61,7 @@ class LearnerTags:
     kernel_prequential: bool = False
     kernel_calibrates: bool = False
     sample_weight: bool = False
+    zero_weight_inert: bool = True
     update_draws: bool = True
     row_written_by_class: bool = False
     fast_path: bool = True

@@ -38,7 +38,9 @@ round such a score either way (``tests/test_prequential_meta.py``). A
 :class:`~aucstream.OnePassSearch`, or a pipeline over one, also runs one
 ``test_then_train`` per chunk: the search records, as it learns, the decision score
 and probability it gave each row before learning it (:mod:`aucstream._search_scores`),
-and a chunk it cannot record exactly goes row by row.
+and a chunk it cannot record exactly goes row by row. A constant delay through a
+learner that takes example weights weaves the scored rows (weight 0) and the labels
+they release into one ``test_then_train`` a piece (:mod:`._prequential_weave`).
 
 Before anything is learnt a model has no scores: an example scored then gets 0.0,
 the probability 1/2 (the Laplace-smoothed prior of no examples) and the negative
@@ -105,6 +107,7 @@ from ._prequential_parts import (
     take_rows,
     width_of,
 )
+from ._prequential_weave import Weave, weaves
 
 __all__ = ["prequential", "METRICS", "model_bytes"]
 
@@ -140,6 +143,10 @@ def model_bytes(model: Any) -> int:
 
 
 # ------------------------------------------------------------ the fast replay
+#: Whether a constant delay weaves the scored rows and the released labels into one
+#: weighted call (:mod:`._prequential_weave`); False: row by row (the tests compare).
+_WEAVE = True
+
 #: Whether delay 0 records :class:`~aucstream.OnePassSearch`'s decisions as it learns
 #: (:func:`_search_of`); False: row by row, as before (the tests compare the two).
 _RECORD_SEARCH = True
@@ -222,6 +229,10 @@ class _Evaluation:
         self.diverged = False  # (search_chunk's last refusal: a candidate diverged)
         self.failing: int | None = None  # (and the row it failed at, when found)
         self.block = ScoreBlock(_HOLD) if self.raw_labels else None
+        #: a constant delay through a learner that takes weights: woven calls
+        self.weave = (
+            Weave(self) if _WEAVE and weaves(model, delay, label_probability, self.plain) else None
+        )
         #: the request that the learner's kernel write into the block (one per run)
         self.request = _calibration.writing(None, self._NOTHING)
 
@@ -477,20 +488,27 @@ class _Evaluation:
             else self.rng.random(n) < self.label_probability
         )
         chunk_id = self.n_chunks
+        woven = self.weave is not None and self.weave.ready()
         if kept.any():
-            self.chunks[chunk_id] = [X, y, int(kept.sum()), {}]
-            for j in np.flatnonzero(kept).tolist():
+            self.chunks[chunk_id] = [X, y, int(kept.sum()), {}, base]
+            for j in [] if woven else np.flatnonzero(kept).tolist():
                 heapq.heappush(self.pending, (base + j + int(delays[j]), base + j, chunk_id, j))
         # the chunk's decision scores and probabilities, counted at its checkpoints and
         # at its end (one count per run of one row cost more than the row)
         decisions, probas, predictions = np.empty(n), np.empty(n), np.empty(n, dtype=bool)
         cur = counted = 0
         while cur < n:
+            if self.weave is not None and self.weave.on:  # up to the next checkpoint
+                stop = n if self.every is None else self.next_checkpoint(base, n)
+                if self.weave.piece(X, y, positive, cur, stop):
+                    cur = counted = stop
+                    self.checkpoint()
+                    continue
             stop = n
             if self.pending:  # the next release, after the scoring of this example
                 stop = min(stop, self.pending[0][0] - base + 1)
             if self.every is not None:
-                stop = min(stop, (self.n_seen // self.every + 1) * self.every - base)
+                stop = min(stop, self.next_checkpoint(base, n))
             one = self.score_row(X, cur) if stop == cur + 1 else None
             if one is None:
                 scores, proba, predicted = self.score(slice_rows(X, cur, stop))
@@ -514,6 +532,11 @@ class _Evaluation:
         held = self.chunks.get(chunk_id)
         if held is not None:  # labels released later: its rows kept (a reader may refill)
             held[0], held[1] = held[0].copy(), held[1].copy()
+
+    def next_checkpoint(self, base: int, n: int) -> int:
+        """The row of the next checkpoint (``every`` given) in a chunk (at most ``n``)."""
+        assert self.every is not None
+        return min(n, (self.n_seen // self.every + 1) * self.every - base)
 
     def around_divergence(self, X, y) -> None:
         """A chunk refused because a candidate diverged inside it (:meth:`search_chunk`):
@@ -608,7 +631,9 @@ class _Evaluation:
         if not taken[0]:
             raw = np.asarray(raw, dtype=np.float64)
             positive = self.check_labels(y, base)
-            _calibration.replay(state, raw, np.where(positive, 1.0, -1.0), *written)
+            _calibration.replay(
+                state, raw, np.where(positive, 1.0, -1.0), *written, _calibration.NO_WEIGHTS
+            )
         if fresh:  # nothing learnt before the first example: the untrained model's score
             written[0, 0] = 0.0
         if not block.labels_fit(y):  # labels of another dtype: those held counted first
@@ -850,6 +875,8 @@ def prequential(
                 _one(run, X, y, bar, chunks)
         if run.n_seen == 0:
             raise ValueError("the stream holds no examples")
+        if run.weave is not None:
+            run.weave.unweave(run.n_seen)
         run.release(math.inf)
         run.checkpoint(final=True)
     except BaseException:

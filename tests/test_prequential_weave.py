@@ -1,0 +1,158 @@
+"""prequential with a constant delay through a learner that takes example weights: the
+scored rows and the released labels woven into one weighted call
+(``aucstream.evaluation._prequential_weave``), against the brute-force loop and the
+row-by-row path."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from test_prequential import ALL, brute_force, check_columns, data, delays_of
+
+from aucstream import SOLAM
+from aucstream._discovery import all_estimators
+from aucstream.datasets import iter_chunks
+from aucstream.evaluation import _prequential as P
+from aucstream.evaluation import prequential
+
+#: The online learners that take example weights (their weave is checked below).
+WEIGHTED = sorted(
+    name
+    for name, cls in all_estimators()
+    if not cls().is_batch and getattr(cls()._tags, "sample_weight", False)
+)
+
+
+def make(name):
+    cls = dict(all_estimators())[name]
+    params = {"random_state": 0} if "random_state" in cls().get_params() else {}
+    return cls(**params)
+
+
+def run(model, X, y, delay, chunk, **kwargs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (FSAUC: no stream length given)
+        return prequential(
+            model, iter_chunks(X, y, chunk), delay=delay, metrics=ALL, every=40, **kwargs
+        )
+
+
+def woven_calls(model, monkeypatch) -> list:
+    """The rows, and the rows of weight 1, of the weighted test_then_train calls
+    ``model`` is given."""
+    sizes = []
+    call = model.test_then_train
+
+    def counted(X, y, classes=None, sample_weight=None):
+        if sample_weight is not None:
+            sizes.append((X.shape[0], int(np.count_nonzero(sample_weight))))
+        return call(X, y, classes, sample_weight)
+
+    monkeypatch.setattr(model, "test_then_train", counted)
+    return sizes
+
+
+def test_the_weighted_learners_are_known():
+    assert {"SOLAM", "OPAUC", "AdaOAM", "UnivariateOnline"} <= set(WEIGHTED)
+
+
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
+@pytest.mark.parametrize("delay,chunk", [(1, 1), (7, 33), (50, 20), (3, 250), (260, 64)])
+@pytest.mark.parametrize("name", WEIGHTED)
+def test_woven_runs_equal_the_brute_force_loop(name, delay, chunk, sparse, monkeypatch):
+    """Every weighted learner, delays shorter and longer than a chunk: the curve is
+    the brute-force loop's at every checkpoint, the model ends as its model, and the
+    labels were learnt in woven calls (all but the first chunk's)."""
+    X, y = data(200, seed=3)
+    if sparse:
+        X[np.abs(X) < 0.4] = 0.0
+    Xs = sp.csr_matrix(X) if sparse else X
+    ref_model = make(name)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = brute_force(ref_model, Xs, y, delays_of(delay, X, y), (0, 1))
+    model = make(name)
+    sizes = woven_calls(model, monkeypatch)
+    curve = run(model, Xs, y, delay, chunk)
+    check_columns(curve, ref, y, (0, 1))
+    assert curve["n_learnt"].tolist() == [max(0, m - delay) for m in curve["n_seen"][:-1]] + [200]
+    assert model.n_samples_seen_ == ref_model.n_samples_seen_ == 200
+    np.testing.assert_allclose(model.coef_, ref_model.coef_, rtol=1e-9, atol=1e-12)
+    # woven: every label released before the end (the end releases the last delay
+    # ones in one call), each call its scored rows and the labels they release
+    assert sum(learnt for _, learnt in sizes) == max(0, 200 - delay)
+    assert all(0 < learnt <= rows - learnt for rows, learnt in sizes)
+    assert bool(sizes) == (delay < 200)
+
+
+@pytest.mark.parametrize("delay", [5, 120])
+def test_woven_equals_row_by_row(delay, monkeypatch):
+    """The same curve (to rounding of the kernel's scores) and the same model as the
+    row-by-row path, for SOLAM, whose kernel writes its scores, and OPAUC, whose
+    calibration is replayed with the weights."""
+    X, y = data(600, seed=4)
+    for name in ("SOLAM", "OPAUC"):
+        woven = run(make(name), X, y, delay, 64)
+        monkeypatch.setattr(P, "_WEAVE", False)
+        plain = run(make(name), X, y, delay, 64)
+        monkeypatch.setattr(P, "_WEAVE", True)
+        columns = [c for c in woven if c not in ("cpu_seconds", "model_bytes")]
+        np.testing.assert_allclose(woven[columns], plain[columns], rtol=1e-12, atol=1e-12)
+
+
+class Refusing(SOLAM):
+    """SOLAM that refuses a call of more than ``most`` weighted rows (as a learner
+    refuses a chunk it diverges on), changing nothing."""
+
+    def __init__(self, most=10**9, **kwargs):
+        super().__init__(**kwargs)
+        self.most = most
+
+    def test_then_train(self, X, y, classes=None, sample_weight=None):
+        if sample_weight is not None and X.shape[0] > self.most:
+            raise FloatingPointError("too many rows at once")
+        return super().test_then_train(X, y, classes, sample_weight)
+
+
+def test_a_refused_woven_call_goes_row_by_row():
+    """A woven call the learner refuses changes nothing and the chunk goes row by row
+    (where a real refusal names its example); the run is the brute-force loop's."""
+    X, y = data(300, seed=6)
+    ref = brute_force(SOLAM(random_state=0), X, y, np.full(300, 9), (0, 1))
+    model = Refusing(most=90, random_state=0)
+    curve = run(model, X, y, 9, 50)  # pieces of 40 rows (every=40): 80 woven rows pass
+    check_columns(curve, ref, y, (0, 1))
+    refused = run(Refusing(most=70, random_state=0), X, y, 9, 50)  # every piece refused
+    check_columns(refused, ref, y, (0, 1))
+    assert refused["n_learnt"].iloc[-1] == 300
+
+
+def test_chunks_of_two_kinds_are_not_woven_together():
+    """Dense and CSR chunks in turn: a piece whose labels lie in a chunk of the other
+    kind goes row by row; the run is still the brute-force loop's."""
+    X, y = data(240, seed=7)
+    ref = brute_force(SOLAM(random_state=0), X, y, np.full(240, 30), (0, 1))
+
+    def stream():
+        for k, (Xc, yc) in enumerate(iter_chunks(X, y, 40)):
+            yield (sp.csr_matrix(Xc) if k % 2 else Xc), yc
+
+    curve = prequential(SOLAM(random_state=0), stream(), delay=30, metrics=ALL, every=40)
+    check_columns(curve, ref, y, (0, 1))
+
+
+def test_not_woven_without_weights_or_with_dropped_labels(monkeypatch):
+    """A callable delay and dropped labels keep the release heap; a learner without
+    weights goes row by row: no weighted call."""
+    X, y = data(200, seed=8)
+    model = make("SOLAM")
+    sizes = woven_calls(model, monkeypatch)
+    prequential(model, iter_chunks(X, y, 50), delay=lambda i, x, y: 3)
+    prequential(model, iter_chunks(X, y, 50), delay=3, label_probability=0.5, random_state=0)
+    assert sizes == []
+    oam = make("OAM")
+    assert "OAM" not in WEIGHTED
+    assert P.weaves(oam, 3, None, P._replays_calibration(oam)) is False

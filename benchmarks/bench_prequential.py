@@ -30,6 +30,7 @@ Usage::
     python benchmarks/bench_prequential.py --paired SOLAM --repeat 60 [--sliced] [--times 10]
         [--data {a9a,ijcnn1,skin}]
     python benchmarks/bench_prequential.py --pipelines [--repeat 3] [--delayed-rows 5000]
+    python benchmarks/bench_prequential.py --woven [--repeat 2] [--data {a9a,ijcnn1,skin}]
 
 ``--paired`` is the way to read the cost target on a busy machine (:func:`paired`):
 one process, single passes of learning alone and of ``prequential`` interleaved
@@ -349,6 +350,53 @@ def paired(X, y, repeat: int, make, sliced: bool = False) -> dict:
     return out
 
 
+def woven(X, y, repeat: int, delays=(10, 100, 1000)) -> list[dict]:
+    """``prequential`` with a constant delay through bare weighted learners (SOLAM,
+    OPAUC, AdaOAM, UnivariateOnline), their rows woven into one weighted call a chunk
+    (:mod:`aucstream.evaluation._prequential_weave`) against the row-by-row path
+    (``_WEAVE`` False), in one process, and against their ``test_then_train`` pass:
+    process microseconds a row over the whole stream in chunks of 1,000 (the least
+    of ``repeat`` runs, the three alternated), and whether the two curves agree."""
+    from aucstream import OPAUC, SOLAM, AdaOAM, UnivariateOnline
+    from aucstream.evaluation import _prequential as P
+    from aucstream.evaluation import prequential
+
+    makes = {
+        "SOLAM()": lambda: SOLAM(random_state=0),
+        "OPAUC()": lambda: OPAUC(random_state=0),
+        "AdaOAM()": lambda: AdaOAM(random_state=0),
+        "UnivariateOnline()": UnivariateOnline,
+    }
+    n, out = X.shape[0], []
+    for name, make in makes.items():
+        for delay in delays:
+            best = {"woven": np.inf, "row by row": np.inf, "pass": np.inf}
+            curves = {}
+            for _ in range(repeat):
+                for way in ("woven", "row by row"):
+                    P._WEAVE = way == "woven"
+                    start = time.process_time()
+                    curves[way] = prequential(make(), chunks(X, y, 1000), delay=delay)
+                    best[way] = min(best[way], time.process_time() - start)
+                P._WEAVE = True
+                model, start = make(), time.process_time()
+                for k, (Xc, yc) in enumerate(chunks(X, y, 1000)):
+                    model.test_then_train(Xc, yc, classes=[-1, 1] if k == 0 else None)
+                best["pass"] = min(best["pass"], time.process_time() - start)
+            a, b = curves["woven"]["auc"].iloc[-1], curves["row by row"]["auc"].iloc[-1]
+            out.append(
+                {
+                    "model": name,
+                    "delay": delay,
+                    **{f"{k}_us_a_row": round(v / n * 1e6, 2) for k, v in best.items()},
+                    "speedup": round(best["row by row"] / best["woven"], 1),
+                    "auc": round(float(a), 6),
+                    "auc_difference": float(abs(a - b)),
+                }
+            )
+    return out
+
+
 def delayed(X, y, rows: int) -> dict:
     from aucstream import SOLAM
     from aucstream.evaluation import prequential
@@ -656,12 +704,23 @@ def main() -> None:
         "their test_then_train pass, and their cost a row with delay=100, as JSON "
         "lines, and stop (see pipelines())",
     )
+    parser.add_argument(
+        "--woven",
+        action="store_true",
+        help="prequential with delays 10, 100 and 1000 through bare weighted learners, "
+        "woven against row by row and against their pass, as JSON lines, and stop "
+        "(see woven())",
+    )
     args = parser.parse_args()
     from aucstream import OPAUC, SOLAM
 
     X, y, name = a9a() if args.data == "a9a" else other_stream(args.data)
     if args.pipelines:
         for row in pipelines(X, y, args.repeat, args.delayed_rows):
+            print(json.dumps(row))
+        return
+    if args.woven:
+        for row in woven(X, y, args.repeat):
             print(json.dumps(row))
         return
     if args.own_cost:

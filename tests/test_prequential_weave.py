@@ -144,15 +144,57 @@ def test_chunks_of_two_kinds_are_not_woven_together():
     check_columns(curve, ref, y, (0, 1))
 
 
-def test_not_woven_without_weights_or_with_dropped_labels(monkeypatch):
-    """A callable delay and dropped labels keep the release heap; a learner without
-    weights goes row by row: no weighted call."""
-    X, y = data(200, seed=8)
+def test_callable_delays_and_dropped_labels_are_woven_from_the_heap(monkeypatch):
+    """A delay per example and dropped labels: each piece takes the labels its rows
+    release from the release heap, in order; the run is the brute-force loop's (every
+    delay 0 to 15, a third of the labels dropped). A learner without weights goes row
+    by row."""
+    X, y = data(300, seed=8)
+    delays = np.random.default_rng(1).integers(0, 16, size=300)
+    keep = np.random.default_rng(3).random(300) < 2 / 3  # (the run's draws, seed 3)
+    ref_model = SOLAM(random_state=0)
+    ref = brute_force(ref_model, X, y, delays, (0, 1), keep=keep)
     model = make("SOLAM")
     sizes = woven_calls(model, monkeypatch)
-    prequential(model, iter_chunks(X, y, 50), delay=lambda i, x, y: 3)
-    prequential(model, iter_chunks(X, y, 50), delay=3, label_probability=0.5, random_state=0)
-    assert sizes == []
+    curve = prequential(
+        model,
+        iter_chunks(X, y, 50),
+        delay=lambda i, x, label: int(delays[i]),
+        label_probability=2 / 3,
+        random_state=3,
+        metrics=ALL,
+        every=40,
+    )
+    check_columns(curve, ref, y, (0, 1))
+    assert model.n_samples_seen_ == curve["n_learnt"].iloc[-1] == keep.sum()
+    np.testing.assert_allclose(model.coef_, ref_model.coef_, rtol=1e-9, atol=1e-12)
+    assert sum(learnt for _, learnt in sizes) > keep.sum() - 20  # (all but the end's)
     oam = make("OAM")
     assert "OAM" not in WEIGHTED
-    assert P.weaves(oam, 3, None, P._replays_calibration(oam)) is False
+    assert P.weaves(oam, 3, P._replays_calibration(oam)) is False
+
+
+@pytest.mark.parametrize("name", WEIGHTED)
+def test_every_weighted_learner_woven_from_the_heap(name):
+    """A delay per example (0 to 20) and dropped labels, through every weighted
+    learner: the brute-force loop's curve and model."""
+    X, y = data(200, seed=9)
+    delays = np.random.default_rng(2).integers(0, 21, size=200)
+    keep = np.random.default_rng(4).random(200) < 0.8
+    ref_model = make(name)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = brute_force(ref_model, X, y, delays, (0, 1), keep=keep)
+        model = make(name)
+        curve = prequential(
+            model,
+            iter_chunks(X, y, 30),
+            delay=lambda i, x, label: int(delays[i]),
+            label_probability=0.8,
+            random_state=4,
+            metrics=ALL,
+            every=40,
+        )
+    check_columns(curve, ref, y, (0, 1))
+    assert model.n_samples_seen_ == ref_model.n_samples_seen_ == keep.sum()
+    np.testing.assert_allclose(model.coef_, ref_model.coef_, rtol=1e-9, atol=1e-12)

@@ -38,9 +38,9 @@ round such a score either way (``tests/test_prequential_meta.py``). A
 :class:`~aucstream.OnePassSearch`, or a pipeline over one, also runs one
 ``test_then_train`` per chunk: the search records, as it learns, the decision score
 and probability it gave each row before learning it (:mod:`aucstream._search_scores`),
-and a chunk it cannot record exactly goes row by row. A constant delay through a
-learner that takes example weights weaves the scored rows (weight 0) and the labels
-they release into one ``test_then_train`` a piece (:mod:`._prequential_weave`).
+and a chunk it cannot record exactly goes row by row. With a delay, a learner that
+takes example weights gets the scored rows (weight 0) and the labels they release
+woven into one ``test_then_train`` a piece (:mod:`._prequential_weave`).
 
 Before anything is learnt a model has no scores: an example scored then gets 0.0,
 the probability 1/2 (the Laplace-smoothed prior of no examples) and the negative
@@ -229,10 +229,8 @@ class _Evaluation:
         self.diverged = False  # (search_chunk's last refusal: a candidate diverged)
         self.failing: int | None = None  # (and the row it failed at, when found)
         self.block = ScoreBlock(_HOLD) if self.raw_labels else None
-        #: a constant delay through a learner that takes weights: woven calls
-        self.weave = (
-            Weave(self) if _WEAVE and weaves(model, delay, label_probability, self.plain) else None
-        )
+        #: a delay through a learner whose examples of weight 0 are inert: woven calls
+        self.weave = Weave(self) if _WEAVE and weaves(model, delay, self.plain) else None
         #: the request that the learner's kernel write into the block (one per run)
         self.request = _calibration.writing(None, self._NOTHING)
 
@@ -488,10 +486,10 @@ class _Evaluation:
             else self.rng.random(n) < self.label_probability
         )
         chunk_id = self.n_chunks
-        woven = self.weave is not None and self.weave.ready()
+        heapless = self.weave is not None and self.weave.ready() and self.weave.constant
         if kept.any():
             self.chunks[chunk_id] = [X, y, int(kept.sum()), {}, base]
-            for j in [] if woven else np.flatnonzero(kept).tolist():
+            for j in [] if heapless else np.flatnonzero(kept).tolist():
                 heapq.heappush(self.pending, (base + j + int(delays[j]), base + j, chunk_id, j))
         # the chunk's decision scores and probabilities, counted at its checkpoints and
         # at its end (one count per run of one row cost more than the row)

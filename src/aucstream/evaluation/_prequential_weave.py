@@ -1,29 +1,32 @@
 r"""Delayed labels in one call: the scored rows and the released labels woven together.
 
-With a constant delay :math:`k \ge 1` and every label kept, :func:`prequential
-<aucstream.evaluation.prequential>` scores example :math:`p` and then learns example
-:math:`p - k`, one after the other, down the stream: row by row, a
-``decision_function`` (or ``decision_one``) and a ``partial_fit`` (or
-``learn_one``) per example, many times the cost of its ``test_then_train`` pass
-(``docs/results/prequential.md``).
+With a delay, :func:`prequential <aucstream.evaluation.prequential>` scores each
+example and then learns the labels its scoring releases, one after the other, down
+the stream: row by row, a ``decision_function`` (or ``decision_one``) and a
+``partial_fit`` (or ``learn_one``) per example, many times the cost of the
+learner's ``test_then_train`` pass (``docs/results/prequential.md``).
 
 A learner that takes example weights and for which an example of weight 0 changes
 nothing but the count ``n_samples_seen_`` (``_tags.zero_weight_inert``, held by
 :func:`aucstream.checks.check_zero_weight_rows_change_nothing`) gives the same
-scores in one ``test_then_train`` call over the rows woven in that order: example
-:math:`p` with weight 0 (its prequential score is the model's before it, and it
-learns nothing), then example :math:`p - k` with weight 1. Its decision scores and
-probabilities come as at delay 0: written by its kernel (SOLAM's) or replayed from
-the calibration with the same weights (:func:`aucstream._calibration.replay`);
-afterwards ``n_samples_seen_`` is set to the examples learnt. :meth:`Weave.piece`
-does this for each piece of a chunk between checkpoints, gathering the learnt rows
-from the chunks held (a delay longer than a chunk reaches back several). The chunks
-before the model is fitted (the first label) go row by row.
+scores in one ``test_then_train`` call over the rows woven in that order: each
+example with weight 0 (its prequential score is the model's before it, and it learns
+nothing), then, with weight 1, the examples whose labels its scoring releases. Its
+decision scores and probabilities come as at delay 0: written by its kernel (SOLAM's)
+or replayed from the calibration with the same weights
+(:func:`aucstream._calibration.replay`); afterwards ``n_samples_seen_`` is set to the
+examples learnt. :meth:`Weave.piece` does this for each piece of a chunk between
+checkpoints, gathering the learnt rows from the chunks held (a delay longer than a
+chunk reaches back several); the rows scored before the first label get the
+untrained model's score, as row by row.
 
-The pending labels are then the examples from ``n_learnt`` to ``n_seen`` in order,
-not entries of the release heap; :meth:`Weave.unweave` writes them back there (the
-stream's end releases them, and a piece the learner refuses goes row by row, where
-the error names its example).
+With a constant delay :math:`k` and every label kept, the labels still to learn are
+the examples from ``n_learnt`` to ``n_seen``, example :math:`p` released once example
+:math:`p + k` is scored: no heap. Otherwise (a delay per example, dropped labels) each
+piece takes from the release heap the entries its rows release, in the heap's order.
+A piece that cannot be woven (chunks of two kinds, the learner refusing the woven
+call) goes row by row, where an error names its example: the heap then holds the
+labels still to learn again (:meth:`Weave.unweave`).
 """
 
 from __future__ import annotations
@@ -39,17 +42,15 @@ from .._base import BaseStreamingAUC
 __all__ = ["Weave", "weaves"]
 
 
-def weaves(model, delay, label_probability, plain: bool) -> bool:
-    """Whether a run of ``model`` with these settings goes through :class:`Weave`: a
-    constant delay of at least 1, every label kept, a plain aucstream learner (its
-    calibration replayed: ``plain``) that takes example weights."""
+def weaves(model, delay, plain: bool) -> bool:
+    """Whether a run of ``model`` with this delay goes through :class:`Weave`: a delay
+    (a callable, or a constant of at least 1), a plain aucstream learner (its
+    calibration replayed: ``plain``) whose examples of weight 0 are inert."""
     tags = getattr(model, "_tags", None)
     return (
         plain
         and isinstance(model, BaseStreamingAUC)
-        and not callable(delay)
-        and int(delay) >= 1
-        and label_probability is None
+        and (callable(delay) or int(delay) >= 1)
         and bool(getattr(tags, "sample_weight", False))
         and bool(getattr(tags, "zero_weight_inert", False))
     )
@@ -70,15 +71,20 @@ class Weave:
 
     def __init__(self, run) -> None:
         self.run = run
-        self.delay = int(run.delay)
-        #: whether the pending labels are the examples n_learnt..n_seen (True), or
-        #: entries of the release heap (False: before the model is fitted, after a
-        #: refusal)
-        self.on = False
+        #: a constant delay with every label kept: the labels still to learn are the
+        #: examples n_learnt..n_seen, each released ``delay`` examples after it (no
+        #: heap); else the release heap's entries, taken by each piece
+        self.constant = not callable(run.delay) and run.label_probability is None
+        self.delay = int(run.delay) if self.constant else -1
+        #: whether the pending labels are kept as the constant delay keeps them (True),
+        #: or as entries of the release heap (False: a constant delay before its first
+        #: woven chunk, and after a refusal)
+        self.on = not self.constant
+        self.taken: list = []  # (the heap's entries a piece took)
 
     def ready(self) -> bool:
-        """Whether the next chunk can be woven; the first time, the heap's entries
-        moved out (they are the examples n_learnt..n_seen)."""
+        """Whether the next chunk can be woven; with a constant delay, the first time,
+        the heap's entries moved out (they are the examples n_learnt..n_seen)."""
         run = self.run
         if self.on:
             return True
@@ -90,8 +96,9 @@ class Weave:
 
     def unweave(self, end: int) -> None:
         """Write the labels of examples n_learnt..end (those seen, and the current
-        chunk's) back as entries of the release heap, and weave no more."""
-        if not self.on:
+        chunk's) back as entries of the release heap (a constant delay), and weave no
+        more until :meth:`ready` says so again."""
+        if not (self.on and self.constant):
             return
         run = self.run
         for chunk_id, held in run.chunks.items():
@@ -102,72 +109,112 @@ class Weave:
                 heapq.heappush(run.pending, (p + self.delay, p, chunk_id, p - start))
         self.on = False
 
-    def _learnt_rows(self, lo: int, hi: int) -> tuple[list, list]:
-        """The rows (``(chunk, first, stop)``) and labels of examples lo..hi, from the
-        chunks held."""
-        parts_X, parts_y = [], []
-        for held in self.run.chunks.values():
-            X, y, start = held[0], held[1], held[4]
-            a, b = max(lo, start), min(hi, start + X.shape[0])
-            if a < b:
-                parts_X.append((X, a - start, b - start))
-                parts_y.append(y[a - start : b - start])
-        return parts_X, parts_y
+    def _released(self, first: int, last: int):
+        """The labels released by the scoring of examples ``first`` to ``last``, in
+        the order they are learnt: ``(releases, [(chunk id, rows)], stacked)``, where
+        label ``i`` is learnt right after example ``releases[i]`` is scored and its row
+        is ``stacked[i]`` of the parts' rows one after another; None when the rows
+        cannot be woven (the heap's entries, if taken, put back)."""
+        run, k = self.run, self.delay
+        if self.constant:  # (the examples n_learnt.., each released k examples later)
+            lo, hi = run.n_learnt, max(run.n_learnt, last + 1 - k)
+            if lo != max(0, first - k):
+                return None
+            parts = []
+            for chunk_id, held in run.chunks.items():
+                start = held[4]
+                a, b = max(lo, start), min(hi, start + held[0].shape[0])
+                if a < b:
+                    parts.append((chunk_id, np.arange(a - start, b - start)))
+            if sum(rows.shape[0] for _, rows in parts) != hi - lo:
+                return None
+            return np.arange(lo, hi) + k, parts, np.arange(hi - lo)
+        entries = []
+        while run.pending and run.pending[0][0] <= last:
+            entries.append(heapq.heappop(run.pending))
+        self.taken = entries
+        if not entries:
+            return np.empty(0, dtype=np.int64), [], np.empty(0, dtype=np.intp)
+        releases, _, ids, rows = (np.array(column) for column in zip(*entries))
+        parts, stacked, at = [], np.empty(len(entries), dtype=np.intp), 0
+        for chunk_id in dict.fromkeys(ids.tolist()):  # (in order of first appearance)
+            mine = np.flatnonzero(ids == chunk_id)
+            parts.append((chunk_id, rows[mine]))
+            stacked[mine] = at + np.arange(mine.shape[0])
+            at += mine.shape[0]
+        return releases, parts, stacked
+
+    def _put_back(self) -> None:
+        """The heap's entries :meth:`_released` took, back (a piece not woven)."""
+        for entry in self.taken:
+            heapq.heappush(self.run.pending, entry)
+        self.taken = []
 
     def piece(self, X, y: np.ndarray, positive: np.ndarray, cur: int, stop: int) -> bool:
         """Score rows ``cur:stop`` of the current chunk (example ``n_seen`` on) and
         learn the labels released meanwhile, in one weighted ``test_then_train``;
         count the scores. False, nothing changed, when the rows cannot be woven or
-        the learner refuses them (then :meth:`unweave` has been called)."""
-        run, k = self.run, self.delay
+        the learner refuses them (then the labels still to learn are entries of the
+        release heap again: :meth:`unweave`)."""
+        run = self.run
         first, m = run.n_seen, stop - cur
-        lo, hi = max(0, first - k), max(0, first + m - k)
-        n_learn, a = hi - lo, m - (hi - lo)  # (a: the rows scored before any label)
-        parts_X, parts_y = self._learnt_rows(lo, hi)
-        parts = [(X, cur, stop), *parts_X]
+        released = self._released(first, first + m - 1)
+        chunks = run.chunks
         kind = _kind(X)
         if (
-            run.n_learnt != lo
+            released is None
             or kind is None
-            or any(_kind(p[0]) != kind for p in parts_X)
-            or sum(p[2] - p[1] for p in parts_X) != n_learn
+            or any(_kind(chunks[c][0]) != kind for c, _ in released[1])
         ):  # (chunks of other kinds, or mixed: row by row)
-            self.unweave(first + (y.shape[0] - cur))
+            self._refused(first + (y.shape[0] - cur))
             return False
+        releases, parts, stacked = released
+        n_learn = releases.shape[0]
+        # woven: each scored row, then the labels its scoring releases
+        scored_at = np.arange(m) + np.searchsorted(releases, first + np.arange(m))
+        learnt_at = np.arange(n_learn) + (releases - first + 1)
         order = np.empty(m + n_learn, dtype=np.intp)  # woven row -> stacked row
-        order[:a] = np.arange(a)
-        order[a::2] = np.arange(a, m)
-        order[a + 1 :: 2] = m + np.arange(n_learn)
+        order[scored_at] = np.arange(m)
+        order[learnt_at] = m + stacked
+        rows = [(X, np.arange(cur, stop))] + [(chunks[c][0], r) for c, r in parts]
         woven_X = (
-            np.concatenate([P[a:b] for P, a, b in parts])[order]
+            np.concatenate([P[r] for P, r in rows])[order]
             if kind == "dense"
-            else _csr_rows(parts, order)
+            else _csr_rows(rows, order)
         )
-        woven_y = np.concatenate([y[cur:stop], *parts_y])[order]
+        labels = [y[cur:stop]] + [chunks[c][1][r] for c, r in parts]
+        woven_y = np.concatenate(labels)[order]
         weights = np.zeros(m + n_learn)
-        weights[a + 1 :: 2] = 1.0
+        weights[learnt_at] = 1.0
         fresh = run.first_fit  # (then the rows scored before the first label: untrained)
         if n_learn:
             written = self._call(woven_X, woven_y, weights, fresh)
             if written is None:  # (refused, unchanged) row by row
-                self.unweave(first + (y.shape[0] - cur))
+                self._refused(first + (y.shape[0] - cur))
                 return False
-            at = np.concatenate([np.arange(a), a + 2 * np.arange(n_learn)])
-            decision, proba = written[0, at], written[1, at]
+            decision, proba = written[0, scored_at], written[1, scored_at]
             run.first_fit, run.fitted = False, True
-        else:  # (nothing released yet: nothing to learn, nothing learnt)
-            decision, proba = np.zeros(m), np.empty(m)
-        if fresh:  # the untrained model's score, as prequential gives it
-            decision[: a + 1], proba[: a + 1] = 0.0, 0.5
-        run.count(
-            positive[cur:stop],
-            decision,
-            proba if "proba" in run.needs else None,
-            decision > 0 if run.predicts else None,
-        )
+            if fresh:  # the rows before the first label: the untrained model's score
+                untrained = int(releases[0]) - first + 1
+                decision[:untrained], proba[:untrained] = 0.0, 0.5
+            scored = (
+                decision,
+                proba if "proba" in run.needs else None,
+                decision > 0 if run.predicts else None,
+            )
+        else:  # (no label released: the rows scored, nothing learnt)
+            scored = run.score(X[cur:stop])
+        run.count(positive[cur:stop], *scored)
         run.n_seen, run.n_learnt = first + m, run.n_learnt + n_learn
-        self._release(hi)
+        self._let_go(parts)
         return True
+
+    def _refused(self, end: int) -> None:
+        """A piece not woven: the labels still to learn as entries of the heap."""
+        if self.constant:
+            self.unweave(end)
+        else:
+            self._put_back()
 
     def _call(self, X, y, weights, fresh: bool) -> np.ndarray | None:
         """The ``(2, n)`` decision scores and probabilities of the woven rows, before
@@ -191,28 +238,36 @@ class Weave:
         model.n_samples_seen_ = seen + int(np.count_nonzero(weights))  # (weight 0: nothing)
         return written
 
-    def _release(self, hi: int) -> None:
-        """Let go of the chunks whose examples are all learnt (up to ``hi``)."""
+    def _let_go(self, parts: list) -> None:
+        """Count the rows ``parts`` learnt; let go of a chunk with none left to learn."""
+        self.taken = []
         chunks = self.run.chunks
-        for chunk_id in [c for c, held in chunks.items() if held[4] + held[0].shape[0] <= hi]:
-            del chunks[chunk_id]
+        for chunk_id, rows in parts:
+            held = chunks[chunk_id]
+            held[2] -= rows.shape[0]
+            if held[2] == 0:
+                del chunks[chunk_id]
+            elif held[3]:  # (a CSR row's dict made when it was scored alone)
+                for r in rows.tolist():
+                    held[3].pop(r, None)
 
 
 def _csr_rows(parts: list, order: np.ndarray) -> sp.csr_matrix:
-    """Row ``order[i]`` of the row ranges ``parts`` (``(CSR matrix, first, stop)``)
-    one after another, for each ``i``: one gather of their values (scipy's slices,
-    stack and row indexing made and checked a matrix per step: a quarter of a woven
-    pass on a9a)."""
-    ends = [P.indptr[a : b + 1] for P, a, b in parts]
-    lengths = np.concatenate([np.diff(e) for e in ends])[order]
+    """Row ``order[i]`` of the rows ``parts`` (``(CSR matrix, row indices)``) one after
+    another, for each ``i``: one gather of their values (scipy's slices, stack and
+    row indexing made and checked a matrix per step: a quarter of a woven pass on
+    a9a)."""
+    starts = [P.indptr[r] for P, r in parts]
+    lengths = np.concatenate([P.indptr[r + 1] - a for (P, r), a in zip(parts, starts)])
     firsts, total = [], 0
-    for e in ends:  # (where each row's values start among all the parts' values)
-        firsts.append(e[:-1] - e[0] + total)
-        total += int(e[-1] - e[0])
+    for (P, _), a in zip(parts, starts):  # (each row's values among all the parts')
+        firsts.append(a + (total - P.indptr[0]))
+        total += int(P.indptr[-1] - P.indptr[0])
+    lengths = lengths[order]
     indptr = np.zeros(order.shape[0] + 1, dtype=np.int64)
     np.cumsum(lengths, out=indptr[1:])
     at = np.repeat(np.concatenate(firsts)[order] - indptr[:-1], lengths) + np.arange(indptr[-1])
-    data = np.concatenate([P.data[e[0] : e[-1]] for (P, _, _), e in zip(parts, ends)])[at]
-    indices = np.concatenate([P.indices[e[0] : e[-1]] for (P, _, _), e in zip(parts, ends)])
+    data = np.concatenate([P.data[P.indptr[0] : P.indptr[-1]] for P, _ in parts])[at]
+    indices = np.concatenate([P.indices[P.indptr[0] : P.indptr[-1]] for P, _ in parts])
     shape = (order.shape[0], parts[0][0].shape[1])
     return sp.csr_matrix((data, indices[at], indptr), shape=shape)

@@ -171,7 +171,7 @@ def test_callable_delays_and_dropped_labels_are_woven_from_the_heap(monkeypatch)
     assert sum(learnt for _, learnt in sizes) > keep.sum() - 20  # (all but the end's)
     oam = make("OAM")
     assert "OAM" not in WEIGHTED
-    assert P.weaves(oam, 3, P._replays_calibration(oam)) is False
+    assert P.weaves(oam, 3, P._calibration_owner(oam)) is False
 
 
 @pytest.mark.parametrize("name", WEIGHTED)
@@ -198,3 +198,76 @@ def test_every_weighted_learner_woven_from_the_heap(name):
     check_columns(curve, ref, y, (0, 1))
     assert model.n_samples_seen_ == ref_model.n_samples_seen_ == keep.sum()
     np.testing.assert_allclose(model.coef_, ref_model.coef_, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
+@pytest.mark.parametrize("delay", [4, 60, "callable"])
+def test_a_pipeline_over_a_weighted_learner_is_woven(delay, sparse, monkeypatch):
+    """StreamPipeline(OnlineStandardScaler(), learner): the scaler learns the rows of
+    weight 1 and transforms every row (``partial_fit_transform(learnt=...)``), the
+    learner scores and learns as bare; the brute-force loop's curve and model, the
+    pipeline's, its learner's and its scaler's counts those of the examples learnt."""
+    from aucstream import StreamPipeline, UnivariateOnline
+    from aucstream.preprocessing import OnlineStandardScaler
+
+    X, y = data(240, seed=10)
+    if sparse:
+        X[np.abs(X) < 0.5] = 0.0
+    Xs = sp.csr_matrix(X) if sparse else X
+
+    def pipeline(learner):
+        return StreamPipeline(OnlineStandardScaler(with_mean=not sparse), learner)
+
+    delays = np.random.default_rng(5).integers(0, 30, size=240)
+    given = (lambda i, x, label: int(delays[i])) if delay == "callable" else delay
+    for learner in (SOLAM(random_state=0), UnivariateOnline()):
+        ref_model = pipeline(learner)
+        per_example = delays if delay == "callable" else delays_of(given, X, y)
+        ref = brute_force(ref_model, Xs, y, per_example, (0, 1))
+        model = pipeline(learner)
+        sizes = woven_calls(model, monkeypatch)
+        curve = prequential(model, iter_chunks(Xs, y, 50), delay=given, metrics=ALL, every=40)
+        check_columns(curve, ref, y, (0, 1))
+        assert sizes and sum(learnt for _, learnt in sizes) > 150
+        for part in (model, model.estimator_, model.transformer_):
+            assert part.n_samples_seen_ == 240
+        np.testing.assert_allclose(
+            model.estimator_.coef_, ref_model.estimator_.coef_, rtol=1e-9, atol=1e-12
+        )
+        np.testing.assert_array_equal(
+            model.transformer_.running_mean_, ref_model.transformer_.running_mean_
+        )
+
+
+def test_the_scaler_learns_only_the_rows_it_is_told():
+    """``partial_fit_transform(X, learnt=mask)``: every row transformed as the scaler
+    stood before it, only the masked rows learnt (bit for bit the row-by-row run);
+    a mask of the wrong shape or type is refused, the scaler unchanged."""
+    from aucstream.preprocessing import OnlineStandardScaler
+
+    rng = np.random.default_rng(6)
+    for sparse, half_life in [(False, None), (False, 40.0), (True, None), (True, 40.0)]:
+        X = rng.normal(size=(200, 5))
+        X[rng.random(X.shape) < 0.4] = 0.0
+        Xs = sp.csr_matrix(X) if sparse else X
+        mask = rng.random(200) < 0.5
+        kw = {"half_life": half_life, "with_mean": not sparse}
+        masked, by_row = OnlineStandardScaler(**kw), OnlineStandardScaler(**kw)
+        masked.partial_fit_transform(Xs[:5])
+        by_row.partial_fit_transform(Xs[:5])
+        Z = masked.partial_fit_transform(Xs[5:], learnt=mask[5:])
+        for r in range(5, 200):
+            row = Xs[r : r + 1]
+            z = by_row.partial_fit_transform(row) if mask[r] else by_row.transform(row)
+            got = Z[r - 5 : r - 4]
+            np.testing.assert_array_equal(
+                z.toarray() if sparse else z, got.toarray() if sparse else got
+            )
+        assert masked.n_samples_seen_ == by_row.n_samples_seen_ == 5 + mask[5:].sum()
+        for name in ("running_count_", "running_mean_", "running_m2_"):
+            np.testing.assert_array_equal(getattr(masked, name), getattr(by_row, name))
+        before = masked.running_mean_.copy()
+        for bad in (mask[5:].astype(int), mask[6:], mask[5:][:, None]):
+            with pytest.raises(ValueError, match="learnt must be a 1-D boolean array"):
+                masked.partial_fit_transform(Xs[5:], learnt=bad)
+        np.testing.assert_array_equal(masked.running_mean_, before)

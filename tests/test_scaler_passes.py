@@ -24,7 +24,13 @@ from conftest import assert_same_state, snapshot
 from aucstream import _state
 from aucstream.preprocessing import OnlineStandardScaler
 from aucstream.preprocessing import _standard as standard
-from aucstream.preprocessing._standard_kernels import _Options, _pass_csr, _pass_dense, _Stats
+from aucstream.preprocessing._standard_kernels import (
+    EVERY_ROW,
+    _Options,
+    _pass_csr,
+    _pass_dense,
+    _Stats,
+)
 
 
 def _rows(seed: int, n: int = 300, d: int = 9) -> np.ndarray:
@@ -50,7 +56,7 @@ def _run(kernel, X, stats, seen, options, learn, emit):
     stats = _Stats(*(a.copy() for a in stats))
     if kernel == "dense":
         out = np.empty(X.shape if emit else (0, 0))
-        _pass_dense(X, out, stats, seen, options, learn, emit)
+        _pass_dense(X, out, stats, seen, options, learn, emit, EVERY_ROW)
         return (out if emit else None), stats
     csr = sp.csr_matrix(X)
     # every value stored, zeros included: the CSR pass then sees each value as the
@@ -60,7 +66,7 @@ def _run(kernel, X, stats, seen, options, learn, emit):
     data = np.ascontiguousarray(X).ravel()
     assert csr.shape == X.shape
     out = np.empty(data.size if emit else 0)
-    _pass_csr(indptr, indices, data, out, stats, seen, options, learn, emit)
+    _pass_csr(indptr, indices, data, out, stats, seen, options, learn, emit, EVERY_ROW)
     return (out.reshape(X.shape) if emit else None), stats
 
 
@@ -97,7 +103,7 @@ def test_an_empty_block_changes_nothing_and_one_row_calls_equal_a_chunk():
     options = _Options(True, True, np.inf, 1.0)
     stats = _stats_after(X.shape[1], 5, seed=1)
     before = [a.copy() for a in stats]
-    _pass_dense(X[:0], np.empty((0, X.shape[1])), stats, 5, options, True, True)
+    _pass_dense(X[:0], np.empty((0, X.shape[1])), stats, 5, options, True, True, EVERY_ROW)
     assert all(a.tobytes() == b.tobytes() for a, b in zip(stats, before))
     chunk, row = OnlineStandardScaler(), OnlineStandardScaler()
     whole = chunk.partial_fit_transform(X)

@@ -680,12 +680,27 @@ class StreamPipeline(HoldsLearners, BaseStreamingAUC):
         if inner is None:  # not fitted: the default estimator it will clone
             inner = self._default_estimator()
         tags = getattr(inner, "_tags", None)  # (an invalid estimator: its check says so)
-        prequential = isinstance(tags, LearnerTags) and tags.kernel_prequential
-        return LearnerTags(fast_path=False, kernel_prequential=prequential)
+        valid = isinstance(tags, LearnerTags)
+        # example weights: the estimator's, the online scaler learning the rows of
+        # non-zero weight (each as one example) and transforming every row
+        from .preprocessing import OnlineStandardScaler
+
+        transformer = self.__dict__.get("transformer_", self.transformer)
+        scaler = transformer is None or type(transformer) is OnlineStandardScaler
+        weighted = valid and tags.sample_weight and scaler
+        return LearnerTags(
+            fast_path=False,
+            kernel_prequential=valid and tags.kernel_prequential,
+            sample_weight=weighted,
+            zero_weight_inert=weighted and tags.zero_weight_inert,
+        )
 
     # --------------------------------------------------------------- learning
     def _learn_rows(self, X, y, weights, prequential: bool) -> np.ndarray | None:
-        Z = self.transformer_.partial_fit_transform(X)
+        if weights is None:
+            Z = self.transformer_.partial_fit_transform(X)
+        else:  # (the online scaler: _tags.sample_weight)
+            Z = self.transformer_.partial_fit_transform(X, learnt=np.asarray(weights) != 0)
         if prequential:
             scores = self.estimator_.test_then_train(Z, y, sample_weight=weights)
         else:

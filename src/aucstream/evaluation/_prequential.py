@@ -230,7 +230,7 @@ class _Evaluation:
         self.failing: int | None = None  # (and the row it failed at, when found)
         self.block = ScoreBlock(_HOLD) if self.raw_labels else None
         #: a delay through a learner whose examples of weight 0 are inert: woven calls
-        self.weave = Weave(self) if _WEAVE and weaves(model, delay, self.plain) else None
+        self.weave = Weave(self) if _WEAVE and weaves(model, delay, self.owner) else None
         #: the request that the learner's kernel write into the block (one per run)
         self.request = _calibration.writing(None, self._NOTHING)
 

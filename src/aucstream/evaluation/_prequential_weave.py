@@ -42,13 +42,14 @@ from .._base import BaseStreamingAUC
 __all__ = ["Weave", "weaves"]
 
 
-def weaves(model, delay, plain: bool) -> bool:
+def weaves(model, delay, owner) -> bool:
     """Whether a run of ``model`` with this delay goes through :class:`Weave`: a delay
-    (a callable, or a constant of at least 1), a plain aucstream learner (its
-    calibration replayed: ``plain``) whose examples of weight 0 are inert."""
+    (a callable, or a constant of at least 1), an aucstream learner whose calibration
+    is replayed (``owner``: :func:`._prequential_parts._calibration_owner`, a plain
+    learner or a pipeline over one) and whose examples of weight 0 are inert."""
     tags = getattr(model, "_tags", None)
     return (
-        plain
+        owner is not None
         and isinstance(model, BaseStreamingAUC)
         and (callable(delay) or int(delay) >= 1)
         and bool(getattr(tags, "sample_weight", False))
@@ -223,10 +224,13 @@ class Weave:
         run = self.run
         model = run.model
         classes = np.asarray(run.classes) if fresh else None
-        state = _calibration.new_state() if fresh else model.calibration_.copy()
-        seen = getattr(model, "n_samples_seen_", 0)
+        # the learner whose calibration gives the scores (a fresh pipeline has none yet:
+        # its calibration is replayed from an empty one, as at delay 0)
+        owner = (model if run.plain else None) if fresh else run.owner()
+        state = _calibration.new_state() if fresh else owner.calibration_.copy()
+        before = (getattr(model, "n_samples_seen_", 0), getattr(owner, "n_samples_seen_", 0))
         written = np.empty((2, y.shape[0]))
-        with run.request.ask(model, written) as taken:
+        with run.request.ask(owner, written) as taken:
             try:
                 raw = model.test_then_train(X, y, classes, weights)
             except Exception:  # (a refused call changes nothing)
@@ -235,7 +239,10 @@ class Weave:
             y_pm = np.where(y == run.classes[1], 1.0, -1.0)
             raw = np.asarray(raw, dtype=np.float64)
             _calibration.replay(state, raw, y_pm, written[0], written[1], weights)
-        model.n_samples_seen_ = seen + int(np.count_nonzero(weights))  # (weight 0: nothing)
+        learnt = int(np.count_nonzero(weights))  # (the rows of weight 0 learnt nothing)
+        inner = run.owner()
+        inner.n_samples_seen_ = before[1] + learnt
+        model.n_samples_seen_ = before[0] + learnt
         return written
 
     def _let_go(self, parts: list) -> None:

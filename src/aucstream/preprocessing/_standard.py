@@ -46,6 +46,7 @@ from .._params import (
 )
 from ._standard_kernels import (
     _RUNNING_DTYPES,
+    EVERY_ROW,
     _columns,
     _merge_columns,
     _Options,
@@ -278,7 +279,7 @@ class OnlineStandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator
 
     # ------------------------------------------------------------- public API
     def partial_fit_transform(
-        self, X: ArrayLike, y: ArrayLike | None = None
+        self, X: ArrayLike, y: ArrayLike | None = None, *, learnt: ArrayLike | None = None
     ) -> np.ndarray | _Sparse:
         """Prequential step: transform each row with the rows before it, then learn it.
 
@@ -293,6 +294,12 @@ class OnlineStandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator
             The next chunk of the stream (dense, CSR or CSC).
         y : None
             Ignored.
+        learnt : array-like of bool of shape (n_samples,), optional
+            Which rows to learn (default: every row). A row not learnt is transformed
+            with the statistics of the rows learnt before it and changes nothing
+            (``n_samples_seen_`` counts the rows learnt): what a
+            :class:`~aucstream.StreamPipeline` does with the rows of weight 0 of a
+            weighted call.
 
         Returns
         -------
@@ -300,7 +307,15 @@ class OnlineStandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator
             The transformed chunk (float64; sparse input keeps its format and
             structure).
         """
-        return self._learn(X, reset=False, emit=True)
+        if learnt is None:
+            return self._learn(X, reset=False, emit=True)
+        mask = np.asarray(learnt)
+        if mask.dtype != np.bool_ or mask.ndim != 1 or mask.shape[0] != _n_rows(X):
+            raise ValueError(
+                "learnt must be a 1-D boolean array with one entry per row of X, got "
+                f"{mask.dtype} of shape {mask.shape}"
+            )
+        return self._learn(X, reset=False, emit=True, learnt=np.ascontiguousarray(mask))
 
     def partial_fit_transform_one(self, x: dict | np.ndarray) -> dict | np.ndarray:
         """:meth:`partial_fit_transform` of one example: transform it with the rows
@@ -717,9 +732,9 @@ class OnlineStandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator
         for name, dtype in _RUNNING_DTYPES.items():
             setattr(self, name, np.zeros(n_features, dtype=dtype))
 
-    def _learn(self, X, *, reset: bool, emit: bool):
+    def _learn(self, X, *, reset: bool, emit: bool, learnt: np.ndarray = EVERY_ROW):
         if not reset and sp.issparse(X) and self._by_columns():
-            return self._learn_columns(X, emit)
+            return self._learn_columns(X, emit, learnt)
         # a walk of the state kept between calls (a one-row call costs a compiled copy
         # of the statistics, not a walk and a snapshot)
         with _state.walked_transaction(self, journal=_state.journal_of(self)):
@@ -732,8 +747,8 @@ class OnlineStandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator
                 self.with_mean_ = self._centering(sp.issparse(X), reset=True)
             else:
                 self._centering(sp.issparse(X), reset=False)
-            out = self._pass(X, learn=True, emit=emit)
-            self.n_samples_seen_ += X.shape[0]
+            out = self._pass(X, learn=True, emit=emit, learnt=learnt)
+            self.n_samples_seen_ += _learnt_rows(X, learnt)
             flat = _state.kept_walk(self)
             if flat is not None and flat.current(self) and flat.all_finite():
                 return out
@@ -762,7 +777,7 @@ class OnlineStandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator
             size += a.nbytes
         return size > _state.SHADOW_LIMIT
 
-    def _learn_columns(self, X, emit: bool):
+    def _learn_columns(self, X, emit: bool, learnt: np.ndarray = EVERY_ROW):
         """:meth:`_learn` of a sparse chunk: a pass writes the statistics of the
         columns its values name, and only these can become non-finite, so its
         transaction saves those columns (an undo log,
@@ -778,8 +793,8 @@ class OnlineStandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator
             log = _state.active_log(self)
             assert log is not None
             log.cover(dict.fromkeys(map(id, stats), columns))
-            out = self._pass(X, learn=True, emit=emit)
-            self.n_samples_seen_ += X.shape[0]
+            out = self._pass(X, learn=True, emit=emit, learnt=learnt)
+            self.n_samples_seen_ += _learnt_rows(X, learnt)
             _refuse_overflow(
                 _state.first_non_finite(self, rows=dict.fromkeys(map(id, stats), columns)), X
             )
@@ -835,9 +850,10 @@ class OnlineStandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator
         check_is_fitted(self, "n_samples_seen_")
         return _columns(self._stats(), self.n_samples_seen_, self._options())
 
-    def _pass(self, X, *, learn: bool, emit: bool):
-        """Run the compiled pass over the rows of ``X``; the transformed rows if ``emit``."""
-        args = (self._stats(), self.n_samples_seen_, self._options(), learn, emit)
+    def _pass(self, X, *, learn: bool, emit: bool, learnt: np.ndarray = EVERY_ROW):
+        """Run the compiled pass over the rows of ``X``; the transformed rows if ``emit``
+        (``learnt``: which rows are learnt, see :func:`._standard_kernels._pass_dense`)."""
+        args = (self._stats(), self.n_samples_seen_, self._options(), learn, emit, learnt)
         if not sp.issparse(X):
             X = np.ascontiguousarray(X, dtype=np.float64)
             out = np.empty(X.shape if emit else (0, 0))
@@ -851,3 +867,13 @@ class OnlineStandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator
         csr = sp.csr_array if isinstance(X, sp.sparray) else sp.csr_matrix
         result = csr((out, indices.copy(), indptr.copy()), shape=(X.shape[0], d))
         return result.tocsc() if X.format == "csc" else result
+
+
+def _n_rows(X) -> int:
+    shape = getattr(X, "shape", None)
+    return int(shape[0]) if shape is not None and len(shape) == 2 else len(X)
+
+
+def _learnt_rows(X, learnt: np.ndarray) -> int:
+    """How many rows of ``X`` a pass with ``learnt`` learns (every row when empty)."""
+    return X.shape[0] if learnt.shape[0] == 0 else int(np.count_nonzero(learnt))

@@ -132,9 +132,18 @@ def _entry(count, mean, m2, x, n, w, options, learn, emit):
     return z, mean, m2
 
 
+#: The ``learnt`` of a pass that learns every row it learns (:func:`_pass_dense`).
+EVERY_ROW = np.empty(0, dtype=np.bool_)
+
+
 @jit(error_model="numpy")
-def _pass_dense(X, out, stats, n_seen, options, learn, emit):
+def _pass_dense(X, out, stats, n_seen, options, learn, emit, learnt):
     """Every row of the dense block ``X`` in order (``out[r]`` = transformed row ``r``).
+
+    ``learnt`` (with ``learn``): whether each row is learnt; empty: every row. A row
+    not learnt is transformed with the statistics of the rows learnt before it and
+    leaves them as they were (a row of weight 0 of a weighted pipeline's call:
+    ``aucstream.evaluation._prequential_weave``).
 
     The floats of :func:`_entry` value by value, computed a row at a time: the
     columns first catch up with the rows they skipped (:func:`_caught_up`, a stream
@@ -158,15 +167,17 @@ def _pass_dense(X, out, stats, n_seen, options, learn, emit):
         mean, m2 = np.empty(d), np.empty(d)
     for j in range(d):
         mean[j], m2[j] = _caught_up(count[j], means[j], m2s[j], n_seen, options.decay)
+    every = learnt.shape[0] == 0
+    n = n_seen
     for r in range(rows):
-        n = n_seen + r if learn else n_seen
         w = _weight(n, options.decay)
         if emit:
             _emit_row(X[r], out[r], mean, m2, n, w, options)
-        if learn:
+        if learn and (every or learnt[r]):
             _learn_row(X[r], mean, m2, n, w, options.decay)
+            n += 1
     if learn:
-        count[:] = n_seen + rows
+        count[:] = n
 
 
 @jit(inline="always")
@@ -214,8 +225,9 @@ def _learn_row(x, mean, m2, n, w, decay):
 
 
 @jit
-def _pass_csr(indptr, indices, data, out, stats, n_seen, options, learn, emit):
-    """Every row of a CSR block in order; ``out[a]`` = transformed ``data[a]``.
+def _pass_csr(indptr, indices, data, out, stats, n_seen, options, learn, emit, learnt):
+    """Every row of a CSR block in order; ``out[a]`` = transformed ``data[a]``
+    (``learnt`` as in :func:`_pass_dense`).
 
     Each value reads and writes its column's three statistics, at addresses as random
     as the column indices: on a wide stream (hashed features, 10^6 columns) they miss
@@ -226,9 +238,11 @@ def _pass_csr(indptr, indices, data, out, stats, n_seen, options, learn, emit):
     ``indices[a + _AHEAD]`` lies inside the block."""
     count, means, m2s = stats
     end = indptr[indptr.shape[0] - 1] - _AHEAD  # (the values with one _AHEAD after them)
+    every = learnt.shape[0] == 0
+    n = n_seen
     for r in range(indptr.shape[0] - 1):
-        n = n_seen + r if learn else n_seen
         w = _weight(n, options.decay)
+        row_learnt = learn and (every or learnt[r])
         for a in range(indptr[r], indptr[r + 1]):
             if a < end:  # a column read _AHEAD values later, into the cache by then
                 k = indices[a + _AHEAD] * 8
@@ -236,11 +250,15 @@ def _pass_csr(indptr, indices, data, out, stats, n_seen, options, learn, emit):
                 prefetch(means, k)
                 prefetch(m2s, k)
             j = indices[a]
-            z, mean, m2 = _entry(count[j], means[j], m2s[j], data[a], n, w, options, learn, emit)
-            if learn:
+            z, mean, m2 = _entry(
+                count[j], means[j], m2s[j], data[a], n, w, options, row_learnt, emit
+            )
+            if row_learnt:
                 count[j], means[j], m2s[j] = n + 1, mean, m2
             if emit:
                 out[a] = z
+        if row_learnt:
+            n += 1
 
 
 @jit

@@ -10,7 +10,7 @@ import numpy as np
 from .._chunks import _values_ok, sort_row
 from .._kernels import jit
 from .._kernels._packed import read_only
-from ._standard_kernels import _pass_csr, _pass_dense
+from ._standard_kernels import EVERY_ROW, _pass_csr, _pass_dense
 
 __all__ = ["one_csr", "one_dense"]
 
@@ -32,7 +32,7 @@ def one_csr(idx, vals, out, stats, n_seen, options, learn, emit):
         if idx[a] < 0 or idx[a] >= means.shape[0] or (a > 0 and idx[a] <= idx[a - 1]):
             return False
     saved_count, saved_mean, saved_m2 = count[idx], means[idx], m2s[idx]
-    _pass_csr(np.array([0, k]), idx, vals, out, stats, n_seen, options, learn, emit)
+    _pass_csr(np.array([0, k]), idx, vals, out, stats, n_seen, options, learn, emit, EVERY_ROW)
     ok = True
     for a in range(k):
         j = idx[a]
@@ -49,7 +49,7 @@ def one_dense(X, out, stats, n_seen, options, learn, emit):
     if not _values_ok(X[0]):
         return False
     saved_count, saved_mean, saved_m2 = count.copy(), means.copy(), m2s.copy()
-    _pass_dense(read_only(X), out, stats, n_seen, options, learn, emit)  # (as the chunks')
+    _pass_dense(read_only(X), out, stats, n_seen, options, learn, emit, EVERY_ROW)
     ok = True
     for j in range(means.shape[0]):
         ok &= np.isfinite(means[j]) and np.isfinite(m2s[j]) and np.isfinite(out[0, j])

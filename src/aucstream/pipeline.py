@@ -426,7 +426,11 @@ class StreamPipeline(HoldsLearners, BaseStreamingAUC):
         classes : array-like of shape (2,), optional
             Both label values (required on the first call unless it holds both).
         sample_weight : array-like of shape (n_samples,), optional
-            Weights of the chunk's examples, when the estimator takes them.
+            Weights of the chunk's examples, when the estimator takes them and the
+            transformer is the online standard scaler (the default): the estimator
+            learns each example with its weight; the scaler learns every example of
+            non-zero weight as one and transforms every example (one of weight 0 is
+            transformed and scored, not learnt).
 
         Returns
         -------

@@ -8,17 +8,19 @@ learner's ``test_then_train`` pass (``docs/results/prequential.md``).
 
 A learner that takes example weights and for which an example of weight 0 changes
 nothing but the count ``n_samples_seen_`` (``_tags.zero_weight_inert``, held by
-:func:`aucstream.checks.check_zero_weight_rows_change_nothing`) gives the same
+:func:`aucstream.checks.check_zero_weight_rows_change_nothing`; a
+:class:`~aucstream.StreamPipeline` over one behind the online scaler too, whose
+scaler learns only the rows of non-zero weight) gives the same
 scores in one ``test_then_train`` call over the rows woven in that order: each
 example with weight 0 (its prequential score is the model's before it, and it learns
 nothing), then, with weight 1, the examples whose labels its scoring releases. Its
 decision scores and probabilities come as at delay 0: written by its kernel (SOLAM's)
 or replayed from the calibration with the same weights
 (:func:`aucstream._calibration.replay`); afterwards ``n_samples_seen_`` is set to the
-examples learnt. :meth:`Weave.piece` does this for each piece of a chunk between
-checkpoints, gathering the learnt rows from the chunks held (a delay longer than a
-chunk reaches back several); the rows scored before the first label get the
-untrained model's score, as row by row.
+examples learnt (the pipeline's and its learner's). :meth:`Weave.piece` does this for
+each piece of a chunk between checkpoints, gathering the learnt rows from the chunks
+held (a delay longer than a chunk reaches back several); the rows scored before the
+first label get the untrained model's score, as row by row.
 
 With a constant delay :math:`k` and every label kept, the labels still to learn are
 the examples from ``n_learnt`` to ``n_seen``, example :math:`p` released once example

@@ -684,17 +684,18 @@ class StreamPipeline(HoldsLearners, BaseStreamingAUC):
         if inner is None:  # not fitted: the default estimator it will clone
             inner = self._default_estimator()
         tags = getattr(inner, "_tags", None)  # (an invalid estimator: its check says so)
-        valid = isinstance(tags, LearnerTags)
+        if not isinstance(tags, LearnerTags):
+            return LearnerTags(fast_path=False)
         # example weights: the estimator's, the online scaler learning the rows of
         # non-zero weight (each as one example) and transforming every row
         from .preprocessing import OnlineStandardScaler
 
         transformer = self.__dict__.get("transformer_", self.transformer)
         scaler = transformer is None or type(transformer) is OnlineStandardScaler
-        weighted = valid and tags.sample_weight and scaler
+        weighted = tags.sample_weight and scaler
         return LearnerTags(
             fast_path=False,
-            kernel_prequential=valid and tags.kernel_prequential,
+            kernel_prequential=tags.kernel_prequential,
             sample_weight=weighted,
             zero_weight_inert=weighted and tags.zero_weight_inert,
         )

@@ -229,7 +229,7 @@ class Weave:
         # the learner whose calibration gives the scores (a fresh pipeline has none yet:
         # its calibration is replayed from an empty one, as at delay 0)
         owner = (model if run.plain else None) if fresh else run.owner()
-        state = _calibration.new_state() if fresh else owner.calibration_.copy()
+        state = _calibration.new_state() if owner is None or fresh else owner.calibration_.copy()
         before = (getattr(model, "n_samples_seen_", 0), getattr(owner, "n_samples_seen_", 0))
         written = np.empty((2, y.shape[0]))
         with run.request.ask(owner, written) as taken:

@@ -271,3 +271,22 @@ def test_the_scaler_learns_only_the_rows_it_is_told():
             with pytest.raises(ValueError, match="learnt must be a 1-D boolean array"):
                 masked.partial_fit_transform(Xs[5:], learnt=bad)
         np.testing.assert_array_equal(masked.running_mean_, before)
+
+
+@pytest.mark.parametrize("delay", [5, lambda i, x, label: 3], ids=["constant", "callable"])
+def test_a_bad_row_in_a_woven_piece_is_refused_and_changes_nothing(delay):
+    """A NaN in a chunk: the woven call is refused, the piece goes row by row, which
+    refuses the row; the model is as it was before the run."""
+    import pickle
+
+    from aucstream import StreamPipeline
+    from aucstream.preprocessing import OnlineStandardScaler
+
+    X, y = data(400, seed=11)
+    X[250, 2] = np.nan
+    for model in (SOLAM(random_state=0), StreamPipeline(OnlineStandardScaler(), SOLAM())):
+        model.partial_fit(X[:100], y[:100], classes=[0, 1])
+        before = pickle.dumps(model)
+        with pytest.raises(ValueError, match="NaN"):
+            prequential(model, iter_chunks(X[100:], y[100:], 64), delay=delay)
+        assert pickle.dumps(model) == before

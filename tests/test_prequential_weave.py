@@ -16,7 +16,16 @@ from aucstream import SOLAM
 from aucstream._discovery import all_estimators
 from aucstream.datasets import iter_chunks
 from aucstream.evaluation import _prequential as P
+from aucstream.evaluation import _prequential_weave as W
 from aucstream.evaluation import prequential
+
+
+@pytest.fixture(autouse=True)
+def every_piece_woven(monkeypatch):
+    """Pieces of any size woven (by default one of fewer than WEAVE_FROM rows goes row
+    by row, which costs less): the weave's results must not depend on it."""
+    monkeypatch.setattr(W, "WEAVE_FROM", 1)
+
 
 #: The online learners that take example weights (their weave is checked below).
 WEIGHTED = sorted(
@@ -290,3 +299,30 @@ def test_a_bad_row_in_a_woven_piece_is_refused_and_changes_nothing(delay):
         with pytest.raises(ValueError, match="NaN"):
             prequential(model, iter_chunks(X[100:], y[100:], 64), delay=delay)
         assert pickle.dumps(model) == before
+
+
+def test_small_chunks_and_close_checkpoints_go_row_by_row(monkeypatch):
+    """Chunks of fewer than WEAVE_FROM rows, or checkpoints closer than that, are not
+    woven (a woven call's fixed cost is more than their rows'); a stream whose chunk
+    sizes change weaves its large chunks only, and the run is the brute-force loop's."""
+    monkeypatch.setattr(W, "WEAVE_FROM", 64)
+    X, y = data(600, seed=12)
+    ref = brute_force(SOLAM(random_state=0), X, y, np.full(600, 9), (0, 1))
+    for chunks, every, woven in [(10, None, False), (200, 20, False), (200, 100, True)]:
+        model = make("SOLAM")
+        sizes = woven_calls(model, monkeypatch)
+        prequential(model, iter_chunks(X, y, chunks), delay=9, every=every)
+        assert bool(sizes) == woven, (chunks, every)
+
+    def mixed():
+        for k, (Xc, yc) in enumerate(iter_chunks(X, y, 100)):
+            if k % 2:
+                yield from iter_chunks(Xc, yc, 10)
+            else:
+                yield Xc, yc
+
+    model = make("SOLAM")
+    sizes = woven_calls(model, monkeypatch)
+    curve = prequential(model, mixed(), delay=9, metrics=ALL, every=100)
+    check_columns(curve, ref, y, (0, 1))
+    assert len(sizes) == 3  # (the three large chunks)

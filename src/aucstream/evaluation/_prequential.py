@@ -486,7 +486,8 @@ class _Evaluation:
             else self.rng.random(n) < self.label_probability
         )
         chunk_id = self.n_chunks
-        heapless = self.weave is not None and self.weave.ready() and self.weave.constant
+        weave = self.weave is not None and self.weave.worth(n, base)
+        heapless = weave and self.weave.ready() and self.weave.constant
         if kept.any():
             self.chunks[chunk_id] = [X, y, int(kept.sum()), {}, base]
             for j in [] if heapless else np.flatnonzero(kept).tolist():
@@ -496,7 +497,7 @@ class _Evaluation:
         decisions, probas, predictions = np.empty(n), np.empty(n), np.empty(n, dtype=bool)
         cur = counted = 0
         while cur < n:
-            if self.weave is not None and self.weave.on:  # up to the next checkpoint
+            if weave and self.weave.on:  # up to the next checkpoint
                 stop = n if self.every is None else self.next_checkpoint(base, n)
                 if self.weave.piece(X, y, positive, cur, stop):
                     cur = counted = stop

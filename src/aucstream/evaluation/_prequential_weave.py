@@ -43,6 +43,12 @@ from .._base import BaseStreamingAUC
 
 __all__ = ["Weave", "weaves"]
 
+#: The fewest rows of a chunk, and of the span between two checkpoints, that are
+#: woven: a woven call costs a validated ``test_then_train`` with weights (about 0.3
+#: ms), a row alone about 12 us for SOLAM and 80 for a scaled pipeline, so a piece
+#: of fewer rows goes row by row (``benchmarks/bench_prequential.py --woven``).
+WEAVE_FROM = 64
+
 
 def weaves(model, delay, owner) -> bool:
     """Whether a run of ``model`` with this delay goes through :class:`Weave`: a delay
@@ -84,6 +90,16 @@ class Weave:
         #: woven chunk, and after a refusal)
         self.on = not self.constant
         self.taken: list = []  # (the heap's entries a piece took)
+
+    def worth(self, n: int, base: int) -> bool:
+        """Whether to weave a chunk of ``n`` rows from example ``base``: its pieces
+        (between checkpoints) hold at least :data:`WEAVE_FROM` rows; else it goes row
+        by row (the labels still to learn as entries of the heap: :meth:`unweave`)."""
+        every = self.run.every
+        if n >= WEAVE_FROM and (every is None or every >= WEAVE_FROM):
+            return True
+        self.unweave(base)
+        return False
 
     def ready(self) -> bool:
         """Whether the next chunk can be woven; with a constant delay, the first time,

@@ -44,9 +44,9 @@ from .._base import BaseStreamingAUC
 __all__ = ["Weave", "weaves"]
 
 #: The fewest rows of a chunk, and of the span between two checkpoints, that are
-#: woven: a woven call costs a validated ``test_then_train`` with weights (about 0.3
-#: ms), a row alone about 12 us for SOLAM and 80 for a scaled pipeline, so a piece
-#: of fewer rows goes row by row (``benchmarks/bench_prequential.py --woven``).
+#: woven: a woven call is a validated ``test_then_train`` with weights, whose fixed
+#: cost is that of tens of rows learnt alone, so a piece of fewer rows goes row by
+#: row (measured in ``docs/results/prequential.md``, "Small chunks go row by row").
 WEAVE_FROM = 64
 
 

@@ -326,3 +326,30 @@ def test_small_chunks_and_close_checkpoints_go_row_by_row(monkeypatch):
     curve = prequential(model, mixed(), delay=9, metrics=ALL, every=100)
     check_columns(curve, ref, y, (0, 1))
     assert len(sizes) == 3  # (the three large chunks)
+
+
+@pytest.mark.parametrize("woven", [True, False], ids=["woven", "row by row"])
+@pytest.mark.parametrize("broken", ["index", "indptr"])
+def test_a_broken_sparse_chunk_under_a_delay_is_named_and_changes_nothing(
+    broken, woven, monkeypatch
+):
+    """With a delay the chunk's rows are read by index (woven, or one at a time)
+    before any learner checks them: a column index out of range or a decreasing
+    indptr is refused naming the chunk, the model as it was (row by row, a broken
+    indptr used to be learnt without an error)."""
+    import pickle
+
+    monkeypatch.setattr(P, "_WEAVE", woven)
+    X, y = data(400, seed=13)
+    X[np.abs(X) < 0.3] = 0.0
+    parts = [(sp.csr_matrix(X[a : a + 100]), y[a : a + 100]) for a in range(0, 400, 100)]
+    bad = parts[2][0]
+    if broken == "index":
+        bad.indices[5] = 99
+    else:
+        bad.indptr[10] = bad.indptr[11] + 5
+    model = SOLAM(random_state=0).partial_fit(X[:10], y[:10], classes=[0, 1])
+    before = pickle.dumps(model)
+    with pytest.raises(ValueError, match="chunk 2 is a sparse matrix"):
+        prequential(model, iter(parts), delay=5)
+    assert pickle.dumps(model) == before

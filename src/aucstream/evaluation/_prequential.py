@@ -80,6 +80,7 @@ import numpy as np
 import pandas as pd
 
 from .. import _calibration, _search_scores
+from .._chunks import check_sparse_structure
 from .._rng import make_rng
 from .._state import nbytes_of, state_items
 from .._stream_metrics import Together
@@ -479,6 +480,7 @@ class _Evaluation:
             if self.diverged and n > 1:
                 self.around_divergence(X, y)
                 return
+        check_sparse_structure(X, f"chunk {self.n_chunks}")  # (rows read apart, or woven)
         delays = self.delays(X, y, base)
         kept = (
             np.ones(n, dtype=bool)

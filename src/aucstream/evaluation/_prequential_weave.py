@@ -107,7 +107,7 @@ class Weave:
         run = self.run
         if self.on:
             return True
-        if len(run.pending) != run.n_seen - run.n_learnt or (run.fitted and run.first_fit):
+        if len(run.pending) != run.n_seen - run.n_learnt:
             return False
         run.pending.clear()
         self.on = True
@@ -132,8 +132,9 @@ class Weave:
         """The labels released by the scoring of examples ``first`` to ``last``, in
         the order they are learnt: ``(releases, [(chunk id, rows)], stacked)``, where
         label ``i`` is learnt right after example ``releases[i]`` is scored and its row
-        is ``stacked[i]`` of the parts' rows one after another; None when the rows
-        cannot be woven (the heap's entries, if taken, put back)."""
+        is ``stacked[i]`` of the parts' rows one after another; None when a constant
+        delay's labels are not where they should be (the heap's entries a call takes
+        are kept in ``taken`` until the piece is learnt or refused)."""
         run, k = self.run, self.delay
         if self.constant:  # (the examples n_learnt.., each released k examples later)
             lo, hi = run.n_learnt, max(run.n_learnt, last + 1 - k)

@@ -310,7 +310,7 @@ class OnlineStandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator
         if learnt is None:
             return self._learn(X, reset=False, emit=True)
         mask = np.asarray(learnt)
-        if mask.dtype != np.bool_ or mask.ndim != 1 or mask.shape[0] != _n_rows(X):
+        if mask.dtype != np.bool_ or mask.ndim != 1:  # (its length: checked by _pass)
             raise ValueError(
                 "learnt must be a 1-D boolean array with one entry per row of X, got "
                 f"{mask.dtype} of shape {mask.shape}"
@@ -853,6 +853,11 @@ class OnlineStandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator
     def _pass(self, X, *, learn: bool, emit: bool, learnt: np.ndarray = EVERY_ROW):
         """Run the compiled pass over the rows of ``X``; the transformed rows if ``emit``
         (``learnt``: which rows are learnt, see :func:`._standard_kernels._pass_dense`)."""
+        if learnt.shape[0] not in (0, X.shape[0]):  # (inside the call's transaction)
+            raise ValueError(
+                "learnt must be a 1-D boolean array with one entry per row of X, got "
+                f"{learnt.shape[0]} entries for {X.shape[0]} rows"
+            )
         args = (self._stats(), self.n_samples_seen_, self._options(), learn, emit, learnt)
         if not sp.issparse(X):
             X = np.ascontiguousarray(X, dtype=np.float64)
@@ -867,11 +872,6 @@ class OnlineStandardScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator
         csr = sp.csr_array if isinstance(X, sp.sparray) else sp.csr_matrix
         result = csr((out, indices.copy(), indptr.copy()), shape=(X.shape[0], d))
         return result.tocsc() if X.format == "csc" else result
-
-
-def _n_rows(X) -> int:
-    shape = getattr(X, "shape", None)
-    return int(shape[0]) if shape is not None and len(shape) == 2 else len(X)
 
 
 def _learnt_rows(X, learnt: np.ndarray) -> int:

@@ -44,7 +44,7 @@ LEARNERS = {
     "OAM": (OAM, {"C": 0.5, "buffer_size": 4, "random_state": 3}),
 }
 WEIGHTED = ["Perceptron", "PassiveAggressive", "CPA_ML", "UnivariateOnline", "SOLAM", "SOLAML1"]
-WEIGHTED += ["FSAUC", "FSAUC_l2_open"]
+WEIGHTED += ["FSAUC", "FSAUC_l2_open", "OAM"]
 
 
 def make(name, **extra):
@@ -141,6 +141,34 @@ def test_weighted_perceptron_and_pa_steps():
     pa = PassiveAggressive(C=0.5).fit(sp.csr_matrix(X), y, sample_weight=weights)
     np.testing.assert_allclose(perceptron.coef_[0], w_p, rtol=1e-12)
     np.testing.assert_allclose(pa.coef_[0], w_pa, rtol=1e-12)
+
+
+@pytest.mark.parametrize("update", ["seq", "gra"])
+def test_weighted_oam_steps_follow_their_definition(update):
+    """Z11 Alg. 3 and 4 with the steps' C_t scaled by each example's weight, against a
+    loop (buffers larger than the stream: every example stored, C_t = C)."""
+    X, y = stream(n=30, seed=8)
+    weights = np.linspace(0.2, 2.5, 30)
+    weights[[4, 11]] = 0.0
+    C = 0.5
+    w, stored = np.zeros(5), {1: [], -1: []}
+    for x, t, omega in zip(X, y, weights):
+        if omega == 0:
+            continue
+        stored[t].append(x)
+        if update == "seq":
+            for xb in stored[-t]:
+                d = x - xb
+                loss = 1.0 - t * (w @ d)
+                if loss > 0:
+                    w = w + min(omega * C / 2, loss / (d @ d)) * t * d
+        else:
+            step = sum(x - xb for xb in stored[-t] if t * (w @ (x - xb)) <= 1.0)
+            w = w + omega * C / 2 * t * step
+    model = OAM(C=C, buffer_size=64, update=update, random_state=0)
+    model.fit(X, y, sample_weight=weights)
+    np.testing.assert_allclose(model.w_, w, rtol=1e-10)
+    assert [b.n_seen for b in model.buffers_] == [len(stored[-1]), len(stored[1])]
 
 
 def test_weighted_univariate_steps_follow_their_definition():

@@ -12,7 +12,7 @@ import pytest
 import scipy.sparse as sp
 from test_prequential import ALL, brute_force, check_columns, data, delays_of
 
-from aucstream import SOLAM
+from aucstream import SOLAM, OnePassSearch
 from aucstream._discovery import all_estimators
 from aucstream.datasets import iter_chunks
 from aucstream.evaluation import _prequential as P
@@ -27,11 +27,13 @@ def every_piece_woven(monkeypatch):
     monkeypatch.setattr(W, "WEAVE_FROM", 1)
 
 
-#: The online learners that take example weights (their weave is checked below).
+#: The online learners that take example weights, of weight 0 inert, whose
+#: calibration the run replays: woven (checked below). A search, or a pipeline over
+#: one, records its decisions instead, and goes row by row under a delay.
 WEIGHTED = sorted(
     name
     for name, cls in all_estimators()
-    if not cls().is_batch and getattr(cls()._tags, "sample_weight", False)
+    if not cls().is_batch and P.weaves(cls(), 3, P._calibration_owner(cls()))
 )
 
 
@@ -65,7 +67,7 @@ def woven_calls(model, monkeypatch) -> list:
 
 
 def test_the_weighted_learners_are_known():
-    assert {"SOLAM", "OPAUC", "AdaOAM", "UnivariateOnline"} <= set(WEIGHTED)
+    assert {"SOLAM", "OPAUC", "AdaOAM", "UnivariateOnline", "OAM"} <= set(WEIGHTED)
 
 
 @pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
@@ -178,9 +180,9 @@ def test_callable_delays_and_dropped_labels_are_woven_from_the_heap(monkeypatch)
     assert model.n_samples_seen_ == curve["n_learnt"].iloc[-1] == keep.sum()
     np.testing.assert_allclose(model.coef_, ref_model.coef_, rtol=1e-9, atol=1e-12)
     assert sum(learnt for _, learnt in sizes) > keep.sum() - 20  # (all but the end's)
-    oam = make("OAM")
-    assert "OAM" not in WEIGHTED
-    assert P.weaves(oam, 3, P._calibration_owner(oam)) is False
+    search = OnePassSearch()  # (weighted and inert, but no calibration to replay)
+    assert search._tags.sample_weight and search._tags.zero_weight_inert
+    assert P.weaves(search, 3, P._calibration_owner(search)) is False
 
 
 @pytest.mark.parametrize("name", WEIGHTED)

@@ -355,3 +355,53 @@ def test_a_rejected_call_restores_a_candidate_that_saves_by_rows(rows, monkeypat
     assert_same_state(before, _bits(search))
     search.partial_fit(X[720:], y[720:])
     assert search.n_samples_seen_ == n
+
+
+@pytest.mark.parametrize("max_fpr", [None, 0.1])
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
+def test_examples_of_weight_0_are_not_raced(max_fpr, sparse):
+    """Weight 0 among weighted examples, past several rounds, block ends and the drift
+    watch's feeds (4,500 rows learnt, a block of 4,096): the search (and a pipeline
+    over it) is the one learnt without them, race included; each is scored by the
+    round leader as it was then (a search fed the rows before it, without them)."""
+    import scipy.sparse as sp
+
+    from aucstream import OAM
+
+    X, y = stream(6750, seed=5)
+    rng = np.random.default_rng(6)
+    weights = rng.uniform(0.5, 2.0, size=y.size)
+    weights[rng.random(y.size) < 1 / 3] = 0.0
+    weights[:3] = 0.0  # (scored before anything is learnt: 0)
+    keep = weights > 0
+    rows = sp.csr_matrix(X) if sparse else X
+
+    def search():
+        candidates = [UnivariateOnline(eta=2**-6), SOLAM(), OAM(random_state=0), OPAUC()]
+        return OnePassSearch(candidates, first_round=300, window=800, max_fpr=max_fpr)
+
+    scored = []
+    for make in (search, lambda: StreamPipeline(OnlineStandardScaler(), search())):
+        woven, plain = make(), make()
+        cuts = [0, 1000, 1700, 4200, 6750]
+        got = np.concatenate(
+            [
+                woven.test_then_train(rows[a:b], y[a:b], [0, 1], weights[a:b])
+                for a, b in zip(cuts[:-1], cuts[1:])
+            ]
+        )
+        expected = plain.test_then_train(rows[keep], y[keep], [0, 1], weights[keep])
+        np.testing.assert_array_equal(got[keep], expected)
+        inner = woven.estimator_ if hasattr(woven, "estimator_") else woven
+        reference = plain.estimator_ if hasattr(plain, "estimator_") else plain
+        assert inner.n_samples_seen_ == reference.n_samples_seen_ == keep.sum()
+        np.testing.assert_array_equal(inner.status_, reference.status_)
+        assert inner.race_.tolist() == reference.race_.tolist()
+        np.testing.assert_array_equal(woven.decision_function(X), plain.decision_function(X))
+        scored.append(got)
+    got = scored[0]  # (the search's)
+    np.testing.assert_array_equal(got[:3], 0.0)
+    i = int(np.flatnonzero(~keep[1000:])[0]) + 1000  # a row of weight 0 past a round
+    before = search().partial_fit(X[:i][keep[:i]], y[:i][keep[:i]], [0, 1], weights[:i][keep[:i]])
+    leader = before.candidates_[int(before.progress_[2])]
+    assert got[i] == leader._raw_scores(X[i : i + 1])[0]

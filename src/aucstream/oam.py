@@ -70,10 +70,19 @@ draws four uniforms (the two buffers' deaths, its lifetime and its admission)
 whatever its class, so chunking never changes the model. Biased buffers do not merge
 (:meth:`OAM.merge` refuses). ``half_life=None`` is Z11's Algorithm R exactly.
 
-OAM takes no example weights. A weighted reservoir (Efraimidis and Spirakis' A-Res,
-or Chao's sampling) must keep a key or the total weight with the buffer, which the
-buffer's saved form (that of aucstream 0.1, which model files keep) does not hold;
-and the C_t of Alg. 1 counts examples. Repeat an example to weigh it.
+Example weights (``sample_weight``, a library addition)
+-------------------------------------------------------
+Z11 has none. An example of weight :math:`\omega` weighs its pairs with the buffered
+examples :math:`\omega` times in Eq. 1, so its steps take :math:`\omega C_t` for
+:math:`C_t`: ``seq`` steps :math:`\min(\omega C_t / 2, \ell / \|d\|^2)` (Prop. 1 with
+that weight) and ``gra`` :math:`\omega C_t / 2`. The reservoirs sample examples, not
+weights: an example of positive weight is offered to its buffer once and counts once in
+:math:`C_t`'s :math:`n_{\bar y}` (an integer weight is not the example repeated, which
+would be offered :math:`\omega` times and stepped :math:`\omega` times; a weighted
+reservoir, such as Efraimidis and Spirakis' A-Res, would need a key kept with each
+buffered example, which the buffer's saved form does not hold). An example of weight 0
+is scored and changes nothing: no step, no offer, no draw, no tick of the biased
+buffers. With all weights 1 this is Alg. 1 bit for bit.
 """
 
 from __future__ import annotations
@@ -135,25 +144,30 @@ def _oam_gra(w, idx, val, y, items, size, c_half, violated):
 
 
 @jit(fastmath=REASSOC)
-def _oam_chunk(w, buffers, rows, pre, uniforms, C, sequential, gamma):
+def _oam_chunk(w, buffers, rows, pre, uniforms, C, sequential, gamma, weights):
     """Z11 Alg. 1 over a chunk; ``buffers`` holds the negative and the positive
     reservoir, each as ``(items, sq_norms, counts, capacity, expiry, forget)``. With
     ``gamma < 1`` the reservoirs are biased (:class:`BiasedReservoir`): each example
     first ticks both (two uniforms), then is offered to its own (two more), and
     :math:`C_t` counts the alive examples of the opposite class; otherwise one uniform
-    per example offers it to Algorithm R."""
+    per example offers it to Algorithm R. ``weights`` (empty: all 1) scale the steps;
+    an example of weight 0 is only scored, and the uniforms are those of the examples
+    learnt, in order (module docstring, "Example weights")."""
     scores = pre.shape[0] == n_rows(rows)
+    weighted = weights.shape[0] > 0
     neg, pos = buffers
     biased = gamma < 1.0
-    per_row = 4 if biased else 1
     violated = np.zeros(max(neg[0].shape[0], pos[0].shape[0]), dtype=np.bool_)
+    u = 0
     for r in range(n_rows(rows)):
         idx, val, y = row(rows, r)
         if scores:
             pre[r] = sparse_dot(w, idx, val)
+        weight = weights[r] if weighted else 1.0
+        if weight == 0.0:
+            continue
         own, opp = (pos, neg) if y > 0 else (neg, pos)
         opp_items, opp_norms, opp_counts, opp_cap = opp[0], opp[1], opp[2], opp[3]
-        u = r * per_row
         if biased:
             for b in (neg, pos):
                 biased_tick(b[0], b[1], b[2], b[4], b[5], gamma, uniforms[u])
@@ -164,13 +178,17 @@ def _oam_chunk(w, buffers, rows, pre, uniforms, C, sequential, gamma):
         c_t = C
         if opp_cap > 0:
             c_t = C * max(1.0, n_opp / opp_cap)
+        if weighted:
+            c_t *= weight
         if biased:
             biased_offer(
                 own[0], own[1], own[2], own[3], own[4], own[5], gamma, idx, val,
                 uniforms[u], uniforms[u + 1],
             )  # fmt: skip
+            u += 2
         else:
             reservoir_offer(own[0], own[1], own[2], own[3], idx, val, uniforms[u])
+            u += 1
         size = opp_counts[0]
         if size == 0:
             continue
@@ -243,7 +261,7 @@ class OAM(BaseStreamingAUC):
 
     #: Z11's 2^[-10:10] extended down to 2^-20 (see ``C`` above).
     param_grid = {"C": [2.0**k for k in range(-20, 11)]}
-    _tags = LearnerTags(dense_kernels=True, kernel_prequential=True)
+    _tags = LearnerTags(dense_kernels=True, kernel_prequential=True, sample_weight=True)
     _state_spec = StateSpec(nbytes=_state_nbytes)
     _parameter_constraints = {
         "C": [positive()],
@@ -308,7 +326,9 @@ class OAM(BaseStreamingAUC):
         if reuse and any(b.capacity is None for b in self.buffers_):
             return None
         gamma = decay_per_example(self.half_life)
-        uniforms = np.empty(chunk.n_samples * (1 if gamma == 1.0 else 4))
+        per_row = 1 if gamma == 1.0 else 4
+        uniforms = np.empty(chunk.n_samples * per_row)
+        weights = chunk.sample_weight
         run = bound_call(
             _oam_chunk,
             self.w_,
@@ -319,11 +339,18 @@ class OAM(BaseStreamingAUC):
             float(self.C),
             self.update == "seq",
             gamma,
+            weights,
             reuse=reuse,
         )
 
         def update(learner: OAM) -> None:
-            learner._rng.random(out=uniforms)
+            # the draws of the examples learnt (weight 0: none)
+            n = (
+                uniforms.shape[0]
+                if not weights.shape[0]
+                else per_row * int(np.count_nonzero(weights))
+            )
+            learner._rng.random(out=uniforms[:n])
             run()
 
         return update

@@ -36,6 +36,14 @@ candidate is dropped at once (its last good state kept). The scorers change whil
 they learn, so the i.i.d. premise holds only approximately; what is exact is the AUC
 and that all candidates are judged on the same examples.
 
+Example weights
+---------------
+With ``sample_weight`` (when every candidate takes it) each candidate learns each
+example with its weight; the race counts every example of positive weight once (its
+windowed AUCs are not weighted). An example of weight 0 is only scored, by the round
+leader: no candidate learns it and the race does not count it, so the search is the
+one learnt without it (``n_samples_seen_`` included), as scikit-learn means weight 0.
+
 The scores
 ----------
 The search's own prequential scores (what ``test_then_train`` returns) come from the
@@ -575,13 +583,14 @@ class OnePassSearch(HoldsLearners, BaseStreamingAUC):
             fast_path=False,
             kernel_prequential=valid and all(t.kernel_prequential for t in tags),
             sample_weight=valid and all(t.sample_weight for t in tags),
-            zero_weight_inert=False,  # (the race counts every example)
         )
 
     # --------------------------------------------------------------- learning
     def _learn_rows(self, X, y, weights, prequential: bool) -> np.ndarray:
         """(The scores are computed whether ``prequential`` or not.)"""
         n = X.shape[0]
+        if weights is not None and not weights.all():  # runs of weight 0 apart
+            return self._learn_around_zeros(X, y, weights)
         scores = np.empty(n)
         labels = (y == self.classes_[1]).astype(np.int8)
         start = 0
@@ -592,6 +601,23 @@ class OnePassSearch(HoldsLearners, BaseStreamingAUC):
             got = _search_scores.learn_piece(self, part, y[rows], labels[rows], w)
             scores[start : start + got.size] = got
             start += got.size
+        return scores
+
+    def _learn_around_zeros(self, X, y, weights) -> np.ndarray:
+        """Rows some of weight 0: each run of rows of positive weight learnt as a call
+        of its own, each run of weight 0 scored by the round leader as it is then (0
+        before anything is learnt, as a fresh candidate scores), nothing else
+        (module docstring, "Example weights")."""
+        n, keep = X.shape[0], weights != 0
+        scores = np.zeros(n)
+        edges = [0, *(np.flatnonzero(keep[1:] != keep[:-1]) + 1).tolist(), n]
+        for lo, hi in zip(edges[:-1], edges[1:]):
+            part = X[lo:hi]
+            if keep[lo]:
+                scores[lo:hi] = self._learn_rows(part, y[lo:hi], weights[lo:hi], True)
+            elif self.n_samples_seen_:
+                leader = self.candidates_[int(self.progress_[2])]
+                scores[lo:hi] = leader._raw_scores(part)
         return scores
 
     def _piece_length(self) -> int:

@@ -40,8 +40,9 @@ class LearnerTags:
         With ``sample_weight``: an example of weight 0 is scored and changes nothing
         but ``n_samples_seen_`` (:func:`aucstream.checks.
         check_zero_weight_rows_change_nothing`; :func:`aucstream.evaluation.prequential`
-        weaves a delay's labels into one call on it). A meta-learner whose race counts
-        examples says False.
+        weaves a delay's labels into one call on it). A learner for which it does not
+        hold says False (:class:`~aucstream.OnePassSearch` holds it: its race does not
+        count an example of weight 0).
     update_draws : bool, default=True
         ``_update`` (and the rest of a learning call) may draw from ``_rng``; a learner
         that never does says False, and the fast path then leaves the generator out

@@ -31,6 +31,7 @@ Usage::
         [--data {a9a,ijcnn1,skin}]
     python benchmarks/bench_prequential.py --pipelines [--repeat 3] [--delayed-rows 5000]
     python benchmarks/bench_prequential.py --woven [--repeat 2] [--data {a9a,ijcnn1,skin}]
+        [--models 'StreamPipeline()' ...]
 
 ``--paired`` is the way to read the cost target on a busy machine (:func:`paired`):
 one process, single passes of learning alone and of ``prequential`` interleaved
@@ -350,14 +351,16 @@ def paired(X, y, repeat: int, make, sliced: bool = False) -> dict:
     return out
 
 
-def woven(X, y, repeat: int, delays=(10, 100, 1000)) -> list[dict]:
-    """``prequential`` with a constant delay through bare weighted learners (SOLAM,
-    OPAUC, AdaOAM, UnivariateOnline), their rows woven into one weighted call a chunk
-    (:mod:`aucstream.evaluation._prequential_weave`) against the row-by-row path
-    (``_WEAVE`` False), in one process, and against their ``test_then_train`` pass:
-    process microseconds a row over the whole stream in chunks of 1,000 (the least
-    of ``repeat`` runs, the three alternated), and whether the two curves agree."""
-    from aucstream import OPAUC, SOLAM, AdaOAM, UnivariateOnline
+def woven(X, y, repeat: int, delays=(10, 100, 1000), models=None) -> list[dict]:
+    """``prequential`` with a constant delay through weighted learners (by default
+    SOLAM, OPAUC, AdaOAM, UnivariateOnline; ``models`` names others, e.g. the default
+    ``StreamPipeline()``, whose search records its decisions), their rows woven into
+    one weighted call a chunk (:mod:`aucstream.evaluation._prequential_weave`) against
+    the row-by-row path (``_WEAVE`` False), in one process, and against their
+    ``test_then_train`` pass: process microseconds a row over the whole stream in
+    chunks of 1,000 (the least of ``repeat`` runs, the three alternated), and whether
+    the two curves agree."""
+    from aucstream import OPAUC, SOLAM, AdaOAM, OnePassSearch, StreamPipeline, UnivariateOnline
     from aucstream.evaluation import _prequential as P
     from aucstream.evaluation import prequential
 
@@ -366,9 +369,12 @@ def woven(X, y, repeat: int, delays=(10, 100, 1000)) -> list[dict]:
         "OPAUC()": lambda: OPAUC(random_state=0),
         "AdaOAM()": lambda: AdaOAM(random_state=0),
         "UnivariateOnline()": UnivariateOnline,
+        "StreamPipeline()": StreamPipeline,
+        "OnePassSearch()": OnePassSearch,
     }
+    chosen = list(makes)[:4] if models is None else models
     n, out = X.shape[0], []
-    for name, make in makes.items():
+    for name, make in ((m, makes[m]) for m in chosen):
         for delay in delays:
             best = {"woven": np.inf, "row by row": np.inf, "pass": np.inf}
             curves = {}
@@ -711,6 +717,12 @@ def main() -> None:
         "woven against row by row and against their pass, as JSON lines, and stop "
         "(see woven())",
     )
+    parser.add_argument(
+        "--models",
+        nargs="+",
+        default=None,
+        help="with --woven: the models, e.g. 'StreamPipeline()' (default: the bare four)",
+    )
     args = parser.parse_args()
     from aucstream import OPAUC, SOLAM
 
@@ -720,7 +732,7 @@ def main() -> None:
             print(json.dumps(row))
         return
     if args.woven:
-        for row in woven(X, y, args.repeat):
+        for row in woven(X, y, args.repeat, models=args.models):
             print(json.dumps(row))
         return
     if args.own_cost:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from aucstream import OPAUC, OnePassSearch, UnivariateOnline, _race_drift, search
+from aucstream import OPAUC, OnePassSearch, UnivariateOnline, _race_drift, _search_scores, search
 
 
 def small_search(**kw):
@@ -32,13 +32,13 @@ def concepts(n=12000, k=2, d=8, rate=0.2, seed=0):
 def calls(monkeypatch):
     """Every candidate call: (candidate id, rows)."""
     seen: list[tuple[int, int]] = []
-    learn = search._learn_candidate
+    learn = _search_scores.learn_candidate
 
     def counted(candidate, X, *rest):
         seen.append((id(candidate), X.shape[0]))
         return learn(candidate, X, *rest)
 
-    monkeypatch.setattr(search, "_learn_candidate", counted)
+    monkeypatch.setattr(_search_scores, "learn_candidate", counted)
     return seen
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_prequential import ALL, Flagger
+from test_prequential import ALL, Flagger, brute_force, check_columns
 
 from aucstream import OPAUC, SOLAM, OnePassSearch, StreamPipeline, UnivariateOnline
 from aucstream import _search_scores as S
@@ -187,7 +187,7 @@ def test_a_candidate_that_diverges_inside_a_chunk_splits_it(name, found, monkeyp
     Every other row, before and after it, is recorded."""
     if not found:
         monkeypatch.setattr(S, "_COPY_AT_MOST", -1)
-    learn = search_module._learn_candidate
+    learn = S.learn_candidate
 
     def failing(candidate, X, y, weights, journal=None):
         seen = candidate.__dict__.get("n_samples_seen_", 0)
@@ -195,7 +195,7 @@ def test_a_candidate_that_diverges_inside_a_chunk_splits_it(name, found, monkeyp
             raise FloatingPointError("diverged")
         return learn(candidate, X, y, weights, journal)
 
-    monkeypatch.setattr(search_module, "_learn_candidate", failing)
+    monkeypatch.setattr(S, "learn_candidate", failing)
     X, y = stream(1500, change=False)
     taken = Taken(monkeypatch)
     (a, model), (b, _) = both(MODELS[name], X, y, 50, monkeypatch, window=300, every=250)
@@ -233,3 +233,78 @@ def test_window_pairs_equal_the_peek(window):
         for r in range(k):
             want = metric._peek(labels[: first + r], scores[: first + r])
             assert got[r] == want or (np.isnan(got[r]) and np.isnan(want))
+
+
+def woven_searches(make, X, y, chunk, monkeypatch, **kw):
+    """The curves of the woven path and of the row-by-row path, the models, and the
+    rows (all, of weight 1) of each woven call of the search."""
+    sizes: list[tuple[int, int]] = []
+    learn = OnePassSearch._learn_rows
+
+    def spy(search, X, y, weights, prequential):
+        if weights is not None:
+            sizes.append((X.shape[0], int(np.count_nonzero(weights))))
+        return learn(search, X, y, weights, prequential)
+
+    monkeypatch.setattr(OnePassSearch, "_learn_rows", spy)
+    out = []
+    for weave in (True, False):
+        monkeypatch.setattr(P, "_WEAVE", weave)
+        model = make()
+        out.append((prequential(model, iter_chunks(X, y, chunk), **kw), model))
+    return out, sizes
+
+
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
+@pytest.mark.parametrize("delay,chunk", [(1, 100), (7, 250), (120, 100), (600, 250)])
+@pytest.mark.parametrize("name", ["search", "pipeline"])
+def test_woven_searches_equal_the_row_by_row_path(name, delay, chunk, sparse, monkeypatch):
+    """A delay through a search (or a pipeline over one): each piece's scored rows
+    (weight 0) and released labels in one call, the decisions recorded (rows of
+    weight 0 learnt by no candidate, not counted by the race): the curve and the model
+    of the row-by-row path, through rounds, a change and the race's reopening."""
+    import scipy.sparse as sp
+
+    X, y = stream(1500)
+    rows = sp.csr_matrix(X) if sparse else X
+    (curves, sizes) = woven_searches(
+        MODELS[name], rows, y, chunk, monkeypatch, delay=delay, window=300, every=300, metrics=ALL
+    )
+    (woven, model), (rowwise, reference) = curves
+    assert_same(woven, rowwise)
+    assert sum(learnt for _, learnt in sizes) == 1500 - delay  # (the end: the last ones)
+    np.testing.assert_array_equal(model.decision_function(X), reference.decision_function(X))
+    search, other = (getattr(m, "estimator_", m) for m in (model, reference))
+    assert search.n_samples_seen_ == other.n_samples_seen_ == 1500
+    assert [c.n_samples_seen_ for c in search.candidates_] == [
+        c.n_samples_seen_ for c in other.candidates_
+    ]
+    np.testing.assert_array_equal(search.status_, other.status_)
+    assert search.race_[1] >= 1  # (the change reopened the race)
+
+
+def test_woven_search_with_dropped_labels_and_a_delay_per_example(monkeypatch):
+    """A callable delay and dropped labels (the release heap's entries per piece):
+    the brute-force loop's curve."""
+    X, y = stream(900, seed=3)
+    delays = np.random.default_rng(1).integers(0, 40, size=900)
+    keep = np.random.default_rng(3).random(900) < 0.7  # (the run's draws, seed 3)
+    reference = small_search()
+    ref = brute_force(reference, X, y, delays, (0, 1), keep=keep)
+    (curves, sizes) = woven_searches(
+        small_search,
+        X,
+        y,
+        150,
+        monkeypatch,
+        delay=lambda i, x, label: int(delays[i]),
+        label_probability=0.7,
+        random_state=3,
+        metrics=ALL,
+        every=300,
+    )
+    (woven, model), (rowwise, _) = curves
+    check_columns(woven, ref, y, (0, 1))
+    assert_same(woven, rowwise)
+    assert sum(learnt for _, learnt in sizes) > keep.sum() - 40
+    np.testing.assert_array_equal(model.decision_function(X), reference.decision_function(X))

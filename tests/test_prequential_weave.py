@@ -6,6 +6,7 @@ row-by-row path."""
 from __future__ import annotations
 
 import warnings
+from typing import NamedTuple
 
 import numpy as np
 import pytest
@@ -27,13 +28,20 @@ def every_piece_woven(monkeypatch):
     monkeypatch.setattr(W, "WEAVE_FROM", 1)
 
 
+class _Run(NamedTuple):
+    """What :func:`P.weaves` reads of a run."""
+
+    owner: object
+    search: object
+
+
 #: The online learners that take example weights, of weight 0 inert, whose
 #: calibration the run replays: woven (checked below). A search, or a pipeline over
 #: one, records its decisions instead, and goes row by row under a delay.
 WEIGHTED = sorted(
     name
     for name, cls in all_estimators()
-    if not cls().is_batch and P.weaves(cls(), 3, P._calibration_owner(cls()))
+    if not cls().is_batch and P.weaves(cls(), 3, _Run(P._calibration_owner(cls()), None))
 )
 
 
@@ -182,7 +190,7 @@ def test_callable_delays_and_dropped_labels_are_woven_from_the_heap(monkeypatch)
     assert sum(learnt for _, learnt in sizes) > keep.sum() - 20  # (all but the end's)
     search = OnePassSearch()  # (weighted and inert, but no calibration to replay)
     assert search._tags.sample_weight and search._tags.zero_weight_inert
-    assert P.weaves(search, 3, P._calibration_owner(search)) is False
+    assert P.weaves(search, 3, _Run(P._calibration_owner(search), None)) is False
 
 
 @pytest.mark.parametrize("name", WEIGHTED)

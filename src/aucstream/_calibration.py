@@ -377,13 +377,14 @@ def replay(state, scores, y_pm, decision, proba, weights):
 
 
 @jit
-def replay_maps(state, scores, y_pm, out):
-    """:func:`replay`, also writing for each example ``i`` the map of the calibrated
-    log-odds the learner had before learning it: ``out[2, i]`` 1.0 when the
-    calibration was ready (:func:`is_ready`), else 0.0, and then ``out[3, i]``,
-    ``out[4, i]`` the slope and offset of :func:`logit_map` (the same IEEE
-    operations). What :class:`~aucstream.OnePassSearch`'s ensemble averaged before
-    each example (:mod:`aucstream._search_scores`)."""
+def replay_maps(state, scores, y_pm, weights, out):
+    """:func:`replay` (``weights`` empty: all 1), also writing for each example ``i``
+    the map of the calibrated log-odds the learner had before learning it:
+    ``out[2, i]`` 1.0 when the calibration was ready (:func:`is_ready`), else 0.0, and
+    then ``out[3, i]``, ``out[4, i]`` the slope and offset of :func:`logit_map` (the
+    same IEEE operations). What :class:`~aucstream.OnePassSearch`'s ensemble averaged
+    before each example (:mod:`aucstream._search_scores`)."""
+    weighted = weights.shape[0] > 0
     for i in range(scores.shape[0]):
         n, m2, n_pos = state[_N], state[_M2], state[_NPOS]
         if 0.0 < n_pos < n and m2 > 0.0:
@@ -393,7 +394,8 @@ def replay_maps(state, scores, y_pm, out):
             out[4, i] = state[_B] - state[_A] * state[_MEAN] / sd
         else:
             out[2, i], out[3, i], out[4, i] = 0.0, 0.0, 0.0
-        out[0, i], out[1, i] = step_scored(state, scores[i], y_pm[i], 1.0)
+        w = weights[i] if weighted else 1.0
+        out[0, i], out[1, i] = step_scored(state, scores[i], y_pm[i], w)
 
 
 @jit(fastmath=REASSOC)

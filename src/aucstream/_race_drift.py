@@ -628,40 +628,45 @@ def watch(search) -> bool:
     return n - race[START] >= 2 * search.first_round and confirmed(search, lead, m)
 
 
-def lead_first(search, X, y, labels, weights, journal) -> tuple[int, bool]:
+def lead_first(search, X, y, labels, weights, journal, keep=None) -> tuple[int, bool, Any]:
     """Learn a piece of the search's buffer with the incumbent first and watch it
     (module docstring, "The watch, call by call"): the incumbent learns the whole
     piece in one call, its scores are fed to the detector at each feed position
     inside it (the piece's end too, unless it is a block end or a round, whose flush
-    feeds it). Returns ``(k, reopen)``: the rows of the piece the other alive
+    feeds it). Returns ``(k, reopen, scores)``: the rows of the piece the other alive
     candidates are to learn (all of them, or up to a confirmed alarm, where the race
     reopens once they learnt them: ``reopen``), the incumbent having learnt exactly
-    those ``k`` rows.
+    those ``k`` rows, and its scores of them (None when it diverged).
 
+    ``keep`` (None: every row): the rows of positive weight, the others scored and
+    learnt by none (``OnePassSearch``, "Example weights"); the buffer and the feed
+    count the rows learnt, and an alarm cuts the piece right after its row.
     ``journal`` (a list, or None): see :func:`aucstream.search.search_transaction`.
     """
-    from .search import DIVERGED, _learn_candidate
+    from ._search_scores import learn_candidate
+    from .search import DIVERGED
 
     lead, n = int(search.progress_[2]), X.shape[0]
+    m = n if keep is None else int(np.count_nonzero(keep))  # (the rows learnt)
     at, seen = int(search.progress_[0]), search.n_samples_seen_
     stale = (
-        search.pending_labels_[at : at + n].copy(),
-        search.pending_scores_[lead, at : at + n].copy(),
+        search.pending_labels_[at : at + m].copy(),
+        search.pending_scores_[lead, at : at + m].copy(),
     )
-    search.pending_labels_[at : at + n] = labels
+    search.pending_labels_[at : at + m] = labels if keep is None else labels[keep]
     saved: list = []  # the incumbent's transaction, to undo its rows after a reopening
+    got: np.ndarray | None = None
     try:
-        search.pending_scores_[lead, at : at + n] = _learn_candidate(
-            search.candidates_[lead], X, y, weights, saved
-        )
+        got = learn_candidate(search.candidates_[lead], X, y, weights, saved)
+        search.pending_scores_[lead, at : at + m] = got if keep is None else got[keep]
     except FloatingPointError:  # the search crowns another (the feed waits for its flush)
         search._drop(lead, DIVERGED, seen)
-        return n, False
+        return n, False, None
     finally:
         if journal is not None:
             journal.extend(saved)
-    flushed = at + n == search._BLOCK or seen + n >= search.progress_[1]
-    last = at + n - (1 if flushed else 0)
+    flushed = at + m == search._BLOCK or seen + m >= search.progress_[1]
+    last = at + m - (1 if flushed else 0)
     cut = 0
     try:
         for g in range(at + until_watch(at), last + 1, _DRIFT_BLOCK):
@@ -672,27 +677,27 @@ def lead_first(search, X, y, labels, weights, journal) -> tuple[int, bool]:
     finally:
         search.progress_[0], search.n_samples_seen_ = at, seen
     if not cut:
-        return n, False
-    if cut < n:  # the incumbent learnt past the reopening: its rows up to it only
+        return n, False, got
+    rows = cut if keep is None else int(np.flatnonzero(keep)[cut - 1]) + 1  # (X's rows)
+    if cut < m:  # the incumbent learnt past the reopening: its rows up to it only
         for walk, undo in reversed(saved):
             walk.restore(undo)
         if journal is not None and saved:  # (undone: a journal holds one call of a
             del journal[-len(saved) :]  # learner, whose next one may reuse its copies)
-        search.pending_labels_[at + cut : at + n] = stale[0][cut:]  # (as they were)
-        search.pending_scores_[lead, at + cut : at + n] = stale[1][cut:]
+        search.pending_labels_[at + cut : at + m] = stale[0][cut:]  # (as they were)
+        search.pending_scores_[lead, at + cut : at + m] = stale[1][cut:]
         again: list = []
-        rows = slice(0, cut)
-        w = None if weights is None else weights[rows]
+        w = None if weights is None else weights[:rows]
         try:
-            search.pending_scores_[lead, at : at + cut] = _learn_candidate(
-                search.candidates_[lead], X[rows], y[rows], w, again
-            )
+            got = learn_candidate(search.candidates_[lead], X[:rows], y[:rows], w, again)
+            search.pending_scores_[lead, at : at + cut] = got if keep is None else got[keep[:rows]]
         except FloatingPointError:
             search._drop(lead, DIVERGED, seen)
+            got = None
         finally:
             if journal is not None:
                 journal.extend(again)
-    return cut, True
+    return rows, True, None if got is None else got[:rows]
 
 
 def history(search, lead: int, m: int) -> tuple[np.ndarray, np.ndarray]:

@@ -41,6 +41,14 @@ that row alone, as row by row, then records the rest; prequential does not ask a
 search that races by the partial AUC (``max_fpr``, whose ensemble reads windowed full
 AUCs) or whose candidates' scores are not kernel-prequential (:func:`recordable`).
 
+With a delay, :func:`~aucstream.evaluation.prequential` weaves the rows it scores
+(weight 0) among the labels it learns (:mod:`aucstream.evaluation._prequential_weave`):
+a piece then holds rows of weight 0, which no candidate learns and the race does not
+count. Each alive candidate's score of every row of the piece comes from its call
+(kept as ``search._WOVEN``), its calibration is replayed with the rows' weights, and
+its windowed AUC before a row of weight 0 is the one before the next row learnt;
+weights other than 0 and 1 are :class:`NotExact`.
+
 :class:`Ensemble` is what scores for the search after the chunk, when its ensemble
 averages: ``decision_function``'s arithmetic, which :func:`decisions` repeats row by row.
 """
@@ -64,6 +72,7 @@ __all__ = [
     "NotExact",
     "recording",
     "learn_piece",
+    "learn_candidate",
     "recordable",
     "held_by",
     "search_of",
@@ -256,8 +265,12 @@ class _Piece:
             # the piece's flush updates the metrics in place: its windows as they were
             self.windows = [tuple(a.copy() for a in w) if flush else w for w in windows]
 
-    def write(self, search, k: int, request: recording) -> None:
-        from .search import DIVERGED
+    def write(self, search, k: int, request: recording, keep=None) -> None:
+        """Write the decisions before the piece's ``k`` rows (``keep``: its rows of
+        weight 1, the others scored and learnt by none: each alive candidate's
+        scores of all the rows are the search's ``_WOVEN``; before a row of weight 0
+        the state is the one before the next row learnt)."""
+        from .search import _WOVEN, DIVERGED
 
         if np.any(search.status_[self.alive] == DIVERGED):
             raise Diverged("a candidate diverged inside the piece")
@@ -265,21 +278,31 @@ class _Piece:
         if request.filled + k > out.shape[1]:
             raise NotExact("more rows than recorded")
         at, a = self.at, self.alive.size
-        scores = np.ascontiguousarray(search.pending_scores_[self.alive, at : at + k])
-        labels = search.pending_labels_[at : at + k]
-        y_pm = 2.0 * labels - 1.0
+        learnt = k if keep is None else int(np.count_nonzero(keep))
+        labels = search.pending_labels_[at : at + learnt]
+        if keep is None:
+            scores = np.ascontiguousarray(search.pending_scores_[self.alive, at : at + k])
+            y_pm, weights = 2.0 * labels - 1.0, _calibration.NO_WEIGHTS
+        else:
+            scores = np.ascontiguousarray(_WOVEN.pop(search)[self.alive])
+            y_pm, weights = np.ones(k), keep.astype(np.float64)
+            y_pm[keep] = 2.0 * labels - 1.0
         maps = np.empty((a, 5, k))
         for j in range(a):
-            _calibration.replay_maps(self.states[j], scores[j], y_pm, maps[j])
-        auc = np.zeros((a, k))
+            _calibration.replay_maps(self.states[j], scores[j], y_pm, weights, maps[j])
+        auc = np.zeros((a, learnt + 1))  # (before each row learnt, and after them all)
         if self.windows is not None:
-            numbers = (1 - search.pending_labels_[self.lo : at + k]).astype(np.int8)
-            pairs = np.empty((3, k), dtype=np.int64)
+            numbers = (1 - search.pending_labels_[self.lo : at + learnt]).astype(np.int8)
+            pairs = np.empty((3, learnt + 1), dtype=np.int64)
             for j, window in enumerate(self.windows):
-                row = np.ascontiguousarray(search.pending_scores_[self.alive[j], self.lo : at + k])
-                counts: Any = window_pairs if k > _FEW else peek_pairs
+                row = np.ascontiguousarray(
+                    search.pending_scores_[self.alive[j], self.lo : at + learnt]
+                )
+                counts: Any = window_pairs if learnt + 1 > _FEW else peek_pairs
                 counts(*window, numbers, row, at - self.lo, pairs)
                 auc[j] = _auc(pairs)
+        # (the windowed AUCs before each row: of the rows learnt before it)
+        auc = auc[:, :k] if keep is None else auc[:, np.cumsum(keep) - keep]
         lead = int(np.flatnonzero(self.alive == self.lead)[0])
         part = out[:, request.filled : request.filled + k]
         decisions(scores, maps, auc, lead, int(search.ensemble), _LOGISTIC, *part)  # (rows)
@@ -315,6 +338,31 @@ def _auc(pairs: np.ndarray) -> np.ndarray:
     return out
 
 
+def learn_candidate(candidate, X, y, weights, journal=None) -> np.ndarray:
+    """A candidate of a search learns the rows of ``X`` (validated by the search) in a
+    transaction of its own, which a divergence rolls back; returns their prequential
+    scores.
+
+    Its public ``test_then_train``, which takes the fast path of small calls (one row:
+    the bound one-row update, as ``learn_one``); ``journal`` (a list, or None)
+    receives what undoes the candidate's transaction (``(walk, saved)``, see
+    :func:`aucstream.search.search_transaction` and
+    :class:`aucstream._runtime.Journalled`). Rows of weight 0 are scored and learnt by
+    none (``OnePassSearch``, "Example weights"): the candidate counts the rows learnt.
+    """
+    from ._runtime import Journalled
+
+    before = candidate.__dict__.get("n_samples_seen_", 0)
+    if journal is None:
+        scores = candidate.test_then_train(X, y, sample_weight=weights)
+    else:
+        with Journalled(candidate, journal):
+            scores = candidate.test_then_train(X, y, sample_weight=weights)
+    if weights is not None and not weights.all():
+        candidate.n_samples_seen_ = before + int(np.count_nonzero(weights))
+    return scores
+
+
 def learn_piece(search, X, y, labels, weights) -> np.ndarray:
     """``search._learn_piece(X, y, labels, weights)``, recording the decisions before
     each of its rows when a :class:`recording` asks (module docstring); a candidate
@@ -325,10 +373,15 @@ def learn_piece(search, X, y, labels, weights) -> np.ndarray:
     if request is None or (request.search is not None and request.search is not search):
         return search._learn_piece(X, y, labels, weights)
     request.search = search
-    piece = _Piece(search, X.shape[0])
+    keep = None
+    if weights is not None:  # (rows of weight 0 woven in: scored, learnt by none)
+        if not np.all((weights == 0.0) | (weights == 1.0)):
+            raise NotExact("example weights other than 0 and 1")
+        keep = None if weights.all() else weights != 0
+    piece = _Piece(search, X.shape[0] if keep is None else int(np.count_nonzero(keep)))
     scores = search._learn_piece(X, y, labels, weights)
     try:
-        piece.write(search, scores.size, request)
+        piece.write(search, scores.size, request, None if keep is None else keep[: scores.size])
     except Diverged as error:
         k = scores.size
         rows = [
@@ -362,12 +415,11 @@ def failing_row(candidate, X, y, weights) -> int | None:
     import copy
 
     from ._state import nbytes_of
-    from .search import _learn_candidate
 
     def fails(model, start: int, stop: int) -> bool:
         w = None if weights is None else weights[start:stop]
         try:
-            _learn_candidate(model, X[start:stop], y[start:stop], w)
+            learn_candidate(model, X[start:stop], y[start:stop], w)
         except FloatingPointError:
             return True
         return False

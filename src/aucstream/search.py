@@ -110,7 +110,7 @@ from . import _calibration, _pauc_race, _peek_cache, _race_drift, _search_scores
 from ._base import BaseStreamingAUC
 from ._candidates import WIDE, default_candidates
 from ._params import Interval, Real, StrOptions, positive_int, unit_open
-from ._runtime import HoldsLearners, Journalled, LearnerTags, StateSpec, settle
+from ._runtime import HoldsLearners, LearnerTags, StateSpec, settle
 from ._streaming_auc import PrequentialAUC, RollingAUC
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -138,6 +138,9 @@ _NONE = np.empty(0)  # no example weights
 
 #: Each search's leader and ensemble at its current stream position (``_choice``).
 _CHOICES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+#: A search's candidates' scores of the rows of its last piece with rows of weight 0
+#: (``_learn_piece``; read by the recording, :mod:`aucstream._search_scores`).
+_WOVEN: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def _n_rows(X) -> int | None:
@@ -146,21 +149,6 @@ def _n_rows(X) -> int | None:
     if shape is None or len(shape) != 2:
         return None
     return int(shape[0])
-
-
-def _learn_candidate(candidate: BaseStreamingAUC, X, y, weights, journal=None) -> np.ndarray:
-    """A candidate learns the rows of ``X`` (validated by the search) in a transaction
-    of its own, which a divergence rolls back; returns their prequential scores.
-
-    Its public ``test_then_train``, which takes the fast path of small calls (one row:
-    the bound one-row update, as ``learn_one``); ``journal`` (a list, or None)
-    receives what undoes the candidate's transaction (``(walk, saved)``, see
-    :func:`search_transaction` and :class:`aucstream._runtime.Journalled`).
-    """
-    if journal is None:
-        return candidate.test_then_train(X, y, sample_weight=weights)
-    with Journalled(candidate, journal):
-        return candidate.test_then_train(X, y, sample_weight=weights)
 
 
 @contextmanager
@@ -175,14 +163,14 @@ def search_transaction(owner: BaseStreamingAUC, search: OnePassSearch, X: object
     update inside such a call, so a wrong declaration cannot pass silently.
 
     Such a call learns each alive candidate once, in a transaction of the candidate's
-    own (:func:`_learn_candidate`), which copies only what the candidate's call can
-    write (one example: what its row can change). So this transaction does not enter
-    the candidates (nor the metrics) at all: it walks the rest of the state with them
-    opaque (:class:`aucstream._state.FlatState`, kept between calls), keeps the
-    candidates' transactions in a journal and, if the call fails, undoes them (last
-    first) before restoring the rest; of the buffered scores and labels it saves only
-    the call's columns. A rejected call thus leaves everything as it was, as with a
-    copy of the whole state.
+    own (:func:`aucstream._search_scores.learn_candidate`), which copies only what the
+    candidate's call can write (one example: what its row can change). So this
+    transaction does not enter the candidates (nor the metrics) at all: it walks the
+    rest of the state with them opaque (:class:`aucstream._state.FlatState`, kept
+    between calls), keeps the candidates' transactions in a journal and, if the call
+    fails, undoes them (last first) before restoring the rest; of the buffered scores
+    and labels it saves only the call's columns. A rejected call thus leaves everything
+    as it was, as with a copy of the whole state.
     """
     n = _n_rows(X)
     held = _race_drift.under_holder(search, n)  # a holder's transaction saved it all
@@ -587,37 +575,27 @@ class OnePassSearch(HoldsLearners, BaseStreamingAUC):
 
     # --------------------------------------------------------------- learning
     def _learn_rows(self, X, y, weights, prequential: bool) -> np.ndarray:
-        """(The scores are computed whether ``prequential`` or not.)"""
+        """(The scores are computed whether ``prequential`` or not.) A piece ends at
+        the row that brings the examples learnt to the next metric update; rows of
+        weight 0 are in the pieces, learnt by none (module docstring, "Example
+        weights")."""
         n = X.shape[0]
-        if weights is not None and not weights.all():  # runs of weight 0 apart
-            return self._learn_around_zeros(X, y, weights)
         scores = np.empty(n)
         labels = (y == self.classes_[1]).astype(np.int8)
+        # (with rows of weight 0: the examples learnt up to each row, that row included)
+        upto = None if weights is None or weights.all() else np.cumsum(weights != 0)
         start = 0
         while start < n:  # (a piece stops early at a reopening: _race_drift.lead_first)
-            rows = slice(start, min(n, start + self._piece_length()))
+            stop = start + self._piece_length()
+            if upto is not None:  # (the row after the one that learns the last of them)
+                done = int(upto[start - 1]) if start else 0
+                stop = int(np.searchsorted(upto, done + stop - start)) + 1
+            rows = slice(start, min(n, stop))
             w = None if weights is None else weights[rows]
             part = X if rows.stop - rows.start == n else X[rows]  # (a sparse slice copies)
             got = _search_scores.learn_piece(self, part, y[rows], labels[rows], w)
             scores[start : start + got.size] = got
             start += got.size
-        return scores
-
-    def _learn_around_zeros(self, X, y, weights) -> np.ndarray:
-        """Rows some of weight 0: each run of rows of positive weight learnt as a call
-        of its own, each run of weight 0 scored by the round leader as it is then (0
-        before anything is learnt, as a fresh candidate scores), nothing else
-        (module docstring, "Example weights")."""
-        n, keep = X.shape[0], weights != 0
-        scores = np.zeros(n)
-        edges = [0, *(np.flatnonzero(keep[1:] != keep[:-1]) + 1).tolist(), n]
-        for lo, hi in zip(edges[:-1], edges[1:]):
-            part = X[lo:hi]
-            if keep[lo]:
-                scores[lo:hi] = self._learn_rows(part, y[lo:hi], weights[lo:hi], True)
-            elif self.n_samples_seen_:
-                leader = self.candidates_[int(self.progress_[2])]
-                scores[lo:hi] = leader._raw_scores(part)
         return scores
 
     def _piece_length(self) -> int:
@@ -631,23 +609,46 @@ class OnePassSearch(HoldsLearners, BaseStreamingAUC):
         journal = _JOURNALS.get(self)  # a call that declared its metrics untouched
         # else, in a holder's transaction, the journals of the candidates it leaves out
         held = _race_drift.held_journals(self) if journal is None else {}
+        # rows of weight 0: each candidate's scores of all the rows (its buffer: of the
+        # rows learnt), kept for the recording (_search_scores); a piece of them only
+        # (after a metric update, the call's last rows) is scored, not learnt
+        keep = None if weights is None or weights.all() else weights != 0
+        full = None if keep is None else np.zeros((len(self.candidates_), X.shape[0]))
+        if keep is not None and full is not None and not keep.any():
+            for i in np.flatnonzero(self.status_ == ALIVE):
+                candidate = self.candidates_[i]
+                if candidate.__dict__.get("n_samples_seen_"):  # (a fresh one scores 0)
+                    full[i] = candidate.score_samples(X)
+            _WOVEN[self] = full
+            return full[lead].copy()
         k, reopen = X.shape[0], False
         if self.drift_ is not None:  # the leader first, watched (_race_drift.lead_first)
             mine = held.get(id(self.candidates_[lead]), journal)
-            k, reopen = _race_drift.lead_first(self, X, y, labels, weights, mine)
+            k, reopen, got = _race_drift.lead_first(self, X, y, labels, weights, mine, keep)
+            if full is not None and got is not None:
+                full[lead, : got.shape[0]] = got
             if k < X.shape[0]:
-                X, y, labels, weights = (a if a is None else a[:k] for a in (X, y, labels, weights))
-        rows = slice(at, at + k)
+                X, y, labels, weights, keep = (
+                    a if a is None else a[:k] for a in (X, y, labels, weights, keep)
+                )
+                full = None if full is None else full[:, :k]
+        learnt = k if keep is None else int(np.count_nonzero(keep))
+        rows = slice(at, at + learnt)
         for i in np.flatnonzero(self.status_ == ALIVE):
             if i == lead and self.drift_ is not None:
                 continue
             candidate = self.candidates_[i]
             try:
-                self.pending_scores_[i, rows] = _learn_candidate(
+                got = _search_scores.learn_candidate(
                     candidate, X, y, weights, held.get(id(candidate), journal)
                 )
             except FloatingPointError:
                 self._drop(i, DIVERGED, self.n_samples_seen_)
+                continue
+            if full is None:
+                self.pending_scores_[i, rows] = got
+            else:
+                self.pending_scores_[i, rows], full[i] = got[keep], got
         if not np.any(self.status_ == ALIVE):
             raise FloatingPointError(
                 "OnePassSearch: every candidate diverged; scale the features "
@@ -658,10 +659,15 @@ class OnePassSearch(HoldsLearners, BaseStreamingAUC):
             recent = np.array([np.nan_to_num(self.recent_[i].get(), nan=0.0) for i in alive])
             lead = int(alive[np.lexsort((alive, -recent))[0]])
             self._crown(lead)
-        scores = self.pending_scores_[lead, rows].copy()
-        self.pending_labels_[rows] = labels
-        self.progress_[0] += X.shape[0]
-        self.n_samples_seen_ += X.shape[0]
+        if full is None:
+            scores = self.pending_scores_[lead, rows].copy()
+            self.pending_labels_[rows] = labels
+        else:
+            scores = full[lead].copy()
+            self.pending_labels_[rows] = labels[keep]
+            _WOVEN[self] = full
+        self.progress_[0] += learnt
+        self.n_samples_seen_ += learnt
         at_round = self.n_samples_seen_ >= self.progress_[1]
         if at_round or self.progress_[0] == self._BLOCK:
             reopened = self._flush()

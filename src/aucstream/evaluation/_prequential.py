@@ -38,9 +38,9 @@ round such a score either way (``tests/test_prequential_meta.py``). A
 :class:`~aucstream.OnePassSearch`, or a pipeline over one, also runs one
 ``test_then_train`` per chunk: the search records, as it learns, the decision score
 and probability it gave each row before learning it (:mod:`aucstream._search_scores`),
-and a chunk it cannot record exactly goes row by row. With a delay, a learner that
-takes example weights gets the scored rows (weight 0) and the labels they release
-woven into one ``test_then_train`` a piece (:mod:`._prequential_weave`).
+and a chunk it cannot record exactly goes row by row. With a delay, such a learner
+or search that takes example weights gets the scored rows (weight 0) and the labels
+they release woven into one ``test_then_train`` a piece (:mod:`._prequential_weave`).
 
 Before anything is learnt a model has no scores: an example scored then gets 0.0,
 the probability 1/2 (the Laplace-smoothed prior of no examples) and the negative
@@ -231,7 +231,7 @@ class _Evaluation:
         self.failing: int | None = None  # (and the row it failed at, when found)
         self.block = ScoreBlock(_HOLD) if self.raw_labels else None
         #: a delay through a learner whose examples of weight 0 are inert: woven calls
-        self.weave = Weave(self) if _WEAVE and weaves(model, delay, self.owner) else None
+        self.weave = Weave(self) if _WEAVE and weaves(model, delay, self) else None
         #: the request that the learner's kernel write into the block (one per run)
         self.request = _calibration.writing(None, self._NOTHING)
 

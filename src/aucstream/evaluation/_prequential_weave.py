@@ -22,6 +22,14 @@ each piece of a chunk between checkpoints, gathering the learnt rows from the ch
 held (a delay longer than a chunk reaches back several); the rows scored before the
 first label get the untrained model's score, as row by row.
 
+An :class:`~aucstream.OnePassSearch` (or a pipeline over one, the default
+:class:`~aucstream.StreamPipeline`) is woven the same way: its race neither learns nor
+counts a row of weight 0 (each candidate scores it in the same call, its examples of
+weight 0 inert), and its decision before each woven row is recorded as it learns, as
+at delay 0 (:mod:`aucstream._search_scores`: before a row of weight 0, the state
+before the next row learnt). A piece it cannot record exactly (a candidate that
+diverges inside it, a race by the partial AUC) goes row by row.
+
 With a constant delay :math:`k` and every label kept, the labels still to learn are
 the examples from ``n_learnt`` to ``n_seen``, example :math:`p` released once example
 :math:`p + k` is scored: no heap. Otherwise (a delay per example, dropped labels) each
@@ -38,7 +46,7 @@ import heapq
 import numpy as np
 import scipy.sparse as sp
 
-from .. import _calibration
+from .. import _calibration, _search_scores
 from .._base import BaseStreamingAUC
 
 __all__ = ["Weave", "weaves"]
@@ -50,14 +58,16 @@ __all__ = ["Weave", "weaves"]
 WEAVE_FROM = 64
 
 
-def weaves(model, delay, owner) -> bool:
+def weaves(model, delay, run) -> bool:
     """Whether a run of ``model`` with this delay goes through :class:`Weave`: a delay
     (a callable, or a constant of at least 1), an aucstream learner whose calibration
-    is replayed (``owner``: :func:`._prequential_parts._calibration_owner`, a plain
-    learner or a pipeline over one) and whose examples of weight 0 are inert."""
+    is replayed (``run.owner``: :func:`._prequential_parts._calibration_owner`, a plain
+    learner or a pipeline over one) or whose search records its decisions
+    (``run.search``: :func:`aucstream._search_scores.search_of`), and whose examples
+    of weight 0 are inert."""
     tags = getattr(model, "_tags", None)
     return (
-        owner is not None
+        (run.owner is not None or run.search is not None)
         and isinstance(model, BaseStreamingAUC)
         and (callable(delay) or int(delay) >= 1)
         and bool(getattr(tags, "sample_weight", False))
@@ -243,6 +253,8 @@ class Weave:
         run = self.run
         model = run.model
         classes = np.asarray(run.classes) if fresh else None
+        if run.search is not None:
+            return self._recorded(X, y, weights, classes)
         # the learner whose calibration gives the scores (a fresh pipeline has none yet:
         # its calibration is replayed from an empty one, as at delay 0)
         owner = (model if run.plain else None) if fresh else run.owner()
@@ -262,6 +274,33 @@ class Weave:
         inner = run.owner()
         inner.n_samples_seen_ = before[1] + learnt
         model.n_samples_seen_ = before[0] + learnt
+        return written
+
+    def _recorded(self, X, y, weights, classes) -> np.ndarray | None:
+        """:meth:`_call` of a search, or a pipeline over one, that records its decisions
+        before each row as it learns (:mod:`aucstream._search_scores`; its rows of
+        weight 0 learnt by none of its candidates, and not counted by its race);
+        None, the model unchanged (its transaction undoes the call), when it cannot
+        record them exactly (``recordable``, :class:`~aucstream._search_scores.NotExact`:
+        a candidate that diverged, too), or refuses the call."""
+        run = self.run
+        model = run.model
+        if not _search_scores.recordable(run.search(), X.shape[1]):
+            return None
+        before = getattr(model, "n_samples_seen_", 0)
+        written = np.empty((2, y.shape[0]))
+        getattr(model, "estimator_", None)  # (a pipeline learns the rows it holds first)
+        try:
+            with _search_scores.recording(written) as request:
+                model.test_then_train(X, y, classes, weights)
+        except Exception:  # (a refused call changes nothing)
+            return None
+        if request.filled != y.shape[0]:
+            raise RuntimeError(
+                f"internal error: the search recorded {request.filled} of {y.shape[0]} "
+                "rows; please report it"
+            )
+        model.n_samples_seen_ = before + int(np.count_nonzero(weights))
         return written
 
     def _let_go(self, parts: list) -> None:

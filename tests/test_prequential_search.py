@@ -12,8 +12,8 @@ from test_prequential import ALL, Flagger, brute_force, check_columns
 
 from aucstream import OPAUC, SOLAM, OnePassSearch, StreamPipeline, UnivariateOnline
 from aucstream import _search_scores as S
-from aucstream._check_model import _assert_same_model
 from aucstream import search as search_module
+from aucstream._check_model import _assert_same_model
 from aucstream.datasets import iter_chunks
 from aucstream.evaluation import _prequential as P
 from aucstream.evaluation import prequential

@@ -431,3 +431,19 @@ def test_rows_opauc_resumes_are_calibrated_once(monkeypatch):
     assert any(r > 0 for r in resumed)
     _calibration.update(expected, scores, np.where(y[50:] == 1, 1.0, -1.0), np.empty(0))
     assert np.array_equal(model.calibration_, expected)
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"half_life": 30, "buffer_size": 10},
+        {"update": "gra", "buffer_size": 8},
+        {"buffer_size": None},
+        {"buffer_size": None, "half_life": 40},
+    ],
+)
+def test_oam_examples_of_weight_0_are_inert_in_every_buffer(params):
+    """Biased, unbounded and Alg. 4 buffers too: no step, no offer, no draw, no tick."""
+    from aucstream.checks import check_zero_weight_rows_change_nothing
+
+    check_zero_weight_rows_change_nothing(OAM(random_state=0, **params))

@@ -309,3 +309,32 @@ def test_woven_search_with_dropped_labels_and_a_delay_per_example(monkeypatch):
     assert_same(woven, rowwise)
     assert sum(learnt for _, learnt in sizes) > keep.sum() - 40
     np.testing.assert_array_equal(model.decision_function(X), reference.decision_function(X))
+
+
+@pytest.mark.parametrize("delay", [7, "callable"])
+@pytest.mark.parametrize("name", ["search", "pipeline"])
+def test_a_candidate_that_diverges_inside_a_woven_piece(name, delay, monkeypatch):
+    """A candidate failing inside a woven piece: the call is undone and names the
+    failing row, the piece goes row by row up to it (where the row path drops the
+    candidate), then woven again; the curve and the model of the row-by-row path."""
+    learn = S.learn_candidate
+
+    def failing(candidate, X, y, weights, journal=None):
+        seen = candidate.__dict__.get("n_samples_seen_", 0)
+        learnt = X.shape[0] if weights is None else int(np.count_nonzero(weights))
+        if isinstance(candidate, SOLAM) and seen + learnt > 150:  # at its example 150
+            raise FloatingPointError("diverged")
+        return learn(candidate, X, y, weights, journal)
+
+    monkeypatch.setattr(S, "learn_candidate", failing)
+    X, y = stream(1500, change=False)
+    delays = np.random.default_rng(2).integers(0, 30, size=1500)
+    by = 7 if delay == 7 else (lambda i, x, label: int(delays[i]))
+    (curves, sizes) = woven_searches(
+        MODELS[name], X, y, 500, monkeypatch, delay=by, window=300, every=250, metrics=ALL
+    )
+    (woven, model), (rowwise, reference) = curves
+    assert_same(woven, rowwise)
+    _assert_same_model(reference, model, X, "woven")
+    assert getattr(model, "estimator_", model).status_[2] == search_module.DIVERGED
+    assert sum(learnt for _, learnt in sizes) > 1500 - 100  # (woven again past it)

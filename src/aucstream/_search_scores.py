@@ -418,6 +418,8 @@ def failing_row(candidate, X, y, weights) -> int | None:
 
     def fails(model, start: int, stop: int) -> bool:
         w = None if weights is None else weights[start:stop]
+        if w is not None and not w.any():  # (rows of weight 0 only: nothing learnt)
+            return False
         try:
             learn_candidate(model, X[start:stop], y[start:stop], w)
         except FloatingPointError:

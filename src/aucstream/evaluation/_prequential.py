@@ -494,13 +494,13 @@ class _Evaluation:
             self.chunks[chunk_id] = [X, y, int(kept.sum()), {}, base]
             for j in [] if heapless else np.flatnonzero(kept).tolist():
                 heapq.heappush(self.pending, (base + j + int(delays[j]), base + j, chunk_id, j))
-        # the chunk's decision scores and probabilities, counted at its checkpoints and
-        # at its end (one count per run of one row cost more than the row)
+        # its decisions and probabilities, counted at checkpoints, its end, a woven piece
         decisions, probas, predictions = np.empty(n), np.empty(n), np.empty(n, dtype=bool)
         cur = counted = 0
         while cur < n:
-            if weave and self.weave.on:  # up to the next checkpoint
-                stop = n if self.every is None else self.next_checkpoint(base, n)
+            if weave and self.weave.on:  # up to the next checkpoint (the rows before, counted)
+                self.count_scored(positive, (decisions, probas, predictions), counted, cur)
+                counted, stop = cur, n if self.every is None else self.next_checkpoint(base, n)
                 if self.weave.piece(X, y, positive, cur, stop):
                     cur = counted = stop
                     self.checkpoint()

@@ -98,8 +98,23 @@ class Weave:
         #: whether the pending labels are kept as the constant delay keeps them (True),
         #: or as entries of the release heap (False: a constant delay before its first
         #: woven chunk, and after a refusal)
-        self.on = not self.constant
+        self._on = not self.constant
         self.taken: list = []  # (the heap's entries a piece took)
+        #: after a piece refused where a search's candidate diverged at a known row:
+        #: the example from which to weave again (the row path dropped it by then),
+        #: and the end of the chunk whose rows the refusal put in the heap
+        self.resume: int | None = None
+        self.resume_end = 0
+        self.failed: int | None = None  # (the woven row the last refusal named)
+
+    @property
+    def on(self) -> bool:
+        """Whether the next piece is woven (:attr:`_on`), weaving again once the row
+        path has gone past a refused piece's failing row (:attr:`resume`)."""
+        if self.resume is not None and self.run.n_seen >= self.resume:
+            self.resume = None
+            self.ready(self.resume_end)
+        return self._on
 
     def worth(self, n: int, base: int) -> bool:
         """Whether to weave a chunk of ``n`` rows from example ``base``: its pieces
@@ -111,23 +126,24 @@ class Weave:
         self.unweave(base)
         return False
 
-    def ready(self) -> bool:
-        """Whether the next chunk can be woven; with a constant delay, the first time,
-        the heap's entries moved out (they are the examples n_learnt..n_seen)."""
+    def ready(self, end: int | None = None) -> bool:
+        """Whether the next chunk (the rest of one, up to ``end``) can be woven; with a
+        constant delay, the first time, the heap's entries moved out (they are the
+        examples n_learnt..n_seen, or ..end)."""
         run = self.run
-        if self.on:
+        if self._on:
             return True
-        if len(run.pending) != run.n_seen - run.n_learnt:
+        if len(run.pending) != (run.n_seen if end is None else end) - run.n_learnt:
             return False
         run.pending.clear()
-        self.on = True
+        self._on = True
         return True
 
     def unweave(self, end: int) -> None:
         """Write the labels of examples n_learnt..end (those seen, and the current
         chunk's) back as entries of the release heap (a constant delay), and weave no
         more until :meth:`ready` says so again."""
-        if not (self.on and self.constant):
+        if not (self._on and self.constant):
             return
         run = self.run
         for chunk_id, held in run.chunks.items():
@@ -136,7 +152,7 @@ class Weave:
             held[2] = max(0, hi - lo)  # (its rows still to learn)
             for p in range(lo, hi):
                 heapq.heappush(run.pending, (p + self.delay, p, chunk_id, p - start))
-        self.on = False
+        self._on = False
 
     def _released(self, first: int, last: int):
         """The labels released by the scoring of examples ``first`` to ``last``, in
@@ -188,6 +204,10 @@ class Weave:
         release heap again: :meth:`unweave`)."""
         run = self.run
         first, m = run.n_seen, stop - cur
+        if self.resume is not None:  # (a delay per example: its heap as it was)
+            if first < self.resume:
+                return False
+            self.resume = None
         released = self._released(first, first + m - 1)
         chunks = run.chunks
         kind = _kind(X)
@@ -218,9 +238,13 @@ class Weave:
         weights[learnt_at] = 1.0
         fresh = run.first_fit  # (then the rows scored before the first label: untrained)
         if n_learn:
+            self.failed = None
             written = self._call(woven_X, woven_y, weights, fresh)
             if written is None:  # (refused, unchanged) row by row
                 self._refused(first + (y.shape[0] - cur))
+                if self.failed is not None:  # woven again past the failing row
+                    self.resume = first + int(np.searchsorted(scored_at, self.failed))
+                    self.resume_end = first + (y.shape[0] - cur)
                 return False
             decision, proba = written[0, scored_at], written[1, scored_at]
             run.first_fit, run.fitted = False, True
@@ -293,6 +317,9 @@ class Weave:
         try:
             with _search_scores.recording(written) as request:
                 model.test_then_train(X, y, classes, weights)
+        except _search_scores.Diverged as error:  # (undone) a candidate failed inside
+            self.failed = error.row
+            return None
         except Exception:  # (a refused call changes nothing)
             return None
         if request.filled != y.shape[0]:

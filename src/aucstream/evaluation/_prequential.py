@@ -502,7 +502,7 @@ class _Evaluation:
                 self.count_scored(positive, (decisions, probas, predictions), counted, cur)
                 counted, stop = cur, n if self.every is None else self.next_checkpoint(base, n)
                 if self.weave.piece(X, y, positive, cur, stop):
-                    cur = counted = stop
+                    cur = counted = self.n_seen - base  # (stop, or a shorter piece)
                     self.checkpoint()
                     continue
             stop = n

@@ -241,11 +241,11 @@ class Weave:
             self.failed = None
             written = self._call(woven_X, woven_y, weights, fresh)
             if written is None:  # (refused, unchanged) row by row
-                self._refused(first + (y.shape[0] - cur))
-                if self.failed is not None:  # woven again past the failing row
-                    self.resume = first + int(np.searchsorted(scored_at, self.failed))
-                    self.resume_end = first + (y.shape[0] - cur)
-                return False
+                end = first + (y.shape[0] - cur)
+                self._refused(end)
+                if self.failed is None:
+                    return False
+                return self._around(X, y, positive, cur, scored_at, end)
             decision, proba = written[0, scored_at], written[1, scored_at]
             run.first_fit, run.fitted = False, True
             if fresh:  # the rows before the first label: the untrained model's score
@@ -262,6 +262,23 @@ class Weave:
         run.n_seen, run.n_learnt = first + m, run.n_learnt + n_learn
         self._let_go(parts)
         return True
+
+    def _around(self, X, y, positive, cur: int, scored_at, end: int) -> bool:
+        """After a piece refused where a search's candidate diverged at woven row
+        ``failed``: the rows scored before the example whose scoring releases it woven
+        (when there are :data:`WEAVE_FROM` of them), that example row by row (the
+        row path drops the candidate), then woven again from the next (``resume``).
+        Whether a shorter piece was woven (the run's ``n_seen`` says how far)."""
+        first = self.run.n_seen
+        resume = first + int(np.searchsorted(scored_at, self.failed))
+        before, woven = resume - 1 - first, False
+        if before >= WEAVE_FROM and self.ready(end):
+            if not self.piece(X, y, positive, cur, cur + before):
+                return False  # (refused again: as that refusal left it)
+            self._refused(end)
+            woven = True
+        self.resume, self.resume_end = resume, end
+        return woven
 
     def _refused(self, end: int) -> None:
         """A piece not woven: the labels still to learn as entries of the heap."""

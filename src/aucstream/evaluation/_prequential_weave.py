@@ -245,7 +245,7 @@ class Weave:
                 self._refused(end)
                 if self.failed is None:
                     return False
-                return self._around(X, y, positive, cur, scored_at, end)
+                return self._around(X, y, positive, cur, scored_at, end, self.failed)
             decision, proba = written[0, scored_at], written[1, scored_at]
             run.first_fit, run.fitted = False, True
             if fresh:  # the rows before the first label: the untrained model's score
@@ -263,14 +263,14 @@ class Weave:
         self._let_go(parts)
         return True
 
-    def _around(self, X, y, positive, cur: int, scored_at, end: int) -> bool:
+    def _around(self, X, y, positive, cur: int, scored_at, end: int, failed: int) -> bool:
         """After a piece refused where a search's candidate diverged at woven row
         ``failed``: the rows scored before the example whose scoring releases it woven
         (when there are :data:`WEAVE_FROM` of them), that example row by row (the
         row path drops the candidate), then woven again from the next (``resume``).
         Whether a shorter piece was woven (the run's ``n_seen`` says how far)."""
         first = self.run.n_seen
-        resume = first + int(np.searchsorted(scored_at, self.failed))
+        resume = first + int(np.searchsorted(scored_at, failed))
         before, woven = resume - 1 - first, False
         if before >= WEAVE_FROM and self.ready(end):
             if not self.piece(X, y, positive, cur, cur + before):

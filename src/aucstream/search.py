@@ -559,8 +559,8 @@ class OnePassSearch(HoldsLearners, BaseStreamingAUC):
 
     @property
     def _tags(self) -> LearnerTags:  # type: ignore[override]
-        """Its own scores come at kernel speed, and it takes example weights, when every
-        candidate's do."""
+        """Its own scores come at kernel speed, it takes example weights, and its examples
+        of weight 0 are inert, when every candidate's are."""
         try:
             candidates = [getattr(c, "_tags", None) for c in self._current_candidates()]
         except TypeError:  # invalid candidates: their parameter check says so
@@ -571,6 +571,7 @@ class OnePassSearch(HoldsLearners, BaseStreamingAUC):
             fast_path=False,
             kernel_prequential=valid and all(t.kernel_prequential for t in tags),
             sample_weight=valid and all(t.sample_weight for t in tags),
+            zero_weight_inert=valid and all(t.zero_weight_inert for t in tags),
         )
 
     # --------------------------------------------------------------- learning

@@ -363,3 +363,20 @@ def test_a_broken_sparse_chunk_under_a_delay_is_named_and_changes_nothing(
     with pytest.raises(ValueError, match="chunk 2 is a sparse matrix"):
         prequential(model, iter(parts), delay=5)
     assert pickle.dumps(model) == before
+
+
+def test_a_callable_delay_gets_each_csr_row_as_x_i():
+    """``delay(i, x, y)`` of a CSR chunk: ``x`` is ``X[i]``, a one-row CSR matrix."""
+    X, y = data(120, seed=4)
+    rows = sp.csr_matrix(X)
+    seen = {}
+
+    def delay(i, x, label):
+        seen[i] = x
+        return i % 5
+
+    prequential(SOLAM(random_state=0), iter_chunks(rows, y, 50), delay=delay)
+    assert sorted(seen) == list(range(120))
+    for i, x in seen.items():
+        assert type(x) is sp.csr_matrix and x.shape == (1, X.shape[1])
+        np.testing.assert_array_equal(x.toarray(), rows[i].toarray())

@@ -176,34 +176,46 @@ def test_delay_and_partial_auc_race_go_row_by_row(monkeypatch):
     assert taken.calls and not any(taken.calls)  # not recordable: row by row
 
 
-@pytest.mark.parametrize("found", [True, False])
+@pytest.mark.parametrize(
+    "who, found", [("other", True), ("leader", True), ("other", False), ("leader", False)]
+)
 @pytest.mark.parametrize("name", ["search", "pipeline"])
-def test_a_candidate_that_diverges_inside_a_chunk_splits_it(name, found, monkeypatch):
-    """A candidate failing inside a piece leaves the race at its row row by row: the
-    recording refuses the piece, the search's transaction undoes the call, and the
-    refusal names the failing row (``failing_row``, on copies of the candidate): the
-    rows before it are recorded in one call, the row goes alone (the row-by-row
-    path), the rest in one call. A candidate too large to copy (``found`` False)
-    names no row: the chunk is split in halves until the failing row goes alone.
-    Every other row, before and after it, is recorded."""
+def test_a_candidate_that_diverges_inside_a_chunk(name, who, found, monkeypatch):
+    """A candidate failing inside a piece leaves the race at its row row by row.
+
+    Another than the round leader (``who`` "other"): the piece is recorded as it is,
+    the candidate alive up to that row (found on copies of it, ``failing_row``), where
+    it has learnt the rows before it again; no chunk is refused. The round leader (its
+    successor is chosen at that row), or a candidate too large to copy (``found``
+    False): the recording refuses the piece, the search's transaction undoes the call;
+    the rows before the failing one are recorded in one call, the row goes alone (the
+    row-by-row path), the rest in one call; with no row named, the chunk is split in
+    halves until the failing row goes alone. The curve and the whole model are the
+    row-by-row path's."""
     if not found:
         monkeypatch.setattr(S, "_COPY_AT_MOST", -1)
     learn = S.learn_candidate
+    kind = SOLAM if who == "other" else OPAUC  # (the round leader: the first, an OPAUC)
 
     def failing(candidate, X, y, weights, journal=None):
         seen = candidate.__dict__.get("n_samples_seen_", 0)
-        if isinstance(candidate, SOLAM) and seen + X.shape[0] > 120:  # at its row 120
+        if type(candidate) is kind and seen + X.shape[0] > 120:  # at its row 120
             raise FloatingPointError("diverged")
         return learn(candidate, X, y, weights, journal)
 
     monkeypatch.setattr(S, "learn_candidate", failing)
     X, y = stream(1500, change=False)
     taken = Taken(monkeypatch)
-    (a, model), (b, _) = both(MODELS[name], X, y, 50, monkeypatch, window=300, every=250)
+    (a, model), (b, reference) = both(MODELS[name], X, y, 50, monkeypatch, window=300, every=250)
     assert_same(a, b)
-    assert getattr(model, "estimator_", model).status_[2] == search_module.DIVERGED
+    _assert_same_model(reference, model, X, "recorded")
+    status = getattr(model, "estimator_", model).status_
+    assert status[2 if who == "other" else 0] == search_module.DIVERGED
     refused = [n for ok, n in zip(taken.calls, taken.sizes) if not ok]
     recorded = sum(n for ok, n in zip(taken.calls, taken.sizes) if ok)
+    if who == "other" and found:  # every chunk recorded as it came
+        assert refused == [] and recorded == 1500 and len(taken.calls) == 30
+        return
     assert recorded == 1500 - 1  # every row but the failing one
     if found:  # the chunk, then its row 20 (the 120th) alone; 0-19 and 21-49 recorded
         assert refused == [50, 1]
@@ -312,19 +324,23 @@ def test_woven_search_with_dropped_labels_and_a_delay_per_example(monkeypatch):
     np.testing.assert_array_equal(model.decision_function(X), reference.decision_function(X))
 
 
+@pytest.mark.parametrize("who", ["other", "leader"])
 @pytest.mark.parametrize("delay", [7, "callable"])
 @pytest.mark.parametrize("name", ["search", "pipeline"])
-def test_a_candidate_that_diverges_inside_a_woven_piece(name, delay, monkeypatch):
-    """A candidate failing inside a woven piece: the call is undone and names the
-    failing row; the rows scored before the example that releases it are woven, that
-    example goes row by row (where the row path drops the candidate), the rest is
-    woven again; the curve and the model of the row-by-row path."""
+def test_a_candidate_that_diverges_inside_a_woven_piece(name, delay, who, monkeypatch):
+    """A candidate failing inside a woven piece. Another than the round leader: the
+    piece is woven as it is, the candidate alive up to its example. The round leader:
+    the call is undone and names the failing row; the rows scored before the example
+    that releases it are woven, that example goes row by row (where the row path drops
+    the candidate), the rest is woven again. The curve and the model of the row-by-row
+    path."""
     learn = S.learn_candidate
+    kind = SOLAM if who == "other" else OPAUC  # (the round leader: the first, an OPAUC)
 
     def failing(candidate, X, y, weights, journal=None):
         seen = candidate.__dict__.get("n_samples_seen_", 0)
         learnt = X.shape[0] if weights is None else int(np.count_nonzero(weights))
-        if isinstance(candidate, SOLAM) and seen + learnt > 150:  # at its example 150
+        if type(candidate) is kind and seen + learnt > 150:  # at its example 150
             raise FloatingPointError("diverged")
         return learn(candidate, X, y, weights, journal)
 
@@ -338,9 +354,10 @@ def test_a_candidate_that_diverges_inside_a_woven_piece(name, delay, monkeypatch
     (woven, model), (rowwise, reference) = curves
     assert_same(woven, rowwise)
     _assert_same_model(reference, model, X, "woven")
-    assert getattr(model, "estimator_", model).status_[2] == search_module.DIVERGED
+    status = getattr(model, "estimator_", model).status_
+    assert status[2 if who == "other" else 0] == search_module.DIVERGED
     woven_labels = sum(learnt for _, learnt in sizes)  # (woven before it, and past it)
-    if delay == 7:  # all but the failing example's label and the end's 7
-        assert woven_labels == 1500 - 1 - 7
+    if delay == 7:  # all but the end's 7 (and the failing example's, the leader's)
+        assert woven_labels == 1500 - 7 - (who == "leader")
     else:
         assert woven_labels > 1500 - 100

@@ -32,14 +32,21 @@ and its logistic, with the arithmetic of ``decision_function`` and
 differ from ``score_samples``'s in the last bits (as for a plain learner,
 :mod:`aucstream.evaluation._prequential`).
 
-What is not reproduced here is refused, never approximated: a candidate that
-diverges inside a piece (it leaves the race at the row where it fails, row by row,
-but with the whole piece here) makes :func:`learn_piece` raise :class:`Diverged`,
-which the search's transaction rolls back, naming the failing row (found on copies of
-the candidate, :func:`failing_row`), and prequential records the rows before it, takes
-that row alone, as row by row, then records the rest; prequential does not ask a
-search that races by the partial AUC (``max_fpr``, whose ensemble reads windowed full
-AUCs) or whose candidates' scores are not kernel-prequential (:func:`recordable`).
+A candidate other than the round leader that diverges inside a piece leaves the race,
+row by row, at the row where it fails, having learnt the rows before it; the others
+learn as if it were not there. So the piece stands: the candidate, as it was before
+the piece (its transaction undid the piece), learns the rows before that row again
+(the row found on copies of it, :func:`failing_row`), its scores of them are
+buffered, its score of the row itself is ``score_samples``'s (as the row-by-row path
+scores it), and :func:`decisions` counts it alive up to that row
+(:func:`_until_failure`). What is not reproduced here is refused, never
+approximated: when the round leader diverges (its successor is chosen at that row) or
+no row is found (a candidate too large to copy), :func:`learn_piece` raises
+:class:`Diverged`, which the search's transaction rolls back, naming the failing row
+when it is known, and prequential records the rows before it, takes that row alone,
+as row by row, then records the rest; prequential does not ask a search that races by
+the partial AUC (``max_fpr``, whose ensemble reads windowed full AUCs) or whose
+candidates' scores are not kernel-prequential (:func:`recordable`).
 
 With a delay, :func:`~aucstream.evaluation.prequential` weaves the rows it scores
 (weight 0) among the labels it learns (:mod:`aucstream.evaluation._prequential_weave`):
@@ -123,9 +130,10 @@ class NotExact(Exception):
 
 
 class Diverged(NotExact):
-    """A candidate diverged inside the piece: it leaves the race at the row where it
-    fails, which the rows before it, recorded, and the row itself, alone, give
-    exactly (:func:`learnt_chunk` raises it for its caller to split the chunk).
+    """The round leader, or a candidate whose failing row is not found, diverged inside
+    the piece: it leaves the race at the row where it fails, which the rows before it,
+    recorded, and the row itself, alone, give exactly (:func:`learnt_chunk` raises it
+    for its caller to split the chunk; module docstring).
 
     ``row``: that row's place in the recorded call (0 for its first row), found by
     :func:`failing_row`; None when it was not looked for (then the caller bisects)."""
@@ -265,15 +273,14 @@ class _Piece:
             # the piece's flush updates the metrics in place: its windows as they were
             self.windows = [tuple(a.copy() for a in w) if flush else w for w in windows]
 
-    def write(self, search, k: int, request: recording, keep=None) -> None:
+    def write(self, search, k: int, request: recording, keep=None, revived=None) -> None:
         """Write the decisions before the piece's ``k`` rows (``keep``: its rows of
         weight 1, the others scored and learnt by none: each alive candidate's
         scores of all the rows are the search's ``_WOVEN``; before a row of weight 0
-        the state is the one before the next row learnt)."""
-        from .search import _WOVEN, DIVERGED
+        the state is the one before the next row learnt). ``revived``: candidates
+        alive up to the row where they diverged (:func:`_until_failure`)."""
+        from .search import _WOVEN
 
-        if np.any(search.status_[self.alive] == DIVERGED):
-            raise Diverged("a candidate diverged inside the piece")
         out = request.out
         if request.filled + k > out.shape[1]:
             raise NotExact("more rows than recorded")
@@ -287,25 +294,38 @@ class _Piece:
             scores = np.ascontiguousarray(_WOVEN.pop(search)[self.alive])
             y_pm, weights = np.ones(k), keep.astype(np.float64)
             y_pm[keep] = 2.0 * labels - 1.0
+        # until[j]: the last row at which candidate j is alive
+        until, ends = np.full(a, k, dtype=np.int64), {}
+        for i, (row, prefix, own) in (revived or {}).items():
+            j = int(np.flatnonzero(self.alive == i)[0])
+            until[j], ends[j] = row, row if keep is None else int(np.count_nonzero(keep[:row]))
+            scores[j, :row], scores[j, row], scores[j, row + 1 :] = prefix, own, 0.0
         maps = np.empty((a, 5, k))
         for j in range(a):
-            _calibration.replay_maps(self.states[j], scores[j], y_pm, weights, maps[j])
+            if j in ends:  # (replayed up to its row)
+                m, part = until[j] + 1, np.empty((5, until[j] + 1))
+                w = weights if keep is None else weights[:m]
+                _calibration.replay_maps(self.states[j], scores[j, :m], y_pm[:m], w, part)
+                maps[j, :, :m], maps[j, :, m:] = part, 0.0
+            else:
+                _calibration.replay_maps(self.states[j], scores[j], y_pm, weights, maps[j])
         auc = np.zeros((a, learnt + 1))  # (before each row learnt, and after them all)
         if self.windows is not None:
             numbers = (1 - search.pending_labels_[self.lo : at + learnt]).astype(np.int8)
-            pairs = np.empty((3, learnt + 1), dtype=np.int64)
             for j, window in enumerate(self.windows):
-                row = np.ascontiguousarray(
-                    search.pending_scores_[self.alive[j], self.lo : at + learnt]
+                n = ends.get(j, learnt)  # (a revived candidate: the rows it learnt)
+                pairs = np.empty((3, n + 1), dtype=np.int64)
+                row_scores = np.ascontiguousarray(
+                    search.pending_scores_[self.alive[j], self.lo : at + n]
                 )
-                counts: Any = window_pairs if learnt + 1 > _FEW else peek_pairs
-                counts(*window, numbers, row, at - self.lo, pairs)
-                auc[j] = _auc(pairs)
+                counts: Any = window_pairs if n + 1 > _FEW else peek_pairs
+                counts(*window, numbers[: at + n - self.lo], row_scores, at - self.lo, pairs)
+                auc[j, : n + 1] = _auc(pairs)
         # (the windowed AUCs before each row: of the rows learnt before it)
         auc = auc[:, :k] if keep is None else auc[:, np.cumsum(keep) - keep]
         lead = int(np.flatnonzero(self.alive == self.lead)[0])
         part = out[:, request.filled : request.filled + k]
-        decisions(scores, maps, auc, lead, int(search.ensemble), _LOGISTIC, *part)  # (rows)
+        decisions(scores, maps, auc, until, lead, int(search.ensemble), _LOGISTIC, *part)
         request.filled += k
 
 
@@ -365,8 +385,10 @@ def learn_candidate(candidate, X, y, weights, journal=None) -> np.ndarray:
 
 def learn_piece(search, X, y, labels, weights) -> np.ndarray:
     """``search._learn_piece(X, y, labels, weights)``, recording the decisions before
-    each of its rows when a :class:`recording` asks (module docstring); a candidate
-    that diverged raises :class:`Diverged` naming the row (:func:`failing_row`)."""
+    each of its rows when a :class:`recording` asks (module docstring). A candidate
+    other than the round leader that diverged inside the piece is put where the row-by-row
+    path leaves it (:func:`_until_failure`); otherwise :class:`Diverged` names the row
+    (:func:`failing_row`)."""
     from .search import DIVERGED
 
     request = _REQUEST.get()
@@ -379,22 +401,60 @@ def learn_piece(search, X, y, labels, weights) -> np.ndarray:
             raise NotExact("example weights other than 0 and 1")
         keep = None if weights.all() else weights != 0
     piece = _Piece(search, X.shape[0] if keep is None else int(np.count_nonzero(keep)))
+    seen = int(search.n_samples_seen_)
     scores = search._learn_piece(X, y, labels, weights)
-    try:
-        piece.write(search, scores.size, request, None if keep is None else keep[: scores.size])
-    except Diverged as error:
-        k = scores.size
-        rows = [
-            failing_row(
-                search.candidates_[i], X[:k], y[:k], None if weights is None else weights[:k]
-            )
-            for i in piece.alive[search.status_[piece.alive] == DIVERGED]
-        ]
+    k = scores.size
+    failed = piece.alive[search.status_[piece.alive] == DIVERGED]
+    w = None if weights is None else weights[:k]
+    revived = None
+    if failed.size and piece.lead not in failed:
+        revived = _until_failure(search, piece, failed, X[:k], y[:k], w, seen)
+    if failed.size and revived is None:
+        rows = [failing_row(search.candidates_[i], X[:k], y[:k], w) for i in failed]
         found = [r for r in rows if r is not None]
-        if found and len(found) == len(rows):
-            error.row = request.filled + min(found)
-        raise
+        row = request.filled + min(found) if found and len(found) == len(rows) else None
+        raise Diverged("a candidate diverged inside the piece", row)
+    piece.write(search, k, request, None if keep is None else keep[:k], revived)
     return scores
+
+
+def _until_failure(search, piece, failed, X, y, weights, seen) -> dict | None:
+    """Candidates (not the round leader) that diverged inside a piece, as the row-by-row
+    path leaves them: each learns, in the call's transaction, the piece's rows before
+    the one it fails at (:func:`failing_row`; the search's call had undone it), its
+    scores of them buffered, and leaves the race at that row (``dropped_at_``), where
+    the search's call dropped it at the piece's start. The other candidates learn as
+    if it were not there, so they need nothing. Returns ``{i: (row, scores of the rows
+    before it, score of the row)}`` for :meth:`_Piece.write` (each alive up to its row),
+    or None when a row is not found (the caller refuses the piece)."""
+    from ._race_drift import held_journals
+    from .search import _JOURNALS
+
+    journal = _JOURNALS.get(search)
+    held = held_journals(search) if journal is None else {}
+    out = {}
+    for i in failed:
+        candidate = search.candidates_[i]
+        row = failing_row(candidate, X, y, weights)
+        if row is None:
+            return None
+        w = None if weights is None else weights[:row]
+        prefix = np.empty(0)
+        if row:
+            try:
+                prefix = learn_candidate(
+                    candidate, X[:row], y[:row], w, held.get(id(candidate), journal)
+                )
+            except FloatingPointError:  # (a state that failed and recovered: bisect)
+                return None
+        learnt = row if w is None else int(np.count_nonzero(w))
+        at = int(piece.at)
+        search.pending_scores_[i, at : at + learnt] = prefix if w is None else prefix[w != 0]
+        search.dropped_at_[i] = seen + learnt
+        fresh = not candidate.__dict__.get("n_samples_seen_")  # (a fresh one scores 0)
+        own = 0.0 if fresh else float(candidate.score_samples(X[row : row + 1])[0])
+        out[int(i)] = (row, prefix, own)
+    return out
 
 
 #: A diverged candidate whose state holds more bytes than this is not copied to find
@@ -550,34 +610,40 @@ def window_pairs(ring_score, ring_label, sorted_scores, counters, numbers, score
 
 
 @jit
-def decisions(scores, maps, auc, lead, ensemble, logistic, decision, proba):
+def decisions(scores, maps, auc, until, lead, ensemble, logistic, decision, proba):
     """The search's decision score ``decision[r]`` and probability ``proba[r]`` before
     each row ``r`` of a piece (module docstring; ``_choose`` and the arithmetic of
     ``decision_function`` / ``predict_proba``), from the alive candidates' prequential
     ``scores`` (rows in candidate order), their :func:`aucstream._calibration.replay_maps`
-    ``maps``, their windowed ``auc`` before each row and the round leader's row ``lead``."""
+    ``maps``, their windowed ``auc`` before each row, the last row ``until[j]`` at which
+    candidate ``j`` is alive (one that diverged inside the piece leaves the race after
+    it) and the round leader's row ``lead``."""
     a, k = scores.shape
     top = np.empty(max(1, min(ensemble, a)), dtype=np.int64)
     chosen = np.empty(a, dtype=np.bool_)
     members = np.empty(top.shape[0], dtype=np.int64)
     for r in range(k):
-        missing = a < 2
+        alive, missing = 0, False
         for j in range(a):
-            if auc[j, r] != auc[j, r]:
-                missing = True
+            if r <= until[j]:
+                alive += 1
+                if auc[j, r] != auc[j, r]:
+                    missing = True
+        missing = missing or alive < 2
         count = 1
         members[0] = lead
         if not missing:
             chosen[:] = False
-            for m in range(top.shape[0]):  # best first, ties by candidate order
+            size = max(1, min(ensemble, alive))
+            for m in range(size):  # best first, ties by candidate order
                 best = -1
                 for j in range(a):
-                    if not chosen[j] and (best < 0 or auc[j, r] > auc[best, r]):
+                    if r <= until[j] and not chosen[j] and (best < 0 or auc[j, r] > auc[best, r]):
                         best = j
                 chosen[best] = True
                 top[m] = best
             count = 0
-            for m in range(top.shape[0]):
+            for m in range(size):
                 if maps[top[m], 2, r] != 0.0:
                     members[count] = top[m]
                     count += 1

@@ -212,6 +212,12 @@ def test_a_candidate_that_diverges_inside_a_chunk(name, who, found, monkeypatch)
     status = getattr(model, "estimator_", model).status_
     assert status[2 if who == "other" else 0] == search_module.DIVERGED
     refused = [n for ok, n in zip(taken.calls, taken.sizes) if not ok]
+    calls = len(taken.calls)
+    # columns without the probabilities, one checkpoint: the row alone's part holds
+    # none, the recorded parts do (they were joined into one column and failed)
+    (c, _), (d, _) = both(MODELS[name], X, y, 50, monkeypatch, metrics=["auc"])
+    assert_same(c, d)
+    del taken.calls[calls:], taken.sizes[calls:]
     recorded = sum(n for ok, n in zip(taken.calls, taken.sizes) if ok)
     if who == "other" and found:  # every chunk recorded as it came
         assert refused == [] and recorded == 1500 and len(taken.calls) == 30

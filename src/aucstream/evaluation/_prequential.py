@@ -391,12 +391,9 @@ class _Evaluation:
             return
         else:
             held, self.held, self.n_held = self.held, [], 0
-            joined: Any = (
-                held[0]
-                if len(held) == 1
-                else (None if parts[0] is None else np.concatenate(parts) for parts in zip(*held))
-            )
-            positive, scores, proba, predicted = joined
+            cat = np.concatenate  # (a column some parts leave out, None: no metric reads it)
+            joined: Any = (None if any(a is None for a in p) else cat(p) for p in zip(*held))
+            positive, scores, proba, predicted = held[0] if len(held) == 1 else joined
         self.together.update(positive, proba)  # the log-loss, Brier score, positive rate
         for metric, by_proba in self.apart:
             metric.update(positive, proba if by_proba else scores, proba, predicted)

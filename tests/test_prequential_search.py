@@ -235,6 +235,34 @@ def test_a_candidate_that_diverges_inside_a_chunk(name, who, found, monkeypatch)
     assert taken.calls.count(True) <= 29 + 6 + 1
 
 
+@pytest.mark.parametrize("chunk", [250, 1000])
+def test_candidates_that_really_diverge(chunk, monkeypatch):
+    """Two candidates whose steps are too long diverge in their kernels (not a
+    monkeypatched failure): the rows' scores and the rolled-back calls on the copy
+    that finds the failing row (``failing_row``) are the real ones. The curve and the
+    whole model are the row-by-row path's, and no chunk is refused."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(1500, 30))
+    y = (X[:, 0] - X[:, 1] + rng.normal(size=1500) > 0.5).astype(int)
+
+    def make():
+        candidates = [
+            OPAUC(eta=2.0**-6, random_state=0),
+            UnivariateOnline(loss="squ", eta=1.0),  # (diverges at row 197)
+            SOLAM(random_state=0),
+            OPAUC(eta=4.0, random_state=0),  # (at row 478)
+        ]
+        return OnePassSearch(candidates, first_round=200, window=400, min_class=5, halving=False)
+
+    taken = Taken(monkeypatch)
+    (a, model), (b, reference) = both(make, X, y, chunk, monkeypatch, every=250, metrics=ALL)
+    assert_same(a, b)
+    _assert_same_model(reference, model, X, "recorded")
+    assert list(model.status_[[1, 3]]) == [search_module.DIVERGED] * 2
+    assert list(model.dropped_at_[[1, 3]]) == [197, 478]
+    assert taken.calls and all(taken.calls)
+
+
 @pytest.mark.parametrize("window", [5, 40, 1000])
 def test_window_pairs_equal_the_peek(window):
     """Each prefix's counts against RollingAUC._peek (ties, rows leaving the window

@@ -465,18 +465,20 @@ _COPY_AT_MOST = 1 << 26
 def failing_row(candidate, X, y, weights) -> int | None:
     """The row of ``X`` at which ``candidate``, as it was before a piece it failed to
     learn (its transaction undid the piece), diverges when it learns the rows one
-    call after another: a bisection on copies of it, each learning the rows from the
-    last good prefix on (O(k) rows learnt in all, O(log k) copies), where
+    call after another: a bisection on one copy of it (O(k) rows learnt in all), where
     :func:`aucstream.evaluation.prequential` used to bisect the whole search's call
     (each half refused, all candidates learning it and the transaction undoing it:
-    about a third of ``prequential(StreamPipeline())`` on a9a). None when the
-    candidate is larger than :data:`_COPY_AT_MOST` or no prefix fails (a state that
-    became infinite and finite again within the piece: the caller bisects)."""
+    about a third of ``prequential(StreamPipeline())`` on a9a). A call that fails
+    leaves the copy as it was (its transaction), so the copy goes on from the last
+    good prefix (a copy per trial paid, at each call, a new object's first-call set-up
+    of the runtime: docs/results/prequential.md). None when the candidate is larger than
+    :data:`_COPY_AT_MOST` or no prefix fails (a state that became infinite and finite
+    again within the piece: the caller bisects)."""
     import copy
 
     from ._state import nbytes_of
 
-    def fails(model, start: int, stop: int) -> bool:
+    def fails(start: int, stop: int) -> bool:
         w = None if weights is None else weights[start:stop]
         if w is not None and not w.any():  # (rows of weight 0 only: nothing learnt)
             return False
@@ -488,17 +490,16 @@ def failing_row(candidate, X, y, weights) -> int | None:
 
     if nbytes_of(candidate) > _COPY_AT_MOST:
         return None
-    good, lo, hi = candidate, 0, y.shape[0]  # good has learnt X[:lo]; X[:hi] fails
+    model, lo, hi = copy.deepcopy(candidate), 0, y.shape[0]  # model: X[:lo]; X[:hi] fails
     while hi - lo > 1:
         mid = lo + (hi - lo) // 2
-        trial = copy.deepcopy(good)
-        if fails(trial, lo, mid):
+        if fails(lo, mid):
             hi = mid
         else:
-            good, lo = trial, mid
+            lo = mid
     # (X[:hi] failing was seen in one call when hi is the whole piece: the row alone,
     # after the others, is tried)
-    if hi == y.shape[0] and not fails(copy.deepcopy(good), lo, hi):
+    if hi == y.shape[0] and not fails(lo, hi):
         return None
     return lo
 

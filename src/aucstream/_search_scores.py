@@ -257,7 +257,9 @@ class _Piece:
         self.at = int(search.progress_[0])
         self.lead = int(search.progress_[2])
         self.alive = np.flatnonzero(search.status_ == ALIVE)
-        self.states = [search.candidates_[i].calibration_.copy() for i in self.alive]
+        self.objects = [search.candidates_[i] for i in self.alive]
+        self.seen = [c.__dict__.get("n_samples_seen_", 0) for c in self.objects]
+        self.states = [c.calibration_.copy() for c in self.objects]
         self.lo = search._buffered_from(self.lead, windowed=True)
         self.windows: list | None = None
         if self.lead not in self.alive:
@@ -406,6 +408,11 @@ def learn_piece(search, X, y, labels, weights) -> np.ndarray:
     k = scores.size
     failed = piece.alive[search.status_[piece.alive] == DIVERGED]
     w = None if weights is None else weights[:k]
+    if (k if w is None else np.count_nonzero(w)) and any(
+        search.candidates_[i] is not c and c.__dict__.get("n_samples_seen_", 0) == seen_c
+        for i, c, seen_c in zip(piece.alive, piece.objects, piece.seen)
+    ):  # (a reopening at the piece's end put a fresh one in the slot of one that diverged)
+        raise Diverged("a candidate diverged inside a piece that reopened the race")
     revived = None
     if failed.size and piece.lead not in failed:
         revived = _until_failure(search, piece, failed, X[:k], y[:k], w, seen)

@@ -277,3 +277,15 @@ def test_a_reader_that_leaves_early_is_not_an_error():
     os.close(write)
     assert "Traceback" not in run.stderr and "BrokenPipe" not in run.stderr, run.stderr
     assert run.returncode == 141
+
+
+def test_a_note_on_an_error_joins_its_one_line():
+    """Notes the library adds (e.g. the example a value came from) are kept on the
+    one line the command prints."""
+    from aucstream.cli import _one_line
+
+    error = ValueError("Input X contains NaN.\nsee the docs")
+    error.add_note("prequential: example 217 of the stream")
+    assert _one_line(error) == (
+        "Input X contains NaN. see the docs (prequential: example 217 of the stream)"
+    )

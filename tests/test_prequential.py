@@ -592,6 +592,31 @@ def test_delay_0_names_the_example_of_a_bad_label_and_changes_nothing(make, ever
     assert pickled_state(model) == before
 
 
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
+@pytest.mark.parametrize("delay", [0, 9, "callable"])
+@pytest.mark.parametrize(
+    "make",
+    [SOLAM, lambda: StreamPipeline(OnlineStandardScaler(), SOLAM())],
+    ids=["SOLAM", "pipeline"],
+)
+def test_a_refused_value_names_its_example_and_changes_nothing(make, delay, sparse):
+    """A value the learner refuses (NaN, infinity): its ``ValueError`` gets a note
+    naming the example in the stream and in its chunk, on every path (delay 0, woven,
+    one row at a time), dense and CSR; the model is as before."""
+    X, y = data(300)
+    X[237, 1] = np.inf if sparse else np.nan
+    X = sp.csr_matrix(X) if sparse else X
+    model = make().fit(X[:20], y[:20])
+    before = pickled_state(model)
+    by = (lambda i, x, label: i % 4) if delay == "callable" else delay
+    with pytest.raises(ValueError) as caught:
+        prequential(model, iter_chunks(X[20:], y[20:], 40), delay=by)
+    assert caught.value.__notes__ == [
+        "prequential: example 217 of the stream (row 17 of its chunk) holds NaN or infinity"
+    ]
+    assert pickled_state(model) == before
+
+
 def test_delay_0_holds_its_own_copy_of_each_chunks_labels():
     """A reader that fills the same label array for every chunk gives the curve of
     fresh arrays (the run holds the labels until it counts them)."""

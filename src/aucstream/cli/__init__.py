@@ -116,6 +116,9 @@ def _one_line(error: BaseException) -> str:
     if isinstance(error, OSError) and error.strerror and error.filename is not None:
         return f"{error.filename}: {error.strerror}"
     text = " ".join(str(error).split())
+    notes = " ".join(" ".join(str(note).split()) for note in getattr(error, "__notes__", ()))
+    if notes:  # (what the library added on the way, e.g. the example a value came from)
+        text = f"{text} ({notes})" if text else notes
     if isinstance(error, _EXPECTED) and text:
         return text
     return f"{type(error).__name__}: {text}" if text else type(error).__name__

@@ -100,6 +100,7 @@ from ._prequential_parts import (
     distinct,
     is_fitted,
     is_int,
+    note_non_finite,
     pair_from,
     plain_row,
     row_of,
@@ -199,7 +200,7 @@ class _Evaluation:
         #: row scored alone is learnt alone later from the same dict (made once)
         self.chunks: dict[int, list] = {}
         self.scored_row: Any = None  # (the plain row score_row scored last)
-        self.n_chunks = 0
+        self.n_chunks, self.current = 0, (None, 0)  # (the chunk under way, its first example)
         self.rows: list[dict] = []
         self.held: list[tuple] = []  # scored rows not yet counted (see count)
         self.n_held = 0
@@ -466,8 +467,8 @@ class _Evaluation:
         if self.raw_labels:
             self.owned_chunk(X, y)
             return
-        n = y.shape[0]
-        base = self.n_seen
+        n, base = y.shape[0], self.n_seen
+        self.current = (X, base)
         positive = self.check_labels(y, base)
         if self.fast:  # delay 0, every label kept: no release schedule to keep
             written = self.search_chunk(X, y)
@@ -603,6 +604,7 @@ class _Evaluation:
         restores the model as any error of the run does. The labels are copied (a
         reader may fill the same array again for its next chunk)."""
         model, block, n, base = self.model, self.block, y.shape[0], self.n_seen
+        self.current = (X, base)
         if not block.fits(n):  # count what is held, start the block over
             self.flush()
             block.restart(base, n)
@@ -877,9 +879,10 @@ def prequential(
             run.weave.unweave(run.n_seen)
         run.release(math.inf)
         run.checkpoint(final=True)
-    except BaseException:
+    except BaseException as error:
         vars(model).clear()
         vars(model).update(saved)
+        note_non_finite(error, *run.current)
         raise
     finally:
         if bar is not None:

@@ -98,6 +98,32 @@ def check_params(model, delay, window, every, label_probability) -> None:
             raise ValueError(f"label_probability must be in (0, 1], got {label_probability}")
 
 
+def note_non_finite(error: BaseException, X: Any, base: int) -> None:
+    """Name the example behind a refusal of the chunk ``X`` (whose first example is
+    example ``base`` of the stream): when the learner refused it with a ``ValueError``
+    and it holds NaN or infinity, a note on ``error`` gives the first such example's
+    place in the stream and in its chunk (the learner's message names neither). Looked
+    for only after a failure: the pass does not read the chunks' values again."""
+    if not isinstance(error, ValueError) or X is None:
+        return
+    try:
+        if sp.issparse(X):
+            csr = sp.csr_matrix(X)
+            bad = np.flatnonzero(~np.isfinite(csr.data))
+            rows = np.searchsorted(csr.indptr, bad, side="right") - 1
+        else:
+            values = X.to_numpy() if isinstance(X, pd.DataFrame) else np.asarray(X)
+            rows = np.flatnonzero(~np.isfinite(values.astype(np.float64)).all(axis=1))
+    except (TypeError, ValueError):  # (values that are not numbers: nothing to name)
+        return
+    if rows.size:
+        r = int(rows.min())
+        error.add_note(
+            f"prequential: example {base + r} of the stream (row {r} of its chunk) "
+            "holds NaN or infinity"
+        )
+
+
 class ScoreBlock:
     """The decision scores, probabilities and labels of consecutive scored rows, held
     until the metrics count them: delay 0 through a learner that keeps its own

@@ -275,11 +275,47 @@ def test_window_pairs_equal_the_peek(window):
     first, k = 7, 60 - 7
     for count in (S.window_pairs, S.peek_pairs):
         counts = np.empty((3, k), dtype=np.int64)
-        count(*S._window_of(metric), (1 - labels).astype(np.int8), scores, first, counts)
+        extra = (S._NO_SLIDE, S._NO_RUNS, False) if count is S.window_pairs else ()
+        count(*S._window_of(metric), (1 - labels).astype(np.int8), scores, first, counts, *extra)
         got = S._auc(counts)
         for r in range(k):
             want = metric._peek(labels[: first + r], scores[: first + r])
             assert got[r] == want or (np.isnan(got[r]) and np.isnan(want))
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("window", [5, 40, 300])
+def test_a_slide_goes_on_from_the_piece_before(window, seed):
+    """Pieces of random lengths, each going on from the state the one before left
+    (the rows that entered and left, the count): the counts of one slide over all the
+    rows from the window as it is, whenever no buffered row leaves; after one does,
+    the slide starts over (nothing kept)."""
+    rng = np.random.default_rng(seed)
+    metric = RollingAUC(window, pos_label=1)
+    n0 = int(rng.integers(0, 2 * window))
+    metric.update(rng.integers(0, 2, n0), rng.integers(0, 8, n0).astype(float))
+    total = 2 * window + 20
+    numbers = rng.integers(0, 2, total).astype(np.int8)
+    scores = rng.integers(0, 8, total).astype(float)
+    arrays = S._window_of(metric)
+    whole = np.empty((3, total + 1), dtype=np.int64)
+    S.window_pairs(*arrays, numbers, scores, 0, whole, S._NO_SLIDE, S._NO_RUNS, False)
+    state, kept, first, resumed = S._NO_SLIDE, S._NO_RUNS, 0, 0
+    while first < total:
+        k = int(min(total - first, rng.integers(1, max(2, window // 3))))
+        out = np.empty((3, k + 1), dtype=np.int64)
+        keep = first + k <= window
+        if not keep:  # (a buffered row leaves: from the window as it is)
+            state, kept = S._NO_SLIDE, S._NO_RUNS
+        state, kept = S.window_pairs(
+            *arrays, numbers[: first + k], scores[: first + k], first, out, state, kept, keep
+        )
+        resumed += bool(first) and keep
+        np.testing.assert_array_equal(out, whole[:, first : first + k + 1])
+        first += k
+    assert resumed or window == 5
+    with pytest.raises(ValueError, match="no buffered row leaves"):  # (misused: refused)
+        S.window_pairs(*arrays, numbers, scores, 1, whole[:, 1:], state, kept, False)
 
 
 def woven_searches(make, X, y, chunk, monkeypatch, **kw):

@@ -63,6 +63,7 @@ averages: ``decision_function``'s arithmetic, which :func:`decisions` repeats ro
 from __future__ import annotations
 
 import contextvars
+import weakref
 from collections.abc import Callable
 from typing import Any, NamedTuple, cast
 
@@ -261,11 +262,13 @@ class _Piece:
         self.seen = [c.__dict__.get("n_samples_seen_", 0) for c in self.objects]
         self.states = [c.calibration_.copy() for c in self.objects]
         self.lo = search._buffered_from(self.lead, windowed=True)
+        self.start = int(search.n_samples_seen_)
         self.windows: list | None = None
+        self.flush = True
         if self.lead not in self.alive:
             raise NotExact("the round leader is not alive")
         if self.alive.size > 1:
-            flush = (
+            self.flush = flush = (
                 self.at + k >= search._BLOCK or search.n_samples_seen_ + k >= search.progress_[1]
             )
             found = [_window_of(search.recent_[i]) for i in self.alive]
@@ -314,14 +317,19 @@ class _Piece:
         auc = np.zeros((a, learnt + 1))  # (before each row learnt, and after them all)
         if self.windows is not None:
             numbers = (1 - search.pending_labels_[self.lo : at + learnt]).astype(np.int8)
+            slides = _SLIDES.setdefault(search, {})
             for j, window in enumerate(self.windows):
                 n = ends.get(j, learnt)  # (a revived candidate: the rows it learnt)
                 pairs = np.empty((3, n + 1), dtype=np.int64)
-                row_scores = np.ascontiguousarray(
-                    search.pending_scores_[self.alive[j], self.lo : at + n]
-                )
-                counts: Any = window_pairs if n + 1 > _FEW else peek_pairs
-                counts(*window, numbers[: at + n - self.lo], row_scores, at - self.lo, pairs)
+                i, first = int(self.alive[j]), at - self.lo
+                row_scores = np.ascontiguousarray(search.pending_scores_[i, self.lo : at + n])
+                if n + 1 <= _FEW:
+                    peek_pairs(*window, numbers[: first + n], row_scores, first, pairs)
+                else:
+                    slides[i] = _slide(
+                        slides.get(i), self, window, numbers[: first + n], row_scores, pairs,
+                        search.candidates_[i], n == learnt and not self.flush,
+                    )  # fmt: skip
                 auc[j, : n + 1] = _auc(pairs)
         # (the windowed AUCs before each row: of the rows learnt before it)
         auc = auc[:, :k] if keep is None else auc[:, np.cumsum(keep) - keep]
@@ -329,6 +337,45 @@ class _Piece:
         part = out[:, request.filled : request.filled + k]
         decisions(scores, maps, auc, until, lead, int(search.ensemble), _LOGISTIC, *part)
         request.filled += k
+
+
+#: Per search, per candidate: where its window's slide stood at the end of its last
+#: piece (:func:`_slide`).
+_SLIDES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_NO_SLIDE = np.zeros(5, dtype=np.int64)
+_NO_RUNS = (np.empty(0), np.empty(0), np.empty(0), np.empty(0))
+
+
+def _slide(last, piece, window, numbers, scores, out, candidate, keep: bool):
+    """:func:`window_pairs` of one candidate's piece, going on from its slide at the end
+    of the piece before (``last``) when that one ended where this one starts: the same
+    candidate, its window's length and counters (start, size, pair count, class sizes)
+    unchanged, buffered rows from the same start, and no row learnt in between (the
+    search's count: a window changes only at a flush, inside a learning call, and a
+    piece that flushes leaves nothing to go on from); else from the window as it is
+    (the arrays are not compared: a call's transaction may copy them apart). Returns
+    what the next piece can go on from (None when it cannot: ``keep`` False, after a
+    flush or a candidate's last rows, or a buffered row left the window)."""
+    first = piece.at - piece.lo
+    counters = tuple(window[3].tolist())
+    state, kept = _NO_SLIDE, _NO_RUNS
+    if (
+        last is not None
+        and first
+        and last[0] is candidate
+        and last[1] == window[0].shape[0]
+        and last[2] == counters
+        and last[3] == (piece.lo, first, piece.start)
+        and first + out.shape[1] - 1 <= window[0].shape[0]
+    ):
+        state, kept = last[4], last[5]
+    keep = keep and first + out.shape[1] - 1 <= window[0].shape[0]
+    after, runs = window_pairs(*window, numbers, scores, first, out, state, kept, keep)
+    if not keep:
+        return None
+    learnt = out.shape[1] - 1
+    return (candidate, window[0].shape[0], counters,
+            (piece.lo, first + learnt, piece.start + learnt), after, runs)  # fmt: skip
 
 
 _LOGISTIC = _calibration.logistic_state()
@@ -557,7 +604,43 @@ def _pairs_of(ranks, ties, tree, n1, c, p):
 
 
 @jit
-def window_pairs(ring_score, ring_label, sorted_scores, counters, numbers, scores, first, out):
+def _counts_in(keys, sorted_run, below, at_most, sign):
+    """Add ``sign`` times the count of ``sorted_run``'s values below each of the sorted
+    ``keys`` (and at most it) to ``below`` (``at_most``): one walk of both."""
+    n, lo, hi = sorted_run.shape[0], 0, 0
+    for p in range(keys.shape[0]):
+        v = keys[p]
+        while lo < n and sorted_run[lo] < v:
+            lo += 1
+        hi = max(hi, lo)
+        while hi < n and sorted_run[hi] <= v:
+            hi += 1
+        below[p] += sign * lo
+        at_most[p] += sign * hi
+
+
+@jit
+def _merged(run, keys, take):
+    """``run`` (sorted) and the ``keys`` (sorted) where ``take``, merged."""
+    out = np.empty(run.shape[0] + np.count_nonzero(take))
+    i = j = 0
+    for p in range(keys.shape[0]):
+        if not take[p]:
+            continue
+        while i < run.shape[0] and run[i] <= keys[p]:
+            out[j] = run[i]
+            i, j = i + 1, j + 1
+        out[j] = keys[p]
+        j += 1
+    out[j:] = run[i:]
+    return out
+
+
+@jit
+def window_pairs(
+    ring_score, ring_label, sorted_scores, counters, numbers, scores, first, out, state, kept,
+    keep,
+):  # fmt: skip
     """``out[:, r]`` = (C, size of class 0, of class 1) of a ``RollingAUC`` window (its
     arrays) after ``update`` with the first ``first + r`` of ``numbers`` (label numbers)
     and ``scores``, for each ``r < out.shape[1]``: the counts ``_peek`` gives for those
@@ -566,16 +649,30 @@ def window_pairs(ring_score, ring_label, sorted_scores, counters, numbers, score
     Every score that enters or leaves is a *key*: the ring rows that may leave and the
     rows added, sorted once. Before the slide each key gets its counts against the
     window's scores of either class (:func:`_ranks`) and the span of its equal keys;
-    the slide then costs each row two Fenwick sums and an addition (no search)."""
+    the slide then costs each row two Fenwick sums and an addition (no search).
+
+    A slide can go on from an earlier one over the same window and rows
+    (:class:`_Slides`): ``state`` = (rows slid, C, the two classes' sizes minus the
+    window's, ring rows gone) after them, ``kept`` = the sorted scores of the rows
+    that entered (class 0, class 1) and of the ring rows that left (class 0, class 1)
+    by then; the keys are then this call's rows only, counted against those too (a
+    piece no longer slides the rows buffered before it again). ``state[0]`` = 0: from
+    the window as it is. Only when no buffered row leaves (``first + out.shape[1] - 1``
+    at most the window's length) may a slide go on. ``state`` and ``kept`` come back
+    for the rows after all of them (``kept`` only when ``keep``, else empty)."""
     w, k = ring_score.shape[0], out.shape[1]
-    start, size, pairs = counters[0], counters[1], counters[2]
-    sizes = counters[3:5].copy()
+    start, size = counters[0], counters[1]
+    static = counters[3:5].copy()
+    t0, ring0 = state[0], state[4]
+    pairs = state[1] if t0 else counters[2]
     adds = first + k - 1
-    gone = min(size, max(0, size + adds - w))  # ring rows that may leave
-    unsorted = np.empty(gone + adds)
+    if t0 and adds > w:  # (a buffered row of an earlier call would leave: not a key here)
+        raise ValueError("window_pairs: a slide goes on only while no buffered row leaves")
+    gone = min(size, max(0, size + adds - w)) - ring0  # ring rows that leave from t0 on
+    unsorted = np.empty(gone + adds - t0)
     for j in range(gone):
-        unsorted[j] = ring_score[(start + j) % w]
-    unsorted[gone:] = scores[:adds]
+        unsorted[j] = ring_score[(start + ring0 + j) % w]
+    unsorted[gone:] = scores[t0:adds]
     order = np.argsort(unsorted, kind="mergesort")
     keys = unsorted[order]
     m = keys.shape[0]
@@ -587,12 +684,17 @@ def window_pairs(ring_score, ring_label, sorted_scores, counters, numbers, score
     for p in range(m - 1, -1, -1):
         ties[1, p] = p + 1 if p == m - 1 or keys[p + 1] != keys[p] else ties[1, p + 1]
     ranks = np.empty((4, m), dtype=np.int64)  # class 0: below, at most; class 1: same
-    _ranks(keys, sorted_scores, sizes, 0, ranks[0], ranks[1])
-    _ranks(keys, sorted_scores, sizes, 1, ranks[2], ranks[3])
+    _ranks(keys, sorted_scores, static, 0, ranks[0], ranks[1])
+    _ranks(keys, sorted_scores, static, 1, ranks[2], ranks[3])
+    if t0:  # (the rows that entered and left before: counted too)
+        for c in range(2):
+            _counts_in(keys, kept[c], ranks[2 * c], ranks[2 * c + 1], 1)
+            _counts_in(keys, kept[2 + c], ranks[2 * c], ranks[2 * c + 1], -1)
+    sizes = static + state[2:4] if t0 else static
     tree = np.zeros((2, m + 1), dtype=np.int64)
     dyn = np.zeros(2, dtype=np.int64)
-    held, ring_left, pend_left = size, 0, 0
-    for t in range(first + k):
+    held, ring_left, pend_left = size + t0 - ring0, 0, 0
+    for t in range(t0, first + k):
         if t >= first:
             out[0, t - first] = pairs
             out[1, t - first] = sizes[0] + dyn[0]
@@ -600,21 +702,40 @@ def window_pairs(ring_score, ring_label, sorted_scores, counters, numbers, score
         if t == adds:
             break
         if held == w:  # the oldest row leaves
-            if ring_left < size:
-                c, p = ring_label[(start + ring_left) % w], where[ring_left]
+            if ring_left < gone:
+                c, p = ring_label[(start + ring0 + ring_left) % w], where[ring_left]
                 ring_left += 1
-            else:
+            else:  # (a buffered row: t0 is 0)
                 c, p = numbers[pend_left], where[gone + pend_left]
                 pend_left += 1
             _fenwick_add(tree[c], ties[0, p], -1)
             dyn[c] -= 1
             pairs -= _pairs_of(ranks, ties, tree, sizes[1] + dyn[1], c, p)
             held -= 1
-        c, p = numbers[t], where[gone + t]
+        c, p = numbers[t], where[gone + t - t0]
         pairs += _pairs_of(ranks, ties, tree, sizes[1] + dyn[1], c, p)
         _fenwick_add(tree[c], ties[0, p], 1)
         dyn[c] += 1
         held += 1
+    after = np.array([adds, pairs, sizes[0] + dyn[0] - static[0], sizes[1] + dyn[1] - static[1],
+                      ring0 + ring_left])  # fmt: skip
+    if not keep or pend_left:
+        return after, (keys[:0], keys[:0], keys[:0], keys[:0])
+    # the keys' classes and kinds, in sorted order: which join which kept run
+    kind = np.empty(m, dtype=np.int8)  # 0, 1: a row of that class entered; 2, 3: left
+    for p in range(m):
+        j = order[p]
+        if j < gone:
+            kind[p] = 2 + ring_label[(start + ring0 + j) % w]
+        else:
+            kind[p] = numbers[t0 + j - gone]
+    before = kept if t0 else (keys[:0], keys[:0], keys[:0], keys[:0])
+    return after, (
+        _merged(before[0], keys, kind == 0),
+        _merged(before[1], keys, kind == 1),
+        _merged(before[2], keys, kind == 2),
+        _merged(before[3], keys, kind == 3),
+    )
 
 
 @jit

@@ -89,6 +89,7 @@ __all__ = [
     "window_pairs",
     "peek_pairs",
     "decisions",
+    "in_play",
 ]
 
 
@@ -151,12 +152,13 @@ class recording:
     a context manager whose ``as`` target is the request (``filled``: rows written).
     Asks through a context variable: the search may not exist before the call."""
 
-    __slots__ = ("out", "filled", "search", "token")
+    __slots__ = ("out", "filled", "search", "token", "piece")
 
     def __init__(self, out: np.ndarray) -> None:
         self.out, self.filled = out, 0
         self.search: Any = None  # the search that claimed the request
         self.token: Any = None
+        self.piece: _Piece | None = None  # the piece being learnt (before_flush)
 
     def __enter__(self) -> recording:
         self.token = _REQUEST.set(self)
@@ -264,19 +266,45 @@ class _Piece:
         self.lo = search._buffered_from(self.lead, windowed=True)
         self.start = int(search.n_samples_seen_)
         self.windows: list | None = None
-        self.flush = True
+        self.pairs: dict[int, np.ndarray] = {}  # (counted before a flush: before_flush)
+        self.flushed = False
         if self.lead not in self.alive:
             raise NotExact("the round leader is not alive")
         if self.alive.size > 1:
-            self.flush = flush = (
-                self.at + k >= search._BLOCK or search.n_samples_seen_ + k >= search.progress_[1]
-            )
             found = [_window_of(search.recent_[i]) for i in self.alive]
-            windows = [w for w in found if w is not None]
-            if len(windows) < len(found):
+            self.windows = [w for w in found if w is not None]
+            if len(self.windows) < len(found):
                 raise NotExact("a windowed metric is not a plain RollingAUC")
-            # the piece's flush updates the metrics in place: its windows as they were
-            self.windows = [tuple(a.copy() for a in w) if flush else w for w in windows]
+
+    def count_windows(self, search, learnt: int, ends: dict, diverged=()) -> None:
+        """Each candidate's window counts before each of the piece's ``learnt`` rows and
+        after them (:func:`window_pairs`, into ``self.pairs``), but those already
+        counted; ``ends``: a revived candidate's rows; the candidates ``diverged`` (their
+        row not known yet) have their windows copied instead, for a later count."""
+        if self.windows is None:
+            return
+        at, lo = self.at, self.lo
+        numbers = (1 - search.pending_labels_[lo : at + learnt]).astype(np.int8)
+        slides = _SLIDES.setdefault(search, {})
+        for j, window in enumerate(self.windows):
+            i = int(self.alive[j])
+            if j in self.pairs:
+                continue
+            if i in diverged:  # (the flush changes the window in place)
+                self.windows[j] = tuple(a.copy() for a in window)
+                continue
+            n, first = ends.get(j, learnt), at - lo
+            pairs = np.empty((3, n + 1), dtype=np.int64)
+            scores = np.ascontiguousarray(search.pending_scores_[i, lo : at + n])
+            if n + 1 <= _FEW:
+                peek: Any = peek_pairs
+                peek(*window, numbers[: first + n], scores, first, pairs)
+            else:
+                slides[i] = _slide(
+                    slides.get(i), self, window, numbers[: first + n], scores, pairs,
+                    search.candidates_[i], n == learnt and not self.flushed,
+                )  # fmt: skip
+            self.pairs[j] = pairs
 
     def write(self, search, k: int, request: recording, keep=None, revived=None) -> None:
         """Write the decisions before the piece's ``k`` rows (``keep``: its rows of
@@ -305,35 +333,23 @@ class _Piece:
             j = int(np.flatnonzero(self.alive == i)[0])
             until[j], ends[j] = row, row if keep is None else int(np.count_nonzero(keep[:row]))
             scores[j, :row], scores[j, row], scores[j, row + 1 :] = prefix, own, 0.0
-        maps = np.empty((a, 5, k))
-        for j in range(a):
-            if j in ends:  # (replayed up to its row)
-                m, part = until[j] + 1, np.empty((5, until[j] + 1))
-                w = weights if keep is None else weights[:m]
-                _calibration.replay_maps(self.states[j], scores[j, :m], y_pm[:m], w, part)
-                maps[j, :, :m], maps[j, :, m:] = part, 0.0
-            else:
-                _calibration.replay_maps(self.states[j], scores[j], y_pm, weights, maps[j])
         auc = np.zeros((a, learnt + 1))  # (before each row learnt, and after them all)
         if self.windows is not None:
-            numbers = (1 - search.pending_labels_[self.lo : at + learnt]).astype(np.int8)
-            slides = _SLIDES.setdefault(search, {})
-            for j, window in enumerate(self.windows):
-                n = ends.get(j, learnt)  # (a revived candidate: the rows it learnt)
-                pairs = np.empty((3, n + 1), dtype=np.int64)
-                i, first = int(self.alive[j]), at - self.lo
-                row_scores = np.ascontiguousarray(search.pending_scores_[i, self.lo : at + n])
-                if n + 1 <= _FEW:
-                    peek_pairs(*window, numbers[: first + n], row_scores, first, pairs)
-                else:
-                    slides[i] = _slide(
-                        slides.get(i), self, window, numbers[: first + n], row_scores, pairs,
-                        search.candidates_[i], n == learnt and not self.flush,
-                    )  # fmt: skip
-                auc[j, : n + 1] = _auc(pairs)
+            self.count_windows(search, learnt, ends)
+            for j, pairs in self.pairs.items():
+                auc[j, : pairs.shape[1]] = _auc(pairs)
         # (the windowed AUCs before each row: of the rows learnt before it)
         auc = auc[:, :k] if keep is None else auc[:, np.cumsum(keep) - keep]
         lead = int(np.flatnonzero(self.alive == self.lead)[0])
+        maps = np.empty((a, 5, k))  # (of the candidates in play: the others are not read)
+        for c in np.flatnonzero(in_play(auc, until, lead, int(search.ensemble))).tolist():
+            if c in ends:  # (replayed up to its row)
+                m, part = until[c] + 1, np.empty((5, until[c] + 1))
+                w = weights if keep is None else weights[:m]
+                _calibration.replay_maps(self.states[c], scores[c, :m], y_pm[:m], w, part)
+                maps[c, :, :m], maps[c, :, m:] = part, 0.0
+            else:
+                _calibration.replay_maps(self.states[c], scores[c], y_pm, weights, maps[c])
         part = out[:, request.filled : request.filled + k]
         decisions(scores, maps, auc, until, lead, int(search.ensemble), _LOGISTIC, *part)
         request.filled += k
@@ -451,7 +467,11 @@ def learn_piece(search, X, y, labels, weights) -> np.ndarray:
         keep = None if weights.all() else weights != 0
     piece = _Piece(search, X.shape[0] if keep is None else int(np.count_nonzero(keep)))
     seen = int(search.n_samples_seen_)
-    scores = search._learn_piece(X, y, labels, weights)
+    request.piece = piece
+    try:
+        scores = search._learn_piece(X, y, labels, weights)
+    finally:
+        request.piece = None
     k = scores.size
     failed = piece.alive[search.status_[piece.alive] == DIVERGED]
     w = None if weights is None else weights[:k]
@@ -470,6 +490,23 @@ def learn_piece(search, X, y, labels, weights) -> np.ndarray:
         raise Diverged("a candidate diverged inside the piece", row)
     piece.write(search, k, request, None if keep is None else keep[:k], revived)
     return scores
+
+
+def before_flush(search) -> None:
+    """Called by ``search._flush`` before it updates the windowed metrics in place: a
+    recorded piece counts its candidates' windows now (:meth:`_Piece.count_windows`),
+    rather than copying every window beforehand; a candidate that diverged in it has
+    its window copied, for the count after its row is found."""
+    request = _REQUEST.get()
+    piece = None if request is None or request.search is not search else request.piece
+    if piece is None:
+        return
+    from .search import DIVERGED
+
+    piece.flushed = True
+    learnt = int(search.progress_[0]) - piece.at
+    diverged = {int(i) for i in piece.alive[search.status_[piece.alive] == DIVERGED]}
+    piece.count_windows(search, learnt, {}, diverged)
 
 
 def _until_failure(search, piece, failed, X, y, weights, seen) -> dict | None:
@@ -738,39 +775,73 @@ def window_pairs(
     )
 
 
+@jit(inline="always")
+def _alive_at(auc, until, r):
+    """The candidates alive before row ``r`` and whether one of their windows lacks a
+    class (its AUC NaN)."""
+    alive, missing = 0, False
+    for j in range(auc.shape[0]):
+        if r <= until[j]:
+            alive += 1
+            if auc[j, r] != auc[j, r]:
+                missing = True
+    return alive, missing
+
+
+@jit(inline="always")
+def _best(auc, until, r, size, chosen, top):
+    """The ``size`` best alive candidates before row ``r`` into ``top``, best first
+    (ties by candidate order), as ``_choose`` ranks them."""
+    chosen[:] = False
+    for m in range(size):
+        best = -1
+        for j in range(auc.shape[0]):
+            if r <= until[j] and not chosen[j] and (best < 0 or auc[j, r] > auc[best, r]):
+                best = j
+        chosen[best] = True
+        top[m] = best
+
+
+@jit
+def in_play(auc, until, lead, ensemble):
+    """Whether :func:`decisions` reads candidate ``j``'s maps at some row: the round
+    leader's, and those of the best ``ensemble`` before each row (the others' maps
+    need not be replayed)."""
+    a, k = auc.shape
+    mark = np.zeros(a, dtype=np.bool_)
+    mark[lead] = True
+    top = np.empty(max(1, min(ensemble, a)), dtype=np.int64)
+    chosen = np.empty(a, dtype=np.bool_)
+    for r in range(k):
+        alive, missing = _alive_at(auc, until, r)
+        if not (missing or alive < 2):
+            size = max(1, min(ensemble, alive))
+            _best(auc, until, r, size, chosen, top)
+            for m in range(size):
+                mark[top[m]] = True
+    return mark
+
+
 @jit
 def decisions(scores, maps, auc, until, lead, ensemble, logistic, decision, proba):
     """The search's decision score ``decision[r]`` and probability ``proba[r]`` before
     each row ``r`` of a piece (module docstring; ``_choose`` and the arithmetic of
     ``decision_function`` / ``predict_proba``), from the alive candidates' prequential
     ``scores`` (rows in candidate order), their :func:`aucstream._calibration.replay_maps`
-    ``maps``, their windowed ``auc`` before each row, the last row ``until[j]`` at which
-    candidate ``j`` is alive (one that diverged inside the piece leaves the race after
-    it) and the round leader's row ``lead``."""
+    ``maps`` (of those :func:`in_play`), their windowed ``auc`` before each row, the last
+    row ``until[j]`` at which candidate ``j`` is alive (one that diverged inside the
+    piece leaves the race after it) and the round leader's row ``lead``."""
     a, k = scores.shape
     top = np.empty(max(1, min(ensemble, a)), dtype=np.int64)
     chosen = np.empty(a, dtype=np.bool_)
     members = np.empty(top.shape[0], dtype=np.int64)
     for r in range(k):
-        alive, missing = 0, False
-        for j in range(a):
-            if r <= until[j]:
-                alive += 1
-                if auc[j, r] != auc[j, r]:
-                    missing = True
-        missing = missing or alive < 2
+        alive, missing = _alive_at(auc, until, r)
         count = 1
         members[0] = lead
-        if not missing:
-            chosen[:] = False
+        if not (missing or alive < 2):
             size = max(1, min(ensemble, alive))
-            for m in range(size):  # best first, ties by candidate order
-                best = -1
-                for j in range(a):
-                    if r <= until[j] and not chosen[j] and (best < 0 or auc[j, r] > auc[best, r]):
-                        best = j
-                chosen[best] = True
-                top[m] = best
+            _best(auc, until, r, size, chosen, top)
             count = 0
             for m in range(size):
                 if maps[top[m], 2, r] != 0.0:

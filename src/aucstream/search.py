@@ -708,6 +708,7 @@ class OnePassSearch(HoldsLearners, BaseStreamingAUC):
         m = int(self.progress_[0])
         if m == 0:
             return False
+        _search_scores.before_flush(self)  # (a recording reads the windows first)
         reopen = _race_drift.watch(self)
         labels = self.pending_labels_
         for i in np.flatnonzero(self.status_ == ALIVE):  # a diverged one's block is lost

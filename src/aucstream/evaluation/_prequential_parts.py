@@ -118,7 +118,9 @@ def note_non_finite(error: BaseException, X: Any, base: int) -> None:
         return
     if rows.size:
         r = int(rows.min())
-        error.add_note(
+        # (what BaseException.add_note appends to, from Python 3.11 on; 3.10 lacks it)
+        notes = error.__dict__.setdefault("__notes__", [])
+        notes.append(
             f"prequential: example {base + r} of the stream (row {r} of its chunk) "
             "holds NaN or infinity"
         )
@@ -251,15 +253,28 @@ class MemoryReading:
 def _replays_calibration(model) -> bool:
     """Whether ``test_then_train``'s scores and the calibration replayed over them give
     ``decision_function``, ``predict_proba`` and ``predict`` as they were (a plain
-    aucstream learner whose kernels score each example before learning it)."""
-    return (
-        isinstance(model, BaseStreamingAUC)
-        and not model.is_batch
-        and type(model)._scores_by_coef
-        and type(model)._threshold is BaseStreamingAUC._threshold
-        and bool(getattr(getattr(model, "_tags", None), "kernel_prequential", False))
-        and callable(getattr(model, "test_then_train", None))
-    )
+    aucstream learner whose kernels score each example before learning it).
+
+    A function of the learner's class, tags and ``is_batch`` only, so kept per such
+    triple (a search's recording asks it of every candidate at every chunk)."""
+    kind = type(model)
+    if not issubclass(kind, BaseStreamingAUC):
+        return False
+    tags = getattr(model, "_tags", None)
+    key = (kind, tags, model.is_batch)
+    got = _REPLAYS.get(key)
+    if got is None:
+        got = _REPLAYS[key] = (
+            not model.is_batch
+            and kind._scores_by_coef
+            and kind._threshold is BaseStreamingAUC._threshold
+            and bool(getattr(tags, "kernel_prequential", False))
+            and callable(getattr(model, "test_then_train", None))
+        )
+    return got
+
+
+_REPLAYS: dict[tuple, bool] = {}
 
 
 def _one_example(model) -> bool:

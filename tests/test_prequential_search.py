@@ -318,6 +318,40 @@ def test_a_slide_goes_on_from_the_piece_before(window, seed):
         S.window_pairs(*arrays, numbers, scores, 1, whole[:, 1:], state, kept, False)
 
 
+def test_slides_that_go_on_with_rows_leaving_the_window(monkeypatch):
+    """Through a search: windows of 100 rows that are full (blocks of 160, so flushes
+    come often), chunks of 30 (so that a block's later pieces go on from its earlier
+    ones while ring rows leave): every slide that went on gives the counts of one
+    from the window as it is, over the same rows; the curve and model are the
+    row-by-row path's; some slides went on with ring rows gone before."""
+    monkeypatch.setattr(OnePassSearch, "_BLOCK", 160)
+    went_on = []
+    count = S.window_pairs
+
+    def spy(*args):
+        state, kept, out = args[8], args[9], args[7]
+        got = count(*args)
+        if state[0]:  # (the same rows, from the window as it is)
+            again = np.empty_like(out)
+            count(*args[:7], again, S._NO_SLIDE, S._NO_RUNS, False)
+            np.testing.assert_array_equal(out, again)
+            went_on.append(len(kept[2]) + len(kept[3]) > 0)
+        return got
+
+    monkeypatch.setattr(S, "window_pairs", spy)
+    X, y = stream(1500)
+
+    def make():
+        candidates = [OPAUC(eta=2.0**-6, random_state=0), SOLAM(random_state=0)]
+        candidates.append(UnivariateOnline(loss="log", eta=2.0**-6))
+        return OnePassSearch(candidates, first_round=200, window=100, min_class=5)
+
+    (a, model), (b, reference) = both(make, X, y, 30, monkeypatch, every=150, metrics=ALL)
+    assert_same(a, b)
+    _assert_same_model(reference, model, X, "recorded")
+    assert sum(went_on) >= 10
+
+
 def woven_searches(make, X, y, chunk, monkeypatch, **kw):
     """The curves of the woven path and of the row-by-row path, the models, and the
     rows (all, of weight 1) of each woven call of the search."""

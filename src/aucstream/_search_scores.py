@@ -614,12 +614,15 @@ def _fenwick_sum(tree, p):
 
 
 @jit
-def _ranks(keys, sorted_scores, sizes, c, below, at_most):
-    """For each of the sorted ``keys``: how many of the window's class ``c`` scores
-    (sorted, ``sizes[c]`` of them) are below it and how many at most it (the keys
-    sorted: each search goes on from the last, :func:`_gallop`)."""
+def _ranks(keys, sorted_scores, sizes, c, below, at_most, kind):
+    """For each of the sorted ``keys`` of the other class (``kind % 2 != c``: a key's
+    pairs are with the other class only): how many of the window's class ``c``
+    scores (sorted, ``sizes[c]`` of them) are below it and how many at most it (the
+    keys sorted: each search goes on from the last, :func:`_gallop`)."""
     n, lo, hi = sizes[c], 0, 0
     for p in range(keys.shape[0]):
+        if kind[p] % 2 == c:
+            continue
         v = keys[p]
         lo = _gallop(sorted_scores[c], lo, n, v, False)
         hi = _gallop(sorted_scores[c], max(lo, hi), n, v, True)
@@ -641,11 +644,14 @@ def _pairs_of(ranks, ties, tree, n1, c, p):
 
 
 @jit
-def _counts_in(keys, sorted_run, below, at_most, sign):
-    """Add ``sign`` times the count of ``sorted_run``'s values below each of the sorted
-    ``keys`` (and at most it) to ``below`` (``at_most``): one walk of both."""
+def _counts_in(keys, sorted_run, below, at_most, sign, kind, c):
+    """Add ``sign`` times the count of ``sorted_run``'s values (of class ``c``) below
+    each of the sorted ``keys`` of the other class (and at most it) to ``below``
+    (``at_most``): one walk of both."""
     n, lo, hi = sorted_run.shape[0], 0, 0
     for p in range(keys.shape[0]):
+        if kind[p] % 2 == c:
+            continue
         v = keys[p]
         while lo < n and sorted_run[lo] < v:
             lo += 1
@@ -720,13 +726,22 @@ def window_pairs(
         ties[0, p] = p if p == 0 or keys[p - 1] != keys[p] else ties[0, p - 1]
     for p in range(m - 1, -1, -1):
         ties[1, p] = p + 1 if p == m - 1 or keys[p + 1] != keys[p] else ties[1, p + 1]
+    # each key's class (0, 1: a row that enters; 2, 3: a ring row that leaves), in
+    # sorted order: its pairs are counted against the other class only
+    kind = np.empty(m, dtype=np.int8)
+    for p in range(m):
+        j = order[p]
+        if j < gone:
+            kind[p] = 2 + ring_label[(start + ring0 + j) % w]
+        else:
+            kind[p] = numbers[t0 + j - gone]
     ranks = np.empty((4, m), dtype=np.int64)  # class 0: below, at most; class 1: same
-    _ranks(keys, sorted_scores, static, 0, ranks[0], ranks[1])
-    _ranks(keys, sorted_scores, static, 1, ranks[2], ranks[3])
+    _ranks(keys, sorted_scores, static, 0, ranks[0], ranks[1], kind)
+    _ranks(keys, sorted_scores, static, 1, ranks[2], ranks[3], kind)
     if t0:  # (the rows that entered and left before: counted too)
         for c in range(2):
-            _counts_in(keys, kept[c], ranks[2 * c], ranks[2 * c + 1], 1)
-            _counts_in(keys, kept[2 + c], ranks[2 * c], ranks[2 * c + 1], -1)
+            _counts_in(keys, kept[c], ranks[2 * c], ranks[2 * c + 1], 1, kind, c)
+            _counts_in(keys, kept[2 + c], ranks[2 * c], ranks[2 * c + 1], -1, kind, c)
     sizes = static + state[2:4] if t0 else static
     tree = np.zeros((2, m + 1), dtype=np.int64)
     dyn = np.zeros(2, dtype=np.int64)
@@ -758,14 +773,7 @@ def window_pairs(
                       ring0 + ring_left])  # fmt: skip
     if not keep or pend_left:
         return after, (keys[:0], keys[:0], keys[:0], keys[:0])
-    # the keys' classes and kinds, in sorted order: which join which kept run
-    kind = np.empty(m, dtype=np.int8)  # 0, 1: a row of that class entered; 2, 3: left
-    for p in range(m):
-        j = order[p]
-        if j < gone:
-            kind[p] = 2 + ring_label[(start + ring0 + j) % w]
-        else:
-            kind[p] = numbers[t0 + j - gone]
+    # (each key joins the kept run of its kind)
     before = kept if t0 else (keys[:0], keys[:0], keys[:0], keys[:0])
     return after, (
         _merged(before[0], keys, kind == 0),

@@ -256,25 +256,30 @@ def _replays_calibration(model) -> bool:
     aucstream learner whose kernels score each example before learning it).
 
     A function of the learner's class, tags and ``is_batch`` only, so kept per such
-    triple (a search's recording asks it of every candidate at every chunk)."""
+    triple (a search's recording asks it of every candidate at every chunk); the tags
+    by identity (a learner's are constants; hashing them costs more than the checks),
+    the object kept with the answer so that its address is not reused."""
     kind = type(model)
     if not issubclass(kind, BaseStreamingAUC):
         return False
-    tags = getattr(model, "_tags", None)
-    key = (kind, tags, model.is_batch)
+    tags, batch = getattr(model, "_tags", None), model.is_batch
+    key = (kind, id(tags), batch)
     got = _REPLAYS.get(key)
-    if got is None:
+    if got is None or got[0] is not tags:
+        if len(_REPLAYS) >= 256:  # (a search's or a pipeline's tags are made per call)
+            _REPLAYS.clear()
         got = _REPLAYS[key] = (
-            not model.is_batch
+            tags,
+            not batch
             and kind._scores_by_coef
             and kind._threshold is BaseStreamingAUC._threshold
             and bool(getattr(tags, "kernel_prequential", False))
-            and callable(getattr(model, "test_then_train", None))
+            and callable(getattr(model, "test_then_train", None)),
         )
-    return got
+    return got[1]
 
 
-_REPLAYS: dict[tuple, bool] = {}
+_REPLAYS: dict[tuple, tuple] = {}
 
 
 def _one_example(model) -> bool:

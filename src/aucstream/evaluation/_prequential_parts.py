@@ -260,19 +260,21 @@ def _replays_calibration(model) -> bool:
     by identity (a learner's are constants; hashing them costs more than the checks),
     the object kept with the answer so that its address is not reused."""
     kind = type(model)
-    if not issubclass(kind, BaseStreamingAUC):
+    if not (
+        issubclass(kind, BaseStreamingAUC)
+        and kind._scores_by_coef
+        and kind._threshold is BaseStreamingAUC._threshold
+    ):  # (a meta-learner's tags are made per call, from its parts: not asked)
         return False
     tags, batch = getattr(model, "_tags", None), model.is_batch
     key = (kind, id(tags), batch)
     got = _REPLAYS.get(key)
     if got is None or got[0] is not tags:
-        if len(_REPLAYS) >= 256:  # (a search's or a pipeline's tags are made per call)
+        if len(_REPLAYS) >= 256:  # (tags made per call: not kept for ever)
             _REPLAYS.clear()
         got = _REPLAYS[key] = (
             tags,
             not batch
-            and kind._scores_by_coef
-            and kind._threshold is BaseStreamingAUC._threshold
             and bool(getattr(tags, "kernel_prequential", False))
             and callable(getattr(model, "test_then_train", None)),
         )

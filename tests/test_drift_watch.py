@@ -157,3 +157,54 @@ def test_a_type_that_lost_every_candidate_in_round_two_keeps_one(dropped, runs):
     assert got == [runs_in_a_reopened_race(model, i) for i in range(first)]
     model.status_[3] = search.DIVERGED  # the other type's survivor of two rounds
     assert _race_drift.slow(model, 3)
+
+
+class _Window:
+    """A stand-in for a candidate's window in a round: a given AUC over m examples of
+    each class (few enough that the racing bound drops no one)."""
+
+    def __init__(self, auc: float, m: int = 40):
+        self.auc, self.n_positive, self.n_negative = auc, m, m
+
+    def get(self) -> float:
+        return self.auc
+
+
+@pytest.mark.parametrize(
+    "after, aucs, alive",
+    [
+        # within the newcomers' half-life the best newcomer stays beside the incumbent
+        (0, [0.90, 0.85], [True, True]),
+        (_race_drift._SPARE_ROWS - 1, [0.90, 0.85], [True, True]),
+        (0, [0.90, 0.85, 0.80], [True, True, False]),
+        (0, [0.90, 0.80, 0.85], [True, False, True]),
+        # later, halving alone
+        (_race_drift._SPARE_ROWS, [0.90, 0.85], [True, False]),
+        # a newcomer leads: halving alone
+        (0, [0.85, 0.90], [False, True]),
+        (0, [0.80, 0.90, 0.85], [False, True, True]),
+    ],
+)
+def test_halving_spares_the_best_newcomer_for_its_half_life_after_a_reopening(after, aucs, alive):
+    """(module docstring of aucstream._race_drift, "The reopening", step 5)"""
+    X, y = concepts()
+    start = int(small_search().fit(X, y).race_[_race_drift.START])
+    assert start > 0
+    model = small_search().fit(X[: start + 100], y[: start + 100])  # (before a round)
+    assert model.race_[_race_drift.START] == start
+    incumbent = int(model.progress_[2])
+    assert model.started_at_[incumbent] < start
+    newcomers = [i for i in np.flatnonzero(model.status_ == search.ALIVE) if i != incumbent]
+    assert all(model.started_at_[i] == start for i in newcomers)
+    assert len(newcomers) >= 2
+    racing = [incumbent, *newcomers[: len(aucs) - 1]]
+    for i in np.flatnonzero(model.status_ == search.ALIVE):
+        if i not in racing:
+            model._drop(i, search.RACED, model.n_samples_seen_)
+    for i, auc in zip(racing, aucs):
+        model.recent_[i] = _Window(auc)
+    model.n_samples_seen_ = start + after
+    model.progress_[1] = start + 1  # (the round's bookkeeping only)
+    model._round()
+    assert [model.status_[i] == search.ALIVE for i in racing] == alive
+    assert model.progress_[2] == racing[int(np.argmax(aucs))]

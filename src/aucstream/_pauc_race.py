@@ -205,13 +205,17 @@ def spared(search, alive) -> set[int]:
     return {j for j, i in enumerate(alive) if "max_fpr" in candidates[i].get_params(deep=False)}
 
 
-def halve(search, alive, kept: list, why: int) -> list:
+def halve(search, alive, kept: list, why: int, also: int | None = None) -> list:
     """The halving step of an elimination round of ``OnePassSearch``: of ``kept``
     (positions in ``alive``, best first), the candidates not :func:`spared` beyond the
     first half (at least one) of the alive ones not spared are dropped (``why``);
     returns the positions kept, best first. Without ``max_fpr`` nothing is spared:
-    the first ``ceil(len(alive) / 2)`` are kept, as the search always did."""
+    the first ``ceil(len(alive) / 2)`` are kept, as the search always did. ``also``:
+    one more position spared (a reopened race's newcomer,
+    :func:`aucstream._race_drift.spared_newcomer`)."""
     protected = spared(search, alive)
+    if also is not None:
+        protected = protected | {also}
     limit = max(1, math.ceil((len(alive) - len(protected)) / 2))
     halved = [j for j in kept if j not in protected][limit:]
     for j in halved:

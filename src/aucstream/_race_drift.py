@@ -91,11 +91,9 @@ position :math:`p`:
    before: those rounds measured how fast each learns from nothing, which is what a
    reopened race asks, and a reopened race of all of them cost as much as the first
    race again (in ``benchmarks/bench_drift.py``, about the same AUC;
-   docs/results/drift.md). The survivors of one round gave a better worst abrupt
-   stream, on held-out draws too, but reopenings about a tenth dearer, over the cost
-   target: what they added there was a type (OPAUC) the first race had dropped at its
-   second round, which a new concept may favour again; a type's first survivor of
-   round one keeps that at the cost of one candidate;
+   docs/results/drift.md). (The survivors of one round gave a better worst abrupt
+   stream but reopenings a tenth dearer: what they added was a type the first race had
+   dropped at its second round; a type's first survivor of round one keeps that.);
 3. the other candidates of the previous race are retired (their states reflect the
    old concept, and the newcomers include their kind);
 4. the incumbent's window is emptied: from :math:`p` on, the incumbent and every
@@ -103,7 +101,10 @@ position :math:`p`:
 5. the rounds restart: at :math:`p + (n_0/4) 2^k` (``first_round // 4`` rather than
    ``first_round``: the incumbent's alarm is itself evidence against it, and every row
    it keeps scoring after a change is scored by the old concept), with the racing and
-   halving rules of :mod:`aucstream.search` over the incumbent and the newcomers.
+   halving rules of :mod:`aucstream.search` over the incumbent and the newcomers; for
+   ``_SPARE_ROWS`` examples, while the incumbent leads, halving spares the best
+   newcomer (:func:`spared_newcomer`): in a gradual change the old concept leads at
+   first, and halving had dropped every newcomer before they could overtake.
 
 A reopening writes no metric: it can happen inside a call of a few rows, whose
 transaction copies only the small state (:func:`aucstream.search.search_transaction`).
@@ -141,12 +142,10 @@ with Hanley & McNeil's (1982) variances :math:`V`
 (:func:`aucstream._auc_variance.hanley_mcneil`) of the two
 windows (the same rows since :math:`p`; treated as independent, which overstates the
 variance of the difference of two positively correlated AUCs: the test is
-conservative), ``_HANDOVER_Z`` :math:`= z = 1` (2 until branch drift30f: 1 was as
-good or better on every draw measured, docs/results/drift.md), and at least
-``_HANDOVER_CLASS`` (5)
-examples of each class in the window (not when the race is by the partial AUC,
-``max_fpr``: the variance is the full AUC's). It needs no more rows than the rounds' own
-schedule of metric updates, so it moves no cut of the candidates' calls.
+conservative), ``_HANDOVER_Z`` :math:`= z = 1` (as good as 2 or better on every
+draw measured), at least ``_HANDOVER_CLASS`` (5) examples of each class in the window,
+not when the race is by the partial AUC (``max_fpr``: the variance is the full AUC's).
+It needs no more rows than the rounds' metric updates: it moves no cut of the calls.
 
 The transactions
 ----------------
@@ -214,6 +213,7 @@ __all__ = [
     "reopen",
     "restart_watch",
     "slot_metrics",
+    "spared_newcomer",
     "until_watch",
     "under_holder",
     "untouched",
@@ -232,6 +232,8 @@ __all__ = [
 _DRIFT_BLOCK = 512
 #: ``half_life`` of the fresh candidates whose class takes one (in examples).
 _FRESH_HALF_LIFE = 5000.0
+#: Examples after a reopening during which halving spares a newcomer (their half-life).
+_SPARE_ROWS = int(_FRESH_HALF_LIFE)
 #: A reopened race runs the fresh slots of the first race's candidates that survived
 #: its first ``_FRESH_ROUNDS`` rounds, and one per learner type that lost all its
 #: candidates in the last of them (:func:`slow`).
@@ -316,11 +318,8 @@ def fresh_candidates(first: list[BaseStreamingAUC]) -> list[BaseStreamingAUC]:
 
 def _unfitted(c: BaseStreamingAUC, params: dict | None = None, **changes) -> BaseStreamingAUC:
     """A new unfitted learner of ``c``'s class with its parameters (``params``: read
-    already) each cloned, then ``changes``: :func:`sklearn.base.clone` then
-    ``set_params``, reading the parameters once (those read them four times, most of
-    the cost of a search's start, which makes the fresh slots at each
-    ``state_nbytes``, and of a reopening). Not carried: a metadata request or an
-    output configuration (``set_output``), which a search never uses."""
+    already) each cloned, then ``changes``: ``clone`` then ``set_params`` read them
+    four times. Not carried: a metadata request or ``set_output``, unused here."""
     params = c.get_params(deep=False) if params is None else params
     cloned = {k: clone(v, safe=False) for k, v in params.items()}
     return type(c)(**{**cloned, **changes})
@@ -334,17 +333,14 @@ def new_detector(drift) -> AUCDriftDetector:
 
 
 def restart_watch(search) -> None:
-    """The incumbent's watch with no history, in place: :meth:`AUCDriftDetector.reset
-    <aucstream.drift.AUCDriftDetector.reset>` leaves it as :func:`new_detector` makes
-    it (its parts afresh), and the same object keeps a holder's kept walk, in which it
-    is opaque (:func:`held_transaction`), current."""
+    """The incumbent's watch with no history, in place (as :func:`new_detector` makes
+    it): the same object keeps a holder's walk (:func:`held_transaction`) current."""
     search.drift_.reset()
 
 
 def slot_metrics(make: Callable[[], Any], first: int, k: int) -> list[Any]:
-    """A metric per candidate of the first race, None per waiting fresh slot: a
-    reopening gives a slot it starts its metrics (a window of 25 bytes per example
-    that every transaction copying the search would otherwise copy, empty)."""
+    """A metric per candidate of the first race, None per waiting fresh slot (a
+    reopening gives it metrics: transactions need not copy their empty windows)."""
     return [make() for _ in range(first)] + [None] * (k - first)
 
 
@@ -805,6 +801,18 @@ def confirmed(search, lead: int, m: int) -> bool:
     a_before = float(np.mean([a for a, _ in before]))
     v_before = float(np.mean([v for _, v in before])) / len(before)
     return a_before - a_after > _CONFIRM_Z * np.sqrt(v_before + v_after)
+
+
+def spared_newcomer(search, alive, kept: list) -> int | None:
+    """The position in ``alive`` of the newcomer a reopened race's halving spares
+    ("The reopening"): within ``_SPARE_ROWS`` of the reopening, while a candidate of the
+    previous race leads ``kept`` (best first), the best that started at it; else None."""
+    start = int(search.race_[START])
+    if start == 0 or search.n_samples_seen_ - start >= _SPARE_ROWS:
+        return None
+    if search.started_at_[alive[kept[0]]] >= start:  # (a newcomer leads)
+        return None
+    return next((j for j in kept if search.started_at_[alive[j]] >= start), None)
 
 
 def slow(search, i: int) -> bool:

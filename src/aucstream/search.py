@@ -755,7 +755,9 @@ class OnePassSearch(HoldsLearners, BaseStreamingAUC):
             else:
                 kept.append(j)
         if self.halving:  # half of the candidates (max_fpr: not the spared, _pauc_race)
-            kept = _pauc_race.halve(self, alive, kept, HALVED)
+            kept = _pauc_race.halve(
+                self, alive, kept, HALVED, _race_drift.spared_newcomer(self, alive, kept)
+            )
         self._crown(_pauc_race.incumbent(self, alive, kept))
 
     def _merge(self, other: OnePassSearch) -> None:

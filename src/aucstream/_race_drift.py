@@ -91,9 +91,9 @@ position :math:`p`:
    before: those rounds measured how fast each learns from nothing, which is what a
    reopened race asks, and a reopened race of all of them cost as much as the first
    race again (in ``benchmarks/bench_drift.py``, about the same AUC;
-   docs/results/drift.md). (The survivors of one round gave a better worst abrupt
-   stream but reopenings a tenth dearer: what they added was a type the first race had
-   dropped at its second round; a type's first survivor of round one keeps that.);
+   docs/results/drift.md); the survivors of one round gave a better worst abrupt
+   stream but reopenings a tenth dearer (what they added was a type the first race had
+   dropped at its second round: a type's first survivor of round one keeps that);
 3. the other candidates of the previous race are retired (their states reflect the
    old concept, and the newcomers include their kind);
 4. the incumbent's window is emptied: from :math:`p` on, the incumbent and every
@@ -318,8 +318,8 @@ def fresh_candidates(first: list[BaseStreamingAUC]) -> list[BaseStreamingAUC]:
 
 def _unfitted(c: BaseStreamingAUC, params: dict | None = None, **changes) -> BaseStreamingAUC:
     """A new unfitted learner of ``c``'s class with its parameters (``params``: read
-    already) each cloned, then ``changes``: ``clone`` then ``set_params`` read them
-    four times. Not carried: a metadata request or ``set_output``, unused here."""
+    already) each cloned, then ``changes``: one read of the parameters (``clone`` then
+    ``set_params`` make four). Not carried: a metadata request, ``set_output``."""
     params = c.get_params(deep=False) if params is None else params
     cloned = {k: clone(v, safe=False) for k, v in params.items()}
     return type(c)(**{**cloned, **changes})

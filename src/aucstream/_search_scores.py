@@ -695,7 +695,7 @@ def window_pairs(
     the slide then costs each row two Fenwick sums and an addition (no search).
 
     A slide can go on from an earlier one over the same window and rows
-    (:class:`_Slides`): ``state`` = (rows slid, C, the two classes' sizes minus the
+    (:func:`_slide`): ``state`` = (rows slid, C, the two classes' sizes minus the
     window's, ring rows gone) after them, ``kept`` = the sorted scores of the rows
     that entered (class 0, class 1) and of the ring rows that left (class 0, class 1)
     by then; the keys are then this call's rows only, counted against those too (a

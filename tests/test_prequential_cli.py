@@ -105,3 +105,28 @@ def test_evaluate_plot_of_a_short_stream_says_how_to_get_a_curve(tmp_path, capsy
     assert "one checkpoint" in err and "--every 10,000" in err
     assert main([*argv, "--every", "50"]) == 0
     assert len(pd.read_csv(out)) == 6 and "one checkpoint" not in capsys.readouterr().err
+
+
+def test_evaluate_with_a_window_reads_it_once_per_window_by_default(tmp_path, capsys):
+    """Without --every, a --window W gives a checkpoint every W examples: each
+    checkpoint's window_auc is the AUC of the W examples since the one before (tumbling
+    windows, as CapyMOA's windowed evaluation), the same as prequential's."""
+    X, y = drifting(1000)
+    path, out = tmp_path / "d.svm", tmp_path / "curve.csv"
+    dump_svmlight_file(X, y, str(path), zero_based=False)
+    argv = ["evaluate", str(path), "--learner", "SOLAM", "--no-scale", "-o", str(out)]
+    assert main([*argv, "--window", "250", "--chunk-size", "300"]) == 0
+    capsys.readouterr()
+    curve = pd.read_csv(out)
+    assert curve["n_seen"].tolist() == [250, 500, 750, 1000]
+    expected = prequential(SOLAM(), iter_chunks(X, y, 300), every=250, window=250)
+    np.testing.assert_array_equal(curve["window_auc"], expected["window_auc"])
+    assert main([*argv, "--window", "250", "--every", "500"]) == 0  # --every still rules
+    assert pd.read_csv(out)["n_seen"].tolist() == [500, 1000]
+    assert main([*argv, "--chunk-size", "300"]) == 0  # no window: a checkpoint a chunk
+    assert pd.read_csv(out)["n_seen"].tolist() == [300, 600, 900, 1000]
+    if __import__("importlib").util.find_spec("matplotlib") is not None:
+        png = tmp_path / "curve.png"
+        assert main([*argv, "--window", "5000", "--plot", str(png)]) == 0
+        err = capsys.readouterr().err  # (a window longer than the stream: one checkpoint)
+        assert "one checkpoint" in err and "--every 5,000 (by default --window)" in err

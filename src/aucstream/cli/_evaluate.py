@@ -35,7 +35,8 @@ def _plot_module():
 
 def _cmd_evaluate(args) -> int:
     """Score each example of FILE on arrival, learn its label --delay examples later,
-    and write the metrics at every checkpoint (--every examples) as CSV: n_seen,
+    and write the metrics at every checkpoint (--every examples; by default every
+    --window examples when a window is asked, else every chunk) as CSV: n_seen,
     n_learnt, the metrics (aucstream.evaluation.prequential), cpu_seconds, model_bytes.
     Default learner: StreamPipeline(OnlineStandardScaler(), OnePassSearch()).
     """
@@ -66,7 +67,7 @@ def _cmd_evaluate(args) -> int:
             delay=args.delay,
             window=args.window,
             metrics=metrics,
-            every=args.every if args.every is not None else args.chunk_size,
+            every=_every(args),
             classes=classes,
             detector=_detector(args.detector),
             progress=progress,
@@ -93,17 +94,26 @@ def _cmd_evaluate(args) -> int:
         f"{len(curve)} checkpoint{'' if len(curve) == 1 else 's'} written to {target}"
     )
     if args.plot:
-        _plot_curve(curve, args.plot, stream.name or "")
+        _plot_curve(curve, args.plot, stream.name or "", args.window)
         print(f"wrote {args.plot}")
         if len(curve) == 1:  # (a curve of one point: the stream ended before a checkpoint)
-            every = args.every if args.every is not None else args.chunk_size
+            default = "--window" if args.window is not None else "the chunk size"
             print(
                 f"aucstream evaluate: one checkpoint: the stream's {int(last['n_seen']):,} "
-                f"examples are fewer than --every {every:,} (by default the chunk size); "
+                f"examples are fewer than --every {_every(args):,} (by default {default}); "
                 "pass a smaller --every for a curve over time",
                 file=sys.stderr,
             )
     return 0
+
+
+def _every(args) -> int:
+    """The examples between two checkpoints: ``--every``, else ``--window`` (each
+    window's AUC read once, at its end, as CapyMOA's windowed evaluation reports it),
+    else the chunk size."""
+    if args.every is not None:
+        return args.every
+    return args.window if args.window is not None else args.chunk_size
 
 
 #: The drift detectors of ``--detector``: the change detector on the mean of the
@@ -120,8 +130,10 @@ def _detector(name: str | None):
     return AUCDriftDetector(PageHinkley() if name == "page-hinkley" else ADWIN())
 
 
-def _plot_curve(curve, path: str, title: str) -> None:
-    """Windowed metrics (else the cumulative ones) over n_seen, alarms as vertical lines."""
+def _plot_curve(curve, path: str, title: str, window: int | None = None) -> None:
+    """Windowed metrics (else the cumulative ones) over n_seen, alarms as vertical
+    lines; the y axis says which (the window's length, or "since the first
+    example")."""
     plt = _plot_module()
     windowed = [c for c in curve.columns if c.startswith("window_")]
     shown = windowed or [c for c in ("auc", "average_precision", "g_mean") if c in curve]
@@ -133,7 +145,15 @@ def _plot_curve(curve, path: str, title: str) -> None:
         raised = curve["n_seen"][curve["alarms"].diff().fillna(curve["alarms"]) > 0]
         for k, n in enumerate(raised):
             ax.axvline(n, color="red", alpha=0.5, lw=1, label="drift alarm" if k == 0 else None)
-    ax.set(xlabel="examples seen", ylabel="metric", title=f"prequential: {Path(title).name}")
+    if windowed:
+        ylabel = f"over the last {window:,} examples" if window else "windowed"
+    else:
+        ylabel = "since the first example"
+    ax.set(
+        xlabel="examples seen",
+        ylabel=f"metric {ylabel}",
+        title=f"prequential: {Path(title).name}",
+    )
     ax.grid(alpha=0.3)
     ax.legend(loc="lower right")
     fig.tight_layout()
@@ -191,9 +211,9 @@ def _add_evaluate_parser(command) -> None:
         type=_non_negative_int,
         default=0,
         help="examples scored before a label is learnt (default 0: test then train); "
-        "with a delay each row is scored and learnt alone, which the default pipeline's "
-        "race makes slow: a single --learner is about ten times faster "
-        "(docs/results/prequential.md)",
+        "the labels that come due are learnt in chunks, so a delay costs little more "
+        "than test then train; a single --learner is several times faster than the "
+        "default pipeline's race (docs/results/prequential.md)",
     )
     parser.add_argument(
         "--window", type=_positive_int, default=None, help="add the AUC of the last W scores"
@@ -202,7 +222,8 @@ def _add_evaluate_parser(command) -> None:
         "--every",
         type=_positive_int,
         default=None,
-        help="a checkpoint every N examples (default: the chunk size)",
+        help="a checkpoint every N examples (default: --window when given, so that "
+        "each window's AUC is read once, at its end; else the chunk size)",
     )
     parser.add_argument(
         "--metrics",

@@ -320,3 +320,74 @@ def finite_checks(monkeypatch) -> list:
 
     monkeypatch.setattr(state, "first_non_finite", spy)
     return checks
+
+
+def unit_box_stream(n=1200, d=4096, k=8, big_at=600, seed=5):
+    """CSR rows of ``k`` values in [-1, 1] on the first 500 columns, column 0 in every
+    row, whose value at row ``big_at`` is 3 (the only value outside [-1, 1])."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for _ in range(n):
+        c = np.concatenate(([0], rng.choice(np.arange(1, 500), k - 1, replace=False)))
+        c.sort()
+        rows.append((c, rng.uniform(-1, 1, k)))
+    indptr = np.concatenate(([0], np.cumsum([c.size for c, _ in rows])))
+    indices = np.concatenate([c for c, _ in rows])
+    data = np.concatenate([v for _, v in rows])
+    data[indptr[big_at]] = 3.0  # (column 0 comes first in its row)
+    X = sp.csr_matrix((data, indices, indptr), shape=(n, d))
+    y = np.where(X[:, :50] @ rng.normal(size=50) + 0.3 * rng.normal(size=n) > 0, 1, -1)
+    return X, y
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: FTRLAUC(l1=0.1),
+        lambda: FTRLAUC(l1=0.1, reference_order=True),
+        lambda: __import__("aucstream").SPAM(l1=1e-3),
+        lambda: __import__("aucstream").SPAM(l1=1e-3, step="global"),
+    ],
+    ids=["ftrl", "ftrl-reference", "spam", "spam-global"],
+)
+def test_calls_in_the_unit_box_learn_without_the_scale_with_the_same_floats(make, monkeypatch):
+    """With "max_abs_1" a call of many values, all in [-1, 1] while no column's
+    maximum exceeds 1, learns without reading the running scale
+    (``SparseScaled._kernel_scale``): the same prequential scores and state, bit for
+    bit, as the rows one at a time (whose calls read it), before and after a column
+    passes 1 (a call in the unit box then reads the scale again: that column's
+    divisor is 3). ``scale_`` keeps a column's maximum only once it exceeds 1."""
+    from aucstream.ftrl import SparseScaled
+
+    X, y = unit_box_stream()
+    skipped = []
+    kernel_scale = SparseScaled._kernel_scale
+
+    def spy(self, chunk, reuse):
+        scale = kernel_scale(self, chunk, reuse)
+        if chunk.n_samples > 1:
+            skipped.append(scale.size == 0)
+        return scale
+
+    monkeypatch.setattr(SparseScaled, "_kernel_scale", spy)
+    chunked, one = make(), make()
+    pre = [
+        chunked.test_then_train(X[a : a + 100], y[a : a + 100], classes=[-1, 1])
+        for a in range(0, 1200, 100)
+    ]
+    assert skipped == [True] * 6 + [False] * 6  # (row 600's call and all after it read)
+    pre_one = [
+        one.test_then_train(X[i : i + 1], y[i : i + 1], classes=[-1, 1]) for i in range(1200)
+    ]
+    np.testing.assert_array_equal(np.concatenate(pre), np.concatenate(pre_one))
+    state = {
+        k: v for k, v in vars(chunked).items() if k.endswith("_") and isinstance(v, np.ndarray)
+    }
+    assert {"scale_", "counts_"} <= set(state)
+    for name, value in state.items():
+        np.testing.assert_array_equal(value, getattr(one, name), err_msg=name)
+    expected = np.zeros(X.shape[1])
+    expected[0] = 3.0
+    np.testing.assert_array_equal(chunked.scale_, expected)
+    exact = make().set_params(column_scale="max_abs").fit(X, y)  # every maximum kept
+    np.testing.assert_array_equal(exact.scale_, abs(X).max(axis=0).toarray().ravel())

@@ -28,7 +28,8 @@ not change it; it is written only in the columns of each example's non-zeros.
 Who uses it: SOLAM, SOLAM-l1, FSAUC and AdaOAM (here), SAdaOAM (its lazy l1 steps on
 :math:`\tilde w`, :mod:`aucstream._sadaoam_step`), FTRL-AUC and SPAM (O(k): a scale
 read and grown in the row's non-zeros; their default "max_abs_1" divides by at least
-1, so columns within [-1, 1] are learnt as they come) and OPAUC's explicit kinds
+1, so columns within [-1, 1] are learnt as they come, and records a maximum only
+above 1: :func:`grow_scale`) and OPAUC's explicit kinds
 (a diagonal preconditioner on its step, :mod:`aucstream.opauc`, "Columns in their
 running scale").
 """
@@ -58,20 +59,22 @@ def scaled_values(scale, idx, val, out, on):
 
 @jit(inline="always")
 def grow_scale(scale, idx, val, floor):
-    r"""Raise each column's running maximum of |x| to the row's; whether the divisor of
-    a column, :math:`\max(s_i, \text{floor})`, changed (any growth with ``floor`` 0).
-    A maximum that grows from below ``floor`` to at most ``floor`` leaves the divisor,
-    so a row's values in the scale, and a score taken on them, stay as they were: the
-    learners that divide by at least 1 (FTRL-AUC's and SPAM's "max_abs_1") take the
-    score again only when a column's divisor moved, not whenever a column first
-    appears."""
+    r"""Raise each column's running maximum of |x| to the row's values above
+    ``floor``; whether the divisor of a column, :math:`\max(s_i, \text{floor})`,
+    changed (any growth with ``floor`` 0). Values at most ``floor`` are not recorded:
+    they never change a divisor, so a row's values in the scale, and a score taken on
+    them, stay as they were. The learners that divide by at least 1 (FTRL-AUC's and
+    SPAM's "max_abs_1") so keep in ``s_i`` the maximum of a column's |x| once it
+    exceeds 1 and 0 until then (the divisor is 1 either way), take the score again
+    only when a divisor moved, and read nothing of a value within [-1, 1] here.
+    With ``floor`` 0 every growth is recorded."""
     changed = False
     for a in range(val.shape[0]):
         v = abs(val[a])
-        c = col(idx, a)
-        if v > scale[c]:
-            scale[c] = v
-            if v > floor:  # (the old divisor, max(s_i, floor), was below v)
+        if v > floor:
+            c = col(idx, a)
+            if v > scale[c]:  # (the old divisor, max(s_i, floor), was below v)
+                scale[c] = v
                 changed = True
     return changed
 

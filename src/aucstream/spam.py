@@ -143,7 +143,8 @@ Deviations
   default "max_abs_1" divides by :math:`\max(1, s_i)`: rows inside the unit box
   (NYL's unit-norm rows) are learnt as they come, bit for bit, and only columns
   beyond [-1, 1] are scaled ("max_abs", the plain maximum, measured 0.754 against
-  0.771 on the generated wide stream, both at :math:`\eta_0 = 4`).
+  0.771 on the generated wide stream, both at :math:`\eta_0 = 4`); as there, only
+  the maxima above 1 are kept, and a call within the unit box reads no scale.
   ``column_scale=None`` is the update above on the rows as they come; a file saved
   before the parameter existed loads with None.
 * Example weights are not supported (refused with an error).
@@ -577,7 +578,7 @@ class SPAM(SparseScaled, BaseStreamingAUC):
             *(rows_of(chunk), chunk.pre_scores, np.empty(room), np.empty(room)),
             *(float(self.eta0), float(self.l1), float(self.l2)),
         )
-        scaled = (self._scale(), self._floor())
+        scaled = (self._kernel_scale(chunk, reuse), self._floor())
         v, scal, counts = self.v_, self.scalars_, self.counts_
         if self.step == "coordinate":
             state: tuple = (v, self.rates_, scal, counts)

@@ -130,3 +130,26 @@ def test_evaluate_with_a_window_reads_it_once_per_window_by_default(tmp_path, ca
         assert main([*argv, "--window", "5000", "--plot", str(png)]) == 0
         err = capsys.readouterr().err  # (a window longer than the stream: one checkpoint)
         assert "one checkpoint" in err and "--every 5,000 (by default --window)" in err
+
+
+def test_a_hashed_models_width_is_named_when_the_file_is_read_otherwise(tmp_path, capsys):
+    """A model fitted on a CSV hashed into 2^10 columns: scoring or predicting that CSV
+    without --hash-features, or with another width, is refused with the model's width
+    to pass (not an example width), before anything is read or written."""
+    path, model = tmp_path / "cat.csv", tmp_path / "m.npz"
+    categorical_csv(path)
+    common = ["--learner", "SOLAM", "--no-scale", "--chunk-size", "100"]
+    assert main(["fit", str(path), *common, "--hash-features", "2^10", "-o", str(model)]) == 0
+    capsys.readouterr()
+    for argv in (["score", str(model), str(path)], ["predict", str(model), str(path)]):
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert "the model reads 1,024 columns (2^10): pass --hash-features 2^10" in err
+        assert main([*argv, "--hash-features", "2^12"]) == 2
+        err = capsys.readouterr().err
+        assert "hashes into 4,096 columns, but the model reads 1,024 (2^10)" in err
+        assert "pass --hash-features 2^10" in err
+    out = tmp_path / "scores.csv"
+    assert main(["predict", str(model), str(path), "--hash-features", "2^12", "-o", str(out)]) == 2
+    assert not out.exists()
+    assert main(["score", str(model), str(path), "--hash-features", "2^10"]) == 0

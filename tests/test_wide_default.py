@@ -25,13 +25,18 @@ O_D = (SOLAM, FTRLAUC, SPAM, UnivariateOnline)
 
 
 def test_wide_candidates_keep_o_d_states():
-    wide = search_module.default_candidates(search_module.WIDE + 1)
-    assert {type(c) for c in wide} == set(O_D)
+    for width in (search_module.WIDE, search_module.WIDE + 1):  # (2^18: a hashed width)
+        wide = search_module.default_candidates(width)
+        assert {type(c) for c in wide} == set(O_D)
     for c in wide:  # (O(d) states, counted from MEASURED_FROM features on: SPAM's
         # per-coordinate steps keep five floats a feature, the others one to four)
         assert 8 * 10**6 <= c.state_nbytes(10**6) <= 40 * 10**6 + 4096
-    narrow = {type(c).__name__ for c in search_module.default_candidates(search_module.WIDE)}
-    assert "OPAUC" in narrow and "OAM" in narrow  # unchanged below the width
+    narrow = {type(c).__name__ for c in search_module.default_candidates(search_module.WIDE - 1)}
+    assert "OPAUC" in narrow and "OAM" not in narrow  # the hashed sketch, no reservoirs
+    small = [type(c).__name__ for c in search_module.default_candidates(_candidates.SMALL)]
+    assert small.count("OAM") == 2 and small.count("AdaOAM") == 3
+    middle = [type(c).__name__ for c in search_module.default_candidates(_candidates.SMALL + 1)]
+    assert "OAM" not in middle and "AdaOAM" not in middle
 
 
 def test_the_default_pipeline_fits_the_budget_at_a_million_columns():

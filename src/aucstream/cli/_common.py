@@ -223,12 +223,42 @@ def _read(args, n_features: int | None = None, transform=None, any_label: bool =
         options = {"label_column": label}
         if any_label:  # predict ignores the labels: do not insist that they are numbers
             options["label_type"] = "str"
+    width = None
     if getattr(args, "hash_features", None) is not None:
         if fmt.kind == "libsvm":
             raise ValueError("--hash-features applies to CSV files (LIBSVM files are numeric)")
-        options["hash_features"] = _hash_width(args.hash_features)
+        width = options["hash_features"] = _hash_width(args.hash_features)
+        if n_features is not None and width != n_features:
+            raise ValueError(
+                f"--hash-features {args.hash_features} hashes into {width:,} columns, but "
+                f"the model reads {n_features:,}{_width_hint(n_features)}"
+            )
     chunks = iter_file(args.data, fmt, chunk_size=args.chunk_size, **options)
+    if fmt.kind != "libsvm" and width is None and n_features is not None:
+        chunks = _hinted(chunks, n_features)
     return ChunkStream(chunks, transform, name=os.fspath(args.data))
+
+
+def _width_hint(n_features: int) -> str:
+    """What to pass for a saved model of ``n_features`` columns: its hashed width, when
+    that is a power of two (``--hash-features``), else nothing."""
+    k = n_features.bit_length() - 1
+    if n_features < 2 or n_features != 1 << k:
+        return ""
+    return f" (2^{k}): pass --hash-features 2^{k}, the width it was fitted with"
+
+
+def _hinted(chunks, n_features: int):
+    """``chunks``, where the reader's error for a column of strings (which says to hash
+    it) names the saved model's width rather than an example one."""
+    try:
+        yield from chunks
+    except ValueError as error:
+        hint = _width_hint(n_features)
+        if "--hash-features" not in str(error) or not hint:
+            raise
+        text = f"{str(error)[:-1]}; the model reads {n_features:,} columns{hint})"
+        raise ValueError(text) from None
 
 
 def _hash_width(text: str) -> int:

@@ -153,3 +153,11 @@ def test_a_hashed_models_width_is_named_when_the_file_is_read_otherwise(tmp_path
     assert main(["predict", str(model), str(path), "--hash-features", "2^12", "-o", str(out)]) == 2
     assert not out.exists()
     assert main(["score", str(model), str(path), "--hash-features", "2^10"]) == 0
+
+
+def test_the_width_hint_reads_any_integer_and_names_powers_of_two_only():
+    from aucstream.cli._common import _width_hint
+
+    assert _width_hint(np.int64(2**18)) == _width_hint(2**18)
+    assert "pass --hash-features 2^18" in _width_hint(2**18)
+    assert _width_hint(1000) == _width_hint(1) == ""

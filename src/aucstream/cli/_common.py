@@ -242,6 +242,7 @@ def _read(args, n_features: int | None = None, transform=None, any_label: bool =
 def _width_hint(n_features: int) -> str:
     """What to pass for a saved model of ``n_features`` columns: its hashed width, when
     that is a power of two (``--hash-features``), else nothing."""
+    n_features = int(n_features)
     k = n_features.bit_length() - 1
     if n_features < 2 or n_features != 1 << k:
         return ""

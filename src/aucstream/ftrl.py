@@ -421,10 +421,10 @@ class SparseScaled:
         divides each value by exactly 1 and records no maximum
         (:func:`~aucstream._running_scale.grow_scale`), so its kernel need not read
         the scale: one array fewer to reach for each value (at 10^6 columns the
-        kernel's largest cost). Checked for calls of many values only (not
-        :meth:`~aucstream._chunks.Chunk.names_few`, whose transaction copies the
-        state whole: the O(d) maximum of the scale costs less than that copy), not for
-        the one-row path (``reuse``: its bound call serves the rows to come)."""
+        kernel's largest cost). Checked only for the calls whose transaction copies
+        the state whole (not :meth:`~aucstream._chunks.Chunk.names_few`: the O(d)
+        maximum of the scale costs less than that copy), not for the one-row path
+        (``reuse``: its bound call serves the rows to come)."""
         scale = self._scale()
         floor = self._floor()
         if reuse or floor == 0.0 or chunk.names_few(ROW_COPY):

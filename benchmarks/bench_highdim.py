@@ -51,6 +51,7 @@ Usage::
     python benchmarks/bench_highdim.py --product-cost 50000   # OPAUC_s's P w at full budget
     python benchmarks/bench_highdim.py --overlap   # do reads and arithmetic overlap here?
     python benchmarks/bench_highdim.py --split --kinds randomized   # pass, kernel, floor
+    python benchmarks/bench_highdim.py --oam-widths   # OAM's step against the width
 """
 
 from __future__ import annotations
@@ -130,6 +131,37 @@ def _floor_cpu(model, X) -> float:
     comparable with a pass timed the same way on a machine whose other jobs take
     turns on the cores."""
     return _floor_seconds(model, X, time.process_time) / X.shape[0] * 1e6
+
+
+def oam_widths(widths=(1000, 4096, 16384, 65536, 262144), n: int = 3000, seed: int = 0):
+    """Processor microseconds a row of ``OAM(update="gra", C=2**-8)``, the hashed OPAUC
+    of the default race (``OPAUC(eta=2**-6, column_scale=None, covariance="hash",
+    centering="exact", sketch_size=50)``) and ``SOLAM()`` on sparse rows of about 10
+    non-zeros (30% positives) at each width: the first 100 rows warm up, the other
+    ``n - 100`` are timed (why the default race holds OAM only up to
+    ``aucstream._candidates.SMALL`` features: its step reads its buffered rows whole)."""
+    from aucstream import OAM, OPAUC, SOLAM
+
+    makers = {
+        "OAM": lambda: OAM(update="gra", C=2**-8, random_state=0),
+        "hashed OPAUC": lambda: OPAUC(
+            eta=2**-6, column_scale=None, covariance="hash", centering="exact", sketch_size=50
+        ),
+        "SOLAM": SOLAM,
+    }
+    rng = np.random.default_rng(seed)
+    rows = []
+    for d in widths:
+        X = sp.random(n, d, density=min(1.0, 10 / d), format="csr", random_state=rng)
+        y = np.where(rng.random(n) < 0.3, 1, -1)
+        row = {"features": d}
+        for name, make in makers.items():
+            model = make().partial_fit(X[:100], y[:100], classes=[-1, 1])
+            start = time.process_time()
+            model.partial_fit(X[100:], y[100:])
+            row[name] = (time.process_time() - start) / (n - 100) * 1e6
+        rows.append(row)
+    return rows
 
 
 def split_pass(kind: str, dtype: str, n: int, d: int, k: int, tau: int, seed: int) -> dict:
@@ -820,9 +852,24 @@ def main(argv=None) -> None:
         help="the linear sketches' second half against its floor in processor time, "
         "the kernel apart (split_pass), for --kinds and both dtypes",
     )
+    parser.add_argument(
+        "--oam-widths",
+        action="store_true",
+        help="OAM's step against the hashed OPAUC's and SOLAM's at widths 10^3 to 2^18 "
+        "(oam_widths), as a markdown table",
+    )
     parser.add_argument("--json", help="also write the results to this file")
     parser.add_argument("--markdown", help="also write the table to this file")
     args = parser.parse_args(argv)
+    if args.oam_widths:
+        lines = ["| features | OAM | hashed OPAUC | SOLAM |", "|---:|---:|---:|---:|"]
+        for r in oam_widths():
+            lines.append(
+                f"| {r['features']:,} | {r['OAM']:,.1f} | {r['hashed OPAUC']:.1f} "
+                f"| {r['SOLAM']:.1f} |"
+            )
+        print("\n".join(lines))
+        return
     if args.split:
         for kind in (k for k in args.kinds if k in ("randomized", "hash")):
             for dtype in ("float64", "float32"):

@@ -10,7 +10,7 @@ import scipy.sparse as sp
 from conftest import a9a_normalized
 from sklearn.exceptions import NotFittedError
 
-from aucstream import FTRLAUC, load_model, save_model
+from aucstream import FTRLAUC, SPAM, load_model, save_model
 from aucstream.checks import check_estimator
 from aucstream.metrics import roc_auc
 
@@ -345,8 +345,8 @@ def unit_box_stream(n=1200, d=4096, k=8, big_at=600, seed=5):
     [
         lambda: FTRLAUC(l1=0.1),
         lambda: FTRLAUC(l1=0.1, reference_order=True),
-        lambda: __import__("aucstream").SPAM(l1=1e-3),
-        lambda: __import__("aucstream").SPAM(l1=1e-3, step="global"),
+        lambda: SPAM(l1=1e-3),
+        lambda: SPAM(l1=1e-3, step="global"),
     ],
     ids=["ftrl", "ftrl-reference", "spam", "spam-global"],
 )

@@ -48,7 +48,9 @@ do not change and :math:`w_i` is a function of them, so nothing needs catching u
 A step reads and writes the k coordinates of the example: O(k) time, O(d) memory
 (z and :math:`\sqrt{n}` side by side in one d x 2 array, so that a coordinate is
 one cache line; keeping the root rather than :math:`n_i` saves a square root per
-touch), independent of the stream length. The model starts at 0
+touch, and the kernels multiply by :math:`1/\gamma`, computed once a call, where the
+equations divide by :math:`\gamma`: the same floats for a power of 2 such as the
+default 0.5), independent of the stream length. The model starts at 0
 and is the last :math:`w` (no averaging), as in ZYS.
 
 Order of operations and deviations
@@ -176,12 +178,13 @@ def observe_score(s, y, counts, scal):
 
 
 @jit(inline="always")
-def _weight(z, root_n, gamma, beta, l1, l2):
-    """FTRL-Proximal's closed form of one coordinate (``root_n`` = sqrt(n_i))."""
+def _weight(z, root_n, rate, beta, l1, l2):
+    """FTRL-Proximal's closed form of one coordinate (``root_n`` = sqrt(n_i), ``rate``
+    = 1/gamma: one division a weight rather than two)."""
     if abs(z) <= l1:
         return 0.0
     shrunk = z - l1 if z > 0.0 else z + l1
-    return -shrunk / ((beta + root_n) / gamma + l2)
+    return -shrunk / ((beta + root_n) * rate + l2)
 
 
 @jit(inline="always")
@@ -227,7 +230,7 @@ def scaled_score(scale, floor, idx, val, work, xs):
 
 
 @jit(borrowing=True)
-def _ftrl_chunk(zn, scal, counts, rows, pre, work, xs, gamma, beta, l1, l2, scale, floor):
+def _ftrl_chunk(zn, scal, counts, rows, pre, work, xs, rate, beta, l1, l2, scale, floor):
     """ZYS Alg. 1 over a chunk, standard FTRL order (module docstring): per example,
     the touched weights from (z, sqrt n) into ``work``, the score (written to ``pre``
     when asked), then z, sqrt n updated with the gradient and the class's mean score
@@ -236,7 +239,8 @@ def _ftrl_chunk(zn, scal, counts, rows, pre, work, xs, gamma, beta, l1, l2, scal
     row after its prequential score; the step then takes the row divided by it (at
     least ``floor``: module docstring). ``xs`` keeps the row's values in the scale the
     step takes (one division a value; computed again only when a column's divisor
-    moved). Returns whether every value it wrote to ``zn`` is finite
+    moved). ``rate`` is 1/gamma (a product where the module docstring divides by
+    gamma). Returns whether every value it wrote to ``zn`` is finite
     (``StateSpec.checked``: the scale holds maxima of checked values)."""
     scores = pre.shape[0] == n_rows(rows)
     finite = True
@@ -247,7 +251,7 @@ def _ftrl_chunk(zn, scal, counts, rows, pre, work, xs, gamma, beta, l1, l2, scal
         s = 0.0
         for a in range(val.shape[0]):
             i = col(idx, a)
-            w = _weight(zn[i, 0], zn[i, 1], gamma, beta, l1, l2)
+            w = _weight(zn[i, 0], zn[i, 1], rate, beta, l1, l2)
             s += held_term(w, scale, floor, i, val[a], a, work, xs)
         if scores:
             pre[r] = s
@@ -260,7 +264,7 @@ def _ftrl_chunk(zn, scal, counts, rows, pre, work, xs, gamma, beta, l1, l2, scal
                 i = col(idx, a)
                 root = zn[i, 1]
                 root_new = np.sqrt(root * root + g * g)
-                z = zn[i, 0] + (g - (root_new - root) / gamma * work[a])
+                z = zn[i, 0] + (g - (root_new - root) * rate * work[a])
                 zn[i, 0] = z
                 zn[i, 1] = root_new
                 finite &= (abs(z) < np.inf) & (root_new < np.inf)  # (False for NaN)
@@ -269,7 +273,7 @@ def _ftrl_chunk(zn, scal, counts, rows, pre, work, xs, gamma, beta, l1, l2, scal
 
 
 @jit(borrowing=True)
-def _ftrl_reference_chunk(zn, w, scal, counts, rows, pre, gamma, beta, l1, l2, scale, floor):
+def _ftrl_reference_chunk(zn, w, scal, counts, rows, pre, rate, beta, l1, l2, scale, floor):
     """The authors' C code's order (``reference_order=True``, module docstring): per
     example, the score with the weights ``w`` cached at each coordinate's previous
     touch, p with the current example counted, then the touched weights recomputed
@@ -297,20 +301,20 @@ def _ftrl_reference_chunk(zn, w, scal, counts, rows, pre, gamma, beta, l1, l2, s
         for a in range(val.shape[0]):
             if val[a] != 0.0:  # the stored values (a dense row's zeros touch nothing)
                 i = col(idx, a)
-                w[i] = _weight(zn[i, 0], zn[i, 1], gamma, beta, l1, l2)
+                w[i] = _weight(zn[i, 0], zn[i, 1], rate, beta, l1, l2)
         for a in range(val.shape[0]):
             g = c * in_scale(scale, floor, col(idx, a), val[a])
             if g != 0.0:
                 i = col(idx, a)
                 root = zn[i, 1]
                 root_new = np.sqrt(root * root + g * g)
-                zn[i, 0] += g - (root_new - root) / gamma * w[i]
+                zn[i, 0] += g - (root_new - root) * rate * w[i]
                 zn[i, 1] = root_new
         observe_score(s, y, counts, scal)
 
 
 @jit
-def _ftrl_weights_into(zn, w, scale, out, reference, scaled, floor, gamma, beta, l1, l2):
+def _ftrl_weights_into(zn, w, scale, out, reference, scaled, floor, rate, beta, l1, l2):
     """``_coef()`` into ``out[:-1]`` and the intercept 0 into ``out[-1]``, bit for bit
     (the closed form of :func:`_weight`, or the authors' cached ``w`` with
     ``reference``; in the columns' units with ``scaled``, as
@@ -320,7 +324,7 @@ def _ftrl_weights_into(zn, w, scale, out, reference, scaled, floor, gamma, beta,
     if out.shape[0] != d + 1 or scale.shape[0] != d or (reference and w.shape[0] != d):
         return False
     for j in range(d):
-        c = w[j] if reference else _weight(zn[j, 0], zn[j, 1], gamma, beta, l1, l2)
+        c = w[j] if reference else _weight(zn[j, 0], zn[j, 1], rate, beta, l1, l2)
         out[j] = weight_in_column(c, scale, floor, j) if scaled else c
     out[d] = 0.0
     return True
@@ -337,7 +341,8 @@ def _bound_weights(learner: FTRLAUC, out: np.ndarray) -> tuple:
     def fill(learner: FTRLAUC) -> bool:
         if bool(learner.reference_order) != reference:  # (bound to the other's arrays)
             return False
-        params = float(learner.gamma), float(learner.beta), float(learner.l1), float(learner.l2)
+        params = 1.0 / float(learner.gamma), float(learner.beta), float(learner.l1)
+        params = (*params, float(learner.l2))
         return run(reference, learner.column_scale is not None, learner._floor(), *params)
 
     return fill, ("zn_", "scale_", "w_") if reference else ("zn_", "scale_")
@@ -387,7 +392,7 @@ def ftrl_weights(
     element."""
     shrunk = z - np.sign(z) * l1
     with np.errstate(invalid="ignore", divide="ignore"):  # 0/0 only where z = 0, set below
-        w = -shrunk / ((beta + root_n) / gamma + l2)
+        w = -shrunk / ((beta + root_n) * (1.0 / gamma) + l2)
     w[np.abs(z) <= l1] = 0.0
     return w
 
@@ -585,7 +590,7 @@ class FTRLAUC(SparseScaled, BaseStreamingAUC):
         place; see :meth:`BaseStreamingAUC._bind_update`): the one-row path calls it
         without numba's dispatch. Returns the kernel's finite flag
         (``StateSpec.checked``) in the standard order, None in the authors'."""
-        params = float(self.gamma), float(self.beta), float(self.l1), float(self.l2)
+        params = 1.0 / float(self.gamma), float(self.beta), float(self.l1), float(self.l2)
         scaled = (self._kernel_scale(chunk, reuse), self._floor())
         head = (self.scalars_, self.counts_, rows_of(chunk), chunk.pre_scores)
         state: tuple

@@ -391,3 +391,68 @@ def test_calls_in_the_unit_box_learn_without_the_scale_with_the_same_floats(make
     np.testing.assert_array_equal(chunked.scale_, expected)
     exact = make().set_params(column_scale="max_abs").fit(X, y)  # every maximum kept
     np.testing.assert_array_equal(exact.scale_, abs(X).max(axis=0).toarray().ravel())
+
+
+@pytest.mark.parametrize(
+    "make",
+    [lambda: FTRLAUC(l1=0.1), lambda: SPAM(l1=1e-3), lambda: SPAM(l1=1e-3, step="global")],
+    ids=["ftrl", "spam", "spam-global"],
+)
+def test_a_large_call_saves_the_rows_it_writes_and_a_failure_puts_them_back(make, monkeypatch):
+    """At d >= 4096 a call too large to be saved by rows beforehand, of a learner
+    that has learnt, saves each row of its state itself before its kernel first
+    writes it (``StateSpec.self_saved``; not with SPAM's global step, whose fold
+    rewrites ``v_`` whole): exactly the chunk's features, of every array the kernel
+    writes (``scale_`` too when the call's values pass 1), into the undo log of its
+    transaction (here from any size of state on). A failure after the
+    kernel puts every array back bit for bit; a call that succeeds learns what a
+    call that copies the state beforehand learns."""
+    import dataclasses
+
+    from aucstream import _calibration, _state
+    from aucstream._runtime._undo import UndoLog
+
+    monkeypatch.setattr(_state, "SHADOW_LIMIT", 0)  # (an undo log from any size on)
+    X, y = sparse_stream(n=600, d=5000, density=0.01, seed=7)
+    X = X.tolil()
+    X[200:400, 4000:4100] = 3.0  # (values beyond 1: the running scale grows)
+    X = X.tocsr()
+    chunk = X[200:400]
+    assert not 32 * chunk.nnz <= X.shape[1]  # (not saved by rows: Chunk.names_few)
+    model = make().fit(X[:200], y[:200])
+    state = {k: v.copy() for k, v in vars(model).items() if isinstance(v, np.ndarray)}
+    recorded = []
+    record, learnt = UndoLog.record, _calibration.learnt
+
+    def spy(self, array, rows, saved):
+        name = next(k for k, v in vars(model).items() if v is array)
+        recorded.append((name, np.sort(rows)))
+        record(self, array, rows, saved)
+
+    def fail(*args):
+        raise FloatingPointError("a failure after the kernel")
+
+    monkeypatch.setattr(UndoLog, "record", spy)
+    monkeypatch.setattr(_calibration, "learnt", fail)
+    with pytest.raises(FloatingPointError, match="a failure after the kernel"):
+        model.partial_fit(chunk, y[200:400])
+    for name, value in state.items():
+        np.testing.assert_array_equal(getattr(model, name), value, err_msg=name)
+    assert model.n_samples_seen_ == 200
+    features = np.unique(chunk.indices)
+    if model.get_params().get("step") == "global":
+        assert recorded == []
+    else:
+        names = {"zn_"} if isinstance(model, FTRLAUC) else {"v_", "rates_"}
+        assert {name for name, _ in recorded} == names | {"scale_"}
+        for name, rows in recorded:
+            np.testing.assert_array_equal(rows, features, err_msg=name)
+    monkeypatch.setattr(_calibration, "learnt", learnt)
+    model.partial_fit(chunk, y[200:400])
+    copied = make()
+    spec = dataclasses.replace(type(copied)._state_spec, self_saved=None)
+    monkeypatch.setattr(type(copied), "_state_spec", spec)
+    copied.fit(X[:200], y[:200]).partial_fit(chunk, y[200:400])
+    assert copied.scale_.max() == 3.0
+    for name in state:
+        np.testing.assert_array_equal(getattr(model, name), getattr(copied, name), err_msg=name)

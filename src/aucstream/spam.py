@@ -168,18 +168,25 @@ from ._runtime import LearnerTags, StateSpec
 from ._typing import RandomState
 from .ftrl import (
     _ROW_LOG_MIN,
+    NO_SAVES,
     ROW_COPY,
     SparseScaled,
     auc_gradient_scale,
+    first_touch,
     held_term,
     observe_score,
     row_room,
+    save_row,
     scaled_score,
+    self_saved,
     weight_in_column,
 )
 
 __all__ = ["SPAM", "lazy_prox_weights"]
 
+
+#: No saved rows of ``v_`` and of ``rates_``.
+_NO_V, _NO_RATES = np.zeros(0), np.zeros((0, 3))
 
 # indices into scalars_: running mean scores of positives and negatives, then A and B
 _AHAT, _BHAT, _A, _B = 0, 1, 2, 3
@@ -294,16 +301,38 @@ def _brought(w, e, k, l1, l2):
 
 
 @jit(borrowing=True)
-def _spam_coordinate_chunk(v, rates, scal, counts, rows, pre, work, xs, eta0, l1, l2, scale, floor):
+def _spam_coordinate_chunk(
+    v,
+    rates,
+    scal,
+    counts,
+    rows,
+    pre,
+    work,
+    xs,
+    saves,
+    saved_v,
+    saved_rates,
+    eta0,
+    l1,
+    l2,
+    scale,
+    floor,
+):
     """SPAM over a chunk with per-coordinate step sizes (``step="coordinate"``, module
     docstring): ``v`` holds each weight as of its coordinate's last step, ``rates``
     its (steps taken, example of the last one, step size of the last one); a touched
     coordinate is first brought to the previous example by its proximal steps since
     (:func:`_brought`), then stepped with eta0 / sqrt(n_i). Values 0 touch nothing
-    (dense = sparse). The running column ``scale`` as :func:`_spam_chunk`. Returns
-    whether every value it wrote to ``v`` is finite."""
+    (dense = sparse). The running column ``scale`` as :func:`_spam_chunk`.
+    ``saves`` (:class:`~aucstream.ftrl.Saves`; ``marks`` empty: none), ``saved_v``
+    and ``saved_rates``: the rows of ``v``, ``rates`` (and of a non-empty ``scale``)
+    as they were before the call, each saved before its first write
+    (``StateSpec.self_saved``). Returns whether every value it wrote to ``v`` is
+    finite."""
     scores = pre.shape[0] == n_rows(rows)
     finite = True
+    saving = saves.marks.shape[0] > 0
     for r in range(n_rows(rows)):
         idx, val, y = row(rows, r)
         prefetch_row_of(v, rows, r + 1)  # (the next example's, when v is large)
@@ -313,6 +342,12 @@ def _spam_coordinate_chunk(v, rates, scal, counts, rows, pre, work, xs, eta0, l1
         s = 0.0
         for a in range(val.shape[0]):
             i = col(idx, a)
+            if saving and first_touch(saves.marks, i):
+                m = save_row(saves, scale, i)
+                saved_v[m] = v[i]
+                saved_rates[m, 0] = rates[i, 0]
+                saved_rates[m, 1] = rates[i, 1]
+                saved_rates[m, 2] = rates[i, 2]
             w = 0.0
             if val[a] != 0.0:
                 w = _brought(v[i], rates[i, 2], t - 1.0 - rates[i, 1], l1, l2)
@@ -429,6 +464,12 @@ def _no_fold_in(learner: SPAM, chunk: Chunk) -> bool:
     return not (log_a < np.log(A_MIN) + np.log(2.0) or b_end > B_MAX / 2)
 
 
+def _self_saved(learner: SPAM, chunk: Chunk) -> tuple:
+    """:func:`~aucstream.ftrl.self_saved` with per-coordinate steps (NYL's global step
+    may fold, which rewrites ``v_`` whole)."""
+    return self_saved(learner, chunk) if learner.step == "coordinate" else ()
+
+
 class SPAM(SparseScaled, BaseStreamingAUC):
     r"""Stochastic proximal AUC maximization (SPAM, NYL), online with lazy O(k) steps.
 
@@ -510,6 +551,7 @@ class SPAM(SparseScaled, BaseStreamingAUC):
         log_from=_ROW_LOG_MIN,
         by_rows=_no_fold_in,
         checked=_logged,
+        self_saved=_self_saved,
         weights=_bound_weights,
     )
     _parameter_constraints = {
@@ -567,10 +609,15 @@ class SPAM(SparseScaled, BaseStreamingAUC):
                 "after fitting; set step back or start a new model"
             )
 
-    def _bind_update(self, chunk: Chunk, reuse: bool = False) -> Callable:
+    def _bind_update(
+        self, chunk: Chunk, reuse: bool = False, saves: tuple = (NO_SAVES, _NO_V, _NO_RATES)
+    ) -> Callable:
         """The kernel's call with its arguments made once (every array is written in
         place; see :meth:`BaseStreamingAUC._bind_update`): the one-row path calls it
-        without numba's dispatch. Returns the kernel's finite flag."""
+        without numba's dispatch. ``saves``: :class:`~aucstream.ftrl.Saves` and the
+        buffers of rows of ``v_`` and ``rates_`` of a call that saves them
+        (:meth:`~aucstream.ftrl.SparseScaled._update`; per-coordinate steps only).
+        Returns the kernel's finite flag."""
         self._check_step()
         room = row_room(chunk, reuse)
         # the rows, the scores' and the row's buffers, the step and the penalty
@@ -582,14 +629,16 @@ class SPAM(SparseScaled, BaseStreamingAUC):
         v, scal, counts = self.v_, self.scalars_, self.counts_
         if self.step == "coordinate":
             state: tuple = (v, self.rates_, scal, counts)
-            run = bound_call(_spam_coordinate_chunk, *state, *args, *scaled, reuse=reuse)
+            head, step = args[:4], args[4:]
+            kernel = _spam_coordinate_chunk
+            run = bound_call(kernel, *state, *head, *saves, *step, *scaled, reuse=reuse)
         else:
             limits = (A_MIN, B_MAX)
             run = bound_call(_spam_chunk, v, scal, counts, *args, *limits, *scaled, reuse=reuse)
         return lambda learner: run()
 
-    def _update(self, chunk: Chunk) -> bool:
-        return self._bind_update(chunk)(self)
+    def _saved_arrays(self) -> tuple:
+        return (self.v_, self.rates_)
 
     def _weights(self) -> np.ndarray:
         """The weights in the scaled units now (a new array)."""

@@ -65,6 +65,7 @@ if TYPE_CHECKING:
         _row_written_state: Callable[..., tuple]
         _bounded_state: Callable[[], tuple]
         _checked_state: Callable[[], tuple]
+        _self_saved_state: Callable[..., tuple]
         _plan_variant: Callable[..., Any]
         _chunk_rows: Callable[..., np.ndarray]
         _threshold: Callable[[], float]

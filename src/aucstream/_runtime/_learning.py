@@ -382,7 +382,9 @@ class LearningStep(LearnerHost):
         rows = self._written_rows(chunk, written) if written else {}
         log = _state.active_log(self)
         if log is not None:
-            log.cover(rows, fresh=not self.n_samples_seen_)
+            own = self._self_saved_state(chunk)  # (saved by the update itself)
+            cover = {**rows, **dict.fromkeys(map(id, own), _NO_ROWS)} if own else rows
+            log.cover(cover, fresh=not self.n_samples_seen_)
         finite = _state.marked_finite(self, written)
         if not finite:
             return None

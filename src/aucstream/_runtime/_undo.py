@@ -135,6 +135,19 @@ class UndoLog:
                 saved = _ZEROS if fresh and _zero_bits(array) else array.copy()
                 self._entries.append((array, None, saved))
 
+    def record(self, array: np.ndarray, rows: np.ndarray, saved: np.ndarray) -> None:
+        """Keep ``saved``, the values that ``rows`` (distinct) of the logged ``array``
+        held before the kernel call that has just returned first wrote them: the
+        record of an update that saves its rows itself (``StateSpec.self_saved``,
+        covered with no rows). Nothing to keep when the array was saved whole
+        earlier in the transaction (its values at the start are kept)."""
+        if not rows.shape[0]:
+            return
+        if id(array) not in self.ids:
+            raise ValueError("the undo log does not hold this array")
+        if id(array) not in self._whole:
+            self._entries.append((array, rows, saved))
+
     def _take(self, array: np.ndarray, rows: np.ndarray) -> np.ndarray:
         """``array[rows]`` into the array's spare buffer (:data:`_SPARES`) if it is
         large enough, else into a new one that may become the spare."""

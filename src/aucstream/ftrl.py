@@ -149,7 +149,9 @@ class Saves(NamedTuple):
     ``marks`` a bitmap of the rows met so far (all 0 at the start), ``rows`` the rows
     saved in turn, ``scale`` their running column scale, ``filled`` = (rows saved,
     1 when the call was given the scale). Room for every distinct feature of the
-    call: the lesser of its stored values and the features."""
+    call (the lesser of its stored values and the features), and one slot more: a
+    value whose row was met before is written into the next free slot too, and not
+    kept (:func:`save_row`), which is one past the last once every row is kept."""
 
     marks: np.ndarray
     rows: np.ndarray
@@ -253,76 +255,117 @@ def scaled_score(scale, floor, idx, val, work, xs):
 
 
 @jit(inline="always")
-def first_touch(marks, i):
-    """Whether row ``i`` of the state is met for the first time in this call (its bit
-    of the bitmap ``marks``, all 0 when the call begins, is set now)."""
-    word = marks[i >> 3]
-    bit = np.uint8(1) << np.uint8(i & 7)
-    if word & bit:
-        return False
-    marks[i >> 3] = word | bit
-    return True
+def start_saves(saves, scale):
+    """Whether the call saves its rows (``saves.marks`` not empty); if so, whether it
+    saves their scale too (``scale`` not empty) is noted in ``saves.filled[1]``."""
+    saving = saves.marks.shape[0] > 0
+    if saving and scale.shape[0] > 0:
+        saves.filled[1] = 1
+    return saving
 
 
 @jit(inline="always")
 def save_row(saves, scale, i):
-    """Append row ``i`` to ``saves`` (its scale too when ``scale`` is not empty);
-    its place, where the caller saves the row of its own arrays."""
+    """Row ``i`` (and its scale when ``scale`` is not empty) into the next free slot
+    of ``saves``, which is kept only when the row is met for the first time in this
+    call (its bit of the bitmap ``saves.marks``, all 0 when the call begins, set
+    now): without a branch, the row written whether kept or not, so that no
+    misprediction costs a value (a third of a chunk's values are first touches).
+    Returns the slot, where the caller saves the row of its own arrays before
+    :func:`keep_row`. (The slot is at most the number of distinct rows: the room
+    holds one more, :class:`Saves`.)"""
     m = saves.filled[0]
     saves.rows[m] = i
     if scale.shape[0] > 0:
         saves.scale[m] = scale[i]
-        saves.filled[1] = 1
-    saves.filled[0] = m + 1
     return m
 
 
-@jit(borrowing=True)
+@jit(inline="always")
+def keep_row(saves, i, m):
+    """Keep slot ``m`` (see :func:`save_row`) when row ``i`` is met for the first
+    time, and mark it: the next free slot then follows it."""
+    word = saves.marks[i >> 3]
+    bit = np.uint8(1) << np.uint8(i & 7)
+    saves.marks[i >> 3] = word | bit
+    saves.filled[0] = m + ((word & bit) == 0)
+
+
+@jit(inline="always")
+def _weights_into(zs, roots, out, k, rate, beta, l1, l2):
+    """:func:`_weight` of the first ``k`` pairs of ``zs`` and ``roots`` into ``out``,
+    without a branch (both sides computed, then one chosen), so that the loop
+    vectorizes: the same floats. A zero divisor (``beta`` = ``l2`` = 0 and a
+    coordinate never stepped) can only occur where ``|z| <= l1`` (z = 0 there),
+    whose 0 is chosen."""
+    for a in range(k):
+        z = zs[a]
+        shrunk = z - l1 if z > 0.0 else z + l1
+        w = -shrunk / ((beta + roots[a]) * rate + l2)
+        out[a] = 0.0 if abs(z) <= l1 else w
+
+
+@jit(borrowing=True, error_model="numpy")
 def _ftrl_chunk(
-    zn, scal, counts, rows, pre, work, xs, saves, saved_zn, rate, beta, l1, l2, scale, floor
-):
+    zn, scal, counts, rows, pre, work, xs, zs, roots, saves, saved_zn, rate, beta, l1, l2,
+    scale, floor,
+):  # fmt: skip
     """ZYS Alg. 1 over a chunk, standard FTRL order (module docstring): per example,
-    the touched weights from (z, sqrt n) into ``work``, the score (written to ``pre``
-    when asked), then z, sqrt n updated with the gradient and the class's mean score
-    moved. ``zn`` holds z_i and sqrt(n_i) side by side (one cache line a coordinate).
-    A non-empty ``scale`` is the running maximum of each column's |x|, grown by the
-    row after its prequential score; the step then takes the row divided by it (at
-    least ``floor``: module docstring). ``xs`` keeps the row's values in the scale the
-    step takes (one division a value; computed again only when a column's divisor
-    moved). ``rate`` is 1/gamma (a product where the module docstring divides by
-    gamma). ``saves`` (:class:`Saves`; ``marks`` empty: none) and ``saved_zn``: the rows of
-    ``zn`` (and of a non-empty ``scale``) as they were before the call, each saved
-    before its first write (``StateSpec.self_saved``). Returns whether every value
-    it wrote to ``zn`` is finite (``StateSpec.checked``: the scale holds maxima of
-    checked values)."""
+    the touched (z, sqrt n) gathered into ``zs``, ``roots`` and the row's values (in
+    the scale) into ``xs``; the touched weights into ``work``; the score (written to
+    ``pre`` when asked); then z, sqrt n stepped with the gradient in those buffers and
+    written back where the gradient is not 0, and the class's mean score moved. The
+    weights and the step run over contiguous buffers without a branch, so that they
+    vectorize; the score is summed value by value in the row's order: the floats of
+    the value-by-value loop. ``zn`` holds z_i and sqrt(n_i) side by side (one cache
+    line a coordinate). A non-empty ``scale`` is the running maximum of each column's
+    |x|, grown by the row after its prequential score; the step then takes the row
+    divided by it (at least ``floor``: module docstring; ``xs`` computed again only
+    when a column's divisor moved). ``rate`` is 1/gamma (a product where the module
+    docstring divides by gamma). ``saves`` (:class:`Saves`; ``marks`` empty: none)
+    and ``saved_zn``: the rows of ``zn`` (and of a non-empty ``scale``) as they were
+    before the call, each saved before its first write (``StateSpec.self_saved``).
+    Divides as IEEE 754 does (``error_model="numpy"``: :func:`_weights_into`; every
+    other divisor is checked non-zero). Returns whether every value it wrote to
+    ``zn`` is finite (``StateSpec.checked``: the scale holds maxima of checked
+    values)."""
     scores = pre.shape[0] == n_rows(rows)
     finite = True
-    saving = saves.marks.shape[0] > 0
+    saving = start_saves(saves, scale)
     for r in range(n_rows(rows)):
         idx, val, y = row(rows, r)
         prefetch_row_of(zn, rows, r + 1)  # (the next example's, when zn is large)
         prefetch_row_of(scale, rows, r + 1)
-        s = 0.0
-        for a in range(val.shape[0]):
+        k = val.shape[0]
+        for a in range(k):  # the row's state and values, gathered
             i = col(idx, a)
-            if saving and first_touch(saves.marks, i):
+            if saving:
                 m = save_row(saves, scale, i)
                 saved_zn[m, 0] = zn[i, 0]
                 saved_zn[m, 1] = zn[i, 1]
-            w = _weight(zn[i, 0], zn[i, 1], rate, beta, l1, l2)
-            s += held_term(w, scale, floor, i, val[a], a, work, xs)
+                keep_row(saves, i, m)
+            zs[a] = zn[i, 0]
+            roots[a] = zn[i, 1]
+            xs[a] = in_scale(scale, floor, i, val[a])
+        _weights_into(zs, roots, work, k, rate, beta, l1, l2)
+        s = 0.0
+        for a in range(k):
+            s += work[a] * xs[a]
         if scores:
             pre[r] = s
         if scale.shape[0] > 0 and grow_scale(scale, idx, val, floor):
             s = scaled_score(scale, floor, idx, val, work, xs)
         c = auc_gradient_scale(s, y, counts, scal)
-        for a in range(val.shape[0]):
+        for a in range(k):  # the step (where g = 0 it is not written back)
             g = c * xs[a]
-            if g != 0.0:
+            root = roots[a]
+            root_new = np.sqrt(root * root + g * g)
+            roots[a] = root_new
+            zs[a] = zs[a] + (g - (root_new - root) * rate * work[a])
+        for a in range(k):
+            if c * xs[a] != 0.0:
                 i = col(idx, a)
-                root = zn[i, 1]
-                root_new = np.sqrt(root * root + g * g)
-                z = zn[i, 0] + (g - (root_new - root) * rate * work[a])
+                z, root_new = zs[a], roots[a]
                 zn[i, 0] = z
                 zn[i, 1] = root_new
                 finite &= (abs(z) < np.inf) & (root_new < np.inf)  # (False for NaN)
@@ -531,7 +574,8 @@ class SparseScaled:
         if log is None or not self._self_saved_state(chunk):
             return self._bind_update(chunk)(self)
         arrays = self._saved_arrays()
-        room = min(int(chunk.data.size), arrays[0].shape[0])
+        # a slot for each distinct row, and one for the last write (Saves)
+        room = min(int(chunk.data.size), arrays[0].shape[0]) + 1
         saves = Saves(
             np.zeros((arrays[0].shape[0] >> 3) + 1, np.uint8),
             np.empty(room, np.int64),
@@ -716,7 +760,7 @@ class FTRLAUC(SparseScaled, BaseStreamingAUC):
             kernel, state = _ftrl_reference_chunk, (self.zn_, self.w_, *head)
         else:
             room = row_room(chunk, reuse)
-            buffers = (np.empty(room), np.empty(room), *saves)
+            buffers = (*(np.empty(room) for _ in range(4)), *saves)
             kernel, state = _ftrl_chunk, (self.zn_, *head, *buffers)
         run = bound_call(kernel, *state, *params, *scaled, reuse=reuse)
         return lambda learner: run()

@@ -172,13 +172,14 @@ from .ftrl import (
     ROW_COPY,
     SparseScaled,
     auc_gradient_scale,
-    first_touch,
     held_term,
+    keep_row,
     observe_score,
     row_room,
     save_row,
     scaled_score,
     self_saved,
+    start_saves,
     weight_in_column,
 )
 
@@ -332,7 +333,7 @@ def _spam_coordinate_chunk(
     finite."""
     scores = pre.shape[0] == n_rows(rows)
     finite = True
-    saving = saves.marks.shape[0] > 0
+    saving = start_saves(saves, scale)
     for r in range(n_rows(rows)):
         idx, val, y = row(rows, r)
         prefetch_row_of(v, rows, r + 1)  # (the next example's, when v is large)
@@ -342,12 +343,13 @@ def _spam_coordinate_chunk(
         s = 0.0
         for a in range(val.shape[0]):
             i = col(idx, a)
-            if saving and first_touch(saves.marks, i):
+            if saving:
                 m = save_row(saves, scale, i)
                 saved_v[m] = v[i]
                 saved_rates[m, 0] = rates[i, 0]
                 saved_rates[m, 1] = rates[i, 1]
                 saved_rates[m, 2] = rates[i, 2]
+                keep_row(saves, i, m)
             w = 0.0
             if val[a] != 0.0:
                 w = _brought(v[i], rates[i, 2], t - 1.0 - rates[i, 1], l1, l2)

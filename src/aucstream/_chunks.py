@@ -206,14 +206,17 @@ def _values_ok(values):
     """Every value finite and below the magnitude beyond which rows are checked.
 
     Without a branch per value (so the loop vectorizes), in blocks that end the check
-    at the first block with a bad value.
+    at the first block with a bad value. (Each block's loop counts from 0 to its
+    length: a loop over ``range(start, min(start + size, n))`` inside ``range(0, n,
+    size)`` did not vectorize; docs/benchmarks.md.)
     """
     n = values.shape[0]
-    for start in range(0, n, 512):
-        ok = True
-        for a in range(start, min(start + 512, n)):
-            ok &= abs(values[a]) < _SAFE_MAGNITUDE  # False for NaN
-        if not ok:
+    for block in range(n // 4096 + 1):
+        start = block * 4096
+        bad = 0
+        for a in range(min(4096, n - start)):
+            bad += not abs(values[start + a]) < _SAFE_MAGNITUDE  # (NaN counts)
+        if bad:
             return False
     return True
 
@@ -239,11 +242,12 @@ def _csr_ok(indptr, indices, data, n_cols):
     if not ok or nnz > indices.shape[0] or nnz > data.shape[0]:
         return False
     falls = 0
-    for a in range(nnz):
-        c = indices[a]
+    if nnz > 0:
+        ok &= (indices[0] >= 0) & (indices[0] < n_cols)
+    for a in range(nnz - 1):  # (no branch in the loop: it vectorizes)
+        c = indices[a + 1]
         ok &= (c >= 0) & (c < n_cols)
-        if a > 0:
-            falls += c <= indices[a - 1]
+        falls += c <= indices[a]
     for r in range(n):  # each non-empty row's first entry, once
         lo = indptr[r]
         if 0 < lo < indptr[r + 1]:

@@ -456,3 +456,54 @@ def test_a_large_call_saves_the_rows_it_writes_and_a_failure_puts_them_back(make
     assert copied.scale_.max() == 3.0
     for name in state:
         np.testing.assert_array_equal(getattr(model, name), getattr(copied, name), err_msg=name)
+
+
+@pytest.mark.parametrize("make", [FTRLAUC, SPAM], ids=["FTRLAUC", "SPAM"])
+def test_the_unit_box_memo_never_hides_a_grown_scale(make, monkeypatch):
+    """A large call within the unit box skips the O(d) maximum of ``scale_`` when the
+    learner's last large call left it at most 1 (``ftrl._WITHIN_FLOOR``). Whatever
+    else grows the scale in between (a one-row call, whose bound kernel serves the
+    rows after it; a large call beyond 1; a call undone after its kernel ran) must
+    make the next call read the scale: the same floats as without the memo (a memo
+    that forgot ``n_samples_seen_`` fails here)."""
+    from aucstream import _calibration, ftrl
+
+    X, y = sparse_stream(n=1400, d=300, density=0.1, seed=3)
+    big = X[600:601].copy()
+    big.data[:] = 4.0  # (one row beyond 1)
+    beyond = X[800:1000].copy()
+    beyond.data *= 2.5
+
+    def fail(*args):
+        raise FloatingPointError("a failure after the kernel")
+
+    def row(X, i):
+        return dict(zip(X[i].indices.tolist(), X[i].data.tolist()))
+
+    def run(memo: bool):
+        if not memo:  # (a memo that never remembers)
+            monkeypatch.setattr(
+                ftrl,
+                "_WITHIN_FLOOR",
+                type("Never", (dict,), {"__setitem__": lambda self, key, value: None})(),
+            )
+        model = make().fit(X[:200], y[:200])
+        model.partial_fit(X[200:400], y[200:400])  # (remembered: at most 1)
+        model.learn_one(row(X, 400), y[400])  # one row: its kernel bound
+        model.partial_fit(X[401:600], y[401:600])  # (remembered again)
+        model.learn_one(row(big, 0), y[600])  # the bound kernel: the scale grows to 4
+        model.partial_fit(X[1000:1200], y[1000:1200])
+        with monkeypatch.context() as patch:
+            patch.setattr(_calibration, "learnt", fail)
+            with pytest.raises(FloatingPointError):
+                model.partial_fit(beyond, y[800:1000])  # undone
+        model.partial_fit(X[1200:1400], y[1200:1400])
+        model.partial_fit(beyond, y[800:1000])
+        model.partial_fit(X[600:800], y[600:800])
+        monkeypatch.undo()
+        return model
+
+    with_memo, without = run(True), run(False)
+    assert with_memo.scale_.max() == 4.0
+    for name in ("scale_", "coef_", "calibration_", "counts_"):
+        np.testing.assert_array_equal(getattr(with_memo, name), getattr(without, name), name)

@@ -198,7 +198,7 @@ class BaseStreamingAUC(
         """
         with self._transaction():
             self._validate_params()
-            rows_in, labels = self._validate_input(X, y, reset=True)
+            rows_in, labels, _ = self._validate_input(X, y, reset=True)
             weights = self._validate_weights(sample_weight, rows_in)
             classes = self._check_two_classes(np.unique(labels), "y")
             n = rows_in.shape[0]

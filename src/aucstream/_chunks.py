@@ -506,13 +506,25 @@ def plain_rows(owner, X):
 def plain_rows_of_width(X, width: int):
     """:func:`plain_rows` for rows of ``width`` columns, whoever asks (a learner's
     first call takes the width from ``X``)."""
+    plain = plain_rows_and_arrays(X, width)
+    return None if plain is None else plain[0]
+
+
+def plain_rows_and_arrays(X, width: int) -> tuple | None:
+    """:func:`plain_rows_of_width` and, for a CSR matrix, the chunk arrays
+    ``(indptr, indices, data)`` its check made (int64, int64, float64: those
+    :func:`csr_arrays` would make of it; :func:`to_chunk` takes them, ``arrays``),
+    else None in their place: ``(rows, arrays)``, or None when the rows are not
+    plainly valid. A CSR matrix of scipy's int32 indices is thus converted and
+    checked once a call, not again by :func:`csr_arrays` (at 10^6 columns and 50
+    values a row, about 5% of FTRL-AUC's pass: docs/benchmarks.md)."""
     dense = type(X) is np.ndarray
     if not (dense or type(X) in CSR_TYPES) or X.dtype != np.float64:
         return None
     rows = quick_rows(X, width, True)
     if rows is None:
         return None
-    return rows[2] if dense else X
+    return (rows[2], None) if dense else (X, rows)
 
 
 class Chunk(NamedTuple):
@@ -579,15 +591,20 @@ def to_chunk(
     pre_scores: np.ndarray | None = None,
     sample_weight: np.ndarray | None = None,
     dense_in_place: bool = False,
+    arrays: tuple | None = None,
 ) -> Chunk:
     """Turn a validated dense array or sparse matrix and +/-1 labels into a Chunk.
 
     With ``dense_in_place`` (learners whose kernels read both layouts, see
     :mod:`aucstream._kernels`) a dense block stays a C-contiguous float64 2-D array
     (``indptr`` and ``indices`` None, no copy when it already is one); otherwise it
-    becomes CSR arrays that store every entry.
+    becomes CSR arrays that store every entry. ``arrays``: the CSR arrays of ``X``
+    that :func:`plain_rows_and_arrays` checked in the same call, taken as they are.
     """
-    if dense_in_place and not sp.issparse(X):
+    if arrays is not None:
+        indptr, indices, data = arrays
+        d = X.shape[1]
+    elif dense_in_place and not sp.issparse(X):
         data = np.ascontiguousarray(np.atleast_2d(X), dtype=np.float64)
         indptr = indices = None
         d = data.shape[1]

@@ -121,6 +121,7 @@ Order of operations and deviations
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
 from typing import NamedTuple
 
@@ -128,6 +129,7 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from ._base import BaseStreamingAUC
+from ._calibration import step as calibration_step
 from ._chunks import Chunk
 from ._kernels import bound_call, col, jit, n_rows, prefetch_row_of, row, rows_of
 from ._kernels._lazy import check_example_counts
@@ -307,14 +309,17 @@ def _weights_into(zs, roots, out, k, rate, beta, l1, l2):
 
 @jit(borrowing=True, error_model="numpy")
 def _ftrl_chunk(
-    zn, scal, counts, rows, pre, work, xs, zs, roots, saves, saved_zn, rate, beta, l1, l2,
-    scale, floor,
+    zn, scal, counts, rows, pre, calibration, work, xs, zs, roots, saves, saved_zn, rate,
+    beta, l1, l2, scale, floor,
 ):  # fmt: skip
     """ZYS Alg. 1 over a chunk, standard FTRL order (module docstring): per example,
     the touched (z, sqrt n) gathered into ``zs``, ``roots`` and the row's values (in
     the scale) into ``xs``; the touched weights into ``work``; the score (written to
-    ``pre`` when asked); then z, sqrt n stepped with the gradient in those buffers and
-    written back where the gradient is not 0, and the class's mean score moved. The
+    ``pre`` when asked, and the ``calibration`` fitted on it:
+    :func:`aucstream._calibration.step`, whose chain of divisions and square roots
+    then overlaps the next rows' reads); then z, sqrt n stepped with the gradient in
+    those buffers and written back where the gradient is not 0, and the class's mean
+    score moved. The
     weights and the step run over contiguous buffers without a branch, so that they
     vectorize; the score is summed value by value in the row's order: the floats of
     the value-by-value loop. ``zn`` holds z_i and sqrt(n_i) side by side (one cache
@@ -353,6 +358,7 @@ def _ftrl_chunk(
             s += work[a] * xs[a]
         if scores:
             pre[r] = s
+            calibration_step(calibration, s, y, 1.0)
         if scale.shape[0] > 0 and grow_scale(scale, idx, val, floor):
             s = scaled_score(scale, floor, idx, val, work, xs)
         c = auc_gradient_scale(s, y, counts, scal)
@@ -374,12 +380,15 @@ def _ftrl_chunk(
 
 
 @jit(borrowing=True)
-def _ftrl_reference_chunk(zn, w, scal, counts, rows, pre, rate, beta, l1, l2, scale, floor):
+def _ftrl_reference_chunk(
+    zn, w, scal, counts, rows, pre, calibration, rate, beta, l1, l2, scale, floor
+):
     """The authors' C code's order (``reference_order=True``, module docstring): per
     example, the score with the weights ``w`` cached at each coordinate's previous
-    touch, p with the current example counted, then the touched weights recomputed
-    from (z, sqrt n) into ``w`` and z, sqrt n updated with them (in the running
-    column ``scale`` when not empty, as :func:`_ftrl_chunk`)."""
+    touch (the ``calibration`` fitted on it, as :func:`_ftrl_chunk`), p with the
+    current example counted, then the touched weights recomputed from (z, sqrt n)
+    into ``w`` and z, sqrt n updated with them (in the running column ``scale`` when
+    not empty, as :func:`_ftrl_chunk`)."""
     scores = pre.shape[0] == n_rows(rows)
     for r in range(n_rows(rows)):
         idx, val, y = row(rows, r)
@@ -389,6 +398,7 @@ def _ftrl_reference_chunk(zn, w, scal, counts, rows, pre, rate, beta, l1, l2, sc
             s += w[i] * in_scale(scale, floor, i, val[a])
         if scores:
             pre[r] = s
+            calibration_step(calibration, s, y, 1.0)
         if scale.shape[0] > 0 and grow_scale(scale, idx, val, floor):
             s = 0.0
             for a in range(val.shape[0]):
@@ -514,6 +524,16 @@ def ftrl_weights(
     return w
 
 
+#: Per learner, ``(a weak reference to scale_, n, floor)`` when its large calls (not
+#: the one-row path, which binds the scale for the rows to come) left ``scale_`` at most
+#: ``floor`` everywhere up to ``n_samples_seen_ == n``: the next such call skips the O(d)
+#: maximum of ``scale_`` (:meth:`SparseScaled._kernel_scale`; measured in
+#: docs/benchmarks.md). Whatever else writes the scale changes the key: a kernel given the
+#: scale (the entry is dropped), an undone call (``n_samples_seen_`` restored with
+#: it), a loaded or merged model (a new array).
+_WITHIN_FLOOR: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
 class SparseScaled:
     """What the O(k) sparse learners (:class:`FTRLAUC`, :class:`~aucstream.SPAM`)
     share: their running column scale ``scale_`` (:mod:`aucstream._running_scale`;
@@ -553,11 +573,21 @@ class SparseScaled:
         scale = self._scale()
         floor = self._floor()
         if reuse or floor == 0.0 or chunk.names_few(ROW_COPY):
+            _WITHIN_FLOOR.pop(self, None)
             return scale
         data = chunk.data
         if data.size and max(float(data.max()), -float(data.min())) > floor:
+            _WITHIN_FLOOR.pop(self, None)
             return scale
-        return _NO_SCALE if float(scale.max(initial=0.0)) <= floor else scale
+        seen = self.__dict__.get("n_samples_seen_")
+        known = _WITHIN_FLOOR.get(self)
+        if seen is None or known is None or known[1:] != (seen, floor) or known[0]() is not scale:
+            if float(scale.max(initial=0.0)) > floor:
+                return scale
+        # this call leaves the scale as it is, at most the floor, up to its last row
+        if seen is not None:
+            _WITHIN_FLOOR[self] = (weakref.ref(scale), seen + chunk.n_samples, floor)
+        return _NO_SCALE
 
     def _saved_arrays(self) -> tuple:
         """The arrays besides ``scale_`` whose rows a saving kernel call saves, in the
@@ -693,7 +723,9 @@ class FTRLAUC(SparseScaled, BaseStreamingAUC):
     }
     # (what a call saves by rows depends on its number of stored values, not on its
     # label only: row_written_by_class stays False)
-    _tags = LearnerTags(dense_kernels=True, kernel_prequential=True, update_draws=False)
+    _tags = LearnerTags(
+        dense_kernels=True, kernel_prequential=True, kernel_calibrates=True, update_draws=False
+    )
     _state_spec = StateSpec(
         logged=_logged,
         by_rows=_saved_by_rows,
@@ -754,7 +786,7 @@ class FTRLAUC(SparseScaled, BaseStreamingAUC):
         standard order, None in the authors'."""
         params = 1.0 / float(self.gamma), float(self.beta), float(self.l1), float(self.l2)
         scaled = (self._kernel_scale(chunk, reuse), self._floor())
-        head = (self.scalars_, self.counts_, rows_of(chunk), chunk.pre_scores)
+        head = (self.scalars_, self.counts_, rows_of(chunk), chunk.pre_scores, self.calibration_)
         state: tuple
         if self.reference_order:
             kernel, state = _ftrl_reference_chunk, (self.zn_, self.w_, *head)

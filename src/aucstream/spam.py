@@ -160,6 +160,7 @@ from collections.abc import Callable
 import numpy as np
 
 from ._base import BaseStreamingAUC
+from ._calibration import step as calibration_step
 from ._chunks import Chunk
 from ._kernels import bound_call, col, jit, n_rows, prefetch_row_of, row, rows_of
 from ._params import PASS_ORDER, StrOptions, non_negative, positive
@@ -233,14 +234,18 @@ def _gradient(s, y, counts, scal, scale, floor, idx, val, work, xs):
 
 
 @jit(borrowing=True)
-def _spam_chunk(v, scal, counts, rows, pre, work, xs, eta0, l1, l2, a_min, b_max, scale, floor):
+def _spam_chunk(
+    v, scal, counts, rows, pre, calibration, work, xs, eta0, l1, l2, a_min, b_max, scale, floor
+):
     """SPAM over a chunk with lazy proximal steps (module docstring); the form is
     folded before a step when A < ``a_min`` or B > ``b_max``. A non-empty ``scale``
     is the running maximum of each column's |x|, grown by the row after its
     prequential score; the step then takes the row divided by it (at least
     ``floor``: module docstring). ``xs`` keeps the row's values in the scale the step
     takes (one division a value; computed again only when a column's divisor moved).
-    Returns whether every value it wrote to ``v`` is finite (``StateSpec.checked``: a
+    Each prequential score fits the ``calibration`` as it is written
+    (:func:`aucstream._calibration.step`). Returns whether every value it wrote to
+    ``v`` is finite (``StateSpec.checked``: a
     fold writes weights no larger than the finite values it reads, the scale maxima
     of checked values)."""
     scores = pre.shape[0] == n_rows(rows)
@@ -259,6 +264,7 @@ def _spam_chunk(v, scal, counts, rows, pre, work, xs, eta0, l1, l2, a_min, b_max
             s += held_term(w, scale, floor, i, val[a], a, work, xs)
         if scores:
             pre[r] = s
+            calibration_step(calibration, s, y, 1.0)
         s, c = _gradient(s, y, counts, scal, scale, floor, idx, val, work, xs)
         eta = eta0 / np.sqrt(counts[0] + 1.0)
         shrink = eta * l1
@@ -309,6 +315,7 @@ def _spam_coordinate_chunk(
     counts,
     rows,
     pre,
+    calibration,
     work,
     xs,
     saves,
@@ -325,7 +332,8 @@ def _spam_coordinate_chunk(
     its (steps taken, example of the last one, step size of the last one); a touched
     coordinate is first brought to the previous example by its proximal steps since
     (:func:`_brought`), then stepped with eta0 / sqrt(n_i). Values 0 touch nothing
-    (dense = sparse). The running column ``scale`` as :func:`_spam_chunk`.
+    (dense = sparse). The running column ``scale`` and the ``calibration`` as
+    :func:`_spam_chunk`.
     ``saves`` (:class:`~aucstream.ftrl.Saves`; ``marks`` empty: none), ``saved_v``
     and ``saved_rates``: the rows of ``v``, ``rates`` (and of a non-empty ``scale``)
     as they were before the call, each saved before its first write
@@ -356,6 +364,7 @@ def _spam_coordinate_chunk(
             s += held_term(w, scale, floor, i, val[a], a, work, xs)
         if scores:
             pre[r] = s
+            calibration_step(calibration, s, y, 1.0)
         s, c = _gradient(s, y, counts, scal, scale, floor, idx, val, work, xs)
         for a in range(val.shape[0]):
             if val[a] == 0.0:
@@ -545,7 +554,9 @@ class SPAM(SparseScaled, BaseStreamingAUC):
         "l1": [0.0] + [10.0**k for k in range(-6, 0)],
         "l2": [0.0] + [10.0**k for k in range(-6, 0)],
     }
-    _tags = LearnerTags(dense_kernels=True, kernel_prequential=True, update_draws=False)
+    _tags = LearnerTags(
+        dense_kernels=True, kernel_prequential=True, kernel_calibrates=True, update_draws=False
+    )
     #: ``v_`` and ``scale_``: a call writes them in the rows of its examples' features
     #: only, unless it folds (:func:`_no_fold_in`)
     _state_spec = StateSpec(
@@ -624,14 +635,14 @@ class SPAM(SparseScaled, BaseStreamingAUC):
         room = row_room(chunk, reuse)
         # the rows, the scores' and the row's buffers, the step and the penalty
         args = (
-            *(rows_of(chunk), chunk.pre_scores, np.empty(room), np.empty(room)),
+            *(rows_of(chunk), chunk.pre_scores, self.calibration_, np.empty(room), np.empty(room)),
             *(float(self.eta0), float(self.l1), float(self.l2)),
         )
         scaled = (self._kernel_scale(chunk, reuse), self._floor())
         v, scal, counts = self.v_, self.scalars_, self.counts_
         if self.step == "coordinate":
             state: tuple = (v, self.rates_, scal, counts)
-            head, step = args[:4], args[4:]
+            head, step = args[:5], args[5:]
             kernel = _spam_coordinate_chunk
             run = bound_call(kernel, *state, *head, *saves, *step, *scaled, reuse=reuse)
         else:

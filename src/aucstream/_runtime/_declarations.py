@@ -553,12 +553,14 @@ class HoldsLearners:
         """What scores for the learner now (module docstring of the class)."""
         raise NotImplementedError
 
-    def _learn(self, X, y, pre_scores=None, sample_weight=None) -> None:
+    def _learn(self, X, y, pre_scores=None, sample_weight=None, arrays=None) -> None:
         scores = self._learn_rows(X, y, sample_weight, pre_scores is not None)
         if pre_scores is not None:
             pre_scores[:] = scores
 
-    def _learn_prequential(self, X, y, weights: np.ndarray | None) -> np.ndarray:
+    def _learn_prequential(
+        self, X, y, weights: np.ndarray | None, arrays: tuple | None = None
+    ) -> np.ndarray:
         return self._learn_rows(X, y, weights, True)
 
     def _raw_scores(self, X) -> np.ndarray:

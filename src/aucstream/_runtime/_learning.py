@@ -27,8 +27,7 @@ from .._chunks import (
     _values_ok,
     check_magnitude,
     check_sparse_structure,
-    plain_rows,
-    plain_rows_of_width,
+    plain_rows_and_arrays,
     to_chunk,
 )
 from .._config import fast_path_on, format_bytes, get_config
@@ -124,22 +123,29 @@ def _plain_labels(y) -> np.ndarray | None:
     return labels
 
 
-def _plain_input(learner, X, y) -> tuple[np.ndarray, np.ndarray] | None:
-    """``(X, y)`` as scikit-learn's ``validate_data`` would return them, when ``X`` is
-    plainly valid (:func:`aucstream._chunks.plain_rows`) and ``y`` a 1-D list or array
-    of as many finite numbers or strings (:func:`_plain_labels`): what a learner
-    learning through :meth:`BaseStreamingAUC._learn` (a pipeline, a search) checks on
-    every call. Else None: the caller validates in full."""
+def _plain_input(learner, X, y) -> tuple | None:
+    """``(X, y, arrays)``: ``X`` and ``y`` as scikit-learn's ``validate_data`` would
+    return them, when ``X`` is plainly valid (:func:`aucstream._chunks.plain_rows`)
+    and ``y`` a 1-D list or array of as many finite numbers or strings
+    (:func:`_plain_labels`): what a learner learning through
+    :meth:`BaseStreamingAUC._learn` (a pipeline, a search) checks on every call; and
+    the CSR arrays the check made of a sparse ``X``
+    (:func:`aucstream._chunks.plain_rows_and_arrays`), else None. None when not
+    plain: the caller validates in full."""
     labels = _plain_labels(y)
     if labels is None:
         return None
-    X = plain_rows(learner, X)
-    if X is None or X.shape[0] != labels.shape[0]:
+    state = learner.__dict__
+    width = state.get("n_features_in_")
+    if width is None or "feature_names_in_" in state:
         return None
-    return X, labels
+    plain = plain_rows_and_arrays(X, width)
+    if plain is None or plain[0].shape[0] != labels.shape[0]:
+        return None
+    return plain[0], labels, plain[1]
 
 
-def _plain_first_input(X, y) -> tuple[np.ndarray, np.ndarray] | None:
+def _plain_first_input(X, y) -> tuple | None:
     """:func:`_plain_input` for the call that sets the width (``fit``, a first
     ``partial_fit``), which takes it from ``X``: ``(X, y)`` when ``X`` is a C-contiguous
     float64 ndarray or a CSR matrix of at least one column and plainly valid rows, and ``y``
@@ -159,10 +165,10 @@ def _plain_first_input(X, y) -> tuple[np.ndarray, np.ndarray] | None:
     ):
         return None  # continuous (or huge) labels: scikit-learn's verdict
     width = X.shape[1] if type(X) is np.ndarray or type(X) in CSR_TYPES else 0
-    X = plain_rows_of_width(X, width) if width >= 1 else None
-    if X is None or X.shape[0] != labels.shape[0]:
+    plain = plain_rows_and_arrays(X, width) if width >= 1 else None
+    if plain is None or plain[0].shape[0] != labels.shape[0]:
         return None
-    return X, labels
+    return plain[0], labels, plain[1]
 
 
 def _unknown_labels(y: np.ndarray, classes: np.ndarray) -> np.ndarray:
@@ -248,7 +254,10 @@ class LearningStep(LearnerHost):
             return _state.transaction(self)
         return _state.transaction(self, self._row_logged_state())
 
-    def _validate_input(self, X, y, reset: bool) -> tuple[Any, np.ndarray]:
+    def _validate_input(self, X, y, reset: bool) -> tuple[Any, np.ndarray, tuple | None]:
+        """``(X, y, arrays)``: the checked rows and labels, and the CSR arrays of
+        plainly valid sparse rows (:func:`_plain_input`; :func:`to_chunk` takes them)
+        or None."""
         if y is None:
             raise ValueError(
                 f"{type(self).__name__} requires y to be passed, but the target y is None"
@@ -272,7 +281,7 @@ class LearningStep(LearnerHost):
         if reset:  # later chunks are checked against classes_ (cheaper than type_of_target)
             check_classification_targets(y)
         check_magnitude(X)
-        return X, y
+        return X, y, None
 
     def _check_two_classes(self, classes: np.ndarray, what: str) -> np.ndarray:
         if classes.size == 2:
@@ -316,6 +325,7 @@ class LearningStep(LearnerHost):
         y,
         pre_scores: np.ndarray | None = None,
         sample_weight: np.ndarray | None = None,
+        arrays: tuple | None = None,
     ) -> None:
         y_pm = np.where(y == self.classes_[1], 1.0, -1.0)
         calibrate = self._tags.kernel_prequential and not self.is_batch
@@ -327,6 +337,7 @@ class LearningStep(LearnerHost):
             pre_scores=pre_scores,
             sample_weight=sample_weight,
             dense_in_place=self._tags.dense_kernels,
+            arrays=arrays,
         )
         self._learn_chunk(chunk, X)
 
@@ -425,10 +436,12 @@ class LearningStep(LearnerHost):
                 "Use a smaller step size or scale the features"
             )
 
-    def _learn_prequential(self, X, y, weights: np.ndarray | None) -> np.ndarray:
+    def _learn_prequential(
+        self, X, y, weights: np.ndarray | None, arrays: tuple | None = None
+    ) -> np.ndarray:
         scores = np.empty(X.shape[0])
         if self._tags.kernel_prequential:
-            self._learn(X, y, pre_scores=scores, sample_weight=weights)
+            self._learn(X, y, pre_scores=scores, sample_weight=weights, arrays=arrays)
             return scores
         for i in range(X.shape[0]):
             row = X[i : i + 1]
@@ -473,7 +486,7 @@ class LearningStep(LearnerHost):
         """
         validate_params_once(self)
         first = not hasattr(self, "classes_")
-        X, y = self._validate_input(X, y, reset=first)
+        X, y, arrays = self._validate_input(X, y, reset=first)
         weights = self._validate_weights(sample_weight, X)
         if classes is not None:
             classes = self._check_two_classes(np.unique(np.asarray(classes)), "classes")
@@ -495,6 +508,6 @@ class LearningStep(LearnerHost):
                 f"classes_={self.classes_.tolist()}"
             )
         if scores is None:
-            self._learn(X, y, sample_weight=weights)
+            self._learn(X, y, sample_weight=weights, arrays=arrays)
         else:
-            scores.append(self._learn_prequential(X, y, weights))
+            scores.append(self._learn_prequential(X, y, weights, arrays))

@@ -123,7 +123,6 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable
-from typing import NamedTuple
 
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
@@ -133,6 +132,14 @@ from ._calibration import step as calibration_step
 from ._chunks import Chunk
 from ._kernels import bound_call, col, jit, n_rows, prefetch_row_of, row, rows_of
 from ._kernels._lazy import check_example_counts
+from ._kernels._saves import (
+    NO_SAVES,
+    keep_row,
+    new_saves,
+    record_saves,
+    save_row,
+    start_saves,
+)
 from ._params import PASS_ORDER, StrOptions, non_negative, positive
 from ._running_scale import coef_in_columns, grow_scale
 from ._runtime import LearnerTags, StateSpec
@@ -145,27 +152,8 @@ __all__ = ["FTRLAUC", "ROW_COPY", "auc_gradient_scale", "ftrl_weights"]
 _NO_SCALE = np.empty(0)
 
 
-class Saves(NamedTuple):
-    """What a kernel call that saves the state's rows itself (``StateSpec.self_saved``)
-    writes them into, with the learner's own buffers of its arrays' rows:
-    ``marks`` a bitmap of the rows met so far (all 0 at the start), ``rows`` the rows
-    saved in turn, ``scale`` their running column scale, ``filled`` = (rows saved,
-    1 when the call was given the scale). Room for every distinct feature of the
-    call (the lesser of its stored values and the features), and one slot more: a
-    value whose row was met before is written into the next free slot too, and not
-    kept (:func:`save_row`), which is one past the last once every row is kept."""
-
-    marks: np.ndarray
-    rows: np.ndarray
-    scale: np.ndarray
-    filled: np.ndarray
-
-
 #: No saved rows of a d x 2 array.
 _NO_ROWS2 = np.zeros((0, 2))
-
-#: The kernels' "save nothing" (``marks`` empty).
-NO_SAVES = Saves(np.zeros(0, np.uint8), np.zeros(0, np.int64), np.zeros(0), np.zeros(2, np.int64))
 
 # indices into scalars_: the running mean scores of the positives and the negatives
 _AHAT, _BHAT = 0, 1
@@ -257,43 +245,6 @@ def scaled_score(scale, floor, idx, val, work, xs):
 
 
 @jit(inline="always")
-def start_saves(saves, scale):
-    """Whether the call saves its rows (``saves.marks`` not empty); if so, whether it
-    saves their scale too (``scale`` not empty) is noted in ``saves.filled[1]``."""
-    saving = saves.marks.shape[0] > 0
-    if saving and scale.shape[0] > 0:
-        saves.filled[1] = 1
-    return saving
-
-
-@jit(inline="always")
-def save_row(saves, scale, i):
-    """Row ``i`` (and its scale when ``scale`` is not empty) into the next free slot
-    of ``saves``, which is kept only when the row is met for the first time in this
-    call (its bit of the bitmap ``saves.marks``, all 0 when the call begins, set
-    now): without a branch, the row written whether kept or not, so that no
-    misprediction costs a value (a third of a chunk's values are first touches).
-    Returns the slot, where the caller saves the row of its own arrays before
-    :func:`keep_row`. (The slot is at most the number of distinct rows: the room
-    holds one more, :class:`Saves`.)"""
-    m = saves.filled[0]
-    saves.rows[m] = i
-    if scale.shape[0] > 0:
-        saves.scale[m] = scale[i]
-    return m
-
-
-@jit(inline="always")
-def keep_row(saves, i, m):
-    """Keep slot ``m`` (see :func:`save_row`) when row ``i`` is met for the first
-    time, and mark it: the next free slot then follows it."""
-    word = saves.marks[i >> 3]
-    bit = np.uint8(1) << np.uint8(i & 7)
-    saves.marks[i >> 3] = word | bit
-    saves.filled[0] = m + ((word & bit) == 0)
-
-
-@jit(inline="always")
 def _weights_into(zs, roots, out, k, rate, beta, l1, l2):
     """:func:`_weight` of the first ``k`` pairs of ``zs`` and ``roots`` into ``out``,
     without a branch (both sides computed, then one chosen), so that the loop
@@ -327,8 +278,9 @@ def _ftrl_chunk(
     |x|, grown by the row after its prequential score; the step then takes the row
     divided by it (at least ``floor``: module docstring; ``xs`` computed again only
     when a column's divisor moved). ``rate`` is 1/gamma (a product where the module
-    docstring divides by gamma). ``saves`` (:class:`Saves`; ``marks`` empty: none)
-    and ``saved_zn``: the rows of ``zn`` (and of a non-empty ``scale``) as they were
+    docstring divides by gamma). ``saves``
+    (:class:`~aucstream._kernels._saves.Saves`; ``marks`` empty: none) and ``saved_zn``: the
+    rows of ``zn`` (and of a non-empty ``scale``) as they were
     before the call, each saved before its first write (``StateSpec.self_saved``).
     Divides as IEEE 754 does (``error_model="numpy"``: :func:`_weights_into`; every
     other divisor is checked non-zero). Returns whether every value it wrote to
@@ -604,24 +556,11 @@ class SparseScaled:
         if log is None or not self._self_saved_state(chunk):
             return self._bind_update(chunk)(self)
         arrays = self._saved_arrays()
-        # a slot for each distinct row, and one for the last write (Saves)
-        room = min(int(chunk.data.size), arrays[0].shape[0]) + 1
-        saves = Saves(
-            np.zeros((arrays[0].shape[0] >> 3) + 1, np.uint8),
-            np.empty(room, np.int64),
-            np.empty(room if self.column_scale is not None else 0),
-            np.zeros(2, np.int64),
-        )
-        buffers = tuple(np.empty((room, *a.shape[1:])) for a in arrays)
+        saves, buffers = new_saves(arrays, chunk.data.size, self.column_scale is not None)
         try:
             return self._bind_update(chunk, saves=(saves, *buffers))(self)
         finally:
-            m = int(saves.filled[0])
-            rows = saves.rows[:m]
-            for array, saved in zip(arrays, buffers):
-                log.record(array, rows, saved[:m])
-            if saves.filled[1]:
-                log.record(self.scale_, rows, saves.scale[:m])
+            record_saves(log, saves, arrays, buffers, self.scale_)
 
     def _in_columns(self, coef: np.ndarray) -> np.ndarray:
         """``coef`` (scaled units, a new array) in the raw columns' units."""
@@ -780,8 +719,9 @@ class FTRLAUC(SparseScaled, BaseStreamingAUC):
     ) -> Callable:
         """The kernel's call with its arguments made once (every array is written in
         place; see :meth:`BaseStreamingAUC._bind_update`): the one-row path calls it
-        without numba's dispatch. ``saves``: :class:`Saves` and the buffer of rows of
-        ``zn_`` of a call that saves them (:meth:`SparseScaled._update`; the standard
+        without numba's dispatch. ``saves``: :class:`~aucstream._kernels._saves.Saves`
+        and the buffer of rows of ``zn_`` of a call that saves them
+        (:meth:`SparseScaled._update`; the standard
         order only). Returns the kernel's finite flag (``StateSpec.checked``) in the
         standard order, None in the authors'."""
         params = 1.0 / float(self.gamma), float(self.beta), float(self.l1), float(self.l2)

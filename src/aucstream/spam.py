@@ -163,24 +163,21 @@ from ._base import BaseStreamingAUC
 from ._calibration import step as calibration_step
 from ._chunks import Chunk
 from ._kernels import bound_call, col, jit, n_rows, prefetch_row_of, row, rows_of
+from ._kernels._saves import NO_SAVES, keep_row, save_row, start_saves
 from ._params import PASS_ORDER, StrOptions, non_negative, positive
 from ._running_scale import grow_scale
 from ._runtime import LearnerTags, StateSpec
 from ._typing import RandomState
 from .ftrl import (
     _ROW_LOG_MIN,
-    NO_SAVES,
     ROW_COPY,
     SparseScaled,
     auc_gradient_scale,
     held_term,
-    keep_row,
     observe_score,
     row_room,
-    save_row,
     scaled_score,
     self_saved,
-    start_saves,
     weight_in_column,
 )
 
@@ -334,7 +331,7 @@ def _spam_coordinate_chunk(
     (:func:`_brought`), then stepped with eta0 / sqrt(n_i). Values 0 touch nothing
     (dense = sparse). The running column ``scale`` and the ``calibration`` as
     :func:`_spam_chunk`.
-    ``saves`` (:class:`~aucstream.ftrl.Saves`; ``marks`` empty: none), ``saved_v``
+    ``saves`` (:class:`~aucstream._kernels._saves.Saves`; ``marks`` empty: none), ``saved_v``
     and ``saved_rates``: the rows of ``v``, ``rates`` (and of a non-empty ``scale``)
     as they were before the call, each saved before its first write
     (``StateSpec.self_saved``). Returns whether every value it wrote to ``v`` is
@@ -627,7 +624,7 @@ class SPAM(SparseScaled, BaseStreamingAUC):
     ) -> Callable:
         """The kernel's call with its arguments made once (every array is written in
         place; see :meth:`BaseStreamingAUC._bind_update`): the one-row path calls it
-        without numba's dispatch. ``saves``: :class:`~aucstream.ftrl.Saves` and the
+        without numba's dispatch. ``saves``: :class:`~aucstream._kernels._saves.Saves` and the
         buffers of rows of ``v_`` and ``rates_`` of a call that saves them
         (:meth:`~aucstream.ftrl.SparseScaled._update`; per-coordinate steps only).
         Returns the kernel's finite flag."""

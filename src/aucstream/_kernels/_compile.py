@@ -167,15 +167,15 @@ __all__ = [
     "prefetch",
 ]
 
-# Compiling a kernel that inlines sparse_dot / sparse_axpy more than once can trip a
-# pedantic check of numba's SSA pass ("variable '_sparse_dot__locals__..._acc_2.1' is
-# not in scope ... please report"): the inlined loop's accumulator is renamed per copy.
-# The compiled code is right (the kernels equal their references in the tests); only
-# this message, naming our inlined helpers, is silenced, so users do not see it at the
-# first (compiling) call.
+# Compiling a kernel that inlines sparse_dot / sparse_axpy (or prefetch_row_of) more
+# than once can trip a pedantic check of numba's SSA pass ("variable
+# '_sparse_dot__locals__..._acc_2.1' is not in scope ... please report"): the inlined
+# loop's variables are renamed per copy. The compiled code is right (the kernels equal
+# their references in the tests); only this message, naming our inlined helpers, is
+# silenced, so users do not see it at the first (compiling) call.
 warnings.filterwarnings(
     "ignore",
-    message=r"variable '_sparse_(dot|axpy)__locals__",
+    message=r"variable '_(sparse_dot|sparse_axpy|prefetch_row_of)__locals__",
     category=NumbaIRAssumptionWarning,
 )
 

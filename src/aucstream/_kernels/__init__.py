@@ -27,6 +27,7 @@ from ._compile import (
     plain,
     pointer,
     prefetch,
+    prefetch_span,
     register_overload,
 )
 from ._lazy import (
@@ -101,6 +102,7 @@ __all__ = [
     "n_rows",
     "pointer",
     "prefetch",
+    "prefetch_span",
     "PREFETCH_MIN_BYTES",
     "prefetch_row_of",
     "prefetch_rows",

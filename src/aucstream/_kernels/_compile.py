@@ -165,6 +165,7 @@ __all__ = [
     "bits_of_float",
     "plain",
     "prefetch",
+    "prefetch_span",
 ]
 
 # Compiling a kernel that inlines sparse_dot / sparse_axpy (or prefetch_row_of) more
@@ -470,6 +471,17 @@ def prefetch(typingctx, array, offset):
         return context.get_dummy_value()
 
     return sig, codegen
+
+
+@jit(inline="always")
+def prefetch_span(array, start, nbytes):
+    """:func:`prefetch` every cache line of the ``nbytes`` bytes of ``array``'s data
+    from byte ``start``: one every 64 bytes and the last byte's (a span that does not
+    begin on a line's boundary reaches one line further than probes every 64 bytes from
+    its start do: a row of 400 bytes spans 7 or 8 lines)."""
+    for b in range(0, nbytes, 64):
+        prefetch(array, start + b)
+    prefetch(array, start + nbytes - 1)
 
 
 @intrinsic

@@ -30,7 +30,7 @@ import numpy as np
 
 from .._chunks import flagged
 from .._fastpath import ByIdentity
-from .._kernels import jit, pointer, prefetch, read_only_view
+from .._kernels import jit, pointer, prefetch_span, read_only_view
 
 __all__ = [
     "Journalled",
@@ -534,9 +534,7 @@ def _gather(values, first, rows, out):
     n = rows.shape[0]
     for t in range(n):
         if t + 8 < n:
-            start = rows[t + 8] * step + skip
-            for b in range(0, width * values.itemsize, 64):
-                prefetch(values, start + b)
+            prefetch_span(values, rows[t + 8] * step + skip, width * values.itemsize)
         source = values[rows[t]]
         target = out[t]
         for j in range(width):
@@ -599,9 +597,7 @@ def _rows_finite(values, first, width, rows):
     skip = first * values.itemsize
     for q in range(rows.shape[0]):
         if q + _AHEAD < rows.shape[0]:  # random rows: ask for one well ahead
-            start = rows[q + _AHEAD] * step + skip
-            for b in range(0, width * values.itemsize, 64):
-                prefetch(values, start + b)
+            prefetch_span(values, rows[q + _AHEAD] * step + skip, width * values.itemsize)
         row = values[rows[q]]
         ok = True
         for j in range(width):

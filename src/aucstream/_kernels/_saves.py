@@ -8,8 +8,10 @@ than a save by rows can afford (:class:`aucstream._runtime._undo.UndoLog`). A la
 chunk at 10^6 columns then copies the state whole, though the kernel reads the rows it
 writes anyway. A kernel that saves each row into buffers just before it first writes
 it (a bitmap of the rows met, :class:`Saves`) costs a few stores a value; the caller
-hands the buffers to the log (:func:`record_saves`). Used by FTRL-AUC, SPAM
-(:mod:`aucstream.ftrl`, :mod:`aucstream.spam`) and SOLAM (:mod:`aucstream.solam`).
+hands the buffers to the log (:func:`record_saves`). Used by FTRL-AUC and SPAM
+(:mod:`aucstream.ftrl`, :mod:`aucstream.spam`). SOLAM's kernel does not: it reads a
+row's state in three passes and folds its lazy form every few chunks at 10^6 columns,
+and saving there was slower than its whole copies (docs/benchmarks.md, "Wide calls").
 """
 
 from __future__ import annotations

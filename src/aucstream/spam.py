@@ -304,7 +304,7 @@ def _brought(w, e, k, l1, l2):
     return np.copysign(max(np.exp(-k * fall) * abs(w) + (l1 / l2) * np.expm1(-k * fall), 0.0), w)
 
 
-@jit(borrowing=True, error_model="numpy")
+@jit(borrowing=True)
 def _spam_coordinate_chunk(
     v,
     rates,
@@ -315,7 +315,6 @@ def _spam_coordinate_chunk(
     calibration,
     work,
     xs,
-    steps,
     saves,
     saved_v,
     saved_rates,
@@ -331,11 +330,7 @@ def _spam_coordinate_chunk(
     coordinate is first brought to the previous example by its proximal steps since
     (:func:`_brought`), then stepped with eta0 / sqrt(n_i). Values 0 touch nothing
     (dense = sparse). The running column ``scale`` and the ``calibration`` as
-    :func:`_spam_chunk`. The step runs over the row's buffers without a branch (so
-    that it vectorizes; ``steps``: 3 x the row's room, the counts, the step sizes and
-    the new weights), then is written back where the row holds a value: the floats
-    of the value-by-value loop. Divides as IEEE 754 does (``error_model="numpy"``;
-    every divisor is at least 1).
+    :func:`_spam_chunk`.
     ``saves`` (:class:`~aucstream._kernels._saves.Saves`; ``marks`` empty: none), ``saved_v``
     and ``saved_rates``: the rows of ``v``, ``rates`` (and of a non-empty ``scale``)
     as they were before the call, each saved before its first write
@@ -363,30 +358,27 @@ def _spam_coordinate_chunk(
             w = 0.0
             if val[a] != 0.0:
                 w = _brought(v[i], rates[i, 2], t - 1.0 - rates[i, 1], l1, l2)
-            steps[0, a] = rates[i, 0]
             s += held_term(w, scale, floor, i, val[a], a, work, xs)
         if scores:
             pre[r] = s
             calibration_step(calibration, s, y, 1.0)
         s, c = _gradient(s, y, counts, scal, scale, floor, idx, val, work, xs)
-        k = val.shape[0]
-        for a in range(k):  # the step over the buffers, without a branch (it vectorizes)
-            n = steps[0, a] + 1.0
+        for a in range(val.shape[0]):
+            if val[a] == 0.0:
+                continue
+            i = col(idx, a)
+            n = rates[i, 0] + 1.0
             e = eta0 / np.sqrt(n)
             u = work[a] - e * c * xs[a]
             m = max(abs(u) - e * l1, 0.0)
-            steps[0, a] = n
-            steps[1, a] = e
-            steps[2, a] = np.copysign(m if l2 == 0.0 else m / (1.0 + e * l2), u)
-        for a in range(k):  # written back where the row holds a value
-            if val[a] != 0.0:
-                i = col(idx, a)
-                stored = steps[2, a]
-                finite &= abs(stored) < np.inf  # (False for NaN)
-                v[i] = stored
-                rates[i, 0] = steps[0, a]
-                rates[i, 1] = t
-                rates[i, 2] = steps[1, a]
+            if l2 != 0.0:  # (a division by 1 skipped: the same floats)
+                m /= 1.0 + e * l2
+            stored = np.copysign(m, u)
+            finite &= abs(stored) < np.inf  # (False for NaN)
+            v[i] = stored
+            rates[i, 0] = n
+            rates[i, 1] = t
+            rates[i, 2] = e
         observe_score(s, y, counts, scal)
     return finite
 
@@ -649,8 +641,7 @@ class SPAM(SparseScaled, BaseStreamingAUC):
             state: tuple = (v, self.rates_, scal, counts)
             head, step = args[:5], args[5:]
             kernel = _spam_coordinate_chunk
-            buffers = (*head, np.empty((3, room)), *saves)
-            run = bound_call(kernel, *state, *buffers, *step, *scaled, reuse=reuse)
+            run = bound_call(kernel, *state, *head, *saves, *step, *scaled, reuse=reuse)
         else:
             limits = (A_MIN, B_MAX)
             run = bound_call(_spam_chunk, v, scal, counts, *args, *limits, *scaled, reuse=reuse)

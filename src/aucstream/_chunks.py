@@ -496,11 +496,18 @@ def plain_rows(owner, X):
     checks of a call without the cost of the general validation (most of a one-row
     call: ``benchmarks/bench_base.py``, reported in docs/benchmarks.md).
     """
+    plain = plain_rows_for(owner, X)
+    return None if plain is None else plain[0]
+
+
+def plain_rows_for(owner, X) -> tuple | None:
+    """:func:`plain_rows` with the CSR arrays its check made
+    (:func:`plain_rows_and_arrays`)."""
     state = owner.__dict__
     width = state.get("n_features_in_")
     if width is None or "feature_names_in_" in state:
         return None
-    return plain_rows_of_width(X, width)
+    return plain_rows_and_arrays(X, width)
 
 
 def plain_rows_of_width(X, width: int):

@@ -263,29 +263,27 @@ def _ftrl_chunk(
     zn, scal, counts, rows, pre, calibration, work, xs, zs, roots, saves, saved_zn, rate,
     beta, l1, l2, scale, floor,
 ):  # fmt: skip
-    """ZYS Alg. 1 over a chunk, standard FTRL order (module docstring): per example,
-    the touched (z, sqrt n) gathered into ``zs``, ``roots`` and the row's values (in
-    the scale) into ``xs``; the touched weights into ``work``; the score (written to
-    ``pre`` when asked, and the ``calibration`` fitted on it:
-    :func:`aucstream._calibration.step`, whose chain of divisions and square roots
-    then overlaps the next rows' reads); then z, sqrt n stepped with the gradient in
-    those buffers and written back where the gradient is not 0, and the class's mean
-    score moved. The
-    weights and the step run over contiguous buffers without a branch, so that they
-    vectorize; the score is summed value by value in the row's order: the floats of
-    the value-by-value loop. ``zn`` holds z_i and sqrt(n_i) side by side (one cache
-    line a coordinate). A non-empty ``scale`` is the running maximum of each column's
-    |x|, grown by the row after its prequential score; the step then takes the row
-    divided by it (at least ``floor``: module docstring; ``xs`` computed again only
+    """ZYS Alg. 1 over a chunk, standard FTRL order (module docstring): per example, the
+    touched (z, sqrt n) gathered into ``zs``, ``roots`` and the row's values (in the
+    scale) into ``xs``; the touched weights into ``work``; the score (written to ``pre``
+    when asked, and the ``calibration`` fitted on it:
+    :func:`aucstream._calibration.step`, whose chain of divisions and square roots then
+    overlaps the next rows' reads); then z, sqrt n stepped with the gradient in those
+    buffers and written back where the gradient is not 0, and the class's mean score
+    moved. The weights and the step run over contiguous buffers without a branch, so
+    that they vectorize; the score is summed value by value in the row's order: the
+    floats of the value-by-value loop. ``zn`` holds z_i and sqrt(n_i) side by side (one
+    cache line a coordinate). A non-empty ``scale`` is the running maximum of each
+    column's |x|, grown by the row after its prequential score; the step then takes the
+    row divided by it (at least ``floor``: module docstring; ``xs`` computed again only
     when a column's divisor moved). ``rate`` is 1/gamma (a product where the module
-    docstring divides by gamma). ``saves``
-    (:class:`~aucstream._kernels._saves.Saves`; ``marks`` empty: none) and ``saved_zn``: the
-    rows of ``zn`` (and of a non-empty ``scale``) as they were
-    before the call, each saved before its first write (``StateSpec.self_saved``).
-    Divides as IEEE 754 does (``error_model="numpy"``: :func:`_weights_into`; every
-    other divisor is checked non-zero). Returns whether every value it wrote to
-    ``zn`` is finite (``StateSpec.checked``: the scale holds maxima of checked
-    values)."""
+    docstring divides by gamma). ``saves`` (:class:`~aucstream._kernels._saves.Saves`;
+    ``marks`` empty: none) and ``saved_zn``: the rows of ``zn`` (and of a non-empty
+    ``scale``) as they were before the call, each saved before its first write
+    (``StateSpec.self_saved``). Divides as IEEE 754 does (``error_model="numpy"``:
+    :func:`_weights_into`; every other divisor is checked non-zero). Returns whether
+    every value it wrote to ``zn`` is finite (``StateSpec.checked``: the scale holds
+    maxima of checked values)."""
     scores = pre.shape[0] == n_rows(rows)
     finite = True
     saving = start_saves(saves, scale)

@@ -28,6 +28,7 @@ from .._chunks import (
     check_magnitude,
     check_sparse_structure,
     plain_rows_and_arrays,
+    plain_rows_for,
     to_chunk,
 )
 from .._config import fast_path_on, format_bytes, get_config
@@ -135,11 +136,7 @@ def _plain_input(learner, X, y) -> tuple | None:
     labels = _plain_labels(y)
     if labels is None:
         return None
-    state = learner.__dict__
-    width = state.get("n_features_in_")
-    if width is None or "feature_names_in_" in state:
-        return None
-    plain = plain_rows_and_arrays(X, width)
+    plain = plain_rows_for(learner, X)
     if plain is None or plain[0].shape[0] != labels.shape[0]:
         return None
     return plain[0], labels, plain[1]

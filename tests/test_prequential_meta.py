@@ -21,7 +21,7 @@ from test_prequential import (
 
 from aucstream import OPAUC, SOLAM, OnePassSearch, StreamPipeline, _calibration
 from aucstream.datasets import iter_chunks
-from aucstream.evaluation import prequential
+from aucstream.evaluation import _prequential_merge, prequential
 from aucstream.evaluation._prequential_parts import _calibration_owner, _one_example
 from aucstream.preprocessing import OnlineStandardScaler
 
@@ -148,6 +148,12 @@ def _refused(X):
 
 def test_delay_0_feeds_a_pipeline_whole_chunks(monkeypatch):
     X, y = data(300, seed=3)
+    model = PIPELINES["scaler+SOLAM"]()
+    counting = Counting(model, monkeypatch)
+    prequential(model, iter_chunks(X, y, 100), metrics=ALL)
+    # the first chunk alone (read ahead for both labels), the small others together
+    assert counting.calls == [("test_then_train", 100), ("test_then_train", 200)]
+    monkeypatch.setattr(_prequential_merge, "ENABLED", False)
     model = PIPELINES["scaler+SOLAM"]()
     counting = Counting(model, monkeypatch)
     prequential(model, iter_chunks(X, y, 100), metrics=ALL)

@@ -16,8 +16,16 @@ from aucstream import search as search_module
 from aucstream._check_model import _assert_same_model
 from aucstream.datasets import iter_chunks
 from aucstream.evaluation import _prequential as P
-from aucstream.evaluation import prequential
+from aucstream.evaluation import _prequential_merge, prequential
 from aucstream.metrics import RollingAUC
+
+
+@pytest.fixture(autouse=True)
+def _each_chunk_its_call(monkeypatch):
+    """The recording's pieces, refusals and bisections are those of the chunks given:
+    small chunks not learnt together (``tests/test_prequential_merge.py`` checks that
+    learning them together gives the same curves and models)."""
+    monkeypatch.setattr(_prequential_merge, "ENABLED", False)
 
 
 def stream(n=2400, d=4, seed=0, change=True):

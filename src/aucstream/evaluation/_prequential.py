@@ -23,10 +23,11 @@ into chunks: the model learns each maximal run of labels released between two
 scorings in one ``partial_fit`` call, and scores each run of examples between two
 releases in one ``decision_function`` call. For ``delay=0`` an aucstream learner
 whose kernels score each example before learning it (or a
-:class:`~aucstream.StreamPipeline` in front of one) runs one ``test_then_train``
-per chunk, and the scores ``decision_function`` would have given (the model's own
-score minus the calibrated threshold of that moment) and the probabilities are
-written by the learner's kernel as it learns (SOLAM's,
+:class:`~aucstream.StreamPipeline` in front of one) runs one ``test_then_train`` per
+chunk (small chunks together: :mod:`._prequential_merge`), and the scores
+``decision_function`` would have given (the model's own score minus the calibrated
+threshold of that moment) and the probabilities are written by the learner's kernel
+as it learns (SOLAM's,
 :func:`aucstream._calibration.step_scored`), or else recovered by replaying the
 calibration (:mod:`aucstream._calibration`) over the prequential scores (the same
 IEEE operations either way): exactly, up to the rounding of the learner's kernel, whose
@@ -86,6 +87,7 @@ from .._state import nbytes_of, state_items
 from .._stream_metrics import Together
 from .._streaming_auc import PrequentialAUC
 from ..streaming import ChunkStream, Progress
+from . import _prequential_merge as _merge
 from ._prequential_columns import METRICS, chosen_metrics, curve_frame
 from ._prequential_parts import (
     LabelCheck,
@@ -146,12 +148,10 @@ def model_bytes(model: Any) -> int:
 
 # ------------------------------------------------------------ the fast replay
 #: Whether a constant delay weaves the scored rows and the released labels into one
-#: weighted call (:mod:`._prequential_weave`); False: row by row (the tests compare).
-_WEAVE = True
-
-#: Whether delay 0 records :class:`~aucstream.OnePassSearch`'s decisions as it learns
-#: (:func:`_search_of`); False: row by row, as before (the tests compare the two).
-_RECORD_SEARCH = True
+#: weighted call (:mod:`._prequential_weave`), and whether delay 0 records
+#: :class:`~aucstream.OnePassSearch`'s decisions as it learns (:func:`_search_of`);
+#: False: row by row (the tests compare).
+_WEAVE = _RECORD_SEARCH = True
 
 
 # ------------------------------------------------------------------ the loop
@@ -864,15 +864,15 @@ def prequential(
         for X, y in ahead:
             _one(run, X, y, bar, chunks)
         del ahead
-        check, chunk = run.check_chunk, (run.owned_chunk if run.raw_labels else run.chunk)
+        check, group = run.check_chunk, _merge.SmallChunks(run)
         for X, y in chunks:
             X, y = check(X, y)
             if bar is None:
-                if y.shape[0]:
-                    chunk(X, y)
+                group.feed(X, y)  # (small chunks learnt together: _prequential_merge)
                 run.n_chunks += 1
             else:
                 _one(run, X, y, bar, chunks)
+        group.learn()
         if run.n_seen == 0:
             raise ValueError("the stream holds no examples")
         if run.weave is not None:

@@ -5,6 +5,8 @@ unchanged; the groups bounded."""
 
 from __future__ import annotations
 
+import io
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -15,6 +17,8 @@ from aucstream._check_model import _assert_same_model
 from aucstream.checks import pickled_state
 from aucstream.evaluation import _prequential_merge as M
 from aucstream.evaluation import prequential
+from aucstream.evaluation._prequential_columns import _CumulativeAUC
+from aucstream.streaming import Progress
 
 MODELS = {
     "SOLAM": lambda: SOLAM(random_state=0),
@@ -124,18 +128,18 @@ def test_small_chunks_make_few_calls_within_the_bounds(monkeypatch):
     X, y = stream(5000, d=3)
     calls = Calls(SOLAM, monkeypatch)
     prequential(SOLAM(), iter(pieces(X, y, [10])))
-    # the first chunk alone (read ahead for both labels), then groups of whole chunks
-    assert calls.rows[0] == 10 and len(calls.rows) <= 3
-    assert all(r % 10 == 0 and r <= M.GROUP_ROWS for r in calls.rows)
-    assert sum(calls.rows) == 5000
+    assert len(calls.rows) == 1 and calls.rows == [5000]  # (within GROUP_ROWS)
     monkeypatch.setattr(M, "GROUP_ROWS", 64)
     calls.rows.clear()
     prequential(SOLAM(), iter(pieces(X, y, [10])))
-    assert max(calls.rows) == 60 and sum(calls.rows) == 5000
+    assert set(calls.rows[:-1]) == {60} and sum(calls.rows) == 5000
     calls.rows.clear()  # a checkpoint every 25 rows: no group crosses one
     curve = prequential(SOLAM(), iter(pieces(X, y, [10])), every=25)
-    assert np.all(np.diff(np.cumsum(calls.rows)[1:] // 25) <= 1)
-    assert curve["n_seen"].iloc[0] == 25
+    ends = np.cumsum(calls.rows)
+    crossing = (ends - calls.rows) // 25 != (ends - 1) // 25
+    assert all(r == 10 for r, c in zip(calls.rows, crossing) if c)  # (learnt alone)
+    assert max(calls.rows) == 20 and sum(calls.rows) == 5000
+    assert curve["n_seen"].tolist() == list(range(25, 5001, 25))
     calls.rows.clear()  # wide dense rows: a chunk of more than CHUNK_BYTES goes alone
     wide = np.repeat(X, 400, axis=1)
     prequential(SOLAM(), iter(pieces(wide, y, [20])))
@@ -195,3 +199,35 @@ def test_a_refusal_names_its_chunk_and_example_and_changes_nothing(name, bad, mo
     assert errors[0] == errors[1]
     assert states == [True, True]
     assert "387" in " ".join([errors[0][0], *errors[0][1]])  # (its place in the stream)
+
+
+def test_the_progress_line_reads_the_auc_when_drawn(monkeypatch):
+    """A progress line drawn at every chunk shows the AUC of the rows learnt so far; one
+    drawn rarely (a log every hour) reads the AUC only for its last line, whose AUC is
+    the curve's; the curve is the same with or without the line."""
+    X, y = stream(2000)
+    chunks = pieces(X, y, [100])
+    reads = []
+    get = _CumulativeAUC.get
+
+    def counted(metric):
+        reads.append(1)
+        return get(metric)
+
+    monkeypatch.setattr(_CumulativeAUC, "get", counted)
+    plain = prequential(SOLAM(), iter(chunks))
+    n_plain = len(reads)
+    lines = {}
+    for every in (0, 3600):
+        out = io.StringIO()
+        reads.clear()
+        bar = Progress("evaluate", enabled=True, every=every, file=out)
+        curve = prequential(SOLAM(), iter(chunks), progress=bar)
+        pd.testing.assert_frame_equal(
+            curve.drop(columns="cpu_seconds"), plain.drop(columns="cpu_seconds")
+        )
+        lines[every] = (out.getvalue().splitlines(), len(reads) - n_plain)
+    final = f"prequential AUC {plain['auc'].iloc[-1]:.4f}"
+    assert final in lines[3600][0][-1] and len(lines[3600][0]) == 1
+    assert lines[3600][1] == 1  # (the AUC read once for the line: at the end)
+    assert len(lines[0][0]) >= 2 and lines[0][1] >= 2 and final in lines[0][0][-1]

@@ -151,8 +151,7 @@ def test_delay_0_feeds_a_pipeline_whole_chunks(monkeypatch):
     model = PIPELINES["scaler+SOLAM"]()
     counting = Counting(model, monkeypatch)
     prequential(model, iter_chunks(X, y, 100), metrics=ALL)
-    # the first chunk alone (read ahead for both labels), the small others together
-    assert counting.calls == [("test_then_train", 100), ("test_then_train", 200)]
+    assert counting.calls == [("test_then_train", 300)]  # (small chunks together)
     monkeypatch.setattr(_prequential_merge, "ENABLED", False)
     model = PIPELINES["scaler+SOLAM"]()
     counting = Counting(model, monkeypatch)

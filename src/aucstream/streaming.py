@@ -391,6 +391,11 @@ class Progress:
         if self.total is not None and self.count >= self.total:
             self.close()
 
+    def due(self) -> bool:
+        """Whether the line would be drawn now (enabled, and ``every`` seconds since it
+        was last drawn): what it shows need not be computed otherwise."""
+        return self.enabled and not self._closed and time.perf_counter() - self.last >= self.every
+
     def show(self, info: StreamInfo) -> None:
         """Show a stream's position (see :func:`fit_stream`)."""
         self.count = info.n_seen

@@ -74,7 +74,7 @@ import copy
 import heapq
 import math
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import numpy as np
@@ -92,6 +92,7 @@ from ._prequential_columns import METRICS, chosen_metrics, curve_frame
 from ._prequential_parts import (
     LabelCheck,
     MemoryReading,
+    ProgressLine,
     ScoreBlock,
     _calibration_owner,
     _one_example,
@@ -830,6 +831,7 @@ def prequential(
     chunks: Any = stream if isinstance(stream, ChunkStream) else None
     if chunks is None:
         chunks = iter(stream) if bar is None else ChunkStream(stream)
+    line = None if bar is None else ProgressLine(bar, chunks)
     saved = copy.deepcopy(vars(model))
     try:
         ahead: list[tuple[Any, np.ndarray]] = []
@@ -860,19 +862,15 @@ def prequential(
                     f"the first {rows} labels are all {seen[0]!r}: pass classes=[neg, pos]"
                 )
             run.classes = pair
-        run.n_chunks = 0
-        for X, y in ahead:
-            _one(run, X, y, bar, chunks)
-        del ahead
-        check, group = run.check_chunk, _merge.SmallChunks(run)
-        for X, y in chunks:
-            X, y = check(X, y)
-            if bar is None:
-                group.feed(X, y)  # (small chunks learnt together: _prequential_merge)
-                run.n_chunks += 1
-            else:
-                _one(run, X, y, bar, chunks)
+        run.n_chunks, group = 0, _merge.SmallChunks(run)
+        for X, y in _checked(ahead, chunks, run.check_chunk):
+            group.feed(X, y)  # (small chunks learnt together: _prequential_merge)
+            run.n_chunks += 1
+            if line is not None:
+                line.show(run)
         group.learn()
+        if line is not None:
+            line.show(run, final=True)
         if run.n_seen == 0:
             raise ValueError("the stream holds no examples")
         if run.weave is not None:
@@ -890,11 +888,10 @@ def prequential(
     return curve_frame(run.rows)
 
 
-def _one(run: _Evaluation, X, y, bar, chunks) -> None:
-    if y.shape[0]:
-        run.chunk(X, y)
-    run.n_chunks += 1
-    if bar is not None:
-        run.flush()
-        auc = run.columns["auc"].get() if "auc" in run.columns else math.nan
-        bar.show(chunks.info(auc))
+def _checked(ahead: list, chunks: Iterable, check: Callable) -> Iterator[tuple]:
+    """The chunks read ahead (checked then; each let go as it is taken), then the
+    stream's, each checked."""
+    while ahead:
+        yield ahead.pop(0)
+    for X, y in chunks:
+        yield check(X, y)

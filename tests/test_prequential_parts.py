@@ -26,7 +26,6 @@ from aucstream.evaluation._prequential_parts import (
     ScoreBlock,
     distinct,
     is_fitted,
-    positive_of,
 )
 
 
@@ -149,71 +148,6 @@ def test_together_feeds_each_metric_as_its_own_update():
             m.update(positive, None, p)
     for a, b in zip(alone, fed):
         assert a.get() == b.get() and a.n == b.n
-
-
-@pytest.mark.parametrize(
-    "y, classes",
-    [
-        (np.array([-1.0, 1.0, 1.0, -1.0]), (-1.0, 1.0)),
-        (np.array([0.0, 1.0, 1.0]), (0, 1)),
-        (np.array([3, 7, 7, 3], dtype=np.int64), (3, 7)),
-        (np.array([3, 7], dtype=np.int64), (3.0, 7.0)),
-    ],
-)
-def test_the_compiled_label_check_equals_numpy(y, classes):
-    positive, first = positive_of(y, classes)
-    assert first == -1 and np.array_equal(positive, y == classes[1])
-    bad = np.concatenate([y, y[:1] * 0 + 5])  # a third label, last
-    assert positive_of(bad, classes)[1] == y.size
-    if y.dtype == np.float64:
-        assert positive_of(np.array([np.nan, classes[1]]), classes)[1] == 0
-
-
-@pytest.mark.parametrize(
-    "y, classes",
-    [
-        (np.array(["a", "b"]), ("a", "b")),
-        (np.array([True, False]), (False, True)),
-        (np.array([1, 2], dtype=np.int32), (1, 2)),
-        (np.array([1, 2], dtype=np.int64), (1.5, 2)),  # no int holds 1.5
-        (np.array([1, 2], dtype=np.int64), (1, math.inf)),  # nor an infinity
-        (np.array([1, 2], dtype=np.int64), (math.nan, 1)),  # nor a NaN
-    ],
-)
-def test_other_labels_are_left_to_numpy(y, classes):
-    assert positive_of(y, classes) is None
-
-
-@pytest.mark.parametrize("dtype, classes", [(np.float64, (-1.0, 1.0)), (np.int64, (-1, 1))])
-def test_plain_labels_take_the_compiled_entry_and_others_the_dispatcher_alike(dtype, classes):
-    """Plain labels (1-D, C-contiguous, writeable, aligned) go to the entry point
-    resolved once per dtype; read-only or strided labels, typed otherwise, go through
-    numba's dispatcher: the same positives and the same first bad label."""
-    from aucstream.evaluation import _prequential_parts as parts
-
-    rng = np.random.default_rng(5)
-    y = np.where(rng.random(301) < 0.3, 1, -1).astype(dtype)
-    y[250] = 0  # a bad label
-    parts._ENTRIES.clear()
-    plain = positive_of(y, classes)
-    assert set(parts._ENTRIES) == {"f" if dtype == np.float64 else "i"}
-    readonly = y.copy()
-    readonly.setflags(write=False)
-    strided = np.repeat(y, 2)[::2]
-    for other in (readonly, strided):
-        got = positive_of(other, classes)
-        assert got[1] == plain[1] == 250 and np.array_equal(got[0], plain[0])
-    assert np.array_equal(plain[0], y == classes[1])
-
-
-def test_a_label_of_neither_class_is_found_wherever_it_is():
-    rng = np.random.default_rng(0)
-    y = np.where(rng.random(200) < 0.3, 1.0, -1.0)
-    for at in (0, 1, 57, 199):
-        bad = y.copy()
-        bad[at] = 0.0
-        bad[at + 1 :: 3] = 2.0 if at < 199 else bad[at + 1 :: 3]  # later ones too
-        assert positive_of(bad, (-1, 1))[1] == at
 
 
 def test_memory_reading_follows_the_state():

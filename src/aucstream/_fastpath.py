@@ -90,6 +90,7 @@ class FastCache:
         "py0",
         "py1",
         "kinds",
+        "labels",
         "sparse_step",
         "dense_step",
         "scorers",
@@ -103,11 +104,12 @@ class FastCache:
     py0: Any
     py1: Any
     kinds: Any
+    labels: Any  # (a LabelCheck of the classes)
     sparse_step: Any
     dense_step: Any
 
     def __init__(self):
-        self.params = self.flat = self.classes = None
+        self.params = self.flat = self.classes = self.labels = None
         #: whether ``flat``'s check pins the parameters (all stable, all attributes)
         self.pinned = False
         #: whether the learner logs rows (``_row_logged_state``), for ``flat``
@@ -291,6 +293,9 @@ def quick_labels(y, n: int, cache: FastCache) -> np.ndarray | None:
     y = np.asarray(y)
     if y.dtype.kind not in cache.kinds:
         return None
+    signs = None if cache.labels is None else cache.labels.signs(y)
+    if signs is not None:  # (one compiled pass: float64 or int64 labels)
+        return signs[0] if signs[1] < 0 else None
     positive = y == cache.c1
     if not (positive | (y == cache.c0)).all():
         return None

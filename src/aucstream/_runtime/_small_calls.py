@@ -88,6 +88,7 @@ from .._fastpath import (
     same_classes,
     validate_params_once,
 )
+from .._labels import LabelCheck
 from .._typing import Label, Row
 from ._declarations import StateDeclarations, _declared_variant
 from ._host import LearnerHost
@@ -339,6 +340,7 @@ class SmallCalls(LearnerHost):
             cache.c0, cache.c1 = classes_[0], classes_[1]
             cache.py0, cache.py1 = classes_[0].item(), classes_[1].item()
             cache.kinds = LABEL_KINDS[classes_.dtype.kind]
+            cache.labels = LabelCheck((cache.py0, cache.py1))
         if classes is not None and not same_classes(classes, cache):
             return None
         flat = cache.flat

@@ -177,28 +177,43 @@ def test_a_reader_that_fills_the_same_arrays_again(monkeypatch):
         assert_same((curve, model), (expected, reference), X)
 
 
-@pytest.mark.parametrize("bad", ["nan", "label"])
+@pytest.mark.parametrize("bad", ["nan", "label", "csr index", "csr indptr"])
 @pytest.mark.parametrize("name", ["SOLAM", "StreamPipeline"])
 def test_a_refusal_names_its_chunk_and_example_and_changes_nothing(name, bad, monkeypatch):
+    """A bad value, a bad label, a CSR chunk with a column index beyond its width or a
+    decreasing indptr (scipy builds such a matrix from arrays without a check; its row
+    slicing would drop the index): the error of one call per chunk, the model as it
+    was."""
     X, y = stream(600)
+    sparse = bad.startswith("csr")
     if bad == "nan":
         X[437, 2] = np.nan
-    else:
+    elif bad == "label":
         y = y.astype(float)
         y[437] = 7.0
+    chunks = pieces(X[50:], y[50:], [7])
+    if sparse:
+        chunks = [(sp.csr_matrix(Xc), yc) for Xc, yc in chunks]
+        broken = chunks[55][0]  # (rows 385-391 of the stream after the first 50)
+        if bad == "csr index":
+            broken.indices[3] = X.shape[1] + 4
+        else:
+            broken.indptr[2] = broken.indptr[4] + 1
     errors, states = [], []
     for enabled in (True, False):
         monkeypatch.setattr(M, "ENABLED", enabled)
         model = MODELS[name]()
-        model.partial_fit(X[:50], y[:50] if bad == "nan" else y[:50].astype(int), classes=[0, 1])
+        first = sp.csr_matrix(X[:50]) if sparse else X[:50]
+        model.partial_fit(first, y[:50] if bad != "label" else y[:50].astype(int), classes=[0, 1])
         before = pickled_state(model)
         with pytest.raises(ValueError) as error:
-            prequential(model, iter(pieces(X[50:], y[50:], [7])))
+            prequential(model, iter(chunks))
         errors.append((str(error.value), getattr(error.value, "__notes__", [])))
         states.append(pickled_state(model) == before)
     assert errors[0] == errors[1]
     assert states == [True, True]
-    assert "387" in " ".join([errors[0][0], *errors[0][1]])  # (its place in the stream)
+    if not sparse:
+        assert "387" in " ".join([errors[0][0], *errors[0][1]])  # (its place in the stream)
 
 
 def test_the_progress_line_reads_the_auc_when_drawn(monkeypatch):

@@ -30,8 +30,12 @@ its chunks are then learnt again one by one: the one that is refused is refused 
 it would have been alone, and the error names its chunk and its example.
 
 Merged: C-contiguous or not, NumPy 2-D arrays of one numeric dtype and width; CSR
-matrices of one class, dtype, index dtype and width. Other chunks (pandas, lists, COO,
-memory maps) are learnt as they come.
+matrices of one class, dtype, index dtype and width in canonical form (sorted,
+distinct indices inside the width, finite values: ``aucstream._chunks._csr_ok``, the
+learners' own check), so that a group's rows, sliced again after a refusal, are the
+chunks' (scipy's row slicing drops an index beyond the width). Other chunks (pandas,
+lists, COO, memory maps, a CSR matrix that is not canonical) are learnt as they come,
+and a learner's check names what is wrong with them.
 """
 
 from __future__ import annotations
@@ -40,6 +44,8 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
+
+from .._chunks import _csr_ok, _is_index
 
 #: The most rows of a group, and of its bytes (values and indices).
 GROUP_ROWS = 8192
@@ -62,7 +68,14 @@ def _kind(X, y: np.ndarray) -> tuple | None:
             return None
         return (np.ndarray, X.dtype, X.shape[1], y.dtype)
     if sp.issparse(X) and X.format == "csr" and X.dtype.kind in _NUMERIC:
-        return (type(X), X.dtype, X.indices.dtype, X.indptr.dtype, X.shape[1], y.dtype)
+        indices, indptr = X.indices, X.indptr
+        if not (_is_index(indices.dtype) and _is_index(indptr.dtype)):
+            return None
+        if indptr.ndim != 1 or indptr.shape[0] != y.shape[0] + 1:
+            return None
+        if not _csr_ok(indptr, indices, X.data, X.shape[1]):
+            return None  # (a learner's own check names what is wrong)
+        return (type(X), X.dtype, indices.dtype, indptr.dtype, X.shape[1], y.dtype)
     return None
 
 

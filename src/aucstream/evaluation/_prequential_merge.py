@@ -73,8 +73,6 @@ def _kind(X, y: np.ndarray) -> tuple | None:
             return None
         if indptr.ndim != 1 or indptr.shape[0] != y.shape[0] + 1:
             return None
-        if not _csr_ok(indptr, indices, X.data, X.shape[1]):
-            return None  # (a learner's own check names what is wrong)
         return (type(X), X.dtype, indices.dtype, indptr.dtype, X.shape[1], y.dtype)
     return None
 
@@ -114,6 +112,8 @@ class SmallChunks:
             size = values * (X.dtype.itemsize + (0 if dense else X.indices.dtype.itemsize))
             if size > CHUNK_BYTES or 2 * n > GROUP_ROWS:
                 kind = None  # (a large chunk amortizes its call)
+            elif not dense and not _csr_ok(X.indptr, X.indices, X.data, X.shape[1]):
+                kind = None  # (not canonical: a learner's own check names what is wrong)
         if kind is None:
             self.learn()
             self.learn_chunk(X, y)
@@ -126,10 +126,15 @@ class SmallChunks:
             if not self._fits(n, values):  # (the chunk crosses a checkpoint)
                 self.learn_chunk(X, y)
                 return
-        self._copy(X, y, n, values)
         every = self.run.every
-        if every is not None and (self.run.n_seen + self.rows) % every == 0:
+        if every is not None and (self.run.n_seen + self.rows + n) % every == 0:
+            if not self.parts:  # (alone up to a checkpoint: nothing to copy it for)
+                self.learn_chunk(X, y)
+                return
+            self._copy(X, y, n, values)
             self.learn()  # (the checkpoint read right after its rows)
+            return
+        self._copy(X, y, n, values)
 
     def _fits(self, n: int, values: int) -> bool:
         """Whether ``n`` rows of ``values`` values join the group (room, and no

@@ -15,6 +15,7 @@ import scipy.sparse as sp
 from aucstream import FTRLAUC, OPAUC, SOLAM, OnePassSearch, StreamPipeline, UnivariateOnline
 from aucstream._check_model import _assert_same_model
 from aucstream.checks import pickled_state
+from aucstream.drift import AUCDriftDetector
 from aucstream.evaluation import _prequential_merge as M
 from aucstream.evaluation import prequential
 from aucstream.evaluation._prequential_columns import _CumulativeAUC
@@ -93,6 +94,13 @@ def test_the_curve_and_the_model_of_one_call_per_chunk(name, sizes, monkeypatch)
     for every in (None, 400):
         a, b = both(MODELS[name], chunks, monkeypatch, every=every, window=300)
         assert_same(a, b, X)
+    runs = []  # with a drift detector (a fresh one a run), fed each example's score
+    for enabled in (True, False):
+        monkeypatch.setattr(M, "ENABLED", enabled)
+        model = MODELS[name]()
+        watched = {"detector": AUCDriftDetector(), "metrics": ["auc", "alarms"]}
+        runs.append((prequential(model, iter(chunks), every=500, **watched), model))
+    assert_same(*runs, X)
 
 
 @pytest.mark.parametrize("name", ["SOLAM", "FTRLAUC", "StreamPipeline"])

@@ -15,6 +15,15 @@ __all__ = ["LabelCheck", "positive_of"]
 
 
 @jit
+def _first_other(y, negative, positive):
+    """The first position whose label is neither class, or -1."""
+    for i in range(y.shape[0]):
+        if not (y[i] == positive or y[i] == negative):
+            return i
+    return -1
+
+
+@jit
 def _positive_of(y, negative, positive, out):
     """``out = y == positive``; the first position whose label is neither class, or -1
     (a pass without a branch on the labels, then a search only when one is bad)."""
@@ -24,11 +33,7 @@ def _positive_of(y, negative, positive, out):
         is_positive = v == positive
         out[i] = is_positive
         bad += not (is_positive | (v == negative))
-    if bad:
-        for i in range(y.shape[0]):
-            if not (y[i] == positive or y[i] == negative):
-                return i
-    return -1
+    return _first_other(y, negative, positive) if bad else -1
 
 
 @jit
@@ -41,11 +46,7 @@ def _signs_of(y, negative, positive, out):
         is_positive = v == positive
         out[i] = 2.0 * is_positive - 1.0
         bad += not (is_positive | (v == negative))
-    if bad:
-        for i in range(y.shape[0]):
-            if not (y[i] == positive or y[i] == negative):
-                return i
-    return -1
+    return _first_other(y, negative, positive) if bad else -1
 
 
 _NUMBERS = (int, float)

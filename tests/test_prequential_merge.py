@@ -89,7 +89,7 @@ class Calls:
 @pytest.mark.parametrize("sizes", [[1], [7, 1, 30], [250]])
 @pytest.mark.parametrize("name", list(MODELS))
 def test_the_curve_and_the_model_of_one_call_per_chunk(name, sizes, monkeypatch):
-    X, y = stream()
+    X, y = stream(600 if sizes == [1] else 1500)  # (one call a row: a shorter stream)
     chunks = pieces(X, y, sizes)
     for every in (None, 400):
         a, b = both(MODELS[name], chunks, monkeypatch, every=every, window=300)

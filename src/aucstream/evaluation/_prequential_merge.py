@@ -5,8 +5,8 @@ its state are checked, a transaction opened, the kernel dispatched. Chunks of a
 thousand rows of a few features do not amortize it: SOLAM's ``test_then_train`` on
 skin (3 features) took a fifth longer a row in chunks of 1,000 rows than in chunks of
 8,000 (docs/results/prequential.md, "small chunks learnt together").
-:func:`~aucstream.evaluation.prequential` with ``delay=0`` (every label kept, no
-progress bar) therefore copies consecutive small chunks into one
+:func:`~aucstream.evaluation.prequential` with ``delay=0`` (every label kept)
+therefore copies consecutive small chunks into one
 (:class:`SmallChunks`) and learns it in one call, through the same path a chunk of
 that size takes (``_Evaluation.owned_chunk``, or a search's recorded chunk).
 
@@ -20,9 +20,9 @@ is read right after its last row is learnt, as without groups.
 **Nothing lost.** Each chunk is copied into the group's arrays when it comes (a reader
 may fill the same arrays again for its next chunk), and the arrays are made once per
 kind of chunk and reused. A group holds at most :data:`GROUP_ROWS` rows and
-:data:`GROUP_VALUES` values (about 2 MB of float64), and only chunks of at most half
-that join one: a large chunk amortizes its call and is learnt as it comes (the group
-before it first).
+:data:`GROUP_BYTES` bytes, and only chunks of at most :data:`CHUNK_BYTES` bytes and
+half the rows join one: a larger chunk amortizes its call, or would cost more to copy
+than its call, and is learnt as it comes (the group before it first).
 
 **Errors as without groups.** A group's call that fails changed nothing (a learner's
 refused call leaves it as it was, and the run counts a chunk only after its call), so
@@ -149,9 +149,10 @@ class SmallChunks:
 
     def _make(self, kind: tuple, X) -> None:
         """The arrays of a group of chunks of ``kind`` (made once per kind). A CSR
-        group learnt full holds more than half its values (a chunk holds at most
-        half), so scipy keeps its arrays as views (it copies a view of less than half
-        of an array)."""
+        group learnt because the next chunk did not fit holds at least 7/8 of its
+        values' room (a chunk holds at most 1/8), so scipy keeps its arrays as views
+        (it copies a view of less than half of an array); one cut short (by the rows'
+        bound, a checkpoint, another kind, the end) may be copied, once."""
         self.kind = kind
         if kind[0] is np.ndarray:
             width = max(int(X.shape[1]), 1)

@@ -82,6 +82,7 @@ import pandas as pd
 
 from .. import _calibration, _search_scores
 from .._chunks import check_sparse_structure
+from .._labels import LabelCheck
 from .._rng import make_rng
 from .._state import nbytes_of, state_items
 from .._stream_metrics import Together
@@ -90,7 +91,6 @@ from ..streaming import ChunkStream, Progress
 from . import _prequential_merge as _merge
 from ._prequential_columns import METRICS, chosen_metrics, curve_frame
 from ._prequential_parts import (
-    LabelCheck,
     MemoryReading,
     ProgressLine,
     ScoreBlock,

@@ -2,9 +2,8 @@
 (:func:`check_params`), the rows of a chunk (its
 width, slices, stacks and plain rows), the scored rows held until the metrics count
 them (:class:`ScoreBlock`), the memory reading at each
-checkpoint (:class:`MemoryReading`), the labels' check in one compiled pass
-(:func:`positive_of`, :class:`LabelCheck` for a run's classes), the classes of a
-run (:func:`is_fitted`, :func:`classes_for`, :func:`pair_from`), and what a model's
+checkpoint (:class:`MemoryReading`), the progress line (:class:`ProgressLine`), the
+classes of a run (:func:`is_fitted`, :func:`classes_for`, :func:`pair_from`), and what a model's
 methods allow (:func:`_replays_calibration`, :func:`_scores_as_base`,
 :func:`_one_example`, :func:`_calibration_owner`)."""
 
@@ -26,12 +25,11 @@ from .._base import BaseStreamingAUC
 from .._chunks import csr_row_dict
 from .._config import format_bytes, get_config
 from .._kernels import jit
-from .._labels import LabelCheck, positive_of
 from .._state import is_state_name, nbytes_of
 
 __all__ = [
-    "LabelCheck",
     "MemoryReading",
+    "ProgressLine",
     "ScoreBlock",
     "check_params",
     "classes_for",
@@ -40,7 +38,6 @@ __all__ = [
     "is_int",
     "pair_from",
     "plain_row",
-    "positive_of",
     "row_of",
     "slice_rows",
     "stack_rows",

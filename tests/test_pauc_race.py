@@ -4,6 +4,8 @@ search."""
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 import pytest
 
@@ -199,16 +201,22 @@ def test_choice_rule_on_a_stand_in_search():
     for c in candidates:  # calibrated: the log-odds are the scores
         c.calibration_ = _calibration.logistic_state()
 
-    def metric(i):
+    def metric(i):  # (the search peeks with its buffered rows: none here)
         return SimpleNamespace(
-            full=lambda: roc_auc(y, windows[i]), window_scores=lambda: (y, windows[i])
+            peek_full=lambda y_true, y_score: roc_auc(y, windows[i]),
+            window_scores=lambda y_true, y_score: (y, windows[i]),
         )
 
     search = SimpleNamespace(
         ensemble=3,
         max_fpr=0.05,
         candidates_=candidates,
-        _current_metrics=lambda which, windowed: [metric(i) for i in which],
+        recent_=[metric(i) for i in range(4)],
+        progress_=[0],
+        _buffered_from=lambda i, windowed: 0,
+        status_=np.zeros(4, int),
+        pending_labels_=np.zeros(0, bool),
+        pending_scores_=np.zeros((4, 0)),
         _calibrated=lambda i: True,
     )
     assert choices(search, [0, 1, 2, 3]) == [[2], [0], [0, 2], [0, 1], [0, 1, 2]]
@@ -225,3 +233,55 @@ def test_choice_rule_on_a_stand_in_search():
     assert choose(search, [1, 0, 2, 3]) == (1, (1,))
     search.ensemble, search.max_fpr = 3, None
     assert members(search, [0, 1, 2, 3]) == [0, 1, 2]
+
+
+def _states(metric):
+    return [a.copy() for a in (metric._ring_score, metric._ring_label, metric._sorted)] + [
+        metric._counters.copy(),
+        list(metric._labels),
+    ]
+
+
+@pytest.mark.parametrize("ties", [False, True])
+def test_peeks_are_the_updates_they_do_not_make_bit_for_bit(ties):
+    """The windowed statistics the search reads with its buffered rows (the partial
+    AUC from the window's tops, the full AUC, the window's scores) equal those of a
+    copy of the metric updated with them, float for float, and change nothing: windows
+    filling and full (rows departing), ties, one-way, two-way and raw partial AUCs,
+    labels numbered either way, a class missing."""
+    rng = np.random.default_rng(1 + ties)
+    checks = 0
+    for trial in range(400):
+        window = int(rng.integers(1, 40))
+        beta = float(rng.choice([0.01, 0.1, 0.5, 1.0]))
+        kind = trial % 4
+        pos_label = [None, 1][trial % 2]
+        labels = np.array([0, 1]) if trial % 5 else np.array([-1, 1])
+        if kind == 0:
+            metric = GuardedPartialAUC(window, pos_label=pos_label, max_fpr=beta)
+        else:
+            extra = [{}, {"min_tpr": 0.4}, {"standardized": False}, {}][kind]
+            metric = RollingAUC(window, pos_label=pos_label, max_fpr=beta, **extra)
+
+        def draw(k, rate, labels=labels):
+            s = rng.integers(0, 5, k).astype(float) if ties else rng.normal(size=k)
+            return rng.choice(labels, k, p=[1 - rate, rate]), s
+
+        for _ in range(int(rng.integers(0, 4))):
+            metric.update(*draw(int(rng.integers(1, 2 * window + 3)), 0.2))
+        for _ in range(3):
+            y, s = draw(int(rng.integers(1, 2 * window + 3)), 0.3)
+            before = _states(metric)
+            updated = copy.deepcopy(metric).update(y, s)
+            want, got = updated.get(), metric._peek(y, s)
+            assert want == got or (np.isnan(want) and np.isnan(got))
+            if kind == 0:
+                full, peeked = updated.full(), metric.peek_full(y, s)
+                assert full == peeked or (np.isnan(full) and np.isnan(peeked))
+                for a, b in zip(updated.window_scores(), metric.window_scores(y, s)):
+                    np.testing.assert_array_equal(a, b)
+            after = _states(metric)
+            for a, b in zip(before, after):
+                assert (a == b) if isinstance(a, list) else np.array_equal(a, b)
+            checks += 1
+    assert checks == 1200

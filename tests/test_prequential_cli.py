@@ -161,3 +161,43 @@ def test_the_width_hint_reads_any_integer_and_names_powers_of_two_only():
     assert _width_hint(np.int64(2**18)) == _width_hint(2**18)
     assert "pass --hash-features 2^18" in _width_hint(2**18)
     assert _width_hint(1000) == _width_hint(1) == ""
+
+
+def test_evaluate_max_fpr_rank_and_label_drops(tmp_path, capsys):
+    """``--max-fpr`` adds the partial AUC's columns (to --metrics too) and leaves the
+    learner as it is; ``--rank``, ``--label-probability`` and ``--seed`` reach
+    prequential; a partial-AUC column without ``--max-fpr`` names the flag."""
+    X, y = drifting(900, seed=3)
+    path, out = tmp_path / "d.svm", tmp_path / "curve.csv"
+    dump_svmlight_file(X, y, str(path), zero_based=False)
+    base = ["evaluate", str(path), "--learner", "SOLAM", "--no-scale", "--chunk-size", "100"]
+    argv = [*base, "--max-fpr", "0.1", "--window", "300", "--rank", "proba"]
+    assert main([*argv, "--label-probability", "0.5", "--seed", "4", "-o", str(out)]) == 0
+    printed = capsys.readouterr().out
+    curve = pd.read_csv(out)
+    expected = prequential(
+        SOLAM(), iter_chunks(X, y, 100), window=300, every=300, max_fpr=0.1, rank="proba",
+        label_probability=0.5, random_state=4,
+    )  # fmt: skip
+    assert list(curve.columns) == list(expected.columns)
+    for name in ("partial_auc", "window_partial_auc", "window_auc", "n_learnt"):
+        np.testing.assert_allclose(curve[name], expected[name], rtol=1e-12)
+    assert curve["n_learnt"].iloc[-1] < 900  # labels dropped
+    assert "partial_auc" in printed
+    assert main([*base, "--max-fpr", "0.1", "--metrics", "auc", "-o", str(out)]) == 0
+    capsys.readouterr()
+    assert list(pd.read_csv(out).columns[2:4]) == ["auc", "partial_auc"]
+    for bad, flag in (
+        (["--metrics", "partial_auc"], "--max-fpr"),
+        (
+            ["--max-fpr", "0.1", "--metrics", "window_partial_auc"],
+            "--window",
+        ),
+    ):
+        with pytest.raises(SystemExit) as error:
+            main([*base, *bad, "-o", str(out)])
+        assert flag in str(error.value)
+    for bad in (["--max-fpr", "0"], ["--max-fpr", "nan"], ["--label-probability", "1.5"]):
+        with pytest.raises(SystemExit):
+            main([*base, *bad, "-o", str(out)])
+    capsys.readouterr()

@@ -137,6 +137,8 @@ import math
 import numpy as np
 
 from . import _calibration
+from ._fastpath import param_names
+from ._peek_cache import positive_with
 from ._sorted_pairs import _count, _partial_auc
 from ._streaming_auc import RollingAUC
 
@@ -175,6 +177,19 @@ class GuardedPartialAUC(RollingAUC):
             return partial
         return PARTIAL_WEIGHT * partial + (1.0 - PARTIAL_WEIGHT) * self.full()
 
+    def _peek(self, y_true: np.ndarray, y_score: np.ndarray) -> float:
+        """:meth:`get` after ``update(y_true, y_score)``, nothing changed: the partial
+        and the full AUC peeked (:meth:`RollingAUC._peek`), the same floats."""
+        partial = super()._peek(y_true, y_score)
+        if partial != partial:
+            return partial
+        full = self.peek_full(y_true, y_score)
+        return PARTIAL_WEIGHT * partial + (1.0 - PARTIAL_WEIGHT) * full
+
+    def peek_full(self, y_true: np.ndarray, y_score: np.ndarray) -> float:
+        """:meth:`full` after ``update(y_true, y_score)``, nothing changed."""
+        return self._peek_full(*self._peek_rows(y_true, y_score))
+
     def full(self) -> float:
         """The full AUC of the window (ties one half); NaN while one class is missing."""
         self._flush()
@@ -186,12 +201,20 @@ class GuardedPartialAUC(RollingAUC):
             pairs = 2 * n0 * n1 - pairs
         return pairs / (2 * n0 * n1)
 
-    def window_scores(self) -> tuple[np.ndarray, np.ndarray]:
-        """The window's labels (True: positive) and scores, oldest first (copies)."""
+    def window_scores(self, y_true=None, y_score=None) -> tuple[np.ndarray, np.ndarray]:
+        """The window's labels (True: positive) and scores, oldest first (copies); with
+        ``y_true`` and ``y_score``, those of the window after ``update(y_true,
+        y_score)``, nothing changed."""
         self._flush()
         start, size = int(self._counters[0]), int(self._counters[1])
         at = (start + np.arange(size)) % self.window
-        return self._ring_label[at] == self._positive_number(), self._ring_score[at]
+        numbers, scores = self._ring_label[at], self._ring_score[at]
+        if y_true is None or not len(y_true):
+            return numbers == self._positive_number(), scores
+        labels, new_numbers, new_scores = self._peek_rows(y_true, y_score)
+        numbers = np.concatenate([numbers, new_numbers])[-self.window :]
+        scores = np.concatenate([scores, new_scores])[-self.window :]
+        return numbers == positive_with(self, labels), scores
 
 
 def spared(search, alive) -> set[int]:
@@ -202,7 +225,8 @@ def spared(search, alive) -> set[int]:
     if search.max_fpr is None:
         return set()
     candidates = search.candidates_
-    return {j for j, i in enumerate(alive) if "max_fpr" in candidates[i].get_params(deep=False)}
+    # (the names get_params lists, read once per class: param_names)
+    return {j for j, i in enumerate(alive) if "max_fpr" in param_names(type(candidates[i]))}
 
 
 def halve(search, alive, kept: list, why: int, also: int | None = None) -> list:
@@ -244,7 +268,7 @@ def choose(search, ranked) -> tuple[int, tuple[int, ...]]:
     if not sets:
         return lead, (lead,)
     needed = sorted({i for chosen in sets for i in chosen})
-    windows = dict(zip(needed, (m.window_scores() for m in search._current_metrics(needed, True))))
+    windows = {i: search.recent_[i].window_scores(*_buffered(search, i)) for i in needed}
     beta = float(search.max_fpr)
     best, best_value, reference = sets[0], -math.inf, math.nan
     for chosen in sets:
@@ -274,7 +298,7 @@ def choices(search, ranked) -> list[list[int]]:
     others = [int(i) for j, i in enumerate(ranked) if j not in protected]
     if size < 2 or not others:
         return []
-    full = [m.full() for m in search._current_metrics(others, windowed=True)]
+    full = [search.recent_[i].peek_full(*_buffered(search, i)) for i in others]
     if any(f != f for f in full):  # a class missing: no full AUC yet
         return []
     member = others[int(np.argmax(full))]
@@ -285,6 +309,18 @@ def choices(search, ranked) -> list[list[int]]:
         if search._calibrated(member):
             sets.append([*partial[:k], member])
     return sets
+
+
+def _buffered(search, i: int) -> tuple[np.ndarray, np.ndarray]:
+    """Candidate ``i``'s buffered labels and scores that its window (``recent_``) has
+    not counted (none unless it is alive): what the search's peeks add to it."""
+    from .search import ALIVE
+
+    m = int(search.progress_[0])
+    lo = search._buffered_from(i, windowed=True)
+    if lo >= m or search.status_[i] != ALIVE:
+        lo = m
+    return search.pending_labels_[lo:m], search.pending_scores_[i, lo:m]
 
 
 def _window_aucs(positive: np.ndarray, scores: np.ndarray, beta: float) -> tuple[float, float]:

@@ -40,7 +40,7 @@ import numpy as np
 from ._fastpath import ByIdentity
 from ._kernels import jit
 
-__all__ = ["peek", "peeked_auc"]
+__all__ = ["peek", "peeked_auc", "positive_with"]
 
 
 @jit(inline="always")
@@ -182,11 +182,16 @@ def peeked_auc(metric, pairs: int, n0: int, n1: int, labels: list) -> float:
     ``labels`` (NaN while a class is missing)."""
     if n0 == 0 or n1 == 0:
         return float("nan")
-    saved, metric._labels = metric._labels, labels
-    try:
-        positive = metric._positive_number()
-    finally:
-        metric._labels = saved
-    if positive == 0:
+    if positive_with(metric, labels) == 0:
         pairs = 2 * n0 * n1 - pairs
     return pairs / (2 * n0 * n1)
+
+
+def positive_with(metric, labels: list) -> int:
+    """The positive class's label number of ``metric`` were its labels ``labels`` (as
+    after an update that brings them; nothing changed)."""
+    saved, metric._labels = metric._labels, labels
+    try:
+        return metric._positive_number()
+    finally:
+        metric._labels = saved

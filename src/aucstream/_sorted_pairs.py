@@ -215,6 +215,109 @@ def _peek_counts(ring_score, ring_label, sorted_scores, counters, numbers, score
     return pairs, n0, n1
 
 
+@jit(inline="always")
+def _next_down(a, i, gone, g, new, q):
+    """The next score from the top of the multiset ``(a[:i + 1] - gone[:g + 1]) +
+    new[:q + 1]`` (each sorted ascending, ``gone`` contained in ``a``) and the pointers
+    past it: ``(score, i, g, q)``; -inf when nothing is left. A score of ``a`` equal to
+    the largest score still to remove is the one removed (equal scores are
+    interchangeable in a multiset)."""
+    while i >= 0 and g >= 0 and a[i] == gone[g]:
+        i -= 1
+        g -= 1
+    if i >= 0 and (q < 0 or a[i] >= new[q]):
+        return a[i], i - 1, g, q
+    if q >= 0:
+        return new[q], i, g, q - 1
+    return -np.inf, i, g, q
+
+
+@jit
+def _kth_down(a, n, gone, ng, new, nq, r):
+    """The ``r``-th largest score (``r`` >= 1) of ``(a[:n] - gone[:ng]) + new[:nq]``."""
+    i, g, q, x = n - 1, ng - 1, nq - 1, -np.inf
+    for _ in range(r):
+        x, i, g, q = _next_down(a, i, gone, g, new, q)
+    return x
+
+
+@jit
+def _at_least(a, n, gone, ng, new, nq, t, out, fill):
+    """The number of scores of ``(a[:n] - gone[:ng]) + new[:nq]`` at least ``t``
+    (finite); with ``fill``, written into ``out`` from the largest down."""
+    i, g, q, m = n - 1, ng - 1, nq - 1, 0
+    while True:
+        x, i, g, q = _next_down(a, i, gone, g, new, q)
+        if x < t:  # (-inf when nothing is left)
+            return m
+        if fill:
+            out[m] = x
+        m += 1
+
+
+@jit
+def _sorted_at_least(values, numbers, c, b):
+    """The ``values`` of label number ``c`` at least ``b``, sorted."""
+    m = 0
+    for i in range(values.shape[0]):
+        m += numbers[i] == c and values[i] >= b
+    out = np.empty(m)
+    m = 0
+    for i in range(values.shape[0]):
+        if numbers[i] == c and values[i] >= b:
+            out[m] = values[i]
+            m += 1
+    out.sort()
+    return out
+
+
+@jit
+def _peek_tops(ring_score, ring_label, sorted_scores, counters, numbers, scores, neg, beta):
+    """What the partial AUC at FPR <= ``beta`` reads after :func:`_slide` over
+    ``scores`` (label numbers ``numbers``; ``neg`` the negative class's number),
+    computed without changing anything: ``(negative tops, positive tops, n_neg,
+    n_pos)``, the tops being each class's scores at least the ``floor(beta n_neg) +
+    1``-th largest negative t, ascending: the arrays :func:`_tops` gives from the
+    window's sorted scores after the slide, so the same partial AUC. Each class's
+    scores are walked from the top, the departing ones left out and the arriving ones
+    merged in. Only departing and arriving scores of at least b, the ``(r + g)``-th
+    largest negative of the window before (r the rank of t, g the departing
+    negatives), are sorted: t is at least b (the window after keeps the ``r + g``
+    largest negatives but g). O(departing + arriving + tops), no copy of the window.
+    Empty tops when a class is missing."""
+    w, k = ring_score.shape[0], scores.shape[0]
+    start, size = counters[0], counters[1]
+    sizes = counters[3:5]
+    at = (start + np.arange(max(0, size + k - w))) % w  # the departing pairs' positions
+    gone_scores, gone_numbers = ring_score[at], ring_label[at]
+    gone_neg = 0
+    for j in range(at.shape[0]):
+        gone_neg += gone_numbers[j] == neg
+    new_neg = 0
+    for j in range(k):
+        new_neg += numbers[j] == neg
+    pos = 1 - neg
+    n_neg = sizes[neg] - gone_neg + new_neg
+    n_pos = sizes[pos] - (at.shape[0] - gone_neg) + (k - new_neg)
+    if n_neg == 0 or n_pos == 0:
+        return np.empty(0), np.empty(0), n_neg, n_pos
+    r = min(n_neg, int(np.floor(beta * n_neg)) + 1)
+    b = -np.inf
+    if r + gone_neg <= sizes[neg]:
+        b = sorted_scores[neg, sizes[neg] - r - gone_neg]
+    gone = [_sorted_at_least(gone_scores, gone_numbers, c, b) for c in (neg, pos)]
+    new = [_sorted_at_least(scores, numbers, c, b) for c in (neg, pos)]
+    a = sorted_scores[neg]
+    t = _kth_down(a, sizes[neg], gone[0], gone[0].shape[0], new[0], new[0].shape[0], r)
+    tops = []
+    for j, c in enumerate((neg, pos)):
+        args = (sorted_scores[c], sizes[c], gone[j], gone[j].shape[0], new[j], new[j].shape[0], t)
+        out = np.empty(_at_least(*args, np.empty(0), False))
+        _at_least(*args, out, True)
+        tops.append(out[::-1].copy())
+    return tops[0], tops[1], n_neg, n_pos
+
+
 @jit
 def _slide(ring_score, ring_label, sorted_scores, counters, numbers, scores):
     """Move the window over ``scores`` (at most ``window`` of them) and their label numbers.

@@ -63,8 +63,8 @@ from aucstream._config import format_bytes, get_config
 from aucstream._params import Interval, positive_int, validate_parameter_constraints
 
 from . import _sorted_pairs as _sp
-from ._peek_cache import peeked_auc
-from ._sorted_pairs import _count, _partial_auc, _peek_counts, _slide, _tops
+from ._peek_cache import peeked_auc, positive_with
+from ._sorted_pairs import _count, _partial_auc, _peek_counts, _peek_tops, _slide, _tops
 from ._typing import ArrayLike, Label
 
 __all__ = ["PrequentialAUC", "RollingAUC"]
@@ -860,15 +860,25 @@ class RollingAUC(_BinaryPairs):
         )
 
     def _peek(self, y_true: np.ndarray, y_score: np.ndarray) -> float:
-        """The AUC :meth:`get` would give after ``update(y_true, y_score)``, without
-        counting the pairs (nothing changes): O(k log w) for k pairs, no copy of the
-        window (its pair count is updated as in the class docstring, with
-        :math:`C(A, R) = C(A, W) - C(A, D)`). Arrays of checked labels and finite
-        scores only (``OnePassSearch`` peeks at its buffered scores)."""
-        if _resolved(self.max_fpr, self.min_tpr) is not None:  # read from a copy
-            import copy
+        """The AUC :meth:`get` would give after ``update(y_true, y_score)``, nothing
+        changed and no copy of the window: the pair count as in the class docstring, with
+        :math:`C(A, R) = C(A, W) - C(A, D)`, O(k log w) for k pairs; a partial AUC from
+        the tops after the update (:func:`~aucstream._sorted_pairs._peek_tops`). Checked
+        labels and finite scores only (``OnePassSearch`` peeks at its buffered scores)."""
+        labels, numbers, scores = self._peek_rows(y_true, y_score)
+        region = _resolved(self.max_fpr, self.min_tpr)
+        if region is None:
+            return self._peek_full(labels, numbers, scores)
+        state = (self._ring_score, self._ring_label, self._sorted, self._counters)
+        neg = 1 - positive_with(self, labels)
+        neg, pos, n_neg, n_pos = _peek_tops(*state, numbers, scores, neg, region[0])
+        if n_neg == 0 or n_pos == 0:
+            return float("nan")
+        return _partial_auc(neg, pos, int(n_neg), int(n_pos), region, self.standardized)
 
-            return copy.deepcopy(self).update(y_true, y_score).get()
+    def _peek_rows(self, y_true, y_score) -> tuple[list, np.ndarray, np.ndarray]:
+        """The labels after the pairs of a peek, their label numbers and scores (the
+        last ``window`` of them); the held pairs counted first."""
         self._flush()
         y = np.asarray(y_true).ravel()
         scores = np.ascontiguousarray(y_score, dtype=np.float64).ravel()
@@ -878,14 +888,12 @@ class RollingAUC(_BinaryPairs):
         else:
             numbers = (y == labels[1]).astype(np.int8)
         last = slice(max(0, scores.size - self.window), None)
-        pairs, n0, n1 = _peek_counts(
-            self._ring_score,
-            self._ring_label,
-            self._sorted,
-            self._counters,
-            np.ascontiguousarray(numbers[last]),
-            np.ascontiguousarray(scores[last]),
-        )
+        return labels, np.ascontiguousarray(numbers[last]), np.ascontiguousarray(scores[last])
+
+    def _peek_full(self, labels: list, numbers: np.ndarray, scores: np.ndarray) -> float:
+        """The full AUC of the window after the pairs of :meth:`_peek_rows`."""
+        state = (self._ring_score, self._ring_label, self._sorted, self._counters)
+        pairs, n0, n1 = _peek_counts(*state, numbers, scores)
         return peeked_auc(self, int(pairs), int(n0), int(n1), labels)
 
     def __repr__(self) -> str:

@@ -71,12 +71,14 @@ def _learner(name: str, params: list[str]):
     return model
 
 
-def _model_to_fit(args):
+def _model_to_fit(args, maximize: bool = True):
     """The model ``fit`` learns: the tuning-free search or ``--learner``, behind the
     online scaler unless ``--no-scale``. ``--max-fpr`` goes to whatever takes a
     ``max_fpr`` (the search and the pipeline select by partial AUC when they do); the
-    default learner without one is the partial-AUC learner ``OnlinePAUC``."""
-    max_fpr = getattr(args, "max_fpr", None)
+    default learner without one is the partial-AUC learner ``OnlinePAUC``. Without
+    ``maximize`` (``evaluate``, whose ``--max-fpr`` only adds columns) the model is made
+    as if ``--max-fpr`` were not given."""
+    max_fpr = getattr(args, "max_fpr", None) if maximize else None
     if args.learner is None:
         if args.params:
             raise CommandError("--params needs --learner (the default learner needs no tuning)")

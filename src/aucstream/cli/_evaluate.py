@@ -9,6 +9,7 @@ from pathlib import Path
 
 from ..streaming import Progress
 from ._common import (
+    CommandError,
     _add_file_options,
     _BinaryLabels,
     _check_writable,
@@ -17,6 +18,7 @@ from ._common import (
     _model_to_fit,
     _no_examples,
     _positive,
+    _rate,
     _value,
     say_if_compiling,
 )
@@ -39,10 +41,11 @@ def _cmd_evaluate(args) -> int:
     --window examples when a window is asked, else every chunk) as CSV: n_seen,
     n_learnt, the metrics (aucstream.evaluation.prequential), cpu_seconds, model_bytes.
     Default learner: StreamPipeline(OnlineStandardScaler(), OnePassSearch()).
+    --max-fpr adds the partial AUC's columns and leaves the learner as it is.
     """
     from ..evaluation import prequential
 
-    model = _model_to_fit(args)
+    model = _model_to_fit(args, maximize=False)
     target = Path(args.output)
     _check_writable(target, "output file")
     if args.plot:
@@ -51,8 +54,11 @@ def _cmd_evaluate(args) -> int:
     metrics = None
     if args.metrics is not None:
         metrics = [m.strip() for m in args.metrics.split(",") if m.strip()]
-        if args.detector is not None and "alarms" not in metrics:
-            metrics.append("alarms")
+        # (the columns the options ask for, when the list leaves them out)
+        asked = [("alarms", args.detector is not None), ("partial_auc", args.max_fpr is not None)]
+        asked.append(("window_partial_auc", args.max_fpr is not None and args.window is not None))
+        metrics += [name for name, wanted in asked if wanted and name not in metrics]
+        _check_options(metrics, args)
     classes = [_value(c) for c in args.classes] if args.classes else None
     if args.positive:
         classes = [-1, 1]
@@ -70,6 +76,10 @@ def _cmd_evaluate(args) -> int:
             every=_every(args),
             classes=classes,
             detector=_detector(args.detector),
+            max_fpr=args.max_fpr,
+            rank=args.rank,
+            label_probability=args.label_probability,
+            random_state=args.seed,
             progress=progress,
         )
     except ValueError as error:
@@ -82,7 +92,7 @@ def _cmd_evaluate(args) -> int:
         curve.to_csv(out, index=False, float_format="%.17g")
     last = curve.iloc[-1]
     shown = [
-        f"{name} {last[name]:.4f}"
+        f"{name} {int(last[name])}" if name == "alarms" else f"{name} {last[name]:.4f}"
         for name in curve.columns
         if name not in ("n_seen", "n_learnt", "cpu_seconds", "model_bytes")
         and isinstance(last[name], float)
@@ -94,7 +104,7 @@ def _cmd_evaluate(args) -> int:
         f"{len(curve)} checkpoint{'' if len(curve) == 1 else 's'} written to {target}"
     )
     if args.plot:
-        _plot_curve(curve, args.plot, stream.name or "", args.window)
+        _plot_curve(curve, args.plot, stream.name or "", args.window, args.max_fpr)
         print(f"wrote {args.plot}")
         if len(curve) == 1:  # (a curve of one point: the stream ended before a checkpoint)
             default = "--window" if args.window is not None else "the chunk size"
@@ -105,6 +115,24 @@ def _cmd_evaluate(args) -> int:
                 file=sys.stderr,
             )
     return 0
+
+
+#: The option of the command line that gives each of prequential's options.
+_FLAGS = {"window": "--window W", "max_fpr": "--max-fpr BETA", "detector": "--detector NAME"}
+
+
+def _check_options(metrics: list[str], args) -> None:
+    """Refuse a column of ``--metrics`` whose option is not given, naming the flag
+    (prequential's own error names its keyword)."""
+    from ..evaluation import prequential_metrics
+
+    given = {"window": args.window, "max_fpr": args.max_fpr, "detector": args.detector}
+    needs = prequential_metrics()
+    for name in metrics:
+        missing = [option for option in needs.get(name, ()) if given[option] is None]
+        if missing:
+            flags = " and ".join(_FLAGS[option] for option in missing)
+            raise CommandError(f"--metrics {name} needs {flags}")
 
 
 def _every(args) -> int:
@@ -130,17 +158,21 @@ def _detector(name: str | None):
     return AUCDriftDetector(PageHinkley() if name == "page-hinkley" else ADWIN())
 
 
-def _plot_curve(curve, path: str, title: str, window: int | None = None) -> None:
+def _plot_curve(
+    curve, path: str, title: str, window: int | None = None, max_fpr: float | None = None
+) -> None:
     """Windowed metrics (else the cumulative ones) over n_seen, alarms as vertical
     lines; the y axis says which (the window's length, or "since the first
-    example")."""
+    example"), the legend the partial AUC's FPR bound."""
     plt = _plot_module()
     windowed = [c for c in curve.columns if c.startswith("window_")]
-    shown = windowed or [c for c in ("auc", "average_precision", "g_mean") if c in curve]
+    cumulative = ("auc", "partial_auc", "average_precision", "g_mean")
+    shown = windowed or [c for c in cumulative if c in curve]
     fig, ax = plt.subplots(figsize=(8, 4.5))
     few = len(curve) < 30  # (points marked: a curve of one checkpoint is one point)
     for name in shown:
-        ax.plot(curve["n_seen"], curve[name], marker="o" if few else None, label=name)
+        label = f"{name} (FPR <= {max_fpr:g})" if "partial" in name and max_fpr else name
+        ax.plot(curve["n_seen"], curve[name], marker="o" if few else None, label=label)
     if "alarms" in curve:
         raised = curve["n_seen"][curve["alarms"].diff().fillna(curve["alarms"]) > 0]
         for k, n in enumerate(raised):
@@ -238,6 +270,39 @@ def _add_evaluate_parser(command) -> None:
         help="a drift detector on the scores' AUC (aucstream.drift.AUCDriftDetector over "
         "PageHinkley or ADWIN, their defaults): adds the alarms column, the alarms so far "
         "at each checkpoint, marked on --plot",
+    )
+    parser.add_argument(
+        "--max-fpr",
+        type=_rate(0.0, True),
+        default=None,
+        metavar="BETA",
+        help="add the partial AUC at false-positive rates up to BETA in (0, 1] "
+        "(partial_auc, and window_partial_auc with --window; McClish-standardized as "
+        "scikit-learn's max_fpr); the learner is not changed: to evaluate one that "
+        "maximizes it, e.g. --learner OnlinePAUC --params max_fpr=0.05 (a search that "
+        "races by it, --learner OnePassSearch --params max_fpr=0.05, is scored row by "
+        "row: about a hundred times slower, docs/user_guide/streaming_evaluation.rst)",
+    )
+    parser.add_argument(
+        "--rank",
+        choices=("decision", "proba"),
+        default="decision",
+        help="what the AUC columns rank: the decision scores (default) or the "
+        "probabilities, as River's metrics do (aucstream.evaluation.prequential)",
+    )
+    parser.add_argument(
+        "--label-probability",
+        type=_rate(0.0, True),
+        default=None,
+        metavar="P",
+        help="keep each label with probability P in (0, 1] (one draw per example, "
+        "from --seed): a dropped label is scored but never learnt",
+    )
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        help="seed of the label drops of --label-probability",
     )
     parser.add_argument(
         "--plot", default=None, metavar="PNG", help="draw the windowed metrics over n_seen"

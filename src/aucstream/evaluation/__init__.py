@@ -37,6 +37,7 @@ from ._data import DataSpec, LoadedData, load_data, parse_data_spec
 from ._holdout import ComparisonRow, holdout_comparison, tune_and_test
 from ._paper import PaperTable
 from ._prequential import prequential
+from ._prequential_columns import prequential_metrics
 from ._protocol import (
     PAPER_PROTOCOLS,
     Protocol,
@@ -102,6 +103,7 @@ __all__ = [
     "parse_learner_spec",
     "parse_value",
     "prequential",
+    "prequential_metrics",
     "reproduce",
     "run_jobs",
     "tune_and_test",

@@ -144,6 +144,25 @@ METRICS: dict[str, _Column] = {
 }
 
 
+def prequential_metrics() -> dict[str, tuple[str, ...]]:
+    """The columns :func:`~aucstream.evaluation.prequential` can compute, each with the
+    options it needs (``window``, ``max_fpr``, ``detector``: not None).
+
+    Examples
+    --------
+    >>> from aucstream.evaluation import prequential_metrics
+    >>> prequential_metrics()["window_partial_auc"]
+    ('window', 'max_fpr')
+    """
+    return {
+        name: tuple(column.missing(dict.fromkeys(_OPTIONS))) for name, column in METRICS.items()
+    }
+
+
+#: The options of :func:`~aucstream.evaluation.prequential` a column may need.
+_OPTIONS = ("window", "max_fpr", "detector")
+
+
 def chosen_metrics(metrics, options: dict) -> list[str]:
     """The names of the columns ``metrics`` asks for (refused by name when unknown, or
     when an option they need is None); the default ones when it is None."""

@@ -201,3 +201,15 @@ def test_evaluate_max_fpr_rank_and_label_drops(tmp_path, capsys):
         with pytest.raises(SystemExit):
             main([*base, *bad, "-o", str(out)])
     capsys.readouterr()
+
+
+def test_evaluate_says_when_a_window_held_one_class(tmp_path, capsys):
+    X, y = drifting(600, seed=5)
+    y = np.where(np.arange(600) < 300, y, -1)  # the second half: negatives only
+    path, out = tmp_path / "d.svm", tmp_path / "curve.csv"
+    dump_svmlight_file(X, y, str(path), zero_based=False)
+    argv = ["evaluate", str(path), "--learner", "SOLAM", "--no-scale", "--window", "100"]
+    assert main([*argv, "-o", str(out)]) == 0
+    curve = pd.read_csv(out)
+    assert curve["window_auc"].isna().sum() == 3  # (the windows ending at 400, 500, 600)
+    assert "window_auc undefined (NaN) at 3 of 6 checkpoints" in capsys.readouterr().err

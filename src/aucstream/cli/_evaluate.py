@@ -103,6 +103,15 @@ def _cmd_evaluate(args) -> int:
         f"{int(last['n_learnt']):,} learnt (delay {args.delay}); {', '.join(shown)}; "
         f"{len(curve)} checkpoint{'' if len(curve) == 1 else 's'} written to {target}"
     )
+    windowed = [name for name in curve.columns if name.startswith("window_")]
+    undefined = int(curve[windowed].isna().any(axis=1).sum()) if windowed else 0
+    if undefined:  # (NaN in the CSV, gaps in the plot: say why)
+        print(
+            f"aucstream evaluate: {', '.join(windowed)} undefined (NaN) at {undefined} of "
+            f"{len(curve)} checkpoints, whose last {args.window:,} examples were of one "
+            "class",
+            file=sys.stderr,
+        )
     if args.plot:
         _plot_curve(curve, args.plot, stream.name or "", args.window, args.max_fpr)
         print(f"wrote {args.plot}")

@@ -201,17 +201,17 @@ def test_choice_rule_on_a_stand_in_search():
     for c in candidates:  # calibrated: the log-odds are the scores
         c.calibration_ = _calibration.logistic_state()
 
-    def metric(i):  # (the search peeks with its buffered rows: none here)
-        return SimpleNamespace(
-            peek_full=lambda y_true, y_score: roc_auc(y, windows[i]),
-            window_scores=lambda y_true, y_score: (y, windows[i]),
-        )
+    def metrics():  # (the windows as the race keeps them; no buffered rows)
+        return [GuardedPartialAUC(y.size, max_fpr=0.05).update(y, windows[i]) for i in range(4)]
 
-    search = SimpleNamespace(
+    class StandIn(SimpleNamespace):  # (weakly referable: the peeks' cache is by search)
+        pass
+
+    search = StandIn(
         ensemble=3,
         max_fpr=0.05,
         candidates_=candidates,
-        recent_=[metric(i) for i in range(4)],
+        recent_=metrics(),
         progress_=[0],
         _buffered_from=lambda i, windowed: 0,
         status_=np.zeros(4, int),
@@ -222,9 +222,11 @@ def test_choice_rule_on_a_stand_in_search():
     assert choices(search, [0, 1, 2, 3]) == [[2], [0], [0, 2], [0, 1], [0, 1, 2]]
     assert choose(search, [0, 3, 1, 2]) == (0, (0,))
     windows[0] = y + rng.normal(scale=0.8, size=y.size)  # as good as OPAUC, other errors
+    search.recent_ = metrics()
     lead, chosen = choose(search, [3, 0, 1, 2])
     assert chosen == (0, 2) and lead == 0  # the average beats either; noise stays out
     windows[0] = 3 * y * rng.random(y.size) - 2 * y  # top: right; overall: wrong
+    search.recent_ = metrics()
     assert roc_auc(y, (windows[0] + windows[2]) / 2) < roc_auc(y, good) - FULL_AUC_TOLERANCE
     assert choose(search, [0, 1, 2, 3]) == (2, (2,))
     search.candidates_ = [PAUCI(), OnlinePAUC(), PAUCI(), OnlinePAUC()]  # all spared

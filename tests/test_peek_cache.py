@@ -5,11 +5,14 @@ comes late and pairs that leave the window."""
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 import pytest
 
 from aucstream import OnePassSearch
-from aucstream._peek_cache import _KEPT, peek
+from aucstream._pauc_race import GuardedPartialAUC
+from aucstream._peek_cache import _KEPT, peek, peek_full
 from aucstream.metrics import RollingAUC
 
 
@@ -63,3 +66,36 @@ def test_a_bare_window_peeks_as_from_scratch(pos_label):
             want = [metric._peek(y[:j], scores[:j]) for j in range(k + 1)]
             assert all(map(same, got, want)), (start, k)
         metric.update(y[:40], scores[:40])
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: RollingAUC(window=80, max_fpr=0.1),
+        lambda: RollingAUC(window=80, pos_label=1, max_fpr=0.3, min_tpr=0.5),
+        lambda: RollingAUC(window=80, max_fpr=0.5, standardized=False),
+        lambda: GuardedPartialAUC(80, pos_label=1, max_fpr=0.05),
+    ],
+)
+def test_partial_peeks_grow_as_from_scratch(make):
+    """A partial AUC (and the race's statistic) read from the kept buffered rows, sorted
+    as they came, equals the peek from scratch and the update it does not make, float
+    for float, as the buffer grows one row at a time: ties, a label that comes late,
+    the window filling, then rows leaving it (from scratch)."""
+    rng = np.random.default_rng(2)
+    metric = make().update(np.array([0, 0, 0]), np.array([0.5, 0.2, 0.5]))
+    for start in (0, 50):
+        y = rng.integers(0, 2, size=70)
+        y[:4] = 0  # (the other label comes late)
+        scores = rng.integers(0, 8, size=70) / 7.0  # (ties)
+        owner = object.__new__(OnePassSearch)  # (a key for the kept counts)
+        for j in range(71):
+            got = peek(owner, 0, metric, y[:j], scores[:j])
+            want = copy.deepcopy(metric).update(y[:j], scores[:j]).get() if j else metric.get()
+            assert same(got, want) and same(got, metric._peek(y[:j], scores[:j])), (start, j)
+            if isinstance(metric, GuardedPartialAUC):
+                full = copy.deepcopy(metric).update(y[:j], scores[:j]).full() if j else None
+                if j:
+                    assert same(peek_full(owner, 0, metric, y[:j], scores[:j]), full)
+        assert _KEPT.get(owner) is not None  # (the kept counts were used)
+        metric.update(y[:50], scores[:50])

@@ -138,7 +138,7 @@ import numpy as np
 
 from . import _calibration
 from ._fastpath import param_names
-from ._peek_cache import positive_with
+from ._peek_cache import peek_full, positive_with
 from ._sorted_pairs import _count, _partial_auc
 from ._streaming_auc import RollingAUC
 
@@ -173,9 +173,15 @@ class GuardedPartialAUC(RollingAUC):
 
     def get(self) -> float:
         partial = super().get()
-        if partial != partial:  # NaN: one class missing
+        return partial if partial != partial else self.peeked(partial, self.full())
+
+    @staticmethod
+    def peeked(partial: float, full: float) -> float:
+        """The statistic of a window's partial and full AUC (NaN, one class missing,
+        when the partial AUC is NaN)."""
+        if partial != partial:
             return partial
-        return PARTIAL_WEIGHT * partial + (1.0 - PARTIAL_WEIGHT) * self.full()
+        return PARTIAL_WEIGHT * partial + (1.0 - PARTIAL_WEIGHT) * full
 
     def _peek(self, y_true: np.ndarray, y_score: np.ndarray) -> float:
         """:meth:`get` after ``update(y_true, y_score)``, nothing changed: the partial
@@ -183,8 +189,7 @@ class GuardedPartialAUC(RollingAUC):
         partial = super()._peek(y_true, y_score)
         if partial != partial:
             return partial
-        full = self.peek_full(y_true, y_score)
-        return PARTIAL_WEIGHT * partial + (1.0 - PARTIAL_WEIGHT) * full
+        return self.peeked(partial, self.peek_full(y_true, y_score))
 
     def peek_full(self, y_true: np.ndarray, y_score: np.ndarray) -> float:
         """:meth:`full` after ``update(y_true, y_score)``, nothing changed."""
@@ -298,7 +303,7 @@ def choices(search, ranked) -> list[list[int]]:
     others = [int(i) for j, i in enumerate(ranked) if j not in protected]
     if size < 2 or not others:
         return []
-    full = [search.recent_[i].peek_full(*_buffered(search, i)) for i in others]
+    full = [peek_full(search, i, search.recent_[i], *_buffered(search, i)) for i in others]
     if any(f != f for f in full):  # a class missing: no full AUC yet
         return []
     member = others[int(np.argmax(full))]

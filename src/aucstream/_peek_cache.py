@@ -22,9 +22,13 @@ positive scores above its negative, 1 when they tie), and a new buffered row of 
 :math:`s` adds its pairs with the window's other class and with the buffered rows of
 the other class before it: two binary searches in sorted arrays (:func:`_grow`), then
 :math:`s` joins its class's sorted buffered scores. The integers are those of the
-count from scratch, so the AUC is the same float. Anything else (pairs leaving the
-window, a label not yet known to the metric, a partial-AUC metric, buffered rows that
-differ from the ones counted) takes the peek from scratch.
+count from scratch, so the AUC is the same float. A partial AUC (a metric with
+``max_fpr``, and the race's statistic of :mod:`aucstream._pauc_race`) is read from the
+tops of the window's sorted scores and of the kept ones
+(:func:`~aucstream._sorted_pairs._tops_after`): the arrays the metric reads after an
+update, so the same float too. Anything else (pairs leaving the window, a label not
+yet known to the metric, buffered rows that differ from the ones counted) takes the
+peek from scratch.
 
 The kept counts are not the search's state (not saved, copied or checked): a weak
 table by search, checked against the metric's counters and the buffered rows
@@ -33,14 +37,18 @@ themselves at each use.
 
 from __future__ import annotations
 
+import math
 from threading import get_ident
 
 import numpy as np
 
 from ._fastpath import ByIdentity
 from ._kernels import jit
+from ._sorted_pairs import _partial_auc, _tops_after
 
-__all__ = ["peek", "peeked_auc", "positive_with"]
+__all__ = ["peek", "peek_full", "peeked_auc", "positive_with"]
+
+_NONE = np.empty(0)
 
 
 @jit(inline="always")
@@ -123,17 +131,62 @@ def peek(owner, i: int, metric, y: np.ndarray, scores: np.ndarray) -> float:
     """``metric._peek(y, scores)`` (the :class:`~aucstream.metrics.RollingAUC` of
     candidate ``i`` of the search ``owner``, with its buffered labels ``y`` and scores,
     float64), counted from what the last peek of the same buffer counted (module
-    docstring); the same float."""
+    docstring); the same float. A partial AUC (and the race's statistic,
+    :class:`~aucstream._pauc_race.GuardedPartialAUC`, whose ``peeked`` combines it with
+    the full AUC) is read from the tops of the window and of the kept buffered rows,
+    which are sorted already."""
     from ._streaming_auc import _resolved
 
+    counted = _counted(owner, i, metric, y, scores)
+    if counted is None:
+        return metric._peek(y, scores)
+    kept, n0, n1 = counted
+    full = peeked_auc(metric, int(metric._counters[2]) + kept.pairs, n0, n1, kept.labels)
+    region = _resolved(metric.max_fpr, metric.min_tpr)
+    if region is None:
+        return full
+    partial = _partial(metric, kept, n0, n1, region)
+    combine = getattr(metric, "peeked", None)
+    return partial if combine is None else combine(partial, full)
+
+
+def peek_full(owner, i: int, metric, y: np.ndarray, scores: np.ndarray) -> float:
+    """The full AUC of the window of ``metric`` with the buffered rows (as :func:`peek`
+    counts it), whatever the AUC the metric reports; the same float as
+    ``metric._peek_full``."""
+    counted = _counted(owner, i, metric, y, scores)
+    if counted is None:
+        return metric._peek_full(*metric._peek_rows(y, scores))
+    kept, n0, n1 = counted
+    return peeked_auc(metric, int(metric._counters[2]) + kept.pairs, n0, n1, kept.labels)
+
+
+def _partial(metric, kept: _Kept, n0: int, n1: int, region: tuple) -> float:
+    """The partial AUC over ``region`` of the window with the kept buffered rows (no
+    row leaves the window): :func:`~aucstream._sorted_pairs._tops_after` of the
+    window's and the kept rows' sorted scores, as ``get`` reads them after an update."""
+    positive = positive_with(metric, kept.labels)
+    negative = 1 - positive
+    n_neg, n_pos = (n0, n1)[negative], (n0, n1)[positive]
+    if n_neg == 0 or n_pos == 0:
+        return float("nan")
+    r = min(n_neg, math.floor(region[0] * n_neg) + 1)  # (as _tops)
+    window, sizes, grown = metric._sorted, metric._counters[3:5], kept.grown
+    neg, pos = _tops_after(
+        window[negative, : sizes[negative]], window[positive, : sizes[positive]], _NONE, _NONE,
+        grown[negative, : kept.sizes[negative]], grown[positive, : kept.sizes[positive]], r,
+    )  # fmt: skip
+    return _partial_auc(neg, pos, n_neg, n_pos, region, metric.standardized)
+
+
+def _counted(owner, i: int, metric, y: np.ndarray, scores: np.ndarray):
+    """``(kept, n0, n1)``: candidate ``i``'s kept counts grown to the buffered rows,
+    and the class sizes of the window with them; None when the peek must count from
+    scratch (rows leaving the window, a label not yet known, another buffer)."""
     metric._flush()
     k, counters = scores.shape[0], metric._counters
-    if (
-        y.shape != scores.shape
-        or _resolved(metric.max_fpr, metric.min_tpr) is not None
-        or int(counters[1]) + k > metric.window
-    ):
-        return metric._peek(y, scores)
+    if y.shape != scores.shape or int(counters[1]) + k > metric.window:
+        return None
     table = _KEPT.get(owner)
     if table is None:
         table = _KEPT[owner] = {}
@@ -154,14 +207,14 @@ def peek(owner, i: int, metric, y: np.ndarray, scores: np.ndarray) -> float:
             # (the labels as the peek takes them: a third one refused by name)
             labels = metric._labels_with(np.unique(y), y) if k else list(metric._labels)
             if not labels:
-                return metric._peek(y, scores)
+                return None
             if len(table) >= 256:
                 table.clear()
             kept = table[key] = _Kept(metric, state, labels, max(k, 4096), y.dtype)
         labels = kept.labels
         zero, one = (y.dtype.type(v) for v in (labels[0], labels[-1]))
         if zero != labels[0] or one != labels[-1]:  # (not values of y's dtype)
-            return metric._peek(y, scores)
+            return None
         added = _grow(
             metric._sorted, counters[3:5], kept.grown, kept.sizes, kept.scores, kept.ys,
             scores, y, zero, one, kept.k,
@@ -169,11 +222,10 @@ def peek(owner, i: int, metric, y: np.ndarray, scores: np.ndarray) -> float:
         if added >= 0:
             break
     else:  # (never: the rows just kept are the buffer's, of its labels)
-        return metric._peek(y, scores)
+        return None
     kept.pairs += added
     kept.k = k
-    n0, n1 = int(counters[3] + kept.sizes[0]), int(counters[4] + kept.sizes[1])
-    return peeked_auc(metric, int(counters[2]) + kept.pairs, n0, n1, labels)
+    return kept, int(counters[3] + kept.sizes[0]), int(counters[4] + kept.sizes[1])
 
 
 def peeked_auc(metric, pairs: int, n0: int, n1: int, labels: list) -> float:

@@ -305,17 +305,33 @@ def _peek_tops(ring_score, ring_label, sorted_scores, counters, numbers, scores,
     b = -np.inf
     if r + gone_neg <= sizes[neg]:
         b = sorted_scores[neg, sizes[neg] - r - gone_neg]
-    gone = [_sorted_at_least(gone_scores, gone_numbers, c, b) for c in (neg, pos)]
-    new = [_sorted_at_least(scores, numbers, c, b) for c in (neg, pos)]
-    a = sorted_scores[neg]
-    t = _kth_down(a, sizes[neg], gone[0], gone[0].shape[0], new[0], new[0].shape[0], r)
-    tops = []
-    for j, c in enumerate((neg, pos)):
-        args = (sorted_scores[c], sizes[c], gone[j], gone[j].shape[0], new[j], new[j].shape[0], t)
-        out = np.empty(_at_least(*args, np.empty(0), False))
-        _at_least(*args, out, True)
-        tops.append(out[::-1].copy())
-    return tops[0], tops[1], n_neg, n_pos
+    neg_top, pos_top = _tops_after(
+        sorted_scores[neg, : sizes[neg]],
+        sorted_scores[pos, : sizes[pos]],
+        _sorted_at_least(gone_scores, gone_numbers, neg, b),
+        _sorted_at_least(gone_scores, gone_numbers, pos, b),
+        _sorted_at_least(scores, numbers, neg, b),
+        _sorted_at_least(scores, numbers, pos, b),
+        r,
+    )
+    return neg_top, pos_top, n_neg, n_pos
+
+
+@jit
+def _tops_after(neg, pos, gone_neg, gone_pos, new_neg, new_pos, r):
+    """The tops (:func:`_tops`) of the negatives ``neg - gone_neg + new_neg`` and the
+    positives ``pos - gone_pos + new_pos`` (each sorted ascending; what is gone
+    contained in what was, and the scores of ``gone`` and ``new`` below the tops may be
+    left out), at the ``r``-th largest negative: ``(negative tops, positive tops)``,
+    ascending."""
+    t = _kth_down(neg, neg.shape[0], gone_neg, gone_neg.shape[0], new_neg, new_neg.shape[0], r)
+    neg_args = (neg, neg.shape[0], gone_neg, gone_neg.shape[0], new_neg, new_neg.shape[0], t)
+    pos_args = (pos, pos.shape[0], gone_pos, gone_pos.shape[0], new_pos, new_pos.shape[0], t)
+    neg_top = np.empty(_at_least(*neg_args, np.empty(0), False))
+    _at_least(*neg_args, neg_top, True)
+    pos_top = np.empty(_at_least(*pos_args, np.empty(0), False))
+    _at_least(*pos_args, pos_top, True)
+    return neg_top[::-1].copy(), pos_top[::-1].copy()
 
 
 @jit

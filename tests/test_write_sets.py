@@ -24,12 +24,14 @@ from conftest import make_stream, patch_update
 
 from aucstream import (
     FSAUC,
+    OAM,
     OPAUC,
     SOLAM,
     SOLAML1,
     AdaOAM,
     ConfidenceWeighted,
     CostSensitivePA,
+    OnlinePAUC,
     PassiveAggressive,
     Perceptron,
     UnivariateOnline,
@@ -43,6 +45,10 @@ DECLARING = [
     ("OPAUC-full", lambda: OPAUC(eta=0.05)),
     ("OPAUC-sparse", lambda: OPAUC(eta=0.05, covariance="sparse", sketch_size=2)),
     ("AdaOAM", lambda: AdaOAM()),
+    ("OnlinePAUC", lambda: OnlinePAUC(buffer_size=8)),
+    ("OAM", lambda: OAM(buffer_size=8)),
+    ("OAM-sequential", lambda: OAM(buffer_size=8, update="seq")),
+    ("OnlinePAUC-two-way", lambda: OnlinePAUC(max_fpr=0.3, min_tpr=0.2, buffer_size=8)),
 ]
 IDS = [name for name, _ in DECLARING]
 FACTORIES = [factory for _, factory in DECLARING]
@@ -132,7 +138,8 @@ def test_a_kernel_does_not_write_what_it_declares(factory, label, monkeypatch):
     model = factory().partial_fit(X[:20], y[:20], classes=[-1, 1])
     declared = model._read_only_state(np.array([float(label)]))
     assert declared, "the learner declares nothing for a one-class chunk"
-    assert model.stats_[0 if label > 0 else 1] is declared[0]
+    held = model.buffers_ if isinstance(model, (OAM, OnlinePAUC)) else model.stats_
+    assert held[0 if label > 0 else 1] is declared[0]  # (the other class's)
     calls = count_fast_path_calls(monkeypatch)
     before = declared_bytes(model, [label])
     everything = state_bytes(model)
@@ -148,6 +155,14 @@ def test_mixed_chunks_declare_nothing(factory):
     model = factory().partial_fit(X[:20], y[:20], classes=[-1, 1])
     assert model._read_only_state(np.array([1.0, -1.0, 1.0])) == ()
     assert model._read_only_state(np.array([-1.0, -1.0])) != ()
+
+
+def test_oam_with_forgetting_or_unbounded_buffers_declares_nothing():
+    """Every example ticks both biased buffers; an unbounded buffer may be made anew."""
+    X, y = stream()
+    for model in (OAM(buffer_size=8, half_life=50), OAM(buffer_size=None)):
+        model.partial_fit(X[:20], y[:20], classes=[-1, 1])
+        assert model._read_only_state(np.array([1.0])) == ()
 
 
 def test_low_rank_opauc_declares_nothing():

@@ -201,6 +201,17 @@ def _oam_chunk(w, buffers, rows, pre, uniforms, C, sequential, gamma, weights):
             _oam_gra(w, idx, val, y, opp_items, size, 0.5 * c_t, violated)
 
 
+def _read_only(learner: OAM, y_pm: np.ndarray, chunk: Chunk | None = None) -> tuple:
+    """The buffer of the class no example of the chunk belongs to, which the kernel
+    (:func:`_oam_chunk`) only reads under Algorithm R with a bounded buffer: an
+    example is offered to its own class's (``StateSpec.read_only``). Nothing with
+    ``half_life`` (every example ticks both biased buffers) or unbounded buffers."""
+    if learner.half_life is not None or learner.buffer_size is None:
+        return ()
+    c = learner._chunk_class(y_pm)
+    return () if c is None else (learner.buffers_[1 - c],)
+
+
 def _state_nbytes(learner: OAM, n_features: int) -> int:
     """Two buffers of N rows (unbounded buffers start at 64 rows and grow; with
     half_life, to about 1.44 half_life rows), their lifetimes with half_life
@@ -262,7 +273,7 @@ class OAM(BaseStreamingAUC):
     #: Z11's 2^[-10:10] extended down to 2^-20 (see ``C`` above).
     param_grid = {"C": [2.0**k for k in range(-20, 11)]}
     _tags = LearnerTags(dense_kernels=True, kernel_prequential=True, sample_weight=True)
-    _state_spec = StateSpec(nbytes=_state_nbytes)
+    _state_spec = StateSpec(nbytes=_state_nbytes, read_only=_read_only)
     _parameter_constraints = {
         "C": [positive()],
         "buffer_size": [positive_int(), None],

@@ -304,6 +304,14 @@ def _fraction(low_open: bool):
     return Interval(Real, 0, 1, closed="left")
 
 
+def _read_only(learner: OnlinePAUC, y_pm: np.ndarray, chunk: Chunk | None = None) -> tuple:
+    """The reservoir of the class no example of the chunk belongs to, which the kernel
+    (:func:`_pauc_chunk`) only reads: an example is offered to its own class's
+    (``StateSpec.read_only``; the generator, drawn from, is not declared)."""
+    c = learner._chunk_class(y_pm)
+    return () if c is None else (learner.buffers_[1 - c],)
+
+
 def _state_nbytes(learner: OnlinePAUC, n_features: int) -> int:
     """The two buffers and two vectors of d (``StateSpec.nbytes``)."""
     return 8 * (2 * learner.buffer_size * (n_features + 1) + 2 * n_features)
@@ -373,7 +381,7 @@ class OnlinePAUC(BaseStreamingAUC):
 
     param_grid = {"eta": [0.01, 0.03, 0.1, 0.3, 1.0], "max_fpr": [0.01, 0.05, 0.1]}
     _tags = LearnerTags(dense_kernels=True, kernel_prequential=True)
-    _state_spec = StateSpec(nbytes=_state_nbytes)
+    _state_spec = StateSpec(nbytes=_state_nbytes, read_only=_read_only)
     _parameter_constraints = {
         "max_fpr": [_fraction(True)],
         "min_tpr": [_fraction(False), None],

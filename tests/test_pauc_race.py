@@ -287,3 +287,23 @@ def test_peeks_are_the_updates_they_do_not_make_bit_for_bit(ties):
                 assert (a == b) if isinstance(a, list) else np.array_equal(a, b)
             checks += 1
     assert checks == 1200
+
+
+def test_wide_streams_race_the_partial_auc_learners_of_linear_state():
+    """Above SMALL features only PAUCI (24 bytes a feature) joins the race: LSPAUC's d x d
+    scatters made a search with max_fpr refuse 16,384 columns (9.1 GB) and 2^20
+    hashed ones (35 TB); OnlinePAUC's reservoirs hold dense rows."""
+    import scipy.sparse as sp
+
+    from aucstream import LSPAUC, PAUCI, OnlinePAUC, StreamPipeline
+    from aucstream._race_drift import pauc_candidates
+
+    assert {OnlinePAUC, PAUCI, LSPAUC} <= {type(c) for c in pauc_candidates(0.05, 300)}
+    assert {type(c) for c in pauc_candidates(0.05, 2**14)} == {PAUCI}
+    rng = np.random.default_rng(0)
+    X = sp.random(600, 2**20, density=2e-5, format="csr", random_state=0)
+    y = np.where(rng.random(600) < 0.2, 1, -1)
+    search = OnePassSearch(max_fpr=0.05).partial_fit(X, y, classes=[-1, 1])
+    assert {type(c) for c in search.candidates_} & {PAUCI, LSPAUC, OnlinePAUC} == {PAUCI}
+    pipeline = StreamPipeline(max_fpr=0.05).partial_fit(X, y, classes=[-1, 1])
+    assert np.isfinite(pipeline.decision_function(X[:5])).all()

@@ -262,14 +262,25 @@ _HANDOVER_CLASS = 5
 START, REOPENS, ALARMS, LAST_ALARM, N_FIRST, FED = range(6)
 
 
-def pauc_candidates(max_fpr: float) -> list[BaseStreamingAUC]:
+def pauc_candidates(max_fpr: float, n_features: int | None = None) -> list[BaseStreamingAUC]:
     """The partial-AUC learners of ``aucstream.pauc`` and ``aucstream.pauci`` set to
     ``max_fpr`` (none of a module that is absent): their exported online learners that
     take ``max_fpr``, each once per setting its class's ``_race_settings(max_fpr)``
     lists (parameter dicts), or once at ``max_fpr`` when the class lists none; a
     learner that draws random numbers draws them from seed 0 (as the default
-    candidates do: the same stream gives the same race)."""
+    candidates do: the same stream gives the same race).
+
+    Above :data:`~aucstream._candidates.SMALL` ``n_features`` (None: any width), only
+    those whose state takes at most :data:`WIDE_STATE_BYTES` bytes a feature
+    (``state_nbytes``, from the parameters) race, as the default candidates leave out
+    the exact covariances and OAM's reservoirs there: LSPAUC's two d x d scatters took
+    268 MB and 8 ms a row at 4,096 columns, and made a search with ``max_fpr``
+    refuse any stream wider than about 11,000 columns (a MemoryError at 16,384:
+    9.1 GB); OnlinePAUC's reservoirs hold dense rows (4.8 kB a feature, a step O(N d)).
+    PAUCI (24 bytes a feature) races at every width."""
     import importlib
+
+    from ._candidates import SMALL
 
     found: list[BaseStreamingAUC] = []
     for module in ("pauc", "pauci", "lspauc"):  # the partial-AUC learners' modules
@@ -277,7 +288,14 @@ def pauc_candidates(max_fpr: float) -> list[BaseStreamingAUC]:
             found += _module_candidates(importlib.import_module(f"aucstream.{module}"), max_fpr)
         except ImportError:
             continue
-    return found
+    if n_features is None or n_features <= SMALL:
+        return found
+    return [c for c in found if c.state_nbytes(n_features) <= WIDE_STATE_BYTES * n_features]
+
+
+#: The most bytes of state a feature that a partial-AUC learner may take to race above
+#: ``SMALL`` features (:func:`pauc_candidates`): eight floats.
+WIDE_STATE_BYTES = 64
 
 
 def _module_candidates(pauc, max_fpr: float) -> list[BaseStreamingAUC]:

@@ -207,7 +207,7 @@ def test_partial_auc_learners_join_when_aucstream_pauc_exists(monkeypatch):
     import sys
     import types
 
-    from aucstream._race_drift import pauc_candidates
+    from aucstream._pauc_race import pauc_candidates
 
     assert pauc_candidates(0.05) == [] or "aucstream.pauc" in sys.modules
 

@@ -122,7 +122,7 @@ def test_bad_parameters_are_refused_before_learning():
 
 
 def test_it_races_with_max_fpr():
-    from aucstream._race_drift import pauc_candidates
+    from aucstream._pauc_race import pauc_candidates
 
     found = [c for c in pauc_candidates(0.05) if isinstance(c, LSPAUC)]
     assert found and all(c.max_fpr == 0.05 for c in found)

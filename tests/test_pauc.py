@@ -233,7 +233,7 @@ def test_the_partial_auc_race_is_reproducible():
     """OnePassSearch(max_fpr=) races OnlinePAUC at its _race_settings, seeded: the
     same stream gives the same scores."""
     from aucstream import LSPAUC, PAUCI, OnePassSearch
-    from aucstream._race_drift import pauc_candidates
+    from aucstream._pauc_race import pauc_candidates
 
     found = pauc_candidates(0.05)
     assert [(type(c), c.max_fpr, c.random_state) for c in found] == [

@@ -296,7 +296,7 @@ def test_wide_streams_race_the_partial_auc_learners_of_linear_state():
     import scipy.sparse as sp
 
     from aucstream import LSPAUC, PAUCI, OnlinePAUC, StreamPipeline
-    from aucstream._race_drift import pauc_candidates
+    from aucstream._pauc_race import pauc_candidates
 
     assert {OnlinePAUC, PAUCI, LSPAUC} <= {type(c) for c in pauc_candidates(0.05, 300)}
     assert {type(c) for c in pauc_candidates(0.05, 2**14)} == {PAUCI}

@@ -128,6 +128,11 @@ with PAUCI as incumbent, the second near the end of the stream, after which the
 full-AUC member was a fresh candidate, test AUC -0.015; none with this rule).
 Without ``max_fpr`` all of this is the search as before: nothing spared, the first
 ``ensemble`` candidates by the windowed AUC, the best kept one crowned.
+
+**The candidates.** With ``max_fpr`` the partial-AUC learners join the default
+candidates (:func:`pauc_candidates`): all of them up to 1,000 features, above that
+only those whose state is a few floats a feature (the others' d x d scatters or
+reservoirs of dense rows do not fit wide and hashed streams).
 """
 
 from __future__ import annotations
@@ -135,14 +140,25 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from sklearn.base import clone
 
 from . import _calibration
+from ._base import BaseStreamingAUC
 from ._fastpath import param_names
 from ._peek_cache import peek_full, positive_with
 from ._sorted_pairs import _count, _partial_auc
 from ._streaming_auc import RollingAUC
 
-__all__ = ["GuardedPartialAUC", "choices", "choose", "halve", "incumbent", "members", "spared"]
+__all__ = [
+    "GuardedPartialAUC",
+    "choices",
+    "choose",
+    "halve",
+    "incumbent",
+    "members",
+    "pauc_candidates",
+    "spared",
+]
 
 #: The weight of the partial AUC in the racing statistic (the full AUC has the rest).
 #: One half: on the three streams where the race by the partial AUC alone had chosen
@@ -363,3 +379,63 @@ def incumbent(search, alive, kept: list) -> int:
     protected = spared(search, alive)
     first = next((j for j in kept if j not in protected), kept[0])
     return int(alive[first])
+
+
+def pauc_candidates(max_fpr: float, n_features: int | None = None) -> list[BaseStreamingAUC]:
+    """The partial-AUC learners of ``aucstream.pauc`` and ``aucstream.pauci`` set to
+    ``max_fpr`` (none of a module that is absent): their exported online learners that
+    take ``max_fpr``, each once per setting its class's ``_race_settings(max_fpr)``
+    lists (parameter dicts), or once at ``max_fpr`` when the class lists none; a
+    learner that draws random numbers draws them from seed 0 (as the default
+    candidates do: the same stream gives the same race).
+
+    Above :data:`~aucstream._candidates.SMALL` ``n_features`` (None: any width), only
+    those whose state takes at most :data:`WIDE_STATE_BYTES` bytes a feature
+    (``state_nbytes``, from the parameters) race, as the default candidates leave out
+    the exact covariances and OAM's reservoirs there: LSPAUC's two d x d scatters grow
+    as d^2 (a search with ``max_fpr`` that took them refused wide and hashed streams
+    for memory: CHANGELOG, 0.2.0, "Fixed"), OnlinePAUC's reservoirs hold dense rows
+    (a step O(N d)). PAUCI (three floats a feature) races at every width."""
+    import importlib
+
+    from ._candidates import SMALL
+
+    found: list[BaseStreamingAUC] = []
+    for module in ("pauc", "pauci", "lspauc"):  # the partial-AUC learners' modules
+        try:
+            found += _module_candidates(importlib.import_module(f"aucstream.{module}"), max_fpr)
+        except ImportError:
+            continue
+    if n_features is None or n_features <= SMALL:
+        return found
+    return [c for c in found if c.state_nbytes(n_features) <= WIDE_STATE_BYTES * n_features]
+
+
+#: The most bytes of state a feature that a partial-AUC learner may take to race above
+#: ``SMALL`` features (:func:`pauc_candidates`): eight floats.
+WIDE_STATE_BYTES = 64
+
+
+def _module_candidates(pauc, max_fpr: float) -> list[BaseStreamingAUC]:
+    """:func:`pauc_candidates` of one module."""
+    found: list[BaseStreamingAUC] = []
+    for name in getattr(pauc, "__all__", ()):
+        cls = getattr(pauc, name, None)
+        if not (isinstance(cls, type) and issubclass(cls, BaseStreamingAUC)) or cls.is_batch:
+            continue
+        try:
+            learner = cls()
+        except TypeError:  # needs arguments: not a default candidate
+            continue
+        if (
+            "max_fpr" not in learner.get_params(deep=False)
+            or learner.stream_length_param is not None
+        ):
+            continue
+        settings = getattr(cls, "_race_settings", None)
+        for params in settings(max_fpr) if settings else [{"max_fpr": max_fpr}]:
+            candidate = clone(learner).set_params(**params)
+            if candidate.get_params(deep=False).get("random_state", 0) is None:  # reproducible
+                candidate.set_params(random_state=0)
+            found.append(candidate)
+    return found

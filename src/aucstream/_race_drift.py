@@ -209,7 +209,6 @@ __all__ = [
     "may_reopen",
     "lead_first",
     "new_detector",
-    "pauc_candidates",
     "reopen",
     "restart_watch",
     "slot_metrics",
@@ -260,67 +259,6 @@ _HANDOVER_CLASS = 5
 #: ``race_``: [start of the current race, reopenings, alarms, position of the last
 #: alarm, number of candidates of the first race, buffered examples fed].
 START, REOPENS, ALARMS, LAST_ALARM, N_FIRST, FED = range(6)
-
-
-def pauc_candidates(max_fpr: float, n_features: int | None = None) -> list[BaseStreamingAUC]:
-    """The partial-AUC learners of ``aucstream.pauc`` and ``aucstream.pauci`` set to
-    ``max_fpr`` (none of a module that is absent): their exported online learners that
-    take ``max_fpr``, each once per setting its class's ``_race_settings(max_fpr)``
-    lists (parameter dicts), or once at ``max_fpr`` when the class lists none; a
-    learner that draws random numbers draws them from seed 0 (as the default
-    candidates do: the same stream gives the same race).
-
-    Above :data:`~aucstream._candidates.SMALL` ``n_features`` (None: any width), only
-    those whose state takes at most :data:`WIDE_STATE_BYTES` bytes a feature
-    (``state_nbytes``, from the parameters) race, as the default candidates leave out
-    the exact covariances and OAM's reservoirs there: LSPAUC's two d x d scatters took
-    268 MB and 8 ms a row at 4,096 columns, and made a search with ``max_fpr``
-    refuse any stream wider than about 11,000 columns (a MemoryError at 16,384:
-    9.1 GB); OnlinePAUC's reservoirs hold dense rows (4.8 kB a feature, a step O(N d)).
-    PAUCI (24 bytes a feature) races at every width."""
-    import importlib
-
-    from ._candidates import SMALL
-
-    found: list[BaseStreamingAUC] = []
-    for module in ("pauc", "pauci", "lspauc"):  # the partial-AUC learners' modules
-        try:
-            found += _module_candidates(importlib.import_module(f"aucstream.{module}"), max_fpr)
-        except ImportError:
-            continue
-    if n_features is None or n_features <= SMALL:
-        return found
-    return [c for c in found if c.state_nbytes(n_features) <= WIDE_STATE_BYTES * n_features]
-
-
-#: The most bytes of state a feature that a partial-AUC learner may take to race above
-#: ``SMALL`` features (:func:`pauc_candidates`): eight floats.
-WIDE_STATE_BYTES = 64
-
-
-def _module_candidates(pauc, max_fpr: float) -> list[BaseStreamingAUC]:
-    """:func:`pauc_candidates` of one module."""
-    found: list[BaseStreamingAUC] = []
-    for name in getattr(pauc, "__all__", ()):
-        cls = getattr(pauc, name, None)
-        if not (isinstance(cls, type) and issubclass(cls, BaseStreamingAUC)) or cls.is_batch:
-            continue
-        try:
-            learner = cls()
-        except TypeError:  # needs arguments: not a default candidate
-            continue
-        if (
-            "max_fpr" not in learner.get_params(deep=False)
-            or learner.stream_length_param is not None
-        ):
-            continue
-        settings = getattr(cls, "_race_settings", None)
-        for params in settings(max_fpr) if settings else [{"max_fpr": max_fpr}]:
-            candidate = clone(learner).set_params(**params)
-            if candidate.get_params(deep=False).get("random_state", 0) is None:  # reproducible
-                candidate.set_params(random_state=0)
-            found.append(candidate)
-    return found
 
 
 def fresh_candidates(first: list[BaseStreamingAUC]) -> list[BaseStreamingAUC]:

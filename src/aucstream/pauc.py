@@ -412,7 +412,7 @@ class OnlinePAUC(BaseStreamingAUC):
     @classmethod
     def _race_settings(cls, max_fpr: float) -> list[dict]:
         """The settings with which ``OnePassSearch(max_fpr=...)`` races this learner
-        (:func:`aucstream._race_drift.pauc_candidates`): the defaults at ``max_fpr``,
+        (:func:`aucstream._pauc_race.pauc_candidates`): the defaults at ``max_fpr``,
         and a slower learner (a third of the default ``eta``) of twice the region (at
         most 1), which selects its hard negatives among more of them. One pass with
         each, behind the online scaler (``benchmarks/bench_pauc.py``'s streams): the

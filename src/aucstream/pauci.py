@@ -356,7 +356,7 @@ class PAUCI(BaseStreamingAUC):
     @classmethod
     def _race_settings(cls, max_fpr: float) -> list[dict]:
         """The settings with which ``OnePassSearch(max_fpr=...)`` races this learner
-        (:func:`aucstream._race_drift.pauc_candidates`): the defaults at ``max_fpr``,
+        (:func:`aucstream._pauc_race.pauc_candidates`): the defaults at ``max_fpr``,
         and a ten times larger ``eta`` (the best of the steps tried on ijcnn1, the
         worst on make_classification: the race decides); both score with the
         polynomial-decay average of :data:`aucstream.pauc.RACE_AVERAGE_DECAY`."""

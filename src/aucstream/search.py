@@ -370,7 +370,7 @@ class OnePassSearch(HoldsLearners, BaseStreamingAUC):
         if self.candidates is None:  # new instances: nothing to clone
             first = default_candidates(n_features)
             if self.max_fpr is not None:
-                first += _race_drift.pauc_candidates(self.max_fpr, n_features)
+                first += _pauc_race.pauc_candidates(self.max_fpr, n_features)
             return first
         return [clone(c) for c in self.candidates] if fresh else list(self.candidates)
 

@@ -145,3 +145,19 @@ def test_a_stream_of_frames_through_a_chunked_pipeline_in_prequential():
     expected = prequential(SOLAM(random_state=0), iter_chunks(hashed, y, 50), delay=3, every=100)
     np.testing.assert_allclose(curve["auc"], expected["auc"], rtol=1e-12)
     assert curve["auc"].iloc[-1] > 0.85
+
+
+def test_hashed_frames_through_the_partial_auc_pipeline_at_a_hashed_width():
+    """A DataFrame stream hashed into 2^18 columns, learnt by StreamPipeline(max_fpr=)
+    chunk by chunk (its race refused such widths for memory before it left out the
+    partial-AUC learners of d x d state)."""
+    from aucstream import StreamPipeline
+    from aucstream.pipeline import ChunkedPipeline
+
+    rows = rows_of(1200, seed=3)
+    frame = pd.DataFrame(rows)
+    y = np.array([r["city"] in ("Paris", "Oslo") for r in rows]).astype(int)
+    model = ChunkedPipeline(FeatureHashing(2**18), StreamPipeline(max_fpr=0.05), chunk_size=200)
+    for lo in range(0, 1200, 300):
+        model.partial_fit(frame.iloc[lo : lo + 300], y[lo : lo + 300], classes=[0, 1])
+    assert model.score(frame, y) > 0.9

@@ -212,11 +212,7 @@ def test_choice_rule_on_a_stand_in_search():
         max_fpr=0.05,
         candidates_=candidates,
         recent_=metrics(),
-        progress_=[0],
-        _buffered_from=lambda i, windowed: 0,
-        status_=np.zeros(4, int),
-        pending_labels_=np.zeros(0, bool),
-        pending_scores_=np.zeros((4, 0)),
+        _buffered=lambda i: (np.zeros(0, bool), np.zeros(0)),  # (no buffered rows)
         _calibrated=lambda i: True,
     )
     assert choices(search, [0, 1, 2, 3]) == [[2], [0], [0, 2], [0, 1], [0, 1, 2]]
@@ -278,7 +274,7 @@ def test_peeks_are_the_updates_they_do_not_make_bit_for_bit(ties):
             want, got = updated.get(), metric._peek(y, s)
             assert want == got or (np.isnan(want) and np.isnan(got))
             if kind == 0:
-                full, peeked = updated.full(), metric.peek_full(y, s)
+                full, peeked = updated.full(), metric._peek_full(*metric._peek_rows(y, s))
                 assert full == peeked or (np.isnan(full) and np.isnan(peeked))
                 for a, b in zip(updated.window_scores(), metric.window_scores(y, s)):
                     np.testing.assert_array_equal(a, b)

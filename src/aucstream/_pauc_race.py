@@ -199,17 +199,13 @@ class GuardedPartialAUC(RollingAUC):
             return partial
         return PARTIAL_WEIGHT * partial + (1.0 - PARTIAL_WEIGHT) * full
 
-    def _peek(self, y_true: np.ndarray, y_score: np.ndarray) -> float:
-        """:meth:`get` after ``update(y_true, y_score)``, nothing changed: the partial
-        and the full AUC peeked (:meth:`RollingAUC._peek`), the same floats."""
-        partial = super()._peek(y_true, y_score)
+    def _peek_of(self, labels: list, numbers: np.ndarray, scores: np.ndarray) -> float:
+        """:meth:`get` after the update of :meth:`RollingAUC._peek`, nothing changed:
+        the partial and the full AUC peeked from the same rows, the same floats."""
+        partial = super()._peek_of(labels, numbers, scores)
         if partial != partial:
             return partial
-        return self.peeked(partial, self.peek_full(y_true, y_score))
-
-    def peek_full(self, y_true: np.ndarray, y_score: np.ndarray) -> float:
-        """:meth:`full` after ``update(y_true, y_score)``, nothing changed."""
-        return self._peek_full(*self._peek_rows(y_true, y_score))
+        return self.peeked(partial, self._peek_full(labels, numbers, scores))
 
     def full(self) -> float:
         """The full AUC of the window (ties one half); NaN while one class is missing."""
@@ -289,7 +285,7 @@ def choose(search, ranked) -> tuple[int, tuple[int, ...]]:
     if not sets:
         return lead, (lead,)
     needed = sorted({i for chosen in sets for i in chosen})
-    windows = {i: search.recent_[i].window_scores(*_buffered(search, i)) for i in needed}
+    windows = {i: search.recent_[i].window_scores(*search._buffered(i)) for i in needed}
     beta = float(search.max_fpr)
     best, best_value, reference = sets[0], -math.inf, math.nan
     for chosen in sets:
@@ -319,7 +315,7 @@ def choices(search, ranked) -> list[list[int]]:
     others = [int(i) for j, i in enumerate(ranked) if j not in protected]
     if size < 2 or not others:
         return []
-    full = [peek_full(search, i, search.recent_[i], *_buffered(search, i)) for i in others]
+    full = [peek_full(search, i, search.recent_[i], *search._buffered(i)) for i in others]
     if any(f != f for f in full):  # a class missing: no full AUC yet
         return []
     member = others[int(np.argmax(full))]
@@ -330,18 +326,6 @@ def choices(search, ranked) -> list[list[int]]:
         if search._calibrated(member):
             sets.append([*partial[:k], member])
     return sets
-
-
-def _buffered(search, i: int) -> tuple[np.ndarray, np.ndarray]:
-    """Candidate ``i``'s buffered labels and scores that its window (``recent_``) has
-    not counted (none unless it is alive): what the search's peeks add to it."""
-    from .search import ALIVE
-
-    m = int(search.progress_[0])
-    lo = search._buffered_from(i, windowed=True)
-    if lo >= m or search.status_[i] != ALIVE:
-        lo = m
-    return search.pending_labels_[lo:m], search.pending_scores_[i, lo:m]
 
 
 def _window_aucs(positive: np.ndarray, scores: np.ndarray, beta: float) -> tuple[float, float]:

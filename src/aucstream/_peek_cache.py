@@ -140,12 +140,11 @@ def peek(owner, i: int, metric, y: np.ndarray, scores: np.ndarray) -> float:
     counted = _counted(owner, i, metric, y, scores)
     if counted is None:
         return metric._peek(y, scores)
-    kept, n0, n1 = counted
-    full = peeked_auc(metric, int(metric._counters[2]) + kept.pairs, n0, n1, kept.labels)
+    full = _full(metric, *counted)
     region = _resolved(metric.max_fpr, metric.min_tpr)
     if region is None:
         return full
-    partial = _partial(metric, kept, n0, n1, region)
+    partial = _partial(metric, *counted, region)
     combine = getattr(metric, "peeked", None)
     return partial if combine is None else combine(partial, full)
 
@@ -157,7 +156,11 @@ def peek_full(owner, i: int, metric, y: np.ndarray, scores: np.ndarray) -> float
     counted = _counted(owner, i, metric, y, scores)
     if counted is None:
         return metric._peek_full(*metric._peek_rows(y, scores))
-    kept, n0, n1 = counted
+    return _full(metric, *counted)
+
+
+def _full(metric, kept: _Kept, n0: int, n1: int) -> float:
+    """The full AUC of the window with the kept buffered rows."""
     return peeked_auc(metric, int(metric._counters[2]) + kept.pairs, n0, n1, kept.labels)
 
 

@@ -218,7 +218,7 @@ def _peek_counts(ring_score, ring_label, sorted_scores, counters, numbers, score
 @jit(inline="always")
 def _next_down(a, i, gone, g, new, q):
     """The next score from the top of the multiset ``(a[:i + 1] - gone[:g + 1]) +
-    new[:q + 1]`` (each sorted ascending, ``gone`` contained in ``a``) and the pointers
+    new[:q + 1]`` (each sorted ascending, ``gone`` contained in ``a``), and the pointers
     past it: ``(score, i, g, q)``; -inf when nothing is left. A score of ``a`` equal to
     the largest score still to remove is the one removed (equal scores are
     interchangeable in a multiset)."""
@@ -233,19 +233,19 @@ def _next_down(a, i, gone, g, new, q):
 
 
 @jit
-def _kth_down(a, n, gone, ng, new, nq, r):
-    """The ``r``-th largest score (``r`` >= 1) of ``(a[:n] - gone[:ng]) + new[:nq]``."""
-    i, g, q, x = n - 1, ng - 1, nq - 1, -np.inf
+def _kth_down(a, gone, new, r):
+    """The ``r``-th largest score (``r`` >= 1) of ``a - gone + new``."""
+    i, g, q, x = a.shape[0] - 1, gone.shape[0] - 1, new.shape[0] - 1, -np.inf
     for _ in range(r):
         x, i, g, q = _next_down(a, i, gone, g, new, q)
     return x
 
 
 @jit
-def _at_least(a, n, gone, ng, new, nq, t, out, fill):
-    """The number of scores of ``(a[:n] - gone[:ng]) + new[:nq]`` at least ``t``
-    (finite); with ``fill``, written into ``out`` from the largest down."""
-    i, g, q, m = n - 1, ng - 1, nq - 1, 0
+def _at_least(a, gone, new, t, out, fill):
+    """The number of scores of ``a - gone + new`` at least ``t`` (finite); with
+    ``fill``, written into ``out`` from the largest down."""
+    i, g, q, m = a.shape[0] - 1, gone.shape[0] - 1, new.shape[0] - 1, 0
     while True:
         x, i, g, q = _next_down(a, i, gone, g, new, q)
         if x < t:  # (-inf when nothing is left)
@@ -324,13 +324,11 @@ def _tops_after(neg, pos, gone_neg, gone_pos, new_neg, new_pos, r):
     contained in what was, and the scores of ``gone`` and ``new`` below the tops may be
     left out), at the ``r``-th largest negative: ``(negative tops, positive tops)``,
     ascending."""
-    t = _kth_down(neg, neg.shape[0], gone_neg, gone_neg.shape[0], new_neg, new_neg.shape[0], r)
-    neg_args = (neg, neg.shape[0], gone_neg, gone_neg.shape[0], new_neg, new_neg.shape[0], t)
-    pos_args = (pos, pos.shape[0], gone_pos, gone_pos.shape[0], new_pos, new_pos.shape[0], t)
-    neg_top = np.empty(_at_least(*neg_args, np.empty(0), False))
-    _at_least(*neg_args, neg_top, True)
-    pos_top = np.empty(_at_least(*pos_args, np.empty(0), False))
-    _at_least(*pos_args, pos_top, True)
+    t = _kth_down(neg, gone_neg, new_neg, r)
+    neg_top = np.empty(_at_least(neg, gone_neg, new_neg, t, np.empty(0), False))
+    _at_least(neg, gone_neg, new_neg, t, neg_top, True)
+    pos_top = np.empty(_at_least(pos, gone_pos, new_pos, t, np.empty(0), False))
+    _at_least(pos, gone_pos, new_pos, t, pos_top, True)
     return neg_top[::-1].copy(), pos_top[::-1].copy()
 
 

@@ -860,13 +860,13 @@ class RollingAUC(_BinaryPairs):
         )
 
     def _peek(self, y_true: np.ndarray, y_score: np.ndarray) -> float:
-        """The AUC :meth:`get` would give after ``update(y_true, y_score)``, nothing
-        changed and no copy of the window: the pair count as in the class docstring, with
-        :math:`C(A, R) = C(A, W) - C(A, D)`, O(k log w) for k pairs; a partial AUC from
-        the tops after the update (:func:`~aucstream._sorted_pairs._peek_tops`). Checked
-        labels and finite scores only (``OnePassSearch`` peeks at its buffered scores)."""
-        labels, numbers, scores = self._peek_rows(y_true, y_score)
-        region = _resolved(self.max_fpr, self.min_tpr)
+        """:meth:`get` after ``update(y_true, y_score)`` (checked labels, finite scores),
+        nothing changed, no copy of the window: the pair count of the class docstring,
+        O(k log w) for k pairs; a partial AUC from the tops (``_sorted_pairs._peek_tops``)."""
+        return self._peek_of(*self._peek_rows(y_true, y_score))
+
+    def _peek_of(self, labels: list, numbers: np.ndarray, scores: np.ndarray) -> float:
+        region = _resolved(self.max_fpr, self.min_tpr)  # (_peek of _peek_rows's rows)
         if region is None:
             return self._peek_full(labels, numbers, scores)
         state = (self._ring_score, self._ring_label, self._sorted, self._counters)

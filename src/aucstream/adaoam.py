@@ -504,8 +504,7 @@ def _adaoam_read_only(learner: AdaOAM, y_pm: np.ndarray, chunk: Chunk | None = N
     chunk, :func:`_adaoam_variant`); ``StateSpec.read_only``."""
     if learner.half_life is not None and (chunk is None or learner._plan_variant(chunk)):
         return ()
-    c = learner._chunk_class(y_pm)
-    return () if c is None else (learner.stats_[1 - c],)
+    return learner._other_class(y_pm, learner.stats_)
 
 
 class AdaOAM(_AdaGradAUC):

@@ -208,8 +208,7 @@ def _read_only(learner: OAM, y_pm: np.ndarray, chunk: Chunk | None = None) -> tu
     ``half_life`` (every example ticks both biased buffers) or unbounded buffers."""
     if learner.half_life is not None or learner.buffer_size is None:
         return ()
-    c = learner._chunk_class(y_pm)
-    return () if c is None else (learner.buffers_[1 - c],)
+    return learner._other_class(y_pm, learner.buffers_)
 
 
 def _state_nbytes(learner: OAM, n_features: int) -> int:

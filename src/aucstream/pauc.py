@@ -308,8 +308,7 @@ def _read_only(learner: OnlinePAUC, y_pm: np.ndarray, chunk: Chunk | None = None
     """The reservoir of the class no example of the chunk belongs to, which the kernel
     (:func:`_pauc_chunk`) only reads: an example is offered to its own class's
     (``StateSpec.read_only``; the generator, drawn from, is not declared)."""
-    c = learner._chunk_class(y_pm)
-    return () if c is None else (learner.buffers_[1 - c],)
+    return learner._other_class(y_pm, learner.buffers_)
 
 
 def _state_nbytes(learner: OnlinePAUC, n_features: int) -> int:

@@ -464,12 +464,19 @@ class OnePassSearch(HoldsLearners, BaseStreamingAUC):
     def _windowed_auc(self, i: int | np.integer) -> float:
         """Candidate i's AUC over its window with the buffered scores included (a
         peek: the metric is not changed)."""
-        m = int(self.progress_[0])
-        lo = self._buffered_from(i, windowed=True)
-        if lo >= m or self.status_[i] != ALIVE:
+        labels, scores = self._buffered(i)
+        if not labels.size:
             return self.recent_[i].get()
-        labels, scores = self.pending_labels_[lo:m], self.pending_scores_[i, lo:m]
         return _peek_cache.peek(self, int(i), self.recent_[i], labels, scores)
+
+    def _buffered(self, i, windowed: bool = True) -> tuple[np.ndarray, np.ndarray]:
+        """Candidate i's buffered labels and scores that its metric (``recent_``, or
+        ``overall_``) has not counted; none unless it is alive."""
+        m = int(self.progress_[0])
+        lo = self._buffered_from(i, windowed)
+        if lo >= m or self.status_[i] != ALIVE:
+            lo = m
+        return self.pending_labels_[lo:m], self.pending_scores_[i, lo:m]
 
     def _buffered_from(self, i: int | np.integer, windowed: bool) -> int:
         """The first buffered row of candidate i's metric (rows before a reopening
@@ -496,15 +503,11 @@ class OnePassSearch(HoldsLearners, BaseStreamingAUC):
         """The metrics of the candidates ``which`` with the buffered scores included
         (on copies for alive candidates with a non-empty buffer)."""
         metrics = self.recent_ if windowed else self.overall_
-        m = int(self.progress_[0])
         out = []
         for i in which:
+            labels, scores = self._buffered(i, windowed)
             metric = metrics[i]
-            lo = self._buffered_from(i, windowed)
-            if lo < m and self.status_[i] == ALIVE:
-                labels, scores = self.pending_labels_[lo:m], self.pending_scores_[i, lo:m]
-                metric = copy.deepcopy(metric).update(labels, scores)
-            out.append(metric)
+            out.append(copy.deepcopy(metric).update(labels, scores) if labels.size else metric)
         return out
 
     @property

@@ -19,7 +19,7 @@ declared table too (``_upgrades``, read by :meth:`StateDeclarations._upgrade_sta
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Mapping
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, TypeVar
 
@@ -418,6 +418,15 @@ class StateDeclarations(LearnerHost):
         if positive.all():
             return 1
         return None if positive.any() else 0
+
+    @classmethod
+    def _other_class(cls, y_pm: np.ndarray, held: Sequence) -> tuple:
+        """``(held[1 - c],)`` when every example of the chunk joins class ``c``
+        (:meth:`_chunk_class`; ``held``: what each class holds, the negative's first),
+        else (): the part of the state of the class no example belongs to, for a
+        ``read_only`` declaration whose kernel only reads it."""
+        c = cls._chunk_class(y_pm)
+        return () if c is None else (held[1 - c],)
 
     # ------------------------------------------------- for learners that hold others
     def start(self: _Learner, n_features: int, classes: ArrayLike) -> _Learner:

@@ -182,7 +182,9 @@ def _partial(metric, kept: _Kept, n0: int, n1: int, region: tuple) -> float:
     return _partial_auc(neg, pos, n_neg, n_pos, region, metric.standardized)
 
 
-def _counted(owner, i: int, metric, y: np.ndarray, scores: np.ndarray):
+def _counted(
+    owner, i: int, metric, y: np.ndarray, scores: np.ndarray
+) -> tuple[_Kept, int, int] | None:
     """``(kept, n0, n1)``: candidate ``i``'s kept counts grown to the buffered rows,
     and the class sizes of the window with them; None when the peek must count from
     scratch (rows leaving the window, a label not yet known, another buffer)."""

@@ -30,7 +30,7 @@ def from_scratch(search, i):
 
 def test_the_search_peeks_as_from_scratch_at_every_position():
     """One example at a time through rounds, block ends and a full window (pairs
-    leaving it: counted from scratch), and with a buffered score rewritten in place."""
+    leaving it), and with a buffered score rewritten in place."""
     rng = np.random.default_rng(0)
     n, d = 1400, 6
     X = rng.normal(size=(n, d))
@@ -81,7 +81,7 @@ def test_partial_peeks_grow_as_from_scratch(make):
     """A partial AUC (and the race's statistic) read from the kept buffered rows, sorted
     as they came, equals the peek from scratch and the update it does not make, float
     for float, as the buffer grows one row at a time: ties, a label that comes late,
-    the window filling, then rows leaving it (from scratch)."""
+    the window filling, then rows leaving it."""
     rng = np.random.default_rng(2)
     metric = make().update(np.array([0, 0, 0]), np.array([0.5, 0.2, 0.5]))
     for start in (0, 50):
@@ -99,3 +99,42 @@ def test_partial_peeks_grow_as_from_scratch(make):
                     assert same(peek_full(owner, 0, metric, y[:j], scores[:j]), full)
         assert _KEPT.get(owner) is not None  # (the kept counts were used)
         metric.update(y[:50], scores[:50])
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: RollingAUC(window=30),
+        lambda: RollingAUC(window=30, pos_label=0, max_fpr=0.2),
+        lambda: RollingAUC(window=30, max_fpr=0.4, min_tpr=0.3),
+        lambda: GuardedPartialAUC(30, pos_label=1, max_fpr=0.1),
+    ],
+)
+def test_a_full_window_counts_the_rows_pushed_out_from_the_kept_counts(make):
+    """Once the window is full every buffered row pushes one out: the kept counts take
+    the departures too (never from scratch here: the metric's own peek is disabled),
+    counts that fall as well as rise, equal to the update the peek does not make,
+    float for float; with ties and buffers up to the window's length."""
+    rng = np.random.default_rng(3)
+    metric = make()
+    for trial in range(6):
+        y = rng.integers(0, 2, size=30)
+        scores = rng.integers(0, 5, size=30) / 4.0 if trial % 2 else rng.normal(size=30)
+        metric.update(rng.integers(0, 2, size=30), rng.integers(0, 5, size=30) / 4.0)
+        owner = object.__new__(OnePassSearch)  # (a key for the kept counts)
+        scratch = metric._peek
+        metric._peek = None  # (a peek from scratch would fail)
+        try:
+            for j in range(1, 31):
+                got = peek(owner, 0, metric, y[:j], scores[:j])
+                updated = copy.deepcopy(metric)
+                updated._peek = scratch
+                want = updated.update(y[:j], scores[:j]).get()
+                assert same(got, want), (trial, j)
+                if isinstance(metric, GuardedPartialAUC):
+                    assert same(peek_full(owner, 0, metric, y[:j], scores[:j]), updated.full())
+        finally:
+            del metric._peek
+        assert scratch(y, scores) == got or (
+            got != got and scratch(y, scores) != scratch(y, scores)
+        )

@@ -10,25 +10,31 @@ position by one row, and the seventeen peeks of the first race cost more than th
 of the prediction (docs/benchmarks.md, issue 29's section).
 
 :func:`peek` keeps, per candidate, what the last peek counted, and counts only the rows
-buffered since. While the window takes the buffered rows without letting any pair leave
-(its pairs plus the buffered ones at most ``window``), the peek's count is
+buffered since. With :math:`W` the window, :math:`A` the buffered rows and :math:`D` the
+oldest rows of the window that they push out (the first
+:math:`\max(0, |W| + |A| - \mathrm{window})`), the peek's count is
 
 .. math::
 
-    C(W \cup A) = C(W) + C(A, W) + C(A),
+    C((W \setminus D) \cup A) = C(W) + \sum_{a \in A} \big(p(a, W) - p(a, D_a) +
+    p(a, A_a)\big) - \sum_{d \in D} \big(p(d, W) - p(d, D_d) + p(d, A_d)\big),
 
 (the notation of :class:`~aucstream.metrics.RollingAUC`; a pair counts 2 when its
-positive scores above its negative, 1 when they tie), and a new buffered row of score
-:math:`s` adds its pairs with the window's other class and with the buffered rows of
-the other class before it: two binary searches in sorted arrays (:func:`_grow`), then
-:math:`s` joins its class's sorted buffered scores. The integers are those of the
-count from scratch, so the AUC is the same float. A partial AUC (a metric with
-``max_fpr``, and the race's statistic of :mod:`aucstream._pauc_race`) is read from the
-tops of the window's sorted scores and of the kept ones
+positive scores above its negative, 1 when they tie; :math:`p(x, S)` is what the
+pairs of :math:`x` with the other class's scores in :math:`S` count, and
+:math:`A_x`, :math:`D_x` the rows of :math:`A` and :math:`D` before :math:`x` in the
+order :func:`_grow` takes them: each buffered row after the window row it pushes
+out). So a new buffered row of score :math:`s` costs a few binary searches in sorted
+arrays (the window's, and the kept departed and buffered scores of each class), then
+:math:`s` joins its class's sorted buffered scores and the row it pushes out its
+class's departed ones. The integers are those of the count from scratch, so the AUC
+is the same float. A partial AUC (a metric with ``max_fpr``, and the race's statistic
+of :mod:`aucstream._pauc_race`) is read from the tops of the window's sorted scores
+without the departed ones and with the buffered ones
 (:func:`~aucstream._sorted_pairs._tops_after`): the arrays the metric reads after an
-update, so the same float too. Anything else (pairs leaving the window, a label not
-yet known to the metric, buffered rows that differ from the ones counted) takes the
-peek from scratch.
+update, so the same float too. Anything else (more buffered rows than the window
+holds, a label not yet known to the metric, buffered rows that differ from the ones
+counted) takes the peek from scratch.
 
 The kept counts are not the search's state (not saved, copied or checked): a weak
 table by search, checked against the metric's counters and the buffered rows
@@ -61,53 +67,73 @@ def _pairs_with(part, s, positive):
     return below + up_to if positive else 2 * part.shape[0] - below - up_to
 
 
-#: What :func:`_grow` returns when the rows it kept are not the buffer's first rows
-#: (:data:`DIFFERENT`), or when a new row's label is not one it counts with (:data:`NEW_LABEL`).
-DIFFERENT, NEW_LABEL = -1, -2
+#: What :func:`_grow` returns: it counted the new rows (:data:`COUNTED`), the rows it
+#: kept are not the buffer's first rows (:data:`DIFFERENT`), or a new row's label is not
+#: one it counts with (:data:`NEW_LABEL`).
+COUNTED, DIFFERENT, NEW_LABEL = 0, 1, 2
+
+
+@jit(inline="always")
+def _insert(part, n, s):
+    """Put ``s`` into the sorted ``part[:n]`` (after the scores equal to it)."""
+    at = np.searchsorted(part[:n], s, side="right")
+    for j in range(n, at, -1):
+        part[j] = part[j - 1]
+    part[at] = s
 
 
 @jit
-def _grow(
-    window, sizes, grown, grown_sizes, kept_scores, kept_labels, scores, labels, zero, one, k
-):
+def _grow(ring, kept, scores, labels, zero, one, k):
     """Count the buffered rows ``k:`` into the kept counts, once the first ``k`` are
-    found to be the ones kept: per row its pairs with the window's other class
-    (``window[c, :sizes[c]]``, sorted) and with the buffered rows of the other class
-    before it (``grown``), then the row joins ``grown`` in order and is kept
-    (``kept_scores``, ``kept_labels``). ``zero`` and ``one``: the label values numbered
-    0 and 1 (equal when one label is known: every row is numbered 0). Returns the pairs added, or
-    :data:`DIFFERENT` or :data:`NEW_LABEL` with nothing counted."""
+    found to be the ones kept: per row, the window's oldest row it pushes out (if the
+    window is full) leaves the count and joins the departed rows (``gone``), then the
+    row's pairs with the window, less the departed rows, and with the buffered rows
+    before it (``grown``) join it, and the row joins ``grown`` in order and is kept
+    (``kept_scores``, ``kept_labels``). ``ring``: the window's sorted scores, its class
+    sizes, its ring of scores and label numbers, its oldest position and its size;
+    ``zero`` and ``one``: the label values numbered 0 and 1 (equal when one label is
+    known: every row is numbered 0). Returns ``(COUNTED, the pairs added)`` (a change
+    of the count, negative when the rows pushed out count more), or ``(DIFFERENT, 0)``
+    or ``(NEW_LABEL, 0)`` with nothing counted."""
+    window, sizes, ring_score, ring_label, start, size = ring
+    grown, grown_sizes, gone, gone_sizes, kept_scores, kept_labels = kept
     for r in range(k):
         if kept_scores[r] != scores[r] or kept_labels[r] != labels[r]:
-            return DIFFERENT
+            return DIFFERENT, 0
     for r in range(k, scores.shape[0]):
         if labels[r] != zero and labels[r] != one:
-            return NEW_LABEL
-    added = 0
+            return NEW_LABEL, 0
+    w, added = ring_score.shape[0], 0
     for r in range(k, scores.shape[0]):
+        j = size + r - w  # (this row pushes out the window's row j, counted from its oldest)
+        if j >= 0:
+            p = (start + j) % w
+            s, c = ring_score[p], ring_label[p]
+            o = 1 - c
+            added -= _pairs_with(window[o, : sizes[o]], s, c == 1)
+            added += _pairs_with(gone[o, : gone_sizes[o]], s, c == 1)
+            added -= _pairs_with(grown[o, : grown_sizes[o]], s, c == 1)
+            _insert(gone[c], gone_sizes[c], s)
+            gone_sizes[c] += 1
         s = scores[r]
         c = 1 if labels[r] == one and one != zero else 0
         o = 1 - c
         added += _pairs_with(window[o, : sizes[o]], s, c == 1)
+        added -= _pairs_with(gone[o, : gone_sizes[o]], s, c == 1)
         added += _pairs_with(grown[o, : grown_sizes[o]], s, c == 1)
-        row = grown[c]
-        n = grown_sizes[c]
-        at = np.searchsorted(row[:n], s, side="right")
-        for j in range(n, at, -1):
-            row[j] = row[j - 1]
-        row[at] = s
-        grown_sizes[c] = n + 1
+        _insert(grown[c], grown_sizes[c], s)
+        grown_sizes[c] += 1
         kept_scores[r] = s
         kept_labels[r] = labels[r]
-    return added
+    return COUNTED, added
 
 
 class _Kept:
     """One candidate's counted buffer (:func:`peek`)."""
 
     __slots__ = (
-        "metric", "window", "counters", "known", "labels", "k", "pairs", "grown", "sizes",
-        "scores", "ys",
+        "metric", "window", "ring", "counters", "known", "labels", "k", "pairs", "grown",
+        "sizes", "gone", "gone_sizes", "scores", "ys",
     )  # fmt: skip
 
     def __init__(self, metric, counters: tuple, labels: list, capacity: int, dtype) -> None:
@@ -115,9 +141,9 @@ class _Kept:
         self.known = list(metric._labels)  # (the metric's; ``labels``: with the buffer's)
         # (the window's sorted scores, by identity: a transaction that fails restores
         # the metric with copies, so the counts kept before it are not taken again)
-        self.window = metric._sorted
-        self.grown = np.empty((2, capacity))
-        self.sizes = np.zeros(2, dtype=np.int64)
+        self.window, self.ring = metric._sorted, metric._ring_score
+        self.grown, self.gone = np.empty((2, capacity)), np.empty((2, capacity))
+        self.sizes, self.gone_sizes = np.zeros(2, dtype=np.int64), np.zeros(2, dtype=np.int64)
         self.scores = np.empty(capacity)
         self.ys = np.empty(capacity, dtype=dtype)
 
@@ -165,18 +191,19 @@ def _full(metric, kept: _Kept, n0: int, n1: int) -> float:
 
 
 def _partial(metric, kept: _Kept, n0: int, n1: int, region: tuple) -> float:
-    """The partial AUC over ``region`` of the window with the kept buffered rows (no
-    row leaves the window): :func:`~aucstream._sorted_pairs._tops_after` of the
-    window's and the kept rows' sorted scores, as ``get`` reads them after an update."""
+    """The partial AUC over ``region`` of the window with the kept buffered rows:
+    :func:`~aucstream._sorted_pairs._tops_after` of the window's sorted scores less the
+    departed ones and with the buffered ones, as ``get`` reads them after an update."""
     positive = positive_with(metric, kept.labels)
     negative = 1 - positive
     n_neg, n_pos = (n0, n1)[negative], (n0, n1)[positive]
     if n_neg == 0 or n_pos == 0:
         return float("nan")
     r = min(n_neg, math.floor(region[0] * n_neg) + 1)  # (as _tops)
-    window, sizes, grown = metric._sorted, metric._counters[3:5], kept.grown
+    window, sizes, grown, gone = metric._sorted, metric._counters[3:5], kept.grown, kept.gone
     neg, pos = _tops_after(
-        window[negative, : sizes[negative]], window[positive, : sizes[positive]], _NONE, _NONE,
+        window[negative, : sizes[negative]], window[positive, : sizes[positive]],
+        gone[negative, : kept.gone_sizes[negative]], gone[positive, : kept.gone_sizes[positive]],
         grown[negative, : kept.sizes[negative]], grown[positive, : kept.sizes[positive]], r,
     )  # fmt: skip
     return _partial_auc(neg, pos, n_neg, n_pos, region, metric.standardized)
@@ -187,10 +214,11 @@ def _counted(
 ) -> tuple[_Kept, int, int] | None:
     """``(kept, n0, n1)``: candidate ``i``'s kept counts grown to the buffered rows,
     and the class sizes of the window with them; None when the peek must count from
-    scratch (rows leaving the window, a label not yet known, another buffer)."""
+    scratch (more buffered rows than the window holds, a label not yet known, another
+    buffer)."""
     metric._flush()
     k, counters = scores.shape[0], metric._counters
-    if y.shape != scores.shape or int(counters[1]) + k > metric.window:
+    if y.shape != scores.shape or k > metric.window:
         return None
     table = _KEPT.get(owner)
     if table is None:
@@ -203,6 +231,7 @@ def _counted(
             kept is None
             or kept.metric is not metric
             or kept.window is not metric._sorted
+            or kept.ring is not metric._ring_score
             or kept.counters != state
             or kept.known != metric._labels
             or kept.k > k
@@ -220,17 +249,18 @@ def _counted(
         zero, one = (y.dtype.type(v) for v in (labels[0], labels[-1]))
         if zero != labels[0] or one != labels[-1]:  # (not values of y's dtype)
             return None
-        added = _grow(
-            metric._sorted, counters[3:5], kept.grown, kept.sizes, kept.scores, kept.ys,
-            scores, y, zero, one, kept.k,
-        )  # fmt: skip
-        if added >= 0:
+        ring = (metric._sorted, counters[3:5], metric._ring_score, metric._ring_label)
+        ring += (int(counters[0]), int(counters[1]))  # (its oldest position, its size)
+        rows = (kept.grown, kept.sizes, kept.gone, kept.gone_sizes, kept.scores, kept.ys)
+        status, added = _grow(ring, rows, scores, y, zero, one, kept.k)
+        if status == COUNTED:
             break
     else:  # (never: the rows just kept are the buffer's, of its labels)
         return None
     kept.pairs += added
     kept.k = k
-    return kept, int(counters[3] + kept.sizes[0]), int(counters[4] + kept.sizes[1])
+    sizes, gone = kept.sizes, kept.gone_sizes
+    return kept, int(counters[3] - gone[0] + sizes[0]), int(counters[4] - gone[1] + sizes[1])
 
 
 def peeked_auc(metric, pairs: int, n0: int, n1: int, labels: list) -> float:

@@ -116,10 +116,16 @@ def _adaoam_chunk(w, s, steps, clocks, classes, rows, pre, weights, settings, sc
     With ``settings.rescale``, w holds the weights of the columns in their running
     ``scale`` (module docstring, "Columns in their running scale")."""
     d = w.shape[0]
-    cov_w = np.empty(d)
-    g = np.empty(d)
-    h = np.empty(d)
-    raw_w = np.empty(d)
+    scratch = (np.empty(d), np.empty(d), np.empty(d), np.empty(d))
+    _adaoam_rows(w, s, steps, clocks, classes, rows, pre, weights, settings, scale, scratch)
+
+
+@borrowing_njit
+def _adaoam_rows(w, s, steps, clocks, classes, rows, pre, weights, settings, scale, scratch):
+    """:func:`_adaoam_chunk`'s loop, its scratch (``S w``, the gradient, the AdaGrad
+    divisors and the raw weights) allocated: compiled without reference counts."""
+    cov_w, g, h, raw_w = scratch
+    d = w.shape[0]
     n = n_rows(rows)
     scores = pre.shape[0] == n
     weighted = weights.shape[0] == n

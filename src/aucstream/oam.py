@@ -153,11 +153,20 @@ def _oam_chunk(w, buffers, rows, pre, uniforms, C, sequential, gamma, weights):
     per example offers it to Algorithm R. ``weights`` (empty: all 1) scale the steps;
     an example of weight 0 is only scored, and the uniforms are those of the examples
     learnt, in order (module docstring, "Example weights")."""
+    neg, pos = buffers
+    violated = np.zeros(max(neg[0].shape[0], pos[0].shape[0]), dtype=np.bool_)
+    _oam_rows(w, buffers, rows, pre, uniforms, C, sequential, gamma, weights, violated)
+
+
+@jit(fastmath=REASSOC, borrowing=True)
+def _oam_rows(w, buffers, rows, pre, uniforms, C, sequential, gamma, weights, violated):
+    """:func:`_oam_chunk`'s loop, its scratch (``violated``) allocated: compiled without
+    reference counts (the views of a row and of each buffered example counted theirs
+    at every use)."""
     scores = pre.shape[0] == n_rows(rows)
     weighted = weights.shape[0] > 0
     neg, pos = buffers
     biased = gamma < 1.0
-    violated = np.zeros(max(neg[0].shape[0], pos[0].shape[0]), dtype=np.bool_)
     u = 0
     for r in range(n_rows(rows)):
         idx, val, y = row(rows, r)

@@ -180,7 +180,8 @@ def biased_tick(items, sq_norms, counts, expiry, forget, gamma, v):
             continue
         last = size - 1
         if s != last:
-            items[s, :] = items[last]
+            for j in range(items.shape[1]):  # (a slice assignment may copy: allocates)
+                items[s, j] = items[last, j]
             sq_norms[s] = sq_norms[last]
             expiry[s] = expiry[last]
         items[last, :] = 0.0

@@ -363,7 +363,12 @@ from ..covariance import (
     solve_from_statistics,
 )
 from ._engine import opauc_gradient
-from ._kernels import PREFETCH_BYTES, _opauc_chunk, _opauc_lowrank_chunk  # noqa: F401
+from ._kernels import (  # noqa: F401
+    PREFETCH_BYTES,
+    _opauc_chunk,
+    _opauc_lowrank_chunk,
+    _opauc_sparse_chunk,
+)
 from ._learner import OPAUC, engine_for  # noqa: F401
 from ._lowrank import _FORMED  # noqa: F401  (the learners whose w_ is formed)
 

@@ -1,7 +1,8 @@
 r"""OPAUC's compiled per-example kernels (the mathematics is in :mod:`aucstream.opauc`).
 
-- :func:`_opauc_chunk`: the exact and sparse kinds, G13 Eqs. 3-5 / G16 Alg. 1 with the
-  opposite class's summary applied as :math:`\hat\Gamma w`;
+- :func:`_opauc_chunk`: the exact kinds, G13 Eqs. 3-5 / G16 Alg. 1 with the opposite
+  class's summary applied as :math:`\hat\Gamma w` (compiled without reference counts),
+  and :func:`_opauc_sparse_chunk` the same for the sparse kind (Alg. 3);
 - :func:`_opauc_lowrank_chunk`: the low-rank kinds (randomized, hash, frequent
   directions), the weights kept in the implicit form described in
   :mod:`aucstream.opauc` and updated in named steps over small bundles.
@@ -211,37 +212,64 @@ def forgetting_rebase_due(clock, half_life):
 def _opauc_chunk(
     w, classes, rows, pre, weights, eta, lam, calibration, forget, colscale, half_life, start
 ):
-    """OPAUC with explicit summaries (G16 Alg. 1; Alg. 3 for "sparse") over rows
-    ``start:``; ``classes``: the two summaries' ``arrays()``; ``rows``: the chunk's
-    :data:`aucstream._kernels.Rows` (CSR, or dense for "full"). When ``pre`` has one
-    entry per row, each row's score ``w^T x`` before it is learnt is written there,
-    and fits the ``calibration`` (:func:`aucstream._calibration.step`) once the row
-    will not be resumed. ``weights`` is empty or holds the examples' weights (a row
-    of weight 0 is not learnt; otherwise its statistics and its step are weighted:
-    class docstring). With forgetting (``half_life`` > 0) each learnt row enters its
-    summary with the weight :func:`forgetting_weight` gives at the clock
-    ``forget[0]``, which then advances (package docstring, "Forgetting"). A
-    non-empty ``colscale`` is the running maximum of each column's |x|, grown by
-    each learnt row before its step, which then takes the columns in that scale
-    (:func:`_opauc_step`).
+    """OPAUC with exact summaries (G16 Alg. 1) over rows ``start:``; ``classes``: the
+    two summaries' ``arrays()``; ``rows``: the chunk's :data:`aucstream._kernels.Rows`
+    (CSR, or dense). When ``pre`` has one entry per row, each row's score ``w^T x``
+    before it is learnt is written there, and fits the ``calibration``
+    (:func:`aucstream._calibration.step`) once the row will not be resumed.
+    ``weights`` is empty or holds the examples' weights (a row of weight 0 is not
+    learnt; otherwise its statistics and its step are weighted: class docstring). With
+    forgetting (``half_life`` > 0) each learnt row enters its summary with the weight
+    :func:`forgetting_weight` gives at the clock ``forget[0]``, which then advances
+    (package docstring, "Forgetting"). A non-empty ``colscale`` is the running maximum
+    of each column's |x|, grown by each learnt row before its step, which then takes
+    the columns in that scale (:func:`_opauc_step`).
 
-    Returns the first row whose class summary must reserve room, or whose forgetting
-    weight leaves [1, 2^FORGET_LIMIT] (the stored statistics must be rescaled), before
-    it can take the example (or n when done)."""
+    Returns the first row whose forgetting weight leaves [1, 2^FORGET_LIMIT] (the
+    stored statistics must be rescaled) before it can take the example (or n when
+    done)."""
     return _opauc_rows(
         w, classes, rows, pre, weights, eta, lam, calibration, forget, colscale, half_life,
         np.empty(w.shape[0]), start,
     )  # fmt: skip
 
 
-@jit
+@borrowing_njit
 def _opauc_rows(
     w, classes, rows, pre, weights, eta, lam, calibration, forget, colscale, half_life, cov_w,
     start,
 ):  # fmt: skip
     """:func:`_opauc_chunk` with its work vector ``cov_w`` (d values, overwritten before
     each read) given: the one-row path binds one for all its calls
-    (:func:`aucstream.opauc._full._full_packed`), where the chunk's call allocates it."""
+    (:func:`aucstream.opauc._full._full_packed`), where the chunk's call allocates it.
+    Compiled without reference counts (exact summaries allocate nothing): the views of
+    each row and of the summaries counted theirs at every row."""
+    return _rows(
+        w, classes, rows, pre, weights, eta, lam, calibration, forget, colscale, half_life,
+        cov_w, start,
+    )  # fmt: skip
+
+
+@jit
+def _opauc_sparse_chunk(
+    w, classes, rows, pre, weights, eta, lam, calibration, forget, colscale, half_life, start
+):
+    """:func:`_opauc_chunk` for the sparse summaries (G16 Alg. 3), which allocate as
+    they make room: compiled with reference counts. Returns also the first row whose
+    class summary must reserve room before it can take the example."""
+    return _rows(
+        w, classes, rows, pre, weights, eta, lam, calibration, forget, colscale, half_life,
+        np.empty(w.shape[0]), start,
+    )  # fmt: skip
+
+
+@jit(inline="always")
+def _rows(
+    w, classes, rows, pre, weights, eta, lam, calibration, forget, colscale, half_life, cov_w,
+    start,
+):  # fmt: skip
+    """The loop of :func:`_opauc_rows` and :func:`_opauc_sparse_chunk` (each compiles
+    its own copy, with or without reference counts)."""
     n = n_rows(rows)
     scores = pre.shape[0] == n
     weighted = weights.shape[0] == n

@@ -29,7 +29,7 @@ class SparseEngine(ExplicitEngine):
         rows = rows_of(chunk)
         pre, weights = chunk.pre_scores, chunk.sample_weight
         eta, lam, calibration = float(learner.eta), float(learner.lam), learner.calibration_
-        kernel, half_life = _PACKAGE._opauc_chunk, self.half_life(learner)
+        kernel, half_life = _PACKAGE._opauc_sparse_chunk, self.half_life(learner)
         colscale = self.column_scale(learner)
         step = self.stepper(
             learner,

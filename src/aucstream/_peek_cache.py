@@ -249,8 +249,8 @@ def _counted(
         zero, one = (y.dtype.type(v) for v in (labels[0], labels[-1]))
         if zero != labels[0] or one != labels[-1]:  # (not values of y's dtype)
             return None
-        ring = (metric._sorted, counters[3:5], metric._ring_score, metric._ring_label)
-        ring += (int(counters[0]), int(counters[1]))  # (its oldest position, its size)
+        oldest, size = int(counters[0]), int(counters[1])
+        ring = (metric._sorted, counters[3:5], metric._ring_score, metric._ring_label, oldest, size)
         rows = (kept.grown, kept.sizes, kept.gone, kept.gone_sizes, kept.scores, kept.ys)
         status, added = _grow(ring, rows, scores, y, zero, one, kept.k)
         if status == COUNTED:

@@ -218,8 +218,17 @@ def _pauci_chunk(
 ):
     r"""The module's algorithm over a chunk; ``counts`` is ``[n_neg, n_pos]``, ``decay``
     the averaging's :math:`\eta` (:func:`aucstream.pauc.averaging_total`)."""
+    settings = (beta, alpha, kappa, omega, eta, two_way, decay)
+    _pauci_rows(w, G, U, scal, scal_sq, counts, rows, pre, settings, np.empty(6))
+
+
+@jit(fastmath=REASSOC, borrowing=True)
+def _pauci_rows(w, G, U, scal, scal_sq, counts, rows, pre, settings, grads):
+    """:func:`_pauci_chunk`'s loop, its scratch (``grads``) allocated: compiled without
+    reference counts (a row's views and the gradients' call counted theirs at every
+    row)."""
+    beta, alpha, kappa, omega, eta, two_way, decay = settings
     scoring = pre.shape[0] == n_rows(rows)
-    grads = np.empty(6)
     for r in range(n_rows(rows)):
         idx, val, y = row(rows, r)
         z = sparse_dot(w, idx, val)

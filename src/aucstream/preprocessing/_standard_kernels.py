@@ -165,6 +165,17 @@ def _pass_dense(X, out, stats, n_seen, options, learn, emit, learnt):
         mean, m2 = means, m2s  # (each row's statistics are the next row's)
     else:
         mean, m2 = np.empty(d), np.empty(d)
+    _dense_rows(X, out, stats, n_seen, options, learn, emit, learnt, (mean, m2))
+
+
+@jit(error_model="numpy", borrowing=True)
+def _dense_rows(X, out, stats, n_seen, options, learn, emit, learnt, current):
+    """:func:`_pass_dense`'s loop, the statistics it updates (``current``: the
+    columns' own when it learns, copies otherwise) given: compiled without reference
+    counts (the views of each row counted theirs at every row)."""
+    count, means, m2s = stats
+    mean, m2 = current
+    rows, d = X.shape
     for j in range(d):
         mean[j], m2[j] = _caught_up(count[j], means[j], m2s[j], n_seen, options.decay)
     every = learnt.shape[0] == 0

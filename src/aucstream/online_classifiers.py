@@ -176,9 +176,11 @@ _RESCALE_BELOW = 2.0**-60  # CW: rescale (mu, A) when A's largest entry falls be
 _PA, _CPA_PB, _CPA_ML, _PERCEPTRON = 0, 1, 2, 3
 
 
-@jit(fastmath=REASSOC)
+@jit(fastmath=REASSOC, borrowing=True)
 def _linear_chunk(w, scale, rows, pre, weights, C, mode, sqrt_rho_pos, decay):
-    """PA-I, CPA prediction-based, CPA max-loss or the Perceptron (``mode``) over a chunk.
+    """PA-I, CPA prediction-based, CPA max-loss or the Perceptron (``mode``) over a chunk
+    (compiled without reference counts: it allocates nothing, and each row's views
+    counted theirs).
 
     The weights are ``scale[0] * w``. An example of weight omega takes the PA-I step
     with aggressiveness omega * C, or the Perceptron step omega * y x. With forgetting

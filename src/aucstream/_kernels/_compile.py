@@ -36,8 +36,14 @@ FSAUC with an active l1 ball (their throughput: ``benchmarks/bench_highdim.py`` 
 ``benchmarks/bench_linear.py``, reported in docs/benchmarks.md). Kernels that allocate
 nothing (every array, scratch included, is owned by the caller, who outlives the call)
 are therefore compiled without them (numba's ``_nrt=False``, the option numba uses for
-its own string helpers). Why this is safe, precisely (numba's behaviour, checked by
-``tests/test_covariance_nrt.py``):
+its own string helpers). A kernel that needs scratch allocates it in a thin wrapper
+that calls its borrowing loop (:func:`aucstream._adaoam_step._adaoam_chunk`,
+:func:`aucstream.oam._oam_chunk`, OPAUC's ``_opauc_chunk``, the scaler's
+``_pass_dense``): at 10 to 20 features those loops ran about twice as fast so. A
+counted kernel that walks with a helper returning its pointers and taking the arrays
+(``(score, i, g, q) = step(a, i, gone, g, new, q)``) ran about 40 times slower than
+the same loop written out (:func:`aucstream._sorted_pairs._down`). Why this is safe,
+precisely (numba's behaviour, checked by ``tests/test_covariance_nrt.py``):
 
 - A function compiled without reference counting passes that setting on to every
   jitted function it calls that does not set it (numba's flag inheritance), and numba
